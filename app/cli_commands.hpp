@@ -1,0 +1,26 @@
+// The alignscope-cli subcommands. cli_main.cpp builds the CLI11 app and calls
+// each add_*_command; each command lives in its own cli_<name>.cpp.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <alignscope/device/backend.hpp>
+
+#include <functional>
+#include <memory>
+
+namespace alignscope::cli {
+
+// Shared state: the device registry (CPU backends + CUDA when built in).
+struct CliContext {
+    std::unique_ptr<DeviceRegistry> registry;
+    // Set by the chosen subcommand's callback; run after parsing. Returns the exit status.
+    std::function<int()> action;
+};
+
+void add_align_command(CLI::App& app, CliContext& context);
+void add_devices_command(CLI::App& app, CliContext& context);
+void add_verify_command(CLI::App& app, CliContext& context);
+void add_bench_command(CLI::App& app, CliContext& context);
+
+}  // namespace alignscope::cli

@@ -1,0 +1,67 @@
+// The device abstraction: a Backend aligns a PairJob on one device (or a group
+// of them) and a DeviceRegistry knows every backend. The engine registers its
+// CPU backends ("cpu-ref", "cpu"); the app registers the CUDA backend from
+// kernels/ at start-up, so nothing above the engine sees CUDA.
+#pragma once
+
+#include <alignscope/device/job.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace alignscope {
+
+struct DeviceInfo {
+    std::string id;    // "cpu-ref", "cpu", "gpu:0", ...
+    std::string kind;  // "cpu" or "gpu"
+    std::string name;  // e.g. "CPU reference (scalar)", "NVIDIA H100 80GB HBM3"
+    std::string description;  // one line: backend, SIMD level, threads
+    bool available = true;
+    std::string unavailable_reason;  // why not, when !available
+    int threads = 0;                 // CPU worker threads
+    int sm_count = 0;                // GPU
+    std::uint64_t memory_bytes = 0;  // GPU global memory
+    int compute_major = 0, compute_minor = 0;
+    std::string driver_version, runtime_version;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual DeviceInfo info() const = 0;
+    // Aligns every pair; results in pair order with device/kernel filled in.
+    // Throws Error (with the device named) or Cancelled.
+    virtual std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) = 0;
+};
+
+class DeviceRegistry {
+public:
+    // Makes one backend from several of the same kind (multi-GPU).
+    using GroupFactory = std::function<std::unique_ptr<Backend>(std::vector<Backend*>)>;
+
+    void add(std::unique_ptr<Backend> backend);
+    // A device kind that exists but cannot be used, and why (shown by `devices`).
+    void add_unavailable(DeviceInfo info);
+    void set_gpu_group_factory(GroupFactory factory);
+
+    std::vector<DeviceInfo> devices() const;
+    // "cpu-ref", "cpu", "gpu" (all GPUs), "gpu:N", "gpu:0,2", "auto" (all GPUs if
+    // any, else "cpu"). Throws Error naming --device and listing what exists.
+    Backend& select(std::string_view spec);
+
+private:
+    std::vector<std::unique_ptr<Backend>> backends_;
+    std::vector<DeviceInfo> unavailable_;
+    std::vector<std::unique_ptr<Backend>> groups_;
+    GroupFactory group_factory_;
+};
+
+// A registry holding the engine's CPU backends: "cpu-ref" (the scalar reference,
+// threaded over pairs) and "cpu" (parasail SIMD, threaded over pairs).
+std::unique_ptr<DeviceRegistry> make_cpu_registry();
+
+}  // namespace alignscope
