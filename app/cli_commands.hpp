@@ -22,5 +22,6 @@ void add_align_command(CLI::App& app, CliContext& context);
 void add_devices_command(CLI::App& app, CliContext& context);
 void add_verify_command(CLI::App& app, CliContext& context);
 void add_bench_command(CLI::App& app, CliContext& context);
+void add_project_command(CLI::App& app, CliContext& context);
 
 }  // namespace alignscope::cli
