@@ -8,12 +8,14 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace alignscope::cli {
 
 // Shared state: the device registry (CPU backends + CUDA when built in).
 struct CliContext {
     std::unique_ptr<DeviceRegistry> registry;
+    std::string command_line;  // the whole invocation, for output headers
     // Set by the chosen subcommand's callback; run after parsing. Returns the exit status.
     std::function<int()> action;
 };

@@ -1,0 +1,56 @@
+// Terminal progress line and SIGINT cancellation.
+#include "cli_progress.hpp"
+
+#include <csignal>
+#include <cstdio>
+
+#include <unistd.h>
+
+namespace alignscope::cli {
+namespace {
+
+CancellationToken g_interrupt;
+
+extern "C" void on_sigint(int) {
+    g_interrupt.cancel();
+    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+}  // namespace
+
+const CancellationToken& interrupt_token() {
+    static const bool installed = [] {
+        std::signal(SIGINT, on_sigint);
+        return true;
+    }();
+    (void)installed;
+    return g_interrupt;
+}
+
+TerminalProgress::TerminalProgress(std::string label)
+    : label_(std::move(label)), enabled_(::isatty(STDERR_FILENO) != 0),
+      start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+TerminalProgress::~TerminalProgress() { finish(); }
+
+void TerminalProgress::operator()(const Progress& p) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    const double fraction = p.cells_total ? double(p.cells_done) / double(p.cells_total) : 0.0;
+    const double gcups = seconds > 0 ? double(p.cells_done) / seconds / 1e9 : 0.0;
+    const double eta = fraction > 0 ? seconds * (1 - fraction) / fraction : 0.0;
+    std::fprintf(stderr, "\r%s: %5.1f%%  %llu/%llu pairs  %.2f GCUPS  ETA %.0f s   ", label_.c_str(), 100 * fraction,
+                 static_cast<unsigned long long>(p.items_done), static_cast<unsigned long long>(p.items_total), gcups,
+                 eta);
+    shown_ = true;
+}
+
+void TerminalProgress::finish() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+    shown_ = false;
+}
+
+}  // namespace alignscope::cli

@@ -1,0 +1,31 @@
+// Terminal progress and Ctrl-C for long CLI jobs: a one-line progress display on
+// stderr (only when stderr is a terminal) and a cancellation token that the
+// first SIGINT sets (the second one kills the process as usual).
+#pragma once
+
+#include <alignscope/device/job.hpp>
+
+#include <chrono>
+#include <string>
+
+namespace alignscope::cli {
+
+// Installs the SIGINT handler on first use.
+const CancellationToken& interrupt_token();
+
+class TerminalProgress {
+public:
+    explicit TerminalProgress(std::string label);
+    ~TerminalProgress();
+    void operator()(const Progress& progress);
+    void finish();
+
+private:
+    std::string label_;
+    bool enabled_;
+    bool shown_ = false;
+    std::chrono::steady_clock::time_point start_, last_;
+};
+
+
+}  // namespace alignscope::cli

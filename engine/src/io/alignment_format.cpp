@@ -1,0 +1,268 @@
+// Alignment writers: pair (EMBOSS srspair-like), JSON Lines, TSV, SAM.
+#include <alignscope/error.hpp>
+#include <alignscope/io/alignment_format.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <iomanip>
+
+namespace alignscope {
+
+OutputFormat parse_output_format(std::string_view name) {
+    if (name == "pair") return OutputFormat::Pair;
+    if (name == "json" || name == "jsonl") return OutputFormat::Json;
+    if (name == "tsv") return OutputFormat::Tsv;
+    if (name == "sam") return OutputFormat::Sam;
+    throw Error("--format: unknown format '" + std::string(name) + "' (expected pair, json, tsv or sam)");
+}
+
+std::string_view to_string(OutputFormat format) {
+    switch (format) {
+    case OutputFormat::Pair: return "pair";
+    case OutputFormat::Json: return "json";
+    case OutputFormat::Tsv: return "tsv";
+    case OutputFormat::Sam: return "sam";
+    }
+    return "pair";
+}
+
+std::string format_score(double user_score) {
+    char buffer[64];
+    if (user_score == std::floor(user_score) && std::fabs(user_score) < 1e15)
+        std::snprintf(buffer, sizeof buffer, "%.0f", user_score);
+    else
+        std::snprintf(buffer, sizeof buffer, "%.1f", user_score);
+    return buffer;
+}
+
+std::string markup_line(std::string_view query_aligned, std::string_view target_aligned, const ScoringScheme& scheme) {
+    std::string line(query_aligned.size(), ' ');
+    const auto& m = scheme.matrix;
+    for (std::size_t k = 0; k < query_aligned.size() && k < target_aligned.size(); ++k) {
+        const char a = query_aligned[k], b = target_aligned[k];
+        if (a == '-' || b == '-') continue;
+        if (a == b) {
+            line[k] = '|';
+            continue;
+        }
+        const int ia = m.index_of(a), ib = m.index_of(b);
+        line[k] = (ia >= 0 && ib >= 0 && m.score(ia, ib) > 0) ? ':' : '.';
+    }
+    return line;
+}
+
+namespace {
+
+double fraction(std::int64_t part, std::int64_t whole) {
+    return whole > 0 ? std::round(10000.0 * double(part) / double(whole)) / 10000.0 : 0.0;
+}
+
+class PairWriter : public AlignmentWriter {
+public:
+    PairWriter(std::ostream& out, WriterContext context) : out_(out), ctx_(std::move(context)) {}
+
+    void begin() override {
+        std::time_t now = std::time(nullptr);
+        char date[64];
+        std::strftime(date, sizeof date, "%a %d %b %Y %H:%M:%S", std::localtime(&now));
+        out_ << "########################################\n"
+             << "# Program: " << ctx_.program << "\n"
+             << "# Rundate: " << date << "\n";
+        if (!ctx_.command_line.empty()) out_ << "# Commandline: " << ctx_.command_line << "\n";
+        out_ << "# Align_format: pair\n"
+             << "########################################\n";
+    }
+
+    void write(const Alignment& a, const Sequence&, const Sequence&, const AlignmentExtras& extras) override {
+        const auto& s = ctx_.scheme;
+        auto pct = [](std::int64_t part, std::int64_t whole) {
+            char b[32];
+            std::snprintf(b, sizeof b, "%5.1f%%", whole ? 100.0 * double(part) / double(whole) : 0.0);
+            return std::string(b);
+        };
+        out_ << "\n#=======================================\n#\n"
+             << "# Aligned_sequences: 2\n"
+             << "# 1: " << a.query_id << "\n"
+             << "# 2: " << a.target_id << "\n"
+             << "# Mode: " << to_string(a.mode) << "\n"
+             << "# Matrix: " << s.matrix.name() << "\n"
+             << "# Gap_penalty: " << format_score(s.to_user(s.gap_open)) << "\n"
+             << "# Extend_penalty: " << format_score(s.to_user(s.gap_extend)) << "\n#\n";
+        if (a.has_traceback()) {
+            const auto& st = a.stats;
+            out_ << "# Length: " << st.length << "\n"
+                 << "# Identity:   " << st.identities << "/" << st.length << " (" << pct(st.identities, st.length) << ")\n"
+                 << "# Similarity: " << st.similarities << "/" << st.length << " ("
+                 << pct(st.similarities, st.length) << ")\n"
+                 << "# Gaps:       " << st.gaps << "/" << st.length << " (" << pct(st.gaps, st.length) << ")\n";
+        }
+        out_ << "# Score: " << format_score(s.to_user(a.score)) << "\n";
+        if (extras.rank) out_ << "# Rank: " << *extras.rank << "\n";
+        if (extras.bits) out_ << "# Bits: " << *extras.bits << "\n";
+        if (extras.evalue) out_ << "# E-value: " << *extras.evalue << "\n";
+        out_ << "# Query: " << a.query_begin << "-" << a.query_end << " of " << a.query_length << "\n"
+             << "# Target: " << a.target_begin << "-" << a.target_end << " of " << a.target_length << "\n"
+             << "# Device: " << a.device << (a.kernel.empty() ? "" : " (" + a.kernel + ")") << "\n"
+             << "#\n#=======================================\n\n";
+        if (!a.has_traceback()) return;
+        write_blocks(a);
+    }
+
+private:
+    void write_blocks(const Alignment& a) {
+        const std::string markup = markup_line(a.query_aligned, a.target_aligned, ctx_.scheme);
+        const std::size_t width = 50;
+        std::int64_t qpos = a.query_begin, tpos = a.target_begin;
+        auto name = [](const std::string& id) {
+            std::string n = id.substr(0, 13);
+            n.resize(13, ' ');
+            return n;
+        };
+        for (std::size_t off = 0; off < a.query_aligned.size(); off += width) {
+            const std::size_t len = std::min(width, a.query_aligned.size() - off);
+            const std::string qs = a.query_aligned.substr(off, len), ts = a.target_aligned.substr(off, len);
+            const auto residues = [](const std::string& s) {
+                return std::int64_t(std::count_if(s.begin(), s.end(), [](char c) { return c != '-'; }));
+            };
+            const std::int64_t qn = residues(qs), tn = residues(ts);
+            char line[128];
+            std::snprintf(line, sizeof line, "%s %6lld ", name(a.query_id).c_str(), static_cast<long long>(qpos));
+            out_ << line << qs << " " << std::setw(6) << (qn ? qpos + qn - 1 : qpos - 1) << "\n";
+            out_ << std::string(21, ' ') << markup.substr(off, len) << "\n";
+            std::snprintf(line, sizeof line, "%s %6lld ", name(a.target_id).c_str(), static_cast<long long>(tpos));
+            out_ << line << ts << " " << std::setw(6) << (tn ? tpos + tn - 1 : tpos - 1) << "\n\n";
+            qpos += qn;
+            tpos += tn;
+        }
+    }
+
+    std::ostream& out_;
+    WriterContext ctx_;
+};
+
+nlohmann::json alignment_json(const Alignment& a, const ScoringScheme& s, const AlignmentExtras& extras) {
+    nlohmann::json j;
+    j["query"] = a.query_id;
+    j["target"] = a.target_id;
+    j["score"] = s.to_user(a.score);
+    j["mode"] = std::string(to_string(a.mode));
+    j["query_begin"] = a.query_begin;
+    j["query_end"] = a.query_end;
+    j["target_begin"] = a.target_begin;
+    j["target_end"] = a.target_end;
+    j["query_length"] = a.query_length;
+    j["target_length"] = a.target_length;
+    j["cigar"] = a.cigar.to_string();
+    j["identity"] = fraction(a.stats.identities, a.stats.length);
+    j["similarity"] = fraction(a.stats.similarities, a.stats.length);
+    j["gaps"] = a.stats.gaps;
+    j["length"] = a.stats.length;
+    j["device"] = a.device;
+    j["kernel"] = a.kernel;
+    if (extras.rank) j["rank"] = *extras.rank;
+    if (extras.bits) j["bits"] = *extras.bits;
+    if (extras.evalue) j["evalue"] = *extras.evalue;
+    if (extras.db_size) j["db_size"] = *extras.db_size;
+    return j;
+}
+
+class JsonWriter : public AlignmentWriter {
+public:
+    JsonWriter(std::ostream& out, WriterContext context) : out_(out), ctx_(std::move(context)) {}
+    void write(const Alignment& a, const Sequence&, const Sequence&, const AlignmentExtras& extras) override {
+        out_ << alignment_json(a, ctx_.scheme, extras).dump() << '\n';
+    }
+
+private:
+    std::ostream& out_;
+    WriterContext ctx_;
+};
+
+class TsvWriter : public AlignmentWriter {
+public:
+    TsvWriter(std::ostream& out, WriterContext context) : out_(out), ctx_(std::move(context)) {}
+    void begin() override {
+        out_ << "query\ttarget\tscore\tmode\tquery_begin\tquery_end\ttarget_begin\ttarget_end\tidentity\t"
+                "similarity\tgaps\tlength\tcigar\tdevice\tkernel";
+        header_extras_ = true;
+    }
+    void write(const Alignment& a, const Sequence&, const Sequence&, const AlignmentExtras& extras) override {
+        if (header_extras_) {
+            if (extras.rank) out_ << "\trank";
+            if (extras.bits) out_ << "\tbits";
+            if (extras.evalue) out_ << "\tevalue";
+            out_ << '\n';
+            header_extras_ = false;
+        }
+        out_ << a.query_id << '\t' << a.target_id << '\t' << format_score(ctx_.scheme.to_user(a.score)) << '\t'
+             << to_string(a.mode) << '\t' << a.query_begin << '\t' << a.query_end << '\t' << a.target_begin << '\t'
+             << a.target_end << '\t' << fraction(a.stats.identities, a.stats.length) << '\t'
+             << fraction(a.stats.similarities, a.stats.length) << '\t' << a.stats.gaps << '\t' << a.stats.length
+             << '\t' << (a.cigar.empty() ? "*" : a.cigar.to_string()) << '\t' << a.device << '\t'
+             << (a.kernel.empty() ? "-" : a.kernel);
+        if (extras.rank) out_ << '\t' << *extras.rank;
+        if (extras.bits) out_ << '\t' << *extras.bits;
+        if (extras.evalue) out_ << '\t' << *extras.evalue;
+        out_ << '\n';
+    }
+    void end() override {
+        if (header_extras_) out_ << '\n';
+    }
+
+private:
+    std::ostream& out_;
+    WriterContext ctx_;
+    bool header_extras_ = false;
+};
+
+class SamWriter : public AlignmentWriter {
+public:
+    SamWriter(std::ostream& out, WriterContext context) : out_(out), ctx_(std::move(context)) {}
+    void begin() override {
+        out_ << "@HD\tVN:1.6\tSO:unsorted\n";
+        for (const Sequence* r : ctx_.references) out_ << "@SQ\tSN:" << r->id << "\tLN:" << r->residues.size() << '\n';
+        out_ << "@PG\tID:alignscope\tPN:" << ctx_.program << "\tVN:" << ALIGNSCOPE_VERSION;
+        if (!ctx_.command_line.empty()) out_ << "\tCL:" << ctx_.command_line;
+        out_ << '\n';
+    }
+    void write(const Alignment& a, const Sequence& query, const Sequence& target, const AlignmentExtras&) override {
+        const bool mapped = a.has_traceback() && a.query_end > 0;
+        out_ << query.id << '\t' << (mapped ? 0 : 4) << '\t' << (mapped ? target.id : "*") << '\t'
+             << (mapped ? a.target_begin : 0) << '\t' << (mapped ? 255 : 0) << '\t';
+        if (mapped) {
+            if (a.query_begin > 1) out_ << a.query_begin - 1 << 'S';
+            out_ << a.cigar.to_string();
+            if (a.query_end < a.query_length) out_ << a.query_length - a.query_end << 'S';
+        } else {
+            out_ << '*';
+        }
+        out_ << "\t*\t0\t0\t" << query.residues << '\t' << (query.quality.empty() ? "*" : query.quality);
+        const double user = ctx_.scheme.to_user(a.score);
+        if (user == std::floor(user)) out_ << "\tAS:i:" << static_cast<long long>(user);
+        else out_ << "\tZS:f:" << user;
+        out_ << '\n';
+    }
+
+private:
+    std::ostream& out_;
+    WriterContext ctx_;
+};
+
+}  // namespace
+
+std::unique_ptr<AlignmentWriter> AlignmentWriter::create(OutputFormat format, std::ostream& out,
+                                                         WriterContext context) {
+    switch (format) {
+    case OutputFormat::Pair: return std::make_unique<PairWriter>(out, std::move(context));
+    case OutputFormat::Json: return std::make_unique<JsonWriter>(out, std::move(context));
+    case OutputFormat::Tsv: return std::make_unique<TsvWriter>(out, std::move(context));
+    case OutputFormat::Sam: return std::make_unique<SamWriter>(out, std::move(context));
+    }
+    throw Error("unknown output format");
+}
+
+}  // namespace alignscope
