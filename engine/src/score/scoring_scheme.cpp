@@ -1,0 +1,70 @@
+// ScoringScheme: turns gap penalties given in user units (steps of 0.5) into the
+// scaled integers the DP works in, and describes the scheme for reports.
+#include <alignscope/error.hpp>
+#include <alignscope/score/scoring_scheme.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+namespace alignscope {
+
+namespace {
+
+// Penalties above this are typos; the bound also keeps scaled penalties and
+// k * extend comfortably inside 64-bit DP sums.
+constexpr double kMaxPenalty = 1e6;
+
+std::string format_user_value(double value)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", value);
+    return buf;
+}
+
+// Validates one penalty and returns it in half units (value * 2).
+long long half_units(double value, const char* flag)
+{
+    const std::string name(flag);
+    if (!std::isfinite(value)) throw Error(name + ": expected a finite number, got " + format_user_value(value));
+    if (value < 0)
+        throw Error(name + ": expected a penalty >= 0 (penalties are positive costs), got " + format_user_value(value));
+    if (value > kMaxPenalty)
+        throw Error(name + ": expected a penalty of at most 1000000, got " + format_user_value(value));
+    const double doubled = value * 2;
+    if (doubled != std::floor(doubled))
+        throw Error(name + ": expected a whole number or a multiple of 0.5, got " + format_user_value(value));
+    return static_cast<long long>(doubled);
+}
+
+// A scaled integer shown in user units: "10", "0.5", "-3.5".
+std::string format_scaled(long long scaled, int scale)
+{
+    if (scale == 1 || scaled % scale == 0) return std::to_string(scaled / scale);
+    return format_user_value(static_cast<double>(scaled) / scale);
+}
+
+}  // namespace
+
+ScoringScheme ScoringScheme::create(const SubstitutionMatrix& unscaled, double gap_open, double gap_extend)
+{
+    const long long open2 = half_units(gap_open, "--gap-open");
+    const long long extend2 = half_units(gap_extend, "--gap-extend");
+    if (extend2 > open2)
+        throw Error("--gap-extend: expected a value no larger than --gap-open (" + format_user_value(gap_open) +
+                    "), got " + format_user_value(gap_extend) + "; a gap of length k costs open + (k-1)*extend");
+
+    ScoringScheme scheme;
+    scheme.scale = (open2 % 2 == 0 && extend2 % 2 == 0) ? 1 : 2;
+    scheme.gap_open = static_cast<int>(open2 * scheme.scale / 2);
+    scheme.gap_extend = static_cast<int>(extend2 * scheme.scale / 2);
+    scheme.matrix = scheme.scale == 1 ? unscaled : unscaled.scaled(scheme.scale);
+    return scheme;
+}
+
+std::string ScoringScheme::describe() const
+{
+    return matrix.name() + ", gap open " + format_scaled(gap_open, scale) + ", extend " +
+           format_scaled(gap_extend, scale) + " (a gap of length k costs open + (k-1)*extend)";
+}
+
+}  // namespace alignscope

@@ -1,0 +1,132 @@
+// Residue alphabets: naming, detection from content, validity and the
+// normalisation every sequence goes through before it reaches an aligner.
+#include <alignscope/error.hpp>
+#include <alignscope/seq/alphabet.hpp>
+
+#include <algorithm>
+#include <cstddef>
+
+namespace alignscope {
+
+namespace {
+
+char upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
+
+std::string lower_copy(std::string_view s)
+{
+    std::string out(s);
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+}
+
+constexpr std::string_view kDna = "ACGTRYSWKMBDHVN";
+constexpr std::string_view kRna = "ACGURYSWKMBDHVN";
+constexpr std::string_view kProtein = "ACDEFGHIKLMNPQRSTVWYBZXUOJ*";
+
+// One lookup table per alphabet, built once, so validation is a load per residue.
+struct ValidityTables {
+    bool dna[256]{};
+    bool rna[256]{};
+    bool protein[256]{};
+    ValidityTables()
+    {
+        for (char c : kDna) dna[static_cast<unsigned char>(c)] = true;
+        for (char c : kRna) rna[static_cast<unsigned char>(c)] = true;
+        for (char c : kProtein) protein[static_cast<unsigned char>(c)] = true;
+    }
+    const bool* table(AlphabetKind kind) const
+    {
+        switch (kind) {
+        case AlphabetKind::Dna: return dna;
+        case AlphabetKind::Rna: return rna;
+        case AlphabetKind::Protein: break;
+        }
+        return protein;
+    }
+};
+
+const ValidityTables& tables()
+{
+    static const ValidityTables t;
+    return t;
+}
+
+}  // namespace
+
+std::string_view to_string(AlphabetKind kind)
+{
+    switch (kind) {
+    case AlphabetKind::Dna: return "dna";
+    case AlphabetKind::Rna: return "rna";
+    case AlphabetKind::Protein: break;
+    }
+    return "protein";
+}
+
+AlphabetKind parse_alphabet(std::string_view name)
+{
+    const std::string n = lower_copy(name);
+    if (n == "dna" || n == "nucleotide") return AlphabetKind::Dna;
+    if (n == "rna") return AlphabetKind::Rna;
+    if (n == "protein" || n == "aa" || n == "amino") return AlphabetKind::Protein;
+    throw Error("--alphabet: unknown alphabet '" + std::string(name) + "' (expected dna, rna or protein)");
+}
+
+AlphabetKind detect_alphabet(std::string_view residues)
+{
+    std::size_t counted = 0, nucleotide = 0;
+    bool has_t = false, has_u = false;
+    for (char raw : residues) {
+        const char c = upper(raw);
+        if (c < 'A' || c > 'Z') continue;  // gaps, stops, digits, whitespace
+        if (c == 'N' || c == 'X') continue;  // "unknown" says nothing about the alphabet
+        ++counted;
+        switch (c) {
+        case 'T': has_t = true; ++nucleotide; break;
+        case 'U': has_u = true; ++nucleotide; break;
+        case 'A':
+        case 'C':
+        case 'G': ++nucleotide; break;
+        default: break;
+        }
+    }
+    // Integer form of nucleotide / counted >= 0.9; an all-N string counts as DNA.
+    if (nucleotide * 10 >= counted * 9) return (has_u && !has_t) ? AlphabetKind::Rna : AlphabetKind::Dna;
+    return AlphabetKind::Protein;
+}
+
+std::string_view alphabet_letters(AlphabetKind kind)
+{
+    switch (kind) {
+    case AlphabetKind::Dna: return kDna;
+    case AlphabetKind::Rna: return kRna;
+    case AlphabetKind::Protein: break;
+    }
+    return kProtein;
+}
+
+bool is_valid_residue(AlphabetKind kind, char c)
+{
+    return tables().table(kind)[static_cast<unsigned char>(upper(c))];
+}
+
+std::size_t normalise_residues(std::string& residues, AlphabetKind kind)
+{
+    // One pass that upper-cases and squeezes out gap characters in place.
+    std::size_t w = 0;
+    for (std::size_t r = 0; r < residues.size(); ++r) {
+        const char c = residues[r];
+        if (c == '-' || c == '.') continue;
+        residues[w++] = upper(c);
+    }
+    residues.resize(w);
+    if (kind == AlphabetKind::Protein && !residues.empty() && residues.back() == '*') residues.pop_back();
+
+    const bool* valid = tables().table(kind);
+    const auto bad = std::find_if(residues.begin(), residues.end(),
+                                  [valid](char c) { return !valid[static_cast<unsigned char>(c)]; });
+    return bad == residues.end() ? std::string::npos : static_cast<std::size_t>(bad - residues.begin());
+}
+
+}  // namespace alignscope
