@@ -77,7 +77,7 @@ private slots:
         global.mode = AlignmentMode::Global;
         const Alignment ours = align_linear_space(a, b, scheme, global);
         QCOMPARE(scheme.to_user(ours.score), expected);
-        QCOMPARE(ours.query_begin, 1);
+        QCOMPARE(ours.query_begin, qint64(1));
         QCOMPARE(ours.query_end, qint64(a.size()));
         QCOMPARE(ours.target_end, qint64(b.size()));
         QCOMPARE(rescore(ours.cigar, a, b, 1, 1, scheme), ours.score);
