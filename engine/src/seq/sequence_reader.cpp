@@ -1,0 +1,406 @@
+// Streaming FASTA/FASTQ reader over zlib (which reads plain files as they are),
+// with its own line buffer so that a line of hundreds of megabytes is copied
+// once, straight into the record, and read_sequences() on top of it.
+#include <alignscope/error.hpp>
+#include <alignscope/seq/sequence_reader.hpp>
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+#include <utility>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace alignscope {
+
+namespace {
+
+constexpr std::size_t kBufferBytes = 256 * 1024;
+// Residues sampled for alphabet detection, and the progress-report interval.
+constexpr std::size_t kDetectionSample = 1 << 20;
+constexpr std::uint64_t kProgressInterval = 1 << 20;
+
+std::string byte_name(unsigned char c)
+{
+    if (c == 0) return "a NUL byte (is this a binary file?)";
+    char buf[48];
+    if (c >= 0x80)
+        std::snprintf(buf, sizeof buf, "the non-ASCII byte 0x%02X", c);
+    else
+        std::snprintf(buf, sizeof buf, "the control byte 0x%02X", c);
+    return buf;
+}
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+// Length of the valid UTF-8 prefix of `s` (header descriptions may be UTF-8;
+// anything else would break the JSON and SQLite layers downstream).
+std::size_t valid_utf8_prefix(std::string_view s)
+{
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        std::size_t len = 0;
+        std::uint32_t min = 0;
+        if (c < 0x80) { ++i; continue; }
+        if ((c & 0xE0) == 0xC0) { len = 2; min = 0x80; }
+        else if ((c & 0xF0) == 0xE0) { len = 3; min = 0x800; }
+        else if ((c & 0xF8) == 0xF0) { len = 4; min = 0x10000; }
+        else return i;
+        if (i + len > s.size()) return i;
+        std::uint32_t cp = c & (0x7F >> len);
+        for (std::size_t k = 1; k < len; ++k) {
+            const auto cc = static_cast<unsigned char>(s[i + k]);
+            if ((cc & 0xC0) != 0x80) return i;
+            cp = (cp << 6) | (cc & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+        i += len;
+    }
+    return i;
+}
+
+// The reader proper; SequenceReader is its public face, and read_sequences()
+// uses it directly to report progress from inside a long record.
+class FastxParser {
+public:
+    explicit FastxParser(const std::string& file_path);
+    ~FastxParser()
+    {
+        if (file) gzclose(file);
+    }
+    FastxParser(const FastxParser&) = delete;
+    FastxParser& operator=(const FastxParser&) = delete;
+
+    std::string path;
+    gzFile file = nullptr;
+    std::vector<char> buffer;
+    std::size_t pos = 0, end = 0;
+    bool eof = false;
+    std::uint64_t line = 0;         // lines consumed so far
+    std::uint64_t record_line = 0;  // header line of the last record returned
+    std::uint64_t size = 0;
+    std::optional<SequenceFormat> format;
+    // Called with (bytes_read, file_size) whenever another kProgressInterval
+    // compressed bytes have been consumed; may throw Cancelled.
+    std::function<void(std::uint64_t, std::uint64_t)> progress;
+    std::uint64_t last_report = 0;
+
+    std::uint64_t bytes_read() const
+    {
+        const auto offset = gzoffset(file);
+        return offset < 0 ? 0 : static_cast<std::uint64_t>(offset);
+    }
+
+    [[noreturn]] void fail(std::uint64_t at, const std::string& what) const
+    {
+        throw Error(path + ":" + std::to_string(at) + ": " + what);
+    }
+
+    // Makes at least one byte available; false at the end of the input.
+    bool fill()
+    {
+        if (pos < end) return true;
+        if (eof) return false;
+        const int n = gzread(file, buffer.data(), static_cast<unsigned>(buffer.size()));
+        int errnum = Z_OK;
+        const char* message = gzerror(file, &errnum);
+        if (n < 0 || (n == 0 && errnum != Z_OK)) {
+            // Z_BUF_ERROR: the gzip stream stopped before its end.
+            std::string why = errnum == Z_ERRNO ? std::string(std::strerror(errno))
+                              : errnum == Z_BUF_ERROR
+                                  ? "the gzip data is truncated (unexpected end of file)"
+                                  : "the gzip data is corrupt (" + std::string(message ? message : "zlib error") + ")";
+            throw Error(path + ":" + std::to_string(line + 1) + ": cannot read: " + why);
+        }
+        if (n == 0) {
+            eof = true;
+            return false;
+        }
+        pos = 0;
+        end = static_cast<std::size_t>(n);
+        if (progress) {
+            const std::uint64_t done = bytes_read();
+            if (done - last_report >= kProgressInterval) {
+                last_report = done;
+                progress(done, size);
+            }
+        }
+        return true;
+    }
+
+    // Next byte without consuming it, or -1 at the end of the input.
+    int peek()
+    {
+        if (!fill()) return -1;
+        return static_cast<unsigned char>(buffer[pos]);
+    }
+
+    // Consumes one line (without its '\n'), handing it to `sink` in chunks as
+    // they lie in the buffer, so a huge line is never copied twice. Returns false
+    // at the end of the input.
+    template <typename Sink>
+    bool consume_line(Sink&& sink)
+    {
+        if (!fill()) return false;
+        ++line;
+        while (fill()) {
+            const char* begin = buffer.data() + pos;
+            const std::size_t avail = end - pos;
+            const void* nl = std::memchr(begin, '\n', avail);
+            if (nl) {
+                const auto n = static_cast<std::size_t>(static_cast<const char*>(nl) - begin);
+                sink(begin, n);
+                pos += n + 1;
+                return true;
+            }
+            sink(begin, avail);
+            pos = end;
+        }
+        return true;  // the last line had no '\n'
+    }
+
+    // A line into a string, '\r' of a CRLF end removed.
+    bool read_line(std::string& out)
+    {
+        out.clear();
+        if (!consume_line([&out](const char* p, std::size_t n) { out.append(p, n); })) return false;
+        if (!out.empty() && out.back() == '\r') out.pop_back();
+        return true;
+    }
+
+    // Appends a line of residues (or quality letters) to `dst`, dropping
+    // whitespace and rejecting control and non-ASCII bytes. Quality lines may not
+    // hold spaces, which would shift every later quality value.
+    bool append_letters(std::string& dst, bool quality)
+    {
+        const std::uint64_t at = line + 1;
+        return consume_line([&](const char* p, std::size_t n) {
+            const std::size_t old = dst.size();
+            dst.resize(old + n);  // libstdc++ grows capacity geometrically: linear overall
+            char* w = dst.data() + old;
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto c = static_cast<unsigned char>(p[i]);
+                if (c > 0x20 && c < 0x7f) {
+                    *w++ = static_cast<char>(c);
+                } else if (c == '\r' || (!quality && is_blank(static_cast<char>(c)))) {
+                    continue;
+                } else if (quality && c == ' ') {
+                    fail(at, "expected quality letters '!' to '~', found a space");
+                } else {
+                    fail(at, std::string("expected ") + (quality ? "quality letters" : "sequence text") + ", found " +
+                                 byte_name(c));
+                }
+            }
+            dst.resize(static_cast<std::size_t>(w - dst.data()));
+        });
+    }
+
+    // Splits a header line (marker already removed) into id and description.
+    void parse_header(std::string_view text, char marker, Sequence& out) const
+    {
+        for (char ch : text) {
+            const auto c = static_cast<unsigned char>(ch);
+            if (c < 0x20 && ch != '\t') fail(line, "expected a header of text, found " + byte_name(c));
+        }
+        std::size_t i = 0;
+        while (i < text.size() && is_blank(text[i])) ++i;
+        std::size_t j = i;
+        while (j < text.size() && !is_blank(text[j])) ++j;
+        if (i == j) fail(line, std::string("expected a sequence id after '") + marker + "'");
+        out.id.assign(text.substr(i, j - i));
+        for (char ch : out.id)
+            if (static_cast<unsigned char>(ch) >= 0x80)
+                fail(line, "expected an ASCII sequence id, found " + byte_name(static_cast<unsigned char>(ch)));
+        while (j < text.size() && is_blank(text[j])) ++j;
+        std::size_t k = text.size();
+        while (k > j && is_blank(text[k - 1])) --k;
+        const std::string_view description = text.substr(j, k - j);
+        const std::size_t valid = valid_utf8_prefix(description);
+        if (valid != description.size())
+            fail(line, "expected UTF-8 text in the header of record '" + out.id + "', found " +
+                           byte_name(static_cast<unsigned char>(description[valid])));
+        out.description.assign(description);
+    }
+
+    bool next(Sequence& out)
+    {
+        out.id.clear();
+        out.description.clear();
+        out.residues.clear();
+        out.quality.clear();
+
+        // Skip blank lines up to the next header; refuse anything else before
+        // reading it, so a binary file is rejected after one byte, not one line.
+        std::string header;
+        for (;;) {
+            const int c = peek();
+            if (c < 0) return false;
+            if (c == '>' || c == '@') break;
+            if (c == '\n' || is_blank(static_cast<char>(c))) {
+                read_line(header);
+                if (header.find_first_not_of(" \t\r\v\f") != std::string::npos)
+                    fail(line, "expected a FASTA header '>' or FASTQ header '@'");
+                continue;
+            }
+            fail(line + 1, "expected a FASTA header '>' or FASTQ header '@'");
+        }
+        const char marker = static_cast<char>(peek());
+        const SequenceFormat kind = marker == '>' ? SequenceFormat::Fasta : SequenceFormat::Fastq;
+        if (format && *format != kind)
+            fail(line + 1, *format == SequenceFormat::Fasta ? "expected a FASTA header '>' (the file began as FASTA)"
+                                                            : "expected a FASTQ header '@'");
+        read_line(header);
+        record_line = line;
+        parse_header(std::string_view(header).substr(1), marker, out);
+        format = kind;
+
+        if (kind == SequenceFormat::Fasta) {
+            for (;;) {
+                const int c = peek();
+                if (c < 0 || c == '>') break;
+                append_letters(out.residues, false);
+            }
+            return true;
+        }
+
+        // FASTQ, four lines per record.
+        const std::string where = " of record '" + out.id + "'";
+        if (peek() < 0) fail(line + 1, "expected the sequence line" + where + ", found the end of the file");
+        append_letters(out.residues, false);
+        if (peek() < 0) fail(line + 1, "expected the '+' line" + where + ", found the end of the file");
+        if (peek() != '+')
+            fail(line + 1, "expected the '+' line" + where +
+                               " (a FASTQ record is four lines; multi-line FASTQ is not supported)");
+        read_line(header);
+        const std::string_view plus_id = std::string_view(header).substr(1);
+        if (!plus_id.empty() && plus_id != out.id && plus_id.substr(0, plus_id.find_first_of(" \t")) != out.id)
+            fail(line, "expected '+' alone or '+" + out.id + "', found '" + header + "'");
+        if (peek() < 0) {
+            if (out.residues.empty()) return true;  // an empty record's empty quality line may be missing
+            fail(line + 1, "expected the quality line" + where + ", found the end of the file");
+        }
+        append_letters(out.quality, true);
+        if (out.quality.size() != out.residues.size())
+            fail(line, "expected " + std::to_string(out.residues.size()) + " quality letters" + where +
+                           " (one per residue), found " + std::to_string(out.quality.size()));
+        return true;
+    }
+};
+
+FastxParser::FastxParser(const std::string& file_path) : path(file_path)
+{
+    if (path == "-") {
+        const int fd = dup(STDIN_FILENO);
+        if (fd < 0) throw Error("-: cannot read standard input: " + std::string(std::strerror(errno)));
+        file = gzdopen(fd, "rb");
+        if (!file) {
+            close(fd);
+            throw Error("-: cannot read standard input");
+        }
+    } else {
+        struct stat st {};
+        if (stat(path.c_str(), &st) != 0)
+            throw Error(path + ": cannot open: " + std::string(std::strerror(errno)));
+        if (S_ISDIR(st.st_mode)) throw Error(path + ": cannot open: it is a directory, expected a FASTA or FASTQ file");
+        if (S_ISREG(st.st_mode)) size = static_cast<std::uint64_t>(st.st_size);
+        errno = 0;
+        file = gzopen(path.c_str(), "rb");
+        if (!file)
+            throw Error(path + ": cannot open: " + std::string(errno ? std::strerror(errno) : "out of memory"));
+    }
+    gzbuffer(file, static_cast<unsigned>(kBufferBytes));
+    buffer.resize(kBufferBytes);
+}
+
+}  // namespace
+
+struct SequenceReader::Impl : FastxParser {
+    using FastxParser::FastxParser;
+};
+
+SequenceReader::SequenceReader(const std::string& path) : impl_(std::make_unique<Impl>(path)) {}
+
+SequenceReader::~SequenceReader() = default;
+
+bool SequenceReader::next(Sequence& out) { return impl_->next(out); }
+const std::string& SequenceReader::path() const { return impl_->path; }
+std::optional<SequenceFormat> SequenceReader::format() const { return impl_->format; }
+// The header line of the record last returned by next(): the line a caller
+// names when it reports a problem with that record.
+std::uint64_t SequenceReader::line() const { return impl_->record_line; }
+std::uint64_t SequenceReader::bytes_read() const { return impl_->bytes_read(); }
+std::uint64_t SequenceReader::file_size() const { return impl_->size; }
+
+std::uint64_t SequenceSet::residue_count() const
+{
+    std::uint64_t n = 0;
+    for (const auto& r : records) n += r.residues.size();
+    return n;
+}
+
+SequenceSet read_sequences(const std::string& path, const ReadOptions& options,
+                           const std::function<void(std::uint64_t, std::uint64_t)>& progress)
+{
+    FastxParser reader(path);
+    SequenceSet set;
+    set.path = path;
+    if (progress) progress(0, reader.size);
+    reader.progress = progress;
+
+    std::vector<std::uint64_t> pending_lines;  // header lines of records read before detection
+    std::optional<AlphabetKind> alphabet = options.alphabet;
+    std::size_t sampled = 0;
+
+    const auto check = [&](Sequence& record, std::uint64_t at) {
+        const std::size_t bad = normalise_residues(record.residues, *alphabet);
+        const std::string where = path + ":" + std::to_string(at) + ": record '" + record.id + "': ";
+        if (bad != std::string::npos) {
+            const auto c = static_cast<unsigned char>(record.residues[bad]);
+            const std::string letter = c >= 0x21 && c < 0x7f ? std::string(1, static_cast<char>(c)) : byte_name(c);
+            throw Error(where + "residue '" + letter + "' at position " + std::to_string(bad + 1) +
+                        " is not valid in a " + std::string(to_string(*alphabet)) + " sequence");
+        }
+        if (record.residues.empty() && !options.allow_empty)
+            throw Error(where + "expected residues, the record is empty");
+        // Quality stays aligned with the residues only when nothing was removed.
+        if (!record.quality.empty() && record.quality.size() != record.residues.size())
+            throw Error(where + "expected no gap characters or trailing stop in a FASTQ record");
+    };
+    const auto detect = [&]() {
+        std::string sample;
+        sample.reserve(std::min(sampled, kDetectionSample));
+        for (const auto& r : set.records) {
+            sample.append(r.residues, 0, std::min(r.residues.size(), kDetectionSample - sample.size()));
+            if (sample.size() >= kDetectionSample) break;
+        }
+        alphabet = detect_alphabet(sample);
+        for (std::size_t i = 0; i < set.records.size(); ++i) check(set.records[i], pending_lines[i]);
+        pending_lines.clear();
+    };
+
+    Sequence record;
+    while (reader.next(record)) {
+        if (alphabet) {
+            check(record, reader.record_line);
+        } else {
+            pending_lines.push_back(reader.record_line);
+            sampled += record.residues.size();
+        }
+        set.records.push_back(std::move(record));
+        record = Sequence{};
+        if (!alphabet && sampled >= kDetectionSample) detect();
+    }
+    if (!alphabet) detect();
+    if (set.records.empty() && !options.allow_empty)
+        throw Error(path + ": expected FASTA ('>') or FASTQ ('@') records, found none");
+    set.alphabet = *alphabet;
+    if (progress) progress(reader.bytes_read(), reader.size);
+    return set;
+}
+
+}  // namespace alignscope

@@ -1,0 +1,456 @@
+// FASTA/FASTQ reading: hand-made good files (CRLF, wrapping, blank lines, gzip),
+// a corpus of malformed files with the exact error each must give, real
+// packaged data checked against `gzip -dc` and a plain line parser, and very
+// long lines generated on the fly.
+#include <alignscope/error.hpp>
+#include <alignscope/seq/sequence_reader.hpp>
+
+#include <zlib.h>
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cstdio>
+#include <fcntl.h>
+#include <fstream>
+#include <unistd.h>
+
+using namespace alignscope;
+
+Q_DECLARE_METATYPE(alignscope::AlphabetKind)
+
+namespace {
+
+const QString kData = QStringLiteral(ALIGNSCOPE_TEST_DATA "/");
+const QString kMalformed = QStringLiteral(ALIGNSCOPE_TEST_DATA "/malformed/");
+
+std::vector<Sequence> read_all(const std::string& path)
+{
+    SequenceReader reader(path);
+    std::vector<Sequence> records;
+    Sequence s;
+    while (reader.next(s)) records.push_back(s);
+    return records;
+}
+
+template <typename F>
+QString error_of(F&& f)
+{
+    try {
+        f();
+    } catch (const Error& e) {
+        return QString::fromStdString(e.what());
+    }
+    return QStringLiteral("<no error>");
+}
+
+void write_file(const QString& path, const std::string& bytes)
+{
+    std::ofstream out(path.toStdString(), std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    QVERIFY(out.good());
+}
+
+void write_gzip(const QString& path, const std::string& bytes, const char* mode = "wb1")
+{
+    gzFile gz = gzopen(path.toLocal8Bit().constData(), mode);
+    QVERIFY(gz);
+    for (std::size_t off = 0; off < bytes.size(); off += 1 << 24) {
+        const auto n = static_cast<unsigned>(std::min<std::size_t>(1 << 24, bytes.size() - off));
+        QCOMPARE(gzwrite(gz, bytes.data() + off, n), static_cast<int>(n));
+    }
+    QCOMPARE(gzclose(gz), Z_OK);
+}
+
+// Residues from a fixed-seed xorshift generator (synthetic: only the length and
+// the bytes matter here, the content is compared byte for byte).
+std::string random_dna(std::size_t n, std::uint64_t seed)
+{
+    std::string s(n, 'A');
+    std::uint64_t x = seed;
+    for (auto& c : s) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        c = "ACGT"[x & 3];
+    }
+    return s;
+}
+
+// A deliberately naive reference parser over text another tool decompressed:
+// FASTA: '>' lines start records; FASTQ: groups of four lines.
+std::vector<Sequence> reference_parse(const QByteArray& text, bool fastq)
+{
+    std::vector<Sequence> out;
+    const QList<QByteArray> lines = text.split('\n');
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        QByteArray line = lines[i];
+        if (line.endsWith('\r')) line.chop(1);
+        if (fastq) {
+            if (line.isEmpty()) continue;
+            Sequence s;
+            s.id = line.mid(1).split(' ').first().split('\t').first().toStdString();
+            s.residues = lines[i + 1].trimmed().toStdString();
+            s.quality = lines[i + 3].trimmed().toStdString();
+            out.push_back(s);
+            i += 3;
+        } else if (line.startsWith('>')) {
+            Sequence s;
+            s.id = line.mid(1).simplified().split(' ').first().toStdString();
+            out.push_back(s);
+        } else if (!out.empty()) {
+            QByteArray letters = line;
+            letters.replace(' ', "").replace('\t', "");
+            out.back().residues += letters.toStdString();
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+class TestSequenceReader : public QObject {
+    Q_OBJECT
+private slots:
+    void fasta_crlf_wrapped()
+    {
+        SequenceReader reader((kData + "seq_wrapped_crlf.fa").toStdString());
+        QVERIFY(!reader.format());
+        Sequence s;
+        QVERIFY(reader.next(s));
+        QCOMPARE(reader.format(), std::optional<SequenceFormat>(SequenceFormat::Fasta));
+        QCOMPARE(s.id, std::string("seq1"));
+        QCOMPARE(s.description, std::string("first test sequence"));
+        QCOMPARE(s.residues, std::string("acgtacgtacGTACGTACGTAC"));
+        QVERIFY(s.quality.empty());
+        QCOMPARE(reader.line(), std::uint64_t{1});
+        QVERIFY(reader.next(s));
+        QCOMPARE(s.id, std::string("seq2"));
+        QCOMPARE(s.description, std::string());
+        QCOMPARE(s.residues, std::string("NNNNacgt"));
+        QCOMPARE(reader.line(), std::uint64_t{6});
+        QVERIFY(reader.next(s));
+        QCOMPARE(s.id, std::string("seq3"));
+        QCOMPARE(s.description, std::string("tabbed  description"));
+        QCOMPARE(s.residues, std::string("ACGT"));
+        QCOMPARE(reader.line(), std::uint64_t{9});
+        QVERIFY(!reader.next(s));
+        QVERIFY(!reader.next(s));  // stays at the end
+        QCOMPARE(reader.bytes_read(), reader.file_size());
+        QCOMPARE(reader.file_size(), static_cast<std::uint64_t>(QFileInfo(kData + "seq_wrapped_crlf.fa").size()));
+
+        const SequenceSet set = read_sequences((kData + "seq_wrapped_crlf.fa").toStdString());
+        QCOMPARE(set.alphabet, AlphabetKind::Dna);
+        QCOMPARE(set.records.size(), std::size_t{3});
+        QCOMPARE(set.records[0].residues, std::string("ACGTACGTACGTACGTACGTAC"));  // normalised
+        QCOMPARE(set.residue_count(), std::uint64_t{22 + 8 + 4});
+    }
+
+    void fastq_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("lf") << "seq_reads.fq";
+        QTest::newRow("crlf") << "seq_reads_crlf.fq";
+    }
+    void fastq()
+    {
+        QFETCH(QString, file);
+        SequenceReader reader((kData + file).toStdString());
+        Sequence s;
+        QVERIFY(reader.next(s));
+        QCOMPARE(reader.format(), std::optional<SequenceFormat>(SequenceFormat::Fastq));
+        QCOMPARE(s.id, std::string("read1"));
+        QCOMPARE(s.description, std::string("lane=1"));
+        QCOMPARE(s.residues, std::string("ACGTNACGTA"));
+        QCOMPARE(s.quality, std::string("IIIIIIIII#"));
+        QVERIFY(reader.next(s));
+        QCOMPARE(s.id, std::string("read2"));
+        QCOMPARE(s.residues, std::string("GGGCCC"));
+        QCOMPARE(s.quality, std::string("!!!~~~"));
+        QCOMPARE(reader.line(), std::uint64_t{5});
+        QVERIFY(reader.next(s));
+        QCOMPARE(s.id, std::string("read3"));
+        QCOMPARE(s.description, std::string("empty"));
+        QVERIFY(s.residues.empty());
+        QVERIFY(s.quality.empty());
+        QCOMPARE(reader.line(), std::uint64_t{10});
+        QVERIFY(!reader.next(s));
+
+        const std::string path = (kData + file).toStdString();
+        QCOMPARE(error_of([&] { read_sequences(path); }),
+                 QString("%1:10: record 'read3': expected residues, the record is empty").arg(kData + file));
+        ReadOptions options;
+        options.allow_empty = true;
+        const SequenceSet set = read_sequences(path, options);
+        QCOMPARE(set.records.size(), std::size_t{3});
+        QCOMPARE(set.alphabet, AlphabetKind::Dna);
+        QCOMPARE(set.records[0].quality, std::string("IIIIIIIII#"));
+    }
+
+    void no_final_newline()
+    {
+        const auto records = read_all((kData + "seq_no_final_newline.fa").toStdString());
+        QCOMPARE(records.size(), std::size_t{1});
+        QCOMPARE(records[0].id, std::string("last"));
+        QCOMPARE(records[0].residues, std::string("ACGTAC"));
+    }
+
+    void gzip_same_as_plain()
+    {
+        const auto plain = read_all((kData + "seq_proteins.fa").toStdString());
+        const auto gz = read_all((kData + "seq_proteins.fa.gz").toStdString());
+        QCOMPARE(plain.size(), std::size_t{2});
+        QCOMPARE(gz.size(), plain.size());
+        for (std::size_t i = 0; i < plain.size(); ++i) {
+            QCOMPARE(gz[i].id, plain[i].id);
+            QCOMPARE(gz[i].description, plain[i].description);
+            QCOMPARE(gz[i].residues, plain[i].residues);
+        }
+        QCOMPARE(plain[0].id, std::string("sp|P69905|HBA_HUMAN"));
+        QCOMPARE(plain[1].residues.size(), std::size_t{148});  // 147 residues and a '*'
+
+        const SequenceSet set = read_sequences((kData + "seq_proteins.fa.gz").toStdString());
+        QCOMPARE(set.alphabet, AlphabetKind::Protein);
+        QCOMPARE(set.records[0].residues.size(), std::size_t{142});
+        QCOMPARE(set.records[1].residues.size(), std::size_t{147});  // the stop is removed
+    }
+
+    // zlib reads concatenated gzip members (as `cat a.gz b.gz` makes) as one stream.
+    void gzip_members()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("two.fa.gz");
+        write_gzip(path, ">a\nACGT\nAC", "wb");
+        write_gzip(path, "GT\n>b\nTTTT\n", "ab");
+        const auto records = read_all(path.toStdString());
+        QCOMPARE(records.size(), std::size_t{2});
+        QCOMPARE(records[0].residues, std::string("ACGTACGT"));
+        QCOMPARE(records[1].residues, std::string("TTTT"));
+    }
+
+    void standard_input()
+    {
+        const int saved = dup(STDIN_FILENO);
+        const int fd = open((kData + "seq_proteins.fa.gz").toLocal8Bit().constData(), O_RDONLY);
+        QVERIFY(saved >= 0 && fd >= 0);
+        dup2(fd, STDIN_FILENO);
+        close(fd);
+        QString error;
+        std::vector<Sequence> records;
+        try {
+            SequenceReader reader("-");
+            QCOMPARE(reader.file_size(), std::uint64_t{0});
+            Sequence s;
+            while (reader.next(s)) records.push_back(s);
+        } catch (const Error& e) {
+            error = e.what();
+        }
+        dup2(saved, STDIN_FILENO);
+        close(saved);
+        QCOMPARE(error, QString());
+        QCOMPARE(records.size(), std::size_t{2});
+        QCOMPARE(records[1].id, std::string("sp|P68871|HBB_HUMAN"));
+    }
+
+    void malformed_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QStringList>("expected");  // substrings of the message
+        auto row = [](const char* file, std::initializer_list<QString> expected) {
+            QTest::newRow(file) << QString(file) << QStringList(expected);
+        };
+        row("no_header.fa", {"no_header.fa:1: expected a FASTA header '>' or FASTQ header '@'"});
+        row("garbage.bin", {"garbage.bin:1: expected a FASTA header '>' or FASTQ header '@'"});
+        row("blank_then_text.fa", {"blank_then_text.fa:3: expected a FASTA header '>' or FASTQ header '@'"});
+        row("empty_id.fa", {"empty_id.fa:3: expected a sequence id after '>'"});
+        row("header_control.fa", {"header_control.fa:1: expected a header of text, found the control byte 0x07"});
+        row("bad_utf8_header.fa",
+            {"bad_utf8_header.fa:1: expected UTF-8 text in the header of record 'r1', found the non-ASCII byte 0xE9"});
+        row("nul_bytes.fa", {"nul_bytes.fa:2: expected sequence text, found a NUL byte"});
+        row("non_ascii.fa", {"non_ascii.fa:2: expected sequence text, found the non-ASCII byte 0xC3"});
+        row("control_byte.fa", {"control_byte.fa:2: expected sequence text, found the control byte 0x01"});
+        row("fastq_bad_plus.fq", {"fastq_bad_plus.fq:3: expected the '+' line of record 'r1'"});
+        row("fastq_multiline.fq",
+            {"fastq_multiline.fq:3: expected the '+' line of record 'r1'", "multi-line FASTQ is not supported"});
+        row("fastq_plus_other_id.fq", {"fastq_plus_other_id.fq:3: expected '+' alone or '+r1', found '+r2'"});
+        row("fastq_qual_length.fq",
+            {"fastq_qual_length.fq:4: expected 4 quality letters of record 'r1' (one per residue), found 3"});
+        row("fastq_qual_space.fq", {"fastq_qual_space.fq:4: expected quality letters '!' to '~', found a space"});
+        row("truncated.fq", {"truncated.fq:7: expected the '+' line of record 'r2', found the end of the file"});
+        row("truncated_after_plus.fq",
+            {"truncated_after_plus.fq:4: expected the quality line of record 'r1', found the end of the file"});
+        row("fastq_then_fasta.fq", {"fastq_then_fasta.fq:5: expected a FASTQ header '@'"});
+        row("fastq_gap.fq", {"fastq_gap.fq:1: record 'r1': expected no gap characters or trailing stop"});
+        row("truncated.fa.gz", {"truncated.fa.gz:", ": cannot read: the gzip data is truncated"});
+        row("corrupt.fa.gz", {"corrupt.fa.gz:", ": cannot read: the gzip data is corrupt"});
+        row("bad_residue.fa",
+            {"bad_residue.fa:3: record 'r2': residue 'J' at position 12 is not valid in a dna sequence"});
+        row("fasta_stray_letter.fa",
+            {"fasta_stray_letter.fa:3: record 'r1': residue 'X' at position 5 is not valid in a dna sequence"});
+        row("empty_record.fa", {"empty_record.fa:3: record 'r2': expected residues, the record is empty"});
+        row("empty.fa", {"empty.fa: expected FASTA ('>') or FASTQ ('@') records, found none"});
+        row("no_such_file.fa", {"no_such_file.fa: cannot open: No such file or directory"});
+        row(".", {"malformed/.: cannot open: it is a directory"});
+    }
+    void malformed()
+    {
+        QFETCH(QString, file);
+        QFETCH(QStringList, expected);
+        const std::string path = (kMalformed + file).toStdString();
+        const QString message = error_of([&path] { read_sequences(path); });
+        QVERIFY2(message.startsWith(kMalformed + file), qPrintable(message));
+        for (const QString& part : expected) QVERIFY2(message.contains(part), qPrintable(message));
+    }
+
+    void alphabet_override()
+    {
+        const std::string proteins = (kData + "seq_proteins.fa").toStdString();
+        ReadOptions dna;
+        dna.alphabet = AlphabetKind::Dna;
+        QCOMPARE(error_of([&] { read_sequences(proteins, dna); }),
+                 QString::fromStdString(proteins + ":1: record 'sp|P69905|HBA_HUMAN': residue 'L' at position 3 "
+                                                   "is not valid in a dna sequence"));  // M and V are IUPAC codes
+        ReadOptions rna;
+        rna.alphabet = AlphabetKind::Rna;
+        const std::string reads = (kData + "seq_wrapped_crlf.fa").toStdString();
+        QCOMPARE(error_of([&] { read_sequences(reads, rna); }),
+                 QString::fromStdString(reads + ":1: record 'seq1': residue 'T' at position 4 is not valid in a rna sequence"));
+        ReadOptions protein;
+        protein.alphabet = AlphabetKind::Protein;
+        QCOMPARE(read_sequences(reads, protein).alphabet, AlphabetKind::Protein);
+    }
+
+    // Detection looks at about the first megabyte of residues, then holds the
+    // rest of the file to that alphabet.
+    void detection_window()
+    {
+        QTemporaryDir dir;
+        const QString dna_first = dir.filePath("dna_first.fa");
+        write_file(dna_first, ">r1\n" + random_dna(1'500'000, 1) + "\n>r2\nMKVLWEFPQ\n");
+        QCOMPARE(error_of([&] { read_sequences(dna_first.toStdString()); }),
+                 dna_first + ":3: record 'r2': residue 'L' at position 4 is not valid in a dna sequence");
+
+        const QString protein_bulk = dir.filePath("protein_bulk.fa");
+        std::string protein;
+        while (protein.size() < 1'200'000) protein += "MKVLWEFPQHRSTYIDNA";
+        write_file(protein_bulk, ">r1\nACGT\n>r2\n" + protein + "\n>r3\nACGT\n");
+        const SequenceSet set = read_sequences(protein_bulk.toStdString());
+        QCOMPARE(set.alphabet, AlphabetKind::Protein);
+        QCOMPARE(set.records.size(), std::size_t{3});
+    }
+
+    // One 50 MB line, plain and gzip: proves long lines are read in linear time
+    // and byte for byte; progress is reported about every megabyte.
+    void long_line()
+    {
+        QTemporaryDir dir;
+        const std::string residues = random_dna(50'000'000, 42);
+        const std::string text = ">big a single 50 MB line\n" + residues + "\n";
+        const QString plain = dir.filePath("big.fa");
+        const QString gz = dir.filePath("big.fa.gz");
+        write_file(plain, text);
+        write_gzip(gz, text);
+
+        for (const QString& path : {plain, gz}) {
+            QElapsedTimer timer;
+            timer.start();
+            const auto records = read_all(path.toStdString());
+            qInfo("%s: read 50 MB in %lld ms", qPrintable(QFileInfo(path).fileName()), timer.elapsed());
+            QCOMPARE(records.size(), std::size_t{1});
+            QCOMPARE(records[0].id, std::string("big"));
+            QVERIFY(records[0].residues == residues);
+        }
+
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> calls;
+        const SequenceSet set = read_sequences(
+            gz.toStdString(), {}, [&calls](std::uint64_t done, std::uint64_t total) { calls.emplace_back(done, total); });
+        const auto size = static_cast<std::uint64_t>(QFileInfo(gz).size());
+        QCOMPARE(set.residue_count(), std::uint64_t{50'000'000});
+        QVERIFY2(calls.size() >= size / (1 << 20), qPrintable(QString::number(calls.size())));
+        QCOMPARE(calls.front().first, std::uint64_t{0});
+        QCOMPARE(calls.back().first, size);
+        for (std::size_t i = 0; i < calls.size(); ++i) {
+            QCOMPARE(calls[i].second, size);
+            if (i) QVERIFY(calls[i].first >= calls[i - 1].first);
+        }
+
+        // A callback that throws Cancelled stops the read.
+        int seen = 0;
+        bool cancelled = false;
+        try {
+            read_sequences(gz.toStdString(), {}, [&seen](std::uint64_t, std::uint64_t) {
+                if (++seen == 3) throw Cancelled();
+            });
+        } catch (const Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(cancelled);
+        QCOMPARE(seen, 3);
+    }
+
+    // Many short wrapped CRLF lines: the other extreme of line length.
+    void many_short_lines()
+    {
+        QTemporaryDir dir;
+        const std::string residues = random_dna(10'000'000, 7);
+        std::string text = ">wrapped\r\n";
+        for (std::size_t i = 0; i < residues.size(); i += 60) text += residues.substr(i, 60) + "\r\n";
+        const QString path = dir.filePath("wrapped.fa");
+        write_file(path, text);
+        const auto records = read_all(path.toStdString());
+        QCOMPARE(records.size(), std::size_t{1});
+        QVERIFY(records[0].residues == residues);
+    }
+
+    void packaged_data_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<bool>("fastq");
+        QTest::addColumn<AlphabetKind>("alphabet");
+        QTest::newRow("mmseqs2 DB.fasta.gz") << "/usr/share/doc/mmseqs2/example-data/DB.fasta.gz" << false
+                                             << AlphabetKind::Protein;
+        QTest::newRow("bowtie2 lambda_virus.fa.gz") << "/usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz"
+                                                    << false << AlphabetKind::Dna;
+        QTest::newRow("bowtie2 reads_1.fq.gz") << "/usr/share/doc/bowtie2/examples/reads/reads_1.fq.gz" << true
+                                               << AlphabetKind::Dna;
+        QTest::newRow("bowtie2 longreads.fq.gz") << "/usr/share/doc/bowtie2/examples/reads/longreads.fq.gz" << true
+                                                 << AlphabetKind::Dna;
+        QTest::newRow("EMBOSS globins630.fa") << "/usr/share/EMBOSS/test/data/hmmnew/globins630.fa" << false
+                                              << AlphabetKind::Protein;
+    }
+    // Real files written by other people, against `gzip -dc` and a naive parser.
+    void packaged_data()
+    {
+        QFETCH(QString, path);
+        QFETCH(bool, fastq);
+        QFETCH(AlphabetKind, alphabet);
+        if (!QFileInfo::exists(path)) QSKIP(qPrintable(path + " is absent (its Debian package is not installed)"));
+        QByteArray text;
+        if (path.endsWith(".gz")) {
+            QProcess gzip;
+            gzip.start("gzip", {"-dc", path});
+            QVERIFY(gzip.waitForFinished(60000));
+            QCOMPARE(gzip.exitCode(), 0);
+            text = gzip.readAllStandardOutput();
+        } else {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            text = f.readAll();
+        }
+        const auto expected = reference_parse(text, fastq);
+        const auto records = read_all(path.toStdString());
+        QVERIFY(!expected.empty());
+        QCOMPARE(records.size(), expected.size());
+        for (std::size_t i = 0; i < records.size(); ++i) {
+            QCOMPARE(records[i].id, expected[i].id);
+            QCOMPARE(records[i].residues, expected[i].residues);
+            QCOMPARE(records[i].quality, expected[i].quality);
+        }
+        QCOMPARE(read_sequences(path.toStdString()).alphabet, alphabet);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSequenceReader)
+#include "test_sequence_reader.moc"
