@@ -6,6 +6,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -313,8 +314,10 @@ FastxParser::FastxParser(const std::string& file_path) : path(file_path)
         if (!file)
             throw Error(path + ": cannot open: " + std::string(errno ? std::strerror(errno) : "out of memory"));
     }
-    gzbuffer(file, static_cast<unsigned>(kBufferBytes));
-    buffer.resize(kBufferBytes);
+    // Small files (most inputs, and every fuzz input) need no large buffers.
+    const std::size_t bytes = (size > 0 && size < kBufferBytes) ? std::max<std::size_t>(8192, size) : kBufferBytes;
+    gzbuffer(file, static_cast<unsigned>(bytes));
+    buffer.resize(bytes);
 }
 
 }  // namespace
