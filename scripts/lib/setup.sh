@@ -12,7 +12,8 @@ ALIGNSCOPE_BUILD_PACKAGES=(
   libsqlite3-dev zlib1g-dev libparasail-dev nlohmann-json3-dev libcli11-dev
 )
 # Independent oracles and real data used by the tests.
-ALIGNSCOPE_TEST_PACKAGES=(emboss emboss-test emboss-data parasail xvfb xauth clang libclang-rt-14-dev)
+ALIGNSCOPE_TEST_PACKAGES=(emboss emboss-test emboss-data parasail mmseqs2-examples bowtie2-examples
+                          xvfb xauth clang libclang-rt-14-dev)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"
