@@ -1,0 +1,227 @@
+// `alignscope-cli bench`: the standard cases and the sweeps on the GPU (if any)
+// and the CPU SIMD backend in the same run; a table on the terminal and the
+// whole report as JSON.
+#include "cli_commands.hpp"
+#include "cli_options.hpp"
+#include "cli_progress.hpp"
+
+#include <alignscope/bench/bench.hpp>
+#include <alignscope/device/timeline.hpp>
+#include <alignscope/error.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace alignscope::cli {
+
+namespace {
+
+struct BenchFlags {
+    std::string device = "auto";
+    std::string cpu_device = "cpu";
+    std::uint64_t pairs = 1'000'000;
+    std::uint64_t cpu_pairs = 0;
+    double cpu_seconds = 1.0;
+    std::vector<std::int64_t> lengths{64, 128, 256, 512, 1024};
+    std::vector<std::uint64_t> batches;  // default: decades from 1000 up to --pairs
+    std::vector<int> streams{1, 2, 4, 8};
+    std::vector<std::string> kernels;
+    int repeat = 3;
+    int threads = 0;
+    std::uint64_t seed = 1;
+    std::string gpu_mem;
+    std::string json;
+    std::string timeline;
+    bool quick = false;
+    bool no_sweeps = false;
+
+    // Whether the user gave these, so --quick does not override them.
+    CLI::Option* pairs_option = nullptr;
+    CLI::Option* cpu_seconds_option = nullptr;
+    CLI::Option* lengths_option = nullptr;
+    CLI::Option* batches_option = nullptr;
+    CLI::Option* streams_option = nullptr;
+    CLI::Option* repeat_option = nullptr;
+};
+
+std::string fixed(double value, int decimals) {
+    char buffer[48];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    return buffer;
+}
+
+std::string clip(const std::string& text, std::size_t width) {
+    return text.size() <= width ? text : text.substr(0, width - 3) + "...";
+}
+
+std::string case_label(const BenchPoint& point) {
+    if (point.series.find('/') == std::string::npos) return point.series;
+    std::string label = point.series + " " + point.x_name + "=";
+    if (point.x_name == "kernel") return label + point.kernel;
+    return label + fixed(point.x_value, 0);
+}
+
+void print_header(std::ostream& out) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%-58s %-8s %-28s %9s %14s %9s %10s %12s", "case", "device", "kernel", "pairs",
+                  "cells", "s", "GCUPS e2e", "GCUPS kernel");
+    out << line << "\n" << std::string(157, '-') << "\n";
+}
+
+void print_row(std::ostream& out, const BenchPoint& p) {
+    char line[512];
+    std::snprintf(line, sizeof line, "%-58s %-8s %-28s %9llu %14llu %9.4f %10s %12s", clip(case_label(p), 58).c_str(),
+                  clip(p.device, 8).c_str(), clip(p.kernel.empty() ? "-" : p.kernel, 28).c_str(),
+                  static_cast<unsigned long long>(p.pairs), static_cast<unsigned long long>(p.cells), p.seconds,
+                  fixed(p.gcups_e2e, 2).c_str(), p.gcups_kernel ? fixed(*p.gcups_kernel, 2).c_str() : "-");
+    out << line << "\n" << std::flush;
+}
+
+int run_bench_command(BenchFlags flags, CliContext& context) {
+    if (flags.quick) {
+        // A CI-sized run: every kind of point once, each in well under a second.
+        if (!flags.pairs_option->count()) flags.pairs = 20'000;
+        if (!flags.cpu_seconds_option->count()) flags.cpu_seconds = 0.1;
+        if (!flags.lengths_option->count()) flags.lengths = {64, 256};
+        if (!flags.batches_option->count()) flags.batches.clear();
+        if (!flags.streams_option->count()) flags.streams = {1, 4};
+        if (!flags.repeat_option->count()) flags.repeat = 2;
+    } else if (!flags.batches_option->count()) {
+        for (std::uint64_t batch = 1000; batch < flags.pairs; batch *= 10) flags.batches.push_back(batch);
+        flags.batches.push_back(flags.pairs);
+    }
+    if (flags.no_sweeps) {
+        flags.lengths.clear();
+        flags.batches.clear();
+        flags.streams.clear();
+        flags.kernels.clear();
+    }
+    if (flags.pairs == 0) throw Error("--pairs must be at least 1");
+    if (flags.repeat < 1) throw Error("--repeat must be at least 1");
+    if (flags.threads < 0) throw Error("--threads must be 0 (all cores) or positive");
+    if (!(flags.cpu_seconds > 0)) throw Error("--cpu-seconds must be positive");
+
+    std::vector<Backend*> backends;
+    Backend& device = context.registry->select(flags.device);
+    backends.push_back(&device);
+    if (flags.cpu_device != "none") {
+        Backend& cpu = context.registry->select(flags.cpu_device);
+        if (&cpu != &device) backends.push_back(&cpu);
+    }
+
+    // With --json -, the JSON owns standard output and the table goes to stderr.
+    const bool json_to_stdout = flags.json == "-";
+    std::ostream& table = json_to_stdout ? std::cerr : std::cout;
+
+    std::vector<std::string> preamble;
+    if (flags.device == "auto" && device.info().kind != "gpu") {
+        for (const auto& info : context.registry->devices())
+            if (!info.available && info.kind == "gpu")
+                preamble.push_back("no GPU: " + info.id + ": " + info.unavailable_reason);
+        if (preamble.empty()) preamble.push_back("no GPU in this build or on this machine: running on the CPU only");
+    }
+
+    BenchOptions options;
+    options.gpu_pairs = flags.pairs;
+    options.cpu_pairs = flags.cpu_pairs;
+    options.cpu_seconds = flags.cpu_seconds;
+    options.lengths = flags.lengths;
+    options.batches = flags.batches;
+    options.streams = flags.streams;
+    options.kernels = flags.kernels;
+    options.repeat = flags.repeat;
+    options.threads = flags.threads;
+    options.seed = flags.seed;
+    options.gpu_memory_budget = flags.gpu_mem.empty() ? 0 : parse_byte_size(flags.gpu_mem, "--gpu-mem");
+    options.cancel = &interrupt_token();
+    TimelineRecorder recorder;
+    if (!flags.timeline.empty()) options.timeline = &recorder;
+
+    for (Backend* backend : backends) {
+        const DeviceInfo info = backend->info();
+        table << "device " << info.id << ": " << info.name << (info.description.empty() ? "" : " - " + info.description)
+              << "\n";
+    }
+    for (const auto& line : preamble) table << line << "\n";
+    table << "\n";
+    print_header(table);
+
+    BenchCallbacks callbacks;
+    callbacks.point = [&table](const BenchPoint& point) { print_row(table, point); };
+    const BenchReport report = run_bench(backends, options, callbacks);
+
+    table << "\n";
+    for (const auto& line : preamble) table << "note: " << line << "\n";
+    for (const auto& note : report.notes) table << "note: " << note << "\n";
+    table << "build: AlignScope " << report.build.version << ", " << report.build.compiler << ", "
+          << report.build.build_type << "; host " << report.build.host << " (" << report.build.cpu_model << ", "
+          << report.build.hardware_threads << " hardware threads)\n";
+
+    BenchReport with_preamble = report;
+    with_preamble.notes.insert(with_preamble.notes.begin(), preamble.begin(), preamble.end());
+    if (json_to_stdout) {
+        write_bench_json(std::cout, with_preamble);
+    } else if (!flags.json.empty()) {
+        std::ofstream out(flags.json, std::ios::binary);
+        if (!out) throw Error("--json: cannot write '" + flags.json + "'");
+        write_bench_json(out, with_preamble);
+        out.close();
+        if (!out) throw Error("--json: writing '" + flags.json + "' failed");
+        table << "wrote " << flags.json << "\n";
+    }
+    if (!flags.timeline.empty()) {
+        std::ofstream out(flags.timeline, std::ios::binary);
+        if (!out) throw Error("--timeline: cannot write '" + flags.timeline + "'");
+        write_chrome_trace(out, recorder.events(), recorder.clock_source());
+        out.close();
+        if (!out) throw Error("--timeline: writing '" + flags.timeline + "' failed");
+    }
+    table << std::flush;
+    return 0;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, CliContext& context) {
+    auto* command = app.add_subcommand(
+        "bench",
+        "Throughput (GCUPS, end-to-end and kernel-only) of the standard cases and of sweeps over pair length, batch "
+        "size, stream count and kernel, on the GPU and the CPU SIMD backend in the same run");
+    auto flags = std::make_shared<BenchFlags>();
+    command->add_option("--device", flags->device, "Device under test: gpu, gpu:N, gpu:0,1, cpu, cpu-ref or auto")
+        ->capture_default_str();
+    command->add_option("--cpu-device", flags->cpu_device, "CPU device run beside it for comparison, or 'none'")
+        ->capture_default_str();
+    flags->pairs_option =
+        command->add_option("--pairs", flags->pairs, "Pairs per standard case on a GPU [default: 1000000; --quick 20000]");
+    command->add_option("--cpu-pairs", flags->cpu_pairs,
+                        "Pairs per standard case on a CPU [default: scaled to about --cpu-seconds per run]");
+    flags->cpu_seconds_option = command->add_option(
+        "--cpu-seconds", flags->cpu_seconds, "Target run time when scaling CPU pair counts [default: 1; --quick 0.1]");
+    flags->lengths_option =
+        command->add_option("--lengths", flags->lengths, "Length sweep: square protein pairs, e.g. 64,128,256")
+            ->delimiter(',');
+    flags->batches_option =
+        command->add_option("--batches", flags->batches, "Batch-size sweep in pairs [default: 1000, 10000, ... up to --pairs]")
+            ->delimiter(',');
+    flags->streams_option =
+        command->add_option("--streams", flags->streams, "Stream-count sweep on GPUs [default: 1,2,4,8]")->delimiter(',');
+    command->add_option("--kernel", flags->kernels, "Kernel sweep: force each of these kernels")->delimiter(',');
+    flags->repeat_option =
+        command->add_option("--repeat", flags->repeat, "Timed runs per point (median reported) [default: 3; --quick 2]");
+    command->add_option("--threads", flags->threads, "CPU worker threads [default: all cores]");
+    command->add_option("--seed", flags->seed, "Seed of the synthetic sequences")->capture_default_str();
+    command->add_option("--gpu-mem", flags->gpu_mem, "GPU memory budget per device, e.g. 4G");
+    command->add_option("--json", flags->json, "Write the report as JSON to this file ('-': standard output)");
+    command->add_option("--timeline", flags->timeline,
+                        "Write the timeline of each point's last run as Chrome trace JSON to this file");
+    command->add_flag("--quick", flags->quick, "A small run for CI: fewer pairs, shorter sweeps");
+    command->add_flag("--no-sweeps", flags->no_sweeps, "Standard cases only");
+    command->callback(
+        [flags, &context] { context.action = [flags, &context] { return run_bench_command(*flags, context); }; });
+}
+
+}  // namespace alignscope::cli
