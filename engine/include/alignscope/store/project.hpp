@@ -1,0 +1,179 @@
+// A project: one SQLite file (extension .alsproj) holding a user's inputs, jobs
+// and results, shared by the GUI and the CLI, safe against crashes (a killed job
+// shows as interrupted) and against two processes writing at once.
+//
+// A Project is one connection, used by one thread at a time. Jobs are recorded
+// through a JobRecording (job_recording.hpp), which opens a connection of its
+// own, so a worker thread records while the GUI thread reads; the reader sees
+// the new rows by polling changed_since().
+#pragma once
+
+#include <alignscope/align/alignment.hpp>
+#include <alignscope/device/job.hpp>
+#include <alignscope/device/timeline.hpp>
+#include <alignscope/seq/sequence_reader.hpp>
+#include <alignscope/store/job_spec.hpp>
+#include <alignscope/store/results.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace alignscope::store {
+
+class JobRecording;
+struct RecordingOptions;
+
+enum class InputKind { SequenceSet, Profile };
+std::string_view to_string(InputKind kind);  // "sequences", "profile"
+
+// How an input file compares with what was recorded (see Project::inputs).
+enum class InputStatus {
+    NotChecked,  // embedded inputs are not re-read on open (the project holds them)
+    Unchanged,   // same size and SHA-256 as recorded
+    Changed,     // the file is there but its content differs
+    Missing,     // no file at the recorded path
+};
+std::string_view to_string(InputStatus status);
+
+struct InputInfo {
+    std::int64_t id = 0;
+    InputKind kind = InputKind::SequenceSet;
+    std::string path;           // absolute path when recorded ("-" for standard input)
+    std::uint64_t size_bytes = 0;
+    std::int64_t mtime_ns = 0;  // modification time, ns since the Unix epoch
+    std::string sha256;         // of the file's bytes (of the records for standard input)
+    std::string alphabet;       // "dna", "rna", "protein"
+    std::uint64_t record_count = 0;   // sequences, or profile models
+    std::uint64_t residue_count = 0;  // residues, or profile match states
+    bool embedded = false;      // the sequences (or profile file) are stored in the project
+    std::int64_t added_ms = 0;  // ms since the Unix epoch
+    InputStatus status = InputStatus::NotChecked;
+};
+
+struct JobInput {
+    std::int64_t input_id = 0;
+    std::string role;  // "query", "target", "database", "profile", ...
+    bool operator==(const JobInput&) const = default;
+};
+
+struct JobInfo {
+    std::int64_t id = 0;
+    JobSpec spec;
+    JobState state = JobState::Queued;
+    std::int64_t created_ms = 0;  // ms since the Unix epoch; 0 = not yet
+    std::int64_t started_ms = 0;
+    std::int64_t ended_ms = 0;
+    std::string error;            // why it failed
+    Progress progress;            // last progress recorded
+    std::int64_t owner_pid = 0;   // the process that ran it, on owner_host
+    std::string owner_host;
+    std::string clock_source;     // of its timeline events
+    ResultCounts counts;
+    std::vector<JobInput> inputs;
+};
+
+struct ProjectOptions {
+    bool read_only = false;          // never write (list, show, export); see Project::read_only()
+    bool create_if_missing = false;  // make a new project when there is no file
+    bool verify_inputs = true;       // re-check referenced inputs by SHA-256 on open
+    // Sequence sets (and profile files) up to this many bytes are stored in the
+    // project, so it opens where the files are gone; larger ones are referenced.
+    std::uint64_t embed_limit_bytes = std::uint64_t{64} << 20;
+    int busy_timeout_ms = 10'000;    // how long one attempt waits for another writer
+    // SQLite's max_page_count for this connection: 0 = no limit. A quota; the
+    // tests use it to make the "disk" fill up.
+    std::uint64_t max_page_count = 0;
+};
+
+// What `check` found: problems (damage, dangling rows, changed inputs) and notes.
+struct CheckReport {
+    std::vector<std::string> problems;
+    std::vector<std::string> notes;
+    bool ok() const { return problems.empty(); }
+};
+
+class Project {
+public:
+    // The schema this build writes; files with a higher PRAGMA user_version are
+    // refused, lower ones are migrated forward on open (unless read-only).
+    static constexpr int schema_version = 1;
+    static constexpr std::string_view file_extension = ".alsproj";
+
+    // Opens (or with create_if_missing creates) a project. On a writable open it
+    // migrates an older schema and marks jobs whose owner died as interrupted;
+    // with verify_inputs it re-checks referenced input files. Throws Error
+    // naming the file when it is missing, not an SQLite database, another
+    // program's database, from a newer AlignScope, damaged, or (unless
+    // read_only) not writable. A refused file is left exactly as it was.
+    explicit Project(const std::string& path, ProjectOptions options = {});
+    ~Project();
+    Project(Project&&) noexcept;
+    Project& operator=(Project&&) noexcept;
+
+    const std::string& path() const;
+    bool read_only() const;
+    int found_schema_version() const;  // the file's version before any migration
+
+    // Inputs. Adding the same file (same path, same SHA-256) again returns the
+    // existing id. The set's path is hashed from disk ("-" hashes the records).
+    std::int64_t add_sequence_set(const SequenceSet& set);
+    std::int64_t add_profile(const std::string& path, AlphabetKind alphabet, std::uint64_t model_count,
+                             std::uint64_t match_states);
+    std::vector<InputInfo> inputs() const;
+    InputInfo input(std::int64_t id) const;
+    // The records of a sequence-set input: from the project when embedded, else
+    // from the file after checking its SHA-256. Throws Error when the file is
+    // missing or changed.
+    std::vector<Sequence> input_sequences(std::int64_t id) const;
+    // The bytes of a profile input's file (embedded copy or the verified file).
+    std::string input_content(std::int64_t id) const;
+
+    // Jobs, oldest first. A queued or running job whose owner is gone is
+    // reported as interrupted even before mark_interrupted_jobs() writes it.
+    std::vector<JobInfo> jobs() const;
+    JobInfo job(std::int64_t id) const;  // throws Error when there is no such job
+    // Starts recording a new job through its own connection (see JobRecording).
+    std::unique_ptr<JobRecording> begin_job(const JobSpec& spec) const;
+    std::unique_ptr<JobRecording> begin_job(const JobSpec& spec, const RecordingOptions& options) const;
+    // Deletes a job and all its results. Throws Error for a job still running.
+    void delete_job(std::int64_t id);
+    // Writes `interrupted` for every queued/running job whose owner lock is
+    // free; returns how many. Done on every writable open; the GUI may call it
+    // now and then to notice a CLI run that died.
+    int mark_interrupted_jobs();
+
+    // Results in pages (see Page): rows [from, from + limit).
+    Page<Alignment> alignments(std::int64_t job_id, std::int64_t from = 0, int limit = 200) const;
+    Page<Hit> hits(std::int64_t job_id, std::int64_t from = 0, int limit = 200) const;
+    Page<TimelineEvent> timeline(std::int64_t job_id, std::int64_t from = 0, int limit = 1000) const;
+    Page<LongAlignmentSummary> long_alignments(std::int64_t job_id, std::int64_t from = 0, int limit = 200) const;
+    Page<BenchPoint> bench_points(std::int64_t job_id, std::int64_t from = 0, int limit = 10'000) const;
+    std::vector<Heatmap> heatmaps(std::int64_t job_id) const;
+
+    // PRAGMA integrity_check and foreign_key_check, result counters against the
+    // rows, and every input file against its checksum.
+    CheckReport check();
+    // Rebuilds the file without free pages; returns the bytes saved.
+    std::int64_t vacuum();
+
+    // Cheap change detection for polling views: SQLite's data_version, which
+    // moves when another connection (another process, or a JobRecording in
+    // this one) commits. changed_since(seen) says whether it moved since `seen`
+    // and updates `seen`; start with seen = data_version().
+    std::int64_t data_version() const;
+    bool changed_since(std::int64_t& seen) const;
+
+    // The sidecar file whose byte locks tell live jobs from dead ones:
+    // "<project>-lock" next to the project. Never delete it while jobs run.
+    static std::string lock_path(const std::string& project_path);
+
+private:
+    friend class JobRecording;
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace alignscope::store

@@ -1,0 +1,415 @@
+// Recording a job: its row, owner lock, progress, results and final state.
+#include "project_impl.hpp"
+
+#include <alignscope/error.hpp>
+#include <alignscope/store/job_recording.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include <unistd.h>
+
+namespace alignscope::store {
+namespace {
+
+std::string host_name() {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0) return "unknown host";
+    return name;
+}
+
+void append_u32(std::vector<std::uint8_t>& out, std::uint32_t bits) {
+    for (int b = 0; b < 4; ++b) out.push_back(static_cast<std::uint8_t>(bits >> (8 * b)));  // little-endian
+}
+
+}  // namespace
+
+struct JobRecording::OwnerLockHolder {
+    OwnerLockHolder(const std::string& lock_path, std::int64_t job_id) : lock(lock_path, job_id) {}
+    OwnerLock lock;
+};
+
+JobRecording::JobRecording(const std::string& project_path, const JobSpec& spec, const RecordingOptions& options)
+    : options_(options) {
+    ProjectOptions open_options = options.project;
+    open_options.read_only = false;
+    open_options.verify_inputs = false;
+    project_ = std::make_unique<Project>(project_path, open_options);
+    auto& impl = *project_->impl_;
+    auto& db = *impl.db;
+
+    JobSpec full = spec;
+    if (full.build_version.empty()) full.build_version = build_version();
+    const std::string state(to_string(options.queued ? JobState::Queued : JobState::Running));
+    const std::int64_t now = now_ms();
+    try {
+        db.write("recording a new job", [&] {
+            auto insert = db.prepare(
+                "INSERT INTO jobs (command, algorithm, mode, scoring, score_scale, devices, streams, threads, kernel, "
+                "build_version, driver_version, spec, state, created_ms, started_ms, owner_pid, owner_host) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+            insert.bind(1, full.command)
+                .bind(2, full.algorithm)
+                .bind(3, full.mode)
+                .bind(4, full.scoring)
+                .bind(5, full.score_scale)
+                .bind(6, full.devices)
+                .bind(7, full.streams)
+                .bind(8, full.threads)
+                .bind(9, full.kernel)
+                .bind(10, full.build_version)
+                .bind(11, full.driver_version)
+                .bind(12, full.to_json())
+                .bind(13, state)
+                .bind(14, now);
+            if (options.queued) insert.bind_null(15);
+            else insert.bind(15, now);
+            insert.bind(16, static_cast<std::int64_t>(::getpid())).bind(17, host_name());
+            insert.run();
+            job_id_ = db.last_insert_rowid();
+            // Locked before COMMIT: no other process can see this job as
+            // active without its owner lock being held.
+            lock_ = std::make_unique<OwnerLockHolder>(impl.lock_path, job_id_);
+        });
+    } catch (...) {
+        lock_.reset();
+        throw;
+    }
+}
+
+JobRecording::~JobRecording() {
+    if (finished()) return;
+    try {
+        finish(JobState::Failed,
+               "the job ended without reporting its outcome (an error or an early return in the program running it)");
+    } catch (...) {
+        // Nothing can be reported from a destructor; the released lock makes
+        // the next open mark the job interrupted instead.
+    }
+}
+
+const std::string& JobRecording::project_path() const { return project_->path(); }
+
+std::int64_t JobRecording::add_input(const SequenceSet& set, std::string_view role) {
+    std::int64_t id = 0;
+    {
+        std::lock_guard guard(mutex_);
+        id = project_->add_sequence_set(set);
+    }
+    link_input(id, role);
+    return id;
+}
+
+void JobRecording::link_input(std::int64_t input_id, std::string_view role) {
+    std::lock_guard guard(mutex_);
+    auto& db = *project_->impl_->db;
+    db.write("linking an input to " + job_name(job_id_), [&] {
+        auto link = db.prepare("INSERT OR IGNORE INTO job_inputs (job_id, role, input_id) VALUES (?, ?, ?)");
+        link.bind(1, job_id_).bind(2, role).bind(3, input_id);
+        link.run();
+    });
+}
+
+void JobRecording::start() {
+    std::lock_guard guard(mutex_);
+    auto& db = *project_->impl_->db;
+    db.write("starting " + job_name(job_id_), [&] {
+        auto update = db.prepare("UPDATE jobs SET state = 'running', started_ms = ? WHERE id = ? AND state = 'queued'");
+        update.bind(1, now_ms()).bind(2, job_id_);
+        update.run();
+    });
+}
+
+void JobRecording::progress(const Progress& progress) {
+    std::lock_guard guard(mutex_);
+    if (finished_) return;
+    pending_progress_ = progress;
+    progress_pending_ = true;
+    if (!progress_written_ || std::chrono::steady_clock::now() - last_progress_write_ >= options_.progress_interval)
+        write_progress_locked(false);
+}
+
+std::function<void(const Progress&)> JobRecording::progress_callback() {
+    return [this](const Progress& p) { progress(p); };
+}
+
+void JobRecording::write_progress_locked(bool force) {
+    if (!progress_pending_) return;
+    auto& db = *project_->impl_->db;
+    const int patience = db.busy_timeout_ms();
+    // Progress is advisory: rather than stall the computation behind another
+    // writer, skip this update (the next one, or finish, carries it).
+    if (!force) db.set_busy_timeout(0);
+    try {
+        auto update = db.prepare(
+            "UPDATE jobs SET cells_done = ?, cells_total = ?, items_done = ?, items_total = ? WHERE id = ?");
+        update.bind(1, pending_progress_.cells_done)
+            .bind(2, pending_progress_.cells_total)
+            .bind(3, pending_progress_.items_done)
+            .bind(4, pending_progress_.items_total)
+            .bind(5, job_id_);
+        update.run();
+        progress_pending_ = false;
+        progress_written_ = true;
+        last_progress_write_ = std::chrono::steady_clock::now();
+    } catch (const Error&) {
+        if (force) {
+            db.set_busy_timeout(patience);
+            throw;
+        }
+    }
+    db.set_busy_timeout(patience);
+}
+
+template <class Body>
+void JobRecording::write_results(std::string_view what, Body&& body) {
+    std::lock_guard guard(mutex_);
+    if (finished_) throw Error(project_->path() + ": " + job_name(job_id_) + " is finished; cannot add " + std::string(what));
+    auto& db = *project_->impl_->db;
+    db.write("recording " + std::string(what) + " of " + job_name(job_id_), [&] { body(db); });
+}
+
+namespace {
+
+// The next free ordinal of a result kind, read inside the write transaction.
+std::int64_t next_ordinal(sqlite::Connection& db, std::int64_t job_id, std::string_view count_sql) {
+    auto row = db.prepare(count_sql);
+    row.bind(1, job_id);
+    if (!row.step()) throw Error(db.path() + ": " + job_name(job_id) + " was deleted while it was being recorded");
+    return row.int64(0);
+}
+
+void add_to_count(sqlite::Connection& db, std::int64_t job_id, std::string_view update_sql, std::int64_t n) {
+    auto update = db.prepare(update_sql);
+    update.bind(1, n).bind(2, job_id);
+    update.run();
+}
+
+}  // namespace
+
+void JobRecording::add_alignments(const std::vector<Alignment>& alignments) {
+    write_results("alignments", [&](sqlite::Connection& db) {
+        std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT alignment_count FROM jobs WHERE id = ?");
+        auto insert = db.prepare(
+            "INSERT INTO alignments (job_id, ordinal, query_id, target_id, mode, score, query_begin, query_end, "
+            "target_begin, target_end, query_length, target_length, cigar, query_aligned, target_aligned, length, "
+            "identities, similarities, gaps, gap_opens, device, kernel) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        for (const Alignment& a : alignments) {
+            insert.bind(1, job_id_)
+                .bind(2, ordinal++)
+                .bind(3, a.query_id)
+                .bind(4, a.target_id)
+                .bind(5, to_string(a.mode))
+                .bind(6, a.score)
+                .bind(7, a.query_begin)
+                .bind(8, a.query_end)
+                .bind(9, a.target_begin)
+                .bind(10, a.target_end)
+                .bind(11, a.query_length)
+                .bind(12, a.target_length)
+                .bind(13, a.cigar.to_string())
+                .bind(14, a.query_aligned)
+                .bind(15, a.target_aligned)
+                .bind(16, a.stats.length)
+                .bind(17, a.stats.identities)
+                .bind(18, a.stats.similarities)
+                .bind(19, a.stats.gaps)
+                .bind(20, a.stats.gap_opens)
+                .bind(21, a.device)
+                .bind(22, a.kernel);
+            insert.run();
+        }
+        add_to_count(db, job_id_, "UPDATE jobs SET alignment_count = alignment_count + ? WHERE id = ?",
+                     static_cast<std::int64_t>(alignments.size()));
+    });
+}
+
+void JobRecording::add_hits(const std::vector<Hit>& hits) {
+    write_results("hits", [&](sqlite::Connection& db) {
+        std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT hit_count FROM jobs WHERE id = ?");
+        auto insert = db.prepare(
+            "INSERT INTO hits (job_id, ordinal, query_id, target_id, rank, score, bits, evalue, query_begin, "
+            "query_end, target_begin, target_end, query_length, target_length) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        for (const Hit& h : hits) {
+            insert.bind(1, job_id_)
+                .bind(2, ordinal++)
+                .bind(3, h.query_id)
+                .bind(4, h.target_id)
+                .bind(5, h.rank)
+                .bind(6, h.score)
+                .bind(7, h.bits)
+                .bind(8, h.evalue)
+                .bind(9, h.query_begin)
+                .bind(10, h.query_end)
+                .bind(11, h.target_begin)
+                .bind(12, h.target_end)
+                .bind(13, h.query_length)
+                .bind(14, h.target_length);
+            insert.run();
+        }
+        add_to_count(db, job_id_, "UPDATE jobs SET hit_count = hit_count + ? WHERE id = ?",
+                     static_cast<std::int64_t>(hits.size()));
+    });
+}
+
+void JobRecording::add_long_alignment(const LongAlignmentSummary& s) {
+    write_results("a long alignment", [&](sqlite::Connection& db) {
+        const std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT long_alignment_count FROM jobs WHERE id = ?");
+        auto insert = db.prepare(
+            "INSERT INTO long_alignments (job_id, ordinal, query_id, target_id, mode, score, query_begin, query_end, "
+            "target_begin, target_end, query_length, target_length, length, identities, similarities, gaps, "
+            "gap_opens, alignment_path, alignment_format, device, kernel, seconds) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        insert.bind(1, job_id_)
+            .bind(2, ordinal)
+            .bind(3, s.query_id)
+            .bind(4, s.target_id)
+            .bind(5, to_string(s.mode))
+            .bind(6, s.score)
+            .bind(7, s.query_begin)
+            .bind(8, s.query_end)
+            .bind(9, s.target_begin)
+            .bind(10, s.target_end)
+            .bind(11, s.query_length)
+            .bind(12, s.target_length)
+            .bind(13, s.stats.length)
+            .bind(14, s.stats.identities)
+            .bind(15, s.stats.similarities)
+            .bind(16, s.stats.gaps)
+            .bind(17, s.stats.gap_opens)
+            .bind(18, s.alignment_path)
+            .bind(19, s.alignment_format)
+            .bind(20, s.device)
+            .bind(21, s.kernel)
+            .bind(22, s.seconds);
+        insert.run();
+        add_to_count(db, job_id_, "UPDATE jobs SET long_alignment_count = long_alignment_count + ? WHERE id = ?", 1);
+    });
+}
+
+void JobRecording::add_heatmap(const Heatmap& h) {
+    if (h.rows < 0 || h.cols < 0 || h.values.size() != static_cast<std::size_t>(h.rows) * static_cast<std::size_t>(h.cols))
+        throw Error("heatmap " + h.label + ": " + std::to_string(h.values.size()) + " values for " +
+                    std::to_string(h.rows) + " x " + std::to_string(h.cols) + " cells");
+    std::vector<std::uint8_t> values, path;
+    values.reserve(4 * h.values.size());
+    for (float v : h.values) append_u32(values, std::bit_cast<std::uint32_t>(v));
+    path.reserve(8 * h.path.size());
+    for (const auto& [row, col] : h.path) {
+        append_u32(path, static_cast<std::uint32_t>(row));
+        append_u32(path, static_cast<std::uint32_t>(col));
+    }
+    write_results("a heatmap", [&](sqlite::Connection& db) {
+        const std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT heatmap_count FROM jobs WHERE id = ?");
+        auto insert = db.prepare(
+            "INSERT INTO heatmaps (job_id, ordinal, label, query_id, target_id, source_rows, source_cols, rows, cols, "
+            "cell_values, path_cells) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        insert.bind(1, job_id_)
+            .bind(2, ordinal)
+            .bind(3, h.label)
+            .bind(4, h.query_id)
+            .bind(5, h.target_id)
+            .bind(6, h.source_rows)
+            .bind(7, h.source_cols)
+            .bind(8, h.rows)
+            .bind(9, h.cols)
+            .bind_blob(10, values.data(), values.size())
+            .bind_blob(11, path.data(), path.size());
+        insert.run();
+        add_to_count(db, job_id_, "UPDATE jobs SET heatmap_count = heatmap_count + ? WHERE id = ?", 1);
+    });
+}
+
+void JobRecording::add_timeline(const std::vector<TimelineEvent>& events, const std::string& clock_source) {
+    write_results("timeline events", [&](sqlite::Connection& db) {
+        std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT timeline_event_count FROM jobs WHERE id = ?");
+        auto insert = db.prepare(
+            "INSERT INTO timeline_events (job_id, ordinal, name, category, device, lane, start_ns, end_ns, bytes, "
+            "cells) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        for (const TimelineEvent& e : events) {
+            insert.bind(1, job_id_)
+                .bind(2, ordinal++)
+                .bind(3, e.name)
+                .bind(4, e.category)
+                .bind(5, e.device)
+                .bind(6, e.lane)
+                .bind(7, e.start_ns)
+                .bind(8, e.end_ns)
+                .bind(9, e.bytes)
+                .bind(10, e.cells);
+            insert.run();
+        }
+        auto update = db.prepare(
+            "UPDATE jobs SET timeline_event_count = timeline_event_count + ?, clock_source = ? WHERE id = ?");
+        update.bind(1, static_cast<std::int64_t>(events.size())).bind(2, clock_source).bind(3, job_id_);
+        update.run();
+    });
+}
+
+void JobRecording::add_bench_points(const std::vector<BenchPoint>& points) {
+    write_results("benchmark points", [&](sqlite::Connection& db) {
+        std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT bench_point_count FROM jobs WHERE id = ?");
+        auto insert = db.prepare(
+            "INSERT INTO bench_points (job_id, ordinal, series, device, x, y, x_label, y_label, parameters) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        for (const BenchPoint& p : points) {
+            if (!std::isfinite(p.x) || !std::isfinite(p.y))
+                throw Error("benchmark point of series '" + p.series + "' is not a finite number");
+            insert.bind(1, job_id_)
+                .bind(2, ordinal++)
+                .bind(3, p.series)
+                .bind(4, p.device)
+                .bind(5, p.x)
+                .bind(6, p.y)
+                .bind(7, p.x_label)
+                .bind(8, p.y_label)
+                .bind(9, nlohmann::json(p.parameters).dump());
+            insert.run();
+        }
+        add_to_count(db, job_id_, "UPDATE jobs SET bench_point_count = bench_point_count + ? WHERE id = ?",
+                     static_cast<std::int64_t>(points.size()));
+    });
+}
+
+void JobRecording::finish_done() { finish(JobState::Done, ""); }
+
+void JobRecording::finish_failed(std::string_view message) { finish(JobState::Failed, message); }
+
+void JobRecording::finish_cancelled() { finish(JobState::Cancelled, "cancelled by the user"); }
+
+bool JobRecording::finished() const {
+    std::lock_guard guard(mutex_);
+    return finished_;
+}
+
+void JobRecording::finish(JobState state, std::string_view message) {
+    std::lock_guard guard(mutex_);
+    if (finished_) throw Error(project_->path() + ": " + job_name(job_id_) + " was already finished");
+    finished_ = true;
+    auto& db = *project_->impl_->db;
+    try {
+        db.write("finishing " + job_name(job_id_), [&] {
+            auto update = db.prepare(
+                "UPDATE jobs SET state = ?, ended_ms = ?, error = ?, started_ms = coalesce(started_ms, ?) "
+                "WHERE id = ?");
+            const std::int64_t now = now_ms();
+            update.bind(1, to_string(state)).bind(2, now).bind(3, message).bind(4, now).bind(5, job_id_);
+            update.run();
+            write_progress_locked(true);
+        });
+    } catch (...) {
+        // The final state could not be written (disk full?): let go of the
+        // lock anyway, so the job reads as interrupted rather than running forever.
+        lock_.reset();
+        throw;
+    }
+    // Released only after the final state is committed (see Impl::effective_state).
+    lock_.reset();
+}
+
+}  // namespace alignscope::store
