@@ -101,6 +101,10 @@ int run_verify(const VerifyFlags& flags, CliContext& context) {
                   summary.reference_device.c_str(), summary.reference_seconds);
     std::cout << "checked " << summary.cells << " cells in " << summary.jobs << " jobs (" << times << ")";
     if (!summary.tested_kernels.empty()) std::cout << "; kernels: " << summary.tested_kernels;
+    if (summary.failed) {
+        std::cout << "\nfailures by kind:";
+        for (const auto& [kind, count] : summary.failures_by_kind) std::cout << " " << kind << " " << count << ";";
+    }
     std::cout << "\n" << summary.passed << " passed, " << summary.failed << " failed" << std::endl;
     return summary.failed ? 1 : 0;
 }

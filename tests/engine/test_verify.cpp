@@ -361,6 +361,12 @@ private slots:
         QCOMPARE(summary.tested_device, std::string("gpu:0"));
         QCOMPARE(summary.reference_device, std::string("cpu-ref"));
         QCOMPARE(summary.passed + summary.failed, options.pairs);
+        for (const char* prefix : {"mode ", "gaps ", "class ", "matrix ", "traceback "}) {
+            std::uint64_t sum = 0;
+            for (const auto& [kind, count] : summary.failures_by_kind)
+                if (kind.rfind(prefix, 0) == 0) sum += count;
+            QCOMPARE(sum, summary.failed);
+        }
         switch (Fault(fault)) {
             case Fault::None:
                 QCOMPARE(summary.failed, std::uint64_t(0));

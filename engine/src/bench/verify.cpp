@@ -644,6 +644,15 @@ VerifySummary verify_backend(Backend& tested, Backend& reference, const VerifyOp
     tested_context.cancel = context.cancel;
     tested_context.timeline = context.timeline;
 
+    auto count_failure = [&summary](const VerifyPair& pair, const VerifyConfig& config) {
+        ++summary.failed;
+        ++summary.failures_by_kind["mode " + std::string(to_string(config.options.mode))];
+        ++summary.failures_by_kind["gaps " + std::string(to_string(config.gap_model))];
+        ++summary.failures_by_kind["class " + std::string(to_string(pair.length_class))];
+        ++summary.failures_by_kind["matrix " + config.matrix];
+        ++summary.failures_by_kind[config.options.traceback ? "traceback yes" : "traceback no"];
+    };
+
     std::uint64_t done = 0;
     while (done < options.pairs) {
         const std::uint64_t count = std::min(chunk, options.pairs - done);
@@ -723,7 +732,7 @@ VerifySummary verify_backend(Backend& tested, Backend& reference, const VerifyOp
                             std::to_string(j.reference.size()) + " results for " + std::to_string(j.members.size()) +
                             " pairs");
             if (!j.tested_failure.empty()) {
-                summary.failed += j.members.size();
+                for (std::size_t k : j.members) count_failure(pairs[k], *j.config);
                 if (callbacks.job_failure) callbacks.job_failure({j.config, j.members.size(), j.tested_failure});
             } else {
                 for (std::size_t k = 0; k < j.members.size(); ++k) {
@@ -735,7 +744,7 @@ VerifySummary verify_backend(Backend& tested, Backend& reference, const VerifyOp
                         ++summary.passed;
                         continue;
                     }
-                    ++summary.failed;
+                    count_failure(pair, *j.config);
                     if (callbacks.mismatch) {
                         VerifyMismatch mismatch;
                         mismatch.pair = &pair;

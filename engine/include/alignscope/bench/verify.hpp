@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -171,6 +172,9 @@ struct VerifySummary {
     // Wall time until the reference had finished; a CPU reference runs whole
     // jobs side by side, alongside the tested device.
     double reference_seconds = 0;
+    // Failed pairs counted by what they were, to point at the culprit:
+    // "mode global", "gaps linear", "class medium", "matrix BLOSUM62", "traceback yes".
+    std::map<std::string, std::uint64_t> failures_by_kind;
 };
 
 struct VerifyCallbacks {
