@@ -239,6 +239,36 @@ private slots:
         for (const auto& c : generator.configs()) QVERIFY(!c.options.traceback);
     }
 
+    void forcedKernelRestrictsTheConfigurations_data() {
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<int>("mode");    // -1: any
+        QTest::addColumn<int>("linear");  // -1: any, 0: affine only, 1: linear only
+        QTest::newRow("automatic") << QString() << -1 << -1;
+        QTest::newRow("local linear") << "sw_linear_inter_s16" << int(AlignmentMode::Local) << 1;
+        QTest::newRow("global affine") << "nw_affine_intra_s32" << int(AlignmentMode::Global) << 0;
+        QTest::newRow("semi-global, any gaps") << "sg_any" << int(AlignmentMode::SemiGlobal) << -1;
+        QTest::newRow("outside the grammar") << "striped" << -1 << -1;
+    }
+
+    void forcedKernelRestrictsTheConfigurations() {
+        QFETCH(QString, kernel);
+        QFETCH(int, mode);
+        QFETCH(int, linear);
+        VerifyPairGenerator generator(5, true, kernel.toStdString());
+        std::set<int> modes;
+        std::set<bool> linears;
+        for (int k = 0; k < 600; ++k) {
+            const VerifyConfig& c = generator.configs()[generator.next().config];
+            QVERIFY(kernel_can_run(kernel.toStdString(), c));
+            modes.insert(int(c.options.mode));
+            linears.insert(c.scheme.linear());
+        }
+        if (mode >= 0) QCOMPARE(modes, std::set<int>{mode});
+        else QCOMPARE(int(modes.size()), 3);
+        if (linear >= 0) QCOMPARE(linears, std::set<bool>{linear == 1});
+        else QCOMPARE(int(linears.size()), 2);
+    }
+
     void seededRandomStaysInRange() {
         SeededRandom random(42);
         std::set<std::int64_t> seen;

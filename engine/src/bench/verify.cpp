@@ -240,7 +240,8 @@ constexpr std::int64_t saturation_length_cap = 3000;
 
 }  // namespace
 
-VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too) : random_(seed) {
+VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too, std::string_view kernel)
+    : random_(seed) {
     const std::vector<MatrixChoice> matrices{
         {AlphabetKind::Protein, "BLOSUM62"}, {AlphabetKind::Protein, "BLOSUM50"},
         {AlphabetKind::Protein, "BLOSUM45"}, {AlphabetKind::Protein, "BLOSUM80"},
@@ -305,13 +306,32 @@ VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too)
         }
     }
     for (std::size_t k = 0; k < configs_.size(); ++k) {
+        if (!kernel_can_run(kernel, configs_[k])) continue;
         const auto mode = static_cast<std::size_t>(configs_[k].options.mode);
         by_mode_[mode].push_back(k);
         if (configs_[k].can_saturate) saturating_by_mode_[mode].push_back(k);
     }
-    for (std::size_t mode = 0; mode < 3; ++mode)
-        if (saturating_by_mode_[mode].empty())
-            throw Error("verify: no scoring scheme in the pool can saturate 16-bit scores");
+    for (std::size_t mode = 0; mode < 3; ++mode) {
+        if (!by_mode_[mode].empty()) modes_.push_back(mode);
+        if (!saturating_by_mode_[mode].empty()) saturating_modes_.push_back(mode);
+    }
+    if (modes_.empty()) throw Error("verify: --kernel '" + std::string(kernel) + "' runs none of the test configurations");
+}
+
+bool kernel_can_run(std::string_view kernel, const VerifyConfig& config) {
+    const std::size_t first = kernel.find('_');
+    if (first == std::string_view::npos) return true;
+    const std::string_view mode = kernel.substr(0, first);
+    std::string_view rest = kernel.substr(first + 1);
+    const std::string_view gaps = rest.substr(0, rest.find('_'));
+    const AlignmentMode wanted = config.options.mode;
+    if (mode == "sw" && wanted != AlignmentMode::Local) return false;
+    if (mode == "nw" && wanted != AlignmentMode::Global) return false;
+    if (mode == "sg" && wanted != AlignmentMode::SemiGlobal) return false;
+    if (mode != "sw" && mode != "nw" && mode != "sg") return true;  // not our grammar
+    if (gaps == "linear") return config.scheme.linear();
+    if (gaps == "affine") return !config.scheme.linear();
+    return true;
 }
 
 LengthClass VerifyPairGenerator::draw_length_class() {
@@ -337,11 +357,12 @@ LengthClass VerifyPairGenerator::draw_length_class() {
 }
 
 std::size_t VerifyPairGenerator::draw_config(LengthClass length_class) {
-    // A third of the pairs per mode; semi-global has more configurations, so
-    // pick the mode first and then a configuration of it.
-    const std::size_t mode = random_.index(3);
-    const auto& candidates =
-        length_class == LengthClass::IdenticalLong ? saturating_by_mode_[mode] : by_mode_[mode];
+    // An equal share of the pairs per mode; semi-global has more
+    // configurations, so pick the mode first and then a configuration of it.
+    const bool saturating = length_class == LengthClass::IdenticalLong;
+    const auto& modes = saturating ? saturating_modes_ : modes_;
+    const std::size_t mode = modes[random_.index(modes.size())];
+    const auto& candidates = saturating ? saturating_by_mode_[mode] : by_mode_[mode];
     return candidates[random_.index(candidates.size())];
 }
 
@@ -361,6 +382,8 @@ VerifyPair VerifyPairGenerator::next() {
     VerifyPair pair;
     pair.index = next_index_++;
     pair.length_class = draw_length_class();
+    if (pair.length_class == LengthClass::IdenticalLong && saturating_modes_.empty())
+        pair.length_class = LengthClass::Long;  // a forced kernel whose schemes cannot saturate
     pair.config = draw_config(pair.length_class);
     const VerifyConfig& config = configs_[pair.config];
     const AlphabetKind alphabet = config.alphabet;
@@ -636,7 +659,7 @@ VerifySummary verify_backend(Backend& tested, Backend& reference, const VerifyOp
     const bool concurrent_reference = reference_info.kind == "cpu" && &reference != &tested;
     std::set<std::string> kernels;
 
-    VerifyPairGenerator generator(options.seed, options.traceback_too);
+    VerifyPairGenerator generator(options.seed, options.traceback_too, options.kernel);
     const auto& configs = generator.configs();
     const std::uint64_t chunk = std::max<std::uint64_t>(options.chunk_pairs, 1);
 

@@ -99,6 +99,13 @@ struct VerifyPair {
     Sequence query, target;
 };
 
+// Whether a forced kernel can run a configuration, judged from the kernel
+// naming grammar (mode_gaps_family_width, e.g. "sw_affine_inter_s16"): "sw",
+// "nw" and "sg" name local, global and semi-global; "linear" runs only linear
+// schemes (open == extend) and "affine" only the others. A name outside the
+// grammar (or empty) restricts nothing; the backend then decides.
+bool kernel_can_run(std::string_view kernel, const VerifyConfig& config);
+
 // The seeded stream of verify pairs. The configuration pool is fixed in shape
 // (every matrix x gap model x mode, with the free-end-gap combinations dealt
 // round-robin so all 16 occur) and its penalties are drawn from the seed; pairs
@@ -106,8 +113,11 @@ struct VerifyPair {
 class VerifyPairGenerator {
 public:
     // With `traceback_too`, the pool holds every configuration both without
-    // traceback (score and coordinates) and with it (CIGAR as well).
-    explicit VerifyPairGenerator(std::uint64_t seed, bool traceback_too = true);
+    // traceback (score and coordinates) and with it (CIGAR as well). With a
+    // forced `kernel`, pairs are drawn only from the configurations it can run
+    // (kernel_can_run); identical-long pairs become long pairs when none of
+    // those can saturate. Throws Error when the kernel can run none.
+    explicit VerifyPairGenerator(std::uint64_t seed, bool traceback_too = true, std::string_view kernel = {});
 
     const std::vector<VerifyConfig>& configs() const { return configs_; }
     VerifyPair next();
@@ -122,6 +132,7 @@ private:
     // Configuration indices per mode (global, local, semi-global), all and
     // those that can saturate.
     std::array<std::vector<std::size_t>, 3> by_mode_, saturating_by_mode_;
+    std::vector<std::size_t> modes_, saturating_modes_;  // modes with any candidate
     std::uint64_t next_index_ = 0;
 };
 
@@ -132,7 +143,9 @@ struct VerifyOptions {
     std::uint64_t seed = 1;
     int threads = 0;             // CPU worker threads for both sides; 0 = all cores
     int streams = 0;             // GPU streams; 0 = backend default
-    std::string kernel;          // forced kernel for the tested backend; empty = automatic
+    // Forced kernel for the tested backend (empty = automatic); pairs are then
+    // drawn from the configurations it can run (kernel_can_run).
+    std::string kernel;
     bool traceback_too = true;   // false: score-and-coordinates jobs only
     std::uint64_t gpu_memory_budget = 0;
     // Pairs generated and checked at a time; bounds memory for very large runs.
