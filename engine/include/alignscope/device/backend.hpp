@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace alignscope {
@@ -56,7 +57,9 @@ public:
 private:
     std::vector<std::unique_ptr<Backend>> backends_;
     std::vector<DeviceInfo> unavailable_;
-    std::vector<std::unique_ptr<Backend>> groups_;
+    // Multi-GPU groups made by select(), kept by their canonical spec ("gpu:0,2")
+    // so that selecting the same set again returns the same backend.
+    std::vector<std::pair<std::string, std::unique_ptr<Backend>>> groups_;
     GroupFactory group_factory_;
 };
 

@@ -1,0 +1,468 @@
+// Backend "cpu": parasail's SIMD aligners (striped and prefix-scan, runtime-
+// dispatched to the best instruction set) threaded over pairs, giving exactly
+// the reference's score and coordinates.
+//
+// How the reference's answer is reproduced (see reference_aligner.hpp):
+//  - parasail runs with s1 = query (the profile) and s2 = target. Its
+//    Smith-Waterman reports the end cell with the smallest target position,
+//    and within it the smallest query position: the reference's tie-break.
+//  - Families, from measurements on 300x300 protein pairs: striped is the
+//    fastest Smith-Waterman on unrelated pairs (5.8 GCUPS in 8-bit lanes vs
+//    3.3 for scan), scan on similar ones (2.7 vs 2.0 in 16-bit lanes), and a
+//    pair that overflows 8-bit lanes is a similar one: so striped in 8-bit
+//    lanes, scan in wider ones. Scan for global and semi-global (3.6 vs 2.0)
+//    and for the traceback (2.3 vs 0.8). parasail 2.6's striped kernels get
+//    wrong scores when open == extend (the lazy-F loop stops early), so linear
+//    gaps use scan throughout.
+//  - Semi-global ends are chosen here from the last row and column that the
+//    rowcol variants return, with the reference's tie-break, so only the free
+//    beginnings select a parasail function (nw, sg_qb, sg_db, sg_qb_db).
+//  - The begin cell comes from a reverse pass over the reversed prefixes that
+//    end at the end cell, with the same rule (like ADEPT and the reference).
+//  - With traceback, the region between begin and end is aligned globally by
+//    parasail's nw_trace (scan); its score must equal the forward score.
+// Lane width starts at 8 or 16 bits by a bound on the scores and widens to 32
+// whenever parasail reports saturation.
+#include "cpu_backends.hpp"
+
+#include <alignscope/align/cigar.hpp>
+#include <alignscope/align/linear_space.hpp>
+#include <alignscope/error.hpp>
+
+#include <parasail.h>
+#include <parasail/cpuid.h>
+
+#include <algorithm>
+#include <climits>
+#include <string>
+#include <thread>
+
+namespace alignscope {
+namespace {
+
+// parasail maps letters to matrix rows case-insensitively; our residues are
+// re-encoded as these letters, one per row of our matrix, so parasail sees
+// only letters that have rows and aliases (U -> C, ...) are already resolved.
+constexpr std::string_view parasail_letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&()+,./:;<=>?@[]^_{|}~";
+
+// Above pass_cell_limit a pair runs in linear space instead: parasail cannot
+// be interrupted inside a pass and a job must honour a cancel within 100 ms;
+// 2^26 cells take parasail about 50 ms at its slowest here (32-bit scan, ~1.2
+// GCUPS on a busy core). Above trace_cell_limit the aligned region is traced by
+// Myers-Miller: parasail's trace table takes a byte per cell (64 MB a worker).
+constexpr std::uint64_t pass_cell_limit = 1ull << 26;
+constexpr std::uint64_t trace_cell_limit = 1ull << 26;
+
+using ProfileFunction = parasail_result_t* (*)(const parasail_profile_t*, const char*, int, int, int);
+using TraceFunction = parasail_result_t* (*)(const char*, int, const char*, int, int, int, const parasail_matrix_t*);
+using ProfileCreator = parasail_profile_t* (*)(const char*, int, const parasail_matrix_t*);
+
+// Indexed by lane width: 0 = 8 bits, 1 = 16, 2 = 32.
+constexpr int width_bits[3] = {8, 16, 32};
+constexpr ProfileCreator profile_create[3] = {parasail_profile_create_8, parasail_profile_create_16,
+                                              parasail_profile_create_32};
+constexpr ProfileFunction sw_striped_then_scan[3] = {parasail_sw_striped_profile_8, parasail_sw_scan_profile_16,
+                                                     parasail_sw_scan_profile_32};
+constexpr ProfileFunction sw_scan[3] = {parasail_sw_scan_profile_8, parasail_sw_scan_profile_16,
+                                        parasail_sw_scan_profile_32};
+constexpr ProfileFunction nw_scan[3] = {parasail_nw_scan_profile_8, parasail_nw_scan_profile_16,
+                                        parasail_nw_scan_profile_32};
+// Last row and column of the DP for each combination of free beginnings,
+// indexed by (query_begin ? 1 : 0) + (target_begin ? 2 : 0). With s1 = query,
+// parasail's "db" (free s2 residues before s1 begins) is our query_begin and
+// "qb" our target_begin.
+constexpr ProfileFunction rowcol_scan[4][3] = {
+    {parasail_nw_rowcol_scan_profile_8, parasail_nw_rowcol_scan_profile_16, parasail_nw_rowcol_scan_profile_32},
+    {parasail_sg_db_rowcol_scan_profile_8, parasail_sg_db_rowcol_scan_profile_16,
+     parasail_sg_db_rowcol_scan_profile_32},
+    {parasail_sg_qb_rowcol_scan_profile_8, parasail_sg_qb_rowcol_scan_profile_16,
+     parasail_sg_qb_rowcol_scan_profile_32},
+    {parasail_sg_qb_db_rowcol_scan_profile_8, parasail_sg_qb_db_rowcol_scan_profile_16,
+     parasail_sg_qb_db_rowcol_scan_profile_32},
+};
+constexpr TraceFunction nw_trace_scan[3] = {parasail_nw_trace_scan_8, parasail_nw_trace_scan_16,
+                                            parasail_nw_trace_scan_32};
+
+std::string simd_level() {
+    if (parasail_can_use_avx2()) return "AVX2 (256-bit)";
+    if (parasail_can_use_sse41()) return "SSE4.1 (128-bit)";
+    if (parasail_can_use_sse2()) return "SSE2 (128-bit)";
+    if (parasail_can_use_neon()) return "NEON (128-bit)";
+    if (parasail_can_use_altivec()) return "AltiVec (128-bit)";
+    return "no SIMD (parasail's scalar fallback)";
+}
+
+struct ResultDeleter {
+    void operator()(parasail_result_t* r) const { parasail_result_free(r); }
+};
+using ResultPtr = std::unique_ptr<parasail_result_t, ResultDeleter>;
+struct ProfileDeleter {
+    void operator()(parasail_profile_t* p) const { parasail_profile_free(p); }
+};
+using ProfilePtr = std::unique_ptr<parasail_profile_t, ProfileDeleter>;
+struct MatrixDeleter {
+    void operator()(parasail_matrix_t* m) const { parasail_matrix_free(m); }
+};
+using MatrixPtr = std::unique_ptr<parasail_matrix_t, MatrixDeleter>;
+struct CigarDeleter {
+    void operator()(parasail_cigar_t* c) const { parasail_cigar_free(c); }
+};
+
+// Our scaled matrix as a parasail matrix over parasail_letters.
+MatrixPtr make_parasail_matrix(const SubstitutionMatrix& matrix) {
+    const int size = matrix.size();
+    if (size <= 0) throw Error("substitution matrix '" + matrix.name() + "' is empty");
+    if (static_cast<std::size_t>(size) > parasail_letters.size())
+        throw Error("substitution matrix '" + matrix.name() + "' has " + std::to_string(size) +
+                    " letters; the parasail backend handles at most " + std::to_string(parasail_letters.size()));
+    const std::string letters(parasail_letters.substr(0, static_cast<std::size_t>(size)));
+    MatrixPtr m(parasail_matrix_create(letters.c_str(), 0, 0));
+    if (!m) throw Error("parasail could not create a substitution matrix");
+    for (int r = 0; r < size; ++r)
+        for (int c = 0; c < size; ++c) parasail_matrix_set_value(m.get(), r, c, matrix.score(r, c));
+    return m;
+}
+
+// One pass result: parasail's answer and the lane width it needed.
+struct Pass {
+    ResultPtr result;
+    int width = 0;  // index into width_bits
+};
+
+class ParasailPairAligner : public PairAligner {
+public:
+    ParasailPairAligner(const PairJob& job, const parasail_matrix_t* matrix)
+        : job_(job), matrix_(matrix), kernel_prefix_(kernel_mode_and_gaps(job)) {
+        striped_8_ = job.options.mode == AlignmentMode::Local && !job.scheme.linear();
+        sw_ = striped_8_ ? &sw_striped_then_scan : &sw_scan;
+        const SubstitutionMatrix& sm = job.scheme.matrix;
+        max_score_ = std::max(0, sm.max_score());
+        min_score_ = std::min(0, sm.min_score());
+    }
+
+    Alignment align(const Sequence& query, const Sequence& target, PairProgress& progress) override {
+        const std::int64_t m = static_cast<std::int64_t>(query.residues.size());
+        const std::int64_t n = static_cast<std::int64_t>(target.residues.size());
+        if (m == 0) throw Error("query '" + query.id + "' is empty");
+        if (n == 0) throw Error("target '" + target.id + "' is empty");
+        const std::uint64_t cells = static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(n);
+        if (cells > pass_cell_limit || m > INT_MAX / 4 || n > INT_MAX / 4) return linear_space(query, target, progress);
+
+        to_letters(query.residues, "query '" + query.id + "'", q_);
+        to_letters(target.residues, "target '" + target.id + "'", t_);
+
+        Alignment a;
+        a.mode = job_.options.mode;
+        a.query_length = m;
+        a.target_length = n;
+        int width = 0;
+        bool ok = false;
+        switch (job_.options.mode) {
+            case AlignmentMode::Local: ok = local(a, width); break;
+            case AlignmentMode::Global: ok = global(a, width); break;
+            case AlignmentMode::SemiGlobal: ok = semiglobal(a, width); break;
+        }
+        if (!ok) return linear_space(query, target, progress);  // scores beyond 32 bits
+        const char* family = striped_8_ && width == 0 ? "_striped_s" : "_scan_s";
+        a.kernel = kernel_prefix_ + family + std::to_string(width_bits[width]);
+        progress.cells_done(cells);
+
+        if (job_.options.traceback && a.query_end > 0) {
+            const std::uint64_t region = static_cast<std::uint64_t>(a.query_end - a.query_begin + 1) *
+                                         static_cast<std::uint64_t>(a.target_end - a.target_begin + 1);
+            if (region > trace_cell_limit || !trace(a)) trace_in_linear_space(a, query, target, progress);
+            complete_alignment(a, query.residues, target.residues, job_.scheme);
+        }
+        return a;
+    }
+
+private:
+    void to_letters(const std::string& residues, const std::string& what, std::string& out) const {
+        const EncodedSequence codes = encode(residues, job_.scheme.matrix, what);
+        out.resize(codes.size());
+        for (std::size_t k = 0; k < codes.size(); ++k) out[k] = parasail_letters[codes[k]];
+    }
+
+    // A region too large for parasail's trace table (or beyond 32 bits) is
+    // aligned globally by Myers-Miller, which reports progress as it goes.
+    void trace_in_linear_space(Alignment& a, const Sequence& query, const Sequence& target,
+                               PairProgress& progress) {
+        AlignOptions global;
+        global.mode = AlignmentMode::Global;
+        global.traceback = true;
+        const std::string_view q = std::string_view(query.residues)
+                                       .substr(static_cast<std::size_t>(a.query_begin - 1),
+                                               static_cast<std::size_t>(a.query_end - a.query_begin + 1));
+        const std::string_view t = std::string_view(target.residues)
+                                       .substr(static_cast<std::size_t>(a.target_begin - 1),
+                                               static_cast<std::size_t>(a.target_end - a.target_begin + 1));
+        const Alignment region = align_linear_space(q, t, job_.scheme, global,
+                                                    [&progress](std::uint64_t done) { progress.cells_done(done); });
+        if (region.score != a.score) throw inconsistent("linear-space traceback", region.score, a.score);
+        a.cigar = region.cigar;
+    }
+
+    Alignment linear_space(const Sequence& query, const Sequence& target, PairProgress& progress) {
+        Alignment a = align_linear_space(query.residues, target.residues, job_.scheme, job_.options,
+                                         [&progress](std::uint64_t done) { progress.cells_done(done); });
+        a.kernel = kernel_prefix_ + "_linspace_s64";
+        return a;
+    }
+
+    // First lane width worth trying: 8 bits only when every score of the
+    // problem fits with room to spare (parasail widens on saturation anyway).
+    int first_width(std::int64_t m, std::int64_t n, bool local) const {
+        const std::int64_t high = std::min(m, n) * max_score_ + max_score_;
+        const std::int64_t low = local ? 0
+                                       : -(3 * static_cast<std::int64_t>(job_.scheme.gap_open) +
+                                           (m + n) * job_.scheme.gap_extend) +
+                                             min_score_;
+        if (local || (high < 100 && low > -100)) return 0;  // local: most scores fit in 8 bits
+        if (high < 30000 && low > -30000) return 1;
+        return 2;
+    }
+
+    // A query profile per lane width, kept while consecutive pairs share the
+    // query (a database search). parasail keeps a pointer to the residues, so
+    // the profile is built from a copy that lives as long as it does.
+    const parasail_profile_t* profile_for(const std::string& s1, int width, bool cacheable) {
+        if (!cacheable) {
+            scratch_text_ = s1;
+            scratch_profile_.reset(
+                profile_create[width](scratch_text_.data(), static_cast<int>(scratch_text_.size()), matrix_));
+            if (!scratch_profile_) throw Error("parasail could not build a query profile");
+            return scratch_profile_.get();
+        }
+        if (profile_[width] && profile_text_[width] == s1) return profile_[width].get();
+        profile_[width].reset();
+        profile_text_[width] = s1;
+        profile_[width].reset(profile_create[width](profile_text_[width].data(),
+                                                    static_cast<int>(profile_text_[width].size()), matrix_));
+        if (!profile_[width]) throw Error("parasail could not build a query profile");
+        return profile_[width].get();
+    }
+
+    // Runs a profile function from `width` upwards until it does not saturate.
+    bool run(const ProfileFunction (&functions)[3], const std::string& s1, const std::string& s2, int width,
+             bool cacheable, Pass& pass) {
+        for (int w = width; w < 3; ++w) {
+            const parasail_profile_t* profile = profile_for(s1, w, cacheable);
+            ResultPtr r(functions[w](profile, s2.data(), static_cast<int>(s2.size()), job_.scheme.gap_open,
+                                     job_.scheme.gap_extend));
+            if (!r) throw Error("parasail failed (out of memory?)");
+            if (!parasail_result_is_saturated(r.get())) {
+                pass.result = std::move(r);
+                pass.width = w;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    bool local(Alignment& a, int& width) {
+        const std::int64_t m = a.query_length, n = a.target_length;
+        Pass fwd;
+        if (!run(*sw_, q_, t_, first_width(m, n, true), true, fwd)) return false;
+        width = fwd.width;
+        a.score = fwd.result->score;
+        if (a.score <= 0) {
+            a.score = 0;
+            a.query_begin = a.query_end = a.target_begin = a.target_end = 0;
+            return true;
+        }
+        a.query_end = fwd.result->end_query + 1;
+        a.target_end = fwd.result->end_ref + 1;
+
+        reverse_prefix(q_, a.query_end, rq_);
+        reverse_prefix(t_, a.target_end, rt_);
+        Pass rev;
+        // The reverse pass reaches the known score, so its lane width is known.
+        const int rev_width = a.score < 100 ? 0 : a.score < 30000 ? 1 : 2;
+        if (!run(*sw_, rq_, rt_, rev_width, false, rev)) return false;
+        if (rev.result->score != a.score) throw inconsistent("reverse local pass", rev.result->score, a.score);
+        // Reversed end (i', j'), 1-based, is the cell after the begin.
+        a.query_begin = a.query_end - rev.result->end_query;
+        a.target_begin = a.target_end - rev.result->end_ref;
+        return true;
+    }
+
+    bool global(Alignment& a, int& width) {
+        const std::int64_t m = a.query_length, n = a.target_length;
+        Pass fwd;
+        if (!run(nw_scan, q_, t_, first_width(m, n, false), true, fwd)) return false;
+        width = fwd.width;
+        a.score = fwd.result->score;
+        a.query_begin = a.target_begin = 1;
+        a.query_end = m;
+        a.target_end = n;
+        return true;
+    }
+
+    // The reference's end rule over the last row and column: highest score,
+    // then smallest target position j, then smallest query position i.
+    // `last_row` is H(m, j) for j = 1..n, `last_col` H(i, n) for i = 1..m. With
+    // `boundary_ends` (the reverse pass), the alignments made of gaps only on
+    // one side, ending in (m, 0) or (0, n), are candidates too.
+    struct End {
+        std::int64_t score = 0, i = 0, j = 0;
+    };
+    End best_end(const int* last_row, const int* last_col, std::int64_t m, std::int64_t n, bool row_free,
+                 bool col_free, bool boundary_ends) const {
+        End best{last_row[n - 1], m, n};
+        if (row_free) {
+            const int* first_max = std::max_element(last_row, last_row + n);
+            if (*first_max >= best.score) best = {*first_max, m, first_max - last_row + 1};
+            const std::int64_t only_query_gaps = -job_.scheme.gap_cost(m);  // H(m, 0), column 0 not free
+            if (boundary_ends && only_query_gaps >= best.score) best = {only_query_gaps, m, 0};
+        }
+        if (col_free) {
+            const int* first_max = std::max_element(last_col, last_col + m);
+            const std::int64_t i = first_max - last_col + 1;
+            if (*first_max > best.score || (*first_max == best.score && best.j == n && i < best.i))
+                best = {*first_max, i, n};
+            const std::int64_t only_target_gaps = -job_.scheme.gap_cost(n);  // H(0, n), row 0 not free
+            if (boundary_ends && (only_target_gaps > best.score || (only_target_gaps == best.score && best.j == n)))
+                best = {only_target_gaps, 0, n};
+        }
+        return best;
+    }
+
+    bool semiglobal(Alignment& a, int& width) {
+        const std::int64_t m = a.query_length, n = a.target_length;
+        const FreeEndGaps& free = job_.options.free_ends;
+        const int begins = (free.query_begin ? 1 : 0) + (free.target_begin ? 2 : 0);
+
+        Pass fwd;
+        if (!run(rowcol_scan[begins], q_, t_, first_width(m, n, false), true, fwd)) return false;
+        width = fwd.width;
+        // s1 = query: parasail's "row" runs along s2 (the target) at the last
+        // query position, our last row; its "column" is our last column.
+        const End end = best_end(parasail_result_get_score_row(fwd.result.get()),
+                                 parasail_result_get_score_col(fwd.result.get()), m, n, free.query_end,
+                                 free.target_end, false);
+        a.score = end.score;
+        a.query_end = end.i;
+        a.target_end = end.j;
+        a.query_begin = a.target_begin = 1;
+        if (!free.query_begin && !free.target_begin) return true;  // begins at (0, 0)
+
+        // Reverse pass: anchored at the end cell, free at the far end exactly
+        // where the forward pass was free at its beginning.
+        reverse_prefix(q_, a.query_end, rq_);
+        reverse_prefix(t_, a.target_end, rt_);
+        Pass rev;
+        if (!run(rowcol_scan[0], rq_, rt_, first_width(a.query_end, a.target_end, false), false, rev))
+            return false;
+        const End start = best_end(parasail_result_get_score_row(rev.result.get()),
+                                   parasail_result_get_score_col(rev.result.get()), a.query_end, a.target_end,
+                                   free.query_begin, free.target_begin, true);
+        if (start.score != a.score) throw inconsistent("reverse semi-global pass", start.score, a.score);
+        // A side the alignment does not consume begins at its end + 1.
+        a.query_begin = a.query_end - start.i + 1;
+        a.target_begin = a.target_end - start.j + 1;
+        return true;
+    }
+
+    // Global alignment of the region [begin, end] by parasail's traceback.
+    bool trace(Alignment& a) {
+        const std::int64_t rows = a.query_end - a.query_begin + 1;
+        const std::int64_t cols = a.target_end - a.target_begin + 1;
+        if (rows == 0 || cols == 0) {  // gaps on one side only
+            a.cigar = Cigar();
+            a.cigar.push(rows == 0 ? 'D' : 'I', static_cast<std::uint32_t>(rows == 0 ? cols : rows));
+            return true;
+        }
+        const std::string qr = q_.substr(static_cast<std::size_t>(a.query_begin - 1),
+                                         static_cast<std::size_t>(a.query_end - a.query_begin + 1));
+        const std::string tr = t_.substr(static_cast<std::size_t>(a.target_begin - 1),
+                                         static_cast<std::size_t>(a.target_end - a.target_begin + 1));
+        const int w0 = first_width(static_cast<std::int64_t>(qr.size()), static_cast<std::int64_t>(tr.size()), false);
+        for (int w = std::max(w0, 1); w < 3; ++w) {
+            ResultPtr r(nw_trace_scan[w](qr.data(), static_cast<int>(qr.size()), tr.data(),
+                                            static_cast<int>(tr.size()), job_.scheme.gap_open, job_.scheme.gap_extend,
+                                            matrix_));
+            if (!r) throw Error("parasail traceback failed (out of memory?)");
+            if (parasail_result_is_saturated(r.get())) continue;
+            if (r->score != a.score) throw inconsistent("traceback", r->score, a.score);
+            std::unique_ptr<parasail_cigar_t, CigarDeleter> c(parasail_result_get_cigar(
+                r.get(), qr.data(), static_cast<int>(qr.size()), tr.data(), static_cast<int>(tr.size()), matrix_));
+            if (!c) throw Error("parasail could not build the CIGAR");
+            Cigar cigar;
+            for (int k = 0; k < c->len; ++k) {
+                const char op = parasail_cigar_decode_op(c->seq[k]);
+                const std::uint32_t len = parasail_cigar_decode_len(c->seq[k]);
+                // parasail, like SAM and us: 'I' consumes s1 (the query), 'D'
+                // s2 (the target). '='/'X' are decided again against the
+                // residues themselves by complete_alignment.
+                switch (op) {
+                    case '=':
+                    case 'X':
+                    case 'M': cigar.push('M', len); break;
+                    case 'I': cigar.push('I', len); break;
+                    case 'D': cigar.push('D', len); break;
+                    default: throw Error(std::string("parasail returned an unknown CIGAR operation '") + op + "'");
+                }
+            }
+            if (cigar.query_span() != static_cast<std::int64_t>(qr.size()) ||
+                cigar.target_span() != static_cast<std::int64_t>(tr.size()))
+                throw Error("parasail's traceback does not span the aligned region");
+            a.cigar = std::move(cigar);
+            return true;
+        }
+        return false;
+    }
+
+    static void reverse_prefix(const std::string& s, std::int64_t length, std::string& out) {
+        out.assign(s.begin(), s.begin() + length);
+        std::reverse(out.begin(), out.end());
+    }
+
+    Error inconsistent(const char* pass, std::int64_t got, std::int64_t expected) const {
+        return Error(std::string("parasail's ") + pass + " scored " + std::to_string(got) + " where the forward pass scored " +
+                     std::to_string(expected) + " (internal error in the cpu backend)");
+    }
+
+    const PairJob& job_;
+    const parasail_matrix_t* matrix_;
+    std::string kernel_prefix_;
+    bool striped_8_ = false;  // Smith-Waterman with affine gaps: striped in 8-bit lanes
+    const ProfileFunction (*sw_)[3] = nullptr;
+    int max_score_ = 0;
+    int min_score_ = 0;
+    std::string q_, t_, rq_, rt_;
+    ProfilePtr profile_[3];
+    std::string profile_text_[3];
+    std::string scratch_text_;
+    ProfilePtr scratch_profile_;
+};
+
+class ParasailBackend : public Backend {
+public:
+    DeviceInfo info() const override {
+        DeviceInfo d;
+        d.id = "cpu";
+        d.kind = "cpu";
+        d.name = "CPU SIMD (parasail)";
+        d.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        int major = 0, minor = 0, patch = 0;
+        parasail_version(&major, &minor, &patch);
+        d.description = "parasail " + std::to_string(major) + "." + std::to_string(minor) + "." +
+                        std::to_string(patch) + " striped/scan, " + simd_level() + ", 8/16/32-bit lanes, " +
+                        std::to_string(d.threads) + " threads";
+        return d;
+    }
+
+    std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
+        MatrixPtr matrix = make_parasail_matrix(job.scheme.matrix);
+        const parasail_matrix_t* shared = matrix.get();  // read-only from every worker
+        return align_pairs_on_workers(job, context, "cpu", [&job, shared] {
+            return std::make_unique<ParasailPairAligner>(job, shared);
+        });
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_parasail_backend() { return std::make_unique<ParasailBackend>(); }
+
+}  // namespace alignscope
