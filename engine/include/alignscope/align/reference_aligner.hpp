@@ -9,12 +9,25 @@
 //   F(i,j) = max(H(i-1,j) - o, F(i-1,j) - e)    gap in the target ('I', move down)
 //   H(i,j) = max(H(i-1,j-1) + s(q_i, t_j), E(i,j), F(i,j) [, 0 when local])
 //
-// Tie-break (documented, deterministic): the optimal end cell is the one with
-// the highest score; among equal scores the smallest i, then the smallest j
-// (local and semi-global). Traceback prefers, at each step, diagonal over 'D'
-// (E) over 'I' (F), and inside a gap prefers extending over opening.
+// Tie-break (deterministic, and parasail's, so that scores and end positions
+// agree with it exactly; checked in tests/engine/test_reference_vs_parasail.cpp):
+//  - End: the cell with the highest score; among equal scores the smallest
+//    target position j, then the smallest query position i. Local: any cell.
+//    Semi-global: the cells (m, j >= 1) when the last row is free, (i >= 1, n)
+//    when the last column is free, and (m, n).
+//  - Begin: among optimal alignments ending there, the largest target begin,
+//    then the largest query begin (the end rule run on the reversed sequences),
+//    so the alignment is as short as it can be.
+//  - Path: the region begin..end is aligned globally; the traceback walks from
+//    its end and prefers, at each step, diagonal over 'D' (E) over 'I' (F), and
+//    inside a gap extending over opening.
 // Local alignments never start or end with a gap; a local score of 0 gives the
-// empty alignment.
+// empty alignment. A semi-global alignment may consist of gaps on one side
+// only; that side's begin is then its end + 1.
+//
+// FreeEndGaps and parasail's sg_* names (s1 = query, s2 = target/database):
+// our query_begin/query_end are parasail's db/de (free target residues before
+// and after the query), our target_begin/target_end are parasail's qb/qe.
 #pragma once
 
 #include <alignscope/align/alignment.hpp>
