@@ -45,6 +45,8 @@ std::string local_time(std::int64_t ms) {
 }
 
 std::string duration(const store::JobInfo& job) {
+    // An interrupted job's end is when its death was noticed, not when it died.
+    if (job.state == store::JobState::Interrupted) return "-";
     if (job.started_ms <= 0 || job.ended_ms < job.started_ms) return "-";
     std::ostringstream out;
     const double seconds = double(job.ended_ms - job.started_ms) / 1000.0;

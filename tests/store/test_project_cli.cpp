@@ -1,0 +1,155 @@
+// `alignscope-cli project FILE ...` end to end through the real binary: list,
+// show, export (atomic output files, parsed back), delete, vacuum, check, and
+// the one-line errors for files that are not projects.
+#include "cli_runner.hpp"
+#include "store_test_support.hpp"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+using namespace alignscope;
+using namespace store_test;
+
+namespace {
+
+struct CliFixture {
+    QTemporaryDir dir;
+    QString path = dir.filePath("cli.alsproj");
+    std::int64_t align_job = 0, search_job = 0, dead_job = 0;
+
+    CliFixture() {
+        store::ProjectOptions options;
+        options.create_if_missing = true;
+        store::Project project(path.toStdString(), options);
+        auto align = project.begin_job(sample_spec("align"));
+        align->add_alignments(sample_alignments(9));
+        align->add_timeline(sample_events(20), "steady-clock");
+        align->finish_done();
+        align_job = align->job_id();
+        auto search = project.begin_job(sample_spec("search"));
+        search->add_hits(sample_hits(30));
+        search->finish_done();
+        search_job = search->job_id();
+        // A job left 'running' by a process that is gone: a raw row whose
+        // owner lock nobody holds.
+        RawDatabase raw(path, true);
+        raw.execute("INSERT INTO jobs (command, algorithm, mode, scoring, score_scale, devices, streams, threads, "
+                    "kernel, build_version, driver_version, spec, state, created_ms, started_ms, owner_pid, "
+                    "owner_host) VALUES ('bench', '', '', '', 1, 'cpu', 0, 0, '', '', '', '{\"command\":\"bench\"}', "
+                    "'running', 1, 1, 4242, 'gone')");
+        dead_job = raw.integer("SELECT max(id) FROM jobs");
+    }
+    QStringList args(const QStringList& rest) const { return QStringList{"project", path} + rest; }
+};
+
+bool have_cli() { return QFileInfo::exists(QStringLiteral(ALIGNSCOPE_CLI)); }
+
+}  // namespace
+
+class TestProjectCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init() {
+        if (!have_cli()) QSKIP("alignscope-cli is not built");
+    }
+
+    void listAndShow() {
+        CliFixture f;
+        const ProcessResult list = run_cli(f.args({"list"}));
+        QVERIFY2(list.exit_code == 0, list.err.constData());
+        const QString out = QString::fromUtf8(list.out);
+        QVERIFY2(out.contains("done") && out.contains("interrupted") && out.contains("9 alignments") &&
+                     out.contains("30 hits") && out.contains("3 jobs"),
+                 qPrintable(out));
+        const ProcessResult show = run_cli(f.args({"show", QString::number(f.align_job)}));
+        QCOMPARE(show.exit_code, 0);
+        const QString text = QString::fromUtf8(show.out);
+        QVERIFY2(text.contains("BLOSUM62") && text.contains("sw_affine") && text.contains("20 timeline events"),
+                 qPrintable(text));
+        const ProcessResult json = run_cli(f.args({"show", QString::number(f.align_job), "--json"}));
+        const QJsonObject object = QJsonDocument::fromJson(json.out).object();
+        QCOMPARE(object["state"].toString(), QString("done"));
+        QCOMPARE(object["spec"].toObject()["gap_open"].toDouble(), 10.5);
+        const ProcessResult missing = run_cli(f.args({"show", "77"}));
+        QCOMPARE(missing.exit_code, 2);
+        QVERIFY(QString::fromUtf8(missing.err).contains("no job 77"));
+    }
+
+    void exportWritesWholeFiles() {
+        CliFixture f;
+        const QString out = f.dir.filePath("hits.csv");
+        const ProcessResult csv =
+            run_cli(f.args({"export", QString::number(f.search_job), "--format", "csv", "-o", out}));
+        QVERIFY2(csv.exit_code == 0, csv.err.constData());
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = file.readAll().split('\n');
+        QCOMPARE(lines.size(), qsizetype(32));  // header, 30 rows, final empty
+        QVERIFY(lines[0].startsWith("query,target,rank,score"));
+        file.close();
+
+        const ProcessResult json = run_cli(f.args({"export", QString::number(f.align_job), "--format", "json"}));
+        QCOMPARE(parse_json_lines(json.out).size(), 9);
+        const ProcessResult trace =
+            run_cli(f.args({"export", QString::number(f.align_job), "--format", "chrome-trace"}));
+        QCOMPARE(read_chrome_trace(trace.out.toStdString(), "cli").size(), std::size_t{20});
+
+        // A refused export leaves an existing file as it was and no temporary behind.
+        const QByteArray before = "keep me\n";
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(before);
+        file.close();
+        const ProcessResult refused =
+            run_cli(f.args({"export", QString::number(f.search_job), "--format", "pair", "-o", out}));
+        QCOMPARE(refused.exit_code, 2);
+        QVERIFY2(QString::fromUtf8(refused.err).contains("no alignments"), refused.err.constData());
+        QCOMPARE(refused.err.count('\n'), 1);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), before);
+        QCOMPARE(QDir(f.dir.path()).entryList({"*.tmp*", ".*tmp*"}, QDir::Files | QDir::Hidden), QStringList{});
+    }
+
+    void deleteVacuumCheck() {
+        CliFixture f;
+        const ProcessResult check = run_cli(f.args({"check"}));
+        QVERIFY2(check.exit_code == 0, check.out.constData());
+        QVERIFY(QString::fromUtf8(check.out).contains(": ok"));
+        // `check` opened the file writable, so the dead job is now recorded as interrupted.
+        QCOMPARE(RawDatabase(f.path).column(("SELECT state FROM jobs WHERE id = " + std::to_string(f.dead_job)).c_str()),
+                 QStringList{"interrupted"});
+        const ProcessResult erase = run_cli(f.args({"delete", QString::number(f.search_job)}));
+        QVERIFY2(erase.exit_code == 0, erase.err.constData());
+        QVERIFY(QString::fromUtf8(erase.out).contains("30 hits"));
+        QVERIFY(!QString::fromUtf8(run_cli(f.args({"list"})).out).contains("30 hits"));
+        const ProcessResult vacuum = run_cli(f.args({"vacuum"}));
+        QVERIFY2(vacuum.exit_code == 0, vacuum.err.constData());
+        {
+            RawDatabase raw(f.path, true);
+            QVERIFY(raw.execute("UPDATE jobs SET alignment_count = 1"));
+        }
+        const ProcessResult bad = run_cli(f.args({"check"}));
+        QCOMPARE(bad.exit_code, 1);
+        QVERIFY2(QString::fromUtf8(bad.out).contains("problem"), bad.out.constData());
+    }
+
+    void notAProject() {
+        QTemporaryDir dir;
+        const QString png = dir.filePath("picture.png");
+        QFile file(png);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray("\x89PNG\r\n\x1a\n", 8) + QByteArray(100, 'x'));
+        file.close();
+        const ProcessResult result = run_cli({"project", png, "list"});
+        QCOMPARE(result.exit_code, 2);
+        QCOMPARE(result.err.count('\n'), 1);
+        QVERIFY2(QString::fromUtf8(result.err).contains("not an SQLite database"), result.err.constData());
+        const ProcessResult absent = run_cli({"project", dir.filePath("none.alsproj"), "list"});
+        QCOMPARE(absent.exit_code, 2);
+        QVERIFY(!QFileInfo::exists(dir.filePath("none.alsproj")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProjectCli)
+#include "test_project_cli.moc"

@@ -1,0 +1,300 @@
+// Every result kind written through a JobRecording and read back from a fresh
+// connection equals what was written; pages cover the rows exactly once in
+// order; a failing batch leaves nothing; heatmap downsampling against a
+// cell-by-cell recomputation of the block maxima.
+#include "store_test_support.hpp"
+
+#include <alignscope/align/dp_matrix.hpp>
+#include <alignscope/error.hpp>
+
+#include <limits>
+
+using namespace alignscope;
+using namespace store_test;
+
+namespace {
+
+store::ProjectOptions creating() {
+    store::ProjectOptions options;
+    options.create_if_missing = true;
+    return options;
+}
+
+void compare_alignment(const Alignment& got, const Alignment& want) {
+    QCOMPARE(got.query_id, want.query_id);
+    QCOMPARE(got.target_id, want.target_id);
+    QCOMPARE(got.mode, want.mode);
+    QCOMPARE(got.score, want.score);
+    QCOMPARE(got.query_begin, want.query_begin);
+    QCOMPARE(got.query_end, want.query_end);
+    QCOMPARE(got.target_begin, want.target_begin);
+    QCOMPARE(got.target_end, want.target_end);
+    QCOMPARE(got.query_length, want.query_length);
+    QCOMPARE(got.target_length, want.target_length);
+    QCOMPARE(got.cigar, want.cigar);
+    QCOMPARE(got.query_aligned, want.query_aligned);
+    QCOMPARE(got.target_aligned, want.target_aligned);
+    QCOMPARE(got.stats.length, want.stats.length);
+    QCOMPARE(got.stats.identities, want.stats.identities);
+    QCOMPARE(got.stats.similarities, want.stats.similarities);
+    QCOMPARE(got.stats.gaps, want.stats.gaps);
+    QCOMPARE(got.stats.gap_opens, want.stats.gap_opens);
+    QCOMPARE(got.device, want.device);
+    QCOMPARE(got.kernel, want.kernel);
+}
+
+void compare_event(const TimelineEvent& got, const TimelineEvent& want) {
+    QCOMPARE(got.name, want.name);
+    QCOMPARE(got.category, want.category);
+    QCOMPARE(got.device, want.device);
+    QCOMPARE(got.lane, want.lane);
+    QCOMPARE(got.start_ns, want.start_ns);
+    QCOMPARE(got.end_ns, want.end_ns);
+    QCOMPARE(got.bytes, want.bytes);
+    QCOMPARE(got.cells, want.cells);
+}
+
+// Reads a whole table page by page, checking the page bookkeeping.
+template <class Row, class Fetch>
+std::vector<Row> read_all_pages(Fetch&& fetch, int limit, std::int64_t expected) {
+    std::vector<Row> rows;
+    std::int64_t from = 0;
+    for (int pages = 0;; ++pages) {
+        const store::Page<Row> page = fetch(from, limit);
+        if (page.first != from) qFatal("page starts at %lld, asked %lld", (long long)page.first, (long long)from);
+        rows.insert(rows.end(), page.rows.begin(), page.rows.end());
+        const bool should_have_more = page.next() < expected;
+        if (page.more != should_have_more) qFatal("page.more is wrong at %lld", (long long)from);
+        if (!page.more) break;
+        if (page.rows.size() != static_cast<std::size_t>(limit)) qFatal("short page before the end");
+        from = page.next();
+    }
+    return rows;
+}
+
+}  // namespace
+
+class TestResults : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyKindRoundTrips() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("results.alsproj");
+        const auto alignments = sample_alignments(37);
+        const auto hits = sample_hits(101);
+        const auto events = sample_events(250);
+        const auto bench = sample_bench(9);
+        const auto long_alignment = sample_long_alignment();
+        store::Heatmap heatmap = store::Heatmap::downsample({5, -3, 7, 2, 0, 9, 1, 1, -1000}, 3, 3, 2, 2, 2, -1000);
+        heatmap.label = "H";
+        heatmap.query_id = "q";
+        heatmap.target_id = "t";
+        heatmap.path = {{0, 0}, {1, 1}, {1, 0}};
+        std::int64_t job_id = 0;
+        {
+            store::Project project(path.toStdString(), creating());
+            auto job = project.begin_job(sample_spec());
+            job_id = job->job_id();
+            // Split batches: ordinals must continue across calls.
+            job->add_alignments({alignments.begin(), alignments.begin() + 20});
+            job->add_alignments({alignments.begin() + 20, alignments.end()});
+            job->add_hits({hits.begin(), hits.begin() + 1});
+            job->add_hits({hits.begin() + 1, hits.end()});
+            job->add_timeline(events, "cuda-events");
+            job->add_bench_points(bench);
+            job->add_long_alignment(long_alignment);
+            job->add_heatmap(heatmap);
+            job->add_alignments({});  // an empty batch is fine and changes nothing
+            job->finish_done();
+        }
+        store::ProjectOptions reading;
+        reading.read_only = true;
+        const store::Project project(path.toStdString(), reading);
+        const store::JobInfo info = project.job(job_id);
+        QCOMPARE(info.counts.alignments, std::int64_t{37});
+        QCOMPARE(info.counts.hits, std::int64_t{101});
+        QCOMPARE(info.counts.timeline_events, std::int64_t{250});
+        QCOMPARE(info.counts.bench_points, std::int64_t{9});
+        QCOMPARE(info.counts.long_alignments, std::int64_t{1});
+        QCOMPARE(info.counts.heatmaps, std::int64_t{1});
+        QCOMPARE(info.clock_source, std::string("cuda-events"));
+
+        const auto stored_alignments = read_all_pages<Alignment>(
+            [&](std::int64_t from, int limit) { return project.alignments(job_id, from, limit); }, 8, 37);
+        QCOMPARE(stored_alignments.size(), alignments.size());
+        for (std::size_t k = 0; k < alignments.size(); ++k) compare_alignment(stored_alignments[k], alignments[k]);
+
+        const auto stored_hits = read_all_pages<store::Hit>(
+            [&](std::int64_t from, int limit) { return project.hits(job_id, from, limit); }, 25, 101);
+        QVERIFY(stored_hits == hits);
+
+        const auto stored_events = read_all_pages<TimelineEvent>(
+            [&](std::int64_t from, int limit) { return project.timeline(job_id, from, limit); }, 100, 250);
+        QCOMPARE(stored_events.size(), events.size());
+        for (std::size_t k = 0; k < events.size(); ++k) compare_event(stored_events[k], events[k]);
+
+        QVERIFY(project.bench_points(job_id).rows == bench);
+
+        const auto longs = project.long_alignments(job_id).rows;
+        QCOMPARE(longs.size(), std::size_t{1});
+        const auto& s = longs[0];
+        QCOMPARE(s.query_id, long_alignment.query_id);
+        QCOMPARE(s.score, long_alignment.score);
+        QCOMPARE(s.query_end, long_alignment.query_end);
+        QCOMPARE(s.target_length, long_alignment.target_length);
+        QCOMPARE(s.stats.identities, long_alignment.stats.identities);
+        QCOMPARE(s.stats.gap_opens, long_alignment.stats.gap_opens);
+        QCOMPARE(s.alignment_path, long_alignment.alignment_path);
+        QCOMPARE(s.alignment_format, long_alignment.alignment_format);
+        QCOMPARE(s.kernel, long_alignment.kernel);
+        QCOMPARE(s.seconds, long_alignment.seconds);
+
+        const auto maps = project.heatmaps(job_id);
+        QCOMPARE(maps.size(), std::size_t{1});
+        QCOMPARE(maps[0].label, heatmap.label);
+        QCOMPARE(maps[0].rows, heatmap.rows);
+        QCOMPARE(maps[0].cols, heatmap.cols);
+        QCOMPARE(maps[0].source_rows, std::int64_t{3});
+        QCOMPARE(maps[0].path, heatmap.path);
+        QCOMPARE(maps[0].values.size(), heatmap.values.size());
+        for (std::size_t k = 0; k < heatmap.values.size(); ++k) {
+            if (std::isnan(heatmap.values[k])) QVERIFY(std::isnan(maps[0].values[k]));
+            else QCOMPARE(maps[0].values[k], heatmap.values[k]);
+        }
+    }
+
+    void pagesStartAnywhere() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("pages.alsproj");
+        store::Project project(path.toStdString(), creating());
+        auto job = project.begin_job(sample_spec());
+        const auto hits = sample_hits(1000);
+        job->add_hits(hits);
+        job->finish_done();
+        // A scrolling view asks for the page that holds row k.
+        for (std::int64_t k : {0, 1, 499, 998, 999}) {
+            const auto page = project.hits(job->job_id(), k, 50);
+            QCOMPARE(page.first, k);
+            QVERIFY(page.rows.front() == hits[static_cast<std::size_t>(k)]);
+            QCOMPARE(page.more, k + 50 < 1000);
+            QCOMPARE(page.rows.size(), std::size_t(std::min<std::int64_t>(50, 1000 - k)));
+        }
+        const auto past = project.hits(job->job_id(), 5000, 50);
+        QVERIFY(past.rows.empty());
+        QVERIFY(!past.more);
+        // Other jobs' rows never leak into a page.
+        auto other = project.begin_job(sample_spec());
+        other->add_hits(sample_hits(3, 5000));
+        other->finish_done();
+        QCOMPARE(project.hits(job->job_id(), 990, 100).rows.size(), std::size_t{10});
+        QCOMPARE(project.hits(other->job_id(), 0, 100).rows.size(), std::size_t{3});
+        bool refused = false;
+        try {
+            project.hits(job->job_id(), 0, 0);
+        } catch (const Error&) {
+            refused = true;
+        }
+        QVERIFY(refused);
+    }
+
+    void failingBatchLeavesNothing() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("atomic.alsproj");
+        store::Project project(path.toStdString(), creating());
+        auto job = project.begin_job(sample_spec());
+        job->add_bench_points(sample_bench(3));
+        auto bad = sample_bench(10);
+        bad[7].y = std::numeric_limits<double>::quiet_NaN();  // refused mid-batch, after 7 rows went in
+        bool refused = false;
+        try {
+            job->add_bench_points(bad);
+        } catch (const Error&) {
+            refused = true;
+        }
+        QVERIFY(refused);
+        job->add_bench_points(sample_bench(2));
+        job->finish_done();
+        const auto points = project.bench_points(job->job_id()).rows;
+        QCOMPARE(points.size(), std::size_t{5});
+        QCOMPARE(project.job(job->job_id()).counts.bench_points, std::int64_t{5});
+        QVERIFY(points[3] == sample_bench(2)[0]);
+        QVERIFY(project.check().ok());
+    }
+
+    // Oracle: every source cell visited on its own, its block computed from the
+    // documented formula, maxima taken independently of the implementation's loop.
+    void heatmapBlockMaxima_data() {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("cols");
+        QTest::addColumn<int>("max_rows");
+        QTest::addColumn<int>("max_cols");
+        QTest::newRow("smaller than the limit") << 7 << 5 << 16 << 16;
+        QTest::newRow("uneven blocks") << 101 << 53 << 10 << 7;
+        QTest::newRow("one row of blocks") << 40 << 300 << 1 << 64;
+        QTest::newRow("exact multiple") << 64 << 64 << 16 << 8;
+    }
+
+    void heatmapBlockMaxima() {
+        QFETCH(int, rows);
+        QFETCH(int, cols);
+        QFETCH(int, max_rows);
+        QFETCH(int, max_cols);
+        std::mt19937 rng(static_cast<unsigned>(rows * 1000 + cols));
+        std::uniform_int_distribution<int> value(-500, 500);
+        const std::int64_t unreachable = -1'000'000;
+        std::vector<std::int64_t> matrix(static_cast<std::size_t>(rows) * cols);
+        for (auto& v : matrix) v = value(rng) < -450 ? unreachable : value(rng);
+        const store::Heatmap h = store::Heatmap::downsample(matrix, rows, cols, max_rows, max_cols, 2, unreachable);
+        QCOMPARE(h.rows, std::min(rows, max_rows));
+        QCOMPARE(h.cols, std::min(cols, max_cols));
+        std::vector<double> best(static_cast<std::size_t>(h.rows) * h.cols, std::numeric_limits<double>::quiet_NaN());
+        std::vector<int> block_rows(static_cast<std::size_t>(h.rows), 0);
+        for (int i = 0; i < rows; ++i) {
+            const int r = i * h.rows / rows;
+            ++block_rows[static_cast<std::size_t>(r)];
+            for (int j = 0; j < cols; ++j) {
+                const std::int64_t v = matrix[static_cast<std::size_t>(i) * cols + j];
+                if (v <= unreachable) continue;
+                double& cell = best[static_cast<std::size_t>(r) * h.cols + j * h.cols / cols];
+                if (std::isnan(cell) || v / 2.0 > cell) cell = v / 2.0;
+            }
+        }
+        for (int r = 0; r < h.rows; ++r) {
+            // Blocks differ in size by at most one.
+            QVERIFY(block_rows[static_cast<std::size_t>(r)] == rows / h.rows ||
+                    block_rows[static_cast<std::size_t>(r)] == rows / h.rows + 1);
+            for (int c = 0; c < h.cols; ++c) {
+                const double want = best[static_cast<std::size_t>(r) * h.cols + c];
+                if (std::isnan(want)) QVERIFY(std::isnan(h.at(r, c)));
+                else QCOMPARE(double(h.at(r, c)), want);
+            }
+        }
+    }
+
+    void heatmapFromDpFollowsThePath() {
+        const ScoringScheme scheme = blosum62_half();
+        AlignOptions options;
+        options.mode = AlignmentMode::Global;
+        const std::string q = "HEAGAWGHEEPAWHEAGAWGHEE", t = "PAWHEAEPAWHEAGAWGHE";
+        const DpMatrices dp = compute_dp_matrices(q, t, scheme, options);
+        const store::Heatmap h = store::Heatmap::from_dp(dp, scheme.scale, 6, 5);
+        QCOMPARE(h.rows, 6);
+        QCOMPARE(h.cols, 5);
+        QCOMPARE(h.source_rows, dp.rows);
+        // The path runs from the top-left block to the bottom-right one, one step at a time.
+        QCOMPARE(h.path.front(), (std::pair<int, int>{0, 0}));
+        QCOMPARE(h.path.back(), (std::pair<int, int>{5, 4}));
+        for (std::size_t k = 1; k < h.path.size(); ++k) {
+            QVERIFY(h.path[k] != h.path[k - 1]);
+            QVERIFY(h.path[k].first - h.path[k - 1].first <= 1 && h.path[k].first >= h.path[k - 1].first);
+            QVERIFY(h.path[k].second - h.path[k - 1].second <= 1 && h.path[k].second >= h.path[k - 1].second);
+        }
+        // The bottom-right block holds the final cell, and in global mode its
+        // maximum is at least the alignment score.
+        QVERIFY(h.at(5, 4) >= float(scheme.to_user(dp.alignment.score)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestResults)
+#include "test_results.moc"
