@@ -148,6 +148,7 @@ std::string_view to_string(LengthClass length_class) {
         case LengthClass::IdenticalLong: return "identical-long";
         case LengthClass::Unrelated: return "unrelated";
         case LengthClass::OneVersusLong: return "one-vs-long";
+        case LengthClass::GapLong: return "gap-long";
     }
     return "?";
 }
@@ -192,6 +193,9 @@ struct MatrixChoice {
     AlphabetKind alphabet;
     std::string builtin;  // empty for match/mismatch
     int match = 0, mismatch = 0;
+    // Heavy gap penalties (its own menu): one residue against 3000 in global
+    // mode then scores below -32,768, the other side of 16-bit saturation.
+    bool heavy_gaps = false;
 };
 
 struct GapChoice {
@@ -200,8 +204,16 @@ struct GapChoice {
 
 // Penalty menus per alphabet and gap model; the seed picks one per scheme.
 // Open/extend in user units, our convention (a gap of length k costs open + (k-1)*extend).
-std::vector<GapChoice> gap_menu(AlphabetKind alphabet, GapModel model) {
+std::vector<GapChoice> gap_menu(AlphabetKind alphabet, GapModel model, bool heavy) {
     const bool protein = alphabet == AlphabetKind::Protein;
+    if (heavy && model != GapModel::GapFavouring) {
+        switch (model) {
+            case GapModel::Linear: return {{12, 12}, {14, 14}};
+            case GapModel::Affine: return {{30, 12}, {24, 13}};
+            case GapModel::HalfStep: return {{20.5, 12.5}, {25, 11.5}};
+            case GapModel::GapFavouring: break;
+        }
+    }
     switch (model) {
         case GapModel::Linear:
             return protein ? std::vector<GapChoice>{{2, 2}, {3, 3}, {4, 4}, {6, 6}, {8, 8}}
@@ -248,8 +260,9 @@ VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too,
         {AlphabetKind::Protein, "PAM30"},    {AlphabetKind::Protein, "PAM250"},
         {AlphabetKind::Dna, "EDNAFULL"},     {AlphabetKind::Dna, "", 1, -1},
         {AlphabetKind::Dna, "", 2, -3},
-        // High match scores: identical sequences pass 32,767 well within 3000 residues.
-        {AlphabetKind::Dna, "", 15, -12},
+        // High match scores: identical sequences pass 32,767 well within 3000
+        // residues; heavy gaps: one residue against a long sequence falls below -32,768.
+        {AlphabetKind::Dna, "", 15, -12, true},
     };
 
     // Deal the 16 free-end-gap combinations round-robin in a seeded order, so
@@ -268,7 +281,7 @@ VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too,
                 ? "match " + std::to_string(choice.match) + "/" + std::to_string(choice.mismatch)
                 : choice.builtin;
         for (GapModel model : all_gap_models) {
-            const auto menu = gap_menu(choice.alphabet, model);
+            const auto menu = gap_menu(choice.alphabet, model, choice.heavy_gaps);
             const GapChoice gaps = menu[random_.index(menu.size())];
             VerifyConfig base;
             base.alphabet = choice.alphabet;
@@ -279,6 +292,8 @@ VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too,
             base.scheme = ScoringScheme::create(unscaled, gaps.open, gaps.extend);
             base.can_saturate = mean_identity_score(base.scheme.matrix, choice.alphabet) *
                                     static_cast<double>(saturation_length_cap) >= 36'000.0;
+            base.can_saturate_negative =
+                base.scheme.gap_cost(saturation_length_cap - 1) >= 34'000 + base.scheme.matrix.max_score();
 
             std::vector<AlignOptions> variants;
             AlignOptions global;
@@ -310,6 +325,8 @@ VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too,
         const auto mode = static_cast<std::size_t>(configs_[k].options.mode);
         by_mode_[mode].push_back(k);
         if (configs_[k].can_saturate) saturating_by_mode_[mode].push_back(k);
+        if (configs_[k].can_saturate_negative && configs_[k].options.mode == AlignmentMode::Global)
+            negative_saturating_.push_back(k);
     }
     for (std::size_t mode = 0; mode < 3; ++mode) {
         if (!by_mode_[mode].empty()) modes_.push_back(mode);
@@ -338,15 +355,16 @@ LengthClass VerifyPairGenerator::draw_length_class() {
     // Per mille. Weighted toward short and medium pairs so that the scalar
     // reference keeps up (100,000 pairs in a few minutes on 16 cores); the long
     // classes are few but each is millions of cells.
-    static constexpr std::array<std::pair<LengthClass, int>, 8> weights{{
+    static constexpr std::array<std::pair<LengthClass, int>, 9> weights{{
         {LengthClass::One, 30},
         {LengthClass::Tiny, 100},
-        {LengthClass::Short, 370},
+        {LengthClass::Short, 360},
         {LengthClass::Medium, 330},
         {LengthClass::Long, 10},
         {LengthClass::IdenticalLong, 10},
         {LengthClass::Unrelated, 110},
         {LengthClass::OneVersusLong, 40},
+        {LengthClass::GapLong, 10},
     }};
     std::int64_t draw = random_.between(0, 999);
     for (const auto& [length_class, weight] : weights) {
@@ -359,6 +377,7 @@ LengthClass VerifyPairGenerator::draw_length_class() {
 std::size_t VerifyPairGenerator::draw_config(LengthClass length_class) {
     // An equal share of the pairs per mode; semi-global has more
     // configurations, so pick the mode first and then a configuration of it.
+    if (length_class == LengthClass::GapLong) return negative_saturating_[random_.index(negative_saturating_.size())];
     const bool saturating = length_class == LengthClass::IdenticalLong;
     const auto& modes = saturating ? saturating_modes_ : modes_;
     const std::size_t mode = modes[random_.index(modes.size())];
@@ -384,6 +403,8 @@ VerifyPair VerifyPairGenerator::next() {
     pair.length_class = draw_length_class();
     if (pair.length_class == LengthClass::IdenticalLong && saturating_modes_.empty())
         pair.length_class = LengthClass::Long;  // a forced kernel whose schemes cannot saturate
+    if (pair.length_class == LengthClass::GapLong && negative_saturating_.empty())
+        pair.length_class = LengthClass::OneVersusLong;
     pair.config = draw_config(pair.length_class);
     const VerifyConfig& config = configs_[pair.config];
     const AlphabetKind alphabet = config.alphabet;
@@ -422,6 +443,22 @@ VerifyPair VerifyPairGenerator::next() {
         case LengthClass::OneVersusLong: {
             std::string one = random_residues(random_, alphabet, 1);
             std::string other = random_residues(random_, alphabet, random_.between(100, 3000));
+            if (random_.chance(0.5)) std::swap(one, other);
+            pair.query.residues = std::move(one);
+            pair.target.residues = std::move(other);
+            break;
+        }
+        case LengthClass::GapLong: {
+            // The shortest long side whose end-to-end gap costs more than a
+            // drawn goal beyond -32,768, whatever the one residue scores.
+            const ScoringScheme& scheme = config.scheme;
+            const std::int64_t goal = random_.between(34'000, 60'000) + scheme.matrix.max_score();
+            std::int64_t gap = 1;
+            if (scheme.gap_extend > 0)
+                gap = std::max<std::int64_t>(1, 1 + (goal - scheme.gap_open + scheme.gap_extend - 1) / scheme.gap_extend);
+            gap = std::min(gap, saturation_length_cap - 1);
+            std::string one = random_residues(random_, alphabet, 1);
+            std::string other = random_residues(random_, alphabet, gap + 1);
             if (random_.chance(0.5)) std::swap(one, other);
             pair.query.residues = std::move(one);
             pair.target.residues = std::move(other);

@@ -61,10 +61,12 @@ enum class LengthClass {
     IdenticalLong,  // identical sequences whose score passes 32,767 (16-bit saturation)
     Unrelated,      // independent sequences of 10-400
     OneVersusLong,  // length 1 against 100-3000, either side
+    GapLong,        // length 1 against up to 3000, global, heavy gaps: the score falls below -32,768
 };
 inline constexpr std::array all_length_classes{LengthClass::One,   LengthClass::Tiny,          LengthClass::Short,
                                                LengthClass::Medium, LengthClass::Long, LengthClass::IdenticalLong,
-                                               LengthClass::Unrelated, LengthClass::OneVersusLong};
+                                               LengthClass::Unrelated, LengthClass::OneVersusLong,
+                                               LengthClass::GapLong};
 std::string_view to_string(LengthClass length_class);
 
 enum class GapModel {
@@ -87,6 +89,8 @@ struct VerifyConfig {
     AlignOptions options;
     // Identical sequences of at most 3000 residues can pass 32,767 under this scheme.
     bool can_saturate = false;
+    // One residue against 3000 scores below -32,768 in global mode.
+    bool can_saturate_negative = false;
 
     // e.g. "protein BLOSUM62 gap 11/1 (affine) semiglobal[qb,te] traceback"
     std::string describe() const;
@@ -133,6 +137,7 @@ private:
     // those that can saturate.
     std::array<std::vector<std::size_t>, 3> by_mode_, saturating_by_mode_;
     std::vector<std::size_t> modes_, saturating_modes_;  // modes with any candidate
+    std::vector<std::size_t> negative_saturating_;       // global configurations with heavy gaps
     std::uint64_t next_index_ = 0;
 };
 
