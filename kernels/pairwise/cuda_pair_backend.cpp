@@ -1,0 +1,479 @@
+// One GPU's pairwise backend: encoding, kernel choice, batch planning under the
+// memory budget, the stream pipeline (pack on the host while the previous
+// batch runs), the pass chain per batch and turning the GPU's results and
+// packed CIGAR runs into Alignments.
+#include "pairwise/cuda_pair_backend.hpp"
+
+#include "common/cuda_check.hpp"
+#include "common/device_memory.hpp"
+#include "common/gpu_timeline.hpp"
+#include "common/host_parallel.hpp"
+#include "common/stream_pool.hpp"
+#include "pairwise/batch_plan.hpp"
+#include "pairwise/family_layout.hpp"
+#include "pairwise/kernel_choice.hpp"
+#include "pairwise/pass_launch.hpp"
+
+#include <alignscope/align/cigar.hpp>
+#include <alignscope/error.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <optional>
+
+namespace alignscope::kernels {
+
+namespace {
+
+// Keeps a batch short enough for progress reports and prompt cancellation
+// even on the fastest kernels.
+constexpr std::uint64_t kMaxBatchCells = std::uint64_t{1} << 35;
+
+std::string describe_job(const PairJob& job) {
+    return "a job of " + std::to_string(job.pairs.size()) + " pairs (" + std::string(to_string(job.options.mode)) +
+           ", " + (job.scheme.linear() ? "linear" : "affine") + " gaps)";
+}
+
+// The pairs one kernel variant runs, in kernel order (longest first, so each
+// warp block holds pairs of similar shape).
+struct WorkList {
+    KernelVariant variant;
+    FamilyLayout layout;
+    std::vector<std::size_t> pairs;                                  // job pair indices
+    std::vector<std::pair<std::int64_t, std::int64_t>> lengths;     // (m, n) in the same order
+    std::vector<std::size_t> unit_first;                             // unit k starts at pairs[unit_first[k]]
+    std::vector<UnitCost> units;
+};
+
+struct Batch {
+    const WorkList* list = nullptr;
+    std::size_t first = 0;  // position in list->pairs
+    std::size_t count = 0;
+    std::uint64_t cells = 0;
+};
+
+// What one stream owns: staging and device buffers reused batch after batch.
+struct StreamSlot {
+    PinnedBuffer<std::uint8_t> host_residues;
+    PinnedBuffer<PairTask> host_tasks;
+    PinnedBuffer<PairResult> host_results;
+    PinnedBuffer<std::uint32_t> host_cigar;
+    PinnedBuffer<std::uint32_t> host_counter;
+    DeviceBuffer<std::uint8_t> residues;
+    DeviceBuffer<PairTask> tasks;
+    DeviceBuffer<PairResult> results;
+    DeviceBuffer<std::int32_t> boundary;
+    DeviceBuffer<std::uint32_t> trace;
+    DeviceBuffer<std::uint32_t> cigar_scratch;
+    DeviceBuffer<std::uint32_t> cigar_out;
+    DeviceBuffer<std::uint32_t> counter;
+    cudaEvent_t done = nullptr;
+    int lane = 0;
+    bool busy = false;
+    Batch batch;
+};
+
+void validate(const PairJob& job) {
+    if (!job.pairs.empty() && (!job.queries || !job.targets))
+        throw Error("pair job has pairs but no query or target sequences");
+    const ScoringScheme& scheme = job.scheme;
+    if (scheme.matrix.size() == 0) throw Error("scoring scheme has no substitution matrix");
+    if (scheme.matrix.size() > 32)
+        throw Error("substitution matrix " + scheme.matrix.name() + " has " + std::to_string(scheme.matrix.size()) +
+                    " letters; the GPU kernels take at most 32");
+    if (scheme.gap_open < 0 || scheme.gap_extend < 0)
+        throw Error("gap penalties must not be negative (gap open " + std::to_string(scheme.gap_open) +
+                    ", gap extend " + std::to_string(scheme.gap_extend) + ", scaled)");
+    if (scheme.gap_extend > scheme.gap_open)
+        throw Error("gap extend penalty (" + std::to_string(scheme.gap_extend) +
+                    ") is larger than the gap open penalty (" + std::to_string(scheme.gap_open) + ")");
+    const int big = std::max({std::abs(scheme.matrix.max_score()), std::abs(scheme.matrix.min_score()),
+                              scheme.gap_open, scheme.gap_extend});
+    if (big > (1 << 12))
+        throw Error("scores and penalties above 4096 (scaled) are not supported on the GPU (largest here: " +
+                    std::to_string(big) + ")");
+    for (std::size_t k = 0; k < job.pairs.size(); ++k) {
+        const auto [qi, ti] = job.pairs[k];
+        if (qi >= job.queries->size() || ti >= job.targets->size())
+            throw Error("pair " + std::to_string(k) + " refers to query " + std::to_string(qi) + " / target " +
+                        std::to_string(ti) + " but the job has " + std::to_string(job.queries->size()) +
+                        " queries and " + std::to_string(job.targets->size()) + " targets");
+        if ((*job.queries)[qi].residues.empty())
+            throw Error("pair " + std::to_string(k) + ": the query sequence '" + (*job.queries)[qi].id +
+                        "' is empty: nothing to align");
+        if ((*job.targets)[ti].residues.empty())
+            throw Error("pair " + std::to_string(k) + ": the target sequence '" + (*job.targets)[ti].id +
+                        "' is empty: nothing to align");
+    }
+}
+
+// Residues as matrix codes, for every sequence some pair uses.
+std::vector<EncodedSequence> encode_used(const std::vector<Sequence>& sequences, const std::vector<char>& used,
+                                         const SubstitutionMatrix& matrix, const char* role, int threads) {
+    std::vector<EncodedSequence> out(sequences.size());
+    parallel_chunks(sequences.size(), threads, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k)
+            if (used[k]) out[k] = encode(sequences[k].residues, matrix, std::string(role) + " '" + sequences[k].id + "'");
+    }, 64);
+    return out;
+}
+
+}  // namespace
+
+std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobContext& context) {
+    std::lock_guard lock(mutex_);
+    const std::string& device_id = device_.info.id;
+    const CudaSite site{device_id + " (" + device_.info.name + ")", describe_job(job)};
+    validate(job);
+    std::vector<Alignment> out(job.pairs.size());
+    if (job.pairs.empty()) return out;
+    check_cuda(cudaSetDevice(device_.index), "cudaSetDevice", site);
+
+    const ScoringScheme& scheme = job.scheme;
+    const AlignOptions& options = job.options;
+    const bool local = options.mode == AlignmentMode::Local;
+    const bool semiglobal = options.mode == AlignmentMode::SemiGlobal;
+    const FreeEndGaps ends = semiglobal ? options.free_ends : FreeEndGaps::none();
+    const bool reverse_pass = local || (semiglobal && (ends.query_begin || ends.target_begin));
+    const int letters = scheme.matrix.size();
+
+    // Encode each sequence a pair uses, once.
+    std::vector<char> used_queries(job.queries->size()), used_targets(job.targets->size());
+    for (const auto& [qi, ti] : job.pairs) {
+        used_queries[qi] = 1;
+        used_targets[ti] = 1;
+    }
+    const auto queries = encode_used(*job.queries, used_queries, scheme.matrix, "query", job.threads);
+    const auto targets = encode_used(*job.targets, used_targets, scheme.matrix, "target", job.threads);
+    context.throw_if_cancelled();
+
+    // Kernel per pair, then one work list per kernel.
+    std::optional<KernelVariant> forced;
+    if (!job.kernel.empty()) forced = parse_kernel_name(job.kernel, options.mode, scheme.linear());
+    std::map<std::string, WorkList> lists;
+    for (std::size_t k = 0; k < job.pairs.size(); ++k) {
+        const auto [qi, ti] = job.pairs[k];
+        const auto m = static_cast<std::int64_t>(queries[qi].size());
+        const auto n = static_cast<std::int64_t>(targets[ti].size());
+        KernelVariant variant;
+        if (forced) {
+            variant = *forced;
+        } else {
+            variant.mode = options.mode;
+            variant.linear = scheme.linear();
+            variant.family = choose_family(m, n, job.pairs.size(), device_.info.sm_count);
+            variant.width = LaneWidth::S32;
+        }
+        variant.width = LaneWidth::S32;  // the 16-bit kernels are not in this build yet
+        WorkList& list = lists[variant.name()];
+        list.variant = variant;
+        list.pairs.push_back(k);
+    }
+    for (auto& [name, list] : lists) {
+        list.layout = layout_of(list.variant.family, list.variant.width);
+        std::stable_sort(list.pairs.begin(), list.pairs.end(), [&](std::size_t a, std::size_t b) {
+            const auto la = std::make_pair(queries[job.pairs[a].first].size(), targets[job.pairs[a].second].size());
+            const auto lb = std::make_pair(queries[job.pairs[b].first].size(), targets[job.pairs[b].second].size());
+            return la > lb;
+        });
+        list.lengths.reserve(list.pairs.size());
+        for (std::size_t k : list.pairs)
+            list.lengths.emplace_back(static_cast<std::int64_t>(queries[job.pairs[k].first].size()),
+                                      static_cast<std::int64_t>(targets[job.pairs[k].second].size()));
+        const std::size_t per_unit = static_cast<std::size_t>(list.layout.pairs_per_warp());
+        for (std::size_t first = 0; first < list.pairs.size(); first += per_unit) {
+            const std::size_t count = std::min(per_unit, list.pairs.size() - first);
+            UnitCost cost;
+            cost.bytes = unit_bytes(list.layout, list.lengths, first, count, options.traceback);
+            for (std::size_t k = first; k < first + count; ++k)
+                cost.cells += static_cast<std::uint64_t>(list.lengths[k].first * list.lengths[k].second);
+            list.unit_first.push_back(first);
+            list.units.push_back(cost);
+        }
+    }
+
+    // Streams and the memory budget of one batch.
+    const int stream_count = job.streams > 0 ? job.streams : default_stream_count(device_.info.sm_count);
+    StreamPool streams(stream_count, site);
+    std::uint64_t budget = 0;
+    if (job.gpu_memory_budget) {
+        budget = budget_per_batch(job.gpu_memory_budget, stream_count);
+    } else {
+        std::size_t free_bytes = 0, total_bytes = 0;
+        check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", site);
+        budget = default_batch_budget(free_bytes, total_bytes, stream_count);
+    }
+    std::vector<Batch> batches;
+    std::uint64_t total_cells = 0;
+    for (const auto& [name, list] : lists) {
+        const auto ranges = plan_batches(list.units, budget, kMaxBatchCells, [&](std::size_t unit) {
+            const std::size_t first = list.unit_first[unit];
+            const auto [m, n] = list.lengths[first];
+            const std::size_t pair = list.pairs[first];
+            return "pair " + std::to_string(pair) + " (query '" + (*job.queries)[job.pairs[pair].first].id + "', " +
+                   std::to_string(m) + " residues, x target '" + (*job.targets)[job.pairs[pair].second].id + "', " +
+                   std::to_string(n) + " residues)";
+        });
+        for (const BatchRange& range : ranges) {
+            Batch batch;
+            batch.list = &list;
+            batch.first = list.unit_first[range.first];
+            const std::size_t last_unit = range.first + range.count;
+            const std::size_t end = last_unit < list.unit_first.size() ? list.unit_first[last_unit] : list.pairs.size();
+            batch.count = end - batch.first;
+            batch.cells = range.cells;
+            total_cells += range.cells;
+            batches.push_back(batch);
+        }
+    }
+
+    // The substitution table, [target letter][query letter], padding code scoring 0.
+    const int dim = letters + 1;
+    std::vector<std::int16_t> table(static_cast<std::size_t>(dim * dim), 0);
+    for (int qc = 0; qc < letters; ++qc)
+        for (int tc = 0; tc < letters; ++tc)
+            table[static_cast<std::size_t>(tc * dim + qc)] = static_cast<std::int16_t>(scheme.matrix.score(qc, tc));
+    DeviceBuffer<std::int16_t> matrix;
+    matrix.reserve(table.size(), site);
+    check_cuda(cudaMemcpy(matrix.data(), table.data(), table.size() * sizeof(std::int16_t), cudaMemcpyHostToDevice),
+               "cudaMemcpy(substitution table)", site);
+
+    GpuTimeline timeline(context.timeline, device_id, site);
+    std::vector<StreamSlot> slots(static_cast<std::size_t>(stream_count));
+    // On any failure, let the device finish with the buffers before they go.
+    struct DrainOnExit {
+        std::vector<StreamSlot>& slots;
+        const StreamPool& pool;
+        ~DrainOnExit() {
+            for (int s = 0; s < pool.size(); ++s) (void)cudaStreamSynchronize(pool[s]);
+            for (auto& slot : slots)
+                if (slot.done) (void)cudaEventDestroy(slot.done);
+        }
+    } drain{slots, streams};
+    for (std::size_t s = 0; s < slots.size(); ++s) slots[s].lane = static_cast<int>(s);
+    for (auto& slot : slots)
+        check_cuda(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming), "cudaEventCreateWithFlags", site);
+
+    Progress progress;
+    progress.cells_total = total_cells;
+    progress.items_total = job.pairs.size();
+    auto report = [&]() {
+        if (context.progress) context.progress(progress);
+    };
+    report();
+
+    // Turns a finished batch into Alignments.
+    auto finish = [&](StreamSlot& slot) {
+        check_cuda(cudaEventSynchronize(slot.done), "cudaEventSynchronize", site);
+        const Batch& batch = slot.batch;
+        const WorkList& list = *batch.list;
+        if (options.traceback) {
+            const std::uint32_t ops = slot.host_counter[0];
+            slot.host_cigar.reserve(std::max<std::uint32_t>(ops, 1), site);
+            if (ops) {
+                const cudaStream_t stream = streams[slot.lane];
+                timeline.record(stream, {"D2H", "copy", slot.lane, ops * sizeof(std::uint32_t), 0}, [&] {
+                    check_cuda(cudaMemcpyAsync(slot.host_cigar.data(), slot.cigar_out.data(),
+                                               ops * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream),
+                               "cudaMemcpyAsync(CIGAR runs)", site);
+                });
+                check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize", site);
+            }
+        }
+        const std::string kernel = list.variant.name();
+        parallel_chunks(batch.count, job.threads, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t k = begin; k < end; ++k) {
+                const PairResult& r = slot.host_results[k];
+                const std::size_t index = list.pairs[batch.first + k];
+                const Sequence& query = (*job.queries)[job.pairs[index].first];
+                const Sequence& target = (*job.targets)[job.pairs[index].second];
+                if (r.flags & (kPassMismatch | kCigarOverflow))
+                    throw Error("internal error on " + device_id + " in kernel " + kernel + " for pair " +
+                                std::to_string(index) + " ('" + query.id + "' x '" + target.id + "'): " +
+                                ((r.flags & kPassMismatch) ? "the reverse pass disagreed with the forward score"
+                                                           : "the traceback ran past its buffer"));
+                Alignment a;
+                a.query_id = query.id;
+                a.target_id = target.id;
+                a.mode = options.mode;
+                a.score = r.score;
+                a.query_length = list.lengths[batch.first + k].first;
+                a.target_length = list.lengths[batch.first + k].second;
+                a.device = device_id;
+                a.kernel = kernel;
+                if (!(r.flags & kEmpty)) {
+                    a.query_begin = r.query_begin;
+                    a.query_end = r.query_end;
+                    a.target_begin = r.target_begin;
+                    a.target_end = r.target_end;
+                    if (options.traceback) {
+                        for (std::uint32_t c = 0; c < r.cigar_count; ++c) {
+                            const std::uint32_t run = slot.host_cigar[r.cigar_offset + c];
+                            const std::uint32_t code = run & 3u;
+                            a.cigar.push(code == kCigarM ? 'M' : code == kCigarI ? 'I' : 'D', run >> 2);
+                        }
+                        complete_alignment(a, query.residues, target.residues, scheme);
+                        const std::int64_t path = rescore(a.cigar, query.residues, target.residues, a.query_begin,
+                                                          a.target_begin, scheme);
+                        if (path != a.score)
+                            throw Error("internal error on " + device_id + " in kernel " + kernel + " for pair " +
+                                        std::to_string(index) + ": the GPU's CIGAR " + a.cigar.to_string() +
+                                        " scores " + std::to_string(path) + ", the DP " + std::to_string(a.score));
+                    }
+                }
+                out[index] = std::move(a);
+            }
+        }, 512);
+        slot.busy = false;
+        progress.cells_done += batch.cells;
+        progress.items_done += batch.count;
+        report();
+    };
+
+    PassParams base;
+    base.letters = letters;
+    base.matrix = matrix.data();
+    base.gap_open = scheme.gap_open;
+    base.gap_extend = scheme.gap_extend;
+
+    for (std::size_t b = 0; b < batches.size(); ++b) {
+        const int lane = static_cast<int>(b % static_cast<std::size_t>(stream_count));
+        StreamSlot& slot = slots[static_cast<std::size_t>(lane)];
+        if (slot.busy) finish(slot);
+        context.throw_if_cancelled();
+        const cudaStream_t stream = streams[lane];
+        const Batch& batch = batches[b];
+        const WorkList& list = *batch.list;
+        const FamilyLayout& layout = list.layout;
+        slot.batch = batch;
+
+        // Offsets of everything the batch's pairs own on the device.
+        std::vector<PairTask> tasks(batch.count);
+        std::uint64_t residue_bytes = 0, boundary_total = 0, trace_total = 0, cigar_total = 0;
+        const std::size_t per_block = static_cast<std::size_t>(layout.pairs_per_warp());
+        for (std::size_t block = 0; block < batch.count; block += per_block) {
+            const std::size_t in_block = std::min(per_block, batch.count - block);
+            const BlockShape shape = shape_of(list.lengths, batch.first + block, in_block);
+            const std::uint64_t steps = static_cast<std::uint64_t>(shape.max_target) + layout.group_threads - 1;
+            for (std::size_t g = 0; g < in_block; ++g) {
+                PairTask& task = tasks[block + g];
+                const auto [m, n] = list.lengths[batch.first + block + g];
+                task.query_offset = residue_bytes;
+                residue_bytes += padded_residues(m);
+                task.target_offset = residue_bytes;
+                residue_bytes += padded_residues(n);
+                task.query_length = static_cast<std::int32_t>(m);
+                task.target_length = static_cast<std::int32_t>(n);
+                task.boundary_base = boundary_total + g;
+                task.trace_base = trace_total + g * static_cast<std::uint64_t>(layout.group_threads);
+                task.trace_steps = static_cast<std::uint32_t>(steps);
+                task.cigar_base = cigar_total;
+                cigar_total += static_cast<std::uint64_t>(m + n + 2);
+            }
+            boundary_total += boundary_slots(layout, shape);
+            if (options.traceback) trace_total += trace_words(layout, shape);
+        }
+
+        // Pack residues into pinned staging, padding each sequence with code `letters`.
+        slot.host_residues.reserve(residue_bytes, site);
+        slot.host_tasks.reserve(batch.count, site);
+        slot.host_results.reserve(batch.count, site);
+        slot.host_counter.reserve(1, site);
+        std::memcpy(slot.host_tasks.data(), tasks.data(), batch.count * sizeof(PairTask));
+        parallel_chunks(batch.count, job.threads, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t k = begin; k < end; ++k) {
+                const std::size_t index = list.pairs[batch.first + k];
+                const EncodedSequence& q = queries[job.pairs[index].first];
+                const EncodedSequence& t = targets[job.pairs[index].second];
+                std::uint8_t* qd = slot.host_residues.data() + tasks[k].query_offset;
+                std::uint8_t* td = slot.host_residues.data() + tasks[k].target_offset;
+                std::memcpy(qd, q.data(), q.size());
+                std::memset(qd + q.size(), letters, padded_residues(static_cast<std::int64_t>(q.size())) - q.size());
+                std::memcpy(td, t.data(), t.size());
+                std::memset(td + t.size(), letters, padded_residues(static_cast<std::int64_t>(t.size())) - t.size());
+            }
+        }, 1024);
+
+        slot.residues.reserve(residue_bytes, site);
+        slot.tasks.reserve(batch.count, site);
+        slot.results.reserve(batch.count, site);
+        slot.boundary.reserve(std::max<std::uint64_t>(boundary_total, 1) * 2, site);
+        slot.counter.reserve(1, site);
+        if (options.traceback) {
+            slot.trace.reserve(std::max<std::uint64_t>(trace_total, 1), site);
+            slot.cigar_scratch.reserve(cigar_total, site);
+            slot.cigar_out.reserve(cigar_total, site);
+        }
+
+        timeline.record(stream, {"H2D", "copy", lane, residue_bytes + batch.count * sizeof(PairTask), 0}, [&] {
+            check_cuda(cudaMemcpyAsync(slot.residues.data(), slot.host_residues.data(), residue_bytes,
+                                       cudaMemcpyHostToDevice, stream),
+                       "cudaMemcpyAsync(residues)", site);
+            check_cuda(cudaMemcpyAsync(slot.tasks.data(), slot.host_tasks.data(), batch.count * sizeof(PairTask),
+                                       cudaMemcpyHostToDevice, stream),
+                       "cudaMemcpyAsync(pair tasks)", site);
+            check_cuda(cudaMemsetAsync(slot.counter.data(), 0, sizeof(std::uint32_t), stream),
+                       "cudaMemsetAsync(CIGAR counter)", site);
+        });
+
+        PassParams params = base;
+        params.residues = slot.residues.data();
+        params.tasks = slot.tasks.data();
+        params.results = slot.results.data();
+        params.count = static_cast<std::int32_t>(batch.count);
+        params.boundary = slot.boundary.data();
+        params.trace = slot.trace.data();
+        params.cigar_scratch = slot.cigar_scratch.data();
+        params.cigar_out = slot.cigar_out.data();
+        params.cigar_counter = slot.counter.data();
+
+        const std::string kernel = list.variant.name();
+        PassParams forward = params;
+        forward.kind = PassKind::Forward;
+        forward.row0_free = ends.query_begin;
+        forward.col0_free = ends.target_begin;
+        forward.last_row_free = ends.query_end;
+        forward.last_col_free = ends.target_end;
+        timeline.record(stream, {kernel, "kernel", lane, 0, batch.cells}, [&] {
+            check_cuda(launch_pass(list.variant, PassKind::Forward, forward, stream), kernel.c_str(), site);
+        });
+        if (reverse_pass) {
+            PassParams reverse = params;
+            reverse.kind = PassKind::Reverse;
+            reverse.last_row_free = ends.query_begin;
+            reverse.last_col_free = ends.target_begin;
+            reverse.boundary_ends = true;
+            timeline.record(stream, {kernel + ":begin", "kernel", lane, 0, 0}, [&] {
+                check_cuda(launch_pass(list.variant, PassKind::Reverse, reverse, stream),
+                           (kernel + " (reverse pass)").c_str(), site);
+            });
+        }
+        if (options.traceback) {
+            PassParams traceback = params;
+            traceback.kind = PassKind::Traceback;
+            timeline.record(stream, {kernel + ":traceback", "kernel", lane, 0, 0}, [&] {
+                check_cuda(launch_pass(list.variant, PassKind::Traceback, traceback, stream),
+                           (kernel + " (traceback pass)").c_str(), site);
+            });
+        }
+        timeline.record(stream, {"D2H", "copy", lane, batch.count * sizeof(PairResult), 0}, [&] {
+            check_cuda(cudaMemcpyAsync(slot.host_results.data(), slot.results.data(), batch.count * sizeof(PairResult),
+                                       cudaMemcpyDeviceToHost, stream),
+                       "cudaMemcpyAsync(results)", site);
+            check_cuda(cudaMemcpyAsync(slot.host_counter.data(), slot.counter.data(), sizeof(std::uint32_t),
+                                       cudaMemcpyDeviceToHost, stream),
+                       "cudaMemcpyAsync(CIGAR counter)", site);
+        });
+        check_cuda(cudaEventRecord(slot.done, stream), "cudaEventRecord", site);
+        slot.busy = true;
+    }
+    for (auto& slot : slots)
+        if (slot.busy) finish(slot);
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site);
+    timeline.flush();
+    return out;
+}
+
+}  // namespace alignscope::kernels

@@ -1,0 +1,31 @@
+// The CUDA backend of one GPU: aligns a PairJob in batches that fit the memory
+// budget, on a pool of streams, with the passes of pass_types.hpp, and returns
+// Alignments identical in score and coordinates to the CPU reference.
+#pragma once
+
+#include <alignscope/device/backend.hpp>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+namespace alignscope::kernels {
+
+struct CudaDevice {
+    int index = 0;       // CUDA device ordinal
+    DeviceInfo info;     // id "gpu:N", name, SMs, memory, versions
+};
+
+class CudaPairBackend : public Backend {
+public:
+    explicit CudaPairBackend(CudaDevice device) : device_(std::move(device)) {}
+    DeviceInfo info() const override { return device_.info; }
+    std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override;
+    int device_index() const { return device_.index; }
+
+private:
+    CudaDevice device_;
+    std::mutex mutex_;  // one job at a time on a device
+};
+
+}  // namespace alignscope::kernels

@@ -1,0 +1,21 @@
+// Launching the pairwise passes: picks the compiled kernel for a variant and a
+// pass, sizes the grid, and launches it on a stream. Host-callable from plain
+// C++ (the templates live in pass_launch.cu).
+#pragma once
+
+#include "pairwise/kernel_catalog.hpp"
+#include "pairwise/pass_types.hpp"
+
+#include <cuda_runtime_api.h>
+
+namespace alignscope::kernels {
+
+// Enqueues one pass of `variant` over params.count pairs; returns the launch
+// status (cudaGetLastError after the launch).
+cudaError_t launch_pass(const KernelVariant& variant, PassKind kind, const PassParams& params, cudaStream_t stream);
+
+// The lowest compute capability (major * 10 + minor) this build has machine
+// code or PTX for; older devices cannot run its kernels.
+int minimum_compute_capability();
+
+}  // namespace alignscope::kernels
