@@ -371,11 +371,14 @@ public:
             c.query_length = c.target_length = length;
             for (Backend* backend : backends) {
                 // Keep the cells of the 300x300 case on this device, with at most
-                // as many pairs as a GPU runs in a standard case.
+                // as many pairs as a GPU runs in a standard case; on a CPU at most
+                // four times its own count, as short pairs cost more than their cells.
                 const std::uint64_t base = pairs_for(*backend, sweep_case);
                 const double scaled = static_cast<double>(base) * 300.0 * 300.0 / double(length) / double(length);
+                const std::uint64_t most = backend->info().kind == "cpu" ? std::min(4 * base, options_.gpu_pairs)
+                                                                         : options_.gpu_pairs;
                 const std::uint64_t pairs =
-                    std::clamp<std::uint64_t>(round_to_two_digits(scaled), 1, std::max(base, options_.gpu_pairs));
+                    std::clamp<std::uint64_t>(round_to_two_digits(scaled), 1, std::max<std::uint64_t>(most, 1));
                 auto point = try_point(*backend, c, settings(pairs));
                 if (point) add(std::move(*point), "length-sweep/protein-local-score", "length", double(length));
             }
