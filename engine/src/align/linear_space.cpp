@@ -117,18 +117,21 @@ private:
         for (std::int64_t i = 1; i <= rows; ++i) {
             const int* sub = scores + static_cast<std::ptrdiff_t>(a[i - 1]) * size;
             std::int64_t diag = h_row[0];
-            std::int64_t left = -(top_open + (i - 1) * e);
-            h_row[0] = left;
-            f_row[0] = left;  // column 0 below the corner is one 'I' run
+            h_row[0] = -(top_open + (i - 1) * e);
+            f_row[0] = h_row[0];  // column 0 below the corner is one 'I' run
             std::int64_t e_run = minus_infinity;
+            std::int64_t open_e = h_row[0] - o;
             for (std::int64_t j = 1; j <= cols; ++j) {
-                e_run = std::max(left - o, e_run - e);
+                // E opens from the diagonal/F part of the previous cell only, as
+                // in the reference passes (reference_aligner.cpp says why).
                 const std::int64_t f = std::max(h_row[j] - o, f_row[j] - e);
-                const std::int64_t h = std::max(diag + sub[b[j - 1]], std::max(e_run, f));
+                const std::int64_t rest = std::max(diag + sub[b[j - 1]], f);
+                e_run = std::max(open_e, e_run - e);
+                const std::int64_t h = std::max(rest, e_run);
+                open_e = rest - o;
                 diag = h_row[j];
                 h_row[j] = h;
                 f_row[j] = f;
-                left = h;
             }
             counter_.add(static_cast<std::uint64_t>(cols));
         }
