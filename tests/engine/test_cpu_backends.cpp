@@ -125,7 +125,20 @@ ScoringScheme scheme_for(Kind kind, const QString& gaps)
 
 Backend& backend(DeviceRegistry& registry, const QString& id) { return registry.select(id.toStdString()); }
 
-const std::regex kernel_grammar("^(sw|nw|sg)_(linear|affine)_(striped|scan|reference|linspace)_s(8|16|32|64)$");
+const std::regex kernel_grammar("^(sw|nw|sg)_(linear|affine)_(striped|scan|scalar|myersmiller)_s(8|16|32|64)$");
+
+template <typename F>
+QString error_of(F&& f)
+{
+    try {
+        f();
+    } catch (const Cancelled&) {
+        return QStringLiteral("<cancelled>");
+    } catch (const Error& e) {
+        return QString::fromStdString(e.what());
+    }
+    return QStringLiteral("<no error>");
+}
 
 }  // namespace
 
@@ -205,7 +218,9 @@ private slots:
         PairJob job = make_job(set, scheme, options, threads);
 
         JobContext context;
-        const auto results = backend(*registry_, device).align_pairs(job, context);
+        std::vector<Alignment> results;
+        const QString error = error_of([&] { results = backend(*registry_, device).align_pairs(job, context); });
+        QVERIFY2(error == "<no error>", qPrintable(error));
         QCOMPARE(results.size(), job.pairs.size());
         for (std::size_t p = 0; p < job.pairs.size(); ++p) {
             const Sequence& q = set.queries[job.pairs[p].first];
@@ -518,6 +533,113 @@ private slots:
             QVERIFY2(message.startsWith(device + ": "), qPrintable(message));
             QVERIFY2(message.contains("'q2'"), qPrintable(message));
         }
+    }
+
+    // A job may force a kernel by name (--kernel): every parasail family and
+    // lane width, and the reference's two, give the reference's answer and
+    // carry the forced name.
+    void forced_kernels_data()
+    {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<QString>("free_ends");
+        QTest::addColumn<QString>("suffix");
+        const QList<QPair<int, QString>> modes{{int(AlignmentMode::Local), "all"},
+                                               {int(AlignmentMode::Global), "all"},
+                                               {int(AlignmentMode::SemiGlobal), "all"},
+                                               {int(AlignmentMode::SemiGlobal), "qb,te"},
+                                               {int(AlignmentMode::SemiGlobal), "tb,qe"}};
+        for (const auto& [mode, free] : modes) {
+            const QString name = QString::fromStdString(std::string(to_string(AlignmentMode(mode)))) + "[" + free + "] ";
+            for (const QString suffix : {"striped_s8", "striped_s16", "striped_s32", "scan_s8", "scan_s16", "scan_s32"})
+                QTest::newRow(qPrintable(name + suffix)) << "cpu" << mode << free << suffix;
+            for (const QString suffix : {"scalar_s64", "myersmiller_s64"})
+                QTest::newRow(qPrintable(name + suffix)) << "cpu-ref" << mode << free << suffix;
+        }
+    }
+
+    void forced_kernels()
+    {
+        QFETCH(QString, device);
+        QFETCH(int, mode);
+        QFETCH(QString, free_ends);
+        QFETCH(QString, suffix);
+        const ScoringScheme scheme = scheme_for(Kind::Dna, "affine");
+        AlignOptions options;
+        options.mode = AlignmentMode(mode);
+        options.free_ends = FreeEndGaps::parse(free_ends.toStdString());
+        // Short enough that no score leaves an 8-bit lane.
+        PairSet set = random_pairs(qHash(QString(QTest::currentDataTag())), Kind::Dna, 80, 12);
+        for (auto* list : {&set.queries, &set.targets})
+            for (Sequence& seq : *list) seq.residues.resize(std::min<std::size_t>(seq.residues.size(), 12));
+        PairJob job = make_job(set, scheme, options, 2);
+        const std::string prefix = (options.mode == AlignmentMode::Local    ? "sw_affine_"
+                                    : options.mode == AlignmentMode::Global ? "nw_affine_"
+                                                                            : "sg_affine_");
+        job.kernel = prefix + suffix.toStdString();
+        JobContext context;
+        std::vector<Alignment> results;
+        const QString error = error_of([&] { results = backend(*registry_, device).align_pairs(job, context); });
+        QVERIFY2(error == "<no error>", qPrintable(error));
+        for (std::size_t p = 0; p < job.pairs.size(); ++p) {
+            const Sequence& q = set.queries[job.pairs[p].first];
+            const Sequence& t = set.targets[job.pairs[p].second];
+            const Alignment expected = align_reference(q.residues, t.residues, scheme, options);
+            const Alignment& got = results[p];
+            QCOMPARE(got.kernel, job.kernel);
+            QCOMPARE(got.score, expected.score);
+            QCOMPARE(got.query_begin, expected.query_begin);
+            QCOMPARE(got.query_end, expected.query_end);
+            QCOMPARE(got.target_begin, expected.target_begin);
+            QCOMPARE(got.target_end, expected.target_end);
+            if (got.has_traceback())
+                QCOMPARE(rescore(got.cigar, q.residues, t.residues, got.query_begin, got.target_begin, scheme),
+                         got.score);
+        }
+    }
+
+    void forced_kernel_errors_data()
+    {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<QString>("gaps");
+        QTest::addColumn<QString>("kernel");
+        QTest::addColumn<int>("length");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("gpu kernel on cpu") << "cpu" << "affine" << "sw_affine_inter_s16" << 30
+                                           << "runs sw_affine_striped_s8";
+        QTest::newRow("wrong mode") << "cpu" << "affine" << "nw_affine_scan_s16" << 30 << "cannot run on device cpu";
+        QTest::newRow("wrong gap model") << "cpu" << "affine" << "sw_linear_scan_s16" << 30 << "sw_affine_scan_s16";
+        QTest::newRow("striped with linear gaps") << "cpu" << "linear" << "sw_linear_striped_s16" << 30
+                                                  << "wrong scores with linear gaps";
+        QTest::newRow("8-bit overflow") << "cpu" << "affine" << "sw_affine_scan_s8" << 400 << "overflow its 8-bit lanes";
+        QTest::newRow("parasail kernel on cpu-ref") << "cpu-ref" << "affine" << "sw_affine_scan_s16" << 30
+                                                    << "runs sw_affine_scalar_s64, sw_affine_myersmiller_s64";
+    }
+
+    void forced_kernel_errors()
+    {
+        QFETCH(QString, device);
+        QFETCH(QString, gaps);
+        QFETCH(QString, kernel);
+        QFETCH(int, length);
+        QFETCH(QString, expected);
+        PairSet set;
+        Sequence q, t;
+        q.id = "q";
+        t.id = "t";
+        q.residues = std::string(static_cast<std::size_t>(length), 'A');
+        t.residues = q.residues;
+        set.queries = {q};
+        set.targets = {t};
+        set.pairs = {{0, 0}};
+        AlignOptions options;
+        options.mode = AlignmentMode::Local;
+        PairJob job = make_job(set, scheme_for(Kind::Dna, gaps), options, 1);
+        job.kernel = kernel.toStdString();
+        JobContext context;
+        const QString message = error_of([&] { backend(*registry_, device).align_pairs(job, context); });
+        QVERIFY2(message.contains("--kernel '" + kernel + "'"), qPrintable(message));
+        QVERIFY2(message.contains(expected), qPrintable(message));
     }
 
     void empty_job()

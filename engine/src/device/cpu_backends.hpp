@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,18 @@ int cpu_worker_count(const PairJob& job);
 
 // "sw", "nw", "sg" and "linear"/"affine": the first two words of a kernel name.
 std::string kernel_mode_and_gaps(const PairJob& job);
+
+// The kernel a job forces (PairJob::kernel), split along the naming grammar
+// mode_gaps_family_sWIDTH; nullopt when the job leaves the choice to the
+// backend. `suffixes` are the family_sWIDTH endings the device runs. Throws
+// Error naming --kernel when the name does not fit the job's mode and gap model
+// or is not one of the device's.
+struct ForcedKernel {
+    std::string family;
+    int width = 0;
+};
+std::optional<ForcedKernel> forced_kernel(const PairJob& job, const std::string& device,
+                                          const std::vector<std::string>& suffixes);
 
 // Given by the pool to an aligner for one pair. An aligner that works on a pair
 // for long calls cells_done now and then (cells of this pair so far); that

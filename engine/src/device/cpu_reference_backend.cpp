@@ -28,6 +28,20 @@ std::string kernel_mode_and_gaps(const PairJob& job) {
     return std::string(mode) + (job.scheme.linear() ? "_linear" : "_affine");
 }
 
+std::optional<ForcedKernel> forced_kernel(const PairJob& job, const std::string& device,
+                                          const std::vector<std::string>& suffixes) {
+    if (job.kernel.empty()) return std::nullopt;
+    const std::string prefix = kernel_mode_and_gaps(job) + "_";
+    for (const std::string& suffix : suffixes) {
+        if (job.kernel != prefix + suffix) continue;
+        const std::size_t s = suffix.rfind("_s");
+        return ForcedKernel{suffix.substr(0, s), std::stoi(suffix.substr(s + 2))};
+    }
+    std::string choices;
+    for (const std::string& suffix : suffixes) choices += (choices.empty() ? "" : ", ") + prefix + suffix;
+    throw Error("--kernel '" + job.kernel + "' cannot run on device " + device + " for this job; it runs " + choices);
+}
+
 namespace {
 
 constexpr std::int64_t progress_interval_ns = 50'000'000;
@@ -227,30 +241,32 @@ namespace {
 
 // Pairs above this many cells run in linear space, whose progress callback
 // lets a cancel through; below it the reference aligner finishes a pair in well
-// under 100 ms.
+// under 100 ms (about 0.25 GCUPS with traceback on a busy core).
 constexpr std::uint64_t reference_pair_cell_limit = 4'000'000;
 
+const std::vector<std::string> reference_kernels = {"scalar_s64", "myersmiller_s64"};
+
+// Kernel names are the reference aligner's own: "scalar" for the full-matrix
+// aligner, "myersmiller" for linear space.
 class ReferencePairAligner : public PairAligner {
 public:
-    ReferencePairAligner(const PairJob& job) : job_(job), kernel_prefix_(kernel_mode_and_gaps(job)) {}
+    explicit ReferencePairAligner(const PairJob& job)
+        : job_(job), forced_(forced_kernel(job, "cpu-ref", reference_kernels)) {}
 
     Alignment align(const Sequence& query, const Sequence& target, PairProgress& progress) override {
         const std::uint64_t cells = static_cast<std::uint64_t>(query.residues.size()) * target.residues.size();
-        Alignment a;
-        if (cells <= reference_pair_cell_limit) {
-            a = align_reference(query.residues, target.residues, job_.scheme, job_.options);
-            a.kernel = kernel_prefix_ + "_reference_s64";
-        } else {
-            a = align_linear_space(query.residues, target.residues, job_.scheme, job_.options,
-                                   [&progress](std::uint64_t done) { progress.cells_done(done); });
-            a.kernel = kernel_prefix_ + "_linspace_s64";
-        }
+        const bool linear_space =
+            forced_ ? forced_->family == "myersmiller" : cells > reference_pair_cell_limit;
+        if (!linear_space) return align_reference(query.residues, target.residues, job_.scheme, job_.options);
+        Alignment a = align_linear_space(query.residues, target.residues, job_.scheme, job_.options,
+                                         [&progress](std::uint64_t done) { progress.cells_done(done); });
+        a.kernel = kernel_mode_and_gaps(job_) + "_myersmiller_s64";
         return a;
     }
 
 private:
     const PairJob& job_;
-    std::string kernel_prefix_;
+    std::optional<ForcedKernel> forced_;
 };
 
 class CpuReferenceBackend : public Backend {
@@ -267,6 +283,7 @@ public:
     }
 
     std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
+        forced_kernel(job, "cpu-ref", reference_kernels);  // a wrong --kernel fails before any work
         return align_pairs_on_workers(job, context, "cpu-ref",
                                       [&job] { return std::make_unique<ReferencePairAligner>(job); });
     }

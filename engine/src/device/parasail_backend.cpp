@@ -22,7 +22,9 @@
 //  - With traceback, the region between begin and end is aligned globally by
 //    parasail's nw_trace (scan); its score must equal the forward score.
 // Lane width starts at 8 or 16 bits by a bound on the scores and widens to 32
-// whenever parasail reports saturation.
+// whenever parasail reports saturation. A job may force one family and width
+// (PairJob::kernel, e.g. "sg_affine_striped_s16"); it then fails rather than
+// widen.
 #include "cpu_backends.hpp"
 
 #include <alignscope/align/cigar.hpp>
@@ -34,6 +36,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -61,25 +64,38 @@ using ProfileCreator = parasail_profile_t* (*)(const char*, int, const parasail_
 constexpr int width_bits[3] = {8, 16, 32};
 constexpr ProfileCreator profile_create[3] = {parasail_profile_create_8, parasail_profile_create_16,
                                               parasail_profile_create_32};
-constexpr ProfileFunction sw_striped_then_scan[3] = {parasail_sw_striped_profile_8, parasail_sw_scan_profile_16,
-                                                     parasail_sw_scan_profile_32};
-constexpr ProfileFunction sw_scan[3] = {parasail_sw_scan_profile_8, parasail_sw_scan_profile_16,
-                                        parasail_sw_scan_profile_32};
-constexpr ProfileFunction nw_scan[3] = {parasail_nw_scan_profile_8, parasail_nw_scan_profile_16,
-                                        parasail_nw_scan_profile_32};
+// Indexed by family (0 = striped, 1 = scan), then lane width.
+enum Family { striped = 0, scan = 1 };
+constexpr const char* family_names[2] = {"striped", "scan"};
+constexpr ProfileFunction sw_kernels[2][3] = {
+    {parasail_sw_striped_profile_8, parasail_sw_striped_profile_16, parasail_sw_striped_profile_32},
+    {parasail_sw_scan_profile_8, parasail_sw_scan_profile_16, parasail_sw_scan_profile_32}};
+constexpr ProfileFunction nw_kernels[2][3] = {
+    {parasail_nw_striped_profile_8, parasail_nw_striped_profile_16, parasail_nw_striped_profile_32},
+    {parasail_nw_scan_profile_8, parasail_nw_scan_profile_16, parasail_nw_scan_profile_32}};
 // Last row and column of the DP for each combination of free beginnings,
-// indexed by (query_begin ? 1 : 0) + (target_begin ? 2 : 0). With s1 = query,
-// parasail's "db" (free s2 residues before s1 begins) is our query_begin and
-// "qb" our target_begin.
-constexpr ProfileFunction rowcol_scan[4][3] = {
-    {parasail_nw_rowcol_scan_profile_8, parasail_nw_rowcol_scan_profile_16, parasail_nw_rowcol_scan_profile_32},
-    {parasail_sg_db_rowcol_scan_profile_8, parasail_sg_db_rowcol_scan_profile_16,
-     parasail_sg_db_rowcol_scan_profile_32},
-    {parasail_sg_qb_rowcol_scan_profile_8, parasail_sg_qb_rowcol_scan_profile_16,
-     parasail_sg_qb_rowcol_scan_profile_32},
-    {parasail_sg_qb_db_rowcol_scan_profile_8, parasail_sg_qb_db_rowcol_scan_profile_16,
-     parasail_sg_qb_db_rowcol_scan_profile_32},
-};
+// indexed by family, then (query_begin ? 1 : 0) + (target_begin ? 2 : 0), then
+// width. With s1 = query, parasail's "db" (free s2 residues before s1 begins)
+// is our query_begin and "qb" our target_begin.
+constexpr ProfileFunction rowcol_kernels[2][4][3] = {
+    {{parasail_nw_rowcol_striped_profile_8, parasail_nw_rowcol_striped_profile_16,
+      parasail_nw_rowcol_striped_profile_32},
+     {parasail_sg_db_rowcol_striped_profile_8, parasail_sg_db_rowcol_striped_profile_16,
+      parasail_sg_db_rowcol_striped_profile_32},
+     {parasail_sg_qb_rowcol_striped_profile_8, parasail_sg_qb_rowcol_striped_profile_16,
+      parasail_sg_qb_rowcol_striped_profile_32},
+     {parasail_sg_qb_db_rowcol_striped_profile_8, parasail_sg_qb_db_rowcol_striped_profile_16,
+      parasail_sg_qb_db_rowcol_striped_profile_32}},
+    {{parasail_nw_rowcol_scan_profile_8, parasail_nw_rowcol_scan_profile_16, parasail_nw_rowcol_scan_profile_32},
+     {parasail_sg_db_rowcol_scan_profile_8, parasail_sg_db_rowcol_scan_profile_16,
+      parasail_sg_db_rowcol_scan_profile_32},
+     {parasail_sg_qb_rowcol_scan_profile_8, parasail_sg_qb_rowcol_scan_profile_16,
+      parasail_sg_qb_rowcol_scan_profile_32},
+     {parasail_sg_qb_db_rowcol_scan_profile_8, parasail_sg_qb_db_rowcol_scan_profile_16,
+      parasail_sg_qb_db_rowcol_scan_profile_32}}};
+// The kernels a job may force with --kernel, after "mode_gaps_".
+const std::vector<std::string> forcible_kernels = {"striped_s8", "striped_s16", "striped_s32",
+                                                   "scan_s8",    "scan_s16",    "scan_s32"};
 constexpr TraceFunction nw_trace_scan[3] = {parasail_nw_trace_scan_8, parasail_nw_trace_scan_16,
                                             parasail_nw_trace_scan_32};
 
@@ -129,12 +145,27 @@ struct Pass {
     int width = 0;  // index into width_bits
 };
 
+// parasail 2.6's striped kernels give wrong scores when open == extend.
+void refuse_striped_with_linear_gaps(const PairJob& job, const std::optional<ForcedKernel>& forced) {
+    if (forced && forced->family == "striped" && job.scheme.linear())
+        throw Error("--kernel '" + job.kernel +
+                    "': parasail's striped kernels give wrong scores with linear gaps (open == extend); "
+                    "use a scan kernel");
+}
+
 class ParasailPairAligner : public PairAligner {
 public:
     ParasailPairAligner(const PairJob& job, const parasail_matrix_t* matrix)
-        : job_(job), matrix_(matrix), kernel_prefix_(kernel_mode_and_gaps(job)) {
-        striped_8_ = job.options.mode == AlignmentMode::Local && !job.scheme.linear();
-        sw_ = striped_8_ ? &sw_striped_then_scan : &sw_scan;
+        : job_(job), matrix_(matrix), kernel_prefix_(kernel_mode_and_gaps(job)),
+          forced_(forced_kernel(job, "cpu", forcible_kernels)) {
+        refuse_striped_with_linear_gaps(job, forced_);
+        if (forced_) {
+            const Family f = forced_->family == "striped" ? striped : scan;
+            for (int w = 0; w < 3; ++w) families_[w] = f;
+            forced_width_ = forced_->width == 8 ? 0 : forced_->width == 16 ? 1 : 2;
+        } else if (job.options.mode == AlignmentMode::Local && !job.scheme.linear()) {
+            families_[0] = striped;  // see the file comment
+        }
         const SubstitutionMatrix& sm = job.scheme.matrix;
         max_score_ = std::max(0, sm.max_score());
         min_score_ = std::min(0, sm.min_score());
@@ -146,7 +177,9 @@ public:
         if (m == 0) throw Error("query '" + query.id + "' is empty");
         if (n == 0) throw Error("target '" + target.id + "' is empty");
         const std::uint64_t cells = static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(n);
-        if (cells > pass_cell_limit || m > INT_MAX / 4 || n > INT_MAX / 4) return linear_space(query, target, progress);
+        // A forced kernel runs whatever the size: the user asked for it.
+        if ((!forced_ && cells > pass_cell_limit) || m > INT_MAX / 4 || n > INT_MAX / 4)
+            return linear_space(query, target, progress);
 
         to_letters(query.residues, "query '" + query.id + "'", q_);
         to_letters(target.residues, "target '" + target.id + "'", t_);
@@ -163,8 +196,7 @@ public:
             case AlignmentMode::SemiGlobal: ok = semiglobal(a, width); break;
         }
         if (!ok) return linear_space(query, target, progress);  // scores beyond 32 bits
-        const char* family = striped_8_ && width == 0 ? "_striped_s" : "_scan_s";
-        a.kernel = kernel_prefix_ + family + std::to_string(width_bits[width]);
+        a.kernel = kernel_prefix_ + "_" + family_names[families_[width]] + "_s" + std::to_string(width_bits[width]);
         progress.cells_done(cells);
 
         if (job_.options.traceback && a.query_end > 0) {
@@ -242,13 +274,17 @@ private:
         return profile_[width].get();
     }
 
-    // Runs a profile function from `width` upwards until it does not saturate.
-    bool run(const ProfileFunction (&functions)[3], const std::string& s1, const std::string& s2, int width,
+    // Runs a pass from lane width `width` upwards until it does not saturate,
+    // each width in its family; a forced kernel runs in its width only.
+    // `table` is indexed by family, then width.
+    bool run(const ProfileFunction (&table)[2][3], const std::string& s1, const std::string& s2, int width,
              bool cacheable, Pass& pass) {
-        for (int w = width; w < 3; ++w) {
+        const int first = forced_ ? forced_width_ : width;
+        const int last = forced_ ? forced_width_ : 2;
+        for (int w = first; w <= last; ++w) {
             const parasail_profile_t* profile = profile_for(s1, w, cacheable);
-            ResultPtr r(functions[w](profile, s2.data(), static_cast<int>(s2.size()), job_.scheme.gap_open,
-                                     job_.scheme.gap_extend));
+            ResultPtr r(table[families_[w]][w](profile, s2.data(), static_cast<int>(s2.size()),
+                                               job_.scheme.gap_open, job_.scheme.gap_extend));
             if (!r) throw Error("parasail failed (out of memory?)");
             if (!parasail_result_is_saturated(r.get())) {
                 pass.result = std::move(r);
@@ -256,13 +292,24 @@ private:
                 return true;
             }
         }
+        if (forced_)
+            throw Error("--kernel '" + job_.kernel + "': the scores of this pair overflow its " +
+                        std::to_string(forced_->width) + "-bit lanes; force a wider kernel or let the backend choose");
         return false;
+    }
+
+    // Columns of a per-mode table, for run().
+    template <std::size_t N>
+    static auto& pick(const ProfileFunction (&table)[2][N][3], std::size_t k, ProfileFunction (&out)[2][3]) {
+        for (int f = 0; f < 2; ++f)
+            for (int w = 0; w < 3; ++w) out[f][w] = table[f][k][w];
+        return out;
     }
 
     bool local(Alignment& a, int& width) {
         const std::int64_t m = a.query_length, n = a.target_length;
         Pass fwd;
-        if (!run(*sw_, q_, t_, first_width(m, n, true), true, fwd)) return false;
+        if (!run(sw_kernels, q_, t_, first_width(m, n, true), true, fwd)) return false;
         width = fwd.width;
         a.score = fwd.result->score;
         if (a.score <= 0) {
@@ -278,7 +325,7 @@ private:
         Pass rev;
         // The reverse pass reaches the known score, so its lane width is known.
         const int rev_width = a.score < 100 ? 0 : a.score < 30000 ? 1 : 2;
-        if (!run(*sw_, rq_, rt_, rev_width, false, rev)) return false;
+        if (!run(sw_kernels, rq_, rt_, rev_width, false, rev)) return false;
         if (rev.result->score != a.score) throw inconsistent("reverse local pass", rev.result->score, a.score);
         // Reversed end (i', j'), 1-based, is the cell after the begin.
         a.query_begin = a.query_end - rev.result->end_query;
@@ -289,7 +336,7 @@ private:
     bool global(Alignment& a, int& width) {
         const std::int64_t m = a.query_length, n = a.target_length;
         Pass fwd;
-        if (!run(nw_scan, q_, t_, first_width(m, n, false), true, fwd)) return false;
+        if (!run(nw_kernels, q_, t_, first_width(m, n, false), true, fwd)) return false;
         width = fwd.width;
         a.score = fwd.result->score;
         a.query_begin = a.target_begin = 1;
@@ -333,7 +380,10 @@ private:
         const int begins = (free.query_begin ? 1 : 0) + (free.target_begin ? 2 : 0);
 
         Pass fwd;
-        if (!run(rowcol_scan[begins], q_, t_, first_width(m, n, false), true, fwd)) return false;
+        ProfileFunction rowcol[2][3];
+        if (!run(pick(rowcol_kernels, static_cast<std::size_t>(begins), rowcol), q_, t_, first_width(m, n, false),
+                 true, fwd))
+            return false;
         width = fwd.width;
         // s1 = query: parasail's "row" runs along s2 (the target) at the last
         // query position, our last row; its "column" is our last column.
@@ -351,7 +401,7 @@ private:
         reverse_prefix(q_, a.query_end, rq_);
         reverse_prefix(t_, a.target_end, rt_);
         Pass rev;
-        if (!run(rowcol_scan[0], rq_, rt_, first_width(a.query_end, a.target_end, false), false, rev))
+        if (!run(pick(rowcol_kernels, 0, rowcol), rq_, rt_, first_width(a.query_end, a.target_end, false), false, rev))
             return false;
         const End start = best_end(parasail_result_get_score_row(rev.result.get()),
                                    parasail_result_get_score_col(rev.result.get()), a.query_end, a.target_end,
@@ -425,8 +475,9 @@ private:
     const PairJob& job_;
     const parasail_matrix_t* matrix_;
     std::string kernel_prefix_;
-    bool striped_8_ = false;  // Smith-Waterman with affine gaps: striped in 8-bit lanes
-    const ProfileFunction (*sw_)[3] = nullptr;
+    std::optional<ForcedKernel> forced_;
+    int forced_width_ = 0;
+    Family families_[3] = {scan, scan, scan};  // the family each lane width runs in
     int max_score_ = 0;
     int min_score_ = 0;
     std::string q_, t_, rq_, rt_;
@@ -453,6 +504,8 @@ public:
     }
 
     std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
+        // A wrong --kernel fails before any work.
+        refuse_striped_with_linear_gaps(job, forced_kernel(job, "cpu", forcible_kernels));
         MatrixPtr matrix = make_parasail_matrix(job.scheme.matrix);
         const parasail_matrix_t* shared = matrix.get();  // read-only from every worker
         return align_pairs_on_workers(job, context, "cpu", [&job, shared] {
