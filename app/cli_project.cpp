@@ -8,6 +8,7 @@
 #include <alignscope/store/project.hpp>
 
 #include <ctime>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -30,7 +31,9 @@ struct ProjectFlags {
 // is upgraded and dead jobs are marked interrupted), read-only otherwise.
 store::Project open_for_reading(const std::string& path) {
     store::ProjectOptions options;
-    options.read_only = ::access(path.c_str(), W_OK) != 0;
+    std::error_code ec;
+    const std::filesystem::path folder = std::filesystem::absolute(path, ec).parent_path();
+    options.read_only = ::access(path.c_str(), W_OK) != 0 || ::access(folder.c_str(), W_OK) != 0;
     return store::Project(path, options);
 }
 

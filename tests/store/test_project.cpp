@@ -9,6 +9,7 @@
 #include <alignscope/seq/sequence_reader.hpp>
 
 #include <QCryptographicHash>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -53,7 +54,7 @@ QString error_of(F&& f) {
 class ReadOnlyFile {
 public:
     explicit ReadOnlyFile(const QString& path) : path_(path) {
-        ::chmod(path.toUtf8().constData(), 0444);
+        ::chmod(path.toUtf8().constData(), QFileInfo(path).isDir() ? 0555 : 0444);
         if (::access(path.toUtf8().constData(), W_OK) == 0 &&
             QProcess::execute("chattr", {"+i", path}) == 0)
             immutable_ = true;
@@ -61,7 +62,7 @@ public:
     }
     ~ReadOnlyFile() {
         if (immutable_) QProcess::execute("chattr", {"-i", path_});
-        ::chmod(path_.toUtf8().constData(), 0644);
+        ::chmod(path_.toUtf8().constData(), QFileInfo(path_).isDir() ? 0755 : 0644);
     }
     bool ok() const { return ok_; }
 
@@ -249,6 +250,36 @@ private slots:
         const QString erase = error_of([&] { viewer.delete_job(jobs[0].id); });
         QVERIFY2(erase.contains("read-only"), qPrintable(erase));
         QCOMPARE(read_all(path), before);
+    }
+
+    // Read-only media: the file could be written but its folder cannot take
+    // the -wal, -shm and -lock files.
+    void readOnlyFolder() {
+        QTemporaryDir dir;
+        const QString folder = dir.filePath("media");
+        QVERIFY(QDir().mkpath(folder));
+        const QString path = folder + "/disc.alsproj";
+        {
+            store::Project project(path.toStdString(), creating());
+            auto job = project.begin_job(sample_spec());
+            job->add_hits(sample_hits(12));
+            job->finish_done();
+        }
+        QFile::remove(store::Project::lock_path(path.toStdString()).c_str());
+        const QStringList files_before = QDir(folder).entryList(QDir::Files);
+        QCOMPARE(files_before, QStringList{"disc.alsproj"});
+        ReadOnlyFile guard(folder);
+        if (!guard.ok()) QSKIP("cannot make a folder read-only here (root without chattr)");
+        const QString message = error_of([&] { store::Project project(path.toStdString()); });
+        QVERIFY2(message.contains("read-only") && message.contains("folder"), qPrintable(message));
+        store::ProjectOptions options;
+        options.read_only = true;
+        store::Project viewer(path.toStdString(), options);
+        const auto jobs = viewer.jobs();
+        QCOMPARE(jobs.size(), std::size_t{1});
+        QCOMPARE(jobs[0].state, store::JobState::Done);
+        QCOMPARE(viewer.hits(jobs[0].id).rows.size(), std::size_t{12});
+        QCOMPARE(QDir(folder).entryList(QDir::Files), files_before);
     }
 
     // SQLite's max_page_count stands in for a full disk: it fails writes with

@@ -119,12 +119,23 @@ Project::Project(const std::string& path, ProjectOptions options) : impl_(std::m
         if (!options.read_only && ::access(path.c_str(), W_OK) != 0)
             throw Error(path + ": the project is read-only (file permissions); open it read-only to look at it, "
                                "or make it writable to record jobs");
+        const fs::path folder = fs::absolute(path, ec).parent_path();
+        if (!options.read_only && ::access(folder.c_str(), W_OK) != 0)
+            throw Error(path + ": the project is read-only: its folder " + folder.string() +
+                        " is not writable, and a project writes its -wal, -shm and -lock files beside it; open it "
+                        "read-only to look at it");
     }
 
     using sqlite::OpenMode;
-    const OpenMode mode = options.read_only ? OpenMode::ReadOnly
-                          : exists          ? OpenMode::ReadWrite
-                                            : OpenMode::ReadWriteCreate;
+    OpenMode mode = options.read_only ? OpenMode::ReadOnly : exists ? OpenMode::ReadWrite : OpenMode::ReadWriteCreate;
+    if (options.read_only) {
+        // A WAL project is read through its -shm file; in a folder where that
+        // cannot be created (read-only media) and where therefore no writer
+        // can be at work, read the file as immutable instead.
+        const fs::path folder = fs::absolute(path, ec).parent_path();
+        if (::access(folder.c_str(), W_OK) != 0 && !fs::exists(path + "-shm", ec) && !fs::exists(path + "-wal", ec))
+            mode = OpenMode::ReadOnlyImmutable;
+    }
     impl_->db = std::make_unique<sqlite::Connection>(path, mode, options.busy_timeout_ms);
     auto& db = *impl_->db;
     impl_->lock_path = lock_path(fs::weakly_canonical(path, ec).string());

@@ -3,6 +3,7 @@
 
 #include <alignscope/error.hpp>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -21,6 +22,23 @@ constexpr int kBeginAttempts = 6;
 std::string system_error_text(sqlite3* db) {
     const int code = db ? sqlite3_system_errno(db) : 0;
     return code ? std::string(std::strerror(code)) : std::string();
+}
+
+// A path as the path part of a file: URI: every byte but unreserved ones and
+// '/' percent-encoded, so '?', '#' and '%' in names survive.
+std::string uri_path(const std::string& path) {
+    static const char* hex = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : path) {
+        if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+            out += static_cast<char>(c);
+        } else {
+            out += '%';
+            out += hex[c >> 4];
+            out += hex[c & 0xF];
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -123,12 +141,17 @@ std::vector<std::uint8_t> Statement::blob(int column) const {
 
 Connection::Connection(const std::string& path, OpenMode mode, int busy_timeout_ms) : path_(path) {
     int flags = SQLITE_OPEN_NOMUTEX;  // each connection is used by one thread at a time
+    std::string name = path;
     switch (mode) {
     case OpenMode::ReadOnly: flags |= SQLITE_OPEN_READONLY; break;
+    case OpenMode::ReadOnlyImmutable:
+        flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+        name = "file:" + uri_path(path) + "?immutable=1";
+        break;
     case OpenMode::ReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
     case OpenMode::ReadWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
     }
-    const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+    const int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
         const std::string why = system_error_text(db_);
         const std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);

@@ -63,7 +63,10 @@ private:
     sqlite3_stmt* statement_;
 };
 
-enum class OpenMode { ReadOnly, ReadWrite, ReadWriteCreate };
+// ReadOnlyImmutable: for a file in a folder nobody can write (read-only media):
+// SQLite then needs no -shm file and takes no locks, which is safe because no
+// writer can exist there either.
+enum class OpenMode { ReadOnly, ReadOnlyImmutable, ReadWrite, ReadWriteCreate };
 
 class Connection {
 public:
