@@ -260,7 +260,10 @@ public:
         if (!linear_space) return align_reference(query.residues, target.residues, job_.scheme, job_.options);
         Alignment a = align_linear_space(query.residues, target.residues, job_.scheme, job_.options,
                                          [&progress](std::uint64_t done) { progress.cells_done(done); });
-        a.kernel = kernel_mode_and_gaps(job_) + "_myersmiller_s64";
+        // Without traceback linear space runs the reference's own two score
+        // passes, only with a progress callback.
+        a.kernel = forced_ ? job_.kernel
+                           : kernel_mode_and_gaps(job_) + (job_.options.traceback ? "_myersmiller_s64" : "_scalar_s64");
         return a;
     }
 
