@@ -32,8 +32,9 @@ int child_crash(const std::string& project) {
     store::JobRecording job(project, sample_spec("align"), options);
     job.add_alignments(sample_alignments(6));
     job.add_timeline(sample_events(40), "steady-clock");
-    std::cout << "ready " << job.job_id() << std::endl;
-    for (int batch = 0;; ++batch) {
+    job.add_hits(sample_hits(kCrashBatch, 0));
+    std::cout << "ready " << job.job_id() << std::endl;  // at least one batch of hits is in
+    for (int batch = 1;; ++batch) {
         job.add_hits(sample_hits(kCrashBatch, batch * kCrashBatch));
         job.progress(Progress{std::uint64_t(batch), 1'000'000, 0, 0});
     }
@@ -162,15 +163,14 @@ private slots:
             QVERIFY(file.open(QIODevice::WriteOnly));
             file.write(">r1\nMKTAYIAKQRQISFVKSHFSRQ\n>r2\nMKVLAAGIVGLLLAAQPAMA\n");
         }
-        { store::Project project(path.toStdString(), creating()); }
+        // This process reads meanwhile, as the GUI would.
+        store::Project viewer(path.toStdString(), creating());
+        std::int64_t seen = viewer.data_version();
+        int changes = 0;
         constexpr int kJobs = 25;
         QProcess a, b;
         start_child(a, {"child-writer", path, fasta, QString::number(kJobs)});
         start_child(b, {"child-writer", path, fasta, QString::number(kJobs)});
-        // Meanwhile this process reads, as the GUI would.
-        store::Project viewer(path.toStdString());
-        std::int64_t seen = viewer.data_version();
-        int changes = 0;
         while (a.state() != QProcess::NotRunning || b.state() != QProcess::NotRunning) {
             if (viewer.changed_since(seen)) {
                 ++changes;
@@ -179,6 +179,7 @@ private slots:
             a.waitForFinished(20);
             b.waitForFinished(20);
         }
+        if (viewer.changed_since(seen)) ++changes;
         QCOMPARE(a.exitCode(), 0);
         QCOMPARE(b.exitCode(), 0);
         QCOMPARE(QString::fromUtf8(a.readAllStandardOutput()).trimmed(), QString("done"));
