@@ -24,7 +24,7 @@ QVector<Record> read_fasta(const QString& path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) return records;
     for (const QByteArray& raw : file.readAll().split('\n')) {
-        const QString line = QString::fromLatin1(raw).trimmed();
+        QString line = QString::fromLatin1(raw).trimmed();
         if (line.startsWith('>')) records.push_back({line.mid(1).split(' ').first(), {}});
         else if (!records.isEmpty()) records.back().residues += line.remove(' ');
     }
@@ -111,13 +111,14 @@ private:
     // with alignscope-cli, for every i, and compares.
     void compare(const QString& file, const QString& program, const QStringList& emboss_flags,
                  const QStringList& our_flags, bool compare_coordinates, int max_records = 8) {
+        const bool local_mode = our_flags.contains("local");
         if (!have_program(program)) QSKIP(qPrintable(program + " is not installed (Debian package emboss)"));
         const QString path = kEmbossData + "/" + file;
         if (!QFile::exists(path)) QSKIP(qPrintable(path + " is missing (Debian package emboss-test)"));
         QVector<Record> records = read_fasta(path);
         if (records.size() > max_records) records.resize(max_records);
         QVERIFY2(records.size() >= 2, qPrintable(path));
-        int compared = 0;
+        int compared = 0, ties = 0;
         for (int i = 0; i + 1 < records.size(); ++i) {
             const QString a = dir_.filePath(QString("a%1.fa").arg(i));
             const QString b = dir_.filePath(QString("b%1.fa").arg(i));
@@ -144,16 +145,36 @@ private:
                 QVERIFY2(x.score == y.score,
                          qPrintable(where + QString(": EMBOSS score %1, ours %2").arg(x.score).arg(y.score)));
                 if (compare_coordinates) {
-                    const QString coords = QString(": EMBOSS %1-%2 / %3-%4, ours %5-%6 / %7-%8")
-                                               .arg(x.a_begin).arg(x.a_end).arg(x.b_begin).arg(x.b_end)
-                                               .arg(y.qb).arg(y.qe).arg(y.tb).arg(y.te);
-                    QVERIFY2(x.a_begin == y.qb && x.a_end == y.qe && x.b_begin == y.tb && x.b_end == y.te,
-                             qPrintable(where + coords));
+                    const bool same = x.a_begin == y.qb && x.a_end == y.qe && x.b_begin == y.tb && x.b_end == y.te;
+                    if (!same) {
+                        // Equal scores, different regions: allowed only when EMBOSS's region is an equally
+                        // optimal alternative (a tie broken differently; ours follows parasail's rule, see
+                        // reference_aligner.hpp). Check by aligning EMBOSS's region globally ourselves.
+                        const QString coords = QString(": EMBOSS %1-%2 / %3-%4, ours %5-%6 / %7-%8")
+                                                   .arg(x.a_begin).arg(x.a_end).arg(x.b_begin).arg(x.b_end)
+                                                   .arg(y.qb).arg(y.qe).arg(y.tb).arg(y.te);
+                        QVERIFY2(local_mode, qPrintable(where + coords));
+                        const Record& query = records[i];
+                        const Record& target = records[i + 1 + k];
+                        const QString qa = dir_.filePath("tie_q.fa"), ta = dir_.filePath("tie_t.fa");
+                        write_fasta(qa, {{query.id, query.residues.mid(x.a_begin - 1, x.a_end - x.a_begin + 1)}});
+                        write_fasta(ta, {{target.id, target.residues.mid(x.b_begin - 1, x.b_end - x.b_begin + 1)}});
+                        QStringList global = our_flags;
+                        global[global.indexOf("--mode") + 1] = "global";
+                        const QVector<OurPair> region =
+                            run_ours(QStringList{"align", qa, ta, "--format", "json", "--device", "cpu-ref"} + global);
+                        QVERIFY2(region.size() == 1 && region[0].score == x.score,
+                                 qPrintable(where + coords + ": EMBOSS's region does not reach the optimal score"));
+                        ++ties;
+                    }
                 }
                 ++compared;
             }
         }
         QVERIFY(compared > 0);
+        // Ties are the exception on real sequences; most coordinates must agree exactly.
+        QVERIFY2(ties * 5 <= compared, qPrintable(QString("%1 of %2 pairs differ by ties").arg(ties).arg(compared)));
+        if (ties) qInfo("%d of %d pairs are ties broken differently from EMBOSS (both verified optimal)", ties, compared);
     }
 
 private slots:
