@@ -1,0 +1,184 @@
+// The job panel's checks and the job a request becomes: each impossible
+// combination is caught with a message naming the problem, valid ones pass,
+// and the pairs and cell counts agree with a count made here by brute force.
+#include <jobs/job_request.hpp>
+
+#include <QtTest>
+
+#include <set>
+
+using namespace alignscope;
+using namespace alignscope::ui;
+
+namespace {
+
+SequenceList list(std::vector<std::string> residues, AlphabetKind alphabet, std::vector<std::int64_t> ids = {1}) {
+    auto records = std::make_shared<std::vector<Sequence>>();
+    int n = 0;
+    for (auto& r : residues) records->push_back(Sequence{"s" + std::to_string(++n), "", r, ""});
+    SequenceList l;
+    l.records = records;
+    l.alphabet = alphabet;
+    l.label = "test.fa";
+    l.set_ids = std::move(ids);
+    return l;
+}
+
+std::vector<DeviceInfo> cpu_devices() {
+    DeviceInfo ref;
+    ref.id = "cpu-ref";
+    ref.kind = "cpu";
+    ref.name = "CPU reference";
+    DeviceInfo simd;
+    simd.id = "cpu";
+    simd.kind = "cpu";
+    simd.name = "CPU SIMD";
+    DeviceInfo gpu;
+    gpu.id = "gpu";
+    gpu.kind = "gpu";
+    gpu.name = "CUDA GPUs";
+    gpu.available = false;
+    gpu.unavailable_reason = "this build has no CUDA backend";
+    return {ref, simd, gpu};
+}
+
+JobRequest protein_request() {
+    JobRequest r;
+    r.queries = list({"MKVLAAGIV", "MKV"}, AlphabetKind::Protein);
+    r.targets = list({"MKVLGAGIVW", "AGIV", "W"}, AlphabetKind::Protein, {2});
+    r.scoring.matrix = "BLOSUM62";
+    r.device = "cpu";
+    return r;
+}
+
+QString joined(const std::vector<JobProblem>& problems, JobProblem::Severity severity) {
+    QStringList lines;
+    for (const auto& p : problems)
+        if (p.severity == severity) lines << QString::fromStdString(p.message);
+    return lines.join("\n");
+}
+
+}  // namespace
+
+class JobRequestTest : public QObject {
+    Q_OBJECT
+private slots:
+    void validRequestHasNoProblems() {
+        const auto problems = check_request(protein_request(), cpu_devices());
+        QVERIFY2(problems.empty(), qPrintable(joined(problems, JobProblem::Severity::Error)));
+    }
+
+    void problems_data() {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<bool>("error");  // false: a warning
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("no queries") << "no-queries" << true << "No query sequences";
+        QTest::newRow("empty selection") << "empty-selection" << true << "the selection";
+        QTest::newRow("no targets") << "no-targets" << true << "No target sequences";
+        QTest::newRow("protein with match/mismatch") << "protein-match" << true << "Match/mismatch scoring is for nucleotides";
+        QTest::newRow("protein with EDNAFULL") << "protein-ednafull" << true << "EDNAFULL scores nucleotides";
+        QTest::newRow("DNA with BLOSUM62") << "dna-blosum" << false << "protein matrix";
+        QTest::newRow("protein against DNA") << "mixed" << true << "both sides must be protein or both nucleotide";
+        QTest::newRow("extend above open") << "extend-above-open" << true << "open + (k-1)*extend";
+        QTest::newRow("half-step missed") << "quarter-step" << true << "multiple of 0.5";
+        QTest::newRow("negative penalty") << "negative-open" << true << "gap open";
+        QTest::newRow("unknown matrix") << "unknown-matrix" << true << "BLOSUM99";
+        QTest::newRow("zip of unequal lists") << "zip-unequal" << true << "2 queries and 3 targets";
+        QTest::newRow("GPU absent") << "gpu" << true << "no CUDA backend";
+        QTest::newRow("unknown device") << "gpu:7" << true << "gpu:7";
+        QTest::newRow("match not positive") << "match-zero" << true << "match score must be positive";
+        QTest::newRow("semi-global without free ends") << "semiglobal-none" << false << "same as global";
+    }
+
+    void problems() {
+        QFETCH(QString, change);
+        QFETCH(bool, error);
+        QFETCH(QString, mentions);
+        JobRequest r = protein_request();
+        const SequenceList dna = list({"ACGTACGT", "ACGGT"}, AlphabetKind::Dna);
+        if (change == "no-queries") r.queries = SequenceList{};
+        if (change == "empty-selection") {
+            r.queries = SequenceList{};
+            r.queries.label = "the selection in the Sequences table";
+        }
+        if (change == "no-targets") r.targets = SequenceList{};
+        if (change == "protein-match") r.scoring.match_mismatch = true;
+        if (change == "protein-ednafull") r.scoring.matrix = "EDNAFULL";
+        if (change == "dna-blosum") r.queries = r.targets = dna;
+        if (change == "mixed") r.targets = dna;
+        if (change == "extend-above-open") r.scoring.gap_extend = 11;
+        if (change == "quarter-step") r.scoring.gap_open = 10.25;
+        if (change == "negative-open") r.scoring.gap_open = -1;
+        if (change == "unknown-matrix") r.scoring.matrix = "BLOSUM99";
+        if (change == "zip-unequal") r.pairing = Pairing::RecordByRecord;
+        if (change.startsWith("gpu")) r.device = change.toStdString();
+        if (change == "match-zero") {
+            r.queries = r.targets = dna;
+            r.scoring.match_mismatch = true;
+            r.scoring.match = 0;
+        }
+        if (change == "semiglobal-none") {
+            r.algorithm = JobAlgorithm::SemiGlobal;
+            r.free_ends = FreeEndGaps::none();
+        }
+        const auto problems = check_request(r, cpu_devices());
+        const auto severity = error ? JobProblem::Severity::Error : JobProblem::Severity::Warning;
+        const QString found = joined(problems, severity);
+        QVERIFY2(found.contains(mentions, Qt::CaseInsensitive),
+                 qPrintable("expected '" + mentions + "' among:\n" + found));
+        QCOMPARE(has_errors(problems), error);
+    }
+
+    void nucleotideMatchMismatchIsFine() {
+        JobRequest r = protein_request();
+        r.queries = r.targets = list({"ACGTACGT", "ACGGT"}, AlphabetKind::Dna);
+        r.scoring.match_mismatch = true;
+        r.scoring.match = 2;
+        r.scoring.mismatch = -3;
+        r.scoring.gap_open = 5;
+        r.scoring.gap_extend = 2;
+        QVERIFY(check_request(r, cpu_devices()).empty());
+        const ScoringScheme scheme = r.scoring.scheme();
+        // The convention the panel shows: a gap of length k costs open + (k-1)*extend.
+        QCOMPARE(scheme.to_user(scheme.gap_cost(1)), 5.0);
+        QCOMPARE(scheme.to_user(scheme.gap_cost(4)), 11.0);
+    }
+
+    void pairsAndCells_data() {
+        QTest::addColumn<int>("pairing");
+        QTest::newRow("all against all") << int(Pairing::AllAgainstAll);
+        QTest::newRow("record by record") << int(Pairing::RecordByRecord);
+    }
+
+    void pairsAndCells() {
+        QFETCH(int, pairing);
+        JobRequest r = protein_request();
+        r.pairing = Pairing(pairing);
+        if (r.pairing == Pairing::RecordByRecord) r.targets = list({"MKVL", "GAGIVW"}, AlphabetKind::Protein);
+        const PairJob job = make_pair_job(r);
+        // Brute force: enumerate the pairs the pairing means.
+        std::set<std::pair<std::uint32_t, std::uint32_t>> expected;
+        std::uint64_t cells = 0;
+        for (std::uint32_t i = 0; i < r.queries.size(); ++i)
+            for (std::uint32_t j = 0; j < r.targets.size(); ++j)
+                if (r.pairing == Pairing::AllAgainstAll || i == j) {
+                    expected.insert({i, j});
+                    cells += (*r.queries.records)[i].residues.size() * (*r.targets.records)[j].residues.size();
+                }
+        QCOMPARE(std::set(job.pairs.begin(), job.pairs.end()), expected);
+        QCOMPARE(job.pairs.size(), expected.size());
+        QCOMPARE(r.pair_count(), std::uint64_t(expected.size()));
+        QCOMPARE(r.cell_count(), cells);
+        QCOMPARE(job.total_cells(), cells);
+        QCOMPARE(job.options.mode, AlignmentMode::Global);
+        QCOMPARE(job.scheme.matrix.name(), std::string("BLOSUM62"));
+    }
+
+    void algorithmsRoundTrip() {
+        for (JobAlgorithm a : available_algorithms()) QCOMPARE(parse_algorithm(to_string(a)), a);
+        QVERIFY_THROWS_EXCEPTION(Error, parse_algorithm("needleman"));
+    }
+};
+
+QTEST_GUILESS_MAIN(JobRequestTest)
+#include "test_job_request.moc"

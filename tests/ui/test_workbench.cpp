@@ -1,0 +1,501 @@
+// The workbench window driven off-screen through its real widgets and threads:
+// load files into a project, configure and run CPU jobs to completion, cancel a
+// long one, see bad files reported through the message path, see a job another
+// connection records, build the demo, save as, and close mid-job (in a child
+// process) to find the job interrupted. Stored alignments are checked against
+// the engine's reference aligner called directly, and re-scored from their CIGAR.
+#include <demo_project.hpp>
+#include <mainwindow.hpp>
+#include <models/jobs_model.hpp>
+#include <panels/job_panel.hpp>
+#include <views/alignment_text_view.hpp>
+#include <views/jobs_view.hpp>
+#include <views/sequences_view.hpp>
+
+#include <alignscope/align/cigar.hpp>
+#include <alignscope/align/reference_aligner.hpp>
+#include <alignscope/bench/verify.hpp>
+#include <alignscope/io/alignment_format.hpp>
+#include <alignscope/score/substitution_matrix.hpp>
+#include <alignscope/store/job_recording.hpp>
+#include <alignscope/store/project.hpp>
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <memory>
+
+using namespace alignscope;
+using namespace alignscope::ui;
+
+namespace {
+
+const QString demo_dir = QStringLiteral(ALIGNSCOPE_SOURCE_DIR "/resources/demo");
+const QString human = demo_dir + "/globins_human.fa";
+const QString others = demo_dir + "/globins_others.fa";
+
+// Records of a FASTA file, read here without the engine: (id, description, residues).
+struct Record {
+    QString id, description, residues;
+};
+std::vector<Record> read_fasta(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) return {};
+    std::vector<Record> records;
+    for (const QByteArray& raw : file.readAll().split('\n')) {
+        const QString line = QString::fromUtf8(raw).trimmed();
+        if (line.startsWith('>')) {
+            const QString header = line.mid(1);
+            const int space = header.indexOf(' ');
+            records.push_back({space < 0 ? header : header.left(space), space < 0 ? QString() : header.mid(space + 1), {}});
+        } else if (!records.empty()) {
+            records.back().residues += line;
+        }
+    }
+    return records;
+}
+
+// Random protein pairs written as two FASTA files (seeded: the same every run).
+void write_random_pairs(const QString& queries, const QString& targets, int pairs, int length, std::uint64_t seed) {
+    SeededRandom random(seed);
+    std::ofstream q(queries.toStdString()), t(targets.toStdString());
+    for (int k = 0; k < pairs; ++k) {
+        const std::string a = random_residues(random, AlphabetKind::Protein, length);
+        q << ">q" << k << "\n" << a << "\n";
+        t << ">t" << k << "\n" << mutate_residues(random, AlphabetKind::Protein, a, 0.3, 0.05) << "\n";
+    }
+}
+
+qint64 input_id(const ProjectDocument& document, const QString& file_name) {
+    for (const auto& input : document.inputs())
+        if (input.label() == file_name) return input.info.id;
+    return 0;
+}
+
+// Waits for the window's notification about `ticket`'s job; returns its state.
+struct Finished {
+    qint64 job = 0;
+    JobState state = JobState::Queued;
+    QString text;
+};
+Finished wait_finished(MainWindow& window, int timeout_ms) {
+    QSignalSpy spy(&window, &MainWindow::jobNotification);
+    if (!spy.wait(timeout_ms)) return {};
+    const auto args = spy.takeFirst();
+    return {args[0].toLongLong(), JobState(args[1].toInt()), args[2].toString()};
+}
+
+}  // namespace
+
+class WorkbenchTest : public QObject {
+    Q_OBJECT
+private:
+    std::unique_ptr<DeviceRegistry> registry_;
+    std::unique_ptr<QTemporaryDir> dir_;
+    int runs_ = 0;
+
+    QString path(const QString& name) const { return dir_->filePath(name); }
+
+    std::unique_ptr<MainWindow> openWindow(const QString& project, bool create) {
+        auto window = std::make_unique<MainWindow>(*registry_);
+        window->setConfirmCloseWhileRunning(false);
+        window->resize(1200, 800);
+        window->show();
+        QSignalSpy ready(window.get(), &MainWindow::projectReady);
+        window->openProject(project, create);
+        if (!ready.wait(20'000)) return nullptr;
+        return window;
+    }
+
+    bool loadAndWait(MainWindow& window, const QStringList& files) {
+        QSignalSpy idle(&window.document(), &ProjectDocument::loadingIdle);
+        window.loadFiles(files);
+        return idle.wait(30'000);
+    }
+
+private slots:
+    void initTestCase() {
+        registry_ = make_cpu_registry();
+        dir_ = std::make_unique<QTemporaryDir>();
+        QVERIFY(dir_->isValid());
+        QVERIFY(QFile::exists(human));
+    }
+
+    void loadsFilesIntoTheProject() {
+        const QString project = path("load.alsproj");
+        auto window = openWindow(project, true);
+        QVERIFY(window);
+        QVERIFY(loadAndWait(*window, {human, others}));
+
+        const auto expected_human = read_fasta(human), expected_others = read_fasta(others);
+        const int total = int(expected_human.size() + expected_others.size());
+        SequencesView& view = window->sequencesView();
+        QCOMPARE(view.model().rowCount(), total);
+        QCOMPARE(view.filter().rowCount(), total);
+        // Filtering by text: count the matches in the files themselves.
+        view.filterEdit().setText("horse");
+        int matches = 0;
+        for (const auto& list : {expected_human, expected_others})
+            for (const auto& r : list)
+                matches += r.id.contains("horse", Qt::CaseInsensitive) ||
+                           r.description.contains("horse", Qt::CaseInsensitive);
+        QVERIFY(matches > 0);
+        QCOMPARE(view.filter().rowCount(), matches);
+        view.filterEdit().clear();
+        QCOMPARE(view.filter().rowCount(), total);
+        // Sorting by length puts the shortest first.
+        view.table().sortByColumn(SequenceTableModel::Length, Qt::AscendingOrder);
+        int shortest = INT_MAX;
+        for (const auto& list : {expected_human, expected_others})
+            for (const auto& r : list) shortest = std::min(shortest, int(r.residues.size()));
+        QCOMPARE(view.filter().index(0, SequenceTableModel::Length).data().toInt(), shortest);
+
+        // The project holds both sets, as another connection sees them.
+        store::Project check(project.toStdString(), store::ProjectOptions{.read_only = true});
+        const auto inputs = check.inputs();
+        QCOMPARE(inputs.size(), std::size_t(2));
+        std::uint64_t records = 0;
+        for (const auto& i : inputs) records += i.record_count;
+        QCOMPARE(records, std::uint64_t(total));
+        QCOMPARE(check.input_sequences(inputs[0].id).size(), expected_human.size());
+    }
+
+    void runsCpuJobToCompletion_data() {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<int>("algorithm");
+        QTest::addColumn<double>("open");
+        QTest::addColumn<double>("extend");
+        QTest::newRow("global cpu-ref 10/0.5") << "cpu-ref" << int(JobAlgorithm::Global) << 10.0 << 0.5;
+        QTest::newRow("local cpu 11/1") << "cpu" << int(JobAlgorithm::Local) << 11.0 << 1.0;
+        QTest::newRow("semiglobal cpu-ref 8/2") << "cpu-ref" << int(JobAlgorithm::SemiGlobal) << 8.0 << 2.0;
+    }
+
+    void runsCpuJobToCompletion() {
+        QFETCH(QString, device);
+        QFETCH(int, algorithm);
+        QFETCH(double, open);
+        QFETCH(double, extend);
+        const QString project = path(QString("run-%1.alsproj").arg(++runs_));
+        auto window = openWindow(project, true);
+        QVERIFY(window);
+        QVERIFY(loadAndWait(*window, {human, others}));
+        JobPanel& panel = window->jobPanel();
+        panel.setInputs(input_id(window->document(), "globins_human.fa"),
+                        input_id(window->document(), "globins_others.fa"));
+        panel.setAlgorithm(JobAlgorithm(algorithm));
+        panel.setMatrix("BLOSUM62");
+        panel.setGaps(open, extend);
+        QVERIFY(panel.setDevice(device));
+        panel.setTraceback(true);
+        QVERIFY2(panel.canRun(), qPrintable(panel.problemText()));
+        QVERIFY(window->runJob() != 0);
+        const Finished done = wait_finished(*window, 60'000);
+        QCOMPARE(done.state, JobState::Done);
+        QVERIFY(done.job > 0);
+
+        // The project holds the job and its ten alignments (2 x 5).
+        store::Project check(project.toStdString(), store::ProjectOptions{.read_only = true});
+        const store::JobInfo job = check.job(done.job);
+        QCOMPARE(job.state, store::JobState::Done);
+        QCOMPARE(job.spec.devices, device.toStdString());
+        QCOMPARE(job.counts.alignments, std::int64_t(10));
+        QCOMPARE(job.inputs.size(), std::size_t(2));
+        const auto page = check.alignments(done.job, 0, 100);
+        QCOMPARE(page.rows.size(), std::size_t(10));
+
+        // Each stored alignment is what the reference aligner gives for that
+        // pair, and its CIGAR re-scores to its score.
+        const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), open, extend);
+        AlignOptions options;
+        options.mode = algorithm == int(JobAlgorithm::Global) ? AlignmentMode::Global
+                       : algorithm == int(JobAlgorithm::Local) ? AlignmentMode::Local
+                                                               : AlignmentMode::SemiGlobal;
+        const auto queries = read_fasta(human), targets = read_fasta(others);
+        for (const Alignment& a : page.rows) {
+            const Record* q = nullptr;
+            const Record* t = nullptr;
+            for (const auto& r : queries)
+                if (r.id.toStdString() == a.query_id) q = &r;
+            for (const auto& r : targets)
+                if (r.id.toStdString() == a.target_id) t = &r;
+            QVERIFY2(q && t, a.query_id.c_str());
+            std::string qs = q->residues.toStdString(), ts = t->residues.toStdString();
+            normalise_residues(qs, AlphabetKind::Protein);
+            normalise_residues(ts, AlphabetKind::Protein);
+            const Alignment expected = align_reference(qs, ts, scheme, options);
+            QCOMPARE(a.score, expected.score);
+            QCOMPARE(a.query_begin, expected.query_begin);
+            QCOMPARE(a.query_end, expected.query_end);
+            QCOMPARE(a.target_begin, expected.target_begin);
+            QCOMPARE(a.target_end, expected.target_end);
+            QVERIFY(a.has_traceback());
+            QCOMPARE(rescore(a.cigar, qs, ts, a.query_begin, a.target_begin, scheme), a.score);
+        }
+
+        // The jobs list and the alignment view show it.
+        JobsModel& jobs = window->jobsView().model();
+        QTRY_VERIFY_WITH_TIMEOUT(jobs.rowOf(done.job) >= 0, 5000);
+        QCOMPARE(jobs.data(jobs.index(jobs.rowOf(done.job), JobsModel::State)).toString(), QString("done"));
+        auto* view = qobject_cast<AlignmentTextView*>(window->view("alignment"));
+        QVERIFY(view);
+        QCOMPARE(view->shownJob(), done.job);
+        const QString first = "# Score: " + QString::fromStdString(format_score(scheme.to_user(page.rows[0].score)));
+        QVERIFY2(view->text().contains(first), qPrintable(view->text().left(600)));
+        QVERIFY(view->text().contains(QString::fromStdString(page.rows[0].query_id)));
+    }
+
+    void invalidCombinationIsExplainedInline() {
+        auto window = openWindow(path("invalid.alsproj"), true);
+        QVERIFY(window);
+        QVERIFY(loadAndWait(*window, {human, others}));
+        JobPanel& panel = window->jobPanel();
+        QVERIFY2(panel.canRun(), qPrintable(panel.problemText()));
+        panel.setMatchMismatch(2, -3);  // protein sequences: not allowed
+        QVERIFY(!panel.canRun());
+        QVERIFY2(panel.problemText().contains("Match/mismatch scoring is for nucleotides"),
+                 qPrintable(panel.problemText()));
+        auto* run = panel.findChild<QPushButton*>("run");
+        QVERIFY(run && !run->isEnabled());
+        QCOMPARE(window->runJob(), quint64(0));
+        panel.setMatrix("BLOSUM62");
+        panel.setInputs(JobPanel::selection_source, input_id(window->document(), "globins_others.fa"));
+        QVERIFY(!panel.canRun());  // nothing selected in the table
+        QVERIFY2(panel.problemText().contains("No query sequences"), qPrintable(panel.problemText()));
+        window->sequencesView().table().selectRow(0);
+        QTRY_VERIFY2(panel.canRun(), qPrintable(panel.problemText()));
+        QVERIFY(window->document().jobs().empty());
+    }
+
+    void badFilesAreReportedThroughTheMessagePath_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("mentions");
+        const QString bad = QStringLiteral(ALIGNSCOPE_TEST_DATA "/malformed/");
+        QTest::newRow("bad residue") << bad + "bad_residue.fa" << "bad_residue.fa:3:";
+        QTest::newRow("binary garbage") << bad + "garbage.bin" << "garbage.bin";
+        QTest::newRow("truncated gzip") << bad + "truncated.fa.gz" << "truncated.fa.gz";
+        QTest::newRow("missing file") << path("no-such-file.fa") << "no-such-file.fa";
+    }
+
+    void badFilesAreReportedThroughTheMessagePath() {
+        QFETCH(QString, file);
+        QFETCH(QString, mentions);
+        auto window = openWindow(path("bad.alsproj"), !QFile::exists(path("bad.alsproj")));
+        QVERIFY(window);
+        const int before = window->sequencesView().model().rowCount();
+        QSignalSpy messages(window.get(), &MainWindow::userMessage);
+        QVERIFY(loadAndWait(*window, {file}));
+        QCOMPARE(messages.size(), 1);
+        const auto args = messages.takeFirst();
+        QCOMPARE(args[0].toInt(), int(QMessageBox::Warning));
+        const QString text = args[2].toString();
+        QVERIFY2(text.contains(mentions, Qt::CaseInsensitive), qPrintable(text));
+        QVERIFY2(text.contains(QFileInfo(file).fileName()), qPrintable(text));
+        // Shown without blocking: the box is open and the event loop runs on.
+        QVERIFY(window->currentMessageBox());
+        QVERIFY(window->currentMessageBox()->isVisible());
+        QCOMPARE(window->sequencesView().model().rowCount(), before);
+        window->currentMessageBox()->close();
+    }
+
+    void cancelsALongJob() {
+        const QString q = path("long_q.fa"), t = path("long_t.fa");
+        write_random_pairs(q, t, 200, 3000, 7);  // 1.8 G cells on the scalar reference: minutes
+        auto window = openWindow(path("cancel.alsproj"), true);
+        QVERIFY(window);
+        QVERIFY(loadAndWait(*window, {q, t}));
+        JobPanel& panel = window->jobPanel();
+        panel.setInputs(input_id(window->document(), "long_q.fa"), input_id(window->document(), "long_t.fa"));
+        panel.setPairing(Pairing::RecordByRecord);
+        panel.setMatrix("BLOSUM62");
+        QVERIFY(panel.setDevice("cpu-ref"));
+        QVERIFY2(panel.canRun(), qPrintable(panel.problemText()));
+        QSignalSpy progress(&window->queue(), &JobQueue::jobProgress);
+        QVERIFY(window->runJob());
+        QVERIFY(progress.wait(20'000));
+        const auto shown = progress.last()[1].value<JobProgress>();
+        QVERIFY(shown.cells_done < shown.cells_total);
+        QVERIFY(window->findChild<QProgressBar*>("jobProgress")->isVisible());
+        QElapsedTimer timer;
+        timer.start();
+        window->cancelAll();
+        const Finished end = wait_finished(*window, 10'000);
+        const qint64 took = timer.elapsed();
+        QCOMPARE(end.state, JobState::Cancelled);
+        qInfo("cancel took %lld ms", took);
+        QVERIFY2(took < 2000, qPrintable(QString("cancel took %1 ms").arg(took)));
+        store::Project check(path("cancel.alsproj").toStdString(), store::ProjectOptions{.read_only = true});
+        QCOMPARE(check.job(end.job).state, store::JobState::Cancelled);
+    }
+
+    void windowStaysResponsiveWhileAJobRuns() {
+        const QString q = path("busy_q.fa"), t = path("busy_t.fa");
+        write_random_pairs(q, t, 400, 800, 11);
+        auto window = openWindow(path("busy.alsproj"), true);
+        QVERIFY(window);
+        QVERIFY(loadAndWait(*window, {q, t}));
+        JobPanel& panel = window->jobPanel();
+        panel.setInputs(input_id(window->document(), "busy_q.fa"), input_id(window->document(), "busy_t.fa"));
+        panel.setPairing(Pairing::RecordByRecord);
+        panel.setMatrix("BLOSUM62");
+        QVERIFY(panel.setDevice("cpu-ref"));
+        panel.setThreads(0);  // every core busy: the hardest case for the GUI thread
+        QVERIFY(window->runJob());
+        const Finished end = wait_finished(*window, 120'000);
+        QCOMPARE(end.state, JobState::Done);
+        const double stall = window->lastJobStallMs(), busy = window->lastJobStallBusyMs();
+        qInfo("job ran; longest event-loop stall %.1f ms, of which the GUI thread worked %.1f ms (%s)", stall, busy,
+              qPrintable(end.text));
+        // The bound. This suite runs alone (RUN_SERIAL); on a machine
+        // loaded by other programs the message tells starvation from work.
+        QVERIFY2(stall < 50, qPrintable(QString("event loop stalled %1 ms, of which the GUI thread worked %2 ms "
+                                                "(the rest it was blocked or waiting for a CPU)")
+                                            .arg(stall)
+                                            .arg(busy)));
+    }
+
+    void seesAJobRecordedByAnotherConnection() {
+        const QString project = path("shared.alsproj");
+        auto window = openWindow(project, true);
+        QVERIFY(window);
+        QCOMPARE(window->jobsView().model().rowCount(), 0);
+        // What `alignscope-cli align --project` does from another process.
+        store::JobSpec spec;
+        spec.command = "align";
+        spec.mode = "local";
+        spec.devices = "cpu";
+        {
+            store::JobRecording recording(project.toStdString(), spec);
+            recording.finish_done();
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(window->jobsView().model().rowCount(), 1, 5000);
+        QCOMPARE(window->jobsView().model().data(window->jobsView().model().index(0, JobsModel::Mode)).toString(),
+                 QString("local"));
+    }
+
+    void buildsTheDemoProject() {
+        MainWindow window(*registry_);
+        window.setConfirmCloseWhileRunning(false);
+        window.show();
+        QSignalSpy done(&window, &MainWindow::jobNotification);
+        open_demo_project(window);
+        QVERIFY(done.wait(60'000));
+        QCOMPARE(JobState(done.first()[1].toInt()), JobState::Done);
+        store::Project check(demo_project_path().toStdString(), store::ProjectOptions{.read_only = true});
+        QCOMPARE(check.inputs().size(), std::size_t(2));
+        const auto jobs = check.jobs();
+        QCOMPARE(jobs.size(), std::size_t(1));
+        QCOMPARE(jobs[0].counts.alignments, std::int64_t(10));
+        // Opening it again adds nothing.
+        QSignalSpy ready(&window, &MainWindow::projectReady);
+        open_demo_project(window);
+        QVERIFY(ready.wait(20'000));
+        QTest::qWait(500);
+        QCOMPARE(check.jobs().size(), std::size_t(1));
+    }
+
+    void savesAsAndSwitches() {
+        auto window = openWindow(path("original.alsproj"), true);
+        QVERIFY(window);
+        QVERIFY(loadAndWait(*window, {human}));
+        QSignalSpy ready(window.get(), &MainWindow::projectReady);
+        window->document().saveAs(path("copy.alsproj"));
+        QVERIFY(ready.wait(20'000));
+        QCOMPARE(window->document().path(), QFileInfo(path("copy.alsproj")).absoluteFilePath());
+        QCOMPARE(window->sequencesView().model().rowCount(), int(read_fasta(human).size()));
+        store::Project copy(path("copy.alsproj").toStdString(), store::ProjectOptions{.read_only = true});
+        QCOMPARE(copy.inputs().size(), std::size_t(1));
+    }
+
+    void closingMidJobLeavesTheJobInterrupted() {
+        // A real close of a real process: the child opens the project, runs a
+        // short job to completion, starts a long one and closes the window.
+        const QString project = path("interrupt.alsproj");
+        const QString q = path("int_q.fa"), t = path("int_t.fa");
+        write_random_pairs(q, t, 200, 3000, 13);
+        QProcess child;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("ALIGNSCOPE_UI_TEST_CHILD", project + "\n" + human + "\n" + others + "\n" + q + "\n" + t);
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        child.setProcessEnvironment(env);
+        child.setProcessChannelMode(QProcess::ForwardedChannels);
+        child.start(QCoreApplication::applicationFilePath(), {});
+        QVERIFY(child.waitForFinished(120'000));
+        QCOMPARE(child.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(child.exitCode(), 0);
+
+        store::Project check(project.toStdString());
+        const auto jobs = check.jobs();
+        QCOMPARE(jobs.size(), std::size_t(2));
+        QCOMPARE(jobs[0].state, store::JobState::Done);
+        QCOMPARE(jobs[0].counts.alignments, std::int64_t(10));
+        QCOMPARE(jobs[1].state, store::JobState::Interrupted);
+        QCOMPARE(check.inputs().size(), std::size_t(4));
+        QVERIFY(check.check().ok());
+
+        // And the window shows it so.
+        auto window = openWindow(project, false);
+        QVERIFY(window);
+        JobsModel& model = window->jobsView().model();
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.data(model.index(model.rowOf(jobs[1].id), JobsModel::State)).toString(),
+                 QString("interrupted"));
+    }
+};
+
+// The child of closingMidJobLeavesTheJobInterrupted.
+static int run_child(const QStringList& paths) {
+    auto registry = make_cpu_registry();
+    MainWindow window(*registry);
+    window.setConfirmCloseWhileRunning(false);
+    window.show();
+    auto fail = [](const char* what) {
+        std::fprintf(stderr, "child: %s\n", what);
+        return 3;
+    };
+    QSignalSpy ready(&window, &MainWindow::projectReady);
+    window.openProject(paths[0], true);
+    if (!ready.wait(20'000)) return fail("project not ready");
+    QSignalSpy idle(&window.document(), &ProjectDocument::loadingIdle);
+    window.loadFiles(paths.mid(1));
+    while (window.document().inputs().size() < 4 || window.document().loading())
+        if (!idle.wait(30'000)) return fail("files not loaded");
+    JobPanel& panel = window.jobPanel();
+    panel.setInputs(input_id(window.document(), "globins_human.fa"), input_id(window.document(), "globins_others.fa"));
+    panel.setDevice("cpu");
+    QSignalSpy done(&window, &MainWindow::jobNotification);
+    window.runJob();
+    if (!done.wait(60'000) || JobState(done.first()[1].toInt()) != JobState::Done) return fail("first job");
+    panel.setInputs(input_id(window.document(), "int_q.fa"), input_id(window.document(), "int_t.fa"));
+    panel.setPairing(Pairing::RecordByRecord);
+    panel.setDevice("cpu-ref");
+    QSignalSpy progress(&window.queue(), &JobQueue::jobProgress);
+    window.runJob();
+    if (!progress.wait(20'000)) return fail("long job did not start");
+    window.close();  // the user closes the window mid-job
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    // Settings, recent projects and the demo go to a folder of this run.
+    QTemporaryDir home;
+    qputenv("XDG_DATA_HOME", (home.path() + "/data").toUtf8());
+    qputenv("XDG_CONFIG_HOME", (home.path() + "/config").toUtf8());
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("AlignScopeTest");
+    QApplication::setApplicationName("alignscope-test");
+    if (qEnvironmentVariableIsSet("ALIGNSCOPE_UI_TEST_CHILD"))
+        return run_child(qEnvironmentVariable("ALIGNSCOPE_UI_TEST_CHILD").split('\n'));
+    WorkbenchTest test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "test_workbench.moc"

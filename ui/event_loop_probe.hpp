@@ -1,0 +1,45 @@
+// Measures how responsive the GUI thread is: a 10 ms timer on the event loop
+// records the largest gap between its ticks. A gap well above 10 ms is a stall
+// the user feels (a frozen progress bar, a late click). The window runs one
+// while jobs run and reports the worst stall with each finished job.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QTimer>
+
+namespace alignscope::ui {
+
+class EventLoopProbe : public QObject {
+    Q_OBJECT
+public:
+    explicit EventLoopProbe(QObject* parent = nullptr);
+
+    void start();  // resets the figures
+    void stop();
+    bool running() const { return timer_.isActive(); }
+
+    // Largest time between two ticks beyond the 10 ms period, in milliseconds.
+    double maxStallMs() const;
+    double maxGapMs() const { return double(max_gap_ns_) / 1e6; }
+    // CPU time the GUI thread itself used inside the worst gap. Near the gap:
+    // the window was busy with its own work; far below it: the thread was
+    // blocked or waited for a CPU (a machine loaded by other programs).
+    double busyInMaxGapMs() const { return double(max_gap_cpu_ns_) / 1e6; }
+    qint64 ticks() const { return ticks_; }
+
+    static constexpr int period_ms = 10;
+
+private:
+    void tick();
+
+    QTimer timer_;
+    QElapsedTimer clock_;
+    qint64 last_ns_ = 0;
+    qint64 last_cpu_ns_ = 0;
+    qint64 max_gap_ns_ = 0;
+    qint64 max_gap_cpu_ns_ = 0;
+    qint64 ticks_ = 0;
+};
+
+}  // namespace alignscope::ui

@@ -1,0 +1,318 @@
+// JobQueue: the recording thread writes each job into the project as it is
+// queued, the worker runs PairJobs through the registry, and the GUI side only
+// ever receives queued calls.
+#include "jobs/job_queue.hpp"
+
+#include <alignscope/error.hpp>
+
+#include <QCoreApplication>
+#include <QMetaObject>
+
+#include <chrono>
+#include <future>
+#include <new>
+#include <thread>
+
+namespace alignscope::ui {
+
+QString display_name(JobState state) {
+    switch (state) {
+    case JobState::Queued: return QCoreApplication::translate("JobState", "queued");
+    case JobState::Running: return QCoreApplication::translate("JobState", "running");
+    case JobState::Done: return QCoreApplication::translate("JobState", "done");
+    case JobState::Failed: return QCoreApplication::translate("JobState", "failed");
+    case JobState::Cancelled: return QCoreApplication::translate("JobState", "cancelled");
+    case JobState::Interrupted: return QCoreApplication::translate("JobState", "interrupted");
+    }
+    return {};
+}
+
+double JobProgress::eta_seconds() const {
+    const double rate = cells_per_second();
+    if (rate <= 0 || cells_total < cells_done) return -1;
+    return double(cells_total - cells_done) / rate;
+}
+
+int JobProgress::percent() const {
+    if (cells_total == 0) return pairs_total ? int(100 * pairs_done / pairs_total) : 0;
+    return int(100.0 * double(cells_done) / double(cells_total));
+}
+
+struct JobQueue::Entry {
+    quint64 ticket = 0;
+    JobRequest request;
+    CancellationToken token;
+    // Made on the recording thread; the worker waits for it before it starts.
+    std::promise<std::unique_ptr<JobRecorder>> recorder_promise;
+    std::future<std::unique_ptr<JobRecorder>> recorder;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    std::mutex progress_mutex;
+    Progress latest;  // under progress_mutex
+    std::atomic<bool> post_pending{false};
+    std::atomic<std::int64_t> last_post_ns{0};
+};
+
+namespace {
+
+// Often enough for a smooth progress bar, rarely enough to cost the GUI nothing.
+constexpr std::int64_t progress_interval_ns = 40'000'000;
+
+std::int64_t since_ns(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+JobQueue::JobQueue(DeviceRegistry& registry, QObject* parent)
+    : QObject(parent),
+      registry_(registry),
+      devices_(registry.devices()),
+      recording_thread_(std::make_unique<TaskThread>()),
+      worker_(std::make_unique<TaskThread>()) {
+    qRegisterMetaType<JobProgress>();
+    qRegisterMetaType<JobOutcome>();
+}
+
+JobQueue::~JobQueue() {
+    interruptAll();
+    worker_.reset();
+    recording_thread_.reset();
+}
+
+std::optional<DeviceInfo> JobQueue::device(const std::string& spec) const {
+    for (const auto& d : devices_)
+        if (d.id == spec) return d;
+    if (spec != "gpu") return std::nullopt;
+    DeviceInfo group;
+    int count = 0;
+    for (const auto& d : devices_) {
+        if (d.kind != "gpu" || !d.available) continue;
+        if (count++ == 0) group = d;
+    }
+    if (count == 0) return std::nullopt;
+    group.id = "gpu";
+    group.name = "all GPUs (" + std::to_string(count) + ")";
+    return group;
+}
+
+void JobQueue::setRecorderFactory(RecorderFactory factory) {
+    std::lock_guard lock(mutex_);
+    recorder_factory_ = std::move(factory);
+}
+
+quint64 JobQueue::enqueue(JobRequest request) {
+    auto entry = std::make_shared<Entry>();
+    entry->recorder = entry->recorder_promise.get_future();
+    RecorderFactory factory;
+    {
+        std::lock_guard lock(mutex_);
+        entry->ticket = next_ticket_++;
+        active_.emplace(entry->ticket, entry);
+        factory = recorder_factory_;
+    }
+    entry->request = std::move(request);
+    interrupting_ = false;
+    emit jobQueued(entry->ticket, QString::fromStdString(entry->request.summary()));
+    recording_thread_->post([this, entry, factory] { record(entry, factory); });
+    worker_->post([this, entry] { run(entry); });
+    return entry->ticket;
+}
+
+void JobQueue::cancel(quint64 ticket) {
+    std::lock_guard lock(mutex_);
+    if (auto it = active_.find(ticket); it != active_.end()) it->second->token.cancel();
+}
+
+void JobQueue::cancelAll() {
+    std::lock_guard lock(mutex_);
+    for (auto& [ticket, entry] : active_) entry->token.cancel();
+}
+
+void JobQueue::interruptAll() {
+    interrupting_ = true;
+    cancelAll();
+    while ((worker_ && worker_->busy()) || (recording_thread_ && recording_thread_->busy()))
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+bool JobQueue::busy() const { return worker_->busy(); }
+
+QList<quint64> JobQueue::activeTickets() const {
+    std::lock_guard lock(mutex_);
+    QList<quint64> tickets;
+    for (const auto& [ticket, entry] : active_) tickets.append(ticket);
+    return tickets;
+}
+
+void JobQueue::record(const std::shared_ptr<Entry>& entry, const RecorderFactory& factory) {
+    if (!factory) {
+        entry->recorder_promise.set_value(nullptr);
+        return;
+    }
+    try {
+        const auto info = device(entry->request.device);
+        if (!info) throw Error("there is no device '" + entry->request.device + "'");
+        auto recorder = factory(entry->request, *info);
+        const std::int64_t id = recorder ? recorder->job_id() : 0;
+        entry->recorder_promise.set_value(std::move(recorder));
+        if (id)
+            QMetaObject::invokeMethod(
+                this, [this, ticket = entry->ticket, id] { emit jobRecorded(ticket, id); }, Qt::QueuedConnection);
+    } catch (...) {
+        entry->recorder_promise.set_exception(std::current_exception());
+    }
+}
+
+void JobQueue::run(const std::shared_ptr<Entry>& entry) {
+    JobOutcome outcome;
+    std::unique_ptr<JobRecorder> recorder;
+    const JobRequest& request = entry->request;
+    // Every way out records the job's end exactly once. A recorder that fails
+    // must not hide the job's own error, so its failure only adds to the message.
+    auto record_end = [&](auto&& call) {
+        if (!recorder) return;
+        try {
+            call(*recorder);
+        } catch (const std::exception& e) {
+            if (outcome.state == JobState::Done) outcome.state = JobState::Failed;
+            outcome.message += (outcome.message.empty() ? "" : "; ") +
+                               std::string("the project could not record the outcome: ") + e.what();
+        }
+    };
+    auto end_state = [&] { return interrupting_ ? JobState::Interrupted : JobState::Cancelled; };
+
+    try {
+        recorder = entry->recorder.get();
+    } catch (const std::exception& e) {
+        outcome.state = JobState::Failed;
+        outcome.message = std::string("the project could not record the job: ") + e.what();
+        finish(entry, std::move(outcome));
+        return;
+    }
+    outcome.project_job_id = recorder ? recorder->job_id() : 0;
+    if (entry->token.cancelled()) {
+        outcome.state = end_state();
+        record_end([&](JobRecorder& r) {
+            if (outcome.state == JobState::Interrupted) r.interrupted();
+            else r.cancelled();
+        });
+        recorder.reset();
+        finish(entry, std::move(outcome));
+        return;
+    }
+
+    entry->start = std::chrono::steady_clock::now();
+    TimelineRecorder timeline;
+    try {
+        Backend& backend = registry_.select(request.device);
+        outcome.device = backend.info().id;
+        if (recorder) recorder->started();
+        QMetaObject::invokeMethod(
+            this, [this, ticket = entry->ticket] { emit jobStarted(ticket); }, Qt::QueuedConnection);
+
+        PairJob job = make_pair_job(request);
+        outcome.cells = job.total_cells();
+        {
+            std::lock_guard lock(entry->progress_mutex);
+            entry->latest.cells_total = outcome.cells;
+            entry->latest.items_total = job.pairs.size();
+        }
+        JobContext context;
+        context.cancel = &entry->token;
+        context.timeline = &timeline;
+        JobRecorder* live = recorder.get();
+        context.progress = [this, entry, live](const Progress& p) {
+            report(entry, p);
+            if (live) live->progress(p);
+        };
+        const auto started = std::chrono::steady_clock::now();
+        std::vector<Alignment> results = backend.align_pairs(job, context);
+        outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (results.size() != job.pairs.size())
+            throw Error(outcome.device + " returned " + std::to_string(results.size()) + " results for " +
+                        std::to_string(job.pairs.size()) + " pairs");
+        for (std::size_t k = 0; k < results.size(); ++k) {
+            results[k].query_id = (*job.queries)[job.pairs[k].first].id;
+            results[k].target_id = (*job.targets)[job.pairs[k].second].id;
+        }
+        Progress last;
+        last.cells_done = last.cells_total = outcome.cells;
+        last.items_done = last.items_total = job.pairs.size();
+        report(entry, last);
+        outcome.state = JobState::Done;
+        auto shared = std::make_shared<const std::vector<Alignment>>(std::move(results));
+        outcome.alignments = shared;
+        record_end([&](JobRecorder& r) { r.done(*shared, timeline.events(), timeline.clock_source()); });
+    } catch (const Cancelled&) {
+        outcome.state = end_state();
+        record_end([&](JobRecorder& r) {
+            if (outcome.state == JobState::Interrupted) r.interrupted();
+            else r.cancelled();
+        });
+    } catch (const std::bad_alloc&) {
+        outcome.state = JobState::Failed;
+        outcome.message = "out of memory";
+        record_end([&](JobRecorder& r) { r.failed(outcome.message); });
+    } catch (const std::exception& e) {
+        outcome.state = JobState::Failed;
+        outcome.message = e.what();
+        record_end([&](JobRecorder& r) { r.failed(outcome.message); });
+    }
+    if (outcome.seconds == 0)
+        outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - entry->start).count();
+    recorder.reset();
+    finish(entry, std::move(outcome));
+}
+
+void JobQueue::report(const std::shared_ptr<Entry>& entry, const Progress& progress) {
+    {
+        std::lock_guard lock(entry->progress_mutex);
+        // A backend's threads may report out of order; keep the furthest.
+        if (progress.cells_done >= entry->latest.cells_done) {
+            const auto cells_total = entry->latest.cells_total, items_total = entry->latest.items_total;
+            entry->latest = progress;
+            if (!entry->latest.cells_total) entry->latest.cells_total = cells_total;
+            if (!entry->latest.items_total) entry->latest.items_total = items_total;
+        }
+    }
+    const std::int64_t now = since_ns(entry->start);
+    const bool final = progress.cells_total && progress.cells_done >= progress.cells_total;
+    if (!final && now - entry->last_post_ns.load() < progress_interval_ns) return;
+    // One report in flight at most: the GUI always reads the latest figures.
+    if (entry->post_pending.exchange(true)) return;
+    entry->last_post_ns = now;
+    QMetaObject::invokeMethod(
+        this,
+        [this, entry] {
+            entry->post_pending = false;
+            JobProgress shown;
+            {
+                std::lock_guard lock(entry->progress_mutex);
+                shown.cells_done = entry->latest.cells_done;
+                shown.cells_total = entry->latest.cells_total;
+                shown.pairs_done = entry->latest.items_done;
+                shown.pairs_total = entry->latest.items_total;
+            }
+            shown.seconds = double(since_ns(entry->start)) / 1e9;
+            emit jobProgress(entry->ticket, shown);
+        },
+        Qt::QueuedConnection);
+}
+
+void JobQueue::finish(const std::shared_ptr<Entry>& entry, JobOutcome outcome) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, entry, outcome = std::move(outcome)] {
+            bool empty = false;
+            {
+                std::lock_guard lock(mutex_);
+                active_.erase(entry->ticket);
+                empty = active_.empty();
+            }
+            emit jobFinished(entry->ticket, outcome);
+            if (empty) emit idle();
+        },
+        Qt::QueuedConnection);
+}
+
+}  // namespace alignscope::ui

@@ -1,0 +1,133 @@
+// The job queue: jobs run one after another on a worker thread through the
+// engine's DeviceRegistry, never on the GUI thread. Progress arrives as queued
+// signals (coalesced, so a backend that reports often cannot flood the event
+// loop), cancellation goes through each job's CancellationToken, and each job
+// is written to the project by a JobRecorder made on the worker thread.
+#pragma once
+
+#include "jobs/job_request.hpp"
+#include "jobs/task_thread.hpp"
+
+#include <alignscope/device/backend.hpp>
+#include <alignscope/device/timeline.hpp>
+
+#include <QObject>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace alignscope::ui {
+
+enum class JobState { Queued, Running, Done, Failed, Cancelled, Interrupted };
+QString display_name(JobState state);
+
+// A job's progress as the GUI shows it.
+struct JobProgress {
+    std::uint64_t cells_done = 0, cells_total = 0;
+    std::uint64_t pairs_done = 0, pairs_total = 0;
+    double seconds = 0;  // since the job started
+    double cells_per_second() const { return seconds > 0 ? double(cells_done) / seconds : 0; }
+    // Seconds left at the rate so far; negative when unknown.
+    double eta_seconds() const;
+    int percent() const;
+};
+
+struct JobOutcome {
+    JobState state = JobState::Done;
+    std::string message;  // the error for Failed
+    double seconds = 0;   // wall time inside the backend
+    std::uint64_t cells = 0;
+    std::string device;   // the backend that ran it ("cpu", "gpu:0,1")
+    std::int64_t project_job_id = 0;  // 0 when not recorded
+    std::shared_ptr<const std::vector<Alignment>> alignments;
+    double gcups() const { return seconds > 0 ? double(cells) / seconds / 1e9 : 0; }
+};
+
+// Where a job's record goes (the project: see ProjectJobRecorder). A recorder
+// is made when the job is queued, on the queue's recording thread, and then
+// used by the worker; progress() may be called from any thread. Every call but
+// progress() may throw Error (a full disk), which fails the job.
+class JobRecorder {
+public:
+    virtual ~JobRecorder() = default;
+    virtual std::int64_t job_id() const = 0;  // the job's id in the project
+    virtual void started() = 0;
+    virtual void progress(const Progress& progress) = 0;  // thread-safe, cheap, never throws
+    virtual void done(const std::vector<Alignment>& alignments, const std::vector<TimelineEvent>& timeline,
+                      const std::string& clock_source) = 0;
+    virtual void failed(const std::string& message) = 0;
+    virtual void cancelled() = 0;
+    // The application is closing with the job unfinished.
+    virtual void interrupted() = 0;
+};
+// Makes the record of a job about to be queued on `device` (as the request
+// names it: "cpu", "gpu:0", or all GPUs). Throws Error when it cannot.
+using RecorderFactory =
+    std::function<std::unique_ptr<JobRecorder>(const JobRequest& request, const DeviceInfo& device)>;
+
+class JobQueue : public QObject {
+    Q_OBJECT
+public:
+    // `registry` outlives the queue; only the worker thread selects backends.
+    explicit JobQueue(DeviceRegistry& registry, QObject* parent = nullptr);
+    // Interrupts every job (they are recorded as interrupted) and joins the worker.
+    ~JobQueue() override;
+
+    const std::vector<DeviceInfo>& devices() const { return devices_; }
+    // The device a request names as a DeviceInfo: a registered device, or for
+    // "gpu" (all GPUs) one standing for the group. Null when none.
+    std::optional<DeviceInfo> device(const std::string& spec) const;
+    // Jobs queued after this call are recorded through `factory` (empty: not recorded).
+    void setRecorderFactory(RecorderFactory factory);
+
+    // Queues a job; returns its ticket, which names it in every signal.
+    quint64 enqueue(JobRequest request);
+    // A queued job never starts; a running one ends with Cancelled within ~100 ms.
+    void cancel(quint64 ticket);
+    void cancelAll();
+    // Stops everything as if the application were closing: running and queued
+    // jobs are recorded as interrupted. Blocks until the worker is idle.
+    void interruptAll();
+    bool busy() const;
+    QList<quint64> activeTickets() const;  // queued or running, in order
+
+signals:
+    void jobQueued(quint64 ticket, QString summary);
+    // The job is in the project (as queued) under this id.
+    void jobRecorded(quint64 ticket, qint64 projectJobId);
+    void jobStarted(quint64 ticket);
+    void jobProgress(quint64 ticket, alignscope::ui::JobProgress progress);
+    void jobFinished(quint64 ticket, alignscope::ui::JobOutcome outcome);
+    // Queue became empty.
+    void idle();
+
+private:
+    struct Entry;
+    void record(const std::shared_ptr<Entry>& entry, const RecorderFactory& factory);  // recording thread
+    void run(const std::shared_ptr<Entry>& entry);  // on the worker thread
+    void report(const std::shared_ptr<Entry>& entry, const Progress& progress);
+    void finish(const std::shared_ptr<Entry>& entry, JobOutcome outcome);
+
+    DeviceRegistry& registry_;
+    std::vector<DeviceInfo> devices_;
+    mutable std::mutex mutex_;
+    RecorderFactory recorder_factory_;
+    std::map<quint64, std::shared_ptr<Entry>> active_;
+    quint64 next_ticket_ = 1;
+    std::atomic<bool> interrupting_{false};
+    // Last: joined first on destruction, before anything they use goes.
+    std::unique_ptr<TaskThread> recording_thread_;
+    std::unique_ptr<TaskThread> worker_;
+};
+
+}  // namespace alignscope::ui
+
+Q_DECLARE_METATYPE(alignscope::ui::JobProgress)
+Q_DECLARE_METATYPE(alignscope::ui::JobOutcome)

@@ -1,0 +1,259 @@
+// Job requests: naming, checking and turning them into engine jobs.
+#include "jobs/job_request.hpp"
+
+#include <alignscope/error.hpp>
+#include <alignscope/score/substitution_matrix.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace alignscope::ui {
+
+std::string_view to_string(JobAlgorithm algorithm) {
+    switch (algorithm) {
+    case JobAlgorithm::Global: return "global";
+    case JobAlgorithm::Local: return "local";
+    case JobAlgorithm::SemiGlobal: return "semiglobal";
+    }
+    return "global";
+}
+
+std::string display_name(JobAlgorithm algorithm) {
+    switch (algorithm) {
+    case JobAlgorithm::Global: return "Global (Needleman-Wunsch)";
+    case JobAlgorithm::Local: return "Local (Smith-Waterman)";
+    case JobAlgorithm::SemiGlobal: return "Semi-global (free end gaps)";
+    }
+    return {};
+}
+
+JobAlgorithm parse_algorithm(std::string_view name) {
+    for (JobAlgorithm a : available_algorithms())
+        if (to_string(a) == name) return a;
+    if (name == "semi-global") return JobAlgorithm::SemiGlobal;
+    throw Error("unknown algorithm '" + std::string(name) + "' (expected global, local or semiglobal)");
+}
+
+const std::vector<JobAlgorithm>& available_algorithms() {
+    static const std::vector<JobAlgorithm> list{JobAlgorithm::Global, JobAlgorithm::Local,
+                                                JobAlgorithm::SemiGlobal};
+    return list;
+}
+
+namespace {
+
+std::string number(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", value);
+    return buffer;
+}
+
+// The engine names command-line flags in its messages; the panel's fields
+// carry plain names.
+std::string panel_wording(std::string message) {
+    const std::pair<std::string_view, std::string_view> words[] = {
+        {"--gap-open", "gap open"}, {"--gap-extend", "gap extend"}, {"--matrix", "matrix"}};
+    for (const auto& [flag, name] : words)
+        for (std::size_t at = message.find(flag); at != std::string::npos; at = message.find(flag, at))
+            message.replace(at, flag.size(), name);
+    return message;
+}
+
+bool nucleotide(AlphabetKind kind) { return kind != AlphabetKind::Protein; }
+
+}  // namespace
+
+ScoringScheme ScoringChoice::scheme() const {
+    try {
+        SubstitutionMatrix unscaled = match_mismatch ? SubstitutionMatrix::match_mismatch(match, mismatch)
+                                                     : SubstitutionMatrix::resolve(matrix);
+        return ScoringScheme::create(unscaled, gap_open, gap_extend);
+    } catch (const Error& e) {
+        throw Error(panel_wording(e.what()));
+    }
+}
+
+std::string ScoringChoice::summary() const {
+    const std::string gaps = number(gap_open) + "/" + number(gap_extend);
+    if (match_mismatch) return "match " + std::to_string(match) + "/" + std::to_string(mismatch) + ", gaps " + gaps;
+    std::string name = matrix;
+    if (const auto slash = name.find_last_of('/'); slash != std::string::npos) name = name.substr(slash + 1);
+    return name + " " + gaps;
+}
+
+AlignOptions JobRequest::align_options() const {
+    AlignOptions options;
+    switch (algorithm) {
+    case JobAlgorithm::Global: options.mode = AlignmentMode::Global; break;
+    case JobAlgorithm::Local: options.mode = AlignmentMode::Local; break;
+    case JobAlgorithm::SemiGlobal: options.mode = AlignmentMode::SemiGlobal; break;
+    }
+    options.free_ends = free_ends;
+    options.traceback = traceback;
+    return options;
+}
+
+std::uint64_t JobRequest::pair_count() const {
+    if (pairing == Pairing::RecordByRecord) return std::min(queries.size(), targets.size());
+    return std::uint64_t(queries.size()) * targets.size();
+}
+
+std::uint64_t JobRequest::cell_count() const {
+    if (!queries.records || !targets.records) return 0;
+    const auto& q = *queries.records;
+    const auto& t = *targets.records;
+    if (pairing == Pairing::RecordByRecord) {
+        std::uint64_t cells = 0;
+        for (std::size_t k = 0; k < std::min(q.size(), t.size()); ++k)
+            cells += std::uint64_t(q[k].residues.size()) * t[k].residues.size();
+        return cells;
+    }
+    std::uint64_t q_residues = 0, t_residues = 0;
+    for (const auto& s : q) q_residues += s.residues.size();
+    for (const auto& s : t) t_residues += s.residues.size();
+    return q_residues * t_residues;
+}
+
+std::string JobRequest::summary() const {
+    std::string text = std::string(to_string(algorithm)) + " " + scoring.summary() + ", ";
+    text += std::to_string(queries.size()) + (pairing == Pairing::AllAgainstAll ? " x " : " zip ") +
+            std::to_string(targets.size());
+    if (!traceback) text += ", scores only";
+    return text;
+}
+
+namespace {
+
+std::string side_problem(const SequenceList& list, const char* side) {
+    if (list.size() > 0) return {};
+    std::string text = std::string("No ") + side + " sequences: ";
+    if (list.label.empty()) return text + "load a sequence file (Ctrl+L) or paste sequences";
+    return text + list.label + " is empty";
+}
+
+const DeviceInfo* find_device(const std::vector<DeviceInfo>& devices, const std::string& id) {
+    for (const auto& d : devices)
+        if (d.id == id) return &d;
+    return nullptr;
+}
+
+}  // namespace
+
+std::vector<JobProblem> check_request(const JobRequest& request, const std::vector<DeviceInfo>& devices) {
+    std::vector<JobProblem> problems;
+    auto error = [&](std::string message) { problems.push_back({JobProblem::Severity::Error, std::move(message)}); };
+    auto warning = [&](std::string message) {
+        problems.push_back({JobProblem::Severity::Warning, std::move(message)});
+    };
+
+    // Inputs.
+    if (auto p = side_problem(request.queries, "query"); !p.empty()) error(p);
+    if (auto p = side_problem(request.targets, "target"); !p.empty()) error(p);
+    const bool have_both = request.queries.size() > 0 && request.targets.size() > 0;
+    if (have_both && request.pairing == Pairing::RecordByRecord &&
+        request.queries.size() != request.targets.size())
+        error("Record by record pairs query i with target i, but there are " +
+              std::to_string(request.queries.size()) + " queries and " + std::to_string(request.targets.size()) +
+              " targets");
+    if (have_both && request.pair_count() > max_pairs_per_job)
+        error(std::to_string(request.pair_count()) + " pairs is more than one job may hold (" +
+              std::to_string(max_pairs_per_job) + "); pair record by record or select fewer sequences");
+    if (have_both && nucleotide(request.queries.alphabet) != nucleotide(request.targets.alphabet))
+        error("The queries are " + std::string(to_string(request.queries.alphabet)) + " but the targets are " +
+              std::string(to_string(request.targets.alphabet)) + ": both sides must be protein or both nucleotide");
+
+    // Scoring against the alphabet.
+    const auto& scoring = request.scoring;
+    const bool protein = (request.queries.size() > 0 && !nucleotide(request.queries.alphabet)) ||
+                         (request.targets.size() > 0 && !nucleotide(request.targets.alphabet));
+    const bool nucleotides = (request.queries.size() > 0 && nucleotide(request.queries.alphabet)) ||
+                             (request.targets.size() > 0 && nucleotide(request.targets.alphabet));
+    if (scoring.match_mismatch) {
+        if (protein)
+            error("Match/mismatch scoring is for nucleotides, but the sequences are protein: choose a "
+                  "substitution matrix such as BLOSUM62");
+        if (scoring.match <= 0) error("The match score must be positive (it is " + std::to_string(scoring.match) + ")");
+        if (scoring.mismatch >= scoring.match)
+            error("The mismatch score (" + std::to_string(scoring.mismatch) +
+                  ") must be lower than the match score (" + std::to_string(scoring.match) + ")");
+    }
+    if (scoring.gap_extend > scoring.gap_open)
+        error("Gap extend (" + number(scoring.gap_extend) + ") is larger than gap open (" + number(scoring.gap_open) +
+              "): a gap of length k costs open + (k-1)*extend, so a longer gap may not cost less per position "
+              "than opening one");
+    bool scheme_ok = false;
+    bool matrix_is_nucleotide = scoring.match_mismatch;
+    std::string matrix_name = scoring.matrix;
+    if (!scoring.match_mismatch || (scoring.match > 0 && scoring.mismatch < scoring.match)) {
+        try {
+            const ScoringScheme scheme = scoring.scheme();
+            scheme_ok = true;
+            matrix_is_nucleotide = scheme.matrix.is_nucleotide();
+            matrix_name = scheme.matrix.name();
+        } catch (const Error& e) {
+            if (scoring.gap_extend <= scoring.gap_open) error(e.what());
+        }
+    }
+    if (scheme_ok && !scoring.match_mismatch) {
+        if (protein && matrix_is_nucleotide)
+            error(matrix_name + " scores nucleotides, but the sequences are protein: choose a protein matrix "
+                                "such as BLOSUM62");
+        else if (nucleotides && !protein && !matrix_is_nucleotide)
+            warning(matrix_name + " is a protein matrix but the sequences are nucleotides: EDNAFULL or "
+                                  "match/mismatch is the usual choice");
+    }
+    if (request.algorithm == JobAlgorithm::SemiGlobal && request.free_ends == FreeEndGaps::none())
+        warning("Semi-global with no free end gaps is the same as global alignment");
+
+    // Device.
+    if (request.device == "gpu") {
+        bool any = false;
+        std::string reason;
+        for (const auto& d : devices) {
+            if (d.kind != "gpu") continue;
+            if (d.available) any = true;
+            else if (reason.empty()) reason = d.unavailable_reason;
+        }
+        if (!any) error("No GPU can be used" + (reason.empty() ? std::string() : ": " + reason));
+    } else if (const DeviceInfo* d = find_device(devices, request.device)) {
+        if (!d->available) error(d->name + " cannot be used: " + d->unavailable_reason);
+    } else {
+        error("There is no device '" + request.device + "'");
+    }
+    if (request.threads < 0) error("Threads must be 0 (all cores) or more");
+    if (request.streams < 0 || request.streams > 128) error("Streams must be between 1 and 128 (0 = automatic)");
+    return problems;
+}
+
+bool has_errors(const std::vector<JobProblem>& problems) {
+    return std::any_of(problems.begin(), problems.end(),
+                       [](const JobProblem& p) { return p.severity == JobProblem::Severity::Error; });
+}
+
+PairJob job_settings(const JobRequest& request) {
+    PairJob job;
+    job.queries = request.queries.records.get();
+    job.targets = request.targets.records.get();
+    job.scheme = request.scoring.scheme();
+    job.options = request.align_options();
+    job.threads = request.threads;
+    job.streams = request.streams;
+    return job;
+}
+
+PairJob make_pair_job(const JobRequest& request) {
+    PairJob job = job_settings(request);
+    const auto nq = static_cast<std::uint32_t>(request.queries.size());
+    const auto nt = static_cast<std::uint32_t>(request.targets.size());
+    if (request.pairing == Pairing::RecordByRecord) {
+        for (std::uint32_t i = 0; i < std::min(nq, nt); ++i) job.pairs.emplace_back(i, i);
+    } else {
+        job.pairs.reserve(std::size_t(nq) * nt);
+        for (std::uint32_t i = 0; i < nq; ++i)
+            for (std::uint32_t j = 0; j < nt; ++j) job.pairs.emplace_back(i, j);
+    }
+    return job;
+}
+
+}  // namespace alignscope::ui

@@ -1,0 +1,44 @@
+// Starting the workbench from the command line:
+//   alignscope [PROJECT.alsproj] [SEQUENCE FILES...]
+//   alignscope --demo
+//   alignscope --project P.alsproj --screenshot OUT.png [--view ID] [--job ID] [--size WxH]
+// The screenshot form renders the window (or one view) off-screen and exits;
+// it is how the documentation's pictures and the GUI tests are made.
+#pragma once
+
+#include <alignscope/device/backend.hpp>
+
+#include <QApplication>
+#include <QSize>
+#include <QString>
+#include <QStringList>
+
+namespace alignscope::ui {
+
+struct LaunchOptions {
+    QString project;
+    bool demo = false;
+    QString screenshot;  // output PNG
+    QString view;        // empty: the whole window
+    qint64 job = 0;      // 0: the most recent job with something to show
+    QSize size{1280, 800};
+    QStringList files;   // sequence files to load into the project
+};
+
+// Before QApplication exists: a screenshot needs no display, so it renders
+// off-screen unless the caller chose a platform (QT_QPA_PLATFORM).
+void prepare_platform(int argc, char** argv);
+// Organisation and application names (settings and data folders), version, icon.
+void set_application_identity(QApplication& app);
+
+// Throws Error naming the option.
+LaunchOptions parse_launch_options(const QStringList& arguments);
+
+// Renders and writes the PNG. Throws Error (unknown view, missing project or
+// job, unwritable file).
+void take_screenshot(DeviceRegistry& registry, const LaunchOptions& options);
+
+// Parses app.arguments() and runs the window or the screenshot; the exit status.
+int run(QApplication& app, DeviceRegistry& registry);
+
+}  // namespace alignscope::ui

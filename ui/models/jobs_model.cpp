@@ -1,0 +1,197 @@
+// JobsModel: formatting of store::JobInfo rows.
+#include "models/jobs_model.hpp"
+
+#include <QBrush>
+#include <QColor>
+#include <QDateTime>
+#include <QFileInfo>
+#include <QLocale>
+
+#include <cmath>
+#include <cstdlib>
+
+namespace alignscope::ui {
+
+JobsModel::JobsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void JobsModel::setJobs(std::vector<store::JobInfo> jobs) {
+    if (jobs.size() == jobs_.size()) {
+        // The common case while jobs run: same rows, new figures.
+        bool same_ids = true;
+        for (std::size_t k = 0; k < jobs.size() && same_ids; ++k) same_ids = jobs[k].id == jobs_[k].id;
+        if (same_ids) {
+            jobs_ = std::move(jobs);
+            if (!jobs_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+            return;
+        }
+    }
+    beginResetModel();
+    jobs_ = std::move(jobs);
+    endResetModel();
+}
+
+int JobsModel::rowOf(qint64 job_id) const {
+    for (std::size_t k = 0; k < jobs_.size(); ++k)
+        if (jobs_[k].id == job_id) return int(k);
+    return -1;
+}
+
+void JobsModel::setLiveProgress(qint64 job_id, const JobProgress& progress) {
+    live_[job_id] = progress;
+    if (const int row = rowOf(job_id); row >= 0) emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+}
+
+void JobsModel::clearLiveProgress(qint64 job_id) {
+    live_.erase(job_id);
+    if (const int row = rowOf(job_id); row >= 0) emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+}
+
+int JobsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(jobs_.size()); }
+
+int JobsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+double JobsModel::seconds(const store::JobInfo& job) {
+    if (job.started_ms <= 0) return 0;
+    const std::int64_t end = job.ended_ms > 0 ? job.ended_ms
+                             : job.state == store::JobState::Running ? QDateTime::currentMSecsSinceEpoch()
+                                                                     : job.started_ms;
+    return double(end - job.started_ms) / 1000.0;
+}
+
+namespace {
+
+QString number(double value) { return QLocale::c().toString(value, 'g', 6); }
+
+QString duration(double seconds) {
+    if (seconds < 1) return QString::number(seconds * 1000, 'f', 0) + " ms";
+    if (seconds < 120) return QString::number(seconds, 'f', 2) + " s";
+    const auto s = qint64(seconds);
+    return QString("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'));
+}
+
+QColor state_colour(store::JobState state) {
+    switch (state) {
+    case store::JobState::Done: return QColor(0x1d, 0x7a, 0x3a);
+    case store::JobState::Failed: return QColor(0xb0, 0x20, 0x20);
+    case store::JobState::Interrupted: return QColor(0xb3, 0x6b, 0x00);
+    case store::JobState::Running: return QColor(0x1f, 0x4e, 0x99);
+    case store::JobState::Cancelled:
+    case store::JobState::Queued: return QColor(0x60, 0x60, 0x60);
+    }
+    return {};
+}
+
+}  // namespace
+
+QString JobsModel::scoringText(const store::JobSpec& spec) {
+    QString matrix = QString::fromStdString(spec.matrix_name);
+    if (matrix.isEmpty()) return QString::fromStdString(spec.scoring);
+    return matrix + " " + number(spec.gap_open) + "/" + number(spec.gap_extend);
+}
+
+QString JobsModel::inputsText(const store::JobInfo& job) {
+    const auto& p = job.spec.parameters;
+    auto get = [&p](const char* key) {
+        auto it = p.find(key);
+        return it == p.end() ? QString() : QString::fromStdString(it->second);
+    };
+    QString queries = get("queries"), targets = get("targets");
+    if (queries.isEmpty() && targets.isEmpty()) {
+        // Jobs the CLI recorded name their files.
+        queries = QFileInfo(get("query")).fileName();
+        targets = QFileInfo(get("target")).fileName();
+    }
+    if (queries.isEmpty() && targets.isEmpty()) return QString::fromStdString(job.spec.command);
+    const QString join = get("pairing") == "record-by-record" ? QStringLiteral(" zip ") : QStringLiteral(" × ");
+    return queries + join + targets;
+}
+
+QVariant JobsModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount()) return {};
+    const store::JobInfo& job = jobs_[std::size_t(index.row())];
+    if (role == JobIdRole) return qint64(job.id);
+
+    const auto live = live_.find(job.id);
+    const bool running = job.state == store::JobState::Running || job.state == store::JobState::Queued;
+    std::uint64_t cells_done = job.progress.cells_done, cells_total = job.progress.cells_total;
+    double secs = seconds(job);
+    if (live != live_.end() && running) {
+        cells_done = std::max<std::uint64_t>(cells_done, live->second.cells_done);
+        cells_total = std::max<std::uint64_t>(cells_total, live->second.cells_total);
+        if (live->second.seconds > 0) secs = live->second.seconds;
+    }
+    const double gcups = secs > 0 && cells_done > 0 ? double(cells_done) / secs / 1e9 : 0;
+    std::uint64_t pairs = job.progress.items_total;
+    if (auto it = job.spec.parameters.find("pairs"); pairs == 0 && it != job.spec.parameters.end())
+        pairs = std::strtoull(it->second.c_str(), nullptr, 10);
+    int percent = -1;
+    if (job.state == store::JobState::Done) percent = 100;
+    else if (cells_total > 0) percent = int(100.0 * double(cells_done) / double(cells_total));
+
+    if (role == PercentRole) return percent;
+    if (role == SortRole) {
+        switch (index.column()) {
+        case Id: return qint64(job.id);
+        case Pairs: return qulonglong(pairs);
+        case Started: return qint64(job.started_ms ? job.started_ms : job.created_ms);
+        case Time: return secs;
+        case Gcups: return gcups;
+        case Percent: return percent;
+        default: role = Qt::DisplayRole;
+        }
+    }
+    if (role == Qt::ForegroundRole && index.column() == State) return QBrush(state_colour(job.state));
+    if (role == Qt::TextAlignmentRole) {
+        switch (index.column()) {
+        case Id: case Pairs: case Time: case Gcups: return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        default: return {};
+        }
+    }
+    if (role == Qt::ToolTipRole && index.column() == Message) return QString::fromStdString(job.error);
+    if (role == Qt::ToolTipRole && index.column() == Scoring) return QString::fromStdString(job.spec.scoring);
+    if (role != Qt::DisplayRole) return {};
+    switch (index.column()) {
+    case Id: return qint64(job.id);
+    case State: return QString::fromUtf8(store::to_string(job.state).data());
+    case Mode: return QString::fromStdString(job.spec.mode);
+    case Scoring: return scoringText(job.spec);
+    case Inputs: return inputsText(job);
+    case Pairs: return pairs ? QVariant(qulonglong(pairs)) : QVariant();
+    case Device: return QString::fromStdString(job.spec.devices);
+    case Started: {
+        const std::int64_t ms = job.started_ms ? job.started_ms : job.created_ms;
+        return ms ? QDateTime::fromMSecsSinceEpoch(ms).toString("yyyy-MM-dd hh:mm:ss") : QString();
+    }
+    case Time: return secs > 0 ? duration(secs) : QString();
+    case Gcups: return gcups > 0 ? QString::number(gcups, 'f', gcups < 1 ? 3 : 2) : QString();
+    case Percent: return percent >= 0 ? QString::number(percent) + " %" : QString();
+    case Message: {
+        QString text = QString::fromStdString(job.error);
+        const int newline = text.indexOf('\n');
+        return newline >= 0 ? text.left(newline) + " …" : text;
+    }
+    }
+    return {};
+}
+
+QVariant JobsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case Id: return tr("Job");
+    case State: return tr("State");
+    case Mode: return tr("Mode");
+    case Scoring: return tr("Scoring");
+    case Inputs: return tr("Inputs");
+    case Pairs: return tr("Pairs");
+    case Device: return tr("Device");
+    case Started: return tr("Started");
+    case Time: return tr("Time");
+    case Gcups: return tr("GCUPS");
+    case Percent: return tr("Progress");
+    case Message: return tr("Message");
+    }
+    return {};
+}
+
+}  // namespace alignscope::ui

@@ -1,0 +1,49 @@
+// The project's jobs as a table (state, algorithm, inputs, device, time,
+// GCUPS, progress), from the store's job list, with the live progress of the
+// jobs this window runs laid over it between the store's throttled updates.
+#pragma once
+
+#include "jobs/job_queue.hpp"
+
+#include <alignscope/store/project.hpp>
+
+#include <QAbstractTableModel>
+
+#include <map>
+#include <vector>
+
+namespace alignscope::ui {
+
+class JobsModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Id, State, Mode, Scoring, Inputs, Pairs, Device, Started, Time, Gcups, Percent, Message, ColumnCount };
+    static constexpr int JobIdRole = Qt::UserRole + 1;   // qint64 job id, any column
+    static constexpr int PercentRole = Qt::UserRole + 2;  // int 0-100, -1 when unknown
+    static constexpr int SortRole = Qt::UserRole + 3;     // numbers for numeric columns
+
+    explicit JobsModel(QObject* parent = nullptr);
+
+    void setJobs(std::vector<store::JobInfo> jobs);
+    const std::vector<store::JobInfo>& jobs() const { return jobs_; }
+    void setLiveProgress(qint64 job_id, const JobProgress& progress);
+    void clearLiveProgress(qint64 job_id);
+    int rowOf(qint64 job_id) const;  // -1 when absent
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    // Seconds the job ran (until now while it runs); 0 when it never started.
+    static double seconds(const store::JobInfo& job);
+    // "global BLOSUM62 10/0.5" from a stored spec.
+    static QString scoringText(const store::JobSpec& spec);
+    static QString inputsText(const store::JobInfo& job);
+
+private:
+    std::vector<store::JobInfo> jobs_;
+    std::map<qint64, JobProgress> live_;
+};
+
+}  // namespace alignscope::ui

@@ -1,0 +1,457 @@
+// JobPanel: widgets <-> JobRequest, and the inline checks.
+#include "panels/job_panel.hpp"
+
+#include "project_document.hpp"
+
+#include <alignscope/score/substitution_matrix.hpp>
+
+#include <QFileDialog>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLocale>
+#include <QStandardItemModel>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace alignscope::ui {
+
+namespace {
+
+QString user_number(double value) { return QLocale::c().toString(value, 'g', 8); }
+
+QString human_seconds(double seconds) {
+    if (seconds < 1) return QObject::tr("under a second");
+    if (seconds < 90) return QObject::tr("about %1 s").arg(std::ceil(seconds));
+    if (seconds < 5400) return QObject::tr("about %1 min").arg(std::ceil(seconds / 60));
+    return QObject::tr("about %1 h").arg(seconds / 3600, 0, 'f', 1);
+}
+
+QString human_count(double value) {
+    const char* units[] = {"", " k", " M", " G", " T", " P"};
+    int u = 0;
+    while (std::fabs(value) >= 1000 && u < 5) {
+        value /= 1000;
+        ++u;
+    }
+    return QString::number(value, 'g', 3) + units[u];
+}
+
+void set_item_enabled(QComboBox* combo, int index, bool enabled) {
+    if (auto* model = qobject_cast<QStandardItemModel*>(combo->model()))
+        if (auto* item = model->item(index)) item->setEnabled(enabled);
+}
+
+}  // namespace
+
+JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, QWidget* parent)
+    : QWidget(parent), document_(document), devices_(std::move(devices)) {
+    // Sequences.
+    queries_ = new QComboBox(this);
+    queries_->setObjectName("queries");
+    targets_ = new QComboBox(this);
+    targets_->setObjectName("targets");
+    pairing_ = new QComboBox(this);
+    pairing_->setObjectName("pairing");
+    pairing_->addItem(tr("All against all"), int(Pairing::AllAgainstAll));
+    pairing_->addItem(tr("Record by record (query i with target i)"), int(Pairing::RecordByRecord));
+    for (QComboBox* c : {queries_, targets_}) c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    queries_->setMinimumContentsLength(16);
+    targets_->setMinimumContentsLength(16);
+    auto* sequences = new QGroupBox(tr("Sequences"), this);
+    auto* sequences_form = new QFormLayout(sequences);
+    sequences_form->addRow(tr("&Queries:"), queries_);
+    sequences_form->addRow(tr("&Targets:"), targets_);
+    sequences_form->addRow(tr("&Pairing:"), pairing_);
+
+    // Algorithm.
+    algorithm_ = new QComboBox(this);
+    algorithm_->setObjectName("algorithm");
+    for (JobAlgorithm a : available_algorithms())
+        algorithm_->addItem(QString::fromStdString(display_name(a)), int(a));
+    free_ends_box_ = new QWidget(this);
+    free_query_begin_ = new QCheckBox(tr("query begin"), free_ends_box_);
+    free_query_end_ = new QCheckBox(tr("query end"), free_ends_box_);
+    free_target_begin_ = new QCheckBox(tr("target begin"), free_ends_box_);
+    free_target_end_ = new QCheckBox(tr("target end"), free_ends_box_);
+    free_query_begin_->setToolTip(tr("Target residues before the query's first aligned residue cost nothing"));
+    free_query_end_->setToolTip(tr("Target residues after the query's last aligned residue cost nothing"));
+    free_target_begin_->setToolTip(tr("Query residues before the target's first aligned residue cost nothing"));
+    free_target_end_->setToolTip(tr("Query residues after the target's last aligned residue cost nothing"));
+    auto* free_grid = new QGridLayout(free_ends_box_);
+    free_grid->setContentsMargins(0, 0, 0, 0);
+    free_grid->addWidget(free_query_begin_, 0, 0);
+    free_grid->addWidget(free_query_end_, 0, 1);
+    free_grid->addWidget(free_target_begin_, 1, 0);
+    free_grid->addWidget(free_target_end_, 1, 1);
+    for (QCheckBox* c : {free_query_begin_, free_query_end_, free_target_begin_, free_target_end_}) c->setChecked(true);
+    traceback_ = new QCheckBox(tr("Traceback (off: scores and coordinates only)"), this);
+    traceback_->setObjectName("traceback");
+    traceback_->setChecked(true);
+    auto* algorithm_box = new QGroupBox(tr("Algorithm"), this);
+    algorithm_form_ = new QFormLayout(algorithm_box);
+    algorithm_form_->addRow(tr("&Mode:"), algorithm_);
+    algorithm_form_->addRow(tr("Free end gaps:"), free_ends_box_);
+    algorithm_form_->addRow(traceback_);
+
+    // Scoring.
+    scoring_kind_ = new QComboBox(this);
+    scoring_kind_->setObjectName("scoringKind");
+    scoring_kind_->addItem(tr("Substitution matrix"));
+    scoring_kind_->addItem(tr("Match / mismatch (nucleotides)"));
+    matrix_ = new QComboBox(this);
+    matrix_->setObjectName("matrix");
+    for (const auto& name : SubstitutionMatrix::builtin_names()) matrix_->addItem(QString::fromStdString(name));
+    matrix_->setCurrentText("BLOSUM62");
+    auto* matrix_file = new QToolButton(this);
+    matrix_file->setText(QStringLiteral("…"));
+    matrix_file->setToolTip(tr("Use a matrix file in NCBI/EMBOSS layout"));
+    auto* matrix_row = new QWidget(this);
+    auto* matrix_layout = new QHBoxLayout(matrix_row);
+    matrix_layout->setContentsMargins(0, 0, 0, 0);
+    matrix_layout->addWidget(matrix_, 1);
+    matrix_layout->addWidget(matrix_file);
+    match_ = new QSpinBox(this);
+    match_->setObjectName("match");
+    match_->setRange(-1000, 1000);
+    match_->setValue(2);
+    mismatch_ = new QSpinBox(this);
+    mismatch_->setObjectName("mismatch");
+    mismatch_->setRange(-1000, 1000);
+    mismatch_->setValue(-3);
+    gap_open_ = new QDoubleSpinBox(this);
+    gap_open_->setObjectName("gapOpen");
+    gap_extend_ = new QDoubleSpinBox(this);
+    gap_extend_->setObjectName("gapExtend");
+    for (QDoubleSpinBox* box : {gap_open_, gap_extend_}) {
+        box->setRange(0, 1000);
+        box->setDecimals(1);
+        box->setSingleStep(0.5);
+    }
+    gap_open_->setValue(10);
+    gap_extend_->setValue(0.5);
+    gap_open_->setToolTip(tr("Cost of a gap of length 1 (positive)"));
+    gap_extend_->setToolTip(tr("Cost of each further position of a gap (positive, at most the open cost)"));
+    gap_convention_ = new QLabel(this);
+    gap_convention_->setObjectName("gapConvention");
+    gap_convention_->setWordWrap(true);
+    auto* scoring_box = new QGroupBox(tr("Scoring"), this);
+    scoring_form_ = new QFormLayout(scoring_box);
+    scoring_form_->addRow(tr("&Scoring:"), scoring_kind_);
+    scoring_form_->addRow(tr("Mat&rix:"), matrix_row);
+    scoring_form_->addRow(tr("Match:"), match_);
+    scoring_form_->addRow(tr("Mismatch:"), mismatch_);
+    scoring_form_->addRow(tr("Gap &open:"), gap_open_);
+    scoring_form_->addRow(tr("Gap e&xtend:"), gap_extend_);
+    scoring_form_->addRow(gap_convention_);
+
+    // Device.
+    device_ = new QComboBox(this);
+    device_->setObjectName("device");
+    threads_ = new QSpinBox(this);
+    threads_->setObjectName("threads");
+    threads_->setRange(0, 1024);
+    threads_->setSpecialValueText(tr("all cores"));
+    streams_ = new QSpinBox(this);
+    streams_->setObjectName("streams");
+    streams_->setRange(0, 128);
+    streams_->setSpecialValueText(tr("automatic"));
+    auto* device_box = new QGroupBox(tr("Device"), this);
+    device_form_ = new QFormLayout(device_box);
+    device_form_->addRow(tr("&Device:"), device_);
+    device_form_->addRow(tr("T&hreads:"), threads_);
+    device_form_->addRow(tr("Str&eams per GPU:"), streams_);
+    fillDevices();
+
+    // Checks, estimate, actions.
+    problems_label_ = new QLabel(this);
+    problems_label_->setObjectName("problems");
+    problems_label_->setWordWrap(true);
+    problems_label_->setTextFormat(Qt::RichText);
+    estimate_ = new QLabel(this);
+    estimate_->setObjectName("estimate");
+    estimate_->setWordWrap(true);
+    run_ = new QPushButton(QIcon(":/icons/run.svg"), tr("Run"), this);
+    run_->setObjectName("run");
+    run_->setToolTip(tr("Run the job (Ctrl+R)"));
+    cancel_ = new QPushButton(QIcon(":/icons/cancel.svg"), tr("Cancel"), this);
+    cancel_->setObjectName("cancel");
+    cancel_->setToolTip(tr("Cancel the running jobs (Esc)"));
+    cancel_->setEnabled(false);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(run_, 1);
+    buttons->addWidget(cancel_);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(sequences);
+    layout->addWidget(algorithm_box);
+    layout->addWidget(scoring_box);
+    layout->addWidget(device_box);
+    layout->addWidget(problems_label_);
+    layout->addWidget(estimate_);
+    layout->addLayout(buttons);
+    layout->addStretch(1);
+
+    auto changed = [this] { revalidate(); };
+    connect(queries_, &QComboBox::currentIndexChanged, this, &JobPanel::inputChanged);
+    connect(targets_, &QComboBox::currentIndexChanged, this, &JobPanel::inputChanged);
+    connect(pairing_, &QComboBox::currentIndexChanged, this, changed);
+    connect(algorithm_, &QComboBox::currentIndexChanged, this, [this] {
+        updateVisibility();
+        revalidate();
+    });
+    for (QCheckBox* c : {free_query_begin_, free_query_end_, free_target_begin_, free_target_end_, traceback_})
+        connect(c, &QCheckBox::toggled, this, changed);
+    connect(scoring_kind_, &QComboBox::currentIndexChanged, this, [this] {
+        updateVisibility();
+        revalidate();
+    });
+    connect(matrix_, &QComboBox::activated, this, [this] { matrix_chosen_ = true; });
+    connect(matrix_, &QComboBox::currentTextChanged, this, changed);
+    connect(matrix_file, &QToolButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Substitution matrix"), {},
+                                                          tr("Matrices (*.mat *.txt);;All files (*)"));
+        if (path.isEmpty()) return;
+        matrix_chosen_ = true;
+        if (matrix_->findText(path) < 0) matrix_->addItem(path);
+        matrix_->setCurrentText(path);
+    });
+    for (QSpinBox* box : {match_, mismatch_, threads_, streams_}) connect(box, &QSpinBox::valueChanged, this, changed);
+    for (QDoubleSpinBox* box : {gap_open_, gap_extend_}) connect(box, &QDoubleSpinBox::valueChanged, this, changed);
+    connect(device_, &QComboBox::currentIndexChanged, this, [this] {
+        updateVisibility();
+        revalidate();
+        emit deviceChanged(device_->currentData().toString(), device_->currentText());
+    });
+    connect(run_, &QPushButton::clicked, this, &JobPanel::runRequested);
+    connect(cancel_, &QPushButton::clicked, this, &JobPanel::cancelRequested);
+    connect(&document_, &ProjectDocument::inputsChanged, this, &JobPanel::rebuildInputs);
+    connect(&document_, &ProjectDocument::opened, this, &JobPanel::rebuildInputs);
+    // Each finished job refines the measured speed behind the estimate.
+    connect(&document_, &ProjectDocument::jobsChanged, this, &JobPanel::revalidate);
+
+    rebuildInputs();
+    updateVisibility();
+    revalidate();
+}
+
+void JobPanel::setSelectionProvider(std::function<SequenceList(bool*)> provider) {
+    selection_ = std::move(provider);
+    revalidate();
+}
+
+void JobPanel::fillDevices() {
+    device_->clear();
+    int gpus = 0;
+    for (const auto& d : devices_) {
+        QString text = QString::fromStdString(d.name);
+        if (d.kind == "gpu") text = QString::fromStdString(d.id) + " — " + text;
+        if (!d.available) text += tr(" (unavailable)");
+        device_->addItem(text, QString::fromStdString(d.id));
+        const int index = device_->count() - 1;
+        QString tip = QString::fromStdString(d.available ? d.description : d.unavailable_reason);
+        device_->setItemData(index, tip, Qt::ToolTipRole);
+        set_item_enabled(device_, index, d.available);
+        if (d.kind == "gpu" && d.available) ++gpus;
+    }
+    if (gpus > 1) device_->addItem(tr("All GPUs (%1)").arg(gpus), QStringLiteral("gpu"));
+    // The fastest device there is, as the CLI's "auto" would pick.
+    if (gpus > 1) device_->setCurrentIndex(device_->count() - 1);
+    else if (int i = device_->findData(QStringLiteral("gpu:0")); gpus == 1 && i >= 0) device_->setCurrentIndex(i);
+    else if (int c = device_->findData(QStringLiteral("cpu")); c >= 0) device_->setCurrentIndex(c);
+}
+
+void JobPanel::rebuildInputs() {
+    for (QComboBox* combo : {queries_, targets_}) {
+        // With no sets the selection entry was the only one, not a choice.
+        const QVariant current = combo->count() > 1 ? combo->currentData() : QVariant();
+        const QSignalBlocker block(combo);
+        combo->clear();
+        for (const auto& input : document_.inputs()) {
+            if (!input.set) continue;
+            combo->addItem(tr("%1 (%2 %3)")
+                               .arg(input.label())
+                               .arg(input.set->records.size())
+                               .arg(QString::fromUtf8(to_string(input.set->alphabet).data())),
+                           qint64(input.info.id));
+            combo->setItemData(combo->count() - 1, QString::fromStdString(input.info.path), Qt::ToolTipRole);
+        }
+        combo->addItem(tr("Selected in the Sequences table"), selection_source);
+        int index = current.isValid() ? combo->findData(current) : -1;
+        if (index < 0) {
+            // New project or first load: queries from the first set, targets
+            // from the second if there is one.
+            const int sets = combo->count() - 1;
+            index = combo == targets_ && sets > 1 ? 1 : 0;
+        }
+        combo->setCurrentIndex(index);
+    }
+    inputChanged();
+}
+
+void JobPanel::inputChanged() {
+    // Until the user picks a matrix, follow the sequences' alphabet.
+    if (!matrix_chosen_) {
+        const SequenceList q = listFor(*queries_, nullptr);
+        if (q.size() > 0) {
+            const QSignalBlocker block(matrix_);
+            matrix_->setCurrentText(q.alphabet == AlphabetKind::Protein ? "BLOSUM62" : "EDNAFULL");
+        }
+    }
+    revalidate();
+}
+
+void JobPanel::updateVisibility() {
+    const auto algorithm = JobAlgorithm(algorithm_->currentData().toInt());
+    algorithm_form_->setRowVisible(free_ends_box_, algorithm == JobAlgorithm::SemiGlobal);
+    const bool match_mismatch = scoring_kind_->currentIndex() == 1;
+    scoring_form_->setRowVisible(matrix_->parentWidget(), !match_mismatch);
+    scoring_form_->setRowVisible(match_, match_mismatch);
+    scoring_form_->setRowVisible(mismatch_, match_mismatch);
+    const QString device = device_->currentData().toString();
+    const bool gpu = device.startsWith("gpu");
+    device_form_->setRowVisible(threads_, !gpu);
+    device_form_->setRowVisible(streams_, gpu);
+}
+
+SequenceList JobPanel::listFor(const QComboBox& combo, bool* mixed) const {
+    if (mixed) *mixed = false;
+    const qint64 id = combo.currentData().toLongLong();
+    if (id == selection_source) {
+        SequenceList list = selection_ ? selection_(mixed) : SequenceList{};
+        if (list.size() == 0) list.label = "the selection in the Sequences table";
+        return list;
+    }
+    const SequenceInput* input = document_.input(id);
+    SequenceList list;
+    if (!input || !input->set) return list;
+    // Aliasing pointer: shares the set's ownership, copies nothing.
+    list.records = std::shared_ptr<const std::vector<Sequence>>(input->set, &input->set->records);
+    list.alphabet = input->set->alphabet;
+    list.label = input->label().toStdString();
+    list.set_ids = {input->info.id};
+    return list;
+}
+
+JobRequest JobPanel::request() const {
+    JobRequest r;
+    r.algorithm = JobAlgorithm(algorithm_->currentData().toInt());
+    r.free_ends = FreeEndGaps{free_query_begin_->isChecked(), free_query_end_->isChecked(),
+                              free_target_begin_->isChecked(), free_target_end_->isChecked()};
+    r.scoring.match_mismatch = scoring_kind_->currentIndex() == 1;
+    r.scoring.matrix = matrix_->currentText().toStdString();
+    r.scoring.match = match_->value();
+    r.scoring.mismatch = mismatch_->value();
+    r.scoring.gap_open = gap_open_->value();
+    r.scoring.gap_extend = gap_extend_->value();
+    r.device = device_->currentData().toString().toStdString();
+    const bool gpu = r.device.rfind("gpu", 0) == 0;
+    r.threads = gpu ? 0 : threads_->value();
+    r.streams = gpu ? streams_->value() : 0;
+    r.traceback = traceback_->isChecked();
+    r.pairing = Pairing(pairing_->currentData().toInt());
+    r.queries = listFor(*queries_, nullptr);
+    r.targets = listFor(*targets_, nullptr);
+    return r;
+}
+
+void JobPanel::revalidate() {
+    const JobRequest r = request();
+    problems_ = check_request(r, devices_);
+    bool mixed = false;
+    for (QComboBox* combo : {queries_, targets_}) {
+        listFor(*combo, &mixed);
+        if (mixed) {
+            problems_.push_back({JobProblem::Severity::Error,
+                                 "The selection mixes protein and nucleotide sequences: select one kind"});
+            break;
+        }
+    }
+
+    const double open = gap_open_->value(), extend = gap_extend_->value();
+    gap_convention_->setText(tr("A gap of length k costs open + (k−1)·extend: here a gap of 1 costs %1, "
+                                "a gap of 3 costs %2.")
+                                 .arg(user_number(open), user_number(open + 2 * extend)));
+    problems_label_->setText(problemText());
+    problems_label_->setVisible(!problems_.empty());
+    estimate_->setText(estimateText());
+    run_->setEnabled(canRun());
+    emit validityChanged(canRun());
+}
+
+QString JobPanel::problemText() const {
+    QStringList lines;
+    for (const auto& p : problems_) {
+        const bool error = p.severity == JobProblem::Severity::Error;
+        lines << QStringLiteral("<span style=\"color:%1\">%2 %3</span>")
+                     .arg(error ? "#b02020" : "#9a6400", error ? "✖" : "⚠",
+                          QString::fromStdString(p.message).toHtmlEscaped());
+    }
+    return lines.join("<br>");
+}
+
+QString JobPanel::estimateText() const {
+    if (!canRun()) return {};
+    const JobRequest r = request();
+    const double cells = double(r.cell_count());
+    const QString size = tr("%1 pairs, %2 cells").arg(human_count(double(r.pair_count())), human_count(cells));
+    const auto measured = document_.throughput(r.device);
+    if (measured.jobs == 0 || measured.cells_per_second <= 0)
+        return tr("%1. No time estimate yet: no finished job on %2 in this project to measure its speed.")
+            .arg(size, QString::fromStdString(r.device));
+    return tr("%1: %2 at %3 cells/s (measured by %n earlier job(s) on %4).", nullptr, measured.jobs)
+        .arg(size, human_seconds(cells / measured.cells_per_second), human_count(measured.cells_per_second),
+             QString::fromStdString(r.device));
+}
+
+void JobPanel::setInputs(qint64 queries, qint64 targets) {
+    if (int i = queries_->findData(queries); i >= 0) queries_->setCurrentIndex(i);
+    if (int i = targets_->findData(targets); i >= 0) targets_->setCurrentIndex(i);
+}
+
+void JobPanel::setPairing(Pairing pairing) { pairing_->setCurrentIndex(pairing_->findData(int(pairing))); }
+
+void JobPanel::setAlgorithm(JobAlgorithm algorithm) {
+    algorithm_->setCurrentIndex(algorithm_->findData(int(algorithm)));
+}
+
+void JobPanel::setFreeEnds(const FreeEndGaps& free_ends) {
+    free_query_begin_->setChecked(free_ends.query_begin);
+    free_query_end_->setChecked(free_ends.query_end);
+    free_target_begin_->setChecked(free_ends.target_begin);
+    free_target_end_->setChecked(free_ends.target_end);
+}
+
+void JobPanel::setMatrix(const QString& name) {
+    matrix_chosen_ = true;
+    scoring_kind_->setCurrentIndex(0);
+    if (matrix_->findText(name) < 0) matrix_->addItem(name);
+    matrix_->setCurrentText(name);
+}
+
+void JobPanel::setMatchMismatch(int match, int mismatch) {
+    scoring_kind_->setCurrentIndex(1);
+    match_->setValue(match);
+    mismatch_->setValue(mismatch);
+}
+
+void JobPanel::setGaps(double open, double extend) {
+    gap_open_->setValue(open);
+    gap_extend_->setValue(extend);
+}
+
+bool JobPanel::setDevice(const QString& id) {
+    const int i = device_->findData(id);
+    if (i < 0) return false;
+    device_->setCurrentIndex(i);
+    return true;
+}
+
+void JobPanel::setThreads(int threads) { threads_->setValue(threads); }
+void JobPanel::setStreams(int streams) { streams_->setValue(streams); }
+void JobPanel::setTraceback(bool on) { traceback_->setChecked(on); }
+
+void JobPanel::setRunning(bool running) { cancel_->setEnabled(running); }
+
+}  // namespace alignscope::ui

@@ -1,0 +1,109 @@
+// The job configuration panel: which sequences, which algorithm, which scoring
+// (with the gap convention spelled out), which device, streams or threads, and
+// traceback. Every change re-checks the request, so an impossible combination
+// is explained in the panel before the job starts, and shows a time estimate
+// from the speed earlier jobs of the project measured on the chosen device.
+#pragma once
+
+#include "jobs/job_request.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QWidget>
+
+#include <functional>
+#include <vector>
+
+namespace alignscope::ui {
+
+class ProjectDocument;
+
+class JobPanel : public QWidget {
+    Q_OBJECT
+public:
+    // The combo entry that stands for the Sequences table's selection.
+    static constexpr qint64 selection_source = -1;
+
+    JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, QWidget* parent = nullptr);
+
+    // Where "selected sequences" come from (the Sequences view).
+    void setSelectionProvider(std::function<SequenceList(bool* mixed)> provider);
+
+    JobRequest request() const;
+    const std::vector<JobProblem>& problems() const { return problems_; }
+    bool canRun() const { return !has_errors(problems_); }
+    QString problemText() const;
+    QString estimateText() const;
+
+    // Programmatic configuration (the demo, the tests). Inputs by project id
+    // or selection_source; a device by its id ("cpu", "gpu:0", "gpu").
+    void setInputs(qint64 queries, qint64 targets);
+    void setPairing(Pairing pairing);
+    void setAlgorithm(JobAlgorithm algorithm);
+    void setFreeEnds(const FreeEndGaps& free_ends);
+    void setMatrix(const QString& name);
+    void setMatchMismatch(int match, int mismatch);
+    void setGaps(double open, double extend);
+    bool setDevice(const QString& id);  // false when the panel does not offer it
+    void setThreads(int threads);
+    void setStreams(int streams);
+    void setTraceback(bool on);
+    void setRunning(bool running);
+
+    // Re-checks now (also done on every edit and when inputs or jobs change).
+    void revalidate();
+
+signals:
+    void runRequested();
+    void cancelRequested();
+    void validityChanged(bool canRun);
+    void deviceChanged(QString id, QString name);
+
+private:
+    void rebuildInputs();
+    void fillDevices();
+    void updateVisibility();
+    void inputChanged();
+    SequenceList listFor(const QComboBox& combo, bool* mixed) const;
+
+    ProjectDocument& document_;
+    std::vector<DeviceInfo> devices_;
+    std::function<SequenceList(bool*)> selection_;
+    std::vector<JobProblem> problems_;
+    bool matrix_chosen_ = false;  // the user picked a matrix: stop following the alphabet
+
+    QComboBox* queries_;
+    QComboBox* targets_;
+    QComboBox* pairing_;
+    QComboBox* algorithm_;
+    QWidget* free_ends_box_;
+    QCheckBox* free_query_begin_;
+    QCheckBox* free_query_end_;
+    QCheckBox* free_target_begin_;
+    QCheckBox* free_target_end_;
+    QCheckBox* traceback_;
+    QComboBox* scoring_kind_;
+    QComboBox* matrix_;
+    QSpinBox* match_;
+    QSpinBox* mismatch_;
+    QDoubleSpinBox* gap_open_;
+    QDoubleSpinBox* gap_extend_;
+    QLabel* gap_convention_;
+    QComboBox* device_;
+    QSpinBox* threads_;
+    QSpinBox* streams_;
+    QLabel* problems_label_;
+    QLabel* estimate_;
+    QPushButton* run_;
+    QPushButton* cancel_;
+    QFormLayout* algorithm_form_;
+    QFormLayout* scoring_form_;
+    QFormLayout* device_form_;
+};
+
+}  // namespace alignscope::ui

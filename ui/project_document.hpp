@@ -1,0 +1,105 @@
+// The open project as the window sees it: the store connection the GUI thread
+// reads from, the sequence sets it holds (loaded on a worker thread), the job
+// list kept fresh by polling the store's cheap change check (so a CLI run into
+// the same file shows up without reopening), and the recorder that writes new
+// jobs into it. Every change a user makes goes through here into the project.
+#pragma once
+
+#include "jobs/job_queue.hpp"
+#include "jobs/project_loader.hpp"
+
+#include <alignscope/store/project.hpp>
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace alignscope::ui {
+
+// A sequence-set input of the project and, once read, its records.
+struct SequenceInput {
+    store::InputInfo info;
+    std::shared_ptr<const SequenceSet> set;  // null while loading or after an error
+    QString error;                           // why it could not be read
+    QString label() const;                   // file name
+};
+
+class ProjectDocument : public QObject {
+    Q_OBJECT
+public:
+    explicit ProjectDocument(QObject* parent = nullptr);
+    ~ProjectDocument() override;
+
+    // Opens (create: makes a new one) in the background; `opened` or
+    // `openFailed` follows. The project open now stays open until then.
+    void open(const QString& path, bool create = false);
+    bool isOpen() const { return project_ != nullptr; }
+    QString path() const { return path_; }
+    // GUI thread only; null when no project is open.
+    store::Project* project() const { return project_.get(); }
+
+    const std::vector<store::JobInfo>& jobs() const { return jobs_; }
+    const store::JobInfo* job(qint64 id) const;
+    const std::vector<SequenceInput>& inputs() const { return inputs_; }
+    const SequenceInput* input(qint64 id) const;
+
+    // Reads files on the worker and adds them to the project.
+    void loadFiles(const QStringList& paths);
+    void cancelLoading();
+    bool loading() const { return loader_.busy(); }
+    // Deletes a finished job with its results (on the worker); `jobsChanged` follows.
+    void deleteJob(qint64 jobId);
+    // Writes a consistent copy to `path` and switches to it (`opened` follows).
+    void saveAs(const QString& path);
+
+    // Records jobs queued from this window into this project.
+    RecorderFactory recorderFactory() const;
+
+    // Re-reads jobs (and inputs added by another process) when the project changed.
+    void poll();
+    // Cells per second measured on `device` by finished jobs of this project
+    // (cells over seconds, summed), and how many jobs that rests on.
+    struct Throughput {
+        double cells_per_second = 0;
+        int jobs = 0;
+    };
+    Throughput throughput(const std::string& device) const;
+
+    // How often the store's change check runs.
+    static constexpr int poll_interval_ms = 500;
+
+signals:
+    void opened(QString path);
+    void openFailed(QString path, QString message);
+    void jobsChanged();
+    void inputsChanged();
+    void loadStarted(QString path);
+    void loadProgress(QString path, quint64 bytesRead, quint64 fileSize);
+    void loadFailed(QString path, QString message);
+    void loadCancelled(QString path);
+    void loadingIdle();
+    void saveFailed(QString path, QString message);
+    void deleteFailed(qint64 jobId, QString message);
+
+private:
+    void adopt(const QString& path, std::shared_ptr<store::Project> project);
+    void refreshJobs();
+    void refreshInputs();
+    void inputLoaded(const QString& path, std::shared_ptr<const SequenceSet> set, qint64 id,
+                     const QString& projectPath);
+
+    ProjectLoader loader_;
+    std::shared_ptr<store::Project> project_;
+    QString path_;
+    std::int64_t seen_version_ = 0;
+    std::vector<store::JobInfo> jobs_;
+    std::vector<SequenceInput> inputs_;
+    QTimer poll_timer_;
+    QString pending_save_;  // the copy being written by saveAs
+};
+
+}  // namespace alignscope::ui

@@ -1,0 +1,119 @@
+// JobsView: a sorted table over JobsModel with a progress-bar delegate.
+#include "views/jobs_view.hpp"
+
+#include "project_document.hpp"
+
+#include <QApplication>
+#include <QHeaderView>
+#include <QMenu>
+#include <QPainter>
+#include <QStyledItemDelegate>
+#include <QVBoxLayout>
+
+namespace alignscope::ui {
+
+namespace {
+
+// Draws the Progress column as a progress bar.
+class ProgressDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+        const int percent = index.data(JobsModel::PercentRole).toInt();
+        if (percent < 0) {
+            QStyledItemDelegate::paint(painter, option, index);
+            return;
+        }
+        QStyleOptionProgressBar bar;
+        bar.rect = option.rect.adjusted(2, 3, -2, -3);
+        bar.minimum = 0;
+        bar.maximum = 100;
+        bar.progress = percent;
+        bar.text = index.data(Qt::DisplayRole).toString();
+        bar.textVisible = true;
+        bar.state = option.state | QStyle::State_Horizontal;
+        if (option.state & QStyle::State_Selected)
+            painter->fillRect(option.rect, option.palette.highlight());
+        const QWidget* widget = option.widget;
+        QStyle* style = widget ? widget->style() : QApplication::style();
+        style->drawControl(QStyle::CE_ProgressBar, &bar, painter, widget);
+    }
+};
+
+}  // namespace
+
+JobsView::JobsView(ProjectDocument& document, QWidget* parent) : ResultView(document, parent) {
+    sorted_.setSourceModel(&model_);
+    sorted_.setSortRole(JobsModel::SortRole);
+    table_ = new QTableView(this);
+    table_->setObjectName("jobsTable");
+    table_->setModel(&sorted_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(JobsModel::Id, Qt::DescendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setAlternatingRowColors(true);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setItemDelegateForColumn(JobsModel::Percent, new ProgressDelegate(table_));
+    table_->setContextMenuPolicy(Qt::CustomContextMenu);
+    table_->setWordWrap(false);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(table_);
+
+    auto refresh = [this] {
+        const qint64 selected = shownJob();
+        model_.setJobs(this->document().jobs());
+        table_->resizeColumnsToContents();
+        if (selected) showJob(selected);
+    };
+    connect(&document, &ProjectDocument::jobsChanged, this, refresh);
+    connect(&document, &ProjectDocument::opened, this, refresh);
+    refresh();
+
+    connect(table_, &QTableView::activated, this, [this](const QModelIndex& index) {
+        emit jobActivated(index.data(JobsModel::JobIdRole).toLongLong());
+    });
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                emit jobSelected(current.isValid() ? current.data(JobsModel::JobIdRole).toLongLong() : 0);
+            });
+    connect(table_, &QWidget::customContextMenuRequested, this, &JobsView::showContextMenu);
+}
+
+void JobsView::showJob(qint64 jobId) {
+    const int row = model_.rowOf(jobId);
+    if (row < 0) {
+        table_->clearSelection();
+        return;
+    }
+    const QModelIndex index = sorted_.mapFromSource(model_.index(row, 0));
+    table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    table_->scrollTo(index);
+}
+
+qint64 JobsView::shownJob() const {
+    const QModelIndex current = table_->selectionModel()->currentIndex();
+    return current.isValid() ? current.data(JobsModel::JobIdRole).toLongLong() : 0;
+}
+
+void JobsView::showContextMenu(const QPoint& at) {
+    const QModelIndex index = table_->indexAt(at);
+    if (!index.isValid()) return;
+    const qint64 id = index.data(JobsModel::JobIdRole).toLongLong();
+    const store::JobInfo* job = document().job(id);
+    if (!job) return;
+    QMenu menu(this);
+    menu.addAction(tr("Show results"), this, [this, id] { emit jobActivated(id); });
+    const bool active = job->state == store::JobState::Running || job->state == store::JobState::Queued;
+    QAction* cancel = menu.addAction(tr("Cancel"), this, [this, id] { emit cancelRequested(id); });
+    cancel->setEnabled(active);
+    QAction* remove = menu.addAction(tr("Delete from project"), this, [this, id] { emit deleteRequested(id); });
+    remove->setEnabled(!active);
+    menu.exec(table_->viewport()->mapToGlobal(at));
+}
+
+}  // namespace alignscope::ui

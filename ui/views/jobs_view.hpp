@@ -1,0 +1,40 @@
+// The jobs list: every job of the project with its state, device, time and
+// GCUPS, newest first, with a progress bar per running job. Double-click (or
+// Enter) opens a job's results in the other views.
+#pragma once
+
+#include "models/jobs_model.hpp"
+#include "views/result_view.hpp"
+
+#include <QSortFilterProxyModel>
+#include <QTableView>
+
+namespace alignscope::ui {
+
+class JobsView : public ResultView {
+    Q_OBJECT
+public:
+    JobsView(ProjectDocument& document, QWidget* parent = nullptr);
+
+    void showJob(qint64 jobId) override;  // selects its row
+    qint64 shownJob() const override;     // the selected job
+    bool canShow(const store::JobInfo&) const override { return true; }
+
+    JobsModel& model() { return model_; }
+    QTableView& table() { return *table_; }
+
+signals:
+    // The selection moved to this job (0: none).
+    void jobSelected(qint64 jobId);
+    void cancelRequested(qint64 jobId);
+    void deleteRequested(qint64 jobId);
+
+private:
+    void showContextMenu(const QPoint& at);
+
+    JobsModel model_;
+    QSortFilterProxyModel sorted_;
+    QTableView* table_;
+};
+
+}  // namespace alignscope::ui
