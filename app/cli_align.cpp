@@ -3,6 +3,7 @@
 // pair, JSON Lines, TSV or SAM.
 #include "cli_commands.hpp"
 #include "cli_options.hpp"
+#include "cli_project_flag.hpp"
 #include "cli_progress.hpp"
 
 #include <alignscope/error.hpp>
@@ -23,9 +24,14 @@ struct AlignFlags {
     std::string output = "-";
     ScoringFlags scoring;
     DeviceFlags device;
+    ProjectFlag project;
 };
 
 bool is_nucleotide(AlphabetKind kind) { return kind != AlphabetKind::Protein; }
+
+int run_and_write(const AlignFlags& flags, CliContext& context, const PairJob& job, Backend& backend,
+                  const SequenceSet& queries, const SequenceSet& targets, OutputFormat format,
+                  store::JobRecording* recording);
 
 int run_align(const AlignFlags& flags, CliContext& context) {
     const OutputFormat format = parse_output_format(flags.format);
@@ -67,11 +73,33 @@ int run_align(const AlignFlags& flags, CliContext& context) {
     }
 
     Backend& backend = context.registry->select(flags.device.device);
+    store::JobSpec spec = store::JobSpec::for_pair_job("align", job, backend.info());
+    spec.command_line = context.command_line;
+    std::unique_ptr<store::JobRecording> recording = flags.project.begin(spec);
+    try {
+        return run_and_write(flags, context, job, backend, queries, targets, format, recording.get());
+    } catch (...) {
+        ProjectFlag::record_failure(recording.get());
+        throw;
+    }
+}
+
+int run_and_write(const AlignFlags& flags, CliContext& context, const PairJob& job, Backend& backend,
+                  const SequenceSet& queries, const SequenceSet& targets, OutputFormat format,
+                  store::JobRecording* recording) {
+    if (recording) {
+        recording->add_input(queries, "query");
+        recording->add_input(targets, "target");
+    }
     TimelineRecorder timeline;
     TerminalProgress progress("align");
     JobContext job_context;
     job_context.cancel = &interrupt_token();
-    job_context.progress = [&progress](const Progress& p) { progress(p); };
+    auto record_progress = recording ? recording->progress_callback() : std::function<void(const Progress&)>{};
+    job_context.progress = [&progress, &record_progress](const Progress& p) {
+        progress(p);
+        if (record_progress) record_progress(p);
+    };
     job_context.timeline = &timeline;
     // Open the outputs before the work so a bad path fails fast.
     AtomicOutput out(flags.output);
@@ -101,6 +129,11 @@ int run_align(const AlignFlags& flags, CliContext& context) {
         write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
         timeline_out->commit();
     }
+    if (recording) {
+        recording->add_alignments(results);
+        recording->add_timeline(timeline.events(), timeline.clock_source());
+        recording->finish_done();
+    }
     return 0;
 }
 
@@ -120,6 +153,7 @@ void add_align_command(CLI::App& app, CliContext& context) {
     command->add_option("-o,--output", flags->output, "Output file [default: standard output]");
     flags->scoring.add_to(*command);
     flags->device.add_to(*command, "cpu");
+    flags->project.add_to(*command);
     command->callback([flags, &context] { context.action = [flags, &context] { return run_align(*flags, context); }; });
 }
 
