@@ -1,0 +1,205 @@
+// alignscope-cli align end to end through the real binary: output formats parsed
+// back, every kind of bad input ending in one line on stderr and exit status 2,
+// and no output file left half-written.
+#include "cli_runner.hpp"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+QString write_file(const QTemporaryDir& dir, const QString& name, const QByteArray& content) {
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (f.open(QIODevice::WriteOnly)) f.write(content);
+    return path;
+}
+
+const QByteArray kProtein = ">p1 first\nMVHLTPEEKSAVTALWGKVNVDEVGGEALGRLL\n>p2\nMVLSPADKTNVKAAWGKVGAHAGEYGAEALERMF\n";
+const QByteArray kDna = ">d1\nACGTACGTTAGCATCGATCGATCGGGCTA\n>d2\nACGTTCGTTAGCTCGATCGTTCGGGCTAA\n";
+
+}  // namespace
+
+class TestAlignCli : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString protein_, dna_;
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        protein_ = write_file(dir_, "protein.fa", kProtein);
+        dna_ = write_file(dir_, "dna.fa", kDna);
+    }
+
+    void json_fields() {
+        const ProcessResult r = run_cli({"align", protein_, protein_, "--mode", "local", "--format", "json"});
+        QCOMPARE(r.exit_code, 0);
+        const auto rows = parse_json_lines(r.out);
+        QCOMPARE(rows.size(), 4);  // all against all
+        for (const auto& o : rows) {
+            for (const char* key : {"query", "target", "score", "mode", "query_begin", "query_end", "target_begin",
+                                    "target_end", "cigar", "identity", "similarity", "gaps", "length", "device"})
+                QVERIFY2(o.contains(key), key);
+            QCOMPARE(o["mode"].toString(), QString("local"));
+            QCOMPARE(o["device"].toString(), QString("cpu"));
+            QVERIFY(o["query_begin"].toInt() >= 1 && o["query_begin"].toInt() <= o["query_end"].toInt());
+        }
+        // A sequence against itself: the whole sequence, every column identical.
+        QCOMPARE(rows[0]["query"].toString(), QString("p1"));
+        QCOMPARE(rows[0]["target"].toString(), QString("p1"));
+        QCOMPARE(rows[0]["identity"].toDouble(), 1.0);
+        QCOMPARE(rows[0]["cigar"].toString(), QString("33="));
+    }
+
+    void half_step_scores_in_user_units() {
+        // Two DNA sequences whose best global alignment needs gaps: the score must
+        // come back in the user's units (a multiple of 0.5), not scaled.
+        const ProcessResult r = run_cli({"align", dna_, dna_, "--zip", "--mode", "global", "--format", "json",
+                                         "--match", "2", "--mismatch", "-3", "--gap-open", "5", "--gap-extend", "1.5"});
+        QCOMPARE(r.exit_code, 0);
+        const auto rows = parse_json_lines(r.out);
+        QCOMPARE(rows.size(), 2);
+        QCOMPARE(rows[0]["score"].toDouble(), 2.0 * 29);
+        const double s = rows[1]["score"].toDouble();
+        QCOMPARE(s * 2, std::round(s * 2));
+    }
+
+    void tsv_and_sam() {
+        const ProcessResult tsv = run_cli({"align", dna_, dna_, "--zip", "--format", "tsv"});
+        QCOMPARE(tsv.exit_code, 0);
+        const auto lines = tsv.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 3);
+        QVERIFY(lines[0].startsWith("query\ttarget\tscore"));
+        QCOMPARE(lines[1].split('\t').size(), lines[0].split('\t').size());
+
+        const ProcessResult sam = run_cli({"align", dna_, dna_, "--zip", "--mode", "local", "--format", "sam"});
+        QCOMPARE(sam.exit_code, 0);
+        int records = 0, sq = 0;
+        for (const QByteArray& line : sam.out.split('\n')) {
+            if (line.startsWith("@SQ")) ++sq;
+            if (line.isEmpty() || line.startsWith('@')) continue;
+            const auto f = line.split('\t');
+            QVERIFY(f.size() >= 11);
+            QCOMPARE(f[1], QByteArray("0"));
+            // CIGAR query span (=, X, I, S) equals the read length.
+            qint64 span = 0, n = 0;
+            for (char c : f[5]) {
+                if (c >= '0' && c <= '9') n = n * 10 + (c - '0');
+                else {
+                    if (c == '=' || c == 'X' || c == 'I' || c == 'S' || c == 'M') span += n;
+                    n = 0;
+                }
+            }
+            QCOMPARE(span, qint64(f[9].size()));
+            ++records;
+        }
+        QCOMPARE(records, 2);
+        QCOMPARE(sq, 2);
+    }
+
+    void pair_format_header() {
+        const ProcessResult r = run_cli({"align", protein_, protein_, "--zip"});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY(r.out.contains("# Aligned_sequences: 2"));
+        QVERIFY(r.out.contains("# Matrix: BLOSUM62"));
+        QVERIFY(r.out.contains("# Gap_penalty: 10"));
+        QVERIFY(r.out.contains("# Extend_penalty: 0.5"));
+        QVERIFY(r.out.contains("# Score: "));
+    }
+
+    void output_file_and_timeline() {
+        const QString out = dir_.filePath("out.json"), trace = dir_.filePath("trace.json");
+        const ProcessResult r =
+            run_cli({"align", protein_, protein_, "--format", "json", "-o", out, "--timeline", trace, "--threads", "2"});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY(r.out.isEmpty());
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(parse_json_lines(f.readAll()).size(), 4);
+        QFile t(trace);
+        QVERIFY(t.open(QIODevice::ReadOnly));
+        const QJsonDocument doc = QJsonDocument::fromJson(t.readAll());
+        QVERIFY(doc.isObject());
+        QVERIFY(doc.object()["traceEvents"].toArray().size() > 0);
+    }
+
+    void bad_input_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("expected");  // a substring of the one stderr line
+        const QString missing = dir_.filePath("missing.fa");
+        const QString garbage = write_file(dir_, "garbage.fa", QByteArray("\x89PNG\r\n\x1a\n\0\0\0", 11));
+        const QString empty_seq = write_file(dir_, "empty.fa", ">e\n\n>f\nACGT\n");
+        const QString bad_letter = write_file(dir_, "bad.fa", ">b\nACGT#ACGT\n");
+        QTest::newRow("missing file") << QStringList{"align", missing, dna_} << missing;
+        QTest::newRow("garbage bytes") << QStringList{"align", garbage, dna_} << garbage;
+        QTest::newRow("empty sequence") << QStringList{"align", empty_seq, dna_} << "empty";
+        QTest::newRow("invalid residue") << QStringList{"align", bad_letter, dna_} << "'#'";
+        QTest::newRow("unknown matrix") << QStringList{"align", protein_, protein_, "--matrix", "BLOSUM99"}
+                                        << "BLOSUM99";
+        QTest::newRow("protein with DNA matrix")
+            << QStringList{"align", protein_, protein_, "--matrix", "EDNAFULL"} << "EDNAFULL";
+        QTest::newRow("match/mismatch on protein")
+            << QStringList{"align", protein_, protein_, "--match", "1", "--mismatch", "-1"} << "--match";
+        QTest::newRow("negative gap open") << QStringList{"align", dna_, dna_, "--gap-open", "-3"} << "--gap-open";
+        QTest::newRow("quarter step") << QStringList{"align", dna_, dna_, "--gap-extend", "0.25"} << "--gap-extend";
+        QTest::newRow("extend above open")
+            << QStringList{"align", dna_, dna_, "--gap-open", "1", "--gap-extend", "2"} << "--gap-extend";
+        QTest::newRow("unknown mode") << QStringList{"align", dna_, dna_, "--mode", "fitting"} << "--mode";
+        QTest::newRow("unknown format") << QStringList{"align", dna_, dna_, "--format", "xml"} << "--format";
+        QTest::newRow("unknown device") << QStringList{"align", dna_, dna_, "--device", "tpu"} << "--device";
+        QTest::newRow("zip count mismatch")
+            << QStringList{"align", dna_, write_file(dir_, "one.fa", ">x\nACGT\n"), "--zip"} << "--zip";
+        QTest::newRow("DNA against protein") << QStringList{"align", dna_, protein_} << "protein";
+        QTest::newRow("unknown flag") << QStringList{"align", dna_, dna_, "--frobnicate"} << "frobnicate";
+        QTest::newRow("output into a missing folder")
+            << QStringList{"align", dna_, dna_, "-o", dir_.filePath("nope/out.txt")} << "nope";
+    }
+    void bad_input() {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, expected);
+        const ProcessResult r = run_cli(arguments);
+        QVERIFY2(!r.crashed, "crashed");
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY(r.out.isEmpty());
+        const QByteArray err = r.err.trimmed();
+        QVERIFY2(!err.contains('\n'), err.constData());
+        QVERIFY2(err.contains(expected.toUtf8()), err.constData());
+    }
+
+    void failed_run_leaves_earlier_output_untouched() {
+        const QString out = write_file(dir_, "keep.txt", "earlier result\n");
+        const ProcessResult r = run_cli({"align", dna_, dna_, "--matrix", "NOPE", "-o", out});
+        QCOMPARE(r.exit_code, 2);
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("earlier result\n"));
+        // No temporary files are left behind.
+        const QStringList leftovers = QDir(dir_.path()).entryList({".keep.txt.tmp*"}, QDir::Hidden | QDir::Files);
+        QVERIFY2(leftovers.isEmpty(), qPrintable(leftovers.join(',')));
+    }
+
+    void devices_lists_cpu_backends() {
+        const ProcessResult r = run_cli({"devices", "--json"});
+        QCOMPARE(r.exit_code, 0);
+        const QJsonArray list = QJsonDocument::fromJson(r.out).array();
+        QStringList ids;
+        for (const auto& v : list) ids << v.toObject()["id"].toString();
+        QVERIFY(ids.contains("cpu-ref"));
+        QVERIFY(ids.contains("cpu"));
+        bool has_gpu_entry = false;
+        for (const auto& v : list)
+            if (v.toObject()["kind"].toString() == "gpu") {
+                has_gpu_entry = true;
+                if (!v.toObject()["available"].toBool())
+                    QVERIFY(!v.toObject()["unavailable_reason"].toString().isEmpty());
+            }
+        QVERIFY2(has_gpu_entry, "devices must say what became of the GPU");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAlignCli)
+#include "test_align_cli.moc"
