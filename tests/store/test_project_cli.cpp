@@ -134,6 +134,47 @@ private slots:
         QVERIFY2(QString::fromUtf8(bad.out).contains("problem"), bad.out.constData());
     }
 
+    // `align --project`: the recorded alignments export to exactly the JSON
+    // Lines the same run printed, and a run that fails is recorded as failed.
+    void alignRecordsIntoAProject() {
+        if (!QString::fromUtf8(run_cli({"align", "--help"}).out).contains("--project"))
+            QSKIP("align has no --project flag in this build");
+        QTemporaryDir dir;
+        const QString fasta = dir.filePath("globins.fa");
+        QFile file(fasta);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(">hba MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHFDLSHGSAQVKGHGKKVADALTNAVAHV\n"
+                   "MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHFDLSHGSAQVKGHGKKVADALTNAVAHV\n"
+                   ">hbb\nMVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFGDLSTPDAVMGNPKVKAHGKKVLGAFSDGLAH\n");
+        file.close();
+        const QString project = dir.filePath("run.alsproj");
+        const ProcessResult align = run_cli({"align", fasta, fasta, "--mode", "local", "--device", "cpu-ref",
+                                             "--format", "json", "--project", project});
+        QVERIFY2(align.exit_code == 0, align.err.constData());
+        const ProcessResult exported = run_cli({"project", project, "export", "1", "--format", "json"});
+        QVERIFY2(exported.exit_code == 0, exported.err.constData());
+        QCOMPARE(parse_json_lines(exported.out).size(), 4);
+        QCOMPARE(parse_json_lines(exported.out), parse_json_lines(align.out));
+        {
+            store::Project recorded(project.toStdString());
+            const store::JobInfo job = recorded.job(1);
+            QCOMPARE(job.state, store::JobState::Done);
+            QCOMPARE(job.spec.mode, std::string("local"));
+            QCOMPARE(job.inputs.size(), std::size_t{2});  // the same file as query and as target
+            QCOMPARE(recorded.inputs().size(), std::size_t{1});
+        }
+        const ProcessResult failing = run_cli({"align", fasta, fasta, "--device", "cpu", "--kernel", "no_such_kernel",
+                                               "--project", project});
+        QCOMPARE(failing.exit_code, 2);
+        store::Project recorded(project.toStdString());
+        const auto jobs = recorded.jobs();
+        QCOMPARE(jobs.size(), std::size_t{2});  // the kernel is refused by the backend, after the job began
+        QCOMPARE(jobs[1].state, store::JobState::Failed);
+        QVERIFY(!jobs[1].error.empty());
+        QVERIFY2(QString::fromUtf8(failing.err).contains(QString::fromStdString(jobs[1].error)),
+                 failing.err.constData());
+    }
+
     void notAProject() {
         QTemporaryDir dir;
         const QString png = dir.filePath("picture.png");
