@@ -57,7 +57,8 @@ public:
     // Thread-safe, cheap, never throws: writes at most every progress_interval,
     // and skips a write rather than wait while another process writes.
     void progress(const Progress& progress);
-    // A callback for JobContext::progress that feeds progress().
+    // A callback for JobContext::progress that feeds progress(); it refers to
+    // this recording, which must outlive every call.
     std::function<void(const Progress&)> progress_callback();
 
     // Results. Every call is one transaction: all of its rows or none. Rows are
