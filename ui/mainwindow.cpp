@@ -80,14 +80,13 @@ MainWindow::MainWindow(DeviceRegistry& registry, QWidget* parent)
     scroll->setWidget(panel_);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(panel_->sizeHint().width() + 20);
     auto* dock = new QDockWidget(tr("Job"), this);
     dock->setObjectName("jobDock");
     dock->setWidget(scroll);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
                       QDockWidget::DockWidgetClosable);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
+    resizeDocks({dock}, {panel_->sizeHint().width() + 24}, Qt::Horizontal);
 
     createViews();
     createMenus();
@@ -162,7 +161,8 @@ void MainWindow::createMenus() {
     open->setShortcut(QKeySequence::Open);
     QAction* save_as = file->addAction(QIcon(":/icons/save.svg"), tr("Save Project &As…"), this,
                                        &MainWindow::saveAsDialog);
-    save_as->setShortcut(QKeySequence::SaveAs);
+    // Not every platform theme has a key for QKeySequence::SaveAs.
+    save_as->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     recent_menu_ = file->addMenu(tr("Open &Recent"));
     updateRecentMenu();
     file->addSeparator();
@@ -174,7 +174,7 @@ void MainWindow::createMenus() {
     paste->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
+    quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
     quit->setMenuRole(QAction::QuitRole);
 
     QMenu* job = menuBar()->addMenu(tr("&Job"));

@@ -23,6 +23,8 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QLabel>
+#include <QMimeData>
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -124,6 +126,13 @@ private:
 private slots:
     void initTestCase() {
         registry_ = make_cpu_registry();
+        DeviceInfo gpu;  // as the application registers it in a build without CUDA
+        gpu.id = "gpu";
+        gpu.kind = "gpu";
+        gpu.name = "CUDA GPUs";
+        gpu.available = false;
+        gpu.unavailable_reason = "this build has no CUDA backend";
+        registry_->add_unavailable(gpu);
         dir_ = std::make_unique<QTemporaryDir>();
         QVERIFY(dir_->isValid());
         QVERIFY(QFile::exists(human));
@@ -323,6 +332,8 @@ private slots:
         const auto shown = progress.last()[1].value<JobProgress>();
         QVERIFY(shown.cells_done < shown.cells_total);
         QVERIFY(window->findChild<QProgressBar*>("jobProgress")->isVisible());
+        const QString rate = window->findChild<QLabel*>("jobRate")->text();
+        QVERIFY2(rate.contains("cells/s") && rate.contains("ETA"), qPrintable(rate));
         QElapsedTimer timer;
         timer.start();
         window->cancelAll();
@@ -359,6 +370,78 @@ private slots:
                                                 "(the rest it was blocked or waiting for a CPU)")
                                             .arg(stall)
                                             .arg(busy)));
+    }
+
+    void estimatesFromMeasuredSpeed() {
+        auto window = openWindow(path("estimate.alsproj"), true);
+        QVERIFY(window);
+        QVERIFY(loadAndWait(*window, {human, others}));
+        JobPanel& panel = window->jobPanel();
+        QVERIFY(panel.setDevice("cpu"));
+        QVERIFY2(panel.estimateText().contains("No time estimate yet"), qPrintable(panel.estimateText()));
+        QVERIFY(window->runJob());
+        QCOMPARE(wait_finished(*window, 60'000).state, JobState::Done);
+        QTRY_VERIFY2(panel.estimateText().contains("measured by 1 earlier job"), qPrintable(panel.estimateText()));
+        // Another device has no measurement of its own.
+        QVERIFY(panel.setDevice("cpu-ref"));
+        QVERIFY2(panel.estimateText().contains("No time estimate yet"), qPrintable(panel.estimateText()));
+    }
+
+    void shortcutsDropAndPaste() {
+        auto window = openWindow(path("keys.alsproj"), true);
+        QVERIFY(window);
+        QVERIFY(QTest::qWaitForWindowActive(window.get()));
+        // Drag and drop of a sequence file.
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(human)});
+        QSignalSpy idle(&window->document(), &ProjectDocument::loadingIdle);
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(window.get(), &drop);
+        QVERIFY(idle.wait(20'000));
+        const int from_file = int(read_fasta(human).size());
+        QCOMPARE(window->sequencesView().model().rowCount(), from_file);
+        // Pasted residues without a header become one record.
+        QVERIFY(!window->pasteSequences("MKVLAAGIVGLLLA\nKKW").isEmpty());
+        QVERIFY(idle.wait(20'000));
+        QCOMPARE(window->sequencesView().model().rowCount(), from_file + 1);
+        QVERIFY(window->pasteSequences("   \n").isEmpty());
+
+        // Ctrl+R runs, Esc cancels; the menus carry the issue's shortcuts.
+        QMap<QString, QKeySequence> shortcuts;
+        for (QAction* a : window->findChildren<QAction*>())
+            for (const QKeySequence& k : a->shortcuts()) shortcuts.insert(k.toString(), k);
+        for (const char* key : {"Ctrl+N", "Ctrl+O", "Ctrl+Shift+S", "Ctrl+L", "Ctrl+Shift+V", "Ctrl+R", "Esc",
+                                "Ctrl+.", "Ctrl+Q"})
+            QVERIFY2(shortcuts.contains(key), key);
+        QSignalSpy queued(&window->queue(), &JobQueue::jobQueued);
+        QTest::keyClick(window.get(), Qt::Key_R, Qt::ControlModifier);
+        QCOMPARE(queued.size(), 1);
+        QTest::keyClick(window.get(), Qt::Key_Escape);
+        const Finished end = wait_finished(*window, 30'000);
+        QVERIFY(end.state == JobState::Cancelled || end.state == JobState::Done);  // 2 x 3 pairs may win the race
+    }
+
+    void aboutNamesVersionsAndDevices() {
+        auto window = openWindow(path("about.alsproj"), true);
+        QVERIFY(window);
+        QAction* about = nullptr;
+        for (QAction* a : window->findChildren<QAction*>())
+            if (a->text().contains("About AlignScope")) about = a;
+        QVERIFY(about);
+        about->trigger();
+        auto* box = window->findChild<QMessageBox*>("aboutBox");
+        QVERIFY(box && box->isVisible());
+        const QString text = box->text();
+        QVERIFY2(text.contains(QString::fromLatin1(qVersion())), qPrintable(text));
+        for (const DeviceInfo& d : registry_->devices()) {
+            QVERIFY2(text.contains(QString::fromStdString(d.name).toHtmlEscaped()), qPrintable(text));
+            if (!d.available)
+                QVERIFY2(text.contains(QString::fromStdString(d.unavailable_reason).toHtmlEscaped()), qPrintable(text));
+        }
+        box->close();
     }
 
     void seesAJobRecordedByAnotherConnection() {

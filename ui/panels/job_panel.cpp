@@ -194,6 +194,8 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, Q
     layout->addStretch(1);
 
     auto changed = [this] { revalidate(); };
+    connect(queries_, &QComboBox::activated, this, [this] { queries_chosen_ = true; });
+    connect(targets_, &QComboBox::activated, this, [this] { targets_chosen_ = true; });
     connect(queries_, &QComboBox::currentIndexChanged, this, &JobPanel::inputChanged);
     connect(targets_, &QComboBox::currentIndexChanged, this, &JobPanel::inputChanged);
     connect(pairing_, &QComboBox::currentIndexChanged, this, changed);
@@ -264,8 +266,9 @@ void JobPanel::fillDevices() {
 
 void JobPanel::rebuildInputs() {
     for (QComboBox* combo : {queries_, targets_}) {
-        // With no sets the selection entry was the only one, not a choice.
-        const QVariant current = combo->count() > 1 ? combo->currentData() : QVariant();
+        // Until the user picks, the defaults follow the sets as they arrive.
+        const bool chosen = combo == queries_ ? queries_chosen_ : targets_chosen_;
+        const QVariant current = chosen ? combo->currentData() : QVariant();
         const QSignalBlocker block(combo);
         combo->clear();
         for (const auto& input : document_.inputs()) {
@@ -406,8 +409,14 @@ QString JobPanel::estimateText() const {
 }
 
 void JobPanel::setInputs(qint64 queries, qint64 targets) {
-    if (int i = queries_->findData(queries); i >= 0) queries_->setCurrentIndex(i);
-    if (int i = targets_->findData(targets); i >= 0) targets_->setCurrentIndex(i);
+    if (int i = queries_->findData(queries); i >= 0) {
+        queries_chosen_ = true;
+        queries_->setCurrentIndex(i);
+    }
+    if (int i = targets_->findData(targets); i >= 0) {
+        targets_chosen_ = true;
+        targets_->setCurrentIndex(i);
+    }
 }
 
 void JobPanel::setPairing(Pairing pairing) { pairing_->setCurrentIndex(pairing_->findData(int(pairing))); }

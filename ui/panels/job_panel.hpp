@@ -76,6 +76,8 @@ private:
     std::function<SequenceList(bool*)> selection_;
     std::vector<JobProblem> problems_;
     bool matrix_chosen_ = false;  // the user picked a matrix: stop following the alphabet
+    bool queries_chosen_ = false;  // the user picked the inputs: keep them as sets come and go
+    bool targets_chosen_ = false;
 
     QComboBox* queries_;
     QComboBox* targets_;

@@ -44,6 +44,7 @@ SequencesView::SequencesView(ProjectDocument& document, QWidget* parent) : Resul
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setStretchLastSection(false);
     table_->horizontalHeader()->setSectionResizeMode(SequenceTableModel::Description, QHeaderView::Stretch);
+    table_->horizontalHeader()->setSectionResizeMode(SequenceTableModel::File, QHeaderView::ResizeToContents);
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(text_, 1);
