@@ -1,0 +1,443 @@
+// The DP heatmap and the teaching stepper. The stepper's own fill against
+// compute_dp_matrices cell by cell in every mode and gap model, its fill orders
+// (row-major prefix, whole rows, anti-diagonal wavefronts, always closed under
+// the recurrence's dependencies), the recurrence text against numbers taken
+// from the reference matrices, the traceback against the reference path, and
+// the rendered table. The heatmap: path pixels where the path is, colours from
+// the gradient elsewhere, hover values, the engine-downsampled view of a pair
+// too large to show exactly and its refinement on zoom (against max-pooling of
+// the full matrix), and heatmaps and alignments read from a project.
+#include "views/heatmap/heatmap_view.hpp"
+#include "views/heatmap/stepper_view.hpp"
+
+#include <alignscope/align/reference_aligner.hpp>
+#include <alignscope/bench/verify.hpp>
+#include <alignscope/io/alignment_format.hpp>
+#include <alignscope/seq/sequence_reader.hpp>
+#include <alignscope/store/job_recording.hpp>
+#include <alignscope/store/project.hpp>
+
+#include <qcustomplot.h>
+
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <set>
+
+using namespace alignscope;
+using namespace alignscope::ui;
+
+namespace {
+
+struct Setup {
+    ScoringScheme scheme;
+    AlignOptions options;
+    std::string query, target;
+};
+
+Setup make_setup(const QString& mode, const QString& gaps, bool protein, int m, int n, std::uint64_t seed) {
+    Setup s;
+    const SubstitutionMatrix matrix =
+        protein ? SubstitutionMatrix::builtin("BLOSUM62") : SubstitutionMatrix::match_mismatch(2, -3);
+    s.scheme = gaps == "linear" ? ScoringScheme::create(matrix, 3, 3)
+               : gaps == "half" ? ScoringScheme::create(matrix, 10, 0.5)
+                                : ScoringScheme::create(matrix, 11, 1);
+    s.options.mode = parse_mode(mode.toStdString());
+    if (s.options.mode == AlignmentMode::SemiGlobal) s.options.free_ends = FreeEndGaps::parse("qb,qe");
+    SeededRandom random(seed);
+    const AlphabetKind kind = protein ? AlphabetKind::Protein : AlphabetKind::Dna;
+    s.query = random_residues(random, kind, m);
+    s.target = fit_to_length(random, kind, mutate_residues(random, kind, s.query, 0.25, 0.08), n);
+    return s;
+}
+
+std::string user(const ScoringScheme& scheme, std::int64_t v) {
+    return v <= DpMatrices::minus_infinity / 2 ? "-∞" : format_score(scheme.to_user(v));
+}
+
+bool reddish(const QColor& c) {
+    const QColor p = DpHeatmapView::pathColour();
+    return std::abs(c.red() - p.red()) + std::abs(c.green() - p.green()) + std::abs(c.blue() - p.blue()) < 40;
+}
+
+QImage render(QCustomPlot* plot) {
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    return plot->toPixmap(plot->width(), plot->height()).toImage();
+}
+
+void show(QWidget& w, QSize size) {
+    w.resize(size);
+    w.show();
+    QApplication::processEvents();
+}
+
+}  // namespace
+
+class TestViewHeatmap : public QObject {
+    Q_OBJECT
+private slots:
+    void stepperReproducesReference_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("gaps");
+        QTest::addColumn<bool>("protein");
+        for (const char* mode : {"global", "local", "semiglobal"})
+            for (const char* gaps : {"linear", "affine", "half"})
+                for (const bool protein : {false, true})
+                    QTest::addRow("%s-%s-%s", mode, gaps, protein ? "protein" : "dna") << QString(mode) << QString(gaps) << protein;
+    }
+    void stepperReproducesReference() {
+        QFETCH(QString, mode);
+        QFETCH(QString, gaps);
+        QFETCH(bool, protein);
+        const Setup s = make_setup(mode, gaps, protein, 23, 29, qHash(QString(QTest::currentDataTag())));
+        DpStepper stepper(s.query, s.target, s.scheme, s.options);
+        const DpMatrices dp = compute_dp_matrices(s.query, s.target, s.scheme, s.options);
+        for (std::int64_t i = 0; i < dp.rows; ++i)
+            for (std::int64_t j = 0; j < dp.cols; ++j) {
+                const auto k = std::size_t(i * dp.cols + j);
+                QCOMPARE(stepper.value(DpState::H, i, j), dp.H[k]);
+                QCOMPARE(stepper.value(DpState::E, i, j), dp.E[k]);
+                QCOMPARE(stepper.value(DpState::F, i, j), dp.F[k]);
+            }
+        // Traceback: the reference path, walked from its end.
+        stepper.toFillEnd();
+        QVERIFY(!stepper.inTraceback());
+        std::int64_t steps = 0;
+        while (stepper.advance(+1)) ++steps;
+        QCOMPARE(steps, std::int64_t(dp.path.size()));
+        auto traced = stepper.tracedCells();
+        std::reverse(traced.begin(), traced.end());
+        QVERIFY(traced == dp.path);
+        QVERIFY(QString::fromStdString(stepper.explainTraceback()).contains("The traceback ends"));
+    }
+
+    void fillOrders() {
+        const Setup s = make_setup("local", "affine", true, 7, 11, 5);
+        DpStepper stepper(s.query, s.target, s.scheme, s.options);
+        const std::int64_t m = 7, n = 11;
+        // Closed under dependencies: each filled cell's three neighbours are filled.
+        auto closed = [&] {
+            for (std::int64_t i = 1; i <= m; ++i)
+                for (std::int64_t j = 1; j <= n; ++j)
+                    if (stepper.isFilled(i, j) &&
+                        !(stepper.isFilled(i - 1, j - 1) && stepper.isFilled(i - 1, j) && stepper.isFilled(i, j - 1)))
+                        return false;
+            return true;
+        };
+        auto count = [&] {
+            std::int64_t c = 0;
+            for (std::int64_t i = 1; i <= m; ++i)
+                for (std::int64_t j = 1; j <= n; ++j) c += stepper.isFilled(i, j);
+            return c;
+        };
+        stepper.setStep(FillStep::Cell);
+        for (std::int64_t k = 1; k <= m * n; ++k) {
+            QVERIFY(stepper.advance(+1));
+            QCOMPARE(stepper.filled(), k);
+            QCOMPARE(count(), k);
+            QVERIFY(closed());
+            const auto c = *stepper.current();
+            QCOMPARE(c, std::make_pair(1 + (k - 1) / n, 1 + (k - 1) % n));
+        }
+        stepper.toStart();
+        stepper.setStep(FillStep::Row);
+        for (std::int64_t r = 1; r <= m; ++r) {
+            QVERIFY(stepper.advance(+1));
+            QCOMPARE(stepper.filled(), r * n);
+            QCOMPARE(*stepper.current(), std::make_pair(r, n));
+        }
+        QVERIFY(stepper.advance(-1));
+        QCOMPARE(stepper.filled(), (m - 1) * n);
+        stepper.toStart();
+        stepper.setStep(FillStep::AntiDiagonal);
+        for (std::int64_t d = 2; d <= m + n; ++d) {
+            QVERIFY(stepper.advance(+1));
+            // Exactly the cells with i + j <= d.
+            for (std::int64_t i = 1; i <= m; ++i)
+                for (std::int64_t j = 1; j <= n; ++j) QCOMPARE(stepper.isFilled(i, j), i + j <= d);
+            QVERIFY(closed());
+            QCOMPARE(stepper.current()->first + stepper.current()->second, d);
+        }
+        QCOMPARE(stepper.filled(), m * n);
+        for (std::int64_t d = m + n - 1; d >= 1; --d) {
+            QVERIFY(stepper.advance(-1));
+            for (std::int64_t i = 1; i <= m; ++i)
+                for (std::int64_t j = 1; j <= n; ++j) QCOMPARE(stepper.isFilled(i, j), i + j <= d);
+        }
+        QVERIFY(!stepper.advance(-1));
+        // A single cell step inside the wavefront order keeps it closed too.
+        stepper.setStep(FillStep::Cell);
+        for (int k = 0; k < 20; ++k) stepper.advance(+1);
+        stepper.setStep(FillStep::AntiDiagonal);
+        QVERIFY(closed());
+    }
+
+    void recurrenceText_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("gaps");
+        QTest::newRow("global-affine") << "global" << "affine";
+        QTest::newRow("local-half") << "local" << "half";
+        QTest::newRow("semiglobal-linear") << "semiglobal" << "linear";
+        QTest::newRow("local-linear") << "local" << "linear";
+    }
+    void recurrenceText() {
+        QFETCH(QString, mode);
+        QFETCH(QString, gaps);
+        const Setup s = make_setup(mode, gaps, true, 12, 14, 99);
+        const DpMatrices dp = compute_dp_matrices(s.query, s.target, s.scheme, s.options);
+        DpStepperView view;
+        view.setPair(s.query, s.target, s.scheme, s.options);
+        const bool local = mode == "local";
+        for (const auto& [i, j] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 1}, {5, 7}, {12, 14}, {3, 1}}) {
+            view.explainCell(i, j);
+            const QStringList lines = view.recurrenceText().split('\n');
+            auto h = [&](std::int64_t a, std::int64_t b) { return dp.H[std::size_t(a * dp.cols + b)]; };
+            auto e = [&](std::int64_t a, std::int64_t b) { return dp.E[std::size_t(a * dp.cols + b)]; };
+            auto f = [&](std::int64_t a, std::int64_t b) { return dp.F[std::size_t(a * dp.cols + b)]; };
+            const char q = s.query[std::size_t(i - 1)], t = s.target[std::size_t(j - 1)];
+            const std::int64_t sub = s.scheme.matrix.score(s.scheme.matrix.index_of(q), s.scheme.matrix.index_of(t));
+            const std::string zero = local ? ", 0" : "";
+            const std::string o = user(s.scheme, s.scheme.gap_open), x = user(s.scheme, s.scheme.gap_extend);
+            const std::string last = "= " + user(s.scheme, h(i, j));
+            if (gaps == "linear") {
+                QCOMPARE(lines.size(), 4);
+                QCOMPARE(lines[1].trimmed().toStdString(),
+                         "= max(" + user(s.scheme, h(i - 1, j - 1)) + " + " + user(s.scheme, sub) + ", " +
+                             user(s.scheme, h(i, j - 1)) + " - " + o + ", " + user(s.scheme, h(i - 1, j)) + " - " + o + zero + ")");
+                QVERIFY(lines[2].trimmed().endsWith(QString::fromStdString(last)));
+            } else {
+                QCOMPARE(lines.size(), 4);
+                QCOMPARE(lines[0].toStdString(),
+                         "E(" + std::to_string(i) + "," + std::to_string(j) + ") = max(H(" + std::to_string(i) + "," +
+                             std::to_string(j - 1) + ") - open, E(" + std::to_string(i) + "," + std::to_string(j - 1) +
+                             ") - extend) = max(" + user(s.scheme, h(i, j - 1)) + " - " + o + ", " +
+                             user(s.scheme, e(i, j - 1)) + " - " + x + ") = " + user(s.scheme, e(i, j)));
+                QVERIFY(lines[1].endsWith(QString::fromStdString(" = " + user(s.scheme, f(i, j)))));
+                QVERIFY(lines[1].contains(QString::fromStdString("max(" + user(s.scheme, h(i - 1, j)) + " - " + o + ", " +
+                                                                 user(s.scheme, f(i - 1, j)) + " - " + x + ")")));
+                QCOMPARE(lines[2].toStdString(),
+                         "H(" + std::to_string(i) + "," + std::to_string(j) + ") = max(H(" + std::to_string(i - 1) + "," +
+                             std::to_string(j - 1) + ") + s(" + q + "," + t + "), E(" + std::to_string(i) + "," +
+                             std::to_string(j) + "), F(" + std::to_string(i) + "," + std::to_string(j) + ")" + zero +
+                             ") = max(" + user(s.scheme, h(i - 1, j - 1)) + " + " + user(s.scheme, sub) + ", " +
+                             user(s.scheme, e(i, j)) + ", " + user(s.scheme, f(i, j)) + zero + ") " + last);
+            }
+            // Where it came from, by the reference values.
+            const QString from = lines.last();
+            QCOMPARE(from.contains("diagonal"), h(i, j) == h(i - 1, j - 1) + sub);
+            QCOMPARE(from.contains("left"), h(i, j) == e(i, j));
+            QCOMPARE(from.contains("above"), h(i, j) == f(i, j));
+        }
+        view.explainCell(0, 3);
+        const bool free_row0 = local || mode == "semiglobal";
+        QVERIFY(view.recurrenceText().contains(free_row0 ? "free end gap" : "leading gap of 3 target residues"));
+    }
+
+    void stepperTableRendering() {
+        const Setup s = make_setup("global", "affine", false, 6, 8, 3);
+        DpStepperView view;
+        show(view, QSize(700, 600));
+        view.setPair(s.query, s.target, s.scheme, s.options);
+        view.setStep(FillStep::Cell);
+        for (int k = 0; k < 11; ++k) view.stepForward();  // row 2, column 3 is current
+        QCOMPARE(*view.stepper()->current(), std::make_pair(std::int64_t(2), std::int64_t(3)));
+        QCOMPARE(view.statusText(), QString("Fill: 11 of 48 cells"));
+        const QImage image = view.grid()->grab().toImage();
+        // Bottom right inside the cell: clear of the arrows, which end top left.
+        auto inside = [&](std::int64_t i, std::int64_t j) { return image.pixelColor(view.cellRect(i, j).bottomRight() - QPoint(5, 4)); };
+        QCOMPARE(inside(2, 3), QColor(255, 221, 87));   // current
+        QCOMPARE(inside(5, 5), QColor(236, 236, 236));  // not yet filled
+        QCOMPARE(inside(1, 5), QColor(Qt::white));      // filled
+        // The neighbours' outlines, solid where the cell came from.
+        const CellOrigin o = view.stepper()->origin(2, 3);
+        auto outline = [&](std::int64_t i, std::int64_t j) { return image.pixelColor(view.cellRect(i, j).topLeft() + QPoint(2, 12)); };
+        if (o.diagonal) QCOMPARE(outline(1, 2), QColor(52, 101, 164));
+        if (o.left) QCOMPARE(outline(2, 2), QColor(78, 154, 6));
+        if (o.up) QCOMPARE(outline(1, 3), QColor(206, 92, 0));
+        // The numbers shown are the reference's.
+        QVERIFY(view.recurrenceText().startsWith("E(2,3)"));
+        // Through the traceback: path cells turn salmon.
+        view.toEnd();
+        const QImage done = view.grid()->grab().toImage();
+        for (const auto& [i, j] : view.stepper()->reference().path) {
+            const QColor c = done.pixelColor(view.cellRect(i, j).bottomRight() - QPoint(5, 4));
+            QVERIFY(c == QColor(242, 143, 133) || c == QColor(255, 221, 87));
+        }
+        QVERIFY(view.statusText().startsWith("Traceback"));
+        QVERIFY_THROWS_EXCEPTION(Error, view.setPair(std::string(600, 'A'), std::string(600, 'A'), s.scheme, s.options));
+    }
+
+    void exactHeatmapPathPixels() {
+        const Setup s = make_setup("local", "affine", true, 40, 46, 11);
+        DpHeatmapView view;
+        show(view, QSize(800, 760));
+        view.setPair(s.query, s.target, s.scheme, s.options);
+        QVERIFY(!view.isDownsampled());
+        const DpMatrices dp = compute_dp_matrices(s.query, s.target, s.scheme, s.options);
+        QCustomPlot* plot = view.plot();
+        const QImage image = render(plot);
+        auto pixel = [&](std::int64_t i, std::int64_t j) {
+            return QPoint(int(plot->xAxis->coordToPixel(double(j))), int(plot->yAxis->coordToPixel(double(i))));
+        };
+        QVERIFY(dp.path.size() > 10);
+        for (const auto& [i, j] : dp.path) QVERIFY2(reddish(image.pixelColor(pixel(i, j))), qPrintable(QString("%1,%2").arg(i).arg(j)));
+        // Away from the path, each cell shows its value's gradient colour.
+        std::set<std::pair<std::int64_t, std::int64_t>> near;
+        for (const auto& [i, j] : dp.path)
+            for (int di = -2; di <= 2; ++di)
+                for (int dj = -2; dj <= 2; ++dj) near.insert({i + di, j + dj});
+        QCPColorGradient gradient = view.colourMap()->gradient();
+        const QCPRange range = view.colourMap()->dataRange();
+        int checked = 0;
+        for (std::int64_t i = 0; i < dp.rows; ++i)
+            for (std::int64_t j = 0; j < dp.cols; ++j) {
+                if (near.count({i, j})) continue;
+                const QColor got = image.pixelColor(pixel(i, j));
+                QVERIFY(!reddish(got));
+                const QColor want = QColor::fromRgb(gradient.color(double(dp.h(i, j)) / s.scheme.scale, range));
+                QVERIFY2(std::abs(got.red() - want.red()) + std::abs(got.green() - want.green()) +
+                                 std::abs(got.blue() - want.blue()) <= 6,
+                         qPrintable(QString("%1,%2: %3 vs %4").arg(i).arg(j).arg(got.name(), want.name())));
+                ++checked;
+            }
+        QVERIFY(checked > 1000);
+        QCOMPARE(range.upper, double(dp.alignment.score) / s.scheme.scale);
+        // Hover: the three values of the cell under the cursor.
+        const QString text = view.hoverText(pixel(10, 12));
+        QVERIFY2(text.startsWith(QString::fromStdString("H(10,12) = " + user(s.scheme, dp.h(10, 12)) + "   E = " +
+                                                        user(s.scheme, dp.E[std::size_t(10 * dp.cols + 12)]))),
+                 qPrintable(text));
+        QVERIFY(text.contains(QString("query 10: %1").arg(s.query[9])));
+        // The residues along the axes.
+        auto* letters = dynamic_cast<QCPAxisTickerText*>(plot->xAxis2->ticker().data());
+        QVERIFY(letters);
+        QCOMPARE(letters->ticks().value(1), QString(QChar(s.target[0])));
+        // E has no value in column 0: transparent there (the white background).
+        view.setState(DpState::E);
+        const QImage e_image = render(plot);
+        QCOMPARE(e_image.pixelColor(pixel(20, 0)), QColor(Qt::white));
+        QVERIFY(e_image.pixelColor(pixel(20, 5)) != QColor(Qt::white));
+    }
+
+    void largePairDownsampledAndRefined() {
+        const Setup s = make_setup("global", "affine", false, 1500, 1300, 21);
+        DpHeatmapView view;
+        show(view, QSize(700, 640));
+        QSignalSpy ready(&view, &DpHeatmapView::heatmapReady);
+        QElapsedTimer open;
+        open.start();
+        view.setPair(s.query, s.target, s.scheme, s.options);
+        QVERIFY(view.isDownsampled());
+        QVERIFY(ready.wait(30'000));
+        const qint64 first_ms = open.elapsed();
+        while (ready.wait(1000)) {
+        }  // a second, final pass when the first picture changed the layout
+        qInfo("1500 x 1300 pair: first downsampled picture after %lld ms (whole-matrix pass, %llu cells)",
+              first_ms, static_cast<unsigned long long>(view.currentHeatmap()->cells_computed));
+        const DpMatrices dp = compute_dp_matrices(s.query, s.target, s.scheme, s.options, 2'000'000);
+        auto check = [&](const DpHeatmap& h) {
+            // Oracle: max over each block of the full H, one pass over the region.
+            std::vector<std::int64_t> best(std::size_t(h.rows) * h.cols, DpMatrices::minus_infinity);
+            for (std::int64_t i = h.region.row_begin; i < h.region.row_end; ++i)
+                for (std::int64_t j = h.region.col_begin; j < h.region.col_end; ++j) {
+                    const auto r = (i - h.region.row_begin) * h.rows / h.region.rows();
+                    const auto c = (j - h.region.col_begin) * h.cols / h.region.cols();
+                    auto& b = best[std::size_t(r * h.cols + c)];
+                    b = std::max(b, dp.h(i, j));
+                }
+            for (int r = 0; r < h.rows; ++r)
+                for (int c = 0; c < h.cols; ++c) {
+                    const std::int64_t b = best[std::size_t(r) * h.cols + c];
+                    if (h.at(r, c) != b) return false;
+                    if (view.colourMap()->data()->cell(c, r) != double(b) / s.scheme.scale) return false;
+                }
+            return true;
+        };
+        const DpHeatmap* whole = view.currentHeatmap();
+        QCOMPARE(whole->region.rows(), dp.rows);
+        QCOMPARE(whole->region.cols(), dp.cols);
+        QVERIFY2(whole->cols <= view.plot()->axisRect()->width() + 1 && whole->cols >= 64, qPrintable(QString("%1 blocks, %2 px").arg(whole->cols).arg(view.plot()->axisRect()->width())));
+        QVERIFY(check(*whole));
+        // The path overlay: alignment cells are red on screen.
+        QCustomPlot* plot = view.plot();
+        QImage image = render(plot);
+        for (std::size_t k = 97; k < dp.path.size(); k += 97) {
+            const auto [i, j] = dp.path[k];
+            const QPoint p(int(plot->xAxis->coordToPixel(double(j))), int(plot->yAxis->coordToPixel(double(i))));
+            QVERIFY2(reddish(image.pixelColor(p)), qPrintable(QString("%1,%2").arg(i).arg(j)));
+        }
+        // Zoom in: the engine computes the region again, now one block per cell.
+        ready.clear();
+        view.setVisibleRegion({600, 760, 500, 700});
+        QVERIFY(ready.wait(30'000));
+        const DpHeatmap* zoomed = view.currentHeatmap();
+        QCOMPARE(zoomed->region.row_begin, std::int64_t(600));
+        QCOMPARE(zoomed->region.row_end, std::int64_t(760));
+        QCOMPARE(zoomed->region.col_begin, std::int64_t(500));
+        QCOMPARE(zoomed->region.col_end, std::int64_t(700));
+        QCOMPARE(zoomed->rows, 160);
+        QCOMPARE(zoomed->cols, 200);
+        QVERIFY(check(*zoomed));
+        QVERIFY(view.hoverText(QPointF(plot->xAxis->coordToPixel(600), plot->yAxis->coordToPixel(700)))
+                    .contains(QString::fromStdString("rows 700-700, columns 600-600 = " + user(s.scheme, dp.h(700, 600)))));
+    }
+
+    void fromTheProject() {
+        QTemporaryDir dir;
+        const Setup s = make_setup("local", "half", true, 50, 60, 8);
+        const QString qpath = dir.filePath("q.fa"), tpath = dir.filePath("t.fa");
+        {
+            std::ofstream q(qpath.toStdString()), t(tpath.toStdString());
+            q << ">q1 query\n" << s.query << "\n";
+            t << ">t0\nMKV\n>t1 target\n" << s.target << "\n";
+        }
+        const std::string path = dir.filePath("p.alsproj").toStdString();
+        store::ProjectOptions create;
+        create.create_if_missing = true;
+        const DpMatrices dp = compute_dp_matrices(s.query, s.target, s.scheme, s.options);
+        std::int64_t job_id = 0;
+        {
+            store::Project project(path, create);
+            store::JobSpec spec;
+            spec.command = "align";
+            spec.mode = "local";
+            spec.set_scheme(s.scheme);
+            auto job = project.begin_job(spec);
+            job->add_input(read_sequences(qpath.toStdString()), "query");
+            job->add_input(read_sequences(tpath.toStdString()), "target");
+            Alignment a = dp.alignment;
+            a.query_id = "q1";
+            a.target_id = "t1";
+            job->add_alignments({a});
+            store::Heatmap saved = store::Heatmap::from_dp(dp, s.scheme.scale, 20, 24);
+            saved.query_id = "q1";
+            saved.target_id = "t1";
+            job->add_heatmap(saved);
+            job_id = job->job_id();
+            job->finish_done();
+        }
+        store::Project project(path);
+        DpHeatmapView view;
+        show(view, QSize(600, 600));
+        view.loadFromProject(project, job_id, 0);
+        QVERIFY(!view.isDownsampled());
+        QCOMPARE(view.colourMap()->data()->keySize(), int(dp.cols));
+        QCOMPARE(view.colourMap()->data()->cell(7, 9), double(dp.h(9, 7)) / s.scheme.scale);
+        QCOMPARE(view.pathCurve()->data()->size(), int(dp.path.size()));
+
+        const auto maps = project.heatmaps(job_id);
+        QCOMPARE(maps.size(), std::size_t(1));
+        view.setStoredHeatmap(maps[0]);
+        QVERIFY(view.isDownsampled());
+        QCOMPARE(view.colourMap()->data()->keySize(), 24);
+        QCOMPARE(view.colourMap()->data()->valueSize(), 20);
+        for (int r = 0; r < 20; ++r)
+            for (int c = 0; c < 24; ++c) QCOMPARE(view.colourMap()->data()->cell(c, r), double(maps[0].at(r, c)));
+        QVERIFY_THROWS_EXCEPTION(Error, view.loadFromProject(project, job_id, 5));
+    }
+};
+
+QTEST_MAIN(TestViewHeatmap)
+#include "test_view_heatmap.moc"

@@ -1,0 +1,272 @@
+// Painting and driving the teaching stepper.
+#include "views/heatmap/stepper_view.hpp"
+
+#include <QComboBox>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace alignscope::ui {
+
+namespace colours {
+const QColor unfilled(236, 236, 236);
+const QColor filled(255, 255, 255);
+const QColor current(255, 221, 87);
+const QColor diagonal(52, 101, 164);
+const QColor left(78, 154, 6);
+const QColor up(206, 92, 0);
+const QColor traced(242, 143, 133);
+const QColor header(220, 226, 235);
+}  // namespace colours
+
+// The table itself: header row and column with the residues, then the cells.
+class DpStepperGrid : public QWidget {
+public:
+    explicit DpStepperGrid(DpStepperView* view) : QWidget(view), view_(view) { setMouseTracking(false); }
+
+    QSize sizeHint() const override {
+        const DpStepper* s = view_->stepper();
+        if (!s) return {200, 100};
+        return {int(s->cols() + 1) * DpStepperView::cell_width + 1, int(s->rows() + 1) * DpStepperView::cell_height + 1};
+    }
+
+    QRect cellRect(std::int64_t i, std::int64_t j) const {
+        return {int(j + 1) * DpStepperView::cell_width, int(i + 1) * DpStepperView::cell_height, DpStepperView::cell_width,
+                DpStepperView::cell_height};
+    }
+
+protected:
+    void paintEvent(QPaintEvent* event) override {
+        const DpStepper* s = view_->stepper();
+        QPainter p(this);
+        p.fillRect(event->rect(), Qt::white);
+        if (!s) return;
+        QFont font = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        font.setPointSize(9);
+        p.setFont(font);
+        const int w = DpStepperView::cell_width, h = DpStepperView::cell_height;
+        // Only the visible cells: teaching pairs are small, but the table may be scrolled.
+        const QRect r = event->rect();
+        const std::int64_t j0 = std::max<std::int64_t>(0, r.left() / w - 1), j1 = std::min<std::int64_t>(s->cols() - 1, r.right() / w);
+        const std::int64_t i0 = std::max<std::int64_t>(0, r.top() / h - 1), i1 = std::min<std::int64_t>(s->rows() - 1, r.bottom() / h);
+
+        for (std::int64_t j = j0; j <= j1; ++j) {
+            const QRect head(int(j + 1) * w, 0, w, h);
+            p.fillRect(head, colours::header);
+            p.setPen(Qt::black);
+            p.drawText(head, Qt::AlignCenter, j == 0 ? QString("-") : QString(QChar(s->target()[std::size_t(j - 1)])));
+        }
+        for (std::int64_t i = i0; i <= i1; ++i) {
+            const QRect head(0, int(i + 1) * h, w, h);
+            p.fillRect(head, colours::header);
+            p.setPen(Qt::black);
+            p.drawText(head, Qt::AlignCenter, i == 0 ? QString("-") : QString(QChar(s->query()[std::size_t(i - 1)])));
+        }
+        const auto current = s->current();
+        std::vector<std::pair<std::int64_t, std::int64_t>> traced = s->tracedCells();
+        auto is_traced = [&traced](std::int64_t i, std::int64_t j) {
+            return std::find(traced.begin(), traced.end(), std::make_pair(i, j)) != traced.end();
+        };
+        for (std::int64_t i = i0; i <= i1; ++i)
+            for (std::int64_t j = j0; j <= j1; ++j) {
+                const QRect cell = cellRect(i, j);
+                const bool filled = s->isFilled(i, j);
+                QColor fill = filled ? colours::filled : colours::unfilled;
+                if (filled && is_traced(i, j)) fill = colours::traced;
+                if (current && current->first == i && current->second == j) fill = colours::current;
+                p.fillRect(cell, fill);
+                p.setPen(QColor(200, 200, 200));
+                p.drawRect(cell);
+                if (!filled) continue;
+                p.setPen(Qt::black);
+                p.drawText(cell, Qt::AlignCenter, QString::fromStdString(s->format(s->value(view_->shownState(), i, j))));
+            }
+        // The current cell's three neighbours, the ones it came from drawn bold
+        // with an arrow into the cell.
+        if (current && !s->inTraceback() && current->first > 0 && current->second > 0) {
+            const auto [i, j] = *current;
+            const CellOrigin o = s->origin(i, j);
+            struct Neighbour {
+                std::int64_t i, j;
+                QColor colour;
+                bool used;
+            };
+            const Neighbour neighbours[] = {{i - 1, j - 1, colours::diagonal, o.diagonal},
+                                            {i, j - 1, colours::left, o.left},
+                                            {i - 1, j, colours::up, o.up}};
+            const QPointF target = QRectF(cellRect(i, j)).center();
+            for (const Neighbour& n : neighbours) {
+                const QRectF rect = QRectF(cellRect(n.i, n.j)).adjusted(1.5, 1.5, -1.5, -1.5);
+                p.setPen(QPen(n.colour, n.used ? 3 : 1, n.used ? Qt::SolidLine : Qt::DashLine));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(rect);
+                if (!n.used) continue;
+                const QPointF from = rect.center();
+                const QPointF tip = from + (target - from) * 0.62;
+                p.drawLine(from + (target - from) * 0.3, tip);
+                const double angle = std::atan2(tip.y() - from.y(), tip.x() - from.x());
+                for (const double side : {-0.45, 0.45})
+                    p.drawLine(tip, tip - QPointF(std::cos(angle + side), std::sin(angle + side)) * 7);
+            }
+        }
+    }
+
+    void mousePressEvent(QMouseEvent* event) override {
+        const DpStepper* s = view_->stepper();
+        if (!s) return;
+        const std::int64_t j = event->position().x() / DpStepperView::cell_width - 1;
+        const std::int64_t i = event->position().y() / DpStepperView::cell_height - 1;
+        if (i >= 0 && j >= 0 && i < s->rows() && j < s->cols() && s->isFilled(i, j)) view_->explainCell(i, j);
+    }
+
+private:
+    DpStepperView* view_;
+};
+
+DpStepperView::DpStepperView(QWidget* parent) : QWidget(parent) {
+    step_ = new QComboBox;
+    step_->addItems({tr("Step by cell"), tr("Step by row"), tr("Step by anti-diagonal (GPU order)")});
+    state_ = new QComboBox;
+    state_->addItems({tr("H (best score)"), tr("E (gap in the query)"), tr("F (gap in the target)")});
+    auto* first = new QPushButton(tr("⏮ Start"));
+    auto* back = new QPushButton(tr("◀ Back"));
+    auto* forward = new QPushButton(tr("Forward ▶"));
+    auto* last = new QPushButton(tr("End ⏭"));
+    forward->setShortcut(Qt::Key_Right);
+    back->setShortcut(Qt::Key_Left);
+    status_ = new QLabel;
+    auto* bar = new QHBoxLayout;
+    for (QWidget* w : std::initializer_list<QWidget*>{step_, state_, first, back, forward, last}) bar->addWidget(w);
+    bar->addWidget(status_, 1);
+
+    grid_ = new DpStepperGrid(this);
+    scroll_ = new QScrollArea;
+    scroll_->setWidget(grid_);
+    scroll_->setWidgetResizable(false);
+    text_ = new QPlainTextEdit;
+    text_->setReadOnly(true);
+    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    mono.setPointSize(11);
+    text_->setFont(mono);
+    text_->setMaximumHeight(130);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(bar);
+    layout->addWidget(scroll_, 1);
+    layout->addWidget(text_);
+
+    connect(step_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setStep(i == 0 ? FillStep::Cell : i == 1 ? FillStep::Row : FillStep::AntiDiagonal); });
+    connect(state_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setShownState(i == 0 ? DpState::H : i == 1 ? DpState::E : DpState::F); });
+    connect(first, &QPushButton::clicked, this, &DpStepperView::toStart);
+    connect(back, &QPushButton::clicked, this, &DpStepperView::stepBack);
+    connect(forward, &QPushButton::clicked, this, &DpStepperView::stepForward);
+    connect(last, &QPushButton::clicked, this, &DpStepperView::toEnd);
+    refresh();
+}
+
+DpStepperView::~DpStepperView() = default;
+
+void DpStepperView::setPair(const std::string& query, const std::string& target, const ScoringScheme& scheme,
+                            const AlignOptions& options) {
+    auto stepper = std::make_unique<DpStepper>(query, target, scheme, options);
+    stepper_ = std::move(stepper);
+    stepper_->setStep(step_->currentIndex() == 0 ? FillStep::Cell
+                      : step_->currentIndex() == 1 ? FillStep::Row
+                                                   : FillStep::AntiDiagonal);
+    state_->setEnabled(!scheme.linear());
+    if (scheme.linear()) setShownState(DpState::H);
+    explained_.reset();
+    grid_->resize(grid_->sizeHint());
+    refresh();
+}
+
+void DpStepperView::setStep(FillStep step) {
+    const int index = step == FillStep::Cell ? 0 : step == FillStep::Row ? 1 : 2;
+    if (step_->currentIndex() != index) {
+        step_->setCurrentIndex(index);  // comes back here through the signal
+        return;
+    }
+    if (stepper_) stepper_->setStep(step);
+    refresh();
+}
+
+void DpStepperView::setShownState(DpState state) {
+    shown_ = state;
+    const int index = state == DpState::H ? 0 : state == DpState::E ? 1 : 2;
+    if (state_->currentIndex() != index) state_->setCurrentIndex(index);
+    grid_->update();
+}
+
+void DpStepperView::stepForward() {
+    if (stepper_ && stepper_->advance(+1)) explained_.reset();
+    refresh();
+}
+
+void DpStepperView::stepBack() {
+    if (stepper_ && stepper_->advance(-1)) explained_.reset();
+    refresh();
+}
+
+void DpStepperView::toStart() {
+    if (stepper_) stepper_->toStart();
+    explained_.reset();
+    refresh();
+}
+
+void DpStepperView::toEnd() {
+    if (stepper_) stepper_->toEnd();
+    explained_.reset();
+    refresh();
+}
+
+void DpStepperView::explainCell(std::int64_t i, std::int64_t j) {
+    explained_ = std::make_pair(i, j);
+    refresh();
+}
+
+QString DpStepperView::recurrenceText() const { return text_->toPlainText(); }
+QString DpStepperView::statusText() const { return status_->text(); }
+QWidget* DpStepperView::grid() const { return grid_; }
+QRect DpStepperView::cellRect(std::int64_t i, std::int64_t j) const { return grid_->cellRect(i, j); }
+
+void DpStepperView::refresh() {
+    if (!stepper_) {
+        status_->setText(tr("No pair"));
+        text_->clear();
+        return;
+    }
+    const DpStepper& s = *stepper_;
+    if (s.inTraceback()) {
+        status_->setText(tr("Traceback: step %1 of %2").arg(s.tracebackDone()).arg(s.tracebackSteps()));
+    } else {
+        status_->setText(tr("Fill: %1 of %2 cells").arg(s.filled()).arg(s.innerCells()));
+    }
+    QString text;
+    if (explained_) {
+        text = QString::fromStdString(s.explain(explained_->first, explained_->second));
+    } else if (s.inTraceback()) {
+        text = QString::fromStdString(s.explainTraceback());
+    } else if (const auto c = s.current()) {
+        text = QString::fromStdString(s.explain(c->first, c->second));
+    } else {
+        text = tr("Row 0 and column 0 hold the boundary: leading gaps, or zeros where they are free. "
+                  "Step forward to fill the matrix.");
+    }
+    text_->setPlainText(text);
+    if (const auto c = s.current()) scroll_->ensureVisible(cellRect(c->first, c->second).center().x(),
+                                                           cellRect(c->first, c->second).center().y(), 60, 40);
+    grid_->update();
+    emit stepped();
+}
+
+}  // namespace alignscope::ui
