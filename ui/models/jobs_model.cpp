@@ -4,7 +4,6 @@
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
-#include <QFileInfo>
 #include <QLocale>
 
 #include <cmath>
@@ -89,7 +88,12 @@ QString JobsModel::scoringText(const store::JobSpec& spec) {
     return matrix + " " + number(spec.gap_open) + "/" + number(spec.gap_extend);
 }
 
-QString JobsModel::inputsText(const store::JobInfo& job) {
+void JobsModel::setInputNames(std::map<qint64, QString> names) {
+    input_names_ = std::move(names);
+    if (!jobs_.empty()) emit dataChanged(index(0, Inputs), index(rowCount() - 1, Inputs));
+}
+
+QString JobsModel::inputsText(const store::JobInfo& job, const std::map<qint64, QString>& input_names) {
     const auto& p = job.spec.parameters;
     auto get = [&p](const char* key) {
         auto it = p.find(key);
@@ -97,9 +101,16 @@ QString JobsModel::inputsText(const store::JobInfo& job) {
     };
     QString queries = get("queries"), targets = get("targets");
     if (queries.isEmpty() && targets.isEmpty()) {
-        // Jobs the CLI recorded name their files.
-        queries = QFileInfo(get("query")).fileName();
-        targets = QFileInfo(get("target")).fileName();
+        // Jobs the CLI recorded link their inputs by role.
+        QStringList q, t;
+        for (const auto& input : job.inputs) {
+            auto it = input_names.find(input.input_id);
+            const QString name = it != input_names.end() ? it->second : QObject::tr("input %1").arg(input.input_id);
+            if (input.role == "query") q << name;
+            else if (input.role == "target" || input.role == "database") t << name;
+        }
+        queries = q.join(", ");
+        targets = t.join(", ");
     }
     if (queries.isEmpty() && targets.isEmpty()) return QString::fromStdString(job.spec.command);
     const QString join = get("pairing") == "record-by-record" ? QStringLiteral(" zip ") : QStringLiteral(" × ");
@@ -114,7 +125,8 @@ QVariant JobsModel::data(const QModelIndex& index, int role) const {
     const auto live = live_.find(job.id);
     const bool running = job.state == store::JobState::Running || job.state == store::JobState::Queued;
     std::uint64_t cells_done = job.progress.cells_done, cells_total = job.progress.cells_total;
-    double secs = seconds(job);
+    // An interrupted job's end is when the loss was noticed, not when it stopped.
+    double secs = job.state == store::JobState::Interrupted ? 0 : seconds(job);
     if (live != live_.end() && running) {
         cells_done = std::max<std::uint64_t>(cells_done, live->second.cells_done);
         cells_total = std::max<std::uint64_t>(cells_total, live->second.cells_total);
@@ -155,7 +167,7 @@ QVariant JobsModel::data(const QModelIndex& index, int role) const {
     case State: return QString::fromUtf8(store::to_string(job.state).data());
     case Mode: return QString::fromStdString(job.spec.mode);
     case Scoring: return scoringText(job.spec);
-    case Inputs: return inputsText(job);
+    case Inputs: return inputsText(job, input_names_);
     case Pairs: return pairs ? QVariant(qulonglong(pairs)) : QVariant();
     case Device: return QString::fromStdString(job.spec.devices);
     case Started: {

@@ -25,6 +25,8 @@ public:
     explicit JobsModel(QObject* parent = nullptr);
 
     void setJobs(std::vector<store::JobInfo> jobs);
+    // File names of the project's inputs, for jobs that name theirs by id.
+    void setInputNames(std::map<qint64, QString> names);
     const std::vector<store::JobInfo>& jobs() const { return jobs_; }
     void setLiveProgress(qint64 job_id, const JobProgress& progress);
     void clearLiveProgress(qint64 job_id);
@@ -39,11 +41,12 @@ public:
     static double seconds(const store::JobInfo& job);
     // "global BLOSUM62 10/0.5" from a stored spec.
     static QString scoringText(const store::JobSpec& spec);
-    static QString inputsText(const store::JobInfo& job);
+    static QString inputsText(const store::JobInfo& job, const std::map<qint64, QString>& input_names = {});
 
 private:
     std::vector<store::JobInfo> jobs_;
     std::map<qint64, JobProgress> live_;
+    std::map<qint64, QString> input_names_;
 };
 
 }  // namespace alignscope::ui

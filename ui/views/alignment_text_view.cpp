@@ -76,10 +76,12 @@ void AlignmentTextView::refresh() {
         text_->clear();
         return;
     }
+    std::map<qint64, QString> names;
+    for (const auto& input : document().inputs()) names[input.info.id] = input.label();
     title_->setText(tr("Job %1: %2 %3, %4 on %5")
                         .arg(job->id)
                         .arg(QString::fromStdString(job->spec.mode), JobsModel::scoringText(job->spec),
-                             JobsModel::inputsText(*job), QString::fromStdString(job->spec.devices)));
+                             JobsModel::inputsText(*job, names), QString::fromStdString(job->spec.devices)));
     if (job->counts.alignments == 0) {
         text_->setPlainText(tr("Job %1 holds no alignments (%2).")
                                 .arg(job->id)
