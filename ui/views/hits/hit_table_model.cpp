@@ -1,0 +1,122 @@
+// The hit table model: display roles, paging and sorting.
+#include "views/hits/hit_table_model.hpp"
+
+#include <alignscope/io/alignment_format.hpp>
+#include <alignscope/store/project.hpp>
+
+#include <algorithm>
+
+namespace alignscope::ui {
+
+HitTableModel::HitTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void HitTableModel::setHits(std::vector<store::Hit> hits, int scale) {
+    beginResetModel();
+    hits_ = std::move(hits);
+    project_ = nullptr;
+    more_ = false;
+    total_ = static_cast<std::int64_t>(hits_.size());
+    scale_ = std::max(scale, 1);
+    endResetModel();
+}
+
+void HitTableModel::setProject(const store::Project* project, std::int64_t job_id, int scale, int page_size) {
+    beginResetModel();
+    hits_.clear();
+    project_ = project;
+    job_id_ = job_id;
+    next_ = 0;
+    scale_ = std::max(scale, 1);
+    page_size_ = std::max(page_size, 1);
+    total_ = project ? project->job(job_id).counts.hits : 0;
+    more_ = total_ > 0;
+    endResetModel();
+}
+
+int HitTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(hits_.size());
+}
+
+int HitTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant HitTableModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount()) return {};
+    const store::Hit& h = hit(index.row());
+    if (role == Qt::TextAlignmentRole)
+        return index.column() == Query || index.column() == Target ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                                                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role != Qt::DisplayRole && role != Qt::UserRole) return {};
+    const bool sort_key = role == Qt::UserRole;
+    auto range = [](std::int64_t b, std::int64_t e) {
+        return b == 0 && e == 0 ? QString("-") : QString("%1-%2").arg(b).arg(e);
+    };
+    switch (index.column()) {
+    case Rank: return qlonglong(h.rank);
+    case Query: return QString::fromStdString(h.query_id);
+    case Target: return QString::fromStdString(h.target_id);
+    case Score:
+        if (sort_key) return double(h.score) / scale_;
+        return QString::fromStdString(format_score(double(h.score) / scale_));
+    case Bits:
+        if (!h.bits) return sort_key ? QVariant(0.0) : QVariant(QString("-"));
+        return sort_key ? QVariant(*h.bits) : QVariant(QString::number(*h.bits, 'f', 1));
+    case EValue:
+        if (!h.evalue) return sort_key ? QVariant(1e300) : QVariant(QString("-"));
+        return sort_key ? QVariant(*h.evalue) : QVariant(QString::number(*h.evalue, 'g', 3));
+    case QueryRange: return sort_key ? QVariant(qlonglong(h.query_begin)) : QVariant(range(h.query_begin, h.query_end));
+    case TargetRange: return sort_key ? QVariant(qlonglong(h.target_begin)) : QVariant(range(h.target_begin, h.target_end));
+    case TargetLength: return qlonglong(h.target_length);
+    default: return {};
+    }
+}
+
+QVariant HitTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (role != Qt::DisplayRole) return {};
+    if (orientation == Qt::Vertical) return section + 1;
+    static const char* names[] = {"Rank", "Query", "Target", "Score", "Bits", "E-value",
+                                  "Query range", "Target range", "Target length"};
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+bool HitTableModel::canFetchMore(const QModelIndex& parent) const { return !parent.isValid() && project_ && more_; }
+
+void HitTableModel::fetchMore(const QModelIndex& parent) {
+    if (!canFetchMore(parent)) return;
+    store::Page<store::Hit> page = project_->hits(job_id_, next_, page_size_);
+    more_ = page.more;
+    next_ = page.next();
+    if (page.rows.empty()) {
+        more_ = false;
+        return;
+    }
+    const int first = rowCount();
+    beginInsertRows({}, first, first + static_cast<int>(page.rows.size()) - 1);
+    hits_.insert(hits_.end(), std::make_move_iterator(page.rows.begin()), std::make_move_iterator(page.rows.end()));
+    endInsertRows();
+}
+
+void HitTableModel::sort(int column, Qt::SortOrder order) {
+    if (column < 0 || column >= ColumnCount) return;
+    emit layoutAboutToBeChanged();
+    auto key = [this, column](const store::Hit& h) {
+        switch (column) {
+        case Rank: return QVariant(qlonglong(h.rank));
+        case Query: return QVariant(QString::fromStdString(h.query_id));
+        case Target: return QVariant(QString::fromStdString(h.target_id));
+        case Score: return QVariant(double(h.score) / scale_);
+        case Bits: return QVariant(h.bits.value_or(0.0));
+        case EValue: return QVariant(h.evalue.value_or(1e300));
+        case QueryRange: return QVariant(qlonglong(h.query_begin));
+        case TargetRange: return QVariant(qlonglong(h.target_begin));
+        default: return QVariant(qlonglong(h.target_length));
+        }
+    };
+    std::stable_sort(hits_.begin(), hits_.end(), [&](const store::Hit& a, const store::Hit& b) {
+        const QVariant ka = key(a), kb = key(b);
+        const auto c = QVariant::compare(ka, kb);
+        return order == Qt::AscendingOrder ? c == QPartialOrdering::Less : c == QPartialOrdering::Greater;
+    });
+    emit layoutChanged();
+}
+
+}  // namespace alignscope::ui

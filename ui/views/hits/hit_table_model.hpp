@@ -1,0 +1,53 @@
+// Ranked database hits as a Qt table model: from memory, or paged in from a
+// job's hits table as the view scrolls (canFetchMore/fetchMore), so a search
+// with millions of hits opens at once.
+#pragma once
+
+#include <alignscope/store/results.hpp>
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+namespace alignscope::store {
+class Project;
+}
+
+namespace alignscope::ui {
+
+class HitTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Rank, Query, Target, Score, Bits, EValue, QueryRange, TargetRange, TargetLength, ColumnCount };
+
+    explicit HitTableModel(QObject* parent = nullptr);
+
+    // `scale`: stored scores are scaled by it (ScoringScheme::scale).
+    void setHits(std::vector<store::Hit> hits, int scale = 1);
+    // Pages of `page_size` rows from the project as the view asks; the project
+    // must outlive the model (or the next set call).
+    void setProject(const store::Project* project, std::int64_t job_id, int scale = 1, int page_size = 500);
+    const store::Hit& hit(int row) const { return hits_[static_cast<std::size_t>(row)]; }
+    std::int64_t totalHits() const { return total_; }  // in the job, loaded or not
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    bool canFetchMore(const QModelIndex& parent) const override;
+    void fetchMore(const QModelIndex& parent) override;
+    // Sorts the rows loaded so far (all of them once fetched).
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+
+private:
+    std::vector<store::Hit> hits_;
+    const store::Project* project_ = nullptr;
+    std::int64_t job_id_ = 0;
+    std::int64_t next_ = 0;
+    std::int64_t total_ = 0;
+    bool more_ = false;
+    int scale_ = 1;
+    int page_size_ = 500;
+};
+
+}  // namespace alignscope::ui

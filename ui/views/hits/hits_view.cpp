@@ -1,0 +1,144 @@
+// The hit table and the alignment of the selected hit.
+#include "views/hits/hits_view.hpp"
+
+#include <alignscope/align/reference_aligner.hpp>
+#include <alignscope/error.hpp>
+#include <alignscope/io/alignment_format.hpp>
+#include <alignscope/seq/alphabet.hpp>
+#include <alignscope/store/project.hpp>
+
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace alignscope::ui {
+
+HitsView::HitsView(QWidget* parent) : QWidget(parent) {
+    model_ = new HitTableModel(this);
+    table_ = new QTableView;
+    table_->setModel(model_);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(HitTableModel::Rank, Qt::AscendingOrder);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->verticalHeader()->setVisible(false);
+    table_->setAlternatingRowColors(true);
+    alignment_ = new AlignmentView;
+    note_ = new QLabel;
+    auto* below = new QWidget;
+    auto* below_layout = new QVBoxLayout(below);
+    below_layout->setContentsMargins(0, 0, 0, 0);
+    below_layout->addWidget(note_);
+    below_layout->addWidget(alignment_, 1);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(table_);
+    split->addWidget(below);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(split);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (current.isValid()) showHit(current.row());
+            });
+}
+
+HitsView::~HitsView() = default;
+
+void HitsView::setSequences(std::vector<Sequence> queries, std::vector<Sequence> targets) {
+    queries_ = std::move(queries);
+    targets_ = std::move(targets);
+    query_index_.clear();
+    target_index_.clear();
+    for (std::size_t k = 0; k < queries_.size(); ++k) query_index_.emplace(queries_[k].id, k);
+    for (std::size_t k = 0; k < targets_.size(); ++k) target_index_.emplace(targets_[k].id, k);
+}
+
+void HitsView::setHits(std::vector<store::Hit> hits, std::vector<Sequence> queries, std::vector<Sequence> targets,
+                       const ScoringScheme& scheme, const AlignOptions& options) {
+    scheme_ = scheme;
+    options_ = options;
+    options_.traceback = true;
+    setSequences(std::move(queries), std::move(targets));
+    model_->setHits(std::move(hits), scheme.scale);
+    // A reset model keeps no order: sort it as the header says (rank by default).
+    model_->sort(table_->horizontalHeader()->sortIndicatorSection(), table_->horizontalHeader()->sortIndicatorOrder());
+    alignment_->clear();
+    note_->setText(tr("%1 hits").arg(model_->totalHits()));
+}
+
+void HitsView::loadFromProject(const store::Project& project, std::int64_t job_id) {
+    const store::JobInfo job = project.job(job_id);
+    scheme_ = job.spec.scheme();
+    options_ = AlignOptions();
+    if (!job.spec.mode.empty()) options_.mode = parse_mode(job.spec.mode);
+    if (options_.mode == AlignmentMode::SemiGlobal && !job.spec.free_ends.empty())
+        options_.free_ends = FreeEndGaps::parse(job.spec.free_ends);
+    options_.traceback = true;
+    std::vector<Sequence> queries, targets;
+    for (const store::JobInput& in : job.inputs) {
+        const store::InputInfo info = project.input(in.input_id);
+        if (info.kind != store::InputKind::SequenceSet) continue;
+        std::vector<Sequence> records = project.input_sequences(in.input_id);
+        for (Sequence& s : records) normalise_residues(s.residues, parse_alphabet(info.alphabet));
+        auto& side = in.role == "query" ? queries : targets;
+        side.insert(side.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
+    }
+    setSequences(std::move(queries), std::move(targets));
+    model_->setProject(&project, job_id, scheme_.scale);
+    alignment_->clear();
+    note_->setText(tr("%1 hits in job %2").arg(model_->totalHits()).arg(job_id));
+}
+
+void HitsView::selectHit(int row) {
+    if (row < 0 || row >= model_->rowCount()) return;
+    table_->selectRow(row);
+    table_->setCurrentIndex(model_->index(row, 0));
+    showHit(row);
+}
+
+QString HitsView::noteText() const { return note_->text(); }
+
+void HitsView::showHit(int row) {
+    const store::Hit& hit = model_->hit(row);
+    const auto q = query_index_.find(hit.query_id);
+    const auto t = target_index_.find(hit.target_id);
+    if (q == query_index_.end() || t == target_index_.end()) {
+        alignment_->clear();
+        note_->setText(tr("The sequences of %1 vs %2 are not available")
+                           .arg(QString::fromStdString(hit.query_id), QString::fromStdString(hit.target_id)));
+        emit hitSelected(row);
+        return;
+    }
+    const Sequence& query = queries_[q->second];
+    const Sequence& target = targets_[t->second];
+    try {
+        Alignment a = align_reference(query.residues, target.residues, scheme_, options_);
+        a.query_id = query.id;
+        a.target_id = target.id;
+        a.device = "cpu-ref";
+        QString note = tr("Rank %1: %2 vs %3, aligned again here (reference aligner)")
+                           .arg(hit.rank)
+                           .arg(QString::fromStdString(hit.query_id), QString::fromStdString(hit.target_id));
+        if (a.score != hit.score)
+            note += tr("; its score %1 differs from the search's %2 (a heuristic or a different kernel found another)")
+                        .arg(QString::fromStdString(format_score(scheme_.to_user(a.score))),
+                             QString::fromStdString(format_score(scheme_.to_user(hit.score))));
+        note_->setText(note);
+        if (a.has_traceback())
+            alignment_->setAlignment(a, query, target, scheme_);
+        else
+            alignment_->clear();  // an empty local alignment: nothing to show
+    } catch (const Error& e) {
+        alignment_->clear();
+        note_->setText(QString::fromStdString(e.what()));
+    }
+    emit hitSelected(row);
+}
+
+}  // namespace alignscope::ui
