@@ -41,8 +41,11 @@ public:
             registered_ = true;
         }
         if (users_ == 0) {
+            // External correlation records hang off the runtime API records,
+            // so those must be on too (their own records are dropped).
             const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                                CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+                                                CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
+                                                CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
             for (CUpti_ActivityKind kind : kinds) {
                 if (cuptiActivityEnable(kind) != CUPTI_SUCCESS) {
                     for (CUpti_ActivityKind k : kinds) (void)cuptiActivityDisable(k);
@@ -60,6 +63,7 @@ public:
             (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
             (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
             (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
+            (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
             (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
             (void)cuptiActivityFlushAll(1);
             records_.clear();
@@ -162,7 +166,9 @@ GpuTimeline::GpuTimeline(TimelineSink* sink, std::string device_id, const CudaSi
         cupti_offset_ns_ = steady_now_ns() - static_cast<std::int64_t>(now);
     }
 #endif
-    if (!cupti_) {
+    {
+        // CUDA events bracket every operation even with CUPTI: an operation
+        // CUPTI reports nothing for still gets its (queue-to-queue) times.
         check_cuda(cudaEventCreate(&base_), "cudaEventCreate", site_);
         check_cuda(cudaEventRecord(base_, nullptr), "cudaEventRecord", site_);
         check_cuda(cudaEventSynchronize(base_), "cudaEventSynchronize", site_);
@@ -199,11 +205,9 @@ std::size_t GpuTimeline::begin(cudaStream_t stream, GpuOp op) {
         (void)cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, p.external_id);
     }
 #endif
-    if (!cupti_) {
-        p.start = take_event();
-        p.stop = take_event();
-        check_cuda(cudaEventRecord(p.start, stream), "cudaEventRecord", site_);
-    }
+    p.start = take_event();
+    p.stop = take_event();
+    check_cuda(cudaEventRecord(p.start, stream), "cudaEventRecord", site_);
     pending_.push_back(std::move(p));
     return pending_.size() - 1;
 }
@@ -213,7 +217,6 @@ void GpuTimeline::end(std::size_t id, cudaStream_t stream) {
     if (cupti_) {
         std::uint64_t last = 0;
         (void)cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
-        return;
     }
 #endif
     check_cuda(cudaEventRecord(pending_[id].stop, stream), "cudaEventRecord", site_);
@@ -221,48 +224,48 @@ void GpuTimeline::end(std::size_t id, cudaStream_t stream) {
 
 void GpuTimeline::flush() {
     if (!sink_ || pending_.empty()) return;
-#ifdef ALIGNSCOPE_WITH_CUPTI
-    if (cupti_) {
-        std::vector<std::uint64_t> ids;
-        ids.reserve(pending_.size());
-        for (const Pending& p : pending_) ids.push_back(p.external_id);
-        auto intervals = CuptiCollector::instance().take(ids);
-        for (const Pending& p : pending_) {
-            auto it = intervals.find(p.external_id);
-            if (it == intervals.end()) continue;
-            for (const auto& interval : it->second) {
-                TimelineEvent event;
-                event.name = p.op.name;
-                event.category = p.op.category;
-                event.device = device_id_;
-                event.lane = p.op.lane;
-                event.start_ns = static_cast<std::int64_t>(interval.start) + cupti_offset_ns_;
-                event.end_ns = static_cast<std::int64_t>(interval.end) + cupti_offset_ns_;
-                event.bytes = p.op.category == "copy" ? interval.bytes : p.op.bytes;
-                event.cells = p.op.cells;
-                sink_->record(std::move(event));
-            }
-        }
-        pending_.clear();
-        return;
-    }
-#endif
-    for (const Pending& p : pending_) {
-        check_cuda(cudaEventSynchronize(p.stop), "cudaEventSynchronize", site_);
-        float start_ms = 0, stop_ms = 0;
-        check_cuda(cudaEventElapsedTime(&start_ms, base_, p.start), "cudaEventElapsedTime", site_);
-        check_cuda(cudaEventElapsedTime(&stop_ms, base_, p.stop), "cudaEventElapsedTime", site_);
+    auto emit = [&](const Pending& p, std::int64_t start_ns, std::int64_t end_ns, std::uint64_t bytes) {
         TimelineEvent event;
         event.name = p.op.name;
         event.category = p.op.category;
         event.device = device_id_;
         event.lane = p.op.lane;
-        event.start_ns = base_ns_ + static_cast<std::int64_t>(static_cast<double>(start_ms) * 1e6);
-        event.end_ns = base_ns_ + static_cast<std::int64_t>(static_cast<double>(stop_ms) * 1e6);
-        event.bytes = p.op.bytes;
+        event.start_ns = start_ns;
+        event.end_ns = end_ns;
+        event.bytes = bytes;
         event.cells = p.op.cells;
         sink_->record(std::move(event));
+    };
+    std::size_t from_cupti = 0;
+#ifdef ALIGNSCOPE_WITH_CUPTI
+    std::unordered_map<std::uint64_t, std::vector<CuptiCollector::Interval>> intervals;
+    if (cupti_) {
+        std::vector<std::uint64_t> ids;
+        ids.reserve(pending_.size());
+        for (const Pending& p : pending_) ids.push_back(p.external_id);
+        intervals = CuptiCollector::instance().take(ids);
     }
+#endif
+    for (const Pending& p : pending_) {
+#ifdef ALIGNSCOPE_WITH_CUPTI
+        if (auto it = intervals.find(p.external_id); cupti_ && it != intervals.end() && !it->second.empty()) {
+            for (const auto& interval : it->second)
+                emit(p, static_cast<std::int64_t>(interval.start) + cupti_offset_ns_,
+                     static_cast<std::int64_t>(interval.end) + cupti_offset_ns_,
+                     p.op.category == "copy" ? interval.bytes : p.op.bytes);
+            ++from_cupti;
+            continue;
+        }
+#endif
+        check_cuda(cudaEventSynchronize(p.stop), "cudaEventSynchronize", site_);
+        float start_ms = 0, stop_ms = 0;
+        check_cuda(cudaEventElapsedTime(&start_ms, base_, p.start), "cudaEventElapsedTime", site_);
+        check_cuda(cudaEventElapsedTime(&stop_ms, base_, p.stop), "cudaEventElapsedTime", site_);
+        emit(p, base_ns_ + static_cast<std::int64_t>(static_cast<double>(start_ms) * 1e6),
+             base_ns_ + static_cast<std::int64_t>(static_cast<double>(stop_ms) * 1e6), p.op.bytes);
+    }
+    // Say how the events were timed: CUPTI only when it timed all of them.
+    if (cupti_ && from_cupti != pending_.size()) sink_->set_clock_source(from_cupti ? "cupti+cuda-events" : "cuda-events");
     pending_.clear();
     events_used_ = 0;
 }

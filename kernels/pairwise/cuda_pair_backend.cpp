@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <optional>
 
@@ -149,50 +150,56 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     const auto targets = encode_used(*job.targets, used_targets, scheme.matrix, "target", job.threads);
     context.throw_if_cancelled();
 
-    // Kernel per pair, then one work list per kernel.
+    // Kernel per pair, then one work list per kernel. With `wide`, every pair
+    // runs at 32 bits (the recompute of pairs a 16-bit pass may have saturated).
     std::optional<KernelVariant> forced;
     if (!job.kernel.empty()) forced = parse_kernel_name(job.kernel, options.mode, scheme.linear());
-    std::map<std::string, WorkList> lists;
-    for (std::size_t k = 0; k < job.pairs.size(); ++k) {
-        const auto [qi, ti] = job.pairs[k];
-        const auto m = static_cast<std::int64_t>(queries[qi].size());
-        const auto n = static_cast<std::int64_t>(targets[ti].size());
-        KernelVariant variant;
-        if (forced) {
-            variant = *forced;
-        } else {
-            variant.mode = options.mode;
-            variant.linear = scheme.linear();
-            variant.family = choose_family(m, n, job.pairs.size(), device_.info.sm_count);
-            variant.width = LaneWidth::S32;
+    auto build_lists = [&](const std::vector<std::size_t>& indices, bool wide) {
+        std::map<std::string, WorkList> lists;
+        for (std::size_t k : indices) {
+            const auto [qi, ti] = job.pairs[k];
+            const auto m = static_cast<std::int64_t>(queries[qi].size());
+            const auto n = static_cast<std::int64_t>(targets[ti].size());
+            KernelVariant variant;
+            if (forced) {
+                variant = *forced;
+            } else {
+                variant.mode = options.mode;
+                variant.linear = scheme.linear();
+                variant.family = choose_family(m, n, indices.size(), device_.info.sm_count);
+                variant.width = LaneWidth::S16;
+            }
+            if (wide || !s16_can_hold(options.mode, m, n, scheme)) variant.width = LaneWidth::S32;
+            WorkList& list = lists[variant.name()];
+            list.variant = variant;
+            list.pairs.push_back(k);
         }
-        variant.width = LaneWidth::S32;  // the 16-bit kernels are not in this build yet
-        WorkList& list = lists[variant.name()];
-        list.variant = variant;
-        list.pairs.push_back(k);
-    }
-    for (auto& [name, list] : lists) {
-        list.layout = layout_of(list.variant.family, list.variant.width);
-        std::stable_sort(list.pairs.begin(), list.pairs.end(), [&](std::size_t a, std::size_t b) {
-            const auto la = std::make_pair(queries[job.pairs[a].first].size(), targets[job.pairs[a].second].size());
-            const auto lb = std::make_pair(queries[job.pairs[b].first].size(), targets[job.pairs[b].second].size());
-            return la > lb;
-        });
-        list.lengths.reserve(list.pairs.size());
-        for (std::size_t k : list.pairs)
-            list.lengths.emplace_back(static_cast<std::int64_t>(queries[job.pairs[k].first].size()),
-                                      static_cast<std::int64_t>(targets[job.pairs[k].second].size()));
-        const std::size_t per_unit = static_cast<std::size_t>(list.layout.pairs_per_warp());
-        for (std::size_t first = 0; first < list.pairs.size(); first += per_unit) {
-            const std::size_t count = std::min(per_unit, list.pairs.size() - first);
-            UnitCost cost;
-            cost.bytes = unit_bytes(list.layout, list.lengths, first, count, options.traceback);
-            for (std::size_t k = first; k < first + count; ++k)
-                cost.cells += static_cast<std::uint64_t>(list.lengths[k].first * list.lengths[k].second);
-            list.unit_first.push_back(first);
-            list.units.push_back(cost);
+        for (auto& [name, list] : lists) {
+            list.layout = layout_of(list.variant.family, list.variant.width);
+            std::stable_sort(list.pairs.begin(), list.pairs.end(), [&](std::size_t x, std::size_t y) {
+                const auto lx = std::make_pair(queries[job.pairs[x].first].size(), targets[job.pairs[x].second].size());
+                const auto ly = std::make_pair(queries[job.pairs[y].first].size(), targets[job.pairs[y].second].size());
+                return lx > ly;
+            });
+            list.lengths.reserve(list.pairs.size());
+            for (std::size_t k : list.pairs)
+                list.lengths.emplace_back(static_cast<std::int64_t>(queries[job.pairs[k].first].size()),
+                                          static_cast<std::int64_t>(targets[job.pairs[k].second].size()));
+            const std::size_t per_unit = static_cast<std::size_t>(list.layout.pairs_per_warp());
+            for (std::size_t first = 0; first < list.pairs.size(); first += per_unit) {
+                const std::size_t count = std::min(per_unit, list.pairs.size() - first);
+                UnitCost cost;
+                cost.bytes = unit_bytes(list.layout, list.lengths, first, count, options.traceback);
+                for (std::size_t k = first; k < first + count; ++k)
+                    cost.cells += static_cast<std::uint64_t>(list.lengths[k].first * list.lengths[k].second);
+                list.unit_first.push_back(first);
+                list.units.push_back(cost);
+            }
         }
-    }
+        return lists;
+    };
+    std::vector<std::size_t> all(job.pairs.size());
+    std::iota(all.begin(), all.end(), std::size_t{0});
 
     // Streams and the memory budget of one batch.
     const int stream_count = job.streams > 0 ? job.streams : default_stream_count(device_.info.sm_count);
@@ -205,29 +212,35 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", site);
         budget = default_batch_budget(free_bytes, total_bytes, stream_count);
     }
-    std::vector<Batch> batches;
-    std::uint64_t total_cells = 0;
-    for (const auto& [name, list] : lists) {
-        const auto ranges = plan_batches(list.units, budget, kMaxBatchCells, [&](std::size_t unit) {
-            const std::size_t first = list.unit_first[unit];
-            const auto [m, n] = list.lengths[first];
-            const std::size_t pair = list.pairs[first];
-            return "pair " + std::to_string(pair) + " (query '" + (*job.queries)[job.pairs[pair].first].id + "', " +
-                   std::to_string(m) + " residues, x target '" + (*job.targets)[job.pairs[pair].second].id + "', " +
-                   std::to_string(n) + " residues)";
-        });
-        for (const BatchRange& range : ranges) {
-            Batch batch;
-            batch.list = &list;
-            batch.first = list.unit_first[range.first];
-            const std::size_t last_unit = range.first + range.count;
-            const std::size_t end = last_unit < list.unit_first.size() ? list.unit_first[last_unit] : list.pairs.size();
-            batch.count = end - batch.first;
-            batch.cells = range.cells;
-            total_cells += range.cells;
-            batches.push_back(batch);
+    auto plan = [&](const std::map<std::string, WorkList>& lists, std::uint64_t& total_cells) {
+        std::vector<Batch> batches;
+        for (const auto& [name, list] : lists) {
+            const auto ranges = plan_batches(list.units, budget, kMaxBatchCells, [&](std::size_t unit) {
+                const std::size_t first = list.unit_first[unit];
+                const auto [m, n] = list.lengths[first];
+                const std::size_t pair = list.pairs[first];
+                return "pair " + std::to_string(pair) + " (query '" + (*job.queries)[job.pairs[pair].first].id +
+                       "', " + std::to_string(m) + " residues, x target '" +
+                       (*job.targets)[job.pairs[pair].second].id + "', " + std::to_string(n) + " residues)";
+            });
+            for (const BatchRange& range : ranges) {
+                Batch batch;
+                batch.list = &list;
+                batch.first = list.unit_first[range.first];
+                const std::size_t last_unit = range.first + range.count;
+                const std::size_t end =
+                    last_unit < list.unit_first.size() ? list.unit_first[last_unit] : list.pairs.size();
+                batch.count = end - batch.first;
+                batch.cells = range.cells;
+                total_cells += range.cells;
+                batches.push_back(batch);
+            }
         }
-    }
+        return batches;
+    };
+    const auto first_lists = build_lists(all, false);
+    std::uint64_t total_cells = 0;
+    const std::vector<Batch> first_batches = plan(first_lists, total_cells);
 
     // The substitution table, [target letter][query letter], padding code scoring 0.
     const int dim = letters + 1;
@@ -264,6 +277,8 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     };
     report();
 
+    std::vector<std::size_t> saturated;  // pairs a 16-bit pass may have wrapped
+    std::mutex saturated_mutex;
     // Turns a finished batch into Alignments.
     auto finish = [&](StreamSlot& slot) {
         check_cuda(cudaEventSynchronize(slot.done), "cudaEventSynchronize", site);
@@ -289,6 +304,11 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
                 const std::size_t index = list.pairs[batch.first + k];
                 const Sequence& query = (*job.queries)[job.pairs[index].first];
                 const Sequence& target = (*job.targets)[job.pairs[index].second];
+                if (r.flags & kSaturated) {
+                    std::lock_guard saturated_lock(saturated_mutex);
+                    saturated.push_back(index);
+                    continue;
+                }
                 if (r.flags & (kPassMismatch | kCigarOverflow))
                     throw Error("internal error on " + device_id + " in kernel " + kernel + " for pair " +
                                 std::to_string(index) + " ('" + query.id + "' x '" + target.id + "'): " +
@@ -337,7 +357,9 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     base.matrix = matrix.data();
     base.gap_open = scheme.gap_open;
     base.gap_extend = scheme.gap_extend;
+    base.max_score = scheme.matrix.max_score();
 
+    auto run = [&](const std::vector<Batch>& batches) {
     for (std::size_t b = 0; b < batches.size(); ++b) {
         const int lane = static_cast<int>(b % static_cast<std::size_t>(stream_count));
         StreamSlot& slot = slots[static_cast<std::size_t>(lane)];
@@ -346,7 +368,9 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         const cudaStream_t stream = streams[lane];
         const Batch& batch = batches[b];
         const WorkList& list = *batch.list;
-        const FamilyLayout& layout = list.layout;
+        // Tasks follow the 32-bit layout (the traceback pass's); a 16-bit group
+        // of pairs 2g, 2g+1 uses pair 2g's boundary slots.
+        const FamilyLayout layout = traceback_layout_of(list.variant.family);
         slot.batch = batch;
 
         // Offsets of everything the batch's pairs own on the device.
@@ -355,7 +379,11 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         const std::size_t per_block = static_cast<std::size_t>(layout.pairs_per_warp());
         for (std::size_t block = 0; block < batch.count; block += per_block) {
             const std::size_t in_block = std::min(per_block, batch.count - block);
-            const BlockShape shape = shape_of(list.lengths, batch.first + block, in_block);
+            BlockShape shape = shape_of(list.lengths, batch.first + block, in_block);
+            if (in_block == 1 && block + 1 < batch.count)  // intra: room for the partner's columns too
+                shape.max_target = std::max(shape.max_target, list.lengths[batch.first + block + 1].second);
+            if (in_block == 1 && block % 2 == 1)
+                shape.max_target = std::max(shape.max_target, list.lengths[batch.first + block - 1].second);
             const std::uint64_t steps = static_cast<std::uint64_t>(shape.max_target) + layout.group_threads - 1;
             for (std::size_t g = 0; g < in_block; ++g) {
                 PairTask& task = tasks[block + g];
@@ -453,8 +481,10 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         if (options.traceback) {
             PassParams traceback = params;
             traceback.kind = PassKind::Traceback;
-            timeline.record(stream, {kernel + ":traceback", "kernel", lane, 0, 0}, [&] {
-                check_cuda(launch_pass(list.variant, PassKind::Traceback, traceback, stream),
+            KernelVariant traceback_variant = list.variant;
+            traceback_variant.width = LaneWidth::S32;
+            timeline.record(stream, {traceback_variant.name() + ":traceback", "kernel", lane, 0, 0}, [&] {
+                check_cuda(launch_pass(traceback_variant, PassKind::Traceback, traceback, stream),
                            (kernel + " (traceback pass)").c_str(), site);
             });
         }
@@ -471,6 +501,18 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     }
     for (auto& slot : slots)
         if (slot.busy) finish(slot);
+    };
+    run(first_batches);
+    if (!saturated.empty()) {
+        // Recompute at 32 bits what may have saturated at 16.
+        std::sort(saturated.begin(), saturated.end());
+        const auto wide_lists = build_lists(saturated, true);
+        saturated.clear();
+        const std::vector<Batch> wide_batches = plan(wide_lists, progress.cells_total);
+        run(wide_batches);
+        if (!saturated.empty())
+            throw Error("internal error on " + device_id + ": a 32-bit pass reported saturation");
+    }
     check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site);
     timeline.flush();
     return out;

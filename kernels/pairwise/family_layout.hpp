@@ -4,8 +4,8 @@
 // the host code, the kernels' launcher and the tests.
 #pragma once
 
-#include "pairwise/kernel_catalog.hpp"
-#include "pairwise/pass_types.hpp"
+#include "kernel_catalog.hpp"
+#include "pass_types.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -3,6 +3,7 @@
 #include "pairwise/pass_launch.hpp"
 
 #include "pairwise/family_layout.hpp"
+#include "pairwise/wavefront_s16.cuh"
 #include "pairwise/wavefront_s32.cuh"
 
 namespace alignscope::kernels {
@@ -25,11 +26,25 @@ cudaError_t launch_family_s32(bool local, PassKind kind, const PassParams& param
     return local ? launch_s32<G, 8, true, false>(params, stream) : launch_s32<G, 8, false, false>(params, stream);
 }
 
+template <int G, int R, bool Local>
+cudaError_t launch_s16(const PassParams& params, cudaStream_t stream) {
+    const long long groups = (static_cast<long long>(params.count) + 1) / 2;
+    const long long threads = groups * G;
+    const unsigned blocks = static_cast<unsigned>((threads + kBlockThreads - 1) / kBlockThreads);
+    device::wavefront_s16<G, R, Local><<<blocks, kBlockThreads, 0, stream>>>(params);
+    return cudaGetLastError();
+}
+
 }  // namespace
 
 cudaError_t launch_pass(const KernelVariant& variant, PassKind kind, const PassParams& params, cudaStream_t stream) {
     if (params.count == 0) return cudaSuccess;
     const bool local = variant.mode == AlignmentMode::Local && kind != PassKind::Traceback;
+    if (variant.width == LaneWidth::S16 && kind != PassKind::Traceback) {
+        if (variant.family == KernelFamily::Inter)
+            return local ? launch_s16<1, 8, true>(params, stream) : launch_s16<1, 8, false>(params, stream);
+        return local ? launch_s16<32, 8, true>(params, stream) : launch_s16<32, 8, false>(params, stream);
+    }
     if (variant.family == KernelFamily::Inter) return launch_family_s32<1>(local, kind, params, stream);
     return launch_family_s32<32>(local, kind, params, stream);
 }

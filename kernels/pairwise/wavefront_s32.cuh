@@ -133,14 +133,14 @@ __global__ void __launch_bounds__(128) wavefront_s32(PassParams p) {
     const std::uint8_t* q = p.residues + task.query_offset;
     const std::uint8_t* s = p.residues + task.target_offset;
     if (p.kind == PassKind::Reverse) {
-        if (result.flags & kEmpty) return;
+        if (result.flags & (kEmpty | kSaturated)) return;
         m = result.query_end;
         n = result.target_end;
         q += m - 1;
         s += n - 1;
         dir = -1;
     } else if (p.kind == PassKind::Traceback) {
-        if (result.flags & kEmpty) return;
+        if (result.flags & (kEmpty | kSaturated)) return;
         m = result.query_end - result.query_begin + 1;
         n = result.target_end - result.target_begin + 1;
         q += result.query_begin - 1;

@@ -127,6 +127,7 @@ int main(int argc, char** argv) {
                     Sequence t{"t" + std::to_string(k), "",
                                k % 2 ? mutate(rng, q.residues, protein, 0.15) : random_residues(rng, protein, 1 + rng() % (2 * m + 5)), ""};
                     if (k % 41 == 3) t.residues = q.residues;  // identical
+                    if (k % 150 == 7 && protein) q.residues = t.residues = std::string(3000 + k % 400, 'W');  // past 32,767
                     queries.push_back(std::move(q));
                     targets.push_back(std::move(t));
                     job.pairs.emplace_back(static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k));

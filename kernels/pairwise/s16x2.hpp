@@ -1,0 +1,113 @@
+// Two 16-bit DP lanes in one 32-bit register (pair A in the low half, pair B
+// in the high half), with Hopper's DPX instructions on the device (sm_90:
+// VIADDMNMX/VIMNMX on .S16x2) and an exact emulation on the host, so the
+// tests run the kernels' very cell update on a CPU. Additions wrap like the
+// hardware's; whether a pass may have wrapped is decided by the saturation
+// rule below, never assumed away.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define ALIGNSCOPE_HD __host__ __device__ __forceinline__
+#else
+#define ALIGNSCOPE_HD inline
+#endif
+
+namespace alignscope::kernels::s16x2 {
+
+using word = std::uint32_t;
+
+// Far below any score a 16-bit pass holds, yet safe to subtract a penalty of
+// up to kMaxPenalty from without wrapping.
+inline constexpr int kNeg = -30000;
+inline constexpr int kMaxPenalty = 2000;
+inline constexpr word kMinWord = 0x80008000u;  // -32768 in both halves
+
+ALIGNSCOPE_HD int lo(word x) { return static_cast<std::int16_t>(static_cast<std::uint16_t>(x & 0xffffu)); }
+ALIGNSCOPE_HD int hi(word x) { return static_cast<std::int16_t>(static_cast<std::uint16_t>(x >> 16)); }
+ALIGNSCOPE_HD word pack(int low, int high) {
+    return (static_cast<word>(static_cast<std::uint16_t>(low))) | (static_cast<word>(static_cast<std::uint16_t>(high)) << 16);
+}
+ALIGNSCOPE_HD int wrap16(int x) { return static_cast<std::int16_t>(static_cast<std::uint16_t>(x & 0xffff)); }
+
+// max(a + b, c) per half, the addition wrapping at 16 bits.
+ALIGNSCOPE_HD word add_max(word a, word b, word c) {
+#if defined(__CUDA_ARCH__)
+    return __viaddmax_s16x2(a, b, c);
+#else
+    const int l = wrap16(lo(a) + lo(b)), h = wrap16(hi(a) + hi(b));
+    return pack(l > lo(c) ? l : lo(c), h > hi(c) ? h : hi(c));
+#endif
+}
+// max(a + b, c, 0) per half.
+ALIGNSCOPE_HD word add_max_relu(word a, word b, word c) {
+#if defined(__CUDA_ARCH__)
+    return __viaddmax_s16x2_relu(a, b, c);
+#else
+    const word m = add_max(a, b, c);
+    return pack(lo(m) > 0 ? lo(m) : 0, hi(m) > 0 ? hi(m) : 0);
+#endif
+}
+// a + b per half (wrapping): max(a + b, -32768) is a + b.
+ALIGNSCOPE_HD word add(word a, word b) { return add_max(a, b, kMinWord); }
+ALIGNSCOPE_HD word max(word a, word b) {
+#if defined(__CUDA_ARCH__)
+    return __vmaxs2(a, b);
+#else
+    return pack(lo(a) > lo(b) ? lo(a) : lo(b), hi(a) > hi(b) ? hi(a) : hi(b));
+#endif
+}
+// max(a, b) per half, and per half whether a >= b (a kept).
+ALIGNSCOPE_HD word max_keep(word a, word b, bool& keep_hi, bool& keep_lo) {
+#if defined(__CUDA_ARCH__)
+    // CUDA 13.0's __vibmax_s16x2 compares its result with `a` after writing
+    // the result, without an early-clobber constraint: when the compiler
+    // gives the result a's register (x = max_keep(x, y)), both predicates
+    // come out true. The same instructions, with the output kept apart:
+    word result;
+    unsigned kept_hi, kept_lo;
+    asm("{.reg .pred ph, pl;\n\t"
+        ".reg .s16 m0, m1, a0, a1;\n\t"
+        "max.s16x2 %0, %3, %4;\n\t"
+        "mov.b32 {m0, m1}, %0;\n\t"
+        "mov.b32 {a0, a1}, %3;\n\t"
+        "setp.eq.s16 pl, m0, a0;\n\t"
+        "setp.eq.s16 ph, m1, a1;\n\t"
+        "selp.b32 %1, 1, 0, ph;\n\t"
+        "selp.b32 %2, 1, 0, pl;}"
+        : "=&r"(result), "=r"(kept_hi), "=r"(kept_lo)
+        : "r"(a), "r"(b));
+    keep_hi = kept_hi != 0;
+    keep_lo = kept_lo != 0;
+    return result;
+#else
+    keep_lo = lo(a) >= lo(b);
+    keep_hi = hi(a) >= hi(b);
+    return pack(keep_lo ? lo(a) : lo(b), keep_hi ? hi(a) : hi(b));
+#endif
+}
+
+// One cell of the affine (Gotoh) recurrence for both lanes, as the kernels run
+// it. In: h_left = H(i, j-1), e_run = E(i, j-1), up = H(i-1, j), f = F(i-1, j),
+// diag = H(i-1, j-1), score = s(q_i, t_j); neg_open / neg_extend hold -o / -e.
+// Out: h_left = H(i, j), e_run = E(i, j), f = F(i, j); returns H(i, j).
+template <bool Local>
+ALIGNSCOPE_HD word affine_cell(word& h_left, word& e_run, word& f, word up, word diag, word score, word neg_open,
+                               word neg_extend) {
+    e_run = add_max(e_run, neg_extend, add(h_left, neg_open));
+    f = add_max(f, neg_extend, add(up, neg_open));
+    const word gaps = max(e_run, f);
+    const word h = Local ? add_max_relu(diag, score, gaps) : add_max(diag, score, gaps);
+    h_left = h;
+    return h;
+}
+
+// The saturation rule. A 16-bit pass is exact when no addition wrapped. Every
+// addition is either a penalty subtracted from a value (safe: values stay
+// above kNeg - kMaxPenalty) or H(i-1, j-1) + s; the first wrap needs an H
+// above 32767 - max_score computed correctly before it, and the pass tracks
+// the largest H it met. So: exact when largest_h + max_score <= 32767.
+ALIGNSCOPE_HD bool exact(int largest_h, int max_score) { return largest_h + (max_score > 0 ? max_score : 0) <= 32767; }
+
+}  // namespace alignscope::kernels::s16x2

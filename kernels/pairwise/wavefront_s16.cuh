@@ -1,0 +1,279 @@
+// The 16-bit pairwise pass: the wavefront of wavefront_s32.cuh with two pairs
+// per group, pair A in the low and pair B in the high half of every register,
+// the cell update in Hopper DPX instructions (s16x2.hpp). Forward and reverse
+// passes only; the traceback pass runs at 32 bits. Every pair's result says
+// whether the pass may have saturated (s16x2::exact); the host recomputes
+// those pairs with the s32 kernel, so no wrong score leaves the device.
+#pragma once
+
+#include "pairwise/s16x2.hpp"
+#include "pairwise/wavefront_s32.cuh"
+
+namespace alignscope::kernels::device {
+
+template <int G, int R, bool Local>
+__global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
+    using namespace s16x2;
+    __shared__ std::int16_t table[(kMaxLetters + 1) * (kMaxLetters + 1)];
+    const int dim = p.letters + 1;
+    for (int k = threadIdx.x; k < dim * dim; k += blockDim.x) table[k] = p.matrix[k];
+    __syncthreads();
+
+    const int lane = threadIdx.x & 31;
+    const int t = lane % G;
+    const long long group = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / G;
+    const long long first_pair = 2 * group;
+    if (first_pair >= p.count) return;  // whole groups leave together
+    const unsigned mask = group_mask<G>(lane);
+
+    // Both lanes' problems; a missing or skipped pair B has no rows.
+    int m[2] = {0, 0}, n[2] = {0, 0}, dir = p.kind == PassKind::Reverse ? -1 : 1;
+    const std::uint8_t* q[2] = {p.residues, p.residues};
+    const std::uint8_t* s[2] = {p.residues, p.residues};
+    bool active[2] = {false, false};
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const long long index = first_pair + h;
+        if (index >= p.count) continue;
+        const PairTask& task = p.tasks[index];
+        const PairResult& result = p.results[index];
+        if (p.kind == PassKind::Reverse) {
+            if (result.flags & (kEmpty | kSaturated)) continue;
+            m[h] = result.query_end;
+            n[h] = result.target_end;
+            q[h] = p.residues + task.query_offset + m[h] - 1;
+            s[h] = p.residues + task.target_offset + n[h] - 1;
+        } else {
+            m[h] = task.query_length;
+            n[h] = task.target_length;
+            q[h] = p.residues + task.query_offset;
+            s[h] = p.residues + task.target_offset;
+        }
+        active[h] = true;
+    }
+    const PairTask task0 = p.tasks[first_pair];
+
+    const int o = p.gap_open, e = p.gap_extend;
+    const word neg_open = pack(-o, -o), neg_extend = pack(-e, -e);
+    const word neg = pack(kNeg, kNeg);
+    const bool zero_row0 = Local || p.row0_free;
+    const bool zero_col0 = Local || p.col0_free;
+    constexpr int strip_rows = G * R;
+    const int rows = m[0] > m[1] ? m[0] : m[1];
+    const int cols = n[0] > n[1] ? n[0] : n[1];
+    const int strips = (rows + strip_rows - 1) / strip_rows;
+    const int steps = cols + G - 1;
+    const int stride = 32 / G;
+    int2* boundary = reinterpret_cast<int2*>(p.boundary) + task0.boundary_base;
+    auto boundary_value = [&](bool zero, int k) { return zero ? 0 : -gap_cost(o, e, k); };
+
+    int best_score[2], best_i[2] = {0, 0}, best_j[2] = {0, 0};
+    int col_best[2] = {kNegS32, kNegS32}, col_i[2] = {0, 0}, corner[2] = {kNegS32, kNegS32};
+    int largest[2] = {kNeg, kNeg};
+    best_score[0] = best_score[1] = Local ? 0 : kNegS32;
+
+    for (int strip = 0; strip < strips; ++strip) {
+        const int row0 = strip * strip_rows + t * R;
+        int qoff_a[R], qoff_b[R];
+        word h_left[R], e_run[R], row_max[R], last_col[R];
+        int col_a[R], col_b[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int i = row0 + r + 1;
+            qoff_a[r] = i <= m[0] ? q[0][dir * (i - 1)] : p.letters;
+            qoff_b[r] = i <= m[1] ? q[1][dir * (i - 1)] : p.letters;
+            const int v = boundary_value(zero_col0, i);
+            h_left[r] = pack(v, v);
+            e_run[r] = neg;
+            row_max[r] = neg;
+            last_col[r] = neg;
+            col_a[r] = col_b[r] = 0;
+        }
+        const int d0 = row0 == 0 ? 0 : boundary_value(zero_col0, row0);
+        word diag = pack(d0, d0);
+        word up_h = 0, up_f = neg, bottom_h = 0, bottom_f = neg;
+        for (int k = 0; k < steps; ++k) {
+            const int j = k - t + 1;
+            if (t == 0 && j <= cols) {
+                if (strip == 0) {
+                    const int v = boundary_value(zero_row0, j);
+                    up_h = pack(v, v);
+                    up_f = neg;
+                } else {
+                    const int2 v = boundary[static_cast<long long>(j) * stride];
+                    up_h = static_cast<word>(v.x);
+                    up_f = static_cast<word>(v.y);
+                }
+            }
+            if (j >= 1 && j <= cols) {
+                const int ta = j <= n[0] ? s[0][dir * (j - 1)] : p.letters;
+                const int tb = j <= n[1] ? s[1][dir * (j - 1)] : p.letters;
+                const std::int16_t* column_a = table + dim * ta;
+                const std::int16_t* column_b = table + dim * tb;
+                word above = up_h, f = up_f, d = diag;
+                // Bounded passes track rows only inside each pair's own columns.
+                const word inside = (j <= n[0] ? 0x0000ffffu : 0u) | (j <= n[1] ? 0xffff0000u : 0u);
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const word score = pack(column_a[qoff_a[r]], column_b[qoff_b[r]]);
+                    const word left = h_left[r];
+                    const word h = affine_cell<Local>(h_left[r], e_run[r], f, above, d, score, neg_open, neg_extend);
+                    d = left;
+                    above = h;
+                    bool keep_hi, keep_lo;
+                    const word tracked = Local ? h : ((h & inside) | (neg & ~inside));
+                    row_max[r] = max_keep(row_max[r], tracked, keep_hi, keep_lo);
+                    col_a[r] = keep_lo ? col_a[r] : j;
+                    col_b[r] = keep_hi ? col_b[r] : j;
+                }
+                if constexpr (!Local) {
+                    // Column n of each pair: its last column and corner.
+                    if (j == n[0] || j == n[1]) {
+                        const word take = (j == n[0] ? 0x0000ffffu : 0u) | (j == n[1] ? 0xffff0000u : 0u);
+#pragma unroll
+                        for (int r = 0; r < R; ++r) last_col[r] = (h_left[r] & take) | (last_col[r] & ~take);
+                    }
+                }
+                diag = up_h;
+                bottom_h = above;
+                bottom_f = f;
+                if (t == G - 1 && strip + 1 < strips)
+                    boundary[static_cast<long long>(j) * stride] =
+                        make_int2(static_cast<int>(bottom_h), static_cast<int>(bottom_f));
+            }
+            if constexpr (G > 1) {
+                up_h = __shfl_up_sync(mask, bottom_h, 1, G);
+                up_f = __shfl_up_sync(mask, bottom_f, 1, G);
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int i = row0 + r + 1;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                if (i > m[h]) continue;
+                const int value = h == 0 ? lo(row_max[r]) : hi(row_max[r]);
+                const int col = h == 0 ? col_a[r] : col_b[r];
+                const int last = h == 0 ? lo(last_col[r]) : hi(last_col[r]);
+                largest[h] = value > largest[h] ? value : largest[h];
+                if constexpr (Local) {
+                    if (value > 0 && better_end(value, i, col, best_score[h], best_i[h], best_j[h])) {
+                        best_score[h] = value;
+                        best_i[h] = i;
+                        best_j[h] = col;
+                    }
+                } else {
+                    if (i == m[h]) {
+                        corner[h] = last;
+                        if (p.last_row_free) {
+                            best_score[h] = value;
+                            best_i[h] = i;
+                            best_j[h] = col;
+                        }
+                    }
+                    if (last > col_best[h]) {
+                        col_best[h] = last;
+                        col_i[h] = i;
+                    }
+                }
+            }
+        }
+        if constexpr (G > 1) __syncwarp(mask);
+    }
+
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        if constexpr (G > 1) {
+#pragma unroll
+            for (int delta = 1; delta < G; delta <<= 1) {
+                const int os = group_shfl_xor<G>(mask, best_score[h], delta);
+                const int oi = group_shfl_xor<G>(mask, best_i[h], delta);
+                const int oj = group_shfl_xor<G>(mask, best_j[h], delta);
+                if (better_end(os, oi, oj, best_score[h], best_i[h], best_j[h])) {
+                    best_score[h] = os;
+                    best_i[h] = oi;
+                    best_j[h] = oj;
+                }
+                const int oc = group_shfl_xor<G>(mask, col_best[h], delta);
+                const int oci = group_shfl_xor<G>(mask, col_i[h], delta);
+                if (oc > col_best[h] || (oc == col_best[h] && oci < col_i[h])) {
+                    col_best[h] = oc;
+                    col_i[h] = oci;
+                }
+                const int oc2 = group_shfl_xor<G>(mask, corner[h], delta);
+                corner[h] = oc2 > corner[h] ? oc2 : corner[h];
+                const int ol = group_shfl_xor<G>(mask, largest[h], delta);
+                largest[h] = ol > largest[h] ? ol : largest[h];
+            }
+        }
+    }
+    if (t != 0) return;
+
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        if (!active[h]) continue;
+        PairResult& result = p.results[first_pair + h];
+        const bool saturated = !exact(largest[h], p.max_score);
+        int end_score, end_i, end_j;
+        if constexpr (Local) {
+            end_score = best_score[h];
+            end_i = best_i[h];
+            end_j = best_j[h];
+        } else {
+            end_score = corner[h];
+            end_i = m[h];
+            end_j = n[h];
+            if (p.last_row_free) {
+                if (best_score[h] >= end_score) {
+                    end_score = best_score[h];
+                    end_i = m[h];
+                    end_j = best_j[h];
+                }
+                const int h_m0 = boundary_value(zero_col0, m[h]);
+                if (p.boundary_ends && h_m0 >= end_score) {
+                    end_score = h_m0;
+                    end_i = m[h];
+                    end_j = 0;
+                }
+            }
+            if (p.last_col_free) {
+                if (col_best[h] > end_score || (col_best[h] == end_score && end_j == n[h] && col_i[h] < end_i)) {
+                    end_score = col_best[h];
+                    end_i = col_i[h];
+                    end_j = n[h];
+                }
+                const int h_0n = boundary_value(zero_row0, n[h]);
+                if (p.boundary_ends && (h_0n > end_score || (h_0n == end_score && end_j == n[h]))) {
+                    end_score = h_0n;
+                    end_i = 0;
+                    end_j = n[h];
+                }
+            }
+        }
+        if (p.kind == PassKind::Forward) {
+            result.score = end_score;
+            result.flags = saturated ? kSaturated : 0;
+            result.max_seen = largest[h];
+            result.cigar_offset = result.cigar_count = 0;
+            if (Local && end_score == 0 && !saturated) {
+                result.flags |= kEmpty;
+                result.query_end = result.target_end = result.query_begin = result.target_begin = 0;
+            } else {
+                result.query_end = end_i;
+                result.target_end = end_j;
+                result.query_begin = 1;
+                result.target_begin = 1;
+            }
+        } else {
+            if (saturated) {
+                result.flags |= kSaturated;
+            } else {
+                if (end_score != result.score) result.flags |= kPassMismatch;
+                result.query_begin = result.query_end - end_i + 1;
+                result.target_begin = result.target_end - end_j + 1;
+            }
+        }
+    }
+}
+
+}  // namespace alignscope::kernels::device

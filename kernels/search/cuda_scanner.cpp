@@ -1,0 +1,671 @@
+// The CUDA database scanner of one GPU (see dbscan_kernel.cuh for the kernel).
+//
+// Host side of a scan:
+//  - load(): the database is encoded and uploaded once (each sequence padded
+//    to 4 residues with the pad letter); when it does not fit the memory
+//    budget it is cut into partitions that every scan streams through.
+//  - scan(): queries are sorted by length and paired (two per 16-bit lane
+//    pair); each pair gets the tile shape that wastes the fewest cells; the
+//    packed profiles (s + open, per tile, per letter, per row) are built on
+//    the host and uploaded. Launches cover runs of pairs with the same shape,
+//    sized to about 100 ms of work so progress and cancellation stay
+//    responsive; they alternate over the streams so one launch's tail
+//    overlaps the next, and each launch's scores come back while the next
+//    runs. Scores above the saturation bound are rescored with 32-bit cells.
+#include "search/cuda_scanner.hpp"
+
+#include "common/cuda_check.hpp"
+#include "common/device_memory.hpp"
+#include "common/gpu_timeline.hpp"
+#include "common/host_parallel.hpp"
+#include "search/dbscan_launch.hpp"
+
+#include <alignscope/error.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <tuple>
+
+namespace alignscope::kernels {
+namespace {
+
+using search::DbscanParams;
+using search::DbscanShape;
+
+constexpr double kTargetLaunchCells = 3e11;  // ~100 ms at 3 TCUPS
+constexpr std::uint64_t kMaxOutputBytes = 256ull << 20;  // scores of one launch
+
+std::uint64_t round4(std::uint64_t v) { return (v + 3) & ~std::uint64_t{3}; }
+
+// Cost of one database column for a query pair of `rows` rows on `shape`,
+// in issue slots: padded rows x (per-row work + per-step overhead / R), with
+// the wavefront's ramp (G - 1 + rounding steps per sequence of mean length)
+// and a charge for every extra tile (strip traffic, block barrier).
+double shape_cost(const DbscanShape& shape, int rows, double mean_length) {
+    const int tile = shape.tile_rows();
+    const int tiles = (rows + tile - 1) / tile;
+    const double padded = static_cast<double>(tiles) * tile;
+    const double per_row = 5.5 + 24.0 / shape.rows;
+    const double ramp = 1.0 + (shape.threads + 5.0) / std::max(8.0, mean_length);
+    // Strips cost memory per group: tiles are only worth it for wide groups.
+    if (tiles > 1 && shape.threads < 16) return 1e300;
+    return padded * per_row * ramp * (1.0 + 0.03 * (tiles - 1));
+}
+
+}  // namespace
+
+CudaScanner::CudaScanner(int device_index, DeviceInfo info) : device_(device_index), info_(std::move(info)) {}
+
+CudaScanner::~CudaScanner() = default;
+
+struct CudaScanner::Partition {
+    std::size_t first = 0, last = 0;  // database positions
+    std::uint64_t residues = 0;
+    int max_length = 0;
+    double mean_length = 0;
+    std::vector<std::uint8_t> host_codes;      // padded codes (kept only when streamed)
+    std::vector<std::uint64_t> host_starts;
+    std::vector<std::int32_t> host_lengths;
+    DeviceBuffer<std::uint8_t> codes;
+    DeviceBuffer<std::uint64_t> starts;
+    DeviceBuffer<std::int32_t> lengths;
+    bool resident = false;
+};
+
+CudaSite CudaScanner::site(const std::string& job) const { return {info_.id + " (" + info_.name + ")", job}; }
+
+void CudaScanner::select_device() const {
+    ALIGNSCOPE_CUDA(cudaSetDevice(device_), site("database scan"));
+}
+
+void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup, JobContext& context) {
+    const ScanCapability can = capability(setup);
+    if (!can.supported) throw Error(info_.id + ": " + can.reason);
+    select_device();
+    const CudaSite where = site("loading database " + database.source);
+    database_ = &database;
+    setup_ = setup;
+    const SubstitutionMatrix& matrix = setup.scheme.matrix;
+    letters_ = matrix.size() + 1;
+    pad_code_ = static_cast<std::uint8_t>(matrix.size());
+    max_score_ = std::max(0, matrix.max_score());
+    // 16-bit pairs hold s + open in the profile and H - open in the cells; keep
+    // every such value far from the 16-bit ends so padding stays below them.
+    const int reach = std::max(std::abs(matrix.min_score()), matrix.max_score()) + setup.scheme.gap_open;
+    narrow_ = reach < 4096 && setup.scheme.gap_extend < 4096;
+    saturation_bound_ = 32767 - max_score_;
+
+    cudaDeviceProp props{};
+    ALIGNSCOPE_CUDA(cudaGetDeviceProperties(&props, device_), where);
+    sm_count_ = props.multiProcessorCount;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    ALIGNSCOPE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes), where);
+    // Free memory counts what this scanner holds already (a reload).
+    for (const auto& p : partitions_)
+        if (p.resident) free_bytes += p.codes.bytes() + p.starts.bytes() + p.lengths.bytes();
+    partitions_.clear();
+    budget_ = setup.gpu_memory_budget ? setup.gpu_memory_budget : static_cast<std::uint64_t>(0.9 * static_cast<double>(free_bytes));
+    // Working memory of a scan: outputs and their host copies, profiles, scratch.
+    const std::uint64_t working = std::min<std::uint64_t>(budget_ / 3, 3ull << 30);
+    const std::uint64_t for_database = budget_ > working ? budget_ - working : 0;
+    std::uint64_t padded_total = 0;
+    for (std::size_t p = 0; p < database.size(); ++p) padded_total += round4(database.length(p)) + 12;
+    if (for_database < (64ull << 20))
+        throw Error(info_.id + ": a GPU memory budget of " + std::to_string(budget_ >> 20) +
+                    " MiB leaves too little for the database (raise --gpu-mem)");
+
+    const std::vector<std::uint8_t> codes = encode_database(database, matrix);
+    std::vector<std::pair<std::size_t, std::size_t>> ranges;
+    if (padded_total + 64 <= for_database) {
+        ranges.emplace_back(0, database.size());
+    } else {
+        // Each partition must fit together with the next one's upload.
+        ranges = database.partitions(for_database / 2);
+    }
+    partitions_.resize(ranges.size());
+    for (std::size_t k = 0; k < ranges.size(); ++k) {
+        context.throw_if_cancelled();
+        Partition& part = partitions_[k];
+        part.first = ranges[k].first;
+        part.last = ranges[k].second;
+        std::uint64_t bytes = 0;
+        for (std::size_t p = part.first; p < part.last; ++p) {
+            part.residues += database.length(p);
+            part.max_length = std::max<int>(part.max_length, static_cast<int>(database.length(p)));
+            bytes += round4(database.length(p));
+        }
+        part.mean_length = static_cast<double>(part.residues) / static_cast<double>(part.last - part.first);
+        part.host_codes.assign(bytes + 16, pad_code_);
+        part.host_starts.resize(part.last - part.first);
+        part.host_lengths.resize(part.last - part.first);
+        std::uint64_t at = 0;
+        for (std::size_t p = part.first; p < part.last; ++p) {
+            const std::uint32_t n = database.length(p);
+            std::memcpy(part.host_codes.data() + at, codes.data() + database.offsets[p], n);
+            part.host_starts[p - part.first] = at;
+            part.host_lengths[p - part.first] = static_cast<std::int32_t>(n);
+            at += round4(n);
+        }
+    }
+    if (partitions_.size() == 1) upload(partitions_.front(), nullptr, nullptr);
+}
+
+void CudaScanner::upload(Partition& part, GpuTimeline* timeline, cudaStream_t stream) {
+    const CudaSite where = site("uploading the database");
+    if (part.resident) return;
+    // Streamed partitions share one set of device buffers: free the others'.
+    for (auto& other : partitions_) {
+        if (&other != &part && other.resident) {
+            other.codes.release();
+            other.starts.release();
+            other.lengths.release();
+            other.resident = false;
+        }
+    }
+    part.codes.reserve(part.host_codes.size(), where);
+    part.starts.reserve(part.host_starts.size(), where);
+    part.lengths.reserve(part.host_lengths.size(), where);
+    auto copy = [&](void* to, const void* from, std::size_t bytes) {
+        if (timeline && stream) {
+            timeline->record(stream, {"H2D database", "copy", 0, bytes, 0}, [&] {
+                ALIGNSCOPE_CUDA(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream), where);
+            });
+        } else {
+            ALIGNSCOPE_CUDA(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), where);
+        }
+    };
+    copy(part.codes.data(), part.host_codes.data(), part.host_codes.size());
+    copy(part.starts.data(), part.host_starts.data(), part.host_starts.size() * sizeof(std::uint64_t));
+    copy(part.lengths.data(), part.host_lengths.data(), part.host_lengths.size() * sizeof(std::int32_t));
+    if (stream) ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream), where);
+    part.resident = true;
+    // A resident whole database needs no host copy.
+    if (partitions_.size() == 1) {
+        std::vector<std::uint8_t>().swap(part.host_codes);
+        std::vector<std::uint64_t>().swap(part.host_starts);
+        std::vector<std::int32_t>().swap(part.host_lengths);
+    }
+}
+
+ScanCapability CudaScanner::capability(const ScanSetup& setup) {
+    if (setup.options.mode != AlignmentMode::Local)
+        return {false, "the GPU database scanner implements local alignment (Smith-Waterman) only; run " +
+                           std::string(to_string(setup.options.mode)) + " searches with --device cpu"};
+    if (setup.scheme.matrix.size() + 1 > search::kMaxLetters)
+        return {false, "matrix " + setup.scheme.matrix.name() + " has more than " +
+                           std::to_string(search::kMaxLetters - 1) + " letters"};
+    const int reach = std::max(std::abs(setup.scheme.matrix.min_score()), setup.scheme.matrix.max_score()) +
+                      setup.scheme.gap_open;
+    if (reach > (1 << 26) || setup.scheme.gap_extend > (1 << 26))
+        return {false, "scores or penalties too large for 32-bit cells"};
+    return {};
+}
+
+namespace {
+
+// One profile (a pair of queries in 16-bit lanes, or one query in 32-bit).
+struct ProfilePlan {
+    int a = -1, b = -1;  // query indices in the scan call (b = -1: none)
+    int rows = 0;        // longest of the two
+    DbscanShape shape;
+    int tiles = 0;
+    std::uint64_t offset = 0;  // in words
+};
+
+// Profile words of one plan: tiles x letters x tile rows; entry = (s + open)
+// for lane a in the low half (or the whole word) and lane b in the high half.
+void fill_profile(std::uint32_t* out, const ProfilePlan& plan, const EncodedSequence* qa, const EncodedSequence* qb,
+                  const SubstitutionMatrix& matrix, int letters, int open, bool wide) {
+    const int tile = plan.shape.tile_rows();
+    const int pad_letter = letters - 1;
+    for (int k = 0; k < plan.tiles; ++k) {
+        for (int letter = 0; letter < letters; ++letter) {
+            std::uint32_t* row = out + (static_cast<std::size_t>(k) * letters + letter) * tile;
+            for (int r = 0; r < tile; ++r) {
+                const std::size_t i = static_cast<std::size_t>(k) * tile + r;
+                auto value = [&](const EncodedSequence* q, int pad) {
+                    if (!q || i >= q->size() || letter == pad_letter) return pad;
+                    return matrix.score((*q)[i], letter) + open;
+                };
+                if (wide) {
+                    row[r] = static_cast<std::uint32_t>(value(qa, search::kPad32));
+                } else {
+                    const std::uint32_t lo = static_cast<std::uint32_t>(value(qa, search::kPad16)) & 0xffffu;
+                    const std::uint32_t hi = static_cast<std::uint32_t>(value(qb, search::kPad16)) & 0xffffu;
+                    row[r] = lo | (hi << 16);
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+
+struct CudaScanner::Slot {
+    cudaStream_t stream = nullptr;
+    DeviceBuffer<std::uint32_t> out;
+    PinnedBuffer<std::uint32_t> host_out;
+    DeviceBuffer<unsigned int> counter;
+    DeviceBuffer<uint2> scratch;  // strips of multi-tile profiles, one set per stream
+    cudaEvent_t done = nullptr;
+    bool busy = false;
+    // What the pending launch covers.
+    std::size_t first_plan = 0, last_plan = 0;
+    std::uint64_t cells = 0;
+    const Partition* partition = nullptr;
+};
+
+void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+                       JobContext& context) {
+    if (!database_) throw Error(info_.id + ": scan before load");
+    const auto start = std::chrono::steady_clock::now();
+    select_device();
+    const PreparedDatabase& db = *database_;
+    const CudaSite where = site("database scan of " + std::to_string(queries.size()) + " queries against " +
+                                std::to_string(db.size()) + " sequences");
+    if (scores.size() != queries.size() * db.size()) throw Error(info_.id + ": score buffer of the wrong size");
+    stats_ = {};
+    for (const EncodedSequence* q : queries) {
+        if (q->empty()) throw Error(info_.id + ": empty query");
+        if (static_cast<std::uint64_t>(q->size()) * static_cast<std::uint64_t>(std::max(1, max_score_)) > (1ull << 30))
+            throw Error(info_.id + ": a query of " + std::to_string(q->size()) +
+                        " residues could score beyond 32 bits; use --device cpu");
+        stats_.cells += q->size() * db.residue_count();
+    }
+    if (queries.empty()) return;
+    const SubstitutionMatrix& matrix = setup_.scheme.matrix;
+    const int open = setup_.scheme.gap_open;
+    const bool linear = setup_.scheme.linear();
+
+    // Pairs of similar length (or singles with 32-bit cells).
+    std::vector<int> order(queries.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return queries[x]->size() < queries[y]->size(); });
+    double mean_length = 0;
+    for (const Partition& p : partitions_) mean_length += p.mean_length * static_cast<double>(p.last - p.first);
+    mean_length /= static_cast<double>(db.size());
+    std::vector<ProfilePlan> plans;
+    const std::size_t step = narrow_ ? 2 : 1;
+    for (std::size_t k = 0; k < order.size(); k += step) {
+        ProfilePlan plan;
+        plan.a = order[k];
+        plan.b = narrow_ && k + 1 < order.size() ? order[k + 1] : -1;
+        plan.rows = static_cast<int>(std::max(queries[plan.a]->size(), plan.b >= 0 ? queries[plan.b]->size() : 0));
+        double best = 0;
+        bool first = true;
+        for (const DbscanShape& shape : search::dbscan_shapes(!narrow_)) {
+            const double cost = shape_cost(shape, plan.rows, mean_length);
+            if (first || cost < best) {
+                best = cost;
+                plan.shape = shape;
+                first = false;
+            }
+        }
+        plan.tiles = (plan.rows + plan.shape.tile_rows() - 1) / plan.shape.tile_rows();
+        plans.push_back(plan);
+    }
+    // Same shapes next to each other, so one launch covers a run of them.
+    std::stable_sort(plans.begin(), plans.end(), [](const ProfilePlan& x, const ProfilePlan& y) {
+        return std::tie(x.shape.threads, x.shape.rows) < std::tie(y.shape.threads, y.shape.rows);
+    });
+    std::uint64_t words = 0;
+    for (ProfilePlan& plan : plans) {
+        plan.offset = words;
+        words += static_cast<std::uint64_t>(plan.tiles) * letters_ * plan.shape.tile_rows();
+    }
+    std::vector<std::uint32_t> host_profiles(words);
+    std::vector<std::uint64_t> host_offsets(plans.size());
+    std::vector<std::int32_t> host_tiles(plans.size());
+    parallel_chunks(plans.size(), setup_.threads, [&](std::size_t from, std::size_t to) {
+        for (std::size_t k = from; k < to; ++k) {
+            const ProfilePlan& plan = plans[k];
+            fill_profile(host_profiles.data() + plan.offset, plan, queries[plan.a],
+                         plan.b >= 0 ? queries[plan.b] : nullptr, matrix, letters_, open, !narrow_);
+            host_offsets[k] = plan.offset;
+            host_tiles[k] = plan.tiles;
+        }
+    }, 1);
+
+    GpuTimeline timeline(context.timeline, info_.id, where);
+    const int stream_count = std::clamp(setup_.streams > 0 ? setup_.streams : 2, 1, 8);
+    std::vector<Slot> slots(static_cast<std::size_t>(stream_count));
+    struct SlotCleanup {
+        std::vector<Slot>& slots;
+        ~SlotCleanup() {
+            for (Slot& s : slots) {
+                if (s.stream) {
+                    (void)cudaStreamSynchronize(s.stream);
+                    (void)cudaStreamDestroy(s.stream);
+                }
+                if (s.done) (void)cudaEventDestroy(s.done);
+            }
+        }
+    } cleanup{slots};
+    for (Slot& s : slots) {
+        ALIGNSCOPE_CUDA(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), where);
+        ALIGNSCOPE_CUDA(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming), where);
+        s.counter.reserve(1, where);
+    }
+    cudaEvent_t began = nullptr, ended = nullptr;
+    ALIGNSCOPE_CUDA(cudaEventCreate(&began), where);
+    ALIGNSCOPE_CUDA(cudaEventCreate(&ended), where);
+    struct EventCleanup {
+        cudaEvent_t a, b;
+        ~EventCleanup() {
+            (void)cudaEventDestroy(a);
+            (void)cudaEventDestroy(b);
+        }
+    } event_cleanup{began, ended};
+
+    DeviceBuffer<std::uint32_t> profiles;
+    DeviceBuffer<std::uint64_t> offsets;
+    DeviceBuffer<std::int32_t> tiles;
+    profiles.reserve(std::max<std::uint64_t>(words, 1), where);
+    offsets.reserve(plans.size(), where);
+    tiles.reserve(plans.size(), where);
+    cudaStream_t first_stream = slots.front().stream;
+    timeline.record(first_stream, {"H2D profiles", "copy", 0, words * 4, 0}, [&] {
+        ALIGNSCOPE_CUDA(cudaMemcpyAsync(profiles.data(), host_profiles.data(), words * 4, cudaMemcpyHostToDevice,
+                                        first_stream), where);
+    });
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(offsets.data(), host_offsets.data(), plans.size() * 8, cudaMemcpyHostToDevice,
+                                    first_stream), where);
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(tiles.data(), host_tiles.data(), plans.size() * 4, cudaMemcpyHostToDevice,
+                                    first_stream), where);
+    ALIGNSCOPE_CUDA(cudaStreamSynchronize(first_stream), where);
+    ALIGNSCOPE_CUDA(cudaEventRecord(began, first_stream), where);
+
+    std::set<std::string> kernel_names;
+    std::uint64_t cells_done = 0;
+    std::size_t partitions_done = 0;
+    std::size_t queries_finished = 0;  // in the last partition: nothing of theirs is left to scan
+    auto report = [&](std::size_t queries_done) {
+        if (!context.progress) return;
+        Progress p;
+        p.cells_done = cells_done;
+        p.cells_total = stats_.cells;
+        p.items_done = queries_done;
+        p.items_total = queries.size();
+        context.progress(p);
+    };
+    std::vector<Saturated> saturated;
+    std::mutex saturated_mutex;
+
+    // Turns a finished launch's scores into the caller's layout.
+    auto collect = [&](Slot& slot) {
+        if (!slot.busy) return;
+        ALIGNSCOPE_CUDA(cudaEventSynchronize(slot.done), where);
+        slot.busy = false;
+        const Partition& part = *slot.partition;
+        const std::size_t count = part.last - part.first;
+        parallel_chunks(slot.last_plan - slot.first_plan, setup_.threads, [&](std::size_t from, std::size_t to) {
+            std::vector<Saturated> found;
+            for (std::size_t k = slot.first_plan + from; k < slot.first_plan + to; ++k) {
+                const ProfilePlan& plan = plans[k];
+                const std::uint32_t* row = slot.host_out.data() + (k - slot.first_plan) * count;
+                std::int32_t* out_a = scores.data() + static_cast<std::size_t>(plan.a) * db.size() + part.first;
+                if (!narrow_) {
+                    for (std::size_t p = 0; p < count; ++p) out_a[p] = static_cast<std::int32_t>(row[p]);
+                    continue;
+                }
+                std::int32_t* out_b =
+                    plan.b >= 0 ? scores.data() + static_cast<std::size_t>(plan.b) * db.size() + part.first : nullptr;
+                for (std::size_t p = 0; p < count; ++p) {
+                    const std::int32_t lo = static_cast<std::int16_t>(row[p] & 0xffffu);
+                    const std::int32_t hi = static_cast<std::int16_t>(row[p] >> 16);
+                    out_a[p] = lo;
+                    if (lo > saturation_bound_) found.push_back({plan.a, part.first + p});
+                    if (out_b) {
+                        out_b[p] = hi;
+                        if (hi > saturation_bound_) found.push_back({plan.b, part.first + p});
+                    }
+                }
+            }
+            if (!found.empty()) {
+                std::lock_guard lock(saturated_mutex);
+                saturated.insert(saturated.end(), found.begin(), found.end());
+            }
+        }, 1);
+        cells_done += slot.cells;
+        if (&part == &partitions_.back())
+            for (std::size_t k = slot.first_plan; k < slot.last_plan; ++k) queries_finished += plans[k].b >= 0 ? 2 : 1;
+        report(queries_finished);
+    };
+
+    std::size_t next_slot = 0;
+    for (Partition& part : partitions_) {
+        if (!part.resident) {
+            for (Slot& s : slots) collect(s);
+            upload(part, &timeline, first_stream);
+        }
+        const std::size_t count = part.last - part.first;
+        std::uint64_t scratch_columns = round4(static_cast<std::uint64_t>(part.max_length)) + 4;
+        // Launches over runs of plans with one shape.
+        std::size_t k = 0;
+        while (k < plans.size()) {
+            context.throw_if_cancelled();
+            const DbscanShape shape = plans[k].shape;
+            std::size_t end = k;
+            double cells = 0;
+            bool multi_tile = false;
+            const std::size_t max_plans = std::max<std::size_t>(1, kMaxOutputBytes / (count * 4));
+            while (end < plans.size() && plans[end].shape.threads == shape.threads &&
+                   plans[end].shape.rows == shape.rows && end - k < max_plans &&
+                   (end == k || cells < kTargetLaunchCells)) {
+                cells += 2.0 * plans[end].tiles * shape.tile_rows() * static_cast<double>(part.residues);
+                multi_tile |= plans[end].tiles > 1;
+                ++end;
+            }
+            Slot& slot = slots[next_slot];
+            next_slot = (next_slot + 1) % slots.size();
+            collect(slot);
+            const std::size_t n_plans = end - k;
+            slot.out.reserve(n_plans * count, where);
+            slot.host_out.reserve(n_plans * count, where);
+            const int per_sm = blocks_per_sm(shape, false);
+            if (per_sm == 0)
+                throw Error(info_.id + ": the scan kernel for " + std::to_string(shape.threads) + "x" +
+                            std::to_string(shape.rows) + " tiles cannot run with " + std::to_string(letters_) +
+                            " letters on this device");
+            const int groups = shape.groups_per_block();
+            const int chunks = static_cast<int>((count + static_cast<std::size_t>(groups) - 1) / groups);
+            const std::uint64_t items = static_cast<std::uint64_t>(n_plans) * static_cast<std::uint64_t>(chunks);
+            if (items > 0x7fffffffull) throw Error(info_.id + ": too many scan work items in one launch");
+            const int blocks = static_cast<int>(std::min<std::uint64_t>(items, static_cast<std::uint64_t>(per_sm) * sm_count_));
+            if (multi_tile) {
+                const std::uint64_t strips = static_cast<std::uint64_t>(blocks) * groups;
+                slot.scratch.reserve(strips * scratch_columns, where);
+            }
+            DbscanParams params;
+            params.residues = part.codes.data();
+            params.starts = part.starts.data();
+            params.lengths = part.lengths.data();
+            params.db_count = static_cast<int>(count);
+            params.profiles = profiles.data();
+            params.profile_offsets = offsets.data() + k;
+            params.profile_tiles = tiles.data() + k;
+            params.letters = letters_;
+            params.profile_count = static_cast<int>(n_plans);
+            params.chunks = chunks;
+            params.out = slot.out.data();
+            params.next_item = slot.counter.data();
+            params.scratch = multi_tile ? slot.scratch.data() : nullptr;
+            params.scratch_columns = static_cast<int>(scratch_columns);
+            params.open = open;
+            params.extend = setup_.scheme.gap_extend;
+            std::uint64_t real_cells = 0;
+            for (std::size_t j = k; j < end; ++j)
+                real_cells += (queries[plans[j].a]->size() + (plans[j].b >= 0 ? queries[plans[j].b]->size() : 0)) *
+                              part.residues;
+            const std::string name = search::dbscan_kernel_name(shape, linear);
+            kernel_names.insert(name);
+            ALIGNSCOPE_CUDA(cudaMemsetAsync(slot.counter.data(), 0, sizeof(unsigned int), slot.stream), where);
+            timeline.record(slot.stream, {name, "kernel", static_cast<int>(&slot - slots.data()), 0, real_cells}, [&] {
+                ALIGNSCOPE_CUDA(search::launch_dbscan(shape, false, params, blocks, slot.stream), where);
+            });
+            const std::size_t out_bytes = n_plans * count * sizeof(std::uint32_t);
+            timeline.record(slot.stream, {"D2H scores", "copy", static_cast<int>(&slot - slots.data()), out_bytes, 0}, [&] {
+                ALIGNSCOPE_CUDA(cudaMemcpyAsync(slot.host_out.data(), slot.out.data(), out_bytes, cudaMemcpyDeviceToHost,
+                                                slot.stream), where);
+            });
+            ALIGNSCOPE_CUDA(cudaEventRecord(slot.done, slot.stream), where);
+            slot.busy = true;
+            slot.first_plan = k;
+            slot.last_plan = end;
+            slot.cells = real_cells;
+            slot.partition = &part;
+            k = end;
+        }
+        for (Slot& s : slots) collect(s);
+        // Rescoring needs this partition on the device, so it happens now.
+        std::vector<Saturated> mine;
+        for (const Saturated& s : saturated)
+            if (s.position >= part.first && s.position < part.last) mine.push_back(s);
+        if (!mine.empty()) {
+            recompute(mine, part, queries, scores, timeline, slots.front().stream);
+            stats_.recomputed += mine.size();
+            kernel_names.insert(search::dbscan_kernel_name(DbscanShape{32, 16, true}, linear));
+        }
+        ++partitions_done;
+        report(queries_finished);
+    }
+    for (Slot& s : slots) ALIGNSCOPE_CUDA(cudaEventRecord(ended, s.stream), where);
+    ALIGNSCOPE_CUDA(cudaDeviceSynchronize(), where);
+    float ms = 0;
+    ALIGNSCOPE_CUDA(cudaEventElapsedTime(&ms, began, ended), where);
+    timeline.flush();
+    if (context.timeline) context.timeline->set_clock_source(timeline.clock_source());
+    stats_.kernel_seconds = ms / 1e3;
+    for (const std::string& n : kernel_names) stats_.kernels += (stats_.kernels.empty() ? "" : ",") + n;
+    stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+int CudaScanner::blocks_per_sm(const DbscanShape& shape, bool explicit_items) {
+    const int key = shape.threads * 1000 + shape.rows * 2 + (shape.wide ? 1 : 0) + (explicit_items ? 100000 : 0);
+    if (auto it = occupancy_.find(key); it != occupancy_.end() && it->second.first == letters_) return it->second.second;
+    const int blocks = search::dbscan_blocks_per_sm(shape, explicit_items, letters_);
+    occupancy_[key] = {letters_, blocks};
+    return blocks;
+}
+
+void CudaScanner::recompute(const std::vector<Saturated>& pairs, const Partition& part,
+                            std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+                            GpuTimeline& timeline, cudaStream_t stream) {
+    const CudaSite where = site("32-bit rescoring of " + std::to_string(pairs.size()) + " saturated pairs");
+    const PreparedDatabase& db = *database_;
+    // One 32-bit profile per query involved; items of `groups` sequences of one query.
+    std::vector<Saturated> sorted = pairs;
+    std::sort(sorted.begin(), sorted.end(), [](const Saturated& x, const Saturated& y) {
+        return std::tie(x.query, x.position) < std::tie(y.query, y.position);
+    });
+    const DbscanShape shape{32, 16, true};
+    const int groups = shape.groups_per_block();
+    std::vector<ProfilePlan> plans;
+    std::vector<std::int32_t> item_profile, item_positions;
+    std::vector<std::size_t> entry_of_slot;  // index into sorted, per (item, group) slot; -1 none
+    for (std::size_t k = 0; k < sorted.size();) {
+        const int q = sorted[k].query;
+        ProfilePlan plan;
+        plan.a = q;
+        plan.rows = static_cast<int>(queries[q]->size());
+        plan.shape = shape;
+        plan.tiles = (plan.rows + shape.tile_rows() - 1) / shape.tile_rows();
+        const int profile = static_cast<int>(plans.size());
+        plans.push_back(plan);
+        while (k < sorted.size() && sorted[k].query == q) {
+            item_profile.push_back(profile);
+            for (int g = 0; g < groups; ++g) {
+                if (k < sorted.size() && sorted[k].query == q) {
+                    item_positions.push_back(static_cast<std::int32_t>(sorted[k].position - part.first));
+                    entry_of_slot.push_back(k);
+                    ++k;
+                } else {
+                    item_positions.push_back(-1);
+                    entry_of_slot.push_back(static_cast<std::size_t>(-1));
+                }
+            }
+        }
+    }
+    std::uint64_t words = 0;
+    for (ProfilePlan& plan : plans) {
+        plan.offset = words;
+        words += static_cast<std::uint64_t>(plan.tiles) * letters_ * shape.tile_rows();
+    }
+    std::vector<std::uint32_t> host_profiles(words);
+    std::vector<std::uint64_t> host_offsets;
+    std::vector<std::int32_t> host_tiles;
+    for (const ProfilePlan& plan : plans) {
+        fill_profile(host_profiles.data() + plan.offset, plan, queries[plan.a], nullptr, setup_.scheme.matrix, letters_,
+                     setup_.scheme.gap_open, true);
+        host_offsets.push_back(plan.offset);
+        host_tiles.push_back(plan.tiles);
+    }
+    DeviceBuffer<std::uint32_t> profiles, out;
+    DeviceBuffer<std::uint64_t> offsets;
+    DeviceBuffer<std::int32_t> tiles, d_item_profile, d_item_positions;
+    DeviceBuffer<unsigned int> counter;
+    profiles.reserve(words, where);
+    offsets.reserve(plans.size(), where);
+    tiles.reserve(plans.size(), where);
+    d_item_profile.reserve(item_profile.size(), where);
+    d_item_positions.reserve(item_positions.size(), where);
+    out.reserve(item_positions.size(), where);
+    counter.reserve(1, where);
+    auto h2d = [&](void* to, const void* from, std::size_t bytes) {
+        ALIGNSCOPE_CUDA(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream), where);
+    };
+    h2d(profiles.data(), host_profiles.data(), words * 4);
+    h2d(offsets.data(), host_offsets.data(), host_offsets.size() * 8);
+    h2d(tiles.data(), host_tiles.data(), host_tiles.size() * 4);
+    h2d(d_item_profile.data(), item_profile.data(), item_profile.size() * 4);
+    h2d(d_item_positions.data(), item_positions.data(), item_positions.size() * 4);
+    ALIGNSCOPE_CUDA(cudaMemsetAsync(counter.data(), 0, sizeof(unsigned int), stream), where);
+
+    const int per_sm = blocks_per_sm(shape, true);
+    if (per_sm == 0) throw Error(info_.id + ": the 32-bit rescoring kernel cannot run on this device");
+    const int blocks = static_cast<int>(std::min<std::size_t>(item_profile.size(), static_cast<std::size_t>(per_sm) * sm_count_));
+    bool multi_tile = false;
+    for (const ProfilePlan& plan : plans) multi_tile |= plan.tiles > 1;
+    const std::uint64_t scratch_columns = round4(static_cast<std::uint64_t>(part.max_length)) + 4;
+    if (multi_tile) scratch_.reserve(static_cast<std::uint64_t>(blocks) * groups * scratch_columns, where);
+    DbscanParams params;
+    params.residues = part.codes.data();
+    params.starts = part.starts.data();
+    params.lengths = part.lengths.data();
+    params.db_count = static_cast<int>(part.last - part.first);
+    params.profiles = profiles.data();
+    params.profile_offsets = offsets.data();
+    params.profile_tiles = tiles.data();
+    params.letters = letters_;
+    params.profile_count = static_cast<int>(plans.size());
+    params.item_profile = d_item_profile.data();
+    params.item_positions = d_item_positions.data();
+    params.items = static_cast<int>(item_profile.size());
+    params.out = out.data();
+    params.next_item = counter.data();
+    params.scratch = multi_tile ? scratch_.data() : nullptr;
+    params.scratch_columns = static_cast<int>(scratch_columns);
+    params.open = setup_.scheme.gap_open;
+    params.extend = setup_.scheme.gap_extend;
+    std::uint64_t cells = 0;
+    for (const Saturated& s : sorted) cells += queries[s.query]->size() * db.length(s.position);
+    timeline.record(stream, {search::dbscan_kernel_name(shape, setup_.scheme.linear()), "kernel", 0, 0, cells}, [&] {
+        ALIGNSCOPE_CUDA(search::launch_dbscan(shape, true, params, blocks, stream), where);
+    });
+    std::vector<std::uint32_t> host_out(item_positions.size());
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(host_out.data(), out.data(), host_out.size() * 4, cudaMemcpyDeviceToHost, stream),
+                    where);
+    ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream), where);
+    for (std::size_t slot = 0; slot < entry_of_slot.size(); ++slot) {
+        if (entry_of_slot[slot] == static_cast<std::size_t>(-1)) continue;
+        const Saturated& s = sorted[entry_of_slot[slot]];
+        scores[static_cast<std::size_t>(s.query) * db.size() + s.position] = static_cast<std::int32_t>(host_out[slot]);
+    }
+}
+
+}  // namespace alignscope::kernels

@@ -1,0 +1,70 @@
+// The CUDA database scanner of one GPU: holds the length-sorted database on
+// the device (streamed in partitions when it does not fit) and scans query
+// pairs against it with the 16-bit DPX kernel, rescoring saturated pairs with
+// 32-bit cells. Local alignment only (the capability check says so up front).
+#pragma once
+
+#include "common/cuda_check.hpp"
+#include "common/device_memory.hpp"
+#include "search/dbscan_launch.hpp"
+
+#include <alignscope/search/scan.hpp>
+
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace alignscope::kernels {
+
+class GpuTimeline;
+
+class CudaScanner : public DatabaseScanner {
+public:
+    CudaScanner(int device_index, DeviceInfo info);
+    ~CudaScanner() override;
+    CudaScanner(const CudaScanner&) = delete;
+    CudaScanner& operator=(const CudaScanner&) = delete;
+
+    DeviceInfo info() const override { return info_; }
+    void load(const PreparedDatabase& database, const ScanSetup& setup, JobContext& context) override;
+    void scan(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+              JobContext& context) override;
+    ScanStats last_stats() const override { return stats_; }
+
+    // What this scanner can run (registered with the scanner registry).
+    static ScanCapability capability(const ScanSetup& setup);
+
+private:
+    struct Partition;
+    struct Slot;
+    struct Saturated {
+        int query = 0;              // index in the scan call
+        std::size_t position = 0;   // in the database
+    };
+
+    CudaSite site(const std::string& job) const;
+    void select_device() const;
+    void upload(Partition& part, GpuTimeline* timeline, cudaStream_t stream);
+    int blocks_per_sm(const search::DbscanShape& shape, bool explicit_items);
+    void recompute(const std::vector<Saturated>& pairs, const Partition& part,
+                   std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+                   GpuTimeline& timeline, cudaStream_t stream);
+
+    int device_;
+    DeviceInfo info_;
+    const PreparedDatabase* database_ = nullptr;
+    ScanSetup setup_;
+    int letters_ = 0;
+    std::uint8_t pad_code_ = 0;
+    int max_score_ = 0;
+    bool narrow_ = true;
+    int saturation_bound_ = 32767;
+    int sm_count_ = 1;
+    std::uint64_t budget_ = 0;
+    std::vector<Partition> partitions_;
+    DeviceBuffer<uint2> scratch_;
+    std::map<int, std::pair<int, int>> occupancy_;  // shape key -> (letters, blocks per SM)
+    ScanStats stats_;
+};
+
+}  // namespace alignscope::kernels

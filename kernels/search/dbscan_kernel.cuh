@@ -1,0 +1,266 @@
+// The database-scan kernel: local alignment scores of query profiles against
+// a length-sorted, GPU-resident database, score only.
+//
+// Layout of the work (CUDASW++4.0's scheme, written anew):
+//  - A group of G threads aligns one database sequence; each thread holds R
+//    consecutive query rows in registers, so a group covers a tile of G*R
+//    rows. The database sequence streams across the columns: thread t works
+//    on column s - t at step s (an anti-diagonal wavefront) and hands the H
+//    and F of its bottom row, and the residue, to thread t+1 through warp
+//    shuffles. Queries longer than a tile are done tile by tile; the bottom
+//    row of a tile goes to a per-group scratch strip in global memory.
+//  - Cells are 16-bit pairs (Cell16x2): two queries of similar length share
+//    every register, and each recurrence step is one Hopper DPX instruction
+//    (__viaddmax_s16x2, __viaddmax_s16x2_relu, __vimax_s16x2_relu,
+//    __vimax3_s16x2). Cell32 is the same code on 32-bit scalars, for the
+//    pairs whose 16-bit score may have saturated.
+//  - The query profile of the tile sits in shared memory, laid out so that
+//    the G threads of a group read consecutive 16-byte words (4 rows each).
+//    Profile entries hold s + open, so the diagonal term is Ho + s' with
+//    Ho = H - open, the quantity the gap recurrences need anyway:
+//        E  = max(E - e, Ho_left)            viaddmax
+//        F  = max(F - e, Ho_up)              viaddmax
+//        H  = max(Ho_diag + s', max(E,F), 0) vimax_relu + viaddmax_relu
+//        Ho = H - o                          viaddmax (against -inf)
+//    plus one vimax3 per two rows for the running maximum: 5.5 DPX
+//    instructions per 32-bit register, i.e. 2.75 per cell with 16-bit pairs.
+//  - Saturation: with all H <= T = 32767 - max substitution score nothing can
+//    wrap, so a 16-bit score above T is the only sign of overflow; the host
+//    recomputes exactly those pairs with Cell32.
+//  - Blocks are persistent and take work items from an atomic counter: an
+//    item is one profile (query pair) and a run of GROUPS database sequences
+//    of similar length, longest first (implicit items), or an explicit list of
+//    (profile, sequence) entries for the recompute pass.
+#pragma once
+
+#include "search/dbscan_launch.hpp"
+
+#include <cstdint>
+
+namespace alignscope::kernels::search {
+
+namespace device {
+
+struct Cell16x2 {
+    using T = unsigned int;
+    static __device__ __forceinline__ T splat(int v) {
+        const unsigned h = static_cast<unsigned>(v) & 0xffffu;
+        return h | (h << 16);
+    }
+    static __device__ __forceinline__ T add_max(T a, T b, T c) { return __viaddmax_s16x2(a, b, c); }
+    static __device__ __forceinline__ T add_max_relu(T a, T b, T c) { return __viaddmax_s16x2_relu(a, b, c); }
+    static __device__ __forceinline__ T max_relu(T a, T b) { return __vimax_s16x2_relu(a, b); }
+    static __device__ __forceinline__ T max3(T a, T b, T c) { return __vimax3_s16x2(a, b, c); }
+    static constexpr int pad = kPad16;
+    static constexpr int neg = kNeg16;
+};
+
+struct Cell32 {
+    using T = int;
+    static __device__ __forceinline__ T splat(int v) { return v; }
+    static __device__ __forceinline__ T add_max(T a, T b, T c) { return __viaddmax_s32(a, b, c); }
+    static __device__ __forceinline__ T add_max_relu(T a, T b, T c) { return __viaddmax_s32_relu(a, b, c); }
+    static __device__ __forceinline__ T max_relu(T a, T b) { return __vimax_s32_relu(a, b); }
+    static __device__ __forceinline__ T max3(T a, T b, T c) { return __vimax3_s32(a, b, c); }
+    static constexpr int pad = kPad32;
+    static constexpr int neg = kNeg32;
+};
+
+template <typename T>
+__device__ __forceinline__ T as_cell(std::uint32_t bits) {
+    return static_cast<T>(bits);
+}
+template <typename T>
+__device__ __forceinline__ std::uint32_t as_bits(T v) {
+    return static_cast<std::uint32_t>(v);
+}
+
+// Words of the profile tile in shared memory for one letter: (R/4) 16-byte
+// words per thread, thread-major within each word index, plus padding that
+// keeps two 4-thread groups of a quarter-warp off the same banks.
+template <int G, int R>
+struct TileShape {
+    static constexpr int words_per_thread = R / 4;
+    static constexpr int plane_pad = G == 4 ? 4 : 0;  // in 16-byte words
+    static constexpr int plane = words_per_thread * G + plane_pad;
+    static constexpr int rows = G * R;
+};
+
+// One group (G lanes) scans one tile of its profile against one database
+// sequence of n residues (codes as 32-bit words, 4 per word). `steps` is the
+// same for the whole warp (shuffles need every lane) and covers the longest
+// sequence of the warp plus the wavefront's G - 1 steps, rounded to 4.
+template <typename Cell, int G, int R>
+__device__ __forceinline__ void scan_tile(const uint4* __restrict__ tile, const std::uint32_t* __restrict__ residues,
+                                          int n, int steps, int lane_in_group, bool first_tile, bool last_tile,
+                                          uint2* __restrict__ strip, int open, int extend, std::uint32_t pad,
+                                          typename Cell::T& best) {
+    using T = typename Cell::T;
+    using Shape = TileShape<G, R>;
+    constexpr unsigned full = 0xffffffffu;
+    const T neg = Cell::splat(Cell::neg);
+    const T minus_extend = Cell::splat(-extend);
+    const T minus_open = Cell::splat(-open);
+    const T boundary_ho = Cell::splat(-open);  // H = 0 on the tile's upper and left borders
+    const std::uint32_t pad_word = pad * 0x01010101u;
+
+    T ho[R], e[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        ho[r] = boundary_ho;
+        e[r] = neg;
+    }
+    T bottom_ho = boundary_ho, bottom_f = neg, diag_in = boundary_ho;
+    std::uint32_t code = pad;  // columns before a thread's first real one are padding
+    const bool top = lane_in_group == 0;
+    const uint4* my_words = tile + lane_in_group;
+
+    // Thread 0 reads residues 4 at a time (sequences are padded to 4 with the
+    // pad letter), and in later tiles the (Ho, F) strip 4 columns at a time,
+    // one chunk ahead of its use.
+    std::uint32_t word = pad_word, next_word = pad_word;
+    uint4 strip_a = {}, strip_b = {}, next_a = {}, next_b = {};
+    const uint4 boundary_pair = make_uint4(as_bits(boundary_ho), as_bits(neg), as_bits(boundary_ho), as_bits(neg));
+    auto fetch = [&](int column, std::uint32_t& w, uint4& a, uint4& b) {
+        if (!top) return;
+        w = column < n ? residues[column >> 2] : pad_word;
+        if (!first_tile) {
+            if (column < n) {
+                const uint4* from = reinterpret_cast<const uint4*>(strip + column);
+                a = from[0];
+                b = from[1];
+            } else {
+                a = boundary_pair;
+                b = boundary_pair;
+            }
+        }
+    };
+    fetch(0, word, strip_a, strip_b);
+
+    for (int s4 = 0; s4 < steps; s4 += 4) {
+        fetch(s4 + 4, next_word, next_a, next_b);
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            // From the thread above: the residue it used, and its bottom row.
+            std::uint32_t code_in = __shfl_up_sync(full, code, 1, G);
+            T ho_up = as_cell<T>(__shfl_up_sync(full, as_bits(bottom_ho), 1, G));
+            T f_up = as_cell<T>(__shfl_up_sync(full, as_bits(bottom_f), 1, G));
+            if (top) {
+                code_in = (word >> (8 * q)) & 0xffu;
+                if (first_tile) {
+                    ho_up = boundary_ho;
+                    f_up = neg;
+                } else {
+                    const uint4& chunk = q < 2 ? strip_a : strip_b;
+                    ho_up = as_cell<T>((q & 1) ? chunk.z : chunk.x);
+                    f_up = as_cell<T>((q & 1) ? chunk.w : chunk.y);
+                }
+            }
+            code = code_in;
+            const uint4* words = my_words + static_cast<int>(code) * Shape::plane;
+            T diag = diag_in;
+            diag_in = ho_up;
+            T f = f_up;
+            T above = ho_up;
+            T h_even = best;
+#pragma unroll
+            for (int k = 0; k < Shape::words_per_thread; ++k) {
+                const uint4 w = words[k * G];
+                const std::uint32_t score[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+                for (int u = 0; u < 4; ++u) {
+                    const int r = 4 * k + u;
+                    e[r] = Cell::add_max(e[r], minus_extend, ho[r]);
+                    f = Cell::add_max(f, minus_extend, above);
+                    const T h = Cell::add_max_relu(diag, as_cell<T>(score[u]), Cell::max_relu(e[r], f));
+                    diag = ho[r];
+                    ho[r] = Cell::add_max(h, minus_open, neg);
+                    above = ho[r];
+                    if (u & 1) best = Cell::max3(best, h_even, h);
+                    else h_even = h;
+                }
+            }
+            bottom_ho = ho[R - 1];
+            bottom_f = f;
+            if (!last_tile && lane_in_group == G - 1) {
+                const int column = s4 + q - (G - 1);
+                if (column >= 0 && column < ((n + 3) & ~3))
+                    strip[column] = column < n ? make_uint2(as_bits(bottom_ho), as_bits(bottom_f))
+                                               : make_uint2(as_bits(boundary_ho), as_bits(neg));
+            }
+        }
+        word = next_word;
+        strip_a = next_a;
+        strip_b = next_b;
+    }
+}
+
+// The kernel: persistent blocks take items until none is left.
+template <typename Cell, int G, int R, bool Explicit>
+__global__ void __launch_bounds__(kBlockThreads, (R <= 16 ? 3 : 2)) dbscan(const DbscanParams p) {
+    using T = typename Cell::T;
+    using Shape = TileShape<G, R>;
+    constexpr int groups = kBlockThreads / G;
+    constexpr unsigned full = 0xffffffffu;
+    extern __shared__ uint4 tile[];
+    __shared__ int item_shared;
+
+    const int lane_in_group = static_cast<int>(threadIdx.x) % G;
+    const int group = static_cast<int>(threadIdx.x) / G;
+    const int total = Explicit ? p.items : p.profile_count * p.chunks;
+    const std::uint32_t pad = static_cast<std::uint32_t>(p.letters - 1);
+    uint2* strip = p.scratch ? p.scratch + (static_cast<std::size_t>(blockIdx.x) * groups + group) *
+                                                    static_cast<std::size_t>(p.scratch_columns)
+                                  : nullptr;
+    const int tile_words = p.letters * Shape::rows / 4;
+
+    for (;;) {
+        if (threadIdx.x == 0) item_shared = static_cast<int>(atomicAdd(p.next_item, 1u));
+        __syncthreads();
+        const int item = item_shared;
+        __syncthreads();  // everyone has read it before thread 0 may write the next
+        if (item >= total) break;
+        int profile, position;
+        if constexpr (Explicit) {
+            profile = p.item_profile[item];
+            position = p.item_positions[static_cast<std::size_t>(item) * groups + group];
+        } else {
+            profile = item / p.chunks;
+            const int chunk = item % p.chunks;
+            position = p.db_count - 1 - (chunk * groups + group);  // longest first
+        }
+        const int n = position >= 0 ? p.lengths[position] : 0;
+        const int n_warp = __reduce_max_sync(full, n);
+        const int steps = (((n_warp + 3) & ~3) + G - 1 + 3) & ~3;
+        const std::uint32_t* residues =
+            position >= 0 ? reinterpret_cast<const std::uint32_t*>(p.residues + p.starts[position]) : nullptr;
+        const int tiles = p.profile_tiles[profile];
+        const uint4* source = reinterpret_cast<const uint4*>(p.profiles + p.profile_offsets[profile]);
+        T best = Cell::splat(0);
+        for (int k = 0; k < tiles; ++k) {
+            const uint4* from = source + static_cast<std::size_t>(k) * tile_words;
+            for (int v = static_cast<int>(threadIdx.x); v < tile_words; v += kBlockThreads) {
+                const int letter = v / (Shape::rows / 4);
+                const int c = v - letter * (Shape::rows / 4);
+                const int thread = c / Shape::words_per_thread;
+                const int word = c - thread * Shape::words_per_thread;
+                tile[letter * Shape::plane + word * G + thread] = from[v];
+            }
+            __syncthreads();
+            if (n_warp > 0)
+                scan_tile<Cell, G, R>(tile, residues, n, steps, lane_in_group, k == 0, k == tiles - 1, strip, p.open,
+                                      p.extend, pad, best);
+            __syncthreads();
+        }
+#pragma unroll
+        for (int d = G / 2; d >= 1; d /= 2)
+            best = Cell::max_relu(best, as_cell<T>(__shfl_xor_sync(full, as_bits(best), d, G)));
+        if (lane_in_group == 0 && position >= 0) {
+            if constexpr (Explicit) p.out[static_cast<std::size_t>(item) * groups + group] = as_bits(best);
+            else p.out[static_cast<std::size_t>(profile) * p.db_count + position] = as_bits(best);
+        }
+    }
+}
+
+}  // namespace device
+}  // namespace alignscope::kernels::search

@@ -1,0 +1,86 @@
+// Launching the database-scan kernels (dbscan_kernel.cuh) from plain C++: the
+// kernel parameters, the compiled tile shapes (G threads x R rows), and the
+// dispatch that picks the instantiation.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace alignscope::kernels::search {
+
+constexpr int kBlockThreads = 256;
+constexpr int kPad16 = -16384;  // profile score of padding (rows, letter): far below any real cell
+constexpr int kNeg16 = -16384;  // "minus infinity" for E and F in 16 bits
+constexpr int kPad32 = -(1 << 28);
+constexpr int kNeg32 = -(1 << 28);
+constexpr int kMaxLetters = 64;  // matrix letters + the pad letter
+
+struct DbscanParams {
+    // The database partition on the device: residue codes, each sequence
+    // starting at a 4-byte boundary and padded with the pad letter to a
+    // multiple of 4; sequences in ascending length order.
+    const std::uint8_t* residues = nullptr;
+    const std::uint64_t* starts = nullptr;  // byte offset of each sequence
+    const std::int32_t* lengths = nullptr;
+    int db_count = 0;
+    // Profiles: profile p starts at profiles + profile_offsets[p] (in 32-bit
+    // words) and holds profile_tiles[p] tiles of [letters][tile rows] words.
+    const std::uint32_t* profiles = nullptr;
+    const std::uint64_t* profile_offsets = nullptr;
+    const std::int32_t* profile_tiles = nullptr;
+    int letters = 0;  // matrix letters + 1 (the last is the pad letter)
+    int profile_count = 0;
+    // Implicit items: item k = profile k / chunks, sequence run k % chunks.
+    int chunks = 0;
+    // Explicit items (recompute): item k = profile item_profile[k] and the
+    // sequences item_positions[k * groups + g] (-1: none).
+    const std::int32_t* item_profile = nullptr;
+    const std::int32_t* item_positions = nullptr;
+    int items = 0;
+    // Results: implicit -> out[profile * db_count + position] (a 16-bit pair or
+    // an int32); explicit -> out[k * groups + g].
+    std::uint32_t* out = nullptr;
+    unsigned int* next_item = nullptr;  // zeroed before the launch
+    // Scratch for multi-tile profiles: per (block, group) a strip of
+    // scratch_columns (Ho, F) pairs; scratch_columns a multiple of 4.
+    uint2* scratch = nullptr;
+    int scratch_columns = 0;
+    int open = 0, extend = 0;  // scaled penalties
+};
+
+// One compiled tile shape.
+struct DbscanShape {
+    int threads = 0;  // G: threads per database sequence
+    int rows = 0;     // R: query rows per thread
+    bool wide = false;  // 32-bit cells (one query) instead of 16-bit pairs (two)
+    int tile_rows() const { return threads * rows; }
+    int groups_per_block() const { return kBlockThreads / threads; }
+};
+
+// Every compiled shape of one cell width.
+const std::vector<DbscanShape>& dbscan_shapes(bool wide);
+
+// "sw_affine_dbscan_s16x2" and the like; `linear` names open == extend.
+std::string dbscan_kernel_name(const DbscanShape& shape, bool linear);
+
+// Dynamic shared memory of one block, bytes.
+std::size_t dbscan_shared_bytes(const DbscanShape& shape, int letters);
+
+// Resident blocks per multiprocessor (after raising the shared-memory limit);
+// 0 when the shape cannot run with `letters`.
+int dbscan_blocks_per_sm(const DbscanShape& shape, bool explicit_items, int letters);
+
+// Enqueues the kernel with `blocks` persistent blocks.
+cudaError_t launch_dbscan(const DbscanShape& shape, bool explicit_items, const DbscanParams& params, int blocks,
+                          cudaStream_t stream);
+
+}  // namespace alignscope::kernels::search
+
+namespace alignscope::kernels::search {
+// The lowest compute capability (major * 10 + minor) this build has code for.
+int dbscan_minimum_compute_capability();
+}  // namespace alignscope::kernels::search
