@@ -382,6 +382,15 @@ private slots:
         QVERIFY(check(*zoomed));
         QVERIFY(view.hoverText(QPointF(plot->xAxis->coordToPixel(600), plot->yAxis->coordToPixel(700)))
                     .contains(QString::fromStdString("rows 700-700, columns 600-600 = " + user(s.scheme, dp.h(700, 600)))));
+        QCOMPARE(zoomed->cells_computed, std::uint64_t(759) * 699);  // every row from 0
+        // With saved rows the same view starts from the nearest one above.
+        ready.clear();
+        view.setSavedRows(save_dp_rows(s.query, s.target, s.scheme, s.options, {250, 500, 750, 1000}));
+        QVERIFY(ready.wait(30'000));
+        const DpHeatmap* resumed = view.currentHeatmap();
+        QCOMPARE(resumed->region.row_begin, std::int64_t(600));
+        QCOMPARE(resumed->cells_computed, std::uint64_t(759 - 500) * 699);
+        QVERIFY(check(*resumed));
     }
 
     void fromTheProject() {

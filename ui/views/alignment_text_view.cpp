@@ -43,7 +43,7 @@ AlignmentTextView::AlignmentTextView(ProjectDocument& document, QWidget* parent)
     layout->addWidget(text_);
 
     connect(previous_, &QToolButton::clicked, this, [this] { showPage(std::max<qint64>(0, first_ - page_size)); });
-    connect(next_, &QToolButton::clicked, this, [this] { showPage(first_ + page_size); });
+    connect(next_, &QToolButton::clicked, this, [this] { showPage(first_ + std::max<qint64>(1, page_shown_)); });
     // A running job's alignments appear as the project records them.
     connect(&document, &ProjectDocument::jobsChanged, this, [this] {
         const store::JobInfo* job = this->document().job(job_id_);
@@ -88,7 +88,7 @@ void AlignmentTextView::refresh() {
                                 .arg(QString::fromUtf8(store::to_string(job->state).data())));
         return;
     }
-    first_ = std::clamp<qint64>(first_, 0, (job->counts.alignments - 1) / page_size * page_size);
+    first_ = std::clamp<qint64>(first_, 0, job->counts.alignments - 1);
     std::ostringstream out;
     try {
         const store::Page<Alignment> page = project->alignments(job->id, first_, page_size);
@@ -96,6 +96,7 @@ void AlignmentTextView::refresh() {
         context.program = "alignscope";
         context.scheme = job->spec.scheme();
         auto writer = AlignmentWriter::create(OutputFormat::Pair, out, std::move(context));
+        qint64 shown = 0;
         for (const Alignment& a : page.rows) {
             // The pair writer prints what the alignment carries; the records
             // only name the sequences.
@@ -103,11 +104,16 @@ void AlignmentTextView::refresh() {
             query.id = a.query_id;
             target.id = a.target_id;
             writer->write(a, query, target);
+            ++shown;
+            // Laying out text is the GUI thread's work: long alignments make
+            // shorter pages, so a page never holds up the window.
+            if (out.tellp() > page_characters) break;
         }
         writer->end();
-        range_->setText(tr("%1–%2 of %3").arg(first_ + 1).arg(page.next()).arg(job->counts.alignments));
+        page_shown_ = shown;
+        range_->setText(tr("%1–%2 of %3").arg(first_ + 1).arg(first_ + shown).arg(job->counts.alignments));
         previous_->setEnabled(first_ > 0);
-        next_->setEnabled(page.more);
+        next_->setEnabled(first_ + shown < job->counts.alignments);
     } catch (const std::exception& e) {
         out << "The alignments of job " << job->id << " cannot be read: " << e.what() << "\n";
     }

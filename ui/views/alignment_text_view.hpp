@@ -27,12 +27,14 @@ public:
 
     // Pair text is verbose: a page of long alignments is already a lot of text.
     static constexpr int page_size = 20;
+    static constexpr std::int64_t page_characters = 200'000;
 
 private:
     void refresh();
 
     qint64 job_id_ = 0;
     qint64 first_ = 0;
+    qint64 page_shown_ = 0;  // alignments on the page shown
     qint64 shown_count_ = -1;  // alignments the job had when last shown
     QLabel* title_;
     QLabel* range_;

@@ -166,6 +166,7 @@ void DpHeatmapView::setPair(std::string query, std::string target, const Scoring
     mode_ = Mode::Large;
     dp_.reset();
     stored_.reset();
+    saved_rows_.reset();
     scheme_ = scheme;
     options_ = options;
     scale_ = scheme.scale;
@@ -196,6 +197,13 @@ void DpHeatmapView::setPair(std::string query, std::string target, const Scoring
     plot_->yAxis2->setRange(plot_->yAxis->range());
     updateSequenceTicks();
     requestRegion();
+}
+
+void DpHeatmapView::setSavedRows(std::vector<DpRowCheckpoint> rows) {
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.row < b.row; });
+    saved_rows_ = std::make_shared<const std::vector<DpRowCheckpoint>>(std::move(rows));
+    heatmap_.reset();
+    if (mode_ == Mode::Large) requestRegion();
 }
 
 void DpHeatmapView::setAlignedPair(const AlignedPair& pair) {
@@ -343,12 +351,19 @@ void DpHeatmapView::requestRegion() {
     const ScoringScheme scheme = scheme_;
     const AlignOptions options = options_;
     QThread* previous = worker_;
-    worker_ = QThread::create([self, query, target, scheme, options, request, cancel, generation, previous] {
+    auto saved = saved_rows_;
+    worker_ = QThread::create([self, query, target, scheme, options, request, cancel, generation, previous, saved] {
         if (previous) previous->wait();  // one pass at a time; the old one was cancelled
         std::shared_ptr<DpHeatmap> result;
         QString failure;
         try {
-            result = std::make_shared<DpHeatmap>(compute_dp_heatmap(*query, *target, scheme, options, request));
+            DpHeatmapRequest from_saved = request;
+            if (saved)
+                for (const DpRowCheckpoint& row : *saved)  // sorted: the last that fits is the nearest
+                    if (row.row <= request.region.row_begin && std::int64_t(row.H.size()) >= request.region.col_end &&
+                        std::int64_t(row.F.size()) >= request.region.col_end)
+                        from_saved.start = &row;
+            result = std::make_shared<DpHeatmap>(compute_dp_heatmap(*query, *target, scheme, options, from_saved));
         } catch (const Cancelled&) {
             return;
         } catch (const std::exception& e) {

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 class QCustomPlot;
 class QCPColorMap;
@@ -51,6 +52,10 @@ public:
     void loadFromProject(const store::Project& project, std::int64_t job_id, std::int64_t row = 0);
     // A heatmap the project saved (already block maxima, no refinement).
     void setStoredHeatmap(const store::Heatmap& heatmap);
+    // Rows of the current large pair saved by an earlier pass (a long-pair
+    // job's special rows): each zoomed pass starts from the nearest one above
+    // the region instead of row 0.
+    void setSavedRows(std::vector<DpRowCheckpoint> rows);
 
     void setState(DpState state);  // H, E or F
     DpState state() const { return state_; }
@@ -102,6 +107,7 @@ private:
     ScoringScheme scheme_;
     AlignOptions options_;
     std::shared_ptr<DpHeatmap> heatmap_;
+    std::shared_ptr<const std::vector<DpRowCheckpoint>> saved_rows_;
     std::optional<store::Heatmap> stored_;
     std::array<std::int64_t, 7> pending_{};  // region, grid and state being computed
     std::uint64_t generation_ = 0;

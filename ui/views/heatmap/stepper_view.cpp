@@ -136,10 +136,10 @@ DpStepperView::DpStepperView(QWidget* parent) : QWidget(parent) {
     step_->addItems({tr("Step by cell"), tr("Step by row"), tr("Step by anti-diagonal (GPU order)")});
     state_ = new QComboBox;
     state_->addItems({tr("H (best score)"), tr("E (gap in the query)"), tr("F (gap in the target)")});
-    auto* first = new QPushButton(tr("⏮ Start"));
+    auto* first = new QPushButton(tr("|< Start"));
     auto* back = new QPushButton(tr("◀ Back"));
     auto* forward = new QPushButton(tr("Forward ▶"));
-    auto* last = new QPushButton(tr("End ⏭"));
+    auto* last = new QPushButton(tr("End >|"));
     forward->setShortcut(Qt::Key_Right);
     back->setShortcut(Qt::Key_Left);
     status_ = new QLabel;

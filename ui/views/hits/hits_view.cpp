@@ -37,8 +37,9 @@ HitsView::HitsView(QWidget* parent) : QWidget(parent) {
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(table_);
     split->addWidget(below);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 2);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setSizes({320, 480});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(split);

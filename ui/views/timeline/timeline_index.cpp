@@ -129,7 +129,7 @@ TimelineRangeSummary TimelineIndex::summarize(double t_lo, double t_hi) const {
             if (e < t_lo) continue;
             const TimelineEvent& event = events_[lane.order[i]];
             ++summary.events;
-            if (event.category == "kernel") ++summary.kernels;
+            if (event.category == "kernel" || event.category == "cpu") ++summary.kernels;
             if (event.cells == 0) continue;
             const double overlap = std::min(e, t_hi) - std::max(s, t_lo);
             const double fraction = e > s ? std::clamp(overlap / (e - s), 0.0, 1.0) : 1.0;

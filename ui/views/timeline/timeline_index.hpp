@@ -45,7 +45,7 @@ struct TimelineSpan {
 struct TimelineRangeSummary {
     double duration_ns = 0;
     std::uint64_t events = 0;   // events overlapping the range
-    std::uint64_t kernels = 0;  // of them, category "kernel"
+    std::uint64_t kernels = 0;  // of them, compute work: GPU kernels (category "kernel") and CPU work items ("cpu")
     double cells = 0;           // DP cells of kernels and CPU work, prorated to the overlap
     double gcups() const { return duration_ns > 0 ? cells / duration_ns : 0; }  // cells per ns = Gcells/s
 };
