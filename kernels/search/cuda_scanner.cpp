@@ -61,7 +61,6 @@ double shape_cost(const DbscanShape& shape, int rows, double mean_length) {
 
 CudaScanner::CudaScanner(int device_index, DeviceInfo info) : device_(device_index), info_(std::move(info)) {}
 
-CudaScanner::~CudaScanner() = default;
 
 struct CudaScanner::Partition {
     std::size_t first = 0, last = 0;  // database positions
@@ -76,6 +75,36 @@ struct CudaScanner::Partition {
     DeviceBuffer<std::int32_t> lengths;
     bool resident = false;
 };
+
+struct CudaScanner::Slot {
+    cudaStream_t stream = nullptr;
+    DeviceBuffer<std::uint32_t> out;
+    PinnedBuffer<std::uint32_t> host_out;
+    DeviceBuffer<unsigned int> counter;
+    DeviceBuffer<uint2> scratch;  // strips of multi-tile profiles, one set per stream
+    cudaEvent_t done = nullptr;
+    bool busy = false;
+    // What the pending launch covers.
+    std::size_t first_plan = 0, last_plan = 0;
+    std::uint64_t cells = 0;
+    const Partition* partition = nullptr;
+};
+
+void CudaScanner::release_slots() {
+    for (auto& s : slots_) {
+        if (s->stream) {
+            (void)cudaStreamSynchronize(s->stream);
+            (void)cudaStreamDestroy(s->stream);
+        }
+        if (s->done) (void)cudaEventDestroy(s->done);
+    }
+    slots_.clear();
+}
+
+CudaScanner::~CudaScanner() {
+    (void)cudaSetDevice(device_);
+    release_slots();
+}
 
 CudaSite CudaScanner::site(const std::string& job) const { return {info_.id + " (" + info_.name + ")", job}; }
 
@@ -246,19 +275,6 @@ void fill_profile(std::uint32_t* out, const ProfilePlan& plan, const EncodedSequ
 
 }  // namespace
 
-struct CudaScanner::Slot {
-    cudaStream_t stream = nullptr;
-    DeviceBuffer<std::uint32_t> out;
-    PinnedBuffer<std::uint32_t> host_out;
-    DeviceBuffer<unsigned int> counter;
-    DeviceBuffer<uint2> scratch;  // strips of multi-tile profiles, one set per stream
-    cudaEvent_t done = nullptr;
-    bool busy = false;
-    // What the pending launch covers.
-    std::size_t first_plan = 0, last_plan = 0;
-    std::uint64_t cells = 0;
-    const Partition* partition = nullptr;
-};
 
 void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
                        JobContext& context) {
@@ -299,6 +315,7 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
         double best = 0;
         bool first = true;
         for (const DbscanShape& shape : search::dbscan_shapes(!narrow_)) {
+            if (blocks_per_sm(shape, false) == 0) continue;  // too much shared memory for this matrix
             const double cost = shape_cost(shape, plan.rows, mean_length);
             if (first || cost < best) {
                 best = cost;
@@ -306,6 +323,7 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
                 first = false;
             }
         }
+        if (first) throw Error(info_.id + ": no scan kernel fits " + std::to_string(letters_) + " matrix letters");
         plan.tiles = (plan.rows + plan.shape.tile_rows() - 1) / plan.shape.tile_rows();
         plans.push_back(plan);
     }
@@ -333,24 +351,26 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
 
     GpuTimeline timeline(context.timeline, info_.id, where);
     const int stream_count = std::clamp(setup_.streams > 0 ? setup_.streams : 2, 1, 8);
-    std::vector<Slot> slots(static_cast<std::size_t>(stream_count));
-    struct SlotCleanup {
-        std::vector<Slot>& slots;
-        ~SlotCleanup() {
-            for (Slot& s : slots) {
-                if (s.stream) {
-                    (void)cudaStreamSynchronize(s.stream);
-                    (void)cudaStreamDestroy(s.stream);
-                }
-                if (s.done) (void)cudaEventDestroy(s.done);
+    if (static_cast<int>(slots_.size()) != stream_count) {
+        release_slots();
+        for (int k = 0; k < stream_count; ++k) {
+            auto slot = std::make_unique<Slot>();
+            ALIGNSCOPE_CUDA(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking), where);
+            ALIGNSCOPE_CUDA(cudaEventCreateWithFlags(&slot->done, cudaEventDisableTiming), where);
+            slot->counter.reserve(1, where);
+            slots_.push_back(std::move(slot));
+        }
+    }
+    // An exception leaves no launch running on the buffers of this call.
+    struct Drain {
+        std::vector<std::unique_ptr<Slot>>& slots;
+        ~Drain() {
+            for (auto& s : slots) {
+                (void)cudaStreamSynchronize(s->stream);
+                s->busy = false;
             }
         }
-    } cleanup{slots};
-    for (Slot& s : slots) {
-        ALIGNSCOPE_CUDA(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), where);
-        ALIGNSCOPE_CUDA(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming), where);
-        s.counter.reserve(1, where);
-    }
+    } drain{slots_};
     cudaEvent_t began = nullptr, ended = nullptr;
     ALIGNSCOPE_CUDA(cudaEventCreate(&began), where);
     ALIGNSCOPE_CUDA(cudaEventCreate(&ended), where);
@@ -362,13 +382,13 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
         }
     } event_cleanup{began, ended};
 
-    DeviceBuffer<std::uint32_t> profiles;
-    DeviceBuffer<std::uint64_t> offsets;
-    DeviceBuffer<std::int32_t> tiles;
+    DeviceBuffer<std::uint32_t>& profiles = profiles_;
+    DeviceBuffer<std::uint64_t>& offsets = offsets_;
+    DeviceBuffer<std::int32_t>& tiles = tiles_;
     profiles.reserve(std::max<std::uint64_t>(words, 1), where);
     offsets.reserve(plans.size(), where);
     tiles.reserve(plans.size(), where);
-    cudaStream_t first_stream = slots.front().stream;
+    cudaStream_t first_stream = slots_.front()->stream;
     timeline.record(first_stream, {"H2D profiles", "copy", 0, words * 4, 0}, [&] {
         ALIGNSCOPE_CUDA(cudaMemcpyAsync(profiles.data(), host_profiles.data(), words * 4, cudaMemcpyHostToDevice,
                                         first_stream), where);
@@ -440,7 +460,7 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
     std::size_t next_slot = 0;
     for (Partition& part : partitions_) {
         if (!part.resident) {
-            for (Slot& s : slots) collect(s);
+            for (auto& s : slots_) collect(*s);
             upload(part, &timeline, first_stream);
         }
         const std::size_t count = part.last - part.first;
@@ -461,8 +481,9 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
                 multi_tile |= plans[end].tiles > 1;
                 ++end;
             }
-            Slot& slot = slots[next_slot];
-            next_slot = (next_slot + 1) % slots.size();
+            Slot& slot = *slots_[next_slot];
+            const int lane = static_cast<int>(next_slot);
+            next_slot = (next_slot + 1) % slots_.size();
             collect(slot);
             const std::size_t n_plans = end - k;
             slot.out.reserve(n_plans * count, where);
@@ -505,11 +526,11 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
             const std::string name = search::dbscan_kernel_name(shape, linear);
             kernel_names.insert(name);
             ALIGNSCOPE_CUDA(cudaMemsetAsync(slot.counter.data(), 0, sizeof(unsigned int), slot.stream), where);
-            timeline.record(slot.stream, {name, "kernel", static_cast<int>(&slot - slots.data()), 0, real_cells}, [&] {
+            timeline.record(slot.stream, {name, "kernel", lane, 0, real_cells}, [&] {
                 ALIGNSCOPE_CUDA(search::launch_dbscan(shape, false, params, blocks, slot.stream), where);
             });
             const std::size_t out_bytes = n_plans * count * sizeof(std::uint32_t);
-            timeline.record(slot.stream, {"D2H scores", "copy", static_cast<int>(&slot - slots.data()), out_bytes, 0}, [&] {
+            timeline.record(slot.stream, {"D2H scores", "copy", lane, out_bytes, 0}, [&] {
                 ALIGNSCOPE_CUDA(cudaMemcpyAsync(slot.host_out.data(), slot.out.data(), out_bytes, cudaMemcpyDeviceToHost,
                                                 slot.stream), where);
             });
@@ -521,20 +542,20 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
             slot.partition = &part;
             k = end;
         }
-        for (Slot& s : slots) collect(s);
+        for (auto& s : slots_) collect(*s);
         // Rescoring needs this partition on the device, so it happens now.
         std::vector<Saturated> mine;
         for (const Saturated& s : saturated)
             if (s.position >= part.first && s.position < part.last) mine.push_back(s);
         if (!mine.empty()) {
-            recompute(mine, part, queries, scores, timeline, slots.front().stream);
+            recompute(mine, part, queries, scores, timeline, slots_.front()->stream);
             stats_.recomputed += mine.size();
             kernel_names.insert(search::dbscan_kernel_name(DbscanShape{32, 16, true}, linear));
         }
         ++partitions_done;
         report(queries_finished);
     }
-    for (Slot& s : slots) ALIGNSCOPE_CUDA(cudaEventRecord(ended, s.stream), where);
+    for (auto& s : slots_) ALIGNSCOPE_CUDA(cudaEventRecord(ended, s->stream), where);
     ALIGNSCOPE_CUDA(cudaDeviceSynchronize(), where);
     float ms = 0;
     ALIGNSCOPE_CUDA(cudaEventElapsedTime(&ms, began, ended), where);

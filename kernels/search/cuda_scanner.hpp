@@ -11,6 +11,7 @@
 #include <alignscope/search/scan.hpp>
 
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -45,6 +46,7 @@ private:
     CudaSite site(const std::string& job) const;
     void select_device() const;
     void upload(Partition& part, GpuTimeline* timeline, cudaStream_t stream);
+    void release_slots();
     int blocks_per_sm(const search::DbscanShape& shape, bool explicit_items);
     void recompute(const std::vector<Saturated>& pairs, const Partition& part,
                    std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
@@ -62,7 +64,11 @@ private:
     int sm_count_ = 1;
     std::uint64_t budget_ = 0;
     std::vector<Partition> partitions_;
-    DeviceBuffer<uint2> scratch_;
+    DeviceBuffer<uint2> scratch_;  // strips of the 32-bit rescoring pass
+    std::vector<std::unique_ptr<Slot>> slots_;  // one per stream, kept across scans
+    DeviceBuffer<std::uint32_t> profiles_;
+    DeviceBuffer<std::uint64_t> offsets_;
+    DeviceBuffer<std::int32_t> tiles_;
     std::map<int, std::pair<int, int>> occupancy_;  // shape key -> (letters, blocks per SM)
     ScanStats stats_;
 };
