@@ -1,0 +1,427 @@
+// `alignscope-cli search -q QUERIES -d DATABASE`: every query against every
+// database sequence (score-only scan on the chosen device), the K best hits
+// per query aligned in full, with bit scores and E-values where published
+// Karlin-Altschul parameters exist. Also `search --verify` (the scanner
+// against the CPU over whole databases) and `search --bench` (CUDASW++4.0's
+// three workloads).
+//
+// Defaults differ from `align` on purpose: local mode, and gap penalties that
+// BLAST publishes statistics for (the matrix's BLAST default, e.g. BLOSUM62
+// open 12 / extend 1 = BLAST 11/1), so that E-values exist out of the box.
+#include "cli_commands.hpp"
+#include "cli_options.hpp"
+#include "cli_progress.hpp"
+
+#include <alignscope/error.hpp>
+#include <alignscope/io/alignment_format.hpp>
+#include <alignscope/io/atomic_file.hpp>
+#include <alignscope/search/bench_search.hpp>
+#include <alignscope/search/search.hpp>
+#include <alignscope/search/verify_search.hpp>
+#include <alignscope/seq/sequence_reader.hpp>
+
+#ifdef ALIGNSCOPE_WITH_CUDA
+#include <alignscope/kernels/search_scanners.hpp>
+#endif
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <optional>
+
+namespace alignscope::cli {
+namespace {
+
+struct SearchFlags {
+    std::string query_path, database_path;
+    std::size_t top = 10;
+    std::optional<double> min_score;
+    std::optional<double> max_evalue;
+    std::string format = "tsv";
+    std::string output = "-";
+    bool no_traceback = false;
+    std::string db_cache;  // directory, or "off"
+    std::size_t query_batch = 0;
+    bool quiet = false;
+    ScoringFlags scoring;
+    DeviceFlags device;
+    // --verify
+    bool verify = false;
+    std::uint64_t seed = 1;
+    std::size_t verify_queries = 24;
+    std::size_t verify_sequences = 2000;
+    std::size_t real_queries = 0, real_sequences = 0;
+    bool no_random = false;
+    std::string reference = "cpu";
+    // --bench
+    bool bench = false;
+    std::vector<std::string> bench_devices;
+    std::vector<std::string> bench_cases;
+    int repeat = 3;
+    double cpu_seconds = 10;
+    std::size_t bench_queries = 0;
+    std::size_t synthetic_sequences = 1'000'000;
+    bool quick = false;
+    std::string json;
+};
+
+// BLAST's default gap costs per matrix (existence + extension in our
+// convention), the row its statistics tables mark as the matrix's best.
+std::optional<std::pair<double, double>> blast_default_gaps(const std::string& matrix) {
+    static const std::map<std::string, std::pair<double, double>> defaults = {
+        {"BLOSUM45", {16, 2}}, {"BLOSUM50", {15, 2}}, {"BLOSUM62", {12, 1}}, {"BLOSUM80", {11, 1}},
+        {"PAM30", {10, 1}},    {"PAM70", {11, 1}},    {"PAM250", {16, 2}},  {"EDNAFULL", {16, 6}},
+    };
+    if (auto it = defaults.find(matrix); it != defaults.end()) return it->second;
+    return std::nullopt;
+}
+
+ScoringScheme search_scheme(const SearchFlags& flags, AlphabetKind alphabet, std::string& note) {
+    ScoringFlags scoring = flags.scoring;
+    if (!scoring.gap_open && !scoring.gap_extend) {
+        std::string matrix = scoring.matrix;
+        if (matrix.empty() && !scoring.match) matrix = alphabet == AlphabetKind::Protein ? "BLOSUM62" : "EDNAFULL";
+        std::string upper;
+        for (char c : matrix) upper.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+        if (upper == "DNAFULL") upper = "EDNAFULL";
+        else if (upper.size() > 1 && upper[0] == 'E' && blast_default_gaps(upper.substr(1))) upper = upper.substr(1);
+        if (scoring.match && scoring.mismatch && *scoring.match == 2 && *scoring.mismatch == -3) {
+            scoring.gap_open = 7;  // BLASTN's 5/2
+            scoring.gap_extend = 2;
+        } else if (const auto gaps = blast_default_gaps(upper)) {
+            scoring.gap_open = gaps->first;
+            scoring.gap_extend = gaps->second;
+        } else {
+            note = "search: no BLAST default gap costs for this matrix; using the general default open 10, extend 0.5";
+        }
+    }
+    return scoring.scheme(alphabet);
+}
+
+std::unique_ptr<ScannerRegistry> scanner_registry() {
+    auto registry = make_cpu_scanner_registry();
+#ifdef ALIGNSCOPE_WITH_CUDA
+    kernels::register_cuda_scanners(*registry);
+#else
+    DeviceInfo gpu;
+    gpu.id = "gpu";
+    gpu.kind = "gpu";
+    gpu.name = "CUDA GPUs";
+    gpu.unavailable_reason = "this build has no CUDA backend (nvcc was not found, or ALIGNSCOPE_CUDA=OFF)";
+    registry->add_unavailable(gpu);
+#endif
+    return registry;
+}
+
+// The scanner spec for a setup: the user's, or for "auto" the CPU when the
+// GPUs cannot run the setup (then `note` says why).
+std::string scanner_spec(const ScannerRegistry& registry, const std::string& spec, const ScanSetup& setup,
+                         std::string& note) {
+    for (const std::string& id : registry.resolve(spec)) {
+        const ScanCapability can = registry.capability(id, setup);
+        if (can.supported) continue;
+        std::string lowered;
+        for (char c : spec) lowered.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+        if (lowered == "auto") {
+            note = "search: " + id + " cannot scan this: " + can.reason + "; scanning on the CPU instead";
+            return "cpu";
+        }
+        throw Error("--device " + spec + ": " + id + " cannot scan this: " + can.reason);
+    }
+    return spec;
+}
+
+int run_verify(const SearchFlags& flags) {
+    const auto registry = scanner_registry();
+    SearchVerifyOptions options;
+    options.device = flags.device.device;
+    options.reference = flags.reference;
+    options.top = flags.top;
+    options.seed = flags.seed;
+    options.random_queries = flags.verify_queries;
+    options.random_sequences = flags.verify_sequences;
+    options.random_cases = !flags.no_random;
+    options.query_path = flags.query_path;
+    options.database_path = flags.database_path;
+    options.real_queries = flags.real_queries;
+    options.real_sequences = flags.real_sequences;
+    if (flags.db_cache != "off") options.database_cache_directory = flags.db_cache;
+    if (flags.device.threads < 0) throw Error("--threads must be 0 (all cores) or positive");
+    options.threads = flags.device.threads;
+    options.streams = flags.device.streams;
+    options.gpu_memory_budget = flags.device.gpu_memory_bytes();
+    SearchVerifyCallbacks callbacks;
+    callbacks.mismatch = [](const std::string& line) { std::cout << "MISMATCH " << line << '\n'; };
+    callbacks.case_done = [](const SearchVerifyCase& c) {
+        if (c.skipped) {
+            std::cout << "SKIPPED " << c.name << ": " << c.skip_reason << '\n';
+            return;
+        }
+        char text[512];
+        std::snprintf(text, sizeof text,
+                      "%s %s: %llu queries x %llu sequences, %llu scores compared, %llu differ, %llu queries failed, "
+                      "%llu/%llu spot checks failed, %llu rescored at 32 bits, %.2f s tested (%s), %.2f s reference",
+                      c.passed() ? "PASS" : "FAIL", c.name.c_str(), static_cast<unsigned long long>(c.queries),
+                      static_cast<unsigned long long>(c.sequences), static_cast<unsigned long long>(c.scores_compared),
+                      static_cast<unsigned long long>(c.score_mismatches),
+                      static_cast<unsigned long long>(c.queries_failed), static_cast<unsigned long long>(c.spot_failed),
+                      static_cast<unsigned long long>(c.spot_checked), static_cast<unsigned long long>(c.recomputed),
+                      c.tested_seconds, c.tested_kernels.c_str(), c.reference_seconds);
+        std::cout << text << '\n' << std::flush;
+    };
+    JobContext context;
+    context.cancel = &interrupt_token();
+    const SearchVerifySummary summary = verify_search(*registry, options, callbacks, context);
+    std::size_t failed = 0, skipped = 0;
+    for (const SearchVerifyCase& c : summary.cases) {
+        failed += c.passed() ? 0 : 1;
+        skipped += c.skipped ? 1 : 0;
+    }
+    std::cout << summary.cases.size() - failed - skipped << " cases passed, " << failed << " failed, " << skipped
+              << " skipped (" << summary.tested_device << " against " << summary.reference_device << ")\n";
+    return failed ? 1 : 0;
+}
+
+int run_bench(const SearchFlags& flags, CliContext& context) {
+    const auto registry = scanner_registry();
+    SearchBenchOptions options;
+    if (!flags.bench_devices.empty()) options.devices = flags.bench_devices;
+    else {
+        options.devices = {flags.device.device};
+        // Always measure the CPU SIMD scanner beside the chosen device.
+        const auto ids = registry->resolve(flags.device.device);
+        if (!(ids.size() == 1 && ids.front() == "cpu")) options.devices.push_back("cpu");
+    }
+    options.cases = flags.bench_cases;
+    if (!flags.query_path.empty()) options.query_path = flags.query_path;
+    if (!flags.database_path.empty()) options.database_path = flags.database_path;
+    options.max_queries = flags.bench_queries;
+    options.synthetic_sequences = flags.synthetic_sequences;
+    options.repeat = flags.repeat;
+    options.cpu_seconds = flags.cpu_seconds;
+    options.top = flags.top;
+    options.query_batch = flags.query_batch;
+    if (flags.quick) {
+        options.repeat = 1;
+        options.warmup = 0;
+        options.cpu_seconds = std::min(options.cpu_seconds, 2.0);
+        if (flags.synthetic_sequences == 1'000'000) options.synthetic_sequences = 20'000;
+        if (!flags.bench_queries) options.max_queries = 20;
+    }
+    if (flags.device.threads < 0) throw Error("--threads must be 0 (all cores) or positive");
+    options.threads = flags.device.threads;
+    options.streams = flags.device.streams;
+    options.gpu_memory_budget = flags.device.gpu_memory_bytes();
+    options.seed = flags.seed;
+    options.cancel = &interrupt_token();
+    std::optional<AtomicOutput> json;
+    if (!flags.json.empty()) json.emplace(flags.json);
+    SearchBenchCallbacks callbacks;
+    callbacks.note = [](const std::string& text) { std::cerr << "search --bench: " << text << '\n'; };
+    callbacks.point = [](const SearchBenchPoint& p) {
+        std::cerr << "search --bench: " << p.case_name << " on " << p.device << ": " << p.gcups_scan << " GCUPS\n";
+    };
+    const SearchBenchReport report = run_search_bench(*registry, context.registry.get(), options, callbacks);
+    write_search_bench_table(std::cout, report);
+    if (json) {
+        write_search_bench_json(json->stream(), report);
+        json->commit();
+    }
+    return report.points.empty() ? 2 : 0;
+}
+
+int run_search_command(const SearchFlags& flags, CliContext& context) {
+    if (flags.verify) return run_verify(flags);
+    if (flags.bench) return run_bench(flags, context);
+    if (flags.query_path.empty()) throw Error("search: -q/--queries is required");
+    if (flags.database_path.empty()) throw Error("search: -d/--database is required");
+    if (flags.top == 0) throw Error("--top must be at least 1");
+    if (flags.max_evalue && !(*flags.max_evalue > 0 && std::isfinite(*flags.max_evalue)))
+        throw Error("--evalue must be a positive number");
+    const OutputFormat format = parse_output_format(flags.format);
+    if (format == OutputFormat::Sam) throw Error("--format sam is not offered by search; use tsv, json or pair");
+    if (format == OutputFormat::Pair && flags.no_traceback)
+        throw Error("--format pair shows alignments; drop --no-traceback or use tsv/json");
+    auto say = [&](const std::string& text) {
+        if (!flags.quiet) std::cerr << text << '\n';
+    };
+
+    AlignOptions options = flags.scoring.align_options();
+    ReadOptions read_options;
+    read_options.alphabet = flags.scoring.alphabet_override();
+    const SequenceSet queries = read_sequences(flags.query_path, read_options);
+    if (queries.records.empty()) throw Error(flags.query_path + ": no sequences");
+
+    DatabaseCacheOptions cache;
+    cache.enabled = flags.db_cache != "off";
+    if (cache.enabled) cache.directory = flags.db_cache;
+    cache.alphabet = flags.scoring.alphabet_override();
+    TerminalProgress parse_progress("reading database");
+    const PreparedDatabaseLoad load = prepare_database(flags.database_path, cache, [&](std::uint64_t done, std::uint64_t total) {
+        interrupt_token().throw_if_cancelled();
+        Progress p;
+        p.cells_done = done;
+        p.cells_total = total;
+        parse_progress(p);
+    });
+    parse_progress.finish();
+    if (load.outcome == CacheOutcome::Rebuilt || load.outcome == CacheOutcome::Unwritable) say("search: " + load.reason);
+    const PreparedDatabase& database = load.database;
+    const bool q_nucleotide = queries.alphabet != AlphabetKind::Protein;
+    const bool d_nucleotide = database.alphabet != AlphabetKind::Protein;
+    if (q_nucleotide != d_nucleotide)
+        throw Error(flags.query_path + " holds " + std::string(to_string(queries.alphabet)) + " but " +
+                    flags.database_path + " holds " + std::string(to_string(database.alphabet)) +
+                    " sequences (use --alphabet to override detection)");
+
+    std::string scheme_note;
+    const ScoringScheme scheme = search_scheme(flags, queries.alphabet, scheme_note);
+    if (!scheme_note.empty()) say(scheme_note);
+    if (flags.device.threads < 0) throw Error("--threads must be 0 (all cores) or positive");
+    if (flags.device.streams < 0 || flags.device.streams > 64) throw Error("--streams must be between 1 and 64");
+
+    const auto registry = scanner_registry();
+    ScanSetup setup;
+    setup.scheme = scheme;
+    setup.options = options;
+    std::string device_note;
+    const std::string spec = scanner_spec(*registry, flags.device.device, setup, device_note);
+    if (!device_note.empty()) say(device_note);
+    std::unique_ptr<DatabaseScanner> scanner = registry->create(spec);
+    Backend* aligner = nullptr;
+    if (!flags.no_traceback) aligner = &context.registry->select(spec);
+
+    AtomicOutput out(flags.output);
+    std::optional<AtomicOutput> timeline_out;
+    if (!flags.device.timeline.empty()) timeline_out.emplace(flags.device.timeline);
+    TimelineRecorder timeline;
+
+    WriterContext writer_context;
+    writer_context.command_line = context.command_line;
+    writer_context.scheme = scheme;
+    auto writer = AlignmentWriter::create(format, out.stream(), std::move(writer_context));
+    writer->begin();
+
+    SearchOptions search;
+    search.top = flags.top;
+    search.min_score = flags.min_score;
+    search.max_evalue = flags.max_evalue;
+    search.traceback = !flags.no_traceback;
+    search.query_batch = flags.query_batch;
+    TerminalProgress progress("search");
+    JobContext job;
+    job.cancel = &interrupt_token();
+    job.timeline = &timeline;
+    job.progress = [&progress](const Progress& p) { progress(p); };
+    SearchCallbacks callbacks;
+    callbacks.note = [&](const std::string& text) { (void)text; };
+    callbacks.query_done = [&](const QueryHits& hits) {
+        const Sequence& query = queries.records[hits.query_index];
+        for (const SearchHit& hit : hits.hits) {
+            AlignmentExtras extras;
+            extras.rank = hit.rank;
+            extras.bits = hit.bits;
+            extras.evalue = hit.evalue;
+            extras.db_size = database.residue_count();
+            const Sequence target = database.sequence(hit.position);
+            writer->write(hit.alignment, query, target, extras);
+        }
+    };
+    const SearchSummary summary = run_search(queries.records, database, scheme, options, *scanner, aligner, search,
+                                             callbacks, job, flags.device.threads, flags.device.streams,
+                                             flags.device.gpu_memory_bytes());
+    progress.finish();
+    writer->end();
+    out.commit();
+    if (timeline_out) {
+        write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
+        timeline_out->commit();
+    }
+    if (!summary.statistics) say("search: " + summary.statistics_note);
+    if (!flags.quiet) {
+        char text[512];
+        std::snprintf(text, sizeof text,
+                      "search: %llu queries x %llu sequences (%llu residues, cache %s), %llu hits; scan %.3f s on %s "
+                      "(%.1f GCUPS), traceback %.3f s on %s",
+                      static_cast<unsigned long long>(summary.queries),
+                      static_cast<unsigned long long>(summary.database_sequences),
+                      static_cast<unsigned long long>(summary.database_residues),
+                      std::string(to_string(load.outcome)).c_str(), static_cast<unsigned long long>(summary.hits),
+                      summary.scan_seconds, summary.scan_device.c_str(),
+                      summary.scan_seconds > 0 ? static_cast<double>(summary.cells) / summary.scan_seconds / 1e9 : 0.0,
+                      summary.traceback_seconds, summary.traceback_device.empty() ? "-" : summary.traceback_device.c_str());
+        std::cerr << text << '\n';
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_search_command(CLI::App& app, CliContext& context) {
+    auto flags = std::make_shared<SearchFlags>();
+    CLI::App* command = app.add_subcommand(
+        "search",
+        "Search a sequence database: the K best hits per query (score-only scan on the device, then full "
+        "alignments), with bit scores and E-values. Also --verify (the scanner against the CPU) and --bench "
+        "(CUDASW++4.0's workloads)");
+    command->add_option("-q,--queries", flags->query_path, "FASTA/FASTQ file (plain or gzip) of query sequences");
+    command->add_option("-d,--database", flags->database_path,
+                        "FASTA file (plain or gzip) of database sequences; prepared once and cached beside it");
+    command->add_option("--top", flags->top, "Hits to report per query (K)")->capture_default_str();
+    command->add_option("--min-score", flags->min_score, "Report only hits scoring at least this (user units)");
+    command->add_option("--evalue", flags->max_evalue,
+                        "Report only hits with an E-value at most this (needs published statistics)");
+    command->add_option("--format", flags->format, "Output: tsv, json (JSON Lines) or pair")->capture_default_str();
+    command->add_option("-o,--output", flags->output, "Output file [default: standard output]");
+    command->add_flag("--no-traceback", flags->no_traceback, "Scores only: no alignments for the hits");
+    command->add_option("--db-cache", flags->db_cache,
+                        "Directory for the prepared-database cache, or 'off' [default: beside the FASTA, else "
+                        "~/.cache/alignscope]");
+    command->add_option("--query-batch", flags->query_batch, "Queries per scan call [default: as many as fit 1 GiB of scores]");
+    command->add_flag("--quiet", flags->quiet, "No summary or notes on standard error");
+    flags->scoring.add_to(*command, "local");
+    if (CLI::Option* o = command->get_option("--gap-open"))
+        o->description("Cost of a gap of length 1; a gap of length k costs open + (k-1)*extend [search default: "
+                       "BLAST's for the matrix so E-values exist, e.g. BLOSUM62 12 (BLAST 11/1), BLOSUM45/PAM250 16, "
+                       "PAM30 10, EDNAFULL 16; else 10]");
+    if (CLI::Option* o = command->get_option("--gap-extend"))
+        o->description("Cost of each further gap position [search default: BLAST's for the matrix, e.g. BLOSUM62 1, "
+                       "EDNAFULL 6; else 0.5]");
+    flags->device.add_to(*command, "auto");
+
+    command->add_flag("--verify", flags->verify,
+                      "Check the scanner of --device against --reference over whole databases: seeded random cases, "
+                      "plus -q/-d as real data when given; exit 1 when any score differs");
+    command->add_option("--reference", flags->reference, "Reference scanner for --verify: cpu or cpu-ref")
+        ->capture_default_str();
+    command->add_option("--seed", flags->seed, "Seed of the random --verify cases and synthetic --bench data")
+        ->capture_default_str();
+    command->add_option("--verify-queries", flags->verify_queries, "Queries per random --verify case")
+        ->capture_default_str();
+    command->add_option("--verify-sequences", flags->verify_sequences, "Database sequences per random --verify case")
+        ->capture_default_str();
+    command->add_option("--real-queries", flags->real_queries, "--verify: use only the first N queries of -q [default: all]");
+    command->add_option("--real-sequences", flags->real_sequences,
+                        "--verify: use only the first N records of -d [default: all]");
+    command->add_flag("--no-random", flags->no_random, "--verify: skip the random cases (real data only)");
+
+    command->add_flag("--bench", flags->bench,
+                      "Measure scan GCUPS on CUDASW++4.0's workloads (mmseqs2-examples queries against DB, DB x10, and "
+                      "1,000,000 x 256 synthetic) on --device and the CPU SIMD scanner");
+    command->add_option("--bench-devices", flags->bench_devices, "Devices to measure [default: --device and cpu]");
+    command->add_option("--bench-cases", flags->bench_cases, "Cases: mmseqs, mmseqs-x10, synthetic [default: all]");
+    command->add_option("--bench-queries", flags->bench_queries, "Use only the first N queries [default: all 500]");
+    command->add_option("--synthetic-sequences", flags->synthetic_sequences, "Sequences of the synthetic case")
+        ->capture_default_str();
+    command->add_option("--repeat", flags->repeat, "Timed runs per point (the median is reported)")->capture_default_str();
+    command->add_option("--cpu-seconds", flags->cpu_seconds, "Approximate seconds per CPU run (a query subset)")
+        ->capture_default_str();
+    command->add_flag("--quick", flags->quick, "A short bench: 20 queries, 20,000 synthetic sequences, one run");
+    command->add_option("--json", flags->json, "Also write the bench report as JSON to this file");
+    command->callback([flags, &context] {
+        context.action = [flags, &context] { return run_search_command(*flags, context); };
+    });
+}
+
+}  // namespace alignscope::cli
