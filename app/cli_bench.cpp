@@ -2,11 +2,13 @@
 // and the CPU SIMD backend in the same run; a table on the terminal and the
 // whole report as JSON.
 #include "cli_commands.hpp"
+#include "cli_project_flag.hpp"
 #include "cli_options.hpp"
 #include "cli_progress.hpp"
 
 #include <alignscope/bench/bench.hpp>
 #include <alignscope/device/timeline.hpp>
+#include <alignscope/io/atomic_file.hpp>
 #include <alignscope/error.hpp>
 
 #include <cstdio>
@@ -35,6 +37,7 @@ struct BenchFlags {
     std::string gpu_mem;
     std::string json;
     std::string timeline;
+    ProjectFlag project;
     bool quick = false;
     bool no_sweeps = false;
 
@@ -149,9 +152,36 @@ int run_bench_command(BenchFlags flags, CliContext& context) {
     table << "\n";
     print_header(table);
 
+    store::JobSpec spec;
+    spec.command = "bench";
+    spec.algorithm = "bench";
+    spec.devices = device.info().id;
+    spec.threads = flags.threads;
+    spec.gpu_memory_budget = options.gpu_memory_budget;
+    spec.driver_version = device.info().driver_version;
+    spec.command_line = context.command_line;
+    spec.parameters["cpu_device"] = flags.cpu_device;
+    spec.parameters["pairs"] = std::to_string(flags.pairs);
+    spec.parameters["repeat"] = std::to_string(flags.repeat);
+    spec.parameters["seed"] = std::to_string(flags.seed);
+    std::unique_ptr<store::JobRecording> recording = flags.project.begin(spec);
+    // Open the outputs before the work so a bad path fails fast; they appear whole or not at all.
+    std::optional<AtomicOutput> json_out, timeline_out;
+    if (!flags.json.empty() && !json_to_stdout) json_out.emplace(flags.json);
+    if (!flags.timeline.empty()) timeline_out.emplace(flags.timeline);
+
     BenchCallbacks callbacks;
-    callbacks.point = [&table](const BenchPoint& point) { print_row(table, point); };
-    const BenchReport report = run_bench(backends, options, callbacks);
+    callbacks.point = [&table, &recording](const BenchPoint& point) {
+        print_row(table, point);
+        if (recording) recording->add_bench_points({to_store_point(point)});  // the GUI sees points as they arrive
+    };
+    BenchReport report;
+    try {
+        report = run_bench(backends, options, callbacks);
+    } catch (...) {
+        ProjectFlag::record_failure(recording.get());
+        throw;
+    }
 
     table << "\n";
     for (const auto& line : preamble) table << "note: " << line << "\n";
@@ -164,20 +194,19 @@ int run_bench_command(BenchFlags flags, CliContext& context) {
     with_preamble.notes.insert(with_preamble.notes.begin(), preamble.begin(), preamble.end());
     if (json_to_stdout) {
         write_bench_json(std::cout, with_preamble);
-    } else if (!flags.json.empty()) {
-        std::ofstream out(flags.json, std::ios::binary);
-        if (!out) throw Error("--json: cannot write '" + flags.json + "'");
-        write_bench_json(out, with_preamble);
-        out.close();
-        if (!out) throw Error("--json: writing '" + flags.json + "' failed");
+    } else if (json_out) {
+        write_bench_json(json_out->stream(), with_preamble);
+        json_out->commit();
         table << "wrote " << flags.json << "\n";
     }
-    if (!flags.timeline.empty()) {
-        std::ofstream out(flags.timeline, std::ios::binary);
-        if (!out) throw Error("--timeline: cannot write '" + flags.timeline + "'");
-        write_chrome_trace(out, recorder.events(), recorder.clock_source());
-        out.close();
-        if (!out) throw Error("--timeline: writing '" + flags.timeline + "' failed");
+    if (timeline_out) {
+        write_chrome_trace(timeline_out->stream(), recorder.events(), recorder.clock_source());
+        timeline_out->commit();
+    }
+    if (recording) {
+        if (!flags.timeline.empty()) recording->add_timeline(recorder.events(), recorder.clock_source());
+        recording->finish_done();
+        table << "recorded as job " << recording->job_id() << " in " << flags.project.path << "\n";
     }
     table << std::flush;
     return 0;
@@ -222,6 +251,7 @@ void add_bench_command(CLI::App& app, CliContext& context) {
     command->add_flag("--no-sweeps", flags->no_sweeps, "Standard cases only");
     command->callback(
         [flags, &context] { context.action = [flags, &context] { return run_bench_command(*flags, context); }; });
+    flags->project.add_to(*command);
 }
 
 }  // namespace alignscope::cli

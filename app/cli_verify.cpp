@@ -2,6 +2,7 @@
 // reference, prints every mismatch and ends with "N passed, N failed"; exit
 // status 1 when anything failed.
 #include "cli_commands.hpp"
+#include "cli_project_flag.hpp"
 #include "cli_options.hpp"
 #include "cli_progress.hpp"
 
@@ -29,6 +30,7 @@ struct VerifyFlags {
     std::uint64_t seed = 1;
     bool scores_only = false;
     std::string reference = "cpu-ref";
+    ProjectFlag project;
 };
 
 bool stderr_is_terminal() {
@@ -85,7 +87,35 @@ int run_verify(const VerifyFlags& flags, CliContext& context) {
             std::cerr << "\rverify: " << done << "/" << total << " pairs" << std::flush;
         };
 
-    const VerifySummary summary = verify_backend(tested, reference, options, callbacks, job_context);
+    store::JobSpec spec;
+    spec.command = "verify";
+    spec.algorithm = "verify";
+    spec.devices = tested_info.id;
+    spec.streams = options.streams;
+    spec.threads = options.threads;
+    spec.kernel = options.kernel;
+    spec.gpu_memory_budget = options.gpu_memory_budget;
+    spec.driver_version = tested_info.driver_version;
+    spec.command_line = context.command_line;
+    spec.parameters["reference"] = reference_info.id;
+    spec.parameters["pairs"] = std::to_string(options.pairs);
+    spec.parameters["seed"] = std::to_string(options.seed);
+    std::unique_ptr<store::JobRecording> recording = flags.project.begin(spec);
+    VerifySummary summary;
+    try {
+        summary = verify_backend(tested, reference, options, callbacks, job_context);
+    } catch (...) {
+        ProjectFlag::record_failure(recording.get());
+        throw;
+    }
+    if (recording) {
+        if (!flags.device.timeline.empty()) recording->add_timeline(recorder.events(), recorder.clock_source());
+        if (summary.failed)
+            recording->finish_failed(std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) +
+                                     " failed");
+        else
+            recording->finish_done();
+    }
     if (show_progress) std::cerr << "\r\033[K" << std::flush;
 
     if (!flags.device.timeline.empty()) {
@@ -125,6 +155,7 @@ void add_verify_command(CLI::App& app, CliContext& context) {
         ->capture_default_str();
     command->add_flag("--scores-only", flags->scores_only,
                       "Check scores and coordinates only (no traceback jobs)");
+    flags->project.add_to(*command);
     command->callback([flags, &context] { context.action = [flags, &context] { return run_verify(*flags, context); }; });
 }
 

@@ -148,6 +148,37 @@ private:
     std::unique_ptr<DeviceRegistry> registry_ = make_cpu_registry();
 
 private slots:
+    // parasail's 8-bit local scan kernel returns wrong, unflagged scores for long
+    // queries against very short targets (found by verify); the backend must not
+    // use it. Many long random queries against 1-3 residue targets, linear and
+    // affine gaps, every score compared with the reference.
+    void long_query_against_tiny_target()
+    {
+        std::mt19937 rng(20261121);
+        std::vector<Sequence> queries, targets;
+        for (int k = 0; k < 60; ++k) {
+            queries.push_back({"q" + std::to_string(k), "", random_residues(rng, Kind::Dna, 1500 + rng() % 6000), ""});
+            targets.push_back({"t" + std::to_string(k), "", random_residues(rng, Kind::Dna, 1 + rng() % 3), ""});
+        }
+        for (const auto& [open, extend] : {std::pair{2.0, 2.0}, std::pair{3.0, 1.0}, std::pair{4.0, 4.0}}) {
+            PairJob job;
+            job.queries = &queries;
+            job.targets = &targets;
+            for (std::uint32_t k = 0; k < queries.size(); ++k) job.pairs.emplace_back(k, k);
+            job.scheme = ScoringScheme::create(SubstitutionMatrix::match_mismatch(1, -1), open, extend);
+            job.options.mode = AlignmentMode::Local;
+            job.options.traceback = false;
+            JobContext context;
+            const auto simd = backend(*registry_, "cpu").align_pairs(job, context);
+            const auto reference = backend(*registry_, "cpu-ref").align_pairs(job, context);
+            for (std::size_t k = 0; k < simd.size(); ++k) {
+                QCOMPARE(simd[k].score, reference[k].score);
+                QCOMPARE(simd[k].query_end, reference[k].query_end);
+                QCOMPARE(simd[k].target_end, reference[k].target_end);
+            }
+        }
+    }
+
     void agree_with_reference_data()
     {
         QTest::addColumn<QString>("device");
@@ -551,8 +582,10 @@ private slots:
                                                {int(AlignmentMode::SemiGlobal), "tb,qe"}};
         for (const auto& [mode, free] : modes) {
             const QString name = QString::fromStdString(std::string(to_string(AlignmentMode(mode)))) + "[" + free + "] ";
-            for (const QString suffix : {"striped_s8", "striped_s16", "striped_s32", "scan_s8", "scan_s16", "scan_s32"})
+            for (const QString suffix : {"striped_s8", "striped_s16", "striped_s32", "scan_s8", "scan_s16", "scan_s32"}) {
+                if (mode == int(AlignmentMode::Local) && suffix == "scan_s8") continue;  // refused: see forced_kernel_errors
                 QTest::newRow(qPrintable(name + suffix)) << "cpu" << mode << free << suffix;
+            }
             for (const QString suffix : {"scalar_s64", "myersmiller_s64"})
                 QTest::newRow(qPrintable(name + suffix)) << "cpu-ref" << mode << free << suffix;
         }
@@ -611,7 +644,10 @@ private slots:
         QTest::newRow("wrong gap model") << "cpu" << "affine" << "sw_linear_scan_s16" << 30 << "sw_affine_scan_s16";
         QTest::newRow("striped with linear gaps") << "cpu" << "linear" << "sw_linear_striped_s16" << 30
                                                   << "wrong scores with linear gaps";
-        QTest::newRow("8-bit overflow") << "cpu" << "affine" << "sw_affine_scan_s8" << 400 << "overflow its 8-bit lanes";
+        QTest::newRow("8-bit overflow") << "cpu" << "affine" << "sw_affine_striped_s8" << 400
+                                        << "overflow its 8-bit lanes";
+        QTest::newRow("parasail's broken 8-bit local scan") << "cpu" << "affine" << "sw_affine_scan_s8" << 30
+                                                            << "8-bit local scan kernel gives wrong scores";
         QTest::newRow("parasail kernel on cpu-ref") << "cpu-ref" << "affine" << "sw_affine_scan_s16" << 30
                                                     << "runs sw_affine_scalar_s64, sw_affine_myersmiller_s64";
     }

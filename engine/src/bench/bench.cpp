@@ -586,4 +586,27 @@ void write_bench_json(std::ostream& out, const BenchReport& report) {
     out << doc.dump(2) << "\n";
 }
 
+store::BenchPoint to_store_point(const BenchPoint& p) {
+    const auto exact = [](double value) {
+        char text[40];
+        std::snprintf(text, sizeof text, "%.17g", value);
+        return std::string(text);
+    };
+    store::BenchPoint s;
+    s.series = p.series;
+    s.device = p.device;
+    s.x = p.x_value;
+    s.y = p.gcups_e2e;
+    s.x_label = p.x_name;
+    s.y_label = "GCUPS";
+    s.parameters = p.parameters;
+    s.parameters["kernel"] = p.kernel;
+    s.parameters["device_name"] = p.device_name;
+    s.parameters["seconds"] = exact(p.seconds);
+    s.parameters["cells"] = std::to_string(p.cells);
+    s.parameters["pairs"] = std::to_string(p.pairs);
+    if (p.gcups_kernel) s.parameters["gcups_kernel"] = exact(*p.gcups_kernel);
+    return s;
+}
+
 }  // namespace alignscope

@@ -145,12 +145,21 @@ struct Pass {
     int width = 0;  // index into width_bits
 };
 
-// parasail 2.6's striped kernels give wrong scores when open == extend.
-void refuse_striped_with_linear_gaps(const PairJob& job, const std::optional<ForcedKernel>& forced) {
+// parasail 2.6's striped kernels give wrong scores when open == extend, and its
+// 8-bit local scan kernel gives wrong, unflagged scores for long queries against
+// short targets (e.g. 125 where the answer is 1 for a 2,276-residue query against
+// one residue; found by `verify`, reproduced with parasail alone). So local
+// alignment never runs scan in 8-bit lanes: affine gaps use striped there,
+// linear gaps start at 16 bits.
+void refuse_broken_parasail_kernels(const PairJob& job, const std::optional<ForcedKernel>& forced) {
     if (forced && forced->family == "striped" && job.scheme.linear())
         throw Error("--kernel '" + job.kernel +
                     "': parasail's striped kernels give wrong scores with linear gaps (open == extend); "
                     "use a scan kernel");
+    if (forced && forced->family == "scan" && forced->width == 8 && job.options.mode == AlignmentMode::Local)
+        throw Error("--kernel '" + job.kernel +
+                    "': parasail's 8-bit local scan kernel gives wrong scores for long queries; "
+                    "use striped_s8 or a wider scan kernel");
 }
 
 class ParasailPairAligner : public PairAligner {
@@ -158,13 +167,15 @@ public:
     ParasailPairAligner(const PairJob& job, const parasail_matrix_t* matrix)
         : job_(job), matrix_(matrix), kernel_prefix_(kernel_mode_and_gaps(job)),
           forced_(forced_kernel(job, "cpu", forcible_kernels)) {
-        refuse_striped_with_linear_gaps(job, forced_);
+        refuse_broken_parasail_kernels(job, forced_);
         if (forced_) {
             const Family f = forced_->family == "striped" ? striped : scan;
             for (int w = 0; w < 3; ++w) families_[w] = f;
             forced_width_ = forced_->width == 8 ? 0 : forced_->width == 16 ? 1 : 2;
-        } else if (job.options.mode == AlignmentMode::Local && !job.scheme.linear()) {
-            families_[0] = striped;  // see the file comment
+        } else if (job.options.mode == AlignmentMode::Local) {
+            // See refuse_broken_parasail_kernels and the file comment.
+            if (job.scheme.linear()) local_min_width_ = 1;
+            else families_[0] = striped;
         }
         const SubstitutionMatrix& sm = job.scheme.matrix;
         max_score_ = std::max(0, sm.max_score());
@@ -309,7 +320,7 @@ private:
     bool local(Alignment& a, int& width) {
         const std::int64_t m = a.query_length, n = a.target_length;
         Pass fwd;
-        if (!run(sw_kernels, q_, t_, first_width(m, n, true), true, fwd)) return false;
+        if (!run(sw_kernels, q_, t_, std::max(first_width(m, n, true), local_min_width_), true, fwd)) return false;
         width = fwd.width;
         a.score = fwd.result->score;
         if (a.score <= 0) {
@@ -324,7 +335,7 @@ private:
         reverse_prefix(t_, a.target_end, rt_);
         Pass rev;
         // The reverse pass reaches the known score, so its lane width is known.
-        const int rev_width = a.score < 100 ? 0 : a.score < 30000 ? 1 : 2;
+        const int rev_width = std::max(a.score < 100 ? 0 : a.score < 30000 ? 1 : 2, local_min_width_);
         if (!run(sw_kernels, rq_, rt_, rev_width, false, rev)) return false;
         if (rev.result->score != a.score) throw inconsistent("reverse local pass", rev.result->score, a.score);
         // Reversed end (i', j'), 1-based, is the cell after the begin.
@@ -478,6 +489,7 @@ private:
     std::optional<ForcedKernel> forced_;
     int forced_width_ = 0;
     Family families_[3] = {scan, scan, scan};  // the family each lane width runs in
+    int local_min_width_ = 0;                  // narrowest lane width local passes may use
     int max_score_ = 0;
     int min_score_ = 0;
     std::string q_, t_, rq_, rt_;
@@ -505,7 +517,7 @@ public:
 
     std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
         // A wrong --kernel fails before any work.
-        refuse_striped_with_linear_gaps(job, forced_kernel(job, "cpu", forcible_kernels));
+        refuse_broken_parasail_kernels(job, forced_kernel(job, "cpu", forcible_kernels));
         MatrixPtr matrix = make_parasail_matrix(job.scheme.matrix);
         const parasail_matrix_t* shared = matrix.get();  // read-only from every worker
         return align_pairs_on_workers(job, context, "cpu", [&job, shared] {

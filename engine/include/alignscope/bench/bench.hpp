@@ -10,6 +10,7 @@
 #include <alignscope/device/timeline.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
 #include <alignscope/seq/alphabet.hpp>
+#include <alignscope/store/results.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -140,5 +141,10 @@ std::optional<double> busy_seconds(const std::vector<TimelineEvent>& events, con
 
 // The report as JSON: {"tool", "build", "devices", "points", "notes"}.
 void write_bench_json(std::ostream& out, const BenchReport& report);
+
+// A point as the project stores it (a GCUPS curve point: x = the swept value,
+// y = end-to-end GCUPS); kernel, cells, pairs, seconds and kernel-only GCUPS go
+// into its parameters, numbers with every digit.
+store::BenchPoint to_store_point(const BenchPoint& point);
 
 }  // namespace alignscope
