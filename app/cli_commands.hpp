@@ -25,5 +25,6 @@ void add_devices_command(CLI::App& app, CliContext& context);
 void add_verify_command(CLI::App& app, CliContext& context);
 void add_bench_command(CLI::App& app, CliContext& context);
 void add_project_command(CLI::App& app, CliContext& context);
+void add_search_command(CLI::App& app, CliContext& context);
 
 }  // namespace alignscope::cli

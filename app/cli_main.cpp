@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     cli::add_align_command(app, context);
+    cli::add_search_command(app, context);
     cli::add_devices_command(app, context);
     cli::add_verify_command(app, context);
     cli::add_bench_command(app, context);
