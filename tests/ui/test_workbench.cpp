@@ -20,6 +20,10 @@
 #include <alignscope/store/job_recording.hpp>
 #include <alignscope/store/project.hpp>
 
+#ifdef ALIGNSCOPE_WITH_CUDA
+#include <alignscope/kernels/cuda_backend.hpp>
+#endif
+
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
@@ -126,6 +130,9 @@ private:
 private slots:
     void initTestCase() {
         registry_ = make_cpu_registry();
+#ifdef ALIGNSCOPE_WITH_CUDA
+        kernels::register_cuda_backends(*registry_);
+#else
         DeviceInfo gpu;  // as the application registers it in a build without CUDA
         gpu.id = "gpu";
         gpu.kind = "gpu";
@@ -133,6 +140,7 @@ private slots:
         gpu.available = false;
         gpu.unavailable_reason = "this build has no CUDA backend";
         registry_->add_unavailable(gpu);
+#endif
         dir_ = std::make_unique<QTemporaryDir>();
         QVERIFY(dir_->isValid());
         QVERIFY(QFile::exists(human));
@@ -346,20 +354,42 @@ private slots:
         QCOMPARE(check.job(end.job).state, store::JobState::Cancelled);
     }
 
+    void windowStaysResponsiveWhileAJobRuns_data() {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<int>("pairs");
+        QTest::addColumn<int>("length");
+        // Every core busy: the hardest case for the GUI thread.
+        QTest::newRow("cpu-ref") << "cpu-ref" << 400 << 800;
+        // Where the application would find GPUs, a job big enough to keep them busy.
+        for (const DeviceInfo& d : registry_->devices())
+            if (d.kind == "gpu" && d.available) QTest::newRow(d.id.c_str()) << QString::fromStdString(d.id) << 2000 << 1500;
+    }
+
     void windowStaysResponsiveWhileAJobRuns() {
-        const QString q = path("busy_q.fa"), t = path("busy_t.fa");
-        write_random_pairs(q, t, 400, 800, 11);
-        auto window = openWindow(path("busy.alsproj"), true);
+        QFETCH(QString, device);
+        QFETCH(int, pairs);
+        QFETCH(int, length);
+        const QString q = path("busy_q" + QString::number(pairs) + ".fa"), t = path("busy_t" + QString::number(pairs) + ".fa");
+        write_random_pairs(q, t, pairs, length, 11);
+        auto window = openWindow(path("busy-" + QString(device).replace(':', '-') + ".alsproj"), true);
         QVERIFY(window);
         QVERIFY(loadAndWait(*window, {q, t}));
         JobPanel& panel = window->jobPanel();
-        panel.setInputs(input_id(window->document(), "busy_q.fa"), input_id(window->document(), "busy_t.fa"));
+        panel.setInputs(input_id(window->document(), QFileInfo(q).fileName()),
+                        input_id(window->document(), QFileInfo(t).fileName()));
         panel.setPairing(Pairing::RecordByRecord);
         panel.setMatrix("BLOSUM62");
-        QVERIFY(panel.setDevice("cpu-ref"));
-        panel.setThreads(0);  // every core busy: the hardest case for the GUI thread
+        QVERIFY(panel.setDevice(device));
+        panel.setThreads(0);
+        QVERIFY2(panel.canRun(), qPrintable(panel.problemText()));
+        QSignalSpy progress(&window->queue(), &JobQueue::jobProgress);
         QVERIFY(window->runJob());
         const Finished end = wait_finished(*window, 120'000);
+        if (end.state != JobState::Done && !progress.isEmpty()) {
+            const auto last = progress.last()[1].value<JobProgress>();
+            qInfo("after %.1f s: %llu of %llu cells", last.seconds, qulonglong(last.cells_done),
+                  qulonglong(last.cells_total));
+        }
         QCOMPARE(end.state, JobState::Done);
         const double stall = window->lastJobStallMs(), busy = window->lastJobStallBusyMs();
         qInfo("job ran; longest event-loop stall %.1f ms, of which the GUI thread worked %.1f ms (%s)", stall, busy,
