@@ -27,30 +27,7 @@
 
 namespace alignscope::ui {
 
-namespace {
 
-// Round-trips through text (std::to_string keeps only six decimals).
-std::string exact(double value) { return QString::number(value, 'g', 17).toStdString(); }
-
-}  // namespace
-
-store::BenchPoint to_store_point(const BenchPoint& p) {
-    store::BenchPoint s;
-    s.series = p.series;
-    s.device = p.device;
-    s.x = p.x_value;
-    s.y = p.gcups_e2e;
-    s.x_label = p.x_name;
-    s.y_label = "GCUPS";
-    s.parameters = p.parameters;
-    s.parameters["kernel"] = p.kernel;
-    s.parameters["device_name"] = p.device_name;
-    s.parameters["seconds"] = exact(p.seconds);
-    s.parameters["cells"] = std::to_string(p.cells);
-    s.parameters["pairs"] = std::to_string(p.pairs);
-    if (p.gcups_kernel) s.parameters["gcups_kernel"] = exact(*p.gcups_kernel);
-    return s;
-}
 
 std::vector<store::BenchPoint> bench_points_from_project(const store::Project& project, std::int64_t job_id) {
     std::vector<store::BenchPoint> points;

@@ -33,9 +33,6 @@ class Project;
 
 namespace alignscope::ui {
 
-// A bench point as the project keeps it: y = end-to-end GCUPS, x as swept;
-// kernel, device name, kernel-only GCUPS, seconds and cells go to parameters.
-store::BenchPoint to_store_point(const BenchPoint& point);
 // Every bench point of a job, read page by page.
 std::vector<store::BenchPoint> bench_points_from_project(const store::Project& project, std::int64_t job_id);
 // What the "Compare CPU and GPU" action runs when not told otherwise: a length
