@@ -322,6 +322,33 @@ private slots:
         window->currentMessageBox()->close();
     }
 
+    void cancelsALoadingFile() {
+        // 64 MB of sequence: long enough to be caught mid-read.
+        const QString big = path("big.fa");
+        {
+            std::ofstream out(big.toStdString());
+            const std::string line(1 << 20, 'A');
+            for (int k = 0; k < 64; ++k) out << ">chunk" << k << "\n" << line << "\n";
+        }
+        auto window = openWindow(path("loadcancel.alsproj"), true);
+        QVERIFY(window);
+        QSignalSpy progress(&window->document(), &ProjectDocument::loadProgress);
+        QSignalSpy cancelled(&window->document(), &ProjectDocument::loadCancelled);
+        QSignalSpy idle(&window->document(), &ProjectDocument::loadingIdle);
+        window->loadFiles({big});
+        QVERIFY(progress.wait(10'000));
+        QVERIFY(window->findChild<QProgressBar*>("loadProgress")->isVisible());
+        QTest::keyClick(window.get(), Qt::Key_Period, Qt::ControlModifier);  // Cancel
+        QVERIFY(idle.wait(10'000));
+        QCOMPARE(cancelled.size(), 1);
+        QCOMPARE(window->sequencesView().model().rowCount(), 0);
+        store::Project check(path("loadcancel.alsproj").toStdString(), store::ProjectOptions{.read_only = true});
+        QVERIFY(check.inputs().empty());
+        // The same file loads when not cancelled.
+        QVERIFY(loadAndWait(*window, {big}));
+        QCOMPARE(window->sequencesView().model().rowCount(), 64);
+    }
+
     void cancelsALongJob() {
         const QString q = path("long_q.fa"), t = path("long_t.fa");
         write_random_pairs(q, t, 200, 3000, 7);  // 1.8 G cells on the scalar reference: minutes

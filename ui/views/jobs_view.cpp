@@ -66,8 +66,10 @@ JobsView::JobsView(ProjectDocument& document, QWidget* parent) : ResultView(docu
 
     auto refresh = [this] {
         const qint64 selected = shownJob();
+        const int rows = model_.rowCount();
         model_.setJobs(this->document().jobs());
-        table_->resizeColumnsToContents();
+        // Measuring every cell is not free: only when rows come or go.
+        if (model_.rowCount() != rows) table_->resizeColumnsToContents();
         if (selected) showJob(selected);
     };
     auto names = [this] {
