@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     using namespace alignscope;
     ui::prepare_platform(argc, argv);
     QApplication app(argc, argv);
-    ui::set_application_identity(app);
+    ui::set_application_identity();
 
     std::unique_ptr<DeviceRegistry> registry;
     try {

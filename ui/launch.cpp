@@ -38,13 +38,12 @@ void prepare_platform(int argc, char** argv) {
     if (headless && std::getenv("QT_QPA_PLATFORM") == nullptr) setenv("QT_QPA_PLATFORM", "offscreen", 1);
 }
 
-void set_application_identity(QApplication& app) {
+void set_application_identity() {
     QApplication::setOrganizationName("AlignScope");
     QApplication::setApplicationName("alignscope");
     QApplication::setApplicationDisplayName("AlignScope");
     QApplication::setApplicationVersion(ALIGNSCOPE_VERSION);
     QApplication::setDesktopFileName("alignscope");
-    (void)app;
 }
 
 namespace {

@@ -29,7 +29,7 @@ struct LaunchOptions {
 // off-screen unless the caller chose a platform (QT_QPA_PLATFORM).
 void prepare_platform(int argc, char** argv);
 // Organisation and application names (settings and data folders), version, icon.
-void set_application_identity(QApplication& app);
+void set_application_identity();
 
 // Throws Error naming the option.
 LaunchOptions parse_launch_options(const QStringList& arguments);

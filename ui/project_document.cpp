@@ -28,7 +28,14 @@ ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent) {
                 }
                 emit loadFailed(path, message);
             });
-    connect(&loader_, &ProjectLoader::loadCancelled, this, &ProjectDocument::loadCancelled);
+    connect(&loader_, &ProjectLoader::loadCancelled, this, [this](const QString& path) {
+        // A project input the user stopped reading stays unread until reopened
+        // (the idle handler would otherwise read it again at once).
+        for (auto& input : inputs_)
+            if (!input.set && input.error.isEmpty() && QString::fromStdString(input.info.path) == path)
+                input.error = tr("not read: loading was cancelled");
+        emit loadCancelled(path);
+    });
     connect(&loader_, &ProjectLoader::idle, this, [this] {
         // Inputs another process added, noticed while files were loading.
         std::vector<store::InputInfo> missing;
