@@ -389,7 +389,7 @@ private slots:
         QTest::newRow("cpu-ref") << "cpu-ref" << 400 << 800;
         // Where the application would find GPUs, a job big enough to keep them busy.
         for (const DeviceInfo& d : registry_->devices())
-            if (d.kind == "gpu" && d.available) QTest::newRow(d.id.c_str()) << QString::fromStdString(d.id) << 2000 << 1500;
+            if (d.kind == "gpu" && d.available) QTest::newRow(d.id.c_str()) << QString::fromStdString(d.id) << 1000 << 1000;
     }
 
     void windowStaysResponsiveWhileAJobRuns() {
