@@ -80,8 +80,8 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             const int i = row0 + r + 1;
-            qoff_a[r] = i <= m[0] ? q[0][dir * (i - 1)] : p.letters;
-            qoff_b[r] = i <= m[1] ? q[1][dir * (i - 1)] : p.letters;
+            qoff_a[r] = 2 * (i <= m[0] ? q[0][dir * (i - 1)] : p.letters);  // byte offsets into a table column
+            qoff_b[r] = 2 * (i <= m[1] ? q[1][dir * (i - 1)] : p.letters);
             const int v = boundary_value(zero_col0, i);
             h_left[r] = pack(v, v);
             e_run[r] = neg;
@@ -108,14 +108,15 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
             if (j >= 1 && j <= cols) {
                 const int ta = j <= n[0] ? s[0][dir * (j - 1)] : p.letters;
                 const int tb = j <= n[1] ? s[1][dir * (j - 1)] : p.letters;
-                const std::int16_t* column_a = table + dim * ta;
-                const std::int16_t* column_b = table + dim * tb;
+                const char* column_a = reinterpret_cast<const char*>(table + dim * ta);
+                const char* column_b = reinterpret_cast<const char*>(table + dim * tb);
                 word above = up_h, f = up_f, d = diag;
                 // Bounded passes track rows only inside each pair's own columns.
                 const word inside = (j <= n[0] ? 0x0000ffffu : 0u) | (j <= n[1] ? 0xffff0000u : 0u);
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
-                    const word score = pack(column_a[qoff_a[r]], column_b[qoff_b[r]]);
+                    const word score = pack(*reinterpret_cast<const std::int16_t*>(column_a + qoff_a[r]),
+                                            *reinterpret_cast<const std::int16_t*>(column_b + qoff_b[r]));
                     const word left = h_left[r];
                     const word h = affine_cell<Local>(h_left[r], e_run[r], f, above, d, score, neg_open, neg_extend);
                     d = left;

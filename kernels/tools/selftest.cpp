@@ -185,25 +185,42 @@ int main(int argc, char** argv) {
         }
         std::printf("selftest: %zu passed, %zu failed\n", passed, failed);
 
-        // Timing: 300x300 protein, BLOSUM62 11/1, local.
-        if (bench_pairs) {
+        // Timing: 300x300 protein, BLOSUM62 11/1, local; and 150-base reads
+        // against 250-base windows (EDNAFULL 10/0.5... as 5/-4, local).
+        struct Timing {
+            const char* what;
+            bool protein;
+            std::size_t m, n;
+            std::vector<bool> tracebacks;
+        };
+        const std::vector<Timing> timings = {{"300x300 protein local", true, 300, 300, {false, true}},
+                                             {"150x250 DNA local", false, 150, 250, {true}}};
+        for (const Timing& timing : timings) {
+            if (!bench_pairs) break;
             std::vector<Sequence> queries, targets;
             PairJob job;
             for (std::size_t k = 0; k < bench_pairs; ++k) {
-                queries.push_back({"q", "", random_residues(rng, true, 300), ""});
-                targets.push_back({"t", "", random_residues(rng, true, 300), ""});
+                Sequence target{"t", "", random_residues(rng, timing.protein, timing.n), ""};
+                Sequence query{"q", "", timing.protein ? random_residues(rng, true, timing.m)
+                                                       : mutate(rng, target.residues.substr(50, timing.m), false, 0.05),
+                               ""};
+                queries.push_back(std::move(query));
+                targets.push_back(std::move(target));
                 job.pairs.emplace_back(static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k));
             }
             job.queries = &queries;
             job.targets = &targets;
-            job.scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 11, 1);
+            job.scheme = timing.protein ? ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 11, 1)
+                                        : ScoringScheme::create(SubstitutionMatrix::builtin("EDNAFULL"), 10, 0.5);
             job.options.mode = AlignmentMode::Local;
             job.kernel = kernel;
-            const double cells = 300.0 * 300.0 * static_cast<double>(bench_pairs);
-            for (bool traceback : {false, true}) {
+            double cells = 0;
+            for (const auto& [qi, ti] : job.pairs)
+                cells += static_cast<double>(queries[qi].residues.size() * targets[ti].residues.size());
+            for (bool traceback : timing.tracebacks) {
                 job.options.traceback = traceback;
                 std::vector<double> e2e, kern;
-                std::string name;
+                std::string name, clock;
                 for (int run = 0; run < 4; ++run) {
                     TimelineRecorder recorder;
                     JobContext context;
@@ -212,15 +229,18 @@ int main(int argc, char** argv) {
                     const auto result = gpu.align_pairs(job, context);
                     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                     name = result.front().kernel;
+                    clock = recorder.clock_source();
                     if (run == 0) continue;  // warm-up
                     e2e.push_back(seconds);
                     kern.push_back(kernel_seconds(recorder.events()));
                 }
                 std::sort(e2e.begin(), e2e.end());
                 std::sort(kern.begin(), kern.end());
-                std::printf("bench 300x300 protein local %s, %zu pairs, %s: kernel %.1f GCUPS (%.2f ms), end-to-end %.1f GCUPS (%.2f ms)\n",
-                            traceback ? "with traceback" : "score+ends", bench_pairs, name.c_str(),
-                            cells / kern[1] * 1e-9, kern[1] * 1e3, cells / e2e[1] * 1e-9, e2e[1] * 1e3);
+                std::cout << "bench " << timing.what << (traceback ? " with traceback" : " score+ends") << ", "
+                          << bench_pairs << " pairs, " << name << ": kernel " << cells / kern[1] * 1e-9 << " GCUPS ("
+                          << kern[1] * 1e3 << " ms, " << clock << "), end-to-end " << cells / e2e[1] * 1e-9
+                          << " GCUPS (" << e2e[1] * 1e3 << " ms); runs " << kern.front() * 1e3 << "-"
+                          << kern.back() * 1e3 << " ms kernel" << std::endl;
             }
         }
         return failed ? 1 : 0;
