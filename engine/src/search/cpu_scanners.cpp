@@ -9,7 +9,10 @@
 // measurements behind it): striped for local alignment with affine gaps, scan
 // for linear gaps (parasail 2.6's striped kernels lose score when open ==
 // extend) and for global and semi-global. Lanes start at 8 bits for local
-// (16 otherwise) and widen to 16 and 32 when parasail reports saturation.
+// alignment with affine gaps (16 otherwise) and widen to 16 and 32 when
+// parasail reports saturation. Linear gaps never start at 8 bits: parasail
+// 2.6's 8-bit sw_scan overestimates some scores of long queries with open ==
+// extend (tests/engine/test_search_topk.cpp, linearGapsMatchTheReference).
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/search/scan.hpp>
@@ -326,6 +329,7 @@ public:
         const FreeEndGaps ends = setup_.options.free_ends;
         const bool semiglobal = setup_.options.mode == AlignmentMode::SemiGlobal;
         const int beginnings = (ends.query_begin ? 1 : 0) + (ends.target_begin ? 2 : 0);
+        const int first_width = local_ && !setup_.scheme.linear() ? 0 : 1;
         const int open = setup_.scheme.gap_open, extend = setup_.scheme.gap_extend;
         const std::string name = mode_and_gaps(setup_) + (striped_ ? "_striped" : "_scan");
 
@@ -335,7 +339,7 @@ public:
                 const char* target = letters_.data() + db.offsets[p];
                 const int n = static_cast<int>(db.length(p));
                 bool done = false;
-                for (int w = local_ ? 0 : 1; w < 3 && !done; ++w) {
+                for (int w = first_width; w < 3 && !done; ++w) {
                     const parasail_profile_t* prof = profile(it.query, w);
                     // parasail's profile functions take s1 = query, s2 = target:
                     // its qb/qe are our target_begin/target_end, db/de our
