@@ -537,7 +537,8 @@ void MainWindow::saveAsDialog() {
     if (path.isEmpty()) return;
     if (!is_project_file(path)) path += ".alsproj";
     if (QFileInfo(path).absoluteFilePath() == document_.path()) return;
-    for (const char* suffix : {"", "-wal", "-shm", "-lock"}) QFile::remove(path + suffix);
+    // The dialog asked before replacing a file; the store refuses any project
+    // that is open, and saveFailed says why.
     awaiting_ready_ = true;
     document_.saveAs(path);
 }

@@ -7,8 +7,6 @@
 #include <QFileInfo>
 #include <QMetaObject>
 
-#include <sqlite3.h>
-
 #include <chrono>
 #include <new>
 
@@ -149,28 +147,19 @@ void ProjectLoader::readInput(const QString& projectPath, const store::InputInfo
 
 void ProjectLoader::copyProject(const QString& from, const QString& to) {
     post([this, from, to] {
-        // VACUUM INTO writes a consistent snapshot through SQLite itself, so
-        // commits still in the write-ahead log are included and a job writing
-        // meanwhile cannot tear the copy.
-        std::string error;
-        sqlite3* db = nullptr;
-        if (sqlite3_open_v2(from.toStdString().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-            error = db ? sqlite3_errmsg(db) : "cannot open";
-        } else {
-            sqlite3_busy_timeout(db, 10'000);
-            sqlite3_stmt* statement = nullptr;
-            if (sqlite3_prepare_v2(db, "VACUUM INTO ?1", -1, &statement, nullptr) != SQLITE_OK ||
-                sqlite3_bind_text(statement, 1, to.toStdString().c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
-                sqlite3_step(statement) != SQLITE_DONE)
-                error = sqlite3_errmsg(db);
-            sqlite3_finalize(statement);
-        }
-        sqlite3_close(db);
-        if (error.empty()) {
+        // The store writes a consistent snapshot (commits still in the
+        // write-ahead log included) to a temporary file and renames it into
+        // place, and refuses to write over the project itself or over one that
+        // is open somewhere.
+        try {
+            store::ProjectOptions options;
+            options.read_only = true;
+            options.verify_inputs = false;
+            store::Project(from.toStdString(), options).copy_to(to.toStdString());
             QMetaObject::invokeMethod(
                 this, [this, from, to] { emit projectCopied(from, to); }, Qt::QueuedConnection);
-        } else {
-            const QString message = to + ": could not save the project there: " + QString::fromStdString(error);
+        } catch (const std::exception& e) {
+            const QString message = to + ": could not save the project there: " + QString::fromStdString(e.what());
             QMetaObject::invokeMethod(
                 this, [this, to, message] { emit projectCopyFailed(to, message); }, Qt::QueuedConnection);
         }

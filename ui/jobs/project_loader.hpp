@@ -34,8 +34,8 @@ public:
     void loadFiles(const QStringList& paths, const QString& projectPath, const ReadOptions& options = {});
     // Reads the sequences of inputs the project already holds.
     void loadInputs(const QString& projectPath, const std::vector<store::InputInfo>& inputs);
-    // Copies the project to a new file (SQLite VACUUM INTO: a consistent copy,
-    // even while jobs write).
+    // Copies the project to a file (store::Project::copy_to: a consistent copy,
+    // even while jobs write, put in place atomically; refused over an open project).
     void copyProject(const QString& from, const QString& to);
 
     // Deletes a finished job and its results.

@@ -1,5 +1,5 @@
 // Opening projects (checks, migration, interrupted-job detection), the job list,
-// deletion, and maintenance (check, vacuum, change polling).
+// deletion, and maintenance (check, vacuum, copy, change polling).
 #include "project_impl.hpp"
 #include "schema.hpp"
 #include "sha256.hpp"
@@ -8,11 +8,14 @@
 #include <alignscope/store/job_recording.hpp>
 
 #include <array>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace alignscope::store {
@@ -370,6 +373,87 @@ std::int64_t Project::vacuum() {
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)");
     db.execute("PRAGMA optimize");
     return before - size_of();
+}
+
+namespace {
+
+// Whether some connection has the SQLite database at `path` open. Every
+// connection to a WAL database keeps a shared lock on the file while it is
+// open, so an exclusive lock can only be had when nobody else is there; the
+// probe takes it without waiting and lets it go at once.
+bool database_in_use(const std::string& path) {
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+        sqlite3_close_v2(db);
+        // Not writable as a database: nothing can hold it open for writing
+        // through SQLite, but it cannot be probed either; the rename decides.
+        return false;
+    }
+    sqlite3_busy_timeout(db, 0);
+    const int mode = sqlite3_exec(db, "PRAGMA locking_mode = EXCLUSIVE", nullptr, nullptr, nullptr);
+    const int begin = sqlite3_exec(db, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr);
+    const int primary = begin & 0xFF;
+    if (begin == SQLITE_OK) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close_v2(db);
+    return mode == SQLITE_OK && (primary == SQLITE_BUSY || primary == SQLITE_LOCKED);
+}
+
+bool has_sqlite_header(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::array<char, 16> header{};
+    return in.read(header.data(), header.size()) && header == kSqliteHeader;
+}
+
+void sync_path(const std::string& path, bool directory) {
+    const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+    if (fd < 0) return;
+    ::fsync(fd);
+    ::close(fd);
+}
+
+}  // namespace
+
+void Project::copy_to(const std::string& path) const {
+    if (path.empty()) throw Error("cannot copy project " + impl_->path + ": no file name given");
+    std::error_code ec;
+    const fs::path target = fs::absolute(path, ec);
+    const fs::path folder = target.parent_path();
+    if (!fs::is_directory(folder, ec))
+        throw Error("cannot copy project " + impl_->path + " to " + path + ": the folder " + folder.string() +
+                    " does not exist");
+    if (fs::exists(target, ec)) {
+        if (fs::equivalent(target, impl_->path, ec))
+            throw Error("cannot copy project " + impl_->path + " onto itself");
+        if (fs::is_directory(target, ec)) throw Error("cannot copy project to " + path + ": it is a folder");
+        if (has_sqlite_header(target.string()) && database_in_use(target.string()))
+            throw Error("cannot copy project to " + path +
+                        ": that file is open (a project in use by AlignScope or another program); close it "
+                        "first or choose another name");
+    }
+
+    // VACUUM INTO writes only into a new or empty file: a unique one beside
+    // the target, so the final rename stays within one file system.
+    std::string temporary = (folder / ("." + target.filename().string() + ".copy-XXXXXX")).string();
+    const int fd = ::mkstemp(temporary.data());
+    if (fd < 0)
+        throw Error("cannot copy project to " + path + ": cannot create a file in " + folder.string() + ": " +
+                    std::strerror(errno));
+    ::close(fd);
+    try {
+        impl_->db->prepare("VACUUM INTO ?1").bind(1, temporary).run();
+        sync_path(temporary, false);
+        // A -wal left beside an old file at the target would be replayed into
+        // the copy on its first open: the target is not in use (checked above),
+        // so what lies beside it is stale.
+        for (const char* suffix : {"-wal", "-shm"}) fs::remove(target.string() + suffix, ec);
+        fs::rename(temporary, target, ec);
+        if (ec)
+            throw Error("cannot copy project to " + path + ": cannot move the copy into place: " + ec.message());
+        sync_path(folder.string(), true);
+    } catch (...) {
+        fs::remove(temporary, ec);
+        throw;
+    }
 }
 
 std::int64_t Project::data_version() const { return impl_->db->query_int("PRAGMA data_version"); }

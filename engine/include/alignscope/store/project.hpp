@@ -158,6 +158,16 @@ public:
     CheckReport check();
     // Rebuilds the file without free pages; returns the bytes saved.
     std::int64_t vacuum();
+    // Save As: writes a consistent copy of the project to `path` through SQLite
+    // (VACUUM INTO), so commits still in the write-ahead log are included and a
+    // job recording meanwhile cannot tear it. The copy is written to a
+    // temporary file beside `path`, synced and renamed over it: `path` holds
+    // either what it held before or the whole copy. An existing file at `path`
+    // is replaced (with any stale -wal/-shm beside it), but the copy refuses,
+    // with Error, to write over this project itself or over a database that
+    // some connection (of this or another process) has open. Works on a
+    // read-only project too; this project stays open and unchanged.
+    void copy_to(const std::string& path) const;
 
     // Cheap change detection for polling views: SQLite's data_version, which
     // moves when another connection (another process, or a JobRecording in
