@@ -17,6 +17,7 @@
 #include <alignscope/io/atomic_file.hpp>
 #include <alignscope/search/bench_search.hpp>
 #include <alignscope/search/search.hpp>
+#include <alignscope/search/search_settings.hpp>
 #include <alignscope/search/verify_search.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
 
@@ -66,35 +67,13 @@ struct SearchFlags {
     std::string json;
 };
 
-// BLAST's default gap costs per matrix (existence + extension in our
-// convention), the row its statistics tables mark as the matrix's best.
-std::optional<std::pair<double, double>> blast_default_gaps(const std::string& matrix) {
-    static const std::map<std::string, std::pair<double, double>> defaults = {
-        {"BLOSUM45", {16, 2}}, {"BLOSUM50", {15, 2}}, {"BLOSUM62", {12, 1}}, {"BLOSUM80", {11, 1}},
-        {"PAM30", {10, 1}},    {"PAM70", {11, 1}},    {"PAM250", {16, 2}},  {"EDNAFULL", {16, 6}},
-    };
-    if (auto it = defaults.find(matrix); it != defaults.end()) return it->second;
-    return std::nullopt;
-}
-
 ScoringScheme search_scheme(const SearchFlags& flags, AlphabetKind alphabet, std::string& note) {
     ScoringFlags scoring = flags.scoring;
     if (!scoring.gap_open && !scoring.gap_extend) {
-        std::string matrix = scoring.matrix;
-        if (matrix.empty() && !scoring.match) matrix = alphabet == AlphabetKind::Protein ? "BLOSUM62" : "EDNAFULL";
-        std::string upper;
-        for (char c : matrix) upper.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
-        if (upper == "DNAFULL") upper = "EDNAFULL";
-        else if (upper.size() > 1 && upper[0] == 'E' && blast_default_gaps(upper.substr(1))) upper = upper.substr(1);
-        if (scoring.match && scoring.mismatch && *scoring.match == 2 && *scoring.mismatch == -3) {
-            scoring.gap_open = 7;  // BLASTN's 5/2
-            scoring.gap_extend = 2;
-        } else if (const auto gaps = blast_default_gaps(upper)) {
-            scoring.gap_open = gaps->first;
-            scoring.gap_extend = gaps->second;
-        } else {
-            note = "search: no BLAST default gap costs for this matrix; using the general default open 10, extend 0.5";
-        }
+        const GapCosts gaps =
+            default_search_gaps(scoring.matrix, scoring.match, scoring.mismatch, alphabet, &note);
+        scoring.gap_open = gaps.open;
+        scoring.gap_extend = gaps.extend;
     }
     return scoring.scheme(alphabet);
 }
@@ -112,24 +91,6 @@ std::unique_ptr<ScannerRegistry> scanner_registry() {
     registry->add_unavailable(gpu);
 #endif
     return registry;
-}
-
-// The scanner spec for a setup: the user's, or for "auto" the CPU when the
-// GPUs cannot run the setup (then `note` says why).
-std::string scanner_spec(const ScannerRegistry& registry, const std::string& spec, const ScanSetup& setup,
-                         std::string& note) {
-    for (const std::string& id : registry.resolve(spec)) {
-        const ScanCapability can = registry.capability(id, setup);
-        if (can.supported) continue;
-        std::string lowered;
-        for (char c : spec) lowered.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-        if (lowered == "auto") {
-            note = "search: " + id + " cannot scan this: " + can.reason + "; scanning on the CPU instead";
-            return "cpu";
-        }
-        throw Error("--device " + spec + ": " + id + " cannot scan this: " + can.reason);
-    }
-    return spec;
 }
 
 int run_verify(const SearchFlags& flags) {
@@ -286,7 +247,7 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
     setup.scheme = scheme;
     setup.options = options;
     std::string device_note;
-    const std::string spec = scanner_spec(*registry, flags.device.device, setup, device_note);
+    const std::string spec = choose_scan_device(*registry, flags.device.device, setup, &device_note, "--device");
     if (!device_note.empty()) say(device_note);
     std::unique_ptr<DatabaseScanner> scanner = registry->create(spec);
     Backend* aligner = nullptr;
