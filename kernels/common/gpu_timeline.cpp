@@ -58,14 +58,20 @@ public:
         return true;
     }
     void release() {
+        {
+            std::lock_guard lock(mutex_);
+            if (users_ == 0 || --users_ > 0) return;
+        }
+        (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
+        (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
+        (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+        (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+        // Flushing calls buffer_completed, which takes the lock: never flush
+        // while holding it.
+        (void)cuptiActivityFlushAll(1);
         std::lock_guard lock(mutex_);
-        if (users_ > 0 && --users_ == 0) {
-            (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-            (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
-            (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
-            (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
-            (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
-            (void)cuptiActivityFlushAll(1);
+        if (users_ == 0) {
             records_.clear();
             external_.clear();
         }
