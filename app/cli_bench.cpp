@@ -38,6 +38,7 @@ struct BenchFlags {
     std::string json;
     std::string timeline;
     ProjectFlag project;
+    bool search = false;
     bool quick = false;
     bool no_sweeps = false;
 
@@ -84,6 +85,7 @@ void print_row(std::ostream& out, const BenchPoint& p) {
 }
 
 int run_bench_command(BenchFlags flags, CliContext& context) {
+    if (flags.search) return run_search_bench(flags.device, flags.quick, flags.threads, flags.json, context);
     if (flags.quick) {
         // A CI-sized run: every kind of point once, each in well under a second.
         if (!flags.pairs_option->count()) flags.pairs = 20'000;
@@ -251,6 +253,9 @@ void add_bench_command(CLI::App& app, CliContext& context) {
     command->add_flag("--no-sweeps", flags->no_sweeps, "Standard cases only");
     command->callback(
         [flags, &context] { context.action = [flags, &context] { return run_bench_command(*flags, context); }; });
+    command->add_flag("--search", flags->search,
+                      "Database search instead: CUDASW++4.0's workloads (mmseqs2-examples queries against DB, "
+                      "DB x10, 1,000,000 x 256 synthetic) on the device and the CPU (same as `search --bench`)");
     flags->project.add_to(*command);
 }
 

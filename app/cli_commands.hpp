@@ -6,6 +6,7 @@
 
 #include <alignscope/device/backend.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -26,5 +27,12 @@ void add_verify_command(CLI::App& app, CliContext& context);
 void add_bench_command(CLI::App& app, CliContext& context);
 void add_project_command(CLI::App& app, CliContext& context);
 void add_search_command(CLI::App& app, CliContext& context);
+
+// `verify --search` and `bench --search`: the search command's --verify and
+// --bench (defined in cli_search.cpp) with their defaults and these settings.
+int run_search_verify(const std::string& device, std::uint64_t seed, int threads, int streams,
+                      const std::string& gpu_mem, CliContext& context);
+int run_search_bench(const std::string& device, bool quick, int threads, const std::string& json,
+                     CliContext& context);
 
 }  // namespace alignscope::cli

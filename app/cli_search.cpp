@@ -319,6 +319,27 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
 
 }  // namespace
 
+int run_search_verify(const std::string& device, std::uint64_t seed, int threads, int streams,
+                      const std::string& gpu_mem, CliContext&) {
+    SearchFlags flags;
+    flags.device.device = device;
+    flags.device.threads = threads;
+    flags.device.streams = streams;
+    flags.device.gpu_mem = gpu_mem;
+    flags.seed = seed;
+    return run_verify(flags);
+}
+
+int run_search_bench(const std::string& device, bool quick, int threads, const std::string& json,
+                     CliContext& context) {
+    SearchFlags flags;
+    flags.device.device = device;
+    flags.device.threads = threads;
+    flags.quick = quick;
+    flags.json = json;
+    return run_bench(flags, context);
+}
+
 void add_search_command(CLI::App& app, CliContext& context) {
     auto flags = std::make_shared<SearchFlags>();
     CLI::App* command = app.add_subcommand(

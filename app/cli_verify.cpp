@@ -30,6 +30,7 @@ struct VerifyFlags {
     std::uint64_t seed = 1;
     bool scores_only = false;
     std::string reference = "cpu-ref";
+    bool search = false;
     ProjectFlag project;
 };
 
@@ -42,6 +43,9 @@ bool stderr_is_terminal() {
 }
 
 int run_verify(const VerifyFlags& flags, CliContext& context) {
+    if (flags.search)
+        return run_search_verify(flags.device.device, flags.seed, flags.device.threads, flags.device.streams,
+                                 flags.device.gpu_mem, context);
     PairJob settings;  // validates --threads/--streams/--gpu-mem the way every command does
     flags.device.apply(settings);
 
@@ -155,6 +159,9 @@ void add_verify_command(CLI::App& app, CliContext& context) {
         ->capture_default_str();
     command->add_flag("--scores-only", flags->scores_only,
                       "Check scores and coordinates only (no traceback jobs)");
+    command->add_flag("--search", flags->search,
+                      "Check the device's database scanner instead: top-K scores over whole random databases "
+                      "against the CPU (same as `search --verify`)");
     flags->project.add_to(*command);
     command->callback([flags, &context] { context.action = [flags, &context] { return run_verify(*flags, context); }; });
 }
