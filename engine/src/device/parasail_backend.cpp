@@ -26,13 +26,13 @@
 // (PairJob::kernel, e.g. "sg_affine_striped_s16"); it then fails rather than
 // widen.
 #include "cpu_backends.hpp"
+#include "parasail_support.hpp"
 
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/linear_space.hpp>
 #include <alignscope/error.hpp>
 
 #include <parasail.h>
-#include <parasail/cpuid.h>
 
 #include <algorithm>
 #include <climits>
@@ -43,10 +43,10 @@
 namespace alignscope {
 namespace {
 
-// parasail maps letters to matrix rows case-insensitively; our residues are
-// re-encoded as these letters, one per row of our matrix, so parasail sees
-// only letters that have rows and aliases (U -> C, ...) are already resolved.
-constexpr std::string_view parasail_letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&()+,./:;<=>?@[]^_{|}~";
+using parasail_support::MatrixPtr;
+using parasail_support::ProfilePtr;
+using parasail_support::ResultPtr;
+
 
 // Above pass_cell_limit a pair runs in linear space instead: parasail cannot
 // be interrupted inside a pass and a job must honour a cancel within 100 ms;
@@ -98,46 +98,6 @@ const std::vector<std::string> forcible_kernels = {"striped_s8", "striped_s16", 
                                                    "scan_s8",    "scan_s16",    "scan_s32"};
 constexpr TraceFunction nw_trace_scan[3] = {parasail_nw_trace_scan_8, parasail_nw_trace_scan_16,
                                             parasail_nw_trace_scan_32};
-
-std::string simd_level() {
-    if (parasail_can_use_avx2()) return "AVX2 (256-bit)";
-    if (parasail_can_use_sse41()) return "SSE4.1 (128-bit)";
-    if (parasail_can_use_sse2()) return "SSE2 (128-bit)";
-    if (parasail_can_use_neon()) return "NEON (128-bit)";
-    if (parasail_can_use_altivec()) return "AltiVec (128-bit)";
-    return "no SIMD (parasail's scalar fallback)";
-}
-
-struct ResultDeleter {
-    void operator()(parasail_result_t* r) const { parasail_result_free(r); }
-};
-using ResultPtr = std::unique_ptr<parasail_result_t, ResultDeleter>;
-struct ProfileDeleter {
-    void operator()(parasail_profile_t* p) const { parasail_profile_free(p); }
-};
-using ProfilePtr = std::unique_ptr<parasail_profile_t, ProfileDeleter>;
-struct MatrixDeleter {
-    void operator()(parasail_matrix_t* m) const { parasail_matrix_free(m); }
-};
-using MatrixPtr = std::unique_ptr<parasail_matrix_t, MatrixDeleter>;
-struct CigarDeleter {
-    void operator()(parasail_cigar_t* c) const { parasail_cigar_free(c); }
-};
-
-// Our scaled matrix as a parasail matrix over parasail_letters.
-MatrixPtr make_parasail_matrix(const SubstitutionMatrix& matrix) {
-    const int size = matrix.size();
-    if (size <= 0) throw Error("substitution matrix '" + matrix.name() + "' is empty");
-    if (static_cast<std::size_t>(size) > parasail_letters.size())
-        throw Error("substitution matrix '" + matrix.name() + "' has " + std::to_string(size) +
-                    " letters; the parasail backend handles at most " + std::to_string(parasail_letters.size()));
-    const std::string letters(parasail_letters.substr(0, static_cast<std::size_t>(size)));
-    MatrixPtr m(parasail_matrix_create(letters.c_str(), 0, 0));
-    if (!m) throw Error("parasail could not create a substitution matrix");
-    for (int r = 0; r < size; ++r)
-        for (int c = 0; c < size; ++c) parasail_matrix_set_value(m.get(), r, c, matrix.score(r, c));
-    return m;
-}
 
 // One pass result: parasail's answer and the lane width it needed.
 struct Pass {
@@ -223,7 +183,7 @@ private:
     void to_letters(const std::string& residues, const std::string& what, std::string& out) const {
         const EncodedSequence codes = encode(residues, job_.scheme.matrix, what);
         out.resize(codes.size());
-        for (std::size_t k = 0; k < codes.size(); ++k) out[k] = parasail_letters[codes[k]];
+        for (std::size_t k = 0; k < codes.size(); ++k) out[k] = parasail_support::letters[codes[k]];
     }
 
     // A region too large for parasail's trace table (or beyond 32 bits) is
@@ -445,7 +405,7 @@ private:
             if (!r) throw Error("parasail traceback failed (out of memory?)");
             if (parasail_result_is_saturated(r.get())) continue;
             if (r->score != a.score) throw inconsistent("traceback", r->score, a.score);
-            std::unique_ptr<parasail_cigar_t, CigarDeleter> c(parasail_result_get_cigar(
+            parasail_support::CigarPtr c(parasail_result_get_cigar(
                 r.get(), qr.data(), static_cast<int>(qr.size()), tr.data(), static_cast<int>(tr.size()), matrix_));
             if (!c) throw Error("parasail could not build the CIGAR");
             Cigar cigar;
@@ -510,7 +470,7 @@ public:
         int major = 0, minor = 0, patch = 0;
         parasail_version(&major, &minor, &patch);
         d.description = "parasail " + std::to_string(major) + "." + std::to_string(minor) + "." +
-                        std::to_string(patch) + " striped/scan, " + simd_level() + ", 8/16/32-bit lanes, " +
+                        std::to_string(patch) + " striped/scan, " + parasail_support::simd_level() + ", 8/16/32-bit lanes, " +
                         std::to_string(d.threads) + " threads";
         return d;
     }
@@ -518,7 +478,7 @@ public:
     std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
         // A wrong --kernel fails before any work.
         refuse_broken_parasail_kernels(job, forced_kernel(job, "cpu", forcible_kernels));
-        MatrixPtr matrix = make_parasail_matrix(job.scheme.matrix);
+        MatrixPtr matrix = parasail_support::make_matrix(job.scheme.matrix);
         const parasail_matrix_t* shared = matrix.get();  // read-only from every worker
         return align_pairs_on_workers(job, context, "cpu", [&job, shared] {
             return std::make_unique<ParasailPairAligner>(job, shared);

@@ -13,12 +13,13 @@
 // parasail reports saturation. Linear gaps never start at 8 bits: parasail
 // 2.6's 8-bit sw_scan overestimates some scores of long queries with open ==
 // extend (tests/engine/test_search_topk.cpp, linearGapsMatchTheReference).
+#include "../device/parasail_support.hpp"
+
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/search/scan.hpp>
 
 #include <parasail.h>
-#include <parasail/cpuid.h>
 
 #include <algorithm>
 #include <atomic>
@@ -32,7 +33,9 @@
 namespace alignscope {
 namespace {
 
-constexpr std::string_view parasail_letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&()+,./:;<=>?@[]^_{|}~";
+using parasail_support::MatrixPtr;
+using parasail_support::ProfilePtr;
+using parasail_support::ResultPtr;
 // A work item's size: big enough that timeline events stay few, small enough
 // that a cancel is seen within a fraction of a second.
 constexpr std::uint64_t item_cells = 64ull << 20;
@@ -223,18 +226,6 @@ private:
 
 // ---------------------------------------------------------------- cpu (parasail)
 
-struct ResultDeleter {
-    void operator()(parasail_result_t* r) const { parasail_result_free(r); }
-};
-using ResultPtr = std::unique_ptr<parasail_result_t, ResultDeleter>;
-struct ProfileDeleter {
-    void operator()(parasail_profile_t* p) const { parasail_profile_free(p); }
-};
-using ProfilePtr = std::unique_ptr<parasail_profile_t, ProfileDeleter>;
-struct MatrixDeleter {
-    void operator()(parasail_matrix_t* m) const { parasail_matrix_free(m); }
-};
-using MatrixPtr = std::unique_ptr<parasail_matrix_t, MatrixDeleter>;
 
 using ProfileCreator = parasail_profile_t* (*)(const char*, int, const parasail_matrix_t*);
 using ProfileFunction = parasail_result_t* (*)(const parasail_profile_t*, const char*, int, int, int);
@@ -261,35 +252,24 @@ constexpr ProfileFunction rowcol_scan[4][3] = {
 };
 constexpr int width_bits[3] = {8, 16, 32};
 
-std::string simd_level() {
-    if (parasail_can_use_avx2()) return "AVX2";
-    if (parasail_can_use_sse41()) return "SSE4.1";
-    if (parasail_can_use_sse2()) return "SSE2";
-    if (parasail_can_use_neon()) return "NEON";
-    return "no SIMD";
-}
 
 class ParasailScanner : public DatabaseScanner {
 public:
     DeviceInfo info() const override {
-        return cpu_info("cpu", "CPU SIMD (parasail " + simd_level() + ")",
+        return cpu_info("cpu", "CPU SIMD (parasail " + parasail_support::simd_level() + ")",
                         "parasail striped/scan score-only kernels, 8/16/32-bit lanes, threaded over database sequences");
     }
 
     void load(const PreparedDatabase& database, const ScanSetup& setup, JobContext&) override {
         const SubstitutionMatrix& sm = setup.scheme.matrix;
-        if (static_cast<std::size_t>(sm.size()) > parasail_letters.size())
+        if (static_cast<std::size_t>(sm.size()) > parasail_support::letters.size())
             throw Error("cpu scanner: matrix " + sm.name() + " has more letters than parasail handles");
         database_ = &database;
         setup_ = setup;
         const std::vector<std::uint8_t> codes = encode_database(database, sm);
         letters_.resize(codes.size());
-        for (std::size_t k = 0; k < codes.size(); ++k) letters_[k] = parasail_letters[codes[k]];
-        const std::string alphabet(parasail_letters.substr(0, static_cast<std::size_t>(sm.size())));
-        matrix_.reset(parasail_matrix_create(alphabet.c_str(), 0, 0));
-        if (!matrix_) throw Error("parasail could not create a substitution matrix");
-        for (int r = 0; r < sm.size(); ++r)
-            for (int c = 0; c < sm.size(); ++c) parasail_matrix_set_value(matrix_.get(), r, c, sm.score(r, c));
+        for (std::size_t k = 0; k < codes.size(); ++k) letters_[k] = parasail_support::letters[codes[k]];
+        matrix_ = parasail_support::make_matrix(sm);
         local_ = setup.options.mode == AlignmentMode::Local;
         striped_ = local_ && !setup.scheme.linear();
     }
@@ -313,7 +293,7 @@ public:
             if (q->empty()) throw Error("cpu scanner: empty query");
             auto p = std::make_unique<QueryProfiles>();
             p->letters.resize(q->size());
-            for (std::size_t k = 0; k < q->size(); ++k) p->letters[k] = parasail_letters[(*q)[k]];
+            for (std::size_t k = 0; k < q->size(); ++k) p->letters[k] = parasail_support::letters[(*q)[k]];
             profiles.push_back(std::move(p));
         }
         auto profile = [&](std::size_t q, int w) -> const parasail_profile_t* {
