@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <optional>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -25,19 +25,46 @@ namespace {
 constexpr std::array<char, 16> kSqliteHeader = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f',
                                                 'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
 
-// Refuses a file that is not an SQLite database before SQLite touches it, so
+// The first 16 bytes of a file, read through SQLite's own file layer, or
+// nullopt when it cannot be opened. Not with an ifstream: POSIX record locks
+// belong to the process, and any close() of the file drops all of them, so a
+// plain open and close here would silently release the locks of every
+// connection this process holds on the project; another process could then
+// checkpoint and delete the write-ahead log under them. SQLite's unix VFS
+// keeps such a descriptor open until the locks are released. Opening a
+// connection reads nothing and creates no -wal or -shm file.
+std::optional<std::array<char, 16>> file_header(const std::string& path, std::string* why = nullptr) {
+    sqlite3* db = nullptr;
+    std::optional<std::array<char, 16>> header;
+    const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc == SQLITE_OK) {
+        sqlite3_file* file = nullptr;
+        if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK && file &&
+            file->pMethods) {
+            std::array<char, 16> bytes{};
+            // A file shorter than the header reads as a short read: not SQLite.
+            header = file->pMethods->xRead(file, bytes.data(), int(bytes.size()), 0) == SQLITE_OK
+                         ? bytes
+                         : std::array<char, 16>{};
+        }
+    } else if (why) {
+        *why = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    }
+    sqlite3_close_v2(db);
+    return header;
+}
+
+// Refuses a file that is not an SQLite database before SQLite reads it, so
 // nothing (not even a -wal or -shm file) is created next to someone's PNG.
 void check_sqlite_header(const std::string& path) {
     std::error_code ec;
     const auto size = fs::file_size(path, ec);
     if (ec) throw Error("cannot open project " + path + ": " + ec.message());
     if (size == 0) return;  // an empty file becomes a new project
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw Error("cannot open project " + path + ": " + std::strerror(errno));
-    std::array<char, 16> header{};
-    file.read(header.data(), header.size());
-    if (file.gcount() != static_cast<std::streamsize>(header.size()) || header != kSqliteHeader)
-        throw Error(path + " is not an AlignScope project: it is not an SQLite database");
+    std::string why;
+    const auto header = file_header(path, &why);
+    if (!header) throw Error("cannot open project " + path + ": " + (why.empty() ? std::strerror(errno) : why));
+    if (*header != kSqliteHeader) throw Error(path + " is not an AlignScope project: it is not an SQLite database");
 }
 
 std::string job_columns() {
@@ -399,9 +426,8 @@ bool database_in_use(const std::string& path) {
 }
 
 bool has_sqlite_header(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::array<char, 16> header{};
-    return in.read(header.data(), header.size()) && header == kSqliteHeader;
+    const auto header = file_header(path);
+    return header && *header == kSqliteHeader;
 }
 
 void sync_path(const std::string& path, bool directory) {
