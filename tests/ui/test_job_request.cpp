@@ -174,6 +174,69 @@ private slots:
         QCOMPARE(job.scheme.matrix.name(), std::string("BLOSUM62"));
     }
 
+    void searchChecks_data() {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<QString>("mentions");  // empty: no problem
+        QTest::newRow("valid") << "" << "";
+        QTest::newRow("no database") << "no-database" << "No database sequences";
+        QTest::newRow("top zero") << "top-zero" << "at least 1";
+        QTest::newRow("nucleotide database") << "dna-database" << "database sequences are dna";
+        QTest::newRow("no scanners") << "no-scanners" << "not available";
+        QTest::newRow("unknown device") << "gpu:7" << "gpu:7";
+        // A search has no pair limit: it keeps K hits per query, not a result per pair.
+        QTest::newRow("many pairs") << "many-pairs" << "";
+    }
+
+    void searchChecks() {
+        QFETCH(QString, change);
+        QFETCH(QString, mentions);
+        JobRequest r = protein_request();
+        r.algorithm = JobAlgorithm::DatabaseSearch;
+        r.top = 3;
+        const auto scanners = make_cpu_scanner_registry();
+        const ScannerRegistry* given = scanners.get();
+        if (change == "no-database") r.targets = list({}, AlphabetKind::Protein);
+        if (change == "top-zero") r.top = 0;
+        if (change == "dna-database") r.targets = list({"ACGTACGT"}, AlphabetKind::Dna);
+        if (change == "no-scanners") given = nullptr;
+        if (change.startsWith("gpu")) r.device = change.toStdString();
+        if (change == "many-pairs") {
+            r.queries = list(std::vector<std::string>(20'000, "MKV"), AlphabetKind::Protein);
+            r.targets = list(std::vector<std::string>(10'000, "W"), AlphabetKind::Protein);
+            QVERIFY(r.pair_count() > max_pairs_per_job);
+        }
+        const auto problems = check_request(r, cpu_devices(), given);
+        const QString found = joined(problems, JobProblem::Severity::Error);
+        if (mentions.isEmpty()) {
+            QVERIFY2(problems.empty(), qPrintable(found));
+        } else {
+            QVERIFY2(found.contains(mentions, Qt::CaseInsensitive), qPrintable("expected '" + mentions + "' among:\n" + found));
+        }
+    }
+
+    void searchIsLocalWithBlastGaps() {
+        JobRequest r = protein_request();
+        r.algorithm = JobAlgorithm::DatabaseSearch;
+        r.pairing = Pairing::RecordByRecord;  // ignored by a search
+        QCOMPARE(r.align_options().mode, AlignmentMode::Local);
+        QCOMPARE(r.pair_count(), std::uint64_t(2 * 3));
+        QCOMPARE(r.cell_count(), std::uint64_t((9 + 3) * (10 + 4 + 1)));
+        // BLAST's defaults (existence/extension 11/1 for BLOSUM62, 5/2 for
+        // BLASTN's +2/-3) in our convention.
+        QCOMPARE(search_default_gaps(r.scoring, AlphabetKind::Protein), (GapCosts{12, 1}));
+        ScoringChoice dna;
+        dna.match_mismatch = true;
+        dna.match = 2;
+        dna.mismatch = -3;
+        QCOMPARE(search_default_gaps(dna, AlphabetKind::Dna), (GapCosts{7, 2}));
+        r.scoring.gap_open = 12;
+        r.scoring.gap_extend = 1;
+        const ScanSetup setup = scan_setup(r);
+        QCOMPARE(setup.options.mode, AlignmentMode::Local);
+        QCOMPARE(setup.scheme.gap_open, 12);
+        QVERIFY(QString::fromStdString(r.summary()).contains("top 10"));
+    }
+
     void algorithmsRoundTrip() {
         for (JobAlgorithm a : available_algorithms()) QCOMPARE(parse_algorithm(to_string(a)), a);
         QVERIFY_THROWS_EXCEPTION(Error, parse_algorithm("needleman"));

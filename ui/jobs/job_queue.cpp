@@ -4,6 +4,8 @@
 #include "jobs/job_queue.hpp"
 
 #include <alignscope/error.hpp>
+#include <alignscope/search/search.hpp>
+#include <alignscope/search/search_settings.hpp>
 
 #include <QCoreApplication>
 #include <QMetaObject>
@@ -63,9 +65,10 @@ std::int64_t since_ns(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-JobQueue::JobQueue(DeviceRegistry& registry, QObject* parent)
+JobQueue::JobQueue(DeviceRegistry& registry, const ScannerRegistry* scanners, QObject* parent)
     : QObject(parent),
       registry_(registry),
+      scanners_(scanners),
       devices_(registry.devices()),
       recording_thread_(std::make_unique<TaskThread>()),
       worker_(std::make_unique<TaskThread>()) {
@@ -204,45 +207,13 @@ void JobQueue::run(const std::shared_ptr<Entry>& entry) {
     entry->start = std::chrono::steady_clock::now();
     TimelineRecorder timeline;
     try {
-        Backend& backend = registry_.select(request.device);
-        outcome.device = backend.info().id;
-        if (recorder) recorder->started();
-        QMetaObject::invokeMethod(
-            this, [this, ticket = entry->ticket] { emit jobStarted(ticket); }, Qt::QueuedConnection);
-
-        PairJob job = make_pair_job(request);
-        outcome.cells = job.total_cells();
-        {
-            std::lock_guard lock(entry->progress_mutex);
-            entry->latest.cells_total = outcome.cells;
-            entry->latest.items_total = job.pairs.size();
-        }
-        JobContext context;
-        context.cancel = &entry->token;
-        context.timeline = &timeline;
-        JobRecorder* live = recorder.get();
-        context.progress = [this, entry, live](const Progress& p) {
-            report(entry, p);
-            if (live) live->progress(p);
-        };
-        const auto started = std::chrono::steady_clock::now();
-        std::vector<Alignment> results = backend.align_pairs(job, context);
-        outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        if (results.size() != job.pairs.size())
-            throw Error(outcome.device + " returned " + std::to_string(results.size()) + " results for " +
-                        std::to_string(job.pairs.size()) + " pairs");
-        for (std::size_t k = 0; k < results.size(); ++k) {
-            results[k].query_id = (*job.queries)[job.pairs[k].first].id;
-            results[k].target_id = (*job.targets)[job.pairs[k].second].id;
-        }
-        Progress last;
-        last.cells_done = last.cells_total = outcome.cells;
-        last.items_done = last.items_total = job.pairs.size();
-        report(entry, last);
+        if (request.is_search()) runSearch(entry, recorder.get(), outcome, timeline);
+        else runPairs(entry, recorder.get(), outcome, timeline);
         outcome.state = JobState::Done;
-        auto shared = std::make_shared<const std::vector<Alignment>>(std::move(results));
-        outcome.alignments = shared;
-        record_end([&](JobRecorder& r) { r.done(*shared, timeline.events(), timeline.clock_source()); });
+        record_end([&](JobRecorder& r) {
+            r.done(outcome.alignments ? *outcome.alignments : std::vector<Alignment>{}, timeline.events(),
+                   timeline.clock_source());
+        });
     } catch (const Cancelled&) {
         outcome.state = end_state();
         record_end([&](JobRecorder& r) {
@@ -262,6 +233,127 @@ void JobQueue::run(const std::shared_ptr<Entry>& entry) {
         outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - entry->start).count();
     recorder.reset();
     finish(entry, std::move(outcome));
+}
+
+void JobQueue::runPairs(const std::shared_ptr<Entry>& entry, JobRecorder* recorder, JobOutcome& outcome,
+                        TimelineRecorder& timeline) {
+    const JobRequest& request = entry->request;
+    Backend& backend = registry_.select(request.device);
+    outcome.device = backend.info().id;
+    if (recorder) recorder->started();
+    QMetaObject::invokeMethod(
+        this, [this, ticket = entry->ticket] { emit jobStarted(ticket); }, Qt::QueuedConnection);
+
+    PairJob job = make_pair_job(request);
+    outcome.cells = job.total_cells();
+    {
+        std::lock_guard lock(entry->progress_mutex);
+        entry->latest.cells_total = outcome.cells;
+        entry->latest.items_total = job.pairs.size();
+    }
+    JobContext context;
+    context.cancel = &entry->token;
+    context.timeline = &timeline;
+    context.progress = [this, entry, recorder](const Progress& p) {
+        report(entry, p);
+        if (recorder) recorder->progress(p);
+    };
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<Alignment> results = backend.align_pairs(job, context);
+    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (results.size() != job.pairs.size())
+        throw Error(outcome.device + " returned " + std::to_string(results.size()) + " results for " +
+                    std::to_string(job.pairs.size()) + " pairs");
+    for (std::size_t k = 0; k < results.size(); ++k) {
+        results[k].query_id = (*job.queries)[job.pairs[k].first].id;
+        results[k].target_id = (*job.targets)[job.pairs[k].second].id;
+    }
+    Progress last;
+    last.cells_done = last.cells_total = outcome.cells;
+    last.items_done = last.items_total = job.pairs.size();
+    report(entry, last);
+    outcome.alignments = std::make_shared<const std::vector<Alignment>>(std::move(results));
+}
+
+void JobQueue::runSearch(const std::shared_ptr<Entry>& entry, JobRecorder* recorder, JobOutcome& outcome,
+                         TimelineRecorder& timeline) {
+    // The engine calls `alignscope-cli search` makes: the scanner the device
+    // names (or the CPU when "auto" finds a GPU that cannot scan this), the
+    // pairwise backend of the same device for the traceback, run_search.
+    const JobRequest& request = entry->request;
+    if (!scanners_) throw Error("database search is not available: no scanners were registered");
+    outcome.search = true;
+    const ScanSetup setup = scan_setup(request);
+    const std::string spec = choose_scan_device(*scanners_, request.device, setup, nullptr, "device");
+    std::unique_ptr<DatabaseScanner> scanner = scanners_->create(spec);
+    Backend* aligner = request.traceback ? &registry_.select(spec) : nullptr;
+    outcome.device = scanner->info().id;
+    if (recorder) recorder->started();
+    QMetaObject::invokeMethod(
+        this, [this, ticket = entry->ticket] { emit jobStarted(ticket); }, Qt::QueuedConnection);
+
+    // The loaded set is already normalised (read_sequences), as
+    // prepare_database would have it: packed the same way, it gives the
+    // CLI's order, ties and hits.
+    const PreparedDatabase database =
+        pack_database(*request.targets.records, request.targets.alphabet, request.targets.label);
+    const std::vector<Sequence>& queries = *request.queries.records;
+    std::uint64_t query_residues = 0;
+    for (const Sequence& q : queries) query_residues += q.residues.size();
+    outcome.cells = query_residues * database.residue_count();
+    outcome.queries = queries.size();
+    {
+        std::lock_guard lock(entry->progress_mutex);
+        entry->latest.cells_total = outcome.cells;
+        entry->latest.items_total = queries.size();
+    }
+
+    SearchOptions search;
+    search.top = request.top;
+    search.traceback = request.traceback;
+    // Hits reach the project in batches as queries finish, so a long search
+    // shows its first hits early and a cancelled one keeps what it found.
+    std::vector<store::Hit> hits;
+    std::vector<Alignment> alignments;
+    auto last_flush = std::chrono::steady_clock::now();
+    auto flush = [&] {
+        if (recorder && !hits.empty()) recorder->hits(hits, alignments);
+        hits.clear();
+        alignments.clear();
+        last_flush = std::chrono::steady_clock::now();
+    };
+    SearchCallbacks callbacks;
+    callbacks.query_done = [&](const QueryHits& result) {
+        for (const SearchHit& hit : result.hits) {
+            hits.push_back(to_store_hit(hit));
+            if (hit.alignment.has_traceback()) alignments.push_back(hit.alignment);
+            ++outcome.hits;
+        }
+        if (hits.size() >= 5000 || std::chrono::steady_clock::now() - last_flush > std::chrono::seconds(1)) flush();
+    };
+    JobContext context;
+    context.cancel = &entry->token;
+    context.timeline = &timeline;
+    context.progress = [this, entry, recorder](const Progress& p) {
+        report(entry, p);
+        if (recorder) recorder->progress(p);
+    };
+    try {
+        const SearchSummary summary = run_search(queries, database, setup.scheme, setup.options, *scanner, aligner,
+                                                 search, callbacks, context, request.threads, request.streams);
+        outcome.seconds = summary.total_seconds;
+    } catch (...) {
+        try {
+            flush();  // what was found before the end stays in the project
+        } catch (...) {
+        }
+        throw;
+    }
+    flush();
+    Progress last;
+    last.cells_done = last.cells_total = outcome.cells;
+    last.items_done = last.items_total = queries.size();
+    report(entry, last);
 }
 
 void JobQueue::report(const std::shared_ptr<Entry>& entry, const Progress& progress) {

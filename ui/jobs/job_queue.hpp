@@ -1,5 +1,7 @@
 // The job queue: jobs run one after another on a worker thread through the
-// engine's DeviceRegistry, never on the GUI thread. Progress arrives as queued
+// engine's DeviceRegistry (pairwise jobs) and ScannerRegistry (database
+// searches, through the engine's run_search as the CLI runs them), never on
+// the GUI thread. Progress arrives as queued
 // signals (coalesced, so a backend that reports often cannot flood the event
 // loop), cancellation goes through each job's CancellationToken, and each job
 // is written to the project by a JobRecorder made on the worker thread.
@@ -10,6 +12,8 @@
 
 #include <alignscope/device/backend.hpp>
 #include <alignscope/device/timeline.hpp>
+#include <alignscope/search/scan.hpp>
+#include <alignscope/store/results.hpp>
 
 #include <QObject>
 
@@ -46,7 +50,10 @@ struct JobOutcome {
     std::uint64_t cells = 0;
     std::string device;   // the backend that ran it ("cpu", "gpu:0,1")
     std::int64_t project_job_id = 0;  // 0 when not recorded
-    std::shared_ptr<const std::vector<Alignment>> alignments;
+    std::shared_ptr<const std::vector<Alignment>> alignments;  // pairwise jobs
+    bool search = false;
+    std::uint64_t queries = 0;  // a search's queries
+    std::uint64_t hits = 0;     // and the hits kept
     double gcups() const { return seconds > 0 ? double(cells) / seconds / 1e9 : 0; }
 };
 
@@ -60,6 +67,9 @@ public:
     virtual std::int64_t job_id() const = 0;  // the job's id in the project
     virtual void started() = 0;
     virtual void progress(const Progress& progress) = 0;  // thread-safe, cheap, never throws
+    // A search's hits, batch by batch as its queries finish, with the
+    // alignments of those hits (empty without traceback); done() follows.
+    virtual void hits(const std::vector<store::Hit>& hits, const std::vector<Alignment>& alignments) = 0;
     virtual void done(const std::vector<Alignment>& alignments, const std::vector<TimelineEvent>& timeline,
                       const std::string& clock_source) = 0;
     virtual void failed(const std::string& message) = 0;
@@ -75,8 +85,9 @@ using RecorderFactory =
 class JobQueue : public QObject {
     Q_OBJECT
 public:
-    // `registry` outlives the queue; only the worker thread selects backends.
-    explicit JobQueue(DeviceRegistry& registry, QObject* parent = nullptr);
+    // `registry` (and `scanners`, when given) outlive the queue; only the
+    // worker thread selects backends. Without scanners, searches fail.
+    explicit JobQueue(DeviceRegistry& registry, const ScannerRegistry* scanners = nullptr, QObject* parent = nullptr);
     // Interrupts every job (they are recorded as interrupted) and joins the worker.
     ~JobQueue() override;
 
@@ -112,10 +123,16 @@ private:
     struct Entry;
     void record(const std::shared_ptr<Entry>& entry, const RecorderFactory& factory);  // recording thread
     void run(const std::shared_ptr<Entry>& entry);  // on the worker thread
+    // The work of one job (worker thread); fills `outcome`, throws Error or Cancelled.
+    void runPairs(const std::shared_ptr<Entry>& entry, JobRecorder* recorder, JobOutcome& outcome,
+                  TimelineRecorder& timeline);
+    void runSearch(const std::shared_ptr<Entry>& entry, JobRecorder* recorder, JobOutcome& outcome,
+                   TimelineRecorder& timeline);
     void report(const std::shared_ptr<Entry>& entry, const Progress& progress);
     void finish(const std::shared_ptr<Entry>& entry, JobOutcome outcome);
 
     DeviceRegistry& registry_;
+    const ScannerRegistry* scanners_;
     std::vector<DeviceInfo> devices_;
     mutable std::mutex mutex_;
     RecorderFactory recorder_factory_;

@@ -15,6 +15,7 @@ std::string_view to_string(JobAlgorithm algorithm) {
     case JobAlgorithm::Global: return "global";
     case JobAlgorithm::Local: return "local";
     case JobAlgorithm::SemiGlobal: return "semiglobal";
+    case JobAlgorithm::DatabaseSearch: return "search";
     }
     return "global";
 }
@@ -24,6 +25,7 @@ std::string display_name(JobAlgorithm algorithm) {
     case JobAlgorithm::Global: return "Global (Needleman-Wunsch)";
     case JobAlgorithm::Local: return "Local (Smith-Waterman)";
     case JobAlgorithm::SemiGlobal: return "Semi-global (free end gaps)";
+    case JobAlgorithm::DatabaseSearch: return "Database search (local, best hits per query)";
     }
     return {};
 }
@@ -32,12 +34,13 @@ JobAlgorithm parse_algorithm(std::string_view name) {
     for (JobAlgorithm a : available_algorithms())
         if (to_string(a) == name) return a;
     if (name == "semi-global") return JobAlgorithm::SemiGlobal;
-    throw Error("unknown algorithm '" + std::string(name) + "' (expected global, local or semiglobal)");
+    if (name == "database search") return JobAlgorithm::DatabaseSearch;
+    throw Error("unknown algorithm '" + std::string(name) + "' (expected global, local, semiglobal or search)");
 }
 
 const std::vector<JobAlgorithm>& available_algorithms() {
-    static const std::vector<JobAlgorithm> list{JobAlgorithm::Global, JobAlgorithm::Local,
-                                                JobAlgorithm::SemiGlobal};
+    static const std::vector<JobAlgorithm> list{JobAlgorithm::Global, JobAlgorithm::Local, JobAlgorithm::SemiGlobal,
+                                                JobAlgorithm::DatabaseSearch};
     return list;
 }
 
@@ -53,7 +56,7 @@ std::string number(double value) {
 // carry plain names.
 std::string panel_wording(std::string message) {
     const std::pair<std::string_view, std::string_view> words[] = {
-        {"--gap-open", "gap open"}, {"--gap-extend", "gap extend"}, {"--matrix", "matrix"}};
+        {"--gap-open", "gap open"}, {"--gap-extend", "gap extend"}, {"--matrix", "matrix"}, {"--device", "device"}};
     for (const auto& [flag, name] : words)
         for (std::size_t at = message.find(flag); at != std::string::npos; at = message.find(flag, at))
             message.replace(at, flag.size(), name);
@@ -88,14 +91,15 @@ AlignOptions JobRequest::align_options() const {
     case JobAlgorithm::Global: options.mode = AlignmentMode::Global; break;
     case JobAlgorithm::Local: options.mode = AlignmentMode::Local; break;
     case JobAlgorithm::SemiGlobal: options.mode = AlignmentMode::SemiGlobal; break;
+    case JobAlgorithm::DatabaseSearch: options.mode = AlignmentMode::Local; break;
     }
-    options.free_ends = free_ends;
+    if (options.mode == AlignmentMode::SemiGlobal) options.free_ends = free_ends;
     options.traceback = traceback;
     return options;
 }
 
 std::uint64_t JobRequest::pair_count() const {
-    if (pairing == Pairing::RecordByRecord) return std::min(queries.size(), targets.size());
+    if (pairing == Pairing::RecordByRecord && !is_search()) return std::min(queries.size(), targets.size());
     return std::uint64_t(queries.size()) * targets.size();
 }
 
@@ -103,7 +107,7 @@ std::uint64_t JobRequest::cell_count() const {
     if (!queries.records || !targets.records) return 0;
     const auto& q = *queries.records;
     const auto& t = *targets.records;
-    if (pairing == Pairing::RecordByRecord) {
+    if (pairing == Pairing::RecordByRecord && !is_search()) {
         std::uint64_t cells = 0;
         for (std::size_t k = 0; k < std::min(q.size(), t.size()); ++k)
             cells += std::uint64_t(q[k].residues.size()) * t[k].residues.size();
@@ -117,6 +121,12 @@ std::uint64_t JobRequest::cell_count() const {
 
 std::string JobRequest::summary() const {
     std::string text = std::string(to_string(algorithm)) + " " + scoring.summary() + ", ";
+    if (is_search()) {
+        text += std::to_string(queries.size()) + " queries against " + std::to_string(targets.size()) +
+                " sequences, top " + std::to_string(top);
+        if (!traceback) text += ", scores only";
+        return text;
+    }
     text += std::to_string(queries.size()) + (pairing == Pairing::AllAgainstAll ? " x " : " zip ") +
             std::to_string(targets.size());
     if (!traceback) text += ", scores only";
@@ -140,7 +150,8 @@ const DeviceInfo* find_device(const std::vector<DeviceInfo>& devices, const std:
 
 }  // namespace
 
-std::vector<JobProblem> check_request(const JobRequest& request, const std::vector<DeviceInfo>& devices) {
+std::vector<JobProblem> check_request(const JobRequest& request, const std::vector<DeviceInfo>& devices,
+                                      const ScannerRegistry* scanners) {
     std::vector<JobProblem> problems;
     auto error = [&](std::string message) { problems.push_back({JobProblem::Severity::Error, std::move(message)}); };
     auto warning = [&](std::string message) {
@@ -148,20 +159,24 @@ std::vector<JobProblem> check_request(const JobRequest& request, const std::vect
     };
 
     // Inputs.
+    const bool search = request.is_search();
     if (auto p = side_problem(request.queries, "query"); !p.empty()) error(p);
-    if (auto p = side_problem(request.targets, "target"); !p.empty()) error(p);
+    if (auto p = side_problem(request.targets, search ? "database" : "target"); !p.empty()) error(p);
     const bool have_both = request.queries.size() > 0 && request.targets.size() > 0;
-    if (have_both && request.pairing == Pairing::RecordByRecord &&
+    if (search && request.top < 1) error("Top hits per query must be at least 1");
+    if (have_both && !search && request.pairing == Pairing::RecordByRecord &&
         request.queries.size() != request.targets.size())
         error("Record by record pairs query i with target i, but there are " +
               std::to_string(request.queries.size()) + " queries and " + std::to_string(request.targets.size()) +
               " targets");
-    if (have_both && request.pair_count() > max_pairs_per_job)
+    // A search keeps K hits per query, not one result per pair: no pair limit.
+    if (have_both && !search && request.pair_count() > max_pairs_per_job)
         error(std::to_string(request.pair_count()) + " pairs is more than one job may hold (" +
               std::to_string(max_pairs_per_job) + "); pair record by record or select fewer sequences");
     if (have_both && nucleotide(request.queries.alphabet) != nucleotide(request.targets.alphabet))
-        error("The queries are " + std::string(to_string(request.queries.alphabet)) + " but the targets are " +
-              std::string(to_string(request.targets.alphabet)) + ": both sides must be protein or both nucleotide");
+        error("The queries are " + std::string(to_string(request.queries.alphabet)) + " but the " +
+              (search ? "database sequences are " : "targets are ") + std::string(to_string(request.targets.alphabet)) +
+              ": both sides must be protein or both nucleotide");
 
     // Scoring against the alphabet.
     const auto& scoring = request.scoring;
@@ -221,6 +236,21 @@ std::vector<JobProblem> check_request(const JobRequest& request, const std::vect
     } else {
         error("There is no device '" + request.device + "'");
     }
+    if (search && scheme_ok) {
+        if (!scanners) {
+            error("Database search is not available here: no scanners were registered");
+        } else {
+            try {
+                const ScanSetup setup = scan_setup(request);
+                for (const std::string& id : scanners->resolve(request.device)) {
+                    const ScanCapability can = scanners->capability(id, setup);
+                    if (!can.supported) error(id + " cannot scan this: " + can.reason);
+                }
+            } catch (const Error& e) {
+                error(panel_wording(e.what()));
+            }
+        }
+    }
     if (request.threads < 0) error("Threads must be 0 (all cores) or more");
     if (request.streams < 0 || request.streams > 128) error("Streams must be between 1 and 128 (0 = automatic)");
     return problems;
@@ -229,6 +259,21 @@ std::vector<JobProblem> check_request(const JobRequest& request, const std::vect
 bool has_errors(const std::vector<JobProblem>& problems) {
     return std::any_of(problems.begin(), problems.end(),
                        [](const JobProblem& p) { return p.severity == JobProblem::Severity::Error; });
+}
+
+GapCosts search_default_gaps(const ScoringChoice& scoring, AlphabetKind alphabet) {
+    if (scoring.match_mismatch)
+        return default_search_gaps({}, double(scoring.match), double(scoring.mismatch), alphabet);
+    return default_search_gaps(scoring.matrix, std::nullopt, std::nullopt, alphabet);
+}
+
+ScanSetup scan_setup(const JobRequest& request) {
+    ScanSetup setup;
+    setup.scheme = request.scoring.scheme();
+    setup.options = request.align_options();
+    setup.threads = request.threads;
+    setup.streams = request.streams;
+    return setup;
 }
 
 PairJob job_settings(const JobRequest& request) {

@@ -8,6 +8,8 @@
 #include <alignscope/device/backend.hpp>
 #include <alignscope/device/job.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
+#include <alignscope/search/scan.hpp>
+#include <alignscope/search/search_settings.hpp>
 #include <alignscope/seq/alphabet.hpp>
 #include <alignscope/seq/sequence.hpp>
 
@@ -20,12 +22,15 @@
 
 namespace alignscope::ui {
 
-// The kinds of job the workbench can run. Database search, long pair, profile
-// search and all-against-all join this list with their issues, each with its
-// own branch in JobQueue::run_job; the panel offers exactly what is listed here.
-enum class JobAlgorithm { Global, Local, SemiGlobal };
+// The kinds of job the workbench can run. Long pair, profile search and
+// all-against-all join this list with their issues, each with its own branch in
+// JobQueue::run; the panel offers exactly what is listed here. A database
+// search scans every query against every database sequence (local alignment,
+// score only, on a scanner of the ScannerRegistry) and aligns the K best hits
+// of each query in full, as `alignscope-cli search` does.
+enum class JobAlgorithm { Global, Local, SemiGlobal, DatabaseSearch };
 
-std::string_view to_string(JobAlgorithm algorithm);  // "global", "local", "semiglobal"
+std::string_view to_string(JobAlgorithm algorithm);  // "global", "local", "semiglobal", "search"
 std::string display_name(JobAlgorithm algorithm);    // "Global (Needleman-Wunsch)", ...
 JobAlgorithm parse_algorithm(std::string_view name);  // throws Error
 const std::vector<JobAlgorithm>& available_algorithms();
@@ -65,6 +70,7 @@ struct SequenceList {
 
 struct JobRequest {
     JobAlgorithm algorithm = JobAlgorithm::Global;
+    std::size_t top = 10;   // database search: hits kept per query (K)
     FreeEndGaps free_ends;  // semi-global only
     ScoringChoice scoring;
     std::string device = "cpu";  // DeviceRegistry::select spec
@@ -73,9 +79,11 @@ struct JobRequest {
     bool traceback = true;
     Pairing pairing = Pairing::AllAgainstAll;
     SequenceList queries;
-    SequenceList targets;
+    SequenceList targets;  // the database of a search
 
+    bool is_search() const { return algorithm == JobAlgorithm::DatabaseSearch; }
     AlignOptions align_options() const;
+    // Pairs aligned, or for a search pairs scanned (queries x database sequences).
     std::uint64_t pair_count() const;
     std::uint64_t cell_count() const;  // sum of |q| * |t| over the pairs
     // One line for the jobs list: "global BLOSUM62 10/0.5, 2 x 5 pairs".
@@ -92,9 +100,18 @@ struct JobProblem {
 };
 
 // Every reason the request cannot run (errors) or may not do what the user
-// expects (warnings), checked against the devices that exist. Empty when fine.
-std::vector<JobProblem> check_request(const JobRequest& request, const std::vector<DeviceInfo>& devices);
+// expects (warnings), checked against the devices that exist (and for a
+// database search, the scanners; none: searches cannot run). Empty when fine.
+std::vector<JobProblem> check_request(const JobRequest& request, const std::vector<DeviceInfo>& devices,
+                                      const ScannerRegistry* scanners = nullptr);
 bool has_errors(const std::vector<JobProblem>& problems);
+
+// The gap costs a database search uses when the user has not chosen any:
+// BLAST's for the matrix, as `alignscope-cli search` does (search_settings.hpp).
+GapCosts search_default_gaps(const ScoringChoice& scoring, AlphabetKind alphabet);
+// The scan a search request runs: scheme, local mode, threads, streams.
+// Throws Error when the scoring is invalid.
+ScanSetup scan_setup(const JobRequest& request);
 
 // The engine job for a checked request. Throws Error when the scoring is invalid.
 PairJob make_pair_job(const JobRequest& request);

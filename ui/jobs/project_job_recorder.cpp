@@ -1,6 +1,8 @@
 // ProjectJobRecorder: JobRequest -> store::JobSpec, and the recording's life.
 #include "jobs/project_job_recorder.hpp"
 
+#include <alignscope/search/search_settings.hpp>
+
 namespace alignscope::ui {
 
 namespace {
@@ -18,6 +20,22 @@ std::string record_ids(const SequenceList& list) {
 }  // namespace
 
 store::JobSpec ProjectJobRecorder::spec_for(const JobRequest& request, const DeviceInfo& device) {
+    if (request.is_search()) {
+        SearchOptions search;
+        search.top = request.top;
+        search.traceback = request.traceback;
+        store::JobSpec spec = search_job_spec("gui", scan_setup(request), search, device);
+        spec.devices = request.device;
+        auto& p = spec.parameters;
+        p["queries"] = request.queries.label;
+        p["targets"] = request.targets.label;  // the jobs list names both sides by these
+        p["database"] = request.targets.label;
+        p["query_count"] = std::to_string(request.queries.size());
+        p["database_count"] = std::to_string(request.targets.size());
+        p["cells"] = std::to_string(request.cell_count());
+        if (auto ids = record_ids(request.queries); !ids.empty()) p["query_ids"] = ids;
+        return spec;
+    }
     store::JobSpec spec = store::JobSpec::for_pair_job("gui", job_settings(request), device);
     spec.devices = request.device;
     auto& p = spec.parameters;
@@ -41,16 +59,21 @@ ProjectJobRecorder::ProjectJobRecorder(const std::string& project_path, const Jo
     recording_ = std::make_unique<store::JobRecording>(project_path, spec_for(request, device), options);
     job_id_ = recording_->job_id();
     for (std::int64_t id : request.queries.set_ids) recording_->link_input(id, "query");
-    for (std::int64_t id : request.targets.set_ids) recording_->link_input(id, "target");
+    for (std::int64_t id : request.targets.set_ids) recording_->link_input(id, request.is_search() ? "database" : "target");
 }
 
 void ProjectJobRecorder::started() { recording_->start(); }
 
 void ProjectJobRecorder::progress(const Progress& progress) { recording_->progress(progress); }
 
+void ProjectJobRecorder::hits(const std::vector<store::Hit>& hits, const std::vector<Alignment>& alignments) {
+    recording_->add_hits(hits);
+    if (!alignments.empty()) recording_->add_alignments(alignments);
+}
+
 void ProjectJobRecorder::done(const std::vector<Alignment>& alignments, const std::vector<TimelineEvent>& timeline,
                               const std::string& clock_source) {
-    recording_->add_alignments(alignments);
+    if (!alignments.empty()) recording_->add_alignments(alignments);
     if (!timeline.empty()) recording_->add_timeline(timeline, clock_source);
     recording_->finish_done();
 }

@@ -20,6 +20,7 @@ public:
     std::int64_t job_id() const override { return job_id_; }
     void started() override;
     void progress(const Progress& progress) override;
+    void hits(const std::vector<store::Hit>& hits, const std::vector<Alignment>& alignments) override;
     void done(const std::vector<Alignment>& alignments, const std::vector<TimelineEvent>& timeline,
               const std::string& clock_source) override;
     void failed(const std::string& message) override;

@@ -4,6 +4,7 @@
 #include "project_document.hpp"
 
 #include <alignscope/score/substitution_matrix.hpp>
+#include <alignscope/search/search_settings.hpp>
 
 #include <QFileDialog>
 #include <QGroupBox>
@@ -45,8 +46,9 @@ void set_item_enabled(QComboBox* combo, int index, bool enabled) {
 
 }  // namespace
 
-JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, QWidget* parent)
-    : QWidget(parent), document_(document), devices_(std::move(devices)) {
+JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, const ScannerRegistry* scanners,
+                   QWidget* parent)
+    : QWidget(parent), document_(document), devices_(std::move(devices)), scanners_(scanners) {
     // Sequences.
     queries_ = new QComboBox(this);
     queries_->setObjectName("queries");
@@ -60,10 +62,10 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, Q
     queries_->setMinimumContentsLength(16);
     targets_->setMinimumContentsLength(16);
     auto* sequences = new QGroupBox(tr("Sequences"), this);
-    auto* sequences_form = new QFormLayout(sequences);
-    sequences_form->addRow(tr("&Queries:"), queries_);
-    sequences_form->addRow(tr("&Targets:"), targets_);
-    sequences_form->addRow(tr("&Pairing:"), pairing_);
+    sequences_form_ = new QFormLayout(sequences);
+    sequences_form_->addRow(tr("&Queries:"), queries_);
+    sequences_form_->addRow(tr("&Targets:"), targets_);
+    sequences_form_->addRow(tr("&Pairing:"), pairing_);
 
     // Algorithm.
     algorithm_ = new QComboBox(this);
@@ -86,6 +88,11 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, Q
     free_grid->addWidget(free_target_begin_, 1, 0);
     free_grid->addWidget(free_target_end_, 1, 1);
     for (QCheckBox* c : {free_query_begin_, free_query_end_, free_target_begin_, free_target_end_}) c->setChecked(true);
+    top_ = new QSpinBox(this);
+    top_->setObjectName("top");
+    top_->setRange(1, 100'000);
+    top_->setValue(10);
+    top_->setToolTip(tr("The best hits kept per query (K), ranked by score; each is aligned in full with traceback on"));
     traceback_ = new QCheckBox(tr("Traceback (off: scores and coordinates only)"), this);
     traceback_->setObjectName("traceback");
     traceback_->setChecked(true);
@@ -93,6 +100,7 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, Q
     algorithm_form_ = new QFormLayout(algorithm_box);
     algorithm_form_->addRow(tr("&Mode:"), algorithm_);
     algorithm_form_->addRow(tr("Free end gaps:"), free_ends_box_);
+    algorithm_form_->addRow(tr("Top &hits per query:"), top_);
     algorithm_form_->addRow(traceback_);
 
     // Scoring.
@@ -201,16 +209,22 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, Q
     connect(pairing_, &QComboBox::currentIndexChanged, this, changed);
     connect(algorithm_, &QComboBox::currentIndexChanged, this, [this] {
         updateVisibility();
+        followDefaultGaps();
         revalidate();
     });
+    connect(top_, &QSpinBox::valueChanged, this, changed);
     for (QCheckBox* c : {free_query_begin_, free_query_end_, free_target_begin_, free_target_end_, traceback_})
         connect(c, &QCheckBox::toggled, this, changed);
     connect(scoring_kind_, &QComboBox::currentIndexChanged, this, [this] {
         updateVisibility();
+        followDefaultGaps();
         revalidate();
     });
     connect(matrix_, &QComboBox::activated, this, [this] { matrix_chosen_ = true; });
-    connect(matrix_, &QComboBox::currentTextChanged, this, changed);
+    connect(matrix_, &QComboBox::currentTextChanged, this, [this] {
+        followDefaultGaps();
+        revalidate();
+    });
     connect(matrix_file, &QToolButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Substitution matrix"), {},
                                                           tr("Matrices (*.mat *.txt);;All files (*)"));
@@ -219,8 +233,18 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, Q
         if (matrix_->findText(path) < 0) matrix_->addItem(path);
         matrix_->setCurrentText(path);
     });
-    for (QSpinBox* box : {match_, mismatch_, threads_, streams_}) connect(box, &QSpinBox::valueChanged, this, changed);
-    for (QDoubleSpinBox* box : {gap_open_, gap_extend_}) connect(box, &QDoubleSpinBox::valueChanged, this, changed);
+    for (QSpinBox* box : {threads_, streams_}) connect(box, &QSpinBox::valueChanged, this, changed);
+    for (QSpinBox* box : {match_, mismatch_})
+        connect(box, &QSpinBox::valueChanged, this, [this] {
+            followDefaultGaps();
+            revalidate();
+        });
+    // Defaults are set with signals blocked: a change seen here is the user's.
+    for (QDoubleSpinBox* box : {gap_open_, gap_extend_})
+        connect(box, &QDoubleSpinBox::valueChanged, this, [this] {
+            gaps_chosen_ = true;
+            revalidate();
+        });
     connect(device_, &QComboBox::currentIndexChanged, this, [this] {
         updateVisibility();
         revalidate();
@@ -302,12 +326,31 @@ void JobPanel::inputChanged() {
             matrix_->setCurrentText(q.alphabet == AlphabetKind::Protein ? "BLOSUM62" : "EDNAFULL");
         }
     }
+    followDefaultGaps();
     revalidate();
+}
+
+void JobPanel::followDefaultGaps() {
+    if (gaps_chosen_) return;
+    const JobRequest r = request();
+    GapCosts gaps;  // the pairwise default, EMBOSS needle/water's
+    if (r.is_search()) {
+        const AlphabetKind alphabet = r.queries.size() > 0 ? r.queries.alphabet : r.targets.alphabet;
+        gaps = search_default_gaps(r.scoring, alphabet);
+    }
+    const QSignalBlocker block_open(gap_open_), block_extend(gap_extend_);
+    gap_open_->setValue(gaps.open);
+    gap_extend_->setValue(gaps.extend);
 }
 
 void JobPanel::updateVisibility() {
     const auto algorithm = JobAlgorithm(algorithm_->currentData().toInt());
+    const bool search = algorithm == JobAlgorithm::DatabaseSearch;
     algorithm_form_->setRowVisible(free_ends_box_, algorithm == JobAlgorithm::SemiGlobal);
+    algorithm_form_->setRowVisible(top_, search);
+    sequences_form_->setRowVisible(pairing_, !search);
+    if (auto* label = qobject_cast<QLabel*>(sequences_form_->labelForField(targets_)))
+        label->setText(search ? tr("&Database:") : tr("&Targets:"));
     const bool match_mismatch = scoring_kind_->currentIndex() == 1;
     scoring_form_->setRowVisible(matrix_->parentWidget(), !match_mismatch);
     scoring_form_->setRowVisible(match_, match_mismatch);
@@ -340,6 +383,7 @@ SequenceList JobPanel::listFor(const QComboBox& combo, bool* mixed) const {
 JobRequest JobPanel::request() const {
     JobRequest r;
     r.algorithm = JobAlgorithm(algorithm_->currentData().toInt());
+    r.top = std::size_t(top_->value());
     r.free_ends = FreeEndGaps{free_query_begin_->isChecked(), free_query_end_->isChecked(),
                               free_target_begin_->isChecked(), free_target_end_->isChecked()};
     r.scoring.match_mismatch = scoring_kind_->currentIndex() == 1;
@@ -361,7 +405,7 @@ JobRequest JobPanel::request() const {
 
 void JobPanel::revalidate() {
     const JobRequest r = request();
-    problems_ = check_request(r, devices_);
+    problems_ = check_request(r, devices_, scanners_);
     bool mixed = false;
     for (QComboBox* combo : {queries_, targets_}) {
         listFor(*combo, &mixed);
@@ -398,7 +442,9 @@ QString JobPanel::estimateText() const {
     if (!canRun()) return {};
     const JobRequest r = request();
     const double cells = double(r.cell_count());
-    const QString size = tr("%1 pairs, %2 cells").arg(human_count(double(r.pair_count())), human_count(cells));
+    const QString size = r.is_search() ? tr("%1 pairs to scan, %2 cells").arg(human_count(double(r.pair_count())),
+                                                                             human_count(cells))
+                                       : tr("%1 pairs, %2 cells").arg(human_count(double(r.pair_count())), human_count(cells));
     const auto measured = document_.throughput(r.device);
     if (measured.jobs == 0 || measured.cells_per_second <= 0)
         return tr("%1. No time estimate yet: no finished job on %2 in this project to measure its speed.")
@@ -446,9 +492,12 @@ void JobPanel::setMatchMismatch(int match, int mismatch) {
 }
 
 void JobPanel::setGaps(double open, double extend) {
+    gaps_chosen_ = true;
     gap_open_->setValue(open);
     gap_extend_->setValue(extend);
 }
+
+void JobPanel::setTop(int hits) { top_->setValue(hits); }
 
 bool JobPanel::setDevice(const QString& id) {
     const int i = device_->findData(id);

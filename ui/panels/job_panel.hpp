@@ -1,6 +1,7 @@
-// The job configuration panel: which sequences, which algorithm, which scoring
-// (with the gap convention spelled out), which device, streams or threads, and
-// traceback. Every change re-checks the request, so an impossible combination
+// The job configuration panel: which sequences, which algorithm (pairwise
+// modes, or a database search with its top-K), which scoring (with the gap
+// convention spelled out; a search starts from BLAST's gap costs for the
+// matrix, as the CLI does), which device, streams or threads, and traceback. Every change re-checks the request, so an impossible combination
 // is explained in the panel before the job starts, and shows a time estimate
 // from the speed earlier jobs of the project measured on the chosen device.
 #pragma once
@@ -29,7 +30,9 @@ public:
     // The combo entry that stands for the Sequences table's selection.
     static constexpr qint64 selection_source = -1;
 
-    JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, QWidget* parent = nullptr);
+    // `scanners` (may be null: no database search) outlives the panel.
+    JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, const ScannerRegistry* scanners = nullptr,
+             QWidget* parent = nullptr);
 
     // Where "selected sequences" come from (the Sequences view).
     void setSelectionProvider(std::function<SequenceList(bool* mixed)> provider);
@@ -48,7 +51,8 @@ public:
     void setFreeEnds(const FreeEndGaps& free_ends);
     void setMatrix(const QString& name);
     void setMatchMismatch(int match, int mismatch);
-    void setGaps(double open, double extend);
+    void setGaps(double open, double extend);  // the user's choice: defaults stop following the matrix
+    void setTop(int hits);                      // database search: hits per query
     bool setDevice(const QString& id);  // false when the panel does not offer it
     void setThreads(int threads);
     void setStreams(int streams);
@@ -69,19 +73,25 @@ private:
     void fillDevices();
     void updateVisibility();
     void inputChanged();
+    // Until the user sets gap costs: BLAST's for the matrix in a search, the
+    // pairwise default 10/0.5 otherwise.
+    void followDefaultGaps();
     SequenceList listFor(const QComboBox& combo, bool* mixed) const;
 
     ProjectDocument& document_;
     std::vector<DeviceInfo> devices_;
+    const ScannerRegistry* scanners_ = nullptr;
     std::function<SequenceList(bool*)> selection_;
     std::vector<JobProblem> problems_;
     bool matrix_chosen_ = false;  // the user picked a matrix: stop following the alphabet
+    bool gaps_chosen_ = false;    // the user set gap costs: stop following the defaults
     bool queries_chosen_ = false;  // the user picked the inputs: keep them as sets come and go
     bool targets_chosen_ = false;
 
     QComboBox* queries_;
     QComboBox* targets_;
     QComboBox* pairing_;
+    QSpinBox* top_;
     QComboBox* algorithm_;
     QWidget* free_ends_box_;
     QCheckBox* free_query_begin_;
@@ -103,6 +113,7 @@ private:
     QLabel* estimate_;
     QPushButton* run_;
     QPushButton* cancel_;
+    QFormLayout* sequences_form_;
     QFormLayout* algorithm_form_;
     QFormLayout* scoring_form_;
     QFormLayout* device_form_;
