@@ -56,8 +56,15 @@ void add_options(QCommandLineParser& parser) {
         {"project", "Open this project (.alsproj).", "FILE"},
         {"demo", "Open the demo project (built on first use)."},
         {"screenshot", "Render the window off-screen to this PNG and exit (needs --project).", "OUT.png"},
-        {"view", "With --screenshot: render only this view (" + view_ids().join(", ") + ").", "ID"},
-        {"job", "With --screenshot: the job to show [default: the most recent one with data for the view].",
+        {"view",
+         "With --screenshot: render only this view: " + view_ids().join(", ") +
+             " (jobs: the jobs list; sequences: the loaded sequences; alignment: a job's alignments and the "
+             "viewer; heatmap: the DP matrix of a job's alignment; timeline: a job's kernel timeline; gcups: "
+             "GCUPS curves; hits: a search job's ranked hits).",
+         "ID"},
+        {"job",
+         "With --screenshot: the job to show [default: the most recent one with data for the view; for gcups, "
+         "the project's whole benchmark series].",
          "ID"},
         {"size", "With --screenshot: the image size [default: 1280x800].", "WxH"},
     });
@@ -159,9 +166,8 @@ void take_screenshot(DeviceRegistry& registry, const LaunchOptions& options) {
         if (job && !view->canShow(*window.document().job(job)))
             throw Error("--job: job " + std::to_string(job) + " has nothing the " + options.view.toStdString() +
                         " view shows");
-        for (auto it = jobs.rbegin(); !job && it != jobs.rend(); ++it)
-            if (view->canShow(*it)) job = it->id;
-        if (job) view->showJob(job);
+        if (!job) job = view->defaultJob(jobs);
+        view->showJob(job);
         view->resize(options.size);
         view->show();
         settle();
@@ -186,7 +192,7 @@ void take_screenshot(DeviceRegistry& registry, const LaunchOptions& options) {
         throw Error("--screenshot: cannot write " + options.screenshot.toStdString());
 }
 
-int run(QApplication& app, DeviceRegistry& registry) {
+int run(QApplication& app, DeviceRegistry& registry, ScannerRegistry& scanners) {
     LaunchOptions options;
     try {
         options = parse_launch_options(app.arguments());
@@ -199,7 +205,7 @@ int run(QApplication& app, DeviceRegistry& registry) {
         return 2;
     }
 
-    MainWindow window(registry);
+    MainWindow window(registry, scanners);
     window.setWindowIcon(QIcon(":/icons/alignscope.svg"));
     QApplication::setWindowIcon(window.windowIcon());
     window.show();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <alignscope/device/backend.hpp>
+#include <alignscope/search/scan.hpp>
 
 #include <QApplication>
 #include <QSize>
@@ -38,7 +39,8 @@ LaunchOptions parse_launch_options(const QStringList& arguments);
 // job, unwritable file).
 void take_screenshot(DeviceRegistry& registry, const LaunchOptions& options);
 
-// Parses app.arguments() and runs the window or the screenshot; the exit status.
-int run(QApplication& app, DeviceRegistry& registry);
+// Parses app.arguments() and runs the window (pairwise jobs on `registry`,
+// database searches on `scanners`) or the screenshot; the exit status.
+int run(QApplication& app, DeviceRegistry& registry, ScannerRegistry& scanners);
 
 }  // namespace alignscope::ui

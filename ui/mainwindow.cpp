@@ -2,6 +2,9 @@
 #include "mainwindow.hpp"
 
 #include "panels/job_panel.hpp"
+#include "views/benchmark_view.hpp"
+#include "views/gcups/gcups_view.hpp"
+#include "views/job_timeline_view.hpp"
 #include "views/jobs_view.hpp"
 #include "views/sequences_view.hpp"
 #include "views/view_catalog.hpp"
@@ -67,14 +70,25 @@ bool is_project_file(const QString& path) { return path.endsWith(".alsproj", Qt:
 }  // namespace
 
 MainWindow::MainWindow(DeviceRegistry& registry, QWidget* parent)
-    : QMainWindow(parent), registry_(registry), queue_(registry) {
+    : MainWindow(registry, make_cpu_scanner_registry(), nullptr, parent) {}
+
+MainWindow::MainWindow(DeviceRegistry& registry, ScannerRegistry& scanners, QWidget* parent)
+    : MainWindow(registry, nullptr, &scanners, parent) {}
+
+MainWindow::MainWindow(DeviceRegistry& registry, std::unique_ptr<ScannerRegistry> own, ScannerRegistry* scanners,
+                       QWidget* parent)
+    : QMainWindow(parent),
+      registry_(registry),
+      own_scanners_(std::move(own)),
+      scanners_(scanners ? *scanners : *own_scanners_),
+      queue_(registry, &scanners_) {
     ensure_ui_resources();
     setWindowIcon(QIcon(":/icons/alignscope.svg"));
     setWindowTitle(tr("AlignScope"));
     setAcceptDrops(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
 
-    panel_ = new JobPanel(document_, queue_.devices());
+    panel_ = new JobPanel(document_, queue_.devices(), &scanners_);
     panel_->setObjectName("jobPanel");
     auto* scroll = new QScrollArea;
     scroll->setWidget(panel_);
@@ -134,8 +148,18 @@ void MainWindow::createViews() {
         views_.insert(spec.id, v);
         tabs_->addTab(v, spec.title);
         connect(v, &ResultView::jobActivated, this, &MainWindow::showJobResults);
+        // One pair chosen in one view (the alignment list) is the pair the
+        // others about one pair (the DP heatmap) show.
+        connect(v, &ResultView::alignmentRowChosen, this, [this, v](qint64 job, qint64 row) {
+            for (auto* other : std::as_const(views_))
+                if (other != v) other->showAlignmentRow(job, row);
+        });
     }
     setCentralWidget(tabs_);
+    if (BenchmarkView* bench = benchmarkView()) {
+        bench->setDeviceRegistry(&registry_);
+        connect(bench, &BenchmarkView::comparingChanged, this, &MainWindow::updateRunning);
+    }
 
     JobsView& jobs = jobsView();
     connect(&jobs, &JobsView::jobSelected, this, [this](qint64 id) {
@@ -172,6 +196,8 @@ void MainWindow::createMenus() {
     QAction* paste = file->addAction(QIcon(":/icons/paste.svg"), tr("&Paste Sequences…"), this,
                                      &MainWindow::pasteDialog);
     paste->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V));
+    if (views_.contains("timeline"))
+        file->addAction(tr("&Import Chrome Trace…"), this, &MainWindow::importTraceDialog)->setObjectName("importTrace");
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
@@ -340,6 +366,12 @@ QString MainWindow::pasteSequences(const QString& text) {
 }
 
 quint64 MainWindow::runJob() {
+    if (BenchmarkView* bench = benchmarkView(); bench && bench->comparing()) {
+        // A comparison measures the devices alone, and shares their backends.
+        statusBar()->showMessage(tr("A CPU and GPU comparison is running: wait for it, or cancel it in the GCUPS view"),
+                                 8000);
+        return 0;
+    }
     panel_->revalidate();
     if (!panel_->canRun()) {
         statusBar()->showMessage(tr("The job cannot run: see the Job panel"), 5000);
@@ -361,8 +393,33 @@ void MainWindow::showJobResults(qint64 jobId) {
     for (auto* v : std::as_const(views_))
         if (v->shownJob() != jobId || jobId == 0) v->showJob(jobId);
     const store::JobInfo* job = document_.job(jobId);
-    if (job && job->counts.alignments > 0) showView("alignment");
+    if (!job) return;
+    if (job->counts.hits > 0 && views_.contains("hits")) showView("hits");
+    else if (job->counts.alignments > 0) showView("alignment");
+    else if (job->counts.bench_points > 0 && views_.contains("gcups")) showView("gcups");
 }
+
+bool MainWindow::importChromeTrace(const QString& path) {
+    auto* timeline = qobject_cast<JobTimelineView*>(views_.value("timeline"));
+    if (!timeline) return false;
+    try {
+        timeline->importChromeTrace(path);
+    } catch (const std::exception& e) {
+        showMessage(QMessageBox::Warning, tr("Cannot import %1").arg(QFileInfo(path).fileName()),
+                    QString::fromUtf8(e.what()));
+        return false;
+    }
+    showView("timeline");
+    return true;
+}
+
+void MainWindow::importTraceDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import Chrome trace"), QDir::homePath(),
+                                                      tr("Chrome traces (*.json *.trace);;All files (*)"));
+    if (!path.isEmpty()) importChromeTrace(path);
+}
+
+BenchmarkView* MainWindow::benchmarkView() const { return qobject_cast<BenchmarkView*>(views_.value("gcups")); }
 
 void MainWindow::jobProgressed(quint64 ticket, const JobProgress& progress) {
     job_progress_->setValue(progress.percent());
@@ -380,6 +437,15 @@ void MainWindow::jobFinished(quint64 ticket, const JobOutcome& outcome) {
     QString text;
     switch (outcome.state) {
     case JobState::Done:
+        if (outcome.search) {
+            text = tr("%1 done: %2 hit(s) for %n query(ies) in %3 s on %4 (%5 GCUPS)", nullptr, int(outcome.queries))
+                       .arg(name)
+                       .arg(outcome.hits)
+                       .arg(outcome.seconds, 0, 'f', 2)
+                       .arg(QString::fromStdString(outcome.device))
+                       .arg(outcome.gcups(), 0, 'f', 3);
+            break;
+        }
         text = tr("%1 done: %n alignment(s) in %2 s on %3 (%4 GCUPS)", nullptr,
                   int(outcome.alignments ? outcome.alignments->size() : 0))
                    .arg(name)
@@ -424,6 +490,9 @@ void MainWindow::updateRunning() {
     const bool loading = document_.loading();
     cancel_action_->setEnabled(jobs || loading);
     panel_->setRunning(jobs);
+    if (BenchmarkView* bench = benchmarkView())
+        bench->gcups().setComparisonAllowed(
+            !jobs, tr("Jobs are running: the comparison measures the devices alone, so it waits for them"));
     job_progress_->setVisible(jobs);
     job_label_->setVisible(jobs);
     if (!jobs) job_label_->clear();

@@ -10,6 +10,7 @@
 #include "project_document.hpp"
 
 #include <alignscope/device/backend.hpp>
+#include <alignscope/search/scan.hpp>
 
 #include <QLabel>
 #include <QMainWindow>
@@ -22,6 +23,7 @@
 
 namespace alignscope::ui {
 
+class BenchmarkView;
 class JobPanel;
 class JobsView;
 class ResultView;
@@ -30,8 +32,11 @@ class SequencesView;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    // `registry` outlives the window.
+    // The registries outlive the window: `registry` runs pairwise jobs and the
+    // GCUPS comparison, `scanners` database searches. Without scanners the
+    // window makes the engine's CPU scanners for itself.
     explicit MainWindow(DeviceRegistry& registry, QWidget* parent = nullptr);
+    MainWindow(DeviceRegistry& registry, ScannerRegistry& scanners, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     ProjectDocument& document() { return document_; }
@@ -53,8 +58,12 @@ public:
     quint64 runJob();
     // Cancels running and queued jobs and any file still loading.
     void cancelAll();
-    // Points every result view at this job and raises the alignment view.
+    // Points every result view at this job and raises the view of its main
+    // results (hits, alignments or GCUPS curves).
     void showJobResults(qint64 jobId);
+    // Shows a Chrome trace file in the timeline view, read-only; false (and a
+    // message) when it cannot be read.
+    bool importChromeTrace(const QString& path);
     qint64 currentJob() const { return current_job_; }
 
     // The one way errors and notices reach the user: emitted (tests observe
@@ -86,6 +95,8 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    MainWindow(DeviceRegistry& registry, std::unique_ptr<ScannerRegistry> own, ScannerRegistry* scanners,
+               QWidget* parent);
     void createViews();
     void createMenus();
     void createStatusBar();
@@ -99,11 +110,15 @@ private:
     void saveAsDialog();
     void loadSequencesDialog();
     void pasteDialog();
+    void importTraceDialog();
+    BenchmarkView* benchmarkView() const;
     void jobProgressed(quint64 ticket, const JobProgress& progress);
     void jobFinished(quint64 ticket, const JobOutcome& outcome);
     void updateRunning();
 
     DeviceRegistry& registry_;
+    std::unique_ptr<ScannerRegistry> own_scanners_;  // when none were given
+    ScannerRegistry& scanners_;
     ProjectDocument document_;
     JobQueue queue_;
     EventLoopProbe probe_;

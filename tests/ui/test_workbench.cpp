@@ -8,7 +8,8 @@
 #include <mainwindow.hpp>
 #include <models/jobs_model.hpp>
 #include <panels/job_panel.hpp>
-#include <views/alignment_text_view.hpp>
+#include <views/alignment/alignment_view.hpp>
+#include <views/job_alignments_view.hpp>
 #include <views/jobs_view.hpp>
 #include <views/sequences_view.hpp>
 
@@ -261,12 +262,15 @@ private slots:
         JobsModel& jobs = window->jobsView().model();
         QTRY_VERIFY_WITH_TIMEOUT(jobs.rowOf(done.job) >= 0, 5000);
         QCOMPARE(jobs.data(jobs.index(jobs.rowOf(done.job), JobsModel::State)).toString(), QString("done"));
-        auto* view = qobject_cast<AlignmentTextView*>(window->view("alignment"));
+        auto* view = qobject_cast<JobAlignmentsView*>(window->view("alignment"));
         QVERIFY(view);
         QCOMPARE(view->shownJob(), done.job);
+        QTRY_COMPARE(view->model().rowCount(), 10);
+        QCOMPARE(view->currentRow(), qint64(0));
+        const QString header = view->viewer().headerText();
         const QString first = "# Score: " + QString::fromStdString(format_score(scheme.to_user(page.rows[0].score)));
-        QVERIFY2(view->text().contains(first), qPrintable(view->text().left(600)));
-        QVERIFY(view->text().contains(QString::fromStdString(page.rows[0].query_id)));
+        QVERIFY2(header.contains(first), qPrintable(header));
+        QVERIFY(header.contains(QString::fromStdString(page.rows[0].query_id)));
     }
 
     void invalidCombinationIsExplainedInline() {

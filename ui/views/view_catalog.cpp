@@ -1,8 +1,12 @@
-// The catalog of views. Heatmap, timeline and GCUPS views are added here by
-// the views issue, each from its own file in views/.
+// The catalog of views: the window's own (jobs, sequences) and the result views
+// over the views library (alignment, DP heatmap, timeline, GCUPS, hits).
 #include "views/view_catalog.hpp"
 
-#include "views/alignment_text_view.hpp"
+#include "views/benchmark_view.hpp"
+#include "views/job_alignments_view.hpp"
+#include "views/job_heatmap_view.hpp"
+#include "views/job_hits_view.hpp"
+#include "views/job_timeline_view.hpp"
 #include "views/jobs_view.hpp"
 #include "views/sequences_view.hpp"
 
@@ -10,14 +14,25 @@
 
 namespace alignscope::ui {
 
+namespace {
+
+template <class View>
+ViewSpec entry(const char* id, const char* title) {
+    return {id, QCoreApplication::translate("Views", title),
+            [](ProjectDocument& d, QWidget* p) -> ResultView* { return new View(d, p); }};
+}
+
+}  // namespace
+
 const std::vector<ViewSpec>& view_catalog() {
     static const std::vector<ViewSpec> catalog{
-        {"jobs", QCoreApplication::translate("Views", "Jobs"),
-         [](ProjectDocument& d, QWidget* p) -> ResultView* { return new JobsView(d, p); }},
-        {"sequences", QCoreApplication::translate("Views", "Sequences"),
-         [](ProjectDocument& d, QWidget* p) -> ResultView* { return new SequencesView(d, p); }},
-        {"alignment", QCoreApplication::translate("Views", "Alignment"),
-         [](ProjectDocument& d, QWidget* p) -> ResultView* { return new AlignmentTextView(d, p); }},
+        entry<JobsView>("jobs", QT_TRANSLATE_NOOP("Views", "Jobs")),
+        entry<SequencesView>("sequences", QT_TRANSLATE_NOOP("Views", "Sequences")),
+        entry<JobAlignmentsView>("alignment", QT_TRANSLATE_NOOP("Views", "Alignment")),
+        entry<JobHeatmapView>("heatmap", QT_TRANSLATE_NOOP("Views", "DP heatmap")),
+        entry<JobTimelineView>("timeline", QT_TRANSLATE_NOOP("Views", "Timeline")),
+        entry<BenchmarkView>("gcups", QT_TRANSLATE_NOOP("Views", "GCUPS")),
+        entry<JobHitsView>("hits", QT_TRANSLATE_NOOP("Views", "Hits")),
     };
     return catalog;
 }

@@ -375,7 +375,13 @@ void GcupsView::startComparison(DeviceRegistry& registry, const BenchOptions& op
             callbacks.point = [self](const BenchPoint& point) {
                 const store::BenchPoint p = to_store_point(point);
                 QMetaObject::invokeMethod(
-                    self, [self, p] { if (self) self->addPoint(p); }, Qt::QueuedConnection);
+                    self,
+                    [self, p] {
+                        if (!self) return;
+                        self->addPoint(p);
+                        emit self->comparisonPoint(p);
+                    },
+                    Qt::QueuedConnection);
             };
             const BenchReport report = run_bench(backends, run_options, callbacks);
             summary = QObject::tr("%1 points on %2").arg(report.points.size()).arg(names.join(", "));
@@ -401,6 +407,18 @@ void GcupsView::startComparison(DeviceRegistry& registry, const BenchOptions& op
             Qt::QueuedConnection);
     });
     worker_->start();
+    emit comparisonStarted(options);
+}
+
+bool GcupsView::comparisonCancelled() const { return cancel_ && cancel_->cancelled(); }
+
+void GcupsView::setComparisonAllowed(bool allowed, const QString& why) {
+    // A running comparison keeps its button: it is how the user cancels it.
+    if (comparisonRunning()) return;
+    compare_->setEnabled(allowed);
+    compare_->setToolTip(allowed ? tr("Run a length sweep on the CPU SIMD backend and every GPU, plotting points "
+                                      "as they arrive")
+                                 : why);
 }
 
 void GcupsView::cancelComparison() {

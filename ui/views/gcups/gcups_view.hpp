@@ -76,8 +76,16 @@ public:
     void startComparison(DeviceRegistry& registry, const BenchOptions& options = default_comparison_options());
     void cancelComparison();
     bool comparisonRunning() const { return worker_ != nullptr; }
+    // Whether the last comparison ended because it was cancelled.
+    bool comparisonCancelled() const;
+    // The window turns the action off while jobs run (the comparison measures
+    // the devices alone); `why` becomes the button's tooltip.
+    void setComparisonAllowed(bool allowed, const QString& why = {});
 
 signals:
+    void comparisonStarted(const alignscope::BenchOptions& options);
+    // One measured point, already added to the plot (GUI thread).
+    void comparisonPoint(const alignscope::store::BenchPoint& point);
     void comparisonFinished(QString summary);
     void comparisonFailed(QString message);
 

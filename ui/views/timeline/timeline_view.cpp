@@ -48,6 +48,9 @@ QString format_ns(double ns) {
 
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent), index_(std::make_shared<TimelineIndex>()) {
     title_ = new QLabel(tr("No timeline"));
+    // A long source name is cut at the edge rather than widening the view.
+    title_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    title_->setMinimumWidth(120);
     colouring_ = new QComboBox;
     colouring_->addItem(tr("Colour by kernel name"));
     colouring_->addItem(tr("Colour by stream"));

@@ -1,0 +1,135 @@
+// JobHeatmapView: the chosen pair in the heatmap, and in the stepper on demand.
+#include "views/job_heatmap_view.hpp"
+
+#include "project_document.hpp"
+#include "views/heatmap/heatmap_view.hpp"
+#include "views/heatmap/stepper_view.hpp"
+
+#include <alignscope/error.hpp>
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+namespace alignscope::ui {
+
+JobHeatmapView::JobHeatmapView(ProjectDocument& document, QWidget* parent) : JobResultView(document, parent) {
+    heatmap_ = new DpHeatmapView(this);
+    heatmap_->setObjectName("dpHeatmap");
+    stepper_ = new DpStepperView(this);
+    stepper_->setObjectName("dpStepper");
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName("dpTabs");
+    tabs_->setDocumentMode(true);
+    tabs_->addTab(heatmap_, tr("DP heatmap"));
+    tabs_->addTab(stepper_, tr("Step through the DP"));
+    row_box_ = new QSpinBox(this);
+    row_box_->setObjectName("alignmentNumber");
+    row_box_->setPrefix(tr("alignment "));
+    row_box_->setMinimum(1);
+    row_box_->setToolTip(tr("Which of the job's alignments (as numbered in the Alignment view)"));
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(noteLabel(), 1);
+    bar->addWidget(row_box_);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(bar);
+    layout->addWidget(tabs_, 1);
+
+    connect(row_box_, &QSpinBox::editingFinished, this, [this] {
+        if (row_box_->value() - 1 == row_) return;
+        row_ = row_box_->value() - 1;
+        requested_job_ = shownJob();
+        reload();
+        emit alignmentRowChosen(shownJob(), row_);
+    });
+    connect(tabs_, &QTabWidget::currentChanged, this, [this](int index) {
+        if (tabs_->widget(index) == stepper_) prepareStepper();
+    });
+    connect(heatmap_, &DpHeatmapView::failed, this, [this](const QString& message) { setNote(message); });
+}
+
+void JobHeatmapView::showAlignmentRow(qint64 jobId, qint64 row) {
+    requested_job_ = jobId;
+    if (row == row_ && jobId == shownJob()) return;
+    row_ = row;
+    if (jobId == shownJob()) reload();
+}
+
+bool JobHeatmapView::stepperAvailable() const { return tabs_->isTabEnabled(tabs_->indexOf(stepper_)); }
+
+void JobHeatmapView::showStepper() {
+    if (stepperAvailable()) tabs_->setCurrentWidget(stepper_);
+}
+
+void JobHeatmapView::load(const store::JobInfo* job) {
+    pair_.reset();
+    stepper_ready_ = false;
+    const int stepper_tab = tabs_->indexOf(stepper_);
+    tabs_->setTabEnabled(stepper_tab, false);
+    tabs_->setCurrentWidget(heatmap_);
+    row_box_->setEnabled(false);
+    if (!job) {
+        setNote(tr("No job chosen: select a job in the Jobs list."));
+        return;
+    }
+    if (requested_job_ != job->id) row_ = 0;
+    store::Project* project = document().project();
+    if (job->counts.alignments == 0 && job->counts.heatmaps > 0 && project) {
+        const std::vector<store::Heatmap> saved = project->heatmaps(job->id);
+        if (!saved.empty()) {
+            heatmap_->setStoredHeatmap(saved.front());
+            setNote(tr("%1: saved %2 heatmap of %3 against %4")
+                        .arg(jobTitle(*job), QString::fromStdString(saved.front().label),
+                             QString::fromStdString(saved.front().query_id),
+                             QString::fromStdString(saved.front().target_id)));
+            tabs_->setTabToolTip(stepper_tab, tr("The stepper needs the sequences of a small pair"));
+            return;
+        }
+    }
+    if (job->counts.alignments == 0) {
+        setNote(tr("Job %1 holds no alignments to draw the DP matrix of.").arg(job->id));
+        return;
+    }
+    row_ = std::clamp<qint64>(row_, 0, job->counts.alignments - 1);
+    {
+        const QSignalBlocker quiet(row_box_);
+        row_box_->setMaximum(int(std::min<qint64>(job->counts.alignments, 1'000'000'000)));
+        row_box_->setValue(int(row_ + 1));
+        row_box_->setEnabled(job->counts.alignments > 1);
+    }
+    pair_ = alignedPair(*job, row_);
+    heatmap_->setAlignedPair(*pair_);
+    const std::uint64_t cells = (pair_->query.residues.size() + 1) * std::uint64_t(pair_->target.residues.size() + 1);
+    const bool small = cells <= stepper_cell_limit;
+    tabs_->setTabEnabled(stepper_tab, small);
+    tabs_->setTabToolTip(stepper_tab, small ? tr("Fill the matrix cell by cell, row by row or by anti-diagonal, "
+                                                 "then trace back")
+                                            : tr("For pairs up to %L1 DP cells; this one has %L2")
+                                                  .arg(qulonglong(stepper_cell_limit))
+                                                  .arg(qulonglong(cells)));
+    setNote(tr("%1: alignment %2 of %3, %4 (%5) against %6 (%7)%8")
+                .arg(jobTitle(*job))
+                .arg(row_ + 1)
+                .arg(job->counts.alignments)
+                .arg(QString::fromStdString(pair_->query.id))
+                .arg(pair_->query.residues.size())
+                .arg(QString::fromStdString(pair_->target.id))
+                .arg(pair_->target.residues.size())
+                .arg(heatmap_->isDownsampled() ? tr(", block maxima (zoom in to refine)") : QString()));
+}
+
+void JobHeatmapView::prepareStepper() {
+    if (stepper_ready_ || !pair_) return;
+    try {
+        stepper_->setPair(pair_->query.residues, pair_->target.residues, pair_->scheme, pair_->options);
+        stepper_ready_ = true;
+    } catch (const std::exception& e) {
+        setNote(tr("The stepper cannot show this pair: %1").arg(e.what()));
+        tabs_->setCurrentWidget(heatmap_);
+    }
+}
+
+}  // namespace alignscope::ui

@@ -1,0 +1,36 @@
+// JobHitsView: a search job's hits from the project.
+#include "views/job_hits_view.hpp"
+
+#include "project_document.hpp"
+#include "views/hits/hits_view.hpp"
+
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace alignscope::ui {
+
+JobHitsView::JobHitsView(ProjectDocument& document, QWidget* parent) : JobResultView(document, parent) {
+    hits_ = new HitsView(this);
+    hits_->setObjectName("hits");
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(noteLabel());
+    layout->addWidget(hits_, 1);
+}
+
+void JobHitsView::load(const store::JobInfo* job) {
+    if (!job || job->counts.hits == 0) {
+        hits_->setHits({}, {}, {}, ScoringScheme{}, AlignOptions{});
+        setNote(job ? tr("Job %1 holds no database hits (run a database search from the Job panel).").arg(job->id)
+                    : tr("No job chosen: select a search job in the Jobs list."));
+        return;
+    }
+    hits_->loadFromProject(*document().project(), job->id);
+    setNote(tr("%1: %n hit(s)", nullptr, int(job->counts.hits)).arg(jobTitle(*job)));
+    // The first page now (the table pages in the rest as it scrolls), so the
+    // best hit's alignment shows at once.
+    if (hits_->model()->canFetchMore({})) hits_->model()->fetchMore({});
+    hits_->selectHit(0);
+}
+
+}  // namespace alignscope::ui
