@@ -11,6 +11,7 @@
 #include "cli_commands.hpp"
 #include "cli_options.hpp"
 #include "cli_progress.hpp"
+#include "cli_project_flag.hpp"
 
 #include <alignscope/error.hpp>
 #include <alignscope/io/alignment_format.hpp>
@@ -65,6 +66,7 @@ struct SearchFlags {
     std::size_t synthetic_sequences = 1'000'000;
     bool quick = false;
     std::string json;
+    ProjectFlag project;
 };
 
 ScoringScheme search_scheme(const SearchFlags& flags, AlphabetKind alphabet, std::string& note) {
@@ -253,68 +255,98 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
     Backend* aligner = nullptr;
     if (!flags.no_traceback) aligner = &context.registry->select(spec);
 
-    AtomicOutput out(flags.output);
-    std::optional<AtomicOutput> timeline_out;
-    if (!flags.device.timeline.empty()) timeline_out.emplace(flags.device.timeline);
-    TimelineRecorder timeline;
-
-    WriterContext writer_context;
-    writer_context.command_line = context.command_line;
-    writer_context.scheme = scheme;
-    auto writer = AlignmentWriter::create(format, out.stream(), std::move(writer_context));
-    writer->begin();
-
     SearchOptions search;
     search.top = flags.top;
     search.min_score = flags.min_score;
     search.max_evalue = flags.max_evalue;
     search.traceback = !flags.no_traceback;
     search.query_batch = flags.query_batch;
-    TerminalProgress progress("search");
-    JobContext job;
-    job.cancel = &interrupt_token();
-    job.timeline = &timeline;
-    job.progress = [&progress](const Progress& p) { progress(p); };
-    SearchCallbacks callbacks;
-    callbacks.note = [&](const std::string& text) { (void)text; };
-    callbacks.query_done = [&](const QueryHits& hits) {
-        const Sequence& query = queries.records[hits.query_index];
-        for (const SearchHit& hit : hits.hits) {
-            AlignmentExtras extras;
-            extras.rank = hit.rank;
-            extras.bits = hit.bits;
-            extras.evalue = hit.evalue;
-            extras.db_size = database.residue_count();
-            const Sequence target = database.sequence(hit.position);
-            writer->write(hit.alignment, query, target, extras);
+
+    store::JobSpec job_spec = search_job_spec("search", setup, search, scanner->info());
+    job_spec.command_line = context.command_line;
+    job_spec.parameters["database"] = flags.database_path;
+    std::unique_ptr<store::JobRecording> recording = flags.project.begin(job_spec);
+    try {
+        if (recording) recording->add_input(queries, "query");
+
+        AtomicOutput out(flags.output);
+        std::optional<AtomicOutput> timeline_out;
+        if (!flags.device.timeline.empty()) timeline_out.emplace(flags.device.timeline);
+        TimelineRecorder timeline;
+
+        WriterContext writer_context;
+        writer_context.command_line = context.command_line;
+        writer_context.scheme = scheme;
+        auto writer = AlignmentWriter::create(format, out.stream(), std::move(writer_context));
+        writer->begin();
+
+        TerminalProgress progress("search");
+        JobContext job;
+        job.cancel = &interrupt_token();
+        job.timeline = &timeline;
+        auto record_progress = recording ? recording->progress_callback() : std::function<void(const Progress&)>{};
+        job.progress = [&progress, &record_progress](const Progress& p) {
+            progress(p);
+            if (record_progress) record_progress(p);
+        };
+        SearchCallbacks callbacks;
+        callbacks.note = [&](const std::string& text) { (void)text; };
+        callbacks.query_done = [&](const QueryHits& hits) {
+            const Sequence& query = queries.records[hits.query_index];
+            for (const SearchHit& hit : hits.hits) {
+                AlignmentExtras extras;
+                extras.rank = hit.rank;
+                extras.bits = hit.bits;
+                extras.evalue = hit.evalue;
+                extras.db_size = database.residue_count();
+                const Sequence target = database.sequence(hit.position);
+                writer->write(hit.alignment, query, target, extras);
+            }
+            if (recording) {
+                std::vector<store::Hit> rows;
+                std::vector<Alignment> alignments;
+                for (const SearchHit& hit : hits.hits) {
+                    rows.push_back(to_store_hit(hit));
+                    if (hit.alignment.has_traceback()) alignments.push_back(hit.alignment);
+                }
+                recording->add_hits(rows);
+                if (!alignments.empty()) recording->add_alignments(alignments);
+            }
+        };
+        const SearchSummary summary = run_search(queries.records, database, scheme, options, *scanner, aligner, search,
+                                                 callbacks, job, flags.device.threads, flags.device.streams,
+                                                 flags.device.gpu_memory_bytes());
+        progress.finish();
+        writer->end();
+        out.commit();
+        if (timeline_out) {
+            write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
+            timeline_out->commit();
         }
-    };
-    const SearchSummary summary = run_search(queries.records, database, scheme, options, *scanner, aligner, search,
-                                             callbacks, job, flags.device.threads, flags.device.streams,
-                                             flags.device.gpu_memory_bytes());
-    progress.finish();
-    writer->end();
-    out.commit();
-    if (timeline_out) {
-        write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
-        timeline_out->commit();
+        if (recording) {
+            recording->add_timeline(timeline.events(), timeline.clock_source());
+            recording->finish_done();
+        }
+        if (!summary.statistics) say("search: " + summary.statistics_note);
+        if (!flags.quiet) {
+            char text[512];
+            std::snprintf(text, sizeof text,
+                          "search: %llu queries x %llu sequences (%llu residues, cache %s), %llu hits; scan %.3f s on %s "
+                          "(%.1f GCUPS), traceback %.3f s on %s",
+                          static_cast<unsigned long long>(summary.queries),
+                          static_cast<unsigned long long>(summary.database_sequences),
+                          static_cast<unsigned long long>(summary.database_residues),
+                          std::string(to_string(load.outcome)).c_str(), static_cast<unsigned long long>(summary.hits),
+                          summary.scan_seconds, summary.scan_device.c_str(),
+                          summary.scan_seconds > 0 ? static_cast<double>(summary.cells) / summary.scan_seconds / 1e9 : 0.0,
+                          summary.traceback_seconds, summary.traceback_device.empty() ? "-" : summary.traceback_device.c_str());
+            std::cerr << text << '\n';
+        }
+        return 0;
+    } catch (...) {
+        ProjectFlag::record_failure(recording.get());
+        throw;
     }
-    if (!summary.statistics) say("search: " + summary.statistics_note);
-    if (!flags.quiet) {
-        char text[512];
-        std::snprintf(text, sizeof text,
-                      "search: %llu queries x %llu sequences (%llu residues, cache %s), %llu hits; scan %.3f s on %s "
-                      "(%.1f GCUPS), traceback %.3f s on %s",
-                      static_cast<unsigned long long>(summary.queries),
-                      static_cast<unsigned long long>(summary.database_sequences),
-                      static_cast<unsigned long long>(summary.database_residues),
-                      std::string(to_string(load.outcome)).c_str(), static_cast<unsigned long long>(summary.hits),
-                      summary.scan_seconds, summary.scan_device.c_str(),
-                      summary.scan_seconds > 0 ? static_cast<double>(summary.cells) / summary.scan_seconds / 1e9 : 0.0,
-                      summary.traceback_seconds, summary.traceback_device.empty() ? "-" : summary.traceback_device.c_str());
-        std::cerr << text << '\n';
-    }
-    return 0;
 }
 
 }  // namespace
@@ -371,6 +403,7 @@ void add_search_command(CLI::App& app, CliContext& context) {
         o->description("Cost of each further gap position [search default: BLAST's for the matrix, e.g. BLOSUM62 1, "
                        "EDNAFULL 6; else 0.5]");
     flags->device.add_to(*command, "auto");
+    flags->project.add_to(*command);
 
     command->add_flag("--verify", flags->verify,
                       "Check the scanner of --device against --reference over whole databases: seeded random cases, "

@@ -73,6 +73,32 @@ private slots:
         q.close();
     }
 
+    // --project records the search: its hits, exported again, are the run's own.
+    void recordedInProject() {
+        const QString project = dir_.filePath("search.alsproj");
+        const ProcessResult r = run_cli({"search", "-q", queries_, "-d", database_, "--device", "cpu", "--format",
+                                         "json", "--top", "3", "--db-cache", "off", "--project", project});
+        QVERIFY2(r.exit_code == 0, r.err.constData());
+        const auto printed = parse_json_lines(r.out);
+        QCOMPARE(printed.size(), 6);
+        const ProcessResult list = run_cli({"project", project, "list"});
+        QCOMPARE(list.exit_code, 0);
+        QVERIFY2(list.out.contains("search") && list.out.contains("done") && list.out.contains("6 hits"),
+                 list.out.constData());
+        const ProcessResult hits = run_cli({"project", project, "export", "1", "--format", "tsv", "--table", "hits"});
+        QVERIFY2(hits.exit_code == 0, hits.err.constData());
+        const QList<QByteArray> lines = hits.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 7);  // header + 6 hits
+        const QList<QByteArray> header = lines[0].split('\t');
+        const int rank = header.indexOf("rank"), target = header.indexOf("target");
+        QVERIFY(rank >= 0 && target >= 0);
+        for (int k = 0; k < 6; ++k) {
+            const QList<QByteArray> row = lines[k + 1].split('\t');
+            QCOMPARE(row[rank].toInt(), printed[k].value("rank").toInt());
+            QCOMPARE(QString::fromUtf8(row[target]), printed[k].value("target").toString());
+        }
+    }
+
     void jsonLinesParseBack() {
         const ProcessResult r = run_cli({"search", "-q", queries_, "-d", database_, "--device", "cpu", "--format",
                                          "json", "--top", "3", "--db-cache", "off"});
