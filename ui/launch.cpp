@@ -56,12 +56,7 @@ void add_options(QCommandLineParser& parser) {
         {"project", "Open this project (.alsproj).", "FILE"},
         {"demo", "Open the demo project (built on first use)."},
         {"screenshot", "Render the window off-screen to this PNG and exit (needs --project).", "OUT.png"},
-        {"view",
-         "With --screenshot: render only this view: " + view_ids().join(", ") +
-             " (jobs: the jobs list; sequences: the loaded sequences; alignment: a job's alignments and the "
-             "viewer; heatmap: the DP matrix of a job's alignment; timeline: a job's kernel timeline; gcups: "
-             "GCUPS curves; hits: a search job's ranked hits).",
-         "ID"},
+        {"view", "With --screenshot: render only this view: " + view_help() + ".", "ID"},
         {"job",
          "With --screenshot: the job to show [default: the most recent one with data for the view; for gcups, "
          "the project's whole benchmark series].",

@@ -27,9 +27,11 @@
 #include <views/job_timeline_view.hpp>
 #include <views/jobs_view.hpp>
 #include <views/timeline/timeline_view.hpp>
+#include <views/view_catalog.hpp>
 
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/bench/verify.hpp>
+#include <alignscope/device/job.hpp>
 #include <alignscope/io/alignment_format.hpp>
 #include <alignscope/search/scan.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
@@ -38,6 +40,7 @@
 #include <qcustomplot.h>
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
 #include <QJsonObject>
@@ -235,6 +238,55 @@ private slots:
             QCOMPARE(a.score, hits[k].score);
             QCOMPARE(rescore(a.cigar, q->residues, t->residues, a.query_begin, a.target_begin, scheme), a.score);
         }
+    }
+
+    void helpNamesEveryView() {
+        QProcess process;
+        process.start(QStringLiteral(ALIGNSCOPE_GUI), {"--help"});
+        QVERIFY(process.waitForFinished(30'000));
+        const QString help = QString::fromUtf8(process.readAllStandardOutput()).simplified();
+        for (const ViewSpec& spec : view_catalog())
+            QVERIFY2(help.contains(spec.id + " (" + spec.description.simplified() + ")"), qPrintable(spec.id));
+    }
+
+    void cancelsASearch() {
+        // A search far too long to finish (random proteins, scalar reference
+        // scanner): cancelled at its first progress, it ends as cancelled.
+        const QString q = dir_.filePath("long_queries.fa"), d = dir_.filePath("long_database.fa");
+        {
+            SeededRandom random(5);
+            std::ofstream queries(q.toStdString()), database(d.toStdString());
+            for (int k = 0; k < 40; ++k)
+                queries << ">lq" << k << '\n' << random_residues(random, AlphabetKind::Protein, 400) << '\n';
+            for (int k = 0; k < 4000; ++k)
+                database << ">ld" << k << '\n' << random_residues(random, AlphabetKind::Protein, 400) << '\n';
+        }
+        QSignalSpy idle(&window_->document(), &ProjectDocument::loadingIdle);
+        window_->loadFiles({q, d});
+        QVERIFY(idle.wait(30'000));
+        QTRY_VERIFY(input_id(window_->document(), "long_database.fa") && input_id(window_->document(), "long_queries.fa"));
+        JobPanel& panel = window_->jobPanel();
+        panel.setInputs(input_id(window_->document(), "long_queries.fa"),
+                        input_id(window_->document(), "long_database.fa"));
+        panel.setAlgorithm(JobAlgorithm::DatabaseSearch);
+        QVERIFY(panel.setDevice("cpu-ref"));
+        QVERIFY2(panel.canRun(), qPrintable(panel.problemText()));
+        QSignalSpy progress(&window_->queue(), &JobQueue::jobProgress);
+        QSignalSpy done(window_.get(), &MainWindow::jobNotification);
+        QVERIFY(window_->runJob() != 0);
+        QVERIFY(progress.wait(20'000));
+        QElapsedTimer clock;
+        clock.start();
+        window_->cancelAll();
+        QVERIFY(done.wait(10'000));
+        qInfo("cancelled after %lld ms", clock.elapsed());
+        QCOMPARE(JobState(done.first()[1].toInt()), JobState::Cancelled);
+        QVERIFY(clock.elapsed() < 2000);
+        store::Project project(project_.toStdString(), store::ProjectOptions{.read_only = true});
+        QCOMPARE(project.job(done.first()[0].toLongLong()).state, store::JobState::Cancelled);
+        // Back to the settings the other tests expect.
+        panel.setInputs(input_id(window_->document(), "queries.fa"), input_id(window_->document(), "database.fa"));
+        QVERIFY(panel.setDevice("cpu"));
     }
 
     void screenshotsOfTheViews_data() {

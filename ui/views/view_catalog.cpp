@@ -17,8 +17,8 @@ namespace alignscope::ui {
 namespace {
 
 template <class View>
-ViewSpec entry(const char* id, const char* title) {
-    return {id, QCoreApplication::translate("Views", title),
+ViewSpec entry(const char* id, const char* title, const char* description) {
+    return {id, QCoreApplication::translate("Views", title), QCoreApplication::translate("Views", description),
             [](ProjectDocument& d, QWidget* p) -> ResultView* { return new View(d, p); }};
 }
 
@@ -26,13 +26,20 @@ ViewSpec entry(const char* id, const char* title) {
 
 const std::vector<ViewSpec>& view_catalog() {
     static const std::vector<ViewSpec> catalog{
-        entry<JobsView>("jobs", QT_TRANSLATE_NOOP("Views", "Jobs")),
-        entry<SequencesView>("sequences", QT_TRANSLATE_NOOP("Views", "Sequences")),
-        entry<JobAlignmentsView>("alignment", QT_TRANSLATE_NOOP("Views", "Alignment")),
-        entry<JobHeatmapView>("heatmap", QT_TRANSLATE_NOOP("Views", "DP heatmap")),
-        entry<JobTimelineView>("timeline", QT_TRANSLATE_NOOP("Views", "Timeline")),
-        entry<BenchmarkView>("gcups", QT_TRANSLATE_NOOP("Views", "GCUPS")),
-        entry<JobHitsView>("hits", QT_TRANSLATE_NOOP("Views", "Hits")),
+        entry<JobsView>("jobs", QT_TRANSLATE_NOOP("Views", "Jobs"), QT_TRANSLATE_NOOP("Views", "the jobs list")),
+        entry<SequencesView>("sequences", QT_TRANSLATE_NOOP("Views", "Sequences"),
+                             QT_TRANSLATE_NOOP("Views", "the loaded sequences")),
+        entry<JobAlignmentsView>("alignment", QT_TRANSLATE_NOOP("Views", "Alignment"),
+                                 QT_TRANSLATE_NOOP("Views", "a job's alignments over the alignment viewer")),
+        entry<JobHeatmapView>("heatmap", QT_TRANSLATE_NOOP("Views", "DP heatmap"),
+                              QT_TRANSLATE_NOOP("Views", "the DP matrix of a job's alignment, with the stepper")),
+        entry<JobTimelineView>("timeline", QT_TRANSLATE_NOOP("Views", "Timeline"),
+                               QT_TRANSLATE_NOOP("Views", "a job's kernel timeline")),
+        entry<BenchmarkView>("gcups", QT_TRANSLATE_NOOP("Views", "GCUPS"),
+                             QT_TRANSLATE_NOOP("Views", "GCUPS curves of a bench job, or of the whole project")),
+        entry<JobHitsView>("hits", QT_TRANSLATE_NOOP("Views", "Hits"),
+                           QT_TRANSLATE_NOOP("Views", "a database search's ranked hits and the selected one's "
+                                                      "alignment")),
     };
     return catalog;
 }
@@ -47,6 +54,12 @@ QStringList view_ids() {
     QStringList ids;
     for (const auto& spec : view_catalog()) ids << spec.id;
     return ids;
+}
+
+QString view_help() {
+    QStringList parts;
+    for (const auto& spec : view_catalog()) parts << spec.id + " (" + spec.description + ")";
+    return parts.join(", ");
 }
 
 }  // namespace alignscope::ui

@@ -16,11 +16,14 @@ namespace alignscope::ui {
 struct ViewSpec {
     QString id;     // "jobs", "sequences", "alignment", ...
     QString title;  // the tab's title
+    QString description;  // what it shows, for `alignscope --help`
     std::function<ResultView*(ProjectDocument& document, QWidget* parent)> create;
 };
 
 const std::vector<ViewSpec>& view_catalog();
 const ViewSpec* find_view(const QString& id);
 QStringList view_ids();
+// "jobs (the jobs list), sequences (...), ...": the --view ids with what each shows.
+QString view_help();
 
 }  // namespace alignscope::ui
