@@ -10,6 +10,7 @@
 #include <alignscope/error.hpp>
 
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFileInfo>
 #include <QIcon>
@@ -22,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 namespace alignscope::ui {
 
@@ -67,8 +69,19 @@ void add_options(QCommandLineParser& parser) {
                                  "[PROJECT.alsproj] [FILES...]");
 }
 
-void settle() {
+void settle(const std::vector<const ResultView*>& views = {}) {
     // Layout and paint events chain; a few rounds let every widget settle.
+    for (int round = 0; round < 5; ++round) QApplication::processEvents(QEventLoop::AllEvents, 50);
+    // Views computing on a worker thread (a large DP heatmap) get up to a minute.
+    QElapsedTimer waited;
+    waited.start();
+    auto busy = [&views] {
+        for (const ResultView* v : views)
+            if (!v->settled()) return true;
+        return false;
+    };
+    if (!busy()) return;
+    while (busy() && waited.elapsed() < 60'000) QApplication::processEvents(QEventLoop::AllEvents, 50);
     for (int round = 0; round < 5; ++round) QApplication::processEvents(QEventLoop::AllEvents, 50);
 }
 
@@ -165,7 +178,7 @@ void take_screenshot(DeviceRegistry& registry, const LaunchOptions& options) {
         view->showJob(job);
         view->resize(options.size);
         view->show();
-        settle();
+        settle({view.get()});
         picture = view->grab();
     } else {
         qint64 job = options.job;
@@ -179,7 +192,9 @@ void take_screenshot(DeviceRegistry& registry, const LaunchOptions& options) {
             window.jobsView().showJob(job);
             window.showJobResults(job);
         }
-        settle();
+        std::vector<const ResultView*> views;
+        for (const QString& id : view_ids()) views.push_back(window.view(id));
+        settle(views);
         picture = window.grab();
     }
     if (picture.isNull()) throw Error("could not render the window");

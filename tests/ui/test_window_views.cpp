@@ -317,6 +317,39 @@ private slots:
         QVERIFY2(top_share < 0.9, qPrintable(QString::number(top_share)));
     }
 
+    void largeHeatmapScreenshotWaitsForItsGrid() {
+        // A read against a long target: too many cells for the exact matrix,
+        // so the heatmap's block maxima are computed on a worker thread, and
+        // the screenshot must wait for them rather than show an empty plot.
+        const QString read = dir_.filePath("read.fa"), genome = dir_.filePath("genome.fa");
+        {
+            SeededRandom random(9);
+            const std::string target = random_residues(random, AlphabetKind::Dna, 40'000);
+            std::ofstream(genome.toStdString()) << ">genome\n" << target << '\n';
+            std::ofstream(read.toStdString()) << ">read\n"
+                                              << mutate_residues(random, AlphabetKind::Dna, target.substr(20'000, 150),
+                                                                 0.05, 0.01)
+                                              << '\n';
+        }
+        const ProcessResult r = run_cli({"align", read, genome, "--mode", "semiglobal", "--free-ends", "tb,te",
+                                         "--device", "cpu", "--project", project_, "-o", dir_.filePath("read.txt")});
+        QVERIFY2(r.exit_code == 0, r.err.constData());
+        store::Project project(project_.toStdString(), store::ProjectOptions{.read_only = true});
+        const qint64 job = project.jobs().back().id;
+        const QString out = dir_.filePath("shot-large-heatmap.png");
+        const ProcessResult shot = run_gui({"--project", project_, "--screenshot", out, "--view", "heatmap", "--job",
+                                            QString::number(job), "--size", "800x560"});
+        QVERIFY2(shot.exit_code == 0, shot.err.constData());
+        const QImage image(out);
+        QVERIFY(!image.isNull());
+        // Sample the middle of the plot: drawn cells, not the empty background.
+        int drawn = 0, samples = 0;
+        for (int y = image.height() * 3 / 10; y < image.height() * 8 / 10; y += 12)
+            for (int x = image.width() / 5; x < image.width() * 4 / 5; x += 12, ++samples)
+                if (image.pixel(x, y) != qRgb(255, 255, 255)) ++drawn;
+        QVERIFY2(drawn > samples * 9 / 10, qPrintable(QString("%1 of %2 samples drawn").arg(drawn).arg(samples)));
+    }
+
     void choosingAJobPointsTheViewsAtIt() {
         store::Project project(project_.toStdString(), store::ProjectOptions{.read_only = true});
         auto& alignments = view<JobAlignmentsView>("alignment");

@@ -58,6 +58,8 @@ void JobHeatmapView::showAlignmentRow(qint64 jobId, qint64 row) {
     if (jobId == shownJob()) reload();
 }
 
+bool JobHeatmapView::settled() const { return !heatmap_->busy(); }
+
 bool JobHeatmapView::stepperAvailable() const { return tabs_->isTabEnabled(tabs_->indexOf(stepper_)); }
 
 void JobHeatmapView::showStepper() {

@@ -24,6 +24,7 @@ public:
         return job.counts.alignments > 0 || job.counts.heatmaps > 0;
     }
     void showAlignmentRow(qint64 jobId, qint64 row) override;
+    bool settled() const override;
 
     qint64 row() const { return row_; }
     DpHeatmapView& heatmap() const { return *heatmap_; }

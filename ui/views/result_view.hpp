@@ -31,6 +31,9 @@ public:
     // recent job this view can show; 0 for views whose default is not one job
     // (the GCUPS view then shows the project's whole benchmark series).
     virtual qint64 defaultJob(const std::vector<store::JobInfo>& jobs) const;
+    // False while the view still computes what it shows on a worker thread
+    // (a large DP heatmap): --screenshot waits for it.
+    virtual bool settled() const { return true; }
     // One alignment of a job was chosen elsewhere (a row of the alignment list):
     // views about one pair follow it. `row` is 0-based, in the job's order.
     virtual void showAlignmentRow(qint64 jobId, qint64 row) {

@@ -392,6 +392,8 @@ void DpHeatmapView::requestRegion() {
     worker_->start();
 }
 
+bool DpHeatmapView::busy() const { return worker_ != nullptr || (refine_ && refine_->isActive()); }
+
 void DpHeatmapView::showGrid() {
     const DpHeatmap& h = *heatmap_;
     map_->data()->setSize(h.cols, h.rows);

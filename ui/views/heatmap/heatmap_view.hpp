@@ -60,6 +60,8 @@ public:
     void setState(DpState state);  // H, E or F
     DpState state() const { return state_; }
     bool isDownsampled() const { return mode_ != Mode::Exact; }
+    // A downsampled grid is being computed, or will be once a resize settles.
+    bool busy() const;
     // The downsampled grid on screen (large pairs).
     const DpHeatmap* currentHeatmap() const { return heatmap_.get(); }
     // Zooms to a region of the matrix (rows = query, columns = target); large

@@ -27,6 +27,10 @@ HitsView::HitsView(QWidget* parent) : QWidget(parent) {
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->verticalHeader()->setVisible(false);
     table_->setAlternatingRowColors(true);
+    // UniProt ids are long: one line per hit, cut at the column's edge.
+    table_->setWordWrap(false);
+    table_->setTextElideMode(Qt::ElideMiddle);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     alignment_ = new AlignmentView;
     note_ = new QLabel;
     auto* below = new QWidget;
