@@ -28,8 +28,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <iostream>
 #include <map>
+#include <numeric>
 #include <optional>
 
 namespace alignscope::cli {
@@ -267,7 +269,21 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
     job_spec.parameters["database"] = flags.database_path;
     std::unique_ptr<store::JobRecording> recording = flags.project.begin(job_spec);
     try {
-        if (recording) recording->add_input(queries, "query");
+        if (recording) {
+            recording->add_input(queries, "query");
+            // The database as a sequence set in file order, so the project (and the
+            // window) can show the hits' alignments without the FASTA.
+            SequenceSet database_set;
+            database_set.path = flags.database_path;
+            database_set.alphabet = database.alphabet;
+            std::vector<std::size_t> positions(database.size());
+            std::iota(positions.begin(), positions.end(), std::size_t{0});
+            std::sort(positions.begin(), positions.end(),
+                      [&](std::size_t a, std::size_t b) { return database.file_index[a] < database.file_index[b]; });
+            database_set.records.reserve(positions.size());
+            for (std::size_t position : positions) database_set.records.push_back(database.sequence(position));
+            recording->add_input(database_set, "database");
+        }
 
         AtomicOutput out(flags.output);
         std::optional<AtomicOutput> timeline_out;
