@@ -72,16 +72,16 @@ JobsView::JobsView(ProjectDocument& document, QWidget* parent) : ResultView(docu
         if (model_.rowCount() != rows) table_->resizeColumnsToContents();
         if (selected) showJob(selected);
     };
-    auto names = [this] {
+    auto refresh_names = [this] {
         std::map<qint64, QString> names;
         for (const auto& input : this->document().inputs()) names[input.info.id] = input.label();
         model_.setInputNames(std::move(names));
     };
-    connect(&document, &ProjectDocument::inputsChanged, this, names);
-    connect(&document, &ProjectDocument::opened, this, names);
+    connect(&document, &ProjectDocument::inputsChanged, this, refresh_names);
+    connect(&document, &ProjectDocument::opened, this, refresh_names);
     connect(&document, &ProjectDocument::jobsChanged, this, refresh);
     connect(&document, &ProjectDocument::opened, this, refresh);
-    names();
+    refresh_names();
     refresh();
 
     connect(table_, &QTableView::activated, this, [this](const QModelIndex& index) {
