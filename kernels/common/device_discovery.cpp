@@ -4,6 +4,7 @@
 #include <alignscope/kernels/cuda_backend.hpp>
 
 #include "common/cuda_check.hpp"
+#include "common/device_probe.hpp"
 #include "common/stream_pool.hpp"
 #include "multi/gpu_group.hpp"
 #include "pairwise/cuda_pair_backend.hpp"
@@ -21,6 +22,9 @@ std::string cuda_version(int version) {
     return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
+
+}  // namespace
+
 std::string gib(std::uint64_t bytes) {
     const double value = static_cast<double>(bytes) / static_cast<double>(1ull << 30);
     char text[32];
@@ -28,35 +32,47 @@ std::string gib(std::uint64_t bytes) {
     return text;
 }
 
-}  // namespace
-
-void register_cuda_backends(DeviceRegistry& registry) {
+CudaProbe probe_cuda() {
     int runtime = 0, driver = 0;
     (void)cudaRuntimeGetVersion(&runtime);
     (void)cudaDriverGetVersion(&driver);
+    CudaProbe probe;
+    probe.driver_version = cuda_version(driver);
+    probe.runtime_version = cuda_version(runtime);
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0) {
-        (void)cudaGetLastError();
-        DeviceInfo info;
-        info.id = "gpu";
-        info.kind = "gpu";
-        info.name = "CUDA GPUs";
-        info.driver_version = cuda_version(driver);
-        info.runtime_version = cuda_version(runtime);
-        if (status == cudaErrorInsufficientDriver) {
-            info.unavailable_reason = driver > 0 ? "the NVIDIA driver supports CUDA " + cuda_version(driver) +
-                                                       ", older than the CUDA " + cuda_version(runtime) +
-                                                       " runtime of this build (update the driver)"
-                                                 : "no NVIDIA driver is installed";
-        } else if (status == cudaErrorNoDevice || (status == cudaSuccess && count == 0)) {
-            info.unavailable_reason = "no CUDA GPU was found";
-        } else {
-            info.unavailable_reason = "the CUDA runtime could not start: " + describe_cuda_error(status);
-        }
-        registry.add_unavailable(std::move(info));
+    if (status == cudaSuccess && count > 0) {
+        probe.device_count = count;
+        return probe;
+    }
+    (void)cudaGetLastError();
+    DeviceInfo info;
+    info.id = "gpu";
+    info.kind = "gpu";
+    info.name = "CUDA GPUs";
+    info.driver_version = probe.driver_version;
+    info.runtime_version = probe.runtime_version;
+    if (status == cudaErrorInsufficientDriver) {
+        info.unavailable_reason = driver > 0 ? "the NVIDIA driver supports CUDA " + cuda_version(driver) +
+                                                   ", older than the CUDA " + cuda_version(runtime) +
+                                                   " runtime of this build (update the driver)"
+                                             : "no NVIDIA driver is installed";
+    } else if (status == cudaErrorNoDevice || status == cudaSuccess) {
+        info.unavailable_reason = "no CUDA GPU was found";
+    } else {
+        info.unavailable_reason = "the CUDA runtime could not start: " + describe_cuda_error(status);
+    }
+    probe.unavailable = std::move(info);
+    return probe;
+}
+
+void register_cuda_backends(DeviceRegistry& registry) {
+    const CudaProbe probe = probe_cuda();
+    if (probe.unavailable) {
+        registry.add_unavailable(*probe.unavailable);
         return;
     }
+    const int count = probe.device_count;
 
     const int needed = minimum_compute_capability();
     for (int d = 0; d < count; ++d) {
@@ -64,8 +80,8 @@ void register_cuda_backends(DeviceRegistry& registry) {
         DeviceInfo info;
         info.id = "gpu:" + std::to_string(d);
         info.kind = "gpu";
-        info.driver_version = cuda_version(driver);
-        info.runtime_version = cuda_version(runtime);
+        info.driver_version = probe.driver_version;
+        info.runtime_version = probe.runtime_version;
         const cudaError_t got = cudaGetDeviceProperties(&props, d);
         if (got != cudaSuccess) {
             (void)cudaGetLastError();
@@ -80,7 +96,7 @@ void register_cuda_backends(DeviceRegistry& registry) {
         info.compute_major = props.major;
         info.compute_minor = props.minor;
         const int capability = props.major * 10 + props.minor;
-        info.description = "CUDA " + cuda_version(runtime) + ", compute capability " + std::to_string(props.major) +
+        info.description = "CUDA " + probe.runtime_version + ", compute capability " + std::to_string(props.major) +
                            "." + std::to_string(props.minor) + ", " + std::to_string(props.multiProcessorCount) +
                            " SMs, " + gib(props.totalGlobalMem) + ", " +
                            std::to_string(default_stream_count(props.multiProcessorCount)) +

@@ -3,38 +3,21 @@
 #include <alignscope/kernels/search_scanners.hpp>
 
 #include "common/cuda_check.hpp"
+#include "common/device_probe.hpp"
 #include "search/cuda_scanner.hpp"
 
-#include <cstdio>
 #include <memory>
 #include <string>
 
 namespace alignscope::kernels {
-namespace {
-
-std::string gib(std::uint64_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / static_cast<double>(1ull << 30));
-    return text;
-}
-
-}  // namespace
 
 void register_cuda_scanners(ScannerRegistry& registry) {
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess || count == 0) {
-        (void)cudaGetLastError();
-        DeviceInfo info;
-        info.id = "gpu";
-        info.kind = "gpu";
-        info.name = "CUDA GPUs";
-        info.unavailable_reason = status == cudaSuccess || status == cudaErrorNoDevice
-                                      ? "no CUDA GPU was found"
-                                      : "the CUDA runtime could not start: " + describe_cuda_error(status);
-        registry.add_unavailable(std::move(info));
+    const CudaProbe probe = probe_cuda();
+    if (probe.unavailable) {
+        registry.add_unavailable(*probe.unavailable);
         return;
     }
+    const int count = probe.device_count;
     const int needed = search::dbscan_minimum_compute_capability();
     for (int d = 0; d < count; ++d) {
         cudaDeviceProp props{};
