@@ -87,4 +87,10 @@ std::string FreeEndGaps::to_string() const {
     return out;
 }
 
+std::string describe_mode(const AlignOptions& options) {
+    std::string label(to_string(options.mode));
+    if (options.mode == AlignmentMode::SemiGlobal) label += "[" + options.free_ends.to_string() + "]";
+    return label;
+}
+
 }  // namespace alignscope

@@ -36,11 +36,6 @@ std::string format_number(double value) {
     return buffer;
 }
 
-std::string mode_label(const AlignOptions& options) {
-    std::string label(to_string(options.mode));
-    if (options.mode == AlignmentMode::SemiGlobal) label += "[" + options.free_ends.to_string() + "]";
-    return label;
-}
 
 std::string matrix_label(const BenchCase& c) {
     return c.matrix.empty() ? "match " + std::to_string(c.match) + "/" + std::to_string(c.mismatch) : c.matrix;
@@ -56,7 +51,7 @@ ScoringScheme BenchCase::scheme() const {
 
 std::string BenchCase::describe() const {
     return std::string(to_string(alphabet)) + " " + matrix_label(*this) + " gap " + format_number(gap_open) + "/" +
-           format_number(gap_extend) + " " + mode_label(options) + " " + std::to_string(query_length) + "x" +
+           format_number(gap_extend) + " " + describe_mode(options) + " " + std::to_string(query_length) + "x" +
            std::to_string(target_length) + (options.traceback ? ", with traceback" : ", score and coordinates");
 }
 
@@ -242,7 +237,7 @@ BenchPoint measure_point(Backend& backend, const BenchCase& bench_case, const Po
     p["matrix"] = matrix_label(bench_case);
     p["gap_open"] = format_number(bench_case.gap_open);
     p["gap_extend"] = format_number(bench_case.gap_extend);
-    p["mode"] = mode_label(bench_case.options);
+    p["mode"] = describe_mode(bench_case.options);
     p["traceback"] = bench_case.options.traceback ? "yes" : "no";
     p["query_length"] = std::to_string(bench_case.query_length);
     p["target_length"] = std::to_string(bench_case.target_length);

@@ -171,17 +171,12 @@ std::string format_number(double value) {
     return buffer;
 }
 
-std::string mode_label(const AlignOptions& options) {
-    std::string label(to_string(options.mode));
-    if (options.mode == AlignmentMode::SemiGlobal) label += "[" + options.free_ends.to_string() + "]";
-    return label;
-}
 
 }  // namespace
 
 std::string VerifyConfig::describe() const {
     return std::string(to_string(alphabet)) + " " + matrix + " gap " + format_number(gap_open) + "/" +
-           format_number(gap_extend) + " (" + std::string(to_string(gap_model)) + ") " + mode_label(options) +
+           format_number(gap_extend) + " (" + std::string(to_string(gap_model)) + ") " + describe_mode(options) +
            (options.traceback ? " traceback" : " score-only");
 }
 

@@ -46,6 +46,9 @@ struct AlignOptions {
     bool traceback = true;  // false: score, end and begin positions only
 };
 
+// The mode as reports show it: "local", "global", "semiglobal[qb,qe]".
+std::string describe_mode(const AlignOptions& options);
+
 struct AlignmentStats {
     std::int64_t length = 0;        // alignment columns
     std::int64_t identities = 0;    // columns with identical residues
