@@ -16,6 +16,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -102,7 +103,11 @@ DpHeatmapView::DpHeatmapView(QWidget* parent) : QWidget(parent) {
 
 DpHeatmapView::~DpHeatmapView() {
     cancelWork();
-    if (worker_) worker_->wait();
+    // Their finished() would arrive after this view is gone: wait and delete here.
+    for (QThread* thread : threads_) {
+        thread->wait();
+        delete thread;
+    }
 }
 
 void DpHeatmapView::cancelWork() {
@@ -350,10 +355,12 @@ void DpHeatmapView::requestRegion() {
     auto cancel = cancel_;
     const ScoringScheme scheme = scheme_;
     const AlignOptions options = options_;
-    QThread* previous = worker_;
     auto saved = saved_rows_;
-    worker_ = QThread::create([self, query, target, scheme, options, request, cancel, generation, previous, saved] {
-        if (previous) previous->wait();  // one pass at a time; the old one was cancelled
+    auto pass_lock = pass_lock_;
+    worker_ = QThread::create([self, query, target, scheme, options, request, cancel, generation, pass_lock, saved] {
+        // One pass at a time; the one before was cancelled and ends soon.
+        const std::lock_guard<std::mutex> one_pass(*pass_lock);
+        if (cancel->cancelled()) return;
         std::shared_ptr<DpHeatmap> result;
         QString failure;
         try {
@@ -385,8 +392,10 @@ void DpHeatmapView::requestRegion() {
             },
             Qt::QueuedConnection);
     });
-    connect(worker_, &QThread::finished, worker_, [this, w = worker_] {
+    threads_.push_back(worker_);
+    connect(worker_, &QThread::finished, this, [this, w = worker_] {
         if (worker_ == w) worker_ = nullptr;
+        threads_.erase(std::remove(threads_.begin(), threads_.end(), w), threads_.end());
         w->deleteLater();
     });
     worker_->start();
