@@ -173,8 +173,10 @@ ProjectDocument::Throughput ProjectDocument::throughput(const std::string& devic
     int count = 0;
     for (const auto& j : jobs_) {
         if (j.state != store::JobState::Done || j.spec.devices != device) continue;
-        const double s = double(j.ended_ms - j.started_ms) / 1000.0;
-        if (s <= 0 || j.progress.cells_done == 0) continue;
+        if (j.started_ms <= 0 || j.ended_ms < j.started_ms || j.progress.cells_done == 0) continue;
+        // Times are kept in milliseconds: a job that finished within the same
+        // millisecond counts as 1 ms, a lower bound on its speed.
+        const double s = double(std::max<std::int64_t>(j.ended_ms - j.started_ms, 1)) / 1000.0;
         cells += double(j.progress.cells_done);
         seconds += s;
         ++count;

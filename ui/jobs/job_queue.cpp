@@ -272,6 +272,9 @@ void JobQueue::runPairs(const std::shared_ptr<Entry>& entry, JobRecorder* record
     last.cells_done = last.cells_total = outcome.cells;
     last.items_done = last.items_total = job.pairs.size();
     report(entry, last);
+    // The project keeps the finished job's full count even when the backend was
+    // too quick to report any progress (its speed feeds the time estimates).
+    if (recorder) recorder->progress(last);
     outcome.alignments = std::make_shared<const std::vector<Alignment>>(std::move(results));
 }
 
@@ -354,6 +357,7 @@ void JobQueue::runSearch(const std::shared_ptr<Entry>& entry, JobRecorder* recor
     last.cells_done = last.cells_total = outcome.cells;
     last.items_done = last.items_total = queries.size();
     report(entry, last);
+    if (recorder) recorder->progress(last);
 }
 
 void JobQueue::report(const std::shared_ptr<Entry>& entry, const Progress& progress) {
