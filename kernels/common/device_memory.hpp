@@ -11,15 +11,32 @@
 
 namespace alignscope::kernels {
 
-template <typename T>
-class DeviceBuffer {
+// Where a buffer lives: how it is allocated and freed, and whether the host may
+// touch its elements.
+struct DeviceMemory {
+    static constexpr const char* allocate_call = "cudaMalloc";
+    static constexpr bool host_accessible = false;
+    static cudaError_t allocate(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
+    static void free(void* p) noexcept { (void)cudaFree(p); }
+};
+// Page-locked host memory: copies from and to it run asynchronously and at
+// full PCIe/NVLink speed.
+struct PinnedHostMemory {
+    static constexpr const char* allocate_call = "cudaMallocHost";
+    static constexpr bool host_accessible = true;
+    static cudaError_t allocate(void** p, std::size_t bytes) { return cudaMallocHost(p, bytes); }
+    static void free(void* p) noexcept { (void)cudaFreeHost(p); }
+};
+
+template <typename T, typename Memory>
+class CudaBuffer {
 public:
-    DeviceBuffer() = default;
-    ~DeviceBuffer() { release(); }
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
-    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    CudaBuffer() = default;
+    ~CudaBuffer() { release(); }
+    CudaBuffer(const CudaBuffer&) = delete;
+    CudaBuffer& operator=(const CudaBuffer&) = delete;
+    CudaBuffer(CudaBuffer&& other) noexcept { swap(other); }
+    CudaBuffer& operator=(CudaBuffer&& other) noexcept {
         swap(other);
         return *this;
     }
@@ -29,21 +46,26 @@ public:
         if (count <= capacity_) return;
         release();
         void* p = nullptr;
-        check_cuda(cudaMalloc(&p, count * sizeof(T)), "cudaMalloc", site);
+        check_cuda(Memory::allocate(&p, count * sizeof(T)), Memory::allocate_call, site);
         data_ = static_cast<T*>(p);
         capacity_ = count;
     }
     void release() noexcept {
-        if (data_) (void)cudaFree(data_);
+        if (data_) Memory::free(data_);
         data_ = nullptr;
         capacity_ = 0;
     }
     T* data() const { return data_; }
     std::size_t capacity() const { return capacity_; }
     std::size_t bytes() const { return capacity_ * sizeof(T); }
+    T& operator[](std::size_t k) const
+        requires Memory::host_accessible
+    {
+        return data_[k];
+    }
 
 private:
-    void swap(DeviceBuffer& other) noexcept {
+    void swap(CudaBuffer& other) noexcept {
         std::swap(data_, other.data_);
         std::swap(capacity_, other.capacity_);
     }
@@ -51,45 +73,9 @@ private:
     std::size_t capacity_ = 0;
 };
 
-// Page-locked host memory: copies from and to it run asynchronously and at
-// full PCIe/NVLink speed.
 template <typename T>
-class PinnedBuffer {
-public:
-    PinnedBuffer() = default;
-    ~PinnedBuffer() { release(); }
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-    PinnedBuffer(PinnedBuffer&& other) noexcept { swap(other); }
-    PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
-        swap(other);
-        return *this;
-    }
-
-    void reserve(std::size_t count, const CudaSite& site) {
-        if (count <= capacity_) return;
-        release();
-        void* p = nullptr;
-        check_cuda(cudaMallocHost(&p, count * sizeof(T)), "cudaMallocHost", site);
-        data_ = static_cast<T*>(p);
-        capacity_ = count;
-    }
-    void release() noexcept {
-        if (data_) (void)cudaFreeHost(data_);
-        data_ = nullptr;
-        capacity_ = 0;
-    }
-    T* data() const { return data_; }
-    std::size_t capacity() const { return capacity_; }
-    T& operator[](std::size_t k) const { return data_[k]; }
-
-private:
-    void swap(PinnedBuffer& other) noexcept {
-        std::swap(data_, other.data_);
-        std::swap(capacity_, other.capacity_);
-    }
-    T* data_ = nullptr;
-    std::size_t capacity_ = 0;
-};
+using DeviceBuffer = CudaBuffer<T, DeviceMemory>;
+template <typename T>
+using PinnedBuffer = CudaBuffer<T, PinnedHostMemory>;
 
 }  // namespace alignscope::kernels
