@@ -1,0 +1,174 @@
+// Long-pair alignment (CUDAlign-class): the full alignment of two sequences of
+// up to tens of millions of residues in memory linear in their lengths.
+//
+// The pipeline is written once, here, against an abstract PassRunner that
+// computes DP passes over rectangles; the CPU runner (make_cpu_pass_runner)
+// and the CUDA runner (kernels/long) implement it, so the same orchestration is
+// tested on the CPU in CI and runs on the GPU for real.
+//
+//   Stage 1  one forward pass over the whole matrix: score and end cell (the
+//            reference's tie-break), and "special rows" (H and F of every k-th
+//            row) kept by the runner, as many as the memory budget allows.
+//   Stage 2  from the end upwards, one reverse pass per band between special
+//            rows, anchored at the last crossing point, stopping at the first
+//            column where forward + reverse scores prove the goal (Myers-Miller's
+//            CC+RR / DD+SS+(open-extend) test against the saved row): the
+//            optimal path's crossing point and state (diagonal/any, or inside a
+//            vertical gap) on every special row, and its begin.
+//   Stage 3  every segment between consecutive crossings is split in the
+//            middle row (one forward and one reverse pass per segment, all
+//            segments of a level in one runner call) until segments are small,
+//            then finished by a full-matrix traceback on CPU threads.
+//
+// Each split is checked: the best split score must equal the segment's score
+// known from the level above, and the final CIGAR is re-scored against the
+// stage-1 score, so a wrong kernel cannot produce a wrong alignment silently.
+#pragma once
+
+#include <alignscope/align/alignment.hpp>
+#include <alignscope/device/job.hpp>
+#include <alignscope/score/scoring_scheme.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace alignscope::longpair {
+
+using Score = std::int32_t;
+// Far below any reachable score; penalties can be subtracted from it many
+// times without leaving the int32 range.
+inline constexpr Score kNegInf = -(1 << 30);
+
+// How a pass enters its rectangle on the top row (row 0) or left column (0).
+enum class Edge : std::uint8_t {
+    Zero,         // H = 0: the alignment may start anywhere on this edge
+    Gap,          // H = -(open + (k-1)*extend) at distance k >= 1 from the corner
+    GapContinue,  // left edge only: H = -(k*extend), a vertical gap already open goes on
+    Closed,       // no path enters through this edge
+};
+
+// The best cell of a pass (track_best): highest H, then smallest column j, then
+// smallest row i (the reference's end rule). Coordinates are the pass's own,
+// 1-based (i in 1..rows, j in 1..cols); score kNegInf when nothing was seen.
+struct BestCell {
+    Score score = kNegInf;
+    std::int64_t i = 0, j = 0;
+};
+
+// What a goal search found: the first candidate in (column, row, kind) order.
+struct GoalHit {
+    enum class Kind : std::uint8_t { Begin = 0, CrossH = 1, CrossF = 2 };
+    bool found = false;
+    Kind kind = Kind::Begin;
+    std::int64_t i = 0, j = 0;          // pass coordinates, 0-based DP indices (0..rows, 0..cols)
+    Score forward_h = 0, forward_f = 0;  // crossing row's values at the hit's column
+};
+
+// Which row a goal search compares its last row with.
+inline constexpr int kRowZero = -2;  // the forward matrix's row 0 (from crossing_edge)
+inline constexpr int kNoRow = -1;
+
+struct PassTask {
+    // The rectangle: query residues [row_begin, row_end) down the rows, target
+    // residues [col_begin, col_end) across, 0-based forward positions. A
+    // reversed pass runs from the bottom-right corner up and to the left, on
+    // both sequences reversed; its coordinates count from that corner.
+    std::int64_t row_begin = 0, row_end = 0, col_begin = 0, col_end = 0;
+    bool reversed = false;
+    Edge top = Edge::Gap, left = Edge::Gap;
+    bool corner_open = true;  // H(0,0) = 0; else no path starts at the corner itself
+    bool local = false;       // H is clamped at 0 (stage 1 of a local alignment)
+
+    // Requests.
+    bool want_last_row = false;     // last_h, last_f: H and F of the last row, columns 0..cols
+    bool want_last_column = false;  // last_col_h: H of the last column, rows 0..rows
+    bool track_best = false;        // best: over every cell (local alignment)
+    // Stage 1: keep H and F of rows at a spacing of at least this many rows
+    // (the runner rounds up to its own granularity); they replace any kept
+    // before and are listed by PassRunner::saved_rows().
+    std::int64_t special_every = 0;
+
+    // Goal search (reverse passes of stage 2): the pass may stop at the first
+    // column holding a candidate, i.e. a cell (i, j) with
+    //   - goal_any_cell and H(i,j) == goal                          -> Begin
+    //   - i == rows and Hf[c] + H(i,j) == goal                     -> CrossH
+    //   - i == rows and Ff[c] + F(i,j) + (open - extend) == goal   -> CrossF
+    // where Hf, Ff are the saved row `crossing_row` (or the forward row 0 built
+    // from crossing_edge when kRowZero) and c = col_end - j is the forward column.
+    // Ties: smallest j, then smallest i, then Begin < CrossH < CrossF.
+    bool goal_search = false;
+    Score goal = 0;
+    bool goal_any_cell = false;
+    int crossing_row = kNoRow;
+    Edge crossing_edge = Edge::Gap;
+
+    // Results.
+    std::vector<Score> last_h, last_f, last_col_h;
+    BestCell best;
+    GoalHit hit;
+    std::uint64_t cells = 0;  // cells computed (a stopped goal search counts what it did)
+
+    std::int64_t rows() const { return row_end - row_begin; }
+    std::int64_t cols() const { return col_end - col_begin; }
+};
+
+// Progress of a runner call: cells computed so far out of those asked for.
+using PassProgress = std::function<void(std::uint64_t cells_done, std::uint64_t cells_total)>;
+
+class PassRunner {
+public:
+    virtual ~PassRunner() = default;
+    // Once per pair: the encoded residues (codes of scheme.matrix) and scheme.
+    virtual void prepare(const std::uint8_t* query, std::int64_t m, const std::uint8_t* target, std::int64_t n,
+                         const ScoringScheme& scheme) = 0;
+    // Runs independent tasks and fills their results. Throws Error or Cancelled.
+    virtual void run(std::vector<PassTask>& tasks, const JobContext& context, const PassProgress& progress) = 0;
+    // Rows (forward, 0..m) of the special rows kept by the last pass that asked
+    // for them, ascending; index k is crossing_row k.
+    virtual const std::vector<std::int64_t>& saved_rows() const = 0;
+    // Bytes one special row takes for a target of n residues.
+    virtual std::uint64_t special_row_bytes(std::int64_t n) const { return static_cast<std::uint64_t>(n + 1) * 8; }
+    virtual std::string device() const = 0;  // "cpu-ref", "gpu:0"
+    virtual std::string kernel() const = 0;  // what ran, e.g. "long_strips_r16"
+};
+
+// A plain scalar runner (column-major passes in O(rows) memory, special rows in
+// host memory): the reference the GPU runner is tested against.
+std::unique_ptr<PassRunner> make_cpu_pass_runner();
+
+struct LongPairOptions {
+    AlignOptions align;
+    std::uint64_t special_row_budget = 2ull << 30;  // bytes of special rows for stage 1
+    std::int64_t min_band_rows = 4096;                // stage-1 special rows at least this far apart
+    std::int64_t base_rows = 48;                      // segments this short are finished on the CPU...
+    std::uint64_t base_cells = 1u << 20;             // ...or this small
+    int threads = 0;                                  // CPU threads for stage 3; 0 = all cores
+};
+
+struct LongPairStats {
+    double stage_seconds[3] = {0, 0, 0};
+    std::uint64_t stage_cells[3] = {0, 0, 0};
+    std::int64_t special_rows = 0;   // kept in stage 1
+    std::int64_t crossings = 0;      // found in stage 2
+    int split_levels = 0;            // stage 3 levels of middle-row splits
+    std::int64_t base_segments = 0;  // finished by full-matrix traceback
+};
+
+// Stage names for progress and timelines.
+inline constexpr const char* kStageNames[3] = {"stage 1: score and special rows", "stage 2: crossings",
+                                               "stage 3: splits and traceback"};
+
+// Aligns query against target (letters, normalised as for align_reference).
+// Same score and end cell as align_reference; the begin is an optimal one
+// (the reference's when the optimum is unique); the CIGAR re-scores to the
+// score. `context.progress` receives cells done / estimated total.
+// Throws Error (bad input, or scores that could leave 32 bits) or Cancelled.
+Alignment align_long(std::string_view query, std::string_view target, const ScoringScheme& scheme,
+                     const LongPairOptions& options, PassRunner& runner, const JobContext& context = {},
+                     LongPairStats* stats = nullptr);
+
+}  // namespace alignscope::longpair

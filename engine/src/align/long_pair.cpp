@@ -1,0 +1,445 @@
+// The long-pair pipeline (see long_pair.hpp): stage 1 forward pass with
+// special rows, stage 2 goal-based reverse passes for the crossings, stage 3
+// middle-row splits and full-matrix tracebacks of the small pieces.
+#include <alignscope/align/long_pair.hpp>
+#include <alignscope/align/cigar.hpp>
+#include <alignscope/error.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace alignscope::longpair {
+namespace {
+
+using I64 = std::int64_t;
+using Clock = std::chrono::steady_clock;
+constexpr I64 kNoPath = kNegInf / 2;  // a value below this means "no path"
+
+// A point the optimal path passes through (forward DP indices); in_gap: it
+// arrives there inside a vertical gap ('I' run) that goes on below.
+struct Point {
+    I64 i = 0, j = 0;
+    bool in_gap = false;
+};
+
+// The path from `from` to `to`, worth `score` (`to`'s forward value minus `from`'s).
+struct Segment {
+    Point from, to;
+    I64 score = 0;
+};
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Edges of a forward pass leaving `p`, and of a reverse pass arriving at `p`.
+void forward_edges(PassTask& t, const Point& p) {
+    t.top = p.in_gap ? Edge::Closed : Edge::Gap;
+    t.left = p.in_gap ? Edge::GapContinue : Edge::Gap;
+    t.corner_open = !p.in_gap;
+}
+void reverse_edges(PassTask& t, const Point& p) {
+    t.top = p.in_gap ? Edge::Closed : Edge::Gap;
+    t.left = Edge::Gap;
+    t.corner_open = !p.in_gap;
+}
+
+// Full-matrix traceback of a small segment, with its boundary states: a start
+// inside a gap continues it (first 'I' costs extend), an end inside a gap must
+// arrive by 'I'. Returns the operations in path order and checks the score.
+void traceback_segment(const Segment& seg, const std::uint8_t* q, const std::uint8_t* t, const ScoringScheme& s,
+                       std::vector<char>& ops) {
+    const I64 h = seg.to.i - seg.from.i, w = seg.to.j - seg.from.j;
+    if (h < 0 || w < 0) throw Error("internal error in the long-pair pipeline: a segment runs backwards");
+    const I64 open = s.gap_open, extend = s.gap_extend;
+    const auto W = static_cast<std::size_t>(w + 1);
+    // Direction bits per cell: H source (0 diag, 1 E, 2 F) in bits 0-1; E came
+    // from E (extend) in bit 2; F came from F in bit 3.
+    std::vector<std::uint8_t> dir(static_cast<std::size_t>(h + 1) * W, 0);
+    std::vector<I64> H(W);
+    const bool start_gap = seg.from.in_gap;
+    H[0] = start_gap ? kNegInf : 0;
+    for (I64 j = 1; j <= w; ++j) {
+        H[static_cast<std::size_t>(j)] = start_gap ? kNegInf : -(open + (j - 1) * extend);
+        dir[static_cast<std::size_t>(j)] = 1 | (j > 1 ? 4 : 0);
+    }
+    std::vector<I64> Fcol(W, kNegInf);  // F of the row above, per column
+    I64 final_f = kNegInf;
+    for (I64 i = 1; i <= h; ++i) {
+        const int a = q[seg.from.i + i - 1];
+        I64 diag = H[0];
+        // Column 0: a vertical gap from the corner.
+        const I64 f0 = start_gap ? -(i * extend) : -(open + (i - 1) * extend);
+        H[0] = f0;
+        Fcol[0] = f0;
+        dir[static_cast<std::size_t>(i) * W] = 2 | ((i > 1 || start_gap) ? 8 : 0);
+        I64 e = kNegInf;
+        for (I64 j = 1; j <= w; ++j) {
+            const auto J = static_cast<std::size_t>(j);
+            std::uint8_t d = 0;
+            const I64 e_ext = e - extend, e_open = H[J - 1] - open;
+            if (e_ext > e_open) d |= 4;
+            e = std::max(e_ext, e_open);
+            const I64 f_ext = Fcol[J] - extend, f_open = H[J] - open;
+            if (f_ext > f_open) d |= 8;
+            const I64 f = std::max(f_ext, f_open);
+            const I64 g = diag + s.matrix.score(a, t[seg.from.j + j - 1]);
+            I64 v = g;
+            if (e > v) { v = e; d = static_cast<std::uint8_t>((d & ~3) | 1); }
+            if (f > v) { v = f; d = static_cast<std::uint8_t>((d & ~3) | 2); }
+            diag = H[J];
+            H[J] = std::max<I64>(v, kNegInf);
+            Fcol[J] = std::max<I64>(f, kNegInf);
+            dir[static_cast<std::size_t>(i) * W + J] = d;
+        }
+        if (i == h) final_f = Fcol[static_cast<std::size_t>(w)];
+    }
+    if (h == 0) final_f = kNegInf;
+    const I64 value = seg.to.in_gap ? final_f : H[static_cast<std::size_t>(w)];
+    if (value != seg.score)
+        throw Error("internal error in the long-pair traceback: a segment of " + std::to_string(h) + " x " +
+                    std::to_string(w) + " cells scores " + std::to_string(value) + ", expected " +
+                    std::to_string(seg.score));
+    // Walk back. state 0 = H, 1 = E, 2 = F.
+    std::vector<char> rev;
+    I64 i = h, j = w;
+    int state = seg.to.in_gap ? 2 : 0;
+    while (i > 0 || j > 0) {
+        const std::uint8_t d = dir[static_cast<std::size_t>(i) * W + static_cast<std::size_t>(j)];
+        if (state == 0) state = d & 3;
+        if (i == 0) state = 1;
+        if (j == 0) state = 2;
+        if (state == 0) {
+            rev.push_back(q[seg.from.i + i - 1] == t[seg.from.j + j - 1] ? '=' : 'X');
+            --i;
+            --j;
+        } else if (state == 1) {
+            rev.push_back('D');
+            state = (d & 4) ? 1 : 0;
+            --j;
+        } else {
+            rev.push_back('I');
+            state = (d & 8) ? 2 : 0;
+            --i;
+        }
+    }
+    ops.insert(ops.end(), rev.rbegin(), rev.rend());
+}
+
+void check_ranges(I64 m, I64 n, const ScoringScheme& s) {
+    int top = 0;
+    for (int v : s.matrix.scores()) top = std::max(top, std::abs(v));
+    const I64 worst = static_cast<I64>(top) * std::min(m, n) + s.gap_open + (m + n) * std::max<I64>(s.gap_extend, top);
+    if (worst >= (I64{1} << 29))
+        throw Error("the pair (" + std::to_string(m) + " x " + std::to_string(n) +
+                    " residues) could reach scores beyond the long-pair kernels' 32-bit range with this scheme");
+}
+
+}  // namespace
+
+Alignment align_long(std::string_view query, std::string_view target, const ScoringScheme& scheme,
+                     const LongPairOptions& options, PassRunner& runner, const JobContext& context,
+                     LongPairStats* stats_out) {
+    if (query.empty()) throw Error("the query sequence is empty: nothing to align");
+    if (target.empty()) throw Error("the target sequence is empty: nothing to align");
+    if (scheme.gap_open < 0 || scheme.gap_extend < 0 || scheme.gap_extend > scheme.gap_open)
+        throw Error("gap penalties must satisfy 0 <= extend <= open");
+    const EncodedSequence q = encode(query, scheme.matrix, "the query");
+    const EncodedSequence t = encode(target, scheme.matrix, "the target");
+    const auto m = static_cast<I64>(q.size());
+    const auto n = static_cast<I64>(t.size());
+    check_ranges(m, n, scheme);
+    const AlignmentMode mode = options.align.mode;
+    const bool local = mode == AlignmentMode::Local;
+    const bool semi = mode == AlignmentMode::SemiGlobal;
+    const FreeEndGaps fe = semi ? options.align.free_ends : FreeEndGaps::none();
+    LongPairStats stats;
+    runner.prepare(q.data(), m, t.data(), n, scheme);
+
+    // Progress: stage 1 is the whole matrix; stages 2 and 3 add a few percent.
+    const std::uint64_t matrix = static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(n);
+    std::uint64_t done_before = 0;
+    const std::uint64_t estimate = matrix + matrix / 8;
+    auto report = [&](std::uint64_t cells_done) {
+        if (context.progress) {
+            Progress p;
+            p.cells_done = std::min(done_before + cells_done, estimate);
+            p.cells_total = estimate;
+            p.items_total = 1;
+            context.progress(p);
+        }
+    };
+    PassProgress pass_progress = [&](std::uint64_t cells, std::uint64_t) { report(cells); };
+
+    // ---- Stage 1.
+    auto t0 = Clock::now();
+    const Edge top = local ? Edge::Zero : (fe.query_begin ? Edge::Zero : Edge::Gap);
+    const Edge left = local ? Edge::Zero : (fe.target_begin ? Edge::Zero : Edge::Gap);
+    std::vector<PassTask> tasks(1);
+    {
+        PassTask& p = tasks[0];
+        p.row_end = m;
+        p.col_end = n;
+        p.top = top;
+        p.left = left;
+        p.local = local;
+        p.track_best = local;
+        p.want_last_row = !local;
+        p.want_last_column = semi && fe.target_end;
+        const std::uint64_t row_bytes = runner.special_row_bytes(n);
+        const std::uint64_t count = std::max<std::uint64_t>(1, options.special_row_budget / std::max<std::uint64_t>(row_bytes, 1));
+        p.special_every = std::max<I64>(options.min_band_rows, (m + static_cast<I64>(count)) / (static_cast<I64>(count) + 1));
+    }
+    runner.run(tasks, context, pass_progress);
+    PassTask& s1 = tasks[0];
+    stats.stage_cells[0] = s1.cells;
+    stats.stage_seconds[0] = seconds_since(t0);
+    stats.special_rows = static_cast<I64>(runner.saved_rows().size());
+    done_before += s1.cells;
+
+    I64 score = 0, i_end = 0, j_end = 0;
+    if (local) {
+        score = s1.best.score;
+        i_end = s1.best.i;
+        j_end = s1.best.j;
+    } else {
+        score = s1.last_h[static_cast<std::size_t>(n)];
+        i_end = m;
+        j_end = n;
+        if (semi) {
+            // The end rule: highest score, then smallest j, then smallest i.
+            auto consider = [&](I64 v, I64 i, I64 j) {
+                if (v > score || (v == score && (j < j_end || (j == j_end && i < i_end)))) {
+                    score = v;
+                    i_end = i;
+                    j_end = j;
+                }
+            };
+            if (fe.query_end)
+                for (I64 j = 1; j <= n; ++j) consider(s1.last_h[static_cast<std::size_t>(j)], m, j);
+            if (fe.target_end)
+                for (I64 i = 1; i <= m; ++i) consider(s1.last_col_h[static_cast<std::size_t>(i)], i, n);
+        }
+    }
+
+    Alignment a;
+    a.mode = mode;
+    a.query_length = m;
+    a.target_length = n;
+    a.device = runner.device();
+    a.kernel = runner.kernel();
+    if (local && score <= 0) {  // the empty local alignment
+        if (stats_out) *stats_out = stats;
+        return a;
+    }
+    a.score = score;
+    a.query_end = i_end;
+    a.target_end = j_end;
+
+    // ---- Stage 2: crossings from the end upwards.
+    t0 = Clock::now();
+    std::vector<Segment> segments;  // from the end backwards
+    Point cur{i_end, j_end, false};
+    I64 goal = score;
+    I64 leading_d = 0;
+    Point start;
+    const bool need_path = options.align.traceback;
+    if (mode == AlignmentMode::Global && !need_path) {
+        start = {0, 0, false};
+    } else {
+        const std::vector<std::int64_t> saved = runner.saved_rows();
+        int k = static_cast<int>(std::upper_bound(saved.begin(), saved.end(), i_end - 1) - saved.begin()) - 1;
+        bool found_start = false;
+        while (!found_start) {
+            context.throw_if_cancelled();
+            const I64 r = k >= 0 ? saved[static_cast<std::size_t>(k)] : 0;
+            std::vector<PassTask> band(1);
+            PassTask& p = band[0];
+            p.reversed = true;
+            p.row_begin = r;
+            p.row_end = cur.i;
+            p.col_begin = 0;
+            p.col_end = cur.j;
+            reverse_edges(p, cur);
+            p.goal_search = true;
+            p.goal = static_cast<Score>(goal);
+            p.goal_any_cell = local;
+            p.crossing_row = k >= 0 ? k : kRowZero;
+            p.crossing_edge = top;
+            p.want_last_column = semi && fe.target_begin;
+            runner.run(band, context, {});
+            stats.stage_cells[1] += p.cells;
+            const I64 h = p.rows(), w = p.cols();
+            GoalHit hit = p.hit;
+            if (p.want_last_column && (!hit.found || hit.j == w)) {
+                // Free column 0: a path may start on it (forward H = 0 there).
+                for (I64 i = 0; i <= h; ++i) {
+                    if (p.last_col_h[static_cast<std::size_t>(i)] != goal) continue;
+                    if (!hit.found || hit.j > w || i < hit.i || (i == hit.i && hit.kind != GoalHit::Kind::Begin)) {
+                        hit.found = true;
+                        hit.kind = GoalHit::Kind::Begin;
+                        hit.i = i;
+                        hit.j = w;
+                    }
+                    break;
+                }
+            }
+            if (!hit.found)
+                throw Error("internal error in the long-pair pipeline: no crossing of row " + std::to_string(r) +
+                            " reaches the score " + std::to_string(goal));
+            const Point at{cur.i - hit.i, cur.j - hit.j, hit.kind == GoalHit::Kind::CrossF};
+            if (hit.kind == GoalHit::Kind::Begin) {
+                segments.push_back({at, cur, goal});
+                start = at;
+                found_start = true;
+            } else {
+                const I64 prefix = hit.kind == GoalHit::Kind::CrossF ? hit.forward_f : hit.forward_h;
+                segments.push_back({at, cur, goal - prefix});
+                cur = at;
+                goal = prefix;
+                ++stats.crossings;
+                if (k < 0) {  // row 0: the path starts on it
+                    if (hit.kind != GoalHit::Kind::CrossH)
+                        throw Error("internal error in the long-pair pipeline: a gap crosses row 0");
+                    if (top == Edge::Zero) {
+                        start = at;
+                    } else {  // a leading gap along row 0 from the corner
+                        leading_d = at.j;
+                        start = {0, 0, false};
+                    }
+                    found_start = true;
+                }
+                --k;
+            }
+        }
+        std::reverse(segments.begin(), segments.end());
+    }
+    stats.stage_seconds[1] = seconds_since(t0);
+    done_before += stats.stage_cells[1];
+    a.query_begin = start.i + 1;
+    a.target_begin = start.j + 1;
+
+    if (need_path) {
+        // ---- Stage 3: split every segment in its middle row until it is small.
+        t0 = Clock::now();
+        const I64 refund = scheme.gap_open - scheme.gap_extend;
+        auto small = [&](const Segment& sg) {
+            const I64 h = sg.to.i - sg.from.i, w = sg.to.j - sg.from.j;
+            return h <= 1 || (h <= options.base_rows &&
+                              static_cast<std::uint64_t>(h + 1) * static_cast<std::uint64_t>(w + 1) <= options.base_cells * 64) ||
+                   static_cast<std::uint64_t>(h + 1) * static_cast<std::uint64_t>(w + 1) <= options.base_cells;
+        };
+        for (;;) {
+            std::vector<std::size_t> big;
+            for (std::size_t x = 0; x < segments.size(); ++x)
+                if (!small(segments[x])) big.push_back(x);
+            if (big.empty()) break;
+            context.throw_if_cancelled();
+            ++stats.split_levels;
+            std::vector<PassTask> level(big.size() * 2);
+            for (std::size_t b = 0; b < big.size(); ++b) {
+                const Segment& sg = segments[big[b]];
+                const I64 mid = sg.from.i + (sg.to.i - sg.from.i) / 2;
+                PassTask& f = level[2 * b];
+                f.row_begin = sg.from.i;
+                f.row_end = mid;
+                f.col_begin = sg.from.j;
+                f.col_end = sg.to.j;
+                forward_edges(f, sg.from);
+                f.want_last_row = true;
+                PassTask& r = level[2 * b + 1];
+                r.reversed = true;
+                r.row_begin = mid;
+                r.row_end = sg.to.i;
+                r.col_begin = sg.from.j;
+                r.col_end = sg.to.j;
+                reverse_edges(r, sg.to);
+                r.want_last_row = true;
+            }
+            runner.run(level, context, {});
+            std::vector<Segment> next;
+            next.reserve(segments.size() + big.size());
+            std::size_t b = 0;
+            for (std::size_t x = 0; x < segments.size(); ++x) {
+                if (b >= big.size() || big[b] != x) {
+                    next.push_back(segments[x]);
+                    continue;
+                }
+                const Segment& sg = segments[x];
+                const PassTask& f = level[2 * b];
+                const PassTask& r = level[2 * b + 1];
+                stats.stage_cells[2] += f.cells + r.cells;
+                ++b;
+                const I64 w = sg.to.j - sg.from.j;
+                I64 best = kNegInf, best_c = -1, best_prefix = 0;
+                bool best_gap = false;
+                for (I64 c = 0; c <= w; ++c) {
+                    const auto C = static_cast<std::size_t>(c), R = static_cast<std::size_t>(w - c);
+                    const I64 hf = f.last_h[C], hr = r.last_h[R], ff = f.last_f[C], fr = r.last_f[R];
+                    if (hf > kNoPath && hr > kNoPath && hf + hr > best) {
+                        best = hf + hr;
+                        best_c = c;
+                        best_prefix = hf;
+                        best_gap = false;
+                    }
+                    if (ff > kNoPath && fr > kNoPath && ff + fr + refund > best) {
+                        best = ff + fr + refund;
+                        best_c = c;
+                        best_prefix = ff;
+                        best_gap = true;
+                    }
+                }
+                if (best != sg.score)
+                    throw Error("internal error in the long-pair pipeline: the split of rows " +
+                                std::to_string(sg.from.i) + ".." + std::to_string(sg.to.i) + " scores " +
+                                std::to_string(best) + ", expected " + std::to_string(sg.score));
+                const Point midp{f.row_end, sg.from.j + best_c, best_gap};
+                next.push_back({sg.from, midp, best_prefix});
+                next.push_back({midp, sg.to, sg.score - best_prefix});
+            }
+            segments.swap(next);
+        }
+        // Full-matrix tracebacks of the small segments, on CPU threads.
+        stats.base_segments = static_cast<I64>(segments.size());
+        std::vector<std::vector<char>> pieces(segments.size());
+        unsigned workers = options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
+        workers = std::max(1u, std::min<unsigned>(workers, static_cast<unsigned>(segments.size())));
+        std::atomic<std::size_t> next_index{0};
+        std::exception_ptr failure;
+        std::mutex failure_mutex;
+        auto work = [&] {
+            try {
+                for (std::size_t x; (x = next_index.fetch_add(1)) < segments.size();) {
+                    if (context.cancelled()) return;
+                    traceback_segment(segments[x], q.data(), t.data(), scheme, pieces[x]);
+                }
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(failure_mutex);
+                if (!failure) failure = std::current_exception();
+                next_index = segments.size();
+            }
+        };
+        std::vector<std::thread> pool;
+        for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
+        work();
+        for (std::thread& th : pool) th.join();
+        if (failure) std::rethrow_exception(failure);
+        context.throw_if_cancelled();
+        if (leading_d > 0) a.cigar.push('D', static_cast<std::uint32_t>(leading_d));
+        for (const std::vector<char>& piece : pieces)
+            for (char op : piece) a.cigar.push(op);
+        stats.stage_seconds[2] = seconds_since(t0);
+        complete_alignment(a, query, target, scheme);
+        const std::int64_t path_score = rescore(a.cigar, query, target, a.query_begin, a.target_begin, scheme);
+        if (path_score != a.score)
+            throw Error("internal error in the long-pair pipeline: the alignment re-scores to " +
+                        std::to_string(path_score) + ", the DP said " + std::to_string(a.score));
+    }
+    report(stats.stage_cells[2]);
+    if (stats_out) *stats_out = stats;
+    return a;
+}
+
+}  // namespace alignscope::longpair
