@@ -3,6 +3,8 @@
 // middle-row splits and full-matrix tracebacks of the small pieces.
 #include <alignscope/align/long_pair.hpp>
 #include <alignscope/align/cigar.hpp>
+#include <alignscope/align/linear_space.hpp>
+#include <alignscope/device/backend.hpp>
 #include <alignscope/error.hpp>
 
 #include <algorithm>
@@ -442,4 +444,35 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
     return a;
 }
 
+Alignment align_long_on(Backend& backend, std::string_view query, std::string_view target,
+                        const ScoringScheme& scheme, const LongPairOptions& options,
+                        const LongRunnerSettings& settings, const JobContext& context, LongPairStats* stats) {
+    std::unique_ptr<PassRunner> runner = backend.make_long_runner(settings);
+    if (runner) return align_long(query, target, scheme, options, *runner, context, stats);
+    // CPU backends: Myers-Miller in linear space, progress in cells.
+    const auto total = static_cast<std::uint64_t>(query.size()) * static_cast<std::uint64_t>(target.size());
+    std::function<void(std::uint64_t)> cells;
+    if (context.progress || context.cancel)
+        cells = [&](std::uint64_t done) {
+            context.throw_if_cancelled();
+            if (context.progress) {
+                Progress p;
+                p.cells_done = std::min(done, total);
+                p.cells_total = total;
+                p.items_total = 1;
+                context.progress(p);
+            }
+        };
+    const auto t0 = Clock::now();
+    Alignment a = align_linear_space(query, target, scheme, options.align, cells);
+    a.device = backend.info().id;
+    if (stats) {
+        *stats = LongPairStats{};
+        stats->stage_seconds[0] = seconds_since(t0);
+        stats->stage_cells[0] = total;
+    }
+    return a;
+}
+
 }  // namespace alignscope::longpair
+

@@ -1,6 +1,7 @@
 // The device registry: which backends exist, which device kinds are known but
 // unusable (and why), and the --device grammar that picks one of them.
 #include <alignscope/device/backend.hpp>
+#include <alignscope/align/long_pair.hpp>
 #include <alignscope/error.hpp>
 
 #include "cpu_backends.hpp"
@@ -25,6 +26,8 @@ std::uint64_t PairJob::total_cells() const {
     }
     return cells;
 }
+
+std::unique_ptr<longpair::PassRunner> Backend::make_long_runner(const LongRunnerSettings&) { return nullptr; }
 
 void DeviceRegistry::add(std::unique_ptr<Backend> backend) {
     if (!backend) throw Error("device registry: cannot add a null backend");

@@ -58,62 +58,116 @@ std::vector<std::pair<int, int>> cells_from_blob(const std::vector<std::uint8_t>
     return cells;
 }
 
+#define ALIGNMENT_COLUMNS                                                                                        \
+    "query_id, target_id, mode, score, query_begin, query_end, target_begin, target_end, query_length, "         \
+    "target_length, cigar, query_aligned, target_aligned, length, identities, similarities, gaps, gap_opens, "  \
+    "device, kernel"
+
+Alignment read_alignment(const sqlite::Statement& r) {
+    Alignment a;
+    a.query_id = r.text(0);
+    a.target_id = r.text(1);
+    a.mode = parse_mode(r.text(2));
+    a.score = r.int64(3);
+    a.query_begin = r.int64(4);
+    a.query_end = r.int64(5);
+    a.target_begin = r.int64(6);
+    a.target_end = r.int64(7);
+    a.query_length = r.int64(8);
+    a.target_length = r.int64(9);
+    const std::string cigar = r.text(10);
+    if (!cigar.empty()) a.cigar = Cigar::parse(cigar);
+    a.query_aligned = r.text(11);
+    a.target_aligned = r.text(12);
+    a.stats.length = r.int64(13);
+    a.stats.identities = r.int64(14);
+    a.stats.similarities = r.int64(15);
+    a.stats.gaps = r.int64(16);
+    a.stats.gap_opens = r.int64(17);
+    a.device = r.text(18);
+    a.kernel = r.text(19);
+    return a;
+}
+
+#define HIT_COLUMNS                                                                                              \
+    "query_id, target_id, rank, score, bits, evalue, query_begin, query_end, target_begin, target_end, "         \
+    "query_length, target_length"
+
+Hit read_hit(const sqlite::Statement& r) {
+    Hit h;
+    h.query_id = r.text(0);
+    h.target_id = r.text(1);
+    h.rank = r.int64(2);
+    h.score = r.int64(3);
+    h.bits = r.optional_real(4);
+    h.evalue = r.optional_real(5);
+    h.query_begin = r.int64(6);
+    h.query_end = r.int64(7);
+    h.target_begin = r.int64(8);
+    h.target_end = r.int64(9);
+    h.query_length = r.int64(10);
+    h.target_length = r.int64(11);
+    return h;
+}
+
 }  // namespace
 
 Page<Alignment> Project::alignments(std::int64_t job_id, std::int64_t from, int limit) const {
-    return read_page<Alignment>(
-        *impl_->db,
-        "SELECT query_id, target_id, mode, score, query_begin, query_end, target_begin, target_end, query_length, "
-        "target_length, cigar, query_aligned, target_aligned, length, identities, similarities, gaps, gap_opens, "
-        "device, kernel FROM alignments WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
-        job_id, from, limit, [](const sqlite::Statement& r) {
-            Alignment a;
-            a.query_id = r.text(0);
-            a.target_id = r.text(1);
-            a.mode = parse_mode(r.text(2));
-            a.score = r.int64(3);
-            a.query_begin = r.int64(4);
-            a.query_end = r.int64(5);
-            a.target_begin = r.int64(6);
-            a.target_end = r.int64(7);
-            a.query_length = r.int64(8);
-            a.target_length = r.int64(9);
-            const std::string cigar = r.text(10);
-            if (!cigar.empty()) a.cigar = Cigar::parse(cigar);
-            a.query_aligned = r.text(11);
-            a.target_aligned = r.text(12);
-            a.stats.length = r.int64(13);
-            a.stats.identities = r.int64(14);
-            a.stats.similarities = r.int64(15);
-            a.stats.gaps = r.int64(16);
-            a.stats.gap_opens = r.int64(17);
-            a.device = r.text(18);
-            a.kernel = r.text(19);
-            return a;
-        });
+    return read_page<Alignment>(*impl_->db,
+                                "SELECT " ALIGNMENT_COLUMNS " FROM alignments WHERE job_id = ? AND ordinal >= ? "
+                                "ORDER BY ordinal LIMIT ?",
+                                job_id, from, limit, read_alignment);
 }
 
 Page<Hit> Project::hits(std::int64_t job_id, std::int64_t from, int limit) const {
     return read_page<Hit>(*impl_->db,
-                          "SELECT query_id, target_id, rank, score, bits, evalue, query_begin, query_end, "
-                          "target_begin, target_end, query_length, target_length FROM hits "
-                          "WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
-                          job_id, from, limit, [](const sqlite::Statement& r) {
-                              Hit h;
-                              h.query_id = r.text(0);
-                              h.target_id = r.text(1);
-                              h.rank = r.int64(2);
-                              h.score = r.int64(3);
-                              h.bits = r.optional_real(4);
-                              h.evalue = r.optional_real(5);
-                              h.query_begin = r.int64(6);
-                              h.query_end = r.int64(7);
-                              h.target_begin = r.int64(8);
-                              h.target_end = r.int64(9);
-                              h.query_length = r.int64(10);
-                              h.target_length = r.int64(11);
-                              return h;
-                          });
+                          "SELECT " HIT_COLUMNS " FROM hits WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
+                          job_id, from, limit, read_hit);
+}
+
+std::optional<Alignment> Project::hit_alignment(std::int64_t job_id, std::int64_t hit_ordinal) const {
+    sqlite::Connection& db = *impl_->db;
+    Hit hit;
+    {
+        auto row = db.prepare("SELECT " HIT_COLUMNS " FROM hits WHERE job_id = ? AND ordinal = ?");
+        row.bind(1, job_id).bind(2, hit_ordinal);
+        if (!row.step())
+            throw Error(impl_->path + ": " + job_name(job_id) + " has no hit number " + std::to_string(hit_ordinal + 1));
+        hit = read_hit(row);
+    }
+    std::int64_t hit_count = 0, alignment_count = 0;
+    {
+        auto counts = db.prepare("SELECT hit_count, alignment_count FROM jobs WHERE id = ?");
+        counts.bind(1, job_id);
+        if (counts.step()) {
+            hit_count = counts.int64(0);
+            alignment_count = counts.int64(1);
+        }
+    }
+    if (alignment_count == 0) return std::nullopt;
+    // The alignment with the hit's ids, score and coordinates among rows
+    // [first, last]; of several (a database with repeated ids), the one
+    // nearest the hit's own ordinal.
+    auto find = [&](std::int64_t first, std::int64_t last) -> std::optional<Alignment> {
+        if (first > last) return std::nullopt;
+        auto rows = db.prepare(
+            "SELECT " ALIGNMENT_COLUMNS " FROM alignments WHERE job_id = ? AND ordinal >= ? AND ordinal <= ? "
+            "AND query_id = ? AND target_id = ? AND score = ? AND query_begin = ? AND query_end = ? "
+            "AND target_begin = ? AND target_end = ? ORDER BY ordinal DESC LIMIT 1");
+        rows.bind(1, job_id).bind(2, first).bind(3, last).bind(4, hit.query_id).bind(5, hit.target_id);
+        rows.bind(6, hit.score).bind(7, hit.query_begin).bind(8, hit.query_end);
+        rows.bind(9, hit.target_begin).bind(10, hit.target_end);
+        if (!rows.step()) return std::nullopt;
+        return read_alignment(rows);
+    };
+    // Alignments in hit order, a subsequence of the hits: hit h's is row
+    // h - (the hits before h that have none), at most hits - alignments back.
+    const std::int64_t last = std::min(hit_ordinal, alignment_count - 1);
+    const std::int64_t first = std::max<std::int64_t>(0, hit_ordinal - std::max<std::int64_t>(0, hit_count - alignment_count));
+    if (auto found = find(first, last)) return found;
+    // A recording that kept another order: the rest of the job's alignments.
+    if (auto found = find(last + 1, alignment_count - 1)) return found;
+    return find(0, first - 1);
 }
 
 Page<TimelineEvent> Project::timeline(std::int64_t job_id, std::int64_t from, int limit) const {

@@ -36,6 +36,11 @@
 #include <string_view>
 #include <vector>
 
+namespace alignscope {
+class Backend;
+struct LongRunnerSettings;
+}
+
 namespace alignscope::longpair {
 
 using Score = std::int32_t;
@@ -170,5 +175,13 @@ inline constexpr const char* kStageNames[3] = {"stage 1: score and special rows"
 Alignment align_long(std::string_view query, std::string_view target, const ScoringScheme& scheme,
                      const LongPairOptions& options, PassRunner& runner, const JobContext& context = {},
                      LongPairStats* stats = nullptr);
+
+// The long-pair path on any backend: its pass runner when it has one (GPUs),
+// else (CPU backends) align_linear_space with the same options. The device
+// and kernel fields tell which ran.
+Alignment align_long_on(Backend& backend, std::string_view query, std::string_view target,
+                        const ScoringScheme& scheme, const LongPairOptions& options,
+                        const LongRunnerSettings& settings, const JobContext& context = {},
+                        LongPairStats* stats = nullptr);
 
 }  // namespace alignscope::longpair

@@ -16,6 +16,22 @@
 
 namespace alignscope {
 
+namespace longpair {
+class PassRunner;
+}
+
+// How a GPU runs the long-pair passes (see align/long_pair.hpp).
+struct LongRunnerSettings {
+    // "strips": one persistent kernel whose warps take row strips in order;
+    // "streams": `kernels` kernels on `streams` streams share the strips (the
+    // Liverpool design: the timeline shows them overlap). Empty = "strips".
+    std::string strategy;
+    int kernels = 0;                      // 0 = backend default
+    int streams = 0;                      // 0 = backend default
+    std::uint64_t gpu_memory_budget = 0;  // bytes; 0 = backend default
+    std::string kernel;                   // force a variant by name; empty = automatic
+};
+
 struct DeviceInfo {
     std::string id;    // "cpu-ref", "cpu", "gpu:0", ...
     std::string kind;  // "cpu" or "gpu"
@@ -37,6 +53,9 @@ public:
     // Aligns every pair; results in pair order with device/kernel filled in.
     // Throws Error (with the device named) or Cancelled.
     virtual std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) = 0;
+    // The long-pair pass runner of this device, or null when the device has
+    // none (the CPU backends: long pairs there use align_linear_space).
+    virtual std::unique_ptr<longpair::PassRunner> make_long_runner(const LongRunnerSettings& settings);
 };
 
 class DeviceRegistry {

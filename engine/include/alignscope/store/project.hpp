@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -152,6 +153,16 @@ public:
     Page<LongAlignmentSummary> long_alignments(std::int64_t job_id, std::int64_t from = 0, int limit = 200) const;
     Page<BenchPoint> bench_points(std::int64_t job_id, std::int64_t from = 0, int limit = 10'000) const;
     std::vector<Heatmap> heatmaps(std::int64_t job_id) const;
+    // The stored alignment of a search job's hit number `hit_ordinal` (its row
+    // in hits()): the alignment row with the hit's query, target, score and
+    // coordinates; nullopt when the job holds none for it (a search without
+    // traceback, or a hit that got no alignment). Searches store the alignments
+    // of their hits in hit order, one per hit that has one, so the row is
+    // sought among alignments [ordinal - (hits - alignments), ordinal] first:
+    // one read when every hit has its alignment. Only a hit not found there
+    // costs a read of the job's other alignment rows. Throws Error when the job
+    // has no such hit.
+    std::optional<Alignment> hit_alignment(std::int64_t job_id, std::int64_t hit_ordinal) const;
 
     // PRAGMA integrity_check and foreign_key_check, result counters against the
     // rows, and every input file against its checksum.
