@@ -8,6 +8,7 @@
 #include <alignscope/error.hpp>
 
 #include <limits>
+#include <optional>
 
 using namespace alignscope;
 using namespace store_test;
@@ -196,6 +197,82 @@ private slots:
             refused = true;
         }
         QVERIFY(refused);
+    }
+
+    // A search job's hit finds its own alignment: by ids, score and
+    // coordinates, whichever hits got one, in the order searches record them
+    // and in any other; a hit without one (or a decoy with the same ids but
+    // another score) finds none.
+    void hitFindsItsAlignment() {
+        QTemporaryDir dir;
+        store::Project project(dir.filePath("hits.alsproj").toStdString(), creating());
+        const std::vector<Alignment> alignments = sample_alignments(40);
+        auto hit_of = [](const Alignment& a, std::int64_t rank) {
+            store::Hit h;
+            h.query_id = a.query_id;
+            h.target_id = a.target_id;
+            h.rank = rank;
+            h.score = a.score;
+            h.query_begin = a.query_begin;
+            h.query_end = a.query_end;
+            h.target_begin = a.target_begin;
+            h.target_end = a.target_end;
+            h.query_length = a.query_length;
+            h.target_length = a.target_length;
+            return h;
+        };
+        // Hit k: alignment k; alignments stored for all but every third hit,
+        // plus a decoy after hit 10 (its ids, one point less, no alignment).
+        std::vector<store::Hit> hits;
+        std::vector<std::optional<Alignment>> expected;
+        for (std::size_t k = 0; k < alignments.size(); ++k) {
+            hits.push_back(hit_of(alignments[k], std::int64_t(k + 1)));
+            expected.push_back(k % 3 == 1 ? std::nullopt : std::optional<Alignment>(alignments[k]));
+            if (k == 10) {
+                store::Hit decoy = hits.back();
+                decoy.score -= 1;
+                hits.push_back(decoy);
+                expected.push_back(std::nullopt);
+            }
+        }
+        auto record = [&](bool reversed) {
+            auto job = project.begin_job(sample_spec("search"));
+            // In batches as a search writes them: hits, then their alignments.
+            std::vector<Alignment> stored;
+            for (std::size_t first = 0; first < hits.size(); first += 7) {
+                const std::size_t last = std::min(first + 7, hits.size());
+                job->add_hits(std::vector<store::Hit>(hits.begin() + long(first), hits.begin() + long(last)));
+                std::vector<Alignment> batch;
+                for (std::size_t k = first; k < last; ++k)
+                    if (expected[k]) batch.push_back(*expected[k]);
+                if (reversed) stored.insert(stored.end(), batch.begin(), batch.end());
+                else if (!batch.empty()) job->add_alignments(batch);
+            }
+            if (reversed) job->add_alignments(std::vector<Alignment>(stored.rbegin(), stored.rend()));
+            job->finish_done();
+            return job->job_id();
+        };
+        for (bool reversed : {false, true}) {
+            const std::int64_t job = record(reversed);
+            QCOMPARE(project.job(job).counts.hits, std::int64_t(hits.size()));
+            for (std::size_t k = 0; k < hits.size(); ++k) {
+                const std::optional<Alignment> found = project.hit_alignment(job, std::int64_t(k));
+                QVERIFY2(found.has_value() == expected[k].has_value(), qPrintable(QString("hit %1").arg(k)));
+                if (found) compare_alignment(*found, *expected[k]);
+            }
+            bool refused = false;
+            try {
+                project.hit_alignment(job, std::int64_t(hits.size()));
+            } catch (const Error& e) {
+                refused = QString(e.what()).contains("no hit number");
+            }
+            QVERIFY(refused);
+        }
+        // A search without traceback: hits only.
+        auto bare = project.begin_job(sample_spec("search"));
+        bare->add_hits(hits);
+        bare->finish_done();
+        QVERIFY(!project.hit_alignment(bare->job_id(), 0));
     }
 
     void failingBatchLeavesNothing() {
