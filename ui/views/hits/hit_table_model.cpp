@@ -5,6 +5,7 @@
 #include <alignscope/store/project.hpp>
 
 #include <algorithm>
+#include <numeric>
 
 namespace alignscope::ui {
 
@@ -12,17 +13,19 @@ HitTableModel::HitTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void HitTableModel::setHits(std::vector<store::Hit> hits, int scale) {
     beginResetModel();
-    hits_ = std::move(hits);
+    rows_.clear();
+    rows_.reserve(hits.size());
+    for (std::size_t k = 0; k < hits.size(); ++k) rows_.push_back({std::move(hits[k]), static_cast<std::int64_t>(k)});
     project_ = nullptr;
     more_ = false;
-    total_ = static_cast<std::int64_t>(hits_.size());
+    total_ = static_cast<std::int64_t>(rows_.size());
     scale_ = std::max(scale, 1);
     endResetModel();
 }
 
 void HitTableModel::setProject(const store::Project* project, std::int64_t job_id, int scale, int page_size) {
     beginResetModel();
-    hits_.clear();
+    rows_.clear();
     project_ = project;
     job_id_ = job_id;
     next_ = 0;
@@ -34,7 +37,7 @@ void HitTableModel::setProject(const store::Project* project, std::int64_t job_i
 }
 
 int HitTableModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(hits_.size());
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
 }
 
 int HitTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
@@ -91,13 +94,15 @@ void HitTableModel::fetchMore(const QModelIndex& parent) {
     }
     const int first = rowCount();
     beginInsertRows({}, first, first + static_cast<int>(page.rows.size()) - 1);
-    hits_.insert(hits_.end(), std::make_move_iterator(page.rows.begin()), std::make_move_iterator(page.rows.end()));
+    rows_.reserve(rows_.size() + page.rows.size());
+    for (std::size_t k = 0; k < page.rows.size(); ++k)
+        rows_.push_back({std::move(page.rows[k]), page.first + static_cast<std::int64_t>(k)});
     endInsertRows();
 }
 
 void HitTableModel::sort(int column, Qt::SortOrder order) {
     if (column < 0 || column >= ColumnCount) return;
-    emit layoutAboutToBeChanged();
+    emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     auto key = [this, column](const store::Hit& h) {
         switch (column) {
         case Rank: return QVariant(qlonglong(h.rank));
@@ -111,12 +116,34 @@ void HitTableModel::sort(int column, Qt::SortOrder order) {
         default: return QVariant(qlonglong(h.target_length));
         }
     };
-    std::stable_sort(hits_.begin(), hits_.end(), [&](const store::Hit& a, const store::Hit& b) {
-        const QVariant ka = key(a), kb = key(b);
-        const auto c = QVariant::compare(ka, kb);
+    // Keys once per row (not per comparison), then the rows in key order.
+    std::vector<QVariant> keys;
+    keys.reserve(rows_.size());
+    for (const Row& r : rows_) keys.push_back(key(r.hit));
+    std::vector<std::size_t> perm(rows_.size());
+    std::iota(perm.begin(), perm.end(), std::size_t{0});
+    std::stable_sort(perm.begin(), perm.end(), [&](std::size_t a, std::size_t b) {
+        const auto c = QVariant::compare(keys[a], keys[b]);
         return order == Qt::AscendingOrder ? c == QPartialOrdering::Less : c == QPartialOrdering::Greater;
     });
-    emit layoutChanged();
+    std::vector<Row> sorted;
+    sorted.reserve(rows_.size());
+    std::vector<int> new_row(rows_.size());
+    for (std::size_t k = 0; k < perm.size(); ++k) {
+        sorted.push_back(std::move(rows_[perm[k]]));
+        new_row[perm[k]] = static_cast<int>(k);
+    }
+    rows_ = std::move(sorted);
+    // The selected and current rows follow their hits.
+    const QModelIndexList before = persistentIndexList();
+    QModelIndexList after;
+    after.reserve(before.size());
+    for (const QModelIndex& index : before)
+        after.push_back(index.isValid() && index.row() < rowCount()
+                            ? createIndex(new_row[static_cast<std::size_t>(index.row())], index.column())
+                            : QModelIndex());
+    changePersistentIndexList(before, after);
+    emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }
 
 }  // namespace alignscope::ui

@@ -27,7 +27,10 @@ public:
     // Pages of `page_size` rows from the project as the view asks; the project
     // must outlive the model (or the next set call).
     void setProject(const store::Project* project, std::int64_t job_id, int scale = 1, int page_size = 500);
-    const store::Hit& hit(int row) const { return hits_[static_cast<std::size_t>(row)]; }
+    const store::Hit& hit(int row) const { return rows_[static_cast<std::size_t>(row)].hit; }
+    // The row's place in the job's hits (Project::hits), or in the vector
+    // setHits was given; sorting the table does not change it.
+    std::int64_t ordinal(int row) const { return rows_[static_cast<std::size_t>(row)].ordinal; }
     std::int64_t totalHits() const { return total_; }  // in the job, loaded or not
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -40,7 +43,11 @@ public:
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
 private:
-    std::vector<store::Hit> hits_;
+    struct Row {
+        store::Hit hit;
+        std::int64_t ordinal = 0;
+    };
+    std::vector<Row> rows_;
     const store::Project* project_ = nullptr;
     std::int64_t job_id_ = 0;
     std::int64_t next_ = 0;
