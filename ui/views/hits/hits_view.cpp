@@ -14,6 +14,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <optional>
+
 namespace alignscope::ui {
 
 HitsView::HitsView(QWidget* parent) : QWidget(parent) {
@@ -33,6 +35,10 @@ HitsView::HitsView(QWidget* parent) : QWidget(parent) {
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     alignment_ = new AlignmentView;
     note_ = new QLabel;
+    // Long sequence ids wrap (or are cut) rather than widen the view.
+    note_->setWordWrap(true);
+    note_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* below = new QWidget;
     auto* below_layout = new QVBoxLayout(below);
     below_layout->setContentsMargins(0, 0, 0, 0);
@@ -70,6 +76,9 @@ void HitsView::setHits(std::vector<store::Hit> hits, std::vector<Sequence> queri
     options_ = options;
     options_.traceback = true;
     setSequences(std::move(queries), std::move(targets));
+    project_ = nullptr;
+    job_id_ = 0;
+    source_ = Source::None;
     model_->setHits(std::move(hits), scheme.scale);
     // A reset model keeps no order: sort it as the header says (rank by default).
     model_->sort(table_->horizontalHeader()->sortIndicatorSection(), table_->horizontalHeader()->sortIndicatorOrder());
@@ -95,6 +104,9 @@ void HitsView::loadFromProject(const store::Project& project, std::int64_t job_i
         side.insert(side.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
     }
     setSequences(std::move(queries), std::move(targets));
+    project_ = &project;
+    job_id_ = job_id;
+    source_ = Source::None;
     model_->setProject(&project, job_id, scheme_.scale);
     alignment_->clear();
     note_->setText(tr("%1 hits in job %2").arg(model_->totalHits()).arg(job_id));
@@ -102,15 +114,22 @@ void HitsView::loadFromProject(const store::Project& project, std::int64_t job_i
 
 void HitsView::selectHit(int row) {
     if (row < 0 || row >= model_->rowCount()) return;
+    // A new current row shows itself (currentRowChanged); the current one is
+    // shown again here. Either way the hit is shown once.
+    const bool current = table_->currentIndex().isValid() && table_->currentIndex().row() == row;
     table_->selectRow(row);
     table_->setCurrentIndex(model_->index(row, 0));
-    showHit(row);
+    if (current) showHit(row);
 }
 
 QString HitsView::noteText() const { return note_->text(); }
 
 void HitsView::showHit(int row) {
     const store::Hit& hit = model_->hit(row);
+    source_ = Source::None;
+    const QString pair_name = tr("Rank %1: %2 vs %3")
+                                  .arg(hit.rank)
+                                  .arg(QString::fromStdString(hit.query_id), QString::fromStdString(hit.target_id));
     const auto q = query_index_.find(hit.query_id);
     const auto t = target_index_.find(hit.target_id);
     if (q == query_index_.end() || t == target_index_.end()) {
@@ -123,24 +142,41 @@ void HitsView::showHit(int row) {
     const Sequence& query = queries_[q->second];
     const Sequence& target = targets_[t->second];
     try {
+        // The search's own alignment when the project keeps it: one keyed read.
+        std::optional<Alignment> stored;
+        if (project_) stored = project_->hit_alignment(job_id_, model_->ordinal(row));
+        if (stored && stored->has_traceback()) {
+            QString made_by = QString::fromStdString(stored->device);
+            if (!stored->kernel.empty()) made_by += (made_by.isEmpty() ? "" : ", ") + QString::fromStdString(stored->kernel);
+            note_->setText(pair_name + ", " +
+                           (made_by.isEmpty() ? tr("the search's alignment from the project")
+                                              : tr("the search's alignment from the project (%1)").arg(made_by)));
+            alignment_->setAlignment(*stored, query, target, scheme_);
+            source_ = Source::Stored;
+            emit hitSelected(row);
+            return;
+        }
+        ++realignments_;
         Alignment a = align_reference(query.residues, target.residues, scheme_, options_);
         a.query_id = query.id;
         a.target_id = target.id;
         a.device = "cpu-ref";
-        QString note = tr("Rank %1: %2 vs %3, aligned again here (reference aligner)")
-                           .arg(hit.rank)
-                           .arg(QString::fromStdString(hit.query_id), QString::fromStdString(hit.target_id));
+        QString note = pair_name + ", " +
+                       (project_ ? tr("aligned again here (reference aligner): the project holds no alignment for this hit")
+                                 : tr("aligned again here (reference aligner)"));
         if (a.score != hit.score)
             note += tr("; its score %1 differs from the search's %2 (a heuristic or a different kernel found another)")
                         .arg(QString::fromStdString(format_score(scheme_.to_user(a.score))),
                              QString::fromStdString(format_score(scheme_.to_user(hit.score))));
         note_->setText(note);
+        source_ = Source::Realigned;
         if (a.has_traceback())
             alignment_->setAlignment(a, query, target, scheme_);
         else
             alignment_->clear();  // an empty local alignment: nothing to show
     } catch (const Error& e) {
         alignment_->clear();
+        source_ = Source::None;
         note_->setText(QString::fromStdString(e.what()));
     }
     emit hitSelected(row);

@@ -1,7 +1,9 @@
-// Ranked database hits over the alignment of the selected hit. The hit rows
-// hold coordinates and scores only, so the selected pair is aligned again here
-// with the job's scheme and mode (the reference aligner; database pairs are
-// short) and shown in an AlignmentView.
+// Ranked database hits over the alignment of the selected hit. A search job
+// in a project keeps each hit's alignment as its search made it (on the CPU
+// or the GPU), and that stored alignment is what the view shows. Only a hit
+// the project holds no alignment for (a search without traceback, hits given
+// from memory) is aligned again here with the job's scheme and mode (the
+// reference aligner; database pairs are short), and the view says so.
 #pragma once
 
 #include "views/alignment/alignment_view.hpp"
@@ -28,11 +30,12 @@ public:
     ~HitsView() override;
 
     // Hits with the sequences they name (normalised residues) and the scheme
-    // and options of the search.
+    // and options of the search; a selected hit is aligned again.
     void setHits(std::vector<store::Hit> hits, std::vector<Sequence> queries, std::vector<Sequence> targets,
                  const ScoringScheme& scheme, const AlignOptions& options);
-    // A search job: hits paged from the project, sequences from its inputs.
-    // The project must outlive the view's use of it. Throws alignscope::Error.
+    // A search job: hits paged from the project, sequences from its inputs, a
+    // selected hit's alignment from the project. The project must outlive the
+    // view's use of it. Throws alignscope::Error.
     void loadFromProject(const store::Project& project, std::int64_t job_id);
 
     HitTableModel* model() const { return model_; }
@@ -41,6 +44,13 @@ public:
     // Selects a row and shows its alignment.
     void selectHit(int row);
     QString noteText() const;
+
+    // Where the shown alignment came from.
+    enum class Source { None, Stored, Realigned };
+    Source shownSource() const { return source_; }
+    // How many times this view aligned a hit again (none for a hit whose
+    // alignment the project holds).
+    int realignmentCount() const { return realignments_; }
 
 signals:
     void hitSelected(int row);
@@ -57,6 +67,10 @@ private:
     std::map<std::string, std::size_t> query_index_, target_index_;
     ScoringScheme scheme_;
     AlignOptions options_;
+    const store::Project* project_ = nullptr;  // where the hits came from, if they did
+    std::int64_t job_id_ = 0;
+    Source source_ = Source::None;
+    int realignments_ = 0;
 };
 
 }  // namespace alignscope::ui
