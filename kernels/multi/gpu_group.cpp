@@ -3,6 +3,7 @@
 // shared queue of small chunks so the faster GPUs absorb the tail. Each GPU's
 // throughput (cells per second of its busy time) is remembered for the next
 // job's static shares.
+#include <alignscope/align/long_pair.hpp>
 #include "multi/gpu_group.hpp"
 
 #include <alignscope/error.hpp>
@@ -76,6 +77,12 @@ public:
         }
         info.description = names + ", one host thread per GPU, shares by measured throughput";
         return info;
+    }
+
+    // One long pair runs on the group's first GPU (splitting one pair's
+    // columns across GPUs is not built yet).
+    std::unique_ptr<longpair::PassRunner> make_long_runner(const LongRunnerSettings& settings) override {
+        return members_.front()->make_long_runner(settings);
     }
 
     std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {

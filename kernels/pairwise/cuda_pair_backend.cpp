@@ -7,6 +7,7 @@
 #include "common/cuda_check.hpp"
 #include "common/device_memory.hpp"
 #include "common/gpu_timeline.hpp"
+#include "long/cuda_long_runner.hpp"
 #include "common/host_parallel.hpp"
 #include "common/stream_pool.hpp"
 #include "pairwise/batch_plan.hpp"
@@ -516,6 +517,10 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site);
     timeline.flush();
     return out;
+}
+
+std::unique_ptr<longpair::PassRunner> CudaPairBackend::make_long_runner(const LongRunnerSettings& settings) {
+    return make_cuda_long_runner(device_.index, device_.info, settings);
 }
 
 }  // namespace alignscope::kernels

@@ -21,6 +21,7 @@ public:
     explicit CudaPairBackend(CudaDevice device) : device_(std::move(device)) {}
     DeviceInfo info() const override { return device_.info; }
     std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override;
+    std::unique_ptr<longpair::PassRunner> make_long_runner(const LongRunnerSettings& settings) override;
     int device_index() const { return device_.index; }
 
 private:

@@ -1,0 +1,63 @@
+// What the long-pair strip kernel reads and writes: one LongTask per pass
+// rectangle (plain data shared by host and device code), and the launch
+// parameters common to every task of a launch.
+//
+// The work unit is a strip: 32 lanes x R rows of a task, swept across all of
+// its columns by one warp as an anti-diagonal wavefront inside the warp (lane
+// t works on column s - t at step s; values move down by warp shuffles).
+// Strips of a task hand their bottom row to the next strip through a bus in
+// global memory (H and F per column) and a progress counter per strip; warps
+// take strips by ticket, in order, so a strip only ever waits for a strip that
+// a running warp holds: no deadlock, whatever the number of kernels, streams
+// and resident blocks.
+#pragma once
+
+#include <cstdint>
+
+namespace alignscope::kernels::longpass {
+
+inline constexpr int kEdgeZero = 0, kEdgeGap = 1, kEdgeGapContinue = 2, kEdgeClosed = 3;
+inline constexpr std::int32_t kNeg = -(1 << 30);
+inline constexpr std::uint8_t kPadCode = 255;  // residue code of rows below the task
+
+struct StripBest {  // per strip, local stage 1: highest H, smallest j, smallest i
+    std::int32_t score;
+    std::int32_t pad;
+    long long i, j;
+};
+
+struct LongTask {
+    const std::uint8_t* rows;  // residue of pass row i (1-based) at rows[i - 1]
+    const std::uint8_t* cols;  // residue of pass column j at cols[j - 1]
+    long long m, n;            // rows, columns (m >= 1, n >= 1)
+    std::int32_t* bus_h;       // n + 1 each: the bottom row of the last strip that passed
+    std::int32_t* bus_f;
+    std::int32_t* last_col;    // m + 1, H of column n (rows 1..m written), or null
+    std::int32_t* special_h;   // saved rows, row-major slots of n + 1, or null
+    std::int32_t* special_f;
+    const std::int32_t* goal_h;  // crossing row (forward columns 0..), or null: row 0 by goal_edge
+    const std::int32_t* goal_f;
+    unsigned long long* hit;     // goal search: min key (j << 34 | i << 2 | kind), or null
+    long long goal_col_end;      // forward column = goal_col_end - j
+    std::int32_t first_ticket;   // global ticket of strip 0
+    std::int32_t strips;
+    std::int32_t special_every;  // save the bottom row of strip s when (s + 1) % every == 0
+    std::int8_t top, left, corner_open, goal_edge;
+    std::int8_t track_best, goal_search, goal_any, pad0;
+    std::int32_t goal;
+};
+
+struct LaunchParams {
+    const LongTask* tasks;
+    int task_count;
+    int total_strips;
+    int* ticket;                // next strip to take
+    int* progress;              // per ticket: columns published
+    StripBest* best;            // per ticket (tasks that track the best)
+    const int* abort;           // non-zero: stop at once (cancel)
+    const std::int8_t* profile_scores;  // alphabet x alphabet, row-major (query code, target code)
+    int alphabet;
+    int gap_open, gap_extend;
+};
+
+}  // namespace alignscope::kernels::longpass

@@ -1,0 +1,326 @@
+// The long-pair strip kernel (see long_types.hpp for the data it works on).
+//
+// One warp sweeps a strip of 32 x R rows across all columns of its task.
+// Lane t holds rows t*R+1 .. t*R+R of the strip in registers (H, E and H-open
+// per row) and works on column s - t + 1 at step s: the anti-diagonal
+// wavefront of CUDAlign's inner level, with the values of the row above
+// arriving by __shfl_up_sync instead of shared memory. Lane 0 takes the row
+// above the strip from the task's bus in global memory, in chunks of 32
+// columns once the previous strip has published them (acquire/release on a
+// per-strip progress counter); the strip's bottom row goes back to the bus in
+// coalesced chunks of 32 the same way. The bus is one row per task: a strip
+// reads column j before it overwrites it, and the next strip reads it only
+// after, so concurrency needs no more memory than one row.
+//
+// Substitution scores come from a per-warp query profile in shared memory:
+// word [c][q][lane] holds the scores (+128, as bytes) of rows 4q..4q+3 of
+// that lane against residue code c, so each lane reads its own bank
+// (conflict-free whatever residues the lanes meet) and one 32-bit load serves
+// four cells. Per cell: one byte extract, one add, three DPX instructions
+// (__viaddmax_s32 for E and F, __vimax3_s32[_relu] for H) and one subtract.
+#pragma once
+
+#include "long/long_types.hpp"
+
+#include <cuda_runtime.h>
+
+namespace alignscope::kernels::longpass::device {
+
+constexpr unsigned kFull = 0xffffffffu;
+constexpr int kWarpsPerBlock = 4;
+
+__device__ __forceinline__ int ld_acquire(const int* p) {
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void st_release(int* p, int v) {
+    asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned long long ld_volatile(const unsigned long long* p) {
+    return *reinterpret_cast<const volatile unsigned long long*>(p);
+}
+
+__device__ __forceinline__ int edge_value(int kind, long long k, int open, int extend) {
+    long long v;
+    if (kind == kEdgeZero) return 0;
+    if (kind == kEdgeGap) v = -(open + (k - 1) * static_cast<long long>(extend));
+    else if (kind == kEdgeGapContinue) v = -(k * static_cast<long long>(extend));
+    else return kNeg;
+    return v < kNeg ? kNeg : static_cast<int>(v);
+}
+__device__ __forceinline__ int left_at(const LongTask& t, long long i, int open, int extend) {
+    if (i == 0) return t.corner_open ? 0 : kNeg;
+    return edge_value(t.left, i, open, extend);
+}
+__device__ __forceinline__ int top_at(const LongTask& t, long long j, int open, int extend) {
+    if (j == 0) return t.corner_open ? 0 : kNeg;
+    return edge_value(t.top, j, open, extend);
+}
+
+__device__ __forceinline__ unsigned long long warp_min(unsigned long long v) {
+    for (int d = 16; d > 0; d >>= 1) {
+        const unsigned long long o = __shfl_xor_sync(kFull, v, d);
+        v = o < v ? o : v;
+    }
+    return v;
+}
+
+template <int R, bool Local, bool Partial>
+__device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, int ticket, int lane,
+                          unsigned* prof) {
+    constexpr int SH = 32 * R;
+    const int go = p.gap_open, ge = p.gap_extend;
+    const long long m = t.m, n = t.n;
+    const long long i0 = static_cast<long long>(strip) * SH;
+    const int rows_here = static_cast<int>(m - i0 < SH ? m - i0 : SH);
+    const long long my_first = i0 + static_cast<long long>(lane) * R + 1;
+    const int my_rows = rows_here - lane * R;  // valid rows of this lane (may be <= 0 or > R)
+    const int last_lane = (rows_here - 1) / R;
+    const int last_r = (rows_here - 1) % R;
+
+    // Query profile of my rows.
+    __syncwarp();
+    {
+        int codes[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) codes[r] = (my_first + r <= m) ? t.rows[my_first + r - 1] : -1;
+        for (int c = 0; c < p.alphabet; ++c) {
+#pragma unroll
+            for (int q = 0; q < R / 4; ++q) {
+                unsigned w = 0;
+#pragma unroll
+                for (int b = 0; b < 4; ++b) {
+                    const int code = codes[4 * q + b];
+                    const int s = code >= 0 ? p.profile_scores[code * p.alphabet + c] : -128;
+                    w |= static_cast<unsigned>(s + 128) << (8 * b);
+                }
+                prof[(c * (R / 4) + q) * 32 + lane] = w;
+            }
+        }
+    }
+    __syncwarp();
+
+    int H[R], E[R], G[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        H[r] = (my_first + r <= m) ? left_at(t, my_first + r, go, ge) : kNeg;
+        E[r] = kNeg;
+        G[r] = H[r] - go;
+    }
+    int diag0 = left_at(t, my_first - 1, go, ge);
+
+    // Special row at the bottom of this strip?
+    std::int32_t* sp_h = nullptr;
+    std::int32_t* sp_f = nullptr;
+    if (t.special_h && t.special_every > 0 && (strip + 1) % t.special_every == 0 && i0 + SH < m) {
+        const long long slot = (strip + 1) / t.special_every - 1;
+        sp_h = t.special_h + slot * (n + 1);
+        sp_f = t.special_f + slot * (n + 1);
+        if (lane == 0) {
+            const int v = left_at(t, i0 + SH, go, ge);
+            sp_h[0] = v;
+            sp_f[0] = (t.left == kEdgeGap || t.left == kEdgeGapContinue) ? v : kNeg;
+        }
+    }
+    const bool crossing = t.goal_search && t.hit && strip == t.strips - 1;
+    const bool track = t.track_best || t.goal_any;
+    int best = t.goal_any ? t.goal - 1 : 0;
+    long long best_i = 0, best_j = 0;
+
+    int c_cur = 0, bot_h = kNeg, bot_f = kNeg, sel_h = kNeg, sel_f = kNeg;
+    int in_h = kNeg, in_f = kNeg, in_c = 0, out_h = kNeg, out_f = kNeg;
+    const int L = Partial ? last_lane : 31;
+    int* my_progress = p.progress + ticket;
+    const int* prev_progress = strip > 0 ? p.progress + ticket - 1 : nullptr;
+    const long long steps = n + 31;
+
+    for (long long s = 0; s < steps; ++s) {
+        const int k = static_cast<int>(s & 31);
+        if (k == 0) {
+            bool stop = *reinterpret_cast<const volatile int*>(p.abort) != 0;
+            if (t.hit && !stop) {
+                const unsigned long long key = ld_volatile(t.hit);
+                if (key != ~0ull && static_cast<long long>(key >> 34) + 32 <= s) stop = true;
+            }
+            if (stop) {
+                __syncwarp();
+                if (lane == 0) st_release(my_progress, 0x7fffffff);
+                return;
+            }
+            if (prev_progress && s + 1 <= n) {
+                const int need = static_cast<int>(s + 32 < n ? s + 32 : n);
+                if (lane == 0) {
+                    while (ld_acquire(prev_progress) < need) {
+                        if (*reinterpret_cast<const volatile int*>(p.abort)) break;
+                        __nanosleep(64);
+                    }
+                }
+                __syncwarp();
+                (void)ld_acquire(prev_progress);
+            }
+            const long long col = s + 1 + lane;
+            if (col <= n) {
+                in_c = t.cols[col - 1];
+                if (prev_progress) {
+                    in_h = t.bus_h[col];
+                    in_f = t.bus_f[col];
+                } else {
+                    in_h = top_at(t, col, go, ge);
+                    in_f = kNeg;
+                }
+            }
+        }
+        const int tk_h = __shfl_sync(kFull, in_h, k);
+        const int tk_f = __shfl_sync(kFull, in_f, k);
+        const int tk_c = __shfl_sync(kFull, in_c, k);
+        int a_h = __shfl_up_sync(kFull, bot_h, 1);
+        int a_f = __shfl_up_sync(kFull, bot_f, 1);
+        int a_c = __shfl_up_sync(kFull, c_cur, 1);
+        if (lane == 0) {
+            a_h = tk_h;
+            a_f = tk_f;
+            a_c = tk_c;
+        }
+        c_cur = a_c;
+        const long long j = s - lane + 1;
+        if (j >= 1 && j <= n) {
+            int diag = diag0;
+            diag0 = a_h;
+            const unsigned* pw = prof + c_cur * (R / 4) * 32 + lane;
+            int hup_g = a_h - go;
+            int f = a_f;
+            int mx = kNeg;
+#pragma unroll
+            for (int q = 0; q < R / 4; ++q) {
+                const unsigned w = pw[q * 32];
+#pragma unroll
+                for (int b = 0; b < 4; ++b) {
+                    const int r = 4 * q + b;
+                    const int sc = static_cast<int>(__byte_perm(w, 0u, 0x4440u + static_cast<unsigned>(b)));
+                    const int d = diag + sc - 128;
+                    const int e = __viaddmax_s32(E[r], -ge, G[r]);
+                    f = __viaddmax_s32(f, -ge, hup_g);
+                    const int h = Local ? __vimax3_s32_relu(d, e, f) : __vimax3_s32(d, e, f);
+                    diag = H[r];
+                    H[r] = h;
+                    E[r] = e;
+                    G[r] = h - go;
+                    hup_g = G[r];
+                    if (Partial) {
+                        if (r == last_r) {
+                            sel_h = h;
+                            sel_f = f;
+                        }
+                        if (track && r < my_rows) mx = max(mx, h);
+                    } else if (track) {
+                        mx = max(mx, h);
+                    }
+                }
+            }
+            bot_h = H[R - 1];
+            bot_f = f;
+            if (track && mx > best) {
+                int rr = 0;
+#pragma unroll
+                for (int r = R - 1; r >= 0; --r)
+                    if (H[r] == mx) rr = r;
+                best = mx;
+                best_i = my_first + rr;
+                best_j = j;
+                if (t.goal_any && t.hit)
+                    atomicMin(t.hit, (static_cast<unsigned long long>(j) << 34) |
+                                         (static_cast<unsigned long long>(best_i) << 2));
+            }
+            if (t.last_col && j == n) {
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+                    if (my_first + r <= m) t.last_col[my_first + r] = H[r];
+            }
+        }
+        // The strip's bottom row (row m in a partial strip) for lane L's column.
+        const int v_h = __shfl_sync(kFull, Partial ? sel_h : bot_h, L);
+        const int v_f = __shfl_sync(kFull, Partial ? sel_f : bot_f, L);
+        out_h = __shfl_down_sync(kFull, out_h, 1);
+        out_f = __shfl_down_sync(kFull, out_f, 1);
+        if (lane == 31) {
+            out_h = v_h;
+            out_f = v_f;
+        }
+        const long long jo = s - L + 1;  // lane k now holds column jo - 31 + k
+        if (jo >= 1 && jo <= n && ((jo & 31) == 0 || jo == n)) {
+            const long long col = jo - 31 + lane;
+            const long long lo = ((jo - 1) & ~31LL) + 1;
+            unsigned long long key = ~0ull;
+            if (col >= lo) {
+                t.bus_h[col] = out_h;
+                t.bus_f[col] = out_f;
+                if (sp_h) {
+                    sp_h[col] = out_h;
+                    sp_f[col] = out_f;
+                }
+                if (crossing) {
+                    const long long c = t.goal_col_end - col;
+                    long long fh, ff;
+                    if (t.goal_h) {
+                        fh = t.goal_h[c];
+                        ff = t.goal_f[c];
+                    } else {
+                        fh = c == 0 ? 0 : edge_value(t.goal_edge, c, go, ge);
+                        ff = kNeg;
+                    }
+                    const long long base = (static_cast<unsigned long long>(col) << 34) |
+                                           (static_cast<unsigned long long>(m) << 2);
+                    if (fh > kNeg / 2 && out_h > kNeg / 2 && fh + out_h == t.goal) key = base | 1;
+                    else if (ff > kNeg / 2 && out_f > kNeg / 2 && ff + out_f + (go - ge) == t.goal) key = base | 2;
+                }
+            }
+            if (crossing && __any_sync(kFull, key != ~0ull)) {
+                key = warp_min(key);
+                if (lane == 0) atomicMin(t.hit, key);
+            }
+            __threadfence();
+            __syncwarp();
+            if (lane == 0) st_release(my_progress, static_cast<int>(jo));
+        }
+    }
+    if (t.track_best) {
+        // Warp reduction: highest score, then smallest j, then smallest i.
+        for (int d = 16; d > 0; d >>= 1) {
+            const int ob = __shfl_xor_sync(kFull, best, d);
+            const long long oi = __shfl_xor_sync(kFull, best_i, d);
+            const long long oj = __shfl_xor_sync(kFull, best_j, d);
+            if (ob > best || (ob == best && (oj < best_j || (oj == best_j && oi < best_i)))) {
+                best = ob;
+                best_i = oi;
+                best_j = oj;
+            }
+        }
+        if (lane == 0) p.best[ticket] = StripBest{best, 0, best_i, best_j};
+    }
+}
+
+template <int R, bool Local>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32) strip_kernel(LaunchParams p) {
+    extern __shared__ unsigned shared_profile[];
+    const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
+    unsigned* prof = shared_profile + static_cast<long long>(warp) * p.alphabet * (R / 4) * 32;
+    for (;;) {
+        int ticket = 0;
+        if (lane == 0) ticket = atomicAdd(p.ticket, 1);
+        ticket = __shfl_sync(kFull, ticket, 0);
+        if (ticket >= p.total_strips) return;
+        int lo = 0, hi = p.task_count - 1;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) >> 1;
+            if (p.tasks[mid].first_ticket <= ticket) lo = mid;
+            else hi = mid - 1;
+        }
+        const LongTask t = p.tasks[lo];
+        const int strip = ticket - t.first_ticket;
+        if (t.m - static_cast<long long>(strip) * 32 * R >= 32 * R) run_strip<R, Local, false>(p, t, strip, ticket, lane, prof);
+        else run_strip<R, Local, true>(p, t, strip, ticket, lane, prof);
+    }
+}
+
+}  // namespace alignscope::kernels::longpass::device
