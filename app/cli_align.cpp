@@ -1,17 +1,27 @@
 // `alignscope-cli align A.fa B.fa`: every record of A against every record of B
 // (or record i with record i under --zip), on the chosen device, written as
-// pair, JSON Lines, TSV or SAM.
+// pair, JSON Lines, TSV or SAM. With --long (or by itself for one pair whose
+// shorter sequence has at least kLongPairThreshold residues): the first record
+// of each file through the long-pair path (align_long_on: the GPU pipeline in
+// linear memory, Myers-Miller on CPU devices).
 #include "cli_commands.hpp"
 #include "cli_options.hpp"
 #include "cli_project_flag.hpp"
 #include "cli_progress.hpp"
 
+#include <alignscope/align/long_pair.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/io/alignment_format.hpp>
 #include <alignscope/io/atomic_file.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
 
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <sstream>
 
 namespace alignscope::cli {
 namespace {
@@ -25,6 +35,10 @@ struct AlignFlags {
     ScoringFlags scoring;
     DeviceFlags device;
     ProjectFlag project;
+    bool long_pair = false;
+    bool long_stats = false;
+    CLI::Option* stats_option = nullptr;
+    LongFlags long_flags;
 };
 
 bool is_nucleotide(AlphabetKind kind) { return kind != AlphabetKind::Protein; }
@@ -32,6 +46,8 @@ bool is_nucleotide(AlphabetKind kind) { return kind != AlphabetKind::Protein; }
 int run_and_write(const AlignFlags& flags, CliContext& context, const PairJob& job, Backend& backend,
                   const SequenceSet& queries, const SequenceSet& targets, OutputFormat format,
                   store::JobRecording* recording);
+int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& queries, const SequenceSet& targets,
+             OutputFormat format, const AlignOptions& options, bool automatic);
 
 int run_align(const AlignFlags& flags, CliContext& context) {
     const OutputFormat format = parse_output_format(flags.format);
@@ -50,6 +66,17 @@ int run_align(const AlignFlags& flags, CliContext& context) {
         throw Error(flags.query_path + " holds " + std::string(to_string(queries.alphabet)) + " but " +
                     flags.target_path + " holds " + std::string(to_string(targets.alphabet)) +
                     " sequences (use --alphabet to override detection)");
+
+    // The long-pair path: asked for, or one pair long enough.
+    const std::int64_t shorter = static_cast<std::int64_t>(
+        std::min(queries.records.front().residues.size(), targets.records.front().residues.size()));
+    const bool one_pair = queries.records.size() == 1 && targets.records.size() == 1;
+    const bool automatic = !flags.long_pair && one_pair && shorter >= kLongPairThreshold;
+    if (flags.long_pair || automatic) return run_long(flags, context, queries, targets, format, options, automatic);
+    if (flags.long_flags.given() || flags.stats_option->count())
+        throw Error("--strategy, --kernels, --special-rows-mem and --stats apply to the long-pair path: add --long "
+                    "(taken by itself only for one pair of at least " + std::to_string(kLongPairThreshold) +
+                    " residues each)");
 
     PairJob job;
     job.queries = &queries.records;
@@ -137,6 +164,182 @@ int run_and_write(const AlignFlags& flags, CliContext& context, const PairJob& j
     return 0;
 }
 
+
+// The long-pair path's statistics as JSON (the "long_pair" field of --format json).
+nlohmann::json stats_json(const longpair::LongPairStats& stats, double seconds, std::uint64_t cells,
+                          const LongRunnerSettings& settings, bool automatic) {
+    nlohmann::json j;
+    j["seconds"] = seconds;
+    j["stage_seconds"] = {stats.stage_seconds[0], stats.stage_seconds[1], stats.stage_seconds[2]};
+    j["stage_cells"] = {stats.stage_cells[0], stats.stage_cells[1], stats.stage_cells[2]};
+    j["stage1_gcups"] = stats.stage_seconds[0] > 0 ? double(cells) / stats.stage_seconds[0] / 1e9 : 0.0;
+    j["special_rows"] = stats.special_rows;
+    j["crossings"] = stats.crossings;
+    j["split_levels"] = stats.split_levels;
+    j["base_segments"] = stats.base_segments;
+    j["strategy"] = settings.strategy.empty() ? "default" : settings.strategy;
+    j["automatic"] = automatic;
+    return j;
+}
+
+std::string stats_line(const longpair::LongPairStats& stats, double seconds, std::uint64_t cells,
+                       const Alignment& a) {
+    char text[640];
+    const double gcups = stats.stage_seconds[0] > 0 ? double(cells) / stats.stage_seconds[0] / 1e9 : 0.0;
+    if (stats.special_rows == 0 && stats.stage_cells[1] == 0 && stats.stage_cells[2] == 0) {
+        // No stages (a CPU backend's linear-space path, or a pair too small for special rows).
+        std::snprintf(text, sizeof text, "align --long: %lld x %lld on %s (%s): %.3f s, %llu cells, %.2f GCUPS",
+                      static_cast<long long>(a.query_length), static_cast<long long>(a.target_length),
+                      a.device.c_str(), a.kernel.empty() ? "-" : a.kernel.c_str(), seconds,
+                      static_cast<unsigned long long>(cells), seconds > 0 ? double(cells) / seconds / 1e9 : 0.0);
+        return text;
+    }
+    std::snprintf(text, sizeof text,
+                  "align --long: %lld x %lld on %s (%s): %.3f s; stage 1 %.3f s, %llu cells, %.2f GCUPS, %lld "
+                  "special rows; stage 2 %.3f s, %llu cells, %lld crossings; stage 3 %.3f s, %llu cells, %d split "
+                  "levels, %lld base segments",
+                  static_cast<long long>(a.query_length), static_cast<long long>(a.target_length), a.device.c_str(),
+                  a.kernel.empty() ? "-" : a.kernel.c_str(), seconds, stats.stage_seconds[0],
+                  static_cast<unsigned long long>(stats.stage_cells[0]), gcups,
+                  static_cast<long long>(stats.special_rows), stats.stage_seconds[1],
+                  static_cast<unsigned long long>(stats.stage_cells[1]), static_cast<long long>(stats.crossings),
+                  stats.stage_seconds[2], static_cast<unsigned long long>(stats.stage_cells[2]), stats.split_levels,
+                  static_cast<long long>(stats.base_segments));
+    return text;
+}
+
+// Alignments with more columns than this go to the project as a summary
+// pointing at the output file, not as a row holding the aligned text.
+constexpr std::int64_t kProjectRowColumns = 1'000'000;
+
+int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& queries, const SequenceSet& targets,
+             OutputFormat format, const AlignOptions& options, bool automatic) {
+    const LongRunnerSettings settings = flags.long_flags.settings(flags.device);
+    longpair::LongPairOptions long_options;
+    long_options.align = options;
+    long_options.threads = flags.device.threads;
+    if (const std::uint64_t budget = flags.long_flags.special_row_budget()) long_options.special_row_budget = budget;
+    const Sequence& q = queries.records.front();
+    const Sequence& t = targets.records.front();
+    if (automatic)
+        std::cerr << "align: one pair of " << q.residues.size() << " x " << t.residues.size()
+                  << " residues: the long-pair path (--long; taken from " << kLongPairThreshold
+                  << " residues each)\n";
+    else
+        for (const SequenceSet* set : {&queries, &targets})
+            if (set->records.size() > 1)
+                std::cerr << "align --long: " << set->path << " holds " << set->records.size()
+                          << " records; aligning its first, " << set->records.front().id << "\n";
+
+    PairJob job;  // for the project's record of the job
+    job.queries = &queries.records;
+    job.targets = &targets.records;
+    job.pairs.emplace_back(0, 0);
+    job.scheme = flags.scoring.scheme(queries.alphabet);
+    job.options = options;
+    flags.device.apply(job);
+
+    Backend& backend = context.registry->select(flags.device.device);
+    store::JobSpec spec = store::JobSpec::for_pair_job("align", job, backend.info());
+    spec.command_line = context.command_line;
+    spec.parameters["long"] = automatic ? "automatic" : "yes";
+    if (!settings.strategy.empty()) spec.parameters["strategy"] = settings.strategy;
+    if (settings.kernels) spec.parameters["kernels"] = std::to_string(settings.kernels);
+    if (long_options.special_row_budget)
+        spec.parameters["special_row_budget"] = std::to_string(long_options.special_row_budget);
+    std::unique_ptr<store::JobRecording> recording = flags.project.begin(spec);
+    try {
+        if (recording) {
+            recording->add_input(queries, "query");
+            recording->add_input(targets, "target");
+        }
+        TimelineRecorder timeline;
+        TerminalProgress progress("align --long", TerminalProgress::Unit::Cells);
+        JobContext job_context;
+        job_context.cancel = &interrupt_token();
+        auto record_progress = recording ? recording->progress_callback() : std::function<void(const Progress&)>{};
+        job_context.progress = [&progress, &record_progress](const Progress& p) {
+            progress(p);
+            if (record_progress) record_progress(p);
+        };
+        job_context.timeline = &timeline;
+        AtomicOutput out(flags.output);
+        std::optional<AtomicOutput> timeline_out;
+        if (!flags.device.timeline.empty()) timeline_out.emplace(flags.device.timeline);
+
+        longpair::LongPairStats stats;
+        const auto t0 = std::chrono::steady_clock::now();
+        Alignment a = longpair::align_long_on(backend, q.residues, t.residues, job.scheme, long_options, settings,
+                                              job_context, &stats);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        progress.finish();
+        a.query_id = q.id;
+        a.target_id = t.id;
+        const std::uint64_t cells = static_cast<std::uint64_t>(q.residues.size()) * t.residues.size();
+
+        WriterContext writer_context;
+        writer_context.command_line = context.command_line;
+        writer_context.scheme = job.scheme;
+        writer_context.references.push_back(&t);
+        if (format == OutputFormat::Json) {
+            // The writer's object plus the pipeline's statistics.
+            std::ostringstream line;
+            auto writer = AlignmentWriter::create(format, line, std::move(writer_context));
+            writer->begin();
+            writer->write(a, q, t);
+            writer->end();
+            nlohmann::json j = nlohmann::json::parse(line.str());
+            j["long_pair"] = stats_json(stats, seconds, cells, settings, automatic);
+            out.stream() << j.dump() << '\n';
+        } else {
+            auto writer = AlignmentWriter::create(format, out.stream(), std::move(writer_context));
+            writer->begin();
+            writer->write(a, q, t);
+            writer->end();
+        }
+        out.commit();
+        if (flags.long_stats) std::cerr << stats_line(stats, seconds, cells, a) << "\n";
+        if (timeline_out) {
+            write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
+            timeline_out->commit();
+        }
+        if (recording) {
+            if (a.stats.length <= kProjectRowColumns) {
+                recording->add_alignments({a});
+            } else {
+                store::LongAlignmentSummary summary;
+                summary.query_id = a.query_id;
+                summary.target_id = a.target_id;
+                summary.mode = a.mode;
+                summary.score = a.score;
+                summary.query_begin = a.query_begin;
+                summary.query_end = a.query_end;
+                summary.target_begin = a.target_begin;
+                summary.target_end = a.target_end;
+                summary.query_length = a.query_length;
+                summary.target_length = a.target_length;
+                summary.stats = a.stats;
+                if (flags.output != "-") {
+                    std::error_code ec;
+                    const auto absolute = std::filesystem::absolute(flags.output, ec);
+                    summary.alignment_path = ec ? flags.output : absolute.string();
+                }
+                summary.alignment_format = std::string(to_string(format));
+                summary.device = a.device;
+                summary.kernel = a.kernel;
+                summary.seconds = seconds;
+                recording->add_long_alignment(summary);
+            }
+            recording->add_timeline(timeline.events(), timeline.clock_source());
+            recording->finish_done();
+        }
+        return 0;
+    } catch (...) {
+        ProjectFlag::record_failure(recording.get());
+        throw;
+    }
+}
+
 }  // namespace
 
 void add_align_command(CLI::App& app, CliContext& context) {
@@ -154,6 +357,13 @@ void add_align_command(CLI::App& app, CliContext& context) {
     flags->scoring.add_to(*command);
     flags->device.add_to(*command, "cpu");
     flags->project.add_to(*command);
+    command->add_flag("--long", flags->long_pair,
+                      "Long-pair path: the first record of each file, aligned in memory linear in the lengths "
+                      "(GPU pipeline, or Myers-Miller on CPU devices); taken by itself for one pair of at least "
+                      "20000 residues each");
+    flags->long_flags.add_to(*command);
+    flags->stats_option = command->add_flag(
+        "--stats", flags->long_stats, "Long-pair path: print the stage timings and cells on stderr");
     command->callback([flags, &context] { context.action = [flags, &context] { return run_align(*flags, context); }; });
 }
 

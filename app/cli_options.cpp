@@ -106,4 +106,43 @@ void DeviceFlags::apply(PairJob& job) const {
     job.gpu_memory_budget = gpu_memory_bytes();
 }
 
+void LongFlags::add_to(CLI::App& command, bool with_strategy) {
+    if (with_strategy)
+        strategy_option = command.add_option(
+            "--strategy", strategy,
+            "Long-pair GPU strategy: strips (one persistent kernel over row strips) or streams (--kernels kernels "
+            "on --streams streams handing boundary columns over in global memory) [default: the backend's]");
+    kernels_option = command.add_option("--kernels", kernels,
+                                        "Long-pair 'streams' strategy: number of concurrent row-strip kernels "
+                                        "[default: chosen from the device]");
+    special_rows_option = command.add_option(
+        "--special-rows-mem", special_rows_mem,
+        "Long-pair stage 1: memory for the saved special rows, e.g. 512M [default: 2G]");
+}
+
+bool LongFlags::given() const {
+    for (const CLI::Option* o : {strategy_option, kernels_option, special_rows_option})
+        if (o && o->count()) return true;
+    return false;
+}
+
+LongRunnerSettings LongFlags::settings(const DeviceFlags& device) const {
+    if (!strategy.empty() && strategy != "strips" && strategy != "streams")
+        throw Error("--strategy: unknown strategy '" + strategy + "' (expected strips or streams)");
+    if (kernels < 0 || kernels > 4096) throw Error("--kernels must be between 1 and 4096 (0: backend default)");
+    if (device.threads < 0) throw Error("--threads must be 0 (all cores) or positive");
+    if (device.streams < 0 || device.streams > 128) throw Error("--streams must be between 1 and 128");
+    LongRunnerSettings s;
+    s.strategy = strategy;
+    s.kernels = kernels;
+    s.streams = device.streams;
+    s.gpu_memory_budget = device.gpu_memory_bytes();
+    s.kernel = device.kernel;
+    return s;
+}
+
+std::uint64_t LongFlags::special_row_budget() const {
+    return special_rows_mem.empty() ? 0 : parse_byte_size(special_rows_mem, "--special-rows-mem");
+}
+
 }  // namespace alignscope::cli

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <alignscope/align/alignment.hpp>
+#include <alignscope/device/backend.hpp>
 #include <alignscope/device/job.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
 #include <alignscope/seq/alphabet.hpp>
@@ -43,6 +44,26 @@ struct DeviceFlags {
     std::uint64_t gpu_memory_bytes() const;  // throws Error naming --gpu-mem
     void apply(PairJob& job) const;
 };
+
+// The long-pair path's settings (align --long, verify --long, bench --long).
+struct LongFlags {
+    std::string strategy;          // "strips" or "streams"; empty = the backend's choice
+    int kernels = 0;               // kernels of the "streams" strategy; 0 = backend default
+    std::string special_rows_mem;  // e.g. "2G"; empty = LongPairOptions' default
+    CLI::Option* strategy_option = nullptr;
+    CLI::Option* kernels_option = nullptr;
+    CLI::Option* special_rows_option = nullptr;
+
+    // with_strategy: bench --long sweeps --strategies instead.
+    void add_to(CLI::App& command, bool with_strategy = true);
+    bool given() const;  // any of them on the command line
+    // Strategy, kernels, streams, GPU memory and forced kernel; throws Error naming the flag.
+    LongRunnerSettings settings(const DeviceFlags& device) const;
+    std::uint64_t special_row_budget() const;  // 0 = default; throws Error naming --special-rows-mem
+};
+
+// min(m, n) from which `align` takes the long-pair path by itself when given one pair.
+inline constexpr std::int64_t kLongPairThreshold = 20'000;
 
 // Parses sizes like "512M", "4G", "1.5GiB", "1000000" into bytes.
 std::uint64_t parse_byte_size(const std::string& text, const std::string& flag);

@@ -27,8 +27,8 @@ const CancellationToken& interrupt_token() {
     return g_interrupt;
 }
 
-TerminalProgress::TerminalProgress(std::string label)
-    : label_(std::move(label)), enabled_(::isatty(STDERR_FILENO) != 0),
+TerminalProgress::TerminalProgress(std::string label, Unit unit)
+    : label_(std::move(label)), unit_(unit), enabled_(::isatty(STDERR_FILENO) != 0),
       start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 TerminalProgress::~TerminalProgress() { finish(); }
@@ -42,9 +42,24 @@ void TerminalProgress::operator()(const Progress& p) {
     const double fraction = p.cells_total ? double(p.cells_done) / double(p.cells_total) : 0.0;
     const double gcups = seconds > 0 ? double(p.cells_done) / seconds / 1e9 : 0.0;
     const double eta = fraction > 0 ? seconds * (1 - fraction) / fraction : 0.0;
-    std::fprintf(stderr, "\r%s: %5.1f%%  %llu/%llu pairs  %.2f GCUPS  ETA %.0f s   ", label_.c_str(), 100 * fraction,
-                 static_cast<unsigned long long>(p.items_done), static_cast<unsigned long long>(p.items_total), gcups,
-                 eta);
+    if (unit_ == Unit::Cells) {
+        auto scaled = [](double cells, const char** suffix) {
+            static const char* names[] = {"", "k", "M", "G", "T", "P"};
+            int k = 0;
+            while (cells >= 1000 && k < 5) cells /= 1000, ++k;
+            *suffix = names[k];
+            return cells;
+        };
+        const char *done_suffix = "", *total_suffix = "";
+        const double done = scaled(double(p.cells_done), &done_suffix);
+        const double total = scaled(double(p.cells_total), &total_suffix);
+        std::fprintf(stderr, "\r%s: %5.1f%%  %.1f%s/%.1f%s cells  %.2f GCUPS  ETA %.0f s   ", label_.c_str(),
+                     100 * fraction, done, done_suffix, total, total_suffix, gcups, eta);
+    } else {
+        std::fprintf(stderr, "\r%s: %5.1f%%  %llu/%llu pairs  %.2f GCUPS  ETA %.0f s   ", label_.c_str(),
+                     100 * fraction, static_cast<unsigned long long>(p.items_done),
+                     static_cast<unsigned long long>(p.items_total), gcups, eta);
+    }
     shown_ = true;
 }
 

@@ -15,13 +15,16 @@ const CancellationToken& interrupt_token();
 
 class TerminalProgress {
 public:
-    explicit TerminalProgress(std::string label);
+    // Pairs: "N/M pairs"; cells (one long pair): "12.3G/45.6G cells".
+    enum class Unit { Pairs, Cells };
+    explicit TerminalProgress(std::string label, Unit unit = Unit::Pairs);
     ~TerminalProgress();
     void operator()(const Progress& progress);
     void finish();
 
 private:
     std::string label_;
+    Unit unit_;
     bool enabled_;
     bool shown_ = false;
     std::chrono::steady_clock::time_point start_, last_;
