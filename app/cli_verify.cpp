@@ -6,9 +6,13 @@
 #include "cli_options.hpp"
 #include "cli_progress.hpp"
 
+#include <alignscope/bench/long_pairs.hpp>
+#include <alignscope/bench/long_verify.hpp>
 #include <alignscope/bench/verify.hpp>
 #include <alignscope/device/timeline.hpp>
 #include <alignscope/error.hpp>
+#include <alignscope/io/alignment_format.hpp>
+#include <alignscope/io/atomic_file.hpp>
 
 #include <cstdio>
 #include <fstream>
@@ -32,6 +36,13 @@ struct VerifyFlags {
     std::string reference = "cpu-ref";
     bool search = false;
     ProjectFlag project;
+    bool long_pair = false;
+    std::string max_length = "100k";
+    LongFlags long_flags;
+    CLI::Option* pairs_option = nullptr;
+    CLI::Option* reference_option = nullptr;
+    CLI::Option* max_length_option = nullptr;
+    CLI::Option* scores_only_option = nullptr;
 };
 
 bool stderr_is_terminal() {
@@ -42,7 +53,15 @@ bool stderr_is_terminal() {
 #endif
 }
 
+int run_verify_long(const VerifyFlags& flags, CliContext& context);
+
 int run_verify(const VerifyFlags& flags, CliContext& context) {
+    if (flags.long_pair) {
+        if (flags.search) throw Error("--long and --search are different checks: give one");
+        return run_verify_long(flags, context);
+    }
+    if (flags.long_flags.given() || flags.max_length_option->count())
+        throw Error("--max-length, --strategy, --kernels and --special-rows-mem apply to verify --long");
     if (flags.search)
         return run_search_verify(flags.device.device, flags.seed, flags.device.threads, flags.device.streams,
                                  flags.device.gpu_mem, context);
@@ -143,6 +162,107 @@ int run_verify(const VerifyFlags& flags, CliContext& context) {
     return summary.failed ? 1 : 0;
 }
 
+
+// verify --long: see long_verify.hpp.
+int run_verify_long(const VerifyFlags& flags, CliContext& context) {
+    if (flags.reference_option->count())
+        throw Error("--reference: verify --long checks against the CPU reference and parasail, not another device");
+    if (flags.scores_only_option->count())
+        throw Error("--scores-only: verify --long checks every pair with and without traceback");
+    LongVerifyOptions options;
+    options.pairs = flags.pairs_option->count() ? flags.pairs : 16;
+    options.seed = flags.seed;
+    options.max_length = parse_length(flags.max_length, "--max-length");
+    options.settings = flags.long_flags.settings(flags.device);
+    options.special_row_budget = flags.long_flags.special_row_budget();
+    options.threads = flags.device.threads;
+    if (options.pairs == 0) throw Error("--pairs must be at least 1");
+
+    Backend& tested = context.registry->select(flags.device.device);
+    const DeviceInfo info = tested.info();
+    std::cout << "verify --long: " << info.id << " (" << info.name << ") against the CPU reference and parasail, "
+              << options.pairs << " pairs up to " << format_length(options.max_length) << ", seed " << options.seed
+              << std::endl;
+
+    TimelineRecorder recorder;
+    JobContext job_context;
+    job_context.cancel = &interrupt_token();
+    if (!flags.device.timeline.empty()) job_context.timeline = &recorder;
+    const bool show_progress = stderr_is_terminal();
+    std::uint64_t pairs_done = 0;
+    TerminalProgress progress("verify --long", TerminalProgress::Unit::Cells);
+    if (show_progress) job_context.progress = [&progress](const Progress& p) { progress(p); };
+
+    LongVerifyCallbacks callbacks;
+    callbacks.note = [](const std::string& text) { std::cout << "note: " << text << "\n" << std::flush; };
+    callbacks.result = [&](const LongVerifyResult& r) {
+        progress.finish();
+        if (r.problems.empty()) {
+            char line[96];
+            std::snprintf(line, sizeof line, ": score %s, %.2f s",
+                          format_score(r.pair->scheme.to_user(r.tested.score)).c_str(), r.tested_seconds);
+            std::cout << "ok " << r.pair->describe() << line << (r.parasail_checked ? ", parasail agrees" : "")
+                      << "\n" << std::flush;
+        } else {
+            std::cout << r.describe() << std::flush;
+        }
+    };
+    callbacks.progress = [&](std::uint64_t done, std::uint64_t) { pairs_done = done; };
+
+    store::JobSpec spec;
+    spec.command = "verify";
+    spec.algorithm = "verify-long";
+    spec.devices = info.id;
+    spec.streams = options.settings.streams;
+    spec.threads = options.threads;
+    spec.kernel = options.settings.kernel;
+    spec.gpu_memory_budget = options.settings.gpu_memory_budget;
+    spec.driver_version = info.driver_version;
+    spec.command_line = context.command_line;
+    spec.parameters["long"] = "yes";
+    spec.parameters["pairs"] = std::to_string(options.pairs);
+    spec.parameters["seed"] = std::to_string(options.seed);
+    spec.parameters["max_length"] = std::to_string(options.max_length);
+    if (!options.settings.strategy.empty()) spec.parameters["strategy"] = options.settings.strategy;
+    std::unique_ptr<store::JobRecording> recording = flags.project.begin(spec);
+    LongVerifySummary summary;
+    try {
+        summary = verify_long(tested, options, callbacks, job_context);
+    } catch (...) {
+        progress.finish();
+        ProjectFlag::record_failure(recording.get());
+        throw;
+    }
+    (void)pairs_done;
+    if (recording) {
+        if (!flags.device.timeline.empty()) recording->add_timeline(recorder.events(), recorder.clock_source());
+        if (summary.failed)
+            recording->finish_failed(std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) +
+                                     " failed");
+        else
+            recording->finish_done();
+    }
+    if (!flags.device.timeline.empty()) {
+        AtomicOutput out(flags.device.timeline);
+        write_chrome_trace(out.stream(), recorder.events(), recorder.clock_source());
+        out.commit();
+    }
+    char times[200];
+    std::snprintf(times, sizeof times, "%s %.2f s, reference %.2f s, parasail %.2f s (CPU time)",
+                  summary.tested_device.c_str(), summary.tested_seconds, summary.reference_seconds,
+                  summary.parasail_seconds);
+    std::cout << "checked " << summary.cells << " cells in " << (summary.passed + summary.failed) << " pairs ("
+              << times << "); parasail checked " << summary.parasail_checked << "; genome pairs from "
+              << summary.seed_genome;
+    if (!summary.tested_kernels.empty()) std::cout << "; kernels: " << summary.tested_kernels;
+    if (summary.failed) {
+        std::cout << "\nfailures by kind:";
+        for (const auto& [kind, count] : summary.failures_by_kind) std::cout << " " << kind << " " << count << ";";
+    }
+    std::cout << "\n" << summary.passed << " passed, " << summary.failed << " failed" << std::endl;
+    return summary.failed ? 1 : 0;
+}
+
 }  // namespace
 
 void add_verify_command(CLI::App& app, CliContext& context) {
@@ -152,17 +272,26 @@ void add_verify_command(CLI::App& app, CliContext& context) {
         "matrix and length class (adversarial ones included); prints each mismatch and ends with 'N passed, N failed'");
     auto flags = std::make_shared<VerifyFlags>();
     flags->device.add_to(*command, "auto");
-    command->add_option("--pairs", flags->pairs, "Number of random pairs")->capture_default_str();
+    flags->pairs_option =
+        command->add_option("--pairs", flags->pairs, "Number of random pairs [default: 10000; --long: 16]");
     command->add_option("--seed", flags->seed, "Seed of the random pairs (the same seed gives the same pairs)")
         ->capture_default_str();
-    command->add_option("--reference", flags->reference, "Device that gives the expected results")
-        ->capture_default_str();
-    command->add_flag("--scores-only", flags->scores_only,
-                      "Check scores and coordinates only (no traceback jobs)");
+    flags->reference_option =
+        command->add_option("--reference", flags->reference, "Device that gives the expected results")
+            ->capture_default_str();
+    flags->scores_only_option = command->add_flag("--scores-only", flags->scores_only,
+                                                  "Check scores and coordinates only (no traceback jobs)");
     command->add_flag("--search", flags->search,
                       "Check the device's database scanner instead: top-K scores over whole random databases "
                       "against the CPU (same as `search --verify`)");
     flags->project.add_to(*command);
+    command->add_flag("--long", flags->long_pair,
+                      "Check the long-pair path (align --long) instead: random pairs with planted similar regions "
+                      "and pairs grown from the lambda genome, every mode, affine and linear gaps, against the CPU "
+                      "reference and parasail (score, end, CIGAR re-scored)");
+    flags->max_length_option = command->add_option(
+        "--max-length", flags->max_length, "verify --long: longest sequence, e.g. 3000, 20k [default: 100k]");
+    flags->long_flags.add_to(*command);
     command->callback([flags, &context] { context.action = [flags, &context] { return run_verify(*flags, context); }; });
 }
 

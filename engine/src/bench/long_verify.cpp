@@ -1,0 +1,390 @@
+// verify --long (see long_verify.hpp).
+#include <alignscope/bench/long_verify.hpp>
+#include <alignscope/bench/long_pairs.hpp>
+#include <alignscope/align/cigar.hpp>
+#include <alignscope/align/reference_aligner.hpp>
+#include <alignscope/error.hpp>
+#include <alignscope/score/substitution_matrix.hpp>
+
+#include "device/parasail_support.hpp"
+
+#include <parasail.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace alignscope {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+struct Config {
+    const char* mode;  // "global", "local", "semiglobal", "semiglobal:qb,qe"
+    const char* gaps;  // "affine", "linear"
+    AlphabetKind alphabet;
+};
+
+// Mode fastest, then gaps, then alphabet: the first 8 configurations are DNA.
+Config config_of(std::size_t k) {
+    static const char* modes[] = {"global", "local", "semiglobal", "semiglobal:qb,qe"};
+    static const char* gaps[] = {"affine", "linear"};
+    return {modes[k % 4], gaps[(k / 4) % 2], (k / 8) % 2 ? AlphabetKind::Protein : AlphabetKind::Dna};
+}
+
+ScoringScheme make_scheme(AlphabetKind alphabet, bool affine, std::string& name) {
+    if (alphabet == AlphabetKind::Protein) {
+        name = affine ? "BLOSUM62 gap 11/1" : "BLOSUM62 gap 6/6";
+        return ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), affine ? 11 : 6, affine ? 1 : 6);
+    }
+    if (affine) {
+        name = "EDNAFULL gap 10/0.5";
+        return ScoringScheme::create(SubstitutionMatrix::builtin("EDNAFULL"), 10, 0.5);
+    }
+    name = "match 2/-3 gap 4/4";
+    return ScoringScheme::create(SubstitutionMatrix::match_mismatch(2, -3), 4, 4);
+}
+
+std::string to_letters(std::string_view residues, const SubstitutionMatrix& matrix, const char* what) {
+    const EncodedSequence codes = encode(residues, matrix, what);
+    std::string out(codes.size(), 'A');
+    for (std::size_t k = 0; k < codes.size(); ++k) out[k] = parasail_support::letters[codes[k]];
+    return out;
+}
+
+std::string coords(const Alignment& a) {
+    return std::to_string(a.query_begin) + ".." + std::to_string(a.query_end) + " x " +
+           std::to_string(a.target_begin) + ".." + std::to_string(a.target_end);
+}
+
+// What is wrong with `got` (with or without traceback) against the reference
+// and parasail.
+void check(const LongVerifyCase& c, const Alignment& got, const Alignment& ref, const LongVerifyResult& r,
+           bool traceback, std::vector<std::string>& problems) {
+    const std::string run = traceback ? "with traceback" : "without traceback";
+    if (got.score != ref.score)
+        problems.push_back(run + ": score " + std::to_string(got.score) + ", reference " + std::to_string(ref.score));
+    if (got.query_end != ref.query_end || got.target_end != ref.target_end)
+        problems.push_back(run + ": end (" + std::to_string(got.query_end) + ", " + std::to_string(got.target_end) +
+                           "), reference (" + std::to_string(ref.query_end) + ", " + std::to_string(ref.target_end) +
+                           ")");
+    if (r.parasail_checked) {
+        if (got.score != r.parasail_score)
+            problems.push_back(run + ": score " + std::to_string(got.score) + ", parasail " +
+                               std::to_string(r.parasail_score));
+        if (!(c.options.mode == AlignmentMode::Local && r.parasail_score <= 0) &&
+            (got.query_end != r.parasail_query_end || got.target_end != r.parasail_target_end))
+            problems.push_back(run + ": end (" + std::to_string(got.query_end) + ", " +
+                               std::to_string(got.target_end) + "), parasail (" +
+                               std::to_string(r.parasail_query_end) + ", " + std::to_string(r.parasail_target_end) +
+                               ")");
+    }
+    if (got.query_length != static_cast<std::int64_t>(c.query.size()) ||
+        got.target_length != static_cast<std::int64_t>(c.target.size()))
+        problems.push_back(run + ": lengths " + std::to_string(got.query_length) + " x " +
+                           std::to_string(got.target_length) + " reported");
+    if (c.options.mode == AlignmentMode::Global && (got.query_begin != 1 || got.target_begin != 1))
+        problems.push_back(run + ": a global alignment begins at (" + std::to_string(got.query_begin) + ", " +
+                           std::to_string(got.target_begin) + ")");
+    if (!traceback) return;
+    const bool empty_local = c.options.mode == AlignmentMode::Local && got.score == 0;
+    if (empty_local) return;
+    if (got.cigar.empty() && !(got.query_begin > got.query_end && got.target_begin > got.target_end)) {
+        problems.push_back(run + ": no CIGAR");
+        return;
+    }
+    if (got.query_begin + got.cigar.query_span() - 1 != got.query_end ||
+        got.target_begin + got.cigar.target_span() - 1 != got.target_end) {
+        problems.push_back(run + ": the CIGAR spans " + std::to_string(got.cigar.query_span()) + " x " +
+                           std::to_string(got.cigar.target_span()) + " but the region is " + coords(got));
+        return;
+    }
+    try {
+        const std::int64_t path = rescore(got.cigar, c.query, c.target, got.query_begin, got.target_begin, c.scheme);
+        if (path != got.score)
+            problems.push_back(run + ": the CIGAR re-scores to " + std::to_string(path) + ", reported " +
+                               std::to_string(got.score));
+    } catch (const std::exception& e) {
+        problems.push_back(run + ": the CIGAR does not re-score: " + e.what());
+    }
+}
+
+void add_kernel(std::string& list, const std::string& kernel) {
+    if (kernel.empty()) return;
+    std::size_t at = 0;
+    while (at <= list.size()) {
+        const std::size_t comma = list.find(',', at);
+        const std::string item = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        if (item == kernel) return;
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    list += (list.empty() ? "" : ",") + kernel;
+}
+
+}  // namespace
+
+std::string LongVerifyCase::describe() const {
+    return "#" + std::to_string(index) + " " + kind + " " + (alphabet == AlphabetKind::Protein ? "protein " : "DNA ") +
+           format_length(static_cast<std::int64_t>(query.size())) + " x " +
+           format_length(static_cast<std::int64_t>(target.size())) + ", " + describe_mode(options) + ", " +
+           scheme_name + " (" + gaps + ")";
+}
+
+std::string LongVerifyResult::describe() const {
+    std::ostringstream out;
+    out << "MISMATCH " << pair->describe() << "\n  pair: " << pair->description << "\n";
+    for (const auto& p : problems) out << "  " << p << "\n";
+    out << "  scores below are scaled by " << pair->scheme.scale << "\n";
+    out << "  tested " << tested.device << " " << tested.kernel << ": score " << tested.score << " region "
+        << coords(tested) << "\n  reference: score " << reference.score << " region " << coords(reference) << "\n";
+    if (parasail_checked)
+        out << "  parasail: score " << parasail_score << " end (" << parasail_query_end << ", " << parasail_target_end
+            << ")\n";
+    return out.str();
+}
+
+LongVerifyCase long_verify_case(const LongVerifyOptions& options, std::uint64_t index, const std::string& seed_genome) {
+    if (options.max_length < 1) throw Error("--max-length must be at least 1");
+    LongVerifyCase c;
+    c.index = index;
+    const Config config = config_of(index / 2);
+    const bool genome = index % 2 == 1;
+    c.kind = genome ? "genome" : "planted";
+    c.alphabet = genome ? AlphabetKind::Dna : config.alphabet;
+    c.gaps = config.gaps;
+    c.scheme = make_scheme(c.alphabet, c.gaps == std::string("affine"), c.scheme_name);
+    const std::string mode = config.mode;
+    const auto colon = mode.find(':');
+    c.options.mode = parse_mode(mode.substr(0, colon));
+    if (colon != std::string::npos) c.options.free_ends = FreeEndGaps::parse(mode.substr(colon + 1));
+    c.options.traceback = true;
+
+    // Lengths from their own stream, so they do not depend on the pair's content.
+    SeededRandom random(options.seed * 0x9e3779b97f4a7c15ull + index * 0x2545f4914f6cdd1dull + 17);
+    const double top = static_cast<double>(options.max_length);
+    const double bottom = std::max(1.0, top / 20);
+    auto draw = [&] {
+        return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::exp(std::log(bottom) + random.unit() * (std::log(top) - std::log(bottom)))),
+                                        1, options.max_length);
+    };
+    std::int64_t m = draw(), n = draw();
+    if (random.chance(0.25)) m = std::max<std::int64_t>(1, m / 10);
+    const std::uint64_t pair_seed = random.next();
+    const LongPair pair = genome ? generate_long_pair(pair_seed, seed_genome, m, n)
+                                 : planted_pair(pair_seed, c.alphabet, m, n, 3, 0.15);
+    c.query = pair.query;
+    c.target = pair.target;
+    c.description = pair.description;
+    return c;
+}
+
+ParasailAnswer parasail_score_and_end(std::string_view query, std::string_view target, const ScoringScheme& scheme,
+                                      const AlignOptions& options) {
+    const std::string q = to_letters(query, scheme.matrix, "the query");
+    const std::string t = to_letters(target, scheme.matrix, "the target");
+    const parasail_support::MatrixPtr matrix = parasail_support::make_matrix(scheme.matrix);
+    const int m = static_cast<int>(q.size()), n = static_cast<int>(t.size());
+    const FreeEndGaps fe = options.free_ends;
+    using Function = parasail_result_t* (*)(const char*, int, const char*, int, int, int, const parasail_matrix_t*);
+    Function function = nullptr;
+    bool rowcol = false;
+    switch (options.mode) {
+        case AlignmentMode::Global: function = parasail_nw_scan_32; break;
+        case AlignmentMode::Local: function = parasail_sw_scan_32; break;
+        case AlignmentMode::SemiGlobal:
+            // Our query begin/end are parasail's db/de, our target begin/end its qb/qe.
+            rowcol = true;
+            if (fe == FreeEndGaps::all()) function = parasail_sg_rowcol_scan_32;
+            else if (fe == FreeEndGaps::parse("qb,qe")) function = parasail_sg_dx_rowcol_scan_32;
+            else throw Error("parasail_score_and_end: free ends " + fe.to_string() + " are not wired here");
+            break;
+    }
+    parasail_support::ResultPtr result(function(q.data(), m, t.data(), n, scheme.gap_open, scheme.gap_extend,
+                                                matrix.get()));
+    if (!result) throw Error("parasail failed (out of memory?)");
+    if (parasail_result_is_saturated(result.get())) throw Error("parasail's 32-bit scores saturated");
+    ParasailAnswer a;
+    a.score = result->score;
+    if (options.mode == AlignmentMode::Global) {
+        a.query_end = m;
+        a.target_end = n;
+    } else if (options.mode == AlignmentMode::Local) {
+        a.query_end = result->end_query + 1;
+        a.target_end = result->end_ref + 1;
+    } else if (rowcol) {
+        const int* row = parasail_result_get_score_row(result.get());  // H(m, j)
+        const int* col = parasail_result_get_score_col(result.get());  // H(i, n)
+        if (!row || !col) throw Error("parasail returned no last row and column");
+        // The reference's end rule: highest score, then smallest j, then smallest i.
+        std::int64_t best = row[n - 1], bi = m, bj = n;
+        auto consider = [&](std::int64_t v, std::int64_t i, std::int64_t j) {
+            if (v > best || (v == best && (j < bj || (j == bj && i < bi)))) {
+                best = v;
+                bi = i;
+                bj = j;
+            }
+        };
+        if (fe.query_end)
+            for (int j = 1; j <= n; ++j) consider(row[j - 1], m, j);
+        if (fe.target_end)
+            for (int i = 1; i <= m; ++i) consider(col[i - 1], i, n);
+        if (best != a.score)
+            throw Error("parasail's semi-global score " + std::to_string(a.score) +
+                        " is not the best of its last row and column (" + std::to_string(best) + ")");
+        a.query_end = bi;
+        a.target_end = bj;
+    }
+    return a;
+}
+
+LongVerifySummary verify_long(Backend& tested, const LongVerifyOptions& options, const LongVerifyCallbacks& callbacks,
+                              const JobContext& context) {
+    if (options.pairs == 0) throw Error("--pairs must be at least 1");
+    if (options.max_length < 1) throw Error("--max-length must be at least 1");
+    if (options.threads < 0) throw Error("--threads must be 0 (all cores) or positive");
+    const SeedGenome genome = load_seed_genome(options.seed_genome);
+    if (!genome.real && callbacks.note) callbacks.note("genome pairs grow from " + genome.source);
+
+    LongVerifySummary summary;
+    summary.tested_device = tested.info().id;
+    summary.seed_genome = genome.source;
+    const bool has_runner = tested.make_long_runner(options.settings) != nullptr;
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned workers = options.threads > 0 ? static_cast<unsigned>(options.threads) : hardware;
+    // Pairs in chunks: the reference and parasail answers of a chunk are
+    // computed on CPU threads while the device runs the chunk's pairs.
+    const std::uint64_t chunk = std::max<std::uint64_t>(2, workers);
+
+    for (std::uint64_t first = 0; first < options.pairs; first += chunk) {
+        context.throw_if_cancelled();
+        const std::uint64_t count = std::min(chunk, options.pairs - first);
+        std::vector<LongVerifyCase> cases;
+        for (std::uint64_t k = 0; k < count; ++k) cases.push_back(long_verify_case(options, first + k, genome.residues));
+        std::vector<LongVerifyResult> results(count);
+        std::vector<std::string> reference_errors(count), parasail_errors(count);
+        std::vector<double> reference_seconds(count, 0), parasail_seconds(count, 0);
+        for (std::uint64_t k = 0; k < count; ++k) results[k].pair = &cases[k];
+
+        // CPU checks: task 2k is pair k's reference, 2k+1 its parasail answer.
+        std::atomic<std::uint64_t> next_task{0};
+        std::mutex error_mutex;
+        auto cpu_work = [&] {
+            for (std::uint64_t task; (task = next_task.fetch_add(1)) < 2 * count;) {
+                if (context.cancelled()) return;
+                const std::uint64_t k = task / 2;
+                const LongVerifyCase& c = cases[k];
+                LongVerifyResult& r = results[k];
+                try {
+                    const auto t0 = Clock::now();
+                    if (task % 2 == 0) {
+                        AlignOptions score_only = c.options;
+                        score_only.traceback = false;  // score, end and begin in O(n) memory
+                        r.reference = align_reference(c.query, c.target, c.scheme, score_only);
+                        reference_seconds[k] = seconds_since(t0);
+                    } else if (static_cast<std::int64_t>(std::max(c.query.size(), c.target.size())) <=
+                               options.parasail_max_length) {
+                        const ParasailAnswer p = parasail_score_and_end(c.query, c.target, c.scheme, c.options);
+                        r.parasail_checked = true;
+                        r.parasail_score = p.score;
+                        r.parasail_query_end = p.query_end;
+                        r.parasail_target_end = p.target_end;
+                        parasail_seconds[k] = seconds_since(t0);
+                    }
+                } catch (const std::exception& e) {
+                    std::lock_guard<std::mutex> lock(error_mutex);
+                    (task % 2 ? parasail_errors : reference_errors)[k] =
+                        std::string(task % 2 ? "parasail" : "the reference") + " failed: " + e.what();
+                }
+            }
+        };
+        std::vector<std::thread> pool;
+        for (unsigned w = 0; w < workers; ++w) pool.emplace_back(cpu_work);
+
+        // The device, pair by pair.
+        std::vector<Alignment> score_only(count), pipeline(count);
+        std::vector<std::string> tested_errors(count);
+        std::exception_ptr cancelled;
+        for (std::uint64_t k = 0; k < count && !cancelled; ++k) {
+            const LongVerifyCase& c = cases[k];
+            LongVerifyResult& r = results[k];
+            longpair::LongPairOptions lp;
+            lp.align = c.options;
+            if (options.special_row_budget) lp.special_row_budget = options.special_row_budget;
+            lp.threads = options.threads;
+            try {
+                const auto t0 = Clock::now();
+                r.tested = longpair::align_long_on(tested, c.query, c.target, c.scheme, lp, options.settings, context,
+                                                   &r.stats);
+                lp.align.traceback = false;
+                score_only[k] = longpair::align_long_on(tested, c.query, c.target, c.scheme, lp, options.settings,
+                                                        context);
+                r.tested_seconds = seconds_since(t0);
+                if (!has_runner && options.cpu_pipeline_too) {
+                    // The pipeline itself, on the scalar runner, special rows a few hundred rows apart.
+                    longpair::LongPairOptions tight;
+                    tight.align = c.options;
+                    tight.min_band_rows = std::max<std::int64_t>(32, static_cast<std::int64_t>(c.query.size()) / 12);
+                    tight.threads = options.threads;
+                    auto runner = longpair::make_cpu_pass_runner();
+                    pipeline[k] = longpair::align_long(c.query, c.target, c.scheme, tight, *runner, context);
+                }
+            } catch (const Cancelled&) {
+                cancelled = std::current_exception();
+            } catch (const std::exception& e) {
+                tested_errors[k] = e.what();
+            }
+        }
+        if (cancelled) {
+            next_task = 2 * count;  // the CPU threads stop after their current check
+        }
+        for (std::thread& th : pool) th.join();
+        if (cancelled) std::rethrow_exception(cancelled);
+        context.throw_if_cancelled();
+
+        for (std::uint64_t k = 0; k < count; ++k) {
+            const LongVerifyCase& c = cases[k];
+            LongVerifyResult& r = results[k];
+            if (!reference_errors[k].empty()) r.problems.push_back(reference_errors[k]);
+            if (!parasail_errors[k].empty()) r.problems.push_back(parasail_errors[k]);
+            if (!tested_errors[k].empty()) {
+                r.problems.push_back("the device failed: " + tested_errors[k]);
+            } else if (reference_errors[k].empty()) {
+                check(c, r.tested, r.reference, r, true, r.problems);
+                check(c, score_only[k], r.reference, r, false, r.problems);
+                if (!has_runner && options.cpu_pipeline_too) {
+                    std::vector<std::string> p;
+                    check(c, pipeline[k], r.reference, r, true, p);
+                    for (auto& s : p) r.problems.push_back("pipeline on the scalar runner, " + s);
+                }
+            }
+            summary.cells += static_cast<std::uint64_t>(c.query.size()) * static_cast<std::uint64_t>(c.target.size());
+            summary.tested_seconds += r.tested_seconds;
+            summary.reference_seconds += reference_seconds[k];
+            summary.parasail_seconds += parasail_seconds[k];
+            if (r.parasail_checked) ++summary.parasail_checked;
+            add_kernel(summary.tested_kernels, r.tested.kernel);
+            if (r.problems.empty()) {
+                ++summary.passed;
+            } else {
+                ++summary.failed;
+                ++summary.failures_by_kind["mode " + std::string(to_string(c.options.mode))];
+                ++summary.failures_by_kind["gaps " + c.gaps];
+                ++summary.failures_by_kind["kind " + c.kind];
+                ++summary.failures_by_kind[std::string("alphabet ") +
+                                           (c.alphabet == AlphabetKind::Protein ? "protein" : "DNA")];
+            }
+            if (callbacks.result) callbacks.result(r);
+            if (callbacks.progress) callbacks.progress(first + k + 1, options.pairs);
+        }
+    }
+    return summary;
+}
+
+}  // namespace alignscope
