@@ -7,6 +7,8 @@
 #include "cli_progress.hpp"
 
 #include <alignscope/bench/bench.hpp>
+#include <alignscope/bench/long_bench.hpp>
+#include <alignscope/bench/long_pairs.hpp>
 #include <alignscope/device/timeline.hpp>
 #include <alignscope/io/atomic_file.hpp>
 #include <alignscope/error.hpp>
@@ -28,6 +30,7 @@ struct BenchFlags {
     std::uint64_t cpu_pairs = 0;
     double cpu_seconds = 1.0;
     std::vector<std::int64_t> lengths{64, 128, 256, 512, 1024};
+    std::vector<std::string> length_texts;  // --lengths as given (10k, 1M, ...)
     std::vector<std::uint64_t> batches;  // default: decades from 1000 up to --pairs
     std::vector<int> streams{1, 2, 4, 8};
     std::vector<std::string> kernels;
@@ -41,6 +44,13 @@ struct BenchFlags {
     bool search = false;
     bool quick = false;
     bool no_sweeps = false;
+    // --long
+    bool long_pair = false;
+    std::vector<std::string> strategies{"strips", "streams"};
+    std::string mode = "local";
+    LongFlags long_flags;  // --kernels, --special-rows-mem
+    CLI::Option* strategies_option = nullptr;
+    CLI::Option* mode_option = nullptr;
 
     // Whether the user gave these, so --quick does not override them.
     CLI::Option* pairs_option = nullptr;
@@ -84,7 +94,19 @@ void print_row(std::ostream& out, const BenchPoint& p) {
     out << line << "\n" << std::flush;
 }
 
+int run_bench_long(BenchFlags flags, CliContext& context);
+
 int run_bench_command(BenchFlags flags, CliContext& context) {
+    if (flags.lengths_option->count()) {
+        flags.lengths.clear();
+        for (const auto& text : flags.length_texts) flags.lengths.push_back(parse_length(text, "--lengths"));
+    }
+    if (flags.long_pair) {
+        if (flags.search) throw Error("--long and --search are different benchmarks: give one");
+        return run_bench_long(std::move(flags), context);
+    }
+    if (flags.strategies_option->count() || flags.mode_option->count() || flags.long_flags.given())
+        throw Error("--strategies, --mode, --kernels and --special-rows-mem apply to bench --long");
     if (flags.search) return run_search_bench(flags.device, flags.quick, flags.threads, flags.json, context);
     if (flags.quick) {
         // A CI-sized run: every kind of point once, each in well under a second.
@@ -214,6 +236,143 @@ int run_bench_command(BenchFlags flags, CliContext& context) {
     return 0;
 }
 
+
+std::string megabytes(std::uint64_t bytes) { return fixed(double(bytes) / (1024.0 * 1024.0), 0) + " MiB"; }
+
+void print_long_header(std::ostream& out) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%-8s %-12s %7s %13s %10s %12s %10s %10s %11s %-8s %s", "length", "strategy",
+                  "streams", "stage-1 GCUPS", "stage-1 s", "no-trace s", "full s", "2-3 / 1", "peak RSS", "device",
+                  "kernel");
+    out << line << "\n" << std::string(130, '-') << "\n";
+}
+
+void print_long_row(std::ostream& out, const LongBenchPoint& p) {
+    char line[512];
+    std::snprintf(line, sizeof line, "%-8s %-12s %7s %13s %10.3f %12.3f %10.3f %10s %11s %-8s %s",
+                  format_length(p.length).c_str(), p.strategy.c_str(), p.streams ? std::to_string(p.streams).c_str() : "-",
+                  fixed(p.stage1_gcups, 2).c_str(), p.stage1_seconds, p.score_only_seconds, p.full_seconds,
+                  (fixed(p.later_ratio, 2) + "x").c_str(), megabytes(p.peak_rss_bytes).c_str(),
+                  clip(p.device, 8).c_str(), p.kernel.empty() ? "-" : p.kernel.c_str());
+    out << line << "\n" << std::flush;
+}
+
+// bench --long: see long_bench.hpp.
+int run_bench_long(BenchFlags flags, CliContext& context) {
+    Backend& backend = context.registry->select(flags.device);
+    const DeviceInfo info = backend.info();
+    LongBenchOptions options;
+    options.lengths = flags.lengths_option->count() ? flags.lengths
+                      : flags.quick                  ? std::vector<std::int64_t>{3000, 6000}
+                                                     : default_long_lengths(info);
+    options.strategies = flags.strategies;
+    if (flags.streams_option->count()) options.streams = flags.streams;
+    options.kernels = flags.long_flags.kernels;
+    options.gpu_memory_budget = flags.gpu_mem.empty() ? 0 : parse_byte_size(flags.gpu_mem, "--gpu-mem");
+    options.special_row_budget = flags.long_flags.special_row_budget();
+    options.align.mode = parse_mode(flags.mode);
+    options.threads = flags.threads;
+    options.seed = flags.seed;
+
+    const bool json_to_stdout = flags.json == "-";
+    std::ostream& table = json_to_stdout ? std::cerr : std::cout;
+    table << "device " << info.id << ": " << info.name << (info.description.empty() ? "" : " - " + info.description)
+          << "\n";
+    if (flags.device == "auto" && info.kind != "gpu")
+        table << "no GPU in this build or on this machine: the CPU's linear-space path\n";
+    table << "bench --long: " << describe_mode(options.align) << ", " << long_bench_scheme().describe()
+          << ", square DNA pairs grown from the lambda genome, seed " << options.seed << "\n\n";
+
+    store::JobSpec spec;
+    spec.command = "bench";
+    spec.algorithm = "bench-long";
+    spec.devices = info.id;
+    spec.threads = flags.threads;
+    spec.gpu_memory_budget = options.gpu_memory_budget;
+    spec.driver_version = info.driver_version;
+    spec.command_line = context.command_line;
+    spec.set_scheme(long_bench_scheme());
+    spec.mode = std::string(to_string(options.align.mode));
+    spec.parameters["long"] = "yes";
+    spec.parameters["seed"] = std::to_string(flags.seed);
+    std::unique_ptr<store::JobRecording> recording = flags.project.begin(spec);
+    std::optional<AtomicOutput> json_out, timeline_out;
+    if (!flags.json.empty() && !json_to_stdout) json_out.emplace(flags.json);
+    if (!flags.timeline.empty()) timeline_out.emplace(flags.timeline);
+
+    TimelineRecorder recorder;
+    JobContext job_context;
+    job_context.cancel = &interrupt_token();
+    if (!flags.timeline.empty()) job_context.timeline = &recorder;
+    std::optional<TerminalProgress> progress;
+    job_context.progress = [&progress](const Progress& p) {
+        if (progress) (*progress)(p);
+    };
+    bool header_printed = false;
+    std::vector<std::string> notes;
+    LongBenchCallbacks callbacks;
+    callbacks.note = [&](const std::string& text) { notes.push_back(text); };
+    callbacks.starting = [&](const std::string& label) {
+        progress.reset();
+        if (!header_printed) {
+            print_long_header(table);
+            header_printed = true;
+        }
+        progress.emplace("bench --long " + label, TerminalProgress::Unit::Cells);
+    };
+    callbacks.point = [&](const LongBenchPoint& p) {
+        progress.reset();
+        print_long_row(table, p);
+        if (recording) {
+            store::BenchPoint stored = to_store_point(to_bench_point(p));
+            stored.y = p.stage1_gcups;
+            stored.y_label = "stage-1 GCUPS";
+            recording->add_bench_points({stored});
+        }
+    };
+    LongBenchReport report;
+    try {
+        report = run_long_bench(backend, options, callbacks, job_context);
+    } catch (...) {
+        progress.reset();
+        ProjectFlag::record_failure(recording.get());
+        throw;
+    }
+    table << "\n";
+    for (const auto& note : notes) table << "note: " << note << "\n";
+    table << "note: pairs grown from " << report.seed_genome << "\n";
+    table << "note: stage-1 GCUPS = m x n / stage-1 seconds of the full run; 2-3 / 1 = its stages 2 and 3 over "
+             "stage 1; peak RSS: "
+          << (report.points.empty() ? std::string("-") : report.points.front().rss_measure) << "\n";
+    BenchReport json_report;
+    json_report.build = current_build_info();
+    json_report.devices.push_back(info);
+    for (const auto& p : report.points) json_report.points.push_back(to_bench_point(p));
+    json_report.notes = notes;
+    json_report.notes.push_back("pairs grown from " + report.seed_genome);
+    table << "build: AlignScope " << json_report.build.version << ", " << json_report.build.compiler << ", "
+          << json_report.build.build_type << "; host " << json_report.build.host << " ("
+          << json_report.build.cpu_model << ", " << json_report.build.hardware_threads << " hardware threads)\n";
+    if (json_to_stdout) {
+        write_bench_json(std::cout, json_report);
+    } else if (json_out) {
+        write_bench_json(json_out->stream(), json_report);
+        json_out->commit();
+        table << "wrote " << flags.json << "\n";
+    }
+    if (timeline_out) {
+        write_chrome_trace(timeline_out->stream(), recorder.events(), recorder.clock_source());
+        timeline_out->commit();
+    }
+    if (recording) {
+        if (!flags.timeline.empty()) recording->add_timeline(recorder.events(), recorder.clock_source());
+        recording->finish_done();
+        table << "recorded as job " << recording->job_id() << " in " << flags.project.path << "\n";
+    }
+    table << std::flush;
+    return 0;
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app, CliContext& context) {
@@ -233,13 +392,17 @@ void add_bench_command(CLI::App& app, CliContext& context) {
     flags->cpu_seconds_option = command->add_option(
         "--cpu-seconds", flags->cpu_seconds, "Target run time when scaling CPU pair counts [default: 1; --quick 0.1]");
     flags->lengths_option =
-        command->add_option("--lengths", flags->lengths, "Length sweep: square protein pairs, e.g. 64,128,256")
+        command->add_option("--lengths", flags->length_texts,
+                            "Length sweep: square protein pairs, e.g. 64,128,256 (--long: DNA pairs, e.g. "
+                            "10k,100k,1M,5M) [default: 64..1024; --long: 10k,100k,1M,5M on GPUs, 10k,30k on CPUs]")
             ->delimiter(',');
     flags->batches_option =
         command->add_option("--batches", flags->batches, "Batch-size sweep in pairs [default: 1000, 10000, ... up to --pairs]")
             ->delimiter(',');
     flags->streams_option =
-        command->add_option("--streams", flags->streams, "Stream-count sweep on GPUs [default: 1,2,4,8]")->delimiter(',');
+        command->add_option("--streams", flags->streams,
+                            "Stream-count sweep on GPUs [default: 1,2,4,8; --long: 1,2,4 for the streams strategy]")
+            ->delimiter(',');
     command->add_option("--kernel", flags->kernels, "Kernel sweep: force each of these kernels")->delimiter(',');
     flags->repeat_option =
         command->add_option("--repeat", flags->repeat, "Timed runs per point (median reported) [default: 3; --quick 2]");
@@ -249,7 +412,7 @@ void add_bench_command(CLI::App& app, CliContext& context) {
     command->add_option("--json", flags->json, "Write the report as JSON to this file ('-': standard output)");
     command->add_option("--timeline", flags->timeline,
                         "Write the timeline of each point's last run as Chrome trace JSON to this file");
-    command->add_flag("--quick", flags->quick, "A small run for CI: fewer pairs, shorter sweeps");
+    command->add_flag("--quick", flags->quick, "A small run for CI: fewer pairs, shorter sweeps (--long: 3k and 6k)");
     command->add_flag("--no-sweeps", flags->no_sweeps, "Standard cases only");
     command->callback(
         [flags, &context] { context.action = [flags, &context] { return run_bench_command(*flags, context); }; });
@@ -257,6 +420,16 @@ void add_bench_command(CLI::App& app, CliContext& context) {
                       "Database search instead: CUDASW++4.0's workloads (mmseqs2-examples queries against DB, "
                       "DB x10, 1,000,000 x 256 synthetic) on the device and the CPU (same as `search --bench`)");
     flags->project.add_to(*command);
+    command->add_flag("--long", flags->long_pair,
+                      "Long-pair path instead (align --long): one DNA pair per length, without and with traceback; "
+                      "stage-1 GCUPS, end-to-end time, stages 2-3 over stage 1 and peak host memory per strategy "
+                      "and stream count");
+    flags->strategies_option =
+        command->add_option("--strategies", flags->strategies, "bench --long: strategies to compare [default: strips,streams]")
+            ->delimiter(',');
+    flags->mode_option =
+        command->add_option("--mode", flags->mode, "bench --long: global, local or semiglobal [default: local]");
+    flags->long_flags.add_to(*command, false);
 }
 
 }  // namespace alignscope::cli
