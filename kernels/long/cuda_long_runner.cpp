@@ -59,6 +59,9 @@ public:
     void prepare(const std::uint8_t* query, std::int64_t m, const std::uint8_t* target, std::int64_t n,
                  const ScoringScheme& scheme) override {
         check_cuda(cudaSetDevice(device_index_), "cudaSetDevice", site_);
+        if (m >= (1ll << 30) - 64 || n >= (1ll << 30) - 64)
+            throw Error("a sequence of " + std::to_string(std::max(m, n)) +
+                        " residues is longer than the GPU long-pair kernel's limit of 2^30 - 64");
         scheme_ = scheme;
         m_ = m;
         n_ = n;

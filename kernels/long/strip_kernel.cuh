@@ -126,16 +126,17 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
     const bool crossing = t.goal_search && t.hit && strip == t.strips - 1;
     const bool track = t.track_best || t.goal_any;
     int best = t.goal_any ? t.goal - 1 : 0;
-    long long best_i = 0, best_j = 0;
+    int best_i = 0, best_j = 0;
 
     int c_cur = 0, bot_h = kNeg, bot_f = kNeg, sel_h = kNeg, sel_f = kNeg;
     int in_h = kNeg, in_f = kNeg, in_c = 0, out_h = kNeg, out_f = kNeg;
     const int L = Partial ? last_lane : 31;
     int* my_progress = p.progress + ticket;
     const int* prev_progress = strip > 0 ? p.progress + ticket - 1 : nullptr;
-    const long long steps = n + 31;
+    const int steps = static_cast<int>(n) + 31;
+    const int ni = static_cast<int>(n);
 
-    for (long long s = 0; s < steps; ++s) {
+    for (int s = 0; s < steps; ++s) {
         const int k = static_cast<int>(s & 31);
         if (k == 0) {
             bool stop = *reinterpret_cast<const volatile int*>(p.abort) != 0;
@@ -148,8 +149,8 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
                 if (lane == 0) st_release(my_progress, 0x7fffffff);
                 return;
             }
-            if (prev_progress && s + 1 <= n) {
-                const int need = static_cast<int>(s + 32 < n ? s + 32 : n);
+            if (prev_progress && s + 1 <= ni) {
+                const int need = s + 32 < ni ? s + 32 : ni;
                 if (lane == 0) {
                     while (ld_acquire(prev_progress) < need) {
                         if (*reinterpret_cast<const volatile int*>(p.abort)) break;
@@ -159,8 +160,8 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
                 __syncwarp();
                 (void)ld_acquire(prev_progress);
             }
-            const long long col = s + 1 + lane;
-            if (col <= n) {
+            const int col = s + 1 + lane;
+            if (col <= ni) {
                 in_c = t.cols[col - 1];
                 if (prev_progress) {
                     in_h = t.bus_h[col];
@@ -183,8 +184,8 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
             a_c = tk_c;
         }
         c_cur = a_c;
-        const long long j = s - lane + 1;
-        if (j >= 1 && j <= n) {
+        const int j = s - lane + 1;
+        if (j >= 1 && j <= ni) {
             int diag = diag0;
             diag0 = a_h;
             const unsigned* pw = prof + c_cur * (R / 4) * 32 + lane;
@@ -226,13 +227,13 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
                 for (int r = R - 1; r >= 0; --r)
                     if (H[r] == mx) rr = r;
                 best = mx;
-                best_i = my_first + rr;
+                best_i = static_cast<int>(my_first) + rr;
                 best_j = j;
                 if (t.goal_any && t.hit)
                     atomicMin(t.hit, (static_cast<unsigned long long>(j) << 34) |
                                          (static_cast<unsigned long long>(best_i) << 2));
             }
-            if (t.last_col && j == n) {
+            if (t.last_col && j == ni) {
 #pragma unroll
                 for (int r = 0; r < R; ++r)
                     if (my_first + r <= m) t.last_col[my_first + r] = H[r];
@@ -247,10 +248,10 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
             out_h = v_h;
             out_f = v_f;
         }
-        const long long jo = s - L + 1;  // lane k now holds column jo - 31 + k
-        if (jo >= 1 && jo <= n && ((jo & 31) == 0 || jo == n)) {
-            const long long col = jo - 31 + lane;
-            const long long lo = ((jo - 1) & ~31LL) + 1;
+        const int jo = s - L + 1;  // lane k now holds column jo - 31 + k
+        if (jo >= 1 && jo <= ni && ((jo & 31) == 0 || jo == ni)) {
+            const int col = jo - 31 + lane;
+            const int lo = ((jo - 1) & ~31) + 1;
             unsigned long long key = ~0ull;
             if (col >= lo) {
                 t.bus_h[col] = out_h;
@@ -281,15 +282,15 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
             }
             __threadfence();
             __syncwarp();
-            if (lane == 0) st_release(my_progress, static_cast<int>(jo));
+            if (lane == 0) st_release(my_progress, jo);
         }
     }
     if (t.track_best) {
         // Warp reduction: highest score, then smallest j, then smallest i.
         for (int d = 16; d > 0; d >>= 1) {
             const int ob = __shfl_xor_sync(kFull, best, d);
-            const long long oi = __shfl_xor_sync(kFull, best_i, d);
-            const long long oj = __shfl_xor_sync(kFull, best_j, d);
+            const int oi = __shfl_xor_sync(kFull, best_i, d);
+            const int oj = __shfl_xor_sync(kFull, best_j, d);
             if (ob > best || (ob == best && (oj < best_j || (oj == best_j && oi < best_i)))) {
                 best = ob;
                 best_i = oi;
@@ -301,7 +302,7 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
 }
 
 template <int R, bool Local>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32) strip_kernel(LaunchParams p) {
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, 4) strip_kernel(LaunchParams p) {
     extern __shared__ unsigned shared_profile[];
     const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
     unsigned* prof = shared_profile + static_cast<long long>(warp) * p.alphabet * (R / 4) * 32;
