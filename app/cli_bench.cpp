@@ -271,6 +271,9 @@ int run_bench_long(BenchFlags flags, CliContext& context) {
     options.gpu_memory_budget = flags.gpu_mem.empty() ? 0 : parse_byte_size(flags.gpu_mem, "--gpu-mem");
     options.special_row_budget = flags.long_flags.special_row_budget();
     options.align.mode = parse_mode(flags.mode);
+    for (const std::string& s : options.strategies)
+        if (s != "strips" && s != "streams")
+            throw Error("--strategies: unknown strategy '" + s + "' (expected strips or streams)");
     options.threads = flags.threads;
     options.seed = flags.seed;
 

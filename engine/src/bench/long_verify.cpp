@@ -171,8 +171,8 @@ LongVerifyCase long_verify_case(const LongVerifyOptions& options, std::uint64_t 
     const double top = static_cast<double>(options.max_length);
     const double bottom = std::max(1.0, top / 20);
     auto draw = [&] {
-        return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::exp(std::log(bottom) + random.unit() * (std::log(top) - std::log(bottom)))),
-                                        1, options.max_length);
+        const double log_length = std::log(bottom) + random.unit() * (std::log(top) - std::log(bottom));
+        return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::exp(log_length)), 1, options.max_length);
     };
     std::int64_t m = draw(), n = draw();
     if (random.chance(0.25)) m = std::max<std::int64_t>(1, m / 10);
