@@ -153,7 +153,10 @@ private:
             if (tasks[x].local != local) throw Error("internal error: local and non-local long-pair passes in one launch");
         // Rows per lane: 16 when there are strips enough to fill the GPU, else 8.
         const int resident_guess = sm_count_ * 16;
-        const int R = (settings_.kernel == "r8") ? 8
+        bool overview = false;
+        for (std::size_t x = first; x < last; ++x) overview = overview || (tasks[x].overview_rows > 0 && tasks[x].overview_cols > 0);
+        const int R = overview ? 16
+                      : (settings_.kernel == "r8") ? 8
                       : (settings_.kernel == "r16") ? 16
                       : (total_rows / longpass::strip_rows(16) >= resident_guess ? 16 : 8);
         const I64 SH = longpass::strip_rows(R);
@@ -254,6 +257,16 @@ private:
                 d.special_f = special_f_.data();
                 d.special_every = static_cast<std::int32_t>(every);
             }
+            if (t.overview_rows > 0 && t.overview_cols > 0 && d.strips > 0) {
+                d.ov_rows = std::min<std::int32_t>(t.overview_rows, d.strips);
+                d.ov_cols = static_cast<std::int32_t>(std::min<I64>(t.overview_cols, w));
+                const std::vector<std::int32_t> empty(static_cast<std::size_t>(d.ov_rows) * static_cast<std::size_t>(d.ov_cols),
+                                                      longpass::kNeg);
+                overview_.reserve(empty.size(), site_);
+                check_cuda(cudaMemcpy(overview_.data(), empty.data(), empty.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice),
+                           "cudaMemcpy", site_);
+                d.overview = overview_.data();
+            }
             if (d.strips > 0) launch_tasks.push_back(d);
         }
 
@@ -261,7 +274,7 @@ private:
         for (std::size_t x = first; x < last; ++x)
             cells_total += static_cast<std::uint64_t>(tasks[x].rows()) * static_cast<std::uint64_t>(tasks[x].cols());
 
-        if (tickets > 0) launch(launch_tasks, tickets, R, local, cells_total, context, progress);
+        if (tickets > 0) launch(launch_tasks, tickets, R, local, overview, cells_total, context, progress);
 
         // Results.
         std::vector<std::int32_t> bus_host, col_host;
@@ -315,6 +328,16 @@ private:
                                                                            : edge_value(t.top, w, open, extend),
                                                                    longpair::kNegInf));
             }
+            t.overview.clear();
+            t.overview_row_edges.clear();
+            if (d.overview) {
+                t.overview.resize(static_cast<std::size_t>(d.ov_rows) * static_cast<std::size_t>(d.ov_cols));
+                copy_back(t.overview.data(), overview_.data(), t.overview.size());
+                for (I64 b = 0; b < d.ov_rows; ++b) {
+                    const I64 first_strip = (b * d.strips + d.ov_rows - 1) / d.ov_rows;  // smallest s with s*rows/strips >= b
+                    t.overview_row_edges.push_back(first_strip * SH + 1);
+                }
+            }
             if (t.track_best) {
                 t.best = {};
                 for (int s = 0; s < d.strips; ++s) {
@@ -349,10 +372,10 @@ private:
         check_cuda(cudaMemcpy(host, device, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy", site_);
     }
 
-    void launch(const std::vector<longpass::LongTask>& tasks, int tickets, int R, bool local,
+    void launch(const std::vector<longpass::LongTask>& tasks, int tickets, int R, bool local, bool overview,
                 std::uint64_t cells_total, const JobContext& context, const longpair::PassProgress& progress) {
         int per_sm = 0;
-        check_cuda(longpass::prepare_kernel(R, local, alphabet_, &per_sm), "cudaFuncSetAttribute", site_);
+        check_cuda(longpass::prepare_kernel(R, local, overview, alphabet_, &per_sm), "cudaFuncSetAttribute", site_);
         if (per_sm < 1)
             throw Error("the long-pair kernel does not fit on " + info_.id + " with an alphabet of " +
                         std::to_string(alphabet_) + " letters");
@@ -401,7 +424,7 @@ private:
             check_cuda(cudaStreamWaitEvent(stream, ready, 0), "cudaStreamWaitEvent", site_);
             const int b = blocks / kernels + (kx < blocks % kernels ? 1 : 0);
             timeline.record(stream, {kernel_name_, "kernel", kx % stream_count, 0, cells_per_kernel}, [&] {
-                check_cuda(longpass::launch_strip_kernel(R, local, params, std::max(b, 1), stream), "strip_kernel launch",
+                check_cuda(longpass::launch_strip_kernel(R, local, overview, params, std::max(b, 1), stream), "strip_kernel launch",
                            site_);
             });
             check_cuda(cudaEventCreateWithFlags(&done[static_cast<std::size_t>(kx)], cudaEventDisableTiming),
@@ -469,7 +492,7 @@ private:
     DeviceBuffer<std::uint8_t> residues_;
     DeviceBuffer<std::int8_t> profile_;
     DeviceBuffer<int> control_, progress_;
-    DeviceBuffer<std::int32_t> bus_, last_col_, special_h_, special_f_;
+    DeviceBuffer<std::int32_t> bus_, last_col_, special_h_, special_f_, overview_;
     DeviceBuffer<unsigned long long> hits_;
     DeviceBuffer<longpass::StripBest> best_;
     DeviceBuffer<longpass::LongTask> task_buf_;

@@ -18,9 +18,11 @@ int block_threads();
 std::size_t shared_bytes(int r, int alphabet);
 // Sets the kernel's shared-memory limit and returns how many blocks of it fit
 // on one SM (0 when it cannot run: too large an alphabet).
-cudaError_t prepare_kernel(int r, bool local, int alphabet, int* blocks_per_sm);
+cudaError_t prepare_kernel(int r, bool local, bool overview, int alphabet, int* blocks_per_sm);
 // Enqueues one strip kernel of `blocks` blocks; every kernel of a pass shares
 // params.ticket, so several of them on several streams share the strips.
-cudaError_t launch_strip_kernel(int r, bool local, const LaunchParams& params, int blocks, cudaStream_t stream);
+// `overview`: some task fills an overview grid (then R is 16).
+cudaError_t launch_strip_kernel(int r, bool local, bool overview, const LaunchParams& params, int blocks,
+                                cudaStream_t stream);
 
 }  // namespace alignscope::kernels::longpass

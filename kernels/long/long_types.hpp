@@ -38,6 +38,8 @@ struct LongTask {
     const std::int32_t* goal_h;  // crossing row (forward columns 0..), or null: row 0 by goal_edge
     const std::int32_t* goal_f;
     unsigned long long* hit;     // goal search: min key (j << 34 | i << 2 | kind), or null
+    std::int32_t* overview;      // ov_rows x ov_cols max-pool of H (row block of strip s: s * ov_rows / strips), or null
+    std::int32_t ov_rows, ov_cols;
     long long goal_col_end;      // forward column = goal_col_end - j
     std::int32_t first_ticket;   // global ticket of strip 0
     std::int32_t strips;

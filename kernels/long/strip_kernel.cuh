@@ -66,7 +66,7 @@ __device__ __forceinline__ unsigned long long warp_min(unsigned long long v) {
     return v;
 }
 
-template <int R, bool Local, bool Partial>
+template <int R, bool Local, bool Overview, bool Partial>
 __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, int ticket, int lane,
                           unsigned* prof) {
     constexpr int SH = 32 * R;
@@ -124,7 +124,11 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
         }
     }
     const bool crossing = t.goal_search && t.hit && strip == t.strips - 1;
-    const bool track = t.track_best || t.goal_any;
+    const bool track = t.track_best || t.goal_any || Overview;
+    // Overview block of this strip's rows, and the column where the next column block starts.
+    const int ov_row = Overview ? static_cast<int>(static_cast<long long>(strip) * t.ov_rows / t.strips) : 0;
+    int ov_block = 0, ov_max = kNeg;
+    int ov_next = Overview ? static_cast<int>((n * 1 + t.ov_cols - 1) / t.ov_cols) + 1 : 0;
     int best = t.goal_any ? t.goal - 1 : 0;
     int best_i = 0, best_j = 0;
 
@@ -221,7 +225,17 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
             }
             bot_h = H[R - 1];
             bot_f = f;
-            if (track && mx > best) {
+            if (Overview) {
+                if (j >= ov_next) {  // into the next column block
+                    atomicMax(t.overview + static_cast<long long>(ov_row) * t.ov_cols + ov_block, ov_max);
+                    ov_max = kNeg;
+                    ov_block = static_cast<int>(static_cast<long long>(j - 1) * t.ov_cols / n);
+                    // First column of block ov_block + 1: smallest j with (j-1)*ov_cols/n >= ov_block + 1.
+                    ov_next = static_cast<int>(((ov_block + 1) * n + t.ov_cols - 1) / t.ov_cols) + 1;
+                }
+                ov_max = max(ov_max, mx);
+            }
+            if ((t.track_best || t.goal_any) && mx > best) {
                 int rr = 0;
 #pragma unroll
                 for (int r = R - 1; r >= 0; --r)
@@ -285,6 +299,7 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
             if (lane == 0) st_release(my_progress, jo);
         }
     }
+    if (Overview && ov_max > kNeg) atomicMax(t.overview + static_cast<long long>(ov_row) * t.ov_cols + ov_block, ov_max);
     if (t.track_best) {
         // Warp reduction: highest score, then smallest j, then smallest i.
         for (int d = 16; d > 0; d >>= 1) {
@@ -301,8 +316,8 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
     }
 }
 
-template <int R, bool Local>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32, 4) strip_kernel(LaunchParams p) {
+template <int R, bool Local, bool Overview>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, Overview ? 3 : 4) strip_kernel(LaunchParams p) {
     extern __shared__ unsigned shared_profile[];
     const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
     unsigned* prof = shared_profile + static_cast<long long>(warp) * p.alphabet * (R / 4) * 32;
@@ -319,8 +334,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 4) strip_kernel(LaunchPar
         }
         const LongTask t = p.tasks[lo];
         const int strip = ticket - t.first_ticket;
-        if (t.m - static_cast<long long>(strip) * 32 * R >= 32 * R) run_strip<R, Local, false>(p, t, strip, ticket, lane, prof);
-        else run_strip<R, Local, true>(p, t, strip, ticket, lane, prof);
+        if (t.m - static_cast<long long>(strip) * 32 * R >= 32 * R) run_strip<R, Local, Overview, false>(p, t, strip, ticket, lane, prof);
+        else run_strip<R, Local, Overview, true>(p, t, strip, ticket, lane, prof);
     }
 }
 

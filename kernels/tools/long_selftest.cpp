@@ -2,7 +2,7 @@
 // reference on random pairs (every mode, DNA and protein, affine and linear),
 // then stage-1 and end-to-end timings of long DNA pairs.
 //   alignscope-long-selftest [--device gpu:0] [--rounds N] [--bench 1000000,5000000]
-//                            [--strategy strips|streams] [--kernels K] [--streams S] [--no-check]
+//                            [--strategy strips|streams] [--kernels K] [--streams S] [--no-check] [--overview N]
 #include <alignscope/kernels/cuda_backend.hpp>
 #include "long/cuda_long_runner.hpp"
 
@@ -10,6 +10,9 @@
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/device/backend.hpp>
 #include <alignscope/error.hpp>
+#include <alignscope/score/substitution_matrix.hpp>
+
+#include <algorithm>
 
 #include <sys/resource.h>
 
@@ -53,11 +56,45 @@ double peak_rss_gib() {
     return static_cast<double>(u.ru_maxrss) / (1024.0 * 1024.0);
 }
 
+// The GPU's stage-1 overview against the CPU runner's full matrix, pooled
+// over the GPU's row blocks (the column blocks are defined alike).
+bool overview_matches(const std::string& q, const std::string& t, const ScoringScheme& scheme, const AlignOptions& align,
+                      const LongPairOverview& gpu) {
+    if (gpu.empty()) return false;
+    const EncodedSequence eq = encode(q, scheme.matrix, "query"), et = encode(t, scheme.matrix, "target");
+    const auto m = static_cast<std::int64_t>(eq.size()), n = static_cast<std::int64_t>(et.size());
+    auto cpu = make_cpu_pass_runner();
+    cpu->prepare(eq.data(), m, et.data(), n, scheme);
+    std::vector<PassTask> tasks(1);
+    PassTask& p = tasks[0];
+    p.row_end = m;
+    p.col_end = n;
+    const bool local = align.mode == AlignmentMode::Local, semi = align.mode == AlignmentMode::SemiGlobal;
+    p.local = local;
+    p.top = local || (semi && align.free_ends.query_begin) ? Edge::Zero : Edge::Gap;
+    p.left = local || (semi && align.free_ends.target_begin) ? Edge::Zero : Edge::Gap;
+    p.overview_rows = static_cast<int>(m);  // one block per row
+    p.overview_cols = gpu.grid_cols;
+    cpu->run(tasks, {}, {});
+    const auto blocks = static_cast<std::int64_t>(gpu.row_edges.size());
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        const std::int64_t lo = gpu.row_edges[static_cast<std::size_t>(b)];
+        const std::int64_t hi = b + 1 < blocks ? gpu.row_edges[static_cast<std::size_t>(b + 1)] : m + 1;
+        for (int c = 0; c < gpu.grid_cols; ++c) {
+            Score expect = kNegInf;
+            for (std::int64_t i = lo; i < hi; ++i)
+                expect = std::max(expect, p.overview[static_cast<std::size_t>((i - 1) * gpu.grid_cols + c)]);
+            if (gpu.max_h[static_cast<std::size_t>(b * gpu.grid_cols + c)] != expect) return false;
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::string device = "gpu:0", strategy = "strips", bench_list = "1000000";
-    int rounds = 40, kernels_n = 0, streams_n = 0;
+    int rounds = 40, kernels_n = 0, streams_n = 0, overview = 0;
     bool check = true;
     for (int k = 1; k < argc; ++k) {
         const std::string flag = argv[k];
@@ -72,6 +109,7 @@ int main(int argc, char** argv) {
         else if (flag == "--kernels") kernels_n = std::stoi(value());
         else if (flag == "--streams") streams_n = std::stoi(value());
         else if (flag == "--no-check") check = false;
+        else if (flag == "--overview") overview = std::stoi(value());
         else {
             std::fprintf(stderr, "unknown option %s\n", flag.c_str());
             return 2;
@@ -117,11 +155,17 @@ int main(int argc, char** argv) {
                 options.min_band_rows = 1;  // as many special rows as the runner's granularity allows
                 options.base_rows = 16;
                 options.base_cells = 1024;
+                options.overview_size = round % 2 ? 48 : 0;
                 auto runner = kernels::make_cuda_long_runner(0, backend.info(), settings);
                 LongPairStats stats;
                 const Alignment got = align_long(q, t, scheme, options, *runner, {}, &stats);
                 const Alignment ref = align_reference(q, t, scheme, align);
                 ++checked;
+                if (options.overview_size > 0 && !overview_matches(q, t, scheme, align, stats.overview)) {
+                    ++failures;
+                    std::printf("FAIL round %d %s %s %zux%zu: the stage-1 overview differs from the CPU's\n", round,
+                                mode_text.c_str(), sc.matrix, q.size(), t.size());
+                }
                 if (got.score != ref.score || got.query_end != ref.query_end || got.target_end != ref.target_end) {
                     ++failures;
                     std::printf("FAIL round %d %s %s %zux%zu: score %lld end %lld,%lld; reference %lld end %lld,%lld\n",
@@ -149,6 +193,7 @@ int main(int argc, char** argv) {
                 LongPairOptions options;
                 options.align.mode = AlignmentMode::Local;
                 options.align.traceback = traceback == 1;
+                options.overview_size = overview;
                 auto runner = kernels::make_cuda_long_runner(0, backend.info(), settings);
                 LongPairStats stats;
                 const auto t0 = std::chrono::steady_clock::now();
@@ -156,7 +201,7 @@ int main(int argc, char** argv) {
                 const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 const double cells = static_cast<double>(q.size()) * static_cast<double>(t.size());
                 std::printf("%10zu %10lld %-28s %12.1f %10.3f %10s %10s %8s %10.2f   (stage2 %.3f s %llu cells, stage3 %.3f s %llu cells, %lld rows, %d levels)\n",
-                            L, static_cast<long long>(a.score), runner->kernel().c_str(),
+                            L, static_cast<long long>(a.score), a.kernel.c_str(),
                             cells / stats.stage_seconds[0] / 1e9, stats.stage_seconds[0],
                             traceback ? "" : std::to_string(total).c_str(), traceback ? std::to_string(total).c_str() : "",
                             traceback ? std::to_string(total / stats.stage_seconds[0]).c_str() : "", peak_rss_gib(),

@@ -107,6 +107,12 @@ private:
         }
         t.best = BestCell{};
         t.hit = GoalHit{};
+        // Overview: uniform row blocks.
+        const I64 orows = t.overview_rows > 0 && t.overview_cols > 0 ? std::min<I64>(t.overview_rows, h) : 0;
+        const I64 ocols = orows > 0 ? std::min<I64>(t.overview_cols, w) : 0;
+        t.overview.assign(static_cast<std::size_t>(orows * ocols), kNegInf);
+        t.overview_row_edges.clear();
+        for (I64 b = 0; b < orows; ++b) t.overview_row_edges.push_back(b * h / orows + 1);
         t.cells = 0;
         const I64 refund = open - extend;
 
@@ -166,6 +172,13 @@ private:
                     E[i] = std::max<I64>(e, kNegInf);
                     F[i] = std::max<I64>(f, kNegInf);
                     if (t.track_best && v > t.best.score) t.best = {static_cast<Score>(v), i, j};
+                    if (orows > 0) {
+                        // Row block: the last edge <= i.
+                        const I64 rb = static_cast<I64>(std::upper_bound(t.overview_row_edges.begin(), t.overview_row_edges.end(), i) -
+                                                        t.overview_row_edges.begin()) - 1;
+                        Score& cell = t.overview[static_cast<std::size_t>(rb * ocols + (j - 1) * ocols / w)];
+                        cell = std::max(cell, clamp(v));
+                    }
                 }
                 t.cells += static_cast<std::uint64_t>(h);
                 if (visit_column(j)) break;

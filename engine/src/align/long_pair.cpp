@@ -190,6 +190,8 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
         p.track_best = local;
         p.want_last_row = !local;
         p.want_last_column = semi && fe.target_end;
+        p.overview_rows = static_cast<int>(std::min<I64>(options.overview_size, m));
+        p.overview_cols = static_cast<int>(std::min<I64>(options.overview_size, n));
         const std::uint64_t row_bytes = runner.special_row_bytes(n);
         const std::uint64_t count = std::max<std::uint64_t>(1, options.special_row_budget / std::max<std::uint64_t>(row_bytes, 1));
         p.special_every = std::max<I64>(options.min_band_rows, (m + static_cast<I64>(count)) / (static_cast<I64>(count) + 1));
@@ -199,6 +201,13 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
     stats.stage_cells[0] = s1.cells;
     stats.stage_seconds[0] = seconds_since(t0);
     stats.special_rows = static_cast<I64>(runner.saved_rows().size());
+    if (!s1.overview.empty()) {
+        stats.overview.rows = m;
+        stats.overview.cols = n;
+        stats.overview.grid_cols = s1.overview_cols;
+        stats.overview.row_edges = s1.overview_row_edges;
+        stats.overview.max_h = s1.overview;
+    }
     done_before += s1.cells;
 
     I64 score = 0, i_end = 0, j_end = 0;

@@ -314,6 +314,7 @@ LongVerifySummary verify_long(Backend& tested, const LongVerifyOptions& options,
         for (std::uint64_t k = 0; k < count && !cancelled; ++k) {
             const LongVerifyCase& c = cases[k];
             LongVerifyResult& r = results[k];
+            if (callbacks.starting) callbacks.starting(c);
             longpair::LongPairOptions lp;
             lp.align = c.options;
             if (options.special_row_budget) lp.special_row_budget = options.special_row_budget;

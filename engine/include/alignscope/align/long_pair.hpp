@@ -97,6 +97,13 @@ struct PassTask {
     // before and are listed by PassRunner::saved_rows().
     std::int64_t special_every = 0;
 
+    // Overview (stage 1): the highest H of every block of a grid of about
+    // overview_rows x overview_cols blocks, for the heatmap of a long job.
+    // Column block of column j: (j - 1) * overview_cols / cols. Rows are
+    // binned at the runner's granularity: overview_row_edges[b] is the first
+    // row (1-based) of row block b; overview is row-major, kNegInf where empty.
+    int overview_rows = 0, overview_cols = 0;
+
     // Goal search (reverse passes of stage 2): the pass may stop at the first
     // column holding a candidate, i.e. a cell (i, j) with
     //   - goal_any_cell and H(i,j) == goal                          -> Begin
@@ -115,6 +122,8 @@ struct PassTask {
     std::vector<Score> last_h, last_f, last_col_h;
     BestCell best;
     GoalHit hit;
+    std::vector<Score> overview;
+    std::vector<std::int64_t> overview_row_edges;
     std::uint64_t cells = 0;  // cells computed (a stopped goal search counts what it did)
 
     std::int64_t rows() const { return row_end - row_begin; }
@@ -152,6 +161,17 @@ struct LongPairOptions {
     std::int64_t base_rows = 48;                      // segments this short are finished on the CPU...
     std::uint64_t base_cells = 1u << 20;             // ...or this small
     int threads = 0;                                  // CPU threads for stage 3; 0 = all cores
+    int overview_size = 0;                            // stage-1 overview grid (blocks per side); 0 = none
+};
+
+// The max-pooled picture of the whole DP matrix that stage 1 leaves behind:
+// what the heatmap view shows for a long-pair job without recomputing it.
+struct LongPairOverview {
+    std::int64_t rows = 0, cols = 0;         // the matrix (query x target residues)
+    int grid_cols = 0;                       // column blocks: column j in block (j-1)*grid_cols/cols
+    std::vector<std::int64_t> row_edges;     // first row (1-based) of each row block
+    std::vector<Score> max_h;                // row_edges.size() x grid_cols, row-major; kNegInf = empty
+    bool empty() const { return max_h.empty(); }
 };
 
 struct LongPairStats {
@@ -161,6 +181,7 @@ struct LongPairStats {
     std::int64_t crossings = 0;      // found in stage 2
     int split_levels = 0;            // stage 3 levels of middle-row splits
     std::int64_t base_segments = 0;  // finished by full-matrix traceback
+    LongPairOverview overview;       // when LongPairOptions::overview_size > 0
 };
 
 // Stage names for progress and timelines.

@@ -89,6 +89,7 @@ struct LongVerifySummary {
 struct LongVerifyCallbacks {
     std::function<void(const LongVerifyResult&)> result;  // after every pair
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+    std::function<void(const LongVerifyCase&)> starting;  // before the device runs a pair
     std::function<void(const std::string&)> note;  // e.g. the seed genome is synthetic
 };
 
