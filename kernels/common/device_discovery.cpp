@@ -100,8 +100,8 @@ void register_cuda_backends(DeviceRegistry& registry) {
                            "." + std::to_string(props.minor) + ", " + std::to_string(props.multiProcessorCount) +
                            " SMs, " + gib(props.totalGlobalMem) + ", " +
                            std::to_string(default_stream_count(props.multiProcessorCount)) +
-                           " streams by default; kernels inter/intra s32" +
-                           (capability >= 90 ? " (DPX instructions)" : "");
+                           " streams by default; kernels inter/intra s16x2 and s32" +
+                           (capability >= 90 ? " (s16x2 in DPX instructions)" : " (s16x2 without DPX)");
         if (capability < needed) {
             info.unavailable_reason = "compute capability " + std::to_string(props.major) + "." +
                                       std::to_string(props.minor) + " is older than the " +
