@@ -18,6 +18,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #if __has_include(<unistd.h>)
 #include <unistd.h>
@@ -189,14 +190,22 @@ int run_verify_long(const VerifyFlags& flags, CliContext& context) {
     job_context.cancel = &interrupt_token();
     if (!flags.device.timeline.empty()) job_context.timeline = &recorder;
     const bool show_progress = stderr_is_terminal();
-    std::uint64_t pairs_done = 0;
-    TerminalProgress progress("verify --long", TerminalProgress::Unit::Cells);
-    if (show_progress) job_context.progress = [&progress](const Progress& p) { progress(p); };
+    // One progress line per pair (its runs on the device), restarted for the next.
+    std::optional<TerminalProgress> progress;
+    auto start_progress = [&](std::uint64_t next) {
+        progress.reset();
+        if (show_progress && next < options.pairs)
+            progress.emplace("verify --long: pair " + std::to_string(next + 1) + "/" + std::to_string(options.pairs),
+                             TerminalProgress::Unit::Cells);
+    };
+    job_context.progress = [&progress](const Progress& p) {
+        if (progress) (*progress)(p);
+    };
 
     LongVerifyCallbacks callbacks;
     callbacks.note = [](const std::string& text) { std::cout << "note: " << text << "\n" << std::flush; };
     callbacks.result = [&](const LongVerifyResult& r) {
-        progress.finish();
+        progress.reset();
         if (r.problems.empty()) {
             char line[96];
             std::snprintf(line, sizeof line, ": score %s, %.2f s",
@@ -207,7 +216,7 @@ int run_verify_long(const VerifyFlags& flags, CliContext& context) {
             std::cout << r.describe() << std::flush;
         }
     };
-    callbacks.progress = [&](std::uint64_t done, std::uint64_t) { pairs_done = done; };
+    callbacks.starting = [&](const LongVerifyCase& c) { start_progress(c.index); };
 
     store::JobSpec spec;
     spec.command = "verify";
@@ -229,11 +238,11 @@ int run_verify_long(const VerifyFlags& flags, CliContext& context) {
     try {
         summary = verify_long(tested, options, callbacks, job_context);
     } catch (...) {
-        progress.finish();
+        progress.reset();
         ProjectFlag::record_failure(recording.get());
         throw;
     }
-    (void)pairs_done;
+    progress.reset();
     if (recording) {
         if (!flags.device.timeline.empty()) recording->add_timeline(recorder.events(), recorder.clock_source());
         if (summary.failed)
