@@ -12,6 +12,7 @@
 #include <QtTest/QtTest>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <set>
 
@@ -111,6 +112,39 @@ private:
 
     Backend& inner_;
     Fault fault_;
+};
+
+// A "GPU" that aligns on a CPU backend and reports its work the way the CUDA
+// backend does: one kernel event on a CUPTI clock.
+class CuptiClockedBackend : public Backend {
+public:
+    explicit CuptiClockedBackend(Backend& inner) : inner_(inner) {}
+    DeviceInfo info() const override {
+        DeviceInfo info;
+        info.id = "gpu:0";
+        info.kind = "gpu";
+        info.name = "CPU posing as a CUPTI-timed GPU";
+        return info;
+    }
+    std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
+        const auto start = std::chrono::steady_clock::now().time_since_epoch().count();
+        auto results = inner_.align_pairs(job, context);
+        if (context.timeline) {
+            context.timeline->set_clock_source("cupti");
+            TimelineEvent e;
+            e.name = "fake_kernel";
+            e.category = "kernel";
+            e.device = "gpu:0";
+            e.start_ns = start;
+            e.end_ns = std::chrono::steady_clock::now().time_since_epoch().count();
+            e.cells = job.total_cells();
+            context.timeline->record(e);
+        }
+        return results;
+    }
+
+private:
+    Backend& inner_;
 };
 
 struct Tally {
@@ -464,6 +498,39 @@ private slots:
         QCOMPARE(*busy_seconds(events, "copy"), 85e-9);
         QVERIFY(!busy_seconds(events, "cpu").has_value());
         QVERIFY(!busy_seconds({}).has_value());
+    }
+
+    // bench --timeline writes every device's events into one file with one
+    // clock label: it names each device's clock when they differ, and the
+    // JSON's kernel timing names the GPU's.
+    void benchTimelineNamesEachDevicesClock() {
+        auto registry = make_cpu_registry();
+        CuptiClockedBackend gpu(registry->select("cpu"));
+        Backend& cpu = registry->select("cpu-ref");
+        TimelineRecorder recorder;
+        BenchOptions options;
+        options.gpu_pairs = 4;
+        options.cpu_pairs = 2;
+        options.repeat = 1;
+        options.warmup = 0;
+        options.timeline = &recorder;
+        const BenchReport report = run_bench({&gpu, &cpu}, options);
+        QVERIFY(!report.points.empty());
+        QCOMPARE(QString::fromStdString(recorder.clock_source()), QStringLiteral("steady-clock (cpu-ref), cupti (gpu:0)"));
+        bool gpu_point = false;
+        for (const BenchPoint& p : report.points) {
+            if (p.device != "gpu:0") continue;
+            gpu_point = true;
+            QCOMPARE(QString::fromStdString(p.clock_source), QStringLiteral("cupti"));
+            QVERIFY2(p.kernel_timing.find("(cupti)") != std::string::npos, p.kernel_timing.c_str());
+        }
+        QVERIFY(gpu_point);
+
+        // One device: its clock alone.
+        TimelineRecorder alone;
+        options.timeline = &alone;
+        (void)run_bench({&cpu}, options);
+        QCOMPARE(QString::fromStdString(alone.clock_source()), QStringLiteral("steady-clock"));
     }
 };
 

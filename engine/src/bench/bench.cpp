@@ -208,6 +208,7 @@ BenchPoint measure_point(Backend& backend, const BenchCase& bench_case, const Po
         else every_run_has_kernels = false;
         if (last) {
             clock_source = recorder.clock_source();
+            point.clock_source = clock_source;
             for (const auto& a : results) kernels.insert(a.kernel);
             if (settings.timeline)
                 for (const auto& e : events) settings.timeline->record(e);
@@ -337,7 +338,9 @@ public:
     // Runs one point; a backend that refuses it (Error) is noted and skipped.
     std::optional<BenchPoint> try_point(Backend& backend, const BenchCase& c, const PointSettings& s) {
         try {
-            return measure_point(backend, c, s);
+            BenchPoint point = measure_point(backend, c, s);
+            if (s.timeline) label_clock(point);
+            return point;
         } catch (const Cancelled&) {
             throw;
         } catch (const Error& e) {
@@ -427,10 +430,26 @@ public:
     }
 
 private:
+    // The timeline file holds every device's events but names one clock: name
+    // each device's when they differ (a GPU's CUPTI beside a CPU's steady clock).
+    void label_clock(const BenchPoint& point) {
+        clocks_[point.device] = point.clock_source;
+        std::set<std::string> distinct;
+        for (const auto& [device, clock] : clocks_) distinct.insert(clock);
+        std::string label;
+        if (distinct.size() == 1) {
+            label = *distinct.begin();
+        } else {
+            for (const auto& [device, clock] : clocks_) label += (label.empty() ? "" : ", ") + clock + " (" + device + ")";
+        }
+        options_.timeline->set_clock_source(label);
+    }
+
     const BenchOptions& options_;
     const BenchCallbacks& callbacks_;
     BenchReport& report_;
     std::map<std::string, std::uint64_t> calibrated_;
+    std::map<std::string, std::string> clocks_;  // device -> clock of its timeline events
 };
 
 }  // namespace

@@ -62,6 +62,7 @@ struct BenchPoint {
     std::optional<double> kernel_seconds;  // median time any kernel was running (union of intervals)
     std::optional<double> gcups_kernel;    // cells / kernel_seconds / 1e9
     std::string kernel_timing;  // how kernel_seconds was measured, or why there is none
+    std::string clock_source;   // the clock of the last timed run's timeline: cupti, cuda-events, steady-clock
     std::map<std::string, std::string> parameters;  // matrix, gaps, mode, lengths, streams, threads, seed, ...
 };
 
