@@ -171,9 +171,8 @@ int run_verify_long(const VerifyFlags& flags, CliContext& context) {
     if (flags.scores_only_option->count())
         throw Error("--scores-only: verify --long checks every pair with and without traceback");
     LongVerifyOptions options;
-    options.pairs = flags.pairs_option->count() ? flags.pairs : 16;
+    options.pairs = flags.pairs_option->count() ? flags.pairs : 32;
     options.seed = flags.seed;
-    options.max_length = parse_length(flags.max_length, "--max-length");
     options.settings = flags.long_flags.settings(flags.device);
     options.special_row_budget = flags.long_flags.special_row_budget();
     options.threads = flags.device.threads;
@@ -181,6 +180,10 @@ int run_verify_long(const VerifyFlags& flags, CliContext& context) {
 
     Backend& tested = context.registry->select(flags.device.device);
     const DeviceInfo info = tested.info();
+    // 100k on GPUs; a CPU aligns a 100k pair in minutes, so 20k there unless asked.
+    options.max_length = flags.max_length_option->count() ? parse_length(flags.max_length, "--max-length")
+                         : info.kind == "gpu"              ? 100'000
+                                                           : 20'000;
     std::cout << "verify --long: " << info.id << " (" << info.name << ") against the CPU reference and parasail, "
               << options.pairs << " pairs up to " << format_length(options.max_length) << ", seed " << options.seed
               << std::endl;
@@ -282,7 +285,7 @@ void add_verify_command(CLI::App& app, CliContext& context) {
     auto flags = std::make_shared<VerifyFlags>();
     flags->device.add_to(*command, "auto");
     flags->pairs_option =
-        command->add_option("--pairs", flags->pairs, "Number of random pairs [default: 10000; --long: 16]");
+        command->add_option("--pairs", flags->pairs, "Number of random pairs [default: 10000; --long: 32]");
     command->add_option("--seed", flags->seed, "Seed of the random pairs (the same seed gives the same pairs)")
         ->capture_default_str();
     flags->reference_option =
@@ -299,7 +302,7 @@ void add_verify_command(CLI::App& app, CliContext& context) {
                       "and pairs grown from the lambda genome, every mode, affine and linear gaps, against the CPU "
                       "reference and parasail (score, end, CIGAR re-scored)");
     flags->max_length_option = command->add_option(
-        "--max-length", flags->max_length, "verify --long: longest sequence, e.g. 3000, 20k [default: 100k]");
+        "--max-length", flags->max_length, "verify --long: longest sequence, e.g. 3000, 20k [default: 100k on GPUs, 20k on CPUs]");
     flags->long_flags.add_to(*command);
     command->callback([flags, &context] { context.action = [flags, &context] { return run_verify(*flags, context); }; });
 }

@@ -32,7 +32,7 @@
 namespace alignscope {
 
 struct LongVerifyOptions {
-    std::uint64_t pairs = 16;
+    std::uint64_t pairs = 32;
     std::uint64_t seed = 1;
     std::int64_t max_length = 100'000;  // longest sequence drawn
     std::int64_t parasail_max_length = 100'000;  // parasail checks pairs whose sequences are all this short
@@ -60,8 +60,8 @@ struct LongVerifyCase {
 
 // The seeded stream: pair k takes kind k % 2 and configuration (k / 2) % 16
 // (mode global, local, semiglobal, semiglobal[qb,qe] x affine, linear x DNA,
-// protein; genome pairs are DNA), so the first 32 pairs cover each
-// configuration with both kinds. Lengths are log-uniform in
+// protein; genome pairs are DNA), so the first 32 pairs cover every
+// configuration with planted pairs and every DNA one with genome pairs too. Lengths are log-uniform in
 // [max_length / 20, max_length]; one pair in four has a query of a tenth of that.
 LongVerifyCase long_verify_case(const LongVerifyOptions& options, std::uint64_t index, const std::string& seed_genome);
 
