@@ -69,6 +69,7 @@ std::string results_summary(const store::ResultCounts& c) {
     add(c.heatmaps, "heatmap", "heatmaps");
     add(c.timeline_events, "timeline event", "timeline events");
     add(c.bench_points, "bench point", "bench points");
+    add(c.long_pair_stats, "long-pair statistics record", "long-pair statistics records");
     if (parts.empty()) return "none";
     std::string text;
     for (const auto& p : parts) text += (text.empty() ? "" : ", ") + p;

@@ -6,7 +6,9 @@
 //   ALIGNSCOPE_WRITE_PROJECT_FIXTURE=1 store_test_migration writeCurrentFixture
 // A fixture holds: an embedded input, an align job (alignments, timeline), a
 // search job (hits, a long alignment, a heatmap), a bench job, a failed job,
-// and a job left running when the copy was taken (it must open as interrupted).
+// from version 2 on a long-pair job (its pipeline statistics and an overview
+// heatmap with blocks of unequal size), and last a job left running when the
+// copy was taken (it must open as interrupted).
 #include "store_test_support.hpp"
 
 #include <alignscope/error.hpp>
@@ -29,11 +31,47 @@ const char* kFixtureFasta =
     ">globin_a human hemoglobin alpha fragment\nMVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHF\n"
     ">globin_b human hemoglobin beta fragment\nMVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFG\n";
 
+store::LongPairStats sample_long_pair_stats() {
+    store::LongPairStats s;
+    s.query_id = "chr_a";
+    s.target_id = "chr_b";
+    s.query_length = 10;
+    s.target_length = 12;
+    s.device = "gpu:0";
+    s.kernel = "long_strips_r16";
+    s.strategy = "streams";
+    s.kernels = 4;
+    s.streams = 2;
+    s.seconds = 1.25;
+    s.stage_seconds = {0.75, 0.25, 0.125};
+    s.stage_cells = {120, 30, 17};
+    s.special_rows = 3;
+    s.crossings = 3;
+    s.split_levels = 2;
+    s.base_segments = 5;
+    return s;
+}
+
+// An overview of a 10 x 12 pair: DP rows 0..10 in two blocks from row 1,
+// columns 0..12 in three from column 1.
+store::Heatmap sample_overview() {
+    store::Heatmap h;
+    h.label = "overview H";
+    h.query_id = "chr_a";
+    h.target_id = "chr_b";
+    h.source_rows = 11;
+    h.source_cols = 13;
+    h.rows = 2;
+    h.cols = 3;
+    h.values = {1.5f, 2.0f, 0.5f, -1.0f, 4.0f, 6.5f};
+    h.row_edges = {1, 7};
+    h.col_edges = {1, 5, 9};
+    h.path = {{0, 0}, {1, 1}, {1, 2}};
+    return h;
+}
+
 // What every fixture from version 1 on holds, written through the public API.
-void write_version1_content(const QString& path, const QString& work) {
-    store::ProjectOptions options;
-    options.create_if_missing = true;
-    store::Project project(path.toStdString(), options);
+void write_version1_content(store::Project& project, const QString& work) {
     QFile fasta(work + "/globins.fa");
     QVERIFY(fasta.open(QIODevice::WriteOnly));
     fasta.write(kFixtureFasta);
@@ -63,6 +101,24 @@ void write_version1_content(const QString& path, const QString& work) {
 
     auto failed = project.begin_job(sample_spec("verify"));
     failed->finish_failed("gpu:0 disagrees with cpu-ref on pair 3");
+}
+
+// What fixtures from version 2 on add.
+void write_version2_content(store::Project& project) {
+    auto long_pair = project.begin_job(sample_spec("align"));
+    long_pair->add_long_pair_stats(sample_long_pair_stats());
+    long_pair->add_heatmap(sample_overview());
+    long_pair->finish_done();
+}
+
+// The fixture of the current version: every version's content, then a job
+// left running while the copy is taken.
+void write_fixture(const QString& path, const QString& work) {
+    store::ProjectOptions options;
+    options.create_if_missing = true;
+    store::Project project(path.toStdString(), options);
+    write_version1_content(project, work);
+    write_version2_content(project);
 
     // Copied while this one runs: the copy has a 'running' job nobody owns.
     auto running = project.begin_job(sample_spec("align"));
@@ -73,9 +129,9 @@ void write_version1_content(const QString& path, const QString& work) {
     running->finish_done();
 }
 
-void verify_version1_content(const store::Project& project) {
+void verify_version1_content(const store::Project& project, int version) {
     const auto jobs = project.jobs();
-    QCOMPARE(jobs.size(), std::size_t{5});
+    QCOMPARE(jobs.size(), std::size_t(version >= 2 ? 6 : 5));
     QCOMPARE(jobs[0].spec.command, std::string("align"));
     QCOMPARE(jobs[0].state, store::JobState::Done);
     QCOMPARE(jobs[0].progress.items_done, std::uint64_t{12});
@@ -83,8 +139,8 @@ void verify_version1_content(const store::Project& project) {
     QCOMPARE(jobs[2].spec.command, std::string("bench"));
     QCOMPARE(jobs[3].state, store::JobState::Failed);
     QCOMPARE(jobs[3].error, std::string("gpu:0 disagrees with cpu-ref on pair 3"));
-    QCOMPARE(jobs[4].state, store::JobState::Interrupted);
-    QCOMPARE(jobs[4].counts.alignments, std::int64_t{4});
+    QCOMPARE(jobs.back().state, store::JobState::Interrupted);
+    QCOMPARE(jobs.back().counts.alignments, std::int64_t{4});
 
     const auto alignments = project.alignments(jobs[0].id, 0, 100).rows;
     const auto expected = sample_alignments(12);
@@ -100,6 +156,10 @@ void verify_version1_content(const store::Project& project) {
     const auto heatmaps = project.heatmaps(jobs[1].id);
     QCOMPARE(heatmaps.size(), std::size_t{1});
     QCOMPARE(heatmaps[0].values, (std::vector<float>{2.0f, 1.5f, 1.0f, 0.5f, 0.0f, -0.5f}));
+    QVERIFY(heatmaps[0].row_edges.empty() && heatmaps[0].col_edges.empty());  // uniform blocks
+    QCOMPARE(heatmaps[0].row_of(1), 1);
+    for (const auto& job : jobs)
+        if (job.id != (version >= 2 ? jobs[4].id : 0)) QCOMPARE(job.counts.long_pair_stats, std::int64_t{0});
     QVERIFY(project.bench_points(jobs[2].id).rows == sample_bench(5));
     QCOMPARE(jobs[0].spec.scheme().matrix.name(), std::string("BLOSUM62"));
 
@@ -112,6 +172,30 @@ void verify_version1_content(const store::Project& project) {
     QCOMPARE(records.size(), std::size_t{2});
     QCOMPARE(records[1].id, std::string("globin_b"));
     QCOMPARE(records[1].residues, std::string("MVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFG"));
+}
+
+void verify_version2_content(const store::Project& project) {
+    const store::JobInfo job = project.jobs().at(4);
+    QCOMPARE(job.state, store::JobState::Done);
+    QCOMPARE(job.counts.long_pair_stats, std::int64_t{1});
+    QCOMPARE(job.counts.heatmaps, std::int64_t{1});
+    const auto stats = project.long_pair_stats(job.id);
+    QCOMPARE(stats.size(), std::size_t{1});
+    QVERIFY(stats[0] == sample_long_pair_stats());
+    const auto maps = project.heatmaps(job.id);
+    QCOMPARE(maps.size(), std::size_t{1});
+    const store::Heatmap want = sample_overview();
+    QCOMPARE(maps[0].values, want.values);
+    QCOMPARE(maps[0].row_edges, want.row_edges);
+    QCOMPARE(maps[0].col_edges, want.col_edges);
+    QCOMPARE(maps[0].path, want.path);
+    // Blocks by the edges: row 0 and column 0 in none, row 7 starts the second.
+    QCOMPARE(maps[0].row_of(0), -1);
+    QCOMPARE(maps[0].row_of(6), 0);
+    QCOMPARE(maps[0].row_of(7), 1);
+    QCOMPARE(maps[0].row_of(10), 1);
+    QCOMPARE(maps[0].col_of(8), 1);
+    QCOMPARE(maps[0].col_begin(3), std::int64_t{13});
 }
 
 QStringList schema_of(const QString& path) {
@@ -132,7 +216,7 @@ private slots:
             QSKIP("the fixture of the current version exists; fixtures are never rewritten");
         QVERIFY(QDir().mkpath(fixture_dir()));
         QTemporaryDir work;
-        write_version1_content(work.filePath("source.alsproj"), work.path());
+        write_fixture(work.filePath("source.alsproj"), work.path());
         QVERIFY(QFileInfo::exists(fixture_path(store::Project::schema_version)));
     }
 
@@ -171,7 +255,8 @@ private slots:
         {
             store::Project project(copy.toStdString());
             QCOMPARE(project.found_schema_version(), version);
-            if (version >= 1) verify_version1_content(project);
+            if (version >= 1) verify_version1_content(project, version);
+            if (version >= 2) verify_version2_content(project);
             auto job = project.begin_job(sample_spec());
             job->add_hits(sample_hits(3));
             job->finish_done();

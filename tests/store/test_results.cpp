@@ -1,10 +1,15 @@
 // Every result kind written through a JobRecording and read back from a fresh
 // connection equals what was written; pages cover the rows exactly once in
 // order; a failing batch leaves nothing; heatmap downsampling against a
-// cell-by-cell recomputation of the block maxima.
+// cell-by-cell recomputation of the block maxima; a long-pair job's stage-1
+// overview (the CPU pass runner's) against a max-pool of the full DP matrix,
+// its path against a walk of the CIGAR one column at a time, and its edges and
+// pipeline statistics through the project.
 #include "store_test_support.hpp"
 
+#include <alignscope/align/cigar.hpp>
 #include <alignscope/align/dp_matrix.hpp>
+#include <alignscope/align/long_pair.hpp>
 #include <alignscope/error.hpp>
 
 #include <limits>
@@ -370,6 +375,121 @@ private slots:
         // The bottom-right block holds the final cell, and in global mode its
         // maximum is at least the alignment score.
         QVERIFY(h.at(5, 4) >= float(scheme.to_user(dp.alignment.score)));
+    }
+
+    void longPairOverview_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<int>("grid");
+        QTest::newRow("global 16") << "global" << 16;
+        QTest::newRow("local 23") << "local" << 23;
+        QTest::newRow("semiglobal 7") << "semiglobal" << 7;
+    }
+
+    void longPairOverview() {
+        QFETCH(QString, mode);
+        QFETCH(int, grid);
+        const ScoringScheme scheme = blosum62_half();
+        std::mt19937 rng(static_cast<unsigned>(grid));
+        const std::string q = random_protein(rng, 230);
+        std::string t = q.substr(40, 150);
+        for (std::size_t k = 0; k < t.size(); k += 9) t[k] = 'W';
+        t = random_protein(rng, 35) + t.substr(0, 70) + t.substr(85) + random_protein(rng, 20);
+        longpair::LongPairOptions options;
+        options.align.mode = parse_mode(mode.toStdString());
+        if (options.align.mode == AlignmentMode::SemiGlobal) options.align.free_ends = FreeEndGaps::parse("qb,qe");
+        options.overview_size = grid;
+        options.min_band_rows = 16;
+        auto runner = longpair::make_cpu_pass_runner();
+        longpair::LongPairStats stats;
+        Alignment a = longpair::align_long(q, t, scheme, options, *runner, {}, &stats);
+        a.query_id = "q";
+        a.target_id = "t";
+        const DpMatrices dp = compute_dp_matrices(q, t, scheme, options.align);
+        QCOMPARE(a.score, dp.alignment.score);
+        QCOMPARE(rescore(a.cigar, q, t, a.query_begin, a.target_begin, scheme), a.score);
+        const std::int64_t m = std::int64_t(q.size()), n = std::int64_t(t.size());
+
+        const store::Heatmap h = store::Heatmap::from_long_overview(stats.overview, a, scheme.scale);
+        QCOMPARE(h.rows, grid);
+        QCOMPARE(h.cols, grid);
+        QCOMPARE(h.source_rows, m + 1);
+        QCOMPARE(h.source_cols, n + 1);
+        QCOMPARE(h.row_edges.front(), std::int64_t{1});
+        // Oracle: the documented bins (rows by the runner's edges, column j in
+        // block (j - 1) * grid / n), max-pooled over the full matrix.
+        auto row_block = [&](std::int64_t i) {
+            int r = -1;
+            for (std::size_t k = 0; k < h.row_edges.size(); ++k)
+                if (h.row_edges[k] <= i) r = int(k);
+            return r;
+        };
+        std::vector<std::int64_t> best(std::size_t(grid) * grid, DpMatrices::minus_infinity);
+        for (std::int64_t i = 1; i <= m; ++i)
+            for (std::int64_t j = 1; j <= n; ++j) {
+                auto& b = best[std::size_t(row_block(i) * grid + (j - 1) * grid / n)];
+                b = std::max(b, dp.h(i, j));
+            }
+        for (int r = 0; r < grid; ++r)
+            for (int c = 0; c < grid; ++c)
+                QCOMPARE(h.at(r, c), float(double(best[std::size_t(r * grid + c)]) / scheme.scale));
+        for (std::int64_t j = 1; j <= n; ++j) QCOMPARE(h.col_of(j), int((j - 1) * grid / n));
+        QCOMPARE(h.col_of(0), -1);
+        QCOMPARE(h.row_of(0), -1);
+
+        // The path: the CIGAR walked one column at a time.
+        std::vector<std::pair<int, int>> walked;
+        auto visit = [&](std::int64_t i, std::int64_t j) {
+            const std::pair<int, int> cell{std::max(row_block(i), 0), std::max(int(j == 0 ? 0 : (j - 1) * grid / n), 0)};
+            if (walked.empty() || walked.back() != cell) walked.push_back(cell);
+        };
+        std::int64_t i = a.query_begin - 1, j = a.target_begin - 1;
+        if (a.mode != AlignmentMode::Local) visit(i, j);
+        for (const CigarOp& op : a.cigar.ops())
+            for (std::uint32_t k = 0; k < op.length; ++k) {
+                i += op.op != 'D';
+                j += op.op != 'I';
+                visit(i, j);
+            }
+        QCOMPARE(i, a.query_end);
+        QCOMPARE(j, a.target_end);
+        QVERIFY(walked.size() > 3);
+        QCOMPARE(h.path, walked);
+
+        // Through the project: edges, values, path and the pipeline statistics.
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("long.alsproj").toStdString();
+        store::Project project(path, creating());
+        auto job = project.begin_job(sample_spec());
+        store::LongPairStats record = store::LongPairStats::from(stats, a, 0.5);
+        record.strategy = "strips";
+        QCOMPARE(record.stage_cells[0], std::int64_t(m * n));
+        QVERIFY(record.special_rows > 0);
+        job->add_long_pair_stats(record);
+        job->add_heatmap(h);
+        // Edges that do not ascend are refused, and nothing is written.
+        store::Heatmap bad = h;
+        std::swap(bad.row_edges[1], bad.row_edges[2]);
+        QVERIFY_THROWS_EXCEPTION(Error, job->add_heatmap(bad));
+        bad = h;
+        bad.col_edges.pop_back();
+        QVERIFY_THROWS_EXCEPTION(Error, job->add_heatmap(bad));
+        job->finish_done();
+        store::Project reader(path);
+        const store::JobInfo info = reader.job(job->job_id());
+        QCOMPARE(info.counts.heatmaps, std::int64_t{1});
+        QCOMPARE(info.counts.long_pair_stats, std::int64_t{1});
+        const auto maps = reader.heatmaps(info.id);
+        QCOMPARE(maps.size(), std::size_t{1});
+        QCOMPARE(maps[0].row_edges, h.row_edges);
+        QCOMPARE(maps[0].col_edges, h.col_edges);
+        QCOMPARE(maps[0].path, h.path);
+        QCOMPARE(maps[0].label, std::string("overview H"));
+        for (std::size_t k = 0; k < h.values.size(); ++k)
+            QVERIFY(maps[0].values[k] == h.values[k] || (std::isnan(maps[0].values[k]) && std::isnan(h.values[k])));
+        const auto read = reader.long_pair_stats(info.id);
+        QCOMPARE(read.size(), std::size_t{1});
+        QVERIFY(read[0] == record);
+        QVERIFY(reader.check().ok());
     }
 };
 

@@ -293,10 +293,8 @@ void JobRecording::add_long_alignment(const LongAlignmentSummary& s) {
 }
 
 void JobRecording::add_heatmap(const Heatmap& h) {
-    if (h.rows < 0 || h.cols < 0 || h.values.size() != static_cast<std::size_t>(h.rows) * static_cast<std::size_t>(h.cols))
-        throw Error("heatmap " + h.label + ": " + std::to_string(h.values.size()) + " values for " +
-                    std::to_string(h.rows) + " x " + std::to_string(h.cols) + " cells");
-    std::vector<std::uint8_t> values, path;
+    h.check("heatmap " + h.label);
+    std::vector<std::uint8_t> values, path, row_edges, col_edges;
     values.reserve(4 * h.values.size());
     for (float v : h.values) append_u32(values, std::bit_cast<std::uint32_t>(v));
     path.reserve(8 * h.path.size());
@@ -304,11 +302,18 @@ void JobRecording::add_heatmap(const Heatmap& h) {
         append_u32(path, static_cast<std::uint32_t>(row));
         append_u32(path, static_cast<std::uint32_t>(col));
     }
+    for (auto [edges, out] : {std::pair{&h.row_edges, &row_edges}, std::pair{&h.col_edges, &col_edges}}) {
+        out->reserve(8 * edges->size());
+        for (std::int64_t e : *edges) {
+            append_u32(*out, static_cast<std::uint32_t>(static_cast<std::uint64_t>(e)));
+            append_u32(*out, static_cast<std::uint32_t>(static_cast<std::uint64_t>(e) >> 32));
+        }
+    }
     write_results("a heatmap", [&](sqlite::Connection& db) {
         const std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT heatmap_count FROM jobs WHERE id = ?");
         auto insert = db.prepare(
             "INSERT INTO heatmaps (job_id, ordinal, label, query_id, target_id, source_rows, source_cols, rows, cols, "
-            "cell_values, path_cells) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+            "cell_values, path_cells, row_edges, col_edges) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         insert.bind(1, job_id_)
             .bind(2, ordinal)
             .bind(3, h.label)
@@ -319,9 +324,46 @@ void JobRecording::add_heatmap(const Heatmap& h) {
             .bind(8, h.rows)
             .bind(9, h.cols)
             .bind_blob(10, values.data(), values.size())
-            .bind_blob(11, path.data(), path.size());
+            .bind_blob(11, path.data(), path.size())
+            .bind_blob(12, row_edges.data(), row_edges.size())
+            .bind_blob(13, col_edges.data(), col_edges.size());
         insert.run();
         add_to_count(db, job_id_, "UPDATE jobs SET heatmap_count = heatmap_count + ? WHERE id = ?", 1);
+    });
+}
+
+void JobRecording::add_long_pair_stats(const LongPairStats& s) {
+    write_results("long-pair statistics", [&](sqlite::Connection& db) {
+        const std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT long_pair_stats_count FROM jobs WHERE id = ?");
+        auto insert = db.prepare(
+            "INSERT INTO long_pair_stats (job_id, ordinal, query_id, target_id, query_length, target_length, device, "
+            "kernel, strategy, kernels, streams, seconds, stage1_seconds, stage2_seconds, stage3_seconds, "
+            "stage1_cells, stage2_cells, stage3_cells, special_rows, crossings, split_levels, base_segments) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        insert.bind(1, job_id_)
+            .bind(2, ordinal)
+            .bind(3, s.query_id)
+            .bind(4, s.target_id)
+            .bind(5, s.query_length)
+            .bind(6, s.target_length)
+            .bind(7, s.device)
+            .bind(8, s.kernel)
+            .bind(9, s.strategy)
+            .bind(10, s.kernels)
+            .bind(11, s.streams)
+            .bind(12, s.seconds)
+            .bind(13, s.stage_seconds[0])
+            .bind(14, s.stage_seconds[1])
+            .bind(15, s.stage_seconds[2])
+            .bind(16, s.stage_cells[0])
+            .bind(17, s.stage_cells[1])
+            .bind(18, s.stage_cells[2])
+            .bind(19, s.special_rows)
+            .bind(20, s.crossings)
+            .bind(21, s.split_levels)
+            .bind(22, s.base_segments);
+        insert.run();
+        add_to_count(db, job_id_, "UPDATE jobs SET long_pair_stats_count = long_pair_stats_count + ? WHERE id = ?", 1);
     });
 }
 

@@ -70,7 +70,7 @@ void check_sqlite_header(const std::string& path) {
 std::string job_columns() {
     return "id, spec, state, created_ms, started_ms, ended_ms, error, cells_done, cells_total, items_done, "
            "items_total, owner_pid, owner_host, clock_source, alignment_count, hit_count, long_alignment_count, "
-           "heatmap_count, timeline_event_count, bench_point_count";
+           "heatmap_count, timeline_event_count, bench_point_count, long_pair_stats_count";
 }
 
 JobInfo read_job(const sqlite::Statement& row, const std::string& path) {
@@ -95,6 +95,7 @@ JobInfo read_job(const sqlite::Statement& row, const std::string& path) {
     job.counts.heatmaps = row.int64(17);
     job.counts.timeline_events = row.int64(18);
     job.counts.bench_points = row.int64(19);
+    job.counts.long_pair_stats = row.int64(20);
     return job;
 }
 
@@ -103,13 +104,14 @@ struct ResultTable {
     const char* table;
     const char* count_column;
 };
-constexpr std::array<ResultTable, 6> kResultTables = {{
+constexpr std::array<ResultTable, 7> kResultTables = {{
     {"alignments", "alignment_count"},
     {"hits", "hit_count"},
     {"long_alignments", "long_alignment_count"},
     {"heatmaps", "heatmap_count"},
     {"timeline_events", "timeline_event_count"},
     {"bench_points", "bench_point_count"},
+    {"long_pair_stats", "long_pair_stats_count"},
 }};
 
 }  // namespace

@@ -58,6 +58,16 @@ std::vector<std::pair<int, int>> cells_from_blob(const std::vector<std::uint8_t>
     return cells;
 }
 
+std::vector<std::int64_t> int64s_from_blob(const std::vector<std::uint8_t>& blob) {
+    std::vector<std::int64_t> values(blob.size() / 8);
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        std::uint64_t bits = 0;
+        for (int b = 7; b >= 0; --b) bits = (bits << 8) | blob[8 * k + static_cast<std::size_t>(b)];  // little-endian
+        values[k] = static_cast<std::int64_t>(bits);
+    }
+    return values;
+}
+
 #define ALIGNMENT_COLUMNS                                                                                        \
     "query_id, target_id, mode, score, query_begin, query_end, target_begin, target_end, query_length, "         \
     "target_length, cigar, query_aligned, target_aligned, length, identities, similarities, gaps, gap_opens, "  \
@@ -247,8 +257,8 @@ Page<BenchPoint> Project::bench_points(std::int64_t job_id, std::int64_t from, i
 std::vector<Heatmap> Project::heatmaps(std::int64_t job_id) const {
     std::vector<Heatmap> result;
     auto rows = impl_->db->prepare(
-        "SELECT label, query_id, target_id, source_rows, source_cols, rows, cols, cell_values, path_cells "
-        "FROM heatmaps WHERE job_id = ? ORDER BY ordinal");
+        "SELECT label, query_id, target_id, source_rows, source_cols, rows, cols, cell_values, path_cells, "
+        "row_edges, col_edges FROM heatmaps WHERE job_id = ? ORDER BY ordinal");
     rows.bind(1, job_id);
     while (rows.step()) {
         Heatmap h;
@@ -261,7 +271,41 @@ std::vector<Heatmap> Project::heatmaps(std::int64_t job_id) const {
         h.cols = static_cast<int>(rows.int64(6));
         h.values = floats_from_blob(rows.blob(7));
         h.path = cells_from_blob(rows.blob(8));
+        h.row_edges = int64s_from_blob(rows.blob(9));
+        h.col_edges = int64s_from_blob(rows.blob(10));
         result.push_back(std::move(h));
+    }
+    return result;
+}
+
+std::vector<LongPairStats> Project::long_pair_stats(std::int64_t job_id) const {
+    std::vector<LongPairStats> result;
+    auto rows = impl_->db->prepare(
+        "SELECT query_id, target_id, query_length, target_length, device, kernel, strategy, kernels, streams, "
+        "seconds, stage1_seconds, stage2_seconds, stage3_seconds, stage1_cells, stage2_cells, stage3_cells, "
+        "special_rows, crossings, split_levels, base_segments FROM long_pair_stats WHERE job_id = ? ORDER BY ordinal");
+    rows.bind(1, job_id);
+    while (rows.step()) {
+        LongPairStats s;
+        s.query_id = rows.text(0);
+        s.target_id = rows.text(1);
+        s.query_length = rows.int64(2);
+        s.target_length = rows.int64(3);
+        s.device = rows.text(4);
+        s.kernel = rows.text(5);
+        s.strategy = rows.text(6);
+        s.kernels = static_cast<int>(rows.int64(7));
+        s.streams = static_cast<int>(rows.int64(8));
+        s.seconds = rows.real(9);
+        for (int k = 0; k < 3; ++k) {
+            s.stage_seconds[static_cast<std::size_t>(k)] = rows.real(10 + k);
+            s.stage_cells[static_cast<std::size_t>(k)] = rows.int64(13 + k);
+        }
+        s.special_rows = rows.int64(16);
+        s.crossings = rows.int64(17);
+        s.split_levels = static_cast<int>(rows.int64(18));
+        s.base_segments = rows.int64(19);
+        result.push_back(std::move(s));
     }
     return result;
 }

@@ -189,7 +189,44 @@ const std::vector<const char*> kVersion1 = {
         PRIMARY KEY (job_id, ordinal)) WITHOUT ROWID)",
 };
 
-const std::vector<const std::vector<const char*>*> kSteps = {&kVersion1};
+// Version 2: long-pair jobs. Heatmaps may have blocks of unequal size (a
+// long-pair job's stage-1 overview, binned as its runner binned the rows):
+// the first source row and column of each block, as little-endian int64s;
+// empty blobs (every version-1 heatmap) keep the uniform rule. The pipeline
+// statistics of each long pair aligned (stage timings and cells, special
+// rows, crossings, split levels, base segments, runner settings) get a
+// table of their own, counted in the jobs row like every result kind.
+const std::vector<const char*> kVersion2 = {
+    "ALTER TABLE heatmaps ADD COLUMN row_edges BLOB NOT NULL DEFAULT x''",
+    "ALTER TABLE heatmaps ADD COLUMN col_edges BLOB NOT NULL DEFAULT x''",
+    "ALTER TABLE jobs ADD COLUMN long_pair_stats_count INTEGER NOT NULL DEFAULT 0",
+    R"(CREATE TABLE long_pair_stats (
+        job_id INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+        ordinal INTEGER NOT NULL,
+        query_id TEXT NOT NULL,
+        target_id TEXT NOT NULL,
+        query_length INTEGER NOT NULL,
+        target_length INTEGER NOT NULL,
+        device TEXT NOT NULL,
+        kernel TEXT NOT NULL,
+        strategy TEXT NOT NULL,
+        kernels INTEGER NOT NULL,
+        streams INTEGER NOT NULL,
+        seconds REAL NOT NULL,
+        stage1_seconds REAL NOT NULL,
+        stage2_seconds REAL NOT NULL,
+        stage3_seconds REAL NOT NULL,
+        stage1_cells INTEGER NOT NULL,
+        stage2_cells INTEGER NOT NULL,
+        stage3_cells INTEGER NOT NULL,
+        special_rows INTEGER NOT NULL,
+        crossings INTEGER NOT NULL,
+        split_levels INTEGER NOT NULL,
+        base_segments INTEGER NOT NULL,
+        PRIMARY KEY (job_id, ordinal)) WITHOUT ROWID)",
+};
+
+const std::vector<const std::vector<const char*>*> kSteps = {&kVersion1, &kVersion2};
 
 }  // namespace
 

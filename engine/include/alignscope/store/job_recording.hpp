@@ -66,7 +66,8 @@ public:
     void add_alignments(const std::vector<Alignment>& alignments);
     void add_hits(const std::vector<Hit>& hits);
     void add_long_alignment(const LongAlignmentSummary& summary);
-    void add_heatmap(const Heatmap& heatmap);
+    void add_heatmap(const Heatmap& heatmap);  // throws Error when Heatmap::check() does
+    void add_long_pair_stats(const LongPairStats& stats);
     void add_timeline(const std::vector<TimelineEvent>& events, const std::string& clock_source);
     void add_bench_points(const std::vector<BenchPoint>& points);
 

@@ -100,7 +100,7 @@ class Project {
 public:
     // The schema this build writes; files with a higher PRAGMA user_version are
     // refused, lower ones are migrated forward on open (unless read-only).
-    static constexpr int schema_version = 1;
+    static constexpr int schema_version = 2;
     static constexpr std::string_view file_extension = ".alsproj";
 
     // Opens (or with create_if_missing creates) a project. On a writable open it
@@ -153,6 +153,8 @@ public:
     Page<LongAlignmentSummary> long_alignments(std::int64_t job_id, std::int64_t from = 0, int limit = 200) const;
     Page<BenchPoint> bench_points(std::int64_t job_id, std::int64_t from = 0, int limit = 10'000) const;
     std::vector<Heatmap> heatmaps(std::int64_t job_id) const;
+    // The pipeline statistics of a long-pair job, one per pair it aligned.
+    std::vector<LongPairStats> long_pair_stats(std::int64_t job_id) const;
     // The stored alignment of a search job's hit number `hit_ordinal` (its row
     // in hits()): the alignment row with the hit's query, target, score and
     // coordinates; nullopt when the job holds none for it (a search without

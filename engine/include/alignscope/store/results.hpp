@@ -1,11 +1,14 @@
 // The result rows a project keeps besides alignments (align/alignment.hpp) and
 // timeline events (device/timeline.hpp): ranked search hits, summaries of long
-// alignments streamed to their own file, downsampled DP heatmaps for display,
-// benchmark points for GCUPS curves; and the page a paged query returns.
+// alignments streamed to their own file, downsampled DP heatmaps for display
+// (a long-pair job's stage-1 overview among them), the pipeline statistics of
+// long-pair jobs, benchmark points for GCUPS curves; and the page a paged
+// query returns.
 #pragma once
 
 #include <alignscope/align/alignment.hpp>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -15,7 +18,11 @@
 
 namespace alignscope {
 struct DpMatrices;
-}
+namespace longpair {
+struct LongPairOverview;
+struct LongPairStats;
+}  // namespace longpair
+}  // namespace alignscope
 
 namespace alignscope::store {
 
@@ -67,8 +74,25 @@ struct Heatmap {
     std::vector<float> values;  // rows*cols, row-major; NaN where no cell of the block is reachable
     // The optimal path in heatmap cells, in path order, consecutive repeats merged.
     std::vector<std::pair<int, int>> path;
+    // Blocks of unequal size (a long-pair job's overview, binned the way its
+    // runner binned the rows): the first source row of each heatmap row,
+    // strictly ascending, and likewise the first source column of each
+    // heatmap column. Heatmap row r then covers source rows
+    // [row_edges[r], row_edges[r + 1]), the last one up to source_rows; source
+    // rows before row_edges[0] are in no block. Empty: the uniform rule above.
+    std::vector<std::int64_t> row_edges, col_edges;
 
     float at(int row, int col) const { return values[static_cast<std::size_t>(row) * cols + col]; }
+    // The heatmap row (column) holding a source row (column) under either
+    // rule; -1 when it is in no block.
+    int row_of(std::int64_t source_row) const;
+    int col_of(std::int64_t source_col) const;
+    // The first source row (column) of heatmap row r (column c); r == rows
+    // gives source_rows.
+    std::int64_t row_begin(int r) const;
+    std::int64_t col_begin(int c) const;
+    // Throws Error naming `what` when the sizes, values or edges disagree.
+    void check(const std::string& what) const;
 
     // Shrinks a row-major matrix of scaled scores to at most max_rows x
     // max_cols; entries at or below `unreachable` count as no value.
@@ -76,6 +100,46 @@ struct Heatmap {
                               int max_rows, int max_cols, int scale, std::int64_t unreachable);
     // The H matrix and the optimal path of `dp`.
     static Heatmap from_dp(const DpMatrices& dp, int scale, int max_rows = 256, int max_cols = 256);
+    // A long-pair job's stage-1 overview (block maxima of H over the whole DP
+    // matrix, align_long with LongPairOptions::overview_size) in user units,
+    // label "overview H". Source rows and columns are the DP matrix's (0..m,
+    // 0..n); the overview's row edges become row_edges, its column rule
+    // ((j - 1) * grid_cols / n) col_edges, so row 0 and column 0 are in no
+    // block. The path is `alignment`'s, walked along its CIGAR in heatmap
+    // cells (none without a traceback): a walk of O(CIGAR runs + blocks), not
+    // of the alignment's columns. Throws Error when the overview is empty or
+    // malformed.
+    static Heatmap from_long_overview(const longpair::LongPairOverview& overview, const Alignment& alignment,
+                                      int scale);
+};
+
+// What the long-pair pipeline of one job did (align_long_on): the stage
+// timings and cells, special rows, crossings, split levels and base segments
+// as longpair::LongPairStats has them, with the pair, the device and the
+// runner settings. On CPU backends (Myers-Miller in linear space) there are
+// no stages: stage 1 holds the whole run and the rest is zero.
+struct LongPairStats {
+    std::string query_id;
+    std::string target_id;
+    std::int64_t query_length = 0, target_length = 0;
+    std::string device;
+    std::string kernel;
+    std::string strategy;          // "strips", "streams", or "linear-space" (CPU backends)
+    int kernels = 0, streams = 0;  // as asked; 0 = the backend's default
+    double seconds = 0;            // the whole alignment, wall time
+    std::array<double, 3> stage_seconds{};
+    std::array<std::int64_t, 3> stage_cells{};
+    std::int64_t special_rows = 0;
+    std::int64_t crossings = 0;
+    int split_levels = 0;
+    std::int64_t base_segments = 0;
+    bool operator==(const LongPairStats&) const = default;
+
+    // m x n / stage-1 seconds / 1e9 (the figure bench --long reports); 0 when unknown.
+    double stage1_gcups() const;
+    // The engine's statistics of `alignment` (ids, lengths, device and kernel
+    // from it); strategy, kernels and streams are left for the caller.
+    static LongPairStats from(const longpair::LongPairStats& stats, const Alignment& alignment, double seconds);
 };
 
 // One point of a benchmark curve (e.g. GCUPS against query length).
@@ -110,8 +174,9 @@ struct ResultCounts {
     std::int64_t heatmaps = 0;
     std::int64_t timeline_events = 0;
     std::int64_t bench_points = 0;
+    std::int64_t long_pair_stats = 0;
     std::int64_t total() const {
-        return alignments + hits + long_alignments + heatmaps + timeline_events + bench_points;
+        return alignments + hits + long_alignments + heatmaps + timeline_events + bench_points + long_pair_stats;
     }
 };
 
