@@ -223,7 +223,10 @@ private:
         // first_ticket to rise strictly).
         std::vector<longpass::LongTask> launch_tasks;
         hits_.reserve(std::max<std::size_t>(hits, 1), site_);
+        // cudaMemset may return before it is done, and the kernels run on
+        // non-blocking streams that do not wait for the default stream.
         check_cuda(cudaMemset(hits_.data(), 0xff, hits_.capacity() * sizeof(unsigned long long)), "cudaMemset", site_);
+        check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site_);
         bus_.reserve(std::max<std::size_t>(bus_words, 1), site_);
         last_col_.reserve(std::max<std::size_t>(col_words, 1), site_);
         progress_.reserve(static_cast<std::size_t>(std::max(tickets, 1)), site_);
