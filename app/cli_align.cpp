@@ -165,9 +165,16 @@ int run_and_write(const AlignFlags& flags, CliContext& context, const PairJob& j
 }
 
 
+// The strategy that ran: CPU backends align in linear space; a GPU runner
+// given no strategy runs "strips" (LongRunnerSettings).
+std::string strategy_that_ran(const Alignment& a, const LongRunnerSettings& settings) {
+    if (a.kernel.find("myersmiller") != std::string::npos) return "linear-space";
+    return settings.strategy.empty() ? "strips" : settings.strategy;
+}
+
 // The long-pair path's statistics as JSON (the "long_pair" field of --format json).
 nlohmann::json stats_json(const longpair::LongPairStats& stats, double seconds, std::uint64_t cells,
-                          const LongRunnerSettings& settings, bool automatic) {
+                          const std::string& strategy, bool automatic) {
     nlohmann::json j;
     j["seconds"] = seconds;
     j["stage_seconds"] = {stats.stage_seconds[0], stats.stage_seconds[1], stats.stage_seconds[2]};
@@ -177,7 +184,7 @@ nlohmann::json stats_json(const longpair::LongPairStats& stats, double seconds, 
     j["crossings"] = stats.crossings;
     j["split_levels"] = stats.split_levels;
     j["base_segments"] = stats.base_segments;
-    j["strategy"] = settings.strategy.empty() ? "default" : settings.strategy;
+    j["strategy"] = strategy;
     j["automatic"] = automatic;
     return j;
 }
@@ -211,6 +218,8 @@ std::string stats_line(const longpair::LongPairStats& stats, double seconds, std
 // Alignments with more columns than this go to the project as a summary
 // pointing at the output file, not as a row holding the aligned text.
 constexpr std::int64_t kProjectRowColumns = 1'000'000;
+// Blocks per side of the stage-1 overview kept for the project's heatmap.
+constexpr int kOverviewSize = 256;
 
 int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& queries, const SequenceSet& targets,
              OutputFormat format, const AlignOptions& options, bool automatic) {
@@ -219,6 +228,8 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
     long_options.align = options;
     long_options.threads = flags.device.threads;
     if (const std::uint64_t budget = flags.long_flags.special_row_budget()) long_options.special_row_budget = budget;
+    // The stage-1 overview (a max-pooled picture of the whole matrix) for the project's heatmap.
+    if (flags.project.enabled()) long_options.overview_size = kOverviewSize;
     const Sequence& q = queries.records.front();
     const Sequence& t = targets.records.front();
     if (automatic)
@@ -289,7 +300,7 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
             writer->write(a, q, t);
             writer->end();
             nlohmann::json j = nlohmann::json::parse(line.str());
-            j["long_pair"] = stats_json(stats, seconds, cells, settings, automatic);
+            j["long_pair"] = stats_json(stats, seconds, cells, strategy_that_ran(a, settings), automatic);
             out.stream() << j.dump() << '\n';
         } else {
             auto writer = AlignmentWriter::create(format, out.stream(), std::move(writer_context));
@@ -330,6 +341,13 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
                 summary.seconds = seconds;
                 recording->add_long_alignment(summary);
             }
+            store::LongPairStats stored = store::LongPairStats::from(stats, a, seconds);
+            stored.strategy = strategy_that_ran(a, settings);
+            stored.kernels = settings.kernels;
+            stored.streams = settings.streams;
+            recording->add_long_pair_stats(stored);
+            if (!stats.overview.empty())
+                recording->add_heatmap(store::Heatmap::from_long_overview(stats.overview, a, job.scheme.scale));
             recording->add_timeline(timeline.events(), timeline.clock_source());
             recording->finish_done();
         }

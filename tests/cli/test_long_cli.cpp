@@ -139,6 +139,19 @@ private slots:
         QVERIFY(first.err.contains("aligning its first"));
     }
 
+    // --project records the job, its alignment and the pipeline's statistics.
+    void project_records_the_long_job() {
+        const QString project = dir_.filePath("align.alsproj");
+        const ProcessResult r = run_cli({"align", "--long", query_path_, target_path_, "--device", "cpu-ref",
+                                         "--mode", "local", "--project", project, "-o", dir_.filePath("out.txt")});
+        QVERIFY2(r.exit_code == 0, r.err.constData());
+        const ProcessResult list = run_cli({"project", project, "list"});
+        QVERIFY2(list.out.contains("done"), list.out.constData());
+        QVERIFY2(list.out.contains("1 alignment, 1 long-pair statistics record"), list.out.constData());
+        const ProcessResult show = run_cli({"project", project, "show", "1"});
+        QVERIFY2(show.out.contains("long:") && show.out.contains("yes"), show.out.constData());
+    }
+
     // EMBOSS stretcher (Myers-Miller, global) on real DNA: the lambda genome's
     // 8 kb slice against a mutated copy, with stretcher's DNA defaults (EDNAFULL,
     // gap 16/4) and with explicit penalties.
