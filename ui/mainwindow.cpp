@@ -446,6 +446,19 @@ void MainWindow::jobFinished(quint64 ticket, const JobOutcome& outcome) {
                        .arg(outcome.gcups(), 0, 'f', 3);
             break;
         }
+        if (outcome.long_pair) {
+            const store::LongPairStats& lp = *outcome.long_pair;
+            text = tr("%1 done: long pair %L2 x %L3 in %4 s on %5 (%6 GCUPS; stage 1 %7 s%8)")
+                       .arg(name)
+                       .arg(lp.query_length)
+                       .arg(lp.target_length)
+                       .arg(outcome.seconds, 0, 'f', 2)
+                       .arg(QString::fromStdString(outcome.device))
+                       .arg(outcome.gcups(), 0, 'f', 3)
+                       .arg(lp.stage_seconds[0], 0, 'f', 2)
+                       .arg(outcome.long_overview ? tr(", overview saved for the DP heatmap") : QString());
+            break;
+        }
         text = tr("%1 done: %n alignment(s) in %2 s on %3 (%4 GCUPS)", nullptr,
                   int(outcome.alignments ? outcome.alignments->size() : 0))
                    .arg(name)

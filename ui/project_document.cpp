@@ -6,6 +6,7 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace alignscope::ui {
 
@@ -64,6 +65,7 @@ void ProjectDocument::adopt(const QString& path, std::shared_ptr<store::Project>
     seen_version_ = project_->data_version();
     jobs_.clear();
     inputs_.clear();
+    long_bench_points_.clear();
     refreshJobs();
     refreshInputs();  // the loader reads them once it is idle (see the idle handler)
     poll_timer_.start();
@@ -173,6 +175,7 @@ ProjectDocument::Throughput ProjectDocument::throughput(const std::string& devic
     int count = 0;
     for (const auto& j : jobs_) {
         if (j.state != store::JobState::Done || j.spec.devices != device) continue;
+        if (j.spec.parameters.count("long")) continue;  // another algorithm: see longPairSpeed
         if (j.started_ms <= 0 || j.ended_ms < j.started_ms || j.progress.cells_done == 0) continue;
         // Times are kept in milliseconds: a job that finished within the same
         // millisecond counts as 1 ms, a lower bound on its speed.
@@ -182,6 +185,60 @@ ProjectDocument::Throughput ProjectDocument::throughput(const std::string& devic
         ++count;
     }
     return {seconds > 0 ? cells / seconds : 0, count};
+}
+
+ProjectDocument::LongPairSpeed ProjectDocument::longPairSpeed(const std::string& device,
+                                                              const std::string& strategy) const {
+    auto long_job = [](const store::JobInfo& j) {
+        auto it = j.spec.parameters.find("long");
+        return j.state == store::JobState::Done && it != j.spec.parameters.end() && it->second != "no";
+    };
+    // bench --long points: series "long/<strategy>[/s<streams>]", end-to-end
+    // seconds and cells in their parameters.
+    const store::BenchPoint* best = nullptr;
+    bool best_matches = false;
+    double best_speed = 0;
+    for (const auto& j : jobs_) {
+        if (!long_job(j) || j.spec.command != "bench" || j.counts.bench_points == 0 || !project_) continue;
+        auto cached = long_bench_points_.find(j.id);
+        if (cached == long_bench_points_.end()) {
+            std::vector<store::BenchPoint> points;
+            try {
+                points = project_->bench_points(j.id, 0, 10'000).rows;
+            } catch (const std::exception&) {
+            }
+            cached = long_bench_points_.emplace(j.id, std::move(points)).first;
+        }
+        for (const store::BenchPoint& p : cached->second) {
+            if (p.device != device || p.series.rfind("long/", 0) != 0) continue;
+            auto number = [&p](const char* key) {
+                auto it = p.parameters.find(key);
+                return it == p.parameters.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
+            };
+            const double cells = number("cells"), seconds = number("seconds");
+            if (cells <= 0 || seconds <= 0) continue;
+            const std::string own = "long/" + strategy;
+            const bool matches = p.series == own || p.series.rfind(own + "/", 0) == 0;
+            if (!best || (matches && !best_matches) || (matches == best_matches && p.x > best->x)) {
+                best = &p;
+                best_matches = matches;
+                best_speed = cells / seconds;
+            }
+        }
+    }
+    if (best)
+        return {best_speed, tr("bench --long, %1 at length %2").arg(QString::fromStdString(best->series)).arg(best->x, 0, 'g', 6)};
+    double cells = 0, seconds = 0;
+    int count = 0;
+    for (const auto& j : jobs_) {
+        if (!long_job(j) || j.spec.command == "bench" || j.spec.devices != device) continue;
+        if (j.started_ms <= 0 || j.ended_ms < j.started_ms || j.progress.cells_done == 0) continue;
+        cells += double(j.progress.cells_done);
+        seconds += double(std::max<std::int64_t>(j.ended_ms - j.started_ms, 1)) / 1000.0;
+        ++count;
+    }
+    if (count == 0 || seconds <= 0) return {};
+    return {cells / seconds, tr("%n earlier long-pair job(s) on this device", nullptr, count)};
 }
 
 }  // namespace alignscope::ui

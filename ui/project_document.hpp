@@ -14,6 +14,7 @@
 #include <QString>
 #include <QTimer>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -68,6 +69,17 @@ public:
         int jobs = 0;
     };
     Throughput throughput(const std::string& device) const;
+    // The speed of the long-pair path on `device` with `strategy` ("strips",
+    // "streams"; CPU devices have one path): end-to-end cells per second of
+    // the project's `bench --long` point of the greatest length (the
+    // strategy's own series when there is one), else of its earlier long-pair
+    // jobs on that device; 0 when the project measured none. `source` says
+    // which figure it is.
+    struct LongPairSpeed {
+        double cells_per_second = 0;
+        QString source;
+    };
+    LongPairSpeed longPairSpeed(const std::string& device, const std::string& strategy) const;
 
     // How often the store's change check runs.
     static constexpr int poll_interval_ms = 500;
@@ -100,6 +112,8 @@ private:
     std::vector<SequenceInput> inputs_;
     QTimer poll_timer_;
     QString pending_save_;  // the copy being written by saveAs
+    // Benchmark points of finished `bench --long` jobs, read once per job.
+    mutable std::map<qint64, std::vector<store::BenchPoint>> long_bench_points_;
 };
 
 }  // namespace alignscope::ui

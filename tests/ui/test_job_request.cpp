@@ -237,6 +237,112 @@ private slots:
         QVERIFY(QString::fromStdString(r.summary()).contains("top 10"));
     }
 
+    void longPairChecks_data() {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<QString>("errors");    // expected among the errors; empty: none
+        QTest::addColumn<QString>("warnings");  // expected among the warnings; empty: none
+        QTest::newRow("one pair on a GPU") << "" << "" << "";
+        QTest::newRow("several pairs") << "several" << ""
+                                       << "the first query, s1 (2000 residues), with the first target, s1 (1500 "
+                                          "residues); the 1 other queries and 2 other targets are not aligned";
+        QTest::newRow("zip of unequal lists is no error") << "zip" << "" << "first query";
+        QTest::newRow("CPU device") << "cpu" << "" << "Myers-Miller in linear space";
+        QTest::newRow("all GPUs") << "all-gpus" << "" << "runs on the first, gpu:0";
+        QTest::newRow("unknown strategy") << "strategy" << "Unknown long-pair strategy 'waves'" << "";
+        QTest::newRow("too many kernels") << "kernels" << "Kernels must be between 1 and 4096" << "";
+        QTest::newRow("counts with strips") << "strips-counts" << "" << "apply to the streams strategy only";
+        QTest::newRow("streams over kernels") << "streams-over" << "" << "8 streams for 2 kernels";
+        QTest::newRow("small pair") << "small" << "" << "This pair is small";
+        QTest::newRow("semi-global without free ends") << "semi-none" << "" << "same as global";
+    }
+
+    void longPairChecks() {
+        QFETCH(QString, change);
+        QFETCH(QString, errors);
+        QFETCH(QString, warnings);
+        std::vector<DeviceInfo> devices = cpu_devices();
+        devices.pop_back();  // the unavailable "gpu"
+        for (const char* id : {"gpu:0", "gpu:1"}) {
+            DeviceInfo gpu;
+            gpu.id = id;
+            gpu.kind = "gpu";
+            gpu.name = "a GPU";
+            devices.push_back(gpu);
+        }
+        JobRequest r;
+        r.algorithm = JobAlgorithm::LongPair;
+        r.scoring.match_mismatch = true;
+        r.scoring.gap_open = 5;
+        r.scoring.gap_extend = 2;
+        r.queries = list({std::string(2000, 'A')}, AlphabetKind::Dna);
+        r.targets = list({std::string(1500, 'C')}, AlphabetKind::Dna, {2});
+        r.device = "gpu:0";
+        if (change == "several" || change == "zip") {
+            r.queries = list({std::string(2000, 'A'), "ACGT"}, AlphabetKind::Dna);
+            r.targets = list({std::string(1500, 'C'), "ACG", "TT"}, AlphabetKind::Dna, {2});
+        }
+        if (change == "zip") r.pairing = Pairing::RecordByRecord;
+        if (change == "cpu") r.device = "cpu";
+        if (change == "all-gpus") r.device = "gpu";
+        if (change == "strategy") r.strategy = "waves";
+        if (change == "kernels") {
+            r.strategy = "streams";
+            r.kernels = 5000;
+        }
+        if (change == "strips-counts") r.kernels = 4;
+        if (change == "streams-over") {
+            r.strategy = "streams";
+            r.kernels = 2;
+            r.streams = 8;
+        }
+        if (change == "small") r.targets = list({"ACGT"}, AlphabetKind::Dna);
+        if (change == "semi-none") {
+            r.long_mode = AlignmentMode::SemiGlobal;
+            r.free_ends = FreeEndGaps::none();
+        }
+        const auto problems = check_request(r, devices);
+        const QString found_errors = joined(problems, JobProblem::Severity::Error);
+        const QString found_warnings = joined(problems, JobProblem::Severity::Warning);
+        if (errors.isEmpty()) QVERIFY2(found_errors.isEmpty(), qPrintable(found_errors));
+        else QVERIFY2(found_errors.contains(errors), qPrintable("expected '" + errors + "' among:\n" + found_errors));
+        if (warnings.isEmpty()) QVERIFY2(found_warnings.isEmpty(), qPrintable(found_warnings));
+        else
+            QVERIFY2(found_warnings.contains(warnings),
+                     qPrintable("expected '" + warnings + "' among:\n" + found_warnings));
+    }
+
+    void longPairIsTheFirstPair() {
+        JobRequest r;
+        r.algorithm = JobAlgorithm::LongPair;
+        r.queries = list({std::string(300, 'A'), std::string(7000, 'A')}, AlphabetKind::Dna);
+        r.targets = list({std::string(200, 'C'), "ACGT", std::string(9000, 'G')}, AlphabetKind::Dna, {2});
+        r.pairing = Pairing::AllAgainstAll;  // ignored: one pair
+        QCOMPARE(r.pair_count(), std::uint64_t{1});
+        QCOMPARE(r.cell_count(), std::uint64_t{300 * 200});
+        for (AlignmentMode mode : {AlignmentMode::Global, AlignmentMode::Local, AlignmentMode::SemiGlobal}) {
+            r.long_mode = mode;
+            QCOMPARE(r.align_options().mode, mode);
+        }
+        r.free_ends = FreeEndGaps::parse("qb,te");
+        QVERIFY(r.align_options().free_ends == FreeEndGaps::parse("qb,te"));
+        QVERIFY2(QString::fromStdString(r.summary()).startsWith("long semiglobal"), r.summary().c_str());
+        QVERIFY(QString::fromStdString(r.summary()).contains("s1 (300) x s1 (200)"));
+        // Runner settings: counts only with the streams strategy.
+        r.kernels = 4;
+        r.streams = 2;
+        LongRunnerSettings s = long_runner_settings(r);
+        QCOMPARE(s.strategy, std::string("strips"));
+        QCOMPARE(s.kernels, 0);
+        QCOMPARE(s.streams, 0);
+        r.strategy = "streams";
+        s = long_runner_settings(r);
+        QCOMPARE(s.strategy, std::string("streams"));
+        QCOMPARE(s.kernels, 4);
+        QCOMPARE(s.streams, 2);
+        QCOMPARE(parse_algorithm("long"), JobAlgorithm::LongPair);
+        QCOMPARE(display_name(JobAlgorithm::LongPair), std::string("Long pair (linear space, GPU wavefront)"));
+    }
+
     void algorithmsRoundTrip() {
         for (JobAlgorithm a : available_algorithms()) QCOMPARE(parse_algorithm(to_string(a)), a);
         QVERIFY_THROWS_EXCEPTION(Error, parse_algorithm("needleman"));

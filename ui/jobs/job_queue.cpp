@@ -3,6 +3,7 @@
 // ever receives queued calls.
 #include "jobs/job_queue.hpp"
 
+#include <alignscope/align/long_pair.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/search/search.hpp>
 #include <alignscope/search/search_settings.hpp>
@@ -208,6 +209,7 @@ void JobQueue::run(const std::shared_ptr<Entry>& entry) {
     TimelineRecorder timeline;
     try {
         if (request.is_search()) runSearch(entry, recorder.get(), outcome, timeline);
+        else if (request.is_long_pair()) runLongPair(entry, recorder.get(), outcome, timeline);
         else runPairs(entry, recorder.get(), outcome, timeline);
         outcome.state = JobState::Done;
         record_end([&](JobRecorder& r) {
@@ -358,6 +360,68 @@ void JobQueue::runSearch(const std::shared_ptr<Entry>& entry, JobRecorder* recor
     last.items_done = last.items_total = queries.size();
     report(entry, last);
     if (recorder) recorder->progress(last);
+}
+
+void JobQueue::runLongPair(const std::shared_ptr<Entry>& entry, JobRecorder* recorder, JobOutcome& outcome,
+                           TimelineRecorder& timeline) {
+    // What `alignscope-cli align --long` runs: the first query with the first
+    // target through align_long_on on the chosen device (its pass runner on
+    // GPUs, which also leaves the stage-1 overview for the heatmap;
+    // Myers-Miller in linear space on CPU backends).
+    const JobRequest& request = entry->request;
+    if (request.queries.size() == 0 || request.targets.size() == 0)
+        throw Error("a long pair needs a query and a target");
+    Backend& backend = registry_.select(request.device);
+    const DeviceInfo info = backend.info();
+    outcome.device = info.id;
+    if (recorder) recorder->started();
+    QMetaObject::invokeMethod(
+        this, [this, ticket = entry->ticket] { emit jobStarted(ticket); }, Qt::QueuedConnection);
+
+    const Sequence& q = request.queries.records->front();
+    const Sequence& t = request.targets.records->front();
+    const ScoringScheme scheme = request.scoring.scheme();
+    longpair::LongPairOptions options;
+    options.align = request.align_options();
+    options.threads = request.threads;
+    options.overview_size = long_overview_size;
+    const LongRunnerSettings settings = long_runner_settings(request);
+    outcome.cells = std::uint64_t(q.residues.size()) * t.residues.size();
+    {
+        std::lock_guard lock(entry->progress_mutex);
+        entry->latest.cells_total = outcome.cells;
+        entry->latest.items_total = 1;
+    }
+    JobContext context;
+    context.cancel = &entry->token;
+    context.timeline = &timeline;
+    context.progress = [this, entry, recorder](const Progress& p) {
+        report(entry, p);
+        if (recorder) recorder->progress(p);
+    };
+    longpair::LongPairStats stats;
+    const auto started = std::chrono::steady_clock::now();
+    Alignment a = longpair::align_long_on(backend, q.residues, t.residues, scheme, options, settings, context, &stats);
+    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    a.query_id = q.id;
+    a.target_id = t.id;
+
+    auto record = std::make_shared<store::LongPairStats>(store::LongPairStats::from(stats, a, outcome.seconds));
+    record->strategy = info.kind == "gpu" ? settings.strategy : "linear-space";
+    record->kernels = settings.kernels;
+    record->streams = settings.streams;
+    std::optional<store::Heatmap> overview;
+    if (!stats.overview.empty()) overview = store::Heatmap::from_long_overview(stats.overview, a, scheme.scale);
+    outcome.long_overview = overview.has_value();
+    if (recorder) recorder->long_pair(*record, overview ? &*overview : nullptr);
+    outcome.long_pair = std::move(record);
+
+    Progress last;
+    last.cells_done = last.cells_total = outcome.cells;
+    last.items_done = last.items_total = 1;
+    report(entry, last);
+    if (recorder) recorder->progress(last);
+    outcome.alignments = std::make_shared<const std::vector<Alignment>>(std::vector<Alignment>{std::move(a)});
 }
 
 void JobQueue::report(const std::shared_ptr<Entry>& entry, const Progress& progress) {

@@ -1,7 +1,7 @@
 // The job queue: jobs run one after another on a worker thread through the
-// engine's DeviceRegistry (pairwise jobs) and ScannerRegistry (database
-// searches, through the engine's run_search as the CLI runs them), never on
-// the GUI thread. Progress arrives as queued
+// engine's DeviceRegistry (pairwise jobs, and long pairs through
+// longpair::align_long_on) and ScannerRegistry (database searches, through the
+// engine's run_search as the CLI runs them), never on the GUI thread. Progress arrives as queued
 // signals (coalesced, so a backend that reports often cannot flood the event
 // loop), cancellation goes through each job's CancellationToken, and each job
 // is written to the project by a JobRecorder made on the worker thread.
@@ -54,6 +54,10 @@ struct JobOutcome {
     bool search = false;
     std::uint64_t queries = 0;  // a search's queries
     std::uint64_t hits = 0;     // and the hits kept
+    // A long pair's pipeline statistics (null for other jobs), and whether the
+    // device kept an overview of the DP matrix for the heatmap.
+    std::shared_ptr<const store::LongPairStats> long_pair;
+    bool long_overview = false;
     double gcups() const { return seconds > 0 ? double(cells) / seconds / 1e9 : 0; }
 };
 
@@ -70,6 +74,12 @@ public:
     // A search's hits, batch by batch as its queries finish, with the
     // alignments of those hits (empty without traceback); done() follows.
     virtual void hits(const std::vector<store::Hit>& hits, const std::vector<Alignment>& alignments) = 0;
+    // A long pair's pipeline statistics and its stage-1 overview of the DP
+    // matrix (null when the device kept none), before done().
+    virtual void long_pair(const store::LongPairStats& stats, const store::Heatmap* overview) {
+        (void)stats;
+        (void)overview;
+    }
     virtual void done(const std::vector<Alignment>& alignments, const std::vector<TimelineEvent>& timeline,
                       const std::string& clock_source) = 0;
     virtual void failed(const std::string& message) = 0;
@@ -128,6 +138,8 @@ private:
                   TimelineRecorder& timeline);
     void runSearch(const std::shared_ptr<Entry>& entry, JobRecorder* recorder, JobOutcome& outcome,
                    TimelineRecorder& timeline);
+    void runLongPair(const std::shared_ptr<Entry>& entry, JobRecorder* recorder, JobOutcome& outcome,
+                     TimelineRecorder& timeline);
     void report(const std::shared_ptr<Entry>& entry, const Progress& progress);
     void finish(const std::shared_ptr<Entry>& entry, JobOutcome outcome);
 

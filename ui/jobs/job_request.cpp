@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 
 namespace alignscope::ui {
 
@@ -16,6 +17,7 @@ std::string_view to_string(JobAlgorithm algorithm) {
     case JobAlgorithm::Local: return "local";
     case JobAlgorithm::SemiGlobal: return "semiglobal";
     case JobAlgorithm::DatabaseSearch: return "search";
+    case JobAlgorithm::LongPair: return "long";
     }
     return "global";
 }
@@ -26,6 +28,7 @@ std::string display_name(JobAlgorithm algorithm) {
     case JobAlgorithm::Local: return "Local (Smith-Waterman)";
     case JobAlgorithm::SemiGlobal: return "Semi-global (free end gaps)";
     case JobAlgorithm::DatabaseSearch: return "Database search (local, best hits per query)";
+    case JobAlgorithm::LongPair: return "Long pair (linear space, GPU wavefront)";
     }
     return {};
 }
@@ -35,12 +38,13 @@ JobAlgorithm parse_algorithm(std::string_view name) {
         if (to_string(a) == name) return a;
     if (name == "semi-global") return JobAlgorithm::SemiGlobal;
     if (name == "database search") return JobAlgorithm::DatabaseSearch;
-    throw Error("unknown algorithm '" + std::string(name) + "' (expected global, local, semiglobal or search)");
+    if (name == "long pair" || name == "long-pair") return JobAlgorithm::LongPair;
+    throw Error("unknown algorithm '" + std::string(name) + "' (expected global, local, semiglobal, search or long)");
 }
 
 const std::vector<JobAlgorithm>& available_algorithms() {
     static const std::vector<JobAlgorithm> list{JobAlgorithm::Global, JobAlgorithm::Local, JobAlgorithm::SemiGlobal,
-                                                JobAlgorithm::DatabaseSearch};
+                                                JobAlgorithm::DatabaseSearch, JobAlgorithm::LongPair};
     return list;
 }
 
@@ -92,6 +96,7 @@ AlignOptions JobRequest::align_options() const {
     case JobAlgorithm::Local: options.mode = AlignmentMode::Local; break;
     case JobAlgorithm::SemiGlobal: options.mode = AlignmentMode::SemiGlobal; break;
     case JobAlgorithm::DatabaseSearch: options.mode = AlignmentMode::Local; break;
+    case JobAlgorithm::LongPair: options.mode = long_mode; break;
     }
     if (options.mode == AlignmentMode::SemiGlobal) options.free_ends = free_ends;
     options.traceback = traceback;
@@ -99,6 +104,7 @@ AlignOptions JobRequest::align_options() const {
 }
 
 std::uint64_t JobRequest::pair_count() const {
+    if (is_long_pair()) return queries.size() > 0 && targets.size() > 0 ? 1 : 0;
     if (pairing == Pairing::RecordByRecord && !is_search()) return std::min(queries.size(), targets.size());
     return std::uint64_t(queries.size()) * targets.size();
 }
@@ -107,6 +113,8 @@ std::uint64_t JobRequest::cell_count() const {
     if (!queries.records || !targets.records) return 0;
     const auto& q = *queries.records;
     const auto& t = *targets.records;
+    if (is_long_pair())
+        return q.empty() || t.empty() ? 0 : std::uint64_t(q.front().residues.size()) * t.front().residues.size();
     if (pairing == Pairing::RecordByRecord && !is_search()) {
         std::uint64_t cells = 0;
         for (std::size_t k = 0; k < std::min(q.size(), t.size()); ++k)
@@ -125,6 +133,17 @@ std::string JobRequest::summary() const {
         text += std::to_string(queries.size()) + " queries against " + std::to_string(targets.size()) +
                 " sequences, top " + std::to_string(top);
         if (!traceback) text += ", scores only";
+        return text;
+    }
+    if (is_long_pair()) {
+        text = "long " + std::string(to_string(long_mode)) + " " + scoring.summary() + ", ";
+        if (queries.size() > 0 && targets.size() > 0) {
+            const Sequence& q = queries.records->front();
+            const Sequence& t = targets.records->front();
+            text += q.id + " (" + std::to_string(q.residues.size()) + ") x " + t.id + " (" +
+                    std::to_string(t.residues.size()) + ")";
+        }
+        if (!traceback) text += ", score only";
         return text;
     }
     text += std::to_string(queries.size()) + (pairing == Pairing::AllAgainstAll ? " x " : " zip ") +
@@ -148,6 +167,53 @@ const DeviceInfo* find_device(const std::vector<DeviceInfo>& devices, const std:
     return nullptr;
 }
 
+std::string residues(std::size_t n) { return std::to_string(n) + (n == 1 ? " residue" : " residues"); }
+
+// What only a long pair can get wrong: the pair it takes, the runner settings,
+// the device that will run it.
+template <class ErrorFn, class WarningFn>
+void check_long_pair(const JobRequest& request, const std::vector<DeviceInfo>& devices, bool have_both,
+                     ErrorFn&& error, WarningFn&& warning) {
+    if (have_both && (request.queries.size() > 1 || request.targets.size() > 1)) {
+        const Sequence& q = request.queries.records->front();
+        const Sequence& t = request.targets.records->front();
+        std::string left_out;
+        if (request.queries.size() > 1) left_out = std::to_string(request.queries.size() - 1) + " other queries";
+        if (request.targets.size() > 1)
+            left_out += (left_out.empty() ? "" : " and ") + std::to_string(request.targets.size() - 1) +
+                        " other targets";
+        warning("A long pair aligns one pair: the first query, " + q.id + " (" + residues(q.residues.size()) +
+                "), with the first target, " + t.id + " (" + residues(t.residues.size()) + "); the " + left_out +
+                " are not aligned. Select one sequence of each in the Sequences table to choose the pair");
+    }
+    if (have_both && request.cell_count() > 0 && request.cell_count() < 1'000'000)
+        warning("This pair is small (" + std::to_string(request.cell_count()) +
+                " cells): the global, local and semi-global algorithms align it as fast, and the DP heatmap "
+                "then shows its exact matrix");
+    if (std::find_if(std::begin(long_strategies), std::end(long_strategies),
+                     [&](const char* s) { return request.strategy == s; }) == std::end(long_strategies))
+        error("Unknown long-pair strategy '" + request.strategy + "': expected strips or streams");
+    if (request.kernels < 0 || request.kernels > 4096) error("Kernels must be between 1 and 4096 (0 = automatic)");
+    const bool gpu = request.device.rfind("gpu", 0) == 0;
+    if (!gpu) {
+        warning("On " + request.device + " a long pair is aligned by Myers-Miller in linear space on one core: no "
+                "GPU wavefront, and no overview of the DP matrix is kept for the heatmap");
+        return;
+    }
+    int gpus = 0;
+    std::string first;
+    for (const auto& d : devices)
+        if (d.kind == "gpu" && d.available && gpus++ == 0) first = d.id;
+    if (request.device == "gpu" && gpus > 1)
+        warning("A long pair runs on one GPU: with all GPUs chosen it runs on the first, " + first);
+    if (request.strategy == "strips" && (request.kernels > 0 || request.streams > 0))
+        warning("The strips strategy runs one persistent kernel on one stream: the kernel and stream counts apply "
+                "to the streams strategy only");
+    if (request.strategy == "streams" && request.kernels > 0 && request.streams > request.kernels)
+        warning(std::to_string(request.streams) + " streams for " + std::to_string(request.kernels) +
+                " kernels: at most " + std::to_string(request.kernels) + " streams can be busy");
+}
+
 }  // namespace
 
 std::vector<JobProblem> check_request(const JobRequest& request, const std::vector<DeviceInfo>& devices,
@@ -164,13 +230,14 @@ std::vector<JobProblem> check_request(const JobRequest& request, const std::vect
     if (auto p = side_problem(request.targets, search ? "database" : "target"); !p.empty()) error(p);
     const bool have_both = request.queries.size() > 0 && request.targets.size() > 0;
     if (search && request.top < 1) error("Top hits per query must be at least 1");
-    if (have_both && !search && request.pairing == Pairing::RecordByRecord &&
+    const bool long_pair = request.is_long_pair();
+    if (have_both && !search && !long_pair && request.pairing == Pairing::RecordByRecord &&
         request.queries.size() != request.targets.size())
         error("Record by record pairs query i with target i, but there are " +
               std::to_string(request.queries.size()) + " queries and " + std::to_string(request.targets.size()) +
               " targets");
     // A search keeps K hits per query, not one result per pair: no pair limit.
-    if (have_both && !search && request.pair_count() > max_pairs_per_job)
+    if (have_both && !search && !long_pair && request.pair_count() > max_pairs_per_job)
         error(std::to_string(request.pair_count()) + " pairs is more than one job may hold (" +
               std::to_string(max_pairs_per_job) + "); pair record by record or select fewer sequences");
     if (have_both && nucleotide(request.queries.alphabet) != nucleotide(request.targets.alphabet))
@@ -218,8 +285,10 @@ std::vector<JobProblem> check_request(const JobRequest& request, const std::vect
             warning(matrix_name + " is a protein matrix but the sequences are nucleotides: EDNAFULL or "
                                   "match/mismatch is the usual choice");
     }
-    if (request.algorithm == JobAlgorithm::SemiGlobal && request.free_ends == FreeEndGaps::none())
+    if (request.align_options().mode == AlignmentMode::SemiGlobal && !search &&
+        request.free_ends == FreeEndGaps::none())
         warning("Semi-global with no free end gaps is the same as global alignment");
+    if (long_pair) check_long_pair(request, devices, have_both, error, warning);
 
     // Device.
     if (request.device == "gpu") {
@@ -274,6 +343,16 @@ ScanSetup scan_setup(const JobRequest& request) {
     setup.threads = request.threads;
     setup.streams = request.streams;
     return setup;
+}
+
+LongRunnerSettings long_runner_settings(const JobRequest& request) {
+    LongRunnerSettings settings;
+    settings.strategy = request.strategy;
+    if (request.strategy == "streams") {
+        settings.kernels = request.kernels;
+        settings.streams = request.streams;
+    }
+    return settings;
 }
 
 PairJob job_settings(const JobRequest& request) {

@@ -22,15 +22,18 @@
 
 namespace alignscope::ui {
 
-// The kinds of job the workbench can run. Long pair, profile search and
-// all-against-all join this list with their issues, each with its own branch in
+// The kinds of job the workbench can run. Profile search and all-against-all
+// join this list with their issues, each with its own branch in
 // JobQueue::run; the panel offers exactly what is listed here. A database
 // search scans every query against every database sequence (local alignment,
 // score only, on a scanner of the ScannerRegistry) and aligns the K best hits
-// of each query in full, as `alignscope-cli search` does.
-enum class JobAlgorithm { Global, Local, SemiGlobal, DatabaseSearch };
+// of each query in full, as `alignscope-cli search` does. A long pair aligns
+// the first query with the first target in memory linear in their lengths
+// (longpair::align_long_on: the GPU pipeline, or Myers-Miller on CPU devices),
+// in the mode the request's long_mode names, as `alignscope-cli align --long`.
+enum class JobAlgorithm { Global, Local, SemiGlobal, DatabaseSearch, LongPair };
 
-std::string_view to_string(JobAlgorithm algorithm);  // "global", "local", "semiglobal", "search"
+std::string_view to_string(JobAlgorithm algorithm);  // "global", "local", "semiglobal", "search", "long"
 std::string display_name(JobAlgorithm algorithm);    // "Global (Needleman-Wunsch)", ...
 JobAlgorithm parse_algorithm(std::string_view name);  // throws Error
 const std::vector<JobAlgorithm>& available_algorithms();
@@ -68,10 +71,19 @@ struct SequenceList {
     std::size_t size() const { return records ? records->size() : 0; }
 };
 
+// Long-pair GPU strategies (LongRunnerSettings::strategy): one persistent
+// kernel over row strips, or several kernels on several streams.
+inline constexpr const char* long_strategies[] = {"strips", "streams"};
+// The stage-1 overview a long-pair job keeps for the DP heatmap: blocks per side.
+inline constexpr int long_overview_size = 512;
+
 struct JobRequest {
     JobAlgorithm algorithm = JobAlgorithm::Global;
     std::size_t top = 10;   // database search: hits kept per query (K)
-    FreeEndGaps free_ends;  // semi-global only
+    FreeEndGaps free_ends;  // semi-global only (the algorithm, or a long pair's mode)
+    AlignmentMode long_mode = AlignmentMode::Global;  // long pair: global, local or semi-global
+    std::string strategy = "strips";  // long pair on a GPU: "strips" or "streams"
+    int kernels = 0;                  // long pair, "streams" strategy: concurrent kernels; 0 = backend default
     ScoringChoice scoring;
     std::string device = "cpu";  // DeviceRegistry::select spec
     int threads = 0;             // CPU worker threads; 0 = all cores
@@ -82,8 +94,10 @@ struct JobRequest {
     SequenceList targets;  // the database of a search
 
     bool is_search() const { return algorithm == JobAlgorithm::DatabaseSearch; }
+    bool is_long_pair() const { return algorithm == JobAlgorithm::LongPair; }
     AlignOptions align_options() const;
-    // Pairs aligned, or for a search pairs scanned (queries x database sequences).
+    // Pairs aligned (a long pair: 1), or for a search pairs scanned (queries x
+    // database sequences).
     std::uint64_t pair_count() const;
     std::uint64_t cell_count() const;  // sum of |q| * |t| over the pairs
     // One line for the jobs list: "global BLOSUM62 10/0.5, 2 x 5 pairs".
@@ -112,6 +126,10 @@ GapCosts search_default_gaps(const ScoringChoice& scoring, AlphabetKind alphabet
 // The scan a search request runs: scheme, local mode, threads, streams.
 // Throws Error when the scoring is invalid.
 ScanSetup scan_setup(const JobRequest& request);
+
+// The runner settings of a long-pair request (strategy, kernels and streams
+// apply to GPU devices; the "strips" strategy uses one kernel on one stream).
+LongRunnerSettings long_runner_settings(const JobRequest& request);
 
 // The engine job for a checked request. Throws Error when the scoring is invalid.
 PairJob make_pair_job(const JobRequest& request);

@@ -39,6 +39,25 @@ store::JobSpec ProjectJobRecorder::spec_for(const JobRequest& request, const Dev
     store::JobSpec spec = store::JobSpec::for_pair_job("gui", job_settings(request), device);
     spec.devices = request.device;
     auto& p = spec.parameters;
+    if (request.is_long_pair()) {
+        // As `alignscope-cli align --long` records it, with the pair named.
+        p["long"] = "yes";
+        p["queries"] = request.queries.label;
+        p["targets"] = request.targets.label;
+        p["pairs"] = std::to_string(request.pair_count());
+        p["cells"] = std::to_string(request.cell_count());
+        p["traceback"] = request.traceback ? "on" : "off";
+        p["overview_size"] = std::to_string(long_overview_size);
+        if (request.queries.size() > 0) p["query_ids"] = request.queries.records->front().id;
+        if (request.targets.size() > 0) p["target_ids"] = request.targets.records->front().id;
+        if (device.kind == "gpu") {
+            const LongRunnerSettings settings = long_runner_settings(request);
+            p["strategy"] = settings.strategy;
+            if (settings.kernels) p["kernels"] = std::to_string(settings.kernels);
+            spec.streams = settings.streams;
+        }
+        return spec;
+    }
     p["pairing"] = request.pairing == Pairing::AllAgainstAll ? "all-against-all" : "record-by-record";
     p["queries"] = request.queries.label;
     p["targets"] = request.targets.label;
@@ -69,6 +88,11 @@ void ProjectJobRecorder::progress(const Progress& progress) { recording_->progre
 void ProjectJobRecorder::hits(const std::vector<store::Hit>& hits, const std::vector<Alignment>& alignments) {
     recording_->add_hits(hits);
     if (!alignments.empty()) recording_->add_alignments(alignments);
+}
+
+void ProjectJobRecorder::long_pair(const store::LongPairStats& stats, const store::Heatmap* overview) {
+    recording_->add_long_pair_stats(stats);
+    if (overview) recording_->add_heatmap(*overview);
 }
 
 void ProjectJobRecorder::done(const std::vector<Alignment>& alignments, const std::vector<TimelineEvent>& timeline,

@@ -1,6 +1,7 @@
 // The JobRecorder that writes a GUI job into the project through the store's
 // JobRecording: the full specification, links to the input sets, progress,
-// results and the final state, on a connection of its own.
+// results (a long pair's pipeline statistics and stage-1 overview among them)
+// and the final state, on a connection of its own.
 #pragma once
 
 #include "jobs/job_queue.hpp"
@@ -21,6 +22,7 @@ public:
     void started() override;
     void progress(const Progress& progress) override;
     void hits(const std::vector<store::Hit>& hits, const std::vector<Alignment>& alignments) override;
+    void long_pair(const store::LongPairStats& stats, const store::Heatmap* overview) override;
     void done(const std::vector<Alignment>& alignments, const std::vector<TimelineEvent>& timeline,
               const std::string& clock_source) override;
     void failed(const std::string& message) override;

@@ -96,9 +96,17 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     traceback_ = new QCheckBox(tr("Traceback (off: scores and coordinates only)"), this);
     traceback_->setObjectName("traceback");
     traceback_->setChecked(true);
+    long_mode_ = new QComboBox(this);
+    long_mode_->setObjectName("longMode");
+    long_mode_->addItem(tr("Global (Needleman-Wunsch)"), int(AlignmentMode::Global));
+    long_mode_->addItem(tr("Local (Smith-Waterman)"), int(AlignmentMode::Local));
+    long_mode_->addItem(tr("Semi-global (free end gaps)"), int(AlignmentMode::SemiGlobal));
+    long_mode_->setToolTip(tr("How the long pair is aligned: end to end, its best local alignment, or with free "
+                              "end gaps"));
     auto* algorithm_box = new QGroupBox(tr("Algorithm"), this);
     algorithm_form_ = new QFormLayout(algorithm_box);
     algorithm_form_->addRow(tr("&Mode:"), algorithm_);
+    algorithm_form_->addRow(tr("&Alignment:"), long_mode_);
     algorithm_form_->addRow(tr("Free end gaps:"), free_ends_box_);
     algorithm_form_->addRow(tr("Top &hits per query:"), top_);
     algorithm_form_->addRow(traceback_);
@@ -165,10 +173,25 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     streams_->setObjectName("streams");
     streams_->setRange(0, 128);
     streams_->setSpecialValueText(tr("automatic"));
+    strategy_ = new QComboBox(this);
+    strategy_->setObjectName("strategy");
+    strategy_->addItem(tr("Strips (one persistent kernel)"), QStringLiteral("strips"));
+    strategy_->addItem(tr("Streams (kernels on several streams)"), QStringLiteral("streams"));
+    strategy_->setItemData(0, tr("One kernel whose warps take row strips in order, boundaries through a "
+                                 "global-memory bus"), Qt::ToolTipRole);
+    strategy_->setItemData(1, tr("Several row-strip kernels running concurrently on several streams, handing "
+                                 "boundary columns over through flags in global memory"), Qt::ToolTipRole);
+    kernels_ = new QSpinBox(this);
+    kernels_->setObjectName("kernels");
+    kernels_->setRange(0, 4096);
+    kernels_->setSpecialValueText(tr("automatic"));
+    kernels_->setToolTip(tr("Concurrent row-strip kernels of the streams strategy"));
     auto* device_box = new QGroupBox(tr("Device"), this);
     device_form_ = new QFormLayout(device_box);
     device_form_->addRow(tr("&Device:"), device_);
     device_form_->addRow(tr("T&hreads:"), threads_);
+    device_form_->addRow(tr("Long-pair stra&tegy:"), strategy_);
+    device_form_->addRow(tr("&Kernels:"), kernels_);
     device_form_->addRow(tr("Str&eams per GPU:"), streams_);
     fillDevices();
 
@@ -233,7 +256,12 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
         if (matrix_->findText(path) < 0) matrix_->addItem(path);
         matrix_->setCurrentText(path);
     });
-    for (QSpinBox* box : {threads_, streams_}) connect(box, &QSpinBox::valueChanged, this, changed);
+    for (QSpinBox* box : {threads_, streams_, kernels_}) connect(box, &QSpinBox::valueChanged, this, changed);
+    for (QComboBox* combo : {long_mode_, strategy_})
+        connect(combo, &QComboBox::currentIndexChanged, this, [this] {
+            updateVisibility();
+            revalidate();
+        });
     for (QSpinBox* box : {match_, mismatch_})
         connect(box, &QSpinBox::valueChanged, this, [this] {
             followDefaultGaps();
@@ -346,9 +374,13 @@ void JobPanel::followDefaultGaps() {
 void JobPanel::updateVisibility() {
     const auto algorithm = JobAlgorithm(algorithm_->currentData().toInt());
     const bool search = algorithm == JobAlgorithm::DatabaseSearch;
-    algorithm_form_->setRowVisible(free_ends_box_, algorithm == JobAlgorithm::SemiGlobal);
+    const bool long_pair = algorithm == JobAlgorithm::LongPair;
+    const bool long_semi = long_pair && AlignmentMode(long_mode_->currentData().toInt()) == AlignmentMode::SemiGlobal;
+    algorithm_form_->setRowVisible(long_mode_, long_pair);
+    algorithm_form_->setRowVisible(free_ends_box_, algorithm == JobAlgorithm::SemiGlobal || long_semi);
     algorithm_form_->setRowVisible(top_, search);
-    sequences_form_->setRowVisible(pairing_, !search);
+    // A long pair is the first query with the first target: no pairing to choose.
+    sequences_form_->setRowVisible(pairing_, !search && !long_pair);
     if (auto* label = qobject_cast<QLabel*>(sequences_form_->labelForField(targets_)))
         label->setText(search ? tr("&Database:") : tr("&Targets:"));
     const bool match_mismatch = scoring_kind_->currentIndex() == 1;
@@ -357,8 +389,14 @@ void JobPanel::updateVisibility() {
     scoring_form_->setRowVisible(mismatch_, match_mismatch);
     const QString device = device_->currentData().toString();
     const bool gpu = device.startsWith("gpu");
-    device_form_->setRowVisible(threads_, !gpu);
-    device_form_->setRowVisible(streams_, gpu);
+    const bool streams_strategy = strategy_->currentData().toString() == "streams";
+    // On CPU devices a long pair is Myers-Miller on one core: no threads to
+    // choose; on GPUs the strategy, and its kernel and stream counts for the
+    // streams strategy (the strips strategy is one kernel on one stream).
+    device_form_->setRowVisible(threads_, !gpu && !long_pair);
+    device_form_->setRowVisible(strategy_, gpu && long_pair);
+    device_form_->setRowVisible(kernels_, gpu && long_pair && streams_strategy);
+    device_form_->setRowVisible(streams_, gpu && (!long_pair || streams_strategy));
 }
 
 SequenceList JobPanel::listFor(const QComboBox& combo, bool* mixed) const {
@@ -394,8 +432,13 @@ JobRequest JobPanel::request() const {
     r.scoring.gap_extend = gap_extend_->value();
     r.device = device_->currentData().toString().toStdString();
     const bool gpu = r.device.rfind("gpu", 0) == 0;
-    r.threads = gpu ? 0 : threads_->value();
-    r.streams = gpu ? streams_->value() : 0;
+    const bool long_pair = r.algorithm == JobAlgorithm::LongPair;
+    r.long_mode = AlignmentMode(long_mode_->currentData().toInt());
+    r.strategy = strategy_->currentData().toString().toStdString();
+    const bool streams_strategy = r.strategy == "streams";
+    r.threads = gpu || long_pair ? 0 : threads_->value();
+    r.streams = gpu && (!long_pair || streams_strategy) ? streams_->value() : 0;
+    r.kernels = gpu && long_pair && streams_strategy ? kernels_->value() : 0;
     r.traceback = traceback_->isChecked();
     r.pairing = Pairing(pairing_->currentData().toInt());
     r.queries = listFor(*queries_, nullptr);
@@ -442,6 +485,27 @@ QString JobPanel::estimateText() const {
     if (!canRun()) return {};
     const JobRequest r = request();
     const double cells = double(r.cell_count());
+    if (r.is_long_pair()) {
+        // The long-pair path's own speed: bench --long points or earlier long
+        // jobs of the project on the device that will run it (all GPUs: the first).
+        std::string device = r.device;
+        if (device == "gpu")
+            for (const auto& d : devices_)
+                if (d.kind == "gpu" && d.available) {
+                    device = d.id;
+                    break;
+                }
+        const bool gpu = device.rfind("gpu", 0) == 0;
+        const auto speed = document_.longPairSpeed(device, gpu ? r.strategy : std::string());
+        const QString size = tr("1 pair, %1 cells").arg(human_count(cells));
+        if (speed.cells_per_second <= 0)
+            return tr("%1. No time estimate: no bench --long point or earlier long-pair job on %2 in this project "
+                      "(run alignscope-cli bench --long --project to measure it).")
+                .arg(size, QString::fromStdString(device));
+        return tr("%1: %2 at %3 cells/s (%4).")
+            .arg(size, human_seconds(cells / speed.cells_per_second), human_count(speed.cells_per_second),
+                 speed.source);
+    }
     const QString size = r.is_search() ? tr("%1 pairs to scan, %2 cells").arg(human_count(double(r.pair_count())),
                                                                              human_count(cells))
                                        : tr("%1 pairs, %2 cells").arg(human_count(double(r.pair_count())), human_count(cells));
@@ -477,6 +541,16 @@ void JobPanel::setFreeEnds(const FreeEndGaps& free_ends) {
     free_target_begin_->setChecked(free_ends.target_begin);
     free_target_end_->setChecked(free_ends.target_end);
 }
+
+void JobPanel::setLongPairMode(AlignmentMode mode) {
+    long_mode_->setCurrentIndex(long_mode_->findData(int(mode)));
+}
+
+void JobPanel::setStrategy(const QString& strategy) {
+    if (int i = strategy_->findData(strategy); i >= 0) strategy_->setCurrentIndex(i);
+}
+
+void JobPanel::setKernels(int kernels) { kernels_->setValue(kernels); }
 
 void JobPanel::setMatrix(const QString& name) {
     matrix_chosen_ = true;

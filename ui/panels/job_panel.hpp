@@ -1,5 +1,6 @@
 // The job configuration panel: which sequences, which algorithm (pairwise
-// modes, or a database search with its top-K), which scoring (with the gap
+// modes, a database search with its top-K, or a long pair with its mode and,
+// on GPUs, its strategy, kernel and stream counts), which scoring (with the gap
 // convention spelled out; a search starts from BLAST's gap costs for the
 // matrix, as the CLI does), which device, streams or threads, and traceback. Every change re-checks the request, so an impossible combination
 // is explained in the panel before the job starts, and shows a time estimate
@@ -49,6 +50,9 @@ public:
     void setPairing(Pairing pairing);
     void setAlgorithm(JobAlgorithm algorithm);
     void setFreeEnds(const FreeEndGaps& free_ends);
+    void setLongPairMode(AlignmentMode mode);  // a long pair's global, local or semi-global
+    void setStrategy(const QString& strategy);  // long pair on GPUs: "strips" or "streams"
+    void setKernels(int kernels);               // long pair, streams strategy; 0 = automatic
     void setMatrix(const QString& name);
     void setMatchMismatch(int match, int mismatch);
     void setGaps(double open, double extend);  // the user's choice: defaults stop following the matrix
@@ -99,6 +103,9 @@ private:
     QCheckBox* free_target_begin_;
     QCheckBox* free_target_end_;
     QCheckBox* traceback_;
+    QComboBox* long_mode_;
+    QComboBox* strategy_;
+    QSpinBox* kernels_;
     QComboBox* scoring_kind_;
     QComboBox* matrix_;
     QSpinBox* match_;
