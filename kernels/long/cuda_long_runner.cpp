@@ -92,6 +92,14 @@ public:
         cudaDeviceProp prop{};
         check_cuda(cudaGetDeviceProperties(&prop, device_index_), "cudaGetDeviceProperties", site_);
         sm_count_ = prop.multiProcessorCount;
+        int per_sm = 0;
+        check_cuda(longpass::prepare_kernel(16, false, false, alphabet_, &per_sm), "cudaFuncSetAttribute", site_);
+        resident_warps_ = sm_count_ * per_sm * (longpass::block_threads() / 32);
+    }
+
+    // Every strip of a stage-2 band must run at once (R = 16), with a margin.
+    std::int64_t max_band_rows() const override {
+        return static_cast<std::int64_t>(resident_warps_) * longpass::strip_rows(16) * 9 / 10;
     }
 
     void run(std::vector<PassTask>& tasks, const JobContext& context, const longpair::PassProgress& progress) override {
@@ -153,12 +161,18 @@ private:
             if (tasks[x].local != local) throw Error("internal error: local and non-local long-pair passes in one launch");
         // Rows per lane: 16 when there are strips enough to fill the GPU, else 8.
         const int resident_guess = sm_count_ * 16;
-        bool overview = false;
-        for (std::size_t x = first; x < last; ++x) overview = overview || (tasks[x].overview_rows > 0 && tasks[x].overview_cols > 0);
+        bool overview = false, goal_batch = false;
+        for (std::size_t x = first; x < last; ++x) {
+            overview = overview || (tasks[x].overview_rows > 0 && tasks[x].overview_cols > 0);
+            goal_batch = goal_batch || tasks[x].goal_search;
+        }
         const int R = overview ? 16
                       : (settings_.kernel == "r8") ? 8
                       : (settings_.kernel == "r16") ? 16
-                      : (total_rows / longpass::strip_rows(16) >= resident_guess ? 16 : 8);
+                      : (total_rows / longpass::strip_rows(16) >= resident_guess ||
+                         (goal_batch && total_rows / longpass::strip_rows(8) > resident_warps_))
+                            ? 16
+                            : 8;
         const I64 SH = longpass::strip_rows(R);
 
         // Lay out the tasks and their buffers.
@@ -386,7 +400,11 @@ private:
         const int resident = sm_count_ * per_sm;
         const int blocks_needed = (tickets + warps_per_block - 1) / warps_per_block;
         int blocks = std::min(resident, blocks_needed);
-        const bool streams_strategy = settings_.strategy == "streams";
+        // A goal search must have all its strips resident at once (it stops early
+        // only then), so it always runs as one persistent kernel.
+        bool goal = false;
+        for (const longpass::LongTask& t : tasks) goal = goal || t.goal_search;
+        const bool streams_strategy = settings_.strategy == "streams" && !goal;
         const int kernels = streams_strategy ? std::max(1, settings_.kernels > 0 ? settings_.kernels : 4) : 1;
         const int stream_count = streams_strategy ? std::max(1, settings_.streams > 0 ? settings_.streams : kernels) : 1;
         blocks = std::max(blocks, kernels);
@@ -491,6 +509,7 @@ private:
     I64 m_ = 0, n_ = 0;
     int alphabet_ = 0;
     int sm_count_ = 1;
+    int resident_warps_ = 1;
     std::string kernel_name_;
     DeviceBuffer<std::uint8_t> residues_;
     DeviceBuffer<std::int8_t> profile_;

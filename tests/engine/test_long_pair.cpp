@@ -176,6 +176,44 @@ private slots:
         }
     }
 
+    // A runner that can only search bands of a few rows gets special rows that
+    // close, or a clear error when the budget cannot hold them.
+    void band_cap() {
+        class Capped final : public PassRunner {
+        public:
+            Capped() : cpu_(make_cpu_pass_runner()) {}
+            void prepare(const std::uint8_t* q, std::int64_t m, const std::uint8_t* t, std::int64_t n,
+                         const ScoringScheme& s) override {
+                cpu_->prepare(q, m, t, n, s);
+            }
+            void run(std::vector<PassTask>& tasks, const JobContext& c, const PassProgress& p) override {
+                for (const PassTask& task : tasks)
+                    if (task.goal_search && task.rows() > 10) throw Error("band too tall");
+                cpu_->run(tasks, c, p);
+            }
+            const std::vector<std::int64_t>& saved_rows() const override { return cpu_->saved_rows(); }
+            std::int64_t max_band_rows() const override { return 10; }
+            std::string device() const override { return "capped"; }
+            std::string kernel() const override { return "capped"; }
+
+        private:
+            std::unique_ptr<PassRunner> cpu_;
+        };
+        std::mt19937 rng(11);
+        const std::string q = random_residues(rng, "ACGT", 200);
+        const std::string t = mutate(rng, q, "ACGT");
+        const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("EDNAFULL"), 10, 0.5);
+        LongPairOptions o;
+        o.align.mode = AlignmentMode::Local;
+        Capped capped;
+        LongPairStats stats;
+        const Alignment got = align_long(q, t, scheme, o, capped, {}, &stats);
+        QCOMPARE(got.score, align_reference(q, t, scheme, o.align).score);
+        QVERIFY(stats.special_rows >= 19);
+        o.special_row_budget = 3 * (t.size() + 1) * 8;  // room for three rows only
+        QVERIFY_THROWS_EXCEPTION(Error, align_long(q, t, scheme, o, capped));
+    }
+
     void bad_input_is_an_error() {
         const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("EDNAFULL"), 10, 0.5);
         auto runner = make_cpu_pass_runner();

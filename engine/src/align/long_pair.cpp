@@ -195,6 +195,17 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
         const std::uint64_t row_bytes = runner.special_row_bytes(n);
         const std::uint64_t count = std::max<std::uint64_t>(1, options.special_row_budget / std::max<std::uint64_t>(row_bytes, 1));
         p.special_every = std::max<I64>(options.min_band_rows, (m + static_cast<I64>(count)) / (static_cast<I64>(count) + 1));
+        const I64 cap = runner.max_band_rows();
+        if (cap > 0 && p.special_every > cap && (options.align.traceback || mode != AlignmentMode::Global)) {
+            p.special_every = cap;
+            const std::uint64_t needed = static_cast<std::uint64_t>(m / cap) * row_bytes;
+            if (needed > options.special_row_budget)
+                throw Error("this pair needs " + std::to_string(m / cap) + " special rows of " +
+                            std::to_string(row_bytes >> 20) + " MiB (" + std::to_string(needed >> 20) +
+                            " MiB) on " + runner.device() + " for its stage-2 bands of at most " + std::to_string(cap) +
+                            " rows; the budget is " + std::to_string(options.special_row_budget >> 20) +
+                            " MiB: raise --special-rows-mem, or use --device cpu");
+        }
     }
     runner.run(tasks, context, pass_progress);
     PassTask& s1 = tasks[0];

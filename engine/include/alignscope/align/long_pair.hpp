@@ -146,6 +146,9 @@ public:
     virtual const std::vector<std::int64_t>& saved_rows() const = 0;
     // Bytes one special row takes for a target of n residues.
     virtual std::uint64_t special_row_bytes(std::int64_t n) const { return static_cast<std::uint64_t>(n + 1) * 8; }
+    // The tallest band a stage-2 goal search may have (0 = any): a search
+    // stops early only when all of a band's strips run at once.
+    virtual std::int64_t max_band_rows() const { return 0; }
     virtual std::string device() const = 0;  // "cpu-ref", "gpu:0"
     virtual std::string kernel() const = 0;  // what ran, e.g. "long_strips_r16"
 };
