@@ -13,6 +13,8 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <cstdlib>
+
 namespace alignscope::ui {
 
 JobHeatmapView::JobHeatmapView(ProjectDocument& document, QWidget* parent) : JobResultView(document, parent) {
@@ -79,15 +81,44 @@ void JobHeatmapView::load(const store::JobInfo* job) {
     }
     if (requested_job_ != job->id) row_ = 0;
     store::Project* project = document().project();
-    if (job->counts.alignments == 0 && job->counts.heatmaps > 0 && project) {
+    // A long pair is drawn from what its job saved, never from its sequences:
+    // the stage-1 overview (a grid of block maxima of the whole matrix) with
+    // the alignment's path, so a job of megabases opens as fast as a small one.
+    const bool long_pair = job->spec.parameters.count("long") > 0;
+    if ((job->counts.alignments == 0 || long_pair) && job->counts.heatmaps > 0 && project) {
         const std::vector<store::Heatmap> saved = project->heatmaps(job->id);
         if (!saved.empty()) {
             heatmap_->setStoredHeatmap(saved.front());
-            setNote(tr("%1: saved %2 heatmap of %3 against %4")
-                        .arg(jobTitle(*job), QString::fromStdString(saved.front().label),
-                             QString::fromStdString(saved.front().query_id),
-                             QString::fromStdString(saved.front().target_id)));
+            const store::Heatmap& h = saved.front();
+            if (long_pair)
+                setNote(tr("%1: long pair %2 (%L3) against %4 (%L5), the stage-1 overview of the whole matrix "
+                           "(%6 x %7 blocks) with the alignment's path")
+                            .arg(jobTitle(*job), QString::fromStdString(h.query_id))
+                            .arg(h.source_rows - 1)
+                            .arg(QString::fromStdString(h.target_id))
+                            .arg(h.source_cols - 1)
+                            .arg(h.rows)
+                            .arg(h.cols));
+            else
+                setNote(tr("%1: saved %2 heatmap of %3 against %4")
+                            .arg(jobTitle(*job), QString::fromStdString(h.label), QString::fromStdString(h.query_id),
+                                 QString::fromStdString(h.target_id)));
             tabs_->setTabToolTip(stepper_tab, tr("The stepper needs the sequences of a small pair"));
+            return;
+        }
+    }
+    if (long_pair && job->counts.alignments > 0) {
+        // No overview: the job ran on a CPU device (Myers-Miller keeps none).
+        // A pair small enough is drawn again from its sequences; a larger one is not.
+        std::uint64_t cells = 0;
+        if (auto it = job->spec.parameters.find("cells"); it != job->spec.parameters.end())
+            cells = std::strtoull(it->second.c_str(), nullptr, 10);
+        if (cells == 0 || cells > long_recompute_cell_limit) {
+            heatmap_->clear(tr("No overview of the DP matrix was saved"));
+            setNote(tr("%1: a long pair run on %2, which keeps no overview of the DP matrix (CPU devices align it "
+                       "by Myers-Miller), and at %L3 cells too large to compute again here. A GPU run saves one.")
+                        .arg(jobTitle(*job), QString::fromStdString(job->spec.devices))
+                        .arg(qulonglong(cells)));
             return;
         }
     }

@@ -2,7 +2,9 @@
 // of the job's alignments, the one chosen in the alignment list (the first by
 // default, or the number in the spin box), and for pairs small enough to teach
 // with, a "Step through the DP" tab with the stepper on the same pair. Jobs
-// that saved heatmaps of their own (long pairs) show the first of those.
+// that saved heatmaps of their own show the first of those; a long-pair job
+// shows its stage-1 overview with the alignment's path (never its sequences'
+// matrix), or when it kept none (CPU devices) the pair recomputed if small.
 #pragma once
 
 #include "views/job_result_view.hpp"
@@ -37,6 +39,9 @@ public:
     // Pairs up to this many DP cells can be stepped through (a table of
     // numbers bigger than this teaches nothing).
     static constexpr std::uint64_t stepper_cell_limit = 40'000;
+    // A long pair without a saved overview is drawn again from its sequences
+    // (block maxima computed on a worker) up to this many cells.
+    static constexpr std::uint64_t long_recompute_cell_limit = 1'000'000'000;
 
 protected:
     void load(const store::JobInfo* job) override;

@@ -142,6 +142,8 @@ AlignedPair JobResultView::alignedPair(const store::JobInfo& job, qint64 row) co
 QString JobResultView::jobTitle(const store::JobInfo& job) const {
     QString what = JobsModel::scoringText(job.spec);
     if (job.spec.parameters.count("search")) what = tr("database search, ") + what;
+    else if (job.spec.parameters.count("long") && job.spec.command != "bench")
+        what = tr("long pair, ") + QString::fromStdString(job.spec.mode) + ", " + what;
     else if (!job.spec.mode.empty()) what = QString::fromStdString(job.spec.mode) + ", " + what;
     return tr("Job %1 (%2, %3)").arg(job.id).arg(what, QString::fromStdString(job.spec.devices));
 }

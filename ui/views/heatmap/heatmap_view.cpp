@@ -42,6 +42,55 @@ QCPColorGradient viridis() {
 
 const char* state_name(DpState s) { return s == DpState::H ? "H" : s == DpState::E ? "E" : "F"; }
 
+// An axis in block units over blocks of unequal size: block b is drawn over
+// plot coordinates [b - 0.5, b + 0.5) and stands for the sequence positions
+// [begins[b], begins[b + 1]) (a position p being the cell [p, p + 1), centre
+// p + 0.5). Ticks go at round positions, mapped into the blocks.
+class BlockTicker : public QCPAxisTicker {
+public:
+    explicit BlockTicker(std::vector<std::int64_t> begins) : begins_(std::move(begins)) {}
+
+    int blocks() const { return int(begins_.size()) - 1; }
+    // Plot coordinate -> continuous position, and back.
+    double toPosition(double x) const {
+        const int b = std::clamp(int(std::floor(x + 0.5)), 0, blocks() - 1);
+        const double f = x - (b - 0.5);
+        return double(begins_[std::size_t(b)]) + f * double(begins_[std::size_t(b) + 1] - begins_[std::size_t(b)]);
+    }
+    double toPlot(double position) const {
+        const auto it = std::upper_bound(begins_.begin(), begins_.end() - 1, std::int64_t(std::floor(position)));
+        const int b = std::clamp(int(it - begins_.begin()) - 1, 0, blocks() - 1);
+        const double size = double(begins_[std::size_t(b) + 1] - begins_[std::size_t(b)]);
+        return b - 0.5 + (position - double(begins_[std::size_t(b)])) / size;
+    }
+
+protected:
+    QVector<double> createTickVector(double, const QCPRange& range) override {
+        const double lo = toPosition(range.lower) - 0.5, hi = toPosition(range.upper) - 0.5;
+        const double step = std::max(1.0, getTickStep(QCPRange(lo, hi)));
+        QVector<double> ticks;
+        for (double v = std::ceil(lo / step) * step; v <= hi && ticks.size() < 1000; v += step)
+            ticks << toPlot(v + 0.5);
+        return ticks;
+    }
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override {
+        const double v = std::round(toPosition(tick) - 0.5);
+        if (std::fabs(v) >= 1e6) return QString::number(v / 1e6, 'g', 6) + "M";
+        if (std::fabs(v) >= 1e4) return QString::number(v / 1e3, 'g', 6) + "k";
+        return QString::number(v, 'f', 0);
+    }
+
+private:
+    std::vector<std::int64_t> begins_;  // blocks + 1 entries, the last = the end
+};
+
+std::vector<std::int64_t> block_begins(const store::Heatmap& h, bool rows) {
+    const int n = rows ? h.rows : h.cols;
+    std::vector<std::int64_t> begins(std::size_t(n) + 1);
+    for (int b = 0; b <= n; ++b) begins[std::size_t(b)] = rows ? h.row_begin(b) : h.col_begin(b);
+    return begins;
+}
+
 }  // namespace
 
 DpHeatmapView::DpHeatmapView(QWidget* parent) : QWidget(parent) {
@@ -118,6 +167,7 @@ void DpHeatmapView::cancelWork() {
 
 void DpHeatmapView::setMatrices(DpMatrices dp, std::string query, std::string target, int scale) {
     cancelWork();
+    setBlockTickers(nullptr);
     mode_ = Mode::Exact;
     dp_ = std::move(dp);
     query_ = std::move(query);
@@ -168,6 +218,7 @@ void DpHeatmapView::setPair(std::string query, std::string target, const Scoring
         return;
     }
     cancelWork();
+    setBlockTickers(nullptr);
     mode_ = Mode::Large;
     dp_.reset();
     stored_.reset();
@@ -263,6 +314,43 @@ void DpHeatmapView::setStoredHeatmap(const store::Heatmap& heatmap) {
     query_.clear();
     target_.clear();
     const store::Heatmap& h = *stored_;
+    if (!h.row_edges.empty() || !h.col_edges.empty()) {
+        // Blocks of unequal size: one colour-map cell per block at integer
+        // coordinates, the axes' ticks mapped to positions through the edges.
+        map_->data()->setSize(h.cols, h.rows);
+        map_->data()->setRange(QCPRange(0, std::max(h.cols - 1, 1)), QCPRange(0, std::max(h.rows - 1, 1)));
+        for (int r = 0; r < h.rows; ++r)
+            for (int c = 0; c < h.cols; ++c)
+                map_->data()->setCell(c, r, std::isnan(h.at(r, c)) ? nan : double(h.at(r, c)));
+        map_->rescaleDataRange(true);
+        scale_bar_->axis()->setLabel(tr("%1 (block maximum)").arg(QString::fromStdString(h.label)));
+        QVector<double> keys, values;
+        keys.reserve(qsizetype(h.path.size()));
+        values.reserve(qsizetype(h.path.size()));
+        for (const auto& [r, c] : h.path) {
+            keys << double(c);
+            values << double(r);
+        }
+        path_->setData(keys, values);
+        setBlockTickers(&h);
+        {
+            const QSignalBlocker bx(plot_->xAxis), by(plot_->yAxis);
+            plot_->xAxis->setRange(-0.5, double(h.cols) - 0.5);
+            plot_->yAxis->setRange(-0.5, double(h.rows) - 0.5);
+        }
+        plot_->xAxis2->setRange(plot_->xAxis->range());
+        plot_->yAxis2->setRange(plot_->yAxis->range());
+        status_->setText(tr("%1 vs %2: the whole %L3 x %L4 matrix as %5 x %6 blocks (maxima kept by the job)")
+                             .arg(QString::fromStdString(h.query_id), QString::fromStdString(h.target_id))
+                             .arg(h.source_rows - 1)
+                             .arg(h.source_cols - 1)
+                             .arg(h.rows)
+                             .arg(h.cols));
+        updateSequenceTicks();
+        plot_->replot();
+        return;
+    }
+    setBlockTickers(nullptr);
     map_->data()->setSize(h.cols, h.rows);
     // Block c covers source columns [ceil(c*N/cols), ceil((c+1)*N/cols)): place its centre there.
     const double bw = double(h.source_cols) / h.cols, bh = double(h.source_rows) / h.rows;
@@ -288,6 +376,43 @@ void DpHeatmapView::setStoredHeatmap(const store::Heatmap& heatmap) {
                          .arg(h.cols));
     updateSequenceTicks();
     plot_->replot();
+}
+
+void DpHeatmapView::clear(const QString& message) {
+    cancelWork();
+    setBlockTickers(nullptr);
+    mode_ = Mode::Empty;
+    dp_.reset();
+    heatmap_.reset();
+    stored_.reset();
+    query_.clear();
+    target_.clear();
+    map_->data()->clear();
+    path_->data()->clear();
+    status_->setText(message);
+    updateSequenceTicks();
+    plot_->replot();
+}
+
+void DpHeatmapView::setBlockTickers(const store::Heatmap* h) {
+    // Positions along the bottom (target) and right (query) axes.
+    if (h) {
+        plot_->xAxis->setTicker(QSharedPointer<BlockTicker>::create(block_begins(*h, false)));
+        plot_->yAxis2->setTicker(QSharedPointer<BlockTicker>::create(block_begins(*h, true)));
+        plot_->yAxis2->setTickLabels(true);
+    } else if (dynamic_cast<BlockTicker*>(plot_->xAxis->ticker().data())) {
+        plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        plot_->yAxis2->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    }
+}
+
+QPointF DpHeatmapView::plotPoint(double i, double j) const {
+    if (mode_ == Mode::Stored && stored_ && (!stored_->row_edges.empty() || !stored_->col_edges.empty())) {
+        const auto* x = dynamic_cast<const BlockTicker*>(plot_->xAxis->ticker().data());
+        const auto* y = dynamic_cast<const BlockTicker*>(plot_->yAxis2->ticker().data());
+        if (x && y) return {x->toPlot(j + 0.5), y->toPlot(i + 0.5)};
+    }
+    return {j, i};
 }
 
 void DpHeatmapView::setState(DpState state) {
@@ -480,6 +605,19 @@ QString DpHeatmapView::hoverText(const QPointF& pos) const {
             .arg(first(h.region.col_begin, h.region.cols(), h.cols, c))
             .arg(first(h.region.col_begin, h.region.cols(), h.cols, c + 1) - 1)
             .arg(fmt(h.at(r, c)));
+    }
+    if (mode_ == Mode::Stored && stored_ && (!stored_->row_edges.empty() || !stored_->col_edges.empty())) {
+        const store::Heatmap& h = *stored_;
+        const int r = int(std::lround(y)), c = int(std::lround(x));
+        if (r < 0 || c < 0 || r >= h.rows || c >= h.cols) return {};
+        const float v = h.at(r, c);
+        return tr("rows %L1-%L2, columns %L3-%L4: max %5 = %6")
+            .arg(h.row_begin(r))
+            .arg(h.row_begin(r + 1) - 1)
+            .arg(h.col_begin(c))
+            .arg(h.col_begin(c + 1) - 1)
+            .arg(QString::fromStdString(h.label))
+            .arg(std::isnan(v) ? QStringLiteral("-∞") : QString::number(double(v)));
     }
     if (mode_ == Mode::Stored && stored_) {
         const store::Heatmap& h = *stored_;

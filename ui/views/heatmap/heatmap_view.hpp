@@ -2,7 +2,11 @@
 // it, cell values on hover, the sequences along the axes. Small pairs show the
 // exact matrices; larger ones a grid of block maxima that the engine computes
 // for the visible region at screen resolution (compute_dp_heatmap) and
-// computes again, finer, when the user zooms.
+// computes again, finer, when the user zooms. Heatmaps a job saved are shown
+// as saved; those with blocks of unequal size (a long-pair job's stage-1
+// overview) are drawn one colour-map cell per block, the axes in block units
+// with ticks at sequence positions mapped through the blocks' edges, so
+// opening one costs only its grid, however large the pair.
 #pragma once
 
 #include "views/alignment/aligned_pair.hpp"
@@ -53,6 +57,13 @@ public:
     void loadFromProject(const store::Project& project, std::int64_t job_id, std::int64_t row = 0);
     // A heatmap the project saved (already block maxima, no refinement).
     void setStoredHeatmap(const store::Heatmap& heatmap);
+    // Nothing shown; `message` in the status line.
+    void clear(const QString& message = {});
+    // The saved heatmap on screen, if any.
+    const store::Heatmap* storedHeatmap() const { return stored_ ? &*stored_ : nullptr; }
+    // Plot coordinates of a DP cell (row i, column j) under the current mode
+    // (block units for a saved heatmap with edges).
+    QPointF plotPoint(double i, double j) const;
     // Rows of the current large pair saved by an earlier pass (a long-pair
     // job's special rows): each zoomed pass starts from the nearest one above
     // the region instead of row 0.
@@ -89,6 +100,7 @@ private:
     void requestRegion();
     void setPathFromAlignment(const Alignment& alignment);
     void updateSequenceTicks();
+    void setBlockTickers(const store::Heatmap* heatmap);  // null: plain position tickers
     void onMouseMove(QMouseEvent* event);
     void cancelWork();
 
