@@ -73,6 +73,7 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     for (JobAlgorithm a : available_algorithms())
         algorithm_->addItem(QString::fromStdString(display_name(a)), int(a));
     free_ends_box_ = new QWidget(this);
+    free_ends_box_->setObjectName("freeEnds");
     free_query_begin_ = new QCheckBox(tr("query begin"), free_ends_box_);
     free_query_end_ = new QCheckBox(tr("query end"), free_ends_box_);
     free_target_begin_ = new QCheckBox(tr("target begin"), free_ends_box_);

@@ -1,0 +1,239 @@
+// Long-pair jobs in the workbench window, driven off-screen through its real
+// widgets: the panel offers the algorithm with its mode, shows the strategy,
+// kernel and stream rows only where they apply and explains the one-pair rule
+// inline; a ~20 kb pair grown from the lambda genome runs on the CPU backend to
+// completion and the project holds its alignment, whose score is the CPU
+// reference's (align_reference, called here) and whose CIGAR re-scores to it,
+// with the pipeline statistics; the next estimate uses that job's speed; a
+// 200 kb pair is cancelled mid-run.
+#include <mainwindow.hpp>
+#include <panels/job_panel.hpp>
+
+#include <alignscope/align/cigar.hpp>
+#include <alignscope/align/reference_aligner.hpp>
+#include <alignscope/bench/long_pairs.hpp>
+#include <alignscope/score/substitution_matrix.hpp>
+#include <alignscope/store/project.hpp>
+
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QProgressBar>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace alignscope;
+using namespace alignscope::ui;
+
+namespace {
+
+qint64 input_id(const ProjectDocument& document, const QString& file_name) {
+    for (const auto& input : document.inputs())
+        if (input.label() == file_name) return input.info.id;
+    return 0;
+}
+
+struct Finished {
+    qint64 job = 0;
+    JobState state = JobState::Queued;
+    QString text;
+};
+Finished wait_finished(MainWindow& window, int timeout_ms) {
+    QSignalSpy spy(&window, &MainWindow::jobNotification);
+    if (!spy.wait(timeout_ms)) return {};
+    const auto args = spy.takeFirst();
+    return {args[0].toLongLong(), JobState(args[1].toInt()), args[2].toString()};
+}
+
+bool row_visible(JobPanel& panel, const char* name) {
+    auto* w = panel.findChild<QWidget*>(name);
+    return w && w->isVisibleTo(&panel);
+}
+
+}  // namespace
+
+class WorkbenchLongTest : public QObject {
+    Q_OBJECT
+private:
+    std::unique_ptr<DeviceRegistry> registry_;
+    QTemporaryDir dir_;
+
+    QString path(const QString& name) const { return dir_.filePath(name); }
+
+    std::unique_ptr<MainWindow> openWindow(const QString& project) {
+        auto window = std::make_unique<MainWindow>(*registry_);
+        window->setConfirmCloseWhileRunning(false);
+        window->resize(1200, 800);
+        window->show();
+        QSignalSpy ready(window.get(), &MainWindow::projectReady);
+        window->openProject(project, true);
+        if (!ready.wait(20'000)) return nullptr;
+        return window;
+    }
+
+    bool loadAndWait(MainWindow& window, const QStringList& files) {
+        QSignalSpy idle(&window.document(), &ProjectDocument::loadingIdle);
+        window.loadFiles(files);
+        return idle.wait(30'000);
+    }
+
+    // Query and target files of a generated pair; the query file holds a
+    // second, short record that the long pair leaves out.
+    void writePair(const QString& prefix, std::int64_t m, std::int64_t n, LongPair& pair) {
+        pair = generate_long_pair(11, load_seed_genome().residues, m, n);
+        std::ofstream q(path(prefix + "_q.fa").toStdString()), t(path(prefix + "_t.fa").toStdString());
+        q << ">" << prefix.toStdString() << "_query\n" << pair.query << "\n>extra\nACGTACGTTTGA\n";
+        t << ">" << prefix.toStdString() << "_target\n" << pair.target << "\n";
+    }
+
+    void configure(JobPanel& panel, MainWindow& window, const QString& prefix) {
+        panel.setInputs(input_id(window.document(), prefix + "_q.fa"), input_id(window.document(), prefix + "_t.fa"));
+        panel.setAlgorithm(JobAlgorithm::LongPair);
+        panel.setMatchMismatch(2, -3);
+        panel.setGaps(5, 2);
+    }
+
+private slots:
+    void initTestCase() {
+        registry_ = make_cpu_registry();
+        DeviceInfo gpu;  // as the application registers it in a build without CUDA
+        gpu.id = "gpu";
+        gpu.kind = "gpu";
+        gpu.name = "CUDA GPUs";
+        gpu.available = false;
+        gpu.unavailable_reason = "this build has no CUDA backend";
+        registry_->add_unavailable(gpu);
+        QVERIFY(dir_.isValid());
+    }
+
+    void runsALongPairOnTheCpu() {
+        LongPair pair;
+        writePair("lambda20k", 20'000, 19'400, pair);
+        const QString project = path("long.alsproj");
+        auto window = openWindow(project);
+        QVERIFY(window);
+        QVERIFY(loadAndWait(*window, {path("lambda20k_q.fa"), path("lambda20k_t.fa")}));
+        JobPanel& panel = window->jobPanel();
+        configure(panel, *window, "lambda20k");
+        panel.setLongPairMode(AlignmentMode::Global);
+        QVERIFY(panel.setDevice("cpu"));
+
+        // Rows where they apply: no pairing, no threads on a CPU device, the
+        // strategy on GPUs only and the kernel and stream counts for the
+        // streams strategy only.
+        QVERIFY(row_visible(panel, "longMode"));
+        QVERIFY(!row_visible(panel, "pairing"));
+        QVERIFY(!row_visible(panel, "threads"));
+        QVERIFY(!row_visible(panel, "strategy"));
+        QVERIFY(!row_visible(panel, "kernels"));
+        QVERIFY(!row_visible(panel, "streams"));
+        if (panel.setDevice("gpu")) {  // listed even when unavailable
+            QVERIFY(row_visible(panel, "strategy"));
+            QVERIFY(!row_visible(panel, "kernels"));
+            QVERIFY(!row_visible(panel, "streams"));
+            panel.setStrategy("streams");
+            QVERIFY(row_visible(panel, "kernels"));
+            QVERIFY(row_visible(panel, "streams"));
+            QVERIFY(!panel.canRun());  // no GPU here
+            panel.setStrategy("strips");
+            QVERIFY(!row_visible(panel, "kernels"));
+            QVERIFY(panel.setDevice("cpu"));
+        }
+        QVERIFY(!row_visible(panel, "freeEnds"));
+        panel.setLongPairMode(AlignmentMode::SemiGlobal);
+        QVERIFY(row_visible(panel, "freeEnds"));
+        QCOMPARE(panel.request().align_options().mode, AlignmentMode::SemiGlobal);
+        panel.setLongPairMode(AlignmentMode::Global);
+        QVERIFY(!row_visible(panel, "freeEnds"));
+
+        // The one-pair rule and the CPU path, explained before the run.
+        QVERIFY2(panel.canRun(), qPrintable(panel.problemText()));
+        const QString notes = panel.problemText();
+        QVERIFY2(notes.contains("the first query, lambda20k_query (20000 residues), with the first target, "
+                                "lambda20k_target (19400 residues); the 1 other queries are not aligned"),
+                 qPrintable(notes));
+        QVERIFY2(notes.contains("Myers-Miller"), qPrintable(notes));
+        QVERIFY2(panel.estimateText().contains("No time estimate"), qPrintable(panel.estimateText()));
+        QVERIFY(panel.request().is_long_pair());
+        QCOMPARE(panel.request().cell_count(), std::uint64_t(20'000) * 19'400);
+
+        QVERIFY(window->runJob() != 0);
+        const Finished done = wait_finished(*window, 180'000);
+        QCOMPARE(done.state, JobState::Done);
+        QVERIFY2(done.text.contains("long pair") && done.text.contains("stage 1"), qPrintable(done.text));
+
+        // The project holds the alignment of the first pair, the CPU reference's score.
+        store::Project check(project.toStdString(), store::ProjectOptions{.read_only = true});
+        const store::JobInfo job = check.job(done.job);
+        QCOMPARE(job.state, store::JobState::Done);
+        QCOMPARE(job.spec.parameters.at("long"), std::string("yes"));
+        QCOMPARE(job.spec.devices, std::string("cpu"));
+        QCOMPARE(job.counts.alignments, std::int64_t{1});
+        QCOMPARE(job.counts.long_pair_stats, std::int64_t{1});
+        QCOMPARE(job.counts.heatmaps, std::int64_t{0});  // Myers-Miller keeps no overview
+        QCOMPARE(job.progress.cells_done, std::uint64_t(20'000) * 19'400);
+        const Alignment a = check.alignments(done.job).rows.at(0);
+        QCOMPARE(a.query_id, std::string("lambda20k_query"));
+        QCOMPARE(a.target_id, std::string("lambda20k_target"));
+        QCOMPARE(a.device, std::string("cpu"));
+        const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::match_mismatch(2, -3), 5, 2);
+        AlignOptions options;
+        options.mode = AlignmentMode::Global;
+        options.traceback = false;
+        const Alignment reference = align_reference(pair.query, pair.target, scheme, options);
+        QCOMPARE(a.score, reference.score);
+        QCOMPARE(a.query_begin, std::int64_t{1});
+        QCOMPARE(a.query_end, std::int64_t{20'000});
+        QCOMPARE(a.target_end, std::int64_t{19'400});
+        QCOMPARE(rescore(a.cigar, pair.query, pair.target, a.query_begin, a.target_begin, scheme), a.score);
+        const store::LongPairStats stats = check.long_pair_stats(done.job).at(0);
+        QCOMPARE(stats.strategy, std::string("linear-space"));
+        QCOMPARE(stats.query_length, std::int64_t{20'000});
+        QCOMPARE(stats.stage_cells[0], std::int64_t{20'000} * 19'400);
+        QVERIFY(stats.seconds > 0);
+
+        // The next estimate rests on this job's speed.
+        QTRY_VERIFY2(panel.estimateText().contains("earlier long-pair job"), qPrintable(panel.estimateText()));
+    }
+
+    void cancelsALongPair() {
+        LongPair pair;
+        writePair("lambda200k", 200'000, 200'000, pair);  // 40 G cells: many minutes on one core
+        auto window = openWindow(path("cancel-long.alsproj"));
+        QVERIFY(window);
+        QVERIFY(loadAndWait(*window, {path("lambda200k_q.fa"), path("lambda200k_t.fa")}));
+        JobPanel& panel = window->jobPanel();
+        configure(panel, *window, "lambda200k");
+        panel.setLongPairMode(AlignmentMode::Local);
+        QVERIFY(panel.setDevice("cpu-ref"));
+        QVERIFY2(panel.canRun(), qPrintable(panel.problemText()));
+        QSignalSpy progress(&window->queue(), &JobQueue::jobProgress);
+        QVERIFY(window->runJob());
+        QVERIFY(progress.wait(20'000));
+        QTRY_VERIFY_WITH_TIMEOUT(progress.last()[1].value<JobProgress>().cells_done > 0, 20'000);
+        const auto shown = progress.last()[1].value<JobProgress>();
+        QVERIFY(shown.cells_done < shown.cells_total);
+        QCOMPARE(shown.cells_total, std::uint64_t(200'000) * 200'000);
+        QVERIFY(window->findChild<QProgressBar*>("jobProgress")->isVisible());
+        const QString rate = window->findChild<QLabel*>("jobRate")->text();
+        QVERIFY2(rate.contains("cells/s") && rate.contains("ETA"), qPrintable(rate));
+        QElapsedTimer timer;
+        timer.start();
+        window->cancelAll();
+        const Finished end = wait_finished(*window, 10'000);
+        const qint64 took = timer.elapsed();
+        QCOMPARE(end.state, JobState::Cancelled);
+        qInfo("cancelling the 200 kb long pair took %lld ms", took);
+        QVERIFY2(took < 2000, qPrintable(QString("cancel took %1 ms").arg(took)));
+        store::Project check(path("cancel-long.alsproj").toStdString(), store::ProjectOptions{.read_only = true});
+        QCOMPARE(check.job(end.job).state, store::JobState::Cancelled);
+        QCOMPARE(check.job(end.job).counts.alignments, std::int64_t{0});
+    }
+};
+
+QTEST_MAIN(WorkbenchLongTest)
+#include "test_workbench_long.moc"
