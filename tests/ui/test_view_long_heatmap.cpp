@@ -12,6 +12,9 @@
 //    opens in the heatmap view in well under a second, with the grid's values
 //    and the path on screen, and `alignscope --screenshot --view heatmap --job`
 //    renders it.
+// With ALIGNSCOPE_LONG_HEATMAP_PROJECT=P.alsproj, writeDocsProject records a
+// 40 kb pair grown from the lambda genome (local, through the same queue and
+// pass runner) into P for the documentation's screenshot.
 #include <jobs/job_queue.hpp>
 #include <jobs/project_job_recorder.hpp>
 #include <project_document.hpp>
@@ -441,6 +444,51 @@ private slots:
         // Ticks along the bottom name target positions in megabases.
         const QString label = heatmap.plot()->xAxis->tickVectorLabels().value(1);
         QVERIFY2(label.endsWith("M"), qPrintable(label));
+    }
+
+    void writeDocsProject() {
+        const QString out = qEnvironmentVariable("ALIGNSCOPE_LONG_HEATMAP_PROJECT");
+        if (out.isEmpty()) QSKIP("set ALIGNSCOPE_LONG_HEATMAP_PROJECT=P.alsproj to write the docs' long-pair project");
+        Evolution evolution;
+        evolution.long_indel_rate = 0.00005;
+        evolution.rearrangement_rate = 0.00006;
+        const LongPair pair = generate_long_pair(23, load_seed_genome().residues, 40'000, 40'000, evolution);
+        const QString q = out + "-query.fa", t = out + "-target.fa";
+        {
+            std::ofstream qf(q.toStdString()), tf(t.toStdString());
+            qf << ">lambda_a descendant of a lambda-phage tiling\n" << pair.query << "\n";
+            tf << ">lambda_b another descendant\n" << pair.target << "\n";
+        }
+        std::int64_t qid = 0, tid = 0;
+        {
+            store::ProjectOptions create;
+            create.create_if_missing = true;
+            store::Project project(out.toStdString(), create);
+            qid = project.add_sequence_set(read_sequences(q.toStdString()));
+            tid = project.add_sequence_set(read_sequences(t.toStdString()));
+        }
+        DeviceRegistry registry;
+        registry.add(std::make_unique<PassRunnerBackend>());
+        JobQueue queue(registry);
+        queue.setRecorderFactory([out](const JobRequest& request, const DeviceInfo& device) {
+            return std::make_unique<ProjectJobRecorder>(out.toStdString(), request, device);
+        });
+        JobRequest request;
+        request.algorithm = JobAlgorithm::LongPair;
+        request.long_mode = AlignmentMode::Local;
+        request.scoring = dna_scoring();
+        request.device = "cpu-pass";
+        request.queries = one("lambda_a", pair.query, qid);
+        request.targets = one("lambda_b", pair.target, tid);
+        request.queries.label = QFileInfo(q).fileName().toStdString();
+        request.targets.label = QFileInfo(t).fileName().toStdString();
+        QSignalSpy finished(&queue, &JobQueue::jobFinished);
+        queue.enqueue(request);
+        QVERIFY(finished.wait(600'000));
+        const auto outcome = finished.takeFirst()[1].value<JobOutcome>();
+        QCOMPARE(int(outcome.state), int(JobState::Done));
+        qInfo("job %lld: %s (%s), %.1f s", outcome.project_job_id, pair.description.c_str(),
+              outcome.long_pair->kernel.c_str(), outcome.seconds);
     }
 
     void screenshotOfTheLongJob() {
