@@ -4,8 +4,8 @@
 // inline; a ~20 kb pair grown from the lambda genome runs on the CPU backend to
 // completion and the project holds its alignment, whose score is the CPU
 // reference's (align_reference, called here) and whose CIGAR re-scores to it,
-// with the pipeline statistics; the next estimate uses that job's speed; a
-// 200 kb pair is cancelled mid-run.
+// with the pipeline statistics; the next estimate uses that job's speed, or
+// the project's bench --long points; a 200 kb pair is cancelled mid-run.
 #include <mainwindow.hpp>
 #include <panels/job_panel.hpp>
 
@@ -13,6 +13,7 @@
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/bench/long_pairs.hpp>
 #include <alignscope/score/substitution_matrix.hpp>
+#include <alignscope/store/job_recording.hpp>
 #include <alignscope/store/project.hpp>
 
 #include <QComboBox>
@@ -25,6 +26,7 @@
 #include <QtTest>
 
 #include <fstream>
+#include <tuple>
 
 using namespace alignscope;
 using namespace alignscope::ui;
@@ -198,6 +200,57 @@ private slots:
 
         // The next estimate rests on this job's speed.
         QTRY_VERIFY2(panel.estimateText().contains("earlier long-pair job"), qPrintable(panel.estimateText()));
+    }
+
+    void estimateFromBenchLongPoints() {
+        // A project holding `bench --long` points on the CPU (end-to-end cells
+        // and seconds in their parameters): the estimate takes the longest
+        // pair's speed, 9e8 cells in 3 s.
+        const QString project = path("bench-long.alsproj");
+        {
+            store::ProjectOptions create;
+            create.create_if_missing = true;
+            store::Project p(project.toStdString(), create);
+            store::JobSpec spec;
+            spec.command = "bench";
+            spec.algorithm = "bench-long";
+            spec.devices = "cpu";
+            spec.parameters["long"] = "yes";
+            auto bench = p.begin_job(spec);
+            std::vector<store::BenchPoint> points;
+            for (const auto& [length, cells, seconds] :
+                 {std::tuple{10'000, "100000000", "1"}, std::tuple{30'000, "900000000", "3"}}) {
+                store::BenchPoint point;
+                point.series = "long/linear-space";
+                point.device = "cpu";
+                point.x = length;
+                point.y = 0.5;
+                point.x_label = "length";
+                point.y_label = "stage-1 GCUPS";
+                point.parameters = {{"cells", cells}, {"seconds", seconds}};
+                points.push_back(point);
+            }
+            bench->add_bench_points(points);
+            bench->finish_done();
+        }
+        LongPair pair;
+        writePair("lambda20k", 20'000, 19'400, pair);
+        auto window = std::make_unique<MainWindow>(*registry_);
+        window->setConfirmCloseWhileRunning(false);
+        window->show();
+        QSignalSpy ready(window.get(), &MainWindow::projectReady);
+        window->openProject(project, false);
+        QVERIFY(ready.wait(20'000));
+        QVERIFY(loadAndWait(*window, {path("lambda20k_q.fa"), path("lambda20k_t.fa")}));
+        JobPanel& panel = window->jobPanel();
+        configure(panel, *window, "lambda20k");
+        QVERIFY(panel.setDevice("cpu"));
+        QVERIFY2(panel.estimateText().contains("about 2 s at 300 M cells/s (bench --long, long/linear-space at length "
+                                               "30000)"),
+                 qPrintable(panel.estimateText()));
+        // Another device has no measurement.
+        QVERIFY(panel.setDevice("cpu-ref"));
+        QVERIFY2(panel.estimateText().contains("No time estimate"), qPrintable(panel.estimateText()));
     }
 
     void cancelsALongPair() {
