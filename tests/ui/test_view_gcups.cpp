@@ -3,18 +3,27 @@
 // the log axis for lengths, hover readouts, exports read back (PNG loads, PDF
 // header, SVG parses as XML with drawing elements, CSV re-read field by field),
 // points read from a project, and a live "Compare CPU and GPU" run through the
-// engine's bench code on this machine's CPU.
+// engine's bench code on this machine's CPU, and on its GPU when the suite is
+// built with CUDA and one is present (skipped otherwise).
 #include "views/gcups/gcups_view.hpp"
 
 #include <alignscope/device/backend.hpp>
 #include <alignscope/store/job_recording.hpp>
 #include <alignscope/store/project.hpp>
 
+#ifdef ALIGNSCOPE_WITH_CUDA
+#include <alignscope/kernels/cuda_backend.hpp>
+#endif
+
 #include <qcustomplot.h>
 
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
 
 using namespace alignscope;
 using namespace alignscope::ui;
@@ -276,6 +285,104 @@ private slots:
         QVERIFY(g);
         QCOMPARE(g->data()->size(), 3);
         QVERIFY(finished.first().first().toString().contains("CPU only"));
+    }
+    void compareCpuAndGpuLiveOnTheGpu() {
+        auto registry = make_cpu_registry();
+#ifdef ALIGNSCOPE_WITH_CUDA
+        kernels::register_cuda_backends(*registry);
+#else
+        QSKIP("this build has no CUDA backend: the GPU comparison needs ALIGNSCOPE_CUDA=ON and a GPU");
+#endif
+        const DeviceInfo* gpu = nullptr;
+        for (const DeviceInfo& d : registry->devices())
+            if (d.kind == "gpu" && d.available && d.id == "gpu:0") gpu = &d;
+        if (!gpu) QSKIP("no GPU backend is available here (no CUDA device): the GPU comparison needs one");
+        const std::string gpu_name = gpu->name;
+
+        GcupsView view;
+        BenchOptions options;
+        options.standard_cases = false;
+        options.lengths = {64, 256, 1024};
+        options.cpu_pairs = 2000;  // enough for sub-second but timeable CPU points
+        options.gpu_pairs = 65536;  // enough pairs to fill the GPU
+        options.repeat = 3;
+        options.warmup = 1;
+        options.threads = 0;
+        QSignalSpy finished(&view, &GcupsView::comparisonFinished);
+        QSignalSpy failed(&view, &GcupsView::comparisonFailed);
+        QSignalSpy arrived(&view, &GcupsView::comparisonPoint);
+        // Points arrive live: the plot replots while the comparison still runs,
+        // with points (some of them the GPU's) already on it.
+        int live_replots = 0, live_with_gpu = 0;
+        std::size_t most_points_live = 0;
+        connect(view.plot(), &QCustomPlot::beforeReplot, this, [&] {
+            if (!view.comparisonRunning()) return;
+            ++live_replots;
+            most_points_live = std::max(most_points_live, view.points().size());
+            for (const auto& p : view.points())
+                if (p.device == "gpu:0") {
+                    ++live_with_gpu;
+                    break;
+                }
+        });
+        view.startComparison(*registry, options);
+        QVERIFY(view.comparisonRunning());
+        QVERIFY(finished.wait(240'000) || !failed.isEmpty());
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        QVERIFY(!view.comparisonRunning());
+        const QString summary = finished.first().first().toString();
+        QVERIFY2(summary.contains("gpu:0") && !summary.contains("CPU only"), qPrintable(summary));
+
+        // A point for the CPU and for the GPU at every length, and nothing else.
+        QCOMPARE(view.points().size(), std::size_t(6));
+        QCOMPARE(arrived.size(), 6);
+        std::map<std::string, std::map<double, double>> gcups;
+        for (const auto& p : view.points()) {
+            QVERIFY2(p.device == "cpu" || p.device == "gpu:0", p.device.c_str());
+            QCOMPARE(p.x_label, std::string("length"));
+            QVERIFY(p.y > 0);
+            const double cells = std::stod(p.parameters.at("cells")), seconds = std::stod(p.parameters.at("seconds"));
+            QVERIFY(std::abs(p.y - cells / seconds / 1e9) <= 1e-6 * p.y);
+            // The sweep scales the pair count with the length (about the cells of
+            // a 300x300 case), capped by the options; every pair is length x length.
+            const double pairs = std::stod(p.parameters.at("pairs"));
+            QVERIFY(pairs >= 1 && pairs <= (p.device == "cpu" ? 4 * 2000.0 : 65536.0));
+            QCOMPARE(cells, pairs * p.x * p.x);
+            if (p.device == "gpu:0") QCOMPARE(p.parameters.at("device_name"), gpu_name);
+            QVERIFY2(gcups[p.device].emplace(p.x, p.y).second, "two points for one device and length");
+            qInfo("%-6s %-28s length %5.0f  %9.3f GCUPS  (%s pairs, %s cells in %s s)", p.device.c_str(),
+                  p.parameters.at("device_name").c_str(), p.x, p.y, p.parameters.at("pairs").c_str(),
+                  p.parameters.at("cells").c_str(), p.parameters.at("seconds").c_str());
+        }
+        for (const char* device : {"cpu", "gpu:0"}) {
+            QCOMPARE(gcups[device].size(), std::size_t(3));
+            for (const double length : {64.0, 256.0, 1024.0}) QVERIFY2(gcups[device].count(length), device);
+        }
+        const QString series = "length-sweep/protein-local-score";
+        for (const char* device : {"cpu", "gpu:0"}) {
+            const QCPGraph* g = view.curve(series + " on " + device);
+            QVERIFY2(g, device);
+            QCOMPARE(g->data()->size(), 3);
+        }
+        // The speedup curve on the second axis: the GPU's GCUPS over the CPU's,
+        // divided here from the points.
+        const QString speedup_name = series + " on gpu:0 vs cpu speedup";
+        QVERIFY2(view.curveNames().contains(speedup_name), qPrintable(view.curveNames().join(" | ")));
+        const QCPGraph* speedup = view.curve(speedup_name);
+        QVERIFY(speedup);
+        QCOMPARE(speedup->valueAxis(), view.plot()->yAxis2);
+        QVERIFY(view.plot()->yAxis2->visible());
+        QCOMPARE(speedup->data()->size(), 3);
+        for (auto it = speedup->data()->constBegin(); it != speedup->data()->constEnd(); ++it) {
+            const double expected = gcups["gpu:0"].at(it->key) / gcups["cpu"].at(it->key);
+            QVERIFY(std::abs(it->value - expected) <= 1e-9 * expected);
+            qInfo("speedup at length %5.0f: %.2fx", it->key, it->value);
+        }
+        QVERIFY2(live_replots >= 2 && live_with_gpu >= 1 && most_points_live >= 1 && most_points_live < 6,
+                 qPrintable(QString("replots while running: %1, with a GPU point: %2, most points then: %3")
+                                .arg(live_replots)
+                                .arg(live_with_gpu)
+                                .arg(most_points_live)));
     }
 };
 
