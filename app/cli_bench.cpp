@@ -9,10 +9,12 @@
 #include <alignscope/bench/bench.hpp>
 #include <alignscope/bench/long_bench.hpp>
 #include <alignscope/bench/long_pairs.hpp>
+#include <alignscope/bench/runtime_model.hpp>
 #include <alignscope/device/timeline.hpp>
 #include <alignscope/io/atomic_file.hpp>
 #include <alignscope/error.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -257,6 +259,39 @@ void print_long_row(std::ostream& out, const LongBenchPoint& p) {
     out << line << "\n" << std::flush;
 }
 
+// The run-time model of each strategy (stream count) measured at two lengths
+// or more: its coefficients and what it predicts for a 5 Mbp x 5 Mbp pair.
+void print_long_models(std::ostream& out, const LongBenchReport& report) {
+    std::vector<std::string> series;
+    for (const auto& p : report.points) {
+        const std::string name = p.strategy + (p.streams ? " s=" + std::to_string(p.streams) : "");
+        if (std::find(series.begin(), series.end(), name) == series.end()) series.push_back(name);
+    }
+    for (const std::string& name : series) {
+        std::vector<RuntimeSample> full, score_only;
+        for (const auto& p : report.points) {
+            if (p.strategy + (p.streams ? " s=" + std::to_string(p.streams) : "") != name) continue;
+            const double m = double(p.length);
+            if (p.full_seconds > 0) full.push_back({m, m, p.full_seconds});
+            if (p.score_only_seconds > 0) score_only.push_back({m, m, p.score_only_seconds});
+        }
+        const RuntimeModel model = fit_runtime_model(full), score = fit_runtime_model(score_only);
+        if (model.sizes < 2) continue;
+        auto duration = [](double s) {
+            char text[48];
+            if (s < 3600)
+                std::snprintf(text, sizeof text, "%.4g s", s);
+            else
+                std::snprintf(text, sizeof text, "%.4g s (%.1f h)", s, s / 3600);
+            return std::string(text);
+        };
+        const std::string line = "; 5 Mbp x 5 Mbp: " + duration(model.predict(5e6, 5e6)) +
+                                 (score.valid() ? ", score only " + duration(score.predict(5e6, 5e6)) : "");
+        out << "model " << name << " on " << report.device.id << " (full alignment): " << model.describe() << line
+            << "\n";
+    }
+}
+
 // bench --long: see long_bench.hpp.
 int run_bench_long(BenchFlags flags, CliContext& context) {
     Backend& backend = context.registry->select(flags.device);
@@ -343,6 +378,7 @@ int run_bench_long(BenchFlags flags, CliContext& context) {
     }
     table << "\n";
     for (const auto& note : notes) table << "note: " << note << "\n";
+    print_long_models(table, report);
     table << "note: pairs grown from " << report.seed_genome << "\n";
     table << "note: stage-1 GCUPS = m x n / stage-1 seconds of the full run; 2-3 / 1 = its stages 2 and 3 over "
              "stage 1; peak RSS: "

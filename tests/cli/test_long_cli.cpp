@@ -221,6 +221,11 @@ private slots:
         QVERIFY2(r.exit_code == 0, qPrintable(text_of(r)));
         QVERIFY(r.out.contains("stage-1 GCUPS"));
         QVERIFY(r.out.contains("linear-space"));
+        // Two lengths: the run-time model with two parameters (a rate and a fixed cost).
+        QVERIFY2(r.out.contains("model linear-space on cpu-ref (full alignment): t = ") &&
+                     r.out.contains("2 points at 2 sizes, 2 parameters") &&
+                     r.out.contains("; 5 Mbp x 5 Mbp: "),
+                 r.out.constData());
         QFile f(json);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QJsonArray points = QJsonDocument::fromJson(f.readAll()).object()["points"].toArray();
