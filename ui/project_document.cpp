@@ -6,6 +6,7 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 namespace alignscope::ui {
@@ -66,6 +67,7 @@ void ProjectDocument::adopt(const QString& path, std::shared_ptr<store::Project>
     jobs_.clear();
     inputs_.clear();
     long_bench_points_.clear();
+    long_job_stats_.clear();
     refreshJobs();
     refreshInputs();  // the loader reads them once it is idle (see the idle handler)
     poll_timer_.start();
@@ -175,7 +177,7 @@ ProjectDocument::Throughput ProjectDocument::throughput(const std::string& devic
     int count = 0;
     for (const auto& j : jobs_) {
         if (j.state != store::JobState::Done || j.spec.devices != device) continue;
-        if (j.spec.parameters.count("long")) continue;  // another algorithm: see longPairSpeed
+        if (j.spec.parameters.count("long")) continue;  // another algorithm: see longPairModel
         if (j.started_ms <= 0 || j.ended_ms < j.started_ms || j.progress.cells_done == 0) continue;
         // Times are kept in milliseconds: a job that finished within the same
         // millisecond counts as 1 ms, a lower bound on its speed.
@@ -187,17 +189,16 @@ ProjectDocument::Throughput ProjectDocument::throughput(const std::string& devic
     return {seconds > 0 ? cells / seconds : 0, count};
 }
 
-ProjectDocument::LongPairSpeed ProjectDocument::longPairSpeed(const std::string& device,
-                                                              const std::string& strategy) const {
+ProjectDocument::LongPairModel ProjectDocument::longPairModel(const std::string& device, const std::string& strategy,
+                                                              bool traceback) const {
     auto long_job = [](const store::JobInfo& j) {
         auto it = j.spec.parameters.find("long");
         return j.state == store::JobState::Done && it != j.spec.parameters.end() && it->second != "no";
     };
-    // bench --long points: series "long/<strategy>[/s<streams>]", end-to-end
-    // seconds and cells in their parameters.
-    const store::BenchPoint* best = nullptr;
-    bool best_matches = false;
-    double best_speed = 0;
+    // bench --long points: series "long/<strategy>[/s<streams>]".
+    std::vector<RuntimeSample> own, other;
+    bool full_for_score = false;
+    const std::string own_series = "long/" + strategy;
     for (const auto& j : jobs_) {
         if (!long_job(j) || j.spec.command != "bench" || j.counts.bench_points == 0 || !project_) continue;
         auto cached = long_bench_points_.find(j.id);
@@ -210,35 +211,68 @@ ProjectDocument::LongPairSpeed ProjectDocument::longPairSpeed(const std::string&
             cached = long_bench_points_.emplace(j.id, std::move(points)).first;
         }
         for (const store::BenchPoint& p : cached->second) {
-            if (p.device != device || p.series.rfind("long/", 0) != 0) continue;
-            auto number = [&p](const char* key) {
-                auto it = p.parameters.find(key);
-                return it == p.parameters.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
-            };
-            const double cells = number("cells"), seconds = number("seconds");
-            if (cells <= 0 || seconds <= 0) continue;
-            const std::string own = "long/" + strategy;
-            const bool matches = p.series == own || p.series.rfind(own + "/", 0) == 0;
-            if (!best || (matches && !best_matches) || (matches == best_matches && p.x > best->x)) {
-                best = &p;
-                best_matches = matches;
-                best_speed = cells / seconds;
-            }
+            if (p.device != device) continue;
+            auto sample = long_bench_sample(p, traceback);
+            if (!sample && !traceback && (sample = long_bench_sample(p, true))) full_for_score = true;
+            if (!sample) continue;
+            const bool matches =
+                strategy.empty() || p.series == own_series || p.series.rfind(own_series + "/", 0) == 0;
+            (matches ? own : other).push_back(*sample);
         }
     }
-    if (best)
-        return {best_speed, tr("bench --long, %1 at length %2").arg(QString::fromStdString(best->series)).arg(best->x, 0, 'g', 6)};
-    double cells = 0, seconds = 0;
-    int count = 0;
+    const bool other_strategies = own.empty() && !other.empty();
+    std::vector<RuntimeSample> samples = other_strategies ? other : own;
+    const int bench_count = static_cast<int>(samples.size());
+    // Earlier long-pair jobs: their pair's lengths and wall time.
+    int job_count = 0;
     for (const auto& j : jobs_) {
         if (!long_job(j) || j.spec.command == "bench" || j.spec.devices != device) continue;
-        if (j.started_ms <= 0 || j.ended_ms < j.started_ms || j.progress.cells_done == 0) continue;
-        cells += double(j.progress.cells_done);
-        seconds += double(std::max<std::int64_t>(j.ended_ms - j.started_ms, 1)) / 1000.0;
-        ++count;
+        auto tb = j.spec.parameters.find("traceback");
+        if ((tb == j.spec.parameters.end() || tb->second != "off") != traceback) continue;
+        auto cached = long_job_stats_.find(j.id);
+        if (cached == long_job_stats_.end() && project_) {
+            std::vector<store::LongPairStats> stats;
+            try {
+                stats = project_->long_pair_stats(j.id);
+            } catch (const std::exception&) {
+            }
+            cached = long_job_stats_.emplace(j.id, std::move(stats)).first;
+        }
+        RuntimeSample s;
+        const store::LongPairStats* stats =
+            cached != long_job_stats_.end() && !cached->second.empty() ? &cached->second.front() : nullptr;
+        if (stats && !strategy.empty() && !stats->strategy.empty() && stats->strategy != strategy) continue;
+        if (stats && stats->query_length > 0 && stats->target_length > 0 && stats->seconds > 0) {
+            s = {double(stats->query_length), double(stats->target_length), stats->seconds};
+        } else {
+            // No statistics: a square pair of its cells, timed by the job's clock.
+            if (j.started_ms <= 0 || j.ended_ms < j.started_ms || j.progress.cells_done == 0) continue;
+            const double side = std::sqrt(double(j.progress.cells_done));
+            s = {side, side, double(std::max<std::int64_t>(j.ended_ms - j.started_ms, 1)) / 1000.0};
+        }
+        samples.push_back(s);
+        ++job_count;
     }
-    if (count == 0 || seconds <= 0) return {};
-    return {cells / seconds, tr("%n earlier long-pair job(s) on this device", nullptr, count)};
+    LongPairModel out;
+    if (samples.empty()) return out;
+    out.model = fit_runtime_model(samples);
+    QStringList parts;
+    if (bench_count)
+        parts << (bench_count == 1 ? tr("1 bench --long point") : tr("%1 bench --long points").arg(bench_count));
+    if (job_count)
+        parts << (job_count == 1 ? tr("1 earlier long-pair job") : tr("%1 earlier long-pair jobs").arg(job_count));
+    QString text = tr("model of %1 on %2").arg(parts.join(tr(" and ")), QString::fromStdString(device));
+    if (other_strategies) text += tr(" (other strategies)");
+    if (full_for_score) text += tr(" (full-alignment times)");
+    if (out.model.exact())
+        text += out.model.sizes == 1 ? tr(", exact fit through 1 size")
+                                     : tr(", exact fit through %1 sizes").arg(out.model.sizes);
+    else if (out.model.relative_rms < 0.01)
+        text += tr(", under ±1 %");
+    else
+        text += tr(", ±%1 %").arg(std::round(out.model.relative_rms * 100), 0, 'f', 0);
+    out.source = text;
+    return out;
 }
 
 }  // namespace alignscope::ui

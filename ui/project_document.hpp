@@ -8,6 +8,7 @@
 #include "jobs/job_queue.hpp"
 #include "jobs/project_loader.hpp"
 
+#include <alignscope/bench/runtime_model.hpp>
 #include <alignscope/store/project.hpp>
 
 #include <QObject>
@@ -69,17 +70,19 @@ public:
         int jobs = 0;
     };
     Throughput throughput(const std::string& device) const;
-    // The speed of the long-pair path on `device` with `strategy` ("strips",
-    // "streams"; CPU devices have one path): end-to-end cells per second of
-    // the project's `bench --long` point of the greatest length (the
-    // strategy's own series when there is one), else of its earlier long-pair
-    // jobs on that device; 0 when the project measured none. `source` says
-    // which figure it is.
-    struct LongPairSpeed {
-        double cells_per_second = 0;
-        QString source;
+    // The run-time model of the long-pair path on `device` with `strategy`
+    // ("strips", "streams"; CPU devices have one path) and traceback on or off
+    // (bench/runtime_model.hpp), fitted to the project's `bench --long` points
+    // on that device (the strategy's own series when there are any, else all)
+    // and its earlier long-pair jobs there (m, n and end-to-end seconds).
+    // Without traceback, bench points that lack a score-only time count with
+    // their full alignment's time. `source` says what it rests on; the model
+    // is invalid when the project measured nothing.
+    struct LongPairModel {
+        RuntimeModel model;
+        QString source;  // "model of 6 bench --long points on gpu:0, ±8 %"
     };
-    LongPairSpeed longPairSpeed(const std::string& device, const std::string& strategy) const;
+    LongPairModel longPairModel(const std::string& device, const std::string& strategy, bool traceback) const;
 
     // How often the store's change check runs.
     static constexpr int poll_interval_ms = 500;
@@ -114,6 +117,7 @@ private:
     QString pending_save_;  // the copy being written by saveAs
     // Benchmark points of finished `bench --long` jobs, read once per job.
     mutable std::map<qint64, std::vector<store::BenchPoint>> long_bench_points_;
+    mutable std::map<qint64, std::vector<store::LongPairStats>> long_job_stats_;
 };
 
 }  // namespace alignscope::ui

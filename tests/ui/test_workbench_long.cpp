@@ -198,14 +198,19 @@ private slots:
         QCOMPARE(stats.stage_cells[0], std::int64_t{20'000} * 19'400);
         QVERIFY(stats.seconds > 0);
 
-        // The next estimate rests on this job's speed.
-        QTRY_VERIFY2(panel.estimateText().contains("earlier long-pair job"), qPrintable(panel.estimateText()));
+        // The next estimate rests on this job: a model of one point, a rate.
+        QTRY_VERIFY2(
+            panel.estimateText().contains("(model of 1 earlier long-pair job on cpu, exact fit through 1 size)"),
+            qPrintable(panel.estimateText()));
     }
 
     void estimateFromBenchLongPoints() {
-        // A project holding `bench --long` points on the CPU (end-to-end cells
-        // and seconds in their parameters): the estimate takes the longest
-        // pair's speed, 9e8 cells in 3 s.
+        // A project holding `bench --long` points on the CPU (end-to-end and
+        // score-only seconds in their parameters) made from known run-time
+        // models: with traceback t = 2e-9*m*n + 1e-5*(m+n) + 0.5 s, without
+        // 1e-9*m*n + 0.1 s. The estimate for the 20000 x 19400 pair is the
+        // model's: 0.776 + 0.394 + 0.5 = 1.67 s, or 0.488 s without traceback
+        // (a and c free, b held at 0: three points, a residual of rounding only).
         const QString project = path("bench-long.alsproj");
         {
             store::ProjectOptions create;
@@ -218,8 +223,7 @@ private slots:
             spec.parameters["long"] = "yes";
             auto bench = p.begin_job(spec);
             std::vector<store::BenchPoint> points;
-            for (const auto& [length, cells, seconds] :
-                 {std::tuple{10'000, "100000000", "1"}, std::tuple{30'000, "900000000", "3"}}) {
+            for (const double length : {10'000.0, 30'000.0, 60'000.0}) {
                 store::BenchPoint point;
                 point.series = "long/linear-space";
                 point.device = "cpu";
@@ -227,7 +231,11 @@ private slots:
                 point.y = 0.5;
                 point.x_label = "length";
                 point.y_label = "stage-1 GCUPS";
-                point.parameters = {{"cells", cells}, {"seconds", seconds}};
+                point.parameters = {
+                    {"cells", QString::number(length * length, 'f', 0).toStdString()},
+                    {"seconds",
+                     QString::number(2e-9 * length * length + 1e-5 * 2 * length + 0.5, 'g', 17).toStdString()},
+                    {"score_only_seconds", QString::number(1e-9 * length * length + 0.1, 'g', 17).toStdString()}};
                 points.push_back(point);
             }
             bench->add_bench_points(points);
@@ -245,9 +253,13 @@ private slots:
         JobPanel& panel = window->jobPanel();
         configure(panel, *window, "lambda20k");
         QVERIFY(panel.setDevice("cpu"));
-        QVERIFY2(panel.estimateText().contains("about 2 s at 300 M cells/s (bench --long, long/linear-space at length "
-                                               "30000)"),
+        QVERIFY2(panel.estimateText().contains("about 2 s (model of 3 bench --long points on cpu, exact fit through 3 "
+                                               "sizes)"),
                  qPrintable(panel.estimateText()));
+        panel.setTraceback(false);
+        QVERIFY2(panel.estimateText().contains("under a second (model of 3 bench --long points on cpu, under ±1 %)"),
+                 qPrintable(panel.estimateText()));
+        panel.setTraceback(true);
         // Another device has no measurement.
         QVERIFY(panel.setDevice("cpu-ref"));
         QVERIFY2(panel.estimateText().contains("No time estimate"), qPrintable(panel.estimateText()));

@@ -497,15 +497,19 @@ QString JobPanel::estimateText() const {
                     break;
                 }
         const bool gpu = device.rfind("gpu", 0) == 0;
-        const auto speed = document_.longPairSpeed(device, gpu ? r.strategy : std::string());
+        const auto estimate = document_.longPairModel(device, gpu ? r.strategy : std::string(), r.traceback);
         const QString size = tr("1 pair, %1 cells").arg(human_count(cells));
-        if (speed.cells_per_second <= 0)
+        if (!estimate.model.valid())
             return tr("%1. No time estimate: no bench --long point or earlier long-pair job on %2 in this project "
                       "(run alignscope-cli bench --long --project to measure it).")
                 .arg(size, QString::fromStdString(device));
-        return tr("%1: %2 at %3 cells/s (%4).")
-            .arg(size, human_seconds(cells / speed.cells_per_second), human_count(speed.cells_per_second),
-                 speed.source);
+        // The pair aligned: the first query and the first target.
+        double m = std::sqrt(cells), n = m;
+        if (r.queries.size() > 0 && r.targets.size() > 0) {
+            m = double(r.queries.records->front().residues.size());
+            n = double(r.targets.records->front().residues.size());
+        }
+        return tr("%1: %2 (%3).").arg(size, human_seconds(estimate.model.predict(m, n)), estimate.source);
     }
     const QString size = r.is_search() ? tr("%1 pairs to scan, %2 cells").arg(human_count(double(r.pair_count())),
                                                                              human_count(cells))
