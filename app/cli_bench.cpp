@@ -319,7 +319,7 @@ int run_bench_long(BenchFlags flags, CliContext& context) {
     if (flags.device == "auto" && info.kind != "gpu")
         table << "no GPU in this build or on this machine: the CPU's linear-space path\n";
     table << "bench --long: " << describe_mode(options.align) << ", " << long_bench_scheme().describe()
-          << ", square DNA pairs grown from the lambda genome, seed " << options.seed << "\n\n";
+          << ", square DNA pairs grown from the lambda genome (or seeded random DNA where it is missing: see the notes below), seed " << options.seed << "\n\n";
 
     store::JobSpec spec;
     spec.command = "bench";
