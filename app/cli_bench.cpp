@@ -96,6 +96,34 @@ void print_row(std::ostream& out, const BenchPoint& p) {
     out << line << "\n" << std::flush;
 }
 
+// The end both bench commands share: the build line, the JSON report, the
+// timeline file and the project's job.
+int finish_bench(std::ostream& table, const BenchReport& report, const BenchFlags& flags, bool json_to_stdout,
+                 std::optional<AtomicOutput>& json_out, std::optional<AtomicOutput>& timeline_out,
+                 const TimelineRecorder& recorder, store::JobRecording* recording) {
+    table << "build: AlignScope " << report.build.version << ", " << report.build.compiler << ", "
+          << report.build.build_type << "; host " << report.build.host << " (" << report.build.cpu_model << ", "
+          << report.build.hardware_threads << " hardware threads)\n";
+    if (json_to_stdout) {
+        write_bench_json(std::cout, report);
+    } else if (json_out) {
+        write_bench_json(json_out->stream(), report);
+        json_out->commit();
+        table << "wrote " << flags.json << "\n";
+    }
+    if (timeline_out) {
+        write_chrome_trace(timeline_out->stream(), recorder.events(), recorder.clock_source());
+        timeline_out->commit();
+    }
+    if (recording) {
+        if (!flags.timeline.empty()) recording->add_timeline(recorder.events(), recorder.clock_source());
+        recording->finish_done();
+        table << "recorded as job " << recording->job_id() << " in " << flags.project.path << "\n";
+    }
+    table << std::flush;
+    return 0;
+}
+
 int run_bench_long(BenchFlags flags, CliContext& context);
 
 int run_bench_command(BenchFlags flags, CliContext& context) {
@@ -212,30 +240,9 @@ int run_bench_command(BenchFlags flags, CliContext& context) {
     table << "\n";
     for (const auto& line : preamble) table << "note: " << line << "\n";
     for (const auto& note : report.notes) table << "note: " << note << "\n";
-    table << "build: AlignScope " << report.build.version << ", " << report.build.compiler << ", "
-          << report.build.build_type << "; host " << report.build.host << " (" << report.build.cpu_model << ", "
-          << report.build.hardware_threads << " hardware threads)\n";
-
     BenchReport with_preamble = report;
     with_preamble.notes.insert(with_preamble.notes.begin(), preamble.begin(), preamble.end());
-    if (json_to_stdout) {
-        write_bench_json(std::cout, with_preamble);
-    } else if (json_out) {
-        write_bench_json(json_out->stream(), with_preamble);
-        json_out->commit();
-        table << "wrote " << flags.json << "\n";
-    }
-    if (timeline_out) {
-        write_chrome_trace(timeline_out->stream(), recorder.events(), recorder.clock_source());
-        timeline_out->commit();
-    }
-    if (recording) {
-        if (!flags.timeline.empty()) recording->add_timeline(recorder.events(), recorder.clock_source());
-        recording->finish_done();
-        table << "recorded as job " << recording->job_id() << " in " << flags.project.path << "\n";
-    }
-    table << std::flush;
-    return 0;
+    return finish_bench(table, with_preamble, flags, json_to_stdout, json_out, timeline_out, recorder, recording.get());
 }
 
 
@@ -389,27 +396,7 @@ int run_bench_long(BenchFlags flags, CliContext& context) {
     for (const auto& p : report.points) json_report.points.push_back(to_bench_point(p));
     json_report.notes = notes;
     json_report.notes.push_back("pairs grown from " + report.seed_genome);
-    table << "build: AlignScope " << json_report.build.version << ", " << json_report.build.compiler << ", "
-          << json_report.build.build_type << "; host " << json_report.build.host << " ("
-          << json_report.build.cpu_model << ", " << json_report.build.hardware_threads << " hardware threads)\n";
-    if (json_to_stdout) {
-        write_bench_json(std::cout, json_report);
-    } else if (json_out) {
-        write_bench_json(json_out->stream(), json_report);
-        json_out->commit();
-        table << "wrote " << flags.json << "\n";
-    }
-    if (timeline_out) {
-        write_chrome_trace(timeline_out->stream(), recorder.events(), recorder.clock_source());
-        timeline_out->commit();
-    }
-    if (recording) {
-        if (!flags.timeline.empty()) recording->add_timeline(recorder.events(), recorder.clock_source());
-        recording->finish_done();
-        table << "recorded as job " << recording->job_id() << " in " << flags.project.path << "\n";
-    }
-    table << std::flush;
-    return 0;
+    return finish_bench(table, json_report, flags, json_to_stdout, json_out, timeline_out, recorder, recording.get());
 }
 
 }  // namespace
