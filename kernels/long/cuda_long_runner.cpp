@@ -21,6 +21,7 @@ namespace alignscope::kernels {
 namespace {
 
 using longpair::Edge;
+using longpair::edge_value;
 using longpair::GoalHit;
 using longpair::PassTask;
 using longpair::Score;
@@ -34,16 +35,6 @@ std::int8_t edge_code(Edge e) {
         case Edge::Closed: return longpass::kEdgeClosed;
     }
     return longpass::kEdgeClosed;
-}
-
-I64 edge_value(Edge e, I64 k, I64 open, I64 extend) {
-    switch (e) {
-        case Edge::Zero: return 0;
-        case Edge::Gap: return -(open + (k - 1) * extend);
-        case Edge::GapContinue: return -(k * extend);
-        case Edge::Closed: return longpair::kNegInf;
-    }
-    return longpair::kNegInf;
 }
 
 class CudaLongRunner final : public longpair::PassRunner {

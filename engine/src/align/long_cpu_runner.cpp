@@ -14,16 +14,6 @@ namespace {
 
 using I64 = std::int64_t;
 
-I64 edge_value(Edge edge, I64 k, I64 open, I64 extend) {
-    switch (edge) {
-        case Edge::Zero: return 0;
-        case Edge::Gap: return -(open + (k - 1) * extend);
-        case Edge::GapContinue: return -(k * extend);
-        case Edge::Closed: return kNegInf;
-    }
-    return kNegInf;
-}
-
 Score clamp(I64 v) { return static_cast<Score>(std::max<I64>(v, kNegInf)); }
 
 class CpuPassRunner final : public PassRunner {

@@ -56,6 +56,17 @@ enum class Edge : std::uint8_t {
     Closed,       // no path enters through this edge
 };
 
+// H on an edge at distance k >= 1 from the corner (kNegInf when Closed).
+inline std::int64_t edge_value(Edge edge, std::int64_t k, std::int64_t open, std::int64_t extend) {
+    switch (edge) {
+        case Edge::Zero: return 0;
+        case Edge::Gap: return -(open + (k - 1) * extend);
+        case Edge::GapContinue: return -(k * extend);
+        case Edge::Closed: return kNegInf;
+    }
+    return kNegInf;
+}
+
 // The best cell of a pass (track_best): highest H, then smallest column j, then
 // smallest row i (the reference's end rule). Coordinates are the pass's own,
 // 1-based (i in 1..rows, j in 1..cols); score kNegInf when nothing was seen.
