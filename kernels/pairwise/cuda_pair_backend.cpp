@@ -29,9 +29,44 @@ namespace alignscope::kernels {
 
 namespace {
 
-// Keeps a batch short enough for progress reports and prompt cancellation
-// even on the fastest kernels.
-constexpr std::uint64_t kMaxBatchCells = std::uint64_t{1} << 35;
+// Keeps a batch short enough for progress reports, prompt cancellation and a
+// pipeline in which the host packs and unpacks batches while the device runs
+// others (a few tens of milliseconds of kernel time each on an H100), yet
+// long enough to fill the device with warps.
+constexpr std::uint64_t kMaxBatchCells = std::uint64_t{1} << 34;
+
+// A span of host work recorded on the job's timeline beside the GPU's
+// kernels and copies (device "gpu:N host", category "host"), so a timeline
+// shows where end-to-end time goes when the device waits for the host.
+class HostPhase {
+public:
+    HostPhase(TimelineSink* sink, const std::string& device, const char* name, std::uint64_t items = 0)
+        : sink_(sink), device_(device), name_(name), items_(items), start_(sink ? steady_now_ns() : 0) {}
+    ~HostPhase() {
+        if (!sink_) return;
+        TimelineEvent event;
+        event.name = name_;
+        event.category = "host";
+        event.device = device_ + " host";
+        event.start_ns = start_;
+        event.end_ns = steady_now_ns();
+        event.cells = items_;
+        try {
+            sink_->record(std::move(event));
+        } catch (...) {
+            // A timeline that cannot take an event must not fail the job.
+        }
+    }
+    HostPhase(const HostPhase&) = delete;
+    HostPhase& operator=(const HostPhase&) = delete;
+
+private:
+    TimelineSink* sink_;
+    const std::string& device_;
+    const char* name_;
+    std::uint64_t items_;
+    std::int64_t start_;
+};
 
 std::string describe_job(const PairJob& job) {
     return "a job of " + std::to_string(job.pairs.size()) + " pairs (" + std::string(to_string(job.options.mode)) +
@@ -147,8 +182,12 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         used_queries[qi] = 1;
         used_targets[ti] = 1;
     }
-    const auto queries = encode_used(*job.queries, used_queries, scheme.matrix, "query", job.threads);
-    const auto targets = encode_used(*job.targets, used_targets, scheme.matrix, "target", job.threads);
+    std::vector<EncodedSequence> queries, targets;
+    {
+        HostPhase phase(context.timeline, device_id, "encode");
+        queries = encode_used(*job.queries, used_queries, scheme.matrix, "query", job.threads);
+        targets = encode_used(*job.targets, used_targets, scheme.matrix, "target", job.threads);
+    }
     context.throw_if_cancelled();
 
     // Kernel per pair, then one work list per kernel. With `wide`, every pair
@@ -156,36 +195,64 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     std::optional<KernelVariant> forced;
     if (!job.kernel.empty()) forced = parse_kernel_name(job.kernel, options.mode, scheme.linear());
     auto build_lists = [&](const std::vector<std::size_t>& indices, bool wide) {
-        std::map<std::string, WorkList> lists;
+        HostPhase phase(context.timeline, device_id, "plan", indices.size());
+        // Pairs of the same shape get the same kernel: one choice per shape,
+        // lists keyed by (threads per pair, width).
+        std::map<std::pair<int, int>, WorkList> by_key;
+        std::map<std::pair<std::int64_t, std::int64_t>, KernelVariant> chosen;
         for (std::size_t k : indices) {
             const auto [qi, ti] = job.pairs[k];
             const auto m = static_cast<std::int64_t>(queries[qi].size());
             const auto n = static_cast<std::int64_t>(targets[ti].size());
-            KernelVariant variant;
-            if (forced) {
-                variant = *forced;
-            } else {
-                variant.mode = options.mode;
-                variant.linear = scheme.linear();
-                variant.family = choose_family(m, n, indices.size(), device_.info.sm_count);
-                variant.width = LaneWidth::S16;
+            auto [it, fresh] = chosen.try_emplace({m, n});
+            if (fresh) {
+                KernelVariant& variant = it->second;
+                if (forced) {
+                    variant = *forced;
+                } else {
+                    variant.mode = options.mode;
+                    variant.linear = scheme.linear();
+                    const FamilyChoice family = choose_family(m, n, indices.size(), device_.info.sm_count);
+                    variant.family = family.family;
+                    variant.group = family.group;
+                    variant.width = LaneWidth::S16;
+                }
+                if (wide || !s16_can_hold(options.mode, m, n, scheme)) variant.width = LaneWidth::S32;
             }
-            if (wide || !s16_can_hold(options.mode, m, n, scheme)) variant.width = LaneWidth::S32;
-            WorkList& list = lists[variant.name()];
+            const KernelVariant& variant = it->second;
+            WorkList& list = by_key[{variant.threads_per_pair(), variant.width == LaneWidth::S16 ? 16 : 32}];
             list.variant = variant;
             list.pairs.push_back(k);
         }
-        for (auto& [name, list] : lists) {
-            list.layout = layout_of(list.variant.family, list.variant.width);
-            std::stable_sort(list.pairs.begin(), list.pairs.end(), [&](std::size_t x, std::size_t y) {
-                const auto lx = std::make_pair(queries[job.pairs[x].first].size(), targets[job.pairs[x].second].size());
-                const auto ly = std::make_pair(queries[job.pairs[y].first].size(), targets[job.pairs[y].second].size());
-                return lx > ly;
-            });
+        std::map<std::string, WorkList> lists;
+        for (auto& [key, list] : by_key) {
+            list.layout = layout_of(list.variant);
+            // Longest first, ties in job order (a stable sort, done only when
+            // the pairs are not in that order already).
+            auto length_of = [&](std::size_t k) {
+                return std::make_pair(static_cast<std::int64_t>(queries[job.pairs[k].first].size()),
+                                      static_cast<std::int64_t>(targets[job.pairs[k].second].size()));
+            };
             list.lengths.reserve(list.pairs.size());
-            for (std::size_t k : list.pairs)
-                list.lengths.emplace_back(static_cast<std::int64_t>(queries[job.pairs[k].first].size()),
-                                          static_cast<std::int64_t>(targets[job.pairs[k].second].size()));
+            for (std::size_t k : list.pairs) list.lengths.push_back(length_of(k));
+            const bool ordered = std::is_sorted(list.lengths.begin(), list.lengths.end(),
+                                                [](const auto& x, const auto& y) { return x > y; });
+            if (!ordered) {
+                std::vector<std::size_t> order(list.pairs.size());
+                std::iota(order.begin(), order.end(), std::size_t{0});
+                std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+                    if (list.lengths[x] != list.lengths[y]) return list.lengths[x] > list.lengths[y];
+                    return x < y;
+                });
+                std::vector<std::size_t> pairs(order.size());
+                std::vector<std::pair<std::int64_t, std::int64_t>> lengths(order.size());
+                for (std::size_t k = 0; k < order.size(); ++k) {
+                    pairs[k] = list.pairs[order[k]];
+                    lengths[k] = list.lengths[order[k]];
+                }
+                list.pairs = std::move(pairs);
+                list.lengths = std::move(lengths);
+            }
             const std::size_t per_unit = static_cast<std::size_t>(list.layout.pairs_per_warp());
             for (std::size_t first = 0; first < list.pairs.size(); first += per_unit) {
                 const std::size_t count = std::min(per_unit, list.pairs.size() - first);
@@ -196,6 +263,7 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
                 list.unit_first.push_back(first);
                 list.units.push_back(cost);
             }
+            lists[list.variant.name()] = std::move(list);
         }
         return lists;
     };
@@ -282,7 +350,10 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     std::mutex saturated_mutex;
     // Turns a finished batch into Alignments.
     auto finish = [&](StreamSlot& slot) {
-        check_cuda(cudaEventSynchronize(slot.done), "cudaEventSynchronize", site);
+        {
+            HostPhase phase(context.timeline, device_id, "wait");
+            check_cuda(cudaEventSynchronize(slot.done), "cudaEventSynchronize", site);
+        }
         const Batch& batch = slot.batch;
         const WorkList& list = *batch.list;
         if (options.traceback) {
@@ -299,6 +370,7 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
             }
         }
         const std::string kernel = list.variant.name();
+        HostPhase phase(context.timeline, device_id, "results", batch.count);
         parallel_chunks(batch.count, job.threads, [&](std::size_t begin, std::size_t end) {
             for (std::size_t k = begin; k < end; ++k) {
                 const PairResult& r = slot.host_results[k];
@@ -371,11 +443,14 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         const WorkList& list = *batch.list;
         // Tasks follow the 32-bit layout (the traceback pass's); a 16-bit group
         // of pairs 2g, 2g+1 uses pair 2g's boundary slots.
-        const FamilyLayout layout = traceback_layout_of(list.variant.family);
+        const FamilyLayout layout = traceback_layout_of(list.variant);
         slot.batch = batch;
+        HostPhase phase(context.timeline, device_id, "pack", batch.count);
 
-        // Offsets of everything the batch's pairs own on the device.
-        std::vector<PairTask> tasks(batch.count);
+        // Offsets of everything the batch's pairs own on the device, written
+        // straight into the pinned staging buffer.
+        slot.host_tasks.reserve(batch.count, site);
+        PairTask* tasks = slot.host_tasks.data();
         std::uint64_t residue_bytes = 0, boundary_total = 0, trace_total = 0, cigar_total = 0;
         const std::size_t per_block = static_cast<std::size_t>(layout.pairs_per_warp());
         for (std::size_t block = 0; block < batch.count; block += per_block) {
@@ -407,10 +482,8 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
 
         // Pack residues into pinned staging, padding each sequence with code `letters`.
         slot.host_residues.reserve(residue_bytes, site);
-        slot.host_tasks.reserve(batch.count, site);
         slot.host_results.reserve(batch.count, site);
         slot.host_counter.reserve(1, site);
-        std::memcpy(slot.host_tasks.data(), tasks.data(), batch.count * sizeof(PairTask));
         parallel_chunks(batch.count, job.threads, [&](std::size_t begin, std::size_t end) {
             for (std::size_t k = begin; k < end; ++k) {
                 const std::size_t index = list.pairs[batch.first + k];

@@ -24,16 +24,20 @@ struct FamilyLayout {
     int strip_rows() const { return group_threads * rows_per_thread; }
 };
 
-inline FamilyLayout layout_of(KernelFamily family, LaneWidth width) {
+inline FamilyLayout layout_of(const KernelVariant& variant) {
     FamilyLayout layout;
-    layout.group_threads = family == KernelFamily::Inter ? 1 : 32;
+    layout.group_threads = variant.threads_per_pair();
     layout.rows_per_thread = 8;
-    layout.pairs_per_group = width == LaneWidth::S16 ? 2 : 1;
+    layout.pairs_per_group = variant.width == LaneWidth::S16 ? 2 : 1;
     return layout;
 }
 
-// The traceback pass always runs at 32 bits in the family's own grouping.
-inline FamilyLayout traceback_layout_of(KernelFamily family) { return layout_of(family, LaneWidth::S32); }
+// The traceback pass always runs at 32 bits in the variant's own grouping.
+inline FamilyLayout traceback_layout_of(const KernelVariant& variant) {
+    KernelVariant wide = variant;
+    wide.width = LaneWidth::S32;
+    return layout_of(wide);
+}
 
 inline std::uint64_t padded_residues(std::int64_t length) { return (static_cast<std::uint64_t>(length) + 15u) & ~15ull; }
 
@@ -79,7 +83,8 @@ inline std::uint64_t unit_bytes(const FamilyLayout& layout, const std::vector<st
     bytes += boundary_slots(layout, shape_of(lengths, first, count)) * 8u;
     if (traceback) {
         // The 32-bit traceback pass groups the same pairs in warp blocks of its own.
-        const FamilyLayout tb = traceback_layout_of(layout.group_threads == 1 ? KernelFamily::Inter : KernelFamily::Intra);
+        FamilyLayout tb = layout;
+        tb.pairs_per_group = 1;
         const std::size_t per_block = static_cast<std::size_t>(tb.pairs_per_warp());
         for (std::size_t b = first; b < first + count; b += per_block) {
             const BlockShape shape = shape_of(lengths, b, std::min(per_block, first + count - b));

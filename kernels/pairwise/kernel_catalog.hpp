@@ -14,9 +14,13 @@
 namespace alignscope::kernels {
 
 // inter: one thread (one 16-bit lane with s16) per pair, for many short pairs;
-// intra: a warp per pair (two pairs with s16), anti-diagonal wavefront with
-// warp shuffles, for pairs of a few hundred to several thousand residues.
+// intra: a group of G = 4, 8, 16 or 32 threads of a warp per pair (two pairs
+// with s16), anti-diagonal wavefront with warp shuffles, for pairs of a few
+// hundred to several thousand residues. A strip of G * 8 query rows sweeps the
+// target, so G follows the query length (little padding in the last strip)
+// and how many pairs there are to fill the device.
 enum class KernelFamily { Inter, Intra };
+inline constexpr int kIntraGroups[] = {4, 8, 16, 32};
 // s16: two pairs per 32-bit register with Hopper DPX instructions, results
 // checked for saturation and recomputed at s32 when they may have saturated.
 enum class LaneWidth { S16, S32 };
@@ -26,22 +30,32 @@ struct KernelVariant {
     bool linear = false;
     KernelFamily family = KernelFamily::Inter;
     LaneWidth width = LaneWidth::S32;
+    int group = 0;  // threads per pair; 0 = the family's default (inter 1, intra 32)
 
+    int threads_per_pair() const { return family == KernelFamily::Inter ? 1 : (group > 0 ? group : 32); }
+
+    // "intra" is a warp per pair; "intra8" a group of 8 threads.
     std::string name() const {
         std::string out = mode == AlignmentMode::Global ? "nw" : mode == AlignmentMode::Local ? "sw" : "sg";
         out += linear ? "_linear" : "_affine";
-        out += family == KernelFamily::Inter ? "_inter" : "_intra";
+        if (family == KernelFamily::Inter) out += "_inter";
+        else out += threads_per_pair() == 32 ? "_intra" : "_intra" + std::to_string(threads_per_pair());
         out += width == LaneWidth::S16 ? "_s16" : "_s32";
         return out;
     }
-    bool operator==(const KernelVariant&) const = default;
+    bool operator==(const KernelVariant& other) const {
+        return mode == other.mode && linear == other.linear && family == other.family && width == other.width &&
+               threads_per_pair() == other.threads_per_pair();
+    }
 };
 
 // Every kernel this backend has for a job's mode and gap model.
 inline std::vector<KernelVariant> variants_for(AlignmentMode mode, bool linear) {
     std::vector<KernelVariant> out;
-    for (KernelFamily family : {KernelFamily::Inter, KernelFamily::Intra})
-        for (LaneWidth width : {LaneWidth::S16, LaneWidth::S32}) out.push_back({mode, linear, family, width});
+    for (LaneWidth width : {LaneWidth::S16, LaneWidth::S32}) out.push_back({mode, linear, KernelFamily::Inter, width, 1});
+    for (int group : kIntraGroups)
+        for (LaneWidth width : {LaneWidth::S16, LaneWidth::S32})
+            out.push_back({mode, linear, KernelFamily::Intra, width, group});
     return out;
 }
 

@@ -14,19 +14,35 @@
 
 namespace alignscope::kernels {
 
-// The longest pair the inter-sequence kernels take: beyond it one thread would
-// sweep too many columns while its warp-mates idle.
-inline constexpr std::int64_t kInterMaxLength = 2048;
+// The longest pair the inter-sequence kernels take: beyond it one thread per
+// pair sweeps so many columns, with a strip boundary in global memory every
+// 8 rows, that a group of threads per pair does better.
+inline constexpr std::int64_t kInterMaxLength = 256;
 
-// Inter-sequence kernels need about this many pairs per SM to keep the device
-// busy; with fewer pairs a warp per pair (intra) has more parallelism to give.
+// Batched kernels need about this many pairs per SM to keep the device busy;
+// with fewer pairs a warp per pair (intra, 32 threads) has more parallelism to
+// give.
 inline constexpr std::int64_t kInterPairsPerSm = 256;
 
-inline KernelFamily choose_family(std::int64_t query_length, std::int64_t target_length, std::uint64_t job_pairs,
+struct FamilyChoice {
+    KernelFamily family = KernelFamily::Intra;
+    int group = 32;  // threads per pair
+    bool operator==(const FamilyChoice&) const = default;
+};
+
+// Threads per pair for many pairs past the inter limit. A smaller group pads
+// the query less (strips of group * 8 rows) and puts more pairs in a warp; a
+// larger one hands fewer strip boundaries through global memory.
+inline constexpr int kManyPairsGroup = 4;
+
+// Many short pairs: a thread per pair; many longer ones: a small group of
+// threads per pair; few pairs: a warp per pair.
+inline FamilyChoice choose_family(std::int64_t query_length, std::int64_t target_length, std::uint64_t job_pairs,
                                   int sm_count) {
-    const bool short_pair = std::max(query_length, target_length) <= kInterMaxLength;
     const bool many_pairs = job_pairs >= static_cast<std::uint64_t>(std::max(sm_count, 1)) * kInterPairsPerSm;
-    return short_pair && many_pairs ? KernelFamily::Inter : KernelFamily::Intra;
+    if (!many_pairs) return {KernelFamily::Intra, 32};
+    if (std::max(query_length, target_length) <= kInterMaxLength) return {KernelFamily::Inter, 1};
+    return {KernelFamily::Intra, kManyPairsGroup};
 }
 
 // Whether a pass of this pair fits 16-bit lanes from below: every value a

@@ -6,6 +6,8 @@
 #include "pairwise/wavefront_s16.cuh"
 #include "pairwise/wavefront_s32.cuh"
 
+#include <type_traits>
+
 namespace alignscope::kernels {
 
 namespace {
@@ -40,13 +42,20 @@ cudaError_t launch_s16(const PassParams& params, cudaStream_t stream) {
 cudaError_t launch_pass(const KernelVariant& variant, PassKind kind, const PassParams& params, cudaStream_t stream) {
     if (params.count == 0) return cudaSuccess;
     const bool local = variant.mode == AlignmentMode::Local && kind != PassKind::Traceback;
-    if (variant.width == LaneWidth::S16 && kind != PassKind::Traceback) {
-        if (variant.family == KernelFamily::Inter)
-            return local ? launch_s16<1, 8, true>(params, stream) : launch_s16<1, 8, false>(params, stream);
-        return local ? launch_s16<32, 8, true>(params, stream) : launch_s16<32, 8, false>(params, stream);
+    const bool s16 = variant.width == LaneWidth::S16 && kind != PassKind::Traceback;
+    auto with_group = [&](auto group) {
+        constexpr int G = decltype(group)::value;
+        if (s16) return local ? launch_s16<G, 8, true>(params, stream) : launch_s16<G, 8, false>(params, stream);
+        return launch_family_s32<G>(local, kind, params, stream);
+    };
+    switch (variant.threads_per_pair()) {
+        case 1: return with_group(std::integral_constant<int, 1>{});
+        case 4: return with_group(std::integral_constant<int, 4>{});
+        case 8: return with_group(std::integral_constant<int, 8>{});
+        case 16: return with_group(std::integral_constant<int, 16>{});
+        case 32: return with_group(std::integral_constant<int, 32>{});
+        default: return cudaErrorInvalidValue;
     }
-    if (variant.family == KernelFamily::Inter) return launch_family_s32<1>(local, kind, params, stream);
-    return launch_family_s32<32>(local, kind, params, stream);
 }
 
 int minimum_compute_capability() {

@@ -58,6 +58,22 @@ ALIGNSCOPE_HD word max(word a, word b) {
     return pack(lo(a) > lo(b) ? lo(a) : lo(b), hi(a) > hi(b) ? hi(a) : hi(b));
 #endif
 }
+// max(a, b, c) per half.
+ALIGNSCOPE_HD word max3(word a, word b, word c) {
+#if defined(__CUDA_ARCH__)
+    return __vimax3_s16x2(a, b, c);
+#else
+    return max(max(a, b), c);
+#endif
+}
+// Whether a and b are equal in at least one half.
+ALIGNSCOPE_HD bool equal_any(word a, word b) {
+#if defined(__CUDA_ARCH__)
+    return __vcmpeq2(a, b) != 0;
+#else
+    return lo(a) == lo(b) || hi(a) == hi(b);
+#endif
+}
 // max(a, b) per half, and per half whether a >= b (a kept).
 ALIGNSCOPE_HD word max_keep(word a, word b, bool& keep_hi, bool& keep_lo) {
 #if defined(__CUDA_ARCH__)

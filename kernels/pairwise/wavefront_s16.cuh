@@ -71,6 +71,8 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
     int col_best[2] = {kNegS32, kNegS32}, col_i[2] = {0, 0}, corner[2] = {kNegS32, kNegS32};
     int largest[2] = {kNeg, kNeg};
     best_score[0] = best_score[1] = Local ? 0 : kNegS32;
+    word best_word = 0;   // local: best_score of both lanes, packed
+    int tie_column = 0;   // local: the larger best_j; an equal maximum before it may win
 
     for (int strip = 0; strip < strips; ++strip) {
         const int row0 = strip * strip_rows + t * R;
@@ -121,11 +123,46 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
                     const word h = affine_cell<Local>(h_left[r], e_run[r], f, above, d, score, neg_open, neg_extend);
                     d = left;
                     above = h;
-                    bool keep_hi, keep_lo;
-                    const word tracked = Local ? h : ((h & inside) | (neg & ~inside));
-                    row_max[r] = max_keep(row_max[r], tracked, keep_hi, keep_lo);
-                    col_a[r] = keep_lo ? col_a[r] : j;
-                    col_b[r] = keep_hi ? col_b[r] : j;
+                    if constexpr (!Local) {
+                        bool keep_hi, keep_lo;
+                        const word tracked = (h & inside) | (neg & ~inside);
+                        row_max[r] = max_keep(row_max[r], tracked, keep_hi, keep_lo);
+                        col_a[r] = keep_lo ? col_a[r] : j;
+                        col_b[r] = keep_hi ? col_b[r] : j;
+                    }
+                }
+                if constexpr (Local) {
+                    // The end cell, tracked per column rather than per cell:
+                    // the column's maximum over this thread's rows (three-way
+                    // DPX maxima), and only when it beats the best so far, or
+                    // equals it in an earlier column (a later strip), a scalar
+                    // look for its first row. Cells of padding rows and
+                    // columns (code `letters`, score 0) never win: each equals
+                    // at most a real cell above or to the left of it, which
+                    // the (score, smaller j, smaller i) order prefers.
+                    word column_max = h_left[0];
+#pragma unroll
+                    for (int r = 1; r + 1 < R; r += 2) column_max = max3(column_max, h_left[r], h_left[r + 1]);
+                    if constexpr (R % 2 == 0) column_max = max(column_max, h_left[R - 1]);
+                    const bool raised = max(column_max, best_word) != best_word;
+                    const bool earlier_tie = j < tie_column && equal_any(column_max, best_word);
+                    if (raised || earlier_tie) {
+#pragma unroll
+                        for (int h = 0; h < 2; ++h) {
+                            const int value = h == 0 ? lo(column_max) : hi(column_max);
+                            if (value > best_score[h] || (value == best_score[h] && value > 0 && j < best_j[h])) {
+                                int first = R - 1;
+#pragma unroll
+                                for (int r = R - 1; r >= 0; --r)
+                                    if ((h == 0 ? lo(h_left[r]) : hi(h_left[r])) == value) first = r;
+                                best_score[h] = value;
+                                best_i[h] = row0 + first + 1;
+                                best_j[h] = j;
+                            }
+                        }
+                        best_word = pack(best_score[0], best_score[1]);
+                        tie_column = best_j[0] > best_j[1] ? best_j[0] : best_j[1];
+                    }
                 }
                 if constexpr (!Local) {
                     // Column n of each pair: its last column and corner.
@@ -148,7 +185,7 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
             }
         }
 #pragma unroll
-        for (int r = 0; r < R; ++r) {
+        for (int r = 0; r < R && !Local; ++r) {
             const int i = row0 + r + 1;
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
@@ -157,13 +194,7 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
                 const int col = h == 0 ? col_a[r] : col_b[r];
                 const int last = h == 0 ? lo(last_col[r]) : hi(last_col[r]);
                 largest[h] = value > largest[h] ? value : largest[h];
-                if constexpr (Local) {
-                    if (value > 0 && better_end(value, i, col, best_score[h], best_i[h], best_j[h])) {
-                        best_score[h] = value;
-                        best_i[h] = i;
-                        best_j[h] = col;
-                    }
-                } else {
+                {
                     if (i == m[h]) {
                         corner[h] = last;
                         if (p.last_row_free) {
@@ -180,6 +211,11 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
             }
         }
         if constexpr (G > 1) __syncwarp(mask);
+    }
+    if constexpr (Local) {
+        // Every H is >= 0 and none above the best: the best is the largest.
+        largest[0] = best_score[0];
+        largest[1] = best_score[1];
     }
 
 #pragma unroll

@@ -92,7 +92,7 @@ private slots:
         QTest::addColumn<int>("family");
         QTest::addColumn<int>("width");
         QTest::addColumn<bool>("traceback");
-        for (int family : {0, 1})
+        for (int family : {0, 1, 2})
             for (int width : {0, 1})
                 for (bool traceback : {false, true})
                     QTest::newRow(qPrintable(QString("family %1 width %2 traceback %3").arg(family).arg(width).arg(traceback)))
@@ -103,10 +103,13 @@ private slots:
         QFETCH(int, family);
         QFETCH(int, width);
         QFETCH(bool, traceback);
-        const auto fam = family ? KernelFamily::Intra : KernelFamily::Inter;
-        const FamilyLayout layout = layout_of(fam, width ? LaneWidth::S16 : LaneWidth::S32);
-        QCOMPARE(layout.group_threads, family ? 32 : 1);
-        QCOMPARE(layout.pairs_per_warp(), (family ? 1 : 32) * (width ? 2 : 1));
+        // family 0: inter; 1: a warp per pair; 2: 8 threads per pair.
+        const KernelVariant variant{AlignmentMode::Local, false, family ? KernelFamily::Intra : KernelFamily::Inter,
+                                    width ? LaneWidth::S16 : LaneWidth::S32, family == 2 ? 8 : 0};
+        const FamilyLayout layout = layout_of(variant);
+        const int threads = family == 0 ? 1 : family == 1 ? 32 : 8;
+        QCOMPARE(layout.group_threads, threads);
+        QCOMPARE(layout.pairs_per_warp(), (32 / threads) * (width ? 2 : 1));
         std::vector<std::pair<std::int64_t, std::int64_t>> lengths;
         for (int k = 0; k < layout.pairs_per_warp(); ++k) lengths.emplace_back(300 - k, 17 + 5 * k);
         const std::size_t count = lengths.size();
@@ -120,7 +123,7 @@ private slots:
         expect += static_cast<std::uint64_t>(max_n + 1) * static_cast<std::uint64_t>(layout.groups_per_warp()) * 8u;
         if (traceback) {
             // 4 bits per cell of each 32-bit traceback warp block, in 8-row words.
-            const FamilyLayout tb = traceback_layout_of(fam);
+            const FamilyLayout tb = traceback_layout_of(variant);
             for (std::size_t b = 0; b < count; b += static_cast<std::size_t>(tb.pairs_per_warp())) {
                 std::int64_t bm = 0, bn = 0;
                 for (std::size_t k = b; k < std::min(count, b + static_cast<std::size_t>(tb.pairs_per_warp())); ++k) {

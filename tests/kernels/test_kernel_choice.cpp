@@ -29,13 +29,22 @@ private slots:
                     QCOMPARE(parse_kernel_name(v.name(), mode, linear), v);
                     ++count;
                 }
-        QCOMPARE(count, 24);
+        // 3 modes x 2 gap models x (inter + intra with 4, 8, 16, 32 threads) x 2 widths.
+        QCOMPARE(count, 60);
         QCOMPARE(KernelVariant({AlignmentMode::Local, false, KernelFamily::Inter, LaneWidth::S16}).name(),
                  std::string("sw_affine_inter_s16"));
         QCOMPARE(KernelVariant({AlignmentMode::Global, true, KernelFamily::Intra, LaneWidth::S32}).name(),
                  std::string("nw_linear_intra_s32"));
         QCOMPARE(KernelVariant({AlignmentMode::SemiGlobal, false, KernelFamily::Intra, LaneWidth::S16}).name(),
                  std::string("sg_affine_intra_s16"));
+        QCOMPARE(KernelVariant({AlignmentMode::Local, false, KernelFamily::Intra, LaneWidth::S16, 8}).name(),
+                 std::string("sw_affine_intra8_s16"));
+        // A warp per pair is "intra" whether the group is given or defaulted.
+        QCOMPARE(KernelVariant({AlignmentMode::Local, false, KernelFamily::Intra, LaneWidth::S16, 32}),
+                 KernelVariant({AlignmentMode::Local, false, KernelFamily::Intra, LaneWidth::S16}));
+        QCOMPARE(parse_kernel_name("sw_affine_intra4_s32", AlignmentMode::Local, false).threads_per_pair(), 4);
+        QVERIFY(!(KernelVariant({AlignmentMode::Local, false, KernelFamily::Intra, LaneWidth::S16, 8}) ==
+                  KernelVariant({AlignmentMode::Local, false, KernelFamily::Intra, LaneWidth::S16, 4})));
     }
 
     void wrong_kernel_names_are_errors_data()
@@ -46,6 +55,7 @@ private slots:
         QTest::newRow("other mode") << "nw_affine_inter_s16" << "is a kernel for global affine alignment, but the job is local affine";
         QTest::newRow("other gaps") << "sw_linear_intra_s32" << "is a kernel for local linear alignment";
         QTest::newRow("empty") << "" << "is not a GPU kernel";
+        QTest::newRow("no such group") << "sw_affine_intra2_s16" << "is not a GPU kernel";
     }
     void wrong_kernel_names_are_errors()
     {
@@ -58,8 +68,10 @@ private slots:
             const QString message = e.what();
             QVERIFY2(message.startsWith("--kernel '" + name + "'"), e.what());
             QVERIFY2(message.contains(expected), e.what());
-            QVERIFY2(message.contains("sw_affine_inter_s16, sw_affine_inter_s32, sw_affine_intra_s16, sw_affine_intra_s32"),
+            QVERIFY2(message.contains("sw_affine_inter_s16, sw_affine_inter_s32, sw_affine_intra4_s16, "
+                                      "sw_affine_intra4_s32, sw_affine_intra8_s16"),
                      e.what());
+            QVERIFY2(message.endsWith("sw_affine_intra_s16, sw_affine_intra_s32"), e.what());
         }
     }
 
@@ -68,22 +80,26 @@ private slots:
         QTest::addColumn<qint64>("m");
         QTest::addColumn<qint64>("n");
         QTest::addColumn<quint64>("pairs");
-        QTest::addColumn<bool>("inter");
+        QTest::addColumn<int>("group");  // 1 = inter
         const quint64 full = 132ull * kInterPairsPerSm;
-        QTest::newRow("many short") << qint64(300) << qint64(300) << full << true;
-        QTest::newRow("few short") << qint64(300) << qint64(300) << full - 1 << false;
-        QTest::newRow("many at the limit") << qint64(kInterMaxLength) << qint64(5) << full << true;
-        QTest::newRow("many long") << qint64(kInterMaxLength + 1) << qint64(5) << full << false;
-        QTest::newRow("long target") << qint64(5) << qint64(kInterMaxLength + 1) << full * 10 << false;
-        QTest::newRow("length 1") << qint64(1) << qint64(1) << full << true;
+        QTest::newRow("many short") << qint64(150) << qint64(250) << full << 1;
+        QTest::newRow("few short") << qint64(150) << qint64(250) << full - 1 << 32;
+        QTest::newRow("many at the inter limit") << qint64(kInterMaxLength) << qint64(5) << full << 1;
+        QTest::newRow("long target") << qint64(5) << qint64(kInterMaxLength + 1) << full * 10 << kManyPairsGroup;
+        QTest::newRow("length 1") << qint64(1) << qint64(1) << full << 1;
+        QTest::newRow("many 300") << qint64(300) << qint64(300) << full << kManyPairsGroup;
+        QTest::newRow("many 5000") << qint64(5000) << qint64(5000) << full << kManyPairsGroup;
+        QTest::newRow("few 5000") << qint64(5000) << qint64(5000) << quint64(100) << 32;
     }
     void family_follows_lengths_and_batch_size()
     {
         QFETCH(qint64, m);
         QFETCH(qint64, n);
         QFETCH(quint64, pairs);
-        QFETCH(bool, inter);
-        QCOMPARE(choose_family(m, n, pairs, 132) == KernelFamily::Inter, inter);
+        QFETCH(int, group);
+        const FamilyChoice choice = choose_family(m, n, pairs, 132);
+        QCOMPARE(choice.family == KernelFamily::Inter, group == 1);
+        QCOMPARE(choice.group, group);
     }
 
     // The bound s16_can_hold relies on: a global score is never below

@@ -209,6 +209,8 @@ BenchPoint measure_point(Backend& backend, const BenchCase& bench_case, const Po
         if (last) {
             clock_source = recorder.clock_source();
             point.clock_source = clock_source;
+            for (const auto& e : events)
+                if (e.category == "host") point.host_seconds[e.name] += static_cast<double>(e.end_ns - e.start_ns) * 1e-9;
             for (const auto& a : results) kernels.insert(a.kernel);
             if (settings.timeline)
                 for (const auto& e : events) settings.timeline->record(e);
@@ -417,16 +419,19 @@ public:
             if (!any_gpu) note("stream sweep skipped: no GPU among the devices (CPU backends have no streams)");
         }
 
-        for (std::size_t k = 0; k < options_.kernels.size(); ++k) {
-            for (Backend* backend : backends) {
-                PointSettings s = settings(pairs_for(*backend, sweep_case));
-                s.kernel = options_.kernels[k];
-                auto point = try_point(*backend, sweep_case, s);
-                if (!point) continue;
-                if (point->kernel.empty()) point->kernel = options_.kernels[k];
-                add(std::move(*point), "kernel-sweep/" + sweep_case.name, "kernel", double(k));
+        // Every forced kernel on every standard case (all local affine, so a
+        // kernel fits all three or none; a backend refusing one is noted).
+        for (const auto& c : standard)
+            for (std::size_t k = 0; k < options_.kernels.size(); ++k) {
+                for (Backend* backend : backends) {
+                    PointSettings s = settings(pairs_for(*backend, c));
+                    s.kernel = options_.kernels[k];
+                    auto point = try_point(*backend, c, s);
+                    if (!point) continue;
+                    if (point->kernel.empty()) point->kernel = options_.kernels[k];
+                    add(std::move(*point), "kernel-sweep/" + c.name, "kernel", double(k));
+                }
             }
-        }
     }
 
 private:
@@ -594,6 +599,7 @@ void write_bench_json(std::ostream& out, const BenchReport& report) {
                                  {"kernel_seconds", optional_number(p.kernel_seconds)},
                                  {"gcups_kernel", optional_number(p.gcups_kernel)},
                                  {"kernel_timing", p.kernel_timing},
+                                 {"host_seconds", p.host_seconds},
                                  {"parameters", p.parameters}});
     }
     doc["notes"] = report.notes;

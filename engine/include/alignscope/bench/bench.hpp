@@ -63,6 +63,9 @@ struct BenchPoint {
     std::optional<double> gcups_kernel;    // cells / kernel_seconds / 1e9
     std::string kernel_timing;  // how kernel_seconds was measured, or why there is none
     std::string clock_source;   // the clock of the last timed run's timeline: cupti, cuda-events, steady-clock
+    // Host work of the last timed run by phase (a GPU backend's "host" timeline
+    // events: encode, plan, pack, wait, results), seconds summed per phase.
+    std::map<std::string, double> host_seconds;
     std::map<std::string, std::string> parameters;  // matrix, gaps, mode, lengths, streams, threads, seed, ...
 };
 
