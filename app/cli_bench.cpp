@@ -151,10 +151,10 @@ int run_bench_command(BenchFlags flags, CliContext& context) {
         flags.batches.push_back(flags.pairs);
     }
     if (flags.no_sweeps) {
-        flags.lengths.clear();
-        flags.batches.clear();
-        flags.streams.clear();
-        flags.kernels.clear();
+        // Only the sweeps named on the command line (a kernel sweep has no default).
+        if (!flags.lengths_option->count()) flags.lengths.clear();
+        if (!flags.batches_option->count()) flags.batches.clear();
+        if (!flags.streams_option->count()) flags.streams.clear();
     }
     if (flags.pairs == 0) throw Error("--pairs must be at least 1");
     if (flags.repeat < 1) throw Error("--repeat must be at least 1");
@@ -439,7 +439,8 @@ void add_bench_command(CLI::App& app, CliContext& context) {
     command->add_option("--timeline", flags->timeline,
                         "Write the timeline of each point's last run as Chrome trace JSON to this file");
     command->add_flag("--quick", flags->quick, "A small run for CI: fewer pairs, shorter sweeps (--long: 3k and 6k)");
-    command->add_flag("--no-sweeps", flags->no_sweeps, "Standard cases only");
+    command->add_flag("--no-sweeps", flags->no_sweeps,
+                      "Standard cases only, plus any sweep given explicitly (--lengths, --batches, --streams, --kernel)");
     command->callback(
         [flags, &context] { context.action = [flags, &context] { return run_bench_command(*flags, context); }; });
     command->add_flag("--search", flags->search,
