@@ -7,6 +7,8 @@
 #include <alignscope/error.hpp>
 
 #include <algorithm>
+#include <functional>
+#include <type_traits>
 #include <limits>
 
 namespace alignscope::longpair {
@@ -35,10 +37,18 @@ public:
         for (const PassTask& t : tasks) total += static_cast<std::uint64_t>(t.rows()) * static_cast<std::uint64_t>(t.cols());
         for (PassTask& t : tasks) {
             context.throw_if_cancelled();
-            run_one(t, context);
+            std::function<void(std::uint64_t)> cells_done;
+            if (progress) cells_done = [&](std::uint64_t cells) { progress(done + cells, total); };
+            run_one(t, context, cells_done);
             done += t.cells;
             if (progress) progress(done, total);
         }
+    }
+
+    void read_special_row(std::size_t k, std::vector<Score>& h, std::vector<Score>& f) override {
+        if (k >= saved_h_.size()) throw Error("internal error: reading an unknown special row");
+        h = saved_h_[k];
+        f = saved_f_[k];
     }
 
     const std::vector<std::int64_t>& saved_rows() const override { return saved_rows_; }
@@ -46,28 +56,24 @@ public:
     std::string kernel() const override { return "long_scalar_columns"; }
 
 private:
-    void run_one(PassTask& t, const JobContext& context) {
+    // One pass. Stage 1 (special rows asked for) runs as horizontal bands that
+    // end on the special rows, each band column by column with the previous
+    // band's last row as its top edge, so that a special row is final as soon
+    // as its band is (on_rows_done); any other pass is one band.
+    void run_one(PassTask& t, const JobContext& context, const std::function<void(std::uint64_t)>& cells_done) {
         const I64 h = t.rows(), w = t.cols();
         if (h < 0 || w < 0 || t.row_begin < 0 || t.col_begin < 0 || t.row_end > m_ || t.col_end > n_)
             throw Error("internal error: long-pair pass outside the matrix");
+        if (t.top == Edge::Explicit &&
+            (t.top_h.size() != static_cast<std::size_t>(w + 1) || t.top_f.size() != static_cast<std::size_t>(w + 1)))
+            throw Error("internal error: long-pair pass with an explicit top row of the wrong length");
+        if (t.left == Edge::Explicit) throw Error("internal error: an explicit left edge");
         const I64 open = scheme_.gap_open, extend = scheme_.gap_extend;
-        const int size = scheme_.matrix.size();
-        const std::vector<int>& scores = scheme_.matrix.scores();
-        auto row_code = [&](I64 i) { return t.reversed ? query_[t.row_end - i] : query_[t.row_begin + i - 1]; };
-        auto col_code = [&](I64 j) { return t.reversed ? target_[t.col_end - j] : target_[t.col_begin + j - 1]; };
 
-        std::vector<I64> H(static_cast<std::size_t>(h + 1)), E(static_cast<std::size_t>(h + 1), kNegInf),
-            F(static_cast<std::size_t>(h + 1), kNegInf);
-        // Column 0.
-        H[0] = t.corner_open ? 0 : kNegInf;
-        for (I64 i = 1; i <= h; ++i) {
-            H[i] = edge_value(t.left, i, open, extend);
-            F[i] = (t.left == Edge::Gap || t.left == Edge::GapContinue) ? H[i] : kNegInf;
-        }
-
-        // Special rows: forward stage-1 passes only.
+        // Special rows: pass rows every, 2*every, ... below the top and above the last row.
         std::vector<I64> keep;
         if (t.special_every > 0) {
+            if (t.goal_search) throw Error("internal error: special rows from a goal search");
             saved_rows_.clear();
             saved_h_.clear();
             saved_f_.clear();
@@ -77,54 +83,137 @@ private:
             saved_h_.assign(keep.size(), std::vector<Score>(static_cast<std::size_t>(w + 1)));
             saved_f_.assign(keep.size(), std::vector<Score>(static_cast<std::size_t>(w + 1)));
         }
-        const std::vector<Score>* goal_h = nullptr;
-        const std::vector<Score>* goal_f = nullptr;
+        goal_h_ = goal_f_ = nullptr;
         if (t.goal_search && t.crossing_row >= 0) {
             if (static_cast<std::size_t>(t.crossing_row) >= saved_h_.size())
                 throw Error("internal error: long-pair goal search names an unknown special row");
-            goal_h = &saved_h_[static_cast<std::size_t>(t.crossing_row)];
-            goal_f = &saved_f_[static_cast<std::size_t>(t.crossing_row)];
+            goal_h_ = &saved_h_[static_cast<std::size_t>(t.crossing_row)];
+            goal_f_ = &saved_f_[static_cast<std::size_t>(t.crossing_row)];
+        } else if (t.goal_search && t.crossing_row == kExplicitRow) {
+            if (t.crossing_h.size() < static_cast<std::size_t>(t.col_end + 1) || t.crossing_f.size() != t.crossing_h.size())
+                throw Error("internal error: long-pair goal search with a short explicit crossing row");
+            goal_h_ = &t.crossing_h;
+            goal_f_ = &t.crossing_f;
         }
-        auto forward_row = [&](I64 c, bool f) -> I64 {  // crossing row's value at forward column c
-            if (goal_h) return f ? (*goal_f)[static_cast<std::size_t>(c)] : (*goal_h)[static_cast<std::size_t>(c)];
-            if (f) return kNegInf;
-            return c == 0 ? 0 : edge_value(t.crossing_edge, c, open, extend);
-        };
 
         if (t.want_last_row) {
             t.last_h.assign(static_cast<std::size_t>(w + 1), kNegInf);
             t.last_f.assign(static_cast<std::size_t>(w + 1), kNegInf);
         }
+        if (t.want_last_column) {
+            t.last_col_h.assign(static_cast<std::size_t>(h + 1), kNegInf);
+            t.last_col_h[0] = clamp(top_value(t, w, open, extend));
+        }
         t.best = BestCell{};
         t.hit = GoalHit{};
         // Overview: uniform row blocks.
-        const I64 orows = t.overview_rows > 0 && t.overview_cols > 0 ? std::min<I64>(t.overview_rows, h) : 0;
-        const I64 ocols = orows > 0 ? std::min<I64>(t.overview_cols, w) : 0;
-        t.overview.assign(static_cast<std::size_t>(orows * ocols), kNegInf);
+        orows_ = t.overview_rows > 0 && t.overview_cols > 0 ? std::min<I64>(t.overview_rows, h) : 0;
+        ocols_ = orows_ > 0 ? std::min<I64>(t.overview_cols, w) : 0;
+        t.overview.assign(static_cast<std::size_t>(orows_ * ocols_), kNegInf);
         t.overview_row_edges.clear();
-        for (I64 b = 0; b < orows; ++b) t.overview_row_edges.push_back(b * h / orows + 1);
+        for (I64 b = 0; b < orows_; ++b) t.overview_row_edges.push_back(b * h / orows_ + 1);
         t.cells = 0;
+
+        // The top edge of the first band.
+        std::vector<I64> top_h(static_cast<std::size_t>(w + 1)), top_f(static_cast<std::size_t>(w + 1), kNegInf);
+        for (I64 j = 0; j <= w; ++j) {
+            top_h[static_cast<std::size_t>(j)] = top_value(t, j, open, extend);
+            if (t.top == Edge::Explicit) top_f[static_cast<std::size_t>(j)] = t.top_f[static_cast<std::size_t>(j)];
+        }
+        BestCell last_column;  // want_last_column, rows so far
+        I64 from = 0, last_j = w;
+        for (std::size_t k = 0; k <= keep.size(); ++k) {
+            const I64 to = k < keep.size() ? keep[k] : h;
+            last_j = sweep(t, from, to, top_h, top_f, context);
+            if (t.want_last_column)
+                for (I64 i = std::max<I64>(from, 1); i <= to; ++i) {
+                    const BestCell c{t.last_col_h[static_cast<std::size_t>(i)], i, w};
+                    if (better_cell(c, last_column)) last_column = c;
+                }
+            if (cells_done) cells_done(t.cells);
+            if (k < keep.size()) {
+                for (I64 j = 0; j <= w; ++j) {
+                    saved_h_[k][static_cast<std::size_t>(j)] = clamp(top_h[static_cast<std::size_t>(j)]);
+                    saved_f_[k][static_cast<std::size_t>(j)] = clamp(top_f[static_cast<std::size_t>(j)]);
+                }
+                if (t.on_rows_done) {
+                    RowsDone done;
+                    done.row = to;
+                    done.special_rows = k + 1;
+                    done.best = t.best;
+                    done.last_column = last_column;
+                    if (orows_ > 0) {
+                        done.overview = &t.overview;
+                        done.overview_row_edges = &t.overview_row_edges;
+                    }
+                    t.on_rows_done(done);
+                }
+            }
+            from = to;
+        }
+        if (t.want_last_row) {
+            for (I64 j = 0; j <= last_j; ++j) {
+                t.last_h[static_cast<std::size_t>(j)] = clamp(top_h[static_cast<std::size_t>(j)]);
+                t.last_f[static_cast<std::size_t>(j)] = clamp(top_f[static_cast<std::size_t>(j)]);
+            }
+        }
+    }
+
+    // Rows from+1..to of pass t, column by column. top_h/top_f hold H and F of
+    // row `from` on entry and of row `to` on return (columns 0..w); a goal
+    // search (one band: from = 0, to = rows) may stop at its first candidate
+    // column, leaving the later columns of top_h/top_f as they were. Returns
+    // the last column computed.
+    I64 sweep(PassTask& t, I64 from, I64 to, std::vector<I64>& top_h, std::vector<I64>& top_f,
+               const JobContext& context) {
+        const I64 h = to - from, w = t.cols();
+        const I64 open = scheme_.gap_open, extend = scheme_.gap_extend;
+        const int size = scheme_.matrix.size();
+        const std::vector<int>& scores = scheme_.matrix.scores();
+        auto row_code = [&](I64 i) { return t.reversed ? query_[t.row_end - i] : query_[t.row_begin + i - 1]; };
+        auto col_code = [&](I64 j) { return t.reversed ? target_[t.col_end - j] : target_[t.col_begin + j - 1]; };
+        auto forward_row = [&](I64 c, bool f) -> I64 {  // crossing row's value at forward column c
+            if (goal_h_) return f ? (*goal_f_)[static_cast<std::size_t>(c)] : (*goal_h_)[static_cast<std::size_t>(c)];
+            if (f) return kNegInf;
+            return c == 0 ? 0 : edge_value(t.crossing_edge, c, open, extend);
+        };
+
+        // H, E, F of rows from..to (index 0 = row `from`) in the current column.
+        std::vector<I64> H(static_cast<std::size_t>(h + 1), top_h.front()), E(static_cast<std::size_t>(h + 1), kNegInf),
+            F(static_cast<std::size_t>(h + 1), top_f.front());
+        // Column 0 (row `from` is top_h[0], top_f[0]).
+        for (I64 i = 1; i <= h; ++i) {
+            H[static_cast<std::size_t>(i)] = left_value(t, from + i, open, extend);
+            F[static_cast<std::size_t>(i)] = left_f_value(t, from + i, open, extend);
+        }
         const I64 refund = open - extend;
+        // Per row of the band: where its residue's scores start in the matrix,
+        // and its overview block.
+        std::vector<std::size_t> row_scores(static_cast<std::size_t>(h + 1), 0);
+        std::vector<I64> row_block(orows_ > 0 ? static_cast<std::size_t>(h + 1) : 0, 0);
+        for (I64 i = 1; i <= h; ++i) {
+            row_scores[static_cast<std::size_t>(i)] = static_cast<std::size_t>(row_code(from + i)) * static_cast<std::size_t>(size);
+            if (orows_ > 0)  // the last edge <= the pass row
+                row_block[static_cast<std::size_t>(i)] =
+                    static_cast<I64>(std::upper_bound(t.overview_row_edges.begin(), t.overview_row_edges.end(), from + i) -
+                                     t.overview_row_edges.begin()) - 1;
+        }
 
         auto visit_column = [&](I64 j) -> bool {  // outputs of column j; true when the goal search may stop
-            for (std::size_t k = 0; k < keep.size(); ++k) {
-                saved_h_[k][static_cast<std::size_t>(j)] = clamp(H[static_cast<std::size_t>(keep[k])]);
-                saved_f_[k][static_cast<std::size_t>(j)] = clamp(F[static_cast<std::size_t>(keep[k])]);
-            }
-            if (t.want_last_row) {
-                t.last_h[static_cast<std::size_t>(j)] = clamp(H[static_cast<std::size_t>(h)]);
-                t.last_f[static_cast<std::size_t>(j)] = clamp(F[static_cast<std::size_t>(h)]);
-            }
+            top_h[static_cast<std::size_t>(j)] = H[static_cast<std::size_t>(h)];
+            top_f[static_cast<std::size_t>(j)] = F[static_cast<std::size_t>(h)];
             if (!t.goal_search) return false;
             for (I64 i = 0; i <= h; ++i) {
                 GoalHit::Kind kind;
-                if (t.goal_any_cell && H[i] == t.goal) {
+                if (t.goal_any_cell && H[static_cast<std::size_t>(i)] == t.goal) {
                     kind = GoalHit::Kind::Begin;
                 } else if (i == h) {
                     const I64 c = t.col_end - j;
                     const I64 fh = forward_row(c, false), ff = forward_row(c, true);
-                    if (fh > kNegInf / 2 && H[i] > kNegInf / 2 && fh + H[i] == t.goal) kind = GoalHit::Kind::CrossH;
-                    else if (ff > kNegInf / 2 && F[i] > kNegInf / 2 && ff + F[i] + refund == t.goal)
+                    if (fh > kNegInf / 2 && H[static_cast<std::size_t>(i)] > kNegInf / 2 && fh + H[static_cast<std::size_t>(i)] == t.goal)
+                        kind = GoalHit::Kind::CrossH;
+                    else if (ff > kNegInf / 2 && F[static_cast<std::size_t>(i)] > kNegInf / 2 &&
+                             ff + F[static_cast<std::size_t>(i)] + refund == t.goal)
                         kind = GoalHit::Kind::CrossF;
                     else continue;
                 } else {
@@ -144,41 +233,69 @@ private:
             return false;
         };
 
+        // One column j (rows 1..h), with the per-cell extras compiled in or out.
+        I64* Hp = H.data();
+        I64* Ep = E.data();
+        I64* Fp = F.data();
+        const std::size_t* rs = row_scores.data();
+        auto column = [&](auto local, auto track, auto overview, I64 j) {
+            const int* col_scores = scores.data() + col_code(j);
+            I64 diag = Hp[0];
+            Hp[0] = top_h[static_cast<std::size_t>(j)];
+            Fp[0] = top_f[static_cast<std::size_t>(j)];
+            I64 f_above = Fp[0], h_above = Hp[0];
+            BestCell best = t.best;
+            Score* ov_col = nullptr;
+            if constexpr (decltype(overview)::value) ov_col = t.overview.data() + (j - 1) * ocols_ / w;
+            for (I64 i = 1; i <= h; ++i) {
+                const auto I = static_cast<std::size_t>(i);
+                const I64 e = std::max(Ep[I] - extend, Hp[I] - open);
+                const I64 f = std::max(f_above - extend, h_above - open);
+                I64 v = std::max({diag + col_scores[rs[I]], e, f});
+                if constexpr (decltype(local)::value) v = std::max<I64>(v, 0);
+                v = std::max<I64>(v, kNegInf);
+                diag = Hp[I];
+                Hp[I] = v;
+                h_above = v;
+                Ep[I] = std::max<I64>(e, kNegInf);
+                f_above = Fp[I] = std::max<I64>(f, kNegInf);
+                if constexpr (decltype(track)::value)
+                    if (v >= best.score && better_cell({static_cast<Score>(v), from + i, j}, best))
+                        best = {static_cast<Score>(v), from + i, j};
+                if constexpr (decltype(overview)::value) {
+                    Score& cell = ov_col[row_block[I] * ocols_];
+                    cell = std::max(cell, clamp(v));
+                }
+            }
+            t.best = best;
+        };
+        auto run_column = [&](I64 j) {
+            using Y = std::true_type;
+            using N = std::false_type;
+            auto with = [&](auto overview) {
+                if (t.local && t.track_best) column(Y{}, Y{}, overview, j);
+                else if (t.local) column(Y{}, N{}, overview, j);
+                else if (t.track_best) column(N{}, Y{}, overview, j);
+                else column(N{}, N{}, overview, j);
+            };
+            if (orows_ > 0) with(Y{});
+            else with(N{});
+        };
+
+        I64 last_j = 0;
         if (!visit_column(0)) {
             for (I64 j = 1; j <= w; ++j) {
-                const int b = col_code(j);
-                I64 diag = H[0];
-                H[0] = edge_value(t.top, j, open, extend);
-                F[0] = kNegInf;
-                for (I64 i = 1; i <= h; ++i) {
-                    const I64 e = std::max(E[i] - extend, H[i] - open);
-                    const I64 f = std::max(F[i - 1] - extend, H[i - 1] - open);
-                    I64 v = diag + scores[static_cast<std::size_t>(row_code(i) * size + b)];
-                    v = std::max({v, e, f});
-                    if (t.local) v = std::max<I64>(v, 0);
-                    v = std::max<I64>(v, kNegInf);
-                    diag = H[i];
-                    H[i] = v;
-                    E[i] = std::max<I64>(e, kNegInf);
-                    F[i] = std::max<I64>(f, kNegInf);
-                    if (t.track_best && v > t.best.score) t.best = {static_cast<Score>(v), i, j};
-                    if (orows > 0) {
-                        // Row block: the last edge <= i.
-                        const I64 rb = static_cast<I64>(std::upper_bound(t.overview_row_edges.begin(), t.overview_row_edges.end(), i) -
-                                                        t.overview_row_edges.begin()) - 1;
-                        Score& cell = t.overview[static_cast<std::size_t>(rb * ocols + (j - 1) * ocols / w)];
-                        cell = std::max(cell, clamp(v));
-                    }
-                }
+                last_j = j;
+                run_column(j);
                 t.cells += static_cast<std::uint64_t>(h);
                 if (visit_column(j)) break;
                 if ((j & 1023) == 0) context.throw_if_cancelled();
             }
         }
-        if (t.want_last_column) {
-            t.last_col_h.resize(static_cast<std::size_t>(h + 1));
-            for (I64 i = 0; i <= h; ++i) t.last_col_h[static_cast<std::size_t>(i)] = clamp(H[static_cast<std::size_t>(i)]);
-        }
+        if (t.want_last_column)
+            for (I64 i = 1; i <= h; ++i)
+                t.last_col_h[static_cast<std::size_t>(from + i)] = clamp(H[static_cast<std::size_t>(i)]);
+        return last_j;
     }
 
     const std::uint8_t* query_ = nullptr;
@@ -187,6 +304,9 @@ private:
     ScoringScheme scheme_;
     std::vector<std::int64_t> saved_rows_;
     std::vector<std::vector<Score>> saved_h_, saved_f_;
+    const std::vector<Score>* goal_h_ = nullptr;  // the crossing row of the current goal search
+    const std::vector<Score>* goal_f_ = nullptr;
+    I64 orows_ = 0, ocols_ = 0;  // the current pass's overview grid
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <alignscope/align/long_pair.hpp>
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/linear_space.hpp>
+#include <alignscope/align/long_checkpoint.hpp>
 #include <alignscope/device/backend.hpp>
 #include <alignscope/error.hpp>
 
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace alignscope::longpair {
@@ -141,6 +143,10 @@ void check_ranges(I64 m, I64 n, const ScoringScheme& s) {
 
 }  // namespace
 
+void PassRunner::read_special_row(std::size_t, std::vector<Score>&, std::vector<Score>&) {
+    throw Error("the long-pair runner of " + device() + " cannot hand out its special rows, so it cannot checkpoint");
+}
+
 Alignment align_long(std::string_view query, std::string_view target, const ScoringScheme& scheme,
                      const LongPairOptions& options, PassRunner& runner, const JobContext& context,
                      LongPairStats* stats_out) {
@@ -158,12 +164,29 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
     const bool semi = mode == AlignmentMode::SemiGlobal;
     const FreeEndGaps fe = semi ? options.align.free_ends : FreeEndGaps::none();
     LongPairStats stats;
+
+    // The checkpoint: a new one, or the one this job resumes from (checked
+    // against the pair and the scheme before any work).
+    std::optional<LongCheckpoint> ckpt;
+    if (options.resume && options.checkpoint_dir.empty())
+        throw Error("--resume needs the checkpoint directory (--checkpoint DIR)");
+    if (!options.checkpoint_dir.empty()) {
+        if (!(options.checkpoint_every >= 0)) throw Error("the checkpoint interval must be 0 seconds or more");
+        const CheckpointIdentity id = CheckpointIdentity::of(q.data(), m, t.data(), n, scheme, options.align);
+        if (options.resume) ckpt.emplace(LongCheckpoint::resume(options.checkpoint_dir, id));
+        else ckpt.emplace(LongCheckpoint::start(options.checkpoint_dir, id));
+    }
+    // Stage 1 goes on below row r0 (0: from the top; m: it is done).
+    const I64 r0 = ckpt ? ckpt->state().last_row() : 0;
+    const std::size_t loaded_rows = ckpt ? ckpt->state().rows.size() : 0;
+    stats.resumed_from_row = r0;
     runner.prepare(q.data(), m, t.data(), n, scheme);
 
-    // Progress: stage 1 is the whole matrix; stages 2 and 3 add a few percent.
+    // Progress: stage 1 is the part of the matrix still to compute; stages 2
+    // and 3 add a few percent.
     const std::uint64_t matrix = static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(n);
     std::uint64_t done_before = 0;
-    const std::uint64_t estimate = matrix + matrix / 8;
+    const std::uint64_t estimate = static_cast<std::uint64_t>(m - r0) * static_cast<std::uint64_t>(n) + matrix / 8;
     auto report = [&](std::uint64_t cells_done) {
         if (context.progress) {
             Progress p;
@@ -179,55 +202,168 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
     auto t0 = Clock::now();
     const Edge top = local ? Edge::Zero : (fe.query_begin ? Edge::Zero : Edge::Gap);
     const Edge left = local ? Edge::Zero : (fe.target_begin ? Edge::Zero : Edge::Gap);
+    const int overview_cols = static_cast<int>(std::min<I64>(options.overview_size, n));
+    // What stage 1 leaves, in forward coordinates: the best cell (local), the
+    // best cell of the last column (semi-global, free target end), the last row.
+    BestCell best_cell = ckpt ? ckpt->state().best : BestCell{};
+    BestCell last_column = ckpt ? ckpt->state().last_column : BestCell{};
+    std::vector<Score> bottom_h;
+    std::vector<std::int64_t> overview_edges;  // the overview of the whole matrix (when asked for)
+    std::vector<Score> overview_grid;
+    CheckpointState loaded_overview;  // the checkpoint's overview as it was loaded (later commits change the state)
+    if (ckpt && overview_cols > 0) {
+        loaded_overview.overview_cols = ckpt->state().overview_cols;
+        loaded_overview.overview_row_edges = ckpt->state().overview_row_edges;
+        loaded_overview.overview = ckpt->state().overview;
+    }
+    // The overview of rows 1..upto: the checkpoint's part (rows 1..r0), then the
+    // pass's blocks that start at or above `upto`.
+    auto combine_overview = [&](const std::vector<std::int64_t>& pass_edges, const std::vector<Score>& pass_grid,
+                                I64 upto, std::vector<std::int64_t>& edges, std::vector<Score>& grid) {
+        edges.clear();
+        grid.clear();
+        if (overview_cols <= 0) return;
+        const auto C = static_cast<std::size_t>(overview_cols);
+        if (r0 > 0) {
+            if (loaded_overview.overview_cols == overview_cols && !loaded_overview.overview_row_edges.empty()) {
+                edges = loaded_overview.overview_row_edges;
+                grid = loaded_overview.overview;
+            } else {  // the checkpoint has none (or another grid): rows 1..r0 show as empty
+                edges.push_back(1);
+                grid.assign(C, kNegInf);
+            }
+        }
+        for (std::size_t b = 0; b < pass_edges.size() && pass_edges[b] + r0 <= upto; ++b) {
+            edges.push_back(pass_edges[b] + r0);
+            grid.insert(grid.end(), pass_grid.begin() + static_cast<std::ptrdiff_t>(b * C),
+                        pass_grid.begin() + static_cast<std::ptrdiff_t>((b + 1) * C));
+        }
+    };
+    // Checkpoints: the special rows finished since the last one, then the manifest.
+    std::size_t rows_in_checkpoint = 0;  // of the runner's special rows
+    auto last_checkpoint = Clock::now();
+    auto checkpoint_due = [&] {
+        return ckpt && (options.checkpoint_every <= 0 || seconds_since(last_checkpoint) >= options.checkpoint_every);
+    };
+    auto write_checkpoint = [&](std::size_t special_rows, const BestCell& b, const BestCell& lc,
+                                const std::vector<std::int64_t>& pass_edges, const std::vector<Score>& pass_grid,
+                                I64 upto, const std::vector<Score>* last_h, const std::vector<Score>* last_f) {
+        const auto c0 = Clock::now();
+        std::vector<Score> h, f;
+        for (; rows_in_checkpoint < special_rows; ++rows_in_checkpoint) {
+            runner.read_special_row(rows_in_checkpoint, h, f);
+            ckpt->add_row(runner.saved_rows()[rows_in_checkpoint], h, f);
+        }
+        if (last_h) ckpt->add_row(m, *last_h, *last_f);
+        std::vector<std::int64_t> edges;
+        std::vector<Score> grid;
+        combine_overview(pass_edges, pass_grid, upto, edges, grid);
+        ckpt->commit(b, lc, overview_cols, edges, grid);
+        ++stats.checkpoints;
+        stats.checkpoint_seconds += seconds_since(c0);
+        last_checkpoint = Clock::now();
+    };
+    auto shifted = [&](BestCell c) {
+        if (c.score > kNegInf) c.i += r0;
+        return c;
+    };
+    auto merged = [&](const BestCell& a, const BestCell& b) { return better_cell(b, a) ? b : a; };
+
     std::vector<PassTask> tasks(1);
-    {
-        PassTask& p = tasks[0];
+    PassTask& s1 = tasks[0];
+    if (r0 < m) {
+        PassTask& p = s1;
+        const I64 rows = m - r0;
+        p.row_begin = r0;
         p.row_end = m;
         p.col_end = n;
         p.top = top;
         p.left = left;
+        if (r0 > 0) {  // row r0 from the checkpoint is the top edge; the left edge goes on from its column 0
+            p.top = Edge::Explicit;
+            ckpt->read_row(loaded_rows - 1, p.top_h, p.top_f);
+            if (left == Edge::Gap) p.left = Edge::GapContinue;
+        }
         p.local = local;
         p.track_best = local;
-        p.want_last_row = !local;
+        p.want_last_row = !local || ckpt.has_value();
         p.want_last_column = semi && fe.target_end;
-        p.overview_rows = static_cast<int>(std::min<I64>(options.overview_size, m));
-        p.overview_cols = static_cast<int>(std::min<I64>(options.overview_size, n));
+        if (overview_cols > 0) {
+            p.overview_rows = static_cast<int>(std::clamp<I64>((options.overview_size * rows + m - 1) / m, 1, rows));
+            p.overview_cols = overview_cols;
+        }
         const std::uint64_t row_bytes = runner.special_row_bytes(n);
         const std::uint64_t count = std::max<std::uint64_t>(1, options.special_row_budget / std::max<std::uint64_t>(row_bytes, 1));
-        p.special_every = std::max<I64>(options.min_band_rows, (m + static_cast<I64>(count)) / (static_cast<I64>(count) + 1));
+        p.special_every = std::max<I64>(options.min_band_rows, (rows + static_cast<I64>(count)) / (static_cast<I64>(count) + 1));
         const I64 cap = runner.max_band_rows();
         if (cap > 0 && p.special_every > cap && (options.align.traceback || mode != AlignmentMode::Global)) {
             p.special_every = cap;
-            const std::uint64_t needed = static_cast<std::uint64_t>(m / cap) * row_bytes;
+            const std::uint64_t needed = static_cast<std::uint64_t>(rows / cap) * row_bytes;
             if (needed > options.special_row_budget)
-                throw Error("this pair needs " + std::to_string(m / cap) + " special rows of " +
+                throw Error("this pair needs " + std::to_string(rows / cap) + " special rows of " +
                             std::to_string(row_bytes >> 20) + " MiB (" + std::to_string(needed >> 20) +
                             " MiB) on " + runner.device() + " for its stage-2 bands of at most " + std::to_string(cap) +
                             " rows; the budget is " + std::to_string(options.special_row_budget >> 20) +
                             " MiB: raise --special-rows-mem, or use --device cpu");
         }
+        if (ckpt)
+            p.on_rows_done = [&](const RowsDone& d) {
+                if (!checkpoint_due() || d.special_rows <= rows_in_checkpoint) return;
+                static const std::vector<std::int64_t> no_edges;
+                static const std::vector<Score> no_grid;
+                write_checkpoint(d.special_rows, merged(best_cell, shifted(d.best)), merged(last_column, shifted(d.last_column)),
+                                 d.overview_row_edges ? *d.overview_row_edges : no_edges, d.overview ? *d.overview : no_grid,
+                                 r0 + d.row, nullptr, nullptr);
+            };
+        runner.run(tasks, context, pass_progress);
+        best_cell = merged(best_cell, shifted(s1.best));
+        if (p.want_last_column)
+            for (I64 i = 1; i <= rows; ++i)
+                last_column = merged(last_column, BestCell{s1.last_col_h[static_cast<std::size_t>(i)], r0 + i, n});
+        bottom_h = s1.last_h;
+        combine_overview(s1.overview_row_edges, s1.overview, m, overview_edges, overview_grid);
+        if (ckpt && checkpoint_due())  // stage 1 done: with the last row, a later resume starts at stage 2
+            write_checkpoint(runner.saved_rows().size(), best_cell, last_column, s1.overview_row_edges, s1.overview, m,
+                             &s1.last_h, &s1.last_f);
+    } else {  // the checkpoint holds all of stage 1
+        std::vector<Score> f;
+        ckpt->read_row(loaded_rows - 1, bottom_h, f);
+        combine_overview({}, {}, m, overview_edges, overview_grid);
     }
-    runner.run(tasks, context, pass_progress);
-    PassTask& s1 = tasks[0];
     stats.stage_cells[0] = s1.cells;
     stats.stage_seconds[0] = seconds_since(t0);
-    stats.special_rows = static_cast<I64>(runner.saved_rows().size());
-    if (!s1.overview.empty()) {
+    // The special rows: the checkpoint's (rows 1..r0, not the last row m) and the runner's (below r0).
+    struct CrossingRow {
+        I64 row;
+        int runner_index, loaded_index;  // one of them is -1
+    };
+    std::vector<CrossingRow> crossing_rows;
+    for (std::size_t k = 0; k < loaded_rows; ++k)
+        if (ckpt->state().rows[k] < m) crossing_rows.push_back({ckpt->state().rows[k], -1, static_cast<int>(k)});
+    if (r0 < m)
+        for (std::size_t k = 0; k < runner.saved_rows().size(); ++k)
+            crossing_rows.push_back({runner.saved_rows()[k], static_cast<int>(k), -1});
+    stats.special_rows = static_cast<I64>(crossing_rows.size());
+    if (!overview_grid.empty()) {
         stats.overview.rows = m;
         stats.overview.cols = n;
-        stats.overview.grid_cols = s1.overview_cols;
-        stats.overview.row_edges = s1.overview_row_edges;
-        stats.overview.max_h = s1.overview;
+        stats.overview.grid_cols = overview_cols;
+        stats.overview.row_edges = overview_edges;
+        stats.overview.max_h = overview_grid;
     }
     done_before += s1.cells;
+    // After a successful job the checkpoint goes (unless asked to keep it).
+    auto finish = [&] {
+        if (ckpt && !options.keep_checkpoint) ckpt->remove_files();
+    };
 
     I64 score = 0, i_end = 0, j_end = 0;
     if (local) {
-        score = s1.best.score;
-        i_end = s1.best.i;
-        j_end = s1.best.j;
+        score = best_cell.score;
+        i_end = best_cell.i;
+        j_end = best_cell.j;
     } else {
-        score = s1.last_h[static_cast<std::size_t>(n)];
+        score = bottom_h[static_cast<std::size_t>(n)];
         i_end = m;
         j_end = n;
         if (semi) {
@@ -240,9 +376,8 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
                 }
             };
             if (fe.query_end)
-                for (I64 j = 1; j <= n; ++j) consider(s1.last_h[static_cast<std::size_t>(j)], m, j);
-            if (fe.target_end)
-                for (I64 i = 1; i <= m; ++i) consider(s1.last_col_h[static_cast<std::size_t>(i)], i, n);
+                for (I64 j = 1; j <= n; ++j) consider(bottom_h[static_cast<std::size_t>(j)], m, j);
+            if (fe.target_end && last_column.score > kNegInf) consider(last_column.score, last_column.i, n);
         }
     }
 
@@ -253,6 +388,7 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
     a.device = runner.device();
     a.kernel = runner.kernel();
     if (local && score <= 0) {  // the empty local alignment
+        finish();
         if (stats_out) *stats_out = stats;
         return a;
     }
@@ -271,7 +407,8 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
     if (mode == AlignmentMode::Global && !need_path) {
         start = {0, 0, false};
     } else {
-        const std::vector<std::int64_t> saved = runner.saved_rows();
+        std::vector<std::int64_t> saved;
+        for (const CrossingRow& c : crossing_rows) saved.push_back(c.row);
         int k = static_cast<int>(std::upper_bound(saved.begin(), saved.end(), i_end - 1) - saved.begin()) - 1;
         bool found_start = false;
         while (!found_start) {
@@ -288,7 +425,15 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
             p.goal_search = true;
             p.goal = static_cast<Score>(goal);
             p.goal_any_cell = local;
-            p.crossing_row = k >= 0 ? k : kRowZero;
+            if (k < 0) {
+                p.crossing_row = kRowZero;
+            } else if (crossing_rows[static_cast<std::size_t>(k)].runner_index >= 0) {
+                p.crossing_row = crossing_rows[static_cast<std::size_t>(k)].runner_index;
+            } else {  // a row of the checkpoint
+                p.crossing_row = kExplicitRow;
+                ckpt->read_row(static_cast<std::size_t>(crossing_rows[static_cast<std::size_t>(k)].loaded_index),
+                               p.crossing_h, p.crossing_f);
+            }
             p.crossing_edge = top;
             p.want_last_column = semi && fe.target_begin;
             runner.run(band, context, {});
@@ -460,6 +605,7 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
                         std::to_string(path_score) + ", the DP said " + std::to_string(a.score));
     }
     report(stats.stage_cells[2]);
+    finish();
     if (stats_out) *stats_out = stats;
     return a;
 }
@@ -469,6 +615,14 @@ Alignment align_long_on(Backend& backend, std::string_view query, std::string_vi
                         const LongRunnerSettings& settings, const JobContext& context, LongPairStats* stats) {
     std::unique_ptr<PassRunner> runner = backend.make_long_runner(settings);
     if (runner) return align_long(query, target, scheme, options, *runner, context, stats);
+    if (!options.checkpoint_dir.empty() || options.resume) {
+        // Checkpoints live in the pass pipeline: on a CPU backend it runs on the
+        // scalar pass runner (slower than Myers-Miller's SIMD passes).
+        runner = make_cpu_pass_runner();
+        Alignment a = align_long(query, target, scheme, options, *runner, context, stats);
+        a.device = backend.info().id;
+        return a;
+    }
     // CPU backends: Myers-Miller in linear space, progress in cells.
     const auto total = static_cast<std::uint64_t>(query.size()) * static_cast<std::uint64_t>(target.size());
     std::function<void(std::uint64_t)> cells;

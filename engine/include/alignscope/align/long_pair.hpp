@@ -29,6 +29,7 @@
 #include <alignscope/device/job.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -54,6 +55,7 @@ enum class Edge : std::uint8_t {
     Gap,          // H = -(open + (k-1)*extend) at distance k >= 1 from the corner
     GapContinue,  // left edge only: H = -(k*extend), a vertical gap already open goes on
     Closed,       // no path enters through this edge
+    Explicit,     // top edge only: row 0 given by PassTask::top_h/top_f (a resumed stage 1)
 };
 
 // H on an edge at distance k >= 1 from the corner (kNegInf when Closed).
@@ -63,6 +65,7 @@ inline std::int64_t edge_value(Edge edge, std::int64_t k, std::int64_t open, std
         case Edge::Gap: return -(open + (k - 1) * extend);
         case Edge::GapContinue: return -(k * extend);
         case Edge::Closed: return kNegInf;
+        case Edge::Explicit: return kNegInf;  // see top_value()
     }
     return kNegInf;
 }
@@ -85,8 +88,26 @@ struct GoalHit {
 };
 
 // Which row a goal search compares its last row with.
-inline constexpr int kRowZero = -2;  // the forward matrix's row 0 (from crossing_edge)
+inline constexpr int kRowZero = -2;      // the forward matrix's row 0 (from crossing_edge)
 inline constexpr int kNoRow = -1;
+inline constexpr int kExplicitRow = -3;  // PassTask::crossing_h/crossing_f (a row loaded from a checkpoint)
+
+// Stage 1 so far, as a checkpoint needs it: every cell of pass rows 1..row is
+// final, and so are the first `special_rows` rows of saved_rows() (the last of
+// them is row_begin + row). Coordinates are the pass's own.
+struct RowsDone {
+    std::int64_t row = 0;
+    std::size_t special_rows = 0;
+    BestCell best;         // track_best: the best cell of rows 1..row
+    BestCell last_column;  // want_last_column: the highest H of the last column in rows 1..row (smallest i); j = cols
+    // Overview (when asked for): the grid as it stands, complete for rows
+    // 1..row; on a GPU it may already hold values of rows below `row` (they are
+    // real cells of the pass, so a max over them stays right when the rows
+    // below are computed again).
+    const std::vector<Score>* overview = nullptr;
+    const std::vector<std::int64_t>* overview_row_edges = nullptr;
+};
+using RowsDoneCallback = std::function<void(const RowsDone&)>;
 
 struct PassTask {
     // The rectangle: query residues [row_begin, row_end) down the rows, target
@@ -97,6 +118,10 @@ struct PassTask {
     bool reversed = false;
     Edge top = Edge::Gap, left = Edge::Gap;
     bool corner_open = true;  // H(0,0) = 0; else no path starts at the corner itself
+    // top == Explicit: H and F of row 0, columns 0..cols. The corner is
+    // top_h[0] (corner_open is ignored) and the left edge goes on from it:
+    // H(i, 0) = top_h[0] + edge_value(left, i) (left: Zero, GapContinue or Closed).
+    std::vector<Score> top_h, top_f;
     bool local = false;       // H is clamped at 0 (stage 1 of a local alignment)
 
     // Requests.
@@ -107,6 +132,11 @@ struct PassTask {
     // (the runner rounds up to its own granularity); they replace any kept
     // before and are listed by PassRunner::saved_rows().
     std::int64_t special_every = 0;
+    // Stage 1 with a checkpoint: called on the thread that called run(), in
+    // ascending order, each time more special rows are final (at least at each
+    // special row's completion; the runner may bundle several). The callee may
+    // read those rows with PassRunner::read_special_row.
+    RowsDoneCallback on_rows_done;
 
     // Overview (stage 1): the highest H of every block of a grid of about
     // overview_rows x overview_cols blocks, for the heatmap of a long job.
@@ -128,6 +158,7 @@ struct PassTask {
     bool goal_any_cell = false;
     int crossing_row = kNoRow;
     Edge crossing_edge = Edge::Gap;
+    std::vector<Score> crossing_h, crossing_f;  // crossing_row == kExplicitRow: forward columns 0..col_end
 
     // Results.
     std::vector<Score> last_h, last_f, last_col_h;
@@ -140,6 +171,30 @@ struct PassTask {
     std::int64_t rows() const { return row_end - row_begin; }
     std::int64_t cols() const { return col_end - col_begin; }
 };
+
+// H on the pass's row 0 at column j >= 0, and on its column 0 at row i >= 0
+// (kNegInf and below mean no path), for every kind of edge.
+inline std::int64_t top_value(const PassTask& t, std::int64_t j, std::int64_t open, std::int64_t extend) {
+    if (t.top == Edge::Explicit) return t.top_h[static_cast<std::size_t>(j)];
+    if (j == 0) return t.corner_open ? 0 : kNegInf;
+    return edge_value(t.top, j, open, extend);
+}
+inline std::int64_t left_value(const PassTask& t, std::int64_t i, std::int64_t open, std::int64_t extend) {
+    if (t.top == Edge::Explicit) {
+        const std::int64_t corner = t.top_h[0];
+        return i == 0 ? corner : std::max<std::int64_t>(corner + edge_value(t.left, i, open, extend), kNegInf);
+    }
+    if (i == 0) return t.corner_open ? 0 : kNegInf;
+    return edge_value(t.left, i, open, extend);
+}
+// F on column 0 (row i >= 1): a vertical gap along the left edge, when it has one.
+inline std::int64_t left_f_value(const PassTask& t, std::int64_t i, std::int64_t open, std::int64_t extend) {
+    return (t.left == Edge::Gap || t.left == Edge::GapContinue) ? left_value(t, i, open, extend) : kNegInf;
+}
+// The best-cell order: higher score, then smaller j, then smaller i.
+inline bool better_cell(const BestCell& a, const BestCell& b) {
+    return a.score > b.score || (a.score == b.score && (a.j < b.j || (a.j == b.j && a.i < b.i)));
+}
 
 // Progress of a runner call: cells computed so far out of those asked for.
 using PassProgress = std::function<void(std::uint64_t cells_done, std::uint64_t cells_total)>;
@@ -155,6 +210,10 @@ public:
     // Rows (forward, 0..m) of the special rows kept by the last pass that asked
     // for them, ascending; index k is crossing_row k.
     virtual const std::vector<std::int64_t>& saved_rows() const = 0;
+    // H and F (columns 0..cols) of special row k (an index into saved_rows()):
+    // after run(), and during it from on_rows_done for the rows it reported.
+    // Runners that cannot checkpoint keep the default, which throws Error.
+    virtual void read_special_row(std::size_t k, std::vector<Score>& h, std::vector<Score>& f);
     // Bytes one special row takes for a target of n residues.
     virtual std::uint64_t special_row_bytes(std::int64_t n) const { return static_cast<std::uint64_t>(n + 1) * 8; }
     // The tallest band a stage-2 goal search may have (0 = any): a search
@@ -176,6 +235,14 @@ struct LongPairOptions {
     std::uint64_t base_cells = 1u << 20;             // ...or this small
     int threads = 0;                                  // CPU threads for stage 3; 0 = all cores
     int overview_size = 0;                            // stage-1 overview grid (blocks per side); 0 = none
+    // Checkpoint and resume (stage 1; see long_checkpoint.hpp). A directory
+    // turns it on: every checkpoint_every seconds (0 = at every special row)
+    // the special rows finished since the last one go to files there with a
+    // manifest. resume: start from the last row of the checkpoint found there.
+    std::string checkpoint_dir;
+    double checkpoint_every = 300;
+    bool resume = false;
+    bool keep_checkpoint = false;  // leave it behind after a successful run (else its files are removed)
 };
 
 // The max-pooled picture of the whole DP matrix that stage 1 leaves behind:
@@ -195,6 +262,9 @@ struct LongPairStats {
     std::int64_t crossings = 0;      // found in stage 2
     int split_levels = 0;            // stage 3 levels of middle-row splits
     std::int64_t base_segments = 0;  // finished by full-matrix traceback
+    std::int64_t resumed_from_row = 0;  // --resume: stage 1 started below this row (0: from the top)
+    int checkpoints = 0;                // manifests written
+    double checkpoint_seconds = 0;      // spent writing them
     LongPairOverview overview;       // when LongPairOptions::overview_size > 0
 };
 

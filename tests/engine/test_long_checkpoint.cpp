@@ -1,0 +1,442 @@
+// Checkpoint and resume of the long-pair pipeline's stage 1 (long_checkpoint.hpp)
+// on the scalar pass runner: a job killed (cancelled) after some special rows
+// were checkpointed and then resumed gives the alignment of an uninterrupted
+// run and of the CPU reference (score, end, CIGAR re-scored), computing only
+// the rows below the checkpoint, with other special-row spacing too, and a
+// second kill and resume; a checkpoint of a finished stage 1 skips it. A
+// damaged or truncated manifest or row file, a missing row file, a row file
+// swapped for another, a checkpoint of another pair, scheme or mode, nothing
+// to resume and a directory that cannot be written are each one clear Error.
+#include <alignscope/align/cigar.hpp>
+#include <alignscope/align/long_checkpoint.hpp>
+#include <alignscope/align/long_pair.hpp>
+#include <alignscope/align/reference_aligner.hpp>
+#include <alignscope/bench/long_pairs.hpp>
+#include <alignscope/error.hpp>
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <string>
+
+using namespace alignscope;
+using namespace alignscope::longpair;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Job {
+    std::string query, target;
+    ScoringScheme scheme;
+    AlignOptions align;
+};
+
+LongPairOptions options_for(const Job& job, const std::string& dir, std::int64_t band_rows = 1000) {
+    LongPairOptions o;
+    o.align = job.align;
+    o.min_band_rows = band_rows;
+    o.checkpoint_dir = dir;
+    o.checkpoint_every = 0;  // at every special row
+    o.threads = 2;
+    return o;
+}
+
+// Runs the job and cancels it once stage 1 has done `fraction` of the matrix.
+// Returns true when it was cancelled (as a kill would stop it).
+bool run_until(const Job& job, const LongPairOptions& o, double fraction) {
+    CancellationToken token;
+    JobContext context;
+    context.cancel = &token;
+    const double cells = double(job.query.size()) * double(job.target.size());
+    context.progress = [&](const Progress& p) {
+        if (double(p.cells_done) >= fraction * cells) token.cancel();
+    };
+    auto runner = make_cpu_pass_runner();
+    try {
+        align_long(job.query, job.target, job.scheme, o, *runner, context);
+    } catch (const Cancelled&) {
+        return true;
+    }
+    return false;
+}
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+void flip_byte(const QString& path, qint64 at) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadWrite));
+    QVERIFY(f.seek(at));
+    char c = 0;
+    QVERIFY(f.getChar(&c));
+    QVERIFY(f.seek(at));
+    QVERIFY(f.putChar(static_cast<char>(c ^ 0x5a)));
+}
+
+void truncate_file(const QString& path, qint64 by) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadWrite));
+    QVERIFY(f.resize(f.size() - by));
+}
+
+QStringList row_files(const QString& dir) {
+    return QDir(dir).entryList({"long-pair-row-*.bin"}, QDir::Files, QDir::Name);
+}
+
+void copy_dir(const QString& from, const QString& to) {
+    fs::copy(from.toStdString(), to.toStdString(), fs::copy_options::recursive);
+}
+
+}  // namespace
+
+class TestLongCheckpoint : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    SeedGenome genome_;
+
+    Job job(AlignmentMode mode, std::int64_t m, std::int64_t n, std::uint64_t seed, const char* free_ends = nullptr) {
+        Job j;
+        const LongPair pair = generate_long_pair(seed, genome_.residues, m, n);
+        j.query = pair.query;
+        j.target = pair.target;
+        j.scheme = ScoringScheme::create(SubstitutionMatrix::builtin("EDNAFULL"), 10, 0.5);
+        j.align.mode = mode;
+        if (free_ends) j.align.free_ends = FreeEndGaps::parse(free_ends);
+        return j;
+    }
+
+    // A checkpoint of `j` cancelled at `fraction` in a fresh directory.
+    QString partial_checkpoint(const Job& j, const QString& name, double fraction) {
+        const QString dir = tmp_.filePath(name);
+        if (!run_until(j, options_for(j, dir.toStdString()), fraction)) return {};
+        return dir;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        genome_ = load_seed_genome();
+    }
+
+    // Kill, resume, compare: local, global, semi-global (all ends free, and
+    // free target ends only, where the last column's best must be carried).
+    void resume_gives_the_uninterrupted_alignment_data() {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<QString>("free_ends");
+        QTest::addColumn<int>("overview");
+        QTest::newRow("local") << int(AlignmentMode::Local) << QString() << 24;
+        QTest::newRow("global") << int(AlignmentMode::Global) << QString() << 0;
+        QTest::newRow("semiglobal") << int(AlignmentMode::SemiGlobal) << QString("all") << 0;
+        QTest::newRow("semiglobal tb,te") << int(AlignmentMode::SemiGlobal) << QString("tb,te") << 0;
+    }
+    void resume_gives_the_uninterrupted_alignment() {
+        QFETCH(int, mode);
+        QFETCH(QString, free_ends);
+        QFETCH(int, overview);
+        const std::string fe = free_ends.toStdString();
+        // tb,te: a target much longer than the query, so the last column matters.
+        const Job j = free_ends == "tb,te" ? job(AlignmentMode(mode), 7000, 11000, 31, fe.c_str())
+                                            : job(AlignmentMode(mode), 10000, 10300, 17, fe.empty() ? nullptr : fe.c_str());
+        const auto m = static_cast<std::int64_t>(j.query.size()), n = static_cast<std::int64_t>(j.target.size());
+
+        // The uninterrupted run and the reference.
+        LongPairOptions plain = options_for(j, "");
+        plain.overview_size = overview;
+        auto runner = make_cpu_pass_runner();
+        LongPairStats plain_stats;
+        const Alignment whole = align_long(j.query, j.target, j.scheme, plain, *runner, {}, &plain_stats);
+        const Alignment ref = align_reference(j.query, j.target, j.scheme, j.align);
+        QCOMPARE(whole.score, ref.score);
+        QCOMPARE(whole.query_end, ref.query_end);
+        QCOMPARE(whole.target_end, ref.target_end);
+        QCOMPARE(plain_stats.checkpoints, 0);
+
+        // Killed at 45 %: rows down to some r are in the checkpoint.
+        const QString dir = tmp_.filePath(QString("resume-%1-%2").arg(mode).arg(free_ends));
+        LongPairOptions o = options_for(j, dir.toStdString());
+        o.overview_size = overview;
+        QVERIFY(run_until(j, o, 0.45));
+        QVERIFY(QFile::exists(dir + "/long-pair.manifest"));
+        QVERIFY(row_files(dir).size() >= 3);
+
+        // Resumed with special rows at another spacing (as another runner, kernel
+        // count or stream count would place them).
+        o.resume = true;
+        o.min_band_rows = 700;
+        LongPairStats stats;
+        auto runner2 = make_cpu_pass_runner();
+        const Alignment got = align_long(j.query, j.target, j.scheme, o, *runner2, {}, &stats);
+        QVERIFY2(stats.resumed_from_row >= 3000 && stats.resumed_from_row < m - 2000,
+                 qPrintable(QString::number(stats.resumed_from_row)));
+        QCOMPARE(stats.stage_cells[0], static_cast<std::uint64_t>(m - stats.resumed_from_row) * static_cast<std::uint64_t>(n));
+        QCOMPARE(got.score, ref.score);
+        QCOMPARE(got.query_end, ref.query_end);
+        QCOMPARE(got.target_end, ref.target_end);
+        QCOMPARE(got.query_begin, whole.query_begin);
+        QCOMPARE(got.target_begin, whole.target_begin);
+        QCOMPARE(rescore(got.cigar, j.query, j.target, got.query_begin, got.target_begin, j.scheme), got.score);
+        QCOMPARE(got.query_begin + got.cigar.query_span() - 1, got.query_end);
+        QCOMPARE(got.target_begin + got.cigar.target_span() - 1, got.target_end);
+        // The special rows of both parts serve stage 2: the checkpoint's (every
+        // 1000 rows down to r) and the resumed pass's (every 700 rows below r).
+        const std::int64_t r = stats.resumed_from_row;
+        QCOMPARE(stats.special_rows, r / 1000 + (m - r - 1) / 700);
+        QVERIFY(stats.crossings >= 3);
+        // A successful job removes its checkpoint (the directory it created too).
+        QVERIFY2(!QDir(dir).exists(), qPrintable(QDir(dir).entryList().join(' ')));
+
+        if (overview > 0) {
+            // The overview pieced together from the checkpoint and the resumed pass
+            // is the max-pool of the full matrix over its row blocks.
+            QVERIFY(!stats.overview.empty());
+            QCOMPARE(stats.overview.row_edges.front(), std::int64_t{1});
+            const EncodedSequence eq = encode(j.query, j.scheme.matrix, "q"), et = encode(j.target, j.scheme.matrix, "t");
+            auto full = make_cpu_pass_runner();
+            full->prepare(eq.data(), m, et.data(), n, j.scheme);
+            std::vector<PassTask> tasks(1);
+            PassTask& p = tasks[0];
+            p.row_end = m;
+            p.col_end = n;
+            p.local = j.align.mode == AlignmentMode::Local;
+            p.top = p.local || j.align.free_ends.query_begin ? Edge::Zero : Edge::Gap;
+            p.left = p.local || j.align.free_ends.target_begin ? Edge::Zero : Edge::Gap;
+            p.overview_rows = static_cast<int>(m);  // one block per row
+            p.overview_cols = stats.overview.grid_cols;
+            full->run(tasks, {}, {});
+            const auto blocks = static_cast<std::int64_t>(stats.overview.row_edges.size());
+            for (std::int64_t b = 0; b < blocks; ++b) {
+                const std::int64_t lo = stats.overview.row_edges[static_cast<std::size_t>(b)];
+                const std::int64_t hi = b + 1 < blocks ? stats.overview.row_edges[static_cast<std::size_t>(b + 1)] : m + 1;
+                QVERIFY2(hi > lo, qPrintable(QString("block %1: rows %2..%3").arg(b).arg(lo).arg(hi)));
+                for (int c = 0; c < stats.overview.grid_cols; ++c) {
+                    Score expect = kNegInf;
+                    for (std::int64_t i = lo; i < hi; ++i)
+                        expect = std::max(expect, p.overview[static_cast<std::size_t>((i - 1) * stats.overview.grid_cols + c)]);
+                    QCOMPARE(stats.overview.max_h[static_cast<std::size_t>(b * stats.overview.grid_cols + c)], expect);
+                }
+            }
+        }
+    }
+
+    // Killed twice: the resumed job checkpoints on, and resumes again.
+    void kill_resume_kill_resume() {
+        const Job j = job(AlignmentMode::Local, 10000, 10400, 5);
+        const QString dir = tmp_.filePath("twice");
+        LongPairOptions o = options_for(j, dir.toStdString());
+        QVERIFY(run_until(j, o, 0.3));
+        o.resume = true;
+        o.min_band_rows = 1300;
+        o.keep_checkpoint = true;
+        QVERIFY(run_until(j, o, 0.4));  // 40 % of the whole matrix, counted from the resume row
+        auto runner = make_cpu_pass_runner();
+        LongPairStats stats;
+        const Alignment got = align_long(j.query, j.target, j.scheme, o, *runner, {}, &stats);
+        const Alignment ref = align_reference(j.query, j.target, j.scheme, j.align);
+        QVERIFY2(stats.resumed_from_row > 6000, qPrintable(QString::number(stats.resumed_from_row)));
+        QCOMPARE(got.score, ref.score);
+        QCOMPARE(got.query_end, ref.query_end);
+        QCOMPARE(got.target_end, ref.target_end);
+        QCOMPARE(rescore(got.cigar, j.query, j.target, got.query_begin, got.target_begin, j.scheme), got.score);
+        // keep_checkpoint: the files stay, now with all of stage 1 (the last row m).
+        QVERIFY(QFile::exists(dir + "/long-pair.manifest"));
+        QVERIFY(row_files(dir).contains(QString("long-pair-row-%1.bin").arg(qint64(j.query.size()), 12, 10, QChar('0'))));
+    }
+
+    // Killed after stage 1: the checkpoint holds all of it (with the last row),
+    // and the resumed job starts at stage 2.
+    void a_finished_stage_one_is_not_computed_again() {
+        for (AlignmentMode mode : {AlignmentMode::Global, AlignmentMode::Local}) {
+            const Job j = job(mode, 8000, 8300, 11);
+            const QString dir = tmp_.filePath(QString("after-stage1-%1").arg(int(mode)));
+            LongPairOptions o = options_for(j, dir.toStdString());
+            QVERIFY(run_until(j, o, 1.0));  // cancelled as stage 1 reports its last cells
+            o.resume = true;
+            auto runner = make_cpu_pass_runner();
+            LongPairStats stats;
+            const Alignment got = align_long(j.query, j.target, j.scheme, o, *runner, {}, &stats);
+            const Alignment ref = align_reference(j.query, j.target, j.scheme, j.align);
+            QCOMPARE(stats.resumed_from_row, std::int64_t(j.query.size()));
+            QCOMPARE(stats.stage_cells[0], std::uint64_t{0});
+            QCOMPARE(got.score, ref.score);
+            QCOMPARE(got.query_end, ref.query_end);
+            QCOMPARE(got.target_end, ref.target_end);
+            QCOMPARE(rescore(got.cigar, j.query, j.target, got.query_begin, got.target_begin, j.scheme), got.score);
+        }
+    }
+
+    // A long interval writes no checkpoint in a short job: nothing to resume.
+    void the_interval_is_honoured() {
+        const Job j = job(AlignmentMode::Local, 6000, 6000, 3);
+        const QString dir = tmp_.filePath("interval");
+        LongPairOptions o = options_for(j, dir.toStdString());
+        o.checkpoint_every = 3600;
+        QVERIFY(run_until(j, o, 0.8));
+        QVERIFY(!QFile::exists(dir + "/long-pair.manifest"));
+        QVERIFY(row_files(dir).isEmpty());
+        o.resume = true;
+        auto runner = make_cpu_pass_runner();
+        const std::string e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
+        QVERIFY2(e.find("holds no long-pair checkpoint") != std::string::npos, e.c_str());
+    }
+
+    // Damage of every kind: one Error naming the file.
+    void a_damaged_checkpoint_is_refused() {
+        const Job j = job(AlignmentMode::Global, 6000, 6100, 23);
+        const QString base = partial_checkpoint(j, "damage-base", 0.6);
+        QVERIFY(!base.isEmpty());
+        const QStringList rows = row_files(base);
+        QVERIFY(rows.size() >= 2);
+        int variant = 0;
+        auto resume_error = [&](const std::function<void(const QString&)>& damage) {
+            const QString dir = tmp_.filePath(QString("damage-%1").arg(++variant));
+            copy_dir(base, dir);
+            damage(dir);
+            LongPairOptions o = options_for(j, dir.toStdString());
+            o.resume = true;
+            auto runner = make_cpu_pass_runner();
+            return error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
+        };
+        const std::string manifest = "long-pair.manifest";
+        std::string e = resume_error([](const QString& d) { flip_byte(d + "/long-pair.manifest", 40); });
+        QVERIFY2(e.find(manifest) != std::string::npos && e.find("damaged") != std::string::npos, e.c_str());
+        e = resume_error([](const QString& d) { truncate_file(d + "/long-pair.manifest", 9); });
+        QVERIFY2(e.find(manifest) != std::string::npos && e.find("truncated") != std::string::npos, e.c_str());
+        e = resume_error([](const QString& d) { flip_byte(d + "/long-pair.manifest", 9); });  // the format version
+        QVERIFY2(e.find(manifest) != std::string::npos && e.find("version") != std::string::npos, e.c_str());
+        e = resume_error([&](const QString& d) { flip_byte(d + "/" + rows[1], 1000); });
+        QVERIFY2(e.find(rows[1].toStdString()) != std::string::npos && e.find("damaged") != std::string::npos, e.c_str());
+        e = resume_error([&](const QString& d) { truncate_file(d + "/" + rows[0], 4000); });
+        QVERIFY2(e.find(rows[0].toStdString()) != std::string::npos && e.find("truncated") != std::string::npos, e.c_str());
+        e = resume_error([&](const QString& d) { QVERIFY(QFile::remove(d + "/" + rows.last())); });
+        QVERIFY2(e.find(rows.last().toStdString()) != std::string::npos && e.find("missing") != std::string::npos, e.c_str());
+        // A whole, valid row file under another row's name.
+        e = resume_error([&](const QString& d) {
+            QVERIFY(QFile::remove(d + "/" + rows[0]));
+            QVERIFY(QFile::copy(d + "/" + rows[1], d + "/" + rows[0]));
+        });
+        QVERIFY2(e.find(rows[0].toStdString()) != std::string::npos && e.find("holds row") != std::string::npos, e.c_str());
+        // Not a checkpoint file at all.
+        e = resume_error([](const QString& d) {
+            QFile f(d + "/long-pair.manifest");
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write("hello\n");
+        });
+        QVERIFY2(e.find(manifest) != std::string::npos && e.find("not an AlignScope") != std::string::npos, e.c_str());
+
+        // What a crash in the middle of the next checkpoint leaves (a temporary
+        // manifest and a row file the manifest does not list) changes nothing.
+        const QString dir = tmp_.filePath("crash-leftovers");
+        copy_dir(base, dir);
+        {
+            QFile t(dir + "/.long-pair.manifest.tmp.4242");
+            QVERIFY(t.open(QIODevice::WriteOnly));
+            t.write("half a manif");
+            QFile r(dir + "/long-pair-row-000000005999.bin");
+            QVERIFY(r.open(QIODevice::WriteOnly));
+            r.write("half a row");
+        }
+        LongPairOptions o = options_for(j, dir.toStdString());
+        o.resume = true;
+        auto runner = make_cpu_pass_runner();
+        const Alignment got = align_long(j.query, j.target, j.scheme, o, *runner);
+        const Alignment ref = align_reference(j.query, j.target, j.scheme, j.align);
+        QCOMPARE(got.score, ref.score);
+        QCOMPARE(rescore(got.cigar, j.query, j.target, got.query_begin, got.target_begin, j.scheme), got.score);
+        // Its own files removed, the stray row file and temporary file too.
+        QVERIFY2(QDir(dir).entryList(QDir::Files | QDir::Hidden).isEmpty(), qPrintable(QDir(dir).entryList(QDir::Files | QDir::Hidden).join(' ')));
+    }
+
+    void a_checkpoint_of_another_job_is_refused() {
+        const Job j = job(AlignmentMode::Local, 6000, 6100, 29);
+        const QString dir = partial_checkpoint(j, "identity", 0.5);
+        QVERIFY(!dir.isEmpty());
+        auto resume_error = [&](Job other) {
+            LongPairOptions o = options_for(other, dir.toStdString());
+            o.resume = true;
+            auto runner = make_cpu_pass_runner();
+            return error_of([&] { align_long(other.query, other.target, other.scheme, o, *runner); });
+        };
+        Job other = j;
+        other.target[3000] = other.target[3000] == 'A' ? 'C' : 'A';
+        std::string e = resume_error(other);
+        QVERIFY2(e.find("long-pair.manifest is for another pair or scheme") != std::string::npos &&
+                     e.find("the target's residues differ") != std::string::npos,
+                 e.c_str());
+        other = j;
+        other.query.pop_back();
+        e = resume_error(other);
+        QVERIFY2(e.find("the query has 5999 residues here, 6000 in the checkpoint") != std::string::npos, e.c_str());
+        other = j;
+        other.scheme = ScoringScheme::create(SubstitutionMatrix::builtin("EDNAFULL"), 11, 0.5);
+        e = resume_error(other);
+        QVERIFY2(e.find("gap open is 11 here, 10 in the checkpoint") != std::string::npos, e.c_str());
+        other.scheme = ScoringScheme::create(SubstitutionMatrix::match_mismatch(2, -3), 10, 0.5);
+        e = resume_error(other);
+        QVERIFY2(e.find("the matrix is") != std::string::npos, e.c_str());
+        other = j;
+        other.align.mode = AlignmentMode::Global;
+        e = resume_error(other);
+        QVERIFY2(e.find("the mode is global here, local in the checkpoint") != std::string::npos, e.c_str());
+        // The checkpoint is still there and still resumes.
+        LongPairOptions o = options_for(j, dir.toStdString());
+        o.resume = true;
+        auto runner = make_cpu_pass_runner();
+        QCOMPARE(align_long(j.query, j.target, j.scheme, o, *runner).score,
+                 align_reference(j.query, j.target, j.scheme, j.align).score);
+    }
+
+    void directory_errors() {
+        const Job j = job(AlignmentMode::Local, 3000, 3000, 37);
+        auto runner = make_cpu_pass_runner();
+        // --resume without a directory; a directory without a checkpoint.
+        LongPairOptions o = options_for(j, "");
+        o.resume = true;
+        std::string e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
+        QVERIFY2(e.find("needs the checkpoint directory") != std::string::npos, e.c_str());
+        const QString empty = tmp_.filePath("empty");
+        QVERIFY(QDir().mkpath(empty));
+        o.checkpoint_dir = empty.toStdString();
+        e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
+        QVERIFY2(e.find("holds no long-pair checkpoint") != std::string::npos, e.c_str());
+        // A new job where a checkpoint already is: refused, the checkpoint untouched.
+        const QString dir = partial_checkpoint(j, "occupied", 0.7);
+        QVERIFY(!dir.isEmpty());
+        const QByteArray before = [&] {
+            QFile f(dir + "/long-pair.manifest");
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        }();
+        o = options_for(j, dir.toStdString());
+        e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
+        QVERIFY2(e.find("already holds a long-pair checkpoint") != std::string::npos && e.find("--resume") != std::string::npos,
+                 e.c_str());
+        QFile f(dir + "/long-pair.manifest");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), before);
+        // A directory that cannot be made (a file is in the way).
+        const QString file = tmp_.filePath("a-file");
+        {
+            QFile w(file);
+            QVERIFY(w.open(QIODevice::WriteOnly));
+        }
+        o = options_for(j, (file + "/sub").toStdString());
+        e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
+        QVERIFY2(e.find("cannot create the directory") != std::string::npos && e.find("a-file/sub") != std::string::npos,
+                 e.c_str());
+        o = options_for(j, file.toStdString());
+        e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
+        QVERIFY2(e.find("is not a directory") != std::string::npos, e.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLongCheckpoint)
+#include "test_long_checkpoint.moc"
