@@ -18,24 +18,25 @@ namespace {
 
 bool is_cigar_op(char op) { return op == '=' || op == 'X' || op == 'M' || op == 'I' || op == 'D'; }
 
+[[noreturn, gnu::noinline]] void bad_residue(unsigned char c, std::int64_t pos, const SubstitutionMatrix& matrix,
+                                             const char* what) {
+    if (c < 0x20)
+        throw Error(std::string("encoded residue ") + std::to_string(c) + " at position " + std::to_string(pos) +
+                    " of the " + what + " is outside matrix " + matrix.name());
+    throw Error(std::string("residue '") + static_cast<char>(c) + "' at position " + std::to_string(pos) + " of the " +
+                what + " is not scored by matrix " + matrix.name());
+}
+
 // Matrix index of one residue of `what` (1-based position `pos`), letter or encoded.
-int residue_index(std::string_view residues, std::int64_t pos, const SubstitutionMatrix& matrix,
-                  const char* what) {
+inline int residue_index(std::string_view residues, std::int64_t pos, const SubstitutionMatrix& matrix,
+                         const char* what) {
     const auto c = static_cast<unsigned char>(residues[static_cast<std::size_t>(pos - 1)]);
-    if (c < 0x20) {
-        if (c >= matrix.size())
-            throw Error(std::string("encoded residue ") + std::to_string(c) + " at position " +
-                        std::to_string(pos) + " of the " + what + " is outside matrix " + matrix.name());
-        return c;
-    }
-    const int index = matrix.index_of(static_cast<char>(c));
-    if (index < 0)
-        throw Error(std::string("residue '") + static_cast<char>(c) + "' at position " + std::to_string(pos) +
-                    " of the " + what + " is not scored by matrix " + matrix.name());
+    const int index = c < 0x20 ? (c < matrix.size() ? c : -1) : matrix.index_of(static_cast<char>(c));
+    if (index < 0) bad_residue(c, pos, matrix, what);
     return index;
 }
 
-char residue_letter(std::string_view residues, std::int64_t pos, const SubstitutionMatrix& matrix) {
+inline char residue_letter(std::string_view residues, std::int64_t pos, const SubstitutionMatrix& matrix) {
     const auto c = static_cast<unsigned char>(residues[static_cast<std::size_t>(pos - 1)]);
     if (c < 0x20 && c < matrix.letters().size()) return matrix.letters()[c];
     return static_cast<char>(c);
@@ -185,37 +186,100 @@ std::int64_t rescore(const Cigar& cigar, std::string_view query, std::string_vie
     return score;
 }
 
-void complete_alignment(Alignment& a, std::string_view query, std::string_view target,
-                        const ScoringScheme& scheme) {
-    Cigar resolved;
-    std::string qrow;
-    std::string trow;
-    AlignmentStats stats;
-    char previous = 0;
+std::int64_t complete_alignment(Alignment& a, std::string_view query, std::string_view target,
+                                const ScoringScheme& scheme) {
+    // The same checks and columns as walk(), written as one loop per CIGAR run
+    // with the rows filled in place: the GPU backends complete a million
+    // alignments per job, so this runs at a few nanoseconds per column.
+    const SubstitutionMatrix& matrix = scheme.matrix;
+    const auto qlen = static_cast<std::int64_t>(query.size());
+    const auto tlen = static_cast<std::int64_t>(target.size());
+    auto check_range = [](const char* what, std::int64_t begin, std::int64_t span, std::int64_t length) {
+        if (begin < 1 || begin > length + 1 || begin - 1 + span > length)
+            throw Error("CIGAR runs past the " + std::string(what) + ": it covers positions " +
+                        std::to_string(begin) + ".." + std::to_string(begin - 1 + span) + " of a " +
+                        std::string(what) + " of length " + std::to_string(length));
+    };
+    check_range("query", a.query_begin, a.cigar.query_span(), qlen);
+    check_range("target", a.target_begin, a.cigar.target_span(), tlen);
+    for (const CigarOp& op : a.cigar.ops())
+        if (!is_cigar_op(op.op))
+            throw Error(std::string("CIGAR operation '") + op.op + "' is not one of =, X, M, I, D");
+
     const auto columns = static_cast<std::size_t>(a.cigar.columns());
-    qrow.reserve(columns);
-    trow.reserve(columns);
-    walk(a.cigar, query, target, a.query_begin, a.target_begin, scheme.matrix,
-         [&](char op, std::int64_t qi, std::int64_t ti, int qa, int tb) {
-             resolved.push(op);
-             qrow += op == 'D' ? '-' : residue_letter(query, qi, scheme.matrix);
-             trow += op == 'I' ? '-' : residue_letter(target, ti, scheme.matrix);
-             ++stats.length;
-             if (op == '=') ++stats.identities;
-             // Identities count as similar even where the matrix scores them <= 0
-             // (N against N in a match/mismatch matrix), so identities <= similarities.
-             if (op == '=' || (op == 'X' && scheme.matrix.score(qa, tb) > 0)) ++stats.similarities;
-             if (op == 'I' || op == 'D') {
-                 ++stats.gaps;
-                 // One open per maximal run of one gap kind, as the gap cost counts them.
-                 if (op != previous) ++stats.gap_opens;
-             }
-             previous = op;
-         });
+    std::string qrow(columns, '-');
+    std::string trow(columns, '-');
+    char* qout = qrow.data();
+    char* tout = trow.data();
+    Cigar resolved;
+    AlignmentStats stats;
+    stats.length = static_cast<std::int64_t>(columns);
+    std::int64_t score = 0;
+    char previous = 0;  // the previous column's (resolved) operation
+    char run_op = 0;
+    std::uint32_t run_length = 0;
+    auto emit = [&](char op, std::uint32_t count) {
+        if (op == run_op) {
+            run_length += count;
+            return;
+        }
+        if (run_length) resolved.push(run_op, run_length);
+        run_op = op;
+        run_length = count;
+    };
+    std::int64_t qi = a.query_begin, ti = a.target_begin;
+    for (const CigarOp& op : a.cigar.ops()) {
+        if (op.op == 'I' || op.op == 'D') {
+            const bool insertion = op.op == 'I';
+            for (std::uint32_t k = 0; k < op.length; ++k) {
+                if (insertion) {
+                    (void)residue_index(query, qi, matrix, "query");
+                    *qout++ = residue_letter(query, qi, matrix);
+                    ++tout;
+                    ++qi;
+                } else {
+                    (void)residue_index(target, ti, matrix, "target");
+                    ++qout;
+                    *tout++ = residue_letter(target, ti, matrix);
+                    ++ti;
+                }
+            }
+            score -= (previous == op.op ? scheme.gap_extend : scheme.gap_open) +
+                     static_cast<std::int64_t>(op.length - 1) * scheme.gap_extend;
+            stats.gaps += op.length;
+            if (previous != op.op) ++stats.gap_opens;
+            emit(op.op, op.length);
+            previous = op.op;
+            continue;
+        }
+        for (std::uint32_t k = 0; k < op.length; ++k) {
+            const int x = residue_index(query, qi, matrix, "query");
+            const int y = residue_index(target, ti, matrix, "target");
+            const char column = x == y ? '=' : 'X';
+            if (op.op != 'M' && op.op != column)
+                throw Error("CIGAR says '" + std::string(1, op.op) + "' at query position " + std::to_string(qi) +
+                            ", target position " + std::to_string(ti) + " but the residues are " +
+                            (x == y ? "identical" : "different"));
+            const int s = matrix.score(x, y);
+            score += s;
+            stats.identities += x == y;
+            // Identities count as similar even where the matrix scores them <= 0
+            // (N against N in a match/mismatch matrix), so identities <= similarities.
+            stats.similarities += (x == y || s > 0);
+            *qout++ = residue_letter(query, qi, matrix);
+            *tout++ = residue_letter(target, ti, matrix);
+            emit(column, 1);
+            previous = column;
+            ++qi;
+            ++ti;
+        }
+    }
+    if (run_length) resolved.push(run_op, run_length);
     a.cigar = std::move(resolved);
     a.query_aligned = std::move(qrow);
     a.target_aligned = std::move(trow);
     a.stats = stats;
+    return score;
 }
 
 }  // namespace alignscope

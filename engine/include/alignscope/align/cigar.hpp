@@ -30,6 +30,7 @@ public:
     void push(char op, std::uint32_t count = 1);
     void reverse();
     bool empty() const { return ops_.empty(); }
+    void reserve(std::size_t runs) { ops_.reserve(runs); }
     const std::vector<CigarOp>& ops() const { return ops_; }
     std::int64_t query_span() const;   // '=' 'X' 'I'
     std::int64_t target_span() const;  // '=' 'X' 'D'
@@ -53,8 +54,11 @@ std::int64_t rescore(const Cigar& cigar, std::string_view query, std::string_vie
                      std::int64_t query_begin, std::int64_t target_begin, const ScoringScheme& scheme);
 
 // Fills query_aligned, target_aligned and stats of `a` from its CIGAR and
-// coordinates; converts 'M' runs into '='/'X'.
-void complete_alignment(Alignment& a, std::string_view query, std::string_view target,
+// coordinates; converts 'M' runs into '='/'X'. Returns the score of the path
+// (what rescore returns), computed in the same pass, so a caller that checks
+// an aligner's CIGAR against its score need not walk it twice. Throws Error as
+// rescore does.
+std::int64_t complete_alignment(Alignment& a, std::string_view query, std::string_view target,
                         const ScoringScheme& scheme);
 
 }  // namespace alignscope
