@@ -27,6 +27,22 @@
 
 namespace alignscope::kernels {
 
+struct PinnedStaging {
+    PinnedBuffer<std::uint8_t> residues;
+    PinnedBuffer<PairTask> tasks;
+    PinnedBuffer<PairResult> results;
+    PinnedBuffer<std::uint32_t> cigar;
+    PinnedBuffer<std::uint32_t> counter;
+
+    std::uint64_t bytes() const {
+        return residues.capacity() + tasks.capacity() * sizeof(PairTask) + results.capacity() * sizeof(PairResult) +
+               (cigar.capacity() + counter.capacity()) * sizeof(std::uint32_t);
+    }
+};
+
+CudaPairBackend::CudaPairBackend(CudaDevice device) : device_(std::move(device)) {}
+CudaPairBackend::~CudaPairBackend() = default;
+
 namespace {
 
 // Keeps a batch short enough for progress reports, prompt cancellation and a
@@ -91,13 +107,12 @@ struct Batch {
     std::uint64_t cells = 0;
 };
 
+// Staging the backend keeps between jobs when it is no larger than this.
+constexpr std::uint64_t kKeptStagingBytes = std::uint64_t{1} << 30;
+
 // What one stream owns: staging and device buffers reused batch after batch.
 struct StreamSlot {
-    PinnedBuffer<std::uint8_t> host_residues;
-    PinnedBuffer<PairTask> host_tasks;
-    PinnedBuffer<PairResult> host_results;
-    PinnedBuffer<std::uint32_t> host_cigar;
-    PinnedBuffer<std::uint32_t> host_counter;
+    std::unique_ptr<PinnedStaging> host;
     DeviceBuffer<std::uint8_t> residues;
     DeviceBuffer<PairTask> tasks;
     DeviceBuffer<PairResult> results;
@@ -325,16 +340,30 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     GpuTimeline timeline(context.timeline, device_id, site);
     std::vector<StreamSlot> slots(static_cast<std::size_t>(stream_count));
     // On any failure, let the device finish with the buffers before they go.
+    // Then keep the staging for the next job, up to kKeptStagingBytes.
     struct DrainOnExit {
         std::vector<StreamSlot>& slots;
         const StreamPool& pool;
+        std::vector<std::unique_ptr<PinnedStaging>>& kept;
         ~DrainOnExit() {
             for (int s = 0; s < pool.size(); ++s) (void)cudaStreamSynchronize(pool[s]);
-            for (auto& slot : slots)
+            std::uint64_t bytes = 0;
+            for (auto& slot : slots) {
                 if (slot.done) (void)cudaEventDestroy(slot.done);
+                if (slot.host && (bytes += slot.host->bytes()) <= kKeptStagingBytes) kept.push_back(std::move(slot.host));
+            }
         }
-    } drain{slots, streams};
-    for (std::size_t s = 0; s < slots.size(); ++s) slots[s].lane = static_cast<int>(s);
+    } drain{slots, streams, staging_};
+    for (std::size_t s = 0; s < slots.size(); ++s) {
+        slots[s].lane = static_cast<int>(s);
+        if (!staging_.empty()) {
+            slots[s].host = std::move(staging_.back());
+            staging_.pop_back();
+        } else {
+            slots[s].host = std::make_unique<PinnedStaging>();
+        }
+    }
+    staging_.clear();  // more than this job's streams: let them go
     for (auto& slot : slots)
         check_cuda(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming), "cudaEventCreateWithFlags", site);
 
@@ -357,12 +386,12 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         const Batch& batch = slot.batch;
         const WorkList& list = *batch.list;
         if (options.traceback) {
-            const std::uint32_t ops = slot.host_counter[0];
-            slot.host_cigar.reserve(std::max<std::uint32_t>(ops, 1), site);
+            const std::uint32_t ops = slot.host->counter[0];
+            slot.host->cigar.reserve(std::max<std::uint32_t>(ops, 1), site);
             if (ops) {
                 const cudaStream_t stream = streams[slot.lane];
                 timeline.record(stream, {"D2H", "copy", slot.lane, ops * sizeof(std::uint32_t), 0}, [&] {
-                    check_cuda(cudaMemcpyAsync(slot.host_cigar.data(), slot.cigar_out.data(),
+                    check_cuda(cudaMemcpyAsync(slot.host->cigar.data(), slot.cigar_out.data(),
                                                ops * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream),
                                "cudaMemcpyAsync(CIGAR runs)", site);
                 });
@@ -373,7 +402,7 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         HostPhase phase(context.timeline, device_id, "results", batch.count);
         parallel_chunks(batch.count, job.threads, [&](std::size_t begin, std::size_t end) {
             for (std::size_t k = begin; k < end; ++k) {
-                const PairResult& r = slot.host_results[k];
+                const PairResult& r = slot.host->results[k];
                 const std::size_t index = list.pairs[batch.first + k];
                 const Sequence& query = (*job.queries)[job.pairs[index].first];
                 const Sequence& target = (*job.targets)[job.pairs[index].second];
@@ -403,13 +432,12 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
                     a.target_end = r.target_end;
                     if (options.traceback) {
                         for (std::uint32_t c = 0; c < r.cigar_count; ++c) {
-                            const std::uint32_t run = slot.host_cigar[r.cigar_offset + c];
+                            const std::uint32_t run = slot.host->cigar[r.cigar_offset + c];
                             const std::uint32_t code = run & 3u;
                             a.cigar.push(code == kCigarM ? 'M' : code == kCigarI ? 'I' : 'D', run >> 2);
                         }
-                        complete_alignment(a, query.residues, target.residues, scheme);
-                        const std::int64_t path = rescore(a.cigar, query.residues, target.residues, a.query_begin,
-                                                          a.target_begin, scheme);
+                        a.cigar.reserve(r.cigar_count);
+                        const std::int64_t path = complete_alignment(a, query.residues, target.residues, scheme);
                         if (path != a.score)
                             throw Error("internal error on " + device_id + " in kernel " + kernel + " for pair " +
                                         std::to_string(index) + ": the GPU's CIGAR " + a.cigar.to_string() +
@@ -432,6 +460,17 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     base.gap_extend = scheme.gap_extend;
     base.max_score = scheme.matrix.max_score();
 
+    // Where each sequence sits in the current batch's residue buffer
+    // (valid where stamp == batch_stamp).
+    struct SequencePlaces {
+        std::vector<std::uint32_t> stamp;
+        std::vector<std::uint64_t> offset;
+        explicit SequencePlaces(std::size_t count) : stamp(count, 0), offset(count, 0) {}
+    };
+    SequencePlaces query_place(queries.size()), target_place(targets.size());
+    std::uint32_t batch_stamp = 0;
+    std::vector<std::pair<const EncodedSequence*, std::uint64_t>> copies;
+
     auto run = [&](const std::vector<Batch>& batches) {
     for (std::size_t b = 0; b < batches.size(); ++b) {
         const int lane = static_cast<int>(b % static_cast<std::size_t>(stream_count));
@@ -448,10 +487,22 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         HostPhase phase(context.timeline, device_id, "pack", batch.count);
 
         // Offsets of everything the batch's pairs own on the device, written
-        // straight into the pinned staging buffer.
-        slot.host_tasks.reserve(batch.count, site);
-        PairTask* tasks = slot.host_tasks.data();
+        // straight into the pinned staging buffer. A sequence several pairs of
+        // the batch share (one query against many targets) goes once.
+        slot.host->tasks.reserve(batch.count, site);
+        PairTask* tasks = slot.host->tasks.data();
         std::uint64_t residue_bytes = 0, boundary_total = 0, trace_total = 0, cigar_total = 0;
+        ++batch_stamp;
+        copies.clear();
+        auto place = [&](SequencePlaces& places, std::size_t index, const EncodedSequence& sequence) {
+            if (places.stamp[index] != batch_stamp) {
+                places.stamp[index] = batch_stamp;
+                places.offset[index] = residue_bytes;
+                copies.push_back({&sequence, residue_bytes});
+                residue_bytes += padded_residues(static_cast<std::int64_t>(sequence.size()));
+            }
+            return places.offset[index];
+        };
         const std::size_t per_block = static_cast<std::size_t>(layout.pairs_per_warp());
         for (std::size_t block = 0; block < batch.count; block += per_block) {
             const std::size_t in_block = std::min(per_block, batch.count - block);
@@ -464,10 +515,9 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
             for (std::size_t g = 0; g < in_block; ++g) {
                 PairTask& task = tasks[block + g];
                 const auto [m, n] = list.lengths[batch.first + block + g];
-                task.query_offset = residue_bytes;
-                residue_bytes += padded_residues(m);
-                task.target_offset = residue_bytes;
-                residue_bytes += padded_residues(n);
+                const auto [qi, ti] = job.pairs[list.pairs[batch.first + block + g]];
+                task.query_offset = place(query_place, qi, queries[qi]);
+                task.target_offset = place(target_place, ti, targets[ti]);
                 task.query_length = static_cast<std::int32_t>(m);
                 task.target_length = static_cast<std::int32_t>(n);
                 task.boundary_base = boundary_total + g;
@@ -481,20 +531,16 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         }
 
         // Pack residues into pinned staging, padding each sequence with code `letters`.
-        slot.host_residues.reserve(residue_bytes, site);
-        slot.host_results.reserve(batch.count, site);
-        slot.host_counter.reserve(1, site);
-        parallel_chunks(batch.count, job.threads, [&](std::size_t begin, std::size_t end) {
+        slot.host->residues.reserve(residue_bytes, site);
+        slot.host->results.reserve(batch.count, site);
+        slot.host->counter.reserve(1, site);
+        parallel_chunks(copies.size(), job.threads, [&](std::size_t begin, std::size_t end) {
             for (std::size_t k = begin; k < end; ++k) {
-                const std::size_t index = list.pairs[batch.first + k];
-                const EncodedSequence& q = queries[job.pairs[index].first];
-                const EncodedSequence& t = targets[job.pairs[index].second];
-                std::uint8_t* qd = slot.host_residues.data() + tasks[k].query_offset;
-                std::uint8_t* td = slot.host_residues.data() + tasks[k].target_offset;
-                std::memcpy(qd, q.data(), q.size());
-                std::memset(qd + q.size(), letters, padded_residues(static_cast<std::int64_t>(q.size())) - q.size());
-                std::memcpy(td, t.data(), t.size());
-                std::memset(td + t.size(), letters, padded_residues(static_cast<std::int64_t>(t.size())) - t.size());
+                const EncodedSequence& sequence = *copies[k].first;
+                std::uint8_t* to = slot.host->residues.data() + copies[k].second;
+                std::memcpy(to, sequence.data(), sequence.size());
+                std::memset(to + sequence.size(), letters,
+                            padded_residues(static_cast<std::int64_t>(sequence.size())) - sequence.size());
             }
         }, 1024);
 
@@ -510,10 +556,10 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         }
 
         timeline.record(stream, {"H2D", "copy", lane, residue_bytes + batch.count * sizeof(PairTask), 0}, [&] {
-            check_cuda(cudaMemcpyAsync(slot.residues.data(), slot.host_residues.data(), residue_bytes,
+            check_cuda(cudaMemcpyAsync(slot.residues.data(), slot.host->residues.data(), residue_bytes,
                                        cudaMemcpyHostToDevice, stream),
                        "cudaMemcpyAsync(residues)", site);
-            check_cuda(cudaMemcpyAsync(slot.tasks.data(), slot.host_tasks.data(), batch.count * sizeof(PairTask),
+            check_cuda(cudaMemcpyAsync(slot.tasks.data(), slot.host->tasks.data(), batch.count * sizeof(PairTask),
                                        cudaMemcpyHostToDevice, stream),
                        "cudaMemcpyAsync(pair tasks)", site);
             check_cuda(cudaMemsetAsync(slot.counter.data(), 0, sizeof(std::uint32_t), stream),
@@ -563,10 +609,10 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
             });
         }
         timeline.record(stream, {"D2H", "copy", lane, batch.count * sizeof(PairResult), 0}, [&] {
-            check_cuda(cudaMemcpyAsync(slot.host_results.data(), slot.results.data(), batch.count * sizeof(PairResult),
+            check_cuda(cudaMemcpyAsync(slot.host->results.data(), slot.results.data(), batch.count * sizeof(PairResult),
                                        cudaMemcpyDeviceToHost, stream),
                        "cudaMemcpyAsync(results)", site);
-            check_cuda(cudaMemcpyAsync(slot.host_counter.data(), slot.counter.data(), sizeof(std::uint32_t),
+            check_cuda(cudaMemcpyAsync(slot.host->counter.data(), slot.counter.data(), sizeof(std::uint32_t),
                                        cudaMemcpyDeviceToHost, stream),
                        "cudaMemcpyAsync(CIGAR counter)", site);
         });
