@@ -11,7 +11,9 @@
 //    sized to about 100 ms of work so progress and cancellation stay
 //    responsive; they alternate over the streams so one launch's tail
 //    overlaps the next, and each launch's scores come back while the next
-//    runs. Scores above the saturation bound are rescored with 32-bit cells.
+//    runs. Local scores above the saturation bound are rescored with 32-bit
+//    cells; so are the global and semi-global pairs whose 16-bit pass the
+//    lengths cannot prove exact (bounded_exact16, dbscan_bounds.hpp).
 #include "search/cuda_scanner.hpp"
 
 #include "common/cuda_check.hpp"
@@ -34,6 +36,7 @@
 namespace alignscope::kernels {
 namespace {
 
+using search::DbscanMode;
 using search::DbscanParams;
 using search::DbscanShape;
 
@@ -123,6 +126,16 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
     letters_ = matrix.size() + 1;
     pad_code_ = static_cast<std::uint8_t>(matrix.size());
     max_score_ = std::max(0, matrix.max_score());
+    min_score_ = matrix.min_score();
+    mode_ = setup.options.mode == AlignmentMode::Local ? DbscanMode::Local : DbscanMode::Bounded;
+    mode_prefix_ = setup.options.mode == AlignmentMode::Local ? "sw" : setup.options.mode == AlignmentMode::Global ? "nw" : "sg";
+    free_ends_ = 0;
+    if (setup.options.mode == AlignmentMode::SemiGlobal) {
+        const FreeEndGaps& ends = setup.options.free_ends;
+        free_ends_ = (ends.query_begin ? search::kFreeQueryBegin : 0) | (ends.query_end ? search::kFreeQueryEnd : 0) |
+                     (ends.target_begin ? search::kFreeTargetBegin : 0) |
+                     (ends.target_end ? search::kFreeTargetEnd : 0);
+    }
     // 16-bit pairs hold s + open in the profile and H - open in the cells; keep
     // every such value far from the 16-bit ends so padding stays below them.
     const int reach = std::max(std::abs(matrix.min_score()), matrix.max_score()) + setup.scheme.gap_open;
@@ -149,6 +162,27 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
                     " MiB leaves too little for the database (raise --gpu-mem)");
 
     const std::vector<std::uint8_t> codes = encode_database(database, matrix);
+    best_as_query_.clear();
+    target_best_.clear();
+    if (bounded()) {
+        // Per residue the best score it can take part in (as a query row and as
+        // a target column), for the upper bound of highest_cell.
+        const int size = matrix.size();
+        best_as_query_.assign(static_cast<std::size_t>(size), 0);
+        std::vector<int> best_as_target(static_cast<std::size_t>(size), 0);
+        for (int a = 0; a < size; ++a)
+            for (int b = 0; b < size; ++b) {
+                best_as_query_[static_cast<std::size_t>(a)] = std::max(best_as_query_[static_cast<std::size_t>(a)], matrix.score(a, b));
+                best_as_target[static_cast<std::size_t>(b)] = std::max(best_as_target[static_cast<std::size_t>(b)], matrix.score(a, b));
+            }
+        target_best_.resize(database.size());
+        for (std::size_t p = 0; p < database.size(); ++p) {
+            std::int64_t sum = 0;
+            const std::uint8_t* c = codes.data() + database.offsets[p];
+            for (std::uint32_t k = 0; k < database.length(p); ++k) sum += best_as_target[c[k]];
+            target_best_[p] = sum;
+        }
+    }
     std::vector<std::pair<std::size_t, std::size_t>> ranges;
     if (padded_total + 64 <= for_database) {
         ranges.emplace_back(0, database.size());
@@ -222,9 +256,6 @@ void CudaScanner::upload(Partition& part, GpuTimeline* timeline, cudaStream_t st
 }
 
 ScanCapability CudaScanner::capability(const ScanSetup& setup) {
-    if (setup.options.mode != AlignmentMode::Local)
-        return {false, "the GPU database scanner implements local alignment (Smith-Waterman) only; run " +
-                           std::string(to_string(setup.options.mode)) + " searches with --device cpu"};
     if (setup.scheme.matrix.size() + 1 > search::kMaxLetters)
         return {false, "matrix " + setup.scheme.matrix.name() + " has more than " +
                            std::to_string(search::kMaxLetters - 1) + " letters"};
@@ -248,29 +279,50 @@ struct ProfilePlan {
 
 // Profile words of one plan: tiles x letters x tile rows; entry = (s + open)
 // for lane a in the low half (or the whole word) and lane b in the high half.
+// Local: query row i is padded row i, padding below. Bounded: the layout of
+// dbscan_bounds.hpp (void rows, the DP's row 0, then the query at the bottom).
 void fill_profile(std::uint32_t* out, const ProfilePlan& plan, const EncodedSequence* qa, const EncodedSequence* qb,
-                  const SubstitutionMatrix& matrix, int letters, int open, bool wide) {
+                  const SubstitutionMatrix& matrix, int letters, int open, bool wide, bool bounded = false,
+                  bool free_query_begin = false) {
     const int tile = plan.shape.tile_rows();
+    const int padded = plan.tiles * tile;
     const int pad_letter = letters - 1;
     for (int k = 0; k < plan.tiles; ++k) {
         for (int letter = 0; letter < letters; ++letter) {
             std::uint32_t* row = out + (static_cast<std::size_t>(k) * letters + letter) * tile;
             for (int r = 0; r < tile; ++r) {
                 const std::size_t i = static_cast<std::size_t>(k) * tile + r;
-                auto value = [&](const EncodedSequence* q, int pad) {
-                    if (!q || i >= q->size() || letter == pad_letter) return pad;
-                    return matrix.score((*q)[i], letter) + open;
+                auto value = [&](const EncodedSequence* q, int pad, int neg) {
+                    if (!q) return pad;
+                    if (!bounded) {
+                        if (i >= q->size() || letter == pad_letter) return pad;
+                        return matrix.score((*q)[i], letter) + open;
+                    }
+                    const int x = static_cast<int>(i);
+                    const int z = search::zero_row(padded, static_cast<int>(q->size()));
+                    const int real = x > z && letter != pad_letter
+                                         ? matrix.score((*q)[static_cast<std::size_t>(x - z - 1)], letter) + open
+                                         : pad;
+                    return search::profile_entry(x, z, real, free_query_begin, pad, neg);
                 };
                 if (wide) {
-                    row[r] = static_cast<std::uint32_t>(value(qa, search::kPad32));
+                    row[r] = static_cast<std::uint32_t>(value(qa, search::kPad32, search::kNeg32));
                 } else {
-                    const std::uint32_t lo = static_cast<std::uint32_t>(value(qa, search::kPad16)) & 0xffffu;
-                    const std::uint32_t hi = static_cast<std::uint32_t>(value(qb, search::kPad16)) & 0xffffu;
+                    const std::uint32_t lo =
+                        static_cast<std::uint32_t>(value(qa, search::kPad16, search::kNeg16)) & 0xffffu;
+                    const std::uint32_t hi =
+                        static_cast<std::uint32_t>(value(qb, search::kPad16, search::kNeg16)) & 0xffffu;
                     row[r] = lo | (hi << 16);
                 }
             }
         }
     }
+}
+
+std::int64_t query_best(const EncodedSequence& q, const std::vector<int>& best_as_query) {
+    std::int64_t sum = 0;
+    for (std::uint8_t c : q) sum += std::max(0, best_as_query[c]);
+    return sum;
 }
 
 }  // namespace
@@ -294,6 +346,29 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
         stats_.cells += q->size() * db.residue_count();
     }
     if (queries.empty()) return;
+    std::vector<std::int64_t> best_of_query(queries.size(), 0);
+    if (bounded()) {
+        // The 32-bit cells (rescoring, or the whole scan with wide penalties)
+        // must hold every H of every pair; the all-gap path of the longest query
+        // and sequence bounds them from below (dbscan_bounds.hpp). Above, the
+        // check before this one (length x max score <= 2^30) holds.
+        std::size_t longest_query = 0;
+        for (const EncodedSequence* q : queries) longest_query = std::max(longest_query, q->size());
+        std::uint32_t longest_sequence = 0;
+        for (std::size_t p = 0; p < db.size(); ++p) {
+            // A lane takes its end cell at its last column: there must be one.
+            if (db.length(p) == 0) throw Error(info_.id + ": database sequence '" + db.ids[p] + "' is empty");
+            longest_sequence = std::max(longest_sequence, db.length(p));
+        }
+        const long long o = setup_.scheme.gap_open, e = setup_.scheme.gap_extend;
+        const long long lowest = -(search::gap_cost(o, e, static_cast<long long>(longest_query)) +
+                                   search::gap_cost(o, e, static_cast<long long>(longest_sequence)));
+        if (lowest < static_cast<long long>(search::kNeg32) + o)
+            throw Error(info_.id + ": a " + std::string(to_string(setup_.options.mode)) + " score of a query of " +
+                        std::to_string(longest_query) + " residues against a sequence of " +
+                        std::to_string(longest_sequence) + " could fall below the range of 32-bit cells; use --device cpu");
+        for (std::size_t q = 0; q < queries.size(); ++q) best_of_query[q] = query_best(*queries[q], best_as_query_);
+    }
     const SubstitutionMatrix& matrix = setup_.scheme.matrix;
     const int open = setup_.scheme.gap_open;
     const bool linear = setup_.scheme.linear();
@@ -312,6 +387,7 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
         plan.a = order[k];
         plan.b = narrow_ && k + 1 < order.size() ? order[k + 1] : -1;
         plan.rows = static_cast<int>(std::max(queries[plan.a]->size(), plan.b >= 0 ? queries[plan.b]->size() : 0));
+        if (bounded()) plan.rows = search::bounded_rows(plan.rows);
         double best = 0;
         bool first = true;
         for (const DbscanShape& shape : search::dbscan_shapes(!narrow_)) {
@@ -339,13 +415,18 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
     std::vector<std::uint32_t> host_profiles(words);
     std::vector<std::uint64_t> host_offsets(plans.size());
     std::vector<std::int32_t> host_tiles(plans.size());
+    std::vector<std::int32_t> host_lengths(2 * plans.size());
+    const bool free_query_begin = (free_ends_ & search::kFreeQueryBegin) != 0;
     parallel_chunks(plans.size(), setup_.threads, [&](std::size_t from, std::size_t to) {
         for (std::size_t k = from; k < to; ++k) {
             const ProfilePlan& plan = plans[k];
             fill_profile(host_profiles.data() + plan.offset, plan, queries[plan.a],
-                         plan.b >= 0 ? queries[plan.b] : nullptr, matrix, letters_, open, !narrow_);
+                         plan.b >= 0 ? queries[plan.b] : nullptr, matrix, letters_, open, !narrow_, bounded(),
+                         free_query_begin);
             host_offsets[k] = plan.offset;
             host_tiles[k] = plan.tiles;
+            host_lengths[2 * k] = static_cast<std::int32_t>(queries[plan.a]->size());
+            host_lengths[2 * k + 1] = plan.b >= 0 ? static_cast<std::int32_t>(queries[plan.b]->size()) : 0;
         }
     }, 1);
 
@@ -385,9 +466,11 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
     DeviceBuffer<std::uint32_t>& profiles = profiles_;
     DeviceBuffer<std::uint64_t>& offsets = offsets_;
     DeviceBuffer<std::int32_t>& tiles = tiles_;
+    DeviceBuffer<std::int32_t>& lengths = lengths_;
     profiles.reserve(std::max<std::uint64_t>(words, 1), where);
     offsets.reserve(plans.size(), where);
     tiles.reserve(plans.size(), where);
+    lengths.reserve(2 * plans.size(), where);
     cudaStream_t first_stream = slots_.front()->stream;
     timeline.record(first_stream, {"H2D profiles", "copy", 0, words * 4, 0}, [&] {
         ALIGNSCOPE_CUDA(cudaMemcpyAsync(profiles.data(), host_profiles.data(), words * 4, cudaMemcpyHostToDevice,
@@ -396,6 +479,8 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
     ALIGNSCOPE_CUDA(cudaMemcpyAsync(offsets.data(), host_offsets.data(), plans.size() * 8, cudaMemcpyHostToDevice,
                                     first_stream), where);
     ALIGNSCOPE_CUDA(cudaMemcpyAsync(tiles.data(), host_tiles.data(), plans.size() * 4, cudaMemcpyHostToDevice,
+                                    first_stream), where);
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(lengths.data(), host_lengths.data(), host_lengths.size() * 4, cudaMemcpyHostToDevice,
                                     first_stream), where);
     ALIGNSCOPE_CUDA(cudaStreamSynchronize(first_stream), where);
     ALIGNSCOPE_CUDA(cudaEventRecord(began, first_stream), where);
@@ -435,6 +520,23 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
                 }
                 std::int32_t* out_b =
                     plan.b >= 0 ? scores.data() + static_cast<std::size_t>(plan.b) * db.size() + part.first : nullptr;
+                if (bounded()) {
+                    // Exactness is proven per pair from the lengths, not read off the score.
+                    const std::size_t m_a = queries[plan.a]->size();
+                    const std::size_t m_b = plan.b >= 0 ? queries[plan.b]->size() : 0;
+                    const std::int64_t best_a = best_of_query[static_cast<std::size_t>(plan.a)];
+                    const std::int64_t best_b = plan.b >= 0 ? best_of_query[static_cast<std::size_t>(plan.b)] : 0;
+                    for (std::size_t p = 0; p < count; ++p) {
+                        const std::size_t position = part.first + p;
+                        out_a[p] = static_cast<std::int16_t>(row[p] & 0xffffu);
+                        if (!bounded_exact16(m_a, best_a, position)) found.push_back({plan.a, position});
+                        if (out_b) {
+                            out_b[p] = static_cast<std::int16_t>(row[p] >> 16);
+                            if (!bounded_exact16(m_b, best_b, position)) found.push_back({plan.b, position});
+                        }
+                    }
+                    continue;
+                }
                 for (std::size_t p = 0; p < count; ++p) {
                     const std::int32_t lo = static_cast<std::int16_t>(row[p] & 0xffffu);
                     const std::int32_t hi = static_cast<std::int16_t>(row[p] >> 16);
@@ -519,15 +621,17 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
             params.scratch_columns = static_cast<int>(scratch_columns);
             params.open = open;
             params.extend = setup_.scheme.gap_extend;
+            params.profile_lengths = lengths.data() + 2 * k;
+            params.free_ends = free_ends_;
             std::uint64_t real_cells = 0;
             for (std::size_t j = k; j < end; ++j)
                 real_cells += (queries[plans[j].a]->size() + (plans[j].b >= 0 ? queries[plans[j].b]->size() : 0)) *
                               part.residues;
-            const std::string name = search::dbscan_kernel_name(shape, linear);
+            const std::string name = search::dbscan_kernel_name(shape, linear, mode_prefix_);
             kernel_names.insert(name);
             ALIGNSCOPE_CUDA(cudaMemsetAsync(slot.counter.data(), 0, sizeof(unsigned int), slot.stream), where);
             timeline.record(slot.stream, {name, "kernel", lane, 0, real_cells}, [&] {
-                ALIGNSCOPE_CUDA(search::launch_dbscan(shape, false, params, blocks, slot.stream), where);
+                ALIGNSCOPE_CUDA(search::launch_dbscan(shape, mode_, false, params, blocks, slot.stream), where);
             });
             const std::size_t out_bytes = n_plans * count * sizeof(std::uint32_t);
             timeline.record(slot.stream, {"D2H scores", "copy", lane, out_bytes, 0}, [&] {
@@ -550,7 +654,7 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
         if (!mine.empty()) {
             recompute(mine, part, queries, scores, timeline, slots_.front()->stream);
             stats_.recomputed += mine.size();
-            kernel_names.insert(search::dbscan_kernel_name(DbscanShape{32, 16, true}, linear));
+            kernel_names.insert(search::dbscan_kernel_name(DbscanShape{32, 16, true}, linear, mode_prefix_));
         }
         ++partitions_done;
         report(queries_finished);
@@ -566,10 +670,20 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+bool CudaScanner::bounded_exact16(std::size_t query_length, std::int64_t query_best, std::size_t position) const {
+    const long long m = static_cast<long long>(query_length);
+    const long long n = database_->length(position);
+    const long long o = setup_.scheme.gap_open;
+    const long long lowest = search::lowest_cell(m, n, o, setup_.scheme.gap_extend, min_score_, free_ends_);
+    const long long highest = search::highest_cell(m, n, max_score_, query_best, target_best_[position]);
+    return search::bounded_exact(lowest, highest, o, max_score_, search::kNeg16, search::kTop16);
+}
+
 int CudaScanner::blocks_per_sm(const DbscanShape& shape, bool explicit_items) {
-    const int key = shape.threads * 1000 + shape.rows * 2 + (shape.wide ? 1 : 0) + (explicit_items ? 100000 : 0);
+    const int key = shape.threads * 1000 + shape.rows * 2 + (shape.wide ? 1 : 0) + (explicit_items ? 100000 : 0) +
+                    (bounded() ? 200000 : 0);
     if (auto it = occupancy_.find(key); it != occupancy_.end() && it->second.first == letters_) return it->second.second;
-    const int blocks = search::dbscan_blocks_per_sm(shape, explicit_items, letters_);
+    const int blocks = search::dbscan_blocks_per_sm(shape, mode_, explicit_items, letters_);
     occupancy_[key] = {letters_, blocks};
     return blocks;
 }
@@ -594,6 +708,7 @@ void CudaScanner::recompute(const std::vector<Saturated>& pairs, const Partition
         ProfilePlan plan;
         plan.a = q;
         plan.rows = static_cast<int>(queries[q]->size());
+        if (bounded()) plan.rows = search::bounded_rows(plan.rows);
         plan.shape = shape;
         plan.tiles = (plan.rows + shape.tile_rows() - 1) / shape.tile_rows();
         const int profile = static_cast<int>(plans.size());
@@ -620,19 +735,23 @@ void CudaScanner::recompute(const std::vector<Saturated>& pairs, const Partition
     std::vector<std::uint32_t> host_profiles(words);
     std::vector<std::uint64_t> host_offsets;
     std::vector<std::int32_t> host_tiles;
+    std::vector<std::int32_t> host_lengths;
     for (const ProfilePlan& plan : plans) {
         fill_profile(host_profiles.data() + plan.offset, plan, queries[plan.a], nullptr, setup_.scheme.matrix, letters_,
-                     setup_.scheme.gap_open, true);
+                     setup_.scheme.gap_open, true, bounded(), (free_ends_ & search::kFreeQueryBegin) != 0);
         host_offsets.push_back(plan.offset);
         host_tiles.push_back(plan.tiles);
+        host_lengths.push_back(static_cast<std::int32_t>(queries[plan.a]->size()));
+        host_lengths.push_back(0);
     }
     DeviceBuffer<std::uint32_t> profiles, out;
     DeviceBuffer<std::uint64_t> offsets;
-    DeviceBuffer<std::int32_t> tiles, d_item_profile, d_item_positions;
+    DeviceBuffer<std::int32_t> tiles, d_lengths, d_item_profile, d_item_positions;
     DeviceBuffer<unsigned int> counter;
     profiles.reserve(words, where);
     offsets.reserve(plans.size(), where);
     tiles.reserve(plans.size(), where);
+    d_lengths.reserve(host_lengths.size(), where);
     d_item_profile.reserve(item_profile.size(), where);
     d_item_positions.reserve(item_positions.size(), where);
     out.reserve(item_positions.size(), where);
@@ -643,6 +762,7 @@ void CudaScanner::recompute(const std::vector<Saturated>& pairs, const Partition
     h2d(profiles.data(), host_profiles.data(), words * 4);
     h2d(offsets.data(), host_offsets.data(), host_offsets.size() * 8);
     h2d(tiles.data(), host_tiles.data(), host_tiles.size() * 4);
+    h2d(d_lengths.data(), host_lengths.data(), host_lengths.size() * 4);
     h2d(d_item_profile.data(), item_profile.data(), item_profile.size() * 4);
     h2d(d_item_positions.data(), item_positions.data(), item_positions.size() * 4);
     ALIGNSCOPE_CUDA(cudaMemsetAsync(counter.data(), 0, sizeof(unsigned int), stream), where);
@@ -673,11 +793,12 @@ void CudaScanner::recompute(const std::vector<Saturated>& pairs, const Partition
     params.scratch_columns = static_cast<int>(scratch_columns);
     params.open = setup_.scheme.gap_open;
     params.extend = setup_.scheme.gap_extend;
+    params.profile_lengths = d_lengths.data();
+    params.free_ends = free_ends_;
     std::uint64_t cells = 0;
     for (const Saturated& s : sorted) cells += queries[s.query]->size() * db.length(s.position);
-    timeline.record(stream, {search::dbscan_kernel_name(shape, setup_.scheme.linear()), "kernel", 0, 0, cells}, [&] {
-        ALIGNSCOPE_CUDA(search::launch_dbscan(shape, true, params, blocks, stream), where);
-    });
+    timeline.record(stream, {search::dbscan_kernel_name(shape, setup_.scheme.linear(), mode_prefix_), "kernel", 0, 0, cells},
+                    [&] { ALIGNSCOPE_CUDA(search::launch_dbscan(shape, mode_, true, params, blocks, stream), where); });
     std::vector<std::uint32_t> host_out(item_positions.size());
     ALIGNSCOPE_CUDA(cudaMemcpyAsync(host_out.data(), out.data(), host_out.size() * 4, cudaMemcpyDeviceToHost, stream),
                     where);

@@ -1,7 +1,9 @@
 // The CUDA database scanner of one GPU: holds the length-sorted database on
 // the device (streamed in partitions when it does not fit) and scans query
 // pairs against it with the 16-bit DPX kernel, rescoring saturated pairs with
-// 32-bit cells. Local alignment only (the capability check says so up front).
+// 32-bit cells. Local, global and semi-global alignment (any free end gaps),
+// affine or linear gaps; see dbscan_bounds.hpp for how the bounded modes'
+// scores are read and when their 16-bit scores are exact.
 #pragma once
 
 #include "common/cuda_check.hpp"
@@ -48,6 +50,10 @@ private:
     void upload(Partition& part, GpuTimeline* timeline, cudaStream_t stream);
     void release_slots();
     int blocks_per_sm(const search::DbscanShape& shape, bool explicit_items);
+    bool bounded() const { return mode_ == search::DbscanMode::Bounded; }
+    // Bounded modes: whether a 16-bit score of `query` against database
+    // sequence `position` is proven exact (dbscan_bounds.hpp).
+    bool bounded_exact16(std::size_t query_length, std::int64_t query_best, std::size_t position) const;
     void recompute(const std::vector<Saturated>& pairs, const Partition& part,
                    std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
                    GpuTimeline& timeline, cudaStream_t stream);
@@ -59,7 +65,13 @@ private:
     int letters_ = 0;
     std::uint8_t pad_code_ = 0;
     int max_score_ = 0;
+    int min_score_ = 0;
     bool narrow_ = true;
+    search::DbscanMode mode_ = search::DbscanMode::Local;
+    int free_ends_ = 0;            // kFree* bits of a semi-global scan
+    const char* mode_prefix_ = "sw";  // kernel names: sw, nw or sg
+    std::vector<int> best_as_query_;  // per letter: its best score against any letter (bounded modes)
+    std::vector<std::int64_t> target_best_;  // per database position: sum of its residues' best scores
     int saturation_bound_ = 32767;
     int sm_count_ = 1;
     std::uint64_t budget_ = 0;
@@ -69,6 +81,7 @@ private:
     DeviceBuffer<std::uint32_t> profiles_;
     DeviceBuffer<std::uint64_t> offsets_;
     DeviceBuffer<std::int32_t> tiles_;
+    DeviceBuffer<std::int32_t> lengths_;  // bounded: query lengths of each profile's two lanes
     std::map<int, std::pair<int, int>> occupancy_;  // shape key -> (letters, blocks per SM)
     ScanStats stats_;
 };

@@ -51,6 +51,16 @@ struct Cell16x2 {
     static __device__ __forceinline__ T add_max_relu(T a, T b, T c) { return __viaddmax_s16x2_relu(a, b, c); }
     static __device__ __forceinline__ T max_relu(T a, T b) { return __vimax_s16x2_relu(a, b); }
     static __device__ __forceinline__ T max3(T a, T b, T c) { return __vimax3_s16x2(a, b, c); }
+    // Bounded kernels: plain maximum, two lanes' values, one lane replaced.
+    static __device__ __forceinline__ T max2(T a, T b) { return __vmaxs2(a, b); }
+    static __device__ __forceinline__ T pack2(int lo, int hi) {
+        return (static_cast<unsigned>(lo) & 0xffffu) | (static_cast<unsigned>(hi) << 16);
+    }
+    static __device__ __forceinline__ T exclude(T v, bool lo, bool hi, T with) {
+        if (lo) v = (v & 0xffff0000u) | (with & 0xffffu);
+        if (hi) v = (v & 0xffffu) | (with & 0xffff0000u);
+        return v;
+    }
     static constexpr int pad = kPad16;
     static constexpr int neg = kNeg16;
 };
@@ -62,6 +72,9 @@ struct Cell32 {
     static __device__ __forceinline__ T add_max_relu(T a, T b, T c) { return __viaddmax_s32_relu(a, b, c); }
     static __device__ __forceinline__ T max_relu(T a, T b) { return __vimax_s32_relu(a, b); }
     static __device__ __forceinline__ T max3(T a, T b, T c) { return __vimax3_s32(a, b, c); }
+    static __device__ __forceinline__ T max2(T a, T b) { return max(a, b); }
+    static __device__ __forceinline__ T pack2(int lo, int) { return lo; }
+    static __device__ __forceinline__ T exclude(T v, bool lo, bool, T with) { return lo ? with : v; }
     static constexpr int pad = kPad32;
     static constexpr int neg = kNeg32;
 };
@@ -195,8 +208,162 @@ __device__ __forceinline__ void scan_tile(const uint4* __restrict__ tile, const 
     }
 }
 
+// The bounded (global and semi-global) scan of one tile: scan_tile's
+// wavefront, shuffles, profile reads and strips, with the layout of
+// dbscan_bounds.hpp. Differences: no ReLU (H = max(Ho_diag + s', E, F)); each
+// register starts at its row's DP column 0 (left_boundary) and the wavefront's
+// columns < 0 are skipped instead of computed, so the registers still hold it
+// at column 0; tile 0's upper border is a void row (neg) instead of H = 0; and
+// no running maximum in the inner loop: `best` (in Ho units) only takes the
+// end cells the mode allows, at the columns where they are final:
+//  - the last row (register R-1 of thread G-1 in the last tile) at column
+//    n - 1 and after, or at every computed column when the query's end is
+//    free (padding columns never beat (m, n));
+//  - every row but the DP's row 0 (padded rows z_lo / z_hi of tile 0) at
+//    column n - 1 when the target's end is free.
+// Whether the 16-bit pass was exact is decided on the host from the lengths.
+template <typename Cell, int G, int R>
+__device__ __forceinline__ void scan_tile_bounded(const uint4* __restrict__ tile,
+                                                  const std::uint32_t* __restrict__ residues, int n, int steps,
+                                                  int lane_in_group, int tile_index, bool last_tile,
+                                                  uint2* __restrict__ strip, int open, int extend, std::uint32_t pad,
+                                                  int free_ends, int z_lo, int z_hi, typename Cell::T& best) {
+    using T = typename Cell::T;
+    using Shape = TileShape<G, R>;
+    constexpr unsigned full = 0xffffffffu;
+    const T neg = Cell::splat(Cell::neg);
+    const T minus_extend = Cell::splat(-extend);
+    const T minus_open = Cell::splat(-open);
+    const std::uint32_t pad_word = pad * 0x01010101u;
+    const bool free_target_begin = (free_ends & kFreeTargetBegin) != 0;
+    const bool first_tile = tile_index == 0;
+    const int first_row = tile_index * Shape::rows + lane_in_group * R;  // padded row of register 0
+    auto left = [&](int row) {
+        return Cell::pack2(left_boundary(row, z_lo, open, extend, free_target_begin, Cell::neg),
+                           left_boundary(row, z_hi, open, extend, free_target_begin, Cell::neg));
+    };
+
+    T ho[R], e[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        ho[r] = left(first_row + r);
+        e[r] = neg;
+    }
+    // The thread below reads these at its column -1 / 0: this thread's last
+    // row at DP column 0.
+    T bottom_ho = ho[R - 1], bottom_f = neg;
+    // Only thread 0 uses its own: the row above the tile at DP column 0.
+    T diag_in = first_tile ? neg : left(first_row - 1);
+    std::uint32_t code = pad;
+    const bool top = lane_in_group == 0;
+    const uint4* my_words = tile + lane_in_group;
+    // Where this thread takes end cells: the last row from column
+    // `row_from` on (all of them when the query's end is free, else n - 1 and
+    // the padding columns after it, which cannot beat (m, n): see
+    // dbscan_bounds.hpp; never for the other threads), and every row at
+    // column `column_at` (n - 1 when the target's end is free, else never).
+    constexpr int never = 0x7fffffff;
+    const int row_from = last_tile && lane_in_group == G - 1 ? ((free_ends & kFreeQueryEnd) ? 0 : n - 1) : never;
+    const int column_at = (free_ends & kFreeTargetEnd) ? n - 1 : -1;
+    // Register (+1) of each lane's DP row 0 in this thread, 0 for none: only
+    // tile 0 holds it (z < one tile). One word, so the end capture below costs
+    // one register across the loop.
+    unsigned zero_at = 0;
+    if (first_tile) {
+        const int at_lo = z_lo - first_row, at_hi = z_hi - first_row;
+        if (at_lo >= 0 && at_lo < R) zero_at |= static_cast<unsigned>(at_lo + 1);
+        if (at_hi >= 0 && at_hi < R) zero_at |= static_cast<unsigned>(at_hi + 1) << 8;
+    }
+
+    std::uint32_t word = pad_word, next_word = pad_word;
+    uint4 strip_a = {}, strip_b = {}, next_a = {}, next_b = {};
+    const uint4 boundary_pair = make_uint4(as_bits(neg), as_bits(neg), as_bits(neg), as_bits(neg));
+    auto fetch = [&](int column, std::uint32_t& w, uint4& a, uint4& b) {
+        if (!top) return;
+        w = column < n ? residues[column >> 2] : pad_word;
+        if (!first_tile) {
+            if (column < n) {
+                const uint4* from = reinterpret_cast<const uint4*>(strip + column);
+                a = from[0];
+                b = from[1];
+            } else {
+                a = boundary_pair;
+                b = boundary_pair;
+            }
+        }
+    };
+    fetch(0, word, strip_a, strip_b);
+
+    for (int s4 = 0; s4 < steps; s4 += 4) {
+        fetch(s4 + 4, next_word, next_a, next_b);
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            std::uint32_t code_in = __shfl_up_sync(full, code, 1, G);
+            T ho_up = as_cell<T>(__shfl_up_sync(full, as_bits(bottom_ho), 1, G));
+            T f_up = as_cell<T>(__shfl_up_sync(full, as_bits(bottom_f), 1, G));
+            if (top) {
+                code_in = (word >> (8 * q)) & 0xffu;
+                if (first_tile) {
+                    ho_up = neg;  // void row above padded row 0
+                    f_up = neg;
+                } else {
+                    const uint4& chunk = q < 2 ? strip_a : strip_b;
+                    ho_up = as_cell<T>((q & 1) ? chunk.z : chunk.x);
+                    f_up = as_cell<T>((q & 1) ? chunk.w : chunk.y);
+                }
+            }
+            code = code_in;
+            T diag = diag_in;
+            diag_in = ho_up;
+            const int column = s4 + q - lane_in_group;
+            if (column >= 0) {
+                const uint4* words = my_words + static_cast<int>(code) * Shape::plane;
+                T f = f_up;
+                T above = ho_up;
+#pragma unroll
+                for (int k = 0; k < Shape::words_per_thread; ++k) {
+                    const uint4 w = words[k * G];
+                    const std::uint32_t score[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+                    for (int u = 0; u < 4; ++u) {
+                        const int r = 4 * k + u;
+                        e[r] = Cell::add_max(e[r], minus_extend, ho[r]);
+                        f = Cell::add_max(f, minus_extend, above);
+                        const T h = Cell::add_max(diag, as_cell<T>(score[u]), Cell::max2(e[r], f));
+                        diag = ho[r];
+                        ho[r] = Cell::add_max(h, minus_open, neg);
+                        above = ho[r];
+                    }
+                }
+                bottom_ho = ho[R - 1];
+                bottom_f = f;
+                if (column >= row_from) best = Cell::max2(best, ho[R - 1]);
+                if (column == column_at) {
+                    // The comparisons with zero_at are loop-invariant: left to
+                    // the compiler, it hoists all 2R of them out of the column
+                    // loop and spills. The empty volatile asm keeps them here.
+                    unsigned at = zero_at;
+                    asm volatile("" : "+r"(at));
+#pragma unroll
+                    for (int r = 0; r < R; ++r)
+                        best = Cell::max2(best, Cell::exclude(ho[r], (at & 0xffu) == static_cast<unsigned>(r + 1),
+                                                              (at >> 8) == static_cast<unsigned>(r + 1), neg));
+                }
+            }
+            if (!last_tile && lane_in_group == G - 1) {
+                if (column >= 0 && column < ((n + 3) & ~3))
+                    strip[column] = column < n ? make_uint2(as_bits(bottom_ho), as_bits(bottom_f))
+                                               : make_uint2(as_bits(neg), as_bits(neg));
+            }
+        }
+        word = next_word;
+        strip_a = next_a;
+        strip_b = next_b;
+    }
+}
+
 // The kernel: persistent blocks take items until none is left.
-template <typename Cell, int G, int R, bool Explicit>
+template <typename Cell, int G, int R, bool Explicit, bool Local = true>
 __global__ void __launch_bounds__(kBlockThreads, (R <= 16 ? 3 : 2)) dbscan(const DbscanParams p) {
     using T = typename Cell::T;
     using Shape = TileShape<G, R>;
@@ -236,7 +403,13 @@ __global__ void __launch_bounds__(kBlockThreads, (R <= 16 ? 3 : 2)) dbscan(const
             position >= 0 ? reinterpret_cast<const std::uint32_t*>(p.residues + p.starts[position]) : nullptr;
         const int tiles = p.profile_tiles[profile];
         const uint4* source = reinterpret_cast<const uint4*>(p.profiles + p.profile_offsets[profile]);
-        T best = Cell::splat(0);
+        T best = Cell::splat(Local ? 0 : Cell::neg);
+        int z_lo = 0, z_hi = 0;  // bounded: padded row of each lane's DP row 0
+        if constexpr (!Local) {
+            const int padded = tiles * Shape::rows;
+            z_lo = zero_row(padded, p.profile_lengths[2 * profile]);
+            z_hi = zero_row(padded, p.profile_lengths[2 * profile + 1]);
+        }
         for (int k = 0; k < tiles; ++k) {
             const uint4* from = source + static_cast<std::size_t>(k) * tile_words;
             for (int v = static_cast<int>(threadIdx.x); v < tile_words; v += kBlockThreads) {
@@ -247,14 +420,26 @@ __global__ void __launch_bounds__(kBlockThreads, (R <= 16 ? 3 : 2)) dbscan(const
                 tile[letter * Shape::plane + word * G + thread] = from[v];
             }
             __syncthreads();
-            if (n_warp > 0)
-                scan_tile<Cell, G, R>(tile, residues, n, steps, lane_in_group, k == 0, k == tiles - 1, strip, p.open,
-                                      p.extend, pad, best);
+            if (n_warp > 0) {
+                if constexpr (Local)
+                    scan_tile<Cell, G, R>(tile, residues, n, steps, lane_in_group, k == 0, k == tiles - 1, strip,
+                                          p.open, p.extend, pad, best);
+                else
+                    scan_tile_bounded<Cell, G, R>(tile, residues, n, steps, lane_in_group, k, k == tiles - 1, strip,
+                                                  p.open, p.extend, pad, p.free_ends, z_lo, z_hi, best);
+            }
             __syncthreads();
         }
+        if constexpr (Local) {
 #pragma unroll
-        for (int d = G / 2; d >= 1; d /= 2)
-            best = Cell::max_relu(best, as_cell<T>(__shfl_xor_sync(full, as_bits(best), d, G)));
+            for (int d = G / 2; d >= 1; d /= 2)
+                best = Cell::max_relu(best, as_cell<T>(__shfl_xor_sync(full, as_bits(best), d, G)));
+        } else {
+#pragma unroll
+            for (int d = G / 2; d >= 1; d /= 2)
+                best = Cell::max2(best, as_cell<T>(__shfl_xor_sync(full, as_bits(best), d, G)));
+            best = Cell::add_max(best, Cell::splat(p.open), Cell::splat(Cell::neg));  // Ho -> H
+        }
         if (lane_in_group == 0 && position >= 0) {
             if constexpr (Explicit) p.out[static_cast<std::size_t>(item) * groups + group] = as_bits(best);
             else p.out[static_cast<std::size_t>(profile) * p.db_count + position] = as_bits(best);

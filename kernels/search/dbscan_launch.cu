@@ -1,52 +1,21 @@
-// Instantiates the database-scan kernel for every compiled tile shape and
-// launches the one asked for. Dispatch only: the body is dbscan_kernel.cuh.
+// Instantiates the local database-scan kernel for every compiled tile shape
+// and launches the one asked for (the bounded kernels are instantiated in
+// dbscan_bounded.cu, a translation unit of their own so the two compile side
+// by side). Dispatch only: the body is dbscan_kernel.cuh.
 #include "search/dbscan_kernel.cuh"
 #include "search/dbscan_launch.hpp"
-
-#include <utility>
+#include "search/dbscan_table.hpp"
 
 namespace alignscope::kernels::search {
 namespace {
 
-using KernelPointer = void (*)(DbscanParams);
-
-struct Entry {
-    DbscanShape shape;
-    KernelPointer implicit_items = nullptr;
-    KernelPointer explicit_items = nullptr;
-};
-
-template <int G, int R>
-Entry narrow() {
-    return {{G, R, false}, &device::dbscan<device::Cell16x2, G, R, false>, nullptr};
-}
-template <int G, int R>
-Entry wide() {
-    return {{G, R, true}, &device::dbscan<device::Cell32, G, R, false>, &device::dbscan<device::Cell32, G, R, true>};
-}
-
-template <int G, int... R>
-void add_narrow(std::vector<Entry>& out, std::integer_sequence<int, R...>) {
-    (out.push_back(narrow<G, R>()), ...);
-}
-
 const std::vector<Entry>& entries() {
-    static const std::vector<Entry> table = [] {
-        std::vector<Entry> t;
-        using Rows = std::integer_sequence<int, 8, 12, 16, 20, 24, 28, 32>;
-        add_narrow<4>(t, Rows{});
-        add_narrow<8>(t, Rows{});
-        add_narrow<16>(t, Rows{});
-        add_narrow<32>(t, Rows{});
-        t.push_back(wide<8, 16>());
-        t.push_back(wide<32, 16>());
-        return t;
-    }();
-    return table;
+    static const std::vector<Entry> local = table::make_entries<true>();
+    return local;
 }
 
-const Entry* find(const DbscanShape& shape) {
-    for (const Entry& e : entries())
+const Entry* find(const DbscanShape& shape, DbscanMode mode) {
+    for (const Entry& e : mode == DbscanMode::Local ? entries() : detail::bounded_entries())
         if (e.shape.threads == shape.threads && e.shape.rows == shape.rows && e.shape.wide == shape.wide) return &e;
     return nullptr;
 }
@@ -69,8 +38,8 @@ const std::vector<DbscanShape>& dbscan_shapes(bool wide_cells) {
     return wide_cells ? wide_shapes : narrow_shapes;
 }
 
-std::string dbscan_kernel_name(const DbscanShape& shape, bool linear) {
-    return std::string("sw_") + (linear ? "linear" : "affine") + "_dbscan_" + (shape.wide ? "s32" : "s16x2");
+std::string dbscan_kernel_name(const DbscanShape& shape, bool linear, const char* mode_prefix) {
+    return std::string(mode_prefix) + (linear ? "_linear" : "_affine") + "_dbscan_" + (shape.wide ? "s32" : "s16x2");
 }
 
 std::size_t dbscan_shared_bytes(const DbscanShape& shape, int letters) {
@@ -78,8 +47,8 @@ std::size_t dbscan_shared_bytes(const DbscanShape& shape, int letters) {
     return static_cast<std::size_t>(letters) * static_cast<std::size_t>(shape.rows / 4 * shape.threads + pad) * 16;
 }
 
-int dbscan_blocks_per_sm(const DbscanShape& shape, bool explicit_items, int letters) {
-    const Entry* e = find(shape);
+int dbscan_blocks_per_sm(const DbscanShape& shape, DbscanMode mode, bool explicit_items, int letters) {
+    const Entry* e = find(shape, mode);
     if (!e) return 0;
     KernelPointer kernel = explicit_items ? e->explicit_items : e->implicit_items;
     if (!kernel) return 0;
@@ -98,9 +67,9 @@ int dbscan_blocks_per_sm(const DbscanShape& shape, bool explicit_items, int lett
     return blocks;
 }
 
-cudaError_t launch_dbscan(const DbscanShape& shape, bool explicit_items, const DbscanParams& params, int blocks,
-                          cudaStream_t stream) {
-    const Entry* e = find(shape);
+cudaError_t launch_dbscan(const DbscanShape& shape, DbscanMode mode, bool explicit_items, const DbscanParams& params,
+                          int blocks, cudaStream_t stream) {
+    const Entry* e = find(shape, mode);
     KernelPointer kernel = e ? (explicit_items ? e->explicit_items : e->implicit_items) : nullptr;
     if (!kernel) return cudaErrorInvalidDeviceFunction;
     if (blocks <= 0) return cudaSuccess;

@@ -1,7 +1,11 @@
 // Launching the database-scan kernels (dbscan_kernel.cuh) from plain C++: the
 // kernel parameters, the compiled tile shapes (G threads x R rows), and the
-// dispatch that picks the instantiation.
+// dispatch that picks the instantiation. Every shape exists for local
+// alignment and for bounded (global and semi-global) alignment; see
+// dbscan_bounds.hpp for the latter's profile layout and saturation rule.
 #pragma once
+
+#include "search/dbscan_bounds.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -13,10 +17,6 @@
 namespace alignscope::kernels::search {
 
 constexpr int kBlockThreads = 256;
-constexpr int kPad16 = -16384;  // profile score of padding (rows, letter): far below any real cell
-constexpr int kNeg16 = -16384;  // "minus infinity" for E and F in 16 bits
-constexpr int kPad32 = -(1 << 28);
-constexpr int kNeg32 = -(1 << 28);
 constexpr int kMaxLetters = 64;  // matrix letters + the pad letter
 
 struct DbscanParams {
@@ -50,6 +50,16 @@ struct DbscanParams {
     uint2* scratch = nullptr;
     int scratch_columns = 0;
     int open = 0, extend = 0;  // scaled penalties
+    // Bounded kernels only: the query lengths of each profile (lane a, lane b;
+    // 0 for an empty lane) and the free end gaps (kFree* bits; 0 = global).
+    const std::int32_t* profile_lengths = nullptr;
+    int free_ends = 0;
+};
+
+// Which recurrence a kernel runs.
+enum class DbscanMode {
+    Local,    // Smith-Waterman: the best cell anywhere
+    Bounded,  // global or semi-global: the cells params.free_ends allows on the last row and column
 };
 
 // One compiled tile shape.
@@ -64,19 +74,20 @@ struct DbscanShape {
 // Every compiled shape of one cell width.
 const std::vector<DbscanShape>& dbscan_shapes(bool wide);
 
-// "sw_affine_dbscan_s16x2" and the like; `linear` names open == extend.
-std::string dbscan_kernel_name(const DbscanShape& shape, bool linear);
+// "sw_affine_dbscan_s16x2", "nw_linear_dbscan_s32", "sg_affine_dbscan_s16x2"
+// and the like: `mode_prefix` is sw, nw or sg; `linear` names open == extend.
+std::string dbscan_kernel_name(const DbscanShape& shape, bool linear, const char* mode_prefix = "sw");
 
 // Dynamic shared memory of one block, bytes.
 std::size_t dbscan_shared_bytes(const DbscanShape& shape, int letters);
 
 // Resident blocks per multiprocessor (after raising the shared-memory limit);
 // 0 when the shape cannot run with `letters`.
-int dbscan_blocks_per_sm(const DbscanShape& shape, bool explicit_items, int letters);
+int dbscan_blocks_per_sm(const DbscanShape& shape, DbscanMode mode, bool explicit_items, int letters);
 
 // Enqueues the kernel with `blocks` persistent blocks.
-cudaError_t launch_dbscan(const DbscanShape& shape, bool explicit_items, const DbscanParams& params, int blocks,
-                          cudaStream_t stream);
+cudaError_t launch_dbscan(const DbscanShape& shape, DbscanMode mode, bool explicit_items, const DbscanParams& params,
+                          int blocks, cudaStream_t stream);
 
 }  // namespace alignscope::kernels::search
 

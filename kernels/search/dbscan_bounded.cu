@@ -1,0 +1,12 @@
+// Instantiates the bounded (global and semi-global) database-scan kernel for
+// every compiled tile shape; dbscan_launch.cu dispatches to them.
+#include "search/dbscan_table.hpp"
+
+namespace alignscope::kernels::search::detail {
+
+const std::vector<Entry>& bounded_entries() {
+    static const std::vector<Entry> bounded = table::make_entries<false>();
+    return bounded;
+}
+
+}  // namespace alignscope::kernels::search::detail
