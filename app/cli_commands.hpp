@@ -29,9 +29,10 @@ void add_project_command(CLI::App& app, CliContext& context);
 void add_search_command(CLI::App& app, CliContext& context);
 
 // `verify --search` and `bench --search`: the search command's --verify and
-// --bench (defined in cli_search.cpp) with their defaults and these settings.
+// --bench (defined in cli_search.cpp) with their defaults and these settings;
+// `mode` (local, global, semiglobal; empty = all) limits the checked cases.
 int run_search_verify(const std::string& device, std::uint64_t seed, int threads, int streams,
-                      const std::string& gpu_mem, CliContext& context);
+                      const std::string& gpu_mem, const std::string& mode, CliContext& context);
 int run_search_bench(const std::string& device, bool quick, int threads, const std::string& json,
                      CliContext& context);
 

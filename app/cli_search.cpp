@@ -58,6 +58,7 @@ struct SearchFlags {
     std::size_t real_queries = 0, real_sequences = 0;
     bool no_random = false;
     std::string reference = "cpu";
+    std::string verify_mode;  // --mode given with --verify: only that mode's cases
     // --bench
     bool bench = false;
     std::vector<std::string> bench_devices;
@@ -107,6 +108,8 @@ int run_verify(const SearchFlags& flags) {
     options.random_queries = flags.verify_queries;
     options.random_sequences = flags.verify_sequences;
     options.random_cases = !flags.no_random;
+    if (!flags.verify_mode.empty()) options.modes = {parse_mode(flags.verify_mode)};
+    options.real_free_ends = FreeEndGaps::parse(flags.scoring.free_ends);
     options.query_path = flags.query_path;
     options.database_path = flags.database_path;
     options.real_queries = flags.real_queries;
@@ -179,6 +182,8 @@ int run_bench(const SearchFlags& flags, CliContext& context) {
     options.streams = flags.device.streams;
     options.gpu_memory_budget = flags.device.gpu_memory_bytes();
     options.seed = flags.seed;
+    options.mode = parse_mode(flags.scoring.mode);
+    options.free_ends = FreeEndGaps::parse(flags.scoring.free_ends);
     options.cancel = &interrupt_token();
     std::optional<AtomicOutput> json;
     if (!flags.json.empty()) json.emplace(flags.json);
@@ -368,8 +373,9 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
 }  // namespace
 
 int run_search_verify(const std::string& device, std::uint64_t seed, int threads, int streams,
-                      const std::string& gpu_mem, CliContext&) {
+                      const std::string& gpu_mem, const std::string& mode, CliContext&) {
     SearchFlags flags;
+    flags.verify_mode = mode;
     flags.device.device = device;
     flags.device.threads = threads;
     flags.device.streams = streams;
@@ -381,6 +387,7 @@ int run_search_verify(const std::string& device, std::uint64_t seed, int threads
 int run_search_bench(const std::string& device, bool quick, int threads, const std::string& json,
                      CliContext& context) {
     SearchFlags flags;
+    flags.scoring.mode = "local";  // the search command's default (ScoringFlags' own is align's global)
     flags.device.device = device;
     flags.device.threads = threads;
     flags.quick = quick;
@@ -422,8 +429,9 @@ void add_search_command(CLI::App& app, CliContext& context) {
     flags->project.add_to(*command);
 
     command->add_flag("--verify", flags->verify,
-                      "Check the scanner of --device against --reference over whole databases: seeded random cases, "
-                      "plus -q/-d as real data when given; exit 1 when any score differs");
+                      "Check the scanner of --device against --reference over whole databases: seeded random cases "
+                      "of every mode (only --mode's when given), plus -q/-d as real data when given (local, or "
+                      "--mode with --free-ends); exit 1 when any score differs");
     command->add_option("--reference", flags->reference, "Reference scanner for --verify: cpu or cpu-ref")
         ->capture_default_str();
     command->add_option("--seed", flags->seed, "Seed of the random --verify cases and synthetic --bench data")
@@ -439,7 +447,7 @@ void add_search_command(CLI::App& app, CliContext& context) {
 
     command->add_flag("--bench", flags->bench,
                       "Measure scan GCUPS on CUDASW++4.0's workloads (mmseqs2-examples queries against DB, DB x10, and "
-                      "1,000,000 x 256 synthetic) on --device and the CPU SIMD scanner");
+                      "1,000,000 x 256 synthetic) on --device and the CPU SIMD scanner, in --mode (local unless given)");
     command->add_option("--bench-devices", flags->bench_devices, "Devices to measure [default: --device and cpu]");
     command->add_option("--bench-cases", flags->bench_cases, "Cases: mmseqs, mmseqs-x10, synthetic [default: all]");
     command->add_option("--bench-queries", flags->bench_queries, "Use only the first N queries [default: all 500]");
@@ -450,7 +458,9 @@ void add_search_command(CLI::App& app, CliContext& context) {
         ->capture_default_str();
     command->add_flag("--quick", flags->quick, "A short bench: 20 queries, 20,000 synthetic sequences, one run");
     command->add_option("--json", flags->json, "Also write the bench report as JSON to this file");
-    command->callback([flags, &context] {
+    command->callback([flags, command, &context] {
+        if (const CLI::Option* mode = command->get_option_no_throw("--mode"); mode && mode->count())
+            flags->verify_mode = flags->scoring.mode;
         context.action = [flags, &context] { return run_search_command(*flags, context); };
     });
 }

@@ -36,6 +36,7 @@ struct VerifyFlags {
     bool scores_only = false;
     std::string reference = "cpu-ref";
     bool search = false;
+    std::string search_mode;  // verify --search --mode: only that mode's cases
     ProjectFlag project;
     bool long_pair = false;
     std::string max_length = "100k";
@@ -57,6 +58,8 @@ bool stderr_is_terminal() {
 int run_verify_long(const VerifyFlags& flags, CliContext& context);
 
 int run_verify(const VerifyFlags& flags, CliContext& context) {
+    if (!flags.search_mode.empty() && !flags.search)
+        throw Error("--mode applies to verify --search (the other checks cover every mode)");
     if (flags.long_pair) {
         if (flags.search) throw Error("--long and --search are different checks: give one");
         return run_verify_long(flags, context);
@@ -65,7 +68,7 @@ int run_verify(const VerifyFlags& flags, CliContext& context) {
         throw Error("--max-length, --strategy, --kernels and --special-rows-mem apply to verify --long");
     if (flags.search)
         return run_search_verify(flags.device.device, flags.seed, flags.device.threads, flags.device.streams,
-                                 flags.device.gpu_mem, context);
+                                 flags.device.gpu_mem, flags.search_mode, context);
     PairJob settings;  // validates --threads/--streams/--gpu-mem the way every command does
     flags.device.apply(settings);
 
@@ -296,6 +299,8 @@ void add_verify_command(CLI::App& app, CliContext& context) {
     command->add_flag("--search", flags->search,
                       "Check the device's database scanner instead: top-K scores over whole random databases "
                       "against the CPU (same as `search --verify`)");
+    command->add_option("--mode", flags->search_mode,
+                        "verify --search: only the cases of this mode (local, global or semiglobal) [default: all]");
     flags->project.add_to(*command);
     command->add_flag("--long", flags->long_pair,
                       "Check the long-pair path (align --long) instead: random pairs with planted similar regions "

@@ -205,8 +205,26 @@ private slots:
         const ProcessResult r = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref",
                                          "--verify-queries", "6", "--verify-sequences", "120", "--seed", "5"});
         QVERIFY2(r.exit_code == 0, (r.out + r.err).constData());
-        QVERIFY(r.out.contains("11 cases passed, 0 failed, 0 skipped"));
+        QVERIFY(r.out.contains("21 cases passed, 0 failed, 0 skipped"));
         QVERIFY(!r.out.contains("MISMATCH"));
+    }
+
+    // --mode keeps the random cases of one mode (their data as in the full run)
+    // and runs the real data in that mode, with --free-ends.
+    void verifyOneMode() {
+        const ProcessResult r = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref", "--mode",
+                                         "global", "--verify-queries", "4", "--verify-sequences", "60", "--seed", "5"});
+        QVERIFY2(r.exit_code == 0, (r.out + r.err).constData());
+        QVERIFY2(r.out.contains("4 cases passed, 0 failed, 0 skipped"), r.out.constData());
+        QVERIFY(!r.out.contains(" local") && !r.out.contains("semiglobal"));
+        if (!QFile::exists(example + "DB.fasta.gz")) return;
+        const ProcessResult real = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref",
+                                            "--no-random", "--mode", "semiglobal", "--free-ends", "qb,te", "-q",
+                                            example + "QUERY.fasta.gz", "-d", example + "DB.fasta.gz",
+                                            "--real-queries", "2", "--real-sequences", "200", "--db-cache",
+                                            dir_.filePath("cache")});
+        QVERIFY2(real.exit_code == 0, (real.out + real.err).constData());
+        QVERIFY2(real.out.contains("PASS real 2 queries") && real.out.contains("semiglobal[qb,te]"), real.out.constData());
     }
 
     void verifyOnRealData() {
@@ -255,6 +273,8 @@ private slots:
         QTest::newRow("unknown matrix") << QStringList{"search", "-q", q, "-d", db, "--matrix", "BLOSUM99"} << "BLOSUM99";
         QTest::newRow("DNA matrix on protein") << QStringList{"search", "-q", q, "-d", db, "--matrix", "EDNAFULL"} << "EDNAFULL";
         QTest::newRow("verify bad reference") << QStringList{"search", "--verify", "--reference", "abacus"} << "--device";
+        QTest::newRow("verify bad mode") << QStringList{"search", "--verify", "--mode", "sideways"} << "--mode";
+        QTest::newRow("verify --mode without --search") << QStringList{"verify", "--mode", "global"} << "--search";
     }
     void badInputExitsTwo() {
         QFETCH(QStringList, arguments);

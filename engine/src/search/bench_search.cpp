@@ -92,8 +92,12 @@ SearchBenchReport run_search_bench(const ScannerRegistry& scanners, DeviceRegist
     if (options.max_queries && queries.size() > options.max_queries) queries.resize(options.max_queries);
     if (queries.empty()) throw Error(options.query_path + ": no queries");
     const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 11, 1);
-    AlignOptions local;
-    local.mode = AlignmentMode::Local;
+    AlignOptions local;  // the run's alignment mode (named for CUDASW++4.0's, the usual one)
+    local.mode = options.mode;
+    local.free_ends = options.free_ends;
+    report.mode = describe_mode(local);
+    if (options.mode != AlignmentMode::Local)
+        note("mode " + report.mode + ": CUDASW++4.0's figures (peer column) are for local alignment");
     std::vector<EncodedSequence> encoded;
     for (const Sequence& q : queries) encoded.push_back(encode(q.residues, scheme.matrix, "query '" + q.id + "'"));
     std::uint64_t query_residues = 0;
@@ -280,7 +284,8 @@ void write_search_bench_table(std::ostream& out, const SearchBenchReport& report
 void write_search_bench_json(std::ostream& out, const SearchBenchReport& report) {
     nlohmann::json j;
     j["tool"] = "alignscope-cli search --bench";
-    j["scoring"] = "BLOSUM62, gap open 11, extend 1 (BLAST 10/1), local, scores only";
+    j["scoring"] = "BLOSUM62, gap open 11, extend 1 (BLAST 10/1), " + report.mode + ", scores only";
+    j["mode"] = report.mode;
     j["points"] = nlohmann::json::array();
     for (const SearchBenchPoint& p : report.points) {
         nlohmann::json e;

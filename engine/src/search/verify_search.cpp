@@ -113,6 +113,13 @@ std::vector<CaseSetup> random_case_setups() {
     overlap.mode = AlignmentMode::SemiGlobal;
     AlignOptions glocal = overlap;
     glocal.free_ends = FreeEndGaps::parse("qb,qe");
+    // Semi-global ends the others leave out: the target inside the query, the
+    // two dovetails, and free ends on one side only.
+    auto ends = [&](const char* spec) {
+        AlignOptions o = overlap;
+        o.free_ends = FreeEndGaps::parse(spec);
+        return o;
+    };
     std::vector<CaseSetup> cases = {
         {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 11, 1, local, 1.0, true},
         {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 12, 1, local, 0.5, false},
@@ -122,9 +129,23 @@ std::vector<CaseSetup> random_case_setups() {
         {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 10, 0.5, local, 0.5, false},
         {"", AlphabetKind::Dna, "EDNAFULL", 0, 0, 16, 6, local, 0.5, false},
         {"", AlphabetKind::Dna, "", 2, -3, 7, 2, local, 0.5, false},
-        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 12, 1, global, 0.25, false},
-        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 12, 1, overlap, 0.25, false},
+        // Global and semi-global: every tile shape and multi-tile profiles
+        // (full size), scores past 32,767 (the saturating W/C query against
+        // itself) and below the 16-bit cells' floor (long DNA with extend 6),
+        // linear gaps, and every kind of free end.
+        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 12, 1, global, 1.0, true},
+        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 4, 4, global, 0.25, false},
+        {"", AlphabetKind::Protein, "BLOSUM45", 0, 0, 16, 2, global, 0.25, false},
+        {"", AlphabetKind::Dna, "EDNAFULL", 0, 0, 16, 6, global, 0.5, false},
+        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 12, 1, overlap, 1.0, true},
         {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 12, 1, glocal, 0.25, false},
+        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 12, 1, ends("tb,te"), 0.25, false},
+        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 12, 1, ends("qb,te"), 0.25, false},
+        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 12, 1, ends("tb,qe"), 0.25, false},
+        {"", AlphabetKind::Protein, "PAM30", 0, 0, 10, 1, ends("qe"), 0.25, false},
+        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 4, 4, ends("te"), 0.25, false},
+        {"", AlphabetKind::Dna, "", 2, -3, 7, 2, ends("qb"), 0.25, false},
+        {"", AlphabetKind::Dna, "EDNAFULL", 0, 0, 16, 6, ends("tb"), 0.5, false},
     };
     for (CaseSetup& c : cases) {
         std::ostringstream name;
@@ -258,11 +279,15 @@ SearchVerifySummary verify_search(const ScannerRegistry& registry, const SearchV
         SeededRandom random(options.seed);
         for (const CaseSetup& setup : random_case_setups()) {
             context.throw_if_cancelled();
+            // Each case draws from the same generator: a skipped mode still draws
+            // its data, so a case's data does not depend on the modes asked for.
+            const bool wanted = options.modes.empty() || std::find(options.modes.begin(), options.modes.end(),
+                                                                    setup.options.mode) != options.modes.end();
             const auto queries = std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(options.random_queries) * setup.size));
             const auto sequences =
                 std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(options.random_sequences) * setup.size));
             const Dataset data = random_dataset(random, setup, queries, sequences);
-            run_case(registry, options, setup, data, callbacks, context, summary);
+            if (wanted) run_case(registry, options, setup, data, callbacks, context, summary);
         }
     }
     if (!options.query_path.empty() || !options.database_path.empty()) {
@@ -283,18 +308,24 @@ SearchVerifySummary verify_search(const ScannerRegistry& registry, const SearchV
             db = db.subset(keep);
         }
         data.database = std::move(db);
-        CaseSetup setup;
-        setup.alphabet = data.database.alphabet;
-        setup.matrix = setup.alphabet == AlphabetKind::Protein ? "BLOSUM62" : "EDNAFULL";
-        setup.open = setup.alphabet == AlphabetKind::Protein ? 11 : 16;
-        setup.extend = setup.alphabet == AlphabetKind::Protein ? 1 : 6;
-        setup.options.mode = AlignmentMode::Local;
-        std::ostringstream name;
-        name << "real " << data.queries.size() << " queries of " << options.query_path << " against "
-             << data.database.size() << " sequences of " << options.database_path << ", " << setup.matrix << " gap "
-             << setup.open << '/' << setup.extend << " local";
-        setup.name = name.str();
-        run_case(registry, options, setup, data, callbacks, context, summary);
+        const std::vector<AlignmentMode> modes =
+            options.modes.empty() ? std::vector<AlignmentMode>{AlignmentMode::Local} : options.modes;
+        for (AlignmentMode mode : modes) {
+            context.throw_if_cancelled();
+            CaseSetup setup;
+            setup.alphabet = data.database.alphabet;
+            setup.matrix = setup.alphabet == AlphabetKind::Protein ? "BLOSUM62" : "EDNAFULL";
+            setup.open = setup.alphabet == AlphabetKind::Protein ? 11 : 16;
+            setup.extend = setup.alphabet == AlphabetKind::Protein ? 1 : 6;
+            setup.options.mode = mode;
+            setup.options.free_ends = options.real_free_ends;
+            std::ostringstream name;
+            name << "real " << data.queries.size() << " queries of " << options.query_path << " against "
+                 << data.database.size() << " sequences of " << options.database_path << ", " << setup.matrix
+                 << " gap " << setup.open << '/' << setup.extend << ' ' << describe_mode(setup.options);
+            setup.name = name.str();
+            run_case(registry, options, setup, data, callbacks, context, summary);
+        }
     }
     if (summary.cases.empty()) throw Error("search --verify: nothing to check (no random cases and no real data)");
     return summary;

@@ -46,6 +46,10 @@ struct SearchBenchOptions {
     int streams = 0;
     std::uint64_t gpu_memory_budget = 0;
     std::uint64_t seed = 1;
+    // The alignment mode (CUDASW++4.0's figures are local); free_ends in
+    // semi-global mode.
+    AlignmentMode mode = AlignmentMode::Local;
+    FreeEndGaps free_ends;
     const CancellationToken* cancel = nullptr;
 };
 
@@ -72,6 +76,7 @@ struct SearchBenchPoint {
 struct SearchBenchReport {
     std::vector<SearchBenchPoint> points;
     std::vector<std::string> notes;
+    std::string mode = "local";  // describe_mode of the run
 };
 
 struct SearchBenchCallbacks {

@@ -2,10 +2,12 @@
 // whole database, query by query: every score must be equal (so the top-K
 // scores are too, ties in any order), and each query's best hits are rescored
 // by the scalar reference aligner as a third, independent opinion. Seeded
-// random cases cover every tile shape of the GPU kernel, 16-bit saturation,
-// the matrix's rare letters (B, Z, X, *, and U, O, J through their stand-ins),
-// several matrices and gap models; real data (a query file against a FASTA
-// database, e.g. Debian's mmseqs2-examples) can be added.
+// random cases cover every tile shape of the GPU kernel, 16-bit saturation
+// (scores past 32,767 and, in global and semi-global mode, below the 16-bit
+// cells' floor), the matrix's rare letters (B, Z, X, *, and U, O, J through
+// their stand-ins), several matrices and gap models, local, global and every
+// kind of semi-global free end; real data (a query file against a FASTA
+// database, e.g. Debian's mmseqs2-examples) can be added, in any mode.
 #pragma once
 
 #include <alignscope/device/job.hpp>
@@ -26,6 +28,11 @@ struct SearchVerifyOptions {
     std::size_t random_queries = 24;       // per random case
     std::size_t random_sequences = 2000;   // per random case
     bool random_cases = true;
+    // Alignment modes to check; empty = every mode of the random cases, and
+    // local alignment on real data. Otherwise only the random cases of these
+    // modes, and the real data once in each (semi-global with real_free_ends).
+    std::vector<AlignmentMode> modes;
+    FreeEndGaps real_free_ends;
     // Real data: queries against a database file; 0 = all records.
     std::string query_path, database_path;
     std::size_t real_queries = 0;
