@@ -50,6 +50,8 @@ private slots:
         QTest::newRow("BLOSUM62") << "BLOSUM62" << 11 << 1;
         QTest::newRow("blosum62, lower case") << "blosum62" << 11 << 1;
         QTest::newRow("EBLOSUM62, EMBOSS name") << "EBLOSUM62" << 11 << 1;
+        // blast_stat.c: blosum45_prefs marks the {14, 2} row BLAST_MATRIX_BEST.
+        QTest::newRow("BLOSUM45") << "BLOSUM45" << 14 << 2;
         QTest::newRow("BLOSUM50") << "BLOSUM50" << 13 << 2;
         QTest::newRow("BLOSUM80") << "BLOSUM80" << 10 << 1;
         QTest::newRow("PAM30") << "PAM30" << 9 << 1;

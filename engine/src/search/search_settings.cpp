@@ -28,8 +28,13 @@ std::string number(double value) {
 }  // namespace
 
 std::optional<GapCosts> blast_default_gaps(std::string_view matrix) {
-    // Moved unchanged from the search command: BLAST's existence + extension,
-    // each a row with published statistics (statistics.cpp).
+    // BLAST's existence + extension, each a row with published statistics
+    // (statistics.cpp). Source: NCBI BLAST's blast_stat.c (ncbi-cxx-toolkit,
+    // src/algo/blast/core), the row of each matrix's *_values table that its
+    // *_prefs table marks BLAST_MATRIX_BEST: BLOSUM45 14/2, BLOSUM50 13/2,
+    // BLOSUM62 11/1, BLOSUM80 10/1, PAM30 9/1, PAM70 10/1, PAM250 14/2. So
+    // BLOSUM45 is 16/2 here (BLAST 14 + 2); its 14/2 row (lambda 0.195,
+    // K 0.032, H 0.10) is in statistics.cpp.
     static const std::map<std::string, GapCosts> defaults = {
         {"BLOSUM45", {16, 2}}, {"BLOSUM50", {15, 2}}, {"BLOSUM62", {12, 1}}, {"BLOSUM80", {11, 1}},
         {"PAM30", {10, 1}},    {"PAM70", {11, 1}},    {"PAM250", {16, 2}},  {"EDNAFULL", {16, 6}},
