@@ -1,5 +1,8 @@
-// The database-scan kernel: local alignment scores of query profiles against
-// a length-sorted, GPU-resident database, score only.
+// The database-scan kernel: alignment scores of query profiles against a
+// length-sorted, GPU-resident database, score only. Local alignment
+// (scan_tile, described below) and, as a template twin, global and
+// semi-global alignment (scan_tile_bounded; profile layout, boundaries, end
+// cells and saturation rule in dbscan_bounds.hpp).
 //
 // Layout of the work (CUDASW++4.0's scheme, written anew):
 //  - A group of G threads aligns one database sequence; each thread holds R
