@@ -6,7 +6,6 @@
 // those pairs with the s32 kernel, so no wrong score leaves the device.
 #pragma once
 
-#include "pairwise/residue_feed.cuh"
 #include "pairwise/s16x2.hpp"
 #include "pairwise/wavefront_s32.cuh"
 
@@ -30,7 +29,7 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
     // Both lanes' problems; a missing or skipped pair B has no rows.
     int m[2] = {0, 0}, n[2] = {0, 0}, dir = p.kind == PassKind::Reverse ? -1 : 1;
     const std::uint8_t* q[2] = {p.residues, p.residues};
-    long long s_first[2] = {0, 0};  // byte of column 1's target residue in p.residues
+    const std::uint8_t* s[2] = {p.residues, p.residues};
     bool active[2] = {false, false};
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -43,12 +42,12 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
             m[h] = result.query_end;
             n[h] = result.target_end;
             q[h] = p.residues + task.query_offset + m[h] - 1;
-            s_first[h] = static_cast<long long>(task.target_offset) + n[h] - 1;
+            s[h] = p.residues + task.target_offset + n[h] - 1;
         } else {
             m[h] = task.query_length;
             n[h] = task.target_length;
             q[h] = p.residues + task.query_offset;
-            s_first[h] = static_cast<long long>(task.target_offset);
+            s[h] = p.residues + task.target_offset;
         }
         active[h] = true;
     }
@@ -95,17 +94,6 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
         const int d0 = row0 == 0 ? 0 : boundary_value(zero_col0, row0);
         word diag = pack(d0, d0);
         word up_h = 0, up_f = neg, bottom_h = 0, bottom_f = neg;
-        // Thread 0 reads the target residues (both pairs' codes in one word,
-        // A low, B high) and the strip boundary one column ahead; the others
-        // get the codes with the bottom row of the thread above.
-        ResidueFeed feed[2];
-        int2 next_boundary = make_int2(0, 0);
-        if (t == 0) {
-#pragma unroll
-            for (int h = 0; h < 2; ++h) feed[h].start(p.residues, s_first[h], n[h], dir);
-            if (strip > 0 && cols >= 1) next_boundary = boundary[stride];
-        }
-        unsigned codes = 0;
         for (int k = 0; k < steps; ++k) {
             const int j = k - t + 1;
             if (t == 0 && j <= cols) {
@@ -114,18 +102,14 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
                     up_h = pack(v, v);
                     up_f = neg;
                 } else {
-                    const int2 v = next_boundary;
-                    if (j < cols) next_boundary = boundary[static_cast<long long>(j + 1) * stride];
+                    const int2 v = boundary[static_cast<long long>(j) * stride];
                     up_h = static_cast<word>(v.x);
                     up_f = static_cast<word>(v.y);
                 }
-                const unsigned code_a = j <= n[0] ? static_cast<unsigned>(feed[0].next_code()) : p.letters;
-                const unsigned code_b = j <= n[1] ? static_cast<unsigned>(feed[1].next_code()) : p.letters;
-                codes = code_a | code_b << 16;
             }
             if (j >= 1 && j <= cols) {
-                const int ta = static_cast<int>(codes & 0xffffu);
-                const int tb = static_cast<int>(codes >> 16);
+                const int ta = j <= n[0] ? s[0][dir * (j - 1)] : p.letters;
+                const int tb = j <= n[1] ? s[1][dir * (j - 1)] : p.letters;
                 const char* column_a = reinterpret_cast<const char*>(table + dim * ta);
                 const char* column_b = reinterpret_cast<const char*>(table + dim * tb);
                 word above = up_h, f = up_f, d = diag;
@@ -198,7 +182,6 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
             if constexpr (G > 1) {
                 up_h = __shfl_up_sync(mask, bottom_h, 1, G);
                 up_f = __shfl_up_sync(mask, bottom_f, 1, G);
-                codes = __shfl_up_sync(mask, codes, 1, G);
             }
         }
 #pragma unroll

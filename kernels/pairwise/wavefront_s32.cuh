@@ -13,7 +13,6 @@
 #pragma once
 
 #include "pairwise/pass_types.hpp"
-#include "pairwise/residue_feed.cuh"
 
 #include <cstdint>
 
@@ -132,20 +131,20 @@ __global__ void __launch_bounds__(128) wavefront_s32(PassParams p) {
     // The problem of this pass: m x n cells over letters read at q[dir * (i-1)].
     int m = task.query_length, n = task.target_length, dir = 1;
     const std::uint8_t* q = p.residues + task.query_offset;
-    long long s_first = static_cast<long long>(task.target_offset);  // byte of column 1's target residue
+    const std::uint8_t* s = p.residues + task.target_offset;
     if (p.kind == PassKind::Reverse) {
         if (result.flags & (kEmpty | kSaturated)) return;
         m = result.query_end;
         n = result.target_end;
         q += m - 1;
-        s_first += n - 1;
+        s += n - 1;
         dir = -1;
     } else if (p.kind == PassKind::Traceback) {
         if (result.flags & (kEmpty | kSaturated)) return;
         m = result.query_end - result.query_begin + 1;
         n = result.target_end - result.target_begin + 1;
         q += result.query_begin - 1;
-        s_first += result.target_begin - 1;
+        s += result.target_begin - 1;
         if (m == 0 || n == 0) {
             if (t == 0) {
                 const std::uint32_t run = m == 0 ? (static_cast<std::uint32_t>(n) << 2 | kCigarD)
@@ -186,15 +185,6 @@ __global__ void __launch_bounds__(128) wavefront_s32(PassParams p) {
         int diag = row0 == 0 ? 0 : (zero_col0 ? 0 : -gap_cost(o, e, row0));  // H(row0, j-1)
         int up_h = 0, up_f = kNegS32;    // H, F of the row above at column j
         int bottom_h = 0, bottom_f = kNegS32;
-        // Thread 0 reads the target residues and the strip boundary one
-        // column ahead; the others get the residue from the thread above.
-        ResidueFeed feed;
-        int2 next_boundary = make_int2(0, 0);
-        if (t == 0) {
-            feed.start(p.residues, s_first, n, dir);
-            if (strip > 0 && n >= 1) next_boundary = boundary[stride];
-        }
-        int code = 0;
         for (int k = 0; k < steps; ++k) {
             const int j = k - t + 1;
             if (t == 0 && j <= n) {
@@ -202,15 +192,13 @@ __global__ void __launch_bounds__(128) wavefront_s32(PassParams p) {
                     up_h = zero_row0 ? 0 : -gap_cost(o, e, j);
                     up_f = kNegS32;
                 } else {
-                    const int2 v = next_boundary;
-                    if (j < n) next_boundary = boundary[static_cast<long long>(j + 1) * stride];
+                    const int2 v = boundary[static_cast<long long>(j) * stride];
                     up_h = v.x;
                     up_f = v.y;
                 }
-                code = feed.next_code();
             }
             if (j >= 1 && j <= n) {
-                const std::int16_t* column = table + dim * code;
+                const std::int16_t* column = table + dim * s[dir * (j - 1)];
                 int above = up_h, f = up_f, d = diag;
                 std::uint32_t bits = 0;
 #pragma unroll
@@ -258,7 +246,6 @@ __global__ void __launch_bounds__(128) wavefront_s32(PassParams p) {
             if constexpr (G > 1) {
                 up_h = __shfl_up_sync(mask, bottom_h, 1, G);
                 up_f = __shfl_up_sync(mask, bottom_f, 1, G);
-                code = __shfl_up_sync(mask, code, 1, G);
             }
         }
         if constexpr (!Trace) {
