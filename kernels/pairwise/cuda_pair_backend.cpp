@@ -178,8 +178,10 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     std::lock_guard lock(mutex_);
     const std::string& device_id = device_.info.id;
     const CudaSite site{device_id + " (" + device_.info.name + ")", describe_job(job)};
+    std::optional<HostPhase> prepare(std::in_place, context.timeline, device_id, "prepare", job.pairs.size());
     validate(job);
     std::vector<Alignment> out(job.pairs.size());
+    prepare.reset();
     if (job.pairs.empty()) return out;
     check_cuda(cudaSetDevice(device_.index), "cudaSetDevice", site);
 
@@ -286,6 +288,7 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     std::iota(all.begin(), all.end(), std::size_t{0});
 
     // Streams and the memory budget of one batch.
+    std::optional<HostPhase> setup(std::in_place, context.timeline, device_id, "setup");
     const int stream_count = job.streams > 0 ? job.streams : default_stream_count(device_.info.sm_count);
     StreamPool streams(stream_count, site);
     std::uint64_t budget = 0;
@@ -366,6 +369,8 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     staging_.clear();  // more than this job's streams: let them go
     for (auto& slot : slots)
         check_cuda(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming), "cudaEventCreateWithFlags", site);
+
+    setup.reset();
 
     Progress progress;
     progress.cells_total = total_cells;
@@ -633,6 +638,7 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         if (!saturated.empty())
             throw Error("internal error on " + device_id + ": a 32-bit pass reported saturation");
     }
+    HostPhase finish_phase(context.timeline, device_id, "finish");
     check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site);
     timeline.flush();
     return out;

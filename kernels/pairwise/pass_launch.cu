@@ -13,6 +13,10 @@ namespace alignscope::kernels {
 namespace {
 
 constexpr int kBlockThreads = 128;
+// Query rows per thread of the 16-bit passes. Free to differ from the 32-bit
+// traceback pass's 8 (its direction words hold 8 rows): a 16-bit group hands
+// on only its strip's bottom row, whatever its height.
+constexpr int kS16Rows = 8;
 
 template <int G, int R, bool Local, bool Trace>
 cudaError_t launch_s32(const PassParams& params, cudaStream_t stream) {
@@ -45,7 +49,9 @@ cudaError_t launch_pass(const KernelVariant& variant, PassKind kind, const PassP
     const bool s16 = variant.width == LaneWidth::S16 && kind != PassKind::Traceback;
     auto with_group = [&](auto group) {
         constexpr int G = decltype(group)::value;
-        if (s16) return local ? launch_s16<G, 8, true>(params, stream) : launch_s16<G, 8, false>(params, stream);
+        if (s16)
+            return local ? launch_s16<G, kS16Rows, true>(params, stream)
+                         : launch_s16<G, kS16Rows, false>(params, stream);
         return launch_family_s32<G>(local, kind, params, stream);
     };
     switch (variant.threads_per_pair()) {
