@@ -217,6 +217,121 @@ bool check_pair(const EncodedSequence& q, const EncodedSequence& t, const Scorin
     return true;
 }
 
+// scan_tile_bounded and the bounded dbscan kernel ported line by line to the
+// host for one lane: G threads of R rows step through the wavefront together
+// (a shuffle reads the thread above's values from before the step), the
+// thread at the top reads residues and, in later tiles, the (Ho, F) strip
+// four columns ahead, the bottom thread writes the strip, columns < 0 are
+// skipped, the end cells are taken as the kernel takes them, and the group's
+// maximum plus open is the score. `warp_columns` >= n stands for a longer
+// sequence elsewhere in the warp (the steps cover the warp's longest).
+long long bounded_kernel(const EncodedSequence& q, const EncodedSequence& t, const ScoringScheme& scheme,
+                         int free_ends, int G, int R, int warp_columns, const Width& width) {
+    const int m = static_cast<int>(q.size()), n = static_cast<int>(t.size());
+    const int o = scheme.gap_open, ext = scheme.gap_extend;
+    const int T = G * R;
+    const int tiles = (bounded_rows(m) + T - 1) / T;
+    const int z = zero_row(tiles * T, m);
+    const int pad_letter = scheme.matrix.size();
+    const long long neg = width.neg;
+    const int steps = (((warp_columns + 3) & ~3) + G - 1 + 3) & ~3;
+    auto letter_at = [&](int column) { return column < n ? static_cast<int>(t[static_cast<std::size_t>(column)]) : pad_letter; };
+    auto profile = [&](int x, int letter) -> long long {
+        const int real = x > z && letter != pad_letter
+                             ? scheme.matrix.score(q[static_cast<std::size_t>(x - z - 1)], letter) + o
+                             : static_cast<int>(width.pad);
+        return profile_entry(x, z, real, (free_ends & kFreeQueryBegin) != 0, static_cast<int>(width.pad),
+                             static_cast<int>(neg));
+    };
+    auto left = [&](int row) {
+        return static_cast<long long>(
+            left_boundary(row, z, o, ext, (free_ends & kFreeTargetBegin) != 0, static_cast<int>(neg)));
+    };
+    std::vector<std::pair<long long, long long>> strip(static_cast<std::size_t>(((n + 3) & ~3) + 8), {neg, neg});
+    std::vector<long long> best(static_cast<std::size_t>(G), neg);
+    for (int k = 0; k < tiles; ++k) {
+        const bool first_tile = k == 0, last_tile = k == tiles - 1;
+        std::vector<std::vector<long long>> ho(static_cast<std::size_t>(G), std::vector<long long>(static_cast<std::size_t>(R)));
+        std::vector<std::vector<long long>> e = ho;
+        std::vector<long long> bottom_ho(static_cast<std::size_t>(G)), bottom_f(static_cast<std::size_t>(G), neg),
+            diag_in(static_cast<std::size_t>(G));
+        std::vector<int> code(static_cast<std::size_t>(G), pad_letter);
+        for (int g = 0; g < G; ++g) {
+            const auto G_ = static_cast<std::size_t>(g);
+            const int first_row = k * T + g * R;
+            for (int r = 0; r < R; ++r) {
+                ho[G_][static_cast<std::size_t>(r)] = left(first_row + r);
+                e[G_][static_cast<std::size_t>(r)] = neg;
+            }
+            bottom_ho[G_] = ho[G_][static_cast<std::size_t>(R - 1)];
+            diag_in[G_] = first_tile ? neg : left(first_row - 1);
+        }
+        const int column_at = (free_ends & kFreeTargetEnd) ? n - 1 : -1;
+        // The top thread's prefetched strip chunk (columns s4 .. s4+3).
+        std::vector<std::pair<long long, long long>> chunk(4), next(4);
+        auto fetch = [&](int column, std::vector<std::pair<long long, long long>>& into) {
+            for (int c = 0; c < 4; ++c)
+                into[static_cast<std::size_t>(c)] =
+                    column < n ? strip[static_cast<std::size_t>(column + c)] : std::pair<long long, long long>{neg, neg};
+        };
+        if (!first_tile) fetch(0, chunk);
+        for (int s4 = 0; s4 < steps; s4 += 4) {
+            if (!first_tile) fetch(s4 + 4, next);
+            for (int qq = 0; qq < 4; ++qq) {
+                const std::vector<int> code_before = code;
+                const std::vector<long long> ho_before = bottom_ho, f_before = bottom_f;
+                for (int g = 0; g < G; ++g) {
+                    const auto G_ = static_cast<std::size_t>(g);
+                    int code_in;
+                    long long ho_up, f_up;
+                    if (g == 0) {
+                        code_in = letter_at(s4 + qq);
+                        ho_up = first_tile ? neg : chunk[static_cast<std::size_t>(qq)].first;
+                        f_up = first_tile ? neg : chunk[static_cast<std::size_t>(qq)].second;
+                    } else {
+                        code_in = code_before[G_ - 1];
+                        ho_up = ho_before[G_ - 1];
+                        f_up = f_before[G_ - 1];
+                    }
+                    code[G_] = code_in;
+                    long long diag = diag_in[G_];
+                    diag_in[G_] = ho_up;
+                    const int column = s4 + qq - g;
+                    const int first_row = k * T + g * R;
+                    if (column >= 0) {
+                        long long f = f_up, above = ho_up;
+                        for (int r = 0; r < R; ++r) {
+                            const auto r_ = static_cast<std::size_t>(r);
+                            e[G_][r_] = width.add_max(e[G_][r_], -ext, ho[G_][r_]);
+                            f = width.add_max(f, -ext, above);
+                            const long long h =
+                                width.add_max(diag, profile(first_row + r, code_in), std::max(e[G_][r_], f));
+                            diag = ho[G_][r_];
+                            ho[G_][r_] = width.add_max(h, -o, neg);
+                            above = ho[G_][r_];
+                        }
+                        bottom_ho[G_] = ho[G_][static_cast<std::size_t>(R - 1)];
+                        bottom_f[G_] = f;
+                        const int row_from = last_tile && g == G - 1 ? ((free_ends & kFreeQueryEnd) ? 0 : n - 1)
+                                                                      : 0x7fffffff;
+                        if (column >= row_from) best[G_] = std::max(best[G_], ho[G_][static_cast<std::size_t>(R - 1)]);
+                        if (column == column_at)
+                            for (int r = 0; r < R; ++r)
+                                if (!(first_tile && first_row + r == z))
+                                    best[G_] = std::max(best[G_], ho[G_][static_cast<std::size_t>(r)]);
+                    }
+                    if (!last_tile && g == G - 1 && column >= 0 && column < ((n + 3) & ~3))
+                        strip[static_cast<std::size_t>(column)] =
+                            column < n ? std::pair<long long, long long>{bottom_ho[G_], bottom_f[G_]}
+                                       : std::pair<long long, long long>{neg, neg};
+                }
+            }
+            chunk = next;
+        }
+    }
+    return width.add_max(*std::max_element(best.begin(), best.end()), o, neg);
+}
+
 }  // namespace
 
 class TestDbscanBounds : public QObject {
@@ -394,6 +509,42 @@ private slots:
         Tally wrong;
         QVERIFY(check_pair(wc, wc, blosum, global, w16, 512, 0, wrong, why));
         QCOMPARE(wrong.refused_and_wrong, 1);
+    }
+
+    // The kernel's own structure (threads, shuffles, strips between tiles,
+    // skipped columns, end captures) ported to the host: random protein and
+    // DNA pairs on several tile shapes, one tile and several, sequences
+    // shorter than the warp's longest; every free-end choice and global.
+    void kernelStructureOnTheHost() {
+        std::mt19937_64 rng(21);
+        const ScoringScheme blosum = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 12, 1);
+        const ScoringScheme dna = ScoringScheme::create(SubstitutionMatrix::builtin("EDNAFULL"), 16, 6);
+        const ScoringScheme linear = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 4, 4);
+        const int shapes[][2] = {{4, 4}, {4, 8}, {8, 4}, {16, 8}, {32, 4}};
+        int compared = 0;
+        for (int round = 0; round < 120; ++round) {
+            const ScoringScheme& scheme = round % 3 == 0 ? blosum : round % 3 == 1 ? dna : linear;
+            const int G = shapes[round % 5][0], R = shapes[round % 5][1];
+            std::uniform_int_distribution<int> length(1, round % 2 ? 3 * G * R : 40);  // several tiles, or one
+            const EncodedSequence q = random_codes(rng, length(rng), scheme.matrix.size());
+            EncodedSequence t = random_codes(rng, length(rng), scheme.matrix.size());
+            if (round % 7 == 0) t = q;
+            const int warp_columns = static_cast<int>(t.size()) + (round % 4) * 5;
+            for (const AlignOptions& options : bounded_modes()) {
+                const int free_ends = free_bits(options);
+                if (!rule_says_exact(q, t, scheme, free_ends, w16)) continue;
+                const long long reference = score_forward(q.data(), static_cast<std::int64_t>(q.size()), t.data(),
+                                                          static_cast<std::int64_t>(t.size()), scheme, options)
+                                                .score;
+                const long long got = bounded_kernel(q, t, scheme, free_ends, G, R, warp_columns, w16);
+                QVERIFY2(got == reference,
+                         qPrintable(QString("%1x%2 %3: m %4, n %5, warp columns %6: kernel %7, reference %8")
+                                        .arg(G).arg(R).arg(QString::fromStdString(describe_mode(options)))
+                                        .arg(q.size()).arg(t.size()).arg(warp_columns).arg(got).arg(reference)));
+                ++compared;
+            }
+        }
+        QCOMPARE(compared, 120 * 17);
     }
 };
 
