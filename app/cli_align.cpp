@@ -30,6 +30,7 @@ struct AlignFlags {
     std::string query_path, target_path;
     bool zip = false;
     bool no_traceback = false;
+    bool no_begins = false;
     std::string format = "pair";
     std::string output = "-";
     ScoringFlags scoring;
@@ -53,8 +54,11 @@ int run_align(const AlignFlags& flags, CliContext& context) {
     const OutputFormat format = parse_output_format(flags.format);
     AlignOptions options = flags.scoring.align_options();
     options.traceback = !flags.no_traceback;
+    options.begins = !flags.no_begins;
     if (format == OutputFormat::Sam && !options.traceback)
         throw Error("--format sam needs the alignment; drop --no-traceback");
+    if (!options.begins && options.traceback)
+        throw Error("--no-begins needs --no-traceback (the alignment is traced from its begin)");
 
     ReadOptions read_options;
     read_options.alphabet = flags.scoring.alphabet_override();
@@ -369,6 +373,9 @@ void add_align_command(CLI::App& app, CliContext& context) {
         ->required();
     command->add_flag("--zip", flags->zip, "Pair record i of QUERIES with record i of TARGETS");
     command->add_flag("--no-traceback", flags->no_traceback, "Scores and coordinates only, no alignment");
+    command->add_flag("--no-begins", flags->no_begins,
+                      "With --no-traceback: scores and end positions only; begins that need a pass of their own "
+                      "(local, semi-global with free begins) are 0 on a GPU, which skips its reverse pass");
     command->add_option("--format", flags->format, "Output: pair, json (JSON Lines), tsv or sam")
         ->capture_default_str();
     command->add_option("-o,--output", flags->output, "Output file [default: standard output]");

@@ -190,7 +190,11 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     const bool local = options.mode == AlignmentMode::Local;
     const bool semiglobal = options.mode == AlignmentMode::SemiGlobal;
     const FreeEndGaps ends = semiglobal ? options.free_ends : FreeEndGaps::none();
-    const bool reverse_pass = local || (semiglobal && (ends.query_begin || ends.target_begin));
+    // Begins cost a reverse pass where the alignment may start anywhere.
+    const bool begins_need_pass = local || (semiglobal && (ends.query_begin || ends.target_begin));
+    if (!options.begins && options.traceback)
+        throw Error("the alignment (traceback) starts from the begin positions: turn traceback off to skip them");
+    const bool reverse_pass = begins_need_pass && options.begins;
     const int letters = scheme.matrix.size();
 
     // Encode each sequence a pair uses, once.
@@ -431,9 +435,9 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
                 a.device = device_id;
                 a.kernel = kernel;
                 if (!(r.flags & kEmpty)) {
-                    a.query_begin = r.query_begin;
+                    a.query_begin = reverse_pass || !begins_need_pass ? r.query_begin : 0;
                     a.query_end = r.query_end;
-                    a.target_begin = r.target_begin;
+                    a.target_begin = reverse_pass || !begins_need_pass ? r.target_begin : 0;
                     a.target_end = r.target_end;
                     if (options.traceback) {
                         for (std::uint32_t c = 0; c < r.cigar_count; ++c) {

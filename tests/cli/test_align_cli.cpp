@@ -155,6 +155,8 @@ private slots:
             << QStringList{"align", dna_, write_file(dir_, "one.fa", ">x\nACGT\n"), "--zip"} << "--zip";
         QTest::newRow("DNA against protein") << QStringList{"align", dna_, protein_} << "protein";
         QTest::newRow("unknown flag") << QStringList{"align", dna_, dna_, "--frobnicate"} << "frobnicate";
+        QTest::newRow("begins off with traceback")
+            << QStringList{"align", dna_, dna_, "--zip", "--no-begins"} << "--no-begins needs --no-traceback";
         QTest::newRow("output into a missing folder")
             << QStringList{"align", dna_, dna_, "-o", dir_.filePath("nope/out.txt")} << "nope";
     }

@@ -99,8 +99,8 @@ private slots:
         const Run run = run_cli({"bench", "--quick", "--device", "cpu", "--json", path});
         QVERIFY2(run.exit_code == 0, qPrintable(run.out + run.err));
         QVERIFY2(run.out.contains("GCUPS e2e") && run.out.contains("GCUPS kernel"), qPrintable(run.out));
-        for (const char* name : {"protein-300x300-local-score", "protein-300x300-local-traceback",
-                                 "dna-150x250-local-traceback"})
+        for (const char* name : {"protein-300x300-local-score", "protein-300x300-local-ends",
+                                 "protein-300x300-local-traceback", "dna-150x250-local-traceback"})
             QVERIFY2(run.out.contains(name), name);
 
         QFile file(path);
@@ -115,7 +115,7 @@ private slots:
         QCOMPARE(devices[0].toObject().value("id").toString(), QStringLiteral("cpu"));
 
         const QJsonArray points = doc.value("points").toArray();
-        QVERIFY(points.size() >= 5);  // three cases and two lengths
+        QVERIFY(points.size() >= 6);  // four cases and two lengths
         int standard = 0;
         for (const auto& value : points) {
             const QJsonObject p = value.toObject();
@@ -143,7 +143,7 @@ private slots:
             QVERIFY(p.value("gcups_kernel").isNull());
             QVERIFY(p.value("kernel_timing").toString().contains("CPU"));
         }
-        QCOMPARE(standard, 3);
+        QCOMPARE(standard, 4);
     }
 };
 

@@ -52,7 +52,8 @@ ScoringScheme BenchCase::scheme() const {
 std::string BenchCase::describe() const {
     return std::string(to_string(alphabet)) + " " + matrix_label(*this) + " gap " + format_number(gap_open) + "/" +
            format_number(gap_extend) + " " + describe_mode(options) + " " + std::to_string(query_length) + "x" +
-           std::to_string(target_length) + (options.traceback ? ", with traceback" : ", score and coordinates");
+           std::to_string(target_length) +
+           (options.traceback ? ", with traceback" : options.begins ? ", score and coordinates" : ", score and end positions");
 }
 
 std::vector<BenchCase> standard_bench_cases() {
@@ -60,6 +61,11 @@ std::vector<BenchCase> standard_bench_cases() {
     protein.name = "protein-300x300-local-score";
     protein.options.mode = AlignmentMode::Local;
     protein.options.traceback = false;
+
+    // The "score-and-ends": no reverse pass for the begins.
+    BenchCase protein_ends = protein;
+    protein_ends.name = "protein-300x300-local-ends";
+    protein_ends.options.begins = false;
 
     BenchCase protein_traceback = protein;
     protein_traceback.name = "protein-300x300-local-traceback";
@@ -80,7 +86,7 @@ std::vector<BenchCase> standard_bench_cases() {
     // Reads against the windows they came from: a few sequencing errors.
     dna.substitution_rate = 0.02;
     dna.indel_rate = 0.002;
-    return {protein, protein_traceback, dna};
+    return {protein, protein_ends, protein_traceback, dna};
 }
 
 // ---------------------------------------------------------------- timing

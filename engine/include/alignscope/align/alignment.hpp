@@ -44,6 +44,11 @@ struct AlignOptions {
     AlignmentMode mode = AlignmentMode::Global;
     FreeEndGaps free_ends;  // used in semi-global mode only
     bool traceback = true;  // false: score, end and begin positions only
+    // false (with traceback off): score and end positions only. Begins that
+    // need a pass of their own (local, semi-global with a free begin) are then
+    // left 0; the GPU skips its reverse pass, half the work. CPU backends find
+    // begins anyway and may report them.
+    bool begins = true;
 };
 
 // The mode as reports show it: "local", "global", "semiglobal[qb,qe]".
@@ -63,7 +68,8 @@ struct Alignment {
     AlignmentMode mode = AlignmentMode::Global;
     std::int64_t score = 0;  // scaled
     // 1-based inclusive coordinates of the aligned region. A local alignment
-    // with score 0 is empty: begin = end = 0. Begin positions are always set.
+    // with score 0 is empty: begin = end = 0. Begin positions are set unless
+    // AlignOptions::begins was false (then 0 where a pass would find them).
     std::int64_t query_begin = 0, query_end = 0;
     std::int64_t target_begin = 0, target_end = 0;
     std::int64_t query_length = 0, target_length = 0;
