@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <functional>
 #include <thread>
 
 namespace alignscope::kernels {
@@ -22,6 +24,9 @@ namespace {
 
 using longpair::Edge;
 using longpair::edge_value;
+using longpair::left_f_value;
+using longpair::left_value;
+using longpair::top_value;
 using longpair::GoalHit;
 using longpair::PassTask;
 using longpair::Score;
@@ -33,6 +38,7 @@ std::int8_t edge_code(Edge e) {
         case Edge::Gap: return longpass::kEdgeGap;
         case Edge::GapContinue: return longpass::kEdgeGapContinue;
         case Edge::Closed: return longpass::kEdgeClosed;
+        case Edge::Explicit: return longpass::kEdgeExplicit;
     }
     return longpass::kEdgeClosed;
 }
@@ -112,6 +118,18 @@ public:
     }
 
     const std::vector<std::int64_t>& saved_rows() const override { return saved_rows_; }
+
+    void read_special_row(std::size_t k, std::vector<Score>& h, std::vector<Score>& f) override {
+        if (k >= saved_rows_.size()) throw Error("internal error: reading an unknown special row");
+        check_cuda(cudaSetDevice(device_index_), "cudaSetDevice", site_);
+        const auto words = static_cast<std::size_t>(special_cols_ + 1);
+        h.resize(words);
+        f.resize(words);
+        // During a launch (from on_rows_done) on the side stream, beside the running kernels.
+        copy_back(h.data(), special_h_.data() + k * words, words);
+        copy_back(f.data(), special_f_.data() + k * words, words);
+    }
+
     std::string device() const override { return info_.id; }
     std::string kernel() const override { return kernel_name_.empty() ? "long_strips" : kernel_name_; }
 
@@ -127,6 +145,8 @@ private:
 
     // Reads the crossing row's forward H and F at column c.
     std::pair<I64, I64> forward_at(const PassTask& t, I64 c) {
+        if (t.crossing_row == longpair::kExplicitRow)
+            return {t.crossing_h[static_cast<std::size_t>(c)], t.crossing_f[static_cast<std::size_t>(c)]};
         if (t.crossing_row < 0) {
             if (c == 0) return {0, longpair::kNegInf};
             return {edge_value(t.crossing_edge, c, scheme_.gap_open, scheme_.gap_extend), longpair::kNegInf};
@@ -170,7 +190,9 @@ private:
         std::vector<longpass::LongTask> dev(last - first);
         std::size_t bus_words = 0, col_words = 0, hits = 0;
         int tickets = 0;
-        std::vector<std::size_t> bus_at(last - first), col_at(last - first), hit_at(last - first);
+        std::vector<std::size_t> bus_at(last - first), col_at(last - first), hit_at(last - first), goal_at(last - first);
+        std::size_t goal_words = 0;
+        bool uploads = false;  // host rows copied to the GPU (explicit top or crossing rows)
         std::vector<char> skip(last - first, 0);
         for (std::size_t x = first; x < last; ++x) {
             PassTask& t = tasks[x];
@@ -181,12 +203,21 @@ private:
             const I64 h = t.rows(), w = t.cols();
             if (h < 1 || w < 0 || t.row_end > m_ || t.col_end > n_ || t.row_begin < 0 || t.col_begin < 0)
                 throw Error("internal error: long-pair pass outside the matrix");
+            if (t.top == Edge::Explicit &&
+                (t.top_h.size() != static_cast<std::size_t>(w + 1) || t.top_f.size() != static_cast<std::size_t>(w + 1)))
+                throw Error("internal error: long-pair pass with an explicit top row of the wrong length");
+            if (t.left == Edge::Explicit) throw Error("internal error: an explicit left edge");
+            if (t.goal_search && t.crossing_row == longpair::kExplicitRow &&
+                (t.crossing_h.size() < static_cast<std::size_t>(t.col_end + 1) || t.crossing_f.size() != t.crossing_h.size()))
+                throw Error("internal error: long-pair goal search with a short explicit crossing row");
+            if (t.on_rows_done && last - first != 1)
+                throw Error("internal error: a checkpointed long-pair pass shares its launch");
             // A goal search may be settled at column 0 (a vertical path from the anchor).
             if (t.goal_search) {
                 const I64 c = t.col_end;
                 const auto fwd = forward_at(t, c);
-                const I64 h0 = edge_value(t.left, h, open, extend);
-                const I64 f0 = (t.left == Edge::Gap || t.left == Edge::GapContinue) ? h0 : longpair::kNegInf;
+                const I64 h0 = left_value(t, h, open, extend);
+                const I64 f0 = left_f_value(t, h, open, extend);
                 GoalHit::Kind kind;
                 bool match = true;
                 if (fwd.first > longpair::kNegInf / 2 && fwd.first + h0 == t.goal) kind = GoalHit::Kind::CrossH;
@@ -205,6 +236,8 @@ private:
             if (t.want_last_column) col_words += static_cast<std::size_t>(h + 1);
             hit_at[k] = hits;
             if (t.goal_search) ++hits;
+            goal_at[k] = goal_words;
+            if (t.goal_search && t.crossing_row == longpair::kExplicitRow) goal_words += 2 * t.crossing_h.size();
             longpass::LongTask& d = dev[k];
             d = {};
             d.m = h;
@@ -219,6 +252,7 @@ private:
             d.goal_search = t.goal_search ? 1 : 0;
             d.goal_any = t.goal_any_cell ? 1 : 0;
             d.goal = t.goal;
+            d.top_corner = t.top == Edge::Explicit ? t.top_h[0] : 0;
             d.goal_col_end = t.col_end;
             d.first_ticket = tickets;
             d.strips = skip[k] ? 0 : static_cast<std::int32_t>((h + SH - 1) / SH);
@@ -234,6 +268,7 @@ private:
         check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site_);
         bus_.reserve(std::max<std::size_t>(bus_words, 1), site_);
         last_col_.reserve(std::max<std::size_t>(col_words, 1), site_);
+        goal_rows_.reserve(std::max<std::size_t>(goal_words, 1), site_);
         progress_.reserve(static_cast<std::size_t>(std::max(tickets, 1)), site_);
         best_.reserve(static_cast<std::size_t>(std::max(tickets, 1)), site_);
         for (std::size_t x = first; x < last; ++x) {
@@ -245,18 +280,34 @@ private:
             d.bus_f = d.bus_h + (w + 1);
             d.last_col = t.want_last_column ? last_col_.data() + col_at[k] : nullptr;
             d.hit = t.goal_search ? hits_.data() + hit_at[k] : nullptr;
-            if (t.goal_search && t.crossing_row >= 0) {
+            if (t.top == Edge::Explicit && d.strips > 0) {  // row 0 waits in the bus for strip 0
+                check_cuda(cudaMemcpy(d.bus_h, t.top_h.data(), t.top_h.size() * sizeof(Score), cudaMemcpyHostToDevice),
+                           "cudaMemcpy", site_);
+                check_cuda(cudaMemcpy(d.bus_f, t.top_f.data(), t.top_f.size() * sizeof(Score), cudaMemcpyHostToDevice),
+                           "cudaMemcpy", site_);
+                uploads = true;
+            }
+            if (t.goal_search && t.crossing_row == longpair::kExplicitRow) {
+                std::int32_t* row = goal_rows_.data() + goal_at[k];
+                const std::size_t words = t.crossing_h.size();
+                check_cuda(cudaMemcpy(row, t.crossing_h.data(), words * sizeof(Score), cudaMemcpyHostToDevice), "cudaMemcpy", site_);
+                check_cuda(cudaMemcpy(row + words, t.crossing_f.data(), words * sizeof(Score), cudaMemcpyHostToDevice),
+                           "cudaMemcpy", site_);
+                d.goal_h = row;
+                d.goal_f = row + words;
+                uploads = true;
+            } else if (t.goal_search && t.crossing_row >= 0) {
                 if (static_cast<std::size_t>(t.crossing_row) >= saved_rows_.size())
                     throw Error("internal error: long-pair goal search names an unknown special row");
                 d.goal_h = special_h_.data() + static_cast<std::size_t>(t.crossing_row) * static_cast<std::size_t>(special_cols_ + 1);
                 d.goal_f = special_f_.data() + static_cast<std::size_t>(t.crossing_row) * static_cast<std::size_t>(special_cols_ + 1);
             }
             if (t.special_every > 0) {
-                if (t.row_begin != 0 || t.col_begin != 0 || t.reversed)
+                if (t.col_begin != 0 || t.col_end != n_ || t.reversed)
                     throw Error("internal error: special rows from a pass other than stage 1");
                 const I64 every = std::max<I64>(1, (t.special_every + SH - 1) / SH);
                 saved_rows_.clear();
-                for (I64 s = every - 1; (s + 1) * SH < t.rows(); s += every) saved_rows_.push_back((s + 1) * SH);
+                for (I64 s = every - 1; (s + 1) * SH < t.rows(); s += every) saved_rows_.push_back(t.row_begin + (s + 1) * SH);
                 special_cols_ = w;
                 const std::size_t words = std::max<std::size_t>(saved_rows_.size(), 1) * static_cast<std::size_t>(w + 1);
                 special_h_.reserve(words, site_);
@@ -278,11 +329,25 @@ private:
             if (d.strips > 0) launch_tasks.push_back(d);
         }
 
+        // The copies above come from pageable memory: they may still be under way
+        // when cudaMemcpy returns, and the kernels' streams do not wait for them.
+        if (uploads) check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site_);
+
         std::uint64_t cells_total = 0;
         for (std::size_t x = first; x < last; ++x)
             cells_total += static_cast<std::uint64_t>(tasks[x].rows()) * static_cast<std::uint64_t>(tasks[x].cols());
 
-        if (tickets > 0) launch(launch_tasks, tickets, R, local, overview, cells_total, context, progress);
+        // Stage 1 with a checkpoint: hand over the special rows as their strips finish.
+        std::function<void(const int*)> watch;
+        RowWatch rw;
+        if (tasks[first].on_rows_done && dev[0].strips > 0) {
+            rw.task = &tasks[first];
+            rw.dev = dev[0];
+            rw.SH = SH;
+            watch = [this, &rw](const int* snapshot) { poll_rows(rw, snapshot); };
+        }
+
+        if (tickets > 0) launch(launch_tasks, tickets, R, local, overview, cells_total, context, progress, watch);
 
         // Results.
         std::vector<std::int32_t> bus_host, col_host;
@@ -311,8 +376,8 @@ private:
             const std::size_t k = x - first;
             const longpass::LongTask& d = dev[k];
             const I64 h = t.rows(), w = t.cols();
-            const I64 left0 = edge_value(t.left, h, open, extend);
-            const I64 left0_f = (t.left == Edge::Gap || t.left == Edge::GapContinue) ? left0 : longpair::kNegInf;
+            const I64 left0 = left_value(t, h, open, extend);
+            const I64 left0_f = left_f_value(t, h, open, extend);
             if (t.want_last_row) {
                 t.last_h.assign(static_cast<std::size_t>(w + 1), longpair::kNegInf);
                 t.last_f.assign(static_cast<std::size_t>(w + 1), longpair::kNegInf);
@@ -331,10 +396,8 @@ private:
                 else
                     for (I64 i = 1; i <= h; ++i)
                         t.last_col_h[static_cast<std::size_t>(i)] =
-                            static_cast<Score>(std::max<I64>(edge_value(t.left, i, open, extend), longpair::kNegInf));
-                t.last_col_h[0] = static_cast<Score>(std::max<I64>(w == 0 ? (t.corner_open ? 0 : longpair::kNegInf)
-                                                                           : edge_value(t.top, w, open, extend),
-                                                                   longpair::kNegInf));
+                            static_cast<Score>(std::max<I64>(left_value(t, i, open, extend), longpair::kNegInf));
+                t.last_col_h[0] = static_cast<Score>(std::max<I64>(top_value(t, w, open, extend), longpair::kNegInf));
             }
             t.overview.clear();
             t.overview_row_edges.clear();
@@ -377,11 +440,78 @@ private:
 
     template <typename T>
     void copy_back(T* host, const T* device, std::size_t count) {
+        if (side_) {  // during a launch: beside the running kernels
+            check_cuda(cudaMemcpyAsync(host, device, count * sizeof(T), cudaMemcpyDeviceToHost, side_), "cudaMemcpyAsync", site_);
+            check_cuda(cudaStreamSynchronize(side_), "cudaStreamSynchronize", site_);
+            return;
+        }
         check_cuda(cudaMemcpy(host, device, count * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy", site_);
     }
 
+    // A stage-1 pass that reports finished special rows (PassTask::on_rows_done).
+    struct RowWatch {
+        PassTask* task = nullptr;
+        longpass::LongTask dev{};  // its launch data (one task: tickets are strips)
+        I64 SH = 0;
+        int complete = 0;           // strips 0..complete-1 have written everything
+        std::size_t reported = 0;   // special rows handed over
+        int best_strips = 0;        // strips merged into best
+        longpair::BestCell best, last_column;
+        I64 last_col_rows = 0;      // rows of the last column merged into last_column
+        std::vector<Score> overview;
+        std::vector<std::int64_t> overview_row_edges;
+    };
+
+    // The strips finished in a progress snapshot (n + 1 each) and the special
+    // rows they complete, with the best cells of the rows above them.
+    void poll_rows(RowWatch& w, const int* snapshot) {
+        const longpass::LongTask& d = w.dev;
+        while (w.complete < d.strips && snapshot[w.complete] == static_cast<int>(d.n) + 1) ++w.complete;
+        const I64 rows_done = std::min<I64>(static_cast<I64>(w.complete) * w.SH, d.m);
+        std::size_t count = w.reported;
+        while (count < saved_rows_.size() && saved_rows_[count] - w.task->row_begin <= rows_done) ++count;
+        if (count == w.reported) return;
+        const I64 row = saved_rows_[count - 1] - w.task->row_begin;  // the bottom of strip row / SH - 1
+        const int strips = static_cast<int>(row / w.SH);
+        if (w.task->track_best && strips > w.best_strips) {
+            std::vector<longpass::StripBest> b(static_cast<std::size_t>(strips - w.best_strips));
+            copy_back(b.data(), best_.data() + w.best_strips, b.size());
+            for (const longpass::StripBest& x : b) {
+                const longpair::BestCell c{x.score, x.i, x.j};
+                if (longpair::better_cell(c, w.best)) w.best = c;
+            }
+            w.best_strips = strips;
+        }
+        if (d.last_col && row > w.last_col_rows) {
+            std::vector<std::int32_t> col(static_cast<std::size_t>(row - w.last_col_rows));
+            copy_back(col.data(), d.last_col + w.last_col_rows + 1, col.size());
+            for (std::size_t x = 0; x < col.size(); ++x) {
+                const longpair::BestCell c{col[x], w.last_col_rows + 1 + static_cast<I64>(x), d.n};
+                if (longpair::better_cell(c, w.last_column)) w.last_column = c;
+            }
+            w.last_col_rows = row;
+        }
+        longpair::RowsDone done;
+        done.row = row;
+        done.special_rows = count;
+        done.best = w.best;
+        done.last_column = w.last_column;
+        if (d.overview) {
+            w.overview.resize(static_cast<std::size_t>(d.ov_rows) * static_cast<std::size_t>(d.ov_cols));
+            copy_back(w.overview.data(), d.overview, w.overview.size());
+            w.overview_row_edges.clear();
+            for (I64 b = 0; b < d.ov_rows; ++b)
+                w.overview_row_edges.push_back((b * d.strips + d.ov_rows - 1) / d.ov_rows * w.SH + 1);
+            done.overview = &w.overview;
+            done.overview_row_edges = &w.overview_row_edges;
+        }
+        w.reported = count;
+        w.task->on_rows_done(done);
+    }
+
     void launch(const std::vector<longpass::LongTask>& tasks, int tickets, int R, bool local, bool overview,
-                std::uint64_t cells_total, const JobContext& context, const longpair::PassProgress& progress) {
+                std::uint64_t cells_total, const JobContext& context, const longpair::PassProgress& progress,
+                const std::function<void(const int*)>& watch) {
         int per_sm = 0;
         check_cuda(longpass::prepare_kernel(R, local, overview, alphabet_, &per_sm), "cudaFuncSetAttribute", site_);
         if (per_sm < 1)
@@ -405,6 +535,10 @@ private:
         task_buf_.reserve(tasks.size(), site_);
         StreamPool pool(stream_count + 1, site_);  // the last stream polls and cancels
         cudaStream_t side = pool[stream_count];
+        struct SideStream {  // copy_back goes through it while the kernels run
+            cudaStream_t& slot;
+            ~SideStream() { slot = nullptr; }
+        } side_guard{side_};
         GpuTimeline timeline(context.timeline, info_.id, site_);
         check_cuda(cudaMemcpyAsync(task_buf_.data(), tasks.data(), tasks.size() * sizeof(longpass::LongTask),
                                    cudaMemcpyHostToDevice, pool[0]),
@@ -447,7 +581,23 @@ private:
         // Wait, reporting progress and watching for cancellation.
         PinnedBuffer<int> snapshot;
         const bool report = static_cast<bool>(progress) && tasks.size() == 1;
-        if (report) snapshot.reserve(static_cast<std::size_t>(tickets), site_);
+        if (report || watch) snapshot.reserve(static_cast<std::size_t>(tickets), site_);
+        std::exception_ptr watch_failure;  // a checkpoint that could not be written: stop the kernels, then throw
+        auto take_snapshot = [&] {
+            check_cuda(cudaMemcpyAsync(snapshot.data(), progress_.data(), static_cast<std::size_t>(tickets) * sizeof(int),
+                                       cudaMemcpyDeviceToHost, side),
+                       "cudaMemcpyAsync", site_);
+            check_cuda(cudaStreamSynchronize(side), "cudaStreamSynchronize", site_);
+        };
+        auto run_watch = [&] {
+            if (!watch || watch_failure) return;
+            side_ = side;
+            try {
+                watch(snapshot.data());
+            } catch (...) {
+                watch_failure = std::current_exception();
+            }
+        };
         const I64 SH = longpass::strip_rows(R);
         bool cancelled = false;
         auto all_done = [&] {
@@ -461,19 +611,18 @@ private:
         auto last_report = std::chrono::steady_clock::now();
         while (!all_done()) {
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
-            if (!cancelled && context.cancelled()) {
+            if (!cancelled && (context.cancelled() || watch_failure)) {
                 static const int one = 1;
                 check_cuda(cudaMemcpyAsync(control_.data() + 1, &one, sizeof(int), cudaMemcpyHostToDevice, side),
                            "cudaMemcpyAsync", site_);
                 cancelled = true;
             }
             const auto now = std::chrono::steady_clock::now();
-            if (report && now - last_report > std::chrono::milliseconds(100)) {
+            if ((report || watch) && !cancelled && now - last_report > std::chrono::milliseconds(100)) {
                 last_report = now;
-                check_cuda(cudaMemcpyAsync(snapshot.data(), progress_.data(), static_cast<std::size_t>(tickets) * sizeof(int),
-                                           cudaMemcpyDeviceToHost, side),
-                           "cudaMemcpyAsync", site_);
-                check_cuda(cudaStreamSynchronize(side), "cudaStreamSynchronize", site_);
+                take_snapshot();
+                run_watch();
+                if (!report) continue;
                 const longpass::LongTask& t = tasks[0];
                 std::uint64_t cells = 0;
                 for (int s = 0; s < tickets; ++s) {
@@ -488,7 +637,13 @@ private:
         cudaEventDestroy(ready);
         check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site_);
         timeline.flush();
+        if (watch_failure) std::rethrow_exception(watch_failure);
         if (cancelled) throw Cancelled();
+        if (watch) {  // the special rows finished since the last poll
+            take_snapshot();
+            run_watch();
+            if (watch_failure) std::rethrow_exception(watch_failure);
+        }
         if (progress) progress(cells_total, cells_total);
     }
 
@@ -505,7 +660,8 @@ private:
     DeviceBuffer<std::uint8_t> residues_;
     DeviceBuffer<std::int8_t> profile_;
     DeviceBuffer<int> control_, progress_;
-    DeviceBuffer<std::int32_t> bus_, last_col_, special_h_, special_f_, overview_;
+    DeviceBuffer<std::int32_t> bus_, last_col_, special_h_, special_f_, overview_, goal_rows_;
+    cudaStream_t side_ = nullptr;  // the polling stream while a launch runs
     DeviceBuffer<unsigned long long> hits_;
     DeviceBuffer<longpass::StripBest> best_;
     DeviceBuffer<longpass::LongTask> task_buf_;

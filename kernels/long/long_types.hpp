@@ -6,7 +6,9 @@
 // its columns by one warp as an anti-diagonal wavefront inside the warp (lane
 // t works on column s - t at step s; values move down by warp shuffles).
 // Strips of a task hand their bottom row to the next strip through a bus in
-// global memory (H and F per column) and a progress counter per strip; warps
+// global memory (H and F per column) and a progress counter per strip (the
+// columns published, then n + 1 once everything of the strip is written:
+// bottom row, special row, last column and best cell); warps
 // take strips by ticket, in order, so a strip only ever waits for a strip that
 // a running warp holds: no deadlock, whatever the number of kernels, streams
 // and resident blocks.
@@ -17,6 +19,10 @@
 namespace alignscope::kernels::longpass {
 
 inline constexpr int kEdgeZero = 0, kEdgeGap = 1, kEdgeGapContinue = 2, kEdgeClosed = 3;
+// Top edge only: row 0 (H and F, columns 0..n) is in the task's bus when the
+// kernel starts (a stage 1 resumed from a checkpoint); the corner is top_corner
+// and the left edge goes on from it (H(i, 0) = top_corner + left edge value).
+inline constexpr int kEdgeExplicit = 4;
 inline constexpr std::int32_t kNeg = -(1 << 30);
 inline constexpr std::uint8_t kPadCode = 255;  // residue code of rows below the task
 
@@ -47,6 +53,7 @@ struct LongTask {
     std::int8_t top, left, corner_open, goal_edge;
     std::int8_t track_best, goal_search, goal_any, pad0;
     std::int32_t goal;
+    std::int32_t top_corner;     // top == kEdgeExplicit: H(0, 0)
 };
 
 struct LaunchParams {

@@ -50,6 +50,11 @@ __device__ __forceinline__ int edge_value(int kind, long long k, int open, int e
     return v < kNeg ? kNeg : static_cast<int>(v);
 }
 __device__ __forceinline__ int left_at(const LongTask& t, long long i, int open, int extend) {
+    if (t.top == kEdgeExplicit) {  // the left edge goes on from the given corner
+        if (i == 0) return t.top_corner;
+        const long long v = static_cast<long long>(t.top_corner) + edge_value(t.left, i, open, extend);
+        return v < kNeg ? kNeg : static_cast<int>(v);
+    }
     if (i == 0) return t.corner_open ? 0 : kNeg;
     return edge_value(t.left, i, open, extend);
 }
@@ -167,7 +172,9 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
             const int col = s + 1 + lane;
             if (col <= ni) {
                 in_c = t.cols[col - 1];
-                if (prev_progress) {
+                // Strip 0 of an explicit top edge reads row 0 from the bus, which
+                // the host filled; it overwrites column j only after reading it.
+                if (prev_progress || t.top == kEdgeExplicit) {
                     in_h = t.bus_h[col];
                     in_f = t.bus_f[col];
                 } else {
@@ -314,6 +321,11 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
         }
         if (lane == 0) p.best[ticket] = StripBest{best, 0, best_i, best_j};
     }
+    // Everything of this strip is written: n + 1 tells the host (a checkpoint
+    // may copy its special row, last column and best cell now).
+    __threadfence_system();
+    __syncwarp();
+    if (lane == 0) st_release(my_progress, ni + 1);
 }
 
 template <int R, bool Local, bool Overview>

@@ -1,10 +1,15 @@
 // alignscope-long-selftest: the GPU long-pair runner against the CPU
-// reference on random pairs (every mode, DNA and protein, affine and linear),
-// then stage-1 and end-to-end timings of long DNA pairs.
+// reference on random pairs (every mode, DNA and protein, affine and linear);
+// explicit-top-row passes (a resumed stage 1) and the special rows, best cells
+// and last column they report while running, against the CPU pass runner;
+// checkpoint and resume across runners and strategies; then stage-1 and
+// end-to-end timings of long DNA pairs.
 //   alignscope-long-selftest [--device gpu:0] [--rounds N] [--bench 1000000,5000000]
 //                            [--strategy strips|streams] [--kernels K] [--streams S] [--no-check] [--overview N]
+//                            [--checkpoint-rounds N]
+// On a CPU device (no GPU runner) the checks run the CPU pass runner against
+// itself: a check of the checks.
 #include <alignscope/kernels/cuda_backend.hpp>
-#include "long/cuda_long_runner.hpp"
 
 #include <alignscope/align/long_pair.hpp>
 #include <alignscope/align/reference_aligner.hpp>
@@ -12,12 +17,17 @@
 #include <alignscope/error.hpp>
 #include <alignscope/score/substitution_matrix.hpp>
 
+#include <alignscope/align/cigar.hpp>
+
 #include <algorithm>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -90,11 +100,251 @@ bool overview_matches(const std::string& q, const std::string& t, const ScoringS
     return true;
 }
 
+using RunnerFactory = std::function<std::unique_ptr<PassRunner>()>;
+
+// The edges of stage 1 in a mode (as align_long sets them).
+void stage1_edges(PassTask& p, const AlignOptions& align) {
+    const bool local = align.mode == AlignmentMode::Local, semi = align.mode == AlignmentMode::SemiGlobal;
+    p.local = local;
+    p.top = local || (semi && align.free_ends.query_begin) ? Edge::Zero : Edge::Gap;
+    p.left = local || (semi && align.free_ends.target_begin) ? Edge::Zero : Edge::Gap;
+}
+
+bool same_best(const BestCell& a, const BestCell& b) { return a.score == b.score && a.i == b.i && a.j == b.j; }
+
+std::string best_text(const BestCell& b) {
+    return std::to_string(b.score) + " at " + std::to_string(b.i) + "," + std::to_string(b.j);
+}
+
+// One explicit-top-row pass (rows r..m below a row r computed by the CPU
+// runner) on the tested runner against the CPU runner: last row (H and F),
+// last column, best cell, the special rows it keeps (each against a CPU pass
+// down to that row), and what on_rows_done reported while it ran (ascending,
+// every special row, best cell and last-column best of the rows above the
+// last reported row). Returns the failures, printed.
+int explicit_top_round(const RunnerFactory& tested, std::mt19937_64& rng, int round) {
+    struct Scheme {
+        const char* matrix;
+        double open, extend;
+        const char* alphabet;
+    };
+    const Scheme schemes[] = {{"EDNAFULL", 10, 0.5, "ACGT"}, {"BLOSUM62", 11, 1, "ARNDCQEGHILKMFPSTWYV"},
+                              {"EDNAFULL", 4, 4, "ACGT"}};
+    const char* modes[] = {"local", "global", "semiglobal:tb,te", "semiglobal:qb,qe"};
+    const Scheme& sc = schemes[round % 3];
+    const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin(sc.matrix), sc.open, sc.extend);
+    const std::string mode_text = modes[round % 4];
+    AlignOptions align;
+    const auto colon = mode_text.find(':');
+    align.mode = parse_mode(mode_text.substr(0, colon));
+    if (colon != std::string::npos) align.free_ends = FreeEndGaps::parse(mode_text.substr(colon + 1));
+    const std::size_t len = 3000 + rng() % 9000;
+    const std::string q = random_residues(rng, sc.alphabet, len);
+    std::string t = mutate(rng, q, sc.alphabet);
+    if (t.empty()) t = "A";
+    const EncodedSequence eq = encode(q, scheme.matrix, "query"), et = encode(t, scheme.matrix, "target");
+    const auto m = static_cast<std::int64_t>(eq.size()), n = static_cast<std::int64_t>(et.size());
+    const std::int64_t r = 1 + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(m - 1));
+    const std::string what = "explicit-top round " + std::to_string(round) + " " + mode_text + " " + sc.matrix + " " +
+                             std::to_string(m) + "x" + std::to_string(n) + " from row " + std::to_string(r);
+    int failures = 0;
+    auto fail = [&](const std::string& why) {
+        ++failures;
+        std::printf("FAIL %s: %s\n", what.c_str(), why.c_str());
+    };
+
+    auto cpu = make_cpu_pass_runner();
+    cpu->prepare(eq.data(), m, et.data(), n, scheme);
+    // Row r as stage 1 leaves it.
+    std::vector<PassTask> above(1);
+    above[0].row_end = r;
+    above[0].col_end = n;
+    stage1_edges(above[0], align);
+    above[0].want_last_row = true;
+    cpu->run(above, {}, {});
+    // The pass below it, as a resumed stage 1 sets it up.
+    PassTask below;
+    below.row_begin = r;
+    below.row_end = m;
+    below.col_end = n;
+    stage1_edges(below, align);
+    below.top = Edge::Explicit;
+    below.top_h = above[0].last_h;
+    below.top_f = above[0].last_f;
+    if (below.left == Edge::Gap) below.left = Edge::GapContinue;
+    below.track_best = below.local;
+    below.want_last_row = true;
+    below.want_last_column = true;
+    below.special_every = std::max<std::int64_t>(1, (m - r) / 5);
+
+    std::vector<PassTask> on_cpu(1, below);
+    cpu->run(on_cpu, {}, {});
+    auto gpu = tested();
+    gpu->prepare(eq.data(), m, et.data(), n, scheme);
+    std::vector<PassTask> on_gpu(1, below);
+    std::vector<RowsDone> reports;
+    on_gpu[0].on_rows_done = [&](const RowsDone& d) { reports.push_back(d); };
+    gpu->run(on_gpu, {}, {});
+    const PassTask& c = on_cpu[0];
+    const PassTask& g = on_gpu[0];
+    if (g.last_h != c.last_h || g.last_f != c.last_f) fail("the last row differs");
+    if (g.last_col_h != c.last_col_h) fail("the last column differs");
+    if (c.track_best && !same_best(g.best, c.best)) fail("best " + best_text(g.best) + ", CPU " + best_text(c.best));
+
+    // Its special rows, each against a CPU pass from row r down to it.
+    const std::vector<std::int64_t> rows = gpu->saved_rows();
+    if (rows.empty() && m - r > 2048) fail("no special rows");
+    for (std::size_t k = 0; k < rows.size(); ++k)
+        if (rows[k] <= r || rows[k] >= m || (k > 0 && rows[k] <= rows[k - 1])) fail("special rows out of order or range");
+    auto cpu_down_to = [&](std::int64_t row) {
+        std::vector<PassTask> part(1, below);
+        part[0].row_end = row;
+        part[0].special_every = 0;
+        cpu->run(part, {}, {});
+        return part[0];
+    };
+    for (std::size_t k : {std::size_t{0}, rows.size() / 2, rows.size() - 1}) {
+        if (k >= rows.size()) continue;
+        std::vector<Score> h, f;
+        gpu->read_special_row(k, h, f);
+        const PassTask part = cpu_down_to(rows[k]);
+        if (h != part.last_h || f != part.last_f) fail("special row " + std::to_string(rows[k]) + " differs");
+    }
+    // What it reported while running.
+    if (!rows.empty()) {
+        if (reports.empty() || reports.back().special_rows != rows.size()) {
+            fail("on_rows_done reported " + std::to_string(reports.empty() ? 0 : reports.back().special_rows) + " of " +
+                 std::to_string(rows.size()) + " special rows");
+        } else {
+            for (std::size_t x = 0; x < reports.size(); ++x) {
+                const RowsDone& d = reports[x];
+                if (d.special_rows == 0 || (x > 0 && d.special_rows <= reports[x - 1].special_rows) ||
+                    d.row != rows[d.special_rows - 1] - r)
+                    fail("on_rows_done report " + std::to_string(x) + " out of order");
+            }
+            const RowsDone& d = reports.front();  // the earliest: most likely taken while the kernel ran
+            const PassTask part = cpu_down_to(r + d.row);
+            if (below.track_best && !same_best(d.best, part.best))
+                fail("best of rows above " + std::to_string(r + d.row) + ": " + best_text(d.best) + ", CPU " + best_text(part.best));
+            BestCell col;
+            for (std::int64_t i = 1; i <= d.row; ++i) {
+                const BestCell x{part.last_col_h[static_cast<std::size_t>(i)], i, n};
+                if (better_cell(x, col)) col = x;
+            }
+            if (!same_best(d.last_column, col))
+                fail("last-column best above " + std::to_string(r + d.row) + ": " + best_text(d.last_column) + ", CPU " +
+                     best_text(col));
+        }
+    }
+    return failures;
+}
+
+// A runner that stops stage 1 (as a kill would) right after the pipeline has
+// taken its first checkpoint.
+class KilledAfterCheckpoint final : public PassRunner {
+public:
+    explicit KilledAfterCheckpoint(std::unique_ptr<PassRunner> inner) : inner_(std::move(inner)) {}
+    void prepare(const std::uint8_t* q, std::int64_t m, const std::uint8_t* t, std::int64_t n, const ScoringScheme& s) override {
+        inner_->prepare(q, m, t, n, s);
+    }
+    void run(std::vector<PassTask>& tasks, const JobContext& c, const PassProgress& p) override {
+        for (PassTask& task : tasks)
+            if (task.on_rows_done) {
+                RowsDoneCallback pipeline = task.on_rows_done;
+                task.on_rows_done = [pipeline](const RowsDone& d) {
+                    pipeline(d);
+                    throw Cancelled();
+                };
+            }
+        inner_->run(tasks, c, p);
+    }
+    const std::vector<std::int64_t>& saved_rows() const override { return inner_->saved_rows(); }
+    void read_special_row(std::size_t k, std::vector<Score>& h, std::vector<Score>& f) override { inner_->read_special_row(k, h, f); }
+    std::int64_t max_band_rows() const override { return inner_->max_band_rows(); }
+    std::string device() const override { return inner_->device(); }
+    std::string kernel() const override { return inner_->kernel(); }
+
+private:
+    std::unique_ptr<PassRunner> inner_;
+};
+
+// Stage 1 killed after its first checkpoint on one runner and resumed on
+// another (GPU -> GPU with other strategy and kernels, CPU -> GPU, GPU -> CPU):
+// the reference's score and end, the CIGAR re-scores to the score.
+int checkpoint_round(const RunnerFactory& gpu_strips, const RunnerFactory& gpu_other, std::mt19937_64& rng, int round) {
+    const char* modes[] = {"local", "global", "semiglobal", "semiglobal:tb,te"};
+    const std::string mode_text = modes[round % 4];
+    AlignOptions align;
+    const auto colon = mode_text.find(':');
+    align.mode = parse_mode(mode_text.substr(0, colon));
+    if (colon != std::string::npos) align.free_ends = FreeEndGaps::parse(mode_text.substr(colon + 1));
+    const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("EDNAFULL"), 10, 0.5);
+    const std::string q = random_residues(rng, "ACGT", 8000 + rng() % 8000);
+    const std::string t = mutate(rng, q, "ACGT");
+    const Alignment ref = align_reference(q, t, scheme, align);
+    const RunnerFactory cpu = [] { return make_cpu_pass_runner(); };
+    struct Leg {
+        const char* name;
+        const RunnerFactory* killed;
+        const RunnerFactory* resumed;
+    };
+    const Leg legs[] = {{"gpu strips -> gpu other", &gpu_strips, &gpu_other},
+                        {"cpu -> gpu", &cpu, &gpu_strips},
+                        {"gpu -> cpu", &gpu_other, &cpu}};
+    int failures = 0;
+    const std::string dir = (std::filesystem::temp_directory_path() /
+                             ("alignscope-long-selftest-" + std::to_string(::getpid()) + "-" + std::to_string(round)))
+                                .string();
+    for (const Leg& leg : legs) {
+        const std::string what = "checkpoint round " + std::to_string(round) + " " + mode_text + " " +
+                                 std::to_string(q.size()) + "x" + std::to_string(t.size()) + " " + leg.name;
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+        LongPairOptions o;
+        o.align = align;
+        o.min_band_rows = 512;  // the GPU's strips are 256 or 512 rows
+        o.base_rows = 16;
+        o.base_cells = 1024;
+        o.checkpoint_dir = dir;
+        o.checkpoint_every = 0;
+        o.overview_size = round % 2 ? 32 : 0;
+        try {
+            KilledAfterCheckpoint killed((*leg.killed)());
+            align_long(q, t, scheme, o, killed);
+            ++failures;
+            std::printf("FAIL %s: the killed run was not stopped\n", what.c_str());
+            continue;
+        } catch (const Cancelled&) {
+        }
+        o.resume = true;
+        auto runner = (*leg.resumed)();
+        LongPairStats stats;
+        const Alignment got = align_long(q, t, scheme, o, *runner, {}, &stats);
+        const std::int64_t path = rescore(got.cigar, q, t, got.query_begin, got.target_begin, scheme);
+        const auto m = static_cast<std::int64_t>(q.size());
+        if (got.score != ref.score || got.query_end != ref.query_end || got.target_end != ref.target_end ||
+            path != got.score || stats.resumed_from_row <= 0 || stats.resumed_from_row >= m ||
+            stats.stage_cells[0] != static_cast<std::uint64_t>(m - stats.resumed_from_row) * t.size()) {
+            ++failures;
+            std::printf("FAIL %s: score %lld end %lld,%lld (rescored %lld), reference %lld end %lld,%lld; resumed from row %lld, "
+                        "stage-1 cells %llu\n",
+                        what.c_str(), static_cast<long long>(got.score), static_cast<long long>(got.query_end),
+                        static_cast<long long>(got.target_end), static_cast<long long>(path),
+                        static_cast<long long>(ref.score), static_cast<long long>(ref.query_end),
+                        static_cast<long long>(ref.target_end), static_cast<long long>(stats.resumed_from_row),
+                        static_cast<unsigned long long>(stats.stage_cells[0]));
+        }
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::string device = "gpu:0", strategy = "strips", bench_list = "1000000";
-    int rounds = 40, kernels_n = 0, streams_n = 0, overview = 0;
+    int rounds = 40, kernels_n = 0, streams_n = 0, overview = 0, checkpoint_rounds = 8;
     bool check = true;
     for (int k = 1; k < argc; ++k) {
         const std::string flag = argv[k];
@@ -110,6 +360,7 @@ int main(int argc, char** argv) {
         else if (flag == "--streams") streams_n = std::stoi(value());
         else if (flag == "--no-check") check = false;
         else if (flag == "--overview") overview = std::stoi(value());
+        else if (flag == "--checkpoint-rounds") checkpoint_rounds = std::stoi(value());
         else {
             std::fprintf(stderr, "unknown option %s\n", flag.c_str());
             return 2;
@@ -124,6 +375,13 @@ int main(int argc, char** argv) {
         settings.kernels = kernels_n;
         settings.streams = streams_n;
         std::printf("long-selftest on %s (%s)\n", backend.info().id.c_str(), backend.info().name.c_str());
+        // The runner under test: the device's, or on a device without one (CPU)
+        // the CPU pass runner itself.
+        const bool has_runner = backend.make_long_runner(settings) != nullptr;
+        if (!has_runner) std::printf("%s has no long-pair runner: checking the CPU pass runner against itself\n", device.c_str());
+        auto make_tested = [&](const LongRunnerSettings& s) -> std::unique_ptr<PassRunner> {
+            return has_runner ? backend.make_long_runner(s) : make_cpu_pass_runner();
+        };
         int failures = 0, checked = 0;
         if (check) {
             std::mt19937_64 rng(20261121);
@@ -156,7 +414,7 @@ int main(int argc, char** argv) {
                 options.base_rows = 16;
                 options.base_cells = 1024;
                 options.overview_size = round % 2 ? 48 : 0;
-                auto runner = kernels::make_cuda_long_runner(0, backend.info(), settings);
+                auto runner = make_tested(settings);
                 LongPairStats stats;
                 const Alignment got = align_long(q, t, scheme, options, *runner, {}, &stats);
                 const Alignment ref = align_reference(q, t, scheme, align);
@@ -176,6 +434,22 @@ int main(int argc, char** argv) {
                 }
             }
             std::printf("check: %d pairs, %d failed (kernel %s)\n", checked, failures, "long_strips");
+
+            // Explicit top rows and what a running stage 1 reports, then checkpoint and resume.
+            int explicit_failures = 0;
+            for (int round = 0; round < checkpoint_rounds; ++round)
+                explicit_failures += explicit_top_round([&] { return make_tested(settings); }, rng, round);
+            std::printf("explicit top row: %d passes, %d failures\n", checkpoint_rounds, explicit_failures);
+            LongRunnerSettings other = settings;  // resumed with another strategy and kernel count
+            other.strategy = settings.strategy == "streams" ? "strips" : "streams";
+            other.kernels = 3;
+            other.streams = 2;
+            int resume_failures = 0;
+            for (int round = 0; round < checkpoint_rounds; ++round)
+                resume_failures += checkpoint_round([&] { return make_tested(settings); }, [&] { return make_tested(other); },
+                                                    rng, round);
+            std::printf("checkpoint and resume: %d pairs x 3 runner pairs, %d failures\n", checkpoint_rounds, resume_failures);
+            failures += explicit_failures + resume_failures;
         }
 
         // Timings on long DNA pairs.
@@ -194,7 +468,7 @@ int main(int argc, char** argv) {
                 options.align.mode = AlignmentMode::Local;
                 options.align.traceback = traceback == 1;
                 options.overview_size = overview;
-                auto runner = kernels::make_cuda_long_runner(0, backend.info(), settings);
+                auto runner = make_tested(settings);
                 LongPairStats stats;
                 const auto t0 = std::chrono::steady_clock::now();
                 const Alignment a = align_long(q, t, scheme, options, *runner, {}, &stats);
