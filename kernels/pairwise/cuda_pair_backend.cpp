@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -180,9 +181,19 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     const CudaSite site{device_id + " (" + device_.info.name + ")", describe_job(job)};
     std::optional<HostPhase> prepare(std::in_place, context.timeline, device_id, "prepare", job.pairs.size());
     validate(job);
-    std::vector<Alignment> out(job.pairs.size());
     prepare.reset();
-    if (job.pairs.empty()) return out;
+    if (job.pairs.empty()) return {};
+    // The result vector (a million Alignments are a quarter of a gigabyte to
+    // construct and fault in) is built on a thread of its own while the host
+    // plans and the device runs the first batches; taken at the first results.
+    std::vector<Alignment> out;
+    std::future<std::vector<Alignment>> pending_out =
+        std::async(std::launch::async, [count = job.pairs.size()] { return std::vector<Alignment>(count); });
+    auto take_out = [&] {
+        if (!pending_out.valid()) return;
+        HostPhase phase(context.timeline, device_id, "prepare");
+        out = pending_out.get();
+    };
     check_cuda(cudaSetDevice(device_.index), "cudaSetDevice", site);
 
     const ScoringScheme& scheme = job.scheme;
@@ -388,6 +399,7 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     std::mutex saturated_mutex;
     // Turns a finished batch into Alignments.
     auto finish = [&](StreamSlot& slot) {
+        take_out();
         {
             HostPhase phase(context.timeline, device_id, "wait");
             check_cuda(cudaEventSynchronize(slot.done), "cudaEventSynchronize", site);
@@ -645,6 +657,7 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     HostPhase finish_phase(context.timeline, device_id, "finish");
     check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site);
     timeline.flush();
+    take_out();
     return out;
 }
 
