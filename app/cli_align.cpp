@@ -9,6 +9,7 @@
 #include "cli_project_flag.hpp"
 #include "cli_progress.hpp"
 
+#include <alignscope/align/long_checkpoint.hpp>
 #include <alignscope/align/long_pair.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/io/alignment_format.hpp>
@@ -40,6 +41,13 @@ struct AlignFlags {
     bool long_stats = false;
     CLI::Option* stats_option = nullptr;
     LongFlags long_flags;
+    // Checkpoint and resume of the long-pair path's stage 1.
+    std::string checkpoint_dir;
+    double checkpoint_every = 300;
+    bool resume = false;
+    CLI::Option* checkpoint_option = nullptr;
+    CLI::Option* checkpoint_every_option = nullptr;
+    CLI::Option* resume_option = nullptr;
 };
 
 bool is_nucleotide(AlphabetKind kind) { return kind != AlphabetKind::Protein; }
@@ -77,8 +85,10 @@ int run_align(const AlignFlags& flags, CliContext& context) {
     const bool one_pair = queries.records.size() == 1 && targets.records.size() == 1;
     const bool automatic = !flags.long_pair && one_pair && shorter >= kLongPairThreshold;
     if (flags.long_pair || automatic) return run_long(flags, context, queries, targets, format, options, automatic);
-    if (flags.long_flags.given() || flags.stats_option->count())
-        throw Error("--strategy, --kernels, --special-rows-mem and --stats apply to the long-pair path: add --long "
+    if (flags.long_flags.given() || flags.stats_option->count() || flags.checkpoint_option->count() ||
+        flags.checkpoint_every_option->count() || flags.resume_option->count())
+        throw Error("--strategy, --kernels, --special-rows-mem, --checkpoint, --checkpoint-every, --resume and --stats "
+                    "apply to the long-pair path: add --long "
                     "(taken by itself only for one pair of at least " + std::to_string(kLongPairThreshold) +
                     " residues each)");
 
@@ -173,6 +183,7 @@ int run_and_write(const AlignFlags& flags, CliContext& context, const PairJob& j
 // given no strategy runs "strips" (LongRunnerSettings).
 std::string strategy_that_ran(const Alignment& a, const LongRunnerSettings& settings) {
     if (a.kernel.find("myersmiller") != std::string::npos) return "linear-space";
+    if (a.kernel == "long_scalar_columns") return "cpu-passes";  // a CPU device with --checkpoint
     return settings.strategy.empty() ? "strips" : settings.strategy;
 }
 
@@ -183,20 +194,25 @@ nlohmann::json stats_json(const longpair::LongPairStats& stats, double seconds, 
     j["seconds"] = seconds;
     j["stage_seconds"] = {stats.stage_seconds[0], stats.stage_seconds[1], stats.stage_seconds[2]};
     j["stage_cells"] = {stats.stage_cells[0], stats.stage_cells[1], stats.stage_cells[2]};
-    j["stage1_gcups"] = stats.stage_seconds[0] > 0 ? double(cells) / stats.stage_seconds[0] / 1e9 : 0.0;
+    // Stage 1 computed stage_cells[0] (m x n, or the rows below the checkpoint when resumed).
+    (void)cells;
+    j["stage1_gcups"] = stats.stage_seconds[0] > 0 ? double(stats.stage_cells[0]) / stats.stage_seconds[0] / 1e9 : 0.0;
     j["special_rows"] = stats.special_rows;
     j["crossings"] = stats.crossings;
     j["split_levels"] = stats.split_levels;
     j["base_segments"] = stats.base_segments;
     j["strategy"] = strategy;
     j["automatic"] = automatic;
+    j["resumed_from_row"] = stats.resumed_from_row;
+    j["checkpoints"] = stats.checkpoints;
+    j["checkpoint_seconds"] = stats.checkpoint_seconds;
     return j;
 }
 
 std::string stats_line(const longpair::LongPairStats& stats, double seconds, std::uint64_t cells,
                        const Alignment& a) {
     char text[640];
-    const double gcups = stats.stage_seconds[0] > 0 ? double(cells) / stats.stage_seconds[0] / 1e9 : 0.0;
+    const double gcups = stats.stage_seconds[0] > 0 ? double(stats.stage_cells[0]) / stats.stage_seconds[0] / 1e9 : 0.0;
     if (stats.special_rows == 0 && stats.stage_cells[1] == 0 && stats.stage_cells[2] == 0) {
         // No stages (a CPU backend's linear-space path, or a pair too small for special rows).
         std::snprintf(text, sizeof text, "align --long: %lld x %lld on %s (%s): %.3f s, %llu cells, %.2f GCUPS",
@@ -216,7 +232,16 @@ std::string stats_line(const longpair::LongPairStats& stats, double seconds, std
                   static_cast<unsigned long long>(stats.stage_cells[1]), static_cast<long long>(stats.crossings),
                   stats.stage_seconds[2], static_cast<unsigned long long>(stats.stage_cells[2]), stats.split_levels,
                   static_cast<long long>(stats.base_segments));
-    return text;
+    std::string line = text;
+    if (stats.resumed_from_row > 0)
+        line += "; resumed from row " + std::to_string(stats.resumed_from_row) + " (stage 1 computed rows " +
+                std::to_string(stats.resumed_from_row + 1) + ".." + std::to_string(a.query_length) + " only)";
+    if (stats.checkpoints > 0) {
+        char more[96];
+        std::snprintf(more, sizeof more, "; %d checkpoints written in %.3f s", stats.checkpoints, stats.checkpoint_seconds);
+        line += more;
+    }
+    return line;
 }
 
 // Alignments with more columns than this go to the project as a summary
@@ -232,6 +257,15 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
     long_options.align = options;
     long_options.threads = flags.device.threads;
     if (const std::uint64_t budget = flags.long_flags.special_row_budget()) long_options.special_row_budget = budget;
+    if (flags.resume && flags.checkpoint_dir.empty())
+        throw Error("--resume needs --checkpoint DIR, the directory of the checkpoint to go on from");
+    if (flags.checkpoint_every_option->count() && flags.checkpoint_dir.empty())
+        throw Error("--checkpoint-every applies with --checkpoint DIR");
+    if (!(flags.checkpoint_every >= 0) || flags.checkpoint_every > 1e9)
+        throw Error("--checkpoint-every must be 0 (at every special row) or a number of seconds");
+    long_options.checkpoint_dir = flags.checkpoint_dir;
+    long_options.checkpoint_every = flags.checkpoint_every;
+    long_options.resume = flags.resume;
     // The stage-1 overview (a max-pooled picture of the whole matrix) for the project's heatmap.
     if (flags.project.enabled()) long_options.overview_size = kOverviewSize;
     const Sequence& q = queries.records.front();
@@ -262,6 +296,8 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
     if (settings.kernels) spec.parameters["kernels"] = std::to_string(settings.kernels);
     if (long_options.special_row_budget)
         spec.parameters["special_row_budget"] = std::to_string(long_options.special_row_budget);
+    if (!flags.checkpoint_dir.empty()) spec.parameters["checkpoint"] = flags.checkpoint_dir;
+    if (flags.resume) spec.parameters["resume"] = "yes";
     std::unique_ptr<store::JobRecording> recording = flags.project.begin(spec);
     try {
         if (recording) {
@@ -284,8 +320,18 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
 
         longpair::LongPairStats stats;
         const auto t0 = std::chrono::steady_clock::now();
-        Alignment a = longpair::align_long_on(backend, q.residues, t.residues, job.scheme, long_options, settings,
-                                              job_context, &stats);
+        Alignment a;
+        try {
+            a = longpair::align_long_on(backend, q.residues, t.residues, job.scheme, long_options, settings, job_context,
+                                        &stats);
+        } catch (const Cancelled&) {
+            std::error_code ec;
+            if (!flags.checkpoint_dir.empty() &&
+                std::filesystem::exists(std::filesystem::path(flags.checkpoint_dir) / longpair::kCheckpointManifest, ec))
+                std::cerr << "\nalign --long: the checkpoint in " << flags.checkpoint_dir
+                          << " is kept: run the same command with --resume to go on from it\n";
+            throw;
+        }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         progress.finish();
         a.query_id = q.id;
@@ -389,6 +435,16 @@ void add_align_command(CLI::App& app, CliContext& context) {
     flags->long_flags.add_to(*command);
     flags->stats_option = command->add_flag(
         "--stats", flags->long_stats, "Long-pair path: print the stage timings and cells on stderr");
+    flags->checkpoint_option = command->add_option(
+        "--checkpoint", flags->checkpoint_dir,
+        "Long-pair path: checkpoint stage 1 into DIR (created when missing) so that a killed job can go on with "
+        "--resume; removed after a successful run");
+    flags->checkpoint_every_option = command->add_option(
+        "--checkpoint-every", flags->checkpoint_every,
+        "Long-pair path: seconds between checkpoints, 0 = at every special row [default: 300]");
+    flags->resume_option = command->add_flag(
+        "--resume", flags->resume,
+        "Long-pair path: go on from the checkpoint in --checkpoint DIR (any device, strategy or stream count)");
     command->callback([flags, &context] { context.action = [flags, &context] { return run_align(*flags, context); }; });
 }
 

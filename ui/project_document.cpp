@@ -191,9 +191,11 @@ ProjectDocument::Throughput ProjectDocument::throughput(const std::string& devic
 
 ProjectDocument::LongPairModel ProjectDocument::longPairModel(const std::string& device, const std::string& strategy,
                                                               bool traceback) const {
+    // (A job resumed from a checkpoint timed only part of its pair: no sample.)
     auto long_job = [](const store::JobInfo& j) {
         auto it = j.spec.parameters.find("long");
-        return j.state == store::JobState::Done && it != j.spec.parameters.end() && it->second != "no";
+        return j.state == store::JobState::Done && it != j.spec.parameters.end() && it->second != "no" &&
+               !j.spec.parameters.count("resume");
     };
     // bench --long points: series "long/<strategy>[/s<streams>]".
     std::vector<RuntimeSample> own, other;

@@ -80,7 +80,10 @@ Heatmap Heatmap::from_long_overview(const longpair::LongPairOverview& o, const A
 
 double LongPairStats::stage1_gcups() const {
     if (stage_seconds[0] <= 0) return 0;
-    return static_cast<double>(query_length) * static_cast<double>(target_length) / stage_seconds[0] / 1e9;
+    // The cells stage 1 computed (fewer than m x n in a job resumed from a checkpoint).
+    const double cells = stage_cells[0] > 0 ? static_cast<double>(stage_cells[0])
+                                            : static_cast<double>(query_length) * static_cast<double>(target_length);
+    return cells / stage_seconds[0] / 1e9;
 }
 
 LongPairStats LongPairStats::from(const longpair::LongPairStats& stats, const Alignment& alignment, double seconds) {

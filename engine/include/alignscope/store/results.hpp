@@ -135,7 +135,8 @@ struct LongPairStats {
     std::int64_t base_segments = 0;
     bool operator==(const LongPairStats&) const = default;
 
-    // m x n / stage-1 seconds / 1e9 (the figure bench --long reports); 0 when unknown.
+    // Stage-1 cells (m x n; fewer when resumed from a checkpoint) / stage-1 seconds / 1e9
+    // (the figure bench --long reports); 0 when unknown.
     double stage1_gcups() const;
     // The engine's statistics of `alignment` (ids, lengths, device and kernel
     // from it); strategy, kernels and streams are left for the caller.
