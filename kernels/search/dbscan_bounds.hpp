@@ -15,7 +15,8 @@
 //                                           query's begin is free; left Ho -o)
 //                    z+1 .. P-1 DP rows 1..m  (score s + open)
 //
-// with P = tiles * tile rows >= m + 1 and z = P - m - 1 < one tile. Two queries
+// with P = tiles * tile rows >= m + 1 and z = P - m - 1 (beyond the first
+// tile for the shorter query of a pair whose partner sizes P). Two queries
 // of different lengths in one 16-bit register pair then both end on the last
 // row of the last tile (register R-1 of the group's last thread), so the
 // captures below never index registers by a run-time row. Void rows stay at

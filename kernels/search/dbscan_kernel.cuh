@@ -268,11 +268,12 @@ __device__ __forceinline__ void scan_tile_bounded(const uint4* __restrict__ tile
     constexpr int never = 0x7fffffff;
     const int row_from = last_tile && lane_in_group == G - 1 ? ((free_ends & kFreeQueryEnd) ? 0 : n - 1) : never;
     const int column_at = (free_ends & kFreeTargetEnd) ? n - 1 : -1;
-    // Register (+1) of each lane's DP row 0 in this thread, 0 for none: only
-    // tile 0 holds it (z < one tile). One word, so the end capture below costs
-    // one register across the loop.
+    // Register (+1) of each lane's DP row 0 in this thread, 0 for none. The
+    // shorter query of a pair sits lower in a profile the longer one sizes,
+    // so its row 0 may lie in any tile, not only the first. One word, so the
+    // end capture below costs one register across the loop.
     unsigned zero_at = 0;
-    if (first_tile) {
+    {
         const int at_lo = z_lo - first_row, at_hi = z_hi - first_row;
         if (at_lo >= 0 && at_lo < R) zero_at |= static_cast<unsigned>(at_lo + 1);
         if (at_hi >= 0 && at_hi < R) zero_at |= static_cast<unsigned>(at_hi + 1) << 8;

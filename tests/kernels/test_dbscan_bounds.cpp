@@ -225,12 +225,14 @@ bool check_pair(const EncodedSequence& q, const EncodedSequence& t, const Scorin
 // skipped, the end cells are taken as the kernel takes them, and the group's
 // maximum plus open is the score. `warp_columns` >= n stands for a longer
 // sequence elsewhere in the warp (the steps cover the warp's longest).
+// `partner_rows` > m + 1 stands for a longer query sharing the profile: the
+// profile is that tall, and this query's row 0 lies lower, maybe in a later tile.
 long long bounded_kernel(const EncodedSequence& q, const EncodedSequence& t, const ScoringScheme& scheme,
-                         int free_ends, int G, int R, int warp_columns, const Width& width) {
+                         int free_ends, int G, int R, int warp_columns, const Width& width, int partner_rows = 0) {
     const int m = static_cast<int>(q.size()), n = static_cast<int>(t.size());
     const int o = scheme.gap_open, ext = scheme.gap_extend;
     const int T = G * R;
-    const int tiles = (bounded_rows(m) + T - 1) / T;
+    const int tiles = (std::max(bounded_rows(m), partner_rows) + T - 1) / T;
     const int z = zero_row(tiles * T, m);
     const int pad_letter = scheme.matrix.size();
     const long long neg = width.neg;
@@ -317,7 +319,7 @@ long long bounded_kernel(const EncodedSequence& q, const EncodedSequence& t, con
                         if (column >= row_from) best[G_] = std::max(best[G_], ho[G_][static_cast<std::size_t>(R - 1)]);
                         if (column == column_at)
                             for (int r = 0; r < R; ++r)
-                                if (!(first_tile && first_row + r == z))
+                                if (first_row + r != z)
                                     best[G_] = std::max(best[G_], ho[G_][static_cast<std::size_t>(r)]);
                     }
                     if (!last_tile && g == G - 1 && column >= 0 && column < ((n + 3) & ~3))
@@ -536,11 +538,16 @@ private slots:
                 const long long reference = score_forward(q.data(), static_cast<std::int64_t>(q.size()), t.data(),
                                                           static_cast<std::int64_t>(t.size()), scheme, options)
                                                 .score;
-                const long long got = bounded_kernel(q, t, scheme, free_ends, G, R, warp_columns, w16);
+                // Alone, and as the shorter query of a pair whose partner is
+                // up to three tiles taller (its row 0 then in a later tile).
+                const int partner_rows = round % 3 == 0 ? 0 : static_cast<int>(q.size()) + 1 + (round % 4) * G * R;
+                const long long got = bounded_kernel(q, t, scheme, free_ends, G, R, warp_columns, w16, partner_rows);
                 QVERIFY2(got == reference,
-                         qPrintable(QString("%1x%2 %3: m %4, n %5, warp columns %6: kernel %7, reference %8")
+                         qPrintable(QString("%1x%2 %3: m %4, n %5, warp columns %6, profile rows %7: kernel %8, "
+                                            "reference %9")
                                         .arg(G).arg(R).arg(QString::fromStdString(describe_mode(options)))
-                                        .arg(q.size()).arg(t.size()).arg(warp_columns).arg(got).arg(reference)));
+                                        .arg(q.size()).arg(t.size()).arg(warp_columns).arg(partner_rows).arg(got)
+                                        .arg(reference)));
                 ++compared;
             }
         }
