@@ -6,7 +6,7 @@
 // end-to-end timings of long DNA pairs.
 //   alignscope-long-selftest [--device gpu:0] [--rounds N] [--bench 1000000,5000000]
 //                            [--strategy strips|streams] [--kernels K] [--streams S] [--no-check] [--overview N]
-//                            [--checkpoint-rounds N]
+//                            [--checkpoint-rounds N (default: rounds / 5, at least 1)]
 // On a CPU device (no GPU runner) the checks run the CPU pass runner against
 // itself: a check of the checks.
 #include <alignscope/kernels/cuda_backend.hpp>
@@ -344,7 +344,7 @@ int checkpoint_round(const RunnerFactory& gpu_strips, const RunnerFactory& gpu_o
 
 int main(int argc, char** argv) {
     std::string device = "gpu:0", strategy = "strips", bench_list = "1000000";
-    int rounds = 40, kernels_n = 0, streams_n = 0, overview = 0, checkpoint_rounds = 8;
+    int rounds = 40, kernels_n = 0, streams_n = 0, overview = 0, checkpoint_rounds = -1;
     bool check = true;
     for (int k = 1; k < argc; ++k) {
         const std::string flag = argv[k];
@@ -366,6 +366,7 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    if (checkpoint_rounds < 0) checkpoint_rounds = std::max(1, rounds / 5);  // 8 by default, 1 under a sanitizer's --rounds 5
     try {
         auto registry = make_cpu_registry();
         kernels::register_cuda_backends(*registry);
