@@ -422,6 +422,19 @@ private slots:
         QFile f(dir + "/long-pair.manifest");
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), before);
+        // Two jobs on one checkpoint: the second is refused while the first holds it.
+        {
+            const EncodedSequence eq = encode(j.query, j.scheme.matrix, "q"), et = encode(j.target, j.scheme.matrix, "t");
+            const CheckpointIdentity id = CheckpointIdentity::of(eq.data(), std::int64_t(eq.size()), et.data(),
+                                                                 std::int64_t(et.size()), j.scheme, j.align);
+            LongCheckpoint first = LongCheckpoint::resume(dir.toStdString(), id);
+            o = options_for(j, dir.toStdString());
+            o.resume = true;
+            e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
+            QVERIFY2(e.find("another job is using the checkpoint directory") != std::string::npos, e.c_str());
+        }
+        QCOMPARE(align_long(j.query, j.target, j.scheme, o, *runner).score,
+                 align_reference(j.query, j.target, j.scheme, j.align).score);
         // A directory that cannot be made (a file is in the way).
         const QString file = tmp_.filePath("a-file");
         {

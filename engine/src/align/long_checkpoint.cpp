@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace alignscope::longpair {
@@ -254,6 +255,32 @@ std::string differences(const CheckpointIdentity& want, const CheckpointIdentity
 
 }  // namespace
 
+LongCheckpoint::DirLock::DirLock(const std::string& dir) {
+    fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd_ < 0) throw Error("checkpoint: cannot open the directory " + dir + " (" + errno_text() + ")");
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        const bool busy = errno == EWOULDBLOCK;
+        const std::string why = errno_text();
+        ::close(fd_);
+        fd_ = -1;
+        if (busy) throw Error("checkpoint: another job is using the checkpoint directory " + dir);
+        throw Error("checkpoint: cannot lock the directory " + dir + " (" + why + ")");
+    }
+}
+
+LongCheckpoint::DirLock& LongCheckpoint::DirLock::operator=(DirLock&& o) noexcept {
+    if (this != &o) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = o.fd_;
+        o.fd_ = -1;
+    }
+    return *this;
+}
+
+LongCheckpoint::DirLock::~DirLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+}
+
 CheckpointIdentity CheckpointIdentity::of(const std::uint8_t* query, std::int64_t m, const std::uint8_t* target,
                                           std::int64_t n, const ScoringScheme& scheme, const AlignOptions& options) {
     CheckpointIdentity id;
@@ -291,6 +318,7 @@ LongCheckpoint LongCheckpoint::start(const std::string& dir, const CheckpointIde
             throw Error("checkpoint: cannot create the directory " + dir + " (" + (ec ? ec.message() : "failed") + ")");
         c.created_dir_ = true;
     }
+    c.lock_ = DirLock(dir);
     if (fs::exists(c.manifest_path(), ec))
         throw Error("checkpoint: " + dir + " already holds a long-pair checkpoint (" + kCheckpointManifest +
                     "): add --resume to go on from it, or give another directory");
@@ -308,6 +336,7 @@ LongCheckpoint LongCheckpoint::resume(const std::string& dir, const CheckpointId
     LongCheckpoint c(dir, id);
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw Error("checkpoint: " + dir + " is not a directory: nothing to resume");
+    c.lock_ = DirLock(dir);
     if (!fs::exists(c.manifest_path(), ec))
         throw Error("checkpoint: " + dir + " holds no long-pair checkpoint (no " + kCheckpointManifest +
                     "): nothing to resume; run without --resume to start one");

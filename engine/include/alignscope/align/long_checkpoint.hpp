@@ -90,8 +90,25 @@ public:
     // job created it and it is empty. Nothing else is touched.
     void remove_files();
 
+    // An exclusive lock on the directory (flock) for the job's lifetime: two
+    // jobs never write one checkpoint.
+    class DirLock {
+    public:
+        DirLock() = default;
+        explicit DirLock(const std::string& dir);  // throws Error when another job holds it
+        DirLock(DirLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+        DirLock& operator=(DirLock&& o) noexcept;
+        DirLock(const DirLock&) = delete;
+        DirLock& operator=(const DirLock&) = delete;
+        ~DirLock();
+
+    private:
+        int fd_ = -1;
+    };
+
 private:
     LongCheckpoint(std::string dir, CheckpointIdentity id) : dir_(std::move(dir)), id_(std::move(id)) {}
+    DirLock lock_;
     std::string dir_;
     CheckpointIdentity id_;
     CheckpointState state_;
