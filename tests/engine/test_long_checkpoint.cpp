@@ -274,6 +274,26 @@ private slots:
         }
     }
 
+    // The special-row budget holds the checkpoint's rows and the resumed pass's together.
+    void the_budget_counts_the_checkpoint_rows() {
+        const Job j = job(AlignmentMode::Local, 6000, 6100, 41);
+        const QString dir = tmp_.filePath("budget");
+        LongPairOptions o = options_for(j, dir.toStdString(), 1);
+        o.special_row_budget = 8 * (j.target.size() + 1) * 8;  // eight rows
+        QVERIFY(run_until(j, o, 0.5));
+        o.resume = true;
+        auto runner = make_cpu_pass_runner();
+        LongPairStats stats;
+        const Alignment got = align_long(j.query, j.target, j.scheme, o, *runner, {}, &stats);
+        QVERIFY2(stats.resumed_from_row >= 3000, qPrintable(QString::number(stats.resumed_from_row)));
+        QVERIFY2(stats.special_rows >= 7 && stats.special_rows <= 8, qPrintable(QString::number(stats.special_rows)));
+        const Alignment ref = align_reference(j.query, j.target, j.scheme, j.align);
+        QCOMPARE(got.score, ref.score);
+        QCOMPARE(got.query_end, ref.query_end);
+        QCOMPARE(got.target_end, ref.target_end);
+        QCOMPARE(rescore(got.cigar, j.query, j.target, got.query_begin, got.target_begin, j.scheme), got.score);
+    }
+
     // A long interval writes no checkpoint in a short job: nothing to resume.
     void the_interval_is_honoured() {
         const Job j = job(AlignmentMode::Local, 6000, 6000, 3);

@@ -293,7 +293,9 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
             p.overview_cols = overview_cols;
         }
         const std::uint64_t row_bytes = runner.special_row_bytes(n);
-        const std::uint64_t count = std::max<std::uint64_t>(1, options.special_row_budget / std::max<std::uint64_t>(row_bytes, 1));
+        // Rows the budget holds; a resumed job's checkpoint rows count against it.
+        const std::uint64_t budget_rows = options.special_row_budget / std::max<std::uint64_t>(row_bytes, 1);
+        const std::uint64_t count = std::max<std::uint64_t>(1, budget_rows - std::min<std::uint64_t>(budget_rows, loaded_rows));
         p.special_every = std::max<I64>(options.min_band_rows, (rows + static_cast<I64>(count)) / (static_cast<I64>(count) + 1));
         const I64 cap = runner.max_band_rows();
         if (cap > 0 && p.special_every > cap && (options.align.traceback || mode != AlignmentMode::Global)) {
