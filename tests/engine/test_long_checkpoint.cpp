@@ -20,6 +20,7 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <random>
 #include <string>
 
 using namespace alignscope;
@@ -89,12 +90,38 @@ void truncate_file(const QString& path, qint64 by) {
     QVERIFY(f.resize(f.size() - by));
 }
 
+QByteArray file_bytes_of(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
 QStringList row_files(const QString& dir) {
     return QDir(dir).entryList({"long-pair-row-*.bin"}, QDir::Files, QDir::Name);
 }
 
 void copy_dir(const QString& from, const QString& to) {
     fs::copy(from.toStdString(), to.toStdString(), fs::copy_options::recursive);
+}
+
+// CRC-32 (IEEE, reflected, as zlib computes it), bit by bit: the test's own.
+quint32 crc32_of(const QByteArray& bytes) {
+    quint32 crc = 0xffffffffu;
+    for (const char ch : bytes) {
+        crc ^= static_cast<unsigned char>(ch);
+        for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+// A checkpoint file with this payload: the header says its size, the CRC is right.
+QByteArray checkpoint_file(const QByteArray& header16, const QByteArray& payload) {
+    QByteArray out = header16;  // magic, version, kind
+    const quint64 size = static_cast<quint64>(payload.size());
+    out.append(reinterpret_cast<const char*>(&size), 8);
+    out.append(payload);
+    const quint32 crc = crc32_of(out);
+    out.append(reinterpret_cast<const char*>(&crc), 4);
+    return out;
 }
 
 }  // namespace
@@ -374,6 +401,49 @@ private slots:
         QCOMPARE(rescore(got.cigar, j.query, j.target, got.query_begin, got.target_begin, j.scheme), got.score);
         // Its own files removed, the stray row file and temporary file too.
         QVERIFY2(QDir(dir).entryList(QDir::Files | QDir::Hidden).isEmpty(), qPrintable(QDir(dir).entryList(QDir::Files | QDir::Hidden).join(' ')));
+    }
+
+    // Manifests whose checksum is right but whose contents are not (random
+    // bytes changed, cut short, grown): an Error or a checkpoint, never a crash.
+    void malformed_manifests_with_good_checksums() {
+        const Job j = job(AlignmentMode::SemiGlobal, 3000, 3100, 43, "tb,te");
+        const QString base = tmp_.filePath("malformed-base");
+        LongPairOptions o = options_for(j, base.toStdString(), 500);
+        o.overview_size = 8;
+        QVERIFY(run_until(j, o, 0.7));
+        const QByteArray good = file_bytes_of(base + "/long-pair.manifest");
+        QVERIFY(good.size() > 28);
+        // The file re-assembled by the test's CRC is the file as written.
+        QCOMPARE(checkpoint_file(good.left(16), good.mid(24, good.size() - 28)), good);
+        const EncodedSequence eq = encode(j.query, j.scheme.matrix, "q"), et = encode(j.target, j.scheme.matrix, "t");
+        const CheckpointIdentity id = CheckpointIdentity::of(eq.data(), std::int64_t(eq.size()), et.data(),
+                                                             std::int64_t(et.size()), j.scheme, j.align);
+        std::mt19937 rng(2027);
+        int errors = 0, accepted = 0;
+        for (int round = 0; round < 400; ++round) {
+            QByteArray payload = good.mid(24, good.size() - 28);
+            const int kind = round % 4;
+            if (kind == 0 || kind == 1) {
+                for (int k = 0, changes = 1 + int(rng() % 4); k < changes; ++k)
+                    payload[int(rng() % payload.size())] = char(rng() & 0xff);
+            } else if (kind == 2) {
+                payload.truncate(int(rng() % payload.size()));
+            } else {
+                payload.insert(int(rng() % (payload.size() + 1)), QByteArray(1 + int(rng() % 16), char(rng() & 0xff)));
+            }
+            QFile f(base + "/long-pair.manifest");
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(checkpoint_file(good.left(16), payload));
+            f.close();
+            try {
+                LongCheckpoint::resume(base.toStdString(), id);
+                ++accepted;
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find("checkpoint") != std::string::npos, e.what());
+                ++errors;
+            }
+        }
+        QVERIFY2(errors > 300, qPrintable(QString("%1 errors, %2 accepted").arg(errors).arg(accepted)));
     }
 
     void a_checkpoint_of_another_job_is_refused() {
