@@ -329,11 +329,11 @@ private slots:
         o.checkpoint_every = 3600;
         QVERIFY(run_until(j, o, 0.8));
         QVERIFY(!QFile::exists(dir + "/long-pair.manifest"));
-        QVERIFY(row_files(dir).isEmpty());
+        QVERIFY(!QDir(dir).exists());  // it made the directory, wrote nothing there, and took it away again
         o.resume = true;
         auto runner = make_cpu_pass_runner();
         const std::string e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
-        QVERIFY2(e.find("holds no long-pair checkpoint") != std::string::npos, e.c_str());
+        QVERIFY2(e.find("nothing to resume") != std::string::npos, e.c_str());
     }
 
     // Damage of every kind: one Error naming the file.

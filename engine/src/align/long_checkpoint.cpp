@@ -498,4 +498,9 @@ void LongCheckpoint::remove_files() {
     if (created_dir_ && fs::is_empty(dir_, ec)) fs::remove(dir_, ec);
 }
 
+void LongCheckpoint::remove_empty_directory() {
+    std::error_code ec;
+    if (created_dir_ && fs::is_empty(dir_, ec) && !ec) fs::remove(dir_, ec);
+}
+
 }  // namespace alignscope::longpair

@@ -176,6 +176,14 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
         if (options.resume) ckpt.emplace(LongCheckpoint::resume(options.checkpoint_dir, id));
         else ckpt.emplace(LongCheckpoint::start(options.checkpoint_dir, id));
     }
+    // A job that fails before its first checkpoint leaves no empty directory behind.
+    struct TidyOnFailure {
+        std::optional<LongCheckpoint>& ckpt;
+        int exceptions = std::uncaught_exceptions();
+        ~TidyOnFailure() {
+            if (ckpt && std::uncaught_exceptions() > exceptions) ckpt->remove_empty_directory();
+        }
+    } tidy{ckpt};
     // Stage 1 goes on below row r0 (0: from the top; m: it is done).
     const I64 r0 = ckpt ? ckpt->state().last_row() : 0;
     const std::size_t loaded_rows = ckpt ? ckpt->state().rows.size() : 0;

@@ -89,6 +89,9 @@ public:
     // crash left), temporary files a crash left, and the directory when the
     // job created it and it is empty. Nothing else is touched.
     void remove_files();
+    // After a failed job: the directory goes only when the job created it and
+    // nothing is in it (no checkpoint was written).
+    void remove_empty_directory();
 
     // An exclusive lock on the directory (flock) for the job's lifetime: two
     // jobs never write one checkpoint.
