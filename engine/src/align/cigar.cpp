@@ -42,6 +42,21 @@ inline char residue_letter(std::string_view residues, std::int64_t pos, const Su
     return static_cast<char>(c);
 }
 
+// Checks that the CIGAR stays inside both sequences. A side the CIGAR does not
+// consume may begin just past its sequence (a semi-global alignment made only
+// of gaps on that side).
+void check_ranges(const Cigar& cigar, std::string_view query, std::string_view target, std::int64_t query_begin,
+                  std::int64_t target_begin) {
+    auto check = [](const char* what, std::int64_t begin, std::int64_t span, std::int64_t length) {
+        if (begin < 1 || begin > length + 1 || begin - 1 + span > length)
+            throw Error("CIGAR runs past the " + std::string(what) + ": it covers positions " +
+                        std::to_string(begin) + ".." + std::to_string(begin - 1 + span) + " of a " +
+                        std::string(what) + " of length " + std::to_string(length));
+    };
+    check("query", query_begin, cigar.query_span(), static_cast<std::int64_t>(query.size()));
+    check("target", target_begin, cigar.target_span(), static_cast<std::int64_t>(target.size()));
+}
+
 // The walk shared by rescore and complete_alignment: checks that the CIGAR stays
 // inside both sequences and that '='/'X' agree with the residues, and calls
 // `column(op, qi, ti, qindex, tindex)` for each column with the resolved
@@ -49,20 +64,7 @@ inline char residue_letter(std::string_view residues, std::int64_t pos, const Su
 template <typename Column>
 void walk(const Cigar& cigar, std::string_view query, std::string_view target, std::int64_t query_begin,
           std::int64_t target_begin, const SubstitutionMatrix& matrix, Column&& column) {
-    const auto qlen = static_cast<std::int64_t>(query.size());
-    const auto tlen = static_cast<std::int64_t>(target.size());
-    const std::int64_t qspan = cigar.query_span();
-    const std::int64_t tspan = cigar.target_span();
-    // A side the CIGAR does not consume may begin just past its sequence
-    // (a semi-global alignment made only of gaps on that side).
-    auto check_range = [](const char* what, std::int64_t begin, std::int64_t span, std::int64_t length) {
-        if (begin < 1 || begin > length + 1 || begin - 1 + span > length)
-            throw Error("CIGAR runs past the " + std::string(what) + ": it covers positions " +
-                        std::to_string(begin) + ".." + std::to_string(begin - 1 + span) + " of a " +
-                        std::string(what) + " of length " + std::to_string(length));
-    };
-    check_range("query", query_begin, qspan, qlen);
-    check_range("target", target_begin, tspan, tlen);
+    check_ranges(cigar, query, target, query_begin, target_begin);
 
     std::int64_t qi = query_begin;
     std::int64_t ti = target_begin;
@@ -192,16 +194,7 @@ std::int64_t complete_alignment(Alignment& a, std::string_view query, std::strin
     // with the rows filled in place: the GPU backends complete a million
     // alignments per job, so this runs at a few nanoseconds per column.
     const SubstitutionMatrix& matrix = scheme.matrix;
-    const auto qlen = static_cast<std::int64_t>(query.size());
-    const auto tlen = static_cast<std::int64_t>(target.size());
-    auto check_range = [](const char* what, std::int64_t begin, std::int64_t span, std::int64_t length) {
-        if (begin < 1 || begin > length + 1 || begin - 1 + span > length)
-            throw Error("CIGAR runs past the " + std::string(what) + ": it covers positions " +
-                        std::to_string(begin) + ".." + std::to_string(begin - 1 + span) + " of a " +
-                        std::string(what) + " of length " + std::to_string(length));
-    };
-    check_range("query", a.query_begin, a.cigar.query_span(), qlen);
-    check_range("target", a.target_begin, a.cigar.target_span(), tlen);
+    check_ranges(a.cigar, query, target, a.query_begin, a.target_begin);
     for (const CigarOp& op : a.cigar.ops())
         if (!is_cigar_op(op.op))
             throw Error(std::string("CIGAR operation '") + op.op + "' is not one of =, X, M, I, D");
