@@ -194,19 +194,17 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
                 const int col = h == 0 ? col_a[r] : col_b[r];
                 const int last = h == 0 ? lo(last_col[r]) : hi(last_col[r]);
                 largest[h] = value > largest[h] ? value : largest[h];
-                {
-                    if (i == m[h]) {
-                        corner[h] = last;
-                        if (p.last_row_free) {
-                            best_score[h] = value;
-                            best_i[h] = i;
-                            best_j[h] = col;
-                        }
+                if (i == m[h]) {
+                    corner[h] = last;
+                    if (p.last_row_free) {
+                        best_score[h] = value;
+                        best_i[h] = i;
+                        best_j[h] = col;
                     }
-                    if (last > col_best[h]) {
-                        col_best[h] = last;
-                        col_i[h] = i;
-                    }
+                }
+                if (last > col_best[h]) {
+                    col_best[h] = last;
+                    col_i[h] = i;
                 }
             }
         }
