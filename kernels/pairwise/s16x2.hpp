@@ -105,25 +105,31 @@ ALIGNSCOPE_HD word max_keep(word a, word b, bool& keep_hi, bool& keep_lo) {
 }
 
 // One cell of the affine (Gotoh) recurrence for both lanes, as the kernels run
-// it. In: h_left = H(i, j-1), e_run = E(i, j-1), up = H(i-1, j), f = F(i-1, j),
-// diag = H(i-1, j-1), score = s(q_i, t_j); neg_open / neg_extend hold -o / -e.
-// Out: h_left = H(i, j), e_run = E(i, j), f = F(i, j); returns H(i, j).
+// it, on Ho = H - open rather than H: the gap recurrences need H - open of the
+// cell to the left and of the cell above anyway, so keeping Ho computes that
+// difference once per cell, and the diagonal term H(i-1,j-1) + s becomes
+// Ho(i-1,j-1) + (s + open), with s + open taken from a shifted table.
+// In: ho_left = Ho(i, j-1), e_run = E(i, j-1), ho_up = Ho(i-1, j),
+// f = F(i-1, j), ho_diag = Ho(i-1, j-1), score_open = s(q_i, t_j) + open;
+// neg_open / neg_extend hold -o / -e.
+// Out: ho_left = Ho(i, j), e_run = E(i, j), f = F(i, j); returns H(i, j).
+// Five instructions per register (two cells), one fewer than on H.
 template <bool Local>
-ALIGNSCOPE_HD word affine_cell(word& h_left, word& e_run, word& f, word up, word diag, word score, word neg_open,
-                               word neg_extend) {
-    e_run = add_max(e_run, neg_extend, add(h_left, neg_open));
-    f = add_max(f, neg_extend, add(up, neg_open));
+ALIGNSCOPE_HD word affine_cell(word& ho_left, word& e_run, word& f, word ho_up, word ho_diag, word score_open,
+                               word neg_open, word neg_extend) {
+    e_run = add_max(e_run, neg_extend, ho_left);
+    f = add_max(f, neg_extend, ho_up);
     const word gaps = max(e_run, f);
-    const word h = Local ? add_max_relu(diag, score, gaps) : add_max(diag, score, gaps);
-    h_left = h;
+    const word h = Local ? add_max_relu(ho_diag, score_open, gaps) : add_max(ho_diag, score_open, gaps);
+    ho_left = add(h, neg_open);
     return h;
 }
 
 // The saturation rule. A 16-bit pass is exact when no addition wrapped. Every
 // addition is either a penalty subtracted from a value (safe: values stay
-// above kNeg - kMaxPenalty) or H(i-1, j-1) + s; the first wrap needs an H
-// above 32767 - max_score computed correctly before it, and the pass tracks
-// the largest H it met. So: exact when largest_h + max_score <= 32767.
+// above kNeg - kMaxPenalty) or Ho(i-1, j-1) + (s + open) = H(i-1, j-1) + s;
+// the first wrap needs an H above 32767 - max_score computed correctly before
+// it, and the pass tracks the largest H it met. So: exact when largest_h + max_score <= 32767.
 ALIGNSCOPE_HD bool exact(int largest_h, int max_score) { return largest_h + (max_score > 0 ? max_score : 0) <= 32767; }
 
 }  // namespace alignscope::kernels::s16x2

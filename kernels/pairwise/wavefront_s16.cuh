@@ -1,6 +1,6 @@
 // The 16-bit pairwise pass: the wavefront of wavefront_s32.cuh with two pairs
 // per group, pair A in the low and pair B in the high half of every register,
-// the cell update in Hopper DPX instructions (s16x2.hpp). Forward and reverse
+// the cell update in Hopper DPX instructions on Ho = H - open (s16x2.hpp). Forward and reverse
 // passes only; the traceback pass runs at 32 bits. Every pair's result says
 // whether the pass may have saturated (s16x2::exact); the host recomputes
 // those pairs with the s32 kernel, so no wrong score leaves the device.
@@ -16,7 +16,9 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
     using namespace s16x2;
     __shared__ std::int16_t table[(kMaxLetters + 1) * (kMaxLetters + 1)];
     const int dim = p.letters + 1;
-    for (int k = threadIdx.x; k < dim * dim; k += blockDim.x) table[k] = p.matrix[k];
+    // s + open: the cells run on Ho = H - open (s16x2::affine_cell).
+    for (int k = threadIdx.x; k < dim * dim; k += blockDim.x)
+        table[k] = static_cast<std::int16_t>(p.matrix[k] + p.gap_open);
     __syncthreads();
 
     const int lane = threadIdx.x & 31;
@@ -66,50 +68,63 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
     const int stride = 32 / G;
     int2* boundary = reinterpret_cast<int2*>(p.boundary) + task0.boundary_base;
     auto boundary_value = [&](bool zero, int k) { return zero ? 0 : -gap_cost(o, e, k); };
+    auto boundary_ho = [&](bool zero, int k) {
+        const int v = boundary_value(zero, k) - o;
+        return pack(v, v);
+    };
 
     int best_score[2], best_i[2] = {0, 0}, best_j[2] = {0, 0};
     int col_best[2] = {kNegS32, kNegS32}, col_i[2] = {0, 0}, corner[2] = {kNegS32, kNegS32};
     int largest[2] = {kNeg, kNeg};
     best_score[0] = best_score[1] = Local ? 0 : kNegS32;
-    word best_word = 0;   // local: best_score of both lanes, packed
+    word best_word = pack(-o, -o);  // local: best_score - open of both lanes, packed
     int tie_column = 0;   // local: the larger best_j; an equal maximum before it may win
 
     for (int strip = 0; strip < strips; ++strip) {
         const int row0 = strip * strip_rows + t * R;
         int qoff_a[R], qoff_b[R];
-        word h_left[R], e_run[R], row_max[R], last_col[R];
+        word h_left[R], e_run[R], row_max[R], last_col[R];  // h_left and last_col hold Ho = H - open
         int col_a[R], col_b[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             const int i = row0 + r + 1;
             qoff_a[r] = 2 * (i <= m[0] ? q[0][dir * (i - 1)] : p.letters);  // byte offsets into a table column
             qoff_b[r] = 2 * (i <= m[1] ? q[1][dir * (i - 1)] : p.letters);
-            const int v = boundary_value(zero_col0, i);
-            h_left[r] = pack(v, v);
+            h_left[r] = boundary_ho(zero_col0, i);
             e_run[r] = neg;
             row_max[r] = neg;
             last_col[r] = neg;
             col_a[r] = col_b[r] = 0;
         }
-        const int d0 = row0 == 0 ? 0 : boundary_value(zero_col0, row0);
-        word diag = pack(d0, d0);
+        word diag = row0 == 0 ? pack(-o, -o) : boundary_ho(zero_col0, row0);
         word up_h = 0, up_f = neg, bottom_h = 0, bottom_f = neg;
+        // What the coming column needs from global memory, read one column
+        // ahead so that the loads' latency hides behind a column of cells:
+        // both target residues, and (thread 0 of a later strip) the boundary.
+        int next_ta = p.letters, next_tb = p.letters;
+        int2 next_up = make_int2(0, static_cast<int>(neg));
+        auto fetch = [&](int column) {
+            if (column < 1 || column > cols) return;
+            next_ta = column <= n[0] ? s[0][dir * (column - 1)] : p.letters;
+            next_tb = column <= n[1] ? s[1][dir * (column - 1)] : p.letters;
+            if (t == 0 && strip > 0) next_up = boundary[static_cast<long long>(column) * stride];
+        };
+        fetch(1 - t);
         for (int k = 0; k < steps; ++k) {
             const int j = k - t + 1;
+            const int ta = next_ta, tb = next_tb;
+            const int2 up_word = next_up;
+            fetch(j + 1);
             if (t == 0 && j <= cols) {
                 if (strip == 0) {
-                    const int v = boundary_value(zero_row0, j);
-                    up_h = pack(v, v);
+                    up_h = boundary_ho(zero_row0, j);
                     up_f = neg;
                 } else {
-                    const int2 v = boundary[static_cast<long long>(j) * stride];
-                    up_h = static_cast<word>(v.x);
-                    up_f = static_cast<word>(v.y);
+                    up_h = static_cast<word>(up_word.x);
+                    up_f = static_cast<word>(up_word.y);
                 }
             }
             if (j >= 1 && j <= cols) {
-                const int ta = j <= n[0] ? s[0][dir * (j - 1)] : p.letters;
-                const int tb = j <= n[1] ? s[1][dir * (j - 1)] : p.letters;
                 const char* column_a = reinterpret_cast<const char*>(table + dim * ta);
                 const char* column_b = reinterpret_cast<const char*>(table + dim * tb);
                 word above = up_h, f = up_f, d = diag;
@@ -122,7 +137,7 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
                     const word left = h_left[r];
                     const word h = affine_cell<Local>(h_left[r], e_run[r], f, above, d, score, neg_open, neg_extend);
                     d = left;
-                    above = h;
+                    above = h_left[r];
                     if constexpr (!Local) {
                         bool keep_hi, keep_lo;
                         const word tracked = (h & inside) | (neg & ~inside);
@@ -149,18 +164,18 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
                     if (raised || earlier_tie) {
 #pragma unroll
                         for (int h = 0; h < 2; ++h) {
-                            const int value = h == 0 ? lo(column_max) : hi(column_max);
+                            const int value = (h == 0 ? lo(column_max) : hi(column_max)) + o;
                             if (value > best_score[h] || (value == best_score[h] && value > 0 && j < best_j[h])) {
                                 int first = R - 1;
 #pragma unroll
                                 for (int r = R - 1; r >= 0; --r)
-                                    if ((h == 0 ? lo(h_left[r]) : hi(h_left[r])) == value) first = r;
+                                    if ((h == 0 ? lo(h_left[r]) : hi(h_left[r])) + o == value) first = r;
                                 best_score[h] = value;
                                 best_i[h] = row0 + first + 1;
                                 best_j[h] = j;
                             }
                         }
-                        best_word = pack(best_score[0], best_score[1]);
+                        best_word = pack(best_score[0] - o, best_score[1] - o);
                         tie_column = best_j[0] > best_j[1] ? best_j[0] : best_j[1];
                     }
                 }
@@ -192,7 +207,7 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
                 if (i > m[h]) continue;
                 const int value = h == 0 ? lo(row_max[r]) : hi(row_max[r]);
                 const int col = h == 0 ? col_a[r] : col_b[r];
-                const int last = h == 0 ? lo(last_col[r]) : hi(last_col[r]);
+                const int last = (h == 0 ? lo(last_col[r]) : hi(last_col[r])) + o;
                 largest[h] = value > largest[h] ? value : largest[h];
                 if (i == m[h]) {
                     corner[h] = last;

@@ -185,20 +185,32 @@ __global__ void __launch_bounds__(128) wavefront_s32(PassParams p) {
         int diag = row0 == 0 ? 0 : (zero_col0 ? 0 : -gap_cost(o, e, row0));  // H(row0, j-1)
         int up_h = 0, up_f = kNegS32;    // H, F of the row above at column j
         int bottom_h = 0, bottom_f = kNegS32;
+        // The coming column's target residue and (thread 0 of a later strip)
+        // boundary, read one column ahead to hide their latency.
+        int next_letter = p.letters;
+        int2 next_up = make_int2(0, kNegS32);
+        auto fetch = [&](int column) {
+            if (column < 1 || column > n) return;
+            next_letter = s[dir * (column - 1)];
+            if (t == 0 && strip > 0) next_up = boundary[static_cast<long long>(column) * stride];
+        };
+        fetch(1 - t);
         for (int k = 0; k < steps; ++k) {
             const int j = k - t + 1;
+            const int letter = next_letter;
+            const int2 up_word = next_up;
+            fetch(j + 1);
             if (t == 0 && j <= n) {
                 if (strip == 0) {
                     up_h = zero_row0 ? 0 : -gap_cost(o, e, j);
                     up_f = kNegS32;
                 } else {
-                    const int2 v = boundary[static_cast<long long>(j) * stride];
-                    up_h = v.x;
-                    up_f = v.y;
+                    up_h = up_word.x;
+                    up_f = up_word.y;
                 }
             }
             if (j >= 1 && j <= n) {
-                const std::int16_t* column = table + dim * s[dir * (j - 1)];
+                const std::int16_t* column = table + dim * letter;
                 int above = up_h, f = up_f, d = diag;
                 std::uint32_t bits = 0;
 #pragma unroll

@@ -37,8 +37,9 @@ std::array<LaneResult, 2> packed_dp(const EncodedSequence* q, const EncodedSeque
     const int o = scheme.gap_open, e = scheme.gap_extend;
     auto gap = [&](int k) { return local || k == 0 ? 0 : -(o + (k - 1) * e); };
     const word neg_open = pack(-o, -o), neg_extend = pack(-e, -e);
+    // The kernels keep Ho = H - open and add s + open on the diagonal.
     std::vector<word> h(static_cast<std::size_t>(cols) + 1), f(static_cast<std::size_t>(cols) + 1, pack(kNeg, kNeg));
-    for (int j = 0; j <= cols; ++j) h[static_cast<std::size_t>(j)] = pack(gap(j), gap(j));
+    for (int j = 0; j <= cols; ++j) h[static_cast<std::size_t>(j)] = pack(gap(j) - o, gap(j) - o);
     auto score = [&](int lane, int i, int j) {
         const auto& qs = q[lane];
         const auto& ts = t[lane];
@@ -50,18 +51,18 @@ std::array<LaneResult, 2> packed_dp(const EncodedSequence* q, const EncodedSeque
     std::array<int, 2> corner{0, 0};
     for (int i = 1; i <= rows; ++i) {
         word diag = h[0];
-        word left = pack(gap(i), gap(i));
+        word left = pack(gap(i) - o, gap(i) - o);
         h[0] = left;
         word e_run = pack(kNeg, kNeg);
         for (int j = 1; j <= cols; ++j) {
             const auto col = static_cast<std::size_t>(j);
             word fj = f[col];
             const word up = h[col];
-            const word s = pack(score(0, i, j), score(1, i, j));
+            const word s = pack(score(0, i, j) + o, score(1, i, j) + o);
             const word cell = local ? affine_cell<true>(left, e_run, fj, up, diag, s, neg_open, neg_extend)
                                     : affine_cell<false>(left, e_run, fj, up, diag, s, neg_open, neg_extend);
             diag = up;
-            h[col] = cell;
+            h[col] = left;
             f[col] = fj;
             for (int lane = 0; lane < 2; ++lane) {
                 if (i > static_cast<int>(q[lane].size()) || j > static_cast<int>(t[lane].size())) continue;
