@@ -58,6 +58,10 @@ inline bool s16_can_hold(AlignmentMode mode, std::int64_t query_length, std::int
     if (o > s16x2::kMaxPenalty || e > s16x2::kMaxPenalty || -worst_score > s16x2::kMaxPenalty ||
         scheme.matrix.max_score() > s16x2::kMaxPenalty)
         return false;
+    // The 16-bit passes keep s + open per row in a signed byte (their query
+    // profile in shared memory); the pad letter scores 0.
+    if (std::min<std::int64_t>(worst_score, 0) + o < -128 || std::max(scheme.matrix.max_score(), 0) + o > 127)
+        return false;
     if (mode == AlignmentMode::Local) return true;
     auto gap = [&](std::int64_t k) { return k > 0 ? o + (k - 1) * e : 0; };
     const std::int64_t lowest = -(gap(query_length) + gap(target_length)) - 2 * o - e + worst_score;

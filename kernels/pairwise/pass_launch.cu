@@ -13,6 +13,7 @@ namespace alignscope::kernels {
 namespace {
 
 constexpr int kBlockThreads = 128;
+static_assert(kBlockThreads == device::kS16BlockThreads, "the 16-bit profile planes are laid out for this block");
 // Query rows per thread of the 16-bit passes. Free to differ from the 32-bit
 // traceback pass's 8 (its direction words hold 8 rows): a 16-bit group hands
 // on only its strip's bottom row, whatever its height.
@@ -37,7 +38,11 @@ cudaError_t launch_s16(const PassParams& params, cudaStream_t stream) {
     const long long groups = (static_cast<long long>(params.count) + 1) / 2;
     const long long threads = groups * G;
     const unsigned blocks = static_cast<unsigned>((threads + kBlockThreads - 1) / kBlockThreads);
-    device::wavefront_s16<G, R, Local><<<blocks, kBlockThreads, 0, stream>>>(params);
+    const unsigned profile = device::s16_profile_bytes(params.letters);
+    const cudaError_t set = cudaFuncSetAttribute(device::wavefront_s16<G, R, Local>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(profile));
+    if (set != cudaSuccess) return set;
+    device::wavefront_s16<G, R, Local><<<blocks, kBlockThreads, profile, stream>>>(params);
     return cudaGetLastError();
 }
 

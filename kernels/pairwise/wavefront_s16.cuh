@@ -11,10 +11,39 @@
 
 namespace alignscope::kernels::device {
 
+// Threads per block of the 16-bit passes: the stride of the profile planes.
+constexpr int kS16BlockThreads = 128;
+
+// Dynamic shared memory of a 16-bit pass: each thread's query profile, for
+// both of its pairs and every letter (matrix letters and the pad letter) the
+// scores s + open of its 8 rows as 8 signed bytes.
+constexpr unsigned s16_profile_bytes(int letters) {
+    return 2u * static_cast<unsigned>(letters + 1) * kS16BlockThreads * 8u;
+}
+
+// (a[k], b[k]) of two words of four signed bytes, sign-extended into the two
+// 16-bit halves of one register: one PRMT (the selector's high bit of each
+// nibble replicates the chosen byte's sign).
+// k is a constant once the row loop is unrolled, so the selector becomes an
+// immediate.
+__device__ __forceinline__ std::uint32_t byte_pair_s16x2(std::uint32_t a, std::uint32_t b, int k) {
+    const std::uint32_t selector = k | ((8 | k) << 4) | ((4 + k) << 8) | ((12 + k) << 12);
+    std::uint32_t d;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(selector));
+    return d;
+}
+
 template <int G, int R, bool Local>
-__global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
+__global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) {
     using namespace s16x2;
+    static_assert(R == 8, "a thread's profile holds its 8 rows in two 32-bit words");
     __shared__ std::int16_t table[(kMaxLetters + 1) * (kMaxLetters + 1)];
+    // Plane (h, c) holds, for every thread of the block, the bytes s(c, row) +
+    // open of pair h's query rows of the thread in this strip; a thread reads
+    // and writes only its own column of it (no synchronisation), and the 32
+    // lanes of a warp always meet 32 distinct bank pairs whatever letters they
+    // read. s16_can_hold() keeps s + open within a signed byte.
+    extern __shared__ uint2 profile[];
     const int dim = p.letters + 1;
     // s + open: the cells run on Ho = H - open (s16x2::affine_cell).
     for (int k = threadIdx.x; k < dim * dim; k += blockDim.x)
@@ -80,16 +109,34 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
     word best_word = pack(-o, -o);  // local: best_score - open of both lanes, packed
     int tie_column = 0;   // local: the larger best_j; an equal maximum before it may win
 
+    uint2* const my_profile = profile + threadIdx.x;
     for (int strip = 0; strip < strips; ++strip) {
         const int row0 = strip * strip_rows + t * R;
-        int qoff_a[R], qoff_b[R];
+        {
+            int qa[R], qb[R];
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const int i = row0 + r + 1;
+                qa[r] = i <= m[0] ? q[0][dir * (i - 1)] : p.letters;
+                qb[r] = i <= m[1] ? q[1][dir * (i - 1)] : p.letters;
+            }
+            for (int c = 0; c < dim; ++c) {
+                const std::int16_t* column = table + dim * c;
+                std::uint32_t a[2] = {0, 0}, b[2] = {0, 0};
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    a[r / 4] |= (static_cast<std::uint32_t>(column[qa[r]]) & 0xffu) << (8 * (r % 4));
+                    b[r / 4] |= (static_cast<std::uint32_t>(column[qb[r]]) & 0xffu) << (8 * (r % 4));
+                }
+                my_profile[c * kS16BlockThreads] = make_uint2(a[0], a[1]);
+                my_profile[(dim + c) * kS16BlockThreads] = make_uint2(b[0], b[1]);
+            }
+        }
         word h_left[R], e_run[R], row_max[R], last_col[R];  // h_left and last_col hold Ho = H - open
         int col_a[R], col_b[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             const int i = row0 + r + 1;
-            qoff_a[r] = 2 * (i <= m[0] ? q[0][dir * (i - 1)] : p.letters);  // byte offsets into a table column
-            qoff_b[r] = 2 * (i <= m[1] ? q[1][dir * (i - 1)] : p.letters);
             h_left[r] = boundary_ho(zero_col0, i);
             e_run[r] = neg;
             row_max[r] = neg;
@@ -125,15 +172,15 @@ __global__ void __launch_bounds__(128) wavefront_s16(PassParams p) {
                 }
             }
             if (j >= 1 && j <= cols) {
-                const char* column_a = reinterpret_cast<const char*>(table + dim * ta);
-                const char* column_b = reinterpret_cast<const char*>(table + dim * tb);
+                const uint2 scores_a = my_profile[ta * kS16BlockThreads];
+                const uint2 scores_b = my_profile[(dim + tb) * kS16BlockThreads];
+                const std::uint32_t sa[2] = {scores_a.x, scores_a.y}, sb[2] = {scores_b.x, scores_b.y};
                 word above = up_h, f = up_f, d = diag;
                 // Bounded passes track rows only inside each pair's own columns.
                 const word inside = (j <= n[0] ? 0x0000ffffu : 0u) | (j <= n[1] ? 0xffff0000u : 0u);
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
-                    const word score = pack(*reinterpret_cast<const std::int16_t*>(column_a + qoff_a[r]),
-                                            *reinterpret_cast<const std::int16_t*>(column_b + qoff_b[r]));
+                    const word score = byte_pair_s16x2(sa[r / 4], sb[r / 4], r % 4);
                     const word left = h_left[r];
                     const word h = affine_cell<Local>(h_left[r], e_run[r], f, above, d, score, neg_open, neg_extend);
                     d = left;

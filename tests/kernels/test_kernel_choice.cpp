@@ -138,6 +138,10 @@ private slots:
         QTest::newRow("global heavy gaps") << "global" << 100.0 << 100.0 << qint64(200) << qint64(200) << false;
         QTest::newRow("semiglobal medium") << "semiglobal" << 10.0 << 0.5 << qint64(5000) << qint64(5000) << true;
         QTest::newRow("penalty too large") << "local" << 2500.0 << 1.0 << qint64(10) << qint64(10) << false;
+        // The 16-bit passes' profile holds s + open in a signed byte: BLOSUM62's
+        // largest score is 11 (W/W), so an open of 116 fits and 117 does not.
+        QTest::newRow("byte profile, largest fit") << "local" << 116.0 << 1.0 << qint64(300) << qint64(300) << true;
+        QTest::newRow("byte profile, one over") << "local" << 117.0 << 1.0 << qint64(300) << qint64(300) << false;
     }
     void s16_lanes_offered_only_when_they_can_hold_the_pass()
     {
