@@ -30,6 +30,7 @@ public:
         saved_rows_.clear();
         saved_h_.clear();
         saved_f_.clear();
+        saved_full_ = true;
     }
 
     void run(std::vector<PassTask>& tasks, const JobContext& context, const PassProgress& progress) override {
@@ -64,10 +65,7 @@ private:
         const I64 h = t.rows(), w = t.cols();
         if (h < 0 || w < 0 || t.row_begin < 0 || t.col_begin < 0 || t.row_end > m_ || t.col_end > n_)
             throw Error("internal error: long-pair pass outside the matrix");
-        if (t.top == Edge::Explicit &&
-            (t.top_h.size() != static_cast<std::size_t>(w + 1) || t.top_f.size() != static_cast<std::size_t>(w + 1)))
-            throw Error("internal error: long-pair pass with an explicit top row of the wrong length");
-        if (t.left == Edge::Explicit) throw Error("internal error: an explicit left edge");
+        check_explicit_edges(t);
         const I64 open = scheme_.gap_open, extend = scheme_.gap_extend;
 
         // Special rows: pass rows every, 2*every, ... below the top and above the last row.
@@ -80,6 +78,7 @@ private:
             for (I64 r = t.special_every; r < h; r += t.special_every) keep.push_back(r);
             saved_rows_.assign(keep.begin(), keep.end());
             for (std::int64_t& r : saved_rows_) r += t.row_begin;
+            saved_full_ = t.col_begin == 0 && !t.reversed;
             saved_h_.assign(keep.size(), std::vector<Score>(static_cast<std::size_t>(w + 1)));
             saved_f_.assign(keep.size(), std::vector<Score>(static_cast<std::size_t>(w + 1)));
         }
@@ -87,6 +86,8 @@ private:
         if (t.goal_search && t.crossing_row >= 0) {
             if (static_cast<std::size_t>(t.crossing_row) >= saved_h_.size())
                 throw Error("internal error: long-pair goal search names an unknown special row");
+            if (!saved_full_ || saved_h_[static_cast<std::size_t>(t.crossing_row)].size() < static_cast<std::size_t>(t.col_end + 1))
+                throw Error("internal error: long-pair goal search on special rows of a column slice");
             goal_h_ = &saved_h_[static_cast<std::size_t>(t.crossing_row)];
             goal_f_ = &saved_f_[static_cast<std::size_t>(t.crossing_row)];
         } else if (t.goal_search && t.crossing_row == kExplicitRow) {
@@ -102,13 +103,19 @@ private:
         }
         if (t.want_last_column) {
             t.last_col_h.assign(static_cast<std::size_t>(h + 1), kNegInf);
+            t.last_col_e.assign(static_cast<std::size_t>(h + 1), kNegInf);
+            t.last_col_f.assign(static_cast<std::size_t>(h + 1), kNegInf);
             t.last_col_h[0] = clamp(top_value(t, w, open, extend));
+            t.last_col_f[0] = clamp(top_f_value(t, w));
         }
         t.best = BestCell{};
         t.hit = GoalHit{};
-        // Overview: uniform row blocks.
+        // Overview: uniform row blocks; columns binned as the pass it is a slice of.
+        ototal_ = t.overview_col_total > 0 ? t.overview_col_total : w;
+        ooffset_ = t.overview_col_total > 0 ? t.overview_col_offset : 0;
+        if (ooffset_ < 0 || ooffset_ + w > ototal_) throw Error("internal error: a long-pair overview slice outside its pass");
         orows_ = t.overview_rows > 0 && t.overview_cols > 0 ? std::min<I64>(t.overview_rows, h) : 0;
-        ocols_ = orows_ > 0 ? std::min<I64>(t.overview_cols, w) : 0;
+        ocols_ = orows_ > 0 ? std::min<I64>(t.overview_cols, ototal_) : 0;
         t.overview.assign(static_cast<std::size_t>(orows_ * ocols_), kNegInf);
         t.overview_row_edges.clear();
         for (I64 b = 0; b < orows_; ++b) t.overview_row_edges.push_back(b * h / orows_ + 1);
@@ -118,7 +125,7 @@ private:
         std::vector<I64> top_h(static_cast<std::size_t>(w + 1)), top_f(static_cast<std::size_t>(w + 1), kNegInf);
         for (I64 j = 0; j <= w; ++j) {
             top_h[static_cast<std::size_t>(j)] = top_value(t, j, open, extend);
-            if (t.top == Edge::Explicit) top_f[static_cast<std::size_t>(j)] = t.top_f[static_cast<std::size_t>(j)];
+            top_f[static_cast<std::size_t>(j)] = top_f_value(t, j);
         }
         BestCell last_column;  // want_last_column, rows so far
         I64 from = 0, last_j = w;
@@ -184,6 +191,7 @@ private:
         // Column 0 (row `from` is top_h[0], top_f[0]).
         for (I64 i = 1; i <= h; ++i) {
             H[static_cast<std::size_t>(i)] = left_value(t, from + i, open, extend);
+            E[static_cast<std::size_t>(i)] = left_e_value(t, from + i);
             F[static_cast<std::size_t>(i)] = left_f_value(t, from + i, open, extend);
         }
         const I64 refund = open - extend;
@@ -246,7 +254,8 @@ private:
             I64 f_above = Fp[0], h_above = Hp[0];
             BestCell best = t.best;
             Score* ov_col = nullptr;
-            if constexpr (decltype(overview)::value) ov_col = t.overview.data() + (j - 1) * ocols_ / w;
+            if constexpr (decltype(overview)::value)
+                ov_col = t.overview.data() + (ooffset_ + j - 1) * ocols_ / ototal_;
             for (I64 i = 1; i <= h; ++i) {
                 const auto I = static_cast<std::size_t>(i);
                 const I64 e = std::max(Ep[I] - extend, Hp[I] - open);
@@ -293,8 +302,12 @@ private:
             }
         }
         if (t.want_last_column)
-            for (I64 i = 1; i <= h; ++i)
-                t.last_col_h[static_cast<std::size_t>(from + i)] = clamp(H[static_cast<std::size_t>(i)]);
+            for (I64 i = 1; i <= h; ++i) {
+                const auto I = static_cast<std::size_t>(i), R = static_cast<std::size_t>(from + i);
+                t.last_col_h[R] = clamp(H[I]);
+                t.last_col_e[R] = clamp(E[I]);
+                t.last_col_f[R] = clamp(F[I]);
+            }
         return last_j;
     }
 
@@ -307,6 +320,8 @@ private:
     const std::vector<Score>* goal_h_ = nullptr;  // the crossing row of the current goal search
     const std::vector<Score>* goal_f_ = nullptr;
     I64 orows_ = 0, ocols_ = 0;  // the current pass's overview grid
+    I64 ooffset_ = 0, ototal_ = 1;  // its column binning (a slice of a wider pass)
+    bool saved_full_ = true;        // the special rows span columns 0.. (not a slice)
 };
 
 }  // namespace

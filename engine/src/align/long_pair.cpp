@@ -143,6 +143,14 @@ void check_ranges(I64 m, I64 n, const ScoringScheme& s) {
 
 }  // namespace
 
+void check_explicit_edges(const PassTask& t) {
+    const auto row = static_cast<std::size_t>(t.cols() + 1), column = static_cast<std::size_t>(t.rows() + 1);
+    if (t.top == Edge::Explicit && (t.top_h.size() != row || t.top_f.size() != row))
+        throw Error("internal error: long-pair pass with an explicit top row of the wrong length");
+    if (t.left == Edge::Explicit && (t.left_h.size() != column || t.left_e.size() != column || t.left_f.size() != column))
+        throw Error("internal error: long-pair pass with an explicit left column of the wrong length");
+}
+
 void PassRunner::read_special_row(std::size_t, std::vector<Score>&, std::vector<Score>&) {
     throw Error("the long-pair runner of " + device() + " cannot hand out its special rows, so it cannot checkpoint");
 }

@@ -55,7 +55,8 @@ enum class Edge : std::uint8_t {
     Gap,          // H = -(open + (k-1)*extend) at distance k >= 1 from the corner
     GapContinue,  // left edge only: H = -(k*extend), a vertical gap already open goes on
     Closed,       // no path enters through this edge
-    Explicit,     // top edge only: row 0 given by PassTask::top_h/top_f (a resumed stage 1)
+    Explicit,     // top: row 0 given by PassTask::top_h/top_f (a resumed stage 1);
+                  // left: column 0 given by PassTask::left_h/left_e/left_f (a column slice)
 };
 
 // H on an edge at distance k >= 1 from the corner (kNegInf when Closed).
@@ -65,7 +66,7 @@ inline std::int64_t edge_value(Edge edge, std::int64_t k, std::int64_t open, std
         case Edge::Gap: return -(open + (k - 1) * extend);
         case Edge::GapContinue: return -(k * extend);
         case Edge::Closed: return kNegInf;
-        case Edge::Explicit: return kNegInf;  // see top_value()
+        case Edge::Explicit: return kNegInf;  // see top_value() and left_value()
     }
     return kNegInf;
 }
@@ -122,11 +123,20 @@ struct PassTask {
     // top_h[0] (corner_open is ignored) and the left edge goes on from it:
     // H(i, 0) = top_h[0] + edge_value(left, i) (left: Zero, GapContinue or Closed).
     std::vector<Score> top_h, top_f;
+    // left == Explicit: H, E (horizontal gap, the state a column hands to the
+    // next) and F (vertical gap) of column 0, rows 0..rows; entry 0 is not read
+    // (the corner is the top edge's). This is exactly what want_last_column
+    // returns for the last column, so a pass over columns [a, b) and one over
+    // [b, c) with the first's last column as its left edge give the same cells
+    // as one pass over [a, c), in every mode (a split of the columns).
+    std::vector<Score> left_h, left_e, left_f;
     bool local = false;       // H is clamped at 0 (stage 1 of a local alignment)
 
     // Requests.
     bool want_last_row = false;     // last_h, last_f: H and F of the last row, columns 0..cols
-    bool want_last_column = false;  // last_col_h: H of the last column, rows 0..rows
+    // last_col_h, last_col_e, last_col_f: H, E and F of the last column, rows
+    // 0..rows (entry 0: the top edge's H and F there, E = kNegInf).
+    bool want_last_column = false;
     bool track_best = false;        // best: over every cell (local alignment)
     // Stage 1: keep H and F of rows at a spacing of at least this many rows
     // (the runner rounds up to its own granularity); they replace any kept
@@ -144,6 +154,11 @@ struct PassTask {
     // binned at the runner's granularity: overview_row_edges[b] is the first
     // row (1-based) of row block b; overview is row-major, kNegInf where empty.
     int overview_rows = 0, overview_cols = 0;
+    // A pass over a slice of a wider pass bins its columns as that pass does:
+    // column block of column j is (overview_col_offset + j - 1) * C /
+    // overview_col_total, C = min(overview_cols, overview_col_total), and the
+    // grid is C wide (0 = the pass's own columns: offset 0, total cols).
+    std::int64_t overview_col_offset = 0, overview_col_total = 0;
 
     // Goal search (reverse passes of stage 2): the pass may stop at the first
     // column holding a candidate, i.e. a cell (i, j) with
@@ -161,7 +176,7 @@ struct PassTask {
     std::vector<Score> crossing_h, crossing_f;  // crossing_row == kExplicitRow: forward columns 0..col_end
 
     // Results.
-    std::vector<Score> last_h, last_f, last_col_h;
+    std::vector<Score> last_h, last_f, last_col_h, last_col_e, last_col_f;
     BestCell best;
     GoalHit hit;
     std::vector<Score> overview;
@@ -172,6 +187,10 @@ struct PassTask {
     std::int64_t cols() const { return col_end - col_begin; }
 };
 
+// F on row 0 (column j >= 0): only an explicit top edge has one.
+inline std::int64_t top_f_value(const PassTask& t, std::int64_t j) {
+    return t.top == Edge::Explicit ? t.top_f[static_cast<std::size_t>(j)] : kNegInf;
+}
 // H on the pass's row 0 at column j >= 0, and on its column 0 at row i >= 0
 // (kNegInf and below mean no path), for every kind of edge.
 inline std::int64_t top_value(const PassTask& t, std::int64_t j, std::int64_t open, std::int64_t extend) {
@@ -180,6 +199,8 @@ inline std::int64_t top_value(const PassTask& t, std::int64_t j, std::int64_t op
     return edge_value(t.top, j, open, extend);
 }
 inline std::int64_t left_value(const PassTask& t, std::int64_t i, std::int64_t open, std::int64_t extend) {
+    if (t.left == Edge::Explicit && i > 0) return t.left_h[static_cast<std::size_t>(i)];
+    if (t.left == Edge::Explicit) return top_value(t, 0, open, extend);
     if (t.top == Edge::Explicit) {
         const std::int64_t corner = t.top_h[0];
         return i == 0 ? corner : std::max<std::int64_t>(corner + edge_value(t.left, i, open, extend), kNegInf);
@@ -189,8 +210,15 @@ inline std::int64_t left_value(const PassTask& t, std::int64_t i, std::int64_t o
 }
 // F on column 0 (row i >= 1): a vertical gap along the left edge, when it has one.
 inline std::int64_t left_f_value(const PassTask& t, std::int64_t i, std::int64_t open, std::int64_t extend) {
+    if (t.left == Edge::Explicit) return i == 0 ? top_f_value(t, 0) : t.left_f[static_cast<std::size_t>(i)];
     return (t.left == Edge::Gap || t.left == Edge::GapContinue) ? left_value(t, i, open, extend) : kNegInf;
 }
+// E on column 0 (row i >= 1): only an explicit left edge has one.
+inline std::int64_t left_e_value(const PassTask& t, std::int64_t i) {
+    return t.left == Edge::Explicit && i > 0 ? t.left_e[static_cast<std::size_t>(i)] : kNegInf;
+}
+// Throws an internal Error when an explicit edge has the wrong length.
+void check_explicit_edges(const PassTask& t);
 // The best-cell order: higher score, then smaller j, then smaller i.
 inline bool better_cell(const BestCell& a, const BestCell& b) {
     return a.score > b.score || (a.score == b.score && (a.j < b.j || (a.j == b.j && a.i < b.i)));
@@ -219,6 +247,12 @@ public:
     // The tallest band a stage-2 goal search may have (0 = any): a search
     // stops early only when all of a band's strips run at once.
     virtual std::int64_t max_band_rows() const { return 0; }
+    // The height of a pass that keeps the device busy (0 = any): a column split
+    // cuts its slices into row blocks this tall. After prepare().
+    virtual std::int64_t busy_rows() const { return 0; }
+    // Special rows fall exactly on multiples of special_every when it is a
+    // multiple of this (the runner's rounding granularity).
+    virtual std::int64_t special_row_granularity() const { return 1; }
     virtual std::string device() const = 0;  // "cpu-ref", "gpu:0"
     virtual std::string kernel() const = 0;  // what ran, e.g. "long_strips_r16"
 };
@@ -226,6 +260,34 @@ public:
 // A plain scalar runner (column-major passes in O(rows) memory, special rows in
 // host memory): the reference the GPU runner is tested against.
 std::unique_ptr<PassRunner> make_cpu_pass_runner();
+
+// One pass split across several runners (one per device; see long_split_runner.cpp).
+struct SplitSettings {
+    // Relative speed of each member: slice widths are proportional to it
+    // (empty = equal).
+    std::vector<double> weights;
+    // Row-block height of the stage-1 pipeline (0: the members' busy_rows(),
+    // else an eighth of a slice's share of the rows), rounded to the special
+    // rows' spacing.
+    std::int64_t block_rows = 0;
+    // Column slices per member (>= 1), dealt round-robin: more, narrower slices
+    // shorten the pipeline's fill (each device waits for one slice's sweep).
+    int slices_per_member = 1;
+};
+
+// A runner over several runners: a single pass (stage 1) is cut into column
+// slices, one member per slice (widths by weight), and run as a pipeline over
+// row blocks: the member of slice s computes block b once slice s-1 has
+// handed it the block's boundary column (H, E, F through host memory), one
+// host thread per member. Special rows, the last row, the best cell (the
+// reference's tie rule across slices), the last column, the overview and the
+// on_rows_done reports are those of one unsplit pass. Calls with several tasks
+// (stage 3) are dealt to the members by cells and run at once; goal searches
+// (stage 2) run on the first member, with the special rows (kept in host
+// memory here) passed as explicit rows. The first error of any member stops
+// the others and is thrown once, naming that member's device.
+std::unique_ptr<PassRunner> make_split_pass_runner(std::vector<std::unique_ptr<PassRunner>> members,
+                                                   SplitSettings settings = {});
 
 struct LongPairOptions {
     AlignOptions align;
