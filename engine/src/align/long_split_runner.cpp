@@ -1,0 +1,726 @@
+// The split PassRunner (see long_pair.hpp): one long-pair pass over several
+// devices. Stage 1 is cut into column slices (widths by the members' weights)
+// and row blocks; the member of slice s computes block b once slice s - 1 has
+// handed over the block's boundary column (H, E and F of its last column, the
+// exact state a column passes to the next in an affine DP), so every cell is
+// the cell of the unsplit pass. One host thread per member takes the ready
+// block of its slices with the smallest block index; the calling thread
+// assembles finished blocks (special rows, best cell, last column, overview),
+// reports them (on_rows_done, progress), and watches for cancellation.
+//
+// The slices' special rows (and the last row) are written straight into
+// full-width rows in host memory, each slice its own columns (slice s > 0
+// leaves column 0 of its slice, the boundary, to slice s - 1), so stage 2's
+// goal searches get them as explicit crossing rows on whichever member runs
+// them. Device-agnostic: tested in CI over CPU pass runners, run over CUDA
+// runners by kernels/multi/gpu_group.cpp.
+#include <alignscope/align/long_pair.hpp>
+#include <alignscope/error.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+namespace alignscope::longpair {
+namespace {
+
+using I64 = std::int64_t;
+
+Score clamp(I64 v) { return static_cast<Score>(std::max<I64>(v, kNegInf)); }
+
+BestCell shifted(BestCell c, I64 di, I64 dj) {
+    if (c.score > kNegInf) {
+        c.i += di;
+        c.j += dj;
+    }
+    return c;
+}
+void merge(BestCell& into, const BestCell& c) {
+    if (better_cell(c, into)) into = c;
+}
+
+// The boundary column one slice hands to the next for one row block.
+struct Column {
+    std::vector<Score> h, e, f;
+};
+
+// What a (row block, slice) sub-pass leaves for the calling thread.
+struct SliceResult {
+    BestCell best;                          // pass coordinates
+    std::vector<Score> overview;            // rows x C
+    std::vector<std::int64_t> overview_edges;  // 1-based, relative to the block
+    std::uint64_t cells = 0;
+    bool reported = false;  // the member's last on_rows_done (last block only)
+    RowsDone report;
+};
+
+// Errors of the members' threads: the first real one wins, named by device.
+class Failures {
+public:
+    void add(std::exception_ptr e, const std::string& device) {
+        std::lock_guard lock(mutex_);
+        list_.emplace_back(std::move(e), device);
+    }
+    bool any() const {
+        std::lock_guard lock(mutex_);
+        return !list_.empty();
+    }
+    // Rethrows the first failure that is not a cancellation; else Cancelled
+    // when there was one; else nothing.
+    void rethrow() const {
+        std::exception_ptr cancel;
+        for (const auto& [e, device] : list_) {
+            try {
+                std::rethrow_exception(e);
+            } catch (const Cancelled&) {
+                cancel = e;
+            } catch (const std::exception& x) {
+                const std::string what = x.what();
+                if (what.find(device) != std::string::npos) std::rethrow_exception(e);
+                throw Error(device + ": " + what);
+            } catch (...) {
+                throw Error(device + ": an unknown error");
+            }
+        }
+        if (cancel) std::rethrow_exception(cancel);
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::vector<std::pair<std::exception_ptr, std::string>> list_;
+};
+
+class SplitRunner final : public PassRunner {
+public:
+    SplitRunner(std::vector<std::unique_ptr<PassRunner>> members, SplitSettings settings)
+        : members_(std::move(members)), settings_(std::move(settings)) {
+        if (members_.empty()) throw Error("a split long-pair runner needs at least one member");
+        for (const auto& m : members_)
+            if (!m) throw Error("a split long-pair runner was given a null member");
+        if (!settings_.weights.empty() && settings_.weights.size() != members_.size())
+            throw Error("a split long-pair runner has " + std::to_string(members_.size()) + " members but " +
+                        std::to_string(settings_.weights.size()) + " weights");
+        if (settings_.weights.empty()) settings_.weights.assign(members_.size(), 1.0);
+        for (double w : settings_.weights)
+            if (!(w > 0) || !std::isfinite(w)) throw Error("the weights of a split long-pair runner must be positive");
+        if (settings_.slices_per_member < 1) throw Error("a split long-pair runner needs at least one slice per member");
+        if (settings_.block_rows < 0) throw Error("the row blocks of a split long-pair runner cannot be negative");
+        goal_member_ = static_cast<std::size_t>(
+            std::max_element(settings_.weights.begin(), settings_.weights.end()) - settings_.weights.begin());
+    }
+
+    void prepare(const std::uint8_t* query, std::int64_t m, const std::uint8_t* target, std::int64_t n,
+                 const ScoringScheme& scheme) override {
+        m_ = m;
+        n_ = n;
+        scheme_ = scheme;
+        saved_rows_.clear();
+        saved_h_.clear();
+        saved_f_.clear();
+        for (auto& member : members_) {
+            try {
+                member->prepare(query, m, target, n, scheme);
+            } catch (const Cancelled&) {
+                throw;
+            } catch (...) {
+                Failures f;
+                f.add(std::current_exception(), member->device());
+                f.rethrow();
+            }
+        }
+    }
+
+    void run(std::vector<PassTask>& tasks, const JobContext& context, const PassProgress& progress) override {
+        if (tasks.size() == 1 && !tasks[0].goal_search) {
+            split_pass(tasks[0], context, progress);
+        } else if (tasks.size() == 1) {
+            run_goal_search(tasks[0], context, progress);
+        } else if (!tasks.empty()) {
+            deal(tasks, context, progress);
+        }
+    }
+
+    const std::vector<std::int64_t>& saved_rows() const override { return saved_rows_; }
+
+    void read_special_row(std::size_t k, std::vector<Score>& h, std::vector<Score>& f) override {
+        if (k >= saved_h_.size()) throw Error("internal error: reading an unknown special row");
+        h = saved_h_[k];
+        f = saved_f_[k];
+    }
+
+    // Special rows live in host memory here, whatever the members keep.
+    std::uint64_t special_row_bytes(std::int64_t n) const override { return static_cast<std::uint64_t>(n + 1) * 8; }
+
+    // Stage 2's bands run on one member: the strictest member's limit.
+    std::int64_t max_band_rows() const override {
+        std::int64_t cap = 0;
+        for (const auto& m : members_) {
+            const std::int64_t c = m->max_band_rows();
+            if (c > 0) cap = cap > 0 ? std::min(cap, c) : c;
+        }
+        return cap;
+    }
+    std::int64_t busy_rows() const override {
+        std::int64_t rows = 0;
+        for (const auto& m : members_) rows = std::max(rows, m->busy_rows());
+        return rows;
+    }
+    std::int64_t special_row_granularity() const override { return granularity(); }
+
+    std::string device() const override {
+        std::string id;
+        for (std::size_t k = 0; k < members_.size(); ++k) id += (k ? "+" : "") + members_[k]->device();
+        return id;
+    }
+    std::string kernel() const override {
+        std::string inner = members_.front()->kernel();
+        for (const auto& m : members_)
+            if (m->kernel() != inner) {
+                inner.clear();
+                for (std::size_t k = 0; k < members_.size(); ++k) inner += (k ? "+" : "") + members_[k]->kernel();
+                break;
+            }
+        return "split" + std::to_string(members_.size()) + "_" + inner;
+    }
+
+private:
+    I64 granularity() const {
+        I64 g = 1;
+        for (const auto& m : members_) g = std::max<I64>(g, m->special_row_granularity());
+        return g;
+    }
+
+    // A goal search references the special rows kept here: the member gets them
+    // as an explicit crossing row.
+    void to_explicit_crossing(PassTask& t) const {
+        if (!t.goal_search || t.crossing_row < 0) return;
+        const auto k = static_cast<std::size_t>(t.crossing_row);
+        if (k >= saved_h_.size()) throw Error("internal error: long-pair goal search names an unknown special row");
+        if (saved_h_[k].size() < static_cast<std::size_t>(t.col_end + 1))
+            throw Error("internal error: long-pair goal search beyond its special row");
+        t.crossing_h = saved_h_[k];
+        t.crossing_f = saved_f_[k];
+        t.crossing_row = kExplicitRow;
+    }
+
+    void run_goal_search(PassTask& t, const JobContext& context, const PassProgress& progress) {
+        const int original = t.crossing_row;
+        to_explicit_crossing(t);
+        PassRunner& member = *members_[goal_member_];
+        std::vector<PassTask> one;
+        one.push_back(std::move(t));
+        std::exception_ptr failure;
+        try {
+            member.run(one, context, progress);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        t = std::move(one[0]);
+        if (original != t.crossing_row) {
+            t.crossing_row = original;
+            t.crossing_h.clear();
+            t.crossing_f.clear();
+        }
+        if (failure) {
+            Failures f;
+            f.add(failure, member.device());
+            f.rethrow();
+        }
+    }
+
+    // Runs job(g) for each g in `who` on its own thread; the calling thread
+    // reports progress (sum of cells[g]) and watches for cancellation, and
+    // `between` (on the calling thread, may throw) runs each time it wakes.
+    template <typename Job, typename Between>
+    void run_threads(const std::vector<std::size_t>& who, Job&& job, Between&& between, const JobContext& context,
+                     const PassProgress& progress, std::uint64_t total, CancellationToken& stop, Failures& failures,
+                     std::mutex& mutex, std::condition_variable& wake, std::vector<std::atomic<std::uint64_t>>& cells) {
+        std::size_t finished = 0;
+        std::vector<std::thread> threads;
+        threads.reserve(who.size());
+        for (std::size_t g : who)
+            threads.emplace_back([&, g] {
+                try {
+                    job(g);
+                } catch (...) {
+                    failures.add(std::current_exception(), members_[g]->device());
+                    stop.cancel();
+                }
+                std::lock_guard lock(mutex);
+                ++finished;
+                wake.notify_all();
+            });
+        std::exception_ptr own;  // from `between` (a checkpoint that could not be written)
+        auto last_report = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+        for (;;) {
+            bool all = false;
+            {
+                std::unique_lock lock(mutex);
+                wake.wait_for(lock, std::chrono::milliseconds(20));
+                all = finished == threads.size();
+            }
+            if (context.cancelled()) {
+                stop.cancel();
+                wake.notify_all();
+            }
+            if (!own && !stop.cancelled()) {
+                try {
+                    between();
+                } catch (...) {
+                    own = std::current_exception();
+                    stop.cancel();
+                    wake.notify_all();
+                }
+            }
+            const auto now = std::chrono::steady_clock::now();
+            if (progress && now - last_report >= std::chrono::milliseconds(100)) {
+                last_report = now;
+                std::uint64_t done = 0;
+                for (const auto& c : cells) done += c.load(std::memory_order_relaxed);
+                progress(std::min(done, total), total);
+            }
+            if (all) break;
+        }
+        for (std::thread& t : threads) t.join();
+        if (own) std::rethrow_exception(own);
+        failures.rethrow();
+        context.throw_if_cancelled();
+        if (stop.cancelled()) throw Cancelled();
+    }
+
+    // Several independent tasks (stage 3): dealt to the members by cells
+    // (largest first, to the member with the least work per weight), each
+    // member's share in one call of its own, all at once.
+    void deal(std::vector<PassTask>& tasks, const JobContext& context, const PassProgress& progress) {
+        const std::size_t G = members_.size();
+        std::vector<std::size_t> order(tasks.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        auto cells_of = [&](std::size_t x) {
+            return static_cast<double>(std::max<I64>(tasks[x].rows(), 0)) * static_cast<double>(std::max<I64>(tasks[x].cols(), 0));
+        };
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cells_of(a) > cells_of(b); });
+        std::vector<std::vector<std::size_t>> share(G);
+        std::vector<double> load(G, 0.0);
+        std::uint64_t total = 0;
+        for (std::size_t x : order) {
+            std::size_t best = 0;
+            for (std::size_t g = 1; g < G; ++g)
+                if ((load[g] + cells_of(x)) / settings_.weights[g] < (load[best] + cells_of(x)) / settings_.weights[best]) best = g;
+            share[best].push_back(x);
+            load[best] += cells_of(x);
+            total += static_cast<std::uint64_t>(cells_of(x));
+        }
+        std::vector<std::size_t> who;
+        for (std::size_t g = 0; g < G; ++g) {
+            std::sort(share[g].begin(), share[g].end());
+            if (!share[g].empty()) who.push_back(g);
+        }
+        // Goal searches among them get the special rows as explicit rows.
+        std::vector<int> crossing(tasks.size());
+        for (std::size_t x = 0; x < tasks.size(); ++x) {
+            crossing[x] = tasks[x].crossing_row;
+            to_explicit_crossing(tasks[x]);
+        }
+        std::vector<std::vector<PassTask>> parts(G);
+        for (std::size_t g : who)
+            for (std::size_t x : share[g]) parts[g].push_back(std::move(tasks[x]));
+        CancellationToken stop;
+        Failures failures;
+        std::mutex mutex;
+        std::condition_variable wake;
+        std::vector<std::atomic<std::uint64_t>> cells(G);
+        auto job = [&](std::size_t g) {
+            JobContext sub;
+            sub.cancel = &stop;
+            sub.timeline = context.timeline;
+            members_[g]->run(parts[g], sub, [&, g](std::uint64_t done, std::uint64_t) { cells[g] = done; });
+        };
+        std::exception_ptr failure;
+        try {
+            run_threads(who, job, [] {}, context, progress, total, stop, failures, mutex, wake, cells);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        for (std::size_t g : who)
+            for (std::size_t k = 0; k < share[g].size(); ++k) tasks[share[g][k]] = std::move(parts[g][k]);
+        for (std::size_t x = 0; x < tasks.size(); ++x)
+            if (crossing[x] != tasks[x].crossing_row) {
+                tasks[x].crossing_row = crossing[x];
+                tasks[x].crossing_h.clear();
+                tasks[x].crossing_f.clear();
+            }
+        if (failure) std::rethrow_exception(failure);
+        if (progress) progress(total, total);
+    }
+
+    // ---- Stage 1: one pass as a pipeline over row blocks x column slices.
+    void split_pass(PassTask& T, const JobContext& context, const PassProgress& progress) {
+        check_explicit_edges(T);
+        const I64 h = T.rows(), w = T.cols();
+        if (h < 0 || w < 0 || T.row_begin < 0 || T.col_begin < 0 || T.row_end > m_ || T.col_end > n_)
+            throw Error("internal error: long-pair pass outside the matrix");
+        if (T.special_every > 0 && T.reversed) throw Error("internal error: special rows from a reversed pass");
+        const I64 open = scheme_.gap_open, extend = scheme_.gap_extend;
+        const std::size_t G = members_.size();
+
+        // Column slices: slice s on member s % G, widths by weight, at least 1.
+        const auto K = static_cast<std::size_t>(settings_.slices_per_member);
+        const std::size_t S = static_cast<std::size_t>(std::max<I64>(1, std::min<I64>(static_cast<I64>(G * K), w)));
+        std::vector<double> cum(S + 1, 0.0);
+        for (std::size_t s = 0; s < S; ++s) cum[s + 1] = cum[s] + settings_.weights[s % G];
+        std::vector<I64> a(S + 1, 0);
+        a[S] = w;
+        for (std::size_t s = 1; s < S; ++s) {
+            const auto ideal = static_cast<I64>(std::llround(static_cast<double>(w) * cum[s] / cum[S]));
+            a[s] = std::clamp<I64>(ideal, a[s - 1] + 1, w - static_cast<I64>(S - s));
+        }
+
+        // Row blocks: multiples of the special rows' spacing, so that every
+        // block but the last ends on a special row.
+        const I64 every = T.special_every > 0 ? (T.special_every + granularity() - 1) / granularity() * granularity() : 0;
+        I64 block = settings_.block_rows;
+        if (block <= 0) {
+            const I64 busy = busy_rows();
+            block = busy > 0 ? busy : (h + 8 * static_cast<I64>(S) - 1) / (8 * static_cast<I64>(S));
+        }
+        block = std::max<I64>(block, 1);
+        if (every > 0) block = std::max<I64>(1, (block + every / 2) / every) * every;
+        const std::size_t B = h > 0 ? static_cast<std::size_t>((h + block - 1) / block) : 0;
+        auto block_top = [&](std::size_t b) { return std::min<I64>(h, static_cast<I64>(b) * block); };
+
+        // Special rows (pass rows every, 2 every, ... < h) in host memory.
+        saved_rows_.clear();
+        saved_h_.clear();
+        saved_f_.clear();
+        if (every > 0) {
+            for (I64 r = every; r < h; r += every) saved_rows_.push_back(T.row_begin + r);
+            saved_h_.assign(saved_rows_.size(), std::vector<Score>(static_cast<std::size_t>(w + 1), kNegInf));
+            saved_f_.assign(saved_rows_.size(), std::vector<Score>(static_cast<std::size_t>(w + 1), kNegInf));
+        }
+
+        // Results the members' threads fill in place (disjoint parts).
+        if (T.want_last_row) {
+            T.last_h.assign(static_cast<std::size_t>(w + 1), kNegInf);
+            T.last_f.assign(static_cast<std::size_t>(w + 1), kNegInf);
+        }
+        if (T.want_last_column) {
+            T.last_col_h.assign(static_cast<std::size_t>(h + 1), kNegInf);
+            T.last_col_e.assign(static_cast<std::size_t>(h + 1), kNegInf);
+            T.last_col_f.assign(static_cast<std::size_t>(h + 1), kNegInf);
+            T.last_col_h[0] = clamp(top_value(T, w, open, extend));
+            T.last_col_f[0] = clamp(top_f_value(T, w));
+        }
+        T.best = BestCell{};
+        T.hit = GoalHit{};
+        T.cells = 0;
+        T.overview.clear();
+        T.overview_row_edges.clear();
+        const bool overview = T.overview_rows > 0 && T.overview_cols > 0 && h > 0 && w > 0;
+        const auto C = static_cast<std::size_t>(overview ? std::min<I64>(T.overview_cols, w) : 0);
+        if (B == 0) {  // no rows: the top edge is the last row
+            if (T.want_last_row)
+                for (I64 j = 0; j <= w; ++j) {
+                    T.last_h[static_cast<std::size_t>(j)] = clamp(top_value(T, j, open, extend));
+                    T.last_f[static_cast<std::size_t>(j)] = clamp(top_f_value(T, j));
+                }
+            if (progress) progress(0, 0);
+            return;
+        }
+
+        std::vector<std::vector<SliceResult>> results(B, std::vector<SliceResult>(S));
+        std::vector<std::vector<Column>> boundary(S, std::vector<Column>(B));  // left edge of slice s, block b
+        std::vector<std::size_t> next_block(S, 0);                            // guarded by mutex
+        std::mutex mutex;
+        std::condition_variable wake;
+        CancellationToken stop;
+        Failures failures;
+        std::vector<std::atomic<std::uint64_t>> cells(G);
+        const std::uint64_t total = static_cast<std::uint64_t>(h) * static_cast<std::uint64_t>(w);
+
+        // One (block, slice) sub-pass on its member, run by that member's thread.
+        auto sub_pass = [&](std::size_t g, std::size_t b, std::size_t s, std::vector<Score>& top_h,
+                            std::vector<Score>& top_f, Column left, std::uint64_t cells_before) {
+            PassRunner& member = *members_[g];
+            const I64 r0 = block_top(b), r1 = block_top(b + 1), rows = r1 - r0;
+            const I64 ws = a[s + 1] - a[s];
+            std::vector<PassTask> one(1);
+            PassTask& p = one[0];
+            p.reversed = T.reversed;
+            if (!T.reversed) {
+                p.row_begin = T.row_begin + r0;
+                p.row_end = T.row_begin + r1;
+                p.col_begin = T.col_begin + a[s];
+                p.col_end = T.col_begin + a[s + 1];
+            } else {
+                p.row_end = T.row_end - r0;
+                p.row_begin = T.row_end - r1;
+                p.col_end = T.col_end - a[s];
+                p.col_begin = T.col_end - a[s + 1];
+            }
+            p.top = Edge::Explicit;
+            p.top_h = std::move(top_h);
+            p.top_f = std::move(top_f);
+            p.left = Edge::Explicit;
+            if (s == 0) {  // the pass's own left edge, rows r0..r1
+                left.h.resize(static_cast<std::size_t>(rows + 1));
+                left.e.resize(static_cast<std::size_t>(rows + 1));
+                left.f.resize(static_cast<std::size_t>(rows + 1));
+                for (I64 i = 0; i <= rows; ++i) {
+                    const auto I = static_cast<std::size_t>(i);
+                    left.h[I] = clamp(left_value(T, r0 + i, open, extend));
+                    left.e[I] = clamp(left_e_value(T, r0 + i));
+                    left.f[I] = clamp(left_f_value(T, r0 + i, open, extend));
+                }
+            }
+            p.left_h = std::move(left.h);
+            p.left_e = std::move(left.e);
+            p.left_f = std::move(left.f);
+            p.local = T.local;
+            p.track_best = T.track_best;
+            p.want_last_row = true;
+            p.want_last_column = s + 1 < S || T.want_last_column;
+            const bool inner_rows = every > 0 && rows > every;
+            if (inner_rows) p.special_every = every;
+            if (overview) {
+                p.overview_rows = static_cast<int>(std::clamp<I64>(
+                    (static_cast<I64>(T.overview_rows) * rows + h / 2) / h, 1, rows));
+                p.overview_cols = T.overview_cols;
+                p.overview_col_offset = a[s];
+                p.overview_col_total = w;
+            }
+            SliceResult& out = results[b][s];
+            if (T.on_rows_done && inner_rows && b + 1 == B)  // the last block's special rows, exactly
+                p.on_rows_done = [&out](const RowsDone& d) {
+                    out.reported = true;
+                    out.report = d;
+                    out.report.overview = nullptr;
+                    out.report.overview_row_edges = nullptr;
+                };
+            JobContext sub;
+            sub.cancel = &stop;
+            sub.timeline = context.timeline;
+            member.run(one, sub, [&, g, cells_before](std::uint64_t done, std::uint64_t) {
+                cells[g].store(cells_before + done, std::memory_order_relaxed);
+            });
+            cells[g].store(cells_before + p.cells, std::memory_order_relaxed);
+
+            // Special rows inside the block, then its bottom row: this slice's columns.
+            const std::size_t from = s == 0 ? 0 : 1;
+            auto put_row = [&](std::size_t k, const std::vector<Score>& rh, const std::vector<Score>& rf) {
+                if (rh.size() != static_cast<std::size_t>(ws + 1) || rf.size() != rh.size())
+                    throw Error("internal error: a long-pair slice's row has the wrong length");
+                std::copy(rh.begin() + static_cast<std::ptrdiff_t>(from), rh.end(),
+                          saved_h_[k].begin() + static_cast<std::ptrdiff_t>(a[s] + static_cast<I64>(from)));
+                std::copy(rf.begin() + static_cast<std::ptrdiff_t>(from), rf.end(),
+                          saved_f_[k].begin() + static_cast<std::ptrdiff_t>(a[s] + static_cast<I64>(from)));
+            };
+            if (inner_rows) {
+                std::vector<std::int64_t> expect;
+                for (I64 r = every; r < rows; r += every) expect.push_back(p.row_begin + r);
+                if (member.saved_rows() != expect)
+                    throw Error("internal error: the special rows of a long-pair slice are not where the split expects them");
+                std::vector<Score> rh, rf;
+                for (std::size_t x = 0; x < expect.size(); ++x) {
+                    member.read_special_row(x, rh, rf);
+                    put_row(static_cast<std::size_t>((r0 + every * static_cast<I64>(x + 1)) / every - 1), rh, rf);
+                }
+            }
+            if (every > 0 && r1 < h) put_row(static_cast<std::size_t>(r1 / every - 1), p.last_h, p.last_f);
+            if (b + 1 == B && T.want_last_row) {
+                std::copy(p.last_h.begin() + static_cast<std::ptrdiff_t>(from), p.last_h.end(),
+                          T.last_h.begin() + static_cast<std::ptrdiff_t>(a[s] + static_cast<I64>(from)));
+                std::copy(p.last_f.begin() + static_cast<std::ptrdiff_t>(from), p.last_f.end(),
+                          T.last_f.begin() + static_cast<std::ptrdiff_t>(a[s] + static_cast<I64>(from)));
+            }
+            if (s + 1 == S && T.want_last_column)
+                for (I64 i = 1; i <= rows; ++i) {
+                    const auto I = static_cast<std::size_t>(i), R = static_cast<std::size_t>(r0 + i);
+                    T.last_col_h[R] = p.last_col_h[I];
+                    T.last_col_e[R] = p.last_col_e[I];
+                    T.last_col_f[R] = p.last_col_f[I];
+                }
+            out.best = shifted(p.best, r0, a[s]);
+            out.overview = std::move(p.overview);
+            out.overview_edges = std::move(p.overview_row_edges);
+            if (overview && out.overview.size() != out.overview_edges.size() * C)
+                throw Error("internal error: a long-pair slice's overview has the wrong size");
+            out.cells = p.cells;
+            // The next block's top edge, and the next slice's left edge.
+            top_h = std::move(p.last_h);
+            top_f = std::move(p.last_f);
+            Column right;
+            if (s + 1 < S) {
+                if (p.last_col_h.size() != static_cast<std::size_t>(rows + 1) || p.last_col_e.size() != p.last_col_h.size() ||
+                    p.last_col_f.size() != p.last_col_h.size())
+                    throw Error("internal error: a long-pair slice's last column has the wrong length");
+                right.h = std::move(p.last_col_h);
+                right.e = std::move(p.last_col_e);
+                right.f = std::move(p.last_col_f);
+            }
+            return right;
+        };
+
+        // A member's thread: the ready (block, slice) of its slices with the
+        // smallest block, until its slices are done or the job stops.
+        auto member_job = [&](std::size_t g) {
+            std::vector<std::size_t> mine;
+            for (std::size_t s = g; s < S; s += G) mine.push_back(s);
+            std::vector<std::vector<Score>> top_h(S), top_f(S);  // per slice of mine: the row above its next block
+            for (std::size_t s : mine) {
+                top_h[s].resize(static_cast<std::size_t>(a[s + 1] - a[s] + 1));
+                top_f[s].resize(top_h[s].size());
+                for (std::size_t j = 0; j < top_h[s].size(); ++j) {
+                    top_h[s][j] = clamp(top_value(T, a[s] + static_cast<I64>(j), open, extend));
+                    top_f[s][j] = clamp(top_f_value(T, a[s] + static_cast<I64>(j)));
+                }
+            }
+            std::uint64_t cells_before = 0;
+            for (;;) {
+                std::size_t b = B, s = S;
+                Column left;
+                {
+                    std::unique_lock lock(mutex);
+                    auto pick = [&] {
+                        b = B;
+                        s = S;
+                        bool left_over = false;
+                        for (std::size_t x : mine) {
+                            const std::size_t nb = next_block[x];
+                            if (nb >= B) continue;
+                            left_over = true;
+                            if ((x == 0 || next_block[x - 1] > nb) && nb < b) {
+                                b = nb;
+                                s = x;
+                            }
+                        }
+                        return stop.cancelled() || !left_over || s < S;
+                    };
+                    wake.wait(lock, pick);
+                    if (stop.cancelled() || s == S) return;
+                    if (s > 0) left = std::move(boundary[s][b]);
+                }
+                Column right = sub_pass(g, b, s, top_h[s], top_f[s], std::move(left), cells_before);
+                cells_before += results[b][s].cells;
+                std::lock_guard lock(mutex);
+                if (s + 1 < S) boundary[s + 1][b] = std::move(right);
+                next_block[s] = b + 1;
+                wake.notify_all();
+            }
+        };
+
+        // The calling thread: blocks finished by every slice, in order.
+        std::size_t merged_blocks = 0;
+        BestCell best, last_column;
+        std::size_t reported_rows = 0;
+        auto absorb = [&](std::size_t b) {  // block b is done by all slices
+            const I64 r0 = block_top(b), r1 = block_top(b + 1);
+            for (std::size_t s = 0; s < S; ++s) {
+                merge(best, results[b][s].best);
+                T.cells += results[b][s].cells;
+            }
+            if (T.want_last_column)
+                for (I64 i = r0 + 1; i <= r1; ++i) merge(last_column, BestCell{T.last_col_h[static_cast<std::size_t>(i)], i, w});
+            if (overview) {
+                const std::vector<std::int64_t>& edges = results[b][0].overview_edges;
+                std::vector<Score> grid = results[b][0].overview;
+                for (std::size_t s = 1; s < S; ++s) {
+                    if (results[b][s].overview_edges != edges)
+                        throw Error("internal error: the slices of a long-pair pass bin their overview rows differently");
+                    for (std::size_t x = 0; x < grid.size(); ++x) grid[x] = std::max(grid[x], results[b][s].overview[x]);
+                }
+                for (std::int64_t e : edges) T.overview_row_edges.push_back(e + r0);
+                T.overview.insert(T.overview.end(), grid.begin(), grid.end());
+            }
+            for (std::size_t s = 0; s < S; ++s) {
+                results[b][s].overview.clear();
+                results[b][s].overview.shrink_to_fit();
+            }
+        };
+        auto report = [&](I64 row, std::size_t rows_done, const BestCell& b, const BestCell& lc) {
+            if (!T.on_rows_done || rows_done <= reported_rows) return;
+            RowsDone d;
+            d.row = row;
+            d.special_rows = rows_done;
+            d.best = b;
+            d.last_column = lc;
+            if (overview) {
+                d.overview = &T.overview;
+                d.overview_row_edges = &T.overview_row_edges;
+            }
+            reported_rows = rows_done;
+            T.on_rows_done(d);
+        };
+        auto between = [&] {
+            std::size_t done = B;
+            {
+                std::lock_guard lock(mutex);
+                for (std::size_t s = 0; s < S; ++s) done = std::min(done, next_block[s]);
+            }
+            for (; merged_blocks < done; ++merged_blocks) {
+                const std::size_t b = merged_blocks;
+                const I64 r0 = block_top(b), r1 = block_top(b + 1);
+                const BestCell best_above = best, column_above = last_column;
+                absorb(b);
+                if (every <= 0) continue;
+                if (r1 < h) {  // ends on a special row: everything above it is final
+                    report(r1, static_cast<std::size_t>(r1 / every), best, last_column);
+                    continue;
+                }
+                // The last block: its special rows with the best cells above the
+                // last of them, from the members' own reports.
+                const std::size_t inner = static_cast<std::size_t>((h - 1) / every) - static_cast<std::size_t>(r0 / every);
+                if (inner == 0) continue;
+                BestCell b_rows = best_above, lc_rows = column_above;
+                bool exact = true;
+                for (std::size_t s = 0; s < S; ++s) {
+                    const SliceResult& x = results[b][s];
+                    if (!x.reported || x.report.special_rows != inner) {
+                        exact = false;
+                        break;
+                    }
+                    merge(b_rows, shifted(x.report.best, r0, a[s]));
+                    if (s + 1 == S && T.want_last_column) {
+                        BestCell c = x.report.last_column;
+                        if (c.score > kNegInf) {
+                            c.i += r0;
+                            c.j = w;
+                        }
+                        merge(lc_rows, c);
+                    }
+                }
+                if (exact) report(r0 + static_cast<I64>(inner) * every, saved_rows_.size(), b_rows, lc_rows);
+            }
+        };
+
+        std::vector<std::size_t> who;
+        for (std::size_t g = 0; g < std::min(G, S); ++g) who.push_back(g);
+        run_threads(who, member_job, between, context, progress, total, stop, failures, mutex, wake, cells);
+        between();  // whatever finished since the last look
+        if (merged_blocks != B) throw Error("internal error: the long-pair split pipeline stopped early");
+        T.best = T.track_best ? best : BestCell{};
+        if (progress) progress(total, total);
+    }
+
+    std::vector<std::unique_ptr<PassRunner>> members_;
+    SplitSettings settings_;
+    std::size_t goal_member_ = 0;
+    I64 m_ = 0, n_ = 0;
+    ScoringScheme scheme_;
+    std::vector<std::int64_t> saved_rows_;
+    std::vector<std::vector<Score>> saved_h_, saved_f_;
+};
+
+}  // namespace
+
+std::unique_ptr<PassRunner> make_split_pass_runner(std::vector<std::unique_ptr<PassRunner>> members,
+                                                   SplitSettings settings) {
+    return std::make_unique<SplitRunner>(std::move(members), std::move(settings));
+}
+
+}  // namespace alignscope::longpair
