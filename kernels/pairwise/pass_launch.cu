@@ -38,7 +38,7 @@ cudaError_t launch_s16(const PassParams& params, cudaStream_t stream) {
     const long long groups = (static_cast<long long>(params.count) + 1) / 2;
     const long long threads = groups * G;
     const unsigned blocks = static_cast<unsigned>((threads + kBlockThreads - 1) / kBlockThreads);
-    const unsigned profile = device::s16_profile_bytes(params.letters);
+    const unsigned profile = device::s16_profile_bytes<G>(params.letters);
     const cudaError_t set = cudaFuncSetAttribute(device::wavefront_s16<G, R, Local>,
                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(profile));
     if (set != cudaSuccess) return set;

@@ -66,6 +66,15 @@ ALIGNSCOPE_HD word max3(word a, word b, word c) {
     return max(max(a, b), c);
 #endif
 }
+// max(a, b, c, 0) per half.
+ALIGNSCOPE_HD word max3_relu(word a, word b, word c) {
+#if defined(__CUDA_ARCH__)
+    return __vimax3_s16x2_relu(a, b, c);
+#else
+    const word m = max3(a, b, c);
+    return pack(lo(m) > 0 ? lo(m) : 0, hi(m) > 0 ? hi(m) : 0);
+#endif
+}
 // Whether a and b are equal in at least one half.
 ALIGNSCOPE_HD bool equal_any(word a, word b) {
 #if defined(__CUDA_ARCH__)
@@ -113,14 +122,16 @@ ALIGNSCOPE_HD word max_keep(word a, word b, bool& keep_hi, bool& keep_lo) {
 // f = F(i-1, j), ho_diag = Ho(i-1, j-1), score_open = s(q_i, t_j) + open;
 // neg_open / neg_extend hold -o / -e.
 // Out: ho_left = Ho(i, j), e_run = E(i, j), f = F(i, j); returns H(i, j).
-// Five instructions per register (two cells), one fewer than on H.
+// Five instructions per register (two cells), one fewer than on H. Down a
+// thread's column of rows only F, H and Ho wait on the row above (three
+// dependent instructions per row); the diagonal sum and E do not.
 template <bool Local>
 ALIGNSCOPE_HD word affine_cell(word& ho_left, word& e_run, word& f, word ho_up, word ho_diag, word score_open,
                                word neg_open, word neg_extend) {
+    const word diagonal = add(ho_diag, score_open);
     e_run = add_max(e_run, neg_extend, ho_left);
     f = add_max(f, neg_extend, ho_up);
-    const word gaps = max(e_run, f);
-    const word h = Local ? add_max_relu(ho_diag, score_open, gaps) : add_max(ho_diag, score_open, gaps);
+    const word h = Local ? max3_relu(diagonal, e_run, f) : max3(diagonal, e_run, f);
     ho_left = add(h, neg_open);
     return h;
 }

@@ -14,11 +14,20 @@ namespace alignscope::kernels::device {
 // Threads per block of the 16-bit passes: the stride of the profile planes.
 constexpr int kS16BlockThreads = 128;
 
+// Whether the 16-bit pass of group size G reads its scores from a per-thread
+// query profile (below) rather than straight from the matrix. Measured on an
+// H200 (protein 300x300, local, kernel-only GCUPS): the profile gains 4-7% for
+// G = 4 and 8, and loses 40% for G = 1, whose rows are rebuilt into the
+// profile every 8 rows and whose occupancy the profile's shared memory cuts.
+template <int G>
+constexpr bool kS16Profile = G > 1;
+
 // Dynamic shared memory of a 16-bit pass: each thread's query profile, for
 // both of its pairs and every letter (matrix letters and the pad letter) the
 // scores s + open of its 8 rows as 8 signed bytes.
+template <int G>
 constexpr unsigned s16_profile_bytes(int letters) {
-    return 2u * static_cast<unsigned>(letters + 1) * kS16BlockThreads * 8u;
+    return kS16Profile<G> ? 2u * static_cast<unsigned>(letters + 1) * kS16BlockThreads * 8u : 0u;
 }
 
 // (a[k], b[k]) of two words of four signed bytes, sign-extended into the two
@@ -110,9 +119,19 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
     int tie_column = 0;   // local: the larger best_j; an equal maximum before it may win
 
     uint2* const my_profile = profile + threadIdx.x;
+    constexpr bool use_profile = kS16Profile<G>;
     for (int strip = 0; strip < strips; ++strip) {
         const int row0 = strip * strip_rows + t * R;
-        {
+        constexpr int kOffsets = use_profile ? 1 : R;
+        int qoff_a[kOffsets], qoff_b[kOffsets];  // without the profile: byte offsets into a table column
+        if constexpr (!use_profile) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const int i = row0 + r + 1;
+                qoff_a[r] = 2 * (i <= m[0] ? q[0][dir * (i - 1)] : p.letters);
+                qoff_b[r] = 2 * (i <= m[1] ? q[1][dir * (i - 1)] : p.letters);
+            }
+        } else {
             int qa[R], qb[R];
 #pragma unroll
             for (int r = 0; r < R; ++r) {
@@ -172,15 +191,31 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
                 }
             }
             if (j >= 1 && j <= cols) {
-                const uint2 scores_a = my_profile[ta * kS16BlockThreads];
-                const uint2 scores_b = my_profile[(dim + tb) * kS16BlockThreads];
-                const std::uint32_t sa[2] = {scores_a.x, scores_a.y}, sb[2] = {scores_b.x, scores_b.y};
+                std::uint32_t sa[2] = {0, 0}, sb[2] = {0, 0};
+                const char* column_a = nullptr;
+                const char* column_b = nullptr;
+                if constexpr (use_profile) {
+                    const uint2 scores_a = my_profile[ta * kS16BlockThreads];
+                    const uint2 scores_b = my_profile[(dim + tb) * kS16BlockThreads];
+                    sa[0] = scores_a.x;
+                    sa[1] = scores_a.y;
+                    sb[0] = scores_b.x;
+                    sb[1] = scores_b.y;
+                } else {
+                    column_a = reinterpret_cast<const char*>(table + dim * ta);
+                    column_b = reinterpret_cast<const char*>(table + dim * tb);
+                }
                 word above = up_h, f = up_f, d = diag;
                 // Bounded passes track rows only inside each pair's own columns.
                 const word inside = (j <= n[0] ? 0x0000ffffu : 0u) | (j <= n[1] ? 0xffff0000u : 0u);
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
-                    const word score = byte_pair_s16x2(sa[r / 4], sb[r / 4], r % 4);
+                    word score;
+                    if constexpr (use_profile)
+                        score = byte_pair_s16x2(sa[r / 4], sb[r / 4], r % 4);
+                    else
+                        score = pack(*reinterpret_cast<const std::int16_t*>(column_a + qoff_a[r]),
+                                     *reinterpret_cast<const std::int16_t*>(column_b + qoff_b[r]));
                     const word left = h_left[r];
                     const word h = affine_cell<Local>(h_left[r], e_run[r], f, above, d, score, neg_open, neg_extend);
                     d = left;

@@ -121,6 +121,12 @@ private slots:
             QCOMPARE(lo(r), std::max({wrap(a0 + b0), c0, 0}));
             QCOMPARE(hi(r), std::max({wrap(a1 + b1), c1, 0}));
             QCOMPARE(lo(add(a, b)), wrap(a0 + b0));
+            const word r3 = max3_relu(a, b, c);
+            QCOMPARE(lo(r3), std::max({a0, b0, c0, 0}));
+            QCOMPARE(hi(r3), std::max({a1, b1, c1, 0}));
+            const word m3 = max3(a, b, c);
+            QCOMPARE(lo(m3), std::max({a0, b0, c0}));
+            QCOMPARE(hi(m3), std::max({a1, b1, c1}));
             bool keep_hi = false, keep_lo = false;
             const word x = max_keep(a, b, keep_hi, keep_lo);
             QCOMPARE(lo(x), std::max(a0, b0));
