@@ -6,7 +6,10 @@
 // second kill and resume; a checkpoint of a finished stage 1 skips it. A
 // damaged or truncated manifest or row file, a missing row file, a row file
 // swapped for another, a checkpoint of another pair, scheme or mode, nothing
-// to resume and a directory that cannot be written are each one clear Error.
+// to resume and a directory that cannot be written are each one clear Error;
+// so are files with right checksums holding what no job writes (cells outside
+// the checkpoint, scores out of range) and files far larger than they should
+// be, refused before they are read.
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/long_checkpoint.hpp>
 #include <alignscope/align/long_pair.hpp>
@@ -16,12 +19,18 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 using namespace alignscope;
 using namespace alignscope::longpair;
@@ -444,6 +453,144 @@ private slots:
             }
         }
         QVERIFY2(errors > 300, qPrintable(QString("%1 errors, %2 accepted").arg(errors).arg(accepted)));
+    }
+
+    // Checkpoints whose checksums are all right but whose contents no job
+    // writes: a best cell outside the rows saved or the target, a last-column
+    // cell off the last column, scores beyond the kernels' range in the
+    // manifest, the overview or a row file. Each is one Error naming the file
+    // (a cell below the checkpoint once sent stage 2 past the query's end).
+    void forged_checkpoints_with_good_checksums_are_refused_data() {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<QString>("forgery");
+        const int local = int(AlignmentMode::Local), semi = int(AlignmentMode::SemiGlobal);
+        QTest::newRow("local best cell at row 2^46") << local << "best.i=70368744177664";
+        QTest::newRow("local best cell below the checkpoint") << local << "best.i=last+1";
+        QTest::newRow("local best cell right of the target") << local << "best.j=n+1";
+        QTest::newRow("local best cell at a negative row") << local << "best.i=-5";
+        QTest::newRow("local best score 2^30") << local << "best.score=1073741824";
+        QTest::newRow("local best score -2^31") << local << "best.score=-2147483648";
+        QTest::newRow("last column cell below the checkpoint") << semi << "last_column.i=last+1";
+        QTest::newRow("last column cell off the last column") << semi << "last_column.j=7";
+        QTest::newRow("overview wider than the target") << local << "overview_cols=n+1";
+        QTest::newRow("overview score -2^31") << local << "overview[0]=-2147483648";
+        QTest::newRow("row file H -2^31") << local << "row.h[5]=-2147483648";
+        QTest::newRow("row file F 2^31 - 1") << semi << "row.f[9]=2147483647";
+    }
+    void forged_checkpoints_with_good_checksums_are_refused() {
+        QFETCH(int, mode);
+        QFETCH(QString, forgery);
+        const Job j = mode == int(AlignmentMode::Local) ? job(AlignmentMode::Local, 3000, 3100, 47)
+                                                        : job(AlignmentMode::SemiGlobal, 2000, 3100, 53, "tb,te");
+        static int variant = 0;
+        const QString dir = tmp_.filePath(QString("forged-%1").arg(++variant));
+        LongPairOptions o = options_for(j, dir.toStdString(), 500);
+        o.overview_size = 16;
+        QVERIFY(run_until(j, o, 0.6));
+        const QString manifest_path = dir + "/long-pair.manifest";
+        QByteArray manifest = file_bytes_of(manifest_path);
+        QVERIFY(manifest.size() > 28);
+        QByteArray payload = manifest.mid(24, manifest.size() - 28);
+        // The manifest's layout (long_checkpoint.cpp): where each field lies.
+        auto u32_at = [&](int at) { quint32 v; std::memcpy(&v, payload.constData() + at, 4); return v; };
+        auto i64_at = [&](int at) { qint64 v; std::memcpy(&v, payload.constData() + at, 8); return v; };
+        const int name = int(u32_at(24));
+        const int count_at = 28 + name + 4 + 12 + 1 + 4 + 1;
+        const int count = int(i64_at(count_at));
+        const int rows_at = count_at + 8, best_at = rows_at + 12 * count, last_column_at = best_at + 20;
+        const int overview_cols_at = last_column_at + 20, blocks_at = overview_cols_at + 4;
+        const qint64 last = i64_at(rows_at + 12 * (count - 1)), n = qint64(j.target.size());
+        const int grid_at = blocks_at + 8 + 8 * int(i64_at(blocks_at));
+        QVERIFY(count >= 2 && i64_at(blocks_at) >= 1 && int(u32_at(overview_cols_at)) == 16);
+        auto put32 = [&](int at, qint64 v) { const qint32 x = qint32(v); std::memcpy(payload.data() + at, &x, 4); };
+        auto put64 = [&](int at, qint64 v) { std::memcpy(payload.data() + at, &v, 8); };
+
+        const QString f = forgery.section('=', 0, 0), value = forgery.section('=', 1);
+        const qint64 v = value == "last+1" ? last + 1 : value == "n+1" ? n + 1 : value.toLongLong();
+        QString named = manifest_path;
+        // A cell's score 2^28 (in range) beats every real one: the alignment ends there.
+        if (f == "best.i") {
+            put32(best_at, 1 << 28);
+            put64(best_at + 4, v);
+        } else if (f == "best.j") {
+            put32(best_at, 1 << 28);
+            put64(best_at + 12, v);
+        } else if (f == "best.score") {
+            put32(best_at, v);
+        } else if (f == "last_column.i") {
+            put32(last_column_at, 1 << 28);
+            put64(last_column_at + 4, v);
+        } else if (f == "last_column.j") {
+            put64(last_column_at + 12, v);
+        } else if (f == "overview_cols") {
+            // As many columns as that takes: the grid grows to blocks x (n + 1) values.
+            const qint64 blocks = i64_at(blocks_at);
+            put32(overview_cols_at, v);
+            payload.insert(grid_at, QByteArray(int(blocks * (v - 16) * 4), '\0'));
+        } else if (f == "overview[0]") {
+            put32(grid_at, v);
+        } else {
+            // A row file: its value changed, its own CRC and the manifest's made right.
+            const QString row = dir + "/" + row_files(dir).first();
+            named = row;
+            QByteArray bytes = file_bytes_of(row);
+            QByteArray row_payload = bytes.mid(24, bytes.size() - 28);
+            const int column = f == "row.h[5]" ? 5 : int(n + 1) + 9;
+            const qint32 x = qint32(v);
+            std::memcpy(row_payload.data() + 16 + 4 * column, &x, 4);
+            QFile w(row);
+            QVERIFY(w.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            w.write(checkpoint_file(bytes.left(16), row_payload));
+            w.close();
+            const quint32 crc = crc32_of(row_payload.mid(16));
+            std::memcpy(payload.data() + rows_at + 8, &crc, 4);  // the first row's checksum
+        }
+        QFile w(manifest_path);
+        QVERIFY(w.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        w.write(checkpoint_file(manifest.left(16), payload));
+        w.close();
+
+        o.resume = true;
+        auto runner = make_cpu_pass_runner();
+        const std::string e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
+        QVERIFY2(e.find(QFileInfo(named).fileName().toStdString()) != std::string::npos, e.c_str());
+        QVERIFY2(e.find("checksum is right") != std::string::npos, e.c_str());
+    }
+
+    // A file far larger than its header says (or than a row of this job) is
+    // refused from its size, before it is read: a sparse 1 TiB manifest or row
+    // file, with the address space limited to 1 GiB more than in use.
+    void huge_files_are_refused_unread() {
+        const Job j = job(AlignmentMode::Global, 3000, 3000, 59);
+        for (const bool manifest : {true, false}) {
+            const QString dir = tmp_.filePath(manifest ? "huge-manifest" : "huge-row");
+            QVERIFY(run_until(j, options_for(j, dir.toStdString(), 500), 0.5));
+            const QString path = manifest ? dir + "/long-pair.manifest" : dir + "/" + row_files(dir).first();
+            QVERIFY(::truncate(path.toLocal8Bit().constData(), off_t(1) << 40) == 0);
+            LongPairOptions o = options_for(j, dir.toStdString(), 500);
+            o.resume = true;
+            auto runner = make_cpu_pass_runner();
+            rlimit before{};
+            QVERIFY(::getrlimit(RLIMIT_AS, &before) == 0);
+            std::uint64_t pages = 0;
+            std::ifstream("/proc/self/statm") >> pages;
+            QVERIFY(pages > 0);
+            rlimit limited = before;
+            limited.rlim_cur = std::min<rlim_t>(before.rlim_max, pages * std::uint64_t(::sysconf(_SC_PAGESIZE)) + (1ull << 30));
+            QVERIFY(::setrlimit(RLIMIT_AS, &limited) == 0);
+            std::string e;
+            try {
+                align_long(j.query, j.target, j.scheme, o, *runner);
+                e = "(no error)";
+            } catch (const Error& error) {
+                e = error.what();
+            } catch (const std::bad_alloc&) {
+                e = "(the file was read into memory)";
+            }
+            QVERIFY(::setrlimit(RLIMIT_AS, &before) == 0);
+            QVERIFY2(e.find(QFileInfo(path).fileName().toStdString()) != std::string::npos && e.find("1099511627776 bytes") != std::string::npos,
+                     e.c_str());
+        }
     }
 
     void a_checkpoint_of_another_job_is_refused() {

@@ -14,6 +14,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace alignscope::longpair {
@@ -118,43 +119,56 @@ struct FileBytes {
     std::vector<char> bytes;  // the payload
 };
 
+// Reads `size` bytes at `offset`; a file shorter than that is truncated.
+void read_exactly(int fd, const std::string& path, char* to, std::size_t size, std::uint64_t offset) {
+    while (size > 0) {
+        const ssize_t r = ::pread(fd, to, size, static_cast<off_t>(offset));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) throw Error("checkpoint: cannot read " + path + " (" + errno_text() + ")");
+        if (r == 0) throw Error("checkpoint: " + path + " is shorter than it was a moment ago (truncated)");
+        to += r;
+        size -= static_cast<std::size_t>(r);
+        offset += static_cast<std::uint64_t>(r);
+    }
+}
+
+// The header is read and checked against the file's size before the rest is
+// read, so a file is never read further than its header says it goes.
 FileBytes read_checked(const std::string& path, std::uint32_t kind) {
     FileBytes out;
     out.path = path;
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw Error("checkpoint: cannot read " + path + " (" + errno_text() + ")");
-    std::vector<char> all;
-    char buffer[1 << 16];
-    for (;;) {
-        const ssize_t r = ::read(fd, buffer, sizeof buffer);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            const std::string why = errno_text();
-            ::close(fd);
-            throw Error("checkpoint: cannot read " + path + " (" + why + ")");
-        }
-        if (r == 0) break;
-        all.insert(all.end(), buffer, buffer + r);
-    }
-    ::close(fd);
-    if (all.size() < kHeaderBytes + 4 || std::memcmp(all.data(), kMagic, sizeof kMagic) != 0)
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw Error("checkpoint: cannot read " + path + " (" + errno_text() + ")");
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    char header[kHeaderBytes];
+    if (size >= kHeaderBytes + 4) read_exactly(fd, path, header, kHeaderBytes, 0);
+    if (size < kHeaderBytes + 4 || std::memcmp(header, kMagic, sizeof kMagic) != 0)
         throw Error("checkpoint: " + path + " is not an AlignScope long-pair checkpoint file" +
-                    (all.size() < kHeaderBytes + 4 ? " (" + std::to_string(all.size()) + " bytes)" : std::string()));
+                    (size < kHeaderBytes + 4 ? " (" + std::to_string(size) + " bytes)" : std::string()));
     std::uint32_t version = 0, file_kind = 0;
     std::uint64_t payload = 0;
-    std::memcpy(&version, all.data() + 8, 4);
-    std::memcpy(&file_kind, all.data() + 12, 4);
-    std::memcpy(&payload, all.data() + 16, 8);
+    std::memcpy(&version, header + 8, 4);
+    std::memcpy(&file_kind, header + 12, 4);
+    std::memcpy(&payload, header + 16, 8);
     if (version != kCheckpointVersion)
         throw Error("checkpoint: " + path + " has format version " + std::to_string(version) + "; this AlignScope reads version " +
                     std::to_string(kCheckpointVersion));
     if (file_kind != kind)
         throw Error("checkpoint: " + path + " is a " + (file_kind == kKindRow ? "row file" : "manifest") + ", expected a " +
                     (kind == kKindRow ? "row file" : "manifest"));
-    const std::uint64_t expected = kHeaderBytes + payload + 4;
-    if (all.size() != expected)
-        throw Error("checkpoint: " + path + " is " + std::to_string(all.size()) + " bytes, its header says " +
-                    std::to_string(expected) + " (truncated or damaged)");
+    if (payload != size - kHeaderBytes - 4)
+        throw Error("checkpoint: " + path + " is " + std::to_string(size) + " bytes, its header says " +
+                    (payload > size ? "a payload of " + std::to_string(payload) + " bytes" : std::to_string(kHeaderBytes + payload + 4)) +
+                    " (truncated or damaged)");
+    std::vector<char> all(static_cast<std::size_t>(size));
+    std::memcpy(all.data(), header, kHeaderBytes);
+    read_exactly(fd, path, all.data() + kHeaderBytes, all.size() - kHeaderBytes, kHeaderBytes);
     std::uint32_t stored = 0;
     std::memcpy(&stored, all.data() + all.size() - 4, 4);
     if (crc_of(all.data(), all.size() - 4) != stored)
@@ -162,6 +176,11 @@ FileBytes read_checked(const std::string& path, std::uint32_t kind) {
     out.bytes.assign(all.begin() + static_cast<std::ptrdiff_t>(kHeaderBytes), all.end() - 4);
     return out;
 }
+
+// Scores a job can have written: the kernels compute in 32 bits with every
+// real score under 2^29 (check_ranges in long_pair.cpp) and "none" at kNegInf;
+// anything outside [kNegInf - 2^29, 2^29] came from somewhere else.
+bool possible_score(std::int64_t v) { return v >= I64{kNegInf} - (I64{1} << 29) && v <= (I64{1} << 29); }
 
 // Reads values from a checked payload; running off its end is a malformed file.
 class Reader {
@@ -384,6 +403,15 @@ LongCheckpoint LongCheckpoint::resume(const std::string& dir, const CheckpointId
         if (s.overview_row_edges[b] < 1 || s.overview_row_edges[b] > s.last_row() ||
             (b > 0 && s.overview_row_edges[b] <= s.overview_row_edges[b - 1]))
             r.malformed();
+    // The running cells lie in the rows saved (stage 2 starts from them), the
+    // last column's on column n; no score is one a job could not have.
+    auto cell_inside = [&](const BestCell& b) {
+        return possible_score(b.score) && b.i >= 0 && b.i <= s.last_row() && b.j >= 0 && b.j <= id.n;
+    };
+    if (!cell_inside(s.best) || (s.best.score > 0 && (s.best.i < 1 || s.best.j < 1)) || !cell_inside(s.last_column) ||
+        (s.last_column.score > kNegInf && (s.last_column.i < 1 || s.last_column.j != id.n)) || s.overview_cols > id.n ||
+        !std::all_of(s.overview.begin(), s.overview.end(), possible_score))
+        r.malformed();
     // Every row file: there, whole, and the one the manifest names.
     std::vector<Score> h, f2;
     for (std::size_t k = 0; k < s.rows.size(); ++k) c.read_row(k, h, f2);
@@ -397,6 +425,12 @@ void LongCheckpoint::read_row(std::size_t k, std::vector<Score>& h, std::vector<
     if (!fs::exists(path, ec))
         throw Error("checkpoint: " + path + " is missing (the manifest " + manifest_path() + " lists row " +
                     std::to_string(state_.rows[k]) + ")");
+    // A row file is of one size for this job: anything else is not read.
+    const std::uint64_t size = fs::file_size(path, ec);
+    const std::uint64_t want = kHeaderBytes + 16 + 2 * static_cast<std::uint64_t>(id_.n + 1) * sizeof(Score) + 4;
+    if (!ec && size != want)
+        throw Error("checkpoint: " + path + " is " + std::to_string(size) + " bytes, a row of a target of " +
+                    std::to_string(id_.n) + " residues takes " + std::to_string(want) + " (truncated or damaged)");
     const FileBytes file = read_checked(path, kKindRow);
     Reader r(file);
     const auto row = r.get<I64>();
@@ -412,6 +446,8 @@ void LongCheckpoint::read_row(std::size_t k, std::vector<Score>& h, std::vector<
     if (crc != state_.row_crcs[k])
         throw Error("checkpoint: " + path + " is not the row file the manifest " + manifest_path() +
                     " was written with (its contents differ)");
+    if (!std::all_of(h.begin(), h.end(), possible_score) || !std::all_of(f.begin(), f.end(), possible_score))
+        r.malformed();
 }
 
 void LongCheckpoint::add_row(std::int64_t row, const std::vector<Score>& h, const std::vector<Score>& f) {

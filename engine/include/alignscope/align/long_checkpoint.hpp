@@ -14,8 +14,10 @@
 // size, the payload, and a CRC-32 of everything before it (native
 // little-endian integers). Files are written to a temporary name, fsync'ed
 // and renamed over the old one, and the manifest is written last, so a crash
-// at any point leaves the previous checkpoint whole. Reading checks sizes,
-// checksums and the pair's identity and throws one Error naming the file and
+// at any point leaves the previous checkpoint whole. Reading checks sizes
+// (against the file's size before reading it), checksums, the pair's identity
+// and that the contents are ones a job writes (cells inside the checkpoint,
+// scores in the kernels' range), and throws one Error naming the file and
 // what does not match.
 #pragma once
 
