@@ -2,8 +2,12 @@
 // next, and detected and rebuilt - never trusted - when the FASTA changed
 // (size, modification time, or content with both kept) or the cache itself is
 // damaged (truncated, a byte flipped anywhere, a wrong magic, a cache for
-// another alphabet). Also: what a loaded database holds equals a fresh parse,
-// length order and record order, partitions, subsets and encoding errors.
+// another alphabet). A cache whose checksum is right but whose contents no
+// parse could produce (a header claiming billions of sequences, residues not
+// of its alphabet, an empty sequence, ids and descriptions the reader never
+// makes) is rebuilt too, without allocating for the header's claims. Also:
+// what a loaded database holds equals a fresh parse, length order and record
+// order, partitions, subsets and encoding errors.
 #include <alignscope/error.hpp>
 #include <alignscope/search/database.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
@@ -11,11 +15,15 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <utime.h>
 
 using namespace alignscope;
@@ -51,6 +59,31 @@ const char* fasta_text =
     ">tie-a\nMKV\n"
     ">tie-b\nWWW\n"
     ">rare letters\nBZXUOJ*KL\n";
+
+// CRC-32 (IEEE, reflected, as zlib computes it), bit by bit: the test's own.
+std::uint32_t crc32_of(const char* data, std::size_t size) {
+    std::uint32_t crc = 0xffffffffu;
+    for (std::size_t k = 0; k < size; ++k) {
+        crc ^= static_cast<unsigned char>(data[k]);
+        for (int b = 0; b < 8; ++b) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+// The cache's checksum (the 4 bytes before the end marker) made right again.
+void forge_checksum(std::string& cache) {
+    const std::size_t body = cache.size() - 8;
+    const std::uint32_t crc = crc32_of(cache.data(), body);
+    std::memcpy(cache.data() + body, &crc, 4);
+}
+
+// Virtual memory of this process in bytes (/proc/self/statm), 0 when unknown.
+std::uint64_t virtual_bytes() {
+    std::ifstream statm("/proc/self/statm");
+    std::uint64_t pages = 0;
+    statm >> pages;
+    return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
 
 bool same_database(const PreparedDatabase& a, const PreparedDatabase& b) {
     return a.alphabet == b.alphabet && a.residues == b.residues && a.offsets == b.offsets &&
@@ -178,6 +211,100 @@ private slots:
             QVERIFY2(again.outcome == CacheOutcome::Rebuilt, qPrintable(QString("byte %1 was trusted").arg(at)));
             QVERIFY(same_database(again.database, good.database));
         }
+    }
+
+    // A header claiming more sequences than the file holds, with a right
+    // checksum: rejected before anything is allocated for the claim (the
+    // address space is limited to 1 GiB more than in use while it loads; the
+    // offsets of 2^32 - 1 sequences alone would take 32 GiB).
+    void impossibleCountsAreRejectedBeforeAllocating_data() {
+        QTest::addColumn<qulonglong>("count");
+        QTest::newRow("2^32 - 1 sequences") << qulonglong(0xFFFFFFFFull);
+        QTest::newRow("2^28 sequences") << qulonglong(1ull << 28);
+        QTest::newRow("one more than there are") << qulonglong(7);
+    }
+    void impossibleCountsAreRejectedBeforeAllocating() {
+        QFETCH(qulonglong, count);
+        const PreparedDatabaseLoad good = load();
+        std::string bytes = read_bytes(good.cache_path);
+        const std::uint64_t claimed = count;
+        std::memcpy(bytes.data() + 40, &claimed, 8);
+        forge_checksum(bytes);
+        write_bytes(good.cache_path, bytes);
+        rlimit before{};
+        QVERIFY(::getrlimit(RLIMIT_AS, &before) == 0);
+        const std::uint64_t in_use = virtual_bytes();
+        QVERIFY(in_use > 0);
+        rlimit limited = before;
+        limited.rlim_cur = std::min<rlim_t>(before.rlim_max, in_use + (1ull << 30));
+        QVERIFY(::setrlimit(RLIMIT_AS, &limited) == 0);
+        PreparedDatabaseLoad again;
+        std::string failure;
+        try {
+            again = load();
+        } catch (const std::bad_alloc&) {
+            failure = "the loader allocated for the header's count";
+        } catch (const std::exception& e) {
+            failure = e.what();
+        }
+        QVERIFY(::setrlimit(RLIMIT_AS, &before) == 0);
+        QVERIFY2(failure.empty(), failure.c_str());
+        QCOMPARE(again.outcome, CacheOutcome::Rebuilt);
+        QVERIFY2(again.reason.find("damaged") != std::string::npos, again.reason.c_str());
+        QVERIFY(same_database(again.database, good.database));
+        QCOMPARE(load().outcome, CacheOutcome::Loaded);
+    }
+
+    // Contents no parse produces, behind a right checksum: rebuilt, never used.
+    void forgedContentsAreRebuilt_data() {
+        QTest::addColumn<QString>("what");
+        QTest::addColumn<QByteArray>("find");     // bytes in the cache...
+        QTest::addColumn<int>("at");              // ...this far into them...
+        QTest::addColumn<QByteArray>("replace");  // ...become these
+        QTest::newRow("a NUL residue") << "residue" << QByteArray("MKMKVWWW") << 2 << QByteArray("\0", 1);
+        QTest::newRow("a lower-case residue") << "residue" << QByteArray("MKMKVWWW") << 2 << QByteArray("m");
+        QTest::newRow("a gap residue") << "residue" << QByteArray("MKMKVWWW") << 0 << QByteArray("-");
+        QTest::newRow("a control byte residue") << "residue" << QByteArray("MKMKVWWW") << 4 << QByteArray("\x01", 1);
+        QTest::newRow("a blank in an id") << "name" << QByteArray("short") << 2 << QByteArray("\t");
+        QTest::newRow("a non-ASCII id") << "name" << QByteArray("short") << 0 << QByteArray("\xe9");
+        QTest::newRow("a control character in a description") << "name" << QByteArray("first record") << 5
+                                                                << QByteArray("\n");
+        QTest::newRow("invalid UTF-8 in a description") << "name" << QByteArray("first record") << 0
+                                                         << QByteArray("\xff");
+    }
+    void forgedContentsAreRebuilt() {
+        QFETCH(QString, what);
+        QFETCH(QByteArray, find);
+        QFETCH(int, at);
+        QFETCH(QByteArray, replace);
+        const PreparedDatabaseLoad good = load();
+        std::string bytes = read_bytes(good.cache_path);
+        const std::size_t found = bytes.find(find.toStdString());
+        QVERIFY2(found != std::string::npos, qPrintable(what));
+        bytes.replace(found + static_cast<std::size_t>(at), static_cast<std::size_t>(replace.size()), replace.toStdString());
+        forge_checksum(bytes);
+        write_bytes(good.cache_path, bytes);
+        const PreparedDatabaseLoad again = load();
+        QCOMPARE(again.outcome, CacheOutcome::Rebuilt);
+        QVERIFY2(again.reason.find("damaged") != std::string::npos, again.reason.c_str());
+        QVERIFY(same_database(again.database, good.database));
+        QCOMPARE(load().outcome, CacheOutcome::Loaded);
+    }
+
+    // An empty sequence (two equal offsets) behind a right checksum.
+    void aForgedEmptySequenceIsRebuilt() {
+        const PreparedDatabaseLoad good = load();
+        std::string bytes = read_bytes(good.cache_path);
+        // Offsets 0, 2, 5, ... become 0, 0, 2, ...: the first sequence is empty,
+        // the second takes the first's residues, lengths still ascend (0, 2, 6, ...).
+        const std::uint64_t shifted[2] = {0, 2};
+        std::memcpy(bytes.data() + 64 + 8, shifted, 16);
+        forge_checksum(bytes);
+        write_bytes(good.cache_path, bytes);
+        const PreparedDatabaseLoad again = load();
+        QCOMPARE(again.outcome, CacheOutcome::Rebuilt);
+        QVERIFY2(again.reason.find("damaged") != std::string::npos, again.reason.c_str());
+        QVERIFY(same_database(again.database, good.database));
     }
 
     void alphabetOverrideIsPartOfTheKey() {

@@ -9,8 +9,10 @@
 //   64  u64 offsets[sequences + 1], u32 file_index[sequences], zero padding to
 //       a multiple of 8, residues, names ("id\0description\0" per sequence)
 //   end u32 CRC-32 of every byte before it, "END1"
-// Every field is checked on reading; the first failure names the cause and
-// the cache is rebuilt.
+// Every field is checked on reading, sizes against the file before anything
+// is allocated, and the contents against what a parse can give (residues of
+// the alphabet, no empty sequence, ids and descriptions as the reader makes
+// them); the first failure names the cause and the cache is rebuilt.
 #include <alignscope/error.hpp>
 #include <alignscope/io/atomic_file.hpp>
 #include <alignscope/search/database.hpp>
@@ -231,6 +233,42 @@ private:
     std::size_t at_ = 0;
 };
 
+// An id as the FASTA/FASTQ reader gives one: printable ASCII, no blanks.
+bool reader_id(std::string_view id) {
+    if (id.empty()) return false;
+    for (char ch : id) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c <= 0x20 || c >= 0x80) return false;
+    }
+    return true;
+}
+
+// A description as the reader gives one: UTF-8 text, tabs the only control
+// characters (see valid_utf8_prefix in sequence_reader.cpp).
+bool reader_description(std::string_view s) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {
+            if (c < 0x20 && c != '\t') return false;
+            ++i;
+            continue;
+        }
+        const std::size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        if (len == 0 || i + len > s.size()) return false;
+        std::uint32_t cp = c & (0x7Fu >> len);
+        for (std::size_t k = 1; k < len; ++k) {
+            const auto cc = static_cast<unsigned char>(s[i + k]);
+            if ((cc & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (cc & 0x3Fu);
+        }
+        const std::uint32_t min = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+        i += len;
+    }
+    return true;
+}
+
 std::string serialise(const PreparedDatabase& db, const FastaFingerprint& fp) {
     ByteWriter w;
     w.put_bytes(cache_magic, sizeof cache_magic);
@@ -301,31 +339,44 @@ PreparedDatabase deserialise(const std::string& bytes, const FastaFingerprint& f
     const auto count = r.get<std::uint64_t>("header");
     const auto residue_bytes = r.get<std::uint64_t>("header");
     const auto name_bytes = r.get<std::uint64_t>("header");
-    if (count == 0 || count > 0xFFFFFFFFull || residue_bytes > bytes.size() || name_bytes > bytes.size())
+    // Every size is checked against the bytes there before anything is
+    // allocated for it: a count of 2^32 - 1 must not cost 48 GiB first.
+    if (count == 0 || count > 0xFFFFFFFFull || residue_bytes > bytes.size() || name_bytes > bytes.size() ||
+        (count + 1) * 8 + count * 4 > body - r.at())
         throw CacheRejected{"damaged: impossible sizes in the header"};
 
     PreparedDatabase db;
     db.source = source;
     db.alphabet = cached_alphabet;
+    const char* offsets = r.take((count + 1) * 8, "offsets");
     db.offsets.resize(count + 1);
-    std::memcpy(db.offsets.data(), r.take((count + 1) * 8, "offsets"), (count + 1) * 8);
+    std::memcpy(db.offsets.data(), offsets, (count + 1) * 8);
+    const char* order = r.take(count * 4, "record order");
     db.file_index.resize(count);
-    std::memcpy(db.file_index.data(), r.take(count * 4, "record order"), count * 4);
+    std::memcpy(db.file_index.data(), order, count * 4);
     r.skip_to_multiple(8);
     db.residues.assign(r.take(residue_bytes, "residues"), residue_bytes);
     const char* names = r.take(name_bytes, "names");
     if (r.at() != body) throw CacheRejected{"damaged: unexpected bytes after the names"};
 
+    // What the cache holds must be what a parse gives (read_sequences and
+    // pack_database): the checksum only says the bytes are the ones written.
     if (db.offsets.front() != 0 || db.offsets.back() != residue_bytes)
         throw CacheRejected{"damaged: offsets do not span the residues"};
     std::vector<bool> seen(count, false);
     for (std::size_t k = 0; k < count; ++k) {
-        if (db.offsets[k + 1] < db.offsets[k] || (k > 0 && db.length(k) < db.length(k - 1)))
-            throw CacheRejected{"damaged: sequences out of length order"};
+        if (db.offsets[k + 1] <= db.offsets[k]) throw CacheRejected{"damaged: an empty sequence"};
+        if (db.offsets[k + 1] - db.offsets[k] > 0x7FFFFFFFull) throw CacheRejected{"damaged: a sequence too long"};
+        if (k > 0 && db.length(k) < db.length(k - 1)) throw CacheRejected{"damaged: sequences out of length order"};
         if (db.file_index[k] >= count || seen[db.file_index[k]])
             throw CacheRejected{"damaged: the record order is not a permutation"};
         seen[db.file_index[k]] = true;
     }
+    std::array<bool, 256> letter{};
+    for (char c : alphabet_letters(cached_alphabet)) letter[static_cast<unsigned char>(c)] = true;
+    bool foreign = false;
+    for (char c : db.residues) foreign |= !letter[static_cast<unsigned char>(c)];
+    if (foreign) throw CacheRejected{"damaged: residues that are not " + std::string(to_string(cached_alphabet))};
     db.ids.reserve(count);
     db.descriptions.reserve(count);
     const char* p = names;
@@ -335,6 +386,9 @@ PreparedDatabase deserialise(const std::string& bytes, const FastaFingerprint& f
             const void* nul = std::memchr(p, '\0', static_cast<std::size_t>(end - p));
             if (!nul) throw CacheRejected{"damaged: names end early"};
             std::string text(p, static_cast<const char*>(nul));
+            if (field == 0 ? !reader_id(text) : !reader_description(text))
+                throw CacheRejected{std::string("damaged: a sequence ") + (field == 0 ? "id" : "description") +
+                                    " the FASTA reader would not give"};
             (field == 0 ? db.ids : db.descriptions).push_back(std::move(text));
             p = static_cast<const char*>(nul) + 1;
         }
@@ -367,7 +421,8 @@ FastaFingerprint fasta_fingerprint(const std::string& path) {
     fp.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) throw Error(path + ": cannot read (" + std::strerror(errno) + ")");
-    std::vector<char> buffer(1 << 20);
+    // A small FASTA (and every fuzz input's) needs no 1 MiB buffer.
+    std::vector<char> buffer(static_cast<std::size_t>(std::clamp<std::uint64_t>(fp.size, 4096, 1 << 20)));
     std::uint32_t crc = 0;
     std::size_t got;
     while ((got = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) crc = crc32_of(buffer.data(), got, crc);
