@@ -131,9 +131,18 @@ public:
         json document;
         try {
             document = json::parse(json_text);
-        } catch (const json::parse_error& e) {
+        } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e400
             throw Error(source_ + ": not a valid JSON trace: " + e.what());
         }
+        try {
+            return read_document(document);
+        } catch (const json::exception& e) {  // a value of a type the reader did not expect
+            throw Error(source_ + ": not a trace this reader understands: " + e.what());
+        }
+    }
+
+private:
+    std::vector<TimelineEvent> read_document(const json& document) {
         const json* list = nullptr;
         if (document.is_array()) {
             list = &document;  // the "JSON Array Format" of the trace-event spec
@@ -151,7 +160,9 @@ public:
             const json& ev = (*list)[k];
             if (!ev.is_object()) throw error_at(k, "is not a JSON object");
             if (phase(ev, k) != "M") continue;
-            const std::string name = ev.value("name", std::string());
+            auto name_field = ev.find("name");
+            if (name_field == ev.end() || !name_field->is_string()) continue;
+            const std::string name = name_field->get<std::string>();
             auto args = ev.find("args");
             if (args == ev.end() || !args->is_object()) continue;
             auto label = args->find("name");
@@ -168,7 +179,11 @@ public:
             const std::string ph = phase(ev, k);
             if (ph == "X") {
                 TimelineEvent e = begin_event(ev, k);
-                e.end_ns = e.start_ns + microseconds_to_ns(required(ev, "dur", k), "dur", k);
+                const std::int64_t dur = microseconds_to_ns(required(ev, "dur", k), "dur", k);
+                if (dur < 0) throw error_at(k, "has a negative \"dur\"");
+                if (e.start_ns > 0 && dur > std::numeric_limits<std::int64_t>::max() - e.start_ns)
+                    throw error_at(k, "ends out of range");
+                e.end_ns = e.start_ns + dur;
                 events.push_back(std::move(e));
             } else if (ph == "B") {
                 open[{id_text(ev, "pid", k), id_text(ev, "tid", k)}].emplace_back(k, begin_event(ev, k));
@@ -192,10 +207,21 @@ public:
 
         std::stable_sort(events.begin(), events.end(),
                          [](const TimelineEvent& a, const TimelineEvent& b) { return a.start_ns < b.start_ns; });
+        // Any two times of the trace differ by less than 2^62 ns, so the
+        // differences the writer and the timeline views take never overflow.
+        if (!events.empty()) {
+            std::int64_t last = events.front().end_ns;
+            for (const TimelineEvent& e : events) last = std::max(last, e.end_ns);
+            const std::int64_t first = events.front().start_ns;
+            if (first < 0 && last > std::numeric_limits<std::int64_t>::max() + first)
+                throw Error(source_ + ": the trace spans more than 2^62 ns (146 years)");
+            if (last - first > kMaxSpanNs) throw Error(source_ + ": the trace spans more than 2^62 ns (146 years)");
+        }
         return events;
     }
 
-private:
+    static constexpr std::int64_t kMaxSpanNs = std::int64_t{1} << 62;
+
     Error error_at(std::size_t k, const std::string& what) const {
         return Error(source_ + ": trace event " + std::to_string(k) + " " + what);
     }
@@ -230,15 +256,25 @@ private:
         throw error_at(k, "has a \"" + std::string(field) + "\" that is neither a number nor a string");
     }
 
+    // A count: a number from 0 to 2^64 - 1 (a fraction is cut); anything else leaves `out` as it is.
+    static void count_arg(const json& args, const char* key, std::uint64_t& out) {
+        auto it = args.find(key);
+        if (it == args.end()) return;
+        if (it->is_number_unsigned()) {
+            out = it->get<std::uint64_t>();
+        } else if (it->is_number_integer()) {
+            if (it->get<std::int64_t>() >= 0) out = static_cast<std::uint64_t>(it->get<std::int64_t>());
+        } else if (it->is_number_float()) {
+            const double v = it->get<double>();
+            if (v >= 0 && v < 18446744073709551616.0) out = static_cast<std::uint64_t>(v);
+        }
+    }
+
     static void add_args(TimelineEvent& e, const json& ev) {
         auto args = ev.find("args");
         if (args == ev.end() || !args->is_object()) return;
-        auto bytes = args->find("bytes");
-        if (bytes != args->end() && bytes->is_number() && bytes->get<double>() >= 0)
-            e.bytes = bytes->get<std::uint64_t>();
-        auto cells = args->find("cells");
-        if (cells != args->end() && cells->is_number() && cells->get<double>() >= 0)
-            e.cells = cells->get<std::uint64_t>();
+        count_arg(*args, "bytes", e.bytes);
+        count_arg(*args, "cells", e.cells);
     }
 
     TimelineEvent begin_event(const json& ev, std::size_t k) {
