@@ -491,6 +491,58 @@ private slots:
         QVERIFY(read[0] == record);
         QVERIFY(reader.check().ok());
     }
+
+    // A heatmap row the writer would have refused (Heatmap::check), found in a
+    // project file: reading it is an Error naming the project, the job and the
+    // heatmap, never a heatmap the views index out of bounds (found by
+    // fuzz_project: a path cell at row 1536 of an 8 x 8 heatmap was returned).
+    void damagedHeatmapRowsAreRefused_data() {
+        QTest::addColumn<QString>("update");
+        QTest::newRow("path cell outside the grid")
+            << "UPDATE heatmaps SET path_cells = x'0006000000000000'";
+        QTest::newRow("fewer values than cells") << "UPDATE heatmaps SET cell_values = substr(cell_values, 1, 8)";
+        QTest::newRow("more rows than values") << "UPDATE heatmaps SET rows = 1000";
+        QTest::newRow("negative columns") << "UPDATE heatmaps SET cols = -2";
+        QTest::newRow("more rows than the matrix") << "UPDATE heatmaps SET source_rows = 1";
+    }
+    void damagedHeatmapRowsAreRefused() {
+        QFETCH(QString, update);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("heatmap.alsproj");
+        store::Heatmap heatmap = store::Heatmap::downsample({5, -3, 7, 2, 0, 9, 1, 1, -1000}, 3, 3, 2, 2, 2, -1000);
+        heatmap.label = "H";
+        heatmap.path = {{0, 0}, {1, 1}};
+        std::int64_t job_id = 0;
+        {
+            store::Project project(path.toStdString(), creating());
+            auto job = project.begin_job(sample_spec());
+            job_id = job->job_id();
+            job->add_heatmap(heatmap);
+            job->finish_done();
+        }
+        {
+            // As damage to the file would leave it: past the schema's CHECKs.
+            RawDatabase raw(path, true);
+            QVERIFY(raw.execute("PRAGMA ignore_check_constraints = ON"));
+            QVERIFY2(raw.execute(update.toUtf8().constData()), qPrintable(raw.error()));
+        }
+        store::ProjectOptions reading;
+        reading.read_only = true;
+        const store::Project project(path.toStdString(), reading);
+        try {
+            const auto maps = project.heatmaps(job_id);
+            QFAIL(qPrintable(QString("a damaged heatmap was returned (%1 x %2, %3 values, %4 path cells)")
+                                 .arg(maps.at(0).rows)
+                                 .arg(maps.at(0).cols)
+                                 .arg(maps.at(0).values.size())
+                                 .arg(maps.at(0).path.size())));
+        } catch (const Error& e) {
+            const QString message = e.what();
+            QVERIFY2(message.contains(path) && message.contains("job " + QString::number(job_id)) &&
+                         message.contains("heatmap H"),
+                     e.what());
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestResults)

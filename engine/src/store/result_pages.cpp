@@ -273,6 +273,9 @@ std::vector<Heatmap> Project::heatmaps(std::int64_t job_id) const {
         h.path = cells_from_blob(rows.blob(8));
         h.row_edges = int64s_from_blob(rows.blob(9));
         h.col_edges = int64s_from_blob(rows.blob(10));
+        // The writer checked it; a damaged file may not hold what it wrote, and
+        // the views index values and path cells without checking.
+        h.check(impl_->path + ": " + job_name(job_id) + ": heatmap " + h.label);
         result.push_back(std::move(h));
     }
     return result;
