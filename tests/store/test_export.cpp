@@ -234,6 +234,36 @@ private slots:
         QCOMPARE(csv[5][csv[0].indexOf("start_ns")].toLongLong(), f.events[4].start_ns);
     }
 
+    // The jobs row's event counter, damaged in the file (found by
+    // fuzz_project: -1 made the export reserve SIZE_MAX events and throw
+    // std::length_error; 2^40 asks for 100 TB): the export reads the rows
+    // there, whatever the counter says, and `check` reports the counter.
+    void aDamagedEventCountIsNotTrusted_data() {
+        QTest::addColumn<qlonglong>("count");
+        QTest::newRow("-1") << qlonglong(-1);
+        QTest::newRow("2^40") << qlonglong(1ll << 40);
+    }
+    void aDamagedEventCountIsNotTrusted() {
+        QFETCH(qlonglong, count);
+        Fixture f;
+        {
+            RawDatabase raw(f.path, true);
+            const QByteArray sql = QString("UPDATE jobs SET timeline_event_count = %1 WHERE id = %2")
+                                       .arg(count)
+                                       .arg(f.align_job)
+                                       .toUtf8();
+            QVERIFY2(raw.execute(sql.constData()), qPrintable(raw.error()));
+        }
+        QString text;
+        try {
+            text = export_text(*f.project, f.align_job, store::ExportFormat::ChromeTrace);
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
+        QCOMPARE(read_chrome_trace(text.toStdString(), "export").size(), f.events.size());
+        QVERIFY(!f.project->check().ok());
+    }
+
     void hitsAsCsvJsonTsv() {
         Fixture f;
         const auto csv = parse_csv(export_text(*f.project, f.search_job, store::ExportFormat::Csv));

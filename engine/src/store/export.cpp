@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <memory>
@@ -197,7 +198,8 @@ std::int64_t export_alignments(const Project& project, const JobInfo& job, Expor
 
 std::int64_t export_timeline_trace(const Project& project, const JobInfo& job, std::ostream& out) {
     std::vector<TimelineEvent> events;
-    events.reserve(static_cast<std::size_t>(job.counts.timeline_events));
+    // The jobs row's counter is a hint (a damaged file may hold anything there): at most 1 Mi events up front.
+    events.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(job.counts.timeline_events, 0, 1 << 20)));
     for (std::int64_t from = 0;;) {
         Page<TimelineEvent> page = project.timeline(job.id, from, kExportPage);
         for (auto& e : page.rows) events.push_back(std::move(e));
