@@ -264,6 +264,52 @@ private slots:
         QVERIFY(!f.project->check().ok());
     }
 
+    // Text that is not UTF-8 in a damaged project (found by fuzz_project:
+    // nlohmann-json's dump threw its type_error 316 out of export_job): JSON
+    // exports carry U+FFFD instead and stay valid JSON.
+    void invalidUtf8InTheProjectExportsAsReplacementCharacters() {
+        Fixture f;
+        {
+            RawDatabase raw(f.path, true);
+            for (const char* sql : {"UPDATE alignments SET query_id = CAST(x'71ff31' AS TEXT)",
+                                    "UPDATE hits SET target_id = CAST(x'74c331' AS TEXT)",
+                                    "UPDATE long_alignments SET query_id = CAST(x'6cfe' AS TEXT)",
+                                    "UPDATE timeline_events SET name = CAST(x'6b80' AS TEXT)",
+                                    "UPDATE bench_points SET series = CAST(x'73eda080' AS TEXT)"})
+                QVERIFY2(raw.execute(sql), qPrintable(raw.error()));
+        }
+        struct Case {
+            std::int64_t job;
+            store::ExportFormat format;
+            store::ExportTable table;
+            const char* text;
+        };
+        const Case cases[] = {{f.align_job, store::ExportFormat::Json, store::ExportTable::Alignments, "q\uFFFD1"},
+                              {f.search_job, store::ExportFormat::Json, store::ExportTable::Hits, "t\uFFFD1"},
+                              {f.search_job, store::ExportFormat::Json, store::ExportTable::LongAlignments, "l\uFFFD"},
+                              {f.align_job, store::ExportFormat::ChromeTrace, store::ExportTable::Auto, "k\uFFFD"},
+                              {f.bench_job, store::ExportFormat::Json, store::ExportTable::Bench, "s\uFFFD"}};
+        for (const Case& c : cases) {
+            QString text;
+            try {
+                text = export_text(*f.project, c.job, c.format, c.table);
+            } catch (const std::exception& e) {
+                QFAIL(e.what());
+            }
+            QVERIFY2(text.contains(QString::fromUtf8(c.text)), qPrintable(text.left(300)));
+            for (const QString& line : text.split('\n', Qt::SkipEmptyParts)) {
+                QJsonParseError error{};
+                QJsonDocument::fromJson(line.toUtf8(), &error);
+                if (c.format == store::ExportFormat::Json) QCOMPARE(error.error, QJsonParseError::NoError);
+            }
+            if (c.format == store::ExportFormat::ChromeTrace) {
+                QJsonParseError error{};
+                QJsonDocument::fromJson(text.toUtf8(), &error);
+                QCOMPARE(error.error, QJsonParseError::NoError);
+            }
+        }
+    }
+
     void hitsAsCsvJsonTsv() {
         Fixture f;
         const auto csv = parse_csv(export_text(*f.project, f.search_job, store::ExportFormat::Csv));

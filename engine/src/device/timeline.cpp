@@ -116,7 +116,8 @@ void write_chrome_trace(std::ostream& out, const std::vector<TimelineEvent>& eve
     json document = {{"traceEvents", std::move(trace_events)},
                      {"displayTimeUnit", "ns"},
                      {"otherData", {{"clock_source", clock_source}, {"origin_ns", origin}}}};
-    out << document.dump(1) << '\n';
+    // Names read back from a damaged project may not be UTF-8: U+FFFD, not an exception.
+    out << document.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
 }
 
 namespace {

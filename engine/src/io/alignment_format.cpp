@@ -174,7 +174,9 @@ class JsonWriter : public AlignmentWriter {
 public:
     JsonWriter(std::ostream& out, WriterContext context) : out_(out), ctx_(std::move(context)) {}
     void write(const Alignment& a, const Sequence&, const Sequence&, const AlignmentExtras& extras) override {
-        out_ << alignment_json(a, ctx_.scheme, extras).dump() << '\n';
+        // Ids read back from a damaged project may not be UTF-8: U+FFFD, not an exception.
+        out_ << alignment_json(a, ctx_.scheme, extras).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+             << '\n';
     }
 
 private:

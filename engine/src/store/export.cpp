@@ -60,7 +60,8 @@ public:
                 },
                 cells[k]);
         }
-        out_ << j.dump() << '\n';
+        // Text read back from a damaged project may not be UTF-8: U+FFFD, not an exception.
+        out_ << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
     }
 
 private:
@@ -365,7 +366,7 @@ std::int64_t export_job(const Project& project, std::int64_t job_id, ExportForma
             [&](std::int64_t from) { return project.bench_points(job_id, from, kExportPage); },
             [](const BenchPoint& p) {
                 return std::vector<Cell>{p.series,  p.device,  p.x, p.y,
-                                         p.x_label, p.y_label, RawJson{nlohmann::json(p.parameters).dump()}};
+                                         p.x_label, p.y_label, RawJson{nlohmann::json(p.parameters).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)}};
             });
     }
     case ExportTable::Auto: break;
