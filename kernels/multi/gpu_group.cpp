@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <future>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -87,8 +88,7 @@ public:
 
     std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
         const std::size_t count = job.pairs.size();
-        std::vector<Alignment> out(count);
-        if (count == 0) return out;
+        if (count == 0) return {};
         const std::size_t devices = members_.size();
 
         // Pairs in job order, cut by cells: static shares first, then the tail.
@@ -106,7 +106,11 @@ public:
             std::lock_guard lock(mutex_);
             throughput = throughput_;
         }
-        const auto shares = static_shares(throughput, 0.85);
+        // Static shares by measured throughput; the rest in two chunks per GPU
+        // for whichever GPU is free first. Each chunk is a job of its own on a
+        // member (encode, plan, setup: tens of ms of host work), so the tail
+        // is kept short: small chunks cost more than imbalance saves.
+        const auto shares = static_shares(throughput, 0.9);
         struct Chunk {
             std::size_t first = 0, end = 0;
         };
@@ -120,7 +124,9 @@ public:
             while (position < count && taken < target) taken += cells[position++];
             own[d].end = position;
         }
-        const std::uint64_t tail_chunk = std::max<std::uint64_t>(1, (total / 100) / std::max<std::size_t>(devices, 1));
+        std::uint64_t tail_cells = 0;
+        for (std::size_t k = position; k < count; ++k) tail_cells += cells[k];
+        const std::uint64_t tail_chunk = std::max<std::uint64_t>(1, tail_cells / (2 * std::max<std::size_t>(devices, 1)));
         while (position < count) {
             Chunk chunk{position, position};
             std::uint64_t taken = 0;
@@ -128,6 +134,13 @@ public:
             position = chunk.end;
             tail.push_back(chunk);
         }
+
+        // The result vector (a million Alignments are hundreds of MB to
+        // construct and fault in) is built on a thread of its own while the
+        // GPUs run; each member's results wait beside it until both are done.
+        std::vector<Alignment> out;
+        std::future<void> building = std::async(std::launch::async, [&out, count] { out = std::vector<Alignment>(count); });
+        std::vector<std::vector<std::pair<std::size_t, std::vector<Alignment>>>> produced(devices);
 
         std::atomic<std::size_t> next_tail{0};
         CancellationToken stop;
@@ -165,7 +178,7 @@ public:
                 const auto start = std::chrono::steady_clock::now();
                 auto results = members_[d]->align_pairs(sub, sub_context);
                 busy_seconds[d] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                for (std::size_t k = 0; k < results.size(); ++k) out[chunk.first + k] = std::move(results[k]);
+                produced[d].emplace_back(chunk.first, std::move(results));
                 std::uint64_t chunk_cells = 0;
                 for (std::size_t k = chunk.first; k < chunk.end; ++k) chunk_cells += cells[k];
                 done_cells[d] += chunk_cells;
@@ -206,6 +219,15 @@ public:
             }
         }
         if (first_cancel || context.cancelled()) throw Cancelled();
+
+        building.get();
+        threads.clear();
+        for (std::size_t d = 0; d < devices; ++d)
+            threads.emplace_back([&, d] {
+                for (auto& [first, results] : produced[d])
+                    std::move(results.begin(), results.end(), out.begin() + static_cast<std::ptrdiff_t>(first));
+            });
+        for (auto& thread : threads) thread.join();
 
         std::lock_guard lock(mutex_);
         for (std::size_t d = 0; d < devices; ++d)
