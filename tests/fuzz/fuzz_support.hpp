@@ -1,0 +1,103 @@
+// Helpers shared by the libFuzzer targets that read files from a directory:
+// a scratch directory (tmpfs when there is one), whole-file writes, and a
+// bitwise CRC-32 of our own to check the engine's zlib-based checksums with.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include <cerrno>
+#include <csignal>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace alignscope::fuzz {
+
+// An invariant the code under test promises was broken: a crash for libFuzzer.
+inline void require(bool condition)
+{
+    if (!condition) std::abort();
+}
+
+// CRC-32 (IEEE, reflected: what zlib's crc32 computes), bit by bit.
+inline std::uint32_t crc32_bitwise(const void* data, std::size_t size, std::uint32_t crc = 0)
+{
+    const auto* p = static_cast<const unsigned char*>(data);
+    crc = ~crc;
+    for (std::size_t k = 0; k < size; ++k) {
+        crc ^= p[k];
+        for (int b = 0; b < 8; ++b) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+// A fresh directory for this process, alignscope-fuzz-<pid> on tmpfs when
+// /dev/shm is writable (the targets write files on every input). libFuzzer
+// leaves without running exit handlers (at -max_total_time, on a crash), so
+// the directories of processes that are gone are removed when a new one is made.
+inline const std::string& scratch_directory()
+{
+    static const std::string dir = [] {
+        const char* bases[] = {"/dev/shm", std::getenv("TMPDIR"), "/tmp"};
+        for (const char* base : bases) {
+            if (!base || !*base || ::access(base, W_OK | X_OK) != 0) continue;
+            std::error_code ec;
+            for (const auto& e : std::filesystem::directory_iterator(base, ec)) {
+                const std::string name = e.path().filename().string();
+                if (name.rfind("alignscope-fuzz-", 0) != 0) continue;
+                const std::string digits = name.substr(16);
+                if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
+                    continue;
+                if (::kill(static_cast<pid_t>(std::stol(digits)), 0) != 0 && errno == ESRCH)
+                    std::filesystem::remove_all(e.path(), ec);
+            }
+            const std::string path = std::string(base) + "/alignscope-fuzz-" + std::to_string(::getpid());
+            std::filesystem::remove_all(path, ec);
+            if (::mkdir(path.c_str(), 0700) == 0) return path;
+        }
+        std::abort();
+    }();
+    return dir;
+}
+
+inline void write_file(const std::string& path, std::string_view bytes)
+{
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    require(fd >= 0);
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        require(n > 0);
+        done += static_cast<std::size_t>(n);
+    }
+    require(::close(fd) == 0);
+}
+
+// Removes every entry of `dir` (not the directory itself).
+inline void empty_directory(const std::string& dir)
+{
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) std::filesystem::remove_all(e.path(), ec);
+}
+
+template <typename T>
+T load_le(const char* p)
+{
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+template <typename T>
+void store_le(char* p, T v)
+{
+    std::memcpy(p, &v, sizeof v);
+}
+
+}  // namespace alignscope::fuzz
