@@ -101,12 +101,13 @@ private:
             t.last_h.assign(static_cast<std::size_t>(w + 1), kNegInf);
             t.last_f.assign(static_cast<std::size_t>(w + 1), kNegInf);
         }
+        const bool column_state = t.want_last_column && t.want_last_column_state;
+        t.last_col_e.assign(column_state ? static_cast<std::size_t>(h + 1) : 0, kNegInf);
+        t.last_col_f.assign(column_state ? static_cast<std::size_t>(h + 1) : 0, kNegInf);
         if (t.want_last_column) {
             t.last_col_h.assign(static_cast<std::size_t>(h + 1), kNegInf);
-            t.last_col_e.assign(static_cast<std::size_t>(h + 1), kNegInf);
-            t.last_col_f.assign(static_cast<std::size_t>(h + 1), kNegInf);
             t.last_col_h[0] = clamp(top_value(t, w, open, extend));
-            t.last_col_f[0] = clamp(top_f_value(t, w));
+            if (column_state) t.last_col_f[0] = clamp(top_f_value(t, w));
         }
         t.best = BestCell{};
         t.hit = GoalHit{};
@@ -305,8 +306,10 @@ private:
             for (I64 i = 1; i <= h; ++i) {
                 const auto I = static_cast<std::size_t>(i), R = static_cast<std::size_t>(from + i);
                 t.last_col_h[R] = clamp(H[I]);
-                t.last_col_e[R] = clamp(E[I]);
-                t.last_col_f[R] = clamp(F[I]);
+                if (!t.last_col_e.empty()) {
+                    t.last_col_e[R] = clamp(E[I]);
+                    t.last_col_f[R] = clamp(F[I]);
+                }
             }
         return last_j;
     }

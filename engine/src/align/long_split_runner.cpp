@@ -236,9 +236,12 @@ private:
 
     // Runs job(g) for each g in `who` on its own thread; the calling thread
     // reports progress (sum of cells[g]) and watches for cancellation, and
-    // `between` (on the calling thread, may throw) runs each time it wakes.
-    template <typename Job, typename Between>
-    void run_threads(const std::vector<std::size_t>& who, Job&& job, Between&& between, const JobContext& context,
+    // `between` (on the calling thread, may throw) runs each time it wakes:
+    // when `pending` (asked under the mutex) says there is news, a thread
+    // ended, or 20 ms passed.
+    template <typename Job, typename Pending, typename Between>
+    void run_threads(const std::vector<std::size_t>& who, Job&& job, Pending&& pending, Between&& between,
+                     const JobContext& context,
                      const PassProgress& progress, std::uint64_t total, CancellationToken& stop, Failures& failures,
                      std::mutex& mutex, std::condition_variable& wake, std::vector<std::atomic<std::uint64_t>>& cells) {
         std::size_t finished = 0;
@@ -262,7 +265,9 @@ private:
             bool all = false;
             {
                 std::unique_lock lock(mutex);
-                wake.wait_for(lock, std::chrono::milliseconds(20));
+                wake.wait_for(lock, std::chrono::milliseconds(20), [&] {
+                    return finished == threads.size() || (!stop.cancelled() && pending());
+                });
                 all = finished == threads.size();
             }
             if (context.cancelled()) {
@@ -343,7 +348,7 @@ private:
         };
         std::exception_ptr failure;
         try {
-            run_threads(who, job, [] {}, context, progress, total, stop, failures, mutex, wake, cells);
+            run_threads(who, job, [] { return false; }, [] {}, context, progress, total, stop, failures, mutex, wake, cells);
         } catch (...) {
             failure = std::current_exception();
         }
@@ -385,12 +390,32 @@ private:
         // block but the last ends on a special row.
         const I64 every = T.special_every > 0 ? (T.special_every + granularity() - 1) / granularity() * granularity() : 0;
         I64 block = settings_.block_rows;
-        if (block <= 0) {
-            const I64 busy = busy_rows();
-            block = busy > 0 ? busy : (h + 8 * static_cast<I64>(S) - 1) / (8 * static_cast<I64>(S));
+        const I64 busy = busy_rows();
+        if (block <= 0 && busy > 0 && h > 0) {
+            // A member takes about ceil(rows / busy) sweeps of its slice for a
+            // block (its warps work in waves), and the pipeline about
+            // blocks x slices per member + members - 1 blocks' time: the
+            // block height (a multiple of `unit`) that minimises the product.
+            const I64 unit = every > 0 ? every : busy;
+            const auto G_ = static_cast<double>(std::min(G, S)), K_ = static_cast<double>(S) / G_;
+            double best_cost = 0;
+            for (I64 k = 1;; ++k) {
+                const I64 rows = k * unit;
+                const auto blocks = static_cast<double>((h + rows - 1) / rows);
+                const auto waves = static_cast<double>((std::min(rows, h) + busy - 1) / busy);
+                const double cost = (blocks * K_ + G_ - 1) * waves;
+                if (k == 1 || cost < best_cost) {
+                    best_cost = cost;
+                    block = rows;
+                }
+                if (rows >= h) break;
+            }
+        } else {
+            if (block <= 0) block = (h + 8 * static_cast<I64>(S) - 1) / (8 * static_cast<I64>(S));
+            block = std::max<I64>(block, 1);
+            if (every > 0) block = std::max<I64>(1, (block + every / 2) / every) * every;
         }
         block = std::max<I64>(block, 1);
-        if (every > 0) block = std::max<I64>(1, (block + every / 2) / every) * every;
         const std::size_t B = h > 0 ? static_cast<std::size_t>((h + block - 1) / block) : 0;
         auto block_top = [&](std::size_t b) { return std::min<I64>(h, static_cast<I64>(b) * block); };
 
@@ -409,12 +434,13 @@ private:
             T.last_h.assign(static_cast<std::size_t>(w + 1), kNegInf);
             T.last_f.assign(static_cast<std::size_t>(w + 1), kNegInf);
         }
+        const bool column_state = T.want_last_column && T.want_last_column_state;
+        T.last_col_e.assign(column_state ? static_cast<std::size_t>(h + 1) : 0, kNegInf);
+        T.last_col_f.assign(column_state ? static_cast<std::size_t>(h + 1) : 0, kNegInf);
         if (T.want_last_column) {
             T.last_col_h.assign(static_cast<std::size_t>(h + 1), kNegInf);
-            T.last_col_e.assign(static_cast<std::size_t>(h + 1), kNegInf);
-            T.last_col_f.assign(static_cast<std::size_t>(h + 1), kNegInf);
             T.last_col_h[0] = clamp(top_value(T, w, open, extend));
-            T.last_col_f[0] = clamp(top_f_value(T, w));
+            if (column_state) T.last_col_f[0] = clamp(top_f_value(T, w));
         }
         T.best = BestCell{};
         T.hit = GoalHit{};
@@ -485,6 +511,7 @@ private:
             p.track_best = T.track_best;
             p.want_last_row = true;
             p.want_last_column = s + 1 < S || T.want_last_column;
+            p.want_last_column_state = s + 1 < S || T.want_last_column_state;
             const bool inner_rows = every > 0 && rows > every;
             if (inner_rows) p.special_every = every;
             if (overview) {
@@ -542,8 +569,10 @@ private:
                 for (I64 i = 1; i <= rows; ++i) {
                     const auto I = static_cast<std::size_t>(i), R = static_cast<std::size_t>(r0 + i);
                     T.last_col_h[R] = p.last_col_h[I];
-                    T.last_col_e[R] = p.last_col_e[I];
-                    T.last_col_f[R] = p.last_col_f[I];
+                    if (column_state) {
+                        T.last_col_e[R] = p.last_col_e[I];
+                        T.last_col_f[R] = p.last_col_f[I];
+                    }
                 }
             out.best = shifted(p.best, r0, a[s]);
             out.overview = std::move(p.overview);
@@ -700,7 +729,12 @@ private:
 
         std::vector<std::size_t> who;
         for (std::size_t g = 0; g < std::min(G, S); ++g) who.push_back(g);
-        run_threads(who, member_job, between, context, progress, total, stop, failures, mutex, wake, cells);
+        auto news = [&] {  // under the mutex: a block finished by every slice and not yet merged
+            std::size_t done = B;
+            for (std::size_t s = 0; s < S; ++s) done = std::min(done, next_block[s]);
+            return done > merged_blocks;
+        };
+        run_threads(who, member_job, news, between, context, progress, total, stop, failures, mutex, wake, cells);
         between();  // whatever finished since the last look
         if (merged_blocks != B) throw Error("internal error: the long-pair split pipeline stopped early");
         T.best = T.track_best ? best : BestCell{};

@@ -125,7 +125,7 @@ struct PassTask {
     std::vector<Score> top_h, top_f;
     // left == Explicit: H, E (horizontal gap, the state a column hands to the
     // next) and F (vertical gap) of column 0, rows 0..rows; entry 0 is not read
-    // (the corner is the top edge's). This is exactly what want_last_column
+    // (the corner is the top edge's). This is exactly what want_last_column(_state)
     // returns for the last column, so a pass over columns [a, b) and one over
     // [b, c) with the first's last column as its left edge give the same cells
     // as one pass over [a, c), in every mode (a split of the columns).
@@ -134,9 +134,11 @@ struct PassTask {
 
     // Requests.
     bool want_last_row = false;     // last_h, last_f: H and F of the last row, columns 0..cols
-    // last_col_h, last_col_e, last_col_f: H, E and F of the last column, rows
-    // 0..rows (entry 0: the top edge's H and F there, E = kNegInf).
-    bool want_last_column = false;
+    bool want_last_column = false;  // last_col_h: H of the last column, rows 0..rows
+    // With want_last_column: last_col_e and last_col_f too, E and F of the last
+    // column (entry 0: the top edge's F there, E = kNegInf): the state the next
+    // slice of a column split takes as its explicit left edge.
+    bool want_last_column_state = false;
     bool track_best = false;        // best: over every cell (local alignment)
     // Stage 1: keep H and F of rows at a spacing of at least this many rows
     // (the runner rounds up to its own granularity); they replace any kept
@@ -266,9 +268,11 @@ struct SplitSettings {
     // Relative speed of each member: slice widths are proportional to it
     // (empty = equal).
     std::vector<double> weights;
-    // Row-block height of the stage-1 pipeline (0: the members' busy_rows(),
-    // else an eighth of a slice's share of the rows), rounded to the special
-    // rows' spacing.
+    // Row-block height of the stage-1 pipeline, rounded to the special rows'
+    // spacing. 0: from the members' busy_rows() (the multiple of the spacing
+    // that minimises (blocks x slices per member + members - 1) x
+    // ceil(block / busy_rows), the pipeline's length in sweeps), or without
+    // it (CPU runners) rows / (8 x slices).
     std::int64_t block_rows = 0;
     // Column slices per member (>= 1), dealt round-robin: more, narrower slices
     // shorten the pipeline's fill (each device waits for one slice's sweep).
