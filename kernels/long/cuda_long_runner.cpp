@@ -24,8 +24,10 @@ namespace {
 
 using longpair::Edge;
 using longpair::edge_value;
+using longpair::left_e_value;
 using longpair::left_f_value;
 using longpair::left_value;
+using longpair::top_f_value;
 using longpair::top_value;
 using longpair::GoalHit;
 using longpair::PassTask;
@@ -90,14 +92,24 @@ public:
         check_cuda(cudaGetDeviceProperties(&prop, device_index_), "cudaGetDeviceProperties", site_);
         sm_count_ = prop.multiProcessorCount;
         int per_sm = 0;
-        check_cuda(longpass::prepare_kernel(16, false, false, alphabet_, &per_sm), "cudaFuncSetAttribute", site_);
+        check_cuda(longpass::prepare_kernel(16, false, false, false, alphabet_, &per_sm), "cudaFuncSetAttribute", site_);
         resident_warps_ = sm_count_ * per_sm * (longpass::block_threads() / 32);
+        int per_sm_slice = 0;  // the column-slice kernels run fewer blocks per SM
+        check_cuda(longpass::prepare_kernel(16, false, false, true, alphabet_, &per_sm_slice), "cudaFuncSetAttribute", site_);
+        resident_slice_warps_ = std::max(1, sm_count_ * per_sm_slice * (longpass::block_threads() / 32));
     }
 
     // Every strip of a stage-2 band must run at once (R = 16), with a margin.
     std::int64_t max_band_rows() const override {
         return static_cast<std::int64_t>(resident_warps_) * longpass::strip_rows(16) * 9 / 10;
     }
+    // A slice pass (the kernels with an explicit left edge) with a strip for
+    // every resident warp keeps the GPU busy; more strips run in waves.
+    std::int64_t busy_rows() const override {
+        return static_cast<std::int64_t>(resident_slice_warps_) * longpass::strip_rows(16);
+    }
+    // Special rows are bottoms of strips of 256 or 512 rows.
+    std::int64_t special_row_granularity() const override { return longpass::strip_rows(16); }
 
     void run(std::vector<PassTask>& tasks, const JobContext& context, const longpair::PassProgress& progress) override {
         check_cuda(cudaSetDevice(device_index_), "cudaSetDevice", site_);
@@ -171,12 +183,13 @@ private:
         for (std::size_t x = first; x < last; ++x)
             if (tasks[x].local != local) throw Error("internal error: local and non-local long-pair passes in one launch");
         // Rows per lane: 16 when there are strips enough to fill the GPU, else 8.
-        const int resident_guess = sm_count_ * 16;
-        bool overview = false, goal_batch = false;
+        bool overview = false, goal_batch = false, slice = false;
         for (std::size_t x = first; x < last; ++x) {
             overview = overview || (tasks[x].overview_rows > 0 && tasks[x].overview_cols > 0);
             goal_batch = goal_batch || tasks[x].goal_search;
+            slice = slice || tasks[x].left == Edge::Explicit || (tasks[x].want_last_column && tasks[x].want_last_column_state);
         }
+        const int resident_guess = slice ? resident_slice_warps_ : sm_count_ * 16;
         const int R = overview ? 16
                       : (settings_.kernel == "r8") ? 8
                       : (settings_.kernel == "r16") ? 16
@@ -190,7 +203,9 @@ private:
         std::vector<longpass::LongTask> dev(last - first);
         std::size_t bus_words = 0, col_words = 0, hits = 0;
         int tickets = 0;
-        std::vector<std::size_t> bus_at(last - first), col_at(last - first), hit_at(last - first), goal_at(last - first);
+        std::vector<std::size_t> bus_at(last - first), col_at(last - first), hit_at(last - first), goal_at(last - first),
+            left_at(last - first);
+        std::size_t left_words = 0;
         std::size_t goal_words = 0;
         bool uploads = false;  // host rows copied to the GPU (explicit top or crossing rows)
         std::vector<char> skip(last - first, 0);
@@ -203,10 +218,7 @@ private:
             const I64 h = t.rows(), w = t.cols();
             if (h < 1 || w < 0 || t.row_end > m_ || t.col_end > n_ || t.row_begin < 0 || t.col_begin < 0)
                 throw Error("internal error: long-pair pass outside the matrix");
-            if (t.top == Edge::Explicit &&
-                (t.top_h.size() != static_cast<std::size_t>(w + 1) || t.top_f.size() != static_cast<std::size_t>(w + 1)))
-                throw Error("internal error: long-pair pass with an explicit top row of the wrong length");
-            if (t.left == Edge::Explicit) throw Error("internal error: an explicit left edge");
+            longpair::check_explicit_edges(t);
             if (t.goal_search && t.crossing_row == longpair::kExplicitRow &&
                 (t.crossing_h.size() < static_cast<std::size_t>(t.col_end + 1) || t.crossing_f.size() != t.crossing_h.size()))
                 throw Error("internal error: long-pair goal search with a short explicit crossing row");
@@ -233,7 +245,9 @@ private:
             bus_at[k] = bus_words;
             bus_words += static_cast<std::size_t>(w + 1) * 2;
             col_at[k] = col_words;
-            if (t.want_last_column) col_words += static_cast<std::size_t>(h + 1);
+            if (t.want_last_column) col_words += 2 * static_cast<std::size_t>(h + 1);  // H, then E (slice kernels)
+            left_at[k] = left_words;
+            if (t.left == Edge::Explicit) left_words += 3 * static_cast<std::size_t>(h + 1);
             hit_at[k] = hits;
             if (t.goal_search) ++hits;
             goal_at[k] = goal_words;
@@ -254,6 +268,7 @@ private:
             d.goal = t.goal;
             d.top_corner = t.top == Edge::Explicit ? t.top_h[0] : 0;
             d.goal_col_end = t.col_end;
+            d.ov_total = std::max<I64>(w, 1);
             d.first_ticket = tickets;
             d.strips = skip[k] ? 0 : static_cast<std::int32_t>((h + SH - 1) / SH);
             tickets += d.strips;
@@ -268,6 +283,7 @@ private:
         check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site_);
         bus_.reserve(std::max<std::size_t>(bus_words, 1), site_);
         last_col_.reserve(std::max<std::size_t>(col_words, 1), site_);
+        left_.reserve(std::max<std::size_t>(left_words, 1), site_);
         goal_rows_.reserve(std::max<std::size_t>(goal_words, 1), site_);
         progress_.reserve(static_cast<std::size_t>(std::max(tickets, 1)), site_);
         best_.reserve(static_cast<std::size_t>(std::max(tickets, 1)), site_);
@@ -278,7 +294,22 @@ private:
             const I64 w = t.cols();
             d.bus_h = bus_.data() + bus_at[k];
             d.bus_f = d.bus_h + (w + 1);
-            d.last_col = t.want_last_column ? last_col_.data() + col_at[k] : nullptr;
+            d.last_col = t.want_last_column ? last_col_.data() + col_at[k] : nullptr;  // H, then E
+            if (t.left == Edge::Explicit && d.strips > 0) {  // column 0 (H, E, F); H[0] is the corner
+                std::int32_t* col = left_.data() + left_at[k];
+                const auto words = static_cast<std::size_t>(t.rows() + 1);
+                std::vector<std::int32_t> h0 = t.left_h;
+                h0[0] = static_cast<Score>(std::max<I64>(top_value(t, 0, open, extend), longpair::kNegInf));
+                check_cuda(cudaMemcpy(col, h0.data(), words * sizeof(Score), cudaMemcpyHostToDevice), "cudaMemcpy", site_);
+                check_cuda(cudaMemcpy(col + words, t.left_e.data(), words * sizeof(Score), cudaMemcpyHostToDevice),
+                           "cudaMemcpy", site_);
+                check_cuda(cudaMemcpy(col + 2 * words, t.left_f.data(), words * sizeof(Score), cudaMemcpyHostToDevice),
+                           "cudaMemcpy", site_);
+                d.left_h = col;
+                d.left_e = col + words;
+                d.left_f = col + 2 * words;
+                uploads = true;
+            }
             d.hit = t.goal_search ? hits_.data() + hit_at[k] : nullptr;
             if (t.top == Edge::Explicit && d.strips > 0) {  // row 0 waits in the bus for strip 0
                 check_cuda(cudaMemcpy(d.bus_h, t.top_h.data(), t.top_h.size() * sizeof(Score), cudaMemcpyHostToDevice),
@@ -299,16 +330,18 @@ private:
             } else if (t.goal_search && t.crossing_row >= 0) {
                 if (static_cast<std::size_t>(t.crossing_row) >= saved_rows_.size())
                     throw Error("internal error: long-pair goal search names an unknown special row");
+                if (special_col_begin_ != 0 || special_cols_ < t.col_end)
+                    throw Error("internal error: long-pair goal search on special rows of a column slice");
                 d.goal_h = special_h_.data() + static_cast<std::size_t>(t.crossing_row) * static_cast<std::size_t>(special_cols_ + 1);
                 d.goal_f = special_f_.data() + static_cast<std::size_t>(t.crossing_row) * static_cast<std::size_t>(special_cols_ + 1);
             }
             if (t.special_every > 0) {
-                if (t.col_begin != 0 || t.col_end != n_ || t.reversed)
-                    throw Error("internal error: special rows from a pass other than stage 1");
+                if (t.reversed) throw Error("internal error: special rows from a reversed pass");
                 const I64 every = std::max<I64>(1, (t.special_every + SH - 1) / SH);
                 saved_rows_.clear();
                 for (I64 s = every - 1; (s + 1) * SH < t.rows(); s += every) saved_rows_.push_back(t.row_begin + (s + 1) * SH);
                 special_cols_ = w;
+                special_col_begin_ = t.col_begin;
                 const std::size_t words = std::max<std::size_t>(saved_rows_.size(), 1) * static_cast<std::size_t>(w + 1);
                 special_h_.reserve(words, site_);
                 special_f_.reserve(words, site_);
@@ -317,8 +350,13 @@ private:
                 d.special_every = static_cast<std::int32_t>(every);
             }
             if (t.overview_rows > 0 && t.overview_cols > 0 && d.strips > 0) {
+                // Columns binned as in the pass this one is a slice of, when it is one.
+                d.ov_total = t.overview_col_total > 0 ? t.overview_col_total : w;
+                d.ov_offset = t.overview_col_total > 0 ? t.overview_col_offset : 0;
+                if (d.ov_offset < 0 || d.ov_offset + w > d.ov_total)
+                    throw Error("internal error: a long-pair overview slice outside its pass");
                 d.ov_rows = std::min<std::int32_t>(t.overview_rows, d.strips);
-                d.ov_cols = static_cast<std::int32_t>(std::min<I64>(t.overview_cols, w));
+                d.ov_cols = static_cast<std::int32_t>(std::min<I64>(t.overview_cols, d.ov_total));
                 const std::vector<std::int32_t> empty(static_cast<std::size_t>(d.ov_rows) * static_cast<std::size_t>(d.ov_cols),
                                                       longpass::kNeg);
                 overview_.reserve(empty.size(), site_);
@@ -347,7 +385,7 @@ private:
             watch = [this, &rw](const int* snapshot) { poll_rows(rw, snapshot); };
         }
 
-        if (tickets > 0) launch(launch_tasks, tickets, R, local, overview, cells_total, context, progress, watch);
+        if (tickets > 0) launch(launch_tasks, tickets, R, local, overview, slice, cells_total, context, progress, watch);
 
         // Results.
         std::vector<std::int32_t> bus_host, col_host;
@@ -390,14 +428,38 @@ private:
                 t.last_f[0] = static_cast<Score>(std::max<I64>(left0_f, longpair::kNegInf));
             }
             if (t.want_last_column) {
-                t.last_col_h.assign(static_cast<std::size_t>(h + 1), longpair::kNegInf);
-                if (d.strips > 0)
-                    std::copy_n(col_host.begin() + static_cast<std::ptrdiff_t>(col_at[k]), h + 1, t.last_col_h.begin());
-                else
-                    for (I64 i = 1; i <= h; ++i)
-                        t.last_col_h[static_cast<std::size_t>(i)] =
-                            static_cast<Score>(std::max<I64>(left_value(t, i, open, extend), longpair::kNegInf));
-                t.last_col_h[0] = static_cast<Score>(std::max<I64>(top_value(t, w, open, extend), longpair::kNegInf));
+                auto clamp = [](I64 v) { return static_cast<Score>(std::max<I64>(v, longpair::kNegInf)); };
+                const auto H = static_cast<std::size_t>(h + 1);
+                t.last_col_h.assign(H, longpair::kNegInf);
+                t.last_col_e.assign(H, longpair::kNegInf);  // (filled by the slice kernels)
+                t.last_col_f.assign(H, longpair::kNegInf);
+                if (d.strips > 0) {
+                    const auto at = static_cast<std::ptrdiff_t>(col_at[k]);
+                    for (std::size_t i = 1; i < H; ++i) {
+                        t.last_col_h[i] = clamp(col_host[static_cast<std::size_t>(at) + i]);
+                        t.last_col_e[i] = clamp(col_host[static_cast<std::size_t>(at) + H + i]);
+                    }
+                } else {  // no columns: the last column is column 0
+                    for (I64 i = 1; i <= h; ++i) {
+                        t.last_col_h[static_cast<std::size_t>(i)] = clamp(left_value(t, i, open, extend));
+                        t.last_col_e[static_cast<std::size_t>(i)] = clamp(left_e_value(t, i));
+                    }
+                }
+                t.last_col_h[0] = clamp(top_value(t, w, open, extend));
+                if (!t.want_last_column_state) {
+                    t.last_col_e.clear();
+                    t.last_col_f.clear();
+                } else if (d.strips > 0) {  // F of the last column follows from its H (the kernel's recurrence)
+                    t.last_col_f[0] = clamp(top_f_value(t, w));
+                    for (std::size_t i = 1; i < H; ++i)
+                        t.last_col_f[i] = clamp(std::max<I64>(I64{t.last_col_f[i - 1]} - extend, I64{t.last_col_h[i - 1]} - open));
+                } else {
+                    t.last_col_f[0] = clamp(top_f_value(t, w));
+                    for (I64 i = 1; i <= h; ++i) t.last_col_f[static_cast<std::size_t>(i)] = clamp(left_f_value(t, i, open, extend));
+                }
+            } else {
+                t.last_col_e.clear();
+                t.last_col_f.clear();
             }
             t.overview.clear();
             t.overview_row_edges.clear();
@@ -509,11 +571,11 @@ private:
         w.task->on_rows_done(done);
     }
 
-    void launch(const std::vector<longpass::LongTask>& tasks, int tickets, int R, bool local, bool overview,
+    void launch(const std::vector<longpass::LongTask>& tasks, int tickets, int R, bool local, bool overview, bool slice,
                 std::uint64_t cells_total, const JobContext& context, const longpair::PassProgress& progress,
                 const std::function<void(const int*)>& watch) {
         int per_sm = 0;
-        check_cuda(longpass::prepare_kernel(R, local, overview, alphabet_, &per_sm), "cudaFuncSetAttribute", site_);
+        check_cuda(longpass::prepare_kernel(R, local, overview, slice, alphabet_, &per_sm), "cudaFuncSetAttribute", site_);
         if (per_sm < 1)
             throw Error("the long-pair kernel does not fit on " + info_.id + " with an alphabet of " +
                         std::to_string(alphabet_) + " letters");
@@ -570,7 +632,7 @@ private:
             check_cuda(cudaStreamWaitEvent(stream, ready, 0), "cudaStreamWaitEvent", site_);
             const int b = blocks / kernels + (kx < blocks % kernels ? 1 : 0);
             timeline.record(stream, {kernel_name_, "kernel", kx % stream_count, 0, cells_per_kernel}, [&] {
-                check_cuda(longpass::launch_strip_kernel(R, local, overview, params, std::max(b, 1), stream), "strip_kernel launch",
+                check_cuda(longpass::launch_strip_kernel(R, local, overview, slice, params, std::max(b, 1), stream), "strip_kernel launch",
                            site_);
             });
             check_cuda(cudaEventCreateWithFlags(&done[static_cast<std::size_t>(kx)], cudaEventDisableTiming),
@@ -656,17 +718,19 @@ private:
     int alphabet_ = 0;
     int sm_count_ = 1;
     int resident_warps_ = 1;
+    int resident_slice_warps_ = 1;
     std::string kernel_name_;
     DeviceBuffer<std::uint8_t> residues_;
     DeviceBuffer<std::int8_t> profile_;
     DeviceBuffer<int> control_, progress_;
-    DeviceBuffer<std::int32_t> bus_, last_col_, special_h_, special_f_, overview_, goal_rows_;
+    DeviceBuffer<std::int32_t> bus_, last_col_, left_, special_h_, special_f_, overview_, goal_rows_;
     cudaStream_t side_ = nullptr;  // the polling stream while a launch runs
     DeviceBuffer<unsigned long long> hits_;
     DeviceBuffer<longpass::StripBest> best_;
     DeviceBuffer<longpass::LongTask> task_buf_;
     std::vector<std::int64_t> saved_rows_;
     I64 special_cols_ = 0;
+    I64 special_col_begin_ = 0;  // the special rows are columns special_col_begin_.. of their pass
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Instantiates the strip kernel for R = 8 and 16 rows per lane, local and not.
+// Instantiates the strip kernel for R = 8 and 16 rows per lane, local and not,
+// with and without the column-slice extras (explicit left edge, last column).
 #include "long/long_launch.hpp"
 
 #include "long/strip_kernel.cuh"
@@ -7,21 +8,34 @@ namespace alignscope::kernels::longpass {
 
 namespace {
 
-template <int R, bool Local, bool Overview>
+template <int R, bool Local, bool Overview, bool Slice>
 cudaError_t prepare(int alphabet, int* blocks_per_sm) {
     const std::size_t bytes = shared_bytes(R, alphabet);
-    cudaError_t status = cudaFuncSetAttribute(device::strip_kernel<R, Local, Overview>,
+    cudaError_t status = cudaFuncSetAttribute(device::strip_kernel<R, Local, Overview, Slice>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
     if (status != cudaSuccess) return status;
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, device::strip_kernel<R, Local, Overview>,
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, device::strip_kernel<R, Local, Overview, Slice>,
                                                          block_threads(), bytes);
 }
 
-template <int R, bool Local, bool Overview>
+template <int R, bool Local, bool Overview, bool Slice>
 cudaError_t launch(const LaunchParams& params, int blocks, cudaStream_t stream) {
-    device::strip_kernel<R, Local, Overview>
+    device::strip_kernel<R, Local, Overview, Slice>
         <<<static_cast<unsigned>(blocks), static_cast<unsigned>(block_threads()), shared_bytes(R, params.alphabet), stream>>>(params);
     return cudaGetLastError();
+}
+
+// The variant for (R, local, overview, slice): f.template operator()<R, L, O, S>().
+template <typename F>
+cudaError_t dispatch(int r, bool local, bool overview, bool slice, F&& f) {
+    auto with_slice = [&]<int R, bool L, bool O>() {
+        return slice ? f.template operator()<R, L, O, true>() : f.template operator()<R, L, O, false>();
+    };
+    if (overview)  // stage 1 only, and always with strips enough for R = 16
+        return local ? with_slice.template operator()<16, true, true>() : with_slice.template operator()<16, false, true>();
+    if (r == 16)
+        return local ? with_slice.template operator()<16, true, false>() : with_slice.template operator()<16, false, false>();
+    return local ? with_slice.template operator()<8, true, false>() : with_slice.template operator()<8, false, false>();
 }
 
 }  // namespace
@@ -33,22 +47,15 @@ std::size_t shared_bytes(int r, int alphabet) {
            static_cast<std::size_t>(r / 4) * 32 * sizeof(unsigned);
 }
 
-cudaError_t prepare_kernel(int r, bool local, bool overview, int alphabet, int* blocks_per_sm) {
-    if (overview) {  // stage 1 only, and always with strips enough for R = 16
-        return local ? prepare<16, true, true>(alphabet, blocks_per_sm) : prepare<16, false, true>(alphabet, blocks_per_sm);
-    }
-    if (r == 16)
-        return local ? prepare<16, true, false>(alphabet, blocks_per_sm) : prepare<16, false, false>(alphabet, blocks_per_sm);
-    return local ? prepare<8, true, false>(alphabet, blocks_per_sm) : prepare<8, false, false>(alphabet, blocks_per_sm);
+cudaError_t prepare_kernel(int r, bool local, bool overview, bool slice, int alphabet, int* blocks_per_sm) {
+    return dispatch(r, local, overview, slice,
+                    [&]<int R, bool L, bool O, bool S>() { return prepare<R, L, O, S>(alphabet, blocks_per_sm); });
 }
 
-cudaError_t launch_strip_kernel(int r, bool local, bool overview, const LaunchParams& params, int blocks,
+cudaError_t launch_strip_kernel(int r, bool local, bool overview, bool slice, const LaunchParams& params, int blocks,
                                 cudaStream_t stream) {
-    if (overview)
-        return local ? launch<16, true, true>(params, blocks, stream) : launch<16, false, true>(params, blocks, stream);
-    if (r == 16)
-        return local ? launch<16, true, false>(params, blocks, stream) : launch<16, false, false>(params, blocks, stream);
-    return local ? launch<8, true, false>(params, blocks, stream) : launch<8, false, false>(params, blocks, stream);
+    return dispatch(r, local, overview, slice,
+                    [&]<int R, bool L, bool O, bool S>() { return launch<R, L, O, S>(params, blocks, stream); });
 }
 
 }  // namespace alignscope::kernels::longpass

@@ -19,9 +19,11 @@
 namespace alignscope::kernels::longpass {
 
 inline constexpr int kEdgeZero = 0, kEdgeGap = 1, kEdgeGapContinue = 2, kEdgeClosed = 3;
-// Top edge only: row 0 (H and F, columns 0..n) is in the task's bus when the
+// Top edge: row 0 (H and F, columns 0..n) is in the task's bus when the
 // kernel starts (a stage 1 resumed from a checkpoint); the corner is top_corner
-// and the left edge goes on from it (H(i, 0) = top_corner + left edge value).
+// and a left edge of another kind goes on from it (H(i, 0) = top_corner + left
+// edge value). Left edge: H, E and F of column 0 are in left_h, left_e, left_f
+// (rows 0..m; left_h[0] is the corner), the boundary column of a column slice.
 inline constexpr int kEdgeExplicit = 4;
 inline constexpr std::int32_t kNeg = -(1 << 30);
 inline constexpr std::uint8_t kPadCode = 255;  // residue code of rows below the task
@@ -38,7 +40,10 @@ struct LongTask {
     long long m, n;            // rows, columns (m >= 1, n >= 1)
     std::int32_t* bus_h;       // n + 1 each: the bottom row of the last strip that passed
     std::int32_t* bus_f;
-    std::int32_t* last_col;    // m + 1, H of column n (rows 1..m written), or null
+    std::int32_t* last_col;    // 2 (m + 1): H (rows 1..m written), then E of column n (slice kernels only), or null
+    const std::int32_t* left_h;  // left == kEdgeExplicit: column 0, rows 0..m
+    const std::int32_t* left_e;
+    const std::int32_t* left_f;
     std::int32_t* special_h;   // saved rows, row-major slots of n + 1, or null
     std::int32_t* special_f;
     const std::int32_t* goal_h;  // crossing row (forward columns 0..), or null: row 0 by goal_edge
@@ -46,6 +51,7 @@ struct LongTask {
     unsigned long long* hit;     // goal search: min key (j << 34 | i << 2 | kind), or null
     std::int32_t* overview;      // ov_rows x ov_cols max-pool of H (row block of strip s: s * ov_rows / strips), or null
     std::int32_t ov_rows, ov_cols;
+    long long ov_offset, ov_total;  // column block of column j: (ov_offset + j - 1) * ov_cols / ov_total
     long long goal_col_end;      // forward column = goal_col_end - j
     std::int32_t first_ticket;   // global ticket of strip 0
     std::int32_t strips;

@@ -71,7 +71,11 @@ __device__ __forceinline__ unsigned long long warp_min(unsigned long long v) {
     return v;
 }
 
-template <int R, bool Local, bool Overview, bool Partial>
+// Slice: the launch has a task with an explicit left edge (H and E of column 0
+// given) or one that wants the state of its last column (H and E, what the next
+// slice of a split pass takes as its left edge); the other kernels have neither
+// (and store only H of a last column, as they always did).
+template <int R, bool Local, bool Overview, bool Slice, bool Partial>
 __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, int ticket, int lane,
                           unsigned* prof) {
     constexpr int SH = 32 * R;
@@ -107,13 +111,26 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
     __syncwarp();
 
     int H[R], E[R], G[R];
+    int diag0;
+    if (Slice && t.left == kEdgeExplicit) {  // column 0 given (left_h[0] is the corner)
+        const std::int32_t* lh = t.left_h + my_first;
+        const std::int32_t* le = t.left_e + my_first;
+        diag0 = my_first - 1 <= m ? lh[-1] : kNeg;
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-        H[r] = (my_first + r <= m) ? left_at(t, my_first + r, go, ge) : kNeg;
-        E[r] = kNeg;
-        G[r] = H[r] - go;
+        for (int r = 0; r < R; ++r) {
+            H[r] = r < my_rows ? lh[r] : kNeg;
+            E[r] = r < my_rows ? le[r] : kNeg;
+            G[r] = H[r] - go;
+        }
+    } else {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            H[r] = (my_first + r <= m) ? left_at(t, my_first + r, go, ge) : kNeg;
+            E[r] = kNeg;
+            G[r] = H[r] - go;
+        }
+        diag0 = left_at(t, my_first - 1, go, ge);
     }
-    int diag0 = left_at(t, my_first - 1, go, ge);
 
     // Special row at the bottom of this strip?
     std::int32_t* sp_h = nullptr;
@@ -122,7 +139,10 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
         const long long slot = (strip + 1) / t.special_every - 1;
         sp_h = t.special_h + slot * (n + 1);
         sp_f = t.special_f + slot * (n + 1);
-        if (lane == 0) {
+        if (lane == 0 && Slice && t.left == kEdgeExplicit) {
+            sp_h[0] = t.left_h[i0 + SH];
+            sp_f[0] = t.left_f[i0 + SH];
+        } else if (lane == 0) {
             const int v = left_at(t, i0 + SH, go, ge);
             sp_h[0] = v;
             sp_f[0] = (t.left == kEdgeGap || t.left == kEdgeGapContinue) ? v : kNeg;
@@ -132,8 +152,11 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
     const bool track = t.track_best || t.goal_any || Overview;
     // Overview block of this strip's rows, and the column where the next column block starts.
     const int ov_row = Overview ? static_cast<int>(static_cast<long long>(strip) * t.ov_rows / t.strips) : 0;
-    int ov_block = 0, ov_max = kNeg;
-    int ov_next = Overview ? static_cast<int>((n * 1 + t.ov_cols - 1) / t.ov_cols) + 1 : 0;
+    // Columns are binned as in the pass this task is a slice of (offset, total).
+    int ov_block = Overview ? static_cast<int>(t.ov_offset * t.ov_cols / t.ov_total) : 0, ov_max = kNeg;
+    int ov_next = Overview ? static_cast<int>((static_cast<long long>(ov_block + 1) * t.ov_total + t.ov_cols - 1) / t.ov_cols -
+                                              t.ov_offset) + 1
+                           : 0;
     int best = t.goal_any ? t.goal - 1 : 0;
     int best_i = 0, best_j = 0;
 
@@ -236,9 +259,9 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
                 if (j >= ov_next) {  // into the next column block
                     atomicMax(t.overview + static_cast<long long>(ov_row) * t.ov_cols + ov_block, ov_max);
                     ov_max = kNeg;
-                    ov_block = static_cast<int>(static_cast<long long>(j - 1) * t.ov_cols / n);
-                    // First column of block ov_block + 1: smallest j with (j-1)*ov_cols/n >= ov_block + 1.
-                    ov_next = static_cast<int>(((ov_block + 1) * n + t.ov_cols - 1) / t.ov_cols) + 1;
+                    ov_block = static_cast<int>((t.ov_offset + j - 1) * t.ov_cols / t.ov_total);
+                    // First column of block ov_block + 1: smallest j with (offset+j-1)*ov_cols/total >= ov_block + 1.
+                    ov_next = static_cast<int>(((ov_block + 1) * t.ov_total + t.ov_cols - 1) / t.ov_cols - t.ov_offset) + 1;
                 }
                 ov_max = max(ov_max, mx);
             }
@@ -254,7 +277,7 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
                     atomicMin(t.hit, (static_cast<unsigned long long>(j) << 34) |
                                          (static_cast<unsigned long long>(best_i) << 2));
             }
-            if (t.last_col && j == ni) {
+            if (!Slice && t.last_col && j == ni) {
 #pragma unroll
                 for (int r = 0; r < R; ++r)
                     if (my_first + r <= m) t.last_col[my_first + r] = H[r];
@@ -306,6 +329,16 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
             if (lane == 0) st_release(my_progress, jo);
         }
     }
+    // Every lane's registers hold column n now (a lane changes them only for
+    // columns 1..n): the last column's H and E (the next slice's left edge).
+    if (Slice && t.last_col && ni >= 1) {
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+            if (r < my_rows) {
+                t.last_col[my_first + r] = H[r];
+                t.last_col[m + 1 + my_first + r] = E[r];
+            }
+    }
     if (Overview && ov_max > kNeg) atomicMax(t.overview + static_cast<long long>(ov_row) * t.ov_cols + ov_block, ov_max);
     if (t.track_best) {
         // Warp reduction: highest score, then smallest j, then smallest i.
@@ -328,8 +361,10 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
     if (lane == 0) st_release(my_progress, ni + 1);
 }
 
-template <int R, bool Local, bool Overview>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32, Overview ? 3 : 4) strip_kernel(LaunchParams p) {
+// Three blocks per SM for the overview and the slice extras at R = 16 (at four,
+// 128 registers, ptxas spills them); four otherwise.
+template <int R, bool Local, bool Overview, bool Slice>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, Overview || (Slice && R == 16) ? 3 : 4) strip_kernel(LaunchParams p) {
     extern __shared__ unsigned shared_profile[];
     const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
     unsigned* prof = shared_profile + static_cast<long long>(warp) * p.alphabet * (R / 4) * 32;
@@ -346,8 +381,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, Overview ? 3 : 4) strip_k
         }
         const LongTask t = p.tasks[lo];
         const int strip = ticket - t.first_ticket;
-        if (t.m - static_cast<long long>(strip) * 32 * R >= 32 * R) run_strip<R, Local, Overview, false>(p, t, strip, ticket, lane, prof);
-        else run_strip<R, Local, Overview, true>(p, t, strip, ticket, lane, prof);
+        if (t.m - static_cast<long long>(strip) * 32 * R >= 32 * R)
+            run_strip<R, Local, Overview, Slice, false>(p, t, strip, ticket, lane, prof);
+        else
+            run_strip<R, Local, Overview, Slice, true>(p, t, strip, ticket, lane, prof);
     }
 }
 
