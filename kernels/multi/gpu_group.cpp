@@ -80,10 +80,22 @@ public:
         return info;
     }
 
-    // One long pair runs on the group's first GPU (splitting one pair's
-    // columns across GPUs is not built yet).
+    // One long pair on every GPU of the group: its columns split among them,
+    // slice widths by SM count (equal on equal GPUs), boundary columns passed
+    // from GPU to GPU through host memory (longpair::make_split_pass_runner).
     std::unique_ptr<longpair::PassRunner> make_long_runner(const LongRunnerSettings& settings) override {
-        return members_.front()->make_long_runner(settings);
+        if (members_.size() == 1) return members_.front()->make_long_runner(settings);
+        std::vector<std::unique_ptr<longpair::PassRunner>> runners;
+        longpair::SplitSettings split;
+        for (Backend* member : members_) {
+            auto runner = member->make_long_runner(settings);
+            if (!runner) return nullptr;
+            runners.push_back(std::move(runner));
+            split.weights.push_back(std::max(1, member->info().sm_count));
+        }
+        split.slices_per_member = std::max(1, settings.split_slices);
+        split.block_rows = std::max<std::int64_t>(0, settings.split_block_rows);
+        return longpair::make_split_pass_runner(std::move(runners), std::move(split));
     }
 
     std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {

@@ -7,8 +7,14 @@
 //   alignscope-long-selftest [--device gpu:0] [--rounds N] [--bench 1000000,5000000]
 //                            [--strategy strips|streams] [--kernels K] [--streams S] [--no-check] [--overview N]
 //                            [--checkpoint-rounds N (default: rounds / 5, at least 1)]
+//                            [--split N] [--split-slices K] [--split-block-rows R]
 // On a CPU device (no GPU runner) the checks run the CPU pass runner against
 // itself: a check of the checks.
+// Several GPUs (--device gpu:0,1) test their split runner (one pair's columns
+// split among the GPUs); --split N tests a split over N runners of the one
+// device named (N runners sharing one GPU: the multi-GPU path on one GPU).
+// --split-slices K: column slices per runner (default 1); --split-block-rows R:
+// rows per pipeline block (default: what fills the GPU).
 #include <alignscope/kernels/cuda_backend.hpp>
 
 #include <alignscope/align/long_pair.hpp>
@@ -239,6 +245,144 @@ int explicit_top_round(const RunnerFactory& tested, std::mt19937_64& rng, int ro
     return failures;
 }
 
+// One column-slice pass on the tested runner against the CPU runner: rows r..m
+// and columns c..n of stage 1, its top edge row r (the CPU's, or stage 1's own
+// top edge when r = 0), its left edge the last column (H, E, F) of a CPU pass
+// over columns 0..c of the same rows. Compares the last row, the last column
+// (H, E, F), the best cell, the special rows and the overview (binned as the
+// whole pass's columns). Returns the failures, printed.
+int explicit_left_round(const RunnerFactory& tested, std::mt19937_64& rng, int round) {
+    struct Scheme {
+        const char* matrix;
+        double open, extend;
+        const char* alphabet;
+    };
+    const Scheme schemes[] = {{"EDNAFULL", 10, 0.5, "ACGT"}, {"BLOSUM62", 11, 1, "ARNDCQEGHILKMFPSTWYV"},
+                              {"EDNAFULL", 4, 4, "ACGT"}};
+    const char* modes[] = {"local", "global", "semiglobal:tb,te", "semiglobal:qb,qe"};
+    const Scheme& sc = schemes[round % 3];
+    const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin(sc.matrix), sc.open, sc.extend);
+    const std::string mode_text = modes[(round + 1) % 4];
+    AlignOptions align;
+    const auto colon = mode_text.find(':');
+    align.mode = parse_mode(mode_text.substr(0, colon));
+    if (colon != std::string::npos) align.free_ends = FreeEndGaps::parse(mode_text.substr(colon + 1));
+    const std::size_t len = 3000 + rng() % 9000;
+    const std::string q = random_residues(rng, sc.alphabet, len);
+    std::string t = mutate(rng, q, sc.alphabet);
+    if (t.size() < 2) t = "AC";
+    const EncodedSequence eq = encode(q, scheme.matrix, "query"), et = encode(t, scheme.matrix, "target");
+    const auto m = static_cast<std::int64_t>(eq.size()), n = static_cast<std::int64_t>(et.size());
+    const std::int64_t r = round % 2 ? 0 : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(m - 1));
+    const std::int64_t c = 1 + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(n - 1));
+    const std::string what = "explicit-left round " + std::to_string(round) + " " + mode_text + " " + sc.matrix + " " +
+                             std::to_string(m) + "x" + std::to_string(n) + " rows " + std::to_string(r) + ".., columns " +
+                             std::to_string(c) + "..";
+    int failures = 0;
+    auto fail = [&](const std::string& why) {
+        ++failures;
+        std::printf("FAIL %s: %s\n", what.c_str(), why.c_str());
+    };
+    auto cpu = make_cpu_pass_runner();
+    cpu->prepare(eq.data(), m, et.data(), n, scheme);
+    PassTask whole;  // stage 1 from row r, all columns
+    whole.row_begin = r;
+    whole.row_end = m;
+    whole.col_end = n;
+    stage1_edges(whole, align);
+    if (r > 0) {
+        std::vector<PassTask> above(1);
+        above[0].row_end = r;
+        above[0].col_end = n;
+        stage1_edges(above[0], align);
+        above[0].want_last_row = true;
+        cpu->run(above, {}, {});
+        whole.top = Edge::Explicit;
+        whole.top_h = above[0].last_h;
+        whole.top_f = above[0].last_f;
+        if (whole.left == Edge::Gap) whole.left = Edge::GapContinue;
+    }
+    auto clamp = [](std::int64_t v) { return static_cast<Score>(std::max<std::int64_t>(v, kNegInf)); };
+    std::vector<PassTask> first(1, whole);  // columns 0..c: the slice's left edge
+    first[0].col_end = c;
+    if (whole.top == Edge::Explicit) {
+        first[0].top_h.resize(static_cast<std::size_t>(c + 1));
+        first[0].top_f.resize(static_cast<std::size_t>(c + 1));
+    }
+    first[0].want_last_column = true;
+    first[0].want_last_column_state = true;
+    cpu->run(first, {}, {});
+    PassTask slice = whole;
+    slice.col_begin = c;
+    slice.top = Edge::Explicit;
+    slice.top_h.clear();
+    slice.top_f.clear();
+    for (std::int64_t j = c; j <= n; ++j) {
+        slice.top_h.push_back(clamp(top_value(whole, j, scheme.gap_open, scheme.gap_extend)));
+        slice.top_f.push_back(clamp(top_f_value(whole, j)));
+    }
+    slice.left = Edge::Explicit;
+    slice.left_h = first[0].last_col_h;
+    slice.left_e = first[0].last_col_e;
+    slice.left_f = first[0].last_col_f;
+    slice.track_best = slice.local;
+    slice.want_last_row = true;
+    slice.want_last_column = true;
+    slice.want_last_column_state = true;
+    slice.special_every = std::max<std::int64_t>(512, (m - r) / 4 / 512 * 512);
+    slice.overview_rows = static_cast<int>(std::min<std::int64_t>(m - r, 24));
+    slice.overview_cols = 16;
+    slice.overview_col_offset = c;
+    slice.overview_col_total = n;
+
+    std::vector<PassTask> on_cpu(1, slice);
+    on_cpu[0].overview_rows = static_cast<int>(m - r);  // one block per row, pooled below
+    cpu->run(on_cpu, {}, {});
+    std::vector<std::int64_t> cpu_rows = cpu->saved_rows();
+    std::vector<std::vector<Score>> cpu_h(cpu_rows.size()), cpu_f(cpu_rows.size());
+    for (std::size_t k = 0; k < cpu_rows.size(); ++k) cpu->read_special_row(k, cpu_h[k], cpu_f[k]);
+    auto gpu = tested();
+    gpu->prepare(eq.data(), m, et.data(), n, scheme);
+    std::vector<PassTask> on_gpu(1, slice);
+    gpu->run(on_gpu, {}, {});
+    const PassTask& x = on_cpu[0];
+    const PassTask& g = on_gpu[0];
+    if (g.last_h != x.last_h || g.last_f != x.last_f) fail("the last row differs");
+    if (g.last_col_h != x.last_col_h) fail("the last column's H differs");
+    if (g.last_col_e != x.last_col_e) fail("the last column's E differs");
+    if (g.last_col_f != x.last_col_f) fail("the last column's F differs");
+    if (x.track_best && !same_best(g.best, x.best)) fail("best " + best_text(g.best) + ", CPU " + best_text(x.best));
+    if (gpu->saved_rows() != cpu_rows) {
+        fail(std::to_string(gpu->saved_rows().size()) + " special rows, CPU " + std::to_string(cpu_rows.size()));
+    } else {
+        std::vector<Score> h, f;
+        for (std::size_t k = 0; k < cpu_rows.size(); ++k) {
+            gpu->read_special_row(k, h, f);
+            if (h != cpu_h[k] || f != cpu_f[k]) fail("special row " + std::to_string(cpu_rows[k]) + " differs");
+        }
+    }
+    // The overview, pooled from the CPU's per-row grid over the tested runner's row blocks.
+    const std::size_t C = static_cast<std::size_t>(std::min<std::int64_t>(slice.overview_cols, n));
+    if (g.overview_row_edges.empty() || g.overview.size() != g.overview_row_edges.size() * C ||
+        x.overview.size() != static_cast<std::size_t>(m - r) * C) {
+        fail("the overview has the wrong shape");
+    } else {
+        bool same = true;
+        for (std::size_t b = 0; b < g.overview_row_edges.size(); ++b) {
+            const std::int64_t lo = g.overview_row_edges[b];
+            const std::int64_t hi = b + 1 < g.overview_row_edges.size() ? g.overview_row_edges[b + 1] : m - r + 1;
+            for (std::size_t col = 0; col < C; ++col) {
+                Score expect = kNegInf;
+                for (std::int64_t i = lo; i < hi; ++i)
+                    expect = std::max(expect, x.overview[static_cast<std::size_t>(i - 1) * C + col]);
+                same = same && g.overview[b * C + col] == expect;
+            }
+        }
+        if (!same) fail("the overview differs");
+    }
+    return failures;
+}
+
 // A runner that stops stage 1 (as a kill would) right after the pipeline has
 // taken its first checkpoint.
 class KilledAfterCheckpoint final : public PassRunner {
@@ -344,7 +488,8 @@ int checkpoint_round(const RunnerFactory& gpu_strips, const RunnerFactory& gpu_o
 
 int main(int argc, char** argv) {
     std::string device = "gpu:0", strategy = "strips", bench_list = "1000000";
-    int rounds = 40, kernels_n = 0, streams_n = 0, overview = 0, checkpoint_rounds = -1;
+    int rounds = 40, kernels_n = 0, streams_n = 0, overview = 0, checkpoint_rounds = -1, split = 0, split_slices = 0;
+    long long split_block_rows = 0;
     bool check = true;
     for (int k = 1; k < argc; ++k) {
         const std::string flag = argv[k];
@@ -361,6 +506,9 @@ int main(int argc, char** argv) {
         else if (flag == "--no-check") check = false;
         else if (flag == "--overview") overview = std::stoi(value());
         else if (flag == "--checkpoint-rounds") checkpoint_rounds = std::stoi(value());
+        else if (flag == "--split") split = std::stoi(value());
+        else if (flag == "--split-slices") split_slices = std::stoi(value());
+        else if (flag == "--split-block-rows") split_block_rows = std::stoll(value());
         else {
             std::fprintf(stderr, "unknown option %s\n", flag.c_str());
             return 2;
@@ -375,14 +523,30 @@ int main(int argc, char** argv) {
         settings.strategy = strategy;
         settings.kernels = kernels_n;
         settings.streams = streams_n;
+        settings.split_slices = split_slices;
+        settings.split_block_rows = split_block_rows;
         std::printf("long-selftest on %s (%s)\n", backend.info().id.c_str(), backend.info().name.c_str());
+        if (split == 1 || split < 0 || split_slices < 0 || split_block_rows < 0)
+            throw Error("--split takes 2 or more runners; --split-slices and --split-block-rows 0 or more");
         // The runner under test: the device's, or on a device without one (CPU)
         // the CPU pass runner itself.
         const bool has_runner = backend.make_long_runner(settings) != nullptr;
         if (!has_runner) std::printf("%s has no long-pair runner: checking the CPU pass runner against itself\n", device.c_str());
-        auto make_tested = [&](const LongRunnerSettings& s) -> std::unique_ptr<PassRunner> {
+        auto make_one = [&](const LongRunnerSettings& s) -> std::unique_ptr<PassRunner> {
             return has_runner ? backend.make_long_runner(s) : make_cpu_pass_runner();
         };
+        auto make_tested = [&](const LongRunnerSettings& s) -> std::unique_ptr<PassRunner> {
+            if (split < 2) return make_one(s);
+            std::vector<std::unique_ptr<PassRunner>> members;
+            for (int k = 0; k < split; ++k) members.push_back(make_one(s));
+            SplitSettings sp;
+            sp.slices_per_member = std::max(1, s.split_slices);
+            sp.block_rows = s.split_block_rows;
+            return make_split_pass_runner(std::move(members), sp);
+        };
+        if (split >= 2)
+            std::printf("the runner under test: one pass split over %d runners of %s (%s)\n", split, device.c_str(),
+                        make_tested(settings)->device().c_str());
         int failures = 0, checked = 0;
         if (check) {
             std::mt19937_64 rng(20261121);
@@ -441,6 +605,11 @@ int main(int argc, char** argv) {
             for (int round = 0; round < checkpoint_rounds; ++round)
                 explicit_failures += explicit_top_round([&] { return make_tested(settings); }, rng, round);
             std::printf("explicit top row: %d passes, %d failures\n", checkpoint_rounds, explicit_failures);
+            int left_failures = 0;  // the column-slice passes of a split, on one runner
+            for (int round = 0; round < checkpoint_rounds; ++round)
+                left_failures += explicit_left_round([&] { return make_one(settings); }, rng, round);
+            std::printf("explicit left column: %d passes, %d failures\n", checkpoint_rounds, left_failures);
+            explicit_failures += left_failures;
             LongRunnerSettings other = settings;  // resumed with another strategy and kernel count
             other.strategy = settings.strategy == "streams" ? "strips" : "streams";
             other.kernels = 3;

@@ -114,6 +114,8 @@ private slots:
         QTest::newRow("gpu list unordered") << 3 << "gpu:2,0" << "group gpu:0 gpu:2";
         QTest::newRow("gpu list repeated") << 3 << "gpu:1,1" << "gpu:1";
         QTest::newRow("gpu list spaces") << 3 << "gpu:1, 2" << "group gpu:1 gpu:2";
+        QTest::newRow("gpu list of ids") << 3 << "gpu:0,gpu:2" << "group gpu:0 gpu:2";
+        QTest::newRow("gpu list of ids repeated") << 3 << "gpu:1,gpu:1" << "gpu:1";
         QTest::newRow("cpu with gpus") << 2 << "cpu" << "cpu";
     }
 
@@ -153,6 +155,8 @@ private slots:
         QTest::newRow("gpu list trailing comma") << 2 << "gpu:0," << QStringList{"'' is not a GPU index"};
         QTest::newRow("gpu colon only") << 2 << "gpu:" << QStringList{"expected a GPU index"};
         QTest::newRow("gpu list unknown member") << 2 << "gpu:0,3" << QStringList{"there is no gpu:3"};
+        QTest::newRow("gpu list of ids unknown") << 2 << "gpu:0,gpu:3" << QStringList{"there is no gpu:3"};
+        QTest::newRow("gpu list of ids malformed") << 2 << "gpu:0,gpu:" << QStringList{"'' is not a GPU index"};
     }
 
     void select_errors()

@@ -145,13 +145,14 @@ Backend& DeviceRegistry::select(std::string_view spec_text) {
     }
 
     if (spec.rfind("gpu:", 0) == 0) {
-        // "gpu:N" or a comma list "gpu:0,2": each an index of a registered GPU.
+        // "gpu:N" or a comma list "gpu:0,2" (or "gpu:0,gpu:2"): each an index of a registered GPU.
         std::vector<Backend*> members;
         std::string_view rest = std::string_view(spec).substr(4);
         if (rest.empty()) throw fail("expected a GPU index after 'gpu:'");
         while (true) {
             const std::size_t comma = rest.find(',');
-            const std::string_view item = rest.substr(0, comma);
+            std::string_view item = rest.substr(0, comma);
+            if (item.rfind("gpu:", 0) == 0) item.remove_prefix(4);
             int index = -1;
             auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), index);
             if (item.empty() || ec != std::errc() || end != item.data() + item.size() || index < 0)

@@ -30,6 +30,9 @@ struct LongRunnerSettings {
     int streams = 0;                      // 0 = backend default
     std::uint64_t gpu_memory_budget = 0;  // bytes; 0 = backend default
     std::string kernel;                   // force a variant by name; empty = automatic
+    // Several GPUs (one pair's columns split among them, longpair::SplitSettings):
+    int split_slices = 0;                 // column slices per GPU; 0 = 1
+    std::int64_t split_block_rows = 0;    // rows per pipeline block; 0 = what fills a GPU
 };
 
 struct DeviceInfo {
