@@ -8,6 +8,7 @@
 //                            [--strategy strips|streams] [--kernels K] [--streams S] [--no-check] [--overview N]
 //                            [--checkpoint-rounds N (default: rounds / 5, at least 1)]
 //                            [--split N] [--split-slices K] [--split-block-rows R]
+//   alignscope-long-selftest --write-pair L DIR   (DIR/query.fa, DIR/target.fa: the bench's pair of length L)
 // On a CPU device (no GPU runner) the checks run the CPU pass runner against
 // itself: a check of the checks.
 // Several GPUs (--device gpu:0,1) test their split runner (one pair's columns
@@ -32,6 +33,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <filesystem>
 #include <functional>
 #include <random>
@@ -509,6 +511,29 @@ int main(int argc, char** argv) {
         else if (flag == "--split") split = std::stoi(value());
         else if (flag == "--split-slices") split_slices = std::stoi(value());
         else if (flag == "--split-block-rows") split_block_rows = std::stoll(value());
+        else if (flag == "--write-pair") {
+            // The bench's pair of this length as FASTA, for align --long.
+            const std::size_t L = std::stoull(value());
+            const std::filesystem::path dir = value();
+            std::mt19937_64 rng(L);
+            const std::string q = random_residues(rng, "ACGT", L);
+            const std::string t = mutate(rng, q, "ACGT");
+            std::error_code ec;
+            std::filesystem::create_directories(dir, ec);
+            for (const auto& [name, s] : {std::pair<const char*, const std::string*>{"query", &q}, {"target", &t}}) {
+                const std::filesystem::path path = dir / (std::string(name) + ".fa");
+                std::ofstream out(path);
+                out << '>' << name << " long-selftest pair " << L << '\n';
+                for (std::size_t at = 0; at < s->size(); at += 80) out << s->substr(at, 80) << '\n';
+                out.close();
+                if (!out) {
+                    std::fprintf(stderr, "long-selftest: cannot write %s\n", path.string().c_str());
+                    return 1;
+                }
+                std::printf("%s: %zu residues\n", path.string().c_str(), s->size());
+            }
+            return 0;
+        }
         else {
             std::fprintf(stderr, "unknown option %s\n", flag.c_str());
             return 2;

@@ -23,6 +23,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -179,6 +180,12 @@ public:
         return id;
     }
     std::string kernel() const override {
+        if (!kernel_cells_.empty()) {  // the last split pass: the kernel that computed most of it
+            auto top = kernel_cells_.begin();
+            for (auto x = kernel_cells_.begin(); x != kernel_cells_.end(); ++x)
+                if (x->second > top->second) top = x;
+            return "split" + std::to_string(members_.size()) + "_" + top->first;
+        }
         std::string inner = members_.front()->kernel();
         for (const auto& m : members_)
             if (m->kernel() != inner) {
@@ -419,6 +426,7 @@ private:
         const std::size_t B = h > 0 ? static_cast<std::size_t>((h + block - 1) / block) : 0;
         auto block_top = [&](std::size_t b) { return std::min<I64>(h, static_cast<I64>(b) * block); };
 
+        kernel_cells_.clear();
         // Special rows (pass rows every, 2 every, ... < h) in host memory.
         saved_rows_.clear();
         saved_h_.clear();
@@ -536,6 +544,10 @@ private:
                 cells[g].store(cells_before + done, std::memory_order_relaxed);
             });
             cells[g].store(cells_before + p.cells, std::memory_order_relaxed);
+            {
+                std::lock_guard lock(mutex);
+                kernel_cells_[member.kernel()] += p.cells;
+            }
 
             // Special rows inside the block, then its bottom row: this slice's columns.
             const std::size_t from = s == 0 ? 0 : 1;
@@ -748,6 +760,7 @@ private:
     ScoringScheme scheme_;
     std::vector<std::int64_t> saved_rows_;
     std::vector<std::vector<Score>> saved_h_, saved_f_;
+    std::map<std::string, std::uint64_t> kernel_cells_;  // the last split pass: cells per member kernel
 };
 
 }  // namespace
