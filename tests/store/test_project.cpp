@@ -645,6 +645,32 @@ private slots:
         const QString bad = error_of([] { store::JobSpec::from_json("[1, 2", "spec.json"); });
         QVERIFY2(bad.contains("spec.json"), qPrintable(bad));
     }
+
+    // Whole-number fields of a stored spec that no job writes (found by
+    // fuzz_json: "streams": 1.8e20 was converted to int out of range, undefined
+    // behaviour; others were wrapped or cut silently): each is an Error naming
+    // the field.
+    void specNumbersOutOfRangeAreRefused_data() {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("field");
+        QTest::newRow("streams 1.8e20") << R"({"streams": 184467440737095516152})" << "streams";
+        QTest::newRow("threads 2^32") << R"({"threads": 4294967296})" << "threads";
+        QTest::newRow("score_scale 2.5") << R"({"score_scale": 2.5})" << "score_scale";
+        QTest::newRow("negative memory budget") << R"({"gpu_memory_budget": -1})" << "gpu_memory_budget";
+        QTest::newRow("memory budget 1e30") << R"({"gpu_memory_budget": 1e30})" << "gpu_memory_budget";
+    }
+    void specNumbersOutOfRangeAreRefused() {
+        QFETCH(QString, json);
+        QFETCH(QString, field);
+        const std::string text = json.toStdString();
+        const QString message = error_of([&] { store::JobSpec::from_json(text, "p.alsproj: job 3"); });
+        QVERIFY2(message.startsWith("p.alsproj: job 3: ") && message.contains("\"" + field + "\""), qPrintable(message));
+        // In range, the same fields load.
+        const store::JobSpec ok = store::JobSpec::from_json(
+            R"({"streams": 4, "threads": 0, "score_scale": 2, "gpu_memory_budget": 18446744073709551615})", "ok");
+        QCOMPARE(ok.streams, 4);
+        QCOMPARE(ok.gpu_memory_budget, std::uint64_t(18446744073709551615ull));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestProject)

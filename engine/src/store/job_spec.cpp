@@ -10,6 +10,8 @@
 #include <array>
 #include <cmath>
 #include <sstream>
+#include <type_traits>
+#include <utility>
 
 #ifndef ALIGNSCOPE_VERSION
 #define ALIGNSCOPE_VERSION "unknown"
@@ -154,8 +156,21 @@ JobSpec JobSpec::from_json(std::string_view json, const std::string& source) {
         JobSpec spec;
         // Every field is optional on reading, so a spec from an older writer
         // (fewer fields) still loads.
-        auto get = [&j](const char* key, auto& field) {
-            if (auto found = j.find(key); found != j.end() && !found->is_null()) found->get_to(field);
+        auto get = [&j, &source](const char* key, auto& field) {
+            auto found = j.find(key);
+            if (found == j.end() || found->is_null()) return;
+            using T = std::decay_t<decltype(field)>;
+            if constexpr (std::is_integral_v<T>) {
+                // A whole number in the field's range: nlohmann-json would convert
+                // 1e30 or 2.5 (undefined behaviour) and wrap -1 or 2^32 silently.
+                const bool fits = found->is_number_unsigned() ? std::in_range<T>(found->get<std::uint64_t>())
+                                  : found->is_number_integer() ? std::in_range<T>(found->get<std::int64_t>())
+                                                               : !found->is_number();  // not a number: get_to says so
+                if (!fits)
+                    throw Error(source + ": the job spec's \"" + key + "\" is " + found->dump() +
+                                ", not a whole number this field can hold");
+            }
+            found->get_to(field);
         };
         get("command", spec.command);
         get("algorithm", spec.algorithm);
