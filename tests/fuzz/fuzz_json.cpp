@@ -1,20 +1,27 @@
-// libFuzzer target: arbitrary bytes as a Chrome trace-event file, read as the
-// timeline view's "Import Chrome trace" reads one (read_chrome_trace).
+// libFuzzer target: arbitrary bytes as the JSON documents we read from
+// users' files, each read as its reader reads it:
+//   - a Chrome trace-event file, as the timeline view's "Import Chrome trace"
+//     reads one (read_chrome_trace);
+//   - a job specification, as a project file stores it in its jobs table
+//     (JobSpec::from_json), and the scoring scheme rebuilt from it (scheme()).
 //
-// It must give events or throw alignscope::Error (no other exception, no
-// crash, no sanitizer report). Events it gives must be sorted by start, none
-// ending before it starts, all within 2^62 ns of each other, and survive a round trip through our writer
-// (write_chrome_trace, then read_chrome_trace again): the same names,
-// categories, devices, lanes, byte and cell counts, durations and relative
-// starts (checked where the times fit a double exactly, spans under 1000 s).
+// Each must give its result or throw alignscope::Error (no other exception,
+// no crash, no sanitizer report). Trace events it gives must be sorted by
+// start, none ending before it starts, all within 2^62 ns of each other, and
+// survive a round trip through our writer (write_chrome_trace, then
+// read_chrome_trace again): the same names, categories, devices, lanes, byte
+// and cell counts, durations and relative starts (checked where the times fit
+// a double exactly, spans under 1000 s). A job spec must survive to_json and
+// from_json unchanged.
 //
-// Seeds: ALIGNSCOPE_FUZZ_WRITE_SEEDS=DIR fuzz_chrome_trace writes a trace our
-// writer makes into DIR and exits; tests/fuzz/corpus/chrome_trace holds it
+// Seeds: ALIGNSCOPE_FUZZ_WRITE_SEEDS=DIR fuzz_json writes a trace and a job
+// spec our writers make into DIR and exits; tests/fuzz/corpus/json holds them
 // and foreign traces (B/E pairs, string pids, the bare array format).
 #include "fuzz_support.hpp"
 
 #include <alignscope/device/timeline.hpp>
 #include <alignscope/error.hpp>
+#include <alignscope/store/job_spec.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -46,6 +53,46 @@ void write_seeds(const std::string& dir)
     const std::string path = dir + "/ours.json";
     std::ofstream(path, std::ios::binary) << out.str();
     std::printf("%s: %zu bytes\n", path.c_str(), out.str().size());
+
+    store::JobSpec spec;
+    spec.command = "align";
+    spec.algorithm = "sg_affine";
+    spec.mode = "semiglobal";
+    spec.free_ends = "qb,qe";
+    spec.set_scheme(ScoringScheme::create(SubstitutionMatrix::builtin("PAM30"), 9, 1.5));
+    spec.devices = "gpu:0";
+    spec.streams = 4;
+    spec.threads = 2;
+    spec.gpu_memory_budget = 4ull << 30;
+    spec.command_line = "alignscope-cli align q.fa t.fa --mode semiglobal";
+    spec.parameters["pairs"] = "12";
+    const std::string spec_path = dir + "/job-spec.json";
+    std::ofstream(spec_path, std::ios::binary) << spec.to_json();
+    std::printf("%s: %zu bytes\n", spec_path.c_str(), spec.to_json().size());
+}
+
+void read_job_spec(const std::string& text)
+{
+    store::JobSpec spec;
+    try {
+        spec = store::JobSpec::from_json(text, "fuzz.json");
+    } catch (const Error& e) {
+        require(std::string_view(e.what()).rfind("fuzz.json: ", 0) == 0);
+        return;
+    }
+    const std::string json = spec.to_json();
+    try {
+        require(store::JobSpec::from_json(json, "round-trip.json").to_json() == json);
+    } catch (const Error&) {
+        require(false);  // what we write, we read
+    }
+    if (spec.has_scheme()) {
+        try {
+            const ScoringScheme scheme = spec.scheme();
+            require(scheme.scale >= 1 && scheme.matrix.size() > 0);
+        } catch (const Error&) {
+        }
+    }
 }
 
 }  // namespace
@@ -62,6 +109,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***)
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
     const std::string text(reinterpret_cast<const char*>(data), size);
+    read_job_spec(text);
     std::vector<TimelineEvent> events;
     try {
         events = read_chrome_trace(text, "fuzz.json");
