@@ -10,7 +10,8 @@
 // It must end in results or an alignscope::Error: no other exception, no
 // crash, no sanitizer report. What it returns must be what the views may
 // index without checking: heatmaps pass Heatmap::check (values rows x cols,
-// path cells inside the grid, edges ascending), pages no longer than asked.
+// path cells inside the grid, edges ascending), timeline times within 2^62 ns
+// of 0 (so differences of two fit 64 bits), pages no longer than asked.
 //
 // SQLite itself is not instrumented (Debian's library): the fuzzer steers by
 // our code's coverage, so most mutations end in SQLite's "malformed" and the
@@ -120,7 +121,14 @@ void read_everything(const std::string& path)
             for (std::size_t k = 0; k < page.rows.size() && k < 4; ++k)
                 allow_error([&] { (void)project.hit_alignment(id, static_cast<std::int64_t>(k)); });
         });
-        allow_error([&] { require(project.timeline(id, 0, 200).rows.size() <= 200); });
+        allow_error([&] {
+            const auto page = project.timeline(id, 0, 200);
+            require(page.rows.size() <= 200);
+            // Times the writer and the views may take differences of.
+            constexpr std::int64_t limit = (std::int64_t{1} << 62) - 1;
+            for (const TimelineEvent& e : page.rows)
+                require(e.start_ns >= -limit && e.start_ns <= limit && e.end_ns >= -limit && e.end_ns <= limit);
+        });
         allow_error([&] { require(project.long_alignments(id, 0, 50).rows.size() <= 50); });
         allow_error([&] { require(project.bench_points(id, 0, 200).rows.size() <= 200); });
         allow_error([&] {

@@ -310,6 +310,29 @@ private slots:
         }
     }
 
+    // Timeline times a job cannot have recorded, in a damaged project: the
+    // writer's and the timeline view's differences (start - origin, end -
+    // start) overflowed int64 (undefined behaviour; a negative ts in the
+    // export). Reading such an event is an Error naming the project and job.
+    void timelineTimesOutOfRangeAreRefused() {
+        Fixture f;
+        {
+            RawDatabase raw(f.path, true);
+            QVERIFY(raw.execute("UPDATE timeline_events SET start_ns = -9223372036854775807 WHERE ordinal = 3"));
+            QVERIFY(raw.execute("UPDATE timeline_events SET end_ns = 9223372036854775807 WHERE ordinal = 4"));
+        }
+        QString message;
+        try {
+            export_text(*f.project, f.align_job, store::ExportFormat::ChromeTrace);
+            message = "(no error)";
+        } catch (const Error& e) {
+            message = e.what();
+        }
+        QVERIFY2(message.contains(f.path) && message.contains("job " + QString::number(f.align_job)) &&
+                     message.contains("timeline event"),
+                 qPrintable(message));
+    }
+
     void hitsAsCsvJsonTsv() {
         Fixture f;
         const auto csv = parse_csv(export_text(*f.project, f.search_job, store::ExportFormat::Csv));

@@ -181,10 +181,11 @@ std::optional<Alignment> Project::hit_alignment(std::int64_t job_id, std::int64_
 }
 
 Page<TimelineEvent> Project::timeline(std::int64_t job_id, std::int64_t from, int limit) const {
+    const std::string where = impl_->path + ": " + job_name(job_id);
     return read_page<TimelineEvent>(*impl_->db,
-                                    "SELECT name, category, device, lane, start_ns, end_ns, bytes, cells "
+                                    "SELECT name, category, device, lane, start_ns, end_ns, bytes, cells, ordinal "
                                     "FROM timeline_events WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
-                                    job_id, from, limit, [](const sqlite::Statement& r) {
+                                    job_id, from, limit, [&where](const sqlite::Statement& r) {
                                         TimelineEvent e;
                                         e.name = r.text(0);
                                         e.category = r.text(1);
@@ -194,6 +195,15 @@ Page<TimelineEvent> Project::timeline(std::int64_t job_id, std::int64_t from, in
                                         e.end_ns = r.int64(5);
                                         e.bytes = static_cast<std::uint64_t>(r.int64(6));
                                         e.cells = static_cast<std::uint64_t>(r.int64(7));
+                                        // Any two times within 2^62 ns of 0 differ by less than
+                                        // 2^63: the writer's and the views' differences never
+                                        // overflow. No clock a job records gives more (146 years).
+                                        constexpr std::int64_t kMaxTime = (std::int64_t{1} << 62) - 1;
+                                        if (e.start_ns < -kMaxTime || e.start_ns > kMaxTime || e.end_ns < -kMaxTime ||
+                                            e.end_ns > kMaxTime)
+                                            throw Error(where + ": timeline event " + std::to_string(r.int64(8)) +
+                                                        " has a time out of range (" + std::to_string(e.start_ns) +
+                                                        " .. " + std::to_string(e.end_ns) + " ns)");
                                         return e;
                                     });
 }
