@@ -97,20 +97,7 @@ private:
             goal_f_ = &t.crossing_f;
         }
 
-        if (t.want_last_row) {
-            t.last_h.assign(static_cast<std::size_t>(w + 1), kNegInf);
-            t.last_f.assign(static_cast<std::size_t>(w + 1), kNegInf);
-        }
-        const bool column_state = t.want_last_column && t.want_last_column_state;
-        t.last_col_e.assign(column_state ? static_cast<std::size_t>(h + 1) : 0, kNegInf);
-        t.last_col_f.assign(column_state ? static_cast<std::size_t>(h + 1) : 0, kNegInf);
-        if (t.want_last_column) {
-            t.last_col_h.assign(static_cast<std::size_t>(h + 1), kNegInf);
-            t.last_col_h[0] = clamp(top_value(t, w, open, extend));
-            if (column_state) t.last_col_f[0] = clamp(top_f_value(t, w));
-        }
-        t.best = BestCell{};
-        t.hit = GoalHit{};
+        reset_pass_results(t, open, extend);
         // Overview: uniform row blocks; columns binned as the pass it is a slice of.
         ototal_ = t.overview_col_total > 0 ? t.overview_col_total : w;
         ooffset_ = t.overview_col_total > 0 ? t.overview_col_offset : 0;

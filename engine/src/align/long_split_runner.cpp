@@ -438,20 +438,8 @@ private:
         }
 
         // Results the members' threads fill in place (disjoint parts).
-        if (T.want_last_row) {
-            T.last_h.assign(static_cast<std::size_t>(w + 1), kNegInf);
-            T.last_f.assign(static_cast<std::size_t>(w + 1), kNegInf);
-        }
+        reset_pass_results(T, open, extend);
         const bool column_state = T.want_last_column && T.want_last_column_state;
-        T.last_col_e.assign(column_state ? static_cast<std::size_t>(h + 1) : 0, kNegInf);
-        T.last_col_f.assign(column_state ? static_cast<std::size_t>(h + 1) : 0, kNegInf);
-        if (T.want_last_column) {
-            T.last_col_h.assign(static_cast<std::size_t>(h + 1), kNegInf);
-            T.last_col_h[0] = clamp(top_value(T, w, open, extend));
-            if (column_state) T.last_col_f[0] = clamp(top_f_value(T, w));
-        }
-        T.best = BestCell{};
-        T.hit = GoalHit{};
         T.cells = 0;
         T.overview.clear();
         T.overview_row_edges.clear();

@@ -219,6 +219,27 @@ inline std::int64_t left_f_value(const PassTask& t, std::int64_t i, std::int64_t
 inline std::int64_t left_e_value(const PassTask& t, std::int64_t i) {
     return t.left == Edge::Explicit && i > 0 ? t.left_e[static_cast<std::size_t>(i)] : kNegInf;
 }
+// Sizes and resets the results a runner fills for a pass of rows x cols
+// cells: the last row and column (with its E and F when asked), their corner
+// entries from the top edge, the best cell and the goal hit.
+inline void reset_pass_results(PassTask& t, std::int64_t open, std::int64_t extend) {
+    const auto rows = static_cast<std::size_t>(t.rows()), cols = static_cast<std::size_t>(t.cols());
+    auto clamped = [](std::int64_t v) { return static_cast<Score>(std::max<std::int64_t>(v, kNegInf)); };
+    if (t.want_last_row) {
+        t.last_h.assign(cols + 1, kNegInf);
+        t.last_f.assign(cols + 1, kNegInf);
+    }
+    const bool column_state = t.want_last_column && t.want_last_column_state;
+    t.last_col_e.assign(column_state ? rows + 1 : 0, kNegInf);
+    t.last_col_f.assign(column_state ? rows + 1 : 0, kNegInf);
+    if (t.want_last_column) {
+        t.last_col_h.assign(rows + 1, kNegInf);
+        t.last_col_h[0] = clamped(top_value(t, t.cols(), open, extend));
+        if (column_state) t.last_col_f[0] = clamped(top_f_value(t, t.cols()));
+    }
+    t.best = BestCell{};
+    t.hit = GoalHit{};
+}
 // Throws an internal Error when an explicit edge has the wrong length.
 void check_explicit_edges(const PassTask& t);
 // The best-cell order: higher score, then smaller j, then smaller i.
