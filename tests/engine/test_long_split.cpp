@@ -8,6 +8,9 @@
 //     column, overview, on_rows_done) on 2 and 3 members with uneven slice
 //     widths, slices narrower than a row block, slices of width 1, several
 //     slices per member: the same outputs as one CPU runner;
+//   - a pass that is itself a column slice (columns c..n, explicit left edge,
+//     overview binned as the whole row's columns), split with SM-count-like
+//     and odd weights: the single runner's overview;
 //   - align_long through the split runner on random DNA and protein pairs,
 //     tiny and a few thousand residues, local, global and semi-global, affine:
 //     the score and end of the independent reference aligner and the CIGAR of
@@ -139,6 +142,10 @@ PassTask random_pass(std::mt19937& rng, I64 m, I64 n, bool stage1_only) {
     if (rng() % 3 == 0) {
         t.overview_rows = 1 + static_cast<int>(rng() % 9);
         t.overview_cols = 1 + static_cast<int>(rng() % 9);
+        if (rng() % 2 == 0) {  // the pass is a column slice of a wider one: its columns binned as that one's
+            t.overview_col_total = w + static_cast<I64>(rng() % static_cast<unsigned>(2 * w + 1));
+            t.overview_col_offset = static_cast<I64>(rng() % static_cast<unsigned>(t.overview_col_total - w + 1));
+        }
     }
     return t;
 }
@@ -481,6 +488,89 @@ private slots:
             check_pass(q, t, scheme, task, *split,
                        QString("%1 round %2 %3x%4 of %5x%6").arg(sh.name).arg(round).arg(task.rows()).arg(task.cols())
                            .arg(q.size()).arg(t.size()));
+            if (QTest::currentTestFailed()) return;
+        }
+    }
+
+    // A stage-1 pass that is itself a column slice, columns c..n (the
+    // self-test's explicit-left check, as a GPU group runs it): its left edge
+    // the last column of a pass over 0..c, its overview binned as the whole
+    // row's columns (overview_col_offset c of n). The split must bin each of
+    // its slices as the whole row too, whatever the slice widths, and also
+    // when the grid is wider than the pass.
+    void offset_overview() {
+        std::mt19937 rng(29);
+        auto list = shapes();
+        list.push_back({2, {{132, 114}, 0, 1}, "2 weighted by SM count (132, 114)"});
+        list.push_back({2, {{132, 114}, 0, 3}, "2 x 3 slices weighted by SM count (132, 114)"});
+        list.push_back({3, {{7, 2, 5}, 0, 1}, "3 odd weights"});
+        for (int round = 0; round < 24; ++round) {
+            const Shape& sh = list[static_cast<std::size_t>(round) % list.size()];
+            const bool prot = round % 2;
+            const ScoringScheme scheme = prot ? protein() : dna();
+            const std::string alphabet = prot ? kProtein : kDna;
+            const std::string q = random_residues(rng, alphabet, 150 + rng() % 250);
+            const std::string t = mutate(rng, q, alphabet);
+            const EncodedSequence eq = encode(q, scheme.matrix, "query"), et = encode(t, scheme.matrix, "target");
+            const auto m = static_cast<I64>(eq.size()), n = static_cast<I64>(et.size());
+            const I64 r = round % 3 ? static_cast<I64>(rng() % static_cast<unsigned>(m - 1)) : 0;
+            const I64 c = 1 + static_cast<I64>(rng() % static_cast<unsigned>(n - 1));
+            const bool local = round % 4 == 1;
+            PassTask whole;  // stage 1 from row r, every column
+            whole.row_begin = r;
+            whole.row_end = m;
+            whole.col_end = n;
+            whole.local = local;
+            whole.top = whole.left = local ? Edge::Zero : Edge::Gap;
+            auto cpu = make_cpu_pass_runner();
+            cpu->prepare(eq.data(), m, et.data(), n, scheme);
+            if (r > 0) {  // rows 0..r as the top edge
+                PassTask above = whole;
+                above.row_begin = 0;
+                above.row_end = r;
+                above.want_last_row = true;
+                const PassTask done = run_one(*cpu, above, nullptr);
+                whole.top = Edge::Explicit;
+                whole.top_h = done.last_h;
+                whole.top_f = done.last_f;
+                if (whole.left == Edge::Gap) whole.left = Edge::GapContinue;
+            }
+            PassTask first = whole;  // columns 0..c: the left edge
+            first.col_end = c;
+            if (whole.top == Edge::Explicit) {
+                first.top_h.resize(static_cast<std::size_t>(c + 1));
+                first.top_f.resize(static_cast<std::size_t>(c + 1));
+            }
+            first.want_last_column = true;
+            first.want_last_column_state = true;
+            const PassTask left = run_one(*cpu, first, nullptr);
+            PassTask slice = whole;
+            slice.col_begin = c;
+            slice.top = Edge::Explicit;
+            slice.top_h.clear();
+            slice.top_f.clear();
+            for (I64 j = c; j <= n; ++j) {
+                slice.top_h.push_back(static_cast<Score>(std::max<I64>(top_value(whole, j, scheme.gap_open, scheme.gap_extend), kNegInf)));
+                slice.top_f.push_back(static_cast<Score>(std::max<I64>(top_f_value(whole, j), kNegInf)));
+            }
+            slice.left = Edge::Explicit;
+            slice.left_h = left.last_col_h;
+            slice.left_e = left.last_col_e;
+            slice.left_f = left.last_col_f;
+            slice.track_best = local;
+            slice.want_last_row = true;
+            slice.want_last_column = true;
+            slice.want_last_column_state = true;
+            slice.special_every = std::max<I64>(1, (m - r) / 4);
+            slice.overview_rows = static_cast<int>(std::min<I64>(m - r, 24));
+            // Narrower and wider than the pass's columns.
+            slice.overview_cols = round % 3 == 2 ? static_cast<int>(n - c + 1 + static_cast<I64>(rng() % 20)) : 16;
+            slice.overview_col_offset = c;
+            slice.overview_col_total = n;
+            auto split = split_of(sh.members, sh.settings, sh.busy, sh.granularity);
+            check_pass(q, t, scheme, slice, *split,
+                       QString("%1 round %2 %3x%4, rows %5.., columns %6.., overview %7 columns")
+                           .arg(sh.name).arg(round).arg(m).arg(n).arg(r).arg(c).arg(slice.overview_cols));
             if (QTest::currentTestFailed()) return;
         }
     }

@@ -444,7 +444,15 @@ private:
         T.overview.clear();
         T.overview_row_edges.clear();
         const bool overview = T.overview_rows > 0 && T.overview_cols > 0 && h > 0 && w > 0;
-        const auto C = static_cast<std::size_t>(overview ? std::min<I64>(T.overview_cols, w) : 0);
+        // The overview's columns are binned as those of the pass T is a slice
+        // of (its own when it is none): slice s of T starts a[s] columns into T,
+        // so T's offset + a[s] into that pass, and every slice's grid is as
+        // wide as that pass's.
+        const I64 ov_total = T.overview_col_total > 0 ? T.overview_col_total : w;
+        const I64 ov_offset = T.overview_col_total > 0 ? T.overview_col_offset : 0;
+        if (overview && (ov_offset < 0 || ov_offset + w > ov_total))
+            throw Error("internal error: a long-pair overview slice outside its pass");
+        const auto C = static_cast<std::size_t>(overview ? std::min<I64>(T.overview_cols, ov_total) : 0);
         if (B == 0) {  // no rows: the top edge is the last row
             if (T.want_last_row)
                 for (I64 j = 0; j <= w; ++j) {
@@ -514,8 +522,8 @@ private:
                 p.overview_rows = static_cast<int>(std::clamp<I64>(
                     (static_cast<I64>(T.overview_rows) * rows + h / 2) / h, 1, rows));
                 p.overview_cols = T.overview_cols;
-                p.overview_col_offset = a[s];
-                p.overview_col_total = w;
+                p.overview_col_offset = ov_offset + a[s];
+                p.overview_col_total = ov_total;
             }
             SliceResult& out = results[b][s];
             if (T.on_rows_done && inner_rows && b + 1 == B)  // the last block's special rows, exactly
