@@ -6,6 +6,7 @@
 // uses), so the aligners can check themselves on their encoded input.
 #include <alignscope/align/alignment.hpp>
 #include <alignscope/align/cigar.hpp>
+#include <alignscope/align/path_scorer.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
 
@@ -273,6 +274,62 @@ std::int64_t complete_alignment(Alignment& a, std::string_view query, std::strin
     a.target_aligned = std::move(trow);
     a.stats = stats;
     return score;
+}
+
+PathScorer::PathScorer(std::string_view query, std::string_view target, std::int64_t query_begin,
+                       std::int64_t target_begin, const ScoringScheme& scheme)
+    : query_(query), target_(target), scheme_(scheme), qi_(query_begin), ti_(target_begin) {
+    auto check = [](const char* what, std::int64_t begin, std::int64_t length) {
+        if (begin < 1 || begin > length + 1)
+            throw Error("the alignment begins at position " + std::to_string(begin) + " of a " + what +
+                        " of length " + std::to_string(length));
+    };
+    check("query", query_begin, static_cast<std::int64_t>(query.size()));
+    check("target", target_begin, static_cast<std::int64_t>(target.size()));
+}
+
+void PathScorer::push(char op, std::uint32_t count) {
+    if (count == 0) return;
+    if (!is_cigar_op(op)) throw Error(std::string("CIGAR operation '") + op + "' is not one of =, X, M, I, D");
+    const bool uses_query = op != 'D', uses_target = op != 'I';
+    auto past = [](const char* what, std::int64_t last, std::size_t length) {
+        throw Error("CIGAR runs past the " + std::string(what) + ": it reaches position " + std::to_string(last) +
+                    " of a " + what + " of length " + std::to_string(length));
+    };
+    if (uses_query && qi_ - 1 + count > static_cast<std::int64_t>(query_.size())) past("query", qi_ - 1 + count, query_.size());
+    if (uses_target && ti_ - 1 + count > static_cast<std::int64_t>(target_.size()))
+        past("target", ti_ - 1 + count, target_.size());
+    const SubstitutionMatrix& matrix = scheme_.matrix;
+    stats_.length += count;
+    if (op == 'I' || op == 'D') {
+        const bool insertion = op == 'I';
+        for (std::uint32_t k = 0; k < count; ++k) {
+            if (insertion) (void)residue_index(query_, qi_++, matrix, "query");
+            else (void)residue_index(target_, ti_++, matrix, "target");
+        }
+        score_ -= (previous_ == op ? scheme_.gap_extend : scheme_.gap_open) +
+                  static_cast<std::int64_t>(count - 1) * scheme_.gap_extend;
+        stats_.gaps += count;
+        if (previous_ != op) ++stats_.gap_opens;
+        previous_ = op;
+        return;
+    }
+    for (std::uint32_t k = 0; k < count; ++k) {
+        const int x = residue_index(query_, qi_, matrix, "query");
+        const int y = residue_index(target_, ti_, matrix, "target");
+        const char column = x == y ? '=' : 'X';
+        if (op != 'M' && op != column)
+            throw Error("CIGAR says '" + std::string(1, op) + "' at query position " + std::to_string(qi_) +
+                        ", target position " + std::to_string(ti_) + " but the residues are " +
+                        (x == y ? "identical" : "different"));
+        const int s = matrix.score(x, y);
+        score_ += s;
+        stats_.identities += x == y;
+        stats_.similarities += (x == y || s > 0);
+        previous_ = column;
+        ++qi_;
+        ++ti_;
+    }
 }
 
 }  // namespace alignscope
