@@ -92,9 +92,12 @@ void myers_miller(const std::uint8_t* query, std::int64_t rows, const std::uint8
 
 // The whole pipeline behind align_reference and align_linear_space: region,
 // then the traceback of the region in a direction matrix when it has at most
-// `matrix_cell_limit` cells, else by Myers-Miller.
+// `matrix_cell_limit` cells, else by Myers-Miller. complete = false leaves the
+// CIGAR as the traceback made it (re-scored, but no aligned text and no
+// statistics): for a caller that streams the alignment (long_pair.cpp).
 Alignment align_pair(std::string_view query, std::string_view target, const ScoringScheme& scheme,
-                     const AlignOptions& options, std::uint64_t matrix_cell_limit, CellCounter& counter);
+                     const AlignOptions& options, std::uint64_t matrix_cell_limit, CellCounter& counter,
+                     bool complete = true);
 
 // Throws Error when the scheme cannot be used (negative penalty, extend > open, no matrix).
 void check_scheme(const ScoringScheme& scheme);

@@ -5,12 +5,16 @@
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/linear_space.hpp>
 #include <alignscope/align/long_checkpoint.hpp>
+#include <alignscope/align/path_scorer.hpp>
 #include <alignscope/device/backend.hpp>
 #include <alignscope/error.hpp>
+
+#include "dp_core.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -132,6 +136,144 @@ void traceback_segment(const Segment& seg, const std::uint8_t* q, const std::uin
     ops.insert(ops.end(), rev.rbegin(), rev.rend());
 }
 
+// The alignment as a sink's begin() sees it: everything but the path.
+Alignment header_of(const Alignment& a) {
+    Alignment h;
+    h.query_id = a.query_id;
+    h.target_id = a.target_id;
+    h.mode = a.mode;
+    h.score = a.score;
+    h.query_begin = a.query_begin;
+    h.query_end = a.query_end;
+    h.target_begin = a.target_begin;
+    h.target_end = a.target_end;
+    h.query_length = a.query_length;
+    h.target_length = a.target_length;
+    h.device = a.device;
+    h.kernel = a.kernel;
+    return h;
+}
+
+// The end of a streamed path: it must stop at the alignment's end cell and be
+// worth the score the DP found; then its statistics are the alignment's.
+void finish_streamed_path(Alignment& a, const PathScorer& scorer, const char* who) {
+    if (scorer.query_next() - 1 != a.query_end || scorer.target_next() - 1 != a.target_end)
+        throw Error(std::string("internal error in ") + who + ": the streamed alignment ends at query " +
+                    std::to_string(scorer.query_next() - 1) + ", target " + std::to_string(scorer.target_next() - 1) +
+                    ", the DP said " + std::to_string(a.query_end) + ", " + std::to_string(a.target_end));
+    if (scorer.score() != a.score)
+        throw Error(std::string("internal error in ") + who + ": the alignment re-scores to " +
+                    std::to_string(scorer.score()) + ", the DP said " + std::to_string(a.score));
+    a.stats = scorer.stats();
+}
+
+// Stage 3 with a sink: the base segments' tracebacks on `workers` threads,
+// handed to the sink in path order by the calling thread. A thread claims
+// segment x only while x < handed + window, so at most `window` tracebacks are
+// held (running, or done and waiting for their turn) at any time: memory is
+// bounded by the window, not by the alignment's length.
+void stream_tracebacks(const std::vector<Segment>& segments, const std::uint8_t* q, const std::uint8_t* t,
+                       const ScoringScheme& scheme, unsigned workers, std::size_t window, const JobContext& context,
+                       Alignment& a, PathScorer& scorer, AlignmentSink& sink, LongPairStats& stats) {
+    const std::size_t count = segments.size();
+    struct Slot {
+        std::vector<CigarOp> runs;
+        std::int64_t columns = 0;
+        bool ready = false;
+    };
+    std::vector<Slot> ring(window);
+    std::mutex mutex;
+    std::condition_variable claimable, finished;
+    std::size_t next = 0, handed = 0;
+    std::int64_t held_pieces = 0, held_columns = 0;
+    bool stop = false;
+    std::exception_ptr failure;
+    auto work = [&] {
+        std::vector<char> ops;
+        for (;;) {
+            std::size_t x = 0;
+            {
+                std::unique_lock<std::mutex> lock(mutex);
+                claimable.wait(lock, [&] { return stop || next >= count || next < handed + window; });
+                if (stop || next >= count) return;
+                x = next++;
+                stats.stream_peak_pieces = std::max(stats.stream_peak_pieces, ++held_pieces);
+            }
+            try {
+                if (context.cancelled()) throw Cancelled();
+                ops.clear();
+                traceback_segment(segments[x], q, t, scheme, ops);
+                std::vector<CigarOp> runs;
+                for (char op : ops) {
+                    if (!runs.empty() && runs.back().op == op) ++runs.back().length;
+                    else runs.push_back({op, 1});
+                }
+                std::lock_guard<std::mutex> lock(mutex);
+                Slot& slot = ring[x % window];
+                slot.runs = std::move(runs);
+                slot.columns = static_cast<std::int64_t>(ops.size());
+                slot.ready = true;
+                held_columns += slot.columns;
+                stats.stream_peak_columns = std::max(stats.stream_peak_columns, held_columns);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(mutex);
+                if (!failure) failure = std::current_exception();
+                stop = true;
+                claimable.notify_all();
+                finished.notify_all();
+                return;
+            }
+            finished.notify_all();
+        }
+    };
+    std::vector<std::thread> pool;
+    // Whatever ends the hand-over (done, an error, a cancel, the sink
+    // throwing), the threads stop and are joined before the ring goes.
+    struct Join {
+        std::vector<std::thread>& pool;
+        std::mutex& mutex;
+        bool& stop;
+        std::condition_variable& claimable;
+        ~Join() {
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                stop = true;
+            }
+            claimable.notify_all();
+            for (std::thread& th : pool) th.join();
+        }
+    } join{pool, mutex, stop, claimable};
+    for (unsigned w = 0; w < workers; ++w) pool.emplace_back(work);
+    for (std::size_t e = 0; e < count; ++e) {
+        std::vector<CigarOp> runs;
+        {
+            std::unique_lock<std::mutex> lock(mutex);
+            Slot& slot = ring[e % window];
+            // Wake now and then to see a cancel while a long traceback runs.
+            while (!stop && !slot.ready && !context.cancelled())
+                finished.wait_for(lock, std::chrono::milliseconds(50));
+            if (failure) std::rethrow_exception(failure);
+            if (!slot.ready) break;  // cancelled (thrown below)
+            runs = std::move(slot.runs);
+            slot.runs = {};
+            slot.ready = false;
+            held_columns -= slot.columns;
+            --held_pieces;
+            handed = e + 1;
+        }
+        claimable.notify_all();
+        context.throw_if_cancelled();
+        if (runs.empty()) continue;
+        for (const CigarOp& run : runs) {
+            scorer.push(run.op, run.length);
+            a.cigar.push(run.op, run.length);
+        }
+        sink.columns(runs);
+        ++stats.streamed_pieces;
+    }
+    context.throw_if_cancelled();
+}
+
 void check_ranges(I64 m, I64 n, const ScoringScheme& s) {
     int top = 0;
     for (int v : s.matrix.scores()) top = std::max(top, std::abs(v));
@@ -155,9 +297,48 @@ void PassRunner::read_special_row(std::size_t, std::vector<Score>&, std::vector<
     throw Error("the long-pair runner of " + device() + " cannot hand out its special rows, so it cannot checkpoint");
 }
 
+namespace {
+// Where a resumed job's stage 1 starts from: the checkpoint's directory and
+// the rows it holds (last_row 0: not resumed).
+struct ResumedFrom {
+    std::string dir;
+    I64 first_row = 0, last_row = 0;
+};
+}  // namespace
+
+static Alignment run_pipeline(std::string_view query, std::string_view target, const ScoringScheme& scheme,
+                              const LongPairOptions& options, PassRunner& runner, const JobContext& context,
+                              LongPairStats* stats_out, ResumedFrom& resumed);
+
+// The pipeline checks itself as it goes (stage 2 finds a crossing of every
+// special row, each stage-3 split scores what the level above said, the path
+// re-scores to the score). A resumed job builds on the checkpoint's rows, and
+// a checkpoint whose checksums are right can still hold values that are not
+// this job's (long_checkpoint.cpp refuses those it can tell cheaply): when
+// those checks fail after a resume, the checkpoint is named, not the pipeline.
 Alignment align_long(std::string_view query, std::string_view target, const ScoringScheme& scheme,
                      const LongPairOptions& options, PassRunner& runner, const JobContext& context,
                      LongPairStats* stats_out) {
+    ResumedFrom resumed;
+    try {
+        return run_pipeline(query, target, scheme, options, runner, context, stats_out, resumed);
+    } catch (const Error& e) {
+        static constexpr std::string_view kOwn = "internal error in the long-pair ";
+        const std::string_view what = e.what();
+        if (resumed.last_row <= 0 || what.substr(0, kOwn.size()) != kOwn) throw;
+        const auto colon = what.find(": ");
+        const std::string detail(colon == std::string_view::npos ? what : what.substr(colon + 2));
+        throw Error("the checkpoint in " + resumed.dir + " does not match this job: its rows " +
+                    std::to_string(resumed.first_row) + ".." + std::to_string(resumed.last_row) +
+                    " are inconsistent with the sequences and the scoring (" + detail +
+                    "; its checksums are right, its values are not this job's: written by another program, or edited); "
+                    "delete it or run without --resume");
+    }
+}
+
+static Alignment run_pipeline(std::string_view query, std::string_view target, const ScoringScheme& scheme,
+                              const LongPairOptions& options, PassRunner& runner, const JobContext& context,
+                              LongPairStats* stats_out, ResumedFrom& resumed) {
     if (query.empty()) throw Error("the query sequence is empty: nothing to align");
     if (target.empty()) throw Error("the target sequence is empty: nothing to align");
     if (scheme.gap_open < 0 || scheme.gap_extend < 0 || scheme.gap_extend > scheme.gap_open)
@@ -181,7 +362,12 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
     if (!options.checkpoint_dir.empty()) {
         if (!(options.checkpoint_every >= 0)) throw Error("the checkpoint interval must be 0 seconds or more");
         const CheckpointIdentity id = CheckpointIdentity::of(q.data(), m, t.data(), n, scheme, options.align);
-        if (options.resume) ckpt.emplace(LongCheckpoint::resume(options.checkpoint_dir, id));
+        if (options.resume) {
+            ckpt.emplace(LongCheckpoint::resume(options.checkpoint_dir, id));
+            resumed.dir = options.checkpoint_dir;
+            resumed.first_row = ckpt->state().rows.front();
+            resumed.last_row = ckpt->state().last_row();
+        }
         else ckpt.emplace(LongCheckpoint::start(options.checkpoint_dir, id));
     }
     // A job that fails before its first checkpoint leaves no empty directory behind.
@@ -406,6 +592,10 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
     a.device = runner.device();
     a.kernel = runner.kernel();
     if (local && score <= 0) {  // the empty local alignment
+        if (options.sink) {
+            options.sink->begin(a);
+            options.sink->end(a);
+        }
         finish();
         if (stats_out) *stats_out = stats;
         return a;
@@ -588,9 +778,33 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
         }
         // Full-matrix tracebacks of the small segments, on CPU threads.
         stats.base_segments = static_cast<I64>(segments.size());
-        std::vector<std::vector<char>> pieces(segments.size());
         unsigned workers = options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
         workers = std::max(1u, std::min<unsigned>(workers, static_cast<unsigned>(segments.size())));
+        if (options.sink) {
+            // Streamed: in path order to the sink, checked as the columns go.
+            AlignmentSink& sink = *options.sink;
+            sink.begin(header_of(a));
+            PathScorer scorer(query, target, a.query_begin, a.target_begin, scheme);
+            if (leading_d > 0) {
+                const CigarOp lead{'D', static_cast<std::uint32_t>(leading_d)};
+                scorer.push(lead.op, lead.length);
+                a.cigar.push(lead.op, lead.length);
+                sink.columns(std::span<const CigarOp>(&lead, 1));
+                ++stats.streamed_pieces;
+            }
+            const std::size_t window = options.sink_window > 0 ? static_cast<std::size_t>(options.sink_window)
+                                                               : std::size_t{8} * workers;
+            stats.stream_window = static_cast<int>(window);
+            stream_tracebacks(segments, q.data(), t.data(), scheme, workers, window, context, a, scorer, sink, stats);
+            stats.stage_seconds[2] = seconds_since(t0);
+            finish_streamed_path(a, scorer, "the long-pair pipeline");
+            sink.end(a);
+            report(stats.stage_cells[2]);
+            finish();
+            if (stats_out) *stats_out = stats;
+            return a;
+        }
+        std::vector<std::vector<char>> pieces(segments.size());
         std::atomic<std::size_t> next_index{0};
         std::exception_ptr failure;
         std::mutex failure_mutex;
@@ -621,12 +835,63 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
         if (path_score != a.score)
             throw Error("internal error in the long-pair pipeline: the alignment re-scores to " +
                         std::to_string(path_score) + ", the DP said " + std::to_string(a.score));
+    } else if (options.sink) {  // no path asked for: the header is all there is
+        options.sink->begin(a);
+        options.sink->end(a);
     }
     report(stats.stage_cells[2]);
     finish();
     if (stats_out) *stats_out = stats;
     return a;
 }
+
+namespace {
+
+// A checkpointed job on a CPU backend runs on the scalar pass runner, then
+// reports the backend as its device: the sink sees that device too.
+class DeviceSink final : public AlignmentSink {
+public:
+    DeviceSink(AlignmentSink& inner, std::string device) : inner_(inner), device_(std::move(device)) {}
+    void begin(const Alignment& header) override {
+        Alignment h = header;
+        h.device = device_;
+        inner_.begin(h);
+    }
+    void columns(std::span<const CigarOp> runs) override { inner_.columns(runs); }
+    void end(const Alignment& a) override {
+        Alignment b = a;  // its CIGAR: this path is a CPU backend's checkpointed job only
+        b.device = device_;
+        inner_.end(b);
+    }
+
+private:
+    AlignmentSink& inner_;
+    std::string device_;
+};
+
+// A CIGAR made whole by Myers-Miller, handed to a sink in chunks of runs
+// through the same check as the pipeline's stage 3 (the aligned text is never
+// built).
+void stream_cigar(Alignment& a, std::string_view query, std::string_view target, const ScoringScheme& scheme,
+                  AlignmentSink& sink, const JobContext& context, LongPairStats& stats) {
+    sink.begin(header_of(a));
+    if (!a.cigar.empty()) {
+        PathScorer scorer(query, target, a.query_begin, a.target_begin, scheme);
+        const std::vector<CigarOp>& ops = a.cigar.ops();
+        constexpr std::size_t kChunk = 4096;
+        for (std::size_t k = 0; k < ops.size(); k += kChunk) {
+            context.throw_if_cancelled();
+            const std::size_t n = std::min(kChunk, ops.size() - k);
+            for (std::size_t x = k; x < k + n; ++x) scorer.push(ops[x].op, ops[x].length);
+            sink.columns(std::span<const CigarOp>(ops.data() + k, n));
+            ++stats.streamed_pieces;
+        }
+        finish_streamed_path(a, scorer, "the linear-space aligner");
+    }
+    sink.end(a);
+}
+
+}  // namespace
 
 Alignment align_long_on(Backend& backend, std::string_view query, std::string_view target,
                         const ScoringScheme& scheme, const LongPairOptions& options,
@@ -637,7 +902,10 @@ Alignment align_long_on(Backend& backend, std::string_view query, std::string_vi
         // Checkpoints live in the pass pipeline: on a CPU backend it runs on the
         // scalar pass runner (slower than Myers-Miller's SIMD passes).
         runner = make_cpu_pass_runner();
-        Alignment a = align_long(query, target, scheme, options, *runner, context, stats);
+        std::optional<DeviceSink> device_sink;
+        LongPairOptions with_device = options;
+        if (options.sink) with_device.sink = &device_sink.emplace(*options.sink, backend.info().id);
+        Alignment a = align_long(query, target, scheme, with_device, *runner, context, stats);
         a.device = backend.info().id;
         return a;
     }
@@ -656,15 +924,25 @@ Alignment align_long_on(Backend& backend, std::string_view query, std::string_vi
             }
         };
     const auto t0 = Clock::now();
-    Alignment a = align_linear_space(query, target, scheme, options.align, cells);
-    a.device = backend.info().id;
+    Alignment a;
+    LongPairStats streamed;
+    if (options.sink) {
+        // align_linear_space without the aligned text: the CIGAR goes to the sink.
+        detail::CellCounter counter(&cells);
+        a = detail::align_pair(query, target, scheme, options.align, 0, counter, /*complete=*/false);
+        a.device = backend.info().id;
+        stream_cigar(a, query, target, scheme, *options.sink, context, streamed);
+    } else {
+        a = align_linear_space(query, target, scheme, options.align, cells);
+        a.device = backend.info().id;
+    }
     if (stats) {
         *stats = LongPairStats{};
         stats->stage_seconds[0] = seconds_since(t0);
         stats->stage_cells[0] = total;
+        stats->streamed_pieces = streamed.streamed_pieces;
     }
     return a;
 }
 
 }  // namespace alignscope::longpair
-

@@ -313,7 +313,8 @@ std::int64_t global_traceback(const std::uint8_t* query, std::int64_t rows, cons
 }
 
 Alignment align_pair(std::string_view query, std::string_view target, const ScoringScheme& scheme,
-                     const AlignOptions& options, std::uint64_t matrix_cell_limit, CellCounter& counter) {
+                     const AlignOptions& options, std::uint64_t matrix_cell_limit, CellCounter& counter,
+                     bool complete) {
     check_scheme(scheme);
     if (query.empty()) throw Error("the query sequence is empty: nothing to align");
     if (target.empty()) throw Error("the target sequence is empty: nothing to align");
@@ -347,7 +348,7 @@ Alignment align_pair(std::string_view query, std::string_view target, const Scor
                              counter);
         else
             myers_miller(q_region, rows, t_region, cols, scheme, a.cigar, counter);
-        complete_alignment(a, query, target, scheme);
+        if (complete) complete_alignment(a, query, target, scheme);
         // ksw2's self-check: the path must be worth what the passes said.
         const std::int64_t path_score = rescore(a.cigar, query, target, a.query_begin, a.target_begin, scheme);
         if (path_score != a.score)

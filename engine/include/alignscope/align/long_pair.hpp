@@ -18,7 +18,9 @@
 //   Stage 3  every segment between consecutive crossings is split in the
 //            middle row (one forward and one reverse pass per segment, all
 //            segments of a level in one runner call) until segments are small,
-//            then finished by a full-matrix traceback on CPU threads.
+//            then finished by a full-matrix traceback on CPU threads. With a
+//            sink (LongPairOptions::sink) the tracebacks go to it in path order
+//            as they finish, a bounded window ahead, and no aligned text is built.
 //
 // Each split is checked: the best split score must equal the segment's score
 // known from the level above, and the final CIGAR is re-scored against the
@@ -26,6 +28,7 @@
 #pragma once
 
 #include <alignscope/align/alignment.hpp>
+#include <alignscope/align/alignment_sink.hpp>
 #include <alignscope/device/job.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
 
@@ -330,6 +333,15 @@ struct LongPairOptions {
     double checkpoint_every = 300;
     bool resume = false;
     bool keep_checkpoint = false;  // leave it behind after a successful run (else its files are removed)
+    // Streaming (stage 3): with a sink, the alignment's columns go to it in
+    // path order as the base segments are traced back (one columns() call per
+    // segment), and the result holds score, coordinates, CIGAR and statistics
+    // but no aligned text: memory for the path is its run-length CIGAR plus
+    // at most `sink_window` segments' tracebacks (running or done, not yet
+    // handed over). The re-scoring check runs on the streamed columns (a
+    // PathScorer) before sink->end(). Without a sink nothing changes.
+    AlignmentSink* sink = nullptr;
+    int sink_window = 0;  // segments traced ahead of the sink; 0 = 8 per thread
 };
 
 // The max-pooled picture of the whole DP matrix that stage 1 leaves behind:
@@ -353,6 +365,14 @@ struct LongPairStats {
     int checkpoints = 0;                // manifests written
     double checkpoint_seconds = 0;      // spent writing them
     LongPairOverview overview;       // when LongPairOptions::overview_size > 0
+    // With a sink (LongPairOptions::sink): the columns() calls made, the window,
+    // and the most segment tracebacks held at once (claimed by a thread and not
+    // yet handed to the sink, at most the window) and the most columns held in
+    // finished ones.
+    std::int64_t streamed_pieces = 0;
+    int stream_window = 0;
+    std::int64_t stream_peak_pieces = 0;
+    std::int64_t stream_peak_columns = 0;
 };
 
 // Stage names for progress and timelines.
@@ -370,7 +390,9 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
 
 // The long-pair path on any backend: its pass runner when it has one (GPUs),
 // else (CPU backends) align_linear_space with the same options. The device
-// and kernel fields tell which ran.
+// and kernel fields tell which ran. With a sink on a CPU backend, Myers-Miller
+// leaves the CIGAR only (no aligned text), which then goes to the sink in
+// chunks through the same re-scoring check.
 Alignment align_long_on(Backend& backend, std::string_view query, std::string_view target,
                         const ScoringScheme& scheme, const LongPairOptions& options,
                         const LongRunnerSettings& settings, const JobContext& context = {},
