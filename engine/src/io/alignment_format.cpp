@@ -2,6 +2,8 @@
 #include <alignscope/error.hpp>
 #include <alignscope/io/alignment_format.hpp>
 
+#include "alignment_format_detail.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -41,17 +43,8 @@ std::string format_score(double user_score) {
 
 std::string markup_line(std::string_view query_aligned, std::string_view target_aligned, const ScoringScheme& scheme) {
     std::string line(query_aligned.size(), ' ');
-    const auto& m = scheme.matrix;
-    for (std::size_t k = 0; k < query_aligned.size() && k < target_aligned.size(); ++k) {
-        const char a = query_aligned[k], b = target_aligned[k];
-        if (a == '-' || b == '-') continue;
-        if (a == b) {
-            line[k] = '|';
-            continue;
-        }
-        const int ia = m.index_of(a), ib = m.index_of(b);
-        line[k] = (ia >= 0 && ib >= 0 && m.score(ia, ib) > 0) ? ':' : '.';
-    }
+    for (std::size_t k = 0; k < query_aligned.size() && k < target_aligned.size(); ++k)
+        line[k] = detail::markup_char(query_aligned[k], target_aligned[k], scheme.matrix);
     return line;
 }
 
@@ -61,53 +54,93 @@ double fraction(std::int64_t part, std::int64_t whole) {
     return whole > 0 ? std::round(10000.0 * double(part) / double(whole)) / 10000.0 : 0.0;
 }
 
+}  // namespace
+
+namespace detail {
+
+void write_pair_preamble(std::ostream& out, const WriterContext& ctx) {
+    std::time_t now = std::time(nullptr);
+    char date[64];
+    std::strftime(date, sizeof date, "%a %d %b %Y %H:%M:%S", std::localtime(&now));
+    out << "########################################\n"
+        << "# Program: " << ctx.program << "\n"
+        << "# Rundate: " << date << "\n";
+    if (!ctx.command_line.empty()) out << "# Commandline: " << ctx.command_line << "\n";
+    out << "# Align_format: pair\n"
+        << "########################################\n";
+}
+
+void write_pair_header(std::ostream& out, const Alignment& a, const ScoringScheme& s, const AlignmentExtras& extras,
+                       bool traceback) {
+    auto pct = [](std::int64_t part, std::int64_t whole) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%5.1f%%", whole ? 100.0 * double(part) / double(whole) : 0.0);
+        return std::string(b);
+    };
+    out << "\n#=======================================\n#\n"
+        << "# Aligned_sequences: 2\n"
+        << "# 1: " << a.query_id << "\n"
+        << "# 2: " << a.target_id << "\n"
+        << "# Mode: " << to_string(a.mode) << "\n"
+        << "# Matrix: " << s.matrix.name() << "\n"
+        << "# Gap_penalty: " << format_score(s.to_user(s.gap_open)) << "\n"
+        << "# Extend_penalty: " << format_score(s.to_user(s.gap_extend)) << "\n#\n";
+    if (traceback) {
+        const auto& st = a.stats;
+        out << "# Length: " << st.length << "\n"
+            << "# Identity:   " << st.identities << "/" << st.length << " (" << pct(st.identities, st.length) << ")\n"
+            << "# Similarity: " << st.similarities << "/" << st.length << " ("
+            << pct(st.similarities, st.length) << ")\n"
+            << "# Gaps:       " << st.gaps << "/" << st.length << " (" << pct(st.gaps, st.length) << ")\n";
+    }
+    out << "# Score: " << format_score(s.to_user(a.score)) << "\n";
+    if (extras.rank) out << "# Rank: " << *extras.rank << "\n";
+    if (extras.bits) out << "# Bits: " << *extras.bits << "\n";
+    if (extras.evalue) out << "# E-value: " << *extras.evalue << "\n";
+    out << "# Query: " << a.query_begin << "-" << a.query_end << " of " << a.query_length << "\n"
+        << "# Target: " << a.target_begin << "-" << a.target_end << " of " << a.target_length << "\n"
+        << "# Device: " << a.device << (a.kernel.empty() ? "" : " (" + a.kernel + ")") << "\n"
+        << "#\n#=======================================\n\n";
+}
+
+nlohmann::json alignment_json(const Alignment& a, const ScoringScheme& s, const AlignmentExtras& extras) {
+    nlohmann::json j;
+    j["query"] = a.query_id;
+    j["target"] = a.target_id;
+    j["score"] = s.to_user(a.score);
+    j["mode"] = std::string(to_string(a.mode));
+    j["query_begin"] = a.query_begin;
+    j["query_end"] = a.query_end;
+    j["target_begin"] = a.target_begin;
+    j["target_end"] = a.target_end;
+    j["query_length"] = a.query_length;
+    j["target_length"] = a.target_length;
+    j["cigar"] = a.cigar.to_string();
+    j["identity"] = fraction(a.stats.identities, a.stats.length);
+    j["similarity"] = fraction(a.stats.similarities, a.stats.length);
+    j["gaps"] = a.stats.gaps;
+    j["length"] = a.stats.length;
+    j["device"] = a.device;
+    j["kernel"] = a.kernel;
+    if (extras.rank) j["rank"] = *extras.rank;
+    if (extras.bits) j["bits"] = *extras.bits;
+    if (extras.evalue) j["evalue"] = *extras.evalue;
+    if (extras.db_size) j["db_size"] = *extras.db_size;
+    return j;
+}
+
+}  // namespace detail
+
+namespace {
+
 class PairWriter : public AlignmentWriter {
 public:
     PairWriter(std::ostream& out, WriterContext context) : out_(out), ctx_(std::move(context)) {}
 
-    void begin() override {
-        std::time_t now = std::time(nullptr);
-        char date[64];
-        std::strftime(date, sizeof date, "%a %d %b %Y %H:%M:%S", std::localtime(&now));
-        out_ << "########################################\n"
-             << "# Program: " << ctx_.program << "\n"
-             << "# Rundate: " << date << "\n";
-        if (!ctx_.command_line.empty()) out_ << "# Commandline: " << ctx_.command_line << "\n";
-        out_ << "# Align_format: pair\n"
-             << "########################################\n";
-    }
+    void begin() override { detail::write_pair_preamble(out_, ctx_); }
 
     void write(const Alignment& a, const Sequence&, const Sequence&, const AlignmentExtras& extras) override {
-        const auto& s = ctx_.scheme;
-        auto pct = [](std::int64_t part, std::int64_t whole) {
-            char b[32];
-            std::snprintf(b, sizeof b, "%5.1f%%", whole ? 100.0 * double(part) / double(whole) : 0.0);
-            return std::string(b);
-        };
-        out_ << "\n#=======================================\n#\n"
-             << "# Aligned_sequences: 2\n"
-             << "# 1: " << a.query_id << "\n"
-             << "# 2: " << a.target_id << "\n"
-             << "# Mode: " << to_string(a.mode) << "\n"
-             << "# Matrix: " << s.matrix.name() << "\n"
-             << "# Gap_penalty: " << format_score(s.to_user(s.gap_open)) << "\n"
-             << "# Extend_penalty: " << format_score(s.to_user(s.gap_extend)) << "\n#\n";
-        if (a.has_traceback()) {
-            const auto& st = a.stats;
-            out_ << "# Length: " << st.length << "\n"
-                 << "# Identity:   " << st.identities << "/" << st.length << " (" << pct(st.identities, st.length) << ")\n"
-                 << "# Similarity: " << st.similarities << "/" << st.length << " ("
-                 << pct(st.similarities, st.length) << ")\n"
-                 << "# Gaps:       " << st.gaps << "/" << st.length << " (" << pct(st.gaps, st.length) << ")\n";
-        }
-        out_ << "# Score: " << format_score(s.to_user(a.score)) << "\n";
-        if (extras.rank) out_ << "# Rank: " << *extras.rank << "\n";
-        if (extras.bits) out_ << "# Bits: " << *extras.bits << "\n";
-        if (extras.evalue) out_ << "# E-value: " << *extras.evalue << "\n";
-        out_ << "# Query: " << a.query_begin << "-" << a.query_end << " of " << a.query_length << "\n"
-             << "# Target: " << a.target_begin << "-" << a.target_end << " of " << a.target_length << "\n"
-             << "# Device: " << a.device << (a.kernel.empty() ? "" : " (" + a.kernel + ")") << "\n"
-             << "#\n#=======================================\n\n";
+        detail::write_pair_header(out_, a, ctx_.scheme, extras, a.has_traceback());
         if (!a.has_traceback()) return;
         write_blocks(a);
     }
@@ -144,38 +177,12 @@ private:
     WriterContext ctx_;
 };
 
-nlohmann::json alignment_json(const Alignment& a, const ScoringScheme& s, const AlignmentExtras& extras) {
-    nlohmann::json j;
-    j["query"] = a.query_id;
-    j["target"] = a.target_id;
-    j["score"] = s.to_user(a.score);
-    j["mode"] = std::string(to_string(a.mode));
-    j["query_begin"] = a.query_begin;
-    j["query_end"] = a.query_end;
-    j["target_begin"] = a.target_begin;
-    j["target_end"] = a.target_end;
-    j["query_length"] = a.query_length;
-    j["target_length"] = a.target_length;
-    j["cigar"] = a.cigar.to_string();
-    j["identity"] = fraction(a.stats.identities, a.stats.length);
-    j["similarity"] = fraction(a.stats.similarities, a.stats.length);
-    j["gaps"] = a.stats.gaps;
-    j["length"] = a.stats.length;
-    j["device"] = a.device;
-    j["kernel"] = a.kernel;
-    if (extras.rank) j["rank"] = *extras.rank;
-    if (extras.bits) j["bits"] = *extras.bits;
-    if (extras.evalue) j["evalue"] = *extras.evalue;
-    if (extras.db_size) j["db_size"] = *extras.db_size;
-    return j;
-}
-
 class JsonWriter : public AlignmentWriter {
 public:
     JsonWriter(std::ostream& out, WriterContext context) : out_(out), ctx_(std::move(context)) {}
     void write(const Alignment& a, const Sequence&, const Sequence&, const AlignmentExtras& extras) override {
         // Ids read back from a damaged project may not be UTF-8: U+FFFD, not an exception.
-        out_ << alignment_json(a, ctx_.scheme, extras).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+        out_ << detail::alignment_json(a, ctx_.scheme, extras).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
              << '\n';
     }
 
