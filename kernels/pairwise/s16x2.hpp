@@ -136,11 +136,34 @@ ALIGNSCOPE_HD word affine_cell(word& ho_left, word& e_run, word& f, word ho_up, 
     return h;
 }
 
+// The local passes' cell: affine_cell<true> with every value plus a bias B =
+// open (H = 0 is held as B), so that Ho = H - open is one 32-bit subtraction
+// of open from both halves: with every biased H at least open, the low half
+// never borrows from the high one. The kernels compute it as an IMAD with a
+// multiplier `one` (always 1) the compiler cannot see, which runs on the FMA
+// pipe rather than the integer pipe that every DPX instruction shares and
+// that bounds these kernels. Four DPX instructions and one IMAD per register.
+// zero = pack(B, B); minus_open_word = -pack(open, open) as a 32-bit word.
+// Down the rows the chain is still F, H, Ho: max(Ho_diag + s', B) and E do
+// not wait on the row above.
+ALIGNSCOPE_HD word affine_cell_biased(word& ho_left, word& e_run, word& f, word ho_up, word ho_diag, word score_open,
+                                      word zero, word neg_extend, word minus_open_word, word one) {
+    const word diagonal = add_max(ho_diag, score_open, zero);
+    e_run = add_max(e_run, neg_extend, ho_left);
+    f = add_max(f, neg_extend, ho_up);
+    const word h = max3(diagonal, e_run, f);
+    ho_left = h * one + minus_open_word;
+    return h;
+}
+
 // The saturation rule. A 16-bit pass is exact when no addition wrapped. Every
 // addition is either a penalty subtracted from a value (safe: values stay
 // above kNeg - kMaxPenalty) or Ho(i-1, j-1) + (s + open) = H(i-1, j-1) + s;
 // the first wrap needs an H above 32767 - max_score computed correctly before
 // it, and the pass tracks the largest H it met. So: exact when largest_h + max_score <= 32767.
-ALIGNSCOPE_HD bool exact(int largest_h, int max_score) { return largest_h + (max_score > 0 ? max_score : 0) <= 32767; }
+// A pass that holds H + bias (affine_cell_biased) pays the bias from that range.
+ALIGNSCOPE_HD bool exact(int largest_h, int max_score, int bias = 0) {
+    return largest_h + bias + (max_score > 0 ? max_score : 0) <= 32767;
+}
 
 }  // namespace alignscope::kernels::s16x2

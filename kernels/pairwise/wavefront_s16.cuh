@@ -1,6 +1,7 @@
 // The 16-bit pairwise pass: the wavefront of wavefront_s32.cuh with two pairs
 // per group, pair A in the low and pair B in the high half of every register,
-// the cell update in Hopper DPX instructions on Ho = H - open (s16x2.hpp). Forward and reverse
+// the cell update in Hopper DPX instructions on Ho = H - open (s16x2.hpp; local
+// passes hold every value plus a bias of open, s16x2::affine_cell_biased). Forward and reverse
 // passes only; the traceback pass runs at 32 bits. Every pair's result says
 // whether the pass may have saturated (s16x2::exact); the host recomputes
 // those pairs with the s32 kernel, so no wrong score leaves the device.
@@ -96,6 +97,9 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
     const int o = p.gap_open, e = p.gap_extend;
     const word neg_open = pack(-o, -o), neg_extend = pack(-e, -e);
     const word neg = pack(kNeg, kNeg);
+    // Local passes hold every value plus bias = open (s16x2::affine_cell_biased).
+    const int bias = Local ? o : 0;
+    const word zero = pack(bias, bias), minus_open_word = 0u - pack(o, o), one = static_cast<word>(p.one);
     const bool zero_row0 = Local || p.row0_free;
     const bool zero_col0 = Local || p.col0_free;
     constexpr int strip_rows = G * R;
@@ -107,7 +111,7 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
     int2* boundary = reinterpret_cast<int2*>(p.boundary) + task0.boundary_base;
     auto boundary_value = [&](bool zero, int k) { return zero ? 0 : -gap_cost(o, e, k); };
     auto boundary_ho = [&](bool zero, int k) {
-        const int v = boundary_value(zero, k) - o;
+        const int v = boundary_value(zero, k) - o + bias;
         return pack(v, v);
     };
 
@@ -115,7 +119,7 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
     int col_best[2] = {kNegS32, kNegS32}, col_i[2] = {0, 0}, corner[2] = {kNegS32, kNegS32};
     int largest[2] = {kNeg, kNeg};
     best_score[0] = best_score[1] = Local ? 0 : kNegS32;
-    word best_word = pack(-o, -o);  // local: best_score - open of both lanes, packed
+    word best_word = pack(bias - o, bias - o);  // local: best_score - open + bias of both lanes, packed
     int tie_column = 0;   // local: the larger best_j; an equal maximum before it may win
 
     uint2* const my_profile = profile + threadIdx.x;
@@ -151,7 +155,7 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
                 my_profile[(dim + c) * kS16BlockThreads] = make_uint2(b[0], b[1]);
             }
         }
-        word h_left[R], e_run[R], row_max[R], last_col[R];  // h_left and last_col hold Ho = H - open
+        word h_left[R], e_run[R], row_max[R], last_col[R];  // h_left and last_col hold Ho = H - open (+ bias)
         int col_a[R], col_b[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
@@ -162,7 +166,7 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
             last_col[r] = neg;
             col_a[r] = col_b[r] = 0;
         }
-        word diag = row0 == 0 ? pack(-o, -o) : boundary_ho(zero_col0, row0);
+        word diag = row0 == 0 ? pack(bias - o, bias - o) : boundary_ho(zero_col0, row0);
         word up_h = 0, up_f = neg, bottom_h = 0, bottom_f = neg;
         // What the coming column needs from global memory, read one column
         // ahead so that the loads' latency hides behind a column of cells:
@@ -217,7 +221,12 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
                         score = pack(*reinterpret_cast<const std::int16_t*>(column_a + qoff_a[r]),
                                      *reinterpret_cast<const std::int16_t*>(column_b + qoff_b[r]));
                     const word left = h_left[r];
-                    const word h = affine_cell<Local>(h_left[r], e_run[r], f, above, d, score, neg_open, neg_extend);
+                    word h;
+                    if constexpr (Local)
+                        h = affine_cell_biased(h_left[r], e_run[r], f, above, d, score, zero, neg_extend,
+                                               minus_open_word, one);
+                    else
+                        h = affine_cell<false>(h_left[r], e_run[r], f, above, d, score, neg_open, neg_extend);
                     d = left;
                     above = h_left[r];
                     if constexpr (!Local) {
@@ -246,18 +255,18 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
                     if (raised || earlier_tie) {
 #pragma unroll
                         for (int h = 0; h < 2; ++h) {
-                            const int value = (h == 0 ? lo(column_max) : hi(column_max)) + o;
+                            const int value = (h == 0 ? lo(column_max) : hi(column_max)) + o - bias;
                             if (value > best_score[h] || (value == best_score[h] && value > 0 && j < best_j[h])) {
                                 int first = R - 1;
 #pragma unroll
                                 for (int r = R - 1; r >= 0; --r)
-                                    if ((h == 0 ? lo(h_left[r]) : hi(h_left[r])) + o == value) first = r;
+                                    if ((h == 0 ? lo(h_left[r]) : hi(h_left[r])) + o - bias == value) first = r;
                                 best_score[h] = value;
                                 best_i[h] = row0 + first + 1;
                                 best_j[h] = j;
                             }
                         }
-                        best_word = pack(best_score[0] - o, best_score[1] - o);
+                        best_word = pack(best_score[0] - o + bias, best_score[1] - o + bias);
                         tie_column = best_j[0] > best_j[1] ? best_j[0] : best_j[1];
                     }
                 }
@@ -345,7 +354,7 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
     for (int h = 0; h < 2; ++h) {
         if (!active[h]) continue;
         PairResult& result = p.results[first_pair + h];
-        const bool saturated = !exact(largest[h], p.max_score);
+        const bool saturated = !exact(largest[h], p.max_score, bias);
         int end_score, end_i, end_j;
         if constexpr (Local) {
             end_score = best_score[h];

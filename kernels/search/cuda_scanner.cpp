@@ -140,7 +140,9 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
     // every such value far from the 16-bit ends so padding stays below them.
     const int reach = std::max(std::abs(matrix.min_score()), matrix.max_score()) + setup.scheme.gap_open;
     narrow_ = reach < 4096 && setup.scheme.gap_extend < 4096;
-    saturation_bound_ = 32767 - max_score_;
+    // The local kernel holds every cell plus a bias of open (dbscan_kernel.cuh),
+    // which the 16-bit range pays for.
+    saturation_bound_ = 32767 - max_score_ - (mode_ == DbscanMode::Local ? setup.scheme.gap_open : 0);
 
     cudaDeviceProp props{};
     ALIGNSCOPE_CUDA(cudaGetDeviceProperties(&props, device_), where);

@@ -50,6 +50,10 @@ struct DbscanParams {
     uint2* scratch = nullptr;
     int scratch_columns = 0;
     int open = 0, extend = 0;  // scaled penalties
+    // Always 1: the local kernel's multiplier for H - o, which it computes
+    // as an IMAD on the FMA pipe (dbscan_kernel.cuh); a constant 1 would be
+    // folded into an IADD on the busier integer pipe.
+    int one = 1;
     // Bounded kernels only: the query lengths of each profile (lane a, lane b;
     // 0 for an empty lane) and the free end gaps (kFree* bits; 0 = global).
     const std::int32_t* profile_lengths = nullptr;
