@@ -9,7 +9,11 @@
 // to resume and a directory that cannot be written are each one clear Error;
 // so are files with right checksums holding what no job writes (cells outside
 // the checkpoint, scores out of range) and files far larger than they should
-// be, refused before they are read.
+// be, refused before they are read; values no stage 1 of the job leaves (a
+// column 0 off the left edge, H below F, H falling by more than a gap
+// opening, best cells below the rows' H) are refused on resume, and values
+// that pass those checks but are another pair's end the resumed job in one
+// Error naming the checkpoint, not an internal error of the pipeline.
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/long_checkpoint.hpp>
 #include <alignscope/align/long_pair.hpp>
@@ -26,6 +30,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -131,6 +137,75 @@ QByteArray checkpoint_file(const QByteArray& header16, const QByteArray& payload
     const quint32 crc = crc32_of(out);
     out.append(reinterpret_cast<const char*>(&crc), 4);
     return out;
+}
+
+// The manifest's layout (long_checkpoint.cpp), as offsets into its payload.
+struct ManifestLayout {
+    int rows_at = 0, count = 0, best_at = 0, last_column_at = 0;
+    explicit ManifestLayout(const QByteArray& payload) {
+        quint32 name = 0;
+        std::memcpy(&name, payload.constData() + 24, 4);
+        const int count_at = 28 + int(name) + 4 + 12 + 1 + 4 + 1;
+        qint64 c = 0;
+        std::memcpy(&c, payload.constData() + count_at, 8);
+        count = int(c);
+        rows_at = count_at + 8;
+        best_at = rows_at + 12 * count;
+        last_column_at = best_at + 20;
+    }
+};
+
+// Rewrites the checkpoint in `dir`: row file k's H and F (columns 0..n) and
+// the manifest's payload changed as asked, every CRC made right again (the
+// row file's own, the manifest's record of it, the manifest's own).
+void forge(const QString& dir, int k, const std::function<void(std::vector<qint32>&, std::vector<qint32>&)>& row,
+           const std::function<void(QByteArray&, const ManifestLayout&)>& manifest = {}) {
+    const QString manifest_path = dir + "/long-pair.manifest";
+    const QByteArray mbytes = file_bytes_of(manifest_path);
+    QVERIFY(mbytes.size() > 28);
+    QByteArray payload = mbytes.mid(24, mbytes.size() - 28);
+    const ManifestLayout at(payload);
+    QVERIFY(k < at.count);
+    if (row) {
+        const QString path = dir + "/" + row_files(dir).at(k);
+        const QByteArray bytes = file_bytes_of(path);
+        QByteArray row_payload = bytes.mid(24, bytes.size() - 28);
+        const int n1 = (row_payload.size() - 16) / 8;  // n + 1
+        std::vector<qint32> h(static_cast<std::size_t>(n1)), f(h.size());
+        std::memcpy(h.data(), row_payload.constData() + 16, 4 * h.size());
+        std::memcpy(f.data(), row_payload.constData() + 16 + 4 * n1, 4 * f.size());
+        row(h, f);
+        std::memcpy(row_payload.data() + 16, h.data(), 4 * h.size());
+        std::memcpy(row_payload.data() + 16 + 4 * n1, f.data(), 4 * f.size());
+        QFile w(path);
+        QVERIFY(w.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        w.write(checkpoint_file(bytes.left(16), row_payload));
+        const quint32 crc = crc32_of(row_payload.mid(16));
+        std::memcpy(payload.data() + at.rows_at + 12 * k + 8, &crc, 4);
+    }
+    if (manifest) manifest(payload, at);
+    QFile w(manifest_path);
+    QVERIFY(w.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    w.write(checkpoint_file(mbytes.left(16), payload));
+}
+
+// H and F of row r of a job's stage 1, by the scalar runner.
+void stage1_row(const Job& j, std::int64_t r, std::vector<Score>& h, std::vector<Score>& f) {
+    const EncodedSequence eq = encode(j.query, j.scheme.matrix, "q"), et = encode(j.target, j.scheme.matrix, "t");
+    auto runner = make_cpu_pass_runner();
+    runner->prepare(eq.data(), std::int64_t(eq.size()), et.data(), std::int64_t(et.size()), j.scheme);
+    std::vector<PassTask> tasks(1);
+    PassTask& p = tasks[0];
+    p.row_end = r;
+    p.col_end = std::int64_t(et.size());
+    p.local = j.align.mode == AlignmentMode::Local;
+    const bool semi = j.align.mode == AlignmentMode::SemiGlobal;
+    p.top = p.local || (semi && j.align.free_ends.query_begin) ? Edge::Zero : Edge::Gap;
+    p.left = p.local || (semi && j.align.free_ends.target_begin) ? Edge::Zero : Edge::Gap;
+    p.want_last_row = true;
+    runner->run(tasks, {}, {});
+    h = p.last_h;
+    f = p.last_f;
 }
 
 }  // namespace
@@ -555,6 +630,153 @@ private slots:
         const std::string e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
         QVERIFY2(e.find(QFileInfo(named).fileName().toStdString()) != std::string::npos, e.c_str());
         QVERIFY2(e.find("checksum is right") != std::string::npos, e.c_str());
+    }
+
+    // Values no stage 1 of this job can leave, with every checksum right and
+    // every score in range: refused on resume by the DP's own invariants, one
+    // Error naming the file and what to do.
+    void forged_values_fail_the_row_checks_data() {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<QString>("forgery");
+        QTest::addColumn<QString>("expect");
+        const int local = int(AlignmentMode::Local), global = int(AlignmentMode::Global), semi = int(AlignmentMode::SemiGlobal);
+        QTest::newRow("global column 0") << global << "h[0]-=1" << "in column 0, where this job's left edge has";
+        QTest::newRow("local column 0") << local << "h[0]=3" << "in column 0, where this job's left edge has";
+        QTest::newRow("semiglobal tb,te column 0 F") << semi << "f[0]=-5" << "in column 0, where this job's left edge has";
+        QTest::newRow("global H below F") << global << "f[100]=h[100]+1" << "below F";
+        QTest::newRow("global H falls") << global << "h[200]=h[199]-open-1" << "by more than a gap opening";
+        QTest::newRow("local negative H") << local << "h[300]=-1" << "negative H";
+        QTest::newRow("local best below a row") << local << "best.score=0" << "records a best score of 0";
+        QTest::newRow("semiglobal last column below a row") << semi << "last_column.score=h[n]-1" << "in the last column";
+    }
+    void forged_values_fail_the_row_checks() {
+        QFETCH(int, mode);
+        QFETCH(QString, forgery);
+        QFETCH(QString, expect);
+        const Job j = mode == int(AlignmentMode::SemiGlobal) ? job(AlignmentMode::SemiGlobal, 2000, 3100, 53, "tb,te")
+                                                              : job(AlignmentMode(mode), 3000, 3100, 61);
+        static int variant = 0;
+        const QString dir = tmp_.filePath(QString("row-checks-%1").arg(++variant));
+        LongPairOptions o = options_for(j, dir.toStdString(), 500);
+        QVERIFY(run_until(j, o, 0.6));
+        const QStringList rows = row_files(dir);
+        QVERIFY(rows.size() >= 2);
+        const int k = 1;
+        const int open = j.scheme.gap_open;
+        QString named = dir + "/" + rows.at(k);
+        if (forgery.startsWith("best") || forgery.startsWith("last_column")) {
+            named = dir + "/long-pair.manifest";
+            qint32 last_h = 0;
+            forge(dir, k, [&](std::vector<qint32>& h, std::vector<qint32>&) { last_h = h.back(); },
+                  [&](QByteArray& payload, const ManifestLayout& at) {
+                      const qint32 v = forgery.startsWith("best") ? 0 : last_h - 1;
+                      std::memcpy(payload.data() + (forgery.startsWith("best") ? at.best_at : at.last_column_at), &v, 4);
+                  });
+        } else {
+            forge(dir, k, [&](std::vector<qint32>& h, std::vector<qint32>& f) {
+                if (forgery == "h[0]-=1") h[0] -= 1;
+                else if (forgery == "h[0]=3") h[0] = 3;
+                else if (forgery == "f[0]=-5") f[0] = -5;
+                else if (forgery == "f[100]=h[100]+1") f[100] = h[100] + 1;
+                else if (forgery == "h[200]=h[199]-open-1") {
+                    h[200] = h[199] - open - 1;
+                    f[200] = std::min(f[200], h[200]);
+                } else if (forgery == "h[300]=-1") {
+                    h[300] = -1;
+                    f[300] = std::min(f[300], -1);
+                }
+            });
+        }
+        if (QTest::currentTestFailed()) return;
+        o.resume = true;
+        auto runner = make_cpu_pass_runner();
+        const std::string e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
+        QVERIFY2(e.find("checkpoint: " + named.toStdString() + " does not match this job") != std::string::npos, e.c_str());
+        QVERIFY2(e.find(expect.toStdString()) != std::string::npos, e.c_str());
+        QVERIFY2(e.find("delete the checkpoint or run without --resume") != std::string::npos, e.c_str());
+    }
+
+    // Values that pass those checks but are still not this job's: a row of
+    // another pair of the same lengths (a real DP row, so every invariant
+    // holds), a best cell one higher than any path reaches (the alignment's
+    // score + 1, so that it is the end). Resuming ends in
+    // one Error naming the checkpoint and its rows (not an internal error of
+    // the pipeline), on one runner and on a split runner; nothing crashes, and
+    // the checkpoint is left for the user to delete.
+    void forged_values_that_pass_the_checks_name_the_checkpoint_data() {
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<QString>("forgery");
+        QTest::addColumn<bool>("split");
+        const int local = int(AlignmentMode::Local), global = int(AlignmentMode::Global), semi = int(AlignmentMode::SemiGlobal);
+        QTest::newRow("global, its first row from another pair") << global << "first row" << false;
+        QTest::newRow("global, its last row from another pair") << global << "last row" << false;
+        QTest::newRow("global, its last row from another pair, split") << global << "last row" << true;
+        QTest::newRow("local, its first row from another pair") << local << "first row" << false;
+        QTest::newRow("local, best score beyond the optimum") << local << "best" << false;
+        QTest::newRow("local, best score beyond the optimum, split") << local << "best" << true;
+        QTest::newRow("semiglobal tb,te, first row from another pair") << semi << "first row" << false;
+        QTest::newRow("semiglobal tb,te, last column beyond the optimum") << semi << "last column" << false;
+    }
+    void forged_values_that_pass_the_checks_name_the_checkpoint() {
+        QFETCH(int, mode);
+        QFETCH(QString, forgery);
+        QFETCH(bool, split);
+        auto make = [&](std::uint64_t seed) {
+            return mode == int(AlignmentMode::SemiGlobal) ? job(AlignmentMode::SemiGlobal, 2000, 3100, seed, "tb,te")
+                                                           : job(AlignmentMode(mode), 3000, 3100, seed);
+        };
+        const Job j = make(67), other = make(71);
+        static int variant = 0;
+        const QString dir = tmp_.filePath(QString("forged-values-%1").arg(++variant));
+        LongPairOptions o = options_for(j, dir.toStdString(), 500);
+        QVERIFY(run_until(j, o, 0.6));
+        const QStringList rows = row_files(dir);
+        QVERIFY(rows.size() >= 2);
+        const int k = forgery == "first row" ? 0 : int(rows.size()) - 1;
+        const std::int64_t row = rows.at(k).mid(14, 12).toLongLong();
+        QVERIFY(row > 0);
+        if (forgery.endsWith("row")) {
+            std::vector<Score> h, f;
+            stage1_row(other, row, h, f);
+            forge(dir, k, [&](std::vector<qint32>& rh, std::vector<qint32>& rf) {
+                QCOMPARE(rh.size(), h.size());
+                QVERIFY(rh != h);
+                rh.assign(h.begin(), h.end());
+                rf.assign(f.begin(), f.end());
+            });
+        } else {
+            const qint32 v = qint32(align_reference(j.query, j.target, j.scheme, j.align).score + 1);
+            forge(dir, 0, {}, [&](QByteArray& payload, const ManifestLayout& at) {
+                std::memcpy(payload.data() + (forgery == "best" ? at.best_at : at.last_column_at), &v, 4);
+            });
+        }
+        if (QTest::currentTestFailed()) return;
+        // The checkpoint passes every check of its own...
+        const EncodedSequence eq = encode(j.query, j.scheme.matrix, "q"), et = encode(j.target, j.scheme.matrix, "t");
+        const CheckpointIdentity id = CheckpointIdentity::of(eq.data(), std::int64_t(eq.size()), et.data(),
+                                                             std::int64_t(et.size()), j.scheme, j.align);
+        const std::string loaded = error_of([&] { LongCheckpoint::resume(dir.toStdString(), id); });
+        QVERIFY2(loaded == "(no error)", loaded.c_str());
+        // ...and the resumed job says what is wrong, once.
+        o.resume = true;
+        std::unique_ptr<PassRunner> runner;
+        if (split) {
+            std::vector<std::unique_ptr<PassRunner>> members;
+            members.push_back(make_cpu_pass_runner());
+            members.push_back(make_cpu_pass_runner());
+            runner = make_split_pass_runner(std::move(members), {{1, 2}, 0, 1});
+        } else {
+            runner = make_cpu_pass_runner();
+        }
+        const std::string e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
+        const std::string first = std::to_string(rows.first().mid(14, 12).toLongLong());
+        const std::string last = std::to_string(rows.last().mid(14, 12).toLongLong());
+        QVERIFY2(e.find("the checkpoint in " + dir.toStdString() + " does not match this job: its stage-1 state for rows " + first + ".." + last +
+                        " is inconsistent with the sequences and the scoring") != std::string::npos,
+                 e.c_str());
+        QVERIFY2(e.find("delete it or run without --resume") != std::string::npos, e.c_str());
+        QVERIFY2(e.find("internal error") == std::string::npos, e.c_str());
+        QVERIFY(QFile::exists(dir + "/long-pair.manifest"));
     }
 
     // A file far larger than its header says (or than a row of this job) is

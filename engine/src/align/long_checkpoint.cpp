@@ -272,6 +272,58 @@ std::string differences(const CheckpointIdentity& want, const CheckpointIdentity
     return out;
 }
 
+// What a checkpoint whose checksums are right but whose values are not this
+// job's gets said about it (the DP values below, or stage 2 and 3 later).
+constexpr const char* kNotThisJob =
+    " (its checksums are right, its values are not this job's: written by another program, or edited); "
+    "delete the checkpoint or run without --resume";
+
+// Necessary conditions on a saved row r (H and F, columns 0..n) of this job's
+// stage 1, cheap to check and exact (the values of every runner, CPU or GPU,
+// split or not, are the DP's): column 0 is the left edge of stage 1, no H is
+// below its F (H is a maximum over F), none falls by more than a gap opening
+// from its left neighbour (H >= E >= H(j-1) - open), none is negative in a
+// local alignment; the best cells of the manifest are at least as high as
+// every H of the rows (local) and of column n (free target end) they cover.
+// Values that pass can still be wrong: stage 2 and 3 then find that the
+// rows do not fit together (align_long names the checkpoint then).
+void check_row_values(const CheckpointIdentity& id, const CheckpointState& s, std::size_t k,
+                      const std::vector<Score>& h, const std::vector<Score>& f, const std::string& path,
+                      const std::string& manifest) {
+    const I64 r = s.rows[k];
+    const I64 open = id.gap_open, extend = id.gap_extend;
+    const bool local = id.mode == AlignmentMode::Local;
+    const bool zero_left = local || (id.mode == AlignmentMode::SemiGlobal && id.free_ends.target_begin);
+    auto clamped = [](I64 v) { return std::max<I64>(v, kNegInf); };
+    auto bad = [&](const std::string& what) {
+        throw Error("checkpoint: " + path + " does not match this job: row " + std::to_string(r) + " " + what + kNotThisJob);
+    };
+    const I64 edge_h = zero_left ? 0 : clamped(-(open + (r - 1) * extend));
+    const I64 edge_f = zero_left ? I64{kNegInf} : edge_h;
+    if (h[0] != edge_h || f[0] != edge_f)
+        bad("has H " + std::to_string(h[0]) + " and F " + std::to_string(f[0]) + " in column 0, where this job's left edge has " +
+            std::to_string(edge_h) + " and " + std::to_string(edge_f));
+    I64 top = h[0];
+    for (std::size_t j = 0; j < h.size(); ++j) {
+        const std::string at = " at column " + std::to_string(j);
+        if (h[j] < f[j]) bad("has H " + std::to_string(h[j]) + " below F " + std::to_string(f[j]) + at);
+        if (local && h[j] < 0) bad("has a negative H (" + std::to_string(h[j]) + ") in a local alignment" + at);
+        if (j > 0 && h[j] < clamped(I64{h[j - 1]} - open))
+            bad("has H falling from " + std::to_string(h[j - 1]) + " to " + std::to_string(h[j]) + at +
+                ", by more than a gap opening (" + std::to_string(open) + ")");
+        top = std::max<I64>(top, h[j]);
+    }
+    if (local && s.best.score < top)
+        throw Error("checkpoint: " + manifest + " does not match this job: it records a best score of " +
+                    std::to_string(s.best.score) + ", but row " + std::to_string(r) + " (" + path + ") holds H " +
+                    std::to_string(top) + kNotThisJob);
+    const bool free_target_end = id.mode == AlignmentMode::SemiGlobal && id.free_ends.target_end;
+    if (free_target_end && s.last_column.score < h.back())
+        throw Error("checkpoint: " + manifest + " does not match this job: it records a best score of " +
+                    std::to_string(s.last_column.score) + " in the last column, but row " + std::to_string(r) + " (" +
+                    path + ") holds H " + std::to_string(h.back()) + " there" + kNotThisJob);
+}
+
 }  // namespace
 
 LongCheckpoint::DirLock::DirLock(const std::string& dir) {
@@ -412,9 +464,13 @@ LongCheckpoint LongCheckpoint::resume(const std::string& dir, const CheckpointId
         (s.last_column.score > kNegInf && (s.last_column.i < 1 || s.last_column.j != id.n)) || s.overview_cols > id.n ||
         !std::all_of(s.overview.begin(), s.overview.end(), possible_score))
         r.malformed();
-    // Every row file: there, whole, and the one the manifest names.
+    // Every row file: there, whole, the one the manifest names, and values
+    // this job's stage 1 can have left.
     std::vector<Score> h, f2;
-    for (std::size_t k = 0; k < s.rows.size(); ++k) c.read_row(k, h, f2);
+    for (std::size_t k = 0; k < s.rows.size(); ++k) {
+        c.read_row(k, h, f2);
+        check_row_values(id, s, k, h, f2, c.row_path(s.rows[k]), c.manifest_path());
+    }
     return c;
 }
 

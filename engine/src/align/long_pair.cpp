@@ -328,9 +328,9 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
         if (resumed.last_row <= 0 || what.substr(0, kOwn.size()) != kOwn) throw;
         const auto colon = what.find(": ");
         const std::string detail(colon == std::string_view::npos ? what : what.substr(colon + 2));
-        throw Error("the checkpoint in " + resumed.dir + " does not match this job: its rows " +
+        throw Error("the checkpoint in " + resumed.dir + " does not match this job: its stage-1 state for rows " +
                     std::to_string(resumed.first_row) + ".." + std::to_string(resumed.last_row) +
-                    " are inconsistent with the sequences and the scoring (" + detail +
+                    " is inconsistent with the sequences and the scoring (" + detail +
                     "; its checksums are right, its values are not this job's: written by another program, or edited); "
                     "delete it or run without --resume");
     }

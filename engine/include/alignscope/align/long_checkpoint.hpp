@@ -17,8 +17,12 @@
 // at any point leaves the previous checkpoint whole. Reading checks sizes
 // (against the file's size before reading it), checksums, the pair's identity
 // and that the contents are ones a job writes (cells inside the checkpoint,
-// scores in the kernels' range), and throws one Error naming the file and
-// what does not match.
+// scores in the kernels' range, rows that keep the DP's invariants: column 0
+// on stage 1's left edge, H >= F, H(j) >= H(j-1) - open, the recorded best
+// cells at least every H they cover), and throws one Error naming the file
+// and what does not match. Values that pass and are still not this job's
+// (CRC-32 only finds damage) surface when align_long's stages 2 and 3 find
+// that they do not fit together: one Error naming the checkpoint.
 #pragma once
 
 #include <alignscope/align/alignment.hpp>
