@@ -247,7 +247,10 @@ private slots:
                                           "residues); the 1 other queries and 2 other targets are not aligned";
         QTest::newRow("zip of unequal lists is no error") << "zip" << "" << "first query";
         QTest::newRow("CPU device") << "cpu" << "" << "Myers-Miller in linear space";
-        QTest::newRow("all GPUs") << "all-gpus" << "" << "runs on the first, gpu:0";
+        QTest::newRow("all GPUs") << "all-gpus" << ""
+                                  << "A long pair on all 2 GPUs (gpu:0, gpu:1) is split over them: each computes a "
+                                     "slice of the columns";
+        QTest::newRow("all GPUs, one available") << "all-gpus-one" << "" << "";
         QTest::newRow("unknown strategy") << "strategy" << "Unknown long-pair strategy 'waves'" << "";
         QTest::newRow("too many kernels") << "kernels" << "Kernels must be between 1 and 4096" << "";
         QTest::newRow("counts with strips") << "strips-counts" << "" << "apply to the streams strategy only";
@@ -283,7 +286,8 @@ private slots:
         }
         if (change == "zip") r.pairing = Pairing::RecordByRecord;
         if (change == "cpu") r.device = "cpu";
-        if (change == "all-gpus") r.device = "gpu";
+        if (change == "all-gpus" || change == "all-gpus-one") r.device = "gpu";
+        if (change == "all-gpus-one") devices.back().available = false;  // gpu:1: the group is gpu:0 alone
         if (change == "strategy") r.strategy = "waves";
         if (change == "kernels") {
             r.strategy = "streams";
@@ -309,6 +313,8 @@ private slots:
         else
             QVERIFY2(found_warnings.contains(warnings),
                      qPrintable("expected '" + warnings + "' among:\n" + found_warnings));
+        // Several GPUs split a long pair (GpuGroup::make_long_runner): never "the first".
+        QVERIFY2(!found_warnings.contains("runs on the first"), qPrintable(found_warnings));
     }
 
     void longPairIsTheFirstPair() {

@@ -200,12 +200,17 @@ void check_long_pair(const JobRequest& request, const std::vector<DeviceInfo>& d
                 "GPU wavefront, and no overview of the DP matrix is kept for the heatmap");
         return;
     }
+    // All GPUs: the registry groups them (GpuGroup), whose long-pair runner
+    // splits the pair's columns over them (make_split_pass_runner).
     int gpus = 0;
-    std::string first;
+    std::string ids;
     for (const auto& d : devices)
-        if (d.kind == "gpu" && d.available && gpus++ == 0) first = d.id;
+        if (d.kind == "gpu" && d.available) ids += (gpus++ ? ", " : "") + d.id;
     if (request.device == "gpu" && gpus > 1)
-        warning("A long pair runs on one GPU: with all GPUs chosen it runs on the first, " + first);
+        warning("A long pair on all " + std::to_string(gpus) + " GPUs (" + ids +
+                ") is split over them: each computes a slice of the columns (widths by SM count) and hands its "
+                "boundary column to the next through host memory; stage 2 runs on one of them, stage 3 on all. "
+                "It gains most on pairs many row blocks tall; choose one GPU to leave the others free");
     if (request.strategy == "strips" && (request.kernels > 0 || request.streams > 0))
         warning("The strips strategy runs one persistent kernel on one stream: the kernel and stream counts apply "
                 "to the streams strategy only");
