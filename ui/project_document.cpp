@@ -189,8 +189,11 @@ ProjectDocument::Throughput ProjectDocument::throughput(const std::string& devic
     return {seconds > 0 ? cells / seconds : 0, count};
 }
 
-ProjectDocument::LongPairModel ProjectDocument::longPairModel(const std::string& device, const std::string& strategy,
-                                                              bool traceback) const {
+ProjectDocument::LongPairModel ProjectDocument::longPairModel(const std::string& device_asked,
+                                                              const std::string& strategy, bool traceback) const {
+    // Observations of exactly this device set count ("gpu:0,1", however a
+    // point or job spelt it); a set is not predicted from its members' models.
+    const std::string device = device_set_id(device_asked);
     // (A job resumed from a checkpoint timed only part of its pair: no sample.)
     auto long_job = [](const store::JobInfo& j) {
         auto it = j.spec.parameters.find("long");
@@ -213,7 +216,7 @@ ProjectDocument::LongPairModel ProjectDocument::longPairModel(const std::string&
             cached = long_bench_points_.emplace(j.id, std::move(points)).first;
         }
         for (const store::BenchPoint& p : cached->second) {
-            if (p.device != device) continue;
+            if (device_set_id(p.device) != device) continue;
             auto sample = long_bench_sample(p, traceback);
             if (!sample && !traceback && (sample = long_bench_sample(p, true))) full_for_score = true;
             if (!sample) continue;
@@ -228,7 +231,11 @@ ProjectDocument::LongPairModel ProjectDocument::longPairModel(const std::string&
     // Earlier long-pair jobs: their pair's lengths and wall time.
     int job_count = 0;
     for (const auto& j : jobs_) {
-        if (!long_job(j) || j.spec.command == "bench" || j.spec.devices != device) continue;
+        // "gpu" (all GPUs, as the workbench records it) or "auto": the set that
+        // ran is the one the job's statistics name ("gpu:0+gpu:1").
+        const std::string spec_device = device_set_id(j.spec.devices);
+        const bool named_by_stats = spec_device == "gpu" || spec_device == "auto";
+        if (!long_job(j) || j.spec.command == "bench" || (!named_by_stats && spec_device != device)) continue;
         auto tb = j.spec.parameters.find("traceback");
         if ((tb == j.spec.parameters.end() || tb->second != "off") != traceback) continue;
         auto cached = long_job_stats_.find(j.id);
@@ -243,6 +250,7 @@ ProjectDocument::LongPairModel ProjectDocument::longPairModel(const std::string&
         RuntimeSample s;
         const store::LongPairStats* stats =
             cached != long_job_stats_.end() && !cached->second.empty() ? &cached->second.front() : nullptr;
+        if (named_by_stats && (!stats || device_set_id(stats->device) != device)) continue;
         if (stats && !strategy.empty() && !stats->strategy.empty() && stats->strategy != strategy) continue;
         if (stats && stats->query_length > 0 && stats->target_length > 0 && stats->seconds > 0) {
             s = {double(stats->query_length), double(stats->target_length), stats->seconds};

@@ -77,7 +77,10 @@ public:
     // and its earlier long-pair jobs there (m, n and end-to-end seconds).
     // Without traceback, bench points that lack a score-only time count with
     // their full alignment's time. `source` says what it rests on; the model
-    // is invalid when the project measured nothing.
+    // is invalid when the project measured nothing. A set of GPUs ("gpu:0,1",
+    // any spelling: device_set_id) is a device of its own: only bench points
+    // and jobs on exactly that set count (a workbench job on all GPUs, "gpu",
+    // counts for the set its statistics name), never its members' models.
     struct LongPairModel {
         RuntimeModel model;
         QString source;  // "model of 6 bench --long points on gpu:0, ±8 %"

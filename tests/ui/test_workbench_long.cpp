@@ -5,13 +5,16 @@
 // completion and the project holds its alignment, whose score is the CPU
 // reference's (align_reference, called here) and whose CIGAR re-scores to it,
 // with the pipeline statistics; the next estimate uses that job's speed, or
-// the project's bench --long points; a 200 kb pair is cancelled mid-run.
+// the project's bench --long points; with all of two GPUs chosen it is the
+// model of that set of GPUs, or none (said so), never one GPU's; a 200 kb
+// pair is cancelled mid-run.
 #include <mainwindow.hpp>
 #include <panels/job_panel.hpp>
 
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/bench/long_pairs.hpp>
+#include <alignscope/device/backend.hpp>
 #include <alignscope/score/substitution_matrix.hpp>
 #include <alignscope/store/job_recording.hpp>
 #include <alignscope/store/project.hpp>
@@ -49,6 +52,70 @@ Finished wait_finished(MainWindow& window, int timeout_ms) {
     if (!spy.wait(timeout_ms)) return {};
     const auto args = spy.takeFirst();
     return {args[0].toLongLong(), JobState(args[1].toInt()), args[2].toString()};
+}
+
+// A GPU the panel can choose (it is never asked to align anything here).
+class ListedGpu final : public Backend {
+public:
+    explicit ListedGpu(int index) : index_(index) {}
+    DeviceInfo info() const override {
+        DeviceInfo d;
+        d.id = "gpu:" + std::to_string(index_);
+        d.kind = "gpu";
+        d.name = "a listed GPU";
+        return d;
+    }
+    std::vector<Alignment> align_pairs(const PairJob&, JobContext&) override { throw Error("a listed GPU only"); }
+
+private:
+    int index_;
+};
+
+// bench --long points (series long/strips) on `device` at three square sizes,
+// end to end t = a*L^2 + c seconds.
+void add_bench_long(store::Project& p, const std::string& device, double a, double c) {
+    store::JobSpec spec;
+    spec.command = "bench";
+    spec.algorithm = "bench-long";
+    spec.devices = device;
+    spec.parameters["long"] = "yes";
+    auto bench = p.begin_job(spec);
+    std::vector<store::BenchPoint> points;
+    for (const double length : {10'000.0, 30'000.0, 60'000.0}) {
+        store::BenchPoint point;
+        point.series = "long/strips";
+        point.device = device;
+        point.x = length;
+        point.y = 1;
+        point.x_label = "length";
+        point.y_label = "stage-1 GCUPS";
+        point.parameters = {{"cells", QString::number(length * length, 'f', 0).toStdString()},
+                            {"seconds", QString::number(a * length * length + c, 'g', 17).toStdString()}};
+        points.push_back(point);
+    }
+    bench->add_bench_points(points);
+    bench->finish_done();
+}
+
+// An earlier long-pair job: devices as its spec recorded them, the device its
+// statistics name, its pair's lengths and wall time.
+void add_long_job(const std::string& project, const std::string& devices, const std::string& ran_on, std::int64_t m,
+                  std::int64_t n, double seconds) {
+    store::JobSpec spec;
+    spec.command = "gui";
+    spec.algorithm = "long";
+    spec.devices = devices;
+    spec.parameters["long"] = "yes";
+    spec.parameters["strategy"] = "strips";
+    store::JobRecording job(project, spec);
+    store::LongPairStats stats;
+    stats.query_length = m;
+    stats.target_length = n;
+    stats.device = ran_on;
+    stats.strategy = "strips";
+    stats.seconds = seconds;
+    job.add_long_pair_stats(stats);
+    job.finish_done();
 }
 
 bool row_visible(JobPanel& panel, const char* name) {
@@ -263,6 +330,67 @@ private slots:
         // Another device has no measurement.
         QVERIFY(panel.setDevice("cpu-ref"));
         QVERIFY2(panel.estimateText().contains("No time estimate"), qPrintable(panel.estimateText()));
+    }
+
+    // All GPUs splits a long pair over them: its estimate is a model of that
+    // set of GPUs (bench --long --device gpu:0,1, earlier jobs on both), never
+    // one GPU's model scaled, and without one the panel says so.
+    void estimateForSeveralGpus() {
+        auto gpus = make_cpu_registry();
+        gpus->add(std::make_unique<ListedGpu>(0));
+        gpus->add(std::make_unique<ListedGpu>(1));
+        LongPair pair;
+        writePair("gpuset", 20'000, 19'400, pair);
+        const double cells = 20'000.0 * 19'400.0;
+        // One project measured gpu:0 alone (t = 1e-7*m*n + 0.5 s: about 40 s
+        // for the pair); the other gpu:0 alone and gpu:0,1 together (4e-8*m*n
+        // + 0.5 s: about 17 s), from bench points, a workbench job on all GPUs
+        // that ran on both ("gpu", statistics "gpu:0+gpu:1") and a command-line
+        // job on "gpu:1,0". A workbench job on all GPUs of a one-GPU machine
+        // (statistics "gpu:0"), far slower, is gpu:0's, not the set's.
+        const QString single = path("gpu-single.alsproj"), both = path("gpu-both.alsproj");
+        for (const QString& project : {single, both}) {
+            store::ProjectOptions create;
+            create.create_if_missing = true;
+            store::Project p(project.toStdString(), create);
+            add_bench_long(p, "gpu:0", 1e-7, 0.5);
+            if (project == both) add_bench_long(p, "gpu:0,1", 4e-8, 0.5);
+        }
+        add_long_job(both.toStdString(), "gpu", "gpu:0+gpu:1", 20'000, 19'400, 4e-8 * cells + 0.5);
+        add_long_job(both.toStdString(), "gpu:1,0", "gpu:0+gpu:1", 12'000, 15'000, 4e-8 * 12'000 * 15'000 + 0.5);
+        add_long_job(both.toStdString(), "gpu", "gpu:0", 20'000, 19'400, 1000);
+
+        for (const QString& project : {single, both}) {
+            auto window = std::make_unique<MainWindow>(*gpus);
+            window->setConfirmCloseWhileRunning(false);
+            window->show();
+            QSignalSpy ready(window.get(), &MainWindow::projectReady);
+            window->openProject(project, false);
+            QVERIFY(ready.wait(20'000));
+            QVERIFY(loadAndWait(*window, {path("gpuset_q.fa"), path("gpuset_t.fa")}));
+            JobPanel& panel = window->jobPanel();
+            configure(panel, *window, "gpuset");
+            QVERIFY(panel.setDevice("gpu"));
+            const QString all = panel.estimateText();
+            if (project == single) {
+                QVERIFY2(all.contains("No time estimate: no run-time model for the 2 GPUs gpu:0,1 together") &&
+                             all.contains("one GPU's model does not predict a split") &&
+                             all.contains("alignscope-cli bench --long --device gpu:0,1 --project"),
+                         qPrintable(all));
+                QVERIFY2(!all.contains("about"), qPrintable(all));
+                QVERIFY(panel.setDevice("gpu:0"));
+                QVERIFY2(panel.estimateText().contains(
+                             "about 40 s (model of 3 bench --long points on gpu:0, under ±1 %)"),
+                         qPrintable(panel.estimateText()));
+            } else {
+                QVERIFY2(all.contains("about 17 s (model of 3 bench --long points and 2 earlier long-pair jobs on "
+                                      "gpu:0,1, under ±1 %)"),
+                         qPrintable(all));
+                QVERIFY(panel.setDevice("gpu:0"));
+                QVERIFY2(panel.estimateText().contains("(model of 3 bench --long points and 1 earlier long-pair job on gpu:0"),
+                         qPrintable(panel.estimateText()));
+            }
+        }
     }
 
     void cancelsALongPair() {

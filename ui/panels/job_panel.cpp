@@ -3,6 +3,7 @@
 
 #include "project_document.hpp"
 
+#include <alignscope/bench/runtime_model.hpp>
 #include <alignscope/score/substitution_matrix.hpp>
 #include <alignscope/search/search_settings.hpp>
 
@@ -488,17 +489,30 @@ QString JobPanel::estimateText() const {
     const double cells = double(r.cell_count());
     if (r.is_long_pair()) {
         // The long-pair path's own speed: bench --long points or earlier long
-        // jobs of the project on the device that will run it (all GPUs: the first).
+        // jobs of the project on the device that will run it. All GPUs is the
+        // set of the available ones ("gpu:0,1"), which splits the pair over
+        // them: its own model, not one GPU's.
         std::string device = r.device;
-        if (device == "gpu")
+        int gpus = 0;
+        if (device == "gpu") {
+            std::string set;
             for (const auto& d : devices_)
-                if (d.kind == "gpu" && d.available) {
-                    device = d.id;
-                    break;
+                if (d.kind == "gpu" && d.available && d.id.rfind("gpu:", 0) == 0) {
+                    set += (gpus++ ? "," : "") + d.id;
+                    if (gpus == 1) device = d.id;
                 }
+            if (gpus > 1) device = device_set_id(set);
+        }
         const bool gpu = device.rfind("gpu", 0) == 0;
         const auto estimate = document_.longPairModel(device, gpu ? r.strategy : std::string(), r.traceback);
         const QString size = tr("1 pair, %1 cells").arg(human_count(cells));
+        if (!estimate.model.valid() && gpus > 1)
+            return tr("%1. No time estimate: no run-time model for the %2 GPUs %3 together (no bench --long point "
+                      "or earlier long-pair job on that set in this project; one GPU's model does not predict a "
+                      "split). Run alignscope-cli bench --long --device %3 --project to measure it.")
+                .arg(size)
+                .arg(gpus)
+                .arg(QString::fromStdString(device));
         if (!estimate.model.valid())
             return tr("%1. No time estimate: no bench --long point or earlier long-pair job on %2 in this project "
                       "(run alignscope-cli bench --long --project to measure it).")

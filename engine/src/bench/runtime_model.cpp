@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -158,6 +159,30 @@ RuntimeModel fit_runtime_model(const std::vector<RuntimeSample>& samples) {
     model.parameters = rank;
     model.relative_rms = std::isfinite(best) ? best : 0;
     return model;
+}
+
+std::string device_set_id(std::string_view device) {
+    // Items separated by ',' or '+', each "gpu:N" or (after the first) "N".
+    std::set<int> indices;
+    std::string_view rest = device;
+    bool first = true;
+    while (true) {
+        const std::size_t cut = rest.find_first_of(",+");
+        std::string_view item = rest.substr(0, cut);
+        if (item.rfind("gpu:", 0) == 0) item.remove_prefix(4);
+        else if (first) return std::string(device);
+        int index = -1;
+        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), index);
+        if (item.empty() || ec != std::errc() || end != item.data() + item.size() || index < 0)
+            return std::string(device);
+        indices.insert(index);
+        first = false;
+        if (cut == std::string_view::npos) break;
+        rest.remove_prefix(cut + 1);
+    }
+    std::string id = "gpu:";
+    for (int index : indices) id += (id.size() > 4 ? "," : "") + std::to_string(index);
+    return id;
 }
 
 std::optional<RuntimeSample> long_bench_sample(const store::BenchPoint& point, bool traceback) {

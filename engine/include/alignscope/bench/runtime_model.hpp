@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace alignscope {
@@ -51,6 +52,16 @@ struct RuntimeModel {
 // Fits the model (see above). Throws Error naming the sample when an m, n or
 // seconds is not a positive finite number; no samples give an invalid model.
 RuntimeModel fit_runtime_model(const std::vector<RuntimeSample>& samples);
+
+// The device (or set of devices) a model is fitted for, as one string: a set
+// of GPUs in any of the spellings a job or point records it ("gpu:1,0",
+// "gpu:0,gpu:1" as asked, "gpu:0+gpu:1" as the split runner names itself)
+// becomes the registry's group id, indices ascending and once each
+// ("gpu:0,1"); one GPU is "gpu:N"; anything else ("cpu", "gpu" for all of a
+// machine's GPUs, whichever they are) is returned as it is. A model is only
+// ever fitted to observations of one device set: nothing converts a single
+// GPU's model into a prediction for several.
+std::string device_set_id(std::string_view device);
 
 // The observation in a stored bench --long point (series "long/..."): a square
 // pair of its "length" (else x), end-to-end "seconds" with traceback, or
