@@ -13,11 +13,13 @@
 #include <alignscope/align/long_pair.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/io/alignment_format.hpp>
+#include <alignscope/io/alignment_stream.hpp>
 #include <alignscope/io/atomic_file.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -48,7 +50,16 @@ struct AlignFlags {
     CLI::Option* checkpoint_option = nullptr;
     CLI::Option* checkpoint_every_option = nullptr;
     CLI::Option* resume_option = nullptr;
+    // Streaming the long-pair alignment to --output as it is traced back.
+    bool stream = false, no_stream = false;
+    CLI::Option* stream_option = nullptr;
+    CLI::Option* no_stream_option = nullptr;
 };
+
+// align --long streams the alignment to -o FILE by itself when the longer
+// sequence has at least this many residues (the alignment then has about as
+// many columns or more: global alignments at least that many).
+constexpr std::int64_t kStreamResidues = 1'000'000;
 
 bool is_nucleotide(AlphabetKind kind) { return kind != AlphabetKind::Protein; }
 
@@ -86,9 +97,10 @@ int run_align(const AlignFlags& flags, CliContext& context) {
     const bool automatic = !flags.long_pair && one_pair && shorter >= kLongPairThreshold;
     if (flags.long_pair || automatic) return run_long(flags, context, queries, targets, format, options, automatic);
     if (flags.long_flags.given() || flags.stats_option->count() || flags.checkpoint_option->count() ||
-        flags.checkpoint_every_option->count() || flags.resume_option->count())
-        throw Error("--strategy, --kernels, --special-rows-mem, --checkpoint, --checkpoint-every, --resume and --stats "
-                    "apply to the long-pair path: add --long "
+        flags.checkpoint_every_option->count() || flags.resume_option->count() || flags.stream_option->count() ||
+        flags.no_stream_option->count())
+        throw Error("--strategy, --kernels, --special-rows-mem, --checkpoint, --checkpoint-every, --resume, --stream, "
+                    "--no-stream and --stats apply to the long-pair path: add --long "
                     "(taken by itself only for one pair of at least " + std::to_string(kLongPairThreshold) +
                     " residues each)");
 
@@ -189,7 +201,7 @@ std::string strategy_that_ran(const Alignment& a, const LongRunnerSettings& sett
 
 // The long-pair path's statistics as JSON (the "long_pair" field of --format json).
 nlohmann::json stats_json(const longpair::LongPairStats& stats, double seconds, std::uint64_t cells,
-                          const std::string& strategy, bool automatic) {
+                          const std::string& strategy, bool automatic, bool streamed) {
     nlohmann::json j;
     j["seconds"] = seconds;
     j["stage_seconds"] = {stats.stage_seconds[0], stats.stage_seconds[1], stats.stage_seconds[2]};
@@ -206,11 +218,12 @@ nlohmann::json stats_json(const longpair::LongPairStats& stats, double seconds, 
     j["resumed_from_row"] = stats.resumed_from_row;
     j["checkpoints"] = stats.checkpoints;
     j["checkpoint_seconds"] = stats.checkpoint_seconds;
+    j["streamed"] = streamed;
     return j;
 }
 
-std::string stats_line(const longpair::LongPairStats& stats, double seconds, std::uint64_t cells,
-                       const Alignment& a) {
+std::string stats_line_core(const longpair::LongPairStats& stats, double seconds, std::uint64_t cells,
+                            const Alignment& a) {
     char text[640];
     const double gcups = stats.stage_seconds[0] > 0 ? double(stats.stage_cells[0]) / stats.stage_seconds[0] / 1e9 : 0.0;
     if (stats.special_rows == 0 && stats.stage_cells[1] == 0 && stats.stage_cells[2] == 0) {
@@ -244,6 +257,18 @@ std::string stats_line(const longpair::LongPairStats& stats, double seconds, std
     return line;
 }
 
+std::string stats_line(const longpair::LongPairStats& stats, double seconds, std::uint64_t cells,
+                       const Alignment& a, const std::string& streamed_to) {
+    std::string line = stats_line_core(stats, seconds, cells, a);
+    if (!streamed_to.empty()) {
+        line += "; alignment streamed to " + streamed_to + " in " + std::to_string(stats.streamed_pieces) + " pieces";
+        if (stats.stream_window > 0)
+            line += " (at most " + std::to_string(stats.stream_peak_pieces) + " of a window of " +
+                    std::to_string(stats.stream_window) + " segment tracebacks held)";
+    }
+    return line;
+}
+
 // Alignments with more columns than this go to the project as a summary
 // pointing at the output file, not as a row holding the aligned text.
 constexpr std::int64_t kProjectRowColumns = 1'000'000;
@@ -266,6 +291,15 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
     long_options.checkpoint_dir = flags.checkpoint_dir;
     long_options.checkpoint_every = flags.checkpoint_every;
     long_options.resume = flags.resume;
+    // Streaming: asked for, or a pair long enough, written to a file.
+    if (flags.stream && flags.no_stream) throw Error("--stream and --no-stream exclude each other");
+    const bool to_file = flags.output != "-" && !flags.output.empty();
+    if (flags.stream && !to_file)
+        throw Error("--stream writes the alignment to a file as it is traced back: add -o FILE");
+    const std::int64_t longer = static_cast<std::int64_t>(
+        std::max(queries.records.front().residues.size(), targets.records.front().residues.size()));
+    const bool large = longer >= kStreamResidues;
+    const bool streamed = options.traceback && to_file && (flags.stream || (large && !flags.no_stream));
     // The stage-1 overview (a max-pooled picture of the whole matrix) for the project's heatmap.
     if (flags.project.enabled()) long_options.overview_size = kOverviewSize;
     const Sequence& q = queries.records.front();
@@ -274,6 +308,13 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
         std::cerr << "align: one pair of " << q.residues.size() << " x " << t.residues.size()
                   << " residues: the long-pair path (--long; taken from " << kLongPairThreshold
                   << " residues each)\n";
+    if (streamed && !flags.stream)
+        std::cerr << "align --long: " << longer << " residues: the alignment is streamed to " << flags.output
+                  << " as it is traced back (--stream; taken from " << kStreamResidues
+                  << " residues, --no-stream to build it in memory)\n";
+    else if (large && options.traceback && !to_file && !flags.no_stream)
+        std::cerr << "align --long: " << longer << " residues: to standard output the alignment is built whole in "
+                  << "memory first; -o FILE streams it to the file as it is traced back\n";
     else
         for (const SequenceSet* set : {&queries, &targets})
             if (set->records.size() > 1)
@@ -298,6 +339,7 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
         spec.parameters["special_row_budget"] = std::to_string(long_options.special_row_budget);
     if (!flags.checkpoint_dir.empty()) spec.parameters["checkpoint"] = flags.checkpoint_dir;
     if (flags.resume) spec.parameters["resume"] = "yes";
+    if (streamed) spec.parameters["stream"] = "yes";
     std::unique_ptr<store::JobRecording> recording = flags.project.begin(spec);
     try {
         if (recording) {
@@ -314,7 +356,19 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
             if (record_progress) record_progress(p);
         };
         job_context.timeline = &timeline;
-        AtomicOutput out(flags.output);
+        // The outputs open before the work, so that a bad path fails fast.
+        WriterContext writer_context;
+        writer_context.command_line = context.command_line;
+        writer_context.scheme = job.scheme;
+        writer_context.references.push_back(&t);
+        std::optional<AtomicOutput> out;
+        std::optional<AlignmentFileStream> stream;
+        if (streamed) {
+            stream.emplace(flags.output, format, writer_context, q, t);
+            long_options.sink = &*stream;
+        } else {
+            out.emplace(flags.output);
+        }
         std::optional<AtomicOutput> timeline_out;
         if (!flags.device.timeline.empty()) timeline_out.emplace(flags.device.timeline);
 
@@ -330,6 +384,7 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
                 std::filesystem::exists(std::filesystem::path(flags.checkpoint_dir) / longpair::kCheckpointManifest, ec))
                 std::cerr << "\nalign --long: the checkpoint in " << flags.checkpoint_dir
                           << " is kept: run the same command with --resume to go on from it\n";
+            if (stream) std::cerr << "align --long: " << flags.output << " was not written\n";
             throw;
         }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -338,11 +393,13 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
         a.target_id = t.id;
         const std::uint64_t cells = static_cast<std::uint64_t>(q.residues.size()) * t.residues.size();
 
-        WriterContext writer_context;
-        writer_context.command_line = context.command_line;
-        writer_context.scheme = job.scheme;
-        writer_context.references.push_back(&t);
-        if (format == OutputFormat::Json) {
+        const nlohmann::json long_pair =
+            stats_json(stats, seconds, cells, strategy_that_ran(a, settings), automatic, streamed);
+        if (stream) {
+            // The columns are in the file already; the rest goes in and it is renamed into place.
+            if (format == OutputFormat::Json) stream->commit(nlohmann::json{{"long_pair", long_pair}}.dump());
+            else stream->commit();
+        } else if (format == OutputFormat::Json) {
             // The writer's object plus the pipeline's statistics.
             std::ostringstream line;
             auto writer = AlignmentWriter::create(format, line, std::move(writer_context));
@@ -350,22 +407,24 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
             writer->write(a, q, t);
             writer->end();
             nlohmann::json j = nlohmann::json::parse(line.str());
-            j["long_pair"] = stats_json(stats, seconds, cells, strategy_that_ran(a, settings), automatic);
-            out.stream() << j.dump() << '\n';
+            j["long_pair"] = long_pair;
+            out->stream() << j.dump() << '\n';
         } else {
-            auto writer = AlignmentWriter::create(format, out.stream(), std::move(writer_context));
+            auto writer = AlignmentWriter::create(format, out->stream(), std::move(writer_context));
             writer->begin();
             writer->write(a, q, t);
             writer->end();
         }
-        out.commit();
-        if (flags.long_stats) std::cerr << stats_line(stats, seconds, cells, a) << "\n";
+        if (out) out->commit();
+        if (flags.long_stats)
+            std::cerr << stats_line(stats, seconds, cells, a, streamed ? flags.output : std::string()) << "\n";
         if (timeline_out) {
             write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
             timeline_out->commit();
         }
         if (recording) {
-            if (a.stats.length <= kProjectRowColumns) {
+            // A streamed alignment has no aligned text in memory: the file holds it.
+            if (!streamed && a.stats.length <= kProjectRowColumns) {
                 recording->add_alignments({a});
             } else {
                 store::LongAlignmentSummary summary;
@@ -445,6 +504,14 @@ void add_align_command(CLI::App& app, CliContext& context) {
     flags->resume_option = command->add_flag(
         "--resume", flags->resume,
         "Long-pair path: go on from the checkpoint in --checkpoint DIR (any device, strategy or stream count)");
+    flags->stream_option = command->add_flag(
+        "--stream", flags->stream,
+        "Long-pair path: write the alignment to -o FILE as it is traced back, never whole in memory (pair blocks and "
+        "the json CIGAR as they come, tsv/sam from the CIGAR; the same bytes; the file appears only on success); "
+        "taken by itself with -o FILE when the longer sequence has at least " +
+            std::to_string(kStreamResidues) + " residues");
+    flags->no_stream_option = command->add_flag(
+        "--no-stream", flags->no_stream, "Long-pair path: build the alignment in memory even when it is long");
     command->callback([flags, &context] { context.action = [flags, &context] { return run_align(*flags, context); }; });
 }
 
