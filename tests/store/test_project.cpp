@@ -331,6 +331,35 @@ private slots:
         QCOMPARE(project.job(again->job_id()).counts.hits, std::int64_t{50000});
     }
 
+    // Found by fuzz_project: a record count no rows bear out (here far beyond
+    // any vector) is one clear error naming the project, not std::length_error.
+    void embeddedInputWithAWrongRecordCountIsDamage() {
+        QTemporaryDir dir;
+        const std::string fa_path = fasta(dir.filePath("few.fa"), 3, 40, 5);
+        const QString path = dir.filePath("count.alsproj");
+        std::int64_t id = 0;
+        {
+            store::Project project(path.toStdString(), creating());
+            id = project.add_sequence_set(read_sequences(fa_path));
+        }
+        for (const char* count : {"-1", "4611686018427387904", "2", "4"}) {
+            {
+                RawDatabase raw(path, true);
+                QVERIFY(raw.execute(QString("UPDATE inputs SET record_count = %1 WHERE id = %2").arg(count).arg(id).toUtf8().constData()));
+            }
+            store::Project project(path.toStdString());
+            const QString message = error_of([&] { project.input_sequences(id); });
+            QVERIFY2(message.contains("damaged") && message.contains(path) && message.contains("holds 3 sequences"),
+                     qPrintable(message));
+        }
+        {
+            RawDatabase raw(path, true);
+            QVERIFY(raw.execute(QString("UPDATE inputs SET record_count = 3 WHERE id = %1").arg(id).toUtf8().constData()));
+        }
+        store::Project project(path.toStdString());
+        QCOMPARE(project.input_sequences(id).size(), std::size_t{3});
+    }
+
     void embeddedInputsSurviveTheFile() {
         QTemporaryDir dir;
         const QString fa = dir.filePath("proteins.fa");

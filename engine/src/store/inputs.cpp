@@ -5,6 +5,7 @@
 
 #include <alignscope/error.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -241,12 +242,18 @@ std::vector<Sequence> Project::input_sequences(std::int64_t id) const {
         options.alphabet = parse_alphabet(info.alphabet);
         return read_sequences(info.path, options).records;
     }
+    // The recorded count is the file's word, not a promise: it only sizes a
+    // first reservation, and a count the rows do not bear out is damage.
     std::vector<Sequence> records;
-    records.reserve(info.record_count);
+    records.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(info.record_count, 1u << 16)));
     auto rows = impl_->db->prepare(
         "SELECT name, description, residues, quality FROM input_sequences WHERE input_id = ? ORDER BY ordinal");
     rows.bind(1, id);
     while (rows.step()) records.push_back(Sequence{rows.text(0), rows.text(1), rows.text(2), rows.text(3)});
+    if (records.size() != info.record_count)
+        throw Error(impl_->path + ": input " + std::to_string(id) + " (" + info.path + ") holds " +
+                    std::to_string(records.size()) + " sequences where the project records " +
+                    std::to_string(info.record_count) + ": the project file is damaged");
     return records;
 }
 
