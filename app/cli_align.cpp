@@ -296,10 +296,19 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
     const bool to_file = flags.output != "-" && !flags.output.empty();
     if (flags.stream && !to_file)
         throw Error("--stream writes the alignment to a file as it is traced back: add -o FILE");
+    if (flags.stream && !options.traceback)
+        throw Error("--stream writes the alignment as it is traced back: with --no-traceback there is none");
     const std::int64_t longer = static_cast<std::int64_t>(
         std::max(queries.records.front().residues.size(), targets.records.front().residues.size()));
     const bool large = longer >= kStreamResidues;
     const bool streamed = options.traceback && to_file && (flags.stream || (large && !flags.no_stream));
+    // A streamed file is finished (renamed in) only after the pipeline
+    // returns, and that last write is the heaviest: the checkpoint stays until
+    // it has succeeded, so a full disk then still leaves the job resumable.
+    std::error_code exists_ec;
+    const bool checkpoint_dir_existed =
+        !flags.checkpoint_dir.empty() && std::filesystem::exists(flags.checkpoint_dir, exists_ec);
+    if (streamed && !flags.checkpoint_dir.empty()) long_options.keep_checkpoint = true;
     // The stage-1 overview (a max-pooled picture of the whole matrix) for the project's heatmap.
     if (flags.project.enabled()) long_options.overview_size = kOverviewSize;
     const Sequence& q = queries.records.front();
@@ -315,7 +324,7 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
     else if (large && options.traceback && !to_file && !flags.no_stream)
         std::cerr << "align --long: " << longer << " residues: to standard output the alignment is built whole in "
                   << "memory first; -o FILE streams it to the file as it is traced back\n";
-    else
+    if (!automatic)
         for (const SequenceSet* set : {&queries, &targets})
             if (set->records.size() > 1)
                 std::cerr << "align --long: " << set->path << " holds " << set->records.size()
@@ -397,8 +406,17 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
             stats_json(stats, seconds, cells, strategy_that_ran(a, settings), automatic, streamed);
         if (stream) {
             // The columns are in the file already; the rest goes in and it is renamed into place.
-            if (format == OutputFormat::Json) stream->commit(nlohmann::json{{"long_pair", long_pair}}.dump());
-            else stream->commit();
+            try {
+                if (format == OutputFormat::Json) stream->commit(nlohmann::json{{"long_pair", long_pair}}.dump());
+                else stream->commit();
+            } catch (...) {
+                if (long_options.keep_checkpoint)
+                    std::cerr << "align --long: the checkpoint in " << flags.checkpoint_dir
+                              << " is kept: run the same command with --resume to write the alignment again\n";
+                throw;
+            }
+            if (long_options.keep_checkpoint)
+                longpair::LongCheckpoint::remove_files_in(flags.checkpoint_dir, !checkpoint_dir_existed);
         } else if (format == OutputFormat::Json) {
             // The writer's object plus the pipeline's statistics.
             std::ostringstream line;

@@ -124,6 +124,8 @@ private slots:
         expect_error({"align", "--long", query_, target_, "--stream"}, "--stream writes the alignment to a file");
         expect_error({"align", "--long", query_, target_, "--stream", "--no-stream", "-o", path("x.pair")},
                      "--stream and --no-stream exclude each other");
+        expect_error({"align", "--long", query_, target_, "--stream", "--no-traceback", "-o", path("x.pair")},
+                     "with --no-traceback there is none");
         const QString missing = path("no/such/dir/out.pair");
         expect_error({"align", "--long", query_, target_, "--stream", "-o", missing}, missing + ": the directory");
         expect_error({"align", "--long", query_, target_, "--stream", "-o", dir_.path()}, "is a directory");
@@ -156,6 +158,38 @@ private slots:
         QVERIFY2(out.exit_code == 0, out.err.constData());
         QVERIFY2(out.err.contains("-o FILE streams it"), out.err.constData());
         QCOMPARE(comparable(out.out), comparable(file_bytes(path("off.json"))));
+        // A file of several records still says that only its first is aligned,
+        // whether the alignment streams or not (the streaming note once hid it).
+        QFile more(t);
+        QVERIFY(more.open(QIODevice::Append));
+        more.write(">second\nACGTACGTACGT\n");
+        more.close();
+        for (const QStringList& extra : {QStringList{"-o", path("multi.json")}, QStringList{}}) {
+            const ProcessResult multi = run_cli(base + extra);
+            QVERIFY2(multi.exit_code == 0, multi.err.constData());
+            QVERIFY2(multi.err.contains("holds 2 records; aligning its first, million"), multi.err.constData());
+        }
+    }
+
+    // A streamed job keeps its checkpoint until the file is in place, then
+    // removes it as an in-memory job does: the directory too when the job
+    // made it, only the checkpoint's files when it was there before.
+    void streamed_job_removes_its_checkpoint_after_the_file() {
+        const QStringList base{"align", "--long", query_, target_, "--device", "cpu", "--stream", "--format", "pair"};
+        const QString made = path("made.ck");
+        const ProcessResult a = run_cli(base + QStringList{"-o", path("ck1.pair"), "--checkpoint", made});
+        QVERIFY2(a.exit_code == 0, a.err.constData());
+        QVERIFY(QFile::exists(path("ck1.pair")));
+        QVERIFY2(!QFileInfo::exists(made), qPrintable(files_in(made).join(' ')));
+        QTemporaryDir mine;
+        QFile keep(mine.filePath("notes.txt"));
+        QVERIFY(keep.open(QIODevice::WriteOnly));
+        keep.write("mine");
+        keep.close();
+        const ProcessResult b = run_cli(base + QStringList{"-o", path("ck2.pair"), "--checkpoint", mine.path()});
+        QVERIFY2(b.exit_code == 0, b.err.constData());
+        QCOMPARE(files_in(mine.path()), QStringList{"notes.txt"});
+        QCOMPARE(comparable(file_bytes(path("ck1.pair"))), comparable(file_bytes(path("ck2.pair"))));
     }
 
     // Ctrl-C while the job runs: exit 130, and neither the file nor its

@@ -572,11 +572,17 @@ void LongCheckpoint::commit(const BestCell& best, const BestCell& last_column, i
 
 void LongCheckpoint::remove_files() {
     std::error_code ec;
-    fs::remove(manifest_path(), ec);
+    fs::remove(manifest_path(), ec);  // first: a checkpoint without its manifest is no checkpoint
     for (const std::int64_t row : state_.rows) fs::remove(row_path(row), ec);
     for (const std::string& path : written_) fs::remove(path, ec);
-    // Row files of an earlier run that never made it into a manifest.
-    for (const fs::directory_entry& e : fs::directory_iterator(dir_, ec)) {
+    remove_files_in(dir_, created_dir_);
+}
+
+void LongCheckpoint::remove_files_in(const std::string& dir, bool remove_dir) {
+    std::error_code ec;
+    fs::remove(fs::path(dir) / kCheckpointManifest, ec);  // first, as above
+    // Row files (also of an earlier run that never made it into a manifest).
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
         const std::string name = e.path().filename().string();
         if (name.size() == std::strlen(kRowPrefix) + 12 + std::strlen(kRowSuffix) && name.rfind(kRowPrefix, 0) == 0 &&
             name.ends_with(kRowSuffix) &&
@@ -587,7 +593,7 @@ void LongCheckpoint::remove_files() {
         else if (name.rfind(".long-pair", 0) == 0 && name.find(".tmp.") != std::string::npos)
             fs::remove(e.path(), ec);
     }
-    if (created_dir_ && fs::is_empty(dir_, ec)) fs::remove(dir_, ec);
+    if (remove_dir && fs::is_empty(dir, ec)) fs::remove(dir, ec);
 }
 
 void LongCheckpoint::remove_empty_directory() {

@@ -95,6 +95,12 @@ public:
     // crash left), temporary files a crash left, and the directory when the
     // job created it and it is empty. Nothing else is touched.
     void remove_files();
+    // The same removal for a checkpoint a finished job kept
+    // (LongPairOptions::keep_checkpoint) until its output was safely written:
+    // the manifest, every long-pair-row-*.bin and the temporary files of an
+    // interrupted write in `dir`, and `dir` itself when `remove_dir` and it is
+    // then empty. Nothing else is touched; errors are ignored.
+    static void remove_files_in(const std::string& dir, bool remove_dir);
     // After a failed job: the directory goes only when the job created it and
     // nothing is in it (no checkpoint was written).
     void remove_empty_directory();
