@@ -622,6 +622,42 @@ private slots:
 
     // No path (an empty local alignment, or --no-traceback): begin and end
     // only, and the files are still the ordinary writers'.
+    // Every format's sink checks that the columns stay inside both sequences
+    // (json once advanced no positions, so its check could not fire), and a
+    // sink that refused columns leaves no file.
+    void sinks_refuse_columns_past_the_sequences() {
+        const ScoringScheme scheme = scheme_of("EDNAFULL", 10, 0.5);
+        const Sequence q{"q", "", "ACGTACGTAC", ""}, t{"t", "", "ACGTACGTACGTAC", ""};
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        for (OutputFormat format : {OutputFormat::Pair, OutputFormat::Json, OutputFormat::Tsv, OutputFormat::Sam}) {
+            for (char op : {'=', 'I', 'D'}) {
+                const std::string path = dir.filePath(QString("past-%1-%2").arg(int(format)).arg(op)).toStdString();
+                {
+                    AlignmentFileStream file(path, format, writer_context(scheme, t), q, t);
+                    Alignment header;
+                    header.query_id = q.id;
+                    header.target_id = t.id;
+                    header.query_begin = header.target_begin = 1;
+                    file.begin(header);
+                    const std::uint32_t inside = op == 'D' ? 14 : 10;
+                    const std::vector<CigarOp> fits{{op, inside - 1}};
+                    file.columns(fits);
+                    const std::vector<CigarOp> past{{op, 2}};
+                    QString message;
+                    try {
+                        file.columns(past);
+                    } catch (const Error& e) {
+                        message = QString::fromUtf8(e.what());
+                    }
+                    QVERIFY2(message.contains("runs past the end") && message.contains(QString::fromStdString(path)),
+                             qPrintable(QString("format %1 op %2: '%3'").arg(int(format)).arg(op).arg(message)));
+                }
+                QVERIFY(!QFileInfo::exists(QString::fromStdString(path)));
+            }
+        }
+    }
+
     void alignments_without_a_path() {
         const ScoringScheme scheme = scheme_of("EDNAFULL", 10, 0.5);
         Sequence q{"q", "", "AAAAAAAAAAAAAAAAAAAA", ""}, t{"t", "", "CCCCCCCCCCCCCCCCCCCCCCCCC", ""};

@@ -211,6 +211,9 @@ void AlignmentFileStream::columns(std::span<const CigarOp> runs) {
                     s.run_op = run.op;
                 }
                 s.run_length += run.length;
+                // The positions only keep the bounds check above meaningful.
+                if (q) s.qi += run.length;
+                if (t) s.ti += run.length;
                 break;
             case OutputFormat::Tsv:
             case OutputFormat::Sam:  // written from the CIGAR at commit()
