@@ -93,4 +93,22 @@ std::string describe_mode(const AlignOptions& options) {
     return label;
 }
 
+Alignment Alignment::without_path() const {
+    Alignment h;
+    h.query_id = query_id;
+    h.target_id = target_id;
+    h.mode = mode;
+    h.score = score;
+    h.query_begin = query_begin;
+    h.query_end = query_end;
+    h.target_begin = target_begin;
+    h.target_end = target_end;
+    h.query_length = query_length;
+    h.target_length = target_length;
+    h.stats = stats;
+    h.device = device;
+    h.kernel = kernel;
+    return h;
+}
+
 }  // namespace alignscope

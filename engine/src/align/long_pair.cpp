@@ -136,24 +136,6 @@ void traceback_segment(const Segment& seg, const std::uint8_t* q, const std::uin
     ops.insert(ops.end(), rev.rbegin(), rev.rend());
 }
 
-// The alignment as a sink's begin() sees it: everything but the path.
-Alignment header_of(const Alignment& a) {
-    Alignment h;
-    h.query_id = a.query_id;
-    h.target_id = a.target_id;
-    h.mode = a.mode;
-    h.score = a.score;
-    h.query_begin = a.query_begin;
-    h.query_end = a.query_end;
-    h.target_begin = a.target_begin;
-    h.target_end = a.target_end;
-    h.query_length = a.query_length;
-    h.target_length = a.target_length;
-    h.device = a.device;
-    h.kernel = a.kernel;
-    return h;
-}
-
 // The end of a streamed path: it must stop at the alignment's end cell and be
 // worth the score the DP found; then its statistics are the alignment's.
 void finish_streamed_path(Alignment& a, const PathScorer& scorer, const char* who) {
@@ -783,7 +765,7 @@ static Alignment run_pipeline(std::string_view query, std::string_view target, c
         if (options.sink) {
             // Streamed: in path order to the sink, checked as the columns go.
             AlignmentSink& sink = *options.sink;
-            sink.begin(header_of(a));
+            sink.begin(a.without_path());
             PathScorer scorer(query, target, a.query_begin, a.target_begin, scheme);
             if (leading_d > 0) {
                 const CigarOp lead{'D', static_cast<std::uint32_t>(leading_d)};
@@ -874,7 +856,7 @@ private:
 // built).
 void stream_cigar(Alignment& a, std::string_view query, std::string_view target, const ScoringScheme& scheme,
                   AlignmentSink& sink, const JobContext& context, LongPairStats& stats) {
-    sink.begin(header_of(a));
+    sink.begin(a.without_path());
     if (!a.cigar.empty()) {
         PathScorer scorer(query, target, a.query_begin, a.target_begin, scheme);
         const std::vector<CigarOp>& ops = a.cigar.ops();

@@ -31,25 +31,6 @@ std::string name_field(const std::string& id) {
     return n;
 }
 
-// Everything but the path (CIGAR, aligned text).
-Alignment without_path(const Alignment& a) {
-    Alignment h;
-    h.query_id = a.query_id;
-    h.target_id = a.target_id;
-    h.mode = a.mode;
-    h.score = a.score;
-    h.query_begin = a.query_begin;
-    h.query_end = a.query_end;
-    h.target_begin = a.target_begin;
-    h.target_end = a.target_end;
-    h.query_length = a.query_length;
-    h.target_length = a.target_length;
-    h.stats = a.stats;
-    h.device = a.device;
-    h.kernel = a.kernel;
-    return h;
-}
-
 }  // namespace
 
 struct AlignmentFileStream::State {
@@ -176,7 +157,7 @@ void AlignmentFileStream::begin(const Alignment& header) {
     State& s = *state_;
     if (s.begun) throw Error("internal error: a streamed alignment begun twice (" + s.path + ")");
     s.begun = true;
-    s.alignment = without_path(header);
+    s.alignment = header.without_path();
     s.alignment.query_id = s.query.id;
     s.alignment.target_id = s.target.id;
     s.qi = s.block_q = header.query_begin;
@@ -233,7 +214,7 @@ void AlignmentFileStream::end(const Alignment& alignment) {
     s.ended = true;
     s.traceback = alignment.has_traceback();
     if (s.format == OutputFormat::Tsv || s.format == OutputFormat::Sam) s.alignment = alignment;
-    else s.alignment = without_path(alignment);
+    else s.alignment = alignment.without_path();
     s.alignment.query_id = s.query.id;
     s.alignment.target_id = s.target.id;
     if (s.format == OutputFormat::Pair) s.flush_block();

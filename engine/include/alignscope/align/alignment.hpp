@@ -83,6 +83,9 @@ struct Alignment {
     bool has_traceback() const { return !cigar.empty(); }
     double identity() const { return stats.length ? double(stats.identities) / double(stats.length) : 0.0; }
     double similarity() const { return stats.length ? double(stats.similarities) / double(stats.length) : 0.0; }
+    // Everything but the path (CIGAR and aligned text), without copying it:
+    // what a streamed alignment's sink and writer hold.
+    Alignment without_path() const;
 };
 
 }  // namespace alignscope
