@@ -26,15 +26,6 @@ using namespace alignscope;
 
 namespace {
 
-QString write_fasta(const QTemporaryDir& dir, const QString& name, const std::string& id, const std::string& residues) {
-    const QString path = dir.filePath(name);
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) return path;
-    f.write(">" + QByteArray::fromStdString(id) + "\n");
-    for (std::size_t k = 0; k < residues.size(); k += 70) f.write(QByteArray::fromStdString(residues.substr(k, 70)) + "\n");
-    return path;
-}
-
 QByteArray file_bytes(const QString& path) {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<missing " + path.toUtf8() + ">");

@@ -3,14 +3,18 @@
 #pragma once
 
 #include <QByteArray>
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QVector>
+
+#include <string>
 
 struct ProcessResult {
     int exit_code = -1;
@@ -63,3 +67,14 @@ inline QVector<QJsonObject> parse_json_lines(const QByteArray& text) {
 }
 
 inline bool have_program(const QString& name) { return !QStandardPaths::findExecutable(name).isEmpty(); }
+
+// One FASTA record, 70 residues a line, as DIR/NAME; returns its path.
+inline QString write_fasta(const QTemporaryDir& dir, const QString& name, const std::string& id,
+                           const std::string& residues) {
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) return path;
+    f.write(">" + QByteArray::fromStdString(id) + "\n");
+    for (std::size_t k = 0; k < residues.size(); k += 70) f.write(QByteArray::fromStdString(residues.substr(k, 70)) + "\n");
+    return path;
+}
