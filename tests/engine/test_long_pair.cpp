@@ -4,6 +4,8 @@
 // every mode, scheme and boundary, with special rows a few rows apart so that
 // every stage, every crossing kind (including crossings inside vertical gaps)
 // and every split runs many times; the CIGAR re-scores to the score.
+#include "random_relatives.hpp"
+
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/long_pair.hpp>
 #include <alignscope/align/reference_aligner.hpp>
@@ -18,28 +20,6 @@ using namespace alignscope;
 using namespace alignscope::longpair;
 
 namespace {
-
-std::string random_residues(std::mt19937& rng, const std::string& alphabet, std::size_t length) {
-    std::string s(length, 'A');
-    for (char& c : s) c = alphabet[rng() % alphabet.size()];
-    return s;
-}
-
-// A relative with substitutions, small indels and now and then a long indel,
-// so that gaps cross special rows and split rows.
-std::string mutate(std::mt19937& rng, const std::string& s, const std::string& alphabet) {
-    std::string out;
-    for (std::size_t k = 0; k < s.size(); ++k) {
-        const unsigned r = rng() % 1000;
-        if (r < 80) out += alphabet[rng() % alphabet.size()];
-        else if (r < 100) continue;
-        else if (r < 120) out += s[k] + random_residues(rng, alphabet, 1 + rng() % 4);
-        else if (r < 123) out += s[k] + random_residues(rng, alphabet, 10 + rng() % 30);
-        else if (r < 126) k += 10 + rng() % 30;  // a long deletion
-        else out += s[k];
-    }
-    return out;
-}
 
 LongPairOptions tight(AlignOptions align) {
     LongPairOptions o;

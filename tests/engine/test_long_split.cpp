@@ -20,6 +20,8 @@
 //     runner, and the other way round);
 //   - a failing member stops the others and its error surfaces once, naming
 //     its device; a cancelled job ends with Cancelled.
+#include "random_relatives.hpp"
+
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/long_pair.hpp>
 #include <alignscope/align/reference_aligner.hpp>
@@ -41,24 +43,9 @@ namespace {
 
 using I64 = std::int64_t;
 
-std::string random_residues(std::mt19937& rng, const std::string& alphabet, std::size_t length) {
-    std::string s(length, 'A');
-    for (char& c : s) c = alphabet[rng() % alphabet.size()];
-    return s;
-}
-
-// A relative with substitutions, small indels and now and then a long one.
-std::string mutate(std::mt19937& rng, const std::string& s, const std::string& alphabet) {
-    std::string out;
-    for (std::size_t k = 0; k < s.size(); ++k) {
-        const unsigned r = rng() % 1000;
-        if (r < 80) out += alphabet[rng() % alphabet.size()];
-        else if (r < 100) continue;
-        else if (r < 120) out += s[k] + random_residues(rng, alphabet, 1 + rng() % 4);
-        else if (r < 123) out += s[k] + random_residues(rng, alphabet, 10 + rng() % 30);
-        else if (r < 126) k += 10 + rng() % 30;
-        else out += s[k];
-    }
+// A relative (random_relatives.hpp), never empty.
+std::string mutate_nonempty(std::mt19937& rng, const std::string& s, const std::string& alphabet) {
+    const std::string out = mutate(rng, s, alphabet);
     return out.empty() ? std::string(1, alphabet[0]) : out;
 }
 
@@ -396,7 +383,7 @@ private slots:
             const ScoringScheme scheme = prot ? protein() : dna();
             const std::string alphabet = prot ? kProtein : kDna;
             const std::string q = random_residues(rng, alphabet, 2 + rng() % 40);
-            const std::string t = round % 3 ? mutate(rng, q, alphabet) : random_residues(rng, alphabet, 2 + rng() % 40);
+            const std::string t = round % 3 ? mutate_nonempty(rng, q, alphabet) : random_residues(rng, alphabet, 2 + rng() % 40);
             const EncodedSequence eq = encode(q, scheme.matrix, "query"), et = encode(t, scheme.matrix, "target");
             const auto m = static_cast<I64>(eq.size()), n = static_cast<I64>(et.size());
             if (n < 2) continue;
@@ -481,7 +468,7 @@ private slots:
             const std::string alphabet = prot ? kProtein : kDna;
             const std::size_t len = round < 40 ? 1 + rng() % 12 : 20 + rng() % 120;
             const std::string q = random_residues(rng, alphabet, len);
-            const std::string t = round % 3 ? mutate(rng, q, alphabet) : random_residues(rng, alphabet, 1 + rng() % 120);
+            const std::string t = round % 3 ? mutate_nonempty(rng, q, alphabet) : random_residues(rng, alphabet, 1 + rng() % 120);
             const EncodedSequence eq = encode(q, scheme.matrix, "query"), et = encode(t, scheme.matrix, "target");
             const PassTask task = random_pass(rng, static_cast<I64>(eq.size()), static_cast<I64>(et.size()), round % 4 == 0);
             auto split = split_of(sh.members, sh.settings, sh.busy, sh.granularity);
@@ -510,7 +497,7 @@ private slots:
             const ScoringScheme scheme = prot ? protein() : dna();
             const std::string alphabet = prot ? kProtein : kDna;
             const std::string q = random_residues(rng, alphabet, 150 + rng() % 250);
-            const std::string t = mutate(rng, q, alphabet);
+            const std::string t = mutate_nonempty(rng, q, alphabet);
             const EncodedSequence eq = encode(q, scheme.matrix, "query"), et = encode(t, scheme.matrix, "target");
             const auto m = static_cast<I64>(eq.size()), n = static_cast<I64>(et.size());
             const I64 r = round % 3 ? static_cast<I64>(rng() % static_cast<unsigned>(m - 1)) : 0;
@@ -579,7 +566,7 @@ private slots:
     void stage1_pass() {
         std::mt19937 rng(5);
         const std::string q = random_residues(rng, kDna, 2500);
-        const std::string t = mutate(rng, q, kDna);
+        const std::string t = mutate_nonempty(rng, q, kDna);
         const EncodedSequence eq = encode(q, dna().matrix, "query");
         for (int local = 0; local < 2; ++local) {
             PassTask p;
@@ -619,7 +606,7 @@ private slots:
             const bool big = round >= 13;
             const std::size_t len = big ? 1500 + rng() % 1500 : 1 + rng() % (round < 6 ? 10 : 80);
             std::string q = random_residues(rng, alphabet, len);
-            std::string t = round % 4 == 3 ? random_residues(rng, alphabet, 1 + rng() % (big ? 2500 : 80)) : mutate(rng, q, alphabet);
+            std::string t = round % 4 == 3 ? random_residues(rng, alphabet, 1 + rng() % (big ? 2500 : 80)) : mutate_nonempty(rng, q, alphabet);
             if (round % 2) std::swap(q, t);
             LongPairOptions o;
             o.align = align;
@@ -662,7 +649,7 @@ private slots:
         for (int round = 0; round < 3; ++round) {
             const AlignOptions align = mode_options(modes[round]);
             const std::string q = random_residues(rng, kDna, 1500 + rng() % 500);
-            const std::string t = mutate(rng, q, kDna);
+            const std::string t = mutate_nonempty(rng, q, kDna);
             const Alignment ref = align_reference(q, t, dna(), align);
             struct Leg {
                 const char* name;
@@ -717,7 +704,7 @@ private slots:
     void member_failure() {
         std::mt19937 rng(3);
         const std::string q = random_residues(rng, kDna, 600);
-        const std::string t = mutate(rng, q, kDna);
+        const std::string t = mutate_nonempty(rng, q, kDna);
         for (int failing = 0; failing < 3; ++failing) {
             std::atomic<int> cancelled_seen{0};
             std::vector<std::unique_ptr<PassRunner>> list;

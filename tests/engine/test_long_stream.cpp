@@ -8,6 +8,8 @@
 // corrupted paths; a cancel or an error mid-stream leaves no file (an older
 // file of that name untouched); a path that cannot be written is one error
 // naming it.
+#include "random_relatives.hpp"
+
 #include <alignscope/align/alignment_sink.hpp>
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/long_pair.hpp>
@@ -37,27 +39,6 @@ using namespace alignscope;
 using namespace alignscope::longpair;
 
 namespace {
-
-std::string random_residues(std::mt19937& rng, const std::string& alphabet, std::size_t length) {
-    std::string s(length, 'A');
-    for (char& c : s) c = alphabet[rng() % alphabet.size()];
-    return s;
-}
-
-// A relative with substitutions, short indels and now and then a long one.
-std::string mutate(std::mt19937& rng, const std::string& s, const std::string& alphabet) {
-    std::string out;
-    for (std::size_t k = 0; k < s.size(); ++k) {
-        const unsigned r = rng() % 1000;
-        if (r < 80) out += alphabet[rng() % alphabet.size()];
-        else if (r < 100) continue;
-        else if (r < 120) out += s[k] + random_residues(rng, alphabet, 1 + rng() % 4);
-        else if (r < 123) out += s[k] + random_residues(rng, alphabet, 10 + rng() % 30);
-        else if (r < 126) k += 10 + rng() % 30;
-        else out += s[k];
-    }
-    return out;
-}
 
 // Small special-row spacing and base segments: hundreds of segments per pair.
 LongPairOptions streaming_options(AlignOptions align) {
