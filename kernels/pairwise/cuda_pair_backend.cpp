@@ -592,6 +592,10 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         params.tasks = slot.tasks.data();
         params.results = slot.results.data();
         params.count = static_cast<std::int32_t>(batch.count);
+        params.longest_target = 0;
+        for (std::size_t k = batch.first; k < batch.first + batch.count; ++k)
+            params.longest_target =
+                std::max(params.longest_target, static_cast<std::int32_t>(std::min<std::int64_t>(list.lengths[k].second, 0x7fffffff)));
         params.boundary = slot.boundary.data();
         params.trace = slot.trace.data();
         params.cigar_scratch = slot.cigar_scratch.data();
