@@ -4,6 +4,7 @@
 
 #include "pairwise/family_layout.hpp"
 #include "pairwise/local_s16.cuh"
+#include "pairwise/trace_s32.cuh"
 #include "pairwise/wavefront_s16.cuh"
 #include "pairwise/wavefront_s32.cuh"
 
@@ -30,7 +31,15 @@ cudaError_t launch_s32(const PassParams& params, cudaStream_t stream) {
 
 template <int G>
 cudaError_t launch_family_s32(bool local, PassKind kind, const PassParams& params, cudaStream_t stream) {
-    if (kind == PassKind::Traceback) return launch_s32<G, 8, false, true>(params, stream);
+    if (kind == PassKind::Traceback) {
+        if constexpr (G >= 4) {
+            const long long threads = static_cast<long long>(params.count) * G;
+            const unsigned blocks = static_cast<unsigned>((threads + kBlockThreads - 1) / kBlockThreads);
+            device::trace_s32<G><<<blocks, kBlockThreads, 0, stream>>>(params);
+            return cudaGetLastError();
+        }
+        return launch_s32<G, 8, false, true>(params, stream);
+    }
     return local ? launch_s32<G, 8, true, false>(params, stream) : launch_s32<G, 8, false, false>(params, stream);
 }
 

@@ -40,6 +40,13 @@ __device__ __forceinline__ T group_shfl_xor(unsigned mask, T v, int delta) {
     else return __shfl_xor_sync(mask, v, delta, G);
 }
 
+// The 4-bit direction of a cell, row r of a thread's R in bits 4(R-1-r) ..
+// 4(R-1-r)+3 of its column's word (row 0 highest: the kernels shift flags in
+// as they go down the rows): whether H came from neither the diagonal nor E
+// (F), from E, or the diagonal (kNotDiagonal clear; the diagonal wins ties,
+// then E), and whether E and F extended (extension >= opening).
+inline constexpr std::uint32_t kNotDiagonal = 8, kNotE = 4, kExtendsE = 2, kExtendsF = 1;
+
 // Walks the 4-bit directions of a global pass over rows x cols from the
 // bottom-right corner with the reference's preferences and writes run-length
 // ops into `scratch` from its end backwards; returns how many it wrote.
@@ -78,22 +85,22 @@ __device__ int walk_directions(const std::uint32_t* trace, std::uint64_t group_b
             word = trace[index];
             cached_index = index;
         }
-        const std::uint32_t bits = (word >> (4 * r)) & 15u;
+        const std::uint32_t bits = (word >> (4 * (R - 1 - r))) & 15u;
         if (state == Any) {
-            if ((bits & 3u) == 0) {
+            if (!(bits & kNotDiagonal)) {
                 emit(kCigarM, 1);
                 --i;
                 --j;
             } else {
-                state = (bits & 3u) == 1 ? GapD : GapI;
+                state = (bits & kNotE) ? GapI : GapD;
             }
         } else if (state == GapD) {
             emit(kCigarD, 1);
-            state = (bits & 4u) ? GapD : Any;
+            state = (bits & kExtendsE) ? GapD : Any;
             --j;
         } else {
             emit(kCigarI, 1);
-            state = (bits & 8u) ? GapI : Any;
+            state = (bits & kExtendsF) ? GapI : Any;
             --i;
         }
     }
@@ -225,14 +232,14 @@ __global__ void __launch_bounds__(128) wavefront_s32(PassParams p) {
                         std::uint32_t code = 0;
                         if (e_new > h) {
                             h = e_new;
-                            code = 1;
+                            code = kNotDiagonal;
                         }
                         if (f > h) {
                             h = f;
-                            code = 2;
+                            code = kNotDiagonal | kNotE;
                         }
-                        code |= (e_ext >= e_open ? 4u : 0u) | (f_ext >= f_open ? 8u : 0u);
-                        bits |= code << (4 * r);
+                        code |= (e_ext >= e_open ? kExtendsE : 0u) | (f_ext >= f_open ? kExtendsF : 0u);
+                        bits |= code << (4 * (R - 1 - r));
                     } else {
                         h = max(h, max(e_new, f));
                         if constexpr (Local) h = max(h, 0);
