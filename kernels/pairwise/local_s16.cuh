@@ -132,26 +132,7 @@ __global__ void __launch_bounds__(kS16BlockThreads, 4) local_s16(PassParams p) {
     uint2* const my_profile = profile + threadIdx.x;
     for (int strip = 0; strip < warp_strips; ++strip) {
         const int row0 = strip * strip_rows + t * R;
-        {
-            int qa[R], qb[R];
-#pragma unroll
-            for (int r = 0; r < R; ++r) {
-                const int i = row0 + r + 1;
-                qa[r] = i <= m[0] ? q[0][dir * (i - 1)] : p.letters;
-                qb[r] = i <= m[1] ? q[1][dir * (i - 1)] : p.letters;
-            }
-            for (int c = 0; c < dim; ++c) {
-                const std::int16_t* column = table + dim * c;
-                std::uint32_t a[2] = {0, 0}, b[2] = {0, 0};
-#pragma unroll
-                for (int r = 0; r < R; ++r) {
-                    a[r / 4] |= (static_cast<std::uint32_t>(column[qa[r]]) & 0xffu) << (8 * (r % 4));
-                    b[r / 4] |= (static_cast<std::uint32_t>(column[qb[r]]) & 0xffu) << (8 * (r % 4));
-                }
-                my_profile[c * kS16BlockThreads] = make_uint2(a[0], a[1]);
-                my_profile[(dim + c) * kS16BlockThreads] = make_uint2(b[0], b[1]);
-            }
-        }
+        build_profile_s16<R>(my_profile, table, dim, row0, m, q, dir, p.letters);
         word h_left[R], e_run[R], kept[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {

@@ -5,6 +5,9 @@
 // passes only; the traceback pass runs at 32 bits. Every pair's result says
 // whether the pass may have saturated (s16x2::exact); the host recomputes
 // those pairs with the s32 kernel, so no wrong score leaves the device.
+// The local passes of the intra families (G >= 4) run in local_s16.cuh, which
+// shares the cells and the profile; this kernel keeps the bounded modes, the
+// inter family (G = 1) and local targets too long for local_s16's end keys.
 #pragma once
 
 #include "pairwise/s16x2.hpp"
@@ -41,6 +44,35 @@ __device__ __forceinline__ std::uint32_t byte_pair_s16x2(std::uint32_t a, std::u
     std::uint32_t d;
     asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(selector));
     return d;
+}
+
+// A thread's query profile for its R = 8 rows from row0 + 1 (both pairs of its
+// group, every letter of the table of s + open): plane (h, c) of `profile`,
+// which points at the thread's own column of the block's planes. Rows past a
+// pair's m take the pad letter.
+template <int R>
+__device__ __forceinline__ void build_profile_s16(uint2* profile, const std::int16_t* table, int dim, int row0,
+                                                  const int (&m)[2], const std::uint8_t* const (&q)[2], int dir,
+                                                  int pad) {
+    static_assert(R == 8, "8 rows in two 32-bit words of bytes");
+    int qa[R], qb[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const int i = row0 + r + 1;
+        qa[r] = i <= m[0] ? q[0][dir * (i - 1)] : pad;
+        qb[r] = i <= m[1] ? q[1][dir * (i - 1)] : pad;
+    }
+    for (int c = 0; c < dim; ++c) {
+        const std::int16_t* column = table + dim * c;
+        std::uint32_t a[2] = {0, 0}, b[2] = {0, 0};
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            a[r / 4] |= (static_cast<std::uint32_t>(column[qa[r]]) & 0xffu) << (8 * (r % 4));
+            b[r / 4] |= (static_cast<std::uint32_t>(column[qb[r]]) & 0xffu) << (8 * (r % 4));
+        }
+        profile[c * kS16BlockThreads] = make_uint2(a[0], a[1]);
+        profile[(dim + c) * kS16BlockThreads] = make_uint2(b[0], b[1]);
+    }
 }
 
 template <int G, int R, bool Local>
@@ -136,24 +168,7 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
                 qoff_b[r] = 2 * (i <= m[1] ? q[1][dir * (i - 1)] : p.letters);
             }
         } else {
-            int qa[R], qb[R];
-#pragma unroll
-            for (int r = 0; r < R; ++r) {
-                const int i = row0 + r + 1;
-                qa[r] = i <= m[0] ? q[0][dir * (i - 1)] : p.letters;
-                qb[r] = i <= m[1] ? q[1][dir * (i - 1)] : p.letters;
-            }
-            for (int c = 0; c < dim; ++c) {
-                const std::int16_t* column = table + dim * c;
-                std::uint32_t a[2] = {0, 0}, b[2] = {0, 0};
-#pragma unroll
-                for (int r = 0; r < R; ++r) {
-                    a[r / 4] |= (static_cast<std::uint32_t>(column[qa[r]]) & 0xffu) << (8 * (r % 4));
-                    b[r / 4] |= (static_cast<std::uint32_t>(column[qb[r]]) & 0xffu) << (8 * (r % 4));
-                }
-                my_profile[c * kS16BlockThreads] = make_uint2(a[0], a[1]);
-                my_profile[(dim + c) * kS16BlockThreads] = make_uint2(b[0], b[1]);
-            }
+            build_profile_s16<R>(my_profile, table, dim, row0, m, q, dir, p.letters);
         }
         word h_left[R], e_run[R], row_max[R], last_col[R];  // h_left and last_col hold Ho = H - open (+ bias)
         int col_a[R], col_b[R];
