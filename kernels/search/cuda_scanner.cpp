@@ -45,19 +45,30 @@ constexpr std::uint64_t kMaxOutputBytes = 256ull << 20;  // scores of one launch
 
 std::uint64_t round4(std::uint64_t v) { return (v + 3) & ~std::uint64_t{3}; }
 
+// Databases whose longest sequence is at most this long have short strips:
+// multi-tile profiles may then use groups of any width (4 threads: 64 strips
+// a block, about 140 MB of strips on 132 SMs at this length) and an extra tile
+// costs less, its strip staying in cache. Longer ones keep multi-tile
+// profiles to groups of 16 or 32, whose strips are fewer.
+constexpr int kShortStripLength = 1024;
+
 // Cost of one database column for a query pair of `rows` rows on `shape`,
 // in issue slots: padded rows x (per-row work + per-step overhead / R), with
 // the wavefront's ramp (G - 1 + rounding steps per sequence of mean length)
 // and a charge for every extra tile (strip traffic, block barrier).
-double shape_cost(const DbscanShape& shape, int rows, double mean_length) {
+// Measured on an H200 (synthetic 1,000,000 x 256 against the 500
+// mmseqs2-examples queries, total scan GCUPS): groups of 16 or 32 and 3% a
+// tile 4,886; short strips (groups down to 4, 1% a tile) 5,237: a long query
+// on 256-residue sequences then runs as more tiles of narrow groups, whose
+// wavefront ramp (G - 1 steps a tile) is shorter.
+double shape_cost(const DbscanShape& shape, int rows, double mean_length, bool short_strips) {
     const int tile = shape.tile_rows();
     const int tiles = (rows + tile - 1) / tile;
     const double padded = static_cast<double>(tiles) * tile;
     const double per_row = 5.5 + 24.0 / shape.rows;
     const double ramp = 1.0 + (shape.threads + 5.0) / std::max(8.0, mean_length);
-    // Strips cost memory per group: tiles are only worth it for wide groups.
-    if (tiles > 1 && shape.threads < 16) return 1e300;
-    return padded * per_row * ramp * (1.0 + 0.03 * (tiles - 1));
+    if (tiles > 1 && shape.threads < 16 && !short_strips) return 1e300;
+    return padded * per_row * ramp * (1.0 + (short_strips ? 0.01 : 0.03) * (tiles - 1));
 }
 
 }  // namespace
@@ -382,6 +393,9 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
     double mean_length = 0;
     for (const Partition& p : partitions_) mean_length += p.mean_length * static_cast<double>(p.last - p.first);
     mean_length /= static_cast<double>(db.size());
+    int longest = 0;
+    for (const Partition& p : partitions_) longest = std::max(longest, p.max_length);
+    const bool short_strips = longest <= kShortStripLength;
     std::vector<ProfilePlan> plans;
     const std::size_t step = narrow_ ? 2 : 1;
     for (std::size_t k = 0; k < order.size(); k += step) {
@@ -394,7 +408,7 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
         bool first = true;
         for (const DbscanShape& shape : search::dbscan_shapes(!narrow_)) {
             if (blocks_per_sm(shape, false) == 0) continue;  // too much shared memory for this matrix
-            const double cost = shape_cost(shape, plan.rows, mean_length);
+            const double cost = shape_cost(shape, plan.rows, mean_length, short_strips);
             if (first || cost < best) {
                 best = cost;
                 plan.shape = shape;
