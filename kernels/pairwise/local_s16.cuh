@@ -25,6 +25,12 @@
 // minus a penalty), which the order prefers, and the groups' merge keeps it.
 // The key holds j in 16 bits, so the host sends longer targets to
 // wavefront_s16 (kLocalS16MaxColumns).
+// Roofline (SASS of local_s16<4>, CUDA 13.0, sm_90): a column of 8 rows x 2
+// pairs costs 133 instructions, 88 of them on the ALU pipe (36 DPX, the
+// score and key PRMTs, the kept-column LOP3s, compares and selects), which
+// issues a warp instruction every 2 cycles: 512 cells per 176 cycles per
+// scheduler, about 2,700 GCUPS on an H200's 528 schedulers at 1.755 GHz.
+// Measured: 2,616 (protein 300x300, score and end cell); ncu: ALU 82%.
 #pragma once
 
 #include "pairwise/wavefront_s16.cuh"
