@@ -38,7 +38,9 @@
 namespace alignscope::kernels::device {
 
 // Targets longer than this go to wavefront_s16: the end-cell key holds
-// 0xffff - j in 16 bits, and ramp columns j down to 1 - G must not wrap it.
+// 0xffff - j in 16 bits, which must not wrap for the columns of a strip and
+// its padding (up to about this + G + 3). Ramp columns (j <= 0) do wrap it,
+// harmlessly: their cells are 0, and a key of value 0 never counts.
 constexpr int kLocalS16MaxColumns = 65000;
 
 // Residues last[-c], last[-c-1], last[-c-2], last[-c-3] (the reverse pass's

@@ -47,9 +47,10 @@ std::uint64_t round4(std::uint64_t v) { return (v + 3) & ~std::uint64_t{3}; }
 
 // Databases whose longest sequence is at most this long have short strips:
 // multi-tile profiles may then use groups of any width (4 threads: 64 strips
-// a block, about 140 MB of strips on 132 SMs at this length) and an extra tile
-// costs less, its strip staying in cache. Longer ones keep multi-tile
-// profiles to groups of 16 or 32, whose strips are fewer.
+// a block, about 140 MB of strips per stream on 132 SMs at this length, which
+// must also fit the scan's working memory) and an extra tile costs less, its
+// strip staying in cache. Longer ones keep multi-tile profiles to groups of
+// 16 or 32, whose strips are fewer.
 constexpr int kShortStripLength = 1024;
 
 // Cost of one database column for a query pair of `rows` rows on `shape`,
@@ -395,7 +396,19 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
     mean_length /= static_cast<double>(db.size());
     int longest = 0;
     for (const Partition& p : partitions_) longest = std::max(longest, p.max_length);
-    const bool short_strips = longest <= kShortStripLength;
+    // Narrow groups' strips must also fit the working memory the budget keeps
+    // for scans (see the constructor): at most half of it, every stream's set.
+    bool short_strips = longest <= kShortStripLength;
+    if (short_strips) {
+        int narrow_blocks = 0;
+        for (const DbscanShape& shape : search::dbscan_shapes(!narrow_))
+            if (shape.threads < 16) narrow_blocks = std::max(narrow_blocks, blocks_per_sm(shape, false));
+        const std::uint64_t streams = static_cast<std::uint64_t>(std::clamp(setup_.streams > 0 ? setup_.streams : 2, 1, 8));
+        const std::uint64_t strips = streams * static_cast<std::uint64_t>(sm_count_) *
+                                     static_cast<std::uint64_t>(narrow_blocks) * (search::kBlockThreads / 4);
+        const std::uint64_t bytes = strips * (round4(static_cast<std::uint64_t>(longest)) + 4) * sizeof(uint2);
+        short_strips = bytes <= std::min<std::uint64_t>(budget_ / 3, 3ull << 30) / 2;
+    }
     std::vector<ProfilePlan> plans;
     const std::size_t step = narrow_ ? 2 : 1;
     for (std::size_t k = 0; k < order.size(); k += step) {
