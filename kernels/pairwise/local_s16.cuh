@@ -86,32 +86,13 @@ __global__ void __launch_bounds__(kS16BlockThreads, 4) local_s16(PassParams p) {
     const bool has_pairs = first_pair < p.count;
     if (__all_sync(full, !has_pairs)) return;  // whole warps leave together
 
-    int m[2] = {0, 0}, n[2] = {0, 0};
+    const GroupPairs pairs = group_pairs(p, first_pair);
+    const int(&m)[2] = pairs.m;
+    const int(&n)[2] = pairs.n;
+    const std::uint8_t* const(&q)[2] = pairs.q;
+    const std::uint8_t* const(&s)[2] = pairs.s;
     const bool reverse = p.kind == PassKind::Reverse;
-    const int dir = reverse ? -1 : 1;
-    const std::uint8_t* q[2] = {p.residues, p.residues};
-    const std::uint8_t* s[2] = {p.residues, p.residues};
-    bool active[2] = {false, false};
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const long long index = first_pair + h;
-        if (index >= p.count) continue;
-        const PairTask& task = p.tasks[index];
-        const PairResult& result = p.results[index];
-        if (reverse) {
-            if (result.flags & (kEmpty | kSaturated)) continue;
-            m[h] = result.query_end;
-            n[h] = result.target_end;
-            q[h] = p.residues + task.query_offset + m[h] - 1;
-            s[h] = p.residues + task.target_offset + n[h] - 1;
-        } else {
-            m[h] = task.query_length;
-            n[h] = task.target_length;
-            q[h] = p.residues + task.query_offset;
-            s[h] = p.residues + task.target_offset;
-        }
-        active[h] = true;
-    }
+    const int dir = pairs.dir;
     const int stride = 32 / G;
     int2* boundary = has_pairs ? reinterpret_cast<int2*>(p.boundary) + p.tasks[first_pair].boundary_base : nullptr;
 
@@ -269,31 +250,10 @@ __global__ void __launch_bounds__(kS16BlockThreads, 4) local_s16(PassParams p) {
 
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-        if (!active[h]) continue;
-        PairResult& result = p.results[first_pair + h];
+        if (!pairs.active[h]) continue;
         // Every H is >= 0 and none above the best: the best is the largest.
-        const bool saturated = !exact(best_score[h], p.max_score, o);
-        if (!reverse) {
-            result.score = best_score[h];
-            result.flags = saturated ? kSaturated : 0;
-            result.max_seen = best_score[h];
-            result.cigar_offset = result.cigar_count = 0;
-            if (best_score[h] == 0 && !saturated) {
-                result.flags |= kEmpty;
-                result.query_end = result.target_end = result.query_begin = result.target_begin = 0;
-            } else {
-                result.query_end = best_i[h];
-                result.target_end = best_j[h];
-                result.query_begin = 1;
-                result.target_begin = 1;
-            }
-        } else if (saturated) {
-            result.flags |= kSaturated;
-        } else {
-            if (best_score[h] != result.score) result.flags |= kPassMismatch;
-            result.query_begin = result.query_end - best_i[h] + 1;
-            result.target_begin = result.target_end - best_j[h] + 1;
-        }
+        write_s16_result(p.kind, p.results[first_pair + h], true, !exact(best_score[h], p.max_score, o),
+                         best_score[h], best_score[h], best_i[h], best_j[h]);
     }
 }
 

@@ -46,6 +46,76 @@ __device__ __forceinline__ std::uint32_t byte_pair_s16x2(std::uint32_t a, std::u
     return d;
 }
 
+// The two pairs of a 16-bit group (pairs first_pair and first_pair + 1) as a
+// pass sees them: m x n cells whose letters are read at q[h][dir * (i - 1)] and
+// s[h][dir * (j - 1)] (the reverse pass reads the prefixes up to the end cell
+// backwards). A missing pair, or one the reverse pass skips (empty or
+// saturated), is inactive and has no cells.
+struct GroupPairs {
+    int m[2] = {0, 0}, n[2] = {0, 0};
+    const std::uint8_t* q[2] = {nullptr, nullptr};
+    const std::uint8_t* s[2] = {nullptr, nullptr};
+    bool active[2] = {false, false};
+    int dir = 1;
+};
+
+__device__ __forceinline__ GroupPairs group_pairs(const PassParams& p, long long first_pair) {
+    GroupPairs g;
+    const bool reverse = p.kind == PassKind::Reverse;
+    g.dir = reverse ? -1 : 1;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        g.q[h] = g.s[h] = p.residues;
+        const long long index = first_pair + h;
+        if (index >= p.count) continue;
+        const PairTask& task = p.tasks[index];
+        const PairResult& result = p.results[index];
+        if (reverse) {
+            if (result.flags & (kEmpty | kSaturated)) continue;
+            g.m[h] = result.query_end;
+            g.n[h] = result.target_end;
+            g.q[h] = p.residues + task.query_offset + g.m[h] - 1;
+            g.s[h] = p.residues + task.target_offset + g.n[h] - 1;
+        } else {
+            g.m[h] = task.query_length;
+            g.n[h] = task.target_length;
+            g.q[h] = p.residues + task.query_offset;
+            g.s[h] = p.residues + task.target_offset;
+        }
+        g.active[h] = true;
+    }
+    return g;
+}
+
+// What a 16-bit pass hands back for one pair: the forward pass its score and
+// end cell (or empty, for a local score of 0), the reverse pass the begin cell
+// (end cell of the reversed prefixes) or the mismatch flag; either marks a
+// pair whose pass may have saturated for the 32-bit recompute.
+__device__ __forceinline__ void write_s16_result(PassKind kind, PairResult& result, bool local, bool saturated,
+                                                 int largest, int end_score, int end_i, int end_j) {
+    if (kind == PassKind::Forward) {
+        result.score = end_score;
+        result.flags = saturated ? kSaturated : 0;
+        result.max_seen = largest;
+        result.cigar_offset = result.cigar_count = 0;
+        if (local && end_score == 0 && !saturated) {
+            result.flags |= kEmpty;
+            result.query_end = result.target_end = result.query_begin = result.target_begin = 0;
+        } else {
+            result.query_end = end_i;
+            result.target_end = end_j;
+            result.query_begin = 1;
+            result.target_begin = 1;
+        }
+    } else if (saturated) {
+        result.flags |= kSaturated;
+    } else {
+        if (end_score != result.score) result.flags |= kPassMismatch;
+        result.query_begin = result.query_end - end_i + 1;
+        result.target_begin = result.target_end - end_j + 1;
+    }
+}
+
 // A thread's query profile for its R = 8 rows from row0 + 1 (both pairs of its
 // group, every letter of the table of s + open): plane (h, c) of `profile`,
 // which points at the thread's own column of the block's planes. Rows past a
@@ -100,30 +170,13 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
     const unsigned mask = group_mask<G>(lane);
 
     // Both lanes' problems; a missing or skipped pair B has no rows.
-    int m[2] = {0, 0}, n[2] = {0, 0}, dir = p.kind == PassKind::Reverse ? -1 : 1;
-    const std::uint8_t* q[2] = {p.residues, p.residues};
-    const std::uint8_t* s[2] = {p.residues, p.residues};
-    bool active[2] = {false, false};
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const long long index = first_pair + h;
-        if (index >= p.count) continue;
-        const PairTask& task = p.tasks[index];
-        const PairResult& result = p.results[index];
-        if (p.kind == PassKind::Reverse) {
-            if (result.flags & (kEmpty | kSaturated)) continue;
-            m[h] = result.query_end;
-            n[h] = result.target_end;
-            q[h] = p.residues + task.query_offset + m[h] - 1;
-            s[h] = p.residues + task.target_offset + n[h] - 1;
-        } else {
-            m[h] = task.query_length;
-            n[h] = task.target_length;
-            q[h] = p.residues + task.query_offset;
-            s[h] = p.residues + task.target_offset;
-        }
-        active[h] = true;
-    }
+    const GroupPairs pairs = group_pairs(p, first_pair);
+    const int(&m)[2] = pairs.m;
+    const int(&n)[2] = pairs.n;
+    const std::uint8_t* const(&q)[2] = pairs.q;
+    const std::uint8_t* const(&s)[2] = pairs.s;
+    const bool(&active)[2] = pairs.active;
+    const int dir = pairs.dir;
     const PairTask task0 = p.tasks[first_pair];
 
     const int o = p.gap_open, e = p.gap_extend;
@@ -406,29 +459,7 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
                 }
             }
         }
-        if (p.kind == PassKind::Forward) {
-            result.score = end_score;
-            result.flags = saturated ? kSaturated : 0;
-            result.max_seen = largest[h];
-            result.cigar_offset = result.cigar_count = 0;
-            if (Local && end_score == 0 && !saturated) {
-                result.flags |= kEmpty;
-                result.query_end = result.target_end = result.query_begin = result.target_begin = 0;
-            } else {
-                result.query_end = end_i;
-                result.target_end = end_j;
-                result.query_begin = 1;
-                result.target_begin = 1;
-            }
-        } else {
-            if (saturated) {
-                result.flags |= kSaturated;
-            } else {
-                if (end_score != result.score) result.flags |= kPassMismatch;
-                result.query_begin = result.query_end - end_i + 1;
-                result.target_begin = result.target_end - end_j + 1;
-            }
-        }
+        write_s16_result(p.kind, result, Local, saturated, largest[h], end_score, end_i, end_j);
     }
 }
 
