@@ -403,7 +403,7 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
         int narrow_blocks = 0;
         for (const DbscanShape& shape : search::dbscan_shapes(!narrow_))
             if (shape.threads < 16) narrow_blocks = std::max(narrow_blocks, blocks_per_sm(shape, false));
-        const std::uint64_t streams = static_cast<std::uint64_t>(std::clamp(setup_.streams > 0 ? setup_.streams : 2, 1, 8));
+        const std::uint64_t streams = static_cast<std::uint64_t>(stream_count());
         const std::uint64_t strips = streams * static_cast<std::uint64_t>(sm_count_) *
                                      static_cast<std::uint64_t>(narrow_blocks) * (search::kBlockThreads / 4);
         const std::uint64_t bytes = strips * (round4(static_cast<std::uint64_t>(longest)) + 4) * sizeof(uint2);
@@ -460,10 +460,10 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
     }, 1);
 
     GpuTimeline timeline(context.timeline, info_.id, where);
-    const int stream_count = std::clamp(setup_.streams > 0 ? setup_.streams : 2, 1, 8);
-    if (static_cast<int>(slots_.size()) != stream_count) {
+    const int streams = stream_count();
+    if (static_cast<int>(slots_.size()) != streams) {
         release_slots();
-        for (int k = 0; k < stream_count; ++k) {
+        for (int k = 0; k < streams; ++k) {
             auto slot = std::make_unique<Slot>();
             ALIGNSCOPE_CUDA(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking), where);
             ALIGNSCOPE_CUDA(cudaEventCreateWithFlags(&slot->done, cudaEventDisableTiming), where);
@@ -707,6 +707,8 @@ bool CudaScanner::bounded_exact16(std::size_t query_length, std::int64_t query_b
     const long long highest = search::highest_cell(m, n, max_score_, query_best, target_best_[position]);
     return search::bounded_exact(lowest, highest, o, max_score_, search::kNeg16, search::kTop16);
 }
+
+int CudaScanner::stream_count() const { return std::clamp(setup_.streams > 0 ? setup_.streams : 2, 1, 8); }
 
 int CudaScanner::blocks_per_sm(const DbscanShape& shape, bool explicit_items) {
     const int key = shape.threads * 1000 + shape.rows * 2 + (shape.wide ? 1 : 0) + (explicit_items ? 100000 : 0) +

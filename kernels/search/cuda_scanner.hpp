@@ -50,6 +50,8 @@ private:
     void upload(Partition& part, GpuTimeline* timeline, cudaStream_t stream);
     void release_slots();
     int blocks_per_sm(const search::DbscanShape& shape, bool explicit_items);
+    // Streams (and slots) of a scan: --streams, 2 by default, at most 8.
+    int stream_count() const;
     bool bounded() const { return mode_ == search::DbscanMode::Bounded; }
     // Bounded modes: whether a 16-bit score of `query` against database
     // sequence `position` is proven exact (dbscan_bounds.hpp).
