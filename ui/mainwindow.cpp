@@ -13,6 +13,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDateTime>
 #include <QDialog>
@@ -634,12 +635,15 @@ void MainWindow::loadSequencesDialog() {
 
 void MainWindow::pasteDialog() {
     auto* dialog = new QDialog(this);
+    dialog->setObjectName("pasteDialog");
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setWindowTitle(tr("Paste sequences"));
     auto* edit = new QPlainTextEdit(dialog);
     edit->setPlaceholderText(tr(">id description\nACGT…  (FASTA or FASTQ; plain residues become one record)"));
     edit->setFont(QFont("monospace"));
-    edit->paste();
+    // Not QPlainTextEdit::paste(): with an empty X11 clipboard Qt hands it no
+    // data at all, which it dereferences. QClipboard::text() checks.
+    if (const QClipboard* clipboard = QGuiApplication::clipboard()) edit->setPlainText(clipboard->text());
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, dialog);
     auto* layout = new QVBoxLayout(dialog);
     layout->addWidget(edit);
