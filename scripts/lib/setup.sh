@@ -9,11 +9,11 @@ ALIGNSCOPE_BUILD="${ALIGNSCOPE_BUILD:-$ALIGNSCOPE_ROOT/build}"
 ALIGNSCOPE_BUILD_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev qt6-svg-dev libqcustomplot-dev
-  libsqlite3-dev libssl-dev zlib1g-dev libparasail-dev nlohmann-json3-dev libcli11-dev
+  libsqlite3-dev libssl-dev zlib1g-dev libparasail-dev nlohmann-json3-dev libcli11-dev libopenmpi-dev
 )
 # Independent oracles and real data used by the tests.
 ALIGNSCOPE_TEST_PACKAGES=(emboss emboss-test emboss-data parasail mmseqs2-examples bowtie2-examples
-                          xvfb xauth clang libclang-rt-14-dev)
+                          xvfb xauth clang libclang-rt-14-dev openmpi-bin microbiomeutil-data)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"

@@ -1,0 +1,449 @@
+// `alignscope-cli allvsall SET.fa [--against OTHER.fa]`: every pair i < j of a
+// set (or every pair of two sets), scored tile by tile with the lengths
+// sorted, the pairs that pass --min-score / --min-normalised / --top traced
+// back, and the pair table, distance matrix and clusters written from the
+// result spool. Under mpirun (a build with MPI) rank 0 deals the tiles and
+// alone writes the outputs and the checkpoint; the other ranks compute.
+#include "cli_commands.hpp"
+#include "cli_options.hpp"
+#include "cli_progress.hpp"
+
+#include <alignscope/allvsall/allvsall.hpp>
+#include <alignscope/allvsall/outputs.hpp>
+#include <alignscope/allvsall/spool.hpp>
+#include <alignscope/error.hpp>
+#include <alignscope/io/atomic_file.hpp>
+#include <alignscope/seq/sequence_reader.hpp>
+
+#ifdef ALIGNSCOPE_WITH_MPI
+#include <alignscope/mpi/tile_dealer.hpp>
+#endif
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <thread>
+
+namespace alignscope::cli {
+namespace {
+
+struct AllVsAllFlags {
+    std::string set_path, against_path;
+    std::string format = "tsv";
+    std::string output = "-";
+    ScoringFlags scoring;
+    DeviceFlags device;
+    std::optional<double> min_score, min_normalised;
+    std::uint32_t top = 0;
+    std::string distance = "score";
+    std::string matrix_out, clusters;
+    double cluster_threshold = 0.9;
+    std::uint32_t tile = 128;
+    std::string checkpoint_dir;
+    double checkpoint_every = 60;
+    bool resume = false;
+    bool quiet = false;
+};
+
+bool is_nucleotide(AlphabetKind kind) { return kind != AlphabetKind::Protein; }
+
+// The ranks of an mpirun, from the environment mpirun sets (no MPI call).
+int ranks_from_environment() {
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
+        if (const char* v = std::getenv(name)) return std::atoi(v);
+    return 1;
+}
+
+// What every rank needs: the inputs, as rank 0 read them.
+struct Inputs {
+    SequenceSet set, against;
+    bool has_against = false;
+};
+
+Inputs read_inputs(const AllVsAllFlags& flags) {
+    Inputs in;
+    ReadOptions options;
+    options.alphabet = flags.scoring.alphabet_override();
+    in.set = read_sequences(flags.set_path, options);
+    if (in.set.records.empty()) throw Error(flags.set_path + ": no sequences");
+    if (!flags.against_path.empty()) {
+        in.has_against = true;
+        in.against = read_sequences(flags.against_path, options);
+        if (in.against.records.empty()) throw Error(flags.against_path + ": no sequences");
+        if (is_nucleotide(in.set.alphabet) != is_nucleotide(in.against.alphabet))
+            throw Error(flags.set_path + " holds " + std::string(to_string(in.set.alphabet)) + " but " +
+                        flags.against_path + " holds " + std::string(to_string(in.against.alphabet)) +
+                        " sequences (use --alphabet to override detection)");
+    } else if (in.set.records.size() < 2) {
+        throw Error(flags.set_path + ": one sequence; all against all needs at least two");
+    }
+    return in;
+}
+
+allvsall::Problem build_problem(const AllVsAllFlags& flags, const Inputs& in) {
+    if (flags.format != "tsv") throw Error("--format: allvsall writes tsv (got '" + flags.format + "')");
+    if (flags.tile < 1 || flags.tile > 65536) throw Error("--tile must be between 1 and 65536");
+    if (flags.min_normalised && !(*flags.min_normalised > -1e9 && *flags.min_normalised < 1e9))
+        throw Error("--min-normalised must be a number");
+    if (flags.resume && flags.checkpoint_dir.empty())
+        throw Error("--resume needs --checkpoint DIR, the directory of the checkpoint to go on from");
+    if (!(flags.checkpoint_every >= 0) || flags.checkpoint_every > 1e9)
+        throw Error("--checkpoint-every must be 0 or a positive number of seconds");
+    AlignOptions options = flags.scoring.align_options();
+    allvsall::TraceCriteria trace;
+    trace.min_score = flags.min_score;
+    trace.min_normalised = flags.min_normalised;
+    trace.top = flags.top;
+    trace.all = allvsall::parse_distance(flags.distance) == allvsall::Distance::Identity;
+    allvsall::Problem p =
+        allvsall::make_problem(in.set.records, in.has_against ? &in.against.records : nullptr,
+                               flags.scoring.scheme(in.set.alphabet), options, trace, flags.tile);
+    PairJob settings;
+    flags.device.apply(settings);
+    p.threads = settings.threads;
+    p.streams = settings.streams;
+    p.kernel = settings.kernel;
+    p.gpu_memory_budget = settings.gpu_memory_budget;
+    return p;
+}
+
+allvsall::OutputFiles output_files(const AllVsAllFlags& flags) {
+    allvsall::OutputFiles files;
+    files.table = flags.output;
+    files.matrix = flags.matrix_out;
+    files.distance = allvsall::parse_distance(flags.distance);
+    files.clusters = flags.clusters;
+    files.cluster_threshold = flags.cluster_threshold;
+    return files;
+}
+
+// Shows progress over the whole job (tiles in order) and passes results to the spool.
+class ProgressSink : public allvsall::TileSink {
+public:
+    ProgressSink(allvsall::ResultSpool& spool, const allvsall::Problem& problem, TerminalProgress& progress)
+        : spool_(spool), problem_(problem), progress_(progress) {}
+    void put(allvsall::TileResult&& r) override {
+        spool_.put(std::move(r));
+        Progress p;
+        p.cells_done = spool_.cells_done();
+        p.cells_total = problem_.tiling.cell_count();
+        p.items_done = spool_.pairs_done();
+        p.items_total = problem_.tiling.pair_count();
+        progress_(p);
+    }
+
+private:
+    allvsall::ResultSpool& spool_;
+    const allvsall::Problem& problem_;
+    TerminalProgress& progress_;
+};
+
+class LocalTiles : public allvsall::TileSource {
+public:
+    LocalTiles(std::uint64_t first, std::uint64_t count) : next_(first), count_(count) {}
+    std::optional<std::uint64_t> next() override {
+        if (next_ >= count_) return std::nullopt;
+        return next_++;
+    }
+
+private:
+    std::uint64_t next_, count_;
+};
+
+// Rank 0's part after the tiles: --top traceback, the outputs, the summary line.
+void finish(const AllVsAllFlags& flags, const allvsall::Problem& problem, allvsall::ResultSpool& spool,
+            Backend& backend, JobContext& context, double seconds, const std::string& where) {
+    std::map<allvsall::PairIndex, allvsall::TracedPair> late;
+    std::uint64_t traced = 0;
+    if (problem.trace.top > 0) {
+        const std::vector<allvsall::PairIndex> pairs = spool.untraced_top_pairs();
+        for (allvsall::TracedPair& t : allvsall::trace_pairs(problem, pairs, backend, context))
+            late.emplace(pairs[t.index], std::move(t));
+    }
+    spool.for_each([&](const allvsall::TileResult& r) { traced += r.traced.size(); });
+    traced += late.size();
+    allvsall::write_outputs(problem, spool, late, output_files(flags));
+    spool.remove_checkpoint();
+    if (!flags.quiet) {
+        const std::uint64_t pairs = problem.tiling.pair_count();
+        const double cells = double(problem.tiling.cell_count());
+        char line[512];
+        std::snprintf(line, sizeof line,
+                      "allvsall: %llu pairs, %.3g cells, %llu traced back, in %.2f s (%.2f GCUPS, %.0f pairs/s) on %s%s\n",
+                      static_cast<unsigned long long>(pairs), cells, static_cast<unsigned long long>(traced), seconds,
+                      seconds > 0 ? cells / seconds / 1e9 : 0.0, seconds > 0 ? double(pairs) / seconds : 0.0,
+                      backend.info().id.c_str(), where.c_str());
+        std::cerr << line;
+    }
+}
+
+void kept_checkpoint_note(const AllVsAllFlags& flags, const allvsall::ResultSpool& spool) {
+    if (!flags.checkpoint_dir.empty() && spool.tiles_done() > 0)
+        std::cerr << "allvsall: the checkpoint in " << flags.checkpoint_dir << " holds " << spool.tiles_done()
+                  << " tiles: run the same command with --resume to go on\n";
+}
+
+int run_single(const AllVsAllFlags& flags, CliContext& context) {
+    const Inputs in = read_inputs(flags);
+    allvsall::Problem problem = build_problem(flags, in);
+    allvsall::check_outputs(problem, output_files(flags));
+    Backend& backend = context.registry->select(flags.device.device);
+
+    TimelineRecorder timeline;
+    JobContext job_context;
+    job_context.cancel = &interrupt_token();
+    if (!flags.device.timeline.empty()) job_context.timeline = &timeline;
+    std::optional<AtomicOutput> timeline_out;
+    if (!flags.device.timeline.empty()) timeline_out.emplace(flags.device.timeline);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    allvsall::compute_self_scores(problem, backend, job_context);
+    allvsall::SpoolOptions spool_options;
+    spool_options.checkpoint_dir = flags.checkpoint_dir;
+    spool_options.resume = flags.resume;
+    spool_options.checkpoint_every = flags.checkpoint_every;
+    allvsall::ResultSpool spool(problem, spool_options);
+    if (spool.first_tile() > 0)
+        std::cerr << "allvsall: resuming from the checkpoint in " << flags.checkpoint_dir << ": " << spool.first_tile()
+                  << " of " << problem.tiling.tile_count() << " tiles done\n";
+    TerminalProgress progress("allvsall");
+    ProgressSink sink(spool, problem, progress);
+    LocalTiles tiles(spool.first_tile(), problem.tiling.tile_count());
+    try {
+        allvsall::run_tiles(problem, backend, tiles, sink, job_context);
+    } catch (...) {
+        progress.finish();
+        try {
+            spool.checkpoint();
+        } catch (const std::exception&) {
+        }
+        kept_checkpoint_note(flags, spool);
+        throw;
+    }
+    progress.finish();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    finish(flags, problem, spool, backend, job_context, seconds, "");
+    if (timeline_out) {
+        write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
+        timeline_out->commit();
+    }
+    return 0;
+}
+
+#ifdef ALIGNSCOPE_WITH_MPI
+
+// The inputs and self-scores as bytes, for the other ranks.
+template <typename T>
+void put(std::string& out, T v) {
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+void put_text(std::string& out, const std::string& s) {
+    put<std::uint64_t>(out, s.size());
+    out += s;
+}
+struct ByteReader {
+    const std::string& data;
+    std::size_t at = 0;
+    template <typename T>
+    T get() {
+        if (data.size() - at < sizeof(T)) throw Error("MPI: the job broadcast by rank 0 is cut short");
+        T v;
+        std::memcpy(&v, data.data() + at, sizeof v);
+        at += sizeof v;
+        return v;
+    }
+    std::string text() {
+        const auto n = get<std::uint64_t>();
+        if (data.size() - at < n) throw Error("MPI: the job broadcast by rank 0 is cut short");
+        std::string s = data.substr(at, n);
+        at += n;
+        return s;
+    }
+};
+
+void put_set(std::string& out, const SequenceSet& set) {
+    put<std::int32_t>(out, static_cast<std::int32_t>(set.alphabet));
+    put<std::uint64_t>(out, set.records.size());
+    for (const Sequence& s : set.records) {
+        put_text(out, s.id);
+        put_text(out, s.residues);
+    }
+}
+SequenceSet get_set(ByteReader& r) {
+    SequenceSet set;
+    set.alphabet = static_cast<AlphabetKind>(r.get<std::int32_t>());
+    set.records.resize(r.get<std::uint64_t>());
+    for (Sequence& s : set.records) {
+        s.id = r.text();
+        s.residues = r.text();
+    }
+    return set;
+}
+
+int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
+    mpi::World world;
+    if (world.size() < 2) return run_single(flags, context);
+    // Rank 0 reads and checks everything, then sends the inputs and self-scores
+    // (or that it failed: it alone says why).
+    std::string job;
+    Inputs in;
+    std::optional<allvsall::Problem> problem;
+    Backend* backend = nullptr;
+    JobContext job_context;
+    job_context.cancel = &interrupt_token();
+    const auto t0 = std::chrono::steady_clock::now();
+    if (world.rank() == 0) {
+        try {
+            in = read_inputs(flags);
+            problem.emplace(build_problem(flags, in));
+            allvsall::check_outputs(*problem, output_files(flags));
+            backend = &context.registry->select(flags.device.device);
+            allvsall::compute_self_scores(*problem, *backend, job_context);
+            job.assign(1, '\1');
+            put_set(job, in.set);
+            put<std::uint8_t>(job, in.has_against ? 1 : 0);
+            if (in.has_against) put_set(job, in.against);
+            for (std::int64_t s : problem->row_self) put(job, s);
+            for (std::int64_t s : problem->column_self) put(job, s);
+        } catch (...) {
+            job.assign(1, '\0');
+            world.broadcast(job);
+            throw;
+        }
+    }
+    world.broadcast(job);
+    if (job.empty() || job[0] == '\0') return 2;  // rank 0 reports the error
+
+    if (world.rank() != 0) {
+        mpi::RemoteTiles remote(world);
+        try {
+            ByteReader r{job, 1};
+            in.set = get_set(r);
+            in.has_against = r.get<std::uint8_t>() != 0;
+            if (in.has_against) in.against = get_set(r);
+            problem.emplace(build_problem(flags, in));
+            for (std::int64_t& s : problem->row_self = std::vector<std::int64_t>(in.set.records.size())) s = r.get<std::int64_t>();
+            problem->column_self.resize(problem->triangle() ? in.set.records.size() : in.against.records.size());
+            for (std::int64_t& s : problem->column_self) s = r.get<std::int64_t>();
+            // Several ranks on one host share its GPUs: local rank k takes GPU k (modulo their number).
+            std::string device = flags.device.device;
+            if (device == "gpu" || device == "auto") {
+                int gpus = 0;
+                for (const DeviceInfo& d : context.registry->devices())
+                    if (d.kind == "gpu" && d.available && d.id.rfind("gpu:", 0) == 0) ++gpus;
+                if (gpus > 0) device = "gpu:" + std::to_string((world.local_rank()) % gpus);
+            }
+            Backend& mine = context.registry->select(device);
+            allvsall::run_tiles(*problem, mine, remote, remote, job_context);
+        } catch (const Cancelled&) {
+            return 130;
+        } catch (const std::exception& e) {
+            remote.report_error(e.what());
+            // Rank 0 names this rank and ends the run.
+            while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+        }
+        return 0;
+    }
+
+    allvsall::SpoolOptions spool_options;
+    spool_options.checkpoint_dir = flags.checkpoint_dir;
+    spool_options.resume = flags.resume;
+    spool_options.checkpoint_every = flags.checkpoint_every;
+    std::optional<allvsall::ResultSpool> spool;
+    try {
+        spool.emplace(*problem, spool_options);
+    } catch (const std::exception& e) {
+        std::cerr << "alignscope-cli: error: " << e.what() << '\n';
+        world.abort(2);
+    }
+    if (spool->first_tile() > 0)
+        std::cerr << "allvsall: resuming from the checkpoint in " << flags.checkpoint_dir << ": " << spool->first_tile()
+                  << " of " << problem->tiling.tile_count() << " tiles done\n";
+    TerminalProgress progress("allvsall");
+    ProgressSink sink(*spool, *problem, progress);
+    const std::uint64_t window = 4 * static_cast<std::uint64_t>(world.size());
+    try {
+        mpi::deal_tiles(world, spool->first_tile(), problem->tiling.tile_count(), sink,
+                        [&] { return spool->tiles_done(); }, window, job_context.cancel);
+    } catch (const std::exception& e) {
+        progress.finish();
+        try {
+            spool->checkpoint();
+        } catch (const std::exception&) {
+        }
+        std::cerr << "alignscope-cli: " << (dynamic_cast<const Cancelled*>(&e) ? "cancelled" : "error: ")
+                  << (dynamic_cast<const Cancelled*>(&e) ? "" : e.what()) << '\n';
+        kept_checkpoint_note(flags, *spool);
+        spool.reset();
+        world.abort(dynamic_cast<const Cancelled*>(&e) ? 130 : 2);
+    }
+    progress.finish();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    finish(flags, *problem, *spool, *backend, job_context, seconds,
+           " (rank 0 of " + std::to_string(world.size()) + ", " + std::to_string(world.size() - 1) + " computing)");
+    return 0;
+}
+
+#endif
+
+int run_allvsall(const AllVsAllFlags& flags, CliContext& context) {
+    if (ranks_from_environment() > 1) {
+#ifdef ALIGNSCOPE_WITH_MPI
+        return run_distributed(flags, context);
+#else
+        throw Error("this alignscope-cli was built without MPI (no libopenmpi-dev, or ALIGNSCOPE_MPI=OFF): it "
+                    "cannot share work under mpirun; rebuild with MPI or run it once without mpirun");
+#endif
+    }
+    return run_single(flags, context);
+}
+
+}  // namespace
+
+void add_allvsall_command(CLI::App& app, CliContext& context) {
+    auto flags = std::make_shared<AllVsAllFlags>();
+    CLI::App* command = app.add_subcommand(
+        "allvsall", "Align every pair of a set (or every pair of two sets), tracing back only the pairs that pass");
+    command->add_option("set", flags->set_path, "FASTA/FASTQ file (plain or gzip): every pair i < j of its records")
+        ->required();
+    command->add_option("--against", flags->against_path,
+                        "Second FASTA/FASTQ file: every record of SET against every record of this one instead");
+    command->add_option("--format", flags->format, "Pair table format: tsv")->capture_default_str();
+    command->add_option("-o,--output", flags->output, "Pair table file [default: standard output]");
+    flags->scoring.add_to(*command);
+    flags->device.add_to(*command, "auto");
+    command->add_option("--min-score", flags->min_score, "Trace back pairs scoring at least S");
+    command->add_option("--min-normalised", flags->min_normalised,
+                        "Trace back pairs whose score / min(self-score of each) is at least X");
+    command->add_option("--top", flags->top, "Trace back every record's N best-scoring partners");
+    command->add_option("--distance", flags->distance,
+                        "Matrix and clusters from: score (1 - normalised score) or identity (1 - identity of the "
+                        "alignment; traces every pair)")
+        ->capture_default_str();
+    command->add_option("--matrix-out", flags->matrix_out,
+                        "Distance matrix: FILE.phy (PHYLIP square; one set only) or FILE.csv");
+    command->add_option("--clusters", flags->clusters,
+                        "Clusters TSV: single linkage and greedy centroid at --cluster-threshold (one set only)");
+    command->add_option("--cluster-threshold", flags->cluster_threshold,
+                        "Similarity (normalised score, or identity with --distance identity) at which records cluster")
+        ->capture_default_str();
+    command->add_option("--tile", flags->tile, "Records per tile side (tiles are dealt and checkpointed whole)")
+        ->capture_default_str();
+    command->add_option("--checkpoint", flags->checkpoint_dir,
+                        "Keep the results in DIR (created when missing) so that a killed run can go on with "
+                        "--resume; removed after a successful run");
+    command->add_option("--checkpoint-every", flags->checkpoint_every,
+                        "Seconds between checkpoints, 0 = after every tile")
+        ->capture_default_str();
+    command->add_flag("--resume", flags->resume, "Go on from the checkpoint in --checkpoint DIR");
+    command->add_flag("-q,--quiet", flags->quiet, "No summary line on stderr");
+    command->callback(
+        [flags, &context] { context.action = [flags, &context] { return run_allvsall(*flags, context); }; });
+}
+
+}  // namespace alignscope::cli

@@ -1,0 +1,179 @@
+// Scores of every pair, tile by tile, and the lazy traceback of the pairs
+// that pass (see allvsall.hpp).
+#include <alignscope/allvsall/allvsall.hpp>
+#include <alignscope/error.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace alignscope::allvsall {
+namespace {
+
+PairJob base_job(const Problem& problem) {
+    PairJob job;
+    job.queries = problem.rows;
+    job.targets = problem.columns;
+    job.scheme = problem.scheme;
+    job.options = problem.options;
+    job.threads = problem.threads;
+    job.streams = problem.streams;
+    job.kernel = problem.kernel;
+    job.gpu_memory_budget = problem.gpu_memory_budget;
+    return job;
+}
+
+// The CLI's device progress shows whole tiles; a backend's own progress is not passed on.
+JobContext quiet(const JobContext& context) {
+    JobContext c;
+    c.cancel = context.cancel;
+    c.timeline = context.timeline;
+    return c;
+}
+
+std::vector<Alignment> checked_align(Backend& backend, const PairJob& job, JobContext& context) {
+    std::vector<Alignment> results = backend.align_pairs(job, context);
+    if (results.size() != job.pairs.size())
+        throw Error("allvsall: device " + backend.info().id + " returned " + std::to_string(results.size()) +
+                    " results for " + std::to_string(job.pairs.size()) + " pairs");
+    return results;
+}
+
+TracedPair traced_from(const Alignment& a, std::uint32_t index) {
+    TracedPair t;
+    t.index = index;
+    t.query_begin = a.query_begin;
+    t.query_end = a.query_end;
+    t.target_begin = a.target_begin;
+    t.target_end = a.target_end;
+    t.stats = a.stats;
+    t.cigar = a.cigar.to_string();
+    return t;
+}
+
+}  // namespace
+
+double Problem::normalised(std::uint32_t i, std::uint32_t j, std::int64_t score) const {
+    const std::int64_t self = std::min(row_self.at(i), column_self.at(j));
+    return self > 0 ? static_cast<double>(score) / static_cast<double>(self) : 0.0;
+}
+
+Problem make_problem(const std::vector<Sequence>& rows, const std::vector<Sequence>* columns,
+                     const ScoringScheme& scheme, const AlignOptions& options, const TraceCriteria& trace,
+                     std::uint32_t tile_size) {
+    Problem p;
+    p.rows = &rows;
+    p.columns = columns ? columns : &rows;
+    p.scheme = scheme;
+    p.options = options;
+    p.trace = trace;
+    if (rows.empty()) throw Error("allvsall: the set has no sequences");
+    if (columns && columns->empty()) throw Error("allvsall: the --against set has no sequences");
+    if (!columns && rows.size() < 2) throw Error("allvsall: the set has one sequence; all against all needs two");
+    std::vector<std::size_t> row_lengths, column_lengths;
+    for (const Sequence& s : rows) row_lengths.push_back(s.residues.size());
+    if (columns) {
+        for (const Sequence& s : *columns) column_lengths.push_back(s.residues.size());
+        p.tiling = Tiling::rectangle(row_lengths, column_lengths, tile_size);
+    } else {
+        p.tiling = Tiling::triangle(row_lengths, tile_size);
+    }
+    // Scores travel as 32-bit integers: the largest possible one must fit.
+    int best = 0;
+    for (int a = 0; a < scheme.matrix.size(); ++a)
+        for (int b = 0; b < scheme.matrix.size(); ++b) best = std::max(best, std::abs(scheme.matrix.score(a, b)));
+    std::size_t longest = 0;
+    for (std::size_t l : row_lengths) longest = std::max(longest, l);
+    for (std::size_t l : column_lengths) longest = std::max(longest, l);
+    const double bound = static_cast<double>(longest) * 2.0 * std::max(best, scheme.gap_open + scheme.gap_extend);
+    if (bound > static_cast<double>(std::numeric_limits<std::int32_t>::max()))
+        throw Error("allvsall: sequences of " + std::to_string(longest) +
+                    " residues are too long for all-against-all scores (use align --long for long pairs)");
+    return p;
+}
+
+void compute_self_scores(Problem& problem, Backend& backend, JobContext& context) {
+    auto self_of = [&](const std::vector<Sequence>& set) {
+        PairJob job = base_job(problem);
+        job.queries = &set;
+        job.targets = &set;
+        job.options.traceback = false;
+        job.options.begins = false;
+        for (std::uint32_t k = 0; k < set.size(); ++k) job.pairs.emplace_back(k, k);
+        JobContext c = quiet(context);
+        std::vector<std::int64_t> scores;
+        for (const Alignment& a : checked_align(backend, job, c)) scores.push_back(a.score);
+        return scores;
+    };
+    problem.row_self = self_of(*problem.rows);
+    problem.column_self = problem.triangle() ? problem.row_self : self_of(*problem.columns);
+}
+
+TileResult run_tile(const Problem& problem, std::uint64_t tile, Backend& backend, JobContext& context) {
+    TileResult result;
+    result.tile = tile;
+    PairJob job = base_job(problem);
+    problem.tiling.pairs(tile, job.pairs);
+    if (job.pairs.empty()) return result;
+    job.options.traceback = false;
+    job.options.begins = false;
+    JobContext c = quiet(context);
+    const std::vector<Alignment> scores = checked_align(backend, job, c);
+    result.scores.reserve(scores.size());
+    std::vector<std::uint32_t> passing;
+    const TraceCriteria& trace = problem.trace;
+    for (std::size_t k = 0; k < scores.size(); ++k) {
+        const auto [i, j] = job.pairs[k];
+        PairScore p;
+        p.i = i;
+        p.j = j;
+        p.score = static_cast<std::int32_t>(scores[k].score);
+        result.scores.push_back(p);
+        bool pass = trace.all;
+        if (!pass && trace.min_score && problem.scheme.to_user(scores[k].score) >= *trace.min_score) pass = true;
+        if (!pass && trace.min_normalised && !problem.row_self.empty() &&
+            problem.normalised(i, j, scores[k].score) >= *trace.min_normalised)
+            pass = true;
+        if (pass) passing.push_back(static_cast<std::uint32_t>(k));
+    }
+    if (passing.empty()) return result;
+    PairJob traced = base_job(problem);
+    for (std::uint32_t k : passing) traced.pairs.push_back(job.pairs[k]);
+    traced.options.traceback = true;
+    traced.options.begins = true;
+    const std::vector<Alignment> alignments = checked_align(backend, traced, c);
+    for (std::size_t k = 0; k < passing.size(); ++k) {
+        if (alignments[k].score != scores[passing[k]].score)
+            throw Error("allvsall: device " + backend.info().id + " traced pair " +
+                        std::to_string(job.pairs[passing[k]].first + 1) + "," +
+                        std::to_string(job.pairs[passing[k]].second + 1) + " to score " +
+                        std::to_string(alignments[k].score) + " but scored it " +
+                        std::to_string(scores[passing[k]].score) + " (scaled)");
+        result.traced.push_back(traced_from(alignments[k], passing[k]));
+    }
+    return result;
+}
+
+void run_tiles(const Problem& problem, Backend& backend, TileSource& source, TileSink& sink, JobContext& context) {
+    while (const std::optional<std::uint64_t> tile = source.next()) {
+        context.throw_if_cancelled();
+        sink.put(run_tile(problem, *tile, backend, context));
+    }
+}
+
+std::vector<TracedPair> trace_pairs(const Problem& problem, const std::vector<PairIndex>& pairs, Backend& backend,
+                                    JobContext& context) {
+    std::vector<TracedPair> out;
+    if (pairs.empty()) return out;
+    PairJob job = base_job(problem);
+    job.pairs = pairs;
+    job.options.traceback = true;
+    job.options.begins = true;
+    JobContext c = quiet(context);
+    const std::vector<Alignment> alignments = checked_align(backend, job, c);
+    out.reserve(alignments.size());
+    for (std::size_t k = 0; k < alignments.size(); ++k)
+        out.push_back(traced_from(alignments[k], static_cast<std::uint32_t>(k)));
+    return out;
+}
+
+}  // namespace alignscope::allvsall

@@ -1,0 +1,182 @@
+// The all-against-all output files (see outputs.hpp).
+#include <alignscope/allvsall/clustering.hpp>
+#include <alignscope/allvsall/outputs.hpp>
+#include <alignscope/error.hpp>
+#include <alignscope/io/atomic_file.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+namespace alignscope::allvsall {
+namespace {
+
+enum class MatrixFormat { Phylip, Csv };
+
+MatrixFormat matrix_format(const std::string& path) {
+    auto ends = [&](const std::string& s) {
+        return path.size() >= s.size() && std::equal(s.rbegin(), s.rend(), path.rbegin(), [](char a, char b) {
+                   return a == std::tolower(static_cast<unsigned char>(b));
+               });
+    };
+    if (ends(".phy") || ends(".phylip")) return MatrixFormat::Phylip;
+    if (ends(".csv")) return MatrixFormat::Csv;
+    throw Error("--matrix-out: " + path + ": name a .phy (PHYLIP square matrix) or .csv file");
+}
+
+std::string score_text(double user) {
+    char buffer[64];
+    if (user == std::floor(user)) std::snprintf(buffer, sizeof buffer, "%.0f", user);
+    else std::snprintf(buffer, sizeof buffer, "%.1f", user);
+    return buffer;
+}
+
+std::string fraction_text(std::int64_t part, std::int64_t whole) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.4f", whole > 0 ? double(part) / double(whole) : 0.0);
+    return buffer;
+}
+
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+}  // namespace
+
+Distance parse_distance(const std::string& name) {
+    if (name == "score") return Distance::Score;
+    if (name == "identity") return Distance::Identity;
+    throw Error("--distance: unknown distance '" + name + "' (expected score or identity)");
+}
+
+void check_outputs(const Problem& problem, const OutputFiles& files) {
+    if (!files.matrix.empty() && matrix_format(files.matrix) == MatrixFormat::Phylip && !problem.triangle())
+        throw Error("--matrix-out: a PHYLIP matrix is square: with --against write a .csv file");
+    if (!files.clusters.empty() && !problem.triangle())
+        throw Error("--clusters: clusters are of one set; they do not apply with --against");
+    if (!(files.cluster_threshold >= -1e9 && files.cluster_threshold <= 1e9))
+        throw Error("--cluster-threshold must be a number");
+    if (files.distance == Distance::Identity && !problem.trace.all)
+        throw Error("--distance identity needs every pair traced back");
+}
+
+void write_outputs(const Problem& problem, const ResultSpool& spool, const std::map<PairIndex, TracedPair>& late,
+                   const OutputFiles& files) {
+    const std::vector<Sequence>& rows = *problem.rows;
+    const std::vector<Sequence>& columns = *problem.columns;
+    const bool identity = files.distance == Distance::Identity;
+
+    // Open every output first so a bad path fails before the pass.
+    std::unique_ptr<AtomicOutput> table, matrix_out, clusters_out;
+    if (!files.table.empty()) table = std::make_unique<AtomicOutput>(files.table);
+    if (!files.matrix.empty()) matrix_out = std::make_unique<AtomicOutput>(files.matrix);
+    if (!files.clusters.empty()) clusters_out = std::make_unique<AtomicOutput>(files.clusters);
+
+    std::vector<float> matrix;
+    if (matrix_out) {
+        const double cells = double(rows.size()) * double(columns.size());
+        if (cells * sizeof(float) > 64.0 * (1ull << 30))
+            throw Error("--matrix-out: a " + std::to_string(rows.size()) + " x " + std::to_string(columns.size()) +
+                        " matrix does not fit in memory");
+        matrix.assign(rows.size() * columns.size(), 0.0f);
+    }
+    std::vector<SimilarityEdge> edges;
+
+    if (table)
+        table->stream() << "i\tj\tquery\ttarget\tscore\tnormalised\tidentity\tsimilarity\tgaps\tquery_begin\t"
+                           "query_end\ttarget_begin\ttarget_end\tcigar\n";
+    spool.for_each([&](const TileResult& r) {
+        std::size_t t = 0;
+        for (std::size_t k = 0; k < r.scores.size(); ++k) {
+            const PairScore& p = r.scores[k];
+            while (t < r.traced.size() && r.traced[t].index < k) ++t;
+            const TracedPair* traced = t < r.traced.size() && r.traced[t].index == k ? &r.traced[t] : nullptr;
+            if (!traced) {
+                const auto it = late.find({p.i, p.j});
+                if (it != late.end()) traced = &it->second;
+            }
+            const double normalised = problem.normalised(p.i, p.j, p.score);
+            if (table) {
+                std::ostream& out = table->stream();
+                out << p.i + 1 << '\t' << p.j + 1 << '\t' << rows[p.i].id << '\t' << columns[p.j].id << '\t'
+                    << score_text(problem.scheme.to_user(p.score)) << '\t';
+                char text[32];
+                std::snprintf(text, sizeof text, "%.4f", normalised);
+                out << text << '\t';
+                if (traced) {
+                    out << fraction_text(traced->stats.identities, traced->stats.length) << '\t'
+                        << fraction_text(traced->stats.similarities, traced->stats.length) << '\t'
+                        << traced->stats.gaps << '\t' << traced->query_begin << '\t' << traced->query_end << '\t'
+                        << traced->target_begin << '\t' << traced->target_end << '\t'
+                        << (traced->cigar.empty() ? "*" : traced->cigar) << '\n';
+                } else {
+                    out << "-\t-\t-\t-\t-\t-\t-\t*\n";
+                }
+            }
+            if (!matrix_out && !clusters_out) continue;
+            double similarity = normalised;
+            if (identity) {
+                if (!traced) throw Error("allvsall: internal: pair " + std::to_string(p.i + 1) + "," +
+                                         std::to_string(p.j + 1) + " has no traceback for its identity");
+                similarity = traced->stats.length > 0
+                                 ? double(traced->stats.identities) / double(traced->stats.length)
+                                 : 0.0;
+            }
+            if (matrix_out) {
+                const float d = static_cast<float>(std::max(0.0, 1.0 - similarity));
+                matrix[std::size_t{p.i} * columns.size() + p.j] = d;
+                if (problem.triangle()) matrix[std::size_t{p.j} * columns.size() + p.i] = d;
+            }
+            if (clusters_out && similarity >= files.cluster_threshold) edges.push_back({p.i, p.j, similarity});
+        }
+    });
+
+    if (matrix_out) {
+        std::ostream& out = matrix_out->stream();
+        char text[32];
+        if (matrix_format(files.matrix) == MatrixFormat::Phylip) {
+            out << rows.size() << '\n';
+            for (std::size_t i = 0; i < rows.size(); ++i) {
+                out << rows[i].id;
+                for (std::size_t j = 0; j < columns.size(); ++j) {
+                    std::snprintf(text, sizeof text, " %.6f", double(matrix[i * columns.size() + j]));
+                    out << text;
+                }
+                out << '\n';
+            }
+        } else {
+            out << "id";
+            for (const Sequence& c : columns) out << ',' << csv_field(c.id);
+            out << '\n';
+            for (std::size_t i = 0; i < rows.size(); ++i) {
+                out << csv_field(rows[i].id);
+                for (std::size_t j = 0; j < columns.size(); ++j) {
+                    std::snprintf(text, sizeof text, ",%.6f", double(matrix[i * columns.size() + j]));
+                    out << text;
+                }
+                out << '\n';
+            }
+        }
+    }
+    if (clusters_out) {
+        std::vector<std::size_t> lengths;
+        for (const Sequence& s : rows) lengths.push_back(s.residues.size());
+        const std::vector<std::uint32_t> single = single_linkage(rows.size(), edges, files.cluster_threshold);
+        const CentroidClusters greedy = greedy_centroid(lengths, edges, files.cluster_threshold);
+        std::ostream& out = clusters_out->stream();
+        out << "record\tid\tlength\tsingle_linkage\tcentroid_cluster\tcentroid\n";
+        for (std::size_t r = 0; r < rows.size(); ++r)
+            out << r + 1 << '\t' << rows[r].id << '\t' << rows[r].residues.size() << '\t' << single[r] << '\t'
+                << greedy.cluster[r] << '\t' << rows[greedy.centroids[greedy.cluster[r] - 1]].id << '\n';
+    }
+    if (table) table->commit();
+    if (matrix_out) matrix_out->commit();
+    if (clusters_out) clusters_out->commit();
+}
+
+}  // namespace alignscope::allvsall
