@@ -29,6 +29,7 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -92,15 +93,20 @@ MainWindow::MainWindow(DeviceRegistry& registry, std::unique_ptr<ScannerRegistry
     panel_ = new JobPanel(document_, queue_.devices(), &scanners_);
     panel_->setObjectName("jobPanel");
     auto* scroll = new QScrollArea;
+    scroll->setObjectName("jobPanelScroll");
     scroll->setWidget(panel_);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    // The panel scrolls down, never sideways: its width is kept (below).
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    panel_->installEventFilter(this);
     auto* dock = new QDockWidget(tr("Job"), this);
     dock->setObjectName("jobDock");
     dock->setWidget(scroll);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
                       QDockWidget::DockWidgetClosable);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
+    fitJobPanel();
     resizeDocks({dock}, {panel_->sizeHint().width() + 24}, Qt::Horizontal);
 
     createViews();
@@ -132,6 +138,22 @@ MainWindow::MainWindow(DeviceRegistry& registry, std::unique_ptr<ScannerRegistry
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::fitJobPanel() {
+    // The dock never gets narrower than the panel's content (whatever the
+    // views in the central area ask for), so no control is cut off at the
+    // side; the height scrolls.
+    auto* scroll = qobject_cast<QScrollArea*>(panel_->parentWidget() ? panel_->parentWidget()->parentWidget() : nullptr);
+    if (!scroll) return;
+    const int width = panel_->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() +
+                      2 * scroll->frameWidth();
+    if (scroll->minimumWidth() != width) scroll->setMinimumWidth(width);
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == panel_ && event->type() == QEvent::LayoutRequest) fitJobPanel();
+    return QMainWindow::eventFilter(watched, event);
+}
 
 JobsView& MainWindow::jobsView() const { return *qobject_cast<JobsView*>(views_.value("jobs")); }
 

@@ -90,6 +90,7 @@ signals:
     void projectReady(QString path);
 
 protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
@@ -98,6 +99,7 @@ private:
     MainWindow(DeviceRegistry& registry, std::unique_ptr<ScannerRegistry> own, ScannerRegistry* scanners,
                QWidget* parent);
     void createViews();
+    void fitJobPanel();
     void createMenus();
     void createStatusBar();
     void connectQueue();

@@ -5,11 +5,16 @@
 #include <demo_project.hpp>
 #include <mainwindow.hpp>
 #include <panels/job_panel.hpp>
+#include <views/heatmap/stepper_view.hpp>
+#include <views/job_heatmap_view.hpp>
 
 #include <QApplication>
 #include <QClipboard>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDockWidget>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QPushButton>
 #include <QPlainTextEdit>
 #include <QProcess>
@@ -27,6 +32,27 @@ namespace {
 const QString demo_dir = QStringLiteral(ALIGNSCOPE_SOURCE_DIR "/resources/demo");
 const QString human = demo_dir + "/globins_human.fa";
 const QString others = demo_dir + "/globins_others.fa";
+
+
+// Every visible control of the panel, right edge inside the scroll area's
+// viewport: nothing cut off at the side (scrolling down is fine).
+QStringList cut_off_controls(QScrollArea& scroll) {
+    QStringList cut;
+    QWidget* viewport = scroll.viewport();
+    for (QWidget* w : scroll.widget()->findChildren<QWidget*>()) {
+        if (!w->isVisibleTo(scroll.widget())) continue;
+        if (!qobject_cast<QAbstractButton*>(w) && !qobject_cast<QComboBox*>(w) && !qobject_cast<QAbstractSpinBox*>(w) &&
+            !qobject_cast<QLabel*>(w))
+            continue;
+        const int right = w->mapTo(viewport, QPoint(w->width(), 0)).x();
+        if (right > viewport->width() + 1)
+            cut << QStringLiteral("%1 '%2' ends at %3 of %4")
+                       .arg(w->metaObject()->className(), w->objectName())
+                       .arg(right)
+                       .arg(viewport->width());
+    }
+    return cut;
+}
 
 }  // namespace
 
@@ -108,6 +134,80 @@ private slots:
         for (const auto& input : window->document().inputs())
             if (input.set && input.set->records.size() == 1 && input.set->records[0].id == "p1") found = true;
         QVERIFY(found);
+    }
+
+    void jobPanelFitsLaptopWindows_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<int>("algorithm");
+        for (QSize size : {QSize(1000, 700), QSize(1366, 768)})
+            for (JobAlgorithm a : {JobAlgorithm::Global, JobAlgorithm::SemiGlobal, JobAlgorithm::DatabaseSearch,
+                                   JobAlgorithm::LongPair}) {
+                const QString name = QStringLiteral("%1x%2 %3")
+                                         .arg(size.width())
+                                         .arg(size.height())
+                                         .arg(QString::fromUtf8(to_string(a).data()));
+                QTest::newRow(name.toUtf8()) << size << int(a);
+            }
+    }
+
+    void jobPanelFitsLaptopWindows() {
+        QFETCH(QSize, size);
+        QFETCH(int, algorithm);
+        auto window = openWindow(path("fit.alsproj"), !QFileInfo::exists(path("fit.alsproj")), size);
+        QVERIFY(window);
+        if (window->document().inputs().size() < 2) QVERIFY(loadAndWait(*window, {human, others}));
+        QVERIFY(QTest::qWaitForWindowExposed(window.get()));
+        auto* dock = window->findChild<QDockWidget*>("jobDock");
+        QVERIFY(dock);
+        auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+        QVERIFY(scroll);
+        JobPanel& panel = window->jobPanel();
+        panel.setAlgorithm(JobAlgorithm(algorithm));
+        QCoreApplication::processEvents();
+
+        // A job shown in the heatmap with its stepper open: the central area
+        // must not squeeze the panel.
+        QSignalSpy finished(window.get(), &MainWindow::jobNotification);
+        panel.setAlgorithm(JobAlgorithm::Global);
+        QVERIFY(window->runJob() != 0);
+        QVERIFY(finished.wait(60'000));
+        panel.setAlgorithm(JobAlgorithm(algorithm));
+        window->showView("heatmap");
+        auto* heatmap = qobject_cast<JobHeatmapView*>(window->view("heatmap"));
+        QVERIFY(heatmap);
+        QTRY_VERIFY(heatmap->stepperAvailable());
+        heatmap->showStepper();
+        for (int round = 0; round < 5; ++round) QCoreApplication::processEvents();
+
+        // The window keeps the asked size (the panel and the views fit in it).
+        QVERIFY2(window->width() <= size.width(),
+                 qPrintable(QStringLiteral("window %1 px wide: panel needs %2, the views %3")
+                                .arg(window->width())
+                                .arg(scroll->minimumWidth())
+                                .arg(window->centralWidget()->minimumSizeHint().width())));
+        const int usable = 260;
+        QVERIFY2(dock->width() >= usable, qPrintable(QStringLiteral("dock %1 px").arg(dock->width())));
+        QCOMPARE(scroll->horizontalScrollBar()->maximum(), 0);
+        const QStringList cut = cut_off_controls(*scroll);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join("; ")));
+        // Cancel can always be reached: scrolled to, it lies inside the viewport.
+        auto* cancel = panel.findChild<QPushButton*>("cancel");
+        QVERIFY(cancel);
+        scroll->ensureWidgetVisible(cancel);
+        const QRect cancel_rect(cancel->mapTo(scroll->viewport(), QPoint(0, 0)), cancel->size());
+        QVERIFY2(scroll->viewport()->rect().contains(cancel_rect),
+                 qPrintable(QStringLiteral("cancel at %1,%2 %3x%4 in %5x%6")
+                                .arg(cancel_rect.x())
+                                .arg(cancel_rect.y())
+                                .arg(cancel_rect.width())
+                                .arg(cancel_rect.height())
+                                .arg(scroll->viewport()->width())
+                                .arg(scroll->viewport()->height())));
+
+        // Growing the window after a small start gives the panel room again.
+        window->resize(1600, 900);
+        for (int round = 0; round < 5; ++round) QCoreApplication::processEvents();
+        QVERIFY2(dock->width() >= usable, qPrintable(QStringLiteral("dock %1 px").arg(dock->width())));
     }
 };
 

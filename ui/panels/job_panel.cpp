@@ -95,8 +95,10 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     top_->setRange(1, 100'000);
     top_->setValue(10);
     top_->setToolTip(tr("The best hits kept per query (K), ranked by score; each is aligned in full with traceback on"));
-    traceback_ = new QCheckBox(tr("Traceback (off: scores and coordinates only)"), this);
+    traceback_ = new QCheckBox(tr("Traceback (the aligned residues)"), this);
     traceback_->setObjectName("traceback");
+    traceback_->setToolTip(tr("Ticked: each alignment is traced back, so its residues, gaps and CIGAR are kept. "
+                              "Unticked: only scores and end coordinates, which is faster"));
     traceback_->setChecked(true);
     long_mode_ = new QComboBox(this);
     long_mode_->setObjectName("longMode");
@@ -215,6 +217,16 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(run_, 1);
     buttons->addWidget(cancel_);
+
+    // The panel lives in a narrow dock: long choices shrink to a readable
+    // width (their lists show them in full), labels go above their fields
+    // when a row would not fit, and notes wrap.
+    for (QComboBox* combo : findChildren<QComboBox*>()) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(std::max(combo->minimumContentsLength(), 12));
+    }
+    for (QFormLayout* form : {sequences_form_, algorithm_form_, scoring_form_, device_form_})
+        form->setRowWrapPolicy(QFormLayout::WrapLongRows);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(sequences);

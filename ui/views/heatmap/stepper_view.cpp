@@ -143,9 +143,24 @@ DpStepperView::DpStepperView(QWidget* parent) : QWidget(parent) {
     forward->setShortcut(Qt::Key_Right);
     back->setShortcut(Qt::Key_Left);
     status_ = new QLabel;
-    auto* bar = new QHBoxLayout;
-    for (QWidget* w : std::initializer_list<QWidget*>{step_, state_, first, back, forward, last}) bar->addWidget(w);
-    bar->addWidget(status_, 1);
+    status_->setObjectName("stepperStatus");
+    status_->setMinimumWidth(0);
+    status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    // Two rows, so the view fits beside the Job panel on a small screen: what
+    // is stepped and shown, then the steps and where the fill stands.
+    for (QComboBox* combo : {step_, state_}) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(14);
+    }
+    auto* choices = new QHBoxLayout;
+    choices->addWidget(step_, 1);
+    choices->addWidget(state_, 1);
+    auto* steps = new QHBoxLayout;
+    for (QWidget* w : std::initializer_list<QWidget*>{first, back, forward, last}) steps->addWidget(w);
+    steps->addWidget(status_, 1);
+    auto* bar = new QVBoxLayout;
+    bar->addLayout(choices);
+    bar->addLayout(steps);
 
     grid_ = new DpStepperGrid(this);
     scroll_ = new QScrollArea;
