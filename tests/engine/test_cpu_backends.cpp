@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -297,6 +298,102 @@ private slots:
             QCOMPARE(std::int64_t(got.query_aligned.size()), got.cigar.columns());
             QCOMPARE(std::int64_t(got.target_aligned.size()), got.cigar.columns());
             if (device == "cpu-ref") QCOMPARE(got.cigar, expected.cigar);  // the very same aligner
+        }
+    }
+
+    // Schemes at and past every lane width's limits: substitution scores and
+    // penalties around 2^5, 2^6, 2^7, 2^13, 2^15 and up to the accepted
+    // maximum (penalties 1,000,000; matrix entries 100,000), scaled matrices and
+    // linear as well as affine gaps. The SIMD backend must give the 64-bit
+    // reference's score and coordinates on every one, in every mode: it
+    // decides from the scheme's bounds which lane width can hold the DP.
+    void extreme_schemes_data()
+    {
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<int>("match");  // DNA: match score (mismatch -match/2 - 1); protein: BLOSUM62 multiplier
+        QTest::addColumn<double>("open");
+        QTest::addColumn<double>("extend");
+        auto add = [](Kind kind, int match, double open, double extend) {
+            for (AlignmentMode mode : {AlignmentMode::Global, AlignmentMode::Local, AlignmentMode::SemiGlobal}) {
+                const QString name = QString("%1 %2 gap %3/%4 %5")
+                                         .arg(kind == Kind::Dna ? "match" : "BLOSUM62 x")
+                                         .arg(match)
+                                         .arg(open, 0, 'f', 1)
+                                         .arg(extend, 0, 'f', 1)
+                                         .arg(QString::fromStdString(std::string(to_string(mode))));
+                QTest::newRow(qPrintable(name)) << int(kind) << match << open << extend << int(mode);
+            }
+        };
+        QTest::addColumn<int>("mode");
+        for (int match : {15, 16, 31, 32, 33, 63, 64, 65, 127, 128, 255, 256, 4095, 4096, 8191, 8192, 16384, 32767,
+                          32768, 65536, 100000})
+            add(Kind::Dna, match, 5, 2);
+        for (double open : {31.0, 32.0, 63.0, 64.0, 65.0, 127.0, 128.0, 4096.0, 8191.0, 8192.0, 10000.0, 16384.0,
+                            32767.0, 32768.0, 65536.0, 1000000.0}) {
+            add(Kind::Dna, 2, open, open);
+            add(Kind::Dna, 2, open, std::max(0.5, std::floor(open / 4)));
+        }
+        add(Kind::Dna, 64, 10, 0.5);
+        add(Kind::Dna, 100000, 1000000, 999999.5);
+        for (int times : {2, 4, 6, 8, 64, 512, 4096})
+            add(Kind::Protein, times, 11, 1);
+        add(Kind::Protein, 64, 65536, 65536);
+        add(Kind::Protein, 4096, 1000000, 1000000);
+    }
+
+    void extreme_schemes()
+    {
+        QFETCH(int, kind);
+        QFETCH(int, match);
+        QFETCH(double, open);
+        QFETCH(double, extend);
+        QFETCH(int, mode);
+        const SubstitutionMatrix matrix = Kind(kind) == Kind::Dna
+                                              ? SubstitutionMatrix::match_mismatch(match, -match / 2 - 1)
+                                              : SubstitutionMatrix::builtin("BLOSUM62").scaled(match);
+        const ScoringScheme scheme = ScoringScheme::create(matrix, open, extend);
+        const std::uint32_t seed = qHash(QString(QTest::currentDataTag()));
+        const PairSet set = random_pairs(seed, Kind(kind), 24, Kind(kind) == Kind::Dna ? 70 : 90);
+        for (bool traceback : {false, true}) {
+            AlignOptions options;
+            options.mode = AlignmentMode(mode);
+            options.traceback = traceback;
+            PairJob job = make_job(set, scheme, options, 2);
+            JobContext context;
+            std::vector<Alignment> results;
+            const QString error = error_of([&] { results = backend(*registry_, "cpu").align_pairs(job, context); });
+            QVERIFY2(error == "<no error>", qPrintable(error));
+            QCOMPARE(results.size(), job.pairs.size());
+            for (std::size_t p = 0; p < job.pairs.size(); ++p) {
+                const Sequence& q = set.queries[job.pairs[p].first];
+                const Sequence& t = set.targets[job.pairs[p].second];
+                const Alignment expected = align_reference(q.residues, t.residues, scheme, options);
+                const Alignment& got = results[p];
+                const QString where = QString("pair %1 (%2 vs %3) %4: expected %5 q %6-%7 t %8-%9, got %10 q %11-%12 "
+                                              "t %13-%14 (%15)")
+                                          .arg(p)
+                                          .arg(QString::fromStdString(q.residues), QString::fromStdString(t.residues))
+                                          .arg(traceback ? "traceback" : "score-only")
+                                          .arg(expected.score)
+                                          .arg(expected.query_begin)
+                                          .arg(expected.query_end)
+                                          .arg(expected.target_begin)
+                                          .arg(expected.target_end)
+                                          .arg(got.score)
+                                          .arg(got.query_begin)
+                                          .arg(got.query_end)
+                                          .arg(got.target_begin)
+                                          .arg(got.target_end)
+                                          .arg(QString::fromStdString(got.kernel));
+                QVERIFY2(got.score == expected.score && got.query_begin == expected.query_begin &&
+                             got.query_end == expected.query_end && got.target_begin == expected.target_begin &&
+                             got.target_end == expected.target_end,
+                         qPrintable(where));
+                if (traceback && got.has_traceback())
+                    QVERIFY2(rescore(got.cigar, q.residues, t.residues, got.query_begin, got.target_begin, scheme) ==
+                                 got.score,
+                             qPrintable(where));
+            }
         }
     }
 

@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <set>
 #include <thread>
+#include <tuple>
 
 using namespace alignscope;
 
@@ -67,12 +68,13 @@ std::vector<std::vector<std::int64_t>> brute_force(const std::vector<Sequence>& 
 }
 
 std::vector<std::int32_t> scan_all(const std::string& device, const std::vector<Sequence>& queries,
-                                   const PreparedDatabase& db, const ScoringScheme& scheme) {
+                                   const PreparedDatabase& db, const ScoringScheme& scheme,
+                                   const AlignOptions& options = local_scores()) {
     auto registry = make_cpu_scanner_registry();
     auto scanner = registry->create(device);
     ScanSetup setup;
     setup.scheme = scheme;
-    setup.options = local_scores();
+    setup.options = options;
     JobContext context;
     scanner->load(db, setup, context);
     std::vector<EncodedSequence> encoded;
@@ -285,6 +287,59 @@ private slots:
             const auto ref = align_reference(q[0].residues, db.residues_of(p), linear, local_scores()).score;
             QCOMPARE(static_cast<std::int64_t>(fast[p]), ref);
         }
+    }
+
+    // Schemes at and past every lane width's limits (BLOSUM62 scaled up to
+    // x4096, penalties up to the accepted 1,000,000, linear and affine) in
+    // every mode: the SIMD scanner must give the 64-bit reference's scores.
+    void extremeSchemesMatchTheReference_data() {
+        QTest::addColumn<int>("times");
+        QTest::addColumn<double>("open");
+        QTest::addColumn<double>("extend");
+        QTest::addColumn<int>("mode");
+        const std::vector<std::tuple<int, double, double>> schemes{
+            {64, 11, 1},        {2, 11, 1},          {4, 11, 1},         {1, 32768, 32768}, {1, 65536, 65536},
+            {1, 1000000, 1000000}, {1, 1000000, 1},  {1, 5000, 5000},    {1, 40, 40},       {16, 64, 64},
+            {512, 11, 1},       {4096, 1000000, 1000000}};
+        for (const auto& [times, open, extend] : schemes)
+            for (AlignmentMode mode : {AlignmentMode::Local, AlignmentMode::Global, AlignmentMode::SemiGlobal})
+                QTest::newRow(qPrintable(QString("BLOSUM62 x%1 gap %2/%3 %4")
+                                             .arg(times)
+                                             .arg(open)
+                                             .arg(extend)
+                                             .arg(QString::fromStdString(std::string(to_string(mode))))))
+                    << times << open << extend << int(mode);
+    }
+
+    void extremeSchemesMatchTheReference() {
+        QFETCH(int, times);
+        QFETCH(double, open);
+        QFETCH(double, extend);
+        QFETCH(int, mode);
+        SeededRandom random(static_cast<std::uint64_t>(qHash(QString(QTest::currentDataTag()))));
+        std::vector<Sequence> q;
+        for (int k = 0; k < 2; ++k)
+            q.push_back({"q" + std::to_string(k), "", random_residues(random, AlphabetKind::Protein, random.between(1, 120)), ""});
+        std::vector<Sequence> records;
+        for (int k = 0; k < 40; ++k)
+            records.push_back({"s" + std::to_string(k), "", random_residues(random, AlphabetKind::Protein, random.between(1, 120)), ""});
+        records.push_back({"same", "", q[0].residues, ""});
+        const PreparedDatabase db = pack_database(records, AlphabetKind::Protein, "extreme");
+        const ScoringScheme scheme =
+            ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62").scaled(times), open, extend);
+        AlignOptions options = local_scores();
+        options.mode = AlignmentMode(mode);
+        const auto fast = scan_all("cpu", q, db, scheme, options);
+        for (std::size_t k = 0; k < q.size(); ++k)
+            for (std::size_t p = 0; p < db.size(); ++p) {
+                const auto ref = align_reference(q[k].residues, db.residues_of(p), scheme, options).score;
+                QVERIFY2(static_cast<std::int64_t>(fast[k * db.size() + p]) == ref,
+                         qPrintable(QString("query %1 vs %2: cpu %3, reference %4")
+                                        .arg(k)
+                                        .arg(QString::fromStdString(db.ids[p]))
+                                        .arg(fast[k * db.size() + p])
+                                        .arg(ref)));
+            }
     }
 
     void topPositionsBreaksTiesByRecordOrder() {

@@ -21,8 +21,10 @@
 //    end at the end cell, with the same rule (like ADEPT and the reference).
 //  - With traceback, the region between begin and end is aligned globally by
 //    parasail's nw_trace (scan); its score must equal the forward score.
-// Lane width starts at 8 or 16 bits by a bound on the scores and widens to 32
-// whenever parasail reports saturation. A job may force one family and width
+// Lane width starts at the narrowest that takes the scheme's scores and
+// penalties and holds the pair's values (lane_bounds.hpp), widens to 32 bits
+// whenever parasail reports saturation, and past 32 bits goes to linear space
+// in 64-bit arithmetic. A job may force one family and width
 // (PairJob::kernel, e.g. "sg_affine_striped_s16"); it then fails rather than
 // widen.
 #include "cpu_backends.hpp"
@@ -31,6 +33,7 @@
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/linear_space.hpp>
 #include <alignscope/error.hpp>
+#include <alignscope/score/lane_bounds.hpp>
 
 #include <parasail.h>
 
@@ -62,6 +65,9 @@ using ProfileCreator = parasail_profile_t* (*)(const char*, int, const parasail_
 
 // Indexed by lane width: 0 = 8 bits, 1 = 16, 2 = 32.
 constexpr int width_bits[3] = {8, 16, 32};
+constexpr int kNoLane = 3;  // no lane width holds the problem: 64-bit linear space
+// Scores a pass of `bits` lanes is trusted to reach (lane_bounds.hpp's margin).
+constexpr std::int64_t lane_room(int bits) { return (std::int64_t{1} << (bits - 1)) / 4 * 3; }
 constexpr ProfileCreator profile_create[3] = {parasail_profile_create_8, parasail_profile_create_16,
                                               parasail_profile_create_32};
 // Indexed by family (0 = striped, 1 = scan), then lane width.
@@ -126,7 +132,7 @@ class ParasailPairAligner : public PairAligner {
 public:
     ParasailPairAligner(const PairJob& job, const parasail_matrix_t* matrix)
         : job_(job), matrix_(matrix), kernel_prefix_(kernel_mode_and_gaps(job)),
-          forced_(forced_kernel(job, "cpu", forcible_kernels)) {
+          forced_(forced_kernel(job, "cpu", forcible_kernels)), bounds_(SchemeBounds::of(job.scheme)) {
         refuse_broken_parasail_kernels(job, forced_);
         if (forced_) {
             const Family f = forced_->family == "striped" ? striped : scan;
@@ -134,12 +140,16 @@ public:
             forced_width_ = forced_->width == 8 ? 0 : forced_->width == 16 ? 1 : 2;
         } else if (job.options.mode == AlignmentMode::Local) {
             // See refuse_broken_parasail_kernels and the file comment.
-            if (job.scheme.linear()) local_min_width_ = 1;
+            if (job.scheme.linear()) min_width_ = 1;
             else families_[0] = striped;
         }
-        const SubstitutionMatrix& sm = job.scheme.matrix;
-        max_score_ = std::max(0, sm.max_score());
-        min_score_ = std::min(0, sm.min_score());
+        // Lanes too narrow for the scheme's own scores and penalties are never
+        // used, forced or not.
+        while (min_width_ < 3 && !lane_takes_parameters(bounds_, width_bits[min_width_])) ++min_width_;
+        if (forced_ && forced_width_ < min_width_)
+            throw Error("--kernel '" + job.kernel + "': this scheme's scores and penalties (largest " +
+                        std::to_string(bounds_.largest_parameter()) + ", scaled) do not fit its " +
+                        std::to_string(forced_->width) + "-bit lanes; force a wider kernel or let the backend choose");
     }
 
     Alignment align(const Sequence& query, const Sequence& target, PairProgress& progress) override {
@@ -212,17 +222,27 @@ private:
         return a;
     }
 
-    // First lane width worth trying: 8 bits only when every score of the
-    // problem fits with room to spare (parasail widens on saturation anyway).
+    // Whether a pass in lane width `w` can hold an m x n problem (lane_bounds.hpp).
+    // A local striped pass needs only the scheme's parameters in its lanes:
+    // it saturates instead of wrapping and parasail flags that, so run()
+    // widens. Scan passes (global, semi-global, local with wider lanes or
+    // linear gaps) add gap runs along a whole segment of the query without
+    // saturating on the way (measured: 16-bit local scan with open = extend =
+    // 5,000 returned 27,772 for a score of 5 on 98 x 46 residues), so every
+    // value of the problem must fit. Scores beyond 32 bits fit no pass.
+    bool pass_fits(int w, std::int64_t m, std::int64_t n, bool local) const {
+        if (w < min_width_ || w >= kNoLane) return false;
+        if (bounds_.highest_score(m, n) >= lane_room(32)) return false;
+        if (local && families_[w] == striped) return true;
+        return lane_holds_values(bounds_, m, n, width_bits[w]);
+    }
+
+    // The narrowest lane width that can hold the pass, or kNoLane: the
+    // caller then aligns in 64-bit linear space.
     int first_width(std::int64_t m, std::int64_t n, bool local) const {
-        const std::int64_t high = std::min(m, n) * max_score_ + max_score_;
-        const std::int64_t low = local ? 0
-                                       : -(3 * static_cast<std::int64_t>(job_.scheme.gap_open) +
-                                           (m + n) * job_.scheme.gap_extend) +
-                                             min_score_;
-        if (local || (high < 100 && low > -100)) return 0;  // local: most scores fit in 8 bits
-        if (high < 30000 && low > -30000) return 1;
-        return 2;
+        for (int w = min_width_; w < kNoLane; ++w)
+            if (pass_fits(w, m, n, local)) return w;
+        return kNoLane;
     }
 
     // A query profile per lane width, kept while consecutive pairs share the
@@ -250,9 +270,16 @@ private:
     // `table` is indexed by family, then width.
     bool run(const ProfileFunction (&table)[2][3], const std::string& s1, const std::string& s2, int width,
              bool cacheable, Pass& pass) {
+        const bool local = &table == &sw_kernels;
+        const auto m = static_cast<std::int64_t>(s1.size()), n = static_cast<std::int64_t>(s2.size());
+        if (forced_ && !pass_fits(forced_width_, m, n, local))
+            throw Error("--kernel '" + job_.kernel + "': the values of this pair (" + std::to_string(m) + " x " +
+                        std::to_string(n) + " residues under this scheme) do not fit its " +
+                        std::to_string(forced_->width) + "-bit lanes; force a wider kernel or let the backend choose");
         const int first = forced_ ? forced_width_ : width;
         const int last = forced_ ? forced_width_ : 2;
         for (int w = first; w <= last; ++w) {
+            if (!pass_fits(w, m, n, local)) continue;
             const parasail_profile_t* profile = profile_for(s1, w, cacheable);
             ResultPtr r(table[families_[w]][w](profile, s2.data(), static_cast<int>(s2.size()),
                                                job_.scheme.gap_open, job_.scheme.gap_extend));
@@ -280,7 +307,7 @@ private:
     bool local(Alignment& a, int& width) {
         const std::int64_t m = a.query_length, n = a.target_length;
         Pass fwd;
-        if (!run(sw_kernels, q_, t_, std::max(first_width(m, n, true), local_min_width_), true, fwd)) return false;
+        if (!run(sw_kernels, q_, t_, first_width(m, n, true), true, fwd)) return false;
         width = fwd.width;
         a.score = fwd.result->score;
         if (a.score <= 0) {
@@ -295,7 +322,8 @@ private:
         reverse_prefix(t_, a.target_end, rt_);
         Pass rev;
         // The reverse pass reaches the known score, so its lane width is known.
-        const int rev_width = std::max(a.score < 100 ? 0 : a.score < 30000 ? 1 : 2, local_min_width_);
+        int rev_width = first_width(a.query_end, a.target_end, true);
+        while (rev_width < kNoLane && a.score >= lane_room(width_bits[rev_width])) ++rev_width;
         if (!run(sw_kernels, rq_, rt_, rev_width, false, rev)) return false;
         if (rev.result->score != a.score) throw inconsistent("reverse local pass", rev.result->score, a.score);
         // Reversed end (i', j'), 1-based, is the cell after the begin.
@@ -398,6 +426,7 @@ private:
         const std::string tr = t_.substr(static_cast<std::size_t>(a.target_begin - 1),
                                          static_cast<std::size_t>(a.target_end - a.target_begin + 1));
         const int w0 = first_width(static_cast<std::int64_t>(qr.size()), static_cast<std::int64_t>(tr.size()), false);
+        if (w0 == kNoLane) return false;
         for (int w = std::max(w0, 1); w < 3; ++w) {
             ResultPtr r(nw_trace_scan[w](qr.data(), static_cast<int>(qr.size()), tr.data(),
                                             static_cast<int>(tr.size()), job_.scheme.gap_open, job_.scheme.gap_extend,
@@ -449,9 +478,8 @@ private:
     std::optional<ForcedKernel> forced_;
     int forced_width_ = 0;
     Family families_[3] = {scan, scan, scan};  // the family each lane width runs in
-    int local_min_width_ = 0;                  // narrowest lane width local passes may use
-    int max_score_ = 0;
-    int min_score_ = 0;
+    int min_width_ = 0;                        // narrowest lane width any pass may use
+    SchemeBounds bounds_;
     std::string q_, t_, rq_, rt_;
     ProfilePtr profile_[3];
     std::string profile_text_[3];

@@ -17,6 +17,7 @@
 
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/error.hpp>
+#include <alignscope/score/lane_bounds.hpp>
 #include <alignscope/search/scan.hpp>
 
 #include <parasail.h>
@@ -266,9 +267,9 @@ public:
             throw Error("cpu scanner: matrix " + sm.name() + " has more letters than parasail handles");
         database_ = &database;
         setup_ = setup;
-        const std::vector<std::uint8_t> codes = encode_database(database, sm);
-        letters_.resize(codes.size());
-        for (std::size_t k = 0; k < codes.size(); ++k) letters_[k] = parasail_support::letters[codes[k]];
+        codes_ = encode_database(database, sm);
+        letters_.resize(codes_.size());
+        for (std::size_t k = 0; k < codes_.size(); ++k) letters_[k] = parasail_support::letters[codes_[k]];
         matrix_ = parasail_support::make_matrix(sm);
         local_ = setup.options.mode == AlignmentMode::Local;
         striped_ = local_ && !setup.scheme.linear();
@@ -309,7 +310,19 @@ public:
         const FreeEndGaps ends = setup_.options.free_ends;
         const bool semiglobal = setup_.options.mode == AlignmentMode::SemiGlobal;
         const int beginnings = (ends.query_begin ? 1 : 0) + (ends.target_begin ? 2 : 0);
-        const int first_width = local_ && !setup_.scheme.linear() ? 0 : 1;
+        // Lanes start where the scheme's own scores and penalties fit them
+        // (lane_bounds.hpp). Striped local passes saturate rather than wrap
+        // and parasail flags it; scan passes add gap runs without saturating,
+        // so every value of the pair must fit their lanes (see
+        // parasail_backend.cpp, pass_fits). Scores beyond 32 bits fit none.
+        const SchemeBounds bounds = SchemeBounds::of(setup_.scheme);
+        int first_width = local_ && !setup_.scheme.linear() ? 0 : 1;
+        while (first_width < 3 && !lane_takes_parameters(bounds, width_bits[first_width])) ++first_width;
+        auto lanes_hold = [&](int w, std::int64_t m, std::int64_t n) {
+            if (bounds.highest_score(m, n) >= (std::int64_t{1} << 31) / 4 * 3) return false;
+            return striped_ || lane_holds_values(bounds, m, n, width_bits[w]);
+        };
+        std::atomic<bool> used_reference{false};
         const int open = setup_.scheme.gap_open, extend = setup_.scheme.gap_extend;
         const std::string name = mode_and_gaps(setup_) + (striped_ ? "_striped" : "_scan");
 
@@ -318,8 +331,10 @@ public:
             for (std::size_t p = it.first; p < it.last; ++p) {
                 const char* target = letters_.data() + db.offsets[p];
                 const int n = static_cast<int>(db.length(p));
+                const auto m64 = static_cast<std::int64_t>(queries[it.query]->size());
                 bool done = false;
                 for (int w = first_width; w < 3 && !done; ++w) {
+                    if (!lanes_hold(w, m64, n)) continue;
                     const parasail_profile_t* prof = profile(it.query, w);
                     // parasail's profile functions take s1 = query, s2 = target:
                     // its qb/qe are our target_begin/target_end, db/de our
@@ -345,9 +360,18 @@ public:
                     widths_used.fetch_or(1u << w, std::memory_order_relaxed);
                     done = true;
                 }
-                if (!done)
-                    throw Error("cpu scanner: the score of query " + std::to_string(it.query + 1) +
-                                " against database sequence '" + db.ids[p] + "' does not fit in 32 bits");
+                if (!done) {
+                    // No lane width holds this pair: the scalar recurrence in
+                    // 64-bit arithmetic.
+                    const EncodedSequence& q = *queries[it.query];
+                    const ScoreAndEnd r = score_forward(q.data(), m64, codes_.data() + db.offsets[p], n,
+                                                        setup_.scheme, setup_.options);
+                    if (r.score > INT32_MAX || r.score < INT32_MIN)
+                        throw Error("cpu scanner: the score of query " + std::to_string(it.query + 1) +
+                                    " against database sequence '" + db.ids[p] + "' does not fit in 32 bits");
+                    scores[it.query * db.size() + p] = static_cast<std::int32_t>(r.score);
+                    used_reference.store(true, std::memory_order_relaxed);
+                }
             }
         });
         stats_ = {};
@@ -357,6 +381,8 @@ public:
         for (int w = 0; w < 3; ++w)
             if (widths_used.load() & (1u << w))
                 stats_.kernels += (stats_.kernels.empty() ? "" : ",") + name + "_s" + std::to_string(width_bits[w]);
+        if (used_reference.load())
+            stats_.kernels += (stats_.kernels.empty() ? "" : ",") + mode_and_gaps(setup_) + "_reference_s64";
     }
 
     ScanStats last_stats() const override { return stats_; }
@@ -364,6 +390,7 @@ public:
 private:
     const PreparedDatabase* database_ = nullptr;
     ScanSetup setup_;
+    std::vector<std::uint8_t> codes_;
     std::string letters_;
     MatrixPtr matrix_;
     bool local_ = true, striped_ = true;
