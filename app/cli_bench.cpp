@@ -165,7 +165,7 @@ int run_bench_command(BenchFlags flags, CliContext& context) {
     Backend& device = context.registry->select(flags.device);
     backends.push_back(&device);
     if (flags.cpu_device != "none") {
-        Backend& cpu = context.registry->select(flags.cpu_device);
+        Backend& cpu = context.registry->select(flags.cpu_device, "--cpu-device");
         if (&cpu != &device) backends.push_back(&cpu);
     }
 
@@ -428,11 +428,14 @@ void add_bench_command(CLI::App& app, CliContext& context) {
     flags->streams_option =
         command->add_option("--streams", flags->streams,
                             "Stream-count sweep on GPUs [default: 1,2,4,8; --long: 1,2,4 for the streams strategy]")
-            ->delimiter(',');
+            ->delimiter(',')
+            ->transform(strict_number<int>());
     command->add_option("--kernel", flags->kernels, "Kernel sweep: force each of these kernels")->delimiter(',');
     flags->repeat_option =
-        command->add_option("--repeat", flags->repeat, "Timed runs per point (median reported) [default: 3; --quick 2]");
-    command->add_option("--threads", flags->threads, "CPU worker threads [default: all cores]");
+        command->add_option("--repeat", flags->repeat, "Timed runs per point (median reported) [default: 3; --quick 2]")
+            ->transform(strict_number<int>());
+    command->add_option("--threads", flags->threads, "CPU worker threads [default: all cores]")
+        ->transform(strict_number<int>());
     command->add_option("--seed", flags->seed, "Seed of the synthetic sequences")->capture_default_str();
     command->add_option("--gpu-mem", flags->gpu_mem, "GPU memory budget per device, e.g. 4G");
     command->add_option("--json", flags->json, "Write the report as JSON to this file ('-': standard output)");

@@ -1,6 +1,8 @@
 // alignscope-cli: the headless face of the engine. Wiring only: each command
 // lives in its own cli_<name>.cpp; errors become one line on stderr and exit 2.
 #include "cli_commands.hpp"
+#include "cli_options.hpp"
+#include "cli_progress.hpp"
 
 #include <alignscope/error.hpp>
 
@@ -8,8 +10,28 @@
 #include <alignscope/kernels/cuda_backend.hpp>
 #endif
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
+
+namespace {
+
+// Output that never reached standard output (a full disk, a closed pipe's
+// reader gone, /dev/full) is an error, not a success with nothing said.
+int with_output_checked(int status) {
+    std::cout.flush();
+    errno = 0;
+    const bool flushed = std::fflush(stdout) == 0;
+    const int error = errno;
+    if (flushed && std::cout.good() && !std::ferror(stdout)) return status;
+    std::cerr << "alignscope-cli: error: could not write to standard output"
+              << (!flushed && error ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
+    return 2;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     using namespace alignscope;
@@ -44,11 +66,12 @@ int main(int argc, char** argv) {
     cli::add_verify_command(app, context);
     cli::add_bench_command(app, context);
     cli::add_project_command(app, context);
+    cli::make_numbers_strict(app);
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {
-        return app.exit(e);
+        return with_output_checked(app.exit(e));
     } catch (const CLI::ParseError& e) {
         std::string message = e.what();
         for (auto& c : message)
@@ -56,12 +79,19 @@ int main(int argc, char** argv) {
         std::cerr << "alignscope-cli: error: " << message << " (see alignscope-cli --help)\n";
         return 2;
     }
-    if (!context.action) return 0;
+    if (!context.action) return with_output_checked(0);
     try {
-        return context.action();
+        // verify's --reference names a device as --device does; checked before
+        // the run so that an unknown one is blamed on its own flag.
+        if (CLI::App* verify = app.get_subcommand("verify"); verify->parsed()) {
+            const CLI::Option* reference = verify->get_option("--reference");
+            if (reference->count()) context.registry->select(reference->as<std::string>(), "--reference");
+        }
+        return with_output_checked(context.action());
     } catch (const Cancelled&) {
+        std::cout.flush();
         std::cerr << "alignscope-cli: cancelled\n";
-        return 130;
+        return cli::interrupt_exit_status();
     } catch (const std::bad_alloc&) {
         std::cerr << "alignscope-cli: error: out of memory\n";
         return 2;

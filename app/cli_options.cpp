@@ -5,14 +5,16 @@
 #include <alignscope/score/substitution_matrix.hpp>
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <system_error>
 
 namespace alignscope::cli {
 
 void ScoringFlags::add_to(CLI::App& command, const std::string& default_mode) {
     mode = default_mode;
     command.add_option("--mode", mode, "Alignment mode: global, local or semiglobal")->capture_default_str();
-    command.add_option("--free-ends", free_ends,
+    free_ends_option = command.add_option("--free-ends", free_ends,
                        "Semi-global: which end gaps are free, comma list of qb,qe,tb,te, or all/none")
         ->capture_default_str();
     command.add_option("--matrix", matrix,
@@ -30,6 +32,8 @@ AlignOptions ScoringFlags::align_options() const {
     AlignOptions options;
     options.mode = parse_mode(mode);
     options.free_ends = FreeEndGaps::parse(free_ends);
+    if (free_ends_option && free_ends_option->count() && options.mode != AlignmentMode::SemiGlobal)
+        throw Error("--free-ends applies to --mode semiglobal; in " + mode + " mode it would be ignored");
     return options;
 }
 
@@ -49,6 +53,8 @@ ScoringScheme ScoringFlags::scheme(AlphabetKind kind) const {
             std::fabs(*mismatch) > 1e6)
             throw Error("--match and --mismatch must be integers");
         if (*match <= 0) throw Error("--match must be positive");
+        if (*mismatch >= 0)
+            throw Error("--mismatch must be negative (a mismatch costs), got " + std::to_string(std::lround(*mismatch)));
         unscaled = SubstitutionMatrix::match_mismatch(static_cast<int>(*match), static_cast<int>(*mismatch));
     } else if (!matrix.empty()) {
         unscaled = SubstitutionMatrix::resolve(matrix);
@@ -66,8 +72,10 @@ void DeviceFlags::add_to(CLI::App& command, const std::string& default_device) {
                        "Where to run: cpu-ref (scalar reference), cpu (parasail SIMD), gpu (all GPUs), "
                        "gpu:N, gpu:0,1, or auto (GPUs if any, else cpu)")
         ->capture_default_str();
-    command.add_option("--threads", threads, "CPU worker threads [default: all cores]");
-    command.add_option("--streams", streams, "CUDA streams per GPU [default: chosen from the device]");
+    command.add_option("--threads", threads, "CPU worker threads [default: all cores]")
+        ->transform(strict_number<int>());
+    command.add_option("--streams", streams, "CUDA streams per GPU [default: chosen from the device]")
+        ->transform(strict_number<int>());
     command.add_option("--kernel", kernel, "Force a kernel/variant by name (see `devices`)");
     command.add_option("--gpu-mem", gpu_mem, "GPU memory budget per device, e.g. 4G [default: 90% of free]");
     command.add_option("--timeline", timeline, "Write the kernel timeline as Chrome trace JSON to this file");
@@ -89,8 +97,70 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& flag) 
     else if (unit == "M" || unit == "MB" || unit == "MIB") factor = 1024.0 * 1024;
     else if (unit == "G" || unit == "GB" || unit == "GIB") factor = 1024.0 * 1024 * 1024;
     else throw Error(flag + ": unknown unit '" + unit + "' in '" + text + "' (use K, M or G)");
-    if (!(value > 0) || value * factor > 1e15) throw Error(flag + ": '" + text + "' is not a positive size");
+    if (!std::isfinite(value) || !(value > 0)) throw Error(flag + ": '" + text + "' is not a positive size");
+    // A pebibyte is past any machine's memory.
+    if (value * factor > 1024.0 * 1024 * 1024 * 1024 * 1024)
+        throw Error(flag + ": '" + text + "' is too large (at most 1048576G)");
     return static_cast<std::uint64_t>(value * factor);
+}
+
+std::string check_whole_number(std::string& text, bool is_signed, std::uint64_t max) {
+    const std::string typed = text;
+    const std::string expected = is_signed ? "expected a whole number" : "expected a whole number of 0 or more";
+    std::size_t at = 0;
+    bool negative = false;
+    if (at < text.size() && (text[at] == '-' || text[at] == '+')) negative = text[at++] == '-';
+    if (at == text.size()) return expected + ", got '" + typed + "'";
+    for (std::size_t k = at; k < text.size(); ++k)
+        if (text[k] < '0' || text[k] > '9') return expected + ", got '" + typed + "'";
+    if (negative && !is_signed) return expected + ", got '" + typed + "'";
+    // The magnitude, saturating one past the limit so that any longer number is too large too.
+    const std::uint64_t limit = negative ? max + 1 : max;
+    std::uint64_t value = 0;
+    bool over = false;
+    for (std::size_t k = at; k < text.size() && !over; ++k) {
+        const auto digit = static_cast<std::uint64_t>(text[k] - '0');
+        if (value > (limit - digit) / 10) over = true;
+        else value = value * 10 + digit;
+    }
+    if (over) {
+        if (negative) return "'" + typed + "' is too small (at least -" + std::to_string(limit) + ")";
+        return "'" + typed + "' is too large (at most " + std::to_string(max) + ")";
+    }
+    text = negative && value ? "-" + std::to_string(value) : std::to_string(value);
+    return {};
+}
+
+std::string check_real_number(const std::string& text) {
+    const char* begin = text.data();
+    const char* end = text.data() + text.size();
+    if (begin != end && *begin == '+') ++begin;  // from_chars takes no plus sign
+    double value = 0;
+    const auto [stop, ec] = std::from_chars(begin, end, value, std::chars_format::general);
+    if (begin == end || (ec != std::errc() && ec != std::errc::result_out_of_range) || stop != end)
+        return "expected a number, got '" + text + "'";
+    if (ec == std::errc::result_out_of_range) return "'" + text + "' is out of range";
+    if (!std::isfinite(value)) return "expected a finite number, got '" + text + "'";
+    return {};
+}
+
+void make_numbers_strict(CLI::App& app) {
+    for (CLI::Option* option : app.get_options()) {
+        if (option->get_type_size_max() == 0) continue;  // a flag, no value
+        try {
+            option->get_validator("strict number");
+            continue;  // its own type's reading is there already
+        } catch (const CLI::OptionNotFound&) {
+        }
+        const std::string type = option->get_type_name();
+        auto kind_is = [&type](const std::string& kind) {
+            return type.compare(0, kind.size(), kind) == 0 && (type.size() == kind.size() || type[kind.size()] == ':');
+        };
+        if (kind_is("UINT")) option->transform(strict_number<std::uint64_t>());
+        else if (kind_is("INT")) option->transform(strict_number<std::int64_t>());
+        else if (kind_is("FLOAT")) option->transform(strict_number<double>());
+    }
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) make_numbers_strict(*sub);
 }
 
 std::uint64_t DeviceFlags::gpu_memory_bytes() const {
@@ -114,7 +184,8 @@ void LongFlags::add_to(CLI::App& command, bool with_strategy) {
             "on --streams streams handing boundary columns over in global memory) [default: the backend's]");
     kernels_option = command.add_option("--kernels", kernels,
                                         "Long-pair 'streams' strategy: number of concurrent row-strip kernels "
-                                        "[default: chosen from the device]");
+                                        "[default: chosen from the device]")
+                         ->transform(strict_number<int>());
     special_rows_option = command.add_option(
         "--special-rows-mem", special_rows_mem,
         "Long-pair stage 1: memory for the saved special rows, e.g. 512M [default: 2G]");

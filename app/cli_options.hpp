@@ -12,8 +12,10 @@
 #include <alignscope/seq/alphabet.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace alignscope::cli {
 
@@ -24,8 +26,10 @@ struct ScoringFlags {
     std::optional<double> match, mismatch;
     std::optional<double> gap_open, gap_extend;  // default 10 / 0.5 (EMBOSS needle/water)
     std::string alphabet;       // empty: detect
+    CLI::Option* free_ends_option = nullptr;
 
     void add_to(CLI::App& command, const std::string& default_mode = "global");
+    // Mode and free end gaps; --free-ends given outside semi-global mode is an error.
     AlignOptions align_options() const;
     std::optional<AlphabetKind> alphabet_override() const;
     // Builds the scheme for sequences of `alphabet`; throws Error naming the flag.
@@ -65,7 +69,39 @@ struct LongFlags {
 // min(m, n) from which `align` takes the long-pair path by itself when given one pair.
 inline constexpr std::int64_t kLongPairThreshold = 20'000;
 
-// Parses sizes like "512M", "4G", "1.5GiB", "1000000" into bytes.
+// Parses sizes like "512M", "4G", "1.5GiB", "1000000" into bytes; a size past
+// what any machine has is called too large.
 std::uint64_t parse_byte_size(const std::string& text, const std::string& flag);
+
+// Every number on the command line goes through one strict reading, whatever
+// its flag: whole numbers are plain decimal digits (a minus sign only where the
+// flag's type is signed) inside the type's range, real numbers are finite
+// decimals. Anything else is refused with the flag named and the text as typed.
+// Checks the text of a whole number of at most `max` (and at least -max-1 when
+// `is_signed`); returns the error (empty when fine) and leaves `text` in plain
+// decimal (CLI11 would read "010" as octal and "0x10" as hex).
+std::string check_whole_number(std::string& text, bool is_signed, std::uint64_t max);
+std::string check_real_number(const std::string& text);  // finite decimal; the error or ""
+
+// The reading for a flag of type T (an integer type or double).
+template <class T>
+CLI::Validator strict_number() {
+    if constexpr (std::is_floating_point_v<T>) {
+        return CLI::Validator([](std::string& text) { return check_real_number(text); }, "", "strict number");
+    } else {
+        static_assert(std::is_integral_v<T>);
+        return CLI::Validator(
+            [](std::string& text) {
+                return check_whole_number(text, std::is_signed_v<T>,
+                                          static_cast<std::uint64_t>(std::numeric_limits<T>::max()));
+            },
+            "", "strict number");
+    }
+}
+
+// Gives every numeric option of `app` and of all its subcommands that has no
+// strict reading yet the one of its kind at 64 bits (CLI11's type names UINT,
+// INT, FLOAT); options of narrower types add strict_number<T>() themselves.
+void make_numbers_strict(CLI::App& app);
 
 }  // namespace alignscope::cli

@@ -1,4 +1,4 @@
-// Terminal progress line and SIGINT cancellation.
+// Terminal progress line and cancellation by SIGINT, SIGTERM or SIGHUP.
 #include "cli_progress.hpp"
 
 #include <csignal>
@@ -10,22 +10,28 @@ namespace alignscope::cli {
 namespace {
 
 CancellationToken g_interrupt;
+volatile std::sig_atomic_t g_signal = 0;
 
-extern "C" void on_sigint(int) {
+extern "C" void on_stop_signal(int signal) {
+    if (g_signal == 0) g_signal = signal;
     g_interrupt.cancel();
-    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+    std::signal(signal, SIG_DFL);  // a second one ends the process at once
 }
 
 }  // namespace
 
 const CancellationToken& interrupt_token() {
+    // Ctrl-C, kill's default and a closed terminal all end the job the same
+    // way: between steps, temporary files removed, older outputs untouched.
     static const bool installed = [] {
-        std::signal(SIGINT, on_sigint);
+        for (int signal : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal, on_stop_signal);
         return true;
     }();
     (void)installed;
     return g_interrupt;
 }
+
+int interrupt_exit_status() { return 128 + (g_signal ? static_cast<int>(g_signal) : SIGINT); }
 
 TerminalProgress::TerminalProgress(std::string label, Unit unit)
     : label_(std::move(label)), unit_(unit), enabled_(::isatty(STDERR_FILENO) != 0),

@@ -1,6 +1,6 @@
 // Terminal progress and Ctrl-C for long CLI jobs: a one-line progress display on
 // stderr (only when stderr is a terminal) and a cancellation token that the
-// first SIGINT sets (the second one kills the process as usual).
+// first SIGINT, SIGTERM or SIGHUP sets (a second one kills the process as usual).
 #pragma once
 
 #include <alignscope/device/job.hpp>
@@ -10,8 +10,10 @@
 
 namespace alignscope::cli {
 
-// Installs the SIGINT handler on first use.
+// Installs the SIGINT, SIGTERM and SIGHUP handlers on first use.
 const CancellationToken& interrupt_token();
+// The exit status of a job the signal cancelled: 128 + its number (130 for Ctrl-C).
+int interrupt_exit_status();
 
 class TerminalProgress {
 public:

@@ -1,6 +1,7 @@
 // `alignscope-cli project FILE.alsproj list|show|export|delete|vacuum|check`:
 // the project database without the GUI.
 #include "cli_commands.hpp"
+#include "cli_options.hpp"
 
 #include <alignscope/error.hpp>
 #include <alignscope/io/atomic_file.hpp>
@@ -210,7 +211,16 @@ void add_project_command(CLI::App& app, CliContext& context) {
 
     auto add = [&](const char* name, const char* help, int (*run)(const ProjectFlags&), bool takes_job) {
         CLI::App* sub = command->add_subcommand(name, help);
-        if (takes_job) sub->add_option("job", flags->job, "Job number (see list)")->required()->check(CLI::PositiveNumber);
+        if (takes_job)
+            sub->add_option("job", flags->job, "Job number (see list)")
+                ->required()
+                ->transform(strict_number<std::int64_t>())
+                ->check(CLI::Validator(
+                    [](const std::string& text) {
+                        return text.front() == '-' || text == "0" ? "job numbers start at 1 (see list), got " + text
+                                                                  : std::string();
+                    },
+                    "", "job number"));
         sub->callback([flags, run, &context] { context.action = [flags, run] { return run(*flags); }; });
         return sub;
     };

@@ -119,6 +119,7 @@ int run_verify(const SearchFlags& flags) {
     options.threads = flags.device.threads;
     options.streams = flags.device.streams;
     options.gpu_memory_budget = flags.device.gpu_memory_bytes();
+    (void)registry->resolve(options.reference, "--reference");  // an unknown one blamed on its own flag
     SearchVerifyCallbacks callbacks;
     callbacks.mismatch = [](const std::string& line) { std::cout << "MISMATCH " << line << '\n'; };
     callbacks.case_done = [](const SearchVerifyCase& c) {
@@ -453,7 +454,9 @@ void add_search_command(CLI::App& app, CliContext& context) {
     command->add_option("--bench-queries", flags->bench_queries, "Use only the first N queries [default: all 500]");
     command->add_option("--synthetic-sequences", flags->synthetic_sequences, "Sequences of the synthetic case")
         ->capture_default_str();
-    command->add_option("--repeat", flags->repeat, "Timed runs per point (the median is reported)")->capture_default_str();
+    command->add_option("--repeat", flags->repeat, "Timed runs per point (the median is reported)")
+        ->capture_default_str()
+        ->transform(strict_number<int>());
     command->add_option("--cpu-seconds", flags->cpu_seconds, "Approximate seconds per CPU run (a query subset)")
         ->capture_default_str();
     command->add_flag("--quick", flags->quick, "A short bench: 20 queries, 20,000 synthetic sequences, one run");

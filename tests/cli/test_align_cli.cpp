@@ -159,6 +159,24 @@ private slots:
             << QStringList{"align", dna_, dna_, "--zip", "--no-begins"} << "--no-begins needs --no-traceback";
         QTest::newRow("output into a missing folder")
             << QStringList{"align", dna_, dna_, "-o", dir_.filePath("nope/out.txt")} << "nope";
+        // Numbers are echoed as typed, and a size past any machine is called too large.
+        QTest::newRow("penalty echoed as typed") << QStringList{"align", dna_, dna_, "--gap-open", "1000000.5"}
+                                                 << "--gap-open: expected a penalty of at most 1000000, got 1000000.5";
+        QTest::newRow("gap extend inf") << QStringList{"align", dna_, dna_, "--gap-extend", "inf"}
+                                        << "--gap-extend: expected a finite number, got 'inf'";
+        QTest::newRow("gpu memory past any machine") << QStringList{"align", dna_, dna_, "--gpu-mem", "99999999999999G"}
+                                                     << "--gpu-mem: '99999999999999G' is too large";
+        QTest::newRow("streams past int") << QStringList{"align", dna_, dna_, "--streams", "2147483648"}
+                                          << "--streams: '2147483648' is too large (at most 2147483647)";
+        QTest::newRow("threads with a unit") << QStringList{"align", dna_, dna_, "--threads", "4k"}
+                                             << "--threads: expected a whole number, got '4k'";
+        // Settings that would be ignored or contradict the documentation are refused.
+        QTest::newRow("positive mismatch") << QStringList{"align", dna_, dna_, "--match", "1", "--mismatch", "3"}
+                                           << "--mismatch must be negative";
+        QTest::newRow("free ends in global mode") << QStringList{"align", dna_, dna_, "--free-ends", "qb"}
+                                                  << "--free-ends applies to --mode semiglobal";
+        QTest::newRow("free ends in local mode")
+            << QStringList{"align", dna_, dna_, "--mode", "local", "--free-ends", "all"} << "--free-ends";
     }
     void bad_input() {
         QFETCH(QStringList, arguments);
@@ -170,6 +188,24 @@ private slots:
         const QByteArray err = r.err.trimmed();
         QVERIFY2(!err.contains('\n'), err.constData());
         QVERIFY2(err.contains(expected.toUtf8()), err.constData());
+    }
+
+    // Output that could not be written is an error: exit 2 and one line, not 0.
+    void write_error_on_standard_output() {
+        if (!QFile::exists("/dev/full")) QSKIP("no /dev/full on this system");
+        for (const QStringList& arguments : {QStringList{"align", dna_, dna_}, QStringList{"devices"},
+                                             QStringList{"align", dna_, dna_, "--format", "json"}}) {
+            QProcess process;
+            process.setStandardOutputFile("/dev/full");
+            process.start(QStringLiteral(ALIGNSCOPE_CLI), arguments);
+            QVERIFY(process.waitForFinished(60000));
+            QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+            QCOMPARE(process.exitCode(), 2);
+            const QByteArray err = process.readAllStandardError().trimmed();
+            QVERIFY2(err.contains("could not write to standard output") && !err.contains('\n'), err.constData());
+        }
+        // The same commands succeed where output can be written.
+        QCOMPARE(run_cli({"align", dna_, dna_}).exit_code, 0);
     }
 
     void failed_run_leaves_earlier_output_untouched() {

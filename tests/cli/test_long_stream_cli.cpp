@@ -4,7 +4,7 @@
 // aside), on the Myers-Miller path and on the pass pipeline (--checkpoint);
 // streaming by itself from 1,000,000 residues with -o FILE, not with
 // --no-stream or to standard output; misuse and an unwritable path are one
-// error naming it; Ctrl-C leaves no file behind.
+// error naming it; Ctrl-C (and SIGTERM, SIGHUP) leaves no file behind.
 #include "cli_runner.hpp"
 
 #include <alignscope/bench/long_pairs.hpp>
@@ -183,9 +183,17 @@ private slots:
         QCOMPARE(comparable(file_bytes(path("ck1.pair"))), comparable(file_bytes(path("ck2.pair"))));
     }
 
-    // Ctrl-C while the job runs: exit 130, and neither the file nor its
-    // temporary or spool is left; an older file of that name is untouched.
-    void ctrl_c_leaves_no_file() {
+    // Ctrl-C, kill's SIGTERM or a closed terminal's SIGHUP while the job runs:
+    // exit 128 + the signal, and neither the file nor its temporary or spool is
+    // left; an older file of that name is untouched.
+    void stop_signal_leaves_no_file_data() {
+        QTest::addColumn<int>("signal");
+        QTest::newRow("SIGINT") << int(SIGINT);
+        QTest::newRow("SIGTERM") << int(SIGTERM);
+        QTest::newRow("SIGHUP") << int(SIGHUP);
+    }
+    void stop_signal_leaves_no_file() {
+        QFETCH(int, signal);
         const SeedGenome genome = load_seed_genome();
         const LongPair pair = generate_long_pair(9, genome.residues, 20000, 20000);
         QTemporaryDir run_dir;
@@ -207,10 +215,11 @@ private slots:
         while (files_in(run_dir.path()).size() < 5 && process.state() == QProcess::Running && clock.elapsed() < 20000)
             QThread::msleep(5);
         QThread::msleep(100);
-        QVERIFY2(process.state() == QProcess::Running, "the job ended before Ctrl-C");
-        ::kill(static_cast<pid_t>(process.processId()), SIGINT);
+        QVERIFY2(process.state() == QProcess::Running, "the job ended before the signal");
+        ::kill(static_cast<pid_t>(process.processId()), signal);
         QVERIFY(process.waitForFinished(30000));
-        QCOMPARE(process.exitCode(), 130);
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 128 + signal);
         QVERIFY(process.readAllStandardError().contains("was not written"));
         QCOMPARE(files_in(run_dir.path()), (QStringList{"out.pair", "q.fa", "t.fa"}));
         QCOMPARE(file_bytes(out), QByteArray("older\n"));

@@ -272,9 +272,26 @@ private slots:
         QTest::newRow("unknown device") << QStringList{"search", "-q", q, "-d", db, "--device", "tpu:1"} << "--device";
         QTest::newRow("unknown matrix") << QStringList{"search", "-q", q, "-d", db, "--matrix", "BLOSUM99"} << "BLOSUM99";
         QTest::newRow("DNA matrix on protein") << QStringList{"search", "-q", q, "-d", db, "--matrix", "EDNAFULL"} << "EDNAFULL";
-        QTest::newRow("verify bad reference") << QStringList{"search", "--verify", "--reference", "abacus"} << "--device";
+        QTest::newRow("verify bad reference") << QStringList{"search", "--verify", "--reference", "abacus"} << "--reference 'abacus'";
         QTest::newRow("verify bad mode") << QStringList{"search", "--verify", "--mode", "sideways"} << "--mode";
         QTest::newRow("verify --mode without --search") << QStringList{"verify", "--mode", "global"} << "--search";
+        // Every number goes through one strict reading: no wrap-around of negatives
+        // or overflows into unsigned flags, no inf or nan where a threshold is meant.
+        QTest::newRow("negative top") << QStringList{"search", "-q", q, "-d", db, "--top", "-5"}
+                                      << "--top: expected a whole number of 0 or more, got '-5'";
+        QTest::newRow("top past 64 bits") << QStringList{"search", "-q", q, "-d", db, "--top", "18446744073709551616"}
+                                          << "--top: '18446744073709551616' is too large (at most 18446744073709551615)";
+        QTest::newRow("negative seed") << QStringList{"search", "--verify", "--seed", "-1"} << "--seed";
+        QTest::newRow("top in hex") << QStringList{"search", "-q", q, "-d", db, "--top", "0x10"} << "'0x10'";
+        QTest::newRow("min score inf") << QStringList{"search", "-q", q, "-d", db, "--min-score", "inf"}
+                                       << "--min-score: expected a finite number, got 'inf'";
+        QTest::newRow("min score nan") << QStringList{"search", "-q", q, "-d", db, "--min-score", "nan"}
+                                       << "--min-score: expected a finite number, got 'nan'";
+        QTest::newRow("min score past a double") << QStringList{"search", "-q", q, "-d", db, "--min-score", "1e400"}
+                                                 << "--min-score: '1e400' is out of range";
+        QTest::newRow("evalue not a number") << QStringList{"search", "-q", q, "-d", db, "--evalue", "1e-3x"} << "--evalue";
+        QTest::newRow("repeat past int") << QStringList{"search", "--bench", "--repeat", "4294967297"}
+                                         << "--repeat: '4294967297' is too large (at most 2147483647)";
     }
     void badInputExitsTwo() {
         QFETCH(QStringList, arguments);

@@ -64,7 +64,7 @@ bool is_gpu(const DeviceInfo& info) { return info.kind == "gpu"; }
 
 }  // namespace
 
-Backend& DeviceRegistry::select(std::string_view spec_text) {
+Backend& DeviceRegistry::select(std::string_view spec_text, std::string_view flag) {
     const std::string spec = trimmed_lower(spec_text);
 
     // What the user can choose from, for every error message.
@@ -87,7 +87,7 @@ Backend& DeviceRegistry::select(std::string_view spec_text) {
         return text;
     };
     auto fail = [&](const std::string& why) -> Error {
-        return Error("--device '" + std::string(spec_text) + "': " + why + "; " + listing());
+        return Error(std::string(flag) + " '" + std::string(spec_text) + "': " + why + "; " + listing());
     };
     auto find = [this](const std::string& id) -> Backend* {
         for (const auto& b : backends_)

@@ -3,8 +3,10 @@
 #include <alignscope/error.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
+#include <string>
+#include <system_error>
 
 namespace alignscope {
 
@@ -16,9 +18,11 @@ constexpr double kMaxPenalty = 1e6;
 
 std::string format_user_value(double value)
 {
+    // The shortest text that reads back as the same double: what the user typed
+    // as typed, less trailing zeros ("1000000.5", not "1e+06").
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%g", value);
-    return buf;
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+    return ec == std::errc() ? std::string(buf, end) : std::to_string(value);
 }
 
 // Validates one penalty and returns it in half units (value * 2).

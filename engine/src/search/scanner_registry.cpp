@@ -47,7 +47,7 @@ std::string trimmed_lower(std::string_view text) {
 
 }  // namespace
 
-std::vector<std::string> ScannerRegistry::resolve(std::string_view spec_text) const {
+std::vector<std::string> ScannerRegistry::resolve(std::string_view spec_text, std::string_view flag) const {
     const std::string spec = trimmed_lower(spec_text);
     auto listing = [this]() {
         std::string text = "devices that can scan: ";
@@ -61,7 +61,7 @@ std::vector<std::string> ScannerRegistry::resolve(std::string_view spec_text) co
         return text;
     };
     auto fail = [&](const std::string& why) {
-        return Error("--device '" + std::string(spec_text) + "': " + why + "; " + listing());
+        return Error(std::string(flag) + " '" + std::string(spec_text) + "': " + why + "; " + listing());
     };
     std::vector<std::string> gpus;
     for (const Entry& e : entries_)
@@ -107,8 +107,8 @@ ScanCapability ScannerRegistry::capability(std::string_view id, const ScanSetup&
     return {false, "no scanner named '" + std::string(id) + "'"};
 }
 
-std::unique_ptr<DatabaseScanner> ScannerRegistry::create(std::string_view spec) const {
-    const std::vector<std::string> ids = resolve(spec);
+std::unique_ptr<DatabaseScanner> ScannerRegistry::create(std::string_view spec, std::string_view flag) const {
+    const std::vector<std::string> ids = resolve(spec, flag);
     std::vector<std::unique_ptr<DatabaseScanner>> parts;
     for (const std::string& id : ids)
         for (const Entry& e : entries_)

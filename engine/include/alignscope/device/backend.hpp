@@ -73,8 +73,9 @@ public:
 
     std::vector<DeviceInfo> devices() const;
     // "cpu-ref", "cpu", "gpu" (all GPUs), "gpu:N", "gpu:0,2", "auto" (all GPUs if
-    // any, else "cpu"). Throws Error naming --device and listing what exists.
-    Backend& select(std::string_view spec);
+    // any, else "cpu"). Throws Error naming `flag` (the option that gave the
+    // spec) and listing what exists.
+    Backend& select(std::string_view spec, std::string_view flag = "--device");
 
 private:
     std::vector<std::unique_ptr<Backend>> backends_;

@@ -87,10 +87,10 @@ public:
     // "cpu-ref", "cpu", "gpu" (all GPUs), "gpu:N", "gpu:0,2", or "auto" (all
     // GPUs if any, else "cpu"). Several devices give one scanner that splits
     // the database among them and merges the scores. Throws Error naming
-    // --device and listing the devices.
-    std::unique_ptr<DatabaseScanner> create(std::string_view spec) const;
+    // `flag` (the option that gave the spec) and listing the devices.
+    std::unique_ptr<DatabaseScanner> create(std::string_view spec, std::string_view flag = "--device") const;
     // The device ids `spec` selects, without creating anything.
-    std::vector<std::string> resolve(std::string_view spec) const;
+    std::vector<std::string> resolve(std::string_view spec, std::string_view flag = "--device") const;
     ScanCapability capability(std::string_view id, const ScanSetup& setup) const;
 
 private:
