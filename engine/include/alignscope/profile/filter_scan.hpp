@@ -1,0 +1,67 @@
+// The filter stage of a profile search as a batch over many targets: a
+// ProfileFilterScanner holds the targets on its device and returns the MSV
+// filter score of a model against every target, then the Viterbi filter
+// scores of the targets the pipeline names. The engine registers the CPU
+// scanner ("cpu", threads over targets, the scalar reference recurrences); a
+// GPU scanner registers itself from kernels/ the same way, and must return the
+// same scores bit for bit (HMMER's integer units make that possible).
+#pragma once
+
+#include <alignscope/device/backend.hpp>
+#include <alignscope/device/job.hpp>
+#include <alignscope/profile/plan7_profile.hpp>
+#include <alignscope/profile/profile_targets.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace alignscope::profile {
+
+class ProfileFilterScanner {
+public:
+    virtual ~ProfileFilterScanner() = default;
+    virtual DeviceInfo info() const = 0;
+
+    // Takes the targets for the following calls (they must outlive them).
+    virtual void load(const ProfileTargets& targets, JobContext& context) = 0;
+
+    // MSV filter score (nats, before the null model; +infinity on the byte
+    // range's overflow) of `model` against every loaded target: scores[t].
+    virtual void msv(const MsvProfile& model, std::span<float> scores, JobContext& context) = 0;
+
+    // Viterbi filter scores (nats) of `model` against the targets listed:
+    // scores[i] is for targets[i].
+    virtual void viterbi(const ViterbiFilterProfile& model, std::span<const std::uint32_t> targets,
+                         std::span<float> scores, JobContext& context) = 0;
+};
+
+class ProfileScannerRegistry {
+public:
+    using Factory = std::function<std::unique_ptr<ProfileFilterScanner>(int threads)>;
+    void add(DeviceInfo info, Factory factory);
+    std::vector<DeviceInfo> devices() const;
+    // "cpu", "gpu:N", or "auto" (the first GPU if any, else "cpu"). Throws
+    // Error naming --device and listing the devices.
+    std::unique_ptr<ProfileFilterScanner> create(std::string_view spec, int threads) const;
+
+private:
+    struct Entry {
+        DeviceInfo info;
+        Factory factory;
+    };
+    std::vector<Entry> entries_;
+};
+
+// The registry with the CPU scanner ("cpu").
+std::unique_ptr<ProfileScannerRegistry> make_cpu_profile_scanner_registry();
+
+// Runs body(i) for i in [0, n) on `threads` workers (0 = all cores), handing
+// out indices in small chunks; the first exception is rethrown after all stop.
+void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& body);
+
+}  // namespace alignscope::profile

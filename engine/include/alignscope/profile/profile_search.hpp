@@ -1,0 +1,98 @@
+// hmmsearch's pipeline over one profile and many targets: the MSV filter, the
+// composition bias filter, the Viterbi filter (skipped when MSV's P-value is
+// already below F2), Forward, then the domain stage for the targets that pass;
+// E-values from the profile's STATS calibration times the search space; and
+// hmmsearch's reporting and inclusion thresholds. Bit scores throughout.
+#pragma once
+
+#include <alignscope/device/job.hpp>
+#include <alignscope/profile/filter_scan.hpp>
+#include <alignscope/profile/hmm_file.hpp>
+#include <alignscope/profile/profile_targets.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace alignscope::profile {
+
+struct PipelineSettings {
+    double F1 = 0.02, F2 = 1e-3, F3 = 1e-5;  // MSV, Viterbi, Forward P-value thresholds
+    bool bias_filter = true;
+    bool null2 = true;
+    // Reporting: E-value thresholds unless a bit score threshold is set.
+    double report_E = 10.0, domain_E = 10.0, include_E = 0.01, include_domain_E = 0.01;
+    std::optional<double> report_T, domain_T, include_T, include_domain_T;
+    std::optional<double> Z, domZ;  // search space sizes; default: targets, reported targets
+    std::uint32_t seed = 42;         // domain definition's stochastic clustering; 0 = random
+    int threads = 0;                 // CPU workers for the stages after the filters; 0 = all cores
+    bool alignments = true;          // build the domain alignments (-A, the text output)
+    // --max: every filter off.
+    void set_max() { F1 = F2 = F3 = 1.0; bias_filter = false; }
+};
+
+struct PipelineCounts {
+    std::uint64_t targets = 0, residues = 0;
+    std::uint64_t past_msv = 0, past_bias = 0, past_viterbi = 0, past_forward = 0;
+    std::uint64_t residues_past_msv = 0, residues_past_bias = 0, residues_past_viterbi = 0, residues_past_forward = 0;
+    std::uint64_t regions = 0, clustered = 0, overlaps = 0, envelopes = 0, domains = 0;
+};
+
+// One domain's alignment to the model, as hmmsearch displays it.
+struct DomainAlignment {
+    std::string model;      // model line: consensus letters, '.' for insert columns
+    std::string match;      // middle line: identical letters, '+' for positive scores, ' ' otherwise
+    std::string target;     // target residues, '-' for deletions, lower case in inserts
+    std::string posterior;  // posterior probability of each aligned residue: 0-9, '*', '.' for gaps
+    std::string reference, structure;  // RF and CS lines, when the model has them
+    int hmm_from = 0, hmm_to = 0;      // 1-based model coordinates
+    int target_from = 0, target_to = 0;  // 1-based target coordinates
+};
+
+struct DomainHit {
+    int env_from = 0, env_to = 0;  // envelope on the target, 1-based inclusive
+    float env_score = 0;           // nats: Forward score of the envelope
+    float correction = 0;          // nats: null2 correction of the domain
+    float bias = 0;                // bits: the domain's bias (null2) correction
+    float score = 0;               // bits
+    double lnP = 0;                // log P-value
+    float expected_accuracy = 0;   // mean posterior probability of the aligned residues
+    bool reported = false, included = false;
+    DomainAlignment alignment;
+};
+
+struct TargetHit {
+    std::size_t target = 0;  // index into the ProfileTargets
+    std::string name, description;
+    int length = 0;
+    float score = 0, pre_score = 0, sum_score = 0;  // bits
+    double lnP = 0, pre_lnP = 0, sum_lnP = 0;
+    float expected_domains = 0;  // posterior expectation of the number of domains
+    int regions = 0, clustered = 0, overlaps = 0, envelopes = 0;
+    std::vector<DomainHit> domains;
+    int best_domain = 0;
+    int reported_domains = 0, included_domains = 0;
+    bool reported = false, included = false;
+};
+
+struct ModelSearch {
+    std::string name, accession, description;
+    int model_length = 0;
+    PipelineCounts counts;
+    std::vector<TargetHit> hits;  // targets past the domain stage, best first
+    double Z = 0, domZ = 0;
+    int reported = 0, included = 0;
+    double seconds = 0;
+};
+
+// Searches every target with one model. Progress counts targets (items) and
+// model length x residues (cells) of the MSV stage.
+ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets, ProfileFilterScanner& scanner,
+                           const PipelineSettings& settings, JobContext& context);
+
+// Gumbel and exponential-tail survival functions as the P-values use them.
+double gumbel_survival(double x, double mu, double lambda);
+double exponential_log_survival(double x, double tau, double lambda);
+
+}  // namespace alignscope::profile

@@ -1,0 +1,826 @@
+// The domain stage, following hmmsearch's order of work and its numerical
+// choices (single precision, its tie-breaking in tracebacks, the striped order
+// in which a stochastic traceback picks the state that ends a domain, the
+// constants of region finding and trace clustering), so that envelopes,
+// alignments and null2 corrections come out as hmmsearch's do.
+#include <alignscope/error.hpp>
+#include <alignscope/profile/domain_definition.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace alignscope::profile {
+
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+// Region and envelope thresholds on the posterior expectations.
+constexpr float kRegionTrigger = 0.25f;  // a region starts where P(in a domain) reaches this
+constexpr float kRegionEdge = 0.10f;     // and is bounded where P(in a domain, not starting/ending) drops below
+constexpr float kMultidomain = 0.20f;    // expected domains on both sides of a point: cluster the region
+constexpr int kSamples = 200;            // stochastic tracebacks per clustered region
+constexpr float kMinOverlap = 0.8f;
+constexpr int kMaxDiagonalDifference = 4;
+constexpr float kMinPosterior = 0.25f;
+constexpr float kMinEndpoint = 0.02f;
+
+// HMMER's striped segment length for 4-lane floats; traceback choices that
+// scan all nodes do so in striped order.
+int striped_segments(int M) { return std::max(2, (M - 1) / 4 + 1); }
+
+char encode_posterior(float p)
+{
+    return (p + 0.05 >= 1.0) ? '*' : static_cast<char>(static_cast<int>((p + 0.05) * 10.0) + '0');
+}
+
+// Sum with Kahan compensation, as Easel normalises a choice vector.
+void normalise(float* v, int n)
+{
+    float sum = 0.0f, c = 0.0f;
+    for (int i = 0; i < n; ++i) {
+        const float y = v[i] - c;
+        const float t = sum + y;
+        c = (t - sum) - y;
+        sum = t;
+    }
+    if (sum != 0.0f)
+        for (int i = 0; i < n; ++i) v[i] /= sum;
+    else
+        for (int i = 0; i < n; ++i) v[i] = 1.0f / static_cast<float>(n);
+}
+
+int choose(DomainRandom& random, const float* p, int n)
+{
+    double norm = 0.0, sum = 0.0;
+    const double roll = random.uniform();
+    for (int i = 0; i < n; ++i) norm += p[i];
+    for (int i = 0; i < n; ++i) {
+        sum += static_cast<double>(p[i]);
+        if (roll < sum / norm) return i;
+    }
+    return n - 1;
+}
+
+struct DomainIndex {
+    int tfrom = 0, tto = 0, sqfrom = 0, sqto = 0, hmmfrom = 0, hmmto = 0;
+};
+
+std::vector<DomainIndex> index_domains(const std::vector<TraceStep>& tr)
+{
+    std::vector<DomainIndex> out;
+    DomainIndex d;
+    for (int z = 0; z < static_cast<int>(tr.size()); ++z) {
+        switch (tr[static_cast<std::size_t>(z)].state) {
+        case TraceStep::B:
+            d = DomainIndex{};
+            d.tfrom = z;
+            break;
+        case TraceStep::M:
+            if (d.sqfrom == 0) d.sqfrom = tr[static_cast<std::size_t>(z)].i;
+            if (d.hmmfrom == 0) d.hmmfrom = tr[static_cast<std::size_t>(z)].k;
+            d.sqto = tr[static_cast<std::size_t>(z)].i;
+            d.hmmto = tr[static_cast<std::size_t>(z)].k;
+            break;
+        case TraceStep::E:
+            d.tto = z;
+            out.push_back(d);
+            break;
+        default: break;
+        }
+    }
+    return out;
+}
+
+void append(std::vector<TraceStep>& tr, TraceStep::State s, int k, int i, float pp)
+{
+    TraceStep step{s, 0, 0, 0.0f};
+    switch (s) {
+    case TraceStep::N:
+    case TraceStep::C:
+    case TraceStep::J:
+        if (tr.back().state == s) {
+            step.i = i;
+            step.posterior = pp;
+        }
+        break;
+    case TraceStep::D: step.k = k; break;
+    case TraceStep::M:
+    case TraceStep::I:
+        step.k = k;
+        step.i = i;
+        step.posterior = pp;
+        break;
+    default: break;
+    }
+    tr.push_back(step);
+}
+
+// Posterior probabilities of M and I at each cell and of the N, J, C loops.
+bool decode(const LengthModel& length, const DpMatrix& fwd, const DpMatrix& bck, DpMatrix& pp)
+{
+    const int M = fwd.M, L = fwd.L;
+    pp.resize(M, L, true);
+    const float scaleproduct = static_cast<float>(1.0 / bck.x(0, DpMatrix::N));
+    for (int i = 1; i <= L; ++i) {
+        const float totr = scaleproduct * fwd.x(i, DpMatrix::Scale);
+        for (int k = 1; k <= M; ++k) {
+            const std::size_t c = pp.cell(i, k);
+            pp.mmx[c] = fwd.mmx[c] * bck.mmx[c] * totr;
+            pp.imx[c] = fwd.imx[c] * bck.imx[c] * totr;
+            pp.dmx[c] = 0.0f;
+        }
+        pp.x(i, DpMatrix::N) = fwd.x(i - 1, DpMatrix::N) * bck.x(i, DpMatrix::N) * length.loop * scaleproduct;
+        pp.x(i, DpMatrix::J) = fwd.x(i - 1, DpMatrix::J) * bck.x(i, DpMatrix::J) * length.loop * scaleproduct;
+        pp.x(i, DpMatrix::C) = fwd.x(i - 1, DpMatrix::C) * bck.x(i, DpMatrix::C) * length.loop * scaleproduct;
+    }
+    return !std::isinf(scaleproduct);
+}
+
+// Optimal accuracy: the path maximising the summed posteriors of its emitting
+// states, over transitions that are possible (probability > 0).
+float optimal_accuracy(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp, DpMatrix& ox)
+{
+    const int M = om.length, L = pp.L;
+    ox.resize(M, L, true);
+    for (int k = 0; k <= M; ++k) ox.mmx[ox.cell(0, k)] = ox.imx[ox.cell(0, k)] = ox.dmx[ox.cell(0, k)] = kNegInf;
+    ox.x(0, DpMatrix::E) = kNegInf;
+    ox.x(0, DpMatrix::N) = 0.0f;
+    ox.x(0, DpMatrix::J) = kNegInf;
+    ox.x(0, DpMatrix::B) = 0.0f;
+    ox.x(0, DpMatrix::C) = kNegInf;
+    auto gate = [](float t, float v) { return t > 0.0f ? v : 0.0f; };
+    for (int i = 1; i <= L; ++i) {
+        const float xB = ox.x(i - 1, DpMatrix::B);
+        float xE = kNegInf;
+        ox.mmx[ox.cell(i, 0)] = ox.imx[ox.cell(i, 0)] = ox.dmx[ox.cell(i, 0)] = kNegInf;
+        for (int k = 1; k <= M; ++k) {
+            const std::size_t j = static_cast<std::size_t>(k - 1);
+            const std::size_t prev = ox.cell(i - 1, k - 1);
+            float sv = gate(om.bm[j], xB);
+            sv = std::max(sv, gate(om.mm[j], ox.mmx[prev]));
+            sv = std::max(sv, gate(om.im[j], ox.imx[prev]));
+            sv = std::max(sv, gate(om.dm[j], ox.dmx[prev]));
+            sv += pp.mmx[pp.cell(i, k)];
+            ox.mmx[ox.cell(i, k)] = sv;
+            xE = std::max(xE, sv);
+            const std::size_t up = ox.cell(i - 1, k);
+            ox.imx[ox.cell(i, k)] =
+                std::max(gate(om.mi[j], ox.mmx[up]), gate(om.ii[j], ox.imx[up])) + pp.imx[pp.cell(i, k)];
+        }
+        ox.dmx[ox.cell(i, 1)] = kNegInf;
+        for (int k = 2; k <= M; ++k) {
+            const std::size_t j = static_cast<std::size_t>(k - 2);
+            ox.dmx[ox.cell(i, k)] =
+                std::max(gate(om.md[j], ox.mmx[ox.cell(i, k - 1)]), gate(om.dd[j], ox.dmx[ox.cell(i, k - 1)]));
+        }
+        for (int k = 1; k <= M; ++k) xE = std::max(xE, ox.dmx[ox.cell(i, k)]);
+        if (4 * striped_segments(M) > M) xE = std::max(xE, 0.0f);  // unused striped cells hold 0
+        ox.x(i, DpMatrix::E) = xE;
+        float t1 = length.loop == 0.0f ? 0.0f : ox.x(i - 1, DpMatrix::J) + pp.x(i, DpMatrix::J);
+        float t2 = om.e_loop == 0.0f ? 0.0f : xE;
+        ox.x(i, DpMatrix::J) = std::max(t1, t2);
+        t1 = length.loop == 0.0f ? 0.0f : ox.x(i - 1, DpMatrix::C) + pp.x(i, DpMatrix::C);
+        t2 = om.e_move == 0.0f ? 0.0f : xE;
+        ox.x(i, DpMatrix::C) = std::max(t1, t2);
+        ox.x(i, DpMatrix::N) = length.loop == 0.0f ? 0.0f : ox.x(i - 1, DpMatrix::N) + pp.x(i, DpMatrix::N);
+        t1 = length.move == 0.0f ? 0.0f : ox.x(i, DpMatrix::N);
+        t2 = length.move == 0.0f ? 0.0f : ox.x(i, DpMatrix::J);
+        ox.x(i, DpMatrix::B) = std::max(t1, t2);
+    }
+    return ox.x(L, DpMatrix::C);
+}
+
+std::vector<TraceStep> optimal_accuracy_trace(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp,
+                                              const DpMatrix& ox)
+{
+    const int M = om.length, Q = striped_segments(M);
+    int i = ox.L, k = 0;
+    std::vector<TraceStep> tr;
+    tr.push_back({TraceStep::T, 0, 0, 0.0f});
+    tr.push_back({TraceStep::C, 0, 0, 0.0f});
+    TraceStep::State s0 = TraceStep::C;
+    auto or_inf = [](float t, float v) { return t == 0.0f ? kNegInf : v; };
+    std::size_t guard = 0;
+    while (s0 != TraceStep::S) {
+        if (++guard > static_cast<std::size_t>(4 * (ox.L + 2) * (M + 2))) throw Error("optimal accuracy traceback did not end");
+        TraceStep::State s1 = TraceStep::S;
+        switch (s0) {
+        case TraceStep::M: {
+            const std::size_t j = static_cast<std::size_t>(k - 1);
+            const std::size_t prev = ox.cell(i - 1, k - 1);
+            float path[4];
+            path[0] = or_inf(om.mm[j], ox.mmx[prev]);
+            path[1] = or_inf(om.im[j], ox.imx[prev]);
+            path[2] = or_inf(om.dm[j], ox.dmx[prev]);
+            path[3] = or_inf(om.bm[j], ox.x(i - 1, DpMatrix::B));
+            int best = 0;
+            for (int z = 1; z < 4; ++z)
+                if (path[z] > path[best]) best = z;
+            const TraceStep::State states[4] = {TraceStep::M, TraceStep::I, TraceStep::D, TraceStep::B};
+            s1 = states[best];
+            --k;
+            --i;
+            break;
+        }
+        case TraceStep::D: {
+            const float p0 = k >= 2 ? or_inf(om.md[static_cast<std::size_t>(k - 2)], ox.mmx[ox.cell(i, k - 1)]) : kNegInf;
+            const float p1 = k >= 2 ? or_inf(om.dd[static_cast<std::size_t>(k - 2)], ox.dmx[ox.cell(i, k - 1)]) : kNegInf;
+            s1 = p0 >= p1 ? TraceStep::M : TraceStep::D;
+            --k;
+            break;
+        }
+        case TraceStep::I: {
+            const std::size_t j = static_cast<std::size_t>(k - 1);
+            const float p0 = or_inf(om.mi[j], ox.mmx[ox.cell(i - 1, k)]);
+            const float p1 = or_inf(om.ii[j], ox.imx[ox.cell(i - 1, k)]);
+            s1 = p0 >= p1 ? TraceStep::M : TraceStep::I;
+            --i;
+            break;
+        }
+        case TraceStep::N: s1 = i == 0 ? TraceStep::S : TraceStep::N; break;
+        case TraceStep::C: {
+            const float p0 = length.loop == 0.0f ? kNegInf : ox.x(i - 1, DpMatrix::C) + pp.x(i, DpMatrix::C);
+            const float p1 = om.e_move == 0.0f ? kNegInf : ox.x(i, DpMatrix::E);
+            s1 = p0 > p1 ? TraceStep::C : TraceStep::E;
+            break;
+        }
+        case TraceStep::J: {
+            const float p0 = length.loop == 0.0f ? kNegInf : ox.x(i - 1, DpMatrix::J) + pp.x(i, DpMatrix::J);
+            const float p1 = om.e_loop == 0.0f ? kNegInf : ox.x(i, DpMatrix::E);
+            s1 = p0 > p1 ? TraceStep::J : TraceStep::E;
+            break;
+        }
+        case TraceStep::E: {
+            // Striped scan; M wins ties (>=), D needs strictly more.
+            float max = kNegInf;
+            int kmax = 0;
+            TraceStep::State smax = TraceStep::M;
+            for (int q = 0; q < Q; ++q) {
+                for (int r = 0; r < 4; ++r) {
+                    const int kk = r * Q + q + 1;
+                    const float v = kk <= M ? ox.mmx[ox.cell(i, kk)] : 0.0f;
+                    if (v >= max && kk <= M) max = v, smax = TraceStep::M, kmax = kk;
+                }
+                for (int r = 0; r < 4; ++r) {
+                    const int kk = r * Q + q + 1;
+                    if (kk > M) continue;
+                    const float v = ox.dmx[ox.cell(i, kk)];
+                    if (v > max) max = v, smax = TraceStep::D, kmax = kk;
+                }
+            }
+            k = kmax;
+            s1 = smax;
+            break;
+        }
+        case TraceStep::B: {
+            const float p0 = length.move == 0.0f ? kNegInf : ox.x(i, DpMatrix::N);
+            const float p1 = length.move == 0.0f ? kNegInf : ox.x(i, DpMatrix::J);
+            s1 = p0 > p1 ? TraceStep::N : TraceStep::J;
+            break;
+        }
+        default: throw Error("optimal accuracy traceback reached an impossible state");
+        }
+        float postprob = 0.0f;
+        if (s1 == TraceStep::M) postprob = pp.mmx[pp.cell(i, k)];
+        else if (s1 == TraceStep::I) postprob = pp.imx[pp.cell(i, k)];
+        else if (s1 == s0 && s1 == TraceStep::N) postprob = pp.x(i, DpMatrix::N);
+        else if (s1 == s0 && s1 == TraceStep::C) postprob = pp.x(i, DpMatrix::C);
+        else if (s1 == s0 && s1 == TraceStep::J) postprob = pp.x(i, DpMatrix::J);
+        append(tr, s1, k, i, postprob);
+        if ((s1 == TraceStep::N || s1 == TraceStep::J || s1 == TraceStep::C) && s1 == s0) --i;
+        s0 = s1;
+    }
+    std::reverse(tr.begin(), tr.end());
+    return tr;
+}
+
+// A path sampled from the Forward matrix (full, multihit, over the region).
+std::vector<TraceStep> stochastic_trace(DomainRandom& random, const ForwardProfile& om, const LengthModel& length,
+                                        const DpMatrix& fx)
+{
+    const int M = om.length, Q = striped_segments(M);
+    int i = fx.L, k = 0;
+    std::vector<TraceStep> tr;
+    tr.push_back({TraceStep::T, 0, 0, 0.0f});
+    tr.push_back({TraceStep::C, 0, 0, 0.0f});
+    TraceStep::State s0 = TraceStep::C;
+    std::size_t guard = 0;
+    while (s0 != TraceStep::S) {
+        if (++guard > static_cast<std::size_t>(4 * (fx.L + 2) * (M + 2))) throw Error("stochastic traceback did not end");
+        TraceStep::State s1 = TraceStep::S;
+        switch (s0) {
+        case TraceStep::M: {
+            const std::size_t j = static_cast<std::size_t>(k - 1);
+            const std::size_t prev = fx.cell(i - 1, k - 1);
+            float path[4] = {fx.x(i - 1, DpMatrix::B) * om.bm[j], fx.mmx[prev] * om.mm[j], fx.imx[prev] * om.im[j],
+                             fx.dmx[prev] * om.dm[j]};
+            normalise(path, 4);
+            const TraceStep::State states[4] = {TraceStep::B, TraceStep::M, TraceStep::I, TraceStep::D};
+            s1 = states[choose(random, path, 4)];
+            --k;
+            --i;
+            break;
+        }
+        case TraceStep::D: {
+            float path[2] = {0.0f, 0.0f};
+            if (k >= 2) {
+                path[0] = fx.mmx[fx.cell(i, k - 1)] * om.md[static_cast<std::size_t>(k - 2)];
+                path[1] = fx.dmx[fx.cell(i, k - 1)] * om.dd[static_cast<std::size_t>(k - 2)];
+            }
+            normalise(path, 2);
+            s1 = choose(random, path, 2) == 0 ? TraceStep::M : TraceStep::D;
+            --k;
+            break;
+        }
+        case TraceStep::I: {
+            const std::size_t j = static_cast<std::size_t>(k - 1);
+            float path[2] = {fx.mmx[fx.cell(i - 1, k)] * om.mi[j], fx.imx[fx.cell(i - 1, k)] * om.ii[j]};
+            normalise(path, 2);
+            s1 = choose(random, path, 2) == 0 ? TraceStep::M : TraceStep::I;
+            --i;
+            break;
+        }
+        case TraceStep::N: s1 = i == 0 ? TraceStep::S : TraceStep::N; break;
+        case TraceStep::C: {
+            float path[2] = {fx.x(i - 1, DpMatrix::C) * length.loop,
+                             fx.x(i, DpMatrix::E) * om.e_move * fx.x(i, DpMatrix::Scale)};
+            normalise(path, 2);
+            s1 = choose(random, path, 2) == 0 ? TraceStep::C : TraceStep::E;
+            break;
+        }
+        case TraceStep::J: {
+            float path[2] = {fx.x(i - 1, DpMatrix::J) * length.loop,
+                             fx.x(i, DpMatrix::E) * om.e_loop * fx.x(i, DpMatrix::Scale)};
+            normalise(path, 2);
+            s1 = choose(random, path, 2) == 0 ? TraceStep::J : TraceStep::E;
+            break;
+        }
+        case TraceStep::E: {
+            // The node that ends the domain, drawn in HMMER's striped order.
+            double sum = 0.0;
+            const double roll = random.uniform();
+            const float norm = static_cast<float>(1.0 / fx.x(i, DpMatrix::E));
+            bool found = false;
+            for (int pass = 0; !found && pass < 1000; ++pass) {
+                for (int q = 0; q < Q && !found; ++q) {
+                    for (int r = 0; r < 4 && !found; ++r) {
+                        const int kk = r * Q + q + 1;
+                        sum += kk <= M ? fx.mmx[fx.cell(i, kk)] * norm : 0.0f;
+                        if (roll < sum) k = kk, s1 = TraceStep::M, found = true;
+                    }
+                    for (int r = 0; r < 4 && !found; ++r) {
+                        const int kk = r * Q + q + 1;
+                        sum += kk <= M ? fx.dmx[fx.cell(i, kk)] * norm : 0.0f;
+                        if (roll < sum) k = kk, s1 = TraceStep::D, found = true;
+                    }
+                }
+            }
+            if (!found) throw Error("stochastic traceback: no end state could be drawn");
+            break;
+        }
+        case TraceStep::B: {
+            float path[2] = {fx.x(i, DpMatrix::N) * length.move, fx.x(i, DpMatrix::J) * length.move};
+            normalise(path, 2);
+            s1 = choose(random, path, 2) == 0 ? TraceStep::N : TraceStep::J;
+            break;
+        }
+        default: throw Error("stochastic traceback reached an impossible state");
+        }
+        append(tr, s1, k, i, 0.0f);
+        if ((s1 == TraceStep::N || s1 == TraceStep::J || s1 == TraceStep::C) && s1 == s0) --i;
+        s0 = s1;
+    }
+    std::reverse(tr.begin(), tr.end());
+    return tr;
+}
+
+// null2 odds of each residue code from state usage frequencies: match states
+// weighted by their emission odds, inserts and N/C/J with odds 1.
+std::vector<float> null2_from_usage(const ForwardProfile& om, const std::vector<float>& match_use,
+                                    const std::vector<float>& insert_use, float special_use, ResidueAlphabet alphabet)
+{
+    const ResidueCode& code = ResidueCode::of(alphabet);
+    const int M = om.length, K = code.canonical(), Kp = code.all_codes();
+    std::vector<float> null2(static_cast<std::size_t>(Kp), 1.0f);
+    float inserts = 0.0f;
+    for (int k = 1; k <= M; ++k) inserts += insert_use[static_cast<std::size_t>(k)];
+    for (int x = 0; x < K; ++x) {
+        const float* e = om.match.data() + static_cast<std::size_t>(x * M);
+        float sv = 0.0f;
+        for (int k = 1; k <= M; ++k) sv += match_use[static_cast<std::size_t>(k)] * e[k - 1];
+        null2[static_cast<std::size_t>(x)] = sv + inserts + special_use;
+    }
+    for (int x = K + 1; x <= Kp - 3; ++x) {
+        float result = 0.0f, denom = 0.0f;
+        for (int y = 0; y < K; ++y)
+            if (code.stands_for(x, y)) {
+                result += null2[static_cast<std::size_t>(y)];
+                denom += 1.0f;
+            }
+        null2[static_cast<std::size_t>(x)] = result / denom;
+    }
+    null2[static_cast<std::size_t>(code.gap())] = 1.0f;
+    null2[static_cast<std::size_t>(code.nonresidue())] = 1.0f;
+    null2[static_cast<std::size_t>(code.missing())] = 1.0f;
+    return null2;
+}
+
+std::vector<float> null2_by_expectation(const ForwardProfile& om, const DpMatrix& pp, ResidueAlphabet alphabet)
+{
+    const int M = om.length, Ld = pp.L;
+    std::vector<float> match(static_cast<std::size_t>(M + 1), 0.0f), insert(static_cast<std::size_t>(M + 1), 0.0f);
+    float n = 0.0f, c = 0.0f, j = 0.0f;
+    for (int i = 1; i <= Ld; ++i) {
+        for (int k = 1; k <= M; ++k) {
+            match[static_cast<std::size_t>(k)] += pp.mmx[pp.cell(i, k)];
+            insert[static_cast<std::size_t>(k)] += pp.imx[pp.cell(i, k)];
+        }
+        n += pp.x(i, DpMatrix::N);
+        c += pp.x(i, DpMatrix::C);
+        j += pp.x(i, DpMatrix::J);
+    }
+    const float norm = static_cast<float>(1.0 / static_cast<float>(Ld));
+    for (int k = 1; k <= M; ++k) {
+        match[static_cast<std::size_t>(k)] *= norm;
+        insert[static_cast<std::size_t>(k)] *= norm;
+    }
+    n *= norm;
+    c *= norm;
+    j *= norm;
+    return null2_from_usage(om, match, insert, n + c + j, alphabet);
+}
+
+std::vector<float> null2_by_trace(const ForwardProfile& om, const std::vector<TraceStep>& tr, int zstart, int zend,
+                                  ResidueAlphabet alphabet)
+{
+    const int M = om.length;
+    std::vector<float> match(static_cast<std::size_t>(M + 1), 0.0f), insert(static_cast<std::size_t>(M + 1), 0.0f);
+    float special = 0.0f;
+    int Ld = 0;
+    for (int z = zstart; z <= zend; ++z) {
+        const TraceStep& s = tr[static_cast<std::size_t>(z)];
+        if (s.i == 0) continue;
+        ++Ld;
+        // HMMER counts an insert's residue on its node's match state.
+        if (s.k > 0) match[static_cast<std::size_t>(s.k)] += 1.0f;
+        else special += 1.0f;
+    }
+    const float norm = static_cast<float>(1.0 / static_cast<float>(Ld));
+    for (int k = 1; k <= M; ++k) match[static_cast<std::size_t>(k)] *= norm;
+    special *= norm;
+    return null2_from_usage(om, match, insert, special, alphabet);
+}
+
+struct SampledDomain {
+    int sample, i, j, k, m;
+};
+struct Cluster {
+    int i, j, k, m;
+    float prob;
+};
+
+bool linked(const SampledDomain& a, const SampledDomain& b)
+{
+    int nov = std::min(a.j, b.j) - std::max(a.i, b.i) + 1;
+    int n = std::min(a.j - a.i + 1, b.j - b.i + 1);
+    if (static_cast<float>(nov) / static_cast<float>(n) < kMinOverlap) return false;
+    nov = std::min(a.m, b.m) - std::max(a.k, b.k);  // (HMMER counts the model overlap one short)
+    n = std::min(a.m - a.k + 1, b.m - b.k + 1);
+    if (static_cast<float>(nov) / static_cast<float>(n) < kMinOverlap) return false;
+    if (std::abs((a.i - a.k) - (b.i - b.k)) <= kMaxDiagonalDifference) return true;
+    if (std::abs((a.j - a.m) - (b.j - b.m)) <= kMaxDiagonalDifference) return true;
+    return false;
+}
+
+std::vector<Cluster> cluster_samples(const std::vector<SampledDomain>& sp, int samples)
+{
+    const int n = static_cast<int>(sp.size());
+    // Single linkage, in Easel's order of discovery.
+    std::vector<int> available(static_cast<std::size_t>(n)), pending, assignment(static_cast<std::size_t>(n), -1);
+    for (int v = 0; v < n; ++v) available[static_cast<std::size_t>(v)] = n - v - 1;
+    int na = n, nc = 0;
+    while (na > 0) {
+        pending.push_back(available[static_cast<std::size_t>(--na)]);
+        while (!pending.empty()) {
+            const int v = pending.back();
+            pending.pop_back();
+            assignment[static_cast<std::size_t>(v)] = nc;
+            for (int a = na - 1; a >= 0; --a) {
+                if (linked(sp[static_cast<std::size_t>(v)], sp[static_cast<std::size_t>(available[static_cast<std::size_t>(a)])])) {
+                    const int w = available[static_cast<std::size_t>(a)];
+                    available[static_cast<std::size_t>(a)] = available[static_cast<std::size_t>(na - 1)];
+                    --na;
+                    pending.push_back(w);
+                }
+            }
+        }
+        ++nc;
+    }
+    std::vector<Cluster> out;
+    for (int c = 0; c < nc; ++c) {
+        int included = 0, last = -1;
+        for (int h = 0; h < n; ++h)
+            if (assignment[static_cast<std::size_t>(h)] == c) {
+                if (sp[static_cast<std::size_t>(h)].sample != last) ++included;
+                last = sp[static_cast<std::size_t>(h)].sample;
+            }
+        if (static_cast<float>(included) / static_cast<float>(samples) < kMinPosterior) continue;
+        int imin = 0, imax = 0, jmin = 0, jmax = 0, kmin = 0, kmax = 0, mmin = 0, mmax = 0;
+        bool first = true;
+        for (int h = 0; h < n; ++h) {
+            if (assignment[static_cast<std::size_t>(h)] != c) continue;
+            const SampledDomain& s = sp[static_cast<std::size_t>(h)];
+            if (first) {
+                imin = imax = s.i, jmin = jmax = s.j, kmin = kmax = s.k, mmin = mmax = s.m;
+                first = false;
+            } else {
+                imin = std::min(imin, s.i), imax = std::max(imax, s.i);
+                jmin = std::min(jmin, s.j), jmax = std::max(jmax, s.j);
+                kmin = std::min(kmin, s.k), kmax = std::max(kmax, s.k);
+                mmin = std::min(mmin, s.m), mmax = std::max(mmax, s.m);
+            }
+        }
+        const int threshold = static_cast<int>(std::ceil(static_cast<float>(included) * kMinEndpoint));
+        auto endpoint = [&](int lo, int hi, auto field, bool leftmost) {
+            std::vector<int> count(static_cast<std::size_t>(hi - lo + 1), 0);
+            for (int h = 0; h < n; ++h)
+                if (assignment[static_cast<std::size_t>(h)] == c) ++count[static_cast<std::size_t>(field(sp[static_cast<std::size_t>(h)]) - lo)];
+            if (leftmost) {
+                for (int v = lo; v <= hi; ++v)
+                    if (count[static_cast<std::size_t>(v - lo)] >= threshold) return v;
+            } else {
+                for (int v = hi; v >= lo; --v)
+                    if (count[static_cast<std::size_t>(v - lo)] >= threshold) return v;
+            }
+            return lo + static_cast<int>(std::max_element(count.begin(), count.end()) - count.begin());
+        };
+        const int bi = endpoint(imin, imax, [](const SampledDomain& s) { return s.i; }, true);
+        const int bk = endpoint(kmin, kmax, [](const SampledDomain& s) { return s.k; }, true);
+        const int bj = endpoint(jmin, jmax, [](const SampledDomain& s) { return s.j; }, false);
+        const int bm = endpoint(mmin, mmax, [](const SampledDomain& s) { return s.m; }, false);
+        if (bi > bj || bk > bm) continue;
+        out.push_back({bi, bj, bk, bm, static_cast<float>(included) / static_cast<float>(samples)});
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Cluster& a, const Cluster& b) { return a.i < b.i; });
+    return out;
+}
+
+DomainAlignment make_alignment(const ConfiguredProfile& profile, const std::vector<TraceStep>& tr, const std::uint8_t* dsq)
+{
+    const ResidueCode& code = ResidueCode::of(profile.plan7.alphabet);
+    const auto domains = index_domains(tr);
+    DomainAlignment ad;
+    if (domains.empty()) return ad;
+    int z1 = domains[0].tfrom, z2 = domains[0].tto;
+    while (z1 < static_cast<int>(tr.size()) && tr[static_cast<std::size_t>(z1)].state != TraceStep::M) ++z1;
+    while (z2 >= 0 && tr[static_cast<std::size_t>(z2)].state != TraceStep::M) --z2;
+    if (z1 > z2) return ad;
+    const std::string& consensus = profile.plan7.consensus;
+    ad.hmm_from = tr[static_cast<std::size_t>(z1)].k;
+    ad.hmm_to = tr[static_cast<std::size_t>(z2)].k;
+    ad.target_from = tr[static_cast<std::size_t>(z1)].i;
+    ad.target_to = tr[static_cast<std::size_t>(z2)].i;
+    for (int z = z1; z <= z2; ++z) {
+        const TraceStep& s = tr[static_cast<std::size_t>(z)];
+        if (!profile.reference.empty())
+            ad.reference += s.state == TraceStep::I ? '.' : profile.reference[static_cast<std::size_t>(s.k)];
+        if (!profile.structure.empty())
+            ad.structure += s.state == TraceStep::I ? '.' : profile.structure[static_cast<std::size_t>(s.k)];
+        ad.posterior += s.state == TraceStep::D ? '.' : encode_posterior(s.posterior);
+        const int x = s.i > 0 ? dsq[s.i - 1] : 0;
+        const char letter = code.symbol(x);
+        switch (s.state) {
+        case TraceStep::M: {
+            const char cons = consensus[static_cast<std::size_t>(s.k)];
+            ad.model += cons;
+            if (x == code.code_of(cons)) ad.match += cons;
+            else if (profile.multihit.match[static_cast<std::size_t>(x * profile.plan7.length + s.k - 1)] > 1.0f) ad.match += '+';
+            else ad.match += ' ';
+            ad.target += static_cast<char>(std::toupper(static_cast<unsigned char>(letter)));
+            break;
+        }
+        case TraceStep::I:
+            ad.model += '.';
+            ad.match += ' ';
+            ad.target += static_cast<char>(std::tolower(static_cast<unsigned char>(letter)));
+            break;
+        default:
+            ad.model += consensus[static_cast<std::size_t>(s.k)];
+            ad.match += ' ';
+            ad.target += '-';
+            break;
+        }
+    }
+    return ad;
+}
+
+class DomainDefinition {
+public:
+    DomainDefinition(const ConfiguredProfile& profile, const std::uint8_t* dsq, int L, std::uint32_t seed, bool alignments)
+        : profile_(profile), dsq_(dsq), L_(L), random_(seed), alignments_(alignments),
+          multihit_length_(LengthModel::for_target(L, true)), unihit_length_(LengthModel::for_target(L, false))
+    {
+    }
+
+    DomainStage run(const DpMatrix& fwd, const DpMatrix& bck)
+    {
+        const int L = L_;
+        std::vector<float> btot(static_cast<std::size_t>(L + 1)), etot(static_cast<std::size_t>(L + 1)),
+            mocc(static_cast<std::size_t>(L + 1));
+        const float scaleproduct = static_cast<float>(1.0 / bck.x(0, DpMatrix::N));
+        const float loop = multihit_length_.loop;
+        for (int i = 1; i <= L; ++i) {
+            btot[static_cast<std::size_t>(i)] =
+                btot[static_cast<std::size_t>(i - 1)] +
+                fwd.x(i - 1, DpMatrix::B) * bck.x(i - 1, DpMatrix::B) * fwd.x(i - 1, DpMatrix::Scale) * scaleproduct;
+            etot[static_cast<std::size_t>(i)] =
+                etot[static_cast<std::size_t>(i - 1)] +
+                fwd.x(i, DpMatrix::E) * bck.x(i, DpMatrix::E) * fwd.x(i, DpMatrix::Scale) * scaleproduct;
+            float njcp = fwd.x(i - 1, DpMatrix::N) * bck.x(i, DpMatrix::N) * loop * scaleproduct;
+            njcp += fwd.x(i - 1, DpMatrix::J) * bck.x(i, DpMatrix::J) * loop * scaleproduct;
+            njcp += fwd.x(i - 1, DpMatrix::C) * bck.x(i, DpMatrix::C) * loop * scaleproduct;
+            mocc[static_cast<std::size_t>(i)] = static_cast<float>(1.0 - njcp);
+        }
+        stage_.null2.assign(static_cast<std::size_t>(L + 1), 0.0f);
+        stage_.expected_domains = btot[static_cast<std::size_t>(L)];
+        int i = -1;
+        bool triggered = false;
+        for (int j = 1; j <= L; ++j) {
+            const std::size_t J = static_cast<std::size_t>(j);
+            if (!triggered) {
+                if (mocc[J] - (btot[J] - btot[J - 1]) < kRegionEdge) i = j;
+                else if (i == -1) i = j;
+                if (mocc[J] >= kRegionTrigger) triggered = true;
+            } else if (mocc[J] - (etot[J] - etot[J - 1]) < kRegionEdge) {
+                ++stage_.regions;
+                if (is_multidomain(btot, etot, i, j)) {
+                    ++stage_.clustered;
+                    const auto clusters = trace_ensemble(i, j);
+                    int last_j2 = 0;
+                    for (const Cluster& cl : clusters) {
+                        if (cl.i <= last_j2) ++stage_.overlaps;
+                        ++stage_.envelopes;
+                        if (rescore(cl.i, cl.j, true)) last_j2 = cl.j;
+                    }
+                } else {
+                    ++stage_.envelopes;
+                    rescore(i, j, false);
+                }
+                i = -1;
+                triggered = false;
+            }
+        }
+        return std::move(stage_);
+    }
+
+private:
+    static bool is_multidomain(const std::vector<float>& btot, const std::vector<float>& etot, int i, int j)
+    {
+        float max = -1.0f;
+        for (int z = i; z <= j; ++z) {
+            const float expected = std::min(etot[static_cast<std::size_t>(z)] - etot[static_cast<std::size_t>(i - 1)],
+                                            btot[static_cast<std::size_t>(j)] - btot[static_cast<std::size_t>(z - 1)]);
+            max = std::max(max, expected);
+        }
+        return max >= kMultidomain;
+    }
+
+    std::vector<Cluster> trace_ensemble(int ireg, int jreg)
+    {
+        const int Lr = jreg - ireg + 1;
+        const ForwardProfile& om = profile_.multihit;
+        DpMatrix fx;
+        forward(om, multihit_length_, dsq_ + ireg - 1, Lr, fx, true);
+        for (int pos = ireg; pos <= jreg; ++pos) stage_.null2[static_cast<std::size_t>(pos)] = 0.0f;
+        random_.reseed(random_.seed());
+        std::vector<SampledDomain> sampled;
+        for (int t = 0; t < kSamples; ++t) {
+            const auto tr = stochastic_trace(random_, om, multihit_length_, fx);
+            const auto domains = index_domains(tr);
+            int pos = 1;
+            for (const DomainIndex& d : domains) {
+                sampled.push_back({t, d.sqfrom + ireg - 1, d.sqto + ireg - 1, d.hmmfrom, d.hmmto});
+                const auto null2 = null2_by_trace(om, tr, d.tfrom, d.tto, profile_.plan7.alphabet);
+                for (; pos <= d.sqfrom; ++pos) stage_.null2[static_cast<std::size_t>(ireg + pos - 1)] += 1.0f;
+                for (; pos <= d.sqto; ++pos)
+                    stage_.null2[static_cast<std::size_t>(ireg + pos - 1)] += null2[dsq_[ireg + pos - 2]];
+            }
+            for (; pos <= Lr; ++pos) stage_.null2[static_cast<std::size_t>(ireg + pos - 1)] += 1.0f;
+        }
+        for (int pos = ireg; pos <= jreg; ++pos)
+            stage_.null2[static_cast<std::size_t>(pos)] =
+                std::log(stage_.null2[static_cast<std::size_t>(pos)] / static_cast<float>(kSamples));
+        auto clusters = cluster_samples(sampled, kSamples);
+        // Drop clusters that overlap a more probable one by 80 % or more.
+        const int nc = static_cast<int>(clusters.size());
+        std::vector<char> dominated(static_cast<std::size_t>(nc), 0);
+        for (int d = 0; d < nc; ++d)
+            for (int d2 = d + 1; d2 < nc; ++d2) {
+                const Cluster& a = clusters[static_cast<std::size_t>(d)];
+                const Cluster& b = clusters[static_cast<std::size_t>(d2)];
+                const int nov = std::min(a.j, b.j) - std::max(a.i, b.i) + 1;
+                if (nov == 0) break;
+                const int n = std::min(a.j - a.i + 1, b.j - b.i + 1);
+                if (static_cast<float>(nov) / static_cast<float>(n) >= 0.8f) {
+                    if (a.prob > b.prob) dominated[static_cast<std::size_t>(d2)] = 1;
+                    else dominated[static_cast<std::size_t>(d)] = 1;
+                }
+            }
+        std::vector<Cluster> kept;
+        for (int d = 0; d < nc; ++d)
+            if (!dominated[static_cast<std::size_t>(d)]) kept.push_back(clusters[static_cast<std::size_t>(d)]);
+        return kept;
+    }
+
+    bool rescore(int i, int j, bool null2_done)
+    {
+        const int Ld = j - i + 1;
+        const ForwardProfile& om = profile_.unihit;
+        DpMatrix fx, bx, pp, ox;
+        const float envsc = forward(om, unihit_length_, dsq_ + i - 1, Ld, fx, true);
+        backward(om, unihit_length_, dsq_ + i - 1, Ld, fx, bx, true);
+        if (!decode(unihit_length_, fx, bx, pp)) return false;
+        const float oasc = optimal_accuracy(om, unihit_length_, pp, ox);
+        auto tr = optimal_accuracy_trace(om, unihit_length_, pp, ox);
+        for (auto& s : tr)
+            if (s.i > 0) s.i += i - 1;
+        DomainHit dom;
+        dom.alignment = make_alignment(profile_, tr, dsq_);
+        if (!alignments_) {
+            const int from = dom.alignment.target_from, to = dom.alignment.target_to;
+            const int hfrom = dom.alignment.hmm_from, hto = dom.alignment.hmm_to;
+            dom.alignment = DomainAlignment{};
+            dom.alignment.target_from = from, dom.alignment.target_to = to;
+            dom.alignment.hmm_from = hfrom, dom.alignment.hmm_to = hto;
+        }
+        if (!null2_done) {
+            const auto null2 = null2_by_expectation(om, pp, profile_.plan7.alphabet);
+            for (int pos = i; pos <= j; ++pos)
+                stage_.null2[static_cast<std::size_t>(pos)] = std::log(null2[dsq_[pos - 1]]);
+        }
+        float correction = 0.0f;
+        for (int pos = i; pos <= j; ++pos) correction += stage_.null2[static_cast<std::size_t>(pos)];
+        dom.env_from = i;
+        dom.env_to = j;
+        dom.env_score = envsc;
+        dom.correction = correction;
+        dom.expected_accuracy = oasc;
+        stage_.domains.push_back(std::move(dom));
+        return true;
+    }
+
+    const ConfiguredProfile& profile_;
+    const std::uint8_t* dsq_;
+    int L_;
+    DomainRandom random_;
+    bool alignments_;
+    LengthModel multihit_length_, unihit_length_;
+    DomainStage stage_;
+};
+
+std::uint32_t jenkins_mix(std::uint32_t a, std::uint32_t b, std::uint32_t c)
+{
+    a -= b; a -= c; a ^= (c >> 13);
+    b -= c; b -= a; b ^= (a << 8);
+    c -= a; c -= b; c ^= (b >> 13);
+    a -= b; a -= c; a ^= (c >> 12);
+    b -= c; b -= a; b ^= (a << 16);
+    c -= a; c -= b; c ^= (b >> 5);
+    a -= b; a -= c; a ^= (c >> 3);
+    b -= c; b -= a; b ^= (a << 10);
+    c -= a; c -= b; c ^= (b >> 15);
+    return c;
+}
+
+}  // namespace
+
+void DomainRandom::reseed(std::uint32_t seed)
+{
+    seed_ = seed;
+    x_ = jenkins_mix(seed, 87654321u, 12345678u);
+    if (x_ == 0) x_ = 42;
+}
+
+double DomainRandom::uniform()
+{
+    x_ = x_ * 69069u + 1u;
+    return static_cast<double>(x_) / 4294967296.0;
+}
+
+ConfiguredProfile::ConfiguredProfile(const ProfileHmm& hmm, const NullModel& null_model)
+    : plan7(configure_local(hmm, null_model)), msv(make_msv_profile(plan7)), viterbi(make_viterbi_filter_profile(plan7)),
+      multihit(make_forward_profile(plan7, true)), unihit(make_forward_profile(plan7, false)), reference(hmm.reference),
+      structure(hmm.structure)
+{
+}
+
+DomainStage define_domains(const ConfiguredProfile& profile, const std::uint8_t* dsq, int L, const DpMatrix& fwd,
+                           const DpMatrix& bck, std::uint32_t seed, bool alignments)
+{
+    DomainDefinition definition(profile, dsq, L, seed, alignments);
+    return definition.run(fwd, bck);
+}
+
+}  // namespace alignscope::profile

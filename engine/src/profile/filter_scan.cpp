@@ -1,0 +1,124 @@
+// The CPU filter scanner (threads over targets, scalar reference recurrences)
+// and the registry of profile filter scanners.
+#include <alignscope/error.hpp>
+#include <alignscope/profile/filter_scan.hpp>
+#include <alignscope/profile/filters.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace alignscope::profile {
+
+void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& body)
+{
+    int workers = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(workers), std::max<std::size_t>(n, 1)));
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    std::atomic<bool> stop{false};
+    auto work = [&] {
+        constexpr std::size_t kChunk = 16;
+        while (!stop.load(std::memory_order_relaxed)) {
+            const std::size_t first = next.fetch_add(kChunk);
+            if (first >= n) break;
+            try {
+                for (std::size_t i = first; i < std::min(n, first + kChunk); ++i) body(i);
+            } catch (...) {
+                std::lock_guard lock(failure_mutex);
+                if (!failure) failure = std::current_exception();
+                stop = true;
+            }
+        }
+    };
+    if (workers <= 1) {
+        work();
+    } else {
+        std::vector<std::thread> pool;
+        for (int w = 0; w < workers; ++w) pool.emplace_back(work);
+        for (auto& t : pool) t.join();
+    }
+    if (failure) std::rethrow_exception(failure);
+}
+
+namespace {
+
+class CpuProfileScanner final : public ProfileFilterScanner {
+public:
+    explicit CpuProfileScanner(int threads) : threads_(threads) {}
+    DeviceInfo info() const override
+    {
+        DeviceInfo d;
+        d.id = "cpu";
+        d.kind = "cpu";
+        d.name = "CPU (scalar reference filters)";
+        d.threads = threads_ > 0 ? threads_ : static_cast<int>(std::thread::hardware_concurrency());
+        d.description = "MSV and Viterbi filters in HMMER's 8- and 16-bit units, threads over targets";
+        return d;
+    }
+    void load(const ProfileTargets& targets, JobContext&) override { targets_ = &targets; }
+    void msv(const MsvProfile& model, std::span<float> scores, JobContext& context) override
+    {
+        check_loaded(scores.size());
+        parallel_for(targets_->size(), threads_, [&](std::size_t t) {
+            if ((t & 255) == 0) context.throw_if_cancelled();
+            scores[t] = msv_filter(model, targets_->codes(t), targets_->length(t));
+        });
+    }
+    void viterbi(const ViterbiFilterProfile& model, std::span<const std::uint32_t> targets, std::span<float> scores,
+                 JobContext& context) override
+    {
+        if (!targets_) throw Error("profile filter scanner: no targets loaded");
+        parallel_for(targets.size(), threads_, [&](std::size_t i) {
+            if ((i & 63) == 0) context.throw_if_cancelled();
+            const std::uint32_t t = targets[i];
+            scores[i] = viterbi_filter(model, targets_->codes(t), targets_->length(t));
+        });
+    }
+
+private:
+    void check_loaded(std::size_t n) const
+    {
+        if (!targets_) throw Error("profile filter scanner: no targets loaded");
+        if (n != targets_->size()) throw Error("profile filter scanner: score array does not match the targets");
+    }
+    int threads_;
+    const ProfileTargets* targets_ = nullptr;
+};
+
+}  // namespace
+
+void ProfileScannerRegistry::add(DeviceInfo info, Factory factory) { entries_.push_back({std::move(info), std::move(factory)}); }
+
+std::vector<DeviceInfo> ProfileScannerRegistry::devices() const
+{
+    std::vector<DeviceInfo> out;
+    for (const auto& e : entries_) out.push_back(e.info);
+    return out;
+}
+
+std::unique_ptr<ProfileFilterScanner> ProfileScannerRegistry::create(std::string_view spec, int threads) const
+{
+    if (spec == "auto") {
+        for (const auto& e : entries_)
+            if (e.info.kind == "gpu" && e.info.available) return e.factory(threads);
+        spec = "cpu";
+    }
+    for (const auto& e : entries_)
+        if (e.info.id == spec) return e.factory(threads);
+    std::string known;
+    for (const auto& e : entries_) known += (known.empty() ? "" : ", ") + e.info.id;
+    throw Error("--device: no profile search device '" + std::string(spec) + "' (devices: " + known + ", auto)");
+}
+
+std::unique_ptr<ProfileScannerRegistry> make_cpu_profile_scanner_registry()
+{
+    auto registry = std::make_unique<ProfileScannerRegistry>();
+    registry->add(CpuProfileScanner(0).info(), [](int threads) { return std::make_unique<CpuProfileScanner>(threads); });
+    return registry;
+}
+
+}  // namespace alignscope::profile

@@ -1,0 +1,273 @@
+// hmmsearch's pipeline, stage by stage. The filter stage goes through a
+// ProfileFilterScanner as two batches (MSV over every target, then the
+// Viterbi filter over those that need it); Forward, Backward and the domain
+// stage run on CPU threads over the few targets that pass.
+#include <alignscope/error.hpp>
+#include <alignscope/profile/domain_definition.hpp>
+#include <alignscope/profile/profile_search.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+
+namespace alignscope::profile {
+
+namespace {
+
+constexpr double kLog2 = 0.69314718055994529;
+
+// log(exp(a) + exp(b)) by HMMER's table (steps of 0.001 nats, exact past 15.7).
+float table_logsum(float a, float b)
+{
+    static const std::vector<float> table = [] {
+        std::vector<float> t(16000);
+        for (int i = 0; i < 16000; ++i) t[static_cast<std::size_t>(i)] = static_cast<float>(std::log(1.0 + std::exp(-i / 1000.0)));
+        return t;
+    }();
+    const float max = std::max(a, b), min = std::min(a, b);
+    if (min == -std::numeric_limits<float>::infinity() || (max - min) >= 15.7f) return max;
+    return max + table[static_cast<std::size_t>(static_cast<int>((max - min) * 1000.0f))];
+}
+
+float compensated_sum(const std::vector<float>& v)
+{
+    float sum = 0.0f, c = 0.0f;
+    for (float x : v) {
+        const float y = x - c;
+        const float t = sum + y;
+        c = (t - sum) - y;
+        sum = t;
+    }
+    return sum;
+}
+
+// What the filter stage left for the later stages, per target.
+struct Candidate {
+    std::uint32_t target;
+    float nullsc, filtersc;
+};
+
+}  // namespace
+
+double gumbel_survival(double x, double mu, double lambda)
+{
+    const double y = lambda * (x - mu);
+    const double ey = -std::exp(-y);
+    if (std::fabs(ey) < 5e-9) return -ey;
+    return 1.0 - std::exp(ey);
+}
+
+double exponential_log_survival(double x, double tau, double lambda)
+{
+    if (x < tau) return 0.0;
+    return -lambda * (x - tau);
+}
+
+ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets, ProfileFilterScanner& scanner,
+                           const PipelineSettings& settings, JobContext& context)
+{
+    const auto start = std::chrono::steady_clock::now();
+    if (hmm.alphabet != targets.alphabet)
+        throw Error(hmm.path + ": model '" + hmm.name + "' is " + std::string(ResidueCode::of(hmm.alphabet).name()) +
+                    " but the targets were read as " + std::string(ResidueCode::of(targets.alphabet).name()));
+    NullModel null_model(hmm.alphabet);
+    null_model.set_filter(hmm.length, hmm.composition);
+    const ConfiguredProfile profile(hmm, null_model);
+    const ProfileStatistics& stats = profile.plan7.statistics;
+
+    ModelSearch result;
+    result.name = hmm.name;
+    result.accession = hmm.accession;
+    result.description = hmm.description;
+    result.model_length = hmm.length;
+    PipelineCounts& counts = result.counts;
+    const std::size_t n = targets.size();
+    counts.targets = n;
+    counts.residues = targets.residue_count();
+
+    // Stage 1: MSV over every target.
+    std::vector<float> msv(n);
+    scanner.msv(profile.msv, msv, context);
+    if (context.progress) {
+        Progress p;
+        p.items_done = p.items_total = n;
+        p.cells_done = p.cells_total = counts.residues * static_cast<std::uint64_t>(hmm.length);
+        context.progress(p);
+    }
+
+    // The null and bias filter decisions on the host; which targets need the
+    // Viterbi filter and which pass straight on (MSV P-value already <= F2).
+    std::vector<Candidate> to_viterbi, past_viterbi;
+    std::vector<std::uint32_t> viterbi_targets;
+    for (std::size_t t = 0; t < n; ++t) {
+        const int L = targets.length(t);
+        if (L == 0) continue;
+        const float nullsc = NullModel::null_score(L);
+        float seq_score = static_cast<float>((msv[t] - nullsc) / kLog2);
+        double P = gumbel_survival(seq_score, stats.msv_mu, stats.msv_lambda);
+        if (P > settings.F1) continue;
+        ++counts.past_msv;
+        counts.residues_past_msv += static_cast<std::uint64_t>(L);
+        float filtersc = nullsc;
+        if (settings.bias_filter) {
+            filtersc = null_model.filter_score(targets.codes(t), L);
+            seq_score = static_cast<float>((msv[t] - filtersc) / kLog2);
+            P = gumbel_survival(seq_score, stats.msv_mu, stats.msv_lambda);
+            if (P > settings.F1) continue;
+        }
+        ++counts.past_bias;
+        counts.residues_past_bias += static_cast<std::uint64_t>(L);
+        const Candidate c{static_cast<std::uint32_t>(t), nullsc, filtersc};
+        if (P > settings.F2) {
+            to_viterbi.push_back(c);
+            viterbi_targets.push_back(c.target);
+        } else {
+            past_viterbi.push_back(c);
+        }
+    }
+    std::vector<float> vit(viterbi_targets.size());
+    scanner.viterbi(profile.viterbi, viterbi_targets, vit, context);
+    for (std::size_t v = 0; v < to_viterbi.size(); ++v) {
+        const float seq_score = static_cast<float>((vit[v] - to_viterbi[v].filtersc) / kLog2);
+        const double P = gumbel_survival(seq_score, stats.viterbi_mu, stats.viterbi_lambda);
+        if (P <= settings.F2) past_viterbi.push_back(to_viterbi[v]);
+    }
+    std::sort(past_viterbi.begin(), past_viterbi.end(), [](const Candidate& a, const Candidate& b) { return a.target < b.target; });
+    counts.past_viterbi = past_viterbi.size();
+    for (const auto& c : past_viterbi) counts.residues_past_viterbi += static_cast<std::uint64_t>(targets.length(c.target));
+
+    // Forward, then the domain stage, per surviving target.
+    struct Slot {
+        bool past_forward = false;
+        std::optional<TargetHit> hit;
+        int regions = 0, clustered = 0, overlaps = 0, envelopes = 0, domains = 0;
+    };
+    std::vector<Slot> slots(past_viterbi.size());
+    const float log_omega = static_cast<float>(std::log(static_cast<double>(NullModel::kOmega)));
+    parallel_for(past_viterbi.size(), settings.threads, [&](std::size_t s) {
+        context.throw_if_cancelled();
+        const Candidate& c = past_viterbi[s];
+        const std::uint8_t* dsq = targets.codes(c.target);
+        const int L = targets.length(c.target);
+        const LengthModel length = LengthModel::for_target(L, true);
+        DpMatrix fwd, bck;
+        const float fwdsc = forward(profile.multihit, length, dsq, L, fwd, false);
+        float seq_score = static_cast<float>((fwdsc - c.filtersc) / kLog2);
+        const double P = std::exp(exponential_log_survival(seq_score, stats.forward_tau, stats.forward_lambda));
+        if (P > settings.F3) return;
+        Slot& slot = slots[s];
+        slot.past_forward = true;
+        // The parser matrices keep every row's specials, which is all the
+        // domain stage reads of them.
+        backward(profile.multihit, length, dsq, L, fwd, bck, false);
+        DomainStage stage = define_domains(profile, dsq, L, fwd, bck, settings.seed, settings.alignments);
+        slot.regions = stage.regions;
+        slot.clustered = stage.clustered;
+        slot.overlaps = stage.overlaps;
+        slot.envelopes = stage.envelopes;
+        slot.domains = static_cast<int>(stage.domains.size());
+        if (stage.regions == 0 || stage.envelopes == 0 || stage.domains.empty()) return;
+
+        const float nullsc = c.nullsc;
+        float seqbias = 0.0f;
+        if (settings.null2) seqbias = table_logsum(0.0f, log_omega + compensated_sum(stage.null2));
+        float pre_score = static_cast<float>((fwdsc - nullsc) / kLog2);
+        seq_score = static_cast<float>((fwdsc - (nullsc + seqbias)) / kLog2);
+        // The score rebuilt from the domains that still score after null2.
+        float sum_score = 0.0f;
+        float domain_bias = 0.0f;
+        int Ld = 0;
+        for (const DomainHit& d : stage.domains) {
+            const bool counts_in = settings.null2 ? d.env_score - d.correction > 0.0f : d.env_score > 0.0f;
+            if (!counts_in) continue;
+            sum_score += d.env_score;
+            Ld += d.env_to - d.env_from + 1;
+            if (settings.null2) domain_bias += d.correction;
+        }
+        domain_bias = settings.null2 ? table_logsum(0.0f, log_omega + domain_bias) : 0.0f;
+        sum_score += static_cast<float>((L - Ld) * std::log(static_cast<float>(L) / static_cast<float>(L + 3)));
+        const float pre2_score = static_cast<float>((sum_score - nullsc) / kLog2);
+        sum_score = static_cast<float>((sum_score - (nullsc + domain_bias)) / kLog2);
+        if (Ld > 0 && sum_score > seq_score) {
+            seq_score = sum_score;
+            pre_score = pre2_score;
+        }
+        TargetHit hit;
+        hit.target = c.target;
+        hit.name = targets.names[c.target];
+        hit.description = targets.descriptions[c.target];
+        hit.length = L;
+        hit.score = seq_score;
+        hit.pre_score = pre_score;
+        hit.sum_score = sum_score;
+        hit.lnP = exponential_log_survival(seq_score, stats.forward_tau, stats.forward_lambda);
+        hit.pre_lnP = exponential_log_survival(pre_score, stats.forward_tau, stats.forward_lambda);
+        hit.sum_lnP = exponential_log_survival(sum_score, stats.forward_tau, stats.forward_lambda);
+        hit.expected_domains = stage.expected_domains;
+        hit.regions = stage.regions;
+        hit.clustered = stage.clustered;
+        hit.overlaps = stage.overlaps;
+        hit.envelopes = stage.envelopes;
+        hit.domains = std::move(stage.domains);
+        hit.best_domain = 0;
+        for (std::size_t d = 0; d < hit.domains.size(); ++d) {
+            DomainHit& dom = hit.domains[d];
+            const int len = dom.env_to - dom.env_from + 1;
+            float bitscore = dom.env_score + static_cast<float>((L - len) * std::log(static_cast<float>(L) / static_cast<float>(L + 3)));
+            const float dombias = settings.null2 ? table_logsum(0.0f, log_omega + dom.correction) : 0.0f;
+            bitscore = static_cast<float>((bitscore - (nullsc + dombias)) / kLog2);
+            dom.score = bitscore;
+            dom.bias = static_cast<float>(dombias * (1.0 / kLog2));
+            dom.lnP = exponential_log_survival(bitscore, stats.forward_tau, stats.forward_lambda);
+            if (dom.score > hit.domains[static_cast<std::size_t>(hit.best_domain)].score) hit.best_domain = static_cast<int>(d);
+        }
+        slot.hit = std::move(hit);
+    });
+    for (auto& slot : slots) {
+        if (!slot.past_forward) continue;
+        ++counts.past_forward;
+        counts.regions += static_cast<std::uint64_t>(slot.regions);
+        counts.clustered += static_cast<std::uint64_t>(slot.clustered);
+        counts.overlaps += static_cast<std::uint64_t>(slot.overlaps);
+        counts.envelopes += static_cast<std::uint64_t>(slot.envelopes);
+        counts.domains += static_cast<std::uint64_t>(slot.domains);
+        if (slot.hit) result.hits.push_back(std::move(*slot.hit));
+    }
+    for (std::size_t s = 0; s < past_viterbi.size(); ++s)
+        if (slots[s].past_forward) counts.residues_past_forward += static_cast<std::uint64_t>(targets.length(past_viterbi[s].target));
+
+    // Thresholds: Z targets, then domZ = the number of reported targets.
+    result.Z = settings.Z ? *settings.Z : static_cast<double>(n);
+    const bool by_E = !settings.report_T, inc_by_E = !settings.include_T;
+    const bool dom_by_E = !settings.domain_T, incdom_by_E = !settings.include_domain_T;
+    std::stable_sort(result.hits.begin(), result.hits.end(), [&](const TargetHit& a, const TargetHit& b) {
+        const double ka = inc_by_E ? -a.lnP : a.score, kb = inc_by_E ? -b.lnP : b.score;
+        if (ka != kb) return ka > kb;
+        if (a.name != b.name) return a.name < b.name;
+        return a.target < b.target;
+    });
+    for (auto& hit : result.hits) {
+        const double E = std::exp(hit.lnP) * result.Z;
+        hit.reported = by_E ? E <= settings.report_E : hit.score >= *settings.report_T;
+        if (hit.reported) hit.included = inc_by_E ? E <= settings.include_E : hit.score >= *settings.include_T;
+        result.reported += hit.reported;
+        result.included += hit.included;
+    }
+    result.domZ = settings.domZ ? *settings.domZ : static_cast<double>(result.reported);
+    for (auto& hit : result.hits) {
+        if (!hit.reported) continue;
+        for (auto& d : hit.domains) {
+            const double E = std::exp(d.lnP) * result.domZ;
+            d.reported = dom_by_E ? E <= settings.domain_E : d.score >= *settings.domain_T;
+            d.included = hit.included && (incdom_by_E ? E <= settings.include_domain_E : d.score >= *settings.include_domain_T);
+            hit.reported_domains += d.reported;
+            hit.included_domains += d.included;
+        }
+    }
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+}  // namespace alignscope::profile
