@@ -12,7 +12,7 @@ ALIGNSCOPE_BUILD_PACKAGES=(
   libsqlite3-dev libssl-dev zlib1g-dev libparasail-dev nlohmann-json3-dev libcli11-dev libopenmpi-dev
 )
 # Independent oracles and real data used by the tests.
-ALIGNSCOPE_TEST_PACKAGES=(emboss emboss-test emboss-data parasail mmseqs2-examples bowtie2-examples
+ALIGNSCOPE_TEST_PACKAGES=(emboss emboss-test emboss-data parasail mmseqs2-examples bowtie2-examples hmmer hmmer-examples
                           xvfb xauth clang libclang-rt-14-dev openmpi-bin microbiomeutil-data)
 
 as_root() {
