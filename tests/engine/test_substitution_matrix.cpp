@@ -1,6 +1,8 @@
 // Substitution matrices and scoring schemes: the built-in set against parasail's
 // and EMBOSS's copies, the parser against a corpus of malformed files, letter
 // stand-ins, match/mismatch matrices, and gap-penalty validation and scaling.
+#include "oracles.hpp"
+
 #include <alignscope/error.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
 #include <alignscope/score/substitution_matrix.hpp>
@@ -113,8 +115,8 @@ private slots:
     {
         QFETCH(QString, builtin);
         QFETCH(QString, emboss_file);
-        if (!QFileInfo::exists(emboss_file))
-            QSKIP(qPrintable(emboss_file + " is absent (install emboss-data to compare with EMBOSS)"));
+        ALIGNSCOPE_REQUIRE_ORACLE(QFileInfo::exists(emboss_file),
+                                  emboss_file + " is absent (install emboss-data to compare with EMBOSS)");
         const SubstitutionMatrix emboss = SubstitutionMatrix::from_file(emboss_file.toStdString());
         compare_matrices(SubstitutionMatrix::builtin(builtin.toStdString()), emboss);
         QCOMPARE(QString::fromStdString(emboss.name()), QFileInfo(emboss_file).completeBaseName());
@@ -260,6 +262,9 @@ private slots:
                                     << "bad_matrix_huge_score.mat:2: expected a score between -100000 and 100000";
         QTest::newRow("binary") << "bad_matrix_binary.mat"
                                 << "bad_matrix_binary.mat:3: expected matrix text, found byte \\x00";
+        QTest::newRow("asymmetric") << "bad_matrix_asymmetric.mat"
+                                    << "bad_matrix_asymmetric.mat:4: the matrix is not symmetric: row 'C' scores 'A' -3 "
+                                       "but row 'A' (line 3) scores 'C' -4; asymmetric matrices are not supported";
         QTest::newRow("missing file") << "no_such_matrix.mat" << "no_such_matrix.mat: cannot open the matrix file";
         QTest::newRow("directory") << "." << "is a directory, expected a substitution matrix file";
     }

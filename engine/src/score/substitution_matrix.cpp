@@ -104,6 +104,7 @@ SubstitutionMatrix SubstitutionMatrix::parse(std::string_view text, std::string 
 
     std::size_t line_no = 0;
     std::size_t rows_read = 0;
+    std::vector<std::size_t> row_lines;  // the line each row was read from
     bool have_header = false;
     std::size_t pos = 0;
     while (pos < text.size()) {
@@ -164,6 +165,7 @@ SubstitutionMatrix SubstitutionMatrix::parse(std::string_view text, std::string 
                                         std::to_string(kMaxAbsScore) + ", found " + std::string(word));
             m.scores_.push_back(static_cast<int>(value));
         }
+        row_lines.push_back(line_no);
         ++rows_read;
     }
 
@@ -171,6 +173,20 @@ SubstitutionMatrix SubstitutionMatrix::parse(std::string_view text, std::string 
     if (rows_read < m.letters_.size())
         throw fail(line_no == 0 ? 1 : line_no, "expected row '" + std::string(1, m.letters_[rows_read]) +
                                                    "', found the end of the file (the matrix must be square)");
+    // Every aligner and device scores a query residue a against a target
+    // residue b as score(a, b); they only agree when that equals score(b, a).
+    const std::size_t n = m.letters_.size();
+    for (std::size_t r = 0; r < n; ++r)
+        for (std::size_t c = 0; c < r; ++c)
+            if (m.scores_[r * n + c] != m.scores_[c * n + r])
+                throw fail(row_lines[r], "the matrix is not symmetric: row '" + std::string(1, m.letters_[r]) +
+                                             "' scores '" + std::string(1, m.letters_[c]) + "' " +
+                                             std::to_string(m.scores_[r * n + c]) + " but row '" +
+                                             std::string(1, m.letters_[c]) + "' (line " +
+                                             std::to_string(row_lines[c]) + ") scores '" +
+                                             std::string(1, m.letters_[r]) + "' " +
+                                             std::to_string(m.scores_[c * n + r]) +
+                                             "; asymmetric matrices are not supported");
     m.build_index();
     return m;
 }
