@@ -166,8 +166,9 @@ private slots:
         QFETCH(QStringList, stretcher_flags);
         QFETCH(QString, open);
         QFETCH(QString, extend);
-        if (!have_program("stretcher")) QSKIP("stretcher is not installed (Debian package emboss)");
-        if (!QFile::exists(kLambdaGenomePath)) QSKIP("the lambda genome is missing (Debian package bowtie2-examples)");
+        ALIGNSCOPE_REQUIRE_ORACLE(have_program("stretcher"), "stretcher is not installed (Debian package emboss)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kLambdaGenomePath),
+                                  "the lambda genome is missing (Debian package bowtie2-examples)");
         const SeedGenome genome = load_seed_genome();
         QVERIFY(genome.real);
         const std::string slice = genome.residues.substr(20000, 8000);

@@ -2,6 +2,8 @@
 // needle) from Qt Test suites, with helpers to read JSON Lines output.
 #pragma once
 
+#include "oracles.hpp"  // have_program
+
 #include <QByteArray>
 #include <QFile>
 #include <QJsonDocument>
@@ -65,8 +67,6 @@ inline QVector<QJsonObject> parse_json_lines(const QByteArray& text) {
     }
     return objects;
 }
-
-inline bool have_program(const QString& name) { return !QStandardPaths::findExecutable(name).isEmpty(); }
 
 // One FASTA record, 70 residues a line, as DIR/NAME; returns its path.
 inline QString write_fasta(const QTemporaryDir& dir, const QString& name, const std::string& id,

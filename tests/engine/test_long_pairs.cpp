@@ -4,6 +4,8 @@
 // keep the base-pair composition, generated relatives that align as relatives
 // and planted regions that a local alignment finds (the CPU reference as the
 // judge); and the length parser of --lengths/--max-length.
+#include "oracles.hpp"
+
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/bench/long_pairs.hpp>
 #include <alignscope/error.hpp>
@@ -28,7 +30,7 @@ class TestLongPairs : public QObject {
 
 private slots:
     void lambda_genome_is_read() {
-        if (!QFile::exists(kLambdaGenomePath)) QSKIP("bowtie2-examples is not installed (Debian package)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kLambdaGenomePath), "bowtie2-examples is not installed (Debian package)");
         const SeedGenome g = load_seed_genome();
         QVERIFY(g.real);
         // NC_001416.1, Enterobacteria phage lambda: 48,502 bp.

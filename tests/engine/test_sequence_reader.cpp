@@ -2,6 +2,8 @@
 // a corpus of malformed files with the exact error each must give, real
 // packaged data checked against `gzip -dc` and a plain line parser, and very
 // long lines generated on the fly.
+#include "oracles.hpp"
+
 #include <alignscope/error.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
 
@@ -426,7 +428,7 @@ private slots:
         QFETCH(QString, path);
         QFETCH(bool, fastq);
         QFETCH(AlphabetKind, alphabet);
-        if (!QFileInfo::exists(path)) QSKIP(qPrintable(path + " is absent (its Debian package is not installed)"));
+        ALIGNSCOPE_REQUIRE_ORACLE(QFileInfo::exists(path), path + " is absent (its Debian package is not installed)");
         QByteArray text;
         if (path.endsWith(".gz")) {
             QProcess gzip;

@@ -59,9 +59,9 @@ private slots:
         QFETCH(QString, second);
         QFETCH(int, open);
         QFETCH(int, extend);
-        if (!have_program("stretcher")) QSKIP("stretcher is not installed (Debian package emboss)");
+        ALIGNSCOPE_REQUIRE_ORACLE(have_program("stretcher"), "stretcher is not installed (Debian package emboss)");
         const QString data = "/usr/share/EMBOSS/test/data/";
-        if (!QFile::exists(data + first)) QSKIP("EMBOSS test data missing (Debian package emboss-test)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(data + first), "EMBOSS test data missing (Debian package emboss-test)");
         ReadOptions options;
         options.alphabet = AlphabetKind::Dna;
         const std::string a = concatenate(read_sequences((data + first).toStdString(), options), false);
