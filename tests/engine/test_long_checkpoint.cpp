@@ -14,6 +14,8 @@
 // opening, best cells below the rows' H) are refused on resume, and values
 // that pass those checks but are another pair's end the resumed job in one
 // Error naming the checkpoint, not an internal error of the pipeline.
+#include "crc32.hpp"
+
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/long_checkpoint.hpp>
 #include <alignscope/align/long_pair.hpp>
@@ -116,16 +118,6 @@ QStringList row_files(const QString& dir) {
 
 void copy_dir(const QString& from, const QString& to) {
     fs::copy(from.toStdString(), to.toStdString(), fs::copy_options::recursive);
-}
-
-// CRC-32 (IEEE, reflected, as zlib computes it), bit by bit: the test's own.
-quint32 crc32_of(const QByteArray& bytes) {
-    quint32 crc = 0xffffffffu;
-    for (const char ch : bytes) {
-        crc ^= static_cast<unsigned char>(ch);
-        for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
-    }
-    return ~crc;
 }
 
 // A checkpoint file with this payload: the header says its size, the CRC is right.

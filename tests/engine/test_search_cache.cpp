@@ -8,6 +8,8 @@
 // makes) is rebuilt too, without allocating for the header's claims. Also:
 // what a loaded database holds equals a fresh parse, length order and record
 // order, partitions, subsets and encoding errors.
+#include "crc32.hpp"
+
 #include <alignscope/error.hpp>
 #include <alignscope/search/database.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
@@ -59,16 +61,6 @@ const char* fasta_text =
     ">tie-a\nMKV\n"
     ">tie-b\nWWW\n"
     ">rare letters\nBZXUOJ*KL\n";
-
-// CRC-32 (IEEE, reflected, as zlib computes it), bit by bit: the test's own.
-std::uint32_t crc32_of(const char* data, std::size_t size) {
-    std::uint32_t crc = 0xffffffffu;
-    for (std::size_t k = 0; k < size; ++k) {
-        crc ^= static_cast<unsigned char>(data[k]);
-        for (int b = 0; b < 8; ++b) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
-    }
-    return ~crc;
-}
 
 // The cache's checksum (the 4 bytes before the end marker) made right again.
 void forge_checksum(std::string& cache) {

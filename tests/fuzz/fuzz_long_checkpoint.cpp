@@ -195,14 +195,14 @@ void repair(std::string& file)
 {
     if (file.size() < kHeader + 4) return;
     fuzz::store_le<std::uint64_t>(file.data() + 16, file.size() - kHeader - 4);
-    fuzz::store_le<std::uint32_t>(file.data() + file.size() - 4, fuzz::crc32_bitwise(file.data(), file.size() - 4));
+    fuzz::store_le<std::uint32_t>(file.data() + file.size() - 4, crc32_of(file.data(), file.size() - 4));
 }
 
 // The CRC-32 the manifest keeps for a row file: of its H and F values.
 std::optional<std::uint32_t> row_values_crc(const std::string& row_file)
 {
     if (row_file.size() < kHeader + 16 + 4) return std::nullopt;
-    return fuzz::crc32_bitwise(row_file.data() + kHeader + 16, row_file.size() - kHeader - 16 - 4);
+    return crc32_of(row_file.data() + kHeader + 16, row_file.size() - kHeader - 16 - 4);
 }
 
 std::string row_name(I64 row)
@@ -223,7 +223,7 @@ void check_accepted(const LongCheckpoint& c, const std::string& manifest, const 
     require(manifest.size() >= kHeader + 4);
     require(fuzz::load_le<std::uint64_t>(manifest.data() + 16) == manifest.size() - kHeader - 4);
     require(fuzz::load_le<std::uint32_t>(manifest.data() + manifest.size() - 4) ==
-            fuzz::crc32_bitwise(manifest.data(), manifest.size() - 4));
+            crc32_of(manifest.data(), manifest.size() - 4));
     const ManifestView v = view_manifest(manifest);
     require(v.whole);
     require(v.rows == s.rows && v.row_crcs == s.row_crcs);
@@ -254,7 +254,7 @@ void check_accepted(const LongCheckpoint& c, const std::string& manifest, const 
         require(found != files.end());
         const std::string& f = found->second;
         require(f.size() == kHeader + 16 + 2 * static_cast<std::size_t>(n + 1) * sizeof(Score) + 4);
-        require(fuzz::load_le<std::uint32_t>(f.data() + f.size() - 4) == fuzz::crc32_bitwise(f.data(), f.size() - 4));
+        require(fuzz::load_le<std::uint32_t>(f.data() + f.size() - 4) == crc32_of(f.data(), f.size() - 4));
         require(fuzz::load_le<I64>(f.data() + kHeader) == s.rows[k]);
         require(fuzz::load_le<I64>(f.data() + kHeader + 8) == n);
         require(row_values_crc(f) == s.row_crcs[k]);

@@ -79,7 +79,7 @@ Fasta make_fasta(const std::string& name, const char* text)
     require(::utimensat(AT_FDCWD, f.path.c_str(), times, 0) == 0);
     f.size = std::string_view(text).size();
     f.mtime_ns = std::int64_t{1700000000} * 1'000'000'000 + 123456789;
-    f.crc = fuzz::crc32_bitwise(text, f.size);
+    f.crc = crc32_of(text, f.size);
     f.cache = database_cache_path(f.path);
     require(f.cache == f.path + ".alsdb");
     DatabaseCacheOptions off;
@@ -116,7 +116,7 @@ std::string repaired(std::string bytes, const Fasta& fasta)
     fuzz::store_le<std::int64_t>(bytes.data() + 24, fasta.mtime_ns);
     fuzz::store_le<std::uint32_t>(bytes.data() + 32, fasta.crc);
     const std::size_t body = bytes.size() - 8;
-    fuzz::store_le<std::uint32_t>(bytes.data() + body, fuzz::crc32_bitwise(bytes.data(), body));
+    fuzz::store_le<std::uint32_t>(bytes.data() + body, crc32_of(bytes.data(), body));
     std::memcpy(bytes.data() + body + 4, "END1", 4);
     return bytes;
 }
@@ -192,7 +192,7 @@ bool try_cache(const std::string& bytes, const Fasta& fasta)
         // Only a cache whose checksum and key are right is used.
         require(bytes.size() >= 72);
         const std::size_t body = bytes.size() - 8;
-        require(fuzz::load_le<std::uint32_t>(bytes.data() + body) == fuzz::crc32_bitwise(bytes.data(), body));
+        require(fuzz::load_le<std::uint32_t>(bytes.data() + body) == crc32_of(bytes.data(), body));
         require(std::memcmp(bytes.data() + body + 4, "END1", 4) == 0);
         require(fuzz::load_le<std::uint64_t>(bytes.data() + 16) == fasta.size);
         require(fuzz::load_le<std::int64_t>(bytes.data() + 24) == fasta.mtime_ns);
@@ -222,11 +222,11 @@ void write_seeds(const std::string& dir)
     std::string stale = protein().genuine;
     fuzz::store_le<std::int64_t>(stale.data() + 24, protein().mtime_ns + 1);
     const std::size_t body = stale.size() - 8;
-    fuzz::store_le<std::uint32_t>(stale.data() + body, fuzz::crc32_bitwise(stale.data(), body));
+    fuzz::store_le<std::uint32_t>(stale.data() + body, crc32_of(stale.data(), body));
     put("protein-stale-mtime.alsdb", stale);
     std::string old = dna().genuine;
     fuzz::store_le<std::uint32_t>(old.data() + 8, 0);
-    fuzz::store_le<std::uint32_t>(old.data() + old.size() - 8, fuzz::crc32_bitwise(old.data(), old.size() - 8));
+    fuzz::store_le<std::uint32_t>(old.data() + old.size() - 8, crc32_of(old.data(), old.size() - 8));
     put("dna-version-0.alsdb", old);
     put("protein-cut.alsdb", protein().genuine.substr(0, protein().genuine.size() / 2));
 }

@@ -1,7 +1,9 @@
 // Helpers shared by the libFuzzer targets that read files from a directory:
-// a scratch directory (tmpfs when there is one), whole-file writes, and a
-// bitwise CRC-32 of our own to check the engine's zlib-based checksums with.
+// a scratch directory (tmpfs when there is one), whole-file writes, and the
+// tests' CRC-32 (crc32_of) to write and check the files' checksums with.
 #pragma once
+
+#include "../common/crc32.hpp"
 
 #include <cstdint>
 #include <cstdlib>
@@ -23,18 +25,6 @@ namespace alignscope::fuzz {
 inline void require(bool condition)
 {
     if (!condition) std::abort();
-}
-
-// CRC-32 (IEEE, reflected: what zlib's crc32 computes), bit by bit.
-inline std::uint32_t crc32_bitwise(const void* data, std::size_t size, std::uint32_t crc = 0)
-{
-    const auto* p = static_cast<const unsigned char*>(data);
-    crc = ~crc;
-    for (std::size_t k = 0; k < size; ++k) {
-        crc ^= p[k];
-        for (int b = 0; b < 8; ++b) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
-    }
-    return ~crc;
 }
 
 // A fresh directory for this process, alignscope-fuzz-<pid> on tmpfs when
