@@ -112,6 +112,12 @@ int run_verify(const SearchFlags& flags) {
     options.real_free_ends = FreeEndGaps::parse(flags.scoring.free_ends);
     options.query_path = flags.query_path;
     options.database_path = flags.database_path;
+    // Real data is checked under the scheme search itself would use: the
+    // user's --matrix/--match/--mismatch and gaps, or search's defaults.
+    options.real_scheme = [&flags](AlphabetKind alphabet) {
+        std::string note;
+        return search_scheme(flags, alphabet, note);
+    };
     options.real_queries = flags.real_queries;
     options.real_sequences = flags.real_sequences;
     if (flags.db_cache != "off") options.database_cache_directory = flags.db_cache;

@@ -205,7 +205,10 @@ private slots:
         const ProcessResult r = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref",
                                          "--verify-queries", "6", "--verify-sequences", "120", "--seed", "5"});
         QVERIFY2(r.exit_code == 0, (r.out + r.err).constData());
-        QVERIFY(r.out.contains("21 cases passed, 0 failed, 0 skipped"));
+        QVERIFY2(r.out.contains("28 cases passed, 0 failed, 0 skipped"), r.out.constData());
+        // The extreme schemes are among them (scores and penalties past every lane width).
+        QVERIFY2(r.out.contains("PASS random protein BLOSUM62 gap 1000000/1000000 local"), r.out.constData());
+        QVERIFY2(r.out.contains("PASS random dna match 64/-1 gap 10/0.5 local"), r.out.constData());
         QVERIFY(!r.out.contains("MISMATCH"));
     }
 
@@ -215,7 +218,7 @@ private slots:
         const ProcessResult r = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref", "--mode",
                                          "global", "--verify-queries", "4", "--verify-sequences", "60", "--seed", "5"});
         QVERIFY2(r.exit_code == 0, (r.out + r.err).constData());
-        QVERIFY2(r.out.contains("4 cases passed, 0 failed, 0 skipped"), r.out.constData());
+        QVERIFY2(r.out.contains("6 cases passed, 0 failed, 0 skipped"), r.out.constData());
         QVERIFY(!r.out.contains(" local") && !r.out.contains("semiglobal"));
         if (!QFile::exists(example + "DB.fasta.gz")) return;
         const ProcessResult real = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref",
@@ -225,6 +228,22 @@ private slots:
                                             dir_.filePath("cache")});
         QVERIFY2(real.exit_code == 0, (real.out + real.err).constData());
         QVERIFY2(real.out.contains("PASS real 2 queries") && real.out.contains("semiglobal[qb,te]"), real.out.constData());
+    }
+
+    // Real data is checked under the user's scoring, not a fixed 11/1: a
+    // scheme past the 16-bit lanes' limits must reach the scanners.
+    void verifyUsesTheUsersScoring() {
+        const QString proteins = QStringLiteral(ALIGNSCOPE_TEST_DATA) + "/seq_proteins.fa";
+        const ProcessResult r = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref", "--no-random",
+                                         "-q", proteins, "-d", proteins, "--gap-open", "65536", "--gap-extend", "65536",
+                                         "--db-cache", dir_.filePath("cache")});
+        QVERIFY2(r.exit_code == 0, (r.out + r.err).constData());
+        QVERIFY2(r.out.contains("PASS real") && r.out.contains("gap open 65536, extend 65536"), r.out.constData());
+        const ProcessResult matrix = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref",
+                                              "--no-random", "-q", proteins, "-d", proteins, "--matrix", "PAM30",
+                                              "--db-cache", dir_.filePath("cache")});
+        QVERIFY2(matrix.exit_code == 0, (matrix.out + matrix.err).constData());
+        QVERIFY2(matrix.out.contains("PAM30, gap open"), matrix.out.constData());
     }
 
     void verifyOnRealData() {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <sstream>
 
 namespace alignscope {
@@ -33,6 +34,8 @@ struct CaseSetup {
     AlignOptions options;
     double size = 1.0;      // fraction of the random case size
     bool saturating = false;
+    int times = 1;          // the matrix multiplied by this (schemes past the lane widths' limits)
+    std::optional<ScoringScheme> scheme;  // given whole (real data with the user's scoring)
 };
 
 // Query lengths that land on every tile shape's edges (multiples of 4, 32,
@@ -99,9 +102,10 @@ Dataset random_dataset(SeededRandom& random, const CaseSetup& setup, std::size_t
 }
 
 ScoringScheme make_scheme(const CaseSetup& setup) {
+    if (setup.scheme) return *setup.scheme;
     const SubstitutionMatrix matrix = setup.matrix.empty() ? SubstitutionMatrix::match_mismatch(setup.match, setup.mismatch)
                                                            : SubstitutionMatrix::builtin(setup.matrix);
-    return ScoringScheme::create(matrix, setup.open, setup.extend);
+    return ScoringScheme::create(setup.times == 1 ? matrix : matrix.scaled(setup.times), setup.open, setup.extend);
 }
 
 std::vector<CaseSetup> random_case_setups() {
@@ -146,12 +150,22 @@ std::vector<CaseSetup> random_case_setups() {
         {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 4, 4, ends("te"), 0.25, false},
         {"", AlphabetKind::Dna, "", 2, -3, 7, 2, ends("qb"), 0.25, false},
         {"", AlphabetKind::Dna, "EDNAFULL", 0, 0, 16, 6, ends("tb"), 0.5, false},
+        // Extreme schemes: substitution scores and penalties near and past
+        // every lane width's limits, up to the accepted maximum penalty.
+        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 11, 1, local, 0.1, false, 64},
+        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 11, 1, global, 0.1, false, 512},
+        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 65536, 65536, local, 0.1, false},
+        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 1000000, 1000000, local, 0.1, false},
+        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 1000000, 1, global, 0.1, false},
+        {"", AlphabetKind::Dna, "", 64, -1, 10, 0.5, local, 0.1, false},
+        {"", AlphabetKind::Dna, "", 2, -3, 5000, 5000, ends("qb,te"), 0.1, false},
     };
     for (CaseSetup& c : cases) {
         std::ostringstream name;
+        name.precision(12);  // penalties as typed: 1000000, not 1e+06
         name << "random " << to_string(c.alphabet) << ' '
              << (c.matrix.empty() ? "match " + std::to_string(c.match) + "/" + std::to_string(c.mismatch) : c.matrix)
-             << " gap " << c.open << '/' << c.extend << ' ' << to_string(c.options.mode);
+             << (c.times == 1 ? "" : " x" + std::to_string(c.times)) << " gap " << c.open << '/' << c.extend << ' ' << to_string(c.options.mode);
         if (c.options.mode == AlignmentMode::SemiGlobal) name << '[' << c.options.free_ends.to_string() << ']';
         c.name = name.str();
     }
@@ -317,12 +331,16 @@ SearchVerifySummary verify_search(const ScannerRegistry& registry, const SearchV
             setup.matrix = setup.alphabet == AlphabetKind::Protein ? "BLOSUM62" : "EDNAFULL";
             setup.open = setup.alphabet == AlphabetKind::Protein ? 11 : 16;
             setup.extend = setup.alphabet == AlphabetKind::Protein ? 1 : 6;
+            if (options.real_scheme) setup.scheme = options.real_scheme(setup.alphabet);
             setup.options.mode = mode;
             setup.options.free_ends = options.real_free_ends;
             std::ostringstream name;
+            name.precision(12);  // penalties as typed: 1000000, not 1e+06
             name << "real " << data.queries.size() << " queries of " << options.query_path << " against "
-                 << data.database.size() << " sequences of " << options.database_path << ", " << setup.matrix
-                 << " gap " << setup.open << '/' << setup.extend << ' ' << describe_mode(setup.options);
+                 << data.database.size() << " sequences of " << options.database_path << ", ";
+            if (setup.scheme) name << setup.scheme->describe();
+            else name << setup.matrix << " gap " << setup.open << '/' << setup.extend;
+            name << ' ' << describe_mode(setup.options);
             setup.name = name.str();
             run_case(registry, options, setup, data, callbacks, context, summary);
         }

@@ -35,6 +35,9 @@ struct SearchVerifyOptions {
     FreeEndGaps real_free_ends;
     // Real data: queries against a database file; 0 = all records.
     std::string query_path, database_path;
+    // The scoring scheme for real data, by the database's alphabet (the
+    // user's --matrix and gaps); empty = BLOSUM62 11/1 or EDNAFULL 16/6.
+    std::function<ScoringScheme(AlphabetKind)> real_scheme;
     std::size_t real_queries = 0;
     std::size_t real_sequences = 0;
     std::string database_cache_directory;  // for prepare_database; empty = beside the FASTA
