@@ -28,6 +28,7 @@ void add_bench_command(CLI::App& app, CliContext& context);
 void add_project_command(CLI::App& app, CliContext& context);
 void add_search_command(CLI::App& app, CliContext& context);
 void add_allvsall_command(CLI::App& app, CliContext& context);
+void add_hmmsearch_command(CLI::App& app, CliContext& context);
 
 // `verify --search` and `bench --search`: the search command's --verify and
 // --bench (defined in cli_search.cpp) with their defaults and these settings;

@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
     cli::add_align_command(app, context);
     cli::add_search_command(app, context);
     cli::add_allvsall_command(app, context);
+    cli::add_hmmsearch_command(app, context);
     cli::add_devices_command(app, context);
     cli::add_verify_command(app, context);
     cli::add_bench_command(app, context);

@@ -59,10 +59,10 @@ Plan7Profile configure_local(const ProfileHmm& hmm, const NullModel& null_model)
     gm.match_score.assign(static_cast<std::size_t>(Kp * (M + 1)), -kInf);
 
     // Local entry: B -> Mk in proportion to the occupancy of Mk.
-    std::vector<float> occupancy(static_cast<std::size_t>(M + 1), 0.0f);
+    if (M < 1) throw Error(hmm.path + ": model '" + hmm.name + "' has no nodes");
+    std::vector<float> occupancy(static_cast<std::size_t>(M + 2), 0.0f);
     occupancy[1] = hmm.transition(0, kMI) + hmm.transition(0, kMM);
-    for (int k = 2; k <= M; ++k)
-    {
+    for (int k = 2; k <= M; ++k) {
         const float previous = occupancy[static_cast<std::size_t>(k - 1)];
         const float through_match = previous * (hmm.transition(k - 1, kMM) + hmm.transition(k - 1, kMI));
         occupancy[static_cast<std::size_t>(k)] = static_cast<float>(
