@@ -128,7 +128,9 @@ private slots:
     void foreignFilesAreRefusedUntouched_data() {
         QTest::addColumn<QByteArray>("bytes");
         QTest::addColumn<QString>("expected");
-        QByteArray png("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10\x08\x06\0\0\0", 33);
+        // A PNG's signature and header chunk up to its CRC (29 bytes).
+        static const char png_start[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10\x08\x06\0\0\0";
+        QByteArray png(png_start, sizeof png_start - 1);
         png += QByteArray(200, '\x5a');
         QTest::newRow("png") << png << "not an SQLite database";
         QTest::newRow("text") << QByteArray("hello, this is a note\nnot a project\n") << "not an SQLite database";
