@@ -33,11 +33,6 @@ QVector<QPair<QString, QString>> fasta_records(const QString& path) {
     return records;
 }
 
-bool search_available() {
-    const ProcessResult r = run_cli({"--help"}, 20000);
-    return r.exit_code == 0 && r.out.contains("\n  search ");
-}
-
 }  // namespace
 
 class TestSearchCli : public QObject {
@@ -48,7 +43,6 @@ class TestSearchCli : public QObject {
 
 private slots:
     void initTestCase() {
-        if (!search_available()) QSKIP("alignscope-cli has no `search` command wired in yet (app/cli_main.cpp)");
         // Small real data: a few mmseqs2-examples proteins, or our own fixture.
         database_ = dir_.filePath("db.fa");
         queries_ = dir_.filePath("queries.fa");
@@ -247,7 +241,8 @@ private slots:
     }
 
     void verifyOnRealData() {
-        if (!QFile::exists(example + "DB.fasta.gz")) QSKIP("mmseqs2-examples is not installed (scripts/check installs it)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(example + "DB.fasta.gz"),
+                                  "mmseqs2-examples is not installed (scripts/check installs it)");
         const ProcessResult r = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref", "--no-random",
                                          "-q", example + "QUERY.fasta.gz", "-d", example + "DB.fasta.gz",
                                          "--real-queries", "3", "--real-sequences", "300", "--db-cache",
@@ -257,7 +252,8 @@ private slots:
     }
 
     void benchRunsOnTheCpu() {
-        if (!QFile::exists(example + "DB.fasta.gz")) QSKIP("mmseqs2-examples is not installed (scripts/check installs it)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(example + "DB.fasta.gz"),
+                                  "mmseqs2-examples is not installed (scripts/check installs it)");
         const QString json = dir_.filePath("bench.json");
         const ProcessResult r = run_cli({"search", "--bench", "--device", "cpu", "--bench-cases", "synthetic",
                                          "--synthetic-sequences", "3000", "--bench-queries", "4", "--repeat", "1",
