@@ -109,6 +109,12 @@ int run_verify(const VerifyFlags& flags, CliContext& context) {
                   << failure.config->describe() << "): " << failure.message << "\n"
                   << std::flush;
     };
+    callbacks.refusal = [&](const VerifyJobFailure& refusal) {
+        if (show_progress) std::cerr << "\r\033[K" << std::flush;
+        std::cout << "REFUSED on " << tested_info.id << " (" << refusal.pairs << " pairs, "
+                  << refusal.config->describe() << "): " << refusal.message << "\n"
+                  << std::flush;
+    };
     if (show_progress)
         callbacks.progress = [](std::uint64_t done, std::uint64_t total) {
             std::cerr << "\rverify: " << done << "/" << total << " pairs" << std::flush;
@@ -162,7 +168,9 @@ int run_verify(const VerifyFlags& flags, CliContext& context) {
         std::cout << "\nfailures by kind:";
         for (const auto& [kind, count] : summary.failures_by_kind) std::cout << " " << kind << " " << count << ";";
     }
-    std::cout << "\n" << summary.passed << " passed, " << summary.failed << " failed" << std::endl;
+    std::cout << "\n" << summary.passed << " passed, " << summary.failed << " failed";
+    if (summary.refused) std::cout << ", " << summary.refused << " refused (schemes past the device's limits)";
+    std::cout << std::endl;
     return summary.failed ? 1 : 0;
 }
 

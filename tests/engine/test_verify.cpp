@@ -151,6 +151,7 @@ struct Tally {
     std::uint64_t mismatches = 0;
     std::uint64_t job_failures = 0;
     std::uint64_t job_failure_pairs = 0;
+    std::uint64_t refusals = 0;
     std::map<std::string, int> problem_words;
 };
 
@@ -431,12 +432,19 @@ private slots:
             ++tally.job_failures;
             tally.job_failure_pairs += f.pairs;
         };
+        callbacks.refusal = [&](const VerifyJobFailure& f) {
+            ++tally.refusals;
+            QVERIFY(f.config->extreme);
+        };
         JobContext context;
         const VerifySummary summary = verify_device(*registry, options, callbacks, context);
 
         QCOMPARE(summary.tested_device, std::string("gpu:0"));
         QCOMPARE(summary.reference_device, std::string("cpu-ref"));
-        QCOMPARE(summary.passed + summary.failed, options.pairs);
+        // A job of an extreme scheme may be refused with an error, never
+        // answered wrongly; only such jobs count as refused.
+        QCOMPARE(summary.passed + summary.failed + summary.refused, options.pairs);
+        if (Fault(fault) != Fault::Throws) QCOMPARE(summary.refused, std::uint64_t(0));
         for (const char* prefix : {"mode ", "gaps ", "class ", "matrix ", "traceback "}) {
             std::uint64_t sum = 0;
             for (const auto& [kind, count] : summary.failures_by_kind)
@@ -458,13 +466,51 @@ private slots:
                 QCOMPARE(tally.job_failures, std::uint64_t(0));
                 break;
             case Fault::MissingResult:
-            case Fault::Throws:
                 QCOMPARE(summary.failed, options.pairs);
                 QCOMPARE(tally.job_failure_pairs, options.pairs);
                 QCOMPARE(tally.job_failures, summary.jobs);
                 QCOMPARE(tally.mismatches, std::uint64_t(0));
                 break;
+            case Fault::Throws:
+                // Every job fails but those of extreme schemes, which count as
+                // refused (the seed draws some).
+                QVERIFY(summary.refused > 0);
+                QCOMPARE(summary.failed + summary.refused, options.pairs);
+                QCOMPARE(tally.job_failure_pairs, summary.failed);
+                QCOMPARE(tally.job_failures + tally.refusals, summary.jobs);
+                QCOMPARE(tally.mismatches, std::uint64_t(0));
+                break;
         }
+    }
+
+    // The pool holds schemes past every lane width's limits (scores of 64 and
+    // more, BLOSUM62 x64, penalties up to 1,000,000), the stream draws them,
+    // and the CPU SIMD device answers them all exactly (it may not refuse).
+    void verifyDrawsExtremeSchemes() {
+        VerifyPairGenerator generator(3);
+        int extreme_configs = 0, huge_gaps = 0, huge_scores = 0;
+        for (const VerifyConfig& c : generator.configs()) {
+            if (!c.extreme) continue;
+            ++extreme_configs;
+            if (c.gap_open >= 32768) ++huge_gaps;
+            if (c.scheme.matrix.max_score() >= 64) ++huge_scores;
+        }
+        QVERIFY(extreme_configs > 0 && huge_gaps > 0 && huge_scores > 0);
+        int drawn = 0;
+        for (int k = 0; k < 2000; ++k) drawn += generator.configs()[generator.next().config].extreme ? 1 : 0;
+        QVERIFY2(drawn > 100, qPrintable(QString::number(drawn)));
+
+        auto registry = make_cpu_registry();
+        VerifyOptions options;
+        options.device = "cpu";
+        options.pairs = 1500;
+        options.seed = 3;
+        options.threads = 2;
+        JobContext context;
+        const VerifySummary summary = verify_device(*registry, options, {}, context);
+        QCOMPARE(summary.failed, std::uint64_t(0));
+        QCOMPARE(summary.refused, std::uint64_t(0));
+        QCOMPARE(summary.passed, options.pairs);
     }
 
     void verifyRejectsBadOptions() {

@@ -7,6 +7,7 @@
 #include <alignscope/score/substitution_matrix.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -191,6 +192,10 @@ struct MatrixChoice {
     // Heavy gap penalties (its own menu): one residue against 3000 in global
     // mode then scores below -32,768, the other side of 16-bit saturation.
     bool heavy_gaps = false;
+    // Schemes past the lane widths' limits: the matrix multiplied by `times`
+    // (or a match score of 32 and more), penalties up to the accepted maximum.
+    int times = 1;
+    bool extreme_gaps = false;
 };
 
 struct GapChoice {
@@ -199,8 +204,17 @@ struct GapChoice {
 
 // Penalty menus per alphabet and gap model; the seed picks one per scheme.
 // Open/extend in user units, our convention (a gap of length k costs open + (k-1)*extend).
-std::vector<GapChoice> gap_menu(AlphabetKind alphabet, GapModel model, bool heavy) {
+std::vector<GapChoice> gap_menu(AlphabetKind alphabet, GapModel model, bool heavy, bool extreme) {
     const bool protein = alphabet == AlphabetKind::Protein;
+    if (extreme) {
+        // Around 2^15 and 2^16, and the largest penalties accepted (1,000,000).
+        switch (model) {
+            case GapModel::Linear: return {{32768, 32768}, {65536, 65536}, {1000000, 1000000}, {5000, 5000}};
+            case GapModel::Affine: return {{1000000, 1}, {65536, 2}, {40000, 20000}, {32767, 1}};
+            case GapModel::HalfStep: return {{65536.5, 0.5}, {999999.5, 0.5}, {16383.5, 8191.5}};
+            case GapModel::GapFavouring: break;
+        }
+    }
     if (heavy && model != GapModel::GapFavouring) {
         switch (model) {
             case GapModel::Linear: return {{12, 12}, {14, 14}};
@@ -258,6 +272,12 @@ VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too,
         // High match scores: identical sequences pass 32,767 well within 3000
         // residues; heavy gaps: one residue against a long sequence falls below -32,768.
         {AlphabetKind::Dna, "", 15, -12, true},
+        // Extreme schemes: substitution scores at and past the narrow lanes'
+        // limits, and penalties up to the accepted maximum.
+        {AlphabetKind::Dna, "", 64, -1},
+        {AlphabetKind::Protein, "BLOSUM62", 0, 0, false, 64},
+        {AlphabetKind::Protein, "BLOSUM62", 0, 0, false, 1, true},
+        {AlphabetKind::Dna, "", 2, -3, false, 1, true},
     };
 
     // Deal the 16 free-end-gap combinations round-robin in a seeded order, so
@@ -268,15 +288,16 @@ VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too,
     std::size_t next_combo = 0;
 
     for (const auto& choice : matrices) {
-        const SubstitutionMatrix unscaled = choice.builtin.empty()
-                                                ? SubstitutionMatrix::match_mismatch(choice.match, choice.mismatch)
-                                                : SubstitutionMatrix::builtin(choice.builtin);
+        const SubstitutionMatrix plain = choice.builtin.empty()
+                                             ? SubstitutionMatrix::match_mismatch(choice.match, choice.mismatch)
+                                             : SubstitutionMatrix::builtin(choice.builtin);
+        const SubstitutionMatrix unscaled = choice.times == 1 ? plain : plain.scaled(choice.times);
         const std::string matrix_label =
-            choice.builtin.empty()
-                ? "match " + std::to_string(choice.match) + "/" + std::to_string(choice.mismatch)
-                : choice.builtin;
+            (choice.builtin.empty() ? "match " + std::to_string(choice.match) + "/" + std::to_string(choice.mismatch)
+                                    : choice.builtin) +
+            (choice.times == 1 ? "" : " x" + std::to_string(choice.times));
         for (GapModel model : all_gap_models) {
-            const auto menu = gap_menu(choice.alphabet, model, choice.heavy_gaps);
+            const auto menu = gap_menu(choice.alphabet, model, choice.heavy_gaps, choice.extreme_gaps);
             const GapChoice gaps = menu[random_.index(menu.size())];
             VerifyConfig base;
             base.alphabet = choice.alphabet;
@@ -285,6 +306,7 @@ VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too,
             base.gap_open = gaps.open;
             base.gap_extend = gaps.extend;
             base.scheme = ScoringScheme::create(unscaled, gaps.open, gaps.extend);
+            base.extreme = choice.times > 1 || std::abs(choice.match) >= 32 || choice.extreme_gaps;
             base.can_saturate = mean_identity_score(base.scheme.matrix, choice.alphabet) *
                                     static_cast<double>(saturation_length_cap) >= 36'000.0;
             base.can_saturate_negative =
@@ -603,6 +625,7 @@ struct VerifyJob {
     std::uint64_t cells = 0;
     std::vector<Alignment> tested, reference;
     std::string tested_failure;
+    bool tested_refused = false;  // the job threw an Error (not a wrong result count)
     std::exception_ptr reference_error;
 };
 
@@ -762,6 +785,7 @@ VerifySummary verify_backend(Backend& tested, Backend& reference, const VerifyOp
                     break;  // the reference side notices the same token
                 } catch (const std::exception& e) {
                     j.tested_failure = e.what();
+                    j.tested_refused = dynamic_cast<const Error*>(&e) != nullptr;
                 }
                 summary.tested_seconds += seconds_since(start);
             }
@@ -786,7 +810,12 @@ VerifySummary verify_backend(Backend& tested, Backend& reference, const VerifyOp
                 throw Error("verify: the reference device " + summary.reference_device + " returned " +
                             std::to_string(j.reference.size()) + " results for " + std::to_string(j.members.size()) +
                             " pairs");
-            if (!j.tested_failure.empty()) {
+            if (j.tested_refused && j.config->extreme && j.tested_failure.find("internal error") == std::string::npos) {
+                // A device may refuse a scheme past its limits with a clear
+                // error; it may never answer it wrongly.
+                summary.refused += j.members.size();
+                if (callbacks.refusal) callbacks.refusal({j.config, j.members.size(), j.tested_failure});
+            } else if (!j.tested_failure.empty()) {
                 for (std::size_t k : j.members) count_failure(pairs[k], *j.config);
                 if (callbacks.job_failure) callbacks.job_failure({j.config, j.members.size(), j.tested_failure});
             } else {

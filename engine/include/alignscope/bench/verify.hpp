@@ -91,6 +91,10 @@ struct VerifyConfig {
     bool can_saturate = false;
     // One residue against 3000 scores below -32,768 in global mode.
     bool can_saturate_negative = false;
+    // Scores or penalties past some lane width's limits (up to the accepted
+    // maximum): a device may refuse the job with a clear error (counted as
+    // refused), never answer it wrongly.
+    bool extreme = false;
 
     // e.g. "protein BLOSUM62 gap 11/1 (affine) semiglobal[qb,te] traceback"
     std::string describe() const;
@@ -182,6 +186,7 @@ struct VerifyJobFailure {
 struct VerifySummary {
     std::uint64_t passed = 0;
     std::uint64_t failed = 0;
+    std::uint64_t refused = 0;  // pairs of extreme schemes the tested device refused with an error
     std::uint64_t cells = 0;
     std::uint64_t jobs = 0;
     std::string tested_device, reference_device;
@@ -198,6 +203,8 @@ struct VerifySummary {
 struct VerifyCallbacks {
     std::function<void(const VerifyMismatch&)> mismatch;
     std::function<void(const VerifyJobFailure&)> job_failure;
+    // A job of an extreme scheme refused with an error (not a failure).
+    std::function<void(const VerifyJobFailure&)> refusal;
     std::function<void(std::uint64_t pairs_done, std::uint64_t pairs_total)> progress;
 };
 
