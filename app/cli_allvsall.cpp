@@ -341,7 +341,7 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
             Backend& mine = context.registry->select(device);
             allvsall::run_tiles(*problem, mine, remote, remote, job_context);
         } catch (const Cancelled&) {
-            return 130;
+            std::_Exit(130);  // rank 0 keeps the checkpoint; mpirun ends the run
         } catch (const std::exception& e) {
             remote.report_error(e.what());
             // Rank 0 names this rank and ends the run.
@@ -371,16 +371,20 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
         mpi::deal_tiles(world, spool->first_tile(), problem->tiling.tile_count(), sink,
                         [&] { return spool->tiles_done(); }, window, job_context.cancel);
     } catch (const std::exception& e) {
+        // Ctrl-C (mpirun passes it on) or mpirun ending the run after a rank died:
+        // keep the checkpoint and go; mpirun names a rank that died. A rank's
+        // error: name it and end every rank.
+        const bool cancelled = dynamic_cast<const Cancelled*>(&e) != nullptr;
         progress.finish();
         try {
             spool->checkpoint();
         } catch (const std::exception&) {
         }
-        std::cerr << "alignscope-cli: " << (dynamic_cast<const Cancelled*>(&e) ? "cancelled" : "error: ")
-                  << (dynamic_cast<const Cancelled*>(&e) ? "" : e.what()) << '\n';
+        std::cerr << "alignscope-cli: " << (cancelled ? "stopped" : std::string("error: ") + e.what()) << '\n';
         kept_checkpoint_note(flags, *spool);
         spool.reset();
-        world.abort(dynamic_cast<const Cancelled*>(&e) ? 130 : 2);
+        if (cancelled) std::_Exit(130);
+        world.abort(2);
     }
     progress.finish();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
