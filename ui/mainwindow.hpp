@@ -138,6 +138,7 @@ private:
     QToolButton* load_cancel_ = nullptr;
     QPointer<QMessageBox> message_box_;
     QMap<quint64, qint64> ticket_jobs_;  // queue ticket -> project job id
+    QMap<quint64, QString> ticket_summaries_;  // queue ticket -> what the job does
     qint64 current_job_ = 0;
     bool awaiting_ready_ = false;
     bool confirm_close_ = true;

@@ -172,12 +172,35 @@ void ProjectDocument::inputLoaded(const QString&, std::shared_ptr<const Sequence
     emit inputsChanged();
 }
 
-ProjectDocument::Throughput ProjectDocument::throughput(const std::string& device) const {
+std::string ProjectDocument::measuredKind(const store::JobSpec& spec) {
+    const auto& p = spec.parameters;
+    auto value = [&p](const char* key) {
+        auto it = p.find(key);
+        return it == p.end() ? std::string() : it->second;
+    };
+    const std::string traceback = value("traceback");
+    const bool scores_only = traceback == "off" || traceback == "false" || traceback == "no";
+    if (p.count("search")) return std::string("search/") + (scores_only ? "scores" : "traceback");
+    if (p.count("long") && value("long") != "no") return {};  // its own model: see longPairModel
+    if (spec.command == "bench" || spec.command == "verify") return {};
+    return "pairs/" + spec.mode + "/" + (scores_only ? "scores" : "traceback");
+}
+
+std::string ProjectDocument::measuredKind(const JobRequest& request) {
+    if (request.is_long_pair()) return {};
+    if (request.is_search()) return std::string("search/") + (request.traceback ? "traceback" : "scores");
+    return "pairs/" + std::string(to_string(request.align_options().mode)) + "/" +
+           (request.traceback ? "traceback" : "scores");
+}
+
+ProjectDocument::Throughput ProjectDocument::throughput(const std::string& device, const std::string& kind) const {
     double cells = 0, seconds = 0;
     int count = 0;
     for (const auto& j : jobs_) {
         if (j.state != store::JobState::Done || j.spec.devices != device) continue;
-        if (j.spec.parameters.count("long")) continue;  // another algorithm: see longPairModel
+        // Only jobs of the same kind: a search's speed says nothing of a
+        // pairwise job's, nor traceback of a score-only run.
+        if (kind.empty() || measuredKind(j.spec) != kind) continue;
         if (j.started_ms <= 0 || j.ended_ms < j.started_ms || j.progress.cells_done == 0) continue;
         // Times are kept in milliseconds: a job that finished within the same
         // millisecond counts as 1 ms, a lower bound on its speed.

@@ -69,7 +69,12 @@ public:
         double cells_per_second = 0;
         int jobs = 0;
     };
-    Throughput throughput(const std::string& device) const;
+    // Speed of the project's finished jobs of one kind (measuredKind) on one device.
+    Throughput throughput(const std::string& device, const std::string& kind) const;
+    // "search/traceback", "pairs/local/scores", ...; empty for jobs measured
+    // otherwise (long pairs, bench and verify runs).
+    static std::string measuredKind(const store::JobSpec& spec);
+    static std::string measuredKind(const JobRequest& request);
     // The run-time model of the long-pair path on `device` with `strategy`
     // ("strips", "streams"; CPU devices have one path) and traceback on or off
     // (bench/runtime_model.hpp), fitted to the project's `bench --long` points

@@ -368,8 +368,11 @@ private slots:
         QSignalSpy progress(&window->queue(), &JobQueue::jobProgress);
         QVERIFY(window->runJob());
         QVERIFY(progress.wait(20'000));
+        // The first reports name the phase (preparing); then the cells count.
+        QTRY_VERIFY_WITH_TIMEOUT(progress.last()[1].value<JobProgress>().cells_done > 0, 20'000);
         const auto shown = progress.last()[1].value<JobProgress>();
         QVERIFY(shown.cells_done < shown.cells_total);
+        QCOMPARE(shown.phase, JobPhase::Aligning);
         QVERIFY(window->findChild<QProgressBar*>("jobProgress")->isVisible());
         const QString rate = window->findChild<QLabel*>("jobRate")->text();
         QVERIFY2(rate.contains("cells/s") && rate.contains("ETA"), qPrintable(rate));

@@ -18,11 +18,16 @@
 #include <QPushButton>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QProgressBar>
+#include <QStatusBar>
+#include <QTimer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fstream>
 #include <memory>
+#include <random>
 
 using namespace alignscope;
 using namespace alignscope::ui;
@@ -54,6 +59,31 @@ QStringList cut_off_controls(QScrollArea& scroll) {
     return cut;
 }
 
+qint64 input_id(const ProjectDocument& document, const QString& file_name) {
+    for (const auto& input : document.inputs())
+        if (input.label() == file_name) return input.info.id;
+    return 0;
+}
+
+// A random DNA sequence and a relative with about 10% substitutions and
+// some short indels (seeded: the same every run).
+void write_dna_pair(const QString& query, const QString& target, int length, unsigned seed) {
+    std::mt19937 random(seed);
+    const char bases[] = "ACGT";
+    std::string a;
+    for (int k = 0; k < length; ++k) a += bases[random() % 4];
+    std::string b;
+    for (char c : a) {
+        const unsigned r = random() % 100;
+        if (r < 8) b += bases[random() % 4];
+        else if (r < 9) continue;
+        else if (r < 10) (b += c) += bases[random() % 4];
+        else b += c;
+    }
+    std::ofstream(query.toStdString()) << ">q\n" << a << "\n";
+    std::ofstream(target.toStdString()) << ">t\n" << b << "\n";
+}
+
 }  // namespace
 
 class WorkbenchDailyTest : public QObject {
@@ -70,8 +100,11 @@ private:
         window->resize(size);
         window->show();
         QSignalSpy ready(window.get(), &MainWindow::projectReady);
+        connect(window.get(), &MainWindow::userMessage, this, [](int, const QString& title, const QString& text) {
+            qWarning().noquote() << "message:" << title << text;
+        });
         window->openProject(project, create);
-        if (!ready.wait(20'000)) return nullptr;
+        if (!ready.wait(60'000)) return nullptr;
         return window;
     }
 
@@ -208,6 +241,99 @@ private slots:
         window->resize(1600, 900);
         for (int round = 0; round < 5; ++round) QCoreApplication::processEvents();
         QVERIFY2(dock->width() >= usable, qPrintable(QStringLiteral("dock %1 px").arg(dock->width())));
+    }
+
+    void progressNamesEveryPhase() {
+        const QString q = path("mm_q.fa"), t = path("mm_t.fa");
+        write_dna_pair(q, t, 12'000, 5);  // 144 M cells on the scalar reference: about a second a pass
+        auto window = openWindow(path("progress.alsproj"), true);
+        QVERIFY(window);
+        QVERIFY(loadAndWait(*window, {q, t}));
+        JobPanel& panel = window->jobPanel();
+        panel.setInputs(input_id(window->document(), "mm_q.fa"), input_id(window->document(), "mm_t.fa"));
+        panel.setAlgorithm(JobAlgorithm::LongPair);
+        panel.setMatchMismatch(2, -3);
+        panel.setGaps(5, 2);
+        QVERIFY(panel.setDevice("cpu-ref"));
+        QVERIFY2(panel.canRun(), qPrintable(panel.problemText()));
+
+        // What the window shows, sampled as a user would see it.
+        struct Sample {
+            QString label, status;
+            int maximum, value;
+        };
+        std::vector<Sample> samples;
+        bool started = false;
+        auto* bar = window->findChild<QProgressBar*>("jobProgress");
+        auto* label = window->findChild<QLabel*>("jobRate");
+        QVERIFY(bar && label);
+        QTimer sampler;
+        connect(&sampler, &QTimer::timeout, this, [&] {
+            if (started && bar->isVisible())
+                samples.push_back({label->text(), window->statusBar()->currentMessage(), bar->maximum(), bar->value()});
+        });
+        sampler.start(10);
+        connect(&window->queue(), &JobQueue::jobStarted, this, [&started] { started = true; });
+        std::vector<JobProgress> reports;
+        connect(&window->queue(), &JobQueue::jobProgress, this,
+                [&reports](quint64, const JobProgress& p) { reports.push_back(p); });
+        QSignalSpy finished(window.get(), &MainWindow::jobNotification);
+        QVERIFY(window->runJob());
+        QVERIFY(finished.wait(120'000));
+        sampler.stop();
+        QCOMPARE(JobState(finished.first()[1].toInt()), JobState::Done);
+
+        // Every phase is reported, in order.
+        std::vector<JobPhase> phases;
+        for (const JobProgress& p : reports)
+            if (phases.empty() || phases.back() != p.phase) phases.push_back(p.phase);
+        const std::vector<JobPhase> expected{JobPhase::Preparing, JobPhase::LongFirstPass, JobPhase::LongRefining,
+                                             JobPhase::Saving};
+        QStringList seen;
+        for (JobPhase p : phases) seen << display_name(p);
+        QVERIFY2(phases == expected, qPrintable(seen.join(" -> ")));
+        // A full bar only at the end of the first pass; after it no percentage.
+        for (const JobProgress& p : reports) {
+            if (p.phase == JobPhase::LongFirstPass) QVERIFY(p.percent() >= 0 && p.percent() <= 100);
+            else QCOMPARE(p.percent(), -1);
+            QCOMPARE(p.eta_seconds(), -1.0);  // no long-pair estimate was measured here
+        }
+        // On screen: the phase named, a busy bar while Myers-Miller refines,
+        // never an ETA, and the status bar never says "Queued" while it runs.
+        QVERIFY(!samples.empty());
+        bool saw_refining = false;
+        for (const Sample& s : samples) {
+            QVERIFY2(!s.status.startsWith("Queued"), qPrintable(s.status));
+            QVERIFY2(!s.label.contains("ETA"), qPrintable(s.label));
+            if (s.label.contains(display_name(JobPhase::LongRefining))) {
+                saw_refining = true;
+                QCOMPARE(s.maximum, 0);
+            }
+        }
+        QVERIFY(saw_refining);
+    }
+
+    void estimatesOnlyFromTheSameKindOfJob() {
+        auto window = openWindow(path("estimate.alsproj"), true);
+        QVERIFY(window);
+        QVERIFY(loadAndWait(*window, {human, others}));
+        JobPanel& panel = window->jobPanel();
+        QVERIFY(panel.setDevice("cpu"));
+        panel.setAlgorithm(JobAlgorithm::Global);
+        QSignalSpy finished(window.get(), &MainWindow::jobNotification);
+        QVERIFY(window->runJob());
+        QVERIFY(finished.wait(60'000));
+        QTRY_VERIFY2(panel.estimateText().contains("measured by 1 earlier job"), qPrintable(panel.estimateText()));
+        // A search, a local job, or one without traceback was never measured.
+        for (JobAlgorithm a : {JobAlgorithm::DatabaseSearch, JobAlgorithm::Local}) {
+            panel.setAlgorithm(a);
+            QVERIFY2(panel.estimateText().contains("No time estimate"), qPrintable(panel.estimateText()));
+        }
+        panel.setAlgorithm(JobAlgorithm::Global);
+        panel.setTraceback(false);
+        QVERIFY2(panel.estimateText().contains("No time estimate"), qPrintable(panel.estimateText()));
+        panel.setTraceback(true);
+        QVERIFY2(panel.estimateText().contains("measured by 1 earlier job"), qPrintable(panel.estimateText()));
     }
 };
 

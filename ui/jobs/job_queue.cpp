@@ -30,15 +30,44 @@ QString display_name(JobState state) {
     return {};
 }
 
+QString display_name(JobPhase phase) {
+    auto tr = [](const char* text) { return QCoreApplication::translate("JobPhase", text); };
+    switch (phase) {
+    case JobPhase::Waiting: return tr("waiting in the queue");
+    case JobPhase::Preparing: return tr("preparing");
+    case JobPhase::Aligning: return tr("aligning the pairs");
+    case JobPhase::Scanning: return tr("scanning the database and aligning the hits");
+    case JobPhase::LongFirstPass: return tr("first pass over the whole matrix (Myers-Miller)");
+    case JobPhase::LongRefining: return tr("divide and conquer on the halves (Myers-Miller)");
+    case JobPhase::LongStage1: return tr("stage 1 of 3: forward pass over the whole matrix");
+    case JobPhase::LongStages23: return tr("stages 2 and 3 of 3: the path's start, then the traceback");
+    case JobPhase::Saving: return tr("saving the results into the project");
+    }
+    return {};
+}
+
 double JobProgress::eta_seconds() const {
     const double rate = cells_per_second();
-    if (rate <= 0 || cells_total < cells_done) return -1;
+    if (!predicts_end || !counted || rate <= 0 || cells_total < cells_done) return -1;
     return double(cells_total - cells_done) / rate;
 }
 
 int JobProgress::percent() const {
-    if (cells_total == 0) return pairs_total ? int(100 * pairs_done / pairs_total) : 0;
+    if (!counted) return -1;
+    if (cells_total == 0) return pairs_total ? int(100 * pairs_done / pairs_total) : -1;
     return int(100.0 * double(cells_done) / double(cells_total));
+}
+
+QString JobProgress::text() const {
+    QString text = display_name(phase);
+    if (phase == JobPhase::Scanning && pairs_total)
+        text += QCoreApplication::translate("JobPhase", ", query %1 of %2")
+                    .arg(std::min(pairs_done + 1, pairs_total))
+                    .arg(pairs_total);
+    if (const int p = percent(); p >= 0 && phase != JobPhase::Waiting && phase != JobPhase::Saving &&
+                                 phase != JobPhase::Preparing)
+        text += QStringLiteral(" (%1 %)").arg(p);
+    return text;
 }
 
 struct JobQueue::Entry {
@@ -53,6 +82,12 @@ struct JobQueue::Entry {
     Progress latest;  // under progress_mutex
     std::atomic<bool> post_pending{false};
     std::atomic<std::int64_t> last_post_ns{0};
+    std::atomic<JobPhase> phase{JobPhase::Waiting};
+    // A long pair: the cells of its whole matrix (the first pass), on which
+    // kind of device, and whether a path follows the first pass.
+    std::uint64_t long_matrix = 0;
+    bool long_gpu = false;
+    bool long_path = false;
 };
 
 namespace {
@@ -206,12 +241,14 @@ void JobQueue::run(const std::shared_ptr<Entry>& entry) {
     }
 
     entry->start = std::chrono::steady_clock::now();
+    setPhase(entry, JobPhase::Preparing);
     TimelineRecorder timeline;
     try {
         if (request.is_search()) runSearch(entry, recorder.get(), outcome, timeline);
         else if (request.is_long_pair()) runLongPair(entry, recorder.get(), outcome, timeline);
         else runPairs(entry, recorder.get(), outcome, timeline);
         outcome.state = JobState::Done;
+        setPhase(entry, JobPhase::Saving);
         record_end([&](JobRecorder& r) {
             r.done(outcome.alignments ? *outcome.alignments : std::vector<Alignment>{}, timeline.events(),
                    timeline.clock_source());
@@ -253,6 +290,7 @@ void JobQueue::runPairs(const std::shared_ptr<Entry>& entry, JobRecorder* record
         entry->latest.cells_total = outcome.cells;
         entry->latest.items_total = job.pairs.size();
     }
+    setPhase(entry, JobPhase::Aligning);
     JobContext context;
     context.cancel = &entry->token;
     context.timeline = &timeline;
@@ -312,6 +350,7 @@ void JobQueue::runSearch(const std::shared_ptr<Entry>& entry, JobRecorder* recor
         entry->latest.cells_total = outcome.cells;
         entry->latest.items_total = queries.size();
     }
+    setPhase(entry, JobPhase::Scanning);
 
     SearchOptions search;
     search.top = request.top;
@@ -392,6 +431,12 @@ void JobQueue::runLongPair(const std::shared_ptr<Entry>& entry, JobRecorder* rec
         entry->latest.cells_total = outcome.cells;
         entry->latest.items_total = 1;
     }
+    // GPUs (pass runners) run the three-stage pipeline; CPU backends align by
+    // Myers-Miller, whose counter covers only its first pass.
+    entry->long_matrix = outcome.cells;
+    entry->long_gpu = info.kind == "gpu";
+    entry->long_path = request.traceback;
+    setPhase(entry, entry->long_gpu ? JobPhase::LongStage1 : JobPhase::LongFirstPass);
     JobContext context;
     context.cancel = &entry->token;
     context.timeline = &timeline;
@@ -449,17 +494,57 @@ void JobQueue::report(const std::shared_ptr<Entry>& entry, const Progress& progr
         this,
         [this, entry] {
             entry->post_pending = false;
-            JobProgress shown;
-            {
-                std::lock_guard lock(entry->progress_mutex);
-                shown.cells_done = entry->latest.cells_done;
-                shown.cells_total = entry->latest.cells_total;
-                shown.pairs_done = entry->latest.items_done;
-                shown.pairs_total = entry->latest.items_total;
-            }
-            shown.seconds = double(since_ns(entry->start)) / 1e9;
-            emit jobProgress(entry->ticket, shown);
+            emit jobProgress(entry->ticket, shownProgress(*entry, entry->phase.load()));
         },
+        Qt::QueuedConnection);
+}
+
+JobProgress JobQueue::shownProgress(Entry& entry, JobPhase phase) {
+    JobProgress shown;
+    {
+        std::lock_guard lock(entry.progress_mutex);
+        shown.cells_done = entry.latest.cells_done;
+        shown.cells_total = entry.latest.cells_total;
+        shown.pairs_done = entry.latest.items_done;
+        shown.pairs_total = entry.latest.items_total;
+    }
+    shown.seconds = double(since_ns(entry.start)) / 1e9;
+    shown.phase = phase;
+    switch (shown.phase) {
+    case JobPhase::Aligning:
+    case JobPhase::Scanning: shown.predicts_end = true; break;
+    case JobPhase::LongFirstPass:
+    case JobPhase::LongStage1: {
+        // The engine's counter runs over the first pass (the CPU's clamps at
+        // the matrix; the GPU pipeline's goes on through stages 2 and 3 by a
+        // guessed share): the bar shows the first pass alone, and what follows
+        // is named, without a percentage nobody measured.
+        const std::uint64_t matrix = entry.long_matrix;
+        if (matrix && shown.cells_done >= matrix && entry.long_path) {
+            shown.phase = shown.phase == JobPhase::LongStage1 ? JobPhase::LongStages23 : JobPhase::LongRefining;
+            JobPhase expected = phase;  // a later phase set meanwhile (saving) stays
+            entry.phase.compare_exchange_strong(expected, shown.phase);
+            shown.counted = false;
+        } else {
+            shown.cells_total = matrix ? matrix : shown.cells_total;
+            shown.cells_done = std::min(shown.cells_done, shown.cells_total);
+        }
+        break;
+    }
+    case JobPhase::LongRefining:
+    case JobPhase::LongStages23:
+    case JobPhase::Waiting:
+    case JobPhase::Preparing:
+    case JobPhase::Saving: shown.counted = false; break;
+    }
+    return shown;
+}
+
+void JobQueue::setPhase(const std::shared_ptr<Entry>& entry, JobPhase phase) {
+    entry->phase = phase;
+    // Said at once: the GUI learns of a phase even when no progress follows.
+    QMetaObject::invokeMethod(
+        this, [this, entry, phase] { emit jobProgress(entry->ticket, shownProgress(*entry, phase)); },
         Qt::QueuedConnection);
 }
 

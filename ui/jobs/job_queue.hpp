@@ -32,15 +32,40 @@ namespace alignscope::ui {
 enum class JobState { Queued, Running, Done, Failed, Cancelled, Interrupted };
 QString display_name(JobState state);
 
+// What a job is doing. Every phase a job goes through is named, so the window
+// never shows a finished bar while work goes on.
+enum class JobPhase {
+    Waiting,        // queued behind other jobs
+    Preparing,      // choosing the backend, packing a database
+    Aligning,       // pairwise jobs: the pairs (the cells count all the work)
+    Scanning,       // a search: scanning the database and aligning the hits, query by query
+    LongFirstPass,  // a long pair on a CPU: Myers-Miller's first pass over the whole matrix
+    LongRefining,   // then its divide and conquer on the halves (about as long again, not counted)
+    LongStage1,     // a long pair on GPUs: stage 1, the forward pass over the whole matrix
+    LongStages23,   // then stage 2 (the start of the path) and stage 3 (the traceback)
+    Saving,         // writing the results into the project
+};
+QString display_name(JobPhase phase);
+
 // A job's progress as the GUI shows it.
 struct JobProgress {
     std::uint64_t cells_done = 0, cells_total = 0;
     std::uint64_t pairs_done = 0, pairs_total = 0;
     double seconds = 0;  // since the job started
+    JobPhase phase = JobPhase::Waiting;
+    // Whether cells_done/cells_total measures the phase's work: false in
+    // phases no counter covers (percent and ETA are then unknown).
+    bool counted = true;
+    // Whether the rate so far predicts the end of the whole job (pairwise
+    // jobs and searches: their cells are all their work; not long pairs).
+    bool predicts_end = false;
     double cells_per_second() const { return seconds > 0 ? double(cells_done) / seconds : 0; }
     // Seconds left at the rate so far; negative when unknown.
     double eta_seconds() const;
+    // Of the phase; -1 when unknown.
     int percent() const;
+    // "stage 1 of 3: forward pass (42 %)", for the status bar and the queue.
+    QString text() const;
 };
 
 struct JobOutcome {
@@ -141,6 +166,8 @@ private:
     void runLongPair(const std::shared_ptr<Entry>& entry, JobRecorder* recorder, JobOutcome& outcome,
                      TimelineRecorder& timeline);
     void report(const std::shared_ptr<Entry>& entry, const Progress& progress);
+    void setPhase(const std::shared_ptr<Entry>& entry, JobPhase phase);
+    static JobProgress shownProgress(Entry& entry, JobPhase phase);  // GUI thread
     void finish(const std::shared_ptr<Entry>& entry, JobOutcome outcome);
 
     DeviceRegistry& registry_;

@@ -540,12 +540,19 @@ QString JobPanel::estimateText() const {
     const QString size = r.is_search() ? tr("%1 pairs to scan, %2 cells").arg(human_count(double(r.pair_count())),
                                                                              human_count(cells))
                                        : tr("%1 pairs, %2 cells").arg(human_count(double(r.pair_count())), human_count(cells));
-    const auto measured = document_.throughput(r.device);
+    // Only the speed of finished jobs of the same kind (a search's, or a
+    // pairwise job's of the same mode, with or without traceback) predicts.
+    const auto measured = document_.throughput(r.device, ProjectDocument::measuredKind(r));
+    const QString kind = r.is_search() ? (r.traceback ? tr("searches with traceback") : tr("searches without traceback"))
+                                       : tr("%1 alignments %2")
+                                             .arg(QString::fromUtf8(to_string(r.align_options().mode).data()),
+                                                  r.traceback ? tr("with traceback") : tr("without traceback"));
     if (measured.jobs == 0 || measured.cells_per_second <= 0)
-        return tr("%1. No time estimate yet: no finished job on %2 in this project to measure its speed.")
-            .arg(size, QString::fromStdString(r.device));
-    return tr("%1: %2 at %3 cells/s (measured by %n earlier job(s) on %4).", nullptr, measured.jobs)
-        .arg(size, human_seconds(cells / measured.cells_per_second), human_count(measured.cells_per_second),
+        return tr("%1. No time estimate yet: no finished job of this kind (%2) on %3 in this project to measure "
+                  "its speed.")
+            .arg(size, kind, QString::fromStdString(r.device));
+    return tr("%1: %2 at %3 cells/s (measured by %n earlier job(s) of this kind, %4, on %5).", nullptr, measured.jobs)
+        .arg(size, human_seconds(cells / measured.cells_per_second), human_count(measured.cells_per_second), kind,
              QString::fromStdString(r.device));
 }
 
