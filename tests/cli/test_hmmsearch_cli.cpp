@@ -1,0 +1,189 @@
+// alignscope-cli hmmsearch through the real binary, against the real hmmsearch
+// run on the same files with the same options: --tblout and --domtblout rows
+// identical (trailing blanks aside), the report's sequence table, domain
+// tables, alignments and pipeline counts identical, several models per file,
+// -Z/--domZ and bit score thresholds, -A readable by hmmbuild, JSON, threads,
+// and bad input refused with exit status 2 and one line.
+#include "hmmsearch_oracle.hpp"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+using namespace alignscope::test;
+
+namespace {
+
+// The lines of a report section, from the line starting with `from` up to (not
+// including) the line starting with `to`, trailing blanks removed.
+QStringList section(const QByteArray& report, const QByteArray& from, const QByteArray& to)
+{
+    QStringList lines;
+    bool in = false;
+    for (QByteArray line : report.split('\n')) {
+        if (line.startsWith(from)) in = true;
+        else if (in && line.startsWith(to)) break;
+        if (!in) continue;
+        while (!line.isEmpty() && line.endsWith(' ')) line.chop(1);
+        lines << QString::fromUtf8(line);
+    }
+    return lines;
+}
+
+}  // namespace
+
+class TestHmmsearchCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        ALIGNSCOPE_REQUIRE_ORACLE(have_program(QStringLiteral("hmmsearch")), "hmmsearch is not installed (Debian package hmmer)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/Pkinase.hmm"), "tutorial models are missing (Debian package hmmer-examples)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kDatabase), "DB.fasta.gz is missing (Debian package mmseqs2-examples)");
+        db_ = database_slice(dir_, QStringLiteral("slice.fa"), 2500);
+        // Three models in one file, as Pfam ships them.
+        models_ = dir_.filePath(QStringLiteral("three.hmm"));
+        QFile out(models_);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        for (const char* m : {"Pkinase", "fn3", "globins4"}) {
+            QFile in(kTutorial + "/" + m + ".hmm");
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            out.write(in.readAll());
+        }
+    }
+
+    void same_output_as_hmmsearch_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QStringList>("options");
+        QTest::newRow("three models") << "three" << QStringList{};
+        QTest::newRow("-Z and --domZ") << "Pkinase" << QStringList{"-Z", "45000000", "--domZ", "1000"};
+        QTest::newRow("bit score thresholds") << "three" << QStringList{"-T", "15", "--domT", "12", "--incT", "25", "--incdomT", "20"};
+        QTest::newRow("E-value thresholds") << "fn3" << QStringList{"-E", "1e-3", "--domE", "0.5", "--incE", "1e-6", "--incdomE", "1e-4"};
+        QTest::newRow("--nobias --F2 0.01") << "Pkinase" << QStringList{"--nobias", "--F2", "0.01"};
+    }
+
+    void same_output_as_hmmsearch()
+    {
+        QFETCH(QString, model);
+        QFETCH(QStringList, options);
+        const QString model_path = model == "three" ? models_ : kTutorial + "/" + model + ".hmm";
+        QTemporaryDir dir;
+        auto run = [&](const QString& program, const QString& tag, QStringList extra) {
+            QStringList args;
+            if (program == QStringLiteral(ALIGNSCOPE_CLI)) args << "hmmsearch";
+            args << options << "--seed" << "42" << "--tblout" << dir.filePath(tag + ".tbl") << "--domtblout" << dir.filePath(tag + ".dom")
+                 << "-o" << dir.filePath(tag + ".out") << extra << model_path << db_;
+            const ProcessResult r = run_program(program, args);
+            if (r.exit_code != 0) qWarning("%s: %s", qPrintable(program), r.err.constData());
+            QFile f(dir.filePath(tag + ".out"));
+            (void)f.open(QIODevice::ReadOnly);
+            return std::make_pair(r.exit_code, f.readAll());
+        };
+        const auto [ref_status, ref] = run(QStringLiteral("hmmsearch"), QStringLiteral("ref"), {"--cpu", "1"});
+        const auto [our_status, ours] = run(QStringLiteral(ALIGNSCOPE_CLI), QStringLiteral("ours"), {"--threads", "2"});
+        QCOMPARE(ref_status, 0);
+        QCOMPARE(our_status, 0);
+        const QStringList ref_tbl = table_rows(dir.filePath("ref.tbl")), our_tbl = table_rows(dir.filePath("ours.tbl"));
+        QVERIFY(!ref_tbl.isEmpty());
+        QCOMPARE(our_tbl, ref_tbl);
+        QCOMPARE(table_rows(dir.filePath("ours.dom")), table_rows(dir.filePath("ref.dom")));
+        QCOMPARE(passed_counts(ours), passed_counts(ref));
+        QCOMPARE(section(ours, "Query:", "Internal pipeline"), section(ref, "Query:", "Internal pipeline"));
+        QCOMPARE(section(ours, "Initial search space", "# "), section(ref, "Initial search space", "# "));
+    }
+
+    void noali_json_threads_and_alignment()
+    {
+        QTemporaryDir dir;
+        const QString pk = kTutorial + "/Pkinase.hmm";
+        ProcessResult one = run_cli({"hmmsearch", "--threads", "1", "--noali", pk, db_});
+        ProcessResult two = run_cli({"hmmsearch", "--threads", "2", "--noali", pk, db_});
+        QCOMPARE(one.exit_code, 0);
+        QVERIFY(!one.out.contains("Alignments for each domain"));
+        const auto strip_time = [](const QByteArray& t) {
+            QByteArrayList keep;
+            for (const QByteArray& l : t.split('\n'))
+                if (!l.startsWith("# Elapsed") && !l.startsWith("# Mc/sec") && !l.startsWith("# number of worker")) keep << l;
+            return keep.join('\n');
+        };
+        QCOMPARE(strip_time(two.out), strip_time(one.out));
+
+        const ProcessResult json = run_cli({"hmmsearch", "--format", "json", "--tblout", dir.filePath("j.tbl"), pk, db_});
+        QCOMPARE(json.exit_code, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(json.out).object();
+        const QJsonArray results = doc["results"].toArray();
+        QCOMPARE(results.size(), 1);
+        const QJsonObject r = results[0].toObject();
+        QCOMPARE(r["hits"].toArray().size(), table_rows(dir.filePath("j.tbl")).size());
+        QCOMPARE(r["pipeline"].toObject()["targets"].toInt(), 2500);
+
+        // -A: as many aligned domains as hmmsearch's own -A, and hmmbuild reads the file.
+        const ProcessResult ref = run_program(QStringLiteral("hmmsearch"), {"-A", dir.filePath("ref.sto"), "-o", dir.filePath("ref.out"), pk, db_});
+        QCOMPARE(ref.exit_code, 0);
+        const ProcessResult ours = run_cli({"hmmsearch", "-A", dir.filePath("ours.sto"), "-o", dir.filePath("ours.out"), pk, db_});
+        QCOMPARE(ours.exit_code, 0);
+        auto saved = [](const QString& path) {
+            QFile f(path);
+            (void)f.open(QIODevice::ReadOnly);
+            for (const QByteArray& l : f.readAll().split('\n'))
+                if (l.startsWith("# Alignment of ")) return l.split(' ')[3].toInt();
+            return -1;
+        };
+        QVERIFY(saved(dir.filePath("ref.out")) > 0);
+        QCOMPARE(saved(dir.filePath("ours.out")), saved(dir.filePath("ref.out")));
+        const ProcessResult build = run_program(QStringLiteral("hmmbuild"), {"-o", dir.filePath("build.log"), "--amino", dir.filePath("rebuilt.hmm"), dir.filePath("ours.sto")});
+        QVERIFY2(build.exit_code == 0, build.err.constData());
+    }
+
+    void bad_input_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        const QString pk = kTutorial + "/Pkinase.hmm";
+        QTest::newRow("no such model file") << QStringList{"hmmsearch", "/nonexistent/x.hmm", "DB"} << "/nonexistent/x.hmm: cannot open";
+        QTest::newRow("F1 above 1") << QStringList{"hmmsearch", "--F1", "2", pk, "DB"} << "--F1 must be a P-value threshold";
+        QTest::newRow("negative E") << QStringList{"hmmsearch", "-E", "-1", pk, "DB"} << "-E must be positive";
+        QTest::newRow("not a number") << QStringList{"hmmsearch", "--domE", "x", pk, "DB"} << "--domE";
+        QTest::newRow("DNA model, protein targets") << QStringList{"hmmsearch", kTutorial + "/MADE1.hmm", "DB"} << "not in the DNA alphabet";
+        QTest::newRow("unknown device") << QStringList{"hmmsearch", "--device", "tpu", pk, "DB"} << "--device: no profile search device 'tpu'";
+        QTest::newRow("bad format") << QStringList{"hmmsearch", "--format", "xml", pk, "DB"} << "--format must be text or json";
+        QTest::newRow("unwritable table") << QStringList{"hmmsearch", "--tblout", "/nonexistent/dir/t.tbl", pk, "DB"} << "/nonexistent/dir/t.tbl";
+    }
+
+    void bad_input()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        args.replaceInStrings(QRegularExpression(QStringLiteral("^DB$")), db_);
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("report.txt"));
+        const ProcessResult r = run_cli(QStringList(args) << "-o" << out);
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY(!r.crashed);
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
+        QVERIFY2(!QFile::exists(out), "a failed run left a report");
+    }
+
+    void pressed_file_refused()
+    {
+        ALIGNSCOPE_REQUIRE_ORACLE(have_program(QStringLiteral("hmmpress")), "hmmpress is not installed (Debian package hmmer)");
+        QTemporaryDir dir;
+        const QString model = dir.filePath(QStringLiteral("globins4.hmm"));
+        QFile::copy(kTutorial + "/globins4.hmm", model);
+        QCOMPARE(run_program(QStringLiteral("hmmpress"), {model}).exit_code, 0);
+        const ProcessResult r = run_cli({"hmmsearch", model + ".h3m", db_});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.err.contains("not supported; give the text .hmm file"), r.err.constData());
+    }
+
+private:
+    QTemporaryDir dir_;
+    QString db_, models_;
+};
+
+QTEST_GUILESS_MAIN(TestHmmsearchCli)
+#include "test_hmmsearch_cli.moc"

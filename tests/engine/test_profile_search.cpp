@@ -1,0 +1,201 @@
+// Profile search against HMMER's hmmsearch on the same model and targets:
+// the four pipeline counts must be identical (HMMER's filter arithmetic is
+// reproduced, saturation and rounding included), the reported sequences the
+// same, their bit scores within 0.05 bits and E-values within 1 % (of what
+// hmmsearch prints, allowing for its two significant digits), and domain
+// envelopes, alignment and model coordinates identical for >= 99 % of domains.
+#include "hmmsearch_oracle.hpp"
+
+#include <alignscope/profile/filter_scan.hpp>
+#include <alignscope/profile/hmm_file.hpp>
+#include <alignscope/profile/profile_search.hpp>
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace alignscope;
+using namespace alignscope::profile;
+using namespace alignscope::test;
+
+namespace {
+
+struct Expected {
+    QVector<qulonglong> counts;
+    QMap<QString, QStringList> targets;  // name -> tblout fields
+    QVector<QStringList> domains;        // domtblout fields, in file order
+};
+
+Expected run_hmmsearch(const QTemporaryDir& dir, const QString& model, const QString& db, const QStringList& extra)
+{
+    Expected e;
+    const QString tbl = dir.filePath(QStringLiteral("ref.tbl")), dom = dir.filePath(QStringLiteral("ref.dom"));
+    QStringList args{QStringLiteral("--cpu"), QStringLiteral("1"), QStringLiteral("--seed"), QStringLiteral("42"),
+                     QStringLiteral("--tblout"), tbl, QStringLiteral("--domtblout"), dom};
+    args << extra << model << db;
+    const ProcessResult r = run_program(QStringLiteral("hmmsearch"), args);
+    if (r.exit_code != 0) qWarning("hmmsearch failed: %s", r.err.constData());
+    e.counts = passed_counts(r.out);
+    for (const QString& row : table_rows(tbl)) {
+        const QStringList f = row.split(' ', Qt::SkipEmptyParts);
+        e.targets[f[0]] = f;
+    }
+    for (const QString& row : table_rows(dom)) e.domains.push_back(row.split(' ', Qt::SkipEmptyParts));
+    return e;
+}
+
+// Our value against hmmsearch's printed one: within `tolerance`, plus half a
+// unit of the printed precision.
+bool score_agrees(double ours, const QString& printed) { return std::fabs(ours - printed.toDouble()) <= 0.05 + 0.05 + 1e-9; }
+bool evalue_agrees(double ours, const QString& printed)
+{
+    const double theirs = printed.toDouble();
+    if (theirs == 0) return ours < 1e-300;
+    // %.2g keeps two significant digits: half a unit of the second digit.
+    const double half_unit = 0.5 * std::pow(10.0, std::floor(std::log10(theirs)) - 1);
+    return std::fabs(ours - theirs) <= 0.01 * theirs + half_unit;
+}
+
+}  // namespace
+
+class TestProfileSearch : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        ALIGNSCOPE_REQUIRE_ORACLE(have_program(QStringLiteral("hmmsearch")), "hmmsearch is not installed (Debian package hmmer)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/Pkinase.hmm"), "tutorial models are missing (Debian package hmmer-examples)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kDatabase), "DB.fasta.gz is missing (Debian package mmseqs2-examples)");
+        slice_ = database_slice(dir_, QStringLiteral("slice.fa"), 5000);
+        small_ = database_slice(dir_, QStringLiteral("small.fa"), 300);
+        // The tutorial's 330 kb human chromosome piece in 20 kb windows (hmmsearch
+        // takes targets of at most 100,000 residues).
+        dna_ = dir_.filePath(QStringLiteral("dna_windows.fa"));
+        SequenceReader reader((kTutorial + "/dna_target.fa").toStdString());
+        Sequence s;
+        QFile out(dna_);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        while (reader.next(s))
+            for (std::size_t at = 0; at < s.residues.size(); at += 20000)
+                out.write(QByteArray::fromStdString(">" + s.id + "_" + std::to_string(at + 1) + "\n" +
+                                                    s.residues.substr(at, 20000) + "\n"));
+    }
+
+    void same_as_hmmsearch_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("database");
+        QTest::addColumn<QStringList>("options");
+        QTest::newRow("globins4, 5000 UniProt") << "globins4" << "slice" << QStringList{};
+        QTest::newRow("fn3, 5000 UniProt") << "fn3" << "slice" << QStringList{};
+        QTest::newRow("Pkinase, 5000 UniProt") << "Pkinase" << "slice" << QStringList{};
+        QTest::newRow("Pkinase --nobias") << "Pkinase" << "slice" << QStringList{QStringLiteral("--nobias")};
+        QTest::newRow("fn3 --F1 0.05 --F2 0.01 --F3 0.001")
+            << "fn3" << "slice" << QStringList{"--F1", "0.05", "--F2", "0.01", "--F3", "0.001"};
+        QTest::newRow("fn3 --max, 300 UniProt") << "fn3" << "small" << QStringList{QStringLiteral("--max")};
+        QTest::newRow("MADE1 (DNA), tutorial chromosome piece") << "MADE1" << "dna" << QStringList{};
+    }
+
+    void same_as_hmmsearch()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, database);
+        QFETCH(QStringList, options);
+        const QString model_path = kTutorial + "/" + model + ".hmm";
+        const QString db = database == "slice" ? slice_ : database == "small" ? small_ : dna_;
+        QTemporaryDir dir;
+        const Expected expected = run_hmmsearch(dir, model_path, db, options);
+        QCOMPARE(expected.counts.size(), 4);
+
+        const auto models = read_hmm_file(model_path.toStdString());
+        const ProfileTargets targets = read_profile_targets(db.toStdString(), models[0].alphabet);
+        PipelineSettings settings;
+        settings.threads = 2;
+        for (int i = 0; i < options.size(); ++i) {
+            if (options[i] == "--max") settings.set_max();
+            if (options[i] == "--nobias") settings.bias_filter = false;
+            if (options[i] == "--F1") settings.F1 = options[i + 1].toDouble();
+            if (options[i] == "--F2") settings.F2 = options[i + 1].toDouble();
+            if (options[i] == "--F3") settings.F3 = options[i + 1].toDouble();
+        }
+        auto scanner = make_cpu_profile_scanner_registry()->create("cpu", 2);
+        JobContext context;
+        scanner->load(targets, context);
+        const ModelSearch ours = search_profile(models[0], targets, *scanner, settings, context);
+
+        const QVector<qulonglong> counts{ours.counts.past_msv, ours.counts.past_bias, ours.counts.past_viterbi,
+                                         ours.counts.past_forward};
+        QCOMPARE(counts, expected.counts);
+
+        int reported = 0, exact = 0;
+        for (const TargetHit& h : ours.hits) {
+            if (!h.reported) continue;
+            ++reported;
+            const QString name = QString::fromStdString(h.name);
+            QVERIFY2(expected.targets.contains(name), qPrintable("only we report " + name));
+            const QStringList& f = expected.targets[name];
+            const double E = std::exp(h.lnP) * ours.Z;
+            QVERIFY2(score_agrees(h.score, f[5]), qPrintable(QStringLiteral("%1: score %2, hmmsearch %3").arg(name).arg(h.score).arg(f[5])));
+            QVERIFY2(evalue_agrees(E, f[4]), qPrintable(QStringLiteral("%1: E %2, hmmsearch %3").arg(name).arg(E).arg(f[4])));
+            exact += QString::asprintf("%.1f", static_cast<double>(h.score)) == f[5];
+        }
+        QCOMPARE(reported, static_cast<int>(expected.targets.size()));
+        QVERIFY(exact >= 0.99 * reported);
+
+        // Reported domains in domtblout order: target order, then position.
+        QVector<QStringList> domains;
+        for (const TargetHit& h : ours.hits) {
+            if (!h.reported) continue;
+            for (const DomainHit& d : h.domains) {
+                if (!d.reported) continue;
+                domains.push_back({QString::fromStdString(h.name), QString::number(d.alignment.hmm_from),
+                                   QString::number(d.alignment.hmm_to), QString::number(d.alignment.target_from),
+                                   QString::number(d.alignment.target_to), QString::number(d.env_from),
+                                   QString::number(d.env_to), QString::asprintf("%.1f", static_cast<double>(d.score))});
+            }
+        }
+        QCOMPARE(domains.size(), expected.domains.size());
+        int same_coordinates = 0;
+        for (int i = 0; i < domains.size(); ++i) {
+            const QStringList& f = expected.domains[i];
+            QCOMPARE(domains[i][0], f[0]);
+            const QStringList theirs{f[0], f[15], f[16], f[17], f[18], f[19], f[20]};
+            same_coordinates += domains[i].mid(0, 7) == theirs;
+            QVERIFY2(score_agrees(domains[i][7].toDouble(), f[13]), qPrintable(domains[i].join(' ') + " vs " + f.join(' ')));
+        }
+        QVERIFY2(same_coordinates >= 0.99 * domains.size(),
+                 qPrintable(QStringLiteral("%1 of %2 domains with hmmsearch's coordinates").arg(same_coordinates).arg(domains.size())));
+        qInfo("%s: counts %llu/%llu/%llu/%llu, %d sequences, %d/%lld domains with identical coordinates", qPrintable(model),
+              counts[0], counts[1], counts[2], counts[3], reported, same_coordinates, static_cast<long long>(domains.size()));
+    }
+
+    // The filters are a batch interface: scores of a subset equal those of the whole.
+    void viterbi_batch_subset()
+    {
+        const auto models = read_hmm_file((kTutorial + "/fn3.hmm").toStdString());
+        const ProfileTargets targets = read_profile_targets(small_.toStdString(), models[0].alphabet);
+        NullModel null_model(models[0].alphabet);
+        const Plan7Profile gm = configure_local(models[0], null_model);
+        const ViterbiFilterProfile vit = make_viterbi_filter_profile(gm);
+        auto scanner = make_cpu_profile_scanner_registry()->create("cpu", 2);
+        JobContext context;
+        scanner->load(targets, context);
+        std::vector<std::uint32_t> all(targets.size()), odd;
+        for (std::uint32_t t = 0; t < all.size(); ++t) {
+            all[t] = t;
+            if (t % 2) odd.push_back(t);
+        }
+        std::vector<float> a(all.size()), b(odd.size());
+        scanner->viterbi(vit, all, a, context);
+        scanner->viterbi(vit, odd, b, context);
+        for (std::size_t i = 0; i < odd.size(); ++i) QCOMPARE(b[i], a[odd[i]]);
+    }
+
+private:
+    QTemporaryDir dir_;
+    QString slice_, small_, dna_;
+};
+
+QTEST_GUILESS_MAIN(TestProfileSearch)
+#include "test_profile_search.moc"
