@@ -11,6 +11,7 @@
 #include <alignscope/allvsall/allvsall.hpp>
 #include <alignscope/allvsall/outputs.hpp>
 #include <alignscope/allvsall/spool.hpp>
+#include <alignscope/allvsall/tile_deal.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/io/atomic_file.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
@@ -19,7 +20,9 @@
 #include <alignscope/mpi/tile_dealer.hpp>
 #endif
 
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -285,6 +288,19 @@ SequenceSet get_set(ByteReader& r) {
     return set;
 }
 
+// Several ranks on one host share its GPUs: the k-th rank of a host takes its
+// GPU k (modulo their number) when --device names all GPUs (gpu, auto).
+Backend& rank_backend(const AllVsAllFlags& flags, CliContext& context, const mpi::World& world) {
+    std::string device = flags.device.device;
+    if (device == "gpu" || device == "auto") {
+        int gpus = 0;
+        for (const DeviceInfo& d : context.registry->devices())
+            if (d.kind == "gpu" && d.available && d.id.rfind("gpu:", 0) == 0) ++gpus;
+        if (gpus > 0) device = "gpu:" + std::to_string(world.local_rank() % gpus);
+    }
+    return context.registry->select(device);
+}
+
 int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
     mpi::World world;
     if (world.size() < 2) return run_single(flags, context);
@@ -302,7 +318,7 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
             in = read_inputs(flags);
             problem.emplace(build_problem(flags, in));
             allvsall::check_outputs(*problem, output_files(flags));
-            backend = &context.registry->select(flags.device.device);
+            backend = &rank_backend(flags, context, world);
             allvsall::compute_self_scores(*problem, *backend, job_context);
             job.assign(1, '\1');
             put_set(job, in.set);
@@ -330,15 +346,7 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
             for (std::int64_t& s : problem->row_self = std::vector<std::int64_t>(in.set.records.size())) s = r.get<std::int64_t>();
             problem->column_self.resize(problem->triangle() ? in.set.records.size() : in.against.records.size());
             for (std::int64_t& s : problem->column_self) s = r.get<std::int64_t>();
-            // Several ranks on one host share its GPUs: local rank k takes GPU k (modulo their number).
-            std::string device = flags.device.device;
-            if (device == "gpu" || device == "auto") {
-                int gpus = 0;
-                for (const DeviceInfo& d : context.registry->devices())
-                    if (d.kind == "gpu" && d.available && d.id.rfind("gpu:", 0) == 0) ++gpus;
-                if (gpus > 0) device = "gpu:" + std::to_string((world.local_rank()) % gpus);
-            }
-            Backend& mine = context.registry->select(device);
+            Backend& mine = rank_backend(flags, context, world);
             allvsall::run_tiles(*problem, mine, remote, remote, job_context);
         } catch (const Cancelled&) {
             std::_Exit(130);  // rank 0 keeps the checkpoint; mpirun ends the run
@@ -367,10 +375,41 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
     TerminalProgress progress("allvsall");
     ProgressSink sink(*spool, *problem, progress);
     const std::uint64_t window = 4 * static_cast<std::uint64_t>(world.size());
+    allvsall::TileDeal deal(spool->first_tile(), problem->tiling.tile_count(), window, sink,
+                            [&] { return spool->tiles_done(); });
+    // Rank 0 computes too, on a thread of its own; this thread alone talks MPI.
+    CancellationToken stop_local;
+    JobContext local_context;
+    local_context.cancel = &stop_local;
+    std::atomic<bool> local_done{false};
+    std::exception_ptr local_error;
+    std::thread local([&] {
+        try {
+            allvsall::TileDeal::Local view(deal);
+            allvsall::run_tiles(*problem, *backend, view, view, local_context);
+        } catch (const Cancelled&) {
+            local_error = std::current_exception();
+        } catch (const std::exception& e) {
+            local_error = std::make_exception_ptr(Error("rank 0 on " + world.host(0) + ": " + e.what()));
+        } catch (...) {
+            local_error = std::current_exception();
+        }
+        local_done.store(true, std::memory_order_release);
+    });
     try {
-        mpi::deal_tiles(world, spool->first_tile(), problem->tiling.tile_count(), sink,
-                        [&] { return spool->tiles_done(); }, window, job_context.cancel);
+        mpi::deal_tiles(
+            world, deal,
+            [&] {
+                if (!local_done.load(std::memory_order_acquire)) return true;
+                if (local_error) std::rethrow_exception(local_error);
+                return false;
+            },
+            job_context.cancel);
+        local.join();
     } catch (const std::exception& e) {
+        stop_local.cancel();
+        deal.close();
+        if (local.joinable()) local.join();
         // Ctrl-C (mpirun passes it on) or mpirun ending the run after a rank died:
         // keep the checkpoint and go; mpirun names a rank that died. A rank's
         // error: name it and end every rank.
@@ -380,7 +419,8 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
             spool->checkpoint();
         } catch (const std::exception&) {
         }
-        std::cerr << "alignscope-cli: " << (cancelled ? "stopped" : std::string("error: ") + e.what()) << '\n';
+        std::cerr << "alignscope-cli: " << (cancelled ? std::string("stopped") : std::string("error: ") + e.what())
+                  << '\n';
         kept_checkpoint_note(flags, *spool);
         spool.reset();
         if (cancelled) std::_Exit(130);
@@ -389,7 +429,7 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
     progress.finish();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     finish(flags, *problem, *spool, *backend, job_context, seconds,
-           " (rank 0 of " + std::to_string(world.size()) + ", " + std::to_string(world.size() - 1) + " computing)");
+           " (" + std::to_string(world.size()) + " ranks)");
     return 0;
 }
 

@@ -67,16 +67,16 @@ void World::abort(int status) const {
     std::_Exit(status);
 }
 
-void deal_tiles(const World& world, std::uint64_t first, std::uint64_t count, allvsall::TileSink& sink,
-                const std::function<std::uint64_t()>& committed, std::uint64_t window,
+void deal_tiles(const World& world, allvsall::TileDeal& deal, const std::function<bool()>& local_running,
                 const CancellationToken* cancel) {
     const int workers = world.size() - 1;
-    if (workers < 1) throw Error("MPI: dealing tiles needs at least two ranks");
     std::deque<int> asking;
-    std::uint64_t next = first, outstanding = 0;
+    std::uint64_t outstanding = 0;
     int stopped = 0;
-    while (stopped < workers || outstanding > 0) {
+    bool local = true;
+    while (stopped < workers || outstanding > 0 || local) {
         if (cancel) cancel->throw_if_cancelled();
+        if (local) local = local_running();
         int flag = 0;
         MPI_Status status;
         check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
@@ -92,7 +92,7 @@ void deal_tiles(const World& world, std::uint64_t first, std::uint64_t count, al
                     allvsall::decode_tile(bytes, offset, "a result from rank " + std::to_string(from));
                 if (outstanding == 0) throw Error("MPI: rank " + std::to_string(from) + " sent a result not asked for");
                 --outstanding;
-                sink.put(std::move(r));
+                deal.put(std::move(r));
             } else if (status.MPI_TAG == kError) {
                 const std::string message = receive_bytes(status, kError);
                 throw Error("rank " + std::to_string(from) + " on " + world.host(from) + ": " + message);
@@ -104,15 +104,15 @@ void deal_tiles(const World& world, std::uint64_t first, std::uint64_t count, al
         }
         while (!asking.empty()) {
             const int to = asking.front();
-            if (next < count) {
-                if (next >= committed() + window) break;
-                const unsigned long long tile = next;
-                check(MPI_Send(&tile, 1, MPI_UNSIGNED_LONG_LONG, to, kTile, MPI_COMM_WORLD), "dealing a tile");
-                ++next;
+            if (const std::optional<std::uint64_t> tile = deal.take(false)) {
+                const unsigned long long t = *tile;
+                check(MPI_Send(&t, 1, MPI_UNSIGNED_LONG_LONG, to, kTile, MPI_COMM_WORLD), "dealing a tile");
                 ++outstanding;
-            } else {
+            } else if (deal.all_dealt()) {
                 check(MPI_Send(nullptr, 0, MPI_CHAR, to, kStop, MPI_COMM_WORLD), "stopping a rank");
                 ++stopped;
+            } else {
+                break;  // the window is full: the rank waits for older results
             }
             asking.pop_front();
         }

@@ -4,6 +4,7 @@
 // engine's job code sees a TileSource and a TileSink, never MPI.
 #pragma once
 
+#include <alignscope/allvsall/tile_deal.hpp>
 #include <alignscope/allvsall/tile_result.hpp>
 #include <alignscope/device/job.hpp>
 
@@ -37,14 +38,13 @@ private:
     std::vector<std::string> hosts_;
 };
 
-// Rank 0: deals the tiles first..count-1 to ranks 1..size-1 as they ask, never
-// more than `window` tiles past `committed()` (so results that arrive out of
-// order wait in bounded memory), and puts every result into `sink`. Returns
-// when every tile is back and every rank has been told to stop. A rank that
-// reports an error ends this with Error "rank R on HOST: message"; a cancelled
-// token with Cancelled (the caller then ends the run with World::abort).
-void deal_tiles(const World& world, std::uint64_t first, std::uint64_t count, allvsall::TileSink& sink,
-                const std::function<std::uint64_t()>& committed, std::uint64_t window,
+// Rank 0: deals tiles from `deal` to ranks 1..size-1 as they ask (rank 0's
+// own worker threads take from the same deal) and puts their results into it.
+// Returns when every tile is dealt and back, every rank has been told to stop
+// and `local_running()` is false; that function rethrows a local worker's
+// error. A rank that reports an error ends this with Error "rank R on HOST:
+// message"; a cancelled token with Cancelled (the caller then ends the run).
+void deal_tiles(const World& world, allvsall::TileDeal& deal, const std::function<bool()>& local_running,
                 const CancellationToken* cancel);
 
 // Ranks 1..size-1: tiles from rank 0 and results back to it.
