@@ -70,6 +70,13 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
              OutputFormat format, const AlignOptions& options, bool automatic);
 
 int run_align(const AlignFlags& flags, CliContext& context) {
+    // Before anything is read or created: no output may be an input, the
+    // project, the checkpoint's folder or another output.
+    refuse_overlapping_files({{"QUERIES", flags.query_path}, {"TARGETS", flags.target_path}, {"--matrix", flags.scoring.matrix}},
+                             {{"-o", flags.output},
+                              {"--timeline", flags.device.timeline},
+                              {"--project", flags.project.path},
+                              {"--checkpoint", flags.checkpoint_dir}});
     const OutputFormat format = parse_output_format(flags.format);
     AlignOptions options = flags.scoring.align_options();
     options.traceback = !flags.no_traceback;

@@ -127,6 +127,7 @@ int finish_bench(std::ostream& table, const BenchReport& report, const BenchFlag
 int run_bench_long(BenchFlags flags, CliContext& context);
 
 int run_bench_command(BenchFlags flags, CliContext& context) {
+    refuse_overlapping_files({}, {{"--json", flags.json}, {"--timeline", flags.timeline}, {"--project", flags.project.path}});
     if (flags.lengths_option->count()) {
         flags.lengths.clear();
         for (const auto& text : flags.length_texts) flags.lengths.push_back(parse_length(text, "--lengths"));

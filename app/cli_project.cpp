@@ -156,6 +156,7 @@ int run_show(const ProjectFlags& flags) {
 }
 
 int run_export(const ProjectFlags& flags) {
+    refuse_overlapping_files({{"the project", flags.path}}, {{"-o", flags.output}});
     const store::Project project = open_for_reading(flags.path);
     const store::ExportFormat format = store::parse_export_format(flags.format);
     const store::ExportTable table = store::parse_export_table(flags.table);

@@ -213,6 +213,8 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
     if (flags.bench) return run_bench(flags, context);
     if (flags.query_path.empty()) throw Error("search: -q/--queries is required");
     if (flags.database_path.empty()) throw Error("search: -d/--database is required");
+    refuse_overlapping_files({{"-q", flags.query_path}, {"-d", flags.database_path}, {"--matrix", flags.scoring.matrix}},
+                             {{"-o", flags.output}, {"--timeline", flags.device.timeline}, {"--project", flags.project.path}});
     if (flags.top == 0) throw Error("--top must be at least 1");
     if (flags.max_evalue && !(*flags.max_evalue > 0 && std::isfinite(*flags.max_evalue)))
         throw Error("--evalue must be a positive number");

@@ -58,6 +58,7 @@ bool stderr_is_terminal() {
 int run_verify_long(const VerifyFlags& flags, CliContext& context);
 
 int run_verify(const VerifyFlags& flags, CliContext& context) {
+    refuse_overlapping_files({}, {{"--timeline", flags.device.timeline}, {"--project", flags.project.path}});
     if (!flags.search_mode.empty() && !flags.search)
         throw Error("--mode applies to verify --search (the other checks cover every mode)");
     if (flags.long_pair) {
@@ -152,11 +153,9 @@ int run_verify(const VerifyFlags& flags, CliContext& context) {
     if (show_progress) std::cerr << "\r\033[K" << std::flush;
 
     if (!flags.device.timeline.empty()) {
-        std::ofstream out(flags.device.timeline, std::ios::binary);
-        if (!out) throw Error("--timeline: cannot write '" + flags.device.timeline + "'");
-        write_chrome_trace(out, recorder.events(), recorder.clock_source());
-        out.close();
-        if (!out) throw Error("--timeline: writing '" + flags.device.timeline + "' failed");
+        AtomicOutput out(flags.device.timeline);
+        write_chrome_trace(out.stream(), recorder.events(), recorder.clock_source());
+        out.commit();
     }
 
     char times[160];
