@@ -46,11 +46,12 @@ struct AllVsAllFlags {
     std::string distance = "score";
     std::string matrix_out, clusters;
     double cluster_threshold = 0.9;
-    std::uint32_t tile = 128;
+    std::uint32_t tile = 0;  // 0: by the device (tile_for)
     std::string checkpoint_dir;
     double checkpoint_every = 60;
     bool resume = false;
     bool quiet = false;
+    CLI::Option* tile_option = nullptr;
 };
 
 bool is_nucleotide(AlphabetKind kind) { return kind != AlphabetKind::Protein; }
@@ -88,9 +89,16 @@ Inputs read_inputs(const AllVsAllFlags& flags) {
     return in;
 }
 
-allvsall::Problem build_problem(const AllVsAllFlags& flags, const Inputs& in) {
+// Records per tile side: --tile, else 512 on a GPU (about 130,000 pairs a batch,
+// enough to fill one) and 128 on CPUs (8,128 pairs: a checkpoint every few seconds).
+std::uint32_t tile_for(const AllVsAllFlags& flags, Backend& backend) {
+    if (flags.tile > 65536) throw Error("--tile must be between 1 and 65536");
+    if (flags.tile > 0) return flags.tile;
+    return backend.info().kind == "gpu" ? 512 : 128;
+}
+
+allvsall::Problem build_problem(const AllVsAllFlags& flags, const Inputs& in, std::uint32_t tile) {
     if (flags.format != "tsv") throw Error("--format: allvsall writes tsv (got '" + flags.format + "')");
-    if (flags.tile < 1 || flags.tile > 65536) throw Error("--tile must be between 1 and 65536");
     if (flags.min_normalised && !(*flags.min_normalised > -1e9 && *flags.min_normalised < 1e9))
         throw Error("--min-normalised must be a number");
     if (flags.resume && flags.checkpoint_dir.empty())
@@ -105,7 +113,7 @@ allvsall::Problem build_problem(const AllVsAllFlags& flags, const Inputs& in) {
     trace.all = allvsall::parse_distance(flags.distance) == allvsall::Distance::Identity;
     allvsall::Problem p =
         allvsall::make_problem(in.set.records, in.has_against ? &in.against.records : nullptr,
-                               flags.scoring.scheme(in.set.alphabet), options, trace, flags.tile);
+                               flags.scoring.scheme(in.set.alphabet), options, trace, tile);
     PairJob settings;
     flags.device.apply(settings);
     p.threads = settings.threads;
@@ -168,8 +176,7 @@ void finish(const AllVsAllFlags& flags, const allvsall::Problem& problem, allvsa
         for (allvsall::TracedPair& t : allvsall::trace_pairs(problem, pairs, backend, context))
             late.emplace(pairs[t.index], std::move(t));
     }
-    spool.for_each([&](const allvsall::TileResult& r) { traced += r.traced.size(); });
-    traced += late.size();
+    traced = spool.traced_done() + late.size();
     allvsall::write_outputs(problem, spool, late, output_files(flags));
     spool.remove_checkpoint();
     if (!flags.quiet) {
@@ -192,10 +199,11 @@ void kept_checkpoint_note(const AllVsAllFlags& flags, const allvsall::ResultSpoo
 }
 
 int run_single(const AllVsAllFlags& flags, CliContext& context) {
+    if (flags.tile_option->count() && flags.tile == 0) throw Error("--tile must be between 1 and 65536");
     const Inputs in = read_inputs(flags);
-    allvsall::Problem problem = build_problem(flags, in);
-    allvsall::check_outputs(problem, output_files(flags));
     Backend& backend = context.registry->select(flags.device.device);
+    allvsall::Problem problem = build_problem(flags, in, tile_for(flags, backend));
+    allvsall::check_outputs(problem, output_files(flags));
 
     TimelineRecorder timeline;
     JobContext job_context;
@@ -315,12 +323,14 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
     const auto t0 = std::chrono::steady_clock::now();
     if (world.rank() == 0) {
         try {
+            if (flags.tile_option->count() && flags.tile == 0) throw Error("--tile must be between 1 and 65536");
             in = read_inputs(flags);
-            problem.emplace(build_problem(flags, in));
-            allvsall::check_outputs(*problem, output_files(flags));
             backend = &rank_backend(flags, context, world);
+            problem.emplace(build_problem(flags, in, tile_for(flags, *backend)));
+            allvsall::check_outputs(*problem, output_files(flags));
             allvsall::compute_self_scores(*problem, *backend, job_context);
             job.assign(1, '\1');
+            put<std::uint32_t>(job, problem->tiling.tile_size());
             put_set(job, in.set);
             put<std::uint8_t>(job, in.has_against ? 1 : 0);
             if (in.has_against) put_set(job, in.against);
@@ -339,10 +349,11 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
         mpi::RemoteTiles remote(world);
         try {
             ByteReader r{job, 1};
+            const auto tile = r.get<std::uint32_t>();
             in.set = get_set(r);
             in.has_against = r.get<std::uint8_t>() != 0;
             if (in.has_against) in.against = get_set(r);
-            problem.emplace(build_problem(flags, in));
+            problem.emplace(build_problem(flags, in, tile));
             for (std::int64_t& s : problem->row_self = std::vector<std::int64_t>(in.set.records.size())) s = r.get<std::int64_t>();
             problem->column_self.resize(problem->triangle() ? in.set.records.size() : in.against.records.size());
             for (std::int64_t& s : problem->column_self) s = r.get<std::int64_t>();
@@ -476,8 +487,10 @@ void add_allvsall_command(CLI::App& app, CliContext& context) {
     command->add_option("--cluster-threshold", flags->cluster_threshold,
                         "Similarity (normalised score, or identity with --distance identity) at which records cluster")
         ->capture_default_str();
-    command->add_option("--tile", flags->tile, "Records per tile side (tiles are dealt and checkpointed whole)")
-        ->capture_default_str();
+    flags->tile_option = command->add_option(
+        "--tile", flags->tile,
+        "Records per tile side; tiles are dealt and checkpointed whole and set the row order "
+        "[default: 512 on a GPU, 128 on CPUs]");
     command->add_option("--checkpoint", flags->checkpoint_dir,
                         "Keep the results in DIR (created when missing) so that a killed run can go on with "
                         "--resume; removed after a successful run");

@@ -223,6 +223,7 @@ ResultSpool::ResultSpool(const Problem& problem, const SpoolOptions& options)
         ++seen;
         pairs_ += r.scores.size();
         cells_ += problem.tiling.cell_count(r.tile);
+        traced_ += r.traced.size();
         note_top(r);
     });
     if (seen != tiles) throw Error("checkpoint: " + spool_path_ + " does not hold the tiles its manifest lists");
@@ -277,6 +278,7 @@ void ResultSpool::append(const TileResult& r) {
     bytes_ += buffer_.size();
     pairs_ += r.scores.size();
     cells_ += problem_.tiling.cell_count(r.tile);
+    traced_ += r.traced.size();
 }
 
 void ResultSpool::note_top(const TileResult& r) {

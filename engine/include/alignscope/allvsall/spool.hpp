@@ -49,6 +49,7 @@ public:
     std::uint64_t tiles_done() const { return tiles_; }           // in the spool, in order
     std::uint64_t pairs_done() const { return pairs_; }
     std::uint64_t cells_done() const { return cells_; }
+    std::uint64_t traced_done() const { return traced_; }        // pairs traced per tile
     std::size_t waiting() const { return pending_.size(); }       // arrived out of order
     bool complete() const { return tiles_ == problem_.tiling.tile_count(); }
 
@@ -85,7 +86,7 @@ private:
     std::string spool_path_, manifest_path_;
     bool created_dir_ = false, temporary_ = false;
     int fd_ = -1;
-    std::uint64_t tiles_ = 0, resumed_tiles_ = 0, pairs_ = 0, cells_ = 0, bytes_ = 0;
+    std::uint64_t tiles_ = 0, resumed_tiles_ = 0, pairs_ = 0, cells_ = 0, traced_ = 0, bytes_ = 0;
     std::uint32_t crc_ = 0;
     std::map<std::uint64_t, TileResult> pending_;
     std::chrono::steady_clock::time_point last_checkpoint_;
