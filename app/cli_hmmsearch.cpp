@@ -221,7 +221,7 @@ void add_hmmsearch_command(CLI::App& app, CliContext& context)
         ->capture_default_str();
     command->add_option("--threads,--cpu", flags->threads, "CPU worker threads [default: all cores]")
         ->transform(strict_number<int>());
-    command->add_option("--device", flags->device, "Device for the filters: auto or cpu (GPU filters are not built yet)")
+    command->add_option("--device", flags->device, "Device for the filters: auto or cpu (SSE2 MSV), cpu-ref (scalar reference); GPU filters are not built yet")
         ->capture_default_str();
     command->add_option("--format", flags->format, "Main output: text (hmmsearch's report) or json")->capture_default_str();
     command->add_option("--textw", flags->textw, "Line width of the text report (at least 120)")

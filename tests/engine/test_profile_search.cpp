@@ -8,11 +8,13 @@
 
 #include <alignscope/profile/filter_scan.hpp>
 #include <alignscope/profile/hmm_file.hpp>
+#include <alignscope/profile/plan7_profile.hpp>
 #include <alignscope/profile/profile_search.hpp>
 
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 
 using namespace alignscope;
 using namespace alignscope::profile;
@@ -168,6 +170,57 @@ private slots:
                  qPrintable(QStringLiteral("%1 of %2 domains with hmmsearch's coordinates").arg(same_coordinates).arg(domains.size())));
         qInfo("%s: counts %llu/%llu/%llu/%llu, %d sequences, %d/%lld domains with identical coordinates", qPrintable(model),
               counts[0], counts[1], counts[2], counts[3], reported, same_coordinates, static_cast<long long>(domains.size()));
+    }
+
+    // The SSE2 striped MSV of the "cpu" scanner against the scalar reference
+    // ("cpu-ref"): every real target of the slice and random targets over
+    // every residue code (degenerate ones and '*' included), plus targets that
+    // overflow the byte range (the model's own consensus, repeated).
+    void striped_msv_equals_scalar()
+    {
+        const auto registry = make_cpu_profile_scanner_registry();
+        JobContext context;
+        for (const char* name : {"globins4", "fn3", "Pkinase", "MADE1"}) {
+            const auto models = read_hmm_file((kTutorial + "/" + name + ".hmm").toStdString());
+            const ProfileHmm& hmm = models[0];
+            ProfileTargets targets = hmm.alphabet == ResidueAlphabet::Amino
+                                         ? read_profile_targets(slice_.toStdString(), hmm.alphabet)
+                                         : read_profile_targets(dna_.toStdString(), hmm.alphabet);
+            const ResidueCode& code = ResidueCode::of(hmm.alphabet);
+            std::uint32_t state = 12345;
+            auto next = [&state] { state = state * 1664525u + 1013904223u; return state >> 8; };
+            std::vector<int> codes;
+            for (int x = 0; x < code.all_codes(); ++x)
+                if (x != code.gap() && x != code.missing()) codes.push_back(x);
+            for (int t = 0; t < 300; ++t) {
+                const int L = 1 + static_cast<int>(next() % 1500);
+                for (int i = 0; i < L; ++i) targets.residues.push_back(static_cast<std::uint8_t>(codes[next() % codes.size()]));
+                targets.offsets.push_back(targets.residues.size());
+                targets.names.push_back("random" + std::to_string(t));
+                targets.descriptions.emplace_back();
+            }
+            std::string consensus;
+            for (int k = 1; k <= hmm.length; ++k) consensus += hmm.consensus[static_cast<std::size_t>(k)];
+            std::vector<std::uint8_t> digital;
+            code.digitise(consensus + consensus + consensus, digital);
+            targets.residues.insert(targets.residues.end(), digital.begin(), digital.end());
+            targets.offsets.push_back(targets.residues.size());
+            targets.names.push_back("consensus x3");
+            targets.descriptions.emplace_back();
+
+            NullModel null_model(hmm.alphabet);
+            const MsvProfile msv = make_msv_profile(configure_local(hmm, null_model));
+            std::vector<float> striped(targets.size()), scalar(targets.size());
+            auto cpu = registry->create("cpu", 2), reference = registry->create("cpu-ref", 2);
+            cpu->load(targets, context);
+            reference->load(targets, context);
+            cpu->msv(msv, striped, context);
+            reference->msv(msv, scalar, context);
+            int differ = 0;
+            for (std::size_t t = 0; t < targets.size(); ++t) differ += std::memcmp(&striped[t], &scalar[t], sizeof(float)) != 0;
+            QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1: %2 of %3 MSV scores differ").arg(name).arg(differ).arg(targets.size())));
+            QVERIFY(std::isinf(scalar.back()));  // the repeated consensus overflows the byte range
+        }
     }
 
     // The filters are a batch interface: scores of a subset equal those of the whole.

@@ -3,6 +3,7 @@
 #include <alignscope/error.hpp>
 #include <alignscope/profile/filter_scan.hpp>
 #include <alignscope/profile/filters.hpp>
+#include <alignscope/profile/msv_striped.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -46,15 +47,17 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
 
 namespace {
 
+// "cpu": the MSV filter striped over SSE2 registers; "cpu-ref": the scalar
+// reference recurrences. Both thread over targets and give the same scores.
 class CpuProfileScanner final : public ProfileFilterScanner {
 public:
-    explicit CpuProfileScanner(int threads) : threads_(threads) {}
+    CpuProfileScanner(int threads, bool reference) : threads_(threads), reference_(reference) {}
     DeviceInfo info() const override
     {
         DeviceInfo d;
-        d.id = "cpu";
+        d.id = reference_ ? "cpu-ref" : "cpu";
         d.kind = "cpu";
-        d.name = "CPU (scalar reference filters)";
+        d.name = reference_ ? "CPU reference (scalar filters)" : "CPU (SSE2 striped MSV filter)";
         d.threads = threads_ > 0 ? threads_ : static_cast<int>(std::thread::hardware_concurrency());
         d.description = "MSV and Viterbi filters in HMMER's 8- and 16-bit units, threads over targets";
         return d;
@@ -63,9 +66,11 @@ public:
     void msv(const MsvProfile& model, std::span<float> scores, JobContext& context) override
     {
         check_loaded(scores.size());
+        const StripedMsvProfile striped = make_striped_msv_profile(model);
         parallel_for(targets_->size(), threads_, [&](std::size_t t) {
             if ((t & 255) == 0) context.throw_if_cancelled();
-            scores[t] = msv_filter(model, targets_->codes(t), targets_->length(t));
+            scores[t] = reference_ ? msv_filter(model, targets_->codes(t), targets_->length(t))
+                                   : msv_filter_striped(striped, targets_->codes(t), targets_->length(t));
         });
     }
     void viterbi(const ViterbiFilterProfile& model, std::span<const std::uint32_t> targets, std::span<float> scores,
@@ -86,6 +91,7 @@ private:
         if (n != targets_->size()) throw Error("profile filter scanner: score array does not match the targets");
     }
     int threads_;
+    bool reference_;
     const ProfileTargets* targets_ = nullptr;
 };
 
@@ -117,7 +123,10 @@ std::unique_ptr<ProfileFilterScanner> ProfileScannerRegistry::create(std::string
 std::unique_ptr<ProfileScannerRegistry> make_cpu_profile_scanner_registry()
 {
     auto registry = std::make_unique<ProfileScannerRegistry>();
-    registry->add(CpuProfileScanner(0).info(), [](int threads) { return std::make_unique<CpuProfileScanner>(threads); });
+    registry->add(CpuProfileScanner(0, false).info(),
+                  [](int threads) { return std::make_unique<CpuProfileScanner>(threads, false); });
+    registry->add(CpuProfileScanner(0, true).info(),
+                  [](int threads) { return std::make_unique<CpuProfileScanner>(threads, true); });
     return registry;
 }
 

@@ -4,7 +4,9 @@
 // scores of the targets the pipeline names. The engine registers the CPU
 // scanner ("cpu", threads over targets, the scalar reference recurrences); a
 // GPU scanner registers itself from kernels/ the same way, and must return the
-// same scores bit for bit (HMMER's integer units make that possible).
+// same scores bit for bit (HMMER's integer units make that possible). "cpu"
+// runs the MSV filter striped over SSE2 registers, "cpu-ref" the scalar
+// reference; both give identical scores.
 #pragma once
 
 #include <alignscope/device/backend.hpp>
@@ -57,7 +59,7 @@ private:
     std::vector<Entry> entries_;
 };
 
-// The registry with the CPU scanner ("cpu").
+// The registry with the CPU scanners ("cpu", "cpu-ref").
 std::unique_ptr<ProfileScannerRegistry> make_cpu_profile_scanner_registry();
 
 // Runs body(i) for i in [0, n) on `threads` workers (0 = all cores), handing
