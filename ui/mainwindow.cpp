@@ -2,6 +2,7 @@
 #include "mainwindow.hpp"
 
 #include "panels/job_panel.hpp"
+#include "panels/queue_panel.hpp"
 #include "views/benchmark_view.hpp"
 #include "views/gcups/gcups_view.hpp"
 #include "views/job_timeline_view.hpp"
@@ -116,6 +117,17 @@ MainWindow::MainWindow(DeviceRegistry& registry, std::unique_ptr<ScannerRegistry
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     fitJobPanel();
     resizeDocks({dock}, {panel_->sizeHint().width() + 24}, Qt::Horizontal);
+    // The queue under the panel: every queued or running job, each with its
+    // own Cancel.
+    queue_panel_ = new QueuePanel(queue_);
+    queue_panel_->setObjectName("queuePanel");
+    auto* queue_dock = new QDockWidget(tr("Queue"), this);
+    queue_dock->setObjectName("queueDock");
+    queue_dock->setWidget(queue_panel_);
+    queue_dock->setFeatures(dock->features());
+    addDockWidget(Qt::LeftDockWidgetArea, queue_dock);
+    splitDockWidget(dock, queue_dock, Qt::Vertical);
+    resizeDocks({dock, queue_dock}, {600, 140}, Qt::Vertical);
 
     createViews();
     createMenus();
@@ -126,7 +138,7 @@ MainWindow::MainWindow(DeviceRegistry& registry, std::unique_ptr<ScannerRegistry
     panel_->setSelectionProvider([this](bool* mixed) { return sequencesView().selection(mixed); });
     connect(&sequencesView(), &SequencesView::selectionChanged, panel_, &JobPanel::revalidate);
     connect(panel_, &JobPanel::runRequested, this, [this] { runJob(); });
-    connect(panel_, &JobPanel::cancelRequested, this, &MainWindow::cancelAll);
+    connect(panel_, &JobPanel::cancelRequested, this, &MainWindow::cancelRunning);
     connect(panel_, &JobPanel::validityChanged, run_action_, &QAction::setEnabled);
     connect(panel_, &JobPanel::deviceChanged, this, [this](const QString& id, const QString& name) {
         device_label_->setText(tr("Device: %1").arg(name));
@@ -237,9 +249,17 @@ void MainWindow::createMenus() {
     QMenu* job = menuBar()->addMenu(tr("&Job"));
     run_action_ = job->addAction(QIcon(":/icons/run.svg"), tr("&Run"), this, [this] { runJob(); });
     run_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-    cancel_action_ = job->addAction(QIcon(":/icons/cancel.svg"), tr("&Cancel"), this, &MainWindow::cancelAll);
+    // Esc stops what runs now, never the jobs waiting behind it; stopping
+    // them all asks first.
+    cancel_action_ = job->addAction(QIcon(":/icons/cancel.svg"), tr("&Cancel Running Job"), this,
+                                    &MainWindow::cancelRunning);
+    cancel_action_->setObjectName("cancelRunning");
     cancel_action_->setShortcuts({QKeySequence(Qt::Key_Escape), QKeySequence(Qt::CTRL | Qt::Key_Period)});
     cancel_action_->setEnabled(false);
+    cancel_all_action_ = job->addAction(tr("Cancel &All Jobs…"), this, &MainWindow::confirmCancelAll);
+    cancel_all_action_->setObjectName("cancelAll");
+    cancel_all_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Period));
+    cancel_all_action_->setEnabled(false);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     int n = 1;
@@ -430,6 +450,45 @@ void MainWindow::cancelAll() {
     if (document_.loading()) document_.cancelLoading();
 }
 
+void MainWindow::cancelRunning() {
+    // The first active ticket is the one the worker runs (jobs run in order).
+    const QList<quint64> tickets = queue_.activeTickets();
+    if (!tickets.isEmpty()) {
+        queue_.cancel(tickets.first());
+        const int waiting = int(tickets.size()) - 1;
+        const qint64 id = ticket_jobs_.value(tickets.first());
+        statusBar()->showMessage(
+            waiting > 0 ? tr("Cancelling job %1; %n queued job(s) still wait (Job › Cancel All Jobs stops them)",
+                             nullptr, waiting)
+                              .arg(id)
+                        : tr("Cancelling job %1").arg(id),
+            8000);
+        return;
+    }
+    if (document_.loading()) document_.cancelLoading();
+}
+
+void MainWindow::confirmCancelAll() {
+    const int jobs = int(queue_.activeTickets().size());
+    if (jobs <= 1) {
+        cancelAll();
+        return;
+    }
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Cancel all jobs"),
+                                tr("Cancel the running job and the %n job(s) waiting in the queue?", nullptr, jobs - 1),
+                                QMessageBox::NoButton, this);
+    box->setObjectName("cancelAllBox");
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    QPushButton* yes = box->addButton(tr("Cancel all %1").arg(jobs), QMessageBox::DestructiveRole);
+    yes->setObjectName("cancelAllYes");
+    box->addButton(tr("Keep them"), QMessageBox::RejectRole)->setObjectName("cancelAllNo");
+    connect(box, &QMessageBox::finished, this, [this, box, yes] {
+        if (box->clickedButton() == yes) cancelAll();
+    });
+    box->setWindowModality(Qt::WindowModal);
+    box->open();
+}
+
 void MainWindow::showJobResults(qint64 jobId) {
     current_job_ = jobId;
     for (auto* v : std::as_const(views_))
@@ -553,6 +612,7 @@ void MainWindow::updateRunning() {
     const bool jobs = !queue_.activeTickets().isEmpty();
     const bool loading = document_.loading();
     cancel_action_->setEnabled(jobs || loading);
+    cancel_all_action_->setEnabled(jobs);
     panel_->setRunning(jobs);
     if (BenchmarkView* bench = benchmarkView())
         bench->gcups().setComparisonAllowed(

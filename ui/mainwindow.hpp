@@ -25,6 +25,7 @@ namespace alignscope::ui {
 
 class BenchmarkView;
 class JobPanel;
+class QueuePanel;
 class JobsView;
 class ResultView;
 class SequencesView;
@@ -58,6 +59,12 @@ public:
     quint64 runJob();
     // Cancels running and queued jobs and any file still loading.
     void cancelAll();
+    // Cancels the running job only (Esc); the queued ones then run. Without
+    // a job, stops a file loading.
+    void cancelRunning();
+    // Job › Cancel All Jobs: asks first when jobs wait behind the running one.
+    void confirmCancelAll();
+    QueuePanel& queuePanel() const { return *queue_panel_; }
     // Points every result view at this job and raises the view of its main
     // results (hits, alignments or GCUPS curves).
     void showJobResults(qint64 jobId);
@@ -130,6 +137,8 @@ private:
     QMenu* recent_menu_ = nullptr;
     QAction* run_action_ = nullptr;
     QAction* cancel_action_ = nullptr;
+    QAction* cancel_all_action_ = nullptr;
+    QueuePanel* queue_panel_ = nullptr;
     QLabel* device_label_ = nullptr;
     QLabel* job_label_ = nullptr;
     QProgressBar* job_progress_ = nullptr;

@@ -4,7 +4,10 @@
 // per-job cancel, and the demo opened as a fresh copy.
 #include <demo_project.hpp>
 #include <mainwindow.hpp>
+#include <models/jobs_model.hpp>
 #include <panels/job_panel.hpp>
+#include <panels/queue_panel.hpp>
+#include <views/jobs_view.hpp>
 #include <views/heatmap/stepper_view.hpp>
 #include <views/job_heatmap_view.hpp>
 
@@ -12,6 +15,7 @@
 #include <QClipboard>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QMessageBox>
 #include <QDockWidget>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -21,6 +25,8 @@
 #include <QProgressBar>
 #include <QStatusBar>
 #include <QTimer>
+#include <QToolButton>
+#include <QTreeWidget>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -334,6 +340,107 @@ private slots:
         QVERIFY2(panel.estimateText().contains("No time estimate"), qPrintable(panel.estimateText()));
         panel.setTraceback(true);
         QVERIFY2(panel.estimateText().contains("measured by 1 earlier job"), qPrintable(panel.estimateText()));
+    }
+
+    void queueShowsJobsAndCancelsOneAtATime() {
+        const QString q = path("queue_q.fa"), t = path("queue_t.fa");
+        write_dna_pair(q, t, 20'000, 6);  // 400 M cells on the scalar reference: seconds
+        auto window = openWindow(path("queue.alsproj"), true);
+        QVERIFY(window);
+        QVERIFY(loadAndWait(*window, {q, t, human, others}));
+        JobPanel& panel = window->jobPanel();
+        auto* run = panel.findChild<QPushButton*>("run");
+        QVERIFY(run);
+        QCOMPARE(run->text(), QString("Run"));
+        // Job 1: a long pair that runs for seconds.
+        panel.setInputs(input_id(window->document(), "queue_q.fa"), input_id(window->document(), "queue_t.fa"));
+        panel.setAlgorithm(JobAlgorithm::LongPair);
+        panel.setMatchMismatch(2, -3);
+        panel.setGaps(5, 2);
+        QVERIFY(panel.setDevice("cpu-ref"));
+        QVERIFY2(panel.canRun(), qPrintable(panel.problemText()));
+        QTest::mouseClick(run, Qt::LeftButton);
+        // Jobs 2 and 3: quick global alignments of the globins, queued behind it.
+        QTRY_COMPARE(run->text(), QString("Queue"));
+        panel.setInputs(input_id(window->document(), "globins_human.fa"),
+                        input_id(window->document(), "globins_others.fa"));
+        panel.setAlgorithm(JobAlgorithm::Global);
+        panel.setMatrix("BLOSUM62");
+        QVERIFY2(panel.canRun(), qPrintable(panel.problemText()));
+        QTest::mouseClick(run, Qt::LeftButton);
+        QVERIFY2(window->statusBar()->currentMessage().contains("Queued behind 1 job"),
+                 qPrintable(window->statusBar()->currentMessage()));
+        QTest::mouseClick(run, Qt::LeftButton);
+
+        // The queue lists all three, in order, with their state.
+        QTreeWidget& list = window->queuePanel().list();
+        QVERIFY(list.isVisible());
+        QCOMPARE(list.topLevelItemCount(), 3);
+        QTRY_VERIFY(list.topLevelItem(0)->text(QueuePanel::State).startsWith("running"));
+        for (int k : {1, 2}) QCOMPARE(list.topLevelItem(k)->text(QueuePanel::State), display_name(JobPhase::Waiting));
+        QTRY_VERIFY(list.topLevelItem(2)->text(QueuePanel::Job) != "…");
+        const qint64 first = list.topLevelItem(0)->text(QueuePanel::Job).toLongLong();
+        const qint64 second = list.topLevelItem(1)->text(QueuePanel::Job).toLongLong();
+        const qint64 third = list.topLevelItem(2)->text(QueuePanel::Job).toLongLong();
+        QVERIFY(first > 0 && second > first && third > second);
+
+        // The third job's own Cancel: it alone ends.
+        std::map<qint64, JobState> ended;
+        connect(window.get(), &MainWindow::jobNotification, this,
+                [&ended](qint64 id, int state, const QString&) { ended[id] = JobState(state); });
+        auto* cancel_third = qobject_cast<QToolButton*>(list.itemWidget(list.topLevelItem(2), QueuePanel::Cancel));
+        QVERIFY(cancel_third);
+        QTest::mouseClick(cancel_third, Qt::LeftButton);
+        // Esc cancels the running job only; the second then runs to the end.
+        QTest::keyClick(window.get(), Qt::Key_Escape);
+        QTRY_VERIFY_WITH_TIMEOUT(ended.size() == 3, 60'000);
+        QCOMPARE(ended[first], JobState::Cancelled);
+        QCOMPARE(ended[second], JobState::Done);
+        QCOMPARE(ended[third], JobState::Cancelled);
+        QTRY_COMPARE(list.topLevelItemCount(), 0);
+        QCOMPARE(run->text(), QString("Run"));
+
+        // A job that never ran has no start time in the jobs list.
+        window->document().poll();
+        JobsModel& model = window->jobsView().model();
+        QTRY_VERIFY(model.rowOf(third) >= 0);
+        const store::JobInfo* never = window->document().job(third);
+        QVERIFY(never);
+        QVERIFY(JobsModel::neverRan(*never));
+        QCOMPARE(model.index(model.rowOf(third), JobsModel::Started).data().toString(), QString());
+        QVERIFY(model.index(model.rowOf(third), JobsModel::Started).data(Qt::ToolTipRole).toString().contains(
+            "Never started"));
+        QVERIFY(!model.index(model.rowOf(second), JobsModel::Started).data().toString().isEmpty());
+    }
+
+    void cancelAllAsksFirst() {
+        const QString q = path("all_q.fa"), t = path("all_t.fa");
+        write_dna_pair(q, t, 20'000, 7);
+        auto window = openWindow(path("all.alsproj"), true);
+        QVERIFY(window);
+        QVERIFY(loadAndWait(*window, {q, t}));
+        JobPanel& panel = window->jobPanel();
+        panel.setInputs(input_id(window->document(), "all_q.fa"), input_id(window->document(), "all_t.fa"));
+        panel.setAlgorithm(JobAlgorithm::LongPair);
+        panel.setMatchMismatch(2, -3);
+        panel.setGaps(5, 2);
+        QVERIFY(panel.setDevice("cpu-ref"));
+        QVERIFY(window->runJob());
+        QVERIFY(window->runJob());
+        auto* action = window->findChild<QAction*>("cancelAll");
+        QVERIFY(action && action->isEnabled());
+        action->trigger();
+        QMessageBox* box = nullptr;
+        QTRY_VERIFY((box = window->findChild<QMessageBox*>("cancelAllBox")) != nullptr);
+        QTest::mouseClick(box->findChild<QPushButton*>("cancelAllNo"), Qt::LeftButton);
+        QTest::qWait(200);
+        QCOMPARE(window->queue().activeTickets().size(), 2);
+        action->trigger();
+        QTRY_VERIFY((box = window->findChild<QMessageBox*>("cancelAllBox")) != nullptr);
+        QSignalSpy idle(&window->queue(), &JobQueue::idle);
+        QTest::mouseClick(box->findChild<QPushButton*>("cancelAllYes"), Qt::LeftButton);
+        QVERIFY(idle.wait(20'000));
+        QCOMPARE(window->queue().activeTickets().size(), 0);
     }
 };
 

@@ -57,6 +57,15 @@ double JobsModel::seconds(const store::JobInfo& job) {
     return double(end - job.started_ms) / 1000.0;
 }
 
+bool JobsModel::neverRan(const store::JobInfo& job) {
+    if (job.started_ms <= 0) return true;
+    // The store stamps a start on every finished job: a job cancelled or
+    // failed while still queued starts and ends in the same millisecond,
+    // with no work done.
+    const bool ended_unrun = job.state == store::JobState::Cancelled || job.state == store::JobState::Failed;
+    return ended_unrun && job.ended_ms == job.started_ms && job.progress.cells_done == 0;
+}
+
 namespace {
 
 QString number(double value) { return QLocale::c().toString(value, 'g', 6); }
@@ -160,6 +169,12 @@ QVariant JobsModel::data(const QModelIndex& index, int role) const {
         }
     }
     if (role == Qt::ToolTipRole && index.column() == Message) return QString::fromStdString(job.error);
+    if (role == Qt::ToolTipRole && index.column() == Started) {
+        if (!neverRan(job)) return {};
+        return job.created_ms ? tr("Never started; queued at %1")
+                                    .arg(QDateTime::fromMSecsSinceEpoch(job.created_ms).toString("yyyy-MM-dd hh:mm:ss"))
+                              : tr("Never started");
+    }
     if (role == Qt::ToolTipRole && index.column() == Scoring) return QString::fromStdString(job.spec.scoring);
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
@@ -170,10 +185,10 @@ QVariant JobsModel::data(const QModelIndex& index, int role) const {
     case Inputs: return inputsText(job, input_names_);
     case Pairs: return pairs ? QVariant(qulonglong(pairs)) : QVariant();
     case Device: return QString::fromStdString(job.spec.devices);
-    case Started: {
-        const std::int64_t ms = job.started_ms ? job.started_ms : job.created_ms;
-        return ms ? QDateTime::fromMSecsSinceEpoch(ms).toString("yyyy-MM-dd hh:mm:ss") : QString();
-    }
+    case Started:
+        // A job that never ran has no start time (its queueing time is in the tooltip).
+        return neverRan(job) ? QString()
+                             : QDateTime::fromMSecsSinceEpoch(job.started_ms).toString("yyyy-MM-dd hh:mm:ss");
     case Time: return secs > 0 ? duration(secs) : QString();
     case Gcups: return gcups > 0 ? QString::number(gcups, 'f', gcups < 1 ? 3 : 2) : QString();
     case Percent: return percent >= 0 ? QString::number(percent) + " %" : QString();

@@ -37,6 +37,8 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+    // A queued job that ended (cancelled, failed) without ever starting.
+    static bool neverRan(const store::JobInfo& job);
     // Seconds the job ran (until now while it runs); 0 when it never started.
     static double seconds(const store::JobInfo& job);
     // "global BLOSUM62 10/0.5" from a stored spec.

@@ -212,7 +212,7 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     run_->setToolTip(tr("Run the job (Ctrl+R)"));
     cancel_ = new QPushButton(QIcon(":/icons/cancel.svg"), tr("Cancel"), this);
     cancel_->setObjectName("cancel");
-    cancel_->setToolTip(tr("Cancel the running jobs (Esc)"));
+    cancel_->setToolTip(tr("Cancel the running job; queued jobs stay queued (Esc)"));
     cancel_->setEnabled(false);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(run_, 1);
@@ -622,6 +622,12 @@ void JobPanel::setThreads(int threads) { threads_->setValue(threads); }
 void JobPanel::setStreams(int streams) { streams_->setValue(streams); }
 void JobPanel::setTraceback(bool on) { traceback_->setChecked(on); }
 
-void JobPanel::setRunning(bool running) { cancel_->setEnabled(running); }
+void JobPanel::setRunning(bool running) {
+    cancel_->setEnabled(running);
+    // Run while a job runs queues the new one behind it, and says so.
+    run_->setText(running ? tr("Queue") : tr("Run"));
+    run_->setToolTip(running ? tr("Queue this job: it runs when the jobs before it end (Ctrl+R)")
+                             : tr("Run the job (Ctrl+R)"));
+}
 
 }  // namespace alignscope::ui
