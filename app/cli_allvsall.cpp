@@ -324,6 +324,8 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
     if (world.rank() == 0) {
         try {
             if (flags.tile_option->count() && flags.tile == 0) throw Error("--tile must be between 1 and 65536");
+            if (!flags.device.timeline.empty())
+                throw Error("--timeline: one process's kernels only; run without mpirun to record a timeline");
             in = read_inputs(flags);
             backend = &rank_backend(flags, context, world);
             problem.emplace(build_problem(flags, in, tile_for(flags, *backend)));
