@@ -217,7 +217,7 @@ void add_hmmsearch_command(CLI::App& app, CliContext& context)
     command->add_option("--F3", flags->F3, "Forward filter P-value threshold [default: 1e-5]");
     command->add_flag("--nobias", flags->nobias, "Turn off the composition bias filter");
     command->add_flag("--nonull2", flags->nonull2, "Turn off the null2 composition score correction");
-    command->add_option("--seed", flags->seed, "Seed of the domain stage's stochastic clustering (0: a different one each run)")
+    command->add_option("--seed", flags->seed, "Seed of the domain stage's stochastic clustering, the same for every region (0: an arbitrary seed each run)")
         ->capture_default_str();
     command->add_option("--threads,--cpu", flags->threads, "CPU worker threads [default: all cores]")
         ->transform(strict_number<int>());

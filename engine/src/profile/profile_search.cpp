@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <random>
 
 namespace alignscope::profile {
 
@@ -146,6 +147,8 @@ ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets,
     };
     std::vector<Slot> slots(past_viterbi.size());
     const float log_omega = static_cast<float>(std::log(static_cast<double>(NullModel::kOmega)));
+    // Seed 0: an arbitrary one for this run (as hmmsearch --seed 0).
+    const std::uint32_t seed = settings.seed != 0 ? settings.seed : (std::random_device{}() | 1u);
     parallel_for(past_viterbi.size(), settings.threads, [&](std::size_t s) {
         context.throw_if_cancelled();
         const Candidate& c = past_viterbi[s];
@@ -162,7 +165,7 @@ ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets,
         // The parser matrices keep every row's specials, which is all the
         // domain stage reads of them.
         backward(profile.multihit, length, dsq, L, fwd, bck, false);
-        DomainStage stage = define_domains(profile, dsq, L, fwd, bck, settings.seed, settings.alignments);
+        DomainStage stage = define_domains(profile, dsq, L, fwd, bck, seed, settings.alignments);
         slot.regions = stage.regions;
         slot.clustered = stage.clustered;
         slot.overlaps = stage.overlaps;

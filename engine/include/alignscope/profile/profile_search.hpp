@@ -25,7 +25,7 @@ struct PipelineSettings {
     double report_E = 10.0, domain_E = 10.0, include_E = 0.01, include_domain_E = 0.01;
     std::optional<double> report_T, domain_T, include_T, include_domain_T;
     std::optional<double> Z, domZ;  // search space sizes; default: targets, reported targets
-    std::uint32_t seed = 42;         // domain definition's stochastic clustering; 0 = random
+    std::uint32_t seed = 42;         // domain stage's stochastic clustering, reseeded per region; 0 = an arbitrary seed per run
     int threads = 0;                 // CPU workers for the stages after the filters; 0 = all cores
     bool alignments = true;          // build the domain alignments (-A, the text output)
     // --max: every filter off.
