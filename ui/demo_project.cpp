@@ -4,6 +4,7 @@
 #include "mainwindow.hpp"
 #include "panels/job_panel.hpp"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -14,8 +15,6 @@ namespace alignscope::ui {
 namespace {
 
 const char* const demo_files[] = {"globins_human.fa", "globins_others.fa"};
-
-QString demo_folder() { return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/demo"; }
 
 // The bundled FASTA files as real files, so the project can point at them.
 QStringList extract_demo_files() {
@@ -48,7 +47,7 @@ bool has_finished_job(const ProjectDocument& document) {
 // the demo job is queued (or the window goes).
 class DemoBuilder : public QObject {
 public:
-    explicit DemoBuilder(MainWindow& window) : QObject(&window), window_(window) {
+    DemoBuilder(MainWindow& window, QString path) : QObject(&window), window_(window), path_(std::move(path)) {
         connect(&window_, &MainWindow::projectReady, this, &DemoBuilder::projectReady);
         connect(&window_.document(), &ProjectDocument::loadingIdle, this, &DemoBuilder::inputsLoaded);
         connect(&window_.document(), &ProjectDocument::openFailed, this, &QObject::deleteLater);
@@ -56,7 +55,7 @@ public:
 
 private:
     void projectReady(const QString& path) {
-        if (path != QFileInfo(demo_project_path()).absoluteFilePath()) return deleteLater();
+        if (path != QFileInfo(path_).absoluteFilePath()) return deleteLater();
         ready_ = true;
         QStringList missing;
         const QStringList files = extract_demo_files();
@@ -87,20 +86,22 @@ private:
     }
 
     MainWindow& window_;
+    QString path_;
     bool ready_ = false;
 };
 
 }  // namespace
 
-QString demo_project_path() {
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/demo.alsproj";
-}
+QString demo_folder() { return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/demo"; }
 
-void open_demo_project(MainWindow& window) {
-    const QString path = demo_project_path();
-    QDir().mkpath(QFileInfo(path).path());
-    new DemoBuilder(window);
-    window.openProject(path, !QFileInfo::exists(path));
+QString open_demo_project(MainWindow& window) {
+    QDir().mkpath(demo_folder());
+    const QString stem = demo_folder() + "/demo-" + QDateTime::currentDateTime().toString("yyyyMMdd-hhmmss");
+    QString path = stem + ".alsproj";
+    for (int k = 2; QFileInfo::exists(path); ++k) path = stem + QStringLiteral("-%1.alsproj").arg(k);
+    new DemoBuilder(window, path);
+    window.openProject(path, true);
+    return path;
 }
 
 }  // namespace alignscope::ui

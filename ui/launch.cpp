@@ -56,7 +56,8 @@ void add_options(QCommandLineParser& parser) {
     parser.addVersionOption();
     parser.addOptions({
         {"project", "Open this project (.alsproj).", "FILE"},
-        {"demo", "Open the demo project (built on first use)."},
+        {"demo", "Open a fresh copy of the demo project (the globins and one finished job); what you change "
+                 "stays in that copy."},
         {"screenshot", "Render the window off-screen to this PNG and exit (needs --project).", "OUT.png"},
         {"view", "With --screenshot: render only this view: " + view_help() + ".", "ID"},
         {"job",

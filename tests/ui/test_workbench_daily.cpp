@@ -442,6 +442,30 @@ private slots:
         QVERIFY(idle.wait(20'000));
         QCOMPARE(window->queue().activeTickets().size(), 0);
     }
+
+    void demoOpensAFreshCopy() {
+        MainWindow window(*registry_);
+        window.setConfirmCloseWhileRunning(false);
+        window.show();
+        QSignalSpy done(&window, &MainWindow::jobNotification);
+        const QString first = open_demo_project(window);
+        QVERIFY(done.wait(60'000));
+        // The user works in it: another job.
+        done.clear();
+        window.jobPanel().setAlgorithm(JobAlgorithm::Local);
+        QVERIFY(window.runJob());
+        QVERIFY(done.wait(60'000));
+        QCOMPARE(window.document().jobs().size(), std::size_t(2));
+        // The next demo is the demo again, in a new file; the first copy keeps the user's work.
+        done.clear();
+        const QString second = open_demo_project(window);
+        QVERIFY(done.wait(60'000));
+        QVERIFY(second != first);
+        QCOMPARE(window.document().path(), QFileInfo(second).absoluteFilePath());
+        QCOMPARE(window.document().jobs().size(), std::size_t(1));
+        store::Project kept(first.toStdString(), store::ProjectOptions{.read_only = true});
+        QCOMPARE(kept.jobs().size(), std::size_t(2));
+    }
 };
 
 QTEST_MAIN(WorkbenchDailyTest)
