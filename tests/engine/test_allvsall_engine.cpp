@@ -8,6 +8,7 @@
 #include <alignscope/allvsall/clustering.hpp>
 #include <alignscope/allvsall/outputs.hpp>
 #include <alignscope/allvsall/spool.hpp>
+#include <alignscope/allvsall/tile_deal.hpp>
 #include <alignscope/device/backend.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
@@ -19,8 +20,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
+#include <thread>
 
 using namespace alignscope;
 using namespace alignscope::allvsall;
@@ -136,6 +139,56 @@ private slots:
         QCOMPARE(t.pair_count(), want);
         QCOMPARE(t.cell_count(), cells);
         // Lengths sorted: within a tile the row records are no longer than earlier tiles' rows.
+    }
+
+    void tile_deal_keeps_its_window() {
+        // Four threads take tiles and return them in shuffled order; the sink
+        // takes them in order. No tile is dealt `window` or more past the
+        // oldest one still missing, and every tile arrives once.
+        struct Ordered : TileSink {
+            std::map<std::uint64_t, TileResult> waiting;
+            std::uint64_t in_order = 0, max_waiting = 0;
+            void put(TileResult&& r) override {
+                waiting.emplace(r.tile, std::move(r));
+                max_waiting = std::max<std::uint64_t>(max_waiting, waiting.size());
+                while (!waiting.empty() && waiting.begin()->first == in_order) {
+                    waiting.erase(waiting.begin());
+                    ++in_order;
+                }
+            }
+        } sink;
+        const std::uint64_t count = 400, window = 6;
+        TileDeal deal(0, count, window, sink, [&] { return sink.in_order; });
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 4; ++t)
+            threads.emplace_back([&, t] {
+                TileDeal::Local view(deal);
+                std::vector<std::uint64_t> held;
+                std::mt19937 random(static_cast<unsigned>(t));
+                auto give_back = [&] {
+                    TileResult r;
+                    r.tile = held.front();
+                    held.erase(held.begin());
+                    view.put(std::move(r));
+                };
+                while (const std::optional<std::uint64_t> tile = deal.take(false)) {
+                    held.push_back(*tile);
+                    std::shuffle(held.begin(), held.end(), random);
+                    if (held.size() > 1) give_back();
+                }
+                while (!held.empty()) give_back();
+                while (const std::optional<std::uint64_t> tile = view.next()) {
+                    TileResult r;
+                    r.tile = *tile;
+                    view.put(std::move(r));
+                }
+            });
+        for (std::thread& t : threads) t.join();
+        QCOMPARE(sink.in_order, count);
+        QVERIFY(sink.waiting.empty());
+        QVERIFY(sink.max_waiting <= window);
+        QVERIFY(deal.all_dealt());
+        QVERIFY(!deal.take(true));
     }
 
     void scores_equal_parasail_data() {
