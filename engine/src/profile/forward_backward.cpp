@@ -6,6 +6,8 @@
 #include <alignscope/error.hpp>
 #include <alignscope/profile/filters.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace alignscope::profile {
@@ -24,11 +26,40 @@ void DpMatrix::resize(int model_length, int target_length, bool keep_all_rows)
     total_scale = 0.0f;
 }
 
+// Forward in HMMER's striped order of floating-point work (four lanes, node k
+// in segment (k-1) % Q, lane (k-1) / Q; the D->D paths in up to four passes;
+// E summed over lanes last): every product and sum happens in the same order as
+// in hmmsearch, so scores, scale factors and the tracebacks drawn from the
+// matrix agree with its own to the last bit, not just to rounding.
 float forward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, DpMatrix& fwd,
               bool full)
 {
     const int M = om.length;
+    const int Q = std::max(2, (M - 1) / 4 + 1);
+    const std::size_t W = static_cast<std::size_t>(4 * Q);
     fwd.resize(M, L, full);
+    // Striped copies of the transitions: lane z of segment q is node z*Q + q + 1.
+    auto stripe = [&](const std::vector<float>& v) {
+        std::vector<float> out(W, 0.0f);
+        for (int q = 0; q < Q; ++q)
+            for (int z = 0; z < 4; ++z) {
+                const int k = z * Q + q + 1;
+                if (k <= M) out[static_cast<std::size_t>(q * 4 + z)] = v[static_cast<std::size_t>(k - 1)];
+            }
+        return out;
+    };
+    const auto tbm = stripe(om.bm), tmm = stripe(om.mm), tim = stripe(om.im), tdm = stripe(om.dm);
+    const auto tmd = stripe(om.md), tmi = stripe(om.mi), tii = stripe(om.ii), tdd = stripe(om.dd);
+    std::vector<std::vector<float>> emission(static_cast<std::size_t>(om.codes));
+    for (int x = 0; x < om.codes; ++x) {
+        std::vector<float> e(om.match.begin() + static_cast<std::ptrdiff_t>(x * M),
+                             om.match.begin() + static_cast<std::ptrdiff_t>((x + 1) * M));
+        emission[static_cast<std::size_t>(x)] = stripe(e);
+    }
+    std::vector<float> mp(W, 0.0f), ip(W, 0.0f), dp(W, 0.0f), mc(W), ic(W), dc(W);
+    using Lanes = std::array<float, 4>;
+    auto shift = [](const float* v) { return Lanes{0.0f, v[0], v[1], v[2]}; };
+
     float xE = 0.0f, xN = 1.0f, xJ = 0.0f, xB = length.move, xC = 0.0f;
     fwd.x(0, DpMatrix::E) = xE;
     fwd.x(0, DpMatrix::N) = xN;
@@ -38,44 +69,70 @@ float forward(const ForwardProfile& om, const LengthModel& length, const std::ui
     fwd.x(0, DpMatrix::Scale) = 1.0f;
     float total = 0.0f;
     for (int i = 1; i <= L; ++i) {
-        const float* e = om.match.data() + static_cast<std::size_t>(dsq[i - 1]) * static_cast<std::size_t>(M);
-        float* mc = fwd.mmx.data() + fwd.cell(i, 0);
-        float* ic = fwd.imx.data() + fwd.cell(i, 0);
-        float* dc = fwd.dmx.data() + fwd.cell(i, 0);
-        const float* mp = fwd.mmx.data() + fwd.cell(i - 1, 0);
-        const float* ip = fwd.imx.data() + fwd.cell(i - 1, 0);
-        const float* dp = fwd.dmx.data() + fwd.cell(i - 1, 0);
-        mc[0] = ic[0] = dc[0] = 0.0f;
-        xE = 0.0f;
-        for (int k = 1; k <= M; ++k) {
-            const std::size_t j = static_cast<std::size_t>(k - 1);
-            float sv = xB * om.bm[j];
-            sv += mp[k - 1] * om.mm[j];
-            sv += ip[k - 1] * om.im[j];
-            sv += dp[k - 1] * om.dm[j];
-            sv *= e[j];
-            mc[k] = sv;
-            xE += sv;
-            ic[k] = mp[k] * om.mi[j] + ip[k] * om.ii[j];  // insert emissions score 0: odds 1
+        const float* e = emission[dsq[i - 1]].data();
+        Lanes dcv{0, 0, 0, 0}, xEv{0, 0, 0, 0};
+        Lanes mpv = shift(&mp[W - 4]), dpv = shift(&dp[W - 4]), ipv = shift(&ip[W - 4]);
+        for (int q = 0; q < Q; ++q) {
+            const std::size_t o = static_cast<std::size_t>(q * 4);
+            Lanes sv;
+            for (int z = 0; z < 4; ++z) {
+                float v = xB * tbm[o + z];
+                v = v + mpv[z] * tmm[o + z];
+                v = v + ipv[z] * tim[o + z];
+                v = v + dpv[z] * tdm[o + z];
+                v = v * e[o + z];
+                sv[z] = v;
+                xEv[z] = xEv[z] + v;
+            }
+            for (int z = 0; z < 4; ++z) {
+                mpv[z] = mp[o + z];
+                dpv[z] = dp[o + z];
+                ipv[z] = ip[o + z];
+                mc[o + z] = sv[z];
+                dc[o + z] = dcv[z];
+                dcv[z] = sv[z] * tmd[o + z];
+                ic[o + z] = mpv[z] * tmi[o + z] + ipv[z] * tii[o + z];
+            }
         }
-        dc[1] = 0.0f;
-        for (int k = 2; k <= M; ++k)
-            dc[k] = mc[k - 1] * om.md[static_cast<std::size_t>(k - 2)] + dc[k - 1] * om.dd[static_cast<std::size_t>(k - 2)];
-        for (int k = 1; k <= M; ++k) xE += dc[k];  // local mode: D -> E too
+        // D->D paths: one full pass, then up to three more across lane boundaries.
+        dcv = shift(dcv.data());
+        for (int z = 0; z < 4; ++z) dc[static_cast<std::size_t>(z)] = 0.0f;
+        for (int q = 0; q < Q; ++q)
+            for (int z = 0; z < 4; ++z) {
+                const std::size_t c = static_cast<std::size_t>(q * 4 + z);
+                dc[c] = dcv[static_cast<std::size_t>(z)] + dc[c];
+                dcv[static_cast<std::size_t>(z)] = dc[c] * tdd[c];
+            }
+        for (int j = 1; j < 4; ++j) {
+            dcv = shift(dcv.data());
+            bool changed = false;
+            for (int q = 0; q < Q; ++q)
+                for (int z = 0; z < 4; ++z) {
+                    const std::size_t c = static_cast<std::size_t>(q * 4 + z);
+                    const float sum = dcv[static_cast<std::size_t>(z)] + dc[c];
+                    changed |= sum > dc[c];
+                    dc[c] = sum;
+                    dcv[static_cast<std::size_t>(z)] = dcv[static_cast<std::size_t>(z)] * tdd[c];
+                }
+            if (M >= 100 && !changed) break;  // HMMER stops early on larger models
+        }
+        for (int q = 0; q < Q; ++q)
+            for (int z = 0; z < 4; ++z) xEv[static_cast<std::size_t>(z)] = dc[static_cast<std::size_t>(q * 4 + z)] + xEv[static_cast<std::size_t>(z)];
+        xE = (xEv[0] + xEv[1]) + (xEv[2] + xEv[3]);
         xN = xN * length.loop;
-        xC = xC * length.loop + xE * om.e_move;
-        xJ = xJ * length.loop + xE * om.e_loop;
-        xB = xJ * length.move + xN * length.move;
+        xC = (xC * length.loop) + (xE * om.e_move);
+        xJ = (xJ * length.loop) + (xE * om.e_loop);
+        xB = (xJ * length.move) + (xN * length.move);
         if (xE > 1.0e4f) {
-            xN /= xE;
-            xC /= xE;
-            xJ /= xE;
-            xB /= xE;
+            xN = xN / xE;
+            xC = xC / xE;
+            xJ = xJ / xE;
+            xB = xB / xE;
             const float inverse = static_cast<float>(1.0 / xE);
-            for (int k = 0; k <= M; ++k) {
-                mc[k] *= inverse;
-                dc[k] *= inverse;
-                ic[k] *= inverse;
+            for (std::size_t c = 0; c < W; ++c) {
+                mc[c] *= inverse;
+                dc[c] *= inverse;
+                ic[c] *= inverse;
             }
             fwd.x(i, DpMatrix::Scale) = xE;
             total += static_cast<float>(std::log(static_cast<double>(xE)));
@@ -88,6 +145,20 @@ float forward(const ForwardProfile& om, const LengthModel& length, const std::ui
         fwd.x(i, DpMatrix::J) = xJ;
         fwd.x(i, DpMatrix::B) = xB;
         fwd.x(i, DpMatrix::C) = xC;
+        // The row in node order for the domain stage's readers.
+        float* rm = fwd.mmx.data() + fwd.cell(i, 0);
+        float* ri = fwd.imx.data() + fwd.cell(i, 0);
+        float* rd = fwd.dmx.data() + fwd.cell(i, 0);
+        rm[0] = ri[0] = rd[0] = 0.0f;
+        for (int k = 1; k <= M; ++k) {
+            const std::size_t c = static_cast<std::size_t>(((k - 1) % Q) * 4 + (k - 1) / Q);
+            rm[k] = mc[c];
+            ri[k] = ic[c];
+            rd[k] = dc[c];
+        }
+        std::swap(mp, mc);
+        std::swap(ip, ic);
+        std::swap(dp, dc);
     }
     fwd.total_scale = total;
     if (std::isnan(xC)) throw Error("Forward score is NaN");

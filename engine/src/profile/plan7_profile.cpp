@@ -6,6 +6,8 @@
 #include <alignscope/profile/plan7_profile.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace alignscope::profile {
@@ -33,6 +35,42 @@ std::int16_t word(float scale, float sc)
     if (sc >= 32767.0f) return 32767;
     if (sc <= -32768.0f) return -32768;
     return static_cast<std::int16_t>(sc);
+}
+
+// exp() as HMMER's SIMD Forward profile computes it (Cephes' range reduction
+// and degree-5 polynomial in single precision), so that the odds ratios, and
+// hence every Forward value, are the same to the last bit.
+float profile_exp(float x)
+{
+    constexpr float max_log = 88.3762626647949f, min_log = -88.3762626647949f;
+    if (x > max_log) return std::numeric_limits<float>::infinity();
+    if (x <= min_log) return 0.0f;
+    float fx = x * static_cast<float>(1.0 / kLog2);
+    fx = fx + 0.5f;
+    const float truncated = static_cast<float>(static_cast<int>(fx));
+    fx = truncated > fx ? truncated - 1.0f : truncated;  // floor
+    const int k = static_cast<int>(fx);
+    x = x - fx * 0.693359375f;
+    x = x - fx * -2.12194440e-4f;
+    const float z = x * x;
+    float y = 1.9875691500E-4f;
+    y = y * x;
+    y = y + 1.3981999507E-3f;
+    y = y * x;
+    y = y + 8.3334519073E-3f;
+    y = y * x;
+    y = y + 4.1665795894E-2f;
+    y = y * x;
+    y = y + 1.6666665459E-1f;
+    y = y * x;
+    y = y + 5.0000001201E-1f;
+    y = y * z;
+    y = y + x;
+    y = y + 1.0f;
+    const std::uint32_t bits = static_cast<std::uint32_t>(k + 127) << 23;
+    float scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    return y * scale;
 }
 
 }  // namespace
@@ -184,9 +222,9 @@ ForwardProfile make_forward_profile(const Plan7Profile& gm, bool multihit)
     om.codes = Kp;
     om.match.resize(static_cast<std::size_t>(Kp * M));
     for (int x = 0; x < Kp; ++x)
-        for (int k = 1; k <= M; ++k) om.match[static_cast<std::size_t>(x * M + k - 1)] = std::exp(gm.msc(k, x));
+        for (int k = 1; k <= M; ++k) om.match[static_cast<std::size_t>(x * M + k - 1)] = profile_exp(gm.msc(k, x));
     for (auto* v : {&om.bm, &om.mm, &om.im, &om.dm, &om.md, &om.mi, &om.ii, &om.dd}) v->assign(static_cast<std::size_t>(M), 0.0f);
-    auto p = [&](int k, int t) -> float { return k < M ? std::exp(gm.tsc(k, t)) : 0.0f; };
+    auto p = [&](int k, int t) -> float { return k < M ? profile_exp(gm.tsc(k, t)) : 0.0f; };
     for (int k = 1; k <= M; ++k) {
         const std::size_t i = static_cast<std::size_t>(k - 1);
         om.bm[i] = p(k - 1, Plan7Profile::kBM);
