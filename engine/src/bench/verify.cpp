@@ -166,9 +166,10 @@ std::string_view to_string(GapModel model) {
 
 namespace {
 
+// Penalties as typed: 1000000 and 999999.5, not 1e+06.
 std::string format_number(double value) {
     char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%g", value);
+    std::snprintf(buffer, sizeof buffer, "%.12g", value);
     return buffer;
 }
 
