@@ -19,6 +19,8 @@
 //    beginnings select a parasail function (nw, sg_qb, sg_db, sg_qb_db).
 //  - The begin cell comes from a reverse pass over the reversed prefixes that
 //    end at the end cell, with the same rule (like ADEPT and the reference).
+//    A job that wants no begins (AlignOptions::begins false, no traceback)
+//    skips that pass and reports them 0, as the GPU does.
 //  - With traceback, the region between begin and end is aligned globally by
 //    parasail's nw_trace (scan); its score must equal the forward score.
 // Lane width starts at the narrowest that takes the scheme's scores and
@@ -132,7 +134,13 @@ class ParasailPairAligner : public PairAligner {
 public:
     ParasailPairAligner(const PairJob& job, const parasail_matrix_t* matrix)
         : job_(job), matrix_(matrix), kernel_prefix_(kernel_mode_and_gaps(job)),
-          forced_(forced_kernel(job, "cpu", forcible_kernels)), bounds_(SchemeBounds::of(job.scheme)) {
+          forced_(forced_kernel(job, "cpu", forcible_kernels)), bounds_(SchemeBounds::of(job.scheme)),
+          want_begins_(job.options.begins || job.options.traceback) {
+        // Residue byte -> parasail letter, 0 where the matrix has no row.
+        for (int c = 0; c < 256; ++c) {
+            const int index = job.scheme.matrix.index_of(static_cast<char>(c));
+            letter_of_[c] = index < 0 ? '\0' : parasail_support::letters[static_cast<std::size_t>(index)];
+        }
         refuse_broken_parasail_kernels(job, forced_);
         if (forced_) {
             const Family f = forced_->family == "striped" ? striped : scan;
@@ -162,8 +170,8 @@ public:
         if ((!forced_ && cells > pass_cell_limit) || m > INT_MAX / 4 || n > INT_MAX / 4)
             return linear_space(query, target, progress);
 
-        to_letters(query.residues, "query '" + query.id + "'", q_);
-        to_letters(target.residues, "target '" + target.id + "'", t_);
+        to_letters(query, "query", q_);
+        to_letters(target, "target", t_);
 
         Alignment a;
         a.mode = job_.options.mode;
@@ -190,10 +198,18 @@ public:
     }
 
 private:
-    void to_letters(const std::string& residues, const std::string& what, std::string& out) const {
-        const EncodedSequence codes = encode(residues, job_.scheme.matrix, what);
-        out.resize(codes.size());
-        for (std::size_t k = 0; k < codes.size(); ++k) out[k] = parasail_support::letters[codes[k]];
+    // The residues as parasail letters, into a buffer the worker keeps. A
+    // residue the matrix does not score gets encode()'s error.
+    void to_letters(const Sequence& sequence, const char* what, std::string& out) const {
+        const std::string& residues = sequence.residues;
+        out.resize(residues.size());
+        char missing = 1;
+        for (std::size_t k = 0; k < residues.size(); ++k) {
+            const char letter = letter_of_[static_cast<unsigned char>(residues[k])];
+            out[k] = letter;
+            missing &= static_cast<char>(letter != '\0');
+        }
+        if (!missing) encode(residues, job_.scheme.matrix, std::string(what) + " '" + sequence.id + "'");  // throws
     }
 
     // A region too large for parasail's trace table (or beyond 32 bits) is
@@ -317,6 +333,7 @@ private:
         }
         a.query_end = fwd.result->end_query + 1;
         a.target_end = fwd.result->end_ref + 1;
+        if (!want_begins_) return true;  // begins stay 0
 
         reverse_prefix(q_, a.query_end, rq_);
         reverse_prefix(t_, a.target_end, rt_);
@@ -394,6 +411,10 @@ private:
         a.target_end = end.j;
         a.query_begin = a.target_begin = 1;
         if (!free.query_begin && !free.target_begin) return true;  // begins at (0, 0)
+        if (!want_begins_) {  // they would need the reverse pass: left 0
+            a.query_begin = a.target_begin = 0;
+            return true;
+        }
 
         // Reverse pass: anchored at the end cell, free at the far end exactly
         // where the forward pass was free at its beginning.
@@ -480,6 +501,8 @@ private:
     Family families_[3] = {scan, scan, scan};  // the family each lane width runs in
     int min_width_ = 0;                        // narrowest lane width any pass may use
     SchemeBounds bounds_;
+    bool want_begins_;  // false: no reverse pass, begins reported 0
+    char letter_of_[256];
     std::string q_, t_, rq_, rt_;
     ProfilePtr profile_[3];
     std::string profile_text_[3];
