@@ -167,88 +167,194 @@ float forward(const ForwardProfile& om, const LengthModel& length, const std::ui
     return static_cast<float>(total + std::log(static_cast<double>(xC * length.move)));
 }
 
+// Backward in the same striped order as HMMER's (the mirror image of Forward:
+// segments walked from the last, values shifted down a lane where a node's
+// successor sits in the next lane), with the Forward pass's scale factors.
 float backward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L,
                const DpMatrix& fwd, DpMatrix& bck, bool full)
 {
     const int M = om.length;
+    const int Q = std::max(2, (M - 1) / 4 + 1);
+    const std::size_t W = static_cast<std::size_t>(4 * Q);
     bck.resize(M, L, full);
-    auto scale_row = [&](int i, float* mc, float* ic, float* dc, float& xE, float& xN, float& xJ, float& xB, float& xC) {
-        const float s = fwd.x(i, DpMatrix::Scale);
-        bck.x(i, DpMatrix::Scale) = s;
-        if (s > 1.0f) {
-            xE /= s;
-            xN /= s;
-            xJ /= s;
-            xB /= s;
-            xC /= s;
-            const float inverse = static_cast<float>(1.0 / s);
-            for (int k = 0; k <= M; ++k) {
-                mc[k] *= inverse;
-                dc[k] *= inverse;
-                ic[k] *= inverse;
+    auto stripe = [&](const std::vector<float>& v) {
+        std::vector<float> out(W, 0.0f);
+        for (int q = 0; q < Q; ++q)
+            for (int z = 0; z < 4; ++z) {
+                const int k = z * Q + q + 1;
+                if (k <= M) out[static_cast<std::size_t>(q * 4 + z)] = v[static_cast<std::size_t>(k - 1)];
             }
-            bck.total_scale += static_cast<float>(std::log(static_cast<double>(s)));
-        }
+        return out;
+    };
+    const auto tbm = stripe(om.bm), tmm = stripe(om.mm), tim = stripe(om.im), tdm = stripe(om.dm);
+    const auto tmd = stripe(om.md), tmi = stripe(om.mi), tii = stripe(om.ii), tdd = stripe(om.dd);
+    std::vector<std::vector<float>> emission(static_cast<std::size_t>(om.codes));
+    for (int x = 0; x < om.codes; ++x) {
+        std::vector<float> e(om.match.begin() + static_cast<std::ptrdiff_t>(x * M),
+                             om.match.begin() + static_cast<std::ptrdiff_t>((x + 1) * M));
+        emission[static_cast<std::size_t>(x)] = stripe(e);
+    }
+    using Lanes = std::array<float, 4>;
+    // Lane z takes lane z+1 (the next node of the same segment index), 0 in the last.
+    auto down = [](const float* v) { return Lanes{v[1], v[2], v[3], 0.0f}; };
+    auto seg = [](std::vector<float>& v, int q) { return v.data() + static_cast<std::size_t>(q * 4); };
+    auto cseg = [](const std::vector<float>& v, int q) { return v.data() + static_cast<std::size_t>(q * 4); };
+    std::vector<float> mc(W), ic(W), dc(W), mp(W), ip(W), dp(W);
+
+    auto store = [&](int i, float xE, float xN, float xJ, float xB, float xC) {
         bck.x(i, DpMatrix::E) = xE;
         bck.x(i, DpMatrix::N) = xN;
         bck.x(i, DpMatrix::J) = xJ;
         bck.x(i, DpMatrix::B) = xB;
         bck.x(i, DpMatrix::C) = xC;
+        float* rm = bck.mmx.data() + bck.cell(i, 0);
+        float* ri = bck.imx.data() + bck.cell(i, 0);
+        float* rd = bck.dmx.data() + bck.cell(i, 0);
+        rm[0] = ri[0] = rd[0] = 0.0f;
+        for (int k = 1; k <= M; ++k) {
+            const std::size_t c = static_cast<std::size_t>(((k - 1) % Q) * 4 + (k - 1) / Q);
+            rm[k] = mc[c];
+            ri[k] = ic[c];
+            rd[k] = dc[c];
+        }
     };
+    auto rescale = [&](int i, float& xE, float& xN, float& xJ, float& xB, float& xC) {
+        const float s = fwd.x(i, DpMatrix::Scale);
+        bck.x(i, DpMatrix::Scale) = s;
+        if (s > 1.0f) {
+            xE = xE / s;
+            xN = xN / s;
+            xC = xC / s;
+            xJ = xJ / s;
+            xB = xB / s;
+            const float inverse = static_cast<float>(1.0 / s);
+            for (std::size_t c = 0; c < W; ++c) {
+                mc[c] *= inverse;
+                dc[c] *= inverse;
+                ic[c] *= inverse;
+            }
+            return true;
+        }
+        return false;
+    };
+
     // Row L: only the path to C and T remains.
     float xJ = 0.0f, xB = 0.0f, xN = 0.0f;
     float xC = length.move;
     float xE = xC * om.e_move;
     {
-        float* mc = bck.mmx.data() + bck.cell(L, 0);
-        float* ic = bck.imx.data() + bck.cell(L, 0);
-        float* dc = bck.dmx.data() + bck.cell(L, 0);
-        mc[0] = ic[0] = dc[0] = 0.0f;
-        dc[M] = xE;
-        for (int k = M - 1; k >= 1; --k) dc[k] = xE + om.dd[static_cast<std::size_t>(k - 1)] * dc[k + 1];
-        for (int k = 1; k <= M; ++k) {
-            ic[k] = 0.0f;
-            mc[k] = xE + (k < M ? om.md[static_cast<std::size_t>(k - 1)] * dc[k + 1] : 0.0f);
+        for (std::size_t c = 0; c < W; ++c) {
+            mc[c] = dc[c] = xE;
+            ic[c] = 0.0f;
         }
-        bck.total_scale = 0.0f;
-        scale_row(L, mc, ic, dc, xE, xN, xJ, xB, xC);
+        Lanes dpv = down(seg(dc, Q - 1)), dcv{};
+        for (int q = Q - 1; q >= 0; --q)
+            for (int z = 0; z < 4; ++z) {
+                const std::size_t c = static_cast<std::size_t>(q * 4 + z);
+                dcv[static_cast<std::size_t>(z)] = dpv[static_cast<std::size_t>(z)] * tdd[c];
+                dc[c] = dc[c] + dcv[static_cast<std::size_t>(z)];
+                dpv[static_cast<std::size_t>(z)] = dc[c];
+            }
+        for (int j = 1; j < 4; ++j) {
+            dcv = down(dcv.data());
+            for (int q = Q - 1; q >= 0; --q)
+                for (int z = 0; z < 4; ++z) {
+                    const std::size_t c = static_cast<std::size_t>(q * 4 + z);
+                    dcv[static_cast<std::size_t>(z)] = dcv[static_cast<std::size_t>(z)] * tdd[c];
+                    dc[c] = dc[c] + dcv[static_cast<std::size_t>(z)];
+                }
+        }
+        dcv = down(seg(dc, 0));
+        for (int q = Q - 1; q >= 0; --q) {
+            for (int z = 0; z < 4; ++z) {
+                const std::size_t c = static_cast<std::size_t>(q * 4 + z);
+                mc[c] = mc[c] + dcv[static_cast<std::size_t>(z)] * tmd[c];
+            }
+            for (int z = 0; z < 4; ++z) dcv[static_cast<std::size_t>(z)] = dc[static_cast<std::size_t>(q * 4 + z)];
+        }
+        rescale(L, xE, xN, xJ, xB, xC);
         bck.total_scale = static_cast<float>(std::log(static_cast<double>(fwd.x(L, DpMatrix::Scale))));
+        store(L, xE, xN, xJ, xB, xC);
     }
     for (int i = L - 1; i >= 1; --i) {
-        const float* e = om.match.data() + static_cast<std::size_t>(dsq[i]) * static_cast<std::size_t>(M);  // x_{i+1}
-        float* mc = bck.mmx.data() + bck.cell(i, 0);
-        float* ic = bck.imx.data() + bck.cell(i, 0);
-        float* dc = bck.dmx.data() + bck.cell(i, 0);
-        const float* mp = bck.mmx.data() + bck.cell(i + 1, 0);
-        const float* ip = bck.imx.data() + bck.cell(i + 1, 0);
-        xB = 0.0f;
-        for (int k = 1; k <= M; ++k) xB += mp[k] * e[k - 1] * om.bm[static_cast<std::size_t>(k - 1)];
-        xC = xC * length.loop;
-        xJ = xB * length.move + xJ * length.loop;
-        xN = xB * length.move + xN * length.loop;
-        xE = xC * om.e_move + xJ * om.e_loop;
-        // From the last node back: D and M need D(i,k+1) of this row.
-        mc[0] = ic[0] = dc[0] = 0.0f;
-        for (int k = M; k >= 1; --k) {
-            const std::size_t j = static_cast<std::size_t>(k - 1);
-            const float next_match = k < M ? mp[k + 1] * e[k] : 0.0f;  // M(i+1,k+1) e(k+1, x_{i+1})
-            const float into_mm = k < M ? om.mm[static_cast<std::size_t>(k)] : 0.0f;
-            const float into_im = k < M ? om.im[static_cast<std::size_t>(k)] : 0.0f;
-            const float into_dm = k < M ? om.dm[static_cast<std::size_t>(k)] : 0.0f;
-            const float next_delete = k < M ? dc[k + 1] : 0.0f;
-            ic[k] = ip[k] * om.ii[j] + next_match * into_im;
-            dc[k] = next_match * into_dm + xE + om.dd[j] * next_delete;
-            mc[k] = ip[k] * om.mi[j] + next_match * into_mm + xE + om.md[j] * next_delete;
+        std::swap(mp, mc);
+        std::swap(ip, ic);
+        std::swap(dp, dc);
+        const float* e = emission[dsq[i]].data();  // residue i+1
+        Lanes tmmv = down(cseg(tmm, 0)), timv = down(cseg(tim, 0)), tdmv = down(cseg(tdm, 0));
+        Lanes mpv;
+        for (int z = 0; z < 4; ++z) mpv[static_cast<std::size_t>(z)] = mp[static_cast<std::size_t>(z)] * e[z];
+        mpv = down(mpv.data());
+        Lanes xBv{0, 0, 0, 0};
+        for (int q = Q - 1; q >= 0; --q) {
+            const std::size_t o = static_cast<std::size_t>(q * 4);
+            for (int z = 0; z < 4; ++z) {
+                const std::size_t c = o + static_cast<std::size_t>(z);
+                const float ipv = ip[c];
+                ic[c] = (ipv * tii[c]) + (mpv[static_cast<std::size_t>(z)] * timv[static_cast<std::size_t>(z)]);
+                dc[c] = mpv[static_cast<std::size_t>(z)] * tdmv[static_cast<std::size_t>(z)];
+                const float mcv = (ipv * tmi[c]) + (mpv[static_cast<std::size_t>(z)] * tmmv[static_cast<std::size_t>(z)]);
+                mpv[static_cast<std::size_t>(z)] = mp[c] * e[c];
+                mc[c] = mcv;
+                tdmv[static_cast<std::size_t>(z)] = tdm[c];
+                timv[static_cast<std::size_t>(z)] = tim[c];
+                tmmv[static_cast<std::size_t>(z)] = tmm[c];
+                xBv[static_cast<std::size_t>(z)] = xBv[static_cast<std::size_t>(z)] + mpv[static_cast<std::size_t>(z)] * tbm[c];
+            }
         }
-        scale_row(i, mc, ic, dc, xE, xN, xJ, xB, xC);
+        xB = (xBv[0] + xBv[1]) + (xBv[2] + xBv[3]);
+        xC = xC * length.loop;
+        xJ = (xB * length.move) + (xJ * length.loop);
+        xN = (xB * length.move) + (xN * length.loop);
+        xE = (xC * om.e_move) + (xJ * om.e_loop);
+        // {M,D} -> E and one step of D -> D.
+        Lanes dpv;
+        for (int z = 0; z < 4; ++z) dpv[static_cast<std::size_t>(z)] = dc[static_cast<std::size_t>(z)] + xE;
+        dpv = down(dpv.data());
+        Lanes dcv{};
+        for (int q = Q - 1; q >= 0; --q)
+            for (int z = 0; z < 4; ++z) {
+                const std::size_t c = static_cast<std::size_t>(q * 4 + z);
+                dcv[static_cast<std::size_t>(z)] = dpv[static_cast<std::size_t>(z)] * tdd[c];
+                dc[c] = dc[c] + (dcv[static_cast<std::size_t>(z)] + xE);
+                dpv[static_cast<std::size_t>(z)] = dc[c];
+                mc[c] = mc[c] + xE;
+            }
+        for (int j = 1; j < 4; ++j) {
+            dcv = down(dcv.data());
+            for (int q = Q - 1; q >= 0; --q)
+                for (int z = 0; z < 4; ++z) {
+                    const std::size_t c = static_cast<std::size_t>(q * 4 + z);
+                    dcv[static_cast<std::size_t>(z)] = dcv[static_cast<std::size_t>(z)] * tdd[c];
+                    dc[c] = dc[c] + dcv[static_cast<std::size_t>(z)];
+                }
+        }
+        dcv = down(seg(dc, 0));
+        for (int q = Q - 1; q >= 0; --q) {
+            for (int z = 0; z < 4; ++z) {
+                const std::size_t c = static_cast<std::size_t>(q * 4 + z);
+                mc[c] = mc[c] + dcv[static_cast<std::size_t>(z)] * tmd[c];
+            }
+            for (int z = 0; z < 4; ++z) dcv[static_cast<std::size_t>(z)] = dc[static_cast<std::size_t>(q * 4 + z)];
+        }
+        if (rescale(i, xE, xN, xJ, xB, xC))
+            bck.total_scale += static_cast<float>(std::log(static_cast<double>(bck.x(i, DpMatrix::Scale))));
+        store(i, xE, xN, xJ, xB, xC);
     }
     // Row 0: only N and B.
     {
-        const float* mp = bck.mmx.data() + bck.cell(1, 0);
-        const float* e = om.match.data() + static_cast<std::size_t>(dsq[0]) * static_cast<std::size_t>(M);
-        xB = 0.0f;
-        for (int k = 1; k <= M; ++k) xB += mp[k] * e[k - 1] * om.bm[static_cast<std::size_t>(k - 1)];
-        xN = xB * length.move + xN * length.loop;
+        const float* e = emission[dsq[0]].data();
+        const std::vector<float>& m1 = mc;  // row 1, the last one computed
+        Lanes xBv{0, 0, 0, 0};
+        for (int q = 0; q < Q; ++q)
+            for (int z = 0; z < 4; ++z) {
+                const std::size_t c = static_cast<std::size_t>(q * 4 + z);
+                float mpv = m1[c] * e[c];
+                mpv = mpv * tbm[c];
+                xBv[static_cast<std::size_t>(z)] = xBv[static_cast<std::size_t>(z)] + mpv;
+            }
+        xB = (xBv[0] + xBv[1]) + (xBv[2] + xBv[3]);
+        xN = (xB * length.move) + (xN * length.loop);
         bck.x(0, DpMatrix::B) = xB;
         bck.x(0, DpMatrix::C) = 0.0f;
         bck.x(0, DpMatrix::J) = 0.0f;
@@ -256,8 +362,8 @@ float backward(const ForwardProfile& om, const LengthModel& length, const std::u
         bck.x(0, DpMatrix::E) = 0.0f;
         bck.x(0, DpMatrix::Scale) = 1.0f;
         if (full) {
-            float* mc = bck.mmx.data() + bck.cell(0, 0);
-            for (int k = 0; k <= M; ++k) mc[k] = 0.0f;
+            float* rm = bck.mmx.data() + bck.cell(0, 0);
+            for (int k = 0; k <= M; ++k) rm[k] = 0.0f;
         }
     }
     if (std::isnan(xN)) throw Error("Backward score is NaN");
