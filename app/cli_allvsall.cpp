@@ -172,9 +172,9 @@ void finish(const AllVsAllFlags& flags, const allvsall::Problem& problem, allvsa
     std::map<allvsall::PairIndex, allvsall::TracedPair> late;
     std::uint64_t traced = 0;
     if (problem.trace.top > 0) {
-        const std::vector<allvsall::PairIndex> pairs = spool.untraced_top_pairs();
+        const std::vector<allvsall::PairScore> pairs = spool.untraced_top_pairs();
         for (allvsall::TracedPair& t : allvsall::trace_pairs(problem, pairs, backend, context))
-            late.emplace(pairs[t.index], std::move(t));
+            late.emplace(allvsall::PairIndex{pairs[t.index].i, pairs[t.index].j}, std::move(t));
     }
     traced = spool.traced_done() + late.size();
     allvsall::write_outputs(problem, spool, late, output_files(flags));

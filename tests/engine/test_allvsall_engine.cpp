@@ -312,8 +312,9 @@ private slots:
             run_tiles(p, backend, tiles, spool, context);
             if (!spool.complete()) return spool.tiles_done();
             std::map<PairIndex, TracedPair> late;
-            const std::vector<PairIndex> top = spool.untraced_top_pairs();
-            for (TracedPair& t : trace_pairs(p, top, backend, context)) late.emplace(top[t.index], t);
+            const std::vector<PairScore> top = spool.untraced_top_pairs();
+            for (TracedPair& t : trace_pairs(p, top, backend, context))
+                late.emplace(PairIndex{top[t.index].i, top[t.index].j}, t);
             OutputFiles files;
             files.table = base + "/" + tag + ".tsv";
             files.matrix = base + "/" + tag + ".phy";

@@ -160,19 +160,24 @@ void run_tiles(const Problem& problem, Backend& backend, TileSource& source, Til
     }
 }
 
-std::vector<TracedPair> trace_pairs(const Problem& problem, const std::vector<PairIndex>& pairs, Backend& backend,
+std::vector<TracedPair> trace_pairs(const Problem& problem, const std::vector<PairScore>& pairs, Backend& backend,
                                     JobContext& context) {
     std::vector<TracedPair> out;
     if (pairs.empty()) return out;
     PairJob job = base_job(problem);
-    job.pairs = pairs;
+    for (const PairScore& p : pairs) job.pairs.emplace_back(p.i, p.j);
     job.options.traceback = true;
     job.options.begins = true;
     JobContext c = quiet(context);
     const std::vector<Alignment> alignments = checked_align(backend, job, c);
     out.reserve(alignments.size());
-    for (std::size_t k = 0; k < alignments.size(); ++k)
+    for (std::size_t k = 0; k < alignments.size(); ++k) {
+        if (alignments[k].score != pairs[k].score)
+            throw Error("allvsall: device " + backend.info().id + " traced pair " + std::to_string(pairs[k].i + 1) +
+                        "," + std::to_string(pairs[k].j + 1) + " to score " + std::to_string(alignments[k].score) +
+                        " but scored it " + std::to_string(pairs[k].score) + " (scaled)");
         out.push_back(traced_from(alignments[k], static_cast<std::uint32_t>(k)));
+    }
     return out;
 }
 

@@ -11,7 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include <fcntl.h>
@@ -341,12 +340,15 @@ void ResultSpool::checkpoint() {
     last_checkpoint_ = std::chrono::steady_clock::now();
 }
 
-std::vector<PairIndex> ResultSpool::untraced_top_pairs() const {
-    std::set<PairIndex> pairs;
+std::vector<PairScore> ResultSpool::untraced_top_pairs() const {
+    std::map<PairIndex, std::int32_t> pairs;
     for (const auto& heap : top_)
         for (const Partner& p : heap)
-            if (!p.traced) pairs.insert(p.pair);
-    return {pairs.begin(), pairs.end()};
+            if (!p.traced) pairs.emplace(p.pair, p.score);
+    std::vector<PairScore> out;
+    out.reserve(pairs.size());
+    for (const auto& [pair, score] : pairs) out.push_back(PairScore{pair.first, pair.second, score});
+    return out;
 }
 
 void ResultSpool::read_back(std::uint64_t bytes, const std::function<void(const TileResult&)>& visit) const {

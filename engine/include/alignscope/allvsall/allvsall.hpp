@@ -70,10 +70,10 @@ TileResult run_tile(const Problem& problem, std::uint64_t tile, Backend& backend
 // into `sink`.
 void run_tiles(const Problem& problem, Backend& backend, TileSource& source, TileSink& sink, JobContext& context);
 
-// Traceback of given pairs (row, column record) on `backend`: for --top, after
-// every score is known. Results in the order of `pairs`; TracedPair::index is
-// the position in `pairs`.
-std::vector<TracedPair> trace_pairs(const Problem& problem, const std::vector<PairIndex>& pairs, Backend& backend,
+// Traceback of given pairs on `backend`: for --top, after every score is
+// known. Results in the order of `pairs`; TracedPair::index is the position in
+// `pairs`. Throws Error when an alignment's score is not the pair's score.
+std::vector<TracedPair> trace_pairs(const Problem& problem, const std::vector<PairScore>& pairs, Backend& backend,
                                     JobContext& context);
 
 }  // namespace alignscope::allvsall

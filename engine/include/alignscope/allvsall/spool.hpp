@@ -57,9 +57,10 @@ public:
     // Writes the manifest now (with a checkpoint directory; nothing otherwise).
     void checkpoint();
 
-    // After every tile: the pairs among every record's `top` best partners
-    // (score descending, partner ascending) that were not traced per tile.
-    std::vector<PairIndex> untraced_top_pairs() const;
+    // After every tile: the pairs (with their scores) among every record's
+    // `top` best partners (score descending, partner ascending) that were not
+    // traced per tile, in (row, column) order.
+    std::vector<PairScore> untraced_top_pairs() const;
     // Every record, in tile order (the spool is read back; bounded memory).
     void for_each(const std::function<void(const TileResult&)>& visit) const;
     // After the outputs are written: removes the checkpoint's files (and its
