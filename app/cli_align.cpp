@@ -90,6 +90,11 @@ int run_align(const AlignFlags& flags, CliContext& context) {
     read_options.alphabet = flags.scoring.alphabet_override();
     const SequenceSet queries = read_sequences(flags.query_path, read_options);
     const SequenceSet targets = read_sequences(flags.target_path, read_options);
+    // Once per file, though both may be the same one.
+    if (const std::string warning = queries.duplicate_id_warning(); !warning.empty())
+        std::cerr << "alignscope-cli: warning: " << warning << '\n';
+    if (const std::string warning = targets.duplicate_id_warning(); !warning.empty() && flags.target_path != flags.query_path)
+        std::cerr << "alignscope-cli: warning: " << warning << '\n';
     if (queries.records.empty()) throw Error(flags.query_path + ": no sequences");
     if (targets.records.empty()) throw Error(flags.target_path + ": no sequences");
     if (is_nucleotide(queries.alphabet) != is_nucleotide(targets.alphabet))

@@ -230,6 +230,8 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
     ReadOptions read_options;
     read_options.alphabet = flags.scoring.alphabet_override();
     const SequenceSet queries = read_sequences(flags.query_path, read_options);
+    if (const std::string warning = queries.duplicate_id_warning(); !warning.empty())
+        std::cerr << "alignscope-cli: warning: " << warning << '\n';
     if (queries.records.empty()) throw Error(flags.query_path + ": no sequences");
 
     DatabaseCacheOptions cache;
@@ -246,6 +248,8 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
     });
     parse_progress.finish();
     if (load.outcome == CacheOutcome::Rebuilt || load.outcome == CacheOutcome::Unwritable) say("search: " + load.reason);
+    if (!load.duplicate_ids.empty() && flags.database_path != flags.query_path)
+        std::cerr << "alignscope-cli: warning: " << load.duplicate_ids << '\n';
     const PreparedDatabase& database = load.database;
     const bool q_nucleotide = queries.alphabet != AlphabetKind::Protein;
     const bool d_nucleotide = database.alphabet != AlphabetKind::Protein;

@@ -32,14 +32,22 @@ private slots:
         QTest::newRow("t and u is dna") << "ACGTUGCAAC" << AlphabetKind::Dna;
         QTest::newRow("protein") << "MKTAYIAKQRQISFVKSHFSRQ" << AlphabetKind::Protein;
         QTest::newRow("empty") << "" << AlphabetKind::Dna;
-        QTest::newRow("only N and X") << "NNNNXXXX" << AlphabetKind::Dna;
+        // X is "any amino acid"; no nucleotide alphabet has it.
+        QTest::newRow("only N and X") << "NNNNXXXX" << AlphabetKind::Protein;
+        QTest::newRow("only X") << "XXXXXXXX" << AlphabetKind::Protein;
+        QTest::newRow("only N") << "NNNNNNNN" << AlphabetKind::Dna;
         QTest::newRow("gaps ignored") << "AC--GT..ACGT**" << AlphabetKind::Dna;
         // 9 of 10 counted letters are ACGT: exactly the 90 % boundary.
         QTest::newRow("90 percent") << "ACGTACGTAENNN" << AlphabetKind::Dna;
         QTest::newRow("80 percent") << "ACGTACGTEE" << AlphabetKind::Protein;
         // A protein made only of Ala, Cys, Gly, Thr is indistinguishable from DNA.
         QTest::newRow("protein of ACGT letters") << "ACGTACGT" << AlphabetKind::Dna;
+        // Mostly ambiguity codes: as likely a protein of those letters.
         QTest::newRow("ambiguity codes count against") << "ACGTRYKMSWRYKM" << AlphabetKind::Protein;
+        // Every letter a nucleotide code, most of them ACGT: nucleotides.
+        QTest::newRow("dna with IUPAC codes") << "acgtACGTacgtNnRy" << AlphabetKind::Dna;
+        QTest::newRow("rna with IUPAC codes") << "ACGUACGUYRSWACGU" << AlphabetKind::Rna;
+        QTest::newRow("IUPAC codes and a protein letter") << "ACGTACGTACRYE" << AlphabetKind::Protein;
     }
     void detect()
     {

@@ -33,6 +33,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+
+#include <sys/stat.h>
 #include <memory>
 #include <random>
 #include <string>
@@ -805,6 +807,20 @@ private slots:
             QVERIFY2(e.find(QFileInfo(path).fileName().toStdString()) != std::string::npos && e.find("1099511627776 bytes") != std::string::npos,
                      e.c_str());
         }
+    }
+
+    // A FIFO named like the manifest: --resume refuses it at once instead of
+    // waiting for a writer forever.
+    void a_fifo_manifest_is_refused_at_once() {
+        const Job j = job(AlignmentMode::Global, 3000, 3000, 61);
+        const QString dir = tmp_.filePath("fifo-manifest");
+        QVERIFY(QDir().mkpath(dir));
+        QCOMPARE(::mkfifo((dir + "/long-pair.manifest").toLocal8Bit().constData(), 0600), 0);
+        LongPairOptions o = options_for(j, dir.toStdString(), 500);
+        o.resume = true;
+        auto runner = make_cpu_pass_runner();
+        const std::string e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
+        QVERIFY2(e.find("long-pair.manifest is not a regular file (a FIFO)") != std::string::npos, e.c_str());
     }
 
     void a_checkpoint_of_another_job_is_refused() {

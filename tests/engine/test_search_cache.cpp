@@ -335,6 +335,29 @@ private slots:
         QVERIFY(same_database(unwritable.database, parsed.database));
     }
 
+    // Only a regular file is read as a cache: one that is a link to /dev/zero
+    // (endless bytes) or a FIFO (no writer: a read would wait forever) is set
+    // aside at once and the FASTA parsed.
+    void aCacheThatIsNoRegularFileIsNotRead_data() {
+        QTest::addColumn<bool>("fifo");
+        QTest::newRow("link to /dev/zero") << false;
+        QTest::newRow("FIFO") << true;
+    }
+    void aCacheThatIsNoRegularFileIsNotRead() {
+        QFETCH(bool, fifo);
+        const std::string cache = database_cache_path(fasta_);
+        std::filesystem::remove(cache);
+        if (fifo) QCOMPARE(::mkfifo(cache.c_str(), 0600), 0);
+        else std::filesystem::create_symlink("/dev/zero", cache);
+        DatabaseCacheOptions options;
+        const PreparedDatabaseLoad loaded = load(options);
+        QVERIFY2(loaded.outcome == CacheOutcome::Rebuilt || loaded.outcome == CacheOutcome::Unwritable,
+                 loaded.reason.c_str());
+        QVERIFY2(loaded.reason.find("is not a regular file") != std::string::npos, loaded.reason.c_str());
+        QCOMPARE(loaded.database.size(), read_sequences(fasta_).records.size());
+        std::filesystem::remove(cache);
+    }
+
     void errorsNameTheFile() {
         DatabaseCacheOptions options;
         QVERIFY_THROWS_EXCEPTION(Error, prepare_database(dir_.filePath("missing.fa").toStdString(), options));

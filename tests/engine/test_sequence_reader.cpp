@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <fcntl.h>
 #include <fstream>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace alignscope;
@@ -288,9 +290,9 @@ private slots:
         row("truncated.fa.gz", {"truncated.fa.gz:", ": cannot read: the gzip data is truncated"});
         row("corrupt.fa.gz", {"corrupt.fa.gz:", ": cannot read: the gzip data is corrupt"});
         row("bad_residue.fa",
-            {"bad_residue.fa:3: record 'r2': residue 'J' at position 12 is not valid in a dna sequence"});
+            {"bad_residue.fa:4: record 'r2': residue 'J' at position 12 is not valid in a dna sequence"});
         row("fasta_stray_letter.fa",
-            {"fasta_stray_letter.fa:3: record 'r1': residue 'X' at position 5 is not valid in a dna sequence"});
+            {"fasta_stray_letter.fa:5: record 'r1': residue 'X' at position 5 is not valid in a dna sequence"});
         row("empty_record.fa", {"empty_record.fa:3: record 'r2': expected residues, the record is empty"});
         row("empty.fa", {"empty.fa: expected FASTA ('>') or FASTQ ('@') records, found none"});
         row("no_such_file.fa", {"no_such_file.fa: cannot open: No such file or directory"});
@@ -312,13 +314,13 @@ private slots:
         ReadOptions dna;
         dna.alphabet = AlphabetKind::Dna;
         QCOMPARE(error_of([&] { read_sequences(proteins, dna); }),
-                 QString::fromStdString(proteins + ":1: record 'sp|P69905|HBA_HUMAN': residue 'L' at position 3 "
+                 QString::fromStdString(proteins + ":2: record 'sp|P69905|HBA_HUMAN': residue 'L' at position 3 "
                                                    "is not valid in a dna sequence"));  // M and V are IUPAC codes
         ReadOptions rna;
         rna.alphabet = AlphabetKind::Rna;
         const std::string reads = (kData + "seq_wrapped_crlf.fa").toStdString();
         QCOMPARE(error_of([&] { read_sequences(reads, rna); }),
-                 QString::fromStdString(reads + ":1: record 'seq1': residue 'T' at position 4 is not valid in a rna sequence"));
+                 QString::fromStdString(reads + ":2: record 'seq1': residue 'T' at position 4 is not valid in a rna sequence"));
         ReadOptions protein;
         protein.alphabet = AlphabetKind::Protein;
         QCOMPARE(read_sequences(reads, protein).alphabet, AlphabetKind::Protein);
@@ -332,7 +334,7 @@ private slots:
         const QString dna_first = dir.filePath("dna_first.fa");
         write_file(dna_first, ">r1\n" + random_dna(1'500'000, 1) + "\n>r2\nMKVLWEFPQ\n");
         QCOMPARE(error_of([&] { read_sequences(dna_first.toStdString()); }),
-                 dna_first + ":3: record 'r2': residue 'L' at position 4 is not valid in a dna sequence");
+                 dna_first + ":4: record 'r2': residue 'L' at position 4 is not valid in a dna sequence");
 
         const QString protein_bulk = dir.filePath("protein_bulk.fa");
         std::string protein;
@@ -451,6 +453,133 @@ private slots:
             QCOMPARE(records[i].quality, expected[i].quality);
         }
         QCOMPARE(read_sequences(path.toStdString()).alphabet, alphabet);
+    }
+    // A residue error names the line the residue is on, not the record's header,
+    // through wrapped lines of any widths, blank lines and gap characters.
+    void residue_error_names_its_line_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("wrapped") << QByteArray(">r1\nACGTACGT\nACGTACGT\nACGTAJGT\nACG\n")
+                                 << ":4: record 'r1': residue 'J' at position 22";
+        QTest::newRow("ragged lines and a blank one")
+            << QByteArray(">r1\nACGT\nACGTACGTAC\n\nAC\nACGTTTZ\n") << ":6: record 'r1': residue 'Z' at position 23";
+        QTest::newRow("gaps before it") << QByteArray(">r1\nAC--GT\n..AC\nA-CQ\n")
+                                        << ":4: record 'r1': residue 'Q' at position 9";
+        QTest::newRow("second record, CRLF") << QByteArray(">r1\r\nACGT\r\n>r2\r\nACGT\r\nAC\r\nGGGE\r\n")
+                                             << ":6: record 'r2': residue 'E' at position 10";
+        QTest::newRow("fastq") << QByteArray("@r1\nACGT\n+\nIIII\n@r2\nACJT\n+\nIIII\n")
+                               << ":6: record 'r2': residue 'J' at position 3";
+    }
+    void residue_error_names_its_line()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("r.fa");
+        write_file(path, text.toStdString());
+        ReadOptions dna;
+        dna.alphabet = AlphabetKind::Dna;
+        const QString message = error_of([&] { read_sequences(path.toStdString(), dna); });
+        QVERIFY2(message.startsWith(path + expected), qPrintable(message));
+    }
+
+    // A UTF-8 byte-order mark before the first header is not an error.
+    void byte_order_mark()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("bom.fa");
+        write_file(path, "\xEF\xBB\xBF>r1 first\nACGT\n>r2\nGGCC\n");
+        const SequenceSet set = read_sequences(path.toStdString());
+        QCOMPARE(set.records.size(), std::size_t{2});
+        QCOMPARE(set.records[0].id, std::string("r1"));
+        QCOMPARE(set.records[0].residues, std::string("ACGT"));
+        // Only at the start: elsewhere those bytes are what they are.
+        write_file(path, ">r1\nACGT\n\xEF\xBB\xBF>r2\nGGCC\n");
+        QVERIFY(error_of([&] { read_sequences(path.toStdString()); }).contains("non-ASCII byte 0xEF"));
+    }
+
+    // Nucleotides written with IUPAC ambiguity codes are nucleotides; a record
+    // of only X is protein (X is no nucleotide letter).
+    void detection_of_whole_files_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<AlphabetKind>("expected");
+        QTest::newRow("IUPAC codes") << QByteArray(">d\nacgtACGTacgtNnRy\n") << AlphabetKind::Dna;
+        QTest::newRow("only X") << QByteArray(">x\nXXXXXXXX\n") << AlphabetKind::Protein;
+        QTest::newRow("only N") << QByteArray(">n\nNNNN\n") << AlphabetKind::Dna;
+        QTest::newRow("protein") << QByteArray(">p\nMVHLTPEEKSAVTALWGKV\n") << AlphabetKind::Protein;
+    }
+    void detection_of_whole_files()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(AlphabetKind, expected);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("d.fa");
+        write_file(path, text.toStdString());
+        QCOMPARE(read_sequences(path.toStdString()).alphabet, expected);
+    }
+
+    // Records that repeat an earlier id are counted and the first named.
+    void duplicate_ids()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("dup.fa");
+        write_file(path, ">a\nACGT\n>b\nACGT\n>c\nACGT\n>b desc\nAC\n>a\nGG\n>b\nTT\n");
+        const SequenceSet set = read_sequences(path.toStdString());
+        QCOMPARE(set.duplicate_ids, std::uint64_t{3});
+        QCOMPARE(set.first_duplicate, std::size_t{3});
+        QCOMPARE(set.first_duplicate_of, std::size_t{1});
+        const QString warning = QString::fromStdString(set.duplicate_id_warning());
+        QVERIFY2(warning.startsWith(path + ": 3 records repeat the id of an earlier one (the first: record 4, 'b', as "
+                                           "record 2)"),
+                 qPrintable(warning));
+        write_file(path, ">a\nACGT\n>b\nACGT\n");
+        QVERIFY(read_sequences(path.toStdString()).duplicate_id_warning().empty());
+    }
+
+    // A device is not a sequence file (/dev/zero would be read forever); a pipe is.
+    void devices_refused_pipes_read()
+    {
+        QVERIFY(error_of([] { read_sequences("/dev/zero"); }).contains("/dev/zero: cannot open: it is a device"));
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("in.fifo");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        QProcess writer;
+        writer.start("sh", {"-c", "printf '>p\\nACGT\\n' > \"$0\"", fifo});
+        const SequenceSet set = read_sequences(fifo.toStdString());
+        QVERIFY(writer.waitForFinished(10000));
+        QCOMPARE(set.records.size(), std::size_t{1});
+        QCOMPARE(set.records[0].residues, std::string("ACGT"));
+    }
+
+    // A gzip file that inflates past what memory can hold is refused by name,
+    // early, with what to do, not read until memory runs out. The process's
+    // data limit stands in for a small machine: 512 MiB, so the guard is at 128 MiB.
+    void inflating_past_memory_is_refused()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("bomb.fa.gz");
+        {
+            gzFile gz = gzopen(path.toLocal8Bit().constData(), "wb9");
+            QVERIFY(gz);
+            QVERIFY(gzputs(gz, ">one huge record\n") > 0);
+            const std::string block(1 << 20, 'A');
+            for (int k = 0; k < 200; ++k)
+                QCOMPARE(gzwrite(gz, block.data(), static_cast<unsigned>(block.size())), static_cast<int>(block.size()));
+            QCOMPARE(gzclose(gz), Z_OK);
+        }
+        QVERIFY(QFileInfo(path).size() < (1 << 20));  // 200 MiB in a small file
+        rlimit before{};
+        QCOMPARE(getrlimit(RLIMIT_DATA, &before), 0);
+        rlimit lowered = before;
+        lowered.rlim_cur = std::min<rlim_t>(before.rlim_cur, rlim_t{512} << 20);
+        QCOMPARE(setrlimit(RLIMIT_DATA, &lowered), 0);
+        const QString message = error_of([&] { read_sequences(path.toStdString()); });
+        QCOMPARE(setrlimit(RLIMIT_DATA, &before), 0);
+        QVERIFY2(message.startsWith(path + ": ") && message.contains("of residues read so far") &&
+                     message.contains("split the file"),
+                 qPrintable(message));
     }
 };
 

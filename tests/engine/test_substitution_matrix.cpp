@@ -16,6 +16,9 @@
 #include <filesystem>
 #include <limits>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace alignscope;
 
 namespace {
@@ -365,6 +368,25 @@ private slots:
         QCOMPARE(s.matrix.min_score(), -4);
         QCOMPARE(QString::fromStdString(s.describe()),
                  QString("match 1, mismatch -2, gap open 2.5, extend 1.5 (a gap of length k costs open + (k-1)*extend)"));
+    }
+
+    // A FIFO named as the matrix file is refused at once (opening it would wait
+    // for a writer forever).
+    void a_fifo_is_not_read()
+    {
+        const std::string fifo = (std::filesystem::temp_directory_path() /
+                                  ("alignscope-matrix-" + std::to_string(::getpid()) + ".fifo")).string();
+        std::filesystem::remove(fifo);
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        QString message;
+        try {
+            SubstitutionMatrix::from_file(fifo);
+            message = "(no error)";
+        } catch (const alignscope::Error& e) {
+            message = e.what();
+        }
+        std::filesystem::remove(fifo);
+        QVERIFY2(message.contains("is not a regular file"), qPrintable(message));
     }
 };
 

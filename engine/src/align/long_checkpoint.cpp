@@ -137,7 +137,8 @@ void read_exactly(int fd, const std::string& path, char* to, std::size_t size, s
 FileBytes read_checked(const std::string& path, std::uint32_t kind) {
     FileBytes out;
     out.path = path;
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Non-blocking: a FIFO of that name would otherwise wait for a writer forever.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throw Error("checkpoint: cannot read " + path + " (" + errno_text() + ")");
     struct Closer {
         int fd;
@@ -145,6 +146,10 @@ FileBytes read_checked(const std::string& path, std::uint32_t kind) {
     } closer{fd};
     struct stat st {};
     if (::fstat(fd, &st) != 0) throw Error("checkpoint: cannot read " + path + " (" + errno_text() + ")");
+    if (!S_ISREG(st.st_mode))
+        throw Error("checkpoint: " + path + " is not a regular file (" +
+                    (S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" : "a device or socket") +
+                    "); a checkpoint is written as regular files only");
     const auto size = static_cast<std::uint64_t>(st.st_size);
     char header[kHeaderBytes];
     if (size >= kHeaderBytes + 4) read_exactly(fd, path, header, kHeaderBytes, 0);

@@ -200,12 +200,13 @@ SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path)
         throw Error(path + ": cannot open the matrix file: " + (ec ? ec.message() : "no such file"));
     if (std::filesystem::is_directory(status))
         throw Error(path + ": is a directory, expected a substitution matrix file");
-    if (std::filesystem::is_regular_file(status)) {
-        const auto size = std::filesystem::file_size(p, ec);
-        if (!ec && size > kMaxMatrixFileBytes)
-            throw Error(path + ": expected a substitution matrix file of at most 1 MB, found " + std::to_string(size) +
-                        " bytes");
-    }
+    // Only a regular file: opening a FIFO would wait for a writer forever.
+    if (!std::filesystem::is_regular_file(status))
+        throw Error(path + ": is not a regular file (a FIFO, device or socket), expected a substitution matrix file");
+    const auto size = std::filesystem::file_size(p, ec);
+    if (!ec && size > kMaxMatrixFileBytes)
+        throw Error(path + ": expected a substitution matrix file of at most 1 MB, found " + std::to_string(size) +
+                    " bytes");
     std::ifstream in(p, std::ios::binary);
     if (!in) throw Error(path + ": cannot open the matrix file (permission denied or unreadable)");
     std::string text;

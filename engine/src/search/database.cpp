@@ -29,6 +29,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -397,16 +398,37 @@ PreparedDatabase deserialise(const std::string& bytes, const FastaFingerprint& f
     return db;
 }
 
+// The cache as it is on disk: only a regular file (a cache symlinked to
+// /dev/zero or a FIFO would be read forever), and never more than the size it
+// had when opened (a file that grows meanwhile is being written by another).
 std::string read_whole_file(const std::string& path) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) throw CacheRejected{"unreadable: " + std::string(std::strerror(errno))};
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) throw CacheRejected{"unreadable: " + std::string(std::strerror(errno))};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw CacheRejected{"is not a regular file"};
+    }
     std::string bytes;
-    char buffer[1 << 16];
-    std::size_t got;
-    while ((got = std::fread(buffer, 1, sizeof buffer, f)) > 0) bytes.append(buffer, got);
-    const bool failed = std::ferror(f) != 0;
-    std::fclose(f);
-    if (failed) throw CacheRejected{"unreadable: read error"};
+    try {
+        bytes.resize(static_cast<std::size_t>(st.st_size));
+    } catch (const std::bad_alloc&) {
+        ::close(fd);
+        throw CacheRejected{"is larger than the memory available to read it"};
+    }
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t got = ::read(fd, bytes.data() + done, std::min<std::size_t>(bytes.size() - done, 1 << 24));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            const int error = errno;
+            ::close(fd);
+            throw CacheRejected{got < 0 ? "unreadable: " + std::string(std::strerror(error))
+                                        : "is shorter than its size said (changed while read)"};
+        }
+        done += static_cast<std::size_t>(got);
+    }
+    ::close(fd);
     return bytes;
 }
 
@@ -475,6 +497,7 @@ PreparedDatabaseLoad prepare_database(const std::string& fasta_path, const Datab
     read_options.alphabet = options.alphabet;
     SequenceSet set = read_sequences(fasta_path, read_options, progress);
     if (set.records.empty()) throw Error(fasta_path + ": no sequences in the database");
+    load.duplicate_ids = set.duplicate_id_warning();
     load.database = pack_database(std::move(set.records), set.alphabet, fasta_path);
 
     if (options.enabled) {
@@ -484,6 +507,12 @@ PreparedDatabaseLoad prepare_database(const std::string& fasta_path, const Datab
         if (after.size != fp.size || after.mtime_ns != fp.mtime_ns || after.crc32 != fp.crc32) {
             load.outcome = CacheOutcome::Unwritable;
             load.reason = fasta_path + " changed while it was read; the cache was not written";
+        } else if (struct stat st {}; ::stat(load.cache_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+            // A FIFO would block the write, a device swallow it: a cache is only
+            // ever a regular file, so nothing is written there.
+            const std::string earlier = load.outcome == CacheOutcome::Rebuilt ? load.reason + "; " : "";
+            load.outcome = CacheOutcome::Unwritable;
+            load.reason = earlier + "the cache was not written: " + load.cache_path + " is not a regular file";
         } else {
             try {
                 const auto parent = std::filesystem::path(load.cache_path).parent_path();

@@ -75,12 +75,16 @@ AlphabetKind parse_alphabet(std::string_view name)
 
 AlphabetKind detect_alphabet(std::string_view residues)
 {
-    std::size_t counted = 0, nucleotide = 0;
-    bool has_t = false, has_u = false;
+    std::size_t counted = 0, nucleotide = 0, ambiguous = 0;
+    bool has_t = false, has_u = false, has_x = false;
     for (char raw : residues) {
         const char c = upper(raw);
         if (c < 'A' || c > 'Z') continue;  // gaps, stops, digits, whitespace
-        if (c == 'N' || c == 'X') continue;  // "unknown" says nothing about the alphabet
+        if (c == 'N') continue;  // "unknown" in both alphabets
+        if (c == 'X') {          // "unknown" too, but only an amino acid may be written so
+            has_x = true;
+            continue;
+        }
         ++counted;
         switch (c) {
         case 'T': has_t = true; ++nucleotide; break;
@@ -88,11 +92,18 @@ AlphabetKind detect_alphabet(std::string_view residues)
         case 'A':
         case 'C':
         case 'G': ++nucleotide; break;
-        default: break;
+        default:
+            if (kDna.find(c) != std::string_view::npos) ++ambiguous;  // R Y S W K M B D H V
+            break;
         }
     }
-    // Integer form of nucleotide / counted >= 0.9; an all-N string counts as DNA.
-    if (nucleotide * 10 >= counted * 9) return (has_u && !has_t) ? AlphabetKind::Rna : AlphabetKind::Dna;
+    const AlphabetKind nucleic = (has_u && !has_t) ? AlphabetKind::Rna : AlphabetKind::Dna;
+    if (counted == 0) return has_x ? AlphabetKind::Protein : AlphabetKind::Dna;
+    // Integer form of nucleotide / counted >= 0.9.
+    if (nucleotide * 10 >= counted * 9) return nucleic;
+    // Nucleotides with IUPAC ambiguity codes: every letter a nucleotide code,
+    // most of them A, C, G, T or U. A protein nearly always has E, F, I, L, P or Q.
+    if (!has_x && nucleotide + ambiguous == counted && nucleotide * 2 >= counted) return nucleic;
     return AlphabetKind::Protein;
 }
 

@@ -10,9 +10,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <functional>
+#include <new>
 #include <string_view>
 #include <utility>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +28,9 @@ constexpr std::size_t kBufferBytes = 256 * 1024;
 // Residues sampled for alphabet detection, and the progress-report interval.
 constexpr std::size_t kDetectionSample = 1 << 20;
 constexpr std::uint64_t kProgressInterval = 1 << 20;
+// Header (and '+') lines longer than this are not headers: a file of one huge
+// line is refused before it fills memory.
+constexpr std::size_t kMaxHeaderBytes = std::size_t{64} << 20;
 
 std::string byte_name(unsigned char c)
 {
@@ -65,6 +72,50 @@ std::size_t valid_utf8_prefix(std::string_view s)
     return i;
 }
 
+// Memory this process may use: the machine's, or less where a resource limit
+// or the container's cgroup says so.
+std::uint64_t process_memory_limit()
+{
+    std::uint64_t limit = UINT64_MAX;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page > 0) limit = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+    for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+        rlimit r{};
+        if (getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+            limit = std::min<std::uint64_t>(limit, r.rlim_cur);
+    }
+    std::ifstream cgroup("/sys/fs/cgroup/memory.max");
+    std::uint64_t cgroup_limit = 0;
+    if (cgroup >> cgroup_limit && cgroup_limit > 0) limit = std::min(limit, cgroup_limit);
+    return limit;
+}
+
+std::string gib(std::uint64_t bytes)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+    return buf;
+}
+
+// Where the residue lines of one record lie: runs of lines that keep the same
+// number of letters (a wrapped FASTA record is one run and its last line), so
+// that an offset into the record names its own line at a few words a record.
+struct LineRun {
+    std::uint64_t offset;  // letters of the record before the run
+    std::uint64_t line;    // 1-based line of the run's first line
+    std::uint64_t length;  // letters on each of its lines
+};
+constexpr std::size_t kMaxLineRuns = 4096;  // past this (ragged lines) the header line is named instead
+
+// The line of the record's letter at `offset`, or 0 when unknown.
+std::uint64_t line_of(const std::vector<LineRun>& runs, std::uint64_t offset)
+{
+    const LineRun* found = nullptr;
+    for (const LineRun& run : runs)
+        if (run.length > 0 && run.offset <= offset) found = &run;
+    return found ? found->line + (offset - found->offset) / found->length : 0;
+}
+
 // The reader proper; SequenceReader is its public face, and read_sequences()
 // uses it directly to report progress from inside a long record.
 class FastxParser {
@@ -90,6 +141,15 @@ public:
     // compressed bytes have been consumed; may throw Cancelled.
     std::function<void(std::uint64_t, std::uint64_t)> progress;
     std::uint64_t last_report = 0;
+    // Lines of the last record's residues (empty once past kMaxLineRuns).
+    std::vector<LineRun> runs;
+    bool runs_complete = true;
+    // Letters held: the last record's, or every record's when `keep_all` (read_sequences
+    // keeps them all). Past `held_limit` the file is refused before memory runs out.
+    bool keep_all = false;
+    std::uint64_t held = 0;
+    std::uint64_t held_limit = UINT64_MAX;
+    bool bom_checked = false;
 
     std::uint64_t bytes_read() const
     {
@@ -169,7 +229,14 @@ public:
     bool read_line(std::string& out)
     {
         out.clear();
-        if (!consume_line([&out](const char* p, std::size_t n) { out.append(p, n); })) return false;
+        const std::uint64_t at = line + 1;
+        if (!consume_line([&](const char* p, std::size_t n) {
+                if (out.size() + n > kMaxHeaderBytes)
+                    fail(at, "expected a header line, found a line of more than " +
+                                 std::to_string(kMaxHeaderBytes >> 20) + " MiB");
+                out.append(p, n);
+            }))
+            return false;
         if (!out.empty() && out.back() == '\r') out.pop_back();
         return true;
     }
@@ -198,7 +265,48 @@ public:
                 }
             }
             dst.resize(static_cast<std::size_t>(w - dst.data()));
+            held += dst.size() - old;
+            if (held > held_limit) too_large();
         });
+    }
+
+    [[noreturn]] void too_large() const
+    {
+        throw Error(path + ": " + gib(held) + " of residues" + (keep_all ? " read so far" : " in one record") +
+                    ", more than a quarter of the memory this process may use (" + gib(held_limit * 4) +
+                    "); reading keeps every residue in memory: split the file into smaller ones, or use a machine "
+                    "with more memory");
+    }
+
+    // One line of residues, its line recorded in `runs`.
+    void append_residue_line(std::string& dst)
+    {
+        const std::uint64_t at = line + 1;
+        const std::uint64_t before = dst.size();
+        append_letters(dst, false);
+        const std::uint64_t length = dst.size() - before;
+        if (!runs_complete) return;
+        if (!runs.empty()) {
+            const LineRun& last = runs.back();
+            if (last.length == length && last.offset + (at - last.line) * last.length == before) return;
+        }
+        if (runs.size() == kMaxLineRuns) {
+            runs.clear();
+            runs_complete = false;
+            return;
+        }
+        runs.push_back({before, at, length});
+    }
+
+    // A UTF-8 byte-order mark before the first record is skipped (editors on
+    // Windows write one).
+    void skip_byte_order_mark()
+    {
+        bom_checked = true;
+        if (!fill() || end - pos < 3) return;
+        if (static_cast<unsigned char>(buffer[pos]) == 0xEF && static_cast<unsigned char>(buffer[pos + 1]) == 0xBB &&
+            static_cast<unsigned char>(buffer[pos + 2]) == 0xBF)
+            pos += 3;
     }
 
     // Splits a header line (marker already removed) into id and description.
@@ -234,6 +342,10 @@ public:
         out.description.clear();
         out.residues.clear();
         out.quality.clear();
+        runs.clear();
+        runs_complete = true;
+        if (!keep_all) held = 0;
+        if (!bom_checked) skip_byte_order_mark();
 
         // Skip blank lines up to the next header; refuse anything else before
         // reading it, so a binary file is rejected after one byte, not one line.
@@ -264,7 +376,7 @@ public:
             for (;;) {
                 const int c = peek();
                 if (c < 0 || c == '>') break;
-                append_letters(out.residues, false);
+                append_residue_line(out.residues);
             }
             return true;
         }
@@ -272,7 +384,7 @@ public:
         // FASTQ, four lines per record.
         const std::string where = " of record '" + out.id + "'";
         if (peek() < 0) fail(line + 1, "expected the sequence line" + where + ", found the end of the file");
-        append_letters(out.residues, false);
+        append_residue_line(out.residues);
         if (peek() < 0) fail(line + 1, "expected the '+' line" + where + ", found the end of the file");
         if (peek() != '+')
             fail(line + 1, "expected the '+' line" + where +
@@ -308,6 +420,11 @@ FastxParser::FastxParser(const std::string& file_path) : path(file_path)
         if (stat(path.c_str(), &st) != 0)
             throw Error(path + ": cannot open: " + std::string(std::strerror(errno)));
         if (S_ISDIR(st.st_mode)) throw Error(path + ": cannot open: it is a directory, expected a FASTA or FASTQ file");
+        // A file or a pipe (process substitution, a FIFO); a device or socket
+        // is not a sequence file (/dev/zero would be read forever).
+        const bool descriptor = path == "/dev/stdin" || path.rfind("/dev/fd/", 0) == 0 || path.rfind("/proc/self/fd/", 0) == 0;
+        if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !descriptor)
+            throw Error(path + ": cannot open: it is a device or socket, expected a FASTA or FASTQ file");
         if (S_ISREG(st.st_mode)) size = static_cast<std::uint64_t>(st.st_size);
         errno = 0;
         file = gzopen(path.c_str(), "rb");
@@ -326,7 +443,10 @@ struct SequenceReader::Impl : FastxParser {
     using FastxParser::FastxParser;
 };
 
-SequenceReader::SequenceReader(const std::string& path) : impl_(std::make_unique<Impl>(path)) {}
+SequenceReader::SequenceReader(const std::string& path) : impl_(std::make_unique<Impl>(path))
+{
+    impl_->held_limit = process_memory_limit() / 4;  // one record at a time
+}
 
 SequenceReader::~SequenceReader() = default;
 
@@ -346,6 +466,38 @@ std::uint64_t SequenceSet::residue_count() const
     return n;
 }
 
+namespace {
+
+// Counts records whose id an earlier record has, and names the first of them.
+// Sorted hashes, 16 bytes a record, rather than a set of the ids themselves.
+void find_duplicate_ids(SequenceSet& set)
+{
+    std::vector<std::pair<std::size_t, std::size_t>> keys;  // (hash of the id, record index)
+    keys.reserve(set.records.size());
+    const std::hash<std::string> hash;
+    for (std::size_t k = 0; k < set.records.size(); ++k) keys.emplace_back(hash(set.records[k].id), k);
+    std::sort(keys.begin(), keys.end());
+    for (std::size_t k = 0; k < keys.size();) {
+        std::size_t e = k + 1;
+        while (e < keys.size() && keys[e].first == keys[k].first) ++e;
+        // Within one hash (indices ascending), each record against the earlier ones.
+        for (std::size_t i = k + 1; i < e; ++i)
+            for (std::size_t j = k; j < i; ++j) {
+                const std::size_t later = keys[i].second, earlier = keys[j].second;
+                if (set.records[later].id != set.records[earlier].id) continue;
+                ++set.duplicate_ids;
+                if (set.duplicate_ids == 1 || later < set.first_duplicate) {
+                    set.first_duplicate = later;
+                    set.first_duplicate_of = earlier;
+                }
+                break;
+            }
+        k = e;
+    }
+}
+
+}  // namespace
+
 SequenceSet read_sequences(const std::string& path, const ReadOptions& options,
                            const std::function<void(std::uint64_t, std::uint64_t)>& progress)
 {
@@ -354,20 +506,48 @@ SequenceSet read_sequences(const std::string& path, const ReadOptions& options,
     set.path = path;
     if (progress) progress(0, reader.size);
     reader.progress = progress;
+    // Every record stays in memory; strings grow by doubling while they are
+    // read, so a quarter of what the process may use is where a file is refused.
+    reader.keep_all = true;
+    reader.held_limit = process_memory_limit() / 4;
 
-    std::vector<std::uint64_t> pending_lines;  // header lines of records read before detection
+    // Records read before the alphabet is known: their header lines and residue lines.
+    std::vector<std::uint64_t> pending_lines;
+    std::vector<std::vector<LineRun>> pending_runs;
     std::optional<AlphabetKind> alphabet = options.alphabet;
     std::size_t sampled = 0;
 
-    const auto check = [&](Sequence& record, std::uint64_t at) {
-        const std::size_t bad = normalise_residues(record.residues, *alphabet);
-        const std::string where = path + ":" + std::to_string(at) + ": record '" + record.id + "': ";
-        if (bad != std::string::npos) {
-            const auto c = static_cast<unsigned char>(record.residues[bad]);
+    const auto check = [&](Sequence& record, std::uint64_t at, const std::vector<LineRun>& runs) {
+        // The first letter not valid in the alphabet, as an offset into the
+        // record as read (gap characters included, so that it names its line)
+        // and as a residue number (gaps removed, as aligned).
+        std::size_t raw = std::string::npos, number = std::string::npos;
+        if (record.residues.find_first_of("-.") == std::string::npos) {
+            raw = number = normalise_residues(record.residues, *alphabet);
+        } else {
+            std::size_t n = 0;
+            for (std::size_t k = 0; k < record.residues.size(); ++k) {
+                const char c = record.residues[k];
+                if (c == '-' || c == '.') continue;
+                if (!is_valid_residue(*alphabet, c)) {
+                    raw = k;
+                    number = n;
+                    break;
+                }
+                ++n;
+            }
+            if (raw == std::string::npos) normalise_residues(record.residues, *alphabet);
+        }
+        if (raw != std::string::npos) {
+            auto c = static_cast<unsigned char>(record.residues[raw]);
+            if (c >= 'a' && c <= 'z') c = static_cast<unsigned char>(c - 'a' + 'A');
             const std::string letter = c >= 0x21 && c < 0x7f ? std::string(1, static_cast<char>(c)) : byte_name(c);
-            throw Error(where + "residue '" + letter + "' at position " + std::to_string(bad + 1) +
+            const std::uint64_t residue_line = line_of(runs, raw);
+            throw Error(path + ":" + std::to_string(residue_line ? residue_line : at) + ": record '" + record.id +
+                        "': residue '" + letter + "' at position " + std::to_string(number + 1) +
                         " is not valid in a " + std::string(to_string(*alphabet)) + " sequence");
         }
+        const std::string where = path + ":" + std::to_string(at) + ": record '" + record.id + "': ";
         if (record.residues.empty() && !options.allow_empty)
             throw Error(where + "expected residues, the record is empty");
         // Quality stays aligned with the residues only when nothing was removed.
@@ -382,28 +562,48 @@ SequenceSet read_sequences(const std::string& path, const ReadOptions& options,
             if (sample.size() >= kDetectionSample) break;
         }
         alphabet = detect_alphabet(sample);
-        for (std::size_t i = 0; i < set.records.size(); ++i) check(set.records[i], pending_lines[i]);
+        for (std::size_t i = 0; i < set.records.size(); ++i) check(set.records[i], pending_lines[i], pending_runs[i]);
         pending_lines.clear();
+        pending_runs.clear();
     };
 
-    Sequence record;
-    while (reader.next(record)) {
-        if (alphabet) {
-            check(record, reader.record_line);
-        } else {
-            pending_lines.push_back(reader.record_line);
-            sampled += record.residues.size();
+    try {
+        Sequence record;
+        while (reader.next(record)) {
+            if (alphabet) {
+                check(record, reader.record_line, reader.runs);
+            } else {
+                pending_lines.push_back(reader.record_line);
+                pending_runs.push_back(reader.runs);
+                sampled += record.residues.size();
+            }
+            set.records.push_back(std::move(record));
+            record = Sequence{};
+            if (!alphabet && sampled >= kDetectionSample) detect();
         }
-        set.records.push_back(std::move(record));
-        record = Sequence{};
-        if (!alphabet && sampled >= kDetectionSample) detect();
+        if (!alphabet) detect();
+    } catch (const std::bad_alloc&) {
+        const std::size_t count = set.records.size();
+        set.records = {};
+        throw Error(path + ": out of memory after " + std::to_string(count) + " records (" +
+                    gib(reader.held) + " of residues); split the file into smaller ones, or use a machine with "
+                    "more memory");
     }
-    if (!alphabet) detect();
     if (set.records.empty() && !options.allow_empty)
         throw Error(path + ": expected FASTA ('>') or FASTQ ('@') records, found none");
     set.alphabet = *alphabet;
+    find_duplicate_ids(set);
     if (progress) progress(reader.bytes_read(), reader.size);
     return set;
+}
+
+std::string SequenceSet::duplicate_id_warning() const
+{
+    if (duplicate_ids == 0) return {};
+    return path + ": " + std::to_string(duplicate_ids) + (duplicate_ids == 1 ? " record repeats" : " records repeat") +
+           " the id of an earlier one (the first: record " + std::to_string(first_duplicate + 1) + ", '" +
+           records[first_duplicate].id + "', as record " + std::to_string(first_duplicate_of + 1) +
+           "); results name records by id, so theirs cannot be told apart";
 }
 
 }  // namespace alignscope

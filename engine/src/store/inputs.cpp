@@ -32,6 +32,9 @@ FileFacts file_facts(const std::string& path) {
     if (ec) facts.path = path;
     struct stat info {};
     if (::stat(path.c_str(), &info) != 0) throw Error(path + ": cannot read (" + std::strerror(errno) + ")");
+    // Its size, hash and embedded copy are read from the file again: a FIFO or
+    // device would block, or give other bytes.
+    if (!S_ISREG(info.st_mode)) throw Error(path + ": not a regular file; a project records inputs that are files");
     facts.size = static_cast<std::uint64_t>(info.st_size);
     facts.mtime_ns = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
     return facts;
@@ -99,7 +102,10 @@ std::int64_t Project::add_sequence_set(const SequenceSet& set) {
     impl_->require_writable("add an input");
     FileFacts facts;
     std::string digest;
-    if (set.path == "-" || set.path.empty()) {
+    struct stat info {};
+    const bool stream = set.path == "-" || set.path.empty() || ::stat(set.path.c_str(), &info) != 0 ||
+                        !S_ISREG(info.st_mode);
+    if (stream) {  // standard input, a pipe or process substitution: recorded as what was read
         facts.path = "-";
         digest = records_digest(set.records);
     } else {

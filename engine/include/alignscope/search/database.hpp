@@ -83,6 +83,7 @@ struct PreparedDatabaseLoad {
     CacheOutcome outcome = CacheOutcome::Disabled;
     std::string cache_path;  // empty when disabled
     std::string reason;      // why a cache was rebuilt or could not be written
+    std::string duplicate_ids;  // SequenceSet::duplicate_id_warning() of a parsed FASTA; empty otherwise
     double seconds = 0;      // wall time of the whole preparation
 };
 

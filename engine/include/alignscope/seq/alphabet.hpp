@@ -18,8 +18,11 @@ std::string_view to_string(AlphabetKind kind);
 AlphabetKind parse_alphabet(std::string_view name);
 
 // Guesses the alphabet of a residue string. Nucleotide when at least 90 % of the
-// letters (ignoring N, X, gaps and stops) are A, C, G, T or U; RNA when U occurs
-// and T does not; protein otherwise. An empty string is DNA.
+// letters (ignoring N, X, gaps and stops) are A, C, G, T or U, or when every
+// letter is a nucleotide code (IUPAC ambiguity codes R Y S W K M B D H V
+// included), at least half are A, C, G, T or U and there is no X; RNA when U
+// occurs and T does not; protein otherwise. Letters that are only N are DNA,
+// only X (or N and X) protein; an empty string is DNA.
 AlphabetKind detect_alphabet(std::string_view residues);
 
 // Letters valid in the alphabet, upper case, including the IUPAC ambiguity codes

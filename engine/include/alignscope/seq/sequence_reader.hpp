@@ -54,12 +54,22 @@ struct SequenceSet {
     std::string path;
     AlphabetKind alphabet = AlphabetKind::Protein;
     std::vector<Sequence> records;
+    // Records whose id an earlier record has (read_sequences counts them), and
+    // the first such record (0-based) with the earlier one it repeats.
+    std::uint64_t duplicate_ids = 0;
+    std::size_t first_duplicate = 0, first_duplicate_of = 0;
     std::uint64_t residue_count() const;
+    // One line saying how many records repeat an id, naming the first; empty when none.
+    std::string duplicate_id_warning() const;
 };
 
 // Reads every record of a file, normalises residues (see normalise_residues) and
-// checks them against the alphabet. Throws Error naming the file, the record's
-// line and the offending letter. `progress`, when given, is called with
+// checks them against the alphabet. Throws Error naming the file, the line of
+// the offending letter and the letter. A UTF-8 byte-order mark is skipped. A
+// file whose residues would take more than a quarter of the memory the process
+// may use (the machine's, a resource limit's or the cgroup's) is refused with an
+// Error naming it, as is one that runs out of memory; a device or socket is
+// refused at once (files and pipes are read). `progress`, when given, is called with
 // (bytes_read, file_size) now and then and may throw Cancelled.
 SequenceSet read_sequences(const std::string& path, const ReadOptions& options = {},
                            const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
