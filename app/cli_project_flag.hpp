@@ -33,12 +33,15 @@ namespace alignscope::cli {
 
 struct ProjectFlag {
     std::string path;
+    double wait_seconds = 60;  // --project-wait: how long a write waits for another process's lock
 
     void add_to(CLI::App& command);
     bool enabled() const { return !path.empty(); }
     // Opens the project (creating it when there is no file) and begins recording
     // the job as running. Returns nullptr when --project was not given. Throws
     // Error naming the file (read-only, not a project, newer version, ...).
+    // While another process holds the project's lock it says on stderr that it
+    // waits, for whom, and for how long; then gives up with Error.
     std::unique_ptr<store::JobRecording> begin(const store::JobSpec& spec) const;
 
     // Call from a catch block: records the exception in flight as the job's

@@ -4,10 +4,19 @@
 #include "cli_runner.hpp"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
+#include <QProcess>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QtTest>
+
+#include <sqlite3.h>
+
+#include <csignal>
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -190,6 +199,41 @@ private slots:
         QVERIFY2(err.contains(expected.toUtf8()), err.constData());
     }
 
+    // An input read from a pipe (a FIFO, process substitution) cannot be read
+    // again to hash or embed it: the project records it as what was read.
+    void project_records_a_piped_input() {
+        QTemporaryDir run_dir;
+        QVERIFY(run_dir.isValid());
+        const QString fifo = run_dir.filePath("queries.fifo");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+        QProcess writer;
+        writer.start("sh", {"-c", "cat \"$0\" > \"$1\"", dna_, fifo});
+        QVERIFY(writer.waitForStarted(10000));
+        const QString project = run_dir.filePath("p.alsproj");
+        const ProcessResult r = run_cli({"align", fifo, dna_, "--project", project, "--format", "tsv"}, 30000);
+        QVERIFY(writer.waitForFinished(10000));
+        QVERIFY2(r.exit_code == 0, r.err.constData());
+        QCOMPARE(r.out.trimmed().split('\n').size(), 1 + 4);
+        const ProcessResult listed = run_cli({"project", project, "list"});
+        QCOMPARE(listed.exit_code, 0);
+        QVERIFY2(listed.out.contains("2 inputs"), listed.out.constData());
+    }
+
+    // Records that repeat an id: one warning line per file on stderr, however
+    // often the file is given; the alignments are made all the same.
+    void duplicate_ids_warned_once() {
+        const QString dup = write_file(dir_, "dup.fa", ">x\nACGTACGT\n>y\nACGTTCGT\n>x\nACGAACGT\n");
+        const ProcessResult r = run_cli({"align", dup, dup, "--format", "tsv"});
+        QCOMPARE(r.exit_code, 0);
+        QCOMPARE(r.out.trimmed().split('\n').size(), 1 + 9);
+        const QList<QByteArray> lines = r.err.trimmed().split('\n');
+        QCOMPARE(lines.size(), 1);
+        QVERIFY2(lines[0].startsWith("alignscope-cli: warning: " + dup.toUtf8() +
+                                     ": 1 record repeats the id of an earlier one (the first: record 3, 'x', as record 1)"),
+                 r.err.constData());
+        QVERIFY(run_cli({"align", dna_, dna_}).err.isEmpty());
+    }
+
     // Output that could not be written is an error: exit 2 and one line, not 0.
     void write_error_on_standard_output() {
         if (!QFile::exists("/dev/full")) QSKIP("no /dev/full on this system");
@@ -202,10 +246,59 @@ private slots:
             QCOMPARE(process.exitStatus(), QProcess::NormalExit);
             QCOMPARE(process.exitCode(), 2);
             const QByteArray err = process.readAllStandardError().trimmed();
-            QVERIFY2(err.contains("could not write to standard output") && !err.contains('\n'), err.constData());
+            QVERIFY2(err.startsWith("alignscope-cli: error: ") && err.contains("standard output") && !err.contains('\n'),
+                     err.constData());
         }
         // The same commands succeed where output can be written.
         QCOMPARE(run_cli({"align", dna_, dna_}).exit_code, 0);
+    }
+
+    // A project another process holds locked: the command says that it waits,
+    // for whom (a live job's pid and host) and how long, then gives up with one
+    // error; once the lock is gone the same command records its job.
+    void project_locked_by_another_process() {
+        QTemporaryDir run_dir;
+        QVERIFY(run_dir.isValid());
+        const QString project = run_dir.filePath("p.alsproj");
+        QCOMPARE(run_cli({"align", dna_, dna_, "--project", project}).exit_code, 0);
+        // A live job of another process: verify, recording as it runs.
+        QProcess live;
+        live.start(QStringLiteral(ALIGNSCOPE_CLI),
+                   {"verify", "--device", "cpu-ref", "--pairs", "100000000", "--project", project});
+        QVERIFY(live.waitForStarted(10000));
+        const qint64 live_pid = live.processId();
+        QElapsedTimer clock;
+        clock.start();
+        auto jobs = [&project] {
+            return run_cli({"project", project, "list"}).out.count("running");
+        };
+        while (jobs() == 0 && clock.elapsed() < 20000) QThread::msleep(50);
+        QVERIFY2(jobs() == 1, "the verify job did not start");
+        // This test's connection holds the write lock, as a sqlite3 shell would.
+        sqlite3* holder = nullptr;
+        QCOMPARE(sqlite3_open(project.toUtf8().constData(), &holder), SQLITE_OK);
+        sqlite3_busy_timeout(holder, 10000);
+        QCOMPARE(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+        clock.restart();
+        const ProcessResult waited = run_cli({"align", dna_, dna_, "--project", project, "--project-wait", "2"});
+        const qint64 elapsed = clock.elapsed();
+        sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+        sqlite3_close(holder);
+        ::kill(static_cast<pid_t>(live_pid), SIGTERM);
+        QVERIFY(live.waitForFinished(30000));
+        QCOMPARE(waited.exit_code, 2);
+        const QList<QByteArray> lines = waited.err.trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        const QByteArray who = "job 2, verify, pid " + QByteArray::number(live_pid) + " on ";
+        QVERIFY2(lines[0].contains(project.toUtf8() + " is locked by another process (running there: " + who) &&
+                     lines[0].contains("waiting up to 2 s"),
+                 waited.err.constData());
+        QVERIFY2(lines[1].contains("is busy: another process kept it locked for more than 2 s"), waited.err.constData());
+        QVERIFY2(elapsed >= 1900 && elapsed < 15000, qPrintable(QString::number(elapsed)));
+        // Free again: recorded, with nothing said about waiting.
+        const ProcessResult free = run_cli({"align", dna_, dna_, "--project", project, "--project-wait", "2"});
+        QCOMPARE(free.exit_code, 0);
+        QVERIFY2(!free.err.contains("locked"), free.err.constData());
     }
 
     void failed_run_leaves_earlier_output_untouched() {

@@ -20,6 +20,29 @@
 
 namespace alignscope::store {
 namespace fs = std::filesystem;
+
+std::string Project::Impl::waiting_for() {
+    // Live jobs of other processes: the likely holders of the write lock.
+    std::string holders;
+    try {
+        auto row = db->prepare(
+            "SELECT id, command, owner_pid, owner_host FROM jobs WHERE state IN ('running', 'queued') ORDER BY id");
+        while (row.step()) {
+            const std::int64_t id = row.int64(0);
+            if (row.int64(2) == static_cast<std::int64_t>(::getpid()) || !probe->held(id)) continue;
+            holders += std::string(holders.empty() ? "" : "; ") + "job " + std::to_string(id) + ", " + row.text(1) +
+                       ", pid " + std::to_string(row.int64(2)) + " on " + row.text(3);
+        }
+    } catch (const std::exception&) {
+        // Not even readable now (an exclusive lock): say what is known.
+    }
+    return path + " is locked by another process (" +
+           (holders.empty() ? std::string("no AlignScope job is running there: a program such as the sqlite3 shell "
+                                          "may hold it")
+                            : "running there: " + holders) +
+           "); waiting up to " + std::to_string((db->longest_wait_ms() + 500) / 1000) + " s for it";
+}
+
 namespace {
 
 constexpr std::array<char, 16> kSqliteHeader = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f',
@@ -173,6 +196,10 @@ Project::Project(const std::string& path, ProjectOptions options) : impl_(std::m
     impl_->lock_path = lock_path(fs::weakly_canonical(path, ec).string());
     if (ec) impl_->lock_path = lock_path(path);
     impl_->probe = std::make_unique<OwnerProbe>(impl_->lock_path);
+    if (options.on_wait) {
+        Impl* impl = impl_.get();
+        db.set_wait_notice([impl] { impl->options.on_wait(impl->waiting_for()); });
+    }
 
     // Identify the file before changing anything about it.
     const std::int64_t application_id = db.query_int("PRAGMA application_id");

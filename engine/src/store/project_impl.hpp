@@ -28,6 +28,9 @@ struct Project::Impl {
     // owner lock is free is interrupted.
     JobState effective_state(std::int64_t job_id, JobState stored);
     void require_writable(std::string_view what) const;
+    // Who holds the project's write lock, as far as the jobs table tells, and
+    // how long a write waits for it (ProjectOptions::on_wait's line).
+    std::string waiting_for();
 };
 
 inline std::int64_t now_ms() {

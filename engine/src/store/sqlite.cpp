@@ -3,6 +3,8 @@
 
 #include <alignscope/error.hpp>
 
+#include <algorithm>
+
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -18,6 +20,8 @@ namespace {
 // up: at the default 10 s timeout that is more than a minute of another
 // process holding the write lock, which no single project write should take.
 constexpr int kBeginAttempts = 6;
+// How long a write waits before the wait notice (Connection::set_wait_notice).
+constexpr int kFirstWaitMs = 1000;
 
 std::string system_error_text(sqlite3* db) {
     const int code = db ? sqlite3_system_errno(db) : 0;
@@ -211,7 +215,22 @@ int Connection::step_constant(std::string_view sql) {
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
+int Connection::longest_wait_ms() const {
+    return (wait_notice_ ? std::min(busy_timeout_ms_, kFirstWaitMs) : 0) + busy_timeout_ms_ * kBeginAttempts;
+}
+
 void Connection::begin_immediate(std::string_view what) {
+    // With a notice to give, a first short try: past it the user is told who
+    // holds the lock before the long waits begin.
+    if (wait_notice_) {
+        sqlite3_busy_timeout(db_, std::min(busy_timeout_ms_, kFirstWaitMs));
+        const int rc = step_constant("BEGIN IMMEDIATE");
+        sqlite3_busy_timeout(db_, busy_timeout_ms_);
+        if (rc == SQLITE_OK) return;
+        const int primary = rc & 0xFF;
+        if (primary != SQLITE_BUSY && primary != SQLITE_LOCKED) fail(rc, what);
+        wait_notice_();
+    }
     for (int attempt = 1;; ++attempt) {
         const int rc = step_constant("BEGIN IMMEDIATE");
         if (rc == SQLITE_OK) return;
@@ -264,7 +283,7 @@ void Connection::fail(int result_code, std::string_view what) const {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
         throw Error(path_ + " is busy: another process kept it locked for more than " +
-                    std::to_string(busy_timeout_ms_ * kBeginAttempts / 1000) + " s (" + doing + ")");
+                    std::to_string((longest_wait_ms() + 500) / 1000) + " s (" + doing + "); gave up waiting");
     case SQLITE_CANTOPEN:
         throw Error("cannot open project " + path_ + ": " +
                     (system_errno ? std::string(std::strerror(system_errno)) : detail));

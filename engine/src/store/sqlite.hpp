@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -82,6 +83,11 @@ public:
     bool read_only() const;
     int busy_timeout_ms() const { return busy_timeout_ms_; }
     void set_busy_timeout(int milliseconds);
+    // Called once a write has waited a second for another process's lock, before
+    // it waits longer (to tell the user who is waited for); may read the database.
+    void set_wait_notice(std::function<void()> notice) { wait_notice_ = std::move(notice); }
+    // The longest a write waits for another process's lock before Error.
+    int longest_wait_ms() const;
 
     // A cached prepared statement for constant SQL text (parameters bound, never
     // spliced in).
@@ -130,6 +136,7 @@ private:
     std::string path_;
     sqlite3* db_ = nullptr;
     int busy_timeout_ms_ = 0;
+    std::function<void()> wait_notice_;
     std::map<std::string, sqlite3_stmt*, std::less<>> cache_;
 };
 

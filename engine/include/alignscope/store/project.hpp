@@ -16,6 +16,7 @@
 #include <alignscope/store/results.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -84,6 +85,10 @@ struct ProjectOptions {
     // project, so it opens where the files are gone; larger ones are referenced.
     std::uint64_t embed_limit_bytes = std::uint64_t{64} << 20;
     int busy_timeout_ms = 10'000;    // how long one attempt waits for another writer
+    // Called (once per wait) when a write has waited a second for another
+    // process's lock, with a line saying who holds it (the live jobs' pid and
+    // host, when a job does) and how long the write will wait before it gives up.
+    std::function<void(const std::string&)> on_wait;
     // SQLite's max_page_count for this connection: 0 = no limit. A quota; the
     // tests use it to make the "disk" fill up.
     std::uint64_t max_page_count = 0;
