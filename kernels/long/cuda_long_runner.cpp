@@ -11,7 +11,6 @@
 #include "long/long_launch.hpp"
 
 #include <alignscope/error.hpp>
-#include <alignscope/score/lane_bounds.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -62,17 +61,6 @@ public:
         if (m >= (1ll << 30) - 64 || n >= (1ll << 30) - 64)
             throw Error("a sequence of " + std::to_string(std::max(m, n)) +
                         " residues is longer than the GPU long-pair kernel's limit of 2^30 - 64");
-        // 32-bit cells with kNeg = -2^30 as minus infinity: every value of the
-        // problem (the all-gap boundaries of the whole matrix from below, the
-        // best possible score from above) must stay clear of it and of 2^31.
-        const SchemeBounds bounds = SchemeBounds::of(scheme);
-        const std::int64_t margin = 4 * bounds.largest_parameter();
-        if (bounds.lowest_value(m, n) <= longpair::kNegInf + margin ||
-            bounds.highest_score(m, n) >= (std::int64_t{1} << 31) - (std::int64_t{1} << 29))
-            throw Error("a " + std::to_string(m) + " x " + std::to_string(n) +
-                        " pair under this scheme reaches values the GPU long-pair kernel's 32-bit cells cannot hold "
-                        "(penalties of " + std::to_string(scheme.gap_open) + "/" + std::to_string(scheme.gap_extend) +
-                        " scaled); use --device cpu (64-bit)");
         scheme_ = scheme;
         m_ = m;
         n_ = n;
