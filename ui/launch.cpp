@@ -2,6 +2,7 @@
 #include "launch.hpp"
 
 #include "demo_project.hpp"
+#include "image_export.hpp"
 #include "mainwindow.hpp"
 #include "views/jobs_view.hpp"
 #include "views/result_view.hpp"
@@ -58,7 +59,10 @@ void add_options(QCommandLineParser& parser) {
         {"project", "Open this project (.alsproj).", "FILE"},
         {"demo", "Open a fresh copy of the demo project (the globins and one finished job); what you change "
                  "stays in that copy."},
-        {"screenshot", "Render the window off-screen to this PNG and exit (needs --project).", "OUT.png"},
+        {"screenshot",
+         "Render the window off-screen to this file and exit (needs --project); the extension picks the format: "
+         ".png, or .svg and .pdf as vector drawings.",
+         "FILE"},
         {"view", "With --screenshot: render only this view: " + view_help() + ".", "ID"},
         {"job",
          "With --screenshot: the job to show [default: the most recent one with data for the view; for gcups, "
@@ -140,6 +144,11 @@ LaunchOptions parse_launch_options(const QStringList& arguments) {
 void take_screenshot(DeviceRegistry& registry, const LaunchOptions& options) {
     if (!QFileInfo::exists(options.project))
         throw Error("--project: " + options.project.toStdString() + ": no such file");
+    try {
+        image_format_for(options.screenshot);
+    } catch (const std::exception& e) {
+        throw Error(std::string("--screenshot: ") + e.what());
+    }
     const ViewSpec* spec = options.view.isEmpty() ? nullptr : find_view(options.view);
     if (!options.view.isEmpty() && !spec)
         throw Error("--view: view '" + options.view.toStdString() + "' is not available in this build");
@@ -169,8 +178,11 @@ void take_screenshot(DeviceRegistry& registry, const LaunchOptions& options) {
         throw Error("--job: " + options.project.toStdString() + " has no job " + std::to_string(options.job));
 
     QPixmap picture;
+    QWidget* drawn = nullptr;
+    std::unique_ptr<ResultView> view_holder;
     if (spec) {
-        std::unique_ptr<ResultView> view(spec->create(window.document(), nullptr));
+        view_holder.reset(spec->create(window.document(), nullptr));
+        ResultView* view = view_holder.get();
         qint64 job = options.job;
         if (job && !view->canShow(*window.document().job(job)))
             throw Error("--job: job " + std::to_string(job) + " has nothing the " + options.view.toStdString() +
@@ -179,8 +191,8 @@ void take_screenshot(DeviceRegistry& registry, const LaunchOptions& options) {
         view->showJob(job);
         view->resize(options.size);
         view->show();
-        settle({view.get()});
-        picture = view->grab();
+        settle({view});
+        drawn = view;
     } else {
         qint64 job = options.job;
         for (auto it = jobs.rbegin(); !job && it != jobs.rend(); ++it)
@@ -196,11 +208,14 @@ void take_screenshot(DeviceRegistry& registry, const LaunchOptions& options) {
         std::vector<const ResultView*> views;
         for (const QString& id : view_ids()) views.push_back(window.view(id));
         settle(views);
-        picture = window.grab();
+        drawn = &window;
     }
-    if (picture.isNull()) throw Error("could not render the window");
-    if (!picture.save(options.screenshot, "PNG"))
-        throw Error("--screenshot: cannot write " + options.screenshot.toStdString());
+    (void)picture;
+    try {
+        write_widget_image(drawn, options.screenshot, drawn->size());
+    } catch (const std::exception& e) {
+        throw Error(std::string("--screenshot: ") + e.what());
+    }
 }
 
 int run(QApplication& app, DeviceRegistry& registry, ScannerRegistry& scanners) {

@@ -1,7 +1,7 @@
 // Starting the workbench from the command line:
 //   alignscope [PROJECT.alsproj] [SEQUENCE FILES...]
 //   alignscope --demo
-//   alignscope --project P.alsproj --screenshot OUT.png [--view ID] [--job ID] [--size WxH]
+//   alignscope --project P.alsproj --screenshot OUT.png|.svg|.pdf [--view ID] [--job ID] [--size WxH]
 // The screenshot form renders the window (or one view) off-screen and exits;
 // it is how the documentation's pictures and the GUI tests are made.
 #pragma once
@@ -19,7 +19,7 @@ namespace alignscope::ui {
 struct LaunchOptions {
     QString project;
     bool demo = false;
-    QString screenshot;  // output PNG
+    QString screenshot;  // output file: .png, .svg or .pdf
     QString view;        // empty: the whole window
     qint64 job = 0;      // 0: the most recent job with something to show
     QSize size{1280, 800};
@@ -35,7 +35,7 @@ void set_application_identity();
 // Throws Error naming the option.
 LaunchOptions parse_launch_options(const QStringList& arguments);
 
-// Renders and writes the PNG. Throws Error (unknown view, missing project or
+// Renders and writes the picture in the format the file's extension names. Throws Error (unknown view, missing project or
 // job, unwritable file).
 void take_screenshot(DeviceRegistry& registry, const LaunchOptions& options);
 

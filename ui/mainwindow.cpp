@@ -1,6 +1,7 @@
 // MainWindow: wiring of the document, the job queue, the panel and the views.
 #include "mainwindow.hpp"
 
+#include "image_export.hpp"
 #include "panels/job_panel.hpp"
 #include "panels/queue_panel.hpp"
 #include "views/benchmark_view.hpp"
@@ -241,6 +242,10 @@ void MainWindow::createMenus() {
     paste->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V));
     if (views_.contains("timeline"))
         file->addAction(tr("&Import Chrome Trace…"), this, &MainWindow::importTraceDialog)->setObjectName("importTrace");
+    QAction* export_image = file->addAction(tr("Export &Image…"), this, &MainWindow::exportImageDialog);
+    export_image->setObjectName("exportImage");
+    export_image->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    export_image->setToolTip(tr("The shown view's picture as PNG (size and resolution), SVG or PDF"));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
@@ -763,6 +768,26 @@ void MainWindow::pasteDialog() {
     connect(dialog, &QDialog::accepted, this, [this, edit] { pasteSequences(edit->toPlainText()); });
     dialog->resize(640, 400);
     dialog->open();
+}
+
+ExportImageDialog* MainWindow::exportImageDialog() {
+    auto* view = qobject_cast<ResultView*>(tabs_->currentWidget());
+    if (!view) return nullptr;
+    QString id;
+    for (auto it = views_.cbegin(); it != views_.cend(); ++it)
+        if (it.value() == view) id = it.key();
+    QSettings settings;
+    const QString folder = settings.value("folders/images", QDir::homePath()).toString();
+    const QString name = QStringLiteral("%1%2.png").arg(id, current_job_ ? QStringLiteral("-job%1").arg(current_job_)
+                                                                         : QString());
+    auto* dialog = new ExportImageDialog(image_content(view), QDir(folder).filePath(name), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        QSettings().setValue("folders/images", QFileInfo(dialog->path()).absolutePath());
+        statusBar()->showMessage(tr("Image written: %1").arg(dialog->path()), 8000);
+    });
+    dialog->open();
+    return dialog;
 }
 
 void MainWindow::showAbout() {

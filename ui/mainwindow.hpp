@@ -24,6 +24,7 @@
 namespace alignscope::ui {
 
 class BenchmarkView;
+class ExportImageDialog;
 class JobPanel;
 class QueuePanel;
 class JobsView;
@@ -120,6 +121,11 @@ private:
     void loadSequencesDialog();
     void pasteDialog();
     void importTraceDialog();
+public:
+    // File › Export Image… for the shown view (its plot, or the view itself);
+    // the dialog, opened (window-modal), or null when no view is shown.
+    ExportImageDialog* exportImageDialog();
+private:
     BenchmarkView* benchmarkView() const;
     void jobProgressed(quint64 ticket, const JobProgress& progress);
     void jobFinished(quint64 ticket, const JobOutcome& outcome);
