@@ -11,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iomanip>
+#include <optional>
 #include <iostream>
 #include <sstream>
 
@@ -187,8 +188,24 @@ int run_vacuum(const ProjectFlags& flags) {
 }
 
 int run_check(const ProjectFlags& flags) {
-    store::Project project = open_for_reading(flags.path);
-    const store::CheckReport report = project.check();
+    std::error_code ec;
+    if (!std::filesystem::exists(flags.path, ec)) throw Error("no project " + flags.path + " (no such file)");
+    // A file that cannot even be opened as a project is what check is there to
+    // find: reported as its problem, exit 1 as for any other, and without the
+    // advice to run check that other commands give.
+    std::optional<store::Project> opened;
+    store::CheckReport report;
+    try {
+        opened.emplace(open_for_reading(flags.path));
+        report = opened->check();
+    } catch (const Error& e) {
+        std::string problem = e.what();
+        const std::size_t advice = problem.find("; run `alignscope-cli project ");
+        if (advice != std::string::npos) problem = problem.substr(0, advice) + "; restore it from a backup";
+        std::cout << "problem: " << problem << '\n' << flags.path << ": 1 problem found\n";
+        return 1;
+    }
+    store::Project& project = *opened;
     for (const auto& note : report.notes) std::cout << "note: " << note << '\n';
     for (const auto& problem : report.problems) std::cout << "problem: " << problem << '\n';
     if (report.ok()) {

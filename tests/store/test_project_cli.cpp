@@ -188,6 +188,78 @@ private slots:
         QCOMPARE(absent.exit_code, 2);
         QVERIFY(!QFileInfo::exists(dir.filePath("none.alsproj")));
     }
+
+    // An empty file that was never a project is refused by every project
+    // command and left empty; a command that records a job makes it one.
+    void anEmptyFileIsNotMadeAProject() {
+        QTemporaryDir dir;
+        const QString empty = dir.filePath("empty.alsproj");
+        {
+            QFile file(empty);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+        }
+        for (const QStringList& command : {QStringList{"list"}, QStringList{"show", "1"}, QStringList{"vacuum"},
+                                           QStringList{"delete", "1"}}) {
+            const ProcessResult r = run_cli(QStringList{"project", empty} + command);
+            QCOMPARE(r.exit_code, 2);
+            QCOMPARE(r.err.count('\n'), 1);
+            QVERIFY2(r.err.contains("is an empty file, not an AlignScope project"), r.err.constData());
+            QCOMPARE(QFileInfo(empty).size(), qint64(0));
+        }
+        const QString fasta = dir.filePath("d.fa");
+        QFile file(fasta);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(">a\nACGTACGT\n");
+        file.close();
+        QCOMPARE(run_cli({"align", fasta, fasta, "--project", empty}).exit_code, 0);
+        QCOMPARE(run_cli({"project", empty, "list"}).exit_code, 0);
+    }
+
+    // check on a file too damaged to open reports that as its problem: exit 1
+    // as README says, one problem line, and no advice to run check.
+    void checkOnADamagedFile() {
+        CliFixture f;
+        QFile file(f.path);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QByteArray bytes = file.readAll();
+        QVERIFY(bytes.size() > 8 * 4096);
+        for (qsizetype page = 1; page < bytes.size() / 4096; ++page)
+            bytes.replace(page * 4096, 8, QByteArray("\x0d\xff\xff\xff\xff\xff\xff\xff", 8));
+        QVERIFY(file.seek(0));
+        QCOMPARE(file.write(bytes), bytes.size());
+        file.close();
+        QFile::remove(f.path + "-wal");
+        QFile::remove(f.path + "-shm");
+        const ProcessResult check = run_cli(f.args({"check"}));
+        QCOMPARE(check.exit_code, 1);
+        QVERIFY2(check.out.startsWith("problem: " + f.path.toUtf8() + " is damaged") &&
+                     check.out.contains("restore it from a backup") && !check.out.contains("run `alignscope-cli"),
+                 check.out.constData());
+        // Other commands still point to check.
+        const ProcessResult list = run_cli(f.args({"list"}));
+        QCOMPARE(list.exit_code, 2);
+        QVERIFY2(list.err.contains("check`"), list.err.constData());
+        // Not a project at all: a problem too; no file at all: a usage error.
+        QFile other(f.path);
+        QVERIFY(other.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        other.write(QByteArray(8192, 'x'));
+        other.close();
+        QCOMPARE(run_cli(f.args({"check"})).exit_code, 1);
+        QCOMPARE(run_cli({"project", f.path + ".none", "check"}).exit_code, 2);
+    }
+
+    // Job numbers start at 1: 0 or a negative one is one line saying so, not
+    // the range of a double.
+    void jobNumbersStartAtOne() {
+        CliFixture f;
+        for (const QString& job : {QStringLiteral("0"), QStringLiteral("-3"), QStringLiteral("99999999999999999999")}) {
+            const ProcessResult r = run_cli(f.args({"show", job}));
+            QCOMPARE(r.exit_code, 2);
+            QCOMPARE(r.err.count('\n'), 1);
+            QVERIFY2(r.err.size() < 200 && r.err.contains("job"), r.err.constData());
+        }
+        QVERIFY(run_cli(f.args({"show", "0"})).err.contains("job numbers start at 1"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestProjectCli)

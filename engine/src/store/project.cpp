@@ -214,8 +214,12 @@ Project::Project(const std::string& path, ProjectOptions options) : impl_(std::m
                     "; this build reads versions up to " + std::to_string(schema::latest_version()) +
                     "): update AlignScope to open it");
 
+    // Only a command that may create a project makes one of an empty file:
+    // `project FILE list` on a file that was never a project leaves it as it is.
+    if (blank && !options.create_if_missing)
+        throw Error(path + (fs::file_size(path, ec) == 0 ? " is an empty file" : " is an empty database") +
+                    ", not an AlignScope project (a command run with --project FILE makes one)");
     if (options.read_only) {
-        if (blank) throw Error(path + " is an empty database, not an AlignScope project");
         if (version < schema::latest_version())
             throw Error(path + " uses project schema version " + std::to_string(version) +
                         "; open it once with write access to upgrade it to version " +
