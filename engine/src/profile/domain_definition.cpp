@@ -589,6 +589,7 @@ DomainAlignment make_alignment(const ConfiguredProfile& profile, const std::vect
         if (!profile.structure.empty())
             ad.structure += s.state == TraceStep::I ? '.' : profile.structure[static_cast<std::size_t>(s.k)];
         ad.posterior += s.state == TraceStep::D ? '.' : encode_posterior(s.posterior);
+        ad.posterior_values.push_back(s.state == TraceStep::D ? 0.0f : s.posterior);
         const int x = s.i > 0 ? dsq[s.i - 1] : 0;
         const char letter = code.symbol(x);
         switch (s.state) {

@@ -288,11 +288,10 @@ int write_domain_alignment(std::ostream& out, const ProfileHmm& hmm, const Model
 {
     (void)targets;
     struct Row {
-        std::string name;
-        std::vector<char> match;                      // per node 1..M
-        std::vector<std::string> insert;              // after node k, k = 0..M
-        std::vector<char> match_pp;
-        std::vector<std::string> insert_pp;
+        std::string name, description;
+        std::vector<char> match, match_pp;           // per node 1..M
+        std::vector<float> match_value;               // posterior of M states, -1 where none
+        std::vector<std::string> insert, insert_pp;  // after node k, k = 0..M
     };
     const int M = hmm.length;
     std::vector<Row> rows;
@@ -303,8 +302,10 @@ int write_domain_alignment(std::ostream& out, const ProfileHmm& hmm, const Model
             const DomainAlignment& ad = d.alignment;
             Row r;
             r.name = h.name + "/" + std::to_string(ad.target_from) + "-" + std::to_string(ad.target_to);
+            r.description = h.description;
             r.match.assign(static_cast<std::size_t>(M + 1), '-');
             r.match_pp.assign(static_cast<std::size_t>(M + 1), '.');
+            r.match_value.assign(static_cast<std::size_t>(M + 1), -1.0f);
             r.insert.assign(static_cast<std::size_t>(M + 1), "");
             r.insert_pp.assign(static_cast<std::size_t>(M + 1), "");
             int k = ad.hmm_from - 1;
@@ -316,6 +317,12 @@ int write_domain_alignment(std::ostream& out, const ProfileHmm& hmm, const Model
                     ++k;
                     r.match[static_cast<std::size_t>(k)] = ad.target[z];
                     r.match_pp[static_cast<std::size_t>(k)] = ad.posterior[z];
+                    // hmmsearch averages the probabilities as its PP line encodes them.
+                    if (ad.target[z] != '-') {
+                        const char c = ad.posterior[z];
+                        r.match_value[static_cast<std::size_t>(k)] =
+                            c == '0' ? 0.01f : c == '*' ? 1.0f : static_cast<float>((c - '0') / 10.0);
+                    }
                 }
             }
             rows.push_back(std::move(r));
@@ -324,33 +331,74 @@ int write_domain_alignment(std::ostream& out, const ProfileHmm& hmm, const Model
     if (rows.empty()) return 0;
     std::vector<std::size_t> width(static_cast<std::size_t>(M + 1), 0);
     for (const auto& r : rows)
-        for (int k = 0; k <= M; ++k) width[static_cast<std::size_t>(k)] = std::max(width[static_cast<std::size_t>(k)], r.insert[static_cast<std::size_t>(k)].size());
+        for (int k = 0; k <= M; ++k)
+            width[static_cast<std::size_t>(k)] = std::max(width[static_cast<std::size_t>(k)], r.insert[static_cast<std::size_t>(k)].size());
+    // Insertions inside the model: the first half flush left, the rest flush
+    // right (as hmmsearch lays them out); before node 1 all flush right.
+    auto place = [&](const std::string& ins, int k, char pad) {
+        const std::size_t w = width[static_cast<std::size_t>(k)];
+        if (ins.size() >= w) return ins;
+        const std::size_t left = k == 0 ? 0 : ins.size() / 2;
+        return ins.substr(0, left) + std::string(w - ins.size(), pad) + ins.substr(left);
+    };
     auto line_of = [&](const std::vector<char>& match, const std::vector<std::string>& insert) {
         std::string s;
         for (int k = 0; k <= M; ++k) {
             if (k > 0) s += match[static_cast<std::size_t>(k)];
-            std::string ins = insert[static_cast<std::size_t>(k)];
-            ins.resize(width[static_cast<std::size_t>(k)], '.');
-            s += ins;
+            s += place(insert[static_cast<std::size_t>(k)], k, '.');
         }
         return s;
     };
-    std::size_t namew = 0;
-    for (const auto& r : rows) namew = std::max(namew, r.name.size());
-    namew = std::max<std::size_t>(namew + 5, 12);
+    std::size_t maxname = 0;
+    for (const auto& r : rows) maxname = std::max(maxname, r.name.size());
+    const int seqw = static_cast<int>(maxname + 8);  // "#=GR " + name + " PP" line up with the sequences
     out << "# STOCKHOLM 1.0\n";
     out << "#=GF ID " << hmm.name << "\n";
     if (!hmm.accession.empty()) out << "#=GF AC " << hmm.accession << "\n";
     if (!hmm.description.empty()) out << "#=GF DE " << hmm.description << "\n";
     out << "#=GF AU alignscope-cli hmmsearch (AlignScope " << ALIGNSCOPE_VERSION << ")\n\n";
-    for (const auto& r : rows) {
-        out << format("%-*s %s\n", static_cast<int>(namew), r.name.c_str(), line_of(r.match, r.insert).c_str());
-        out << format("%-*s %s\n", static_cast<int>(namew), ("#=GR " + r.name + " PP").c_str(),
-                      line_of(r.match_pp, r.insert_pp).c_str());
+    bool any_description = false;
+    for (const auto& r : rows)
+        if (!r.description.empty()) {
+            out << format("#=GS %-*s DE [subseq from] %s\n", static_cast<int>(maxname), r.name.c_str(), r.description.c_str());
+            any_description = true;
+        }
+    if (any_description) out << "\n";
+    // Consensus posterior: the mean over the sequences with a residue in each match column.
+    std::vector<char> pp_cons(static_cast<std::size_t>(M + 1), '.');
+    for (int k = 1; k <= M; ++k) {
+        double total = 0;
+        int used = 0;
+        for (const auto& r : rows)
+            if (r.match_value[static_cast<std::size_t>(k)] >= 0) {
+                total += r.match_value[static_cast<std::size_t>(k)];
+                ++used;
+            }
+        if (used > 0) {
+            const float p = static_cast<float>(total / used);
+            pp_cons[static_cast<std::size_t>(k)] = (p + 0.05 >= 1.0) ? '*' : static_cast<char>(static_cast<int>((p + 0.05) * 10.0) + '0');
+        }
     }
-    std::vector<char> rf(static_cast<std::size_t>(M + 1), 'x');
     std::vector<std::string> no_inserts(static_cast<std::size_t>(M + 1));
-    out << format("%-*s %s\n", static_cast<int>(namew), "#=GC RF", line_of(rf, no_inserts).c_str());
+    std::vector<char> rf(static_cast<std::size_t>(M + 1), 'x');
+    std::vector<std::string> seq_lines, pp_lines;
+    for (const auto& r : rows) {
+        seq_lines.push_back(line_of(r.match, r.insert));
+        pp_lines.push_back(line_of(r.match_pp, r.insert_pp));
+    }
+    const std::string cons_line = line_of(pp_cons, no_inserts), rf_line = line_of(rf, no_inserts);
+    // Blocks of 200 columns, as Stockholm files are usually written.
+    constexpr std::size_t kColumns = 200;
+    for (std::size_t from = 0; from < rf_line.size(); from += kColumns) {
+        if (from > 0) out << "\n";
+        auto cut = [&](const std::string& line) { return line.substr(from, kColumns); };
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            out << format("%-*s %s\n", seqw, rows[i].name.c_str(), cut(seq_lines[i]).c_str());
+            out << format("#=GR %-*s PP %s\n", static_cast<int>(maxname), rows[i].name.c_str(), cut(pp_lines[i]).c_str());
+        }
+        out << format("%-*s %s\n", seqw, "#=GC PP_cons", cut(cons_line).c_str());
+        out << format("%-*s %s\n", seqw, "#=GC RF", cut(rf_line).c_str());
+    }
     out << "//\n";
     return static_cast<int>(rows.size());
 }

@@ -45,6 +45,7 @@ struct DomainAlignment {
     std::string match;      // middle line: identical letters, '+' for positive scores, ' ' otherwise
     std::string target;     // target residues, '-' for deletions, lower case in inserts
     std::string posterior;  // posterior probability of each aligned residue: 0-9, '*', '.' for gaps
+    std::vector<float> posterior_values;  // the same probabilities, 0 for deletions
     std::string reference, structure;  // RF and CS lines, when the model has them
     int hmm_from = 0, hmm_to = 0;      // 1-based model coordinates
     int target_from = 0, target_to = 0;  // 1-based target coordinates
