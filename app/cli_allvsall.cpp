@@ -449,6 +449,12 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
 #endif
 
 int run_allvsall(const AllVsAllFlags& flags, CliContext& context) {
+    refuse_overlapping_files({{"SET", flags.set_path}, {"--against", flags.against_path}, {"--matrix", flags.scoring.matrix}},
+                             {{"-o", flags.output},
+                              {"--matrix-out", flags.matrix_out},
+                              {"--clusters", flags.clusters},
+                              {"--timeline", flags.device.timeline},
+                              {"--checkpoint", flags.checkpoint_dir}});
     if (ranks_from_environment() > 1) {
 #ifdef ALIGNSCOPE_WITH_MPI
         return run_distributed(flags, context);

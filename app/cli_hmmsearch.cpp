@@ -109,6 +109,9 @@ nlohmann::json json_of(const profile::ProfileHmm& hmm, const profile::ModelSearc
 
 int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
 {
+    refuse_overlapping_files({{"PROFILES", flags.profiles}, {"DATABASE", flags.database}},
+                             {{"-o", flags.output}, {"--tblout", flags.tblout}, {"--domtblout", flags.domtblout},
+                              {"-A", flags.alignment}});
     if (flags.format != "text" && flags.format != "json")
         throw Error("--format must be text or json, not '" + flags.format + "'");
     if (flags.textw < 120 && !flags.notextw) throw Error("--textw must be at least 120");

@@ -71,6 +71,14 @@ private slots:
             << "is the same file as the project";
         QTest::newRow("two outputs, one file") << QStringList{"align", "q.fa", "t.fa", "-o", "out.txt", "--timeline", "out.txt"}
                                                << "q.fa" << "out.txt: is the same file as -o";
+        QTest::newRow("hmmsearch --tblout DATABASE")
+            << QStringList{"hmmsearch", "--tblout", "t.fa", "/usr/share/doc/hmmer/examples/tutorial/fn3.hmm", "t.fa"}
+            << "t.fa" << "is the same file as DATABASE";
+        QTest::newRow("allvsall -o SET") << QStringList{"allvsall", "q.fa", "--against", "t.fa", "-o", "t.fa"} << "t.fa"
+                                         << "is the same file as --against";
+        QTest::newRow("allvsall two outputs")
+            << QStringList{"allvsall", "q.fa", "--against", "t.fa", "-o", "out.txt", "--matrix-out", "out.txt"} << "q.fa"
+            << "out.txt: is the same file as -o";
         QTest::newRow("bench --json the project")
             << QStringList{"bench", "--device", "cpu", "--project", "p.alsproj", "--json", "p.alsproj"} << "p.alsproj"
             << "is the same file as --json";
@@ -93,7 +101,7 @@ private slots:
         const QByteArray before = read_all(path(victim));
         QStringList absolute;
         for (const QString& a : arguments)
-            absolute << (a.endsWith(".fa") || a.endsWith(".alsproj") || a.endsWith(".txt") ? path(a) : a);
+            absolute << (!a.startsWith('/') && (a.endsWith(".fa") || a.endsWith(".alsproj") || a.endsWith(".txt")) ? path(a) : a);
         const ProcessResult r = run_cli(absolute);
         QCOMPARE(r.exit_code, 2);
         QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
