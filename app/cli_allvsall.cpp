@@ -167,8 +167,10 @@ private:
 };
 
 // Rank 0's part after the tiles: --top traceback, the outputs, the summary line.
+// `resumed_pairs` / `resumed_cells`: what the checkpoint held (not computed by this run).
 void finish(const AllVsAllFlags& flags, const allvsall::Problem& problem, allvsall::ResultSpool& spool,
-            Backend& backend, JobContext& context, double seconds, const std::string& where) {
+            Backend& backend, JobContext& context, double seconds, std::uint64_t resumed_pairs,
+            std::uint64_t resumed_cells, const std::string& where) {
     std::map<allvsall::PairIndex, allvsall::TracedPair> late;
     std::uint64_t traced = 0;
     if (problem.trace.top > 0) {
@@ -180,15 +182,18 @@ void finish(const AllVsAllFlags& flags, const allvsall::Problem& problem, allvsa
     allvsall::write_outputs(problem, spool, late, output_files(flags));
     spool.remove_checkpoint();
     if (!flags.quiet) {
-        const std::uint64_t pairs = problem.tiling.pair_count();
-        const double cells = double(problem.tiling.cell_count());
+        const std::uint64_t pairs = problem.tiling.pair_count() - resumed_pairs;
+        const double cells = double(problem.tiling.cell_count() - resumed_cells);
         char line[512];
         std::snprintf(line, sizeof line,
-                      "allvsall: %llu pairs, %.3g cells, %llu traced back, in %.2f s (%.2f GCUPS, %.0f pairs/s) on %s%s\n",
+                      "allvsall: %llu pairs, %.3g cells, %llu traced back, in %.2f s (%.2f GCUPS, %.0f pairs/s) on %s%s",
                       static_cast<unsigned long long>(pairs), cells, static_cast<unsigned long long>(traced), seconds,
                       seconds > 0 ? cells / seconds / 1e9 : 0.0, seconds > 0 ? double(pairs) / seconds : 0.0,
                       backend.info().id.c_str(), where.c_str());
         std::cerr << line;
+        if (resumed_pairs > 0)
+            std::cerr << "; " << resumed_pairs << " more pairs came from the checkpoint";
+        std::cerr << '\n';
     }
 }
 
@@ -222,6 +227,7 @@ int run_single(const AllVsAllFlags& flags, CliContext& context) {
     if (spool.first_tile() > 0)
         std::cerr << "allvsall: resuming from the checkpoint in " << flags.checkpoint_dir << ": " << spool.first_tile()
                   << " of " << problem.tiling.tile_count() << " tiles done\n";
+    const std::uint64_t resumed_pairs = spool.pairs_done(), resumed_cells = spool.cells_done();
     TerminalProgress progress("allvsall");
     ProgressSink sink(spool, problem, progress);
     LocalTiles tiles(spool.first_tile(), problem.tiling.tile_count());
@@ -238,7 +244,7 @@ int run_single(const AllVsAllFlags& flags, CliContext& context) {
     }
     progress.finish();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    finish(flags, problem, spool, backend, job_context, seconds, "");
+    finish(flags, problem, spool, backend, job_context, seconds, resumed_pairs, resumed_cells, "");
     if (timeline_out) {
         write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
         timeline_out->commit();
@@ -385,6 +391,7 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
     if (spool->first_tile() > 0)
         std::cerr << "allvsall: resuming from the checkpoint in " << flags.checkpoint_dir << ": " << spool->first_tile()
                   << " of " << problem->tiling.tile_count() << " tiles done\n";
+    const std::uint64_t resumed_pairs = spool->pairs_done(), resumed_cells = spool->cells_done();
     TerminalProgress progress("allvsall");
     ProgressSink sink(*spool, *problem, progress);
     const std::uint64_t window = 4 * static_cast<std::uint64_t>(world.size());
@@ -441,7 +448,7 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
     }
     progress.finish();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    finish(flags, *problem, *spool, *backend, job_context, seconds,
+    finish(flags, *problem, *spool, *backend, job_context, seconds, resumed_pairs, resumed_cells,
            " (" + std::to_string(world.size()) + " ranks)");
     return 0;
 }

@@ -134,7 +134,10 @@ ResultSpool::ResultSpool(const Problem& problem, const SpoolOptions& options)
         std::string pattern = (base / "alignscope-allvsall-XXXXXX").string();
         fd_ = ::mkstemp(pattern.data());
         if (fd_ < 0) throw Error("allvsall: cannot create a spool file in " + base.string() + " (" + errno_text() + ")");
-        spool_path_ = pattern;
+        // Unlinked at once: the open descriptor is all that reads and writes it,
+        // so even a killed job leaves nothing behind.
+        ::unlink(pattern.c_str());
+        spool_path_ = pattern + " (temporary)";
         temporary_ = true;
         return;
     }
@@ -237,7 +240,7 @@ ResultSpool::ResultSpool(const Problem& problem, const SpoolOptions& options)
 ResultSpool::~ResultSpool() {
     if (fd_ >= 0) ::close(fd_);
     if (temporary_) {
-        ::unlink(spool_path_.c_str());
+        // unlinked when made
     } else if (!manifest_path_.empty() && !fs::exists(manifest_path_)) {
         // No checkpoint was ever written: nothing to resume, leave nothing behind.
         ::unlink(spool_path_.c_str());
@@ -352,32 +355,25 @@ std::vector<PairScore> ResultSpool::untraced_top_pairs() const {
 }
 
 void ResultSpool::read_back(std::uint64_t bytes, const std::function<void(const TileResult&)>& visit) const {
-    const int fd = ::open(spool_path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw Error("allvsall: cannot read " + spool_path_ + " (" + errno_text() + ")");
+    // pread on the spool's own descriptor: the append position stays where it is.
     std::string record;
     std::uint64_t expected = 0;
-    try {
-        for (std::uint64_t at = 0; at < bytes;) {
-            std::uint64_t length = 0;
-            if (bytes - at < 8) throw Error("allvsall: " + spool_path_ + " ends inside a record");
-            read_all(fd, reinterpret_cast<char*>(&length), 8, at, spool_path_);
-            at += 8;
-            if (length > bytes - at) throw Error("allvsall: " + spool_path_ + " ends inside a record");
-            record.resize(static_cast<std::size_t>(length));
-            read_all(fd, record.data(), record.size(), at, spool_path_);
-            at += length;
-            std::size_t offset = 0;
-            TileResult r = decode_tile(record, offset, spool_path_);
-            if (offset != record.size() || r.tile != expected)
-                throw Error("allvsall: " + spool_path_ + ": tile " + std::to_string(expected) + " is damaged");
-            ++expected;
-            visit(r);
-        }
-    } catch (...) {
-        ::close(fd);
-        throw;
+    for (std::uint64_t at = 0; at < bytes;) {
+        std::uint64_t length = 0;
+        if (bytes - at < 8) throw Error("allvsall: " + spool_path_ + " ends inside a record");
+        read_all(fd_, reinterpret_cast<char*>(&length), 8, at, spool_path_);
+        at += 8;
+        if (length > bytes - at) throw Error("allvsall: " + spool_path_ + " ends inside a record");
+        record.resize(static_cast<std::size_t>(length));
+        read_all(fd_, record.data(), record.size(), at, spool_path_);
+        at += length;
+        std::size_t offset = 0;
+        TileResult r = decode_tile(record, offset, spool_path_);
+        if (offset != record.size() || r.tile != expected)
+            throw Error("allvsall: " + spool_path_ + ": tile " + std::to_string(expected) + " is damaged");
+        ++expected;
+        visit(r);
     }
-    ::close(fd);
 }
 
 void ResultSpool::for_each(const std::function<void(const TileResult&)>& visit) const { read_back(bytes_, visit); }

@@ -25,7 +25,7 @@ inline constexpr const char* kManifestName = "allvsall.manifest";
 inline constexpr const char* kSpoolName = "allvsall.spool";
 
 struct SpoolOptions {
-    std::string checkpoint_dir;    // empty: a temporary spool, removed with the object
+    std::string checkpoint_dir;    // empty: a temporary spool, unlinked as soon as it is made
     bool resume = false;           // go on from the checkpoint in checkpoint_dir
     double checkpoint_every = 60;  // seconds between manifests; 0 = after every tile
     std::string temp_dir;          // where a temporary spool goes; empty = the system's
@@ -84,7 +84,7 @@ private:
     const Problem& problem_;
     SpoolOptions options_;
     longpair::LongCheckpoint::DirLock lock_;
-    std::string spool_path_, manifest_path_;
+    std::string spool_path_, manifest_path_;  // a temporary spool is unlinked when made (its name is for messages)
     bool created_dir_ = false, temporary_ = false;
     int fd_ = -1;
     std::uint64_t tiles_ = 0, resumed_tiles_ = 0, pairs_ = 0, cells_ = 0, traced_ = 0, bytes_ = 0;
