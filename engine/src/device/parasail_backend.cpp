@@ -461,9 +461,11 @@ private:
         reverse_prefix(q_, a.query_end, rq_);
         reverse_prefix(t_, a.target_end, rt_);
         Pass rev;
-        // The reverse pass reaches the known score, so its lane width is known.
-        int rev_width = first_width(a.query_end, a.target_end, true);
-        while (rev_width < kNoLane && a.score >= lane_room(width_bits[rev_width])) ++rev_width;
+        // The reverse pass's best score is the forward score (every local
+        // alignment of the reversed prefixes is one of the pair), which the
+        // forward pass's lanes held: it starts in that width, and run() still
+        // widens should parasail flag saturation.
+        const int rev_width = std::max(first_width(a.query_end, a.target_end, true), fwd.width);
         if (!run(sw_kernels, rq_, rt_, rev_width, false, rev)) return false;
         if (rev.result->score != a.score) throw inconsistent("reverse local pass", rev.result->score, a.score);
         // Reversed end (i', j'), 1-based, is the cell after the begin.
