@@ -37,6 +37,9 @@ float forward(const ForwardProfile& om, const LengthModel& length, const std::ui
     const int M = om.length;
     const int Q = std::max(2, (M - 1) / 4 + 1);
     const std::size_t W = static_cast<std::size_t>(4 * Q);
+    // Where node k sits in the striped row.
+    std::vector<std::size_t> node_cell(static_cast<std::size_t>(M + 1), 0);
+    for (int k = 1; k <= M; ++k) node_cell[static_cast<std::size_t>(k)] = static_cast<std::size_t>(((k - 1) % Q) * 4 + (k - 1) / Q);
     fwd.resize(M, L, full);
     // Striped copies of the transitions: lane z of segment q is node z*Q + q + 1.
     auto stripe = [&](const std::vector<float>& v) {
@@ -151,7 +154,7 @@ float forward(const ForwardProfile& om, const LengthModel& length, const std::ui
         float* rd = fwd.dmx.data() + fwd.cell(i, 0);
         rm[0] = ri[0] = rd[0] = 0.0f;
         for (int k = 1; k <= M; ++k) {
-            const std::size_t c = static_cast<std::size_t>(((k - 1) % Q) * 4 + (k - 1) / Q);
+            const std::size_t c = node_cell[static_cast<std::size_t>(k)];
             rm[k] = mc[c];
             ri[k] = ic[c];
             rd[k] = dc[c];
@@ -176,6 +179,9 @@ float backward(const ForwardProfile& om, const LengthModel& length, const std::u
     const int M = om.length;
     const int Q = std::max(2, (M - 1) / 4 + 1);
     const std::size_t W = static_cast<std::size_t>(4 * Q);
+    // Where node k sits in the striped row.
+    std::vector<std::size_t> node_cell(static_cast<std::size_t>(M + 1), 0);
+    for (int k = 1; k <= M; ++k) node_cell[static_cast<std::size_t>(k)] = static_cast<std::size_t>(((k - 1) % Q) * 4 + (k - 1) / Q);
     bck.resize(M, L, full);
     auto stripe = [&](const std::vector<float>& v) {
         std::vector<float> out(W, 0.0f);
@@ -212,7 +218,7 @@ float backward(const ForwardProfile& om, const LengthModel& length, const std::u
         float* rd = bck.dmx.data() + bck.cell(i, 0);
         rm[0] = ri[0] = rd[0] = 0.0f;
         for (int k = 1; k <= M; ++k) {
-            const std::size_t c = static_cast<std::size_t>(((k - 1) % Q) * 4 + (k - 1) / Q);
+            const std::size_t c = node_cell[static_cast<std::size_t>(k)];
             rm[k] = mc[c];
             ri[k] = ic[c];
             rd[k] = dc[c];
