@@ -778,6 +778,71 @@ private slots:
         QVERIFY2(message.contains(expected), qPrintable(message));
     }
 
+    // Without begins (no traceback), `cpu` skips the reverse pass: the score
+    // and end cell are still the reference's, and begins that would need that
+    // pass (local; semi-global with a free begin) are 0, as on the GPU. Where
+    // the alignment is anchored at (1, 1) they stay 1.
+    void no_begins_data()
+    {
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<int>("mode");
+        QTest::addColumn<QString>("free_ends");
+        QTest::addRow("protein local") << int(Kind::Protein) << int(AlignmentMode::Local) << "all";
+        QTest::addRow("dna local") << int(Kind::Dna) << int(AlignmentMode::Local) << "all";
+        QTest::addRow("protein semiglobal all") << int(Kind::Protein) << int(AlignmentMode::SemiGlobal) << "all";
+        QTest::addRow("dna semiglobal tb") << int(Kind::Dna) << int(AlignmentMode::SemiGlobal) << "tb";
+        QTest::addRow("dna semiglobal qe,te") << int(Kind::Dna) << int(AlignmentMode::SemiGlobal) << "qe,te";
+        QTest::addRow("protein global") << int(Kind::Protein) << int(AlignmentMode::Global) << "all";
+    }
+
+    void no_begins()
+    {
+        QFETCH(int, kind);
+        QFETCH(int, mode);
+        QFETCH(QString, free_ends);
+        const ScoringScheme scheme = scheme_for(Kind(kind), "affine");
+        AlignOptions options;
+        options.mode = AlignmentMode(mode);
+        options.free_ends = FreeEndGaps::parse(free_ends.toStdString());
+        options.traceback = false;
+        options.begins = false;
+        const bool begins_need_pass = options.mode == AlignmentMode::Local ||
+                                      (options.mode == AlignmentMode::SemiGlobal &&
+                                       (options.free_ends.query_begin || options.free_ends.target_begin));
+        // Up to 400 residues: protein scores past the 8-bit lanes as well as below.
+        const PairSet set = random_pairs(qHash(QString(QTest::currentDataTag())), Kind(kind), 60, 400);
+        PairJob job = make_job(set, scheme, options, 2);
+        JobContext context;
+        const std::vector<Alignment> results = backend(*registry_, "cpu").align_pairs(job, context);
+        QCOMPARE(results.size(), job.pairs.size());
+        AlignOptions with_begins = options;
+        with_begins.begins = true;
+        for (std::size_t p = 0; p < job.pairs.size(); ++p) {
+            const Sequence& q = set.queries[job.pairs[p].first];
+            const Sequence& t = set.targets[job.pairs[p].second];
+            const Alignment expected = align_reference(q.residues, t.residues, scheme, with_begins);
+            const Alignment& got = results[p];
+            const QString where = QString("pair %1: expected %2 ends %3/%4 begins %5/%6, got %7 ends %8/%9 begins %10/%11")
+                                      .arg(p)
+                                      .arg(expected.score)
+                                      .arg(expected.query_end)
+                                      .arg(expected.target_end)
+                                      .arg(expected.query_begin)
+                                      .arg(expected.target_begin)
+                                      .arg(got.score)
+                                      .arg(got.query_end)
+                                      .arg(got.target_end)
+                                      .arg(got.query_begin)
+                                      .arg(got.target_begin);
+            QVERIFY2(got.score == expected.score && got.query_end == expected.query_end &&
+                         got.target_end == expected.target_end,
+                     qPrintable(where));
+            const std::int64_t qb = begins_need_pass ? 0 : expected.query_begin;
+            const std::int64_t tb = begins_need_pass ? 0 : expected.target_begin;
+            QVERIFY2(got.query_begin == qb && got.target_begin == tb, qPrintable(where));
+        }
+    }
+
     void empty_job()
     {
         PairSet set;
