@@ -5,9 +5,19 @@
 #include <image_export.hpp>
 #include <mainwindow.hpp>
 #include <panels/job_panel.hpp>
+#include <views/alignment_export.hpp>
+#include <views/job_alignments_view.hpp>
 #include <views/job_heatmap_view.hpp>
 
+#include <alignscope/score/substitution_matrix.hpp>
+
+#include <QComboBox>
 #include <QDialogButtonBox>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRadioButton>
+#include <QTableView>
 #include <QFile>
 #include <QImage>
 #include <QLineEdit>
@@ -52,6 +62,40 @@ Run run_gui(const QStringList& arguments) {
     if (!process.waitForFinished(120'000)) return {};
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
             QString::fromUtf8(process.readAllStandardError())};
+}
+
+// FASTA records of a file, read here: id -> residues.
+std::map<QString, QString> read_fasta(const QString& path) {
+    std::map<QString, QString> records;
+    QString id;
+    for (const QByteArray& raw : all(path).split('\n')) {
+        const QString line = QString::fromUtf8(raw).trimmed();
+        if (line.startsWith('>')) id = line.mid(1).section(' ', 0, 0);
+        else if (!id.isEmpty()) records[id] += line;
+    }
+    return records;
+}
+
+// Score of two aligned rows under BLOSUM62 with affine gaps (a gap of k
+// costs open + (k-1) * extend), counted here column by column.
+double rescore(const QString& q, const QString& t, double open, double extend) {
+    const auto matrix = SubstitutionMatrix::builtin("BLOSUM62");
+    const QString letters = QString::fromStdString(matrix.letters());
+    double score = 0;
+    int in_q_gap = 0, in_t_gap = 0;
+    for (int k = 0; k < q.size(); ++k) {
+        if (q[k] == '-') {
+            score -= in_q_gap++ ? extend : open;
+            in_t_gap = 0;
+        } else if (t[k] == '-') {
+            score -= in_t_gap++ ? extend : open;
+            in_q_gap = 0;
+        } else {
+            score += matrix.score(int(letters.indexOf(q[k])), int(letters.indexOf(t[k])));
+            in_q_gap = in_t_gap = 0;
+        }
+    }
+    return score;
 }
 
 }  // namespace
@@ -182,6 +226,197 @@ private slots:
         QCOMPARE(bad.code, 2);
         QVERIFY2(bad.err.contains("shot.jpg") && bad.err.contains(".svg"), qPrintable(bad.err));
         QVERIFY(!QFile::exists(path("shot.jpg")));
+    }
+
+    void exportsAlignmentsInEveryFormat_data() {
+        QTest::addColumn<int>("format");
+        QTest::addColumn<QString>("scope");
+        for (AlignmentFileFormat f : alignment_file_formats())
+            for (const char* scope : {"scopeAll", "scopeSelected", "scopeShown"})
+                QTest::newRow(qPrintable(file_suffix(f) + " " + scope)) << int(f) << QString(scope);
+    }
+
+    void exportsAlignmentsInEveryFormat() {
+        QFETCH(int, format);
+        QFETCH(QString, scope);
+        MainWindow window(*registry_);
+        window.setConfirmCloseWhileRunning(false);
+        window.resize(1280, 800);
+        window.show();
+        QSignalSpy ready(&window, &MainWindow::projectReady);
+        window.openProject(project_);
+        QVERIFY(ready.wait(60'000));
+        const store::JobInfo& job = window.document().jobs().back();
+        window.showJobResults(job.id);
+        window.showView("alignment");
+        auto* view = qobject_cast<JobAlignmentsView*>(window.view("alignment"));
+        QVERIFY(view);
+        QTRY_VERIFY(view->model().rowCount() == 10);
+        // Select alignments 2 and 4 in the list (click, then Ctrl+click).
+        QTableView& table = view->table();
+        auto click = [&table](int row, Qt::KeyboardModifiers modifiers) {
+            const QRect cell = table.visualRect(table.model()->index(row, 1));
+            QTest::mouseClick(table.viewport(), Qt::LeftButton, modifiers, cell.center());
+        };
+        click(1, Qt::NoModifier);
+        click(3, Qt::ControlModifier);
+        QCOMPARE(view->selectedRows(), (std::vector<qint64>{1, 3}));
+        const qint64 shown = view->currentRow();
+
+        auto* button = view->findChild<QPushButton*>("exportAlignments");
+        QVERIFY(button && button->isEnabled());
+        QTest::mouseClick(button, Qt::LeftButton);
+        QDialog* dialog = nullptr;
+        QTRY_VERIFY((dialog = view->findChild<QDialog*>("exportAlignmentsDialog")) != nullptr);
+        QTest::mouseClick(dialog->findChild<QRadioButton*>(scope), Qt::LeftButton);
+        auto* combo = dialog->findChild<QComboBox*>("alignmentFormat");
+        combo->setCurrentIndex(combo->findData(format));
+        const QString file = path(QStringLiteral("alignments-%1-%2.%3").arg(format).arg(scope,
+                                                                                         file_suffix(AlignmentFileFormat(format))));
+        auto* name = dialog->findChild<QLineEdit*>("alignmentPath");
+        name->selectAll();
+        QTest::keyClicks(name, file);
+        QTest::mouseClick(dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Save), Qt::LeftButton);
+        QTRY_VERIFY(view->findChild<QDialog*>("exportAlignmentsDialog") == nullptr);
+        QVERIFY2(QFile::exists(file), qPrintable(file));
+
+        std::vector<qint64> rows;
+        if (scope == "scopeAll") for (qint64 k = 0; k < 10; ++k) rows.push_back(k);
+        else if (scope == "scopeSelected") rows = {1, 3};
+        else rows = {shown};
+        // What each exported alignment must be: the list's ids and scores.
+        QStringList queries, targets;
+        std::vector<double> scores;
+        for (qint64 row : rows) {
+            queries << view->model().index(int(row), AlignmentListModel::Query).data().toString();
+            targets << view->model().index(int(row), AlignmentListModel::Target).data().toString();
+            scores.push_back(view->model().index(int(row), AlignmentListModel::Score).data().toDouble());
+        }
+        const auto inputs = read_fasta(demo_dir + "/globins_human.fa");
+        auto others = read_fasta(demo_dir + "/globins_others.fa");
+        std::map<QString, QString> residues = inputs;
+        residues.insert(others.begin(), others.end());
+        const QString text = QString::fromUtf8(all(file));
+        QStringList lines = text.split('\n');
+        const int n = int(rows.size());
+
+        // Checks an aligned pair of rows named "ID/begin-end" or by id and range.
+        auto check_rows = [&](int k, const QString& q_name, const QString& q_row, const QString& t_name,
+                              const QString& t_row) {
+            QCOMPARE(q_row.size(), t_row.size());
+            const QString q_id = q_name.section('/', 0, 0), t_id = t_name.section('/', 0, 0);
+            QCOMPARE(q_id, queries[k]);
+            QCOMPARE(t_id, targets[k]);
+            const int qb = q_name.section('/', 1).section('-', 0, 0).toInt();
+            const int qe = q_name.section('/', 1).section('-', 1).toInt();
+            const int tb = t_name.section('/', 1).section('-', 0, 0).toInt();
+            const int te = t_name.section('/', 1).section('-', 1).toInt();
+            QString q_plain = q_row, t_plain = t_row;
+            q_plain.remove('-');
+            t_plain.remove('-');
+            QCOMPARE(q_plain, residues.at(q_id).mid(qb - 1, qe - qb + 1));
+            QCOMPARE(t_plain, residues.at(t_id).mid(tb - 1, te - tb + 1));
+            QCOMPARE(rescore(q_row, t_row, 10, 0.5), scores[std::size_t(k)]);
+        };
+
+        switch (AlignmentFileFormat(format)) {
+        case AlignmentFileFormat::Fasta: {
+            QStringList names, seqs;
+            for (const QString& line : lines) {
+                if (line.startsWith('>')) {
+                    // ">ID begin-end/length" as "ID/begin-end"
+                    names << line.mid(1).section(' ', 0, 0) + "/" + line.section(' ', 1).section('/', 0, 0);
+                    seqs << QString();
+                } else if (!seqs.isEmpty()) seqs.back() += line.trimmed();
+            }
+            QCOMPARE(int(names.size()), 2 * n);
+            for (int k = 0; k < n; ++k) check_rows(k, names[2 * k], seqs[2 * k], names[2 * k + 1], seqs[2 * k + 1]);
+            break;
+        }
+        case AlignmentFileFormat::Clustal:
+        case AlignmentFileFormat::Stockholm: {
+            const bool clustal = AlignmentFileFormat(format) == AlignmentFileFormat::Clustal;
+            const QString start = clustal ? "CLUSTAL" : "# STOCKHOLM 1.0";
+            QCOMPARE(int(text.count(start)), n);
+            if (!clustal) QCOMPARE(int(text.count("\n//\n")), n);
+            // One record per alignment: its two rows (in blocks) and, for
+            // Clustal, the conservation marks under the residues.
+            QStringList records = text.split(start, Qt::SkipEmptyParts);
+            QCOMPARE(int(records.size()), n);
+            for (int k = 0; k < n; ++k) {
+                QStringList names;
+                std::map<QString, QString> rows_of;
+                QString marks;
+                int width = 0;
+                const QStringList record_lines = records[k].split('\n');
+                for (int l = 1; l < record_lines.size(); ++l) {  // line 0: the rest of the header line
+                    const QString& line = record_lines[l];
+                    if (line.trimmed().isEmpty() && !line.startsWith(' ')) continue;
+                    if (line.startsWith('#') || line == "//") continue;
+                    if (line.startsWith(' ')) {
+                        marks += line.mid(width).leftJustified(rows_of[names[0]].size() - marks.size(), ' ');
+                        continue;
+                    }
+                    const QString row = line.section(' ', 1, -1, QString::SectionSkipEmpty);
+                    width = int(line.size() - row.size());
+                    const QString name = line.section(' ', 0, 0);
+                    if (!rows_of.count(name)) names << name;
+                    rows_of[name] += row;
+                }
+                QCOMPARE(int(names.size()), 2);
+                check_rows(k, names[0], rows_of[names[0]], names[1], rows_of[names[1]]);
+                if (clustal) {
+                    const QString& q = rows_of[names[0]];
+                    const QString& t = rows_of[names[1]];
+                    QCOMPARE(marks.size(), q.size());
+                    for (int c = 0; c < q.size(); ++c) QCOMPARE(marks[c] == '*', q[c] == t[c] && q[c] != '-');
+                }
+            }
+            break;
+        }
+        case AlignmentFileFormat::Pair:
+            QCOMPARE(int(text.count("# Aligned_sequences: 2")), n);
+            for (int k = 0; k < n; ++k) {
+                QVERIFY(text.contains("# 1: " + queries[k]));
+                QVERIFY(text.contains("# 2: " + targets[k]));
+            }
+            break;
+        case AlignmentFileFormat::Sam: {
+            int records = 0;
+            for (const QString& line : lines)
+                if (!line.isEmpty() && !line.startsWith('@')) {
+                    const QStringList f = line.split('\t');
+                    QCOMPARE(f[0], queries[records]);
+                    QCOMPARE(f[2], targets[records]);
+                    ++records;
+                }
+            QCOMPARE(records, n);
+            break;
+        }
+        case AlignmentFileFormat::Tsv: {
+            int records = 0;
+            for (const QString& line : lines)
+                if (!line.isEmpty() && !line.startsWith('#') && !line.startsWith("query\t")) {
+                    QCOMPARE(line.section('\t', 0, 0), queries[records]);
+                    ++records;
+                }
+            QCOMPARE(records, n);
+            break;
+        }
+        case AlignmentFileFormat::Json: {
+            int records = 0;
+            for (const QString& line : lines) {
+                if (line.isEmpty()) continue;
+                const QJsonObject o = QJsonDocument::fromJson(line.toUtf8()).object();
+                QCOMPARE(o["query"].toString(), queries[records]);
+                QCOMPARE(o["target"].toString(), targets[records]);
+                QCOMPARE(o["score"].toDouble(), scores[std::size_t(records)]);
+                ++records;
+            }
+            QCOMPARE(records, n);
+            break;
+        }
+        }
     }
 };
 

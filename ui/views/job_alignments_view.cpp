@@ -3,10 +3,19 @@
 
 #include "project_document.hpp"
 #include "views/alignment/alignment_view.hpp"
+#include "views/alignment_export.hpp"
 
 #include <alignscope/error.hpp>
 
+#include <algorithm>
+
+#include <QDir>
+#include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QMenu>
+#include <QPushButton>
+#include <QSettings>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QSplitter>
@@ -20,7 +29,8 @@ JobAlignmentsView::JobAlignmentsView(ProjectDocument& document, QWidget* parent)
     table_->setObjectName("alignmentList");
     table_->setModel(&model_);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table_->setContextMenuPolicy(Qt::CustomContextMenu);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setAlternatingRowColors(true);
     table_->setWordWrap(false);
@@ -35,10 +45,25 @@ JobAlignmentsView::JobAlignmentsView(ProjectDocument& document, QWidget* parent)
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 3);
     split->setSizes({160, 560});
+    export_ = new QPushButton(tr("Export alignments…"), this);
+    export_->setObjectName("exportAlignments");
+    export_->setToolTip(tr("All, the selected or the shown alignment, as EMBOSS pair, aligned FASTA, Clustal, "
+                           "Stockholm, SAM, TSV or JSON"));
+    export_->setEnabled(false);
+    connect(export_, &QPushButton::clicked, this, [this] { exportDialog(); });
+    auto* top = new QHBoxLayout;
+    top->addWidget(noteLabel(), 1);
+    top->addWidget(export_);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(noteLabel());
+    layout->addLayout(top);
     layout->addWidget(split, 1);
+    connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+        if (!export_->isEnabled()) return;
+        QMenu menu(this);
+        menu.addAction(tr("Export alignments…"), this, [this] { exportDialog(); });
+        menu.exec(table_->viewport()->mapToGlobal(at));
+    });
 
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
@@ -48,8 +73,42 @@ JobAlignmentsView::JobAlignmentsView(ProjectDocument& document, QWidget* parent)
             });
 }
 
+std::vector<qint64> JobAlignmentsView::selectedRows() const {
+    std::vector<qint64> rows;
+    for (const QModelIndex& index : table_->selectionModel()->selectedRows()) rows.push_back(index.row());
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
+ExportAlignmentsDialog* JobAlignmentsView::exportDialog() {
+    const store::JobInfo* job = document().job(shownJob());
+    if (!job || job->counts.alignments == 0) return nullptr;
+    const QString folder = QSettings().value("folders/alignments", QDir::homePath()).toString();
+    auto* dialog = new ExportAlignmentsDialog(job->counts.alignments, selectedRows(), row_,
+                                              QDir(folder).filePath(QStringLiteral("job%1.txt").arg(job->id)), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    const qint64 id = job->id;
+    connect(dialog, &ExportAlignmentsDialog::saveRequested, this, [this, dialog, id] {
+        const store::JobInfo* shown = document().job(id);
+        if (!shown) return dialog->setError(tr("Job %1 is gone").arg(id));
+        try {
+            std::vector<AlignedPair> pairs;
+            for (qint64 row : dialog->rows()) pairs.push_back(alignedPair(*shown, row));
+            write_alignments(dialog->path(), dialog->format(), pairs);
+        } catch (const std::exception& e) {
+            return dialog->setError(QString::fromUtf8(e.what()));
+        }
+        QSettings().setValue("folders/alignments", QFileInfo(dialog->path()).absolutePath());
+        dialog->accept();
+    });
+    dialog->open();
+    return dialog;
+}
+
 void JobAlignmentsView::load(const store::JobInfo* job) {
     viewer_->clear();
+    export_->setEnabled(job && job->counts.alignments > 0);
     if (!job) {
         model_.clear();
         setNote(tr("No job chosen: select a job in the Jobs list."));

@@ -7,11 +7,15 @@
 #include "models/alignment_list_model.hpp"
 #include "views/job_result_view.hpp"
 
+#include <vector>
+
+class QPushButton;
 class QTableView;
 
 namespace alignscope::ui {
 
 class AlignmentView;
+class ExportAlignmentsDialog;
 
 class JobAlignmentsView : public JobResultView {
     Q_OBJECT
@@ -27,6 +31,10 @@ public:
     AlignmentListModel& model() { return model_; }
     QTableView& table() const { return *table_; }
     AlignmentView& viewer() const { return *viewer_; }
+    // Export alignments…: the dialog (open, window-modal), or null without alignments.
+    ExportAlignmentsDialog* exportDialog();
+    // The selected rows of the list, 0-based, in order.
+    std::vector<qint64> selectedRows() const;
 
 protected:
     void load(const store::JobInfo* job) override;
@@ -37,6 +45,7 @@ private:
     AlignmentListModel model_;
     QTableView* table_ = nullptr;
     AlignmentView* viewer_ = nullptr;
+    QPushButton* export_ = nullptr;
     qint64 row_ = 0;
     qint64 requested_job_ = 0, requested_row_ = 0;  // a row asked for before the job was loaded
 };
