@@ -163,6 +163,7 @@ private slots:
         QTest::newRow("DNA model, protein targets") << QStringList{"hmmsearch", kTutorial + "/MADE1.hmm", "DB"} << "not in the DNA alphabet";
         QTest::newRow("unknown device") << QStringList{"hmmsearch", "--device", "tpu", pk, "DB"} << "--device: no profile search device 'tpu'";
         QTest::newRow("bad format") << QStringList{"hmmsearch", "--format", "xml", pk, "DB"} << "--format must be text or json";
+        QTest::newRow("empty database") << QStringList{"hmmsearch", pk, "EMPTY"} << "no sequences in the file";
         QTest::newRow("unwritable table") << QStringList{"hmmsearch", "--tblout", "/nonexistent/dir/t.tbl", pk, "DB"} << "/nonexistent/dir/t.tbl";
     }
 
@@ -172,6 +173,9 @@ private slots:
         QFETCH(QString, message);
         args.replaceInStrings(QRegularExpression(QStringLiteral("^DB$")), db_);
         QTemporaryDir dir;
+        const QString empty = dir.filePath(QStringLiteral("empty.fa"));
+        QFile(empty).open(QIODevice::WriteOnly);
+        args.replaceInStrings(QRegularExpression(QStringLiteral("^EMPTY$")), empty);
         const QString out = dir.filePath(QStringLiteral("report.txt"));
         const ProcessResult r = run_cli(QStringList(args) << "-o" << out);
         QCOMPARE(r.exit_code, 2);

@@ -30,6 +30,7 @@ ProfileTargets read_profile_targets(const std::string& path, ResidueAlphabet alp
         targets.residues.insert(targets.residues.end(), codes.begin(), codes.end());
         targets.offsets.push_back(targets.residues.size());
     }
+    if (targets.size() == 0) throw Error(path + ": no sequences in the file (expected FASTA or FASTQ records)");
     return targets;
 }
 

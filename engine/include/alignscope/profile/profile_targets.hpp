@@ -24,7 +24,8 @@ struct ProfileTargets {
 
 // Reads FASTA/FASTQ (plain or gzip; "-" standard input) and digitises it for
 // `alphabet`. Throws Error naming the file, the record and the letter that is
-// not in the alphabet, or a target over 100,000 residues (hmmsearch's limit).
+// not in the alphabet, a target over 100,000 residues (hmmsearch's limit), or
+// a file without records.
 ProfileTargets read_profile_targets(const std::string& path, ResidueAlphabet alphabet, std::size_t limit = 0);
 
 }  // namespace alignscope::profile
