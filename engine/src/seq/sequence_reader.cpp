@@ -522,7 +522,10 @@ SequenceSet read_sequences(const std::string& path, const ReadOptions& options,
         // record as read (gap characters included, so that it names its line)
         // and as a residue number (gaps removed, as aligned).
         std::size_t raw = std::string::npos, number = std::string::npos;
-        if (record.residues.find_first_of("-.") == std::string::npos) {
+        const auto has = [&record](char c) {
+            return std::memchr(record.residues.data(), c, record.residues.size()) != nullptr;
+        };
+        if (!has('-') && !has('.')) {  // memchr: a pass at memory speed over a genome
             raw = number = normalise_residues(record.residues, *alphabet);
         } else {
             std::size_t n = 0;
