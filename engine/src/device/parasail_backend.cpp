@@ -115,16 +115,17 @@ const std::vector<std::string> forcible_kernels = {"striped_s8", "striped_s16", 
 constexpr TraceFunction nw_trace_scan[3] = {parasail_nw_trace_scan_8, parasail_nw_trace_scan_16,
                                             parasail_nw_trace_scan_32};
 
-// 8-bit query profiles for parasail's 256-bit (AVX2) kernels, built with byte
-// shuffles instead of parasail_profile_create_8's element-by-element loop (on
-// 300-residue protein queries that loop cost half as much as the alignment
-// itself). The layout is parasail's striped one: for each matrix row k and
-// segment i, 32 lanes holding score(k, query[lane * segLen + i]), 0 past the
-// query's end. Each worker checks its first profile against parasail's own,
-// byte for byte, and uses parasail's from then on if they ever differ.
-class Profile8Builder {
+// 8- and 16-bit query profiles for parasail's 256-bit (AVX2) kernels, built
+// with byte shuffles instead of parasail_profile_create_8/16's element-by-
+// element loop (on 300-residue protein queries that loop cost half as much as
+// the 8-bit alignment itself). The layout is parasail's striped one: for each
+// matrix row k and segment i, 32 (8-bit) or 16 (16-bit) lanes holding
+// score(k, query[lane * segLen + i]), 0 past the query's end. Each worker
+// checks its first profile of each width against parasail's own, byte for
+// byte, and uses parasail's from then on if they ever differ.
+class ProfileBuilder {
 public:
-    explicit Profile8Builder(const parasail_matrix_t* matrix) : matrix_(matrix) {
+    ProfileBuilder(const parasail_matrix_t* matrix, int bits) : matrix_(matrix), lanes_(bits == 8 ? 32 : 16) {
 #ifdef ALIGNSCOPE_PROFILE8_AVX2
         usable_ = parasail_can_use_avx2() && matrix->type == PARASAIL_MATRIX_TYPE_SQUARE && matrix->size >= 1 &&
                   matrix->size <= 32 && matrix->min >= INT8_MIN && matrix->max <= INT8_MAX;
@@ -146,29 +147,32 @@ public:
     // and the caller falls back to parasail's.
     const parasail_profile_t* build(const std::string& s1, bool verify) {
         const int s1_len = static_cast<int>(s1.size());
-        const int seg_len = (s1_len + 31) / 32;
+        const int seg_len = (s1_len + lanes_ - 1) / lanes_;
         const int n = matrix_->size;
         striped_.resize(static_cast<std::size_t>(seg_len));
         for (int i = 0; i < seg_len; ++i)
-            for (int lane = 0; lane < 32; ++lane) {
+            for (int lane = 0; lane < lanes_; ++lane) {
                 const int j = lane * seg_len + i;
                 striped_[i].bytes[lane] = j < s1_len ? code_of_[static_cast<unsigned char>(s1[j])] : unused_lane;
             }
         scores_.resize(static_cast<std::size_t>(n) * seg_len);
 #ifdef ALIGNSCOPE_PROFILE8_AVX2
-        fill(striped_.data(), seg_len, rows_.data(), n, scores_.data());
+        if (lanes_ == 32) fill8(striped_.data(), seg_len, rows_.data(), n, scores_.data());
+        else fill16(striped_.data(), seg_len, rows_.data(), n, scores_.data());
 #endif
         std::memset(&profile_, 0, sizeof profile_);
         profile_.s1 = s1.data();
         profile_.s1Len = s1_len;
         profile_.matrix = matrix_;
-        profile_.profile8.score = scores_.data();
+        (lanes_ == 32 ? profile_.profile8 : profile_.profile16).score = scores_.data();
         profile_.stop = INT32_MAX;
         if (verify) {
-            ProfilePtr reference(parasail_profile_create_8(s1.data(), s1_len, matrix_));
+            ProfilePtr reference((lanes_ == 32 ? parasail_profile_create_8 : parasail_profile_create_16)(
+                s1.data(), s1_len, matrix_));
             if (!reference) throw Error("parasail could not build a query profile");
-            if (reference->s1Len != s1_len ||
-                std::memcmp(reference->profile8.score, scores_.data(), scores_.size() * sizeof(Vector)) != 0) {
+            const void* theirs = (lanes_ == 32 ? reference->profile8 : reference->profile16).score;
+            if (reference->s1Len != s1_len || !theirs ||
+                std::memcmp(theirs, scores_.data(), scores_.size() * sizeof(Vector)) != 0) {
                 usable_ = false;
                 return nullptr;
             }
@@ -186,8 +190,8 @@ private:
 #ifdef ALIGNSCOPE_PROFILE8_AVX2
     // scores[k * seg_len + i] = row k looked up at the 32 codes of striped[i]:
     // two 16-entry shuffles (rows' low and high halves), chosen by bit 4.
-    __attribute__((target("avx2"))) static void fill(const Vector* striped, int seg_len, const Vector* rows, int n,
-                                                      Vector* scores) {
+    __attribute__((target("avx2"))) static void fill8(const Vector* striped, int seg_len, const Vector* rows, int n,
+                                                       Vector* scores) {
         for (int k = 0; k < n; ++k) {
             const __m256i low = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(rows[k].bytes)));
             const __m256i high =
@@ -201,9 +205,26 @@ private:
             }
         }
     }
+    // The same lookup on 16 codes (the first half of striped[i]), widened to
+    // 16-bit lanes.
+    __attribute__((target("avx2"))) static void fill16(const Vector* striped, int seg_len, const Vector* rows, int n,
+                                                        Vector* scores) {
+        for (int k = 0; k < n; ++k) {
+            const __m128i low = _mm_load_si128(reinterpret_cast<const __m128i*>(rows[k].bytes));
+            const __m128i high = _mm_load_si128(reinterpret_cast<const __m128i*>(rows[k].bytes + 16));
+            Vector* out = scores + static_cast<std::ptrdiff_t>(k) * seg_len;
+            for (int i = 0; i < seg_len; ++i) {
+                const __m128i codes = _mm_load_si128(reinterpret_cast<const __m128i*>(striped[i].bytes));
+                const __m128i v = _mm_blendv_epi8(_mm_shuffle_epi8(low, codes), _mm_shuffle_epi8(high, codes),
+                                                  _mm_slli_epi16(codes, 3));
+                _mm256_store_si256(reinterpret_cast<__m256i*>(out[i].bytes), _mm256_cvtepi8_epi16(v));
+            }
+        }
+    }
 #endif
 
     const parasail_matrix_t* matrix_;
+    int lanes_;  // 32 for 8-bit lanes, 16 for 16-bit ones
     bool usable_ = false;
     std::array<std::uint8_t, 256> code_of_{};
     std::vector<Vector> rows_, striped_, scores_;
@@ -238,7 +259,8 @@ public:
     ParasailPairAligner(const PairJob& job, const parasail_matrix_t* matrix)
         : job_(job), matrix_(matrix), kernel_prefix_(kernel_mode_and_gaps(job)),
           forced_(forced_kernel(job, "cpu", forcible_kernels)), bounds_(SchemeBounds::of(job.scheme)),
-          want_begins_(job.options.begins || job.options.traceback), profile8_(matrix) {
+          want_begins_(job.options.begins || job.options.traceback),
+          built_{BuiltProfile{ProfileBuilder(matrix, 8)}, BuiltProfile{ProfileBuilder(matrix, 16)}} {
         // Residue byte -> parasail letter, 0 where the matrix has no row.
         for (int c = 0; c < 256; ++c) {
             const int index = job.scheme.matrix.index_of(static_cast<char>(c));
@@ -368,25 +390,26 @@ private:
     // query (a database search). parasail keeps a pointer to the residues, so
     // the profile is built from a copy that lives as long as it does.
     const parasail_profile_t* profile_for(const std::string& s1, int width, bool cacheable) {
-        if (width == 0 && profile8_.usable()) {
+        if (width < 2 && built_[width].builder.usable()) {
             // The fast builder's single profile serves both the cached query
             // and scratch use; a cached one is rebuilt after a scratch one.
-            if (cacheable && profile8_holds_ == 1 && profile8_text_ == s1) return profile8_current_;
-            const std::string* text = &scratch_text_;
+            BuiltProfile& b = built_[width];
+            if (cacheable && b.holds == 1 && b.text == s1) return b.current;
+            const std::string* text = &b.scratch_text;
             if (cacheable) {
-                profile8_text_ = s1;
-                text = &profile8_text_;
+                b.text = s1;
+                text = &b.text;
             } else {
-                scratch_text_ = s1;
+                b.scratch_text = s1;
             }
-            const parasail_profile_t* p = profile8_.build(*text, !profile8_verified_);
+            const parasail_profile_t* p = b.builder.build(*text, !b.verified);
             if (p) {
-                profile8_verified_ = true;
-                profile8_current_ = p;
-                profile8_holds_ = cacheable ? 1 : 2;
+                b.verified = true;
+                b.current = p;
+                b.holds = cacheable ? 1 : 2;
                 return p;
             }
-            profile8_holds_ = 0;  // differs from parasail's: parasail's from now on
+            b.holds = 0;  // differs from parasail's: parasail's from now on
         }
         if (!cacheable) {
             scratch_text_ = s1;
@@ -633,11 +656,15 @@ private:
     std::string profile_text_[3];
     std::string scratch_text_;
     ProfilePtr scratch_profile_;
-    Profile8Builder profile8_;
-    bool profile8_verified_ = false;
-    int profile8_holds_ = 0;  // what profile8_ last built: 0 nothing, 1 the cached query, 2 a scratch text
-    std::string profile8_text_;
-    const parasail_profile_t* profile8_current_ = nullptr;
+    // Shuffle-built profiles, 8- and 16-bit lanes.
+    struct BuiltProfile {
+        ProfileBuilder builder;
+        bool verified = false;
+        int holds = 0;  // what builder last built: 0 nothing, 1 the cached query, 2 a scratch text
+        std::string text, scratch_text;
+        const parasail_profile_t* current = nullptr;
+    };
+    BuiltProfile built_[2];
 };
 
 class ParasailBackend : public Backend {
