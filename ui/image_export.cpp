@@ -89,6 +89,11 @@ void write_widget_image(QWidget* widget, const QString& path, QSize size, int dp
     SizedFor sized(widget, size);
     switch (format) {
     case ImageFormat::Png: {
+        if (dpi == 96 && !qobject_cast<QCustomPlot*>(widget)) {
+            // One image pixel per screen pixel: exactly what the screen shows.
+            if (!widget->grab().save(path, "PNG")) throw Error(path.toStdString() + ": cannot write the PNG file");
+            return;
+        }
         const double ratio = dpi / 96.0;
         QImage image(QSize(int(std::lround(size.width() * ratio)), int(std::lround(size.height() * ratio))),
                      QImage::Format_ARGB32_Premultiplied);
@@ -96,7 +101,6 @@ void write_widget_image(QWidget* widget, const QString& path, QSize size, int dp
         image.fill(Qt::white);
         {
             QPainter painter(&image);
-            painter.setRenderHint(QPainter::Antialiasing);
             if (auto* plot = qobject_cast<QCustomPlot*>(widget)) {
                 QCPPainter cp;
                 painter.end();
