@@ -7,11 +7,17 @@
 #include <panels/job_panel.hpp>
 #include <views/alignment_export.hpp>
 #include <views/job_alignments_view.hpp>
+#include <views/hits/hits_view.hpp>
 #include <views/job_heatmap_view.hpp>
+#include <views/job_hits_view.hpp>
 
 #include <alignscope/score/substitution_matrix.hpp>
 
+#include <QApplication>
+#include <QClipboard>
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QMenu>
 #include <QDialogButtonBox>
 #include <QHeaderView>
 #include <QJsonDocument>
@@ -417,6 +423,105 @@ private slots:
             break;
         }
         }
+    }
+
+    void hitsGoOutAsTables() {
+        MainWindow window(*registry_);
+        window.setConfirmCloseWhileRunning(false);
+        window.resize(1280, 800);
+        window.show();
+        QSignalSpy ready(&window, &MainWindow::projectReady);
+        window.openProject(path("hits.alsproj"), true);
+        QVERIFY(ready.wait(60'000));
+        QSignalSpy idle(&window.document(), &ProjectDocument::loadingIdle);
+        window.loadFiles({demo_dir + "/globins_human.fa", demo_dir + "/globins_others.fa"});
+        QVERIFY(idle.wait(60'000));
+        QSignalSpy done(&window, &MainWindow::jobNotification);
+        window.jobPanel().setAlgorithm(JobAlgorithm::DatabaseSearch);
+        QVERIFY2(window.jobPanel().canRun(), qPrintable(window.jobPanel().problemText()));
+        QVERIFY(window.runJob());
+        QVERIFY(done.wait(60'000));
+        QCOMPARE(JobState(done.first()[1].toInt()), JobState::Done);
+        window.showView("hits");
+        auto* view = qobject_cast<JobHitsView*>(window.view("hits"));
+        QVERIFY(view);
+        HitsView& hits = view->hits();
+        QTRY_VERIFY(hits.model()->rowCount() > 4);
+        QTableView& table = *hits.table();
+        const int rows = hits.model()->rowCount();
+
+        // Ids cut at the end, in full on hover.
+        QCOMPARE(table.textElideMode(), Qt::ElideRight);
+        for (int r = 0; r < rows; ++r)
+            QCOMPARE(hits.model()->index(r, HitTableModel::Target).data(Qt::ToolTipRole).toString(),
+                     QString::fromStdString(hits.model()->hit(r).target_id));
+
+        // A score filter typed into its box hides exactly the lower scores.
+        std::vector<double> scores;
+        for (int r = 0; r < rows; ++r)
+            scores.push_back(hits.model()->index(r, HitTableModel::Score).data(Qt::UserRole).toDouble());
+        std::vector<double> sorted = scores;
+        std::sort(sorted.begin(), sorted.end());
+        const double threshold = sorted[sorted.size() / 2];
+        auto* min_score = hits.findChild<QDoubleSpinBox*>("minScore");
+        QVERIFY(min_score);
+        min_score->selectAll();
+        QTest::keyClicks(min_score, QString::number(threshold, 'f', 1));
+        QTest::keyClick(min_score, Qt::Key_Enter);
+        int shown = 0;
+        for (int r = 0; r < rows; ++r) {
+            QCOMPARE(table.isRowHidden(r), scores[std::size_t(r)] < threshold);
+            shown += !table.isRowHidden(r);
+        }
+        QVERIFY(shown > 0 && shown < rows);
+
+        // TSV and CSV of the shown rows: a header and one line per shown hit.
+        for (const QString& name : {QStringLiteral("hits.tsv"), QStringLiteral("hits.csv")}) {
+            const QString file = path(name);
+            hits.exportTable(file);
+            const QString separator = name.endsWith("csv") ? "," : "\t";
+            QStringList lines = QString::fromUtf8(all(file)).split('\n', Qt::SkipEmptyParts);
+            QCOMPARE(int(lines.size()), shown + 1);
+            QVERIFY(lines[0].startsWith("Rank" + separator + "Query" + separator + "Target"));
+            int line = 1;
+            for (int r = 0; r < rows; ++r) {
+                if (table.isRowHidden(r)) continue;
+                const QStringList f = lines[line++].split(separator);
+                QCOMPARE(int(f.size()), int(HitTableModel::ColumnCount));
+                QCOMPARE(f[HitTableModel::Target], QString::fromStdString(hits.model()->hit(r).target_id));
+                QVERIFY(f[HitTableModel::Score].toDouble() >= threshold);
+            }
+        }
+
+        // The right-click menu of a shown row.
+        int row = 0;
+        while (table.isRowHidden(row)) ++row;
+        const QString target = QString::fromStdString(hits.model()->hit(row).target_id);
+        std::unique_ptr<QMenu> menu(hits.contextMenu(row));
+        menu->findChild<QAction*>("copyId")->trigger();
+        QCOMPARE(QApplication::clipboard()->text(), target);
+        menu->findChild<QAction*>("copySequence")->trigger();
+        const auto others = read_fasta(demo_dir + "/globins_others.fa");
+        auto human = read_fasta(demo_dir + "/globins_human.fa");
+        const QString residues = others.count(target) ? others.at(target) : human.at(target);
+        QCOMPARE(QApplication::clipboard()->text(), ">" + target + "\n" + residues.toUpper() + "\n");
+        menu->findChild<QAction*>("openAlignment")->trigger();
+        QCOMPARE(table.currentIndex().row(), row);
+        QVERIFY(menu->findChild<QAction*>("exportSelection"));
+
+        // Export of the selection: two rows chosen by Ctrl+click.
+        int second = row + 1;
+        while (table.isRowHidden(second)) ++second;
+        QTest::mouseClick(table.viewport(), Qt::LeftButton, Qt::ControlModifier,
+                          table.visualRect(hits.model()->index(second, 1)).center());
+        QCOMPARE(table.selectionModel()->selectedRows().size(), 2);
+        const QString selection = path("selection.tsv");
+        hits.exportTable(selection, true);
+        const QStringList lines = QString::fromUtf8(all(selection)).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(int(lines.size()), 3);
+        QCOMPARE(lines[1].split('\t')[HitTableModel::Target], target);
+        QCOMPARE(lines[2].split('\t')[HitTableModel::Target],
+                 QString::fromStdString(hits.model()->hit(second).target_id));
     }
 };
 

@@ -48,6 +48,9 @@ QVariant HitTableModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::TextAlignmentRole)
         return index.column() == Query || index.column() == Target ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                                                                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    // Ids are cut at the end in the table: the full id on hover.
+    if (role == Qt::ToolTipRole && (index.column() == Query || index.column() == Target))
+        return QString::fromStdString(index.column() == Query ? h.query_id : h.target_id);
     if (role != Qt::DisplayRole && role != Qt::UserRole) return {};
     const bool sort_key = role == Qt::UserRole;
     auto range = [](std::int64_t b, std::int64_t e) {

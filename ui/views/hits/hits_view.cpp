@@ -4,16 +4,26 @@
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/io/alignment_format.hpp>
+#include <alignscope/io/atomic_file.hpp>
 #include <alignscope/seq/alphabet.hpp>
 #include <alignscope/store/project.hpp>
 
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QMenu>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <memory>
 #include <optional>
 
 namespace alignscope::ui {
@@ -23,15 +33,17 @@ HitsView::HitsView(QWidget* parent) : QWidget(parent) {
     table_ = new QTableView;
     table_->setModel(model_);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table_->setContextMenuPolicy(Qt::CustomContextMenu);
     table_->setSortingEnabled(true);
     table_->sortByColumn(HitTableModel::Rank, Qt::AscendingOrder);
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->verticalHeader()->setVisible(false);
     table_->setAlternatingRowColors(true);
-    // UniProt ids are long: one line per hit, cut at the column's edge.
+    // UniProt ids are long: one line per hit, cut at the end (the start of
+    // an id is what tells it apart), the full id on hover.
     table_->setWordWrap(false);
-    table_->setTextElideMode(Qt::ElideMiddle);
+    table_->setTextElideMode(Qt::ElideRight);
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     alignment_ = new AlignmentView;
     note_ = new QLabel;
@@ -50,8 +62,40 @@ HitsView::HitsView(QWidget* parent) : QWidget(parent) {
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
     split->setSizes({320, 480});
+    // Filters above the table.
+    max_evalue_ = new QDoubleSpinBox;
+    max_evalue_->setObjectName("maxEvalue");
+    max_evalue_->setDecimals(6);
+    max_evalue_->setRange(0, 1e6);
+    max_evalue_->setSpecialValueText(tr("any"));
+    max_evalue_->setToolTip(tr("Show only hits with an E-value at most this (hits without statistics are hidden "
+                               "while it is set)"));
+    min_score_ = new QDoubleSpinBox;
+    min_score_->setObjectName("minScore");
+    min_score_->setDecimals(1);
+    min_score_->setRange(0, 1e9);
+    min_score_->setSpecialValueText(tr("any"));
+    min_score_->setToolTip(tr("Show only hits with at least this raw score"));
+    auto* filters = new QHBoxLayout;
+    filters->addWidget(new QLabel(tr("E-value ≤")));
+    filters->addWidget(max_evalue_);
+    filters->addWidget(new QLabel(tr("Score ≥")));
+    filters->addWidget(min_score_);
+    filters->addStretch(1);
+    for (QDoubleSpinBox* box : {max_evalue_, min_score_})
+        connect(box, &QDoubleSpinBox::valueChanged, this, &HitsView::applyFilters);
+    connect(model_, &QAbstractItemModel::modelReset, this, &HitsView::applyFilters);
+    connect(model_, &QAbstractItemModel::rowsInserted, this, &HitsView::applyFilters);
+    connect(model_, &QAbstractItemModel::layoutChanged, this, &HitsView::applyFilters);
+    connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+        const QModelIndex index = table_->indexAt(at);
+        if (!index.isValid()) return;
+        std::unique_ptr<QMenu> menu(contextMenu(index.row()));
+        menu->exec(table_->viewport()->mapToGlobal(at));
+    });
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(filters);
     layout->addWidget(split);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
@@ -60,6 +104,97 @@ HitsView::HitsView(QWidget* parent) : QWidget(parent) {
 }
 
 HitsView::~HitsView() = default;
+
+void HitsView::setFilters(double max_evalue, double min_score) {
+    max_evalue_->setValue(max_evalue > 0 ? max_evalue : 0);
+    min_score_->setValue(min_score > 0 ? min_score : 0);
+    applyFilters();
+}
+
+bool HitsView::rowShown(int row) const {
+    const store::Hit& h = model_->hit(row);
+    if (const double e = max_evalue_->value(); e > 0 && (!h.evalue || *h.evalue > e)) return false;
+    if (const double s = min_score_->value(); s > 0 && model_->index(row, HitTableModel::Score).data(Qt::UserRole).toDouble() < s)
+        return false;
+    return true;
+}
+
+void HitsView::applyFilters() {
+    for (int row = 0; row < model_->rowCount(); ++row) table_->setRowHidden(row, !rowShown(row));
+}
+
+void HitsView::exportTable(const QString& path, bool selected_only) {
+    while (model_->canFetchMore({})) model_->fetchMore({});
+    std::vector<int> rows;
+    if (selected_only) {
+        for (const QModelIndex& index : table_->selectionModel()->selectedRows()) rows.push_back(index.row());
+        std::sort(rows.begin(), rows.end());
+    } else {
+        for (int row = 0; row < model_->rowCount(); ++row) rows.push_back(row);
+    }
+    const bool csv = path.endsWith(".csv", Qt::CaseInsensitive);
+    auto field = [csv](QString text) {
+        if (!csv) return text.replace('\t', ' ').replace('\n', ' ');
+        if (text.contains(',') || text.contains('"') || text.contains('\n'))
+            text = '"' + text.replace("\"", "\"\"") + '"';
+        return text;
+    };
+    QString out;
+    QStringList header;
+    for (int c = 0; c < HitTableModel::ColumnCount; ++c)
+        header << field(model_->headerData(c, Qt::Horizontal).toString());
+    const QString separator = csv ? "," : "\t";
+    out += header.join(separator) + '\n';
+    for (int row : rows) {
+        if (!rowShown(row)) continue;
+        QStringList line;
+        for (int c = 0; c < HitTableModel::ColumnCount; ++c)
+            line << field(model_->index(row, c).data().toString());
+        out += line.join(separator) + '\n';
+    }
+    AtomicOutput file(path.toStdString());
+    file.stream() << out.toStdString();
+    file.commit();
+}
+
+QMenu* HitsView::contextMenu(int row) {
+    auto* menu = new QMenu(this);
+    menu->setObjectName("hitMenu");
+    const store::Hit h = model_->hit(row);
+    menu->addAction(tr("Copy target id"), this, [h] {
+        QApplication::clipboard()->setText(QString::fromStdString(h.target_id));
+    })->setObjectName("copyId");
+    QAction* sequence = menu->addAction(tr("Copy target sequence (FASTA)"), this, [this, h] {
+        auto it = target_index_.find(h.target_id);
+        if (it == target_index_.end()) return;
+        QApplication::clipboard()->setText(QStringLiteral(">%1\n%2\n").arg(
+            QString::fromStdString(h.target_id), QString::fromStdString(targets_[it->second].residues)));
+    });
+    sequence->setObjectName("copySequence");
+    sequence->setEnabled(target_index_.count(h.target_id) > 0);
+    menu->addAction(tr("Open alignment"), this, [this, row] { selectHit(row); })->setObjectName("openAlignment");
+    menu->addAction(tr("Export selection (CSV or TSV)…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export hits"), QDir::homePath() + "/hits.tsv",
+                                                          tr("TSV (*.tsv);;CSV (*.csv)"));
+        if (path.isEmpty()) return;
+        try {
+            exportTable(path, true);
+        } catch (const std::exception& e) {
+            note_->setText(QString::fromUtf8(e.what()));
+        }
+    })->setObjectName("exportSelection");
+    menu->addAction(tr("Export all shown hits (CSV or TSV)…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export hits"), QDir::homePath() + "/hits.tsv",
+                                                          tr("TSV (*.tsv);;CSV (*.csv)"));
+        if (path.isEmpty()) return;
+        try {
+            exportTable(path, false);
+        } catch (const std::exception& e) {
+            note_->setText(QString::fromUtf8(e.what()));
+        }
+    })->setObjectName("exportAll");
+    return menu;
+}
 
 void HitsView::setSequences(std::vector<Sequence> queries, std::vector<Sequence> targets) {
     queries_ = std::move(queries);

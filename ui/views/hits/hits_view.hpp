@@ -18,7 +18,9 @@
 #include <string>
 #include <vector>
 
+class QDoubleSpinBox;
 class QLabel;
+class QMenu;
 class QTableView;
 
 namespace alignscope::ui {
@@ -40,6 +42,18 @@ public:
 
     HitTableModel* model() const { return model_; }
     QTableView* table() const { return table_; }
+
+    // Filters: rows outside them are hidden (and left out of exports). A
+    // maximum E-value hides hits without one; 0 or less means no filter.
+    void setFilters(double max_evalue, double min_score);
+    bool rowShown(int row) const;
+    // The shown rows (all of the job's hits, fetched), or only the selected
+    // ones, as CSV (.csv, RFC 4180 quoting) or TSV (any other name). Throws
+    // alignscope::Error naming the file.
+    void exportTable(const QString& path, bool selected_only = false);
+    // The right-click menu of a row: copy id, copy sequence, open alignment,
+    // export selection. Owned by the caller.
+    QMenu* contextMenu(int row);
     AlignmentView* alignmentView() const { return alignment_; }
     // Selects a row and shows its alignment.
     void selectHit(int row);
@@ -59,7 +73,11 @@ private:
     void showHit(int row);
     void setSequences(std::vector<Sequence> queries, std::vector<Sequence> targets);
 
+    void applyFilters();
+
     HitTableModel* model_ = nullptr;
+    QDoubleSpinBox* max_evalue_ = nullptr;
+    QDoubleSpinBox* min_score_ = nullptr;
     QTableView* table_ = nullptr;
     AlignmentView* alignment_ = nullptr;
     QLabel* note_ = nullptr;
