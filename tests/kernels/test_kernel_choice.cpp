@@ -115,7 +115,7 @@ private slots:
                 const std::string letters = trial % 2 ? "WC" : "ARNDCQEGHILKMFPSTWYV";
                 std::string q(1 + rng() % 60, 'A'), t(1 + rng() % 60, 'A');
                 for (auto& c : q) c = letters[rng() % letters.size()];
-                for (auto& c : t) c = trial % 2 ? (c = 'G') : letters[rng() % letters.size()];
+                for (auto& c : t) c = trial % 2 ? 'G' : letters[rng() % letters.size()];
                 AlignOptions options;
                 options.mode = AlignmentMode::Global;
                 options.traceback = false;

@@ -67,10 +67,11 @@ std::vector<Row> read_all_pages(Fetch&& fetch, int limit, std::int64_t expected)
     std::int64_t from = 0;
     for (int pages = 0;; ++pages) {
         const store::Page<Row> page = fetch(from, limit);
-        if (page.first != from) qFatal("page starts at %lld, asked %lld", (long long)page.first, (long long)from);
+        if (page.first != from)
+            qFatal("page starts at %lld, asked %lld", static_cast<long long>(page.first), static_cast<long long>(from));
         rows.insert(rows.end(), page.rows.begin(), page.rows.end());
         const bool should_have_more = page.next() < expected;
-        if (page.more != should_have_more) qFatal("page.more is wrong at %lld", (long long)from);
+        if (page.more != should_have_more) qFatal("page.more is wrong at %lld", static_cast<long long>(from));
         if (!page.more) break;
         if (page.rows.size() != static_cast<std::size_t>(limit)) qFatal("short page before the end");
         from = page.next();
