@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 
@@ -81,6 +82,18 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (!context.action) return with_output_checked(0);
+    // Under mpirun only allvsall shares its work among the ranks; any other
+    // command would run once per rank, each writing the same outputs.
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+        const char* size = std::getenv(name);
+        if (size && std::atoi(size) > 1 && !app.get_subcommand("allvsall")->parsed()) {
+            for (CLI::App* command : app.get_subcommands())
+                std::cerr << "alignscope-cli: error: " << command->get_name()
+                          << " does not run under mpirun (only allvsall shares its work among ranks); run it once, "
+                             "without mpirun\n";
+            return 2;
+        }
+    }
     try {
         // verify's --reference names a device as --device does; checked before
         // the run so that an unknown one is blamed on its own flag.

@@ -81,6 +81,25 @@ private slots:
         if (!QFile::exists(k16S)) QFAIL("rRNA16S.gold.fasta is missing: install the Debian package microbiomeutil-data");
     }
 
+    // Commands that do not share work among ranks refuse to run under mpirun
+    // instead of writing the same outputs once per rank.
+    void other_commands_refuse_mpirun() {
+        QTemporaryDir dir;
+        const QString fa = dir.filePath("a.fa");
+        QFile f(fa);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(">a\nACGTACGTAC\n>b\nACGTTCGTAC\n");
+        f.close();
+        const QString out = dir.filePath("out.tsv");
+        for (const QStringList& args : {QStringList{"search", "-q", fa, "-d", fa, "--db-cache", "off", "-o", out},
+                                        QStringList{"align", fa, fa, "-o", out}}) {
+            const ProcessResult r = run_mpi(2, args);
+            QVERIFY2(r.exit_code != 0, r.out.constData());
+            QVERIFY2(r.err.contains(args.front().toUtf8() + " does not run under mpirun"), r.err.constData());
+            QVERIFY(!QFile::exists(out));
+        }
+    }
+
     void three_ranks_write_the_bytes_of_one_process_data() {
         QTest::addColumn<bool>("against");
         QTest::addColumn<int>("ranks");
