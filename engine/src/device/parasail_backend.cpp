@@ -266,6 +266,10 @@ public:
             const int index = job.scheme.matrix.index_of(static_cast<char>(c));
             letter_of_[c] = index < 0 ? '\0' : parasail_support::letters[static_cast<std::size_t>(index)];
         }
+        // parasail letter -> matrix row.
+        for (int c = 0; c < matrix->size; ++c)
+            code_of_letter_[static_cast<unsigned char>(parasail_support::letters[static_cast<std::size_t>(c)])] =
+                static_cast<std::uint8_t>(c);
         refuse_broken_parasail_kernels(job, forced_);
         if (forced_) {
             const Family f = forced_->family == "striped" ? striped : scan;
@@ -335,6 +339,23 @@ private:
             missing &= static_cast<char>(letter != '\0');
         }
         if (!missing) encode(residues, job_.scheme.matrix, std::string(what) + " '" + sequence.id + "'");  // throws
+    }
+
+    // Whether some run of consecutive cells (i, i) of the main diagonal scores
+    // `threshold` or more without gaps: a lower bound on the local score, in
+    // min(m, n) steps.
+    bool diagonal_segment_reaches(int threshold) const {
+        const std::size_t len = std::min(q_.size(), t_.size());
+        const int size = matrix_->size;
+        const int* scores = matrix_->matrix;
+        int run = 0;
+        for (std::size_t k = 0; k < len; ++k) {
+            run += scores[code_of_letter_[static_cast<unsigned char>(t_[k])] * size +
+                          code_of_letter_[static_cast<unsigned char>(q_[k])]];
+            if (run >= threshold) return true;
+            if (run < 0) run = 0;
+        }
+        return false;
     }
 
     // A region too large for parasail's trace table (or beyond 32 bits) is
@@ -469,7 +490,14 @@ private:
     bool local(Alignment& a, int& width) {
         const std::int64_t m = a.query_length, n = a.target_length;
         Pass fwd;
-        if (!run(sw_kernels, q_, t_, first_width(m, n, true), true, fwd)) return false;
+        int first = first_width(m, n, true);
+        // A pair whose main diagonal alone holds a segment scoring 256 or more
+        // saturates 8-bit lanes for sure, however parasail offsets them (its
+        // 8-bit local kernels use a bias and reach scores past 127): the local
+        // score is at least that. It starts at 16 bits rather than run twice,
+        // in the lanes the 8-bit pass would have widened to.
+        if (first == 0 && !forced_ && diagonal_segment_reaches(256)) first = 1;
+        if (!run(sw_kernels, q_, t_, first, true, fwd)) return false;
         width = fwd.width;
         a.score = fwd.result->score;
         if (a.score <= 0) {
@@ -651,6 +679,7 @@ private:
     SchemeBounds bounds_;
     bool want_begins_;  // false: no reverse pass, begins reported 0
     char letter_of_[256];
+    std::uint8_t code_of_letter_[256] = {};
     std::string q_, t_, rq_, rt_;
     ProfilePtr profile_[3];
     std::string profile_text_[3];
@@ -658,6 +687,7 @@ private:
     ProfilePtr scratch_profile_;
     // Shuffle-built profiles, 8- and 16-bit lanes.
     struct BuiltProfile {
+        explicit BuiltProfile(ProfileBuilder b) : builder(std::move(b)) {}
         ProfileBuilder builder;
         bool verified = false;
         int holds = 0;  // what builder last built: 0 nothing, 1 the cached query, 2 a scratch text
