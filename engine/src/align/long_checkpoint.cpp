@@ -1,6 +1,7 @@
 // Long-pair stage-1 checkpoints (see long_checkpoint.hpp): atomic, checksummed
 // files and their validation.
 #include <alignscope/align/long_checkpoint.hpp>
+#include "../io/crc32.hpp"
 #include <alignscope/error.hpp>
 
 #include <zlib.h>
@@ -29,18 +30,6 @@ constexpr std::size_t kHeaderBytes = 8 + 4 + 4 + 8;
 constexpr const char* kRowPrefix = "long-pair-row-";
 constexpr const char* kRowSuffix = ".bin";
 
-std::uint32_t crc_of(const void* data, std::size_t size, std::uint32_t crc = 0) {
-    const auto* p = static_cast<const Bytef*>(data);
-    uLong c = crc;
-    while (size > 0) {
-        const auto chunk = static_cast<uInt>(std::min<std::size_t>(size, 1u << 30));
-        c = ::crc32(c, p, chunk);
-        p += chunk;
-        size -= chunk;
-    }
-    return static_cast<std::uint32_t>(c);
-}
-
 std::string errno_text() { return std::strerror(errno); }
 
 // A file written piece by piece to a temporary name, with a running CRC-32;
@@ -65,7 +54,7 @@ public:
     AtomicWriter& operator=(const AtomicWriter&) = delete;
 
     void put(const void* data, std::size_t size) {
-        crc_ = crc_of(data, size, crc_);
+        crc_ = io::crc32_of(data, size, crc_);
         const char* p = static_cast<const char*>(data);
         while (size > 0) {
             const ssize_t w = ::write(fd_, p, size);
@@ -176,7 +165,7 @@ FileBytes read_checked(const std::string& path, std::uint32_t kind) {
     read_exactly(fd, path, all.data() + kHeaderBytes, all.size() - kHeaderBytes, kHeaderBytes);
     std::uint32_t stored = 0;
     std::memcpy(&stored, all.data() + all.size() - 4, 4);
-    if (crc_of(all.data(), all.size() - 4) != stored)
+    if (io::crc32_of(all.data(), all.size() - 4) != stored)
         throw Error("checkpoint: " + path + " is damaged (its CRC-32 does not match its contents)");
     out.bytes.assign(all.begin() + static_cast<std::ptrdiff_t>(kHeaderBytes), all.end() - 4);
     return out;
@@ -362,11 +351,11 @@ CheckpointIdentity CheckpointIdentity::of(const std::uint8_t* query, std::int64_
     CheckpointIdentity id;
     id.m = m;
     id.n = n;
-    id.query_crc = crc_of(query, static_cast<std::size_t>(m));
-    id.target_crc = crc_of(target, static_cast<std::size_t>(n));
+    id.query_crc = io::crc32_of(query, static_cast<std::size_t>(m));
+    id.target_crc = io::crc32_of(target, static_cast<std::size_t>(n));
     id.matrix = scheme.matrix.name();
-    id.matrix_crc = crc_of(scheme.matrix.letters().data(), scheme.matrix.letters().size());
-    id.matrix_crc = crc_of(scheme.matrix.scores().data(), scheme.matrix.scores().size() * sizeof(int), id.matrix_crc);
+    id.matrix_crc = io::crc32_of(scheme.matrix.letters().data(), scheme.matrix.letters().size());
+    id.matrix_crc = io::crc32_of(scheme.matrix.scores().data(), scheme.matrix.scores().size() * sizeof(int), id.matrix_crc);
     id.gap_open = scheme.gap_open;
     id.gap_extend = scheme.gap_extend;
     id.scale = scheme.scale;
@@ -502,8 +491,8 @@ void LongCheckpoint::read_row(std::size_t k, std::vector<Score>& h, std::vector<
     r.get_vector(h, static_cast<std::uint64_t>(n + 1));
     r.get_vector(f, static_cast<std::uint64_t>(n + 1));
     r.end();
-    std::uint32_t crc = crc_of(h.data(), h.size() * sizeof(Score));
-    crc = crc_of(f.data(), f.size() * sizeof(Score), crc);
+    std::uint32_t crc = io::crc32_of(h.data(), h.size() * sizeof(Score));
+    crc = io::crc32_of(f.data(), f.size() * sizeof(Score), crc);
     if (crc != state_.row_crcs[k])
         throw Error("checkpoint: " + path + " is not the row file the manifest " + manifest_path() +
                     " was written with (its contents differ)");
@@ -524,8 +513,8 @@ void LongCheckpoint::add_row(std::int64_t row, const std::vector<Score>& h, cons
     w.put_vector(f);
     w.commit();
     written_.push_back(path);
-    std::uint32_t crc = crc_of(h.data(), h.size() * sizeof(Score));
-    crc = crc_of(f.data(), f.size() * sizeof(Score), crc);
+    std::uint32_t crc = io::crc32_of(h.data(), h.size() * sizeof(Score));
+    crc = io::crc32_of(f.data(), f.size() * sizeof(Score), crc);
     state_.rows.push_back(row);
     state_.row_crcs.push_back(crc);
 }

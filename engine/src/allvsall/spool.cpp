@@ -1,5 +1,6 @@
 // The ordered result spool and its checkpoint (see spool.hpp).
 #include <alignscope/allvsall/spool.hpp>
+#include "../io/crc32.hpp"
 #include <alignscope/error.hpp>
 
 #include <zlib.h>
@@ -23,18 +24,6 @@ namespace alignscope::allvsall {
 namespace {
 
 constexpr const char* kManifestTitle = "alignscope allvsall checkpoint 1";
-
-std::uint32_t crc_of(const void* data, std::size_t size, std::uint32_t crc = 0) {
-    const auto* p = static_cast<const Bytef*>(data);
-    uLong c = crc;
-    while (size > 0) {
-        const auto chunk = static_cast<uInt>(std::min<std::size_t>(size, 1u << 30));
-        c = ::crc32(c, p, chunk);
-        p += chunk;
-        size -= chunk;
-    }
-    return static_cast<std::uint32_t>(c);
-}
 
 std::string errno_text() { return std::strerror(errno); }
 
@@ -64,10 +53,10 @@ void read_all(int fd, char* p, std::size_t size, std::uint64_t offset, const std
 std::uint32_t set_crc(const std::vector<Sequence>& set) {
     std::uint32_t crc = 0;
     for (const Sequence& s : set) {
-        crc = crc_of(s.id.data(), s.id.size(), crc);
-        crc = crc_of("\n", 1, crc);
-        crc = crc_of(s.residues.data(), s.residues.size(), crc);
-        crc = crc_of("\n", 1, crc);
+        crc = io::crc32_of(s.id.data(), s.id.size(), crc);
+        crc = io::crc32_of("\n", 1, crc);
+        crc = io::crc32_of(s.residues.data(), s.residues.size(), crc);
+        crc = io::crc32_of("\n", 1, crc);
     }
     return crc;
 }
@@ -106,11 +95,11 @@ std::vector<std::string> checkpoint_identity(const Problem& p) {
     lines.push_back("rows " + std::to_string(p.rows->size()) + " " + hex(set_crc(*p.rows)));
     if (p.triangle()) lines.push_back("columns same");
     else lines.push_back("columns " + std::to_string(p.columns->size()) + " " + hex(set_crc(*p.columns)));
-    std::uint32_t matrix_crc = crc_of(p.scheme.matrix.letters().data(), p.scheme.matrix.letters().size());
+    std::uint32_t matrix_crc = io::crc32_of(p.scheme.matrix.letters().data(), p.scheme.matrix.letters().size());
     for (int a = 0; a < p.scheme.matrix.size(); ++a)
         for (int b = 0; b < p.scheme.matrix.size(); ++b) {
             const int s = p.scheme.matrix.score(a, b);
-            matrix_crc = crc_of(&s, sizeof s, matrix_crc);
+            matrix_crc = io::crc32_of(&s, sizeof s, matrix_crc);
         }
     lines.push_back("matrix " + p.scheme.matrix.name() + " " + hex(matrix_crc));
     lines.push_back("gaps " + std::to_string(p.scheme.gap_open) + " " + std::to_string(p.scheme.gap_extend) + " " +
@@ -175,7 +164,7 @@ ResultSpool::ResultSpool(const Problem& problem, const SpoolOptions& options)
     const std::size_t crc_at = text.rfind("crc ");
     if (!in || crc_at == std::string::npos || (crc_at > 0 && text[crc_at - 1] != '\n'))
         throw Error("checkpoint: " + manifest_path_ + " is damaged (no checksum line)");
-    if (hex(crc_of(text.data(), crc_at)) + "\n" != text.substr(crc_at + 4))
+    if (hex(io::crc32_of(text.data(), crc_at)) + "\n" != text.substr(crc_at + 4))
         throw Error("checkpoint: " + manifest_path_ + " is damaged (checksum mismatch)");
     std::vector<std::string> lines;
     std::istringstream body(text.substr(0, crc_at));
@@ -215,7 +204,7 @@ ResultSpool::ResultSpool(const Problem& problem, const SpoolOptions& options)
         for (std::uint64_t at = 0; at < bytes;) {
             const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), bytes - at));
             read_all(fd_, chunk.data(), n, at, spool_path_);
-            c = crc_of(chunk.data(), n, c);
+            c = io::crc32_of(chunk.data(), n, c);
             at += n;
         }
         if (c != crc) throw Error("checkpoint: " + spool_path_ + " is damaged (checksum mismatch)");
@@ -276,7 +265,7 @@ void ResultSpool::append(const TileResult& r) {
     const std::uint64_t length = buffer_.size() - 8;
     std::memcpy(buffer_.data(), &length, 8);
     write_all(fd_, buffer_.data(), buffer_.size(), spool_path_);
-    crc_ = crc_of(buffer_.data(), buffer_.size(), crc_);
+    crc_ = io::crc32_of(buffer_.data(), buffer_.size(), crc_);
     bytes_ += buffer_.size();
     pairs_ += r.scores.size();
     cells_ += problem_.tiling.cell_count(r.tile);
@@ -315,7 +304,7 @@ void ResultSpool::write_manifest() {
     text += "tiles " + std::to_string(tiles_) + "\n";
     text += "spool_bytes " + std::to_string(bytes_) + "\n";
     text += "spool_crc " + hex(crc_) + "\n";
-    text += "crc " + hex(crc_of(text.data(), text.size())) + "\n";
+    text += "crc " + hex(io::crc32_of(text.data(), text.size())) + "\n";
     const std::string temp = manifest_path_ + ".tmp." + std::to_string(::getpid());
     const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw Error("checkpoint: cannot write " + temp + " (" + errno_text() + ")");

@@ -16,6 +16,7 @@
 #include <alignscope/error.hpp>
 #include <alignscope/io/atomic_file.hpp>
 #include <alignscope/search/database.hpp>
+#include "../io/crc32.hpp"
 #include <alignscope/seq/sequence_reader.hpp>
 
 #include <zlib.h>
@@ -153,18 +154,6 @@ constexpr char cache_end[4] = {'E', 'N', 'D', '1'};
 constexpr std::uint32_t cache_version = 1;
 constexpr std::size_t header_bytes = 64;
 
-std::uint32_t crc32_of(const void* data, std::size_t size, std::uint32_t crc = 0) {
-    const auto* p = static_cast<const Bytef*>(data);
-    uLong c = crc;
-    while (size > 0) {
-        const uInt chunk = static_cast<uInt>(std::min<std::size_t>(size, 1u << 30));
-        c = ::crc32(c, p, chunk);
-        p += chunk;
-        size -= chunk;
-    }
-    return static_cast<std::uint32_t>(c);
-}
-
 std::string hex32(std::uint32_t v) {
     char text[9];
     std::snprintf(text, sizeof text, "%08x", v);
@@ -295,7 +284,7 @@ std::string serialise(const PreparedDatabase& db, const FastaFingerprint& fp) {
         w.put_bytes(db.descriptions[k].data(), db.descriptions[k].size());
         w.put<char>('\0');
     }
-    const std::uint32_t crc = crc32_of(w.bytes().data(), w.bytes().size());
+    const std::uint32_t crc = io::crc32_of(w.bytes().data(), w.bytes().size());
     w.put<std::uint32_t>(crc);
     w.put_bytes(cache_end, sizeof cache_end);
     return std::move(w.bytes());
@@ -312,7 +301,7 @@ PreparedDatabase deserialise(const std::string& bytes, const FastaFingerprint& f
     if (std::memcmp(bytes.data() + body + 4, cache_end, 4) != 0)
         throw CacheRejected{"damaged: truncated (no end marker)"};
     // Damage first, so a flipped bit in the key is called damage, not staleness.
-    if (crc32_of(bytes.data(), body) != stored_crc)
+    if (io::crc32_of(bytes.data(), body) != stored_crc)
         throw CacheRejected{"damaged: its contents do not match their checksum"};
     ByteReader r(bytes, body);
     (void)r.take(sizeof cache_magic, "magic");
@@ -447,7 +436,7 @@ FastaFingerprint fasta_fingerprint(const std::string& path) {
     std::vector<char> buffer(static_cast<std::size_t>(std::clamp<std::uint64_t>(fp.size, 4096, 1 << 20)));
     std::uint32_t crc = 0;
     std::size_t got;
-    while ((got = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) crc = crc32_of(buffer.data(), got, crc);
+    while ((got = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) crc = io::crc32_of(buffer.data(), got, crc);
     const bool failed = std::ferror(f) != 0;
     std::fclose(f);
     if (failed) throw Error(path + ": read error while computing its checksum");
@@ -461,7 +450,7 @@ std::string database_cache_path(const std::string& fasta_path, const DatabaseCac
     fs::path absolute = fs::absolute(fasta_path, ec);
     if (ec) absolute = fasta_path;
     const std::string name = absolute.filename().string();
-    const std::string hashed = name + "." + hex32(crc32_of(absolute.string().data(), absolute.string().size())) + ".alsdb";
+    const std::string hashed = name + "." + hex32(io::crc32_of(absolute.string().data(), absolute.string().size())) + ".alsdb";
     if (!options.directory.empty()) return (fs::path(options.directory) / hashed).string();
     const fs::path beside = absolute.string() + ".alsdb";
     if (writable_directory(absolute.parent_path()) || fs::exists(beside, ec)) return beside.string();
