@@ -46,8 +46,8 @@ struct AlignOptions {
     bool traceback = true;  // false: score, end and begin positions only
     // false (with traceback off): score and end positions only. Begins that
     // need a pass of their own (local, semi-global with a free begin) are then
-    // left 0; the GPU skips its reverse pass, half the work. CPU backends find
-    // begins anyway and may report them.
+    // left 0; the GPU and the cpu device skip their reverse pass, half the
+    // work. The scalar reference (cpu-ref) finds begins anyway and reports them.
     bool begins = true;
 };
 
