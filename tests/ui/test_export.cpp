@@ -26,6 +26,7 @@
 #include <QTableView>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
 #include <QPushButton>
@@ -522,6 +523,35 @@ private slots:
         QCOMPARE(lines[1].split('\t')[HitTableModel::Target], target);
         QCOMPARE(lines[2].split('\t')[HitTableModel::Target],
                  QString::fromStdString(hits.model()->hit(second).target_id));
+    }
+
+    void hitsSayWhyStatisticsAreMissing() {
+        MainWindow window(*registry_);
+        window.setConfirmCloseWhileRunning(false);
+        window.show();
+        QSignalSpy ready(&window, &MainWindow::projectReady);
+        window.openProject(path("nostats.alsproj"), true);
+        QVERIFY(ready.wait(60'000));
+        QSignalSpy idle(&window.document(), &ProjectDocument::loadingIdle);
+        window.loadFiles({demo_dir + "/globins_human.fa", demo_dir + "/globins_others.fa"});
+        QVERIFY(idle.wait(60'000));
+        JobPanel& panel = window.jobPanel();
+        panel.setAlgorithm(JobAlgorithm::DatabaseSearch);
+        // A search starts from BLAST's gap costs (existence 11, extension 1:
+        // a gap of one costs 12 in this program's convention).
+        QCOMPARE(panel.request().scoring.gap_open, 12.0);
+        QCOMPARE(panel.request().scoring.gap_extend, 1.0);
+        panel.setGaps(10, 0.5);
+        QSignalSpy done(&window, &MainWindow::jobNotification);
+        QVERIFY(window.runJob());
+        QVERIFY(done.wait(60'000));
+        window.showView("hits");
+        auto* view = qobject_cast<JobHitsView*>(window.view("hits"));
+        QTRY_VERIFY(view->hits().model()->rowCount() > 0);
+        QVERIFY(!view->hits().model()->hit(0).bits);
+        QString note;
+        for (QLabel* l : view->findChildren<QLabel*>()) note += l->text() + "\n";
+        QVERIFY2(note.contains("no Karlin-Altschul statistics for BLOSUM62 with gaps 10/0.5"), qPrintable(note));
     }
 };
 

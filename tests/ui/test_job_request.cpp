@@ -346,7 +346,7 @@ private slots:
         QCOMPARE(s.kernels, 4);
         QCOMPARE(s.streams, 2);
         QCOMPARE(parse_algorithm("long"), JobAlgorithm::LongPair);
-        QCOMPARE(display_name(JobAlgorithm::LongPair), std::string("Long pair (linear space, GPU wavefront)"));
+        QCOMPARE(display_name(JobAlgorithm::LongPair), std::string("Long pair (linear space)"));
     }
 
     void algorithmsRoundTrip() {

@@ -13,6 +13,7 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QMessageBox>
@@ -30,6 +31,9 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <alignscope/store/job_recording.hpp>
+#include <alignscope/store/project.hpp>
 
 #include <fstream>
 #include <memory>
@@ -465,6 +469,37 @@ private slots:
         QCOMPARE(window.document().jobs().size(), std::size_t(1));
         store::Project kept(first.toStdString(), store::ProjectOptions{.read_only = true});
         QCOMPARE(kept.jobs().size(), std::size_t(2));
+    }
+
+    void jobsAreListedByTheirTask() {
+        const QString project = path("tasks.alsproj");
+        auto window = openWindow(project, true);
+        QVERIFY(window);
+        auto record = [&project](const char* command, const char* mode, std::map<std::string, std::string> params) {
+            store::JobSpec spec;
+            spec.command = command;
+            spec.mode = mode;
+            spec.devices = "cpu";
+            spec.parameters = std::move(params);
+            store::JobRecording recording(project.toStdString(), spec);
+            recording.finish_done();
+        };
+        record("search", "local", {{"search", "database"}});
+        record("align", "global", {{"long", "yes"}});
+        record("hmmsearch", "local", {});
+        record("align", "semiglobal", {});
+        JobsModel& model = window->jobsView().model();
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 4, 5000);
+        QStringList tasks;
+        for (int r = 0; r < 4; ++r) tasks << model.index(r, JobsModel::Mode).data().toString();
+        QCOMPARE(tasks, (QStringList{"database search", "long pair, global", "profile search", "semiglobal"}));
+        QCOMPARE(model.headerData(JobsModel::Mode, Qt::Horizontal).toString(), QString("Task"));
+        // The panel and the stepper name no GPU for a CPU job.
+        JobPanel& panel = window->jobPanel();
+        panel.setAlgorithm(JobAlgorithm::LongPair);
+        QVERIFY(panel.setDevice("cpu"));
+        auto* algorithm = panel.findChild<QComboBox*>("algorithm");
+        QVERIFY2(!algorithm->currentText().contains("GPU"), qPrintable(algorithm->currentText()));
     }
 };
 

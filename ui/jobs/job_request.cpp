@@ -28,7 +28,7 @@ std::string display_name(JobAlgorithm algorithm) {
     case JobAlgorithm::Local: return "Local (Smith-Waterman)";
     case JobAlgorithm::SemiGlobal: return "Semi-global (free end gaps)";
     case JobAlgorithm::DatabaseSearch: return "Database search (local, best hits per query)";
-    case JobAlgorithm::LongPair: return "Long pair (linear space, GPU wavefront)";
+    case JobAlgorithm::LongPair: return "Long pair (linear space)";
     }
     return {};
 }

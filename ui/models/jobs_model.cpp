@@ -91,6 +91,21 @@ QColor state_colour(store::JobState state) {
 
 }  // namespace
 
+QString JobsModel::taskText(const store::JobSpec& spec) {
+    const auto& p = spec.parameters;
+    const QString mode = QString::fromStdString(spec.mode);
+    auto has = [&p](const char* key) {
+        auto it = p.find(key);
+        return it != p.end() && it->second != "no";
+    };
+    if (spec.command == "hmmsearch" || has("profiles") || has("hmm")) return tr("profile search");
+    if (has("search")) return tr("database search");
+    if (has("long")) return mode.isEmpty() ? tr("long pair") : tr("long pair, %1").arg(mode);
+    if (spec.command == "bench") return tr("benchmark");
+    if (spec.command == "verify") return tr("verify");
+    return mode;
+}
+
 QString JobsModel::scoringText(const store::JobSpec& spec) {
     QString matrix = QString::fromStdString(spec.matrix_name);
     if (matrix.isEmpty()) return QString::fromStdString(spec.scoring);
@@ -180,7 +195,7 @@ QVariant JobsModel::data(const QModelIndex& index, int role) const {
     switch (index.column()) {
     case Id: return qint64(job.id);
     case State: return QString::fromUtf8(store::to_string(job.state).data());
-    case Mode: return QString::fromStdString(job.spec.mode);
+    case Mode: return taskText(job.spec);
     case Scoring: return scoringText(job.spec);
     case Inputs: return inputsText(job, input_names_);
     case Pairs: return pairs ? QVariant(qulonglong(pairs)) : QVariant();
@@ -207,7 +222,7 @@ QVariant JobsModel::headerData(int section, Qt::Orientation orientation, int rol
     switch (section) {
     case Id: return tr("Job");
     case State: return tr("State");
-    case Mode: return tr("Mode");
+    case Mode: return tr("Task");
     case Scoring: return tr("Scoring");
     case Inputs: return tr("Inputs");
     case Pairs: return tr("Pairs");

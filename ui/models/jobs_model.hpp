@@ -41,6 +41,9 @@ public:
     static bool neverRan(const store::JobInfo& job);
     // Seconds the job ran (until now while it runs); 0 when it never started.
     static double seconds(const store::JobInfo& job);
+    // What the job was, in the task's words: "global", "database search",
+    // "long pair, local", "profile search", "benchmark".
+    static QString taskText(const store::JobSpec& spec);
     // "global BLOSUM62 10/0.5" from a stored spec.
     static QString scoringText(const store::JobSpec& spec);
     static QString inputsText(const store::JobInfo& job, const std::map<qint64, QString>& input_names = {});

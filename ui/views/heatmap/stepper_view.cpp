@@ -133,7 +133,7 @@ private:
 
 DpStepperView::DpStepperView(QWidget* parent) : QWidget(parent) {
     step_ = new QComboBox;
-    step_->addItems({tr("Step by cell"), tr("Step by row"), tr("Step by anti-diagonal (GPU order)")});
+    step_->addItems({tr("Step by cell"), tr("Step by row"), tr("Step by anti-diagonal (wavefront order)")});
     state_ = new QComboBox;
     state_->addItems({tr("H (best score)"), tr("E (gap in the query)"), tr("F (gap in the target)")});
     auto* first = new QPushButton(tr("|< Start"));
