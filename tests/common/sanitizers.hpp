@@ -24,5 +24,9 @@
 namespace alignscope::test {
 
 inline constexpr double kSanitizerSlowdown = ALIGNSCOPE_TEST_SANITIZER_SLOWDOWN;
+// Under ASan or TSan (their runtimes reserve terabytes of address space and
+// map shadow memory as they go, so a lowered RLIMIT_DATA or RLIMIT_AS stops
+// the runtime itself, not the code under test).
+inline constexpr bool kSanitized = ALIGNSCOPE_TEST_SANITIZER_SLOWDOWN > 1.0;
 
 }  // namespace alignscope::test
