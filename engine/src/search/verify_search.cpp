@@ -35,7 +35,7 @@ struct CaseSetup {
     double size = 1.0;      // fraction of the random case size
     bool saturating = false;
     int times = 1;          // the matrix multiplied by this (schemes past the lane widths' limits)
-    std::optional<ScoringScheme> scheme;  // given whole (real data with the user's scoring)
+    std::optional<ScoringScheme> scheme{};  // given whole (real data with the user's scoring)
 };
 
 // Query lengths that land on every tile shape's edges (multiples of 4, 32,
