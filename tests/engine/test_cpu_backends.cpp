@@ -126,6 +126,26 @@ ScoringScheme scheme_for(Kind kind, const QString& gaps)
     qFatal("unknown gap setting");
 }
 
+// "score 12 q 3-40 t 5-41": what a check reports of a result.
+QString result_text(const Alignment& a)
+{
+    return QString("score %1 q %2-%3 t %4-%5")
+        .arg(a.score)
+        .arg(a.query_begin)
+        .arg(a.query_end)
+        .arg(a.target_begin)
+        .arg(a.target_end);
+}
+
+// One line for a pair whose result differs from the reference.
+QString pair_text(std::size_t p, const Sequence& q, const Sequence& t, const Alignment& expected, const Alignment& got)
+{
+    return QString("pair %1: %2 vs %3, expected %4, got %5 (%6)")
+        .arg(p)
+        .arg(QString::fromStdString(q.residues), QString::fromStdString(t.residues), result_text(expected),
+             result_text(got), QString::fromStdString(got.kernel));
+}
+
 Backend& backend(DeviceRegistry& registry, const QString& id) { return registry.select(id.toStdString()); }
 
 const std::regex kernel_grammar("^(sw|nw|sg)_(linear|affine)_(striped|scan|scalar|myersmiller)_s(8|16|32|64)$");
@@ -261,19 +281,7 @@ private slots:
             const Sequence& t = set.targets[job.pairs[p].second];
             const Alignment expected = align_reference(q.residues, t.residues, scheme, options);
             const Alignment& got = results[p];
-            const QString where = QString("pair %1: %2 vs %3, expected score %4 q %5-%6 t %7-%8, got %9 q %10-%11 t %12-%13")
-                                      .arg(p)
-                                      .arg(QString::fromStdString(q.residues), QString::fromStdString(t.residues))
-                                      .arg(expected.score)
-                                      .arg(expected.query_begin)
-                                      .arg(expected.query_end)
-                                      .arg(expected.target_begin)
-                                      .arg(expected.target_end)
-                                      .arg(got.score)
-                                      .arg(got.query_begin)
-                                      .arg(got.query_end)
-                                      .arg(got.target_begin)
-                                      .arg(got.target_end);
+            const QString where = pair_text(p, q, t, expected, got);
             QVERIFY2(got.score == expected.score, qPrintable(where));
             QVERIFY2(got.query_begin == expected.query_begin && got.query_end == expected.query_end &&
                          got.target_begin == expected.target_begin && got.target_end == expected.target_end,
@@ -371,22 +379,7 @@ private slots:
                 const Sequence& t = set.targets[job.pairs[p].second];
                 const Alignment expected = align_reference(q.residues, t.residues, scheme, options);
                 const Alignment& got = results[p];
-                const QString where = QString("pair %1 (%2 vs %3) %4: expected %5 q %6-%7 t %8-%9, got %10 q %11-%12 "
-                                              "t %13-%14 (%15)")
-                                          .arg(p)
-                                          .arg(QString::fromStdString(q.residues), QString::fromStdString(t.residues))
-                                          .arg(traceback ? "traceback" : "score-only")
-                                          .arg(expected.score)
-                                          .arg(expected.query_begin)
-                                          .arg(expected.query_end)
-                                          .arg(expected.target_begin)
-                                          .arg(expected.target_end)
-                                          .arg(got.score)
-                                          .arg(got.query_begin)
-                                          .arg(got.query_end)
-                                          .arg(got.target_begin)
-                                          .arg(got.target_end)
-                                          .arg(QString::fromStdString(got.kernel));
+                const QString where = pair_text(p, q, t, expected, got) + (traceback ? " traceback" : " score-only");
                 QVERIFY2(got.score == expected.score && got.query_begin == expected.query_begin &&
                              got.query_end == expected.query_end && got.target_begin == expected.target_begin &&
                              got.target_end == expected.target_end,
