@@ -258,7 +258,10 @@ private slots:
         if (o.up) QCOMPARE(outline(1, 3), QColor(206, 92, 0));
         // The numbers shown are the reference's.
         QVERIFY(view.recurrenceText().startsWith("E(2,3)"));
-        // Through the traceback: path cells turn salmon.
+        // Through the traceback: path cells turn salmon. (End stops at the end
+        // of the fill first; pressed again it ends the traceback.)
+        view.toEnd();
+        QVERIFY(view.statusText().startsWith("Fill"));
         view.toEnd();
         const QImage done = view.grid()->grab().toImage();
         for (const auto& [i, j] : view.stepper()->reference().path) {

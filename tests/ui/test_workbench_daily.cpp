@@ -32,6 +32,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <alignscope/score/substitution_matrix.hpp>
 #include <alignscope/store/job_recording.hpp>
 #include <alignscope/store/project.hpp>
 
@@ -500,6 +501,28 @@ private slots:
         QVERIFY(panel.setDevice("cpu"));
         auto* algorithm = panel.findChild<QComboBox*>("algorithm");
         QVERIFY2(!algorithm->currentText().contains("GPU"), qPrintable(algorithm->currentText()));
+    }
+
+    void stepperEndStopsAtTheEndOfTheFill() {
+        DpStepperView view;
+        AlignOptions options;
+        options.mode = AlignmentMode::Global;
+        view.setPair("HEAGAWGHEE", "PAWHEAE", ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 10, 0.5),
+                     options);
+        view.show();
+        auto* end = view.findChild<QPushButton*>("stepperEnd");
+        QVERIFY(end);
+        QTest::mouseClick(end, Qt::LeftButton);
+        DpStepper& s = *view.stepper();
+        QCOMPARE(s.filled(), s.innerCells());
+        QVERIFY(!s.inTraceback());
+        QVERIFY(view.statusText().startsWith("Fill"));
+        QTest::mouseClick(end, Qt::LeftButton);
+        QVERIFY(s.inTraceback());
+        QCOMPARE(s.tracebackDone(), s.tracebackSteps());
+        // The keys the tooltips name step back and forth.
+        QVERIFY(view.findChild<QPushButton*>("stepperForward")->toolTip().contains("Right arrow"));
+        QVERIFY(view.findChild<QPushButton*>("stepperBack")->toolTip().contains("Left arrow"));
     }
 };
 

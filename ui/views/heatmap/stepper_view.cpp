@@ -140,8 +140,17 @@ DpStepperView::DpStepperView(QWidget* parent) : QWidget(parent) {
     auto* back = new QPushButton(tr("◀ Back"));
     auto* forward = new QPushButton(tr("Forward ▶"));
     auto* last = new QPushButton(tr("End >|"));
+    first->setObjectName("stepperStart");
+    back->setObjectName("stepperBack");
+    forward->setObjectName("stepperForward");
+    last->setObjectName("stepperEnd");
     forward->setShortcut(Qt::Key_Right);
     back->setShortcut(Qt::Key_Left);
+    first->setToolTip(tr("Back to the empty matrix (only the boundary row and column)"));
+    back->setToolTip(tr("One step back (Left arrow)"));
+    forward->setToolTip(tr("One step: a cell, a row or an anti-diagonal as chosen; after the fill, one traceback "
+                           "step (Right arrow)"));
+    last->setToolTip(tr("To the end of the fill, before the traceback; pressed again, to the end of the traceback"));
     status_ = new QLabel;
     status_->setObjectName("stepperStatus");
     status_->setMinimumWidth(0);
@@ -239,7 +248,12 @@ void DpStepperView::toStart() {
 }
 
 void DpStepperView::toEnd() {
-    if (stepper_) stepper_->toEnd();
+    // The end of the fill first (the whole matrix, the traceback not begun),
+    // so the last cells can be read before the path is drawn.
+    if (stepper_) {
+        if (stepper_->filled() < stepper_->innerCells()) stepper_->toFillEnd();
+        else stepper_->toEnd();
+    }
     explained_.reset();
     refresh();
 }
