@@ -277,6 +277,7 @@ void MainWindow::createMenus() {
     if (auto* dock = findChild<QDockWidget*>("jobDock")) view->addAction(dock->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts)->setObjectName("keyboardShortcuts");
     QAction* about = help->addAction(tr("&About AlignScope"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)->setMenuRole(QAction::AboutQtRole);
@@ -788,6 +789,33 @@ ExportImageDialog* MainWindow::exportImageDialog() {
     });
     dialog->open();
     return dialog;
+}
+
+QDialog* MainWindow::showShortcuts() {
+    // Every menu action with a key, read from the actions themselves, and the
+    // stepper's keys (its buttons are not menu actions).
+    QString rows;
+    auto row = [&rows](const QString& keys, const QString& what) {
+        rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(keys.toHtmlEscaped(), what.toHtmlEscaped());
+    };
+    for (QAction* menu_action : menuBar()->actions()) {
+        QMenu* menu = menu_action->menu();
+        if (!menu) continue;
+        for (QAction* a : menu->actions()) {
+            if (a->shortcuts().isEmpty()) continue;
+            QStringList keys;
+            for (const QKeySequence& k : a->shortcuts()) keys << k.toString(QKeySequence::NativeText);
+            row(keys.join(", "), QString(menu_action->text() + " › " + a->text()).remove('&'));
+        }
+    }
+    row(tr("Right, Left"), tr("DP stepper: one step forward, one step back"));
+    auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard shortcuts"),
+                                QStringLiteral("<table cellspacing=\"6\">%1</table>").arg(rows), QMessageBox::Ok, this);
+    box->setObjectName("shortcutsBox");
+    box->setTextFormat(Qt::RichText);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    return box;
 }
 
 void MainWindow::showAbout() {

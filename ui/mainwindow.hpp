@@ -125,6 +125,8 @@ public:
     // File › Export Image… for the shown view (its plot, or the view itself);
     // the dialog, opened (window-modal), or null when no view is shown.
     ExportImageDialog* exportImageDialog();
+    // Help › Keyboard Shortcuts: every menu key, read from the menus.
+    QDialog* showShortcuts();
 private:
     BenchmarkView* benchmarkView() const;
     void jobProgressed(quint64 ticket, const JobProgress& progress);

@@ -524,6 +524,24 @@ private slots:
         QVERIFY(view.findChild<QPushButton*>("stepperForward")->toolTip().contains("Right arrow"));
         QVERIFY(view.findChild<QPushButton*>("stepperBack")->toolTip().contains("Left arrow"));
     }
+
+    void helpListsTheKeyboardShortcuts() {
+        auto window = openWindow(path("keys.alsproj"), true);
+        QVERIFY(window);
+        auto* action = window->findChild<QAction*>("keyboardShortcuts");
+        QVERIFY(action);
+        action->trigger();
+        QMessageBox* box = nullptr;
+        QTRY_VERIFY((box = window->findChild<QMessageBox*>("shortcutsBox")) != nullptr);
+        const QString text = box->text();
+        // Every menu action's keys are listed with its name.
+        for (QAction* a : window->findChildren<QAction*>())
+            for (const QKeySequence& k : a->shortcuts())
+                QVERIFY2(text.contains(k.toString(QKeySequence::NativeText).toHtmlEscaped()),
+                         qPrintable(k.toString()));
+        for (const char* words : {"Export Image", "Cancel Running Job", "Paste Sequences", "stepper"})
+            QVERIFY2(text.contains(words), words);
+    }
 };
 
 QTEST_MAIN(WorkbenchDailyTest)
