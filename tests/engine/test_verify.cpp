@@ -513,6 +513,26 @@ private slots:
         QCOMPARE(summary.passed, options.pairs);
     }
 
+    // A --kernel the device does not run is a usage error said once, before
+    // any job, not a device that fails every pair.
+    void unknownKernelIsAUsageError() {
+        auto registry = make_cpu_registry();
+        VerifyOptions options;
+        options.device = "cpu";
+        options.pairs = 10;
+        options.kernel = "nope";
+        JobContext context;
+        try {
+            verify_device(*registry, options, {}, context);
+            QFAIL("no error");
+        } catch (const Error& e) {
+            QVERIFY2(QString(e.what()).contains("--kernel 'nope' cannot run on device cpu"), e.what());
+        }
+        options.kernel = "sw_affine_striped_s16";  // a kernel the device runs
+        const VerifySummary summary = verify_device(*registry, options, {}, context);
+        QCOMPARE(summary.failed, std::uint64_t(0));
+    }
+
     void verifyRejectsBadOptions() {
         auto registry = make_cpu_registry();
         VerifyOptions options;
