@@ -277,7 +277,7 @@ void write_search_bench_table(std::ostream& out, const SearchBenchReport& report
         if (!p.note.empty()) out << "    " << p.case_name << " on " << p.device << ": " << p.note << '\n';
     }
     for (const std::string& n : report.notes) out << "note: " << n << '\n';
-    out << "peer = CUDASW++4.0 on an H200 (issue 4); GCUPS = cells / wall time of all scan calls (median of runs); "
+    out << "peer = CUDASW++4.0 measured on an H200 (November 2026); GCUPS = cells / wall time of all scan calls (median of runs); "
            "kern = cells / device kernel time; e2e = parse + load + scan + top-K + traceback\n";
 }
 

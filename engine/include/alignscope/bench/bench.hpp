@@ -1,5 +1,5 @@
 // `bench`: throughput of the backends, measured the same way on every device in
-// the same run: the standard cases of issue 3 and sweeps over pair length,
+// the same run: the standard cases (the batched-pair targets) and sweeps over pair length,
 // batch size, stream count and kernel. Each point records cells, the median
 // wall time of align_pairs, GCUPS end to end and, where the backend reports
 // kernel events, kernel-only GCUPS, with the device and the build.
@@ -42,7 +42,7 @@ struct BenchCase {
     std::string describe() const;
 };
 
-// Issue 3's cases: protein BLOSUM62 gap 11/1 local 300x300 score-only and with
+// The standard cases: protein BLOSUM62 gap 11/1 local 300x300 score-only and with
 // traceback; DNA 150-base reads against 250-base windows, local, traceback
 // (match 2, mismatch -3, gap 7/2: BLASTN's defaults, 5/2 in BLAST's convention).
 std::vector<BenchCase> standard_bench_cases();

@@ -69,7 +69,7 @@ struct SearchBenchPoint {
     std::optional<double> gcups_e2e;
     std::optional<double> traceback_seconds;
     std::uint64_t recomputed = 0;
-    double peer_gcups = 0;  // CUDASW++4.0 on an H200 (issue 4)
+    double peer_gcups = 0;  // CUDASW++4.0 measured on an H200 (November 2026)
     std::string note;
 };
 
