@@ -299,7 +299,7 @@ private slots:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("mentions");
         const QString bad = QStringLiteral(ALIGNSCOPE_TEST_DATA "/malformed/");
-        QTest::newRow("bad residue") << bad + "bad_residue.fa" << "bad_residue.fa:3:";
+        QTest::newRow("bad residue") << bad + "bad_residue.fa" << "bad_residue.fa:4:";  // the residue's own line
         QTest::newRow("binary garbage") << bad + "garbage.bin" << "garbage.bin";
         QTest::newRow("truncated gzip") << bad + "truncated.fa.gz" << "truncated.fa.gz";
         QTest::newRow("missing file") << path("no-such-file.fa") << "no-such-file.fa";
