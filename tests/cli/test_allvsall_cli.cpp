@@ -4,6 +4,7 @@
 // identity; a run killed (SIGKILL) or interrupted (SIGINT) mid-way resumes to
 // the same bytes as a run left alone; bad input gets one line and exit 2.
 #include "cli_runner.hpp"
+#include "rrna16s.hpp"
 
 #include <QtTest>
 
@@ -17,23 +18,6 @@
 
 namespace {
 
-const char* k16S = "/usr/share/microbiomeutil-data/RESOURCES/rRNA16S.gold.fasta";
-
-// The first `count` records of the 16S set (or `skip` records on) as a FASTA file.
-QString subset(const QTemporaryDir& dir, const QString& name, int count, int skip = 0) {
-    QFile in(k16S);
-    if (!in.open(QIODevice::ReadOnly)) return {};
-    QFile out(dir.filePath(name));
-    if (!out.open(QIODevice::WriteOnly)) return {};
-    int record = -1;
-    while (!in.atEnd()) {
-        const QByteArray line = in.readLine();
-        if (line.startsWith('>')) ++record;
-        if (record >= skip + count) break;
-        if (record >= skip) out.write(line);
-    }
-    return out.fileName();
-}
 
 std::vector<alignscope::Sequence> records(const QString& path) {
     return alignscope::read_sequences(path.toStdString()).records;

@@ -5,6 +5,7 @@
 // (under mpirun again) completes to the same bytes. Needs Open MPI's mpirun
 // (Debian openmpi-bin, installed by scripts/check): its absence is a failure.
 #include "cli_runner.hpp"
+#include "rrna16s.hpp"
 
 #include <QDir>
 #include <QtTest>
@@ -14,23 +15,6 @@
 #include <unistd.h>
 
 namespace {
-
-const char* k16S = "/usr/share/microbiomeutil-data/RESOURCES/rRNA16S.gold.fasta";
-
-QString subset(const QTemporaryDir& dir, const QString& name, int count, int skip = 0) {
-    QFile in(k16S);
-    if (!in.open(QIODevice::ReadOnly)) return {};
-    QFile out(dir.filePath(name));
-    if (!out.open(QIODevice::WriteOnly)) return {};
-    int record = -1;
-    while (!in.atEnd()) {
-        const QByteArray line = in.readLine();
-        if (line.startsWith('>')) ++record;
-        if (record >= skip + count) break;
-        if (record >= skip) out.write(line);
-    }
-    return out.fileName();
-}
 
 QByteArray slurp(const QString& path) {
     QFile f(path);
