@@ -700,6 +700,40 @@ private:
 
 }  // namespace
 
+namespace {
+
+// A --kernel the device does not know is a usage error, said once before any
+// work, not a device that fails every job: one pair of the first
+// configuration the name may run, on the tested device. Rethrows the device's
+// Error when it is about --kernel; anything else is left to the real run.
+void refuse_unknown_kernel(Backend& tested, const std::vector<VerifyConfig>& configs, const VerifyOptions& options,
+                           JobContext& context) {
+    if (options.kernel.empty()) return;
+    const auto config = std::find_if(configs.begin(), configs.end(), [&](const VerifyConfig& c) {
+        return !c.extreme && kernel_can_run(options.kernel, c);
+    });
+    if (config == configs.end()) return;
+    const std::vector<Sequence> one{Sequence{"probe", "", "A", ""}};
+    PairJob probe;
+    probe.queries = &one;
+    probe.targets = &one;
+    probe.pairs = {{0, 0}};
+    probe.scheme = config->scheme;
+    probe.options = config->options;
+    probe.kernel = options.kernel;
+    probe.threads = 1;
+    probe.gpu_memory_budget = options.gpu_memory_budget;
+    JobContext probe_context;
+    probe_context.cancel = context.cancel;
+    try {
+        (void)tested.align_pairs(probe, probe_context);
+    } catch (const Error& e) {
+        if (std::string_view(e.what()).find("--kernel") != std::string_view::npos) throw;
+    }
+}
+
+}  // namespace
+
 VerifySummary verify_backend(Backend& tested, Backend& reference, const VerifyOptions& options,
                              const VerifyCallbacks& callbacks, JobContext& context) {
     if (options.pairs == 0) throw Error("verify: --pairs must be at least 1");
@@ -717,32 +751,7 @@ VerifySummary verify_backend(Backend& tested, Backend& reference, const VerifyOp
 
     VerifyPairGenerator generator(options.seed, options.traceback_too, options.kernel);
     const auto& configs = generator.configs();
-    if (!options.kernel.empty()) {
-        // A --kernel the device does not know is a usage error, said once
-        // before any work, not a device that fails every job: one pair of
-        // the first configuration the name may run, on the tested device.
-        const auto config = std::find_if(configs.begin(), configs.end(),
-                                         [&](const VerifyConfig& c) { return !c.extreme && kernel_can_run(options.kernel, c); });
-        if (config != configs.end()) {
-            const std::vector<Sequence> one{Sequence{"probe", "", "A", ""}};
-            PairJob probe;
-            probe.queries = &one;
-            probe.targets = &one;
-            probe.pairs = {{0, 0}};
-            probe.scheme = config->scheme;
-            probe.options = config->options;
-            probe.kernel = options.kernel;
-            probe.threads = 1;
-            probe.gpu_memory_budget = options.gpu_memory_budget;
-            JobContext probe_context;
-            probe_context.cancel = context.cancel;
-            try {
-                (void)tested.align_pairs(probe, probe_context);
-            } catch (const Error& e) {
-                if (std::string_view(e.what()).find("--kernel") != std::string_view::npos) throw;
-            }
-        }
-    }
+    refuse_unknown_kernel(tested, configs, options, context);
     const std::uint64_t chunk = std::max<std::uint64_t>(options.chunk_pairs, 1);
 
     JobContext tested_context;
