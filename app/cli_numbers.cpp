@@ -34,16 +34,22 @@ std::string check_whole_number(std::string& text, bool is_signed, std::uint64_t 
     return {};
 }
 
-std::string check_real_number(const std::string& text) {
+std::string check_real_number(std::string& text) {
     const char* begin = text.data();
     const char* end = text.data() + text.size();
-    if (begin != end && *begin == '+') ++begin;  // from_chars takes no plus sign
+    if (begin != end && *begin == '+') {
+        ++begin;  // from_chars takes no plus sign, and must not then see a minus ("+-1")
+        if (begin != end && *begin == '-') return "expected a number, got '" + text + "'";
+    }
     double value = 0;
     const auto [stop, ec] = std::from_chars(begin, end, value, std::chars_format::general);
     if (begin == end || (ec != std::errc() && ec != std::errc::result_out_of_range) || stop != end)
         return "expected a number, got '" + text + "'";
     if (ec == std::errc::result_out_of_range) return "'" + text + "' is out of range";
     if (!std::isfinite(value)) return "expected a finite number, got '" + text + "'";
+    char exact[40];
+    const auto written = std::to_chars(exact, exact + sizeof exact, value, std::chars_format::general, 17);
+    text.assign(exact, written.ptr);
     return {};
 }
 

@@ -20,7 +20,12 @@ namespace alignscope::cli {
 // `is_signed`); returns the error (empty when fine) and leaves `text` in plain
 // decimal (CLI11 would read "010" as octal and "0x10" as hex).
 std::string check_whole_number(std::string& text, bool is_signed, std::uint64_t max);
-std::string check_real_number(const std::string& text);  // finite decimal; the error or ""
+// Checks a real number (a finite decimal); returns the error (empty when fine)
+// and leaves `text` as 17 significant digits of the double it denotes. CLI11
+// reads reals through long double and then narrows, which rounds twice: a
+// decimal of more digits could land one ulp off the correctly rounded double;
+// 17 digits sit so close to it that the second rounding cannot move.
+std::string check_real_number(std::string& text);
 
 // The reading for a flag of type T (an integer type or double).
 template <class T>
