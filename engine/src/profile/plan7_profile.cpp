@@ -20,13 +20,18 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 std::uint8_t unbiased_byte(float scale, float sc)
 {
     sc = -1.0f * std::round(scale * sc);
-    return sc > 255.0f ? 255 : static_cast<std::uint8_t>(sc);
+    return sc > 255.0f ? 255 : sc < 0.0f ? 0 : static_cast<std::uint8_t>(sc);
 }
 
+// A positive score is a negative cost; the bias lifts it (bias is at least the
+// largest such cost), so the sum is taken in int: converting a negative float
+// to an unsigned byte would be undefined.
 std::uint8_t biased_byte(float scale, std::uint8_t bias, float sc)
 {
     sc = -1.0f * std::round(scale * sc);
-    return sc > static_cast<float>(255 - bias) ? 255 : static_cast<std::uint8_t>(static_cast<std::uint8_t>(sc) + bias);
+    if (sc > static_cast<float>(255 - bias)) return 255;
+    const int lifted = static_cast<int>(sc) + bias;
+    return static_cast<std::uint8_t>(lifted < 0 ? 0 : lifted);
 }
 
 std::int16_t word(float scale, float sc)
