@@ -207,6 +207,9 @@ private:
             } else if (key == "CKSUM") {
                 need_tokens(2, "CKSUM line without a number");
                 const double v = number(tokens_[1], "the checksum (CKSUM)");
+                if (v < 0 || v > 4294967295.0 || v != std::floor(v))
+                    fail("the checksum (CKSUM) is a whole number from 0 to 4294967295, not '" + std::string(tokens_[1]) +
+                         "'");
                 hmm.checksum = static_cast<std::uint32_t>(v);
             } else if (key == "GA" || key == "TC" || key == "NC") {
                 const bool nucleotide = hmm.alphabet != ResidueAlphabet::Amino && have_alphabet;
