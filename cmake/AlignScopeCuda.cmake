@@ -17,6 +17,9 @@ if(NOT ALIGNSCOPE_CUDA STREQUAL "OFF")
         set(CMAKE_CUDA_ARCHITECTURES 90)
       endif()
     endif()
+    # The static runtime (the default, said outright): the programs need no
+    # libcudart from the toolkit at run time (kernels/CMakeLists.txt).
+    set(CMAKE_CUDA_RUNTIME_LIBRARY Static)
     enable_language(CUDA)
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)

@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #ifdef ALIGNSCOPE_WITH_CUPTI
-#include <cupti.h>
+#include "common/cupti_library.hpp"
 #endif
 
 namespace alignscope::kernels {
@@ -28,13 +28,19 @@ public:
         static CuptiCollector collector;
         return collector;
     }
+    // Only called once acquire() succeeded, so CUPTI is loaded.
+    static const CuptiLibrary& api() { return *cupti_library(); }
 
     // Starts collecting (first user) ; false when CUPTI refuses.
     bool acquire() {
         std::lock_guard lock(mutex_);
         if (broken_) return false;
         if (!registered_) {
-            if (cuptiActivityRegisterCallbacks(&buffer_requested, &buffer_completed) != CUPTI_SUCCESS) {
+            if (!cupti_library()) {  // not installed: CUDA events time the timeline
+                broken_ = true;
+                return false;
+            }
+            if (api().activity_register_callbacks(&buffer_requested, &buffer_completed) != CUPTI_SUCCESS) {
                 broken_ = true;
                 return false;
             }
@@ -47,8 +53,8 @@ public:
                                                 CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,
                                                 CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
             for (CUpti_ActivityKind kind : kinds) {
-                if (cuptiActivityEnable(kind) != CUPTI_SUCCESS) {
-                    for (CUpti_ActivityKind k : kinds) (void)cuptiActivityDisable(k);
+                if (api().activity_enable(kind) != CUPTI_SUCCESS) {
+                    for (CUpti_ActivityKind k : kinds) (void)api().activity_disable(k);
                     broken_ = true;
                     return false;
                 }
@@ -62,14 +68,14 @@ public:
             std::lock_guard lock(mutex_);
             if (users_ == 0 || --users_ > 0) return;
         }
-        (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-        (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
-        (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
-        (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
-        (void)cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+        (void)api().activity_disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        (void)api().activity_disable(CUPTI_ACTIVITY_KIND_MEMCPY);
+        (void)api().activity_disable(CUPTI_ACTIVITY_KIND_MEMSET);
+        (void)api().activity_disable(CUPTI_ACTIVITY_KIND_RUNTIME);
+        (void)api().activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
         // Flushing calls buffer_completed, which takes the lock: never flush
         // while holding it.
-        (void)cuptiActivityFlushAll(1);
+        (void)api().activity_flush_all(1);
         std::lock_guard lock(mutex_);
         if (users_ == 0) {
             records_.clear();
@@ -84,7 +90,7 @@ public:
     };
     // Flushes CUPTI's buffers and takes the intervals of the given external ids.
     std::unordered_map<std::uint64_t, std::vector<Interval>> take(const std::vector<std::uint64_t>& ids) {
-        (void)cuptiActivityFlushAll(1);
+        (void)api().activity_flush_all(1);
         std::lock_guard lock(mutex_);
         std::unordered_map<std::uint64_t, std::vector<Interval>> out;
         std::unordered_map<std::uint64_t, bool> wanted;
@@ -118,7 +124,7 @@ private:
     void parse(uint8_t* buffer, std::size_t valid) {
         std::lock_guard lock(mutex_);
         CUpti_Activity* record = nullptr;
-        while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+        while (api().activity_get_next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
             switch (record->kind) {
                 case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
                 case CUPTI_ACTIVITY_KIND_KERNEL: {
@@ -168,7 +174,7 @@ GpuTimeline::GpuTimeline(TimelineSink* sink, std::string device_id, const CudaSi
     if (!(wanted && std::string_view(wanted) == "cuda-events") && CuptiCollector::instance().acquire()) {
         cupti_ = true;
         std::uint64_t now = 0;
-        (void)cuptiGetTimestamp(&now);
+        (void)CuptiCollector::api().get_timestamp(&now);
         cupti_offset_ns_ = steady_now_ns() - static_cast<std::int64_t>(now);
     }
 #endif
@@ -208,7 +214,8 @@ std::size_t GpuTimeline::begin(cudaStream_t stream, GpuOp op) {
 #ifdef ALIGNSCOPE_WITH_CUPTI
     if (cupti_) {
         p.external_id = CuptiCollector::instance().next_id();
-        (void)cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, p.external_id);
+        (void)CuptiCollector::api().activity_push_external_correlation_id(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
+                                                                          p.external_id);
     }
 #endif
     p.start = take_event();
@@ -222,7 +229,8 @@ void GpuTimeline::end(std::size_t id, cudaStream_t stream) {
 #ifdef ALIGNSCOPE_WITH_CUPTI
     if (cupti_) {
         std::uint64_t last = 0;
-        (void)cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+        (void)CuptiCollector::api().activity_pop_external_correlation_id(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
+                                                                         &last);
     }
 #endif
     check_cuda(cudaEventRecord(pending_[id].stop, stream), "cudaEventRecord", site_);
