@@ -4,6 +4,7 @@
 #include "cli_options.hpp"
 #include "cli_progress.hpp"
 
+#include <alignscope/build_info.hpp>
 #include <alignscope/error.hpp>
 
 #ifdef ALIGNSCOPE_WITH_CUDA
@@ -38,7 +39,14 @@ int main(int argc, char** argv) {
     using namespace alignscope;
     CLI::App app{"AlignScope: pairwise and database sequence alignment on GPUs and CPUs"};
     app.name("alignscope-cli");
-    app.set_version_flag("--version", std::string("alignscope-cli ") + ALIGNSCOPE_VERSION);
+#ifdef ALIGNSCOPE_WITH_MPI
+    constexpr bool links_mpi = true;
+#else
+    constexpr bool links_mpi = false;
+#endif
+    std::string version = version_text("alignscope-cli", links_mpi);
+    version.pop_back();  // CLI11 ends the line itself
+    app.set_version_flag("--version", version);
     app.require_subcommand(1);
 
     cli::CliContext context;
