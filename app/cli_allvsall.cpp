@@ -19,6 +19,9 @@
 #ifdef ALIGNSCOPE_WITH_MPI
 #include <alignscope/mpi/tile_dealer.hpp>
 #endif
+#ifdef ALIGNSCOPE_WITH_CUDA
+#include <alignscope/kernels/allvsall_scorer.hpp>
+#endif
 
 #include <atomic>
 #include <chrono>
@@ -133,6 +136,25 @@ allvsall::OutputFiles output_files(const AllVsAllFlags& flags) {
     return files;
 }
 
+// The GPU scan scorer of `backend` when it has one for this job (see
+// allvsall_scorer.hpp), else null: the backend's pairwise kernels score the tiles.
+std::unique_ptr<allvsall::TileScorer> make_scorer(const allvsall::Problem& problem, Backend& backend,
+                                                  JobContext& context) {
+#ifdef ALIGNSCOPE_WITH_CUDA
+    return kernels::make_cuda_tile_scorer(problem, backend, context);
+#else
+    (void)problem;
+    (void)backend;
+    (void)context;
+    return nullptr;
+#endif
+}
+
+// " (scores: KERNEL)" for the summary line when a scorer ran the scores.
+std::string scorer_note(const allvsall::TileScorer* scorer) {
+    return scorer ? " (scores: " + scorer->describe() + ")" : std::string();
+}
+
 // Shows progress over the whole job (tiles in order) and passes results to the spool.
 class ProgressSink : public allvsall::TileSink {
 public:
@@ -160,6 +182,11 @@ public:
     std::optional<std::uint64_t> next() override {
         if (next_ >= count_) return std::nullopt;
         return next_++;
+    }
+    std::optional<std::uint64_t> next_ready(bool& none_left) override {
+        std::optional<std::uint64_t> tile = next();
+        none_left = !tile;
+        return tile;
     }
 
 private:
@@ -231,8 +258,10 @@ int run_single(const AllVsAllFlags& flags, CliContext& context) {
     TerminalProgress progress("allvsall");
     ProgressSink sink(spool, problem, progress);
     LocalTiles tiles(spool.first_tile(), problem.tiling.tile_count());
+    std::unique_ptr<allvsall::TileScorer> scorer;
     try {
-        allvsall::run_tiles(problem, backend, tiles, sink, job_context);
+        if (spool.first_tile() < problem.tiling.tile_count()) scorer = make_scorer(problem, backend, job_context);
+        allvsall::run_tiles(problem, backend, scorer.get(), tiles, sink, job_context);
     } catch (...) {
         progress.finish();
         try {
@@ -244,7 +273,9 @@ int run_single(const AllVsAllFlags& flags, CliContext& context) {
     }
     progress.finish();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    finish(flags, problem, spool, backend, job_context, seconds, resumed_pairs, resumed_cells, "");
+    const std::string note = scorer_note(scorer.get());
+    scorer.reset();
+    finish(flags, problem, spool, backend, job_context, seconds, resumed_pairs, resumed_cells, note);
     if (timeline_out) {
         write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
         timeline_out->commit();
@@ -315,87 +346,88 @@ Backend& rank_backend(const AllVsAllFlags& flags, CliContext& context, const mpi
     return context.registry->select(device);
 }
 
-int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
-    mpi::World world;
-    if (world.size() < 2) return run_single(flags, context);
-    // Rank 0 reads and checks everything, then sends the inputs and self-scores
-    // (or that it failed: it alone says why).
-    std::string job;
+// What every rank holds once rank 0 has sent the job.
+struct RankJob {
     Inputs in;
     std::optional<allvsall::Problem> problem;
     Backend* backend = nullptr;
-    JobContext job_context;
-    job_context.cancel = &interrupt_token();
-    const auto t0 = std::chrono::steady_clock::now();
+};
+
+// Rank 0 reads and checks everything, computes the self-scores and sends the
+// job to every rank as `bytes` (or, when it failed, false: rank 0 alone says why).
+bool share_job(const AllVsAllFlags& flags, CliContext& context, const mpi::World& world, RankJob& job,
+               JobContext& job_context, std::string& bytes) {
     if (world.rank() == 0) {
         try {
             if (flags.tile_option->count() && flags.tile == 0) throw Error("--tile must be between 1 and 65536");
             if (!flags.device.timeline.empty())
                 throw Error("--timeline: one process's kernels only; run without mpirun to record a timeline");
-            in = read_inputs(flags);
-            backend = &rank_backend(flags, context, world);
-            problem.emplace(build_problem(flags, in, tile_for(flags, *backend)));
-            allvsall::check_outputs(*problem, output_files(flags));
-            allvsall::compute_self_scores(*problem, *backend, job_context);
-            job.assign(1, '\1');
-            put<std::uint32_t>(job, problem->tiling.tile_size());
-            put_set(job, in.set);
-            put<std::uint8_t>(job, in.has_against ? 1 : 0);
-            if (in.has_against) put_set(job, in.against);
-            for (std::int64_t s : problem->row_self) put(job, s);
-            for (std::int64_t s : problem->column_self) put(job, s);
+            job.in = read_inputs(flags);
+            job.backend = &rank_backend(flags, context, world);
+            job.problem.emplace(build_problem(flags, job.in, tile_for(flags, *job.backend)));
+            allvsall::check_outputs(*job.problem, output_files(flags));
+            allvsall::compute_self_scores(*job.problem, *job.backend, job_context);
+            bytes.assign(1, '\1');
+            put<std::uint32_t>(bytes, job.problem->tiling.tile_size());
+            put_set(bytes, job.in.set);
+            put<std::uint8_t>(bytes, job.in.has_against ? 1 : 0);
+            if (job.in.has_against) put_set(bytes, job.in.against);
+            for (std::int64_t s : job.problem->row_self) put(bytes, s);
+            for (std::int64_t s : job.problem->column_self) put(bytes, s);
         } catch (...) {
-            job.assign(1, '\0');
-            world.broadcast(job);
+            bytes.assign(1, '\0');
+            world.broadcast(bytes);
             throw;
         }
     }
-    world.broadcast(job);
-    if (job.empty() || job[0] == '\0') return 2;  // rank 0 reports the error
+    world.broadcast(bytes);
+    return !bytes.empty() && bytes[0] != '\0';
+}
 
-    if (world.rank() != 0) {
-        mpi::RemoteTiles remote(world);
-        try {
-            ByteReader r{job, 1};
-            const auto tile = r.get<std::uint32_t>();
-            in.set = get_set(r);
-            in.has_against = r.get<std::uint8_t>() != 0;
-            if (in.has_against) in.against = get_set(r);
-            problem.emplace(build_problem(flags, in, tile));
-            for (std::int64_t& s : problem->row_self = std::vector<std::int64_t>(in.set.records.size())) s = r.get<std::int64_t>();
-            problem->column_self.resize(problem->triangle() ? in.set.records.size() : in.against.records.size());
-            for (std::int64_t& s : problem->column_self) s = r.get<std::int64_t>();
-            Backend& mine = rank_backend(flags, context, world);
-            allvsall::run_tiles(*problem, mine, remote, remote, job_context);
-        } catch (const Cancelled&) {
-            std::_Exit(130);  // rank 0 keeps the checkpoint; mpirun ends the run
-        } catch (const std::exception& e) {
-            remote.report_error(e.what());
-            // Rank 0 names this rank and ends the run.
-            while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
-        }
-        return 0;
-    }
+// Ranks 1..N-1: the job from rank 0's bytes.
+void decode_job(const AllVsAllFlags& flags, CliContext& context, const mpi::World& world, const std::string& bytes,
+                RankJob& job) {
+    ByteReader r{bytes, 1};
+    const auto tile = r.get<std::uint32_t>();
+    job.in.set = get_set(r);
+    job.in.has_against = r.get<std::uint8_t>() != 0;
+    if (job.in.has_against) job.in.against = get_set(r);
+    job.problem.emplace(build_problem(flags, job.in, tile));
+    allvsall::Problem& problem = *job.problem;
+    problem.row_self.resize(job.in.set.records.size());
+    for (std::int64_t& s : problem.row_self) s = r.get<std::int64_t>();
+    problem.column_self.resize(problem.triangle() ? job.in.set.records.size() : job.in.against.records.size());
+    for (std::int64_t& s : problem.column_self) s = r.get<std::int64_t>();
+    job.backend = &rank_backend(flags, context, world);
+}
 
-    allvsall::SpoolOptions spool_options;
-    spool_options.checkpoint_dir = flags.checkpoint_dir;
-    spool_options.resume = flags.resume;
-    spool_options.checkpoint_every = flags.checkpoint_every;
-    std::optional<allvsall::ResultSpool> spool;
+// Ranks 1..N-1: tiles from rank 0, results back, until told to stop.
+void run_worker_rank(const AllVsAllFlags& flags, CliContext& context, const mpi::World& world,
+                     const std::string& bytes, RankJob& job, JobContext& job_context) {
+    mpi::RemoteTiles remote(world);
     try {
-        spool.emplace(*problem, spool_options);
+        decode_job(flags, context, world, bytes, job);
+        std::unique_ptr<allvsall::TileScorer> scorer = make_scorer(*job.problem, *job.backend, job_context);
+        allvsall::run_tiles(*job.problem, *job.backend, scorer.get(), remote, remote, job_context);
+    } catch (const Cancelled&) {
+        std::_Exit(130);  // rank 0 keeps the checkpoint; mpirun ends the run
     } catch (const std::exception& e) {
-        std::cerr << "alignscope-cli: error: " << e.what() << '\n';
-        world.abort(2);
+        remote.report_error(e.what());
+        // Rank 0 names this rank and ends the run.
+        while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
     }
-    if (spool->first_tile() > 0)
-        std::cerr << "allvsall: resuming from the checkpoint in " << flags.checkpoint_dir << ": " << spool->first_tile()
-                  << " of " << problem->tiling.tile_count() << " tiles done\n";
-    const std::uint64_t resumed_pairs = spool->pairs_done(), resumed_cells = spool->cells_done();
+}
+
+// Rank 0 after the job is shared: the spool (or the checkpoint resumed), its
+// own worker thread, the dealing of tiles to every rank, and on failure the
+// checkpoint kept and the run ended. Returns the scorer's summary note.
+std::string deal_and_collect(const AllVsAllFlags& flags, const mpi::World& world, RankJob& job,
+                             std::optional<allvsall::ResultSpool>& spool, JobContext& job_context) {
+    const allvsall::Problem& problem = *job.problem;
     TerminalProgress progress("allvsall");
-    ProgressSink sink(*spool, *problem, progress);
+    ProgressSink sink(*spool, problem, progress);
     const std::uint64_t window = 4 * static_cast<std::uint64_t>(world.size());
-    allvsall::TileDeal deal(spool->first_tile(), problem->tiling.tile_count(), window, sink,
+    allvsall::TileDeal deal(spool->first_tile(), problem.tiling.tile_count(), window, sink,
                             [&] { return spool->tiles_done(); });
     // Rank 0 computes too, on a thread of its own; this thread alone talks MPI.
     CancellationToken stop_local;
@@ -403,10 +435,13 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
     local_context.cancel = &stop_local;
     std::atomic<bool> local_done{false};
     std::exception_ptr local_error;
+    std::string note;
     std::thread local([&] {
         try {
             allvsall::TileDeal::Local view(deal);
-            allvsall::run_tiles(*problem, *backend, view, view, local_context);
+            std::unique_ptr<allvsall::TileScorer> scorer = make_scorer(problem, *job.backend, local_context);
+            note = scorer_note(scorer.get());
+            allvsall::run_tiles(problem, *job.backend, scorer.get(), view, view, local_context);
         } catch (const Cancelled&) {
             local_error = std::current_exception();
         } catch (const std::exception& e) {
@@ -447,9 +482,41 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
         world.abort(2);
     }
     progress.finish();
+    return note;
+}
+
+int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
+    mpi::World world;
+    if (world.size() < 2) return run_single(flags, context);
+    RankJob job;
+    JobContext job_context;
+    job_context.cancel = &interrupt_token();
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string bytes;
+    if (!share_job(flags, context, world, job, job_context, bytes)) return 2;  // rank 0 reports the error
+    if (world.rank() != 0) {
+        run_worker_rank(flags, context, world, bytes, job, job_context);
+        return 0;
+    }
+    allvsall::SpoolOptions spool_options;
+    spool_options.checkpoint_dir = flags.checkpoint_dir;
+    spool_options.resume = flags.resume;
+    spool_options.checkpoint_every = flags.checkpoint_every;
+    std::optional<allvsall::ResultSpool> spool;
+    try {
+        spool.emplace(*job.problem, spool_options);
+    } catch (const std::exception& e) {
+        std::cerr << "alignscope-cli: error: " << e.what() << '\n';
+        world.abort(2);
+    }
+    if (spool->first_tile() > 0)
+        std::cerr << "allvsall: resuming from the checkpoint in " << flags.checkpoint_dir << ": " << spool->first_tile()
+                  << " of " << job.problem->tiling.tile_count() << " tiles done\n";
+    const std::uint64_t resumed_pairs = spool->pairs_done(), resumed_cells = spool->cells_done();
+    const std::string note = deal_and_collect(flags, world, job, spool, job_context);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    finish(flags, *problem, *spool, *backend, job_context, seconds, resumed_pairs, resumed_cells,
-           " (" + std::to_string(world.size()) + " ranks)");
+    finish(flags, *job.problem, *spool, *job.backend, job_context, seconds, resumed_pairs, resumed_cells,
+           " (" + std::to_string(world.size()) + " ranks)" + note);
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <alignscope/allvsall/outputs.hpp>
 #include <alignscope/allvsall/spool.hpp>
 #include <alignscope/allvsall/tile_deal.hpp>
+#include <alignscope/allvsall/tile_scorer.hpp>
 #include <alignscope/device/backend.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
@@ -17,6 +18,7 @@
 
 #include <parasail.h>
 
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -189,6 +191,98 @@ private slots:
         QVERIFY(sink.max_waiting <= window);
         QVERIFY(deal.all_dealt());
         QVERIFY(!deal.take(true));
+    }
+
+    void scorer_pipeline_gives_the_backends_results() {
+        // run_tiles with a TileScorer (a CPU one here, two tiles in flight, the
+        // scores taken oldest first) gives the same tile results as run_tiles
+        // on the backend alone: from a source that never waits (tiles asked
+        // for ahead), from one that can only wait (no tile asked for while one
+        // is in flight), and from a TileDeal shared by three workers with a
+        // window of one tile (a worker waiting there with a tile in flight would
+        // wait for itself).
+        struct CpuScorer : TileScorer {
+            const Problem& problem;
+            Backend& backend;
+            std::deque<std::uint64_t> flight;
+            std::size_t most_in_flight = 0;
+            CpuScorer(const Problem& p, Backend& b) : problem(p), backend(b) {}
+            std::size_t depth() const override { return 2; }
+            void submit(std::uint64_t tile, JobContext&) override {
+                flight.push_back(tile);
+                most_in_flight = std::max(most_in_flight, flight.size());
+            }
+            std::vector<std::int32_t> take(JobContext& context) override {
+                if (flight.empty()) throw Error("take with nothing in flight");
+                PairJob job;
+                job.queries = problem.rows;
+                job.targets = problem.columns;
+                job.scheme = problem.scheme;
+                job.options = problem.options;
+                job.options.traceback = job.options.begins = false;
+                problem.tiling.pairs(flight.front(), job.pairs);
+                flight.pop_front();
+                std::vector<std::int32_t> scores;
+                for (const Alignment& a : backend.align_pairs(job, context)) scores.push_back(std::int32_t(a.score));
+                return scores;
+            }
+            void abandon() override { flight.clear(); }
+            std::string describe() const override { return "cpu test scorer"; }
+        };
+        struct Ahead : AllTiles {
+            using AllTiles::AllTiles;
+            std::optional<std::uint64_t> next_ready(bool& none_left) override {
+                auto t = next();
+                none_left = !t;
+                return t;
+            }
+        };
+        const std::vector<Sequence> set = first_records(k16S, 14);
+        const auto registry = make_cpu_registry();
+        Backend& cpu = registry->select("cpu");
+        TraceCriteria trace;
+        trace.min_normalised = 0.8;
+        Problem problem = make_problem(set, nullptr, ednafull(10, 1), AlignOptions{}, trace, 3);
+        JobContext context;
+        compute_self_scores(problem, cpu, context);
+        auto encoded = [](std::vector<TileResult> results) {
+            std::sort(results.begin(), results.end(), [](const TileResult& a, const TileResult& b) { return a.tile < b.tile; });
+            std::string bytes;
+            for (const TileResult& r : results) encode_tile(r, bytes);
+            return bytes;
+        };
+        Collect plain;
+        AllTiles all(0, problem.tiling.tile_count());
+        run_tiles(problem, cpu, all, plain, context);
+        QCOMPARE(plain.results.size(), std::size_t(problem.tiling.tile_count()));
+        const std::string want = encoded(plain.results);
+
+        CpuScorer ahead_scorer(problem, cpu);
+        Ahead ahead(0, problem.tiling.tile_count());
+        Collect ahead_out;
+        run_tiles(problem, cpu, &ahead_scorer, ahead, ahead_out, context);
+        QCOMPARE(encoded(ahead_out.results), want);
+        QCOMPARE(ahead_scorer.most_in_flight, std::size_t(2));
+
+        CpuScorer waiting_scorer(problem, cpu);
+        AllTiles waiting(0, problem.tiling.tile_count());
+        Collect waiting_out;
+        run_tiles(problem, cpu, &waiting_scorer, waiting, waiting_out, context);
+        QCOMPARE(encoded(waiting_out.results), want);
+        QCOMPARE(waiting_scorer.most_in_flight, std::size_t(1));
+
+        Collect dealt_out;
+        TileDeal deal(0, problem.tiling.tile_count(), 1, dealt_out, [&] { return std::uint64_t(dealt_out.results.size()); });
+        std::vector<std::thread> workers;
+        for (int w = 0; w < 3; ++w)
+            workers.emplace_back([&] {
+                CpuScorer scorer(problem, cpu);
+                TileDeal::Local view(deal);
+                JobContext c;
+                run_tiles(problem, cpu, &scorer, view, view, c);
+            });
+        for (std::thread& t : workers) t.join();
+        QCOMPARE(encoded(dealt_out.results), want);
     }
 
     void scores_equal_parasail_data() {

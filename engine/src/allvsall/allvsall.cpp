@@ -3,7 +3,9 @@
 #include <alignscope/allvsall/allvsall.hpp>
 #include <alignscope/error.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 
 namespace alignscope::allvsall {
@@ -108,55 +110,109 @@ void compute_self_scores(Problem& problem, Backend& backend, JobContext& context
     problem.column_self = problem.triangle() ? problem.row_self : self_of(*problem.columns);
 }
 
-TileResult run_tile(const Problem& problem, std::uint64_t tile, Backend& backend, JobContext& context) {
+TileResult finish_tile(const Problem& problem, std::uint64_t tile, const std::vector<std::int32_t>& scores,
+                       Backend& backend, JobContext& context) {
     TileResult result;
     result.tile = tile;
-    PairJob job = base_job(problem);
-    problem.tiling.pairs(tile, job.pairs);
-    if (job.pairs.empty()) return result;
-    job.options.traceback = false;
-    job.options.begins = false;
-    JobContext c = quiet(context);
-    const std::vector<Alignment> scores = checked_align(backend, job, c);
+    std::vector<PairIndex> pairs;
+    problem.tiling.pairs(tile, pairs);
+    if (scores.size() != pairs.size())
+        throw Error("allvsall: tile " + std::to_string(tile) + " came back with " + std::to_string(scores.size()) +
+                    " scores for " + std::to_string(pairs.size()) + " pairs");
     result.scores.reserve(scores.size());
     std::vector<std::uint32_t> passing;
     const TraceCriteria& trace = problem.trace;
     for (std::size_t k = 0; k < scores.size(); ++k) {
-        const auto [i, j] = job.pairs[k];
-        PairScore p;
-        p.i = i;
-        p.j = j;
-        p.score = static_cast<std::int32_t>(scores[k].score);
-        result.scores.push_back(p);
+        const auto [i, j] = pairs[k];
+        result.scores.push_back(PairScore{i, j, scores[k]});
         bool pass = trace.all;
-        if (!pass && trace.min_score && problem.scheme.to_user(scores[k].score) >= *trace.min_score) pass = true;
+        if (!pass && trace.min_score && problem.scheme.to_user(scores[k]) >= *trace.min_score) pass = true;
         if (!pass && trace.min_normalised && !problem.row_self.empty() &&
-            problem.normalised(i, j, scores[k].score) >= *trace.min_normalised)
+            problem.normalised(i, j, scores[k]) >= *trace.min_normalised)
             pass = true;
         if (pass) passing.push_back(static_cast<std::uint32_t>(k));
     }
     if (passing.empty()) return result;
     PairJob traced = base_job(problem);
-    for (std::uint32_t k : passing) traced.pairs.push_back(job.pairs[k]);
+    for (std::uint32_t k : passing) traced.pairs.push_back(pairs[k]);
     traced.options.traceback = true;
     traced.options.begins = true;
+    JobContext c = quiet(context);
     const std::vector<Alignment> alignments = checked_align(backend, traced, c);
     for (std::size_t k = 0; k < passing.size(); ++k) {
-        if (alignments[k].score != scores[passing[k]].score)
+        if (alignments[k].score != scores[passing[k]])
             throw Error("allvsall: device " + backend.info().id + " traced pair " +
-                        std::to_string(job.pairs[passing[k]].first + 1) + "," +
-                        std::to_string(job.pairs[passing[k]].second + 1) + " to score " +
+                        std::to_string(pairs[passing[k]].first + 1) + "," +
+                        std::to_string(pairs[passing[k]].second + 1) + " to score " +
                         std::to_string(alignments[k].score) + " but scored it " +
-                        std::to_string(scores[passing[k]].score) + " (scaled)");
+                        std::to_string(scores[passing[k]]) + " (scaled)");
         result.traced.push_back(traced_from(alignments[k], passing[k]));
     }
     return result;
 }
 
+TileResult run_tile(const Problem& problem, std::uint64_t tile, Backend& backend, JobContext& context) {
+    PairJob job = base_job(problem);
+    problem.tiling.pairs(tile, job.pairs);
+    std::vector<std::int32_t> scores;
+    if (!job.pairs.empty()) {
+        job.options.traceback = false;
+        job.options.begins = false;
+        JobContext c = quiet(context);
+        const std::vector<Alignment> aligned = checked_align(backend, job, c);
+        scores.reserve(aligned.size());
+        for (const Alignment& a : aligned) scores.push_back(static_cast<std::int32_t>(a.score));
+    }
+    return finish_tile(problem, tile, scores, backend, context);
+}
+
 void run_tiles(const Problem& problem, Backend& backend, TileSource& source, TileSink& sink, JobContext& context) {
-    while (const std::optional<std::uint64_t> tile = source.next()) {
-        context.throw_if_cancelled();
-        sink.put(run_tile(problem, *tile, backend, context));
+    run_tiles(problem, backend, nullptr, source, sink, context);
+}
+
+void run_tiles(const Problem& problem, Backend& backend, TileScorer* scorer, TileSource& source, TileSink& sink,
+               JobContext& context) {
+    if (!scorer) {
+        while (const std::optional<std::uint64_t> tile = source.next()) {
+            context.throw_if_cancelled();
+            sink.put(run_tile(problem, *tile, backend, context));
+        }
+        return;
+    }
+    // Tiles in flight on the scorer, oldest first. A new tile is asked for
+    // with next() only when none is in flight (a source may wait for this
+    // worker's own oldest result), else with next_ready().
+    std::deque<std::uint64_t> flight;
+    bool dealt = false;
+    try {
+        for (;;) {
+            while (!dealt && flight.size() < std::max<std::size_t>(1, scorer->depth())) {
+                std::optional<std::uint64_t> tile;
+                if (flight.empty()) {
+                    tile = source.next();
+                    if (!tile) dealt = true;
+                } else {
+                    bool none_left = false;
+                    tile = source.next_ready(none_left);
+                    if (!tile) {
+                        dealt = none_left;
+                        break;
+                    }
+                }
+                if (!tile) break;
+                context.throw_if_cancelled();
+                scorer->submit(*tile, context);
+                flight.push_back(*tile);
+            }
+            if (flight.empty()) break;
+            const std::vector<std::int32_t> scores = scorer->take(context);
+            const std::uint64_t tile = flight.front();
+            flight.pop_front();
+            sink.put(finish_tile(problem, tile, scores, backend, context));
+        }
+    } catch (...) {
+        scorer->abandon();
+        throw;
     }
 }
 

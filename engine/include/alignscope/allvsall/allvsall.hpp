@@ -8,6 +8,7 @@
 
 #include <alignscope/align/alignment.hpp>
 #include <alignscope/allvsall/tile_result.hpp>
+#include <alignscope/allvsall/tile_scorer.hpp>
 #include <alignscope/allvsall/tiling.hpp>
 #include <alignscope/device/backend.hpp>
 #include <alignscope/device/job.hpp>
@@ -66,9 +67,18 @@ void compute_self_scores(Problem& problem, Backend& backend, JobContext& context
 // per-tile criteria again with traceback. Throws Error or Cancelled.
 TileResult run_tile(const Problem& problem, std::uint64_t tile, Backend& backend, JobContext& context);
 
+// A tile's result from its scores (scaled, in the tile's pair order): the
+// pairs that pass the per-tile criteria traced back on `backend`.
+TileResult finish_tile(const Problem& problem, std::uint64_t tile, const std::vector<std::int32_t>& scores,
+                       Backend& backend, JobContext& context);
+
 // Takes tiles from `source` until it has none, runs each and puts its result
-// into `sink`.
+// into `sink`. With a `scorer`, the scores come from it, up to its depth of
+// tiles in flight while the host finishes the previous one; traceback still
+// runs on `backend`.
 void run_tiles(const Problem& problem, Backend& backend, TileSource& source, TileSink& sink, JobContext& context);
+void run_tiles(const Problem& problem, Backend& backend, TileScorer* scorer, TileSource& source, TileSink& sink,
+               JobContext& context);
 
 // Traceback of given pairs on `backend`: for --top, after every score is
 // known. Results in the order of `pairs`; TracedPair::index is the position in

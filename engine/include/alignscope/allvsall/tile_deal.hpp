@@ -36,6 +36,11 @@ public:
     public:
         explicit Local(TileDeal& deal) : deal_(deal) {}
         std::optional<std::uint64_t> next() override { return deal_.take(true); }
+        std::optional<std::uint64_t> next_ready(bool& none_left) override {
+            const std::optional<std::uint64_t> tile = deal_.take(false);
+            none_left = !tile && deal_.all_dealt();
+            return tile;
+        }
         void put(TileResult&& r) override { deal_.put(std::move(r)); }
 
     private:

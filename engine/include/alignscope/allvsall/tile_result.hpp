@@ -45,6 +45,15 @@ class TileSource {
 public:
     virtual ~TileSource() = default;
     virtual std::optional<std::uint64_t> next() = 0;
+    // A tile if one can be had without waiting: run_tiles asks this while a
+    // tile of its own is still in flight, when waiting could hold up the very
+    // result the source waits for. nullopt otherwise, with `none_left` set when
+    // every tile is dealt. By default nothing is had this way (then run_tiles
+    // finishes its tiles in flight before it calls next()).
+    virtual std::optional<std::uint64_t> next_ready(bool& none_left) {
+        none_left = false;
+        return std::nullopt;
+    }
 };
 
 // Where a job's results go, in any tile order.

@@ -33,6 +33,14 @@ public:
     std::size_t rows() const { return row_order_.size(); }
     std::size_t columns() const { return column_order_.size(); }
 
+    // Records in tiling order (longest first): tile (a, b) pairs positions
+    // [a * tile_size, ...) of row_order() with those of column_order(); the
+    // triangle's two orders are the same.
+    const std::vector<std::uint32_t>& row_order() const { return row_order_; }
+    const std::vector<std::uint32_t>& column_order() const { return column_order_; }
+    // (row block, column block) of a tile.
+    std::pair<std::uint32_t, std::uint32_t> blocks(std::uint64_t tile) const { return blocks_.at(tile); }
+
     // The pairs of one tile in their fixed order (block rows, then columns).
     void pairs(std::uint64_t tile, std::vector<PairIndex>& out) const;
     std::uint64_t pair_count(std::uint64_t tile) const;
