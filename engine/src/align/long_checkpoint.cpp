@@ -41,10 +41,16 @@ public:
         temp_ = (p.parent_path() / ("." + p.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
         fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd_ < 0) throw Error("checkpoint: cannot write " + temp_ + " (" + errno_text() + ")");
-        put(kMagic, sizeof kMagic);
-        put_value(kCheckpointVersion);
-        put_value(kind);
-        put_value(payload_bytes);
+        try {
+            put(kMagic, sizeof kMagic);
+            put_value(kCheckpointVersion);
+            put_value(kind);
+            put_value(payload_bytes);
+        } catch (...) {  // (a full disk) no destructor runs for a constructor that throws
+            ::close(fd_);
+            ::unlink(temp_.c_str());
+            throw;
+        }
     }
     ~AtomicWriter() {
         if (fd_ >= 0) ::close(fd_);

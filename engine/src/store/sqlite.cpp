@@ -269,7 +269,7 @@ void Connection::fail(int result_code, std::string_view what) const {
     const std::string detail = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(result_code);
     const int system_errno = db_ ? sqlite3_system_errno(db_) : 0;
     const std::string doing(what);
-    if (primary == SQLITE_FULL || (primary == SQLITE_IOERR && system_errno == ENOSPC))
+    if (primary == SQLITE_FULL || (primary == SQLITE_IOERR && (system_errno == ENOSPC || system_errno == EFBIG)))
         throw Error(path_ + ": the disk is full (or the project reached its size limit) while " + doing +
                     "; that write was rolled back and everything saved before it is intact");
     switch (primary) {
