@@ -4,7 +4,7 @@
 #include "cli_options.hpp"
 #include "cli_progress.hpp"
 
-#include <alignscope/build_info.hpp>
+#include <alignscope/build_identity.hpp>
 #include <alignscope/error.hpp>
 
 #ifdef ALIGNSCOPE_WITH_CUDA

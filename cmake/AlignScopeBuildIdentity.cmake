@@ -1,5 +1,5 @@
 # Build information (version, git commit, CUDA architectures, MPI) compiled
-# into the engine as alignscope::build_info() (engine/include/alignscope/build_info.hpp).
+# into the engine as alignscope::build_identity() (engine/include/alignscope/build_identity.hpp).
 # The commit is read at every build, not only at configure time, and the
 # generated file changes only when the commit does, so nothing else rebuilds.
 # Include after CUDA and MPI are decided and after add_subdirectory(engine).
@@ -26,15 +26,15 @@ else()
   set(_mpi false)
 endif()
 
-set(ALIGNSCOPE_BUILD_INFO_CPP ${CMAKE_BINARY_DIR}/generated/build_info.cpp)
-add_custom_target(alignscope_build_info
-  COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DOUTPUT=${ALIGNSCOPE_BUILD_INFO_CPP}
-          -DTEMPLATE=${PROJECT_SOURCE_DIR}/cmake/build_info.cpp.in
+set(ALIGNSCOPE_BUILD_IDENTITY_CPP ${CMAKE_BINARY_DIR}/generated/build_identity.cpp)
+add_custom_target(alignscope_build_identity
+  COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DOUTPUT=${ALIGNSCOPE_BUILD_IDENTITY_CPP}
+          -DTEMPLATE=${PROJECT_SOURCE_DIR}/cmake/build_identity.cpp.in
           -DVERSION=${PROJECT_VERSION} "-DCUDA_ARCHITECTURES=${_arch}" -DCUDA_TOOLKIT=${_toolkit}
           -DMPI=${_mpi} "-DMPI_LIBRARY=${_mpi_library}"
-          -P ${PROJECT_SOURCE_DIR}/cmake/AlignScopeBuildInfoWrite.cmake
-  BYPRODUCTS ${ALIGNSCOPE_BUILD_INFO_CPP}
-  COMMENT "Reading the git commit for build_info()"
+          -P ${PROJECT_SOURCE_DIR}/cmake/AlignScopeBuildIdentityWrite.cmake
+  BYPRODUCTS ${ALIGNSCOPE_BUILD_IDENTITY_CPP}
+  COMMENT "Reading the git commit for build_identity()"
   VERBATIM)
-target_sources(alignscope_engine PRIVATE ${ALIGNSCOPE_BUILD_INFO_CPP})
-add_dependencies(alignscope_engine alignscope_build_info)
+target_sources(alignscope_engine PRIVATE ${ALIGNSCOPE_BUILD_IDENTITY_CPP})
+add_dependencies(alignscope_engine alignscope_build_identity)

@@ -1,11 +1,11 @@
-// The text of `--version`, from build_info() (generated at build time from
-// cmake/build_info.cpp.in).
-#include <alignscope/build_info.hpp>
+// The text of `--version`, from build_identity() (generated at build time from
+// cmake/build_identity.cpp.in).
+#include <alignscope/build_identity.hpp>
 
 namespace alignscope {
 
 std::string version_text(const std::string& program, bool links_mpi) {
-    const BuildInfo& b = build_info();
+    const BuildIdentity& b = build_identity();
     std::string text = program + " " + b.version + "\ncommit: " + b.commit + "\nCUDA: ";
     if (*b.cuda_architectures)
         text += std::string("kernels for architectures ") + b.cuda_architectures + " (CUDA " + b.cuda_toolkit +

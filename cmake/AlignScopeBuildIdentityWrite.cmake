@@ -1,4 +1,4 @@
-# Run by the alignscope_build_info target (cmake -P): writes build_info.cpp
+# Run by the alignscope_build_identity target (cmake -P): writes build_identity.cpp
 # from its template; configure_file leaves the file alone when nothing changed.
 set(COMMIT unknown)
 find_package(Git QUIET)
