@@ -12,9 +12,15 @@
 #include <alignscope/profile/hmmsearch_output.hpp>
 #include <alignscope/profile/profile_search.hpp>
 
+#ifdef ALIGNSCOPE_WITH_CUDA
+#include <alignscope/kernels/profile_scanners.hpp>
+#endif
+
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -36,6 +42,7 @@ struct HmmsearchFlags {
     std::string format = "text";
     int textw = 120;
     bool notextw = false;
+    bool timings = false;
 };
 
 void check_positive(const std::optional<double>& v, const char* flag)
@@ -107,6 +114,22 @@ nlohmann::json json_of(const profile::ProfileHmm& hmm, const profile::ModelSearc
             {"reported", r.reported}, {"included", r.included}, {"seconds", r.seconds}, {"hits", hits}};
 }
 
+// --timings: where one model's search time went, on standard error.
+void write_timings(std::ostream& err, const profile::ProfileFilterScanner& scanner, const profile::ProfileHmm& hmm,
+                   const profile::ModelSearch& result, double seconds)
+{
+    const profile::ProfileFilterStats s = scanner.last_stats();
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "timings %s on %s: search %.4f s; MSV %.4f s (kernels %.4f s, %.1f GCUPS, %llu rescored by MSV); "
+                  "Viterbi filter %.4f s (kernels %.4f s; %llu past the bias filter); rest (bias, Forward, domains) %.4f s\n",
+                  hmm.name.c_str(), scanner.info().id.c_str(), seconds, s.msv_seconds, s.msv_kernel_seconds,
+                  static_cast<double>(s.msv_cells) / std::max(1e-9, s.msv_kernel_seconds > 0 ? s.msv_kernel_seconds : s.msv_seconds) / 1e9,
+                  static_cast<unsigned long long>(s.msv_rescored), s.viterbi_seconds, s.viterbi_kernel_seconds,
+                  static_cast<unsigned long long>(result.counts.past_bias), seconds - s.msv_seconds - s.viterbi_seconds);
+    err << line;
+}
+
 int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
 {
     refuse_overlapping_files({{"PROFILES", flags.profiles}, {"DATABASE", flags.database}},
@@ -123,6 +146,9 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
                         "' has another alphabet than the first model; one search takes one alphabet");
     const profile::ProfileTargets targets = profile::read_profile_targets(flags.database, models.front().alphabet);
     auto registry = profile::make_cpu_profile_scanner_registry();
+#ifdef ALIGNSCOPE_WITH_CUDA
+    kernels::register_cuda_profile_scanners(*registry);
+#endif
     auto scanner = registry->create(flags.device, flags.threads);
     JobContext job;
     scanner->load(targets, job);
@@ -156,6 +182,7 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
         const auto start = std::chrono::steady_clock::now();
         const profile::ModelSearch result = profile::search_profile(hmm, targets, *scanner, settings, job);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (flags.timings) write_timings(std::cerr, *scanner, hmm, result, seconds);
         if (json) {
             results.push_back(json_of(hmm, result));
         } else {
@@ -224,8 +251,12 @@ void add_hmmsearch_command(CLI::App& app, CliContext& context)
         ->capture_default_str();
     command->add_option("--threads,--cpu", flags->threads, "CPU worker threads [default: all cores]")
         ->transform(strict_number<int>());
-    command->add_option("--device", flags->device, "Device for the filters: auto or cpu (SSE2 MSV), cpu-ref (scalar reference); GPU filters are not built yet")
+    command->add_option("--device", flags->device,
+                        "Device for the MSV and Viterbi filters: auto (the first GPU, else cpu), gpu:N, cpu (SSE2 "
+                        "MSV), cpu-ref (scalar reference); Forward and the domain stage use the CPU threads")
         ->capture_default_str();
+    command->add_flag("--timings", flags->timings,
+                      "Say on standard error where each model's time went (filters, their kernels, the rest)");
     command->add_option("--format", flags->format, "Main output: text (hmmsearch's report) or json")->capture_default_str();
     command->add_option("--textw", flags->textw, "Line width of the text report (at least 120)")
         ->capture_default_str()

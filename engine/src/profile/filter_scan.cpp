@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -66,23 +67,32 @@ public:
     void msv(const MsvProfile& model, std::span<float> scores, JobContext& context) override
     {
         check_loaded(scores.size());
+        const auto start = std::chrono::steady_clock::now();
+        stats_ = {};
+        stats_.msv_cells = targets_->residue_count() * static_cast<std::uint64_t>(model.length);
         const StripedMsvProfile striped = make_striped_msv_profile(model);
         parallel_for(targets_->size(), threads_, [&](std::size_t t) {
             if ((t & 255) == 0) context.throw_if_cancelled();
             scores[t] = reference_ ? msv_filter(model, targets_->codes(t), targets_->length(t))
                                    : msv_filter_striped(striped, targets_->codes(t), targets_->length(t));
         });
+        stats_.msv_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     void viterbi(const ViterbiFilterProfile& model, std::span<const std::uint32_t> targets, std::span<float> scores,
                  JobContext& context) override
     {
         if (!targets_) throw Error("profile filter scanner: no targets loaded");
+        const auto start = std::chrono::steady_clock::now();
         parallel_for(targets.size(), threads_, [&](std::size_t i) {
             if ((i & 63) == 0) context.throw_if_cancelled();
             const std::uint32_t t = targets[i];
             scores[i] = viterbi_filter(model, targets_->codes(t), targets_->length(t));
         });
+        for (std::uint32_t t : targets)
+            stats_.viterbi_cells += static_cast<std::uint64_t>(targets_->length(t)) * static_cast<std::uint64_t>(model.length);
+        stats_.viterbi_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
+    ProfileFilterStats last_stats() const override { return stats_; }
 
 private:
     void check_loaded(std::size_t n) const
@@ -93,6 +103,7 @@ private:
     int threads_;
     bool reference_;
     const ProfileTargets* targets_ = nullptr;
+    ProfileFilterStats stats_;
 };
 
 }  // namespace

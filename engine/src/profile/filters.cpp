@@ -16,6 +16,21 @@ inline int adds16(int a, int b) { return std::clamp(a + b, -32768, 32767); }
 
 }  // namespace
 
+float msv_score_of(const MsvProfile& om, int xJ, int L)
+{
+    float score = static_cast<float>(xJ - om.tjb(L)) - static_cast<float>(om.base);
+    score /= om.scale;
+    return static_cast<float>(score - 3.0);
+}
+
+float viterbi_score_of(const ViterbiFilterProfile& om, int xC, int L)
+{
+    if (xC <= -32768) return -kInf;
+    float score = static_cast<float>(xC) + static_cast<float>(om.ncj_move(L)) - static_cast<float>(om.base);
+    score /= om.scale;
+    return static_cast<float>(score - 3.0);
+}
+
 float msv_filter(const MsvProfile& om, const std::uint8_t* dsq, int L)
 {
     const int M = om.length;
@@ -42,9 +57,7 @@ float msv_filter(const MsvProfile& om, const std::uint8_t* dsq, int L)
         xB = std::max(std::max(base, xJ) - tjbm, 0);
         std::swap(previous, current);
     }
-    float score = static_cast<float>(xJ - tjb) - static_cast<float>(base);
-    score /= om.scale;
-    return static_cast<float>(score - 3.0);
+    return msv_score_of(om, xJ, L);
 }
 
 float viterbi_filter(const ViterbiFilterProfile& om, const std::uint8_t* dsq, int L)
@@ -85,10 +98,7 @@ float viterbi_filter(const ViterbiFilterProfile& om, const std::uint8_t* dsq, in
         std::swap(ip, ic);
         std::swap(dp, dc);
     }
-    if (xC <= -32768) return -kInf;
-    float score = static_cast<float>(xC) + static_cast<float>(ncj) - static_cast<float>(om.base);
-    score /= om.scale;
-    return static_cast<float>(score - 3.0);
+    return viterbi_score_of(om, xC, L);
 }
 
 }  // namespace alignscope::profile

@@ -67,9 +67,7 @@ float msv_filter_striped(const StripedMsvProfile& om, const std::uint8_t* dsq, i
         xJ = std::max(xJ, std::max(xE - tec, 0));
         xB = std::max(std::max(base, xJ) - tjbm, 0);
     }
-    float score = static_cast<float>(xJ - tjb) - static_cast<float>(base);
-    score /= p.scale;
-    return static_cast<float>(score - 3.0);
+    return msv_score_of(p, xJ, L);
 #else
     return msv_filter(*om.scalar, dsq, L);
 #endif

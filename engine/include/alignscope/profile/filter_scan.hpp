@@ -24,6 +24,14 @@
 
 namespace alignscope::profile {
 
+// What the last msv() and viterbi() calls cost; kernel times are 0 on the CPU.
+struct ProfileFilterStats {
+    double msv_seconds = 0, msv_kernel_seconds = 0;          // whole call; device kernels alone
+    double viterbi_seconds = 0, viterbi_kernel_seconds = 0;
+    std::uint64_t msv_cells = 0, viterbi_cells = 0;          // model length x residues
+    std::uint64_t msv_rescored = 0;  // targets the SSV pass sent on to the full MSV kernel
+};
+
 class ProfileFilterScanner {
 public:
     virtual ~ProfileFilterScanner() = default;
@@ -40,6 +48,9 @@ public:
     // scores[i] is for targets[i].
     virtual void viterbi(const ViterbiFilterProfile& model, std::span<const std::uint32_t> targets,
                          std::span<float> scores, JobContext& context) = 0;
+
+    // The cost of the last msv() and of the viterbi() calls since it.
+    virtual ProfileFilterStats last_stats() const { return {}; }
 };
 
 class ProfileScannerRegistry {

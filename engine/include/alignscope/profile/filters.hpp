@@ -22,6 +22,13 @@ float msv_filter(const MsvProfile& om, const std::uint8_t* dsq, int L);
 // Viterbi filter score; +infinity on word overflow, -infinity when no path.
 float viterbi_filter(const ViterbiFilterProfile& om, const std::uint8_t* dsq, int L);
 
+// The scores (nats) from the recurrences' last special state, for a target of
+// length L: MSV's xJ byte and the Viterbi filter's xC word. Every filter
+// implementation (scalar, SIMD, GPU) ends in these, so the floating-point
+// step is the same everywhere.
+float msv_score_of(const MsvProfile& om, int xJ, int L);
+float viterbi_score_of(const ViterbiFilterProfile& om, int xC, int L);
+
 // A Forward or Backward matrix in probability space. Rows i = 0..L; each row
 // keeps M, I, D for k = 0..M (when `full`; otherwise only two rows are kept) and
 // the special states E, N, J, B, C with the row's scale factor.

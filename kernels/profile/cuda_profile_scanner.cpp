@@ -1,0 +1,277 @@
+// Host side of the GPU profile filters (filter_kernels.cuh for the kernels).
+//  - load(): residues and offsets uploaded once; the work order (longest
+//    target first, so the long tails start early) uploaded once.
+//  - msv(): the model's striped byte costs to the device, the SSV kernel over
+//    every target, then the MSV kernel over the targets SSV could not settle;
+//    codes back to the host and turned into scores by msv_score_of().
+//  - viterbi(): the list and its longest-first order to the device, the
+//    Viterbi filter kernel, codes back, scores by viterbi_score_of().
+#include "profile/cuda_profile_scanner.hpp"
+
+#include "profile/filter_layout.hpp"
+
+#include <alignscope/error.hpp>
+#include <alignscope/profile/filters.hpp>
+#include <alignscope/profile/msv_striped.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <numeric>
+#include <thread>
+
+namespace alignscope::kernels::profile {
+
+namespace ap = alignscope::profile;
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+double seconds_since(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+CudaProfileScanner::CudaProfileScanner(int device_index, DeviceInfo info, int threads)
+    : device_(device_index), info_(std::move(info)), threads_(threads)
+{
+    // Forward and the domain stage run on the CPU threads beside the GPU.
+    info_.threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    select_device();
+    ALIGNSCOPE_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), site("profile filters"));
+    ALIGNSCOPE_CUDA(cudaEventCreate(&start_), site("profile filters"));
+    ALIGNSCOPE_CUDA(cudaEventCreate(&stop_), site("profile filters"));
+}
+
+CudaProfileScanner::~CudaProfileScanner()
+{
+    (void)cudaSetDevice(device_);
+    if (start_) (void)cudaEventDestroy(start_);
+    if (stop_) (void)cudaEventDestroy(stop_);
+    if (stream_) (void)cudaStreamDestroy(stream_);
+}
+
+CudaSite CudaProfileScanner::site(const char* job) const { return {info_.id + " (" + info_.name + ")", job}; }
+
+void CudaProfileScanner::select_device() const
+{
+    ALIGNSCOPE_CUDA(cudaSetDevice(device_), site("profile filters"));
+}
+
+int CudaProfileScanner::blocks_for(std::uint32_t items) const
+{
+    const std::uint32_t wanted = (items + kFilterWarps - 1) / kFilterWarps;
+    const std::uint32_t most = static_cast<std::uint32_t>(std::max(1, info_.sm_count) * 8);
+    return static_cast<int>(std::max<std::uint32_t>(1, std::min(wanted, most)));
+}
+
+void CudaProfileScanner::load(const ap::ProfileTargets& targets, JobContext& context)
+{
+    context.throw_if_cancelled();
+    select_device();
+    const CudaSite where = site("upload the profile search targets");
+    targets_ = &targets;
+    const std::size_t n = targets.size();
+    if (n >= std::numeric_limits<std::uint32_t>::max()) throw Error("profile search: too many targets for the GPU");
+    residues_.reserve(std::max<std::size_t>(targets.residues.size(), 1), where);
+    offsets_.reserve(n + 1, where);
+    order_.reserve(std::max<std::size_t>(n, 1), where);
+    out_.reserve(std::max<std::size_t>(n, 1), where);
+    counter_.reserve(1, where);
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(residues_.data(), targets.residues.data(), targets.residues.size(),
+                                    cudaMemcpyHostToDevice, stream_),
+                    where);
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(offsets_.data(), targets.offsets.data(), (n + 1) * sizeof(std::uint64_t),
+                                    cudaMemcpyHostToDevice, stream_),
+                    where);
+    host_order_.resize(n);
+    std::iota(host_order_.begin(), host_order_.end(), 0u);
+    std::stable_sort(host_order_.begin(), host_order_.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return targets.length(a) > targets.length(b); });
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(order_.data(), host_order_.data(), n * sizeof(std::uint32_t),
+                                    cudaMemcpyHostToDevice, stream_),
+                    where);
+    ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
+    tjb_scale_ = ncj_scale_ = 0;
+}
+
+// The per-target length costs depend on the target's length and the model's
+// scale only (the same for every model of a search): made once.
+void CudaProfileScanner::ensure_length_tables(const ap::MsvProfile* msv, const ap::ViterbiFilterProfile* viterbi)
+{
+    const std::size_t n = targets_->size();
+    const CudaSite where = site("upload the target length costs");
+    if (msv && msv->scale != tjb_scale_) {
+        std::vector<std::uint8_t> tjb(n);
+        for (std::size_t t = 0; t < n; ++t) tjb[t] = msv->tjb(targets_->length(t));
+        tjb_.reserve(std::max<std::size_t>(n, 1), where);
+        ALIGNSCOPE_CUDA(cudaMemcpy(tjb_.data(), tjb.data(), n, cudaMemcpyHostToDevice), where);
+        tjb_scale_ = msv->scale;
+    }
+    if (viterbi && viterbi->scale != ncj_scale_) {
+        std::vector<std::int16_t> ncj(n);
+        for (std::size_t t = 0; t < n; ++t) ncj[t] = viterbi->ncj_move(targets_->length(t));
+        ncj_.reserve(std::max<std::size_t>(n, 1), where);
+        ALIGNSCOPE_CUDA(cudaMemcpy(ncj_.data(), ncj.data(), n * sizeof(std::int16_t), cudaMemcpyHostToDevice), where);
+        ncj_scale_ = viterbi->scale;
+    }
+}
+
+float CudaProfileScanner::run_msv(int segments, const std::uint32_t* order, std::uint32_t count, bool full)
+{
+    const CudaSite where = site(full ? "MSV filter kernel" : "SSV filter kernel");
+    TargetView view;
+    view.residues = residues_.data();
+    view.offsets = offsets_.data();
+    view.order = order;
+    view.count = count;
+    ALIGNSCOPE_CUDA(cudaMemsetAsync(counter_.data(), 0, sizeof(std::uint32_t), stream_), where);
+    ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
+    ALIGNSCOPE_CUDA(launch_msv_filter(segments, view, msv_cost_.data(), msv_params_, tjb_.data(), out_.data(),
+                                      counter_.data(), full, blocks_for(count), stream_),
+                    where);
+    ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
+    ALIGNSCOPE_CUDA(cudaEventSynchronize(stop_), where);
+    float ms = 0;
+    ALIGNSCOPE_CUDA(cudaEventElapsedTime(&ms, start_, stop_), where);
+    return ms;
+}
+
+std::vector<std::int32_t> CudaProfileScanner::msv_codes(const ap::MsvProfile& model, bool full_only)
+{
+    if (!targets_) throw Error("profile filter scanner: no targets loaded");
+    const int segments = segments_for(model.length, 64);
+    if (segments == 0)
+        throw Error("profile filters: model of " + std::to_string(model.length) +
+                    " nodes is longer than the GPU MSV kernels take (2,048)");
+    select_device();
+    const CudaSite where = site("MSV filter");
+    const std::size_t n = targets_->size();
+    ensure_length_tables(&model, nullptr);
+    const MsvStripes stripes = make_msv_stripes(model, segments);
+    msv_cost_.reserve(stripes.negated_cost.size(), where);
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(msv_cost_.data(), stripes.negated_cost.data(),
+                                    stripes.negated_cost.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_),
+                    where);
+    msv_params_ = {model.base, model.bias, model.tec, model.tbm, model.codes};
+    stats_ = {};
+    stats_.msv_cells = targets_->residue_count() * static_cast<std::uint64_t>(model.length);
+    float ms = run_msv(segments, order_.data(), static_cast<std::uint32_t>(n), full_only);
+    std::vector<std::int32_t> codes(n);
+    ALIGNSCOPE_CUDA(cudaMemcpy(codes.data(), out_.data(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost), where);
+    if (!full_only) {
+        // The targets SSV could not settle, still longest first.
+        std::vector<std::uint32_t> rescore;
+        for (std::uint32_t t : host_order_)
+            if (codes[t] == kMsvNeedsFull) rescore.push_back(t);
+        stats_.msv_rescored = rescore.size();
+        if (!rescore.empty()) {
+            list_.reserve(rescore.size(), where);
+            ALIGNSCOPE_CUDA(cudaMemcpyAsync(list_.data(), rescore.data(), rescore.size() * sizeof(std::uint32_t),
+                                            cudaMemcpyHostToDevice, stream_),
+                            where);
+            ms += run_msv(segments, list_.data(), static_cast<std::uint32_t>(rescore.size()), true);
+            ALIGNSCOPE_CUDA(cudaMemcpy(codes.data(), out_.data(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost),
+                            where);
+        }
+    }
+    stats_.msv_kernel_seconds = ms / 1000.0;
+    return codes;
+}
+
+void CudaProfileScanner::msv(const ap::MsvProfile& model, std::span<float> scores, JobContext& context)
+{
+    if (!targets_) throw Error("profile filter scanner: no targets loaded");
+    if (scores.size() != targets_->size()) throw Error("profile filter scanner: score array does not match the targets");
+    context.throw_if_cancelled();
+    const auto start = std::chrono::steady_clock::now();
+    if (segments_for(model.length, 64) == 0) {
+        // Longer than the compiled kernels: the CPU's striped filter, same scores.
+        stats_ = {};
+        const ap::StripedMsvProfile striped = ap::make_striped_msv_profile(model);
+        ap::parallel_for(targets_->size(), threads_, [&](std::size_t t) {
+            scores[t] = ap::msv_filter_striped(striped, targets_->codes(t), targets_->length(t));
+        });
+        stats_.msv_seconds = seconds_since(start);
+        return;
+    }
+    const std::vector<std::int32_t> codes = msv_codes(model, false);
+    for (std::size_t t = 0; t < codes.size(); ++t)
+        scores[t] = codes[t] == kMsvOverflow ? kInf : ap::msv_score_of(model, codes[t], targets_->length(t));
+    stats_.msv_seconds = seconds_since(start);
+}
+
+void CudaProfileScanner::viterbi(const ap::ViterbiFilterProfile& model, std::span<const std::uint32_t> targets,
+                                 std::span<float> scores, JobContext& context)
+{
+    if (!targets_) throw Error("profile filter scanner: no targets loaded");
+    if (scores.size() != targets.size()) throw Error("profile filter scanner: score array does not match the list");
+    context.throw_if_cancelled();
+    const auto start = std::chrono::steady_clock::now();
+    for (std::uint32_t t : targets) {
+        if (t >= targets_->size()) throw Error("profile filter scanner: target index out of range");
+        stats_.viterbi_cells += static_cast<std::uint64_t>(targets_->length(t)) * static_cast<std::uint64_t>(model.length);
+    }
+    const int segments = segments_for(model.length, 32);
+    if (targets.empty()) return;
+    if (segments == 0) {
+        ap::parallel_for(targets.size(), threads_, [&](std::size_t i) {
+            scores[i] = ap::viterbi_filter(model, targets_->codes(targets[i]), targets_->length(targets[i]));
+        });
+        stats_.viterbi_seconds += seconds_since(start);
+        return;
+    }
+    select_device();
+    const CudaSite where = site("Viterbi filter kernel");
+    ensure_length_tables(nullptr, &model);
+    const ViterbiStripes stripes = make_viterbi_stripes(model, segments);
+    std::vector<std::int16_t> tables(stripes.transitions);
+    tables.insert(tables.end(), stripes.match.begin(), stripes.match.end());
+    viterbi_tables_.reserve(tables.size(), where);
+    const std::size_t count = targets.size();
+    std::vector<std::uint32_t> order(count);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return targets_->length(targets[a]) > targets_->length(targets[b]);
+    });
+    list_.reserve(count, where);
+    list_order_.reserve(count, where);
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(viterbi_tables_.data(), tables.data(), tables.size() * sizeof(std::int16_t),
+                                    cudaMemcpyHostToDevice, stream_),
+                    where);
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(list_.data(), targets.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
+                                    stream_),
+                    where);
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(list_order_.data(), order.data(), count * sizeof(std::uint32_t),
+                                    cudaMemcpyHostToDevice, stream_),
+                    where);
+    ALIGNSCOPE_CUDA(cudaMemsetAsync(counter_.data(), 0, sizeof(std::uint32_t), stream_), where);
+    TargetView view;
+    view.residues = residues_.data();
+    view.offsets = offsets_.data();
+    view.order = list_order_.data();
+    view.count = static_cast<std::uint32_t>(count);
+    const ViterbiParams params{model.base, model.e_loop, model.e_move, model.codes};
+    ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
+    ALIGNSCOPE_CUDA(launch_viterbi_filter(segments, view, viterbi_tables_.data(), params, list_.data(), ncj_.data(),
+                                          out_.data(), counter_.data(), blocks_for(view.count), stream_),
+                    where);
+    ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
+    std::vector<std::int32_t> codes(count);
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(codes.data(), out_.data(), count * sizeof(std::int32_t), cudaMemcpyDeviceToHost,
+                                    stream_),
+                    where);
+    ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
+    float ms = 0;
+    ALIGNSCOPE_CUDA(cudaEventElapsedTime(&ms, start_, stop_), where);
+    for (std::size_t i = 0; i < count; ++i)
+        scores[i] = codes[i] == kViterbiOverflow ? kInf
+                                                 : ap::viterbi_score_of(model, codes[i], targets_->length(targets[i]));
+    stats_.viterbi_kernel_seconds += ms / 1000.0;
+    stats_.viterbi_seconds += seconds_since(start);
+}
+
+}  // namespace alignscope::kernels::profile

@@ -1,0 +1,70 @@
+// The profile filter scanner of one GPU: the targets uploaded once (residue
+// codes back to back, longest first as work order), then per model the SSV
+// kernel over every target, the MSV kernel over the few whose J state could
+// matter, and the Viterbi filter kernel over the targets the pipeline lists.
+// Scores equal the CPU scanners' bit for bit (same integer recurrences, same
+// final float step). Models too long for the compiled kernels are filtered on
+// the CPU threads instead, with the same scores.
+#pragma once
+
+#include "common/cuda_check.hpp"
+#include "common/device_memory.hpp"
+#include "profile/filter_launch.hpp"
+
+#include <alignscope/profile/filter_scan.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace alignscope::kernels::profile {
+
+class CudaProfileScanner final : public alignscope::profile::ProfileFilterScanner {
+public:
+    CudaProfileScanner(int device_index, DeviceInfo info, int threads);
+    ~CudaProfileScanner() override;
+    CudaProfileScanner(const CudaProfileScanner&) = delete;
+    CudaProfileScanner& operator=(const CudaProfileScanner&) = delete;
+
+    DeviceInfo info() const override { return info_; }
+    void load(const alignscope::profile::ProfileTargets& targets, JobContext& context) override;
+    void msv(const alignscope::profile::MsvProfile& model, std::span<float> scores, JobContext& context) override;
+    void viterbi(const alignscope::profile::ViterbiFilterProfile& model, std::span<const std::uint32_t> targets,
+                 std::span<float> scores, JobContext& context) override;
+    alignscope::profile::ProfileFilterStats last_stats() const override { return stats_; }
+
+    // SSV then MSV (full = false), or the MSV kernel alone over every target
+    // (full = true): the raw per-target codes, for verification.
+    std::vector<std::int32_t> msv_codes(const alignscope::profile::MsvProfile& model, bool full_only);
+
+private:
+    CudaSite site(const char* job) const;
+    void select_device() const;
+    int blocks_for(std::uint32_t items) const;
+    void ensure_length_tables(const alignscope::profile::MsvProfile* msv,
+                              const alignscope::profile::ViterbiFilterProfile* viterbi);
+    // Runs one MSV-family launch over `count` items of `order` (device array)
+    // and returns the kernel's milliseconds.
+    float run_msv(int segments, const std::uint32_t* order, std::uint32_t count, bool full);
+
+    int device_;
+    DeviceInfo info_;
+    int threads_;
+    const alignscope::profile::ProfileTargets* targets_ = nullptr;
+    cudaStream_t stream_ = nullptr;
+    cudaEvent_t start_ = nullptr, stop_ = nullptr;
+    DeviceBuffer<std::uint8_t> residues_;
+    DeviceBuffer<std::uint64_t> offsets_;
+    DeviceBuffer<std::uint32_t> order_;      // every target, longest first
+    DeviceBuffer<std::uint8_t> tjb_;         // per target: MSV's N/J->B cost
+    DeviceBuffer<std::int16_t> ncj_;         // per target: the Viterbi filter's N/C/J move cost
+    DeviceBuffer<std::uint32_t> msv_cost_;
+    DeviceBuffer<std::int16_t> viterbi_tables_;
+    DeviceBuffer<std::uint32_t> list_, list_order_, counter_;
+    DeviceBuffer<std::int32_t> out_;
+    std::vector<std::uint32_t> host_order_;
+    float tjb_scale_ = 0, ncj_scale_ = 0;  // the scales the length tables were made for
+    MsvParams msv_params_;  // the model of the running msv() call
+    alignscope::profile::ProfileFilterStats stats_;
+};
+
+}  // namespace alignscope::kernels::profile
