@@ -5,10 +5,12 @@
 #include <alignscope/io/atomic_file.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 namespace alignscope::allvsall {
 namespace {
@@ -33,10 +35,31 @@ std::string score_text(double user) {
     return buffer;
 }
 
-std::string fraction_text(std::int64_t part, std::int64_t whole) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.4f", whole > 0 ? double(part) / double(whole) : 0.0);
-    return buffer;
+double fraction(std::int64_t part, std::int64_t whole) { return whole > 0 ? double(part) / double(whole) : 0.0; }
+
+template <typename Integer>
+void append_number(std::string& out, Integer v) {
+    char buffer[24];
+    const auto r = std::to_chars(buffer, buffer + sizeof buffer, v);
+    out.append(buffer, r.ptr);
+}
+
+// As printf's "%.4f".
+void append_fixed4(std::string& out, double v) {
+    char buffer[64];
+    const auto r = std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::fixed, 4);
+    if (r.ec == std::errc()) {
+        out.append(buffer, r.ptr);
+    } else {
+        std::snprintf(buffer, sizeof buffer, "%.4f", v);
+        out += buffer;
+    }
+}
+
+// score_text's text, integers without printf.
+void append_score(std::string& out, double user) {
+    if (user == std::floor(user) && std::fabs(user) < 1e15) append_number(out, static_cast<long long>(user));
+    else out += score_text(user);
 }
 
 std::string csv_field(const std::string& s) {
@@ -87,6 +110,7 @@ void write_outputs(const Problem& problem, const ResultSpool& spool, const std::
     }
     std::vector<SimilarityEdge> edges;
 
+    std::string line, chunk;
     if (table)
         table->stream() << "i\tj\tquery\ttarget\tscore\tnormalised\tidentity\tsimilarity\tgaps\tquery_begin\t"
                            "query_end\ttarget_begin\ttarget_end\tcigar\n";
@@ -102,20 +126,45 @@ void write_outputs(const Problem& problem, const ResultSpool& spool, const std::
             }
             const double normalised = problem.normalised(p.i, p.j, p.score);
             if (table) {
-                std::ostream& out = table->stream();
-                out << p.i + 1 << '\t' << p.j + 1 << '\t' << rows[p.i].id << '\t' << columns[p.j].id << '\t'
-                    << score_text(problem.scheme.to_user(p.score)) << '\t';
-                char text[32];
-                std::snprintf(text, sizeof text, "%.4f", normalised);
-                out << text << '\t';
+                // One line formatted into `line` (to_chars: the text printf's %.4f gives, without
+                // its locale and stream overhead; 10^8 lines are written here).
+                line.clear();
+                append_number(line, p.i + 1);
+                line += '\t';
+                append_number(line, p.j + 1);
+                line += '\t';
+                line += rows[p.i].id;
+                line += '\t';
+                line += columns[p.j].id;
+                line += '\t';
+                append_score(line, problem.scheme.to_user(p.score));
+                line += '\t';
+                append_fixed4(line, normalised);
+                line += '\t';
                 if (traced) {
-                    out << fraction_text(traced->stats.identities, traced->stats.length) << '\t'
-                        << fraction_text(traced->stats.similarities, traced->stats.length) << '\t'
-                        << traced->stats.gaps << '\t' << traced->query_begin << '\t' << traced->query_end << '\t'
-                        << traced->target_begin << '\t' << traced->target_end << '\t'
-                        << (traced->cigar.empty() ? "*" : traced->cigar) << '\n';
+                    append_fixed4(line, fraction(traced->stats.identities, traced->stats.length));
+                    line += '\t';
+                    append_fixed4(line, fraction(traced->stats.similarities, traced->stats.length));
+                    line += '\t';
+                    append_number(line, traced->stats.gaps);
+                    line += '\t';
+                    append_number(line, traced->query_begin);
+                    line += '\t';
+                    append_number(line, traced->query_end);
+                    line += '\t';
+                    append_number(line, traced->target_begin);
+                    line += '\t';
+                    append_number(line, traced->target_end);
+                    line += '\t';
+                    line += traced->cigar.empty() ? std::string_view("*") : std::string_view(traced->cigar);
+                    line += '\n';
                 } else {
-                    out << "-\t-\t-\t-\t-\t-\t-\t*\n";
+                    line += "-\t-\t-\t-\t-\t-\t-\t*\n";
+                }
+                chunk += line;
+                if (chunk.size() >= (1u << 20)) {
+                    table->stream().write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+                    chunk.clear();
                 }
             }
             if (!matrix_out && !clusters_out) continue;
@@ -135,6 +184,8 @@ void write_outputs(const Problem& problem, const ResultSpool& spool, const std::
             if (clusters_out && similarity >= files.cluster_threshold) edges.push_back({p.i, p.j, similarity});
         }
     });
+
+    if (table && !chunk.empty()) table->stream().write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
 
     if (matrix_out) {
         std::ostream& out = matrix_out->stream();
