@@ -342,7 +342,7 @@ private slots:
         QTest::newRow("negative extend") << 10.0 << -0.5 << "--gap-extend: expected a penalty >= 0";
         QTest::newRow("not half step open") << 10.3 << 1.0 << "--gap-open: expected a whole number or a multiple of 0.5, got 10.3";
         QTest::newRow("not half step extend") << 10.0 << 0.25 << "--gap-extend: expected a whole number or a multiple of 0.5, got 0.25";
-        QTest::newRow("extend above open") << 1.0 << 2.0 << "--gap-extend: expected a value no larger than --gap-open (1), got 2";
+        QTest::newRow("extend above open") << 1.0 << 2.0 << "--gap-extend: expected a value no larger than the gap open penalty (1), got 2";
         QTest::newRow("nan open") << nan << 1.0 << "--gap-open: expected a finite number";
         QTest::newRow("inf extend") << 10.0 << inf << "--gap-extend: expected a finite number";
         QTest::newRow("huge open") << 2e6 << 1.0 << "--gap-open: expected a penalty of at most 1000000, got 2e+06";

@@ -25,18 +25,20 @@ std::string format_user_value(double value)
     return ec == std::errc() ? std::string(buf, end) : std::to_string(value);
 }
 
-// Validates one penalty and returns it in half units (value * 2).
-long long half_units(double value, const char* flag)
+// Validates one penalty and returns it in half units (value * 2). `parameter`
+// names it in the engine's words ("gap_open"), for Error::about.
+long long half_units(double value, const char* parameter)
 {
-    const std::string name(flag);
-    if (!std::isfinite(value)) throw Error(name + ": expected a finite number, got " + format_user_value(value));
+    if (!std::isfinite(value))
+        throw Error::about(parameter, "expected a finite number, got " + format_user_value(value));
     if (value < 0)
-        throw Error(name + ": expected a penalty >= 0 (penalties are positive costs), got " + format_user_value(value));
+        throw Error::about(parameter, "expected a penalty >= 0 (penalties are positive costs), got " +
+                                          format_user_value(value));
     if (value > kMaxPenalty)
-        throw Error(name + ": expected a penalty of at most 1000000, got " + format_user_value(value));
+        throw Error::about(parameter, "expected a penalty of at most 1000000, got " + format_user_value(value));
     const double doubled = value * 2;
     if (doubled != std::floor(doubled))
-        throw Error(name + ": expected a whole number or a multiple of 0.5, got " + format_user_value(value));
+        throw Error::about(parameter, "expected a whole number or a multiple of 0.5, got " + format_user_value(value));
     return static_cast<long long>(doubled);
 }
 
@@ -51,11 +53,12 @@ std::string format_scaled(long long scaled, int scale)
 
 ScoringScheme ScoringScheme::create(const SubstitutionMatrix& unscaled, double gap_open, double gap_extend)
 {
-    const long long open2 = half_units(gap_open, "--gap-open");
-    const long long extend2 = half_units(gap_extend, "--gap-extend");
+    const long long open2 = half_units(gap_open, "gap_open");
+    const long long extend2 = half_units(gap_extend, "gap_extend");
     if (extend2 > open2)
-        throw Error("--gap-extend: expected a value no larger than --gap-open (" + format_user_value(gap_open) +
-                    "), got " + format_user_value(gap_extend) + "; a gap of length k costs open + (k-1)*extend");
+        throw Error::about("gap_extend", "expected a value no larger than the gap open penalty (" +
+                                             format_user_value(gap_open) + "), got " + format_user_value(gap_extend) +
+                                             "; a gap of length k costs open + (k-1)*extend");
 
     ScoringScheme scheme;
     scheme.scale = (open2 % 2 == 0 && extend2 % 2 == 0) ? 1 : 2;

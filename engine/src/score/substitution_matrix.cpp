@@ -225,8 +225,8 @@ SubstitutionMatrix SubstitutionMatrix::builtin(std::string_view name)
     std::string_view text;
     const std::string_view stem = find_builtin(name, &text);
     if (stem.empty())
-        throw Error("--matrix: unknown built-in matrix '" + std::string(name) + "' (built-in: " + builtin_list() +
-                    ")");
+        throw Error::about("matrix", "unknown built-in matrix '" + std::string(name) + "' (built-in: " +
+                                         builtin_list() + ")");
     return parse(text, std::string(stem), "built-in " + std::string(stem));
 }
 
@@ -243,8 +243,8 @@ SubstitutionMatrix SubstitutionMatrix::resolve(std::string_view name_or_path)
     if (!find_builtin(name_or_path, nullptr).empty()) return builtin(name_or_path);
     std::error_code ec;
     if (name_or_path.empty() || !std::filesystem::exists(std::filesystem::path(name_or_path), ec))
-        throw Error("--matrix: '" + std::string(name_or_path) +
-                    "' is neither a built-in matrix (" + builtin_list() + ") nor an existing file");
+        throw Error::about("matrix", "'" + std::string(name_or_path) + "' is neither a built-in matrix (" +
+                                         builtin_list() + ") nor an existing file");
     return from_file(std::string(name_or_path));
 }
 
