@@ -22,6 +22,7 @@
 //     its device; a cancelled job ends with Cancelled.
 #include "random_relatives.hpp"
 
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/long_pair.hpp>
 #include <alignscope/align/reference_aligner.hpp>
@@ -74,6 +75,7 @@ public:
     std::int64_t special_row_granularity() const override { return granularity_; }
     std::string device() const override { return inner_->device(); }
     std::string kernel() const override { return inner_->kernel(); }
+    std::string strategy() const override { return inner_->strategy(); }
 
 private:
     std::unique_ptr<PassRunner> inner_;
@@ -638,7 +640,10 @@ private slots:
             QCOMPARE(split_stats.stage_cells[0], single_stats.stage_cells[0]);
             QCOMPARE(split_stats.overview.row_edges.empty(), single_stats.overview.row_edges.empty());
             QCOMPARE(got.device, std::string(sh.members == 2 ? "cpu-ref+cpu-ref" : "cpu-ref+cpu-ref+cpu-ref"));
-            QCOMPARE(got.kernel, std::string("split") + std::to_string(sh.members) + "_long_scalar_columns");
+            // The members' kernel in the grammar, with the job's mode and gap
+            // model; the devices field says it was split.
+            QCOMPARE(got.kernel, KernelName({align.mode, scheme.linear(), "columns", 0, KernelWidth::S32}).format());
+            QCOMPARE(split_stats.strategy, std::string("columns"));
         }
     }
 

@@ -293,7 +293,8 @@ private slots:
         QTest::newRow("automatic") << QString() << -1 << -1;
         QTest::newRow("local linear") << "sw_linear_inter_s16" << int(AlignmentMode::Local) << 1;
         QTest::newRow("global affine") << "nw_affine_intra_s32" << int(AlignmentMode::Global) << 0;
-        QTest::newRow("semi-global, any gaps") << "sg_any" << int(AlignmentMode::SemiGlobal) << -1;
+        QTest::newRow("semi-global linear") << "sg_linear_scan_s16" << int(AlignmentMode::SemiGlobal) << 1;
+        QTest::newRow("malformed") << "sg_any" << -1 << -1;  // the device refuses it
         QTest::newRow("outside the grammar") << "striped" << -1 << -1;
     }
 
@@ -526,7 +527,15 @@ private slots:
             verify_device(*registry, options, {}, context);
             QFAIL("no error");
         } catch (const Error& e) {
-            QVERIFY2(QString(e.what()).contains("--kernel 'nope' cannot run on device cpu"), e.what());
+            // Not a kernel name at all: said so, with what one looks like.
+            QVERIFY2(QString(e.what()).startsWith("--kernel: kernel name 'nope': it has 1 word"), e.what());
+        }
+        options.kernel = "sw_affine_inter_s16";  // a name, but not one of this device's kernels
+        try {
+            verify_device(*registry, options, {}, context);
+            QFAIL("no error");
+        } catch (const Error& e) {
+            QVERIFY2(QString(e.what()).contains("--kernel 'sw_affine_inter_s16' cannot run on device cpu"), e.what());
         }
         options.kernel = "sw_affine_striped_s16";  // a kernel the device runs
         const VerifySummary summary = verify_device(*registry, options, {}, context);

@@ -7,6 +7,7 @@
 #include <alignscope/align/long_checkpoint.hpp>
 #include <alignscope/align/path_scorer.hpp>
 #include <alignscope/device/backend.hpp>
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
 
 #include "dp_core.hpp"
@@ -26,6 +27,17 @@ namespace {
 using I64 = std::int64_t;
 using Clock = std::chrono::steady_clock;
 constexpr I64 kNoPath = kNegInf / 2;  // a value below this means "no path"
+
+// The runner's kernel named in today's grammar with the job's mode and gap
+// model (a runner's kernel runs every mode; its own name may be an older one);
+// a name that is not a kernel's (several devices' kernels joined) stays as is.
+std::string long_kernel_name(const std::string& runner_kernel, AlignmentMode mode, bool linear) {
+    std::optional<KernelName> name = read_stored_kernel_name(runner_kernel);
+    if (!name) return runner_kernel;
+    name->mode = mode;
+    name->linear = linear;
+    return name->format();
+}
 
 // A point the optimal path passes through (forward DP indices); in_gap: it
 // arrives there inside a vertical gap ('I' run) that goes on below.
@@ -572,7 +584,8 @@ static Alignment run_pipeline(std::string_view query, std::string_view target, c
     a.query_length = m;
     a.target_length = n;
     a.device = runner.device();
-    a.kernel = runner.kernel();
+    a.kernel = long_kernel_name(runner.kernel(), mode, scheme.linear());
+    stats.strategy = runner.strategy();
     if (local && score <= 0) {  // the empty local alignment
         if (options.sink) {
             options.sink->begin(a);
@@ -920,6 +933,7 @@ Alignment align_long_on(Backend& backend, std::string_view query, std::string_vi
     }
     if (stats) {
         *stats = LongPairStats{};
+        stats->strategy = "linear-space";
         stats->stage_seconds[0] = seconds_since(t0);
         stats->stage_cells[0] = total;
         stats->streamed_pieces = streamed.streamed_pieces;

@@ -179,6 +179,7 @@ public:
         for (std::size_t k = 0; k < members_.size(); ++k) id += (k ? "+" : "") + members_[k]->device();
         return id;
     }
+    std::string strategy() const override { return members_.front()->strategy(); }
     std::string kernel() const override {
         if (!kernel_cells_.empty()) {  // the last split pass: the kernel that computed most of it
             auto top = kernel_cells_.begin();

@@ -1,6 +1,7 @@
 // The CPU reference aligners: linear-memory score passes (Gotoh recurrences in
 // 64-bit integers), the reverse pass that finds where an alignment begins, the
 // full-matrix traceback, and the pipeline that ties them together.
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/error.hpp>
 
@@ -128,8 +129,7 @@ std::vector<std::uint8_t> reversed_prefix(const std::uint8_t* residues, std::int
 }
 
 std::string kernel_name(const ScoringScheme& scheme, AlignmentMode mode, const char* family) {
-    const char* prefix = mode == AlignmentMode::Global ? "nw" : mode == AlignmentMode::Local ? "sw" : "sg";
-    return std::string(prefix) + (scheme.linear() ? "_linear_" : "_affine_") + family + "_s64";
+    return KernelName{mode, scheme.linear(), family, 0, KernelWidth::S64}.format();
 }
 
 }  // namespace

@@ -244,8 +244,23 @@ ParasailAnswer parasail_score_and_end(std::string_view query, std::string_view t
     return a;
 }
 
-LongVerifySummary verify_long(Backend& tested, const LongVerifyOptions& options, const LongVerifyCallbacks& callbacks,
+std::vector<std::uint64_t> long_verify_indices(AlignmentMode mode, bool linear, std::uint64_t count) {
+    std::vector<std::uint64_t> out;
+    for (std::uint64_t index = 0; out.size() < count && index < 64 * (count + 1); ++index) {
+        const Config config = config_of(index / 2);
+        const std::string mode_word = config.mode;
+        if (parse_mode(mode_word.substr(0, mode_word.find(':'))) == mode &&
+            (std::string(config.gaps) == "linear") == linear)
+            out.push_back(index);
+    }
+    return out;
+}
+
+LongVerifySummary verify_long(Backend& tested, const LongVerifyOptions& given, const LongVerifyCallbacks& callbacks,
                               const JobContext& context) {
+    LongVerifyOptions options = given;
+    if (!options.indices.empty()) options.pairs = options.indices.size();
+    const auto index_of = [&options](std::uint64_t k) { return options.indices.empty() ? k : options.indices[k]; };
     if (options.pairs == 0) throw Error("--pairs must be at least 1");
     if (options.max_length < 1) throw Error("--max-length must be at least 1");
     if (options.threads < 0) throw Error("--threads must be 0 (all cores) or positive");
@@ -266,7 +281,7 @@ LongVerifySummary verify_long(Backend& tested, const LongVerifyOptions& options,
         context.throw_if_cancelled();
         const std::uint64_t count = std::min(chunk, options.pairs - first);
         std::vector<LongVerifyCase> cases;
-        for (std::uint64_t k = 0; k < count; ++k) cases.push_back(long_verify_case(options, first + k, genome.residues));
+        for (std::uint64_t k = 0; k < count; ++k) cases.push_back(long_verify_case(options, index_of(first + k), genome.residues));
         std::vector<LongVerifyResult> results(count);
         std::vector<std::string> reference_errors(count), parasail_errors(count);
         std::vector<double> reference_seconds(count, 0), parasail_seconds(count, 0);

@@ -1,6 +1,7 @@
 // `verify`: seeded random pairs over every mode, gap model, matrix and length
 // class, run on a backend and on the CPU reference, and compared pair by pair.
 #include <alignscope/bench/verify.hpp>
+#include <alignscope/device/kernel_name.hpp>
 
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/error.hpp>
@@ -354,19 +355,9 @@ VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too,
 }
 
 bool kernel_can_run(std::string_view kernel, const VerifyConfig& config) {
-    const std::size_t first = kernel.find('_');
-    if (first == std::string_view::npos) return true;
-    const std::string_view mode = kernel.substr(0, first);
-    std::string_view rest = kernel.substr(first + 1);
-    const std::string_view gaps = rest.substr(0, rest.find('_'));
-    const AlignmentMode wanted = config.options.mode;
-    if (mode == "sw" && wanted != AlignmentMode::Local) return false;
-    if (mode == "nw" && wanted != AlignmentMode::Global) return false;
-    if (mode == "sg" && wanted != AlignmentMode::SemiGlobal) return false;
-    if (mode != "sw" && mode != "nw" && mode != "sg") return true;  // not our grammar
-    if (gaps == "linear") return config.scheme.linear();
-    if (gaps == "affine") return !config.scheme.linear();
-    return true;
+    const std::optional<KernelName> name = KernelName::try_parse(kernel);
+    if (!name) return true;  // not our grammar: the backend decides
+    return name->mode == config.options.mode && name->linear == config.scheme.linear();
 }
 
 LengthClass VerifyPairGenerator::draw_length_class() {
@@ -734,6 +725,163 @@ void refuse_unknown_kernel(Backend& tested, const std::vector<VerifyConfig>& con
 
 }  // namespace
 
+namespace {
+
+// The chunk's pairs grouped into one job per configuration (the unit both
+// sides run), with their cells counted into the summary.
+std::vector<VerifyJob> group_into_jobs(const std::vector<VerifyPair>& pairs, const std::vector<VerifyConfig>& configs,
+                                       const VerifyOptions& options, VerifySummary& summary) {
+    std::vector<std::vector<std::size_t>> by_config(configs.size());
+    for (std::size_t k = 0; k < pairs.size(); ++k) by_config[pairs[k].config].push_back(k);
+    std::vector<VerifyJob> jobs;
+    for (std::size_t c = 0; c < configs.size(); ++c) {
+        if (by_config[c].empty()) continue;
+        VerifyJob& j = jobs.emplace_back();
+        j.config = &configs[c];
+        j.members = std::move(by_config[c]);
+        j.queries.reserve(j.members.size());
+        j.targets.reserve(j.members.size());
+        for (std::size_t k : j.members) {
+            j.job.pairs.emplace_back(static_cast<std::uint32_t>(j.queries.size()),
+                                     static_cast<std::uint32_t>(j.targets.size()));
+            j.queries.push_back(pairs[k].query);
+            j.targets.push_back(pairs[k].target);
+        }
+    }
+    for (auto& j : jobs) {  // pointers into `jobs` only once it has stopped growing
+        j.job.queries = &j.queries;
+        j.job.targets = &j.targets;
+        j.job.scheme = j.config->scheme;
+        j.job.options = j.config->options;
+        j.job.threads = options.threads;
+        j.cells = j.job.total_cells();
+        summary.cells += j.cells;
+    }
+    summary.jobs += jobs.size();
+    return jobs;
+}
+
+// Both sides run the chunk's jobs: the reference on its runner (side by side
+// on a CPU) while the tested device takes them one after the other.
+void run_both_sides(Backend& tested, Backend& reference, std::vector<VerifyJob>& jobs, const VerifyOptions& options,
+                    bool concurrent_reference, JobContext& context, VerifySummary& summary) {
+    JobContext tested_context;
+    tested_context.cancel = context.cancel;
+    tested_context.timeline = context.timeline;
+    const auto reference_start = std::chrono::steady_clock::now();
+    ReferenceRunner runner(reference, jobs, options.threads, context.cancel, concurrent_reference);
+    for (auto& j : jobs) {
+        if (context.cancelled()) break;
+        PairJob job = j.job;
+        job.streams = options.streams;
+        job.kernel = options.kernel;
+        job.gpu_memory_budget = options.gpu_memory_budget;
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            j.tested = tested.align_pairs(job, tested_context);
+            if (j.tested.size() != j.members.size())
+                j.tested_failure = "returned " + std::to_string(j.tested.size()) + " results for " +
+                                   std::to_string(j.members.size()) + " pairs";
+        } catch (const Cancelled&) {
+            break;  // the reference side notices the same token
+        } catch (const std::exception& e) {
+            j.tested_failure = e.what();
+            j.tested_refused = dynamic_cast<const Error*>(&e) != nullptr;
+        }
+        summary.tested_seconds += seconds_since(start);
+    }
+    runner.join();
+    summary.reference_seconds += seconds_since(reference_start);
+}
+
+// A reference that failed ends the run: without it nothing can be judged.
+void throw_reference_errors(const std::vector<VerifyJob>& jobs, const VerifySummary& summary) {
+    for (const auto& j : jobs) {
+        if (j.reference_error) {
+            try {
+                std::rethrow_exception(j.reference_error);
+            } catch (const Cancelled&) {
+                throw;
+            } catch (const std::exception& e) {
+                throw Error("verify: the reference device " + summary.reference_device + " failed on " +
+                            j.config->describe() + ": " + e.what());
+            }
+        }
+        if (j.reference.size() != j.members.size())
+            throw Error("verify: the reference device " + summary.reference_device + " returned " +
+                        std::to_string(j.reference.size()) + " results for " + std::to_string(j.members.size()) +
+                        " pairs");
+    }
+}
+
+// Judges the chunk's jobs: refused, failed as a whole, or pair by pair.
+class ChunkJudge {
+public:
+    ChunkJudge(const VerifyOptions& options, const VerifyCallbacks& callbacks, VerifySummary& summary,
+               std::set<std::string>& kernels)
+        : options_(options), callbacks_(callbacks), summary_(summary), kernels_(kernels) {}
+
+    void judge(std::vector<VerifyJob>& jobs, const std::vector<VerifyPair>& pairs) {
+        for (auto& j : jobs) {
+            if (refusal(j)) {
+                // A device may refuse a scheme past its limits (or, forced to
+                // a narrow kernel, a pair its lanes cannot hold) with a clear
+                // error; it may never answer it wrongly.
+                summary_.refused += j.members.size();
+                if (callbacks_.refusal) callbacks_.refusal({j.config, j.members.size(), j.tested_failure});
+            } else if (!j.tested_failure.empty()) {
+                for (std::size_t k : j.members) count_failure(pairs[k], *j.config);
+                if (callbacks_.job_failure) callbacks_.job_failure({j.config, j.members.size(), j.tested_failure});
+            } else {
+                for (std::size_t k = 0; k < j.members.size(); ++k) judge_pair(j, k, pairs[j.members[k]]);
+            }
+        }
+    }
+
+private:
+    bool refusal(const VerifyJob& j) const {
+        return j.tested_refused && (j.config->extreme || options_.forced_kernel_may_refuse) &&
+               j.tested_failure.find("internal error") == std::string::npos;
+    }
+
+    void judge_pair(VerifyJob& j, std::size_t k, const VerifyPair& pair) {
+        if (!j.tested[k].kernel.empty()) kernels_.insert(j.tested[k].kernel);
+        auto problems = check_alignment(j.tested[k], j.reference[k], pair.query.residues, pair.target.residues,
+                                        j.config->scheme, j.config->options);
+        if (problems.empty()) {
+            ++summary_.passed;
+            return;
+        }
+        count_failure(pair, *j.config);
+        if (!callbacks_.mismatch) return;
+        VerifyMismatch mismatch;
+        mismatch.pair = &pair;
+        mismatch.config = j.config;
+        mismatch.problems = std::move(problems);
+        mismatch.tested = std::move(j.tested[k]);
+        mismatch.reference = std::move(j.reference[k]);
+        mismatch.tested_device = summary_.tested_device;
+        mismatch.reference_device = summary_.reference_device;
+        callbacks_.mismatch(mismatch);
+    }
+
+    void count_failure(const VerifyPair& pair, const VerifyConfig& config) {
+        ++summary_.failed;
+        ++summary_.failures_by_kind["mode " + std::string(to_string(config.options.mode))];
+        ++summary_.failures_by_kind["gaps " + std::string(to_string(config.gap_model))];
+        ++summary_.failures_by_kind["class " + std::string(to_string(pair.length_class))];
+        ++summary_.failures_by_kind["matrix " + config.matrix];
+        ++summary_.failures_by_kind[config.options.traceback ? "traceback yes" : "traceback no"];
+    }
+
+    const VerifyOptions& options_;
+    const VerifyCallbacks& callbacks_;
+    VerifySummary& summary_;
+    std::set<std::string>& kernels_;
+};
+
+}  // namespace
+
 VerifySummary verify_backend(Backend& tested, Backend& reference, const VerifyOptions& options,
                              const VerifyCallbacks& callbacks, JobContext& context) {
     if (options.pairs == 0) throw Error("verify: --pairs must be at least 1");
@@ -753,19 +901,7 @@ VerifySummary verify_backend(Backend& tested, Backend& reference, const VerifyOp
     const auto& configs = generator.configs();
     refuse_unknown_kernel(tested, configs, options, context);
     const std::uint64_t chunk = std::max<std::uint64_t>(options.chunk_pairs, 1);
-
-    JobContext tested_context;
-    tested_context.cancel = context.cancel;
-    tested_context.timeline = context.timeline;
-
-    auto count_failure = [&summary](const VerifyPair& pair, const VerifyConfig& config) {
-        ++summary.failed;
-        ++summary.failures_by_kind["mode " + std::string(to_string(config.options.mode))];
-        ++summary.failures_by_kind["gaps " + std::string(to_string(config.gap_model))];
-        ++summary.failures_by_kind["class " + std::string(to_string(pair.length_class))];
-        ++summary.failures_by_kind["matrix " + config.matrix];
-        ++summary.failures_by_kind[config.options.traceback ? "traceback yes" : "traceback no"];
-    };
+    ChunkJudge judge(options, callbacks, summary, kernels);
 
     std::uint64_t done = 0;
     while (done < options.pairs) {
@@ -774,111 +910,11 @@ VerifySummary verify_backend(Backend& tested, Backend& reference, const VerifyOp
         pairs.reserve(static_cast<std::size_t>(count));
         for (std::uint64_t k = 0; k < count; ++k) pairs.push_back(generator.next());
 
-        std::vector<std::vector<std::size_t>> by_config(configs.size());
-        for (std::size_t k = 0; k < pairs.size(); ++k) by_config[pairs[k].config].push_back(k);
-        std::vector<VerifyJob> jobs;
-        for (std::size_t c = 0; c < configs.size(); ++c) {
-            if (by_config[c].empty()) continue;
-            VerifyJob& j = jobs.emplace_back();
-            j.config = &configs[c];
-            j.members = std::move(by_config[c]);
-            j.queries.reserve(j.members.size());
-            j.targets.reserve(j.members.size());
-            for (std::size_t k : j.members) {
-                j.job.pairs.emplace_back(static_cast<std::uint32_t>(j.queries.size()),
-                                         static_cast<std::uint32_t>(j.targets.size()));
-                j.queries.push_back(pairs[k].query);
-                j.targets.push_back(pairs[k].target);
-            }
-        }
-        for (auto& j : jobs) {  // pointers into `jobs` only once it has stopped growing
-            j.job.queries = &j.queries;
-            j.job.targets = &j.targets;
-            j.job.scheme = j.config->scheme;
-            j.job.options = j.config->options;
-            j.job.threads = options.threads;
-            j.cells = j.job.total_cells();
-            summary.cells += j.cells;
-        }
-        summary.jobs += jobs.size();
-
-        {
-            const auto reference_start = std::chrono::steady_clock::now();
-            ReferenceRunner runner(reference, jobs, options.threads, context.cancel, concurrent_reference);
-            for (auto& j : jobs) {
-                if (context.cancelled()) break;
-                PairJob job = j.job;
-                job.streams = options.streams;
-                job.kernel = options.kernel;
-                job.gpu_memory_budget = options.gpu_memory_budget;
-                const auto start = std::chrono::steady_clock::now();
-                try {
-                    j.tested = tested.align_pairs(job, tested_context);
-                    if (j.tested.size() != j.members.size())
-                        j.tested_failure = "returned " + std::to_string(j.tested.size()) + " results for " +
-                                           std::to_string(j.members.size()) + " pairs";
-                } catch (const Cancelled&) {
-                    break;  // the reference side notices the same token
-                } catch (const std::exception& e) {
-                    j.tested_failure = e.what();
-                    j.tested_refused = dynamic_cast<const Error*>(&e) != nullptr;
-                }
-                summary.tested_seconds += seconds_since(start);
-            }
-            runner.join();
-            summary.reference_seconds += seconds_since(reference_start);
-        }
+        std::vector<VerifyJob> jobs = group_into_jobs(pairs, configs, options, summary);
+        run_both_sides(tested, reference, jobs, options, concurrent_reference, context, summary);
         context.throw_if_cancelled();
-        for (const auto& j : jobs) {
-            if (!j.reference_error) continue;
-            try {
-                std::rethrow_exception(j.reference_error);
-            } catch (const Cancelled&) {
-                throw;
-            } catch (const std::exception& e) {
-                throw Error("verify: the reference device " + summary.reference_device + " failed on " +
-                            j.config->describe() + ": " + e.what());
-            }
-        }
-
-        for (auto& j : jobs) {
-            if (j.reference.size() != j.members.size())
-                throw Error("verify: the reference device " + summary.reference_device + " returned " +
-                            std::to_string(j.reference.size()) + " results for " + std::to_string(j.members.size()) +
-                            " pairs");
-            if (j.tested_refused && j.config->extreme && j.tested_failure.find("internal error") == std::string::npos) {
-                // A device may refuse a scheme past its limits with a clear
-                // error; it may never answer it wrongly.
-                summary.refused += j.members.size();
-                if (callbacks.refusal) callbacks.refusal({j.config, j.members.size(), j.tested_failure});
-            } else if (!j.tested_failure.empty()) {
-                for (std::size_t k : j.members) count_failure(pairs[k], *j.config);
-                if (callbacks.job_failure) callbacks.job_failure({j.config, j.members.size(), j.tested_failure});
-            } else {
-                for (std::size_t k = 0; k < j.members.size(); ++k) {
-                    const VerifyPair& pair = pairs[j.members[k]];
-                    if (!j.tested[k].kernel.empty()) kernels.insert(j.tested[k].kernel);
-                    auto problems = check_alignment(j.tested[k], j.reference[k], pair.query.residues,
-                                                    pair.target.residues, j.config->scheme, j.config->options);
-                    if (problems.empty()) {
-                        ++summary.passed;
-                        continue;
-                    }
-                    count_failure(pair, *j.config);
-                    if (callbacks.mismatch) {
-                        VerifyMismatch mismatch;
-                        mismatch.pair = &pair;
-                        mismatch.config = j.config;
-                        mismatch.problems = std::move(problems);
-                        mismatch.tested = std::move(j.tested[k]);
-                        mismatch.reference = std::move(j.reference[k]);
-                        mismatch.tested_device = summary.tested_device;
-                        mismatch.reference_device = summary.reference_device;
-                        callbacks.mismatch(mismatch);
-                    }
-                }
-            }
-        }
+        throw_reference_errors(jobs, summary);
+        judge.judge(jobs, pairs);
         done += count;
         if (callbacks.progress) callbacks.progress(done, options.pairs);
     }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <alignscope/device/backend.hpp>
+#include <alignscope/device/kernel_name.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -21,20 +22,20 @@ std::unique_ptr<Backend> make_parasail_backend();
 // Worker threads a job asks for: job.threads, or every hardware thread.
 int cpu_worker_count(const PairJob& job);
 
-// "sw", "nw", "sg" and "linear"/"affine": the first two words of a kernel name.
-std::string kernel_mode_and_gaps(const PairJob& job);
-
-// The kernel a job forces (PairJob::kernel), split along the naming grammar
-// mode_gaps_family_sWIDTH; nullopt when the job leaves the choice to the
-// backend. `suffixes` are the family_sWIDTH endings the device runs. Throws
-// Error naming --kernel when the name does not fit the job's mode and gap model
-// or is not one of the device's.
+// A kernel of a CPU backend: its family and lane width. Its name for a job
+// (job_kernel) takes the job's mode and gap model.
 struct ForcedKernel {
     std::string family;
-    int width = 0;
+    KernelWidth width = KernelWidth::S32;
 };
+KernelName job_kernel(const PairJob& job, const ForcedKernel& kernel);
+
+// The kernel a job forces (PairJob::kernel); nullopt when the job leaves the
+// choice to the backend. `runs` are the kernels the device has. Throws Error
+// naming --kernel when the name is malformed, does not fit the job's mode and
+// gap model, or is not one of the device's.
 std::optional<ForcedKernel> forced_kernel(const PairJob& job, const std::string& device,
-                                          const std::vector<std::string>& suffixes);
+                                          const std::vector<ForcedKernel>& runs);
 
 // Given by the pool to an aligner for one pair. An aligner that works on a pair
 // for long calls cells_done now and then (cells of this pair so far); that

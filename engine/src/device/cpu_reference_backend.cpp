@@ -21,24 +21,23 @@ int cpu_worker_count(const PairJob& job) {
     return hw ? static_cast<int>(hw) : 1;
 }
 
-std::string kernel_mode_and_gaps(const PairJob& job) {
-    const char* mode = job.options.mode == AlignmentMode::Local    ? "sw"
-                       : job.options.mode == AlignmentMode::Global ? "nw"
-                                                                   : "sg";
-    return std::string(mode) + (job.scheme.linear() ? "_linear" : "_affine");
+KernelName job_kernel(const PairJob& job, const ForcedKernel& kernel) {
+    return KernelName{job.options.mode, job.scheme.linear(), kernel.family, 0, kernel.width};
 }
 
 std::optional<ForcedKernel> forced_kernel(const PairJob& job, const std::string& device,
-                                          const std::vector<std::string>& suffixes) {
+                                          const std::vector<ForcedKernel>& runs) {
     if (job.kernel.empty()) return std::nullopt;
-    const std::string prefix = kernel_mode_and_gaps(job) + "_";
-    for (const std::string& suffix : suffixes) {
-        if (job.kernel != prefix + suffix) continue;
-        const std::size_t s = suffix.rfind("_s");
-        return ForcedKernel{suffix.substr(0, s), std::stoi(suffix.substr(s + 2))};
+    KernelName name;
+    try {
+        name = KernelName::parse(job.kernel);
+    } catch (const Error& e) {
+        throw Error::about("kernel", e.what());
     }
+    for (const ForcedKernel& k : runs)
+        if (job_kernel(job, k) == name) return k;
     std::string choices;
-    for (const std::string& suffix : suffixes) choices += (choices.empty() ? "" : ", ") + prefix + suffix;
+    for (const ForcedKernel& k : runs) choices += (choices.empty() ? "" : ", ") + job_kernel(job, k).format();
     throw Error("--kernel '" + job.kernel + "' cannot run on device " + device + " for this job; it runs " + choices);
 }
 
@@ -244,7 +243,7 @@ namespace {
 // under 100 ms (about 0.25 GCUPS with traceback on a busy core).
 constexpr std::uint64_t reference_pair_cell_limit = 4'000'000;
 
-const std::vector<std::string> reference_kernels = {"scalar_s64", "myersmiller_s64"};
+const std::vector<ForcedKernel> reference_kernels = {{"scalar", KernelWidth::S64}, {"myersmiller", KernelWidth::S64}};
 
 // Kernel names are the reference aligner's own: "scalar" for the full-matrix
 // aligner, "myersmiller" for linear space.
@@ -262,8 +261,10 @@ public:
                                          [&progress](std::uint64_t done) { progress.cells_done(done); });
         // Without traceback linear space runs the reference's own two score
         // passes, only with a progress callback.
-        a.kernel = forced_ ? job_.kernel
-                           : kernel_mode_and_gaps(job_) + (job_.options.traceback ? "_myersmiller_s64" : "_scalar_s64");
+        a.kernel = job_kernel(job_, forced_ ? *forced_
+                                            : ForcedKernel{job_.options.traceback ? "myersmiller" : "scalar",
+                                                           KernelWidth::S64})
+                       .format();
         return a;
     }
 

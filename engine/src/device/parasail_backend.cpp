@@ -110,8 +110,10 @@ constexpr ProfileFunction rowcol_kernels[2][4][3] = {
      {parasail_sg_qb_db_rowcol_scan_profile_8, parasail_sg_qb_db_rowcol_scan_profile_16,
       parasail_sg_qb_db_rowcol_scan_profile_32}}};
 // The kernels a job may force with --kernel, after "mode_gaps_".
-const std::vector<std::string> forcible_kernels = {"striped_s8", "striped_s16", "striped_s32",
-                                                   "scan_s8",    "scan_s16",    "scan_s32"};
+const std::vector<ForcedKernel> forcible_kernels = {
+    {"striped", KernelWidth::S8}, {"striped", KernelWidth::S16}, {"striped", KernelWidth::S32},
+    {"scan", KernelWidth::S8},    {"scan", KernelWidth::S16},    {"scan", KernelWidth::S32}};
+constexpr KernelWidth lane_widths[3] = {KernelWidth::S8, KernelWidth::S16, KernelWidth::S32};
 constexpr TraceFunction nw_trace_scan[3] = {parasail_nw_trace_scan_8, parasail_nw_trace_scan_16,
                                             parasail_nw_trace_scan_32};
 
@@ -248,7 +250,7 @@ void refuse_broken_parasail_kernels(const PairJob& job, const std::optional<Forc
         throw Error("--kernel '" + job.kernel +
                     "': parasail's striped kernels give wrong scores with linear gaps (open == extend); "
                     "use a scan kernel");
-    if (forced && forced->family == "scan" && forced->width == 8 && job.options.mode == AlignmentMode::Local)
+    if (forced && forced->family == "scan" && bits_of(forced->width) == 8 && job.options.mode == AlignmentMode::Local)
         throw Error("--kernel '" + job.kernel +
                     "': parasail's 8-bit local scan kernel gives wrong scores for long queries; "
                     "use striped_s8 or a wider scan kernel");
@@ -257,7 +259,7 @@ void refuse_broken_parasail_kernels(const PairJob& job, const std::optional<Forc
 class ParasailPairAligner : public PairAligner {
 public:
     ParasailPairAligner(const PairJob& job, const parasail_matrix_t* matrix)
-        : job_(job), matrix_(matrix), kernel_prefix_(kernel_mode_and_gaps(job)),
+        : job_(job), matrix_(matrix),
           forced_(forced_kernel(job, "cpu", forcible_kernels)), bounds_(SchemeBounds::of(job.scheme)),
           want_begins_(job.options.begins || job.options.traceback),
           built_{BuiltProfile{ProfileBuilder(matrix, 8)}, BuiltProfile{ProfileBuilder(matrix, 16)}} {
@@ -274,7 +276,7 @@ public:
         if (forced_) {
             const Family f = forced_->family == "striped" ? striped : scan;
             for (int w = 0; w < 3; ++w) families_[w] = f;
-            forced_width_ = forced_->width == 8 ? 0 : forced_->width == 16 ? 1 : 2;
+            forced_width_ = bits_of(forced_->width) == 8 ? 0 : bits_of(forced_->width) == 16 ? 1 : 2;
         } else if (job.options.mode == AlignmentMode::Local) {
             // See refuse_broken_parasail_kernels and the file comment.
             if (job.scheme.linear()) min_width_ = 1;
@@ -286,7 +288,7 @@ public:
         if (forced_ && forced_width_ < min_width_)
             throw Error("--kernel '" + job.kernel + "': this scheme's scores and penalties (largest " +
                         std::to_string(bounds_.largest_parameter()) + ", scaled) do not fit its " +
-                        std::to_string(forced_->width) + "-bit lanes; force a wider kernel or let the backend choose");
+                        std::to_string(bits_of(forced_->width)) + "-bit lanes; force a wider kernel or let the backend choose");
     }
 
     Alignment align(const Sequence& query, const Sequence& target, PairProgress& progress) override {
@@ -314,7 +316,7 @@ public:
             case AlignmentMode::SemiGlobal: ok = semiglobal(a, width); break;
         }
         if (!ok) return linear_space(query, target, progress);  // scores beyond 32 bits
-        a.kernel = kernel_prefix_ + "_" + family_names[families_[width]] + "_s" + std::to_string(width_bits[width]);
+        a.kernel = job_kernel(job_, {family_names[families_[width]], lane_widths[width]}).format();
         progress.cells_done(cells);
 
         if (job_.options.traceback && a.query_end > 0) {
@@ -380,7 +382,7 @@ private:
     Alignment linear_space(const Sequence& query, const Sequence& target, PairProgress& progress) {
         Alignment a = align_linear_space(query.residues, target.residues, job_.scheme, job_.options,
                                          [&progress](std::uint64_t done) { progress.cells_done(done); });
-        a.kernel = kernel_prefix_ + "_linspace_s64";
+        a.kernel = job_kernel(job_, {"myersmiller", KernelWidth::S64}).format();
         return a;
     }
 
@@ -458,7 +460,7 @@ private:
         if (forced_ && !pass_fits(forced_width_, m, n, local))
             throw Error("--kernel '" + job_.kernel + "': the values of this pair (" + std::to_string(m) + " x " +
                         std::to_string(n) + " residues under this scheme) do not fit its " +
-                        std::to_string(forced_->width) + "-bit lanes; force a wider kernel or let the backend choose");
+                        std::to_string(bits_of(forced_->width)) + "-bit lanes; force a wider kernel or let the backend choose");
         const int first = forced_ ? forced_width_ : width;
         const int last = forced_ ? forced_width_ : 2;
         for (int w = first; w <= last; ++w) {
@@ -475,7 +477,7 @@ private:
         }
         if (forced_)
             throw Error("--kernel '" + job_.kernel + "': the scores of this pair overflow its " +
-                        std::to_string(forced_->width) + "-bit lanes; force a wider kernel or let the backend choose");
+                        std::to_string(bits_of(forced_->width)) + "-bit lanes; force a wider kernel or let the backend choose");
         return false;
     }
 
@@ -671,7 +673,6 @@ private:
 
     const PairJob& job_;
     const parasail_matrix_t* matrix_;
-    std::string kernel_prefix_;
     std::optional<ForcedKernel> forced_;
     int forced_width_ = 0;
     Family families_[3] = {scan, scan, scan};  // the family each lane width runs in

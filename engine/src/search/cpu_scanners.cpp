@@ -16,6 +16,7 @@
 #include "../device/parasail_support.hpp"
 
 #include <alignscope/align/reference_aligner.hpp>
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/score/lane_bounds.hpp>
 #include <alignscope/search/scan.hpp>
@@ -160,11 +161,9 @@ std::uint64_t scan_cells(std::span<const EncodedSequence* const> queries, const 
     return cells;
 }
 
-std::string mode_and_gaps(const ScanSetup& setup) {
-    const char* mode = setup.options.mode == AlignmentMode::Local    ? "sw"
-                       : setup.options.mode == AlignmentMode::Global ? "nw"
-                                                                     : "sg";
-    return std::string(mode) + (setup.scheme.linear() ? "_linear" : "_affine");
+// The name of a scanner kernel of `family` for the setup's mode and gap model.
+std::string scan_kernel(const ScanSetup& setup, const char* family, KernelWidth width) {
+    return KernelName{setup.options.mode, setup.scheme.linear(), family, 0, width}.format();
 }
 
 DeviceInfo cpu_info(const std::string& id, const std::string& name, const std::string& description) {
@@ -198,7 +197,7 @@ public:
         for (const EncodedSequence* q : queries)
             if (q->empty()) throw Error("cpu-ref scanner: empty query");
         const auto items = ScanPool::plan(queries, db);
-        const std::string name = mode_and_gaps(setup_) + "_reference_s64";
+        const std::string name = scan_kernel(setup_, "reference", KernelWidth::S64);
         ScanPool::run(items, setup_.threads, context, queries.size(), name, [&](const ScanPool::Item& it, int) {
             const EncodedSequence& q = *queries[it.query];
             for (std::size_t p = it.first; p < it.last; ++p) {
@@ -252,6 +251,7 @@ constexpr ProfileFunction rowcol_scan[4][3] = {
      parasail_sg_qb_db_rowcol_scan_profile_32},
 };
 constexpr int width_bits[3] = {8, 16, 32};
+constexpr KernelWidth lane_widths[3] = {KernelWidth::S8, KernelWidth::S16, KernelWidth::S32};
 
 
 class ParasailScanner : public DatabaseScanner {
@@ -324,7 +324,11 @@ public:
         };
         std::atomic<bool> used_reference{false};
         const int open = setup_.scheme.gap_open, extend = setup_.scheme.gap_extend;
-        const std::string name = mode_and_gaps(setup_) + (striped_ ? "_striped" : "_scan");
+        const char* family_name = striped_ ? "striped" : "scan";
+        // The workers' timeline label: the family's name without a width (a
+        // block of pairs may run in several).
+        std::string name = scan_kernel(setup_, family_name, KernelWidth::S8);
+        name.erase(name.rfind('_'));
 
         const auto items = ScanPool::plan(queries, db);
         ScanPool::run(items, setup_.threads, context, queries.size(), name, [&](const ScanPool::Item& it, int) {
@@ -380,9 +384,9 @@ public:
         stats_.kernel_seconds = stats_.seconds;
         for (int w = 0; w < 3; ++w)
             if (widths_used.load() & (1u << w))
-                stats_.kernels += (stats_.kernels.empty() ? "" : ",") + name + "_s" + std::to_string(width_bits[w]);
+                stats_.kernels += (stats_.kernels.empty() ? "" : ",") + scan_kernel(setup_, family_name, lane_widths[w]);
         if (used_reference.load())
-            stats_.kernels += (stats_.kernels.empty() ? "" : ",") + mode_and_gaps(setup_) + "_reference_s64";
+            stats_.kernels += (stats_.kernels.empty() ? "" : ",") + scan_kernel(setup_, "reference", KernelWidth::S64);
     }
 
     ScanStats last_stats() const override { return stats_; }

@@ -1,5 +1,6 @@
 // Job specifications: building one from a pairwise job, the JSON form kept in
 // the project, and rebuilding the scoring scheme from it.
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/device/backend.hpp>
 #include <alignscope/device/job.hpp>
 #include <alignscope/error.hpp>
@@ -46,14 +47,9 @@ std::string matrix_layout(const SubstitutionMatrix& matrix, int scale) {
     return out.str();
 }
 
+// The first two words of the kernel names (device/kernel_name.hpp): "sw_affine".
 std::string algorithm_name(const PairJob& job) {
-    std::string name;
-    switch (job.options.mode) {
-    case AlignmentMode::Global: name = "nw"; break;
-    case AlignmentMode::Local: name = "sw"; break;
-    case AlignmentMode::SemiGlobal: name = "sg"; break;
-    }
-    return name + (job.scheme.linear() ? "_linear" : "_affine");
+    return std::string(mode_word(job.options.mode)) + (job.scheme.linear() ? "_linear" : "_affine");
 }
 
 }  // namespace

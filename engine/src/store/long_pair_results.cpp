@@ -94,6 +94,7 @@ LongPairStats LongPairStats::from(const longpair::LongPairStats& stats, const Al
     s.target_length = alignment.target_length;
     s.device = alignment.device;
     s.kernel = alignment.kernel;
+    s.strategy = stats.strategy;
     s.seconds = seconds;
     for (int k = 0; k < 3; ++k) {
         s.stage_seconds[static_cast<std::size_t>(k)] = stats.stage_seconds[k];

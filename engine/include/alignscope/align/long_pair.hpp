@@ -280,7 +280,14 @@ public:
     // multiple of this (the runner's rounding granularity).
     virtual std::int64_t special_row_granularity() const { return 1; }
     virtual std::string device() const = 0;  // "cpu-ref", "gpu:0"
-    virtual std::string kernel() const = 0;  // what ran, e.g. "long_strips_r16"
+    // What ran: a kernel name (device/kernel_name.hpp) or one an earlier
+    // version wrote ("long_strips_r16"); align_long gives the alignment the
+    // name in today's grammar, with the job's mode and gap model.
+    virtual std::string kernel() const = 0;
+    // How the passes ran, as LongPairStats::strategy says it: "strips" (one
+    // persistent kernel), "streams" (several kernels on several streams),
+    // "columns" (the scalar runner's column-major passes).
+    virtual std::string strategy() const { return "strips"; }
 };
 
 // A plain scalar runner (column-major passes in O(rows) memory, special rows in
@@ -355,6 +362,9 @@ struct LongPairOverview {
 };
 
 struct LongPairStats {
+    // How the pair was aligned: the pass runner's strategy (PassRunner::strategy)
+    // or "linear-space" (Myers-Miller, on CPU backends without checkpoints).
+    std::string strategy;
     double stage_seconds[3] = {0, 0, 0};
     std::uint64_t stage_cells[3] = {0, 0, 0};
     std::int64_t special_rows = 0;   // kept in stage 1

@@ -41,7 +41,14 @@ struct LongVerifyOptions {
     int threads = 0;  // CPU threads for the reference and parasail checks (and stage 3); 0 = all cores
     bool cpu_pipeline_too = true;  // on backends without a runner, also the pipeline on the scalar runner
     std::string seed_genome;       // FASTA file; empty = the lambda genome (load_seed_genome)
+    // The indices of the seeded stream to run (long_verify_indices); empty =
+    // the first `pairs`. When given, `pairs` is their count.
+    std::vector<std::uint64_t> indices;
 };
+
+// The first `count` indices of the seeded stream whose pairs have this mode
+// and gap model (both kinds, planted and genome, as they come).
+std::vector<std::uint64_t> long_verify_indices(AlignmentMode mode, bool linear, std::uint64_t count);
 
 // One pair of the seeded stream.
 struct LongVerifyCase {

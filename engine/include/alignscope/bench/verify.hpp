@@ -156,6 +156,10 @@ struct VerifyOptions {
     // drawn from the configurations it can run (kernel_can_run).
     std::string kernel;
     bool traceback_too = true;   // false: score-and-coordinates jobs only
+    // A forced kernel may refuse, with an Error, any job whose values its
+    // lanes cannot hold (counted as refused); otherwise only jobs of extreme
+    // schemes may be refused.
+    bool forced_kernel_may_refuse = false;
     std::uint64_t gpu_memory_budget = 0;
     // Pairs generated and checked at a time; bounds memory for very large runs.
     std::uint64_t chunk_pairs = 50'000;

@@ -124,7 +124,7 @@ struct LongPairStats {
     std::int64_t query_length = 0, target_length = 0;
     std::string device;
     std::string kernel;
-    std::string strategy;          // "strips", "streams", or "linear-space" (CPU backends)
+    std::string strategy;          // "strips", "streams", "columns" or "linear-space" (longpair::LongPairStats)
     int kernels = 0, streams = 0;  // as asked; 0 = the backend's default
     double seconds = 0;            // the whole alignment, wall time
     std::array<double, 3> stage_seconds{};
@@ -139,7 +139,8 @@ struct LongPairStats {
     // (the figure bench --long reports); 0 when unknown.
     double stage1_gcups() const;
     // The engine's statistics of `alignment` (ids, lengths, device and kernel
-    // from it); strategy, kernels and streams are left for the caller.
+    // from it, strategy from the run's); kernels and streams, as asked, are
+    // left for the caller.
     static LongPairStats from(const longpair::LongPairStats& stats, const Alignment& alignment, double seconds);
 };
 
