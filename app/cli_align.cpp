@@ -11,6 +11,7 @@
 
 #include <alignscope/align/long_checkpoint.hpp>
 #include <alignscope/align/long_pair.hpp>
+#include <alignscope/device/pair_pipeline.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/io/alignment_format.hpp>
 #include <alignscope/io/alignment_stream.hpp>
@@ -68,6 +69,30 @@ int run_and_write(const AlignFlags& flags, CliContext& context, const PairJob& j
                   store::JobRecording* recording);
 int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& queries, const SequenceSet& targets,
              OutputFormat format, const AlignOptions& options, bool automatic);
+std::optional<int> run_zip_streamed(const AlignFlags& flags, CliContext& context, OutputFormat format,
+                                    const AlignOptions& options);
+
+// The flags of the long-pair path, refused elsewhere (--stats also applies to --zip).
+void refuse_long_flags(const AlignFlags& flags, bool stats_allowed) {
+    if (flags.long_flags.given() || (!stats_allowed && flags.stats_option->count()) || flags.checkpoint_option->count() ||
+        flags.checkpoint_every_option->count() || flags.resume_option->count() || flags.stream_option->count() ||
+        flags.no_stream_option->count())
+        throw Error("--strategy, --kernels, --special-rows-mem, --checkpoint, --checkpoint-every, --resume, --stream, "
+                    "--no-stream and --stats apply to the long-pair path: add --long "
+                    "(taken by itself only for one pair of at least " + std::to_string(kLongPairThreshold) +
+                    " residues each; --stats also applies to --zip)");
+}
+
+std::string zip_count_mismatch(const AlignFlags& flags, std::uint64_t queries, std::uint64_t targets) {
+    return "--zip pairs record i with record i, but " + flags.query_path + " has " + std::to_string(queries) +
+           " records and " + flags.target_path + " has " + std::to_string(targets);
+}
+
+void refuse_mixed_alphabets(const AlignFlags& flags, AlphabetKind queries, AlphabetKind targets) {
+    if (is_nucleotide(queries) != is_nucleotide(targets))
+        throw Error(flags.query_path + " holds " + std::string(to_string(queries)) + " but " + flags.target_path +
+                    " holds " + std::string(to_string(targets)) + " sequences (use --alphabet to override detection)");
+}
 
 int run_align(const AlignFlags& flags, CliContext& context) {
     // Before anything is read or created: no output may be an input, the
@@ -86,6 +111,11 @@ int run_align(const AlignFlags& flags, CliContext& context) {
     if (!options.begins && options.traceback)
         throw Error("--no-begins needs --no-traceback (the alignment is traced from its begin)");
 
+    // Record i with record i, not recorded in a project: streamed from file to
+    // file, never all in memory (unless the files turn out to hold one long pair).
+    if (flags.zip && !flags.long_pair && !flags.project.enabled())
+        if (const std::optional<int> status = run_zip_streamed(flags, context, format, options)) return *status;
+
     ReadOptions read_options;
     read_options.alphabet = flags.scoring.alphabet_override();
     const SequenceSet queries = read_sequences(flags.query_path, read_options);
@@ -97,10 +127,7 @@ int run_align(const AlignFlags& flags, CliContext& context) {
         std::cerr << "alignscope-cli: warning: " << warning << '\n';
     if (queries.records.empty()) throw Error(flags.query_path + ": no sequences");
     if (targets.records.empty()) throw Error(flags.target_path + ": no sequences");
-    if (is_nucleotide(queries.alphabet) != is_nucleotide(targets.alphabet))
-        throw Error(flags.query_path + " holds " + std::string(to_string(queries.alphabet)) + " but " +
-                    flags.target_path + " holds " + std::string(to_string(targets.alphabet)) +
-                    " sequences (use --alphabet to override detection)");
+    refuse_mixed_alphabets(flags, queries.alphabet, targets.alphabet);
 
     // The long-pair path: asked for, or one pair long enough.
     const std::int64_t shorter = static_cast<std::int64_t>(
@@ -108,13 +135,7 @@ int run_align(const AlignFlags& flags, CliContext& context) {
     const bool one_pair = queries.records.size() == 1 && targets.records.size() == 1;
     const bool automatic = !flags.long_pair && one_pair && shorter >= kLongPairThreshold;
     if (flags.long_pair || automatic) return run_long(flags, context, queries, targets, format, options, automatic);
-    if (flags.long_flags.given() || flags.stats_option->count() || flags.checkpoint_option->count() ||
-        flags.checkpoint_every_option->count() || flags.resume_option->count() || flags.stream_option->count() ||
-        flags.no_stream_option->count())
-        throw Error("--strategy, --kernels, --special-rows-mem, --checkpoint, --checkpoint-every, --resume, --stream, "
-                    "--no-stream and --stats apply to the long-pair path: add --long "
-                    "(taken by itself only for one pair of at least " + std::to_string(kLongPairThreshold) +
-                    " residues each)");
+    refuse_long_flags(flags, false);
 
     PairJob job;
     job.queries = &queries.records;
@@ -124,9 +145,7 @@ int run_align(const AlignFlags& flags, CliContext& context) {
     flags.device.apply(job);
     if (flags.zip) {
         if (queries.records.size() != targets.records.size())
-            throw Error("--zip pairs record i with record i, but " + flags.query_path + " has " +
-                        std::to_string(queries.records.size()) + " records and " + flags.target_path + " has " +
-                        std::to_string(targets.records.size()));
+            throw Error(zip_count_mismatch(flags, queries.records.size(), targets.records.size()));
         for (std::uint32_t i = 0; i < queries.records.size(); ++i) job.pairs.emplace_back(i, i);
     } else {
         const std::uint64_t count = std::uint64_t(queries.records.size()) * targets.records.size();
@@ -202,6 +221,54 @@ int run_and_write(const AlignFlags& flags, CliContext& context, const PairJob& j
     return 0;
 }
 
+std::optional<int> run_zip_streamed(const AlignFlags& flags, CliContext& context, OutputFormat format,
+                                    const AlignOptions& options) {
+    refuse_long_flags(flags, true);
+    Backend& backend = context.registry->select(flags.device.device);
+    PairPipelineSettings settings;
+    settings.query_path = flags.query_path;
+    settings.target_path = flags.target_path;
+    settings.read.alphabet = flags.scoring.alphabet_override();
+    settings.format = format;
+    settings.writer.command_line = context.command_line;
+    settings.stages = flags.long_stats;
+    settings.make_job = [&](AlphabetKind queries, AlphabetKind targets) {
+        refuse_mixed_alphabets(flags, queries, targets);
+        PairJob job;
+        job.scheme = flags.scoring.scheme(queries);
+        job.options = options;
+        flags.device.apply(job);
+        return job;
+    };
+    settings.count_mismatch = [&](std::uint64_t queries, std::uint64_t targets) {
+        return zip_count_mismatch(flags, queries, targets);
+    };
+    settings.warn = [](const std::string& line) { std::cerr << "alignscope-cli: warning: " << line << '\n'; };
+    settings.hand_back_single_pair = [](const Sequence& query, const Sequence& target) {
+        return static_cast<std::int64_t>(std::min(query.residues.size(), target.residues.size())) >= kLongPairThreshold;
+    };
+
+    TimelineRecorder timeline;
+    TerminalProgress progress("align");
+    JobContext job_context;
+    job_context.cancel = &interrupt_token();
+    job_context.progress = [&progress](const Progress& p) { progress(p); };
+    if (!flags.device.timeline.empty()) job_context.timeline = &timeline;
+    // The outputs open before the work, so that a bad path fails fast.
+    AtomicOutput out(flags.output);
+    std::optional<AtomicOutput> timeline_out;
+    if (!flags.device.timeline.empty()) timeline_out.emplace(flags.device.timeline);
+    const PairPipelineStats stats = run_pair_pipeline(settings, backend, job_context, out);
+    if (stats.handed_back) return std::nullopt;  // one long pair: the long-pair path
+    progress.finish();
+    out.commit();
+    if (timeline_out) {
+        write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
+        timeline_out->commit();
+    }
+    if (flags.long_stats) std::cerr << describe(stats, "align --zip") << '\n';
+    return 0;
+}
 
 // The strategy that ran: CPU backends align in linear space; a GPU runner
 // given no strategy runs "strips" (LongRunnerSettings).
@@ -523,7 +590,10 @@ void add_align_command(CLI::App& app, CliContext& context) {
                       "20000 residues each");
     flags->long_flags.add_to(*command);
     flags->stats_option = command->add_flag(
-        "--stats", flags->long_stats, "Long-pair path: print the stage timings and cells on stderr");
+        "--stats", flags->long_stats,
+        "Print on stderr where the time went: the long-pair path's stage timings and cells; with --zip, the busy "
+        "seconds of each stage of the streamed pipeline (read, parse, align and inside it pack, copies and kernels, "
+        "format, write)");
     flags->checkpoint_option = command->add_option(
         "--checkpoint", flags->checkpoint_dir,
         "Long-pair path: checkpoint stage 1 into DIR (created when missing) so that a killed job can go on with "

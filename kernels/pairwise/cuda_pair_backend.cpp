@@ -111,7 +111,11 @@ struct Batch {
 // Staging the backend keeps between jobs when it is no larger than this.
 constexpr std::uint64_t kKeptStagingBytes = std::uint64_t{1} << 30;
 
-// What one stream owns: staging and device buffers reused batch after batch.
+}  // namespace
+
+// What one stream owns: staging and device buffers reused batch after batch,
+// and kept from job to job by the backend (a chunked job calls it again and
+// again: allocating them anew each time would cost more than its kernels).
 struct StreamSlot {
     std::unique_ptr<PinnedStaging> host;
     DeviceBuffer<std::uint8_t> residues;
@@ -126,7 +130,27 @@ struct StreamSlot {
     int lane = 0;
     bool busy = false;
     Batch batch;
+
+    StreamSlot() = default;
+    StreamSlot(const StreamSlot&) = delete;
+    StreamSlot& operator=(const StreamSlot&) = delete;
+    ~StreamSlot() {
+        if (done) (void)cudaEventDestroy(done);
+    }
+    std::uint64_t device_bytes() const {
+        return residues.bytes() + tasks.bytes() + results.bytes() + boundary.bytes() + trace.bytes() +
+               cigar_scratch.bytes() + cigar_out.bytes() + counter.bytes();
+    }
 };
+
+namespace {
+
+// Device memory the backend keeps between jobs (beyond it, a job's buffers go).
+constexpr std::uint64_t kKeptDeviceBytes = std::uint64_t{4} << 30;
+
+// A buffer grown with room to spare, so that the next batch or job, a little
+// larger, does not free and allocate it again.
+constexpr std::uint64_t roomy(std::uint64_t count) { return count + count / 8 + 64; }
 
 void validate(const PairJob& job) {
     if (!job.pairs.empty() && (!job.queries || !job.targets))
@@ -305,14 +329,16 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     // Streams and the memory budget of one batch.
     std::optional<HostPhase> setup(std::in_place, context.timeline, device_id, "setup");
     const int stream_count = job.streams > 0 ? job.streams : default_stream_count(device_.info.sm_count);
-    StreamPool streams(stream_count, site);
+    StreamPool& streams = stream_pool(stream_count, site);
     std::uint64_t budget = 0;
     if (job.gpu_memory_budget) {
         budget = budget_per_batch(job.gpu_memory_budget, stream_count);
     } else {
         std::size_t free_bytes = 0, total_bytes = 0;
         check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", site);
-        budget = default_batch_budget(free_bytes, total_bytes, stream_count);
+        // Buffers kept from the last job are this job's to reuse: count them as free.
+        for (const auto& slot : kept_slots_) free_bytes += slot->device_bytes();
+        budget = default_batch_budget(std::min<std::uint64_t>(free_bytes, total_bytes), total_bytes, stream_count);
     }
     auto plan = [&](const std::map<std::string, WorkList>& lists, std::uint64_t& total_cells) {
         std::vector<Batch> batches;
@@ -356,34 +382,40 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
                "cudaMemcpy(substitution table)", site);
 
     GpuTimeline timeline(context.timeline, device_id, site);
-    std::vector<StreamSlot> slots(static_cast<std::size_t>(stream_count));
+    std::vector<std::unique_ptr<StreamSlot>> slots(static_cast<std::size_t>(stream_count));
     // On any failure, let the device finish with the buffers before they go.
-    // Then keep the staging for the next job, up to kKeptStagingBytes.
+    // Then keep the slots for the next job, up to kKeptStagingBytes of pinned
+    // and kKeptDeviceBytes of device memory.
     struct DrainOnExit {
-        std::vector<StreamSlot>& slots;
+        std::vector<std::unique_ptr<StreamSlot>>& slots;
         const StreamPool& pool;
-        std::vector<std::unique_ptr<PinnedStaging>>& kept;
+        std::vector<std::unique_ptr<StreamSlot>>& kept;
         ~DrainOnExit() {
             for (int s = 0; s < pool.size(); ++s) (void)cudaStreamSynchronize(pool[s]);
-            std::uint64_t bytes = 0;
+            std::uint64_t host_bytes = 0, device_bytes = 0;
             for (auto& slot : slots) {
-                if (slot.done) (void)cudaEventDestroy(slot.done);
-                if (slot.host && (bytes += slot.host->bytes()) <= kKeptStagingBytes) kept.push_back(std::move(slot.host));
+                if (!slot) continue;
+                slot->busy = false;
+                if (slot->host && (host_bytes += slot->host->bytes()) > kKeptStagingBytes) slot->host.reset();
+                if ((device_bytes += slot->device_bytes()) > kKeptDeviceBytes) continue;
+                kept.push_back(std::move(slot));
             }
         }
-    } drain{slots, streams, staging_};
+    } drain{slots, streams, kept_slots_};
     for (std::size_t s = 0; s < slots.size(); ++s) {
-        slots[s].lane = static_cast<int>(s);
-        if (!staging_.empty()) {
-            slots[s].host = std::move(staging_.back());
-            staging_.pop_back();
+        if (!kept_slots_.empty()) {
+            slots[s] = std::move(kept_slots_.back());
+            kept_slots_.pop_back();
         } else {
-            slots[s].host = std::make_unique<PinnedStaging>();
+            slots[s] = std::make_unique<StreamSlot>();
         }
+        slots[s]->lane = static_cast<int>(s);
+        if (!slots[s]->host) slots[s]->host = std::make_unique<PinnedStaging>();
     }
-    staging_.clear();  // more than this job's streams: let them go
+    kept_slots_.clear();  // more than this job's streams: let them go
     for (auto& slot : slots)
-        check_cuda(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming), "cudaEventCreateWithFlags", site);
+        if (!slot->done)
+            check_cuda(cudaEventCreateWithFlags(&slot->done, cudaEventDisableTiming), "cudaEventCreateWithFlags", site);
 
     setup.reset();
 
@@ -408,7 +440,7 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         const WorkList& list = *batch.list;
         if (options.traceback) {
             const std::uint32_t ops = slot.host->counter[0];
-            slot.host->cigar.reserve(std::max<std::uint32_t>(ops, 1), site);
+            slot.host->cigar.reserve(roomy(std::max<std::uint32_t>(ops, 1)), site);
             if (ops) {
                 const cudaStream_t stream = streams[slot.lane];
                 timeline.record(stream, {"D2H", "copy", slot.lane, ops * sizeof(std::uint32_t), 0}, [&] {
@@ -495,7 +527,7 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     auto run = [&](const std::vector<Batch>& batches) {
     for (std::size_t b = 0; b < batches.size(); ++b) {
         const int lane = static_cast<int>(b % static_cast<std::size_t>(stream_count));
-        StreamSlot& slot = slots[static_cast<std::size_t>(lane)];
+        StreamSlot& slot = *slots[static_cast<std::size_t>(lane)];
         if (slot.busy) finish(slot);
         context.throw_if_cancelled();
         const cudaStream_t stream = streams[lane];
@@ -510,7 +542,7 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         // Offsets of everything the batch's pairs own on the device, written
         // straight into the pinned staging buffer. A sequence several pairs of
         // the batch share (one query against many targets) goes once.
-        slot.host->tasks.reserve(batch.count, site);
+        slot.host->tasks.reserve(roomy(batch.count), site);
         PairTask* tasks = slot.host->tasks.data();
         std::uint64_t residue_bytes = 0, boundary_total = 0, trace_total = 0, cigar_total = 0;
         ++batch_stamp;
@@ -552,9 +584,9 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         }
 
         // Pack residues into pinned staging, padding each sequence with code `letters`.
-        slot.host->residues.reserve(residue_bytes, site);
-        slot.host->results.reserve(batch.count, site);
-        slot.host->counter.reserve(1, site);
+        slot.host->residues.reserve(roomy(residue_bytes), site);
+        slot.host->results.reserve(roomy(batch.count), site);
+        slot.host->counter.reserve(roomy(1), site);
         parallel_chunks(copies.size(), job.threads, [&](std::size_t begin, std::size_t end) {
             for (std::size_t k = begin; k < end; ++k) {
                 const EncodedSequence& sequence = *copies[k].first;
@@ -565,15 +597,15 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
             }
         }, 1024);
 
-        slot.residues.reserve(residue_bytes, site);
-        slot.tasks.reserve(batch.count, site);
-        slot.results.reserve(batch.count, site);
-        slot.boundary.reserve(std::max<std::uint64_t>(boundary_total, 1) * 2, site);
-        slot.counter.reserve(1, site);
+        slot.residues.reserve(roomy(residue_bytes), site);
+        slot.tasks.reserve(roomy(batch.count), site);
+        slot.results.reserve(roomy(batch.count), site);
+        slot.boundary.reserve(roomy(std::max<std::uint64_t>(boundary_total, 1) * 2), site);
+        slot.counter.reserve(roomy(1), site);
         if (options.traceback) {
-            slot.trace.reserve(std::max<std::uint64_t>(trace_total, 1), site);
-            slot.cigar_scratch.reserve(cigar_total, site);
-            slot.cigar_out.reserve(cigar_total, site);
+            slot.trace.reserve(roomy(std::max<std::uint64_t>(trace_total, 1)), site);
+            slot.cigar_scratch.reserve(roomy(cigar_total), site);
+            slot.cigar_out.reserve(roomy(cigar_total), site);
         }
 
         timeline.record(stream, {"H2D", "copy", lane, residue_bytes + batch.count * sizeof(PairTask), 0}, [&] {
@@ -645,7 +677,7 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
         slot.busy = true;
     }
     for (auto& slot : slots)
-        if (slot.busy) finish(slot);
+        if (slot->busy) finish(*slot);
     };
     run(first_batches);
     if (!saturated.empty()) {
@@ -663,6 +695,22 @@ std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobConte
     timeline.flush();
     take_out();
     return out;
+}
+
+StreamPool& CudaPairBackend::stream_pool(int count, const CudaSite& site) {
+    if (!streams_ || streams_->size() != count) {
+        streams_.reset();
+        streams_ = std::make_unique<StreamPool>(count, site);
+    }
+    return *streams_;
+}
+
+void CudaPairBackend::warm_up() {
+    std::lock_guard lock(mutex_);
+    const CudaSite site{device_.info.id + " (" + device_.info.name + ")", "start-up"};
+    check_cuda(cudaSetDevice(device_.index), "cudaSetDevice", site);
+    check_cuda(cudaFree(nullptr), "cudaFree (context creation)", site);
+    (void)stream_pool(default_stream_count(device_.info.sm_count), site);
 }
 
 std::unique_ptr<longpair::PassRunner> CudaPairBackend::make_long_runner(const LongRunnerSettings& settings) {

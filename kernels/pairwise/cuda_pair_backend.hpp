@@ -19,6 +19,9 @@ struct CudaDevice {
 };
 
 struct PinnedStaging;  // one stream's page-locked staging buffers (cuda_pair_backend.cpp)
+struct StreamSlot;     // one stream's staging, device buffers and event (cuda_pair_backend.cpp)
+struct CudaSite;
+class StreamPool;
 
 class CudaPairBackend : public Backend {
 public:
@@ -26,16 +29,22 @@ public:
     ~CudaPairBackend() override;
     DeviceInfo info() const override { return device_.info; }
     std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override;
+    // The context and the default streams, made before the first job needs them.
+    void warm_up() override;
     std::unique_ptr<longpair::PassRunner> make_long_runner(const LongRunnerSettings& settings) override;
     int device_index() const { return device_.index; }
 
 private:
     CudaDevice device_;
     std::mutex mutex_;  // one job at a time on a device
-    // Staging kept from job to job (up to a cap): pinning a few hundred
-    // megabytes of host memory takes longer than a batch of kernels, so the
-    // next job (a bench repeat, the next GUI run) reuses it.
-    std::vector<std::unique_ptr<PinnedStaging>> staging_;
+    // The job's streams, kept for the next job with as many.
+    StreamPool& stream_pool(int count, const CudaSite& site);
+    // Slots kept from job to job (up to a cap): pinning a few hundred
+    // megabytes of host memory, or allocating device buffers, takes longer
+    // than a batch of kernels, so the next job (the next chunk of a streamed
+    // job, a bench repeat, the next GUI run) reuses them.
+    std::vector<std::unique_ptr<StreamSlot>> kept_slots_;
+    std::unique_ptr<StreamPool> streams_;
 };
 
 }  // namespace alignscope::kernels

@@ -41,6 +41,10 @@ std::string format_score(double user_score) {
     return buffer;
 }
 
+void write_sam_references(std::ostream& out, const std::vector<const Sequence*>& references) {
+    for (const Sequence* r : references) out << "@SQ\tSN:" << r->id << "\tLN:" << r->residues.size() << '\n';
+}
+
 std::string markup_line(std::string_view query_aligned, std::string_view target_aligned, const ScoringScheme& scheme) {
     std::string line(query_aligned.size(), ' ');
     for (std::size_t k = 0; k < query_aligned.size() && k < target_aligned.size(); ++k)
@@ -233,7 +237,7 @@ public:
     SamWriter(std::ostream& out, WriterContext context) : out_(out), ctx_(std::move(context)) {}
     void begin() override {
         out_ << "@HD\tVN:1.6\tSO:unsorted\n";
-        for (const Sequence* r : ctx_.references) out_ << "@SQ\tSN:" << r->id << "\tLN:" << r->residues.size() << '\n';
+        write_sam_references(out_, ctx_.references);
         out_ << "@PG\tID:alignscope\tPN:" << ctx_.program << "\tVN:" << ALIGNSCOPE_VERSION;
         if (!ctx_.command_line.empty()) out_ << "\tCL:" << ctx_.command_line;
         out_ << '\n';

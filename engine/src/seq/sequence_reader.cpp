@@ -2,6 +2,7 @@
 // with its own line buffer so that a line of hundreds of megabytes is copied
 // once, straight into the record, and read_sequences() on top of it.
 #include <alignscope/error.hpp>
+#include <alignscope/seq/record_blocks.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
 
 #include <zlib.h>
@@ -125,12 +126,23 @@ public:
     {
         if (file) gzclose(file);
     }
+    // Parses `text`, whole records of the file `file_path` whose first line is
+    // line `first_line`, in memory (no file is opened).
+    FastxParser(const std::string& file_path, std::string_view text, std::uint64_t first_line, bool file_start,
+                std::optional<SequenceFormat> known_format)
+        : path(file_path), data(text.data()), end(text.size()), eof(true), line(first_line - 1),
+          format(known_format), bom_checked(!file_start)
+    {
+    }
     FastxParser(const FastxParser&) = delete;
     FastxParser& operator=(const FastxParser&) = delete;
 
     std::string path;
     gzFile file = nullptr;
     std::vector<char> buffer;
+    // The bytes being parsed: `buffer` when reading a file, a block of the
+    // file's text (RecordBlock) when parsing one in memory.
+    const char* data = nullptr;
     std::size_t pos = 0, end = 0;
     bool eof = false;
     std::uint64_t line = 0;         // lines consumed so far
@@ -153,6 +165,7 @@ public:
 
     std::uint64_t bytes_read() const
     {
+        if (!file) return end;
         const auto offset = gzoffset(file);
         return offset < 0 ? 0 : static_cast<std::uint64_t>(offset);
     }
@@ -198,7 +211,7 @@ public:
     int peek()
     {
         if (!fill()) return -1;
-        return static_cast<unsigned char>(buffer[pos]);
+        return static_cast<unsigned char>(data[pos]);
     }
 
     // Consumes one line (without its '\n'), handing it to `sink` in chunks as
@@ -210,7 +223,7 @@ public:
         if (!fill()) return false;
         ++line;
         while (fill()) {
-            const char* begin = buffer.data() + pos;
+            const char* begin = data + pos;
             const std::size_t avail = end - pos;
             const void* nl = std::memchr(begin, '\n', avail);
             if (nl) {
@@ -304,8 +317,8 @@ public:
     {
         bom_checked = true;
         if (!fill() || end - pos < 3) return;
-        if (static_cast<unsigned char>(buffer[pos]) == 0xEF && static_cast<unsigned char>(buffer[pos + 1]) == 0xBB &&
-            static_cast<unsigned char>(buffer[pos + 2]) == 0xBF)
+        if (static_cast<unsigned char>(data[pos]) == 0xEF && static_cast<unsigned char>(data[pos + 1]) == 0xBB &&
+            static_cast<unsigned char>(data[pos + 2]) == 0xBF)
             pos += 3;
     }
 
@@ -435,6 +448,7 @@ FastxParser::FastxParser(const std::string& file_path) : path(file_path)
     const std::size_t bytes = (size > 0 && size < kBufferBytes) ? std::max<std::size_t>(8192, size) : kBufferBytes;
     gzbuffer(file, static_cast<unsigned>(bytes));
     buffer.resize(bytes);
+    data = buffer.data();
 }
 
 }  // namespace
@@ -468,14 +482,63 @@ std::uint64_t SequenceSet::residue_count() const
 
 namespace {
 
-// Counts records whose id an earlier record has, and names the first of them.
-// Sorted hashes, 16 bytes a record, rather than a set of the ids themselves.
-void find_duplicate_ids(SequenceSet& set)
+// Normalises a record's residues for `alphabet` and checks them and the
+// record's shape; `at` is its header line, `runs` where its residue lines lie.
+void check_record(Sequence& record, const std::string& path, std::uint64_t at, const std::vector<LineRun>& runs,
+                  AlphabetKind alphabet, const ReadOptions& options)
 {
-    std::vector<std::pair<std::size_t, std::size_t>> keys;  // (hash of the id, record index)
-    keys.reserve(set.records.size());
-    const std::hash<std::string> hash;
-    for (std::size_t k = 0; k < set.records.size(); ++k) keys.emplace_back(hash(set.records[k].id), k);
+    // The first letter not valid in the alphabet, as an offset into the
+    // record as read (gap characters included, so that it names its line)
+    // and as a residue number (gaps removed, as aligned).
+    std::size_t raw = std::string::npos, number = std::string::npos;
+    const auto has = [&record](char c) {
+        return std::memchr(record.residues.data(), c, record.residues.size()) != nullptr;
+    };
+    if (!has('-') && !has('.')) {  // memchr: a pass at memory speed over a genome
+        raw = number = normalise_residues(record.residues, alphabet);
+    } else {
+        std::size_t n = 0;
+        for (std::size_t k = 0; k < record.residues.size(); ++k) {
+            const char c = record.residues[k];
+            if (c == '-' || c == '.') continue;
+            if (!is_valid_residue(alphabet, c)) {
+                raw = k;
+                number = n;
+                break;
+            }
+            ++n;
+        }
+        if (raw == std::string::npos) normalise_residues(record.residues, alphabet);
+    }
+    if (raw != std::string::npos) {
+        auto c = static_cast<unsigned char>(record.residues[raw]);
+        if (c >= 'a' && c <= 'z') c = static_cast<unsigned char>(c - 'a' + 'A');
+        const std::string letter = c >= 0x21 && c < 0x7f ? std::string(1, static_cast<char>(c)) : byte_name(c);
+        const std::uint64_t residue_line = line_of(runs, raw);
+        throw Error(path + ":" + std::to_string(residue_line ? residue_line : at) + ": record '" + record.id +
+                    "': residue '" + letter + "' at position " + std::to_string(number + 1) +
+                    " is not valid in a " + std::string(to_string(alphabet)) + " sequence");
+    }
+    const auto where = [&] { return path + ":" + std::to_string(at) + ": record '" + record.id + "': "; };
+    if (record.residues.empty() && !options.allow_empty)
+        throw Error(where() + "expected residues, the record is empty");
+    // Quality stays aligned with the residues only when nothing was removed.
+    if (!record.quality.empty() && record.quality.size() != record.residues.size())
+        throw Error(where() + "expected no gap characters or trailing stop in a FASTQ record");
+}
+
+// Records whose id an earlier record has: how many, and the first of them
+// with the earlier one it repeats. Sorted hashes, 16 bytes a record, rather
+// than a set of the ids themselves; `id_of(k)` is record k's id.
+struct Repeats {
+    std::uint64_t count = 0;
+    std::size_t first = 0, first_of = 0;
+};
+
+template <typename IdOf>
+Repeats find_repeats(std::vector<std::pair<std::size_t, std::size_t>> keys, IdOf&& id_of)
+{
+    Repeats found;
     std::sort(keys.begin(), keys.end());
     for (std::size_t k = 0; k < keys.size();) {
         std::size_t e = k + 1;
@@ -484,16 +547,29 @@ void find_duplicate_ids(SequenceSet& set)
         for (std::size_t i = k + 1; i < e; ++i)
             for (std::size_t j = k; j < i; ++j) {
                 const std::size_t later = keys[i].second, earlier = keys[j].second;
-                if (set.records[later].id != set.records[earlier].id) continue;
-                ++set.duplicate_ids;
-                if (set.duplicate_ids == 1 || later < set.first_duplicate) {
-                    set.first_duplicate = later;
-                    set.first_duplicate_of = earlier;
+                if (id_of(later) != id_of(earlier)) continue;
+                ++found.count;
+                if (found.count == 1 || later < found.first) {
+                    found.first = later;
+                    found.first_of = earlier;
                 }
                 break;
             }
         k = e;
     }
+    return found;
+}
+
+void find_duplicate_ids(SequenceSet& set)
+{
+    std::vector<std::pair<std::size_t, std::size_t>> keys;  // (hash of the id, record index)
+    keys.reserve(set.records.size());
+    const std::hash<std::string> hash;
+    for (std::size_t k = 0; k < set.records.size(); ++k) keys.emplace_back(hash(set.records[k].id), k);
+    const Repeats found = find_repeats(std::move(keys), [&](std::size_t k) -> const std::string& { return set.records[k].id; });
+    set.duplicate_ids = found.count;
+    set.first_duplicate = found.first;
+    set.first_duplicate_of = found.first_of;
 }
 
 }  // namespace
@@ -518,44 +594,7 @@ SequenceSet read_sequences(const std::string& path, const ReadOptions& options,
     std::size_t sampled = 0;
 
     const auto check = [&](Sequence& record, std::uint64_t at, const std::vector<LineRun>& runs) {
-        // The first letter not valid in the alphabet, as an offset into the
-        // record as read (gap characters included, so that it names its line)
-        // and as a residue number (gaps removed, as aligned).
-        std::size_t raw = std::string::npos, number = std::string::npos;
-        const auto has = [&record](char c) {
-            return std::memchr(record.residues.data(), c, record.residues.size()) != nullptr;
-        };
-        if (!has('-') && !has('.')) {  // memchr: a pass at memory speed over a genome
-            raw = number = normalise_residues(record.residues, *alphabet);
-        } else {
-            std::size_t n = 0;
-            for (std::size_t k = 0; k < record.residues.size(); ++k) {
-                const char c = record.residues[k];
-                if (c == '-' || c == '.') continue;
-                if (!is_valid_residue(*alphabet, c)) {
-                    raw = k;
-                    number = n;
-                    break;
-                }
-                ++n;
-            }
-            if (raw == std::string::npos) normalise_residues(record.residues, *alphabet);
-        }
-        if (raw != std::string::npos) {
-            auto c = static_cast<unsigned char>(record.residues[raw]);
-            if (c >= 'a' && c <= 'z') c = static_cast<unsigned char>(c - 'a' + 'A');
-            const std::string letter = c >= 0x21 && c < 0x7f ? std::string(1, static_cast<char>(c)) : byte_name(c);
-            const std::uint64_t residue_line = line_of(runs, raw);
-            throw Error(path + ":" + std::to_string(residue_line ? residue_line : at) + ": record '" + record.id +
-                        "': residue '" + letter + "' at position " + std::to_string(number + 1) +
-                        " is not valid in a " + std::string(to_string(*alphabet)) + " sequence");
-        }
-        const std::string where = path + ":" + std::to_string(at) + ": record '" + record.id + "': ";
-        if (record.residues.empty() && !options.allow_empty)
-            throw Error(where + "expected residues, the record is empty");
-        // Quality stays aligned with the residues only when nothing was removed.
-        if (!record.quality.empty() && record.quality.size() != record.residues.size())
-            throw Error(where + "expected no gap characters or trailing stop in a FASTQ record");
+        check_record(record, path, at, runs, *alphabet, options);
     };
     const auto detect = [&]() {
         std::string sample;
@@ -603,10 +642,208 @@ SequenceSet read_sequences(const std::string& path, const ReadOptions& options,
 std::string SequenceSet::duplicate_id_warning() const
 {
     if (duplicate_ids == 0) return {};
-    return path + ": " + std::to_string(duplicate_ids) + (duplicate_ids == 1 ? " record repeats" : " records repeat") +
-           " the id of an earlier one (the first: record " + std::to_string(first_duplicate + 1) + ", '" +
-           records[first_duplicate].id + "', as record " + std::to_string(first_duplicate_of + 1) +
-           "); results name records by id, so theirs cannot be told apart";
+    return duplicate_id_line(path, duplicate_ids, first_duplicate, first_duplicate_of, records[first_duplicate].id);
+}
+
+std::string duplicate_id_line(const std::string& path, std::uint64_t count, std::size_t first, std::size_t first_of,
+                              const std::string& id)
+{
+    return path + ": " + std::to_string(count) + (count == 1 ? " record repeats" : " records repeat") +
+           " the id of an earlier one (the first: record " + std::to_string(first + 1) + ", '" + id +
+           "', as record " + std::to_string(first_of + 1) + "); results name records by id, so theirs cannot be told apart";
+}
+
+// ---- Blocks of whole records (record_blocks.hpp) ----
+
+struct RecordBlockReader::File : FastxParser {
+    using FastxParser::FastxParser;
+};
+
+RecordBlockReader::RecordBlockReader(const std::string& path, std::size_t block_bytes)
+    : file_(std::make_unique<File>(path)), path_(path), block_bytes_(std::max<std::size_t>(block_bytes, 1))
+{
+    held_limit_ = process_memory_limit() / 4;
+}
+
+RecordBlockReader::~RecordBlockReader() = default;
+
+std::uint64_t RecordBlockReader::bytes_read() const { return file_->bytes_read(); }
+std::uint64_t RecordBlockReader::file_size() const { return file_->size; }
+
+// Where the block ends: before the last line that opens a record and of
+// which the block holds all earlier lines, or 0 when there is none yet. A
+// FASTA record opens at every line starting '>'; a FASTQ record at an '@'
+// line met between records (four lines each, blank lines between them), so
+// that a quality line starting '@' is no cut.
+std::size_t RecordBlockReader::cut_point() const
+{
+    const char* text = pending_.data();
+    const std::size_t size = pending_.size();
+    if (format_ == SequenceFormat::Fasta) {
+        for (std::size_t k = size; k-- > 1;)
+            if (text[k] == '>' && text[k - 1] == '\n') return k;
+        return 0;
+    }
+    std::size_t cut = 0, at = 0;
+    int state = 0;  // 0 between records, 1..3 lines of a record read
+    while (at < size) {
+        const void* nl = std::memchr(text + at, '\n', size - at);
+        if (!nl) break;  // an incomplete line: no cut at or after it
+        const std::size_t line_end = static_cast<std::size_t>(static_cast<const char*>(nl) - text);
+        if (state == 0) {
+            if (text[at] == '@') {
+                if (at > 0) cut = at;
+                state = 1;
+            }
+        } else {
+            state = (state + 1) % 4;
+        }
+        at = line_end + 1;
+    }
+    return cut;
+}
+
+bool RecordBlockReader::cut(RecordBlock& out)
+{
+    for (;;) {
+        if (!format_known_) {
+            // The format from the first byte that is not blank (after a byte-order mark).
+            std::size_t k = next_index_ == 0 && pending_.size() >= 3 && pending_.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+            while (k < pending_.size() && (pending_[k] == '\n' || is_blank(pending_[k]))) ++k;
+            if (k < pending_.size()) {
+                format_known_ = true;
+                if (pending_[k] == '>') format_ = SequenceFormat::Fasta;
+                else if (pending_[k] == '@') format_ = SequenceFormat::Fastq;
+            } else if (eof_) {
+                format_known_ = true;
+            }
+        }
+        std::size_t at = 0;
+        if (eof_) {
+            at = pending_.size();
+        } else if (format_known_ && !format_) {
+            at = pending_.size();  // neither format: the parser names the first fault
+        } else if (format_known_ && pending_.size() >= block_bytes_) {
+            at = cut_point();
+        }
+        if (at > 0 || (eof_ && pending_.empty())) {
+            if (at == 0) return false;
+            out.text.assign(pending_, 0, at);
+            pending_.erase(0, at);
+            out.first_line = next_line_;
+            out.index = next_index_++;
+            out.file_start = out.index == 0;
+            next_line_ += static_cast<std::uint64_t>(std::count(out.text.begin(), out.text.end(), '\n'));
+            return true;
+        }
+        // More text: the block grows past block_bytes only while one record fills it.
+        if (pending_.size() > held_limit_)
+            throw Error(path_ + ": " + gib(pending_.size()) + " of residues in one record, more than a quarter of the "
+                        "memory this process may use (" + gib(held_limit_ * 4) + "); reading keeps every residue in "
+                        "memory: split the file into smaller ones, or use a machine with more memory");
+        const std::size_t want = std::max(block_bytes_, pending_.size() / 2);
+        const std::size_t old = pending_.size();
+        pending_.resize(old + want);
+        std::size_t got = 0;
+        while (got < want) {
+            const unsigned ask = static_cast<unsigned>(std::min<std::size_t>(want - got, std::size_t{1} << 30));
+            const int n = gzread(file_->file, pending_.data() + old + got, ask);
+            int errnum = Z_OK;
+            const char* message = gzerror(file_->file, &errnum);
+            if (n < 0 || (n == 0 && errnum != Z_OK)) {
+                const std::string why = errnum == Z_ERRNO ? std::string(std::strerror(errno))
+                                        : errnum == Z_BUF_ERROR
+                                            ? "the gzip data is truncated (unexpected end of file)"
+                                            : "the gzip data is corrupt (" + std::string(message ? message : "zlib error") + ")";
+                pending_.resize(old + got);
+                const std::uint64_t line = next_line_ + static_cast<std::uint64_t>(std::count(pending_.begin(), pending_.end(), '\n'));
+                throw Error(path_ + ":" + std::to_string(line) + ": cannot read: " + why);
+            }
+            if (n == 0) {
+                eof_ = true;
+                break;
+            }
+            got += static_cast<std::size_t>(n);
+        }
+        pending_.resize(old + got);
+    }
+}
+
+bool RecordBlockReader::next(RecordBlock& out)
+{
+    if (!ahead_.empty()) {
+        out = std::move(ahead_.front());
+        ahead_.pop_front();
+        return true;
+    }
+    return cut(out);
+}
+
+AlphabetKind RecordBlockReader::detect_alphabet()
+{
+    std::string sample;
+    std::size_t parsed = 0;
+    std::uint64_t records = 0;
+    for (;;) {
+        if (parsed == ahead_.size()) {
+            RecordBlock block;
+            if (!cut(block)) {
+                empty_ = records == 0;
+                break;
+            }
+            ahead_.push_back(std::move(block));
+        }
+        const RecordBlock& block = ahead_[parsed++];
+        FastxParser parser(path_, block.text, block.first_line, block.file_start, format_);
+        parser.held_limit = held_limit_;
+        Sequence record;
+        while (sample.size() < kDetectionSample && parser.next(record) && ++records)
+            sample.append(record.residues, 0, std::min(record.residues.size(), kDetectionSample - sample.size()));
+        if (sample.size() >= kDetectionSample) break;
+    }
+    return alignscope::detect_alphabet(sample);
+}
+
+std::vector<Sequence> parse_record_block(const RecordBlock& block, const std::string& path,
+                                         std::optional<SequenceFormat> format, AlphabetKind alphabet,
+                                         const ReadOptions& options)
+{
+    FastxParser parser(path, block.text, block.first_line, block.file_start, format);
+    parser.held_limit = process_memory_limit() / 4;
+    std::vector<Sequence> records;
+    try {
+        Sequence record;
+        while (parser.next(record)) {
+            check_record(record, path, parser.record_line, parser.runs, alphabet, options);
+            records.push_back(std::move(record));
+            record = Sequence{};
+        }
+    } catch (const std::bad_alloc&) {
+        records = {};
+        throw Error(path + ": out of memory at line " + std::to_string(parser.line) +
+                    "; split the file into smaller ones, or use a machine with more memory");
+    }
+    return records;
+}
+
+void RepeatedIds::add(std::string_view id)
+{
+    offsets_.push_back(ids_.size());
+    ids_.append(id);
+    hashes_.push_back(std::hash<std::string_view>{}(id));
+}
+
+std::string RepeatedIds::warning(const std::string& path) const
+{
+    const auto id_of = [&](std::size_t k) {
+        const std::size_t end = k + 1 < offsets_.size() ? offsets_[k + 1] : ids_.size();
+        return std::string_view(ids_).substr(offsets_[k], end - offsets_[k]);
+    };
+    std::vector<std::pair<std::size_t, std::size_t>> keys(hashes_.size());
+    for (std::size_t k = 0; k < hashes_.size(); ++k) keys[k] = {hashes_[k], k};
+    const Repeats found = find_repeats(std::move(keys), id_of);
+    if (found.count == 0) return {};
+    return duplicate_id_line(path, found.count, found.first, found.first_of, std::string(id_of(found.first)));
 }
 
 }  // namespace alignscope

@@ -56,6 +56,11 @@ public:
     // Aligns every pair; results in pair order with device/kernel filled in.
     // Throws Error (with the device named) or Cancelled.
     virtual std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) = 0;
+    // Makes ready what a first job would (a GPU's context and streams), so
+    // that it is off that job's critical path: the pair pipeline calls it on
+    // a thread of its own while it reads the input. Throws Error as
+    // align_pairs would. The CPU backends have nothing to make ready.
+    virtual void warm_up() {}
     // The long-pair pass runner of this device, or null when the device has
     // none (the CPU backends: long pairs there use align_linear_space).
     virtual std::unique_ptr<longpair::PassRunner> make_long_runner(const LongRunnerSettings& settings);

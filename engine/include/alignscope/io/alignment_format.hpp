@@ -52,6 +52,10 @@ public:
     static std::unique_ptr<AlignmentWriter> create(OutputFormat format, std::ostream& out, WriterContext context);
 };
 
+// SAM's @SQ header lines, one per reference, as SAM output opens with them
+// (a writer that learns its references as it goes writes them itself).
+void write_sam_references(std::ostream& out, const std::vector<const Sequence*>& references);
+
 // The EMBOSS-like markup line: '|' identical, ':' positive score, '.' other
 // mismatch, ' ' gap.
 std::string markup_line(std::string_view query_aligned, std::string_view target_aligned, const ScoringScheme& scheme);
