@@ -5,8 +5,10 @@
 #pragma once
 
 #include <alignscope/align/alignment.hpp>
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,15 +36,14 @@ struct KernelVariant {
 
     int threads_per_pair() const { return family == KernelFamily::Inter ? 1 : (group > 0 ? group : 32); }
 
-    // "intra" is a warp per pair; "intra8" a group of 8 threads.
-    std::string name() const {
-        std::string out = mode == AlignmentMode::Global ? "nw" : mode == AlignmentMode::Local ? "sw" : "sg";
-        out += linear ? "_linear" : "_affine";
-        if (family == KernelFamily::Inter) out += "_inter";
-        else out += threads_per_pair() == 32 ? "_intra" : "_intra" + std::to_string(threads_per_pair());
-        out += width == LaneWidth::S16 ? "_s16" : "_s32";
-        return out;
+    // Its name (device/kernel_name.hpp): "intra" is a warp per pair, "intra8"
+    // a group of 8 threads.
+    KernelName kernel_name() const {
+        const bool inter = family == KernelFamily::Inter;
+        return KernelName{mode, linear, inter ? "inter" : "intra", inter || threads_per_pair() == 32 ? 0 : threads_per_pair(),
+                          width == LaneWidth::S16 ? KernelWidth::S16 : KernelWidth::S32};
     }
+    std::string name() const { return kernel_name().format(); }
     bool operator==(const KernelVariant& other) const {
         return mode == other.mode && linear == other.linear && family == other.family && width == other.width &&
                threads_per_pair() == other.threads_per_pair();
@@ -63,20 +64,29 @@ inline std::vector<KernelVariant> variants_for(AlignmentMode mode, bool linear) 
 // Error naming --kernel and listing the kernels that fit the job when the name
 // is unknown or belongs to another mode or gap model.
 inline KernelVariant parse_kernel_name(std::string_view name, AlignmentMode mode, bool linear) {
+    const std::optional<KernelName> wanted = KernelName::try_parse(name);
     const auto candidates = variants_for(mode, linear);
     for (const KernelVariant& v : candidates)
-        if (v.name() == name) return v;
+        if (wanted && v.kernel_name() == *wanted) return v;
     std::string list;
     for (const KernelVariant& v : candidates) list += (list.empty() ? "" : ", ") + v.name();
     std::string why = "is not a GPU kernel";
-    for (AlignmentMode other : {AlignmentMode::Global, AlignmentMode::Local, AlignmentMode::SemiGlobal})
-        for (bool other_linear : {false, true})
-            for (const KernelVariant& v : variants_for(other, other_linear))
-                if (v.name() == name)
-                    why = "is a kernel for " + std::string(to_string(other)) + (other_linear ? " linear" : " affine") +
-                          " alignment, but the job is " + std::string(to_string(mode)) +
-                          (linear ? " linear" : " affine");
+    if (wanted)
+        for (const KernelVariant& v : variants_for(wanted->mode, wanted->linear))
+            if (v.kernel_name() == *wanted && (wanted->mode != mode || wanted->linear != linear))
+                why = "is a kernel for " + std::string(to_string(wanted->mode)) +
+                      (wanted->linear ? " linear" : " affine") + " alignment, but the job is " +
+                      std::string(to_string(mode)) + (linear ? " linear" : " affine");
     throw Error("--kernel '" + std::string(name) + "' " + why + "; kernels for this job: " + list);
+}
+
+// Every GPU pairwise kernel, of every mode and gap model.
+inline std::vector<KernelName> all_pairwise_kernel_names() {
+    std::vector<KernelName> out;
+    for (AlignmentMode mode : {AlignmentMode::Local, AlignmentMode::Global, AlignmentMode::SemiGlobal})
+        for (bool linear : {false, true})
+            for (const KernelVariant& v : variants_for(mode, linear)) out.push_back(v.kernel_name());
+    return out;
 }
 
 }  // namespace alignscope::kernels

@@ -27,6 +27,12 @@ private slots:
             for (bool linear : {false, true})
                 for (const KernelVariant& v : variants_for(mode, linear)) {
                     QCOMPARE(parse_kernel_name(v.name(), mode, linear), v);
+                    // The engine's grammar reads every GPU name back to the same parts.
+                    const KernelName parsed = KernelName::parse(v.name());
+                    QCOMPARE(parsed, v.kernel_name());
+                    QCOMPARE(parsed.mode, mode);
+                    QCOMPARE(parsed.linear, linear);
+                    QCOMPARE(parsed.format(), v.name());
                     ++count;
                 }
         // 3 modes x 2 gap models x (inter + intra with 4, 8, 16, 32 threads) x 2 widths.

@@ -14,3 +14,15 @@ namespace alignscope::kernels {
 void register_cuda_backends(DeviceRegistry& registry);
 
 }  // namespace alignscope::kernels
+
+namespace alignscope {
+class KernelCatalog;
+}
+
+namespace alignscope::kernels {
+
+// Adds the CUDA kernel families (pairwise, database scan, long pair) to the
+// catalog that `verify --all-kernels` runs.
+void add_cuda_kernel_families(KernelCatalog& catalog);
+
+}  // namespace alignscope::kernels
