@@ -111,6 +111,12 @@ void write_version2_content(store::Project& project) {
     long_pair->finish_done();
 }
 
+// What fixtures from version 3 on add.
+void write_version3_content(store::Project& project) {
+    project.set_setting("workbench/job_panel", R"({"algorithm":"local","matrix":"BLOSUM62"})");
+    project.set_setting("notes", "kept with the project");
+}
+
 // The fixture of the current version: every version's content, then a job
 // left running while the copy is taken.
 void write_fixture(const QString& path, const QString& work) {
@@ -119,6 +125,7 @@ void write_fixture(const QString& path, const QString& work) {
     store::Project project(path.toStdString(), options);
     write_version1_content(project, work);
     write_version2_content(project);
+    write_version3_content(project);
 
     // Copied while this one runs: the copy has a 'running' job nobody owns.
     auto running = project.begin_job(sample_spec("align"));
@@ -198,6 +205,13 @@ void verify_version2_content(const store::Project& project) {
     QCOMPARE(maps[0].col_begin(3), std::int64_t{13});
 }
 
+void verify_version3_content(const store::Project& project) {
+    QCOMPARE(project.setting("workbench/job_panel").value_or(""),
+             std::string(R"({"algorithm":"local","matrix":"BLOSUM62"})"));
+    QCOMPARE(project.setting("notes").value_or(""), std::string("kept with the project"));
+    QVERIFY(!project.setting("never set"));
+}
+
 QStringList schema_of(const QString& path) {
     return RawDatabase(path).column("SELECT type || ' ' || name || ': ' || sql FROM sqlite_schema "
                                     "WHERE name NOT LIKE 'sqlite_%' ORDER BY name");
@@ -257,6 +271,10 @@ private slots:
             QCOMPARE(project.found_schema_version(), version);
             if (version >= 1) verify_version1_content(project, version);
             if (version >= 2) verify_version2_content(project);
+            if (version >= 3) verify_version3_content(project);
+            // A migrated project takes settings (an older one had no table for them).
+            project.set_setting("after migration", "yes");
+            QCOMPARE(project.setting("after migration").value_or(""), std::string("yes"));
             auto job = project.begin_job(sample_spec());
             job->add_hits(sample_hits(3));
             job->finish_done();

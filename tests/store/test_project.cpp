@@ -1,7 +1,8 @@
 // The project file itself: creating and reopening, refusing what is not ours
 // (foreign files, newer versions) without touching it, read-only files, a full
 // "disk", inputs (embedded, referenced, re-verified by SHA-256 against Qt's
-// own SHA-256), the job life cycle, deletion, change polling, vacuum and check.
+// own SHA-256), the job life cycle, deletion, change polling, vacuum and check,
+// settings kept with the project, and removing an input no job used.
 #include "store_test_support.hpp"
 
 #include <alignscope/device/backend.hpp>
@@ -13,6 +14,8 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
+
+#include <fstream>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -87,6 +90,17 @@ store::ProjectOptions creating() {
     store::ProjectOptions options;
     options.create_if_missing = true;
     return options;
+}
+
+store::ProjectOptions creating_project() {
+    store::ProjectOptions options;
+    options.create_if_missing = true;
+    return options;
+}
+
+std::string write_text(const QString& path, const std::string& text) {
+    std::ofstream(path.toStdString()) << text;
+    return path.toStdString();
 }
 
 }  // namespace
@@ -701,6 +715,84 @@ private slots:
             R"({"streams": 4, "threads": 0, "score_scale": 2, "gpu_memory_budget": 18446744073709551615})", "ok");
         QCOMPARE(ok.streams, 4);
         QCOMPARE(ok.gpu_memory_budget, std::uint64_t(18446744073709551615ull));
+    }
+    // Settings (schema version 3): values per key across reopening, seen by
+    // another connection, refused on a read-only project; long and odd values.
+    void settingsPersist() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("s.alsproj").toStdString();
+        const std::string odd = "line one\nline 'two' with \"quotes\" and ünïcödé\t" + std::string(100'000, 'x');
+        {
+            store::Project project(path, creating_project());
+            QVERIFY(!project.setting("workbench/job_panel"));
+            project.set_setting("workbench/job_panel", "{\"matrix\":\"PAM250\"}");
+            project.set_setting("odd", odd);
+            project.set_setting("workbench/job_panel", "{\"matrix\":\"BLOSUM62\"}");  // replaced
+            QCOMPARE(project.setting("workbench/job_panel").value_or(""), std::string("{\"matrix\":\"BLOSUM62\"}"));
+            // Another connection sees the committed value at once.
+            store::ProjectOptions reading;
+            reading.read_only = true;
+            store::Project other(path, reading);
+            QCOMPARE(other.setting("odd").value_or(""), odd);
+        }
+        QCOMPARE(RawDatabase(QString::fromStdString(path)).integer("SELECT count(*) FROM settings"), qint64(2));
+        store::ProjectOptions reading;
+        reading.read_only = true;
+        store::Project project(path, reading);
+        QCOMPARE(project.setting("workbench/job_panel").value_or(""), std::string("{\"matrix\":\"BLOSUM62\"}"));
+        QVERIFY(!project.setting("workbench/job_panel/"));  // keys are exact, not prefixes
+        bool refused = false;
+        try {
+            project.set_setting("x", "y");
+        } catch (const Error& e) {
+            refused = QString(e.what()).contains("read-only");
+        }
+        QVERIFY(refused);
+    }
+
+    // An input no job used is removed with its embedded records; one a job
+    // used is refused with the job named, until the job is deleted.
+    void deleteInput() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("i.alsproj").toStdString();
+        store::Project project(path, creating_project());
+        const auto a = project.add_sequence_set(read_sequences(write_text(dir.filePath("a.fa"), ">a1\nMKV\n>a2\nMKL\n")));
+        const auto b = project.add_sequence_set(read_sequences(write_text(dir.filePath("b.fa"), ">b1\nMKW\n")));
+        QCOMPARE(project.inputs().size(), std::size_t{2});
+        auto job = project.begin_job(sample_spec());
+        job->link_input(b, "query");
+        job->finish_done();
+        const std::int64_t job_id = job->job_id();
+        job.reset();
+
+        project.delete_input(a);
+        QCOMPARE(project.inputs().size(), std::size_t{1});
+        QCOMPARE(project.inputs().front().id, b);
+        // Its embedded records went with it.
+        QCOMPARE(RawDatabase(QString::fromStdString(path)).integer(
+                     ("SELECT count(*) FROM input_sequences WHERE input_id = " + std::to_string(a)).c_str()),
+                 qint64(0));
+        QString message;
+        try {
+            project.delete_input(b);
+        } catch (const Error& e) {
+            message = e.what();
+        }
+        QVERIFY2(message.contains(QStringLiteral("used by job %1").arg(job_id)) && message.contains("delete those jobs first"),
+                 qPrintable(message));
+        QCOMPARE(project.inputs().size(), std::size_t{1});
+        message.clear();
+        try {
+            project.delete_input(a);
+        } catch (const Error& e) {
+            message = e.what();
+        }
+        QVERIFY2(message.contains("no input"), qPrintable(message));
+        // After the job is gone, so can its input be.
+        project.delete_job(job_id);
+        project.delete_input(b);
+        QVERIFY(project.inputs().empty());
+        QVERIFY(project.check().ok());
     }
 };
 

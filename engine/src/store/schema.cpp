@@ -226,7 +226,15 @@ const std::vector<const char*> kVersion2 = {
         PRIMARY KEY (job_id, ordinal)) WITHOUT ROWID)",
 };
 
-const std::vector<const std::vector<const char*>*> kSteps = {&kVersion1, &kVersion2};
+// Version 3: settings kept with the project (key -> text), such as the
+// workbench's Job panel, so a project reopens as it was left.
+const std::vector<const char*> kVersion3 = {
+    R"(CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL) WITHOUT ROWID)",
+};
+
+const std::vector<const std::vector<const char*>*> kSteps = {&kVersion1, &kVersion2, &kVersion3};
 
 }  // namespace
 

@@ -105,7 +105,7 @@ class Project {
 public:
     // The schema this build writes; files with a higher PRAGMA user_version are
     // refused, lower ones are migrated forward on open (unless read-only).
-    static constexpr int schema_version = 2;
+    static constexpr int schema_version = 3;
     static constexpr std::string_view file_extension = ".alsproj";
 
     // Opens (or with create_if_missing creates) a project. On a writable open it
@@ -136,6 +136,16 @@ public:
     std::vector<Sequence> input_sequences(std::int64_t id) const;
     // The bytes of a profile input's file (embedded copy or the verified file).
     std::string input_content(std::int64_t id) const;
+    // Removes an input (and its embedded records) that no job used. Throws
+    // Error naming the jobs that used it (delete those first), or when there
+    // is no such input.
+    void delete_input(std::int64_t id);
+
+    // Settings kept with the project (the workbench keeps its Job panel's
+    // here): text values under keys of the caller's choosing. nullopt for a
+    // key never set; set_setting replaces a value (Error when read-only).
+    std::optional<std::string> setting(std::string_view key) const;
+    void set_setting(std::string_view key, std::string_view value);
 
     // Jobs, oldest first. A queued or running job whose owner is gone is
     // reported as interrupted even before mark_interrupted_jobs() writes it.
