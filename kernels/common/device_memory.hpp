@@ -4,6 +4,7 @@
 #pragma once
 
 #include "common/cuda_check.hpp"
+#include "common/fault_injection.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -46,7 +47,9 @@ public:
         if (count <= capacity_) return;
         release();
         void* p = nullptr;
-        check_cuda(Memory::allocate(&p, count * sizeof(T)), Memory::allocate_call, site);
+        cudaError_t status = fault::before_allocation();  // a test's injected failure (ALIGNSCOPE_FAULT)
+        if (status == cudaSuccess) status = Memory::allocate(&p, count * sizeof(T));
+        check_cuda(status, Memory::allocate_call, site);
         data_ = static_cast<T*>(p);
         capacity_ = count;
     }

@@ -2,6 +2,8 @@
 // with and without the column-slice extras (explicit left edge, last column).
 #include "long/long_launch.hpp"
 
+#include "common/fault_injection.hpp"
+
 #include "long/strip_kernel.cuh"
 
 namespace alignscope::kernels::longpass {
@@ -54,8 +56,9 @@ cudaError_t prepare_kernel(int r, bool local, bool overview, bool slice, int alp
 
 cudaError_t launch_strip_kernel(int r, bool local, bool overview, bool slice, const LaunchParams& params, int blocks,
                                 cudaStream_t stream) {
-    return dispatch(r, local, overview, slice,
-                    [&]<int R, bool L, bool O, bool S>() { return launch<R, L, O, S>(params, blocks, stream); });
+    return fault::after_launch(dispatch(r, local, overview, slice, [&]<int R, bool L, bool O, bool S>() {
+        return launch<R, L, O, S>(params, blocks, stream);
+    }));
 }
 
 }  // namespace alignscope::kernels::longpass

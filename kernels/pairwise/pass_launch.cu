@@ -2,6 +2,8 @@
 // ask for. Dispatch only: the kernel bodies live in the .cuh files.
 #include "pairwise/pass_launch.hpp"
 
+#include "common/fault_injection.hpp"
+
 #include "pairwise/family_layout.hpp"
 #include "pairwise/local_s16.cuh"
 #include "pairwise/trace_s32.cuh"
@@ -65,10 +67,7 @@ cudaError_t launch_s16(const PassParams& params, cudaStream_t stream) {
     return cudaGetLastError();
 }
 
-}  // namespace
-
-cudaError_t launch_pass(const KernelVariant& variant, PassKind kind, const PassParams& params, cudaStream_t stream) {
-    if (params.count == 0) return cudaSuccess;
+cudaError_t dispatch_pass(const KernelVariant& variant, PassKind kind, const PassParams& params, cudaStream_t stream) {
     const bool local = variant.mode == AlignmentMode::Local && kind != PassKind::Traceback;
     const bool s16 = variant.width == LaneWidth::S16 && kind != PassKind::Traceback;
     auto with_group = [&](auto group) {
@@ -86,6 +85,13 @@ cudaError_t launch_pass(const KernelVariant& variant, PassKind kind, const PassP
         case 32: return with_group(std::integral_constant<int, 32>{});
         default: return cudaErrorInvalidValue;
     }
+}
+
+}  // namespace
+
+cudaError_t launch_pass(const KernelVariant& variant, PassKind kind, const PassParams& params, cudaStream_t stream) {
+    if (params.count == 0) return cudaSuccess;
+    return fault::after_launch(dispatch_pass(variant, kind, params, stream));
 }
 
 int minimum_compute_capability() {

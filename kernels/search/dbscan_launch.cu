@@ -2,6 +2,7 @@
 // and launches the one asked for (the bounded kernels are instantiated in
 // dbscan_bounded.cu, a translation unit of their own so the two compile side
 // by side). Dispatch only: the body is dbscan_kernel.cuh.
+#include "common/fault_injection.hpp"
 #include "search/dbscan_kernel.cuh"
 #include "search/dbscan_launch.hpp"
 #include "search/dbscan_table.hpp"
@@ -75,7 +76,7 @@ cudaError_t launch_dbscan(const DbscanShape& shape, DbscanMode mode, bool explic
     if (blocks <= 0) return cudaSuccess;
     const std::size_t bytes = dbscan_shared_bytes(shape, params.letters);
     kernel<<<static_cast<unsigned>(blocks), kBlockThreads, bytes, stream>>>(params);
-    return cudaGetLastError();
+    return fault::after_launch(cudaGetLastError());
 }
 
 }  // namespace alignscope::kernels::search
