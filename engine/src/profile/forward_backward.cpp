@@ -3,12 +3,24 @@
 // passes 1e4 is divided by it and the factor's log is added to the total; the
 // Backward pass divides by the same factors so that Forward x Backward gives
 // posteriors directly.
+//
+// Both run striped over four-float SSE registers in HMMER's own order of
+// floating-point work (node k in segment (k-1) % Q, lane (k-1) / Q; the D->D
+// paths in up to four passes; horizontal sums as (a0 + a1) + (a2 + a3)), so
+// every product and sum happens as in hmmsearch and the scores, scale factors
+// and the tracebacks drawn from the matrices agree with its own to the last
+// bit. Wider registers would change that order, hence four lanes. Without SSE2
+// the same lanes are plain floats.
 #include <alignscope/error.hpp>
 #include <alignscope/profile/filters.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace alignscope::profile {
 
@@ -26,142 +38,201 @@ void DpMatrix::resize(int model_length, int target_length, bool keep_all_rows)
     total_scale = 0.0f;
 }
 
-// Forward in HMMER's striped order of floating-point work (four lanes, node k
-// in segment (k-1) % Q, lane (k-1) / Q; the D->D paths in up to four passes;
-// E summed over lanes last): every product and sum happens in the same order as
-// in hmmsearch, so scores, scale factors and the tracebacks drawn from the
-// matrix agree with its own to the last bit, not just to rounding.
+namespace {
+
+// Four float lanes and the few operations the recurrences need.
+#if defined(__SSE2__)
+struct F4 {
+    __m128 v;
+};
+inline F4 load(const float* p) { return {_mm_loadu_ps(p)}; }
+inline void store(float* p, F4 a) { _mm_storeu_ps(p, a.v); }
+inline F4 splat(float x) { return {_mm_set1_ps(x)}; }
+inline F4 zero4() { return {_mm_setzero_ps()}; }
+inline F4 operator+(F4 a, F4 b) { return {_mm_add_ps(a.v, b.v)}; }
+inline F4 operator*(F4 a, F4 b) { return {_mm_mul_ps(a.v, b.v)}; }
+// [a0 a1 a2 a3] -> [0 a0 a1 a2]: node k's predecessor of the previous segment.
+inline F4 shift_up(F4 a) { return {_mm_move_ss(_mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(2, 1, 0, 0)), _mm_setzero_ps())}; }
+// [a0 a1 a2 a3] -> [a1 a2 a3 0]: node k's successor of the next segment.
+inline F4 shift_down(F4 a)
+{
+    const __m128 t = _mm_move_ss(a.v, _mm_setzero_ps());
+    return {_mm_shuffle_ps(t, t, _MM_SHUFFLE(0, 3, 2, 1))};
+}
+inline bool any_greater(F4 a, F4 b) { return _mm_movemask_ps(_mm_cmpgt_ps(a.v, b.v)) != 0; }
+inline float lane_sum(F4 a)
+{
+    alignas(16) float t[4];
+    _mm_store_ps(t, a.v);
+    return (t[0] + t[1]) + (t[2] + t[3]);
+}
+#else
+struct F4 {
+    std::array<float, 4> v;
+};
+inline F4 load(const float* p) { return {{p[0], p[1], p[2], p[3]}}; }
+inline void store(float* p, F4 a) { std::copy(a.v.begin(), a.v.end(), p); }
+inline F4 splat(float x) { return {{x, x, x, x}}; }
+inline F4 zero4() { return splat(0.0f); }
+inline F4 operator+(F4 a, F4 b) { return {{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3]}}; }
+inline F4 operator*(F4 a, F4 b) { return {{a.v[0] * b.v[0], a.v[1] * b.v[1], a.v[2] * b.v[2], a.v[3] * b.v[3]}}; }
+inline F4 shift_up(F4 a) { return {{0.0f, a.v[0], a.v[1], a.v[2]}}; }
+inline F4 shift_down(F4 a) { return {{a.v[1], a.v[2], a.v[3], 0.0f}}; }
+inline bool any_greater(F4 a, F4 b)
+{
+    return a.v[0] > b.v[0] || a.v[1] > b.v[1] || a.v[2] > b.v[2] || a.v[3] > b.v[3];
+}
+inline float lane_sum(F4 a) { return (a.v[0] + a.v[1]) + (a.v[2] + a.v[3]); }
+#endif
+
+enum StripedArray { BM = 0, MM, IM, DM, MD, MI, II, DD, Match };
+
+// Two striped rows of M, I and D (previous and current), Q segments each.
+struct StripedRows {
+    int Q = 0;
+    std::vector<F4> mp, ip, dp, mc, ic, dc;
+    explicit StripedRows(int segments) : Q(segments)
+    {
+        for (auto* row : {&mp, &ip, &dp, &mc, &ic, &dc}) row->assign(static_cast<std::size_t>(Q), zero4());
+    }
+    void advance()
+    {
+        std::swap(mp, mc);
+        std::swap(ip, ic);
+        std::swap(dp, dc);
+    }
+    void scale(float factor)
+    {
+        const F4 f = splat(factor);
+        for (int q = 0; q < Q; ++q) {
+            mc[static_cast<std::size_t>(q)] = mc[static_cast<std::size_t>(q)] * f;
+            dc[static_cast<std::size_t>(q)] = dc[static_cast<std::size_t>(q)] * f;
+            ic[static_cast<std::size_t>(q)] = ic[static_cast<std::size_t>(q)] * f;
+        }
+    }
+};
+
+// The profile's striped arrays as four-lane segments.
+struct StripedProfile {
+    const float* base;
+    int Q;
+    F4 at(int array, int q) const { return load(base + static_cast<std::size_t>((array * Q + q) * 4)); }
+    const float* match(int x) const { return base + static_cast<std::size_t>(((Match + x) * Q) * 4); }
+};
+
+// The current row of `rows` in node order into row i of `dp` (for the domain
+// stage's readers; only full matrices keep it), and the specials.
+void store_row(DpMatrix& dp, int i, const StripedRows& rows, float xE, float xN, float xJ, float xB, float xC)
+{
+    dp.x(i, DpMatrix::E) = xE;
+    dp.x(i, DpMatrix::N) = xN;
+    dp.x(i, DpMatrix::J) = xJ;
+    dp.x(i, DpMatrix::B) = xB;
+    dp.x(i, DpMatrix::C) = xC;
+    if (!dp.full) return;
+    const int M = dp.M, Q = rows.Q;
+    float* rm = dp.mmx.data() + dp.cell(i, 0);
+    float* ri = dp.imx.data() + dp.cell(i, 0);
+    float* rd = dp.dmx.data() + dp.cell(i, 0);
+    rm[0] = ri[0] = rd[0] = 0.0f;
+    alignas(16) float m[4], in[4], d[4];
+    for (int q = 0; q < Q; ++q) {
+        store(m, rows.mc[static_cast<std::size_t>(q)]);
+        store(in, rows.ic[static_cast<std::size_t>(q)]);
+        store(d, rows.dc[static_cast<std::size_t>(q)]);
+        for (int z = 0; z < 4; ++z) {
+            const int k = z * Q + q + 1;
+            if (k > M) continue;
+            rm[k] = m[z];
+            ri[k] = in[z];
+            rd[k] = d[z];
+        }
+    }
+}
+
+// One Forward row's M, I and D (the D->D paths included); returns the row's
+// E before rescaling.
+float forward_row(const StripedProfile& p, const float* emission, float xB, int M, StripedRows& r)
+{
+    const int Q = r.Q;
+    const F4 xBv = splat(xB);
+    F4 dcv = zero4(), xEv = zero4();
+    F4 mpv = shift_up(r.mp[static_cast<std::size_t>(Q - 1)]);
+    F4 dpv = shift_up(r.dp[static_cast<std::size_t>(Q - 1)]);
+    F4 ipv = shift_up(r.ip[static_cast<std::size_t>(Q - 1)]);
+    for (int q = 0; q < Q; ++q) {
+        const std::size_t s = static_cast<std::size_t>(q);
+        F4 sv = xBv * p.at(BM, q);
+        sv = sv + mpv * p.at(MM, q);
+        sv = sv + ipv * p.at(IM, q);
+        sv = sv + dpv * p.at(DM, q);
+        sv = sv * load(emission + static_cast<std::size_t>(q * 4));
+        xEv = xEv + sv;
+        mpv = r.mp[s];
+        dpv = r.dp[s];
+        ipv = r.ip[s];
+        r.mc[s] = sv;
+        r.dc[s] = dcv;
+        dcv = sv * p.at(MD, q);
+        r.ic[s] = mpv * p.at(MI, q) + ipv * p.at(II, q);
+    }
+    // D->D paths: one full pass, then up to three more across lane boundaries.
+    dcv = shift_up(dcv);
+    r.dc[0] = zero4();
+    for (int q = 0; q < Q; ++q) {
+        const std::size_t s = static_cast<std::size_t>(q);
+        r.dc[s] = dcv + r.dc[s];
+        dcv = r.dc[s] * p.at(DD, q);
+    }
+    for (int j = 1; j < 4; ++j) {
+        dcv = shift_up(dcv);
+        bool changed = false;
+        for (int q = 0; q < Q; ++q) {
+            const std::size_t s = static_cast<std::size_t>(q);
+            const F4 sum = dcv + r.dc[s];
+            changed = changed || any_greater(sum, r.dc[s]);
+            r.dc[s] = sum;
+            dcv = dcv * p.at(DD, q);
+        }
+        if (M >= 100 && !changed) break;  // HMMER stops early on larger models
+    }
+    for (int q = 0; q < Q; ++q) xEv = r.dc[static_cast<std::size_t>(q)] + xEv;
+    return lane_sum(xEv);
+}
+
+}  // namespace
+
 float forward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, DpMatrix& fwd,
               bool full)
 {
     const int M = om.length;
-    const int Q = std::max(2, (M - 1) / 4 + 1);
-    const std::size_t W = static_cast<std::size_t>(4 * Q);
-    // Where node k sits in the striped row.
-    std::vector<std::size_t> node_cell(static_cast<std::size_t>(M + 1), 0);
-    for (int k = 1; k <= M; ++k) node_cell[static_cast<std::size_t>(k)] = static_cast<std::size_t>(((k - 1) % Q) * 4 + (k - 1) / Q);
+    const StripedProfile p{om.striped.data(), om.segments};
+    StripedRows rows(om.segments);
     fwd.resize(M, L, full);
-    // Striped copies of the transitions: lane z of segment q is node z*Q + q + 1.
-    auto stripe = [&](const std::vector<float>& v) {
-        std::vector<float> out(W, 0.0f);
-        for (int q = 0; q < Q; ++q)
-            for (int z = 0; z < 4; ++z) {
-                const int k = z * Q + q + 1;
-                if (k <= M) out[static_cast<std::size_t>(q * 4 + z)] = v[static_cast<std::size_t>(k - 1)];
-            }
-        return out;
-    };
-    const auto tbm = stripe(om.bm), tmm = stripe(om.mm), tim = stripe(om.im), tdm = stripe(om.dm);
-    const auto tmd = stripe(om.md), tmi = stripe(om.mi), tii = stripe(om.ii), tdd = stripe(om.dd);
-    std::vector<std::vector<float>> emission(static_cast<std::size_t>(om.codes));
-    for (int x = 0; x < om.codes; ++x) {
-        std::vector<float> e(om.match.begin() + static_cast<std::ptrdiff_t>(x * M),
-                             om.match.begin() + static_cast<std::ptrdiff_t>((x + 1) * M));
-        emission[static_cast<std::size_t>(x)] = stripe(e);
-    }
-    std::vector<float> mp(W, 0.0f), ip(W, 0.0f), dp(W, 0.0f), mc(W), ic(W), dc(W);
-    using Lanes = std::array<float, 4>;
-    auto shift = [](const float* v) { return Lanes{0.0f, v[0], v[1], v[2]}; };
-
     float xE = 0.0f, xN = 1.0f, xJ = 0.0f, xB = length.move, xC = 0.0f;
-    fwd.x(0, DpMatrix::E) = xE;
-    fwd.x(0, DpMatrix::N) = xN;
-    fwd.x(0, DpMatrix::J) = xJ;
-    fwd.x(0, DpMatrix::B) = xB;
-    fwd.x(0, DpMatrix::C) = xC;
+    store_row(fwd, 0, rows, xE, xN, xJ, xB, xC);
     fwd.x(0, DpMatrix::Scale) = 1.0f;
     float total = 0.0f;
     for (int i = 1; i <= L; ++i) {
-        const float* e = emission[dsq[i - 1]].data();
-        Lanes dcv{0, 0, 0, 0}, xEv{0, 0, 0, 0};
-        Lanes mpv = shift(&mp[W - 4]), dpv = shift(&dp[W - 4]), ipv = shift(&ip[W - 4]);
-        for (int q = 0; q < Q; ++q) {
-            const std::size_t o = static_cast<std::size_t>(q * 4);
-            Lanes sv;
-            for (int z = 0; z < 4; ++z) {
-                float v = xB * tbm[o + z];
-                v = v + mpv[z] * tmm[o + z];
-                v = v + ipv[z] * tim[o + z];
-                v = v + dpv[z] * tdm[o + z];
-                v = v * e[o + z];
-                sv[z] = v;
-                xEv[z] = xEv[z] + v;
-            }
-            for (int z = 0; z < 4; ++z) {
-                mpv[z] = mp[o + z];
-                dpv[z] = dp[o + z];
-                ipv[z] = ip[o + z];
-                mc[o + z] = sv[z];
-                dc[o + z] = dcv[z];
-                dcv[z] = sv[z] * tmd[o + z];
-                ic[o + z] = mpv[z] * tmi[o + z] + ipv[z] * tii[o + z];
-            }
-        }
-        // D->D paths: one full pass, then up to three more across lane boundaries.
-        dcv = shift(dcv.data());
-        for (int z = 0; z < 4; ++z) dc[static_cast<std::size_t>(z)] = 0.0f;
-        for (int q = 0; q < Q; ++q)
-            for (int z = 0; z < 4; ++z) {
-                const std::size_t c = static_cast<std::size_t>(q * 4 + z);
-                dc[c] = dcv[static_cast<std::size_t>(z)] + dc[c];
-                dcv[static_cast<std::size_t>(z)] = dc[c] * tdd[c];
-            }
-        for (int j = 1; j < 4; ++j) {
-            dcv = shift(dcv.data());
-            bool changed = false;
-            for (int q = 0; q < Q; ++q)
-                for (int z = 0; z < 4; ++z) {
-                    const std::size_t c = static_cast<std::size_t>(q * 4 + z);
-                    const float sum = dcv[static_cast<std::size_t>(z)] + dc[c];
-                    changed |= sum > dc[c];
-                    dc[c] = sum;
-                    dcv[static_cast<std::size_t>(z)] = dcv[static_cast<std::size_t>(z)] * tdd[c];
-                }
-            if (M >= 100 && !changed) break;  // HMMER stops early on larger models
-        }
-        for (int q = 0; q < Q; ++q)
-            for (int z = 0; z < 4; ++z) xEv[static_cast<std::size_t>(z)] = dc[static_cast<std::size_t>(q * 4 + z)] + xEv[static_cast<std::size_t>(z)];
-        xE = (xEv[0] + xEv[1]) + (xEv[2] + xEv[3]);
+        xE = forward_row(p, p.match(dsq[i - 1]), xB, M, rows);
         xN = xN * length.loop;
         xC = (xC * length.loop) + (xE * om.e_move);
         xJ = (xJ * length.loop) + (xE * om.e_loop);
         xB = (xJ * length.move) + (xN * length.move);
+        float scale = 1.0f;
         if (xE > 1.0e4f) {
             xN = xN / xE;
             xC = xC / xE;
             xJ = xJ / xE;
             xB = xB / xE;
-            const float inverse = static_cast<float>(1.0 / xE);
-            for (std::size_t c = 0; c < W; ++c) {
-                mc[c] *= inverse;
-                dc[c] *= inverse;
-                ic[c] *= inverse;
-            }
-            fwd.x(i, DpMatrix::Scale) = xE;
+            rows.scale(static_cast<float>(1.0 / xE));
+            scale = xE;
             total += static_cast<float>(std::log(static_cast<double>(xE)));
             xE = 1.0f;
-        } else {
-            fwd.x(i, DpMatrix::Scale) = 1.0f;
         }
-        fwd.x(i, DpMatrix::E) = xE;
-        fwd.x(i, DpMatrix::N) = xN;
-        fwd.x(i, DpMatrix::J) = xJ;
-        fwd.x(i, DpMatrix::B) = xB;
-        fwd.x(i, DpMatrix::C) = xC;
-        // The row in node order for the domain stage's readers.
-        float* rm = fwd.mmx.data() + fwd.cell(i, 0);
-        float* ri = fwd.imx.data() + fwd.cell(i, 0);
-        float* rd = fwd.dmx.data() + fwd.cell(i, 0);
-        rm[0] = ri[0] = rd[0] = 0.0f;
-        for (int k = 1; k <= M; ++k) {
-            const std::size_t c = node_cell[static_cast<std::size_t>(k)];
-            rm[k] = mc[c];
-            ri[k] = ic[c];
-            rd[k] = dc[c];
-        }
-        std::swap(mp, mc);
-        std::swap(ip, ic);
-        std::swap(dp, dc);
+        fwd.x(i, DpMatrix::Scale) = scale;
+        store_row(fwd, i, rows, xE, xN, xJ, xB, xC);
+        rows.advance();
     }
     fwd.total_scale = total;
     if (std::isnan(xC)) throw Error("Forward score is NaN");
@@ -170,212 +241,134 @@ float forward(const ForwardProfile& om, const LengthModel& length, const std::ui
     return static_cast<float>(total + std::log(static_cast<double>(xC * length.move)));
 }
 
-// Backward in the same striped order as HMMER's (the mirror image of Forward:
-// segments walked from the last, values shifted down a lane where a node's
-// successor sits in the next lane), with the Forward pass's scale factors.
+namespace {
+
+// Backward's specials of one row, carried from row to row.
+struct BackwardSpecials {
+    float xE = 0, xN = 0, xJ = 0, xB = 0, xC = 0;
+};
+
+// The D->D paths of a Backward row (after M->E and D->E are in), then M->D.
+// `first` is what enters the last segment's lanes from segment 0.
+void backward_deletes(const StripedProfile& p, F4 first, F4 xEv, bool add_end, StripedRows& r)
+{
+    const int Q = r.Q;
+    F4 dpv = first, dcv = zero4();
+    for (int q = Q - 1; q >= 0; --q) {
+        const std::size_t s = static_cast<std::size_t>(q);
+        dcv = dpv * p.at(DD, q);
+        r.dc[s] = add_end ? r.dc[s] + (dcv + xEv) : r.dc[s] + dcv;
+        dpv = r.dc[s];
+        if (add_end) r.mc[s] = r.mc[s] + xEv;
+    }
+    for (int j = 1; j < 4; ++j) {
+        dcv = shift_down(dcv);
+        for (int q = Q - 1; q >= 0; --q) {
+            const std::size_t s = static_cast<std::size_t>(q);
+            dcv = dcv * p.at(DD, q);
+            r.dc[s] = r.dc[s] + dcv;
+        }
+    }
+    dcv = shift_down(r.dc[0]);
+    for (int q = Q - 1; q >= 0; --q) {
+        const std::size_t s = static_cast<std::size_t>(q);
+        r.mc[s] = r.mc[s] + dcv * p.at(MD, q);
+        dcv = r.dc[s];
+    }
+}
+
+// One Backward row i (1 <= i < L) from row i+1 (the previous one in r);
+// `emission` is residue i+1's. Updates the specials.
+void backward_row(const StripedProfile& p, const float* emission, const LengthModel& length, const ForwardProfile& om,
+                  StripedRows& r, BackwardSpecials& x)
+{
+    const int Q = r.Q;
+    F4 tmmv = shift_down(p.at(MM, 0)), timv = shift_down(p.at(IM, 0)), tdmv = shift_down(p.at(DM, 0));
+    F4 mpv = shift_down(r.mp[0] * load(emission));
+    F4 xBv = zero4();
+    for (int q = Q - 1; q >= 0; --q) {
+        const std::size_t s = static_cast<std::size_t>(q);
+        const F4 ipv = r.ip[s];
+        r.ic[s] = (ipv * p.at(II, q)) + (mpv * timv);
+        r.dc[s] = mpv * tdmv;
+        const F4 mcv = (ipv * p.at(MI, q)) + (mpv * tmmv);
+        mpv = r.mp[s] * load(emission + static_cast<std::size_t>(q * 4));
+        r.mc[s] = mcv;
+        tdmv = p.at(DM, q);
+        timv = p.at(IM, q);
+        tmmv = p.at(MM, q);
+        xBv = xBv + mpv * p.at(BM, q);
+    }
+    x.xB = lane_sum(xBv);
+    x.xC = x.xC * length.loop;
+    x.xJ = (x.xB * length.move) + (x.xJ * length.loop);
+    x.xN = (x.xB * length.move) + (x.xN * length.loop);
+    x.xE = (x.xC * om.e_move) + (x.xJ * om.e_loop);
+    const F4 xEv = splat(x.xE);
+    backward_deletes(p, shift_down(r.dc[0] + xEv), xEv, true, r);
+}
+
+// Divides row i by the Forward pass's scale factor of that row; returns it.
+float backward_rescale(const DpMatrix& fwd, int i, DpMatrix& bck, StripedRows& r, BackwardSpecials& x)
+{
+    const float s = fwd.x(i, DpMatrix::Scale);
+    bck.x(i, DpMatrix::Scale) = s;
+    if (s > 1.0f) {
+        x.xE = x.xE / s;
+        x.xN = x.xN / s;
+        x.xC = x.xC / s;
+        x.xJ = x.xJ / s;
+        x.xB = x.xB / s;
+        r.scale(static_cast<float>(1.0 / s));
+    }
+    return s;
+}
+
+}  // namespace
+
 float backward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L,
                const DpMatrix& fwd, DpMatrix& bck, bool full)
 {
-    const int M = om.length;
-    const int Q = std::max(2, (M - 1) / 4 + 1);
-    const std::size_t W = static_cast<std::size_t>(4 * Q);
-    // Where node k sits in the striped row.
-    std::vector<std::size_t> node_cell(static_cast<std::size_t>(M + 1), 0);
-    for (int k = 1; k <= M; ++k) node_cell[static_cast<std::size_t>(k)] = static_cast<std::size_t>(((k - 1) % Q) * 4 + (k - 1) / Q);
+    const int M = om.length, Q = om.segments;
+    const StripedProfile p{om.striped.data(), Q};
+    StripedRows r(Q);
     bck.resize(M, L, full);
-    auto stripe = [&](const std::vector<float>& v) {
-        std::vector<float> out(W, 0.0f);
-        for (int q = 0; q < Q; ++q)
-            for (int z = 0; z < 4; ++z) {
-                const int k = z * Q + q + 1;
-                if (k <= M) out[static_cast<std::size_t>(q * 4 + z)] = v[static_cast<std::size_t>(k - 1)];
-            }
-        return out;
-    };
-    const auto tbm = stripe(om.bm), tmm = stripe(om.mm), tim = stripe(om.im), tdm = stripe(om.dm);
-    const auto tmd = stripe(om.md), tmi = stripe(om.mi), tii = stripe(om.ii), tdd = stripe(om.dd);
-    std::vector<std::vector<float>> emission(static_cast<std::size_t>(om.codes));
-    for (int x = 0; x < om.codes; ++x) {
-        std::vector<float> e(om.match.begin() + static_cast<std::ptrdiff_t>(x * M),
-                             om.match.begin() + static_cast<std::ptrdiff_t>((x + 1) * M));
-        emission[static_cast<std::size_t>(x)] = stripe(e);
-    }
-    using Lanes = std::array<float, 4>;
-    // Lane z takes lane z+1 (the next node of the same segment index), 0 in the last.
-    auto down = [](const float* v) { return Lanes{v[1], v[2], v[3], 0.0f}; };
-    auto seg = [](std::vector<float>& v, int q) { return v.data() + static_cast<std::size_t>(q * 4); };
-    auto cseg = [](const std::vector<float>& v, int q) { return v.data() + static_cast<std::size_t>(q * 4); };
-    std::vector<float> mc(W), ic(W), dc(W), mp(W), ip(W), dp(W);
-
-    auto store = [&](int i, float xE, float xN, float xJ, float xB, float xC) {
-        bck.x(i, DpMatrix::E) = xE;
-        bck.x(i, DpMatrix::N) = xN;
-        bck.x(i, DpMatrix::J) = xJ;
-        bck.x(i, DpMatrix::B) = xB;
-        bck.x(i, DpMatrix::C) = xC;
-        float* rm = bck.mmx.data() + bck.cell(i, 0);
-        float* ri = bck.imx.data() + bck.cell(i, 0);
-        float* rd = bck.dmx.data() + bck.cell(i, 0);
-        rm[0] = ri[0] = rd[0] = 0.0f;
-        for (int k = 1; k <= M; ++k) {
-            const std::size_t c = node_cell[static_cast<std::size_t>(k)];
-            rm[k] = mc[c];
-            ri[k] = ic[c];
-            rd[k] = dc[c];
-        }
-    };
-    auto rescale = [&](int i, float& xE, float& xN, float& xJ, float& xB, float& xC) {
-        const float s = fwd.x(i, DpMatrix::Scale);
-        bck.x(i, DpMatrix::Scale) = s;
-        if (s > 1.0f) {
-            xE = xE / s;
-            xN = xN / s;
-            xC = xC / s;
-            xJ = xJ / s;
-            xB = xB / s;
-            const float inverse = static_cast<float>(1.0 / s);
-            for (std::size_t c = 0; c < W; ++c) {
-                mc[c] *= inverse;
-                dc[c] *= inverse;
-                ic[c] *= inverse;
-            }
-            return true;
-        }
-        return false;
-    };
-
+    BackwardSpecials x;
     // Row L: only the path to C and T remains.
-    float xJ = 0.0f, xB = 0.0f, xN = 0.0f;
-    float xC = length.move;
-    float xE = xC * om.e_move;
-    {
-        for (std::size_t c = 0; c < W; ++c) {
-            mc[c] = dc[c] = xE;
-            ic[c] = 0.0f;
-        }
-        Lanes dpv = down(seg(dc, Q - 1)), dcv{};
-        for (int q = Q - 1; q >= 0; --q)
-            for (int z = 0; z < 4; ++z) {
-                const std::size_t c = static_cast<std::size_t>(q * 4 + z);
-                dcv[static_cast<std::size_t>(z)] = dpv[static_cast<std::size_t>(z)] * tdd[c];
-                dc[c] = dc[c] + dcv[static_cast<std::size_t>(z)];
-                dpv[static_cast<std::size_t>(z)] = dc[c];
-            }
-        for (int j = 1; j < 4; ++j) {
-            dcv = down(dcv.data());
-            for (int q = Q - 1; q >= 0; --q)
-                for (int z = 0; z < 4; ++z) {
-                    const std::size_t c = static_cast<std::size_t>(q * 4 + z);
-                    dcv[static_cast<std::size_t>(z)] = dcv[static_cast<std::size_t>(z)] * tdd[c];
-                    dc[c] = dc[c] + dcv[static_cast<std::size_t>(z)];
-                }
-        }
-        dcv = down(seg(dc, 0));
-        for (int q = Q - 1; q >= 0; --q) {
-            for (int z = 0; z < 4; ++z) {
-                const std::size_t c = static_cast<std::size_t>(q * 4 + z);
-                mc[c] = mc[c] + dcv[static_cast<std::size_t>(z)] * tmd[c];
-            }
-            for (int z = 0; z < 4; ++z) dcv[static_cast<std::size_t>(z)] = dc[static_cast<std::size_t>(q * 4 + z)];
-        }
-        rescale(L, xE, xN, xJ, xB, xC);
-        bck.total_scale = static_cast<float>(std::log(static_cast<double>(fwd.x(L, DpMatrix::Scale))));
-        store(L, xE, xN, xJ, xB, xC);
-    }
+    x.xC = length.move;
+    x.xE = x.xC * om.e_move;
+    for (int q = 0; q < Q; ++q) r.mc[static_cast<std::size_t>(q)] = r.dc[static_cast<std::size_t>(q)] = splat(x.xE);
+    backward_deletes(p, shift_down(r.dc[static_cast<std::size_t>(Q - 1)]), zero4(), false, r);
+    backward_rescale(fwd, L, bck, r, x);
+    bck.total_scale = static_cast<float>(std::log(static_cast<double>(fwd.x(L, DpMatrix::Scale))));
+    store_row(bck, L, r, x.xE, x.xN, x.xJ, x.xB, x.xC);
     for (int i = L - 1; i >= 1; --i) {
-        std::swap(mp, mc);
-        std::swap(ip, ic);
-        std::swap(dp, dc);
-        const float* e = emission[dsq[i]].data();  // residue i+1
-        Lanes tmmv = down(cseg(tmm, 0)), timv = down(cseg(tim, 0)), tdmv = down(cseg(tdm, 0));
-        Lanes mpv;
-        for (int z = 0; z < 4; ++z) mpv[static_cast<std::size_t>(z)] = mp[static_cast<std::size_t>(z)] * e[z];
-        mpv = down(mpv.data());
-        Lanes xBv{0, 0, 0, 0};
-        for (int q = Q - 1; q >= 0; --q) {
-            const std::size_t o = static_cast<std::size_t>(q * 4);
-            for (int z = 0; z < 4; ++z) {
-                const std::size_t c = o + static_cast<std::size_t>(z);
-                const float ipv = ip[c];
-                ic[c] = (ipv * tii[c]) + (mpv[static_cast<std::size_t>(z)] * timv[static_cast<std::size_t>(z)]);
-                dc[c] = mpv[static_cast<std::size_t>(z)] * tdmv[static_cast<std::size_t>(z)];
-                const float mcv = (ipv * tmi[c]) + (mpv[static_cast<std::size_t>(z)] * tmmv[static_cast<std::size_t>(z)]);
-                mpv[static_cast<std::size_t>(z)] = mp[c] * e[c];
-                mc[c] = mcv;
-                tdmv[static_cast<std::size_t>(z)] = tdm[c];
-                timv[static_cast<std::size_t>(z)] = tim[c];
-                tmmv[static_cast<std::size_t>(z)] = tmm[c];
-                xBv[static_cast<std::size_t>(z)] = xBv[static_cast<std::size_t>(z)] + mpv[static_cast<std::size_t>(z)] * tbm[c];
-            }
-        }
-        xB = (xBv[0] + xBv[1]) + (xBv[2] + xBv[3]);
-        xC = xC * length.loop;
-        xJ = (xB * length.move) + (xJ * length.loop);
-        xN = (xB * length.move) + (xN * length.loop);
-        xE = (xC * om.e_move) + (xJ * om.e_loop);
-        // {M,D} -> E and one step of D -> D.
-        Lanes dpv;
-        for (int z = 0; z < 4; ++z) dpv[static_cast<std::size_t>(z)] = dc[static_cast<std::size_t>(z)] + xE;
-        dpv = down(dpv.data());
-        Lanes dcv{};
-        for (int q = Q - 1; q >= 0; --q)
-            for (int z = 0; z < 4; ++z) {
-                const std::size_t c = static_cast<std::size_t>(q * 4 + z);
-                dcv[static_cast<std::size_t>(z)] = dpv[static_cast<std::size_t>(z)] * tdd[c];
-                dc[c] = dc[c] + (dcv[static_cast<std::size_t>(z)] + xE);
-                dpv[static_cast<std::size_t>(z)] = dc[c];
-                mc[c] = mc[c] + xE;
-            }
-        for (int j = 1; j < 4; ++j) {
-            dcv = down(dcv.data());
-            for (int q = Q - 1; q >= 0; --q)
-                for (int z = 0; z < 4; ++z) {
-                    const std::size_t c = static_cast<std::size_t>(q * 4 + z);
-                    dcv[static_cast<std::size_t>(z)] = dcv[static_cast<std::size_t>(z)] * tdd[c];
-                    dc[c] = dc[c] + dcv[static_cast<std::size_t>(z)];
-                }
-        }
-        dcv = down(seg(dc, 0));
-        for (int q = Q - 1; q >= 0; --q) {
-            for (int z = 0; z < 4; ++z) {
-                const std::size_t c = static_cast<std::size_t>(q * 4 + z);
-                mc[c] = mc[c] + dcv[static_cast<std::size_t>(z)] * tmd[c];
-            }
-            for (int z = 0; z < 4; ++z) dcv[static_cast<std::size_t>(z)] = dc[static_cast<std::size_t>(q * 4 + z)];
-        }
-        if (rescale(i, xE, xN, xJ, xB, xC))
-            bck.total_scale += static_cast<float>(std::log(static_cast<double>(bck.x(i, DpMatrix::Scale))));
-        store(i, xE, xN, xJ, xB, xC);
+        r.advance();
+        backward_row(p, p.match(dsq[i]), length, om, r, x);
+        const float s = backward_rescale(fwd, i, bck, r, x);
+        if (s > 1.0f) bck.total_scale += static_cast<float>(std::log(static_cast<double>(s)));
+        store_row(bck, i, r, x.xE, x.xN, x.xJ, x.xB, x.xC);
     }
-    // Row 0: only N and B.
-    {
-        const float* e = emission[dsq[0]].data();
-        const std::vector<float>& m1 = mc;  // row 1, the last one computed
-        Lanes xBv{0, 0, 0, 0};
-        for (int q = 0; q < Q; ++q)
-            for (int z = 0; z < 4; ++z) {
-                const std::size_t c = static_cast<std::size_t>(q * 4 + z);
-                float mpv = m1[c] * e[c];
-                mpv = mpv * tbm[c];
-                xBv[static_cast<std::size_t>(z)] = xBv[static_cast<std::size_t>(z)] + mpv;
-            }
-        xB = (xBv[0] + xBv[1]) + (xBv[2] + xBv[3]);
-        xN = (xB * length.move) + (xN * length.loop);
-        bck.x(0, DpMatrix::B) = xB;
-        bck.x(0, DpMatrix::C) = 0.0f;
-        bck.x(0, DpMatrix::J) = 0.0f;
-        bck.x(0, DpMatrix::N) = xN;
-        bck.x(0, DpMatrix::E) = 0.0f;
-        bck.x(0, DpMatrix::Scale) = 1.0f;
-        if (full) {
-            float* rm = bck.mmx.data() + bck.cell(0, 0);
-            for (int k = 0; k <= M; ++k) rm[k] = 0.0f;
-        }
+    // Row 0: only N and B, from row 1 (the last one computed).
+    const float* e = p.match(dsq[0]);
+    F4 xBv = zero4();
+    for (int q = 0; q < Q; ++q) {
+        const F4 mpv = r.mc[static_cast<std::size_t>(q)] * load(e + static_cast<std::size_t>(q * 4));
+        xBv = xBv + mpv * p.at(BM, q);
     }
-    if (std::isnan(xN)) throw Error("Backward score is NaN");
-    if (L > 0 && xN == 0.0f) throw Error("Backward score underflow");
-    if (std::isinf(xN)) throw Error("Backward score overflow");
-    return static_cast<float>(bck.total_scale + std::log(static_cast<double>(xN)));
+    x.xB = lane_sum(xBv);
+    x.xN = (x.xB * length.move) + (x.xN * length.loop);
+    bck.x(0, DpMatrix::B) = x.xB;
+    bck.x(0, DpMatrix::C) = 0.0f;
+    bck.x(0, DpMatrix::J) = 0.0f;
+    bck.x(0, DpMatrix::N) = x.xN;
+    bck.x(0, DpMatrix::E) = 0.0f;
+    bck.x(0, DpMatrix::Scale) = 1.0f;
+    if (full) std::fill_n(bck.mmx.data() + bck.cell(0, 0), M + 1, 0.0f);
+    if (std::isnan(x.xN)) throw Error("Backward score is NaN");
+    if (L > 0 && x.xN == 0.0f) throw Error("Backward score underflow");
+    if (std::isinf(x.xN)) throw Error("Backward score overflow");
+    return static_cast<float>(bck.total_scale + std::log(static_cast<double>(x.xN)));
 }
 
 }  // namespace alignscope::profile

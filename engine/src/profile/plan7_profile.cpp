@@ -5,6 +5,7 @@
 #include <alignscope/error.hpp>
 #include <alignscope/profile/plan7_profile.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -76,6 +77,23 @@ float profile_exp(float x)
     float scale;
     std::memcpy(&scale, &bits, sizeof scale);
     return y * scale;
+}
+
+// The striped copy of a Forward profile (ForwardProfile::striped).
+void stripe_forward_profile(ForwardProfile& om)
+{
+    const int M = om.length, Q = std::max(2, (M - 1) / 4 + 1);
+    om.segments = Q;
+    const std::vector<float>* transitions[8] = {&om.bm, &om.mm, &om.im, &om.dm, &om.md, &om.mi, &om.ii, &om.dd};
+    const std::size_t width = static_cast<std::size_t>(Q) * 4;
+    om.striped.assign(width * static_cast<std::size_t>(8 + om.codes), 0.0f);
+    for (int k = 1; k <= M; ++k) {
+        const std::size_t slot = static_cast<std::size_t>(((k - 1) % Q) * 4 + (k - 1) / Q);
+        for (int a = 0; a < 8; ++a) om.striped[static_cast<std::size_t>(a) * width + slot] = (*transitions[a])[static_cast<std::size_t>(k - 1)];
+        for (int x = 0; x < om.codes; ++x)
+            om.striped[static_cast<std::size_t>(8 + x) * width + slot] =
+                om.match[static_cast<std::size_t>(x) * static_cast<std::size_t>(M) + static_cast<std::size_t>(k - 1)];
+    }
 }
 
 }  // namespace
@@ -241,6 +259,7 @@ ForwardProfile make_forward_profile(const Plan7Profile& gm, bool multihit)
         om.ii[i] = p(k, kII);
         om.dd[i] = p(k, kDD);
     }
+    stripe_forward_profile(om);
     if (multihit) {
         om.e_loop = std::exp(static_cast<float>(-kLog2));
         om.e_move = om.e_loop;

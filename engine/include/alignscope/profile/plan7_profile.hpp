@@ -76,6 +76,13 @@ struct ForwardProfile {
     std::vector<float> match;  // match[x*M + k-1]
     std::vector<float> bm, mm, im, dm, md, mi, ii, dd;  // same layout as the Viterbi filter's
     float e_loop = 0.5f, e_move = 0.5f;  // E -> J and E -> C: 1/2 each multihit; 0 and 1 unihit
+    // The same values striped as HMMER's SSE Forward reads them: Q segments of
+    // four lanes, node k in segment (k-1) % Q, lane (k-1) / Q, 0 past node M.
+    // Array a (0..7: bm, mm, im, dm, md, mi, ii, dd; 8 + x: match of code x)
+    // starts at striped_array(a); a segment is four consecutive floats.
+    int segments = 0;
+    std::vector<float> striped;
+    const float* striped_array(int a) const { return striped.data() + static_cast<std::size_t>(a * segments * 4); }
 };
 // Multihit (as the pipeline's Forward), or unihit (as the domain stage rescores
 // each envelope).
