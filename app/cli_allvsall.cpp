@@ -32,7 +32,9 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string_view>
 #include <thread>
 
 namespace alignscope::cli {
@@ -193,6 +195,68 @@ private:
     std::uint64_t next_, count_;
 };
 
+// The single GPUs of a group of them ("gpu:0,1", from --device gpu or auto on
+// a host with several), else `backend` alone.
+std::vector<Backend*> devices_of(Backend& backend, DeviceRegistry& registry) {
+    const DeviceInfo info = backend.info();
+    if (info.kind != "gpu" || info.id.rfind("gpu:", 0) != 0 || info.id.find(',') == std::string::npos)
+        return {&backend};
+    std::vector<Backend*> out;
+    std::string_view rest(info.id);
+    rest.remove_prefix(4);
+    for (;;) {
+        const std::size_t comma = rest.find(',');
+        out.push_back(&registry.select("gpu:" + std::string(rest.substr(0, comma))));
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+    }
+    return out;
+}
+
+// Every tile the spool still lacks, on one device, or on a group of GPUs as
+// one worker thread per GPU (each with its own scan scorer) taking tiles from
+// one deal. Returns the summary's note on what scored them.
+std::string compute_tiles(const allvsall::Problem& problem, Backend& backend, DeviceRegistry& registry,
+                          allvsall::ResultSpool& spool, allvsall::TileSink& sink, JobContext& job_context) {
+    const std::uint64_t first = spool.first_tile(), count = problem.tiling.tile_count();
+    if (first >= count) return {};
+    const std::vector<Backend*> devices = devices_of(backend, registry);
+    if (devices.size() == 1) {
+        LocalTiles tiles(first, count);
+        const std::unique_ptr<allvsall::TileScorer> scorer = make_scorer(problem, backend, job_context);
+        allvsall::run_tiles(problem, backend, scorer.get(), tiles, sink, job_context);
+        return scorer_note(scorer.get());
+    }
+    allvsall::TileDeal deal(first, count, 4 * devices.size(), sink, [&] { return spool.tiles_done(); });
+    std::vector<std::string> used(devices.size());
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    std::vector<std::thread> workers;
+    for (std::size_t d = 0; d < devices.size(); ++d)
+        workers.emplace_back([&, d] {
+            try {
+                JobContext c;
+                c.cancel = job_context.cancel;
+                c.timeline = job_context.timeline;
+                allvsall::TileDeal::Local view(deal);
+                const std::unique_ptr<allvsall::TileScorer> scorer = make_scorer(problem, *devices[d], c);
+                used[d] = scorer ? scorer->describe() : devices[d]->info().id + ", pairwise kernels";
+                allvsall::run_tiles(problem, *devices[d], scorer.get(), view, view, c);
+            } catch (...) {
+                {
+                    std::lock_guard lock(failure_mutex);
+                    if (!failure) failure = std::current_exception();
+                }
+                deal.close();  // the other GPUs finish their tiles in flight and stop
+            }
+        });
+    for (std::thread& w : workers) w.join();
+    if (failure) std::rethrow_exception(failure);
+    std::string note = " (scores: ";
+    for (std::size_t d = 0; d < used.size(); ++d) note += (d ? "; " : "") + used[d];
+    return note + ")";
+}
+
 // Rank 0's part after the tiles: --top traceback, the outputs, the summary line.
 // `resumed_pairs` / `resumed_cells`: what the checkpoint held (not computed by this run).
 void finish(const AllVsAllFlags& flags, const allvsall::Problem& problem, allvsall::ResultSpool& spool,
@@ -257,11 +321,9 @@ int run_single(const AllVsAllFlags& flags, CliContext& context) {
     const std::uint64_t resumed_pairs = spool.pairs_done(), resumed_cells = spool.cells_done();
     TerminalProgress progress("allvsall");
     ProgressSink sink(spool, problem, progress);
-    LocalTiles tiles(spool.first_tile(), problem.tiling.tile_count());
-    std::unique_ptr<allvsall::TileScorer> scorer;
+    std::string note;
     try {
-        if (spool.first_tile() < problem.tiling.tile_count()) scorer = make_scorer(problem, backend, job_context);
-        allvsall::run_tiles(problem, backend, scorer.get(), tiles, sink, job_context);
+        note = compute_tiles(problem, backend, *context.registry, spool, sink, job_context);
     } catch (...) {
         progress.finish();
         try {
@@ -273,8 +335,6 @@ int run_single(const AllVsAllFlags& flags, CliContext& context) {
     }
     progress.finish();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const std::string note = scorer_note(scorer.get());
-    scorer.reset();
     finish(flags, problem, spool, backend, job_context, seconds, resumed_pairs, resumed_cells, note);
     if (timeline_out) {
         write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
