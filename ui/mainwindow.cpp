@@ -11,6 +11,7 @@
 #include "views/sequences_view.hpp"
 #include "views/view_catalog.hpp"
 
+#include <alignscope/build_identity.hpp>
 #include <alignscope/store/job_spec.hpp>
 
 #include <QAction>
@@ -839,11 +840,15 @@ void MainWindow::showAbout() {
         }
         devices += "</li>";
     }
+    // The build as `alignscope --version` says it: commit, CUDA architectures, MPI.
+    QStringList build = QString::fromStdString(version_text("alignscope", false)).trimmed().split('\n');
+    build.removeFirst();
+    for (QString& line : build) line = line.toHtmlEscaped();
     const QString text =
         tr("<h3>AlignScope %1</h3><p>GPU sequence-alignment workbench.</p>"
-           "<p>Engine: %2<br>Qt %3 (built with %4)</p><p>Devices:</p><ul>%5</ul>")
+           "<p>Engine: %2<br>Qt %3 (built with %4)</p><p>%6</p><p>Devices:</p><ul>%5</ul>")
             .arg(QStringLiteral(ALIGNSCOPE_VERSION), QString::fromStdString(store::build_version()).toHtmlEscaped(),
-                 QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR), devices);
+                 QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR), devices, build.join("<br>"));
     auto* box = new QMessageBox(QMessageBox::Information, tr("About AlignScope"), text, QMessageBox::Ok, this);
     box->setObjectName("aboutBox");
     box->setTextFormat(Qt::RichText);

@@ -16,6 +16,7 @@
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/bench/verify.hpp>
+#include <alignscope/build_identity.hpp>
 #include <alignscope/io/alignment_format.hpp>
 #include <alignscope/score/substitution_matrix.hpp>
 #include <alignscope/store/job_recording.hpp>
@@ -510,6 +511,9 @@ private slots:
             if (!d.available)
                 QVERIFY2(text.contains(QString::fromStdString(d.unavailable_reason).toHtmlEscaped()), qPrintable(text));
         }
+        // The build, as `alignscope --version` says it.
+        for (const char* part : {build_identity().commit, "CUDA: ", "MPI: "})
+            QVERIFY2(text.contains(QString::fromLatin1(part)), qPrintable(text));
         box->close();
     }
 
