@@ -141,11 +141,39 @@ private:
         fail(tag + " line must say yes or no, not '" + std::string(tokens_[1]) + "'");
     }
 
+    // What the header lines before HMM said, beyond the fields of ProfileHmm.
+    struct Header {
+        int version = 0;
+        bool have_alphabet = false, has_cons = false, has_rf = false, has_mm = false, has_cs = false, has_map = false;
+        int stats_seen = 0;  // bits: MSV 1, VITERBI 2, FORWARD 4
+        ProfileStatistics stats;
+    };
+
     ProfileHmm parse_model()
     {
         ProfileHmm hmm;
         hmm.path = path_;
         hmm.line = static_cast<int>(current_ + 1);
+        Header header;
+        header.version = read_format_tag(hmm);
+        for (;;) {
+            require_line("the HMM line that starts the model's nodes");
+            if (tokens_[0] == "HMM") break;
+            read_header_line(hmm, header);
+        }
+        check_header(hmm, header);
+        allocate_nodes(hmm, header);
+        read_node_zero(hmm);
+        for (int k = 1; k <= hmm.length; ++k) read_node(hmm, header, k);
+        require_line("the closing // of model '" + hmm.name + "'");
+        if (tokens_[0] != "//") fail("expected the closing // of model '" + hmm.name + "', found '" + std::string(tokens_[0]) + "'");
+        if (header.version < kV3e || !header.has_cons) set_consensus(hmm);
+        return hmm;
+    }
+
+    // The HMMER3/b..f tag that opens a model; returns its version.
+    int read_format_tag(ProfileHmm& hmm) const
+    {
         const std::string tag(tokens_[0]);
         if (tag.rfind("HMMER2", 0) == 0)
             fail("HMMER2 save files are not supported; convert it with `hmmconvert` to HMMER3/f first");
@@ -156,104 +184,143 @@ private:
             fail("expected a HMMER3 format tag (HMMER3/f) to start a profile HMM, found '" + tag + "'");
         }
         hmm.format = tag;
-        bool have_alphabet = false, has_cons = false, has_rf = false, has_mm = false, has_cs = false, has_map = false;
-        int stats_seen = 0;
-        ProfileStatistics stats;
-        for (;;) {
-            require_line("the HMM line that starts the model's nodes");
-            const std::string key(tokens_[0]);
-            if (key == "HMM") break;
-            if (key == "NAME") {
-                need_tokens(2, "NAME line without a name");
-                hmm.name = std::string(tokens_[1]);
-            } else if (key == "ACC") {
-                need_tokens(2, "ACC line without an accession");
-                hmm.accession = std::string(tokens_[1]);
-            } else if (key == "DESC") {
-                hmm.description = rest_after_tag();
-            } else if (key == "LENG") {
-                need_tokens(2, "LENG line without a length");
-                hmm.length = integer(tokens_[1], "the model length (LENG)");
-                if (hmm.length <= 0 || hmm.length > 100000)
-                    fail("model length (LENG) must be between 1 and 100000, not " + std::string(tokens_[1]));
-            } else if (key == "MAXL" && version >= kV3c) {
-                need_tokens(2, "MAXL line without a length");
-                hmm.max_length = integer(tokens_[1], "the maximum length (MAXL)");
-            } else if (key == "ALPH") {
-                need_tokens(2, "ALPH line without an alphabet");
-                std::string a(tokens_[1]);
-                for (auto& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-                if (a == "amino") hmm.alphabet = ResidueAlphabet::Amino;
-                else if (a == "dna") hmm.alphabet = ResidueAlphabet::Dna;
-                else if (a == "rna") hmm.alphabet = ResidueAlphabet::Rna;
-                else fail("alphabet (ALPH) must be amino, DNA or RNA, not '" + std::string(tokens_[1]) + "'");
-                have_alphabet = true;
-            } else if (key == "RF") {
-                has_rf = yes_no(key);
-            } else if (key == "MM") {
-                has_mm = yes_no(key);
-            } else if (key == "CONS") {
-                has_cons = yes_no(key);
-            } else if (key == "CS") {
-                has_cs = yes_no(key);
-            } else if (key == "MAP") {
-                has_map = yes_no(key);
-            } else if (key == "NSEQ") {
-                need_tokens(2, "NSEQ line without a number");
-                hmm.sequences = integer(tokens_[1], "the number of sequences (NSEQ)");
-            } else if (key == "EFFN") {
-                need_tokens(2, "EFFN line without a number");
-                hmm.effective_sequences = number(tokens_[1], "the effective number of sequences (EFFN)");
-            } else if (key == "CKSUM") {
-                need_tokens(2, "CKSUM line without a number");
-                const double v = number(tokens_[1], "the checksum (CKSUM)");
-                if (v < 0 || v > 4294967295.0 || v != std::floor(v))
-                    fail("the checksum (CKSUM) is a whole number from 0 to 4294967295, not '" + std::string(tokens_[1]) +
-                         "'");
-                hmm.checksum = static_cast<std::uint32_t>(v);
-            } else if (key == "GA" || key == "TC" || key == "NC") {
-                const bool nucleotide = hmm.alphabet != ResidueAlphabet::Amino && have_alphabet;
-                need_tokens(nucleotide ? 2 : 3, key + " line needs two cutoffs (sequence and domain)");
-                const double a = number(tokens_[1], key + " cutoff");
-                const double b = nucleotide ? a : number(tokens_[2], key + " cutoff");
-                (key == "GA" ? hmm.gathering : key == "TC" ? hmm.trusted : hmm.noise) = std::make_pair(a, b);
-            } else if (key == "STATS") {
-                need_tokens(5, "STATS line needs five fields: STATS LOCAL MSV|VITERBI|FORWARD value value");
-                std::string where(tokens_[1]), which(tokens_[2]);
-                for (auto& c : where) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-                for (auto& c : which) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-                if (where != "LOCAL") fail("STATS line: expected LOCAL, found '" + std::string(tokens_[1]) + "'");
-                // Kept at single precision, as HMMER holds them, so P-values match its own.
-                const double a = static_cast<float>(number(tokens_[3], "STATS " + which));
-                const double b = static_cast<float>(number(tokens_[4], "STATS " + which));
-                if (b <= 0) fail("STATS " + which + ": lambda must be positive, not " + std::string(tokens_[4]));
-                if (which == "MSV") stats.msv_mu = a, stats.msv_lambda = b, stats_seen |= 1;
-                else if (which == "VITERBI") stats.viterbi_mu = a, stats.viterbi_lambda = b, stats_seen |= 2;
-                else if (which == "FORWARD") stats.forward_tau = a, stats.forward_lambda = b, stats_seen |= 4;
-                else fail("STATS LOCAL line: expected MSV, VITERBI or FORWARD, found '" + std::string(tokens_[2]) + "'");
-            }
-            // Other tags (DATE, COM, BM, SM, ...) carry nothing the search needs.
+        return version;
+    }
+
+    // One header line (NAME, LENG, ALPH, STATS, ...). Other tags (DATE, COM,
+    // BM, SM, ...) carry nothing the search needs.
+    void read_header_line(ProfileHmm& hmm, Header& header) const
+    {
+        const std::string key(tokens_[0]);
+        if (key == "NAME") {
+            need_tokens(2, "NAME line without a name");
+            hmm.name = std::string(tokens_[1]);
+        } else if (key == "ACC") {
+            need_tokens(2, "ACC line without an accession");
+            hmm.accession = std::string(tokens_[1]);
+        } else if (key == "DESC") {
+            hmm.description = rest_after_tag();
+        } else if (key == "LENG") {
+            need_tokens(2, "LENG line without a length");
+            hmm.length = integer(tokens_[1], "the model length (LENG)");
+            if (hmm.length <= 0 || hmm.length > 100000)
+                fail("model length (LENG) must be between 1 and 100000, not " + std::string(tokens_[1]));
+        } else if (key == "MAXL" && header.version >= kV3c) {
+            need_tokens(2, "MAXL line without a length");
+            hmm.max_length = integer(tokens_[1], "the maximum length (MAXL)");
+        } else if (key == "ALPH") {
+            read_alphabet(hmm);
+            header.have_alphabet = true;
+        } else if (key == "RF") {
+            header.has_rf = yes_no(key);
+        } else if (key == "MM") {
+            header.has_mm = yes_no(key);
+        } else if (key == "CONS") {
+            header.has_cons = yes_no(key);
+        } else if (key == "CS") {
+            header.has_cs = yes_no(key);
+        } else if (key == "MAP") {
+            header.has_map = yes_no(key);
+        } else if (key == "NSEQ") {
+            need_tokens(2, "NSEQ line without a number");
+            hmm.sequences = integer(tokens_[1], "the number of sequences (NSEQ)");
+        } else if (key == "EFFN") {
+            need_tokens(2, "EFFN line without a number");
+            hmm.effective_sequences = number(tokens_[1], "the effective number of sequences (EFFN)");
+        } else if (key == "CKSUM") {
+            read_checksum(hmm);
+        } else if (key == "GA" || key == "TC" || key == "NC") {
+            const bool nucleotide = hmm.alphabet != ResidueAlphabet::Amino && header.have_alphabet;
+            need_tokens(nucleotide ? 2 : 3, key + " line needs two cutoffs (sequence and domain)");
+            const double a = number(tokens_[1], key + " cutoff");
+            const double b = nucleotide ? a : number(tokens_[2], key + " cutoff");
+            (key == "GA" ? hmm.gathering : key == "TC" ? hmm.trusted : hmm.noise) = std::make_pair(a, b);
+        } else if (key == "STATS") {
+            read_statistics(header);
         }
+    }
+
+    void read_alphabet(ProfileHmm& hmm) const
+    {
+        need_tokens(2, "ALPH line without an alphabet");
+        std::string a(tokens_[1]);
+        for (auto& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (a == "amino") hmm.alphabet = ResidueAlphabet::Amino;
+        else if (a == "dna") hmm.alphabet = ResidueAlphabet::Dna;
+        else if (a == "rna") hmm.alphabet = ResidueAlphabet::Rna;
+        else fail("alphabet (ALPH) must be amino, DNA or RNA, not '" + std::string(tokens_[1]) + "'");
+    }
+
+    void read_checksum(ProfileHmm& hmm) const
+    {
+        need_tokens(2, "CKSUM line without a number");
+        const double v = number(tokens_[1], "the checksum (CKSUM)");
+        if (v < 0 || v > 4294967295.0 || v != std::floor(v))
+            fail("the checksum (CKSUM) is a whole number from 0 to 4294967295, not '" + std::string(tokens_[1]) + "'");
+        hmm.checksum = static_cast<std::uint32_t>(v);
+    }
+
+    // STATS LOCAL MSV|VITERBI|FORWARD mu-or-tau lambda.
+    void read_statistics(Header& header) const
+    {
+        need_tokens(5, "STATS line needs five fields: STATS LOCAL MSV|VITERBI|FORWARD value value");
+        std::string where(tokens_[1]), which(tokens_[2]);
+        for (auto& c : where) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        for (auto& c : which) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        if (where != "LOCAL") fail("STATS line: expected LOCAL, found '" + std::string(tokens_[1]) + "'");
+        // Kept at single precision, as HMMER holds them, so P-values match its own.
+        const double a = static_cast<float>(number(tokens_[3], "STATS " + which));
+        const double b = static_cast<float>(number(tokens_[4], "STATS " + which));
+        if (b <= 0) fail("STATS " + which + ": lambda must be positive, not " + std::string(tokens_[4]));
+        ProfileStatistics& stats = header.stats;
+        if (which == "MSV") stats.msv_mu = a, stats.msv_lambda = b, header.stats_seen |= 1;
+        else if (which == "VITERBI") stats.viterbi_mu = a, stats.viterbi_lambda = b, header.stats_seen |= 2;
+        else if (which == "FORWARD") stats.forward_tau = a, stats.forward_lambda = b, header.stats_seen |= 4;
+        else fail("STATS LOCAL line: expected MSV, VITERBI or FORWARD, found '" + std::string(tokens_[2]) + "'");
+    }
+
+    // At the HMM line: the fields every model must have.
+    void check_header(ProfileHmm& hmm, const Header& header) const
+    {
         const std::size_t hmm_line = current_ + 1;
         if (hmm.name.empty()) fail_at(hmm_line, "the model has no NAME line");
         if (hmm.length <= 0) fail_at(hmm_line, "model '" + hmm.name + "' has no LENG line");
-        if (!have_alphabet) fail_at(hmm_line, "model '" + hmm.name + "' has no ALPH line");
-        if (stats_seen == 7) hmm.statistics = stats;
-        else if (stats_seen != 0)
+        if (!header.have_alphabet) fail_at(hmm_line, "model '" + hmm.name + "' has no ALPH line");
+        if (header.stats_seen == 7) hmm.statistics = header.stats;
+        else if (header.stats_seen != 0)
             fail_at(hmm_line, "model '" + hmm.name + "' lacks one of its STATS LOCAL MSV/VITERBI/FORWARD lines");
+    }
 
+    static void allocate_nodes(ProfileHmm& hmm, const Header& header)
+    {
         const int K = hmm.canonical();
-        const int M = hmm.length;
-        hmm.match.assign(static_cast<std::size_t>((M + 1) * K), 0.0f);
-        hmm.insert.assign(static_cast<std::size_t>((M + 1) * K), 0.0f);
-        hmm.transitions.assign(static_cast<std::size_t>((M + 1) * kTransitions), 0.0f);
-        hmm.consensus.assign(static_cast<std::size_t>(M + 1), ' ');
+        const std::size_t nodes = static_cast<std::size_t>(hmm.length + 1);
+        hmm.match.assign(nodes * static_cast<std::size_t>(K), 0.0f);
+        hmm.insert.assign(nodes * static_cast<std::size_t>(K), 0.0f);
+        hmm.transitions.assign(nodes * static_cast<std::size_t>(kTransitions), 0.0f);
+        hmm.consensus.assign(nodes, ' ');
         hmm.reference = hmm.model_mask = hmm.structure = std::string();
-        if (has_rf) hmm.reference.assign(static_cast<std::size_t>(M + 1), ' ');
-        if (has_mm) hmm.model_mask.assign(static_cast<std::size_t>(M + 1), ' ');
-        if (has_cs) hmm.structure.assign(static_cast<std::size_t>(M + 1), ' ');
-        if (has_map) hmm.alignment_map.assign(static_cast<std::size_t>(M + 1), 0);
+        if (header.has_rf) hmm.reference.assign(nodes, ' ');
+        if (header.has_mm) hmm.model_mask.assign(nodes, ' ');
+        if (header.has_cs) hmm.structure.assign(nodes, ' ');
+        if (header.has_map) hmm.alignment_map.assign(nodes, 0);
+    }
 
+    // `count` probabilities of node k from tokens_[first...] into into[k * stride ...].
+    void read_values(std::vector<float>& into, int k, int count, int stride, std::size_t first, const std::string& what) const
+    {
+        if (tokens_.size() < first + static_cast<std::size_t>(count))
+            fail(what + " of node " + std::to_string(k) + ": expected " + std::to_string(count) + " values, found " +
+                 std::to_string(tokens_.size() - first));
+        for (int i = 0; i < count; ++i)
+            into[static_cast<std::size_t>(k * stride + i)] =
+                probability(tokens_[first + static_cast<std::size_t>(i)], what + " of node " + std::to_string(k));
+    }
+
+    // The transition names, the optional COMPO line, node 0's inserts and transitions.
+    void read_node_zero(ProfileHmm& hmm)
+    {
+        const int K = hmm.canonical();
         require_line("the transition names after the HMM line");
         require_line("node 0 (COMPO or insert emissions)");
         if (tokens_[0] == "COMPO") {
@@ -264,50 +331,43 @@ private:
                 hmm.composition[static_cast<std::size_t>(x)] = probability(tokens_[static_cast<std::size_t>(x + 1)], "COMPO");
             require_line("node 0's insert emissions");
         }
-        auto read_values = [&](std::vector<float>& into, int k, int count, int stride, std::size_t first,
-                               const std::string& what) {
-            if (tokens_.size() < first + static_cast<std::size_t>(count))
-                fail(what + " of node " + std::to_string(k) + ": expected " + std::to_string(count) + " values, found " +
-                     std::to_string(tokens_.size() - first));
-            for (int i = 0; i < count; ++i)
-                into[static_cast<std::size_t>(k * stride + i)] =
-                    probability(tokens_[first + static_cast<std::size_t>(i)], what + " of node " + std::to_string(k));
-        };
         read_values(hmm.insert, 0, K, K, 0, "insert emissions");
         require_line("node 0's transitions");
         read_values(hmm.transitions, 0, kTransitions, kTransitions, 0, "transitions");
-        for (int k = 1; k <= M; ++k) {
-            require_line("node " + std::to_string(k) + " of " + std::to_string(M));
-            if (tokens_[0] == "//")
-                fail("model '" + hmm.name + "' ends after " + std::to_string(k - 1) + " nodes; LENG says " + std::to_string(M));
-            if (integer(tokens_[0], "the node number") != k)
-                fail("expected the match line of node " + std::to_string(k) + ", found node " + std::string(tokens_[0]));
-            read_values(hmm.match, k, K, K, 1, "match emissions");
-            // Annotation after the emissions: MAP, CONS (3/e on), RF, MM (3/f), CS.
-            std::size_t a = static_cast<std::size_t>(K + 1);
-            const std::size_t annotations = 3 + (version >= kV3e ? 1 : 0) + (version >= kV3f ? 1 : 0);
-            if (tokens_.size() < a + annotations)
-                fail("match line of node " + std::to_string(k) + ": expected " + std::to_string(annotations) +
-                     " annotation fields after the emissions (MAP, CONS, RF, MM, CS, '-' where absent)");
-            if (has_map) hmm.alignment_map[static_cast<std::size_t>(k)] = integer(tokens_[a], "the MAP field");
+    }
+
+    // Node k's three lines: match emissions and annotation, inserts, transitions.
+    void read_node(ProfileHmm& hmm, const Header& header, int k)
+    {
+        const int K = hmm.canonical(), M = hmm.length;
+        require_line("node " + std::to_string(k) + " of " + std::to_string(M));
+        if (tokens_[0] == "//")
+            fail("model '" + hmm.name + "' ends after " + std::to_string(k - 1) + " nodes; LENG says " + std::to_string(M));
+        if (integer(tokens_[0], "the node number") != k)
+            fail("expected the match line of node " + std::to_string(k) + ", found node " + std::string(tokens_[0]));
+        read_values(hmm.match, k, K, K, 1, "match emissions");
+        // Annotation after the emissions: MAP, CONS (3/e on), RF, MM (3/f), CS.
+        const int version = header.version;
+        std::size_t a = static_cast<std::size_t>(K + 1);
+        const std::size_t annotations = 3 + (version >= kV3e ? 1 : 0) + (version >= kV3f ? 1 : 0);
+        if (tokens_.size() < a + annotations)
+            fail("match line of node " + std::to_string(k) + ": expected " + std::to_string(annotations) +
+                 " annotation fields after the emissions (MAP, CONS, RF, MM, CS, '-' where absent)");
+        const std::size_t node = static_cast<std::size_t>(k);
+        if (header.has_map) hmm.alignment_map[node] = integer(tokens_[a], "the MAP field");
+        ++a;
+        if (version >= kV3e) hmm.consensus[node] = tokens_[a++][0];
+        if (header.has_rf) hmm.reference[node] = tokens_[a][0];
+        ++a;
+        if (version >= kV3f) {
+            if (header.has_mm) hmm.model_mask[node] = tokens_[a][0];
             ++a;
-            if (version >= kV3e) hmm.consensus[static_cast<std::size_t>(k)] = tokens_[a++][0];
-            if (has_rf) hmm.reference[static_cast<std::size_t>(k)] = tokens_[a][0];
-            ++a;
-            if (version >= kV3f) {
-                if (has_mm) hmm.model_mask[static_cast<std::size_t>(k)] = tokens_[a][0];
-                ++a;
-            }
-            if (has_cs) hmm.structure[static_cast<std::size_t>(k)] = tokens_[a][0];
-            require_line("the insert emissions of node " + std::to_string(k));
-            read_values(hmm.insert, k, K, K, 0, "insert emissions");
-            require_line("the transitions of node " + std::to_string(k));
-            read_values(hmm.transitions, k, kTransitions, kTransitions, 0, "transitions");
         }
-        require_line("the closing // of model '" + hmm.name + "'");
-        if (tokens_[0] != "//") fail("expected the closing // of model '" + hmm.name + "', found '" + std::string(tokens_[0]) + "'");
-        if (version < kV3e || !has_cons) set_consensus(hmm);
-        return hmm;
+        if (header.has_cs) hmm.structure[node] = tokens_[a][0];
+        require_line("the insert emissions of node " + std::to_string(k));
+        read_values(hmm.insert, k, K, K, 0, "insert emissions");
+        require_line("the transitions of node " + std::to_string(k));
+        read_values(hmm.transitions, k, kTransitions, kTransitions, 0, "transitions");
     }
 
     // Older files carry no consensus: the most probable residue of each match

@@ -66,40 +66,25 @@ double exponential_log_survival(double x, double tau, double lambda)
     return -lambda * (x - tau);
 }
 
-ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets, ProfileFilterScanner& scanner,
-                           const PipelineSettings& settings, JobContext& context)
+namespace {
+
+// The filter stage: MSV over every target, the null and bias filter decisions
+// on the host, the Viterbi filter over the targets whose MSV P-value is not
+// already below F2. Returns the survivors in target order.
+std::vector<Candidate> run_filters(const ConfiguredProfile& profile, const NullModel& null_model,
+                                   const ProfileTargets& targets, ProfileFilterScanner& scanner,
+                                   const PipelineSettings& settings, JobContext& context, PipelineCounts& counts)
 {
-    const auto start = std::chrono::steady_clock::now();
-    if (hmm.alphabet != targets.alphabet)
-        throw Error(hmm.path + ": model '" + hmm.name + "' is " + std::string(ResidueCode::of(hmm.alphabet).name()) +
-                    " but the targets were read as " + std::string(ResidueCode::of(targets.alphabet).name()));
-    NullModel null_model(hmm.alphabet);
-    null_model.set_filter(hmm.length, hmm.composition);
-    const ConfiguredProfile profile(hmm, null_model);
     const ProfileStatistics& stats = profile.plan7.statistics;
-
-    ModelSearch result;
-    result.name = hmm.name;
-    result.accession = hmm.accession;
-    result.description = hmm.description;
-    result.model_length = hmm.length;
-    PipelineCounts& counts = result.counts;
     const std::size_t n = targets.size();
-    counts.targets = n;
-    counts.residues = targets.residue_count();
-
-    // Stage 1: MSV over every target.
     std::vector<float> msv(n);
     scanner.msv(profile.msv, msv, context);
     if (context.progress) {
         Progress p;
         p.items_done = p.items_total = n;
-        p.cells_done = p.cells_total = counts.residues * static_cast<std::uint64_t>(hmm.length);
+        p.cells_done = p.cells_total = counts.residues * static_cast<std::uint64_t>(profile.plan7.length);
         context.progress(p);
     }
-
-    // The null and bias filter decisions on the host; which targets need the
-    // Viterbi filter and which pass straight on (MSV P-value already <= F2).
     std::vector<Candidate> to_viterbi, past_viterbi;
     std::vector<std::uint32_t> viterbi_targets;
     for (std::size_t t = 0; t < n; ++t) {
@@ -138,110 +123,113 @@ ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets,
     std::sort(past_viterbi.begin(), past_viterbi.end(), [](const Candidate& a, const Candidate& b) { return a.target < b.target; });
     counts.past_viterbi = past_viterbi.size();
     for (const auto& c : past_viterbi) counts.residues_past_viterbi += static_cast<std::uint64_t>(targets.length(c.target));
+    return past_viterbi;
+}
 
-    // Forward, then the domain stage, per surviving target.
-    struct Slot {
-        bool past_forward = false;
-        std::optional<TargetHit> hit;
-        int regions = 0, clustered = 0, overlaps = 0, envelopes = 0, domains = 0;
-    };
-    std::vector<Slot> slots(past_viterbi.size());
+// What the stages after the filters found for one surviving target.
+struct Slot {
+    bool past_forward = false;
+    std::optional<TargetHit> hit;
+    int regions = 0, clustered = 0, overlaps = 0, envelopes = 0, domains = 0;
+};
+
+// hmmsearch's per-sequence score: the Forward score less the null and null2
+// (sequence bias) corrections, or the sum of the domains' scores when that is
+// higher; then every domain's own score.
+TargetHit target_hit_of(const Candidate& c, const ProfileTargets& targets, const ProfileStatistics& stats,
+                        const PipelineSettings& settings, float fwdsc, DomainStage& stage)
+{
+    const int L = targets.length(c.target);
     const float log_omega = static_cast<float>(std::log(static_cast<double>(NullModel::kOmega)));
-    // Seed 0: an arbitrary one for this run (as hmmsearch --seed 0).
-    const std::uint32_t seed = settings.seed != 0 ? settings.seed : (std::random_device{}() | 1u);
-    parallel_for(past_viterbi.size(), settings.threads, [&](std::size_t s) {
-        context.throw_if_cancelled();
-        const Candidate& c = past_viterbi[s];
-        const std::uint8_t* dsq = targets.codes(c.target);
-        const int L = targets.length(c.target);
-        const LengthModel length = LengthModel::for_target(L, true);
-        DpMatrix fwd, bck;
-        const float fwdsc = forward(profile.multihit, length, dsq, L, fwd, false);
-        float seq_score = static_cast<float>((fwdsc - c.filtersc) / kLog2);
-        const double P = std::exp(exponential_log_survival(seq_score, stats.forward_tau, stats.forward_lambda));
-        if (P > settings.F3) return;
-        Slot& slot = slots[s];
-        slot.past_forward = true;
-        // The parser matrices keep every row's specials, which is all the
-        // domain stage reads of them.
-        backward(profile.multihit, length, dsq, L, fwd, bck, false);
-        DomainStage stage = define_domains(profile, dsq, L, fwd, bck, seed, settings.alignments);
-        slot.regions = stage.regions;
-        slot.clustered = stage.clustered;
-        slot.overlaps = stage.overlaps;
-        slot.envelopes = stage.envelopes;
-        slot.domains = static_cast<int>(stage.domains.size());
-        if (stage.regions == 0 || stage.envelopes == 0 || stage.domains.empty()) return;
-
-        const float nullsc = c.nullsc;
-        float seqbias = 0.0f;
-        if (settings.null2) seqbias = table_logsum(0.0f, log_omega + compensated_sum(stage.null2));
-        float pre_score = static_cast<float>((fwdsc - nullsc) / kLog2);
-        seq_score = static_cast<float>((fwdsc - (nullsc + seqbias)) / kLog2);
-        // The score rebuilt from the domains that still score after null2.
-        float sum_score = 0.0f;
-        float domain_bias = 0.0f;
-        int Ld = 0;
-        for (const DomainHit& d : stage.domains) {
-            const bool counts_in = settings.null2 ? d.env_score - d.correction > 0.0f : d.env_score > 0.0f;
-            if (!counts_in) continue;
-            sum_score += d.env_score;
-            Ld += d.env_to - d.env_from + 1;
-            if (settings.null2) domain_bias += d.correction;
-        }
-        domain_bias = settings.null2 ? table_logsum(0.0f, log_omega + domain_bias) : 0.0f;
-        sum_score += static_cast<float>((L - Ld) * std::log(static_cast<float>(L) / static_cast<float>(L + 3)));
-        const float pre2_score = static_cast<float>((sum_score - nullsc) / kLog2);
-        sum_score = static_cast<float>((sum_score - (nullsc + domain_bias)) / kLog2);
-        if (Ld > 0 && sum_score > seq_score) {
-            seq_score = sum_score;
-            pre_score = pre2_score;
-        }
-        TargetHit hit;
-        hit.target = c.target;
-        hit.name = targets.names[c.target];
-        hit.description = targets.descriptions[c.target];
-        hit.length = L;
-        hit.score = seq_score;
-        hit.pre_score = pre_score;
-        hit.sum_score = sum_score;
-        hit.lnP = exponential_log_survival(seq_score, stats.forward_tau, stats.forward_lambda);
-        hit.pre_lnP = exponential_log_survival(pre_score, stats.forward_tau, stats.forward_lambda);
-        hit.sum_lnP = exponential_log_survival(sum_score, stats.forward_tau, stats.forward_lambda);
-        hit.expected_domains = stage.expected_domains;
-        hit.regions = stage.regions;
-        hit.clustered = stage.clustered;
-        hit.overlaps = stage.overlaps;
-        hit.envelopes = stage.envelopes;
-        hit.domains = std::move(stage.domains);
-        hit.best_domain = 0;
-        for (std::size_t d = 0; d < hit.domains.size(); ++d) {
-            DomainHit& dom = hit.domains[d];
-            const int len = dom.env_to - dom.env_from + 1;
-            float bitscore = dom.env_score + static_cast<float>((L - len) * std::log(static_cast<float>(L) / static_cast<float>(L + 3)));
-            const float dombias = settings.null2 ? table_logsum(0.0f, log_omega + dom.correction) : 0.0f;
-            bitscore = static_cast<float>((bitscore - (nullsc + dombias)) / kLog2);
-            dom.score = bitscore;
-            dom.bias = static_cast<float>(dombias * (1.0 / kLog2));
-            dom.lnP = exponential_log_survival(bitscore, stats.forward_tau, stats.forward_lambda);
-            if (dom.score > hit.domains[static_cast<std::size_t>(hit.best_domain)].score) hit.best_domain = static_cast<int>(d);
-        }
-        slot.hit = std::move(hit);
-    });
-    for (auto& slot : slots) {
-        if (!slot.past_forward) continue;
-        ++counts.past_forward;
-        counts.regions += static_cast<std::uint64_t>(slot.regions);
-        counts.clustered += static_cast<std::uint64_t>(slot.clustered);
-        counts.overlaps += static_cast<std::uint64_t>(slot.overlaps);
-        counts.envelopes += static_cast<std::uint64_t>(slot.envelopes);
-        counts.domains += static_cast<std::uint64_t>(slot.domains);
-        if (slot.hit) result.hits.push_back(std::move(*slot.hit));
+    const float nullsc = c.nullsc;
+    float seqbias = 0.0f;
+    if (settings.null2) seqbias = table_logsum(0.0f, log_omega + compensated_sum(stage.null2));
+    float pre_score = static_cast<float>((fwdsc - nullsc) / kLog2);
+    float seq_score = static_cast<float>((fwdsc - (nullsc + seqbias)) / kLog2);
+    // The score rebuilt from the domains that still score after null2.
+    float sum_score = 0.0f;
+    float domain_bias = 0.0f;
+    int Ld = 0;
+    for (const DomainHit& d : stage.domains) {
+        const bool counts_in = settings.null2 ? d.env_score - d.correction > 0.0f : d.env_score > 0.0f;
+        if (!counts_in) continue;
+        sum_score += d.env_score;
+        Ld += d.env_to - d.env_from + 1;
+        if (settings.null2) domain_bias += d.correction;
     }
-    for (std::size_t s = 0; s < past_viterbi.size(); ++s)
-        if (slots[s].past_forward) counts.residues_past_forward += static_cast<std::uint64_t>(targets.length(past_viterbi[s].target));
+    domain_bias = settings.null2 ? table_logsum(0.0f, log_omega + domain_bias) : 0.0f;
+    sum_score += static_cast<float>((L - Ld) * std::log(static_cast<float>(L) / static_cast<float>(L + 3)));
+    const float pre2_score = static_cast<float>((sum_score - nullsc) / kLog2);
+    sum_score = static_cast<float>((sum_score - (nullsc + domain_bias)) / kLog2);
+    if (Ld > 0 && sum_score > seq_score) {
+        seq_score = sum_score;
+        pre_score = pre2_score;
+    }
+    TargetHit hit;
+    hit.target = c.target;
+    hit.name = targets.names[c.target];
+    hit.description = targets.descriptions[c.target];
+    hit.length = L;
+    hit.score = seq_score;
+    hit.pre_score = pre_score;
+    hit.sum_score = sum_score;
+    hit.lnP = exponential_log_survival(seq_score, stats.forward_tau, stats.forward_lambda);
+    hit.pre_lnP = exponential_log_survival(pre_score, stats.forward_tau, stats.forward_lambda);
+    hit.sum_lnP = exponential_log_survival(sum_score, stats.forward_tau, stats.forward_lambda);
+    hit.expected_domains = stage.expected_domains;
+    hit.regions = stage.regions;
+    hit.clustered = stage.clustered;
+    hit.overlaps = stage.overlaps;
+    hit.envelopes = stage.envelopes;
+    hit.domains = std::move(stage.domains);
+    hit.best_domain = 0;
+    for (std::size_t d = 0; d < hit.domains.size(); ++d) {
+        DomainHit& dom = hit.domains[d];
+        const int len = dom.env_to - dom.env_from + 1;
+        float bitscore = dom.env_score + static_cast<float>((L - len) * std::log(static_cast<float>(L) / static_cast<float>(L + 3)));
+        const float dombias = settings.null2 ? table_logsum(0.0f, log_omega + dom.correction) : 0.0f;
+        bitscore = static_cast<float>((bitscore - (nullsc + dombias)) / kLog2);
+        dom.score = bitscore;
+        dom.bias = static_cast<float>(dombias * (1.0 / kLog2));
+        dom.lnP = exponential_log_survival(bitscore, stats.forward_tau, stats.forward_lambda);
+        if (dom.score > hit.domains[static_cast<std::size_t>(hit.best_domain)].score) hit.best_domain = static_cast<int>(d);
+    }
+    return hit;
+}
 
-    // Thresholds: Z targets, then domZ = the number of reported targets.
+// Forward (the F3 filter), then Backward and the domain stage, for one target.
+Slot score_target(const ConfiguredProfile& profile, const Candidate& c, const ProfileTargets& targets,
+                  const PipelineSettings& settings, std::uint32_t seed)
+{
+    const ProfileStatistics& stats = profile.plan7.statistics;
+    const std::uint8_t* dsq = targets.codes(c.target);
+    const int L = targets.length(c.target);
+    const LengthModel length = LengthModel::for_target(L, true);
+    Slot slot;
+    DpMatrix fwd, bck;
+    const float fwdsc = forward(profile.multihit, length, dsq, L, fwd, false);
+    const float seq_score = static_cast<float>((fwdsc - c.filtersc) / kLog2);
+    const double P = std::exp(exponential_log_survival(seq_score, stats.forward_tau, stats.forward_lambda));
+    if (P > settings.F3) return slot;
+    slot.past_forward = true;
+    // The parser matrices keep every row's specials, which is all the
+    // domain stage reads of them.
+    backward(profile.multihit, length, dsq, L, fwd, bck, false);
+    DomainStage stage = define_domains(profile, dsq, L, fwd, bck, seed, settings.alignments);
+    slot.regions = stage.regions;
+    slot.clustered = stage.clustered;
+    slot.overlaps = stage.overlaps;
+    slot.envelopes = stage.envelopes;
+    slot.domains = static_cast<int>(stage.domains.size());
+    if (stage.regions == 0 || stage.envelopes == 0 || stage.domains.empty()) return slot;
+    slot.hit = target_hit_of(c, targets, stats, settings, fwdsc, stage);
+    return slot;
+}
+
+// Z targets, then domZ = the number of reported targets: which sequences and
+// domains are reported and included, best first.
+void apply_thresholds(ModelSearch& result, const PipelineSettings& settings, std::size_t n)
+{
     result.Z = settings.Z ? *settings.Z : static_cast<double>(n);
     const bool by_E = !settings.report_T, inc_by_E = !settings.include_T;
     const bool dom_by_E = !settings.domain_T, incdom_by_E = !settings.include_domain_T;
@@ -269,6 +257,51 @@ ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets,
             hit.included_domains += d.included;
         }
     }
+}
+
+}  // namespace
+
+ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets, ProfileFilterScanner& scanner,
+                           const PipelineSettings& settings, JobContext& context)
+{
+    const auto start = std::chrono::steady_clock::now();
+    if (hmm.alphabet != targets.alphabet)
+        throw Error(hmm.path + ": model '" + hmm.name + "' is " + std::string(ResidueCode::of(hmm.alphabet).name()) +
+                    " but the targets were read as " + std::string(ResidueCode::of(targets.alphabet).name()));
+    NullModel null_model(hmm.alphabet);
+    null_model.set_filter(hmm.length, hmm.composition);
+    const ConfiguredProfile profile(hmm, null_model);
+
+    ModelSearch result;
+    result.name = hmm.name;
+    result.accession = hmm.accession;
+    result.description = hmm.description;
+    result.model_length = hmm.length;
+    PipelineCounts& counts = result.counts;
+    counts.targets = targets.size();
+    counts.residues = targets.residue_count();
+    const std::vector<Candidate> past_viterbi = run_filters(profile, null_model, targets, scanner, settings, context, counts);
+
+    // Seed 0: an arbitrary one for this run (as hmmsearch --seed 0).
+    const std::uint32_t seed = settings.seed != 0 ? settings.seed : (std::random_device{}() | 1u);
+    std::vector<Slot> slots(past_viterbi.size());
+    parallel_for(past_viterbi.size(), settings.threads, [&](std::size_t s) {
+        context.throw_if_cancelled();
+        slots[s] = score_target(profile, past_viterbi[s], targets, settings, seed);
+    });
+    for (std::size_t s = 0; s < slots.size(); ++s) {
+        Slot& slot = slots[s];
+        if (!slot.past_forward) continue;
+        ++counts.past_forward;
+        counts.residues_past_forward += static_cast<std::uint64_t>(targets.length(past_viterbi[s].target));
+        counts.regions += static_cast<std::uint64_t>(slot.regions);
+        counts.clustered += static_cast<std::uint64_t>(slot.clustered);
+        counts.overlaps += static_cast<std::uint64_t>(slot.overlaps);
+        counts.envelopes += static_cast<std::uint64_t>(slot.envelopes);
+        counts.domains += static_cast<std::uint64_t>(slot.domains);
+        if (slot.hit) result.hits.push_back(std::move(*slot.hit));
+    }
+    apply_thresholds(result, settings, targets.size());
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
 }
