@@ -177,10 +177,10 @@ private slots:
     }
 
     // The SSE2 striped MSV of the "cpu" scanner against the scalar reference
-    // ("cpu-ref"): every real target of the slice and random targets over
+    // ("cpu-ref"), MSV and the Viterbi filter: every real target of the slice and random targets over
     // every residue code (degenerate ones and '*' included), plus targets that
     // overflow the byte range (the model's own consensus, repeated).
-    void striped_msv_equals_scalar()
+    void striped_filters_equal_scalar()
     {
         const auto registry = make_cpu_profile_scanner_registry();
         JobContext context;
@@ -224,6 +224,16 @@ private slots:
             for (std::size_t t = 0; t < targets.size(); ++t) differ += std::memcmp(&striped[t], &scalar[t], sizeof(float)) != 0;
             QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1: %2 of %3 MSV scores differ").arg(name).arg(differ).arg(targets.size())));
             QVERIFY(std::isinf(scalar.back()));  // the repeated consensus overflows the byte range
+
+            // The Viterbi filter ("cpu" striped SSE2 words) over every target.
+            const ViterbiFilterProfile vit = make_viterbi_filter_profile(configure_local(hmm, null_model));
+            std::vector<std::uint32_t> all(targets.size());
+            for (std::uint32_t t = 0; t < all.size(); ++t) all[t] = t;
+            cpu->viterbi(vit, all, striped, context);
+            reference->viterbi(vit, all, scalar, context);
+            differ = 0;
+            for (std::size_t t = 0; t < targets.size(); ++t) differ += std::memcmp(&striped[t], &scalar[t], sizeof(float)) != 0;
+            QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1: %2 of %3 Viterbi filter scores differ").arg(name).arg(differ).arg(targets.size())));
         }
     }
 

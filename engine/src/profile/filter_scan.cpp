@@ -1,9 +1,10 @@
-// The CPU filter scanner (threads over targets, scalar reference recurrences)
-// and the registry of profile filter scanners.
+// The CPU filter scanners (threads over targets; striped SSE2 or the scalar
+// reference recurrences) and the registry of profile filter scanners.
 #include <alignscope/error.hpp>
 #include <alignscope/profile/filter_scan.hpp>
 #include <alignscope/profile/filters.hpp>
 #include <alignscope/profile/msv_striped.hpp>
+#include <alignscope/profile/viterbi_striped.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -48,7 +49,7 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
 
 namespace {
 
-// "cpu": the MSV filter striped over SSE2 registers; "cpu-ref": the scalar
+// "cpu": the MSV and Viterbi filters striped over SSE2 registers; "cpu-ref": the scalar
 // reference recurrences. Both thread over targets and give the same scores.
 class CpuProfileScanner final : public ProfileFilterScanner {
 public:
@@ -58,7 +59,7 @@ public:
         DeviceInfo d;
         d.id = reference_ ? "cpu-ref" : "cpu";
         d.kind = "cpu";
-        d.name = reference_ ? "CPU reference (scalar filters)" : "CPU (SSE2 striped MSV filter)";
+        d.name = reference_ ? "CPU reference (scalar filters)" : "CPU (SSE2 striped MSV and Viterbi filters)";
         d.threads = threads_ > 0 ? threads_ : static_cast<int>(std::thread::hardware_concurrency());
         d.description = "MSV and Viterbi filters in HMMER's 8- and 16-bit units, threads over targets";
         return d;
@@ -83,10 +84,12 @@ public:
     {
         if (!targets_) throw Error("profile filter scanner: no targets loaded");
         const auto start = std::chrono::steady_clock::now();
+        const StripedViterbiProfile striped = make_striped_viterbi_profile(model);
         parallel_for(targets.size(), threads_, [&](std::size_t i) {
             if ((i & 63) == 0) context.throw_if_cancelled();
             const std::uint32_t t = targets[i];
-            scores[i] = viterbi_filter(model, targets_->codes(t), targets_->length(t));
+            scores[i] = reference_ ? viterbi_filter(model, targets_->codes(t), targets_->length(t))
+                                   : viterbi_filter_striped(striped, targets_->codes(t), targets_->length(t));
         });
         for (std::uint32_t t : targets)
             stats_.viterbi_cells += static_cast<std::uint64_t>(targets_->length(t)) * static_cast<std::uint64_t>(model.length);

@@ -5,8 +5,8 @@
 // scanner ("cpu", threads over targets, the scalar reference recurrences); a
 // GPU scanner registers itself from kernels/ the same way, and must return the
 // same scores bit for bit (HMMER's integer units make that possible). "cpu"
-// runs the MSV filter striped over SSE2 registers, "cpu-ref" the scalar
-// reference; both give identical scores.
+// runs the MSV and Viterbi filters striped over SSE2 registers, "cpu-ref" the
+// scalar reference; both give identical scores.
 #pragma once
 
 #include <alignscope/device/backend.hpp>
