@@ -10,10 +10,12 @@ ALIGNSCOPE_BUILD_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev qt6-svg-dev libqcustomplot-dev
   libsqlite3-dev libssl-dev zlib1g-dev libparasail-dev nlohmann-json3-dev libcli11-dev libopenmpi-dev
+  help2man librsvg2-bin file  # scripts/package: manual pages, PNG icons; CPack's shlibdeps step runs `file`
 )
 # Independent oracles and real data used by the tests.
 ALIGNSCOPE_TEST_PACKAGES=(emboss emboss-test emboss-data parasail mmseqs2-examples bowtie2-examples hmmer hmmer-examples
-                          xvfb xauth clang libclang-rt-14-dev openmpi-bin microbiomeutil-data)
+                          xvfb xauth clang libclang-rt-14-dev openmpi-bin microbiomeutil-data
+                          lintian desktop-file-utils appstream)  # last three: scripts/package-check
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"
