@@ -11,6 +11,10 @@
 #include <memory>
 #include <string>
 
+namespace alignscope {
+class ScannerRegistry;
+}
+
 namespace alignscope::cli {
 
 // Shared state: the device registry (CPU backends + CUDA when built in).
@@ -29,6 +33,10 @@ void add_project_command(CLI::App& app, CliContext& context);
 void add_search_command(CLI::App& app, CliContext& context);
 void add_allvsall_command(CLI::App& app, CliContext& context);
 void add_hmmsearch_command(CLI::App& app, CliContext& context);
+
+// Every device that can scan a database: the CPU scanners and, in a CUDA
+// build, the GPUs'.
+std::unique_ptr<ScannerRegistry> scanner_registry();
 
 // `verify --search` and `bench --search`: the search command's --verify and
 // --bench (defined in cli_search.cpp) with their defaults and these settings;

@@ -6,6 +6,7 @@
 #include "cli_options.hpp"
 #include "cli_progress.hpp"
 
+#include <alignscope/bench/kernel_checks.hpp>
 #include <alignscope/bench/long_pairs.hpp>
 #include <alignscope/bench/long_verify.hpp>
 #include <alignscope/bench/verify.hpp>
@@ -13,10 +14,16 @@
 #include <alignscope/error.hpp>
 #include <alignscope/io/alignment_format.hpp>
 #include <alignscope/io/atomic_file.hpp>
+#include <alignscope/search/scan.hpp>
+
+#ifdef ALIGNSCOPE_WITH_CUDA
+#include <alignscope/kernels/cuda_backend.hpp>
+#endif
 
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -39,6 +46,7 @@ struct VerifyFlags {
     std::string search_mode;  // verify --search --mode: only that mode's cases
     ProjectFlag project;
     bool long_pair = false;
+    bool all_kernels = false;
     std::string max_length = "100k";
     LongFlags long_flags;
     CLI::Option* pairs_option = nullptr;
@@ -56,23 +64,89 @@ bool stderr_is_terminal() {
 }
 
 int run_verify_long(const VerifyFlags& flags, CliContext& context);
+int run_verify_all_kernels(const VerifyFlags& flags, CliContext& context);
 
-int run_verify(const VerifyFlags& flags, CliContext& context) {
-    refuse_overlapping_files({}, {{"--timeline", flags.device.timeline}, {"--project", flags.project.path}});
-    if (!flags.search_mode.empty() && !flags.search)
-        throw Error("--mode applies to verify --search (the other checks cover every mode)");
-    if (flags.long_pair) {
-        if (flags.search) throw Error("--long and --search are different checks: give one");
-        return run_verify_long(flags, context);
+// Erases the progress line (stderr) before a line goes to stdout.
+void clear_progress(bool show_progress) {
+    if (show_progress) std::cerr << "\r\033[K" << std::flush;
+}
+
+// Every mismatch, failed job and refusal printed as it comes; progress on stderr.
+VerifyCallbacks printing_callbacks(const std::string& device, bool show_progress) {
+    VerifyCallbacks callbacks;
+    callbacks.mismatch = [show_progress](const VerifyMismatch& mismatch) {
+        clear_progress(show_progress);
+        std::cout << mismatch.describe() << std::flush;
+    };
+    callbacks.job_failure = [device, show_progress](const VerifyJobFailure& failure) {
+        clear_progress(show_progress);
+        std::cout << "JOB FAILED on " << device << " (" << failure.pairs << " pairs, " << failure.config->describe()
+                  << "): " << failure.message << "\n"
+                  << std::flush;
+    };
+    callbacks.refusal = [device, show_progress](const VerifyJobFailure& refusal) {
+        clear_progress(show_progress);
+        std::cout << "REFUSED on " << device << " (" << refusal.pairs << " pairs, " << refusal.config->describe()
+                  << "): " << refusal.message << "\n"
+                  << std::flush;
+    };
+    if (show_progress)
+        callbacks.progress = [](std::uint64_t done, std::uint64_t total) {
+            std::cerr << "\rverify: " << done << "/" << total << " pairs" << std::flush;
+        };
+    return callbacks;
+}
+
+// The project's record of a verify run: its device, settings and seed.
+store::JobSpec verify_spec(const std::string& algorithm, const DeviceInfo& device, const CliContext& context) {
+    store::JobSpec spec;
+    spec.command = "verify";
+    spec.algorithm = algorithm;
+    spec.devices = device.id;
+    spec.driver_version = device.driver_version;
+    spec.command_line = context.command_line;
+    return spec;
+}
+
+// The run's end in the project (with its timeline) and in --timeline FILE.
+void finish_outputs(store::JobRecording* recording, const std::string& timeline_path, const TimelineRecorder& recorder,
+                    std::uint64_t passed, std::uint64_t failed) {
+    if (recording) {
+        if (!timeline_path.empty()) recording->add_timeline(recorder.events(), recorder.clock_source());
+        if (failed)
+            recording->finish_failed(std::to_string(passed) + " passed, " + std::to_string(failed) + " failed");
+        else
+            recording->finish_done();
     }
-    if (flags.long_flags.given() || flags.max_length_option->count())
-        throw Error("--max-length, --strategy, --kernels and --special-rows-mem apply to verify --long");
-    if (flags.search)
-        return run_search_verify(flags.device.device, flags.seed, flags.device.threads, flags.device.streams,
-                                 flags.device.gpu_mem, flags.search_mode, context);
+    if (!timeline_path.empty()) {
+        AtomicOutput out(timeline_path);
+        write_chrome_trace(out.stream(), recorder.events(), recorder.clock_source());
+        out.commit();
+    }
+}
+
+void print_failures_by_kind(const std::map<std::string, std::uint64_t>& failures) {
+    std::cout << "\nfailures by kind:";
+    for (const auto& [kind, count] : failures) std::cout << " " << kind << " " << count << ";";
+}
+
+// The closing lines of a pairwise verify.
+void print_verify_summary(const VerifySummary& summary) {
+    char times[160];
+    std::snprintf(times, sizeof times, "%s %.2f s, %s %.2f s", summary.tested_device.c_str(), summary.tested_seconds,
+                  summary.reference_device.c_str(), summary.reference_seconds);
+    std::cout << "checked " << summary.cells << " cells in " << summary.jobs << " jobs (" << times << ")";
+    if (!summary.tested_kernels.empty()) std::cout << "; kernels: " << summary.tested_kernels;
+    if (summary.failed) print_failures_by_kind(summary.failures_by_kind);
+    std::cout << "\n" << summary.passed << " passed, " << summary.failed << " failed";
+    if (summary.refused) std::cout << ", " << summary.refused << " refused (schemes past the device's limits)";
+    std::cout << std::endl;
+}
+
+// The options of a pairwise verify from its flags.
+VerifyOptions pairwise_options(const VerifyFlags& flags) {
     PairJob settings;  // validates --threads/--streams/--gpu-mem the way every command does
     flags.device.apply(settings);
-
     VerifyOptions options;
     options.device = flags.device.device;
     options.reference_device = flags.reference;
@@ -84,6 +158,24 @@ int run_verify(const VerifyFlags& flags, CliContext& context) {
     options.gpu_memory_budget = settings.gpu_memory_budget;
     options.traceback_too = !flags.scores_only;
     if (options.pairs == 0) throw Error("--pairs must be at least 1");
+    return options;
+}
+
+int run_verify(const VerifyFlags& flags, CliContext& context) {
+    refuse_overlapping_files({}, {{"--timeline", flags.device.timeline}, {"--project", flags.project.path}});
+    if (!flags.search_mode.empty() && !flags.search)
+        throw Error("--mode applies to verify --search (the other checks cover every mode)");
+    if (flags.all_kernels) return run_verify_all_kernels(flags, context);
+    if (flags.long_pair) {
+        if (flags.search) throw Error("--long and --search are different checks: give one");
+        return run_verify_long(flags, context);
+    }
+    if (flags.long_flags.given() || flags.max_length_option->count())
+        throw Error("--max-length, --strategy, --kernels and --special-rows-mem apply to verify --long");
+    if (flags.search)
+        return run_search_verify(flags.device.device, flags.seed, flags.device.threads, flags.device.streams,
+                                 flags.device.gpu_mem, flags.search_mode, context);
+    const VerifyOptions options = pairwise_options(flags);
 
     Backend& tested = context.registry->select(options.device);
     Backend& reference = context.registry->select(options.reference_device);
@@ -97,40 +189,14 @@ int run_verify(const VerifyFlags& flags, CliContext& context) {
     JobContext job_context;
     job_context.cancel = &interrupt_token();  // Ctrl-C ends the run between jobs
     if (!flags.device.timeline.empty()) job_context.timeline = &recorder;
-
-    VerifyCallbacks callbacks;
     const bool show_progress = stderr_is_terminal();
-    callbacks.mismatch = [&](const VerifyMismatch& mismatch) {
-        if (show_progress) std::cerr << "\r\033[K" << std::flush;
-        std::cout << mismatch.describe() << std::flush;
-    };
-    callbacks.job_failure = [&](const VerifyJobFailure& failure) {
-        if (show_progress) std::cerr << "\r\033[K" << std::flush;
-        std::cout << "JOB FAILED on " << tested_info.id << " (" << failure.pairs << " pairs, "
-                  << failure.config->describe() << "): " << failure.message << "\n"
-                  << std::flush;
-    };
-    callbacks.refusal = [&](const VerifyJobFailure& refusal) {
-        if (show_progress) std::cerr << "\r\033[K" << std::flush;
-        std::cout << "REFUSED on " << tested_info.id << " (" << refusal.pairs << " pairs, "
-                  << refusal.config->describe() << "): " << refusal.message << "\n"
-                  << std::flush;
-    };
-    if (show_progress)
-        callbacks.progress = [](std::uint64_t done, std::uint64_t total) {
-            std::cerr << "\rverify: " << done << "/" << total << " pairs" << std::flush;
-        };
+    const VerifyCallbacks callbacks = printing_callbacks(tested_info.id, show_progress);
 
-    store::JobSpec spec;
-    spec.command = "verify";
-    spec.algorithm = "verify";
-    spec.devices = tested_info.id;
+    store::JobSpec spec = verify_spec("verify", tested_info, context);
     spec.streams = options.streams;
     spec.threads = options.threads;
     spec.kernel = options.kernel;
     spec.gpu_memory_budget = options.gpu_memory_budget;
-    spec.driver_version = tested_info.driver_version;
-    spec.command_line = context.command_line;
     spec.parameters["reference"] = reference_info.id;
     spec.parameters["pairs"] = std::to_string(options.pairs);
     spec.parameters["seed"] = std::to_string(options.seed);
@@ -142,44 +208,15 @@ int run_verify(const VerifyFlags& flags, CliContext& context) {
         ProjectFlag::record_failure(recording.get());
         throw;
     }
-    if (recording) {
-        if (!flags.device.timeline.empty()) recording->add_timeline(recorder.events(), recorder.clock_source());
-        if (summary.failed)
-            recording->finish_failed(std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) +
-                                     " failed");
-        else
-            recording->finish_done();
-    }
-    if (show_progress) std::cerr << "\r\033[K" << std::flush;
-
-    if (!flags.device.timeline.empty()) {
-        AtomicOutput out(flags.device.timeline);
-        write_chrome_trace(out.stream(), recorder.events(), recorder.clock_source());
-        out.commit();
-    }
-
-    char times[160];
-    std::snprintf(times, sizeof times, "%s %.2f s, %s %.2f s", summary.tested_device.c_str(), summary.tested_seconds,
-                  summary.reference_device.c_str(), summary.reference_seconds);
-    std::cout << "checked " << summary.cells << " cells in " << summary.jobs << " jobs (" << times << ")";
-    if (!summary.tested_kernels.empty()) std::cout << "; kernels: " << summary.tested_kernels;
-    if (summary.failed) {
-        std::cout << "\nfailures by kind:";
-        for (const auto& [kind, count] : summary.failures_by_kind) std::cout << " " << kind << " " << count << ";";
-    }
-    std::cout << "\n" << summary.passed << " passed, " << summary.failed << " failed";
-    if (summary.refused) std::cout << ", " << summary.refused << " refused (schemes past the device's limits)";
-    std::cout << std::endl;
+    clear_progress(show_progress);
+    finish_outputs(recording.get(), flags.device.timeline, recorder, summary.passed, summary.failed);
+    print_verify_summary(summary);
     return summary.failed ? 1 : 0;
 }
 
-
-// verify --long: see long_verify.hpp.
-int run_verify_long(const VerifyFlags& flags, CliContext& context) {
-    if (flags.reference_option->count())
-        throw Error("--reference: verify --long checks against the CPU reference and parasail, not another device");
-    if (flags.scores_only_option->count())
-        throw Error("--scores-only: verify --long checks every pair with and without traceback");
+// The options of verify --long from its flags; the longest sequence depends on
+// the device (`gpu`).
+LongVerifyOptions long_options(const VerifyFlags& flags, bool gpu) {
     LongVerifyOptions options;
     options.pairs = flags.pairs_option->count() ? flags.pairs : 32;
     options.seed = flags.seed;
@@ -187,13 +224,48 @@ int run_verify_long(const VerifyFlags& flags, CliContext& context) {
     options.special_row_budget = flags.long_flags.special_row_budget();
     options.threads = flags.device.threads;
     if (options.pairs == 0) throw Error("--pairs must be at least 1");
-
-    Backend& tested = context.registry->select(flags.device.device);
-    const DeviceInfo info = tested.info();
     // 100k on GPUs; a CPU aligns a 100k pair in minutes, so 20k there unless asked.
     options.max_length = flags.max_length_option->count() ? parse_length(flags.max_length, "--max-length")
-                         : info.kind == "gpu"              ? 100'000
+                         : gpu                             ? 100'000
                                                            : 20'000;
+    return options;
+}
+
+// One line per pair that passed, the whole story of one that failed.
+void print_long_result(const LongVerifyResult& r) {
+    if (!r.problems.empty()) {
+        std::cout << r.describe() << std::flush;
+        return;
+    }
+    char line[96];
+    std::snprintf(line, sizeof line, ": score %s, %.2f s", format_score(r.pair->scheme.to_user(r.tested.score)).c_str(),
+                  r.tested_seconds);
+    std::cout << "ok " << r.pair->describe() << line << (r.parasail_checked ? ", parasail agrees" : "") << "\n"
+              << std::flush;
+}
+
+void print_long_summary(const LongVerifySummary& summary) {
+    char times[200];
+    std::snprintf(times, sizeof times, "%s %.2f s, reference %.2f s, parasail %.2f s (CPU time)",
+                  summary.tested_device.c_str(), summary.tested_seconds, summary.reference_seconds,
+                  summary.parasail_seconds);
+    std::cout << "checked " << summary.cells << " cells in " << (summary.passed + summary.failed) << " pairs ("
+              << times << "); parasail checked " << summary.parasail_checked << "; genome pairs from "
+              << summary.seed_genome;
+    if (!summary.tested_kernels.empty()) std::cout << "; kernels: " << summary.tested_kernels;
+    if (summary.failed) print_failures_by_kind(summary.failures_by_kind);
+    std::cout << "\n" << summary.passed << " passed, " << summary.failed << " failed" << std::endl;
+}
+
+// verify --long: see long_verify.hpp.
+int run_verify_long(const VerifyFlags& flags, CliContext& context) {
+    if (flags.reference_option->count())
+        throw Error("--reference: verify --long checks against the CPU reference and parasail, not another device");
+    if (flags.scores_only_option->count())
+        throw Error("--scores-only: verify --long checks every pair with and without traceback");
+    Backend& tested = context.registry->select(flags.device.device);
+    const DeviceInfo info = tested.info();
+    const LongVerifyOptions options = long_options(flags, info.kind == "gpu");
     std::cout << "verify --long: " << info.id << " (" << info.name << ") against the CPU reference and parasail, "
               << options.pairs << " pairs up to " << format_length(options.max_length) << ", seed " << options.seed
               << std::endl;
@@ -205,42 +277,27 @@ int run_verify_long(const VerifyFlags& flags, CliContext& context) {
     const bool show_progress = stderr_is_terminal();
     // One progress line per pair (its runs on the device), restarted for the next.
     std::optional<TerminalProgress> progress;
-    auto start_progress = [&](std::uint64_t next) {
-        progress.reset();
-        if (show_progress && next < options.pairs)
-            progress.emplace("verify --long: pair " + std::to_string(next + 1) + "/" + std::to_string(options.pairs),
-                             TerminalProgress::Unit::Cells);
-    };
     job_context.progress = [&progress](const Progress& p) {
         if (progress) (*progress)(p);
     };
-
     LongVerifyCallbacks callbacks;
     callbacks.note = [](const std::string& text) { std::cout << "note: " << text << "\n" << std::flush; };
-    callbacks.result = [&](const LongVerifyResult& r) {
+    callbacks.result = [&progress](const LongVerifyResult& r) {
         progress.reset();
-        if (r.problems.empty()) {
-            char line[96];
-            std::snprintf(line, sizeof line, ": score %s, %.2f s",
-                          format_score(r.pair->scheme.to_user(r.tested.score)).c_str(), r.tested_seconds);
-            std::cout << "ok " << r.pair->describe() << line << (r.parasail_checked ? ", parasail agrees" : "")
-                      << "\n" << std::flush;
-        } else {
-            std::cout << r.describe() << std::flush;
-        }
+        print_long_result(r);
     };
-    callbacks.starting = [&](const LongVerifyCase& c) { start_progress(c.index); };
+    callbacks.starting = [&](const LongVerifyCase& c) {
+        progress.reset();
+        if (show_progress && c.index < options.pairs)
+            progress.emplace("verify --long: pair " + std::to_string(c.index + 1) + "/" + std::to_string(options.pairs),
+                             TerminalProgress::Unit::Cells);
+    };
 
-    store::JobSpec spec;
-    spec.command = "verify";
-    spec.algorithm = "verify-long";
-    spec.devices = info.id;
+    store::JobSpec spec = verify_spec("verify-long", info, context);
     spec.streams = options.settings.streams;
     spec.threads = options.threads;
     spec.kernel = options.settings.kernel;
     spec.gpu_memory_budget = options.settings.gpu_memory_budget;
-    spec.driver_version = info.driver_version;
-    spec.command_line = context.command_line;
     spec.parameters["long"] = "yes";
     spec.parameters["pairs"] = std::to_string(options.pairs);
     spec.parameters["seed"] = std::to_string(options.seed);
@@ -256,33 +313,100 @@ int run_verify_long(const VerifyFlags& flags, CliContext& context) {
         throw;
     }
     progress.reset();
-    if (recording) {
-        if (!flags.device.timeline.empty()) recording->add_timeline(recorder.events(), recorder.clock_source());
-        if (summary.failed)
-            recording->finish_failed(std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) +
-                                     " failed");
-        else
-            recording->finish_done();
-    }
-    if (!flags.device.timeline.empty()) {
-        AtomicOutput out(flags.device.timeline);
-        write_chrome_trace(out.stream(), recorder.events(), recorder.clock_source());
-        out.commit();
-    }
-    char times[200];
-    std::snprintf(times, sizeof times, "%s %.2f s, reference %.2f s, parasail %.2f s (CPU time)",
-                  summary.tested_device.c_str(), summary.tested_seconds, summary.reference_seconds,
-                  summary.parasail_seconds);
-    std::cout << "checked " << summary.cells << " cells in " << (summary.passed + summary.failed) << " pairs ("
-              << times << "); parasail checked " << summary.parasail_checked << "; genome pairs from "
-              << summary.seed_genome;
-    if (!summary.tested_kernels.empty()) std::cout << "; kernels: " << summary.tested_kernels;
-    if (summary.failed) {
-        std::cout << "\nfailures by kind:";
-        for (const auto& [kind, count] : summary.failures_by_kind) std::cout << " " << kind << " " << count << ";";
-    }
-    std::cout << "\n" << summary.passed << " passed, " << summary.failed << " failed" << std::endl;
+    finish_outputs(recording.get(), flags.device.timeline, recorder, summary.passed, summary.failed);
+    print_long_summary(summary);
     return summary.failed ? 1 : 0;
+}
+
+// ---------------------------------------------------------------- --all-kernels
+
+// The devices --device names for verify --all-kernels: "auto" is every usable
+// device, "gpu" every GPU; otherwise the one device given.
+std::vector<std::string> devices_to_check(const std::string& spec, const DeviceRegistry& registry) {
+    std::vector<std::string> out;
+    for (const DeviceInfo& d : registry.devices()) {
+        if (!d.available) continue;
+        if (spec == "auto" || d.id == spec || (spec == "gpu" && d.kind == "gpu")) out.push_back(d.id);
+    }
+    if (out.empty())
+        throw Error("--device: no usable device '" + spec + "' for verify --all-kernels (give auto, gpu, or a device "
+                    "`alignscope-cli devices` lists)");
+    return out;
+}
+
+bool family_runs_on(const KernelFamilyEntry& family, const std::string& device) {
+    return family.device == device || (family.device == "gpu" && device.rfind("gpu:", 0) == 0);
+}
+
+// Refuses the flags that do not apply to a catalog run before any work.
+void refuse_flags_of_other_checks(const VerifyFlags& flags) {
+    if (flags.search || flags.long_pair)
+        throw Error("--all-kernels runs the pairwise, search and long-pair kernels itself: drop --search and --long");
+    if (!flags.device.kernel.empty())
+        throw Error("--kernel: --all-kernels runs every kernel; to check one, drop --all-kernels");
+    if (flags.long_flags.given() || flags.max_length_option->count() || flags.scores_only_option->count() ||
+        flags.reference_option->count())
+        throw Error("--all-kernels checks against the CPU reference with its own settings: drop --reference, "
+                    "--scores-only, --max-length, --strategy, --kernels and --special-rows-mem");
+}
+
+// One line per variant: area, device, name, pairs and what came of them.
+void print_variant(const KernelFamilyEntry& family, const std::string& device, const KernelName& kernel,
+                   const KernelCheckOutcome& outcome) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%-8s %-8s %-26s %5llu pairs: %llu passed, %llu failed, %llu refused  %s",
+                  family.area.c_str(), device.c_str(), kernel.format().c_str(),
+                  static_cast<unsigned long long>(outcome.pairs), static_cast<unsigned long long>(outcome.passed),
+                  static_cast<unsigned long long>(outcome.failed), static_cast<unsigned long long>(outcome.refused),
+                  outcome.ok() ? "ok" : "FAILED");
+    std::cout << line << "\n";
+    for (const std::string& problem : outcome.problems) std::cout << "    " << problem << "\n";
+    std::cout << std::flush;
+}
+
+// verify --all-kernels: every variant the catalog holds, on each device that
+// runs it, against the CPU reference; exit status 1 when any failed.
+int run_verify_all_kernels(const VerifyFlags& flags, CliContext& context) {
+    refuse_flags_of_other_checks(flags);
+    PairJob settings;  // validates --threads the way every command does
+    flags.device.apply(settings);
+    KernelCatalog catalog;
+    add_cpu_kernel_families(catalog);
+#ifdef ALIGNSCOPE_WITH_CUDA
+    kernels::add_cuda_kernel_families(catalog);
+#endif
+    const std::unique_ptr<ScannerRegistry> scanners = scanner_registry();
+    const std::vector<std::string> devices = devices_to_check(flags.device.device, *context.registry);
+    const std::uint64_t pairs = flags.pairs_option->count() ? flags.pairs : 24;
+    if (pairs == 0) throw Error("--pairs must be at least 1");
+    std::cout << "verify --all-kernels: " << catalog.names().size() << " kernels in the catalog; " << pairs
+              << " pairs a variant, seed " << flags.seed << ", against the CPU reference" << std::endl;
+
+    JobContext job_context;
+    job_context.cancel = &interrupt_token();
+    std::uint64_t variants = 0, failed = 0;
+    for (const std::string& device : devices)
+        for (const KernelFamilyEntry& family : catalog.families()) {
+            if (!family_runs_on(family, device)) continue;
+            for (const KernelName& kernel : family.variants) {
+                KernelCheckRequest request{context.registry.get(), scanners.get(), device, kernel, pairs,
+                                           flags.seed, settings.threads, &job_context};
+                KernelCheckOutcome outcome;
+                try {
+                    outcome = family.check(request);
+                } catch (const Cancelled&) {
+                    throw;
+                } catch (const std::exception& e) {
+                    outcome.failed = outcome.pairs = pairs;
+                    outcome.problems = {std::string("the check stopped: ") + e.what()};
+                }
+                print_variant(family, device, kernel, outcome);
+                ++variants;
+                if (!outcome.ok()) ++failed;
+            }
+        }
+    std::cout << variants << " variants: " << (variants - failed) << " ok, " << failed << " failed" << std::endl;
+    return failed ? 1 : 0;
 }
 
 }  // namespace
@@ -313,6 +437,11 @@ void add_verify_command(CLI::App& app, CliContext& context) {
                       "Check the long-pair path (align --long) instead: random pairs with planted similar regions "
                       "and pairs grown from the lambda genome, every mode, affine and linear gaps, against the CPU "
                       "reference and parasail (score, end, CIGAR re-scored)");
+    command->add_flag("--all-kernels", flags->all_kernels,
+                      "Check every kernel variant the catalog holds (pairwise modes x gaps x families x widths, the "
+                      "database scanners' kernels, the long-pair strips) on each device that runs it (--device: "
+                      "auto = all, gpu = every GPU, or one device) against the CPU reference, --pairs a variant "
+                      "[default: 24]; one line per variant");
     flags->max_length_option = command->add_option(
         "--max-length", flags->max_length, "verify --long: longest sequence, e.g. 3000, 20k [default: 100k on GPUs, 20k on CPUs]");
     flags->long_flags.add_to(*command);

@@ -170,16 +170,21 @@ private slots:
         QVERIFY(!wrong.problems.empty());
     }
 
-    // A device that runs another kernel than the one forced fails the variant.
-    void check_fails_on_another_kernel() {
+    // A variant the device does not have passes nothing: it fails, saying why.
+    void check_fails_on_a_kernel_the_device_lacks() {
         auto registry = make_cpu_registry();
         KernelCheckRequest request;
         request.devices = registry.get();
         request.device = "cpu-ref";
         request.pairs = 6;
         request.threads = 1;
-        request.kernel = KernelName::parse("sw_linear_striped_s16");  // not a cpu-ref kernel
-        QVERIFY_THROWS_EXCEPTION(Error, check_pairwise_kernel(request));
+        request.kernel = KernelName::parse("sw_linear_scan_s16");  // a cpu kernel, not a cpu-ref one
+        const KernelCheckOutcome outcome = check_pairwise_kernel(request);
+        QCOMPARE(outcome.passed, std::uint64_t{0});
+        QVERIFY(!outcome.ok());
+        QVERIFY(!outcome.problems.empty());
+        QVERIFY2(QString::fromStdString(outcome.problems.front()).contains("cannot run on device cpu-ref"),
+                 outcome.problems.front().c_str());
     }
 
     void catalog_refuses_an_incomplete_family() {

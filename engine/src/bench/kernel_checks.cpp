@@ -78,24 +78,33 @@ KernelCheckOutcome check_pairwise_kernel(const KernelCheckRequest& request) {
     VerifyOptions options;
     options.device = request.device;
     options.reference_device = "cpu-ref";
-    options.pairs = request.pairs;
+    // Most pairs overflow 8-bit lanes (a global pair of 20 residues can): an
+    // 8-bit variant gets 8 times the pairs, so that the short ones it holds
+    // come up.
+    options.pairs = bits_of(request.kernel.width) <= 8 ? request.pairs * 8 : request.pairs;
     options.seed = request.seed;
     options.threads = request.threads;
     options.kernel = request.kernel.format();
     options.forced_kernel_may_refuse = true;
+    options.job_per_pair = true;
     KernelCheckOutcome out;
     VerifyCallbacks callbacks;
     callbacks.mismatch = [&out](const VerifyMismatch& m) {
         note(out, m.config->describe() + ": " + (m.problems.empty() ? "mismatch" : m.problems.front()));
     };
     callbacks.job_failure = [&out](const VerifyJobFailure& f) { note(out, first_line(f.message)); };
+    std::string first_refusal;
+    callbacks.refusal = [&first_refusal](const VerifyJobFailure& f) {
+        if (first_refusal.empty()) first_refusal = first_line(f.message);
+    };
     JobContext fallback;
     JobContext& context = request.context ? *request.context : fallback;
     const VerifySummary summary = verify_device(*request.devices, options, callbacks, context);
-    out.pairs = request.pairs;
+    out.pairs = options.pairs;
     out.passed = summary.passed;
     out.failed = summary.failed;
     out.refused = summary.refused;
+    if (out.passed == 0 && !first_refusal.empty()) note(out, "every pair refused: " + first_refusal);
     require_only(out, summary.tested_kernels, request.kernel);
     return out;
 }

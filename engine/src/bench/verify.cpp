@@ -699,7 +699,10 @@ namespace {
 // Error when it is about --kernel; anything else is left to the real run.
 void refuse_unknown_kernel(Backend& tested, const std::vector<VerifyConfig>& configs, const VerifyOptions& options,
                            JobContext& context) {
-    if (options.kernel.empty()) return;
+    // A check that counts refusals apart sees an unknown kernel as a variant
+    // that passed nothing; the probe would take a narrow kernel's refusal of
+    // its one pair for a usage error.
+    if (options.kernel.empty() || options.forced_kernel_may_refuse) return;
     const auto config = std::find_if(configs.begin(), configs.end(), [&](const VerifyConfig& c) {
         return !c.extreme && kernel_can_run(options.kernel, c);
     });
@@ -731,14 +734,20 @@ namespace {
 // sides run), with their cells counted into the summary.
 std::vector<VerifyJob> group_into_jobs(const std::vector<VerifyPair>& pairs, const std::vector<VerifyConfig>& configs,
                                        const VerifyOptions& options, VerifySummary& summary) {
-    std::vector<std::vector<std::size_t>> by_config(configs.size());
-    for (std::size_t k = 0; k < pairs.size(); ++k) by_config[pairs[k].config].push_back(k);
+    std::vector<std::vector<std::size_t>> groups;  // pair indices, each group one configuration
+    if (options.job_per_pair) {
+        for (std::size_t k = 0; k < pairs.size(); ++k) groups.push_back({k});
+    } else {
+        std::vector<std::vector<std::size_t>> by_config(configs.size());
+        for (std::size_t k = 0; k < pairs.size(); ++k) by_config[pairs[k].config].push_back(k);
+        for (auto& members : by_config)
+            if (!members.empty()) groups.push_back(std::move(members));
+    }
     std::vector<VerifyJob> jobs;
-    for (std::size_t c = 0; c < configs.size(); ++c) {
-        if (by_config[c].empty()) continue;
+    for (auto& members : groups) {
         VerifyJob& j = jobs.emplace_back();
-        j.config = &configs[c];
-        j.members = std::move(by_config[c]);
+        j.config = &configs[pairs[members.front()].config];
+        j.members = std::move(members);
         j.queries.reserve(j.members.size());
         j.targets.reserve(j.members.size());
         for (std::size_t k : j.members) {

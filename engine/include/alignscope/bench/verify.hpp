@@ -160,6 +160,9 @@ struct VerifyOptions {
     // lanes cannot hold (counted as refused); otherwise only jobs of extreme
     // schemes may be refused.
     bool forced_kernel_may_refuse = false;
+    // One job per pair instead of one per configuration: a refusal then
+    // covers only the pair refused.
+    bool job_per_pair = false;
     std::uint64_t gpu_memory_budget = 0;
     // Pairs generated and checked at a time; bounds memory for very large runs.
     std::uint64_t chunk_pairs = 50'000;
