@@ -83,20 +83,6 @@ ScoringScheme search_scheme(const SearchFlags& flags, AlphabetKind alphabet, std
     return scoring.scheme(alphabet);
 }
 
-std::unique_ptr<ScannerRegistry> scanner_registry() {
-    auto registry = make_cpu_scanner_registry();
-#ifdef ALIGNSCOPE_WITH_CUDA
-    kernels::register_cuda_scanners(*registry);
-#else
-    DeviceInfo gpu;
-    gpu.id = "gpu";
-    gpu.kind = "gpu";
-    gpu.name = "CUDA GPUs";
-    gpu.unavailable_reason = "this build has no CUDA backend (nvcc was not found, or ALIGNSCOPE_CUDA=OFF)";
-    registry->add_unavailable(gpu);
-#endif
-    return registry;
-}
 
 int run_verify(const SearchFlags& flags) {
     const auto registry = scanner_registry();
@@ -208,9 +194,8 @@ int run_bench(const SearchFlags& flags, CliContext& context) {
     return report.points.empty() ? 2 : 0;
 }
 
-int run_search_command(const SearchFlags& flags, CliContext& context) {
-    if (flags.verify) return run_verify(flags);
-    if (flags.bench) return run_bench(flags, context);
+// The flags of a plain search that only make sense together; the output format.
+OutputFormat check_search_flags(const SearchFlags& flags) {
     if (flags.query_path.empty()) throw Error("search: -q/--queries is required");
     if (flags.database_path.empty()) throw Error("search: -d/--database is required");
     refuse_overlapping_files({{"-q", flags.query_path}, {"-d", flags.database_path}, {"--matrix", flags.scoring.matrix}},
@@ -218,28 +203,37 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
     if (flags.top == 0) throw Error("--top must be at least 1");
     if (flags.max_evalue && !(*flags.max_evalue > 0 && std::isfinite(*flags.max_evalue)))
         throw Error("--evalue must be a positive number");
+    if (flags.device.threads < 0) throw Error("--threads must be 0 (all cores) or positive");
+    if (flags.device.streams < 0 || flags.device.streams > 64) throw Error("--streams must be between 1 and 64");
     const OutputFormat format = parse_output_format(flags.format);
     if (format == OutputFormat::Sam) throw Error("--format sam is not offered by search; use tsv, json or pair");
     if (format == OutputFormat::Pair && flags.no_traceback)
         throw Error("--format pair shows alignments; drop --no-traceback or use tsv/json");
-    auto say = [&](const std::string& text) {
-        if (!flags.quiet) std::cerr << text << '\n';
-    };
+    return format;
+}
 
-    AlignOptions options = flags.scoring.align_options();
+// The queries and the prepared database (from its cache when it has one), of
+// one alphabet kind.
+struct SearchInputs {
+    SequenceSet queries;
+    PreparedDatabaseLoad load;
+};
+
+SearchInputs read_search_inputs(const SearchFlags& flags, const std::function<void(const std::string&)>& say) {
+    SearchInputs in;
     ReadOptions read_options;
     read_options.alphabet = flags.scoring.alphabet_override();
-    const SequenceSet queries = read_sequences(flags.query_path, read_options);
-    if (const std::string warning = queries.duplicate_id_warning(); !warning.empty())
+    in.queries = read_sequences(flags.query_path, read_options);
+    if (const std::string warning = in.queries.duplicate_id_warning(); !warning.empty())
         std::cerr << "alignscope-cli: warning: " << warning << '\n';
-    if (queries.records.empty()) throw Error(flags.query_path + ": no sequences");
+    if (in.queries.records.empty()) throw Error(flags.query_path + ": no sequences");
 
     DatabaseCacheOptions cache;
     cache.enabled = flags.db_cache != "off";
     if (cache.enabled) cache.directory = flags.db_cache;
     cache.alphabet = flags.scoring.alphabet_override();
     TerminalProgress parse_progress("reading database");
-    const PreparedDatabaseLoad load = prepare_database(flags.database_path, cache, [&](std::uint64_t done, std::uint64_t total) {
+    in.load = prepare_database(flags.database_path, cache, [&](std::uint64_t done, std::uint64_t total) {
         interrupt_token().throw_if_cancelled();
         Progress p;
         p.cells_done = done;
@@ -247,33 +241,144 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
         parse_progress(p);
     });
     parse_progress.finish();
-    if (load.outcome == CacheOutcome::Rebuilt || load.outcome == CacheOutcome::Unwritable) say("search: " + load.reason);
-    if (!load.duplicate_ids.empty() && flags.database_path != flags.query_path)
-        std::cerr << "alignscope-cli: warning: " << load.duplicate_ids << '\n';
-    const PreparedDatabase& database = load.database;
-    const bool q_nucleotide = queries.alphabet != AlphabetKind::Protein;
-    const bool d_nucleotide = database.alphabet != AlphabetKind::Protein;
-    if (q_nucleotide != d_nucleotide)
-        throw Error(flags.query_path + " holds " + std::string(to_string(queries.alphabet)) + " but " +
-                    flags.database_path + " holds " + std::string(to_string(database.alphabet)) +
+    if (in.load.outcome == CacheOutcome::Rebuilt || in.load.outcome == CacheOutcome::Unwritable)
+        say("search: " + in.load.reason);
+    if (!in.load.duplicate_ids.empty() && flags.database_path != flags.query_path)
+        std::cerr << "alignscope-cli: warning: " << in.load.duplicate_ids << '\n';
+    const AlphabetKind database_alphabet = in.load.database.alphabet;
+    if ((in.queries.alphabet != AlphabetKind::Protein) != (database_alphabet != AlphabetKind::Protein))
+        throw Error(flags.query_path + " holds " + std::string(to_string(in.queries.alphabet)) + " but " +
+                    flags.database_path + " holds " + std::string(to_string(database_alphabet)) +
                     " sequences (use --alphabet to override detection)");
+    return in;
+}
 
-    std::string scheme_note;
-    const ScoringScheme scheme = search_scheme(flags, queries.alphabet, scheme_note);
-    if (!scheme_note.empty()) say(scheme_note);
-    if (flags.device.threads < 0) throw Error("--threads must be 0 (all cores) or positive");
-    if (flags.device.streams < 0 || flags.device.streams > 64) throw Error("--streams must be between 1 and 64");
+// The project keeps the queries and the database as a sequence set in file
+// order, so that it (and the window) can show the hits' alignments without
+// the FASTA.
+void record_search_inputs(store::JobRecording& recording, const SequenceSet& queries, const PreparedDatabase& database,
+                          const std::string& database_path) {
+    recording.add_input(queries, "query");
+    SequenceSet database_set;
+    database_set.path = database_path;
+    database_set.alphabet = database.alphabet;
+    std::vector<std::size_t> positions(database.size());
+    std::iota(positions.begin(), positions.end(), std::size_t{0});
+    std::sort(positions.begin(), positions.end(),
+              [&](std::size_t a, std::size_t b) { return database.file_index[a] < database.file_index[b]; });
+    database_set.records.reserve(positions.size());
+    for (std::size_t position : positions) database_set.records.push_back(database.sequence(position));
+    recording.add_input(database_set, "database");
+}
 
-    const auto registry = scanner_registry();
+// Each query's hits, as they come: to the output file and to the project.
+SearchCallbacks hit_callbacks(AlignmentWriter& writer, const SequenceSet& queries, const PreparedDatabase& database,
+                              store::JobRecording* recording) {
+    SearchCallbacks callbacks;
+    callbacks.note = [](const std::string&) {};
+    callbacks.query_done = [&writer, &queries, &database, recording](const QueryHits& hits) {
+        const Sequence& query = queries.records[hits.query_index];
+        for (const SearchHit& hit : hits.hits) {
+            AlignmentExtras extras;
+            extras.rank = hit.rank;
+            extras.bits = hit.bits;
+            extras.evalue = hit.evalue;
+            extras.db_size = database.residue_count();
+            const Sequence target = database.sequence(hit.position);
+            writer.write(hit.alignment, query, target, extras);
+        }
+        if (!recording) return;
+        std::vector<store::Hit> rows;
+        std::vector<Alignment> alignments;
+        for (const SearchHit& hit : hits.hits) {
+            rows.push_back(to_store_hit(hit));
+            if (hit.alignment.has_traceback()) alignments.push_back(hit.alignment);
+        }
+        recording->add_hits(rows);
+        if (!alignments.empty()) recording->add_alignments(alignments);
+    };
+    return callbacks;
+}
+
+// The closing line on stderr: sizes, hits, and where the time went.
+void print_search_summary(const SearchSummary& summary, CacheOutcome cache) {
+    char text[512];
+    std::snprintf(text, sizeof text,
+                  "search: %llu queries x %llu sequences (%llu residues, cache %s), %llu hits; scan %.3f s on %s "
+                  "(%.1f GCUPS), traceback %.3f s on %s",
+                  static_cast<unsigned long long>(summary.queries),
+                  static_cast<unsigned long long>(summary.database_sequences),
+                  static_cast<unsigned long long>(summary.database_residues), std::string(to_string(cache)).c_str(),
+                  static_cast<unsigned long long>(summary.hits), summary.scan_seconds, summary.scan_device.c_str(),
+                  summary.scan_seconds > 0 ? static_cast<double>(summary.cells) / summary.scan_seconds / 1e9 : 0.0,
+                  summary.traceback_seconds, summary.traceback_device.empty() ? "-" : summary.traceback_device.c_str());
+    std::cerr << text << '\n';
+}
+
+// The scan and traceback with every output open: the hits file, the timeline
+// and the project's rows; each file is committed only when the search ends well.
+SearchSummary scan_and_write(const SearchFlags& flags, CliContext& context, const SearchInputs& in,
+                             OutputFormat format, const ScanSetup& setup, DatabaseScanner& scanner, Backend* aligner,
+                             const SearchOptions& search, store::JobRecording* recording) {
+    const PreparedDatabase& database = in.load.database;
+    if (recording) record_search_inputs(*recording, in.queries, database, flags.database_path);
+    AtomicOutput out(flags.output);
+    std::optional<AtomicOutput> timeline_out;
+    if (!flags.device.timeline.empty()) timeline_out.emplace(flags.device.timeline);
+    TimelineRecorder timeline;
+
+    WriterContext writer_context;
+    writer_context.command_line = context.command_line;
+    writer_context.scheme = setup.scheme;
+    auto writer = AlignmentWriter::create(format, out.stream(), std::move(writer_context));
+    writer->begin();
+
+    TerminalProgress progress("search");
+    JobContext job;
+    job.cancel = &interrupt_token();
+    job.timeline = &timeline;
+    auto record_progress = recording ? recording->progress_callback() : std::function<void(const Progress&)>{};
+    job.progress = [&progress, &record_progress](const Progress& p) {
+        progress(p);
+        if (record_progress) record_progress(p);
+    };
+    const SearchSummary summary =
+        run_search(in.queries.records, database, setup.scheme, setup.options, scanner, aligner, search,
+                   hit_callbacks(*writer, in.queries, database, recording), job, flags.device.threads,
+                   flags.device.streams, flags.device.gpu_memory_bytes());
+    progress.finish();
+    writer->end();
+    out.commit();
+    if (timeline_out) {
+        write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
+        timeline_out->commit();
+    }
+    if (recording) {
+        recording->add_timeline(timeline.events(), timeline.clock_source());
+        recording->finish_done();
+    }
+    return summary;
+}
+
+int run_search_command(const SearchFlags& flags, CliContext& context) {
+    if (flags.verify) return run_verify(flags);
+    if (flags.bench) return run_bench(flags, context);
+    const OutputFormat format = check_search_flags(flags);
+    auto say = [&](const std::string& text) {
+        if (!flags.quiet) std::cerr << text << '\n';
+    };
     ScanSetup setup;
-    setup.scheme = scheme;
-    setup.options = options;
+    setup.options = flags.scoring.align_options();
+    const SearchInputs in = read_search_inputs(flags, say);
+    std::string scheme_note;
+    setup.scheme = search_scheme(flags, in.queries.alphabet, scheme_note);
+    if (!scheme_note.empty()) say(scheme_note);
+    const auto registry = scanner_registry();
     std::string device_note;
     const std::string spec = choose_scan_device(*registry, flags.device.device, setup, &device_note, "--device");
     if (!device_note.empty()) say(device_note);
     std::unique_ptr<DatabaseScanner> scanner = registry->create(spec);
-    Backend* aligner = nullptr;
-    if (!flags.no_traceback) aligner = &context.registry->select(spec);
+    Backend* aligner = flags.no_traceback ? nullptr : &context.registry->select(spec);
 
     SearchOptions search;
     search.top = flags.top;
@@ -286,104 +391,34 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
     job_spec.command_line = context.command_line;
     job_spec.parameters["database"] = flags.database_path;
     std::unique_ptr<store::JobRecording> recording = flags.project.begin(job_spec);
+    SearchSummary summary;
     try {
-        if (recording) {
-            recording->add_input(queries, "query");
-            // The database as a sequence set in file order, so the project (and the
-            // window) can show the hits' alignments without the FASTA.
-            SequenceSet database_set;
-            database_set.path = flags.database_path;
-            database_set.alphabet = database.alphabet;
-            std::vector<std::size_t> positions(database.size());
-            std::iota(positions.begin(), positions.end(), std::size_t{0});
-            std::sort(positions.begin(), positions.end(),
-                      [&](std::size_t a, std::size_t b) { return database.file_index[a] < database.file_index[b]; });
-            database_set.records.reserve(positions.size());
-            for (std::size_t position : positions) database_set.records.push_back(database.sequence(position));
-            recording->add_input(database_set, "database");
-        }
-
-        AtomicOutput out(flags.output);
-        std::optional<AtomicOutput> timeline_out;
-        if (!flags.device.timeline.empty()) timeline_out.emplace(flags.device.timeline);
-        TimelineRecorder timeline;
-
-        WriterContext writer_context;
-        writer_context.command_line = context.command_line;
-        writer_context.scheme = scheme;
-        auto writer = AlignmentWriter::create(format, out.stream(), std::move(writer_context));
-        writer->begin();
-
-        TerminalProgress progress("search");
-        JobContext job;
-        job.cancel = &interrupt_token();
-        job.timeline = &timeline;
-        auto record_progress = recording ? recording->progress_callback() : std::function<void(const Progress&)>{};
-        job.progress = [&progress, &record_progress](const Progress& p) {
-            progress(p);
-            if (record_progress) record_progress(p);
-        };
-        SearchCallbacks callbacks;
-        callbacks.note = [&](const std::string& text) { (void)text; };
-        callbacks.query_done = [&](const QueryHits& hits) {
-            const Sequence& query = queries.records[hits.query_index];
-            for (const SearchHit& hit : hits.hits) {
-                AlignmentExtras extras;
-                extras.rank = hit.rank;
-                extras.bits = hit.bits;
-                extras.evalue = hit.evalue;
-                extras.db_size = database.residue_count();
-                const Sequence target = database.sequence(hit.position);
-                writer->write(hit.alignment, query, target, extras);
-            }
-            if (recording) {
-                std::vector<store::Hit> rows;
-                std::vector<Alignment> alignments;
-                for (const SearchHit& hit : hits.hits) {
-                    rows.push_back(to_store_hit(hit));
-                    if (hit.alignment.has_traceback()) alignments.push_back(hit.alignment);
-                }
-                recording->add_hits(rows);
-                if (!alignments.empty()) recording->add_alignments(alignments);
-            }
-        };
-        const SearchSummary summary = run_search(queries.records, database, scheme, options, *scanner, aligner, search,
-                                                 callbacks, job, flags.device.threads, flags.device.streams,
-                                                 flags.device.gpu_memory_bytes());
-        progress.finish();
-        writer->end();
-        out.commit();
-        if (timeline_out) {
-            write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
-            timeline_out->commit();
-        }
-        if (recording) {
-            recording->add_timeline(timeline.events(), timeline.clock_source());
-            recording->finish_done();
-        }
-        if (!summary.statistics) say("search: " + summary.statistics_note);
-        if (!flags.quiet) {
-            char text[512];
-            std::snprintf(text, sizeof text,
-                          "search: %llu queries x %llu sequences (%llu residues, cache %s), %llu hits; scan %.3f s on %s "
-                          "(%.1f GCUPS), traceback %.3f s on %s",
-                          static_cast<unsigned long long>(summary.queries),
-                          static_cast<unsigned long long>(summary.database_sequences),
-                          static_cast<unsigned long long>(summary.database_residues),
-                          std::string(to_string(load.outcome)).c_str(), static_cast<unsigned long long>(summary.hits),
-                          summary.scan_seconds, summary.scan_device.c_str(),
-                          summary.scan_seconds > 0 ? static_cast<double>(summary.cells) / summary.scan_seconds / 1e9 : 0.0,
-                          summary.traceback_seconds, summary.traceback_device.empty() ? "-" : summary.traceback_device.c_str());
-            std::cerr << text << '\n';
-        }
-        return 0;
+        summary = scan_and_write(flags, context, in, format, setup, *scanner, aligner, search, recording.get());
     } catch (...) {
         ProjectFlag::record_failure(recording.get());
         throw;
     }
+    if (!summary.statistics) say("search: " + summary.statistics_note);
+    if (!flags.quiet) print_search_summary(summary, in.load.outcome);
+    return 0;
 }
 
 }  // namespace
+
+std::unique_ptr<ScannerRegistry> scanner_registry() {
+    auto registry = make_cpu_scanner_registry();
+#ifdef ALIGNSCOPE_WITH_CUDA
+    kernels::register_cuda_scanners(*registry);
+#else
+    DeviceInfo gpu;
+    gpu.id = "gpu";
+    gpu.kind = "gpu";
+    gpu.name = "CUDA GPUs";
+    gpu.unavailable_reason = "this build has no CUDA backend (nvcc was not found, or ALIGNSCOPE_CUDA=OFF)";
+    registry->add_unavailable(gpu);
+#endif
+    return registry;
+}
 
 int run_search_verify(const std::string& device, std::uint64_t seed, int threads, int streams,
                       const std::string& gpu_mem, const std::string& mode, CliContext&) {
