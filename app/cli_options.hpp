@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <alignscope/policy.hpp>
 #include <alignscope/align/alignment.hpp>
 #include <alignscope/device/backend.hpp>
 #include <alignscope/device/job.hpp>
@@ -67,7 +68,7 @@ struct LongFlags {
 };
 
 // min(m, n) from which `align` takes the long-pair path by itself when given one pair.
-inline constexpr std::int64_t kLongPairThreshold = 20'000;
+inline constexpr std::int64_t kLongPairThreshold = policy::long_pair_residues;
 
 // Parses sizes like "512M", "4G", "1.5GiB", "1000000" into bytes; a size past
 // what any machine has is called too large.
