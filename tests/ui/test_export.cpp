@@ -366,9 +366,9 @@ private slots:
                     }
                     const QString row = line.section(' ', 1, -1, QString::SectionSkipEmpty);
                     width = int(line.size() - row.size());
-                    const QString name = line.section(' ', 0, 0);
-                    if (!rows_of.count(name)) names << name;
-                    rows_of[name] += row;
+                    const QString id = line.section(' ', 0, 0);
+                    if (!rows_of.count(id)) names << id;
+                    rows_of[id] += row;
                 }
                 QCOMPARE(int(names.size()), 2);
                 check_rows(k, names[0], rows_of[names[0]], names[1], rows_of[names[1]]);

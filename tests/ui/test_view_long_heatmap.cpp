@@ -15,6 +15,7 @@
 // With ALIGNSCOPE_LONG_HEATMAP_PROJECT=P.alsproj, writeDocsProject records a
 // 40 kb pair grown from the lambda genome (local, through the same queue and
 // pass runner) into P for the documentation's screenshot.
+#include "project_options.hpp"
 #include <jobs/job_queue.hpp>
 #include <jobs/project_job_recorder.hpp>
 #include <project_document.hpp>
@@ -175,7 +176,7 @@ private slots:
         const DpMatrices dp = compute_dp_matrices(pair.query, pair.target, scheme, request.align_options(), 1'000'000);
         const std::int64_t m = std::int64_t(pair.query.size()), n = std::int64_t(pair.target.size());
 
-        store::Project project(path.toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project project(path.toStdString(), read_only_project());
         const store::JobInfo job = project.job(outcome.project_job_id);
         QCOMPARE(job.state, store::JobState::Done);
         QCOMPARE(job.spec.parameters.at("long"), std::string("yes"));
@@ -188,7 +189,7 @@ private slots:
         QCOMPARE(a.target_end, dp.alignment.target_end);
         QCOMPARE(rescore(a.cigar, pair.query, pair.target, a.query_begin, a.target_begin, scheme), a.score);
         const store::LongPairStats stats = project.long_pair_stats(job.id).at(0);
-        QCOMPARE(stats.strategy, std::string("strips"));  // a pass runner, not Myers-Miller
+        QCOMPARE(stats.strategy, std::string("columns"));  // the CPU's scalar pass runner, not Myers-Miller
         QCOMPARE(stats.stage_cells[0], m * n);
         QCOMPARE(stats.query_length, m);
 
@@ -386,7 +387,7 @@ private slots:
         }
 
         {
-            store::Project project(big_project_.toStdString(), store::ProjectOptions{.read_only = true});
+            store::Project project(big_project_.toStdString(), read_only_project());
             QCOMPARE(project.input(qid).residue_count, std::uint64_t(length));
             QVERIFY(project.input(qid).embedded);
             // Six of the twelve indels are deletions: 6,000 gap columns in the query.
@@ -487,7 +488,7 @@ private slots:
         QVERIFY(finished.wait(600'000));
         const auto outcome = finished.takeFirst()[1].value<JobOutcome>();
         QCOMPARE(int(outcome.state), int(JobState::Done));
-        qInfo("job %lld: %s (%s), %.1f s", outcome.project_job_id, pair.description.c_str(),
+        qInfo("job %lld: %s (%s), %.1f s", static_cast<long long>(outcome.project_job_id), pair.description.c_str(),
               outcome.long_pair->kernel.c_str(), outcome.seconds);
     }
 

@@ -11,6 +11,7 @@
 // it; a Chrome trace imports read-only; Compare CPU and GPU is recorded as a
 // bench job; Save As (Project::copy_to) refuses an open project and copies
 // every result.
+#include "project_options.hpp"
 #include "cli_runner.hpp"
 
 #include <mainwindow.hpp>
@@ -196,7 +197,7 @@ private slots:
         const QVector<QJsonObject> cli = parse_json_lines(r.out);
         QVERIFY(!cli.isEmpty());
 
-        store::Project project(project_.toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project project(project_.toStdString(), read_only_project());
         const store::JobInfo job = project.job(search_job_);
         QCOMPARE(job.spec.mode, std::string("local"));
         QCOMPARE(job.spec.parameters.at("top"), std::to_string(top));
@@ -282,7 +283,7 @@ private slots:
         qInfo("cancelled after %lld ms", clock.elapsed());
         QCOMPARE(JobState(done.first()[1].toInt()), JobState::Cancelled);
         QVERIFY(clock.elapsed() < 2000);
-        store::Project project(project_.toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project project(project_.toStdString(), read_only_project());
         QCOMPARE(project.job(done.first()[0].toLongLong()).state, store::JobState::Cancelled);
         // Back to the settings the other tests expect.
         panel.setInputs(input_id(window_->document(), "queries.fa"), input_id(window_->document(), "database.fa"));
@@ -334,7 +335,7 @@ private slots:
         const ProcessResult r = run_cli({"align", read, genome, "--mode", "semiglobal", "--free-ends", "tb,te",
                                          "--device", "cpu", "--project", project_, "-o", dir_.filePath("read.txt")});
         QVERIFY2(r.exit_code == 0, r.err.constData());
-        store::Project project(project_.toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project project(project_.toStdString(), read_only_project());
         const qint64 job = project.jobs().back().id;
         const QString out = dir_.filePath("shot-large-heatmap.png");
         const ProcessResult shot = run_gui({"--project", project_, "--screenshot", out, "--view", "heatmap", "--job",
@@ -351,7 +352,7 @@ private slots:
     }
 
     void choosingAJobPointsTheViewsAtIt() {
-        store::Project project(project_.toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project project(project_.toStdString(), read_only_project());
         auto& alignments = view<JobAlignmentsView>("alignment");
         auto& heatmap = view<JobHeatmapView>("heatmap");
         auto& timeline = view<JobTimelineView>("timeline");
@@ -400,7 +401,7 @@ private slots:
         QCOMPARE(alignments.currentRow(), qint64(3));
         QCOMPARE(heatmap.row(), qint64(3));
         window_->showView("heatmap");
-        store::Project project(project_.toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project project(project_.toStdString(), read_only_project());
         const Alignment fourth = project.alignments(align_job_, 3, 1).rows.at(0);
         QVERIFY2(heatmap.noteText().contains(QString::fromStdString(fourth.target_id)), qPrintable(heatmap.noteText()));
         // The heatmap's path ends where the alignment does.
@@ -453,7 +454,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!bench.comparing(), 60'000);
         const qint64 job = bench.comparisonJob();
         QVERIFY(job > 0);
-        store::Project project(project_.toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project project(project_.toStdString(), read_only_project());
         const store::JobInfo info = project.job(job);
         QCOMPARE(info.state, store::JobState::Done);
         QCOMPARE(info.spec.command, std::string("bench"));
@@ -468,7 +469,7 @@ private slots:
     void saveAsGoesThroughTheStore() {
         const QString other = dir_.filePath("other.alsproj");
         auto open_elsewhere = std::make_unique<store::Project>(other.toStdString(),
-                                                               store::ProjectOptions{.create_if_missing = true});
+                                                               created_project());
         QSignalSpy failed(&window_->document(), &ProjectDocument::saveFailed);
         window_->document().saveAs(other);
         QVERIFY(failed.wait(20'000));
@@ -481,14 +482,14 @@ private slots:
         window_->document().saveAs(other);  // now closed: replaced
         QVERIFY(ready.wait(20'000));
         QCOMPARE(window_->document().path(), QFileInfo(other).absoluteFilePath());
-        store::Project copy(other.toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project copy(other.toStdString(), read_only_project());
         const auto jobs = copy.jobs();
         QCOMPARE(jobs.size(), before.size());
         for (std::size_t k = 0; k < jobs.size(); ++k) {
             QCOMPARE(jobs[k].id, before[k].id);
             QCOMPARE(jobs[k].counts.total(), before[k].counts.total());
         }
-        const store::Project original(project_.toStdString(), store::ProjectOptions{.read_only = true});
+        const store::Project original(project_.toStdString(), read_only_project());
         QVERIFY(copy.hits(search_job_, 0, 100'000).rows == original.hits(search_job_, 0, 100'000).rows);
     }
 };

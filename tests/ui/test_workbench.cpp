@@ -4,6 +4,7 @@
 // connection records, build the demo, save as, and close mid-job (in a child
 // process) to find the job interrupted. Stored alignments are checked against
 // the engine's reference aligner called directly, and re-scored from their CIGAR.
+#include "project_options.hpp"
 #include <demo_project.hpp>
 #include <mainwindow.hpp>
 #include <models/jobs_model.hpp>
@@ -178,7 +179,7 @@ private slots:
         QCOMPARE(view.filter().index(0, SequenceTableModel::Length).data().toInt(), shortest);
 
         // The project holds both sets, as another connection sees them.
-        store::Project check(project.toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project check(project.toStdString(), read_only_project());
         const auto inputs = check.inputs();
         QCOMPARE(inputs.size(), std::size_t(2));
         std::uint64_t records = 0;
@@ -221,7 +222,7 @@ private slots:
         QVERIFY(done.job > 0);
 
         // The project holds the job and its ten alignments (2 x 5).
-        store::Project check(project.toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project check(project.toStdString(), read_only_project());
         const store::JobInfo job = check.job(done.job);
         QCOMPARE(job.state, store::JobState::Done);
         QCOMPARE(job.spec.devices, device.toStdString());
@@ -347,7 +348,7 @@ private slots:
         QVERIFY(idle.wait(10'000));
         QCOMPARE(cancelled.size(), 1);
         QCOMPARE(window->sequencesView().model().rowCount(), 0);
-        store::Project check(path("loadcancel.alsproj").toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project check(path("loadcancel.alsproj").toStdString(), read_only_project());
         QVERIFY(check.inputs().empty());
         // The same file loads when not cancelled.
         QVERIFY(loadAndWait(*window, {big}));
@@ -385,7 +386,7 @@ private slots:
         QCOMPARE(end.state, JobState::Cancelled);
         qInfo("cancel took %lld ms", took);
         QVERIFY2(took < 2000, qPrintable(QString("cancel took %1 ms").arg(took)));
-        store::Project check(path("cancel.alsproj").toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project check(path("cancel.alsproj").toStdString(), read_only_project());
         QCOMPARE(check.job(end.job).state, store::JobState::Cancelled);
     }
 
@@ -544,7 +545,7 @@ private slots:
         const QString first = open_demo_project(window);
         QVERIFY(done.wait(60'000));
         QCOMPARE(JobState(done.first()[1].toInt()), JobState::Done);
-        store::Project check(first.toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project check(first.toStdString(), read_only_project());
         QCOMPARE(check.inputs().size(), std::size_t(2));
         const auto jobs = check.jobs();
         QCOMPARE(jobs.size(), std::size_t(1));
@@ -567,7 +568,7 @@ private slots:
         QVERIFY(ready.wait(20'000));
         QCOMPARE(window->document().path(), QFileInfo(path("copy.alsproj")).absoluteFilePath());
         QCOMPARE(window->sequencesView().model().rowCount(), int(read_fasta(human).size()));
-        store::Project copy(path("copy.alsproj").toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project copy(path("copy.alsproj").toStdString(), read_only_project());
         QCOMPARE(copy.inputs().size(), std::size_t(1));
     }
 

@@ -2,6 +2,7 @@
 // File › Paste Sequences with an empty clipboard, the Job panel at laptop
 // window sizes, progress that names its phase, the visible job queue with its
 // per-job cancel, and the demo opened as a fresh copy.
+#include "project_options.hpp"
 #include <demo_project.hpp>
 #include <mainwindow.hpp>
 #include <models/jobs_model.hpp>
@@ -468,7 +469,7 @@ private slots:
         QVERIFY(second != first);
         QCOMPARE(window.document().path(), QFileInfo(second).absoluteFilePath());
         QCOMPARE(window.document().jobs().size(), std::size_t(1));
-        store::Project kept(first.toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project kept(first.toStdString(), read_only_project());
         QCOMPARE(kept.jobs().size(), std::size_t(2));
     }
 

@@ -8,6 +8,7 @@
 // the project's bench --long points; with all of two GPUs chosen it is the
 // model of that set of GPUs, or none (said so), never one GPU's; a 200 kb
 // pair is cancelled mid-run.
+#include "project_options.hpp"
 #include <mainwindow.hpp>
 #include <panels/job_panel.hpp>
 
@@ -236,7 +237,7 @@ private slots:
         QVERIFY2(done.text.contains("long pair") && done.text.contains("stage 1"), qPrintable(done.text));
 
         // The project holds the alignment of the first pair, the CPU reference's score.
-        store::Project check(project.toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project check(project.toStdString(), read_only_project());
         const store::JobInfo job = check.job(done.job);
         QCOMPARE(job.state, store::JobState::Done);
         QCOMPARE(job.spec.parameters.at("long"), std::string("yes"));
@@ -426,7 +427,7 @@ private slots:
         QCOMPARE(end.state, JobState::Cancelled);
         qInfo("cancelling the 200 kb long pair took %lld ms", took);
         QVERIFY2(took < 2000, qPrintable(QString("cancel took %1 ms").arg(took)));
-        store::Project check(path("cancel-long.alsproj").toStdString(), store::ProjectOptions{.read_only = true});
+        store::Project check(path("cancel-long.alsproj").toStdString(), read_only_project());
         QCOMPARE(check.job(end.job).state, store::JobState::Cancelled);
         QCOMPARE(check.job(end.job).counts.alignments, std::int64_t{0});
     }

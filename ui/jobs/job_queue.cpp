@@ -452,11 +452,7 @@ void JobQueue::runLongPair(const std::shared_ptr<Entry>& entry, JobRecorder* rec
     a.target_id = t.id;
 
     auto record = std::make_shared<store::LongPairStats>(store::LongPairStats::from(stats, a, outcome.seconds));
-    // What ran: CPU backends align by Myers-Miller in linear space (their kernel
-    // says so), pass runners by the strategy asked for ("strips" by default).
-    record->strategy = a.kernel.find("myersmiller") != std::string::npos ? "linear-space"
-                       : settings.strategy.empty()                        ? "strips"
-                                                                          : settings.strategy;
+    // The strategy that ran comes with the run's statistics (from()).
     record->kernels = settings.kernels;
     record->streams = settings.streams;
     std::optional<store::Heatmap> overview;

@@ -56,15 +56,18 @@ std::string number(double value) {
     return buffer;
 }
 
-// The engine names command-line flags in its messages; the panel's fields
-// carry plain names.
-std::string panel_wording(std::string message) {
-    const std::pair<std::string_view, std::string_view> words[] = {
-        {"--gap-open", "gap open"}, {"--gap-extend", "gap extend"}, {"--matrix", "matrix"}, {"--device", "device"}};
-    for (const auto& [flag, name] : words)
-        for (std::size_t at = message.find(flag); at != std::string::npos; at = message.find(flag, at))
-            message.replace(at, flag.size(), name);
-    return message;
+// An engine error in the panel's words: an error about one parameter names
+// the field by its label ("gap open: expected ..."), not by the command-line
+// flag that what() names.
+std::string panel_wording(const Error& e) {
+    if (e.parameter().empty()) return e.what();
+    const std::pair<std::string_view, std::string_view> labels[] = {
+        {"gap_open", "gap open"}, {"gap_extend", "gap extend"}, {"matrix", "matrix"}, {"device", "device"}};
+    std::string label = e.parameter();
+    for (const auto& [parameter, field] : labels)
+        if (label == parameter) label = field;
+    std::replace(label.begin(), label.end(), '_', ' ');
+    return label + ": " + e.detail();
 }
 
 bool nucleotide(AlphabetKind kind) { return kind != AlphabetKind::Protein; }
@@ -77,7 +80,7 @@ ScoringScheme ScoringChoice::scheme() const {
                                                      : SubstitutionMatrix::resolve(matrix);
         return ScoringScheme::create(unscaled, gap_open, gap_extend);
     } catch (const Error& e) {
-        throw Error(panel_wording(e.what()));
+        throw Error(panel_wording(e));
     }
 }
 
@@ -316,12 +319,12 @@ std::vector<JobProblem> check_request(const JobRequest& request, const std::vect
         } else {
             try {
                 const ScanSetup setup = scan_setup(request);
-                for (const std::string& id : scanners->resolve(request.device)) {
+                for (const std::string& id : scanners->resolve(request.device, "device")) {
                     const ScanCapability can = scanners->capability(id, setup);
                     if (!can.supported) error(id + " cannot scan this: " + can.reason);
                 }
             } catch (const Error& e) {
-                error(panel_wording(e.what()));
+                error(panel_wording(e));
             }
         }
     }

@@ -4,6 +4,7 @@
 // GUI goes on (sequence sets are never changed once loaded).
 #pragma once
 
+#include <alignscope/policy.hpp>
 #include <alignscope/align/alignment.hpp>
 #include <alignscope/device/backend.hpp>
 #include <alignscope/device/job.hpp>
@@ -75,7 +76,7 @@ struct SequenceList {
 // kernel over row strips, or several kernels on several streams.
 inline constexpr const char* long_strategies[] = {"strips", "streams"};
 // The stage-1 overview a long-pair job keeps for the DP heatmap: blocks per side.
-inline constexpr int long_overview_size = 512;
+inline constexpr int long_overview_size = policy::long_pair_overview_blocks;
 
 struct JobRequest {
     JobAlgorithm algorithm = JobAlgorithm::Global;
