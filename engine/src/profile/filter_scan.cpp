@@ -15,7 +15,7 @@
 
 namespace alignscope::profile {
 
-void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& body)
+void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& body, std::size_t chunk)
 {
     int workers = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(workers), std::max<std::size_t>(n, 1)));
@@ -24,12 +24,12 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
     std::mutex failure_mutex;
     std::atomic<bool> stop{false};
     auto work = [&] {
-        constexpr std::size_t kChunk = 16;
+        const std::size_t step = std::max<std::size_t>(chunk, 1);
         while (!stop.load(std::memory_order_relaxed)) {
-            const std::size_t first = next.fetch_add(kChunk);
+            const std::size_t first = next.fetch_add(step);
             if (first >= n) break;
             try {
-                for (std::size_t i = first; i < std::min(n, first + kChunk); ++i) body(i);
+                for (std::size_t i = first; i < std::min(n, first + step); ++i) body(i);
             } catch (...) {
                 std::lock_guard lock(failure_mutex);
                 if (!failure) failure = std::current_exception();

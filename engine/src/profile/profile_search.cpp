@@ -284,11 +284,21 @@ ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets,
 
     // Seed 0: an arbitrary one for this run (as hmmsearch --seed 0).
     const std::uint32_t seed = settings.seed != 0 ? settings.seed : (std::random_device{}() | 1u);
-    std::vector<Slot> slots(past_viterbi.size());
-    parallel_for(past_viterbi.size(), settings.threads, [&](std::size_t s) {
-        context.throw_if_cancelled();
-        slots[s] = score_target(profile, past_viterbi[s], targets, settings, seed);
+    // Longest first, one at a time: their costs differ by orders of magnitude.
+    std::vector<std::size_t> order(past_viterbi.size());
+    for (std::size_t s = 0; s < order.size(); ++s) order[s] = s;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return targets.length(past_viterbi[a].target) > targets.length(past_viterbi[b].target);
     });
+    std::vector<Slot> slots(past_viterbi.size());
+    parallel_for(
+        order.size(), settings.threads,
+        [&](std::size_t j) {
+            context.throw_if_cancelled();
+            const std::size_t s = order[j];
+            slots[s] = score_target(profile, past_viterbi[s], targets, settings, seed);
+        },
+        1);
     for (std::size_t s = 0; s < slots.size(); ++s) {
         Slot& slot = slots[s];
         if (!slot.past_forward) continue;

@@ -74,7 +74,8 @@ private:
 std::unique_ptr<ProfileScannerRegistry> make_cpu_profile_scanner_registry();
 
 // Runs body(i) for i in [0, n) on `threads` workers (0 = all cores), handing
-// out indices in small chunks; the first exception is rethrown after all stop.
-void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& body);
+// out `chunk` indices at a time (1 where items cost very different amounts);
+// the first exception is rethrown after all stop.
+void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& body, std::size_t chunk = 16);
 
 }  // namespace alignscope::profile
