@@ -40,7 +40,7 @@ AlignmentMode parse_mode(std::string_view name) {
     if (key == "local" || key == "sw" || key == "smith-waterman") return AlignmentMode::Local;
     if (key == "semiglobal" || key == "semi-global" || key == "sg" || key == "glocal")
         return AlignmentMode::SemiGlobal;
-    throw Error("--mode: unknown alignment mode '" + std::string(name) +
+    throw Error::about("mode", "unknown alignment mode '" + std::string(name) +
                 "' (expected global, local or semiglobal)");
 }
 
@@ -49,7 +49,7 @@ FreeEndGaps FreeEndGaps::parse(std::string_view spec) {
     if (whole == "all") return all();
     if (whole == "none") return none();
     if (whole.empty())
-        throw Error("--free-ends: empty list (expected a comma list of qb, qe, tb, te, or all, or none)");
+        throw Error::about("free_ends", "empty list (expected a comma list of qb, qe, tb, te, or all, or none)");
 
     FreeEndGaps ends = none();
     std::string_view rest = whole;
@@ -61,9 +61,9 @@ FreeEndGaps FreeEndGaps::parse(std::string_view spec) {
         else if (item == "tb") ends.target_begin = true;
         else if (item == "te") ends.target_end = true;
         else if (item.empty())
-            throw Error("--free-ends: empty item in '" + std::string(spec) + "' (expected qb, qe, tb or te)");
+            throw Error::about("free_ends", "empty item in '" + std::string(spec) + "' (expected qb, qe, tb or te)");
         else
-            throw Error("--free-ends: unknown end '" + item + "' in '" + std::string(spec) +
+            throw Error::about("free_ends", "unknown end '" + item + "' in '" + std::string(spec) +
                         "' (expected qb, qe, tb, te, all or none)");
         if (comma == std::string_view::npos) break;
         rest.remove_prefix(comma + 1);

@@ -81,14 +81,14 @@ LongBenchReport run_long_bench(Backend& backend, const LongBenchOptions& options
     const std::vector<std::int64_t> lengths =
         options.lengths.empty() ? default_long_lengths(report.device) : options.lengths;
     for (std::int64_t length : lengths)
-        if (length < 1) throw Error("--lengths: every length must be at least 1");
+        if (length < 1) throw Error::about("lengths", "every length must be at least 1");
     if (options.threads < 0) throw Error("--threads must be 0 (all cores) or positive");
     if (options.kernels < 0) throw Error("--kernels must be 0 (backend default) or positive");
     for (const std::string& s : options.strategies)
         if (s != "strips" && s != "streams")
-            throw Error("--strategies: unknown strategy '" + s + "' (expected strips or streams)");
+            throw Error::about("strategies", "unknown strategy '" + s + "' (expected strips or streams)");
     for (int s : options.streams)
-        if (s < 1 || s > 128) throw Error("--streams: every stream count must be between 1 and 128");
+        if (s < 1 || s > 128) throw Error::about("streams", "every stream count must be between 1 and 128");
 
     const SeedGenome genome = load_seed_genome(options.seed_genome);
     report.seed_genome = genome.source;
@@ -112,7 +112,7 @@ LongBenchReport run_long_bench(Backend& backend, const LongBenchOptions& options
                 settings.push_back({strategy, 0});
             }
         }
-        if (settings.empty()) throw Error("--strategies: nothing to run");
+        if (settings.empty()) throw Error::about("strategies", "nothing to run");
     } else {
         settings.push_back({"linear-space", 0});
         note(report.device.id + " has no long-pair runner: Myers-Miller in linear space on one core; "

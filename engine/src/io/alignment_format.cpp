@@ -19,7 +19,7 @@ OutputFormat parse_output_format(std::string_view name) {
     if (name == "json" || name == "jsonl") return OutputFormat::Json;
     if (name == "tsv") return OutputFormat::Tsv;
     if (name == "sam") return OutputFormat::Sam;
-    throw Error("--format: unknown format '" + std::string(name) + "' (expected pair, json, tsv or sam)");
+    throw Error::about("format", "unknown format '" + std::string(name) + "' (expected pair, json, tsv or sam)");
 }
 
 std::string_view to_string(OutputFormat format) {

@@ -82,7 +82,7 @@ SearchBenchReport run_search_bench(const ScannerRegistry& scanners, DeviceRegist
     };
     for (const std::string& c : options.cases)
         if (c != "mmseqs" && c != "mmseqs-x10" && c != "synthetic")
-            throw Error("--bench-cases: unknown case '" + c + "' (expected mmseqs, mmseqs-x10, synthetic)");
+            throw Error::about("bench_cases", "unknown case '" + c + "' (expected mmseqs, mmseqs-x10, synthetic)");
     if (options.repeat < 1) throw Error("--repeat must be at least 1");
     for (const std::string& d : options.devices) (void)scanners.resolve(d);
 

@@ -70,7 +70,7 @@ AlphabetKind parse_alphabet(std::string_view name)
     if (n == "dna" || n == "nucleotide") return AlphabetKind::Dna;
     if (n == "rna") return AlphabetKind::Rna;
     if (n == "protein" || n == "aa" || n == "amino") return AlphabetKind::Protein;
-    throw Error("--alphabet: unknown alphabet '" + std::string(name) + "' (expected dna, rna or protein)");
+    throw Error::about("alphabet", "unknown alphabet '" + std::string(name) + "' (expected dna, rna or protein)");
 }
 
 AlphabetKind detect_alphabet(std::string_view residues)
