@@ -4,6 +4,7 @@
 // turn against every database sequence; --format json for programs.
 #include "cli_commands.hpp"
 #include "cli_options.hpp"
+#include "cli_progress.hpp"
 
 #include <alignscope/error.hpp>
 #include <alignscope/io/atomic_file.hpp>
@@ -132,6 +133,9 @@ void write_timings(std::ostream& err, const profile::ProfileFilterScanner& scann
 
 int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
 {
+    // SIGINT, SIGTERM and SIGHUP end the search between targets, the
+    // temporary outputs removed and earlier files untouched.
+    const CancellationToken& cancel = interrupt_token();
     refuse_overlapping_files({{"PROFILES", flags.profiles}, {"DATABASE", flags.database}},
                              {{"-o", flags.output}, {"--tblout", flags.tblout}, {"--domtblout", flags.domtblout},
                               {"-A", flags.alignment}});
@@ -151,6 +155,7 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
 #endif
     auto scanner = registry->create(flags.device, flags.threads);
     JobContext job;
+    job.cancel = &cancel;
     scanner->load(targets, job);
 
     // Outputs are opened first (a bad path fails before the work) and

@@ -2,6 +2,7 @@
 // the project database without the GUI.
 #include "cli_commands.hpp"
 #include "cli_options.hpp"
+#include "cli_progress.hpp"
 
 #include <alignscope/error.hpp>
 #include <alignscope/io/atomic_file.hpp>
@@ -157,6 +158,8 @@ int run_show(const ProjectFlags& flags) {
 }
 
 int run_export(const ProjectFlags& flags) {
+    // SIGINT, SIGTERM and SIGHUP stop it between pages: no temporary file left.
+    const CancellationToken& cancel = interrupt_token();
     refuse_overlapping_files({{"the project", flags.path}}, {{"-o", flags.output}});
     const store::Project project = open_for_reading(flags.path);
     const store::ExportFormat format = store::parse_export_format(flags.format);
@@ -164,7 +167,7 @@ int run_export(const ProjectFlags& flags) {
     // Resolve (and refuse) before creating the output file.
     const store::ExportTable resolved = store::resolve_export_table(project, flags.job, format, table);
     AtomicOutput out(flags.output);
-    const std::int64_t rows = store::export_job(project, flags.job, format, out.stream(), resolved);
+    const std::int64_t rows = store::export_job(project, flags.job, format, out.stream(), resolved, &cancel);
     out.commit();
     if (flags.output != "-")
         std::cerr << "wrote " << rows << " " << to_string(resolved) << " rows of job " << flags.job << " to "

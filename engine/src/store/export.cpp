@@ -129,11 +129,19 @@ std::unique_ptr<TableWriter> table_writer(ExportFormat format, std::ostream& out
 }
 
 // Pages through one result kind; `rows` turns each row into cells.
+// A cancelled export (SIGTERM in the CLI) stops between pages, before the
+// output is committed.
+void between_pages(const CancellationToken* cancel) {
+    if (cancel) cancel->throw_if_cancelled();
+}
+
 template <class Row, class Fetch, class Cells>
-std::int64_t write_table(TableWriter& writer, const std::vector<std::string>& columns, Fetch&& fetch, Cells&& cells) {
+std::int64_t write_table(TableWriter& writer, const std::vector<std::string>& columns, Fetch&& fetch, Cells&& cells,
+                         const CancellationToken* cancel) {
     writer.header(columns);
     std::int64_t written = 0;
     for (std::int64_t from = 0;;) {
+        between_pages(cancel);
         const Page<Row> page = fetch(from);
         for (const Row& row : page.rows) writer.row(cells(row));
         written += static_cast<std::int64_t>(page.rows.size());
@@ -153,7 +161,8 @@ ScoringScheme export_scheme(const JobInfo& job, ExportFormat format, const std::
     return scale_only;
 }
 
-std::int64_t export_alignments(const Project& project, const JobInfo& job, ExportFormat format, std::ostream& out) {
+std::int64_t export_alignments(const Project& project, const JobInfo& job, ExportFormat format, std::ostream& out,
+                               const CancellationToken* cancel) {
     const ScoringScheme scheme = export_scheme(job, format, project.path());
     if (format == ExportFormat::Csv) {
         auto writer = table_writer(format, out);
@@ -169,7 +178,7 @@ std::int64_t export_alignments(const Project& project, const JobInfo& job, Expor
                                          fraction(a.stats.identities, a.stats.length),
                                          fraction(a.stats.similarities, a.stats.length), a.stats.gaps, a.stats.length,
                                          a.device, a.kernel};
-            });
+            }, cancel);
     }
     const OutputFormat output = format == ExportFormat::Json  ? OutputFormat::Json
                                 : format == ExportFormat::Tsv ? OutputFormat::Tsv
@@ -183,6 +192,7 @@ std::int64_t export_alignments(const Project& project, const JobInfo& job, Expor
     std::int64_t written = 0;
     Sequence query, target;  // the writers used here need only the ids, which the alignment carries
     for (std::int64_t from = 0;;) {
+        between_pages(cancel);
         const Page<Alignment> page = project.alignments(job.id, from, kExportPage);
         for (const Alignment& a : page.rows) {
             query.id = a.query_id;
@@ -197,11 +207,13 @@ std::int64_t export_alignments(const Project& project, const JobInfo& job, Expor
     return written;
 }
 
-std::int64_t export_timeline_trace(const Project& project, const JobInfo& job, std::ostream& out) {
+std::int64_t export_timeline_trace(const Project& project, const JobInfo& job, std::ostream& out,
+                                   const CancellationToken* cancel) {
     std::vector<TimelineEvent> events;
     // The jobs row's counter is a hint (a damaged file may hold anything there): at most 1 Mi events up front.
     events.reserve(static_cast<std::size_t>(std::clamp<std::int64_t>(job.counts.timeline_events, 0, 1 << 20)));
     for (std::int64_t from = 0;;) {
+        between_pages(cancel);
         Page<TimelineEvent> page = project.timeline(job.id, from, kExportPage);
         for (auto& e : page.rows) events.push_back(std::move(e));
         if (!page.more) break;
@@ -297,14 +309,14 @@ ExportTable resolve_export_table(const Project& project, std::int64_t job_id, Ex
 }
 
 std::int64_t export_job(const Project& project, std::int64_t job_id, ExportFormat format, std::ostream& out,
-                        ExportTable table) {
+                        ExportTable table, const CancellationToken* cancel) {
     const JobInfo job = project.job(job_id);
     table = resolve_export_table(project, job_id, format, table);
     const double scale = job.spec.score_scale > 0 ? job.spec.score_scale : 1;
     switch (table) {
-    case ExportTable::Alignments: return export_alignments(project, job, format, out);
+    case ExportTable::Alignments: return export_alignments(project, job, format, out, cancel);
     case ExportTable::Timeline:
-        if (format == ExportFormat::ChromeTrace) return export_timeline_trace(project, job, out);
+        if (format == ExportFormat::ChromeTrace) return export_timeline_trace(project, job, out, cancel);
         {
             auto writer = table_writer(format, out);
             return write_table<TimelineEvent>(
@@ -313,7 +325,7 @@ std::int64_t export_job(const Project& project, std::int64_t job_id, ExportForma
                 [](const TimelineEvent& e) {
                     return std::vector<Cell>{e.name, e.category, e.device, std::int64_t{e.lane}, e.start_ns, e.end_ns,
                                              static_cast<std::int64_t>(e.bytes), static_cast<std::int64_t>(e.cells)};
-                });
+                }, cancel);
         }
     case ExportTable::Hits: {
         auto writer = table_writer(format, out);
@@ -327,7 +339,7 @@ std::int64_t export_job(const Project& project, std::int64_t job_id, ExportForma
                 return std::vector<Cell>{h.query_id,     h.target_id,      h.rank,         double(h.score) / scale,
                                          optional(h.bits), optional(h.evalue), h.query_begin, h.query_end,
                                          h.target_begin, h.target_end,     h.query_length, h.target_length};
-            });
+            }, cancel);
     }
     case ExportTable::LongAlignments: {
         auto writer = table_writer(format, out);
@@ -357,7 +369,7 @@ std::int64_t export_job(const Project& project, std::int64_t job_id, ExportForma
                                          s.device,
                                          s.kernel,
                                          s.seconds};
-            });
+            }, cancel);
     }
     case ExportTable::Bench: {
         auto writer = table_writer(format, out);
@@ -367,7 +379,7 @@ std::int64_t export_job(const Project& project, std::int64_t job_id, ExportForma
             [](const BenchPoint& p) {
                 return std::vector<Cell>{p.series,  p.device,  p.x, p.y,
                                          p.x_label, p.y_label, RawJson{nlohmann::json(p.parameters).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)}};
-            });
+            }, cancel);
     }
     case ExportTable::Auto: break;
     }

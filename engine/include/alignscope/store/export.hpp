@@ -4,6 +4,8 @@
 // and the timeline as a Chrome trace (Perfetto opens it).
 #pragma once
 
+#include <alignscope/device/job.hpp>
+
 #include <cstdint>
 #include <ostream>
 #include <string_view>
@@ -30,8 +32,9 @@ ExportTable resolve_export_table(const Project& project, std::int64_t job_id, Ex
 
 // Writes the table to `out`, reading the project page by page (memory stays
 // flat for millions of rows). Returns the number of rows written. Scores are in
-// user units. Throws Error for a format the table cannot take (e.g. pair of hits).
+// user units. Throws Error for a format the table cannot take (e.g. pair of hits),
+// and Cancelled between pages once `cancel` is set.
 std::int64_t export_job(const Project& project, std::int64_t job_id, ExportFormat format, std::ostream& out,
-                        ExportTable table = ExportTable::Auto);
+                        ExportTable table = ExportTable::Auto, const CancellationToken* cancel = nullptr);
 
 }  // namespace alignscope::store
