@@ -4,7 +4,9 @@
 // opens with integrity ok (`project check`), and the job run again (with
 // --resume when a checkpoint is on disk) gives the very score and CIGAR of an
 // uninterrupted run, then leaves no checkpoint behind. CI kills at 8 moments;
-// ALIGNSCOPE_KILL_POINTS=N kills at N (ALIGNSCOPE_KILL_SEED picks them).
+// ALIGNSCOPE_KILL_POINTS=N kills at N (ALIGNSCOPE_KILL_SEED picks them;
+// ALIGNSCOPE_KILL_CLI runs a copy of the binary that a build cannot replace
+// half-way through a long run).
 #include "cli_runner.hpp"
 
 #include <alignscope/bench/long_pairs.hpp>
@@ -35,6 +37,10 @@ int env_number(const char* name, int fallback) {
     return ok && v > 0 ? v : fallback;
 }
 
+QString cli() { return qEnvironmentVariable("ALIGNSCOPE_KILL_CLI", QStringLiteral(ALIGNSCOPE_CLI)); }
+
+ProcessResult run_copy(const QStringList& arguments) { return run_program(cli(), arguments); }
+
 struct Outcome {
     bool killed = false;  // false: the job had ended by itself
     int exit_code = -1;
@@ -44,7 +50,7 @@ struct Outcome {
 // Starts the CLI and sends SIGKILL after `delay_ms` unless it ended before.
 Outcome kill_after(const QStringList& arguments, int delay_ms) {
     QProcess process;
-    process.start(QStringLiteral(ALIGNSCOPE_CLI), arguments);
+    process.start(cli(), arguments);
     Outcome o;
     if (!process.waitForStarted(10000)) return o;
     if (!process.waitForFinished(delay_ms)) {
@@ -86,13 +92,13 @@ private slots:
         // space path without checkpoints for the score and ends.
         QElapsedTimer clock;
         clock.start();
-        const ProcessResult whole = run_cli(job({"--checkpoint", path("ck-whole"), "--checkpoint-every", "0.02"}));
+        const ProcessResult whole = run_copy(job({"--checkpoint", path("ck-whole"), "--checkpoint-every", "0.02"}));
         const qint64 whole_ms = clock.elapsed();
         QVERIFY2(whole.exit_code == 0, whole.err.constData());
         const auto expected = parse_json_lines(whole.out);
         QCOMPARE(expected.size(), 1);
         QVERIFY(!QDir(path("ck-whole")).exists());
-        const ProcessResult linear = run_cli(job({}));
+        const ProcessResult linear = run_copy(job({}));
         QVERIFY2(linear.exit_code == 0, linear.err.constData());
         const auto plain = parse_json_lines(linear.out);
         QCOMPARE(plain.size(), 1);
@@ -115,14 +121,14 @@ private slots:
                 QVERIFY2(o.exit_code == 0, (where + o.err).constData());
             } else {
                 ++killed;
-                const ProcessResult check = run_cli({"project", project, "check"});
+                const ProcessResult check = run_copy({"project", project, "check"});
                 QVERIFY2(check.exit_code == 0 && check.out.contains(": ok"), (where + check.out + check.err).constData());
                 // Again, from the checkpoint when there is one.
                 const bool has_checkpoint = QFile::exists(ck + "/long-pair.manifest");
                 resumed += has_checkpoint;
                 QStringList again = run;
                 if (has_checkpoint) again << "--resume" << "--stats";
-                const ProcessResult r = run_cli(again);
+                const ProcessResult r = run_copy(again);
                 QVERIFY2(r.exit_code == 0, (where + r.err).constData());
                 if (has_checkpoint) QVERIFY2(r.err.contains("resumed from row"), (where + r.err).constData());
             }
@@ -137,7 +143,7 @@ private slots:
                          .constData());
             QFile::remove(path("out.json"));
         }
-        const ProcessResult check = run_cli({"project", project, "check"});
+        const ProcessResult check = run_copy({"project", project, "check"});
         QVERIFY2(check.exit_code == 0, (check.out + check.err).constData());
         qInfo("%d moments: %d killed, %d of them resumed from a checkpoint; whole run %lld ms", points, killed, resumed,
               static_cast<long long>(whole_ms));
