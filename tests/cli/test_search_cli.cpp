@@ -195,6 +195,34 @@ private slots:
         QVERIFY(doc.object().value("traceEvents").toArray().size() > 0);
     }
 
+    // Repeated ids are warned about when the database comes from its cache
+    // too, in the same words as when the FASTA is read (records numbered in
+    // file order, though the cache keeps them by length).
+    void duplicateIdsWarnedFromTheCache() {
+        const QString db = dir_.filePath("repeated.fa"), cache = dir_.filePath("repeated-cache");
+        QFile f(db);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(">a first\nMVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFF\n>b\nGGGGSGGGGS\n>c\nPPPPPPPPPPKKKKKKKK\n"
+                ">b again\nMVHLTPEEKSAVTALWGKVNVDEVGGEALGRL\n>a\nKKKKKAAAAAGGGGG\n");
+        f.close();
+        auto warning_of = [](const QByteArray& err) {
+            for (const QByteArray& line : err.split('\n'))
+                if (line.contains("warning:") && line.contains("the id of an earlier one")) return line;
+            return QByteArray();
+        };
+        const QStringList args{"search", "-q", queries_, "-d", db, "--device", "cpu", "--db-cache", cache, "-o", "/dev/null"};
+        const ProcessResult built = run_cli(args);
+        QVERIFY2(built.exit_code == 0, built.err.constData());
+        QVERIFY2(built.err.contains("cache built"), built.err.constData());
+        const QByteArray expected = warning_of(built.err);
+        QVERIFY2(expected.contains("2 records repeat the id of an earlier one (the first: record 4, 'b', as record 2)"),
+                 built.err.constData());
+        const ProcessResult loaded = run_cli(args);
+        QVERIFY2(loaded.exit_code == 0, loaded.err.constData());
+        QVERIFY2(loaded.err.contains("cache loaded"), loaded.err.constData());
+        QCOMPARE(warning_of(loaded.err), expected);
+    }
+
     void verifyPassesOnTheCpu() {
         const ProcessResult r = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref",
                                          "--verify-queries", "6", "--verify-sequences", "120", "--seed", "5"});

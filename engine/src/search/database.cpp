@@ -17,6 +17,7 @@
 #include <alignscope/io/atomic_file.hpp>
 #include <alignscope/search/database.hpp>
 #include "../io/crc32.hpp"
+#include <alignscope/seq/record_blocks.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
 
 #include <zlib.h>
@@ -444,6 +445,20 @@ FastaFingerprint fasta_fingerprint(const std::string& path) {
     return fp;
 }
 
+namespace {
+
+// The FASTA path's warning about repeated ids, from a cached database: the ids
+// back in file order, so the line names the same records.
+std::string duplicate_id_warning(const PreparedDatabase& db, const std::string& fasta_path) {
+    std::vector<const std::string*> in_file_order(db.size());
+    for (std::size_t p = 0; p < db.size(); ++p) in_file_order[db.file_index[p]] = &db.ids[p];
+    RepeatedIds repeated;
+    for (const std::string* id : in_file_order) repeated.add(*id);
+    return repeated.warning(fasta_path);
+}
+
+}  // namespace
+
 std::string database_cache_path(const std::string& fasta_path, const DatabaseCacheOptions& options) {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -470,6 +485,7 @@ PreparedDatabaseLoad prepare_database(const std::string& fasta_path, const Datab
             try {
                 const std::string bytes = read_whole_file(load.cache_path);
                 load.database = deserialise(bytes, fp, options.alphabet, fasta_path);
+                load.duplicate_ids = duplicate_id_warning(load.database, fasta_path);
                 load.outcome = CacheOutcome::Loaded;
                 load.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                 return load;
