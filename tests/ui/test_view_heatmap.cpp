@@ -21,6 +21,7 @@
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>
+#include <QApplication>
 #include <QtTest>
 
 #include <fstream>
@@ -71,6 +72,15 @@ void show(QWidget& w, QSize size) {
     w.resize(size);
     w.show();
     QApplication::processEvents();
+}
+
+// With ALIGNSCOPE_SCREENSHOT_DIR set, the widget as drawn is kept there as
+// NAME.png (the docs' screenshots come from these runs).
+void keep_screenshot(QWidget& widget, const QString& name) {
+    const QString dir = qEnvironmentVariable("ALIGNSCOPE_SCREENSHOT_DIR");
+    if (dir.isEmpty()) return;
+    QApplication::processEvents();
+    widget.grab().save(dir + "/" + name + ".png");
 }
 
 }  // namespace
@@ -266,10 +276,239 @@ private slots:
         const QImage done = view.grid()->grab().toImage();
         for (const auto& [i, j] : view.stepper()->reference().path) {
             const QColor c = done.pixelColor(view.cellRect(i, j).bottomRight() - QPoint(5, 4));
-            QVERIFY(c == QColor(242, 143, 133) || c == QColor(255, 221, 87));
+            // Salmon where the path is in the shown matrix (H), pale salmon
+            // where it is in E or F only (inside a gap), yellow where it ends.
+            QVERIFY(c == QColor(242, 143, 133) || c == QColor(250, 216, 212) || c == QColor(255, 221, 87));
         }
         QVERIFY(view.statusText().startsWith("Traceback"));
         QVERIFY_THROWS_EXCEPTION(Error, view.setPair(std::string(600, 'A'), std::string(600, 'A'), s.scheme, s.options));
+    }
+
+    // Stepping by anti-diagonal fills, and highlights, every cell of one
+    // anti-diagonal at once (what one wavefront step of a GPU computes); by
+    // row, the whole row; by cell, one cell.
+    void antiDiagonalHighlight() {
+        const Setup s = make_setup("global", "affine", true, 7, 9, 21);
+        DpStepperView view;
+        show(view, QSize(800, 600));
+        view.setPair(s.query, s.target, s.scheme, s.options);
+        view.setStep(FillStep::AntiDiagonal);
+        for (int k = 0; k < 4; ++k) view.stepForward();  // anti-diagonals 2..5 filled
+        const std::int64_t d = 5;
+        std::vector<std::pair<std::int64_t, std::int64_t>> want;
+        for (std::int64_t i = 1; i <= 7; ++i)
+            if (d - i >= 1 && d - i <= 9) want.emplace_back(i, d - i);
+        QCOMPARE(view.stepper()->lastStepCells(), want);
+        QCOMPARE(int(want.size()), 4);
+        const QImage image = view.grid()->grab().toImage();
+        auto inside = [&](std::int64_t i, std::int64_t j) { return image.pixelColor(view.cellRect(i, j).bottomRight() - QPoint(5, 4)); };
+        for (const auto& [i, j] : want) QCOMPARE(inside(i, j), QColor(255, 221, 87));
+        QCOMPARE(inside(1, 3), QColor(Qt::white));        // the anti-diagonal before: filled, not current
+        QCOMPARE(inside(3, 3), QColor(236, 236, 236));    // the next one: not filled yet
+        keep_screenshot(view, "stepper-antidiagonal");
+        view.setStep(FillStep::Row);
+        view.toStart();
+        view.stepForward();
+        view.stepForward();
+        QCOMPARE(int(view.stepper()->lastStepCells().size()), 9);
+        for (const auto& [i, j] : view.stepper()->lastStepCells()) QCOMPARE(i, std::int64_t(2));
+        view.setStep(FillStep::Cell);
+        view.stepForward();
+        QCOMPARE(view.stepper()->lastStepCells(), (std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 1}}));
+    }
+
+    // E(i,j) reads H and E of the cell to its left, F(i,j) H and F of the cell
+    // above: the terms with the engine's matrices, the winner marked, and in
+    // the E and F tables the cells read are the ones outlined.
+    void eAndFDependencies() {
+        const Setup s = make_setup("local", "affine", true, 9, 11, 5);
+        const DpMatrices dp = compute_dp_matrices(s.query, s.target, s.scheme, s.options);
+        DpStepper stepper(s.query, s.target, s.scheme, s.options);
+        auto at = [&](const std::vector<std::int64_t>& m, std::int64_t i, std::int64_t j) { return m[std::size_t(i * dp.cols + j)]; };
+        const std::int64_t o = s.scheme.gap_open, e = s.scheme.gap_extend;
+        for (std::int64_t i = 1; i < dp.rows; ++i)
+            for (std::int64_t j = 1; j < dp.cols; ++j) {
+                const auto ed = stepper.dependencies(DpState::E, i, j);
+                QCOMPARE(int(ed.size()), 2);
+                QVERIFY(ed[0].state == DpState::H && ed[0].i == i && ed[0].j == j - 1);
+                QVERIFY(ed[1].state == DpState::E && ed[1].i == i && ed[1].j == j - 1);
+                QCOMPARE(ed[0].term, at(dp.H, i, j - 1) - o);
+                if (at(dp.E, i, j - 1) > DpMatrices::minus_infinity / 2) QCOMPARE(ed[1].term, at(dp.E, i, j - 1) - e);
+                QCOMPARE(ed[0].used, at(dp.E, i, j) == at(dp.H, i, j - 1) - o);
+                QCOMPARE(ed[1].used, at(dp.E, i, j) == at(dp.E, i, j - 1) - e);
+                QVERIFY(ed[0].used || ed[1].used);
+                const auto fd = stepper.dependencies(DpState::F, i, j);
+                QCOMPARE(int(fd.size()), 2);
+                QVERIFY(fd[0].state == DpState::H && fd[0].i == i - 1 && fd[0].j == j);
+                QVERIFY(fd[1].state == DpState::F && fd[1].i == i - 1 && fd[1].j == j);
+                QCOMPARE(fd[0].term, at(dp.H, i - 1, j) - o);
+                QCOMPARE(fd[0].used, at(dp.F, i, j) == at(dp.H, i - 1, j) - o);
+                const auto hd = stepper.dependencies(DpState::H, i, j);
+                QCOMPARE(int(hd.size()), 3);
+                QCOMPARE(hd[1].term, at(dp.E, i, j));
+                QCOMPARE(hd[2].term, at(dp.F, i, j));
+            }
+        // On screen: in the E table the left cell is outlined (green), the
+        // cell above is not; in the F table the other way round.
+        DpStepperView view;
+        show(view, QSize(800, 600));
+        view.setPair(s.query, s.target, s.scheme, s.options);
+        view.setStep(FillStep::Cell);
+        for (int k = 0; k < 11 * 2 + 4; ++k) view.stepForward();  // (3,4) is current
+        QCOMPARE(*view.stepper()->current(), std::make_pair(std::int64_t(3), std::int64_t(4)));
+        auto outline = [&](const QImage& image, std::int64_t i, std::int64_t j) {
+            return image.pixelColor(view.cellRect(i, j).topLeft() + QPoint(2, 12));
+        };
+        const QColor green(78, 154, 6), orange(206, 92, 0);
+        view.setShownState(DpState::E);
+        QImage image = view.grid()->grab().toImage();
+        QCOMPARE(outline(image, 3, 3), green);
+        QVERIFY(outline(image, 2, 4) != orange);
+        view.setShownState(DpState::F);
+        image = view.grid()->grab().toImage();
+        // The cell above, outlined at its left edge too (pixel 2 of its box).
+        QCOMPARE(outline(image, 2, 4), orange);
+        QVERIFY(outline(image, 3, 3) != green);
+        view.setShownState(DpState::E);
+        keep_screenshot(view, "stepper-e-dependencies");
+    }
+
+    // The traceback through H, E and F: the matrix the path is in at each
+    // cell, checked against the engine's matrices: each move's value is the
+    // next cell's value plus the substitution score (diagonal), minus open
+    // (a gap opened from H) or minus extend (a gap going on in E or F), and a
+    // switch at a cell joins two matrices holding the same value there. The
+    // values chain to the alignment's score.
+    void tracebackThroughThreeMatrices_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("gaps");
+        QTest::addColumn<int>("seed");
+        QTest::newRow("global-affine") << "global" << "affine" << 3;
+        QTest::newRow("global-half") << "global" << "half" << 8;
+        QTest::newRow("local-affine") << "local" << "affine" << 4;
+        QTest::newRow("semiglobal-half") << "semiglobal" << "half" << 6;
+    }
+    void tracebackThroughThreeMatrices() {
+        QFETCH(QString, mode);
+        QFETCH(QString, gaps);
+        QFETCH(int, seed);
+        Setup s = make_setup(mode, gaps, true, 24, 30, std::uint64_t(seed));
+        // A pair with gaps for sure: the query with three residues cut out.
+        s.target = s.query.substr(0, 10) + s.query.substr(13) + s.target.substr(0, 6);
+        DpStepper stepper(s.query, s.target, s.scheme, s.options);
+        const DpMatrices& dp = stepper.reference();  // the engine's matrices and path
+        const std::vector<TraceCell>& trace = stepper.trace();
+        QCOMPARE(trace.size(), dp.path.size());
+        auto value = [&](DpState st, std::int64_t i, std::int64_t j) {
+            const auto k = std::size_t(i * dp.cols + j);
+            return st == DpState::H ? dp.H[k] : st == DpState::E ? dp.E[k] : dp.F[k];
+        };
+        QCOMPARE(value(trace.front().enter, trace.front().i, trace.front().j), dp.alignment.score);
+        QCOMPARE(trace.front().enter, DpState::H);
+        int switches = 0;
+        for (std::size_t k = 0; k < trace.size(); ++k) {
+            const TraceCell& c = trace[k];
+            QCOMPARE(std::make_pair(c.i, c.j), dp.path[dp.path.size() - 1 - k]);
+            QCOMPARE(value(c.enter, c.i, c.j), value(c.leave, c.i, c.j));
+            switches += c.switches();
+            if (k + 1 == trace.size()) break;
+            const TraceCell& n = trace[k + 1];
+            std::int64_t change = 0;
+            if (n.i == c.i - 1 && n.j == c.j - 1) {
+                QCOMPARE(c.leave, DpState::H);
+                QCOMPARE(n.enter, DpState::H);
+                change = s.scheme.matrix.score(s.scheme.matrix.index_of(s.query[std::size_t(c.i - 1)]),
+                                               s.scheme.matrix.index_of(s.target[std::size_t(c.j - 1)]));
+            } else {
+                QCOMPARE(c.leave, n.i == c.i ? DpState::E : DpState::F);
+                QVERIFY(n.enter == DpState::H || n.enter == c.leave);
+                change = n.enter == DpState::H ? -s.scheme.gap_open : -s.scheme.gap_extend;
+            }
+            QCOMPARE(value(c.leave, c.i, c.j), value(n.enter, n.i, n.j) + change);
+        }
+        QVERIFY2(switches > 0, "the pair has a gap, so the path switches into E or F");
+        // Stepped: the text names the matrices and the switches.
+        stepper.toFillEnd();
+        bool said_switch = false, said_gap = false;
+        while (stepper.advance(+1)) {
+            const QString text = QString::fromStdString(stepper.explainTraceback());
+            said_switch = said_switch || text.contains("switch from H to");
+            said_gap = said_gap || text.contains("the gap opens here") || text.contains("the gap goes on");
+        }
+        QVERIFY(said_switch && said_gap);
+        // Drawn: each walked path cell carries the matrix it is in.
+        DpStepperView view;
+        show(view, QSize(900, 700));
+        view.setPair(s.query, s.target, s.scheme, s.options);
+        view.toEnd();
+        view.toEnd();
+        QVERIFY(view.statusText().startsWith("Traceback"));
+        for (const TraceCell& c : trace) {
+            if (c.enter == DpState::H && c.leave == DpState::H) continue;
+            view.setShownState(c.leave);
+            const QImage image = view.grid()->grab().toImage();
+            const QColor colour = image.pixelColor(view.cellRect(c.i, c.j).bottomRight() - QPoint(5, 4));
+            QVERIFY(colour == QColor(242, 143, 133) || colour == QColor(255, 221, 87));
+            if (mode == "global" && gaps == "affine" && !qEnvironmentVariableIsEmpty("ALIGNSCOPE_SCREENSHOT_DIR")) {
+                // For the docs: a small pair, stepped back into its gap, E shown.
+                DpStepperView small;
+                show(small, QSize(760, 560));
+                const std::string q = s.query.substr(0, 12);
+                small.setPair(q, q.substr(0, 5) + q.substr(8), s.scheme, s.options);
+                small.toEnd();
+                small.toEnd();
+                while (small.stepper()->tracebackDone() > 1 && !small.recurrenceText().contains("the gap goes on"))
+                    small.stepBack();
+                small.setShownState(DpState::F);
+                keep_screenshot(small, "stepper-traceback-hef");
+            }
+            break;
+        }
+    }
+
+    // Play steps on its own at the chosen speed, pauses at the end of the
+    // fill, and on again through the traceback; Space plays and pauses while
+    // the stepper has the focus; Home and End jump.
+    void playPauseAndKeys() {
+        const Setup s = make_setup("global", "affine", false, 5, 6, 2);
+        DpStepperView view;
+        show(view, QSize(700, 500));
+        view.setPair(s.query, s.target, s.scheme, s.options);
+        view.setStep(FillStep::AntiDiagonal);
+        view.setSpeed(100);
+        QCOMPARE(view.speed(), 100.0);
+        QVERIFY(!view.playing());
+        view.setPlaying(true);
+        QVERIFY(view.playing());
+        QTRY_VERIFY_WITH_TIMEOUT(!view.playing(), 5000);
+        QCOMPARE(view.stepper()->filled(), view.stepper()->innerCells());
+        QVERIFY(!view.stepper()->inTraceback());  // paused where End stops first
+        view.setPlaying(true);
+        QTRY_VERIFY_WITH_TIMEOUT(!view.playing(), 5000);
+        QCOMPARE(view.stepper()->tracebackDone(), view.stepper()->tracebackSteps());
+        // Keys, with the focus in the stepper's table.
+        view.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&view));
+        view.grid()->setFocus();
+        QTest::keyClick(view.grid(), Qt::Key_Home);
+        QCOMPARE(view.stepper()->filled(), std::int64_t(0));
+        QTest::keyClick(view.grid(), Qt::Key_Right);
+        QVERIFY(view.stepper()->filled() > 0);
+        QTest::keyClick(view.grid(), Qt::Key_Left);
+        QCOMPARE(view.stepper()->filled(), std::int64_t(0));
+        QTest::keyClick(view.grid(), Qt::Key_End);
+        QCOMPARE(view.stepper()->filled(), view.stepper()->innerCells());
+        QVERIFY(!view.stepper()->inTraceback());
+        QTest::keyClick(view.grid(), Qt::Key_Home);
+        view.setSpeed(0.5);
+        QTest::keyClick(view.grid(), Qt::Key_Space);
+        QVERIFY(view.playing());
+        QTest::keyClick(view.grid(), Qt::Key_Space);
+        QVERIFY(!view.playing());
+        // A new pair stops playing.
+        view.setPlaying(true);
+        view.setPair(s.query, s.target, s.scheme, s.options);
+        QVERIFY(!view.playing());
     }
 
     void exactHeatmapPathPixels() {

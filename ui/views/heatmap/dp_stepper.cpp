@@ -68,6 +68,90 @@ DpStepper::DpStepper(std::string query, std::string target, const ScoringScheme&
             E_[at(i, j)] = left;
             F_[at(i, j)] = up;
         }
+    buildTrace();
+}
+
+void DpStepper::buildTrace() {
+    // The engine's path gives the cells; the matrices follow from its moves.
+    // A cell is left by the move towards the alignment's start (diagonal: H,
+    // left: E, up: F). It is entered (from the end) in E only when the gap
+    // that reached it goes on through it (E(i,j+1) = E(i,j) - extend), else
+    // in H (the gap was opened there: E(i,j+1) = H(i,j) - open).
+    const auto& path = reference_.path;
+    const std::size_t n = path.size();
+    trace_.assign(n, TraceCell{});
+    auto move = [&path](std::size_t k) {  // the move from path[k - 1] to path[k]
+        const auto [pi, pj] = path[k - 1];
+        const auto [i, j] = path[k];
+        if (i == pi + 1 && j == pj + 1) return DpState::H;
+        return i == pi ? DpState::E : DpState::F;
+    };
+    for (std::size_t r = 0; r < n; ++r) {
+        const std::size_t k = n - 1 - r;
+        TraceCell& c = trace_[r];
+        c.i = path[k].first;
+        c.j = path[k].second;
+        if (r > 0) {
+            const DpState by = move(k + 1);
+            c.enter = by != DpState::H && k > 0 && move(k) == by ? by : DpState::H;
+        }
+        c.leave = k > 0 ? move(k) : c.enter;
+    }
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> DpStepper::lastStepCells() const {
+    std::vector<std::pair<std::int64_t, std::int64_t>> cells;
+    if (traceback_ > 0 || filled_ == 0) return cells;
+    const auto [ci, cj] = cellAt(filled_ - 1);
+    if (step_ == FillStep::Cell) {
+        cells.emplace_back(ci, cj);
+    } else if (step_ == FillStep::Row) {
+        for (std::int64_t j = 1; j < cols_; ++j)
+            if (isFilled(ci, j)) cells.emplace_back(ci, j);
+    } else {
+        const std::int64_t d = ci + cj, m = rows_ - 1;
+        for (std::int64_t i = diagonal_first_row(d, cols_ - 1); i <= std::min(m, d - 1); ++i)
+            if (isFilled(i, d - i)) cells.emplace_back(i, d - i);
+    }
+    return cells;
+}
+
+std::vector<DpDependency> DpStepper::dependencies(DpState state, std::int64_t i, std::int64_t j) const {
+    std::vector<DpDependency> terms;
+    if (i < 1 || j < 1 || i >= rows_ || j >= cols_) return terms;
+    const std::int64_t o = scheme_.gap_open, e = scheme_.gap_extend;
+    auto add = [&](DpState from, std::int64_t a, std::int64_t b, std::int64_t change, std::string label) {
+        const std::int64_t v = value(from, a, b);
+        terms.push_back({from, a, b, v <= none / 2 ? none : v + change, false, std::move(label)});
+    };
+    const char* names[] = {"H", "E", "F"};
+    auto name = [&](DpState st, std::int64_t a, std::int64_t b) { return cell(names[int(st)], a, b); };
+    switch (state) {
+    case DpState::H: {
+        const std::size_t qi = static_cast<std::size_t>(i - 1), tj = static_cast<std::size_t>(j - 1);
+        add(DpState::H, i - 1, j - 1, scheme_.matrix.score(q_[qi], t_[tj]),
+            name(DpState::H, i - 1, j - 1) + " + s(" + query_[qi] + "," + target_[tj] + ")");
+        if (scheme_.linear()) {
+            add(DpState::H, i, j - 1, -o, name(DpState::H, i, j - 1) + " - gap");
+            add(DpState::H, i - 1, j, -o, name(DpState::H, i - 1, j) + " - gap");
+        } else {
+            add(DpState::E, i, j, 0, name(DpState::E, i, j));
+            add(DpState::F, i, j, 0, name(DpState::F, i, j));
+        }
+        break;
+    }
+    case DpState::E:
+        add(DpState::H, i, j - 1, -o, name(DpState::H, i, j - 1) + " - open");
+        if (!scheme_.linear()) add(DpState::E, i, j - 1, -e, name(DpState::E, i, j - 1) + " - extend");
+        break;
+    case DpState::F:
+        add(DpState::H, i - 1, j, -o, name(DpState::H, i - 1, j) + " - open");
+        if (!scheme_.linear()) add(DpState::F, i - 1, j, -e, name(DpState::F, i - 1, j) + " - extend");
+        break;
+    }
+    const std::int64_t result = value(state, i, j);
+    for (DpDependency& d : terms) d.used = d.term == result && result > none / 2;
+    return terms;
 }
 
 std::string DpStepper::format(std::int64_t scaled) const {
@@ -274,6 +358,31 @@ std::string DpStepper::explainTraceback() const {
                    " against a gap in the target";
         }
     }
+    // Which matrix the path is in, and where it switches.
+    const char* names[] = {"H", "E", "F"};
+    const TraceCell& here = trace_[static_cast<std::size_t>(traceback_ - 1)];
+    bool said = false;  // which matrix, by the gap's own line
+    if (traceback_ > 1) {
+        const TraceCell& before = trace_[static_cast<std::size_t>(traceback_ - 2)];
+        if (before.leave != DpState::H) {
+            const bool opens = here.enter == DpState::H;
+            const std::int64_t penalty = opens ? scheme_.gap_open : scheme_.gap_extend;
+            text += "\n   " + cell(names[int(before.leave)], before.i, before.j) + " = " +
+                    cell(names[int(here.enter)], i, j) + (opens ? " - open" : " - extend") + " = " +
+                    format(value(here.enter, i, j)) + " - " + format(penalty) + " = " +
+                    format(value(before.leave, before.i, before.j)) +
+                    (opens ? ": the gap opens here, back in H" : ": the gap goes on, still in " +
+                                                                   std::string(names[int(here.enter)]));
+            said = true;
+        }
+    }
+    if (here.switches() && traceback_ < tracebackSteps())
+        text += "\n   switch from " + std::string(names[int(here.enter)]) + " to " + names[int(here.leave)] + " at (" +
+                std::to_string(i) + "," + std::to_string(j) + "): " + cell(names[int(here.enter)], i, j) + " = " +
+                cell(names[int(here.leave)], i, j) + " = " + format(value(here.leave, i, j)) +
+                (here.leave == DpState::E ? ", a gap in the query ends here" : ", a gap in the target ends here");
+    else if (!said)
+        text += std::string("\n   in ") + names[int(here.enter)];
     if (traceback_ == tracebackSteps()) {
         text += "\nThe traceback ends at (" + std::to_string(i) + "," + std::to_string(j) + ")";
         if (options_.mode == AlignmentMode::Local) text += ", where the alignment began from 0";

@@ -28,6 +28,27 @@ struct CellOrigin {
     bool boundary = false;  // row 0 or column 0
 };
 
+// One term of a cell's recurrence: the cell and matrix it reads, the term's
+// value with its score or penalty applied, and whether it gave the maximum.
+struct DpDependency {
+    DpState state = DpState::H;  // the matrix read
+    std::int64_t i = 0, j = 0;
+    std::int64_t term = 0;  // scaled, e.g. H(i,j-1) - open
+    bool used = false;
+    std::string label;  // "H(2,3) - open"
+};
+
+// A path cell of the traceback through the three matrices: the matrix the
+// path arrives in (from the alignment's end) and the one it leaves by (towards
+// its start). They differ where the path switches, e.g. H(i,j) = E(i,j) where
+// a gap ends.
+struct TraceCell {
+    std::int64_t i = 0, j = 0;
+    DpState enter = DpState::H;
+    DpState leave = DpState::H;
+    bool switches() const { return enter != leave; }
+};
+
 class DpStepper {
 public:
     // Pairs up to `cell_limit` cells; residues normalised. Throws Error.
@@ -59,6 +80,15 @@ public:
     // path cell reached last.
     std::optional<std::pair<std::int64_t, std::int64_t>> current() const;
 
+    // The inner cells the last step filled: one cell, the filled part of a
+    // row, or the whole anti-diagonal (all cells one GPU wavefront step
+    // computes); empty before the first step and in the traceback.
+    std::vector<std::pair<std::int64_t, std::int64_t>> lastStepCells() const;
+    // The terms of inner cell (i, j) of `state`'s recurrence: H reads the
+    // diagonal H, E and F of its cell; E reads H and E of the cell to the left;
+    // F reads H and F of the cell above (affine gaps; linear gaps read H only).
+    std::vector<DpDependency> dependencies(DpState state, std::int64_t i, std::int64_t j) const;
+
     // The stepper's own values (scaled); minus infinity where impossible.
     std::int64_t value(DpState state, std::int64_t i, std::int64_t j) const;
     CellOrigin origin(std::int64_t i, std::int64_t j) const;
@@ -71,13 +101,17 @@ public:
     std::int64_t tracebackDone() const { return traceback_; }
     // Path cells visited so far, last cell first.
     std::vector<std::pair<std::int64_t, std::int64_t>> tracedCells() const;
+    // The whole path with its matrices, last cell first (tracedCells' order);
+    // the first tracebackDone() entries are the ones walked so far.
+    const std::vector<TraceCell>& trace() const { return trace_; }
     std::string explainTraceback() const;  // what the last traceback step did and why
 
     // "-∞" or the score in user units ("12", "-3.5").
     std::string format(std::int64_t scaled) const;
 
 private:
-    std::pair<std::int64_t, std::int64_t> cellAt(std::int64_t k) const;  // k-th inner cell in the current order
+    std::pair<std::int64_t, std::int64_t> cellAt(std::int64_t k) const;
+    void buildTrace();  // k-th inner cell in the current order
     std::int64_t rankOf(std::int64_t i, std::int64_t j) const;
     std::size_t at(std::int64_t i, std::int64_t j) const { return static_cast<std::size_t>(i * cols_ + j); }
 
@@ -88,6 +122,7 @@ private:
     std::vector<std::int64_t> H_, E_, F_;
     std::vector<std::uint8_t> q_, t_;
     DpMatrices reference_;
+    std::vector<TraceCell> trace_;
     FillStep step_ = FillStep::Cell;
     std::int64_t filled_ = 0;
     std::int64_t traceback_ = 0;

@@ -10,6 +10,8 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QShortcut>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -24,13 +26,18 @@ const QColor diagonal(52, 101, 164);
 const QColor left(78, 154, 6);
 const QColor up(206, 92, 0);
 const QColor traced(242, 143, 133);
+// A path cell whose value the path reads from another matrix than the shown one.
+const QColor traced_elsewhere(250, 216, 212);
 const QColor header(220, 226, 235);
 }  // namespace colours
 
 // The table itself: header row and column with the residues, then the cells.
 class DpStepperGrid : public QWidget {
 public:
-    explicit DpStepperGrid(DpStepperView* view) : QWidget(view), view_(view) { setMouseTracking(false); }
+    explicit DpStepperGrid(DpStepperView* view) : QWidget(view), view_(view) {
+        setMouseTracking(false);
+        setFocusPolicy(Qt::StrongFocus);
+    }
 
     QSize sizeHint() const override {
         const DpStepper* s = view_->stepper();
@@ -71,50 +78,99 @@ protected:
             p.drawText(head, Qt::AlignCenter, i == 0 ? QString("-") : QString(QChar(s->query()[std::size_t(i - 1)])));
         }
         const auto current = s->current();
-        std::vector<std::pair<std::int64_t, std::int64_t>> traced = s->tracedCells();
-        auto is_traced = [&traced](std::int64_t i, std::int64_t j) {
-            return std::find(traced.begin(), traced.end(), std::make_pair(i, j)) != traced.end();
+        // The cells of the last step: one, a row, or the whole anti-diagonal
+        // (every cell one wavefront step computes at once).
+        const auto step_cells = s->lastStepCells();
+        auto in_step = [&step_cells](std::int64_t i, std::int64_t j) {
+            return std::find(step_cells.begin(), step_cells.end(), std::make_pair(i, j)) != step_cells.end();
         };
+        // The path walked so far, with the matrix it is in at each cell.
+        const std::vector<TraceCell>& trace = s->trace();
+        const auto walked = std::size_t(s->tracebackDone());
+        auto trace_at = [&](std::int64_t i, std::int64_t j) -> const TraceCell* {
+            for (std::size_t k = 0; k < walked; ++k)
+                if (trace[k].i == i && trace[k].j == j) return &trace[k];
+            return nullptr;
+        };
+        const DpState shown = view_->shownState();
+        const char* names[] = {"H", "E", "F"};
         for (std::int64_t i = i0; i <= i1; ++i)
             for (std::int64_t j = j0; j <= j1; ++j) {
                 const QRect cell = cellRect(i, j);
                 const bool filled = s->isFilled(i, j);
                 QColor fill = filled ? colours::filled : colours::unfilled;
-                if (filled && is_traced(i, j)) fill = colours::traced;
-                if (current && current->first == i && current->second == j) fill = colours::current;
+                const TraceCell* t = filled ? trace_at(i, j) : nullptr;
+                if (t) fill = t->enter == shown || t->leave == shown ? colours::traced : colours::traced_elsewhere;
+                if (in_step(i, j) || (s->inTraceback() && current && current->first == i && current->second == j))
+                    fill = colours::current;
                 p.fillRect(cell, fill);
                 p.setPen(QColor(200, 200, 200));
                 p.drawRect(cell);
                 if (!filled) continue;
                 p.setPen(Qt::black);
-                p.drawText(cell, Qt::AlignCenter, QString::fromStdString(s->format(s->value(view_->shownState(), i, j))));
+                p.drawText(cell, Qt::AlignCenter, QString::fromStdString(s->format(s->value(shown, i, j))));
+                if (t && !s->scheme().linear()) {
+                    // The matrix the path is in here; "H>E" where it switches.
+                    QFont small = p.font();
+                    small.setPointSize(6);
+                    p.save();
+                    p.setFont(small);
+                    p.setPen(QColor(140, 30, 20));
+                    const QString badge = t->switches() ? QStringLiteral("%1>%2").arg(QLatin1String(names[int(t->enter)]), QLatin1String(names[int(t->leave)]))
+                                                        : QString(QLatin1String(names[int(t->enter)]));
+                    p.drawText(cell.adjusted(2, 1, -2, -1), Qt::AlignLeft | Qt::AlignTop, badge);
+                    p.restore();
+                }
             }
-        // The current cell's three neighbours, the ones it came from drawn bold
-        // with an arrow into the cell.
+        // The cells the current cell's recurrence reads in the shown matrix
+        // (H: diagonal, left and above; E: the cell to the left; F: the cell
+        // above), solid with an arrow where the maximum came from, and the
+        // name of the winning term in the corner.
         if (current && !s->inTraceback() && current->first > 0 && current->second > 0) {
             const auto [i, j] = *current;
-            const CellOrigin o = s->origin(i, j);
-            struct Neighbour {
-                std::int64_t i, j;
-                QColor colour;
-                bool used;
-            };
-            const Neighbour neighbours[] = {{i - 1, j - 1, colours::diagonal, o.diagonal},
-                                            {i, j - 1, colours::left, o.left},
-                                            {i - 1, j, colours::up, o.up}};
+            const auto terms = s->dependencies(shown, i, j);
             const QPointF target = QRectF(cellRect(i, j)).center();
-            for (const Neighbour& n : neighbours) {
-                const QRectF rect = QRectF(cellRect(n.i, n.j)).adjusted(1.5, 1.5, -1.5, -1.5);
-                p.setPen(QPen(n.colour, n.used ? 3 : 1, n.used ? Qt::SolidLine : Qt::DashLine));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(rect);
-                if (!n.used) continue;
-                const QPointF from = rect.center();
-                const QPointF tip = from + (target - from) * 0.62;
-                p.drawLine(from + (target - from) * 0.3, tip);
-                const double angle = std::atan2(tip.y() - from.y(), tip.x() - from.x());
-                for (const double side : {-0.45, 0.45})
-                    p.drawLine(tip, tip - QPointF(std::cos(angle + side), std::sin(angle + side)) * 7);
+            std::vector<std::pair<std::int64_t, std::int64_t>> drawn;
+            for (const DpDependency& d : terms) {
+                // E(i,j) and F(i,j) in H's recurrence are the cell itself: the
+                // left and upper neighbours carry them.
+                std::int64_t ni = d.i, nj = d.j;
+                if (shown == DpState::H && d.state == DpState::E) nj = j - 1;
+                if (shown == DpState::H && d.state == DpState::F) ni = i - 1;
+                const bool diagonal = ni == i - 1 && nj == j - 1;
+                const QColor colour = diagonal ? colours::diagonal : ni == i ? colours::left : colours::up;
+                bool used = false;
+                for (const DpDependency& other : terms) {
+                    std::int64_t oi = other.i, oj = other.j;
+                    if (shown == DpState::H && other.state == DpState::E) oj = j - 1;
+                    if (shown == DpState::H && other.state == DpState::F) oi = i - 1;
+                    if (oi == ni && oj == nj) used = used || other.used;
+                }
+                const QRectF rect = QRectF(cellRect(ni, nj)).adjusted(1.5, 1.5, -1.5, -1.5);
+                if (std::find(drawn.begin(), drawn.end(), std::make_pair(ni, nj)) == drawn.end()) {
+                    drawn.emplace_back(ni, nj);
+                    p.setPen(QPen(colour, used ? 3 : 1, used ? Qt::SolidLine : Qt::DashLine));
+                    p.setBrush(Qt::NoBrush);
+                    p.drawRect(rect);
+                    if (used) {
+                        const QPointF from = rect.center();
+                        const QPointF tip = from + (target - from) * 0.62;
+                        p.drawLine(from + (target - from) * 0.3, tip);
+                        const double angle = std::atan2(tip.y() - from.y(), tip.x() - from.x());
+                        for (const double side : {-0.45, 0.45})
+                            p.drawLine(tip, tip - QPointF(std::cos(angle + side), std::sin(angle + side)) * 7);
+                    }
+                }
+                if (shown != DpState::H && d.used) {
+                    QFont small = p.font();
+                    small.setPointSize(6);
+                    p.save();
+                    p.setFont(small);
+                    p.setPen(colour.darker(130));
+                    p.drawText(rect.adjusted(2, 0, -2, 0), Qt::AlignLeft | Qt::AlignBottom,
+                               d.state == DpState::H ? QStringLiteral("H-o") : QStringLiteral("%1-e").arg(QLatin1String(names[int(d.state)])));
+                    p.restore();
+                }
             }
         }
     }
@@ -144,13 +200,57 @@ DpStepperView::DpStepperView(QWidget* parent) : QWidget(parent) {
     back->setObjectName("stepperBack");
     forward->setObjectName("stepperForward");
     last->setObjectName("stepperEnd");
-    forward->setShortcut(Qt::Key_Right);
-    back->setShortcut(Qt::Key_Left);
-    first->setToolTip(tr("Back to the empty matrix (only the boundary row and column)"));
+
     back->setToolTip(tr("One step back (Left arrow)"));
     forward->setToolTip(tr("One step: a cell, a row or an anti-diagonal as chosen; after the fill, one traceback "
                            "step (Right arrow)"));
-    last->setToolTip(tr("To the end of the fill, before the traceback; pressed again, to the end of the traceback"));
+    // Keys while the focus is in the stepper (click the table): elsewhere in
+    // the window the arrows, Home, End and Space belong to the field in focus.
+    const std::pair<Qt::Key, void (DpStepperView::*)()> keys[] = {{Qt::Key_Right, &DpStepperView::stepForward},
+                                                                  {Qt::Key_Left, &DpStepperView::stepBack},
+                                                                  {Qt::Key_Home, &DpStepperView::toStart},
+                                                                  {Qt::Key_End, &DpStepperView::toEnd}};
+    for (const auto& [key, slot] : keys) {
+        auto* shortcut = new QShortcut(QKeySequence(key), this);
+        shortcut->setContext(Qt::WidgetWithChildrenShortcut);
+        connect(shortcut, &QShortcut::activated, this, slot);
+    }
+    first->setToolTip(tr("Back to the empty matrix (only the boundary row and column) (Home)"));
+    last->setToolTip(tr("To the end of the fill, before the traceback; pressed again, to the end of the traceback (End)"));
+    play_ = new QPushButton(tr("Play"));
+    play_->setObjectName("stepperPlay");
+    play_->setCheckable(true);
+    auto* space = new QShortcut(QKeySequence(Qt::Key_Space), this);
+    space->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(space, &QShortcut::activated, this, [this] { setPlaying(!playing()); });
+    play_->setToolTip(tr("Play the steps one after another at the chosen speed; it pauses at the end of the fill "
+                         "and at the end of the traceback (Space, with the table in focus)"));
+    speed_ = new QComboBox;
+    speed_->setObjectName("stepperSpeed");
+    for (double v : speeds()) speed_->addItem(tr("%1 steps/s").arg(v), v);
+    speed_->setCurrentIndex(2);
+    speed_->setToolTip(tr("How many steps Play makes per second"));
+    play_timer_ = new QTimer(this);
+    connect(play_timer_, &QTimer::timeout, this, [this] {
+        if (!stepper_) {
+            setPlaying(false);
+            return;
+        }
+        const bool fill_was_done = stepper_->filled() == stepper_->innerCells();
+        const bool moved = stepper_->advance(+1);
+        if (moved) explained_.reset();
+        refresh();
+        // Pause where End stops: the fill's end, then the traceback's.
+        const bool fill_done = stepper_->filled() == stepper_->innerCells() && !stepper_->inTraceback();
+        if (!moved || (fill_done && !fill_was_done) ||
+            (stepper_->inTraceback() && stepper_->tracebackDone() == stepper_->tracebackSteps()))
+            setPlaying(false);
+    });
+    connect(play_, &QPushButton::toggled, this, &DpStepperView::setPlaying);
+    connect(speed_, &QComboBox::currentIndexChanged, this, [this] {
+        play_timer_->setInterval(int(1000.0 / speed()));
+    });
+    play_timer_->setInterval(int(1000.0 / speed()));
     status_ = new QLabel;
     status_->setObjectName("stepperStatus");
     status_->setMinimumWidth(0);
@@ -161,9 +261,20 @@ DpStepperView::DpStepperView(QWidget* parent) : QWidget(parent) {
         combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         combo->setMinimumContentsLength(14);
     }
+    step_->setToolTip(tr("What one step fills: a cell, a row, or a whole anti-diagonal (the cells a GPU computes "
+                         "at once, all of them highlighted)"));
+    state_->setToolTip(tr("Which matrix the table shows: H, the best score; E, alignments ending in a gap in the "
+                          "query; F, ending in a gap in the target. E and F show the cells they read"));
+    // The keys step the matrix wherever the focus is in the stepper: the
+    // choices and buttons work by mouse and never take the focus (a combo box
+    // would keep Home and End for itself), the table takes it.
+    for (QWidget* w : std::initializer_list<QWidget*>{step_, state_, speed_, play_, first, back, forward, last})
+        w->setFocusPolicy(Qt::NoFocus);
     auto* choices = new QHBoxLayout;
     choices->addWidget(step_, 1);
     choices->addWidget(state_, 1);
+    choices->addWidget(play_);
+    choices->addWidget(speed_);
     auto* steps = new QHBoxLayout;
     for (QWidget* w : std::initializer_list<QWidget*>{first, back, forward, last}) steps->addWidget(w);
     steps->addWidget(status_, 1);
@@ -177,6 +288,11 @@ DpStepperView::DpStepperView(QWidget* parent) : QWidget(parent) {
     scroll_->setWidgetResizable(false);
     text_ = new QPlainTextEdit;
     text_->setReadOnly(true);
+    text_->setFocusPolicy(Qt::ClickFocus);
+    text_->setObjectName("stepperRecurrence");
+    text_->setToolTip(tr("The recurrence of the current (or clicked) cell with its numbers; in the traceback, what "
+                         "the step did and which matrix it is in"));
+    scroll_->setToolTip(tr("The DP matrix: click a filled cell to see its recurrence"));
     QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     mono.setPointSize(11);
     text_->setFont(mono);
@@ -210,6 +326,7 @@ void DpStepperView::setPair(const std::string& query, const std::string& target,
     state_->setEnabled(!scheme.linear());
     if (scheme.linear()) setShownState(DpState::H);
     explained_.reset();
+    setPlaying(false);
     grid_->resize(grid_->sizeHint());
     refresh();
 }
@@ -256,6 +373,30 @@ void DpStepperView::toEnd() {
     }
     explained_.reset();
     refresh();
+}
+
+std::vector<double> DpStepperView::speeds() { return {0.5, 1, 2, 5, 10, 25, 100}; }
+
+double DpStepperView::speed() const { return speed_->currentData().toDouble(); }
+
+void DpStepperView::setSpeed(double stepsPerSecond) {
+    int best = 0;
+    for (int k = 0; k < speed_->count(); ++k)
+        if (std::fabs(speed_->itemData(k).toDouble() - stepsPerSecond) <
+            std::fabs(speed_->itemData(best).toDouble() - stepsPerSecond))
+            best = k;
+    speed_->setCurrentIndex(best);
+}
+
+bool DpStepperView::playing() const { return play_timer_->isActive(); }
+
+void DpStepperView::setPlaying(bool playing) {
+    if (playing && !stepper_) playing = false;
+    if (playing) play_timer_->start();
+    else play_timer_->stop();
+    const QSignalBlocker block(play_);
+    play_->setChecked(playing);
+    play_->setText(playing ? tr("Pause") : tr("Play"));
 }
 
 void DpStepperView::explainCell(std::int64_t i, std::int64_t j) {

@@ -1,7 +1,9 @@
 // The teaching stepper on screen: the DP matrix as a table of numbers filling
 // cell by cell, row by row or anti-diagonal by anti-diagonal, the three
-// neighbours of the current cell marked with the ones it came from, the
-// recurrence with its numbers underneath; then the traceback, step by step.
+// neighbours of the current cell marked with the ones it came from (in the E
+// and F tables, the cell each reads), the recurrence with its numbers
+// underneath; then the traceback through H, E and F, step by step; played
+// at a chosen speed or stepped by key.
 #pragma once
 
 #include "views/heatmap/dp_stepper.hpp"
@@ -10,9 +12,12 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 class QComboBox;
 class QLabel;
+class QPushButton;
+class QTimer;
 class QPlainTextEdit;
 class QScrollArea;
 
@@ -38,6 +43,13 @@ public:
     void stepBack();
     void toStart();
     void toEnd();
+    // Play: one step forward every 1/speed seconds until the end of the fill,
+    // then pauses (End stops there too); played again, through the traceback.
+    void setPlaying(bool playing);
+    bool playing() const;
+    void setSpeed(double stepsPerSecond);  // one of speeds(); others snap to the nearest
+    double speed() const;
+    static std::vector<double> speeds();
     // Explain a cell of the user's choosing (a click on the table does this).
     void explainCell(std::int64_t i, std::int64_t j);
 
@@ -65,6 +77,9 @@ private:
     QComboBox* state_ = nullptr;
     QLabel* status_ = nullptr;
     QPlainTextEdit* text_ = nullptr;
+    QPushButton* play_ = nullptr;
+    QComboBox* speed_ = nullptr;
+    QTimer* play_timer_ = nullptr;
 };
 
 }  // namespace alignscope::ui
