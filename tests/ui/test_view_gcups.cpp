@@ -19,6 +19,7 @@
 
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
+#include <QApplication>
 #include <QtTest>
 
 #include <algorithm>
@@ -65,6 +66,15 @@ bool colour_near(const QImage& image, QPoint p, const QColor& colour) {
     return false;
 }
 
+// With ALIGNSCOPE_SCREENSHOT_DIR set, the widget as drawn is kept there as
+// NAME.png (the docs' screenshots come from these runs).
+void keep_screenshot(QWidget& widget, const QString& name) {
+    const QString dir = qEnvironmentVariable("ALIGNSCOPE_SCREENSHOT_DIR");
+    if (dir.isEmpty()) return;
+    QApplication::processEvents();
+    widget.grab().save(dir + "/" + name + ".png");
+}
+
 }  // namespace
 
 class TestViewGcups : public QObject {
@@ -95,6 +105,66 @@ private slots:
             QVERIFY(view.plot()->xAxis->range().contains(p.x));
             QVERIFY(view.plot()->yAxis->range().contains(p.y));
         }
+    }
+
+    // The logarithmic length axis labels its ticks over any range: lengths
+    // all under 250 (where powers of ten leave one tick or none), a narrow
+    // range inside one decade, and four decades. Every label is the plain
+    // number at its tick, inside the axis range; none is empty.
+    void logAxisTicksReadable_data() {
+        QTest::addColumn<QList<double>>("lengths");
+        QTest::addColumn<int>("least");
+        QTest::newRow("16-200") << QList<double>{16, 32, 64, 128, 200} << 4;
+        QTest::newRow("60-90") << QList<double>{60, 70, 80, 90} << 3;
+        QTest::newRow("110-240") << QList<double>{110, 150, 240} << 3;
+        QTest::newRow("10-100000") << QList<double>{10, 100, 1000, 10000, 100000} << 4;
+    }
+    void logAxisTicksReadable() {
+        QFETCH(QList<double>, lengths);
+        QFETCH(int, least);
+        GcupsView view;
+        view.resize(900, 600);
+        view.show();
+        std::vector<store::BenchPoint> points;
+        for (double x : lengths) points.push_back(point("cpu", x, 1 + x / 1000));
+        view.setPoints(points);
+        QCustomPlot* plot = view.plot();
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        const QVector<double> ticks = plot->xAxis->tickVector();
+        const QVector<QString> labels = plot->xAxis->tickVectorLabels();
+        QCOMPARE(ticks.size(), labels.size());
+        QVERIFY2(ticks.size() >= least, qPrintable(QString("%1 ticks").arg(ticks.size())));
+        QVERIFY(ticks.size() <= 24);
+        for (int k = 0; k < ticks.size(); ++k) {
+            QVERIFY(plot->xAxis->range().contains(ticks[k]));
+            bool number = false;
+            const double shown = plot->locale().toDouble(labels[k], &number);
+            QVERIFY2(number, qPrintable(labels[k]));
+            QCOMPARE(shown, ticks[k]);
+        }
+        // Labels apart on screen: no two closer than their own width.
+        for (int k = 1; k < ticks.size(); ++k) {
+            const double gap = plot->xAxis->coordToPixel(ticks[k]) - plot->xAxis->coordToPixel(ticks[k - 1]);
+            QVERIFY2(gap >= QFontMetrics(plot->xAxis->tickLabelFont()).horizontalAdvance(labels[k]) * 0.6,
+                     qPrintable(labels[k - 1] + " " + labels[k]));
+        }
+        QVERIFY(view.emptyText().isEmpty());
+        QVERIFY(plot->legend->visible());
+        if (QTest::currentDataTag() == QStringLiteral("16-200")) keep_screenshot(view, "gcups-short-lengths");
+    }
+
+    // No points: no legend box, and a line in the plot saying what fills it.
+    void emptyPlotSaysWhatFillsIt() {
+        GcupsView view;
+        view.resize(700, 500);
+        view.show();
+        view.setPoints({});
+        QVERIFY(!view.plot()->legend->visible());
+        QVERIFY(view.emptyText().contains("Compare CPU and GPU"));
+        keep_screenshot(view, "gcups-empty");
+        view.setPoints(sweep());
+        QVERIFY(view.emptyText().isEmpty());
+        QVERIFY(view.plot()->legend->visible());
     }
 
     void markersWhereThePointsAre() {

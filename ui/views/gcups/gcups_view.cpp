@@ -75,6 +75,34 @@ QString csv_field(const std::string& text) {
     return s;
 }
 
+// Ticks of a logarithmic axis that stay labelled however narrow its range:
+// powers of ten over many decades, 1-2-5 steps over a few, and more steps
+// inside one decade (lengths 64 to 250 get 100 and 200, and 60 to 90 get 60,
+// 70, 80, 90), printed as plain numbers.
+class LogLengthTicker : public QCPAxisTicker {
+protected:
+    QVector<double> createTickVector(double, const QCPRange& range) override {
+        QVector<double> ticks;
+        if (range.lower <= 0 || range.upper <= range.lower) return ticks;
+        const double span = std::log10(range.upper / range.lower);
+        static const std::vector<double> one{1}, three{1, 2, 5}, many{1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9};
+        static const std::vector<double> every{1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2, 2.5, 3, 3.5, 4,
+                                               4.5, 5, 6, 7, 8, 9};
+        const std::vector<double>& mantissas = span > 4 ? one : span > 1.3 ? three : span > 0.3 ? many : every;
+        for (int e = int(std::floor(std::log10(range.lower))); e <= int(std::ceil(std::log10(range.upper))); ++e)
+            for (double m : mantissas) {
+                const double v = m * std::pow(10.0, e);
+                if (v >= range.lower * (1 - 1e-9) && v <= range.upper * (1 + 1e-9)) ticks << v;
+            }
+        return ticks;
+    }
+    QVector<double> createSubTickVector(int, const QVector<double>&) override { return {}; }
+    QString getTickLabel(double tick, const QLocale& locale, QChar, int) override {
+        return tick >= 1 && std::fabs(tick - std::round(tick)) < 1e-9 ? locale.toString(qlonglong(std::llround(tick)))
+                                                                     : locale.toString(tick, 'g', 4);
+    }
+};
+
 std::string parameter(const store::BenchPoint& p, const std::string& key) {
     const auto it = p.parameters.find(key);
     return it == p.parameters.end() ? std::string() : it->second;
@@ -85,6 +113,9 @@ std::string parameter(const store::BenchPoint& p, const std::string& key) {
 GcupsView::GcupsView(QWidget* parent) : QWidget(parent) {
     kinds_ = new QComboBox;
     compare_ = new QPushButton(tr("Compare CPU and GPU"));
+    compare_->setToolTip(tr("Measure GCUPS on the CPU and the GPU at lengths 64 to 2048 on this machine; the "
+                            "points appear as they are measured"));
+    kinds_->setToolTip(tr("What the horizontal axis shows: sequence length, batch size, streams or kernel"));
     status_ = new QLabel;
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("GCUPS against")));
@@ -95,7 +126,7 @@ GcupsView::GcupsView(QWidget* parent) : QWidget(parent) {
 
     plot_ = new QCustomPlot;
     plot_->setMinimumSize(320, 240);
-    plot_->legend->setVisible(true);
+    plot_->legend->setVisible(false);
     plot_->legend->setFont(QFont(font().family(), 8));
     // Top left: throughput rises with length, so that corner is usually empty.
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
@@ -174,6 +205,8 @@ void GcupsView::setXKind(const QString& kind) {
     rebuild();
 }
 
+QString GcupsView::emptyText() const { return empty_text_ && empty_text_->visible() ? empty_text_->text() : QString(); }
+
 QStringList GcupsView::curveNames() const { return curves_.keys(); }
 QCPGraph* GcupsView::curve(const QString& name) const { return curves_.value(name, nullptr); }
 
@@ -184,7 +217,7 @@ void GcupsView::rebuild() {
     const bool log = log_axis(x_kind_);
     if (log) {
         plot_->xAxis->setScaleType(QCPAxis::stLogarithmic);
-        plot_->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+        plot_->xAxis->setTicker(QSharedPointer<LogLengthTicker>::create());
     } else {
         plot_->xAxis->setScaleType(QCPAxis::stLinear);
         plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
@@ -265,6 +298,21 @@ void GcupsView::rebuild() {
         any_speedup = true;
     }
     plot_->yAxis2->setVisible(any_speedup);
+    // No points: no legend (it would be an empty box) and a line saying
+    // what would fill the plot.
+    plot_->legend->setVisible(!curves_.isEmpty());
+    if (!empty_text_) {
+        empty_text_ = new QCPItemText(plot_);
+        empty_text_->setObjectName("emptyPlotText");
+        empty_text_->position->setType(QCPItemPosition::ptAxisRectRatio);
+        empty_text_->position->setCoords(0.5, 0.45);
+        empty_text_->setPositionAlignment(Qt::AlignCenter);
+        empty_text_->setClipToAxisRect(false);
+        empty_text_->setColor(QColor(90, 90, 90));
+    }
+    empty_text_->setText(tr("No benchmark points to plot.\nPress \"Compare CPU and GPU\" to measure both here,\n"
+                            "or run alignscope-cli bench --project with this project."));
+    empty_text_->setVisible(curves_.isEmpty());
     plot_->rescaleAxes();
     // Some air around the points; GCUPS and speedup start at zero.
     plot_->yAxis->setRangeLower(0);
@@ -273,8 +321,11 @@ void GcupsView::rebuild() {
         plot_->yAxis2->setRangeLower(0);
         plot_->yAxis2->setRangeUpper(std::max(plot_->yAxis2->range().upper * 1.1, 1.0));
     }
+    if (curves_.isEmpty()) plot_->xAxis->setRange(log ? QCPRange(10, 10'000) : QCPRange(0, 10));
     const QCPRange xr = plot_->xAxis->range();
-    if (log && xr.lower > 0)
+    if (curves_.isEmpty()) {
+        // keep the empty axes as set
+    } else if (log && xr.lower > 0)
         plot_->xAxis->setRange(xr.lower / 1.4, xr.upper * 1.4);
     else
         plot_->xAxis->setRange(xr.lower - 0.5, xr.upper + 0.5);

@@ -18,6 +18,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPItemText;
 class QComboBox;
 class QLabel;
 class QMouseEvent;
@@ -81,6 +82,8 @@ public:
     // The window turns the action off while jobs run (the comparison measures
     // the devices alone); `why` becomes the button's tooltip.
     void setComparisonAllowed(bool allowed, const QString& why = {});
+    // The line over an empty plot (empty when points are plotted).
+    QString emptyText() const;
 
 signals:
     void comparisonStarted(const alignscope::BenchOptions& options);
@@ -103,6 +106,7 @@ private:
     QString x_kind_;
     QMap<QString, QCPGraph*> curves_;
     QStringList kernel_names_;  // tick labels of a kernel sweep
+    QCPItemText* empty_text_ = nullptr;  // "no points" over an empty plot
     DeviceRegistry* registry_ = nullptr;
     QThread* worker_ = nullptr;
     std::shared_ptr<CancellationToken> cancel_;
