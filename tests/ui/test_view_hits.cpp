@@ -30,6 +30,7 @@
 #include <QImage>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QApplication>
 #include <QtTest>
 
 #include <fstream>
@@ -205,6 +206,15 @@ Search search() {
         s.alignments.push_back(a);
     }
     return s;
+}
+
+// With ALIGNSCOPE_SCREENSHOT_DIR set, the widget as drawn is kept there as
+// NAME.png (the docs' screenshots come from these runs).
+void keep_screenshot(QWidget& widget, const QString& name) {
+    const QString dir = qEnvironmentVariable("ALIGNSCOPE_SCREENSHOT_DIR");
+    if (dir.isEmpty()) return;
+    QApplication::processEvents();
+    widget.grab().save(dir + "/" + name + ".png");
 }
 
 }  // namespace
@@ -401,6 +411,103 @@ private slots:
             view.table()->sortByColumn(HitTableModel::Target, Qt::AscendingOrder);
             break;
         }
+    }
+
+    // The description, identity and coverage columns of a real search: the
+    // description is the target's FASTA header text, identity is counted here
+    // from the stored alignment's aligned residues (identical columns over
+    // columns), coverage from the hit's query coordinates; hits without a
+    // stored alignment say so ("-" and why), until selected: then the
+    // alignment made here fills identity in. The identity filter hides rows.
+    void descriptionIdentityCoverage() {
+        QTemporaryDir dir;
+        QString queries, database;
+        real_slices(dir, queries, database);
+        // The slices keep ids only: give each target a description of its own.
+        const QString described = dir.filePath("described.fa");
+        std::map<std::string, std::string> descriptions;
+        {
+            const SequenceSet set = read_sequences(database.toStdString());
+            std::ofstream out(described.toStdString());
+            for (std::size_t k = 0; k < set.records.size(); ++k) {
+                const std::string text = "protein number " + std::to_string(k) + ", length " +
+                                         std::to_string(set.records[k].residues.size());
+                descriptions[set.records[k].id] = text;
+                out << '>' << set.records[k].id << ' ' << text << '\n' << set.records[k].residues << '\n';
+            }
+        }
+        const std::string path = dir.filePath("columns.alsproj").toStdString();
+        constexpr int aligned = 2;
+        const RecordedSearch search = record_search(path, queries, described, 5, aligned);
+        store::Project project(path);
+        HitsView view;
+        view.resize(1200, 800);
+        view.show();
+        view.loadFromProject(project, search.job);
+        HitTableModel* model = view.model();
+        while (model->canFetchMore({})) model->fetchMore({});
+        QVERIFY(model->rowCount() > aligned);
+        QCOMPARE(model->headerData(HitTableModel::Identity, Qt::Horizontal).toString(), QString("Identity %"));
+        QVERIFY(model->headerData(HitTableModel::Identity, Qt::Horizontal, Qt::ToolTipRole).toString().contains("stored alignment"));
+        int unknown = 0;
+        for (int r = 0; r < model->rowCount(); ++r) {
+            const store::Hit hit = model->hit(r);
+            QCOMPARE(model->index(r, HitTableModel::Description).data().toString().toStdString(),
+                     descriptions.at(hit.target_id));
+            const double coverage = 100.0 * double(hit.query_end - hit.query_begin + 1) / double(hit.query_length);
+            QCOMPARE(model->index(r, HitTableModel::Coverage).data().toString(), QString::number(coverage, 'f', 1));
+            const std::optional<Alignment> stored = project.hit_alignment(search.job, model->ordinal(r));
+            if (stored) {
+                int same = 0;
+                const std::size_t columns = stored->query_aligned.size();
+                QCOMPARE(columns, stored->target_aligned.size());
+                for (std::size_t c = 0; c < columns; ++c)
+                    same += stored->query_aligned[c] != '-' && stored->query_aligned[c] == stored->target_aligned[c];
+                const double identity = 100.0 * same / double(columns);
+                QCOMPARE(model->index(r, HitTableModel::Identity).data().toString(), QString::number(identity, 'f', 1));
+                QCOMPARE(model->identitySource(r), HitTableModel::IdentitySource::Stored);
+            } else {
+                ++unknown;
+                QCOMPARE(model->index(r, HitTableModel::Identity).data().toString(), QString("-"));
+                QVERIFY(model->index(r, HitTableModel::Identity).data(Qt::ToolTipRole).toString().contains("without traceback"));
+            }
+        }
+        QVERIFY(unknown > 0);
+        // The identity filter: rows below it (and rows without one) hidden.
+        const double threshold = 40;
+        view.setFilters(0, 0, threshold);
+        for (int r = 0; r < model->rowCount(); ++r) {
+            const auto identity = model->identity(r);
+            QCOMPARE(view.table()->isRowHidden(r), !identity || *identity < threshold);
+        }
+        view.setFilters(0, 0, 0);
+        // A hit without a stored alignment, selected: aligned here, and its
+        // identity is that alignment's.
+        for (int r = 0; r < model->rowCount(); ++r) {
+            if (model->identity(r)) continue;
+            view.selectHit(r);
+            QCOMPARE(view.shownSource(), HitsView::Source::Realigned);
+            const Alignment& shown = view.alignmentView()->pair().alignment;
+            int same = 0;
+            for (std::size_t c = 0; c < shown.query_aligned.size(); ++c)
+                same += shown.query_aligned[c] != '-' && shown.query_aligned[c] == shown.target_aligned[c];
+            QVERIFY(model->identity(r).has_value());
+            QCOMPARE(model->index(r, HitTableModel::Identity).data().toString(),
+                     QString::number(100.0 * same / double(shown.query_aligned.size()), 'f', 1));
+            QCOMPARE(model->identitySource(r), HitTableModel::IdentitySource::Realigned);
+            QVERIFY(model->index(r, HitTableModel::Identity).data(Qt::ToolTipRole).toString().contains("made here"));
+            break;
+        }
+        view.table()->sortByColumn(HitTableModel::Rank, Qt::AscendingOrder);
+        view.selectHit(0);
+        keep_screenshot(view, "hits-identity-coverage");
+        // The export carries the new columns.
+        const QString tsv = dir.filePath("hits.tsv");
+        view.exportTable(tsv);
+        QFile file(tsv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QStringList header = QString::fromUtf8(file.readLine()).trimmed().split('\t');
+        QVERIFY(header.contains("Description") && header.contains("Identity %") && header.contains("Coverage %"));
     }
 
     // `alignscope --project P --screenshot out.png --view hits` over a CLI

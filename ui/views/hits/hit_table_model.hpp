@@ -1,12 +1,16 @@
 // Ranked database hits as a Qt table model: from memory, or paged in from a
 // job's hits table as the view scrolls (canFetchMore/fetchMore), so a search
-// with millions of hits opens at once.
+// with millions of hits opens at once. Identity comes from each hit's stored
+// alignment (read with its page), coverage from the hit's coordinates.
 #pragma once
 
 #include <alignscope/store/results.hpp>
 
 #include <QAbstractTableModel>
 
+#include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace alignscope::store {
@@ -18,7 +22,23 @@ namespace alignscope::ui {
 class HitTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Rank, Query, Target, Score, Bits, EValue, QueryRange, TargetRange, TargetLength, ColumnCount };
+    enum Column {
+        Rank,
+        Query,
+        Target,
+        Description,  // the target's FASTA description
+        Score,
+        Bits,
+        EValue,
+        Identity,  // % identical columns of the hit's alignment (stored, or aligned again here)
+        Coverage,  // % of the query between the hit's first and last aligned residue
+        QueryRange,
+        TargetRange,
+        TargetLength,
+        ColumnCount
+    };
+    // Where a row's identity comes from.
+    enum class IdentitySource { None, Stored, Realigned };
 
     explicit HitTableModel(QObject* parent = nullptr);
 
@@ -32,7 +52,15 @@ public:
     // setHits was given; sorting the table does not change it.
     std::int64_t ordinal(int row) const { return rows_[static_cast<std::size_t>(row)].ordinal; }
     std::int64_t totalHits() const { return total_; }  // in the job, loaded or not
-
+    // The target's description for a hit (empty when unknown).
+    void setDescriber(std::function<std::string(const std::string& target_id)> describe);
+    // Identity in % (identical columns over alignment columns), when known.
+    std::optional<double> identity(int row) const { return rows_[static_cast<std::size_t>(row)].identity; }
+    IdentitySource identitySource(int row) const { return rows_[static_cast<std::size_t>(row)].identity_source; }
+    // Coverage of the query in %: (query_end - query_begin + 1) / query_length.
+    static std::optional<double> coverage(const store::Hit& hit);
+    // A hit aligned again here (no stored alignment): its identity from that.
+    void setRealignedIdentity(int row, double percent);
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -46,6 +74,8 @@ private:
     struct Row {
         store::Hit hit;
         std::int64_t ordinal = 0;
+        std::optional<double> identity;
+        IdentitySource identity_source = IdentitySource::None;
     };
     std::vector<Row> rows_;
     const store::Project* project_ = nullptr;
@@ -55,6 +85,8 @@ private:
     bool more_ = false;
     int scale_ = 1;
     int page_size_ = 500;
+    bool stored_alignments_ = false;  // the job keeps alignments of its hits
+    std::function<std::string(const std::string&)> describe_;
 };
 
 }  // namespace alignscope::ui

@@ -12,6 +12,8 @@
 #include <QClipboard>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QFileInfo>
+#include <QSettings>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -45,6 +47,10 @@ HitsView::HitsView(QWidget* parent) : QWidget(parent) {
     table_->setWordWrap(false);
     table_->setTextElideMode(Qt::ElideRight);
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setSectionResizeMode(HitTableModel::Description, QHeaderView::Interactive);
+    table_->horizontalHeader()->resizeSection(HitTableModel::Description, 220);
+    table_->setToolTip(tr("The hits, best first; click a hit to see its alignment below, right-click for copy and "
+                          "export; sort by any column"));
     alignment_ = new AlignmentView;
     note_ = new QLabel;
     // Long sequence ids wrap (or are cut) rather than widen the view.
@@ -76,13 +82,23 @@ HitsView::HitsView(QWidget* parent) : QWidget(parent) {
     min_score_->setRange(0, 1e9);
     min_score_->setSpecialValueText(tr("any"));
     min_score_->setToolTip(tr("Show only hits with at least this raw score"));
+    min_identity_ = new QDoubleSpinBox;
+    min_identity_->setObjectName("minIdentity");
+    min_identity_->setDecimals(1);
+    min_identity_->setRange(0, 100);
+    min_identity_->setSuffix(tr(" %"));
+    min_identity_->setSpecialValueText(tr("any"));
+    min_identity_->setToolTip(tr("Show only hits whose alignment has at least this identity (hits without a "
+                                 "stored alignment are hidden while it is set)"));
     auto* filters = new QHBoxLayout;
     filters->addWidget(new QLabel(tr("E-value ≤")));
     filters->addWidget(max_evalue_);
     filters->addWidget(new QLabel(tr("Score ≥")));
     filters->addWidget(min_score_);
+    filters->addWidget(new QLabel(tr("Identity ≥")));
+    filters->addWidget(min_identity_);
     filters->addStretch(1);
-    for (QDoubleSpinBox* box : {max_evalue_, min_score_})
+    for (QDoubleSpinBox* box : {max_evalue_, min_score_, min_identity_})
         connect(box, &QDoubleSpinBox::valueChanged, this, &HitsView::applyFilters);
     connect(model_, &QAbstractItemModel::modelReset, this, &HitsView::applyFilters);
     connect(model_, &QAbstractItemModel::rowsInserted, this, &HitsView::applyFilters);
@@ -105,9 +121,10 @@ HitsView::HitsView(QWidget* parent) : QWidget(parent) {
 
 HitsView::~HitsView() = default;
 
-void HitsView::setFilters(double max_evalue, double min_score) {
+void HitsView::setFilters(double max_evalue, double min_score, double min_identity) {
     max_evalue_->setValue(max_evalue > 0 ? max_evalue : 0);
     min_score_->setValue(min_score > 0 ? min_score : 0);
+    min_identity_->setValue(min_identity > 0 ? min_identity : 0);
     applyFilters();
 }
 
@@ -115,6 +132,8 @@ bool HitsView::rowShown(int row) const {
     const store::Hit& h = model_->hit(row);
     if (const double e = max_evalue_->value(); e > 0 && (!h.evalue || *h.evalue > e)) return false;
     if (const double s = min_score_->value(); s > 0 && model_->index(row, HitTableModel::Score).data(Qt::UserRole).toDouble() < s)
+        return false;
+    if (const double i = min_identity_->value(); i > 0 && (!model_->identity(row) || *model_->identity(row) < i))
         return false;
     return true;
 }
@@ -173,27 +192,26 @@ QMenu* HitsView::contextMenu(int row) {
     sequence->setObjectName("copySequence");
     sequence->setEnabled(target_index_.count(h.target_id) > 0);
     menu->addAction(tr("Open alignment"), this, [this, row] { selectHit(row); })->setObjectName("openAlignment");
-    menu->addAction(tr("Export selection (CSV or TSV)…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export hits"), QDir::homePath() + "/hits.tsv",
-                                                          tr("TSV (*.tsv);;CSV (*.csv)"));
-        if (path.isEmpty()) return;
-        try {
-            exportTable(path, true);
-        } catch (const std::exception& e) {
-            note_->setText(QString::fromUtf8(e.what()));
-        }
-    })->setObjectName("exportSelection");
-    menu->addAction(tr("Export all shown hits (CSV or TSV)…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export hits"), QDir::homePath() + "/hits.tsv",
-                                                          tr("TSV (*.tsv);;CSV (*.csv)"));
-        if (path.isEmpty()) return;
-        try {
-            exportTable(path, false);
-        } catch (const std::exception& e) {
-            note_->setText(QString::fromUtf8(e.what()));
-        }
-    })->setObjectName("exportAll");
+    menu->addAction(tr("Export selection (CSV or TSV)…"), this, [this] { exportDialog(true); })
+        ->setObjectName("exportSelection");
+    menu->addAction(tr("Export all shown hits (CSV or TSV)…"), this, [this] { exportDialog(false); })
+        ->setObjectName("exportAll");
     return menu;
+}
+
+void HitsView::exportDialog(bool selected_only) {
+    // The folder last used for hit tables (the window's file dialogs keep
+    // theirs under the same settings group).
+    const QString folder = QSettings().value("folders/hits", QDir::homePath()).toString();
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export hits"), QDir(folder).filePath("hits.tsv"),
+                                                      tr("TSV (*.tsv);;CSV (*.csv)"));
+    if (path.isEmpty()) return;
+    QSettings().setValue("folders/hits", QFileInfo(path).absolutePath());
+    try {
+        exportTable(path, selected_only);
+    } catch (const std::exception& e) {
+        note_->setText(QString::fromUtf8(e.what()));
+    }
 }
 
 void HitsView::setSequences(std::vector<Sequence> queries, std::vector<Sequence> targets) {
@@ -203,6 +221,10 @@ void HitsView::setSequences(std::vector<Sequence> queries, std::vector<Sequence>
     target_index_.clear();
     for (std::size_t k = 0; k < queries_.size(); ++k) query_index_.emplace(queries_[k].id, k);
     for (std::size_t k = 0; k < targets_.size(); ++k) target_index_.emplace(targets_[k].id, k);
+    model_->setDescriber([this](const std::string& id) {
+        const auto it = target_index_.find(id);
+        return it == target_index_.end() ? std::string() : targets_[it->second].description;
+    });
 }
 
 void HitsView::setHits(std::vector<store::Hit> hits, std::vector<Sequence> queries, std::vector<Sequence> targets,
@@ -305,6 +327,8 @@ void HitsView::showHit(int row) {
                              QString::fromStdString(format_score(scheme_.to_user(hit.score))));
         note_->setText(note);
         source_ = Source::Realigned;
+        if (a.stats.length > 0)
+            model_->setRealignedIdentity(row, 100.0 * double(a.stats.identities) / double(a.stats.length));
         if (a.has_traceback())
             alignment_->setAlignment(a, query, target, scheme_);
         else

@@ -45,7 +45,8 @@ public:
 
     // Filters: rows outside them are hidden (and left out of exports). A
     // maximum E-value hides hits without one; 0 or less means no filter.
-    void setFilters(double max_evalue, double min_score);
+    // A minimum identity hides hits whose identity is unknown.
+    void setFilters(double max_evalue, double min_score, double min_identity = 0);
     bool rowShown(int row) const;
     // The shown rows (all of the job's hits, fetched), or only the selected
     // ones, as CSV (.csv, RFC 4180 quoting) or TSV (any other name). Throws
@@ -74,10 +75,12 @@ private:
     void setSequences(std::vector<Sequence> queries, std::vector<Sequence> targets);
 
     void applyFilters();
+    void exportDialog(bool selected_only);
 
     HitTableModel* model_ = nullptr;
     QDoubleSpinBox* max_evalue_ = nullptr;
     QDoubleSpinBox* min_score_ = nullptr;
+    QDoubleSpinBox* min_identity_ = nullptr;
     QTableView* table_ = nullptr;
     AlignmentView* alignment_ = nullptr;
     QLabel* note_ = nullptr;
