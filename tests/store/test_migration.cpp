@@ -117,6 +117,12 @@ void write_version3_content(store::Project& project) {
     project.set_setting("notes", "kept with the project");
 }
 
+// What fixtures from version 4 on add.
+void write_version4_content(store::Project& project) {
+    project.add_analysis("profile_search", "globins4.hmm against 3 sequences", R"({"E":10})", R"({"models":[]})");
+    project.add_analysis("allvsall", "5 sequences", R"({"mode":"global"})", std::string("{\"n\":5}\0tail", 12));
+}
+
 // The fixture of the current version: every version's content, then a job
 // left running while the copy is taken.
 void write_fixture(const QString& path, const QString& work) {
@@ -126,6 +132,7 @@ void write_fixture(const QString& path, const QString& work) {
     write_version1_content(project, work);
     write_version2_content(project);
     write_version3_content(project);
+    write_version4_content(project);
 
     // Copied while this one runs: the copy has a 'running' job nobody owns.
     auto running = project.begin_job(sample_spec("align"));
@@ -212,6 +219,18 @@ void verify_version3_content(const store::Project& project) {
     QVERIFY(!project.setting("never set"));
 }
 
+void verify_version4_content(const store::Project& project) {
+    const auto analyses = project.analyses();
+    QCOMPARE(analyses.size(), std::size_t(2));
+    QCOMPARE(analyses[0].kind, std::string("profile_search"));
+    QCOMPARE(analyses[0].title, std::string("globins4.hmm against 3 sequences"));
+    QCOMPARE(analyses[0].parameters, std::string(R"({"E":10})"));
+    QCOMPARE(project.analysis_results(analyses[0].id), std::string(R"({"models":[]})"));
+    QCOMPARE(analyses[1].kind, std::string("allvsall"));
+    QCOMPARE(project.analysis_results(analyses[1].id), std::string("{\"n\":5}\0tail", 12));
+    QVERIFY(analyses[0].created_ms > 0);
+}
+
 QStringList schema_of(const QString& path) {
     return RawDatabase(path).column("SELECT type || ' ' || name || ': ' || sql FROM sqlite_schema "
                                     "WHERE name NOT LIKE 'sqlite_%' ORDER BY name");
@@ -272,6 +291,14 @@ private slots:
             if (version >= 1) verify_version1_content(project, version);
             if (version >= 2) verify_version2_content(project);
             if (version >= 3) verify_version3_content(project);
+            if (version >= 4) verify_version4_content(project);
+            // A migrated project keeps analyses (an older one had no table for them).
+            const std::size_t before = project.analyses().size();
+            const auto added = project.add_analysis("allvsall", "after migration", "{}", "x");
+            QCOMPARE(project.analyses().size(), before + 1);
+            QCOMPARE(project.analysis_results(added), std::string("x"));
+            project.delete_analysis(added);
+            QCOMPARE(project.analyses().size(), before);
             // A migrated project takes settings (an older one had no table for them).
             project.set_setting("after migration", "yes");
             QCOMPARE(project.setting("after migration").value_or(""), std::string("yes"));

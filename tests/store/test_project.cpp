@@ -750,6 +750,59 @@ private slots:
         QVERIFY(refused);
     }
 
+    // Analyses (schema version 4): kept across reopening with their results
+    // byte for byte; a bad kind, parameters that are not an object and an
+    // unknown id each give one clear error; read-only projects refuse writes.
+    void analysesPersist() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("a.alsproj").toStdString();
+        const std::string big(3'000'000, 'r');
+        std::int64_t first = 0;
+        {
+            store::Project project(path, creating_project());
+            QVERIFY(project.analyses().empty());
+            first = project.add_analysis("profile_search", "fn3.hmm against 7 sequences", R"({"E":1e-3})", big);
+            project.add_analysis("allvsall", "12 sequences", "{}", std::string("a\0b", 3));
+            auto refused = [&](auto&& call, const char* words) {
+                QString message;
+                try {
+                    call();
+                } catch (const Error& e) {
+                    message = e.what();
+                }
+                QVERIFY2(message.contains(words), qPrintable(message));
+            };
+            refused([&] { project.add_analysis("blast", "t", "{}", ""); }, "profile_search or allvsall");
+            refused([&] { project.add_analysis("allvsall", "t", "[1]", ""); }, "JSON object");
+            refused([&] { project.add_analysis("allvsall", "t", "{oops", ""); }, "JSON object");
+            refused([&] { project.analysis_results(999); }, "no analysis 999");
+            refused([&] { project.delete_analysis(999); }, "no analysis 999");
+        }
+        {
+            store::Project project(path);
+            const auto all = project.analyses();
+            QCOMPARE(all.size(), std::size_t(2));
+            QCOMPARE(all[0].id, first);
+            QCOMPARE(all[0].title, std::string("fn3.hmm against 7 sequences"));
+            QCOMPARE(all[0].parameters, std::string(R"({"E":1e-3})"));
+            QCOMPARE(project.analysis_results(first), big);
+            QCOMPARE(project.analysis_results(all[1].id), std::string("a\0b", 3));
+            project.delete_analysis(first);
+            QCOMPARE(project.analyses().size(), std::size_t(1));
+            QVERIFY(project.check().ok());
+        }
+        store::ProjectOptions reading;
+        reading.read_only = true;
+        store::Project project(path, reading);
+        bool refused = false;
+        try {
+            project.add_analysis("allvsall", "t", "{}", "");
+        } catch (const Error& e) {
+            refused = QString(e.what()).contains("read-only");
+        }
+        QVERIFY(refused);
+    }
+
     // An input no job used is removed with its embedded records; one a job
     // used is refused with the job named, until the job is deleted.
     void deleteInput() {

@@ -234,7 +234,20 @@ const std::vector<const char*> kVersion3 = {
         value TEXT NOT NULL) WITHOUT ROWID)",
 };
 
-const std::vector<const std::vector<const char*>*> kSteps = {&kVersion1, &kVersion2, &kVersion3};
+// Version 4: the workbench's analyses that are not pairwise jobs (a profile
+// search, an all-against-all matrix): one row each, what was asked (JSON) and
+// its results as one document (JSON text in a blob, read back whole).
+const std::vector<const char*> kVersion4 = {
+    R"(CREATE TABLE analyses (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('profile_search', 'allvsall')),
+        title TEXT NOT NULL,
+        created_ms INTEGER NOT NULL,
+        parameters TEXT NOT NULL CHECK (json_valid(parameters)),
+        results BLOB NOT NULL))",
+};
+
+const std::vector<const std::vector<const char*>*> kSteps = {&kVersion1, &kVersion2, &kVersion3, &kVersion4};
 
 }  // namespace
 

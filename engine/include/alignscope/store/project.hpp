@@ -77,6 +77,17 @@ struct JobInfo {
     std::vector<JobInput> inputs;
 };
 
+// A workbench analysis kept whole (schema version 4): a profile search or an
+// all-against-all matrix. `parameters` is a JSON object (what was asked);
+// `results` the results as the workbench wrote them (JSON text).
+struct AnalysisInfo {
+    std::int64_t id = 0;
+    std::string kind;   // "profile_search", "allvsall"
+    std::string title;  // "globins4.hmm against globins45.fa"
+    std::int64_t created_ms = 0;
+    std::string parameters;
+};
+
 struct ProjectOptions {
     bool read_only = false;          // never write (list, show, export); see Project::read_only()
     bool create_if_missing = false;  // make a new project when there is no file
@@ -105,7 +116,7 @@ class Project {
 public:
     // The schema this build writes; files with a higher PRAGMA user_version are
     // refused, lower ones are migrated forward on open (unless read-only).
-    static constexpr int schema_version = 3;
+    static constexpr int schema_version = 4;
     static constexpr std::string_view file_extension = ".alsproj";
 
     // Opens (or with create_if_missing creates) a project. On a writable open it
@@ -146,6 +157,16 @@ public:
     // key never set; set_setting replaces a value (Error when read-only).
     std::optional<std::string> setting(std::string_view key) const;
     void set_setting(std::string_view key, std::string_view value);
+
+    // Analyses, oldest first (without their results), one's results, adding
+    // and deleting. add_analysis throws Error for an unknown kind or
+    // parameters that are not a JSON object; analysis_results and
+    // delete_analysis throw Error when there is no such analysis.
+    std::vector<AnalysisInfo> analyses() const;
+    std::string analysis_results(std::int64_t id) const;
+    std::int64_t add_analysis(const std::string& kind, const std::string& title, const std::string& parameters,
+                              const std::string& results);
+    void delete_analysis(std::int64_t id);
 
     // Jobs, oldest first. A queued or running job whose owner is gone is
     // reported as interrupted even before mark_interrupted_jobs() writes it.
