@@ -22,6 +22,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <future>
+#include <memory>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -148,12 +150,17 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
         if (m.alphabet != models.front().alphabet)
             throw Error(flags.profiles + ":" + std::to_string(m.line) + ": model '" + m.name +
                         "' has another alphabet than the first model; one search takes one alphabet");
-    const profile::ProfileTargets targets = profile::read_profile_targets(flags.database, models.front().alphabet);
-    auto registry = profile::make_cpu_profile_scanner_registry();
+    // The device (a GPU's context takes a few hundred milliseconds to start)
+    // is made while the targets are read.
+    auto made = std::async(std::launch::async, [&flags] {
+        auto registry = profile::make_cpu_profile_scanner_registry();
 #ifdef ALIGNSCOPE_WITH_CUDA
-    kernels::register_cuda_profile_scanners(*registry);
+        kernels::register_cuda_profile_scanners(*registry);
 #endif
-    auto scanner = registry->create(flags.device, flags.threads);
+        return registry->create(flags.device, flags.threads);
+    });
+    const profile::ProfileTargets targets = profile::read_profile_targets(flags.database, models.front().alphabet);
+    const std::unique_ptr<profile::ProfileFilterScanner> scanner = made.get();
     JobContext job;
     job.cancel = &cancel;
     scanner->load(targets, job);

@@ -13,6 +13,7 @@
 #include <alignscope/error.hpp>
 #include <alignscope/profile/filters.hpp>
 #include <alignscope/profile/msv_striped.hpp>
+#include <alignscope/profile/viterbi_striped.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -218,8 +219,9 @@ void CudaProfileScanner::viterbi(const ap::ViterbiFilterProfile& model, std::spa
     const int segments = segments_for(model.length, 32);
     if (targets.empty()) return;
     if (segments == 0) {
+        const ap::StripedViterbiProfile striped = ap::make_striped_viterbi_profile(model);
         ap::parallel_for(targets.size(), threads_, [&](std::size_t i) {
-            scores[i] = ap::viterbi_filter(model, targets_->codes(targets[i]), targets_->length(targets[i]));
+            scores[i] = ap::viterbi_filter_striped(striped, targets_->codes(targets[i]), targets_->length(targets[i]));
         });
         stats_.viterbi_seconds += seconds_since(start);
         return;

@@ -15,6 +15,24 @@ namespace alignscope::profile {
 
 namespace {
 
+// Full matrices each worker thread reuses from envelope to envelope:
+// allocating, zeroing and freeing megabytes per envelope kept 16 threads
+// waiting on the kernel's page-fault and unmap paths. One that grew past
+// kKeepBytes (a very long envelope) is freed after use.
+struct ScratchMatrices {
+    DpMatrix ensemble, fx, bx, pp, ox;
+};
+constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
+ScratchMatrices& scratch_matrices()
+{
+    thread_local ScratchMatrices scratch;
+    return scratch;
+}
+void release_if_large(DpMatrix& m)
+{
+    if ((m.mmx.capacity() + m.imx.capacity() + m.dmx.capacity()) * sizeof(float) > kKeepBytes) m = DpMatrix{};
+}
+
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // Region and envelope thresholds on the posterior expectations.
 constexpr float kRegionTrigger = 0.25f;  // a region starts where P(in a domain) reaches this
@@ -673,6 +691,8 @@ public:
                 triggered = false;
             }
         }
+        ScratchMatrices& scratch = scratch_matrices();
+        for (DpMatrix* m : {&scratch.ensemble, &scratch.fx, &scratch.bx, &scratch.pp, &scratch.ox}) release_if_large(*m);
         return std::move(stage_);
     }
 
@@ -692,7 +712,7 @@ private:
     {
         const int Lr = jreg - ireg + 1;
         const ForwardProfile& om = profile_.multihit;
-        DpMatrix fx;
+        DpMatrix& fx = scratch_matrices().ensemble;
         forward(om, multihit_length_, dsq_ + ireg - 1, Lr, fx, true);
         for (int pos = ireg; pos <= jreg; ++pos) stage_.null2[static_cast<std::size_t>(pos)] = 0.0f;
         random_.reseed(random_.seed());
@@ -739,7 +759,8 @@ private:
     {
         const int Ld = j - i + 1;
         const ForwardProfile& om = profile_.unihit;
-        DpMatrix fx, bx, pp, ox;
+        ScratchMatrices& scratch = scratch_matrices();
+        DpMatrix &fx = scratch.fx, &bx = scratch.bx, &pp = scratch.pp, &ox = scratch.ox;
         const float envsc = forward(om, unihit_length_, dsq_ + i - 1, Ld, fx, true);
         backward(om, unihit_length_, dsq_ + i - 1, Ld, fx, bx, true);
         if (!decode(unihit_length_, fx, bx, pp)) return false;
