@@ -1,11 +1,15 @@
 // MainWindow: wiring of the document, the job queue, the panel and the views.
 #include "mainwindow.hpp"
 
+#include "file_dialogs.hpp"
 #include "image_export.hpp"
+#include "jobs/job_staleness.hpp"
+#include "jobs/project_job_recorder.hpp"
 #include "panels/job_panel.hpp"
 #include "panels/queue_panel.hpp"
 #include "views/benchmark_view.hpp"
 #include "views/gcups/gcups_view.hpp"
+#include "views/job_result_view.hpp"
 #include "views/job_timeline_view.hpp"
 #include "views/jobs_view.hpp"
 #include "views/sequences_view.hpp"
@@ -37,6 +41,8 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QSystemTrayIcon>
+#include <QTextBrowser>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -153,6 +159,23 @@ MainWindow::MainWindow(DeviceRegistry& registry, std::unique_ptr<ScannerRegistry
     }
     run_action_->setEnabled(panel_->canRun());
 
+    // Views mark themselves stale when the panel or the inputs changed since
+    // the job they show ran (checked shortly after the changes settle).
+    stale_timer_ = new QTimer(this);
+    stale_timer_->setSingleShot(true);
+    stale_timer_->setInterval(150);
+    connect(stale_timer_, &QTimer::timeout, this, &MainWindow::updateStale);
+    connect(panel_, &JobPanel::validityChanged, stale_timer_, qOverload<>(&QTimer::start));
+    connect(&document_, &ProjectDocument::inputsChanged, stale_timer_, qOverload<>(&QTimer::start));
+    for (ResultView* v : std::as_const(views_))
+        if (auto* job_view = qobject_cast<JobResultView*>(v))
+            job_view->setStaleCheck([this](const store::JobInfo& job) {
+                if (!panel_snapshot_) return QStringList();
+                std::vector<store::InputInfo> inputs;
+                for (const SequenceInput& in : document_.inputs()) inputs.push_back(in.info);
+                return stale_reasons(job, *panel_snapshot_, inputs);
+            });
+
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
     restoreState(settings.value("window/state").toByteArray());
@@ -160,6 +183,32 @@ MainWindow::MainWindow(DeviceRegistry& registry, std::unique_ptr<ScannerRegistry
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::updateStale() {
+    // What the panel would record now; nothing to compare with while it has
+    // no sequences on a side.
+    panel_snapshot_.reset();
+    const JobRequest request = panel_->request();
+    if (request.queries.size() > 0 && request.targets.size() > 0) {
+        std::optional<DeviceInfo> device = queue_.device(request.device);
+        if (!device && request.device == "gpu")
+            for (const DeviceInfo& d : queue_.devices())
+                if (d.kind == "gpu" && d.available) {
+                    device = d;
+                    break;
+                }
+        if (device) {
+            try {
+                panel_snapshot_ = PanelSnapshot{ProjectJobRecorder::spec_for(request, *device), request.queries.set_ids,
+                                                request.targets.set_ids};
+            } catch (const std::exception&) {
+                panel_snapshot_.reset();  // a request the panel itself refuses
+            }
+        }
+    }
+    for (ResultView* v : std::as_const(views_))
+        if (auto* job_view = qobject_cast<JobResultView*>(v)) job_view->updateStale();
+}
 
 void MainWindow::fitJobPanel() {
     // The dock never gets narrower than the panel's content (whatever the
@@ -278,6 +327,9 @@ void MainWindow::createMenus() {
     if (auto* dock = findChild<QDockWidget*>("jobDock")) view->addAction(dock->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* guide = help->addAction(tr("&User Guide"), this, &MainWindow::showUserGuide);
+    guide->setObjectName("userGuide");
+    guide->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts)->setObjectName("keyboardShortcuts");
     QAction* about = help->addAction(tr("&About AlignScope"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);
@@ -380,6 +432,9 @@ void MainWindow::connectDocument() {
     });
     connect(&document_, &ProjectDocument::loadFailed, this, [this](const QString& path, const QString& message) {
         showMessage(QMessageBox::Warning, tr("Cannot load %1").arg(QFileInfo(path).fileName()), message);
+    });
+    connect(&document_, &ProjectDocument::loadWarning, this, [this](const QString& path, const QString& message) {
+        showMessage(QMessageBox::Warning, tr("Check %1").arg(QFileInfo(path).fileName()), message);
     });
     connect(&document_, &ProjectDocument::loadCancelled, this, [this](const QString& path) {
         statusBar()->showMessage(tr("Loading %1 cancelled").arg(QFileInfo(path).fileName()), 5000);
@@ -521,10 +576,10 @@ bool MainWindow::importChromeTrace(const QString& path) {
     return true;
 }
 
-void MainWindow::importTraceDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import Chrome trace"), QDir::homePath(),
-                                                      tr("Chrome traces (*.json *.trace);;All files (*)"));
-    if (!path.isEmpty()) importChromeTrace(path);
+QFileDialog* MainWindow::importTraceDialog() {
+    return open_file_dialog(this, FileKind::Traces, tr("Import Chrome trace"),
+                            tr("Chrome traces (*.json *.trace);;All files (*)"), QFileDialog::AcceptOpen,
+                            QFileDialog::ExistingFile, [this](const QStringList& paths) { importChromeTrace(paths.first()); });
 }
 
 BenchmarkView* MainWindow::benchmarkView() const { return qobject_cast<BenchmarkView*>(views_.value("gcups")); }
@@ -712,42 +767,44 @@ void MainWindow::updateRecentMenu() {
     recent_menu_->setEnabled(!recent.isEmpty());
 }
 
-void MainWindow::newProjectDialog() {
-    QString path = QFileDialog::getSaveFileName(this, tr("New project"), QDir::homePath(),
-                                                tr("AlignScope projects (*.alsproj)"));
-    if (path.isEmpty()) return;
-    if (!is_project_file(path)) path += ".alsproj";
-    if (QFileInfo::exists(path)) {
-        // The dialog asked before overwriting; a project is several files.
-        for (const char* suffix : {"", "-wal", "-shm", "-lock"}) QFile::remove(path + suffix);
-    }
-    openProject(path, true);
+QFileDialog* MainWindow::newProjectDialog() {
+    return open_file_dialog(this, FileKind::Projects, tr("New project"), tr("AlignScope projects (*.alsproj)"),
+                            QFileDialog::AcceptSave, QFileDialog::AnyFile, [this](const QStringList& paths) {
+                                QString path = paths.first();
+                                if (!is_project_file(path)) path += ".alsproj";
+                                if (QFileInfo::exists(path)) {
+                                    // The dialog asked before overwriting; a project is several files.
+                                    for (const char* suffix : {"", "-wal", "-shm", "-lock"}) QFile::remove(path + suffix);
+                                }
+                                openProject(path, true);
+                            });
 }
 
-void MainWindow::openProjectDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), QDir::homePath(),
-                                                      tr("AlignScope projects (*.alsproj);;All files (*)"));
-    if (!path.isEmpty()) openProject(path);
+QFileDialog* MainWindow::openProjectDialog() {
+    return open_file_dialog(this, FileKind::Projects, tr("Open project"),
+                            tr("AlignScope projects (*.alsproj);;All files (*)"), QFileDialog::AcceptOpen,
+                            QFileDialog::ExistingFile, [this](const QStringList& paths) { openProject(paths.first()); });
 }
 
-void MainWindow::saveAsDialog() {
-    if (!document_.isOpen()) return;
-    QString path = QFileDialog::getSaveFileName(this, tr("Save project as"), QFileInfo(document_.path()).path(),
-                                                tr("AlignScope projects (*.alsproj)"));
-    if (path.isEmpty()) return;
-    if (!is_project_file(path)) path += ".alsproj";
-    if (QFileInfo(path).absoluteFilePath() == document_.path()) return;
-    // The dialog asked before replacing a file; the store refuses any project
-    // that is open, and saveFailed says why.
-    awaiting_ready_ = true;
-    document_.saveAs(path);
+QFileDialog* MainWindow::saveAsDialog() {
+    if (!document_.isOpen()) return nullptr;
+    return open_file_dialog(this, FileKind::Projects, tr("Save project as"), tr("AlignScope projects (*.alsproj)"),
+                            QFileDialog::AcceptSave, QFileDialog::AnyFile, [this](const QStringList& paths) {
+                                QString path = paths.first();
+                                if (!is_project_file(path)) path += ".alsproj";
+                                if (QFileInfo(path).absoluteFilePath() == document_.path()) return;
+                                // The dialog asked before replacing a file; the store refuses any
+                                // project that is open, and saveFailed says why.
+                                awaiting_ready_ = true;
+                                document_.saveAs(path);
+                            });
 }
 
-void MainWindow::loadSequencesDialog() {
-    const QStringList paths = QFileDialog::getOpenFileNames(
-        this, tr("Load sequences"), QDir::homePath(),
-        tr("Sequences (*.fa *.fasta *.fna *.faa *.ffn *.fq *.fastq *.gz);;All files (*)"));
-    loadFiles(paths);
+QFileDialog* MainWindow::loadSequencesDialog() {
+    return open_file_dialog(this, FileKind::Sequences, tr("Load sequences"),
+                            tr("Sequences (*.fa *.fasta *.fna *.faa *.ffn *.fq *.fastq *.gz);;All files (*)"),
+                            QFileDialog::AcceptOpen, QFileDialog::ExistingFiles,
+                            [this](const QStringList& paths) { loadFiles(paths); });
 }
 
 void MainWindow::pasteDialog() {
@@ -778,17 +835,46 @@ ExportImageDialog* MainWindow::exportImageDialog() {
     QString id;
     for (auto it = views_.cbegin(); it != views_.cend(); ++it)
         if (it.value() == view) id = it.key();
-    QSettings settings;
-    const QString folder = settings.value("folders/images", QDir::homePath()).toString();
+    const QString folder = remembered_folder(FileKind::Images);
     const QString name = QStringLiteral("%1%2.png").arg(id, current_job_ ? QStringLiteral("-job%1").arg(current_job_)
                                                                          : QString());
     auto* dialog = new ExportImageDialog(image_content(view), QDir(folder).filePath(name), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
-        QSettings().setValue("folders/images", QFileInfo(dialog->path()).absolutePath());
+        remember_folder(FileKind::Images, dialog->path());
         statusBar()->showMessage(tr("Image written: %1").arg(dialog->path()), 8000);
     });
     dialog->open();
+    return dialog;
+}
+
+QDialog* MainWindow::showUserGuide() {
+    // The guide ships inside the program (resources/guide), so it matches
+    // this version and needs no network.
+    if (auto* open = findChild<QDialog*>("userGuideWindow")) {
+        open->raise();
+        open->activateWindow();
+        return open;
+    }
+    ensure_ui_resources();
+    QFile file(":/guide/user-guide.md");
+    QString text;
+    if (file.open(QIODevice::ReadOnly)) text = QString::fromUtf8(file.readAll());
+    auto* dialog = new QDialog(this);
+    dialog->setObjectName("userGuideWindow");
+    dialog->setWindowTitle(tr("AlignScope User Guide"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    auto* browser = new QTextBrowser(dialog);
+    browser->setObjectName("userGuideText");
+    browser->setOpenExternalLinks(true);
+    browser->setMarkdown(text);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    auto* layout = new QVBoxLayout(dialog);
+    layout->addWidget(browser);
+    layout->addWidget(buttons);
+    dialog->resize(760, 640);
+    dialog->show();
     return dialog;
 }
 
@@ -809,7 +895,10 @@ QDialog* MainWindow::showShortcuts() {
             row(keys.join(", "), QString(menu_action->text() + " › " + a->text()).remove('&'));
         }
     }
-    row(tr("Right, Left"), tr("DP stepper: one step forward, one step back"));
+    // The stepper's keys work while its table has the focus (a click on it).
+    row(tr("Right, Left"), tr("DP stepper (click its table first): one step forward, one step back"));
+    row(tr("Home, End"), tr("DP stepper: back to the empty matrix; to the end of the fill, then of the traceback"));
+    row(tr("Space"), tr("DP stepper: play or pause"));
     auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard shortcuts"),
                                 QStringLiteral("<table cellspacing=\"6\">%1</table>").arg(rows), QMessageBox::Ok, this);
     box->setObjectName("shortcutsBox");

@@ -7,11 +7,13 @@
 
 #include "event_loop_probe.hpp"
 #include "jobs/job_queue.hpp"
+#include "jobs/job_staleness.hpp"
 #include "project_document.hpp"
 
 #include <alignscope/device/backend.hpp>
 #include <alignscope/search/scan.hpp>
 
+#include <QFileDialog>
 #include <QLabel>
 #include <QMainWindow>
 #include <QMap>
@@ -19,7 +21,10 @@
 #include <QPointer>
 #include <QProgressBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolButton>
+
+#include <optional>
 
 namespace alignscope::ui {
 
@@ -115,13 +120,17 @@ private:
     void updateRecentMenu();
     void rememberProject(const QString& path);
     void showAbout();
-    void newProjectDialog();
-    void openProjectDialog();
-    void saveAsDialog();
-    void loadSequencesDialog();
     void pasteDialog();
-    void importTraceDialog();
 public:
+    // The file dialogs (opened window-modal, in the folder last used for the
+    // kind of file: file_dialogs.hpp); null when there is nothing to do.
+    QFileDialog* newProjectDialog();
+    QFileDialog* openProjectDialog();
+    QFileDialog* saveAsDialog();
+    QFileDialog* loadSequencesDialog();
+    QFileDialog* importTraceDialog();
+    // Help › User Guide: the manual shipped in the program's resources.
+    QDialog* showUserGuide();
     // File › Export Image… for the shown view (its plot, or the view itself);
     // the dialog, opened (window-modal), or null when no view is shown.
     ExportImageDialog* exportImageDialog();
@@ -132,6 +141,7 @@ private:
     void jobProgressed(quint64 ticket, const JobProgress& progress);
     void jobFinished(quint64 ticket, const JobOutcome& outcome);
     void updateRunning();
+    void updateStale();
 
     DeviceRegistry& registry_;
     std::unique_ptr<ScannerRegistry> own_scanners_;  // when none were given
@@ -157,6 +167,8 @@ private:
     QMap<quint64, qint64> ticket_jobs_;  // queue ticket -> project job id
     QMap<quint64, QString> ticket_summaries_;  // queue ticket -> what the job does
     qint64 current_job_ = 0;
+    QTimer* stale_timer_ = nullptr;
+    std::optional<PanelSnapshot> panel_snapshot_;  // the panel's settings as a job spec
     bool awaiting_ready_ = false;
     bool confirm_close_ = true;
     bool close_confirmed_ = false;

@@ -3,6 +3,9 @@
 
 #include "jobs/project_job_recorder.hpp"
 
+#include <alignscope/error.hpp>
+#include <alignscope/seq/alphabet.hpp>
+
 #include <QFileInfo>
 
 #include <algorithm>
@@ -12,6 +15,34 @@
 namespace alignscope::ui {
 
 QString SequenceInput::label() const { return QFileInfo(QString::fromStdString(info.path)).fileName(); }
+
+QStringList sequence_set_warnings(const SequenceSet& set, std::size_t records_checked) {
+    QStringList warnings;
+    if (const std::string line = set.duplicate_id_warning(); !line.empty()) warnings << QString::fromStdString(line);
+    const bool protein = set.alphabet == AlphabetKind::Protein;
+    std::size_t checked = 0, other = 0;
+    const Sequence* first_other = nullptr;
+    for (const Sequence& s : set.records) {
+        if (checked == records_checked) break;
+        ++checked;
+        if (s.residues.size() < 8) continue;  // too short to tell
+        if ((detect_alphabet(s.residues) == AlphabetKind::Protein) != protein) {
+            if (!first_other) first_other = &s;
+            ++other;
+        }
+    }
+    if (other > 0) {
+        const QString name = QFileInfo(QString::fromStdString(set.path)).fileName();
+        const QString kind = protein ? QObject::tr("nucleotides") : QObject::tr("protein");
+        const QString of = checked < set.records.size() ? QObject::tr("%1 of the first %2 records").arg(other).arg(checked)
+                                                        : QObject::tr("%1 of %2 records").arg(other).arg(checked);
+        warnings << QObject::tr("%1: %2 look like %3 (the first is %4) but the file is read as %5: one file should "
+                                "hold one kind of sequence")
+                        .arg(name, of, kind, QString::fromStdString(first_other->id),
+                             QString::fromUtf8(to_string(set.alphabet).data()));
+    }
+    return warnings;
+}
 
 ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent) {
     poll_timer_.setInterval(poll_interval_ms);
@@ -93,6 +124,32 @@ void ProjectDocument::loadFiles(const QStringList& paths) {
 
 void ProjectDocument::cancelLoading() { loader_.cancel(); }
 
+void ProjectDocument::removeInput(qint64 id) {
+    if (!project_) throw Error("no project is open");
+    project_->delete_input(id);
+    inputs_.erase(std::remove_if(inputs_.begin(), inputs_.end(), [id](const SequenceInput& i) { return i.info.id == id; }),
+                  inputs_.end());
+    emit inputsChanged();
+}
+
+QString ProjectDocument::setting(const QString& key) const {
+    if (!project_) return {};
+    try {
+        return QString::fromStdString(project_->setting(key.toStdString()).value_or(std::string()));
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
+void ProjectDocument::setSetting(const QString& key, const QString& value) {
+    if (!project_ || project_->read_only()) return;
+    try {
+        project_->set_setting(key.toStdString(), value.toStdString());
+    } catch (const std::exception&) {
+        // A busy or full disk: the settings are a convenience, the next change tries again.
+    }
+}
+
 void ProjectDocument::deleteJob(qint64 jobId) {
     if (project_) loader_.deleteJob(path_, jobId);
 }
@@ -165,6 +222,9 @@ void ProjectDocument::inputLoaded(const QString&, std::shared_ptr<const Sequence
             return;
         }
         it = inputs_.end() - 1;
+        // A file just read (a project's own inputs are checked when loaded).
+        if (set)
+            for (const QString& warning : sequence_set_warnings(*set)) emit loadWarning(QString::fromStdString(set->path), warning);
     }
     if (it->set) return;  // the same file again: the project already had it
     it->set = std::move(set);

@@ -30,6 +30,12 @@ struct SequenceInput {
     QString label() const;                   // file name
 };
 
+// The warnings a freshly read set deserves (see ProjectDocument::loadWarning):
+// the engine's duplicate-id line, and records of the other kind of alphabet
+// (protein among nucleotides or the reverse), judged by detect_alphabet on
+// up to the first `records_checked` records. Empty when all is well.
+QStringList sequence_set_warnings(const SequenceSet& set, std::size_t records_checked = 20'000);
+
 class ProjectDocument : public QObject {
     Q_OBJECT
 public:
@@ -53,6 +59,14 @@ public:
     void loadFiles(const QStringList& paths);
     void cancelLoading();
     bool loading() const { return loader_.busy(); }
+    // Removes a loaded sequence set from the project (`inputsChanged`
+    // follows). A set some job used stays: the error names those jobs (their
+    // results point at its records). Throws alignscope::Error.
+    void removeInput(qint64 id);
+    // Settings kept in the project file (Project::setting); empty / nothing
+    // when no project is open or it is read-only.
+    QString setting(const QString& key) const;
+    void setSetting(const QString& key, const QString& value);
     // Deletes a finished job with its results (on the worker); `jobsChanged` follows.
     void deleteJob(qint64 jobId);
     // Writes a consistent copy to `path` and switches to it (`opened` follows).
@@ -104,6 +118,10 @@ signals:
     void loadProgress(QString path, quint64 bytesRead, quint64 fileSize);
     void loadFailed(QString path, QString message);
     void loadCancelled(QString path);
+    // A file was read, but something in it deserves a look: records repeating
+    // an id (the engine's own line, as the CLI prints it), or records that
+    // look like nucleotides in a protein file (or the reverse).
+    void loadWarning(QString path, QString message);
     void loadingIdle();
     void saveFailed(QString path, QString message);
     void deleteFailed(qint64 jobId, QString message);

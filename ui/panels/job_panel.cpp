@@ -7,7 +7,12 @@
 #include <alignscope/score/substitution_matrix.hpp>
 #include <alignscope/search/search_settings.hpp>
 
+#include "file_dialogs.hpp"
+
 #include <QFileDialog>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTimer>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLocale>
@@ -262,14 +267,7 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
         followDefaultGaps();
         revalidate();
     });
-    connect(matrix_file, &QToolButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Substitution matrix"), {},
-                                                          tr("Matrices (*.mat *.txt);;All files (*)"));
-        if (path.isEmpty()) return;
-        matrix_chosen_ = true;
-        if (matrix_->findText(path) < 0) matrix_->addItem(path);
-        matrix_->setCurrentText(path);
-    });
+    connect(matrix_file, &QToolButton::clicked, this, &JobPanel::chooseMatrixFile);
     for (QSpinBox* box : {threads_, streams_, kernels_}) connect(box, &QSpinBox::valueChanged, this, changed);
     for (QComboBox* combo : {long_mode_, strategy_})
         connect(combo, &QComboBox::currentIndexChanged, this, [this] {
@@ -295,13 +293,167 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     connect(run_, &QPushButton::clicked, this, &JobPanel::runRequested);
     connect(cancel_, &QPushButton::clicked, this, &JobPanel::cancelRequested);
     connect(&document_, &ProjectDocument::inputsChanged, this, &JobPanel::rebuildInputs);
+    // The project's saved settings first, then its inputs (ids wait for their sets).
+    connect(&document_, &ProjectDocument::opened, this, &JobPanel::restoreFromProject);
     connect(&document_, &ProjectDocument::opened, this, &JobPanel::rebuildInputs);
+    save_timer_ = new QTimer(this);
+    save_timer_->setSingleShot(true);
+    save_timer_->setInterval(400);
+    connect(save_timer_, &QTimer::timeout, this, &JobPanel::saveSettings);
+
+    // What each control does, on hover.
+    queries_->setToolTip(tr("The sequences aligned as queries: a loaded file, or the rows selected in the "
+                            "Sequences tab"));
+    targets_->setToolTip(tr("The sequences the queries are aligned with (for a database search, the database)"));
+    pairing_->setToolTip(tr("Which pairs are aligned: every query with every target, or query i with target i"));
+    algorithm_->setToolTip(tr("Global aligns end to end, local finds the best matching region, semi-global lets "
+                              "end gaps cost nothing; a database search ranks targets per query; a long pair "
+                              "aligns two long sequences in linear space"));
+    free_ends_box_->setToolTip(tr("Which end gaps are free in a semi-global alignment"));
+    scoring_kind_->setToolTip(tr("Score residue pairs by a substitution matrix, or by one match and one mismatch "
+                                 "score (nucleotides)"));
+    matrix_->setToolTip(tr("The substitution matrix: BLOSUM or PAM for protein, EDNAFULL for nucleotides; or a "
+                           "file chosen with …"));
+    match_->setToolTip(tr("Score of two identical nucleotides"));
+    mismatch_->setToolTip(tr("Score of two different nucleotides (usually negative)"));
+    gap_convention_->setToolTip(tr("How the two gap costs add up, with the numbers above"));
+    device_->setToolTip(tr("Where the job runs: the CPU, one GPU, or all GPUs"));
+    threads_->setToolTip(tr("CPU threads for the job (0: all cores)"));
+    streams_->setToolTip(tr("CUDA streams per GPU that overlap copies and kernels (0: chosen automatically)"));
+    strategy_->setToolTip(tr("How a long pair is split on the GPU: one persistent kernel over row strips, or "
+                             "several kernels on several streams"));
+    problems_label_->setToolTip(tr("What stops the job from running (✖) or deserves a look (⚠)"));
+    estimate_->setToolTip(tr("The job's size, and its time from the speed this project measured for jobs of the "
+                             "same kind on this device"));
     // Each finished job refines the measured speed behind the estimate.
     connect(&document_, &ProjectDocument::jobsChanged, this, &JobPanel::revalidate);
 
     rebuildInputs();
     updateVisibility();
     revalidate();
+}
+
+QString JobPanel::settingsJson() const {
+    QJsonObject o;
+    o["algorithm"] = QString::fromUtf8(to_string(JobAlgorithm(algorithm_->currentData().toInt())).data());
+    o["long_mode"] = QString::fromUtf8(to_string(AlignmentMode(long_mode_->currentData().toInt())).data());
+    o["free_query_begin"] = free_query_begin_->isChecked();
+    o["free_query_end"] = free_query_end_->isChecked();
+    o["free_target_begin"] = free_target_begin_->isChecked();
+    o["free_target_end"] = free_target_end_->isChecked();
+    o["top"] = top_->value();
+    o["traceback"] = traceback_->isChecked();
+    o["scoring"] = scoring_kind_->currentIndex() == 1 ? "match_mismatch" : "matrix";
+    o["matrix"] = matrix_->currentText();
+    o["matrix_chosen"] = matrix_chosen_;
+    o["match"] = match_->value();
+    o["mismatch"] = mismatch_->value();
+    o["gap_open"] = gap_open_->value();
+    o["gap_extend"] = gap_extend_->value();
+    o["gaps_chosen"] = gaps_chosen_;
+    o["device"] = device_->currentData().toString();
+    o["threads"] = threads_->value();
+    o["streams"] = streams_->value();
+    o["strategy"] = strategy_->currentData().toString();
+    o["kernels"] = kernels_->value();
+    o["pairing"] = Pairing(pairing_->currentData().toInt()) == Pairing::RecordByRecord ? "record" : "all";
+    // Inputs still waiting for their sets are kept as they were saved.
+    if (wanted_queries_) o["queries"] = *wanted_queries_;
+    else if (queries_chosen_) o["queries"] = queries_->currentData().toLongLong();
+    if (wanted_targets_) o["targets"] = *wanted_targets_;
+    else if (targets_chosen_) o["targets"] = targets_->currentData().toLongLong();
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+void JobPanel::applySettingsJson(const QString& json) {
+    const QJsonObject o = QJsonDocument::fromJson(json.toUtf8()).object();
+    if (o.isEmpty()) return;
+    restoring_ = true;
+    auto pick = [](QComboBox* combo, auto&& matches) {
+        for (int k = 0; k < combo->count(); ++k)
+            if (matches(combo->itemData(k))) {
+                combo->setCurrentIndex(k);
+                return;
+            }
+    };
+    if (o.contains("algorithm")) {
+        const std::string name = o["algorithm"].toString().toStdString();
+        pick(algorithm_, [&](const QVariant& v) { return to_string(JobAlgorithm(v.toInt())) == name; });
+    }
+    if (o.contains("long_mode")) {
+        const std::string name = o["long_mode"].toString().toStdString();
+        pick(long_mode_, [&](const QVariant& v) { return to_string(AlignmentMode(v.toInt())) == name; });
+    }
+    const std::pair<const char*, QCheckBox*> boxes[] = {{"free_query_begin", free_query_begin_},
+                                                       {"free_query_end", free_query_end_},
+                                                       {"free_target_begin", free_target_begin_},
+                                                       {"free_target_end", free_target_end_},
+                                                       {"traceback", traceback_}};
+    for (const auto& [key, box] : boxes)
+        if (o.contains(key)) box->setChecked(o[key].toBool());
+    if (o.contains("top")) top_->setValue(o["top"].toInt());
+    if (o.contains("scoring")) scoring_kind_->setCurrentIndex(o["scoring"].toString() == "match_mismatch" ? 1 : 0);
+    if (o.contains("matrix")) {
+        const QString matrix = o["matrix"].toString();
+        if (matrix_->findText(matrix) < 0) matrix_->addItem(matrix);
+        const QSignalBlocker block(matrix_);
+        matrix_->setCurrentText(matrix);
+    }
+    matrix_chosen_ = o["matrix_chosen"].toBool(matrix_chosen_);
+    if (o.contains("match")) match_->setValue(o["match"].toInt());
+    if (o.contains("mismatch")) mismatch_->setValue(o["mismatch"].toInt());
+    {
+        const QSignalBlocker block_open(gap_open_), block_extend(gap_extend_);
+        if (o.contains("gap_open")) gap_open_->setValue(o["gap_open"].toDouble());
+        if (o.contains("gap_extend")) gap_extend_->setValue(o["gap_extend"].toDouble());
+    }
+    gaps_chosen_ = o["gaps_chosen"].toBool(gaps_chosen_);
+    if (o.contains("device")) setDevice(o["device"].toString());
+    if (o.contains("threads")) threads_->setValue(o["threads"].toInt());
+    if (o.contains("streams")) streams_->setValue(o["streams"].toInt());
+    if (o.contains("strategy")) setStrategy(o["strategy"].toString());
+    if (o.contains("kernels")) kernels_->setValue(o["kernels"].toInt());
+    if (o.contains("pairing"))
+        setPairing(o["pairing"].toString() == "record" ? Pairing::RecordByRecord : Pairing::AllAgainstAll);
+    wanted_queries_.reset();
+    wanted_targets_.reset();
+    if (o.contains("queries")) wanted_queries_ = qint64(o["queries"].toInteger());
+    if (o.contains("targets")) wanted_targets_ = qint64(o["targets"].toInteger());
+    restoring_ = false;
+    rebuildInputs();
+    updateVisibility();
+    if (!gaps_chosen_) followDefaultGaps();
+    revalidate();
+}
+
+void JobPanel::restoreFromProject() {
+    saved_settings_ = document_.setting(settings_key);
+    applySettingsJson(saved_settings_);
+    saved_settings_ = settingsJson();  // as applied: no write back for nothing
+    if (document_.setting(settings_key).isEmpty()) saved_settings_.clear();
+}
+
+void JobPanel::saveSettings() {
+    save_timer_->stop();
+    if (!document_.isOpen()) return;
+    const QString json = settingsJson();
+    if (json == saved_settings_) return;
+    document_.setSetting(settings_key, json);
+    saved_settings_ = json;
+}
+
+void JobPanel::chooseMatrixFile() {
+    // EMBOSS matrices usually have no extension (EBLOSUM62): every file is
+    // offered; the reader says what is wrong with one that is not a matrix.
+    auto* dialog = open_file_dialog(
+        this, FileKind::Matrices, tr("Substitution matrix"),
+        tr("Matrix files, any name (NCBI or EMBOSS layout) (*);;Matrix files named .mat or .txt (*.mat *.txt)"),
+        QFileDialog::AcceptOpen, QFileDialog::ExistingFile, [this](const QStringList& paths) {
+            matrix_chosen_ = true;
+            if (matrix_->findText(paths.first()) < 0) matrix_->addItem(paths.first());
+            matrix_->setCurrentText(paths.first());
+        });
+    dialog->setObjectName("matrixDialog");
 }
 
 void JobPanel::setSelectionProvider(std::function<SequenceList(bool*)> provider) {
@@ -347,7 +499,15 @@ void JobPanel::rebuildInputs() {
             combo->setItemData(combo->count() - 1, QString::fromStdString(input.info.path), Qt::ToolTipRole);
         }
         combo->addItem(tr("Selected in the Sequences table"), selection_source);
+        std::optional<qint64>& wanted = combo == queries_ ? wanted_queries_ : wanted_targets_;
         int index = current.isValid() ? combo->findData(current) : -1;
+        if (wanted) {
+            if (const int w = combo->findData(*wanted); w >= 0) {
+                index = w;
+                (combo == queries_ ? queries_chosen_ : targets_chosen_) = true;
+                wanted.reset();
+            }
+        }
         if (index < 0) {
             // New project or first load: queries from the first set, targets
             // from the second if there is one.
@@ -482,6 +642,7 @@ void JobPanel::revalidate() {
     estimate_->setText(estimateText());
     run_->setEnabled(canRun());
     emit validityChanged(canRun());
+    if (!restoring_ && save_timer_ && document_.isOpen() && settingsJson() != saved_settings_) save_timer_->start();
 }
 
 QString JobPanel::problemText() const {

@@ -5,6 +5,7 @@
 // matrix, as the CLI does), which device, streams or threads, and traceback. Every change re-checks the request, so an impossible combination
 // is explained in the panel before the job starts, and shows a time estimate
 // from the speed earlier jobs of the project measured on the chosen device.
+// Its settings are kept in the project, so a project reopens as it was left.
 #pragma once
 
 #include "jobs/job_request.hpp"
@@ -16,9 +17,11 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTimer>
 #include <QWidget>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace alignscope::ui {
@@ -66,6 +69,16 @@ public:
     // Re-checks now (also done on every edit and when inputs or jobs change).
     void revalidate();
 
+    // The panel's settings as JSON (what the project keeps under
+    // settings_key), and back. Unknown or missing fields keep their value;
+    // inputs named by id are picked once the project's sets are loaded.
+    QString settingsJson() const;
+    void applySettingsJson(const QString& json);
+    // Writes the settings into the open project now (they are also written
+    // shortly after every change).
+    void saveSettings();
+    static constexpr const char* settings_key = "workbench/job_panel";
+
 signals:
     void runRequested();
     void cancelRequested();
@@ -81,6 +94,8 @@ private:
     // pairwise default 10/0.5 otherwise.
     void followDefaultGaps();
     SequenceList listFor(const QComboBox& combo, bool* mixed) const;
+    void restoreFromProject();
+    void chooseMatrixFile();
 
     ProjectDocument& document_;
     std::vector<DeviceInfo> devices_;
@@ -91,6 +106,11 @@ private:
     bool gaps_chosen_ = false;    // the user set gap costs: stop following the defaults
     bool queries_chosen_ = false;  // the user picked the inputs: keep them as sets come and go
     bool targets_chosen_ = false;
+    // Settings restored from the project: inputs wait for their sets.
+    std::optional<qint64> wanted_queries_, wanted_targets_;
+    bool restoring_ = false;
+    QString saved_settings_;  // what the project holds now
+    QTimer* save_timer_ = nullptr;
 
     QComboBox* queries_;
     QComboBox* targets_;

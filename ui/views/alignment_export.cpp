@@ -184,6 +184,12 @@ ExportAlignmentsDialog::ExportAlignmentsDialog(qint64 total, std::vector<qint64>
     path_->setObjectName("alignmentPath");
     auto* browse = new QToolButton(this);
     browse->setText(QStringLiteral("…"));
+    all_->setToolTip(tr("Every alignment of the job"));
+    selected_button_->setToolTip(tr("The rows selected in the alignment list"));
+    shown_button_->setToolTip(tr("The alignment shown below the list"));
+    format_->setToolTip(tr("The file format: EMBOSS pair, aligned FASTA, Clustal, Stockholm, SAM, TSV or JSON Lines"));
+    path_->setToolTip(tr("The file to write; its extension follows the format"));
+    browse->setToolTip(tr("Choose the file"));
     auto* path_row = new QHBoxLayout;
     path_row->addWidget(path_, 1);
     path_row->addWidget(browse);

@@ -111,7 +111,7 @@ void JobAlignmentsView::load(const store::JobInfo* job) {
     export_->setEnabled(job && job->counts.alignments > 0);
     if (!job) {
         model_.clear();
-        setNote(tr("No job chosen: select a job in the Jobs list."));
+        setNote(noJobText());
         return;
     }
     if (job->counts.alignments == 0) {

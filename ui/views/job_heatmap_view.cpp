@@ -76,7 +76,9 @@ void JobHeatmapView::load(const store::JobInfo* job) {
     tabs_->setCurrentWidget(heatmap_);
     row_box_->setEnabled(false);
     if (!job) {
-        setNote(tr("No job chosen: select a job in the Jobs list."));
+        // Never the previous job's axes: an empty view says what fills it.
+        heatmap_->clear(tr("No pair to draw"));
+        setNote(noJobText() + tr(" The DP heatmap draws a pairwise or long-pair job's matrix."));
         return;
     }
     if (requested_job_ != job->id) row_ = 0;
@@ -123,7 +125,10 @@ void JobHeatmapView::load(const store::JobInfo* job) {
         }
     }
     if (job->counts.alignments == 0) {
-        setNote(tr("Job %1 holds no alignments to draw the DP matrix of.").arg(job->id));
+        heatmap_->clear(tr("No alignment in job %1").arg(job->id));
+        setNote(tr("Job %1 holds no alignments to draw the DP matrix of: choose a pairwise or long-pair job in the "
+                   "Jobs tab, or run one.")
+                    .arg(job->id));
         return;
     }
     row_ = std::clamp<qint64>(row_, 0, job->counts.alignments - 1);

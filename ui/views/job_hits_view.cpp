@@ -22,7 +22,7 @@ void JobHitsView::load(const store::JobInfo* job) {
     if (!job || job->counts.hits == 0) {
         hits_->setHits({}, {}, {}, ScoringScheme{}, AlignOptions{});
         setNote(job ? tr("Job %1 holds no database hits (run a database search from the Job panel).").arg(job->id)
-                    : tr("No job chosen: select a search job in the Jobs list."));
+                    : noJobText() + tr(" Hits come from a database search (Mode: Database search)."));
         return;
     }
     hits_->loadFromProject(*document().project(), job->id);

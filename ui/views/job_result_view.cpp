@@ -43,9 +43,53 @@ void JobResultView::showJob(qint64 jobId) {
     reload();
 }
 
-QString JobResultView::noteText() const { return note_->text(); }
+QString JobResultView::noteText() const { return note_text_; }
 
-void JobResultView::setNote(const QString& text) { note_->setText(text); }
+void JobResultView::setNote(const QString& text) {
+    note_text_ = text;
+    showNote();
+}
+
+void JobResultView::setStaleCheck(std::function<QStringList(const store::JobInfo&)> check) {
+    stale_check_ = std::move(check);
+    updateStale();
+}
+
+void JobResultView::updateStale() {
+    const store::JobInfo* job = job_id_ ? document().job(job_id_) : nullptr;
+    QStringList reasons;
+    if (job && stale_check_ && store::is_final(job->state)) reasons = stale_check_(*job);
+    if (reasons == stale_) return;
+    stale_ = reasons;
+    showNote();
+}
+
+void JobResultView::showNote() {
+    if (stale_.isEmpty()) {
+        note_->setTextFormat(Qt::PlainText);
+        note_->setText(note_text_);
+        note_->setStyleSheet({});
+        note_->setToolTip({});
+        return;
+    }
+    // Stale: said first, with what changed; the results stay as they ran.
+    note_->setTextFormat(Qt::RichText);
+    note_->setText(tr("<b>Stale:</b> %1 changed since job %2 ran (%3). It shows job %2 as it ran; Run makes a new "
+                      "job with the settings now.<br>%4")
+                       .arg(stale_.size() == 1 ? tr("one setting") : tr("%1 settings").arg(stale_.size()))
+                       .arg(job_id_)
+                       .arg(stale_.join("; ").toHtmlEscaped(), note_text_.toHtmlEscaped()));
+    note_->setStyleSheet(QStringLiteral("QLabel#note { background: #fff3c4; border: 1px solid #e0c050; padding: 3px; }"));
+    note_->setToolTip(tr("Changed since the job ran:\n%1").arg(stale_.join('\n')));
+}
+
+QString JobResultView::noJobText() const {
+    if (!document().isOpen())
+        return tr("No project is open: File › New Project… or Open Project…, or start with alignscope --demo.");
+    if (document().jobs().empty())
+        return tr("No job in this project yet: load sequences, set up the Job panel and press Run (Ctrl+R).");
+    return tr("No job chosen: double-click a job in the Jobs tab, or run one from the Job panel (Ctrl+R).");
+}
 
 void JobResultView::reload() {
     pending_ = true;
@@ -74,8 +118,10 @@ void JobResultView::loadNow() {
     else loaded_.reset();
     signature_ = projectSignature();
     since_load_.restart();
+    stale_.clear();
     try {
         load(job);
+        updateStale();
     } catch (const std::exception& e) {
         setNote(tr("Cannot show job %1: %2").arg(job_id_).arg(QString::fromUtf8(e.what())));
     }

@@ -12,6 +12,7 @@
 
 #include <QElapsedTimer>
 
+#include <functional>
 #include <optional>
 
 class QLabel;
@@ -28,8 +29,20 @@ public:
     qint64 shownJob() const override { return job_id_; }
     // Whether the view's picture is out of date (it loads when next shown).
     bool loadPending() const { return pending_; }
-    // The line above the view: what it shows, or why it shows nothing.
+    // The line above the view: what it shows, or why it shows nothing (and
+    // what would fill it).
     QString noteText() const;
+
+    // Stale: the shown job is not what the workbench would compute now (the
+    // Job panel's settings or the inputs changed since it ran). `check` says
+    // why for a job (empty: not stale); the window sets it and calls
+    // updateStale() when the panel or the inputs change.
+    void setStaleCheck(std::function<QStringList(const store::JobInfo&)> check);
+    void updateStale();
+    bool isStale() const { return !stale_.isEmpty(); }
+    QStringList staleReasons() const { return stale_; }
+    // The empty-state line for no job at all (no project, or no job yet).
+    QString noJobText() const;
 
 protected:
     // Draws `job` (null: no job, or job 0) from the project. Runs on the GUI
@@ -63,7 +76,12 @@ private:
     void loadNow();
     void jobsChanged();
 
+    void showNote();
+
     QLabel* note_ = nullptr;
+    QString note_text_;
+    QStringList stale_;
+    std::function<QStringList(const store::JobInfo&)> stale_check_;
     qint64 job_id_ = 0;
     bool pending_ = true;
     std::optional<store::JobInfo> loaded_;  // the job as it was when last loaded

@@ -22,12 +22,23 @@ JobTimelineView::JobTimelineView(ProjectDocument& document, QWidget* parent) : J
 void JobTimelineView::load(const store::JobInfo* job) {
     if (!job) {
         timeline_->setEvents({});
-        setNote(tr("No job chosen: select a job in the Jobs list, or import a Chrome trace (File menu)."));
+        setNote(noJobText() + tr(" A Chrome trace can be imported too (File › Import Chrome Trace…)."));
         return;
     }
     if (job->counts.timeline_events == 0) {
         timeline_->setEvents({});
-        setNote(tr("Job %1 recorded no timeline events (a CLI job records them with --timeline).").arg(job->id));
+        const bool cpu = job->spec.devices.rfind("cpu", 0) == 0;
+        if (job->spec.command == "gui")
+            setNote(cpu ? tr("Job %1 ran on the CPU (%2), which launches no kernels or copies to draw: a job on a GPU "
+                             "fills the timeline.")
+                              .arg(job->id)
+                              .arg(QString::fromStdString(job->spec.devices))
+                        : tr("Job %1 recorded no timeline events on %2.").arg(job->id).arg(
+                              QString::fromStdString(job->spec.devices)));
+        else
+            setNote(tr("Job %1 recorded no timeline events: a command-line job records them when run with "
+                       "--timeline, and only on GPUs.")
+                        .arg(job->id));
         return;
     }
     timeline_->loadFromProject(*document().project(), job->id);

@@ -47,6 +47,7 @@ JobsView::JobsView(ProjectDocument& document, QWidget* parent) : ResultView(docu
     sorted_.setSortRole(JobsModel::SortRole);
     table_ = new QTableView(this);
     table_->setObjectName("jobsTable");
+    table_->setToolTip(tr("Every job of the project; double-click one to show its results in the views"));
     table_->setModel(&sorted_);
     table_->setSortingEnabled(true);
     table_->sortByColumn(JobsModel::Id, Qt::DescendingOrder);

@@ -3,7 +3,13 @@
 
 #include "project_document.hpp"
 
+#include <alignscope/error.hpp>
+
+#include <QAction>
 #include <QHBoxLayout>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QVBoxLayout>
@@ -29,6 +35,19 @@ SequencesView::SequencesView(ProjectDocument& document, QWidget* parent) : Resul
     min_length_->setPrefix(tr("length ≥ "));
     min_length_->setSingleStep(10);
     count_ = new QLabel(this);
+    text_->setToolTip(tr("Show only sequences whose id or description matches (* any text, ? one letter)"));
+    alphabet_->setToolTip(tr("Show only DNA, RNA or protein sequences"));
+    min_length_->setToolTip(tr("Show only sequences at least this long"));
+    count_->setToolTip(tr("Sequences shown, of all loaded, and how many are selected"));
+    remove_ = new QPushButton(tr("Remove File…"), this);
+    remove_->setObjectName("removeFile");
+    remove_->setToolTip(tr("Remove the files of the selected rows from the project (a file a job used stays: "
+                           "delete those jobs first)"));
+    remove_->setEnabled(false);
+    empty_ = new QLabel(this);
+    empty_->setObjectName("emptyState");
+    empty_->setWordWrap(true);
+    empty_->setAlignment(Qt::AlignCenter);
 
     table_ = new QTableView(this);
     table_->setObjectName("sequencesTable");
@@ -51,10 +70,22 @@ SequencesView::SequencesView(ProjectDocument& document, QWidget* parent) : Resul
     controls->addWidget(alphabet_);
     controls->addWidget(min_length_);
     controls->addWidget(count_);
+    controls->addWidget(remove_);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(controls);
+    layout->addWidget(empty_);
     layout->addWidget(table_);
+    table_->setToolTip(tr("Every loaded sequence; select rows to use them as a job's queries or targets "
+                          "(right-click to remove their files)"));
+    table_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+        if (selectedInputs().empty()) return;
+        QMenu menu(this);
+        menu.addAction(remove_->text(), this, &SequencesView::confirmRemoveSelectedFiles);
+        menu.exec(table_->viewport()->mapToGlobal(at));
+    });
+    connect(remove_, &QPushButton::clicked, this, &SequencesView::confirmRemoveSelectedFiles);
 
     connect(text_, &QLineEdit::textChanged, this, [this](const QString& text) {
         filter_.setText(text);
@@ -75,8 +106,61 @@ SequencesView::SequencesView(ProjectDocument& document, QWidget* parent) : Resul
     });
     connect(&document, &ProjectDocument::inputsChanged, this, &SequencesView::rebuild);
     connect(&document, &ProjectDocument::opened, this, &SequencesView::rebuild);
+    connect(&document, &ProjectDocument::loadStarted, this, &SequencesView::updateCount);
+    connect(&document, &ProjectDocument::loadingIdle, this, &SequencesView::updateCount);
     rebuild();
 }
+
+std::vector<qint64> SequencesView::selectedInputs() const {
+    std::set<qint64> ids;
+    for (const QModelIndex& index : table_->selectionModel()->selectedRows())
+        ids.insert(model_.source(filter_.mapToSource(index).row()).input_id);
+    return {ids.begin(), ids.end()};
+}
+
+QMessageBox* SequencesView::confirmRemoveSelectedFiles() {
+    const std::vector<qint64> ids = selectedInputs();
+    if (ids.empty()) return nullptr;
+    QStringList names;
+    for (qint64 id : ids)
+        if (const SequenceInput* input = document().input(id))
+            names << (input->set && input->set->records.size() == 1
+                          ? tr("%1 (1 sequence)").arg(input->label())
+                          : tr("%1 (%2 sequences)").arg(input->label()).arg(input->set ? input->set->records.size() : 0));
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Remove files"),
+                                tr("Remove from the project:\n%1\n\nThe files on disk stay as they are.")
+                                    .arg(names.join('\n')),
+                                QMessageBox::NoButton, this);
+    box->setObjectName("removeFilesBox");
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    QPushButton* yes = box->addButton(tr("Remove"), QMessageBox::DestructiveRole);
+    yes->setObjectName("removeFilesYes");
+    box->addButton(tr("Keep"), QMessageBox::RejectRole);
+    connect(box, &QMessageBox::finished, this, [this, box, yes, ids] {
+        if (box->clickedButton() != yes) return;
+        if (!removeInputs(ids))
+            QMessageBox::warning(this, tr("Cannot remove the file"), last_error_);
+    });
+    box->setWindowModality(Qt::WindowModal);
+    box->open();
+    return box;
+}
+
+bool SequencesView::removeInputs(const std::vector<qint64>& ids) {
+    last_error_.clear();
+    QStringList errors;
+    for (qint64 id : ids) {
+        try {
+            document().removeInput(id);
+        } catch (const std::exception& e) {
+            errors << QString::fromUtf8(e.what());
+        }
+    }
+    last_error_ = errors.join('\n');
+    return errors.isEmpty();
+}
+
+QString SequencesView::emptyText() const { return empty_->isVisibleTo(this) ? empty_->text() : QString(); }
 
 void SequencesView::rebuild() {
     std::vector<SequenceTableModel::Source> sources;
@@ -85,7 +169,10 @@ void SequencesView::rebuild() {
     // Same sets as shown: keep the selection and scroll position.
     bool same = sources.size() == model_.sources().size();
     for (std::size_t k = 0; same && k < sources.size(); ++k) same = sources[k].set == model_.sources()[k].set;
-    if (same) return;
+    if (same) {
+        updateCount();
+        return;
+    }
     model_.setSources(std::move(sources));
     table_->resizeColumnToContents(SequenceTableModel::Id);
     table_->resizeColumnToContents(SequenceTableModel::Length);
@@ -98,6 +185,18 @@ int SequencesView::selectedCount() const { return int(table_->selectionModel()->
 
 void SequencesView::updateCount() {
     const int shown = filter_.rowCount(), total = model_.rowCount(), selected = selectedCount();
+    remove_->setEnabled(selected > 0);
+    // An empty table says what would fill it.
+    QString empty;
+    if (!document().isOpen()) empty = tr("No project is open: File › New Project… or Open Project…, or start with "
+                                         "alignscope --demo.");
+    else if (total == 0 && document().loading()) empty = tr("Reading the sequences…");
+    else if (total == 0)
+        empty = tr("No sequences loaded: File › Load Sequences… (Ctrl+L), drag FASTA or FASTQ files here, or "
+                   "File › Paste Sequences….");
+    else if (shown == 0) empty = tr("No sequence matches the filters above: clear them to see all %1.").arg(total);
+    empty_->setText(empty);
+    empty_->setVisible(!empty.isEmpty());
     QString text = shown == total ? tr("%n sequence(s)", nullptr, total) : tr("%1 of %2 shown").arg(shown).arg(total);
     if (selected) text += tr(", %1 selected").arg(selected);
     count_->setText(text);

@@ -406,6 +406,12 @@ AlignmentView::AlignmentView(QWidget* parent) : QWidget(parent) {
     auto* copy_button = new QPushButton(tr("Copy"));
     auto* export_button = new QPushButton(tr("Export…"));
     message_ = new QLabel;
+    wrap_->setToolTip(tr("Wrap the alignment into blocks that fit the width, or show it on one long line"));
+    colouring_->setToolTip(tr("Colour residues by kind: automatic (by alphabet), none, nucleotide or protein classes"));
+    side_->setToolTip(tr("Which sequence's numbering the position to go to is in"));
+    position_->setToolTip(tr("A residue position to scroll to (Enter)"));
+    copy_button->setToolTip(tr("Copy the alignment as text, in the layout shown"));
+    export_button->setToolTip(tr("Save this alignment as EMBOSS pair, FASTA or SAM"));
     auto* bar = new QHBoxLayout;
     for (QWidget* w : std::initializer_list<QWidget*>{wrap_, colouring_, side_, position_, copy_button, export_button})
         bar->addWidget(w);

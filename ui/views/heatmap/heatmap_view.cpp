@@ -96,6 +96,8 @@ std::vector<std::int64_t> block_begins(const store::Heatmap& h, bool rows) {
 DpHeatmapView::DpHeatmapView(QWidget* parent) : QWidget(parent) {
     states_ = new QComboBox;
     states_->addItems({tr("H (best score)"), tr("E (gap in the query)"), tr("F (gap in the target)")});
+    states_->setToolTip(tr("Which DP matrix the colours show: H, the best score of each cell, or E and F, the best "
+                           "scores ending in a gap (affine gaps)"));
     status_ = new QLabel;
     auto* bar = new QHBoxLayout;
     bar->addWidget(states_);

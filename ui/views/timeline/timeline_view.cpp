@@ -57,6 +57,10 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent), index_(std::make_
     auto* fit = new QPushButton(tr("Zoom to fit"));
     auto* out = new QPushButton(tr("Zoom out"));
     auto* import = new QPushButton(tr("Import trace…"));
+    colouring_->setToolTip(tr("Colour the bars by the kernel they ran, or by the CUDA stream they ran on"));
+    fit->setToolTip(tr("Show the whole job (wheel zooms, drag pans, Shift-drag measures)"));
+    out->setToolTip(tr("Show twice the time span"));
+    import->setToolTip(tr("Show a Chrome trace file (JSON) here, read-only"));
     auto* bar = new QHBoxLayout;
     bar->addWidget(title_, 1);
     bar->addWidget(colouring_);
