@@ -256,6 +256,175 @@ std::vector<std::uint64_t> long_verify_indices(AlignmentMode mode, bool linear, 
     return out;
 }
 
+namespace {
+
+// One chunk of pairs and everything found about them: the CPU's answers
+// (reference, parasail), the device's, and what went wrong on each side.
+struct LongVerifyChunk {
+    std::vector<LongVerifyCase> cases;
+    std::vector<LongVerifyResult> results;
+    std::vector<std::string> reference_errors, parasail_errors, tested_errors;
+    std::vector<double> reference_seconds, parasail_seconds;
+    std::vector<Alignment> score_only, pipeline;  // the device without traceback; the scalar-runner pipeline
+
+    explicit LongVerifyChunk(std::vector<LongVerifyCase> c) : cases(std::move(c)) {
+        const std::size_t n = cases.size();
+        results.resize(n);
+        reference_errors.resize(n);
+        parasail_errors.resize(n);
+        tested_errors.resize(n);
+        reference_seconds.assign(n, 0);
+        parasail_seconds.assign(n, 0);
+        score_only.resize(n);
+        pipeline.resize(n);
+        for (std::size_t k = 0; k < n; ++k) results[k].pair = &cases[k];
+    }
+};
+
+// The CPU's answers, on `workers` threads while the device runs: task 2k is
+// pair k's reference, 2k+1 its parasail answer.
+class CpuAnswers {
+public:
+    CpuAnswers(LongVerifyChunk& chunk, const LongVerifyOptions& options, const JobContext& context, unsigned workers)
+        : chunk_(chunk), options_(options), context_(context) {
+        for (unsigned w = 0; w < workers; ++w) pool_.emplace_back([this] { work(); });
+    }
+    CpuAnswers(const CpuAnswers&) = delete;
+    CpuAnswers& operator=(const CpuAnswers&) = delete;
+    ~CpuAnswers() { join(true); }
+
+    // Waits for the threads; `stop`: after their current check.
+    void join(bool stop) {
+        if (stop) next_task_ = 2 * chunk_.cases.size();
+        for (std::thread& th : pool_)
+            if (th.joinable()) th.join();
+    }
+
+private:
+    void work() {
+        const std::uint64_t tasks = 2 * chunk_.cases.size();
+        for (std::uint64_t task; (task = next_task_.fetch_add(1)) < tasks;) {
+            if (context_.cancelled()) return;
+            const std::size_t k = static_cast<std::size_t>(task / 2);
+            try {
+                if (task % 2 == 0) reference(k);
+                else parasail(k);
+            } catch (const std::exception& e) {
+                std::lock_guard<std::mutex> lock(error_mutex_);
+                (task % 2 ? chunk_.parasail_errors : chunk_.reference_errors)[k] =
+                    std::string(task % 2 ? "parasail" : "the reference") + " failed: " + e.what();
+            }
+        }
+    }
+    void reference(std::size_t k) {
+        const LongVerifyCase& c = chunk_.cases[k];
+        const auto t0 = Clock::now();
+        AlignOptions score_only = c.options;
+        score_only.traceback = false;  // score, end and begin in O(n) memory
+        chunk_.results[k].reference = align_reference(c.query, c.target, c.scheme, score_only);
+        chunk_.reference_seconds[k] = seconds_since(t0);
+    }
+    void parasail(std::size_t k) {
+        const LongVerifyCase& c = chunk_.cases[k];
+        if (static_cast<std::int64_t>(std::max(c.query.size(), c.target.size())) > options_.parasail_max_length) return;
+        const auto t0 = Clock::now();
+        const ParasailAnswer p = parasail_score_and_end(c.query, c.target, c.scheme, c.options);
+        LongVerifyResult& r = chunk_.results[k];
+        r.parasail_checked = true;
+        r.parasail_score = p.score;
+        r.parasail_query_end = p.query_end;
+        r.parasail_target_end = p.target_end;
+        chunk_.parasail_seconds[k] = seconds_since(t0);
+    }
+
+    LongVerifyChunk& chunk_;
+    const LongVerifyOptions& options_;
+    const JobContext& context_;
+    std::atomic<std::uint64_t> next_task_{0};
+    std::mutex error_mutex_;
+    std::vector<std::thread> pool_;
+};
+
+// The device, pair by pair: with traceback, without, and (CPU backends,
+// cpu_pipeline_too) the pipeline itself on the scalar runner. Returns the
+// Cancelled it met, if any.
+std::exception_ptr run_on_device(LongVerifyChunk& chunk, Backend& tested, const LongVerifyOptions& options,
+                                 bool has_runner, const LongVerifyCallbacks& callbacks, const JobContext& context) {
+    for (std::size_t k = 0; k < chunk.cases.size(); ++k) {
+        const LongVerifyCase& c = chunk.cases[k];
+        LongVerifyResult& r = chunk.results[k];
+        if (callbacks.starting) callbacks.starting(c);
+        longpair::LongPairOptions lp;
+        lp.align = c.options;
+        if (options.special_row_budget) lp.special_row_budget = options.special_row_budget;
+        lp.threads = options.threads;
+        try {
+            const auto t0 = Clock::now();
+            r.tested = longpair::align_long_on(tested, c.query, c.target, c.scheme, lp, options.settings, context,
+                                               &r.stats);
+            lp.align.traceback = false;
+            chunk.score_only[k] =
+                longpair::align_long_on(tested, c.query, c.target, c.scheme, lp, options.settings, context);
+            r.tested_seconds = seconds_since(t0);
+            if (!has_runner && options.cpu_pipeline_too) {
+                // The pipeline itself, on the scalar runner, special rows a few hundred rows apart.
+                longpair::LongPairOptions tight;
+                tight.align = c.options;
+                tight.min_band_rows = std::max<std::int64_t>(32, static_cast<std::int64_t>(c.query.size()) / 12);
+                tight.threads = options.threads;
+                auto runner = longpair::make_cpu_pass_runner();
+                chunk.pipeline[k] = longpair::align_long(c.query, c.target, c.scheme, tight, *runner, context);
+            }
+        } catch (const Cancelled&) {
+            return std::current_exception();
+        } catch (const std::exception& e) {
+            chunk.tested_errors[k] = e.what();
+        }
+    }
+    return nullptr;
+}
+
+// Pair k's problems: either side failing, or the device's answers against
+// the reference's and parasail's.
+void judge_pair(LongVerifyChunk& chunk, std::size_t k, bool pipeline_too) {
+    const LongVerifyCase& c = chunk.cases[k];
+    LongVerifyResult& r = chunk.results[k];
+    if (!chunk.reference_errors[k].empty()) r.problems.push_back(chunk.reference_errors[k]);
+    if (!chunk.parasail_errors[k].empty()) r.problems.push_back(chunk.parasail_errors[k]);
+    if (!chunk.tested_errors[k].empty()) {
+        r.problems.push_back("the device failed: " + chunk.tested_errors[k]);
+        return;
+    }
+    if (!chunk.reference_errors[k].empty()) return;
+    check(c, r.tested, r.reference, r, true, r.problems);
+    check(c, chunk.score_only[k], r.reference, r, false, r.problems);
+    if (!pipeline_too) return;
+    std::vector<std::string> p;
+    check(c, chunk.pipeline[k], r.reference, r, true, p);
+    for (auto& line : p) r.problems.push_back("pipeline on the scalar runner, " + line);
+}
+
+void count_pair(const LongVerifyCase& c, const LongVerifyResult& r, double reference_seconds, double parasail_seconds,
+                LongVerifySummary& summary) {
+    summary.cells += static_cast<std::uint64_t>(c.query.size()) * static_cast<std::uint64_t>(c.target.size());
+    summary.tested_seconds += r.tested_seconds;
+    summary.reference_seconds += reference_seconds;
+    summary.parasail_seconds += parasail_seconds;
+    if (r.parasail_checked) ++summary.parasail_checked;
+    add_kernel(summary.tested_kernels, r.tested.kernel);
+    if (r.problems.empty()) {
+        ++summary.passed;
+        return;
+    }
+    ++summary.failed;
+    ++summary.failures_by_kind["mode " + std::string(to_string(c.options.mode))];
+    ++summary.failures_by_kind["gaps " + c.gaps];
+    ++summary.failures_by_kind["kind " + c.kind];
+    ++summary.failures_by_kind[std::string("alphabet ") + (c.alphabet == AlphabetKind::Protein ? "protein" : "DNA")];
+}
+
+}  // namespace
+
 LongVerifySummary verify_long(Backend& tested, const LongVerifyOptions& given, const LongVerifyCallbacks& callbacks,
                               const JobContext& context) {
     LongVerifyOptions options = given;
@@ -271,132 +440,32 @@ LongVerifySummary verify_long(Backend& tested, const LongVerifyOptions& given, c
     summary.tested_device = tested.info().id;
     summary.seed_genome = genome.source;
     const bool has_runner = tested.make_long_runner(options.settings) != nullptr;
+    const bool pipeline_too = !has_runner && options.cpu_pipeline_too;
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     const unsigned workers = options.threads > 0 ? static_cast<unsigned>(options.threads) : hardware;
     // Pairs in chunks: the reference and parasail answers of a chunk are
     // computed on CPU threads while the device runs the chunk's pairs.
-    const std::uint64_t chunk = std::max<std::uint64_t>(2, workers);
+    const std::uint64_t chunk_size = std::max<std::uint64_t>(2, workers);
 
-    for (std::uint64_t first = 0; first < options.pairs; first += chunk) {
+    for (std::uint64_t first = 0; first < options.pairs; first += chunk_size) {
         context.throw_if_cancelled();
-        const std::uint64_t count = std::min(chunk, options.pairs - first);
+        const std::uint64_t count = std::min(chunk_size, options.pairs - first);
         std::vector<LongVerifyCase> cases;
-        for (std::uint64_t k = 0; k < count; ++k) cases.push_back(long_verify_case(options, index_of(first + k), genome.residues));
-        std::vector<LongVerifyResult> results(count);
-        std::vector<std::string> reference_errors(count), parasail_errors(count);
-        std::vector<double> reference_seconds(count, 0), parasail_seconds(count, 0);
-        for (std::uint64_t k = 0; k < count; ++k) results[k].pair = &cases[k];
-
-        // CPU checks: task 2k is pair k's reference, 2k+1 its parasail answer.
-        std::atomic<std::uint64_t> next_task{0};
-        std::mutex error_mutex;
-        auto cpu_work = [&] {
-            for (std::uint64_t task; (task = next_task.fetch_add(1)) < 2 * count;) {
-                if (context.cancelled()) return;
-                const std::uint64_t k = task / 2;
-                const LongVerifyCase& c = cases[k];
-                LongVerifyResult& r = results[k];
-                try {
-                    const auto t0 = Clock::now();
-                    if (task % 2 == 0) {
-                        AlignOptions score_only = c.options;
-                        score_only.traceback = false;  // score, end and begin in O(n) memory
-                        r.reference = align_reference(c.query, c.target, c.scheme, score_only);
-                        reference_seconds[k] = seconds_since(t0);
-                    } else if (static_cast<std::int64_t>(std::max(c.query.size(), c.target.size())) <=
-                               options.parasail_max_length) {
-                        const ParasailAnswer p = parasail_score_and_end(c.query, c.target, c.scheme, c.options);
-                        r.parasail_checked = true;
-                        r.parasail_score = p.score;
-                        r.parasail_query_end = p.query_end;
-                        r.parasail_target_end = p.target_end;
-                        parasail_seconds[k] = seconds_since(t0);
-                    }
-                } catch (const std::exception& e) {
-                    std::lock_guard<std::mutex> lock(error_mutex);
-                    (task % 2 ? parasail_errors : reference_errors)[k] =
-                        std::string(task % 2 ? "parasail" : "the reference") + " failed: " + e.what();
-                }
-            }
-        };
-        std::vector<std::thread> pool;
-        for (unsigned w = 0; w < workers; ++w) pool.emplace_back(cpu_work);
-
-        // The device, pair by pair.
-        std::vector<Alignment> score_only(count), pipeline(count);
-        std::vector<std::string> tested_errors(count);
-        std::exception_ptr cancelled;
-        for (std::uint64_t k = 0; k < count && !cancelled; ++k) {
-            const LongVerifyCase& c = cases[k];
-            LongVerifyResult& r = results[k];
-            if (callbacks.starting) callbacks.starting(c);
-            longpair::LongPairOptions lp;
-            lp.align = c.options;
-            if (options.special_row_budget) lp.special_row_budget = options.special_row_budget;
-            lp.threads = options.threads;
-            try {
-                const auto t0 = Clock::now();
-                r.tested = longpair::align_long_on(tested, c.query, c.target, c.scheme, lp, options.settings, context,
-                                                   &r.stats);
-                lp.align.traceback = false;
-                score_only[k] = longpair::align_long_on(tested, c.query, c.target, c.scheme, lp, options.settings,
-                                                        context);
-                r.tested_seconds = seconds_since(t0);
-                if (!has_runner && options.cpu_pipeline_too) {
-                    // The pipeline itself, on the scalar runner, special rows a few hundred rows apart.
-                    longpair::LongPairOptions tight;
-                    tight.align = c.options;
-                    tight.min_band_rows = std::max<std::int64_t>(32, static_cast<std::int64_t>(c.query.size()) / 12);
-                    tight.threads = options.threads;
-                    auto runner = longpair::make_cpu_pass_runner();
-                    pipeline[k] = longpair::align_long(c.query, c.target, c.scheme, tight, *runner, context);
-                }
-            } catch (const Cancelled&) {
-                cancelled = std::current_exception();
-            } catch (const std::exception& e) {
-                tested_errors[k] = e.what();
-            }
+        for (std::uint64_t k = 0; k < count; ++k)
+            cases.push_back(long_verify_case(options, index_of(first + k), genome.residues));
+        LongVerifyChunk chunk(std::move(cases));
+        {
+            CpuAnswers cpu(chunk, options, context, workers);
+            const std::exception_ptr cancelled = run_on_device(chunk, tested, options, has_runner, callbacks, context);
+            cpu.join(cancelled != nullptr);
+            if (cancelled) std::rethrow_exception(cancelled);
         }
-        if (cancelled) {
-            next_task = 2 * count;  // the CPU threads stop after their current check
-        }
-        for (std::thread& th : pool) th.join();
-        if (cancelled) std::rethrow_exception(cancelled);
         context.throw_if_cancelled();
-
-        for (std::uint64_t k = 0; k < count; ++k) {
-            const LongVerifyCase& c = cases[k];
-            LongVerifyResult& r = results[k];
-            if (!reference_errors[k].empty()) r.problems.push_back(reference_errors[k]);
-            if (!parasail_errors[k].empty()) r.problems.push_back(parasail_errors[k]);
-            if (!tested_errors[k].empty()) {
-                r.problems.push_back("the device failed: " + tested_errors[k]);
-            } else if (reference_errors[k].empty()) {
-                check(c, r.tested, r.reference, r, true, r.problems);
-                check(c, score_only[k], r.reference, r, false, r.problems);
-                if (!has_runner && options.cpu_pipeline_too) {
-                    std::vector<std::string> p;
-                    check(c, pipeline[k], r.reference, r, true, p);
-                    for (auto& s : p) r.problems.push_back("pipeline on the scalar runner, " + s);
-                }
-            }
-            summary.cells += static_cast<std::uint64_t>(c.query.size()) * static_cast<std::uint64_t>(c.target.size());
-            summary.tested_seconds += r.tested_seconds;
-            summary.reference_seconds += reference_seconds[k];
-            summary.parasail_seconds += parasail_seconds[k];
-            if (r.parasail_checked) ++summary.parasail_checked;
-            add_kernel(summary.tested_kernels, r.tested.kernel);
-            if (r.problems.empty()) {
-                ++summary.passed;
-            } else {
-                ++summary.failed;
-                ++summary.failures_by_kind["mode " + std::string(to_string(c.options.mode))];
-                ++summary.failures_by_kind["gaps " + c.gaps];
-                ++summary.failures_by_kind["kind " + c.kind];
-                ++summary.failures_by_kind[std::string("alphabet ") +
-                                           (c.alphabet == AlphabetKind::Protein ? "protein" : "DNA")];
-            }
-            if (callbacks.result) callbacks.result(r);
+        for (std::size_t k = 0; k < chunk.cases.size(); ++k) {
+            judge_pair(chunk, k, pipeline_too);
+            count_pair(chunk.cases[k], chunk.results[k], chunk.reference_seconds[k], chunk.parasail_seconds[k],
+                       summary);
+            if (callbacks.result) callbacks.result(chunk.results[k]);
             if (callbacks.progress) callbacks.progress(first + k + 1, options.pairs);
         }
     }
