@@ -166,7 +166,13 @@ FileBytes read_checked(const std::string& path, std::uint32_t kind) {
         throw Error("checkpoint: " + path + " is " + std::to_string(size) + " bytes, its header says " +
                     (payload > size ? "a payload of " + std::to_string(payload) + " bytes" : std::to_string(kHeaderBytes + payload + 4)) +
                     " (truncated or damaged)");
-    std::vector<char> all(static_cast<std::size_t>(size));
+    std::vector<char> all;
+    try {
+        all.resize(static_cast<std::size_t>(size));
+    } catch (const std::bad_alloc&) {
+        throw Error("checkpoint: " + path + " is " + std::to_string(size) +
+                    " bytes, more than the memory available to read it (out of memory)");
+    }
     std::memcpy(all.data(), header, kHeaderBytes);
     read_exactly(fd, path, all.data() + kHeaderBytes, all.size() - kHeaderBytes, kHeaderBytes);
     std::uint32_t stored = 0;

@@ -411,19 +411,36 @@ std::vector<ProfileHmm> read_hmm_file(const std::string& path)
     if (!file) throw Error(path + ": cannot open: " + std::strerror(errno));
     std::string text;
     char buffer[1 << 16];
-    for (;;) {
-        const int n = gzread(file, buffer, sizeof buffer);
-        if (n < 0) {
-            int code = 0;
-            std::string message = gzerror(file, &code);
-            gzclose(file);
-            throw Error(path + ": cannot read: " + message);
+    try {
+        for (;;) {
+            const int n = gzread(file, buffer, sizeof buffer);
+            if (n < 0) {
+                int code = 0;
+                std::string message = gzerror(file, &code);
+                gzclose(file);
+                throw Error(path + ": cannot read: " + message);
+            }
+            if (n == 0) break;
+            text.append(buffer, static_cast<std::size_t>(n));
+            // A text save file holds no NUL byte: stop at one (/dev/zero, a
+            // binary file) and let the parser say what the file is.
+            if (std::memchr(buffer, 0, static_cast<std::size_t>(n))) break;
         }
-        if (n == 0) break;
-        text.append(buffer, static_cast<std::size_t>(n));
+        gzclose(file);
+        file = nullptr;
+        std::vector<ProfileHmm> models = parse_hmm_text(text, path);
+        if (text.find('\0') != std::string::npos)
+            throw Error(path + ": holds a NUL byte at offset " + std::to_string(text.find('\0')) +
+                        "; a HMMER3 text save file has none");
+        return models;
+    } catch (const std::bad_alloc&) {
+        if (file) gzclose(file);
+        const std::size_t read = text.size();
+        text = {};
+        throw Error(path + ": out of memory after reading " + std::to_string(read >> 20) +
+                    " MiB of the profile file; search with fewer models at a time (split the file), or use a "
+                    "machine with more memory");
     }
-    gzclose(file);
-    return parse_hmm_text(text, path);
 }
 
 }  // namespace alignscope::profile
