@@ -12,6 +12,8 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QSettings>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -446,10 +448,13 @@ AlignmentView::AlignmentView(QWidget* parent) : QWidget(parent) {
     connect(export_button, &QPushButton::clicked, this, [this] {
         if (!has_pair_) return;
         QString filter;
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export alignment"), {},
+        // The folder last used for alignments (the window's dialogs share the key).
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export alignment"),
+                                                          QSettings().value("folders/alignments").toString(),
                                                           tr("EMBOSS pair (*.pair *.txt);;FASTA (*.fa *.fasta);;SAM (*.sam)"),
                                                           &filter);
         if (path.isEmpty()) return;
+        QSettings().setValue("folders/alignments", QFileInfo(path).absolutePath());
         const AlignmentExport format = filter.startsWith("FASTA") ? AlignmentExport::Fasta
                                        : filter.startsWith("SAM") ? AlignmentExport::Sam
                                                                   : AlignmentExport::Pair;

@@ -10,6 +10,8 @@
 #include <QDateTime>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QSettings>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
@@ -106,9 +108,12 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent), index_(std::make_
     connect(fit, &QPushButton::clicked, this, &TimelineView::zoomToFit);
     connect(out, &QPushButton::clicked, this, &TimelineView::zoomOut);
     connect(import, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Import Chrome trace"), {},
+        // The folder last used for traces (the window's dialogs share the key).
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import Chrome trace"),
+                                                          QSettings().value("folders/traces").toString(),
                                                           tr("Chrome trace (*.json);;All files (*)"));
         if (path.isEmpty()) return;
+        QSettings().setValue("folders/traces", QFileInfo(path).absolutePath());
         try {
             importChromeTrace(path);
         } catch (const Error& e) {
