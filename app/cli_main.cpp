@@ -90,15 +90,16 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (!context.action) return with_output_checked(0);
-    // Under mpirun only allvsall shares its work among the ranks; any other
-    // command would run once per rank, each writing the same outputs.
+    // Under mpirun only allvsall and search share their work among the ranks;
+    // any other command would run once per rank, each writing the same outputs.
     for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
         const char* size = std::getenv(name);
-        if (size && std::atoi(size) > 1 && !app.get_subcommand("allvsall")->parsed()) {
+        if (size && std::atoi(size) > 1 && !app.get_subcommand("allvsall")->parsed() &&
+            !app.get_subcommand("search")->parsed()) {
             for (CLI::App* command : app.get_subcommands())
                 std::cerr << "alignscope-cli: error: " << command->get_name()
-                          << " does not run under mpirun (only allvsall shares its work among ranks); run it once, "
-                             "without mpirun\n";
+                          << " does not run under mpirun (only allvsall and search share their work among ranks); "
+                             "run it once, without mpirun\n";
             return 2;
         }
     }

@@ -3,7 +3,8 @@
 // per query aligned in full, with bit scores and E-values where published
 // Karlin-Altschul parameters exist. Also `search --verify` (the scanner
 // against the CPU over whole databases) and `search --bench` (CUDASW++4.0's
-// three workloads).
+// three workloads). Under mpirun (a build with MPI) every rank searches a
+// slice of the database and rank 0 merges the hits and writes the outputs.
 //
 // Defaults differ from `align` on purpose: local mode, and gap penalties that
 // BLAST publishes statistics for (the matrix's BLAST default, e.g. BLOSUM62
@@ -25,6 +26,9 @@
 #ifdef ALIGNSCOPE_WITH_CUDA
 #include <alignscope/kernels/search_scanners.hpp>
 #endif
+#ifdef ALIGNSCOPE_WITH_MPI
+#include <alignscope/mpi/distributed_search.hpp>
+#endif
 
 #include <cmath>
 #include <cstdio>
@@ -33,6 +37,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <thread>
 
 namespace alignscope::cli {
 namespace {
@@ -360,7 +365,242 @@ SearchSummary scan_and_write(const SearchFlags& flags, CliContext& context, cons
     return summary;
 }
 
+// The ranks of an mpirun, from the environment mpirun sets (no MPI call).
+int ranks_from_environment() {
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
+        if (const char* size = std::getenv(name)) return std::atoi(size);
+    return 1;
+}
+
+#ifdef ALIGNSCOPE_WITH_MPI
+
+// One rank's scanner and aligner. Several ranks on one host share its GPUs:
+// the k-th rank of a host takes its GPU k (modulo their number) when --device
+// names all GPUs (gpu, auto).
+struct RankDevices {
+    std::unique_ptr<ScannerRegistry> registry;
+    std::unique_ptr<DatabaseScanner> scanner;
+    Backend* aligner = nullptr;
+};
+RankDevices open_rank_devices(const SearchFlags& flags, CliContext& context, const ScanSetup& setup,
+                              const mpi::World& world, bool traceback, std::string* note) {
+    RankDevices d;
+    d.registry = scanner_registry();
+    std::string device = flags.device.device;
+    if (device == "gpu" || device == "auto") {
+        int gpus = 0;
+        for (const DeviceInfo& info : d.registry->devices())
+            if (info.kind == "gpu" && info.available && info.id.rfind("gpu:", 0) == 0) ++gpus;
+        if (gpus > 0) device = "gpu:" + std::to_string(world.local_rank() % gpus);
+    }
+    const std::string spec = choose_scan_device(*d.registry, device, setup, note, "--device");
+    d.scanner = d.registry->create(spec);
+    if (traceback) d.aligner = &context.registry->select(spec);
+    return d;
+}
+
+// This rank's slice searched with rank 0's settings; each query's hits go to
+// `add` (with the scan kernels of its batch), and `batch_done` follows each
+// batch of queries.
+SearchSummary search_slice(const SearchFlags& flags, const mpi::SearchJob& job, const PreparedDatabase& slice,
+                           RankDevices& d, const CancellationToken* cancel,
+                           const std::function<void(const QueryHits&, const std::string&)>& add,
+                           const std::function<void()>& batch_done) {
+    SearchCallbacks callbacks;
+    callbacks.query_done = [&](const QueryHits& hits) { add(hits, d.scanner->last_stats().kernels); };
+    JobContext context;
+    context.cancel = cancel;
+    std::uint64_t batches_done = 0;
+    context.progress = [&](const Progress& p) {
+        if (p.items_done != batches_done) {
+            batches_done = p.items_done;
+            batch_done();
+        }
+    };
+    return run_search(job.queries, slice, job.scheme, job.options, *d.scanner, d.aligner, job.search, callbacks,
+                      context, flags.device.threads, flags.device.streams, flags.device.gpu_memory_bytes());
+}
+
+// Ranks 1..N-1: the job and a slice from rank 0, the hits back to it.
+void run_search_rank(const SearchFlags& flags, CliContext& context, const mpi::World& world) {
+    std::optional<mpi::RankSearch> rank;
+    try {
+        rank = mpi::receive_search_job(world);
+        if (!rank) return;  // rank 0 could not start and says why
+    } catch (const std::exception& e) {
+        mpi::RemoteHits(world, true).report_error(e.what());
+        while (true) std::this_thread::sleep_for(std::chrono::seconds(1));  // rank 0 ends the run
+    }
+    mpi::RemoteHits remote(world, rank->job.search.traceback);
+    try {
+        ScanSetup setup;
+        setup.scheme = rank->job.scheme;
+        setup.options = rank->job.options;
+        RankDevices d = open_rank_devices(flags, context, setup, world, rank->job.search.traceback, nullptr);
+        const SearchSummary summary = search_slice(
+            flags, rank->job, rank->slice, d, &interrupt_token(),
+            [&](const QueryHits& hits, const std::string& kernels) { remote.add(hits, kernels); },
+            [&] { remote.flush(); });
+        remote.finish(summary);
+    } catch (const Cancelled&) {
+        std::_Exit(130);  // mpirun passed Ctrl-C on; rank 0 stops too
+    } catch (const std::exception& e) {
+        remote.report_error(e.what());
+        while (true) std::this_thread::sleep_for(std::chrono::seconds(1));  // rank 0 names us and ends the run
+    }
+}
+
+// Rank 0 once the job is out: its own slice on a thread of its own, every
+// rank's hits merged into the outputs (committed only when all went well).
+SearchSummary collect_and_write(const SearchFlags& flags, CliContext& context, const SearchInputs& in,
+                                OutputFormat format, const mpi::SearchJob& job, RankDevices& d,
+                                const mpi::World& world, store::JobRecording* recording) {
+    const PreparedDatabase& database = in.load.database;
+    if (recording) record_search_inputs(*recording, in.queries, database, flags.database_path);
+    AtomicOutput out(flags.output);
+    WriterContext writer_context;
+    writer_context.command_line = context.command_line;
+    writer_context.scheme = job.scheme;
+    auto writer = AlignmentWriter::create(format, out.stream(), std::move(writer_context));
+    writer->begin();
+
+    CancellationToken stop_local;
+    mpi::LocalHits local;
+    const PreparedDatabase slice = mpi::database_slice(database, 0, world.size());
+    std::thread worker([&] {
+        try {
+            local.finish(search_slice(
+                flags, job, slice, d, &stop_local,
+                [&](const QueryHits& hits, const std::string& kernels) { local.add(hits, kernels); }, [] {}));
+        } catch (...) {
+            local.fail(std::current_exception());
+        }
+    });
+
+    TerminalProgress progress("search");
+    auto record_progress = recording ? recording->progress_callback() : std::function<void(const Progress&)>{};
+    Progress whole;
+    whole.items_total = in.queries.records.size();
+    for (const Sequence& q : in.queries.records) whole.cells_total += q.residues.size() * database.residue_count();
+    const SearchCallbacks write = hit_callbacks(*writer, in.queries, database, recording);
+    SearchSummary summary;
+    try {
+        summary = mpi::collect_search_hits(
+            world, job, database, local,
+            [&](const QueryHits& hits) {
+                write.query_done(hits);
+                whole.items_done = hits.query_index + 1;
+                whole.cells_done += in.queries.records[hits.query_index].residues.size() * database.residue_count();
+                progress(whole);
+                if (record_progress) record_progress(whole);
+            },
+            &interrupt_token());
+    } catch (...) {
+        stop_local.cancel();
+        worker.join();
+        progress.finish();
+        throw;
+    }
+    worker.join();
+    progress.finish();
+    writer->end();
+    out.commit();
+    if (recording) recording->finish_done();
+    return summary;
+}
+
+int run_distributed_search(const SearchFlags& flags, CliContext& context) {
+    const auto start = std::chrono::steady_clock::now();
+    mpi::World world;
+    if (world.rank() != 0) {
+        run_search_rank(flags, context, world);
+        return 0;
+    }
+    auto say = [&](const std::string& text) {
+        if (!flags.quiet) std::cerr << text << '\n';
+    };
+    // Rank 0 reads and checks everything before any rank starts.
+    OutputFormat format = OutputFormat::Tsv;
+    std::optional<SearchInputs> in;
+    mpi::SearchJob job;
+    RankDevices d;
+    ScanSetup setup;
+    try {
+        if (!flags.device.timeline.empty())
+            throw Error("--timeline: one process's kernels only; run without mpirun to record a timeline");
+        format = check_search_flags(flags);
+        setup.options = flags.scoring.align_options();
+        in.emplace(read_search_inputs(flags, say));
+        std::string scheme_note;
+        setup.scheme = search_scheme(flags, in->queries.alphabet, scheme_note);
+        if (!scheme_note.empty()) say(scheme_note);
+        std::string device_note;
+        d = open_rank_devices(flags, context, setup, world, !flags.no_traceback, &device_note);
+        if (!device_note.empty()) say(device_note);
+        const PreparedDatabase& database = in->load.database;
+        job.queries = in->queries.records;
+        job.scheme = setup.scheme;
+        job.options = setup.options;
+        job.alphabet = database.alphabet;
+        job.search.top = flags.top;
+        job.search.min_score = flags.min_score;
+        job.search.max_evalue = flags.max_evalue;
+        job.search.traceback = !flags.no_traceback;
+        // The batches of one process, so that a score-only search names the same kernels.
+        job.search.query_batch =
+            flags.query_batch ? flags.query_batch : default_query_batch(job.queries.size(), database.size());
+        job.search.statistics_residues = database.residue_count();
+        job.database_sequences = database.size();
+    } catch (...) {
+        mpi::send_search_failure(world);
+        throw;
+    }
+    SearchSummary summary;
+    std::unique_ptr<store::JobRecording> recording;
+    try {
+        mpi::send_search_job(world, job, in->load.database);
+        SearchOptions search = job.search;
+        store::JobSpec job_spec = search_job_spec("search", setup, search, d.scanner->info());
+        job_spec.command_line = context.command_line;
+        job_spec.parameters["database"] = flags.database_path;
+        recording = flags.project.begin(job_spec);
+        summary = collect_and_write(flags, context, *in, format, job, d, world, recording.get());
+    } catch (const std::exception& e) {
+        // Every output was discarded; end every rank (mpirun names a rank that died).
+        ProjectFlag::record_failure(recording.get());
+        recording.reset();
+        if (dynamic_cast<const Cancelled*>(&e)) {
+            std::cerr << "alignscope-cli: cancelled\n";
+            std::_Exit(interrupt_exit_status());
+        }
+        std::string message = e.what();
+        for (char& c : message)
+            if (c == '\n') c = ' ';
+        std::cerr << "alignscope-cli: error: " << message << '\n' << std::flush;
+        world.abort(2);
+    }
+    summary.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!summary.statistics) say("search: " + summary.statistics_note);
+    if (!flags.quiet) {
+        print_search_summary(summary, in->load.outcome);
+        std::cerr << "search: " << world.size() << " ranks, the database dealt among them\n";
+    }
+    return 0;
+}
+
+#endif
+
 int run_search_command(const SearchFlags& flags, CliContext& context) {
+    if (ranks_from_environment() > 1) {
+        if (flags.verify || flags.bench)
+            throw Error("search --verify and --bench measure one process; run them without mpirun");
+#ifdef ALIGNSCOPE_WITH_MPI
+        return run_distributed_search(flags, context);
+#else
+        throw Error("this alignscope-cli was built without MPI (no libopenmpi-dev, or ALIGNSCOPE_MPI=OFF): it "
+                    "cannot share work under mpirun; rebuild with MPI or run it once without mpirun");
+#endif
+    }
     if (flags.verify) return run_verify(flags);
     if (flags.bench) return run_bench(flags, context);
     const OutputFormat format = check_search_flags(flags);

@@ -56,13 +56,13 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::size_t default_batch(std::size_t queries, std::size_t database_size) {
+}  // namespace
+
+std::size_t default_query_batch(std::size_t queries, std::size_t database_size) {
     const std::size_t budget = std::size_t(1) << 30;  // bytes of scores held at once
     const std::size_t per_query = std::max<std::size_t>(1, database_size * sizeof(std::int32_t));
     return std::clamp<std::size_t>(budget / per_query, 1, std::max<std::size_t>(1, queries));
 }
-
-}  // namespace
 
 SearchSummary run_search(const std::vector<Sequence>& queries, const PreparedDatabase& database,
                          const ScoringScheme& scheme, const AlignOptions& options, DatabaseScanner& scanner,
@@ -87,6 +87,7 @@ SearchSummary run_search(const std::vector<Sequence>& queries, const PreparedDat
     summary.statistics = karlin_altschul_for(scheme, options.mode, &why);
     if (!summary.statistics) summary.statistics_note = why;
     if (search.max_evalue && !summary.statistics) throw Error("--evalue cannot be used here: " + why);
+    const std::uint64_t statistics_residues = search.statistics_residues.value_or(database.residue_count());
 
     std::vector<EncodedSequence> encoded;
     encoded.reserve(queries.size());
@@ -114,7 +115,7 @@ SearchSummary run_search(const std::vector<Sequence>& queries, const PreparedDat
     std::optional<std::int64_t> min_scaled;
     if (search.min_score) min_scaled = static_cast<std::int64_t>(std::ceil(*search.min_score * scheme.scale - 1e-9));
 
-    const std::size_t batch = search.query_batch ? search.query_batch : default_batch(queries.size(), database.size());
+    const std::size_t batch = search.query_batch ? search.query_batch : default_query_batch(queries.size(), database.size());
     std::vector<std::int32_t> scores;
     std::uint64_t cells_before = 0;
     std::size_t queries_before = 0;
@@ -167,7 +168,7 @@ SearchSummary run_search(const std::vector<Sequence>& queries, const PreparedDat
             std::optional<std::int64_t> threshold = min_scaled;
             if (search.max_evalue) {
                 const std::int64_t s = min_score_for_evalue(*summary.statistics, *search.max_evalue,
-                                                            queries[q].residues.size(), database.residue_count());
+                                                            queries[q].residues.size(), statistics_residues);
                 threshold = threshold ? std::max(*threshold, s) : s;
             }
             const std::span<const std::int32_t> row(scores.data() + k * database.size(), database.size());
@@ -182,7 +183,7 @@ SearchSummary run_search(const std::vector<Sequence>& queries, const PreparedDat
                 if (summary.statistics) {
                     hit.bits = bit_score(*summary.statistics, hit.score);
                     hit.evalue = evalue(*summary.statistics, hit.score, queries[q].residues.size(),
-                                        database.residue_count());
+                                        statistics_residues);
                 }
                 results[k].hits.push_back(std::move(hit));
             }

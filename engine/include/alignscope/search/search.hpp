@@ -31,6 +31,10 @@ struct SearchOptions {
     // Queries per scan call (bounds the score buffer: queries x database
     // sequences x 4 bytes); 0 = as many as fit in about 1 GiB.
     std::size_t query_batch = 0;
+    // Residues of the whole database, when `database` is one slice of it (a
+    // rank of a distributed search): E-values and the --evalue threshold use
+    // this size, so that a slice reports what the whole database would.
+    std::optional<std::uint64_t> statistics_residues;
 };
 
 struct SearchHit {
@@ -79,6 +83,10 @@ struct SearchCallbacks {
 // to the earlier FASTA record. Scores below `min_score` (scaled) are skipped.
 std::vector<std::size_t> top_positions(std::span<const std::int32_t> scores, const PreparedDatabase& database,
                                        std::size_t k, std::optional<std::int64_t> min_score = std::nullopt);
+
+// Queries per scan call when SearchOptions::query_batch is 0: as many as fit
+// about 1 GiB of scores against `database_size` sequences.
+std::size_t default_query_batch(std::size_t queries, std::size_t database_size);
 
 // Runs the whole search. `scanner` is loaded here with the database;
 // `aligner` aligns the hits (required when options.traceback). Progress goes
