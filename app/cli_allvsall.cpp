@@ -7,11 +7,13 @@
 #include "cli_commands.hpp"
 #include "cli_options.hpp"
 #include "cli_progress.hpp"
+#include "cli_project_flag.hpp"
 
 #include <alignscope/allvsall/allvsall.hpp>
 #include <alignscope/allvsall/outputs.hpp>
 #include <alignscope/allvsall/spool.hpp>
 #include <alignscope/allvsall/tile_deal.hpp>
+#include <alignscope/align/cigar.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/io/atomic_file.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
@@ -56,6 +58,7 @@ struct AllVsAllFlags {
     double checkpoint_every = 60;
     bool resume = false;
     bool quiet = false;
+    ProjectFlag project;
     CLI::Option* tile_option = nullptr;
 };
 
@@ -160,8 +163,9 @@ std::string scorer_note(const allvsall::TileScorer* scorer) {
 // Shows progress over the whole job (tiles in order) and passes results to the spool.
 class ProgressSink : public allvsall::TileSink {
 public:
-    ProgressSink(allvsall::ResultSpool& spool, const allvsall::Problem& problem, TerminalProgress& progress)
-        : spool_(spool), problem_(problem), progress_(progress) {}
+    ProgressSink(allvsall::ResultSpool& spool, const allvsall::Problem& problem, TerminalProgress& progress,
+                 store::JobRecording* recording = nullptr)
+        : spool_(spool), problem_(problem), progress_(progress), recording_(recording) {}
     void put(allvsall::TileResult&& r) override {
         spool_.put(std::move(r));
         Progress p;
@@ -170,13 +174,93 @@ public:
         p.items_done = spool_.pairs_done();
         p.items_total = problem_.tiling.pair_count();
         progress_(p);
+        if (recording_) recording_->progress(p);
     }
 
 private:
     allvsall::ResultSpool& spool_;
     const allvsall::Problem& problem_;
     TerminalProgress& progress_;
+    store::JobRecording* recording_;
 };
+
+// --project: the job (scheme, device, criteria), its inputs and progress, and
+// at the end every pair traced back as an alignment (the scores of all pairs
+// stay in the pair table). Null without --project.
+std::unique_ptr<store::JobRecording> begin_recording(const AllVsAllFlags& flags, const CliContext& context,
+                                                     const allvsall::Problem& problem, const Inputs& in,
+                                                     const Backend& backend) {
+    if (!flags.project.enabled()) return nullptr;
+    PairJob job;
+    job.scheme = problem.scheme;
+    job.options = problem.options;
+    job.threads = problem.threads;
+    job.streams = problem.streams;
+    job.kernel = problem.kernel;
+    job.gpu_memory_budget = problem.gpu_memory_budget;
+    store::JobSpec spec = store::JobSpec::for_pair_job("allvsall", job, backend.info());
+    spec.command_line = context.command_line;
+    spec.parameters["set"] = flags.set_path;
+    if (in.has_against) spec.parameters["against"] = flags.against_path;
+    spec.parameters["pairs"] = std::to_string(problem.tiling.pair_count());
+    spec.parameters["cells"] = std::to_string(problem.tiling.cell_count());
+    spec.parameters["tile"] = std::to_string(problem.tiling.tile_size());
+    if (problem.trace.min_score) spec.parameters["min_score"] = std::to_string(*problem.trace.min_score);
+    if (problem.trace.min_normalised) spec.parameters["min_normalised"] = std::to_string(*problem.trace.min_normalised);
+    if (problem.trace.top) spec.parameters["top"] = std::to_string(problem.trace.top);
+    if (flags.output != "-") spec.parameters["pair_table"] = flags.output;
+    std::unique_ptr<store::JobRecording> recording = flags.project.begin(spec);
+    try {
+        recording->add_input(in.set, "set");
+        if (in.has_against) recording->add_input(in.against, "against");
+    } catch (...) {
+        ProjectFlag::record_failure(recording.get());
+        throw;
+    }
+    return recording;
+}
+
+// The pairs traced back (per tile and --top's), in pair-table order, as
+// alignments into the project, a batch per transaction.
+void record_traced(const allvsall::Problem& problem, const allvsall::ResultSpool& spool,
+                   const std::map<allvsall::PairIndex, allvsall::TracedPair>& late, const std::string& device,
+                   store::JobRecording& recording) {
+    std::vector<Alignment> batch;
+    auto flush = [&] {
+        if (!batch.empty()) recording.add_alignments(batch);
+        batch.clear();
+    };
+    auto add = [&](const allvsall::PairScore& p, const allvsall::TracedPair& t) {
+        const Sequence& q = (*problem.rows)[p.i];
+        const Sequence& r = (*problem.columns)[p.j];
+        Alignment a;
+        a.query_id = q.id;
+        a.target_id = r.id;
+        a.mode = problem.options.mode;
+        a.score = p.score;
+        a.query_begin = t.query_begin;
+        a.query_end = t.query_end;
+        a.target_begin = t.target_begin;
+        a.target_end = t.target_end;
+        a.query_length = static_cast<std::int64_t>(q.residues.size());
+        a.target_length = static_cast<std::int64_t>(r.residues.size());
+        a.cigar = Cigar::parse(t.cigar);
+        a.stats = t.stats;
+        a.device = device;
+        batch.push_back(std::move(a));
+        if (batch.size() >= 10000) flush();
+    };
+    spool.for_each([&](const allvsall::TileResult& r) {
+        std::size_t t = 0;
+        for (std::size_t k = 0; k < r.scores.size(); ++k) {
+            while (t < r.traced.size() && r.traced[t].index < k) ++t;
+            if (t < r.traced.size() && r.traced[t].index == k) add(r.scores[k], r.traced[t]);
+            else if (const auto it = late.find({r.scores[k].i, r.scores[k].j}); it != late.end())
+                add(r.scores[k], it->second);
+        }
+    });
+    flush();
+}
 
 class LocalTiles : public allvsall::TileSource {
 public:
@@ -261,7 +345,7 @@ std::string compute_tiles(const allvsall::Problem& problem, Backend& backend, De
 // `resumed_pairs` / `resumed_cells`: what the checkpoint held (not computed by this run).
 void finish(const AllVsAllFlags& flags, const allvsall::Problem& problem, allvsall::ResultSpool& spool,
             Backend& backend, JobContext& context, double seconds, std::uint64_t resumed_pairs,
-            std::uint64_t resumed_cells, const std::string& where) {
+            std::uint64_t resumed_cells, const std::string& where, store::JobRecording* recording) {
     std::map<allvsall::PairIndex, allvsall::TracedPair> late;
     std::uint64_t traced = 0;
     if (problem.trace.top > 0) {
@@ -271,6 +355,10 @@ void finish(const AllVsAllFlags& flags, const allvsall::Problem& problem, allvsa
     }
     traced = spool.traced_done() + late.size();
     allvsall::write_outputs(problem, spool, late, output_files(flags));
+    if (recording) {
+        record_traced(problem, spool, late, backend.info().id, *recording);
+        recording->finish_done();
+    }
     spool.remove_checkpoint();
     if (!flags.quiet) {
         const std::uint64_t pairs = problem.tiling.pair_count() - resumed_pairs;
@@ -294,17 +382,14 @@ void kept_checkpoint_note(const AllVsAllFlags& flags, const allvsall::ResultSpoo
                   << " tiles: run the same command with --resume to go on\n";
 }
 
-int run_single(const AllVsAllFlags& flags, CliContext& context) {
-    if (flags.tile_option->count() && flags.tile == 0) throw Error("--tile must be between 1 and 65536");
-    const Inputs in = read_inputs(flags);
-    Backend& backend = context.registry->select(flags.device.device);
-    allvsall::Problem problem = build_problem(flags, in, tile_for(flags, backend));
-    allvsall::check_outputs(problem, output_files(flags));
-
+// One process's job after its setup: self-scores, the spool (or the
+// checkpoint resumed), the tiles, the outputs and the summary.
+void run_single_job(const AllVsAllFlags& flags, CliContext& context, allvsall::Problem& problem, Backend& backend,
+                    store::JobRecording* recording) {
     TimelineRecorder timeline;
     JobContext job_context;
     job_context.cancel = &interrupt_token();
-    if (!flags.device.timeline.empty()) job_context.timeline = &timeline;
+    if (!flags.device.timeline.empty() || recording) job_context.timeline = &timeline;
     std::optional<AtomicOutput> timeline_out;
     if (!flags.device.timeline.empty()) timeline_out.emplace(flags.device.timeline);
 
@@ -320,7 +405,7 @@ int run_single(const AllVsAllFlags& flags, CliContext& context) {
                   << " of " << problem.tiling.tile_count() << " tiles done\n";
     const std::uint64_t resumed_pairs = spool.pairs_done(), resumed_cells = spool.cells_done();
     TerminalProgress progress("allvsall");
-    ProgressSink sink(spool, problem, progress);
+    ProgressSink sink(spool, problem, progress, recording);
     std::string note;
     try {
         note = compute_tiles(problem, backend, *context.registry, spool, sink, job_context);
@@ -335,10 +420,26 @@ int run_single(const AllVsAllFlags& flags, CliContext& context) {
     }
     progress.finish();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    finish(flags, problem, spool, backend, job_context, seconds, resumed_pairs, resumed_cells, note);
+    if (recording) recording->add_timeline(timeline.events(), timeline.clock_source());
+    finish(flags, problem, spool, backend, job_context, seconds, resumed_pairs, resumed_cells, note, recording);
     if (timeline_out) {
         write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
         timeline_out->commit();
+    }
+}
+
+int run_single(const AllVsAllFlags& flags, CliContext& context) {
+    if (flags.tile_option->count() && flags.tile == 0) throw Error("--tile must be between 1 and 65536");
+    const Inputs in = read_inputs(flags);
+    Backend& backend = context.registry->select(flags.device.device);
+    allvsall::Problem problem = build_problem(flags, in, tile_for(flags, backend));
+    allvsall::check_outputs(problem, output_files(flags));
+    const std::unique_ptr<store::JobRecording> recording = begin_recording(flags, context, problem, in, backend);
+    try {
+        run_single_job(flags, context, problem, backend, recording.get());
+    } catch (...) {
+        ProjectFlag::record_failure(recording.get());
+        throw;
     }
     return 0;
 }
@@ -482,10 +583,11 @@ void run_worker_rank(const AllVsAllFlags& flags, CliContext& context, const mpi:
 // own worker thread, the dealing of tiles to every rank, and on failure the
 // checkpoint kept and the run ended. Returns the scorer's summary note.
 std::string deal_and_collect(const AllVsAllFlags& flags, const mpi::World& world, RankJob& job,
-                             std::optional<allvsall::ResultSpool>& spool, JobContext& job_context) {
+                             std::optional<allvsall::ResultSpool>& spool, JobContext& job_context,
+                             store::JobRecording* recording) {
     const allvsall::Problem& problem = *job.problem;
     TerminalProgress progress("allvsall");
-    ProgressSink sink(*spool, problem, progress);
+    ProgressSink sink(*spool, problem, progress, recording);
     const std::uint64_t window = 4 * static_cast<std::uint64_t>(world.size());
     allvsall::TileDeal deal(spool->first_tile(), problem.tiling.tile_count(), window, sink,
                             [&] { return spool->tiles_done(); });
@@ -536,6 +638,7 @@ std::string deal_and_collect(const AllVsAllFlags& flags, const mpi::World& world
         }
         std::cerr << "alignscope-cli: " << (cancelled ? std::string("stopped") : std::string("error: ") + e.what())
                   << '\n';
+        ProjectFlag::record_failure(recording);
         kept_checkpoint_note(flags, *spool);
         spool.reset();
         if (cancelled) std::_Exit(130);
@@ -573,10 +676,22 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
         std::cerr << "allvsall: resuming from the checkpoint in " << flags.checkpoint_dir << ": " << spool->first_tile()
                   << " of " << job.problem->tiling.tile_count() << " tiles done\n";
     const std::uint64_t resumed_pairs = spool->pairs_done(), resumed_cells = spool->cells_done();
-    const std::string note = deal_and_collect(flags, world, job, spool, job_context);
+    std::unique_ptr<store::JobRecording> recording;
+    try {
+        recording = begin_recording(flags, context, *job.problem, job.in, *job.backend);
+    } catch (const std::exception& e) {
+        std::cerr << "alignscope-cli: error: " << e.what() << '\n';
+        world.abort(2);
+    }
+    const std::string note = deal_and_collect(flags, world, job, spool, job_context, recording.get());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    finish(flags, *job.problem, *spool, *job.backend, job_context, seconds, resumed_pairs, resumed_cells,
-           " (" + std::to_string(world.size()) + " ranks)" + note);
+    try {
+        finish(flags, *job.problem, *spool, *job.backend, job_context, seconds, resumed_pairs, resumed_cells,
+               " (" + std::to_string(world.size()) + " ranks)" + note, recording.get());
+    } catch (...) {
+        ProjectFlag::record_failure(recording.get());
+        throw;
+    }
     return 0;
 }
 
@@ -588,7 +703,8 @@ int run_allvsall(const AllVsAllFlags& flags, CliContext& context) {
                               {"--matrix-out", flags.matrix_out},
                               {"--clusters", flags.clusters},
                               {"--timeline", flags.device.timeline},
-                              {"--checkpoint", flags.checkpoint_dir}});
+                              {"--checkpoint", flags.checkpoint_dir},
+                              {"--project", flags.project.path}});
     if (ranks_from_environment() > 1) {
 #ifdef ALIGNSCOPE_WITH_MPI
         return run_distributed(flags, context);
@@ -641,6 +757,7 @@ void add_allvsall_command(CLI::App& app, CliContext& context) {
         ->capture_default_str();
     command->add_flag("--resume", flags->resume, "Go on from the checkpoint in --checkpoint DIR");
     command->add_flag("-q,--quiet", flags->quiet, "No summary line on stderr");
+    flags->project.add_to(*command);
     command->callback(
         [flags, &context] { context.action = [flags, &context] { return run_allvsall(*flags, context); }; });
 }

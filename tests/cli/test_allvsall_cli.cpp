@@ -2,7 +2,8 @@
 // rRNA sequences (microbiomeutil-data): pair table and PHYLIP/CSV matrices
 // read back and checked against parasail's scores; --top and --distance
 // identity; a run killed (SIGKILL) or interrupted (SIGINT) mid-way resumes to
-// the same bytes as a run left alone; bad input gets one line and exit 2.
+// the same bytes as a run left alone; --project keeps the traced pairs as
+// alignments; bad input gets one line and exit 2.
 #include "cli_runner.hpp"
 #include "rrna16s.hpp"
 
@@ -11,6 +12,7 @@
 #include <parasail.h>
 
 #include <alignscope/seq/sequence_reader.hpp>
+#include <alignscope/store/project.hpp>
 
 #include <cmath>
 #include <csignal>
@@ -171,6 +173,47 @@ private slots:
             if (line.isEmpty()) continue;
             const QList<QByteArray> f = line.split('\t');
             if (f[5].toDouble() >= 0.8) QCOMPARE(single[f[0].toInt()], single[f[1].toInt()]);
+        }
+    }
+
+    void project_keeps_the_traced_pairs() {
+        // --project: the job is done, with its set as input, and the pairs traced
+        // back (and only those) are its alignments: score parasail's, CIGAR and
+        // coordinates the pair table's.
+        QTemporaryDir dir;
+        const QString set = subset(dir, "set.fa", 12, 40);
+        const QString table = dir.filePath("pairs.tsv"), project = dir.filePath("runs.alsproj");
+        const ProcessResult r = run_cli(QStringList{"allvsall", set, "--device", "cpu", "--tile", "4",
+                                                    "--min-normalised", "0.66", "-o", table, "--project", project} +
+                                        scoring());
+        QVERIFY2(r.exit_code == 0, r.err.constData());
+        std::map<std::pair<std::string, std::string>, QList<QByteArray>> traced;
+        for (const QByteArray& line : slurp(table).split('\n')) {
+            const QList<QByteArray> f = line.split('\t');
+            if (f.size() == 14 && f[0] != "i" && f[13] != "*") traced[{f[2].toStdString(), f[3].toStdString()}] = f;
+        }
+        QVERIFY(traced.size() >= 3);
+        alignscope::store::ProjectOptions options;
+        options.read_only = true;
+        const alignscope::store::Project p(project.toStdString(), options);
+        const std::vector<alignscope::store::JobInfo> jobs = p.jobs();
+        QCOMPARE(jobs.size(), std::size_t(1));
+        QCOMPARE(int(jobs[0].state), int(alignscope::store::JobState::Done));
+        QCOMPARE(jobs[0].spec.command, std::string("allvsall"));
+        QCOMPARE(jobs[0].inputs.size(), std::size_t(1));
+        const auto page = p.alignments(jobs[0].id, 0, 1000);
+        QCOMPARE(page.rows.size(), traced.size());
+        std::map<std::string, std::string> residues;
+        for (const alignscope::Sequence& s : records(set)) residues[s.id] = s.residues;
+        for (const alignscope::Alignment& a : page.rows) {
+            const auto it = traced.find({a.query_id, a.target_id});
+            QVERIFY2(it != traced.end(), (a.query_id + " x " + a.target_id).c_str());
+            const QList<QByteArray>& f = it->second;
+            QCOMPARE(a.score, std::int64_t(parasail_nw(residues[a.query_id], residues[a.target_id])));
+            QCOMPARE(QByteArray::number(qlonglong(a.score)), f[4]);
+            QCOMPARE(QByteArray::fromStdString(a.cigar.to_string()), f[13]);
+            QCOMPARE(QByteArray::number(qlonglong(a.query_end)), f[10]);
+            QCOMPARE(QByteArray::number(qlonglong(a.target_end)), f[12]);
         }
     }
 
