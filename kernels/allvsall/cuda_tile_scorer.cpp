@@ -121,6 +121,33 @@ private:
         bool busy = false;
     };
 
+    // The set encoded for the matrix: rows, and the columns of a rectangle.
+    struct Codes {
+        std::vector<EncodedSequence> rows, columns;
+        const std::vector<EncodedSequence>& of_columns() const { return columns.empty() ? rows : columns; }
+    };
+    struct ColumnStats {
+        double mean_length = 0;
+        int longest = 0;
+        std::uint64_t residue_bytes = 16;  // padded residues, and a margin
+    };
+    // Per profile: its first word, its tiles, and its two rows' lengths (0: none).
+    struct ProfilePlan {
+        std::vector<std::uint64_t> offsets;
+        std::vector<std::int32_t> tiles, lanes;
+        std::uint64_t words = 0;
+    };
+    static constexpr int kSlots = 2;  // tiles in flight
+
+    void take_scheme();
+    Codes encode_sets() const;
+    ColumnStats measure(const Codes& codes);
+    bool choose_shapes(std::string* why_not);
+    ProfilePlan plan_profiles(double mean_length);
+    bool fits(const ProfilePlan& plan, const ColumnStats& columns, std::string* why_not);
+    std::vector<std::uint32_t> fill_profiles(const Codes& codes, const ProfilePlan& plan) const;
+    void upload(const Codes& codes, const ProfilePlan& plan, const ColumnStats& columns);
+
     bool local() const { return problem_.options.mode == AlignmentMode::Local; }
     TileSpan span_of(std::uint64_t tile) const;
     void map_results(const Slot& slot, std::vector<std::int32_t>& scores, std::vector<std::uint64_t>& rescore) const;
@@ -156,6 +183,17 @@ private:
 
 bool CudaTileScorer::load(std::string* why_not) {
     ALIGNSCOPE_CUDA(cudaSetDevice(device_), site_);
+    take_scheme();
+    const Codes codes = encode_sets();
+    const ColumnStats columns = measure(codes);
+    if (!choose_shapes(why_not)) return false;
+    const ProfilePlan plan = plan_profiles(columns.mean_length);
+    if (!fits(plan, columns, why_not)) return false;
+    upload(codes, plan, columns);
+    return true;
+}
+
+void CudaTileScorer::take_scheme() {
     const ScoringScheme& scheme = problem_.scheme;
     const SubstitutionMatrix& matrix = scheme.matrix;
     letters_ = matrix.size() + 1;
@@ -175,14 +213,11 @@ bool CudaTileScorer::load(std::string* why_not) {
     cudaDeviceProp props{};
     ALIGNSCOPE_CUDA(cudaGetDeviceProperties(&props, device_), site_);
     sm_count_ = props.multiProcessorCount;
+}
 
-    const allvsall::Tiling& tiling = problem_.tiling;
-    const std::vector<Sequence>& rows = *problem_.rows;
-    const std::vector<Sequence>& columns = *problem_.columns;
-    const std::vector<std::uint32_t>& row_order = tiling.row_order();
-    const std::vector<std::uint32_t>& column_order = tiling.column_order();
-
+CudaTileScorer::Codes CudaTileScorer::encode_sets() const {
     // Each sequence encoded once (the triangle's rows are its columns).
+    const SubstitutionMatrix& matrix = problem_.scheme.matrix;
     auto encode_all = [&](const std::vector<Sequence>& set, const char* role) {
         std::vector<EncodedSequence> out(set.size());
         parallel_chunks(set.size(), problem_.threads, [&](std::size_t from, std::size_t to) {
@@ -191,11 +226,18 @@ bool CudaTileScorer::load(std::string* why_not) {
         }, 64);
         return out;
     };
-    const std::vector<EncodedSequence> row_codes = encode_all(rows, "sequence");
-    const std::vector<EncodedSequence> column_codes =
-        problem_.triangle() ? std::vector<EncodedSequence>{} : encode_all(columns, "--against sequence");
-    const std::vector<EncodedSequence>& col_codes = problem_.triangle() ? row_codes : column_codes;
+    Codes codes;
+    codes.rows = encode_all(*problem_.rows, "sequence");
+    if (!problem_.triangle()) codes.columns = encode_all(*problem_.columns, "--against sequence");
+    return codes;
+}
 
+// Lengths and sums of each residue's best score, by position (the saturation
+// rule's bounds), and what the columns need on the device.
+CudaTileScorer::ColumnStats CudaTileScorer::measure(const Codes& codes) {
+    const SubstitutionMatrix& matrix = problem_.scheme.matrix;
+    const std::vector<std::uint32_t>& row_order = problem_.tiling.row_order();
+    const std::vector<std::uint32_t>& column_order = problem_.tiling.column_order();
     std::vector<int> best_as_query(static_cast<std::size_t>(matrix.size()), 0);
     std::vector<int> best_as_target(static_cast<std::size_t>(matrix.size()), 0);
     for (int a = 0; a < matrix.size(); ++a)
@@ -211,41 +253,46 @@ bool CudaTileScorer::load(std::string* why_not) {
     row_length_.resize(row_order.size());
     row_best_.resize(row_order.size());
     for (std::size_t p = 0; p < row_order.size(); ++p) {
-        row_length_[p] = static_cast<int>(row_codes[row_order[p]].size());
-        row_best_[p] = best_sum(row_codes[row_order[p]], best_as_query);
+        row_length_[p] = static_cast<int>(codes.rows[row_order[p]].size());
+        row_best_[p] = best_sum(codes.rows[row_order[p]], best_as_query);
     }
     column_length_.resize(column_order.size());
     column_best_.resize(column_order.size());
-    double mean_length = 0;
-    int longest_column = 0;
-    std::uint64_t residue_bytes = 16;
+    ColumnStats stats;
     for (std::size_t q = 0; q < column_order.size(); ++q) {
-        const EncodedSequence& s = col_codes[column_order[q]];
+        const EncodedSequence& s = codes.of_columns()[column_order[q]];
         column_length_[q] = static_cast<int>(s.size());
         column_best_[q] = best_sum(s, best_as_target);
-        mean_length += static_cast<double>(s.size());
-        longest_column = std::max(longest_column, static_cast<int>(s.size()));
-        residue_bytes += round4(s.size());
+        stats.mean_length += static_cast<double>(s.size());
+        stats.longest = std::max(stats.longest, static_cast<int>(s.size()));
+        stats.residue_bytes += round4(s.size());
     }
-    mean_length /= static_cast<double>(std::max<std::size_t>(1, column_order.size()));
+    stats.mean_length /= static_cast<double>(std::max<std::size_t>(1, column_order.size()));
+    return stats;
+}
 
-    // Shapes this device can run with this matrix, and each profile's.
+// The shapes this device can run with this matrix.
+bool CudaTileScorer::choose_shapes(std::string* why_not) {
     for (const DbscanShape& shape : allvsall_gpu::scan_shapes()) {
         const int blocks = allvsall_gpu::scan_blocks_per_sm(shape, local(), letters_);
         if (blocks == 0) continue;
         shapes_.push_back(shape);
         blocks_per_sm_.push_back(blocks);
     }
-    if (shapes_.empty()) {
-        if (why_not) *why_not = "no all-against-all scan kernel fits " + std::to_string(letters_) + " matrix letters";
-        return false;
-    }
-    profiles_ = ProfileIndex::pair_rows(row_order.size(), tiling.tile_size());
+    if (shapes_.empty() && why_not)
+        *why_not = "no all-against-all scan kernel fits " + std::to_string(letters_) + " matrix letters";
+    return !shapes_.empty();
+}
+
+// The rows paired into profiles, each with the shape that wastes the fewest cells.
+CudaTileScorer::ProfilePlan CudaTileScorer::plan_profiles(double mean_length) {
+    profiles_ = ProfileIndex::pair_rows(problem_.tiling.rows(), problem_.tiling.tile_size());
     const std::size_t count = profiles_.first_row.size();
     profile_shape_.resize(count);
-    std::vector<std::uint64_t> offsets(count);
-    std::vector<std::int32_t> tiles(count), lanes(2 * count);
-    std::uint64_t words = 0;
+    ProfilePlan plan;
+    plan.offsets.resize(count);
+    plan.tiles.resize(count);
+    plan.lanes.resize(2 * count);
     for (std::size_t p = 0; p < count; ++p) {
         const std::uint32_t r = profiles_.first_row[p];
         const int a = row_length_[r], b = profiles_.lanes[p] == 2 ? row_length_[r + 1] : 0;
@@ -255,45 +302,52 @@ bool CudaTileScorer::load(std::string* why_not) {
             if (shape_cost(shapes_[s], needed, mean_length) < shape_cost(shapes_[best], needed, mean_length)) best = s;
         profile_shape_[p] = best;
         const int tile_rows = shapes_[best].tile_rows();
-        tiles[p] = (needed + tile_rows - 1) / tile_rows;
-        offsets[p] = words;
-        lanes[2 * p] = a;
-        lanes[2 * p + 1] = b;
-        words += static_cast<std::uint64_t>(tiles[p]) * static_cast<std::uint64_t>(letters_) * tile_rows;
+        plan.tiles[p] = (needed + tile_rows - 1) / tile_rows;
+        plan.offsets[p] = plan.words;
+        plan.lanes[2 * p] = a;
+        plan.lanes[2 * p + 1] = b;
+        plan.words += static_cast<std::uint64_t>(plan.tiles[p]) * static_cast<std::uint64_t>(letters_) * tile_rows;
     }
+    return plan;
+}
+
+// Whether the profiles, the columns and every stream's strips fit the memory budget.
+bool CudaTileScorer::fits(const ProfilePlan& plan, const ColumnStats& columns, std::string* why_not) {
     // Strips of multi-tile profiles: per stream, every resident group of the widest launch.
-    scratch_columns_ = static_cast<int>(round4(static_cast<std::uint64_t>(longest_column)) + 4);
+    scratch_columns_ = static_cast<int>(round4(static_cast<std::uint64_t>(columns.longest)) + 4);
     for (std::size_t s = 0; s < shapes_.size(); ++s)
         scratch_strips_ = std::max<std::uint64_t>(scratch_strips_, static_cast<std::uint64_t>(blocks_per_sm_[s]) *
                                                                         sm_count_ * shapes_[s].groups_per_block());
-    constexpr int kSlots = 2;
     const std::uint64_t scratch_bytes = kSlots * scratch_strips_ * static_cast<std::uint64_t>(scratch_columns_) * 8;
-    const std::uint64_t needed = words * 4 + residue_bytes + column_order.size() * 12 + count * 24 + scratch_bytes +
-                                 (64ull << 20);
+    const std::uint64_t needed = plan.words * 4 + columns.residue_bytes + problem_.tiling.columns() * 12 +
+                                 plan.tiles.size() * 24 + scratch_bytes + (64ull << 20);
     std::size_t free_bytes = 0, total_bytes = 0;
     ALIGNSCOPE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes), site_);
     const std::uint64_t budget = problem_.gpu_memory_budget
                                      ? std::min<std::uint64_t>(problem_.gpu_memory_budget, free_bytes)
                                      : static_cast<std::uint64_t>(0.8 * static_cast<double>(free_bytes));
-    if (needed > budget) {
-        if (why_not)
-            *why_not = "the set's query profiles need " + std::to_string(needed >> 20) + " MiB of GPU memory, more than " +
-                       std::to_string(budget >> 20) + " MiB";
-        return false;
-    }
+    if (needed <= budget) return true;
+    if (why_not)
+        *why_not = "the set's query profiles need " + std::to_string(needed >> 20) + " MiB of GPU memory, more than " +
+                   std::to_string(budget >> 20) + " MiB";
+    return false;
+}
 
-    // Profiles: the database scanner's layout (dbscan_bounds.hpp for global and semi-global).
-    std::vector<std::uint32_t> host_words(words);
+// Profile words: the database scanner's layout (dbscan_bounds.hpp for global and semi-global).
+std::vector<std::uint32_t> CudaTileScorer::fill_profiles(const Codes& codes, const ProfilePlan& plan) const {
+    const SubstitutionMatrix& matrix = problem_.scheme.matrix;
+    const std::vector<std::uint32_t>& row_order = problem_.tiling.row_order();
+    std::vector<std::uint32_t> host_words(plan.words);
     const bool free_query_begin = (free_ends_ & search::kFreeQueryBegin) != 0;
     const bool is_local = local();
-    parallel_chunks(count, problem_.threads, [&](std::size_t from, std::size_t to) {
+    parallel_chunks(plan.tiles.size(), problem_.threads, [&](std::size_t from, std::size_t to) {
         for (std::size_t p = from; p < to; ++p) {
             const std::uint32_t r = profiles_.first_row[p];
-            const EncodedSequence* qa = &row_codes[row_order[r]];
-            const EncodedSequence* qb = profiles_.lanes[p] == 2 ? &row_codes[row_order[r + 1]] : nullptr;
+            const EncodedSequence* qa = &codes.rows[row_order[r]];
+            const EncodedSequence* qb = profiles_.lanes[p] == 2 ? &codes.rows[row_order[r + 1]] : nullptr;
             const int tile = shapes_[profile_shape_[p]].tile_rows();
-            const int padded = tiles[p] * tile;
-            std::uint32_t* out = host_words.data() + offsets[p];
+            const int padded = plan.tiles[p] * tile;
+            std::uint32_t* out = host_words.data() + plan.offsets[p];
             auto value = [&](const EncodedSequence* q, int i, int letter) {
                 if (!q) return search::kPad16;
                 if (is_local) {
@@ -306,7 +360,7 @@ bool CudaTileScorer::load(std::string* why_not) {
                                      : search::kPad16;
                 return search::profile_entry(i, z, real, free_query_begin, search::kPad16, search::kNeg16);
             };
-            for (int k = 0; k < tiles[p]; ++k)
+            for (int k = 0; k < plan.tiles[p]; ++k)
                 for (int letter = 0; letter < letters_; ++letter) {
                     std::uint32_t* row = out + (static_cast<std::size_t>(k) * letters_ + letter) * tile;
                     for (int t = 0; t < tile; ++t) {
@@ -318,32 +372,39 @@ bool CudaTileScorer::load(std::string* why_not) {
                 }
         }
     }, 16);
+    return host_words;
+}
 
-    // Columns: residues in tiling order, each padded to 4 with the pad letter.
-    std::vector<std::uint8_t> codes(residue_bytes, static_cast<std::uint8_t>(letters_ - 1));
+// The columns' residues (tiling order, each padded to 4 with the pad letter),
+// the profiles and their tables to the device, and the streams.
+void CudaTileScorer::upload(const Codes& codes, const ProfilePlan& plan, const ColumnStats& columns) {
+    const std::vector<std::uint32_t> host_words = fill_profiles(codes, plan);
+    const std::vector<std::uint32_t>& column_order = problem_.tiling.column_order();
+    std::vector<std::uint8_t> residues(columns.residue_bytes, static_cast<std::uint8_t>(letters_ - 1));
     std::vector<std::uint64_t> starts(column_order.size());
     std::uint64_t at = 0;
     for (std::size_t q = 0; q < column_order.size(); ++q) {
-        const EncodedSequence& s = col_codes[column_order[q]];
-        std::memcpy(codes.data() + at, s.data(), s.size());
+        const EncodedSequence& s = codes.of_columns()[column_order[q]];
+        std::memcpy(residues.data() + at, s.data(), s.size());
         starts[q] = at;
         at += round4(s.size());
     }
-    residues_.reserve(codes.size(), site_);
+    const std::size_t count = plan.tiles.size();
+    residues_.reserve(residues.size(), site_);
     starts_.reserve(starts.size(), site_);
     lengths_.reserve(column_length_.size(), site_);
-    profile_words_.reserve(std::max<std::uint64_t>(words, 1), site_);
+    profile_words_.reserve(std::max<std::uint64_t>(plan.words, 1), site_);
     profile_offsets_.reserve(count, site_);
     profile_tiles_.reserve(count, site_);
     profile_lengths_.reserve(2 * count, site_);
-    ALIGNSCOPE_CUDA(cudaMemcpy(residues_.data(), codes.data(), codes.size(), cudaMemcpyHostToDevice), site_);
+    ALIGNSCOPE_CUDA(cudaMemcpy(residues_.data(), residues.data(), residues.size(), cudaMemcpyHostToDevice), site_);
     ALIGNSCOPE_CUDA(cudaMemcpy(starts_.data(), starts.data(), starts.size() * 8, cudaMemcpyHostToDevice), site_);
     ALIGNSCOPE_CUDA(cudaMemcpy(lengths_.data(), column_length_.data(), column_length_.size() * 4, cudaMemcpyHostToDevice),
                     site_);
-    ALIGNSCOPE_CUDA(cudaMemcpy(profile_words_.data(), host_words.data(), words * 4, cudaMemcpyHostToDevice), site_);
-    ALIGNSCOPE_CUDA(cudaMemcpy(profile_offsets_.data(), offsets.data(), count * 8, cudaMemcpyHostToDevice), site_);
-    ALIGNSCOPE_CUDA(cudaMemcpy(profile_tiles_.data(), tiles.data(), count * 4, cudaMemcpyHostToDevice), site_);
-    ALIGNSCOPE_CUDA(cudaMemcpy(profile_lengths_.data(), lanes.data(), 2 * count * 4, cudaMemcpyHostToDevice), site_);
+    ALIGNSCOPE_CUDA(cudaMemcpy(profile_words_.data(), host_words.data(), plan.words * 4, cudaMemcpyHostToDevice), site_);
+    ALIGNSCOPE_CUDA(cudaMemcpy(profile_offsets_.data(), plan.offsets.data(), count * 8, cudaMemcpyHostToDevice), site_);
+    ALIGNSCOPE_CUDA(cudaMemcpy(profile_tiles_.data(), plan.tiles.data(), count * 4, cudaMemcpyHostToDevice), site_);
+    ALIGNSCOPE_CUDA(cudaMemcpy(profile_lengths_.data(), plan.lanes.data(), 2 * count * 4, cudaMemcpyHostToDevice), site_);
 
     slots_.resize(kSlots);
     for (Slot& s : slots_) {
@@ -352,7 +413,6 @@ bool CudaTileScorer::load(std::string* why_not) {
         s.counters.reserve(shapes_.size(), site_);
         s.scratch.reserve(scratch_strips_ * static_cast<std::uint64_t>(scratch_columns_), site_);
     }
-    return true;
 }
 
 TileSpan CudaTileScorer::span_of(std::uint64_t tile) const {
