@@ -10,12 +10,14 @@
 #include "common/stream_pool.hpp"
 #include "long/long_launch.hpp"
 
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <thread>
 
 namespace alignscope::kernels {
@@ -45,6 +47,21 @@ std::int8_t edge_code(Edge e) {
     return longpass::kEdgeClosed;
 }
 
+// The strip height a forced kernel asks for (LongRunnerSettings::kernel): a
+// strip kernel's name ("sw_affine_strips16_s32"; align_long_on has checked
+// its mode and gap model) or the older "r8"/"r16"; 0 when none is forced.
+int forced_strip_rows(const std::string& kernel) {
+    if (kernel.empty()) return 0;
+    if (kernel == "r8") return 8;
+    if (kernel == "r16") return 16;
+    const std::optional<KernelName> name = KernelName::try_parse(kernel);
+    if (name && name->family == "strips" && (name->group == 8 || name->group == 16) &&
+        name->width == KernelWidth::S32)
+        return name->group;
+    throw Error::about("kernel", "'" + kernel + "' is not a GPU long-pair kernel (strips8 or strips16 with 32-bit "
+                                 "cells, e.g. sw_affine_strips16_s32)");
+}
+
 class CudaLongRunner final : public longpair::PassRunner {
 public:
     CudaLongRunner(int device_index, DeviceInfo info, LongRunnerSettings settings)
@@ -52,6 +69,7 @@ public:
         if (settings_.strategy.empty()) settings_.strategy = "strips";
         if (settings_.strategy != "strips" && settings_.strategy != "streams")
             throw Error("unknown --strategy '" + settings_.strategy + "': expected strips or streams");
+        forced_rows_ = forced_strip_rows(settings_.kernel);
         site_ = {info_.id + " (" + info_.name + ")", "long-pair alignment"};
     }
 
@@ -191,8 +209,7 @@ private:
         }
         const int resident_guess = slice ? resident_slice_warps_ : sm_count_ * 16;
         const int R = overview ? 16
-                      : (settings_.kernel == "r8") ? 8
-                      : (settings_.kernel == "r16") ? 16
+                      : forced_rows_ ? forced_rows_
                       : (total_rows / longpass::strip_rows(16) >= resident_guess ||
                          (goal_batch && total_rows / longpass::strip_rows(8) > resident_warps_))
                             ? 16
@@ -720,6 +737,7 @@ private:
     int resident_warps_ = 1;
     int resident_slice_warps_ = 1;
     std::string kernel_name_;
+    int forced_rows_ = 0;  // strip height a forced kernel asks for; 0 = automatic
     DeviceBuffer<std::uint8_t> residues_;
     DeviceBuffer<std::int8_t> profile_;
     DeviceBuffer<int> control_, progress_;

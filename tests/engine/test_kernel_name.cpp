@@ -3,7 +3,10 @@
 // malformed names are refused with an error that says what is wrong, names
 // earlier versions stored are read, and a variant's check fails when the
 // device answers wrongly or runs another kernel than the one forced.
+#include <alignscope/align/long_pair.hpp>
 #include <alignscope/bench/kernel_checks.hpp>
+#include <alignscope/score/scoring_scheme.hpp>
+#include <alignscope/score/substitution_matrix.hpp>
 #include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
 
@@ -185,6 +188,29 @@ private slots:
         QVERIFY(!outcome.problems.empty());
         QVERIFY2(QString::fromStdString(outcome.problems.front()).contains("cannot run on device cpu-ref"),
                  outcome.problems.front().c_str());
+    }
+
+    // A long-pair kernel forced by name must be one of the job's mode and gap model.
+    void long_pair_refuses_a_kernel_of_another_mode() {
+        auto registry = make_cpu_registry();
+        const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 11, 1);
+        longpair::LongPairOptions options;
+        options.align.mode = AlignmentMode::Local;
+        LongRunnerSettings settings;
+        settings.kernel = "nw_affine_strips8_s32";
+        try {
+            (void)longpair::align_long_on(registry->select("cpu"), "HEAGAWGHEE", "PAWHEAE", scheme, options, settings);
+            QFAIL("no error");
+        } catch (const Error& e) {
+            QCOMPARE(e.parameter(), std::string("kernel"));
+            QVERIFY2(QString(e.what()).startsWith("--kernel: 'nw_affine_strips8_s32' is a kernel for global affine "
+                                                  "alignment, but the job is local affine"),
+                     e.what());
+        }
+        settings.kernel = "sw_affine_strips8_s32";  // the job's own: the CPU runs its one way
+        const Alignment a =
+            longpair::align_long_on(registry->select("cpu"), "HEAGAWGHEE", "PAWHEAE", scheme, options, settings);
+        QCOMPARE(a.kernel, std::string("sw_affine_myersmiller_s64"));
     }
 
     void catalog_refuses_an_incomplete_family() {

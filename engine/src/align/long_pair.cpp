@@ -891,6 +891,15 @@ void stream_cigar(Alignment& a, std::string_view query, std::string_view target,
 Alignment align_long_on(Backend& backend, std::string_view query, std::string_view target,
                         const ScoringScheme& scheme, const LongPairOptions& options,
                         const LongRunnerSettings& settings, const JobContext& context, LongPairStats* stats) {
+    // A forced kernel named in the grammar must be one of this job's mode and
+    // gap model (the runner checks the rest: which kernels it has).
+    if (const auto forced = KernelName::try_parse(settings.kernel);
+        forced && (forced->mode != options.align.mode || forced->linear != scheme.linear()))
+        throw Error::about("kernel", "'" + settings.kernel + "' is a kernel for " +
+                                         std::string(to_string(forced->mode)) +
+                                         (forced->linear ? " linear" : " affine") + " alignment, but the job is " +
+                                         std::string(to_string(options.align.mode)) +
+                                         (scheme.linear() ? " linear" : " affine"));
     std::unique_ptr<PassRunner> runner = backend.make_long_runner(settings);
     if (runner) return align_long(query, target, scheme, options, *runner, context, stats);
     if (!options.checkpoint_dir.empty() || options.resume) {

@@ -118,9 +118,9 @@ KernelCheckOutcome check_long_kernel(const KernelCheckRequest& request) {
     options.max_length = 3000;  // long enough for several strips, quick on a CPU
     options.threads = request.threads;
     options.cpu_pipeline_too = false;
-    // The strip kernels are forced by their height ("r8", "r16"); a CPU has
-    // one way (Myers-Miller) and takes no forced kernel.
-    if (request.kernel.group > 0) options.settings.kernel = "r" + std::to_string(request.kernel.group);
+    // A GPU's strip kernels are forced by name; a CPU has one way
+    // (Myers-Miller) and takes no forced kernel.
+    if (request.kernel.family != "myersmiller") options.settings.kernel = request.kernel.format();
     KernelCheckOutcome out;
     LongVerifyCallbacks callbacks;
     callbacks.result = [&out](const LongVerifyResult& r) {
