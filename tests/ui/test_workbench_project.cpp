@@ -12,6 +12,7 @@
 #include <views/heatmap/heatmap_view.hpp>
 #include <views/job_heatmap_view.hpp>
 #include <views/job_result_view.hpp>
+#include <views/jobs_view.hpp>
 #include <views/sequences_view.hpp>
 
 #include <alignscope/score/substitution_matrix.hpp>
@@ -401,6 +402,7 @@ private slots:
             QTRY_VERIFY2(v->noteText().contains("No job in this project yet") && v->noteText().contains("Run"),
                          qPrintable(v->noteText()));
         }
+        QVERIFY2(window->jobsView().emptyText().contains("No jobs yet"), qPrintable(window->jobsView().emptyText()));
         window->showView("sequences");
         QVERIFY2(window->sequencesView().emptyText().contains("Load Sequences"),
                  qPrintable(window->sequencesView().emptyText()));
@@ -421,6 +423,7 @@ private slots:
         panel.setMatrix("BLOSUM62");
         QVERIFY(runAndWait(*window));
         const qint64 job = window->document().jobs().back().id;
+        QVERIFY(window->jobsView().emptyText().isEmpty());
         window->showJobResults(job);
         window->showView("alignment");
         QTRY_VERIFY(alignment->shownJob() == job);

@@ -61,8 +61,13 @@ JobsView::JobsView(ProjectDocument& document, QWidget* parent) : ResultView(docu
     table_->setItemDelegateForColumn(JobsModel::Percent, new ProgressDelegate(table_));
     table_->setContextMenuPolicy(Qt::CustomContextMenu);
     table_->setWordWrap(false);
+    empty_ = new QLabel(this);
+    empty_->setObjectName("emptyState");
+    empty_->setWordWrap(true);
+    empty_->setAlignment(Qt::AlignCenter);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(empty_);
     layout->addWidget(table_);
 
     auto refresh = [this] {
@@ -72,6 +77,15 @@ JobsView::JobsView(ProjectDocument& document, QWidget* parent) : ResultView(docu
         // Measuring every cell is not free: only when rows come or go.
         if (model_.rowCount() != rows) table_->resizeColumnsToContents();
         if (selected) showJob(selected);
+        // Nothing listed: say what fills the list.
+        QString empty;
+        if (!this->document().isOpen())
+            empty = tr("No project is open: File › New Project… or Open Project…, or start with alignscope --demo.");
+        else if (model_.rowCount() == 0)
+            empty = tr("No jobs yet: load sequences, set up the Job panel and press Run (Ctrl+R); jobs run from "
+                       "alignscope-cli with --project appear here too.");
+        empty_->setText(empty);
+        empty_->setVisible(!empty.isEmpty());
     };
     auto refresh_names = [this] {
         std::map<qint64, QString> names;
@@ -105,6 +119,8 @@ void JobsView::showJob(qint64 jobId) {
     table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     table_->scrollTo(index);
 }
+
+QString JobsView::emptyText() const { return empty_->isVisibleTo(this) ? empty_->text() : QString(); }
 
 qint64 JobsView::shownJob() const {
     const QModelIndex current = table_->selectionModel()->currentIndex();

@@ -6,6 +6,7 @@
 #include "models/jobs_model.hpp"
 #include "views/result_view.hpp"
 
+#include <QLabel>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 
@@ -22,6 +23,8 @@ public:
 
     JobsModel& model() { return model_; }
     QTableView& table() { return *table_; }
+    // The line over an empty list: what would fill it (empty when jobs are listed).
+    QString emptyText() const;
 
 signals:
     // The selection moved to this job (0: none).
@@ -35,6 +38,7 @@ private:
     JobsModel model_;
     QSortFilterProxyModel sorted_;
     QTableView* table_;
+    QLabel* empty_;
 };
 
 }  // namespace alignscope::ui
