@@ -30,9 +30,9 @@
 #include <alignscope/mpi/distributed_search.hpp>
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <iostream>
 #include <map>
 #include <numeric>
@@ -80,14 +80,12 @@ struct SearchFlags {
 ScoringScheme search_scheme(const SearchFlags& flags, AlphabetKind alphabet, std::string& note) {
     ScoringFlags scoring = flags.scoring;
     if (!scoring.gap_open && !scoring.gap_extend) {
-        const GapCosts gaps =
-            default_search_gaps(scoring.matrix, scoring.match, scoring.mismatch, alphabet, &note);
+        const GapCosts gaps = default_search_gaps(scoring.matrix, scoring.match, scoring.mismatch, alphabet, &note);
         scoring.gap_open = gaps.open;
         scoring.gap_extend = gaps.extend;
     }
     return scoring.scheme(alphabet);
 }
-
 
 int run_verify(const SearchFlags& flags) {
     const auto registry = scanner_registry();
@@ -203,8 +201,9 @@ int run_bench(const SearchFlags& flags, CliContext& context) {
 OutputFormat check_search_flags(const SearchFlags& flags) {
     if (flags.query_path.empty()) throw Error("search: -q/--queries is required");
     if (flags.database_path.empty()) throw Error("search: -d/--database is required");
-    refuse_overlapping_files({{"-q", flags.query_path}, {"-d", flags.database_path}, {"--matrix", flags.scoring.matrix}},
-                             {{"-o", flags.output}, {"--timeline", flags.device.timeline}, {"--project", flags.project.path}});
+    refuse_overlapping_files(
+        {{"-q", flags.query_path}, {"-d", flags.database_path}, {"--matrix", flags.scoring.matrix}},
+        {{"-o", flags.output}, {"--timeline", flags.device.timeline}, {"--project", flags.project.path}});
     if (flags.top == 0) throw Error("--top must be at least 1");
     if (flags.max_evalue && !(*flags.max_evalue > 0 && std::isfinite(*flags.max_evalue)))
         throw Error("--evalue must be a positive number");
@@ -322,8 +321,8 @@ void print_search_summary(const SearchSummary& summary, CacheOutcome cache) {
 
 // The scan and traceback with every output open: the hits file, the timeline
 // and the project's rows; each file is committed only when the search ends well.
-SearchSummary scan_and_write(const SearchFlags& flags, CliContext& context, const SearchInputs& in,
-                             OutputFormat format, const ScanSetup& setup, DatabaseScanner& scanner, Backend* aligner,
+SearchSummary scan_and_write(const SearchFlags& flags, CliContext& context, const SearchInputs& in, OutputFormat format,
+                             const ScanSetup& setup, DatabaseScanner& scanner, Backend* aligner,
                              const SearchOptions& search, store::JobRecording* recording) {
     const PreparedDatabase& database = in.load.database;
     if (recording) record_search_inputs(*recording, in.queries, database, flags.database_path);
@@ -453,8 +452,8 @@ void run_search_rank(const SearchFlags& flags, CliContext& context, const mpi::W
 // Rank 0 once the job is out: its own slice on a thread of its own, every
 // rank's hits merged into the outputs (committed only when all went well).
 SearchSummary collect_and_write(const SearchFlags& flags, CliContext& context, const SearchInputs& in,
-                                OutputFormat format, const mpi::SearchJob& job, RankDevices& d,
-                                const mpi::World& world, store::JobRecording* recording) {
+                                OutputFormat format, const mpi::SearchJob& job, RankDevices& d, const mpi::World& world,
+                                store::JobRecording* recording) {
     const PreparedDatabase& database = in.load.database;
     if (recording) record_search_inputs(*recording, in.queries, database, flags.database_path);
     AtomicOutput out(flags.output);
@@ -597,8 +596,9 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
 #ifdef ALIGNSCOPE_WITH_MPI
         return run_distributed_search(flags, context);
 #else
-        throw Error("this alignscope-cli was built without MPI (no libopenmpi-dev, or ALIGNSCOPE_MPI=OFF): it "
-                    "cannot share work under mpirun; rebuild with MPI or run it once without mpirun");
+        throw Error(
+            "this alignscope-cli was built without MPI (no libopenmpi-dev, or ALIGNSCOPE_MPI=OFF): it "
+            "cannot share work under mpirun; rebuild with MPI or run it once without mpirun");
 #endif
     }
     if (flags.verify) return run_verify(flags);
@@ -672,8 +672,7 @@ int run_search_verify(const std::string& device, std::uint64_t seed, int threads
     return run_verify(flags);
 }
 
-int run_search_bench(const std::string& device, bool quick, int threads, const std::string& json,
-                     CliContext& context) {
+int run_search_bench(const std::string& device, bool quick, int threads, const std::string& json, CliContext& context) {
     SearchFlags flags;
     flags.scoring.mode = "local";  // the search command's default (ScoringFlags' own is align's global)
     flags.device.device = device;
@@ -703,16 +702,19 @@ void add_search_command(CLI::App& app, CliContext& context) {
     command->add_option("--db-cache", flags->db_cache,
                         "Directory for the prepared-database cache, or 'off' [default: beside the FASTA, else "
                         "~/.cache/alignscope]");
-    command->add_option("--query-batch", flags->query_batch, "Queries per scan call [default: as many as fit 1 GiB of scores]");
+    command->add_option("--query-batch", flags->query_batch,
+                        "Queries per scan call [default: as many as fit 1 GiB of scores]");
     command->add_flag("--quiet", flags->quiet, "No summary or notes on standard error");
     flags->scoring.add_to(*command, "local");
     if (CLI::Option* o = command->get_option("--gap-open"))
-        o->description("Cost of a gap of length 1; a gap of length k costs open + (k-1)*extend [search default: "
-                       "BLAST's for the matrix so E-values exist, e.g. BLOSUM62 12 (BLAST 11/1), BLOSUM45/PAM250 16, "
-                       "PAM30 10, EDNAFULL 16; else 10]");
+        o->description(
+            "Cost of a gap of length 1; a gap of length k costs open + (k-1)*extend [search default: "
+            "BLAST's for the matrix so E-values exist, e.g. BLOSUM62 12 (BLAST 11/1), BLOSUM45/PAM250 16, "
+            "PAM30 10, EDNAFULL 16; else 10]");
     if (CLI::Option* o = command->get_option("--gap-extend"))
-        o->description("Cost of each further gap position [search default: BLAST's for the matrix, e.g. BLOSUM62 1, "
-                       "EDNAFULL 6; else 0.5]");
+        o->description(
+            "Cost of each further gap position [search default: BLAST's for the matrix, e.g. BLOSUM62 1, "
+            "EDNAFULL 6; else 0.5]");
     flags->device.add_to(*command, "auto");
     flags->project.add_to(*command);
 
@@ -728,14 +730,16 @@ void add_search_command(CLI::App& app, CliContext& context) {
         ->capture_default_str();
     command->add_option("--verify-sequences", flags->verify_sequences, "Database sequences per random --verify case")
         ->capture_default_str();
-    command->add_option("--real-queries", flags->real_queries, "--verify: use only the first N queries of -q [default: all]");
+    command->add_option("--real-queries", flags->real_queries,
+                        "--verify: use only the first N queries of -q [default: all]");
     command->add_option("--real-sequences", flags->real_sequences,
                         "--verify: use only the first N records of -d [default: all]");
     command->add_flag("--no-random", flags->no_random, "--verify: skip the random cases (real data only)");
 
-    command->add_flag("--bench", flags->bench,
-                      "Measure scan GCUPS on CUDASW++4.0's workloads (mmseqs2-examples queries against DB, DB x10, and "
-                      "1,000,000 x 256 synthetic) on --device and the CPU SIMD scanner, in --mode (local unless given)");
+    command->add_flag(
+        "--bench", flags->bench,
+        "Measure scan GCUPS on CUDASW++4.0's workloads (mmseqs2-examples queries against DB, DB x10, and "
+        "1,000,000 x 256 synthetic) on --device and the CPU SIMD scanner, in --mode (local unless given)");
     command->add_option("--bench-devices", flags->bench_devices, "Devices to measure [default: --device and cpu]");
     command->add_option("--bench-cases", flags->bench_cases, "Cases: mmseqs, mmseqs-x10, synthetic [default: all]");
     command->add_option("--bench-queries", flags->bench_queries, "Use only the first N queries [default: all 500]");

@@ -2,9 +2,9 @@
 // reference, prints every mismatch and ends with "N passed, N failed"; exit
 // status 1 when anything failed.
 #include "cli_commands.hpp"
-#include "cli_project_flag.hpp"
 #include "cli_options.hpp"
 #include "cli_progress.hpp"
+#include "cli_project_flag.hpp"
 
 #include <alignscope/bench/kernel_checks.hpp>
 #include <alignscope/bench/long_pairs.hpp>
@@ -113,8 +113,7 @@ void finish_outputs(store::JobRecording* recording, const std::string& timeline_
                     std::uint64_t passed, std::uint64_t failed) {
     if (recording) {
         if (!timeline_path.empty()) recording->add_timeline(recorder.events(), recorder.clock_source());
-        if (failed)
-            recording->finish_failed(std::to_string(passed) + " passed, " + std::to_string(failed) + " failed");
+        if (failed) recording->finish_failed(std::to_string(passed) + " passed, " + std::to_string(failed) + " failed");
         else
             recording->finish_done();
     }
@@ -226,8 +225,8 @@ LongVerifyOptions long_options(const VerifyFlags& flags, bool gpu) {
     if (options.pairs == 0) throw Error("--pairs must be at least 1");
     // 100k on GPUs; a CPU aligns a 100k pair in minutes, so 20k there unless asked.
     options.max_length = flags.max_length_option->count() ? parse_length(flags.max_length, "--max-length")
-                         : gpu                             ? 100'000
-                                                           : 20'000;
+                         : gpu                            ? 100'000
+                                                          : 20'000;
     return options;
 }
 
@@ -249,9 +248,8 @@ void print_long_summary(const LongVerifySummary& summary) {
     std::snprintf(times, sizeof times, "%s %.2f s, reference %.2f s, parasail %.2f s (CPU time)",
                   summary.tested_device.c_str(), summary.tested_seconds, summary.reference_seconds,
                   summary.parasail_seconds);
-    std::cout << "checked " << summary.cells << " cells in " << (summary.passed + summary.failed) << " pairs ("
-              << times << "); parasail checked " << summary.parasail_checked << "; genome pairs from "
-              << summary.seed_genome;
+    std::cout << "checked " << summary.cells << " cells in " << (summary.passed + summary.failed) << " pairs (" << times
+              << "); parasail checked " << summary.parasail_checked << "; genome pairs from " << summary.seed_genome;
     if (!summary.tested_kernels.empty()) std::cout << "; kernels: " << summary.tested_kernels;
     if (summary.failed) print_failures_by_kind(summary.failures_by_kind);
     std::cout << "\n" << summary.passed << " passed, " << summary.failed << " failed" << std::endl;
@@ -329,7 +327,8 @@ std::vector<std::string> devices_to_check(const std::string& spec, const DeviceR
         if (spec == "auto" || d.id == spec || (spec == "gpu" && d.kind == "gpu")) out.push_back(d.id);
     }
     if (out.empty())
-        throw Error("--device: no usable device '" + spec + "' for verify --all-kernels (give auto, gpu, or a device "
+        throw Error("--device: no usable device '" + spec +
+                    "' for verify --all-kernels (give auto, gpu, or a device "
                     "`alignscope-cli devices` lists)");
     return out;
 }
@@ -346,8 +345,9 @@ void refuse_flags_of_other_checks(const VerifyFlags& flags) {
         throw Error("--kernel: --all-kernels runs every kernel; to check one, drop --all-kernels");
     if (flags.long_flags.given() || flags.max_length_option->count() || flags.scores_only_option->count() ||
         flags.reference_option->count())
-        throw Error("--all-kernels checks against the CPU reference with its own settings: drop --reference, "
-                    "--scores-only, --max-length, --strategy, --kernels and --special-rows-mem");
+        throw Error(
+            "--all-kernels checks against the CPU reference with its own settings: drop --reference, "
+            "--scores-only, --max-length, --strategy, --kernels and --special-rows-mem");
 }
 
 // One line per variant: area, device, name, pairs and what came of them.
@@ -389,8 +389,8 @@ int run_verify_all_kernels(const VerifyFlags& flags, CliContext& context) {
         for (const KernelFamilyEntry& family : catalog.families()) {
             if (!family_runs_on(family, device)) continue;
             for (const KernelName& kernel : family.variants) {
-                KernelCheckRequest request{context.registry.get(), scanners.get(), device, kernel, pairs,
-                                           flags.seed, settings.threads, &job_context};
+                KernelCheckRequest request{context.registry.get(), scanners.get(), device, kernel, pairs, flags.seed,
+                                           settings.threads,       &job_context};
                 KernelCheckOutcome outcome;
                 try {
                     outcome = family.check(request);
@@ -425,8 +425,8 @@ void add_verify_command(CLI::App& app, CliContext& context) {
     flags->reference_option =
         command->add_option("--reference", flags->reference, "Device that gives the expected results")
             ->capture_default_str();
-    flags->scores_only_option = command->add_flag("--scores-only", flags->scores_only,
-                                                  "Check scores and coordinates only (no traceback jobs)");
+    flags->scores_only_option =
+        command->add_flag("--scores-only", flags->scores_only, "Check scores and coordinates only (no traceback jobs)");
     command->add_flag("--search", flags->search,
                       "Check the device's database scanner instead: top-K scores over whole random databases "
                       "against the CPU (same as `search --verify`)");
@@ -442,10 +442,12 @@ void add_verify_command(CLI::App& app, CliContext& context) {
                       "database scanners' kernels, the long-pair strips) on each device that runs it (--device: "
                       "auto = all, gpu = every GPU, or one device) against the CPU reference, --pairs a variant "
                       "[default: 24]; one line per variant");
-    flags->max_length_option = command->add_option(
-        "--max-length", flags->max_length, "verify --long: longest sequence, e.g. 3000, 20k [default: 100k on GPUs, 20k on CPUs]");
+    flags->max_length_option =
+        command->add_option("--max-length", flags->max_length,
+                            "verify --long: longest sequence, e.g. 3000, 20k [default: 100k on GPUs, 20k on CPUs]");
     flags->long_flags.add_to(*command);
-    command->callback([flags, &context] { context.action = [flags, &context] { return run_verify(*flags, context); }; });
+    command->callback(
+        [flags, &context] { context.action = [flags, &context] { return run_verify(*flags, context); }; });
 }
 
 }  // namespace alignscope::cli

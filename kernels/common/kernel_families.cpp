@@ -15,8 +15,8 @@ void add_cuda_kernel_families(KernelCatalog& catalog) {
     catalog.add({"search", "gpu", kernel_variants({{"dbscan"}}, {KernelWidth::S16x2, KernelWidth::S32}),
                  make_search_kernel_check()});
     // The strip kernel runs 8 or 16 query rows a thread (LongRunnerSettings::kernel).
-    catalog.add({"long", "gpu", kernel_variants({{"strips", 8}, {"strips", 16}}, {KernelWidth::S32}),
-                 check_long_kernel});
+    catalog.add(
+        {"long", "gpu", kernel_variants({{"strips", 8}, {"strips", 16}}, {KernelWidth::S32}), check_long_kernel});
 }
 
 }  // namespace alignscope::kernels

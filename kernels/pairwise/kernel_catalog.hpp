@@ -40,7 +40,8 @@ struct KernelVariant {
     // a group of 8 threads.
     KernelName kernel_name() const {
         const bool inter = family == KernelFamily::Inter;
-        return KernelName{mode, linear, inter ? "inter" : "intra", inter || threads_per_pair() == 32 ? 0 : threads_per_pair(),
+        return KernelName{mode, linear, inter ? "inter" : "intra",
+                          inter || threads_per_pair() == 32 ? 0 : threads_per_pair(),
                           width == LaneWidth::S16 ? KernelWidth::S16 : KernelWidth::S32};
     }
     std::string name() const { return kernel_name().format(); }
@@ -53,7 +54,8 @@ struct KernelVariant {
 // Every kernel this backend has for a job's mode and gap model.
 inline std::vector<KernelVariant> variants_for(AlignmentMode mode, bool linear) {
     std::vector<KernelVariant> out;
-    for (LaneWidth width : {LaneWidth::S16, LaneWidth::S32}) out.push_back({mode, linear, KernelFamily::Inter, width, 1});
+    for (LaneWidth width : {LaneWidth::S16, LaneWidth::S32})
+        out.push_back({mode, linear, KernelFamily::Inter, width, 1});
     for (int group : kIntraGroups)
         for (LaneWidth width : {LaneWidth::S16, LaneWidth::S32})
             out.push_back({mode, linear, KernelFamily::Intra, width, group});

@@ -29,11 +29,11 @@ private slots:
         for (const KernelFamilyEntry& family : catalog.families())
             for (const KernelName& kernel : family.variants) {
                 ++expected;
-                const QRegularExpression line(
-                    "^" + QRegularExpression::escape(QString::fromStdString(family.area)) + " +" +
-                    QRegularExpression::escape(QString::fromStdString(family.device)) + " +" +
-                    QRegularExpression::escape(QString::fromStdString(kernel.format())) +
-                    R"( +(\d+) pairs: (\d+) passed, 0 failed, (\d+) refused  ok$)");
+                const QRegularExpression line("^" + QRegularExpression::escape(QString::fromStdString(family.area)) +
+                                              " +" + QRegularExpression::escape(QString::fromStdString(family.device)) +
+                                              " +" +
+                                              QRegularExpression::escape(QString::fromStdString(kernel.format())) +
+                                              R"( +(\d+) pairs: (\d+) passed, 0 failed, (\d+) refused  ok$)");
                 int found = 0;
                 for (const QString& l : lines) {
                     const auto m = line.match(l);
@@ -41,8 +41,8 @@ private slots:
                     ++found;
                     QVERIFY2(m.captured(2).toULongLong() > 0, qPrintable(l));  // something really ran
                 }
-                QVERIFY2(found == 1, qPrintable(QString::fromStdString(family.device + " " + kernel.format()) +
-                                                "\n" + QString::fromUtf8(r.out)));
+                QVERIFY2(found == 1, qPrintable(QString::fromStdString(family.device + " " + kernel.format()) + "\n" +
+                                                QString::fromUtf8(r.out)));
             }
         QVERIFY(expected >= 40);
         QCOMPARE(lines.last(), QString("%1 variants: %1 ok, 0 failed").arg(expected));
@@ -51,7 +51,8 @@ private slots:
     void refuses_flags_of_other_checks_data() {
         QTest::addColumn<QStringList>("extra");
         QTest::addColumn<QString>("says");
-        QTest::newRow("kernel") << QStringList{"--kernel", "sw_affine_scan_s16"} << "--kernel: --all-kernels runs every kernel";
+        QTest::newRow("kernel") << QStringList{"--kernel", "sw_affine_scan_s16"}
+                                << "--kernel: --all-kernels runs every kernel";
         QTest::newRow("search") << QStringList{"--search"} << "drop --search and --long";
         QTest::newRow("long") << QStringList{"--long"} << "drop --search and --long";
         QTest::newRow("reference") << QStringList{"--reference", "cpu"} << "drop --reference";

@@ -5,10 +5,10 @@
 // device answers wrongly or runs another kernel than the one forced.
 #include <alignscope/align/long_pair.hpp>
 #include <alignscope/bench/kernel_checks.hpp>
-#include <alignscope/score/scoring_scheme.hpp>
-#include <alignscope/score/substitution_matrix.hpp>
 #include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
+#include <alignscope/score/scoring_scheme.hpp>
+#include <alignscope/score/substitution_matrix.hpp>
 
 #include <QtTest>
 
@@ -94,17 +94,28 @@ private slots:
     void refuses_malformed_names_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("says");
-        QTest::newRow("empty") << "" << "it is empty";
-        QTest::newRow("three words") << "sw_affine_s16" << "3 words between underscores, not 4";
-        QTest::newRow("five words") << "sw_affine_intra_8_s16" << "5 words";
-        QTest::newRow("mode") << "xx_affine_inter_s16" << "unknown mode 'xx' (expected sw, nw or sg)";
-        QTest::newRow("gaps") << "sw_convex_inter_s16" << "unknown gap model 'convex'";
-        QTest::newRow("width") << "sw_affine_inter_s12" << "unknown lane width 's12'";
-        QTest::newRow("upper case") << "sw_affine_Inter_s16" << "does not start with a lower-case letter";
-        QTest::newRow("group zero") << "sw_affine_intra0_s16" << "not letters followed by an optional group size";
-        QTest::newRow("group letters") << "sw_affine_intra8x_s16" << "not letters followed by an optional group size";
-        QTest::newRow("leading zero") << "sw_affine_intra08_s16" << "not letters followed by an optional group size";
-        QTest::newRow("old long name") << "long_strips_r8_local" << "unknown mode 'long'";
+        QTest::newRow("empty") << ""
+                               << "it is empty";
+        QTest::newRow("three words") << "sw_affine_s16"
+                                     << "3 words between underscores, not 4";
+        QTest::newRow("five words") << "sw_affine_intra_8_s16"
+                                    << "5 words";
+        QTest::newRow("mode") << "xx_affine_inter_s16"
+                              << "unknown mode 'xx' (expected sw, nw or sg)";
+        QTest::newRow("gaps") << "sw_convex_inter_s16"
+                              << "unknown gap model 'convex'";
+        QTest::newRow("width") << "sw_affine_inter_s12"
+                               << "unknown lane width 's12'";
+        QTest::newRow("upper case") << "sw_affine_Inter_s16"
+                                    << "does not start with a lower-case letter";
+        QTest::newRow("group zero") << "sw_affine_intra0_s16"
+                                    << "not letters followed by an optional group size";
+        QTest::newRow("group letters") << "sw_affine_intra8x_s16"
+                                       << "not letters followed by an optional group size";
+        QTest::newRow("leading zero") << "sw_affine_intra08_s16"
+                                      << "not letters followed by an optional group size";
+        QTest::newRow("old long name") << "long_strips_r8_local"
+                                       << "unknown mode 'long'";
     }
     void refuses_malformed_names() {
         QFETCH(QString, name);
@@ -125,14 +136,22 @@ private slots:
     void reads_stored_names_data() {
         QTest::addColumn<QString>("stored");
         QTest::addColumn<QString>("today");
-        QTest::newRow("today's") << "sw_affine_striped_s8" << "sw_affine_striped_s8";
-        QTest::newRow("strips, local") << "long_strips_r8_local" << "sw_affine_strips8_s32";
-        QTest::newRow("strips, global") << "long_strips_r16" << "nw_affine_strips16_s32";
-        QTest::newRow("streams") << "long_strips_r8_local_k4s4" << "sw_affine_strips8_s32";
-        QTest::newRow("no height") << "long_strips" << "nw_affine_strips_s32";
-        QTest::newRow("scalar runner") << "long_scalar_columns" << "nw_affine_columns_s32";
-        QTest::newRow("split") << "split2_long_strips_r16_local" << "sw_affine_strips16_s32";
-        QTest::newRow("linear space") << "sg_linear_linspace_s64" << "sg_linear_linspace_s64";
+        QTest::newRow("today's") << "sw_affine_striped_s8"
+                                 << "sw_affine_striped_s8";
+        QTest::newRow("strips, local") << "long_strips_r8_local"
+                                       << "sw_affine_strips8_s32";
+        QTest::newRow("strips, global") << "long_strips_r16"
+                                        << "nw_affine_strips16_s32";
+        QTest::newRow("streams") << "long_strips_r8_local_k4s4"
+                                 << "sw_affine_strips8_s32";
+        QTest::newRow("no height") << "long_strips"
+                                   << "nw_affine_strips_s32";
+        QTest::newRow("scalar runner") << "long_scalar_columns"
+                                       << "nw_affine_columns_s32";
+        QTest::newRow("split") << "split2_long_strips_r16_local"
+                               << "sw_affine_strips16_s32";
+        QTest::newRow("linear space") << "sg_linear_linspace_s64"
+                                      << "sg_linear_linspace_s64";
     }
     void reads_stored_names() {
         QFETCH(QString, stored);
@@ -143,8 +162,8 @@ private slots:
     }
 
     void not_kernel_names() {
-        for (const char* text : {"H2D", "D2H", "cpu:sw", "long_strips_x8", "long_strips_r8_remote", "split_x",
-                                 "long_strips_r8_k4"})
+        for (const char* text :
+             {"H2D", "D2H", "cpu:sw", "long_strips_x8", "long_strips_r8_remote", "split_x", "long_strips_r8_k4"})
             QVERIFY2(!read_stored_kernel_name(text), text);
     }
 

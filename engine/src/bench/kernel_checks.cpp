@@ -113,8 +113,8 @@ KernelCheckOutcome check_long_kernel(const KernelCheckRequest& request) {
     Backend& tested = request.devices->select(request.device);
     LongVerifyOptions options;
     options.seed = request.seed;
-    options.indices = long_verify_indices(request.kernel.mode, request.kernel.linear,
-                                          std::max<std::uint64_t>(1, request.pairs / 8));
+    options.indices =
+        long_verify_indices(request.kernel.mode, request.kernel.linear, std::max<std::uint64_t>(1, request.pairs / 8));
     options.max_length = 3000;  // long enough for several strips, quick on a CPU
     options.threads = request.threads;
     options.cpu_pipeline_too = false;
@@ -195,8 +195,8 @@ void add_cpu_kernel_families(KernelCatalog& catalog) {
     // local scan kernel with long queries, so the "cpu" device refuses those
     // (parasail_backend.cpp): they are not variants it has.
     std::vector<KernelName> parasail;
-    for (const KernelName& k : kernel_variants({{"striped"}, {"scan"}}, {KernelWidth::S8, KernelWidth::S16,
-                                                                         KernelWidth::S32})) {
+    for (const KernelName& k :
+         kernel_variants({{"striped"}, {"scan"}}, {KernelWidth::S8, KernelWidth::S16, KernelWidth::S32})) {
         if (k.family == "striped" && k.linear) continue;
         if (k.family == "scan" && k.width == KernelWidth::S8 && k.mode == AlignmentMode::Local) continue;
         parasail.push_back(k);
@@ -214,7 +214,8 @@ void add_cpu_kernel_families(KernelCatalog& catalog) {
         scan.push_back(k);
     }
     catalog.add({"search", "cpu", scan, make_search_kernel_check()});
-    catalog.add({"search", "cpu-ref", kernel_variants({{"reference"}}, {KernelWidth::S64}), make_search_kernel_check()});
+    catalog.add(
+        {"search", "cpu-ref", kernel_variants({{"reference"}}, {KernelWidth::S64}), make_search_kernel_check()});
 }
 
 }  // namespace alignscope

@@ -1,8 +1,8 @@
 // verify --long (see long_verify.hpp).
-#include <alignscope/bench/long_verify.hpp>
-#include <alignscope/bench/long_pairs.hpp>
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/reference_aligner.hpp>
+#include <alignscope/bench/long_pairs.hpp>
+#include <alignscope/bench/long_verify.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/score/substitution_matrix.hpp>
 
@@ -59,8 +59,8 @@ std::string to_letters(std::string_view residues, const SubstitutionMatrix& matr
 }
 
 std::string coords(const Alignment& a) {
-    return std::to_string(a.query_begin) + ".." + std::to_string(a.query_end) + " x " +
-           std::to_string(a.target_begin) + ".." + std::to_string(a.target_end);
+    return std::to_string(a.query_begin) + ".." + std::to_string(a.query_end) + " x " + std::to_string(a.target_begin) +
+           ".." + std::to_string(a.target_end);
 }
 
 // What is wrong with `got` (with or without traceback) against the reference
@@ -80,10 +80,9 @@ void check(const LongVerifyCase& c, const Alignment& got, const Alignment& ref, 
                                std::to_string(r.parasail_score));
         if (!(c.options.mode == AlignmentMode::Local && r.parasail_score <= 0) &&
             (got.query_end != r.parasail_query_end || got.target_end != r.parasail_target_end))
-            problems.push_back(run + ": end (" + std::to_string(got.query_end) + ", " +
-                               std::to_string(got.target_end) + "), parasail (" +
-                               std::to_string(r.parasail_query_end) + ", " + std::to_string(r.parasail_target_end) +
-                               ")");
+            problems.push_back(run + ": end (" + std::to_string(got.query_end) + ", " + std::to_string(got.target_end) +
+                               "), parasail (" + std::to_string(r.parasail_query_end) + ", " +
+                               std::to_string(r.parasail_target_end) + ")");
     }
     if (got.query_length != static_cast<std::int64_t>(c.query.size()) ||
         got.target_length != static_cast<std::int64_t>(c.target.size()))
@@ -177,8 +176,8 @@ LongVerifyCase long_verify_case(const LongVerifyOptions& options, std::uint64_t 
     std::int64_t m = draw(), n = draw();
     if (random.chance(0.25)) m = std::max<std::int64_t>(1, m / 10);
     const std::uint64_t pair_seed = random.next();
-    const LongPair pair = genome ? generate_long_pair(pair_seed, seed_genome, m, n)
-                                 : planted_pair(pair_seed, c.alphabet, m, n, 3, 0.15);
+    const LongPair pair =
+        genome ? generate_long_pair(pair_seed, seed_genome, m, n) : planted_pair(pair_seed, c.alphabet, m, n, 3, 0.15);
     c.query = pair.query;
     c.target = pair.target;
     c.description = pair.description;
@@ -202,12 +201,14 @@ ParasailAnswer parasail_score_and_end(std::string_view query, std::string_view t
             // Our query begin/end are parasail's db/de, our target begin/end its qb/qe.
             rowcol = true;
             if (fe == FreeEndGaps::all()) function = parasail_sg_rowcol_scan_32;
-            else if (fe == FreeEndGaps::parse("qb,qe")) function = parasail_sg_dx_rowcol_scan_32;
-            else throw Error("parasail_score_and_end: free ends " + fe.to_string() + " are not wired here");
+            else if (fe == FreeEndGaps::parse("qb,qe"))
+                function = parasail_sg_dx_rowcol_scan_32;
+            else
+                throw Error("parasail_score_and_end: free ends " + fe.to_string() + " are not wired here");
             break;
     }
-    parasail_support::ResultPtr result(function(q.data(), m, t.data(), n, scheme.gap_open, scheme.gap_extend,
-                                                matrix.get()));
+    parasail_support::ResultPtr result(
+        function(q.data(), m, t.data(), n, scheme.gap_open, scheme.gap_extend, matrix.get()));
     if (!result) throw Error("parasail failed (out of memory?)");
     if (parasail_result_is_saturated(result.get())) throw Error("parasail's 32-bit scores saturated");
     ParasailAnswer a;
@@ -308,7 +309,8 @@ private:
             const std::size_t k = static_cast<std::size_t>(task / 2);
             try {
                 if (task % 2 == 0) reference(k);
-                else parasail(k);
+                else
+                    parasail(k);
             } catch (const std::exception& e) {
                 std::lock_guard<std::mutex> lock(error_mutex_);
                 (task % 2 ? chunk_.parasail_errors : chunk_.reference_errors)[k] =
@@ -360,8 +362,8 @@ std::exception_ptr run_on_device(LongVerifyChunk& chunk, Backend& tested, const 
         lp.threads = options.threads;
         try {
             const auto t0 = Clock::now();
-            r.tested = longpair::align_long_on(tested, c.query, c.target, c.scheme, lp, options.settings, context,
-                                               &r.stats);
+            r.tested =
+                longpair::align_long_on(tested, c.query, c.target, c.scheme, lp, options.settings, context, &r.stats);
             lp.align.traceback = false;
             chunk.score_only[k] =
                 longpair::align_long_on(tested, c.query, c.target, c.scheme, lp, options.settings, context);

@@ -8,11 +8,11 @@
 #include <alignscope/score/substitution_matrix.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <optional>
@@ -41,9 +41,9 @@ std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); 
 // BLAST uses for composition; verify and bench draw protein residues from them
 // so substitution scores average as they do on real proteins.
 constexpr std::string_view amino_acids = "ARNDCQEGHILKMFPSTWYV";
-constexpr std::array<double, 20> amino_acid_frequencies{
-    0.07805, 0.05129, 0.04487, 0.05364, 0.01925, 0.04264, 0.06295, 0.07377, 0.02199, 0.05142,
-    0.09019, 0.05744, 0.02243, 0.03856, 0.05203, 0.07120, 0.05841, 0.01330, 0.03216, 0.06441};
+constexpr std::array<double, 20> amino_acid_frequencies{0.07805, 0.05129, 0.04487, 0.05364, 0.01925, 0.04264, 0.06295,
+                                                        0.07377, 0.02199, 0.05142, 0.09019, 0.05744, 0.02243, 0.03856,
+                                                        0.05203, 0.07120, 0.05841, 0.01330, 0.03216, 0.06441};
 constexpr std::string_view nucleotides = "ACGT";
 
 char random_residue(SeededRandom& random, AlphabetKind alphabet) {
@@ -83,8 +83,8 @@ std::int64_t SeededRandom::between(std::int64_t lo, std::int64_t hi) {
     const std::uint64_t range = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1;
     if (range == 0) return static_cast<std::int64_t>(next());  // the full 64-bit range
     // Rejection keeps the draw exactly uniform (plain modulo favours small values).
-    const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() -
-                                std::numeric_limits<std::uint64_t>::max() % range;
+    const std::uint64_t limit =
+        std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % range;
     std::uint64_t r = next();
     while (r >= limit) r = next();
     return lo + static_cast<std::int64_t>(r % range);
@@ -173,7 +173,6 @@ std::string format_number(double value) {
     std::snprintf(buffer, sizeof buffer, "%.12g", value);
     return buffer;
 }
-
 
 }  // namespace
 
@@ -266,10 +265,14 @@ constexpr std::int64_t saturation_length_cap = 3000;
 VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too, std::string_view kernel)
     : random_(seed) {
     const std::vector<MatrixChoice> matrices{
-        {AlphabetKind::Protein, "BLOSUM62"}, {AlphabetKind::Protein, "BLOSUM50"},
-        {AlphabetKind::Protein, "BLOSUM45"}, {AlphabetKind::Protein, "BLOSUM80"},
-        {AlphabetKind::Protein, "PAM30"},    {AlphabetKind::Protein, "PAM250"},
-        {AlphabetKind::Dna, "EDNAFULL"},     {AlphabetKind::Dna, "", 1, -1},
+        {AlphabetKind::Protein, "BLOSUM62"},
+        {AlphabetKind::Protein, "BLOSUM50"},
+        {AlphabetKind::Protein, "BLOSUM45"},
+        {AlphabetKind::Protein, "BLOSUM80"},
+        {AlphabetKind::Protein, "PAM30"},
+        {AlphabetKind::Protein, "PAM250"},
+        {AlphabetKind::Dna, "EDNAFULL"},
+        {AlphabetKind::Dna, "", 1, -1},
         {AlphabetKind::Dna, "", 2, -3},
         // High match scores: identical sequences pass 32,767 well within 3000
         // residues; heavy gaps: one residue against a long sequence falls below -32,768.
@@ -309,8 +312,9 @@ VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too,
             base.gap_extend = gaps.extend;
             base.scheme = ScoringScheme::create(unscaled, gaps.open, gaps.extend);
             base.extreme = choice.times > 1 || std::abs(choice.match) >= 32 || choice.extreme_gaps;
-            base.can_saturate = mean_identity_score(base.scheme.matrix, choice.alphabet) *
-                                    static_cast<double>(saturation_length_cap) >= 36'000.0;
+            base.can_saturate =
+                mean_identity_score(base.scheme.matrix, choice.alphabet) * static_cast<double>(saturation_length_cap) >=
+                36'000.0;
             base.can_saturate_negative =
                 base.scheme.gap_cost(saturation_length_cap - 1) >= 34'000 + base.scheme.matrix.max_score();
 
@@ -351,7 +355,8 @@ VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too,
         if (!by_mode_[mode].empty()) modes_.push_back(mode);
         if (!saturating_by_mode_[mode].empty()) saturating_modes_.push_back(mode);
     }
-    if (modes_.empty()) throw Error("verify: --kernel '" + std::string(kernel) + "' runs none of the test configurations");
+    if (modes_.empty())
+        throw Error("verify: --kernel '" + std::string(kernel) + "' runs none of the test configurations");
 }
 
 bool kernel_can_run(std::string_view kernel, const VerifyConfig& config) {
@@ -464,7 +469,8 @@ VerifyPair VerifyPairGenerator::next() {
             const std::int64_t goal = random_.between(34'000, 60'000) + scheme.matrix.max_score();
             std::int64_t gap = 1;
             if (scheme.gap_extend > 0)
-                gap = std::max<std::int64_t>(1, 1 + (goal - scheme.gap_open + scheme.gap_extend - 1) / scheme.gap_extend);
+                gap =
+                    std::max<std::int64_t>(1, 1 + (goal - scheme.gap_open + scheme.gap_extend - 1) / scheme.gap_extend);
             gap = std::min(gap, saturation_length_cap - 1);
             std::string one = random_residues(random_, alphabet, 1);
             std::string other = random_residues(random_, alphabet, gap + 1);
@@ -506,9 +512,13 @@ VerifyPair VerifyPairGenerator::next() {
 
 namespace {
 
-std::string user_score(const ScoringScheme& scheme, std::int64_t scaled) { return format_number(scheme.to_user(scaled)); }
+std::string user_score(const ScoringScheme& scheme, std::int64_t scaled) {
+    return format_number(scheme.to_user(scaled));
+}
 
-std::string coordinates(std::int64_t a, std::int64_t b) { return "(" + std::to_string(a) + ", " + std::to_string(b) + ")"; }
+std::string coordinates(std::int64_t a, std::int64_t b) {
+    return "(" + std::to_string(a) + ", " + std::to_string(b) + ")";
+}
 
 // Span and rescoring checks of one side's CIGAR; `who` prefixes the sentence.
 void check_cigar(const Alignment& a, std::string_view query, std::string_view target, const ScoringScheme& scheme,
@@ -538,9 +548,9 @@ void check_cigar(const Alignment& a, std::string_view query, std::string_view ta
 
 }  // namespace
 
-std::vector<std::string> check_alignment(const Alignment& tested, const Alignment& reference,
-                                         std::string_view query, std::string_view target,
-                                         const ScoringScheme& scheme, const AlignOptions& options) {
+std::vector<std::string> check_alignment(const Alignment& tested, const Alignment& reference, std::string_view query,
+                                         std::string_view target, const ScoringScheme& scheme,
+                                         const AlignOptions& options) {
     std::vector<std::string> problems;
     if (tested.score != reference.score)
         problems.push_back("score " + user_score(scheme, tested.score) + " but the reference gives " +

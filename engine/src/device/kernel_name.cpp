@@ -72,8 +72,8 @@ std::string parse_into(std::string_view text, KernelName& out) {
                    "' is not letters followed by an optional group size (e.g. intra8)";
         group = *n;
     }
-    const auto width = std::find_if(width_words.begin(), width_words.end(),
-                                    [&](const auto& w) { return w.second == words[3]; });
+    const auto width =
+        std::find_if(width_words.begin(), width_words.end(), [&](const auto& w) { return w.second == words[3]; });
     if (width == width_words.end())
         return "unknown lane width '" + std::string(words[3]) + "' (expected s8, s16, s32, s64 or s16x2)";
     out.mode = *mode;
@@ -173,7 +173,8 @@ std::optional<KernelName> read_stored_kernel_name(std::string_view text) {
     // "_k<K>s<S>": the streams strategy's kernel and stream counts.
     if (rest.substr(0, 2) != "_k") return std::nullopt;
     const std::size_t s = rest.find('s');
-    if (s == std::string_view::npos || !number(rest.substr(2, s - 2)) || !number(rest.substr(s + 1))) return std::nullopt;
+    if (s == std::string_view::npos || !number(rest.substr(2, s - 2)) || !number(rest.substr(s + 1)))
+        return std::nullopt;
     return name;
 }
 

@@ -24,7 +24,7 @@ struct KernelCheckRequest {
     KernelName kernel;
     std::uint64_t pairs = 24;  // pairs (or scan cases' queries) per variant
     std::uint64_t seed = 1;
-    int threads = 0;           // CPU threads; 0 = all cores
+    int threads = 0;  // CPU threads; 0 = all cores
     JobContext* context = nullptr;
 };
 
@@ -41,7 +41,7 @@ using KernelCheck = std::function<KernelCheckOutcome(const KernelCheckRequest&)>
 
 // A family of kernels on one kind of device.
 struct KernelFamilyEntry {
-    std::string area;     // "pairwise", "search", "long", ...: the line's first word
+    std::string area;  // "pairwise", "search", "long", ...: the line's first word
     // The devices that run it: an exact id ("cpu", "cpu-ref") or "gpu" for
     // every GPU ("gpu:0", "gpu:1", ...).
     std::string device;
