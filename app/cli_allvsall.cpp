@@ -146,7 +146,12 @@ allvsall::OutputFiles output_files(const AllVsAllFlags& flags) {
 std::unique_ptr<allvsall::TileScorer> make_scorer(const allvsall::Problem& problem, Backend& backend,
                                                   JobContext& context) {
 #ifdef ALIGNSCOPE_WITH_CUDA
-    return kernels::make_cuda_tile_scorer(problem, backend, context);
+    std::string why_not;
+    std::unique_ptr<allvsall::TileScorer> scorer = kernels::make_cuda_tile_scorer(problem, backend, context, &why_not);
+    // A GPU that keeps the pairwise kernels says why (not for a --kernel the user chose).
+    if (!scorer && backend.info().kind == "gpu" && problem.kernel.empty() && !why_not.empty())
+        std::cerr << "allvsall: " << backend.info().id << " scores with the pairwise kernels: " << why_not << '\n';
+    return scorer;
 #else
     (void)problem;
     (void)backend;
