@@ -358,7 +358,7 @@ void print_variant(const KernelFamilyEntry& family, const std::string& device, c
                   family.area.c_str(), device.c_str(), kernel.format().c_str(),
                   static_cast<unsigned long long>(outcome.pairs), static_cast<unsigned long long>(outcome.passed),
                   static_cast<unsigned long long>(outcome.failed), static_cast<unsigned long long>(outcome.refused),
-                  outcome.ok() ? "ok" : "FAILED");
+                  outcome.failed_check() ? "FAILED" : outcome.not_run ? "NOT RUN" : "ok");
     std::cout << line << "\n";
     for (const std::string& problem : outcome.problems) std::cout << "    " << problem << "\n";
     std::cout << std::flush;
@@ -384,7 +384,7 @@ int run_verify_all_kernels(const VerifyFlags& flags, CliContext& context) {
 
     JobContext job_context;
     job_context.cancel = &interrupt_token();
-    std::uint64_t variants = 0, failed = 0;
+    std::uint64_t variants = 0, failed = 0, not_run = 0;
     for (const std::string& device : devices)
         for (const KernelFamilyEntry& family : catalog.families()) {
             if (!family_runs_on(family, device)) continue;
@@ -402,10 +402,13 @@ int run_verify_all_kernels(const VerifyFlags& flags, CliContext& context) {
                 }
                 print_variant(family, device, kernel, outcome);
                 ++variants;
-                if (!outcome.ok()) ++failed;
+                if (outcome.failed_check()) ++failed;
+                else if (outcome.not_run) ++not_run;
             }
         }
-    std::cout << variants << " variants: " << (variants - failed) << " ok, " << failed << " failed" << std::endl;
+    std::cout << variants << " variants: " << (variants - failed - not_run) << " ok, " << failed << " failed";
+    if (not_run) std::cout << ", " << not_run << " not run (the scanner chose other kernels)";
+    std::cout << std::endl;
     return failed ? 1 : 0;
 }
 

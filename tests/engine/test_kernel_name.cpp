@@ -232,6 +232,20 @@ private slots:
         QCOMPARE(a.kernel, std::string("sw_affine_myersmiller_s64"));
     }
 
+    // What a line says: ok, FAILED, or NOT RUN (a scanner chose other kernels).
+    void outcome_verdicts() {
+        KernelCheckOutcome passed;
+        passed.passed = 3;
+        QVERIFY(passed.ok() && !passed.failed_check());
+        KernelCheckOutcome nothing;  // nothing passed: never shown to work
+        QVERIFY(!nothing.ok() && nothing.failed_check());
+        KernelCheckOutcome not_run;
+        not_run.not_run = true;
+        QVERIFY(!not_run.ok() && !not_run.failed_check());
+        not_run.failed = 1;  // a wrong score among the cases is a failure all the same
+        QVERIFY(not_run.failed_check());
+    }
+
     void catalog_refuses_an_incomplete_family() {
         KernelCatalog catalog;
         QVERIFY_THROWS_EXCEPTION(Error, catalog.add({"pairwise", "cpu", {}, {}}));
