@@ -358,7 +358,9 @@ void print_variant(const KernelFamilyEntry& family, const std::string& device, c
                   family.area.c_str(), device.c_str(), kernel.format().c_str(),
                   static_cast<unsigned long long>(outcome.pairs), static_cast<unsigned long long>(outcome.passed),
                   static_cast<unsigned long long>(outcome.failed), static_cast<unsigned long long>(outcome.refused),
-                  outcome.failed_check() ? "FAILED" : outcome.not_run ? "NOT RUN" : "ok");
+                  outcome.failed_check() ? "FAILED"
+                  : outcome.not_run      ? "NOT RUN"
+                                         : "ok");
     std::cout << line << "\n";
     for (const std::string& problem : outcome.problems) std::cout << "    " << problem << "\n";
     std::cout << std::flush;
@@ -403,7 +405,8 @@ int run_verify_all_kernels(const VerifyFlags& flags, CliContext& context) {
                 print_variant(family, device, kernel, outcome);
                 ++variants;
                 if (outcome.failed_check()) ++failed;
-                else if (outcome.not_run) ++not_run;
+                else if (outcome.not_run)
+                    ++not_run;
             }
         }
     std::cout << variants << " variants: " << (variants - failed - not_run) << " ok, " << failed << " failed";
