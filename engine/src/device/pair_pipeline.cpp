@@ -37,7 +37,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Output held back before it starts to flow (see the writer thread).
-constexpr std::size_t kHeldBytes = std::size_t{64} << 20;
+constexpr std::size_t kHeldBytes = std::size_t{16} << 20;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -463,7 +463,8 @@ PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, Backen
     // fails early (files of different lengths, a bad record near the end of a
     // small file) writes nothing even where the output is a pipe or standard
     // output, which cannot be taken back; past that, it flows as it comes.
-    std::string held;
+    std::vector<std::string> held;  // whole chunks: no string doubling past the limit
+    std::size_t held_bytes = 0;
     bool flowing = false;
     std::thread writer_thread([&] {
         try {
@@ -476,9 +477,11 @@ PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, Backen
                 } else if (flowing) {
                     out.stream() << chunk.body;
                 } else {
-                    held += chunk.body;
-                    if (held.size() >= kHeldBytes) {
-                        out.stream() << head << held;
+                    held_bytes += chunk.body.size();
+                    held.push_back(std::move(chunk.body));
+                    if (held_bytes >= kHeldBytes) {
+                        out.stream() << head;
+                        for (const std::string& text : held) out.stream() << text;
                         held = {};
                         flowing = true;
                     }
@@ -629,7 +632,8 @@ PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, Backen
 
     if (!sam && !flowing) {
         StageSpan span(write_time, host_lanes, "write", 3);
-        out.stream() << head << held;
+        out.stream() << head;
+        for (const std::string& text : held) out.stream() << text;
     }
     if (sam) {
         // @HD, the targets' @SQ lines, then the rest of the header and the body.

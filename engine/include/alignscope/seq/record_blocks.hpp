@@ -31,7 +31,7 @@ public:
     // Opens a file as SequenceReader does, with the same errors; "-" reads
     // standard input. Blocks hold about `block_bytes` (more when one record is
     // longer).
-    explicit RecordBlockReader(const std::string& path, std::size_t block_bytes = std::size_t{4} << 20);
+    explicit RecordBlockReader(const std::string& path, std::size_t block_bytes = std::size_t{1} << 20);
     ~RecordBlockReader();
     RecordBlockReader(const RecordBlockReader&) = delete;
     RecordBlockReader& operator=(const RecordBlockReader&) = delete;
@@ -80,13 +80,12 @@ std::vector<Sequence> parse_record_block(const RecordBlock& block, const std::st
 class RepeatedIds {
 public:
     void add(std::string_view id);
-    std::uint64_t records() const { return offsets_.size(); }
+    std::uint64_t records() const { return hashes_.size(); }
     // SequenceSet::duplicate_id_warning()'s line for the file `path`, or empty.
     std::string warning(const std::string& path) const;
 
 private:
-    std::string ids_;
-    std::vector<std::uint64_t> offsets_;  // where record k's id starts in ids_
+    std::string ids_;  // each id and a newline
     std::vector<std::uint64_t> hashes_;
 };
 
