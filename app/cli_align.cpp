@@ -11,6 +11,7 @@
 
 #include <alignscope/align/long_checkpoint.hpp>
 #include <alignscope/align/long_pair.hpp>
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/device/pair_pipeline.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/io/alignment_format.hpp>
@@ -26,6 +27,8 @@
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+
+#include <malloc.h>
 
 namespace alignscope::cli {
 namespace {
@@ -248,6 +251,12 @@ std::optional<int> run_zip_streamed(const AlignFlags& flags, CliContext& context
         return static_cast<std::int64_t>(std::min(query.residues.size(), target.residues.size())) >= kLongPairThreshold;
     };
 
+    // Blocks of records and chunks of text of a megabyte or more come and go
+    // by the thousand: above glibc's sliding threshold they would come from
+    // the heap, which then grows with the input instead of staying flat.
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+
     TimelineRecorder timeline;
     TerminalProgress progress("align");
     JobContext job_context;
@@ -274,7 +283,9 @@ std::optional<int> run_zip_streamed(const AlignFlags& flags, CliContext& context
 // given no strategy runs "strips" (LongRunnerSettings).
 std::string strategy_that_ran(const Alignment& a, const LongRunnerSettings& settings) {
     if (a.kernel.find("myersmiller") != std::string::npos) return "linear-space";
-    if (a.kernel == "long_scalar_columns") return "cpu-passes";  // a CPU device with --checkpoint
+    // A CPU device with --checkpoint: the scalar pass runner, family "columns".
+    if (const std::optional<KernelName> name = KernelName::try_parse(a.kernel); name && name->family == "columns")
+        return "cpu-passes";
     return settings.strategy.empty() ? "strips" : settings.strategy;
 }
 
@@ -354,10 +365,21 @@ constexpr std::int64_t kProjectRowColumns = 1'000'000;
 // Blocks per side of the stage-1 overview kept for the project's heatmap.
 constexpr int kOverviewSize = 256;
 
-int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& queries, const SequenceSet& targets,
-             OutputFormat format, const AlignOptions& options, bool automatic) {
-    const LongRunnerSettings settings = flags.long_flags.settings(flags.device);
-    longpair::LongPairOptions long_options;
+// What the long-pair path will do, settled from the flags and the pair
+// before any work: the runner's settings, the pipeline's options and whether
+// the alignment streams to the output file.
+struct LongPlan {
+    LongRunnerSettings settings;
+    longpair::LongPairOptions options;
+    bool streamed = false;
+    bool checkpoint_dir_existed = false;
+};
+
+LongPlan plan_long(const AlignFlags& flags, const SequenceSet& queries, const SequenceSet& targets,
+                   const AlignOptions& options, bool automatic) {
+    LongPlan plan;
+    plan.settings = flags.long_flags.settings(flags.device);
+    longpair::LongPairOptions& long_options = plan.options;
     long_options.align = options;
     long_options.threads = flags.device.threads;
     if (const std::uint64_t budget = flags.long_flags.special_row_budget()) long_options.special_row_budget = budget;
@@ -380,14 +402,14 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
     const std::int64_t longer = static_cast<std::int64_t>(
         std::max(queries.records.front().residues.size(), targets.records.front().residues.size()));
     const bool large = longer >= kStreamResidues;
-    const bool streamed = options.traceback && to_file && (flags.stream || (large && !flags.no_stream));
+    plan.streamed = options.traceback && to_file && (flags.stream || (large && !flags.no_stream));
     // A streamed file is finished (renamed in) only after the pipeline
     // returns, and that last write is the heaviest: the checkpoint stays until
     // it has succeeded, so a full disk then still leaves the job resumable.
     std::error_code exists_ec;
-    const bool checkpoint_dir_existed =
+    plan.checkpoint_dir_existed =
         !flags.checkpoint_dir.empty() && std::filesystem::exists(flags.checkpoint_dir, exists_ec);
-    if (streamed && !flags.checkpoint_dir.empty()) long_options.keep_checkpoint = true;
+    if (plan.streamed && !flags.checkpoint_dir.empty()) long_options.keep_checkpoint = true;
     // The stage-1 overview (a max-pooled picture of the whole matrix) for the project's heatmap.
     if (flags.project.enabled()) long_options.overview_size = kOverviewSize;
     const Sequence& q = queries.records.front();
@@ -396,7 +418,7 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
         std::cerr << "align: one pair of " << q.residues.size() << " x " << t.residues.size()
                   << " residues: the long-pair path (--long; taken from " << kLongPairThreshold
                   << " residues each)\n";
-    if (streamed && !flags.stream)
+    if (plan.streamed && !flags.stream)
         std::cerr << "align --long: " << longer << " residues: the alignment is streamed to " << flags.output
                   << " as it is traced back (--stream; taken from " << kStreamResidues
                   << " residues, --no-stream to build it in memory)\n";
@@ -408,7 +430,111 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
             if (set->records.size() > 1)
                 std::cerr << "align --long: " << set->path << " holds " << set->records.size()
                           << " records; aligning its first, " << set->records.front().id << "\n";
+    return plan;
+}
 
+// The project's record of a long-pair job.
+store::JobSpec long_job_spec(const AlignFlags& flags, CliContext& context, const PairJob& job, Backend& backend,
+                             const LongPlan& plan, bool automatic) {
+    store::JobSpec spec = store::JobSpec::for_pair_job("align", job, backend.info());
+    spec.command_line = context.command_line;
+    spec.parameters["long"] = automatic ? "automatic" : "yes";
+    if (!plan.settings.strategy.empty()) spec.parameters["strategy"] = plan.settings.strategy;
+    if (plan.settings.kernels) spec.parameters["kernels"] = std::to_string(plan.settings.kernels);
+    if (plan.options.special_row_budget)
+        spec.parameters["special_row_budget"] = std::to_string(plan.options.special_row_budget);
+    if (!flags.checkpoint_dir.empty()) spec.parameters["checkpoint"] = flags.checkpoint_dir;
+    if (flags.resume) spec.parameters["resume"] = "yes";
+    if (plan.streamed) spec.parameters["stream"] = "yes";
+    return spec;
+}
+
+// The alignment into its output: the streamed file finished (its columns are
+// in it already), or the whole alignment written by the format's writer, the
+// JSON object with the pipeline's statistics added.
+void write_long_alignment(const AlignFlags& flags, OutputFormat format, const LongPlan& plan,
+                          WriterContext writer_context, std::optional<AtomicOutput>& out,
+                          std::optional<AlignmentFileStream>& stream, const Alignment& a, const Sequence& q,
+                          const Sequence& t, const nlohmann::json& long_pair) {
+    if (stream) {
+        try {
+            if (format == OutputFormat::Json) stream->commit(nlohmann::json{{"long_pair", long_pair}}.dump());
+            else stream->commit();
+        } catch (...) {
+            if (plan.options.keep_checkpoint)
+                std::cerr << "align --long: the checkpoint in " << flags.checkpoint_dir
+                          << " is kept: run the same command with --resume to write the alignment again\n";
+            throw;
+        }
+        if (plan.options.keep_checkpoint)
+            longpair::LongCheckpoint::remove_files_in(flags.checkpoint_dir, !plan.checkpoint_dir_existed);
+        return;
+    }
+    if (format == OutputFormat::Json) {
+        std::ostringstream line;
+        auto writer = AlignmentWriter::create(format, line, std::move(writer_context));
+        writer->begin();
+        writer->write(a, q, t);
+        writer->end();
+        nlohmann::json j = nlohmann::json::parse(line.str());
+        j["long_pair"] = long_pair;
+        out->stream() << j.dump() << '\n';
+    } else {
+        auto writer = AlignmentWriter::create(format, out->stream(), std::move(writer_context));
+        writer->begin();
+        writer->write(a, q, t);
+        writer->end();
+    }
+    out->commit();
+}
+
+// The project's rows of a finished long-pair job: the alignment (or, when it
+// is long or was streamed, a summary pointing at the file), the statistics,
+// the stage-1 heatmap and the timeline.
+void record_long(const AlignFlags& flags, OutputFormat format, const LongPlan& plan, store::JobRecording& recording,
+                 const Alignment& a, const longpair::LongPairStats& stats, double seconds,
+                 const ScoringScheme& scheme, const TimelineRecorder& timeline) {
+    if (!plan.streamed && a.stats.length <= kProjectRowColumns) {
+        recording.add_alignments({a});
+    } else {
+        store::LongAlignmentSummary summary;
+        summary.query_id = a.query_id;
+        summary.target_id = a.target_id;
+        summary.mode = a.mode;
+        summary.score = a.score;
+        summary.query_begin = a.query_begin;
+        summary.query_end = a.query_end;
+        summary.target_begin = a.target_begin;
+        summary.target_end = a.target_end;
+        summary.query_length = a.query_length;
+        summary.target_length = a.target_length;
+        summary.stats = a.stats;
+        if (flags.output != "-") {
+            std::error_code ec;
+            const auto absolute = std::filesystem::absolute(flags.output, ec);
+            summary.alignment_path = ec ? flags.output : absolute.string();
+        }
+        summary.alignment_format = std::string(to_string(format));
+        summary.device = a.device;
+        summary.kernel = a.kernel;
+        summary.seconds = seconds;
+        recording.add_long_alignment(summary);
+    }
+    store::LongPairStats stored = store::LongPairStats::from(stats, a, seconds);
+    stored.strategy = strategy_that_ran(a, plan.settings);
+    stored.kernels = plan.settings.kernels;
+    stored.streams = plan.settings.streams;
+    recording.add_long_pair_stats(stored);
+    if (!stats.overview.empty()) recording.add_heatmap(store::Heatmap::from_long_overview(stats.overview, a, scheme.scale));
+    recording.add_timeline(timeline.events(), timeline.clock_source());
+    recording.finish_done();
+}
+
+int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& queries, const SequenceSet& targets,
+             OutputFormat format, const AlignOptions& options, bool automatic) {
+    LongPlan plan = plan_long(flags, queries, targets, options, automatic);
+    const Sequence& q = queries.records.front();
+    const Sequence& t = targets.records.front();
     PairJob job;  // for the project's record of the job
     job.queries = &queries.records;
     job.targets = &targets.records;
@@ -418,17 +544,8 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
     flags.device.apply(job);
 
     Backend& backend = context.registry->select(flags.device.device);
-    store::JobSpec spec = store::JobSpec::for_pair_job("align", job, backend.info());
-    spec.command_line = context.command_line;
-    spec.parameters["long"] = automatic ? "automatic" : "yes";
-    if (!settings.strategy.empty()) spec.parameters["strategy"] = settings.strategy;
-    if (settings.kernels) spec.parameters["kernels"] = std::to_string(settings.kernels);
-    if (long_options.special_row_budget)
-        spec.parameters["special_row_budget"] = std::to_string(long_options.special_row_budget);
-    if (!flags.checkpoint_dir.empty()) spec.parameters["checkpoint"] = flags.checkpoint_dir;
-    if (flags.resume) spec.parameters["resume"] = "yes";
-    if (streamed) spec.parameters["stream"] = "yes";
-    std::unique_ptr<store::JobRecording> recording = flags.project.begin(spec);
+    std::unique_ptr<store::JobRecording> recording =
+        flags.project.begin(long_job_spec(flags, context, job, backend, plan, automatic));
     try {
         if (recording) {
             recording->add_input(queries, "query");
@@ -451,9 +568,9 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
         writer_context.references.push_back(&t);
         std::optional<AtomicOutput> out;
         std::optional<AlignmentFileStream> stream;
-        if (streamed) {
+        if (plan.streamed) {
             stream.emplace(flags.output, format, writer_context, q, t);
-            long_options.sink = &*stream;
+            plan.options.sink = &*stream;
         } else {
             out.emplace(flags.output);
         }
@@ -464,8 +581,8 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
         const auto t0 = std::chrono::steady_clock::now();
         Alignment a;
         try {
-            a = longpair::align_long_on(backend, q.residues, t.residues, job.scheme, long_options, settings, job_context,
-                                        &stats);
+            a = longpair::align_long_on(backend, q.residues, t.residues, job.scheme, plan.options, plan.settings,
+                                        job_context, &stats);
         } catch (const Cancelled&) {
             std::error_code ec;
             if (!flags.checkpoint_dir.empty() &&
@@ -480,83 +597,16 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
         a.query_id = q.id;
         a.target_id = t.id;
         const std::uint64_t cells = static_cast<std::uint64_t>(q.residues.size()) * t.residues.size();
-
         const nlohmann::json long_pair =
-            stats_json(stats, seconds, cells, strategy_that_ran(a, settings), automatic, streamed);
-        if (stream) {
-            // The columns are in the file already; the rest goes in and it is renamed into place.
-            try {
-                if (format == OutputFormat::Json) stream->commit(nlohmann::json{{"long_pair", long_pair}}.dump());
-                else stream->commit();
-            } catch (...) {
-                if (long_options.keep_checkpoint)
-                    std::cerr << "align --long: the checkpoint in " << flags.checkpoint_dir
-                              << " is kept: run the same command with --resume to write the alignment again\n";
-                throw;
-            }
-            if (long_options.keep_checkpoint)
-                longpair::LongCheckpoint::remove_files_in(flags.checkpoint_dir, !checkpoint_dir_existed);
-        } else if (format == OutputFormat::Json) {
-            // The writer's object plus the pipeline's statistics.
-            std::ostringstream line;
-            auto writer = AlignmentWriter::create(format, line, std::move(writer_context));
-            writer->begin();
-            writer->write(a, q, t);
-            writer->end();
-            nlohmann::json j = nlohmann::json::parse(line.str());
-            j["long_pair"] = long_pair;
-            out->stream() << j.dump() << '\n';
-        } else {
-            auto writer = AlignmentWriter::create(format, out->stream(), std::move(writer_context));
-            writer->begin();
-            writer->write(a, q, t);
-            writer->end();
-        }
-        if (out) out->commit();
+            stats_json(stats, seconds, cells, strategy_that_ran(a, plan.settings), automatic, plan.streamed);
+        write_long_alignment(flags, format, plan, std::move(writer_context), out, stream, a, q, t, long_pair);
         if (flags.long_stats)
-            std::cerr << stats_line(stats, seconds, cells, a, streamed ? flags.output : std::string()) << "\n";
+            std::cerr << stats_line(stats, seconds, cells, a, plan.streamed ? flags.output : std::string()) << "\n";
         if (timeline_out) {
             write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
             timeline_out->commit();
         }
-        if (recording) {
-            // A streamed alignment has no aligned text in memory: the file holds it.
-            if (!streamed && a.stats.length <= kProjectRowColumns) {
-                recording->add_alignments({a});
-            } else {
-                store::LongAlignmentSummary summary;
-                summary.query_id = a.query_id;
-                summary.target_id = a.target_id;
-                summary.mode = a.mode;
-                summary.score = a.score;
-                summary.query_begin = a.query_begin;
-                summary.query_end = a.query_end;
-                summary.target_begin = a.target_begin;
-                summary.target_end = a.target_end;
-                summary.query_length = a.query_length;
-                summary.target_length = a.target_length;
-                summary.stats = a.stats;
-                if (flags.output != "-") {
-                    std::error_code ec;
-                    const auto absolute = std::filesystem::absolute(flags.output, ec);
-                    summary.alignment_path = ec ? flags.output : absolute.string();
-                }
-                summary.alignment_format = std::string(to_string(format));
-                summary.device = a.device;
-                summary.kernel = a.kernel;
-                summary.seconds = seconds;
-                recording->add_long_alignment(summary);
-            }
-            store::LongPairStats stored = store::LongPairStats::from(stats, a, seconds);
-            stored.strategy = strategy_that_ran(a, settings);
-            stored.kernels = settings.kernels;
-            stored.streams = settings.streams;
-            recording->add_long_pair_stats(stored);
-            if (!stats.overview.empty())
-                recording->add_heatmap(store::Heatmap::from_long_overview(stats.overview, a, job.scheme.scale));
-            recording->add_timeline(timeline.events(), timeline.clock_source());
-            recording->finish_done();
-        }
+        if (recording) record_long(flags, format, plan, *recording, a, stats, seconds, job.scheme, timeline);
         return 0;
     } catch (...) {
         ProjectFlag::record_failure(recording.get());
