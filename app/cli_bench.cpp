@@ -15,11 +15,19 @@
 #include <alignscope/error.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <random>
+#include <thread>
 #include <iostream>
 #include <memory>
 #include <sstream>
+
+#include <unistd.h>
 
 namespace alignscope::cli {
 
@@ -125,6 +133,7 @@ int finish_bench(std::ostream& table, const BenchReport& report, const BenchFlag
 }
 
 int run_bench_long(BenchFlags flags, CliContext& context);
+std::string parasail_figure(const BenchReport& report, int threads);
 
 int run_bench_command(BenchFlags flags, CliContext& context) {
     refuse_overlapping_files({}, {{"--json", flags.json}, {"--timeline", flags.timeline}, {"--project", flags.project.path}});
@@ -243,9 +252,94 @@ int run_bench_command(BenchFlags flags, CliContext& context) {
     for (const auto& note : report.notes) table << "note: " << note << "\n";
     BenchReport with_preamble = report;
     with_preamble.notes.insert(with_preamble.notes.begin(), preamble.begin(), preamble.end());
+    // Not in a --quick run (CI's): parasail's run takes a second or two of its own.
+    if (const std::string parasail = flags.quick ? std::string() : parasail_figure(report, flags.threads);
+        !parasail.empty()) {
+        table << "note: " << parasail << "\n";
+        with_preamble.notes.push_back(parasail);
+    }
     return finish_bench(table, with_preamble, flags, json_to_stdout, json_out, timeline_out, recorder, recording.get());
 }
 
+
+// parasail's own command-line aligner, when installed, on the protein case our
+// CPU device just ran (300 x 300, BLOSUM62 11/1, local, score and ends):
+// sw_striped_16 over all pairs of K random queries and K random targets (as
+// many pairs as ours, at least 200 x 200 so that its start-up does not weigh:
+// GCUPS is per cell, so the figures compare). Its figure: the cells it reports over its process's
+// wall time (reading included, as in our end-to-end figure; its own timer
+// reads 0 s in the Debian build). Empty when it is not installed.
+std::string parasail_figure(const BenchReport& report, int threads) {
+    const BenchPoint* ours = nullptr;
+    for (const BenchPoint& p : report.points)
+        if (p.series == "protein-300x300-local-score" && p.device.rfind("cpu", 0) == 0) ours = &p;
+    if (!ours || ours->seconds <= 0) return {};
+    std::string program;
+    if (const char* path = std::getenv("PATH"))
+        for (std::string_view rest = path; !rest.empty();) {
+            const std::size_t colon = rest.find(':');
+            const std::string folder(rest.substr(0, colon));
+            rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+            std::error_code ec;
+            const std::filesystem::path candidate = std::filesystem::path(folder.empty() ? "." : folder) / "parasail_aligner";
+            if (std::filesystem::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) {
+                program = candidate.string();
+                break;
+            }
+        }
+    if (program.empty()) return {};
+    const int workers = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const std::uint64_t side = std::clamp<std::uint64_t>(
+        static_cast<std::uint64_t>(std::sqrt(static_cast<double>(ours->pairs))), 200, 1000);
+    std::error_code ec;
+    const std::filesystem::path folder =
+        std::filesystem::temp_directory_path(ec) / ("alignscope-bench-parasail-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(folder, ec);
+    if (ec) return {};
+    struct RemoveOnExit {
+        std::filesystem::path folder;
+        ~RemoveOnExit() {
+            std::error_code ignored;
+            std::filesystem::remove_all(folder, ignored);
+        }
+    } remove{folder};
+    std::mt19937_64 rng(7);
+    const char* letters = "ACDEFGHIKLMNPQRSTVWY";
+    for (const char* name : {"q.fa", "t.fa"}) {
+        std::ofstream file(folder / name);
+        for (std::uint64_t k = 0; k < side; ++k) {
+            file << '>' << name[0] << k << '\n';
+            for (int i = 0; i < 300; ++i) file << letters[rng() % 20];
+            file << '\n';
+        }
+        if (!file) return {};
+    }
+    const std::string command = "'" + program + "' -a sw_striped_16 -x -m blosum62 -o 11 -e 1 -t " +
+                                std::to_string(workers) + " -q '" + (folder / "q.fa").string() + "' -f '" +
+                                (folder / "t.fa").string() + "' -g '" + (folder / "out.csv").string() +
+                                "' -v 0<&- 2>&1";
+    const auto t0 = std::chrono::steady_clock::now();
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (!pipe) return {};
+    std::string output;
+    char buffer[4096];
+    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+    const int status = ::pclose(pipe);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::size_t work = output.find("work:");
+    if (status != 0 || work == std::string::npos || seconds <= 0) return {};
+    const double cells = std::strtod(output.c_str() + work + 5, nullptr);
+    if (!(cells > 0)) return {};
+    char line[400];
+    std::snprintf(line, sizeof line,
+                  "parasail_aligner sw_striped_16 (parasail's own CLI, %d threads, %llu x %llu random 300-residue "
+                  "proteins, BLOSUM62 11/1 local): %.2f GCUPS for its whole process (%.3g cells in %.3f s), beside "
+                  "%s's %.2f GCUPS end to end on %s",
+                  workers, static_cast<unsigned long long>(side), static_cast<unsigned long long>(side),
+                  cells / seconds / 1e9, cells, seconds, ours->device.c_str(),
+                  double(ours->cells) / ours->seconds / 1e9, ours->series.c_str());
+    return line;
+}
 
 std::string megabytes(std::uint64_t bytes) { return fixed(double(bytes) / (1024.0 * 1024.0), 0) + " MiB"; }
 
