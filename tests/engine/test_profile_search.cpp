@@ -191,6 +191,7 @@ private slots:
                                          ? read_profile_targets(slice_.toStdString(), hmm.alphabet)
                                          : read_profile_targets(dna_.toStdString(), hmm.alphabet);
             const ResidueCode& code = ResidueCode::of(hmm.alphabet);
+            const std::size_t real = targets.size();
             std::uint32_t state = 12345;
             auto next = [&state] { state = state * 1664525u + 1013904223u; return state >> 8; };
             std::vector<int> codes;
@@ -225,15 +226,18 @@ private slots:
             QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1: %2 of %3 MSV scores differ").arg(name).arg(differ).arg(targets.size())));
             QVERIFY(std::isinf(scalar.back()));  // the repeated consensus overflows the byte range
 
-            // The Viterbi filter ("cpu" striped SSE2 words) over every target.
+            // The Viterbi filter ("cpu" striped SSE2 words): every made-up
+            // target and every fourth real one (the scalar reference is slow).
             const ViterbiFilterProfile vit = make_viterbi_filter_profile(configure_local(hmm, null_model));
-            std::vector<std::uint32_t> all(targets.size());
-            for (std::uint32_t t = 0; t < all.size(); ++t) all[t] = t;
-            cpu->viterbi(vit, all, striped, context);
-            reference->viterbi(vit, all, scalar, context);
+            std::vector<std::uint32_t> some;
+            for (std::uint32_t t = 0; t < targets.size(); ++t)
+                if (t >= real || t % 4 == 0) some.push_back(t);
+            std::vector<float> vit_striped(some.size()), vit_scalar(some.size());
+            cpu->viterbi(vit, some, vit_striped, context);
+            reference->viterbi(vit, some, vit_scalar, context);
             differ = 0;
-            for (std::size_t t = 0; t < targets.size(); ++t) differ += std::memcmp(&striped[t], &scalar[t], sizeof(float)) != 0;
-            QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1: %2 of %3 Viterbi filter scores differ").arg(name).arg(differ).arg(targets.size())));
+            for (std::size_t i = 0; i < some.size(); ++i) differ += std::memcmp(&vit_striped[i], &vit_scalar[i], sizeof(float)) != 0;
+            QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1: %2 of %3 Viterbi filter scores differ").arg(name).arg(differ).arg(some.size())));
         }
     }
 
