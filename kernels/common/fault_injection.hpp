@@ -9,7 +9,8 @@
 //             CudaBuffer, counted from 1 over the whole process) fails with
 //             cudaErrorMemoryAllocation without allocating;
 //   launch:N  the Nth kernel launch (pairwise passes, long-pair strips,
-//             database scan) reports cudaErrorLaunchFailure once it is queued.
+//             database scan, profile filters) reports cudaErrorLaunchFailure
+//             once it is queued.
 // Each injected failure is said on stderr ("ALIGNSCOPE_FAULT: failing
 // allocation N"), so a test can tell a job that never reached it from one
 // that swallowed it. Unset or empty, nothing is injected and each call costs

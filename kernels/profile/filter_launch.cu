@@ -3,6 +3,8 @@
 #include "profile/filter_kernels.cuh"
 #include "profile/filter_launch.hpp"
 
+#include "common/fault_injection.hpp"
+
 namespace alignscope::kernels::profile {
 
 std::size_t msv_shared_bytes(int segments, int codes)
@@ -28,7 +30,7 @@ cudaError_t msv_at(const TargetView& targets, const std::uint32_t* cost, const M
                                               static_cast<int>(shared));
     if (status != cudaSuccess) return status;
     msv_filter_kernel<Q><<<blocks, kFilterWarps * 32, shared, stream>>>(targets, cost, params, tjb, out, counter, full);
-    return cudaGetLastError();
+    return fault::after_launch(cudaGetLastError());
 }
 
 template <int Q>
@@ -42,7 +44,7 @@ cudaError_t viterbi_at(const TargetView& targets, const std::int16_t* tables, co
     if (status != cudaSuccess) return status;
     viterbi_filter_kernel<Q><<<blocks, kFilterWarps * 32, shared, stream>>>(targets, tables, params, list, ncj, out,
                                                                             counter);
-    return cudaGetLastError();
+    return fault::after_launch(cudaGetLastError());
 }
 
 }  // namespace
