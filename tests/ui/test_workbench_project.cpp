@@ -17,6 +17,7 @@
 
 #include <alignscope/score/substitution_matrix.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
+#include <alignscope/store/job_recording.hpp>
 #include <alignscope/store/project.hpp>
 
 #include <qcustomplot.h>
@@ -386,6 +387,42 @@ private slots:
         QVERIFY(!view.removeInputs({input_id(window->document(), "globins_human.fa")}));
         QVERIFY2(view.lastError().contains(QStringLiteral("used by job %1").arg(job)), qPrintable(view.lastError()));
         QCOMPARE(view.model().rowCount(), 2);
+    }
+
+    // A job without timeline events: one of the window's is not blamed on a
+    // command-line flag; a command-line job's names the flag.
+    void emptyTimelineSaysWhy() {
+        const QString project = path("timeline.alsproj");
+        std::int64_t gui = 0, cli = 0;
+        {
+            store::ProjectOptions creating;
+            creating.create_if_missing = true;
+            store::Project file(project.toStdString(), creating);
+            store::JobSpec spec;
+            spec.command = "gui";
+            spec.mode = "global";
+            spec.devices = "cpu";
+            spec.set_scheme(ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 10, 0.5));
+            spec.parameters["long"] = "yes";
+            auto a = file.begin_job(spec);
+            a->finish_done();
+            gui = a->job_id();
+            spec.command = "align";
+            auto b = file.begin_job(spec);
+            b->finish_done();
+            cli = b->job_id();
+        }
+        auto window = openWindow(project, false);
+        QVERIFY(window);
+        auto* timeline = qobject_cast<JobResultView*>(window->view("timeline"));
+        window->showView("timeline");
+        window->showJobResults(gui);
+        QTRY_VERIFY2(timeline->noteText().contains("recorded no timeline events") &&
+                         !timeline->noteText().contains("--timeline"),
+                     qPrintable(timeline->noteText()));
+        window->showJobResults(cli);
+        window->showView("timeline");
+        QTRY_VERIFY2(timeline->noteText().contains("--timeline"), qPrintable(timeline->noteText()));
     }
 
     // Empty views say what would fill them; a view showing a job the panel

@@ -27,14 +27,11 @@ void JobTimelineView::load(const store::JobInfo* job) {
     }
     if (job->counts.timeline_events == 0) {
         timeline_->setEvents({});
-        const bool cpu = job->spec.devices.rfind("cpu", 0) == 0;
         if (job->spec.command == "gui")
-            setNote(cpu ? tr("Job %1 ran on the CPU (%2), which launches no kernels or copies to draw: a job on a GPU "
-                             "fills the timeline.")
-                              .arg(job->id)
-                              .arg(QString::fromStdString(job->spec.devices))
-                        : tr("Job %1 recorded no timeline events on %2.").arg(job->id).arg(
-                              QString::fromStdString(job->spec.devices)));
+            setNote(tr("Job %1 recorded no timeline events: %2 reported none for this kind of job (%3). Pairwise "
+                       "jobs and database searches record theirs; run one to fill the timeline.")
+                        .arg(job->id)
+                        .arg(QString::fromStdString(job->spec.devices), jobTitle(*job)));
         else
             setNote(tr("Job %1 recorded no timeline events: a command-line job records them when run with "
                        "--timeline, and only on GPUs.")
