@@ -2,6 +2,7 @@
 // over the views library (alignment, DP heatmap, timeline, GCUPS, hits).
 #include "views/view_catalog.hpp"
 
+#include "analysis/profile_search_view.hpp"
 #include "views/benchmark_view.hpp"
 #include "views/job_alignments_view.hpp"
 #include "views/job_heatmap_view.hpp"
@@ -40,6 +41,9 @@ const std::vector<ViewSpec>& view_catalog() {
         entry<JobHitsView>("hits", QT_TRANSLATE_NOOP("Views", "Hits"),
                            QT_TRANSLATE_NOOP("Views", "a database search's ranked hits and the selected one's "
                                                       "alignment")),
+        entry<ProfileSearchView>("profiles", QT_TRANSLATE_NOOP("Views", "Profile search"),
+                                 QT_TRANSLATE_NOOP("Views", "a HMMER3 profile searched against sequences: hits, "
+                                                            "domains and their alignments to the model")),
     };
     return catalog;
 }
