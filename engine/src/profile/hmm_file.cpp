@@ -423,16 +423,12 @@ std::vector<ProfileHmm> read_hmm_file(const std::string& path)
             if (n == 0) break;
             text.append(buffer, static_cast<std::size_t>(n));
             // A text save file holds no NUL byte: stop at one (/dev/zero, a
-            // binary file) and let the parser say what the file is.
+            // binary file), and the parser refuses the file as binary.
             if (std::memchr(buffer, 0, static_cast<std::size_t>(n))) break;
         }
         gzclose(file);
         file = nullptr;
-        std::vector<ProfileHmm> models = parse_hmm_text(text, path);
-        if (text.find('\0') != std::string::npos)
-            throw Error(path + ": holds a NUL byte at offset " + std::to_string(text.find('\0')) +
-                        "; a HMMER3 text save file has none");
-        return models;
+        return parse_hmm_text(text, path);
     } catch (const std::bad_alloc&) {
         if (file) gzclose(file);
         const std::size_t read = text.size();
