@@ -12,6 +12,7 @@
 #include <string>
 
 namespace alignscope {
+class KernelCatalog;
 class ScannerRegistry;
 }
 
@@ -37,6 +38,11 @@ void add_hmmsearch_command(CLI::App& app, CliContext& context);
 // Every device that can scan a database: the CPU scanners and, in a CUDA
 // build, the GPUs'.
 std::unique_ptr<ScannerRegistry> scanner_registry();
+
+// Every kernel variant this build has, by family and device (CPU families,
+// and the GPU's in a CUDA build): what verify --all-kernels runs and
+// `devices` lists. Defined in cli_verify.cpp.
+KernelCatalog kernel_catalog();
 
 // `verify --search` and `bench --search`: the search command's --verify and
 // --bench (defined in cli_search.cpp) with their defaults and these settings;

@@ -372,11 +372,7 @@ int run_verify_all_kernels(const VerifyFlags& flags, CliContext& context) {
     refuse_flags_of_other_checks(flags);
     PairJob settings;  // validates --threads the way every command does
     flags.device.apply(settings);
-    KernelCatalog catalog;
-    add_cpu_kernel_families(catalog);
-#ifdef ALIGNSCOPE_WITH_CUDA
-    kernels::add_cuda_kernel_families(catalog);
-#endif
+    const KernelCatalog catalog = kernel_catalog();
     const std::unique_ptr<ScannerRegistry> scanners = scanner_registry();
     const std::vector<std::string> devices = devices_to_check(flags.device.device, *context.registry);
     const std::uint64_t pairs = flags.pairs_option->count() ? flags.pairs : 24;
@@ -416,6 +412,15 @@ int run_verify_all_kernels(const VerifyFlags& flags, CliContext& context) {
 }
 
 }  // namespace
+
+KernelCatalog kernel_catalog() {
+    KernelCatalog catalog;
+    add_cpu_kernel_families(catalog);
+#ifdef ALIGNSCOPE_WITH_CUDA
+    kernels::add_cuda_kernel_families(catalog);
+#endif
+    return catalog;
+}
 
 void add_verify_command(CLI::App& app, CliContext& context) {
     auto* command = app.add_subcommand(

@@ -7,6 +7,9 @@
 
 #include <alignscope/bench/kernel_checks.hpp>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QtTest>
 
@@ -46,6 +49,33 @@ private slots:
             }
         QVERIFY(expected >= 40);
         QCOMPARE(lines.last(), QString("%1 variants: %1 ok, 0 failed").arg(expected));
+    }
+
+    // `devices --json` lists each device's kernels of the same catalog, by area.
+    void devices_list_the_catalog() {
+        const ProcessResult r = run_cli({"devices", "--json"});
+        QCOMPARE(r.exit_code, 0);
+        const QJsonArray devices = QJsonDocument::fromJson(r.out).array();
+        KernelCatalog catalog;
+        add_cpu_kernel_families(catalog);
+        int checked = 0;
+        for (const QJsonValue& value : devices) {
+            const QJsonObject device = value.toObject();
+            const std::string id = device.value("id").toString().toStdString();
+            if (id != "cpu" && id != "cpu-ref") continue;
+            const QJsonObject kernels = device.value("kernels").toObject();
+            for (const KernelFamilyEntry& family : catalog.families()) {
+                if (family.device != id) continue;
+                QStringList expected;
+                for (const KernelName& k : family.variants) expected << QString::fromStdString(k.format());
+                QStringList listed;
+                for (const QJsonValue& name : kernels.value(QString::fromStdString(family.area)).toArray())
+                    listed << name.toString();
+                QCOMPARE(listed, expected);
+                ++checked;
+            }
+        }
+        QCOMPARE(checked, int(catalog.families().size()));
     }
 
     void refuses_flags_of_other_checks_data() {
