@@ -292,11 +292,15 @@ struct Chunk {
     std::vector<Alignment> results;
 };
 
+// A piece of a chunk as text: kFormatPiece pairs or the chunk's rest.
 struct FormattedChunk {
     std::string body;
-    std::string references;  // SAM: the chunk's targets as @SQ lines
+    std::string references;  // SAM: the piece's targets as @SQ lines
     std::size_t pairs = 0;
+    bool last = false;  // the chunk's last piece
 };
+
+constexpr std::size_t kFormatPiece = 4096;
 
 // Records of one file as they come out of the parse stage, taken one by one.
 class RecordFeed {
@@ -422,7 +426,8 @@ PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, Backen
 
     const std::size_t block_queue = static_cast<std::size_t>(threads) + 2;
     OrderedQueue<std::vector<Sequence>> query_blocks(block_queue), target_blocks(block_queue);
-    OrderedQueue<FormattedChunk> formatted(2);
+    // Pieces formatted or being formatted: enough to keep every thread busy.
+    OrderedQueue<FormattedChunk> formatted(2 * static_cast<std::size_t>(threads) + 2);
     std::atomic<bool> stopping{false};
     std::atomic<std::size_t> chunks_held{0}, peak_chunks{0};
     std::atomic<std::uint64_t> query_bytes{0};
@@ -486,7 +491,7 @@ PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, Backen
                         flowing = true;
                     }
                 }
-                chunks_held.fetch_sub(1);
+                if (chunk.last) chunks_held.fetch_sub(1);
             }
         } catch (...) {
             write_failure = std::current_exception();
@@ -585,33 +590,39 @@ PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, Backen
         ++stats.chunks;
         report(pairs_done, stats.cells);
 
-        auto text = pool.submit([&, chunk](int worker) {
-            StageSpan span(format_time, host_lanes, "format", 4 + worker, chunk->results.size());
-            FormattedChunk formatted_chunk;
-            formatted_chunk.pairs = chunk->results.size();
-            std::ostringstream body;
-            auto writer = AlignmentWriter::create(settings.format, body, writer_context);
-            for (std::size_t k = 0; k < chunk->results.size(); ++k) {
-                Alignment& a = chunk->results[k];
-                a.query_id = chunk->queries[k].id;
-                a.target_id = chunk->targets[k].id;
-                writer->write(a, chunk->queries[k], chunk->targets[k]);
-            }
-            formatted_chunk.body = std::move(body).str();
-            if (sam) {
-                std::vector<const Sequence*> references;
-                references.reserve(chunk->targets.size());
-                for (const Sequence& target : chunk->targets) references.push_back(&target);
-                std::ostringstream lines;
-                write_sam_references(lines, references);
-                formatted_chunk.references = std::move(lines).str();
-            }
-            chunk->queries = {};
-            chunk->targets = {};
-            chunk->results = {};
-            return formatted_chunk;
-        });
-        if (!formatted.push(std::move(text))) break;  // the writer failed
+        // Formatted in pieces on the pool at once (a chunk's CIGAR strings and
+        // SAM records take longer than its alignment), written in order.
+        bool writer_failed = false;
+        const std::size_t count = chunk->results.size();
+        for (std::size_t begin = 0; begin < count && !writer_failed; begin += kFormatPiece) {
+            const std::size_t end = std::min(count, begin + kFormatPiece);
+            auto text = pool.submit([&, chunk, begin, end, last = end == count](int worker) {
+                StageSpan span(format_time, host_lanes, "format", 4 + worker, end - begin);
+                FormattedChunk piece;
+                piece.pairs = end - begin;
+                piece.last = last;
+                std::ostringstream body;
+                auto writer = AlignmentWriter::create(settings.format, body, writer_context);
+                for (std::size_t k = begin; k < end; ++k) {
+                    Alignment& a = chunk->results[k];
+                    a.query_id = chunk->queries[k].id;
+                    a.target_id = chunk->targets[k].id;
+                    writer->write(a, chunk->queries[k], chunk->targets[k]);
+                }
+                piece.body = std::move(body).str();
+                if (sam) {
+                    std::vector<const Sequence*> references;
+                    references.reserve(end - begin);
+                    for (std::size_t k = begin; k < end; ++k) references.push_back(&chunk->targets[k]);
+                    std::ostringstream lines;
+                    write_sam_references(lines, references);
+                    piece.references = std::move(lines).str();
+                }
+                return piece;
+            });
+            writer_failed = !formatted.push(std::move(text));
+        }
+        if (writer_failed) break;
         if (!query_more || !target_more) break;
     }
     formatted.close();
