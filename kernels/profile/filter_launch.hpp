@@ -46,11 +46,4 @@ cudaError_t launch_viterbi_filter(int segments, const TargetView& targets, const
                                   const ViterbiParams& params, const std::uint32_t* list, const std::int16_t* ncj,
                                   std::int32_t* out, std::uint32_t* counter, int blocks, cudaStream_t stream);
 
-// The names these kernels carry on the timeline and in verify (the kernel
-// grammar: mode x gap model x family x lane width). MSV and SSV are local and
-// ungapped; the Viterbi filter is local with Plan7's affine-like gaps.
-inline constexpr const char* kSsvKernelName = "sw_linear_ssv_s16x2";
-inline constexpr const char* kMsvKernelName = "sw_linear_msv_s16x2";
-inline constexpr const char* kViterbiKernelName = "sw_affine_vitfilter_s32";
-
 }  // namespace alignscope::kernels::profile
