@@ -643,7 +643,7 @@ private slots:
             // The members' kernel in the grammar, with the job's mode and gap
             // model; the devices field says it was split.
             QCOMPARE(got.kernel, KernelName({align.mode, scheme.linear(), "columns", 0, KernelWidth::S32}).format());
-            QCOMPARE(split_stats.strategy, std::string("columns"));
+            QCOMPARE(split_stats.strategy, std::string("cpu-passes"));
         }
     }
 

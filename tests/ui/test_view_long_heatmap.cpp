@@ -189,7 +189,7 @@ private slots:
         QCOMPARE(a.target_end, dp.alignment.target_end);
         QCOMPARE(rescore(a.cigar, pair.query, pair.target, a.query_begin, a.target_begin, scheme), a.score);
         const store::LongPairStats stats = project.long_pair_stats(job.id).at(0);
-        QCOMPARE(stats.strategy, std::string("columns"));  // the CPU's scalar pass runner, not Myers-Miller
+        QCOMPARE(stats.strategy, std::string("cpu-passes"));  // the CPU's scalar pass runner, not Myers-Miller
         QCOMPARE(stats.stage_cells[0], m * n);
         QCOMPARE(stats.query_length, m);
 

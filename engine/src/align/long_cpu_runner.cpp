@@ -55,7 +55,7 @@ public:
     const std::vector<std::int64_t>& saved_rows() const override { return saved_rows_; }
     std::string device() const override { return "cpu-ref"; }
     std::string kernel() const override { return "nw_affine_columns_s32"; }  // align_long sets mode and gaps
-    std::string strategy() const override { return "columns"; }
+    std::string strategy() const override { return "cpu-passes"; }
 
 private:
     // One pass. Stage 1 (special rows asked for) runs as horizontal bands that

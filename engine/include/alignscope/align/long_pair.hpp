@@ -286,7 +286,7 @@ public:
     virtual std::string kernel() const = 0;
     // How the passes ran, as LongPairStats::strategy says it: "strips" (one
     // persistent kernel), "streams" (several kernels on several streams),
-    // "columns" (the scalar runner's column-major passes).
+    // "cpu-passes" (the scalar runner's column-major passes on a CPU).
     virtual std::string strategy() const { return "strips"; }
 };
 

@@ -124,7 +124,7 @@ struct LongPairStats {
     std::int64_t query_length = 0, target_length = 0;
     std::string device;
     std::string kernel;
-    std::string strategy;          // "strips", "streams", "columns" or "linear-space" (longpair::LongPairStats)
+    std::string strategy;          // "strips", "streams", "cpu-passes" or "linear-space" (longpair::LongPairStats)
     int kernels = 0, streams = 0;  // as asked; 0 = the backend's default
     double seconds = 0;            // the whole alignment, wall time
     std::array<double, 3> stage_seconds{};
