@@ -456,11 +456,11 @@ SearchSummary collect_and_write(const SearchFlags& flags, CliContext& context, c
                                 store::JobRecording* recording) {
     const PreparedDatabase& database = in.load.database;
     if (recording) record_search_inputs(*recording, in.queries, database, flags.database_path);
-    AtomicOutput out(flags.output);
+    std::optional<AtomicOutput> out(std::in_place, flags.output);
     WriterContext writer_context;
     writer_context.command_line = context.command_line;
     writer_context.scheme = job.scheme;
-    auto writer = AlignmentWriter::create(format, out.stream(), std::move(writer_context));
+    auto writer = AlignmentWriter::create(format, out->stream(), std::move(writer_context));
     writer->begin();
 
     CancellationToken stop_local;
@@ -495,6 +495,10 @@ SearchSummary collect_and_write(const SearchFlags& flags, CliContext& context, c
             },
             &interrupt_token());
     } catch (...) {
+        // The temporary output goes first: when a rank died, mpirun follows
+        // its SIGTERM with SIGKILL before long.
+        writer.reset();
+        out.reset();
         stop_local.cancel();
         worker.join();
         progress.finish();
@@ -503,7 +507,7 @@ SearchSummary collect_and_write(const SearchFlags& flags, CliContext& context, c
     worker.join();
     progress.finish();
     writer->end();
-    out.commit();
+    out->commit();
     if (recording) recording->finish_done();
     return summary;
 }
@@ -569,7 +573,8 @@ int run_distributed_search(const SearchFlags& flags, CliContext& context) {
         ProjectFlag::record_failure(recording.get());
         recording.reset();
         if (dynamic_cast<const Cancelled*>(&e)) {
-            std::cerr << "alignscope-cli: cancelled\n";
+            std::cerr << "alignscope-cli: stopped by a signal (Ctrl-C, or mpirun ending the run after a rank died); "
+                         "no output written\n";
             std::_Exit(interrupt_exit_status());
         }
         std::string message = e.what();
