@@ -162,6 +162,7 @@ public:
 
     std::string device() const override { return info_.id; }
     std::string kernel() const override { return kernel_name_.empty() ? "long_strips" : kernel_name_; }
+    std::string strategy() const override { return settings_.strategy; }  // "strips" or "streams"
 
 private:
     const std::uint8_t* rows_ptr(const PassTask& t) const {
