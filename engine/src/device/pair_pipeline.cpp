@@ -189,6 +189,11 @@ public:
         closed_ = true;
         ready_.notify_all();
     }
+    void set_capacity(std::size_t capacity) {
+        std::lock_guard lock(mutex_);
+        capacity_ = std::max<std::size_t>(capacity, 1);
+        space_.notify_all();
+    }
     void abort() {
         std::lock_guard lock(mutex_);
         aborted_ = true;
@@ -305,7 +310,11 @@ constexpr std::size_t kFormatPiece = 4096;
 // Records of one file as they come out of the parse stage, taken one by one.
 class RecordFeed {
 public:
-    RecordFeed(OrderedQueue<std::vector<Sequence>>& queue, bool keep_ids) : queue_(queue), keep_ids_(keep_ids) {}
+    // The queue holds `min_blocks` at first; once the first block shows how
+    // many records a block holds, as many as two chunks of `chunk_pairs` take
+    // (however short or long the records, the reading keeps that far ahead).
+    RecordFeed(OrderedQueue<std::vector<Sequence>>& queue, bool keep_ids, std::size_t chunk_pairs, std::size_t min_blocks)
+        : queue_(queue), keep_ids_(keep_ids), chunk_pairs_(chunk_pairs), min_blocks_(min_blocks) {}
     // The next record, or false at the end of the file. Throws the stage's errors in file order.
     bool next(Sequence& out) {
         while (at_ == block_.size()) {
@@ -317,6 +326,11 @@ public:
             }
             block_ = item->get();
             at_ = 0;
+            if (!sized_ && !block_.empty()) {
+                sized_ = true;
+                const std::size_t blocks = (2 * chunk_pairs_ + block_.size() - 1) / block_.size();
+                queue_.set_capacity(std::clamp<std::size_t>(blocks, min_blocks_, 512));
+            }
         }
         out = std::move(block_[at_++]);
         if (keep_ids_) ids.add(out.id);
@@ -342,6 +356,8 @@ public:
 private:
     OrderedQueue<std::vector<Sequence>>& queue_;
     bool keep_ids_;
+    std::size_t chunk_pairs_, min_blocks_;
+    bool sized_ = false;
     std::vector<Sequence> block_;
     std::size_t at_ = 0;
     bool done_ = false;
@@ -515,7 +531,8 @@ PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, Backen
 
     // This thread: chunks of pairs, aligned one after another.
     const bool same_file = settings.query_path == settings.target_path;
-    RecordFeed queries(query_blocks, true), targets(target_blocks, !same_file);
+    RecordFeed queries(query_blocks, true, chunk_pairs, block_queue),
+        targets(target_blocks, !same_file, chunk_pairs, block_queue);
     std::uint64_t pairs_done = 0;
     bool first = true;
     auto report = [&](std::uint64_t items_done, std::uint64_t cells_done) {
