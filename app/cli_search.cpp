@@ -405,6 +405,17 @@ SearchSummary search_slice(const SearchFlags& flags, const mpi::SearchJob& job, 
                            RankDevices& d, const CancellationToken* cancel,
                            const std::function<void(const QueryHits&, const std::string&)>& add,
                            const std::function<void()>& batch_done) {
+    if (slice.empty()) {  // fewer database sequences than ranks: no hits here
+        SearchSummary none;
+        none.scan_device = d.scanner->info().id;
+        for (std::size_t q = 0; q < job.queries.size(); ++q) {
+            QueryHits hits;
+            hits.query_index = q;
+            add(hits, "");
+        }
+        batch_done();
+        return none;
+    }
     SearchCallbacks callbacks;
     callbacks.query_done = [&](const QueryHits& hits) { add(hits, d.scanner->last_stats().kernels); };
     JobContext context;

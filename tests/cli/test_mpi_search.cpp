@@ -145,6 +145,25 @@ private slots:
         QCOMPARE(without_rundate(got), without_rundate(expected));
     }
 
+    // A database of two sequences leaves rank 2 without any: it reports no
+    // hits, and the output is still one process's.
+    void more_ranks_than_database_sequences() {
+        const QList<QByteArray> two = gz_records(kExamples + "DB.fasta.gz", 2);
+        QFile db(dir_.filePath("two.fa"));
+        QVERIFY(db.open(QIODevice::WriteOnly));
+        for (const QByteArray& r : two) db.write(r);
+        db.close();
+        QStringList args = search_args(dir_.filePath("two.tsv"));
+        args.replace(args.indexOf(database_), db.fileName());
+        ProcessResult one = run_cli(args);
+        QVERIFY2(one.exit_code == 0, one.err.constData());
+        const QByteArray expected = slurp(dir_.filePath("two.tsv"));
+        ProcessResult mpi = run_mpi(3, args);
+        QVERIFY2(mpi.exit_code == 0, mpi.err.constData());
+        QCOMPARE(expected.count('\n'), 1 + 2 * 7);
+        QCOMPARE(slurp(dir_.filePath("two.tsv")), expected);
+    }
+
     // The copied record as a query scores the same against itself and its five
     // copies (a local self-alignment is the best any target can give under
     // BLOSUM62, whose diagonal is each row's maximum): --top 4 must report the
