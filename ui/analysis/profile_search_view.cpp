@@ -85,6 +85,7 @@ ProfileSearchView::ProfileSearchView(ProjectDocument& document, QWidget* parent)
         if (d.available) device_->addItem(QString::fromStdString(d.id + "  " + d.name), QString::fromStdString(d.id));
     device_->setToolTip(tr("Where the MSV and Viterbi filters run: the CPU (SSE2 striped), its scalar reference, "
                            "or a GPU"));
+    if (const int cpu = device_->findData(QStringLiteral("cpu")); cpu >= 0) device_->setCurrentIndex(cpu);
     run_ = new QPushButton(tr("Search"));
     run_->setToolTip(tr("Search every model of the profile against the targets, on a worker thread"));
     cancel_ = new QPushButton(tr("Cancel"));

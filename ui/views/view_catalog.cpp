@@ -2,6 +2,7 @@
 // over the views library (alignment, DP heatmap, timeline, GCUPS, hits).
 #include "views/view_catalog.hpp"
 
+#include "analysis/allvsall_view.hpp"
 #include "analysis/profile_search_view.hpp"
 #include "views/benchmark_view.hpp"
 #include "views/job_alignments_view.hpp"
@@ -44,6 +45,9 @@ const std::vector<ViewSpec>& view_catalog() {
         entry<ProfileSearchView>("profiles", QT_TRANSLATE_NOOP("Views", "Profile search"),
                                  QT_TRANSLATE_NOOP("Views", "a HMMER3 profile searched against sequences: hits, "
                                                             "domains and their alignments to the model")),
+        entry<AllVsAllView>("allvsall", QT_TRANSLATE_NOOP("Views", "All against all"),
+                            QT_TRANSLATE_NOOP("Views", "every pair of a set: the score matrix by cluster, the score "
+                                                       "histogram and a pair's alignment")),
     };
     return catalog;
 }
