@@ -7,6 +7,7 @@
 #include "hmmsearch_oracle.hpp"
 
 #include <alignscope/profile/filter_scan.hpp>
+#include <alignscope/profile/filter_verify.hpp>
 #include <alignscope/profile/hmm_file.hpp>
 #include <alignscope/profile/plan7_profile.hpp>
 #include <alignscope/profile/profile_search.hpp>
@@ -239,6 +240,42 @@ private slots:
             for (std::size_t i = 0; i < some.size(); ++i) differ += std::memcmp(&vit_striped[i], &vit_scalar[i], sizeof(float)) != 0;
             QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1: %2 of %3 Viterbi filter scores differ").arg(name).arg(differ).arg(some.size())));
         }
+    }
+
+    // check_profile_filters (what the GPU self-test and verify run) on the
+    // striped CPU scanner and made-up targets: it finds no difference there,
+    // and finds the one planted by a scanner that is off by a byte unit.
+    void filter_check_on_made_up_targets()
+    {
+        const ProfileHmm hmm = read_hmm_file((kTutorial + "/fn3.hmm").toStdString()).front();
+        const ProfileTargets targets = made_up_profile_targets(hmm, 60, 11);
+        QVERIFY(targets.size() > 60 + 6 + 2 * 20);
+        auto scanner = make_cpu_profile_scanner_registry()->create("cpu", 2);
+        JobContext context;
+        const FilterCheck check = check_profile_filters(*scanner, hmm, targets, "made-up", 2, context);
+        QCOMPARE(check.compared, 2 * targets.size());
+        QVERIFY2(check.differing == 0, check.mismatches.empty() ? "" : check.mismatches.front().c_str());
+        QVERIFY(check.msv_overflows > 0);  // the repeated consensus
+
+        struct OffByOne final : ProfileFilterScanner {
+            std::unique_ptr<ProfileFilterScanner> inner;
+            DeviceInfo info() const override { return inner->info(); }
+            void load(const ProfileTargets& t, JobContext& c) override { inner->load(t, c); }
+            void msv(const MsvProfile& m, std::span<float> s, JobContext& c) override
+            {
+                inner->msv(m, s, c);
+                s[3] += 1.0f / m.scale;
+            }
+            void viterbi(const ViterbiFilterProfile& m, std::span<const std::uint32_t> t, std::span<float> s,
+                         JobContext& c) override
+            {
+                inner->viterbi(m, t, s, c);
+            }
+        } wrong;
+        wrong.inner = make_cpu_profile_scanner_registry()->create("cpu", 2);
+        const FilterCheck planted = check_profile_filters(wrong, hmm, targets, "made-up", 2, context);
+        QCOMPARE(planted.differing, std::size_t{1});
+        QCOMPARE(planted.mismatches.size(), std::size_t{1});
     }
 
     // The filters are a batch interface: scores of a subset equal those of the whole.

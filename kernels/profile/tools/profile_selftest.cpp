@@ -12,6 +12,7 @@
 #include <alignscope/error.hpp>
 #include <alignscope/kernels/profile_scanners.hpp>
 #include <alignscope/profile/domain_definition.hpp>
+#include <alignscope/profile/filter_verify.hpp>
 #include <alignscope/profile/filters.hpp>
 #include <alignscope/profile/hmm_file.hpp>
 #include <alignscope/profile/profile_targets.hpp>
@@ -23,7 +24,6 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -32,104 +32,31 @@ namespace kp = alignscope::kernels::profile;
 
 namespace {
 
-void add_target(ap::ProfileTargets& targets, const std::string& name, const std::vector<std::uint8_t>& codes)
-{
-    targets.names.push_back(name);
-    targets.descriptions.emplace_back();
-    targets.residues.insert(targets.residues.end(), codes.begin(), codes.end());
-    targets.offsets.push_back(targets.residues.size());
-}
-
-// Made-up targets for one model: random canonical residues of random lengths,
-// the consensus repeated 1-6 times (MSV's J state, byte overflow), single
-// residues, a run of one letter, and one target of 100,000 residues.
-ap::ProfileTargets made_up_targets(const ap::ProfileHmm& hmm, int count, std::uint32_t seed)
-{
-    const ap::ResidueCode& code = ap::ResidueCode::of(hmm.alphabet);
-    ap::ProfileTargets targets;
-    targets.alphabet = hmm.alphabet;
-    targets.offsets.push_back(0);
-    std::mt19937 random(seed);
-    std::uniform_int_distribution<int> residue(0, code.canonical() - 1), any(0, code.all_codes() - 3);
-    std::uniform_int_distribution<int> length(1, 2000);
-    for (int n = 0; n < count; ++n) {
-        std::vector<std::uint8_t> codes(static_cast<std::size_t>(length(random)));
-        for (auto& c : codes) c = static_cast<std::uint8_t>(n % 7 == 0 ? any(random) : residue(random));
-        add_target(targets, "random" + std::to_string(n), codes);
-    }
-    std::vector<std::uint8_t> consensus;
-    code.digitise(hmm.consensus.size() > 1 ? hmm.consensus.substr(1) : std::string("A"), consensus);
-    for (auto& c : consensus)
-        if (c >= code.canonical()) c = 0;
-    for (int copies = 1; copies <= 6; ++copies) {
-        std::vector<std::uint8_t> codes;
-        for (int k = 0; k < copies; ++k) codes.insert(codes.end(), consensus.begin(), consensus.end());
-        add_target(targets, "consensus" + std::to_string(copies), codes);
-    }
-    for (int x = 0; x < code.canonical(); ++x) {
-        add_target(targets, "single" + std::to_string(x), {static_cast<std::uint8_t>(x)});
-        add_target(targets, "run" + std::to_string(x), std::vector<std::uint8_t>(3000, static_cast<std::uint8_t>(x)));
-    }
-    std::vector<std::uint8_t> longest(100000);
-    for (auto& c : longest) c = static_cast<std::uint8_t>(residue(random));
-    add_target(targets, "longest", longest);
-    return targets;
-}
-
-struct Tally {
-    std::size_t compared = 0, differing = 0;
-};
-
-void compare(const char* what, const std::string& model, const ap::ProfileTargets& targets,
-             const std::vector<float>& gpu, const std::vector<float>& cpu, Tally& tally)
-{
-    for (std::size_t t = 0; t < gpu.size(); ++t) {
-        ++tally.compared;
-        const bool same = gpu[t] == cpu[t] || (std::isnan(gpu[t]) && std::isnan(cpu[t]));
-        if (same) continue;
-        if (++tally.differing <= 20)
-            std::printf("MISMATCH %s %s target %s (L=%d): gpu %.9g cpu %.9g\n", what, model.c_str(),
-                        targets.names[t].c_str(), targets.length(t), static_cast<double>(gpu[t]),
-                        static_cast<double>(cpu[t]));
-    }
-}
-
-// Every filter of one model against one target set; returns the differences.
+// One model over one target set: the scanner's filters against the scalar
+// reference (check_profile_filters), then the MSV kernel alone over every
+// target (the pipeline only sends it what SSV could not settle).
 std::size_t check_model(kp::CudaProfileScanner& gpu, const ap::ProfileHmm& hmm, const ap::ProfileTargets& targets,
                         const char* set)
 {
     alignscope::JobContext job;
-    ap::NullModel null_model(hmm.alphabet);
-    null_model.set_filter(hmm.length, hmm.composition);
-    const ap::ConfiguredProfile profile(hmm, null_model);
-    const std::size_t n = targets.size();
-    gpu.load(targets, job);
-
-    std::vector<float> cpu_msv(n), cpu_vit(n), gpu_msv(n), gpu_full(n), gpu_vit(n);
-    auto t0 = std::chrono::steady_clock::now();
-    ap::parallel_for(n, 0, [&](std::size_t t) {
-        cpu_msv[t] = ap::msv_filter(profile.msv, targets.codes(t), targets.length(t));
-        cpu_vit[t] = ap::viterbi_filter(profile.viterbi, targets.codes(t), targets.length(t));
-    });
-    const double cpu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    gpu.msv(profile.msv, gpu_msv, job);
-    const auto ssv_stats = gpu.last_stats();
-    Tally tally;
-    compare(kp::kSsvKernelName, hmm.name, targets, gpu_msv, cpu_msv, tally);
+    const ap::FilterCheck check = ap::check_profile_filters(gpu, hmm, targets, set, 0, job);
+    std::size_t differing = check.differing;
+    for (const std::string& line : check.mismatches) std::printf("MISMATCH %s: %s\n", hmm.name.c_str(), line.c_str());
     if (hmm.length <= 2048) {
+        ap::NullModel null_model(hmm.alphabet);
+        null_model.set_filter(hmm.length, hmm.composition);
+        const ap::ConfiguredProfile profile(hmm, null_model);
         const std::vector<std::int32_t> codes = gpu.msv_codes(profile.msv, true);
-        for (std::size_t t = 0; t < n; ++t)
-            gpu_full[t] = codes[t] == kp::kMsvOverflow ? std::numeric_limits<float>::infinity()
-                                                       : ap::msv_score_of(profile.msv, codes[t], targets.length(t));
-        compare(kp::kMsvKernelName, hmm.name, targets, gpu_full, cpu_msv, tally);
+        for (std::size_t t = 0; t < codes.size(); ++t) {
+            const float ours = codes[t] == kp::kMsvOverflow ? std::numeric_limits<float>::infinity()
+                                                             : ap::msv_score_of(profile.msv, codes[t], targets.length(t));
+            const float reference = ap::msv_filter(profile.msv, targets.codes(t), targets.length(t));
+            if (ours != reference && ++differing <= 10)
+                std::printf("MISMATCH %s: %s alone, target %s: %.9g, reference %.9g\n", hmm.name.c_str(),
+                            kp::kMsvKernelName, targets.names[t].c_str(), static_cast<double>(ours),
+                            static_cast<double>(reference));
+        }
     }
-    std::vector<std::uint32_t> all(n);
-    for (std::size_t t = 0; t < n; ++t) all[t] = static_cast<std::uint32_t>(t);
-    gpu.viterbi(profile.viterbi, all, gpu_vit, job);
-    const auto vit_stats = gpu.last_stats();
-    compare(kp::kViterbiKernelName, hmm.name, targets, gpu_vit, cpu_vit, tally);
-    std::size_t overflow = 0;
-    for (float s : cpu_msv) overflow += std::isinf(s) ? 1 : 0;
     // Kernel GCUPS; a filter the scanner ran on the CPU (model too long for
     // the compiled kernels) says so instead.
     auto rate = [](std::uint64_t cells, double seconds) {
@@ -138,13 +65,14 @@ std::size_t check_model(kp::CudaProfileScanner& gpu, const ap::ProfileHmm& hmm, 
         std::snprintf(text, sizeof text, "%.2f ms, %.0f GCUPS", seconds * 1e3, static_cast<double>(cells) / seconds / 1e9);
         return std::string(text);
     };
-    std::printf("%-16s M=%-5d %-10s %7zu targets: %zu scores compared, %zu differ; MSV overflows %zu, SSV->MSV %llu; "
+    std::printf("%-16s M=%-5d %-8s %7zu targets: %zu scores compared, %zu differ; MSV overflows %zu, SSV->MSV %llu; "
                 "kernels SSV+MSV %s, Viterbi %s; CPU scalar both %.2f s\n",
-                hmm.name.c_str(), hmm.length, set, n, tally.compared, tally.differing, overflow,
-                static_cast<unsigned long long>(ssv_stats.msv_rescored),
-                rate(ssv_stats.msv_cells, ssv_stats.msv_kernel_seconds).c_str(),
-                rate(vit_stats.viterbi_cells, vit_stats.viterbi_kernel_seconds).c_str(), cpu_seconds);
-    return tally.differing;
+                hmm.name.c_str(), hmm.length, set, check.targets, check.compared, differing, check.msv_overflows,
+                static_cast<unsigned long long>(check.msv_stats.msv_rescored),
+                rate(check.msv_stats.msv_cells, check.msv_stats.msv_kernel_seconds).c_str(),
+                rate(check.viterbi_stats.viterbi_cells, check.viterbi_stats.viterbi_kernel_seconds).c_str(),
+                check.reference_seconds);
+    return differing;
 }
 
 }  // namespace
@@ -187,7 +115,7 @@ int main(int argc, char** argv)
                     if (!real) real = ap::read_profile_targets(db, ap::ResidueAlphabet::Amino, limit);
                     differing += check_model(gpu, hmm, *real, "real");
                 }
-                differing += check_model(gpu, hmm, made_up_targets(hmm, random_count, seed), "made-up");
+                differing += check_model(gpu, hmm, ap::made_up_profile_targets(hmm, random_count, seed), "made-up");
             }
         std::printf("selftest: %zu models, %zu scores differ: %s\n", models, differing, differing ? "FAILED" : "ok");
         return differing ? 1 : 0;
