@@ -78,13 +78,14 @@ class TestMpiSearch : public QObject {
     QList<QByteArray> tied_ids_;  // it and its copies, in FASTA order
 
     QStringList search_args(const QString& output) const {
-        return {"search", "-q", queries_, "-d", database_, "--db-cache", "off", "--device", "cpu",
-                "--threads", "1", "--quiet", "-o", output};
+        return {"search",   "-q",  queries_,    "-d", database_, "--db-cache", "off",
+                "--device", "cpu", "--threads", "1",  "--quiet", "-o",         output};
     }
 
 private slots:
     void initTestCase() {
-        if (!have_program("mpirun")) QFAIL("mpirun is not installed: install the Debian packages openmpi-bin and libopenmpi-dev");
+        if (!have_program("mpirun"))
+            QFAIL("mpirun is not installed: install the Debian packages openmpi-bin and libopenmpi-dev");
         if (!QFile::exists(kExamples + "DB.fasta.gz"))
             QFAIL("mmseqs2-examples is not installed (scripts/check installs it)");
         QVERIFY(dir_.isValid());
@@ -122,10 +123,12 @@ private slots:
         QTest::addColumn<int>("ranks");
         QTest::addColumn<QStringList>("extra");
         QTest::newRow("tsv, top 5, E-values") << 3 << QStringList{"--top", "5"};
-        QTest::newRow("json, top 20, --evalue 1e-5") << 3 << QStringList{"--format", "json", "--top", "20", "--evalue", "1e-5"};
+        QTest::newRow("json, top 20, --evalue 1e-5")
+            << 3 << QStringList{"--format", "json", "--top", "20", "--evalue", "1e-5"};
         QTest::newRow("pair, top 3") << 3 << QStringList{"--format", "pair", "--top", "3"};
         QTest::newRow("score only, 2 ranks") << 2 << QStringList{"--no-traceback", "--top", "8"};
-        QTest::newRow("global, batches of 3 queries") << 3 << QStringList{"--mode", "global", "--query-batch", "3", "--top", "4"};
+        QTest::newRow("global, batches of 3 queries")
+            << 3 << QStringList{"--mode", "global", "--query-batch", "3", "--top", "4"};
     }
     void three_ranks_write_the_bytes_of_one_process() {
         QFETCH(int, ranks);
@@ -180,8 +183,9 @@ private slots:
         const QList<QByteArray> lines = slurp(output).split('\n');
         QVERIFY(QFile::remove(output));
         const QList<QByteArray> header = lines.front().split('\t');
-        const int target = static_cast<int>(header.indexOf("target")), score = static_cast<int>(header.indexOf("score")),
-                  rank = static_cast<int>(header.indexOf("rank")), evalue = static_cast<int>(header.indexOf("evalue"));
+        const int target = static_cast<int>(header.indexOf("target")),
+                  score = static_cast<int>(header.indexOf("score")), rank = static_cast<int>(header.indexOf("rank")),
+                  evalue = static_cast<int>(header.indexOf("evalue"));
         QVERIFY(target >= 0 && score >= 0 && rank >= 0 && evalue >= 0);
         QList<QList<QByteArray>> self;
         for (const QByteArray& line : lines)
@@ -223,7 +227,9 @@ private slots:
         QTemporaryDir out_dir;
         const QString output = out_dir.filePath("hits.tsv");
         QStringList args = mpirun_args(2) + search_args(output);
-        args << ":" << "-np" << "1" << ALIGNSCOPE_CLI << search_args(output);
+        args << ":"
+             << "-np"
+             << "1" << ALIGNSCOPE_CLI << search_args(output);
         args.replace(args.lastIndexOf("cpu"), "gpu:99");
         const ProcessResult r = run_program(QStandardPaths::findExecutable("mpirun"), args, 60000);
         QVERIFY(r.exit_code != 0);

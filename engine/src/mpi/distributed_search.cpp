@@ -90,8 +90,8 @@ void put_summary(std::string& out, const SearchSummary& s) {
 }
 SearchSummary get_summary(Reader& r) {
     SearchSummary s;
-    for (double* v : {&s.load_seconds, &s.scan_seconds, &s.scan_kernel_seconds, &s.select_seconds,
-                      &s.traceback_seconds, &s.total_seconds})
+    for (double* v : {&s.load_seconds, &s.scan_seconds, &s.scan_kernel_seconds, &s.select_seconds, &s.traceback_seconds,
+                      &s.total_seconds})
         *v = r.get<double>();
     s.cells = r.get<std::uint64_t>();
     s.recomputed = r.get<std::uint64_t>();
@@ -106,8 +106,7 @@ std::string receive_bytes(const MPI_Status& probed) {
     int count = 0;
     MPI_Get_count(&probed, MPI_CHAR, &count);
     std::string bytes(static_cast<std::size_t>(count), '\0');
-    check(MPI_Recv(bytes.data(), count, MPI_CHAR, probed.MPI_SOURCE, probed.MPI_TAG, MPI_COMM_WORLD,
-                   MPI_STATUS_IGNORE),
+    check(MPI_Recv(bytes.data(), count, MPI_CHAR, probed.MPI_SOURCE, probed.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
           "receiving a message");
     return bytes;
 }
@@ -222,8 +221,8 @@ void encode_query_hits(const QueryHits& hits, const std::string& kernels, bool t
         put_optional(out, hit.evalue);
         const Alignment& a = hit.alignment;
         put<std::uint8_t>(out, static_cast<std::uint8_t>(a.mode));
-        for (std::int64_t v : {a.score, a.query_begin, a.query_end, a.target_begin, a.target_end, a.query_length,
-                               a.target_length})
+        for (std::int64_t v :
+             {a.score, a.query_begin, a.query_end, a.target_begin, a.target_end, a.query_length, a.target_length})
             put<std::int64_t>(out, v);
         put<std::uint32_t>(out, static_cast<std::uint32_t>(a.cigar.ops().size()));
         for (const CigarOp& op : a.cigar.ops()) {
@@ -251,8 +250,8 @@ QueryHits decode_query_hits(const std::string& bytes, std::size_t& offset, bool 
         const auto mode = r.get<std::uint8_t>();
         if (mode > static_cast<std::uint8_t>(AlignmentMode::SemiGlobal)) throw Error("MPI: " + what + " is damaged");
         a.mode = static_cast<AlignmentMode>(mode);
-        for (std::int64_t* v : {&a.score, &a.query_begin, &a.query_end, &a.target_begin, &a.target_end,
-                                &a.query_length, &a.target_length})
+        for (std::int64_t* v : {&a.score, &a.query_begin, &a.query_end, &a.target_begin, &a.target_end, &a.query_length,
+                                &a.target_length})
             *v = r.get<std::int64_t>();
         const auto ops = r.get<std::uint32_t>();
         a.cigar.reserve(ops);
@@ -460,7 +459,8 @@ SearchSummary collect_search_hits(const World& world, const SearchJob& job, cons
                 Reader r{bytes, at, what};
                 from[rank].summary = get_summary(r);
             } else if (status.MPI_TAG == kError) {
-                throw Error("rank " + std::to_string(rank) + " on " + world.host(static_cast<int>(rank)) + ": " + bytes);
+                throw Error("rank " + std::to_string(rank) + " on " + world.host(static_cast<int>(rank)) + ": " +
+                            bytes);
             } else {
                 throw Error("MPI: unexpected message " + std::to_string(status.MPI_TAG) + " from rank " +
                             std::to_string(rank));
@@ -499,11 +499,11 @@ SearchSummary collect_search_hits(const World& world, const SearchJob& job, cons
                 a.target_id = whole.ids[hit.position];
                 if (!job.search.traceback) a.kernel = kernels;
                 if (a.has_traceback() && a.query_aligned.empty()) {
-                    const std::int64_t path = complete_alignment(a, query.residues, whole.residues_of(hit.position),
-                                                                 job.scheme);
+                    const std::int64_t path =
+                        complete_alignment(a, query.residues, whole.residues_of(hit.position), job.scheme);
                     if (path != a.score)
-                        throw Error("MPI: the alignment of query '" + query.id + "' with '" + a.target_id +
-                                    "' from " + a.device + " scores " + std::to_string(job.scheme.to_user(path)) +
+                        throw Error("MPI: the alignment of query '" + query.id + "' with '" + a.target_id + "' from " +
+                                    a.device + " scores " + std::to_string(job.scheme.to_user(path)) +
                                     " by its CIGAR, not " + std::to_string(job.scheme.to_user(a.score)));
                 }
             }

@@ -74,8 +74,8 @@ class RemoteHits {
 public:
     RemoteHits(const World& world, bool traceback) : world_(world), traceback_(traceback) {}
     void add(const QueryHits& hits, const std::string& kernels);
-    void flush();                              // sends what is held
-    void finish(const SearchSummary& summary); // flushes and says this rank is done
+    void flush();                               // sends what is held
+    void finish(const SearchSummary& summary);  // flushes and says this rank is done
     // Sends the error to rank 0, which names this rank and host and ends the run.
     void report_error(const std::string& message);
 
