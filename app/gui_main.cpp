@@ -1,6 +1,7 @@
 // alignscope: the desktop workbench. Wiring only: the device and scanner
 // registries (with the CUDA backends when this build has them), the command
 // line, then the window or an off-screen screenshot (ui/launch.hpp).
+#include <analysis/analysis_job.hpp>
 #include <demo_project.hpp>
 #include <launch.hpp>
 #include <mainwindow.hpp>
@@ -13,6 +14,7 @@
 
 #ifdef ALIGNSCOPE_WITH_CUDA
 #include <alignscope/kernels/cuda_backend.hpp>
+#include <alignscope/kernels/profile_scanners.hpp>
 #include <alignscope/kernels/search_scanners.hpp>
 #endif
 
@@ -103,6 +105,7 @@ int main(int argc, char** argv) {
 #ifdef ALIGNSCOPE_WITH_CUDA
         kernels::register_cuda_backends(*registry);
         kernels::register_cuda_scanners(*scanners);
+        kernels::register_cuda_profile_scanners(ui::profile_scanners());
 #else
         DeviceInfo gpu;
         gpu.id = "gpu";
@@ -113,6 +116,8 @@ int main(int argc, char** argv) {
         registry->add_unavailable(gpu);
         scanners->add_unavailable(gpu);
 #endif
+        // Profile searches and all-against-all jobs run on the same devices.
+        ui::use_analysis_devices(*registry);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "alignscope: error: %s\n", e.what());
         return 2;

@@ -1,6 +1,7 @@
 // MainWindow: wiring of the document, the job queue, the panel and the views.
 #include "mainwindow.hpp"
 
+#include "analysis/profile_search_view.hpp"
 #include "file_dialogs.hpp"
 #include "image_export.hpp"
 #include "jobs/job_staleness.hpp"
@@ -466,7 +467,20 @@ void MainWindow::loadFiles(const QStringList& paths) {
         showMessage(QMessageBox::Warning, tr("No project"), tr("Open or create a project before loading sequences."));
         return;
     }
-    document_.loadFiles(paths);
+    // HMMER profiles go to the profile search; the rest are sequences.
+    QStringList sequences;
+    for (const QString& path : paths) {
+        auto* profiles = qobject_cast<ProfileSearchView*>(view("profiles"));
+        if (!profiles || !is_profile_file(path)) {
+            sequences << path;
+        } else if (profiles->openProfile(path)) {
+            showView("profiles");
+        } else {
+            showMessage(QMessageBox::Warning, tr("Cannot open profile"), profiles->lastError());
+        }
+    }
+    if (sequences.isEmpty()) return;
+    document_.loadFiles(sequences);
     showView("sequences");
 }
 
@@ -802,7 +816,8 @@ QFileDialog* MainWindow::saveAsDialog() {
 
 QFileDialog* MainWindow::loadSequencesDialog() {
     return open_file_dialog(this, FileKind::Sequences, tr("Load sequences"),
-                            tr("Sequences (*.fa *.fasta *.fna *.faa *.ffn *.fq *.fastq *.gz);;All files (*)"),
+                            tr("Sequences and profiles (*.fa *.fasta *.fna *.faa *.ffn *.fq *.fastq *.gz *.hmm);;"
+                               "All files (*)"),
                             QFileDialog::AcceptOpen, QFileDialog::ExistingFiles,
                             [this](const QStringList& paths) { loadFiles(paths); });
 }

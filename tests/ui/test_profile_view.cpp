@@ -6,12 +6,17 @@
 // the model coordinates; the search kept in the project and shown again when
 // it is reopened; bad profiles, missing inputs and cancelling.
 #include <analysis/profile_search_view.hpp>
+#include <mainwindow.hpp>
 #include <project_document.hpp>
+
+#include <alignscope/device/backend.hpp>
 
 #include <alignscope/seq/sequence_reader.hpp>
 #include <alignscope/store/project.hpp>
 
 #include <QApplication>
+#include <QMimeData>
+#include <QTabWidget>
 #include <QFile>
 #include <QProcess>
 #include <QSignalSpy>
@@ -261,6 +266,56 @@ private slots:
         for (int row = 0; row < reopened.hitsTable()->rowCount(); ++row)
             for (int c = 0; c < reopened.hitsTable()->columnCount(); ++c) restored << cell(reopened.hitsTable(), row, c);
         QCOMPARE(restored, shown);
+    }
+
+    // The window: File › Open (loadFiles) and a drop send .hmm files to the
+    // profile search (shown), sequences still to the project's sets; a
+    // profile named otherwise is known by its format tag.
+    void windowOpensAndDropsProfiles() {
+        auto registry = make_cpu_registry();
+        MainWindow window(*registry);
+        window.setConfirmCloseWhileRunning(false);
+        QSignalSpy ready(&window, &MainWindow::projectReady);
+        window.openProject(dir_.filePath("window.alsproj"), true);
+        QVERIFY(ready.wait(30'000));
+        auto* view = qobject_cast<ProfileSearchView*>(window.view("profiles"));
+        QVERIFY(view);
+        QVERIFY(window.view("allvsall"));
+        QSignalSpy idle(&window.document(), &ProjectDocument::loadingIdle);
+        window.loadFiles({tutorial + "/fn3.hmm", tutorial + "/globins45.fa"});
+        QVERIFY(view->profileChoice()->findText("fn3.hmm") >= 0);
+        QVERIFY(idle.wait(30'000));
+        QTRY_VERIFY(!window.document().inputs().empty() && window.document().inputs().front().label() == "globins45.fa");
+
+        const QString renamed = dir_.filePath("pkinase_model.txt");
+        QFile::remove(renamed);
+        QVERIFY(QFile::copy(tutorial + "/Pkinase.hmm", renamed));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QMimeData data;
+        data.setUrls({QUrl::fromLocalFile(renamed)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &drop);
+        QVERIFY(view->profileChoice()->findText("pkinase_model.txt") >= 0);
+        QCOMPARE(view->profileChoice()->currentText(), QString("pkinase_model.txt"));
+        auto* tabs = window.findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(view));
+        // Both profiles are project inputs now.
+        int profiles = 0;
+        for (const auto& in : window.document().project()->inputs()) profiles += in.kind == store::InputKind::Profile;
+        QCOMPARE(profiles, 2);
+        // A broken one is explained, not loaded as sequences.
+        QSignalSpy message(&window, &MainWindow::userMessage);
+        const QString broken = dir_.filePath("empty.hmm");
+        QFile(broken).open(QIODevice::WriteOnly);
+        window.loadFiles({broken});
+        QCOMPARE(message.size(), 1);
+        QVERIFY2(message.first().at(2).toString().contains("empty.hmm"), qPrintable(message.first().at(2).toString()));
+        QCOMPARE(window.document().inputs().size(), std::size_t(1));
     }
 
     void badInputsAreExplained() {

@@ -6,6 +6,7 @@
 
 #include <alignscope/error.hpp>
 
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -48,6 +49,14 @@ QDoubleSpinBox* evalue_box(double value) {
 }
 
 }  // namespace
+
+bool is_profile_file(const QString& path) {
+    const QString name = path.toLower();
+    if (name.endsWith(QLatin1String(".hmm")) || name.endsWith(QLatin1String(".hmm.gz"))) return true;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return false;
+    return file.read(7) == "HMMER3/";
+}
 
 ProfileSearchView::ProfileSearchView(ProjectDocument& document, QWidget* parent) : ResultView(document, parent) {
     auto* grid = new QGridLayout;

@@ -24,6 +24,10 @@
 
 namespace alignscope::ui {
 
+// Whether a file is a HMMER profile (by its .hmm or .hmm.gz name, or a plain
+// file that starts with HMMER's format tag), for the window's File › Open and drops.
+bool is_profile_file(const QString& path);
+
 class ProfileSearchView : public ResultView {
     Q_OBJECT
 public:
