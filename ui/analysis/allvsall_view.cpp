@@ -149,6 +149,9 @@ AllVsAllView::AllVsAllView(ProjectDocument& document, QWidget* parent) : ResultV
     layout->addLayout(grid);
     layout->addLayout(second);
     layout->addWidget(split, 1);
+    // The window may be narrower than the controls' row: the tab must not
+    // widen the window (the controls then share what there is).
+    setMinimumSize(320, 240);
 
     connect(run_, &QPushButton::clicked, this, [this] {
         if (!run()) status_->setText(last_error_);

@@ -167,6 +167,9 @@ ProfileSearchView::ProfileSearchView(ProjectDocument& document, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(grid);
     layout->addWidget(split, 1);
+    // The window may be narrower than the controls' row: the tab must not
+    // widen the window (the controls then share what there is).
+    setMinimumSize(320, 240);
 
     connect(open, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open Profile"), QString(),
