@@ -316,6 +316,11 @@ void MainWindow::createMenus() {
     cancel_all_action_->setObjectName("cancelAll");
     cancel_all_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Period));
     cancel_all_action_->setEnabled(false);
+    // Profile searches and all-against-all runs have their own tabs (their
+    // settings, progress and results together); these raise them.
+    job->addSeparator();
+    job->addAction(tr("&Profile Search…"), this, [this] { showView("profiles"); })->setObjectName("profileSearch");
+    job->addAction(tr("All A&gainst All…"), this, [this] { showView("allvsall"); })->setObjectName("allAgainstAll");
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     int n = 1;

@@ -15,6 +15,7 @@
 #include <alignscope/store/project.hpp>
 
 #include <QApplication>
+#include <QAction>
 #include <QMimeData>
 #include <QTabWidget>
 #include <QFile>
@@ -281,6 +282,17 @@ private slots:
         auto* view = qobject_cast<ProfileSearchView*>(window.view("profiles"));
         QVERIFY(view);
         QVERIFY(window.view("allvsall"));
+        // Job › Profile Search… and All Against All… raise their tabs.
+        auto* tabs = window.findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        auto* all_against_all = window.findChild<QAction*>("allAgainstAll");
+        auto* profile_search = window.findChild<QAction*>("profileSearch");
+        QVERIFY(all_against_all && profile_search);
+        all_against_all->trigger();
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(window.view("allvsall")));
+        profile_search->trigger();
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(view));
+        window.showView("sequences");
         QSignalSpy idle(&window.document(), &ProjectDocument::loadingIdle);
         window.loadFiles({tutorial + "/fn3.hmm", tutorial + "/globins45.fa"});
         QVERIFY(view->profileChoice()->findText("fn3.hmm") >= 0);
@@ -301,8 +313,6 @@ private slots:
         QApplication::sendEvent(&window, &drop);
         QVERIFY(view->profileChoice()->findText("pkinase_model.txt") >= 0);
         QCOMPARE(view->profileChoice()->currentText(), QString("pkinase_model.txt"));
-        auto* tabs = window.findChild<QTabWidget*>();
-        QVERIFY(tabs);
         QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(view));
         // Both profiles are project inputs now.
         int profiles = 0;

@@ -185,7 +185,10 @@ AllVsAllView::AllVsAllView(ProjectDocument& document, QWidget* parent) : ResultV
     connect(&job_, &AnalysisJob::progressed, this,
             [this](quint64 pairs, quint64 total, quint64 cells, quint64 cells_total, double seconds) {
                 if (cells_total) progress_->setValue(int(100.0 * double(cells) / double(cells_total)));
-                status_->setText(tr("aligning: %1 of %2 pairs, %3 s").arg(pairs).arg(total).arg(seconds, 0, 'f', 1));
+                QString text = tr("aligning: %1 of %2 pairs, %3 s").arg(pairs).arg(total).arg(seconds, 0, 'f', 1);
+                if (cells > 0 && cells_total > cells)
+                    text += tr(", about %1 s left").arg(seconds * double(cells_total - cells) / double(cells), 0, 'f', 0);
+                status_->setText(text);
             });
     connect(&job_, &AnalysisJob::finished, this, &AllVsAllView::finished);
     connect(&document, &ProjectDocument::opened, this, [this] {

@@ -198,7 +198,10 @@ ProfileSearchView::ProfileSearchView(ProjectDocument& document, QWidget* parent)
     connect(&job_, &AnalysisJob::progressed, this,
             [this](quint64 done, quint64 total, quint64, quint64, double seconds) {
                 if (total) progress_->setValue(int(100 * done / total));
-                status_->setText(tr("searching: %1 of %2 targets, %3 s").arg(done).arg(total).arg(seconds, 0, 'f', 1));
+                QString text = tr("searching: %1 of %2 targets, %3 s").arg(done).arg(total).arg(seconds, 0, 'f', 1);
+                if (done > 0 && total > done)
+                    text += tr(", about %1 s left").arg(seconds * double(total - done) / double(done), 0, 'f', 0);
+                status_->setText(text);
             });
     connect(&job_, &AnalysisJob::finished, this, &ProfileSearchView::finished);
     connect(&document, &ProjectDocument::opened, this, [this] {
