@@ -233,7 +233,8 @@ private slots:
                                             .arg(c).arg(value(domains, d, 5 + c)).arg(coordinates[c])));
                 // The target line is the target's own residues ali from..to; the
                 // model line spans hmm from..to in match columns.
-                const auto& r = search.hits.at(std::size_t(row)).domains.at(std::size_t(d)).alignment;
+                const auto& hit = search.hits.at(std::size_t(row));
+                const auto& r = hit.domains.at(std::size_t(reported_domains(hit).at(std::size_t(d)))).alignment;
                 QString target_residues = QString::fromStdString(r.target).remove('-').toUpper();
                 QCOMPARE(target_residues, QString::fromStdString(residues_.at(target).substr(
                                               std::size_t(w.ali_from - 1), std::size_t(w.ali_to - w.ali_from + 1))).toUpper());
@@ -241,6 +242,23 @@ private slots:
                 QCOMPARE(r.model.size(), r.posterior.size());
                 QVERIFY(view.alignmentText()->toPlainText().contains(QString("== domain %1").arg(d + 1)));
             }
+        }
+        // The exported tables are hmmsearch's, row for row and byte for byte
+        // (the commented header and tail aside).
+        for (bool domains : {false, true}) {
+            const QString ours = dir_.filePath(domains ? "ours.dom" : "ours.tbl");
+            QVERIFY2(view.exportTable(ours, domains), qPrintable(view.lastError()));
+            auto rows = [](const QString& path) {
+                QFile f(path);
+                QByteArrayList out;
+                if (f.open(QIODevice::ReadOnly))
+                    for (const QByteArray& line : f.readAll().split('\n'))
+                        if (!line.isEmpty() && !line.startsWith('#')) out << line;
+                return out;
+            };
+            const QByteArrayList mine = rows(ours), theirs = rows(domains ? dom : tbl);
+            QVERIFY(!theirs.isEmpty());
+            QCOMPARE(mine, theirs);
         }
         if (profile == "fn3.hmm") {
             QVERIFY(multi_domain_row >= 0);

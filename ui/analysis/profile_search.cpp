@@ -4,6 +4,8 @@
 #include "analysis/profile_search.hpp"
 
 #include <alignscope/error.hpp>
+#include <alignscope/io/atomic_file.hpp>
+#include <alignscope/profile/hmmsearch_output.hpp>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -44,17 +46,12 @@ profile::ProfileTargets profile_targets_of(const std::vector<Sequence>& records,
 
 namespace {
 
-// Only what the workbench shows is kept: reported targets and their reported domains.
+// Only what the workbench shows and exports is kept: the reported targets,
+// with all their domains (the tables count them; the view shows the reported ones).
 profile::ModelSearch reported_only(profile::ModelSearch search) {
     std::vector<profile::TargetHit> kept;
-    for (auto& hit : search.hits) {
-        if (!hit.reported) continue;
-        std::vector<profile::DomainHit> domains;
-        for (auto& d : hit.domains)
-            if (d.reported) domains.push_back(std::move(d));
-        hit.domains = std::move(domains);
-        kept.push_back(std::move(hit));
-    }
+    for (auto& hit : search.hits)
+        if (hit.reported) kept.push_back(std::move(hit));
     search.hits = std::move(kept);
     return search;
 }
@@ -166,7 +163,7 @@ profile::PipelineSettings settings_from(const QJsonObject& o) {
 QJsonObject domain_json(const profile::DomainHit& d) {
     const auto& a = d.alignment;
     return {{"env_from", d.env_from}, {"env_to", d.env_to}, {"score", d.score}, {"bias", d.bias}, {"lnP", d.lnP},
-            {"expected_accuracy", d.expected_accuracy}, {"included", d.included},
+            {"expected_accuracy", d.expected_accuracy}, {"included", d.included}, {"reported", d.reported},
             {"model_line", q(a.model)}, {"match_line", q(a.match)}, {"target_line", q(a.target)},
             {"pp_line", q(a.posterior)}, {"rf_line", q(a.reference)}, {"cs_line", q(a.structure)},
             {"hmm_from", a.hmm_from}, {"hmm_to", a.hmm_to}, {"ali_from", a.target_from}, {"ali_to", a.target_to}};
@@ -180,7 +177,7 @@ profile::DomainHit domain_from(const QJsonObject& o) {
     d.bias = float(o["bias"].toDouble());
     d.lnP = o["lnP"].toDouble();
     d.expected_accuracy = float(o["expected_accuracy"].toDouble());
-    d.reported = true;
+    d.reported = o["reported"].toBool(true);
     d.included = o["included"].toBool();
     auto& a = d.alignment;
     a.model = s(o["model_line"]);
@@ -217,7 +214,9 @@ QByteArray to_json(const ProfileSearchResults& r) {
                                     {"description", q(h.description)}, {"length", h.length}, {"score", h.score},
                                     {"pre_score", h.pre_score}, {"lnP", h.lnP},
                                     {"expected_domains", h.expected_domains}, {"included", h.included},
-                                    {"domains", domains}});
+                                    {"regions", h.regions}, {"clustered", h.clustered}, {"overlaps", h.overlaps},
+                                    {"envelopes", h.envelopes}, {"best_domain", h.best_domain},
+                                    {"reported_domains", h.reported_domains}, {"domains", domains}});
         }
         const auto& c = m.search.counts;
         models.append(QJsonObject{
@@ -285,8 +284,13 @@ ProfileSearchResults profile_results_from_json(const QByteArray& json) {
             hit.expected_domains = float(h["expected_domains"].toDouble());
             hit.included = h["included"].toBool();
             hit.reported = true;
+            hit.regions = h["regions"].toInt();
+            hit.clustered = h["clustered"].toInt();
+            hit.overlaps = h["overlaps"].toInt();
+            hit.envelopes = h["envelopes"].toInt();
+            hit.best_domain = h["best_domain"].toInt();
             for (const auto& dv : h["domains"].toArray()) hit.domains.push_back(domain_from(dv.toObject()));
-            hit.reported_domains = int(hit.domains.size());
+            hit.reported_domains = h["reported_domains"].toInt();
             search.hits.push_back(std::move(hit));
         }
         r.models.push_back(std::move(mr));
@@ -294,11 +298,35 @@ ProfileSearchResults profile_results_from_json(const QByteArray& json) {
     return r;
 }
 
+std::vector<int> reported_domains(const profile::TargetHit& hit) {
+    std::vector<int> out;
+    for (std::size_t k = 0; k < hit.domains.size(); ++k)
+        if (hit.domains[k].reported) out.push_back(int(k));
+    return out;
+}
+
+void write_tables(const ProfileSearchResults& results, const std::string& path, bool domains) {
+    AtomicOutput file(path);
+    bool first = true;
+    for (const auto& m : results.models) {
+        profile::ProfileHmm hmm;  // what the tables name: the model's name, accession and length
+        hmm.name = m.name;
+        hmm.accession = m.accession;
+        hmm.length = m.length;
+        if (domains) profile::write_domain_table(file.stream(), hmm, m.search, first);
+        else profile::write_target_table(file.stream(), hmm, m.search, first);
+        first = false;
+    }
+    profile::write_table_tail(file.stream(), "alignscope (workbench profile search)", results.profile_label,
+                              results.targets_label, "-");
+    file.commit();
+}
+
 // ---- text ----------------------------------------------------------------
 
-QString domain_alignment_text(const ProfileModelResult& model, const profile::TargetHit& hit, int number,
+QString domain_alignment_text(const ProfileModelResult& model, const profile::TargetHit& hit, int index, int number,
                               int width) {
-    const profile::DomainHit& d = hit.domains.at(std::size_t(number - 1));
+    const profile::DomainHit& d = hit.domains.at(std::size_t(index));
     const auto& a = d.alignment;
     QString out = QString::asprintf("  == domain %d  score: %.1f bits;  conditional E-value: %.2g\n", number, d.score,
                                     domain_c_evalue(model.search, d));

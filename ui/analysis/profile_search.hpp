@@ -34,7 +34,7 @@ struct ProfileSearchRequest {
 struct ProfileModelResult {
     std::string name, accession, description;
     int length = 0;
-    profile::ModelSearch search;  // reported hits and their reported domains only
+    profile::ModelSearch search;  // the reported hits (all their domains; the reported ones flagged)
 };
 
 struct ProfileSearchResults {
@@ -72,7 +72,17 @@ double domain_accuracy(const profile::DomainHit& domain);
 // blocks of the model line (name, hmm from, consensus, hmm to), the match
 // line, the target line (name, from, residues, to) and the PP line, cut at
 // `width` alignment columns (0: lines of 120 characters, as hmmsearch's).
-QString domain_alignment_text(const ProfileModelResult& model, const profile::TargetHit& hit, int domain_number,
+// `index` is into hit.domains; `number` is the domain's number among the
+// reported ones, as hmmsearch numbers them.
+QString domain_alignment_text(const ProfileModelResult& model, const profile::TargetHit& hit, int index, int number,
                               int width = 0);
+
+// The indices of a hit's reported domains, in order.
+std::vector<int> reported_domains(const profile::TargetHit& hit);
+
+// hmmsearch's --tblout (domains false) or --domtblout table of every model's
+// search, columns and spacing as hmmsearch writes them, written atomically.
+// Throws Error naming the file when it cannot be written.
+void write_tables(const ProfileSearchResults& results, const std::string& path, bool domains);
 
 }  // namespace alignscope::ui

@@ -152,6 +152,18 @@ ProfileSearchView::ProfileSearchView(ProjectDocument& document, QWidget* parent)
     auto* saved_row = new QHBoxLayout;
     saved_row->addWidget(new QLabel(tr("Search")));
     saved_row->addWidget(saved_, 1);
+    auto* tblout = new QPushButton(tr("tblout…"));
+    tblout->setToolTip(tr("Export the per-sequence table as hmmsearch --tblout writes it"));
+    auto* domtblout = new QPushButton(tr("domtblout…"));
+    domtblout->setToolTip(tr("Export the per-domain table as hmmsearch --domtblout writes it"));
+    saved_row->addWidget(tblout);
+    saved_row->addWidget(domtblout);
+    for (auto [b, domains] : {std::pair{tblout, false}, std::pair{domtblout, true}})
+        connect(b, &QPushButton::clicked, this, [this, domains = domains] {
+            const QString path = QFileDialog::getSaveFileName(this, tr("Export Table"),
+                                                              domains ? QStringLiteral("hits.domtbl") : QStringLiteral("hits.tbl"));
+            if (!path.isEmpty() && !exportTable(path, domains)) status_->setText(last_error_);
+        });
     top_layout->addLayout(saved_row);
     top_layout->addWidget(pipeline_);
     top_layout->addWidget(hits_, 1);
@@ -457,7 +469,8 @@ void ProfileSearchView::showResults() {
             hits_->setItem(row, 2, number_item(e, evalue_text(e)));
             hits_->setItem(row, 3, number_item(h.score, QString::number(h.score, 'f', 1)));
             hits_->setItem(row, 4, number_item(h.pre_score - h.score, QString::number(h.pre_score - h.score, 'f', 1)));
-            hits_->setItem(row, 5, number_item(double(h.domains.size()), QString::number(h.domains.size())));
+            const auto reported = reported_domains(h).size();
+            hits_->setItem(row, 5, number_item(double(reported), QString::number(reported)));
             hits_->setItem(row, 6, number_item(h.expected_domains, QString::number(h.expected_domains, 'f', 1)));
             hits_->setItem(row, 7, new QTableWidgetItem(QString::fromStdString(h.description)));
         }
@@ -476,12 +489,14 @@ void ProfileSearchView::showHit(int row) {
     if (!results_ || row < 0 || !hits_->item(row, 0)) return;
     const auto& m = results_->models.at(std::size_t(hits_->item(row, 0)->data(Qt::UserRole).toInt()));
     const auto& h = m.search.hits.at(std::size_t(hits_->item(row, 0)->data(Qt::UserRole + 1).toInt()));
-    domains_->setRowCount(int(h.domains.size()));
+    const std::vector<int> shown = reported_domains(h);
+    domains_->setRowCount(int(shown.size()));
     QString text = QStringLiteral(">> %1  %2\n").arg(QString::fromStdString(h.name), QString::fromStdString(h.description));
-    for (std::size_t k = 0; k < h.domains.size(); ++k) {
-        const auto& d = h.domains[k];
+    for (std::size_t k = 0; k < shown.size(); ++k) {
+        const auto& d = h.domains[std::size_t(shown[k])];
         const int r = int(k);
         auto* n = number_item(double(k + 1), QString::number(k + 1) + (d.included ? " !" : " ?"));
+        n->setData(Qt::UserRole + 1, shown[k]);
         domains_->setItem(r, 0, n);
         domains_->setItem(r, 1, number_item(d.score, QString::number(d.score, 'f', 1)));
         domains_->setItem(r, 2, number_item(d.bias, QString::number(d.bias, 'f', 1)));
@@ -491,20 +506,35 @@ void ProfileSearchView::showHit(int row) {
                               d.alignment.target_to, d.env_from, d.env_to};
         for (int c = 0; c < 6; ++c) domains_->setItem(r, 5 + c, number_item(values[c], QString::number(values[c])));
         domains_->setItem(r, 11, number_item(domain_accuracy(d), QString::number(domain_accuracy(d), 'f', 2)));
-        text += domain_alignment_text(m, h, int(k + 1));
+        text += domain_alignment_text(m, h, shown[k], int(k + 1));
     }
     domains_->resizeColumnsToContents();
     alignment_->setPlainText(text);
 }
 
 void ProfileSearchView::showDomain(int hitRow, int domainRow) {
-    if (!results_ || hitRow < 0 || domainRow < 0 || !hits_->item(hitRow, 0)) return;
+    if (!results_ || hitRow < 0 || domainRow < 0 || !hits_->item(hitRow, 0) || !domains_->item(domainRow, 0)) return;
     const auto& m = results_->models.at(std::size_t(hits_->item(hitRow, 0)->data(Qt::UserRole).toInt()));
     const auto& h = m.search.hits.at(std::size_t(hits_->item(hitRow, 0)->data(Qt::UserRole + 1).toInt()));
-    if (domainRow >= int(h.domains.size())) return;
+    const int index = domains_->item(domainRow, 0)->data(Qt::UserRole + 1).toInt();
     alignment_->setPlainText(QStringLiteral(">> %1  %2\n").arg(QString::fromStdString(h.name),
                                                               QString::fromStdString(h.description)) +
-                             domain_alignment_text(m, h, domainRow + 1));
+                             domain_alignment_text(m, h, index, domainRow + 1));
+}
+
+bool ProfileSearchView::exportTable(const QString& path, bool domains) {
+    if (!results_) {
+        last_error_ = tr("nothing to export: run a profile search first");
+        return false;
+    }
+    try {
+        write_tables(*results_, path.toStdString(), domains);
+        status_->setText(tr("wrote %1").arg(path));
+        return true;
+    } catch (const std::exception& e) {
+        last_error_ = QString::fromStdString(e.what());
+        return false;
+    }
 }
 
 }  // namespace alignscope::ui

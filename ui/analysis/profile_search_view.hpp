@@ -46,6 +46,9 @@ public:
     // Starts the search the controls describe; false (lastError) when it cannot.
     bool runSearch();
     void cancel() { job_.cancel(); }
+    // hmmsearch's --tblout (domains false) or --domtblout of the shown search;
+    // false (lastError) when there is none or the file cannot be written.
+    bool exportTable(const QString& path, bool domains);
     // Shows stored search `analysisId` of the project.
     bool showAnalysis(qint64 analysisId);
 
