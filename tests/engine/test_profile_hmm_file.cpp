@@ -207,6 +207,12 @@ private slots:
         QTest::newRow("checksum past 32 bits") << "CKSUM 2784999311" << "CKSUM 34604300000" << 13
                                                << "the checksum (CKSUM) is a whole number from 0 to 4294967295";
         QTest::newRow("negative checksum") << "CKSUM 2784999311" << "CKSUM -1" << 13 << "the checksum (CKSUM) is a whole number";
+        QTest::newRow("match emissions not summing to 1") << "      3   4.51260" << "      3   0.51260" << 28
+                                                          << "the match emissions of node 3 sum to 1.58";
+        QTest::newRow("transitions not summing to 1")
+            << "          0.01083  4.92694  5.64929  0.61958  0.77255  0.48576  0.95510\n      5"
+            << "          2.01083  4.92694  5.64929  0.61958  0.77255  0.48576  0.95510\n      5" << 33
+            << "the transitions out of the match state of node 4 sum to 0.14";
         QTest::newRow("HMMER2 file") << "HMMER3/f [3.3.2 | Nov 2020]" << "HMMER2.0  [2.3.2]" << 1 << "HMMER2 save files are not supported";
         QTest::newRow("unknown tag") << "HMMER3/f [3.3.2 | Nov 2020]" << "HMMER9/z" << 1 << "expected a HMMER3 format tag";
         QTest::newRow("short transitions") << "          0.01083  4.92694  5.64929  0.61958  0.77255  0.48576  0.95510\n      5"

@@ -317,6 +317,32 @@ private:
                 probability(tokens_[first + static_cast<std::size_t>(i)], what + " of node " + std::to_string(k));
     }
 
+    // A distribution of the line just read sums to 1 (5 decimals of -ln p
+    // leave far less than 0.001 of rounding); anything else would make the
+    // search's log-odds meaningless (NaN occupancies, a stall in the filters).
+    void require_sum(const std::vector<float>& values, std::size_t from, int count, const std::string& what) const
+    {
+        double sum = 0;
+        for (int i = 0; i < count; ++i) sum += values[from + static_cast<std::size_t>(i)];
+        if (std::fabs(sum - 1.0) > 1e-3)
+            fail(what + " sum to " + std::to_string(sum) + " as probabilities (exp of minus each value), not 1");
+    }
+    void require_node_sums(const ProfileHmm& hmm, int k, bool match) const
+    {
+        const auto K = static_cast<std::size_t>(hmm.canonical()), node = static_cast<std::size_t>(k);
+        const std::string of = " of node " + std::to_string(k);
+        if (match) require_sum(hmm.match, node * K, static_cast<int>(K), "the match emissions" + of);
+        else require_sum(hmm.insert, node * K, static_cast<int>(K), "the insert emissions" + of);
+    }
+    void require_transition_sums(const ProfileHmm& hmm, int k) const
+    {
+        const std::size_t t = static_cast<std::size_t>(k) * kTransitions;
+        const std::string of = " of node " + std::to_string(k);
+        require_sum(hmm.transitions, t + kMM, 3, "the transitions out of the match state" + of);
+        require_sum(hmm.transitions, t + kIM, 2, "the transitions out of the insert state" + of);
+        require_sum(hmm.transitions, t + kDM, 2, "the transitions out of the delete state" + of);
+    }
+
     // The transition names, the optional COMPO line, node 0's inserts and transitions.
     void read_node_zero(ProfileHmm& hmm)
     {
@@ -332,8 +358,10 @@ private:
             require_line("node 0's insert emissions");
         }
         read_values(hmm.insert, 0, K, K, 0, "insert emissions");
+        require_node_sums(hmm, 0, false);
         require_line("node 0's transitions");
         read_values(hmm.transitions, 0, kTransitions, kTransitions, 0, "transitions");
+        require_transition_sums(hmm, 0);
     }
 
     // Node k's three lines: match emissions and annotation, inserts, transitions.
@@ -346,6 +374,7 @@ private:
         if (integer(tokens_[0], "the node number") != k)
             fail("expected the match line of node " + std::to_string(k) + ", found node " + std::string(tokens_[0]));
         read_values(hmm.match, k, K, K, 1, "match emissions");
+        require_node_sums(hmm, k, true);
         // Annotation after the emissions: MAP, CONS (3/e on), RF, MM (3/f), CS.
         const int version = header.version;
         std::size_t a = static_cast<std::size_t>(K + 1);
@@ -366,8 +395,10 @@ private:
         if (header.has_cs) hmm.structure[node] = tokens_[a][0];
         require_line("the insert emissions of node " + std::to_string(k));
         read_values(hmm.insert, k, K, K, 0, "insert emissions");
+        require_node_sums(hmm, k, false);
         require_line("the transitions of node " + std::to_string(k));
         read_values(hmm.transitions, k, kTransitions, kTransitions, 0, "transitions");
+        require_transition_sums(hmm, k);
     }
 
     // Older files carry no consensus: the most probable residue of each match
