@@ -199,6 +199,9 @@ private slots:
         QVERIFY(r->traced.count(key));
         QVERIFY(view.describeCell(untraced_row, untraced_column).contains("identity"));
         keep_screenshot(view, "allvsall_globins45");
+        // With the screenshots, the project too (alignscope --screenshot --view allvsall draws it).
+        if (const QString keep = qEnvironmentVariable("ALIGNSCOPE_SCREENSHOT_DIR"); !keep.isEmpty())
+            document.project()->copy_to((keep + "/allvsall.alsproj").toStdString());
         // Zoomed to single cells: the range shrinks, cells stay addressable.
         view.plot()->xAxis->setRange(-0.5, 5.5);
         view.plot()->yAxis->setRange(-0.5, 5.5);

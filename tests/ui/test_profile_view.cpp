@@ -267,6 +267,9 @@ private slots:
             QVERIFY(view.alignmentText()->toPlainText().startsWith(">> 7LESS_DROME"));
             QVERIFY(view.alignmentText()->toPlainText().contains("== domain 2 "));
             keep_screenshot(view, "profile_search_fn3");
+            // With the screenshots, the project too (alignscope --screenshot --view profiles draws it).
+            if (const QString keep = qEnvironmentVariable("ALIGNSCOPE_SCREENSHOT_DIR"); !keep.isEmpty())
+                document.project()->copy_to((keep + "/profiles.alsproj").toStdString());
         }
         if (profile == "globins4.hmm") keep_screenshot(view, "profile_search_globins4");
 

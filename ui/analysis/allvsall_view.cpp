@@ -82,18 +82,23 @@ AllVsAllView::AllVsAllView(ProjectDocument& document, QWidget* parent) : ResultV
     auto* csv = button(tr("CSV…"), tr("Export the distance matrix as CSV"));
     auto* image = button(tr("Image…"), tr("Export the matrix picture as PNG or SVG"));
 
+    // Two rows of settings, then the run's progress and what it says.
     auto* grid = new QGridLayout;
-    int c = 0;
-    for (auto [label, w] : std::initializer_list<std::pair<QString, QWidget*>>{
-             {tr("Set"), set_}, {tr("Mode"), mode_}, {tr("Matrix"), matrix_}, {tr("Open"), gap_open_},
-             {tr("Extend"), gap_extend_}, {tr("Threshold"), threshold_}, {tr("Device"), device_}}) {
-        grid->addWidget(new QLabel(label), 0, c++);
-        grid->addWidget(w, 0, c++);
-    }
-    grid->addWidget(run_, 0, c++);
-    grid->addWidget(cancel_, 0, c++);
-    grid->addWidget(progress_, 1, 0, 1, 3);
-    grid->addWidget(status_, 1, 3, 1, c - 3);
+    const std::pair<QString, QWidget*> rows[2][4] = {
+        {{tr("Set"), set_}, {tr("Mode"), mode_}, {tr("Matrix"), matrix_}, {tr("Threshold"), threshold_}},
+        {{tr("Gap open"), gap_open_}, {tr("Gap extend"), gap_extend_}, {tr("Device"), device_}, {QString(), nullptr}}};
+    for (int r = 0; r < 2; ++r)
+        for (int k = 0; k < 4; ++k)
+            if (rows[r][k].second) {
+                grid->addWidget(new QLabel(rows[r][k].first), r, 2 * k);
+                grid->addWidget(rows[r][k].second, r, 2 * k + 1);
+            }
+    grid->addWidget(run_, 1, 6);
+    grid->addWidget(cancel_, 1, 7);
+    for (int k = 1; k < 8; k += 2) grid->setColumnStretch(k, 1);
+    auto* progress_row = new QHBoxLayout;
+    progress_row->addWidget(progress_);
+    progress_row->addWidget(status_, 1);
     auto* second = new QHBoxLayout;
     second->addWidget(new QLabel(tr("Show")));
     second->addWidget(value_);
@@ -147,6 +152,7 @@ AllVsAllView::AllVsAllView(ProjectDocument& document, QWidget* parent) : ResultV
     split->setSizes({620, 620});
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(grid);
+    layout->addLayout(progress_row);
     layout->addLayout(second);
     layout->addWidget(split, 1);
     // The window may be narrower than the controls' row: the tab must not
