@@ -43,6 +43,32 @@ private:
     std::size_t seen_ = 0;
 };
 
+// Another device's answers relabelled: every `every`-th pair's kernel is
+// given as `label` (the scores stay right).
+class Relabelled : public Backend {
+public:
+    Relabelled(Backend& inner, std::string id, std::string label, int every)
+        : inner_(inner), id_(std::move(id)), label_(std::move(label)), every_(every) {}
+    DeviceInfo info() const override {
+        DeviceInfo d = inner_.info();
+        d.id = id_;
+        return d;
+    }
+    std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
+        std::vector<Alignment> out = inner_.align_pairs(job, context);
+        for (std::size_t k = 0; k < out.size(); ++k)
+            if ((seen_ + k) % static_cast<std::size_t>(every_) == 0) out[k].kernel = label_;
+        seen_ += out.size();
+        return out;
+    }
+
+private:
+    Backend& inner_;
+    std::string id_, label_;
+    int every_;
+    std::size_t seen_ = 0;
+};
+
 }  // namespace
 
 class TestKernelName : public QObject {
@@ -190,6 +216,37 @@ private slots:
         QVERIFY(wrong.failed >= 3);
         QVERIFY(!wrong.ok());
         QVERIFY(!wrong.problems.empty());
+    }
+
+    // A forced 16-bit variant whose device reruns some pairs at 32 bits in the
+    // same variant (the GPU's widening) passes, as long as the forced variant
+    // ran too; a device that ran only the wider one, or another family, fails.
+    void check_allows_only_the_documented_widening() {
+        auto registry = make_cpu_registry();
+        Backend& cpu = registry->select("cpu");
+        registry->add(std::make_unique<Relabelled>(cpu, "some32", "sw_affine_striped_s32", 3));
+        registry->add(std::make_unique<Relabelled>(cpu, "all32", "sw_affine_striped_s32", 1));
+        registry->add(std::make_unique<Relabelled>(cpu, "other", "sw_affine_scan_s32", 3));
+        KernelCheckRequest request;
+        request.devices = registry.get();
+        request.pairs = 12;
+        request.threads = 1;
+        request.kernel = KernelName::parse("sw_affine_striped_s16");
+
+        request.device = "some32";
+        const KernelCheckOutcome widened = check_pairwise_kernel(request);
+        QVERIFY2(widened.ok() && widened.passed > 0,
+                 widened.problems.empty() ? "" : widened.problems.front().c_str());
+
+        request.device = "all32";
+        const KernelCheckOutcome never = check_pairwise_kernel(request);
+        QVERIFY(!never.ok());
+        QVERIFY2(QString::fromStdString(never.problems.back()).contains("never sw_affine_striped_s16"),
+                 never.problems.back().c_str());
+
+        request.device = "other";
+        const KernelCheckOutcome other = check_pairwise_kernel(request);
+        QVERIFY(!other.ok());
     }
 
     // A variant the device does not have passes nothing: it fails, saying why.
