@@ -568,9 +568,9 @@ PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, Backen
             while (target_more && targets.next(t)) {}
         }
         if (chunk->queries.empty()) break;
-        const std::size_t held = chunks_held.fetch_add(1) + 1;
+        const std::size_t now_held = chunks_held.fetch_add(1) + 1;
         std::size_t peak = peak_chunks.load();
-        while (held > peak && !peak_chunks.compare_exchange_weak(peak, held)) {}
+        while (now_held > peak && !peak_chunks.compare_exchange_weak(peak, now_held)) {}
 
         PairJob job = job_template;
         job.queries = &chunk->queries;
