@@ -76,12 +76,13 @@ bool AnalysisJob::start(Work work) {
                 this,
                 [this, run] {
                     run->post_pending = false;
-                    Progress p;
+                    Progress latest;
                     {
                         std::lock_guard lock(run->mutex);
-                        p = run->latest;
+                        latest = run->latest;
                     }
-                    emit progressed(p.items_done, p.items_total, p.cells_done, p.cells_total, run->seconds());
+                    emit progressed(latest.items_done, latest.items_total, latest.cells_done, latest.cells_total,
+                                    run->seconds());
                 },
                 Qt::QueuedConnection);
         };

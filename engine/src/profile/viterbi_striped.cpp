@@ -90,8 +90,12 @@ float viterbi_filter_striped(const StripedViterbiProfile& om, const std::uint8_t
     const __m128i *tbm = table(BM), *tmm = table(MM), *tim = table(IM), *tdm = table(DM);
     const __m128i *tmd = table(MD), *tmi = table(MI), *tii = table(II), *tdd = table(DD);
     const __m128i neg = _mm_set1_epi16(-32768);
-    std::vector<__m128i> rows(static_cast<std::size_t>(3 * Q), neg);
-    __m128i *mp = rows.data(), *ip = mp + Q, *dp = ip + Q;
+    // Rows as 16-bit words (a vector of __m128i would drop the type's
+    // alignment attribute); the allocator's 16-byte alignment suits SSE2.
+    std::vector<std::int16_t> words(static_cast<std::size_t>(3 * Q) * 8);
+    auto* mp = reinterpret_cast<__m128i*>(words.data());
+    for (int k = 0; k < 3 * Q; ++k) _mm_store_si128(mp + k, neg);
+    __m128i *ip = mp + Q, *dp = ip + Q;
     const int ncj = p.ncj_move(L);
     const int xN = p.base;
     int xB = static_cast<std::int16_t>(xN + ncj);
