@@ -2,6 +2,7 @@
 // histogram, the hovered or chosen pair and its alignment on the right.
 #include "analysis/allvsall_view.hpp"
 
+#include "analysis/saved_analyses.hpp"
 #include "image_export.hpp"
 #include "project_document.hpp"
 #include "views/alignment/alignment_view.hpp"
@@ -299,16 +300,10 @@ void AllVsAllView::finished(AnalysisJob::State state, const QString& message, do
 }
 
 void AllVsAllView::refreshSaved() {
-    saved_->clear();
-    store::Project* project = document().project();
+    const store::Project* project = document().project();
+    const QString error = list_saved_analyses(*saved_, project, "allvsall");
+    if (!error.isEmpty()) status_->setText(error);
     if (!project) return;
-    try {
-        for (const auto& a : project->analyses())
-            if (a.kind == "allvsall")
-                saved_->addItem(QStringLiteral("%1: %2").arg(a.id).arg(QString::fromStdString(a.title)), qint64(a.id));
-    } catch (const std::exception& e) {
-        status_->setText(QString::fromStdString(e.what()));
-    }
     if (!shown_analysis_ && !results_ && saved_->count() && !job_.running()) {
         showAnalysis(saved_->itemData(saved_->count() - 1).toLongLong());
         return;

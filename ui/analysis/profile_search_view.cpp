@@ -2,6 +2,7 @@
 // selected hit's domains and their alignments to the model below.
 #include "analysis/profile_search_view.hpp"
 
+#include "analysis/saved_analyses.hpp"
 #include "project_document.hpp"
 
 #include <alignscope/error.hpp>
@@ -396,16 +397,10 @@ void ProfileSearchView::finished(AnalysisJob::State state, const QString& messag
 }
 
 void ProfileSearchView::refreshSaved() {
-    saved_->clear();
-    store::Project* project = document().project();
+    const store::Project* project = document().project();
+    const QString error = list_saved_analyses(*saved_, project, "profile_search");
+    if (!error.isEmpty()) status_->setText(error);
     if (!project) return;
-    try {
-        for (const auto& a : project->analyses())
-            if (a.kind == "profile_search")
-                saved_->addItem(QStringLiteral("%1: %2").arg(a.id).arg(QString::fromStdString(a.title)), qint64(a.id));
-    } catch (const std::exception& e) {
-        status_->setText(QString::fromStdString(e.what()));
-    }
     // A project opened with searches in it shows its latest one.
     if (!shown_analysis_ && !results_ && saved_->count() && !job_.running()) {
         showAnalysis(saved_->itemData(saved_->count() - 1).toLongLong());
