@@ -43,20 +43,27 @@ bool read_decimal(const std::string& text, bool& negative, unsigned __int128& ma
     return true;
 }
 
+// `--n TEXT` parsed into `value` as alignscope-cli does; false when CLI11
+// refuses it.
 template <class T>
-void check_whole(const std::string& text) {
-    T value{};
+bool parsed(const std::string& text, T& value) {
     CLI::App app;
     app.add_option("--n", value);
     alignscope::cli::make_numbers_strict(app);
     std::string arg0 = "fuzz", flag = "--n", copy = text;
     char* argv[] = {arg0.data(), flag.data(), copy.data()};
-    bool accepted = true;
     try {
         app.parse(3, argv);
     } catch (const CLI::ParseError&) {
-        accepted = false;
+        return false;
     }
+    return true;
+}
+
+template <class T>
+void check_whole(const std::string& text) {
+    T value{};
+    const bool accepted = parsed(text, value);
     bool negative = false;
     unsigned __int128 magnitude = 0;
     bool expected = read_decimal(text, negative, magnitude);
@@ -75,17 +82,7 @@ void check_whole(const std::string& text) {
 
 void check_real(const std::string& text) {
     double value = 0;
-    CLI::App app;
-    app.add_option("--n", value);
-    alignscope::cli::make_numbers_strict(app);
-    std::string arg0 = "fuzz", flag = "--n", copy = text;
-    char* argv[] = {arg0.data(), flag.data(), copy.data()};
-    bool accepted = true;
-    try {
-        app.parse(3, argv);
-    } catch (const CLI::ParseError&) {
-        accepted = false;
-    }
+    const bool accepted = parsed(text, value);
     if (!accepted) return;  // refusals are checked by the properties below only where accepted
     // Accepted: a decimal in the rule's alphabet (no hex, inf, nan, spaces)...
     for (char c : text)
