@@ -1,6 +1,8 @@
 // The CUDA backend of one GPU: aligns a PairJob in batches that fit the memory
 // budget, on a pool of streams, with the passes of pass_types.hpp, and returns
-// Alignments identical in score and coordinates to the CPU reference.
+// Alignments identical in score and coordinates to the CPU reference. Pairs
+// whose DP the 32-bit passes cannot hold (pass_bounds.hpp) run on the exact
+// CPU path in the same job.
 #pragma once
 
 #include <alignscope/device/backend.hpp>
@@ -22,6 +24,7 @@ struct PinnedStaging;  // one stream's page-locked staging buffers (cuda_pair_ba
 struct StreamSlot;     // one stream's staging, device buffers and event (cuda_pair_backend.cpp)
 struct CudaSite;
 class StreamPool;
+class PairRun;  // the stages of one job (cuda_pair_backend.cpp)
 
 class CudaPairBackend : public Backend {
 public:
@@ -35,6 +38,11 @@ public:
     int device_index() const { return device_.index; }
 
 private:
+    friend class PairRun;
+    // The exact CPU path for pairs the 32-bit passes cannot hold: device
+    // cpu-ref (the 64-bit reference), made at its first use.
+    Backend& exact_cpu_path();
+
     CudaDevice device_;
     std::mutex mutex_;  // one job at a time on a device
     // The job's streams, kept for the next job with as many.
@@ -45,6 +53,7 @@ private:
     // job, a bench repeat, the next GUI run) reuses them.
     std::vector<std::unique_ptr<StreamSlot>> kept_slots_;
     std::unique_ptr<StreamPool> streams_;
+    std::unique_ptr<DeviceRegistry> cpu_devices_;
 };
 
 }  // namespace alignscope::kernels

@@ -13,6 +13,11 @@
 
 namespace alignscope::kernels {
 
+// "Minus infinity" of the 32-bit passes: far below any value they hold
+// (pass_bounds.hpp decides which pairs that is), and safe to subtract a
+// penalty from without wrapping.
+inline constexpr std::int32_t kS32Neg = -(1 << 29);
+
 struct PairTask {
     std::uint64_t query_offset = 0;   // into the batch's residue buffer
     std::uint64_t target_offset = 0;
@@ -53,7 +58,10 @@ struct PassParams {
     PairResult* results = nullptr;
     std::int32_t count = 0;  // pairs
     std::int32_t letters = 0;  // matrix size; code `letters` pads sequences and scores 0
-    const std::int16_t* matrix = nullptr;  // (letters+1)^2, [target letter][query letter]
+    // (letters+1)^2, [target letter][query letter]; 32-bit, so that matrix
+    // entries past 16 bits reach the 32-bit passes whole (the 16-bit passes
+    // run only on schemes whose entries are small, s16_can_hold).
+    const std::int32_t* matrix = nullptr;
     std::int32_t* boundary = nullptr;      // two ints (H, F) per slot
     std::uint32_t* trace = nullptr;
     std::uint32_t* cigar_scratch = nullptr;

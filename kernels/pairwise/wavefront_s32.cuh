@@ -18,7 +18,7 @@
 
 namespace alignscope::kernels::device {
 
-constexpr int kNegS32 = -(1 << 29);  // far below any score, safe to subtract penalties from
+constexpr int kNegS32 = kS32Neg;  // far below any score, safe to subtract penalties from
 constexpr int kMaxLetters = 32;      // matrix letters; code `letters` pads
 
 __device__ __forceinline__ int gap_cost(int open, int extend, int k) { return k > 0 ? open + (k - 1) * extend : 0; }
@@ -122,7 +122,7 @@ template <int G, int R, bool Local, bool Trace>
 __global__ void __launch_bounds__(128) wavefront_s32(PassParams p) {
     static_assert(!(Local && Trace), "the traceback pass is a global alignment of the region");
     static_assert(!Trace || R == 8, "directions are packed 8 rows to a 32-bit word");
-    __shared__ std::int16_t table[(kMaxLetters + 1) * (kMaxLetters + 1)];
+    __shared__ int table[(kMaxLetters + 1) * (kMaxLetters + 1)];
     const int dim = p.letters + 1;
     for (int k = threadIdx.x; k < dim * dim; k += blockDim.x) table[k] = p.matrix[k];
     __syncthreads();
@@ -217,7 +217,7 @@ __global__ void __launch_bounds__(128) wavefront_s32(PassParams p) {
                 }
             }
             if (j >= 1 && j <= n) {
-                const std::int16_t* column = table + dim * letter;
+                const int* column = table + dim * letter;
                 int above = up_h, f = up_f, d = diag;
                 std::uint32_t bits = 0;
 #pragma unroll
