@@ -46,6 +46,38 @@ QPushButton* button(const QString& text, const QString& tip) {
 }  // namespace
 
 AllVsAllView::AllVsAllView(ProjectDocument& document, QWidget* parent) : ResultView(document, parent) {
+    makeSettings();
+    makeMatrixPlot();
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(plot_);
+    split->addWidget(makePairPanel());
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+    split->setSizes({620, 620});
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(settingsGrid());
+    auto* progress_row = new QHBoxLayout;
+    progress_row->addWidget(progress_);
+    progress_row->addWidget(status_, 1);
+    layout->addLayout(progress_row);
+    layout->addLayout(shownRow());
+    layout->addWidget(split, 1);
+    // The window may be narrower than the controls' row: the tab must not
+    // widen the window (the controls then share what there is).
+    setMinimumSize(320, 240);
+
+    connectSettings();
+    connectJob();
+    connect(&document, &ProjectDocument::opened, this, [this] {
+        refreshInputs();
+        refreshSaved();
+    });
+    connect(&document, &ProjectDocument::inputsChanged, this, &AllVsAllView::refreshInputs);
+    refreshInputs();
+    refreshSaved();
+}
+
+void AllVsAllView::makeSettings() {
     set_ = new QComboBox;
     set_->setToolTip(tr("The loaded sequence set whose pairs are all aligned"));
     mode_ = new QComboBox;
@@ -72,18 +104,10 @@ AllVsAllView::AllVsAllView(ProjectDocument& document, QWidget* parent) : ResultV
     progress_->setRange(0, 100);
     status_ = new QLabel;
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    value_ = new QComboBox;
-    value_->setToolTip(tr("What the matrix colours"));
-    value_->addItem(tr("normalised score"));
-    value_->addItem(tr("score"));
-    value_->addItem(tr("distance (1 - normalised)"));
-    saved_ = new QComboBox;
-    saved_->setToolTip(tr("All-against-all runs kept in the project"));
-    auto* phylip = button(tr("PHYLIP…"), tr("Export the distance matrix as a PHYLIP square matrix"));
-    auto* csv = button(tr("CSV…"), tr("Export the distance matrix as CSV"));
-    auto* image = button(tr("Image…"), tr("Export the matrix picture as PNG or SVG"));
+}
 
-    // Two rows of settings, then the run's progress and what it says.
+QGridLayout* AllVsAllView::settingsGrid() {
+    // Two rows of settings, Run and Cancel at the end of the second.
     auto* grid = new QGridLayout;
     const std::pair<QString, QWidget*> rows[2][4] = {
         {{tr("Set"), set_}, {tr("Mode"), mode_}, {tr("Matrix"), matrix_}, {tr("Threshold"), threshold_}},
@@ -97,18 +121,51 @@ AllVsAllView::AllVsAllView(ProjectDocument& document, QWidget* parent) : ResultV
     grid->addWidget(run_, 1, 6);
     grid->addWidget(cancel_, 1, 7);
     for (int k = 1; k < 8; k += 2) grid->setColumnStretch(k, 1);
-    auto* progress_row = new QHBoxLayout;
-    progress_row->addWidget(progress_);
-    progress_row->addWidget(status_, 1);
-    auto* second = new QHBoxLayout;
-    second->addWidget(new QLabel(tr("Show")));
-    second->addWidget(value_);
-    second->addWidget(new QLabel(tr("Run")));
-    second->addWidget(saved_, 1);
-    second->addWidget(phylip);
-    second->addWidget(csv);
-    second->addWidget(image);
+    return grid;
+}
 
+QHBoxLayout* AllVsAllView::shownRow() {
+    // What the matrix colours, which kept run it shows, and its exports.
+    value_ = new QComboBox;
+    value_->setToolTip(tr("What the matrix colours"));
+    value_->addItem(tr("normalised score"));
+    value_->addItem(tr("score"));
+    value_->addItem(tr("distance (1 - normalised)"));
+    saved_ = new QComboBox;
+    saved_->setToolTip(tr("All-against-all runs kept in the project"));
+    auto* phylip = button(tr("PHYLIP…"), tr("Export the distance matrix as a PHYLIP square matrix"));
+    auto* csv = button(tr("CSV…"), tr("Export the distance matrix as CSV"));
+    auto* image = button(tr("Image…"), tr("Export the matrix picture as PNG or SVG"));
+    auto* row = new QHBoxLayout;
+    row->addWidget(new QLabel(tr("Show")));
+    row->addWidget(value_);
+    row->addWidget(new QLabel(tr("Run")));
+    row->addWidget(saved_, 1);
+    row->addWidget(phylip);
+    row->addWidget(csv);
+    row->addWidget(image);
+
+    connect(value_, &QComboBox::currentIndexChanged, this, [this](int i) { setShown(Shown(i)); });
+    connect(saved_, &QComboBox::activated, this, [this](int i) {
+        const qint64 id = saved_->itemData(i).toLongLong();
+        if (id > 0 && id != shown_analysis_) showAnalysis(id);
+    });
+    auto export_matrix = [this](const QString& filter, const QString& suffix) {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Distance Matrix"),
+                                                          QStringLiteral("distances.") + suffix, filter);
+        if (!path.isEmpty() && !exportMatrix(path)) status_->setText(last_error_);
+    };
+    connect(phylip, &QPushButton::clicked, this, [export_matrix] { export_matrix(tr("PHYLIP (*.phy *.phylip)"), "phy"); });
+    connect(csv, &QPushButton::clicked, this, [export_matrix] { export_matrix(tr("CSV (*.csv)"), "csv"); });
+    connect(image, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Matrix Image"), QStringLiteral("matrix.png"),
+                                                          tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+        if (!path.isEmpty() && !exportImage(path)) status_->setText(last_error_);
+    });
+    return row;
+}
+
+void AllVsAllView::makeMatrixPlot() {
     plot_ = new QCustomPlot;
     plot_->setObjectName(QStringLiteral("allvsallMatrix"));
     plot_->setMinimumSize(300, 300);
@@ -124,7 +181,10 @@ AllVsAllView::AllVsAllView(ProjectDocument& document, QWidget* parent) : ResultV
     plot_->yAxis->setRangeReversed(true);
     plot_->xAxis->setLabel(tr("record (cluster order)"));
     plot_->yAxis->setLabel(tr("record (cluster order)"));
+}
 
+QSplitter* AllVsAllView::makePairPanel() {
+    // The histogram of normalised scores above the hovered pair and its alignment.
     histogram_ = new QCustomPlot;
     histogram_->setObjectName(QStringLiteral("allvsallHistogram"));
     histogram_->setMinimumHeight(160);
@@ -139,36 +199,19 @@ AllVsAllView::AllVsAllView(ProjectDocument& document, QWidget* parent) : ResultV
     pair_label_->setWordWrap(true);
     pair_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     alignment_ = new AlignmentView;
+    auto* panel = new QSplitter(Qt::Vertical);
+    panel->addWidget(histogram_);
+    panel->addWidget(pair_label_);
+    panel->addWidget(alignment_);
+    panel->setStretchFactor(2, 1);
+    return panel;
+}
 
-    auto* right = new QSplitter(Qt::Vertical);
-    right->addWidget(histogram_);
-    right->addWidget(pair_label_);
-    right->addWidget(alignment_);
-    right->setStretchFactor(2, 1);
-    auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(plot_);
-    split->addWidget(right);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 1);
-    split->setSizes({620, 620});
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(grid);
-    layout->addLayout(progress_row);
-    layout->addLayout(second);
-    layout->addWidget(split, 1);
-    // The window may be narrower than the controls' row: the tab must not
-    // widen the window (the controls then share what there is).
-    setMinimumSize(320, 240);
-
+void AllVsAllView::connectSettings() {
     connect(run_, &QPushButton::clicked, this, [this] {
         if (!run()) status_->setText(last_error_);
     });
     connect(cancel_, &QPushButton::clicked, this, [this] { job_.cancel(); });
-    connect(value_, &QComboBox::currentIndexChanged, this, [this](int i) { setShown(Shown(i)); });
-    connect(saved_, &QComboBox::activated, this, [this](int i) {
-        const qint64 id = saved_->itemData(i).toLongLong();
-        if (id > 0 && id != shown_analysis_) showAnalysis(id);
-    });
     connect(set_, &QComboBox::currentIndexChanged, this, [this] {
         // A nucleotide set gets a nucleotide matrix.
         if (const SequenceInput* in = document_input(); in && in->set) {
@@ -177,18 +220,9 @@ AllVsAllView::AllVsAllView(ProjectDocument& document, QWidget* parent) : ResultV
             if (!protein && matrix_->text() == "BLOSUM62") matrix_->setText("EDNAFULL");
         }
     });
-    auto export_matrix = [this](const QString& filter, const QString& suffix) {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export Distance Matrix"),
-                                                          QStringLiteral("distances.") + suffix, filter);
-        if (!path.isEmpty() && !exportMatrix(path)) status_->setText(last_error_);
-    };
-    connect(phylip, &QPushButton::clicked, this, [export_matrix] { export_matrix(tr("PHYLIP (*.phy *.phylip)"), "phy"); });
-    connect(csv, &QPushButton::clicked, this, [export_matrix] { export_matrix(tr("CSV (*.csv)"), "csv"); });
-    connect(image, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export Matrix Image"), QStringLiteral("matrix.png"),
-                                                          tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
-        if (!path.isEmpty() && !exportImage(path)) status_->setText(last_error_);
-    });
+}
+
+void AllVsAllView::connectJob() {
     connect(&job_, &AnalysisJob::progressed, this,
             [this](quint64 pairs, quint64 total, quint64 cells, quint64 cells_total, double seconds) {
                 if (cells_total) progress_->setValue(int(100.0 * double(cells) / double(cells_total)));
@@ -198,13 +232,6 @@ AllVsAllView::AllVsAllView(ProjectDocument& document, QWidget* parent) : ResultV
                 status_->setText(text);
             });
     connect(&job_, &AnalysisJob::finished, this, &AllVsAllView::finished);
-    connect(&document, &ProjectDocument::opened, this, [this] {
-        refreshInputs();
-        refreshSaved();
-    });
-    connect(&document, &ProjectDocument::inputsChanged, this, &AllVsAllView::refreshInputs);
-    refreshInputs();
-    refreshSaved();
 }
 
 const SequenceInput* AllVsAllView::document_input() const {

@@ -26,6 +26,9 @@ class QCPColorMap;
 class QCPColorScale;
 class QCPBars;
 class QCPItemStraightLine;
+class QGridLayout;
+class QHBoxLayout;
+class QSplitter;
 
 namespace alignscope::ui {
 
@@ -87,6 +90,15 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    // The parts the constructor assembles.
+    void makeSettings();
+    QGridLayout* settingsGrid();
+    QHBoxLayout* shownRow();
+    void makeMatrixPlot();
+    QSplitter* makePairPanel();
+    void connectSettings();
+    void connectJob();
+
     const struct SequenceInput* document_input() const;
     void refreshInputs();
     void refreshSaved();

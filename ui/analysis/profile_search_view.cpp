@@ -61,17 +61,68 @@ bool is_profile_file(const QString& path) {
 
 ProfileSearchView::ProfileSearchView(ProjectDocument& document, QWidget* parent) : ResultView(document, parent) {
     auto* grid = new QGridLayout;
+    addProfileRow(*grid, 0);
+    addTargetsRow(*grid, 1);
+    addSearchRow(*grid, 2);
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 100);
+    progress_->setValue(0);
+    status_ = new QLabel;
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    grid->addWidget(progress_, 3, 0, 1, 2);
+    grid->addWidget(status_, 3, 2, 1, 6);
+    grid->setColumnStretch(3, 1);
+
+    makeResultTables();
+    auto* bottom = new QSplitter(Qt::Vertical);
+    bottom->addWidget(domains_);
+    bottom->addWidget(alignment_);
+    bottom->setStretchFactor(1, 2);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(makeHitsPanel());
+    split->addWidget(bottom);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(grid);
+    layout->addWidget(split, 1);
+    // The window may be narrower than the controls' row: the tab must not
+    // widen the window (the controls then share what there is).
+    setMinimumSize(320, 240);
+
+    connect(hits_, &QTableWidget::currentCellChanged, this, [this](int row) { showHit(row); });
+    connect(domains_, &QTableWidget::currentCellChanged, this,
+            [this](int row) { showDomain(hits_->currentRow(), row); });
+    connectJob();
+    connect(&document, &ProjectDocument::opened, this, [this] {
+        refreshInputs();
+        refreshSaved();
+    });
+    connect(&document, &ProjectDocument::inputsChanged, this, &ProfileSearchView::refreshInputs);
+    refreshInputs();
+    refreshSaved();
+}
+
+void ProfileSearchView::addProfileRow(QGridLayout& grid, int row) {
     profiles_ = new QComboBox;
     profiles_->setObjectName(QStringLiteral("profileChoice"));
     profiles_->setToolTip(tr("The profile file whose models are searched (File › Open reads .hmm files)"));
     auto* open = new QPushButton(tr("Open .hmm…"));
     open->setToolTip(tr("Read a HMMER3 profile file (.hmm) into the project"));
     model_label_ = new QLabel;
-    grid->addWidget(new QLabel(tr("Profile")), 0, 0);
-    grid->addWidget(profiles_, 0, 1);
-    grid->addWidget(open, 0, 2);
-    grid->addWidget(model_label_, 0, 3, 1, 5);
+    grid.addWidget(new QLabel(tr("Profile")), row, 0);
+    grid.addWidget(profiles_, row, 1);
+    grid.addWidget(open, row, 2);
+    grid.addWidget(model_label_, row, 3, 1, 5);
+    connect(open, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open Profile"), QString(),
+                                                          tr("HMMER3 profiles (*.hmm *.hmm.gz);;All files (*)"));
+        if (!path.isEmpty() && !openProfile(path)) status_->setText(last_error_);
+    });
+    connect(profiles_, &QComboBox::currentIndexChanged, this, [this] { updateModelLabel(); });
+}
 
+void ProfileSearchView::addTargetsRow(QGridLayout& grid, int row) {
     targets_ = new QComboBox;
     targets_->setObjectName(QStringLiteral("targetChoice"));
     targets_->setToolTip(tr("The sequences searched: a loaded sequence set, or a FASTA file read for the search"));
@@ -80,11 +131,20 @@ ProfileSearchView::ProfileSearchView(ProjectDocument& document, QWidget* parent)
     database_edit_->setToolTip(tr("The FASTA (or FASTQ, gzip) file searched when Targets is \"FASTA file\""));
     auto* browse = new QPushButton(tr("Browse…"));
     browse->setToolTip(tr("Choose the FASTA file to search"));
-    grid->addWidget(new QLabel(tr("Targets")), 1, 0);
-    grid->addWidget(targets_, 1, 1);
-    grid->addWidget(database_edit_, 1, 2, 1, 5);
-    grid->addWidget(browse, 1, 7);
+    grid.addWidget(new QLabel(tr("Targets")), row, 0);
+    grid.addWidget(targets_, row, 1);
+    grid.addWidget(database_edit_, row, 2, 1, 5);
+    grid.addWidget(browse, row, 7);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Database"), QString(),
+                                                          tr("Sequences (*.fa *.fasta *.faa *.fq *.fastq *.gz);;All files (*)"));
+        if (!path.isEmpty()) setDatabase(path);
+    });
+    connect(targets_, &QComboBox::currentIndexChanged, this,
+            [this] { database_edit_->setEnabled(targets_->currentData().toLongLong() < 0); });
+}
 
+void ProfileSearchView::addSearchRow(QGridLayout& grid, int row) {
     report_e_ = evalue_box(10.0);
     report_e_->setToolTip(tr("Report sequences with an E-value at most this (hmmsearch -E)"));
     domain_e_ = evalue_box(10.0);
@@ -101,55 +161,55 @@ ProfileSearchView::ProfileSearchView(ProjectDocument& document, QWidget* parent)
     cancel_ = new QPushButton(tr("Cancel"));
     cancel_->setToolTip(tr("Stop the running profile search"));
     cancel_->setEnabled(false);
-    grid->addWidget(new QLabel(tr("Report E ≤")), 2, 0);
-    grid->addWidget(report_e_, 2, 1);
-    grid->addWidget(new QLabel(tr("Domain E ≤")), 2, 2);
-    grid->addWidget(domain_e_, 2, 3);
-    grid->addWidget(new QLabel(tr("Device")), 2, 4);
-    grid->addWidget(device_, 2, 5);
-    grid->addWidget(run_, 2, 6);
-    grid->addWidget(cancel_, 2, 7);
-    progress_ = new QProgressBar;
-    progress_->setRange(0, 100);
-    progress_->setValue(0);
-    status_ = new QLabel;
-    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    grid->addWidget(progress_, 3, 0, 1, 2);
-    grid->addWidget(status_, 3, 2, 1, 6);
-    grid->setColumnStretch(3, 1);
+    grid.addWidget(new QLabel(tr("Report E ≤")), row, 0);
+    grid.addWidget(report_e_, row, 1);
+    grid.addWidget(new QLabel(tr("Domain E ≤")), row, 2);
+    grid.addWidget(domain_e_, row, 3);
+    grid.addWidget(new QLabel(tr("Device")), row, 4);
+    grid.addWidget(device_, row, 5);
+    grid.addWidget(run_, row, 6);
+    grid.addWidget(cancel_, row, 7);
+    connect(run_, &QPushButton::clicked, this, [this] {
+        if (!runSearch()) status_->setText(last_error_);
+    });
+    connect(cancel_, &QPushButton::clicked, this, [this] { job_.cancel(); });
+}
 
-    saved_ = new QComboBox;
-    saved_->setObjectName(QStringLiteral("savedSearches"));
-    saved_->setToolTip(tr("Profile searches kept in the project"));
-    pipeline_ = new QLabel;
-    pipeline_->setWordWrap(true);
+void ProfileSearchView::makeResultTables() {
     hits_ = new QTableWidget(0, 8);
     hits_->setObjectName(QStringLiteral("profileHits"));
     hits_->setHorizontalHeaderLabels({tr("Model"), tr("Target"), tr("E-value"), tr("Score (bits)"), tr("Bias"),
                                       tr("Domains"), tr("Exp"), tr("Description")});
-    hits_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    hits_->setSelectionMode(QAbstractItemView::SingleSelection);
-    hits_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     hits_->horizontalHeader()->setStretchLastSection(true);
-    hits_->verticalHeader()->hide();
     domains_ = new QTableWidget(0, 12);
     domains_->setObjectName(QStringLiteral("profileDomains"));
     domains_->setHorizontalHeaderLabels({tr("#"), tr("Score"), tr("Bias"), tr("c-Evalue"), tr("i-Evalue"),
                                          tr("hmm from"), tr("hmm to"), tr("ali from"), tr("ali to"), tr("env from"),
                                          tr("env to"), tr("acc")});
-    domains_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    domains_->setSelectionMode(QAbstractItemView::SingleSelection);
-    domains_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    domains_->verticalHeader()->hide();
+    for (QTableWidget* table : {hits_, domains_}) {
+        table->setSelectionBehavior(QAbstractItemView::SelectRows);
+        table->setSelectionMode(QAbstractItemView::SingleSelection);
+        table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+        table->verticalHeader()->hide();
+    }
     alignment_ = new QPlainTextEdit;
     alignment_->setObjectName(QStringLiteral("domainAlignment"));
     alignment_->setReadOnly(true);
     alignment_->setLineWrapMode(QPlainTextEdit::NoWrap);
     alignment_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+}
 
-    auto* top = new QWidget;
-    auto* top_layout = new QVBoxLayout(top);
-    top_layout->setContentsMargins(0, 0, 0, 0);
+QWidget* ProfileSearchView::makeHitsPanel() {
+    // The kept searches and the exports of the shown one, what the pipeline
+    // passed, then the hits.
+    saved_ = new QComboBox;
+    saved_->setObjectName(QStringLiteral("savedSearches"));
+    saved_->setToolTip(tr("Profile searches kept in the project"));
+    pipeline_ = new QLabel;
+    pipeline_->setWordWrap(true);
+    auto* panel = new QWidget;
+    auto* panel_layout = new QVBoxLayout(panel);
+    panel_layout->setContentsMargins(0, 0, 0, 0);
     auto* saved_row = new QHBoxLayout;
     saved_row->addWidget(new QLabel(tr("Search")));
     saved_row->addWidget(saved_, 1);
@@ -165,49 +225,17 @@ ProfileSearchView::ProfileSearchView(ProjectDocument& document, QWidget* parent)
                                                               domains ? QStringLiteral("hits.domtbl") : QStringLiteral("hits.tbl"));
             if (!path.isEmpty() && !exportTable(path, domains)) status_->setText(last_error_);
         });
-    top_layout->addLayout(saved_row);
-    top_layout->addWidget(pipeline_);
-    top_layout->addWidget(hits_, 1);
-    auto* bottom = new QSplitter(Qt::Vertical);
-    bottom->addWidget(domains_);
-    bottom->addWidget(alignment_);
-    bottom->setStretchFactor(1, 2);
-    auto* split = new QSplitter(Qt::Vertical);
-    split->addWidget(top);
-    split->addWidget(bottom);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 1);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(grid);
-    layout->addWidget(split, 1);
-    // The window may be narrower than the controls' row: the tab must not
-    // widen the window (the controls then share what there is).
-    setMinimumSize(320, 240);
-
-    connect(open, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open Profile"), QString(),
-                                                          tr("HMMER3 profiles (*.hmm *.hmm.gz);;All files (*)"));
-        if (!path.isEmpty() && !openProfile(path)) status_->setText(last_error_);
-    });
-    connect(browse, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Database"), QString(),
-                                                          tr("Sequences (*.fa *.fasta *.faa *.fq *.fastq *.gz);;All files (*)"));
-        if (!path.isEmpty()) setDatabase(path);
-    });
-    connect(targets_, &QComboBox::currentIndexChanged, this,
-            [this] { database_edit_->setEnabled(targets_->currentData().toLongLong() < 0); });
-    connect(profiles_, &QComboBox::currentIndexChanged, this, [this] { updateModelLabel(); });
-    connect(run_, &QPushButton::clicked, this, [this] {
-        if (!runSearch()) status_->setText(last_error_);
-    });
-    connect(cancel_, &QPushButton::clicked, this, [this] { job_.cancel(); });
     connect(saved_, &QComboBox::activated, this, [this](int index) {
         const qint64 id = saved_->itemData(index).toLongLong();
         if (id > 0 && id != shown_analysis_) showAnalysis(id);
     });
-    connect(hits_, &QTableWidget::currentCellChanged, this, [this](int row) { showHit(row); });
-    connect(domains_, &QTableWidget::currentCellChanged, this,
-            [this](int row) { showDomain(hits_->currentRow(), row); });
+    panel_layout->addLayout(saved_row);
+    panel_layout->addWidget(pipeline_);
+    panel_layout->addWidget(hits_, 1);
+    return panel;
+}
+
+void ProfileSearchView::connectJob() {
     connect(&job_, &AnalysisJob::progressed, this,
             [this](quint64 done, quint64 total, quint64, quint64, double seconds) {
                 if (total) progress_->setValue(int(100 * done / total));
@@ -217,13 +245,6 @@ ProfileSearchView::ProfileSearchView(ProjectDocument& document, QWidget* parent)
                 status_->setText(text);
             });
     connect(&job_, &AnalysisJob::finished, this, &ProfileSearchView::finished);
-    connect(&document, &ProjectDocument::opened, this, [this] {
-        refreshInputs();
-        refreshSaved();
-    });
-    connect(&document, &ProjectDocument::inputsChanged, this, &ProfileSearchView::refreshInputs);
-    refreshInputs();
-    refreshSaved();
 }
 
 void ProfileSearchView::refreshInputs() {

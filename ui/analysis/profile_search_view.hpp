@@ -22,6 +22,8 @@
 
 #include <optional>
 
+class QGridLayout;
+
 namespace alignscope::ui {
 
 // Whether a file is a HMMER profile (by its .hmm or .hmm.gz name, or a plain
@@ -77,6 +79,15 @@ private:
         std::vector<profile::ProfileHmm> models;
         qint64 input_id = 0;
     };
+    // The parts the constructor assembles: three rows of the settings grid,
+    // the hits, domains and alignment, the panel above the domains.
+    void addProfileRow(QGridLayout& grid, int row);
+    void addTargetsRow(QGridLayout& grid, int row);
+    void addSearchRow(QGridLayout& grid, int row);
+    void makeResultTables();
+    QWidget* makeHitsPanel();
+    void connectJob();
+
     void refreshInputs();
     void refreshSaved();
     void showResults();

@@ -210,44 +210,66 @@ QString GcupsView::emptyText() const { return empty_text_ && empty_text_->visibl
 QStringList GcupsView::curveNames() const { return curves_.keys(); }
 QCPGraph* GcupsView::curve(const QString& name) const { return curves_.value(name, nullptr); }
 
+// Curves in first-seen order; x -> y per curve (a repeated x keeps the last).
+struct GcupsView::CurveValues {
+    std::vector<QString> order;
+    std::map<QString, std::map<double, double>> values;
+    std::map<QString, store::BenchPoint> first;
+};
+
 void GcupsView::rebuild() {
     plot_->clearGraphs();
     curves_.clear();
     kernel_names_.clear();
-    const bool log = log_axis(x_kind_);
-    if (log) {
-        plot_->xAxis->setScaleType(QCPAxis::stLogarithmic);
-        plot_->xAxis->setTicker(QSharedPointer<LogLengthTicker>::create());
-    } else {
-        plot_->xAxis->setScaleType(QCPAxis::stLinear);
-        plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
-    }
-    plot_->xAxis->setLabel(axis_title(x_kind_));
+    const CurveValues curves = curveValues();
+    setXAxis();
+    addCurves(curves);
+    const bool any_speedup = addSpeedupCurves(curves);
+    plot_->yAxis2->setVisible(any_speedup);
+    // No points: no legend (it would be an empty box) and a line saying
+    // what would fill the plot.
+    plot_->legend->setVisible(!curves_.isEmpty());
+    showEmptyText(curves_.isEmpty());
+    fitRanges(any_speedup);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
 
-    // Curves in first-seen order; x -> y per curve (a repeated x keeps the last).
-    std::vector<QString> order;
-    std::map<QString, std::map<double, double>> values;
-    std::map<QString, store::BenchPoint> first;
+GcupsView::CurveValues GcupsView::curveValues() {
+    CurveValues curves;
     for (const auto& p : points_) {
         if (QString::fromStdString(p.x_label) != x_kind_) continue;
         const QString name = curve_name(p);
-        if (!values.count(name)) {
-            order.push_back(name);
-            first[name] = p;
+        if (!curves.values.count(name)) {
+            curves.order.push_back(name);
+            curves.first[name] = p;
         }
-        values[name][p.x] = p.y;
+        curves.values[name][p.x] = p.y;
         if (x_kind_ == "kernel") {
             const int k = static_cast<int>(p.x);
             while (kernel_names_.size() <= k) kernel_names_ << QString();
             kernel_names_[k] = QString::fromStdString(parameter(p, "kernel"));
         }
     }
+    return curves;
+}
+
+void GcupsView::setXAxis() {
+    if (log_axis(x_kind_)) {
+        plot_->xAxis->setScaleType(QCPAxis::stLogarithmic);
+        plot_->xAxis->setTicker(QSharedPointer<LogLengthTicker>::create());
+    } else {
+        plot_->xAxis->setScaleType(QCPAxis::stLinear);
+        plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    }
     if (x_kind_ == "kernel") {
         auto ticker = QSharedPointer<QCPAxisTickerText>::create();
         for (int k = 0; k < kernel_names_.size(); ++k) ticker->addTick(k, kernel_names_[k]);
         plot_->xAxis->setTicker(ticker);
     }
+    plot_->xAxis->setLabel(axis_title(x_kind_));
+}
 
+void GcupsView::addCurves(const CurveValues& curves) {
     int colour = 0;
     auto next_pen = [&colour](bool cpu) {
         // CPUs in warm colours, GPUs in cool ones, so the two families read apart.
@@ -258,25 +280,28 @@ void GcupsView::rebuild() {
         ++colour;
         return QPen(c, 2);
     };
-    for (const QString& name : order) {
-        const store::BenchPoint& p = first[name];
+    for (const QString& name : curves.order) {
+        const store::BenchPoint& p = curves.first.at(name);
         QCPGraph* g = plot_->addGraph(plot_->xAxis, plot_->yAxis);
         g->setName(name);
         g->setPen(next_pen(is_cpu(p.device)));
         g->setScatterStyle(QCPScatterStyle(is_cpu(p.device) ? QCPScatterStyle::ssSquare : QCPScatterStyle::ssCircle, 7));
-        for (const auto& [x, y] : values[name]) g->addData(x, y);
+        for (const auto& [x, y] : curves.values.at(name)) g->addData(x, y);
         curves_[name] = g;
     }
-    // Speedup: each GPU curve over the CPU curve of the same series ("cpu"
-    // preferred over the scalar "cpu-ref"), at the x values both have.
+}
+
+bool GcupsView::addSpeedupCurves(const CurveValues& curves) {
+    // Each GPU curve over the CPU curve of the same series ("cpu" preferred
+    // over the scalar "cpu-ref"), at the x values both have.
     bool any_speedup = false;
-    for (const QString& name : order) {
-        const store::BenchPoint& p = first[name];
+    for (const QString& name : curves.order) {
+        const store::BenchPoint& p = curves.first.at(name);
         if (is_cpu(p.device)) continue;
         const QString series = QString::fromStdString(p.series);
         QString cpu_name;
         for (const char* cpu : {"cpu", "cpu-ref"})
-            if (values.count(series + " on " + cpu)) {
+            if (curves.values.count(series + " on " + cpu)) {
                 cpu_name = series + " on " + cpu;
                 break;
             }
@@ -289,18 +314,18 @@ void GcupsView::rebuild() {
         pen.setWidthF(1.5);
         g->setPen(pen);
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, 6));
-        const auto& cpu_data = values[cpu_name];
-        for (const auto& [x, y] : values[name]) {
+        const auto& cpu_data = curves.values.at(cpu_name);
+        for (const auto& [x, y] : curves.values.at(name)) {
             const auto it = cpu_data.find(x);
             if (it != cpu_data.end() && it->second > 0) g->addData(x, y / it->second);
         }
         curves_[speedup] = g;
         any_speedup = true;
     }
-    plot_->yAxis2->setVisible(any_speedup);
-    // No points: no legend (it would be an empty box) and a line saying
-    // what would fill the plot.
-    plot_->legend->setVisible(!curves_.isEmpty());
+    return any_speedup;
+}
+
+void GcupsView::showEmptyText(bool empty) {
     if (!empty_text_) {
         empty_text_ = new QCPItemText(plot_);
         empty_text_->setObjectName("emptyPlotText");
@@ -312,7 +337,11 @@ void GcupsView::rebuild() {
     }
     empty_text_->setText(tr("No benchmark points to plot.\nPress \"Compare CPU and GPU\" to measure both here,\n"
                             "or run alignscope-cli bench --project with this project."));
-    empty_text_->setVisible(curves_.isEmpty());
+    empty_text_->setVisible(empty);
+}
+
+void GcupsView::fitRanges(bool any_speedup) {
+    const bool log = log_axis(x_kind_);
     plot_->rescaleAxes();
     // Some air around the points; GCUPS and speedup start at zero.
     plot_->yAxis->setRangeLower(0);
@@ -321,15 +350,16 @@ void GcupsView::rebuild() {
         plot_->yAxis2->setRangeLower(0);
         plot_->yAxis2->setRangeUpper(std::max(plot_->yAxis2->range().upper * 1.1, 1.0));
     }
-    if (curves_.isEmpty()) plot_->xAxis->setRange(log ? QCPRange(10, 10'000) : QCPRange(0, 10));
-    const QCPRange xr = plot_->xAxis->range();
     if (curves_.isEmpty()) {
-        // keep the empty axes as set
-    } else if (log && xr.lower > 0)
+        // Empty axes over a range that reads as lengths (or counts).
+        plot_->xAxis->setRange(log ? QCPRange(10, 10'000) : QCPRange(0, 10));
+        return;
+    }
+    const QCPRange xr = plot_->xAxis->range();
+    if (log && xr.lower > 0)
         plot_->xAxis->setRange(xr.lower / 1.4, xr.upper * 1.4);
     else
         plot_->xAxis->setRange(xr.lower - 0.5, xr.upper + 0.5);
-    plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QString GcupsView::readoutAt(const QPointF& pos) const {

@@ -93,7 +93,16 @@ signals:
     void comparisonFailed(QString message);
 
 private:
+    struct CurveValues;
+    // The plot again from points_: the x axis for x_kind_, a curve per
+    // series and device, the speedup curves, the ranges.
     void rebuild();
+    CurveValues curveValues();  // also the kernel names of a kernel sweep
+    void setXAxis();
+    void addCurves(const CurveValues& curves);
+    bool addSpeedupCurves(const CurveValues& curves);  // true when there is one
+    void showEmptyText(bool empty);
+    void fitRanges(bool any_speedup);
     void updateKinds();
     void onMouseMove(QMouseEvent* event);
     void joinWorker();
