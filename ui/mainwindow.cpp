@@ -915,8 +915,9 @@ QDialog* MainWindow::showShortcuts() {
             row(keys.join(", "), QString(menu_action->text() + " › " + a->text()).remove('&'));
         }
     }
-    // The stepper's keys work while its table has the focus (a click on it).
-    row(tr("Right, Left"), tr("DP stepper (click its table first): one step forward, one step back"));
+    // The stepper's keys work anywhere in the window while the stepper is
+    // shown, except in a text field (and Space on a button).
+    row(tr("Right, Left"), tr("DP stepper (while it is shown): one step forward, one step back"));
     row(tr("Home, End"), tr("DP stepper: back to the empty matrix; to the end of the fill, then of the traceback"));
     row(tr("Space"), tr("DP stepper: play or pause"));
     auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard shortcuts"),

@@ -2,11 +2,12 @@
 // compute_dp_matrices cell by cell in every mode and gap model, its fill orders
 // (row-major prefix, whole rows, anti-diagonal wavefronts, always closed under
 // the recurrence's dependencies), the recurrence text against numbers taken
-// from the reference matrices, the traceback against the reference path, and
-// the rendered table. The heatmap: path pixels where the path is, colours from
-// the gradient elsewhere, hover values, the engine-downsampled view of a pair
-// too large to show exactly and its refinement on zoom (against max-pooling of
-// the full matrix), and heatmaps and alignments read from a project.
+// from the reference matrices, the traceback against the reference path, the
+// rendered table, and its keys from anywhere in the window. The heatmap: path
+// pixels where the path is, colours from the gradient elsewhere, hover values,
+// the engine-downsampled view of a pair too large to show exactly and its
+// refinement on zoom (against max-pooling of the full matrix), and heatmaps
+// and alignments read from a project.
 #include "views/heatmap/heatmap_view.hpp"
 #include "views/heatmap/stepper_view.hpp"
 
@@ -20,7 +21,15 @@
 #include <qcustomplot.h>
 
 #include <QElapsedTimer>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
+#include <QVBoxLayout>
 #include <QApplication>
 #include <QtTest>
 
@@ -509,6 +518,98 @@ private slots:
         view.setPlaying(true);
         view.setPair(s.query, s.target, s.scheme, s.options);
         QVERIFY(!view.playing());
+    }
+
+    // The stepper's keys from anywhere in its window while it is visible:
+    // with the focus in a list or on a button elsewhere the arrows, Home and
+    // End step; Space plays from the list but presses the focused button; a
+    // text field keeps every key; and a stepper on a hidden tab takes none.
+    void keysFromAnywhereInTheWindow() {
+        const Setup s = make_setup("global", "affine", false, 5, 6, 2);
+        QWidget window;
+        auto* edit = new QLineEdit(QStringLiteral("abcdef"));
+        auto* button = new QPushButton(QStringLiteral("Elsewhere"));
+        auto* list = new QListWidget;
+        list->addItems({QStringLiteral("one"), QStringLiteral("two")});
+        auto* tabs = new QTabWidget;
+        auto* view = new DpStepperView;
+        auto* other = new QLabel(QStringLiteral("another tab"));
+        tabs->addTab(view, QStringLiteral("stepper"));
+        tabs->addTab(other, QStringLiteral("other"));
+        auto* side = new QVBoxLayout;
+        side->addWidget(edit);
+        side->addWidget(button);
+        side->addWidget(list, 1);
+        auto* layout = new QHBoxLayout(&window);
+        layout->addLayout(side);
+        layout->addWidget(tabs, 1);
+        show(window, QSize(900, 500));
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        view->setPair(s.query, s.target, s.scheme, s.options);
+        view->setStep(FillStep::Row);
+        view->setSpeed(0.5);
+        const std::int64_t row = std::int64_t(s.target.size());
+        auto filled = [view] { return view->stepper()->filled(); };
+        auto focus = [](QWidget* w) {
+            w->setFocus();
+            return QTest::qWaitFor([w] { return w->hasFocus(); }, 2000);
+        };
+
+        QVERIFY(focus(list));
+        QTest::keyClick(list, Qt::Key_Right);
+        QCOMPARE(filled(), row);
+        QTest::keyClick(list, Qt::Key_Right);
+        QCOMPARE(filled(), 2 * row);
+        QTest::keyClick(list, Qt::Key_Left);
+        QCOMPARE(filled(), row);
+        QTest::keyClick(list, Qt::Key_End);
+        QCOMPARE(filled(), view->stepper()->innerCells());
+        QTest::keyClick(list, Qt::Key_Home);
+        QCOMPARE(filled(), std::int64_t(0));
+        QTest::keyClick(list, Qt::Key_Space);
+        QVERIFY(view->playing());
+        QTest::keyClick(list, Qt::Key_Space);
+        QVERIFY(!view->playing());
+        QVERIFY(list->hasFocus());  // the keys did not move the focus
+
+        // A focused button: the arrows step, Space presses the button.
+        QVERIFY(focus(button));
+        QSignalSpy pressed(button, &QPushButton::clicked);
+        QTest::keyClick(button, Qt::Key_Right);
+        QCOMPARE(filled(), row);
+        QTest::keyClick(button, Qt::Key_Space);
+        QCOMPARE(pressed.count(), 1);
+        QVERIFY(!view->playing());
+
+        // A text field keeps its keys: the cursor moves, the matrix does not.
+        QVERIFY(focus(edit));
+        edit->setCursorPosition(0);
+        QTest::keyClick(edit, Qt::Key_Right);
+        QCOMPARE(edit->cursorPosition(), 1);
+        QTest::keyClick(edit, Qt::Key_End);
+        QCOMPARE(edit->cursorPosition(), 6);
+        QTest::keyClick(edit, Qt::Key_Home);
+        QCOMPARE(edit->cursorPosition(), 0);
+        QTest::keyClick(edit, Qt::Key_Space);
+        QCOMPARE(edit->text(), QStringLiteral(" abcdef"));
+        QCOMPARE(filled(), row);
+        QVERIFY(!view->playing());
+
+        // On a hidden tab the stepper takes no key.
+        tabs->setCurrentWidget(other);
+        QVERIFY(!view->isVisible());
+        QVERIFY(focus(list));
+        QTest::keyClick(list, Qt::Key_Right);
+        QTest::keyClick(list, Qt::Key_End);
+        QTest::keyClick(list, Qt::Key_Space);
+        QCOMPARE(filled(), row);
+        QVERIFY(!view->playing());
+        // Shown again, it steps.
+        tabs->setCurrentWidget(view);
+        QVERIFY(focus(list));
+        QTest::keyClick(list, Qt::Key_Right);
+        QCOMPARE(filled(), 2 * row);
     }
 
     void exactHeatmapPathPixels() {

@@ -3,7 +3,8 @@
 // neighbours of the current cell marked with the ones it came from (in the E
 // and F tables, the cell each reads), the recurrence with its numbers
 // underneath; then the traceback through H, E and F, step by step; played
-// at a chosen speed or stepped by key.
+// at a chosen speed or stepped by key (anywhere in the window while the
+// stepper is visible).
 #pragma once
 
 #include "views/heatmap/dp_stepper.hpp"
@@ -15,6 +16,7 @@
 #include <vector>
 
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QPushButton;
 class QTimer;
@@ -66,6 +68,12 @@ signals:
     void stepped();
 
 private:
+    // The parts the constructor assembles.
+    QHBoxLayout* makeChoices();
+    QHBoxLayout* makeSteps();
+    void makeKeys();
+    // One step of Play (its timer's tick).
+    void playStep();
     void refresh();
 
     std::unique_ptr<DpStepper> stepper_;
