@@ -24,6 +24,14 @@
 
 namespace alignscope::profile {
 
+#if defined(__SSE2__)
+FlushSubnormals::FlushSubnormals() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | 0x8040u); }  // FTZ | DAZ
+FlushSubnormals::~FlushSubnormals() { _mm_setcsr(saved_); }
+#else
+FlushSubnormals::FlushSubnormals() = default;
+FlushSubnormals::~FlushSubnormals() = default;
+#endif
+
 void DpMatrix::resize(int model_length, int target_length, bool keep_all_rows)
 {
     M = model_length;

@@ -77,6 +77,7 @@ std::vector<Candidate> run_filters(const ConfiguredProfile& profile, const NullM
 {
     const ProfileStatistics& stats = profile.plan7.statistics;
     const std::size_t n = targets.size();
+    const FlushSubnormals flush;  // the bias filter's arithmetic, as hmmsearch's
     std::vector<float> msv(n);
     scanner.msv(profile.msv, msv, context);
     if (context.progress) {
@@ -201,6 +202,7 @@ TargetHit target_hit_of(const Candidate& c, const ProfileTargets& targets, const
 Slot score_target(const ConfiguredProfile& profile, const Candidate& c, const ProfileTargets& targets,
                   const PipelineSettings& settings, std::uint32_t seed)
 {
+    const FlushSubnormals flush;
     const ProfileStatistics& stats = profile.plan7.statistics;
     const std::uint8_t* dsq = targets.codes(c.target);
     const int L = targets.length(c.target);

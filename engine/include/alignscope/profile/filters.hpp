@@ -45,6 +45,22 @@ struct DpMatrix {
     float x(int i, Special s) const { return xmx[static_cast<std::size_t>(i * Specials + s)]; }
 };
 
+// hmmsearch runs its floating-point stages with subnormal results flushed to
+// zero and subnormal inputs read as zero (SSE's FTZ and DAZ); products that
+// fall below FLT_MIN agree with its own only in that mode, and subnormal
+// arithmetic costs many times more. Sets both on this thread for the object's
+// lifetime and restores the previous mode (a no-op without SSE).
+class FlushSubnormals {
+public:
+    FlushSubnormals();
+    ~FlushSubnormals();
+    FlushSubnormals(const FlushSubnormals&) = delete;
+    FlushSubnormals& operator=(const FlushSubnormals&) = delete;
+
+private:
+    unsigned saved_ = 0;
+};
+
 // Forward over dsq[0..L-1] (residue i of the recurrences is dsq[i-1]); returns
 // the log-likelihood in nats.
 float forward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, DpMatrix& fwd,
