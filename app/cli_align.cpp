@@ -211,11 +211,8 @@ int run_and_write(const AlignFlags& flags, CliContext& context, const PairJob& j
         writer->write(results[k], q, t);
     }
     writer->end();
-    out.commit();
-    if (timeline_out) {
-        write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
-        timeline_out->commit();
-    }
+    if (timeline_out) write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
+    commit_together({&out, timeline_out ? &*timeline_out : nullptr});
     if (recording) {
         recording->add_alignments(results);
         recording->add_timeline(timeline.events(), timeline.clock_source());
@@ -270,11 +267,8 @@ std::optional<int> run_zip_streamed(const AlignFlags& flags, CliContext& context
     const PairPipelineStats stats = run_pair_pipeline(settings, backend, job_context, out);
     if (stats.handed_back) return std::nullopt;  // one long pair: the long-pair path
     progress.finish();
-    out.commit();
-    if (timeline_out) {
-        write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
-        timeline_out->commit();
-    }
+    if (timeline_out) write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
+    commit_together({&out, timeline_out ? &*timeline_out : nullptr});
     if (flags.long_stats) std::cerr << describe(stats, "align --zip") << '\n';
     return 0;
 }
@@ -599,13 +593,16 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
         const std::uint64_t cells = static_cast<std::uint64_t>(q.residues.size()) * t.residues.size();
         const nlohmann::json long_pair =
             stats_json(stats, seconds, cells, strategy_that_ran(a, plan.settings), automatic, plan.streamed);
-        write_long_alignment(flags, format, plan, std::move(writer_context), out, stream, a, q, t, long_pair);
-        if (flags.long_stats)
-            std::cerr << stats_line(stats, seconds, cells, a, plan.streamed ? flags.output : std::string()) << "\n";
+        // The timeline is written and checked before the alignment is put in
+        // place and put in place after it: both files or neither.
         if (timeline_out) {
             write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
-            timeline_out->commit();
+            timeline_out->finish();
         }
+        write_long_alignment(flags, format, plan, std::move(writer_context), out, stream, a, q, t, long_pair);
+        if (timeline_out) timeline_out->commit();
+        if (flags.long_stats)
+            std::cerr << stats_line(stats, seconds, cells, a, plan.streamed ? flags.output : std::string()) << "\n";
         if (recording) record_long(flags, format, plan, *recording, a, stats, seconds, job.scheme, timeline);
         return 0;
     } catch (...) {

@@ -116,13 +116,10 @@ int finish_bench(std::ostream& table, const BenchReport& report, const BenchFlag
         write_bench_json(std::cout, report);
     } else if (json_out) {
         write_bench_json(json_out->stream(), report);
-        json_out->commit();
-        table << "wrote " << flags.json << "\n";
     }
-    if (timeline_out) {
-        write_chrome_trace(timeline_out->stream(), recorder.events(), recorder.clock_source());
-        timeline_out->commit();
-    }
+    if (timeline_out) write_chrome_trace(timeline_out->stream(), recorder.events(), recorder.clock_source());
+    commit_together({json_out ? &*json_out : nullptr, timeline_out ? &*timeline_out : nullptr});
+    if (json_out) table << "wrote " << flags.json << "\n";
     if (recording) {
         if (!flags.timeline.empty()) recording->add_timeline(recorder.events(), recorder.clock_source());
         recording->finish_done();

@@ -228,10 +228,7 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
     else out << "[ok]\n";
     if (tbl) profile::write_table_tail(tbl->stream(), "alignscope-cli hmmsearch", flags.profiles, flags.database, context.command_line);
     if (domtbl) profile::write_table_tail(domtbl->stream(), "alignscope-cli hmmsearch", flags.profiles, flags.database, context.command_line);
-    if (tbl) tbl->commit();
-    if (domtbl) domtbl->commit();
-    if (ali) ali->commit();
-    main_out.commit();
+    commit_together({&main_out, tbl ? &*tbl : nullptr, domtbl ? &*domtbl : nullptr, ali ? &*ali : nullptr});
     return 0;
 }
 

@@ -31,13 +31,25 @@ struct ProjectFlags {
 };
 
 // Reading commands open the project writable when they may (so an old schema
-// is upgraded and dead jobs are marked interrupted), read-only otherwise.
+// is upgraded and dead jobs are marked interrupted), read-only otherwise, and
+// read-only when the writable open fails: on a full disk a project can still
+// be read (and exported elsewhere). When both fail, the first error is said.
 store::Project open_for_reading(const std::string& path) {
     store::ProjectOptions options;
     std::error_code ec;
     const std::filesystem::path folder = std::filesystem::absolute(path, ec).parent_path();
     options.read_only = ::access(path.c_str(), W_OK) != 0 || ::access(folder.c_str(), W_OK) != 0;
-    return store::Project(path, options);
+    if (options.read_only) return store::Project(path, options);
+    try {
+        return store::Project(path, options);
+    } catch (const Error& writable) {
+        options.read_only = true;
+        try {
+            return store::Project(path, options);
+        } catch (const Error&) {
+            throw writable;
+        }
+    }
 }
 
 std::string local_time(std::int64_t ms) {

@@ -352,11 +352,8 @@ SearchSummary scan_and_write(const SearchFlags& flags, CliContext& context, cons
                    flags.device.streams, flags.device.gpu_memory_bytes());
     progress.finish();
     writer->end();
-    out.commit();
-    if (timeline_out) {
-        write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
-        timeline_out->commit();
-    }
+    if (timeline_out) write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
+    commit_together({&out, timeline_out ? &*timeline_out : nullptr});
     if (recording) {
         recording->add_timeline(timeline.events(), timeline.clock_source());
         recording->finish_done();

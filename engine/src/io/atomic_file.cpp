@@ -3,12 +3,14 @@
 #include <alignscope/io/atomic_file.hpp>
 
 #include <cerrno>
+#include <fstream>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <random>
+#include <streambuf>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -66,6 +68,73 @@ void rewrite_in_place(const std::string& temp, const std::string& target, const 
 
 }  // namespace
 
+// The bytes of a file output, written with write(2) so that the first
+// failure's errno is kept (an ofstream forgets why it failed).
+class AtomicOutput::FileBuffer : public std::streambuf {
+public:
+    explicit FileBuffer(int fd) : fd_(fd), buffer_(1 << 16) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+    ~FileBuffer() override { close(); }
+    FileBuffer(const FileBuffer&) = delete;
+    FileBuffer& operator=(const FileBuffer&) = delete;
+
+    // 0 until a write fails; then that write's errno.
+    int error() const { return error_; }
+    // Writes what is buffered and closes the file; false on a failure (error()).
+    bool close() {
+        if (fd_ < 0) return error_ == 0;
+        const bool flushed = drain();
+        if (::close(fd_) != 0 && flushed && errno != EINTR) error_ = errno;
+        fd_ = -1;
+        return error_ == 0;
+    }
+
+protected:
+    int_type overflow(int_type c) override {
+        if (!drain()) return traits_type::eof();
+        if (!traits_type::eq_int_type(c, traits_type::eof())) {
+            *pptr() = traits_type::to_char_type(c);
+            pbump(1);
+        }
+        return traits_type::not_eof(c);
+    }
+    int sync() override { return drain() ? 0 : -1; }
+
+private:
+    bool drain() {
+        const char* p = pbase();
+        std::size_t left = static_cast<std::size_t>(pptr() - pbase());
+        while (left > 0 && error_ == 0) {
+            const ssize_t n = ::write(fd_, p, left);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                error_ = n < 0 ? errno : EIO;
+                break;
+            }
+            p += n;
+            left -= static_cast<std::size_t>(n);
+        }
+        setp(buffer_.data(), buffer_.data() + buffer_.size());
+        return error_ == 0;
+    }
+
+    int fd_ = -1;
+    int error_ = 0;
+    std::vector<char> buffer_;
+};
+
+std::string write_failure_reason(int error_number) {
+    const std::string system = std::strerror(error_number);
+    switch (error_number) {
+    case ENOSPC: return system + ": the disk is full";
+    case EDQUOT: return system + ": the disk quota is used up";
+    case EFBIG: return system + ": the file size limit was reached (ulimit -f) or the file system holds no larger file";
+    case EIO: return system + ": the disk or the network file system failed";
+    case EPIPE: return system + ": the reader went away";
+    case EROFS: return system + ": the file system is mounted read-only";
+    default: return system;
+    }
+}
+
 AtomicOutput::AtomicOutput(const std::string& path) : path_(path) {
     if (path.empty() || path == "-") {
         kind_ = Kind::Stdout;
@@ -75,6 +144,11 @@ AtomicOutput::AtomicOutput(const std::string& path) : path_(path) {
     const fs::path target(target_path_);
     struct stat st {};
     const bool exists = ::stat(target_path_.c_str(), &st) == 0;
+    existed_ = exists;
+    auto open_buffer = [this](int fd) {
+        buffer_ = std::make_unique<FileBuffer>(fd);
+        file_ = std::make_unique<std::ostream>(buffer_.get());
+    };
     if (exists) {
         if (S_ISDIR(st.st_mode)) throw Error(path + ": is a directory, expected an output file name");
         if (S_ISBLK(st.st_mode)) throw Error(path + ": is a block device (a disk); refusing to write to it");
@@ -83,8 +157,9 @@ AtomicOutput::AtomicOutput(const std::string& path) : path_(path) {
             // /dev/null, /dev/stdout, a named pipe: written straight through,
             // never replaced by a regular file.
             kind_ = Kind::Direct;
-            file_.open(target_path_, std::ios::binary | std::ios::out);
-            if (!file_) throw Error(path + ": cannot write here (" + errno_text() + ")");
+            const int fd = ::open(target_path_.c_str(), O_WRONLY | O_CLOEXEC);
+            if (fd < 0) throw Error(path + ": cannot write here (" + errno_text() + ")");
+            open_buffer(fd);
             return;
         }
         // Root may write anywhere: a file without write permission bits is
@@ -101,8 +176,15 @@ AtomicOutput::AtomicOutput(const std::string& path) : path_(path) {
     temp_path_ = (dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
                          std::to_string(rd() % 1000000)))
                      .string();
-    file_.open(temp_path_, std::ios::binary | std::ios::trunc);
-    if (!file_) throw Error(path + ": cannot write here (" + errno_text() + ")");
+    const int fd = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        const std::string why = errno == ENOSPC || errno == EDQUOT || errno == EIO || errno == EROFS
+                                    ? write_failure_reason(errno)
+                                    : errno_text();
+        temp_path_.clear();
+        throw Error(path + ": cannot write here (" + why + ")");
+    }
+    open_buffer(fd);
     if (exists && kind_ == Kind::Replace) {
         // The replacement keeps the file's mode and, where allowed, its owner.
         ::chmod(temp_path_.c_str(), st.st_mode & 07777);
@@ -113,52 +195,90 @@ AtomicOutput::AtomicOutput(const std::string& path) : path_(path) {
 }
 
 AtomicOutput::~AtomicOutput() {
-    if (!temp_path_.empty() && !committed_) {
-        file_.close();
-        std::remove(temp_path_.c_str());
-    }
+    file_.reset();
+    buffer_.reset();
+    if (!temp_path_.empty() && !committed_) std::remove(temp_path_.c_str());
 }
 
-std::ostream& AtomicOutput::stream() { return kind_ == Kind::Stdout ? std::cout : static_cast<std::ostream&>(file_); }
+std::ostream& AtomicOutput::stream() { return kind_ == Kind::Stdout ? std::cout : *file_; }
 
-void AtomicOutput::commit() {
-    if (committed_) return;
+void AtomicOutput::finish() {
+    if (finished_ || committed_) return;
     if (kind_ == Kind::Stdout) {
         std::cout.flush();
         if (!std::cout) throw Error("standard output: write failed (disk full, or the reader went away)");
-        committed_ = true;
+        finished_ = true;
         return;
     }
-    file_.flush();
-    const bool ok = static_cast<bool>(file_);
-    const std::string why = errno_text();
-    file_.close();
-    if (kind_ == Kind::Direct) {
-        if (!ok || file_.fail()) throw Error(path_ + ": write failed (" + why + ")");
-        committed_ = true;
-        return;
-    }
-    if (!ok || file_.fail()) {
+    file_->flush();
+    const bool ok = buffer_->close() && static_cast<bool>(*file_);
+    // A stream error with no failed write: a writer put the stream in a
+    // failed state (a formatting error): the output is not whole either.
+    const std::string why = buffer_->error() ? write_failure_reason(buffer_->error()) : "the output was not written whole";
+    if (!ok) {
+        if (kind_ == Kind::Direct) throw Error(path_ + ": write failed (" + why + ")");
         std::remove(temp_path_.c_str());
-        throw Error(path_ + ": write failed (disk full?); the file was not changed");
+        temp_path_.clear();
+        throw Error(path_ + ": write failed (" + why + "); " +
+                    (existed_ ? "the file was not changed" : "no file was written"));
+    }
+    finished_ = true;
+}
+
+void AtomicOutput::publish() {
+    if (committed_) return;
+    if (kind_ == Kind::Stdout || kind_ == Kind::Direct) {
+        committed_ = true;
+        return;
     }
     if (kind_ == Kind::InPlace) {
         try {
             rewrite_in_place(temp_path_, target_path_, path_);
         } catch (...) {
             std::remove(temp_path_.c_str());
+            temp_path_.clear();
             throw;
         }
         std::remove(temp_path_.c_str());
+        temp_path_.clear();
         committed_ = true;
         return;
     }
     if (std::rename(temp_path_.c_str(), target_path_.c_str()) != 0) {
         const std::string failed = errno_text();
         std::remove(temp_path_.c_str());
+        temp_path_.clear();
         throw Error(path_ + ": cannot replace the file (" + failed + ")");
     }
     committed_ = true;
+}
+
+void AtomicOutput::commit() {
+    finish();
+    publish();
+}
+
+void commit_together(std::initializer_list<AtomicOutput*> outputs) {
+    // Straight-through outputs first: their failure (a full /dev/full, a closed
+    // pipe) then stops the files from being put in place, as any other does.
+    for (AtomicOutput* out : outputs)
+        if (out && out->direct()) out->finish();
+    for (AtomicOutput* out : outputs)
+        if (out && !out->direct()) out->finish();
+    std::vector<std::string> written;
+    for (AtomicOutput* out : outputs) {
+        if (!out) continue;
+        const bool counts = !out->direct() && !out->committed_;
+        try {
+            out->publish();
+        } catch (const Error& e) {
+            if (written.empty()) throw;
+            std::string list;
+            for (const std::string& w : written) list += (list.empty() ? "" : ", ") + w;
+            throw Error(std::string(e.what()) + "; already written: " + list);
+        }
+        if (counts) written.push_back(out->path());
+    }
 }
 
 void refuse_overlapping_files(const std::vector<FileRole>& inputs, const std::vector<FileRole>& outputs) {

@@ -192,6 +192,23 @@ Project::Project(const std::string& path, ProjectOptions options) : impl_(std::m
             mode = OpenMode::ReadOnlyImmutable;
     }
     impl_->db = std::make_unique<sqlite::Connection>(path, mode, options.busy_timeout_ms);
+    // The first read (which maps SQLite's -shm index beside a WAL project).
+    std::int64_t application_id = 0;
+    try {
+        application_id = impl_->db->query_int("PRAGMA application_id");
+    } catch (const sqlite::DiskFull& full) {
+        // No room for that index: a reader then takes the file for itself and
+        // keeps the index in memory, so a project can still be read (and
+        // exported elsewhere) from a full disk while nothing else uses it.
+        if (mode != OpenMode::ReadOnly) throw;
+        impl_->db.reset();
+        try {
+            impl_->db = std::make_unique<sqlite::Connection>(path, OpenMode::ReadOnlyPrivate, 0);
+            application_id = impl_->db->query_int("PRAGMA application_id");
+        } catch (const Error&) {
+            throw full;  // another process has it open: the full disk is the news
+        }
+    }
     auto& db = *impl_->db;
     impl_->lock_path = lock_path(fs::weakly_canonical(path, ec).string());
     if (ec) impl_->lock_path = lock_path(path);
@@ -202,7 +219,6 @@ Project::Project(const std::string& path, ProjectOptions options) : impl_(std::m
     }
 
     // Identify the file before changing anything about it.
-    const std::int64_t application_id = db.query_int("PRAGMA application_id");
     const int version = static_cast<int>(db.query_int("PRAGMA user_version"));
     const std::int64_t objects = db.query_int("SELECT count(*) FROM sqlite_schema");
     impl_->found_version = version;

@@ -152,6 +152,7 @@ Connection::Connection(const std::string& path, OpenMode mode, int busy_timeout_
         flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
         name = "file:" + uri_path(path) + "?immutable=1";
         break;
+    case OpenMode::ReadOnlyPrivate: flags |= SQLITE_OPEN_READWRITE; break;
     case OpenMode::ReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
     case OpenMode::ReadWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
     }
@@ -165,6 +166,12 @@ Connection::Connection(const std::string& path, OpenMode mode, int busy_timeout_
     }
     sqlite3_extended_result_codes(db_, 1);
     set_busy_timeout(busy_timeout_ms);
+    if (mode == OpenMode::ReadOnlyPrivate) {
+        // Exclusive locking before the first read keeps the WAL index in heap
+        // memory; query_only refuses every write on this connection.
+        execute("PRAGMA locking_mode = EXCLUSIVE");
+        execute("PRAGMA query_only = 1");
+    }
 }
 
 Connection::~Connection() {
@@ -269,9 +276,16 @@ void Connection::fail(int result_code, std::string_view what) const {
     const std::string detail = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(result_code);
     const int system_errno = db_ ? sqlite3_system_errno(db_) : 0;
     const std::string doing(what);
-    if (primary == SQLITE_FULL || (primary == SQLITE_IOERR && (system_errno == ENOSPC || system_errno == EFBIG)))
-        throw Error(path_ + ": the disk is full (or the project reached its size limit) while " + doing +
-                    "; that write was rolled back and everything saved before it is intact");
+    if (primary == SQLITE_FULL ||
+        (primary == SQLITE_IOERR && (system_errno == ENOSPC || system_errno == EFBIG || system_errno == EDQUOT))) {
+        // A read that fails for want of room failed writing the project's
+        // shared-memory index (-shm), which SQLite needs even to read.
+        if (doing == "reading")
+            throw DiskFull(path_ + ": the disk is full (or a file size limit was reached): reading the project needs "
+                                   "room for its index file " + path_ + "-shm; nothing was changed");
+        throw DiskFull(path_ + ": the disk is full (or the project reached its size limit) while " + doing +
+                       "; that write was rolled back and everything saved before it is intact");
+    }
     switch (primary) {
     case SQLITE_READONLY:
         throw Error(path_ + ": the project is read-only (file or folder permissions) and cannot be changed (" +

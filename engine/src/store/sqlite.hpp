@@ -4,6 +4,8 @@
 // messages that name the project file and what was being done.
 #pragma once
 
+#include <alignscope/error.hpp>
+
 #include <sqlite3.h>
 
 #include <cstdint>
@@ -66,8 +68,18 @@ private:
 
 // ReadOnlyImmutable: for a file in a folder nobody can write (read-only media):
 // SQLite then needs no -shm file and takes no locks, which is safe because no
-// writer can exist there either.
-enum class OpenMode { ReadOnly, ReadOnlyImmutable, ReadWrite, ReadWriteCreate };
+// writer can exist there either. ReadOnlyPrivate: reads with the file locked
+// for this connection alone and the write-ahead log's index in memory, so
+// nothing is written beside the file (no -shm): for reading a project where
+// there is no room for that index (a full disk); busy while another
+// connection has the project open.
+enum class OpenMode { ReadOnly, ReadOnlyImmutable, ReadOnlyPrivate, ReadWrite, ReadWriteCreate };
+
+// A write refused for want of room (a full disk, a quota, a file size limit).
+class DiskFull : public Error {
+public:
+    using Error::Error;
+};
 
 class Connection {
 public:

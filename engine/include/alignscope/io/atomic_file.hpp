@@ -6,10 +6,13 @@
 // a file with several hard links is rewritten in place at commit() so every
 // link sees the new content. Nothing is written to the destination before
 // commit(), and a failure or an exception before it leaves any earlier file
-// untouched.
+// untouched. A command with several outputs puts them in place together
+// (commit_together): all of them or none.
 #pragma once
 
 #include <fstream>
+#include <initializer_list>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -27,21 +30,49 @@ public:
     AtomicOutput& operator=(const AtomicOutput&) = delete;
 
     std::ostream& stream();
-    // Flushes, checks for write errors (full disk, a closed pipe, /dev/full)
-    // and puts the file in place. Throws Error naming the file (or "standard
-    // output").
+    // Flushes and checks for write errors (full disk, file size limit, an
+    // input/output error, a closed pipe, /dev/full) without putting the file
+    // in place yet. Throws Error naming the file (or "standard output") and
+    // saying why, in the system's words and what they mean ("the disk is
+    // full"); the temporary file is then gone and the destination unchanged.
+    void finish();
+    // finish(), then puts the file in place. Throws Error naming the file.
     void commit();
     const std::string& path() const { return path_; }
+    // Whether the bytes go straight to their destination (standard output, a
+    // character device, a FIFO): such an output cannot be held back.
+    bool direct() const { return kind_ == Kind::Stdout || kind_ == Kind::Direct; }
 
 private:
+    friend void commit_together(std::initializer_list<AtomicOutput*> outputs);
     enum class Kind { Stdout, Replace, InPlace, Direct };
+    class FileBuffer;
+    void publish();
     std::string path_;         // as given
     std::string target_path_;  // the file finally written (symlinks followed)
     std::string temp_path_;
-    std::ofstream file_;
+    std::unique_ptr<FileBuffer> buffer_;
+    std::unique_ptr<std::ostream> file_;
     Kind kind_ = Kind::Replace;
+    bool existed_ = false;  // the destination was there before
+    bool finished_ = false;
     bool committed_ = false;
 };
+
+// The outputs of one command, put in place together: every one is finished
+// first (flushed and checked for write errors), and only when all of them
+// were written whole is any put in place, so a full disk or a failed device
+// while writing any of them leaves every destination as it was (error naming
+// the file that failed). Outputs written straight through (standard output,
+// /dev/null, a pipe) have their bytes already and cannot be held back; a
+// failure to put a file in place after others were (a rename refused) names
+// those already written. Null entries (outputs not asked for) are skipped.
+void commit_together(std::initializer_list<AtomicOutput*> outputs);
+
+// The end of an error message for a failed write: the system's reason
+// (errno) and what it means for the user, e.g. "No space left on device: the
+// disk is full".
+std::string write_failure_reason(int error_number);
 
 // A file a command reads or writes, named as the user gave it: `role` is the
 // flag or argument ("-o", "--timeline", "QUERIES", "--project").
