@@ -40,7 +40,7 @@ with open(d + "/lt.fa", "w") as f:
 PY
     fault_args() {  # the command line of job $1 (without -o)
         case $1 in
-            align) echo align "$fdir/q.fa" "$fdir/t.fa" --device gpu:0 --gpu-mem 64M --mode local --format tsv \
+            align) echo align "$fdir/q.fa" "$fdir/t.fa" --zip --device gpu:0 --gpu-mem 64M --mode local --format tsv \
                         --project "$fdir/p.alsproj" ;;
             search) echo search -q "$fdir/sq.fa" -d "$fdir/db.fa" --device gpu:0 --db-cache off ;;
             long) echo align --long "$fdir/lq.fa" "$fdir/lt.fa" --device gpu:0 --format tsv ;;
