@@ -3,7 +3,7 @@
 // column that has one), O(rows) memory per pass, special rows on the heap.
 // Written to be obviously right rather than fast: it is what the CUDA runner
 // is tested against.
-#include <alignscope/align/long_pair.hpp>
+#include <alignscope/align/long_pass.hpp>
 #include <alignscope/error.hpp>
 
 #include <algorithm>

@@ -14,7 +14,7 @@
 // goal searches get them as explicit crossing rows on whichever member runs
 // them. Device-agnostic: tested in CI over CPU pass runners, run over CUDA
 // runners by kernels/multi/gpu_group.cpp.
-#include <alignscope/align/long_pair.hpp>
+#include <alignscope/align/long_split_runner.hpp>
 #include <alignscope/error.hpp>
 
 #include <algorithm>
