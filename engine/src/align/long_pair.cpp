@@ -1,23 +1,25 @@
 // The long-pair pipeline (see long_pair.hpp): stage 1 forward pass with
 // special rows, stage 2 goal-based reverse passes for the crossings, stage 3
-// middle-row splits and full-matrix tracebacks of the small pieces.
+// middle-row splits and full-matrix tracebacks of the small pieces, and the
+// checkpoint session around stage 1. The stages' decisions (sizes, spacing,
+// which cell, which column) are in long_plan.cpp, the tracebacks in
+// long_traceback.cpp.
 #include <alignscope/align/long_pair.hpp>
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/linear_space.hpp>
 #include <alignscope/align/long_checkpoint.hpp>
+#include <alignscope/align/long_plan.hpp>
 #include <alignscope/align/path_scorer.hpp>
 #include <alignscope/device/backend.hpp>
 #include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
 
 #include "dp_core.hpp"
+#include "long_traceback.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <exception>
-#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -26,7 +28,6 @@ namespace {
 
 using I64 = std::int64_t;
 using Clock = std::chrono::steady_clock;
-constexpr I64 kNoPath = kNegInf / 2;  // a value below this means "no path"
 
 // The runner's kernel named in today's grammar with the job's mode and gap
 // model (a runner's kernel runs every mode; its own name may be an older one);
@@ -39,233 +40,25 @@ std::string long_kernel_name(const std::string& runner_kernel, AlignmentMode mod
     return name->format();
 }
 
-// A point the optimal path passes through (forward DP indices); in_gap: it
-// arrives there inside a vertical gap ('I' run) that goes on below.
-struct Point {
-    I64 i = 0, j = 0;
-    bool in_gap = false;
-};
-
-// The path from `from` to `to`, worth `score` (`to`'s forward value minus `from`'s).
-struct Segment {
-    Point from, to;
-    I64 score = 0;
-};
-
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Edges of a forward pass leaving `p`, and of a reverse pass arriving at `p`.
-void forward_edges(PassTask& t, const Point& p) {
+void forward_edges(PassTask& t, const PathPoint& p) {
     t.top = p.in_gap ? Edge::Closed : Edge::Gap;
     t.left = p.in_gap ? Edge::GapContinue : Edge::Gap;
     t.corner_open = !p.in_gap;
 }
-void reverse_edges(PassTask& t, const Point& p) {
+void reverse_edges(PassTask& t, const PathPoint& p) {
     t.top = p.in_gap ? Edge::Closed : Edge::Gap;
     t.left = Edge::Gap;
     t.corner_open = !p.in_gap;
 }
 
-// Full-matrix traceback of a small segment, with its boundary states: a start
-// inside a gap continues it (first 'I' costs extend), an end inside a gap must
-// arrive by 'I'. Returns the operations in path order and checks the score.
-void traceback_segment(const Segment& seg, const std::uint8_t* q, const std::uint8_t* t, const ScoringScheme& s,
-                       std::vector<char>& ops) {
-    const I64 h = seg.to.i - seg.from.i, w = seg.to.j - seg.from.j;
-    if (h < 0 || w < 0) throw Error("internal error in the long-pair pipeline: a segment runs backwards");
-    const I64 open = s.gap_open, extend = s.gap_extend;
-    const auto W = static_cast<std::size_t>(w + 1);
-    // Direction bits per cell: H source (0 diag, 1 E, 2 F) in bits 0-1; E came
-    // from E (extend) in bit 2; F came from F in bit 3.
-    std::vector<std::uint8_t> dir(static_cast<std::size_t>(h + 1) * W, 0);
-    std::vector<I64> H(W);
-    const bool start_gap = seg.from.in_gap;
-    H[0] = start_gap ? kNegInf : 0;
-    for (I64 j = 1; j <= w; ++j) {
-        H[static_cast<std::size_t>(j)] = start_gap ? kNegInf : -(open + (j - 1) * extend);
-        dir[static_cast<std::size_t>(j)] = 1 | (j > 1 ? 4 : 0);
-    }
-    std::vector<I64> Fcol(W, kNegInf);  // F of the row above, per column
-    I64 final_f = kNegInf;
-    for (I64 i = 1; i <= h; ++i) {
-        const int a = q[seg.from.i + i - 1];
-        I64 diag = H[0];
-        // Column 0: a vertical gap from the corner.
-        const I64 f0 = start_gap ? -(i * extend) : -(open + (i - 1) * extend);
-        H[0] = f0;
-        Fcol[0] = f0;
-        dir[static_cast<std::size_t>(i) * W] = 2 | ((i > 1 || start_gap) ? 8 : 0);
-        I64 e = kNegInf;
-        for (I64 j = 1; j <= w; ++j) {
-            const auto J = static_cast<std::size_t>(j);
-            std::uint8_t d = 0;
-            const I64 e_ext = e - extend, e_open = H[J - 1] - open;
-            if (e_ext > e_open) d |= 4;
-            e = std::max(e_ext, e_open);
-            const I64 f_ext = Fcol[J] - extend, f_open = H[J] - open;
-            if (f_ext > f_open) d |= 8;
-            const I64 f = std::max(f_ext, f_open);
-            const I64 g = diag + s.matrix.score(a, t[seg.from.j + j - 1]);
-            I64 v = g;
-            if (e > v) { v = e; d = static_cast<std::uint8_t>((d & ~3) | 1); }
-            if (f > v) { v = f; d = static_cast<std::uint8_t>((d & ~3) | 2); }
-            diag = H[J];
-            H[J] = std::max<I64>(v, kNegInf);
-            Fcol[J] = std::max<I64>(f, kNegInf);
-            dir[static_cast<std::size_t>(i) * W + J] = d;
-        }
-        if (i == h) final_f = Fcol[static_cast<std::size_t>(w)];
-    }
-    if (h == 0) final_f = kNegInf;
-    const I64 value = seg.to.in_gap ? final_f : H[static_cast<std::size_t>(w)];
-    if (value != seg.score)
-        throw Error("internal error in the long-pair traceback: a segment of " + std::to_string(h) + " x " +
-                    std::to_string(w) + " cells scores " + std::to_string(value) + ", expected " +
-                    std::to_string(seg.score));
-    // Walk back. state 0 = H, 1 = E, 2 = F.
-    std::vector<char> rev;
-    I64 i = h, j = w;
-    int state = seg.to.in_gap ? 2 : 0;
-    while (i > 0 || j > 0) {
-        const std::uint8_t d = dir[static_cast<std::size_t>(i) * W + static_cast<std::size_t>(j)];
-        if (state == 0) state = d & 3;
-        if (i == 0) state = 1;
-        if (j == 0) state = 2;
-        if (state == 0) {
-            rev.push_back(q[seg.from.i + i - 1] == t[seg.from.j + j - 1] ? '=' : 'X');
-            --i;
-            --j;
-        } else if (state == 1) {
-            rev.push_back('D');
-            state = (d & 4) ? 1 : 0;
-            --j;
-        } else {
-            rev.push_back('I');
-            state = (d & 8) ? 2 : 0;
-            --i;
-        }
-    }
-    ops.insert(ops.end(), rev.rbegin(), rev.rend());
-}
-
-// The end of a streamed path: it must stop at the alignment's end cell and be
-// worth the score the DP found; then its statistics are the alignment's.
-void finish_streamed_path(Alignment& a, const PathScorer& scorer, const char* who) {
-    if (scorer.query_next() - 1 != a.query_end || scorer.target_next() - 1 != a.target_end)
-        throw Error(std::string("internal error in ") + who + ": the streamed alignment ends at query " +
-                    std::to_string(scorer.query_next() - 1) + ", target " + std::to_string(scorer.target_next() - 1) +
-                    ", the DP said " + std::to_string(a.query_end) + ", " + std::to_string(a.target_end));
-    if (scorer.score() != a.score)
-        throw Error(std::string("internal error in ") + who + ": the alignment re-scores to " +
-                    std::to_string(scorer.score()) + ", the DP said " + std::to_string(a.score));
-    a.stats = scorer.stats();
-}
-
-// Stage 3 with a sink: the base segments' tracebacks on `workers` threads,
-// handed to the sink in path order by the calling thread. A thread claims
-// segment x only while x < handed + window, so at most `window` tracebacks are
-// held (running, or done and waiting for their turn) at any time: memory is
-// bounded by the window, not by the alignment's length.
-void stream_tracebacks(const std::vector<Segment>& segments, const std::uint8_t* q, const std::uint8_t* t,
-                       const ScoringScheme& scheme, unsigned workers, std::size_t window, const JobContext& context,
-                       Alignment& a, PathScorer& scorer, AlignmentSink& sink, LongPairStats& stats) {
-    const std::size_t count = segments.size();
-    struct Slot {
-        std::vector<CigarOp> runs;
-        std::int64_t columns = 0;
-        bool ready = false;
-    };
-    std::vector<Slot> ring(window);
-    std::mutex mutex;
-    std::condition_variable claimable, finished;
-    std::size_t next = 0, handed = 0;
-    std::int64_t held_pieces = 0, held_columns = 0;
-    bool stop = false;
-    std::exception_ptr failure;
-    auto work = [&] {
-        std::vector<char> ops;
-        for (;;) {
-            std::size_t x = 0;
-            {
-                std::unique_lock<std::mutex> lock(mutex);
-                claimable.wait(lock, [&] { return stop || next >= count || next < handed + window; });
-                if (stop || next >= count) return;
-                x = next++;
-                stats.stream_peak_pieces = std::max(stats.stream_peak_pieces, ++held_pieces);
-            }
-            try {
-                if (context.cancelled()) throw Cancelled();
-                ops.clear();
-                traceback_segment(segments[x], q, t, scheme, ops);
-                std::vector<CigarOp> runs;
-                for (char op : ops) {
-                    if (!runs.empty() && runs.back().op == op) ++runs.back().length;
-                    else runs.push_back({op, 1});
-                }
-                std::lock_guard<std::mutex> lock(mutex);
-                Slot& slot = ring[x % window];
-                slot.runs = std::move(runs);
-                slot.columns = static_cast<std::int64_t>(ops.size());
-                slot.ready = true;
-                held_columns += slot.columns;
-                stats.stream_peak_columns = std::max(stats.stream_peak_columns, held_columns);
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(mutex);
-                if (!failure) failure = std::current_exception();
-                stop = true;
-                claimable.notify_all();
-                finished.notify_all();
-                return;
-            }
-            finished.notify_all();
-        }
-    };
-    std::vector<std::thread> pool;
-    // Whatever ends the hand-over (done, an error, a cancel, the sink
-    // throwing), the threads stop and are joined before the ring goes.
-    struct Join {
-        std::vector<std::thread>& pool;
-        std::mutex& mutex;
-        bool& stop;
-        std::condition_variable& claimable;
-        ~Join() {
-            {
-                std::lock_guard<std::mutex> lock(mutex);
-                stop = true;
-            }
-            claimable.notify_all();
-            for (std::thread& th : pool) th.join();
-        }
-    } join{pool, mutex, stop, claimable};
-    for (unsigned w = 0; w < workers; ++w) pool.emplace_back(work);
-    for (std::size_t e = 0; e < count; ++e) {
-        std::vector<CigarOp> runs;
-        {
-            std::unique_lock<std::mutex> lock(mutex);
-            Slot& slot = ring[e % window];
-            // Wake now and then to see a cancel while a long traceback runs.
-            while (!stop && !slot.ready && !context.cancelled())
-                finished.wait_for(lock, std::chrono::milliseconds(50));
-            if (failure) std::rethrow_exception(failure);
-            if (!slot.ready) break;  // cancelled (thrown below)
-            runs = std::move(slot.runs);
-            slot.runs = {};
-            slot.ready = false;
-            held_columns -= slot.columns;
-            --held_pieces;
-            handed = e + 1;
-        }
-        claimable.notify_all();
-        context.throw_if_cancelled();
-        if (runs.empty()) continue;
-        for (const CigarOp& run : runs) {
-            scorer.push(run.op, run.length);
-            a.cigar.push(run.op, run.length);
-        }
-        sink.columns(runs);
-        ++stats.streamed_pieces;
-    }
-    context.throw_if_cancelled();
+void check_input(std::string_view query, std::string_view target, const ScoringScheme& s) {
+    if (query.empty()) throw Error("the query sequence is empty: nothing to align");
+    if (target.empty()) throw Error("the target sequence is empty: nothing to align");
+    if (s.gap_open < 0 || s.gap_extend < 0 || s.gap_extend > s.gap_open)
+        throw Error("gap penalties must satisfy 0 <= extend <= open");
 }
 
 void check_ranges(I64 m, I64 n, const ScoringScheme& s) {
@@ -276,6 +69,12 @@ void check_ranges(I64 m, I64 n, const ScoringScheme& s) {
         throw Error("the pair (" + std::to_string(m) + " x " + std::to_string(n) +
                     " residues) could reach scores beyond the long-pair kernels' 32-bit range with this scheme");
 }
+
+BestCell shifted_down(BestCell c, I64 rows) {
+    if (c.score > kNegInf) c.i += rows;
+    return c;
+}
+BestCell better_of(const BestCell& a, const BestCell& b) { return better_cell(b, a) ? b : a; }
 
 }  // namespace
 
@@ -292,12 +91,489 @@ void PassRunner::read_special_row(std::size_t, std::vector<Score>&, std::vector<
 }
 
 namespace {
+
 // Where a resumed job's stage 1 starts from: the checkpoint's directory and
 // the rows it holds (last_row 0: not resumed).
 struct ResumedFrom {
     std::string dir;
     I64 first_row = 0, last_row = 0;
 };
+
+// One job as every stage sees it: the pair (letters and codes), the scheme,
+// the options, the runner and the context, and the statistics they fill.
+struct PipelineJob {
+    PipelineJob(std::string_view query_, std::string_view target_, const ScoringScheme& scheme_,
+                const LongPairOptions& options_, PassRunner& runner_, const JobContext& context_)
+        : query(query_), target(target_), scheme(scheme_), options(options_), runner(runner_), context(context_),
+          q(encode(query_, scheme_.matrix, "the query")), t(encode(target_, scheme_.matrix, "the target")),
+          m(static_cast<I64>(q.size())), n(static_cast<I64>(t.size())), mode(options_.align.mode),
+          local(mode == AlignmentMode::Local) {
+        check_ranges(m, n, scheme);
+    }
+
+    std::string_view query, target;
+    const ScoringScheme& scheme;
+    const LongPairOptions& options;
+    PassRunner& runner;
+    const JobContext& context;
+    const EncodedSequence q, t;
+    const I64 m, n;
+    const AlignmentMode mode;
+    const bool local;
+    LongPairStats stats;
+};
+
+// Progress of the whole job: stage 1 is the part of the matrix still to
+// compute; stages 2 and 3 add a few percent.
+class JobProgress {
+public:
+    JobProgress(const JobContext& context, std::uint64_t estimate) : context_(context), estimate_(estimate) {}
+    void report(std::uint64_t cells_done) const {
+        if (!context_.progress) return;
+        Progress p;
+        p.cells_done = std::min(done_before_ + cells_done, estimate_);
+        p.cells_total = estimate_;
+        p.items_total = 1;
+        context_.progress(p);
+    }
+    // Cells of a finished stage: the next stage's reports count on from them.
+    void add_done(std::uint64_t cells) { done_before_ += cells; }
+    PassProgress pass() const {
+        return [this](std::uint64_t cells, std::uint64_t) { report(cells); };
+    }
+
+private:
+    const JobContext& context_;
+    std::uint64_t estimate_;
+    std::uint64_t done_before_ = 0;
+};
+
+// The checkpoint of a job's stage 1 (long_checkpoint.hpp) for the job's
+// lifetime: started, or resumed and checked against the pair and the scheme
+// before any work; written as special rows finish (the rows since the last
+// one, then the manifest) when the schedule says so; removed after a
+// successful job unless kept. A job that fails before its first checkpoint
+// leaves no empty directory behind. Inactive without a directory.
+class CheckpointSession {
+public:
+    CheckpointSession(const PipelineJob& job, ResumedFrom& resumed)
+        : options_(job.options), m_(job.m), schedule_(job.options.checkpoint_every) {
+        const LongPairOptions& options = job.options;
+        if (options.resume && options.checkpoint_dir.empty())
+            throw Error("--resume needs the checkpoint directory (--checkpoint DIR)");
+        if (options.checkpoint_dir.empty()) return;
+        if (!(options.checkpoint_every >= 0)) throw Error("the checkpoint interval must be 0 seconds or more");
+        const CheckpointIdentity id = CheckpointIdentity::of(job.q.data(), job.m, job.t.data(), job.n, job.scheme,
+                                                             options.align);
+        if (options.resume) {
+            ckpt_.emplace(LongCheckpoint::resume(options.checkpoint_dir, id));
+            resumed.dir = options.checkpoint_dir;
+            resumed.first_row = ckpt_->state().rows.front();
+            resumed.last_row = ckpt_->state().last_row();
+        } else {
+            ckpt_.emplace(LongCheckpoint::start(options.checkpoint_dir, id));
+        }
+        const CheckpointState& loaded = ckpt_->state();
+        resumed_row_ = loaded.last_row();
+        loaded_rows_ = loaded.rows.size();
+        loaded_best_ = loaded.best;
+        loaded_last_column_ = loaded.last_column;
+    }
+    ~CheckpointSession() {
+        if (ckpt_ && std::uncaught_exceptions() > exceptions_) ckpt_->remove_empty_directory();
+    }
+    CheckpointSession(const CheckpointSession&) = delete;
+    CheckpointSession& operator=(const CheckpointSession&) = delete;
+
+    bool active() const { return ckpt_.has_value(); }
+    // Stage 1 goes on below this row (0: from the top; m: it is done).
+    I64 resumed_row() const { return resumed_row_; }
+    std::size_t loaded_rows() const { return loaded_rows_; }
+    const BestCell& loaded_best() const { return loaded_best_; }
+    const BestCell& loaded_last_column() const { return loaded_last_column_; }
+    // The rows saved so far, ascending (the loaded ones first).
+    const std::vector<std::int64_t>& rows() const { return ckpt_->state().rows; }
+    void read_row(std::size_t k, std::vector<Score>& h, std::vector<Score>& f) const { ckpt_->read_row(k, h, f); }
+
+    // How the overview of the rows above the pass is joined with the pass's:
+    // the checkpoint's as it was loaded (later commits change the state).
+    OverviewJoin overview_join(int grid_cols) const {
+        OverviewJoin join;
+        join.grid_cols = grid_cols;
+        join.resumed_row = resumed_row_;
+        if (ckpt_ && grid_cols > 0) {
+            join.loaded_cols = ckpt_->state().overview_cols;
+            join.loaded_edges = ckpt_->state().overview_row_edges;
+            join.loaded_grid = ckpt_->state().overview;
+        }
+        return join;
+    }
+
+    bool due() const { return ckpt_ && schedule_.due(); }
+    // Of the runner's special rows, those already in the checkpoint.
+    std::size_t rows_written() const { return rows_written_; }
+
+    // A checkpoint: the runner's special rows 0..special_rows-1 not yet
+    // written, the last row m when given (stage 1 is done), then the manifest
+    // with the best cells and the overview of rows 1..upto.
+    void write(PassRunner& runner, std::size_t special_rows, const BestCell& best, const BestCell& last_column,
+               const OverviewJoin& join, const std::vector<std::int64_t>& pass_edges,
+               const std::vector<Score>& pass_grid, I64 upto, const PassTask* last_row, LongPairStats& stats) {
+        const auto c0 = Clock::now();
+        std::vector<Score> h, f;
+        for (; rows_written_ < special_rows; ++rows_written_) {
+            runner.read_special_row(rows_written_, h, f);
+            ckpt_->add_row(runner.saved_rows()[rows_written_], h, f);
+        }
+        if (last_row) ckpt_->add_row(m_, last_row->last_h, last_row->last_f);
+        std::vector<std::int64_t> edges;
+        std::vector<Score> grid;
+        join.join(pass_edges, pass_grid, upto, edges, grid);
+        ckpt_->commit(best, last_column, join.grid_cols, edges, grid);
+        ++stats.checkpoints;
+        stats.checkpoint_seconds += seconds_since(c0);
+        schedule_.written();
+    }
+
+    // After a successful job the checkpoint goes (unless asked to keep it).
+    void finish() {
+        if (ckpt_ && !options_.keep_checkpoint) ckpt_->remove_files();
+    }
+
+private:
+    const LongPairOptions& options_;
+    const I64 m_;
+    std::optional<LongCheckpoint> ckpt_;
+    CheckpointSchedule schedule_;
+    int exceptions_ = std::uncaught_exceptions();
+    I64 resumed_row_ = 0;
+    std::size_t loaded_rows_ = 0;
+    BestCell loaded_best_, loaded_last_column_;
+    std::size_t rows_written_ = 0;
+};
+
+Stage1Inputs stage1_inputs(const PipelineJob& job, const CheckpointSession& session) {
+    Stage1Inputs in;
+    in.m = job.m;
+    in.n = job.n;
+    in.align = job.options.align;
+    in.resumed_row = session.resumed_row();
+    in.loaded_rows = session.loaded_rows();
+    in.checkpointed = session.active();
+    in.overview_size = job.options.overview_size;
+    in.special_row_budget = job.options.special_row_budget;
+    in.min_band_rows = job.options.min_band_rows;
+    in.row_bytes = job.runner.special_row_bytes(job.n);
+    in.band_cap = job.runner.max_band_rows();
+    in.device = job.runner.device();
+    return in;
+}
+
+// What stage 1 leaves, in forward coordinates: the best cell (local), the
+// best cell of the last column (semi-global, free target end), the last row,
+// and the overview of the whole matrix (when asked for).
+struct Stage1Result {
+    BestCell best_cell, last_column;
+    std::vector<Score> bottom_h;
+    std::vector<std::int64_t> overview_edges;
+    std::vector<Score> overview_grid;
+    std::uint64_t cells = 0;
+};
+
+// ---- Stage 1: one forward pass below the checkpoint's last row (if any),
+// checkpointed as its special rows finish.
+Stage1Result run_stage1(PipelineJob& job, Stage1Plan& plan, CheckpointSession& session, const OverviewJoin& join,
+                        const JobProgress& progress) {
+    Stage1Result out;
+    out.best_cell = session.loaded_best();
+    out.last_column = session.loaded_last_column();
+    const I64 r0 = session.resumed_row();
+    if (!plan.runs) {  // the checkpoint holds all of stage 1
+        std::vector<Score> f;
+        session.read_row(session.loaded_rows() - 1, out.bottom_h, f);
+        join.join({}, {}, job.m, out.overview_edges, out.overview_grid);
+        return out;
+    }
+    std::vector<PassTask> tasks(1);
+    tasks[0] = std::move(plan.pass);
+    PassTask& s1 = tasks[0];
+    if (s1.top == Edge::Explicit) session.read_row(session.loaded_rows() - 1, s1.top_h, s1.top_f);
+    if (session.active())
+        s1.on_rows_done = [&](const RowsDone& d) {
+            if (!session.due() || d.special_rows <= session.rows_written()) return;
+            static const std::vector<std::int64_t> no_edges;
+            static const std::vector<Score> no_grid;
+            session.write(job.runner, d.special_rows, better_of(out.best_cell, shifted_down(d.best, r0)),
+                          better_of(out.last_column, shifted_down(d.last_column, r0)), join,
+                          d.overview_row_edges ? *d.overview_row_edges : no_edges, d.overview ? *d.overview : no_grid,
+                          r0 + d.row, nullptr, job.stats);
+        };
+    job.runner.run(tasks, job.context, progress.pass());
+    out.best_cell = better_of(out.best_cell, shifted_down(s1.best, r0));
+    if (s1.want_last_column)
+        for (I64 i = 1; i <= s1.rows(); ++i)
+            out.last_column = better_of(out.last_column, BestCell{s1.last_col_h[static_cast<std::size_t>(i)], r0 + i, job.n});
+    out.bottom_h = s1.last_h;
+    join.join(s1.overview_row_edges, s1.overview, job.m, out.overview_edges, out.overview_grid);
+    if (session.due())  // stage 1 done: with the last row, a later resume starts at stage 2
+        session.write(job.runner, job.runner.saved_rows().size(), out.best_cell, out.last_column, join,
+                      s1.overview_row_edges, s1.overview, job.m, &s1, job.stats);
+    out.cells = s1.cells;
+    return out;
+}
+
+// A special row for stage 2: the checkpoint's (loaded_index) or the runner's
+// (runner_index, an index into saved_rows()); the other index is -1.
+struct CrossingRow {
+    I64 row;
+    int runner_index, loaded_index;
+};
+
+// The special rows: the checkpoint's (rows 1..r0, not the last row m) and the
+// runner's (below r0, when stage 1 ran).
+std::vector<CrossingRow> crossing_rows(const CheckpointSession& session, const PassRunner& runner, bool ran, I64 m) {
+    std::vector<CrossingRow> rows;
+    for (std::size_t k = 0; k < session.loaded_rows(); ++k)
+        if (session.rows()[k] < m) rows.push_back({session.rows()[k], -1, static_cast<int>(k)});
+    if (ran)
+        for (std::size_t k = 0; k < runner.saved_rows().size(); ++k)
+            rows.push_back({runner.saved_rows()[k], static_cast<int>(k), -1});
+    return rows;
+}
+
+void record_overview(LongPairStats& stats, const PipelineJob& job, int grid_cols, const Stage1Result& s1) {
+    if (s1.overview_grid.empty()) return;
+    stats.overview.rows = job.m;
+    stats.overview.cols = job.n;
+    stats.overview.grid_cols = grid_cols;
+    stats.overview.row_edges = s1.overview_edges;
+    stats.overview.max_h = s1.overview_grid;
+}
+
+// What stage 2 leaves: the segments between consecutive crossings in path
+// order, the path's begin, and a leading gap along row 0 from the corner.
+struct Stage2Result {
+    std::vector<PathSegment> segments;
+    PathPoint start;
+    I64 leading_d = 0;
+};
+
+// Band k's goal search: the reverse pass from `cur` up to special row k
+// (row 0 when k < 0), stopping at the first crossing worth `goal`.
+PassTask crossing_band(const PipelineJob& job, const CheckpointSession& session, const std::vector<CrossingRow>& rows,
+                       int k, I64 r, const PathPoint& cur, I64 goal, Edge top) {
+    PassTask p;
+    p.reversed = true;
+    p.row_begin = r;
+    p.row_end = cur.i;
+    p.col_begin = 0;
+    p.col_end = cur.j;
+    reverse_edges(p, cur);
+    p.goal_search = true;
+    p.goal = static_cast<Score>(goal);
+    p.goal_any_cell = job.local;
+    if (k < 0) {
+        p.crossing_row = kRowZero;
+    } else if (rows[static_cast<std::size_t>(k)].runner_index >= 0) {
+        p.crossing_row = rows[static_cast<std::size_t>(k)].runner_index;
+    } else {  // a row of the checkpoint
+        p.crossing_row = kExplicitRow;
+        session.read_row(static_cast<std::size_t>(rows[static_cast<std::size_t>(k)].loaded_index), p.crossing_h,
+                         p.crossing_f);
+    }
+    p.crossing_edge = top;
+    p.want_last_column = job.mode == AlignmentMode::SemiGlobal && job.options.align.free_ends.target_begin;
+    return p;
+}
+
+// ---- Stage 2: crossings of the special rows from the end upwards, one band
+// at a time, each anchored at the crossing below it.
+Stage2Result run_stage2(PipelineJob& job, const CheckpointSession& session, const std::vector<CrossingRow>& rows,
+                        const EndCell& end, Edge top) {
+    Stage2Result out;
+    if (job.mode == AlignmentMode::Global && !job.options.align.traceback) return out;  // begins at the corner
+    PathPoint cur{end.i, end.j, false};
+    I64 goal = end.score;
+    std::vector<std::int64_t> saved;
+    for (const CrossingRow& c : rows) saved.push_back(c.row);
+    int k = static_cast<int>(std::upper_bound(saved.begin(), saved.end(), end.i - 1) - saved.begin()) - 1;
+    for (bool found_start = false; !found_start; --k) {
+        job.context.throw_if_cancelled();
+        const I64 r = k >= 0 ? saved[static_cast<std::size_t>(k)] : 0;
+        std::vector<PassTask> band;
+        band.push_back(crossing_band(job, session, rows, k, r, cur, goal, top));
+        const PassTask& p = band[0];
+        job.runner.run(band, job.context, {});
+        job.stats.stage_cells[1] += p.cells;
+        const GoalHit hit = p.want_last_column ? with_free_column_begin(p.hit, p.last_col_h, p.rows(), p.cols(), goal)
+                                               : p.hit;
+        if (!hit.found)
+            throw Error("internal error in the long-pair pipeline: no crossing of row " + std::to_string(r) +
+                        " reaches the score " + std::to_string(goal));
+        const PathPoint at{cur.i - hit.i, cur.j - hit.j, hit.kind == GoalHit::Kind::CrossF};
+        if (hit.kind == GoalHit::Kind::Begin) {
+            out.segments.push_back({at, cur, goal});
+            out.start = at;
+            break;
+        }
+        const I64 prefix = hit.kind == GoalHit::Kind::CrossF ? hit.forward_f : hit.forward_h;
+        out.segments.push_back({at, cur, goal - prefix});
+        cur = at;
+        goal = prefix;
+        ++job.stats.crossings;
+        if (k < 0) {  // row 0: the path starts on it
+            if (hit.kind != GoalHit::Kind::CrossH)
+                throw Error("internal error in the long-pair pipeline: a gap crosses row 0");
+            if (top == Edge::Zero) {
+                out.start = at;
+            } else {  // a leading gap along row 0 from the corner
+                out.leading_d = at.j;
+                out.start = {0, 0, false};
+            }
+            found_start = true;
+        }
+    }
+    std::reverse(out.segments.begin(), out.segments.end());
+    return out;
+}
+
+// One level of stage 3: for every big segment, a forward pass over its top
+// half and a reverse pass over its bottom half (tasks 2b and 2b + 1).
+std::vector<PassTask> split_level_tasks(const std::vector<PathSegment>& segments, const std::vector<std::size_t>& big) {
+    std::vector<PassTask> level(big.size() * 2);
+    for (std::size_t b = 0; b < big.size(); ++b) {
+        const PathSegment& sg = segments[big[b]];
+        const I64 mid = middle_row(sg);
+        PassTask& f = level[2 * b];
+        f.row_begin = sg.from.i;
+        f.row_end = mid;
+        f.col_begin = sg.from.j;
+        f.col_end = sg.to.j;
+        forward_edges(f, sg.from);
+        f.want_last_row = true;
+        PassTask& r = level[2 * b + 1];
+        r.reversed = true;
+        r.row_begin = mid;
+        r.row_end = sg.to.i;
+        r.col_begin = sg.from.j;
+        r.col_end = sg.to.j;
+        reverse_edges(r, sg.to);
+        r.want_last_row = true;
+    }
+    return level;
+}
+
+// The segments after a level: each big one replaced by its halves at its
+// middle crossing, which must be worth what the level above said.
+std::vector<PathSegment> split_at_crossings(const std::vector<PathSegment>& segments,
+                                            const std::vector<std::size_t>& big, const std::vector<PassTask>& level,
+                                            I64 refund, LongPairStats& stats) {
+    std::vector<PathSegment> next;
+    next.reserve(segments.size() + big.size());
+    std::size_t b = 0;
+    for (std::size_t x = 0; x < segments.size(); ++x) {
+        if (b >= big.size() || big[b] != x) {
+            next.push_back(segments[x]);
+            continue;
+        }
+        const PathSegment& sg = segments[x];
+        const PassTask& f = level[2 * b];
+        const PassTask& r = level[2 * b + 1];
+        stats.stage_cells[2] += f.cells + r.cells;
+        ++b;
+        const MiddleCrossing mid = best_middle_crossing(sg, f.last_h, f.last_f, r.last_h, r.last_f, refund);
+        if (mid.score != sg.score)
+            throw Error("internal error in the long-pair pipeline: the split of rows " + std::to_string(sg.from.i) +
+                        ".." + std::to_string(sg.to.i) + " scores " + std::to_string(mid.score) + ", expected " +
+                        std::to_string(sg.score));
+        next.push_back({sg.from, mid.at, mid.prefix});
+        next.push_back({mid.at, sg.to, sg.score - mid.prefix});
+    }
+    return next;
+}
+
+// Stage 3's splits: every segment in its middle row, a level at a time (one
+// runner call each), until all are small.
+void split_segments(PipelineJob& job, std::vector<PathSegment>& segments) {
+    const SegmentLimits limits{job.options.base_rows, job.options.base_cells};
+    const I64 refund = job.scheme.gap_open - job.scheme.gap_extend;
+    for (;;) {
+        std::vector<std::size_t> big;
+        for (std::size_t x = 0; x < segments.size(); ++x)
+            if (!limits.small(segments[x])) big.push_back(x);
+        if (big.empty()) break;
+        job.context.throw_if_cancelled();
+        ++job.stats.split_levels;
+        std::vector<PassTask> level = split_level_tasks(segments, big);
+        job.runner.run(level, job.context, {});
+        segments = split_at_crossings(segments, big, level, refund, job.stats);
+    }
+}
+
+// Stage 3's end with a sink: the header, a leading gap, then the tracebacks
+// in path order, checked as the columns go.
+void stream_path(PipelineJob& job, Alignment& a, const Stage2Result& s2, unsigned workers, Clock::time_point t0) {
+    AlignmentSink& sink = *job.options.sink;
+    sink.begin(a.without_path());
+    PathScorer scorer(job.query, job.target, a.query_begin, a.target_begin, job.scheme);
+    if (s2.leading_d > 0) {
+        const CigarOp lead{'D', static_cast<std::uint32_t>(s2.leading_d)};
+        scorer.push(lead.op, lead.length);
+        a.cigar.push(lead.op, lead.length);
+        sink.columns(std::span<const CigarOp>(&lead, 1));
+        ++job.stats.streamed_pieces;
+    }
+    const std::size_t window = job.options.sink_window > 0 ? static_cast<std::size_t>(job.options.sink_window)
+                                                           : std::size_t{8} * workers;
+    job.stats.stream_window = static_cast<int>(window);
+    stream_tracebacks(s2.segments, job.q.data(), job.t.data(), job.scheme, workers, window, job.context, a, scorer,
+                      sink, job.stats);
+    job.stats.stage_seconds[2] = seconds_since(t0);
+    finish_streamed_path(a, scorer, "the long-pair pipeline");
+    sink.end(a);
+}
+
+// Stage 3's end in memory: the whole CIGAR, the aligned text, and the
+// re-scoring check.
+void build_path(PipelineJob& job, Alignment& a, const Stage2Result& s2, unsigned workers, Clock::time_point t0) {
+    const std::vector<std::vector<char>> pieces =
+        trace_segments(s2.segments, job.q.data(), job.t.data(), job.scheme, workers, job.context);
+    if (s2.leading_d > 0) a.cigar.push('D', static_cast<std::uint32_t>(s2.leading_d));
+    for (const std::vector<char>& piece : pieces)
+        for (char op : piece) a.cigar.push(op);
+    job.stats.stage_seconds[2] = seconds_since(t0);
+    complete_alignment(a, job.query, job.target, job.scheme);
+    const std::int64_t path_score = rescore(a.cigar, job.query, job.target, a.query_begin, a.target_begin, job.scheme);
+    if (path_score != a.score)
+        throw Error("internal error in the long-pair pipeline: the alignment re-scores to " +
+                    std::to_string(path_score) + ", the DP said " + std::to_string(a.score));
+}
+
+// ---- Stage 3: the segments split until small, then traced back on CPU
+// threads into the alignment or to the sink.
+void run_stage3(PipelineJob& job, Alignment& a, Stage2Result& s2) {
+    const auto t0 = Clock::now();
+    split_segments(job, s2.segments);
+    job.stats.base_segments = static_cast<I64>(s2.segments.size());
+    const LongPairOptions& options = job.options;
+    unsigned workers = options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
+    workers = std::max(1u, std::min<unsigned>(workers, static_cast<unsigned>(s2.segments.size())));
+    if (options.sink) stream_path(job, a, s2, workers, t0);
+    else build_path(job, a, s2, workers, t0);
+}
+
+// The alignment before stage 2: what ran, on which device.
+Alignment alignment_header(PipelineJob& job) {
+    Alignment a;
+    a.mode = job.mode;
+    a.query_length = job.m;
+    a.target_length = job.n;
+    a.device = job.runner.device();
+    a.kernel = long_kernel_name(job.runner.kernel(), job.mode, job.scheme.linear());
+    job.stats.strategy = job.runner.strategy();
+    return a;
+}
+
 }  // namespace
 
 static Alignment run_pipeline(std::string_view query, std::string_view target, const ScoringScheme& scheme,
@@ -333,510 +609,58 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
 static Alignment run_pipeline(std::string_view query, std::string_view target, const ScoringScheme& scheme,
                               const LongPairOptions& options, PassRunner& runner, const JobContext& context,
                               LongPairStats* stats_out, ResumedFrom& resumed) {
-    if (query.empty()) throw Error("the query sequence is empty: nothing to align");
-    if (target.empty()) throw Error("the target sequence is empty: nothing to align");
-    if (scheme.gap_open < 0 || scheme.gap_extend < 0 || scheme.gap_extend > scheme.gap_open)
-        throw Error("gap penalties must satisfy 0 <= extend <= open");
-    const EncodedSequence q = encode(query, scheme.matrix, "the query");
-    const EncodedSequence t = encode(target, scheme.matrix, "the target");
-    const auto m = static_cast<I64>(q.size());
-    const auto n = static_cast<I64>(t.size());
-    check_ranges(m, n, scheme);
-    const AlignmentMode mode = options.align.mode;
-    const bool local = mode == AlignmentMode::Local;
-    const bool semi = mode == AlignmentMode::SemiGlobal;
-    const FreeEndGaps fe = semi ? options.align.free_ends : FreeEndGaps::none();
-    LongPairStats stats;
-
-    // The checkpoint: a new one, or the one this job resumes from (checked
-    // against the pair and the scheme before any work).
-    std::optional<LongCheckpoint> ckpt;
-    if (options.resume && options.checkpoint_dir.empty())
-        throw Error("--resume needs the checkpoint directory (--checkpoint DIR)");
-    if (!options.checkpoint_dir.empty()) {
-        if (!(options.checkpoint_every >= 0)) throw Error("the checkpoint interval must be 0 seconds or more");
-        const CheckpointIdentity id = CheckpointIdentity::of(q.data(), m, t.data(), n, scheme, options.align);
-        if (options.resume) {
-            ckpt.emplace(LongCheckpoint::resume(options.checkpoint_dir, id));
-            resumed.dir = options.checkpoint_dir;
-            resumed.first_row = ckpt->state().rows.front();
-            resumed.last_row = ckpt->state().last_row();
-        }
-        else ckpt.emplace(LongCheckpoint::start(options.checkpoint_dir, id));
-    }
-    // A job that fails before its first checkpoint leaves no empty directory behind.
-    struct TidyOnFailure {
-        std::optional<LongCheckpoint>& ckpt;
-        int exceptions = std::uncaught_exceptions();
-        ~TidyOnFailure() {
-            if (ckpt && std::uncaught_exceptions() > exceptions) ckpt->remove_empty_directory();
-        }
-    } tidy{ckpt};
-    // Stage 1 goes on below row r0 (0: from the top; m: it is done).
-    const I64 r0 = ckpt ? ckpt->state().last_row() : 0;
-    const std::size_t loaded_rows = ckpt ? ckpt->state().rows.size() : 0;
-    stats.resumed_from_row = r0;
-    runner.prepare(q.data(), m, t.data(), n, scheme);
-
-    // Progress: stage 1 is the part of the matrix still to compute; stages 2
-    // and 3 add a few percent.
+    check_input(query, target, scheme);
+    PipelineJob job(query, target, scheme, options, runner, context);
+    CheckpointSession session(job, resumed);
+    const I64 m = job.m, n = job.n;
+    job.stats.resumed_from_row = session.resumed_row();
+    runner.prepare(job.q.data(), m, job.t.data(), n, scheme);
     const std::uint64_t matrix = static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(n);
-    std::uint64_t done_before = 0;
-    const std::uint64_t estimate = static_cast<std::uint64_t>(m - r0) * static_cast<std::uint64_t>(n) + matrix / 8;
-    auto report = [&](std::uint64_t cells_done) {
-        if (context.progress) {
-            Progress p;
-            p.cells_done = std::min(done_before + cells_done, estimate);
-            p.cells_total = estimate;
-            p.items_total = 1;
-            context.progress(p);
-        }
-    };
-    PassProgress pass_progress = [&](std::uint64_t cells, std::uint64_t) { report(cells); };
+    JobProgress progress(context,
+                         static_cast<std::uint64_t>(m - session.resumed_row()) * static_cast<std::uint64_t>(n) + matrix / 8);
 
-    // ---- Stage 1.
     auto t0 = Clock::now();
-    const Edge top = local ? Edge::Zero : (fe.query_begin ? Edge::Zero : Edge::Gap);
-    const Edge left = local ? Edge::Zero : (fe.target_begin ? Edge::Zero : Edge::Gap);
-    const int overview_cols = static_cast<int>(std::min<I64>(options.overview_size, n));
-    // What stage 1 leaves, in forward coordinates: the best cell (local), the
-    // best cell of the last column (semi-global, free target end), the last row.
-    BestCell best_cell = ckpt ? ckpt->state().best : BestCell{};
-    BestCell last_column = ckpt ? ckpt->state().last_column : BestCell{};
-    std::vector<Score> bottom_h;
-    std::vector<std::int64_t> overview_edges;  // the overview of the whole matrix (when asked for)
-    std::vector<Score> overview_grid;
-    CheckpointState loaded_overview;  // the checkpoint's overview as it was loaded (later commits change the state)
-    if (ckpt && overview_cols > 0) {
-        loaded_overview.overview_cols = ckpt->state().overview_cols;
-        loaded_overview.overview_row_edges = ckpt->state().overview_row_edges;
-        loaded_overview.overview = ckpt->state().overview;
-    }
-    // The overview of rows 1..upto: the checkpoint's part (rows 1..r0), then the
-    // pass's blocks that start at or above `upto`.
-    auto combine_overview = [&](const std::vector<std::int64_t>& pass_edges, const std::vector<Score>& pass_grid,
-                                I64 upto, std::vector<std::int64_t>& edges, std::vector<Score>& grid) {
-        edges.clear();
-        grid.clear();
-        if (overview_cols <= 0) return;
-        const auto C = static_cast<std::size_t>(overview_cols);
-        if (r0 > 0) {
-            if (loaded_overview.overview_cols == overview_cols && !loaded_overview.overview_row_edges.empty()) {
-                edges = loaded_overview.overview_row_edges;
-                grid = loaded_overview.overview;
-            } else {  // the checkpoint has none (or another grid): rows 1..r0 show as empty
-                edges.push_back(1);
-                grid.assign(C, kNegInf);
-            }
-        }
-        for (std::size_t b = 0; b < pass_edges.size() && pass_edges[b] + r0 <= upto; ++b) {
-            edges.push_back(pass_edges[b] + r0);
-            grid.insert(grid.end(), pass_grid.begin() + static_cast<std::ptrdiff_t>(b * C),
-                        pass_grid.begin() + static_cast<std::ptrdiff_t>((b + 1) * C));
-        }
-    };
-    // Checkpoints: the special rows finished since the last one, then the manifest.
-    std::size_t rows_in_checkpoint = 0;  // of the runner's special rows
-    auto last_checkpoint = Clock::now();
-    auto checkpoint_due = [&] {
-        return ckpt && (options.checkpoint_every <= 0 || seconds_since(last_checkpoint) >= options.checkpoint_every);
-    };
-    auto write_checkpoint = [&](std::size_t special_rows, const BestCell& b, const BestCell& lc,
-                                const std::vector<std::int64_t>& pass_edges, const std::vector<Score>& pass_grid,
-                                I64 upto, const std::vector<Score>* last_h, const std::vector<Score>* last_f) {
-        const auto c0 = Clock::now();
-        std::vector<Score> h, f;
-        for (; rows_in_checkpoint < special_rows; ++rows_in_checkpoint) {
-            runner.read_special_row(rows_in_checkpoint, h, f);
-            ckpt->add_row(runner.saved_rows()[rows_in_checkpoint], h, f);
-        }
-        if (last_h) ckpt->add_row(m, *last_h, *last_f);
-        std::vector<std::int64_t> edges;
-        std::vector<Score> grid;
-        combine_overview(pass_edges, pass_grid, upto, edges, grid);
-        ckpt->commit(b, lc, overview_cols, edges, grid);
-        ++stats.checkpoints;
-        stats.checkpoint_seconds += seconds_since(c0);
-        last_checkpoint = Clock::now();
-    };
-    auto shifted = [&](BestCell c) {
-        if (c.score > kNegInf) c.i += r0;
-        return c;
-    };
-    auto merged = [&](const BestCell& a, const BestCell& b) { return better_cell(b, a) ? b : a; };
+    Stage1Plan plan = plan_stage1(stage1_inputs(job, session));
+    const OverviewJoin join = session.overview_join(plan.overview_cols);
+    const Stage1Result s1 = run_stage1(job, plan, session, join, progress);
+    job.stats.stage_cells[0] = s1.cells;
+    job.stats.stage_seconds[0] = seconds_since(t0);
+    const std::vector<CrossingRow> rows = crossing_rows(session, runner, plan.runs, m);
+    job.stats.special_rows = static_cast<I64>(rows.size());
+    record_overview(job.stats, job, plan.overview_cols, s1);
+    progress.add_done(s1.cells);
 
-    std::vector<PassTask> tasks(1);
-    PassTask& s1 = tasks[0];
-    if (r0 < m) {
-        PassTask& p = s1;
-        const I64 rows = m - r0;
-        p.row_begin = r0;
-        p.row_end = m;
-        p.col_end = n;
-        p.top = top;
-        p.left = left;
-        if (r0 > 0) {  // row r0 from the checkpoint is the top edge; the left edge goes on from its column 0
-            p.top = Edge::Explicit;
-            ckpt->read_row(loaded_rows - 1, p.top_h, p.top_f);
-            if (left == Edge::Gap) p.left = Edge::GapContinue;
-        }
-        p.local = local;
-        p.track_best = local;
-        p.want_last_row = !local || ckpt.has_value();
-        p.want_last_column = semi && fe.target_end;
-        if (overview_cols > 0) {
-            p.overview_rows = static_cast<int>(std::clamp<I64>((options.overview_size * rows + m - 1) / m, 1, rows));
-            p.overview_cols = overview_cols;
-        }
-        const std::uint64_t row_bytes = runner.special_row_bytes(n);
-        // Rows the budget holds; a resumed job's checkpoint rows count against it.
-        const std::uint64_t budget_rows = options.special_row_budget / std::max<std::uint64_t>(row_bytes, 1);
-        const std::uint64_t count = std::max<std::uint64_t>(1, budget_rows - std::min<std::uint64_t>(budget_rows, loaded_rows));
-        p.special_every = std::max<I64>(options.min_band_rows, (rows + static_cast<I64>(count)) / (static_cast<I64>(count) + 1));
-        const I64 cap = runner.max_band_rows();
-        if (cap > 0 && p.special_every > cap && (options.align.traceback || mode != AlignmentMode::Global)) {
-            p.special_every = cap;
-            const std::uint64_t needed = static_cast<std::uint64_t>(rows / cap) * row_bytes;
-            if (needed > options.special_row_budget)
-                throw Error("this pair needs " + std::to_string(rows / cap) + " special rows of " +
-                            std::to_string(row_bytes >> 20) + " MiB (" + std::to_string(needed >> 20) +
-                            " MiB) on " + runner.device() + " for its stage-2 bands of at most " + std::to_string(cap) +
-                            " rows; the budget is " + std::to_string(options.special_row_budget >> 20) +
-                            " MiB: raise --special-rows-mem, or use --device cpu");
-        }
-        if (ckpt)
-            p.on_rows_done = [&](const RowsDone& d) {
-                if (!checkpoint_due() || d.special_rows <= rows_in_checkpoint) return;
-                static const std::vector<std::int64_t> no_edges;
-                static const std::vector<Score> no_grid;
-                write_checkpoint(d.special_rows, merged(best_cell, shifted(d.best)), merged(last_column, shifted(d.last_column)),
-                                 d.overview_row_edges ? *d.overview_row_edges : no_edges, d.overview ? *d.overview : no_grid,
-                                 r0 + d.row, nullptr, nullptr);
-            };
-        runner.run(tasks, context, pass_progress);
-        best_cell = merged(best_cell, shifted(s1.best));
-        if (p.want_last_column)
-            for (I64 i = 1; i <= rows; ++i)
-                last_column = merged(last_column, BestCell{s1.last_col_h[static_cast<std::size_t>(i)], r0 + i, n});
-        bottom_h = s1.last_h;
-        combine_overview(s1.overview_row_edges, s1.overview, m, overview_edges, overview_grid);
-        if (ckpt && checkpoint_due())  // stage 1 done: with the last row, a later resume starts at stage 2
-            write_checkpoint(runner.saved_rows().size(), best_cell, last_column, s1.overview_row_edges, s1.overview, m,
-                             &s1.last_h, &s1.last_f);
-    } else {  // the checkpoint holds all of stage 1
-        std::vector<Score> f;
-        ckpt->read_row(loaded_rows - 1, bottom_h, f);
-        combine_overview({}, {}, m, overview_edges, overview_grid);
-    }
-    stats.stage_cells[0] = s1.cells;
-    stats.stage_seconds[0] = seconds_since(t0);
-    // The special rows: the checkpoint's (rows 1..r0, not the last row m) and the runner's (below r0).
-    struct CrossingRow {
-        I64 row;
-        int runner_index, loaded_index;  // one of them is -1
-    };
-    std::vector<CrossingRow> crossing_rows;
-    for (std::size_t k = 0; k < loaded_rows; ++k)
-        if (ckpt->state().rows[k] < m) crossing_rows.push_back({ckpt->state().rows[k], -1, static_cast<int>(k)});
-    if (r0 < m)
-        for (std::size_t k = 0; k < runner.saved_rows().size(); ++k)
-            crossing_rows.push_back({runner.saved_rows()[k], static_cast<int>(k), -1});
-    stats.special_rows = static_cast<I64>(crossing_rows.size());
-    if (!overview_grid.empty()) {
-        stats.overview.rows = m;
-        stats.overview.cols = n;
-        stats.overview.grid_cols = overview_cols;
-        stats.overview.row_edges = overview_edges;
-        stats.overview.max_h = overview_grid;
-    }
-    done_before += s1.cells;
-    // After a successful job the checkpoint goes (unless asked to keep it).
-    auto finish = [&] {
-        if (ckpt && !options.keep_checkpoint) ckpt->remove_files();
-    };
-
-    I64 score = 0, i_end = 0, j_end = 0;
-    if (local) {
-        score = best_cell.score;
-        i_end = best_cell.i;
-        j_end = best_cell.j;
-    } else {
-        score = bottom_h[static_cast<std::size_t>(n)];
-        i_end = m;
-        j_end = n;
-        if (semi) {
-            // The end rule: highest score, then smallest j, then smallest i.
-            auto consider = [&](I64 v, I64 i, I64 j) {
-                if (v > score || (v == score && (j < j_end || (j == j_end && i < i_end)))) {
-                    score = v;
-                    i_end = i;
-                    j_end = j;
-                }
-            };
-            if (fe.query_end)
-                for (I64 j = 1; j <= n; ++j) consider(bottom_h[static_cast<std::size_t>(j)], m, j);
-            if (fe.target_end && last_column.score > kNegInf) consider(last_column.score, last_column.i, n);
-        }
-    }
-
-    Alignment a;
-    a.mode = mode;
-    a.query_length = m;
-    a.target_length = n;
-    a.device = runner.device();
-    a.kernel = long_kernel_name(runner.kernel(), mode, scheme.linear());
-    stats.strategy = runner.strategy();
-    if (local && score <= 0) {  // the empty local alignment
+    const EndCell end = choose_end(options.align, m, n, s1.best_cell, s1.bottom_h, s1.last_column);
+    Alignment a = alignment_header(job);
+    if (job.local && end.score <= 0) {  // the empty local alignment
         if (options.sink) {
             options.sink->begin(a);
             options.sink->end(a);
         }
-        finish();
-        if (stats_out) *stats_out = stats;
+        session.finish();
+        if (stats_out) *stats_out = job.stats;
         return a;
     }
-    a.score = score;
-    a.query_end = i_end;
-    a.target_end = j_end;
+    a.score = end.score;
+    a.query_end = end.i;
+    a.target_end = end.j;
 
-    // ---- Stage 2: crossings from the end upwards.
     t0 = Clock::now();
-    std::vector<Segment> segments;  // from the end backwards
-    Point cur{i_end, j_end, false};
-    I64 goal = score;
-    I64 leading_d = 0;
-    Point start;
-    const bool need_path = options.align.traceback;
-    if (mode == AlignmentMode::Global && !need_path) {
-        start = {0, 0, false};
-    } else {
-        std::vector<std::int64_t> saved;
-        for (const CrossingRow& c : crossing_rows) saved.push_back(c.row);
-        int k = static_cast<int>(std::upper_bound(saved.begin(), saved.end(), i_end - 1) - saved.begin()) - 1;
-        bool found_start = false;
-        while (!found_start) {
-            context.throw_if_cancelled();
-            const I64 r = k >= 0 ? saved[static_cast<std::size_t>(k)] : 0;
-            std::vector<PassTask> band(1);
-            PassTask& p = band[0];
-            p.reversed = true;
-            p.row_begin = r;
-            p.row_end = cur.i;
-            p.col_begin = 0;
-            p.col_end = cur.j;
-            reverse_edges(p, cur);
-            p.goal_search = true;
-            p.goal = static_cast<Score>(goal);
-            p.goal_any_cell = local;
-            if (k < 0) {
-                p.crossing_row = kRowZero;
-            } else if (crossing_rows[static_cast<std::size_t>(k)].runner_index >= 0) {
-                p.crossing_row = crossing_rows[static_cast<std::size_t>(k)].runner_index;
-            } else {  // a row of the checkpoint
-                p.crossing_row = kExplicitRow;
-                ckpt->read_row(static_cast<std::size_t>(crossing_rows[static_cast<std::size_t>(k)].loaded_index),
-                               p.crossing_h, p.crossing_f);
-            }
-            p.crossing_edge = top;
-            p.want_last_column = semi && fe.target_begin;
-            runner.run(band, context, {});
-            stats.stage_cells[1] += p.cells;
-            const I64 h = p.rows(), w = p.cols();
-            GoalHit hit = p.hit;
-            if (p.want_last_column && (!hit.found || hit.j == w)) {
-                // Free column 0: a path may start on it (forward H = 0 there).
-                for (I64 i = 0; i <= h; ++i) {
-                    if (p.last_col_h[static_cast<std::size_t>(i)] != goal) continue;
-                    if (!hit.found || hit.j > w || i < hit.i || (i == hit.i && hit.kind != GoalHit::Kind::Begin)) {
-                        hit.found = true;
-                        hit.kind = GoalHit::Kind::Begin;
-                        hit.i = i;
-                        hit.j = w;
-                    }
-                    break;
-                }
-            }
-            if (!hit.found)
-                throw Error("internal error in the long-pair pipeline: no crossing of row " + std::to_string(r) +
-                            " reaches the score " + std::to_string(goal));
-            const Point at{cur.i - hit.i, cur.j - hit.j, hit.kind == GoalHit::Kind::CrossF};
-            if (hit.kind == GoalHit::Kind::Begin) {
-                segments.push_back({at, cur, goal});
-                start = at;
-                found_start = true;
-            } else {
-                const I64 prefix = hit.kind == GoalHit::Kind::CrossF ? hit.forward_f : hit.forward_h;
-                segments.push_back({at, cur, goal - prefix});
-                cur = at;
-                goal = prefix;
-                ++stats.crossings;
-                if (k < 0) {  // row 0: the path starts on it
-                    if (hit.kind != GoalHit::Kind::CrossH)
-                        throw Error("internal error in the long-pair pipeline: a gap crosses row 0");
-                    if (top == Edge::Zero) {
-                        start = at;
-                    } else {  // a leading gap along row 0 from the corner
-                        leading_d = at.j;
-                        start = {0, 0, false};
-                    }
-                    found_start = true;
-                }
-                --k;
-            }
-        }
-        std::reverse(segments.begin(), segments.end());
-    }
-    stats.stage_seconds[1] = seconds_since(t0);
-    done_before += stats.stage_cells[1];
-    a.query_begin = start.i + 1;
-    a.target_begin = start.j + 1;
+    Stage2Result s2 = run_stage2(job, session, rows, end, plan.top);
+    job.stats.stage_seconds[1] = seconds_since(t0);
+    progress.add_done(job.stats.stage_cells[1]);
+    a.query_begin = s2.start.i + 1;
+    a.target_begin = s2.start.j + 1;
 
-    if (need_path) {
-        // ---- Stage 3: split every segment in its middle row until it is small.
-        t0 = Clock::now();
-        const I64 refund = scheme.gap_open - scheme.gap_extend;
-        auto small = [&](const Segment& sg) {
-            const I64 h = sg.to.i - sg.from.i, w = sg.to.j - sg.from.j;
-            return h <= 1 || (h <= options.base_rows &&
-                              static_cast<std::uint64_t>(h + 1) * static_cast<std::uint64_t>(w + 1) <= options.base_cells * 64) ||
-                   static_cast<std::uint64_t>(h + 1) * static_cast<std::uint64_t>(w + 1) <= options.base_cells;
-        };
-        for (;;) {
-            std::vector<std::size_t> big;
-            for (std::size_t x = 0; x < segments.size(); ++x)
-                if (!small(segments[x])) big.push_back(x);
-            if (big.empty()) break;
-            context.throw_if_cancelled();
-            ++stats.split_levels;
-            std::vector<PassTask> level(big.size() * 2);
-            for (std::size_t b = 0; b < big.size(); ++b) {
-                const Segment& sg = segments[big[b]];
-                const I64 mid = sg.from.i + (sg.to.i - sg.from.i) / 2;
-                PassTask& f = level[2 * b];
-                f.row_begin = sg.from.i;
-                f.row_end = mid;
-                f.col_begin = sg.from.j;
-                f.col_end = sg.to.j;
-                forward_edges(f, sg.from);
-                f.want_last_row = true;
-                PassTask& r = level[2 * b + 1];
-                r.reversed = true;
-                r.row_begin = mid;
-                r.row_end = sg.to.i;
-                r.col_begin = sg.from.j;
-                r.col_end = sg.to.j;
-                reverse_edges(r, sg.to);
-                r.want_last_row = true;
-            }
-            runner.run(level, context, {});
-            std::vector<Segment> next;
-            next.reserve(segments.size() + big.size());
-            std::size_t b = 0;
-            for (std::size_t x = 0; x < segments.size(); ++x) {
-                if (b >= big.size() || big[b] != x) {
-                    next.push_back(segments[x]);
-                    continue;
-                }
-                const Segment& sg = segments[x];
-                const PassTask& f = level[2 * b];
-                const PassTask& r = level[2 * b + 1];
-                stats.stage_cells[2] += f.cells + r.cells;
-                ++b;
-                const I64 w = sg.to.j - sg.from.j;
-                I64 best = kNegInf, best_c = -1, best_prefix = 0;
-                bool best_gap = false;
-                for (I64 c = 0; c <= w; ++c) {
-                    const auto C = static_cast<std::size_t>(c), R = static_cast<std::size_t>(w - c);
-                    const I64 hf = f.last_h[C], hr = r.last_h[R], ff = f.last_f[C], fr = r.last_f[R];
-                    if (hf > kNoPath && hr > kNoPath && hf + hr > best) {
-                        best = hf + hr;
-                        best_c = c;
-                        best_prefix = hf;
-                        best_gap = false;
-                    }
-                    if (ff > kNoPath && fr > kNoPath && ff + fr + refund > best) {
-                        best = ff + fr + refund;
-                        best_c = c;
-                        best_prefix = ff;
-                        best_gap = true;
-                    }
-                }
-                if (best != sg.score)
-                    throw Error("internal error in the long-pair pipeline: the split of rows " +
-                                std::to_string(sg.from.i) + ".." + std::to_string(sg.to.i) + " scores " +
-                                std::to_string(best) + ", expected " + std::to_string(sg.score));
-                const Point midp{f.row_end, sg.from.j + best_c, best_gap};
-                next.push_back({sg.from, midp, best_prefix});
-                next.push_back({midp, sg.to, sg.score - best_prefix});
-            }
-            segments.swap(next);
-        }
-        // Full-matrix tracebacks of the small segments, on CPU threads.
-        stats.base_segments = static_cast<I64>(segments.size());
-        unsigned workers = options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
-        workers = std::max(1u, std::min<unsigned>(workers, static_cast<unsigned>(segments.size())));
-        if (options.sink) {
-            // Streamed: in path order to the sink, checked as the columns go.
-            AlignmentSink& sink = *options.sink;
-            sink.begin(a.without_path());
-            PathScorer scorer(query, target, a.query_begin, a.target_begin, scheme);
-            if (leading_d > 0) {
-                const CigarOp lead{'D', static_cast<std::uint32_t>(leading_d)};
-                scorer.push(lead.op, lead.length);
-                a.cigar.push(lead.op, lead.length);
-                sink.columns(std::span<const CigarOp>(&lead, 1));
-                ++stats.streamed_pieces;
-            }
-            const std::size_t window = options.sink_window > 0 ? static_cast<std::size_t>(options.sink_window)
-                                                               : std::size_t{8} * workers;
-            stats.stream_window = static_cast<int>(window);
-            stream_tracebacks(segments, q.data(), t.data(), scheme, workers, window, context, a, scorer, sink, stats);
-            stats.stage_seconds[2] = seconds_since(t0);
-            finish_streamed_path(a, scorer, "the long-pair pipeline");
-            sink.end(a);
-            report(stats.stage_cells[2]);
-            finish();
-            if (stats_out) *stats_out = stats;
-            return a;
-        }
-        std::vector<std::vector<char>> pieces(segments.size());
-        std::atomic<std::size_t> next_index{0};
-        std::exception_ptr failure;
-        std::mutex failure_mutex;
-        auto work = [&] {
-            try {
-                for (std::size_t x; (x = next_index.fetch_add(1)) < segments.size();) {
-                    if (context.cancelled()) return;
-                    traceback_segment(segments[x], q.data(), t.data(), scheme, pieces[x]);
-                }
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(failure_mutex);
-                if (!failure) failure = std::current_exception();
-                next_index = segments.size();
-            }
-        };
-        std::vector<std::thread> pool;
-        for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
-        work();
-        for (std::thread& th : pool) th.join();
-        if (failure) std::rethrow_exception(failure);
-        context.throw_if_cancelled();
-        if (leading_d > 0) a.cigar.push('D', static_cast<std::uint32_t>(leading_d));
-        for (const std::vector<char>& piece : pieces)
-            for (char op : piece) a.cigar.push(op);
-        stats.stage_seconds[2] = seconds_since(t0);
-        complete_alignment(a, query, target, scheme);
-        const std::int64_t path_score = rescore(a.cigar, query, target, a.query_begin, a.target_begin, scheme);
-        if (path_score != a.score)
-            throw Error("internal error in the long-pair pipeline: the alignment re-scores to " +
-                        std::to_string(path_score) + ", the DP said " + std::to_string(a.score));
+    if (options.align.traceback) {
+        run_stage3(job, a, s2);
     } else if (options.sink) {  // no path asked for: the header is all there is
         options.sink->begin(a);
         options.sink->end(a);
     }
-    report(stats.stage_cells[2]);
-    finish();
-    if (stats_out) *stats_out = stats;
+    progress.report(job.stats.stage_cells[2]);
+    session.finish();
+    if (stats_out) *stats_out = job.stats;
     return a;
 }
 
