@@ -3,6 +3,7 @@
 // status 1 when anything failed.
 #include "cli_commands.hpp"
 #include "cli_options.hpp"
+#include "cli_profile.hpp"
 #include "cli_progress.hpp"
 #include "cli_project_flag.hpp"
 
@@ -14,10 +15,12 @@
 #include <alignscope/error.hpp>
 #include <alignscope/io/alignment_format.hpp>
 #include <alignscope/io/atomic_file.hpp>
+#include <alignscope/profile/filter_verify.hpp>
 #include <alignscope/search/scan.hpp>
 
 #ifdef ALIGNSCOPE_WITH_CUDA
 #include <alignscope/kernels/cuda_backend.hpp>
+#include <alignscope/kernels/profile_scanners.hpp>
 #endif
 
 #include <cstdio>
@@ -49,6 +52,7 @@ struct VerifyFlags {
     bool all_kernels = false;
     std::string max_length = "100k";
     LongFlags long_flags;
+    ProfileVerifyFlags profile;
     CLI::Option* pairs_option = nullptr;
     CLI::Option* reference_option = nullptr;
     CLI::Option* max_length_option = nullptr;
@@ -65,6 +69,21 @@ bool stderr_is_terminal() {
 
 int run_verify_long(const VerifyFlags& flags, CliContext& context);
 int run_verify_all_kernels(const VerifyFlags& flags, CliContext& context);
+
+// verify --profile, once the flags of the other checks are refused.
+int run_verify_profile_checked(const VerifyFlags& flags) {
+    if (flags.search || flags.long_pair || flags.all_kernels)
+        throw Error("--profile is its own check: drop --search, --long and --all-kernels");
+    if (flags.reference_option->count() || flags.scores_only_option->count() || flags.max_length_option->count() ||
+        flags.long_flags.given() || !flags.device.kernel.empty() || !flags.project.path.empty() ||
+        !flags.device.timeline.empty())
+        throw Error(
+            "verify --profile checks every profile kernel against the scalar reference: drop --reference, "
+            "--scores-only, --max-length, --strategy, --kernels, --special-rows-mem, --kernel, --project and "
+            "--timeline");
+    return run_verify_profile(flags.profile, flags.device.device, flags.pairs_option->count() ? flags.pairs : 200,
+                              flags.seed, flags.device.threads);
+}
 
 // Erases the progress line (stderr) before a line goes to stdout.
 void clear_progress(bool show_progress) {
@@ -164,6 +183,9 @@ int run_verify(const VerifyFlags& flags, CliContext& context) {
     refuse_overlapping_files({}, {{"--timeline", flags.device.timeline}, {"--project", flags.project.path}});
     if (!flags.search_mode.empty() && !flags.search)
         throw Error("--mode applies to verify --search (the other checks cover every mode)");
+    if (flags.profile.enabled) return run_verify_profile_checked(flags);
+    if (flags.profile.other_flags_given())
+        throw Error("--hmm, --db, --db-limit, --random-models and --no-long apply to verify --profile");
     if (flags.all_kernels) return run_verify_all_kernels(flags, context);
     if (flags.long_pair) {
         if (flags.search) throw Error("--long and --search are different checks: give one");
@@ -340,7 +362,8 @@ bool family_runs_on(const KernelFamilyEntry& family, const std::string& device) 
 // Refuses the flags that do not apply to a catalog run before any work.
 void refuse_flags_of_other_checks(const VerifyFlags& flags) {
     if (flags.search || flags.long_pair)
-        throw Error("--all-kernels runs the pairwise, search and long-pair kernels itself: drop --search and --long");
+        throw Error(
+            "--all-kernels runs the pairwise, search, long-pair and profile kernels itself: drop --search and --long");
     if (!flags.device.kernel.empty())
         throw Error("--kernel: --all-kernels runs every kernel; to check one, drop --all-kernels");
     if (flags.long_flags.given() || flags.max_length_option->count() || flags.scores_only_option->count() ||
@@ -416,8 +439,10 @@ int run_verify_all_kernels(const VerifyFlags& flags, CliContext& context) {
 KernelCatalog kernel_catalog() {
     KernelCatalog catalog;
     add_cpu_kernel_families(catalog);
+    profile::add_cpu_profile_kernel_families(catalog);
 #ifdef ALIGNSCOPE_WITH_CUDA
     kernels::add_cuda_kernel_families(catalog);
+    kernels::add_cuda_profile_kernel_families(catalog);
 #endif
     return catalog;
 }
@@ -450,13 +475,14 @@ void add_verify_command(CLI::App& app, CliContext& context) {
                       "reference and parasail (score, end, CIGAR re-scored)");
     command->add_flag("--all-kernels", flags->all_kernels,
                       "Check every kernel variant the catalog holds (pairwise modes x gaps x families x widths, the "
-                      "database scanners' kernels, the long-pair strips) on each device that runs it (--device: "
+                      "database scanners' kernels, the long-pair strips, the profile filters) on each device that runs it (--device: "
                       "auto = all, gpu = every GPU, or one device) against the CPU reference, --pairs a variant "
                       "[default: 24]; one line per variant");
     flags->max_length_option =
         command->add_option("--max-length", flags->max_length,
                             "verify --long: longest sequence, e.g. 3000, 20k [default: 100k on GPUs, 20k on CPUs]");
     flags->long_flags.add_to(*command);
+    flags->profile.add_to(*command);
     command->callback(
         [flags, &context] { context.action = [flags, &context] { return run_verify(*flags, context); }; });
 }

@@ -1,11 +1,12 @@
 // `alignscope-cli verify --all-kernels` through the real binary: every CPU
 // kernel variant the catalog holds (the cpu-ref and cpu pairwise kernels,
-// their database scanners and the CPU long-pair path) runs against the CPU
-// reference, one line each, exit status 0; flags of the other checks are
-// refused with one error line.
+// their database scanners, the CPU long-pair path and the CPU profile
+// filters) runs against the CPU reference, one line each, exit status 0;
+// flags of the other checks are refused with one error line.
 #include "cli_runner.hpp"
 
 #include <alignscope/bench/kernel_checks.hpp>
+#include <alignscope/profile/filter_verify.hpp>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -28,6 +29,7 @@ private slots:
         // One line per (device, variant) of the engine's catalog: "area device name N pairs: ...".
         KernelCatalog catalog;
         add_cpu_kernel_families(catalog);
+        profile::add_cpu_profile_kernel_families(catalog);
         int expected = 0;
         for (const KernelFamilyEntry& family : catalog.families())
             for (const KernelName& kernel : family.variants) {
@@ -58,6 +60,7 @@ private slots:
         const QJsonArray devices = QJsonDocument::fromJson(r.out).array();
         KernelCatalog catalog;
         add_cpu_kernel_families(catalog);
+        profile::add_cpu_profile_kernel_families(catalog);
         int checked = 0;
         for (const QJsonValue& value : devices) {
             const QJsonObject device = value.toObject();

@@ -1,17 +1,27 @@
-// A profile filter scanner against the scalar reference (filter_verify.hpp).
+// A profile filter scanner against the scalar reference, the made-up models
+// and targets it is checked on, and the profile kernels' catalog entries
+// (filter_verify.hpp).
+#include <alignscope/error.hpp>
 #include <alignscope/profile/domain_definition.hpp>
 #include <alignscope/profile/filter_verify.hpp>
 #include <alignscope/profile/filters.hpp>
+#include <alignscope/profile/profile_search.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <random>
 
 namespace alignscope::profile {
 
 namespace {
+
+constexpr double kLog2 = 0.69314718055994529;
+constexpr std::size_t kMismatchLines = 10;
 
 void add_target(ProfileTargets& targets, const std::string& name, const std::vector<std::uint8_t>& codes)
 {
@@ -21,19 +31,177 @@ void add_target(ProfileTargets& targets, const std::string& name, const std::vec
     targets.offsets.push_back(targets.residues.size());
 }
 
-void compare(const char* filter, const ProfileTargets& targets, const std::vector<float>& ours,
-             const std::vector<float>& reference, FilterCheck& check)
+// Whether a filter score (nats) passes hmmsearch's threshold P <= F against
+// the null model alone.
+bool passes(float score, int L, double mu, double lambda, double F)
 {
+    if (L == 0) return false;
+    const float bits = static_cast<float>((score - NullModel::null_score(L)) / kLog2);
+    return gumbel_survival(bits, mu, lambda) <= F;
+}
+
+// Scores of one filter, the scanner's against the reference's.
+FilterComparison compare(const std::string& filter, const ProfileTargets& targets, const std::vector<float>& ours,
+                         const std::vector<float>& reference, double mu, double lambda, double F, FilterCheck& check)
+{
+    FilterComparison out;
     for (std::size_t t = 0; t < ours.size(); ++t) {
-        ++check.compared;
+        ++out.compared;
+        const int L = targets.length(t);
+        const bool reference_passes = passes(reference[t], L, mu, lambda, F);
+        out.passed += reference_passes ? 1 : 0;
+        out.overflows += std::isinf(reference[t]) && reference[t] > 0 ? 1 : 0;
+        if (passes(ours[t], L, mu, lambda, F) != reference_passes) ++out.pass_differing;
         if (std::memcmp(&ours[t], &reference[t], sizeof(float)) == 0) continue;
-        if (++check.differing > 10) continue;
-        char line[320];
-        std::snprintf(line, sizeof line, "%s filter, target %s (%d residues): %.9g, reference %.9g", filter,
-                      targets.names[t].c_str(), targets.length(t), static_cast<double>(ours[t]),
-                      static_cast<double>(reference[t]));
+        ++out.differing;
+        if (check.mismatches.size() >= kMismatchLines) continue;
+        char line[400];
+        std::snprintf(line, sizeof line, "%s, model %s (M=%d), target %s (%d residues): %.9g, reference %.9g",
+                      filter.c_str(), check.model.c_str(), check.model_length, targets.names[t].c_str(), L,
+                      static_cast<double>(ours[t]), static_cast<double>(reference[t]));
         check.mismatches.emplace_back(line);
     }
+    check.compared += out.compared;
+    check.differing += out.differing;
+    return out;
+}
+
+// ------------------------------------------------------------ made-up models
+
+// A model of M nodes with every probability still zero, a typical calibration
+// and no composition line.
+ProfileHmm blank_model(const std::string& name, int M, ResidueAlphabet alphabet)
+{
+    ProfileHmm hmm;
+    hmm.format = "HMMER3/f";
+    hmm.name = name;
+    hmm.length = M;
+    hmm.alphabet = alphabet;
+    hmm.path = "made-up models";
+    const std::size_t K = static_cast<std::size_t>(hmm.canonical()), nodes = static_cast<std::size_t>(M) + 1;
+    hmm.match.assign(nodes * K, 0.0f);
+    hmm.insert.assign(nodes * K, 0.0f);
+    hmm.transitions.assign(nodes * kTransitions, 0.0f);
+    // Typical of Pfam models (STATS LOCAL lines in bits).
+    hmm.statistics = ProfileStatistics{-9.5, 0.71, -10.2, 0.71, -4.0, 0.71};
+    return hmm;
+}
+
+void set_transitions(ProfileHmm& hmm, int k, float mm, float mi, float md, float im, float ii, float dm, float dd)
+{
+    float* t = hmm.transitions.data() + static_cast<std::size_t>(k) * kTransitions;
+    t[kMM] = mm, t[kMI] = mi, t[kMD] = md, t[kIM] = im, t[kII] = ii, t[kDM] = dm, t[kDD] = dd;
+}
+
+// Node 0 has no delete state and node M no next node: Plan7's fixed entries.
+void close_ends(ProfileHmm& hmm)
+{
+    float* t0 = hmm.transitions.data();
+    t0[kDM] = 1.0f, t0[kDD] = 0.0f;
+    float* tM = hmm.transitions.data() + static_cast<std::size_t>(hmm.length) * kTransitions;
+    tM[kMM] = 1.0f - tM[kMI], tM[kMD] = 0.0f, tM[kDM] = 1.0f, tM[kDD] = 0.0f;
+}
+
+// Background insert emissions and the consensus (each node's likeliest residue).
+void finish_model(ProfileHmm& hmm)
+{
+    const ResidueCode& code = ResidueCode::of(hmm.alphabet);
+    const NullModel null_model(hmm.alphabet);
+    const int K = hmm.canonical();
+    for (int k = 0; k <= hmm.length; ++k)
+        for (int x = 0; x < K; ++x)
+            hmm.insert[static_cast<std::size_t>(k * K + x)] = null_model.frequencies()[static_cast<std::size_t>(x)];
+    hmm.consensus = " ";
+    for (int k = 1; k <= hmm.length; ++k) {
+        int best = 0;
+        for (int x = 1; x < K; ++x)
+            if (hmm.match_probability(k, x) > hmm.match_probability(k, best)) best = x;
+        hmm.consensus += code.symbol(best);
+    }
+    close_ends(hmm);
+}
+
+// Probabilities proportional to Gamma(shape) draws, summing to 1.
+void random_distribution(std::mt19937& random, float shape, float* out, int n)
+{
+    std::gamma_distribution<float> gamma(shape, 1.0f);
+    float sum = 0;
+    for (int i = 0; i < n; ++i) sum += out[i] = gamma(random) + 1e-6f;
+    for (int i = 0; i < n; ++i) out[i] /= sum;
+}
+
+ProfileHmm random_model(const std::string& name, int M, ResidueAlphabet alphabet, std::mt19937& random)
+{
+    ProfileHmm hmm = blank_model(name, M, alphabet);
+    const int K = hmm.canonical();
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+    const float shape = unit(random) < 0.5f ? 0.1f : 1.0f;  // peaked or spread emissions
+    for (int k = 1; k <= M; ++k) random_distribution(random, shape, hmm.match.data() + static_cast<std::size_t>(k * K), K);
+    for (int k = 0; k <= M; ++k) {
+        const float mm = 0.5f + 0.499f * unit(random), mi = (1.0f - mm) * unit(random);
+        const float ii = 0.05f + 0.85f * unit(random), dd = 0.05f + 0.85f * unit(random);
+        set_transitions(hmm, k, mm, mi, 1.0f - mm - mi, 1.0f - ii, ii, 1.0f - dd, dd);
+    }
+    finish_model(hmm);
+    return hmm;
+}
+
+// Each node emits one residue (at random) with probability 1 - 1e-6.
+ProfileHmm peaked_model(const std::string& name, int M, ResidueAlphabet alphabet, std::mt19937& random)
+{
+    ProfileHmm hmm = blank_model(name, M, alphabet);
+    const int K = hmm.canonical();
+    std::uniform_int_distribution<int> residue(0, K - 1);
+    for (int k = 1; k <= M; ++k) {
+        const int x = residue(random);
+        for (int y = 0; y < K; ++y)
+            hmm.match[static_cast<std::size_t>(k * K + y)] = y == x ? 1.0f - 1e-6f : 1e-6f / static_cast<float>(K - 1);
+        set_transitions(hmm, k, 1.0f - 1e-6f, 5e-7f, 5e-7f, 0.5f, 0.5f, 0.5f, 0.5f);
+    }
+    set_transitions(hmm, 0, 1.0f - 1e-6f, 5e-7f, 5e-7f, 0.5f, 0.5f, 1.0f, 0.0f);
+    finish_model(hmm);
+    return hmm;
+}
+
+// Three residues a node, every other emission exactly 0; every other node
+// with no way into its insert or delete state.
+ProfileHmm zeros_model(const std::string& name, int M, ResidueAlphabet alphabet, std::mt19937& random)
+{
+    ProfileHmm hmm = blank_model(name, M, alphabet);
+    const int K = hmm.canonical();
+    std::uniform_int_distribution<int> residue(0, K - 1);
+    for (int k = 1; k <= M; ++k) {
+        for (int n = 0; n < 3; ++n) hmm.match[static_cast<std::size_t>(k * K + residue(random))] += 1.0f / 3.0f;
+        if (k % 2) set_transitions(hmm, k, 1.0f, 0.0f, 0.0f, 1.0f, 0.0f, 1.0f, 0.0f);
+        else set_transitions(hmm, k, 0.6f, 0.2f, 0.2f, 0.0f, 1.0f - 1e-3f, 0.0f, 1.0f);
+    }
+    set_transitions(hmm, 0, 1.0f, 0.0f, 0.0f, 1.0f, 0.0f, 1.0f, 0.0f);
+    finish_model(hmm);
+    return hmm;
+}
+
+// Emissions at the background frequencies: every match score near 0.
+ProfileHmm flat_model(const std::string& name, int M, ResidueAlphabet alphabet)
+{
+    ProfileHmm hmm = blank_model(name, M, alphabet);
+    const NullModel null_model(alphabet);
+    const int K = hmm.canonical();
+    for (int k = 1; k <= M; ++k) {
+        for (int x = 0; x < K; ++x)
+            hmm.match[static_cast<std::size_t>(k * K + x)] = null_model.frequencies()[static_cast<std::size_t>(x)];
+    }
+    for (int k = 0; k <= M; ++k) set_transitions(hmm, k, 0.9f, 0.05f, 0.05f, 0.6f, 0.4f, 0.6f, 0.4f);
+    finish_model(hmm);
+    return hmm;
+}
+
+// Delete and insert states preferred over matches.
+ProfileHmm gappy_model(const std::string& name, int M, ResidueAlphabet alphabet, std::mt19937& random)
+{
+    ProfileHmm hmm = random_model(name, M, alphabet, random);
+    for (int k = 0; k <= M; ++k) set_transitions(hmm, k, 0.2f, 0.3f, 0.5f, 0.1f, 0.9f, 0.05f, 0.95f);
+    close_ends(hmm);
+    return hmm;
 }
 
 }  // namespace
@@ -61,6 +229,11 @@ ProfileTargets made_up_profile_targets(const ProfileHmm& hmm, int random_count, 
     code.digitise(hmm.consensus.size() > 1 ? hmm.consensus.substr(1) : std::string(1, code.symbol(0)), consensus);
     for (auto& c : consensus)
         if (c >= code.canonical()) c = 0;
+    // Prefixes of the consensus, one residue longer each: somewhere among them
+    // MSV's bytes and the Viterbi filter's words reach their ceiling.
+    for (std::size_t n = 1; n <= std::min<std::size_t>(consensus.size(), 64); ++n)
+        add_target(targets, "consensus_prefix" + std::to_string(n),
+                   std::vector<std::uint8_t>(consensus.begin(), consensus.begin() + static_cast<std::ptrdiff_t>(n)));
     std::vector<std::uint8_t> repeated;
     for (int copies = 1; copies <= 6; ++copies) {
         repeated.insert(repeated.end(), consensus.begin(), consensus.end());
@@ -76,12 +249,39 @@ ProfileTargets made_up_profile_targets(const ProfileHmm& hmm, int random_count, 
     return targets;
 }
 
+std::vector<ProfileHmm> made_up_profile_models(int random_count, bool long_models, std::uint32_t seed,
+                                               ResidueAlphabet alphabet)
+{
+    std::mt19937 random(seed);
+    std::uniform_int_distribution<int> length(2, 400);
+    std::vector<ProfileHmm> models;
+    for (int n = 0; n < random_count; ++n) {
+        const int M = length(random);
+        models.push_back(random_model("random" + std::to_string(n + 1) + "_M" + std::to_string(M), M, alphabet, random));
+    }
+    models.push_back(peaked_model("peaked_M40", 40, alphabet, random));
+    models.push_back(peaked_model("peaked_M300", 300, alphabet, random));
+    models.push_back(zeros_model("zeros_M50", 50, alphabet, random));
+    models.push_back(flat_model("flat_M120", 120, alphabet));
+    models.push_back(gappy_model("gappy_M80", 80, alphabet, random));
+    models.push_back(random_model("tiny_M1", 1, alphabet, random));
+    models.push_back(peaked_model("tiny_peaked_M1", 1, alphabet, random));
+    if (long_models) {
+        models.push_back(random_model("long_M1100", 1100, alphabet, random));
+        models.push_back(random_model("long_M2100", 2100, alphabet, random));
+    }
+    return models;
+}
+
 FilterCheck check_profile_filters(ProfileFilterScanner& scanner, const ProfileHmm& hmm, const ProfileTargets& targets,
-                                  const std::string& target_set, int threads, JobContext& context)
+                                  const std::string& target_set, int threads, JobContext& context,
+                                  const std::vector<ExtraMsvPass>& extra)
 {
     NullModel null_model(hmm.alphabet);
     null_model.set_filter(hmm.length, hmm.composition);
     const ConfiguredProfile profile(hmm, null_model);
+    const ProfileStatistics& stats = profile.plan7.statistics;
+    const PipelineSettings thresholds;
     const std::size_t n = targets.size();
     FilterCheck check;
     check.model = hmm.name;
@@ -92,9 +292,10 @@ FilterCheck check_profile_filters(ProfileFilterScanner& scanner, const ProfileHm
     std::vector<float> msv_reference(n), viterbi_reference(n), msv(n), viterbi(n);
     const auto start = std::chrono::steady_clock::now();
     parallel_for(n, threads, [&](std::size_t t) {
+        if ((t & 63) == 0) context.throw_if_cancelled();
         msv_reference[t] = msv_filter(profile.msv, targets.codes(t), targets.length(t));
         viterbi_reference[t] = viterbi_filter(profile.viterbi, targets.codes(t), targets.length(t));
-    });
+    }, 1);
     check.reference_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     scanner.load(targets, context);
@@ -104,10 +305,80 @@ FilterCheck check_profile_filters(ProfileFilterScanner& scanner, const ProfileHm
     for (std::size_t t = 0; t < n; ++t) all[t] = static_cast<std::uint32_t>(t);
     scanner.viterbi(profile.viterbi, all, viterbi, context);
     check.viterbi_stats = scanner.last_stats();
-    compare("MSV", targets, msv, msv_reference, check);
-    compare("Viterbi", targets, viterbi, viterbi_reference, check);
-    for (float s : msv_reference) check.msv_overflows += std::isinf(s) ? 1 : 0;
+    check.msv = compare("MSV filter", targets, msv, msv_reference, stats.msv_mu, stats.msv_lambda, thresholds.F1, check);
+    check.viterbi = compare("Viterbi filter", targets, viterbi, viterbi_reference, stats.viterbi_mu,
+                            stats.viterbi_lambda, thresholds.F2, check);
+    check.msv_overflows = check.msv.overflows;
+    for (const ExtraMsvPass& pass : extra) {
+        context.throw_if_cancelled();
+        std::vector<float> alone(n);
+        if (!pass.run(profile.msv, targets, alone)) continue;
+        check.extra.emplace_back(pass.kernel, compare(pass.kernel + " alone", targets, alone, msv_reference,
+                                                      stats.msv_mu, stats.msv_lambda, thresholds.F1, check));
+    }
     return check;
+}
+
+// ------------------------------------------------------------ kernel catalog
+
+KernelCheck make_profile_kernel_check(ProfileKernelFamily family)
+{
+    // Every model of one device, run once for all the variants asking.
+    struct Cache {
+        std::mutex mutex;
+        std::map<std::string, std::vector<FilterCheck>> runs;
+    };
+    auto cache = std::make_shared<Cache>();
+    return [cache, family](const KernelCheckRequest& request) {
+        std::lock_guard lock(cache->mutex);
+        auto run = cache->runs.find(request.device);
+        if (run == cache->runs.end()) {
+            JobContext fallback;
+            JobContext& context = request.context ? *request.context : fallback;
+            const std::unique_ptr<ProfileFilterScanner> scanner = family.make_scanner(request.device, request.threads);
+            const std::vector<ExtraMsvPass> extra =
+                family.extra_passes ? family.extra_passes(*scanner) : std::vector<ExtraMsvPass>{};
+            std::vector<FilterCheck> checks;
+            // A few random targets a model (--pairs scales them), the corner-case
+            // ones always; two random models beside the extreme and long ones.
+            const int random_targets = static_cast<int>(std::clamp<std::uint64_t>(request.pairs, 4, 400));
+            const auto seed = static_cast<std::uint32_t>(request.seed);
+            for (const ProfileHmm& hmm : made_up_profile_models(2, true, seed))
+                checks.push_back(check_profile_filters(*scanner, hmm, made_up_profile_targets(hmm, random_targets, seed),
+                                                       "made-up", request.threads, context, extra));
+            run = cache->runs.emplace(request.device, std::move(checks)).first;
+        }
+        const std::string kernel = request.kernel.format();
+        KernelCheckOutcome out;
+        for (const FilterCheck& c : run->second) {
+            const FilterComparison* comparison = nullptr;
+            if (kernel == family.msv_kernel) comparison = &c.msv;
+            else if (kernel == family.viterbi_kernel) comparison = &c.viterbi;
+            for (const auto& [name, extra] : c.extra)
+                if (name == kernel) comparison = &extra;
+            if (!comparison) throw Error("internal error: no profile filter check for kernel " + kernel);
+            out.pairs += comparison->compared;
+            out.failed += comparison->differing;
+            out.passed += comparison->compared - comparison->differing;
+            if (comparison->differing && out.problems.size() < 3)
+                out.problems.push_back(c.model + ": " + std::to_string(comparison->differing) + " of " +
+                                       std::to_string(comparison->compared) + " scores differ" +
+                                       (c.mismatches.empty() ? "" : " (" + c.mismatches.front() + ")"));
+        }
+        return out;
+    };
+}
+
+void add_cpu_profile_kernel_families(KernelCatalog& catalog)
+{
+    ProfileKernelFamily cpu;
+    cpu.make_scanner = [](const std::string& device, int threads) {
+        return make_cpu_profile_scanner_registry()->create(device, threads);
+    };
+    cpu.msv_kernel = "sw_linear_msv_s8";
+    cpu.viterbi_kernel = "sw_affine_vitfilter_s16";
+    catalog.add({"profile", "cpu", {KernelName::parse(cpu.msv_kernel), KernelName::parse(cpu.viterbi_kernel)},
+                 make_profile_kernel_check(cpu)});
 }
 
 }  // namespace alignscope::profile

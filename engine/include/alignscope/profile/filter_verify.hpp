@@ -1,42 +1,112 @@
 // Checking a profile filter scanner (a GPU's, the SIMD CPU one) against the
-// scalar reference recurrences, score for score: the MSV and Viterbi filter
-// scores of one model over a set of targets, and made-up targets that reach
-// the filters' corner cases (byte overflow, the J state, single residues,
-// runs of one letter, a target of 100,000 residues). What `verify --profile`
-// and the GPU self-test run.
+// scalar reference recurrences, score for score and pass for pass: the MSV
+// and Viterbi filter scores of a model over a set of targets, made-up models
+// (random ones and extreme ones that push the filters' 8- and 16-bit ranges)
+// and made-up targets that reach the filters' corner cases. What
+// `verify --profile`, `verify --all-kernels` and the GPU self-test run.
 #pragma once
 
+#include <alignscope/bench/kernel_checks.hpp>
 #include <alignscope/device/job.hpp>
 #include <alignscope/profile/filter_scan.hpp>
 #include <alignscope/profile/hmm_file.hpp>
 #include <alignscope/profile/profile_targets.hpp>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace alignscope::profile {
+
+// One filter's comparison over a target set.
+struct FilterComparison {
+    std::size_t compared = 0, differing = 0;
+    // Targets past the filter's threshold (MSV: P <= F1, Viterbi filter:
+    // P <= F2, hmmsearch's defaults; null-model scores, no bias filter) by
+    // the reference's scores, and targets the scanner's scores decide
+    // otherwise.
+    std::size_t passed = 0, pass_differing = 0;
+    std::size_t overflows = 0;  // reference scores of +infinity (the lanes' range overflowed)
+};
 
 struct FilterCheck {
     std::string model, target_set;
     int model_length = 0;
     std::size_t targets = 0, compared = 0, differing = 0;
     std::size_t msv_overflows = 0;             // targets whose MSV score is +infinity (byte overflow)
+    FilterComparison msv, viterbi;
+    // Further MSV-family passes the scanner offered (a GPU's MSV kernel over
+    // every target), by kernel name.
+    std::vector<std::pair<std::string, FilterComparison>> extra;
     std::vector<std::string> mismatches;      // the first few, one line each
     ProfileFilterStats msv_stats, viterbi_stats;  // the scanner's own cost figures
     double reference_seconds = 0;             // the scalar reference, both filters
+    bool passed() const { return differing == 0; }
+};
+
+// A scanner's own MSV-family kernel run alone over every loaded target (the
+// pipeline runs it only where the kernel before it cannot settle a score):
+// `kernel` names it, run() fills scores[t] as ProfileFilterScanner::msv() for
+// the targets loaded (given again), or returns false for a model the kernel
+// does not take (then nothing is compared).
+struct ExtraMsvPass {
+    std::string kernel;
+    std::function<bool(const MsvProfile& model, const ProfileTargets& loaded, std::span<float> scores)> run;
 };
 
 // Random residues of random lengths (every seventh target over all codes,
-// degenerate ones included), the model's consensus repeated one to six
-// times, every single residue, a run of 3,000 of each, one target of
+// degenerate ones included), the model's consensus cut after 1, 2, ... 64
+// residues (the scores climb through the lanes' ceilings one residue at a
+// time) and repeated one to six times, every single residue, a run of 3,000 of each, one target of
 // 100,000 residues. The same seed gives the same targets.
 ProfileTargets made_up_profile_targets(const ProfileHmm& hmm, int random_count, std::uint32_t seed);
 
+// Made-up models, each with a typical calibration (STATS lines) so that the
+// pass decisions are exercised:
+//  - `random_count` random models of 2 to 400 nodes (emissions and
+//    transitions drawn at random);
+//  - the extreme ones: "peaked" (each node emits one residue with
+//    probability 1 - 1e-6, match-to-match 1 - 1e-6: MSV overflows its bytes
+//    and the Viterbi filter its words within a few dozen residues), "zeros"
+//    (most emissions and several transitions exactly 0: every cost saturates),
+//    "flat" (emissions at the background: scores near 0), "gappy" (delete and
+//    insert states preferred), one-node models (random and peaked);
+//  - with `long_models`, 1,100 nodes (past the GPU Viterbi filter's compiled
+//    1,024) and 2,100 nodes (past the GPU MSV kernels' 2,048).
+// The same seed gives the same models.
+std::vector<ProfileHmm> made_up_profile_models(int random_count, bool long_models, std::uint32_t seed,
+                                               ResidueAlphabet alphabet = ResidueAlphabet::Amino);
+
 // The scanner's MSV scores of every target and Viterbi filter scores of every
-// target against msv_filter() and viterbi_filter(), bit for bit; the scanner
-// is loaded with `targets` here. Reference work runs on `threads` (0 = all).
+// target against msv_filter() and viterbi_filter(), bit for bit, and the
+// pass decisions they give; the scanner is loaded with `targets` here.
+// Reference work runs on `threads` (0 = all).
 FilterCheck check_profile_filters(ProfileFilterScanner& scanner, const ProfileHmm& hmm, const ProfileTargets& targets,
-                                  const std::string& target_set, int threads, JobContext& context);
+                                  const std::string& target_set, int threads, JobContext& context,
+                                  const std::vector<ExtraMsvPass>& extra = {});
+
+// The profile filter kernels in the kernel catalog (`verify --all-kernels`):
+// each variant is checked by check_profile_filters() over the made-up models
+// (random and extreme, the long ones included) and made-up targets, on the
+// device's scanner; an MSV-family variant passes when its MSV scores all
+// agree, the Viterbi filter variant when its scores do. The models of one
+// device run once for all its variants.
+//  - `make_scanner` gives the scanner of a device id ("cpu", "gpu:0");
+//  - `extra_passes` the kernels that scanner can also run alone (may be null);
+//  - `kernel_of` says which kernel name an MSV comparison stands for: the
+//    variant whose comparison is `msv` (the pipeline's), or an extra pass's.
+struct ProfileKernelFamily {
+    std::function<std::unique_ptr<ProfileFilterScanner>(const std::string& device, int threads)> make_scanner;
+    std::function<std::vector<ExtraMsvPass>(ProfileFilterScanner&)> extra_passes;
+    std::string msv_kernel;      // the kernel the scanner's msv() ends in ("sw_linear_msv_s8")
+    std::string viterbi_kernel;  // the kernel of its viterbi() ("sw_affine_vitfilter_s16")
+};
+KernelCheck make_profile_kernel_check(ProfileKernelFamily family);
+
+// The CPU's: "cpu" (SSE2 striped, sw_linear_msv_s8 and sw_affine_vitfilter_s16).
+void add_cpu_profile_kernel_families(KernelCatalog& catalog);
 
 }  // namespace alignscope::profile

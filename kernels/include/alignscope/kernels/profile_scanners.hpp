@@ -1,9 +1,12 @@
 // The GPU profile filter scanners' entry point: `alignscope-cli hmmsearch`
 // calls it so that --device gpu:N runs the MSV/SSV and Viterbi filters on that
-// GPU; and the names of those kernels for the kernel grammar.
+// GPU; the names of those kernels for the kernel grammar; and their entries in
+// the kernel catalog (`verify --all-kernels`, `verify --profile`).
 #pragma once
 
+#include <alignscope/bench/kernel_checks.hpp>
 #include <alignscope/profile/filter_scan.hpp>
+#include <alignscope/profile/filter_verify.hpp>
 
 #include <string>
 #include <vector>
@@ -17,5 +20,14 @@ void register_cuda_profile_scanners(alignscope::profile::ProfileScannerRegistry&
 
 // "sw_linear_ssv_s16x2", "sw_linear_msv_s16x2", "sw_affine_vitfilter_s32".
 std::vector<std::string> profile_filter_kernel_names();
+
+// The GPU scanner's MSV kernel alone over every target (the pipeline runs SSV
+// first and MSV only where SSV cannot settle the score); empty for a scanner
+// that is not a GPU's.
+std::vector<alignscope::profile::ExtraMsvPass> profile_kernel_passes(alignscope::profile::ProfileFilterScanner& scanner);
+
+// The GPU profile filter kernels in the catalog: SSV (as the pipeline runs
+// it, SSV then MSV), MSV alone and the Viterbi filter, on every GPU.
+void add_cuda_profile_kernel_families(KernelCatalog& catalog);
 
 }  // namespace alignscope::kernels

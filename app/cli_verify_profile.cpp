@@ -1,0 +1,188 @@
+// `alignscope-cli verify --profile`: every profile filter kernel of each
+// device (the CPU's striped filters; on GPUs SSV, MSV alone and the Viterbi
+// filter) against the scalar reference recurrences, score for score and pass
+// for pass, over real and made-up models (random, extreme, tiny, long) and
+// real and made-up targets (random, one residue, 100,000 residues). One line
+// per model, target set and device; "N passed, N failed"; exit status 1 when
+// anything differs.
+#include "cli_options.hpp"
+#include "cli_profile.hpp"
+#include "cli_progress.hpp"
+
+#include <alignscope/bench/kernel_checks.hpp>
+#include <alignscope/error.hpp>
+#include <alignscope/profile/filter_verify.hpp>
+
+#ifdef ALIGNSCOPE_WITH_CUDA
+#include <alignscope/kernels/profile_scanners.hpp>
+#endif
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <optional>
+
+namespace alignscope::cli {
+
+namespace {
+
+// The profile kernels of `device` in the catalog, comma-separated.
+std::string profile_kernels_of(const std::string& device)
+{
+    std::string out;
+    const KernelCatalog catalog = kernel_catalog();
+    for (const KernelFamilyEntry& family : catalog.families()) {
+        if (family.area != "profile") continue;
+        if (!(family.device == device || (family.device == "gpu" && device.rfind("gpu:", 0) == 0))) continue;
+        for (const KernelName& k : family.variants) out += (out.empty() ? "" : ", ") + k.format();
+    }
+    return out.empty() ? "the scalar recurrences" : out;
+}
+
+std::string counted(const profile::FilterComparison& c, const char* threshold)
+{
+    char text[160];
+    std::snprintf(text, sizeof text, "%zu equal (%zu past %s, %zu overflow)", c.compared - c.differing, c.passed,
+                  threshold, c.overflows);
+    std::string out = text;
+    if (c.differing) out += ", " + std::to_string(c.differing) + " DIFFER";
+    if (c.pass_differing) out += ", " + std::to_string(c.pass_differing) + " decided otherwise";
+    return out;
+}
+
+// One line per model and target set; the mismatches under a failed one.
+void print_check(const std::string& device, bool gpu, const profile::FilterCheck& c)
+{
+    char head[200];
+    std::snprintf(head, sizeof head, "%-6s %-7s %-16s M=%-5d %-8s %6zu targets: ", c.passed() ? "ok" : "FAILED",
+                  device.c_str(), c.model.c_str(), c.model_length, c.target_set.c_str(), c.targets);
+    std::cout << head << "MSV " << counted(c.msv, "F1") << "; Viterbi " << counted(c.viterbi, "F2");
+    for (const auto& [kernel, comparison] : c.extra)
+        std::cout << "; " << kernel << " alone " << comparison.compared - comparison.differing << " equal"
+                  << (comparison.differing ? ", " + std::to_string(comparison.differing) + " DIFFER" : "");
+    if (gpu && c.msv_stats.msv_kernel_seconds <= 0) std::cout << "; MSV on the CPU (longer than the GPU kernels)";
+    if (gpu && c.viterbi_stats.viterbi_kernel_seconds <= 0)
+        std::cout << "; Viterbi on the CPU (longer than the GPU kernels)";
+    std::cout << "\n";
+    for (const std::string& line : c.mismatches) std::cout << "    " << line << "\n";
+    std::cout << std::flush;
+}
+
+struct Totals {
+    std::uint64_t scores = 0, cells = 0, passed = 0, failed = 0;
+    double seconds = 0, reference_seconds = 0;
+};
+
+void add_to_totals(Totals& totals, const profile::FilterCheck& c)
+{
+    totals.scores += c.compared;
+    totals.cells += c.msv_stats.msv_cells + c.viterbi_stats.viterbi_cells;
+    totals.seconds += c.msv_stats.msv_seconds + c.viterbi_stats.viterbi_seconds;
+    totals.reference_seconds += c.reference_seconds;
+    (c.passed() ? totals.passed : totals.failed) += 1;
+}
+
+}  // namespace
+
+void ProfileVerifyFlags::add_to(CLI::App& command)
+{
+    command.add_flag("--profile", enabled,
+                     "Check the profile filter kernels instead (the CPU's striped MSV and Viterbi filters; on GPUs "
+                     "SSV, MSV and the Viterbi filter) against the scalar reference, score for score and pass for "
+                     "pass: made-up models (random, extreme, one node, 1,100 and 2,100 nodes) and --hmm models, "
+                     "over made-up targets (--pairs random ones a model, single residues, runs, 100,000 residues) "
+                     "and --db targets; --device auto = every profile device");
+    hmm_option = command.add_option("--hmm", hmm_files,
+                                    "verify --profile: HMMER3 text model file(s) checked beside the made-up models");
+    db_option = command.add_option("--db", database, "verify --profile: real targets (FASTA/FASTQ, plain or gzip)");
+    db_limit_option = command.add_option("--db-limit", db_limit,
+                                         "verify --profile: use the first N records of --db [default: 2000; 0 = all]");
+    random_models_option = command
+                               .add_option("--random-models", random_models,
+                                           "verify --profile: random models beside the extreme ones [default: 4]")
+                               ->transform(strict_number<int>());
+    no_long_option = command.add_flag("--no-long", no_long,
+                                      "verify --profile: leave out the 1,100- and 2,100-node models (quicker on a CPU)");
+}
+
+bool ProfileVerifyFlags::other_flags_given() const
+{
+    return hmm_option->count() || db_option->count() || db_limit_option->count() || random_models_option->count() ||
+           no_long_option->count();
+}
+
+int run_verify_profile(const ProfileVerifyFlags& flags, const std::string& device_spec, std::uint64_t random_targets,
+                       std::uint64_t seed, int threads)
+{
+    if (random_targets == 0) throw Error("--pairs must be at least 1");
+    if (random_targets > 100'000) throw Error("--pairs: verify --profile takes at most 100000 random targets a model");
+    if (flags.random_models < 0 || flags.random_models > 1000)
+        throw Error("--random-models must be between 0 and 1000");
+    if (threads < 0) throw Error("--threads must be 0 (all cores) or positive");
+    if (seed > 0xffffffffULL) throw Error("--seed must be between 0 and 4294967295 for verify --profile");
+    if (flags.db_limit_option->count() && flags.database.empty()) throw Error("--db-limit applies with --db");
+    const auto registry = profile_scanner_registry();
+    const std::vector<std::string> devices = profile_devices(*registry, device_spec);
+
+    // Every input read before any work, so that a bad one fails at once.
+    std::vector<profile::ProfileHmm> models;
+    for (const std::string& file : flags.hmm_files)
+        for (profile::ProfileHmm& hmm : profile::read_hmm_file(file)) models.push_back(std::move(hmm));
+    const std::size_t real_models = models.size();
+    const auto seed32 = static_cast<std::uint32_t>(seed);
+    for (profile::ProfileHmm& hmm : profile::made_up_profile_models(flags.random_models, !flags.no_long, seed32))
+        models.push_back(std::move(hmm));
+    std::map<profile::ResidueAlphabet, profile::ProfileTargets> real;
+    if (!flags.database.empty())
+        for (const profile::ProfileHmm& hmm : models)
+            if (!real.count(hmm.alphabet))
+                real.emplace(hmm.alphabet, read_targets_for(flags.database, hmm.alphabet, flags.db_limit));
+
+    std::cout << "verify --profile: ";
+    for (std::size_t d = 0; d < devices.size(); ++d) std::cout << (d ? ", " : "") << devices[d];
+    std::cout << " against the scalar reference; " << models.size() << " models (" << real_models << " from --hmm, "
+              << models.size() - real_models << " made up: random, extreme, one node" << (flags.no_long ? "" : ", long")
+              << "), made-up targets (" << random_targets << " random a model, seed " << seed << ")";
+    if (!real.empty())
+        std::cout << " and " << real.begin()->second.size() << " real targets from " << flags.database;
+    std::cout << std::endl;
+
+    JobContext job;
+    job.cancel = &interrupt_token();
+    Totals all;
+    for (const std::string& device : devices) {
+        const std::unique_ptr<profile::ProfileFilterScanner> scanner = registry->create(device, threads);
+        const DeviceInfo info = scanner->info();
+        std::vector<profile::ExtraMsvPass> extra;
+#ifdef ALIGNSCOPE_WITH_CUDA
+        extra = kernels::profile_kernel_passes(*scanner);
+#endif
+        Totals totals;
+        for (const profile::ProfileHmm& hmm : models) {
+            const profile::ProfileTargets made_up =
+                profile::made_up_profile_targets(hmm, static_cast<int>(random_targets), seed32);
+            const profile::FilterCheck check =
+                profile::check_profile_filters(*scanner, hmm, made_up, "made-up", threads, job, extra);
+            print_check(device, info.kind == "gpu", check);
+            add_to_totals(totals, check);
+            if (auto r = real.find(hmm.alphabet); r != real.end()) {
+                const profile::FilterCheck on_real =
+                    profile::check_profile_filters(*scanner, hmm, r->second, "real", threads, job, extra);
+                print_check(device, info.kind == "gpu", on_real);
+                add_to_totals(totals, on_real);
+            }
+        }
+        char line[320];
+        std::snprintf(line, sizeof line,
+                      "checked %llu scores (%.3g cells) on %s (%s) in %.2f s, the scalar reference %.2f s; kernels: ",
+                      static_cast<unsigned long long>(totals.scores), static_cast<double>(totals.cells), device.c_str(),
+                      info.name.c_str(), totals.seconds, totals.reference_seconds);
+        std::cout << line << profile_kernels_of(device) << "\n";
+        all.passed += totals.passed;
+        all.failed += totals.failed;
+    }
+    std::cout << all.passed << " passed, " << all.failed << " failed" << std::endl;
+    return all.failed ? 1 : 0;
+}
+
+}  // namespace alignscope::cli
