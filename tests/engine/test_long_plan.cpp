@@ -3,8 +3,10 @@
 // its edges on a resume, the checkpoint schedule, the overview joined across
 // a resume, the end cell's tie rule, a free column 0 in stage 2, stage 3's
 // "small" rule, and the middle-row crossing (checked against the reference
-// aligner on random pairs, through the scalar pass runner). No GPU needed.
+// aligner on random pairs, through the scalar pass runner); and how the split
+// runner cuts a pass into column slices and row blocks. No GPU needed.
 #include <alignscope/align/long_plan.hpp>
+#include <alignscope/align/long_split_runner.hpp>
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
@@ -345,6 +347,96 @@ private slots:
             QVERIFY2(c.prefix == part(0, mid, 0, col), qPrintable(ctx));
             QVERIFY2(score - c.prefix == part(mid, q.size(), col, t.size()), qPrintable(ctx));
         }
+    }
+    // Column slices cover the pass, one column at least each, widths by
+    // weight (within a column of the exact share), dealt round-robin.
+    void split_slices_by_weight() {
+        std::mt19937 rng(7);
+        for (int round = 0; round < 200; ++round) {
+            SplitSettings settings;
+            const int members = 1 + static_cast<int>(rng() % 4);
+            for (int g = 0; g < members; ++g) settings.weights.push_back(0.5 + static_cast<double>(rng() % 100) / 25.0);
+            settings.slices_per_member = 1 + static_cast<int>(rng() % 3);
+            const std::int64_t cols = 1 + static_cast<std::int64_t>(rng() % (round < 100 ? 12 : 5000));
+            const SplitPassPlan plan = plan_split_pass(1000, cols, settings, 0, 1, 0);
+            const auto S = plan.slices();
+            QCOMPARE(S, static_cast<std::size_t>(std::min<std::int64_t>(members * settings.slices_per_member, cols)));
+            QCOMPARE(plan.slice_edges.front(), std::int64_t{0});
+            QCOMPARE(plan.slice_edges.back(), cols);
+            double total = 0;
+            for (std::size_t x = 0; x < S; ++x) total += settings.weights[x % settings.weights.size()];
+            double share = 0;
+            for (std::size_t x = 0; x < S; ++x) {
+                QVERIFY(plan.slice_edges[x + 1] > plan.slice_edges[x]);
+                share += settings.weights[x % settings.weights.size()];
+                // Far from the one-column floor, an edge sits where its weight puts it.
+                if (cols >= 1000 && x + 1 < S)
+                    QVERIFY2(std::abs(static_cast<double>(plan.slice_edges[x + 1]) - static_cast<double>(cols) * share / total) <= 1.0,
+                             qPrintable(QString("edge %1 of %2 columns").arg(plan.slice_edges[x + 1]).arg(cols)));
+            }
+        }
+    }
+
+    // Row blocks are multiples of the special rows' spacing (itself rounded
+    // up to the members' granularity), so every block but the last ends on a
+    // special row, and they cover the pass.
+    void split_blocks_end_on_special_rows_data() {
+        QTest::addColumn<qint64>("rows");
+        QTest::addColumn<qint64>("block_rows");
+        QTest::addColumn<qint64>("special_every");
+        QTest::addColumn<qint64>("granularity");
+        QTest::addColumn<qint64>("busy_rows");
+        QTest::newRow("CPU members, no special rows") << qint64(10000) << qint64(0) << qint64(0) << qint64(1) << qint64(0);
+        QTest::newRow("CPU members, spacing 100") << qint64(10000) << qint64(0) << qint64(100) << qint64(1) << qint64(0);
+        QTest::newRow("given block, spacing 300") << qint64(10000) << qint64(1000) << qint64(300) << qint64(1) << qint64(0);
+        QTest::newRow("GPU members, granularity 512") << qint64(2000000) << qint64(0) << qint64(20000) << qint64(512) << qint64(270336);
+        QTest::newRow("GPU members, no special rows") << qint64(700000) << qint64(0) << qint64(0) << qint64(512) << qint64(270336);
+        QTest::newRow("fewer rows than a sweep") << qint64(5000) << qint64(0) << qint64(1024) << qint64(512) << qint64(270336);
+    }
+    void split_blocks_end_on_special_rows() {
+        QFETCH(qint64, rows);
+        QFETCH(qint64, block_rows);
+        QFETCH(qint64, special_every);
+        QFETCH(qint64, granularity);
+        QFETCH(qint64, busy_rows);
+        SplitSettings settings;
+        settings.weights = {1.0, 1.0};
+        settings.block_rows = block_rows;
+        const SplitPassPlan plan = plan_split_pass(rows, 5000, settings, special_every, granularity, busy_rows);
+        if (special_every > 0) {
+            QCOMPARE(plan.every % granularity, std::int64_t{0});
+            QVERIFY(plan.every >= special_every && plan.every < special_every + granularity);
+            QCOMPARE(plan.block_rows % plan.every, std::int64_t{0});
+        } else {
+            QCOMPARE(plan.every, std::int64_t{0});
+        }
+        QVERIFY(plan.block_rows >= 1);
+        QCOMPARE(plan.blocks, static_cast<std::size_t>((rows + plan.block_rows - 1) / plan.block_rows));
+        QCOMPARE(plan.block_top(0), std::int64_t{0});
+        QCOMPARE(plan.block_top(plan.blocks), std::int64_t(rows));
+        for (std::size_t b = 1; b < plan.blocks; ++b)
+            QVERIFY(plan.block_top(b) > plan.block_top(b - 1) && (plan.every == 0 || plan.block_top(b) % plan.every == 0));
+        if (busy_rows > 0) {
+            // The height minimises the pipeline's length in sweeps, as SplitSettings documents it:
+            // (blocks x slices per member + members - 1) x ceil(block / busy_rows).
+            const std::int64_t unit = plan.every > 0 ? plan.every : busy_rows;
+            auto cost = [&](std::int64_t block) {
+                const double blocks = static_cast<double>((rows + block - 1) / block);
+                return (blocks * 1.0 + 1.0) * static_cast<double>((std::min<std::int64_t>(block, rows) + busy_rows - 1) / busy_rows);
+            };
+            for (std::int64_t k = 1; (k - 1) * unit < rows; ++k)
+                QVERIFY2(cost(plan.block_rows) <= cost(k * unit), qPrintable(QString("block %1 vs %2").arg(plan.block_rows).arg(k * unit)));
+        } else if (block_rows > 0 && special_every > 0) {
+            QCOMPARE(plan.block_rows, std::int64_t{900});  // 1000 to the nearest multiple of 300
+        }
+    }
+
+    void split_plan_without_rows() {
+        SplitSettings settings;
+        settings.weights = {1.0};
+        const SplitPassPlan plan = plan_split_pass(0, 10, settings, 0, 1, 0);
+        QCOMPARE(plan.blocks, std::size_t{0});
+        QCOMPARE(plan.slices(), std::size_t{1});
     }
 };
 

@@ -373,382 +373,8 @@ private:
     }
 
     // ---- Stage 1: one pass as a pipeline over row blocks x column slices.
-    void split_pass(PassTask& T, const JobContext& context, const PassProgress& progress) {
-        check_explicit_edges(T);
-        const I64 h = T.rows(), w = T.cols();
-        if (h < 0 || w < 0 || T.row_begin < 0 || T.col_begin < 0 || T.row_end > m_ || T.col_end > n_)
-            throw Error("internal error: long-pair pass outside the matrix");
-        if (T.special_every > 0 && T.reversed) throw Error("internal error: special rows from a reversed pass");
-        const I64 open = scheme_.gap_open, extend = scheme_.gap_extend;
-        const std::size_t G = members_.size();
-
-        // Column slices: slice s on member s % G, widths by weight, at least 1.
-        const auto K = static_cast<std::size_t>(settings_.slices_per_member);
-        const std::size_t S = static_cast<std::size_t>(std::max<I64>(1, std::min<I64>(static_cast<I64>(G * K), w)));
-        std::vector<double> cum(S + 1, 0.0);
-        for (std::size_t s = 0; s < S; ++s) cum[s + 1] = cum[s] + settings_.weights[s % G];
-        std::vector<I64> a(S + 1, 0);
-        a[S] = w;
-        for (std::size_t s = 1; s < S; ++s) {
-            const auto ideal = static_cast<I64>(std::llround(static_cast<double>(w) * cum[s] / cum[S]));
-            a[s] = std::clamp<I64>(ideal, a[s - 1] + 1, w - static_cast<I64>(S - s));
-        }
-
-        // Row blocks: multiples of the special rows' spacing, so that every
-        // block but the last ends on a special row.
-        const I64 every = T.special_every > 0 ? (T.special_every + granularity() - 1) / granularity() * granularity() : 0;
-        I64 block = settings_.block_rows;
-        const I64 busy = busy_rows();
-        if (block <= 0 && busy > 0 && h > 0) {
-            // A member takes about ceil(rows / busy) sweeps of its slice for a
-            // block (its warps work in waves), and the pipeline about
-            // blocks x slices per member + members - 1 blocks' time: the
-            // block height (a multiple of `unit`) that minimises the product.
-            const I64 unit = every > 0 ? every : busy;
-            const auto G_ = static_cast<double>(std::min(G, S)), K_ = static_cast<double>(S) / G_;
-            double best_cost = 0;
-            for (I64 k = 1;; ++k) {
-                const I64 rows = k * unit;
-                const auto blocks = static_cast<double>((h + rows - 1) / rows);
-                const auto waves = static_cast<double>((std::min(rows, h) + busy - 1) / busy);
-                const double cost = (blocks * K_ + G_ - 1) * waves;
-                if (k == 1 || cost < best_cost) {
-                    best_cost = cost;
-                    block = rows;
-                }
-                if (rows >= h) break;
-            }
-        } else {
-            if (block <= 0) block = (h + 8 * static_cast<I64>(S) - 1) / (8 * static_cast<I64>(S));
-            block = std::max<I64>(block, 1);
-            if (every > 0) block = std::max<I64>(1, (block + every / 2) / every) * every;
-        }
-        block = std::max<I64>(block, 1);
-        const std::size_t B = h > 0 ? static_cast<std::size_t>((h + block - 1) / block) : 0;
-        auto block_top = [&](std::size_t b) { return std::min<I64>(h, static_cast<I64>(b) * block); };
-
-        kernel_cells_.clear();
-        // Special rows (pass rows every, 2 every, ... < h) in host memory.
-        saved_rows_.clear();
-        saved_h_.clear();
-        saved_f_.clear();
-        if (every > 0) {
-            for (I64 r = every; r < h; r += every) saved_rows_.push_back(T.row_begin + r);
-            saved_h_.assign(saved_rows_.size(), std::vector<Score>(static_cast<std::size_t>(w + 1), kNegInf));
-            saved_f_.assign(saved_rows_.size(), std::vector<Score>(static_cast<std::size_t>(w + 1), kNegInf));
-        }
-
-        // Results the members' threads fill in place (disjoint parts).
-        reset_pass_results(T, open, extend);
-        const bool column_state = T.want_last_column && T.want_last_column_state;
-        T.cells = 0;
-        T.overview.clear();
-        T.overview_row_edges.clear();
-        const bool overview = T.overview_rows > 0 && T.overview_cols > 0 && h > 0 && w > 0;
-        // The overview's columns are binned as those of the pass T is a slice
-        // of (its own when it is none): slice s of T starts a[s] columns into T,
-        // so T's offset + a[s] into that pass, and every slice's grid is as
-        // wide as that pass's.
-        const I64 ov_total = T.overview_col_total > 0 ? T.overview_col_total : w;
-        const I64 ov_offset = T.overview_col_total > 0 ? T.overview_col_offset : 0;
-        if (overview && (ov_offset < 0 || ov_offset + w > ov_total))
-            throw Error("internal error: a long-pair overview slice outside its pass");
-        const auto C = static_cast<std::size_t>(overview ? std::min<I64>(T.overview_cols, ov_total) : 0);
-        if (B == 0) {  // no rows: the top edge is the last row
-            if (T.want_last_row)
-                for (I64 j = 0; j <= w; ++j) {
-                    T.last_h[static_cast<std::size_t>(j)] = clamp(top_value(T, j, open, extend));
-                    T.last_f[static_cast<std::size_t>(j)] = clamp(top_f_value(T, j));
-                }
-            if (progress) progress(0, 0);
-            return;
-        }
-
-        std::vector<std::vector<SliceResult>> results(B, std::vector<SliceResult>(S));
-        std::vector<std::vector<Column>> boundary(S, std::vector<Column>(B));  // left edge of slice s, block b
-        std::vector<std::size_t> next_block(S, 0);                            // guarded by mutex
-        std::mutex mutex;
-        std::condition_variable wake;
-        CancellationToken stop;
-        Failures failures;
-        std::vector<std::atomic<std::uint64_t>> cells(G);
-        const std::uint64_t total = static_cast<std::uint64_t>(h) * static_cast<std::uint64_t>(w);
-
-        // One (block, slice) sub-pass on its member, run by that member's thread.
-        auto sub_pass = [&](std::size_t g, std::size_t b, std::size_t s, std::vector<Score>& top_h,
-                            std::vector<Score>& top_f, Column left, std::uint64_t cells_before) {
-            PassRunner& member = *members_[g];
-            const I64 r0 = block_top(b), r1 = block_top(b + 1), rows = r1 - r0;
-            const I64 ws = a[s + 1] - a[s];
-            std::vector<PassTask> one(1);
-            PassTask& p = one[0];
-            p.reversed = T.reversed;
-            if (!T.reversed) {
-                p.row_begin = T.row_begin + r0;
-                p.row_end = T.row_begin + r1;
-                p.col_begin = T.col_begin + a[s];
-                p.col_end = T.col_begin + a[s + 1];
-            } else {
-                p.row_end = T.row_end - r0;
-                p.row_begin = T.row_end - r1;
-                p.col_end = T.col_end - a[s];
-                p.col_begin = T.col_end - a[s + 1];
-            }
-            p.top = Edge::Explicit;
-            p.top_h = std::move(top_h);
-            p.top_f = std::move(top_f);
-            p.left = Edge::Explicit;
-            if (s == 0) {  // the pass's own left edge, rows r0..r1
-                left.h.resize(static_cast<std::size_t>(rows + 1));
-                left.e.resize(static_cast<std::size_t>(rows + 1));
-                left.f.resize(static_cast<std::size_t>(rows + 1));
-                for (I64 i = 0; i <= rows; ++i) {
-                    const auto I = static_cast<std::size_t>(i);
-                    left.h[I] = clamp(left_value(T, r0 + i, open, extend));
-                    left.e[I] = clamp(left_e_value(T, r0 + i));
-                    left.f[I] = clamp(left_f_value(T, r0 + i, open, extend));
-                }
-            }
-            p.left_h = std::move(left.h);
-            p.left_e = std::move(left.e);
-            p.left_f = std::move(left.f);
-            p.local = T.local;
-            p.track_best = T.track_best;
-            p.want_last_row = true;
-            p.want_last_column = s + 1 < S || T.want_last_column;
-            p.want_last_column_state = s + 1 < S || T.want_last_column_state;
-            const bool inner_rows = every > 0 && rows > every;
-            if (inner_rows) p.special_every = every;
-            if (overview) {
-                p.overview_rows = static_cast<int>(std::clamp<I64>(
-                    (static_cast<I64>(T.overview_rows) * rows + h / 2) / h, 1, rows));
-                p.overview_cols = T.overview_cols;
-                p.overview_col_offset = ov_offset + a[s];
-                p.overview_col_total = ov_total;
-            }
-            SliceResult& out = results[b][s];
-            if (T.on_rows_done && inner_rows && b + 1 == B)  // the last block's special rows, exactly
-                p.on_rows_done = [&out](const RowsDone& d) {
-                    out.reported = true;
-                    out.report = d;
-                    out.report.overview = nullptr;
-                    out.report.overview_row_edges = nullptr;
-                };
-            JobContext sub;
-            sub.cancel = &stop;
-            sub.timeline = context.timeline;
-            member.run(one, sub, [&, g, cells_before](std::uint64_t done, std::uint64_t) {
-                cells[g].store(cells_before + done, std::memory_order_relaxed);
-            });
-            cells[g].store(cells_before + p.cells, std::memory_order_relaxed);
-            {
-                std::lock_guard lock(mutex);
-                kernel_cells_[member.kernel()] += p.cells;
-            }
-
-            // Special rows inside the block, then its bottom row: this slice's columns.
-            const std::size_t from = s == 0 ? 0 : 1;
-            auto put_row = [&](std::size_t k, const std::vector<Score>& rh, const std::vector<Score>& rf) {
-                if (rh.size() != static_cast<std::size_t>(ws + 1) || rf.size() != rh.size())
-                    throw Error("internal error: a long-pair slice's row has the wrong length");
-                std::copy(rh.begin() + static_cast<std::ptrdiff_t>(from), rh.end(),
-                          saved_h_[k].begin() + static_cast<std::ptrdiff_t>(a[s] + static_cast<I64>(from)));
-                std::copy(rf.begin() + static_cast<std::ptrdiff_t>(from), rf.end(),
-                          saved_f_[k].begin() + static_cast<std::ptrdiff_t>(a[s] + static_cast<I64>(from)));
-            };
-            if (inner_rows) {
-                std::vector<std::int64_t> expect;
-                for (I64 r = every; r < rows; r += every) expect.push_back(p.row_begin + r);
-                if (member.saved_rows() != expect)
-                    throw Error("internal error: the special rows of a long-pair slice are not where the split expects them");
-                std::vector<Score> rh, rf;
-                for (std::size_t x = 0; x < expect.size(); ++x) {
-                    member.read_special_row(x, rh, rf);
-                    put_row(static_cast<std::size_t>((r0 + every * static_cast<I64>(x + 1)) / every - 1), rh, rf);
-                }
-            }
-            if (every > 0 && r1 < h) put_row(static_cast<std::size_t>(r1 / every - 1), p.last_h, p.last_f);
-            if (b + 1 == B && T.want_last_row) {
-                std::copy(p.last_h.begin() + static_cast<std::ptrdiff_t>(from), p.last_h.end(),
-                          T.last_h.begin() + static_cast<std::ptrdiff_t>(a[s] + static_cast<I64>(from)));
-                std::copy(p.last_f.begin() + static_cast<std::ptrdiff_t>(from), p.last_f.end(),
-                          T.last_f.begin() + static_cast<std::ptrdiff_t>(a[s] + static_cast<I64>(from)));
-            }
-            if (s + 1 == S && T.want_last_column)
-                for (I64 i = 1; i <= rows; ++i) {
-                    const auto I = static_cast<std::size_t>(i), R = static_cast<std::size_t>(r0 + i);
-                    T.last_col_h[R] = p.last_col_h[I];
-                    if (column_state) {
-                        T.last_col_e[R] = p.last_col_e[I];
-                        T.last_col_f[R] = p.last_col_f[I];
-                    }
-                }
-            out.best = shifted(p.best, r0, a[s]);
-            out.overview = std::move(p.overview);
-            out.overview_edges = std::move(p.overview_row_edges);
-            if (overview && out.overview.size() != out.overview_edges.size() * C)
-                throw Error("internal error: a long-pair slice's overview has the wrong size");
-            out.cells = p.cells;
-            // The next block's top edge, and the next slice's left edge.
-            top_h = std::move(p.last_h);
-            top_f = std::move(p.last_f);
-            Column right;
-            if (s + 1 < S) {
-                if (p.last_col_h.size() != static_cast<std::size_t>(rows + 1) || p.last_col_e.size() != p.last_col_h.size() ||
-                    p.last_col_f.size() != p.last_col_h.size())
-                    throw Error("internal error: a long-pair slice's last column has the wrong length");
-                right.h = std::move(p.last_col_h);
-                right.e = std::move(p.last_col_e);
-                right.f = std::move(p.last_col_f);
-            }
-            return right;
-        };
-
-        // A member's thread: the ready (block, slice) of its slices with the
-        // smallest block, until its slices are done or the job stops.
-        auto member_job = [&](std::size_t g) {
-            std::vector<std::size_t> mine;
-            for (std::size_t s = g; s < S; s += G) mine.push_back(s);
-            std::vector<std::vector<Score>> top_h(S), top_f(S);  // per slice of mine: the row above its next block
-            for (std::size_t s : mine) {
-                top_h[s].resize(static_cast<std::size_t>(a[s + 1] - a[s] + 1));
-                top_f[s].resize(top_h[s].size());
-                for (std::size_t j = 0; j < top_h[s].size(); ++j) {
-                    top_h[s][j] = clamp(top_value(T, a[s] + static_cast<I64>(j), open, extend));
-                    top_f[s][j] = clamp(top_f_value(T, a[s] + static_cast<I64>(j)));
-                }
-            }
-            std::uint64_t cells_before = 0;
-            for (;;) {
-                std::size_t b = B, s = S;
-                Column left;
-                {
-                    std::unique_lock lock(mutex);
-                    auto pick = [&] {
-                        b = B;
-                        s = S;
-                        bool left_over = false;
-                        for (std::size_t x : mine) {
-                            const std::size_t nb = next_block[x];
-                            if (nb >= B) continue;
-                            left_over = true;
-                            if ((x == 0 || next_block[x - 1] > nb) && nb < b) {
-                                b = nb;
-                                s = x;
-                            }
-                        }
-                        return stop.cancelled() || !left_over || s < S;
-                    };
-                    wake.wait(lock, pick);
-                    if (stop.cancelled() || s == S) return;
-                    if (s > 0) left = std::move(boundary[s][b]);
-                }
-                Column right = sub_pass(g, b, s, top_h[s], top_f[s], std::move(left), cells_before);
-                cells_before += results[b][s].cells;
-                std::lock_guard lock(mutex);
-                if (s + 1 < S) boundary[s + 1][b] = std::move(right);
-                next_block[s] = b + 1;
-                wake.notify_all();
-            }
-        };
-
-        // The calling thread: blocks finished by every slice, in order.
-        std::size_t merged_blocks = 0;
-        BestCell best, last_column;
-        std::size_t reported_rows = 0;
-        auto absorb = [&](std::size_t b) {  // block b is done by all slices
-            const I64 r0 = block_top(b), r1 = block_top(b + 1);
-            for (std::size_t s = 0; s < S; ++s) {
-                merge(best, results[b][s].best);
-                T.cells += results[b][s].cells;
-            }
-            if (T.want_last_column)
-                for (I64 i = r0 + 1; i <= r1; ++i) merge(last_column, BestCell{T.last_col_h[static_cast<std::size_t>(i)], i, w});
-            if (overview) {
-                const std::vector<std::int64_t>& edges = results[b][0].overview_edges;
-                std::vector<Score> grid = results[b][0].overview;
-                for (std::size_t s = 1; s < S; ++s) {
-                    if (results[b][s].overview_edges != edges)
-                        throw Error("internal error: the slices of a long-pair pass bin their overview rows differently");
-                    for (std::size_t x = 0; x < grid.size(); ++x) grid[x] = std::max(grid[x], results[b][s].overview[x]);
-                }
-                for (std::int64_t e : edges) T.overview_row_edges.push_back(e + r0);
-                T.overview.insert(T.overview.end(), grid.begin(), grid.end());
-            }
-            for (std::size_t s = 0; s < S; ++s) {
-                results[b][s].overview.clear();
-                results[b][s].overview.shrink_to_fit();
-            }
-        };
-        auto report = [&](I64 row, std::size_t rows_done, const BestCell& b, const BestCell& lc) {
-            if (!T.on_rows_done || rows_done <= reported_rows) return;
-            RowsDone d;
-            d.row = row;
-            d.special_rows = rows_done;
-            d.best = b;
-            d.last_column = lc;
-            if (overview) {
-                d.overview = &T.overview;
-                d.overview_row_edges = &T.overview_row_edges;
-            }
-            reported_rows = rows_done;
-            T.on_rows_done(d);
-        };
-        auto between = [&] {
-            std::size_t done = B;
-            {
-                std::lock_guard lock(mutex);
-                for (std::size_t s = 0; s < S; ++s) done = std::min(done, next_block[s]);
-            }
-            for (; merged_blocks < done; ++merged_blocks) {
-                const std::size_t b = merged_blocks;
-                const I64 r0 = block_top(b), r1 = block_top(b + 1);
-                const BestCell best_above = best, column_above = last_column;
-                absorb(b);
-                if (every <= 0) continue;
-                if (r1 < h) {  // ends on a special row: everything above it is final
-                    report(r1, static_cast<std::size_t>(r1 / every), best, last_column);
-                    continue;
-                }
-                // The last block: its special rows with the best cells above the
-                // last of them, from the members' own reports.
-                const std::size_t inner = static_cast<std::size_t>((h - 1) / every) - static_cast<std::size_t>(r0 / every);
-                if (inner == 0) continue;
-                BestCell b_rows = best_above, lc_rows = column_above;
-                bool exact = true;
-                for (std::size_t s = 0; s < S; ++s) {
-                    const SliceResult& x = results[b][s];
-                    if (!x.reported || x.report.special_rows != inner) {
-                        exact = false;
-                        break;
-                    }
-                    merge(b_rows, shifted(x.report.best, r0, a[s]));
-                    if (s + 1 == S && T.want_last_column) {
-                        BestCell c = x.report.last_column;
-                        if (c.score > kNegInf) {
-                            c.i += r0;
-                            c.j = w;
-                        }
-                        merge(lc_rows, c);
-                    }
-                }
-                if (exact) report(r0 + static_cast<I64>(inner) * every, saved_rows_.size(), b_rows, lc_rows);
-            }
-        };
-
-        std::vector<std::size_t> who;
-        for (std::size_t g = 0; g < std::min(G, S); ++g) who.push_back(g);
-        auto news = [&] {  // under the mutex: a block finished by every slice and not yet merged
-            std::size_t done = B;
-            for (std::size_t s = 0; s < S; ++s) done = std::min(done, next_block[s]);
-            return done > merged_blocks;
-        };
-        run_threads(who, member_job, news, between, context, progress, total, stop, failures, mutex, wake, cells);
-        between();  // whatever finished since the last look
-        if (merged_blocks != B) throw Error("internal error: the long-pair split pipeline stopped early");
-        T.best = T.track_best ? best : BestCell{};
-        if (progress) progress(total, total);
-    }
+    class Pipeline;
+    void split_pass(PassTask& T, const JobContext& context, const PassProgress& progress);
 
     std::vector<std::unique_ptr<PassRunner>> members_;
     SplitSettings settings_;
@@ -760,7 +386,457 @@ private:
     std::map<std::string, std::uint64_t> kernel_cells_;  // the last split pass: cells per member kernel
 };
 
+// The stage-1 pipeline of one split pass (SplitRunner::split_pass): the
+// members' threads each run the ready (block, slice) of their slices with the
+// smallest block, handing boundary columns on; the calling thread absorbs
+// blocks finished by every slice, in order, and reports them.
+class SplitRunner::Pipeline {
+public:
+    Pipeline(SplitRunner& owner, PassTask& T, const SplitPassPlan& plan, const JobContext& context,
+             const PassProgress& progress)
+        : owner_(owner), T_(T), plan_(plan), a_(plan.slice_edges), context_(context), progress_(progress),
+          h_(T.rows()), w_(T.cols()), open_(owner.scheme_.gap_open), extend_(owner.scheme_.gap_extend),
+          G_(owner.members_.size()), S_(plan.slices()), B_(plan.blocks), every_(plan.every),
+          cells_(owner.members_.size()), total_(static_cast<std::uint64_t>(h_) * static_cast<std::uint64_t>(w_)) {
+        // Results the members' threads fill in place (disjoint parts).
+        reset_pass_results(T, open_, extend_);
+        column_state_ = T.want_last_column && T.want_last_column_state;
+        T.cells = 0;
+        T.overview.clear();
+        T.overview_row_edges.clear();
+        overview_ = T.overview_rows > 0 && T.overview_cols > 0 && h_ > 0 && w_ > 0;
+        // The overview's columns are binned as those of the pass T is a slice
+        // of (its own when it is none): slice s of T starts a[s] columns into T,
+        // so T's offset + a[s] into that pass, and every slice's grid is as
+        // wide as that pass's.
+        ov_total_ = T.overview_col_total > 0 ? T.overview_col_total : w_;
+        ov_offset_ = T.overview_col_total > 0 ? T.overview_col_offset : 0;
+        if (overview_ && (ov_offset_ < 0 || ov_offset_ + w_ > ov_total_))
+            throw Error("internal error: a long-pair overview slice outside its pass");
+        C_ = static_cast<std::size_t>(overview_ ? std::min<I64>(T.overview_cols, ov_total_) : 0);
+    }
+
+    void run() {
+        if (B_ == 0) {  // no rows: the top edge is the last row
+            if (T_.want_last_row)
+                for (I64 j = 0; j <= w_; ++j) {
+                    T_.last_h[static_cast<std::size_t>(j)] = clamp(top_value(T_, j, open_, extend_));
+                    T_.last_f[static_cast<std::size_t>(j)] = clamp(top_f_value(T_, j));
+                }
+            if (progress_) progress_(0, 0);
+            return;
+        }
+        results_.assign(B_, std::vector<SliceResult>(S_));
+        boundary_.assign(S_, std::vector<Column>(B_));
+        next_block_.assign(S_, 0);
+        std::vector<std::size_t> who;
+        for (std::size_t g = 0; g < std::min(G_, S_); ++g) who.push_back(g);
+        auto news = [&] { return blocks_done() > merged_blocks_; };  // under the mutex
+        owner_.run_threads(
+            who, [&](std::size_t g) { member_job(g); }, news, [&] { between(); }, context_, progress_, total_, stop_,
+            failures_, mutex_, wake_, cells_);
+        between();  // whatever finished since the last look
+        if (merged_blocks_ != B_) throw Error("internal error: the long-pair split pipeline stopped early");
+        T_.best = T_.track_best ? best_ : BestCell{};
+        if (progress_) progress_(total_, total_);
+    }
+
+private:
+    // Blocks finished by every slice (under the mutex).
+    std::size_t blocks_done() const {
+        std::size_t done = B_;
+        for (std::size_t s = 0; s < S_; ++s) done = std::min(done, next_block_[s]);
+        return done;
+    }
+
+    // The (block, slice) sub-pass: the slice's columns of the block's rows,
+    // its top row from the block above, its left column from the slice before
+    // (or the pass's own left edge), asking for what the next ones need.
+    PassTask slice_task(std::size_t b, std::size_t s, std::vector<Score>& top_h, std::vector<Score>& top_f,
+                        Column left) const {
+        const I64 r0 = plan_.block_top(b), r1 = plan_.block_top(b + 1), rows = r1 - r0;
+        PassTask p;
+        p.reversed = T_.reversed;
+        if (!T_.reversed) {
+            p.row_begin = T_.row_begin + r0;
+            p.row_end = T_.row_begin + r1;
+            p.col_begin = T_.col_begin + a_[s];
+            p.col_end = T_.col_begin + a_[s + 1];
+        } else {
+            p.row_end = T_.row_end - r0;
+            p.row_begin = T_.row_end - r1;
+            p.col_end = T_.col_end - a_[s];
+            p.col_begin = T_.col_end - a_[s + 1];
+        }
+        p.top = Edge::Explicit;
+        p.top_h = std::move(top_h);
+        p.top_f = std::move(top_f);
+        p.left = Edge::Explicit;
+        if (s == 0) {  // the pass's own left edge, rows r0..r1
+            left.h.resize(static_cast<std::size_t>(rows + 1));
+            left.e.resize(static_cast<std::size_t>(rows + 1));
+            left.f.resize(static_cast<std::size_t>(rows + 1));
+            for (I64 i = 0; i <= rows; ++i) {
+                const auto I = static_cast<std::size_t>(i);
+                left.h[I] = clamp(left_value(T_, r0 + i, open_, extend_));
+                left.e[I] = clamp(left_e_value(T_, r0 + i));
+                left.f[I] = clamp(left_f_value(T_, r0 + i, open_, extend_));
+            }
+        }
+        p.left_h = std::move(left.h);
+        p.left_e = std::move(left.e);
+        p.left_f = std::move(left.f);
+        p.local = T_.local;
+        p.track_best = T_.track_best;
+        p.want_last_row = true;
+        p.want_last_column = s + 1 < S_ || T_.want_last_column;
+        p.want_last_column_state = s + 1 < S_ || T_.want_last_column_state;
+        if (every_ > 0 && rows > every_) p.special_every = every_;
+        if (overview_) {
+            p.overview_rows =
+                static_cast<int>(std::clamp<I64>((static_cast<I64>(T_.overview_rows) * rows + h_ / 2) / h_, 1, rows));
+            p.overview_cols = T_.overview_cols;
+            p.overview_col_offset = ov_offset_ + a_[s];
+            p.overview_col_total = ov_total_;
+        }
+        return p;
+    }
+
+    // One (block, slice) sub-pass on member g, run by that member's thread.
+    // Returns the slice's last column: the next slice's left edge.
+    Column sub_pass(std::size_t g, std::size_t b, std::size_t s, std::vector<Score>& top_h, std::vector<Score>& top_f,
+                    Column left, std::uint64_t cells_before) {
+        PassRunner& member = *owner_.members_[g];
+        std::vector<PassTask> one;
+        one.push_back(slice_task(b, s, top_h, top_f, std::move(left)));
+        PassTask& p = one[0];
+        SliceResult& out = results_[b][s];
+        if (T_.on_rows_done && p.special_every > 0 && b + 1 == B_)  // the last block's special rows, exactly
+            p.on_rows_done = [&out](const RowsDone& d) {
+                out.reported = true;
+                out.report = d;
+                out.report.overview = nullptr;
+                out.report.overview_row_edges = nullptr;
+            };
+        JobContext sub;
+        sub.cancel = &stop_;
+        sub.timeline = context_.timeline;
+        member.run(one, sub, [&, g, cells_before](std::uint64_t done, std::uint64_t) {
+            cells_[g].store(cells_before + done, std::memory_order_relaxed);
+        });
+        cells_[g].store(cells_before + p.cells, std::memory_order_relaxed);
+        {
+            std::lock_guard lock(mutex_);
+            owner_.kernel_cells_[member.kernel()] += p.cells;
+        }
+        keep_rows(member, p, b, s);
+        out.best = shifted(p.best, plan_.block_top(b), a_[s]);
+        out.overview = std::move(p.overview);
+        out.overview_edges = std::move(p.overview_row_edges);
+        if (overview_ && out.overview.size() != out.overview_edges.size() * C_)
+            throw Error("internal error: a long-pair slice's overview has the wrong size");
+        out.cells = p.cells;
+        // The next block's top edge, and the next slice's left edge.
+        top_h = std::move(p.last_h);
+        top_f = std::move(p.last_f);
+        Column right;
+        if (s + 1 < S_) {
+            if (p.last_col_h.size() != static_cast<std::size_t>(p.rows() + 1) ||
+                p.last_col_e.size() != p.last_col_h.size() || p.last_col_f.size() != p.last_col_h.size())
+                throw Error("internal error: a long-pair slice's last column has the wrong length");
+            right.h = std::move(p.last_col_h);
+            right.e = std::move(p.last_col_e);
+            right.f = std::move(p.last_col_f);
+        }
+        return right;
+    }
+
+    // A finished sub-pass's rows, its slice's columns of them: the special
+    // rows inside the block, then its bottom row (a special row, or the
+    // pass's last row), and the last column when it is the last slice.
+    void keep_rows(PassRunner& member, const PassTask& p, std::size_t b, std::size_t s) {
+        const I64 r0 = plan_.block_top(b), r1 = plan_.block_top(b + 1), rows = r1 - r0;
+        const I64 ws = a_[s + 1] - a_[s];
+        const std::size_t from = s == 0 ? 0 : 1;
+        auto put_row = [&](std::size_t k, const std::vector<Score>& rh, const std::vector<Score>& rf) {
+            if (rh.size() != static_cast<std::size_t>(ws + 1) || rf.size() != rh.size())
+                throw Error("internal error: a long-pair slice's row has the wrong length");
+            std::copy(rh.begin() + static_cast<std::ptrdiff_t>(from), rh.end(),
+                      owner_.saved_h_[k].begin() + static_cast<std::ptrdiff_t>(a_[s] + static_cast<I64>(from)));
+            std::copy(rf.begin() + static_cast<std::ptrdiff_t>(from), rf.end(),
+                      owner_.saved_f_[k].begin() + static_cast<std::ptrdiff_t>(a_[s] + static_cast<I64>(from)));
+        };
+        if (p.special_every > 0) {
+            std::vector<std::int64_t> expect;
+            for (I64 r = every_; r < rows; r += every_) expect.push_back(p.row_begin + r);
+            if (member.saved_rows() != expect)
+                throw Error("internal error: the special rows of a long-pair slice are not where the split expects them");
+            std::vector<Score> rh, rf;
+            for (std::size_t x = 0; x < expect.size(); ++x) {
+                member.read_special_row(x, rh, rf);
+                put_row(static_cast<std::size_t>((r0 + every_ * static_cast<I64>(x + 1)) / every_ - 1), rh, rf);
+            }
+        }
+        if (every_ > 0 && r1 < h_) put_row(static_cast<std::size_t>(r1 / every_ - 1), p.last_h, p.last_f);
+        if (b + 1 == B_ && T_.want_last_row) {
+            std::copy(p.last_h.begin() + static_cast<std::ptrdiff_t>(from), p.last_h.end(),
+                      T_.last_h.begin() + static_cast<std::ptrdiff_t>(a_[s] + static_cast<I64>(from)));
+            std::copy(p.last_f.begin() + static_cast<std::ptrdiff_t>(from), p.last_f.end(),
+                      T_.last_f.begin() + static_cast<std::ptrdiff_t>(a_[s] + static_cast<I64>(from)));
+        }
+        if (s + 1 == S_ && T_.want_last_column)
+            for (I64 i = 1; i <= rows; ++i) {
+                const auto I = static_cast<std::size_t>(i), R = static_cast<std::size_t>(r0 + i);
+                T_.last_col_h[R] = p.last_col_h[I];
+                if (column_state_) {
+                    T_.last_col_e[R] = p.last_col_e[I];
+                    T_.last_col_f[R] = p.last_col_f[I];
+                }
+            }
+    }
+
+    // Under the mutex: the ready (block, slice) of `mine` with the smallest
+    // block (b = B_, s = S_ when none); true when the thread should stop
+    // waiting (a pick, its slices done, or the job stopped).
+    bool pick(const std::vector<std::size_t>& mine, std::size_t& b, std::size_t& s) {
+        b = B_;
+        s = S_;
+        bool left_over = false;
+        for (std::size_t x : mine) {
+            const std::size_t nb = next_block_[x];
+            if (nb >= B_) continue;
+            left_over = true;
+            if ((x == 0 || next_block_[x - 1] > nb) && nb < b) {
+                b = nb;
+                s = x;
+            }
+        }
+        return stop_.cancelled() || !left_over || s < S_;
+    }
+
+    // A member's thread: the ready (block, slice) of its slices with the
+    // smallest block, until its slices are done or the job stops.
+    void member_job(std::size_t g) {
+        std::vector<std::size_t> mine;
+        for (std::size_t s = g; s < S_; s += G_) mine.push_back(s);
+        std::vector<std::vector<Score>> top_h(S_), top_f(S_);  // per slice of mine: the row above its next block
+        for (std::size_t s : mine) {
+            top_h[s].resize(static_cast<std::size_t>(a_[s + 1] - a_[s] + 1));
+            top_f[s].resize(top_h[s].size());
+            for (std::size_t j = 0; j < top_h[s].size(); ++j) {
+                top_h[s][j] = clamp(top_value(T_, a_[s] + static_cast<I64>(j), open_, extend_));
+                top_f[s][j] = clamp(top_f_value(T_, a_[s] + static_cast<I64>(j)));
+            }
+        }
+        std::uint64_t cells_before = 0;
+        for (;;) {
+            std::size_t b = B_, s = S_;
+            Column left;
+            {
+                std::unique_lock lock(mutex_);
+                wake_.wait(lock, [&] { return pick(mine, b, s); });
+                if (stop_.cancelled() || s == S_) return;
+                if (s > 0) left = std::move(boundary_[s][b]);
+            }
+            Column right = sub_pass(g, b, s, top_h[s], top_f[s], std::move(left), cells_before);
+            cells_before += results_[b][s].cells;
+            std::lock_guard lock(mutex_);
+            if (s + 1 < S_) boundary_[s + 1][b] = std::move(right);
+            next_block_[s] = b + 1;
+            wake_.notify_all();
+        }
+    }
+
+    // Block b, done by all slices: its best cells, cells, last column and
+    // overview join the pass's.
+    void absorb(std::size_t b) {
+        const I64 r0 = plan_.block_top(b), r1 = plan_.block_top(b + 1);
+        for (std::size_t s = 0; s < S_; ++s) {
+            merge(best_, results_[b][s].best);
+            T_.cells += results_[b][s].cells;
+        }
+        if (T_.want_last_column)
+            for (I64 i = r0 + 1; i <= r1; ++i)
+                merge(last_column_, BestCell{T_.last_col_h[static_cast<std::size_t>(i)], i, w_});
+        if (overview_) {
+            const std::vector<std::int64_t>& edges = results_[b][0].overview_edges;
+            std::vector<Score> grid = results_[b][0].overview;
+            for (std::size_t s = 1; s < S_; ++s) {
+                if (results_[b][s].overview_edges != edges)
+                    throw Error("internal error: the slices of a long-pair pass bin their overview rows differently");
+                for (std::size_t x = 0; x < grid.size(); ++x) grid[x] = std::max(grid[x], results_[b][s].overview[x]);
+            }
+            for (std::int64_t e : edges) T_.overview_row_edges.push_back(e + r0);
+            T_.overview.insert(T_.overview.end(), grid.begin(), grid.end());
+        }
+        for (std::size_t s = 0; s < S_; ++s) {
+            results_[b][s].overview.clear();
+            results_[b][s].overview.shrink_to_fit();
+        }
+    }
+
+    void report(I64 row, std::size_t rows_done, const BestCell& b, const BestCell& lc) {
+        if (!T_.on_rows_done || rows_done <= reported_rows_) return;
+        RowsDone d;
+        d.row = row;
+        d.special_rows = rows_done;
+        d.best = b;
+        d.last_column = lc;
+        if (overview_) {
+            d.overview = &T_.overview;
+            d.overview_row_edges = &T_.overview_row_edges;
+        }
+        reported_rows_ = rows_done;
+        T_.on_rows_done(d);
+    }
+
+    // The last block: its special rows with the best cells above the last of
+    // them, from the members' own reports (when every slice reported them all).
+    void report_last_block(std::size_t b, const BestCell& best_above, const BestCell& column_above) {
+        const I64 r0 = plan_.block_top(b);
+        const std::size_t inner = static_cast<std::size_t>((h_ - 1) / every_) - static_cast<std::size_t>(r0 / every_);
+        if (inner == 0) return;
+        BestCell b_rows = best_above, lc_rows = column_above;
+        for (std::size_t s = 0; s < S_; ++s) {
+            const SliceResult& x = results_[b][s];
+            if (!x.reported || x.report.special_rows != inner) return;
+            merge(b_rows, shifted(x.report.best, r0, a_[s]));
+            if (s + 1 == S_ && T_.want_last_column) {
+                BestCell c = x.report.last_column;
+                if (c.score > kNegInf) {
+                    c.i += r0;
+                    c.j = w_;
+                }
+                merge(lc_rows, c);
+            }
+        }
+        report(r0 + static_cast<I64>(inner) * every_, owner_.saved_rows_.size(), b_rows, lc_rows);
+    }
+
+    // The calling thread: blocks finished by every slice, in order.
+    void between() {
+        std::size_t done = B_;
+        {
+            std::lock_guard lock(mutex_);
+            done = blocks_done();
+        }
+        for (; merged_blocks_ < done; ++merged_blocks_) {
+            const std::size_t b = merged_blocks_;
+            const I64 r1 = plan_.block_top(b + 1);
+            const BestCell best_above = best_, column_above = last_column_;
+            absorb(b);
+            if (every_ <= 0) continue;
+            if (r1 < h_) {  // ends on a special row: everything above it is final
+                report(r1, static_cast<std::size_t>(r1 / every_), best_, last_column_);
+                continue;
+            }
+            report_last_block(b, best_above, column_above);
+        }
+    }
+
+    SplitRunner& owner_;
+    PassTask& T_;
+    const SplitPassPlan& plan_;
+    const std::vector<I64>& a_;  // slice edges
+    const JobContext& context_;
+    const PassProgress& progress_;
+    const I64 h_, w_, open_, extend_;
+    const std::size_t G_, S_, B_;
+    const I64 every_;
+    bool column_state_ = false, overview_ = false;
+    I64 ov_total_ = 0, ov_offset_ = 0;
+    std::size_t C_ = 0;  // overview grid columns
+    std::vector<std::vector<SliceResult>> results_;
+    std::vector<std::vector<Column>> boundary_;  // left edge of slice s, block b
+    std::vector<std::size_t> next_block_;        // guarded by mutex_
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    CancellationToken stop_;
+    Failures failures_;
+    std::vector<std::atomic<std::uint64_t>> cells_;
+    const std::uint64_t total_;
+    // The calling thread's: blocks merged, best cells so far, rows reported.
+    std::size_t merged_blocks_ = 0;
+    BestCell best_, last_column_;
+    std::size_t reported_rows_ = 0;
+};
+
+void SplitRunner::split_pass(PassTask& T, const JobContext& context, const PassProgress& progress) {
+    check_explicit_edges(T);
+    const I64 h = T.rows(), w = T.cols();
+    if (h < 0 || w < 0 || T.row_begin < 0 || T.col_begin < 0 || T.row_end > m_ || T.col_end > n_)
+        throw Error("internal error: long-pair pass outside the matrix");
+    if (T.special_every > 0 && T.reversed) throw Error("internal error: special rows from a reversed pass");
+    const SplitPassPlan plan = plan_split_pass(h, w, settings_, T.special_every, granularity(), busy_rows());
+    kernel_cells_.clear();
+    // Special rows (pass rows every, 2 every, ... < h) in host memory.
+    saved_rows_.clear();
+    saved_h_.clear();
+    saved_f_.clear();
+    if (plan.every > 0) {
+        for (I64 r = plan.every; r < h; r += plan.every) saved_rows_.push_back(T.row_begin + r);
+        saved_h_.assign(saved_rows_.size(), std::vector<Score>(static_cast<std::size_t>(w + 1), kNegInf));
+        saved_f_.assign(saved_rows_.size(), std::vector<Score>(static_cast<std::size_t>(w + 1), kNegInf));
+    }
+    Pipeline pipeline(*this, T, plan, context, progress);
+    pipeline.run();
+}
+
 }  // namespace
+
+SplitPassPlan plan_split_pass(I64 rows, I64 cols, const SplitSettings& settings, I64 special_every, I64 granularity,
+                              I64 busy_rows) {
+    const I64 h = rows, w = cols;
+    const std::size_t G = settings.weights.size();
+    SplitPassPlan plan;
+    plan.rows = rows;
+    // Column slices: slice s on member s % G, widths by weight, at least 1.
+    const auto K = static_cast<std::size_t>(settings.slices_per_member);
+    const std::size_t S = static_cast<std::size_t>(std::max<I64>(1, std::min<I64>(static_cast<I64>(G * K), w)));
+    std::vector<double> cum(S + 1, 0.0);
+    for (std::size_t s = 0; s < S; ++s) cum[s + 1] = cum[s] + settings.weights[s % G];
+    std::vector<I64>& a = plan.slice_edges;
+    a.assign(S + 1, 0);
+    a[S] = w;
+    for (std::size_t s = 1; s < S; ++s) {
+        const auto ideal = static_cast<I64>(std::llround(static_cast<double>(w) * cum[s] / cum[S]));
+        a[s] = std::clamp<I64>(ideal, a[s - 1] + 1, w - static_cast<I64>(S - s));
+    }
+
+    // Row blocks: multiples of the special rows' spacing, so that every
+    // block but the last ends on a special row.
+    const I64 every = special_every > 0 ? (special_every + granularity - 1) / granularity * granularity : 0;
+    plan.every = every;
+    I64 block = settings.block_rows;
+    const I64 busy = busy_rows;
+    if (block <= 0 && busy > 0 && h > 0) {
+        // A member takes about ceil(rows / busy) sweeps of its slice for a
+        // block (its warps work in waves), and the pipeline about
+        // blocks x slices per member + members - 1 blocks' time: the
+        // block height (a multiple of `unit`) that minimises the product.
+        const I64 unit = every > 0 ? every : busy;
+        const auto G_ = static_cast<double>(std::min(G, S)), K_ = static_cast<double>(S) / G_;
+        double best_cost = 0;
+        for (I64 k = 1;; ++k) {
+            const I64 block_rows = k * unit;
+            const auto blocks = static_cast<double>((h + block_rows - 1) / block_rows);
+            const auto waves = static_cast<double>((std::min(block_rows, h) + busy - 1) / busy);
+            const double cost = (blocks * K_ + G_ - 1) * waves;
+            if (k == 1 || cost < best_cost) {
+                best_cost = cost;
+                block = block_rows;
+            }
+            if (block_rows >= h) break;
+        }
+    } else {
+        if (block <= 0) block = (h + 8 * static_cast<I64>(S) - 1) / (8 * static_cast<I64>(S));
+        block = std::max<I64>(block, 1);
+        if (every > 0) block = std::max<I64>(1, (block + every / 2) / every) * every;
+    }
+    plan.block_rows = std::max<I64>(block, 1);
+    plan.blocks = h > 0 ? static_cast<std::size_t>((h + plan.block_rows - 1) / plan.block_rows) : 0;
+    return plan;
+}
 
 std::unique_ptr<PassRunner> make_split_pass_runner(std::vector<std::unique_ptr<PassRunner>> members,
                                                    SplitSettings settings) {

@@ -5,6 +5,8 @@
 
 #include <alignscope/align/long_pass.hpp>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -41,5 +43,28 @@ struct SplitSettings {
 // the others and is thrown once, naming that member's device.
 std::unique_ptr<PassRunner> make_split_pass_runner(std::vector<std::unique_ptr<PassRunner>> members,
                                                    SplitSettings settings = {});
+
+// How the split runner cuts one stage-1 pass of rows x cols cells (host-only,
+// unit-tested): column slices, slice s on member s % members with widths by
+// weight (at least one column each, no more slices than columns); the
+// special rows' spacing rounded up to the members' granularity; and row
+// blocks, multiples of that spacing so that every block but the last ends on
+// a special row (see SplitSettings::block_rows for the height chosen).
+struct SplitPassPlan {
+    std::int64_t rows = 0;
+    std::vector<std::int64_t> slice_edges;  // slices() + 1 entries: slice s is pass columns [edges[s], edges[s + 1])
+    std::int64_t every = 0;                 // special rows at pass rows every, 2 every, ... < rows (0: none)
+    std::int64_t block_rows = 1;
+    std::size_t blocks = 0;                 // ceil(rows / block_rows); 0 without rows
+    std::size_t slices() const { return slice_edges.size() - 1; }
+    // Pass row above block b (0-based; block_top(blocks) == rows).
+    std::int64_t block_top(std::size_t b) const {
+        return std::min<std::int64_t>(rows, static_cast<std::int64_t>(b) * block_rows);
+    }
+};
+// `settings.weights` has one entry per member; special_every is the task's
+// (0: none); granularity and busy_rows are the members' largest.
+SplitPassPlan plan_split_pass(std::int64_t rows, std::int64_t cols, const SplitSettings& settings,
+                              std::int64_t special_every, std::int64_t granularity, std::int64_t busy_rows);
 
 }  // namespace alignscope::longpair
