@@ -1,24 +1,30 @@
 // Workbench analyses kept whole in the project (schema version 4): a profile
 // search or an all-against-all matrix, its parameters and its results.
+#include "columns.hpp"
 #include "project_impl.hpp"
 
 #include <alignscope/error.hpp>
 
 namespace alignscope::store {
 
+namespace {
+
+// The results are read on their own (analysis_results): they may be large.
+constexpr std::array<columns::Column<AnalysisInfo>, 5> analysis_columns{{
+    columns::field<&AnalysisInfo::id>("id"),
+    columns::field<&AnalysisInfo::kind>("kind"),
+    columns::field<&AnalysisInfo::title>("title"),
+    columns::field<&AnalysisInfo::created_ms>("created_ms"),
+    columns::field<&AnalysisInfo::parameters>("parameters"),
+}};
+
+}  // namespace
+
 std::vector<AnalysisInfo> Project::analyses() const {
-    std::vector<AnalysisInfo> out;
-    auto rows = impl_->db->prepare("SELECT id, kind, title, created_ms, parameters FROM analyses ORDER BY id");
-    while (rows.step()) {
-        AnalysisInfo a;
-        a.id = rows.int64(0);
-        a.kind = rows.text(1);
-        a.title = rows.text(2);
-        a.created_ms = rows.int64(3);
-        a.parameters = rows.text(4);
-        out.push_back(std::move(a));
-    }
-    return out;
+    static const std::string sql = "SELECT " + columns::list(analysis_columns) + " FROM analyses ORDER BY id";
+    auto rows = impl_->db->prepare(sql);
+    return columns::all_rows<AnalysisInfo>(
+        rows, [](const sqlite::Statement& r) { return columns::read(analysis_columns, r); });
 }
 
 std::string Project::analysis_results(std::int64_t id) const {

@@ -1,5 +1,7 @@
 // Reading a job's results a page at a time: keyset reads on (job_id, ordinal),
-// one more row than asked to learn whether another page follows.
+// one more row than asked to learn whether another page follows. Each entity's
+// columns are named once, in its column table.
+#include "columns.hpp"
 #include "project_impl.hpp"
 
 #include <alignscope/error.hpp>
@@ -68,78 +70,171 @@ std::vector<std::int64_t> int64s_from_blob(const std::vector<std::uint8_t>& blob
     return values;
 }
 
-#define ALIGNMENT_COLUMNS                                                                                        \
-    "query_id, target_id, mode, score, query_begin, query_end, target_begin, target_end, query_length, "         \
-    "target_length, cigar, query_aligned, target_aligned, length, identities, similarities, gaps, gap_opens, "  \
-    "device, kernel"
+using columns::Column;
+using columns::field;
 
-Alignment read_alignment(const sqlite::Statement& r) {
-    Alignment a;
-    a.query_id = r.text(0);
-    a.target_id = r.text(1);
-    a.mode = parse_mode(r.text(2));
-    a.score = r.int64(3);
-    a.query_begin = r.int64(4);
-    a.query_end = r.int64(5);
-    a.target_begin = r.int64(6);
-    a.target_end = r.int64(7);
-    a.query_length = r.int64(8);
-    a.target_length = r.int64(9);
-    const std::string cigar = r.text(10);
-    if (!cigar.empty()) a.cigar = Cigar::parse(cigar);
-    a.query_aligned = r.text(11);
-    a.target_aligned = r.text(12);
-    a.stats.length = r.int64(13);
-    a.stats.identities = r.int64(14);
-    a.stats.similarities = r.int64(15);
-    a.stats.gaps = r.int64(16);
-    a.stats.gap_opens = r.int64(17);
-    a.device = r.text(18);
-    a.kernel = r.text(19);
-    return a;
+constexpr std::array<Column<Alignment>, 20> alignment_columns{{
+    field<&Alignment::query_id>("query_id"),
+    field<&Alignment::target_id>("target_id"),
+    field<&Alignment::mode>("mode"),
+    field<&Alignment::score>("score"),
+    field<&Alignment::query_begin>("query_begin"),
+    field<&Alignment::query_end>("query_end"),
+    field<&Alignment::target_begin>("target_begin"),
+    field<&Alignment::target_end>("target_end"),
+    field<&Alignment::query_length>("query_length"),
+    field<&Alignment::target_length>("target_length"),
+    {"cigar",
+     [](const sqlite::Statement& r, int i, Alignment& a) {
+         const std::string cigar = r.text(i);
+         if (!cigar.empty()) a.cigar = Cigar::parse(cigar);
+     }},
+    field<&Alignment::query_aligned>("query_aligned"),
+    field<&Alignment::target_aligned>("target_aligned"),
+    {"length", [](const sqlite::Statement& r, int i, Alignment& a) { a.stats.length = r.int64(i); }},
+    {"identities", [](const sqlite::Statement& r, int i, Alignment& a) { a.stats.identities = r.int64(i); }},
+    {"similarities", [](const sqlite::Statement& r, int i, Alignment& a) { a.stats.similarities = r.int64(i); }},
+    {"gaps", [](const sqlite::Statement& r, int i, Alignment& a) { a.stats.gaps = r.int64(i); }},
+    {"gap_opens", [](const sqlite::Statement& r, int i, Alignment& a) { a.stats.gap_opens = r.int64(i); }},
+    field<&Alignment::device>("device"),
+    field<&Alignment::kernel>("kernel"),
+}};
+
+constexpr std::array<Column<Hit>, 12> hit_columns{{
+    field<&Hit::query_id>("query_id"),
+    field<&Hit::target_id>("target_id"),
+    field<&Hit::rank>("rank"),
+    field<&Hit::score>("score"),
+    field<&Hit::bits>("bits"),
+    field<&Hit::evalue>("evalue"),
+    field<&Hit::query_begin>("query_begin"),
+    field<&Hit::query_end>("query_end"),
+    field<&Hit::target_begin>("target_begin"),
+    field<&Hit::target_end>("target_end"),
+    field<&Hit::query_length>("query_length"),
+    field<&Hit::target_length>("target_length"),
+}};
+
+// Then the event's ordinal, for the message about a time out of range.
+constexpr std::array<Column<TimelineEvent>, 8> timeline_columns{{
+    field<&TimelineEvent::name>("name"),
+    field<&TimelineEvent::category>("category"),
+    field<&TimelineEvent::device>("device"),
+    field<&TimelineEvent::lane>("lane"),
+    field<&TimelineEvent::start_ns>("start_ns"),
+    field<&TimelineEvent::end_ns>("end_ns"),
+    field<&TimelineEvent::bytes>("bytes"),
+    field<&TimelineEvent::cells>("cells"),
+}};
+
+constexpr std::array<Column<LongAlignmentSummary>, 20> long_alignment_columns{{
+    field<&LongAlignmentSummary::query_id>("query_id"),
+    field<&LongAlignmentSummary::target_id>("target_id"),
+    field<&LongAlignmentSummary::mode>("mode"),
+    field<&LongAlignmentSummary::score>("score"),
+    field<&LongAlignmentSummary::query_begin>("query_begin"),
+    field<&LongAlignmentSummary::query_end>("query_end"),
+    field<&LongAlignmentSummary::target_begin>("target_begin"),
+    field<&LongAlignmentSummary::target_end>("target_end"),
+    field<&LongAlignmentSummary::query_length>("query_length"),
+    field<&LongAlignmentSummary::target_length>("target_length"),
+    {"length", [](const sqlite::Statement& r, int i, LongAlignmentSummary& s) { s.stats.length = r.int64(i); }},
+    {"identities", [](const sqlite::Statement& r, int i, LongAlignmentSummary& s) { s.stats.identities = r.int64(i); }},
+    {"similarities",
+     [](const sqlite::Statement& r, int i, LongAlignmentSummary& s) { s.stats.similarities = r.int64(i); }},
+    {"gaps", [](const sqlite::Statement& r, int i, LongAlignmentSummary& s) { s.stats.gaps = r.int64(i); }},
+    {"gap_opens", [](const sqlite::Statement& r, int i, LongAlignmentSummary& s) { s.stats.gap_opens = r.int64(i); }},
+    field<&LongAlignmentSummary::alignment_path>("alignment_path"),
+    field<&LongAlignmentSummary::alignment_format>("alignment_format"),
+    field<&LongAlignmentSummary::device>("device"),
+    field<&LongAlignmentSummary::kernel>("kernel"),
+    field<&LongAlignmentSummary::seconds>("seconds"),
+}};
+
+// Then the parameters, a JSON object read with the project's name for its error.
+constexpr std::array<Column<BenchPoint>, 6> bench_point_columns{{
+    field<&BenchPoint::series>("series"),
+    field<&BenchPoint::device>("device"),
+    field<&BenchPoint::x>("x"),
+    field<&BenchPoint::y>("y"),
+    field<&BenchPoint::x_label>("x_label"),
+    field<&BenchPoint::y_label>("y_label"),
+}};
+
+constexpr std::array<Column<Heatmap>, 11> heatmap_columns{{
+    field<&Heatmap::label>("label"),
+    field<&Heatmap::query_id>("query_id"),
+    field<&Heatmap::target_id>("target_id"),
+    field<&Heatmap::source_rows>("source_rows"),
+    field<&Heatmap::source_cols>("source_cols"),
+    field<&Heatmap::rows>("rows"),
+    field<&Heatmap::cols>("cols"),
+    {"cell_values", [](const sqlite::Statement& r, int i, Heatmap& h) { h.values = floats_from_blob(r.blob(i)); }},
+    {"path_cells", [](const sqlite::Statement& r, int i, Heatmap& h) { h.path = cells_from_blob(r.blob(i)); }},
+    {"row_edges", [](const sqlite::Statement& r, int i, Heatmap& h) { h.row_edges = int64s_from_blob(r.blob(i)); }},
+    {"col_edges", [](const sqlite::Statement& r, int i, Heatmap& h) { h.col_edges = int64s_from_blob(r.blob(i)); }},
+}};
+
+template <std::size_t Stage>
+void read_stage_seconds(const sqlite::Statement& r, int i, LongPairStats& s) {
+    s.stage_seconds[Stage] = r.real(i);
+}
+template <std::size_t Stage>
+void read_stage_cells(const sqlite::Statement& r, int i, LongPairStats& s) {
+    s.stage_cells[Stage] = r.int64(i);
 }
 
-#define HIT_COLUMNS                                                                                              \
-    "query_id, target_id, rank, score, bits, evalue, query_begin, query_end, target_begin, target_end, "         \
-    "query_length, target_length"
+constexpr std::array<Column<LongPairStats>, 20> long_pair_stats_columns{{
+    field<&LongPairStats::query_id>("query_id"),
+    field<&LongPairStats::target_id>("target_id"),
+    field<&LongPairStats::query_length>("query_length"),
+    field<&LongPairStats::target_length>("target_length"),
+    field<&LongPairStats::device>("device"),
+    field<&LongPairStats::kernel>("kernel"),
+    field<&LongPairStats::strategy>("strategy"),
+    field<&LongPairStats::kernels>("kernels"),
+    field<&LongPairStats::streams>("streams"),
+    field<&LongPairStats::seconds>("seconds"),
+    {"stage1_seconds", &read_stage_seconds<0>},
+    {"stage2_seconds", &read_stage_seconds<1>},
+    {"stage3_seconds", &read_stage_seconds<2>},
+    {"stage1_cells", &read_stage_cells<0>},
+    {"stage2_cells", &read_stage_cells<1>},
+    {"stage3_cells", &read_stage_cells<2>},
+    field<&LongPairStats::special_rows>("special_rows"),
+    field<&LongPairStats::crossings>("crossings"),
+    field<&LongPairStats::split_levels>("split_levels"),
+    field<&LongPairStats::base_segments>("base_segments"),
+}};
 
-Hit read_hit(const sqlite::Statement& r) {
-    Hit h;
-    h.query_id = r.text(0);
-    h.target_id = r.text(1);
-    h.rank = r.int64(2);
-    h.score = r.int64(3);
-    h.bits = r.optional_real(4);
-    h.evalue = r.optional_real(5);
-    h.query_begin = r.int64(6);
-    h.query_end = r.int64(7);
-    h.target_begin = r.int64(8);
-    h.target_end = r.int64(9);
-    h.query_length = r.int64(10);
-    h.target_length = r.int64(11);
-    return h;
+// "SELECT <the table's columns><extra> FROM <rest>".
+template <class Row, std::size_t N>
+std::string select(const std::array<Column<Row>, N>& table, std::string_view rest, std::string_view extra = {}) {
+    return "SELECT " + columns::list(table) + std::string(extra) + " FROM " + std::string(rest);
 }
+
+Alignment read_alignment(const sqlite::Statement& r) { return columns::read(alignment_columns, r); }
+Hit read_hit(const sqlite::Statement& r) { return columns::read(hit_columns, r); }
 
 }  // namespace
 
 Page<Alignment> Project::alignments(std::int64_t job_id, std::int64_t from, int limit) const {
-    return read_page<Alignment>(*impl_->db,
-                                "SELECT " ALIGNMENT_COLUMNS " FROM alignments WHERE job_id = ? AND ordinal >= ? "
-                                "ORDER BY ordinal LIMIT ?",
-                                job_id, from, limit, read_alignment);
+    static const std::string sql =
+        select(alignment_columns, "alignments WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?");
+    return read_page<Alignment>(*impl_->db, sql, job_id, from, limit, read_alignment);
 }
 
 Page<Hit> Project::hits(std::int64_t job_id, std::int64_t from, int limit) const {
-    return read_page<Hit>(*impl_->db,
-                          "SELECT " HIT_COLUMNS " FROM hits WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
-                          job_id, from, limit, read_hit);
+    static const std::string sql = select(hit_columns, "hits WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?");
+    return read_page<Hit>(*impl_->db, sql, job_id, from, limit, read_hit);
 }
 
 std::optional<Alignment> Project::hit_alignment(std::int64_t job_id, std::int64_t hit_ordinal) const {
     sqlite::Connection& db = *impl_->db;
     Hit hit;
     {
-        auto row = db.prepare("SELECT " HIT_COLUMNS " FROM hits WHERE job_id = ? AND ordinal = ?");
+        static const std::string sql = select(hit_columns, "hits WHERE job_id = ? AND ordinal = ?");
+        auto row = db.prepare(sql);
         row.bind(1, job_id).bind(2, hit_ordinal);
         if (!row.step())
             throw Error(impl_->path + ": " + job_name(job_id) + " has no hit number " + std::to_string(hit_ordinal + 1));
@@ -160,10 +255,12 @@ std::optional<Alignment> Project::hit_alignment(std::int64_t job_id, std::int64_
     // nearest the hit's own ordinal.
     auto find = [&](std::int64_t first, std::int64_t last) -> std::optional<Alignment> {
         if (first > last) return std::nullopt;
-        auto rows = db.prepare(
-            "SELECT " ALIGNMENT_COLUMNS " FROM alignments WHERE job_id = ? AND ordinal >= ? AND ordinal <= ? "
-            "AND query_id = ? AND target_id = ? AND score = ? AND query_begin = ? AND query_end = ? "
-            "AND target_begin = ? AND target_end = ? ORDER BY ordinal DESC LIMIT 1");
+        static const std::string sql =
+            select(alignment_columns,
+                   "alignments WHERE job_id = ? AND ordinal >= ? AND ordinal <= ? "
+                   "AND query_id = ? AND target_id = ? AND score = ? AND query_begin = ? AND query_end = ? "
+                   "AND target_begin = ? AND target_end = ? ORDER BY ordinal DESC LIMIT 1");
+        auto rows = db.prepare(sql);
         rows.bind(1, job_id).bind(2, first).bind(3, last).bind(4, hit.query_id).bind(5, hit.target_id);
         rows.bind(6, hit.score).bind(7, hit.query_begin).bind(8, hit.query_end);
         rows.bind(9, hit.target_begin).bind(10, hit.target_end);
@@ -182,145 +279,65 @@ std::optional<Alignment> Project::hit_alignment(std::int64_t job_id, std::int64_
 
 Page<TimelineEvent> Project::timeline(std::int64_t job_id, std::int64_t from, int limit) const {
     const std::string where = impl_->path + ": " + job_name(job_id);
-    return read_page<TimelineEvent>(*impl_->db,
-                                    "SELECT name, category, device, lane, start_ns, end_ns, bytes, cells, ordinal "
-                                    "FROM timeline_events WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
-                                    job_id, from, limit, [&where](const sqlite::Statement& r) {
-                                        TimelineEvent e;
-                                        e.name = r.text(0);
-                                        e.category = r.text(1);
-                                        e.device = r.text(2);
-                                        e.lane = static_cast<int>(r.int64(3));
-                                        e.start_ns = r.int64(4);
-                                        e.end_ns = r.int64(5);
-                                        e.bytes = static_cast<std::uint64_t>(r.int64(6));
-                                        e.cells = static_cast<std::uint64_t>(r.int64(7));
-                                        // Any two times within 2^62 ns of 0 differ by less than
-                                        // 2^63: the writer's and the views' differences never
-                                        // overflow. No clock a job records gives more (146 years).
-                                        constexpr std::int64_t kMaxTime = (std::int64_t{1} << 62) - 1;
-                                        if (e.start_ns < -kMaxTime || e.start_ns > kMaxTime || e.end_ns < -kMaxTime ||
-                                            e.end_ns > kMaxTime)
-                                            throw Error(where + ": timeline event " + std::to_string(r.int64(8)) +
-                                                        " has a time out of range (" + std::to_string(e.start_ns) +
-                                                        " .. " + std::to_string(e.end_ns) + " ns)");
-                                        return e;
-                                    });
+    static const std::string sql = select(
+        timeline_columns, "timeline_events WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?", ", ordinal");
+    return read_page<TimelineEvent>(*impl_->db, sql, job_id, from, limit, [&where](const sqlite::Statement& r) {
+        TimelineEvent e = columns::read(timeline_columns, r);
+        // Any two times within 2^62 ns of 0 differ by less than 2^63: the
+        // writer's and the views' differences never overflow. No clock a job
+        // records gives more (146 years).
+        constexpr std::int64_t kMaxTime = (std::int64_t{1} << 62) - 1;
+        if (e.start_ns < -kMaxTime || e.start_ns > kMaxTime || e.end_ns < -kMaxTime || e.end_ns > kMaxTime)
+            throw Error(where + ": timeline event " + std::to_string(r.int64(int(timeline_columns.size()))) +
+                        " has a time out of range (" + std::to_string(e.start_ns) + " .. " +
+                        std::to_string(e.end_ns) + " ns)");
+        return e;
+    });
 }
 
 Page<LongAlignmentSummary> Project::long_alignments(std::int64_t job_id, std::int64_t from, int limit) const {
-    return read_page<LongAlignmentSummary>(
-        *impl_->db,
-        "SELECT query_id, target_id, mode, score, query_begin, query_end, target_begin, target_end, query_length, "
-        "target_length, length, identities, similarities, gaps, gap_opens, alignment_path, alignment_format, "
-        "device, kernel, seconds FROM long_alignments WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
-        job_id, from, limit, [](const sqlite::Statement& r) {
-            LongAlignmentSummary s;
-            s.query_id = r.text(0);
-            s.target_id = r.text(1);
-            s.mode = parse_mode(r.text(2));
-            s.score = r.int64(3);
-            s.query_begin = r.int64(4);
-            s.query_end = r.int64(5);
-            s.target_begin = r.int64(6);
-            s.target_end = r.int64(7);
-            s.query_length = r.int64(8);
-            s.target_length = r.int64(9);
-            s.stats.length = r.int64(10);
-            s.stats.identities = r.int64(11);
-            s.stats.similarities = r.int64(12);
-            s.stats.gaps = r.int64(13);
-            s.stats.gap_opens = r.int64(14);
-            s.alignment_path = r.text(15);
-            s.alignment_format = r.text(16);
-            s.device = r.text(17);
-            s.kernel = r.text(18);
-            s.seconds = r.real(19);
-            return s;
-        });
+    static const std::string sql = select(long_alignment_columns,
+                                          "long_alignments WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?");
+    return read_page<LongAlignmentSummary>(*impl_->db, sql, job_id, from, limit, [](const sqlite::Statement& r) {
+        return columns::read(long_alignment_columns, r);
+    });
 }
 
 Page<BenchPoint> Project::bench_points(std::int64_t job_id, std::int64_t from, int limit) const {
     const std::string source = impl_->path;
-    return read_page<BenchPoint>(
-        *impl_->db,
-        "SELECT series, device, x, y, x_label, y_label, parameters FROM bench_points "
-        "WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
-        job_id, from, limit, [&source](const sqlite::Statement& r) {
-            BenchPoint p;
-            p.series = r.text(0);
-            p.device = r.text(1);
-            p.x = r.real(2);
-            p.y = r.real(3);
-            p.x_label = r.text(4);
-            p.y_label = r.text(5);
-            try {
-                nlohmann::json::parse(r.text(6)).get_to(p.parameters);
-            } catch (const nlohmann::json::exception& e) {
-                throw Error(source + ": a benchmark point's parameters are not a JSON object of strings (" +
-                            e.what() + ")");
-            }
-            return p;
-        });
+    static const std::string sql = select(
+        bench_point_columns, "bench_points WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?", ", parameters");
+    return read_page<BenchPoint>(*impl_->db, sql, job_id, from, limit, [&source](const sqlite::Statement& r) {
+        BenchPoint p = columns::read(bench_point_columns, r);
+        try {
+            nlohmann::json::parse(r.text(int(bench_point_columns.size()))).get_to(p.parameters);
+        } catch (const nlohmann::json::exception& e) {
+            throw Error(source + ": a benchmark point's parameters are not a JSON object of strings (" + e.what() +
+                        ")");
+        }
+        return p;
+    });
 }
 
 std::vector<Heatmap> Project::heatmaps(std::int64_t job_id) const {
-    std::vector<Heatmap> result;
-    auto rows = impl_->db->prepare(
-        "SELECT label, query_id, target_id, source_rows, source_cols, rows, cols, cell_values, path_cells, "
-        "row_edges, col_edges FROM heatmaps WHERE job_id = ? ORDER BY ordinal");
+    static const std::string sql = select(heatmap_columns, "heatmaps WHERE job_id = ? ORDER BY ordinal");
+    auto rows = impl_->db->prepare(sql);
     rows.bind(1, job_id);
-    while (rows.step()) {
-        Heatmap h;
-        h.label = rows.text(0);
-        h.query_id = rows.text(1);
-        h.target_id = rows.text(2);
-        h.source_rows = rows.int64(3);
-        h.source_cols = rows.int64(4);
-        h.rows = static_cast<int>(rows.int64(5));
-        h.cols = static_cast<int>(rows.int64(6));
-        h.values = floats_from_blob(rows.blob(7));
-        h.path = cells_from_blob(rows.blob(8));
-        h.row_edges = int64s_from_blob(rows.blob(9));
-        h.col_edges = int64s_from_blob(rows.blob(10));
+    return columns::all_rows<Heatmap>(rows, [&](const sqlite::Statement& r) {
+        Heatmap h = columns::read(heatmap_columns, r);
         // The writer checked it; a damaged file may not hold what it wrote, and
         // the views index values and path cells without checking.
         h.check(impl_->path + ": " + job_name(job_id) + ": heatmap " + h.label);
-        result.push_back(std::move(h));
-    }
-    return result;
+        return h;
+    });
 }
 
 std::vector<LongPairStats> Project::long_pair_stats(std::int64_t job_id) const {
-    std::vector<LongPairStats> result;
-    auto rows = impl_->db->prepare(
-        "SELECT query_id, target_id, query_length, target_length, device, kernel, strategy, kernels, streams, "
-        "seconds, stage1_seconds, stage2_seconds, stage3_seconds, stage1_cells, stage2_cells, stage3_cells, "
-        "special_rows, crossings, split_levels, base_segments FROM long_pair_stats WHERE job_id = ? ORDER BY ordinal");
+    static const std::string sql = select(long_pair_stats_columns, "long_pair_stats WHERE job_id = ? ORDER BY ordinal");
+    auto rows = impl_->db->prepare(sql);
     rows.bind(1, job_id);
-    while (rows.step()) {
-        LongPairStats s;
-        s.query_id = rows.text(0);
-        s.target_id = rows.text(1);
-        s.query_length = rows.int64(2);
-        s.target_length = rows.int64(3);
-        s.device = rows.text(4);
-        s.kernel = rows.text(5);
-        s.strategy = rows.text(6);
-        s.kernels = static_cast<int>(rows.int64(7));
-        s.streams = static_cast<int>(rows.int64(8));
-        s.seconds = rows.real(9);
-        for (int k = 0; k < 3; ++k) {
-            s.stage_seconds[static_cast<std::size_t>(k)] = rows.real(10 + k);
-            s.stage_cells[static_cast<std::size_t>(k)] = rows.int64(13 + k);
-        }
-        s.special_rows = rows.int64(16);
-        s.crossings = rows.int64(17);
-        s.split_levels = static_cast<int>(rows.int64(18));
-        s.base_segments = rows.int64(19);
-        result.push_back(std::move(s));
-    }
-    return result;
+    return columns::all_rows<LongPairStats>(
+        rows, [](const sqlite::Statement& r) { return columns::read(long_pair_stats_columns, r); });
 }
 
 }  // namespace alignscope::store
