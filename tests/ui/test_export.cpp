@@ -2,9 +2,8 @@
 // File › Export Image… for every view (PNG at a chosen size and resolution,
 // SVG and PDF as vector drawings) and `alignscope --screenshot FILE` with the
 // format picked by the file's extension.
+#include "workbench_fixture.hpp"
 #include <image_export.hpp>
-#include <mainwindow.hpp>
-#include <panels/job_panel.hpp>
 #include <views/alignment_export.hpp>
 #include <views/job_alignments_view.hpp>
 #include <views/hits/hits_view.hpp>
@@ -28,21 +27,17 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
-#include <QProcess>
 #include <QPushButton>
-#include <QSignalSpy>
 #include <QSpinBox>
-#include <QTemporaryDir>
 #include <QtTest>
 
 #include <memory>
 
 using namespace alignscope;
 using namespace alignscope::ui;
+using namespace alignscope::ui::fixture;
 
 namespace {
-
-const QString demo_dir = QStringLiteral(ALIGNSCOPE_SOURCE_DIR "/resources/demo");
 
 QByteArray head(const QString& path, int bytes = 400) {
     QFile f(path);
@@ -54,21 +49,6 @@ QByteArray all(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) return {};
     return f.readAll();
-}
-
-struct Run {
-    int code = -1;
-    QString err;
-};
-Run run_gui(const QStringList& arguments) {
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
-    process.setProcessEnvironment(env);
-    process.start(QStringLiteral(ALIGNSCOPE_GUI), arguments);
-    if (!process.waitForFinished(120'000)) return {};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardError())};
 }
 
 // FASTA records of a file, read here: id -> residues.
@@ -110,33 +90,17 @@ double rescore(const QString& q, const QString& t, double open, double extend) {
 class ExportTest : public QObject {
     Q_OBJECT
 private:
-    std::unique_ptr<DeviceRegistry> registry_;
-    QTemporaryDir dir_;
+    Workbench bench_;
     QString project_;
 
-    QString path(const QString& name) const { return dir_.filePath(name); }
+    QString path(const QString& name) const { return bench_.path(name); }
 
 private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        registry_ = make_cpu_registry();
-        QVERIFY(dir_.isValid());
+        QVERIFY(bench_.valid());
         // A project with one finished global job of the demo globins.
         project_ = path("export.alsproj");
-        MainWindow window(*registry_);
-        window.setConfirmCloseWhileRunning(false);
-        window.show();
-        QSignalSpy ready(&window, &MainWindow::projectReady);
-        window.openProject(project_, true);
-        QVERIFY(ready.wait(60'000));
-        QSignalSpy idle(&window.document(), &ProjectDocument::loadingIdle);
-        window.loadFiles({demo_dir + "/globins_human.fa", demo_dir + "/globins_others.fa"});
-        QVERIFY(idle.wait(60'000));
-        QSignalSpy done(&window, &MainWindow::jobNotification);
-        window.jobPanel().setAlgorithm(JobAlgorithm::Global);
-        QVERIFY(window.runJob());
-        QVERIFY(done.wait(60'000));
-        QCOMPARE(JobState(done.first()[1].toInt()), JobState::Done);
+        QVERIFY(bench_.makeDemoProject("export.alsproj", JobAlgorithm::Global) > 0);
     }
 
     void exportsEveryViewAsAnImage_data() {
@@ -147,13 +111,9 @@ private slots:
 
     void exportsEveryViewAsAnImage() {
         QFETCH(QString, view);
-        MainWindow window(*registry_);
-        window.setConfirmCloseWhileRunning(false);
-        window.resize(1280, 800);
-        window.show();
-        QSignalSpy ready(&window, &MainWindow::projectReady);
-        window.openProject(project_);
-        QVERIFY(ready.wait(60'000));
+        const auto owned = bench_.openWindow(project_, false, {1280, 800});
+        QVERIFY(owned);
+        MainWindow& window = *owned;
         const qint64 job = window.document().jobs().back().id;
         window.showJobResults(job);
         if (view == "stepper") {
@@ -220,17 +180,17 @@ private slots:
     void screenshotPicksTheFormatByExtension() {
         const QString svg = path("shot.svg"), pdf = path("shot.pdf"), png = path("shot.png");
         for (const QString& file : {svg, pdf, png}) {
-            const Run r = run_gui({"--project", project_, "--screenshot", file, "--view", "alignment", "--size",
+            const GuiRun r = run_gui({"--project", project_, "--screenshot", file, "--view", "alignment", "--size",
                                    "900x600"});
-            QVERIFY2(r.code == 0, qPrintable(r.err));
+            QVERIFY2(r.status == 0, qPrintable(r.err));
         }
         QVERIFY(head(svg).startsWith("<?xml"));
         QVERIFY(head(svg).contains("<svg"));
         QVERIFY(head(pdf).startsWith("%PDF"));
         QVERIFY(head(png).startsWith("\x89PNG"));
         QCOMPARE(QImage(png).size(), QSize(900, 600));
-        const Run bad = run_gui({"--project", project_, "--screenshot", path("shot.jpg")});
-        QCOMPARE(bad.code, 2);
+        const GuiRun bad = run_gui({"--project", project_, "--screenshot", path("shot.jpg")});
+        QCOMPARE(bad.status, 2);
         QVERIFY2(bad.err.contains("shot.jpg") && bad.err.contains(".svg"), qPrintable(bad.err));
         QVERIFY(!QFile::exists(path("shot.jpg")));
     }
@@ -246,13 +206,9 @@ private slots:
     void exportsAlignmentsInEveryFormat() {
         QFETCH(int, format);
         QFETCH(QString, scope);
-        MainWindow window(*registry_);
-        window.setConfirmCloseWhileRunning(false);
-        window.resize(1280, 800);
-        window.show();
-        QSignalSpy ready(&window, &MainWindow::projectReady);
-        window.openProject(project_);
-        QVERIFY(ready.wait(60'000));
+        const auto owned = bench_.openWindow(project_, false, {1280, 800});
+        QVERIFY(owned);
+        MainWindow& window = *owned;
         const store::JobInfo& job = window.document().jobs().back();
         window.showJobResults(job.id);
         window.showView("alignment");
@@ -299,8 +255,8 @@ private slots:
             targets << view->model().index(int(row), AlignmentListModel::Target).data().toString();
             scores.push_back(view->model().index(int(row), AlignmentListModel::Score).data().toDouble());
         }
-        const auto inputs = read_fasta(demo_dir + "/globins_human.fa");
-        auto others = read_fasta(demo_dir + "/globins_others.fa");
+        const auto inputs = read_fasta(human_globins());
+        auto others = read_fasta(other_globins());
         std::map<QString, QString> residues = inputs;
         residues.insert(others.begin(), others.end());
         const QString text = QString::fromUtf8(all(file));
@@ -427,22 +383,15 @@ private slots:
     }
 
     void hitsGoOutAsTables() {
-        MainWindow window(*registry_);
-        window.setConfirmCloseWhileRunning(false);
-        window.resize(1280, 800);
-        window.show();
-        QSignalSpy ready(&window, &MainWindow::projectReady);
-        window.openProject(path("hits.alsproj"), true);
-        QVERIFY(ready.wait(60'000));
-        QSignalSpy idle(&window.document(), &ProjectDocument::loadingIdle);
-        window.loadFiles({demo_dir + "/globins_human.fa", demo_dir + "/globins_others.fa"});
-        QVERIFY(idle.wait(60'000));
-        QSignalSpy done(&window, &MainWindow::jobNotification);
+        const auto owned = bench_.openWindow(path("hits.alsproj"), true, {1280, 800});
+        QVERIFY(owned);
+        MainWindow& window = *owned;
+        QVERIFY(load_and_wait(window, {human_globins(), other_globins()}));
         window.jobPanel().setAlgorithm(JobAlgorithm::DatabaseSearch);
         QVERIFY2(window.jobPanel().canRun(), qPrintable(window.jobPanel().problemText()));
-        QVERIFY(window.runJob());
-        QVERIFY(done.wait(60'000));
-        QCOMPARE(JobState(done.first()[1].toInt()), JobState::Done);
+        const auto job = run_and_wait(window);
+        QVERIFY(job);
+        QCOMPARE(job->state, JobState::Done);
         window.showView("hits");
         auto* view = qobject_cast<JobHitsView*>(window.view("hits"));
         QVERIFY(view);
@@ -502,8 +451,8 @@ private slots:
         menu->findChild<QAction*>("copyId")->trigger();
         QCOMPARE(QApplication::clipboard()->text(), target);
         menu->findChild<QAction*>("copySequence")->trigger();
-        const auto others = read_fasta(demo_dir + "/globins_others.fa");
-        auto human = read_fasta(demo_dir + "/globins_human.fa");
+        const auto others = read_fasta(other_globins());
+        auto human = read_fasta(human_globins());
         const QString residues = others.count(target) ? others.at(target) : human.at(target);
         QCOMPARE(QApplication::clipboard()->text(), ">" + target + "\n" + residues.toUpper() + "\n");
         menu->findChild<QAction*>("openAlignment")->trigger();
@@ -526,15 +475,10 @@ private slots:
     }
 
     void hitsSayWhyStatisticsAreMissing() {
-        MainWindow window(*registry_);
-        window.setConfirmCloseWhileRunning(false);
-        window.show();
-        QSignalSpy ready(&window, &MainWindow::projectReady);
-        window.openProject(path("nostats.alsproj"), true);
-        QVERIFY(ready.wait(60'000));
-        QSignalSpy idle(&window.document(), &ProjectDocument::loadingIdle);
-        window.loadFiles({demo_dir + "/globins_human.fa", demo_dir + "/globins_others.fa"});
-        QVERIFY(idle.wait(60'000));
+        const auto owned = bench_.openWindow(path("nostats.alsproj"), true);
+        QVERIFY(owned);
+        MainWindow& window = *owned;
+        QVERIFY(load_and_wait(window, {human_globins(), other_globins()}));
         JobPanel& panel = window.jobPanel();
         panel.setAlgorithm(JobAlgorithm::DatabaseSearch);
         // A search starts from BLAST's gap costs (existence 11, extension 1:
@@ -542,9 +486,7 @@ private slots:
         QCOMPARE(panel.request().scoring.gap_open, 12.0);
         QCOMPARE(panel.request().scoring.gap_extend, 1.0);
         panel.setGaps(10, 0.5);
-        QSignalSpy done(&window, &MainWindow::jobNotification);
-        QVERIFY(window.runJob());
-        QVERIFY(done.wait(60'000));
+        QVERIFY(run_and_wait(window));
         window.showView("hits");
         auto* view = qobject_cast<JobHitsView*>(window.view("hits"));
         QTRY_VERIFY(view->hits().model()->rowCount() > 0);

@@ -6,6 +6,7 @@
 // engine's bench code on this machine's CPU, and on its GPU when the suite is
 // built with CUDA and one is present (skipped otherwise).
 #include "views/gcups/gcups_view.hpp"
+#include "workbench_fixture.hpp"
 
 #include <alignscope/device/backend.hpp>
 #include <alignscope/store/job_recording.hpp>
@@ -28,6 +29,7 @@
 
 using namespace alignscope;
 using namespace alignscope::ui;
+using namespace alignscope::ui::fixture;
 
 namespace {
 
@@ -64,15 +66,6 @@ bool colour_near(const QImage& image, QPoint p, const QColor& colour) {
                 return true;
         }
     return false;
-}
-
-// With ALIGNSCOPE_SCREENSHOT_DIR set, the widget as drawn is kept there as
-// NAME.png (the docs' screenshots come from these runs).
-void keep_screenshot(QWidget& widget, const QString& name) {
-    const QString dir = qEnvironmentVariable("ALIGNSCOPE_SCREENSHOT_DIR");
-    if (dir.isEmpty()) return;
-    QApplication::processEvents();
-    widget.grab().save(dir + "/" + name + ".png");
 }
 
 }  // namespace

@@ -4,9 +4,8 @@
 // per-job cancel, and the demo opened as a fresh copy.
 #include "project_options.hpp"
 #include <demo_project.hpp>
-#include <mainwindow.hpp>
+#include "workbench_fixture.hpp"
 #include <models/jobs_model.hpp>
-#include <panels/job_panel.hpp>
 #include <panels/queue_panel.hpp>
 #include <views/jobs_view.hpp>
 #include <views/heatmap/stepper_view.hpp>
@@ -43,12 +42,12 @@
 
 using namespace alignscope;
 using namespace alignscope::ui;
+using namespace alignscope::ui::fixture;
 
 namespace {
 
-const QString demo_dir = QStringLiteral(ALIGNSCOPE_SOURCE_DIR "/resources/demo");
-const QString human = demo_dir + "/globins_human.fa";
-const QString others = demo_dir + "/globins_others.fa";
+const QString human = human_globins();
+const QString others = other_globins();
 
 
 // Every visible control of the panel, right edge inside the scroll area's
@@ -69,12 +68,6 @@ QStringList cut_off_controls(QScrollArea& scroll) {
                        .arg(viewport->width());
     }
     return cut;
-}
-
-qint64 input_id(const ProjectDocument& document, const QString& file_name) {
-    for (const auto& input : document.inputs())
-        if (input.label() == file_name) return input.info.id;
-    return 0;
 }
 
 // A random DNA sequence and a relative with about 10% substitutions and
@@ -101,37 +94,16 @@ void write_dna_pair(const QString& query, const QString& target, int length, uns
 class WorkbenchDailyTest : public QObject {
     Q_OBJECT
 private:
-    std::unique_ptr<DeviceRegistry> registry_;
-    std::unique_ptr<QTemporaryDir> dir_;
+    Workbench bench_;
 
-    QString path(const QString& name) const { return dir_->filePath(name); }
-
+    QString path(const QString& name) const { return bench_.path(name); }
     std::unique_ptr<MainWindow> openWindow(const QString& project, bool create, QSize size = {1200, 800}) {
-        auto window = std::make_unique<MainWindow>(*registry_);
-        window->setConfirmCloseWhileRunning(false);
-        window->resize(size);
-        window->show();
-        QSignalSpy ready(window.get(), &MainWindow::projectReady);
-        connect(window.get(), &MainWindow::userMessage, this, [](int, const QString& title, const QString& text) {
-            qWarning().noquote() << "message:" << title << text;
-        });
-        window->openProject(project, create);
-        if (!ready.wait(60'000)) return nullptr;
-        return window;
-    }
-
-    bool loadAndWait(MainWindow& window, const QStringList& files) {
-        QSignalSpy idle(&window.document(), &ProjectDocument::loadingIdle);
-        window.loadFiles(files);
-        return idle.wait(30'000);
+        return bench_.openWindow(project, create, size);
     }
 
 private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        registry_ = make_cpu_registry();
-        dir_ = std::make_unique<QTemporaryDir>();
-        QVERIFY(dir_->isValid());
+        QVERIFY(bench_.valid());
     }
 
     void pasteWithAnEmptyClipboard() {
@@ -200,7 +172,7 @@ private slots:
         QFETCH(int, algorithm);
         auto window = openWindow(path("fit.alsproj"), !QFileInfo::exists(path("fit.alsproj")), size);
         QVERIFY(window);
-        if (window->document().inputs().size() < 2) QVERIFY(loadAndWait(*window, {human, others}));
+        if (window->document().inputs().size() < 2) QVERIFY(load_and_wait(*window, {human, others}));
         QVERIFY(QTest::qWaitForWindowExposed(window.get()));
         auto* dock = window->findChild<QDockWidget*>("jobDock");
         QVERIFY(dock);
@@ -260,7 +232,7 @@ private slots:
         write_dna_pair(q, t, 12'000, 5);  // 144 M cells on the scalar reference: about a second a pass
         auto window = openWindow(path("progress.alsproj"), true);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {q, t}));
+        QVERIFY(load_and_wait(*window, {q, t}));
         JobPanel& panel = window->jobPanel();
         panel.setInputs(input_id(window->document(), "mm_q.fa"), input_id(window->document(), "mm_t.fa"));
         panel.setAlgorithm(JobAlgorithm::LongPair);
@@ -328,7 +300,7 @@ private slots:
     void estimatesOnlyFromTheSameKindOfJob() {
         auto window = openWindow(path("estimate.alsproj"), true);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {human, others}));
+        QVERIFY(load_and_wait(*window, {human, others}));
         JobPanel& panel = window->jobPanel();
         QVERIFY(panel.setDevice("cpu"));
         panel.setAlgorithm(JobAlgorithm::Global);
@@ -353,7 +325,7 @@ private slots:
         write_dna_pair(q, t, 20'000, 6);  // 400 M cells on the scalar reference: seconds
         auto window = openWindow(path("queue.alsproj"), true);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {q, t, human, others}));
+        QVERIFY(load_and_wait(*window, {q, t, human, others}));
         JobPanel& panel = window->jobPanel();
         auto* run = panel.findChild<QPushButton*>("run");
         QVERIFY(run);
@@ -424,7 +396,7 @@ private slots:
         write_dna_pair(q, t, 20'000, 7);
         auto window = openWindow(path("all.alsproj"), true);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {q, t}));
+        QVERIFY(load_and_wait(*window, {q, t}));
         JobPanel& panel = window->jobPanel();
         panel.setInputs(input_id(window->document(), "all_q.fa"), input_id(window->document(), "all_t.fa"));
         panel.setAlgorithm(JobAlgorithm::LongPair);
@@ -450,9 +422,8 @@ private slots:
     }
 
     void demoOpensAFreshCopy() {
-        MainWindow window(*registry_);
-        window.setConfirmCloseWhileRunning(false);
-        window.show();
+        const auto owned = bench_.window();
+        MainWindow& window = *owned;
         QSignalSpy done(&window, &MainWindow::jobNotification);
         const QString first = open_demo_project(window);
         QVERIFY(done.wait(60'000));

@@ -6,8 +6,7 @@
 // in the matrix dialog, warnings for repeated ids and mixed alphabets,
 // removing loaded files, and views that say what would fill them or that the
 // panel changed since the job they show.
-#include <mainwindow.hpp>
-#include <panels/job_panel.hpp>
+#include "workbench_fixture.hpp"
 #include <views/gcups/gcups_view.hpp>
 #include <views/heatmap/heatmap_view.hpp>
 #include <views/job_heatmap_view.hpp>
@@ -47,18 +46,12 @@
 
 using namespace alignscope;
 using namespace alignscope::ui;
+using namespace alignscope::ui::fixture;
 
 namespace {
 
-const QString demo_dir = QStringLiteral(ALIGNSCOPE_SOURCE_DIR "/resources/demo");
-const QString human = demo_dir + "/globins_human.fa";
-const QString others = demo_dir + "/globins_others.fa";
-
-qint64 input_id(const ProjectDocument& document, const QString& file_name) {
-    for (const auto& input : document.inputs())
-        if (input.label() == file_name) return input.info.id;
-    return 0;
-}
+const QString human = human_globins();
+const QString others = other_globins();
 
 // The project's setting as another connection reads it from the file.
 std::string stored_setting(const QString& project, const char* key) {
@@ -89,59 +82,22 @@ bool is_control(QWidget* w) {
     return true;
 }
 
-// With ALIGNSCOPE_SCREENSHOT_DIR set, the widget as drawn is kept there as
-// NAME.png (the docs' screenshots come from these runs).
-void keep_screenshot(QWidget& widget, const QString& name) {
-    const QString dir = qEnvironmentVariable("ALIGNSCOPE_SCREENSHOT_DIR");
-    if (dir.isEmpty()) return;
-    QApplication::processEvents();
-    widget.grab().save(dir + "/" + name + ".png");
-}
-
 }  // namespace
 
 class WorkbenchProjectTest : public QObject {
     Q_OBJECT
 private:
-    std::unique_ptr<DeviceRegistry> registry_;
-    std::unique_ptr<QTemporaryDir> dir_;
+    Workbench bench_;
 
-    QString path(const QString& name) const { return dir_->filePath(name); }
-
+    QString path(const QString& name) const { return bench_.path(name); }
     std::unique_ptr<MainWindow> openWindow(const QString& project, bool create, QStringList* messages = nullptr) {
-        auto window = std::make_unique<MainWindow>(*registry_);
-        window->setConfirmCloseWhileRunning(false);
-        window->resize(1200, 800);
-        window->show();
-        QSignalSpy ready(window.get(), &MainWindow::projectReady);
-        connect(window.get(), &MainWindow::userMessage, this, [messages](int, const QString& title, const QString& text) {
-            qInfo().noquote() << "message:" << title << text;
-            if (messages) *messages << title + ": " + text;
-        });
-        window->openProject(project, create);
-        if (!ready.wait(60'000)) return nullptr;
-        return window;
-    }
-
-    bool loadAndWait(MainWindow& window, const QStringList& files) {
-        QSignalSpy idle(&window.document(), &ProjectDocument::loadingIdle);
-        window.loadFiles(files);
-        return idle.wait(30'000);
-    }
-
-    bool runAndWait(MainWindow& window) {
-        QSignalSpy finished(&window, &MainWindow::jobNotification);
-        if (!window.runJob()) return false;
-        return finished.wait(60'000);
+        return bench_.openWindow(project, create, {1200, 800}, messages);
     }
 
 private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
         QSettings().clear();
-        registry_ = make_cpu_registry();
-        dir_ = std::make_unique<QTemporaryDir>();
-        QVERIFY(dir_->isValid());
+        QVERIFY(bench_.valid());
     }
 
     // Set up, closed, opened again: the panel is as it was left, read from
@@ -151,7 +107,7 @@ private slots:
         {
             auto window = openWindow(project, true);
             QVERIFY(window);
-            QVERIFY(loadAndWait(*window, {human, others}));
+            QVERIFY(load_and_wait(*window, {human, others}));
             JobPanel& panel = window->jobPanel();
             panel.setInputs(input_id(window->document(), "globins_others.fa"),
                             input_id(window->document(), "globins_human.fa"));
@@ -194,7 +150,7 @@ private slots:
     void everyControlHasATooltip() {
         auto window = openWindow(path("tips.alsproj"), true);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {human, others}));
+        QVERIFY(load_and_wait(*window, {human, others}));
         QStringList missing;
         for (QWidget* w : window->findChildren<QWidget*>()) {
             if (!is_control(w) || !w->toolTip().trimmed().isEmpty()) continue;
@@ -240,8 +196,8 @@ private slots:
     void rememberedFolders() {
         auto window = openWindow(path("folders.alsproj"), true);
         QVERIFY(window);
-        QDir(dir_->path()).mkpath("seqs");
-        QDir(dir_->path()).mkpath("projects");
+        QDir(bench_.folder()).mkpath("seqs");
+        QDir(bench_.folder()).mkpath("projects");
         const QString seqs = path("seqs"), projects = path("projects");
         QVERIFY(QFile::copy(human, seqs + "/human.fa"));
         QSettings().setValue("folders/projects", projects);
@@ -269,8 +225,8 @@ private slots:
     void extensionlessMatrix() {
         auto window = openWindow(path("matrix.alsproj"), true);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {human, others}));
-        QDir(dir_->path()).mkpath("matrices");
+        QVERIFY(load_and_wait(*window, {human, others}));
+        QDir(bench_.folder()).mkpath("matrices");
         const QString folder = path("matrices");
         QVERIFY(QFile::copy(QStringLiteral(ALIGNSCOPE_SOURCE_DIR "/resources/matrices/PAM70.mat"), folder + "/EPAM70"));
         QSettings().setValue("folders/matrices", folder);
@@ -302,7 +258,7 @@ private slots:
         QVERIFY2(window->jobPanel().canRun(), qPrintable(window->jobPanel().problemText()));
         QCOMPARE(QSettings().value("folders/matrices").toString(), folder);
         // Scored with it: the job's matrix is the file's (PAM70's scores).
-        QVERIFY(runAndWait(*window));
+        QVERIFY(run_and_wait(*window));
         const store::JobInfo job = window->document().jobs().back();
         QCOMPARE(job.state, store::JobState::Done);
         const SubstitutionMatrix want = SubstitutionMatrix::builtin("PAM70");
@@ -324,7 +280,7 @@ private slots:
         const std::string engine_line = read_sequences(dup.toStdString()).duplicate_id_warning();
         QVERIFY(!engine_line.empty());
         messages.clear();
-        QVERIFY(loadAndWait(*window, {dup}));
+        QVERIFY(load_and_wait(*window, {dup}));
         QTRY_VERIFY(!messages.isEmpty());
         QVERIFY2(messages.join('\n').contains(QString::fromStdString(engine_line)), qPrintable(messages.join('\n')));
 
@@ -332,13 +288,13 @@ private slots:
         std::ofstream(mixed.toStdString()) << ">p1\nMKTAYIAKQRQISFVKSHFSRQ\n>p2\nMVLSPADKTNVKAAWGKVGAHAG\n"
                                               ">n1\nACGTACGTTAGCATCGATCGATCG\n";
         messages.clear();
-        QVERIFY(loadAndWait(*window, {mixed}));
+        QVERIFY(load_and_wait(*window, {mixed}));
         QTRY_VERIFY(!messages.isEmpty());
         QVERIFY2(messages.join('\n').contains("1 of 3 records look like nucleotides (the first is n1)"),
                  qPrintable(messages.join('\n')));
         // A clean file loads without a word.
         messages.clear();
-        QVERIFY(loadAndWait(*window, {human}));
+        QVERIFY(load_and_wait(*window, {human}));
         QTest::qWait(100);
         QVERIFY2(messages.isEmpty(), qPrintable(messages.join('\n')));
     }
@@ -349,7 +305,7 @@ private slots:
         const QString project = path("remove.alsproj");
         auto window = openWindow(project, true);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {human, others}));
+        QVERIFY(load_and_wait(*window, {human, others}));
         SequencesView& view = window->sequencesView();
         window->showView("sequences");
         QCOMPARE(view.model().rowCount(), 7);
@@ -382,7 +338,7 @@ private slots:
         // Used by a job: kept, and the reason names the job.
         window->jobPanel().setInputs(input_id(window->document(), "globins_human.fa"),
                                      input_id(window->document(), "globins_human.fa"));
-        QVERIFY(runAndWait(*window));
+        QVERIFY(run_and_wait(*window));
         const qint64 job = window->document().jobs().back().id;
         QVERIFY(!view.removeInputs({input_id(window->document(), "globins_human.fa")}));
         QVERIFY2(view.lastError().contains(QStringLiteral("used by job %1").arg(job)), qPrintable(view.lastError()));
@@ -449,7 +405,7 @@ private slots:
         QVERIFY(gcups->emptyText().contains("Compare CPU and GPU"));
         QVERIFY(!gcups->plot()->legend->visible());
 
-        QVERIFY(loadAndWait(*window, {human, others}));
+        QVERIFY(load_and_wait(*window, {human, others}));
         QVERIFY(window->sequencesView().emptyText().isEmpty());
         window->sequencesView().filterEdit().setText("no such id");
         QVERIFY(window->sequencesView().emptyText().contains("No sequence matches"));
@@ -458,7 +414,7 @@ private slots:
         JobPanel& panel = window->jobPanel();
         panel.setAlgorithm(JobAlgorithm::Local);
         panel.setMatrix("BLOSUM62");
-        QVERIFY(runAndWait(*window));
+        QVERIFY(run_and_wait(*window));
         const qint64 job = window->document().jobs().back().id;
         QVERIFY(window->jobsView().emptyText().isEmpty());
         window->showJobResults(job);
