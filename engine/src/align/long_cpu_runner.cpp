@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <type_traits>
 #include <limits>
 
 namespace alignscope::longpair {
@@ -155,6 +154,149 @@ private:
         }
     }
 
+    // Residue codes of pass row i and pass column j (1-based), either direction.
+    std::uint8_t row_code(const PassTask& t, I64 i) const {
+        return t.reversed ? query_[t.row_end - i] : query_[t.row_begin + i - 1];
+    }
+    std::uint8_t col_code(const PassTask& t, I64 j) const {
+        return t.reversed ? target_[t.col_end - j] : target_[t.col_begin + j - 1];
+    }
+    // The crossing row's H (f false) or F at forward column c.
+    I64 forward_row(const PassTask& t, I64 c, bool f) const {
+        if (goal_h_) return f ? (*goal_f_)[static_cast<std::size_t>(c)] : (*goal_h_)[static_cast<std::size_t>(c)];
+        if (f) return kNegInf;
+        return c == 0 ? 0 : edge_value(t.crossing_edge, c, scheme_.gap_open, scheme_.gap_extend);
+    }
+
+    // A band's DP state: H, E, F of rows from..from + h (index 0 = row
+    // `from`) in the current column, and per row of the band where its
+    // residue's scores start in the matrix and its overview block.
+    struct Band {
+        I64 from = 0, h = 0;
+        std::vector<I64> H, E, F;
+        std::vector<std::size_t> row_scores;
+        std::vector<I64> row_block;
+    };
+
+    // Rows from+1..to in column 0 (row `from` is top_h[0], top_f[0]).
+    Band start_band(const PassTask& t, I64 from, I64 to, const std::vector<I64>& top_h,
+                    const std::vector<I64>& top_f) const {
+        const I64 h = to - from;
+        const I64 open = scheme_.gap_open, extend = scheme_.gap_extend;
+        const int size = scheme_.matrix.size();
+        Band b;
+        b.from = from;
+        b.h = h;
+        b.H.assign(static_cast<std::size_t>(h + 1), top_h.front());
+        b.E.assign(static_cast<std::size_t>(h + 1), kNegInf);
+        b.F.assign(static_cast<std::size_t>(h + 1), top_f.front());
+        for (I64 i = 1; i <= h; ++i) {
+            b.H[static_cast<std::size_t>(i)] = left_value(t, from + i, open, extend);
+            b.E[static_cast<std::size_t>(i)] = left_e_value(t, from + i);
+            b.F[static_cast<std::size_t>(i)] = left_f_value(t, from + i, open, extend);
+        }
+        b.row_scores.assign(static_cast<std::size_t>(h + 1), 0);
+        b.row_block.assign(orows_ > 0 ? static_cast<std::size_t>(h + 1) : 0, 0);
+        for (I64 i = 1; i <= h; ++i) {
+            b.row_scores[static_cast<std::size_t>(i)] =
+                static_cast<std::size_t>(row_code(t, from + i)) * static_cast<std::size_t>(size);
+            if (orows_ > 0)  // the last edge <= the pass row
+                b.row_block[static_cast<std::size_t>(i)] =
+                    static_cast<I64>(std::upper_bound(t.overview_row_edges.begin(), t.overview_row_edges.end(), from + i) -
+                                     t.overview_row_edges.begin()) - 1;
+        }
+        return b;
+    }
+
+    // The outputs of column j: the band's bottom cell goes to top_h/top_f;
+    // a goal search looks for its first candidate in the column (then sets
+    // t.hit and returns true: the search may stop).
+    bool visit_column(PassTask& t, const Band& b, I64 j, std::vector<I64>& top_h, std::vector<I64>& top_f) const {
+        const I64 h = b.h;
+        const std::vector<I64>& H = b.H;
+        const std::vector<I64>& F = b.F;
+        top_h[static_cast<std::size_t>(j)] = H[static_cast<std::size_t>(h)];
+        top_f[static_cast<std::size_t>(j)] = F[static_cast<std::size_t>(h)];
+        if (!t.goal_search) return false;
+        const I64 refund = scheme_.gap_open - scheme_.gap_extend;
+        for (I64 i = 0; i <= h; ++i) {
+            GoalHit::Kind kind;
+            if (t.goal_any_cell && H[static_cast<std::size_t>(i)] == t.goal) {
+                kind = GoalHit::Kind::Begin;
+            } else if (i == h) {
+                const I64 c = t.col_end - j;
+                const I64 fh = forward_row(t, c, false), ff = forward_row(t, c, true);
+                if (fh > kNegInf / 2 && H[static_cast<std::size_t>(i)] > kNegInf / 2 && fh + H[static_cast<std::size_t>(i)] == t.goal)
+                    kind = GoalHit::Kind::CrossH;
+                else if (ff > kNegInf / 2 && F[static_cast<std::size_t>(i)] > kNegInf / 2 &&
+                         ff + F[static_cast<std::size_t>(i)] + refund == t.goal)
+                    kind = GoalHit::Kind::CrossF;
+                else continue;
+            } else {
+                continue;
+            }
+            t.hit.found = true;
+            t.hit.kind = kind;
+            t.hit.i = i;
+            t.hit.j = j;
+            if (i == h) {
+                const I64 c = t.col_end - j;
+                t.hit.forward_h = clamp(forward_row(t, c, false));
+                t.hit.forward_f = clamp(forward_row(t, c, true));
+            }
+            return true;
+        }
+        return false;
+    }
+
+    // One column j (rows 1..h of the band), with the per-cell extras compiled
+    // in or out: the local clamp, the best cell, the overview.
+    template <bool Local, bool Track, bool Overview>
+    void column(PassTask& t, Band& b, I64 j, const std::vector<I64>& top_h, const std::vector<I64>& top_f) const {
+        const I64 open = scheme_.gap_open, extend = scheme_.gap_extend;
+        const I64 h = b.h, from = b.from;
+        const int* col_scores = scheme_.matrix.scores().data() + col_code(t, j);
+        I64* Hp = b.H.data();
+        I64* Ep = b.E.data();
+        I64* Fp = b.F.data();
+        const std::size_t* rs = b.row_scores.data();
+        I64 diag = Hp[0];
+        Hp[0] = top_h[static_cast<std::size_t>(j)];
+        Fp[0] = top_f[static_cast<std::size_t>(j)];
+        I64 f_above = Fp[0], h_above = Hp[0];
+        BestCell best = t.best;
+        Score* ov_col = nullptr;
+        if constexpr (Overview) ov_col = t.overview.data() + (ooffset_ + j - 1) * ocols_ / ototal_;
+        for (I64 i = 1; i <= h; ++i) {
+            const auto I = static_cast<std::size_t>(i);
+            const I64 e = std::max(Ep[I] - extend, Hp[I] - open);
+            const I64 f = std::max(f_above - extend, h_above - open);
+            I64 v = std::max({diag + col_scores[rs[I]], e, f});
+            if constexpr (Local) v = std::max<I64>(v, 0);
+            v = std::max<I64>(v, kNegInf);
+            diag = Hp[I];
+            Hp[I] = v;
+            h_above = v;
+            Ep[I] = std::max<I64>(e, kNegInf);
+            f_above = Fp[I] = std::max<I64>(f, kNegInf);
+            if constexpr (Track)
+                if (v >= best.score && better_cell({static_cast<Score>(v), from + i, j}, best))
+                    best = {static_cast<Score>(v), from + i, j};
+            if constexpr (Overview) {
+                Score& cell = ov_col[b.row_block[I] * ocols_];
+                cell = std::max(cell, clamp(v));
+            }
+        }
+        t.best = best;
+    }
+    template <bool Overview>
+    void column_with(PassTask& t, Band& b, I64 j, const std::vector<I64>& top_h, const std::vector<I64>& top_f) const {
+        if (t.local && t.track_best) column<true, true, Overview>(t, b, j, top_h, top_f);
+        else if (t.local) column<true, false, Overview>(t, b, j, top_h, top_f);
+        else if (t.track_best) column<false, true, Overview>(t, b, j, top_h, top_f);
+        else column<false, false, Overview>(t, b, j, top_h, top_f);
+    }
+
     // Rows from+1..to of pass t, column by column. top_h/top_f hold H and F of
     // row `from` on entry and of row `to` on return (columns 0..w); a goal
     // search (one band: from = 0, to = rows) may stop at its first candidate
@@ -162,141 +304,26 @@ private:
     // the last column computed.
     I64 sweep(PassTask& t, I64 from, I64 to, std::vector<I64>& top_h, std::vector<I64>& top_f,
                const JobContext& context) {
-        const I64 h = to - from, w = t.cols();
-        const I64 open = scheme_.gap_open, extend = scheme_.gap_extend;
-        const int size = scheme_.matrix.size();
-        const std::vector<int>& scores = scheme_.matrix.scores();
-        auto row_code = [&](I64 i) { return t.reversed ? query_[t.row_end - i] : query_[t.row_begin + i - 1]; };
-        auto col_code = [&](I64 j) { return t.reversed ? target_[t.col_end - j] : target_[t.col_begin + j - 1]; };
-        auto forward_row = [&](I64 c, bool f) -> I64 {  // crossing row's value at forward column c
-            if (goal_h_) return f ? (*goal_f_)[static_cast<std::size_t>(c)] : (*goal_h_)[static_cast<std::size_t>(c)];
-            if (f) return kNegInf;
-            return c == 0 ? 0 : edge_value(t.crossing_edge, c, open, extend);
-        };
-
-        // H, E, F of rows from..to (index 0 = row `from`) in the current column.
-        std::vector<I64> H(static_cast<std::size_t>(h + 1), top_h.front()), E(static_cast<std::size_t>(h + 1), kNegInf),
-            F(static_cast<std::size_t>(h + 1), top_f.front());
-        // Column 0 (row `from` is top_h[0], top_f[0]).
-        for (I64 i = 1; i <= h; ++i) {
-            H[static_cast<std::size_t>(i)] = left_value(t, from + i, open, extend);
-            E[static_cast<std::size_t>(i)] = left_e_value(t, from + i);
-            F[static_cast<std::size_t>(i)] = left_f_value(t, from + i, open, extend);
-        }
-        const I64 refund = open - extend;
-        // Per row of the band: where its residue's scores start in the matrix,
-        // and its overview block.
-        std::vector<std::size_t> row_scores(static_cast<std::size_t>(h + 1), 0);
-        std::vector<I64> row_block(orows_ > 0 ? static_cast<std::size_t>(h + 1) : 0, 0);
-        for (I64 i = 1; i <= h; ++i) {
-            row_scores[static_cast<std::size_t>(i)] = static_cast<std::size_t>(row_code(from + i)) * static_cast<std::size_t>(size);
-            if (orows_ > 0)  // the last edge <= the pass row
-                row_block[static_cast<std::size_t>(i)] =
-                    static_cast<I64>(std::upper_bound(t.overview_row_edges.begin(), t.overview_row_edges.end(), from + i) -
-                                     t.overview_row_edges.begin()) - 1;
-        }
-
-        auto visit_column = [&](I64 j) -> bool {  // outputs of column j; true when the goal search may stop
-            top_h[static_cast<std::size_t>(j)] = H[static_cast<std::size_t>(h)];
-            top_f[static_cast<std::size_t>(j)] = F[static_cast<std::size_t>(h)];
-            if (!t.goal_search) return false;
-            for (I64 i = 0; i <= h; ++i) {
-                GoalHit::Kind kind;
-                if (t.goal_any_cell && H[static_cast<std::size_t>(i)] == t.goal) {
-                    kind = GoalHit::Kind::Begin;
-                } else if (i == h) {
-                    const I64 c = t.col_end - j;
-                    const I64 fh = forward_row(c, false), ff = forward_row(c, true);
-                    if (fh > kNegInf / 2 && H[static_cast<std::size_t>(i)] > kNegInf / 2 && fh + H[static_cast<std::size_t>(i)] == t.goal)
-                        kind = GoalHit::Kind::CrossH;
-                    else if (ff > kNegInf / 2 && F[static_cast<std::size_t>(i)] > kNegInf / 2 &&
-                             ff + F[static_cast<std::size_t>(i)] + refund == t.goal)
-                        kind = GoalHit::Kind::CrossF;
-                    else continue;
-                } else {
-                    continue;
-                }
-                t.hit.found = true;
-                t.hit.kind = kind;
-                t.hit.i = i;
-                t.hit.j = j;
-                if (i == h) {
-                    const I64 c = t.col_end - j;
-                    t.hit.forward_h = clamp(forward_row(c, false));
-                    t.hit.forward_f = clamp(forward_row(c, true));
-                }
-                return true;
-            }
-            return false;
-        };
-
-        // One column j (rows 1..h), with the per-cell extras compiled in or out.
-        I64* Hp = H.data();
-        I64* Ep = E.data();
-        I64* Fp = F.data();
-        const std::size_t* rs = row_scores.data();
-        auto column = [&](auto local, auto track, auto overview, I64 j) {
-            const int* col_scores = scores.data() + col_code(j);
-            I64 diag = Hp[0];
-            Hp[0] = top_h[static_cast<std::size_t>(j)];
-            Fp[0] = top_f[static_cast<std::size_t>(j)];
-            I64 f_above = Fp[0], h_above = Hp[0];
-            BestCell best = t.best;
-            Score* ov_col = nullptr;
-            if constexpr (decltype(overview)::value)
-                ov_col = t.overview.data() + (ooffset_ + j - 1) * ocols_ / ototal_;
-            for (I64 i = 1; i <= h; ++i) {
-                const auto I = static_cast<std::size_t>(i);
-                const I64 e = std::max(Ep[I] - extend, Hp[I] - open);
-                const I64 f = std::max(f_above - extend, h_above - open);
-                I64 v = std::max({diag + col_scores[rs[I]], e, f});
-                if constexpr (decltype(local)::value) v = std::max<I64>(v, 0);
-                v = std::max<I64>(v, kNegInf);
-                diag = Hp[I];
-                Hp[I] = v;
-                h_above = v;
-                Ep[I] = std::max<I64>(e, kNegInf);
-                f_above = Fp[I] = std::max<I64>(f, kNegInf);
-                if constexpr (decltype(track)::value)
-                    if (v >= best.score && better_cell({static_cast<Score>(v), from + i, j}, best))
-                        best = {static_cast<Score>(v), from + i, j};
-                if constexpr (decltype(overview)::value) {
-                    Score& cell = ov_col[row_block[I] * ocols_];
-                    cell = std::max(cell, clamp(v));
-                }
-            }
-            t.best = best;
-        };
-        auto run_column = [&](I64 j) {
-            using Y = std::true_type;
-            using N = std::false_type;
-            auto with = [&](auto overview) {
-                if (t.local && t.track_best) column(Y{}, Y{}, overview, j);
-                else if (t.local) column(Y{}, N{}, overview, j);
-                else if (t.track_best) column(N{}, Y{}, overview, j);
-                else column(N{}, N{}, overview, j);
-            };
-            if (orows_ > 0) with(Y{});
-            else with(N{});
-        };
-
+        const I64 w = t.cols();
+        Band b = start_band(t, from, to, top_h, top_f);
         I64 last_j = 0;
-        if (!visit_column(0)) {
+        if (!visit_column(t, b, 0, top_h, top_f)) {
             for (I64 j = 1; j <= w; ++j) {
                 last_j = j;
-                run_column(j);
-                t.cells += static_cast<std::uint64_t>(h);
-                if (visit_column(j)) break;
+                if (orows_ > 0) column_with<true>(t, b, j, top_h, top_f);
+                else column_with<false>(t, b, j, top_h, top_f);
+                t.cells += static_cast<std::uint64_t>(b.h);
+                if (visit_column(t, b, j, top_h, top_f)) break;
                 if ((j & 1023) == 0) context.throw_if_cancelled();
             }
         }
         if (t.want_last_column)
-            for (I64 i = 1; i <= h; ++i) {
+            for (I64 i = 1; i <= b.h; ++i) {
                 const auto I = static_cast<std::size_t>(i), R = static_cast<std::size_t>(from + i);
-                t.last_col_h[R] = clamp(H[I]);
+                t.last_col_h[R] = clamp(b.H[I]);
                 if (!t.last_col_e.empty()) {
-                    t.last_col_e[R] = clamp(E[I]);
-                    t.last_col_f[R] = clamp(F[I]);
+                    t.last_col_e[R] = clamp(b.E[I]);
+                    t.last_col_f[R] = clamp(b.F[I]);
                 }
             }
         return last_j;
