@@ -31,7 +31,8 @@ MatrixFormat matrix_format(const std::string& path) {
 std::string score_text(double user) {
     char buffer[64];
     if (user == std::floor(user)) std::snprintf(buffer, sizeof buffer, "%.0f", user);
-    else std::snprintf(buffer, sizeof buffer, "%.1f", user);
+    else
+        std::snprintf(buffer, sizeof buffer, "%.1f", user);
     return buffer;
 }
 
@@ -59,7 +60,8 @@ void append_fixed4(std::string& out, double v) {
 // score_text's text, integers without printf.
 void append_score(std::string& out, double user) {
     if (user == std::floor(user) && std::fabs(user) < 1e15) append_number(out, static_cast<long long>(user));
-    else out += score_text(user);
+    else
+        out += score_text(user);
 }
 
 std::string csv_field(const std::string& s) {
@@ -87,6 +89,101 @@ void check_outputs(const Problem& problem, const OutputFiles& files) {
     if (files.distance == Distance::Identity && !problem.trace.all)
         throw Error("--distance identity needs every pair traced back");
 }
+
+namespace {
+
+// One line of the pair table for pair p (to_chars: the text printf's %.4f
+// gives, without its locale and stream overhead; 10^8 lines are written).
+void append_table_line(std::string& line, const Problem& problem, const PairScore& p, double normalised,
+                       const TracedPair* traced) {
+    line.clear();
+    append_number(line, p.i + 1);
+    line += '\t';
+    append_number(line, p.j + 1);
+    line += '\t';
+    line += (*problem.rows)[p.i].id;
+    line += '\t';
+    line += (*problem.columns)[p.j].id;
+    line += '\t';
+    append_score(line, problem.scheme.to_user(p.score));
+    line += '\t';
+    append_fixed4(line, normalised);
+    line += '\t';
+    if (!traced) {
+        line += "-\t-\t-\t-\t-\t-\t-\t*\n";
+        return;
+    }
+    append_fixed4(line, fraction(traced->stats.identities, traced->stats.length));
+    line += '\t';
+    append_fixed4(line, fraction(traced->stats.similarities, traced->stats.length));
+    line += '\t';
+    append_number(line, traced->stats.gaps);
+    line += '\t';
+    append_number(line, traced->query_begin);
+    line += '\t';
+    append_number(line, traced->query_end);
+    line += '\t';
+    append_number(line, traced->target_begin);
+    line += '\t';
+    append_number(line, traced->target_end);
+    line += '\t';
+    line += traced->cigar.empty() ? std::string_view("*") : std::string_view(traced->cigar);
+    line += '\n';
+}
+
+// The pair's similarity for the matrix and the clusters: its normalised score,
+// or with --distance identity the identity of its traceback.
+double similarity_of(const PairScore& p, double normalised, const TracedPair* traced, bool identity) {
+    if (!identity) return normalised;
+    if (!traced)
+        throw Error("allvsall: internal: pair " + std::to_string(p.i + 1) + "," + std::to_string(p.j + 1) +
+                    " has no traceback for its identity");
+    return traced->stats.length > 0 ? double(traced->stats.identities) / double(traced->stats.length) : 0.0;
+}
+
+// The distance matrix (1 - similarity), as PHYLIP or as CSV.
+void write_distance_matrix(std::ostream& out, MatrixFormat format, const std::vector<Sequence>& rows,
+                           const std::vector<Sequence>& columns, const std::vector<float>& matrix) {
+    char text[32];
+    if (format == MatrixFormat::Phylip) {
+        out << rows.size() << '\n';
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            out << rows[i].id;
+            for (std::size_t j = 0; j < columns.size(); ++j) {
+                std::snprintf(text, sizeof text, " %.6f", double(matrix[i * columns.size() + j]));
+                out << text;
+            }
+            out << '\n';
+        }
+        return;
+    }
+    out << "id";
+    for (const Sequence& c : columns) out << ',' << csv_field(c.id);
+    out << '\n';
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        out << csv_field(rows[i].id);
+        for (std::size_t j = 0; j < columns.size(); ++j) {
+            std::snprintf(text, sizeof text, ",%.6f", double(matrix[i * columns.size() + j]));
+            out << text;
+        }
+        out << '\n';
+    }
+}
+
+// Each record's single-linkage cluster and greedy centroid cluster.
+void write_clusters(std::ostream& out, const std::vector<Sequence>& rows, const std::vector<SimilarityEdge>& edges,
+                    double threshold) {
+    std::vector<std::size_t> lengths;
+    for (const Sequence& s : rows) lengths.push_back(s.residues.size());
+    const std::vector<std::uint32_t> single = single_linkage(rows.size(), edges, threshold);
+    const CentroidClusters greedy = greedy_centroid(lengths, edges, threshold);
+    out << "record\tid\tlength\tsingle_linkage\tcentroid_cluster\tcentroid\n";
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        out << r + 1 << '\t' << rows[r].id << '\t' << rows[r].residues.size() << '\t' << single[r] << '\t'
+            << greedy.cluster[r] << '\t' << rows[greedy.centroids[greedy.cluster[r] - 1]].id << '\n';
+}
+
+}  // namespace
 
 void write_outputs(const Problem& problem, const ResultSpool& spool, const std::map<PairIndex, TracedPair>& late,
                    const OutputFiles& files) {
@@ -126,41 +223,7 @@ void write_outputs(const Problem& problem, const ResultSpool& spool, const std::
             }
             const double normalised = problem.normalised(p.i, p.j, p.score);
             if (table) {
-                // One line formatted into `line` (to_chars: the text printf's %.4f gives, without
-                // its locale and stream overhead; 10^8 lines are written here).
-                line.clear();
-                append_number(line, p.i + 1);
-                line += '\t';
-                append_number(line, p.j + 1);
-                line += '\t';
-                line += rows[p.i].id;
-                line += '\t';
-                line += columns[p.j].id;
-                line += '\t';
-                append_score(line, problem.scheme.to_user(p.score));
-                line += '\t';
-                append_fixed4(line, normalised);
-                line += '\t';
-                if (traced) {
-                    append_fixed4(line, fraction(traced->stats.identities, traced->stats.length));
-                    line += '\t';
-                    append_fixed4(line, fraction(traced->stats.similarities, traced->stats.length));
-                    line += '\t';
-                    append_number(line, traced->stats.gaps);
-                    line += '\t';
-                    append_number(line, traced->query_begin);
-                    line += '\t';
-                    append_number(line, traced->query_end);
-                    line += '\t';
-                    append_number(line, traced->target_begin);
-                    line += '\t';
-                    append_number(line, traced->target_end);
-                    line += '\t';
-                    line += traced->cigar.empty() ? std::string_view("*") : std::string_view(traced->cigar);
-                    line += '\n';
-                } else {
-                    line += "-\t-\t-\t-\t-\t-\t-\t*\n";
-                }
+                append_table_line(line, problem, p, normalised, traced);
                 chunk += line;
                 if (chunk.size() >= (1u << 20)) {
                     table->stream().write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
@@ -168,14 +231,7 @@ void write_outputs(const Problem& problem, const ResultSpool& spool, const std::
                 }
             }
             if (!matrix_out && !clusters_out) continue;
-            double similarity = normalised;
-            if (identity) {
-                if (!traced) throw Error("allvsall: internal: pair " + std::to_string(p.i + 1) + "," +
-                                         std::to_string(p.j + 1) + " has no traceback for its identity");
-                similarity = traced->stats.length > 0
-                                 ? double(traced->stats.identities) / double(traced->stats.length)
-                                 : 0.0;
-            }
+            const double similarity = similarity_of(p, normalised, traced, identity);
             if (matrix_out) {
                 const float d = static_cast<float>(std::max(0.0, 1.0 - similarity));
                 matrix[std::size_t{p.i} * columns.size() + p.j] = d;
@@ -186,45 +242,8 @@ void write_outputs(const Problem& problem, const ResultSpool& spool, const std::
     });
 
     if (table && !chunk.empty()) table->stream().write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-
-    if (matrix_out) {
-        std::ostream& out = matrix_out->stream();
-        char text[32];
-        if (matrix_format(files.matrix) == MatrixFormat::Phylip) {
-            out << rows.size() << '\n';
-            for (std::size_t i = 0; i < rows.size(); ++i) {
-                out << rows[i].id;
-                for (std::size_t j = 0; j < columns.size(); ++j) {
-                    std::snprintf(text, sizeof text, " %.6f", double(matrix[i * columns.size() + j]));
-                    out << text;
-                }
-                out << '\n';
-            }
-        } else {
-            out << "id";
-            for (const Sequence& c : columns) out << ',' << csv_field(c.id);
-            out << '\n';
-            for (std::size_t i = 0; i < rows.size(); ++i) {
-                out << csv_field(rows[i].id);
-                for (std::size_t j = 0; j < columns.size(); ++j) {
-                    std::snprintf(text, sizeof text, ",%.6f", double(matrix[i * columns.size() + j]));
-                    out << text;
-                }
-                out << '\n';
-            }
-        }
-    }
-    if (clusters_out) {
-        std::vector<std::size_t> lengths;
-        for (const Sequence& s : rows) lengths.push_back(s.residues.size());
-        const std::vector<std::uint32_t> single = single_linkage(rows.size(), edges, files.cluster_threshold);
-        const CentroidClusters greedy = greedy_centroid(lengths, edges, files.cluster_threshold);
-        std::ostream& out = clusters_out->stream();
-        out << "record\tid\tlength\tsingle_linkage\tcentroid_cluster\tcentroid\n";
-        for (std::size_t r = 0; r < rows.size(); ++r)
-            out << r + 1 << '\t' << rows[r].id << '\t' << rows[r].residues.size() << '\t' << single[r] << '\t'
-                << greedy.cluster[r] << '\t' << rows[greedy.centroids[greedy.cluster[r] - 1]].id << '\n';
-    }
+    if (matrix_out) write_distance_matrix(matrix_out->stream(), matrix_format(files.matrix), rows, columns, matrix);
+    if (clusters_out) write_clusters(clusters_out->stream(), rows, edges, files.cluster_threshold);
     if (table) table->commit();
     if (matrix_out) matrix_out->commit();
     if (clusters_out) clusters_out->commit();

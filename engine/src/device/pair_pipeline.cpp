@@ -63,7 +63,12 @@ private:
 class StageSpan {
 public:
     StageSpan(StageTime& time, TimelineSink* sink, const char* name, int lane, std::uint64_t items = 0)
-        : time_(time), sink_(sink), name_(name), lane_(lane), items_(items), start_(Clock::now()),
+        : time_(time),
+          sink_(sink),
+          name_(name),
+          lane_(lane),
+          items_(items),
+          start_(Clock::now()),
           start_ns_(sink ? steady_now_ns() : 0) {}
     ~StageSpan() {
         time_.add(seconds_since(start_));
@@ -226,8 +231,8 @@ public:
         std::string name = (folder / ".alignscope-spool-XXXXXX").string();
         fd_ = ::mkstemp(name.data());
         if (fd_ < 0)
-            throw Error(name.substr(0, name.size() - 6) + "*: cannot create a temporary file for the SAM body: " +
-                        std::strerror(errno));
+            throw Error(name.substr(0, name.size() - 6) +
+                        "*: cannot create a temporary file for the SAM body: " + std::strerror(errno));
         ::unlink(name.c_str());
         path_ = folder.string();
     }
@@ -247,7 +252,8 @@ public:
         }
     }
     void copy_to(std::ostream& out) {
-        if (::lseek(fd_, 0, SEEK_SET) < 0) throw Error(path_ + ": cannot read a temporary file: " + std::strerror(errno));
+        if (::lseek(fd_, 0, SEEK_SET) < 0)
+            throw Error(path_ + ": cannot read a temporary file: " + std::strerror(errno));
         std::vector<char> buffer(std::size_t{4} << 20);
         for (;;) {
             const ssize_t n = ::read(fd_, buffer.data(), buffer.size());
@@ -313,7 +319,8 @@ public:
     // The queue holds `min_blocks` at first; once the first block shows how
     // many records a block holds, as many as two chunks of `chunk_pairs` take
     // (however short or long the records, the reading keeps that far ahead).
-    RecordFeed(OrderedQueue<std::vector<Sequence>>& queue, bool keep_ids, std::size_t chunk_pairs, std::size_t min_blocks)
+    RecordFeed(OrderedQueue<std::vector<Sequence>>& queue, bool keep_ids, std::size_t chunk_pairs,
+               std::size_t min_blocks)
         : queue_(queue), keep_ids_(keep_ids), chunk_pairs_(chunk_pairs), min_blocks_(min_blocks) {}
     // The next record, or false at the end of the file. Throws the stage's errors in file order.
     bool next(Sequence& out) {
@@ -375,312 +382,430 @@ std::size_t chunk_pairs_of(const PairPipelineSettings& settings) {
     return kDefaultChunkPairs;
 }
 
+// One run of the pipeline: the stages as member functions, the threads and
+// queues between them as members. The destructor stops every stage and waits
+// for its thread, whether the run ended or threw.
+class PairPipeline {
+public:
+    PairPipeline(const PairPipelineSettings& settings, Backend& backend, JobContext& context, AtomicOutput& out,
+                 PairPipelineStats& stats)
+        : settings_(settings),
+          backend_(backend),
+          context_(context),
+          out_(out),
+          stats_(stats),
+          chunk_pairs_(chunk_pairs_of(settings)),
+          threads_(settings.threads > 0 ? settings.threads
+                                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
+          sam_(settings.format == OutputFormat::Sam),
+          same_file_(settings.query_path == settings.target_path),
+          tally_(context.timeline, settings.stages),
+          host_lanes_(context.timeline),
+          // Both files open here, the queries' errors first, as when they are read whole.
+          query_reader_(settings.query_path),
+          target_reader_(settings.target_path),
+          block_queue_(static_cast<std::size_t>(threads_) + 2),
+          query_blocks_(block_queue_),
+          target_blocks_(block_queue_),
+          // Pieces formatted or being formatted: enough to keep every thread busy.
+          formatted_(2 * static_cast<std::size_t>(threads_) + 2) {}
+    ~PairPipeline();
+    PairPipeline(const PairPipeline&) = delete;
+    PairPipeline& operator=(const PairPipeline&) = delete;
+
+    void run();
+
+private:
+    void open_inputs();
+    void start_warm_up();
+    void prepare_output();
+    void start_readers();
+    void read_file(RecordBlockReader& reader, AlphabetKind alphabet, OrderedQueue<std::vector<Sequence>>& queue,
+                   int lane, std::atomic<std::uint64_t>* bytes);
+    void write_pieces();
+    bool align_chunks();
+    std::shared_ptr<Chunk> next_chunk(bool& query_more, bool& target_more);
+    void align_chunk(Chunk& chunk, const PairJob& job);
+    bool format_chunk(const std::shared_ptr<Chunk>& chunk);
+    FormattedChunk format_piece(Chunk& chunk, std::size_t begin, std::size_t end, bool last, int worker);
+    void report(std::uint64_t items_done, std::uint64_t cells_done);
+    void check_inputs_read();
+    void write_output();
+    void collect_stats();
+
+    const PairPipelineSettings& settings_;
+    Backend& backend_;
+    JobContext& context_;
+    AtomicOutput& out_;
+    PairPipelineStats& stats_;
+    const Clock::time_point start_ = Clock::now();
+    const std::size_t chunk_pairs_;
+    const int threads_;
+    const bool sam_, same_file_;
+    StageTime read_time_, parse_time_, align_time_, format_time_, write_time_;
+    StageTally tally_;
+    TimelineSink* host_lanes_;
+
+    RecordBlockReader query_reader_, target_reader_;
+    AlphabetKind query_alphabet_{}, target_alphabet_{};
+    PairJob job_template_;
+    WriterContext writer_context_;
+
+    std::exception_ptr warm_failure_;
+    std::thread warm_;
+
+    std::optional<Spool> references_spool_, body_spool_;
+    std::string head_;
+
+    const std::size_t block_queue_;
+    OrderedQueue<std::vector<Sequence>> query_blocks_, target_blocks_;
+    OrderedQueue<FormattedChunk> formatted_;
+    std::atomic<bool> stopping_{false};
+    std::atomic<std::size_t> chunks_held_{0}, peak_chunks_{0};
+    std::atomic<std::uint64_t> query_bytes_{0};
+    std::uint64_t query_size_ = 0;
+    std::exception_ptr write_failure_;
+
+    std::optional<TaskPool> pool_;
+    std::thread query_thread_, target_thread_;
+    // The text is held back until kHeldBytes have come, so that a job that
+    // fails early (files of different lengths, a bad record near the end of a
+    // small file) writes nothing even where the output is a pipe or standard
+    // output, which cannot be taken back; past that, it flows as it comes.
+    std::vector<std::string> held_;  // whole chunks: no string doubling past the limit
+    std::size_t held_bytes_ = 0;
+    bool flowing_ = false;
+    std::thread writer_thread_;
+
+    std::optional<RecordFeed> queries_, targets_;
+    std::uint64_t pairs_done_ = 0;
+};
+
+// On the way out, by success or failure: stop every stage, then wait for it.
+PairPipeline::~PairPipeline() {
+    stopping_ = true;
+    query_blocks_.abort();
+    target_blocks_.abort();
+    formatted_.abort();
+    for (std::thread* thread : {&query_thread_, &target_thread_, &writer_thread_})
+        if (thread->joinable()) thread->join();
+    if (warm_.joinable()) warm_.join();
+}
+
+void PairPipeline::run() {
+    open_inputs();
+    start_warm_up();
+    prepare_output();
+    query_size_ = query_reader_.file_size();
+    pool_.emplace(threads_);
+    start_readers();
+    writer_thread_ = std::thread([this] { write_pieces(); });
+    if (align_chunks()) return;  // handed back
+    formatted_.close();
+    writer_thread_.join();
+    if (write_failure_) std::rethrow_exception(write_failure_);
+    check_inputs_read();
+    write_output();
+    collect_stats();
+}
+
+// The alphabets from the files' first blocks, the job and the writer's scheme.
+void PairPipeline::open_inputs() {
+    {
+        StageSpan span(read_time_, host_lanes_, "read", 0);
+        query_alphabet_ = settings_.read.alphabet ? *settings_.read.alphabet : query_reader_.detect_alphabet();
+        target_alphabet_ = settings_.read.alphabet ? *settings_.read.alphabet : target_reader_.detect_alphabet();
+    }
+    for (const RecordBlockReader* reader : {&query_reader_, &target_reader_})
+        if (reader->empty()) throw Error(reader->path() + ": expected FASTA ('>') or FASTQ ('@') records, found none");
+    job_template_ = settings_.make_job(query_alphabet_, target_alphabet_);
+    writer_context_ = settings_.writer;
+    writer_context_.scheme = job_template_.scheme;
+}
+
+// The device starts (a GPU's context, streams and buffers) while the input is read.
+void PairPipeline::start_warm_up() {
+    warm_ = std::thread([this] {
+        const Clock::time_point t0 = Clock::now();
+        try {
+            backend_.warm_up();
+        } catch (...) {
+            warm_failure_ = std::current_exception();
+        }
+        stats_.warm_up = seconds_since(t0);
+    });
+}
+
+void PairPipeline::prepare_output() {
+    if (sam_) {
+        references_spool_.emplace(out_.path());
+        body_spool_.emplace(out_.path());
+    }
+    // Everything before the first alignment, by the writer itself: begin() and
+    // end() with no alignment between them give the header each format opens
+    // with (and end() adds nothing after alignments in any format).
+    std::ostringstream text;
+    auto writer = AlignmentWriter::create(settings_.format, text, writer_context_);
+    writer->begin();
+    writer->end();
+    head_ = text.str();
+}
+
+void PairPipeline::start_readers() {
+    query_thread_ = std::thread([this] { read_file(query_reader_, query_alphabet_, query_blocks_, 0, &query_bytes_); });
+    target_thread_ = std::thread([this] { read_file(target_reader_, target_alphabet_, target_blocks_, 1, nullptr); });
+}
+
+// A reader thread: blocks of records cut from the file, parsed on the pool.
+void PairPipeline::read_file(RecordBlockReader& reader, AlphabetKind alphabet,
+                             OrderedQueue<std::vector<Sequence>>& queue, int lane, std::atomic<std::uint64_t>* bytes) {
+    try {
+        const std::string& path = reader.path();
+        const std::optional<SequenceFormat> format = reader.format();
+        for (;;) {
+            if (stopping_) break;
+            RecordBlock block;
+            bool more;
+            {
+                StageSpan span(read_time_, host_lanes_, "read", lane);
+                more = reader.next(block);
+            }
+            if (bytes) bytes->store(reader.bytes_read());
+            if (!more) break;
+            auto parsed =
+                pool_->submit([&path, &settings = settings_, &parse_time = parse_time_, host_lanes = host_lanes_,
+                               format, alphabet, block = std::move(block)](int worker) {
+                    StageSpan span(parse_time, host_lanes, "parse", 4 + worker);
+                    return parse_record_block(block, path, format, alphabet, settings.read);
+                });
+            if (!queue.push(std::move(parsed))) break;
+        }
+    } catch (...) {
+        queue.push_failure(std::current_exception());
+    }
+    queue.close();
+}
+
+// The writer thread: formatted pieces in order, held back, spooled (SAM) or written.
+void PairPipeline::write_pieces() {
+    try {
+        while (std::optional<std::future<FormattedChunk>> item = formatted_.pop()) {
+            FormattedChunk chunk = item->get();
+            StageSpan span(write_time_, host_lanes_, "write", 3, chunk.pairs);
+            if (sam_) {
+                references_spool_->write(chunk.references);
+                body_spool_->write(chunk.body);
+            } else if (flowing_) {
+                out_.stream() << chunk.body;
+            } else {
+                held_bytes_ += chunk.body.size();
+                held_.push_back(std::move(chunk.body));
+                if (held_bytes_ >= kHeldBytes) {
+                    out_.stream() << head_;
+                    for (const std::string& text : held_) out_.stream() << text;
+                    held_ = {};
+                    flowing_ = true;
+                }
+            }
+            if (chunk.last) chunks_held_.fetch_sub(1);
+        }
+    } catch (...) {
+        write_failure_ = std::current_exception();
+        formatted_.abort();
+    }
+}
+
+void PairPipeline::report(std::uint64_t items_done, std::uint64_t cells_done) {
+    if (!context_.progress) return;
+    Progress progress;
+    progress.items_done = items_done;
+    progress.cells_done = cells_done;
+    const std::uint64_t bytes = query_bytes_.load();
+    // The total is not known until the files end: estimated from the share of the queries read.
+    progress.items_total =
+        query_size_ > 0 && bytes > 0
+            ? std::max<std::uint64_t>(items_done, static_cast<std::uint64_t>(double(queries_->count) *
+                                                                             double(query_size_) / double(bytes)))
+            : std::max<std::uint64_t>(items_done, queries_->count);
+    context_.progress(progress);
+}
+
+// This thread: chunks of pairs, aligned one after another. True when the one
+// pair was handed back (PairPipelineSettings::hand_back_single_pair).
+bool PairPipeline::align_chunks() {
+    queries_.emplace(query_blocks_, true, chunk_pairs_, block_queue_);
+    targets_.emplace(target_blocks_, !same_file_, chunk_pairs_, block_queue_);
+    bool first = true;
+    for (;;) {
+        context_.throw_if_cancelled();
+        bool query_more = true, target_more = true;
+        std::shared_ptr<Chunk> chunk = next_chunk(query_more, target_more);
+        if (chunk->queries.empty()) break;
+        const std::size_t now_held = chunks_held_.fetch_add(1) + 1;
+        std::size_t peak = peak_chunks_.load();
+        while (now_held > peak && !peak_chunks_.compare_exchange_weak(peak, now_held)) {
+        }
+
+        PairJob job = job_template_;
+        job.queries = &chunk->queries;
+        job.targets = &chunk->targets;
+        job.pairs.resize(chunk->queries.size());
+        for (std::uint32_t k = 0; k < job.pairs.size(); ++k) job.pairs[k] = {k, k};
+        if (first && chunk->queries.size() == 1 && settings_.hand_back_single_pair && queries_->at_end() &&
+            targets_->at_end() && settings_.hand_back_single_pair(chunk->queries[0], chunk->targets[0])) {
+            stats_.handed_back = true;
+            formatted_.close();
+            writer_thread_.join();
+            return true;
+        }
+        if (first) {
+            if (warm_.joinable()) warm_.join();
+            if (warm_failure_) std::rethrow_exception(warm_failure_);
+            stats_.first_align = seconds_since(start_);
+            first = false;
+        }
+        align_chunk(*chunk, job);
+        if (!format_chunk(chunk)) break;  // the writer failed
+        if (!query_more || !target_more) break;
+    }
+    return false;
+}
+
+// Up to chunk_pairs pairs; when one file ends, the rest of the other is read
+// (every record still checked) to count it.
+std::shared_ptr<Chunk> PairPipeline::next_chunk(bool& query_more, bool& target_more) {
+    auto chunk = std::make_shared<Chunk>();
+    chunk->queries.reserve(chunk_pairs_);
+    chunk->targets.reserve(chunk_pairs_);
+    Sequence q, t;
+    while (chunk->queries.size() < chunk_pairs_) {
+        query_more = queries_->next(q);
+        target_more = targets_->next(t);
+        if (!query_more || !target_more) break;
+        chunk->queries.push_back(std::move(q));
+        chunk->targets.push_back(std::move(t));
+    }
+    if (!query_more || !target_more) {
+        while (query_more && queries_->next(q)) {
+        }
+        while (target_more && targets_->next(t)) {
+        }
+    }
+    return chunk;
+}
+
+void PairPipeline::align_chunk(Chunk& chunk, const PairJob& job) {
+    const std::uint64_t chunk_cells = job.total_cells();
+    JobContext chunk_context;
+    chunk_context.cancel = context_.cancel;
+    chunk_context.timeline = tally_.wanted() ? &tally_ : nullptr;
+    const std::uint64_t before = pairs_done_, cells_before = stats_.cells;
+    chunk_context.progress = [&](const Progress& p) { report(before + p.items_done, cells_before + p.cells_done); };
+    {
+        StageSpan span(align_time_, host_lanes_, "align", 2, job.pairs.size());
+        chunk.results = backend_.align_pairs(job, chunk_context);
+    }
+    if (chunk.results.size() != job.pairs.size()) throw Error("internal: backend returned a wrong number of results");
+    pairs_done_ += job.pairs.size();
+    stats_.cells += chunk_cells;
+    ++stats_.chunks;
+    report(pairs_done_, stats_.cells);
+}
+
+// Formatted in pieces on the pool at once (a chunk's CIGAR strings and SAM
+// records take longer than its alignment), written in order. False when the
+// writer has failed.
+bool PairPipeline::format_chunk(const std::shared_ptr<Chunk>& chunk) {
+    const std::size_t count = chunk->results.size();
+    for (std::size_t begin = 0; begin < count; begin += kFormatPiece) {
+        const std::size_t end = std::min(count, begin + kFormatPiece);
+        auto text = pool_->submit([this, chunk, begin, end, last = end == count](int worker) {
+            return format_piece(*chunk, begin, end, last, worker);
+        });
+        if (!formatted_.push(std::move(text))) return false;
+    }
+    return true;
+}
+
+FormattedChunk PairPipeline::format_piece(Chunk& chunk, std::size_t begin, std::size_t end, bool last, int worker) {
+    StageSpan span(format_time_, host_lanes_, "format", 4 + worker, end - begin);
+    FormattedChunk piece;
+    piece.pairs = end - begin;
+    piece.last = last;
+    std::ostringstream body;
+    auto writer = AlignmentWriter::create(settings_.format, body, writer_context_);
+    for (std::size_t k = begin; k < end; ++k) {
+        Alignment& a = chunk.results[k];
+        a.query_id = chunk.queries[k].id;
+        a.target_id = chunk.targets[k].id;
+        writer->write(a, chunk.queries[k], chunk.targets[k]);
+    }
+    piece.body = std::move(body).str();
+    if (sam_) {
+        std::vector<const Sequence*> references;
+        references.reserve(end - begin);
+        for (std::size_t k = begin; k < end; ++k) references.push_back(&chunk.targets[k]);
+        std::ostringstream lines;
+        write_sam_references(lines, references);
+        piece.references = std::move(lines).str();
+    }
+    return piece;
+}
+
+// Both files are read: what reading alone can tell.
+void PairPipeline::check_inputs_read() {
+    if (settings_.warn) {
+        if (const std::string line = queries_->ids.warning(settings_.query_path); !line.empty()) settings_.warn(line);
+        if (!same_file_)
+            if (const std::string line = targets_->ids.warning(settings_.target_path); !line.empty())
+                settings_.warn(line);
+    }
+    for (const RecordFeed* feed : {&*queries_, &*targets_})
+        if (feed->count == 0)
+            throw Error((feed == &*queries_ ? settings_.query_path : settings_.target_path) +
+                        ": expected FASTA ('>') or FASTQ ('@') records, found none");
+    if (queries_->count != targets_->count) throw Error(settings_.count_mismatch(queries_->count, targets_->count));
+}
+
+// What the writer held back, or SAM's header, @SQ lines and body from the spools.
+void PairPipeline::write_output() {
+    if (!sam_ && !flowing_) {
+        StageSpan span(write_time_, host_lanes_, "write", 3);
+        out_.stream() << head_;
+        for (const std::string& text : held_) out_.stream() << text;
+    }
+    if (sam_) {
+        // @HD, the targets' @SQ lines, then the rest of the header and the body.
+        const std::size_t first_line = head_.find('\n') + 1;
+        StageSpan span(write_time_, host_lanes_, "write", 3);
+        out_.stream() << head_.substr(0, first_line);
+        references_spool_->copy_to(out_.stream());
+        out_.stream() << head_.substr(first_line);
+        body_spool_->copy_to(out_.stream());
+    }
+}
+
+void PairPipeline::collect_stats() {
+    stats_.pairs = pairs_done_;
+    stats_.read = read_time_.total();
+    stats_.parse = parse_time_.total();
+    stats_.align = align_time_.total();
+    stats_.format = format_time_.total();
+    stats_.write = write_time_.total();
+    stats_.peak_chunks = peak_chunks_.load();
+    stats_.device = tally_.sums();
+    stats_.seconds = seconds_since(start_);
+}
+
 }  // namespace
 
 PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, Backend& backend, JobContext& context,
                                     AtomicOutput& out) {
     PairPipelineStats stats;
-    const Clock::time_point start = Clock::now();
-    const std::size_t chunk_pairs = chunk_pairs_of(settings);
-    const int threads = settings.threads > 0 ? settings.threads
-                                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const bool sam = settings.format == OutputFormat::Sam;
-    StageTime read_time, parse_time, align_time, format_time, write_time;
-    StageTally tally(context.timeline, settings.stages);
-    TimelineSink* host_lanes = context.timeline;
-
-    // Open both files (the queries' errors first, as when they are read whole)
-    // and learn their alphabets from their first blocks.
-    RecordBlockReader query_reader(settings.query_path);
-    RecordBlockReader target_reader(settings.target_path);
-    AlphabetKind query_alphabet, target_alphabet;
     {
-        StageSpan span(read_time, host_lanes, "read", 0);
-        query_alphabet = settings.read.alphabet ? *settings.read.alphabet : query_reader.detect_alphabet();
-        target_alphabet = settings.read.alphabet ? *settings.read.alphabet : target_reader.detect_alphabet();
-    }
-    for (const RecordBlockReader* reader : {&query_reader, &target_reader})
-        if (reader->empty()) throw Error(reader->path() + ": expected FASTA ('>') or FASTQ ('@') records, found none");
-    const PairJob job_template = settings.make_job(query_alphabet, target_alphabet);
-    WriterContext writer_context = settings.writer;
-    writer_context.scheme = job_template.scheme;
-
-    // The device starts (a GPU's context, streams and buffers) while the input is read.
-    std::exception_ptr warm_failure;
-    std::thread warm([&] {
-        const Clock::time_point t0 = Clock::now();
-        try {
-            backend.warm_up();
-        } catch (...) {
-            warm_failure = std::current_exception();
-        }
-        stats.warm_up = seconds_since(t0);
-    });
-    struct JoinOnExit {
-        std::thread& thread;
-        ~JoinOnExit() {
-            if (thread.joinable()) thread.join();
-        }
-    } join_warm{warm};
-
-    std::optional<Spool> references_spool, body_spool;
-    if (sam) {
-        references_spool.emplace(out.path());
-        body_spool.emplace(out.path());
-    }
-    // Everything before the first alignment, by the writer itself: begin() and
-    // end() with no alignment between them give the header each format opens
-    // with (and end() adds nothing after alignments in any format).
-    std::string head;
-    {
-        std::ostringstream text;
-        auto writer = AlignmentWriter::create(settings.format, text, writer_context);
-        writer->begin();
-        writer->end();
-        head = text.str();
-    }
-
-    const std::size_t block_queue = static_cast<std::size_t>(threads) + 2;
-    OrderedQueue<std::vector<Sequence>> query_blocks(block_queue), target_blocks(block_queue);
-    // Pieces formatted or being formatted: enough to keep every thread busy.
-    OrderedQueue<FormattedChunk> formatted(2 * static_cast<std::size_t>(threads) + 2);
-    std::atomic<bool> stopping{false};
-    std::atomic<std::size_t> chunks_held{0}, peak_chunks{0};
-    std::atomic<std::uint64_t> query_bytes{0};
-    const std::uint64_t query_size = query_reader.file_size();
-    std::exception_ptr write_failure;
-
-    TaskPool pool(threads);
-    auto read_file = [&](RecordBlockReader& reader, AlphabetKind alphabet, OrderedQueue<std::vector<Sequence>>& queue,
-                         int lane, std::atomic<std::uint64_t>* bytes) {
-        try {
-            const std::string& path = reader.path();
-            const std::optional<SequenceFormat> format = reader.format();
-            for (;;) {
-                if (stopping) break;
-                RecordBlock block;
-                bool more;
-                {
-                    StageSpan span(read_time, host_lanes, "read", lane);
-                    more = reader.next(block);
-                }
-                if (bytes) bytes->store(reader.bytes_read());
-                if (!more) break;
-                auto parsed = pool.submit([&path, &settings, &parse_time, host_lanes, format, alphabet,
-                                           block = std::move(block)](int worker) {
-                    StageSpan span(parse_time, host_lanes, "parse", 4 + worker);
-                    return parse_record_block(block, path, format, alphabet, settings.read);
-                });
-                if (!queue.push(std::move(parsed))) break;
-            }
-        } catch (...) {
-            queue.push_failure(std::current_exception());
-        }
-        queue.close();
-    };
-    std::thread query_thread(read_file, std::ref(query_reader), query_alphabet, std::ref(query_blocks), 0, &query_bytes);
-    std::thread target_thread(read_file, std::ref(target_reader), target_alphabet, std::ref(target_blocks), 1, nullptr);
-    // The text is held back until kHeldBytes have come, so that a job that
-    // fails early (files of different lengths, a bad record near the end of a
-    // small file) writes nothing even where the output is a pipe or standard
-    // output, which cannot be taken back; past that, it flows as it comes.
-    std::vector<std::string> held;  // whole chunks: no string doubling past the limit
-    std::size_t held_bytes = 0;
-    bool flowing = false;
-    std::thread writer_thread([&] {
-        try {
-            while (std::optional<std::future<FormattedChunk>> item = formatted.pop()) {
-                FormattedChunk chunk = item->get();
-                StageSpan span(write_time, host_lanes, "write", 3, chunk.pairs);
-                if (sam) {
-                    references_spool->write(chunk.references);
-                    body_spool->write(chunk.body);
-                } else if (flowing) {
-                    out.stream() << chunk.body;
-                } else {
-                    held_bytes += chunk.body.size();
-                    held.push_back(std::move(chunk.body));
-                    if (held_bytes >= kHeldBytes) {
-                        out.stream() << head;
-                        for (const std::string& text : held) out.stream() << text;
-                        held = {};
-                        flowing = true;
-                    }
-                }
-                if (chunk.last) chunks_held.fetch_sub(1);
-            }
-        } catch (...) {
-            write_failure = std::current_exception();
-            formatted.abort();
-        }
-    });
-    // On the way out, by success or failure: stop every stage, then wait for it.
-    struct StopOnExit {
-        std::atomic<bool>& stopping;
-        std::vector<std::function<void()>> aborts;
-        std::vector<std::thread*> threads;
-        ~StopOnExit() {
-            stopping = true;
-            for (auto& abort : aborts) abort();
-            for (std::thread* thread : threads)
-                if (thread->joinable()) thread->join();
-        }
-    } stop{stopping,
-           {[&] { query_blocks.abort(); }, [&] { target_blocks.abort(); }, [&] { formatted.abort(); }},
-           {&query_thread, &target_thread, &writer_thread}};
-
-    // This thread: chunks of pairs, aligned one after another.
-    const bool same_file = settings.query_path == settings.target_path;
-    RecordFeed queries(query_blocks, true, chunk_pairs, block_queue),
-        targets(target_blocks, !same_file, chunk_pairs, block_queue);
-    std::uint64_t pairs_done = 0;
-    bool first = true;
-    auto report = [&](std::uint64_t items_done, std::uint64_t cells_done) {
-        if (!context.progress) return;
-        Progress progress;
-        progress.items_done = items_done;
-        progress.cells_done = cells_done;
-        const std::uint64_t bytes = query_bytes.load();
-        // The total is not known until the files end: estimated from the share of the queries read.
-        progress.items_total = query_size > 0 && bytes > 0
-                                   ? std::max<std::uint64_t>(items_done, static_cast<std::uint64_t>(
-                                                                              double(queries.count) * double(query_size) / double(bytes)))
-                                   : std::max<std::uint64_t>(items_done, queries.count);
-        context.progress(progress);
-    };
-    for (;;) {
-        context.throw_if_cancelled();
-        auto chunk = std::make_shared<Chunk>();
-        chunk->queries.reserve(chunk_pairs);
-        chunk->targets.reserve(chunk_pairs);
-        Sequence q, t;
-        bool query_more = true, target_more = true;
-        while (chunk->queries.size() < chunk_pairs) {
-            query_more = queries.next(q);
-            target_more = targets.next(t);
-            if (!query_more || !target_more) break;
-            chunk->queries.push_back(std::move(q));
-            chunk->targets.push_back(std::move(t));
-        }
-        if (!query_more || !target_more) {
-            // One file ended: count what is left of the other (still checking every record).
-            while (query_more && queries.next(q)) {}
-            while (target_more && targets.next(t)) {}
-        }
-        if (chunk->queries.empty()) break;
-        const std::size_t now_held = chunks_held.fetch_add(1) + 1;
-        std::size_t peak = peak_chunks.load();
-        while (now_held > peak && !peak_chunks.compare_exchange_weak(peak, now_held)) {}
-
-        PairJob job = job_template;
-        job.queries = &chunk->queries;
-        job.targets = &chunk->targets;
-        job.pairs.resize(chunk->queries.size());
-        for (std::uint32_t k = 0; k < job.pairs.size(); ++k) job.pairs[k] = {k, k};
-        const std::uint64_t chunk_cells = job.total_cells();
-        if (first && chunk->queries.size() == 1 && settings.hand_back_single_pair && queries.at_end() &&
-            targets.at_end() && settings.hand_back_single_pair(chunk->queries[0], chunk->targets[0])) {
-            stats.handed_back = true;
-            formatted.close();
-            writer_thread.join();
-            return stats;
-        }
-        if (first) {
-            if (warm.joinable()) warm.join();
-            if (warm_failure) std::rethrow_exception(warm_failure);
-            stats.first_align = seconds_since(start);
-            first = false;
-        }
-        JobContext chunk_context;
-        chunk_context.cancel = context.cancel;
-        chunk_context.timeline = tally.wanted() ? &tally : nullptr;
-        const std::uint64_t before = pairs_done, cells_before = stats.cells;
-        chunk_context.progress = [&](const Progress& p) { report(before + p.items_done, cells_before + p.cells_done); };
-        {
-            StageSpan span(align_time, host_lanes, "align", 2, job.pairs.size());
-            chunk->results = backend.align_pairs(job, chunk_context);
-        }
-        if (chunk->results.size() != job.pairs.size())
-            throw Error("internal: backend returned a wrong number of results");
-        pairs_done += job.pairs.size();
-        stats.cells += chunk_cells;
-        ++stats.chunks;
-        report(pairs_done, stats.cells);
-
-        // Formatted in pieces on the pool at once (a chunk's CIGAR strings and
-        // SAM records take longer than its alignment), written in order.
-        bool writer_failed = false;
-        const std::size_t count = chunk->results.size();
-        for (std::size_t begin = 0; begin < count && !writer_failed; begin += kFormatPiece) {
-            const std::size_t end = std::min(count, begin + kFormatPiece);
-            auto text = pool.submit([&, chunk, begin, end, last = end == count](int worker) {
-                StageSpan span(format_time, host_lanes, "format", 4 + worker, end - begin);
-                FormattedChunk piece;
-                piece.pairs = end - begin;
-                piece.last = last;
-                std::ostringstream body;
-                auto writer = AlignmentWriter::create(settings.format, body, writer_context);
-                for (std::size_t k = begin; k < end; ++k) {
-                    Alignment& a = chunk->results[k];
-                    a.query_id = chunk->queries[k].id;
-                    a.target_id = chunk->targets[k].id;
-                    writer->write(a, chunk->queries[k], chunk->targets[k]);
-                }
-                piece.body = std::move(body).str();
-                if (sam) {
-                    std::vector<const Sequence*> references;
-                    references.reserve(end - begin);
-                    for (std::size_t k = begin; k < end; ++k) references.push_back(&chunk->targets[k]);
-                    std::ostringstream lines;
-                    write_sam_references(lines, references);
-                    piece.references = std::move(lines).str();
-                }
-                return piece;
-            });
-            writer_failed = !formatted.push(std::move(text));
-        }
-        if (writer_failed) break;
-        if (!query_more || !target_more) break;
-    }
-    formatted.close();
-    writer_thread.join();
-    if (write_failure) std::rethrow_exception(write_failure);
-
-    // Both files are read: what reading alone can tell.
-    if (settings.warn) {
-        if (const std::string line = queries.ids.warning(settings.query_path); !line.empty()) settings.warn(line);
-        if (!same_file)
-            if (const std::string line = targets.ids.warning(settings.target_path); !line.empty()) settings.warn(line);
-    }
-    for (const RecordFeed* feed : {&queries, &targets})
-        if (feed->count == 0)
-            throw Error((feed == &queries ? settings.query_path : settings.target_path) +
-                        ": expected FASTA ('>') or FASTQ ('@') records, found none");
-    if (queries.count != targets.count) throw Error(settings.count_mismatch(queries.count, targets.count));
-
-    if (!sam && !flowing) {
-        StageSpan span(write_time, host_lanes, "write", 3);
-        out.stream() << head;
-        for (const std::string& text : held) out.stream() << text;
-    }
-    if (sam) {
-        // @HD, the targets' @SQ lines, then the rest of the header and the body.
-        const std::size_t first_line = head.find('\n') + 1;
-        StageSpan span(write_time, host_lanes, "write", 3);
-        out.stream() << head.substr(0, first_line);
-        references_spool->copy_to(out.stream());
-        out.stream() << head.substr(first_line);
-        body_spool->copy_to(out.stream());
-    }
-    stats.pairs = pairs_done;
-    stats.read = read_time.total();
-    stats.parse = parse_time.total();
-    stats.align = align_time.total();
-    stats.format = format_time.total();
-    stats.write = write_time.total();
-    stats.peak_chunks = peak_chunks.load();
-    stats.device = tally.sums();
-    stats.seconds = seconds_since(start);
+        PairPipeline pipeline(settings, backend, context, out, stats);
+        pipeline.run();
+    }  // every thread joined, the device's start-up included
     return stats;
 }
 
@@ -692,8 +817,8 @@ std::string describe(const PairPipelineStats& s, const std::string& label) {
                   "busy seconds: read %.3f, parse %.3f, align %.3f, format %.3f, write %.3f; device start-up %.3f "
                   "beside the reading, first chunk aligned at %.3f s",
                   label.c_str(), static_cast<unsigned long long>(s.pairs), static_cast<unsigned long long>(s.cells),
-                  s.seconds, gcups, static_cast<unsigned long long>(s.chunks), s.peak_chunks, s.read, s.parse,
-                  s.align, s.format, s.write, s.warm_up, s.first_align);
+                  s.seconds, gcups, static_cast<unsigned long long>(s.chunks), s.peak_chunks, s.read, s.parse, s.align,
+                  s.format, s.write, s.warm_up, s.first_align);
     std::string line = text;
     if (!s.device.empty()) {
         line += "; inside align:";

@@ -384,161 +384,225 @@ LocalHits::Taken LocalHits::take() {
     return out;
 }
 
-SearchSummary collect_search_hits(const World& world, const SearchJob& job, const PreparedDatabase& whole,
-                                  LocalHits& local, const std::function<void(const QueryHits&)>& merged,
-                                  const CancellationToken* cancel) {
-    const auto ranks = static_cast<std::size_t>(world.size());
-    const std::size_t queries = job.queries.size();
-    std::vector<std::size_t> position_of(whole.size());
-    for (std::size_t p = 0; p < whole.size(); ++p) position_of[whole.file_index[p]] = p;
+namespace {
 
-    struct RankQueue {
-        std::vector<QueryHits> hits;  // in query order; `front` is the next unmerged one
-        std::vector<std::string> kernels;
-        std::size_t front = 0;
-        std::size_t received = 0;  // queries sent so far
-        std::optional<SearchSummary> summary;
-    };
-    std::vector<RankQueue> from(ranks);
-    auto push = [&](std::size_t rank, QueryHits&& hits, std::string&& kernels) {
-        RankQueue& q = from[rank];
-        const std::size_t expected = q.received++;
-        if (hits.query_index != expected)
-            throw Error("MPI: rank " + std::to_string(rank) + " sent the hits of query " +
-                        std::to_string(hits.query_index + 1) + " where query " + std::to_string(expected + 1) +
-                        " was due");
-        q.hits.push_back(std::move(hits));
-        q.kernels.push_back(std::move(kernels));
-    };
+// What rank 0 holds of one rank's hits until every rank has sent a query.
+struct RankQueue {
+    std::vector<QueryHits> hits;  // in query order; `front` is the next unmerged one
+    std::vector<std::string> kernels;
+    std::size_t front = 0;
+    std::size_t received = 0;  // queries sent so far
+    std::optional<SearchSummary> summary;
+};
 
-    SearchSummary whole_summary;
-    std::size_t next = 0;
-    std::vector<QueryHits> parts(ranks);
-    std::vector<std::string> kernel_lists(ranks);
-    auto all_done = [&] {
-        for (const RankQueue& q : from)
-            if (!q.summary) return false;
-        return true;
-    };
-    while (next < queries || !all_done()) {
-        if (cancel) cancel->throw_if_cancelled();
-        bool busy = false;
-
-        LocalHits::Taken taken = local.take();
-        if (taken.error) {
-            try {
-                std::rethrow_exception(taken.error);
-            } catch (const Cancelled&) {
-                throw;
-            } catch (const std::exception& e) {
-                throw Error("rank 0 on " + world.host(0) + ": " + e.what());
-            }
-        }
-        for (std::size_t k = 0; k < taken.hits.size(); ++k) {
-            push(0, std::move(taken.hits[k]), std::move(taken.kernels[k]));
-            busy = true;
-        }
-        if (taken.summary) from[0].summary = std::move(taken.summary);
-
-        int flag = 0;
-        MPI_Status status;
-        check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
-        if (flag) {
-            busy = true;
-            const auto rank = static_cast<std::size_t>(status.MPI_SOURCE);
-            const std::string what = "a message from rank " + std::to_string(rank);
-            const std::string bytes = receive_bytes(status);
-            std::size_t at = 0;
-            if (status.MPI_TAG == kHits) {
-                while (at < bytes.size()) {
-                    std::string kernels;
-                    QueryHits hits = decode_query_hits(bytes, at, job.search.traceback, kernels, what);
-                    push(rank, std::move(hits), std::move(kernels));
-                }
-            } else if (status.MPI_TAG == kDone) {
-                Reader r{bytes, at, what};
-                from[rank].summary = get_summary(r);
-            } else if (status.MPI_TAG == kError) {
-                throw Error("rank " + std::to_string(rank) + " on " + world.host(static_cast<int>(rank)) + ": " +
-                            bytes);
-            } else {
-                throw Error("MPI: unexpected message " + std::to_string(status.MPI_TAG) + " from rank " +
-                            std::to_string(rank));
-            }
-        }
-
-        // Every query that all ranks have sent, in order.
-        while (next < queries) {
-            bool ready = true;
-            for (std::size_t r = 0; r < ranks; ++r) {
-                RankQueue& q = from[r];
-                if (q.front < q.hits.size()) continue;
-                ready = false;
-                if (q.summary)
-                    throw Error("MPI: rank " + std::to_string(r) + " ended without the hits of query " +
-                                std::to_string(next + 1));
-            }
-            if (!ready) break;
-            for (std::size_t r = 0; r < ranks; ++r) {
-                RankQueue& q = from[r];
-                parts[r] = std::move(q.hits[q.front]);
-                kernel_lists[r] = std::move(q.kernels[q.front]);
-                ++q.front;
-                if (q.front == q.hits.size()) {
-                    q.hits.clear();
-                    q.kernels.clear();
-                    q.front = 0;
-                }
-            }
-            QueryHits result = merge_query_hits(parts, job.search.top, position_of);
-            const Sequence& query = job.queries[next];
-            const std::string kernels = job.search.traceback ? std::string() : merge_kernel_lists(kernel_lists);
-            for (SearchHit& hit : result.hits) {
-                Alignment& a = hit.alignment;
-                a.query_id = query.id;
-                a.target_id = whole.ids[hit.position];
-                if (!job.search.traceback) a.kernel = kernels;
-                if (a.has_traceback() && a.query_aligned.empty()) {
-                    const std::int64_t path =
-                        complete_alignment(a, query.residues, whole.residues_of(hit.position), job.scheme);
-                    if (path != a.score)
-                        throw Error("MPI: the alignment of query '" + query.id + "' with '" + a.target_id + "' from " +
-                                    a.device + " scores " + std::to_string(job.scheme.to_user(path)) +
-                                    " by its CIGAR, not " + std::to_string(job.scheme.to_user(a.score)));
-                }
-            }
-            whole_summary.hits += result.hits.size();
-            merged(result);
-            ++next;
-        }
-        if (!busy) std::this_thread::sleep_for(std::chrono::microseconds(200));
+// Rank 0's merge: its own hits and the other ranks' messages go into one
+// queue per rank; each query all ranks have sent is merged, completed and
+// handed out in query order; the ranks' summaries make the whole run's.
+class HitCollector {
+public:
+    HitCollector(const World& world, const SearchJob& job, const PreparedDatabase& whole, LocalHits& local,
+                 const std::function<void(const QueryHits&)>& merged)
+        : world_(world),
+          job_(job),
+          whole_(whole),
+          local_(local),
+          merged_(merged),
+          ranks_(static_cast<std::size_t>(world.size())),
+          from_(ranks_),
+          parts_(ranks_),
+          kernel_lists_(ranks_) {
+        position_of_.resize(whole.size());
+        for (std::size_t p = 0; p < whole.size(); ++p) position_of_[whole.file_index[p]] = p;
     }
 
-    // The whole run: sizes of the whole database, work summed, the slowest rank's times.
-    const SearchSummary& first = *from[0].summary;
-    whole_summary.queries = queries;
-    whole_summary.database_sequences = job.database_sequences;
-    whole_summary.database_residues = whole.residue_count();
-    whole_summary.statistics = first.statistics;
-    whole_summary.statistics_note = first.statistics_note;
+    SearchSummary run(const CancellationToken* cancel);
+
+private:
+    bool all_done() const {
+        for (const RankQueue& q : from_)
+            if (!q.summary) return false;
+        return true;
+    }
+    void push(std::size_t rank, QueryHits&& hits, std::string&& kernels);
+    bool take_local();
+    bool receive_remote();
+    bool query_ready() const;
+    void merge_next();
+    void complete(QueryHits& result, const Sequence& query, const std::string& kernels) const;
+    SearchSummary whole_run();
+
+    const World& world_;
+    const SearchJob& job_;
+    const PreparedDatabase& whole_;
+    LocalHits& local_;
+    const std::function<void(const QueryHits&)>& merged_;
+    const std::size_t ranks_;
+    std::vector<std::size_t> position_of_;
+    std::vector<RankQueue> from_;
+    std::vector<QueryHits> parts_;
+    std::vector<std::string> kernel_lists_;
+    std::size_t next_ = 0;
+    SearchSummary summary_;
+};
+
+SearchSummary HitCollector::run(const CancellationToken* cancel) {
+    const std::size_t queries = job_.queries.size();
+    while (next_ < queries || !all_done()) {
+        if (cancel) cancel->throw_if_cancelled();
+        bool busy = take_local();
+        if (receive_remote()) busy = true;
+        // Every query that all ranks have sent, in order.
+        while (next_ < queries && query_ready()) merge_next();
+        if (!busy) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    return whole_run();
+}
+
+void HitCollector::push(std::size_t rank, QueryHits&& hits, std::string&& kernels) {
+    RankQueue& q = from_[rank];
+    const std::size_t expected = q.received++;
+    if (hits.query_index != expected)
+        throw Error("MPI: rank " + std::to_string(rank) + " sent the hits of query " +
+                    std::to_string(hits.query_index + 1) + " where query " + std::to_string(expected + 1) + " was due");
+    q.hits.push_back(std::move(hits));
+    q.kernels.push_back(std::move(kernels));
+}
+
+// Rank 0's own hits (its search runs on a thread beside this loop).
+bool HitCollector::take_local() {
+    bool busy = false;
+    LocalHits::Taken taken = local_.take();
+    if (taken.error) {
+        try {
+            std::rethrow_exception(taken.error);
+        } catch (const Cancelled&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw Error("rank 0 on " + world_.host(0) + ": " + e.what());
+        }
+    }
+    for (std::size_t k = 0; k < taken.hits.size(); ++k) {
+        push(0, std::move(taken.hits[k]), std::move(taken.kernels[k]));
+        busy = true;
+    }
+    if (taken.summary) from_[0].summary = std::move(taken.summary);
+    return busy;
+}
+
+// One message from another rank, if one is waiting: hits, its summary, or its error.
+bool HitCollector::receive_remote() {
+    int flag = 0;
+    MPI_Status status;
+    check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
+    if (!flag) return false;
+    const auto rank = static_cast<std::size_t>(status.MPI_SOURCE);
+    const std::string what = "a message from rank " + std::to_string(rank);
+    const std::string bytes = receive_bytes(status);
+    std::size_t at = 0;
+    if (status.MPI_TAG == kHits) {
+        while (at < bytes.size()) {
+            std::string kernels;
+            QueryHits hits = decode_query_hits(bytes, at, job_.search.traceback, kernels, what);
+            push(rank, std::move(hits), std::move(kernels));
+        }
+    } else if (status.MPI_TAG == kDone) {
+        Reader r{bytes, at, what};
+        from_[rank].summary = get_summary(r);
+    } else if (status.MPI_TAG == kError) {
+        throw Error("rank " + std::to_string(rank) + " on " + world_.host(static_cast<int>(rank)) + ": " + bytes);
+    } else {
+        throw Error("MPI: unexpected message " + std::to_string(status.MPI_TAG) + " from rank " + std::to_string(rank));
+    }
+    return true;
+}
+
+// Whether every rank has sent query next_; a rank that ended without it is an error.
+bool HitCollector::query_ready() const {
+    bool ready = true;
+    for (std::size_t r = 0; r < ranks_; ++r) {
+        const RankQueue& q = from_[r];
+        if (q.front < q.hits.size()) continue;
+        ready = false;
+        if (q.summary)
+            throw Error("MPI: rank " + std::to_string(r) + " ended without the hits of query " +
+                        std::to_string(next_ + 1));
+    }
+    return ready;
+}
+
+void HitCollector::merge_next() {
+    for (std::size_t r = 0; r < ranks_; ++r) {
+        RankQueue& q = from_[r];
+        parts_[r] = std::move(q.hits[q.front]);
+        kernel_lists_[r] = std::move(q.kernels[q.front]);
+        ++q.front;
+        if (q.front == q.hits.size()) {
+            q.hits.clear();
+            q.kernels.clear();
+            q.front = 0;
+        }
+    }
+    QueryHits result = merge_query_hits(parts_, job_.search.top, position_of_);
+    const std::string kernels = job_.search.traceback ? std::string() : merge_kernel_lists(kernel_lists_);
+    complete(result, job_.queries[next_], kernels);
+    summary_.hits += result.hits.size();
+    merged_(result);
+    ++next_;
+}
+
+// Names the merged hits and rebuilds the aligned rows of each traceback from
+// its CIGAR, which must score what the rank said.
+void HitCollector::complete(QueryHits& result, const Sequence& query, const std::string& kernels) const {
+    for (SearchHit& hit : result.hits) {
+        Alignment& a = hit.alignment;
+        a.query_id = query.id;
+        a.target_id = whole_.ids[hit.position];
+        if (!job_.search.traceback) a.kernel = kernels;
+        if (a.has_traceback() && a.query_aligned.empty()) {
+            const std::int64_t path =
+                complete_alignment(a, query.residues, whole_.residues_of(hit.position), job_.scheme);
+            if (path != a.score)
+                throw Error("MPI: the alignment of query '" + query.id + "' with '" + a.target_id + "' from " +
+                            a.device + " scores " + std::to_string(job_.scheme.to_user(path)) + " by its CIGAR, not " +
+                            std::to_string(job_.scheme.to_user(a.score)));
+        }
+    }
+}
+
+// The whole run: sizes of the whole database, work summed, the slowest rank's times.
+SearchSummary HitCollector::whole_run() {
+    const SearchSummary& first = *from_[0].summary;
+    summary_.queries = job_.queries.size();
+    summary_.database_sequences = job_.database_sequences;
+    summary_.database_residues = whole_.residue_count();
+    summary_.statistics = first.statistics;
+    summary_.statistics_note = first.statistics_note;
     std::vector<std::string> scan_devices, trace_devices, kernels;
-    for (const RankQueue& q : from) {
+    for (const RankQueue& q : from_) {
         const SearchSummary& s = *q.summary;
-        whole_summary.cells += s.cells;
-        whole_summary.recomputed += s.recomputed;
-        whole_summary.load_seconds = std::max(whole_summary.load_seconds, s.load_seconds);
-        whole_summary.scan_seconds = std::max(whole_summary.scan_seconds, s.scan_seconds);
-        whole_summary.scan_kernel_seconds = std::max(whole_summary.scan_kernel_seconds, s.scan_kernel_seconds);
-        whole_summary.select_seconds = std::max(whole_summary.select_seconds, s.select_seconds);
-        whole_summary.traceback_seconds = std::max(whole_summary.traceback_seconds, s.traceback_seconds);
+        summary_.cells += s.cells;
+        summary_.recomputed += s.recomputed;
+        summary_.load_seconds = std::max(summary_.load_seconds, s.load_seconds);
+        summary_.scan_seconds = std::max(summary_.scan_seconds, s.scan_seconds);
+        summary_.scan_kernel_seconds = std::max(summary_.scan_kernel_seconds, s.scan_kernel_seconds);
+        summary_.select_seconds = std::max(summary_.select_seconds, s.select_seconds);
+        summary_.traceback_seconds = std::max(summary_.traceback_seconds, s.traceback_seconds);
         scan_devices.push_back(s.scan_device);
         trace_devices.push_back(s.traceback_device);
         kernels.push_back(s.scan_kernels);
     }
-    whole_summary.scan_device = merge_kernel_lists(scan_devices);
-    whole_summary.traceback_device = merge_kernel_lists(trace_devices);
-    whole_summary.scan_kernels = merge_kernel_lists(kernels);
-    return whole_summary;
+    summary_.scan_device = merge_kernel_lists(scan_devices);
+    summary_.traceback_device = merge_kernel_lists(trace_devices);
+    summary_.scan_kernels = merge_kernel_lists(kernels);
+    return summary_;
+}
+
+}  // namespace
+
+SearchSummary collect_search_hits(const World& world, const SearchJob& job, const PreparedDatabase& whole,
+                                  LocalHits& local, const std::function<void(const QueryHits&)>& merged,
+                                  const CancellationToken* cancel) {
+    return HitCollector(world, job, whole, local, merged).run(cancel);
 }
 
 }  // namespace alignscope::mpi

@@ -71,194 +71,267 @@ bool wanted(const SearchBenchOptions& options, const std::string& name) {
     return options.cases.empty() || std::find(options.cases.begin(), options.cases.end(), name) != options.cases.end();
 }
 
-}  // namespace
+// One `search --bench` run: the queries and workloads built once, then one
+// measured point per workload and device.
+class SearchBench {
+public:
+    SearchBench(const ScannerRegistry& scanners, DeviceRegistry* aligners, const SearchBenchOptions& options,
+                const SearchBenchCallbacks& callbacks)
+        : scanners_(scanners),
+          aligners_(aligners),
+          options_(options),
+          callbacks_(callbacks),
+          scheme_(ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 11, 1)) {}
 
-SearchBenchReport run_search_bench(const ScannerRegistry& scanners, DeviceRegistry* aligners,
-                                   const SearchBenchOptions& options, const SearchBenchCallbacks& callbacks) {
-    SearchBenchReport report;
-    auto note = [&](const std::string& text) {
-        report.notes.push_back(text);
-        if (callbacks.note) callbacks.note(text);
-    };
-    for (const std::string& c : options.cases)
+    SearchBenchReport run();
+
+private:
+    void check_options() const;
+    void read_queries();
+    void build_workloads();
+    void measure(const Workload& w, const std::string& spec);
+    std::unique_ptr<DatabaseScanner> load_scanner(const Workload& w, const std::string& spec, SearchBenchPoint& point);
+    std::size_t queries_to_use(const Workload& w, DatabaseScanner& scanner);
+    bool time_scans(const Workload& w, DatabaseScanner& scanner, const std::vector<const EncodedSequence*>& chosen,
+                    SearchBenchPoint& point);
+    void end_to_end(const Workload& w, const std::string& spec, bool cpu, DatabaseScanner& scanner,
+                    const std::vector<const EncodedSequence*>& chosen, SearchBenchPoint& point);
+    void note(const std::string& text) {
+        report_.notes.push_back(text);
+        if (callbacks_.note) callbacks_.note(text);
+    }
+
+    const ScannerRegistry& scanners_;
+    DeviceRegistry* aligners_;
+    const SearchBenchOptions& options_;
+    const SearchBenchCallbacks& callbacks_;
+    const ScoringScheme scheme_;
+    AlignOptions local_;  // the run's alignment mode (named for CUDASW++4.0's, the usual one)
+    SearchBenchReport report_;
+    std::vector<Sequence> queries_;
+    std::vector<EncodedSequence> encoded_;
+    std::uint64_t query_residues_ = 0;
+    std::vector<Workload> workloads_;
+    JobContext context_;
+};
+
+SearchBenchReport SearchBench::run() {
+    check_options();
+    read_queries();
+    build_workloads();
+    context_.cancel = options_.cancel;
+    for (const Workload& w : workloads_) {
+        for (const std::string& spec : options_.devices) {
+            context_.throw_if_cancelled();
+            measure(w, spec);
+        }
+    }
+    return report_;
+}
+
+void SearchBench::check_options() const {
+    for (const std::string& c : options_.cases)
         if (c != "mmseqs" && c != "mmseqs-x10" && c != "synthetic")
             throw Error::about("bench_cases", "unknown case '" + c + "' (expected mmseqs, mmseqs-x10, synthetic)");
-    if (options.repeat < 1) throw Error("--repeat must be at least 1");
-    for (const std::string& d : options.devices) (void)scanners.resolve(d);
+    if (options_.repeat < 1) throw Error("--repeat must be at least 1");
+    for (const std::string& d : options_.devices) (void)scanners_.resolve(d);
+}
 
+void SearchBench::read_queries() {
     ReadOptions read_options;
     read_options.alphabet = AlphabetKind::Protein;
-    std::vector<Sequence> queries = read_sequences(options.query_path, read_options).records;
-    if (options.max_queries && queries.size() > options.max_queries) queries.resize(options.max_queries);
-    if (queries.empty()) throw Error(options.query_path + ": no queries");
-    const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 11, 1);
-    AlignOptions local;  // the run's alignment mode (named for CUDASW++4.0's, the usual one)
-    local.mode = options.mode;
-    local.free_ends = options.free_ends;
-    report.mode = describe_mode(local);
-    if (options.mode != AlignmentMode::Local)
-        note("mode " + report.mode + ": CUDASW++4.0's figures (peer column) are for local alignment");
-    std::vector<EncodedSequence> encoded;
-    for (const Sequence& q : queries) encoded.push_back(encode(q.residues, scheme.matrix, "query '" + q.id + "'"));
-    std::uint64_t query_residues = 0;
-    for (const Sequence& q : queries) query_residues += q.residues.size();
+    queries_ = read_sequences(options_.query_path, read_options).records;
+    if (options_.max_queries && queries_.size() > options_.max_queries) queries_.resize(options_.max_queries);
+    if (queries_.empty()) throw Error(options_.query_path + ": no queries");
+    local_.mode = options_.mode;
+    local_.free_ends = options_.free_ends;
+    report_.mode = describe_mode(local_);
+    if (options_.mode != AlignmentMode::Local)
+        note("mode " + report_.mode + ": CUDASW++4.0's figures (peer column) are for local alignment");
+    for (const Sequence& q : queries_) encoded_.push_back(encode(q.residues, scheme_.matrix, "query '" + q.id + "'"));
+    for (const Sequence& q : queries_) query_residues_ += q.residues.size();
+}
 
-    // The workloads, built once and shared by every device.
-    std::vector<Workload> workloads;
+// The workloads, built once and shared by every device.
+void SearchBench::build_workloads() {
     PreparedDatabase mmseqs;
     double parse_seconds = 0;
-    if (wanted(options, "mmseqs") || wanted(options, "mmseqs-x10")) {
+    if (wanted(options_, "mmseqs") || wanted(options_, "mmseqs-x10")) {
         DatabaseCacheOptions no_cache;
         no_cache.enabled = false;
         no_cache.alphabet = AlphabetKind::Protein;
         const auto start = std::chrono::steady_clock::now();
-        mmseqs = prepare_database(options.database_path, no_cache).database;
+        mmseqs = prepare_database(options_.database_path, no_cache).database;
         parse_seconds = seconds_since(start);
     }
-    if (wanted(options, "mmseqs"))
-        workloads.push_back({"mmseqs", std::to_string(queries.size()) + " queries x " + std::to_string(mmseqs.size()) +
-                                           " sequences of " + options.database_path,
-                             mmseqs, parse_seconds, 1020});
-    if (wanted(options, "mmseqs-x10")) {
+    if (wanted(options_, "mmseqs"))
+        workloads_.push_back({"mmseqs",
+                              std::to_string(queries_.size()) + " queries x " + std::to_string(mmseqs.size()) +
+                                  " sequences of " + options_.database_path,
+                              mmseqs, parse_seconds, 1020});
+    if (wanted(options_, "mmseqs-x10")) {
         const auto start = std::chrono::steady_clock::now();
         PreparedDatabase x10 = repeated(mmseqs, 10);
-        workloads.push_back({"mmseqs-x10", std::to_string(queries.size()) + " queries x " + options.database_path + " x10 (" +
-                                               std::to_string(x10.size()) + " sequences)",
-                             std::move(x10), parse_seconds + seconds_since(start), 3560});
+        workloads_.push_back({"mmseqs-x10",
+                              std::to_string(queries_.size()) + " queries x " + options_.database_path + " x10 (" +
+                                  std::to_string(x10.size()) + " sequences)",
+                              std::move(x10), parse_seconds + seconds_since(start), 3560});
     }
-    if (wanted(options, "synthetic")) {
+    if (wanted(options_, "synthetic")) {
         const auto start = std::chrono::steady_clock::now();
-        PreparedDatabase s = synthetic(options.synthetic_sequences, options.synthetic_length, options.seed);
-        workloads.push_back({"synthetic", std::to_string(queries.size()) + " queries x " + s.source, std::move(s),
-                             seconds_since(start), 4980});
+        PreparedDatabase s = synthetic(options_.synthetic_sequences, options_.synthetic_length, options_.seed);
+        workloads_.push_back({"synthetic", std::to_string(queries_.size()) + " queries x " + s.source, std::move(s),
+                              seconds_since(start), 4980});
     }
-    mmseqs = PreparedDatabase();
+}
 
-    JobContext context;
-    context.cancel = options.cancel;
-    for (Workload& w : workloads) {
-        for (const std::string& spec : options.devices) {
-            context.throw_if_cancelled();
-            SearchBenchPoint point;
-            point.case_name = w.name;
-            point.description = w.description;
-            point.sequences = w.database.size();
-            point.residues = w.database.residue_count();
-            point.peer_gcups = w.peer_gcups;
-            point.prepare_seconds = w.prepare_seconds;
-            ScanSetup setup;
-            setup.scheme = scheme;
-            setup.options = local;
-            setup.threads = options.threads;
-            setup.streams = options.streams;
-            setup.gpu_memory_budget = options.gpu_memory_budget;
-            std::unique_ptr<DatabaseScanner> scanner;
-            try {
-                scanner = scanners.create(spec);
-                const DeviceInfo info = scanner->info();
-                point.device = info.id;
-                point.device_name = info.name;
-                const auto load_start = std::chrono::steady_clock::now();
-                scanner->load(w.database, setup, context);
-                point.load_seconds = seconds_since(load_start);
-            } catch (const Cancelled&) {
-                throw;
-            } catch (const std::exception& e) {
-                note(w.name + " on " + spec + ": skipped: " + e.what());
-                continue;
-            }
-            const bool cpu = scanner->info().kind == "cpu";
-            // Queries per scan call: all that fit in about 1 GiB of scores.
-            std::size_t batch = options.query_batch;
-            if (!batch)
-                batch = std::clamp<std::size_t>((std::size_t(1) << 30) / (4 * std::max<std::size_t>(1, w.database.size())),
-                                                1, encoded.size());
-            std::size_t used = encoded.size();
-            if (cpu) {
-                // Size the CPU run from a first, short measurement.
-                std::vector<const EncodedSequence*> probe;
-                std::uint64_t probe_residues = 0;
-                for (std::size_t k = 0; k < encoded.size() && probe_residues < 600; ++k) {
-                    probe.push_back(&encoded[k * 37 % encoded.size()]);
-                    probe_residues += probe.back()->size();
-                }
-                std::vector<std::int32_t> scores(probe.size() * w.database.size());
+// One point: load, choose the queries, time the scans, and the end-to-end
+// search when asked. A device that cannot load or scan is a note, not a point.
+void SearchBench::measure(const Workload& w, const std::string& spec) {
+    SearchBenchPoint point;
+    point.case_name = w.name;
+    point.description = w.description;
+    point.sequences = w.database.size();
+    point.residues = w.database.residue_count();
+    point.peer_gcups = w.peer_gcups;
+    point.prepare_seconds = w.prepare_seconds;
+    std::unique_ptr<DatabaseScanner> scanner = load_scanner(w, spec, point);
+    if (!scanner) return;
+    const bool cpu = scanner->info().kind == "cpu";
+    const std::size_t used = cpu ? queries_to_use(w, *scanner) : encoded_.size();
+    // An even spread of the query lengths when only some are used.
+    std::vector<const EncodedSequence*> chosen;
+    for (std::size_t k = 0; k < used; ++k) chosen.push_back(&encoded_[k * encoded_.size() / used]);
+    point.queries = chosen.size();
+    for (const EncodedSequence* q : chosen) point.cells += q->size() * w.database.residue_count();
+    if (used < encoded_.size())
+        point.note = "scanned " + std::to_string(used) + " of " + std::to_string(encoded_.size()) +
+                     " queries (evenly spread) to keep a run near " +
+                     std::to_string(static_cast<int>(options_.cpu_seconds)) + " s";
+    if (!time_scans(w, *scanner, chosen, point)) return;
+    if (options_.end_to_end && aligners_) end_to_end(w, spec, cpu, *scanner, chosen, point);
+    report_.points.push_back(point);
+    if (callbacks_.point) callbacks_.point(point);
+}
+
+std::unique_ptr<DatabaseScanner> SearchBench::load_scanner(const Workload& w, const std::string& spec,
+                                                           SearchBenchPoint& point) {
+    ScanSetup setup;
+    setup.scheme = scheme_;
+    setup.options = local_;
+    setup.threads = options_.threads;
+    setup.streams = options_.streams;
+    setup.gpu_memory_budget = options_.gpu_memory_budget;
+    std::unique_ptr<DatabaseScanner> scanner;
+    try {
+        scanner = scanners_.create(spec);
+        const DeviceInfo info = scanner->info();
+        point.device = info.id;
+        point.device_name = info.name;
+        const auto load_start = std::chrono::steady_clock::now();
+        scanner->load(w.database, setup, context_);
+        point.load_seconds = seconds_since(load_start);
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const std::exception& e) {
+        note(w.name + " on " + spec + ": skipped: " + e.what());
+        return nullptr;
+    }
+    return scanner;
+}
+
+// How many queries a CPU scanner gets: sized from a first, short measurement
+// to keep a run near options.cpu_seconds.
+std::size_t SearchBench::queries_to_use(const Workload& w, DatabaseScanner& scanner) {
+    std::vector<const EncodedSequence*> probe;
+    std::uint64_t probe_residues = 0;
+    for (std::size_t k = 0; k < encoded_.size() && probe_residues < 600; ++k) {
+        probe.push_back(&encoded_[k * 37 % encoded_.size()]);
+        probe_residues += probe.back()->size();
+    }
+    std::vector<std::int32_t> scores(probe.size() * w.database.size());
+    const auto t = std::chrono::steady_clock::now();
+    scanner.scan(probe, scores, context_);
+    const double rate = static_cast<double>(probe_residues * w.database.residue_count()) / seconds_since(t);
+    const double per_query = static_cast<double>(query_residues_) / static_cast<double>(encoded_.size()) *
+                             static_cast<double>(w.database.residue_count()) / rate;
+    return std::clamp<std::size_t>(static_cast<std::size_t>(options_.cpu_seconds / per_query), 1, encoded_.size());
+}
+
+// Warm-up and timed runs over the chosen queries, in batches; the medians of
+// the timed runs. False (and a note) when a scan fails.
+bool SearchBench::time_scans(const Workload& w, DatabaseScanner& scanner,
+                             const std::vector<const EncodedSequence*>& chosen, SearchBenchPoint& point) {
+    // Queries per scan call: all that fit in about 1 GiB of scores.
+    std::size_t batch = options_.query_batch;
+    if (!batch)
+        batch = std::clamp<std::size_t>((std::size_t(1) << 30) / (4 * std::max<std::size_t>(1, w.database.size())), 1,
+                                        encoded_.size());
+    std::vector<std::int32_t> scores;
+    std::vector<double> kernel_runs;
+    try {
+        for (int run = 0; run < options_.warmup + options_.repeat; ++run) {
+            double wall = 0, kernel = 0;
+            for (std::size_t first = 0; first < chosen.size(); first += batch) {
+                const std::size_t last = std::min(chosen.size(), first + batch);
+                scores.resize((last - first) * w.database.size());
                 const auto t = std::chrono::steady_clock::now();
-                scanner->scan(probe, scores, context);
-                const double rate = static_cast<double>(probe_residues * w.database.residue_count()) / seconds_since(t);
-                const double per_query = static_cast<double>(query_residues) / static_cast<double>(encoded.size()) *
-                                         static_cast<double>(w.database.residue_count()) / rate;
-                used = std::clamp<std::size_t>(static_cast<std::size_t>(options.cpu_seconds / per_query), 1,
-                                               encoded.size());
-            }
-            // An even spread of the query lengths when only some are used.
-            std::vector<const EncodedSequence*> chosen;
-            for (std::size_t k = 0; k < used; ++k) chosen.push_back(&encoded[k * encoded.size() / used]);
-            point.queries = chosen.size();
-            for (const EncodedSequence* q : chosen) point.cells += q->size() * w.database.residue_count();
-            if (used < encoded.size())
-                point.note = "scanned " + std::to_string(used) + " of " + std::to_string(encoded.size()) +
-                             " queries (evenly spread) to keep a run near " + std::to_string(static_cast<int>(options.cpu_seconds)) + " s";
-            std::vector<std::int32_t> scores;
-            std::vector<double> kernel_runs;
-            try {
-                for (int run = 0; run < options.warmup + options.repeat; ++run) {
-                    double wall = 0, kernel = 0;
-                    for (std::size_t first = 0; first < chosen.size(); first += batch) {
-                        const std::size_t last = std::min(chosen.size(), first + batch);
-                        scores.resize((last - first) * w.database.size());
-                        const auto t = std::chrono::steady_clock::now();
-                        scanner->scan(std::span(chosen).subspan(first, last - first), scores, context);
-                        wall += seconds_since(t);
-                        const ScanStats stats = scanner->last_stats();
-                        kernel += stats.kernel_seconds;
-                        if (run == options.warmup + options.repeat - 1) {
-                            point.kernels = stats.kernels;
-                            point.recomputed += stats.recomputed;
-                        }
-                    }
-                    if (run >= options.warmup) {
-                        point.run_seconds.push_back(wall);
-                        kernel_runs.push_back(kernel);
-                    }
-                }
-            } catch (const Cancelled&) {
-                throw;
-            } catch (const std::exception& e) {
-                note(w.name + " on " + point.device + ": scan failed: " + e.what());
-                continue;
-            }
-            point.scan_seconds = median(point.run_seconds);
-            point.kernel_seconds = median(kernel_runs);
-            point.gcups_scan = static_cast<double>(point.cells) / point.scan_seconds / 1e9;
-            point.gcups_kernel = point.kernel_seconds > 0 ? static_cast<double>(point.cells) / point.kernel_seconds / 1e9 : 0;
-
-            if (options.end_to_end && aligners) {
-                try {
-                    Backend& aligner = aligners->select(cpu ? "cpu" : spec);
-                    std::vector<Sequence> subset;
-                    for (const EncodedSequence* q : chosen)
-                        subset.push_back(queries[static_cast<std::size_t>(q - encoded.data())]);
-                    SearchOptions search;
-                    search.top = options.top;
-                    search.query_batch = options.query_batch;
-                    const SearchSummary s = run_search(subset, w.database, scheme, local, *scanner, &aligner, search, {},
-                                                       context, options.threads, options.streams,
-                                                       options.gpu_memory_budget);
-                    point.e2e_seconds = w.prepare_seconds + s.total_seconds;
-                    point.gcups_e2e = static_cast<double>(point.cells) / *point.e2e_seconds / 1e9;
-                    point.traceback_seconds = s.traceback_seconds;
-                } catch (const Cancelled&) {
-                    throw;
-                } catch (const std::exception& e) {
-                    note(w.name + " on " + point.device + ": end-to-end search failed: " + e.what());
+                scanner.scan(std::span(chosen).subspan(first, last - first), scores, context_);
+                wall += seconds_since(t);
+                const ScanStats stats = scanner.last_stats();
+                kernel += stats.kernel_seconds;
+                if (run == options_.warmup + options_.repeat - 1) {
+                    point.kernels = stats.kernels;
+                    point.recomputed += stats.recomputed;
                 }
             }
-            report.points.push_back(point);
-            if (callbacks.point) callbacks.point(point);
+            if (run >= options_.warmup) {
+                point.run_seconds.push_back(wall);
+                kernel_runs.push_back(kernel);
+            }
         }
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const std::exception& e) {
+        note(w.name + " on " + point.device + ": scan failed: " + e.what());
+        return false;
     }
-    return report;
+    point.scan_seconds = median(point.run_seconds);
+    point.kernel_seconds = median(kernel_runs);
+    point.gcups_scan = static_cast<double>(point.cells) / point.scan_seconds / 1e9;
+    point.gcups_kernel = point.kernel_seconds > 0 ? static_cast<double>(point.cells) / point.kernel_seconds / 1e9 : 0;
+    return true;
+}
+
+// The whole search (parse + load + scan + top-K + traceback) over the chosen
+// queries; a failure is a note and the point keeps its scan figures.
+void SearchBench::end_to_end(const Workload& w, const std::string& spec, bool cpu, DatabaseScanner& scanner,
+                             const std::vector<const EncodedSequence*>& chosen, SearchBenchPoint& point) {
+    try {
+        Backend& aligner = aligners_->select(cpu ? "cpu" : spec);
+        std::vector<Sequence> subset;
+        for (const EncodedSequence* q : chosen)
+            subset.push_back(queries_[static_cast<std::size_t>(q - encoded_.data())]);
+        SearchOptions search;
+        search.top = options_.top;
+        search.query_batch = options_.query_batch;
+        const SearchSummary s = run_search(subset, w.database, scheme_, local_, scanner, &aligner, search, {}, context_,
+                                           options_.threads, options_.streams, options_.gpu_memory_budget);
+        point.e2e_seconds = w.prepare_seconds + s.total_seconds;
+        point.gcups_e2e = static_cast<double>(point.cells) / *point.e2e_seconds / 1e9;
+        point.traceback_seconds = s.traceback_seconds;
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const std::exception& e) {
+        note(w.name + " on " + point.device + ": end-to-end search failed: " + e.what());
+    }
+}
+
+}  // namespace
+
+SearchBenchReport run_search_bench(const ScannerRegistry& scanners, DeviceRegistry* aligners,
+                                   const SearchBenchOptions& options, const SearchBenchCallbacks& callbacks) {
+    return SearchBench(scanners, aligners, options, callbacks).run();
 }
 
 void write_search_bench_table(std::ostream& out, const SearchBenchReport& report) {
@@ -277,7 +350,8 @@ void write_search_bench_table(std::ostream& out, const SearchBenchReport& report
         if (!p.note.empty()) out << "    " << p.case_name << " on " << p.device << ": " << p.note << '\n';
     }
     for (const std::string& n : report.notes) out << "note: " << n << '\n';
-    out << "peer = CUDASW++4.0 measured on an H200 (November 2026); GCUPS = cells / wall time of all scan calls (median of runs); "
+    out << "peer = CUDASW++4.0 measured on an H200 (November 2026); GCUPS = cells / wall time of all scan calls "
+           "(median of runs); "
            "kern = cells / device kernel time; e2e = parse + load + scan + top-K + traceback\n";
 }
 

@@ -64,210 +64,318 @@ std::size_t default_query_batch(std::size_t queries, std::size_t database_size) 
     return std::clamp<std::size_t>(budget / per_query, 1, std::max<std::size_t>(1, queries));
 }
 
+namespace {
+
+// One search from start to end: the fixed inputs, the running totals, and one
+// stage per step of a batch of queries (scan, select, align, hand out).
+class SearchRun {
+public:
+    SearchRun(const std::vector<Sequence>& queries, const PreparedDatabase& database, const ScoringScheme& scheme,
+              const AlignOptions& options, DatabaseScanner& scanner, Backend* aligner, const SearchOptions& search,
+              const SearchCallbacks& callbacks, JobContext& context, int threads, int streams,
+              std::uint64_t gpu_memory_budget)
+        : queries_(queries),
+          database_(database),
+          scheme_(scheme),
+          options_(options),
+          scanner_(scanner),
+          aligner_(aligner),
+          search_(search),
+          callbacks_(callbacks),
+          context_(context),
+          threads_(threads),
+          streams_(streams),
+          gpu_memory_budget_(gpu_memory_budget) {}
+
+    SearchSummary run();
+
+private:
+    void check_inputs() const;
+    void start_summary();
+    void encode_queries();
+    void load_database();
+    void run_batch(std::size_t first, std::size_t last);
+    ScanStats scan_batch(std::size_t first, std::size_t last, std::vector<std::int32_t>& scores);
+    std::vector<QueryHits> select_hits(std::size_t first, std::size_t count, const std::vector<std::int32_t>& scores);
+    std::optional<std::int64_t> threshold_for(std::size_t query) const;
+    void align_hits(std::size_t first, std::vector<QueryHits>& results);
+    void hand_out(std::vector<QueryHits>& results, const ScanStats& stats);
+    void report_progress() const;
+    void note(const std::string& text) const {
+        if (callbacks_.note) callbacks_.note(text);
+    }
+
+    const std::vector<Sequence>& queries_;
+    const PreparedDatabase& database_;
+    const ScoringScheme& scheme_;
+    const AlignOptions& options_;
+    DatabaseScanner& scanner_;
+    Backend* aligner_;
+    const SearchOptions& search_;
+    const SearchCallbacks& callbacks_;
+    JobContext& context_;
+    const int threads_, streams_;
+    const std::uint64_t gpu_memory_budget_;
+
+    SearchSummary summary_;
+    std::uint64_t statistics_residues_ = 0;
+    std::optional<std::int64_t> min_scaled_;
+    std::vector<EncodedSequence> encoded_;
+    std::uint64_t cells_before_ = 0;
+    std::size_t queries_before_ = 0;
+    std::set<std::string> kernels_;
+};
+
+SearchSummary SearchRun::run() {
+    const auto start = std::chrono::steady_clock::now();
+    check_inputs();
+    start_summary();
+    encode_queries();
+    load_database();
+    if (search_.min_score)
+        min_scaled_ = static_cast<std::int64_t>(std::ceil(*search_.min_score * scheme_.scale - 1e-9));
+
+    const std::size_t batch =
+        search_.query_batch ? search_.query_batch : default_query_batch(queries_.size(), database_.size());
+    for (std::size_t first = 0; first < queries_.size(); first += batch) {
+        context_.throw_if_cancelled();
+        const std::size_t last = std::min(queries_.size(), first + batch);
+        run_batch(first, last);
+        if (last < queries_.size())
+            note("search: " + std::to_string(last) + " of " + std::to_string(queries_.size()) + " queries done");
+    }
+    for (const std::string& k : kernels_) summary_.scan_kernels += (summary_.scan_kernels.empty() ? "" : ",") + k;
+    summary_.total_seconds = seconds_since(start);
+    return summary_;
+}
+
+void SearchRun::check_inputs() const {
+    if (queries_.empty()) throw Error("search: no query sequences");
+    if (database_.empty()) throw Error("search: the database is empty");
+    if (search_.top == 0) throw Error("--top must be at least 1");
+    if (search_.traceback && !aligner_)
+        throw Error("search: alignments were asked for but no pairwise device was given");
+}
+
+void SearchRun::start_summary() {
+    summary_.queries = queries_.size();
+    summary_.database_sequences = database_.size();
+    summary_.database_residues = database_.residue_count();
+    summary_.scan_device = scanner_.info().id;
+    if (aligner_) summary_.traceback_device = aligner_->info().id;
+    std::string why;
+    summary_.statistics = karlin_altschul_for(scheme_, options_.mode, &why);
+    if (!summary_.statistics) summary_.statistics_note = why;
+    if (search_.max_evalue && !summary_.statistics) throw Error("--evalue cannot be used here: " + why);
+    statistics_residues_ = search_.statistics_residues.value_or(database_.residue_count());
+}
+
+void SearchRun::encode_queries() {
+    encoded_.reserve(queries_.size());
+    std::uint64_t total_cells = 0;
+    for (const Sequence& q : queries_) {
+        if (q.residues.empty()) throw Error("query '" + q.id + "' is empty");
+        encoded_.push_back(encode(q.residues, scheme_.matrix, "query '" + q.id + "'"));
+        total_cells += q.residues.size() * database_.residue_count();
+    }
+    summary_.cells = total_cells;
+}
+
+void SearchRun::load_database() {
+    ScanSetup setup;
+    setup.scheme = scheme_;
+    setup.options = options_;
+    setup.options.traceback = false;
+    setup.threads = threads_;
+    setup.streams = streams_;
+    setup.gpu_memory_budget = gpu_memory_budget_;
+    const auto t = std::chrono::steady_clock::now();
+    scanner_.load(database_, setup, context_);
+    summary_.load_seconds = seconds_since(t);
+}
+
+void SearchRun::run_batch(std::size_t first, std::size_t last) {
+    std::vector<std::int32_t> scores;
+    const ScanStats stats = scan_batch(first, last, scores);
+
+    const auto select_start = std::chrono::steady_clock::now();
+    std::vector<QueryHits> results = select_hits(first, last - first, scores);
+    summary_.select_seconds += seconds_since(select_start);
+
+    if (search_.traceback) {
+        const auto trace_start = std::chrono::steady_clock::now();
+        align_hits(first, results);
+        summary_.traceback_seconds += seconds_since(trace_start);
+    }
+    hand_out(results, stats);
+    queries_before_ = last;
+    report_progress();
+}
+
+// Scores of queries [first, last) against the whole database, one row per query.
+ScanStats SearchRun::scan_batch(std::size_t first, std::size_t last, std::vector<std::int32_t>& scores) {
+    std::vector<const EncodedSequence*> batch_queries;
+    std::uint64_t batch_cells = 0;
+    for (std::size_t q = first; q < last; ++q) {
+        batch_queries.push_back(&encoded_[q]);
+        batch_cells += encoded_[q].size() * database_.residue_count();
+    }
+    scores.assign((last - first) * database_.size(), 0);
+
+    // The scanner reports within its call; the job reports the whole search.
+    JobContext scan_context;
+    scan_context.cancel = context_.cancel;
+    scan_context.timeline = context_.timeline;
+    if (context_.progress) {
+        scan_context.progress = [&](const Progress& p) {
+            Progress whole;
+            whole.cells_total = summary_.cells;
+            whole.cells_done = cells_before_ + std::min(p.cells_done, batch_cells);
+            whole.items_total = queries_.size();
+            whole.items_done = queries_before_;
+            context_.progress(whole);
+        };
+    }
+    const auto scan_start = std::chrono::steady_clock::now();
+    scanner_.scan(batch_queries, scores, scan_context);
+    summary_.scan_seconds += seconds_since(scan_start);
+    ScanStats stats = scanner_.last_stats();
+    summary_.scan_kernel_seconds += stats.kernel_seconds;
+    summary_.recomputed += stats.recomputed;
+    for (std::size_t a = 0, b; a < stats.kernels.size(); a = b + 1) {
+        b = stats.kernels.find(',', a);
+        if (b == std::string::npos) b = stats.kernels.size();
+        if (b > a) kernels_.insert(stats.kernels.substr(a, b - a));
+    }
+    cells_before_ += batch_cells;
+    return stats;
+}
+
+// The lowest scaled score a hit of this query may have: --min-score and the
+// score --evalue asks for at this query's length, whichever is higher.
+std::optional<std::int64_t> SearchRun::threshold_for(std::size_t query) const {
+    std::optional<std::int64_t> threshold = min_scaled_;
+    if (search_.max_evalue) {
+        const std::int64_t s = min_score_for_evalue(*summary_.statistics, *search_.max_evalue,
+                                                    queries_[query].residues.size(), statistics_residues_);
+        threshold = threshold ? std::max(*threshold, s) : s;
+    }
+    return threshold;
+}
+
+// The top K hits of each query of the batch, with their statistics.
+std::vector<QueryHits> SearchRun::select_hits(std::size_t first, std::size_t count,
+                                              const std::vector<std::int32_t>& scores) {
+    std::vector<QueryHits> results(count);
+    for (std::size_t k = 0; k < count; ++k) {
+        const std::size_t q = first + k;
+        const std::optional<std::int64_t> threshold = threshold_for(q);
+        const std::span<const std::int32_t> row(scores.data() + k * database_.size(), database_.size());
+        results[k].query_index = q;
+        int rank = 0;
+        for (std::size_t position : top_positions(row, database_, search_.top, threshold)) {
+            SearchHit hit;
+            hit.position = position;
+            hit.file_index = database_.file_index[position];
+            hit.rank = ++rank;
+            hit.score = row[position];
+            if (summary_.statistics) {
+                hit.bits = bit_score(*summary_.statistics, hit.score);
+                hit.evalue = evalue(*summary_.statistics, hit.score, queries_[q].residues.size(), statistics_residues_);
+            }
+            results[k].hits.push_back(std::move(hit));
+        }
+    }
+    return results;
+}
+
+// Full alignments of the batch's hits on the pairwise backend; each must
+// score what the scan scored.
+void SearchRun::align_hits(std::size_t first, std::vector<QueryHits>& results) {
+    const std::size_t count = results.size();
+    std::vector<Sequence> job_queries, job_targets;
+    std::map<std::size_t, std::uint32_t> target_slot;
+    PairJob job;
+    job.scheme = scheme_;
+    job.options = options_;
+    job.options.traceback = true;
+    job.threads = threads_;
+    job.streams = streams_;
+    job.gpu_memory_budget = gpu_memory_budget_;
+    for (std::size_t k = 0; k < count; ++k) {
+        job_queries.push_back(queries_[first + k]);
+        for (const SearchHit& hit : results[k].hits) {
+            auto [it, inserted] = target_slot.emplace(hit.position, static_cast<std::uint32_t>(job_targets.size()));
+            if (inserted) job_targets.push_back(database_.sequence(hit.position));
+            job.pairs.emplace_back(static_cast<std::uint32_t>(k), it->second);
+        }
+    }
+    job.queries = &job_queries;
+    job.targets = &job_targets;
+    if (job.pairs.empty()) return;
+    JobContext trace_context;
+    trace_context.cancel = context_.cancel;
+    trace_context.timeline = context_.timeline;
+    std::vector<Alignment> aligned = aligner_->align_pairs(job, trace_context);
+    if (aligned.size() != job.pairs.size())
+        throw Error("search: the pairwise device returned " + std::to_string(aligned.size()) + " alignments for " +
+                    std::to_string(job.pairs.size()) + " hits");
+    std::size_t next = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+        for (SearchHit& hit : results[k].hits) {
+            Alignment& a = aligned[next++];
+            if (a.score != hit.score)
+                throw Error("search: " + aligner_->info().id + " aligned query '" + queries_[first + k].id +
+                            "' with '" + database_.ids[hit.position] + "' at score " +
+                            std::to_string(scheme_.to_user(a.score)) + " but " + summary_.scan_device +
+                            " scanned it at " + std::to_string(scheme_.to_user(hit.score)) +
+                            " (a device fault; `search --verify` checks this)");
+            hit.alignment = std::move(a);
+        }
+    }
+}
+
+// Names every hit's alignment (and fills score-only ones from the scan),
+// then hands each query's hits to the caller in query order.
+void SearchRun::hand_out(std::vector<QueryHits>& results, const ScanStats& stats) {
+    for (QueryHits& r : results) {
+        for (SearchHit& hit : r.hits) {
+            Alignment& a = hit.alignment;
+            a.query_id = queries_[r.query_index].id;
+            a.target_id = database_.ids[hit.position];
+            if (!search_.traceback) {
+                a.mode = options_.mode;
+                a.score = hit.score;
+                a.query_length = static_cast<std::int64_t>(queries_[r.query_index].residues.size());
+                a.target_length = database_.length(hit.position);
+                a.device = summary_.scan_device;
+                a.kernel = stats.kernels;
+            }
+        }
+        summary_.hits += r.hits.size();
+        if (callbacks_.query_done) callbacks_.query_done(r);
+    }
+}
+
+void SearchRun::report_progress() const {
+    if (!context_.progress) return;
+    Progress whole;
+    whole.cells_total = summary_.cells;
+    whole.cells_done = cells_before_;
+    whole.items_total = queries_.size();
+    whole.items_done = queries_before_;
+    context_.progress(whole);
+}
+
+}  // namespace
+
 SearchSummary run_search(const std::vector<Sequence>& queries, const PreparedDatabase& database,
                          const ScoringScheme& scheme, const AlignOptions& options, DatabaseScanner& scanner,
                          Backend* aligner, const SearchOptions& search, const SearchCallbacks& callbacks,
                          JobContext& context, int threads, int streams, std::uint64_t gpu_memory_budget) {
-    const auto start = std::chrono::steady_clock::now();
-    if (queries.empty()) throw Error("search: no query sequences");
-    if (database.empty()) throw Error("search: the database is empty");
-    if (search.top == 0) throw Error("--top must be at least 1");
-    if (search.traceback && !aligner) throw Error("search: alignments were asked for but no pairwise device was given");
-    auto note = [&](const std::string& text) {
-        if (callbacks.note) callbacks.note(text);
-    };
-
-    SearchSummary summary;
-    summary.queries = queries.size();
-    summary.database_sequences = database.size();
-    summary.database_residues = database.residue_count();
-    summary.scan_device = scanner.info().id;
-    if (aligner) summary.traceback_device = aligner->info().id;
-    std::string why;
-    summary.statistics = karlin_altschul_for(scheme, options.mode, &why);
-    if (!summary.statistics) summary.statistics_note = why;
-    if (search.max_evalue && !summary.statistics) throw Error("--evalue cannot be used here: " + why);
-    const std::uint64_t statistics_residues = search.statistics_residues.value_or(database.residue_count());
-
-    std::vector<EncodedSequence> encoded;
-    encoded.reserve(queries.size());
-    std::uint64_t total_cells = 0;
-    for (const Sequence& q : queries) {
-        if (q.residues.empty()) throw Error("query '" + q.id + "' is empty");
-        encoded.push_back(encode(q.residues, scheme.matrix, "query '" + q.id + "'"));
-        total_cells += q.residues.size() * database.residue_count();
-    }
-    summary.cells = total_cells;
-
-    ScanSetup setup;
-    setup.scheme = scheme;
-    setup.options = options;
-    setup.options.traceback = false;
-    setup.threads = threads;
-    setup.streams = streams;
-    setup.gpu_memory_budget = gpu_memory_budget;
-    {
-        const auto t = std::chrono::steady_clock::now();
-        scanner.load(database, setup, context);
-        summary.load_seconds = seconds_since(t);
-    }
-
-    std::optional<std::int64_t> min_scaled;
-    if (search.min_score) min_scaled = static_cast<std::int64_t>(std::ceil(*search.min_score * scheme.scale - 1e-9));
-
-    const std::size_t batch = search.query_batch ? search.query_batch : default_query_batch(queries.size(), database.size());
-    std::vector<std::int32_t> scores;
-    std::uint64_t cells_before = 0;
-    std::size_t queries_before = 0;
-    std::set<std::string> kernels;
-
-    for (std::size_t first = 0; first < queries.size(); first += batch) {
-        context.throw_if_cancelled();
-        const std::size_t last = std::min(queries.size(), first + batch);
-        const std::size_t count = last - first;
-        std::vector<const EncodedSequence*> batch_queries;
-        std::uint64_t batch_cells = 0;
-        for (std::size_t q = first; q < last; ++q) {
-            batch_queries.push_back(&encoded[q]);
-            batch_cells += encoded[q].size() * database.residue_count();
-        }
-        scores.assign(count * database.size(), 0);
-
-        // The scanner reports within its call; the job reports the whole search.
-        JobContext scan_context;
-        scan_context.cancel = context.cancel;
-        scan_context.timeline = context.timeline;
-        if (context.progress) {
-            scan_context.progress = [&](const Progress& p) {
-                Progress whole;
-                whole.cells_total = total_cells;
-                whole.cells_done = cells_before + std::min(p.cells_done, batch_cells);
-                whole.items_total = queries.size();
-                whole.items_done = queries_before;
-                context.progress(whole);
-            };
-        }
-        const auto scan_start = std::chrono::steady_clock::now();
-        scanner.scan(batch_queries, scores, scan_context);
-        summary.scan_seconds += seconds_since(scan_start);
-        const ScanStats stats = scanner.last_stats();
-        summary.scan_kernel_seconds += stats.kernel_seconds;
-        summary.recomputed += stats.recomputed;
-        for (std::size_t a = 0, b; a < stats.kernels.size(); a = b + 1) {
-            b = stats.kernels.find(',', a);
-            if (b == std::string::npos) b = stats.kernels.size();
-            if (b > a) kernels.insert(stats.kernels.substr(a, b - a));
-        }
-        cells_before += batch_cells;
-
-        // Top K per query.
-        const auto select_start = std::chrono::steady_clock::now();
-        std::vector<QueryHits> results(count);
-        for (std::size_t k = 0; k < count; ++k) {
-            const std::size_t q = first + k;
-            std::optional<std::int64_t> threshold = min_scaled;
-            if (search.max_evalue) {
-                const std::int64_t s = min_score_for_evalue(*summary.statistics, *search.max_evalue,
-                                                            queries[q].residues.size(), statistics_residues);
-                threshold = threshold ? std::max(*threshold, s) : s;
-            }
-            const std::span<const std::int32_t> row(scores.data() + k * database.size(), database.size());
-            results[k].query_index = q;
-            int rank = 0;
-            for (std::size_t position : top_positions(row, database, search.top, threshold)) {
-                SearchHit hit;
-                hit.position = position;
-                hit.file_index = database.file_index[position];
-                hit.rank = ++rank;
-                hit.score = row[position];
-                if (summary.statistics) {
-                    hit.bits = bit_score(*summary.statistics, hit.score);
-                    hit.evalue = evalue(*summary.statistics, hit.score, queries[q].residues.size(),
-                                        statistics_residues);
-                }
-                results[k].hits.push_back(std::move(hit));
-            }
-        }
-        summary.select_seconds += seconds_since(select_start);
-
-        // Full alignments of the hits, on the pairwise backend.
-        if (search.traceback) {
-            const auto trace_start = std::chrono::steady_clock::now();
-            std::vector<Sequence> job_queries, job_targets;
-            std::map<std::size_t, std::uint32_t> target_slot;
-            PairJob job;
-            job.scheme = scheme;
-            job.options = options;
-            job.options.traceback = true;
-            job.threads = threads;
-            job.streams = streams;
-            job.gpu_memory_budget = gpu_memory_budget;
-            for (std::size_t k = 0; k < count; ++k) {
-                job_queries.push_back(queries[first + k]);
-                for (const SearchHit& hit : results[k].hits) {
-                    auto [it, inserted] = target_slot.emplace(hit.position, static_cast<std::uint32_t>(job_targets.size()));
-                    if (inserted) job_targets.push_back(database.sequence(hit.position));
-                    job.pairs.emplace_back(static_cast<std::uint32_t>(k), it->second);
-                }
-            }
-            job.queries = &job_queries;
-            job.targets = &job_targets;
-            if (!job.pairs.empty()) {
-                JobContext trace_context;
-                trace_context.cancel = context.cancel;
-                trace_context.timeline = context.timeline;
-                std::vector<Alignment> aligned = aligner->align_pairs(job, trace_context);
-                if (aligned.size() != job.pairs.size())
-                    throw Error("search: the pairwise device returned " + std::to_string(aligned.size()) +
-                                " alignments for " + std::to_string(job.pairs.size()) + " hits");
-                std::size_t next = 0;
-                for (std::size_t k = 0; k < count; ++k) {
-                    for (SearchHit& hit : results[k].hits) {
-                        Alignment& a = aligned[next++];
-                        if (a.score != hit.score)
-                            throw Error("search: " + aligner->info().id + " aligned query '" + queries[first + k].id +
-                                        "' with '" + database.ids[hit.position] + "' at score " +
-                                        std::to_string(scheme.to_user(a.score)) + " but " + summary.scan_device +
-                                        " scanned it at " + std::to_string(scheme.to_user(hit.score)) +
-                                        " (a device fault; `search --verify` checks this)");
-                        hit.alignment = std::move(a);
-                    }
-                }
-            }
-            summary.traceback_seconds += seconds_since(trace_start);
-        }
-        for (QueryHits& r : results) {
-            for (SearchHit& hit : r.hits) {
-                Alignment& a = hit.alignment;
-                a.query_id = queries[r.query_index].id;
-                a.target_id = database.ids[hit.position];
-                if (!search.traceback) {
-                    a.mode = options.mode;
-                    a.score = hit.score;
-                    a.query_length = static_cast<std::int64_t>(queries[r.query_index].residues.size());
-                    a.target_length = database.length(hit.position);
-                    a.device = summary.scan_device;
-                    a.kernel = stats.kernels;
-                }
-            }
-            summary.hits += r.hits.size();
-            if (callbacks.query_done) callbacks.query_done(r);
-        }
-        queries_before = last;
-        if (context.progress) {
-            Progress whole;
-            whole.cells_total = total_cells;
-            whole.cells_done = cells_before;
-            whole.items_total = queries.size();
-            whole.items_done = queries_before;
-            context.progress(whole);
-        }
-        if (last < queries.size())
-            note("search: " + std::to_string(last) + " of " + std::to_string(queries.size()) + " queries done");
-    }
-    for (const std::string& k : kernels) summary.scan_kernels += (summary.scan_kernels.empty() ? "" : ",") + k;
-    summary.total_seconds = seconds_since(start);
-    return summary;
+    return SearchRun(queries, database, scheme, options, scanner, aligner, search, callbacks, context, threads, streams,
+                     gpu_memory_budget)
+        .run();
 }
 
 }  // namespace alignscope
