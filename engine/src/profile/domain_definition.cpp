@@ -6,6 +6,8 @@
 #include <alignscope/error.hpp>
 #include <alignscope/profile/domain_definition.hpp>
 
+#include "posterior_decoding.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -43,10 +45,6 @@ constexpr float kMinOverlap = 0.8f;
 constexpr int kMaxDiagonalDifference = 4;
 constexpr float kMinPosterior = 0.25f;
 constexpr float kMinEndpoint = 0.02f;
-
-// HMMER's striped segment length for 4-lane floats; traceback choices that
-// scan all nodes do so in striped order.
-int striped_segments(int M) { return std::max(2, (M - 1) / 4 + 1); }
 
 char encode_posterior(float p)
 {
@@ -135,81 +133,6 @@ void append(std::vector<TraceStep>& tr, TraceStep::State s, int k, int i, float 
     tr.push_back(step);
 }
 
-// Posterior probabilities of M and I at each cell and of the N, J, C loops.
-bool decode(const LengthModel& length, const DpMatrix& fwd, const DpMatrix& bck, DpMatrix& pp)
-{
-    const int M = fwd.M, L = fwd.L;
-    pp.resize(M, L, true);
-    const float scaleproduct = static_cast<float>(1.0 / bck.x(0, DpMatrix::N));
-    for (int i = 1; i <= L; ++i) {
-        const float totr = scaleproduct * fwd.x(i, DpMatrix::Scale);
-        for (int k = 1; k <= M; ++k) {
-            const std::size_t c = pp.cell(i, k);
-            pp.mmx[c] = fwd.mmx[c] * bck.mmx[c] * totr;
-            pp.imx[c] = fwd.imx[c] * bck.imx[c] * totr;
-            pp.dmx[c] = 0.0f;
-        }
-        pp.x(i, DpMatrix::N) = fwd.x(i - 1, DpMatrix::N) * bck.x(i, DpMatrix::N) * length.loop * scaleproduct;
-        pp.x(i, DpMatrix::J) = fwd.x(i - 1, DpMatrix::J) * bck.x(i, DpMatrix::J) * length.loop * scaleproduct;
-        pp.x(i, DpMatrix::C) = fwd.x(i - 1, DpMatrix::C) * bck.x(i, DpMatrix::C) * length.loop * scaleproduct;
-    }
-    return !std::isinf(scaleproduct);
-}
-
-// Optimal accuracy: the path maximising the summed posteriors of its emitting
-// states, over transitions that are possible (probability > 0).
-float optimal_accuracy(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp, DpMatrix& ox)
-{
-    const int M = om.length, L = pp.L;
-    ox.resize(M, L, true);
-    for (int k = 0; k <= M; ++k) ox.mmx[ox.cell(0, k)] = ox.imx[ox.cell(0, k)] = ox.dmx[ox.cell(0, k)] = kNegInf;
-    ox.x(0, DpMatrix::E) = kNegInf;
-    ox.x(0, DpMatrix::N) = 0.0f;
-    ox.x(0, DpMatrix::J) = kNegInf;
-    ox.x(0, DpMatrix::B) = 0.0f;
-    ox.x(0, DpMatrix::C) = kNegInf;
-    auto gate = [](float t, float v) { return t > 0.0f ? v : 0.0f; };
-    for (int i = 1; i <= L; ++i) {
-        const float xB = ox.x(i - 1, DpMatrix::B);
-        float xE = kNegInf;
-        ox.mmx[ox.cell(i, 0)] = ox.imx[ox.cell(i, 0)] = ox.dmx[ox.cell(i, 0)] = kNegInf;
-        for (int k = 1; k <= M; ++k) {
-            const std::size_t j = static_cast<std::size_t>(k - 1);
-            const std::size_t prev = ox.cell(i - 1, k - 1);
-            float sv = gate(om.bm[j], xB);
-            sv = std::max(sv, gate(om.mm[j], ox.mmx[prev]));
-            sv = std::max(sv, gate(om.im[j], ox.imx[prev]));
-            sv = std::max(sv, gate(om.dm[j], ox.dmx[prev]));
-            sv += pp.mmx[pp.cell(i, k)];
-            ox.mmx[ox.cell(i, k)] = sv;
-            xE = std::max(xE, sv);
-            const std::size_t up = ox.cell(i - 1, k);
-            ox.imx[ox.cell(i, k)] =
-                std::max(gate(om.mi[j], ox.mmx[up]), gate(om.ii[j], ox.imx[up])) + pp.imx[pp.cell(i, k)];
-        }
-        ox.dmx[ox.cell(i, 1)] = kNegInf;
-        for (int k = 2; k <= M; ++k) {
-            const std::size_t j = static_cast<std::size_t>(k - 2);
-            ox.dmx[ox.cell(i, k)] =
-                std::max(gate(om.md[j], ox.mmx[ox.cell(i, k - 1)]), gate(om.dd[j], ox.dmx[ox.cell(i, k - 1)]));
-        }
-        for (int k = 1; k <= M; ++k) xE = std::max(xE, ox.dmx[ox.cell(i, k)]);
-        if (4 * striped_segments(M) > M) xE = std::max(xE, 0.0f);  // unused striped cells hold 0
-        ox.x(i, DpMatrix::E) = xE;
-        float t1 = length.loop == 0.0f ? 0.0f : ox.x(i - 1, DpMatrix::J) + pp.x(i, DpMatrix::J);
-        float t2 = om.e_loop == 0.0f ? 0.0f : xE;
-        ox.x(i, DpMatrix::J) = std::max(t1, t2);
-        t1 = length.loop == 0.0f ? 0.0f : ox.x(i - 1, DpMatrix::C) + pp.x(i, DpMatrix::C);
-        t2 = om.e_move == 0.0f ? 0.0f : xE;
-        ox.x(i, DpMatrix::C) = std::max(t1, t2);
-        ox.x(i, DpMatrix::N) = length.loop == 0.0f ? 0.0f : ox.x(i - 1, DpMatrix::N) + pp.x(i, DpMatrix::N);
-        t1 = length.move == 0.0f ? 0.0f : ox.x(i, DpMatrix::N);
-        t2 = length.move == 0.0f ? 0.0f : ox.x(i, DpMatrix::J);
-        ox.x(i, DpMatrix::B) = std::max(t1, t2);
-    }
-    return ox.x(L, DpMatrix::C);
-}
-
 std::vector<TraceStep> optimal_accuracy_trace(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp,
                                               const DpMatrix& ox)
 {
@@ -227,11 +150,13 @@ std::vector<TraceStep> optimal_accuracy_trace(const ForwardProfile& om, const Le
         switch (s0) {
         case TraceStep::M: {
             const std::size_t j = static_cast<std::size_t>(k - 1);
-            const std::size_t prev = ox.cell(i - 1, k - 1);
+            // Node 0 of the previous row reads as -infinity.
+            const std::size_t prev = k > 1 ? ox.cell(i - 1, k - 1) : 0;
+            const auto before = [&](const std::vector<float>& v) { return k > 1 ? v[prev] : kNegInf; };
             float path[4];
-            path[0] = or_inf(om.mm[j], ox.mmx[prev]);
-            path[1] = or_inf(om.im[j], ox.imx[prev]);
-            path[2] = or_inf(om.dm[j], ox.dmx[prev]);
+            path[0] = or_inf(om.mm[j], before(ox.mmx));
+            path[1] = or_inf(om.im[j], before(ox.imx));
+            path[2] = or_inf(om.dm[j], before(ox.dmx));
             path[3] = or_inf(om.bm[j], ox.x(i - 1, DpMatrix::B));
             int best = 0;
             for (int z = 1; z < 4; ++z)
@@ -278,13 +203,13 @@ std::vector<TraceStep> optimal_accuracy_trace(const ForwardProfile& om, const Le
             for (int q = 0; q < Q; ++q) {
                 for (int r = 0; r < 4; ++r) {
                     const int kk = r * Q + q + 1;
-                    const float v = kk <= M ? ox.mmx[ox.cell(i, kk)] : 0.0f;
+                    const float v = kk <= M ? ox.mmx[ox.row(i) + static_cast<std::size_t>(q * 4 + r)] : 0.0f;
                     if (v >= max && kk <= M) max = v, smax = TraceStep::M, kmax = kk;
                 }
                 for (int r = 0; r < 4; ++r) {
                     const int kk = r * Q + q + 1;
                     if (kk > M) continue;
-                    const float v = ox.dmx[ox.cell(i, kk)];
+                    const float v = ox.dmx[ox.row(i) + static_cast<std::size_t>(q * 4 + r)];
                     if (v > max) max = v, smax = TraceStep::D, kmax = kk;
                 }
             }
@@ -331,9 +256,11 @@ std::vector<TraceStep> stochastic_trace(DomainRandom& random, const ForwardProfi
         switch (s0) {
         case TraceStep::M: {
             const std::size_t j = static_cast<std::size_t>(k - 1);
-            const std::size_t prev = fx.cell(i - 1, k - 1);
-            float path[4] = {fx.x(i - 1, DpMatrix::B) * om.bm[j], fx.mmx[prev] * om.mm[j], fx.imx[prev] * om.im[j],
-                             fx.dmx[prev] * om.dm[j]};
+            // Node 0 of the previous row reads as 0.
+            const std::size_t prev = k > 1 ? fx.cell(i - 1, k - 1) : 0;
+            const auto before = [&](const std::vector<float>& v) { return k > 1 ? v[prev] : 0.0f; };
+            float path[4] = {fx.x(i - 1, DpMatrix::B) * om.bm[j], before(fx.mmx) * om.mm[j], before(fx.imx) * om.im[j],
+                             before(fx.dmx) * om.dm[j]};
             normalise(path, 4);
             const TraceStep::State states[4] = {TraceStep::B, TraceStep::M, TraceStep::I, TraceStep::D};
             s1 = states[choose(random, path, 4)];
@@ -385,12 +312,12 @@ std::vector<TraceStep> stochastic_trace(DomainRandom& random, const ForwardProfi
                 for (int q = 0; q < Q && !found; ++q) {
                     for (int r = 0; r < 4 && !found; ++r) {
                         const int kk = r * Q + q + 1;
-                        sum += kk <= M ? fx.mmx[fx.cell(i, kk)] * norm : 0.0f;
+                        sum += kk <= M ? fx.mmx[fx.row(i) + static_cast<std::size_t>(q * 4 + r)] * norm : 0.0f;
                         if (roll < sum) k = kk, s1 = TraceStep::M, found = true;
                     }
                     for (int r = 0; r < 4 && !found; ++r) {
                         const int kk = r * Q + q + 1;
-                        sum += kk <= M ? fx.dmx[fx.cell(i, kk)] * norm : 0.0f;
+                        sum += kk <= M ? fx.dmx[fx.row(i) + static_cast<std::size_t>(q * 4 + r)] * norm : 0.0f;
                         if (roll < sum) k = kk, s1 = TraceStep::D, found = true;
                     }
                 }
@@ -412,83 +339,6 @@ std::vector<TraceStep> stochastic_trace(DomainRandom& random, const ForwardProfi
     }
     std::reverse(tr.begin(), tr.end());
     return tr;
-}
-
-// null2 odds of each residue code from state usage frequencies: match states
-// weighted by their emission odds, inserts and N/C/J with odds 1.
-std::vector<float> null2_from_usage(const ForwardProfile& om, const std::vector<float>& match_use,
-                                    const std::vector<float>& insert_use, float special_use, ResidueAlphabet alphabet)
-{
-    const ResidueCode& code = ResidueCode::of(alphabet);
-    const int M = om.length, K = code.canonical(), Kp = code.all_codes();
-    std::vector<float> null2(static_cast<std::size_t>(Kp), 1.0f);
-    float inserts = 0.0f;
-    for (int k = 1; k <= M; ++k) inserts += insert_use[static_cast<std::size_t>(k)];
-    for (int x = 0; x < K; ++x) {
-        const float* e = om.match.data() + static_cast<std::size_t>(x * M);
-        float sv = 0.0f;
-        for (int k = 1; k <= M; ++k) sv += match_use[static_cast<std::size_t>(k)] * e[k - 1];
-        null2[static_cast<std::size_t>(x)] = sv + inserts + special_use;
-    }
-    for (int x = K + 1; x <= Kp - 3; ++x) {
-        float result = 0.0f, denom = 0.0f;
-        for (int y = 0; y < K; ++y)
-            if (code.stands_for(x, y)) {
-                result += null2[static_cast<std::size_t>(y)];
-                denom += 1.0f;
-            }
-        null2[static_cast<std::size_t>(x)] = result / denom;
-    }
-    null2[static_cast<std::size_t>(code.gap())] = 1.0f;
-    null2[static_cast<std::size_t>(code.nonresidue())] = 1.0f;
-    null2[static_cast<std::size_t>(code.missing())] = 1.0f;
-    return null2;
-}
-
-std::vector<float> null2_by_expectation(const ForwardProfile& om, const DpMatrix& pp, ResidueAlphabet alphabet)
-{
-    const int M = om.length, Ld = pp.L;
-    std::vector<float> match(static_cast<std::size_t>(M + 1), 0.0f), insert(static_cast<std::size_t>(M + 1), 0.0f);
-    float n = 0.0f, c = 0.0f, j = 0.0f;
-    for (int i = 1; i <= Ld; ++i) {
-        for (int k = 1; k <= M; ++k) {
-            match[static_cast<std::size_t>(k)] += pp.mmx[pp.cell(i, k)];
-            insert[static_cast<std::size_t>(k)] += pp.imx[pp.cell(i, k)];
-        }
-        n += pp.x(i, DpMatrix::N);
-        c += pp.x(i, DpMatrix::C);
-        j += pp.x(i, DpMatrix::J);
-    }
-    const float norm = static_cast<float>(1.0 / static_cast<float>(Ld));
-    for (int k = 1; k <= M; ++k) {
-        match[static_cast<std::size_t>(k)] *= norm;
-        insert[static_cast<std::size_t>(k)] *= norm;
-    }
-    n *= norm;
-    c *= norm;
-    j *= norm;
-    return null2_from_usage(om, match, insert, n + c + j, alphabet);
-}
-
-std::vector<float> null2_by_trace(const ForwardProfile& om, const std::vector<TraceStep>& tr, int zstart, int zend,
-                                  ResidueAlphabet alphabet)
-{
-    const int M = om.length;
-    std::vector<float> match(static_cast<std::size_t>(M + 1), 0.0f), insert(static_cast<std::size_t>(M + 1), 0.0f);
-    float special = 0.0f;
-    int Ld = 0;
-    for (int z = zstart; z <= zend; ++z) {
-        const TraceStep& s = tr[static_cast<std::size_t>(z)];
-        if (s.i == 0) continue;
-        ++Ld;
-        // HMMER counts an insert's residue on its node's match state.
-        if (s.k > 0) match[static_cast<std::size_t>(s.k)] += 1.0f;
-        else special += 1.0f;
-    }
-    const float norm = static_cast<float>(1.0 / static_cast<float>(Ld));
-    for (int k = 1; k <= M; ++k) match[static_cast<std::size_t>(k)] *= norm;
-    special *= norm;
-    return null2_from_usage(om, match, insert, special, alphabet);
 }
 
 struct SampledDomain {
@@ -763,7 +613,7 @@ private:
         DpMatrix &fx = scratch.fx, &bx = scratch.bx, &pp = scratch.pp, &ox = scratch.ox;
         const float envsc = forward(om, unihit_length_, dsq_ + i - 1, Ld, fx, true);
         backward(om, unihit_length_, dsq_ + i - 1, Ld, fx, bx, true);
-        if (!decode(unihit_length_, fx, bx, pp)) return false;
+        if (!decode_posteriors(unihit_length_, fx, bx, pp)) return false;
         const float oasc = optimal_accuracy(om, unihit_length_, pp, ox);
         auto tr = optimal_accuracy_trace(om, unihit_length_, pp, ox);
         for (auto& s : tr)

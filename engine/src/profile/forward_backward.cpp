@@ -14,13 +14,9 @@
 #include <alignscope/error.hpp>
 #include <alignscope/profile/filters.hpp>
 
-#include <algorithm>
-#include <array>
-#include <cmath>
+#include "striped_float.hpp"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include <cmath>
 
 namespace alignscope::profile {
 
@@ -32,179 +28,117 @@ FlushSubnormals::FlushSubnormals() = default;
 FlushSubnormals::~FlushSubnormals() = default;
 #endif
 
+namespace {
+void grow(std::vector<float>& v, std::size_t n)
+{
+    if (v.size() < n) v.resize(n);
+}
+}  // namespace
+
 void DpMatrix::resize(int model_length, int target_length, bool keep_all_rows)
 {
     M = model_length;
     L = target_length;
+    Q = striped_segments(M);
     full = keep_all_rows;
     const std::size_t rows = full ? static_cast<std::size_t>(L + 1) : 2;
-    const std::size_t cells = rows * static_cast<std::size_t>(M + 1);
-    mmx.assign(cells, 0.0f);
-    imx.assign(cells, 0.0f);
-    dmx.assign(cells, 0.0f);
-    xmx.assign(static_cast<std::size_t>(L + 1) * Specials, 0.0f);
+    for (auto* v : {&mmx, &imx, &dmx}) grow(*v, rows * width());
+    grow(xmx, static_cast<std::size_t>(L + 1) * Specials);
     total_scale = 0.0f;
 }
 
 namespace {
 
-// Four float lanes and the few operations the recurrences need.
-#if defined(__SSE2__)
-struct F4 {
-    __m128 v;
+using namespace striped;
+
+// Row i's M, I and D cells, written in place: the full matrix's own row, or
+// one of the two rows a parser matrix keeps.
+struct Row {
+    float *m, *i, *d;
 };
-inline F4 load(const float* p) { return {_mm_loadu_ps(p)}; }
-inline void store(float* p, F4 a) { _mm_storeu_ps(p, a.v); }
-inline F4 splat(float x) { return {_mm_set1_ps(x)}; }
-inline F4 zero4() { return {_mm_setzero_ps()}; }
-inline F4 operator+(F4 a, F4 b) { return {_mm_add_ps(a.v, b.v)}; }
-inline F4 operator*(F4 a, F4 b) { return {_mm_mul_ps(a.v, b.v)}; }
-// [a0 a1 a2 a3] -> [0 a0 a1 a2]: node k's predecessor of the previous segment.
-inline F4 shift_up(F4 a) { return {_mm_move_ss(_mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(2, 1, 0, 0)), _mm_setzero_ps())}; }
-// [a0 a1 a2 a3] -> [a1 a2 a3 0]: node k's successor of the next segment.
-inline F4 shift_down(F4 a)
+Row row_of(DpMatrix& dp, int i)
 {
-    const __m128 t = _mm_move_ss(a.v, _mm_setzero_ps());
-    return {_mm_shuffle_ps(t, t, _MM_SHUFFLE(0, 3, 2, 1))};
+    const std::size_t r = dp.row(i);
+    return {dp.mmx.data() + r, dp.imx.data() + r, dp.dmx.data() + r};
 }
-inline bool any_greater(F4 a, F4 b) { return _mm_movemask_ps(_mm_cmpgt_ps(a.v, b.v)) != 0; }
-inline float lane_sum(F4 a)
+
+void clear_row(Row r, int Q)
 {
-    alignas(16) float t[4];
-    _mm_store_ps(t, a.v);
-    return (t[0] + t[1]) + (t[2] + t[3]);
+    for (int q = 0; q < Q; ++q) put(r.m, q, zero4()), put(r.i, q, zero4()), put(r.d, q, zero4());
 }
-#else
-struct F4 {
-    std::array<float, 4> v;
-};
-inline F4 load(const float* p) { return {{p[0], p[1], p[2], p[3]}}; }
-inline void store(float* p, F4 a) { std::copy(a.v.begin(), a.v.end(), p); }
-inline F4 splat(float x) { return {{x, x, x, x}}; }
-inline F4 zero4() { return splat(0.0f); }
-inline F4 operator+(F4 a, F4 b) { return {{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3]}}; }
-inline F4 operator*(F4 a, F4 b) { return {{a.v[0] * b.v[0], a.v[1] * b.v[1], a.v[2] * b.v[2], a.v[3] * b.v[3]}}; }
-inline F4 shift_up(F4 a) { return {{0.0f, a.v[0], a.v[1], a.v[2]}}; }
-inline F4 shift_down(F4 a) { return {{a.v[1], a.v[2], a.v[3], 0.0f}}; }
-inline bool any_greater(F4 a, F4 b)
+
+void scale_row(Row r, int Q, float factor)
 {
-    return a.v[0] > b.v[0] || a.v[1] > b.v[1] || a.v[2] > b.v[2] || a.v[3] > b.v[3];
+    const F4 f = splat(factor);
+    for (int q = 0; q < Q; ++q) {
+        put(r.m, q, at(r.m, q) * f);
+        put(r.d, q, at(r.d, q) * f);
+        put(r.i, q, at(r.i, q) * f);
+    }
 }
-inline float lane_sum(F4 a) { return (a.v[0] + a.v[1]) + (a.v[2] + a.v[3]); }
-#endif
 
-enum StripedArray { BM = 0, MM, IM, DM, MD, MI, II, DD, Match };
-
-// Two striped rows of M, I and D (previous and current), Q segments each.
-struct StripedRows {
-    int Q = 0;
-    std::vector<F4> mp, ip, dp, mc, ic, dc;
-    explicit StripedRows(int segments) : Q(segments)
-    {
-        for (auto* row : {&mp, &ip, &dp, &mc, &ic, &dc}) row->assign(static_cast<std::size_t>(Q), zero4());
-    }
-    void advance()
-    {
-        std::swap(mp, mc);
-        std::swap(ip, ic);
-        std::swap(dp, dc);
-    }
-    void scale(float factor)
-    {
-        const F4 f = splat(factor);
-        for (int q = 0; q < Q; ++q) {
-            mc[static_cast<std::size_t>(q)] = mc[static_cast<std::size_t>(q)] * f;
-            dc[static_cast<std::size_t>(q)] = dc[static_cast<std::size_t>(q)] * f;
-            ic[static_cast<std::size_t>(q)] = ic[static_cast<std::size_t>(q)] * f;
-        }
-    }
-};
-
-// The profile's striped arrays as four-lane segments.
-struct StripedProfile {
-    const float* base;
-    int Q;
-    F4 at(int array, int q) const { return load(base + static_cast<std::size_t>((array * Q + q) * 4)); }
-    const float* match(int x) const { return base + static_cast<std::size_t>(((Match + x) * Q) * 4); }
-};
-
-// The current row of `rows` in node order into row i of `dp` (for the domain
-// stage's readers; only full matrices keep it), and the specials.
-void store_row(DpMatrix& dp, int i, const StripedRows& rows, float xE, float xN, float xJ, float xB, float xC)
+void set_specials(DpMatrix& dp, int i, float xE, float xN, float xJ, float xB, float xC)
 {
     dp.x(i, DpMatrix::E) = xE;
     dp.x(i, DpMatrix::N) = xN;
     dp.x(i, DpMatrix::J) = xJ;
     dp.x(i, DpMatrix::B) = xB;
     dp.x(i, DpMatrix::C) = xC;
-    if (!dp.full) return;
-    const int M = dp.M, Q = rows.Q;
-    float* rm = dp.mmx.data() + dp.cell(i, 0);
-    float* ri = dp.imx.data() + dp.cell(i, 0);
-    float* rd = dp.dmx.data() + dp.cell(i, 0);
-    rm[0] = ri[0] = rd[0] = 0.0f;
-    alignas(16) float m[4], in[4], d[4];
+}
+
+// The D->D paths of a Forward row: one full pass, then up to three more
+// across lane boundaries (HMMER stops early on models of 100 nodes or more
+// once a pass changes nothing). `dcv` is the M->D carried out of the row.
+void forward_deletes(Profile p, F4 dcv, int M, float* d)
+{
+    const int Q = p.Q;
+    dcv = shift_up(dcv);
+    put(d, 0, zero4());
     for (int q = 0; q < Q; ++q) {
-        store(m, rows.mc[static_cast<std::size_t>(q)]);
-        store(in, rows.ic[static_cast<std::size_t>(q)]);
-        store(d, rows.dc[static_cast<std::size_t>(q)]);
-        for (int z = 0; z < 4; ++z) {
-            const int k = z * Q + q + 1;
-            if (k > M) continue;
-            rm[k] = m[z];
-            ri[k] = in[z];
-            rd[k] = d[z];
+        put(d, q, dcv + at(d, q));
+        dcv = at(d, q) * p.at(DD, q);
+    }
+    for (int j = 1; j < 4; ++j) {
+        dcv = shift_up(dcv);
+        F4 changed = zero4();
+        for (int q = 0; q < Q; ++q) {
+            const F4 old = at(d, q);
+            const F4 sum = dcv + old;
+            changed = or4(changed, greater_mask(sum, old));
+            put(d, q, sum);
+            dcv = dcv * p.at(DD, q);
         }
+        if (M >= 100 && !any_set(changed)) break;
     }
 }
 
-// One Forward row's M, I and D (the D->D paths included); returns the row's
-// E before rescaling.
-float forward_row(const StripedProfile& p, const float* emission, float xB, int M, StripedRows& r)
+// One Forward row's M, I and D from the previous row; returns the row's E
+// before rescaling.
+float forward_row(Profile p, const float* emission, float xB, int M, Row prev, Row cur)
 {
-    const int Q = r.Q;
+    const int Q = p.Q;
     const F4 xBv = splat(xB);
     F4 dcv = zero4(), xEv = zero4();
-    F4 mpv = shift_up(r.mp[static_cast<std::size_t>(Q - 1)]);
-    F4 dpv = shift_up(r.dp[static_cast<std::size_t>(Q - 1)]);
-    F4 ipv = shift_up(r.ip[static_cast<std::size_t>(Q - 1)]);
+    F4 mpv = shift_up(at(prev.m, Q - 1));
+    F4 dpv = shift_up(at(prev.d, Q - 1));
+    F4 ipv = shift_up(at(prev.i, Q - 1));
     for (int q = 0; q < Q; ++q) {
-        const std::size_t s = static_cast<std::size_t>(q);
         F4 sv = xBv * p.at(BM, q);
         sv = sv + mpv * p.at(MM, q);
         sv = sv + ipv * p.at(IM, q);
         sv = sv + dpv * p.at(DM, q);
         sv = sv * load(emission + static_cast<std::size_t>(q * 4));
         xEv = xEv + sv;
-        mpv = r.mp[s];
-        dpv = r.dp[s];
-        ipv = r.ip[s];
-        r.mc[s] = sv;
-        r.dc[s] = dcv;
+        mpv = at(prev.m, q);
+        dpv = at(prev.d, q);
+        ipv = at(prev.i, q);
+        put(cur.m, q, sv);
+        put(cur.d, q, dcv);
         dcv = sv * p.at(MD, q);
-        r.ic[s] = mpv * p.at(MI, q) + ipv * p.at(II, q);
+        put(cur.i, q, mpv * p.at(MI, q) + ipv * p.at(II, q));
     }
-    // D->D paths: one full pass, then up to three more across lane boundaries.
-    dcv = shift_up(dcv);
-    r.dc[0] = zero4();
-    for (int q = 0; q < Q; ++q) {
-        const std::size_t s = static_cast<std::size_t>(q);
-        r.dc[s] = dcv + r.dc[s];
-        dcv = r.dc[s] * p.at(DD, q);
-    }
-    for (int j = 1; j < 4; ++j) {
-        dcv = shift_up(dcv);
-        bool changed = false;
-        for (int q = 0; q < Q; ++q) {
-            const std::size_t s = static_cast<std::size_t>(q);
-            const F4 sum = dcv + r.dc[s];
-            changed = changed || any_greater(sum, r.dc[s]);
-            r.dc[s] = sum;
-            dcv = dcv * p.at(DD, q);
-        }
-        if (M >= 100 && !changed) break;  // HMMER stops early on larger models
-    }
-    for (int q = 0; q < Q; ++q) xEv = r.dc[static_cast<std::size_t>(q)] + xEv;
+    forward_deletes(p, dcv, M, cur.d);
+    for (int q = 0; q < Q; ++q) xEv = at(cur.d, q) + xEv;
     return lane_sum(xEv);
 }
 
@@ -214,15 +148,16 @@ float forward(const ForwardProfile& om, const LengthModel& length, const std::ui
               bool full)
 {
     const int M = om.length;
-    const StripedProfile p{om.striped.data(), om.segments};
-    StripedRows rows(om.segments);
+    const Profile p(om);
     fwd.resize(M, L, full);
+    clear_row(row_of(fwd, 0), p.Q);
     float xE = 0.0f, xN = 1.0f, xJ = 0.0f, xB = length.move, xC = 0.0f;
-    store_row(fwd, 0, rows, xE, xN, xJ, xB, xC);
+    set_specials(fwd, 0, xE, xN, xJ, xB, xC);
     fwd.x(0, DpMatrix::Scale) = 1.0f;
     float total = 0.0f;
     for (int i = 1; i <= L; ++i) {
-        xE = forward_row(p, p.match(dsq[i - 1]), xB, M, rows);
+        const Row cur = row_of(fwd, i);
+        xE = forward_row(p, p.match(dsq[i - 1]), xB, M, row_of(fwd, i - 1), cur);
         xN = xN * length.loop;
         xC = (xC * length.loop) + (xE * om.e_move);
         xJ = (xJ * length.loop) + (xE * om.e_loop);
@@ -233,14 +168,13 @@ float forward(const ForwardProfile& om, const LengthModel& length, const std::ui
             xC = xC / xE;
             xJ = xJ / xE;
             xB = xB / xE;
-            rows.scale(static_cast<float>(1.0 / xE));
+            scale_row(cur, p.Q, static_cast<float>(1.0 / xE));
             scale = xE;
             total += static_cast<float>(std::log(static_cast<double>(xE)));
             xE = 1.0f;
         }
         fwd.x(i, DpMatrix::Scale) = scale;
-        store_row(fwd, i, rows, xE, xN, xJ, xB, xC);
-        rows.advance();
+        set_specials(fwd, i, xE, xN, xJ, xB, xC);
     }
     fwd.total_scale = total;
     if (std::isnan(xC)) throw Error("Forward score is NaN");
@@ -257,51 +191,58 @@ struct BackwardSpecials {
 };
 
 // The D->D paths of a Backward row (after M->E and D->E are in), then M->D.
-// `first` is what enters the last segment's lanes from segment 0.
-void backward_deletes(const StripedProfile& p, F4 first, F4 xEv, bool add_end, StripedRows& r)
+// `first` is what enters the last segment's lanes from segment 0. The first
+// pass carries D's own sums; the three more carry only the D->D products, all
+// four in full (Backward has no early stop, as in HMMER).
+void backward_deletes(Profile p, F4 first, F4 xEv, bool add_end, Row cur)
 {
-    const int Q = r.Q;
+    const int Q = p.Q;
     F4 dpv = first, dcv = zero4();
-    for (int q = Q - 1; q >= 0; --q) {
-        const std::size_t s = static_cast<std::size_t>(q);
-        dcv = dpv * p.at(DD, q);
-        r.dc[s] = add_end ? r.dc[s] + (dcv + xEv) : r.dc[s] + dcv;
-        dpv = r.dc[s];
-        if (add_end) r.mc[s] = r.mc[s] + xEv;
+    if (add_end) {
+        for (int q = Q - 1; q >= 0; --q) {
+            dcv = dpv * p.at(DD, q);
+            dpv = at(cur.d, q) + (dcv + xEv);
+            put(cur.d, q, dpv);
+            put(cur.m, q, at(cur.m, q) + xEv);
+        }
+    } else {
+        for (int q = Q - 1; q >= 0; --q) {
+            dcv = dpv * p.at(DD, q);
+            dpv = at(cur.d, q) + dcv;
+            put(cur.d, q, dpv);
+        }
     }
     for (int j = 1; j < 4; ++j) {
         dcv = shift_down(dcv);
         for (int q = Q - 1; q >= 0; --q) {
-            const std::size_t s = static_cast<std::size_t>(q);
             dcv = dcv * p.at(DD, q);
-            r.dc[s] = r.dc[s] + dcv;
+            put(cur.d, q, at(cur.d, q) + dcv);
         }
     }
-    dcv = shift_down(r.dc[0]);
+    dcv = shift_down(at(cur.d, 0));
     for (int q = Q - 1; q >= 0; --q) {
-        const std::size_t s = static_cast<std::size_t>(q);
-        r.mc[s] = r.mc[s] + dcv * p.at(MD, q);
-        dcv = r.dc[s];
+        const F4 d = at(cur.d, q);
+        put(cur.m, q, at(cur.m, q) + dcv * p.at(MD, q));
+        dcv = d;
     }
 }
 
-// One Backward row i (1 <= i < L) from row i+1 (the previous one in r);
-// `emission` is residue i+1's. Updates the specials.
-void backward_row(const StripedProfile& p, const float* emission, const LengthModel& length, const ForwardProfile& om,
-                  StripedRows& r, BackwardSpecials& x)
+// One Backward row i (1 <= i < L) from row i+1 (`next`); `emission` is
+// residue i+1's. Updates the specials.
+void backward_row(Profile p, const float* emission, const LengthModel& length, const ForwardProfile& om, Row next,
+                  Row cur, BackwardSpecials& x)
 {
-    const int Q = r.Q;
+    const int Q = p.Q;
     F4 tmmv = shift_down(p.at(MM, 0)), timv = shift_down(p.at(IM, 0)), tdmv = shift_down(p.at(DM, 0));
-    F4 mpv = shift_down(r.mp[0] * load(emission));
+    F4 mpv = shift_down(at(next.m, 0) * load(emission));
     F4 xBv = zero4();
     for (int q = Q - 1; q >= 0; --q) {
-        const std::size_t s = static_cast<std::size_t>(q);
-        const F4 ipv = r.ip[s];
-        r.ic[s] = (ipv * p.at(II, q)) + (mpv * timv);
-        r.dc[s] = mpv * tdmv;
+        const F4 ipv = at(next.i, q);
+        put(cur.i, q, (ipv * p.at(II, q)) + (mpv * timv));
+        put(cur.d, q, mpv * tdmv);
         const F4 mcv = (ipv * p.at(MI, q)) + (mpv * tmmv);
-        mpv = r.mp[s] * load(emission + static_cast<std::size_t>(q * 4));
-        r.mc[s] = mcv;
+        mpv = at(next.m, q) * load(emission + static_cast<std::size_t>(q * 4));
+        put(cur.m, q, mcv);
         tdmv = p.at(DM, q);
         timv = p.at(IM, q);
         tmmv = p.at(MM, q);
@@ -313,11 +254,11 @@ void backward_row(const StripedProfile& p, const float* emission, const LengthMo
     x.xN = (x.xB * length.move) + (x.xN * length.loop);
     x.xE = (x.xC * om.e_move) + (x.xJ * om.e_loop);
     const F4 xEv = splat(x.xE);
-    backward_deletes(p, shift_down(r.dc[0] + xEv), xEv, true, r);
+    backward_deletes(p, shift_down(at(cur.d, 0) + xEv), xEv, true, cur);
 }
 
 // Divides row i by the Forward pass's scale factor of that row; returns it.
-float backward_rescale(const DpMatrix& fwd, int i, DpMatrix& bck, StripedRows& r, BackwardSpecials& x)
+float backward_rescale(const DpMatrix& fwd, int i, DpMatrix& bck, Row cur, BackwardSpecials& x)
 {
     const float s = fwd.x(i, DpMatrix::Scale);
     bck.x(i, DpMatrix::Scale) = s;
@@ -327,9 +268,26 @@ float backward_rescale(const DpMatrix& fwd, int i, DpMatrix& bck, StripedRows& r
         x.xC = x.xC / s;
         x.xJ = x.xJ / s;
         x.xB = x.xB / s;
-        r.scale(static_cast<float>(1.0 / s));
+        scale_row(cur, bck.Q, static_cast<float>(1.0 / s));
     }
     return s;
+}
+
+// Row 0: only N and B, from row 1.
+void backward_first_row(Profile p, const float* emission, const LengthModel& length, DpMatrix& bck,
+                        BackwardSpecials& x)
+{
+    const Row one = row_of(bck, 1);
+    F4 xBv = zero4();
+    for (int q = 0; q < p.Q; ++q) {
+        const F4 mpv = at(one.m, q) * load(emission + static_cast<std::size_t>(q * 4));
+        xBv = xBv + mpv * p.at(BM, q);
+    }
+    x.xB = lane_sum(xBv);
+    x.xN = (x.xB * length.move) + (x.xN * length.loop);
+    set_specials(bck, 0, 0.0f, x.xN, 0.0f, x.xB, 0.0f);
+    bck.x(0, DpMatrix::Scale) = 1.0f;
+    if (bck.full) clear_row(row_of(bck, 0), p.Q);
 }
 
 }  // namespace
@@ -337,42 +295,28 @@ float backward_rescale(const DpMatrix& fwd, int i, DpMatrix& bck, StripedRows& r
 float backward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L,
                const DpMatrix& fwd, DpMatrix& bck, bool full)
 {
-    const int M = om.length, Q = om.segments;
-    const StripedProfile p{om.striped.data(), Q};
-    StripedRows r(Q);
+    const int M = om.length;
+    const Profile p(om);
+    const int Q = p.Q;
     bck.resize(M, L, full);
     BackwardSpecials x;
     // Row L: only the path to C and T remains.
     x.xC = length.move;
     x.xE = x.xC * om.e_move;
-    for (int q = 0; q < Q; ++q) r.mc[static_cast<std::size_t>(q)] = r.dc[static_cast<std::size_t>(q)] = splat(x.xE);
-    backward_deletes(p, shift_down(r.dc[static_cast<std::size_t>(Q - 1)]), zero4(), false, r);
-    backward_rescale(fwd, L, bck, r, x);
+    const Row last = row_of(bck, L);
+    for (int q = 0; q < Q; ++q) put(last.m, q, splat(x.xE)), put(last.d, q, splat(x.xE)), put(last.i, q, zero4());
+    backward_deletes(p, shift_down(at(last.d, Q - 1)), zero4(), false, last);
+    backward_rescale(fwd, L, bck, last, x);
     bck.total_scale = static_cast<float>(std::log(static_cast<double>(fwd.x(L, DpMatrix::Scale))));
-    store_row(bck, L, r, x.xE, x.xN, x.xJ, x.xB, x.xC);
+    set_specials(bck, L, x.xE, x.xN, x.xJ, x.xB, x.xC);
     for (int i = L - 1; i >= 1; --i) {
-        r.advance();
-        backward_row(p, p.match(dsq[i]), length, om, r, x);
-        const float s = backward_rescale(fwd, i, bck, r, x);
+        const Row cur = row_of(bck, i);
+        backward_row(p, p.match(dsq[i]), length, om, row_of(bck, i + 1), cur, x);
+        const float s = backward_rescale(fwd, i, bck, cur, x);
         if (s > 1.0f) bck.total_scale += static_cast<float>(std::log(static_cast<double>(s)));
-        store_row(bck, i, r, x.xE, x.xN, x.xJ, x.xB, x.xC);
+        set_specials(bck, i, x.xE, x.xN, x.xJ, x.xB, x.xC);
     }
-    // Row 0: only N and B, from row 1 (the last one computed).
-    const float* e = p.match(dsq[0]);
-    F4 xBv = zero4();
-    for (int q = 0; q < Q; ++q) {
-        const F4 mpv = r.mc[static_cast<std::size_t>(q)] * load(e + static_cast<std::size_t>(q * 4));
-        xBv = xBv + mpv * p.at(BM, q);
-    }
-    x.xB = lane_sum(xBv);
-    x.xN = (x.xB * length.move) + (x.xN * length.loop);
-    bck.x(0, DpMatrix::B) = x.xB;
-    bck.x(0, DpMatrix::C) = 0.0f;
-    bck.x(0, DpMatrix::J) = 0.0f;
-    bck.x(0, DpMatrix::N) = x.xN;
-    bck.x(0, DpMatrix::E) = 0.0f;
-    bck.x(0, DpMatrix::Scale) = 1.0f;
-    if (full) std::fill_n(bck.mmx.data() + bck.cell(0, 0), M + 1, 0.0f);
+    if (L > 0) backward_first_row(p, p.match(dsq[0]), length, bck, x);
     if (std::isnan(x.xN)) throw Error("Backward score is NaN");
     if (L > 0 && x.xN == 0.0f) throw Error("Backward score underflow");
     if (std::isinf(x.xN)) throw Error("Backward score overflow");

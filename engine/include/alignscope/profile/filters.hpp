@@ -29,21 +29,37 @@ float viterbi_filter(const ViterbiFilterProfile& om, const std::uint8_t* dsq, in
 float msv_score_of(const MsvProfile& om, int xJ, int L);
 float viterbi_score_of(const ViterbiFilterProfile& om, int xC, int L);
 
-// A Forward or Backward matrix in probability space. Rows i = 0..L; each row
-// keeps M, I, D for k = 0..M (when `full`; otherwise only two rows are kept) and
-// the special states E, N, J, B, C with the row's scale factor.
+// A Forward or Backward matrix in probability space. Rows i = 0..L (when
+// `full`; otherwise two rows, i & 1) of M, I and D in HMMER's striped layout:
+// Q segments of four lanes, node k (1..M) at segment (k-1) % Q, lane (k-1) / Q,
+// lanes past node M held at 0 as the recurrences leave them. Every row keeps
+// the special states E, N, J, B, C with the row's scale factor. resize() only
+// grows the storage and does not clear it: the recurrences write every cell.
 struct DpMatrix {
     enum Special { E = 0, N, J, B, C, Scale, Specials };
-    int M = 0, L = 0;
+    int M = 0, L = 0, Q = 0;
     bool full = false;
     std::vector<float> mmx, imx, dmx, xmx;
     float total_scale = 0;  // sum of log(scale) over rows, nats
 
     void resize(int model_length, int target_length, bool keep_all_rows);
-    std::size_t cell(int i, int k) const { return static_cast<std::size_t>((full ? i : (i & 1)) * (M + 1) + k); }
+    std::size_t width() const { return static_cast<std::size_t>(Q) * 4; }
+    std::size_t row(int i) const { return static_cast<std::size_t>(full ? i : (i & 1)) * width(); }
+    // Node k = 1..M of row i.
+    std::size_t cell(int i, int k) const
+    {
+        return row(i) + static_cast<std::size_t>(((k - 1) % Q) * 4 + (k - 1) / Q);
+    }
     float& x(int i, Special s) { return xmx[static_cast<std::size_t>(i * Specials + s)]; }
     float x(int i, Special s) const { return xmx[static_cast<std::size_t>(i * Specials + s)]; }
 };
+
+// HMMER's number of four-float segments for a model of M nodes.
+inline int striped_segments(int M)
+{
+    const int q = (M - 1) / 4 + 1;
+    return q < 2 ? 2 : q;
+}
 
 // hmmsearch runs its floating-point stages with subnormal results flushed to
 // zero and subnormal inputs read as zero (SSE's FTZ and DAZ); products that

@@ -1,0 +1,266 @@
+// Posterior decoding, optimal accuracy and null2 over striped rows: each row
+// is Q segments of four lanes, so the products of decoding are plain
+// element-wise loops, the optimal accuracy DP runs on four lanes with its
+// D->D paths in passes across lane boundaries (maxima, so the order of work
+// does not change the result), and null2 sums the striped usage in HMMER's
+// lane order before its horizontal sum.
+#include "posterior_decoding.hpp"
+
+#include "striped_float.hpp"
+
+#include <alignscope/profile/residue_code.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace alignscope::profile {
+
+namespace {
+
+using namespace striped;
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+struct ConstRow {
+    const float *m, *i, *d;
+};
+struct Row {
+    float *m, *i, *d;
+};
+ConstRow row_of(const DpMatrix& dp, int i)
+{
+    const std::size_t r = dp.row(i);
+    return {dp.mmx.data() + r, dp.imx.data() + r, dp.dmx.data() + r};
+}
+Row row_of(DpMatrix& dp, int i)
+{
+    const std::size_t r = dp.row(i);
+    return {dp.mmx.data() + r, dp.imx.data() + r, dp.dmx.data() + r};
+}
+
+}  // namespace
+
+bool decode_posteriors(const LengthModel& length, const DpMatrix& fwd, const DpMatrix& bck, DpMatrix& pp)
+{
+    const int L = fwd.L;
+    pp.resize(fwd.M, L, true);
+    const std::size_t W = pp.width();
+    const float scaleproduct = static_cast<float>(1.0 / bck.x(0, DpMatrix::N));
+    for (int i = 1; i <= L; ++i) {
+        const float totr = scaleproduct * fwd.x(i, DpMatrix::Scale);
+        const ConstRow f = row_of(fwd, i), b = row_of(bck, i);
+        const Row p = row_of(pp, i);
+        for (std::size_t c = 0; c < W; ++c) {
+            p.m[c] = f.m[c] * b.m[c] * totr;
+            p.i[c] = f.i[c] * b.i[c] * totr;
+            p.d[c] = 0.0f;
+        }
+        pp.x(i, DpMatrix::N) = fwd.x(i - 1, DpMatrix::N) * bck.x(i, DpMatrix::N) * length.loop * scaleproduct;
+        pp.x(i, DpMatrix::J) = fwd.x(i - 1, DpMatrix::J) * bck.x(i, DpMatrix::J) * length.loop * scaleproduct;
+        pp.x(i, DpMatrix::C) = fwd.x(i - 1, DpMatrix::C) * bck.x(i, DpMatrix::C) * length.loop * scaleproduct;
+    }
+    return !std::isinf(scaleproduct);
+}
+
+namespace {
+
+// D->D paths of an optimal accuracy row: a first pass along the segments,
+// then up to three more across lane boundaries while any D improves.
+void accuracy_deletes(Profile p, F4 dcv, float* d)
+{
+    const int Q = p.Q;
+    dcv = shift_up(dcv, kNegInf);
+    for (int q = 0; q < Q; ++q) {
+        put(d, q, max4(dcv, at(d, q)));
+        dcv = gate(p.at(DD, q), at(d, q));
+    }
+    for (int j = 1; j < 4; ++j) {
+        dcv = shift_up(dcv, kNegInf);
+        F4 changed = zero4();
+        for (int q = 0; q < Q; ++q) {
+            const F4 old = at(d, q);
+            const F4 best = max4(dcv, old);
+            changed = or4(changed, greater_mask(best, old));
+            put(d, q, best);
+            dcv = gate(p.at(DD, q), dcv);
+        }
+        if (!any_set(changed)) break;
+    }
+}
+
+// One optimal accuracy row from the previous one; returns the row's E (the
+// best M or D, unused lanes' 0 included as in HMMER's striped maximum).
+float accuracy_row(Profile p, ConstRow post, Row prev, Row cur, float xB)
+{
+    const int Q = p.Q;
+    const F4 xBv = splat(xB);
+    F4 xEv = splat(kNegInf), dcv = splat(kNegInf);
+    F4 mpv = shift_up(at(prev.m, Q - 1), kNegInf);
+    F4 dpv = shift_up(at(prev.d, Q - 1), kNegInf);
+    F4 ipv = shift_up(at(prev.i, Q - 1), kNegInf);
+    for (int q = 0; q < Q; ++q) {
+        F4 sv = gate(p.at(BM, q), xBv);
+        sv = max4(sv, gate(p.at(MM, q), mpv));
+        sv = max4(sv, gate(p.at(IM, q), ipv));
+        sv = max4(sv, gate(p.at(DM, q), dpv));
+        sv = sv + at(post.m, q);
+        xEv = max4(xEv, sv);
+        mpv = at(prev.m, q);
+        dpv = at(prev.d, q);
+        ipv = at(prev.i, q);
+        put(cur.m, q, sv);
+        put(cur.d, q, dcv);
+        dcv = gate(p.at(MD, q), sv);
+        put(cur.i, q, max4(gate(p.at(MI, q), mpv), gate(p.at(II, q), ipv)) + at(post.i, q));
+    }
+    accuracy_deletes(p, dcv, cur.d);
+    for (int q = 0; q < Q; ++q) xEv = max4(xEv, at(cur.d, q));
+    return lane_max(xEv);
+}
+
+void accuracy_specials(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp, DpMatrix& ox, int i,
+                       float xE)
+{
+    ox.x(i, DpMatrix::E) = xE;
+    float t1 = length.loop == 0.0f ? 0.0f : ox.x(i - 1, DpMatrix::J) + pp.x(i, DpMatrix::J);
+    float t2 = om.e_loop == 0.0f ? 0.0f : xE;
+    ox.x(i, DpMatrix::J) = std::max(t1, t2);
+    t1 = length.loop == 0.0f ? 0.0f : ox.x(i - 1, DpMatrix::C) + pp.x(i, DpMatrix::C);
+    t2 = om.e_move == 0.0f ? 0.0f : xE;
+    ox.x(i, DpMatrix::C) = std::max(t1, t2);
+    ox.x(i, DpMatrix::N) = length.loop == 0.0f ? 0.0f : ox.x(i - 1, DpMatrix::N) + pp.x(i, DpMatrix::N);
+    t1 = length.move == 0.0f ? 0.0f : ox.x(i, DpMatrix::N);
+    t2 = length.move == 0.0f ? 0.0f : ox.x(i, DpMatrix::J);
+    ox.x(i, DpMatrix::B) = std::max(t1, t2);
+}
+
+}  // namespace
+
+float optimal_accuracy(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp, DpMatrix& ox)
+{
+    const int M = om.length, L = pp.L;
+    const Profile p(om);
+    ox.resize(M, L, true);
+    const Row first = row_of(ox, 0);
+    for (int q = 0; q < p.Q; ++q)
+        put(first.m, q, splat(kNegInf)), put(first.i, q, splat(kNegInf)), put(first.d, q, splat(kNegInf));
+    ox.x(0, DpMatrix::E) = kNegInf;
+    ox.x(0, DpMatrix::N) = 0.0f;
+    ox.x(0, DpMatrix::J) = kNegInf;
+    ox.x(0, DpMatrix::B) = 0.0f;
+    ox.x(0, DpMatrix::C) = kNegInf;
+    for (int i = 1; i <= L; ++i) {
+        const float xE = accuracy_row(p, row_of(pp, i), row_of(ox, i - 1), row_of(ox, i), ox.x(i - 1, DpMatrix::B));
+        accuracy_specials(om, length, pp, ox, i, xE);
+    }
+    return ox.x(L, DpMatrix::C);
+}
+
+namespace {
+
+// Per-thread striped work rows for the null2 usage counts.
+std::vector<float>& usage_buffer(std::size_t n, int which)
+{
+    thread_local std::vector<float> buffers[2];
+    std::vector<float>& b = buffers[which];
+    b.assign(n, 0.0f);
+    return b;
+}
+
+// null2 odds from striped usage frequencies: per residue x, the lanes sum
+// match use times x's emission odds and insert use (odds 1), segment by
+// segment; then the horizontal sum and the N, C, J share (odds 1). Degenerate
+// codes take the mean of the residues they stand for.
+std::vector<float> null2_from_usage(const ForwardProfile& om, const float* match_use, const float* insert_use,
+                                    float special_use, ResidueAlphabet alphabet)
+{
+    const ResidueCode& code = ResidueCode::of(alphabet);
+    const Profile p(om);
+    const int K = code.canonical(), Kp = code.all_codes();
+    std::vector<float> null2(static_cast<std::size_t>(Kp), 1.0f);
+    for (int x = 0; x < K; ++x) {
+        const float* e = p.match(x);
+        F4 sv = zero4();
+        for (int q = 0; q < p.Q; ++q) {
+            sv = sv + at(match_use, q) * at(e, q);
+            if (insert_use) sv = sv + at(insert_use, q);
+        }
+        null2[static_cast<std::size_t>(x)] = lane_sum(sv) + special_use;
+    }
+    for (int x = K + 1; x <= Kp - 3; ++x) {
+        float result = 0.0f, denom = 0.0f;
+        for (int y = 0; y < K; ++y)
+            if (code.stands_for(x, y)) {
+                result += null2[static_cast<std::size_t>(y)];
+                denom += 1.0f;
+            }
+        null2[static_cast<std::size_t>(x)] = result / denom;
+    }
+    null2[static_cast<std::size_t>(code.gap())] = 1.0f;
+    null2[static_cast<std::size_t>(code.nonresidue())] = 1.0f;
+    null2[static_cast<std::size_t>(code.missing())] = 1.0f;
+    return null2;
+}
+
+}  // namespace
+
+std::vector<float> null2_by_expectation(const ForwardProfile& om, const DpMatrix& pp, ResidueAlphabet alphabet)
+{
+    const int Ld = pp.L;
+    const std::size_t W = pp.width();
+    std::vector<float>& match = usage_buffer(W, 0);
+    std::vector<float>& insert = usage_buffer(W, 1);
+    // Expected uses of each state over the envelope, row after row.
+    const ConstRow one = row_of(pp, 1);
+    std::copy(one.m, one.m + W, match.begin());
+    std::copy(one.i, one.i + W, insert.begin());
+    float n = pp.x(1, DpMatrix::N), c = pp.x(1, DpMatrix::C), j = pp.x(1, DpMatrix::J);
+    for (int i = 2; i <= Ld; ++i) {
+        const ConstRow r = row_of(pp, i);
+        for (std::size_t s = 0; s < W; ++s) {
+            match[s] = r.m[s] + match[s];
+            insert[s] = r.i[s] + insert[s];
+        }
+        n += pp.x(i, DpMatrix::N);
+        c += pp.x(i, DpMatrix::C);
+        j += pp.x(i, DpMatrix::J);
+    }
+    const float norm = static_cast<float>(1.0 / static_cast<float>(Ld));
+    for (std::size_t s = 0; s < W; ++s) {
+        match[s] *= norm;
+        insert[s] *= norm;
+    }
+    n *= norm;
+    c *= norm;
+    j *= norm;
+    return null2_from_usage(om, match.data(), insert.data(), n + c + j, alphabet);
+}
+
+std::vector<float> null2_by_trace(const ForwardProfile& om, const std::vector<TraceStep>& tr, int zstart, int zend,
+                                  ResidueAlphabet alphabet)
+{
+    const int Q = om.segments;
+    std::vector<float>& match = usage_buffer(static_cast<std::size_t>(Q) * 4, 0);
+    float n = 0.0f, c = 0.0f, j = 0.0f;
+    int Ld = 0;
+    for (int z = zstart; z <= zend; ++z) {
+        const TraceStep& s = tr[static_cast<std::size_t>(z)];
+        if (s.i == 0) continue;
+        ++Ld;
+        // HMMER counts an insert's residue on its node's match state.
+        if (s.k > 0) match[static_cast<std::size_t>(((s.k - 1) % Q) * 4 + (s.k - 1) / Q)] += 1.0f;
+        else if (s.state == TraceStep::N) n += 1.0f;
+        else if (s.state == TraceStep::C) c += 1.0f;
+        else if (s.state == TraceStep::J) j += 1.0f;
+    }
+    const float norm = static_cast<float>(1.0 / static_cast<float>(Ld));
+    for (float& m : match) m *= norm;
+    n *= norm;
+    c *= norm;
+    j *= norm;
+    // No insert use: the counts above put inserts on their match states.
+    return null2_from_usage(om, match.data(), nullptr, n + c + j, alphabet);
+}
+
+}  // namespace alignscope::profile
