@@ -8,44 +8,58 @@
 
 namespace alignscope::ui {
 
-AlignmentListModel::AlignmentListModel(QObject* parent) : QAbstractTableModel(parent) {}
+AlignmentListModel::AlignmentListModel(QObject* parent) : KeysetPageModel(parent) {}
+
+namespace {
+
+AlignmentListRow list_row(const Alignment& a) {
+    AlignmentListRow r;
+    r.query_id = a.query_id;
+    r.target_id = a.target_id;
+    r.score = a.score;
+    r.query_begin = a.query_begin;
+    r.query_end = a.query_end;
+    r.target_begin = a.target_begin;
+    r.target_end = a.target_end;
+    r.length = a.stats.length;
+    r.identity = a.identity();
+    r.traceback = a.has_traceback();
+    return r;
+}
+
+}  // namespace
 
 void AlignmentListModel::setJob(const store::Project* project, std::int64_t job_id, int scale, int page_size) {
     beginResetModel();
-    rows_.clear();
-    project_ = project;
-    job_id_ = job_id;
-    next_ = 0;
     scale_ = std::max(scale, 1);
-    page_size_ = std::max(page_size, 1);
     total_ = project ? project->job(job_id).counts.alignments : 0;
-    more_ = total_ > 0;
+    PageReader read;
+    if (project)
+        read = [project, job_id](std::int64_t from, int limit) {
+            const store::Page<Alignment> page = project->alignments(job_id, from, limit);
+            store::Page<AlignmentListRow> rows;
+            rows.first = page.first;
+            rows.more = page.more;
+            rows.rows.reserve(page.rows.size());
+            for (const Alignment& a : page.rows) rows.rows.push_back(list_row(a));
+            return rows;
+        };
+    startPaging(std::move(read), total_ > 0, page_size);
     endResetModel();
 }
 
 void AlignmentListModel::clear() {
     beginResetModel();
-    rows_.clear();
-    project_ = nullptr;
+    startPaging(nullptr, false, 1);
     total_ = 0;
-    more_ = false;
     endResetModel();
-}
-
-bool AlignmentListModel::ensureRow(std::int64_t row) {
-    while (row >= std::int64_t(rows_.size()) && canFetchMore({})) fetchMore({});
-    return row >= 0 && row < std::int64_t(rows_.size());
-}
-
-int AlignmentListModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(rows_.size());
 }
 
 int AlignmentListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant AlignmentListModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount()) return {};
-    const Row& r = rows_[std::size_t(index.row())];
+    const AlignmentListRow& r = rows_[std::size_t(index.row())];
     if (role == Qt::TextAlignmentRole)
         return index.column() == Query || index.column() == Target ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                                                                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
@@ -70,38 +84,6 @@ QVariant AlignmentListModel::headerData(int section, Qt::Orientation orientation
     if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
     static const char* names[] = {"#", "Query", "Target", "Score", "Identity", "Length", "Query range", "Target range"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
-}
-
-bool AlignmentListModel::canFetchMore(const QModelIndex& parent) const {
-    return !parent.isValid() && project_ && more_;
-}
-
-void AlignmentListModel::fetchMore(const QModelIndex& parent) {
-    if (!canFetchMore(parent)) return;
-    const store::Page<Alignment> page = project_->alignments(job_id_, next_, page_size_);
-    more_ = page.more;
-    next_ = page.next();
-    if (page.rows.empty()) {
-        more_ = false;
-        return;
-    }
-    const int first = rowCount();
-    beginInsertRows({}, first, first + int(page.rows.size()) - 1);
-    for (const Alignment& a : page.rows) {
-        Row r;
-        r.query_id = a.query_id;
-        r.target_id = a.target_id;
-        r.score = a.score;
-        r.query_begin = a.query_begin;
-        r.query_end = a.query_end;
-        r.target_begin = a.target_begin;
-        r.target_end = a.target_end;
-        r.length = a.stats.length;
-        r.identity = a.identity();
-        r.traceback = a.has_traceback();
-        rows_.push_back(std::move(r));
-    }
-    endInsertRows();
 }
 
 }  // namespace alignscope::ui

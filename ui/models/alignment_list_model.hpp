@@ -4,7 +4,7 @@
 // number the other views use to show one pair.
 #pragma once
 
-#include <QAbstractTableModel>
+#include "models/keyset_page_model.hpp"
 
 #include <cstdint>
 #include <string>
@@ -16,7 +16,17 @@ class Project;
 
 namespace alignscope::ui {
 
-class AlignmentListModel : public QAbstractTableModel {
+// What a row of the list shows; the aligned strings stay in the project.
+struct AlignmentListRow {
+    std::string query_id, target_id;
+    std::int64_t score = 0;
+    std::int64_t query_begin = 0, query_end = 0, target_begin = 0, target_end = 0;
+    std::int64_t length = 0;
+    double identity = 0;
+    bool traceback = false;
+};
+
+class AlignmentListModel : public KeysetPageModel<AlignmentListRow> {
     Q_OBJECT
 public:
     enum Column { Number, Query, Target, Score, Identity, Length, QueryRange, TargetRange, ColumnCount };
@@ -28,34 +38,14 @@ public:
     void setJob(const store::Project* project, std::int64_t job_id, int scale, int page_size = 500);
     void clear();
     std::int64_t totalAlignments() const { return total_; }
-    // Loads pages until `row` is in the model (false when the job has no such row).
-    bool ensureRow(std::int64_t row);
 
-    int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-    bool canFetchMore(const QModelIndex& parent) const override;
-    void fetchMore(const QModelIndex& parent) override;
 
 private:
-    // What a row shows; the aligned strings stay in the project.
-    struct Row {
-        std::string query_id, target_id;
-        std::int64_t score = 0;
-        std::int64_t query_begin = 0, query_end = 0, target_begin = 0, target_end = 0;
-        std::int64_t length = 0;
-        double identity = 0;
-        bool traceback = false;
-    };
-    std::vector<Row> rows_;
-    const store::Project* project_ = nullptr;
-    std::int64_t job_id_ = 0;
     std::int64_t total_ = 0;
-    std::int64_t next_ = 0;
-    bool more_ = false;
     int scale_ = 1;
-    int page_size_ = 500;
 };
 
 }  // namespace alignscope::ui

@@ -9,38 +9,63 @@
 
 namespace alignscope::ui {
 
-HitTableModel::HitTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+HitTableModel::HitTableModel(QObject* parent) : KeysetPageModel(parent) {}
 
 void HitTableModel::setHits(std::vector<store::Hit> hits, int scale) {
     beginResetModel();
-    rows_.clear();
-    rows_.reserve(hits.size());
-    for (std::size_t k = 0; k < hits.size(); ++k) rows_.push_back({std::move(hits[k]), static_cast<std::int64_t>(k), std::nullopt, IdentitySource::None});
-    project_ = nullptr;
-    stored_alignments_ = false;
-    more_ = false;
+    std::vector<Row> rows;
+    rows.reserve(hits.size());
+    for (std::size_t k = 0; k < hits.size(); ++k)
+        rows.push_back({std::move(hits[k]), static_cast<std::int64_t>(k), std::nullopt, IdentitySource::None});
+    setAllRows(std::move(rows));
     total_ = static_cast<std::int64_t>(rows_.size());
     scale_ = std::max(scale, 1);
     endResetModel();
 }
 
-void HitTableModel::setProject(const store::Project* project, std::int64_t job_id, int scale, int page_size) {
-    beginResetModel();
-    rows_.clear();
-    project_ = project;
-    job_id_ = job_id;
-    next_ = 0;
-    scale_ = std::max(scale, 1);
-    page_size_ = std::max(page_size, 1);
-    const store::JobInfo job = project ? project->job(job_id) : store::JobInfo{};
-    total_ = job.counts.hits;
-    stored_alignments_ = job.counts.alignments > 0;
-    more_ = total_ > 0;
-    endResetModel();
+namespace {
+
+// A page of the job's hits as rows, each with the identity of its own stored
+// alignment when the job keeps alignments (one keyed read per hit).
+store::Page<HitTableRow> hit_rows(const store::Project& project, std::int64_t job_id, bool stored_alignments,
+                                  std::int64_t from, int limit) {
+    store::Page<store::Hit> page = project.hits(job_id, from, limit);
+    store::Page<HitTableRow> rows;
+    rows.first = page.first;
+    rows.more = page.more;
+    rows.rows.reserve(page.rows.size());
+    for (std::size_t k = 0; k < page.rows.size(); ++k) {
+        HitTableRow row{std::move(page.rows[k]), page.first + static_cast<std::int64_t>(k), std::nullopt,
+                        HitIdentitySource::None};
+        if (stored_alignments) {
+            try {
+                if (const auto a = project.hit_alignment(job_id, row.ordinal); a && a->stats.length > 0) {
+                    row.identity = 100.0 * double(a->stats.identities) / double(a->stats.length);
+                    row.identity_source = HitIdentitySource::Stored;
+                }
+            } catch (const std::exception&) {
+                // No alignment to read: the identity stays unknown.
+            }
+        }
+        rows.rows.push_back(std::move(row));
+    }
+    return rows;
 }
 
-int HitTableModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}  // namespace
+
+void HitTableModel::setProject(const store::Project* project, std::int64_t job_id, int scale, int page_size) {
+    beginResetModel();
+    scale_ = std::max(scale, 1);
+    const store::JobInfo job = project ? project->job(job_id) : store::JobInfo{};
+    total_ = job.counts.hits;
+    PageReader read;
+    if (project)
+        read = [project, job_id, stored = job.counts.alignments > 0](std::int64_t from, int limit) {
+            return hit_rows(*project, job_id, stored, from, limit);
+        };
+    startPaging(std::move(read), total_ > 0, page_size);
+    endResetModel();
 }
 
 int HitTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
@@ -136,38 +161,6 @@ QVariant HitTableModel::headerData(int section, Qt::Orientation orientation, int
     static const char* names[] = {"Rank",     "Query",      "Target",      "Description",  "Score",        "Bits",
                                   "E-value",  "Identity %", "Coverage %",  "Query range",  "Target range", "Target length"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
-}
-
-bool HitTableModel::canFetchMore(const QModelIndex& parent) const { return !parent.isValid() && project_ && more_; }
-
-void HitTableModel::fetchMore(const QModelIndex& parent) {
-    if (!canFetchMore(parent)) return;
-    store::Page<store::Hit> page = project_->hits(job_id_, next_, page_size_);
-    more_ = page.more;
-    next_ = page.next();
-    if (page.rows.empty()) {
-        more_ = false;
-        return;
-    }
-    const int first = rowCount();
-    beginInsertRows({}, first, first + static_cast<int>(page.rows.size()) - 1);
-    rows_.reserve(rows_.size() + page.rows.size());
-    for (std::size_t k = 0; k < page.rows.size(); ++k) {
-        Row row{std::move(page.rows[k]), page.first + static_cast<std::int64_t>(k), std::nullopt, IdentitySource::None};
-        // The identity from the hit's own stored alignment (one keyed read).
-        if (stored_alignments_) {
-            try {
-                if (const auto a = project_->hit_alignment(job_id_, row.ordinal); a && a->stats.length > 0) {
-                    row.identity = 100.0 * double(a->stats.identities) / double(a->stats.length);
-                    row.identity_source = IdentitySource::Stored;
-                }
-            } catch (const std::exception&) {
-                // No alignment to read: the identity stays unknown.
-            }
-        }
-        rows_.push_back(std::move(row));
-    }
-    endInsertRows();
 }
 
 void HitTableModel::sort(int column, Qt::SortOrder order) {

@@ -4,9 +4,9 @@
 // alignment (read with its page), coverage from the hit's coordinates.
 #pragma once
 
-#include <alignscope/store/results.hpp>
+#include "models/keyset_page_model.hpp"
 
-#include <QAbstractTableModel>
+#include <alignscope/store/results.hpp>
 
 #include <functional>
 #include <optional>
@@ -19,7 +19,18 @@ class Project;
 
 namespace alignscope::ui {
 
-class HitTableModel : public QAbstractTableModel {
+// Where a row's identity comes from.
+enum class HitIdentitySource { None, Stored, Realigned };
+
+// A hit with its place in the job and its identity, when known.
+struct HitTableRow {
+    store::Hit hit;
+    std::int64_t ordinal = 0;
+    std::optional<double> identity;
+    HitIdentitySource identity_source = HitIdentitySource::None;
+};
+
+class HitTableModel : public KeysetPageModel<HitTableRow> {
     Q_OBJECT
 public:
     enum Column {
@@ -37,8 +48,7 @@ public:
         TargetLength,
         ColumnCount
     };
-    // Where a row's identity comes from.
-    enum class IdentitySource { None, Stored, Realigned };
+    using IdentitySource = HitIdentitySource;
 
     explicit HitTableModel(QObject* parent = nullptr);
 
@@ -61,31 +71,16 @@ public:
     static std::optional<double> coverage(const store::Hit& hit);
     // A hit aligned again here (no stored alignment): its identity from that.
     void setRealignedIdentity(int row, double percent);
-    int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-    bool canFetchMore(const QModelIndex& parent) const override;
-    void fetchMore(const QModelIndex& parent) override;
     // Sorts the rows loaded so far (all of them once fetched).
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
 private:
-    struct Row {
-        store::Hit hit;
-        std::int64_t ordinal = 0;
-        std::optional<double> identity;
-        IdentitySource identity_source = IdentitySource::None;
-    };
-    std::vector<Row> rows_;
-    const store::Project* project_ = nullptr;
-    std::int64_t job_id_ = 0;
-    std::int64_t next_ = 0;
+    using Row = HitTableRow;
     std::int64_t total_ = 0;
-    bool more_ = false;
     int scale_ = 1;
-    int page_size_ = 500;
-    bool stored_alignments_ = false;  // the job keeps alignments of its hits
     std::function<std::string(const std::string&)> describe_;
 };
 
