@@ -1,6 +1,6 @@
 // `alignscope-cli hmmsearch [options] PROFILES.hmm DATABASE.fa`: profile HMM
 // search with hmmsearch's arguments, thresholds and outputs (text report,
-// --tblout, --domtblout, -A Stockholm), every model of the profile file in
+// --tblout, --domtblout, --pfamtblout, -A Stockholm, --acc), every model of the profile file in
 // turn against every database sequence; --format json for programs.
 #include "cli_commands.hpp"
 #include "cli_options.hpp"
@@ -35,8 +35,8 @@ namespace {
 struct HmmsearchFlags {
     std::string profiles, database;
     std::string output = "-";
-    std::string tblout, domtblout, alignment;
-    bool noali = false;
+    std::string tblout, domtblout, pfamtblout, alignment;
+    bool noali = false, acc = false;
     std::optional<double> E, T, domE, domT, incE, incT, incdomE, incdomT, Z, domZ;
     bool max = false, nobias = false, nonull2 = false;
     std::optional<double> F1, F2, F3;
@@ -47,6 +47,8 @@ struct HmmsearchFlags {
     int textw = 120;
     bool notextw = false;
     bool timings = false;
+    CLI::Option* seed_option = nullptr;
+    CLI::Option* textw_option = nullptr;
 };
 
 void check_positive(const std::optional<double>& v, const char* flag)
@@ -134,6 +136,62 @@ void write_timings(std::ostream& err, const profile::ProfileFilterScanner& scann
     err << line;
 }
 
+// The report's opening lines: the files, then each option given, worded and
+// ordered as hmmsearch writes them.
+void write_report_header(std::ostream& out, const HmmsearchFlags& flags, int threads)
+{
+    out << "# alignscope-cli hmmsearch :: search profile(s) against a sequence database\n";
+    out << "# AlignScope " << ALIGNSCOPE_VERSION << "; HMMER 3.3.2 hmmsearch's pipeline, scores and formats\n";
+    out << "# - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -\n";
+    out << "# query HMM file:                  " << flags.profiles << "\n";
+    out << "# target sequence database:        " << flags.database << "\n";
+    if (flags.output != "-") out << "# output directed to file:         " << flags.output << "\n";
+    if (!flags.alignment.empty()) out << "# MSA of all hits saved to file:   " << flags.alignment << "\n";
+    if (!flags.tblout.empty()) out << "# per-seq hits tabular output:     " << flags.tblout << "\n";
+    if (!flags.domtblout.empty()) out << "# per-dom hits tabular output:     " << flags.domtblout << "\n";
+    if (!flags.pfamtblout.empty()) out << "# pfam-style tabular hit output:   " << flags.pfamtblout << "\n";
+    if (flags.acc) out << "# prefer accessions over names:    yes\n";
+    if (flags.noali) out << "# show alignments in output:       no\n";
+    if (flags.notextw) out << "# max ASCII text line length:      unlimited\n";
+    else if (flags.textw_option && flags.textw_option->count())
+        out << "# max ASCII text line length:      " << flags.textw << "\n";
+    char line[128];
+    auto threshold = [&](const std::optional<double>& value, const char* words) {
+        if (!value) return;
+        std::snprintf(line, sizeof line, "# %s %g\n", words, *value);
+        out << line;
+    };
+    threshold(flags.E, "sequence reporting threshold:    E-value <=");
+    threshold(flags.T, "sequence reporting threshold:    score >=");
+    threshold(flags.domE, "domain reporting threshold:      E-value <=");
+    threshold(flags.domT, "domain reporting threshold:      score >=");
+    threshold(flags.incE, "sequence inclusion threshold:    E-value <=");
+    threshold(flags.incT, "sequence inclusion threshold:    score >=");
+    threshold(flags.incdomE, "domain inclusion threshold:      E-value <=");
+    threshold(flags.incdomT, "domain inclusion threshold:      score >=");
+    if (flags.max) out << "# Max sensitivity mode:            on [all heuristic filters off]\n";
+    threshold(flags.F1, "MSV filter P threshold:       <=");
+    threshold(flags.F2, "Vit filter P threshold:       <=");
+    threshold(flags.F3, "Fwd filter P threshold:       <=");
+    if (flags.nobias) out << "# biased composition HMM filter:   off\n";
+    if (flags.nonull2) out << "# null2 bias corrections:          off\n";
+    if (flags.Z) {
+        std::snprintf(line, sizeof line, "# sequence search space set to:    %.0f\n", *flags.Z);
+        out << line;
+    }
+    if (flags.domZ) {
+        std::snprintf(line, sizeof line, "# domain search space set to:      %.0f\n", *flags.domZ);
+        out << line;
+    }
+    if (flags.seed_option && flags.seed_option->count()) {
+        // hmmsearch 3.3.2 writes both lines for --seed 0.
+        if (flags.seed == 0) out << "# random number seed:              one-time arbitrary\n";
+        out << "# random number seed set to:       " << flags.seed << "\n";
+    }
+    out << "# number of worker threads:        " << threads << "\n";
+    out << "# - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -\n\n";
+}
+
 int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
 {
     // SIGINT, SIGTERM and SIGHUP end the search between targets, the
@@ -141,7 +199,7 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
     const CancellationToken& cancel = interrupt_token();
     refuse_overlapping_files({{"PROFILES", flags.profiles}, {"DATABASE", flags.database}},
                              {{"-o", flags.output}, {"--tblout", flags.tblout}, {"--domtblout", flags.domtblout},
-                              {"-A", flags.alignment}});
+                              {"--pfamtblout", flags.pfamtblout}, {"-A", flags.alignment}});
     if (flags.format != "text" && flags.format != "json")
         throw Error("--format must be text or json, not '" + flags.format + "'");
     if (flags.textw < 120 && !flags.notextw) throw Error("--textw must be at least 120");
@@ -177,27 +235,15 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
     // Outputs are opened first (a bad path fails before the work) and
     // committed together at the end (nothing half-written on failure).
     AtomicOutput main_out(flags.output);
-    std::optional<AtomicOutput> tbl, domtbl, ali;
+    std::optional<AtomicOutput> tbl, domtbl, pfamtbl, ali;
     if (!flags.tblout.empty()) tbl.emplace(flags.tblout);
     if (!flags.domtblout.empty()) domtbl.emplace(flags.domtblout);
+    if (!flags.pfamtblout.empty()) pfamtbl.emplace(flags.pfamtblout);
     if (!flags.alignment.empty()) ali.emplace(flags.alignment);
     std::ostream& out = main_out.stream();
     const bool json = flags.format == "json";
     nlohmann::json results = nlohmann::json::array();
-    if (!json) {
-        out << "# alignscope-cli hmmsearch :: search profile(s) against a sequence database\n";
-        out << "# AlignScope " << ALIGNSCOPE_VERSION << "; HMMER 3.3.2 hmmsearch's pipeline, scores and formats\n";
-        out << "# - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -\n";
-        out << "# query HMM file:                  " << flags.profiles << "\n";
-        out << "# target sequence database:        " << flags.database << "\n";
-        if (flags.output != "-") out << "# output directed to file:         " << flags.output << "\n";
-        if (!flags.tblout.empty()) out << "# per-seq hits tabular output:     " << flags.tblout << "\n";
-        if (!flags.domtblout.empty()) out << "# per-dom hits tabular output:     " << flags.domtblout << "\n";
-        if (!flags.alignment.empty()) out << "# MSA of all hits saved to file:   " << flags.alignment << "\n";
-        if (flags.noali) out << "# show alignments in output:       no\n";
-        out << "# number of worker threads:        " << scanner->info().threads << "\n";
-        out << "# - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -\n\n";
-    }
+    if (!json) write_report_header(out, flags, scanner->info().threads);
     bool first = true;
     for (const auto& hmm : models) {
         const auto start = std::chrono::steady_clock::now();
@@ -211,10 +257,12 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
             options.alignments = !flags.noali;
             options.line_width = flags.notextw ? 0 : flags.textw;
             options.seconds = seconds;
+            options.accessions = flags.acc;
             profile::write_search_report(out, hmm, result, settings, options);
         }
         if (tbl) profile::write_target_table(tbl->stream(), hmm, result, first);
         if (domtbl) profile::write_domain_table(domtbl->stream(), hmm, result, first);
+        if (pfamtbl) profile::write_pfam_table(pfamtbl->stream(), result, settings);
         if (ali) {
             const int n = profile::write_domain_alignment(ali->stream(), hmm, result, targets);
             if (!json) {
@@ -228,7 +276,9 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
     else out << "[ok]\n";
     if (tbl) profile::write_table_tail(tbl->stream(), "alignscope-cli hmmsearch", flags.profiles, flags.database, context.command_line);
     if (domtbl) profile::write_table_tail(domtbl->stream(), "alignscope-cli hmmsearch", flags.profiles, flags.database, context.command_line);
-    commit_together({&main_out, tbl ? &*tbl : nullptr, domtbl ? &*domtbl : nullptr, ali ? &*ali : nullptr});
+    if (pfamtbl) profile::write_table_tail(pfamtbl->stream(), "alignscope-cli hmmsearch", flags.profiles, flags.database, context.command_line);
+    commit_together({&main_out, tbl ? &*tbl : nullptr, domtbl ? &*domtbl : nullptr, pfamtbl ? &*pfamtbl : nullptr,
+                     ali ? &*ali : nullptr});
     return 0;
 }
 
@@ -247,7 +297,10 @@ void add_hmmsearch_command(CLI::App& app, CliContext& context)
     command->add_option("-o", flags->output, "Direct the main report to this file [default: standard output]");
     command->add_option("--tblout", flags->tblout, "Save the per-sequence hit table (hmmsearch's columns) to this file");
     command->add_option("--domtblout", flags->domtblout, "Save the per-domain hit table (hmmsearch's columns) to this file");
+    command->add_option("--pfamtblout", flags->pfamtblout,
+                        "Save Pfam-style tables (per model: sequence scores, then domain scores) to this file");
     command->add_option("-A", flags->alignment, "Save the included domains as a Stockholm alignment to this file");
+    command->add_flag("--acc", flags->acc, "Prefer accessions over names in the output (the model's, in the alignments)");
     command->add_flag("--noali", flags->noali, "Leave the alignments out of the main report");
     command->add_option("-E", flags->E, "Report sequences with E-value <= this [default: 10]");
     command->add_option("-T", flags->T, "Report sequences with bit score >= this (instead of -E)");
@@ -265,7 +318,7 @@ void add_hmmsearch_command(CLI::App& app, CliContext& context)
     command->add_option("--F3", flags->F3, "Forward filter P-value threshold [default: 1e-5]");
     command->add_flag("--nobias", flags->nobias, "Turn off the composition bias filter");
     command->add_flag("--nonull2", flags->nonull2, "Turn off the null2 composition score correction");
-    command->add_option("--seed", flags->seed, "Seed of the domain stage's stochastic clustering, the same for every region (0: an arbitrary seed each run)")
+    flags->seed_option = command->add_option("--seed", flags->seed, "Seed of the domain stage's stochastic clustering, the same for every region (0: an arbitrary seed each run)")
         ->capture_default_str();
     command->add_option("--threads,--cpu", flags->threads, "CPU worker threads [default: all cores]")
         ->transform(strict_number<int>());
@@ -276,7 +329,7 @@ void add_hmmsearch_command(CLI::App& app, CliContext& context)
     command->add_flag("--timings", flags->timings,
                       "Say on standard error where each model's time went (filters, their kernels, the rest)");
     command->add_option("--format", flags->format, "Main output: text (hmmsearch's report) or json")->capture_default_str();
-    command->add_option("--textw", flags->textw, "Line width of the text report (at least 120)")
+    flags->textw_option = command->add_option("--textw", flags->textw, "Line width of the text report (at least 120)")
         ->capture_default_str()
         ->transform(strict_number<int>());
     command->add_flag("--notextw", flags->notextw, "No line width limit in the text report");

@@ -48,12 +48,23 @@ double accuracy(const DomainHit& d)
     return d.expected_accuracy / (1.0 + std::fabs(static_cast<float>(d.env_to - d.env_from)));
 }
 
-void write_alignment_block(std::ostream& out, const ProfileHmm& hmm, const TargetHit& hit, const DomainHit& d,
+// The longest target name among the hits hmmsearch keeps in its list until
+// the thresholds are final: every hit when E-values decide and -Z is not set
+// (its provisional search space is 0), else the reported ones.
+std::size_t listed_name_width(const ModelSearch& search, const PipelineSettings& settings)
+{
+    if (settings.report_T || settings.Z) return longest_name(search);
+    std::size_t w = 0;
+    for (const auto& h : search.hits) w = std::max(w, h.name.size());
+    return w;
+}
+
+void write_alignment_block(std::ostream& out, const std::string& model_name, const TargetHit& hit, const DomainHit& d,
                            int line_width)
 {
     const DomainAlignment& ad = d.alignment;
     const int n = static_cast<int>(ad.model.size());
-    const int namewidth = static_cast<int>(std::max(hmm.name.size(), hit.name.size()));
+    const int namewidth = static_cast<int>(std::max(model_name.size(), hit.name.size()));
     const int coordwidth = std::max(std::max(text_width(ad.hmm_from), text_width(ad.hmm_to)),
                                     std::max(text_width(ad.target_from), text_width(ad.target_to)));
     int aliwidth = line_width > 0 ? line_width - namewidth - 2 * coordwidth - 5 : n;
@@ -71,7 +82,7 @@ void write_alignment_block(std::ostream& out, const ProfileHmm& hmm, const Targe
         auto piece = [&](const std::string& s) { return s.substr(static_cast<std::size_t>(pos), static_cast<std::size_t>(len)); };
         if (!ad.structure.empty()) out << format("  %*s %s CS\n", namewidth + coordwidth + 1, "", piece(ad.structure).c_str());
         if (!ad.reference.empty()) out << format("  %*s %s RF\n", namewidth + coordwidth + 1, "", piece(ad.reference).c_str());
-        out << format("  %*s %*d %s %-*d\n", namewidth, hmm.name.c_str(), coordwidth, k1, piece(ad.model).c_str(), coordwidth, k2);
+        out << format("  %*s %*d %s %-*d\n", namewidth, model_name.c_str(), coordwidth, k1, piece(ad.model).c_str(), coordwidth, k2);
         out << format("  %*s %s\n", namewidth + coordwidth + 1, " ", piece(ad.match).c_str());
         if (ni > 0)
             out << format("  %*s %*d %s %-*d\n", namewidth, hit.name.c_str(), coordwidth, i1, piece(ad.target).c_str(), coordwidth, i2);
@@ -157,7 +168,8 @@ void write_search_report(std::ostream& out, const ProfileHmm& hmm, const ModelSe
                 out << format("  == domain %d", nd);
                 out << format("  score: %.1f bits", static_cast<double>(d.score));
                 out << format(";  conditional E-value: %.2g\n", std::exp(d.lnP) * search.domZ);
-                write_alignment_block(out, hmm, h, d, textw);
+                write_alignment_block(out, options.accessions && !hmm.accession.empty() ? hmm.accession : hmm.name, h,
+                                      d, textw);
                 out << "\n";
             }
         } else {
@@ -260,6 +272,60 @@ void write_domain_table(std::ostream& out, const ProfileHmm& hmm, const ModelSea
                           static_cast<double>(d.bias), ad.hmm_from, ad.hmm_to, ad.target_from, ad.target_to, d.env_from,
                           d.env_to, accuracy(d), h.description.empty() ? "-" : h.description.c_str());
         }
+    }
+}
+
+void write_pfam_table(std::ostream& out, const ModelSearch& search, const PipelineSettings& settings)
+{
+    const int namew = static_cast<int>(std::max<std::size_t>(20, listed_name_width(search, settings)));
+    out << "# Sequence scores\n# ---------------\n#\n";
+    out << format("# %-*s %6s %9s %3s %5s %5s    %s\n", namew - 1, "name", " bits", "  E-value", "n", "exp", " bias",
+                  "description");
+    out << format("# %*s %6s %9s %3s %5s %5s    %s\n", namew - 1, "-------------------", "------", "---------", "---",
+                  "-----", "-----", "---------------------");
+    for (const auto& h : search.hits) {
+        if (!h.reported) continue;
+        out << format("%-*s  %6.1f %9.2g %3d %5.1f %5.1f    %s\n", namew, h.name.c_str(), static_cast<double>(h.score),
+                      std::exp(h.lnP) * search.Z, static_cast<int>(h.domains.size()),
+                      static_cast<double>(h.expected_domains), static_cast<double>(h.pre_score - h.score),
+                      h.description.empty() ? "-" : h.description.c_str());
+    }
+    out << "\n";
+
+    // The reported domains of the reported targets, each with its number among
+    // its target's reported domains, ordered as the targets are.
+    struct Row {
+        const TargetHit* hit;
+        const DomainHit* domain;
+        int number;
+    };
+    std::vector<Row> rows;
+    for (const auto& h : search.hits) {
+        if (!h.reported) continue;
+        int number = 0;
+        for (const auto& d : h.domains)
+            if (d.reported) rows.push_back({&h, &d, ++number});
+    }
+    const bool by_E = !settings.include_T;
+    std::stable_sort(rows.begin(), rows.end(), [by_E](const Row& a, const Row& b) {
+        const double ka = by_E ? -a.domain->lnP : a.domain->score, kb = by_E ? -b.domain->lnP : b.domain->score;
+        if (ka != kb) return ka > kb;
+        if (a.hit->name != b.hit->name) return a.hit->name < b.hit->name;
+        return a.domain->alignment.target_from < b.domain->alignment.target_from;
+    });
+    out << "# Domain scores\n# -------------\n#\n";
+    out << format("# %-*s %6s %9s %5s %5s %6s %6s %6s %6s %6s %6s     %s\n", namew - 1, " name", "bits", "E-value", "hit",
+                  "bias", "env-st", "env-en", "ali-st", "ali-en", "hmm-st", "hmm-en", "description");
+    out << format("# %*s %6s %9s %5s %5s %6s %6s %6s %6s %6s %6s      %s\n", namew - 1, "-------------------", "------",
+                  "---------", "-----", "-----", "------", "------", "------", "------", "------", "------",
+                  "---------------------");
+    for (const Row& r : rows) {
+        const DomainHit& d = *r.domain;
+        const DomainAlignment& ad = d.alignment;
+        out << format("%-*s  %6.1f %9.2g %5d %5.1f %6d %6d %6d %6d %6d %6d     %s\n", namew, r.hit->name.c_str(),
+                      static_cast<double>(d.score), std::exp(d.lnP) * search.Z, r.number, static_cast<double>(d.bias),
+                      d.env_from, d.env_to, ad.target_from, ad.target_to, ad.hmm_from, ad.hmm_to,
+                      r.hit->description.empty() ? "-" : r.hit->description.c_str());
     }
 }
 

@@ -1,0 +1,153 @@
+// alignscope-cli hmmsearch --pfamtblout and --acc through the real binary,
+// against the real hmmsearch (HMMER 3.3.2) run on the same files with the same
+// options: the Pfam-style table line for line (every header, rule and row of
+// every model; the commented tail aside), the report's alignments naming the
+// model by its accession, and the report's header naming both options in
+// hmmsearch's order.
+#include "hmmsearch_oracle.hpp"
+#include "oracles.hpp"
+
+#include <QtTest>
+
+using namespace alignscope::test;
+
+namespace {
+
+// The lines of a file, trailing blanks removed, up to the commented tail
+// ("#" then "# Program:") that names the program and the date.
+QStringList lines_before_tail(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    QStringList lines;
+    for (QByteArray line : f.readAll().split('\n')) {
+        while (!line.isEmpty() && line.endsWith(' ')) line.chop(1);
+        if (line.startsWith("# Program:")) {
+            if (!lines.isEmpty() && lines.last() == "#") lines.removeLast();
+            break;
+        }
+        lines << QString::fromUtf8(line);
+    }
+    return lines;
+}
+
+// The report from "Query:" to the pipeline statistics, trailing blanks removed.
+QStringList hits_section(const QByteArray& report)
+{
+    QStringList lines;
+    bool in = false;
+    for (QByteArray line : report.split('\n')) {
+        if (line.startsWith("Query:")) in = true;
+        if (line.startsWith("Internal pipeline")) in = false;
+        if (!in) continue;
+        while (!line.isEmpty() && line.endsWith(' ')) line.chop(1);
+        lines << QString::fromUtf8(line);
+    }
+    return lines;
+}
+
+// The labels of the report header's option lines ("# per-seq hits tabular
+// output"), in order; not the worker threads (hmmsearch names them only for a
+// --cpu other than its default, we always do).
+QStringList header_labels(const QByteArray& report)
+{
+    QStringList labels;
+    for (const QByteArray& line : report.split('\n')) {
+        if (line.startsWith("Query:")) break;
+        const int colon = line.indexOf(':');
+        if (line.startsWith("# ") && colon > 0 && !line.contains("HMMER") && !line.contains("hmmsearch ::") &&
+            !line.startsWith("# number of worker threads"))
+            labels << QString::fromUtf8(line.left(colon));
+    }
+    return labels;
+}
+
+}  // namespace
+
+class TestHmmsearchPfamCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        ALIGNSCOPE_REQUIRE_ORACLE(have_program(QStringLiteral("hmmsearch")), "hmmsearch is not installed (Debian package hmmer)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/Pkinase.hmm"), "tutorial models are missing (Debian package hmmer-examples)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kDatabase), "DB.fasta.gz is missing (Debian package mmseqs2-examples)");
+        db_ = database_slice(dir_, QStringLiteral("slice.fa"), 1500);
+        // Two models with accessions and one without, in one file.
+        models_ = dir_.filePath(QStringLiteral("three.hmm"));
+        QFile out(models_);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        for (const char* m : {"Pkinase", "fn3", "globins4"}) {
+            QFile in(kTutorial + "/" + m + ".hmm");
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            out.write(in.readAll());
+        }
+    }
+
+    void same_as_hmmsearch_data()
+    {
+        QTest::addColumn<QStringList>("options");
+        QTest::newRow("defaults") << QStringList{};
+        QTest::newRow("-Z") << QStringList{"-Z", "2000000"};
+        QTest::newRow("bit score thresholds") << QStringList{"-T", "18", "--domT", "15", "--incT", "25"};
+        QTest::newRow("--noali and the filters' options") << QStringList{"--noali", "--F1", "0.03", "--F2", "0.002", "--F3", "2e-5", "--nobias", "--domZ", "40", "--seed", "7", "--notextw"};
+    }
+
+    void same_as_hmmsearch()
+    {
+        QFETCH(QStringList, options);
+        QTemporaryDir dir;
+        auto run = [&](const QString& program, const QString& tag, const QStringList& extra) {
+            QStringList args;
+            if (program == QStringLiteral(ALIGNSCOPE_CLI)) args << "hmmsearch";
+            args << options << "--acc" << "--pfamtblout" << dir.filePath(tag + ".pfam") << "-o" << dir.filePath(tag + ".out")
+                 << extra << models_ << db_;
+            const ProcessResult r = run_program(program, args);
+            if (r.exit_code != 0) qWarning("%s: %s", qPrintable(program), r.err.constData());
+            QFile f(dir.filePath(tag + ".out"));
+            (void)f.open(QIODevice::ReadOnly);
+            return std::make_pair(r.exit_code, f.readAll());
+        };
+        const auto [ref_status, ref] = run(QStringLiteral("hmmsearch"), QStringLiteral("ref"), {"--cpu", "1"});
+        const auto [our_status, ours] = run(QStringLiteral(ALIGNSCOPE_CLI), QStringLiteral("ours"), {"--threads", "2"});
+        QCOMPARE(ref_status, 0);
+        QCOMPARE(our_status, 0);
+
+        const QStringList ref_pfam = lines_before_tail(dir.filePath("ref.pfam"));
+        QCOMPARE(ref_pfam.count("# Sequence scores"), 3);  // one block pair per model
+        QVERIFY(ref_pfam.size() > 30);
+        QCOMPARE(lines_before_tail(dir.filePath("ours.pfam")), ref_pfam);
+
+        QCOMPARE(header_labels(ours), header_labels(ref));
+        QVERIFY(header_labels(ours).contains("# prefer accessions over names"));
+        QCOMPARE(hits_section(ours), hits_section(ref));
+        if (!options.contains("--noali")) {
+            // The alignments name Pkinase by its accession, globins4 (none) by its name.
+            QVERIFY(hits_section(ours).join('\n').contains("  PF00069.17 "));
+            QVERIFY(hits_section(ours).join('\n').contains("  globins4 "));
+        }
+    }
+
+    void pfamtblout_refused_where_it_cannot_be_written()
+    {
+        const ProcessResult r = run_cli({"hmmsearch", "--pfamtblout", "/nonexistent/dir/p.txt", kTutorial + "/fn3.hmm", db_});
+        QCOMPARE(r.exit_code, 2);
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.contains("/nonexistent/dir/p.txt"), r.err.constData());
+    }
+
+    void pfamtblout_may_not_be_an_input()
+    {
+        const ProcessResult r = run_cli({"hmmsearch", "--pfamtblout", db_, kTutorial + "/fn3.hmm", db_});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.err.contains("--pfamtblout"), r.err.constData());
+    }
+
+private:
+    QTemporaryDir dir_;
+    QString db_, models_;
+};
+
+QTEST_GUILESS_MAIN(TestHmmsearchPfamCli)
+#include "test_hmmsearch_pfam_cli.moc"
