@@ -8,6 +8,7 @@
 #include "common/device_memory.hpp"
 #include "common/gpu_timeline.hpp"
 #include "common/stream_pool.hpp"
+#include "long/long_batch_plan.hpp"
 #include "long/long_launch.hpp"
 
 #include <alignscope/device/kernel_name.hpp>
@@ -133,18 +134,8 @@ public:
         check_cuda(cudaSetDevice(device_index_), "cudaSetDevice", site_);
         // Batches whose buses fit the memory budget (a level of many tasks).
         const std::uint64_t budget = settings_.gpu_memory_budget ? settings_.gpu_memory_budget / 4 : (1ull << 30);
-        std::size_t first = 0;
-        while (first < tasks.size()) {
-            std::size_t last = first;
-            std::uint64_t bytes = 0;
-            do {
-                bytes += static_cast<std::uint64_t>(tasks[last].cols() + 1) * 8 +
-                         static_cast<std::uint64_t>(tasks[last].rows() + 1) * 4;
-                ++last;
-            } while (last < tasks.size() && bytes < budget);
+        for (const auto& [first, last] : longpass::plan_batches(tasks, budget))
             run_batch(tasks, first, last, context, progress);
-            first = last;
-        }
     }
 
     const std::vector<std::int64_t>& saved_rows() const override { return saved_rows_; }
@@ -190,201 +181,29 @@ private:
         return {hf[0], hf[1]};
     }
 
+    // One launch over tasks [first, last): lay them out, upload what they
+    // bring, run the strip kernels, and read their results back.
     void run_batch(std::vector<PassTask>& tasks, std::size_t first, std::size_t last, const JobContext& context,
                    const longpair::PassProgress& progress) {
-        const I64 open = scheme_.gap_open, extend = scheme_.gap_extend;
-        bool local = false;
-        I64 total_rows = 0;
-        for (std::size_t x = first; x < last; ++x) {
-            local = local || tasks[x].local;
-            total_rows += tasks[x].rows();
-        }
-        for (std::size_t x = first; x < last; ++x)
-            if (tasks[x].local != local) throw Error("internal error: local and non-local long-pair passes in one launch");
-        // Rows per lane: 16 when there are strips enough to fill the GPU, else 8.
-        bool overview = false, goal_batch = false, slice = false;
-        for (std::size_t x = first; x < last; ++x) {
-            overview = overview || (tasks[x].overview_rows > 0 && tasks[x].overview_cols > 0);
-            goal_batch = goal_batch || tasks[x].goal_search;
-            slice = slice || tasks[x].left == Edge::Explicit || (tasks[x].want_last_column && tasks[x].want_last_column_state);
-        }
-        const int resident_guess = slice ? resident_slice_warps_ : sm_count_ * 16;
-        const int R = overview ? 16
-                      : forced_rows_ ? forced_rows_
-                      : (total_rows / longpass::strip_rows(16) >= resident_guess ||
-                         (goal_batch && total_rows / longpass::strip_rows(8) > resident_warps_))
-                            ? 16
-                            : 8;
+        const longpass::BatchTraits traits = longpass::batch_traits(tasks, first, last);
+        const int R = longpass::choose_rows_per_lane(
+            traits, {sm_count_, resident_warps_, resident_slice_warps_, forced_rows_});
         const I64 SH = longpass::strip_rows(R);
-
-        // Lay out the tasks and their buffers.
+        for (std::size_t x = first; x < last; ++x) check_task(tasks[x], last - first);
+        const longpass::BatchLayout layout = longpass::plan_batch_layout(tasks, first, last);
         std::vector<longpass::LongTask> dev(last - first);
-        std::size_t bus_words = 0, col_words = 0, hits = 0;
         int tickets = 0;
-        std::vector<std::size_t> bus_at(last - first), col_at(last - first), hit_at(last - first), goal_at(last - first),
-            left_at(last - first);
-        std::size_t left_words = 0;
-        std::size_t goal_words = 0;
-        bool uploads = false;  // host rows copied to the GPU (explicit top or crossing rows)
-        std::vector<char> skip(last - first, 0);
-        for (std::size_t x = first; x < last; ++x) {
-            PassTask& t = tasks[x];
-            const std::size_t k = x - first;
-            t.best = {};
-            t.hit = {};
-            t.cells = 0;
-            const I64 h = t.rows(), w = t.cols();
-            if (h < 1 || w < 0 || t.row_end > m_ || t.col_end > n_ || t.row_begin < 0 || t.col_begin < 0)
-                throw Error("internal error: long-pair pass outside the matrix");
-            longpair::check_explicit_edges(t);
-            if (t.goal_search && t.crossing_row == longpair::kExplicitRow &&
-                (t.crossing_h.size() < static_cast<std::size_t>(t.col_end + 1) || t.crossing_f.size() != t.crossing_h.size()))
-                throw Error("internal error: long-pair goal search with a short explicit crossing row");
-            if (t.on_rows_done && last - first != 1)
-                throw Error("internal error: a checkpointed long-pair pass shares its launch");
-            // A goal search may be settled at column 0 (a vertical path from the anchor).
-            if (t.goal_search) {
-                const I64 c = t.col_end;
-                const auto fwd = forward_at(t, c);
-                const I64 h0 = left_value(t, h, open, extend);
-                const I64 f0 = left_f_value(t, h, open, extend);
-                GoalHit::Kind kind;
-                bool match = true;
-                if (fwd.first > longpair::kNegInf / 2 && fwd.first + h0 == t.goal) kind = GoalHit::Kind::CrossH;
-                else if (fwd.second > longpair::kNegInf / 2 && f0 > longpair::kNegInf / 2 && fwd.second + f0 + open - extend == t.goal)
-                    kind = GoalHit::Kind::CrossF;
-                else match = false;
-                if (match) {
-                    t.hit = {true, kind, h, 0, static_cast<Score>(fwd.first), static_cast<Score>(fwd.second)};
-                    skip[k] = 1;
-                }
-            }
-            if (w == 0) skip[k] = 1;
-            bus_at[k] = bus_words;
-            bus_words += static_cast<std::size_t>(w + 1) * 2;
-            col_at[k] = col_words;
-            if (t.want_last_column) col_words += 2 * static_cast<std::size_t>(h + 1);  // H, then E (slice kernels)
-            left_at[k] = left_words;
-            if (t.left == Edge::Explicit) left_words += 3 * static_cast<std::size_t>(h + 1);
-            hit_at[k] = hits;
-            if (t.goal_search) ++hits;
-            goal_at[k] = goal_words;
-            if (t.goal_search && t.crossing_row == longpair::kExplicitRow) goal_words += 2 * t.crossing_h.size();
-            longpass::LongTask& d = dev[k];
-            d = {};
-            d.m = h;
-            d.n = w;
-            d.rows = rows_ptr(t);
-            d.cols = cols_ptr(t);
-            d.top = edge_code(t.top);
-            d.left = edge_code(t.left);
-            d.corner_open = t.corner_open ? 1 : 0;
-            d.goal_edge = edge_code(t.crossing_edge);
-            d.track_best = t.track_best ? 1 : 0;
-            d.goal_search = t.goal_search ? 1 : 0;
-            d.goal_any = t.goal_any_cell ? 1 : 0;
-            d.goal = t.goal;
-            d.top_corner = t.top == Edge::Explicit ? t.top_h[0] : 0;
-            d.goal_col_end = t.col_end;
-            d.ov_total = std::max<I64>(w, 1);
-            d.first_ticket = tickets;
-            d.strips = skip[k] ? 0 : static_cast<std::int32_t>((h + SH - 1) / SH);
-            tickets += d.strips;
-        }
+        for (std::size_t x = first; x < last; ++x) dev[x - first] = describe(tasks[x], SH, tickets);
+        reserve_buffers(layout, tickets);
         // Tasks without strips are dropped from the device list (the search needs
         // first_ticket to rise strictly).
         std::vector<longpass::LongTask> launch_tasks;
-        hits_.reserve(std::max<std::size_t>(hits, 1), site_);
-        // cudaMemset may return before it is done, and the kernels run on
-        // non-blocking streams that do not wait for the default stream.
-        check_cuda(cudaMemset(hits_.data(), 0xff, hits_.capacity() * sizeof(unsigned long long)), "cudaMemset", site_);
-        check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site_);
-        bus_.reserve(std::max<std::size_t>(bus_words, 1), site_);
-        last_col_.reserve(std::max<std::size_t>(col_words, 1), site_);
-        left_.reserve(std::max<std::size_t>(left_words, 1), site_);
-        goal_rows_.reserve(std::max<std::size_t>(goal_words, 1), site_);
-        progress_.reserve(static_cast<std::size_t>(std::max(tickets, 1)), site_);
-        best_.reserve(static_cast<std::size_t>(std::max(tickets, 1)), site_);
+        bool uploads = false;  // host rows copied to the GPU (explicit top or crossing rows)
         for (std::size_t x = first; x < last; ++x) {
-            PassTask& t = tasks[x];
-            const std::size_t k = x - first;
-            longpass::LongTask& d = dev[k];
-            const I64 w = t.cols();
-            d.bus_h = bus_.data() + bus_at[k];
-            d.bus_f = d.bus_h + (w + 1);
-            d.last_col = t.want_last_column ? last_col_.data() + col_at[k] : nullptr;  // H, then E
-            if (t.left == Edge::Explicit && d.strips > 0) {  // column 0 (H, E, F); H[0] is the corner
-                std::int32_t* col = left_.data() + left_at[k];
-                const auto words = static_cast<std::size_t>(t.rows() + 1);
-                std::vector<std::int32_t> h0 = t.left_h;
-                h0[0] = static_cast<Score>(std::max<I64>(top_value(t, 0, open, extend), longpair::kNegInf));
-                check_cuda(cudaMemcpy(col, h0.data(), words * sizeof(Score), cudaMemcpyHostToDevice), "cudaMemcpy", site_);
-                check_cuda(cudaMemcpy(col + words, t.left_e.data(), words * sizeof(Score), cudaMemcpyHostToDevice),
-                           "cudaMemcpy", site_);
-                check_cuda(cudaMemcpy(col + 2 * words, t.left_f.data(), words * sizeof(Score), cudaMemcpyHostToDevice),
-                           "cudaMemcpy", site_);
-                d.left_h = col;
-                d.left_e = col + words;
-                d.left_f = col + 2 * words;
-                uploads = true;
-            }
-            d.hit = t.goal_search ? hits_.data() + hit_at[k] : nullptr;
-            if (t.top == Edge::Explicit && d.strips > 0) {  // row 0 waits in the bus for strip 0
-                check_cuda(cudaMemcpy(d.bus_h, t.top_h.data(), t.top_h.size() * sizeof(Score), cudaMemcpyHostToDevice),
-                           "cudaMemcpy", site_);
-                check_cuda(cudaMemcpy(d.bus_f, t.top_f.data(), t.top_f.size() * sizeof(Score), cudaMemcpyHostToDevice),
-                           "cudaMemcpy", site_);
-                uploads = true;
-            }
-            if (t.goal_search && t.crossing_row == longpair::kExplicitRow) {
-                std::int32_t* row = goal_rows_.data() + goal_at[k];
-                const std::size_t words = t.crossing_h.size();
-                check_cuda(cudaMemcpy(row, t.crossing_h.data(), words * sizeof(Score), cudaMemcpyHostToDevice), "cudaMemcpy", site_);
-                check_cuda(cudaMemcpy(row + words, t.crossing_f.data(), words * sizeof(Score), cudaMemcpyHostToDevice),
-                           "cudaMemcpy", site_);
-                d.goal_h = row;
-                d.goal_f = row + words;
-                uploads = true;
-            } else if (t.goal_search && t.crossing_row >= 0) {
-                if (static_cast<std::size_t>(t.crossing_row) >= saved_rows_.size())
-                    throw Error("internal error: long-pair goal search names an unknown special row");
-                if (special_col_begin_ != 0 || special_cols_ < t.col_end)
-                    throw Error("internal error: long-pair goal search on special rows of a column slice");
-                d.goal_h = special_h_.data() + static_cast<std::size_t>(t.crossing_row) * static_cast<std::size_t>(special_cols_ + 1);
-                d.goal_f = special_f_.data() + static_cast<std::size_t>(t.crossing_row) * static_cast<std::size_t>(special_cols_ + 1);
-            }
-            if (t.special_every > 0) {
-                if (t.reversed) throw Error("internal error: special rows from a reversed pass");
-                const I64 every = std::max<I64>(1, (t.special_every + SH - 1) / SH);
-                saved_rows_.clear();
-                for (I64 s = every - 1; (s + 1) * SH < t.rows(); s += every) saved_rows_.push_back(t.row_begin + (s + 1) * SH);
-                special_cols_ = w;
-                special_col_begin_ = t.col_begin;
-                const std::size_t words = std::max<std::size_t>(saved_rows_.size(), 1) * static_cast<std::size_t>(w + 1);
-                special_h_.reserve(words, site_);
-                special_f_.reserve(words, site_);
-                d.special_h = special_h_.data();
-                d.special_f = special_f_.data();
-                d.special_every = static_cast<std::int32_t>(every);
-            }
-            if (t.overview_rows > 0 && t.overview_cols > 0 && d.strips > 0) {
-                // Columns binned as in the pass this one is a slice of, when it is one.
-                d.ov_total = t.overview_col_total > 0 ? t.overview_col_total : w;
-                d.ov_offset = t.overview_col_total > 0 ? t.overview_col_offset : 0;
-                if (d.ov_offset < 0 || d.ov_offset + w > d.ov_total)
-                    throw Error("internal error: a long-pair overview slice outside its pass");
-                d.ov_rows = std::min<std::int32_t>(t.overview_rows, d.strips);
-                d.ov_cols = static_cast<std::int32_t>(std::min<I64>(t.overview_cols, d.ov_total));
-                const std::vector<std::int32_t> empty(static_cast<std::size_t>(d.ov_rows) * static_cast<std::size_t>(d.ov_cols),
-                                                      longpass::kNeg);
-                overview_.reserve(empty.size(), site_);
-                check_cuda(cudaMemcpy(overview_.data(), empty.data(), empty.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice),
-                           "cudaMemcpy", site_);
-                d.overview = overview_.data();
-            }
+            longpass::LongTask& d = dev[x - first];
+            uploads = bind_buffers(tasks[x], d, layout, x - first, SH) || uploads;
             if (d.strips > 0) launch_tasks.push_back(d);
         }
-
         // The copies above come from pageable memory: they may still be under way
         // when cudaMemcpy returns, and the kernels' streams do not wait for them.
         if (uploads) check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site_);
@@ -403,78 +222,223 @@ private:
             watch = [this, &rw](const int* snapshot) { poll_rows(rw, snapshot); };
         }
 
-        if (tickets > 0) launch(launch_tasks, tickets, R, local, overview, slice, cells_total, context, progress, watch);
+        if (tickets > 0)
+            launch(launch_tasks, tickets, R, traits, cells_total, context, progress, watch);
+        collect_results(tasks, first, last, dev, layout, tickets, SH);
+    }
 
-        // Results.
-        std::vector<std::int32_t> bus_host, col_host;
-        std::vector<unsigned long long> hit_host(hits);
-        std::vector<longpass::StripBest> best_host;
+    // Resets a task's results and refuses one this runner cannot run.
+    void check_task(PassTask& t, std::size_t batch_size) const {
+        t.best = {};
+        t.hit = {};
+        t.cells = 0;
+        const I64 h = t.rows(), w = t.cols();
+        if (h < 1 || w < 0 || t.row_end > m_ || t.col_end > n_ || t.row_begin < 0 || t.col_begin < 0)
+            throw Error("internal error: long-pair pass outside the matrix");
+        longpair::check_explicit_edges(t);
+        if (t.goal_search && t.crossing_row == longpair::kExplicitRow &&
+            (t.crossing_h.size() < static_cast<std::size_t>(t.col_end + 1) || t.crossing_f.size() != t.crossing_h.size()))
+            throw Error("internal error: long-pair goal search with a short explicit crossing row");
+        if (t.on_rows_done && batch_size != 1)
+            throw Error("internal error: a checkpointed long-pair pass shares its launch");
+    }
+
+    // A goal search may be settled at column 0 (a vertical path from the
+    // anchor): then its hit is set and it needs no strips.
+    bool settle_at_column_zero(PassTask& t) {
+        if (!t.goal_search) return false;
+        const I64 open = scheme_.gap_open, extend = scheme_.gap_extend;
+        const I64 h = t.rows();
+        const auto fwd = forward_at(t, t.col_end);
+        const I64 h0 = left_value(t, h, open, extend);
+        const I64 f0 = left_f_value(t, h, open, extend);
+        GoalHit::Kind kind = GoalHit::Kind::CrossH;
+        if (fwd.first > longpair::kNegInf / 2 && fwd.first + h0 == t.goal) kind = GoalHit::Kind::CrossH;
+        else if (fwd.second > longpair::kNegInf / 2 && f0 > longpair::kNegInf / 2 && fwd.second + f0 + open - extend == t.goal)
+            kind = GoalHit::Kind::CrossF;
+        else return false;
+        t.hit = {true, kind, h, 0, static_cast<Score>(fwd.first), static_cast<Score>(fwd.second)};
+        return true;
+    }
+
+    // A task's launch data without its buffers: rectangle, residues, edges,
+    // goal, and its strips (none when settled at column 0 or without
+    // columns), numbered from `tickets` on.
+    longpass::LongTask describe(PassTask& t, I64 SH, int& tickets) {
+        const I64 h = t.rows(), w = t.cols();
+        const bool skip = settle_at_column_zero(t) || w == 0;
+        longpass::LongTask d{};
+        d.m = h;
+        d.n = w;
+        d.rows = rows_ptr(t);
+        d.cols = cols_ptr(t);
+        d.top = edge_code(t.top);
+        d.left = edge_code(t.left);
+        d.corner_open = t.corner_open ? 1 : 0;
+        d.goal_edge = edge_code(t.crossing_edge);
+        d.track_best = t.track_best ? 1 : 0;
+        d.goal_search = t.goal_search ? 1 : 0;
+        d.goal_any = t.goal_any_cell ? 1 : 0;
+        d.goal = t.goal;
+        d.top_corner = t.top == Edge::Explicit ? t.top_h[0] : 0;
+        d.goal_col_end = t.col_end;
+        d.ov_total = std::max<I64>(w, 1);
+        d.first_ticket = tickets;
+        d.strips = skip ? 0 : static_cast<std::int32_t>((h + SH - 1) / SH);
+        tickets += d.strips;
+        return d;
+    }
+
+    // The launch's buffers, at least as large as the layout asks; the hit
+    // keys start at "none" (all bits set).
+    void reserve_buffers(const longpass::BatchLayout& layout, int tickets) {
+        hits_.reserve(std::max<std::size_t>(layout.hits, 1), site_);
+        // cudaMemset may return before it is done, and the kernels run on
+        // non-blocking streams that do not wait for the default stream.
+        check_cuda(cudaMemset(hits_.data(), 0xff, hits_.capacity() * sizeof(unsigned long long)), "cudaMemset", site_);
+        check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site_);
+        bus_.reserve(std::max<std::size_t>(layout.bus_words, 1), site_);
+        last_col_.reserve(std::max<std::size_t>(layout.col_words, 1), site_);
+        left_.reserve(std::max<std::size_t>(layout.left_words, 1), site_);
+        goal_rows_.reserve(std::max<std::size_t>(layout.goal_words, 1), site_);
+        progress_.reserve(static_cast<std::size_t>(std::max(tickets, 1)), site_);
+        best_.reserve(static_cast<std::size_t>(std::max(tickets, 1)), site_);
+    }
+
+    template <typename T>
+    void upload(T* device, const T* host, std::size_t count) {
+        check_cuda(cudaMemcpy(device, host, count * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy", site_);
+    }
+
+    // Task k's buffers in the launch (layout), with its explicit edges,
+    // crossing row, special rows and overview grid. True when host rows were
+    // uploaded.
+    bool bind_buffers(const PassTask& t, longpass::LongTask& d, const longpass::BatchLayout& layout, std::size_t k,
+                      I64 SH) {
+        const I64 w = t.cols();
+        bool uploads = false;
+        d.bus_h = bus_.data() + layout.bus_at[k];
+        d.bus_f = d.bus_h + (w + 1);
+        d.last_col = t.want_last_column ? last_col_.data() + layout.col_at[k] : nullptr;  // H, then E
+        if (t.left == Edge::Explicit && d.strips > 0) {  // column 0 (H, E, F); H[0] is the corner
+            std::int32_t* col = left_.data() + layout.left_at[k];
+            const auto words = static_cast<std::size_t>(t.rows() + 1);
+            std::vector<std::int32_t> h0 = t.left_h;
+            h0[0] = static_cast<Score>(std::max<I64>(top_value(t, 0, scheme_.gap_open, scheme_.gap_extend), longpair::kNegInf));
+            upload(col, h0.data(), words);
+            upload(col + words, t.left_e.data(), words);
+            upload(col + 2 * words, t.left_f.data(), words);
+            d.left_h = col;
+            d.left_e = col + words;
+            d.left_f = col + 2 * words;
+            uploads = true;
+        }
+        d.hit = t.goal_search ? hits_.data() + layout.hit_at[k] : nullptr;
+        if (t.top == Edge::Explicit && d.strips > 0) {  // row 0 waits in the bus for strip 0
+            upload(d.bus_h, t.top_h.data(), t.top_h.size());
+            upload(d.bus_f, t.top_f.data(), t.top_f.size());
+            uploads = true;
+        }
+        uploads = bind_crossing_row(t, d, layout.goal_at[k]) || uploads;
+        if (t.special_every > 0) bind_special_rows(t, d, SH);
+        if (t.overview_rows > 0 && t.overview_cols > 0 && d.strips > 0) bind_overview(t, d);
+        return uploads;
+    }
+
+    // A goal search's crossing row: uploaded when explicit, else one of the
+    // special rows kept here. True when uploaded.
+    bool bind_crossing_row(const PassTask& t, longpass::LongTask& d, std::size_t goal_at) {
+        if (t.goal_search && t.crossing_row == longpair::kExplicitRow) {
+            std::int32_t* row = goal_rows_.data() + goal_at;
+            const std::size_t words = t.crossing_h.size();
+            upload(row, t.crossing_h.data(), words);
+            upload(row + words, t.crossing_f.data(), words);
+            d.goal_h = row;
+            d.goal_f = row + words;
+            return true;
+        }
+        if (t.goal_search && t.crossing_row >= 0) {
+            if (static_cast<std::size_t>(t.crossing_row) >= saved_rows_.size())
+                throw Error("internal error: long-pair goal search names an unknown special row");
+            if (special_col_begin_ != 0 || special_cols_ < t.col_end)
+                throw Error("internal error: long-pair goal search on special rows of a column slice");
+            const std::size_t row = static_cast<std::size_t>(t.crossing_row) * static_cast<std::size_t>(special_cols_ + 1);
+            d.goal_h = special_h_.data() + row;
+            d.goal_f = special_f_.data() + row;
+        }
+        return false;
+    }
+
+    // A stage-1 pass keeps the bottoms of every every_strips-th strip.
+    void bind_special_rows(const PassTask& t, longpass::LongTask& d, I64 SH) {
+        if (t.reversed) throw Error("internal error: special rows from a reversed pass");
+        const I64 w = t.cols();
+        longpass::StripSpecialRows special = longpass::plan_special_rows(t, SH);
+        saved_rows_ = std::move(special.rows);
+        special_cols_ = w;
+        special_col_begin_ = t.col_begin;
+        const std::size_t words = std::max<std::size_t>(saved_rows_.size(), 1) * static_cast<std::size_t>(w + 1);
+        special_h_.reserve(words, site_);
+        special_f_.reserve(words, site_);
+        d.special_h = special_h_.data();
+        d.special_f = special_f_.data();
+        d.special_every = static_cast<std::int32_t>(special.every_strips);
+    }
+
+    // The overview grid, empty; columns binned as in the pass this one is a
+    // slice of, when it is one.
+    void bind_overview(const PassTask& t, longpass::LongTask& d) {
+        const I64 w = t.cols();
+        d.ov_total = t.overview_col_total > 0 ? t.overview_col_total : w;
+        d.ov_offset = t.overview_col_total > 0 ? t.overview_col_offset : 0;
+        if (d.ov_offset < 0 || d.ov_offset + w > d.ov_total)
+            throw Error("internal error: a long-pair overview slice outside its pass");
+        d.ov_rows = std::min<std::int32_t>(t.overview_rows, d.strips);
+        d.ov_cols = static_cast<std::int32_t>(std::min<I64>(t.overview_cols, d.ov_total));
+        const std::vector<std::int32_t> empty(static_cast<std::size_t>(d.ov_rows) * static_cast<std::size_t>(d.ov_cols),
+                                              longpass::kNeg);
+        overview_.reserve(empty.size(), site_);
+        upload(overview_.data(), empty.data(), empty.size());
+        d.overview = overview_.data();
+    }
+
+    // What a launch leaves in device memory, copied back once for all tasks.
+    struct HostResults {
+        std::vector<std::int32_t> bus, col;
+        std::vector<unsigned long long> hits;
+        std::vector<longpass::StripBest> best;
+    };
+
+    void collect_results(std::vector<PassTask>& tasks, std::size_t first, std::size_t last,
+                         const std::vector<longpass::LongTask>& dev, const longpass::BatchLayout& layout, int tickets,
+                         I64 SH) {
+        HostResults host;
+        host.hits.resize(layout.hits);
         bool any_row = false, any_best = false;
         for (std::size_t x = first; x < last; ++x) {
             any_row = any_row || tasks[x].want_last_row;
             any_best = any_best || tasks[x].track_best;
         }
-        if (any_row && bus_words) {
-            bus_host.resize(bus_words);
-            copy_back(bus_host.data(), bus_.data(), bus_words);
+        if (any_row && layout.bus_words) {
+            host.bus.resize(layout.bus_words);
+            copy_back(host.bus.data(), bus_.data(), layout.bus_words);
         }
-        if (col_words) {
-            col_host.resize(col_words);
-            copy_back(col_host.data(), last_col_.data(), col_words);
+        if (layout.col_words) {
+            host.col.resize(layout.col_words);
+            copy_back(host.col.data(), last_col_.data(), layout.col_words);
         }
-        if (hits) copy_back(hit_host.data(), hits_.data(), hits);
+        if (layout.hits) copy_back(host.hits.data(), hits_.data(), layout.hits);
         if (any_best && tickets) {
-            best_host.resize(static_cast<std::size_t>(tickets));
-            copy_back(best_host.data(), best_.data(), best_host.size());
+            host.best.resize(static_cast<std::size_t>(tickets));
+            copy_back(host.best.data(), best_.data(), host.best.size());
         }
         for (std::size_t x = first; x < last; ++x) {
             PassTask& t = tasks[x];
             const std::size_t k = x - first;
             const longpass::LongTask& d = dev[k];
-            const I64 h = t.rows(), w = t.cols();
-            const I64 left0 = left_value(t, h, open, extend);
-            const I64 left0_f = left_f_value(t, h, open, extend);
-            if (t.want_last_row) {
-                t.last_h.assign(static_cast<std::size_t>(w + 1), longpair::kNegInf);
-                t.last_f.assign(static_cast<std::size_t>(w + 1), longpair::kNegInf);
-                if (d.strips > 0) {
-                    std::copy_n(bus_host.begin() + static_cast<std::ptrdiff_t>(bus_at[k]), w + 1, t.last_h.begin());
-                    std::copy_n(bus_host.begin() + static_cast<std::ptrdiff_t>(bus_at[k] + static_cast<std::size_t>(w + 1)),
-                                w + 1, t.last_f.begin());
-                }
-                t.last_h[0] = static_cast<Score>(std::max<I64>(left0, longpair::kNegInf));
-                t.last_f[0] = static_cast<Score>(std::max<I64>(left0_f, longpair::kNegInf));
-            }
+            if (t.want_last_row) collect_last_row(t, d, host.bus, layout.bus_at[k]);
             if (t.want_last_column) {
-                auto clamp = [](I64 v) { return static_cast<Score>(std::max<I64>(v, longpair::kNegInf)); };
-                const auto H = static_cast<std::size_t>(h + 1);
-                t.last_col_h.assign(H, longpair::kNegInf);
-                t.last_col_e.assign(H, longpair::kNegInf);  // (filled by the slice kernels)
-                t.last_col_f.assign(H, longpair::kNegInf);
-                if (d.strips > 0) {
-                    const auto at = static_cast<std::ptrdiff_t>(col_at[k]);
-                    for (std::size_t i = 1; i < H; ++i) {
-                        t.last_col_h[i] = clamp(col_host[static_cast<std::size_t>(at) + i]);
-                        t.last_col_e[i] = clamp(col_host[static_cast<std::size_t>(at) + H + i]);
-                    }
-                } else {  // no columns: the last column is column 0
-                    for (I64 i = 1; i <= h; ++i) {
-                        t.last_col_h[static_cast<std::size_t>(i)] = clamp(left_value(t, i, open, extend));
-                        t.last_col_e[static_cast<std::size_t>(i)] = clamp(left_e_value(t, i));
-                    }
-                }
-                t.last_col_h[0] = clamp(top_value(t, w, open, extend));
-                if (!t.want_last_column_state) {
-                    t.last_col_e.clear();
-                    t.last_col_f.clear();
-                } else if (d.strips > 0) {  // F of the last column follows from its H (the kernel's recurrence)
-                    t.last_col_f[0] = clamp(top_f_value(t, w));
-                    for (std::size_t i = 1; i < H; ++i)
-                        t.last_col_f[i] = clamp(std::max<I64>(I64{t.last_col_f[i - 1]} - extend, I64{t.last_col_h[i - 1]} - open));
-                } else {
-                    t.last_col_f[0] = clamp(top_f_value(t, w));
-                    for (I64 i = 1; i <= h; ++i) t.last_col_f[static_cast<std::size_t>(i)] = clamp(left_f_value(t, i, open, extend));
-                }
+                collect_last_column(t, d, host.col, layout.col_at[k]);
             } else {
                 t.last_col_e.clear();
                 t.last_col_f.clear();
@@ -484,37 +448,92 @@ private:
             if (d.overview) {
                 t.overview.resize(static_cast<std::size_t>(d.ov_rows) * static_cast<std::size_t>(d.ov_cols));
                 copy_back(t.overview.data(), overview_.data(), t.overview.size());
-                for (I64 b = 0; b < d.ov_rows; ++b) {
-                    const I64 first_strip = (b * d.strips + d.ov_rows - 1) / d.ov_rows;  // smallest s with s*rows/strips >= b
-                    t.overview_row_edges.push_back(first_strip * SH + 1);
-                }
+                t.overview_row_edges = longpass::overview_row_edges(d.ov_rows, d.strips, SH);
             }
-            if (t.track_best) {
-                t.best = {};
-                for (int s = 0; s < d.strips; ++s) {
-                    const longpass::StripBest& b = best_host[static_cast<std::size_t>(d.first_ticket + s)];
-                    if (b.score > t.best.score ||
-                        (b.score == t.best.score && (b.j < t.best.j || (b.j == t.best.j && b.i < t.best.i))))
-                        t.best = {b.score, b.i, b.j};
-                }
-            }
-            if (t.goal_search && !t.hit.found) {
-                const unsigned long long key = hit_host[hit_at[k]];
-                if (key != ~0ull) {
-                    t.hit.found = true;
-                    t.hit.kind = static_cast<GoalHit::Kind>(key & 3);
-                    t.hit.i = static_cast<I64>((key >> 2) & ((1ull << 32) - 1));
-                    t.hit.j = static_cast<I64>(key >> 34);
-                    if (t.hit.kind != GoalHit::Kind::Begin || t.hit.i == h) {
-                        const auto fwd = forward_at(t, t.col_end - t.hit.j);
-                        t.hit.forward_h = static_cast<Score>(std::max<I64>(fwd.first, longpair::kNegInf));
-                        t.hit.forward_f = static_cast<Score>(std::max<I64>(fwd.second, longpair::kNegInf));
-                    }
-                }
-            }
+            if (t.track_best) collect_best(t, d, host.best);
+            if (t.goal_search && !t.hit.found) collect_hit(t, host.hits[layout.hit_at[k]]);
             // Cells: a stopped search did about as many columns as its hit's.
+            const I64 h = t.rows(), w = t.cols();
             const I64 done_cols = (t.goal_search && t.hit.found) ? std::min<I64>(w, t.hit.j + 64) : w;
             t.cells = static_cast<std::uint64_t>(h) * static_cast<std::uint64_t>(done_cols);
+        }
+    }
+
+    // H and F of the last row from the bus (column 0 from the left edge).
+    void collect_last_row(PassTask& t, const longpass::LongTask& d, const std::vector<std::int32_t>& bus,
+                          std::size_t at) const {
+        const I64 h = t.rows(), w = t.cols();
+        const I64 open = scheme_.gap_open, extend = scheme_.gap_extend;
+        t.last_h.assign(static_cast<std::size_t>(w + 1), longpair::kNegInf);
+        t.last_f.assign(static_cast<std::size_t>(w + 1), longpair::kNegInf);
+        if (d.strips > 0) {
+            std::copy_n(bus.begin() + static_cast<std::ptrdiff_t>(at), w + 1, t.last_h.begin());
+            std::copy_n(bus.begin() + static_cast<std::ptrdiff_t>(at + static_cast<std::size_t>(w + 1)), w + 1,
+                        t.last_f.begin());
+        }
+        t.last_h[0] = static_cast<Score>(std::max<I64>(left_value(t, h, open, extend), longpair::kNegInf));
+        t.last_f[0] = static_cast<Score>(std::max<I64>(left_f_value(t, h, open, extend), longpair::kNegInf));
+    }
+
+    // H (and with want_last_column_state E and F) of the last column.
+    void collect_last_column(PassTask& t, const longpass::LongTask& d, const std::vector<std::int32_t>& col,
+                             std::size_t at_words) const {
+        const I64 h = t.rows(), w = t.cols();
+        const I64 open = scheme_.gap_open, extend = scheme_.gap_extend;
+        auto clamp = [](I64 v) { return static_cast<Score>(std::max<I64>(v, longpair::kNegInf)); };
+        const auto H = static_cast<std::size_t>(h + 1);
+        t.last_col_h.assign(H, longpair::kNegInf);
+        t.last_col_e.assign(H, longpair::kNegInf);  // (filled by the slice kernels)
+        t.last_col_f.assign(H, longpair::kNegInf);
+        if (d.strips > 0) {
+            const auto at = static_cast<std::ptrdiff_t>(at_words);
+            for (std::size_t i = 1; i < H; ++i) {
+                t.last_col_h[i] = clamp(col[static_cast<std::size_t>(at) + i]);
+                t.last_col_e[i] = clamp(col[static_cast<std::size_t>(at) + H + i]);
+            }
+        } else {  // no columns: the last column is column 0
+            for (I64 i = 1; i <= h; ++i) {
+                t.last_col_h[static_cast<std::size_t>(i)] = clamp(left_value(t, i, open, extend));
+                t.last_col_e[static_cast<std::size_t>(i)] = clamp(left_e_value(t, i));
+            }
+        }
+        t.last_col_h[0] = clamp(top_value(t, w, open, extend));
+        if (!t.want_last_column_state) {
+            t.last_col_e.clear();
+            t.last_col_f.clear();
+        } else if (d.strips > 0) {  // F of the last column follows from its H (the kernel's recurrence)
+            t.last_col_f[0] = clamp(top_f_value(t, w));
+            for (std::size_t i = 1; i < H; ++i)
+                t.last_col_f[i] = clamp(std::max<I64>(I64{t.last_col_f[i - 1]} - extend, I64{t.last_col_h[i - 1]} - open));
+        } else {
+            t.last_col_f[0] = clamp(top_f_value(t, w));
+            for (I64 i = 1; i <= h; ++i) t.last_col_f[static_cast<std::size_t>(i)] = clamp(left_f_value(t, i, open, extend));
+        }
+    }
+
+    // The best cell over the task's strips (highest H, smallest j, smallest i).
+    static void collect_best(PassTask& t, const longpass::LongTask& d, const std::vector<longpass::StripBest>& best) {
+        t.best = {};
+        for (int s = 0; s < d.strips; ++s) {
+            const longpass::StripBest& b = best[static_cast<std::size_t>(d.first_ticket + s)];
+            if (b.score > t.best.score ||
+                (b.score == t.best.score && (b.j < t.best.j || (b.j == t.best.j && b.i < t.best.i))))
+                t.best = {b.score, b.i, b.j};
+        }
+    }
+
+    // A goal search's hit from its key (j << 34 | i << 2 | kind; all bits set: none).
+    void collect_hit(PassTask& t, unsigned long long key) {
+        if (key == ~0ull) return;
+        const I64 h = t.rows();
+        t.hit.found = true;
+        t.hit.kind = static_cast<GoalHit::Kind>(key & 3);
+        t.hit.i = static_cast<I64>((key >> 2) & ((1ull << 32) - 1));
+        t.hit.j = static_cast<I64>(key >> 34);
+        if (t.hit.kind != GoalHit::Kind::Begin || t.hit.i == h) {
+            const auto fwd = forward_at(t, t.col_end - t.hit.j);
+            t.hit.forward_h = static_cast<Score>(std::max<I64>(fwd.first, longpair::kNegInf));
+            t.hit.forward_f = static_cast<Score>(std::max<I64>(fwd.second, longpair::kNegInf));
         }
     }
 
@@ -579,9 +598,7 @@ private:
         if (d.overview) {
             w.overview.resize(static_cast<std::size_t>(d.ov_rows) * static_cast<std::size_t>(d.ov_cols));
             copy_back(w.overview.data(), d.overview, w.overview.size());
-            w.overview_row_edges.clear();
-            for (I64 b = 0; b < d.ov_rows; ++b)
-                w.overview_row_edges.push_back((b * d.strips + d.ov_rows - 1) / d.ov_rows * w.SH + 1);
+            w.overview_row_edges = longpass::overview_row_edges(d.ov_rows, d.strips, w.SH);
             done.overview = &w.overview;
             done.overview_row_edges = &w.overview_row_edges;
         }
@@ -589,44 +606,85 @@ private:
         w.task->on_rows_done(done);
     }
 
-    void launch(const std::vector<longpass::LongTask>& tasks, int tickets, int R, bool local, bool overview, bool slice,
+    // The host side of a running launch: progress snapshots (columns
+    // published per strip) through the side stream, the checkpoint watch,
+    // and the cancel flag.
+    struct LaunchWatch {
+        cudaStream_t side = nullptr;
+        int tickets = 0;
+        PinnedBuffer<int> snapshot;
+        const std::function<void(const int*)>* watch = nullptr;
+        std::exception_ptr watch_failure;  // a checkpoint that could not be written: stop the kernels, then throw
+        bool cancelled = false;
+    };
+
+    void launch(const std::vector<longpass::LongTask>& tasks, int tickets, int R, const longpass::BatchTraits& traits,
                 std::uint64_t cells_total, const JobContext& context, const longpair::PassProgress& progress,
                 const std::function<void(const int*)>& watch) {
         int per_sm = 0;
-        check_cuda(longpass::prepare_kernel(R, local, overview, slice, alphabet_, &per_sm), "cudaFuncSetAttribute", site_);
+        check_cuda(longpass::prepare_kernel(R, traits.local, traits.overview, traits.slice, alphabet_, &per_sm),
+                   "cudaFuncSetAttribute", site_);
         if (per_sm < 1)
             throw Error("the long-pair kernel does not fit on " + info_.id + " with an alphabet of " +
                         std::to_string(alphabet_) + " letters");
-        const int warps_per_block = longpass::block_threads() / 32;
-        const int resident = sm_count_ * per_sm;
-        const int blocks_needed = (tickets + warps_per_block - 1) / warps_per_block;
-        int blocks = std::min(resident, blocks_needed);
-        // A goal search must have all its strips resident at once (it stops early
-        // only then), so it always runs as one persistent kernel.
-        bool goal = false;
-        for (const longpass::LongTask& t : tasks) goal = goal || t.goal_search;
-        const bool streams_strategy = settings_.strategy == "streams" && !goal;
-        const int kernels = streams_strategy ? std::max(1, settings_.kernels > 0 ? settings_.kernels : 4) : 1;
-        const int stream_count = streams_strategy ? std::max(1, settings_.streams > 0 ? settings_.streams : kernels) : 1;
-        blocks = std::max(blocks, kernels);
-        kernel_name_ = "long_strips_r" + std::to_string(R) + (local ? "_local" : "") +
-                       (streams_strategy ? "_k" + std::to_string(kernels) + "s" + std::to_string(stream_count) : "");
+        longpass::LaunchRequest request;
+        request.tickets = tickets;
+        request.warps_per_block = longpass::block_threads() / 32;
+        request.resident_blocks = sm_count_ * per_sm;
+        for (const longpass::LongTask& t : tasks) request.goal_search = request.goal_search || t.goal_search;
+        request.strategy = settings_.strategy;
+        request.kernels = settings_.kernels;
+        request.streams = settings_.streams;
+        request.rows_per_lane = R;
+        request.local = traits.local;
+        const longpass::LaunchShape shape = longpass::plan_launch(request);
+        kernel_name_ = shape.kernel_name;
 
         task_buf_.reserve(tasks.size(), site_);
-        StreamPool pool(stream_count + 1, site_);  // the last stream polls and cancels
-        cudaStream_t side = pool[stream_count];
+        StreamPool pool(shape.streams + 1, site_);  // the last stream polls and cancels
+        LaunchWatch lw;
+        lw.side = pool[shape.streams];
+        lw.tickets = tickets;
+        lw.watch = watch ? &watch : nullptr;
         struct SideStream {  // copy_back goes through it while the kernels run
             cudaStream_t& slot;
             ~SideStream() { slot = nullptr; }
         } side_guard{side_};
         GpuTimeline timeline(context.timeline, info_.id, site_);
+        cudaEvent_t ready = nullptr;
+        const std::vector<cudaEvent_t> done =
+            start_kernels(tasks, tickets, R, traits, shape, pool, timeline, cells_total, ready);
+
+        const bool report = static_cast<bool>(progress) && tasks.size() == 1;
+        if (report || watch) lw.snapshot.reserve(static_cast<std::size_t>(tickets), site_);
+        wait_for_kernels(lw, done, report ? &tasks[0] : nullptr, R, cells_total, context, progress);
+        for (cudaEvent_t e : done) cudaEventDestroy(e);
+        cudaEventDestroy(ready);
+        check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site_);
+        timeline.flush();
+        if (lw.watch_failure) std::rethrow_exception(lw.watch_failure);
+        if (lw.cancelled) throw Cancelled();
+        if (watch) {  // the special rows finished since the last poll
+            take_snapshot(lw);
+            run_watch(lw);
+            if (lw.watch_failure) std::rethrow_exception(lw.watch_failure);
+        }
+        if (progress) progress(cells_total, cells_total);
+    }
+
+    // Uploads the launch's tasks, clears its ticket, abort flag and progress
+    // counters, and enqueues its kernels (each after `ready`). Returns an
+    // event per kernel, recorded after it.
+    std::vector<cudaEvent_t> start_kernels(const std::vector<longpass::LongTask>& tasks, int tickets, int R,
+                                           const longpass::BatchTraits& traits, const longpass::LaunchShape& shape,
+                                           StreamPool& pool, GpuTimeline& timeline, std::uint64_t cells_total,
+                                           cudaEvent_t& ready) {
         check_cuda(cudaMemcpyAsync(task_buf_.data(), tasks.data(), tasks.size() * sizeof(longpass::LongTask),
                                    cudaMemcpyHostToDevice, pool[0]),
                    "cudaMemcpyAsync", site_);
         check_cuda(cudaMemsetAsync(control_.data(), 0, 4 * sizeof(int), pool[0]), "cudaMemsetAsync", site_);
         check_cuda(cudaMemsetAsync(progress_.data(), 0, static_cast<std::size_t>(tickets) * sizeof(int), pool[0]),
                    "cudaMemsetAsync", site_);
-        cudaEvent_t ready = nullptr;
         check_cuda(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), "cudaEventCreate", site_);
         check_cuda(cudaEventRecord(ready, pool[0]), "cudaEventRecord", site_);
 
@@ -643,43 +701,46 @@ private:
         params.gap_open = scheme_.gap_open;
         params.gap_extend = scheme_.gap_extend;
 
-        std::vector<cudaEvent_t> done(static_cast<std::size_t>(kernels), nullptr);
-        const std::uint64_t cells_per_kernel = cells_total / static_cast<std::uint64_t>(kernels);
-        for (int kx = 0; kx < kernels; ++kx) {
-            cudaStream_t stream = pool[kx % stream_count];
+        std::vector<cudaEvent_t> done(static_cast<std::size_t>(shape.kernels), nullptr);
+        const std::uint64_t cells_per_kernel = cells_total / static_cast<std::uint64_t>(shape.kernels);
+        for (int kx = 0; kx < shape.kernels; ++kx) {
+            cudaStream_t stream = pool[kx % shape.streams];
             check_cuda(cudaStreamWaitEvent(stream, ready, 0), "cudaStreamWaitEvent", site_);
-            const int b = blocks / kernels + (kx < blocks % kernels ? 1 : 0);
-            timeline.record(stream, {kernel_name_, "kernel", kx % stream_count, 0, cells_per_kernel}, [&] {
-                check_cuda(longpass::launch_strip_kernel(R, local, overview, slice, params, std::max(b, 1), stream), "strip_kernel launch",
-                           site_);
+            timeline.record(stream, {kernel_name_, "kernel", kx % shape.streams, 0, cells_per_kernel}, [&] {
+                check_cuda(longpass::launch_strip_kernel(R, traits.local, traits.overview, traits.slice, params,
+                                                         shape.blocks_of(kx), stream),
+                           "strip_kernel launch", site_);
             });
             check_cuda(cudaEventCreateWithFlags(&done[static_cast<std::size_t>(kx)], cudaEventDisableTiming),
                        "cudaEventCreate", site_);
             check_cuda(cudaEventRecord(done[static_cast<std::size_t>(kx)], stream), "cudaEventRecord", site_);
         }
+        return done;
+    }
 
-        // Wait, reporting progress and watching for cancellation.
-        PinnedBuffer<int> snapshot;
-        const bool report = static_cast<bool>(progress) && tasks.size() == 1;
-        if (report || watch) snapshot.reserve(static_cast<std::size_t>(tickets), site_);
-        std::exception_ptr watch_failure;  // a checkpoint that could not be written: stop the kernels, then throw
-        auto take_snapshot = [&] {
-            check_cuda(cudaMemcpyAsync(snapshot.data(), progress_.data(), static_cast<std::size_t>(tickets) * sizeof(int),
-                                       cudaMemcpyDeviceToHost, side),
-                       "cudaMemcpyAsync", site_);
-            check_cuda(cudaStreamSynchronize(side), "cudaStreamSynchronize", site_);
-        };
-        auto run_watch = [&] {
-            if (!watch || watch_failure) return;
-            side_ = side;
-            try {
-                watch(snapshot.data());
-            } catch (...) {
-                watch_failure = std::current_exception();
-            }
-        };
+    void take_snapshot(LaunchWatch& lw) {
+        check_cuda(cudaMemcpyAsync(lw.snapshot.data(), progress_.data(), static_cast<std::size_t>(lw.tickets) * sizeof(int),
+                                   cudaMemcpyDeviceToHost, lw.side),
+                   "cudaMemcpyAsync", site_);
+        check_cuda(cudaStreamSynchronize(lw.side), "cudaStreamSynchronize", site_);
+    }
+    void run_watch(LaunchWatch& lw) {
+        if (!lw.watch || lw.watch_failure) return;
+        side_ = lw.side;
+        try {
+            (*lw.watch)(lw.snapshot.data());
+        } catch (...) {
+            lw.watch_failure = std::current_exception();
+        }
+    }
+
+    // Waits for the kernels' events, every 2 ms: raises the abort flag on a
+    // cancel or a failed watch, and every 100 ms takes a snapshot for the
+    // watch and (one task: `reported`) the progress.
+    void wait_for_kernels(LaunchWatch& lw, const std::vector<cudaEvent_t>& done, const longpass::LongTask* reported,
+                          int R, std::uint64_t cells_total, const JobContext& context,
+                          const longpair::PassProgress& progress) {
         const I64 SH = longpass::strip_rows(R);
-        bool cancelled = false;
         auto all_done = [&] {
             for (cudaEvent_t e : done) {
                 const cudaError_t q = cudaEventQuery(e);
@@ -691,40 +752,22 @@ private:
         auto last_report = std::chrono::steady_clock::now();
         while (!all_done()) {
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
-            if (!cancelled && (context.cancelled() || watch_failure)) {
+            if (!lw.cancelled && (context.cancelled() || lw.watch_failure)) {
                 static const int one = 1;
-                check_cuda(cudaMemcpyAsync(control_.data() + 1, &one, sizeof(int), cudaMemcpyHostToDevice, side),
+                check_cuda(cudaMemcpyAsync(control_.data() + 1, &one, sizeof(int), cudaMemcpyHostToDevice, lw.side),
                            "cudaMemcpyAsync", site_);
-                cancelled = true;
+                lw.cancelled = true;
             }
             const auto now = std::chrono::steady_clock::now();
-            if ((report || watch) && !cancelled && now - last_report > std::chrono::milliseconds(100)) {
+            if ((reported || lw.watch) && !lw.cancelled && now - last_report > std::chrono::milliseconds(100)) {
                 last_report = now;
-                take_snapshot();
-                run_watch();
-                if (!report) continue;
-                const longpass::LongTask& t = tasks[0];
-                std::uint64_t cells = 0;
-                for (int s = 0; s < tickets; ++s) {
-                    const I64 cols = std::min<I64>(std::max(snapshot[static_cast<std::size_t>(s)], 0), t.n);
-                    const I64 rows = std::min<I64>(SH, t.m - s * SH);
-                    cells += static_cast<std::uint64_t>(cols) * static_cast<std::uint64_t>(rows);
-                }
-                progress(cells, cells_total);
+                take_snapshot(lw);
+                run_watch(lw);
+                if (!reported) continue;
+                progress(longpass::snapshot_cells(lw.snapshot.data(), lw.tickets, reported->m, reported->n, SH),
+                         cells_total);
             }
         }
-        for (cudaEvent_t e : done) cudaEventDestroy(e);
-        cudaEventDestroy(ready);
-        check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site_);
-        timeline.flush();
-        if (watch_failure) std::rethrow_exception(watch_failure);
-        if (cancelled) throw Cancelled();
-        if (watch) {  // the special rows finished since the last poll
-            take_snapshot();
-            run_watch();
-            if (watch_failure) std::rethrow_exception(watch_failure);
-        }
-        if (progress) progress(cells_total, cells_total);
     }
 
     int device_index_;

@@ -10,8 +10,6 @@
 
 namespace alignscope::kernels::longpass {
 
-// Rows per strip for a rows-per-lane setting R (8 or 16).
-constexpr int strip_rows(int r) { return 32 * r; }
 // Threads per block of the strip kernel.
 int block_threads();
 // Dynamic shared memory one block needs (the warps' query profiles).

@@ -18,6 +18,9 @@
 
 namespace alignscope::kernels::longpass {
 
+// Rows per strip for a rows-per-lane setting R (8 or 16).
+constexpr int strip_rows(int r) { return 32 * r; }
+
 inline constexpr int kEdgeZero = 0, kEdgeGap = 1, kEdgeGapContinue = 2, kEdgeClosed = 3;
 // Top edge: row 0 (H and F, columns 0..n) is in the task's bus when the
 // kernel starts (a stage 1 resumed from a checkpoint); the corner is top_corner
