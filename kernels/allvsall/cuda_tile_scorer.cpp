@@ -623,8 +623,10 @@ std::unique_ptr<allvsall::TileScorer> make_cuda_tile_scorer(const allvsall::Prob
     const ScoringScheme& scheme = problem.scheme;
     if (scheme.matrix.size() + 1 > search::kMaxLetters)
         return refuse("matrix " + scheme.matrix.name() + " has too many letters for the scan kernels");
-    const int reach = std::max(std::abs(scheme.matrix.min_score()), scheme.matrix.max_score()) + scheme.gap_open;
-    if (reach >= 4096 || scheme.gap_extend >= 4096 || scheme.gap_open < 0 || scheme.gap_extend < 0 ||
+    // Past the 16-bit scan's range the pairs go to the pairwise kernels, which
+    // take any accepted scheme (32-bit passes, or the exact CPU path).
+    if (!search::scan16_takes_scheme(scheme.matrix.min_score(), scheme.matrix.max_score(), scheme.gap_open,
+                                     scheme.gap_extend) ||
         scheme.gap_extend > scheme.gap_open)
         return refuse("scores or penalties outside the 16-bit scan kernels' range");
     // Pairs of the triangle swap to (smaller record, larger record): the scan's

@@ -22,9 +22,12 @@
 #include "common/host_parallel.hpp"
 #include "search/dbscan_launch.hpp"
 
+#include <alignscope/align/reference_aligner.hpp>
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -150,8 +153,8 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
     }
     // 16-bit pairs hold s + open in the profile and H - open in the cells; keep
     // every such value far from the 16-bit ends so padding stays below them.
-    const int reach = std::max(std::abs(matrix.min_score()), matrix.max_score()) + setup.scheme.gap_open;
-    narrow_ = reach < 4096 && setup.scheme.gap_extend < 4096;
+    narrow_ = search::scan16_takes_scheme(matrix.min_score(), matrix.max_score(), setup.scheme.gap_open,
+                                          setup.scheme.gap_extend);
     // The local kernel holds every cell plus a bias of open (dbscan_kernel.cuh),
     // which the 16-bit range pays for.
     saturation_bound_ = 32767 - max_score_ - (mode_ == DbscanMode::Local ? setup.scheme.gap_open : 0);
@@ -354,33 +357,14 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
     stats_ = {};
     for (const EncodedSequence* q : queries) {
         if (q->empty()) throw Error(info_.id + ": empty query");
-        if (static_cast<std::uint64_t>(q->size()) * static_cast<std::uint64_t>(std::max(1, max_score_)) > (1ull << 30))
-            throw Error(info_.id + ": a query of " + std::to_string(q->size()) +
-                        " residues could score beyond 32 bits; use --device cpu");
         stats_.cells += q->size() * db.residue_count();
     }
     if (queries.empty()) return;
     std::vector<std::int64_t> best_of_query(queries.size(), 0);
     if (bounded()) {
-        // The 32-bit cells (rescoring, or the whole scan with wide penalties)
-        // must hold every H of every pair; the all-gap path of the longest query
-        // and sequence bounds them from below (dbscan_bounds.hpp). Above, the
-        // check before this one (length x max score <= 2^30) holds.
-        std::size_t longest_query = 0;
-        for (const EncodedSequence* q : queries) longest_query = std::max(longest_query, q->size());
-        std::uint32_t longest_sequence = 0;
-        for (std::size_t p = 0; p < db.size(); ++p) {
-            // A lane takes its end cell at its last column: there must be one.
+        // A lane takes its end cell at its last column: there must be one.
+        for (std::size_t p = 0; p < db.size(); ++p)
             if (db.length(p) == 0) throw Error(info_.id + ": database sequence '" + db.ids[p] + "' is empty");
-            longest_sequence = std::max(longest_sequence, db.length(p));
-        }
-        const long long o = setup_.scheme.gap_open, e = setup_.scheme.gap_extend;
-        const long long lowest = -(search::gap_cost(o, e, static_cast<long long>(longest_query)) +
-                                   search::gap_cost(o, e, static_cast<long long>(longest_sequence)));
-        if (lowest < static_cast<long long>(search::kNeg32) + o)
-            throw Error(info_.id + ": a " + std::string(to_string(setup_.options.mode)) + " score of a query of " +
-                        std::to_string(longest_query) + " residues against a sequence of " +
-                        std::to_string(longest_sequence) + " could fall below the range of 32-bit cells; use --device cpu");
         for (std::size_t q = 0; q < queries.size(); ++q) best_of_query[q] = query_best(*queries[q], best_as_query_);
     }
     const SubstitutionMatrix& matrix = setup_.scheme.matrix;
@@ -695,6 +679,8 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
     timeline.flush();
     if (context.timeline) context.timeline->set_clock_source(timeline.clock_source());
     stats_.kernel_seconds = ms / 1e3;
+    if (score_beyond_32_bits(queries, scores, best_of_query))
+        kernel_names.insert(KernelName{setup_.options.mode, linear, "reference", 0, KernelWidth::S64}.format());
     for (const std::string& n : kernel_names) stats_.kernels += (stats_.kernels.empty() ? "" : ",") + n;
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -706,6 +692,46 @@ bool CudaScanner::bounded_exact16(std::size_t query_length, std::int64_t query_b
     const long long lowest = search::lowest_cell(m, n, o, setup_.scheme.gap_extend, min_score_, free_ends_);
     const long long highest = search::highest_cell(m, n, max_score_, query_best, target_best_[position]);
     return search::bounded_exact(lowest, highest, o, max_score_, search::kNeg16, search::kTop16);
+}
+
+bool CudaScanner::holds32(std::size_t query_length, std::int64_t query_best, std::size_t position) const {
+    const bool local = !bounded();
+    const long long m = static_cast<long long>(query_length);
+    const long long n = database_->length(position);
+    const long long target_best = local ? m * std::max(0, max_score_) : target_best_[position];
+    return search::exact32(local, m, n, setup_.scheme.gap_open, setup_.scheme.gap_extend, min_score_, max_score_,
+                           local ? m * std::max(0, max_score_) : query_best, target_best, free_ends_);
+}
+
+bool CudaScanner::score_beyond_32_bits(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+                                       const std::vector<std::int64_t>& best_of_query) {
+    const PreparedDatabase& db = *database_;
+    std::atomic<bool> any{false};
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+        const EncodedSequence& query = *queries[q];
+        // The whole database at once: the lowest bound falls as the sequence
+        // grows, and no pair scores above length x largest score.
+        const long long m = static_cast<long long>(query.size());
+        const long long cap = m * std::max(0, max_score_);
+        if (db.empty() || search::exact32(!bounded(), m, db.max_length(), setup_.scheme.gap_open,
+                                          setup_.scheme.gap_extend, min_score_, max_score_, cap, cap, free_ends_))
+            continue;
+        parallel_chunks(db.size(), setup_.threads, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t p = begin; p < end; ++p) {
+                if (holds32(query.size(), best_of_query[q], p)) continue;
+                const EncodedSequence target = encode(db.residues_of(p), setup_.scheme.matrix, "database sequence");
+                const ScoreAndEnd r = score_forward(query.data(), static_cast<std::int64_t>(query.size()), target.data(),
+                                                    static_cast<std::int64_t>(target.size()), setup_.scheme,
+                                                    setup_.options);
+                if (r.score > INT32_MAX || r.score < INT32_MIN)
+                    throw Error(info_.id + ": the score of query " + std::to_string(q + 1) +
+                                " against database sequence '" + db.ids[p] + "' does not fit in 32 bits");
+                scores[q * db.size() + p] = static_cast<std::int32_t>(r.score);
+                any.store(true, std::memory_order_relaxed);
+            }
+        }, 64);
+    }
+    return any.load();
 }
 
 int CudaScanner::stream_count() const { return std::clamp(setup_.streams > 0 ? setup_.streams : 2, 1, 8); }

@@ -56,6 +56,14 @@ private:
     // Bounded modes: whether a 16-bit score of `query` against database
     // sequence `position` is proven exact (dbscan_bounds.hpp).
     bool bounded_exact16(std::size_t query_length, std::int64_t query_best, std::size_t position) const;
+    // Whether the 32-bit cells hold `query` against database sequence
+    // `position` exactly (dbscan_bounds.hpp, exact32).
+    bool holds32(std::size_t query_length, std::int64_t query_best, std::size_t position) const;
+    // The pairs they cannot hold, scored on the host with the 64-bit scalar
+    // recurrence (the cpu-ref scanner's) after the GPU's pass; whether there
+    // were any.
+    bool score_beyond_32_bits(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+                              const std::vector<std::int64_t>& best_of_query);
     void recompute(const std::vector<Saturated>& pairs, const Partition& part,
                    std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
                    GpuTimeline& timeline, cudaStream_t stream);

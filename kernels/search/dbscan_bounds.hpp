@@ -178,4 +178,37 @@ inline bool bounded_exact(long long lowest, long long highest, long long open, l
     return lowest >= neg + open && highest + s <= top;
 }
 
+// Whether the 16-bit scans take a scheme at all: they hold s + open in the
+// profile and H - open in the cells, and subtract penalties from values near
+// kNeg16; every such value must stay far from the 16-bit ends (the argument
+// above takes penalties below 4096). Schemes past it scan with 32-bit cells.
+inline bool scan16_takes_scheme(long long min_score, long long max_score, long long open, long long extend) {
+    const long long low = min_score < 0 ? -min_score : min_score;
+    const long long reach = (low > max_score ? low : max_score) + open;
+    return reach < 4096 && extend < 4096 && open >= 0 && extend >= 0;
+}
+
+// Local scans hold every cell plus a bias of open (dbscan_kernel.cuh), so the
+// largest sum is H + max_score + open: exact when that stays within `top`.
+// From below a local cell is >= 0 and E, F >= -open: far above kNeg32 for
+// any accepted penalty, and the 16-bit case is the saturation bound's.
+inline bool local_exact(long long highest, long long open, long long max_score, long long top) {
+    const long long s = max_score > 0 ? max_score : 0;
+    return highest + s + open <= top;
+}
+
+// Whether the 32-bit cells hold the DP of a query of m residues against a
+// sequence of n exactly (the rescoring pass and 32-bit scans): local from
+// above only, bounded modes by bounded_exact with kNeg32 and kTop32.
+// query_best and target_best are the per-residue best-score sums of
+// highest_cell; pass a large value where they are not known. Pairs it
+// refuses are scored on the host in 64 bits.
+inline bool exact32(bool local, long long m, long long n, long long open, long long extend, long long min_score,
+                    long long max_score, long long query_best, long long target_best, int free_ends) {
+    const long long highest = highest_cell(m, n, max_score, query_best, target_best);
+    if (local) return local_exact(highest, open, max_score, kTop32) && open < (1LL << 27) && extend < (1LL << 27);
+    const long long lowest = lowest_cell(m, n, open, extend, min_score, free_ends);
+    return bounded_exact(lowest, highest, open, max_score, kNeg32, kTop32);
+}
+
 }  // namespace alignscope::kernels::search

@@ -148,10 +148,16 @@ VerifyPairGenerator::VerifyPairGenerator(std::uint64_t seed, bool traceback_too,
         {AlphabetKind::Protein, "BLOSUM62", 0, 0, false, 64},
         {AlphabetKind::Protein, "BLOSUM62", 0, 0, false, 1, true},
         {AlphabetKind::Dna, "", 2, -3, false, 1, true},
+        // Past the GPU's 32-bit passes and its 16-bit table: BLOSUM62 x4096
+        // (entries up to 45,056), and a match and mismatch of 1,000,000 with
+        // the largest penalties, whose long pairs leave 32 bits from above
+        // and below (a GPU aligns those on its exact CPU path).
+        {AlphabetKind::Protein, "BLOSUM62", 0, 0, false, 4096},
+        {AlphabetKind::Dna, "", 1000000, -1000000, false, 1, true},
     };
 
     // Deal the 16 free-end-gap combinations round-robin in a seeded order, so
-    // every combination appears in the pool (10 matrices x 4 gap models x 4 slots).
+    // every combination appears in the pool (16 matrices x 4 gap models x 4 slots).
     std::vector<int> combos(16);
     for (int k = 0; k < 16; ++k) combos[static_cast<std::size_t>(k)] = k;
     for (std::size_t k = combos.size() - 1; k > 0; --k) std::swap(combos[k], combos[random_.index(k + 1)]);

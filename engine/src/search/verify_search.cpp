@@ -159,6 +159,15 @@ std::vector<CaseSetup> random_case_setups() {
         {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 1000000, 1, global, 0.1, false},
         {"", AlphabetKind::Dna, "", 64, -1, 10, 0.5, local, 0.1, false},
         {"", AlphabetKind::Dna, "", 2, -3, 5000, 5000, ends("qb,te"), 0.1, false},
+        // Past the GPU's 32-bit cells yet inside the scan's 32-bit scores:
+        // global penalties of 200,000 put every pair of more than about 1,340
+        // residues in all below the cells' floor (a GPU scores those on its
+        // 64-bit host path); a match of 100,000 (200,000 scaled with half-step
+        // penalties) and BLOSUM62 x4096 (entries past 16 bits) run on the
+        // 32-bit cells with scores in the hundreds of millions.
+        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 200000, 200000, global, 0.1, false},
+        {"", AlphabetKind::Dna, "", 100000, -100000, 0.5, 0.5, local, 0.1, false},
+        {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 11, 1, ends("qb,te"), 0.1, false, 4096},
     };
     for (CaseSetup& c : cases) {
         std::ostringstream name;
