@@ -6,6 +6,7 @@
 #pragma once
 
 #include "search/dbscan_bounds.hpp"
+#include "search/dbscan_shape.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -16,7 +17,6 @@
 
 namespace alignscope::kernels::search {
 
-constexpr int kBlockThreads = 256;
 constexpr int kMaxLetters = 64;  // matrix letters + the pad letter
 
 struct DbscanParams {
@@ -64,15 +64,6 @@ struct DbscanParams {
 enum class DbscanMode {
     Local,    // Smith-Waterman: the best cell anywhere
     Bounded,  // global or semi-global: the cells params.free_ends allows on the last row and column
-};
-
-// One compiled tile shape.
-struct DbscanShape {
-    int threads = 0;  // G: threads per database sequence
-    int rows = 0;     // R: query rows per thread
-    bool wide = false;  // 32-bit cells (one query) instead of 16-bit pairs (two)
-    int tile_rows() const { return threads * rows; }
-    int groups_per_block() const { return kBlockThreads / threads; }
 };
 
 // Every compiled shape of one cell width.
