@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ struct Case {
     double open, extend;
     AlignmentMode mode;
     FreeEndGaps ends;
+    int times = 1;  // the matrix multiplied by this
 };
 
 std::string random_residues(std::mt19937_64& rng, bool protein, std::size_t length) {
@@ -110,6 +112,14 @@ int main(int argc, char** argv) {
             {"EDNAFULL", 16, 4, AlignmentMode::Global, {}},
             {"EDNAFULL", 3, 3, AlignmentMode::SemiGlobal, FreeEndGaps::parse("qe,tb")},
             {"EDNAFULL", 0, 0, AlignmentMode::Local, {}},
+            // Past the 16-bit lanes and the 32-bit passes: penalties up to the
+            // accepted 1,000,000 (longer pairs leave 32 bits and run on the
+            // exact CPU path), matrix entries past 16 bits.
+            {"BLOSUM62", 1000000, 1000000, AlignmentMode::Global, {}},
+            {"BLOSUM62", 1000000, 1, AlignmentMode::SemiGlobal, FreeEndGaps::parse("qb,te")},
+            {"BLOSUM62", 65536, 65536, AlignmentMode::Local, {}},
+            {"BLOSUM62", 11, 1, AlignmentMode::Local, {}, 4096},
+            {"EDNAFULL", 999999.5, 999999.5, AlignmentMode::Global, {}, 1000},
         };
         std::mt19937_64 rng(12345);
         std::size_t passed = 0, failed = 0;
@@ -134,7 +144,8 @@ int main(int argc, char** argv) {
                 }
                 job.queries = &queries;
                 job.targets = &targets;
-                job.scheme = ScoringScheme::create(SubstitutionMatrix::builtin(c.matrix), c.open, c.extend);
+                const SubstitutionMatrix matrix = SubstitutionMatrix::builtin(c.matrix);
+                job.scheme = ScoringScheme::create(c.times == 1 ? matrix : matrix.scaled(c.times), c.open, c.extend);
                 job.options.mode = c.mode;
                 job.options.free_ends = c.ends;
                 job.options.traceback = traceback;
@@ -147,6 +158,15 @@ int main(int argc, char** argv) {
                     std::cout << "FAIL " << c.matrix << ' ' << to_string(c.mode) << ": " << e.what() << '\n';
                     failed += job.pairs.size();
                     continue;
+                }
+                if (c.times > 1 || c.open > 4096) {
+                    // Which path each pair took: a kernel of the GPU, or the CPU reference's.
+                    std::map<std::string, std::size_t> kernels_used;
+                    for (const Alignment& a : got) ++kernels_used[a.kernel];
+                    std::cout << "selftest: " << job.scheme.describe() << ' ' << to_string(c.mode)
+                              << " traceback=" << traceback << ':';
+                    for (const auto& [name, count] : kernels_used) std::cout << ' ' << name << " x" << count;
+                    std::cout << '\n';
                 }
                 std::vector<char> ok(job.pairs.size(), 1);
                 kernels::parallel_chunks(job.pairs.size(), 0, [&](std::size_t b, std::size_t e) {
