@@ -10,9 +10,11 @@
 #include <project_document.hpp>
 
 #include <alignscope/device/backend.hpp>
+#include <alignscope/seq/sequence_reader.hpp>
 
 #include <QApplication>
 #include <QDebug>
+#include <QFile>
 #include <QImage>
 #include <QProcess>
 #include <QSignalSpy>
@@ -22,6 +24,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,6 +38,15 @@ inline QString demo_file(const QString& name) {
 }
 inline QString human_globins() { return demo_file(QStringLiteral("globins_human.fa")); }
 inline QString other_globins() { return demo_file(QStringLiteral("globins_others.fa")); }
+
+// The first `count` records of a FASTA/FASTQ file (plain or gzip), written as FASTA.
+inline bool write_slice(const QString& from, const QString& to, std::size_t count) {
+    const SequenceSet set = read_sequences(from.toStdString());
+    std::ofstream out(to.toStdString());
+    for (std::size_t k = 0; k < std::min(count, set.records.size()); ++k)
+        out << '>' << set.records[k].id << '\n' << set.records[k].residues << '\n';
+    return bool(out);
+}
 
 // With ALIGNSCOPE_SCREENSHOT_DIR set, the widget as drawn is kept there as
 // NAME.png (the docs' screenshots come from these runs).
@@ -79,6 +91,21 @@ inline GuiRun run_gui(const QStringList& arguments) {
             QString::fromUtf8(process.readAllStandardError())};
 }
 
+// Opens `project` in a document without a window (made when there is no such
+// file) and waits until it is open; false after 30 s.
+inline bool open_document(ProjectDocument& document, const QString& project) {
+    QSignalSpy opened(&document, &ProjectDocument::opened);
+    document.open(project, !QFile::exists(project));
+    return opened.wait(30'000);
+}
+
+// Loads `files` into a document and waits until it has read them; false after 30 s.
+inline bool load_into(ProjectDocument& document, const QStringList& files) {
+    QSignalSpy idle(&document, &ProjectDocument::loadingIdle);
+    document.loadFiles(files);
+    return idle.wait(30'000);
+}
+
 // Opens `project` (made when `create`) in `window` and waits until it is
 // ready; false when that takes over a minute.
 inline bool open_and_wait(MainWindow& window, const QString& project, bool create = false) {
@@ -94,27 +121,56 @@ inline bool load_and_wait(MainWindow& window, const QStringList& files) {
     return idle.wait(60'000);
 }
 
-// The job a finished run left: its id and how it ended.
-struct FinishedJob {
-    qint64 id = 0;
-    JobState state = JobState::Failed;
+// A job's end as the window notified it.
+struct Finished {
+    qint64 job = 0;
+    JobState state = JobState::Queued;
+    QString text;
 };
+// Waits for the window's next job notification; job 0 when none came within
+// `timeout_ms`.
+inline Finished wait_finished(MainWindow& window, int timeout_ms) {
+    QSignalSpy spy(&window, &MainWindow::jobNotification);
+    if (!spy.wait(timeout_ms)) return {};
+    const auto args = spy.takeFirst();
+    return {args[0].toLongLong(), JobState(args[1].toInt()), args[2].toString()};
+}
 // Runs the job the panel describes and waits for its notification; nothing
 // when it would not start or did not end within a minute.
-inline std::optional<FinishedJob> run_and_wait(MainWindow& window) {
+inline std::optional<Finished> run_and_wait(MainWindow& window) {
     QSignalSpy done(&window, &MainWindow::jobNotification);
     if (!window.runJob()) return std::nullopt;
     if (!done.wait(60'000)) return std::nullopt;
-    return FinishedJob{done.first()[0].toLongLong(), JobState(done.first()[1].toInt())};
+    const auto args = done.takeFirst();
+    return Finished{args[0].toLongLong(), JobState(args[1].toInt()), args[2].toString()};
 }
 
-// A suite's workbench: the CPU devices, a temporary folder for its projects
-// (Qt's settings and standard paths in test mode), and windows shown on
+// The GPU entry the application registers in a build without CUDA: listed,
+// not available, with the reason.
+inline void add_unavailable_gpu(DeviceRegistry& registry) {
+    DeviceInfo gpu;
+    gpu.id = "gpu";
+    gpu.kind = "gpu";
+    gpu.name = "CUDA GPUs";
+    gpu.available = false;
+    gpu.unavailable_reason = "this build has no CUDA backend";
+    registry.add_unavailable(gpu);
+}
+
+// Where the application's data and settings go in a suite: Qt's test-mode
+// paths, or those of the environment (a suite whose main() points the XDG
+// folders at a folder of its run, run_isolated).
+enum class StandardPaths { TestMode, Environment };
+
+// A suite's workbench: the CPU devices (a suite may register more before its
+// first window), a temporary folder for its projects, and windows shown on
 // projects there. Every message a window gives the user is logged, and kept
 // in `messages` when one is given.
 class Workbench {
 public:
-    Workbench() : registry_(make_cpu_registry()) { QStandardPaths::setTestModeEnabled(true); }
+    explicit Workbench(StandardPaths paths = StandardPaths::TestMode) : registry_(make_cpu_registry()) {
+        if (paths == StandardPaths::TestMode) QStandardPaths::setTestModeEnabled(true);
+    }
 
     bool valid() const { return dir_.isValid(); }
     QString folder() const { return dir_.path(); }
@@ -156,7 +212,7 @@ public:
         if (!w->jobPanel().setDevice("cpu")) return warn("no CPU device in the Job panel");
         const auto job = run_and_wait(*w);
         if (!job || job->state != JobState::Done) return warn("the job did not finish");
-        return job->id;
+        return job->job;
     }
 
 private:
@@ -170,15 +226,20 @@ private:
 };
 
 // main() of a suite that must not touch the user's settings, recent projects
-// or demo copies: XDG folders of this run, off-screen unless a platform is set.
+// or demo copies: XDG folders of this run, off-screen unless a platform is set;
+// the settings under "AlignScopeTest" / `application` when one is given.
 template <class Suite>
-int run_isolated(int argc, char** argv) {
+int run_isolated(int argc, char** argv, const char* application = nullptr) {
     QTemporaryDir home;
     qputenv("XDG_DATA_HOME", (home.path() + "/data").toUtf8());
     qputenv("XDG_CONFIG_HOME", (home.path() + "/config").toUtf8());
     qputenv("XDG_CACHE_HOME", (home.path() + "/cache").toUtf8());
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    if (application) {
+        QApplication::setOrganizationName("AlignScopeTest");
+        QApplication::setApplicationName(application);
+    }
     Suite suite;
     return QTest::qExec(&suite, argc, argv);
 }

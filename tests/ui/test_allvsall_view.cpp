@@ -8,7 +8,7 @@
 // --matrix-out`, CSV, PNG and SVG; the run kept in the project; cancel and
 // bad settings.
 #include <analysis/allvsall_view.hpp>
-#include <project_document.hpp>
+#include "workbench_fixture.hpp"
 #include <views/alignment/alignment_view.hpp>
 
 #include <alignscope/align/reference_aligner.hpp>
@@ -32,17 +32,11 @@
 
 using namespace alignscope;
 using namespace alignscope::ui;
+using namespace alignscope::ui::fixture;
 
 namespace {
 
 const QString globins = QStringLiteral("/usr/share/doc/hmmer/examples/tutorial/globins45.fa");
-
-void keep_screenshot(QWidget& widget, const QString& name) {
-    const QString dir = qEnvironmentVariable("ALIGNSCOPE_SCREENSHOT_DIR");
-    if (dir.isEmpty()) return;
-    QApplication::processEvents();
-    widget.grab().save(dir + "/" + name + ".png");
-}
 
 std::size_t find_root(std::vector<std::size_t>& parent, std::size_t x) {
     while (parent[x] != x) x = parent[x] = parent[parent[x]];
@@ -63,16 +57,8 @@ class TestAllVsAllView : public QObject {
     QTemporaryDir dir_;
     QString project_;
 
-    bool openProject(ProjectDocument& document) {
-        QSignalSpy opened(&document, &ProjectDocument::opened);
-        document.open(project_, !QFile::exists(project_));
-        return opened.wait(30'000);
-    }
-    bool load(ProjectDocument& document, const QString& path) {
-        QSignalSpy idle(&document, &ProjectDocument::loadingIdle);
-        document.loadFiles({path});
-        return idle.wait(30'000);
-    }
+    bool openProject(ProjectDocument& document) { return open_document(document, project_); }
+    static bool load(ProjectDocument& document, const QString& path) { return load_into(document, {path}); }
     static int setIndex(const AllVsAllView& view, const QString& name) {
         for (int k = 0; k < view.setChoice()->count(); ++k)
             if (view.setChoice()->itemText(k).startsWith(name)) return k;

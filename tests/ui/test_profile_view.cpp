@@ -6,8 +6,7 @@
 // the model coordinates; the search kept in the project and shown again when
 // it is reopened; bad profiles, missing inputs and cancelling.
 #include <analysis/profile_search_view.hpp>
-#include <mainwindow.hpp>
-#include <project_document.hpp>
+#include "workbench_fixture.hpp"
 
 #include <alignscope/device/backend.hpp>
 
@@ -31,6 +30,7 @@
 
 using namespace alignscope;
 using namespace alignscope::ui;
+using namespace alignscope::ui::fixture;
 
 namespace {
 
@@ -96,14 +96,6 @@ QString cell(const QTableWidget* t, int row, int column) {
 }
 double value(const QTableWidget* t, int row, int column) { return t->item(row, column)->data(Qt::UserRole).toDouble(); }
 
-// With ALIGNSCOPE_SCREENSHOT_DIR set, the widget as drawn is kept there as NAME.png.
-void keep_screenshot(QWidget& widget, const QString& name) {
-    const QString dir = qEnvironmentVariable("ALIGNSCOPE_SCREENSHOT_DIR");
-    if (dir.isEmpty()) return;
-    QApplication::processEvents();
-    widget.grab().save(dir + "/" + name + ".png");
-}
-
 }  // namespace
 
 class TestProfileView : public QObject {
@@ -113,16 +105,10 @@ class TestProfileView : public QObject {
     QString project_, database_;
     std::map<QString, std::string> residues_;  // the database's records, by id
 
-    bool openProject(ProjectDocument& document) {
-        QSignalSpy opened(&document, &ProjectDocument::opened);
-        document.open(project_, !QFile::exists(project_));
-        return opened.wait(30'000);
-    }
+    bool openProject(ProjectDocument& document) { return open_document(document, project_); }
 
-    qint64 loadGlobins(ProjectDocument& document) {
-        QSignalSpy idle(&document, &ProjectDocument::loadingIdle);
-        document.loadFiles({tutorial + "/globins45.fa"});
-        idle.wait(30'000);
+    static qint64 loadGlobins(ProjectDocument& document) {
+        load_into(document, {tutorial + "/globins45.fa"});
         for (const auto& in : document.inputs())
             if (in.label() == "globins45.fa" && in.set) return in.info.id;
         return 0;
@@ -297,9 +283,7 @@ private slots:
         auto registry = make_cpu_registry();
         MainWindow window(*registry);
         window.setConfirmCloseWhileRunning(false);
-        QSignalSpy ready(&window, &MainWindow::projectReady);
-        window.openProject(dir_.filePath("window.alsproj"), true);
-        QVERIFY(ready.wait(30'000));
+        QVERIFY(open_and_wait(window, dir_.filePath("window.alsproj"), true));
         auto* view = qobject_cast<ProfileSearchView*>(window.view("profiles"));
         QVERIFY(view);
         QVERIFY(window.view("allvsall"));

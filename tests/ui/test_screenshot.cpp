@@ -15,7 +15,7 @@ using namespace alignscope::ui::fixture;
 class ScreenshotTest : public QObject {
     Q_OBJECT
 private:
-    Workbench bench_;
+    Workbench bench_{StandardPaths::Environment};  // main() isolates the XDG folders
     QString project_;
     qint64 job_ = 0;
 

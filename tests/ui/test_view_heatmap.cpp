@@ -10,6 +10,7 @@
 // and alignments read from a project.
 #include "views/heatmap/heatmap_view.hpp"
 #include "views/heatmap/stepper_view.hpp"
+#include "workbench_fixture.hpp"
 
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/bench/verify.hpp>
@@ -38,6 +39,7 @@
 
 using namespace alignscope;
 using namespace alignscope::ui;
+using namespace alignscope::ui::fixture;
 
 namespace {
 
@@ -81,15 +83,6 @@ void show(QWidget& w, QSize size) {
     w.resize(size);
     w.show();
     QApplication::processEvents();
-}
-
-// With ALIGNSCOPE_SCREENSHOT_DIR set, the widget as drawn is kept there as
-// NAME.png (the docs' screenshots come from these runs).
-void keep_screenshot(QWidget& widget, const QString& name) {
-    const QString dir = qEnvironmentVariable("ALIGNSCOPE_SCREENSHOT_DIR");
-    if (dir.isEmpty()) return;
-    QApplication::processEvents();
-    widget.grab().save(dir + "/" + name + ".png");
 }
 
 }  // namespace

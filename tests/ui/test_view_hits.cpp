@@ -8,7 +8,7 @@
 // hits the project holds no alignment for; `alignscope --screenshot --view
 // hits` over a CLI search shows the top hit's stored alignment.
 #include "cli_runner.hpp"
-#include "mainwindow.hpp"
+#include "workbench_fixture.hpp"
 #include "project_document.hpp"
 #include "views/hits/hits_view.hpp"
 #include "views/job_hits_view.hpp"
@@ -38,20 +38,12 @@
 
 using namespace alignscope;
 using namespace alignscope::ui;
+using namespace alignscope::ui::fixture;
 
 namespace {
 
 const QString demo = QStringLiteral(ALIGNSCOPE_SOURCE_DIR "/resources/demo/");
 const QString examples = QStringLiteral("/usr/share/doc/mmseqs2/example-data/");
-
-// The first `count` records of a FASTA file (plain or gzip), written as FASTA.
-bool write_slice(const QString& from, const QString& to, std::size_t count) {
-    const SequenceSet set = read_sequences(from.toStdString());
-    std::ofstream out(to.toStdString());
-    for (std::size_t k = 0; k < std::min(count, set.records.size()); ++k)
-        out << '>' << set.records[k].id << '\n' << set.records[k].residues << '\n';
-    return bool(out);
-}
 
 // Query and database files in `dir`: a slice of the mmseqs2 example proteins
 // (UniProt), or the demo globins where that package is not installed.
@@ -155,16 +147,6 @@ void compare_alignments(const Alignment& shown, const Alignment& want) {
     QCOMPARE(shown.kernel, want.kernel);
 }
 
-// Distinct colours and the share of the most common one.
-std::pair<int, double> colour_statistics(const QImage& image) {
-    std::map<QRgb, qint64> counts;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x) ++counts[image.pixel(x, y)];
-    qint64 top = 0;
-    for (const auto& [colour, n] : counts) top = std::max(top, n);
-    return {int(counts.size()), double(top) / double(qint64(image.width()) * image.height())};
-}
-
 struct Search {
     std::vector<Sequence> queries, targets;
     ScoringScheme scheme;
@@ -206,15 +188,6 @@ Search search() {
         s.alignments.push_back(a);
     }
     return s;
-}
-
-// With ALIGNSCOPE_SCREENSHOT_DIR set, the widget as drawn is kept there as
-// NAME.png (the docs' screenshots come from these runs).
-void keep_screenshot(QWidget& widget, const QString& name) {
-    const QString dir = qEnvironmentVariable("ALIGNSCOPE_SCREENSHOT_DIR");
-    if (dir.isEmpty()) return;
-    QApplication::processEvents();
-    widget.grab().save(dir + "/" + name + ".png");
 }
 
 }  // namespace
@@ -579,14 +552,6 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    QTemporaryDir home;
-    qputenv("XDG_DATA_HOME", (home.path() + "/data").toUtf8());
-    qputenv("XDG_CONFIG_HOME", (home.path() + "/config").toUtf8());
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
-    TestViewHits test;
-    return QTest::qExec(&test, argc, argv);
-}
+int main(int argc, char** argv) { return run_isolated<TestViewHits>(argc, argv); }
 
 #include "test_view_hits.moc"

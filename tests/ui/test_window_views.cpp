@@ -14,7 +14,7 @@
 #include "project_options.hpp"
 #include "cli_runner.hpp"
 
-#include <mainwindow.hpp>
+#include "workbench_fixture.hpp"
 #include <panels/job_panel.hpp>
 #include <views/alignment/alignment_view.hpp>
 #include <views/benchmark_view.hpp>
@@ -56,49 +56,12 @@
 
 using namespace alignscope;
 using namespace alignscope::ui;
+using namespace alignscope::ui::fixture;
 
 namespace {
 
 const QString demo = QStringLiteral(ALIGNSCOPE_SOURCE_DIR "/resources/demo/");
 const QString examples = QStringLiteral("/usr/share/doc/mmseqs2/example-data/");
-
-// Distinct colours and the share of the most common one.
-std::pair<int, double> colour_statistics(const QImage& image) {
-    std::map<QRgb, qint64> counts;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x) ++counts[image.pixel(x, y)];
-    qint64 top = 0;
-    for (const auto& [colour, n] : counts) top = std::max(top, n);
-    return {int(counts.size()), double(top) / double(qint64(image.width()) * image.height())};
-}
-
-ProcessResult run_gui(const QStringList& arguments) {
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
-    process.setProcessEnvironment(env);
-    process.start(QStringLiteral(ALIGNSCOPE_GUI), arguments);
-    ProcessResult result;
-    if (!process.waitForFinished(120'000)) return result;
-    result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.err = process.readAllStandardError();
-    return result;
-}
-
-// The first `count` records of a FASTA/FASTQ file (plain or gzip), written as FASTA.
-bool write_slice(const QString& from, const QString& to, std::size_t count) {
-    const SequenceSet set = read_sequences(from.toStdString());
-    std::ofstream out(to.toStdString());
-    for (std::size_t k = 0; k < std::min(count, set.records.size()); ++k)
-        out << '>' << set.records[k].id << '\n' << set.records[k].residues << '\n';
-    return bool(out);
-}
-
-qint64 input_id(const ProjectDocument& document, const QString& file_name) {
-    for (const auto& input : document.inputs())
-        if (input.label() == file_name) return input.info.id;
-    return 0;
-}
 
 }  // namespace
 
@@ -307,8 +270,8 @@ private slots:
         const QString out = dir_.filePath(QString("shot-%1-%2.png").arg(view).arg(benchJob));
         QStringList args{"--project", project_, "--screenshot", out, "--view", view, "--size", "800x560"};
         if (benchJob) args << "--job" << QString::number(bench_job_);
-        const ProcessResult r = run_gui(args);
-        QVERIFY2(r.exit_code == 0, r.err.constData());
+        const GuiRun r = run_gui(args);
+        QVERIFY2(r.status == 0, qPrintable(r.err));
         const QImage image(out);
         QCOMPARE(image.size(), QSize(800, 560));
         const auto [colours, top_share] = colour_statistics(image);
@@ -338,9 +301,9 @@ private slots:
         store::Project project(project_.toStdString(), read_only_project());
         const qint64 job = project.jobs().back().id;
         const QString out = dir_.filePath("shot-large-heatmap.png");
-        const ProcessResult shot = run_gui({"--project", project_, "--screenshot", out, "--view", "heatmap", "--job",
+        const GuiRun shot = run_gui({"--project", project_, "--screenshot", out, "--view", "heatmap", "--job",
                                             QString::number(job), "--size", "800x560"});
-        QVERIFY2(shot.exit_code == 0, shot.err.constData());
+        QVERIFY2(shot.status == 0, qPrintable(shot.err));
         const QImage image(out);
         QVERIFY(!image.isNull());
         // Sample the middle of the plot: drawn cells, not the empty background.
@@ -494,17 +457,6 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    QTemporaryDir home;
-    qputenv("XDG_DATA_HOME", (home.path() + "/data").toUtf8());
-    qputenv("XDG_CONFIG_HOME", (home.path() + "/config").toUtf8());
-    qputenv("XDG_CACHE_HOME", (home.path() + "/cache").toUtf8());
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName("AlignScopeTest");
-    QApplication::setApplicationName("alignscope-views-test");
-    WindowViewsTest test;
-    return QTest::qExec(&test, argc, argv);
-}
+int main(int argc, char** argv) { return run_isolated<WindowViewsTest>(argc, argv, "alignscope-views-test"); }
 
 #include "test_window_views.moc"

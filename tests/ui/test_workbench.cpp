@@ -6,7 +6,7 @@
 // the engine's reference aligner called directly, and re-scored from their CIGAR.
 #include "project_options.hpp"
 #include <demo_project.hpp>
-#include <mainwindow.hpp>
+#include "workbench_fixture.hpp"
 #include <models/jobs_model.hpp>
 #include <panels/job_panel.hpp>
 #include <views/alignment/alignment_view.hpp>
@@ -44,12 +44,12 @@
 
 using namespace alignscope;
 using namespace alignscope::ui;
+using namespace alignscope::ui::fixture;
 
 namespace {
 
-const QString demo_dir = QStringLiteral(ALIGNSCOPE_SOURCE_DIR "/resources/demo");
-const QString human = demo_dir + "/globins_human.fa";
-const QString others = demo_dir + "/globins_others.fa";
+const QString human = human_globins();
+const QString others = other_globins();
 
 // Records of a FASTA file, read here without the engine: (id, description, residues).
 struct Record {
@@ -83,69 +83,28 @@ void write_random_pairs(const QString& queries, const QString& targets, int pair
     }
 }
 
-qint64 input_id(const ProjectDocument& document, const QString& file_name) {
-    for (const auto& input : document.inputs())
-        if (input.label() == file_name) return input.info.id;
-    return 0;
-}
-
-// Waits for the window's notification about `ticket`'s job; returns its state.
-struct Finished {
-    qint64 job = 0;
-    JobState state = JobState::Queued;
-    QString text;
-};
-Finished wait_finished(MainWindow& window, int timeout_ms) {
-    QSignalSpy spy(&window, &MainWindow::jobNotification);
-    if (!spy.wait(timeout_ms)) return {};
-    const auto args = spy.takeFirst();
-    return {args[0].toLongLong(), JobState(args[1].toInt()), args[2].toString()};
-}
-
 }  // namespace
 
 class WorkbenchTest : public QObject {
     Q_OBJECT
 private:
-    std::unique_ptr<DeviceRegistry> registry_;
-    std::unique_ptr<QTemporaryDir> dir_;
+    Workbench bench_{StandardPaths::Environment};  // main() isolates the XDG folders
     int runs_ = 0;
 
-    QString path(const QString& name) const { return dir_->filePath(name); }
+    QString path(const QString& name) const { return bench_.path(name); }
 
     std::unique_ptr<MainWindow> openWindow(const QString& project, bool create) {
-        auto window = std::make_unique<MainWindow>(*registry_);
-        window->setConfirmCloseWhileRunning(false);
-        window->resize(1200, 800);
-        window->show();
-        QSignalSpy ready(window.get(), &MainWindow::projectReady);
-        window->openProject(project, create);
-        if (!ready.wait(20'000)) return nullptr;
-        return window;
-    }
-
-    bool loadAndWait(MainWindow& window, const QStringList& files) {
-        QSignalSpy idle(&window.document(), &ProjectDocument::loadingIdle);
-        window.loadFiles(files);
-        return idle.wait(30'000);
+        return bench_.openWindow(project, create);
     }
 
 private slots:
     void initTestCase() {
-        registry_ = make_cpu_registry();
 #ifdef ALIGNSCOPE_WITH_CUDA
-        kernels::register_cuda_backends(*registry_);
+        kernels::register_cuda_backends(bench_.registry());
 #else
-        DeviceInfo gpu;  // as the application registers it in a build without CUDA
-        gpu.id = "gpu";
-        gpu.kind = "gpu";
-        gpu.name = "CUDA GPUs";
-        gpu.available = false;
-        gpu.unavailable_reason = "this build has no CUDA backend";
-        registry_->add_unavailable(gpu);
+        add_unavailable_gpu(bench_.registry());
 #endif
-        dir_ = std::make_unique<QTemporaryDir>();
-        QVERIFY(dir_->isValid());
+        QVERIFY(bench_.valid());
         QVERIFY(QFile::exists(human));
     }
 
@@ -153,7 +112,7 @@ private slots:
         const QString project = path("load.alsproj");
         auto window = openWindow(project, true);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {human, others}));
+        QVERIFY(load_and_wait(*window, {human, others}));
 
         const auto expected_human = read_fasta(human), expected_others = read_fasta(others);
         const int total = int(expected_human.size() + expected_others.size());
@@ -206,7 +165,7 @@ private slots:
         const QString project = path(QString("run-%1.alsproj").arg(++runs_));
         auto window = openWindow(project, true);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {human, others}));
+        QVERIFY(load_and_wait(*window, {human, others}));
         JobPanel& panel = window->jobPanel();
         panel.setInputs(input_id(window->document(), "globins_human.fa"),
                         input_id(window->document(), "globins_others.fa"));
@@ -278,7 +237,7 @@ private slots:
     void invalidCombinationIsExplainedInline() {
         auto window = openWindow(path("invalid.alsproj"), true);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {human, others}));
+        QVERIFY(load_and_wait(*window, {human, others}));
         JobPanel& panel = window->jobPanel();
         QVERIFY2(panel.canRun(), qPrintable(panel.problemText()));
         panel.setMatchMismatch(2, -3);  // protein sequences: not allowed
@@ -314,7 +273,7 @@ private slots:
         QVERIFY(window);
         const int before = window->sequencesView().model().rowCount();
         QSignalSpy messages(window.get(), &MainWindow::userMessage);
-        QVERIFY(loadAndWait(*window, {file}));
+        QVERIFY(load_and_wait(*window, {file}));
         QCOMPARE(messages.size(), 1);
         const auto args = messages.takeFirst();
         QCOMPARE(args[0].toInt(), int(QMessageBox::Warning));
@@ -351,7 +310,7 @@ private slots:
         store::Project check(path("loadcancel.alsproj").toStdString(), read_only_project());
         QVERIFY(check.inputs().empty());
         // The same file loads when not cancelled.
-        QVERIFY(loadAndWait(*window, {big}));
+        QVERIFY(load_and_wait(*window, {big}));
         QCOMPARE(window->sequencesView().model().rowCount(), 64);
     }
 
@@ -360,7 +319,7 @@ private slots:
         write_random_pairs(q, t, 200, 3000, 7);  // 1.8 G cells on the scalar reference: minutes
         auto window = openWindow(path("cancel.alsproj"), true);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {q, t}));
+        QVERIFY(load_and_wait(*window, {q, t}));
         JobPanel& panel = window->jobPanel();
         panel.setInputs(input_id(window->document(), "long_q.fa"), input_id(window->document(), "long_t.fa"));
         panel.setPairing(Pairing::RecordByRecord);
@@ -399,7 +358,7 @@ private slots:
         // Where the application would find GPUs, a job big enough to keep them busy.
         // The second row: 20,000 alignments whose results reach the project while
         // the probe watches the event loop (0.17 s on an H200, 8 ms worst stall).
-        for (const DeviceInfo& d : registry_->devices())
+        for (const DeviceInfo& d : bench_.registry().devices())
             if (d.kind == "gpu" && d.available) {
                 QTest::newRow(d.id.c_str()) << QString::fromStdString(d.id) << 1000 << 1000;
                 QTest::newRow((d.id + "-20k").c_str()) << QString::fromStdString(d.id) << 20000 << 1000;
@@ -414,7 +373,7 @@ private slots:
         write_random_pairs(q, t, pairs, length, 11);
         auto window = openWindow(path("busy-" + QString(QTest::currentDataTag()).replace(':', '-') + ".alsproj"), true);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {q, t}));
+        QVERIFY(load_and_wait(*window, {q, t}));
         JobPanel& panel = window->jobPanel();
         panel.setInputs(input_id(window->document(), QFileInfo(q).fileName()),
                         input_id(window->document(), QFileInfo(t).fileName()));
@@ -446,7 +405,7 @@ private slots:
     void estimatesFromMeasuredSpeed() {
         auto window = openWindow(path("estimate.alsproj"), true);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {human, others}));
+        QVERIFY(load_and_wait(*window, {human, others}));
         JobPanel& panel = window->jobPanel();
         QVERIFY(panel.setDevice("cpu"));
         QVERIFY2(panel.estimateText().contains("No time estimate yet"), qPrintable(panel.estimateText()));
@@ -507,7 +466,7 @@ private slots:
         QVERIFY(box && box->isVisible());
         const QString text = box->text();
         QVERIFY2(text.contains(QString::fromLatin1(qVersion())), qPrintable(text));
-        for (const DeviceInfo& d : registry_->devices()) {
+        for (const DeviceInfo& d : bench_.registry().devices()) {
             QVERIFY2(text.contains(QString::fromStdString(d.name).toHtmlEscaped()), qPrintable(text));
             if (!d.available)
                 QVERIFY2(text.contains(QString::fromStdString(d.unavailable_reason).toHtmlEscaped()), qPrintable(text));
@@ -538,9 +497,8 @@ private slots:
     }
 
     void buildsTheDemoProject() {
-        MainWindow window(*registry_);
-        window.setConfirmCloseWhileRunning(false);
-        window.show();
+        const auto owned = bench_.window();
+        MainWindow& window = *owned;
         QSignalSpy done(&window, &MainWindow::jobNotification);
         const QString first = open_demo_project(window);
         QVERIFY(done.wait(60'000));
@@ -562,7 +520,7 @@ private slots:
     void savesAsAndSwitches() {
         auto window = openWindow(path("original.alsproj"), true);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {human}));
+        QVERIFY(load_and_wait(*window, {human}));
         QSignalSpy ready(window.get(), &MainWindow::projectReady);
         window->document().saveAs(path("copy.alsproj"));
         QVERIFY(ready.wait(20'000));

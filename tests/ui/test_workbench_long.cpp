@@ -9,7 +9,7 @@
 // model of that set of GPUs, or none (said so), never one GPU's; a 200 kb
 // pair is cancelled mid-run.
 #include "project_options.hpp"
-#include <mainwindow.hpp>
+#include "workbench_fixture.hpp"
 #include <panels/job_panel.hpp>
 
 #include <alignscope/align/cigar.hpp>
@@ -34,26 +34,9 @@
 
 using namespace alignscope;
 using namespace alignscope::ui;
+using namespace alignscope::ui::fixture;
 
 namespace {
-
-qint64 input_id(const ProjectDocument& document, const QString& file_name) {
-    for (const auto& input : document.inputs())
-        if (input.label() == file_name) return input.info.id;
-    return 0;
-}
-
-struct Finished {
-    qint64 job = 0;
-    JobState state = JobState::Queued;
-    QString text;
-};
-Finished wait_finished(MainWindow& window, int timeout_ms) {
-    QSignalSpy spy(&window, &MainWindow::jobNotification);
-    if (!spy.wait(timeout_ms)) return {};
-    const auto args = spy.takeFirst();
-    return {args[0].toLongLong(), JobState(args[1].toInt()), args[2].toString()};
-}
 
 // A GPU the panel can choose (it is never asked to align anything here).
 class ListedGpu final : public Backend {
@@ -129,27 +112,11 @@ bool row_visible(JobPanel& panel, const char* name) {
 class WorkbenchLongTest : public QObject {
     Q_OBJECT
 private:
-    std::unique_ptr<DeviceRegistry> registry_;
-    QTemporaryDir dir_;
+    Workbench bench_{StandardPaths::Environment};
 
-    QString path(const QString& name) const { return dir_.filePath(name); }
+    QString path(const QString& name) const { return bench_.path(name); }
 
-    std::unique_ptr<MainWindow> openWindow(const QString& project) {
-        auto window = std::make_unique<MainWindow>(*registry_);
-        window->setConfirmCloseWhileRunning(false);
-        window->resize(1200, 800);
-        window->show();
-        QSignalSpy ready(window.get(), &MainWindow::projectReady);
-        window->openProject(project, true);
-        if (!ready.wait(20'000)) return nullptr;
-        return window;
-    }
-
-    bool loadAndWait(MainWindow& window, const QStringList& files) {
-        QSignalSpy idle(&window.document(), &ProjectDocument::loadingIdle);
-        window.loadFiles(files);
-        return idle.wait(30'000);
-    }
+    std::unique_ptr<MainWindow> openWindow(const QString& project) { return bench_.openWindow(project, true); }
 
     // Query and target files of a generated pair; the query file holds a
     // second, short record that the long pair leaves out.
@@ -169,15 +136,8 @@ private:
 
 private slots:
     void initTestCase() {
-        registry_ = make_cpu_registry();
-        DeviceInfo gpu;  // as the application registers it in a build without CUDA
-        gpu.id = "gpu";
-        gpu.kind = "gpu";
-        gpu.name = "CUDA GPUs";
-        gpu.available = false;
-        gpu.unavailable_reason = "this build has no CUDA backend";
-        registry_->add_unavailable(gpu);
-        QVERIFY(dir_.isValid());
+        add_unavailable_gpu(bench_.registry());
+        QVERIFY(bench_.valid());
     }
 
     void runsALongPairOnTheCpu() {
@@ -186,7 +146,7 @@ private slots:
         const QString project = path("long.alsproj");
         auto window = openWindow(project);
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {path("lambda20k_q.fa"), path("lambda20k_t.fa")}));
+        QVERIFY(load_and_wait(*window, {path("lambda20k_q.fa"), path("lambda20k_t.fa")}));
         JobPanel& panel = window->jobPanel();
         configure(panel, *window, "lambda20k");
         panel.setLongPairMode(AlignmentMode::Global);
@@ -311,13 +271,9 @@ private slots:
         }
         LongPair pair;
         writePair("lambda20k", 20'000, 19'400, pair);
-        auto window = std::make_unique<MainWindow>(*registry_);
-        window->setConfirmCloseWhileRunning(false);
-        window->show();
-        QSignalSpy ready(window.get(), &MainWindow::projectReady);
-        window->openProject(project, false);
-        QVERIFY(ready.wait(20'000));
-        QVERIFY(loadAndWait(*window, {path("lambda20k_q.fa"), path("lambda20k_t.fa")}));
+        auto window = bench_.openWindow(project, false);
+        QVERIFY(window);
+        QVERIFY(load_and_wait(*window, {path("lambda20k_q.fa"), path("lambda20k_t.fa")}));
         JobPanel& panel = window->jobPanel();
         configure(panel, *window, "lambda20k");
         QVERIFY(panel.setDevice("cpu"));
@@ -368,7 +324,7 @@ private slots:
             QSignalSpy ready(window.get(), &MainWindow::projectReady);
             window->openProject(project, false);
             QVERIFY(ready.wait(20'000));
-            QVERIFY(loadAndWait(*window, {path("gpuset_q.fa"), path("gpuset_t.fa")}));
+            QVERIFY(load_and_wait(*window, {path("gpuset_q.fa"), path("gpuset_t.fa")}));
             JobPanel& panel = window->jobPanel();
             configure(panel, *window, "gpuset");
             QVERIFY(panel.setDevice("gpu"));
@@ -399,7 +355,7 @@ private slots:
         writePair("lambda200k", 200'000, 200'000, pair);  // 40 G cells: many minutes on one core
         auto window = openWindow(path("cancel-long.alsproj"));
         QVERIFY(window);
-        QVERIFY(loadAndWait(*window, {path("lambda200k_q.fa"), path("lambda200k_t.fa")}));
+        QVERIFY(load_and_wait(*window, {path("lambda200k_q.fa"), path("lambda200k_t.fa")}));
         JobPanel& panel = window->jobPanel();
         configure(panel, *window, "lambda200k");
         panel.setLongPairMode(AlignmentMode::Local);
