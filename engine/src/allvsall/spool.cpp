@@ -2,6 +2,7 @@
 #include <alignscope/allvsall/spool.hpp>
 #include "../io/crc32.hpp"
 #include <alignscope/error.hpp>
+#include <alignscope/io/atomic_file.hpp>
 
 #include <zlib.h>
 
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 #include <fcntl.h>
@@ -32,7 +34,7 @@ void write_all(int fd, const char* p, std::size_t size, const std::string& path)
         const ssize_t w = ::write(fd, p, size);
         if (w < 0) {
             if (errno == EINTR) continue;
-            throw Error("allvsall: cannot write " + path + " (" + errno_text() + ")");
+            throw Error("allvsall: cannot write " + path + " (" + write_failure_reason(errno) + ")");
         }
         p += w;
         size -= static_cast<std::size_t>(w);
@@ -264,7 +266,14 @@ void ResultSpool::append(const TileResult& r) {
     encode_tile(r, buffer_);
     const std::uint64_t length = buffer_.size() - 8;
     std::memcpy(buffer_.data(), &length, 8);
-    write_all(fd_, buffer_.data(), buffer_.size(), spool_path_);
+    try {
+        write_all(fd_, buffer_.data(), buffer_.size(), spool_path_);
+    } catch (const Error& e) {
+        if (!temporary_) throw;
+        throw Error(std::string(e.what()) +
+                    "; the pairs' scores wait there for the outputs: set TMPDIR to a folder with room, or give "
+                    "--checkpoint DIR");
+    }
     crc_ = io::crc32_of(buffer_.data(), buffer_.size(), crc_);
     bytes_ += buffer_.size();
     pairs_ += r.scores.size();
@@ -353,11 +362,22 @@ void ResultSpool::read_back(std::uint64_t bytes, const std::function<void(const 
         read_all(fd_, reinterpret_cast<char*>(&length), 8, at, spool_path_);
         at += 8;
         if (length > bytes - at) throw Error("allvsall: " + spool_path_ + " ends inside a record");
-        record.resize(static_cast<std::size_t>(length));
-        read_all(fd_, record.data(), record.size(), at, spool_path_);
-        at += length;
+        // One tile's record, and its results decoded, are in memory at a
+        // time: running out of it here is reading this file, said as such.
+        TileResult r;
         std::size_t offset = 0;
-        TileResult r = decode_tile(record, offset, spool_path_);
+        try {
+            record.resize(static_cast<std::size_t>(length));
+            read_all(fd_, record.data(), record.size(), at, spool_path_);
+            r = decode_tile(record, offset, spool_path_);
+        } catch (const std::bad_alloc&) {
+            record = std::string();
+            throw Error("allvsall: " + spool_path_ + ": out of memory reading tile " + std::to_string(expected) +
+                        " back (its record is " + std::to_string((length + (1u << 20) - 1) >> 20) +
+                        " MiB, and as much again decoded): give the job more memory, or run it with a smaller "
+                        "--tile (each tile's results are read back whole)");
+        }
+        at += length;
         if (offset != record.size() || r.tile != expected)
             throw Error("allvsall: " + spool_path_ + ": tile " + std::to_string(expected) + " is damaged");
         ++expected;

@@ -21,6 +21,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
+#include <string>
 
 namespace alignscope::ui {
 
@@ -156,12 +158,33 @@ void TimelineView::loadFromProject(const store::Project& project, std::int64_t j
 }
 
 void TimelineView::importChromeTrace(const QString& path) {
+    const std::string name = path.toStdString();
+    const QFileInfo info(path);
+    // A trace is a file of known size: a device or a pipe would be read
+    // without end, and the size bounds what is read.
+    if (info.exists() && !info.isFile())
+        throw Error(name + ": not a regular file (a folder, device or pipe); a Chrome trace is a JSON file");
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        throw Error(path.toStdString() + ": cannot read the trace: " + file.errorString().toStdString());
-    const QByteArray text = file.readAll();
-    setEvents(read_chrome_trace(text.toStdString(), path.toStdString()),
-              tr("%1 (imported, read-only)").arg(QFileInfo(path).fileName()));
+        throw Error(name + ": cannot read the trace: " + file.errorString().toStdString());
+    const qint64 size = file.size();
+    // The text, the parsed JSON and the events are all in memory at once:
+    // running out of it is reading this file, and is said as such.
+    try {
+        std::string text(static_cast<std::size_t>(size), '\0');
+        const qint64 got = size > 0 ? file.read(text.data(), size) : 0;
+        if (got != size)
+            throw Error(name + ": cannot read the trace: " +
+                        (got < 0 ? file.errorString().toStdString() : std::string("it ended early")));
+        std::vector<TimelineEvent> events = read_chrome_trace(text, name);
+        text = std::string();
+        setEvents(std::move(events), tr("%1 (imported, read-only)").arg(info.fileName()));
+    } catch (const std::bad_alloc&) {
+        throw Error(name + ": out of memory importing the Chrome trace (" +
+                    QLocale::c().toString(double(size) / double(1 << 20), 'f', 1).toStdString() +
+                    " MiB, several times that once parsed): import a shorter trace (of a shorter job, or the trace "
+                    "cut into parts), or close other work to free memory");
+    }
     read_only_ = true;
 }
 

@@ -1,0 +1,110 @@
+// Importing a Chrome trace into the timeline view with too little memory: in a
+// child process under an address-space limit a few MiB above what it uses, a
+// 64 MiB trace cannot be read, and the import must fail with one Error naming
+// the file and what the user can do, never a bare std::bad_alloc (the window
+// would show "std::bad_alloc"). A device or pipe is refused at once instead
+// of being read without end.
+#include "sanitizers.hpp"
+#include "views/timeline/timeline_view.hpp"
+
+#include <alignscope/error.hpp>
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <new>
+#include <string>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace alignscope;
+using namespace alignscope::ui;
+
+namespace {
+
+std::uint64_t address_space_in_use() {
+    std::ifstream statm("/proc/self/statm");
+    std::uint64_t pages = 0;
+    statm >> pages;
+    return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace
+
+class TestTimelineImportMemory : public QObject {
+    Q_OBJECT
+
+private slots:
+    void importPastMemoryNamesTheFile() {
+        if (test::kSanitized) QSKIP("an address-space limit stops the sanitizer's runtime, not the code under test");
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath("big-trace.json");
+        {
+            // 64 MiB (sparse): its bytes do not matter, the memory to hold them does.
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QVERIFY(f.resize(qint64(64) << 20));
+        }
+        TimelineView view;
+        int fds[2];
+        QVERIFY(::pipe(fds) == 0);
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            ::close(fds[0]);
+            rlimit rl{};
+            ::getrlimit(RLIMIT_AS, &rl);
+            rl.rlim_cur = static_cast<rlim_t>(address_space_in_use() + (std::uint64_t{16} << 20));
+            ::setrlimit(RLIMIT_AS, &rl);
+            std::string said = "imported whole";
+            int status = 4;
+            try {
+                view.importChromeTrace(path);
+            } catch (const Error& e) {
+                said = e.what();
+                status = 0;
+            } catch (const std::bad_alloc&) {
+                said = "std::bad_alloc escaped";
+                status = 3;
+            } catch (const std::exception& e) {
+                said = std::string("another exception: ") + e.what();
+                status = 5;
+            }
+            if (::write(fds[1], said.data(), said.size()) < 0) status = 6;
+            ::_exit(status);
+        }
+        ::close(fds[1]);
+        std::string said;
+        char buffer[4096];
+        for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) said.append(buffer, static_cast<std::size_t>(n));
+        ::close(fds[0]);
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+        QVERIFY2(WIFEXITED(status) && WEXITSTATUS(status) == 0, said.c_str());
+        const QString text = QString::fromStdString(said);
+        QVERIFY2(text.startsWith(path + ": out of memory importing the Chrome trace"), said.c_str());
+        QVERIFY2(text.contains("import a shorter trace"), said.c_str());
+    }
+
+    void aDeviceIsRefusedAtOnce() {
+        TimelineView view;
+        QElapsedTimer timer;
+        timer.start();
+        QString message;
+        try {
+            view.importChromeTrace("/dev/zero");
+        } catch (const Error& e) {
+            message = QString::fromUtf8(e.what());
+        }
+        QVERIFY2(message.startsWith("/dev/zero: not a regular file"), qPrintable(message));
+        QVERIFY(timer.elapsed() < 5000);
+    }
+};
+
+QTEST_MAIN(TestTimelineImportMemory)
+#include "test_timeline_import_memory.moc"
