@@ -2,6 +2,7 @@
 // and the CPU SIMD backend in the same run; a table on the terminal and the
 // whole report as JSON.
 #include "cli_commands.hpp"
+#include "cli_profile.hpp"
 #include "cli_project_flag.hpp"
 #include "cli_options.hpp"
 #include "cli_progress.hpp"
@@ -59,6 +60,7 @@ struct BenchFlags {
     std::vector<std::string> strategies{"strips", "streams"};
     std::string mode = "local";
     LongFlags long_flags;  // --kernels, --special-rows-mem
+    ProfileBenchFlags profile;  // --profile, --hmm, --db, --db-limit, --no-hmmsearch
     CLI::Option* strategies_option = nullptr;
     CLI::Option* mode_option = nullptr;
 
@@ -132,19 +134,35 @@ int finish_bench(std::ostream& table, const BenchReport& report, const BenchFlag
 int run_bench_long(BenchFlags flags, CliContext& context);
 std::string parasail_figure(const BenchReport& report, int threads);
 
-int run_bench_command(BenchFlags flags, CliContext& context) {
-    refuse_overlapping_files({}, {{"--json", flags.json}, {"--timeline", flags.timeline}, {"--project", flags.project.path}});
-    if (flags.lengths_option->count()) {
-        flags.lengths.clear();
-        for (const auto& text : flags.length_texts) flags.lengths.push_back(parse_length(text, "--lengths"));
-    }
-    if (flags.long_pair) {
-        if (flags.search) throw Error("--long and --search are different benchmarks: give one");
-        return run_bench_long(std::move(flags), context);
-    }
+// The benchmarks other than the standard cases (--long, --search,
+// --profile), each refusing the flags it does not take; nullopt when none is
+// asked for.
+std::optional<int> run_other_bench(BenchFlags& flags, CliContext& context) {
+    const int others = int(flags.long_pair) + int(flags.search) + int(flags.profile.enabled);
+    if (others > 1) throw Error("--long, --search and --profile are different benchmarks: give one");
+    if (flags.long_pair) return run_bench_long(std::move(flags), context);
     if (flags.strategies_option->count() || flags.mode_option->count() || flags.long_flags.given())
         throw Error("--strategies, --mode, --kernels and --special-rows-mem apply to bench --long");
+    if (!flags.profile.enabled && (!flags.profile.hmm.empty() || !flags.profile.database.empty() ||
+                                   flags.profile.db_limit || flags.profile.no_hmmsearch))
+        throw Error("--hmm, --db, --db-limit and --no-hmmsearch apply to bench --profile");
     if (flags.search) return run_search_bench(flags.device, flags.quick, flags.threads, flags.json, context);
+    if (flags.profile.enabled) {
+        if (flags.pairs_option->count() || flags.cpu_seconds_option->count() || flags.lengths_option->count() ||
+            flags.batches_option->count() || flags.streams_option->count() || !flags.kernels.empty() ||
+            !flags.timeline.empty() || !flags.project.path.empty() || !flags.gpu_mem.empty() || flags.no_sweeps)
+            throw Error(
+                "bench --profile measures whole searches: drop --pairs, --cpu-pairs' sweeps (--cpu-seconds, "
+                "--lengths, --batches, --streams, --kernel, --no-sweeps), --gpu-mem, --timeline and --project");
+        const int repeat = flags.repeat_option->count() ? flags.repeat : flags.quick ? 1 : 3;
+        return run_bench_profile(flags.profile, flags.device, flags.cpu_device, flags.threads, repeat, flags.json,
+                                 context);
+    }
+    return std::nullopt;
+}
+
+// --quick's sizes, the default batch sweep, --no-sweeps; then the checks.
+void apply_sweep_defaults(BenchFlags& flags) {
     if (flags.quick) {
         // A CI-sized run: every kind of point once, each in well under a second.
         if (!flags.pairs_option->count()) flags.pairs = 20'000;
@@ -167,7 +185,10 @@ int run_bench_command(BenchFlags flags, CliContext& context) {
     if (flags.repeat < 1) throw Error("--repeat must be at least 1");
     if (flags.threads < 0) throw Error("--threads must be 0 (all cores) or positive");
     if (!(flags.cpu_seconds > 0)) throw Error("--cpu-seconds must be positive");
+}
 
+// The device under test, then the CPU device beside it (unless the same or 'none').
+std::vector<Backend*> bench_backends(const BenchFlags& flags, CliContext& context) {
     std::vector<Backend*> backends;
     Backend& device = context.registry->select(flags.device);
     backends.push_back(&device);
@@ -175,11 +196,11 @@ int run_bench_command(BenchFlags flags, CliContext& context) {
         Backend& cpu = context.registry->select(flags.cpu_device, "--cpu-device");
         if (&cpu != &device) backends.push_back(&cpu);
     }
+    return backends;
+}
 
-    // With --json -, the JSON owns standard output and the table goes to stderr.
-    const bool json_to_stdout = flags.json == "-";
-    std::ostream& table = json_to_stdout ? std::cerr : std::cout;
-
+// Why there is no GPU point, when --device auto found none.
+std::vector<std::string> no_gpu_preamble(const BenchFlags& flags, const Backend& device, const CliContext& context) {
     std::vector<std::string> preamble;
     if (flags.device == "auto" && device.info().kind != "gpu") {
         for (const auto& info : context.registry->devices())
@@ -187,7 +208,10 @@ int run_bench_command(BenchFlags flags, CliContext& context) {
                 preamble.push_back("no GPU: " + info.id + ": " + info.unavailable_reason);
         if (preamble.empty()) preamble.push_back("no GPU in this build or on this machine: running on the CPU only");
     }
+    return preamble;
+}
 
+BenchOptions bench_options(const BenchFlags& flags, TimelineRecorder& recorder) {
     BenchOptions options;
     options.gpu_pairs = flags.pairs;
     options.cpu_pairs = flags.cpu_pairs;
@@ -201,8 +225,47 @@ int run_bench_command(BenchFlags flags, CliContext& context) {
     options.seed = flags.seed;
     options.gpu_memory_budget = flags.gpu_mem.empty() ? 0 : parse_byte_size(flags.gpu_mem, "--gpu-mem");
     options.cancel = &interrupt_token();
-    TimelineRecorder recorder;
     if (!flags.timeline.empty()) options.timeline = &recorder;
+    return options;
+}
+
+// The project's record of the run.
+store::JobSpec bench_spec(const BenchFlags& flags, const DeviceInfo& device, const BenchOptions& options,
+                          const CliContext& context) {
+    store::JobSpec spec;
+    spec.command = "bench";
+    spec.algorithm = "bench";
+    spec.devices = device.id;
+    spec.threads = flags.threads;
+    spec.gpu_memory_budget = options.gpu_memory_budget;
+    spec.driver_version = device.driver_version;
+    spec.command_line = context.command_line;
+    spec.parameters["cpu_device"] = flags.cpu_device;
+    spec.parameters["pairs"] = std::to_string(flags.pairs);
+    spec.parameters["repeat"] = std::to_string(flags.repeat);
+    spec.parameters["seed"] = std::to_string(flags.seed);
+    return spec;
+}
+
+// The standard cases and sweeps: devices, options, the table as points come,
+// notes (parasail's figure beside ours), the JSON, timeline and project.
+int run_bench_command(BenchFlags flags, CliContext& context) {
+    refuse_overlapping_files({}, {{"--json", flags.json}, {"--timeline", flags.timeline}, {"--project", flags.project.path}});
+    if (flags.lengths_option->count()) {
+        flags.lengths.clear();
+        for (const auto& text : flags.length_texts) flags.lengths.push_back(parse_length(text, "--lengths"));
+    }
+    if (std::optional<int> status = run_other_bench(flags, context)) return *status;
+    apply_sweep_defaults(flags);
+    const std::vector<Backend*> backends = bench_backends(flags, context);
+    const Backend& device = *backends.front();
+
+    // With --json -, the JSON owns standard output and the table goes to stderr.
+    const bool json_to_stdout = flags.json == "-";
+    std::ostream& table = json_to_stdout ? std::cerr : std::cout;
+    const std::vector<std::string> preamble = no_gpu_preamble(flags, device, context);
+    TimelineRecorder recorder;
+    const BenchOptions options = bench_options(flags, recorder);
 
     for (Backend* backend : backends) {
         const DeviceInfo info = backend->info();
@@ -213,19 +276,7 @@ int run_bench_command(BenchFlags flags, CliContext& context) {
     table << "\n";
     print_header(table);
 
-    store::JobSpec spec;
-    spec.command = "bench";
-    spec.algorithm = "bench";
-    spec.devices = device.info().id;
-    spec.threads = flags.threads;
-    spec.gpu_memory_budget = options.gpu_memory_budget;
-    spec.driver_version = device.info().driver_version;
-    spec.command_line = context.command_line;
-    spec.parameters["cpu_device"] = flags.cpu_device;
-    spec.parameters["pairs"] = std::to_string(flags.pairs);
-    spec.parameters["repeat"] = std::to_string(flags.repeat);
-    spec.parameters["seed"] = std::to_string(flags.seed);
-    std::unique_ptr<store::JobRecording> recording = flags.project.begin(spec);
+    std::unique_ptr<store::JobRecording> recording = flags.project.begin(bench_spec(flags, device.info(), options, context));
     // Open the outputs before the work so a bad path fails fast; they appear whole or not at all.
     std::optional<AtomicOutput> json_out, timeline_out;
     if (!flags.json.empty() && !json_to_stdout) json_out.emplace(flags.json);
@@ -257,7 +308,6 @@ int run_bench_command(BenchFlags flags, CliContext& context) {
     }
     return finish_bench(table, with_preamble, flags, json_to_stdout, json_out, timeline_out, recorder, recording.get());
 }
-
 
 // parasail's own command-line aligner, when installed, on the protein case our
 // CPU device just ran that asks what sw_striped_16 gives (300 x 300, BLOSUM62
@@ -554,6 +604,7 @@ void add_bench_command(CLI::App& app, CliContext& context) {
     flags->mode_option =
         command->add_option("--mode", flags->mode, "bench --long: global, local or semiglobal [default: local]");
     flags->long_flags.add_to(*command, false);
+    flags->profile.add_to(*command);
 }
 
 }  // namespace alignscope::cli

@@ -55,9 +55,8 @@ int run_verify_profile(const ProfileVerifyFlags& flags, const std::string& devic
 
 struct ProfileBenchFlags {
     bool enabled = false;       // --profile
-    std::string hmm;            // --hmm MODEL.hmm (the first model is measured unless --model)
+    std::string hmm;            // --hmm MODELS.hmm: every model in it is measured
     std::string database;       // --db FASTA
-    std::string model;          // --model NAME: which model of the file
     std::uint64_t db_limit = 0; // --db-limit: first N records; 0 = all
     bool no_hmmsearch = false;  // --no-hmmsearch
     void add_to(CLI::App& command);
