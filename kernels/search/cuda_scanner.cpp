@@ -21,6 +21,7 @@
 #include "common/gpu_timeline.hpp"
 #include "common/host_parallel.hpp"
 #include "search/dbscan_launch.hpp"
+#include "search/scan_plan.hpp"
 
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/device/kernel_name.hpp>
@@ -42,38 +43,9 @@ namespace {
 using search::DbscanMode;
 using search::DbscanParams;
 using search::DbscanShape;
-
-constexpr double kTargetLaunchCells = 3e11;  // ~100 ms at 3 TCUPS
-constexpr std::uint64_t kMaxOutputBytes = 256ull << 20;  // scores of one launch
+using search::ProfilePlan;
 
 std::uint64_t round4(std::uint64_t v) { return (v + 3) & ~std::uint64_t{3}; }
-
-// Databases whose longest sequence is at most this long have short strips:
-// multi-tile profiles may then use groups of any width (4 threads: 64 strips
-// a block, about 140 MB of strips per stream on 132 SMs at this length, which
-// must also fit the scan's working memory) and an extra tile costs less, its
-// strip staying in cache. Longer ones keep multi-tile profiles to groups of
-// 16 or 32, whose strips are fewer.
-constexpr int kShortStripLength = 1024;
-
-// Cost of one database column for a query pair of `rows` rows on `shape`,
-// in issue slots: padded rows x (per-row work + per-step overhead / R), with
-// the wavefront's ramp (G - 1 + rounding steps per sequence of mean length)
-// and a charge for every extra tile (strip traffic, block barrier).
-// Measured on an H200 (synthetic 1,000,000 x 256 against the 500
-// mmseqs2-examples queries, total scan GCUPS): groups of 16 or 32 and 3% a
-// tile 4,886; short strips (groups down to 4, 1% a tile) 5,237: a long query
-// on 256-residue sequences then runs as more tiles of narrow groups, whose
-// wavefront ramp (G - 1 steps a tile) is shorter.
-double shape_cost(const DbscanShape& shape, int rows, double mean_length, bool short_strips) {
-    const int tile = shape.tile_rows();
-    const int tiles = (rows + tile - 1) / tile;
-    const double padded = static_cast<double>(tiles) * tile;
-    const double per_row = 5.5 + 24.0 / shape.rows;
-    const double ramp = 1.0 + (shape.threads + 5.0) / std::max(8.0, mean_length);
-    if (tiles > 1 && shape.threads < 16 && !short_strips) return 1e300;
-    return padded * per_row * ramp * (1.0 + (short_strips ? 0.01 : 0.03) * (tiles - 1));
-}
 
 }  // namespace
 
@@ -285,15 +257,6 @@ ScanCapability CudaScanner::capability(const ScanSetup& setup) {
 
 namespace {
 
-// One profile (a pair of queries in 16-bit lanes, or one query in 32-bit).
-struct ProfilePlan {
-    int a = -1, b = -1;  // query indices in the scan call (b = -1: none)
-    int rows = 0;        // longest of the two
-    DbscanShape shape;
-    int tiles = 0;
-    std::uint64_t offset = 0;  // in words
-};
-
 // Profile words of one plan: tiles x letters x tile rows; entry = (s + open)
 // for lane a in the low half (or the whole word) and lane b in the high half.
 // Local: query row i is padded row i, padding below. Bounded: the layout of
@@ -345,6 +308,327 @@ std::int64_t query_best(const EncodedSequence& q, const std::vector<int>& best_a
 }  // namespace
 
 
+// One call of scan(): its queries, its plan and its running state, with the
+// stages that turn them into scores.
+struct CudaScanner::ScanCall {
+    ScanCall(CudaScanner& s, std::span<const EncodedSequence* const> q, std::span<std::int32_t> out, JobContext& c,
+             const PreparedDatabase& d, const CudaSite& w)
+        : scanner(s), queries(q), scores(out), context(c), db(d), where(w) {}
+
+    CudaScanner& scanner;
+    std::span<const EncodedSequence* const> queries;
+    std::span<std::int32_t> scores;
+    JobContext& context;
+    const PreparedDatabase& db;
+    const CudaSite& where;
+    std::vector<std::int64_t> best_of_query;
+    search::ScanPlan plan;
+    std::vector<std::uint32_t> host_profiles;
+    std::vector<std::uint64_t> host_offsets;
+    std::vector<std::int32_t> host_tiles, host_lengths;
+    std::set<std::string> kernel_names;
+    std::uint64_t cells_done = 0;
+    std::size_t partitions_done = 0;
+    std::size_t queries_finished = 0;  // in the last partition: nothing of theirs is left to scan
+    std::vector<Saturated> saturated;
+    std::mutex saturated_mutex;
+    std::size_t next_slot = 0;
+
+    void find_query_bests();
+    search::ScanPlan make_plan();
+    void fill_profiles();
+    void upload_profiles(GpuTimeline& timeline, cudaStream_t first_stream);
+    void report(std::size_t queries_done);
+    void collect(Slot& slot);
+    void read_scores(const Slot& slot, const ProfilePlan& profile, std::size_t k, std::vector<Saturated>& found);
+    void scan_partition(Partition& part, GpuTimeline& timeline, cudaStream_t first_stream);
+    void launch(const search::LaunchRun& run, Partition& part, GpuTimeline& timeline);
+    void rescore_saturated(const Partition& part, GpuTimeline& timeline);
+};
+
+// Bounded modes: every database sequence must have a last column, and each
+// query's best score bounds its cells (dbscan_bounds.hpp).
+void CudaScanner::ScanCall::find_query_bests() {
+    best_of_query.assign(queries.size(), 0);
+    if (!scanner.bounded()) return;
+    // A lane takes its end cell at its last column: there must be one.
+    for (std::size_t p = 0; p < db.size(); ++p)
+        if (db.length(p) == 0) throw Error(scanner.info_.id + ": database sequence '" + db.ids[p] + "' is empty");
+    for (std::size_t q = 0; q < queries.size(); ++q) best_of_query[q] = query_best(*queries[q], scanner.best_as_query_);
+}
+
+// Pairs of similar length (or singles with 32-bit cells), each on its shape.
+search::ScanPlan CudaScanner::ScanCall::make_plan() {
+    search::ScanPlanInputs in;
+    for (const EncodedSequence* q : queries) in.query_lengths.push_back(q->size());
+    in.narrow = scanner.narrow_;
+    in.bounded = scanner.bounded();
+    double mean_length = 0;
+    for (const Partition& p : scanner.partitions_) mean_length += p.mean_length * static_cast<double>(p.last - p.first);
+    in.mean_length = mean_length / static_cast<double>(db.size());
+    int longest = 0;
+    for (const Partition& p : scanner.partitions_) longest = std::max(longest, p.max_length);
+    // Narrow groups' strips must also fit the working memory the budget keeps
+    // for scans (see the constructor): at most half of it, every stream's set.
+    in.short_strips = false;
+    if (longest <= search::kShortStripLength) {
+        int narrow_blocks = 0;
+        for (const DbscanShape& shape : search::dbscan_shapes(!scanner.narrow_))
+            if (shape.threads < 16) narrow_blocks = std::max(narrow_blocks, scanner.blocks_per_sm(shape, false));
+        in.short_strips = search::short_strips_fit(longest, narrow_blocks, scanner.stream_count(), scanner.sm_count_,
+                                                   scanner.budget_);
+    }
+    in.letters = scanner.letters_;
+    in.shapes = search::dbscan_shapes(!scanner.narrow_);
+    in.blocks_per_sm = [this](const DbscanShape& shape) { return scanner.blocks_per_sm(shape, false); };
+    in.device = scanner.info_.id;
+    return search::plan_scan(in);
+}
+
+// The packed profiles and their offsets, tiles and lane lengths, on the host.
+void CudaScanner::ScanCall::fill_profiles() {
+    const std::vector<ProfilePlan>& plans = plan.profiles;
+    host_profiles.assign(plan.words, 0);
+    host_offsets.assign(plans.size(), 0);
+    host_tiles.assign(plans.size(), 0);
+    host_lengths.assign(2 * plans.size(), 0);
+    const bool free_query_begin = (scanner.free_ends_ & search::kFreeQueryBegin) != 0;
+    const SubstitutionMatrix& matrix = scanner.setup_.scheme.matrix;
+    const int open = scanner.setup_.scheme.gap_open;
+    parallel_chunks(
+        plans.size(), scanner.setup_.threads,
+        [&](std::size_t from, std::size_t to) {
+            for (std::size_t k = from; k < to; ++k) {
+                const ProfilePlan& p = plans[k];
+                fill_profile(host_profiles.data() + p.offset, p, queries[p.a], p.b >= 0 ? queries[p.b] : nullptr,
+                             matrix, scanner.letters_, open, !scanner.narrow_, scanner.bounded(), free_query_begin);
+                host_offsets[k] = p.offset;
+                host_tiles[k] = p.tiles;
+                host_lengths[2 * k] = static_cast<std::int32_t>(queries[p.a]->size());
+                host_lengths[2 * k + 1] = p.b >= 0 ? static_cast<std::int32_t>(queries[p.b]->size()) : 0;
+            }
+        },
+        1);
+}
+
+void CudaScanner::ScanCall::upload_profiles(GpuTimeline& timeline, cudaStream_t first_stream) {
+    const std::uint64_t words = plan.words;
+    const std::size_t count = plan.profiles.size();
+    DeviceBuffer<std::uint32_t>& profiles = scanner.profiles_;
+    DeviceBuffer<std::uint64_t>& offsets = scanner.offsets_;
+    DeviceBuffer<std::int32_t>& tiles = scanner.tiles_;
+    DeviceBuffer<std::int32_t>& lengths = scanner.lengths_;
+    profiles.reserve(std::max<std::uint64_t>(words, 1), where);
+    offsets.reserve(count, where);
+    tiles.reserve(count, where);
+    lengths.reserve(2 * count, where);
+    timeline.record(first_stream, {"H2D profiles", "copy", 0, words * 4, 0}, [&] {
+        ALIGNSCOPE_CUDA(cudaMemcpyAsync(profiles.data(), host_profiles.data(), words * 4, cudaMemcpyHostToDevice,
+                                        first_stream),
+                        where);
+    });
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(offsets.data(), host_offsets.data(), count * 8, cudaMemcpyHostToDevice,
+                                    first_stream),
+                    where);
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(tiles.data(), host_tiles.data(), count * 4, cudaMemcpyHostToDevice, first_stream),
+                    where);
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(lengths.data(), host_lengths.data(), host_lengths.size() * 4,
+                                    cudaMemcpyHostToDevice, first_stream),
+                    where);
+    ALIGNSCOPE_CUDA(cudaStreamSynchronize(first_stream), where);
+}
+
+void CudaScanner::ScanCall::report(std::size_t queries_done) {
+    if (!context.progress) return;
+    Progress p;
+    p.cells_done = cells_done;
+    p.cells_total = scanner.stats_.cells;
+    p.items_done = queries_done;
+    p.items_total = queries.size();
+    context.progress(p);
+}
+
+// Turns a finished launch's scores into the caller's layout.
+void CudaScanner::ScanCall::collect(Slot& slot) {
+    if (!slot.busy) return;
+    ALIGNSCOPE_CUDA(cudaEventSynchronize(slot.done), where);
+    slot.busy = false;
+    const Partition& part = *slot.partition;
+    parallel_chunks(
+        slot.last_plan - slot.first_plan, scanner.setup_.threads,
+        [&](std::size_t from, std::size_t to) {
+            std::vector<Saturated> found;
+            for (std::size_t k = slot.first_plan + from; k < slot.first_plan + to; ++k)
+                read_scores(slot, plan.profiles[k], k, found);
+            if (!found.empty()) {
+                std::lock_guard lock(saturated_mutex);
+                saturated.insert(saturated.end(), found.begin(), found.end());
+            }
+        },
+        1);
+    cells_done += slot.cells;
+    if (&part == &scanner.partitions_.back())
+        for (std::size_t k = slot.first_plan; k < slot.last_plan; ++k)
+            queries_finished += plan.profiles[k].b >= 0 ? 2 : 1;
+    report(queries_finished);
+}
+
+// One profile's row of scores (profile k of the slot's launch) into the
+// caller's layout; the pairs to rescore at 32 bits go to `found`.
+void CudaScanner::ScanCall::read_scores(const Slot& slot, const ProfilePlan& profile, std::size_t k,
+                                        std::vector<Saturated>& found) {
+    const Partition& part = *slot.partition;
+    const std::size_t count = part.last - part.first;
+    const std::uint32_t* row = slot.host_out.data() + (k - slot.first_plan) * count;
+    std::int32_t* out_a = scores.data() + static_cast<std::size_t>(profile.a) * db.size() + part.first;
+    if (!scanner.narrow_) {
+        for (std::size_t p = 0; p < count; ++p) out_a[p] = static_cast<std::int32_t>(row[p]);
+        return;
+    }
+    std::int32_t* out_b =
+        profile.b >= 0 ? scores.data() + static_cast<std::size_t>(profile.b) * db.size() + part.first : nullptr;
+    if (scanner.bounded()) {
+        // Exactness is proven per pair from the lengths, not read off the score.
+        const std::size_t m_a = queries[profile.a]->size();
+        const std::size_t m_b = profile.b >= 0 ? queries[profile.b]->size() : 0;
+        const std::int64_t best_a = best_of_query[static_cast<std::size_t>(profile.a)];
+        const std::int64_t best_b = profile.b >= 0 ? best_of_query[static_cast<std::size_t>(profile.b)] : 0;
+        for (std::size_t p = 0; p < count; ++p) {
+            const std::size_t position = part.first + p;
+            out_a[p] = static_cast<std::int16_t>(row[p] & 0xffffu);
+            if (!scanner.bounded_exact16(m_a, best_a, position)) found.push_back({profile.a, position});
+            if (out_b) {
+                out_b[p] = static_cast<std::int16_t>(row[p] >> 16);
+                if (!scanner.bounded_exact16(m_b, best_b, position)) found.push_back({profile.b, position});
+            }
+        }
+        return;
+    }
+    for (std::size_t p = 0; p < count; ++p) {
+        const std::int32_t lo = static_cast<std::int16_t>(row[p] & 0xffffu);
+        const std::int32_t hi = static_cast<std::int16_t>(row[p] >> 16);
+        out_a[p] = lo;
+        if (lo > scanner.saturation_bound_) found.push_back({profile.a, part.first + p});
+        if (out_b) {
+            out_b[p] = hi;
+            if (hi > scanner.saturation_bound_) found.push_back({profile.b, part.first + p});
+        }
+    }
+}
+
+// Every launch over one partition (uploaded first when streamed), then the
+// rescoring of its saturated pairs while it is on the device.
+void CudaScanner::ScanCall::scan_partition(Partition& part, GpuTimeline& timeline, cudaStream_t first_stream) {
+    if (!part.resident) {
+        for (auto& s : scanner.slots_) collect(*s);
+        scanner.upload(part, &timeline, first_stream);
+    }
+    // Launches over runs of plans with one shape.
+    for (const search::LaunchRun& run : search::plan_launches(plan.profiles, part.last - part.first, part.residues)) {
+        context.throw_if_cancelled();
+        launch(run, part, timeline);
+    }
+    for (auto& s : scanner.slots_) collect(*s);
+    rescore_saturated(part, timeline);
+    ++partitions_done;
+    report(queries_finished);
+}
+
+// One launch on the next slot (whose previous launch is collected first):
+// the kernel over the run's profiles, then its scores back to the host.
+void CudaScanner::ScanCall::launch(const search::LaunchRun& run, Partition& part, GpuTimeline& timeline) {
+    const std::size_t count = part.last - part.first;
+    const std::uint64_t scratch_columns = round4(static_cast<std::uint64_t>(part.max_length)) + 4;
+    const DbscanShape shape = plan.profiles[run.first].shape;
+    Slot& slot = *scanner.slots_[next_slot];
+    const int lane = static_cast<int>(next_slot);
+    next_slot = (next_slot + 1) % scanner.slots_.size();
+    collect(slot);
+    const std::size_t n_plans = run.last - run.first;
+    slot.out.reserve(n_plans * count, where);
+    slot.host_out.reserve(n_plans * count, where);
+    const int per_sm = scanner.blocks_per_sm(shape, false);
+    if (per_sm == 0)
+        throw Error(scanner.info_.id + ": the scan kernel for " + std::to_string(shape.threads) + "x" +
+                    std::to_string(shape.rows) + " tiles cannot run with " + std::to_string(scanner.letters_) +
+                    " letters on this device");
+    const search::LaunchGeometry geometry =
+        search::launch_geometry(shape, n_plans, count, per_sm, scanner.sm_count_, scanner.info_.id);
+    if (run.multi_tile) {
+        const std::uint64_t strips = static_cast<std::uint64_t>(geometry.blocks) * shape.groups_per_block();
+        slot.scratch.reserve(strips * scratch_columns, where);
+    }
+    DbscanParams params;
+    params.residues = part.codes.data();
+    params.starts = part.starts.data();
+    params.lengths = part.lengths.data();
+    params.db_count = static_cast<int>(count);
+    params.profiles = scanner.profiles_.data();
+    params.profile_offsets = scanner.offsets_.data() + run.first;
+    params.profile_tiles = scanner.tiles_.data() + run.first;
+    params.letters = scanner.letters_;
+    params.profile_count = static_cast<int>(n_plans);
+    params.chunks = geometry.chunks;
+    params.out = slot.out.data();
+    params.next_item = slot.counter.data();
+    params.scratch = run.multi_tile ? slot.scratch.data() : nullptr;
+    params.scratch_columns = static_cast<int>(scratch_columns);
+    params.open = scanner.setup_.scheme.gap_open;
+    params.extend = scanner.setup_.scheme.gap_extend;
+    params.profile_lengths = scanner.lengths_.data() + 2 * run.first;
+    params.free_ends = scanner.free_ends_;
+    std::uint64_t real_cells = 0;
+    for (std::size_t j = run.first; j < run.last; ++j) {
+        const ProfilePlan& p = plan.profiles[j];
+        real_cells += (queries[p.a]->size() + (p.b >= 0 ? queries[p.b]->size() : 0)) * part.residues;
+    }
+    const std::string name = search::dbscan_kernel_name(shape, scanner.setup_.scheme.linear(), scanner.mode_prefix_);
+    kernel_names.insert(name);
+    ALIGNSCOPE_CUDA(cudaMemsetAsync(slot.counter.data(), 0, sizeof(unsigned int), slot.stream), where);
+    timeline.record(slot.stream, {name, "kernel", lane, 0, real_cells}, [&] {
+        ALIGNSCOPE_CUDA(search::launch_dbscan(shape, scanner.mode_, false, params, geometry.blocks, slot.stream),
+                        where);
+    });
+    const std::size_t out_bytes = n_plans * count * sizeof(std::uint32_t);
+    timeline.record(slot.stream, {"D2H scores", "copy", lane, out_bytes, 0}, [&] {
+        ALIGNSCOPE_CUDA(cudaMemcpyAsync(slot.host_out.data(), slot.out.data(), out_bytes, cudaMemcpyDeviceToHost,
+                                        slot.stream),
+                        where);
+    });
+    ALIGNSCOPE_CUDA(cudaEventRecord(slot.done, slot.stream), where);
+    slot.busy = true;
+    slot.first_plan = run.first;
+    slot.last_plan = run.last;
+    slot.cells = real_cells;
+    slot.partition = &part;
+}
+
+// Rescoring needs the partition on the device, so it happens before the next.
+void CudaScanner::ScanCall::rescore_saturated(const Partition& part, GpuTimeline& timeline) {
+    std::vector<Saturated> mine;
+    for (const Saturated& s : saturated)
+        if (s.position >= part.first && s.position < part.last) mine.push_back(s);
+    if (mine.empty()) return;
+    scanner.recompute(mine, part, queries, scores, timeline, scanner.slots_.front()->stream);
+    scanner.stats_.recomputed += mine.size();
+    kernel_names.insert(
+        search::dbscan_kernel_name(DbscanShape{32, 16, true}, scanner.setup_.scheme.linear(), scanner.mode_prefix_));
+}
+
+// One slot (stream, event, work counter) per stream, kept across scans.
+void CudaScanner::prepare_slots(const CudaSite& where) {
+    const int streams = stream_count();
+    if (static_cast<int>(slots_.size()) == streams) return;
+    release_slots();
+    for (int k = 0; k < streams; ++k) {
+        auto slot = std::make_unique<Slot>();
+        ALIGNSCOPE_CUDA(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking), where);
+        ALIGNSCOPE_CUDA(cudaEventCreateWithFlags(&slot->done, cudaEventDisableTiming), where);
+        slot->counter.reserve(1, where);
+        slots_.push_back(std::move(slot));
+    }
+}
+
 void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
                        JobContext& context) {
     if (!database_) throw Error(info_.id + ": scan before load");
@@ -360,101 +644,13 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
         stats_.cells += q->size() * db.residue_count();
     }
     if (queries.empty()) return;
-    std::vector<std::int64_t> best_of_query(queries.size(), 0);
-    if (bounded()) {
-        // A lane takes its end cell at its last column: there must be one.
-        for (std::size_t p = 0; p < db.size(); ++p)
-            if (db.length(p) == 0) throw Error(info_.id + ": database sequence '" + db.ids[p] + "' is empty");
-        for (std::size_t q = 0; q < queries.size(); ++q) best_of_query[q] = query_best(*queries[q], best_as_query_);
-    }
-    const SubstitutionMatrix& matrix = setup_.scheme.matrix;
-    const int open = setup_.scheme.gap_open;
-    const bool linear = setup_.scheme.linear();
-
-    // Pairs of similar length (or singles with 32-bit cells).
-    std::vector<int> order(queries.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return queries[x]->size() < queries[y]->size(); });
-    double mean_length = 0;
-    for (const Partition& p : partitions_) mean_length += p.mean_length * static_cast<double>(p.last - p.first);
-    mean_length /= static_cast<double>(db.size());
-    int longest = 0;
-    for (const Partition& p : partitions_) longest = std::max(longest, p.max_length);
-    // Narrow groups' strips must also fit the working memory the budget keeps
-    // for scans (see the constructor): at most half of it, every stream's set.
-    bool short_strips = longest <= kShortStripLength;
-    if (short_strips) {
-        int narrow_blocks = 0;
-        for (const DbscanShape& shape : search::dbscan_shapes(!narrow_))
-            if (shape.threads < 16) narrow_blocks = std::max(narrow_blocks, blocks_per_sm(shape, false));
-        const std::uint64_t streams = static_cast<std::uint64_t>(stream_count());
-        const std::uint64_t strips = streams * static_cast<std::uint64_t>(sm_count_) *
-                                     static_cast<std::uint64_t>(narrow_blocks) * (search::kBlockThreads / 4);
-        const std::uint64_t bytes = strips * (round4(static_cast<std::uint64_t>(longest)) + 4) * sizeof(uint2);
-        short_strips = bytes <= std::min<std::uint64_t>(budget_ / 3, 3ull << 30) / 2;
-    }
-    std::vector<ProfilePlan> plans;
-    const std::size_t step = narrow_ ? 2 : 1;
-    for (std::size_t k = 0; k < order.size(); k += step) {
-        ProfilePlan plan;
-        plan.a = order[k];
-        plan.b = narrow_ && k + 1 < order.size() ? order[k + 1] : -1;
-        plan.rows = static_cast<int>(std::max(queries[plan.a]->size(), plan.b >= 0 ? queries[plan.b]->size() : 0));
-        if (bounded()) plan.rows = search::bounded_rows(plan.rows);
-        double best = 0;
-        bool first = true;
-        for (const DbscanShape& shape : search::dbscan_shapes(!narrow_)) {
-            if (blocks_per_sm(shape, false) == 0) continue;  // too much shared memory for this matrix
-            const double cost = shape_cost(shape, plan.rows, mean_length, short_strips);
-            if (first || cost < best) {
-                best = cost;
-                plan.shape = shape;
-                first = false;
-            }
-        }
-        if (first) throw Error(info_.id + ": no scan kernel fits " + std::to_string(letters_) + " matrix letters");
-        plan.tiles = (plan.rows + plan.shape.tile_rows() - 1) / plan.shape.tile_rows();
-        plans.push_back(plan);
-    }
-    // Same shapes next to each other, so one launch covers a run of them.
-    std::stable_sort(plans.begin(), plans.end(), [](const ProfilePlan& x, const ProfilePlan& y) {
-        return std::tie(x.shape.threads, x.shape.rows) < std::tie(y.shape.threads, y.shape.rows);
-    });
-    std::uint64_t words = 0;
-    for (ProfilePlan& plan : plans) {
-        plan.offset = words;
-        words += static_cast<std::uint64_t>(plan.tiles) * letters_ * plan.shape.tile_rows();
-    }
-    std::vector<std::uint32_t> host_profiles(words);
-    std::vector<std::uint64_t> host_offsets(plans.size());
-    std::vector<std::int32_t> host_tiles(plans.size());
-    std::vector<std::int32_t> host_lengths(2 * plans.size());
-    const bool free_query_begin = (free_ends_ & search::kFreeQueryBegin) != 0;
-    parallel_chunks(plans.size(), setup_.threads, [&](std::size_t from, std::size_t to) {
-        for (std::size_t k = from; k < to; ++k) {
-            const ProfilePlan& plan = plans[k];
-            fill_profile(host_profiles.data() + plan.offset, plan, queries[plan.a],
-                         plan.b >= 0 ? queries[plan.b] : nullptr, matrix, letters_, open, !narrow_, bounded(),
-                         free_query_begin);
-            host_offsets[k] = plan.offset;
-            host_tiles[k] = plan.tiles;
-            host_lengths[2 * k] = static_cast<std::int32_t>(queries[plan.a]->size());
-            host_lengths[2 * k + 1] = plan.b >= 0 ? static_cast<std::int32_t>(queries[plan.b]->size()) : 0;
-        }
-    }, 1);
+    ScanCall call(*this, queries, scores, context, db, where);
+    call.find_query_bests();
+    call.plan = call.make_plan();
+    call.fill_profiles();
 
     GpuTimeline timeline(context.timeline, info_.id, where);
-    const int streams = stream_count();
-    if (static_cast<int>(slots_.size()) != streams) {
-        release_slots();
-        for (int k = 0; k < streams; ++k) {
-            auto slot = std::make_unique<Slot>();
-            ALIGNSCOPE_CUDA(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking), where);
-            ALIGNSCOPE_CUDA(cudaEventCreateWithFlags(&slot->done, cudaEventDisableTiming), where);
-            slot->counter.reserve(1, where);
-            slots_.push_back(std::move(slot));
-        }
-    }
+    prepare_slots(where);
     // An exception leaves no launch running on the buffers of this call.
     struct Drain {
         std::vector<std::unique_ptr<Slot>>& slots;
@@ -475,203 +671,11 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
             (void)cudaEventDestroy(b);
         }
     } event_cleanup{began, ended};
-
-    DeviceBuffer<std::uint32_t>& profiles = profiles_;
-    DeviceBuffer<std::uint64_t>& offsets = offsets_;
-    DeviceBuffer<std::int32_t>& tiles = tiles_;
-    DeviceBuffer<std::int32_t>& lengths = lengths_;
-    profiles.reserve(std::max<std::uint64_t>(words, 1), where);
-    offsets.reserve(plans.size(), where);
-    tiles.reserve(plans.size(), where);
-    lengths.reserve(2 * plans.size(), where);
     cudaStream_t first_stream = slots_.front()->stream;
-    timeline.record(first_stream, {"H2D profiles", "copy", 0, words * 4, 0}, [&] {
-        ALIGNSCOPE_CUDA(cudaMemcpyAsync(profiles.data(), host_profiles.data(), words * 4, cudaMemcpyHostToDevice,
-                                        first_stream), where);
-    });
-    ALIGNSCOPE_CUDA(cudaMemcpyAsync(offsets.data(), host_offsets.data(), plans.size() * 8, cudaMemcpyHostToDevice,
-                                    first_stream), where);
-    ALIGNSCOPE_CUDA(cudaMemcpyAsync(tiles.data(), host_tiles.data(), plans.size() * 4, cudaMemcpyHostToDevice,
-                                    first_stream), where);
-    ALIGNSCOPE_CUDA(cudaMemcpyAsync(lengths.data(), host_lengths.data(), host_lengths.size() * 4, cudaMemcpyHostToDevice,
-                                    first_stream), where);
-    ALIGNSCOPE_CUDA(cudaStreamSynchronize(first_stream), where);
+    call.upload_profiles(timeline, first_stream);
     ALIGNSCOPE_CUDA(cudaEventRecord(began, first_stream), where);
 
-    std::set<std::string> kernel_names;
-    std::uint64_t cells_done = 0;
-    std::size_t partitions_done = 0;
-    std::size_t queries_finished = 0;  // in the last partition: nothing of theirs is left to scan
-    auto report = [&](std::size_t queries_done) {
-        if (!context.progress) return;
-        Progress p;
-        p.cells_done = cells_done;
-        p.cells_total = stats_.cells;
-        p.items_done = queries_done;
-        p.items_total = queries.size();
-        context.progress(p);
-    };
-    std::vector<Saturated> saturated;
-    std::mutex saturated_mutex;
-
-    // Turns a finished launch's scores into the caller's layout.
-    auto collect = [&](Slot& slot) {
-        if (!slot.busy) return;
-        ALIGNSCOPE_CUDA(cudaEventSynchronize(slot.done), where);
-        slot.busy = false;
-        const Partition& part = *slot.partition;
-        const std::size_t count = part.last - part.first;
-        parallel_chunks(slot.last_plan - slot.first_plan, setup_.threads, [&](std::size_t from, std::size_t to) {
-            std::vector<Saturated> found;
-            for (std::size_t k = slot.first_plan + from; k < slot.first_plan + to; ++k) {
-                const ProfilePlan& plan = plans[k];
-                const std::uint32_t* row = slot.host_out.data() + (k - slot.first_plan) * count;
-                std::int32_t* out_a = scores.data() + static_cast<std::size_t>(plan.a) * db.size() + part.first;
-                if (!narrow_) {
-                    for (std::size_t p = 0; p < count; ++p) out_a[p] = static_cast<std::int32_t>(row[p]);
-                    continue;
-                }
-                std::int32_t* out_b =
-                    plan.b >= 0 ? scores.data() + static_cast<std::size_t>(plan.b) * db.size() + part.first : nullptr;
-                if (bounded()) {
-                    // Exactness is proven per pair from the lengths, not read off the score.
-                    const std::size_t m_a = queries[plan.a]->size();
-                    const std::size_t m_b = plan.b >= 0 ? queries[plan.b]->size() : 0;
-                    const std::int64_t best_a = best_of_query[static_cast<std::size_t>(plan.a)];
-                    const std::int64_t best_b = plan.b >= 0 ? best_of_query[static_cast<std::size_t>(plan.b)] : 0;
-                    for (std::size_t p = 0; p < count; ++p) {
-                        const std::size_t position = part.first + p;
-                        out_a[p] = static_cast<std::int16_t>(row[p] & 0xffffu);
-                        if (!bounded_exact16(m_a, best_a, position)) found.push_back({plan.a, position});
-                        if (out_b) {
-                            out_b[p] = static_cast<std::int16_t>(row[p] >> 16);
-                            if (!bounded_exact16(m_b, best_b, position)) found.push_back({plan.b, position});
-                        }
-                    }
-                    continue;
-                }
-                for (std::size_t p = 0; p < count; ++p) {
-                    const std::int32_t lo = static_cast<std::int16_t>(row[p] & 0xffffu);
-                    const std::int32_t hi = static_cast<std::int16_t>(row[p] >> 16);
-                    out_a[p] = lo;
-                    if (lo > saturation_bound_) found.push_back({plan.a, part.first + p});
-                    if (out_b) {
-                        out_b[p] = hi;
-                        if (hi > saturation_bound_) found.push_back({plan.b, part.first + p});
-                    }
-                }
-            }
-            if (!found.empty()) {
-                std::lock_guard lock(saturated_mutex);
-                saturated.insert(saturated.end(), found.begin(), found.end());
-            }
-        }, 1);
-        cells_done += slot.cells;
-        if (&part == &partitions_.back())
-            for (std::size_t k = slot.first_plan; k < slot.last_plan; ++k) queries_finished += plans[k].b >= 0 ? 2 : 1;
-        report(queries_finished);
-    };
-
-    std::size_t next_slot = 0;
-    for (Partition& part : partitions_) {
-        if (!part.resident) {
-            for (auto& s : slots_) collect(*s);
-            upload(part, &timeline, first_stream);
-        }
-        const std::size_t count = part.last - part.first;
-        std::uint64_t scratch_columns = round4(static_cast<std::uint64_t>(part.max_length)) + 4;
-        // Launches over runs of plans with one shape.
-        std::size_t k = 0;
-        while (k < plans.size()) {
-            context.throw_if_cancelled();
-            const DbscanShape shape = plans[k].shape;
-            std::size_t end = k;
-            double cells = 0;
-            bool multi_tile = false;
-            const std::size_t max_plans = std::max<std::size_t>(1, kMaxOutputBytes / (count * 4));
-            while (end < plans.size() && plans[end].shape.threads == shape.threads &&
-                   plans[end].shape.rows == shape.rows && end - k < max_plans &&
-                   (end == k || cells < kTargetLaunchCells)) {
-                cells += 2.0 * plans[end].tiles * shape.tile_rows() * static_cast<double>(part.residues);
-                multi_tile |= plans[end].tiles > 1;
-                ++end;
-            }
-            Slot& slot = *slots_[next_slot];
-            const int lane = static_cast<int>(next_slot);
-            next_slot = (next_slot + 1) % slots_.size();
-            collect(slot);
-            const std::size_t n_plans = end - k;
-            slot.out.reserve(n_plans * count, where);
-            slot.host_out.reserve(n_plans * count, where);
-            const int per_sm = blocks_per_sm(shape, false);
-            if (per_sm == 0)
-                throw Error(info_.id + ": the scan kernel for " + std::to_string(shape.threads) + "x" +
-                            std::to_string(shape.rows) + " tiles cannot run with " + std::to_string(letters_) +
-                            " letters on this device");
-            const int groups = shape.groups_per_block();
-            const int chunks = static_cast<int>((count + static_cast<std::size_t>(groups) - 1) / groups);
-            const std::uint64_t items = static_cast<std::uint64_t>(n_plans) * static_cast<std::uint64_t>(chunks);
-            if (items > 0x7fffffffull) throw Error(info_.id + ": too many scan work items in one launch");
-            const int blocks = static_cast<int>(std::min<std::uint64_t>(items, static_cast<std::uint64_t>(per_sm) * sm_count_));
-            if (multi_tile) {
-                const std::uint64_t strips = static_cast<std::uint64_t>(blocks) * groups;
-                slot.scratch.reserve(strips * scratch_columns, where);
-            }
-            DbscanParams params;
-            params.residues = part.codes.data();
-            params.starts = part.starts.data();
-            params.lengths = part.lengths.data();
-            params.db_count = static_cast<int>(count);
-            params.profiles = profiles.data();
-            params.profile_offsets = offsets.data() + k;
-            params.profile_tiles = tiles.data() + k;
-            params.letters = letters_;
-            params.profile_count = static_cast<int>(n_plans);
-            params.chunks = chunks;
-            params.out = slot.out.data();
-            params.next_item = slot.counter.data();
-            params.scratch = multi_tile ? slot.scratch.data() : nullptr;
-            params.scratch_columns = static_cast<int>(scratch_columns);
-            params.open = open;
-            params.extend = setup_.scheme.gap_extend;
-            params.profile_lengths = lengths.data() + 2 * k;
-            params.free_ends = free_ends_;
-            std::uint64_t real_cells = 0;
-            for (std::size_t j = k; j < end; ++j)
-                real_cells += (queries[plans[j].a]->size() + (plans[j].b >= 0 ? queries[plans[j].b]->size() : 0)) *
-                              part.residues;
-            const std::string name = search::dbscan_kernel_name(shape, linear, mode_prefix_);
-            kernel_names.insert(name);
-            ALIGNSCOPE_CUDA(cudaMemsetAsync(slot.counter.data(), 0, sizeof(unsigned int), slot.stream), where);
-            timeline.record(slot.stream, {name, "kernel", lane, 0, real_cells}, [&] {
-                ALIGNSCOPE_CUDA(search::launch_dbscan(shape, mode_, false, params, blocks, slot.stream), where);
-            });
-            const std::size_t out_bytes = n_plans * count * sizeof(std::uint32_t);
-            timeline.record(slot.stream, {"D2H scores", "copy", lane, out_bytes, 0}, [&] {
-                ALIGNSCOPE_CUDA(cudaMemcpyAsync(slot.host_out.data(), slot.out.data(), out_bytes, cudaMemcpyDeviceToHost,
-                                                slot.stream), where);
-            });
-            ALIGNSCOPE_CUDA(cudaEventRecord(slot.done, slot.stream), where);
-            slot.busy = true;
-            slot.first_plan = k;
-            slot.last_plan = end;
-            slot.cells = real_cells;
-            slot.partition = &part;
-            k = end;
-        }
-        for (auto& s : slots_) collect(*s);
-        // Rescoring needs this partition on the device, so it happens now.
-        std::vector<Saturated> mine;
-        for (const Saturated& s : saturated)
-            if (s.position >= part.first && s.position < part.last) mine.push_back(s);
-        if (!mine.empty()) {
-            recompute(mine, part, queries, scores, timeline, slots_.front()->stream);
-            stats_.recomputed += mine.size();
-            kernel_names.insert(search::dbscan_kernel_name(DbscanShape{32, 16, true}, linear, mode_prefix_));
-        }
-        ++partitions_done;
-        report(queries_finished);
-    }
+    for (Partition& part : partitions_) call.scan_partition(part, timeline, first_stream);
     for (auto& s : slots_) ALIGNSCOPE_CUDA(cudaEventRecord(ended, s->stream), where);
     ALIGNSCOPE_CUDA(cudaDeviceSynchronize(), where);
     float ms = 0;
@@ -679,9 +683,10 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
     timeline.flush();
     if (context.timeline) context.timeline->set_clock_source(timeline.clock_source());
     stats_.kernel_seconds = ms / 1e3;
-    if (score_beyond_32_bits(queries, scores, best_of_query))
-        kernel_names.insert(KernelName{setup_.options.mode, linear, "reference", 0, KernelWidth::S64}.format());
-    for (const std::string& n : kernel_names) stats_.kernels += (stats_.kernels.empty() ? "" : ",") + n;
+    if (score_beyond_32_bits(queries, scores, call.best_of_query))
+        call.kernel_names.insert(
+            KernelName{setup_.options.mode, setup_.scheme.linear(), "reference", 0, KernelWidth::S64}.format());
+    for (const std::string& n : call.kernel_names) stats_.kernels += (stats_.kernels.empty() ? "" : ",") + n;
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

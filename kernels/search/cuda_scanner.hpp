@@ -40,6 +40,7 @@ public:
 private:
     struct Partition;
     struct Slot;
+    struct ScanCall;  // one call of scan() and its stages
     struct Saturated {
         int query = 0;              // index in the scan call
         std::size_t position = 0;   // in the database
@@ -49,6 +50,8 @@ private:
     void select_device() const;
     void upload(Partition& part, GpuTimeline* timeline, cudaStream_t stream);
     void release_slots();
+    // One slot (stream, event, work counter) per stream, kept across scans.
+    void prepare_slots(const CudaSite& where);
     int blocks_per_sm(const search::DbscanShape& shape, bool explicit_items);
     // Streams (and slots) of a scan: --streams, 2 by default, at most 8.
     int stream_count() const;
