@@ -14,6 +14,7 @@
 #include <alignscope/error.hpp>
 #include <alignscope/profile/filters.hpp>
 
+#include "forward_pair.hpp"
 #include "striped_float.hpp"
 
 #include <cmath>
@@ -95,8 +96,9 @@ void forward_deletes(Profile p, F4 dcv, int M, float* d)
     dcv = shift_up(dcv);
     put(d, 0, zero4());
     for (int q = 0; q < Q; ++q) {
-        put(d, q, dcv + at(d, q));
-        dcv = at(d, q) * p.at(DD, q);
+        const F4 sum = dcv + at(d, q);
+        put(d, q, sum);
+        dcv = sum * p.at(DD, q);
     }
     for (int j = 1; j < 4; ++j) {
         dcv = shift_up(dcv);
@@ -144,51 +146,64 @@ float forward_row(Profile p, const float* emission, float xB, int M, Row prev, R
 
 }  // namespace
 
+float forward_specials(const ForwardProfile& om, const LengthModel& length, float xE, ForwardCarry& c, DpMatrix& fwd,
+                       int i)
+{
+    c.xN = c.xN * length.loop;
+    c.xC = (c.xC * length.loop) + (xE * om.e_move);
+    c.xJ = (c.xJ * length.loop) + (xE * om.e_loop);
+    c.xB = (c.xJ * length.move) + (c.xN * length.move);
+    float factor = 1.0f, scale = 1.0f;
+    if (xE > 1.0e4f) {
+        c.xN = c.xN / xE;
+        c.xC = c.xC / xE;
+        c.xJ = c.xJ / xE;
+        c.xB = c.xB / xE;
+        factor = static_cast<float>(1.0 / xE);
+        scale = xE;
+        fwd.total_scale += static_cast<float>(std::log(static_cast<double>(xE)));
+        xE = 1.0f;
+    }
+    fwd.x(i, DpMatrix::Scale) = scale;
+    set_specials(fwd, i, xE, c.xN, c.xJ, c.xB, c.xC);
+    return factor;
+}
+
+void forward_start(const ForwardProfile& om, const LengthModel& length, int L, DpMatrix& fwd, ForwardCarry& c,
+                   bool full)
+{
+    fwd.resize(om.length, L, full);
+    clear_row(row_of(fwd, 0), fwd.Q);
+    c = ForwardCarry{1.0f, 0.0f, length.move, 0.0f};
+    set_specials(fwd, 0, 0.0f, c.xN, c.xJ, c.xB, c.xC);
+    fwd.x(0, DpMatrix::Scale) = 1.0f;
+}
+
+float forward_from(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, DpMatrix& fwd,
+                   ForwardCarry c, int from)
+{
+    const Profile p(om);
+    for (int i = from; i <= L; ++i) {
+        const Row cur = row_of(fwd, i);
+        const float xE = forward_row(p, p.match(dsq[i - 1]), c.xB, om.length, row_of(fwd, i - 1), cur);
+        const float factor = forward_specials(om, length, xE, c, fwd, i);
+        if (factor != 1.0f) scale_row(cur, p.Q, factor);
+    }
+    if (std::isnan(c.xC)) throw Error("Forward score is NaN");
+    if (L > 0 && c.xC == 0.0f) throw Error("Forward score underflow");
+    if (std::isinf(c.xC)) throw Error("Forward score overflow");
+    return static_cast<float>(fwd.total_scale + std::log(static_cast<double>(c.xC * length.move)));
+}
+
 float forward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, DpMatrix& fwd,
               bool full)
 {
-    const int M = om.length;
-    const Profile p(om);
-    fwd.resize(M, L, full);
-    clear_row(row_of(fwd, 0), p.Q);
-    float xE = 0.0f, xN = 1.0f, xJ = 0.0f, xB = length.move, xC = 0.0f;
-    set_specials(fwd, 0, xE, xN, xJ, xB, xC);
-    fwd.x(0, DpMatrix::Scale) = 1.0f;
-    float total = 0.0f;
-    for (int i = 1; i <= L; ++i) {
-        const Row cur = row_of(fwd, i);
-        xE = forward_row(p, p.match(dsq[i - 1]), xB, M, row_of(fwd, i - 1), cur);
-        xN = xN * length.loop;
-        xC = (xC * length.loop) + (xE * om.e_move);
-        xJ = (xJ * length.loop) + (xE * om.e_loop);
-        xB = (xJ * length.move) + (xN * length.move);
-        float scale = 1.0f;
-        if (xE > 1.0e4f) {
-            xN = xN / xE;
-            xC = xC / xE;
-            xJ = xJ / xE;
-            xB = xB / xE;
-            scale_row(cur, p.Q, static_cast<float>(1.0 / xE));
-            scale = xE;
-            total += static_cast<float>(std::log(static_cast<double>(xE)));
-            xE = 1.0f;
-        }
-        fwd.x(i, DpMatrix::Scale) = scale;
-        set_specials(fwd, i, xE, xN, xJ, xB, xC);
-    }
-    fwd.total_scale = total;
-    if (std::isnan(xC)) throw Error("Forward score is NaN");
-    if (L > 0 && xC == 0.0f) throw Error("Forward score underflow");
-    if (std::isinf(xC)) throw Error("Forward score overflow");
-    return static_cast<float>(total + std::log(static_cast<double>(xC * length.move)));
+    ForwardCarry c;
+    forward_start(om, length, L, fwd, c, full);
+    return forward_from(om, length, dsq, L, fwd, c, 1);
 }
 
 namespace {
-
-// Backward's specials of one row, carried from row to row.
-struct BackwardSpecials {
-    float xE = 0, xN = 0, xJ = 0, xB = 0, xC = 0;
-};
 
 // The D->D paths of a Backward row (after M->E and D->E are in), then M->D.
 // `first` is what enters the last segment's lanes from segment 0. The first
@@ -230,7 +245,7 @@ void backward_deletes(Profile p, F4 first, F4 xEv, bool add_end, Row cur)
 // One Backward row i (1 <= i < L) from row i+1 (`next`); `emission` is
 // residue i+1's. Updates the specials.
 void backward_row(Profile p, const float* emission, const LengthModel& length, const ForwardProfile& om, Row next,
-                  Row cur, BackwardSpecials& x)
+                  Row cur, BackwardCarry& x)
 {
     const int Q = p.Q;
     F4 tmmv = shift_down(p.at(MM, 0)), timv = shift_down(p.at(IM, 0)), tdmv = shift_down(p.at(DM, 0));
@@ -248,34 +263,21 @@ void backward_row(Profile p, const float* emission, const LengthModel& length, c
         tmmv = p.at(MM, q);
         xBv = xBv + mpv * p.at(BM, q);
     }
-    x.xB = lane_sum(xBv);
-    x.xC = x.xC * length.loop;
-    x.xJ = (x.xB * length.move) + (x.xJ * length.loop);
-    x.xN = (x.xB * length.move) + (x.xN * length.loop);
-    x.xE = (x.xC * om.e_move) + (x.xJ * om.e_loop);
+    backward_specials(lane_sum(xBv), length, om, x);
     const F4 xEv = splat(x.xE);
     backward_deletes(p, shift_down(at(cur.d, 0) + xEv), xEv, true, cur);
 }
 
-// Divides row i by the Forward pass's scale factor of that row; returns it.
-float backward_rescale(const DpMatrix& fwd, int i, DpMatrix& bck, Row cur, BackwardSpecials& x)
+// Divides row i by the Forward pass's scale factor of that row.
+void backward_rescale(const DpMatrix& fwd, int i, DpMatrix& bck, Row cur, BackwardCarry& x)
 {
-    const float s = fwd.x(i, DpMatrix::Scale);
-    bck.x(i, DpMatrix::Scale) = s;
-    if (s > 1.0f) {
-        x.xE = x.xE / s;
-        x.xN = x.xN / s;
-        x.xC = x.xC / s;
-        x.xJ = x.xJ / s;
-        x.xB = x.xB / s;
-        scale_row(cur, bck.Q, static_cast<float>(1.0 / s));
-    }
-    return s;
+    const float factor = backward_scale(fwd, i, bck, x);
+    if (factor != 1.0f) scale_row(cur, bck.Q, factor);
 }
 
 // Row 0: only N and B, from row 1.
 void backward_first_row(Profile p, const float* emission, const LengthModel& length, DpMatrix& bck,
-                        BackwardSpecials& x)
+                        BackwardCarry& x)
 {
     const Row one = row_of(bck, 1);
     F4 xBv = zero4();
@@ -292,28 +294,57 @@ void backward_first_row(Profile p, const float* emission, const LengthModel& len
 
 }  // namespace
 
-float backward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L,
-               const DpMatrix& fwd, DpMatrix& bck, bool full)
+void backward_specials(float xB, const LengthModel& length, const ForwardProfile& om, BackwardCarry& x)
 {
-    const int M = om.length;
-    const Profile p(om);
-    const int Q = p.Q;
-    bck.resize(M, L, full);
-    BackwardSpecials x;
-    // Row L: only the path to C and T remains.
+    x.xB = xB;
+    x.xC = x.xC * length.loop;
+    x.xJ = (x.xB * length.move) + (x.xJ * length.loop);
+    x.xN = (x.xB * length.move) + (x.xN * length.loop);
+    x.xE = (x.xC * om.e_move) + (x.xJ * om.e_loop);
+}
+
+float backward_scale(const DpMatrix& fwd, int i, DpMatrix& bck, BackwardCarry& x)
+{
+    const float s = fwd.x(i, DpMatrix::Scale);
+    bck.x(i, DpMatrix::Scale) = s;
+    if (!(s > 1.0f)) return 1.0f;
+    x.xE = x.xE / s;
+    x.xN = x.xN / s;
+    x.xC = x.xC / s;
+    x.xJ = x.xJ / s;
+    x.xB = x.xB / s;
+    bck.total_scale += static_cast<float>(std::log(static_cast<double>(s)));
+    return static_cast<float>(1.0 / s);
+}
+
+void backward_start(const ForwardProfile& om, const LengthModel& length, int L, DpMatrix& bck, BackwardCarry& x,
+                    bool full)
+{
+    bck.resize(om.length, L, full);
+    x = BackwardCarry{};
     x.xC = length.move;
     x.xE = x.xC * om.e_move;
+}
+
+void backward_last_row(const ForwardProfile& om, const DpMatrix& fwd, DpMatrix& bck, BackwardCarry& x)
+{
+    const Profile p(om);
+    const int Q = p.Q, L = bck.L;
     const Row last = row_of(bck, L);
     for (int q = 0; q < Q; ++q) put(last.m, q, splat(x.xE)), put(last.d, q, splat(x.xE)), put(last.i, q, zero4());
     backward_deletes(p, shift_down(at(last.d, Q - 1)), zero4(), false, last);
     backward_rescale(fwd, L, bck, last, x);
-    bck.total_scale = static_cast<float>(std::log(static_cast<double>(fwd.x(L, DpMatrix::Scale))));
     set_specials(bck, L, x.xE, x.xN, x.xJ, x.xB, x.xC);
-    for (int i = L - 1; i >= 1; --i) {
+}
+
+float backward_from(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L,
+                    const DpMatrix& fwd, DpMatrix& bck, BackwardCarry x, int from)
+{
+    const Profile p(om);
+    for (int i = from; i >= 1; --i) {
         const Row cur = row_of(bck, i);
         backward_row(p, p.match(dsq[i]), length, om, row_of(bck, i + 1), cur, x);
-        const float s = backward_rescale(fwd, i, bck, cur, x);
-        if (s > 1.0f) bck.total_scale += static_cast<float>(std::log(static_cast<double>(s)));
+        backward_rescale(fwd, i, bck, cur, x);
         set_specials(bck, i, x.xE, x.xN, x.xJ, x.xB, x.xC);
     }
     if (L > 0) backward_first_row(p, p.match(dsq[0]), length, bck, x);
@@ -321,6 +352,15 @@ float backward(const ForwardProfile& om, const LengthModel& length, const std::u
     if (L > 0 && x.xN == 0.0f) throw Error("Backward score underflow");
     if (std::isinf(x.xN)) throw Error("Backward score overflow");
     return static_cast<float>(bck.total_scale + std::log(static_cast<double>(x.xN)));
+}
+
+float backward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L,
+               const DpMatrix& fwd, DpMatrix& bck, bool full)
+{
+    BackwardCarry x;
+    backward_start(om, length, L, bck, x, full);
+    if (L > 0) backward_last_row(om, fwd, bck, x);
+    return backward_from(om, length, dsq, L, fwd, bck, x, L - 1);
 }
 
 }  // namespace alignscope::profile

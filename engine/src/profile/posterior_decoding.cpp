@@ -72,8 +72,9 @@ void accuracy_deletes(Profile p, F4 dcv, float* d)
     const int Q = p.Q;
     dcv = shift_up(dcv, kNegInf);
     for (int q = 0; q < Q; ++q) {
-        put(d, q, max4(dcv, at(d, q)));
-        dcv = gate(p.at(DD, q), at(d, q));
+        const F4 best = max4(dcv, at(d, q));
+        put(d, q, best);
+        dcv = gate(p.at(DD, q), best);
     }
     for (int j = 1; j < 4; ++j) {
         dcv = shift_up(dcv, kNegInf);

@@ -6,6 +6,8 @@
 #include <alignscope/profile/domain_definition.hpp>
 #include <alignscope/profile/profile_search.hpp>
 
+#include "forward_pair.hpp"
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -77,7 +79,6 @@ std::vector<Candidate> run_filters(const ConfiguredProfile& profile, const NullM
 {
     const ProfileStatistics& stats = profile.plan7.statistics;
     const std::size_t n = targets.size();
-    const FlushSubnormals flush;  // the bias filter's arithmetic, as hmmsearch's
     std::vector<float> msv(n);
     scanner.msv(profile.msv, msv, context);
     if (context.progress) {
@@ -86,21 +87,36 @@ std::vector<Candidate> run_filters(const ConfiguredProfile& profile, const NullM
         p.cells_done = p.cells_total = counts.residues * static_cast<std::uint64_t>(profile.plan7.length);
         context.progress(p);
     }
-    std::vector<Candidate> to_viterbi, past_viterbi;
-    std::vector<std::uint32_t> viterbi_targets;
+    // The targets past MSV, then their bias filter scores on the worker
+    // threads (a Forward over two states per residue: serial, it would cap
+    // the speed-up of the stages after it).
+    std::vector<std::uint32_t> past_msv;
     for (std::size_t t = 0; t < n; ++t) {
         const int L = targets.length(t);
         if (L == 0) continue;
-        const float nullsc = NullModel::null_score(L);
-        float seq_score = static_cast<float>((msv[t] - nullsc) / kLog2);
-        double P = gumbel_survival(seq_score, stats.msv_mu, stats.msv_lambda);
-        if (P > settings.F1) continue;
+        const float seq_score = static_cast<float>((msv[t] - NullModel::null_score(L)) / kLog2);
+        if (gumbel_survival(seq_score, stats.msv_mu, stats.msv_lambda) > settings.F1) continue;
+        past_msv.push_back(static_cast<std::uint32_t>(t));
         ++counts.past_msv;
         counts.residues_past_msv += static_cast<std::uint64_t>(L);
+    }
+    std::vector<float> bias(past_msv.size());
+    if (settings.bias_filter)
+        parallel_for(past_msv.size(), settings.threads, [&](std::size_t b) {
+            const FlushSubnormals flush;  // the bias filter's arithmetic, as hmmsearch's
+            bias[b] = null_model.filter_score(targets.codes(past_msv[b]), targets.length(past_msv[b]));
+        });
+    std::vector<Candidate> to_viterbi, past_viterbi;
+    std::vector<std::uint32_t> viterbi_targets;
+    for (std::size_t b = 0; b < past_msv.size(); ++b) {
+        const std::uint32_t t = past_msv[b];
+        const int L = targets.length(t);
+        const float nullsc = NullModel::null_score(L);
+        double P = gumbel_survival(static_cast<float>((msv[t] - nullsc) / kLog2), stats.msv_mu, stats.msv_lambda);
         float filtersc = nullsc;
         if (settings.bias_filter) {
-            filtersc = null_model.filter_score(targets.codes(t), L);
-            seq_score = static_cast<float>((msv[t] - filtersc) / kLog2);
+            filtersc = bias[b];
+            const float seq_score = static_cast<float>((msv[t] - filtersc) / kLog2);
             P = gumbel_survival(seq_score, stats.msv_mu, stats.msv_lambda);
             if (P > settings.F1) continue;
         }
@@ -198,34 +214,62 @@ TargetHit target_hit_of(const Candidate& c, const ProfileTargets& targets, const
     return hit;
 }
 
-// Forward (the F3 filter), then Backward and the domain stage, for one target.
-Slot score_target(const ConfiguredProfile& profile, const Candidate& c, const ProfileTargets& targets,
-                  const PipelineSettings& settings, std::uint32_t seed)
+// Whether a target's Forward score passes the F3 filter.
+bool passes_forward(const ProfileStatistics& stats, const PipelineSettings& settings, const Candidate& c, float fwdsc)
 {
-    const FlushSubnormals flush;
-    const ProfileStatistics& stats = profile.plan7.statistics;
-    const std::uint8_t* dsq = targets.codes(c.target);
-    const int L = targets.length(c.target);
-    const LengthModel length = LengthModel::for_target(L, true);
-    Slot slot;
-    DpMatrix fwd, bck;
-    const float fwdsc = forward(profile.multihit, length, dsq, L, fwd, false);
     const float seq_score = static_cast<float>((fwdsc - c.filtersc) / kLog2);
-    const double P = std::exp(exponential_log_survival(seq_score, stats.forward_tau, stats.forward_lambda));
-    if (P > settings.F3) return slot;
+    return std::exp(exponential_log_survival(seq_score, stats.forward_tau, stats.forward_lambda)) <= settings.F3;
+}
+
+// The domain stage of a target past F3, from its parser matrices (which keep
+// every row's specials, all the domain stage reads of them).
+Slot define_target(const ConfiguredProfile& profile, const Candidate& c, const ProfileTargets& targets,
+                   const PipelineSettings& settings, std::uint32_t seed, float fwdsc, const DpMatrix& fwd,
+                   const DpMatrix& bck)
+{
+    Slot slot;
     slot.past_forward = true;
-    // The parser matrices keep every row's specials, which is all the
-    // domain stage reads of them.
-    backward(profile.multihit, length, dsq, L, fwd, bck, false);
-    DomainStage stage = define_domains(profile, dsq, L, fwd, bck, seed, settings.alignments);
+    DomainStage stage = define_domains(profile, targets.codes(c.target), targets.length(c.target), fwd, bck, seed,
+                                       settings.alignments);
     slot.regions = stage.regions;
     slot.clustered = stage.clustered;
     slot.overlaps = stage.overlaps;
     slot.envelopes = stage.envelopes;
     slot.domains = static_cast<int>(stage.domains.size());
     if (stage.regions == 0 || stage.envelopes == 0 || stage.domains.empty()) return slot;
-    slot.hit = target_hit_of(c, targets, stats, settings, fwdsc, stage);
+    slot.hit = target_hit_of(c, targets, profile.plan7.statistics, settings, fwdsc, stage);
     return slot;
+}
+
+// Forward (the F3 filter), then Backward and the domain stage, for one target
+// or two: a pair runs its parser Forward and Backward rows together (see
+// forward_pair.hpp), then each target's domain stage on its own.
+void score_targets(const ConfiguredProfile& profile, const Candidate* const c[2], int n, const ProfileTargets& targets,
+                   const PipelineSettings& settings, std::uint32_t seed, Slot* const out[2])
+{
+    const FlushSubnormals flush;
+    const ForwardProfile& om = profile.multihit;
+    // The parser matrices (two rows and every row's specials), kept by each
+    // worker thread from target to target.
+    thread_local DpMatrix fwd[2], bck[2];
+    PairTarget t[2];
+    for (int j = 0; j < n; ++j) {
+        const int L = targets.length(c[j]->target);
+        t[j] = PairTarget{targets.codes(c[j]->target), L, LengthModel::for_target(L, true), &fwd[j], &bck[j]};
+    }
+    float fwdsc[2] = {0.0f, 0.0f}, bcksc[2];
+    if (n == 2) forward_pair(om, t[0], t[1], fwdsc[0], fwdsc[1]);
+    else fwdsc[0] = forward(om, t[0].length, t[0].dsq, t[0].L, fwd[0], false);
+    bool pass[2] = {false, false};
+    for (int j = 0; j < n; ++j) pass[j] = passes_forward(profile.plan7.statistics, settings, *c[j], fwdsc[j]);
+    if (n == 2 && pass[0] && pass[1]) {
+        backward_pair(om, t[0], t[1], bcksc[0], bcksc[1]);
+    } else {
+        for (int j = 0; j < n; ++j)
+            if (pass[j]) backward(om, t[j].length, t[j].dsq, t[j].L, fwd[j], bck[j], false);
+    }
+    for (int j = 0; j < n; ++j)
+        if (pass[j]) *out[j] = define_target(profile, *c[j], targets, settings, seed, fwdsc[j], fwd[j], bck[j]);
 }
 
 // Z targets, then domZ = the number of reported targets: which sequences and
@@ -293,12 +337,17 @@ ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets,
         return targets.length(past_viterbi[a].target) > targets.length(past_viterbi[b].target);
     });
     std::vector<Slot> slots(past_viterbi.size());
+    // Neighbours in that order (of similar lengths) go in pairs where the CPU
+    // runs paired rows.
+    const std::size_t group = paired_rows_available() ? 2 : 1;
     parallel_for(
-        order.size(), settings.threads,
-        [&](std::size_t j) {
+        (order.size() + group - 1) / group, settings.threads,
+        [&](std::size_t g) {
             context.throw_if_cancelled();
-            const std::size_t s = order[j];
-            slots[s] = score_target(profile, past_viterbi[s], targets, settings, seed);
+            const std::size_t first = g * group, n = std::min(group, order.size() - first);
+            const Candidate* c[2] = {&past_viterbi[order[first]], &past_viterbi[order[first + n - 1]]};
+            Slot* out[2] = {&slots[order[first]], &slots[order[first + n - 1]]};
+            score_targets(profile, c, static_cast<int>(n), targets, settings, seed, out);
         },
         1);
     for (std::size_t s = 0; s < slots.size(); ++s) {

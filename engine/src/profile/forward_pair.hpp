@@ -1,0 +1,66 @@
+// Forward and Backward in pieces (start, rows from a given one, the specials
+// of a row), so that two targets can share the work of their first rows in
+// the two halves of 256-bit registers and each finish alone. A row's
+// recurrence is latency-bound (the D->D chains run one segment after
+// another); two independent targets in one instruction stream fill the
+// pipeline, while every float operation of each target stays the one the
+// four-lane code does, so scores are bit for bit the same.
+#pragma once
+
+#include <alignscope/profile/filters.hpp>
+
+#include <cstdint>
+
+namespace alignscope::profile {
+
+// Forward's specials carried from row to row (the running log of the scale
+// factors is the matrix's total_scale).
+struct ForwardCarry {
+    float xN = 1, xJ = 0, xB = 0, xC = 0;
+};
+// Backward's specials, carried from row to row.
+struct BackwardCarry {
+    float xE = 0, xN = 0, xJ = 0, xB = 0, xC = 0;
+};
+
+// Row 0 of Forward, then rows `from`..L (row from-1 in the matrix's rows);
+// forward_from returns the score.
+void forward_start(const ForwardProfile& om, const LengthModel& length, int L, DpMatrix& fwd, ForwardCarry& c,
+                   bool full);
+float forward_from(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, DpMatrix& fwd,
+                   ForwardCarry c, int from);
+// Row i's specials from the row's E; returns the factor the row's cells are
+// multiplied by (1 when the row is not rescaled).
+float forward_specials(const ForwardProfile& om, const LengthModel& length, float xE, ForwardCarry& c, DpMatrix& fwd,
+                       int i);
+
+// Backward: sizes the matrix and sets the row-L specials; row L's cells;
+// then rows `from`..1 (row from+1 in the matrix's rows) and row 0, returning
+// the score.
+void backward_start(const ForwardProfile& om, const LengthModel& length, int L, DpMatrix& bck, BackwardCarry& x,
+                    bool full);
+void backward_last_row(const ForwardProfile& om, const DpMatrix& fwd, DpMatrix& bck, BackwardCarry& x);
+float backward_from(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L,
+                    const DpMatrix& fwd, DpMatrix& bck, BackwardCarry x, int from);
+// Row i's specials (i < L) from the row's B sum, then the division by the
+// Forward's scale factor of row i; backward_scale returns the cells' factor.
+void backward_specials(float xB, const LengthModel& length, const ForwardProfile& om, BackwardCarry& x);
+float backward_scale(const DpMatrix& fwd, int i, DpMatrix& bck, BackwardCarry& x);
+
+// One target of a pair: residues, length model and its parser matrices.
+struct PairTarget {
+    const std::uint8_t* dsq;
+    int L;
+    LengthModel length;
+    DpMatrix* fwd;
+    DpMatrix* bck;
+};
+
+// Whether this CPU runs the paired code (AVX).
+bool paired_rows_available();
+// Parser Forward (Backward) of two targets; the same scores and matrices
+// as forward()/backward() of each with full = false.
+void forward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarget& b, float& score_a, float& score_b);
+void backward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarget& b, float& score_a, float& score_b);
+
+}  // namespace alignscope::profile
