@@ -172,6 +172,13 @@ public:
     // reported as interrupted even before mark_interrupted_jobs() writes it.
     std::vector<JobInfo> jobs() const;
     JobInfo job(std::int64_t id) const;  // throws Error when there is no such job
+    // For a view that keeps the job list and catches up after each change
+    // instead of reading it all again: the ids of the jobs above `after_id`,
+    // oldest first (ids only grow, so a new job comes above every job seen
+    // before), and how many jobs there are (fewer than the view holds plus
+    // the new ones: some were deleted). Neither reads a job's spec.
+    std::vector<std::int64_t> job_ids(std::int64_t after_id = 0) const;
+    std::int64_t job_count() const;
     // Starts recording a new job through its own connection (see JobRecording).
     std::unique_ptr<JobRecording> begin_job(const JobSpec& spec) const;
     std::unique_ptr<JobRecording> begin_job(const JobSpec& spec, const RecordingOptions& options) const;
