@@ -1,4 +1,5 @@
-// ProjectDocument: the GUI thread's view of one project file.
+// ProjectDocument: the GUI thread's view of one project file, and the job
+// list's catch-up (new jobs by id, changing rows again, deletions by count).
 #include "project_document.hpp"
 
 #include "jobs/project_job_recorder.hpp"
@@ -13,6 +14,49 @@
 #include <cstdlib>
 
 namespace alignscope::ui {
+
+namespace {
+
+// Whether a job's row may still change: queued or running, or final without
+// its end written. The store reports a job whose owner let go of it as it
+// ended (or as interrupted) from a second look at its state, while the rest
+// of the row may come from just before: its end, last progress and result
+// counts then come with the next read. The store writes the end with every
+// final state.
+bool may_change(const store::JobInfo& job) { return !store::is_final(job.state) || job.ended_ms <= 0; }
+
+// A long-pair job or a bench --long run (what longPairModel draws on).
+bool long_pair_job(const store::JobInfo& job) {
+    auto it = job.spec.parameters.find("long");
+    return it != job.spec.parameters.end() && it->second != "no";
+}
+
+// The fields of a job's row that change after it is recorded.
+bool same_row(const store::JobInfo& a, const store::JobInfo& b) {
+    const auto& p = a.progress;
+    const auto& q = b.progress;
+    const auto& c = a.counts;
+    const auto& d = b.counts;
+    return a.state == b.state && a.started_ms == b.started_ms && a.ended_ms == b.ended_ms && a.error == b.error &&
+           p.cells_done == q.cells_done && p.cells_total == q.cells_total && p.items_done == q.items_done &&
+           p.items_total == q.items_total && a.clock_source == b.clock_source && c.alignments == d.alignments &&
+           c.hits == d.hits && c.long_alignments == d.long_alignments && c.heatmaps == d.heatmaps &&
+           c.timeline_events == d.timeline_events && c.bench_points == d.bench_points &&
+           c.long_pair_stats == d.long_pair_stats && a.inputs == b.inputs;
+}
+
+std::vector<store::JobInfo>::const_iterator find_job(const std::vector<store::JobInfo>& jobs, qint64 id) {
+    auto it = std::lower_bound(jobs.begin(), jobs.end(), id,
+                               [](const store::JobInfo& j, qint64 wanted) { return j.id < wanted; });
+    return it != jobs.end() && it->id == id ? it : jobs.end();
+}
+
+void erase_id(std::vector<qint64>& ids, qint64 id) {
+    auto it = std::lower_bound(ids.begin(), ids.end(), id);
+    if (it != ids.end() && *it == id) ids.erase(it);
+}
+
+}  // namespace
 
 QString SequenceInput::label() const { return QFileInfo(QString::fromStdString(info.path)).fileName(); }
 
@@ -95,20 +139,23 @@ void ProjectDocument::adopt(const QString& path, std::shared_ptr<store::Project>
     project_ = std::move(project);
     path_ = path;
     seen_version_ = project_->data_version();
-    jobs_.clear();
     inputs_.clear();
+    jobs_.clear();
+    last_job_id_ = 0;
+    watched_.clear();
+    long_jobs_.clear();
+    speeds_.clear();
     long_bench_points_.clear();
     long_job_stats_.clear();
-    refreshJobs();
+    reloadJobs();
     refreshInputs();  // the loader reads them once it is idle (see the idle handler)
     poll_timer_.start();
     emit opened(path);
 }
 
 const store::JobInfo* ProjectDocument::job(qint64 id) const {
-    for (const auto& j : jobs_)
-        if (j.id == id) return &j;
-    return nullptr;
+    auto it = find_job(jobs_, id);
+    return it == jobs_.end() ? nullptr : &*it;
 }
 
 const SequenceInput* ProjectDocument::input(qint64 id) const {
@@ -170,7 +217,7 @@ RecorderFactory ProjectDocument::recorderFactory() const {
 void ProjectDocument::poll() {
     if (!project_) return;
     try {
-        if (!project_->changed_since(seen_version_)) return;
+        if (!project_->changed_since(seen_version_) && !reload_jobs_) return;
     } catch (const std::exception&) {
         return;  // a busy or vanished file: try again on the next tick
     }
@@ -178,13 +225,115 @@ void ProjectDocument::poll() {
     refreshInputs();
 }
 
-void ProjectDocument::refreshJobs() {
+void ProjectDocument::reloadJobs() {
+    std::vector<store::JobInfo> jobs;
     try {
-        jobs_ = project_->jobs();
+        jobs = project_->jobs();
     } catch (const std::exception&) {
+        reload_jobs_ = true;  // a busy or damaged file: again at the next poll
         return;
     }
-    emit jobsChanged();
+    reload_jobs_ = false;
+    jobs_ = std::move(jobs);
+    std::sort(jobs_.begin(), jobs_.end(), [](const store::JobInfo& a, const store::JobInfo& b) { return a.id < b.id; });
+    last_job_id_ = jobs_.empty() ? 0 : jobs_.back().id;
+    watched_.clear();
+    long_jobs_.clear();
+    long_bench_points_.clear();
+    long_job_stats_.clear();
+    for (const auto& j : jobs_) {
+        if (may_change(j)) watched_.push_back(j.id);
+        if (long_pair_job(j)) long_jobs_.push_back(j.id);
+    }
+    recountSpeeds();
+    JobListChange change;
+    change.reset = true;
+    emit jobsChanged(change);
+}
+
+void ProjectDocument::refreshJobs() {
+    if (reload_jobs_) {
+        reloadJobs();
+        return;
+    }
+    // Everything is read before anything changes, so a failed read leaves the
+    // list as it was (and the next poll reads it whole).
+    std::vector<store::JobInfo> added, again;
+    std::vector<qint64> removed;
+    try {
+        const std::vector<std::int64_t> new_ids = project_->job_ids(last_job_id_);
+        const std::int64_t count = project_->job_count();
+        if (count != std::int64_t(jobs_.size() + new_ids.size())) {
+            // Some were deleted (or a job came between the two reads): which?
+            const std::vector<std::int64_t> all = project_->job_ids(0);
+            for (const auto& j : jobs_)
+                if (!std::binary_search(all.begin(), all.end(), j.id)) removed.push_back(j.id);
+        }
+        for (const std::int64_t id : new_ids) added.push_back(project_->job(id));
+        for (const qint64 id : watched_)
+            if (!std::binary_search(removed.begin(), removed.end(), id)) again.push_back(project_->job(id));
+    } catch (const std::exception&) {
+        reload_jobs_ = true;  // a busy file, or a job deleted between two reads
+        return;
+    }
+
+    JobListChange change;
+    if (!removed.empty()) {
+        jobs_.erase(std::remove_if(jobs_.begin(), jobs_.end(),
+                                   [&](const store::JobInfo& j) {
+                                       return std::binary_search(removed.begin(), removed.end(), j.id);
+                                   }),
+                    jobs_.end());
+        for (const qint64 id : removed) {
+            erase_id(watched_, id);
+            erase_id(long_jobs_, id);
+            long_bench_points_.erase(id);
+            long_job_stats_.erase(id);
+        }
+        recountSpeeds();
+        change.removed = std::move(removed);
+    }
+    for (store::JobInfo& now : again) {
+        const auto found = find_job(jobs_, now.id);
+        if (found == jobs_.end()) continue;
+        store::JobInfo& row = jobs_[std::size_t(found - jobs_.cbegin())];
+        if (same_row(row, now)) continue;
+        row = std::move(now);
+        if (!may_change(row)) erase_id(watched_, row.id);
+        noteJob(row);
+        change.updated.push_back(row.id);
+    }
+    for (store::JobInfo& j : added) {
+        if (j.id <= last_job_id_) continue;  // ids only grow; never twice
+        last_job_id_ = j.id;
+        if (may_change(j)) watched_.push_back(j.id);
+        if (long_pair_job(j)) long_jobs_.push_back(j.id);
+        change.added.push_back(j.id);
+        jobs_.push_back(std::move(j));
+        noteJob(jobs_.back());
+    }
+    if (!change.empty()) emit jobsChanged(change);
+}
+
+void ProjectDocument::noteJob(const store::JobInfo& j) {
+    // Only finished jobs of one kind measure a speed (see throughput): a
+    // search's says nothing of a pairwise job's, nor traceback of a
+    // score-only run. A finished job never changes again, so it counts once.
+    if (j.state != store::JobState::Done) return;
+    if (j.started_ms <= 0 || j.ended_ms < j.started_ms || j.progress.cells_done == 0) return;
+    std::string kind = measuredKind(j.spec);
+    if (kind.empty()) return;
+    // Times are kept in milliseconds: a job that finished within the same
+    // millisecond counts as 1 ms, a lower bound on its speed.
+    Speed& speed = speeds_[{j.spec.devices, std::move(kind)}];
+    speed.cells += double(j.progress.cells_done);
+    speed.seconds += double(std::max<std::int64_t>(j.ended_ms - j.started_ms, 1)) / 1000.0;
+    ++speed.jobs;
+}
+
+void ProjectDocument::recountSpeeds() {
+    speeds_.clear();
+    for (const auto& j : jobs_) noteJob(j);
 }
 
 void ProjectDocument::refreshInputs() {
@@ -254,22 +403,10 @@ std::string ProjectDocument::measuredKind(const JobRequest& request) {
 }
 
 ProjectDocument::Throughput ProjectDocument::throughput(const std::string& device, const std::string& kind) const {
-    double cells = 0, seconds = 0;
-    int count = 0;
-    for (const auto& j : jobs_) {
-        if (j.state != store::JobState::Done || j.spec.devices != device) continue;
-        // Only jobs of the same kind: a search's speed says nothing of a
-        // pairwise job's, nor traceback of a score-only run.
-        if (kind.empty() || measuredKind(j.spec) != kind) continue;
-        if (j.started_ms <= 0 || j.ended_ms < j.started_ms || j.progress.cells_done == 0) continue;
-        // Times are kept in milliseconds: a job that finished within the same
-        // millisecond counts as 1 ms, a lower bound on its speed.
-        const double s = double(std::max<std::int64_t>(j.ended_ms - j.started_ms, 1)) / 1000.0;
-        cells += double(j.progress.cells_done);
-        seconds += s;
-        ++count;
-    }
-    return {seconds > 0 ? cells / seconds : 0, count};
+    auto it = speeds_.find({device, kind});
+    if (kind.empty() || it == speeds_.end()) return {};
+    const Speed& s = it->second;
+    return {s.seconds > 0 ? s.cells / s.seconds : 0, s.jobs};
 }
 
 ProjectDocument::LongPairModel ProjectDocument::longPairModel(const std::string& device_asked,
@@ -279,16 +416,19 @@ ProjectDocument::LongPairModel ProjectDocument::longPairModel(const std::string&
     const std::string device = device_set_id(device_asked);
     // (A job resumed from a checkpoint timed only part of its pair: no sample.)
     auto long_job = [](const store::JobInfo& j) {
-        auto it = j.spec.parameters.find("long");
-        return j.state == store::JobState::Done && it != j.spec.parameters.end() && it->second != "no" &&
-               !j.spec.parameters.count("resume");
+        return j.state == store::JobState::Done && long_pair_job(j) && !j.spec.parameters.count("resume");
     };
+    // Only the project's long jobs (kept apart as they come), not every job.
+    std::vector<const store::JobInfo*> long_jobs;
+    for (const qint64 id : long_jobs_)
+        if (const store::JobInfo* j = job(id); j && long_job(*j)) long_jobs.push_back(j);
     // bench --long points: series "long/<strategy>[/s<streams>]".
     std::vector<RuntimeSample> own, other;
     bool full_for_score = false;
     const std::string own_series = "long/" + strategy;
-    for (const auto& j : jobs_) {
-        if (!long_job(j) || j.spec.command != "bench" || j.counts.bench_points == 0 || !project_) continue;
+    for (const store::JobInfo* lj : long_jobs) {
+        const store::JobInfo& j = *lj;
+        if (j.spec.command != "bench" || j.counts.bench_points == 0 || !project_) continue;
         auto cached = long_bench_points_.find(j.id);
         if (cached == long_bench_points_.end()) {
             std::vector<store::BenchPoint> points;
@@ -313,12 +453,13 @@ ProjectDocument::LongPairModel ProjectDocument::longPairModel(const std::string&
     const int bench_count = static_cast<int>(samples.size());
     // Earlier long-pair jobs: their pair's lengths and wall time.
     int job_count = 0;
-    for (const auto& j : jobs_) {
+    for (const store::JobInfo* lj : long_jobs) {
+        const store::JobInfo& j = *lj;
         // "gpu" (all GPUs, as the workbench records it) or "auto": the set that
         // ran is the one the job's statistics name ("gpu:0+gpu:1").
         const std::string spec_device = device_set_id(j.spec.devices);
         const bool named_by_stats = spec_device == "gpu" || spec_device == "auto";
-        if (!long_job(j) || j.spec.command == "bench" || (!named_by_stats && spec_device != device)) continue;
+        if (j.spec.command == "bench" || (!named_by_stats && spec_device != device)) continue;
         auto tb = j.spec.parameters.find("traceback");
         if ((tb == j.spec.parameters.end() || tb->second != "off") != traceback) continue;
         auto cached = long_job_stats_.find(j.id);

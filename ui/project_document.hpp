@@ -1,8 +1,9 @@
 // The open project as the window sees it: the store connection the GUI thread
 // reads from, the sequence sets it holds (loaded on a worker thread), the job
 // list kept fresh by polling the store's cheap change check (so a CLI run into
-// the same file shows up without reopening), and the recorder that writes new
-// jobs into it. Every change a user makes goes through here into the project.
+// the same file shows up without reopening) and catching up by reading only
+// the new jobs and those still running, and the recorder that writes new jobs
+// into it. Every change a user makes goes through here into the project.
 #pragma once
 
 #include "jobs/job_queue.hpp"
@@ -36,6 +37,16 @@ struct SequenceInput {
 // up to the first `records_checked` records. Empty when all is well.
 QStringList sequence_set_warnings(const SequenceSet& set, std::size_t records_checked = 20'000);
 
+// What one catch-up of the job list changed (ProjectDocument::jobsChanged),
+// so a view updates those rows instead of reading the whole list again.
+struct JobListChange {
+    bool reset = false;            // the whole list was read again: forget what it held
+    std::vector<qint64> added;     // new jobs, now the last of jobs() (ids above all others)
+    std::vector<qint64> updated;   // jobs whose row changed (state, times, progress, result counts)
+    std::vector<qint64> removed;   // jobs deleted
+    bool empty() const { return !reset && added.empty() && updated.empty() && removed.empty(); }
+};
+
 class ProjectDocument : public QObject {
     Q_OBJECT
 public:
@@ -50,6 +61,7 @@ public:
     // GUI thread only; null when no project is open.
     store::Project* project() const { return project_.get(); }
 
+    // Oldest first (by id). job(): null when the project has no such job.
     const std::vector<store::JobInfo>& jobs() const { return jobs_; }
     const store::JobInfo* job(qint64 id) const;
     const std::vector<SequenceInput>& inputs() const { return inputs_; }
@@ -75,7 +87,10 @@ public:
     // Records jobs queued from this window into this project.
     RecorderFactory recorderFactory() const;
 
-    // Re-reads jobs (and inputs added by another process) when the project changed.
+    // Catches up with the project when it changed: the jobs added since,
+    // the rows of jobs that were still queued or running, jobs deleted (seen
+    // by the count of jobs), and inputs added by another process. The whole
+    // job list is read only when a project opens or after a failed read.
     void poll();
     // Cells per second measured on `device` by finished jobs of this project
     // (cells over seconds, summed), and how many jobs that rests on.
@@ -112,7 +127,7 @@ public:
 signals:
     void opened(QString path);
     void openFailed(QString path, QString message);
-    void jobsChanged();
+    void jobsChanged(const alignscope::ui::JobListChange& change);
     void inputsChanged();
     void loadStarted(QString path);
     void loadProgress(QString path, quint64 bytesRead, quint64 fileSize);
@@ -129,6 +144,10 @@ signals:
 private:
     void adopt(const QString& path, std::shared_ptr<store::Project> project);
     void refreshJobs();
+    void reloadJobs();
+    // Book-keeping for one job entering, changing in or leaving jobs_.
+    void noteJob(const store::JobInfo& job);
+    void recountSpeeds();
     void refreshInputs();
     void inputLoaded(const QString& path, std::shared_ptr<const SequenceSet> set, qint64 id,
                      const QString& projectPath);
@@ -137,7 +156,17 @@ private:
     std::shared_ptr<store::Project> project_;
     QString path_;
     std::int64_t seen_version_ = 0;
-    std::vector<store::JobInfo> jobs_;
+    std::vector<store::JobInfo> jobs_;  // by id
+    qint64 last_job_id_ = 0;            // the highest id read
+    std::vector<qint64> watched_;       // jobs whose rows may still change (queued, running), by id
+    std::vector<qint64> long_jobs_;     // long-pair jobs and bench --long runs, by id (longPairModel)
+    bool reload_jobs_ = false;          // a catch-up failed: read the whole list at the next poll
+    // Finished jobs' cells and seconds by (device, measuredKind): throughput().
+    struct Speed {
+        double cells = 0, seconds = 0;
+        int jobs = 0;
+    };
+    std::map<std::pair<std::string, std::string>, Speed> speeds_;
     std::vector<SequenceInput> inputs_;
     QTimer poll_timer_;
     QString pending_save_;  // the copy being written by saveAs
@@ -147,3 +176,5 @@ private:
 };
 
 }  // namespace alignscope::ui
+
+Q_DECLARE_METATYPE(alignscope::ui::JobListChange)

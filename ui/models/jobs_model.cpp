@@ -6,6 +6,7 @@
 #include <QDateTime>
 #include <QLocale>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -13,26 +14,59 @@ namespace alignscope::ui {
 
 JobsModel::JobsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
+namespace {
+
+bool by_id(const store::JobInfo& a, const store::JobInfo& b) { return a.id < b.id; }
+
+// The table shows the matrix by name: its text (about 3 KB for BLOSUM62, in
+// every job's spec) stays in the project document's copy only.
+store::JobInfo& row_of(store::JobInfo& job) {
+    job.spec.matrix_text.clear();
+    job.spec.matrix_text.shrink_to_fit();
+    return job;
+}
+
+}  // namespace
+
 void JobsModel::setJobs(std::vector<store::JobInfo> jobs) {
-    if (jobs.size() == jobs_.size()) {
-        // The common case while jobs run: same rows, new figures.
-        bool same_ids = true;
-        for (std::size_t k = 0; k < jobs.size() && same_ids; ++k) same_ids = jobs[k].id == jobs_[k].id;
-        if (same_ids) {
-            jobs_ = std::move(jobs);
-            if (!jobs_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
-            return;
-        }
-    }
     beginResetModel();
     jobs_ = std::move(jobs);
+    for (auto& job : jobs_) row_of(job);
+    std::stable_sort(jobs_.begin(), jobs_.end(), by_id);
     endResetModel();
 }
 
+void JobsModel::updateJobs(std::vector<store::JobInfo> jobs) {
+    for (store::JobInfo& job : jobs) {
+        row_of(job);
+        auto it = std::lower_bound(jobs_.begin(), jobs_.end(), job, by_id);
+        const int row = int(it - jobs_.begin());
+        if (it != jobs_.end() && it->id == job.id) {
+            *it = std::move(job);
+            emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+            continue;
+        }
+        beginInsertRows({}, row, row);
+        jobs_.insert(it, std::move(job));
+        endInsertRows();
+    }
+}
+
+void JobsModel::removeJobs(const std::vector<qint64>& ids) {
+    for (const qint64 id : ids) {
+        const int row = rowOf(id);
+        if (row < 0) continue;
+        beginRemoveRows({}, row, row);
+        jobs_.erase(jobs_.begin() + row);
+        endRemoveRows();
+        live_.erase(id);
+    }
+}
+
 int JobsModel::rowOf(qint64 job_id) const {
-    for (std::size_t k = 0; k < jobs_.size(); ++k)
-        if (jobs_[k].id == job_id) return int(k);
-    return -1;
+    auto it = std::lower_bound(jobs_.begin(), jobs_.end(), job_id,
+                               [](const store::JobInfo& j, qint64 id) { return j.id < id; });
+    return it != jobs_.end() && it->id == job_id ? int(it - jobs_.begin()) : -1;
 }
 
 void JobsModel::setLiveProgress(qint64 job_id, const JobProgress& progress) {

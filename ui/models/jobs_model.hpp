@@ -1,6 +1,9 @@
 // The project's jobs as a table (state, algorithm, inputs, device, time,
 // GCUPS, progress), from the store's job list, with the live progress of the
 // jobs this window runs laid over it between the store's throttled updates.
+// Rows are in id order and change one by one (inserted, changed, removed), so
+// a sorted view over a long list keeps its place and does no work per job
+// that grows with the list.
 #pragma once
 
 #include "jobs/job_queue.hpp"
@@ -24,13 +27,20 @@ public:
 
     explicit JobsModel(QObject* parent = nullptr);
 
+    // The whole list (a reset: another project, or read again).
     void setJobs(std::vector<store::JobInfo> jobs);
+    // Rows for these jobs: a job the model holds changes in place
+    // (dataChanged), a new one is inserted at its place by id (at the end
+    // for a job newer than all others).
+    void updateJobs(std::vector<store::JobInfo> jobs);
+    void removeJobs(const std::vector<qint64>& ids);
     // File names of the project's inputs, for jobs that name theirs by id.
     void setInputNames(std::map<qint64, QString> names);
+    // The rows, by id (their specs without the matrix text: see scoringText).
     const std::vector<store::JobInfo>& jobs() const { return jobs_; }
     void setLiveProgress(qint64 job_id, const JobProgress& progress);
     void clearLiveProgress(qint64 job_id);
-    int rowOf(qint64 job_id) const;  // -1 when absent
+    int rowOf(qint64 job_id) const;  // -1 when absent; a binary search
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

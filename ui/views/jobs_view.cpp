@@ -58,6 +58,9 @@ JobsView::JobsView(ProjectDocument& document, QWidget* parent) : ResultView(docu
     table_->verticalHeader()->hide();
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
     table_->horizontalHeader()->setStretchLastSection(true);
+    // Fitting the columns measures the rows on screen and at most this many
+    // more, however long the list.
+    table_->horizontalHeader()->setResizeContentsPrecision(100);
     table_->setItemDelegateForColumn(JobsModel::Percent, new ProgressDelegate(table_));
     table_->setContextMenuPolicy(Qt::CustomContextMenu);
     table_->setWordWrap(false);
@@ -70,23 +73,6 @@ JobsView::JobsView(ProjectDocument& document, QWidget* parent) : ResultView(docu
     layout->addWidget(empty_);
     layout->addWidget(table_);
 
-    auto refresh = [this] {
-        const qint64 selected = shownJob();
-        const int rows = model_.rowCount();
-        model_.setJobs(this->document().jobs());
-        // Measuring every cell is not free: only when rows come or go.
-        if (model_.rowCount() != rows) table_->resizeColumnsToContents();
-        if (selected) showJob(selected);
-        // Nothing listed: say what fills the list.
-        QString empty;
-        if (!this->document().isOpen())
-            empty = tr("No project is open: File › New Project… or Open Project…, or start with alignscope --demo.");
-        else if (model_.rowCount() == 0)
-            empty = tr("No jobs yet: load sequences, set up the Job panel and press Run (Ctrl+R); jobs run from "
-                       "alignscope-cli with --project appear here too.");
-        empty_->setText(empty);
-        empty_->setVisible(!empty.isEmpty());
-    };
     auto refresh_names = [this] {
         std::map<qint64, QString> names;
         for (const auto& input : this->document().inputs()) names[input.info.id] = input.label();
@@ -94,10 +80,10 @@ JobsView::JobsView(ProjectDocument& document, QWidget* parent) : ResultView(docu
     };
     connect(&document, &ProjectDocument::inputsChanged, this, refresh_names);
     connect(&document, &ProjectDocument::opened, this, refresh_names);
-    connect(&document, &ProjectDocument::jobsChanged, this, refresh);
-    connect(&document, &ProjectDocument::opened, this, refresh);
+    connect(&document, &ProjectDocument::jobsChanged, this, &JobsView::jobsChanged);
+    connect(&document, &ProjectDocument::opened, this, [this] { jobsChanged(JobListChange{true, {}, {}, {}}); });
     refresh_names();
-    refresh();
+    jobsChanged(JobListChange{true, {}, {}, {}});
 
     connect(table_, &QTableView::activated, this, [this](const QModelIndex& index) {
         emit jobActivated(index.data(JobsModel::JobIdRole).toLongLong());
@@ -107,6 +93,51 @@ JobsView::JobsView(ProjectDocument& document, QWidget* parent) : ResultView(docu
                 emit jobSelected(current.isValid() ? current.data(JobsModel::JobIdRole).toLongLong() : 0);
             });
     connect(table_, &QWidget::customContextMenuRequested, this, &JobsView::showContextMenu);
+}
+
+void JobsView::jobsChanged(const JobListChange& change) {
+    if (change.reset) {
+        const qint64 selected = shownJob();
+        model_.setJobs(document().jobs());
+        table_->resizeColumnsToContents();
+        if (selected) showJob(selected);
+    } else {
+        // Only the rows that changed: the sorted view places each one, the
+        // selection stays on its job.
+        model_.removeJobs(change.removed);
+        std::vector<store::JobInfo> rows;
+        rows.reserve(change.updated.size() + change.added.size());
+        for (const auto* ids : {&change.updated, &change.added})
+            for (const qint64 id : *ids)
+                if (const store::JobInfo* job = document().job(id)) rows.push_back(*job);
+        model_.updateJobs(std::move(rows));
+        fitColumns(change.added);
+    }
+    updateEmptyText();
+}
+
+void JobsView::fitColumns(const std::vector<qint64>& jobs) {
+    if (jobs.empty()) return;
+    const int grid = table_->showGrid() ? 1 : 0;
+    for (int column = 0; column < JobsModel::ColumnCount; ++column) {
+        int width = table_->columnWidth(column);
+        for (const qint64 id : jobs)
+            if (const int row = model_.rowOf(id); row >= 0)
+                width = std::max(width, table_->sizeHintForIndex(sorted_.mapFromSource(model_.index(row, column))).width() + grid);
+        if (width > table_->columnWidth(column)) table_->setColumnWidth(column, width);
+    }
+}
+
+void JobsView::updateEmptyText() {
+    // Nothing listed: say what fills the list.
+    QString empty;
+    if (!document().isOpen())
+        empty = tr("No project is open: File › New Project… or Open Project…, or start with alignscope --demo.");
+    else if (model_.rowCount() == 0)
+        empty = tr("No jobs yet: load sequences, set up the Job panel and press Run (Ctrl+R); jobs run from "
+                   "alignscope-cli with --project appear here too.");
+    empty_->setText(empty);
+    empty_->setVisible(!empty.isEmpty());
 }
 
 void JobsView::showJob(qint64 jobId) {

@@ -1,9 +1,12 @@
 // The jobs list: every job of the project with its state, device, time and
 // GCUPS, newest first, with a progress bar per running job. Double-click (or
-// Enter) opens a job's results in the other views.
+// Enter) opens a job's results in the other views. It follows the project's
+// job list row by row (a finished job changes one row), never rebuilt whole
+// while jobs run.
 #pragma once
 
 #include "models/jobs_model.hpp"
+#include "project_document.hpp"
 #include "views/result_view.hpp"
 
 #include <QLabel>
@@ -34,6 +37,10 @@ signals:
 
 private:
     void showContextMenu(const QPoint& at);
+    void jobsChanged(const JobListChange& change);
+    // Widens columns to fit these rows (never narrows: the user's widths stay).
+    void fitColumns(const std::vector<qint64>& jobs);
+    void updateEmptyText();
 
     JobsModel model_;
     QSortFilterProxyModel sorted_;
