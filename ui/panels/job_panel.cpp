@@ -55,7 +55,22 @@ void set_item_enabled(QComboBox* combo, int index, bool enabled) {
 JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, const ScannerRegistry* scanners,
                    QWidget* parent)
     : QWidget(parent), document_(document), devices_(std::move(devices)), scanners_(scanners) {
-    // Sequences.
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(buildSequences());
+    layout->addWidget(buildAlgorithm());
+    layout->addWidget(buildScoring());
+    layout->addWidget(buildDevice());
+    buildChecksAndActions(*layout);
+    fitNarrowDock();
+    connectEdits();
+    connectProject();
+    setToolTips();
+    rebuildInputs();
+    updateVisibility();
+    revalidate();
+}
+
+QGroupBox* JobPanel::buildSequences() {
     queries_ = new QComboBox(this);
     queries_->setObjectName("queries");
     targets_ = new QComboBox(this);
@@ -67,13 +82,15 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     for (QComboBox* c : {queries_, targets_}) c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     queries_->setMinimumContentsLength(16);
     targets_->setMinimumContentsLength(16);
-    auto* sequences = new QGroupBox(tr("Sequences"), this);
-    sequences_form_ = new QFormLayout(sequences);
+    auto* box = new QGroupBox(tr("Sequences"), this);
+    sequences_form_ = new QFormLayout(box);
     sequences_form_->addRow(tr("&Queries:"), queries_);
     sequences_form_->addRow(tr("&Targets:"), targets_);
     sequences_form_->addRow(tr("&Pairing:"), pairing_);
+    return box;
+}
 
-    // Algorithm.
+QGroupBox* JobPanel::buildAlgorithm() {
     algorithm_ = new QComboBox(this);
     algorithm_->setObjectName("algorithm");
     for (JobAlgorithm a : available_algorithms())
@@ -112,15 +129,17 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     long_mode_->addItem(tr("Semi-global (free end gaps)"), int(AlignmentMode::SemiGlobal));
     long_mode_->setToolTip(tr("How the long pair is aligned: end to end, its best local alignment, or with free "
                               "end gaps"));
-    auto* algorithm_box = new QGroupBox(tr("Algorithm"), this);
-    algorithm_form_ = new QFormLayout(algorithm_box);
+    auto* box = new QGroupBox(tr("Algorithm"), this);
+    algorithm_form_ = new QFormLayout(box);
     algorithm_form_->addRow(tr("&Mode:"), algorithm_);
     algorithm_form_->addRow(tr("&Alignment:"), long_mode_);
     algorithm_form_->addRow(tr("Free end gaps:"), free_ends_box_);
     algorithm_form_->addRow(tr("Top &hits per query:"), top_);
     algorithm_form_->addRow(traceback_);
+    return box;
+}
 
-    // Scoring.
+QGroupBox* JobPanel::buildScoring() {
     scoring_kind_ = new QComboBox(this);
     scoring_kind_->setObjectName("scoringKind");
     scoring_kind_->addItem(tr("Substitution matrix"));
@@ -161,8 +180,8 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     gap_convention_ = new QLabel(this);
     gap_convention_->setObjectName("gapConvention");
     gap_convention_->setWordWrap(true);
-    auto* scoring_box = new QGroupBox(tr("Scoring"), this);
-    scoring_form_ = new QFormLayout(scoring_box);
+    auto* box = new QGroupBox(tr("Scoring"), this);
+    scoring_form_ = new QFormLayout(box);
     scoring_form_->addRow(tr("&Scoring:"), scoring_kind_);
     scoring_form_->addRow(tr("Mat&rix:"), matrix_row);
     scoring_form_->addRow(tr("Match:"), match_);
@@ -170,8 +189,11 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     scoring_form_->addRow(tr("Gap &open:"), gap_open_);
     scoring_form_->addRow(tr("Gap e&xtend:"), gap_extend_);
     scoring_form_->addRow(gap_convention_);
+    connect(matrix_file, &QToolButton::clicked, this, &JobPanel::chooseMatrixFile);
+    return box;
+}
 
-    // Device.
+QGroupBox* JobPanel::buildDevice() {
     device_ = new QComboBox(this);
     device_->setObjectName("device");
     threads_ = new QSpinBox(this);
@@ -195,16 +217,18 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     kernels_->setRange(0, 4096);
     kernels_->setSpecialValueText(tr("automatic"));
     kernels_->setToolTip(tr("Concurrent row-strip kernels of the streams strategy"));
-    auto* device_box = new QGroupBox(tr("Device"), this);
-    device_form_ = new QFormLayout(device_box);
+    auto* box = new QGroupBox(tr("Device"), this);
+    device_form_ = new QFormLayout(box);
     device_form_->addRow(tr("&Device:"), device_);
     device_form_->addRow(tr("T&hreads:"), threads_);
     device_form_->addRow(tr("Long-pair stra&tegy:"), strategy_);
     device_form_->addRow(tr("&Kernels:"), kernels_);
     device_form_->addRow(tr("Str&eams per GPU:"), streams_);
     fillDevices();
+    return box;
+}
 
-    // Checks, estimate, actions.
+void JobPanel::buildChecksAndActions(QVBoxLayout& layout) {
     problems_label_ = new QLabel(this);
     problems_label_->setObjectName("problems");
     problems_label_->setWordWrap(true);
@@ -222,7 +246,15 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(run_, 1);
     buttons->addWidget(cancel_);
+    connect(run_, &QPushButton::clicked, this, &JobPanel::runRequested);
+    connect(cancel_, &QPushButton::clicked, this, &JobPanel::cancelRequested);
+    layout.addWidget(problems_label_);
+    layout.addWidget(estimate_);
+    layout.addLayout(buttons);
+    layout.addStretch(1);
+}
 
+void JobPanel::fitNarrowDock() {
     // The panel lives in a narrow dock: long choices shrink to a readable
     // width (their lists show them in full), labels go above their fields
     // when a row would not fit, and notes wrap.
@@ -232,17 +264,9 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     }
     for (QFormLayout* form : {sequences_form_, algorithm_form_, scoring_form_, device_form_})
         form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+}
 
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(sequences);
-    layout->addWidget(algorithm_box);
-    layout->addWidget(scoring_box);
-    layout->addWidget(device_box);
-    layout->addWidget(problems_label_);
-    layout->addWidget(estimate_);
-    layout->addLayout(buttons);
-    layout->addStretch(1);
-
+void JobPanel::connectEdits() {
     auto changed = [this] { revalidate(); };
     connect(queries_, &QComboBox::activated, this, [this] { queries_chosen_ = true; });
     connect(targets_, &QComboBox::activated, this, [this] { targets_chosen_ = true; });
@@ -267,7 +291,6 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
         followDefaultGaps();
         revalidate();
     });
-    connect(matrix_file, &QToolButton::clicked, this, &JobPanel::chooseMatrixFile);
     for (QSpinBox* box : {threads_, streams_, kernels_}) connect(box, &QSpinBox::valueChanged, this, changed);
     for (QComboBox* combo : {long_mode_, strategy_})
         connect(combo, &QComboBox::currentIndexChanged, this, [this] {
@@ -290,8 +313,9 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
         revalidate();
         emit deviceChanged(device_->currentData().toString(), device_->currentText());
     });
-    connect(run_, &QPushButton::clicked, this, &JobPanel::runRequested);
-    connect(cancel_, &QPushButton::clicked, this, &JobPanel::cancelRequested);
+}
+
+void JobPanel::connectProject() {
     connect(&document_, &ProjectDocument::inputsChanged, this, &JobPanel::rebuildInputs);
     // The project's saved settings first, then its inputs (ids wait for their sets).
     connect(&document_, &ProjectDocument::opened, this, &JobPanel::restoreFromProject);
@@ -300,8 +324,12 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     save_timer_->setSingleShot(true);
     save_timer_->setInterval(400);
     connect(save_timer_, &QTimer::timeout, this, &JobPanel::saveSettings);
+    // Each finished job refines the measured speed behind the estimate: the
+    // estimate alone is redone (the checks do not depend on the jobs).
+    connect(&document_, &ProjectDocument::jobsChanged, this, &JobPanel::updateEstimate);
+}
 
-    // What each control does, on hover.
+void JobPanel::setToolTips() {
     queries_->setToolTip(tr("The sequences aligned as queries: a loaded file, or the rows selected in the "
                             "Sequences tab"));
     targets_->setToolTip(tr("The sequences the queries are aligned with (for a database search, the database)"));
@@ -325,12 +353,6 @@ JobPanel::JobPanel(ProjectDocument& document, std::vector<DeviceInfo> devices, c
     problems_label_->setToolTip(tr("What stops the job from running (✖) or deserves a look (⚠)"));
     estimate_->setToolTip(tr("The job's size, and its time from the speed this project measured for jobs of the "
                              "same kind on this device"));
-    // Each finished job refines the measured speed behind the estimate.
-    connect(&document_, &ProjectDocument::jobsChanged, this, &JobPanel::revalidate);
-
-    rebuildInputs();
-    updateVisibility();
-    revalidate();
 }
 
 QString JobPanel::settingsJson() const {
@@ -644,6 +666,8 @@ void JobPanel::revalidate() {
     emit validityChanged(canRun());
     if (!restoring_ && save_timer_ && document_.isOpen() && settingsJson() != saved_settings_) save_timer_->start();
 }
+
+void JobPanel::updateEstimate() { estimate_->setText(estimateText()); }
 
 QString JobPanel::problemText() const {
     QStringList lines;

@@ -24,6 +24,9 @@
 #include <optional>
 #include <vector>
 
+class QGroupBox;
+class QVBoxLayout;
+
 namespace alignscope::ui {
 
 class ProjectDocument;
@@ -86,6 +89,20 @@ signals:
     void deviceChanged(QString id, QString name);
 
 private:
+    // The constructor's parts, in order: the four groups of settings, the
+    // checks with the buttons, the dock's narrow layout, then the wiring.
+    QGroupBox* buildSequences();
+    QGroupBox* buildAlgorithm();
+    QGroupBox* buildScoring();
+    QGroupBox* buildDevice();
+    void buildChecksAndActions(QVBoxLayout& layout);
+    void fitNarrowDock();
+    void connectEdits();
+    void connectProject();
+    void setToolTips();
+
+    // The time estimate again (the project's jobs changed its measured speed).
+    void updateEstimate();
     void rebuildInputs();
     void fillDevices();
     void updateVisibility();
