@@ -30,6 +30,7 @@ EventLoopProbe::EventLoopProbe(QObject* parent) : QObject(parent) {
 void EventLoopProbe::start() {
     max_gap_ns_ = 0;
     max_gap_cpu_ns_ = 0;
+    max_busy_ns_ = 0;
     ticks_ = 0;
     clock_.start();
     last_ns_ = 0;
@@ -55,6 +56,7 @@ void EventLoopProbe::tick() {
         max_gap_ns_ = gap;
         max_gap_cpu_ns_ = busy;
     }
+    max_busy_ns_ = std::max(max_busy_ns_, busy);
     last_ns_ = now;
     last_cpu_ns_ = cpu;
     ++ticks_;

@@ -26,6 +26,10 @@ public:
     // the window was busy with its own work; far below it: the thread was
     // blocked or waited for a CPU (a machine loaded by other programs).
     double busyInMaxGapMs() const { return double(max_gap_cpu_ns_) / 1e6; }
+    // The most CPU time the GUI thread used inside any one gap: its longest
+    // piece of work without returning to the event loop, which other
+    // programs on a loaded machine cannot stretch (they stretch the gaps).
+    double maxBusyMs() const { return double(max_busy_ns_) / 1e6; }
     qint64 ticks() const { return ticks_; }
 
     static constexpr int period_ms = 10;
@@ -39,6 +43,7 @@ private:
     qint64 last_cpu_ns_ = 0;
     qint64 max_gap_ns_ = 0;
     qint64 max_gap_cpu_ns_ = 0;
+    qint64 max_busy_ns_ = 0;
     qint64 ticks_ = 0;
 };
 
