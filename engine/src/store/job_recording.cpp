@@ -1,4 +1,5 @@
 // Recording a job: its row, owner lock, progress, results and final state.
+#include "entity_columns.hpp"
 #include "project_impl.hpp"
 
 #include <alignscope/error.hpp>
@@ -6,7 +7,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -19,10 +19,6 @@ std::string host_name() {
     char name[256] = {};
     if (::gethostname(name, sizeof name - 1) != 0) return "unknown host";
     return name;
-}
-
-void append_u32(std::vector<std::uint8_t>& out, std::uint32_t bits) {
-    for (int b = 0; b < 4; ++b) out.push_back(static_cast<std::uint8_t>(bits >> (8 * b)));  // little-endian
 }
 
 }  // namespace
@@ -193,34 +189,11 @@ void add_to_count(sqlite::Connection& db, std::int64_t job_id, std::string_view 
 void JobRecording::add_alignments(const std::vector<Alignment>& alignments) {
     write_results("alignments", [&](sqlite::Connection& db) {
         std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT alignment_count FROM jobs WHERE id = ?");
-        auto insert = db.prepare(
-            "INSERT INTO alignments (job_id, ordinal, query_id, target_id, mode, score, query_begin, query_end, "
-            "target_begin, target_end, query_length, target_length, cigar, query_aligned, target_aligned, length, "
-            "identities, similarities, gaps, gap_opens, device, kernel) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        static const std::string sql = columns::insert(entity::alignment_columns, "alignments", "job_id, ordinal");
+        auto insert = db.prepare(sql);
         for (const Alignment& a : alignments) {
-            insert.bind(1, job_id_)
-                .bind(2, ordinal++)
-                .bind(3, a.query_id)
-                .bind(4, a.target_id)
-                .bind(5, to_string(a.mode))
-                .bind(6, a.score)
-                .bind(7, a.query_begin)
-                .bind(8, a.query_end)
-                .bind(9, a.target_begin)
-                .bind(10, a.target_end)
-                .bind(11, a.query_length)
-                .bind(12, a.target_length)
-                .bind(13, a.cigar.to_string())
-                .bind(14, a.query_aligned)
-                .bind(15, a.target_aligned)
-                .bind(16, a.stats.length)
-                .bind(17, a.stats.identities)
-                .bind(18, a.stats.similarities)
-                .bind(19, a.stats.gaps)
-                .bind(20, a.stats.gap_opens)
-                .bind(21, a.device)
-                .bind(22, a.kernel);
+            insert.bind(1, job_id_).bind(2, ordinal++);
+            columns::bind(entity::alignment_columns, insert, 3, a);
             insert.run();
         }
         add_to_count(db, job_id_, "UPDATE jobs SET alignment_count = alignment_count + ? WHERE id = ?",
@@ -231,25 +204,11 @@ void JobRecording::add_alignments(const std::vector<Alignment>& alignments) {
 void JobRecording::add_hits(const std::vector<Hit>& hits) {
     write_results("hits", [&](sqlite::Connection& db) {
         std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT hit_count FROM jobs WHERE id = ?");
-        auto insert = db.prepare(
-            "INSERT INTO hits (job_id, ordinal, query_id, target_id, rank, score, bits, evalue, query_begin, "
-            "query_end, target_begin, target_end, query_length, target_length) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        static const std::string sql = columns::insert(entity::hit_columns, "hits", "job_id, ordinal");
+        auto insert = db.prepare(sql);
         for (const Hit& h : hits) {
-            insert.bind(1, job_id_)
-                .bind(2, ordinal++)
-                .bind(3, h.query_id)
-                .bind(4, h.target_id)
-                .bind(5, h.rank)
-                .bind(6, h.score)
-                .bind(7, h.bits)
-                .bind(8, h.evalue)
-                .bind(9, h.query_begin)
-                .bind(10, h.query_end)
-                .bind(11, h.target_begin)
-                .bind(12, h.target_end)
-                .bind(13, h.query_length)
-                .bind(14, h.target_length);
+            insert.bind(1, job_id_).bind(2, ordinal++);
+            columns::bind(entity::hit_columns, insert, 3, h);
             insert.run();
         }
         add_to_count(db, job_id_, "UPDATE jobs SET hit_count = hit_count + ? WHERE id = ?",
@@ -260,33 +219,11 @@ void JobRecording::add_hits(const std::vector<Hit>& hits) {
 void JobRecording::add_long_alignment(const LongAlignmentSummary& s) {
     write_results("a long alignment", [&](sqlite::Connection& db) {
         const std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT long_alignment_count FROM jobs WHERE id = ?");
-        auto insert = db.prepare(
-            "INSERT INTO long_alignments (job_id, ordinal, query_id, target_id, mode, score, query_begin, query_end, "
-            "target_begin, target_end, query_length, target_length, length, identities, similarities, gaps, "
-            "gap_opens, alignment_path, alignment_format, device, kernel, seconds) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        insert.bind(1, job_id_)
-            .bind(2, ordinal)
-            .bind(3, s.query_id)
-            .bind(4, s.target_id)
-            .bind(5, to_string(s.mode))
-            .bind(6, s.score)
-            .bind(7, s.query_begin)
-            .bind(8, s.query_end)
-            .bind(9, s.target_begin)
-            .bind(10, s.target_end)
-            .bind(11, s.query_length)
-            .bind(12, s.target_length)
-            .bind(13, s.stats.length)
-            .bind(14, s.stats.identities)
-            .bind(15, s.stats.similarities)
-            .bind(16, s.stats.gaps)
-            .bind(17, s.stats.gap_opens)
-            .bind(18, s.alignment_path)
-            .bind(19, s.alignment_format)
-            .bind(20, s.device)
-            .bind(21, s.kernel)
-            .bind(22, s.seconds);
+        static const std::string sql =
+            columns::insert(entity::long_alignment_columns, "long_alignments", "job_id, ordinal");
+        auto insert = db.prepare(sql);
+        insert.bind(1, job_id_).bind(2, ordinal);
+        columns::bind(entity::long_alignment_columns, insert, 3, s);
         insert.run();
         add_to_count(db, job_id_, "UPDATE jobs SET long_alignment_count = long_alignment_count + ? WHERE id = ?", 1);
     });
@@ -294,39 +231,12 @@ void JobRecording::add_long_alignment(const LongAlignmentSummary& s) {
 
 void JobRecording::add_heatmap(const Heatmap& h) {
     h.check("heatmap " + h.label);
-    std::vector<std::uint8_t> values, path, row_edges, col_edges;
-    values.reserve(4 * h.values.size());
-    for (float v : h.values) append_u32(values, std::bit_cast<std::uint32_t>(v));
-    path.reserve(8 * h.path.size());
-    for (const auto& [row, col] : h.path) {
-        append_u32(path, static_cast<std::uint32_t>(row));
-        append_u32(path, static_cast<std::uint32_t>(col));
-    }
-    for (auto [edges, out] : {std::pair{&h.row_edges, &row_edges}, std::pair{&h.col_edges, &col_edges}}) {
-        out->reserve(8 * edges->size());
-        for (std::int64_t e : *edges) {
-            append_u32(*out, static_cast<std::uint32_t>(static_cast<std::uint64_t>(e)));
-            append_u32(*out, static_cast<std::uint32_t>(static_cast<std::uint64_t>(e) >> 32));
-        }
-    }
     write_results("a heatmap", [&](sqlite::Connection& db) {
         const std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT heatmap_count FROM jobs WHERE id = ?");
-        auto insert = db.prepare(
-            "INSERT INTO heatmaps (job_id, ordinal, label, query_id, target_id, source_rows, source_cols, rows, cols, "
-            "cell_values, path_cells, row_edges, col_edges) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        insert.bind(1, job_id_)
-            .bind(2, ordinal)
-            .bind(3, h.label)
-            .bind(4, h.query_id)
-            .bind(5, h.target_id)
-            .bind(6, h.source_rows)
-            .bind(7, h.source_cols)
-            .bind(8, h.rows)
-            .bind(9, h.cols)
-            .bind_blob(10, values.data(), values.size())
-            .bind_blob(11, path.data(), path.size())
-            .bind_blob(12, row_edges.data(), row_edges.size())
-            .bind_blob(13, col_edges.data(), col_edges.size());
+        static const std::string sql = columns::insert(entity::heatmap_columns, "heatmaps", "job_id, ordinal");
+        auto insert = db.prepare(sql);
+        insert.bind(1, job_id_).bind(2, ordinal);
+        columns::bind(entity::heatmap_columns, insert, 3, h);
         insert.run();
         add_to_count(db, job_id_, "UPDATE jobs SET heatmap_count = heatmap_count + ? WHERE id = ?", 1);
     });
@@ -335,33 +245,11 @@ void JobRecording::add_heatmap(const Heatmap& h) {
 void JobRecording::add_long_pair_stats(const LongPairStats& s) {
     write_results("long-pair statistics", [&](sqlite::Connection& db) {
         const std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT long_pair_stats_count FROM jobs WHERE id = ?");
-        auto insert = db.prepare(
-            "INSERT INTO long_pair_stats (job_id, ordinal, query_id, target_id, query_length, target_length, device, "
-            "kernel, strategy, kernels, streams, seconds, stage1_seconds, stage2_seconds, stage3_seconds, "
-            "stage1_cells, stage2_cells, stage3_cells, special_rows, crossings, split_levels, base_segments) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        insert.bind(1, job_id_)
-            .bind(2, ordinal)
-            .bind(3, s.query_id)
-            .bind(4, s.target_id)
-            .bind(5, s.query_length)
-            .bind(6, s.target_length)
-            .bind(7, s.device)
-            .bind(8, s.kernel)
-            .bind(9, s.strategy)
-            .bind(10, s.kernels)
-            .bind(11, s.streams)
-            .bind(12, s.seconds)
-            .bind(13, s.stage_seconds[0])
-            .bind(14, s.stage_seconds[1])
-            .bind(15, s.stage_seconds[2])
-            .bind(16, s.stage_cells[0])
-            .bind(17, s.stage_cells[1])
-            .bind(18, s.stage_cells[2])
-            .bind(19, s.special_rows)
-            .bind(20, s.crossings)
-            .bind(21, s.split_levels)
-            .bind(22, s.base_segments);
+        static const std::string sql =
+            columns::insert(entity::long_pair_stats_columns, "long_pair_stats", "job_id, ordinal");
+        auto insert = db.prepare(sql);
+        insert.bind(1, job_id_).bind(2, ordinal);
+        columns::bind(entity::long_pair_stats_columns, insert, 3, s);
         insert.run();
         add_to_count(db, job_id_, "UPDATE jobs SET long_pair_stats_count = long_pair_stats_count + ? WHERE id = ?", 1);
     });
@@ -370,20 +258,11 @@ void JobRecording::add_long_pair_stats(const LongPairStats& s) {
 void JobRecording::add_timeline(const std::vector<TimelineEvent>& events, const std::string& clock_source) {
     write_results("timeline events", [&](sqlite::Connection& db) {
         std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT timeline_event_count FROM jobs WHERE id = ?");
-        auto insert = db.prepare(
-            "INSERT INTO timeline_events (job_id, ordinal, name, category, device, lane, start_ns, end_ns, bytes, "
-            "cells) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        static const std::string sql = columns::insert(entity::timeline_columns, "timeline_events", "job_id, ordinal");
+        auto insert = db.prepare(sql);
         for (const TimelineEvent& e : events) {
-            insert.bind(1, job_id_)
-                .bind(2, ordinal++)
-                .bind(3, e.name)
-                .bind(4, e.category)
-                .bind(5, e.device)
-                .bind(6, e.lane)
-                .bind(7, e.start_ns)
-                .bind(8, e.end_ns)
-                .bind(9, e.bytes)
-                .bind(10, e.cells);
+            insert.bind(1, job_id_).bind(2, ordinal++);
+            columns::bind(entity::timeline_columns, insert, 3, e);
             insert.run();
         }
         auto update = db.prepare(
@@ -396,21 +275,17 @@ void JobRecording::add_timeline(const std::vector<TimelineEvent>& events, const 
 void JobRecording::add_bench_points(const std::vector<BenchPoint>& points) {
     write_results("benchmark points", [&](sqlite::Connection& db) {
         std::int64_t ordinal = next_ordinal(db, job_id_, "SELECT bench_point_count FROM jobs WHERE id = ?");
-        auto insert = db.prepare(
-            "INSERT INTO bench_points (job_id, ordinal, series, device, x, y, x_label, y_label, parameters) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        // The parameters, a JSON object, after the table's columns.
+        static const std::string sql =
+            columns::insert(entity::bench_point_columns, "bench_points", "job_id, ordinal", "parameters");
+        auto insert = db.prepare(sql);
+        constexpr int parameters = 3 + static_cast<int>(entity::bench_point_columns.size());
         for (const BenchPoint& p : points) {
             if (!std::isfinite(p.x) || !std::isfinite(p.y))
                 throw Error("benchmark point of series '" + p.series + "' is not a finite number");
-            insert.bind(1, job_id_)
-                .bind(2, ordinal++)
-                .bind(3, p.series)
-                .bind(4, p.device)
-                .bind(5, p.x)
-                .bind(6, p.y)
-                .bind(7, p.x_label)
-                .bind(8, p.y_label)
-                .bind(9, nlohmann::json(p.parameters).dump());
+            insert.bind(1, job_id_).bind(2, ordinal++);
+            columns::bind(entity::bench_point_columns, insert, 3, p);
+            insert.bind(parameters, nlohmann::json(p.parameters).dump());
             insert.run();
         }
         add_to_count(db, job_id_, "UPDATE jobs SET bench_point_count = bench_point_count + ? WHERE id = ?",

@@ -1,15 +1,13 @@
 // Reading a job's results a page at a time: keyset reads on (job_id, ordinal),
 // one more row than asked to learn whether another page follows. Each entity's
 // columns are named once, in its column table.
-#include "columns.hpp"
+#include "entity_columns.hpp"
 #include "project_impl.hpp"
 
 #include <alignscope/error.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <bit>
-#include <cstring>
 
 namespace alignscope::store {
 namespace {
@@ -39,173 +37,8 @@ Page<Row> read_page(sqlite::Connection& db, std::string_view sql, std::int64_t j
     return page;
 }
 
-std::vector<float> floats_from_blob(const std::vector<std::uint8_t>& blob) {
-    std::vector<float> values(blob.size() / 4);
-    for (std::size_t k = 0; k < values.size(); ++k) {
-        std::uint32_t bits = 0;
-        for (int b = 3; b >= 0; --b) bits = (bits << 8) | blob[4 * k + static_cast<std::size_t>(b)];  // little-endian
-        values[k] = std::bit_cast<float>(bits);
-    }
-    return values;
-}
-
-std::vector<std::pair<int, int>> cells_from_blob(const std::vector<std::uint8_t>& blob) {
-    std::vector<std::pair<int, int>> cells(blob.size() / 8);
-    auto word = [&blob](std::size_t at) {
-        std::uint32_t bits = 0;
-        for (int b = 3; b >= 0; --b) bits = (bits << 8) | blob[at + static_cast<std::size_t>(b)];
-        return static_cast<int>(static_cast<std::int32_t>(bits));
-    };
-    for (std::size_t k = 0; k < cells.size(); ++k) cells[k] = {word(8 * k), word(8 * k + 4)};
-    return cells;
-}
-
-std::vector<std::int64_t> int64s_from_blob(const std::vector<std::uint8_t>& blob) {
-    std::vector<std::int64_t> values(blob.size() / 8);
-    for (std::size_t k = 0; k < values.size(); ++k) {
-        std::uint64_t bits = 0;
-        for (int b = 7; b >= 0; --b) bits = (bits << 8) | blob[8 * k + static_cast<std::size_t>(b)];  // little-endian
-        values[k] = static_cast<std::int64_t>(bits);
-    }
-    return values;
-}
-
 using columns::Column;
-using columns::field;
-
-constexpr std::array<Column<Alignment>, 20> alignment_columns{{
-    field<&Alignment::query_id>("query_id"),
-    field<&Alignment::target_id>("target_id"),
-    field<&Alignment::mode>("mode"),
-    field<&Alignment::score>("score"),
-    field<&Alignment::query_begin>("query_begin"),
-    field<&Alignment::query_end>("query_end"),
-    field<&Alignment::target_begin>("target_begin"),
-    field<&Alignment::target_end>("target_end"),
-    field<&Alignment::query_length>("query_length"),
-    field<&Alignment::target_length>("target_length"),
-    {"cigar",
-     [](const sqlite::Statement& r, int i, Alignment& a) {
-         const std::string cigar = r.text(i);
-         if (!cigar.empty()) a.cigar = Cigar::parse(cigar);
-     }},
-    field<&Alignment::query_aligned>("query_aligned"),
-    field<&Alignment::target_aligned>("target_aligned"),
-    {"length", [](const sqlite::Statement& r, int i, Alignment& a) { a.stats.length = r.int64(i); }},
-    {"identities", [](const sqlite::Statement& r, int i, Alignment& a) { a.stats.identities = r.int64(i); }},
-    {"similarities", [](const sqlite::Statement& r, int i, Alignment& a) { a.stats.similarities = r.int64(i); }},
-    {"gaps", [](const sqlite::Statement& r, int i, Alignment& a) { a.stats.gaps = r.int64(i); }},
-    {"gap_opens", [](const sqlite::Statement& r, int i, Alignment& a) { a.stats.gap_opens = r.int64(i); }},
-    field<&Alignment::device>("device"),
-    field<&Alignment::kernel>("kernel"),
-}};
-
-constexpr std::array<Column<Hit>, 12> hit_columns{{
-    field<&Hit::query_id>("query_id"),
-    field<&Hit::target_id>("target_id"),
-    field<&Hit::rank>("rank"),
-    field<&Hit::score>("score"),
-    field<&Hit::bits>("bits"),
-    field<&Hit::evalue>("evalue"),
-    field<&Hit::query_begin>("query_begin"),
-    field<&Hit::query_end>("query_end"),
-    field<&Hit::target_begin>("target_begin"),
-    field<&Hit::target_end>("target_end"),
-    field<&Hit::query_length>("query_length"),
-    field<&Hit::target_length>("target_length"),
-}};
-
-// Then the event's ordinal, for the message about a time out of range.
-constexpr std::array<Column<TimelineEvent>, 8> timeline_columns{{
-    field<&TimelineEvent::name>("name"),
-    field<&TimelineEvent::category>("category"),
-    field<&TimelineEvent::device>("device"),
-    field<&TimelineEvent::lane>("lane"),
-    field<&TimelineEvent::start_ns>("start_ns"),
-    field<&TimelineEvent::end_ns>("end_ns"),
-    field<&TimelineEvent::bytes>("bytes"),
-    field<&TimelineEvent::cells>("cells"),
-}};
-
-constexpr std::array<Column<LongAlignmentSummary>, 20> long_alignment_columns{{
-    field<&LongAlignmentSummary::query_id>("query_id"),
-    field<&LongAlignmentSummary::target_id>("target_id"),
-    field<&LongAlignmentSummary::mode>("mode"),
-    field<&LongAlignmentSummary::score>("score"),
-    field<&LongAlignmentSummary::query_begin>("query_begin"),
-    field<&LongAlignmentSummary::query_end>("query_end"),
-    field<&LongAlignmentSummary::target_begin>("target_begin"),
-    field<&LongAlignmentSummary::target_end>("target_end"),
-    field<&LongAlignmentSummary::query_length>("query_length"),
-    field<&LongAlignmentSummary::target_length>("target_length"),
-    {"length", [](const sqlite::Statement& r, int i, LongAlignmentSummary& s) { s.stats.length = r.int64(i); }},
-    {"identities", [](const sqlite::Statement& r, int i, LongAlignmentSummary& s) { s.stats.identities = r.int64(i); }},
-    {"similarities",
-     [](const sqlite::Statement& r, int i, LongAlignmentSummary& s) { s.stats.similarities = r.int64(i); }},
-    {"gaps", [](const sqlite::Statement& r, int i, LongAlignmentSummary& s) { s.stats.gaps = r.int64(i); }},
-    {"gap_opens", [](const sqlite::Statement& r, int i, LongAlignmentSummary& s) { s.stats.gap_opens = r.int64(i); }},
-    field<&LongAlignmentSummary::alignment_path>("alignment_path"),
-    field<&LongAlignmentSummary::alignment_format>("alignment_format"),
-    field<&LongAlignmentSummary::device>("device"),
-    field<&LongAlignmentSummary::kernel>("kernel"),
-    field<&LongAlignmentSummary::seconds>("seconds"),
-}};
-
-// Then the parameters, a JSON object read with the project's name for its error.
-constexpr std::array<Column<BenchPoint>, 6> bench_point_columns{{
-    field<&BenchPoint::series>("series"),
-    field<&BenchPoint::device>("device"),
-    field<&BenchPoint::x>("x"),
-    field<&BenchPoint::y>("y"),
-    field<&BenchPoint::x_label>("x_label"),
-    field<&BenchPoint::y_label>("y_label"),
-}};
-
-constexpr std::array<Column<Heatmap>, 11> heatmap_columns{{
-    field<&Heatmap::label>("label"),
-    field<&Heatmap::query_id>("query_id"),
-    field<&Heatmap::target_id>("target_id"),
-    field<&Heatmap::source_rows>("source_rows"),
-    field<&Heatmap::source_cols>("source_cols"),
-    field<&Heatmap::rows>("rows"),
-    field<&Heatmap::cols>("cols"),
-    {"cell_values", [](const sqlite::Statement& r, int i, Heatmap& h) { h.values = floats_from_blob(r.blob(i)); }},
-    {"path_cells", [](const sqlite::Statement& r, int i, Heatmap& h) { h.path = cells_from_blob(r.blob(i)); }},
-    {"row_edges", [](const sqlite::Statement& r, int i, Heatmap& h) { h.row_edges = int64s_from_blob(r.blob(i)); }},
-    {"col_edges", [](const sqlite::Statement& r, int i, Heatmap& h) { h.col_edges = int64s_from_blob(r.blob(i)); }},
-}};
-
-template <std::size_t Stage>
-void read_stage_seconds(const sqlite::Statement& r, int i, LongPairStats& s) {
-    s.stage_seconds[Stage] = r.real(i);
-}
-template <std::size_t Stage>
-void read_stage_cells(const sqlite::Statement& r, int i, LongPairStats& s) {
-    s.stage_cells[Stage] = r.int64(i);
-}
-
-constexpr std::array<Column<LongPairStats>, 20> long_pair_stats_columns{{
-    field<&LongPairStats::query_id>("query_id"),
-    field<&LongPairStats::target_id>("target_id"),
-    field<&LongPairStats::query_length>("query_length"),
-    field<&LongPairStats::target_length>("target_length"),
-    field<&LongPairStats::device>("device"),
-    field<&LongPairStats::kernel>("kernel"),
-    field<&LongPairStats::strategy>("strategy"),
-    field<&LongPairStats::kernels>("kernels"),
-    field<&LongPairStats::streams>("streams"),
-    field<&LongPairStats::seconds>("seconds"),
-    {"stage1_seconds", &read_stage_seconds<0>},
-    {"stage2_seconds", &read_stage_seconds<1>},
-    {"stage3_seconds", &read_stage_seconds<2>},
-    {"stage1_cells", &read_stage_cells<0>},
-    {"stage2_cells", &read_stage_cells<1>},
-    {"stage3_cells", &read_stage_cells<2>},
-    field<&LongPairStats::special_rows>("special_rows"),
-    field<&LongPairStats::crossings>("crossings"),
-    field<&LongPairStats::split_levels>("split_levels"),
-    field<&LongPairStats::base_segments>("base_segments"),
-}};
+using namespace entity;
 
 // "SELECT <the table's columns><extra> FROM <rest>".
 template <class Row, std::size_t N>
