@@ -303,6 +303,13 @@ struct Chunk {
     std::vector<Alignment> results;
 };
 
+// A chunk as the assembling thread hands it to the aligning one.
+struct AssembledChunk {
+    std::shared_ptr<Chunk> chunk;
+    bool query_more = true, target_more = true;  // false: that file ended in this chunk
+    bool inputs_end = false;  // a first chunk of one pair after which both files end
+};
+
 // A piece of a chunk as text: kFormatPiece pairs or the chunk's rest.
 struct FormattedChunk {
     std::string body;
@@ -408,7 +415,9 @@ public:
           query_blocks_(block_queue_),
           target_blocks_(block_queue_),
           // Pieces formatted or being formatted: enough to keep every thread busy.
-          formatted_(2 * static_cast<std::size_t>(threads_) + 2) {}
+          formatted_(2 * static_cast<std::size_t>(threads_) + 2),
+          // One chunk assembled ahead while the device aligns the one before.
+          assembled_(1) {}
     ~PairPipeline();
     PairPipeline(const PairPipeline&) = delete;
     PairPipeline& operator=(const PairPipeline&) = delete;
@@ -424,6 +433,8 @@ private:
                    int lane, std::atomic<std::uint64_t>* bytes);
     void write_pieces();
     bool align_chunks();
+    void assemble_chunks();
+    void stop_assembling();
     std::shared_ptr<Chunk> next_chunk(bool& query_more, bool& target_more);
     void align_chunk(Chunk& chunk, const PairJob& job);
     bool format_chunk(const std::shared_ptr<Chunk>& chunk);
@@ -460,6 +471,8 @@ private:
     const std::size_t block_queue_;
     OrderedQueue<std::vector<Sequence>> query_blocks_, target_blocks_;
     OrderedQueue<FormattedChunk> formatted_;
+    OrderedQueue<AssembledChunk> assembled_;
+    std::thread assembler_;
     std::atomic<bool> stopping_{false};
     std::atomic<std::size_t> chunks_held_{0}, peak_chunks_{0};
     std::atomic<std::uint64_t> query_bytes_{0};
@@ -487,7 +500,8 @@ PairPipeline::~PairPipeline() {
     query_blocks_.abort();
     target_blocks_.abort();
     formatted_.abort();
-    for (std::thread* thread : {&query_thread_, &target_thread_, &writer_thread_})
+    assembled_.abort();
+    for (std::thread* thread : {&query_thread_, &target_thread_, &writer_thread_, &assembler_})
         if (thread->joinable()) thread->join();
     if (warm_.joinable()) warm_.join();
 }
@@ -632,14 +646,19 @@ void PairPipeline::report(std::uint64_t items_done, std::uint64_t cells_done) {
 
 // This thread: chunks of pairs, aligned one after another. True when the one
 // pair was handed back (PairPipelineSettings::hand_back_single_pair).
+// Chunks come from the assembling thread: gathering chunk k+1's records from
+// the parsed blocks overlaps chunk k's alignment.
 bool PairPipeline::align_chunks() {
     queries_.emplace(query_blocks_, true, chunk_pairs_, block_queue_);
     targets_.emplace(target_blocks_, !same_file_, chunk_pairs_, block_queue_);
+    assembler_ = std::thread([this] { assemble_chunks(); });
     bool first = true;
     for (;;) {
         context_.throw_if_cancelled();
-        bool query_more = true, target_more = true;
-        std::shared_ptr<Chunk> chunk = next_chunk(query_more, target_more);
+        std::optional<std::future<AssembledChunk>> item = assembled_.pop();
+        if (!item) break;
+        AssembledChunk assembled = item->get();  // the reading's errors, in file order
+        std::shared_ptr<Chunk> chunk = std::move(assembled.chunk);
         if (chunk->queries.empty()) break;
         const std::size_t now_held = chunks_held_.fetch_add(1) + 1;
         std::size_t peak = peak_chunks_.load();
@@ -651,9 +670,10 @@ bool PairPipeline::align_chunks() {
         job.targets = &chunk->targets;
         job.pairs.resize(chunk->queries.size());
         for (std::uint32_t k = 0; k < job.pairs.size(); ++k) job.pairs[k] = {k, k};
-        if (first && chunk->queries.size() == 1 && settings_.hand_back_single_pair && queries_->at_end() &&
-            targets_->at_end() && settings_.hand_back_single_pair(chunk->queries[0], chunk->targets[0])) {
+        if (first && chunk->queries.size() == 1 && assembled.inputs_end &&
+            settings_.hand_back_single_pair(chunk->queries[0], chunk->targets[0])) {
             stats_.handed_back = true;
+            stop_assembling();
             formatted_.close();
             writer_thread_.join();
             return true;
@@ -666,9 +686,38 @@ bool PairPipeline::align_chunks() {
         }
         align_chunk(*chunk, job);
         if (!format_chunk(chunk)) break;  // the writer failed
-        if (!query_more || !target_more) break;
+        if (!assembled.query_more || !assembled.target_more) break;
     }
+    stop_assembling();
     return false;
+}
+
+// The assembling thread: chunks of pairs from both files' parsed records, in
+// order, until a file ends (that chunk is the last) or the pipeline stops.
+void PairPipeline::assemble_chunks() {
+    try {
+        for (bool first = true;; first = false) {
+            if (stopping_) break;
+            AssembledChunk assembled;
+            assembled.chunk = next_chunk(assembled.query_more, assembled.target_more);
+            if (first && assembled.chunk->queries.size() == 1 && settings_.hand_back_single_pair)
+                assembled.inputs_end = queries_->at_end() && targets_->at_end();
+            const bool last = assembled.chunk->queries.empty() || !assembled.query_more || !assembled.target_more;
+            std::promise<AssembledChunk> ready;
+            ready.set_value(std::move(assembled));
+            if (!assembled_.push(ready.get_future()) || last) break;
+        }
+    } catch (...) {
+        assembled_.push_failure(std::current_exception());
+    }
+    assembled_.close();
+}
+
+// Ends the assembling thread (done, or no longer wanted) before the records'
+// counts and names are read.
+void PairPipeline::stop_assembling() {
+    assembled_.abort();
+    if (assembler_.joinable()) assembler_.join();
 }
 
 // Up to chunk_pairs pairs; when one file ends, the rest of the other is read
