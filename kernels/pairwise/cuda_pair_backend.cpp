@@ -702,6 +702,7 @@ void PairRun::recompute_saturated() {
     const std::vector<Batch> batches = wide.batches(budget_, kMaxBatchCells, [this](std::size_t k) { return describe_pair(k); });
     run_batches(batches);
     if (!saturated_.empty()) throw Error("internal error on " + device_id_ + ": a 32-bit pass reported saturation");
+    align_on_host(wide.host_pairs());  // none: the first plan kept such pairs off the GPU
 }
 
 // Pairs the 32-bit passes cannot hold, on the exact CPU path (the 64-bit
