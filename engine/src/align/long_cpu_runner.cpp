@@ -67,46 +67,10 @@ private:
             throw Error("internal error: long-pair pass outside the matrix");
         check_explicit_edges(t);
         const I64 open = scheme_.gap_open, extend = scheme_.gap_extend;
-
-        // Special rows: pass rows every, 2*every, ... below the top and above the last row.
-        std::vector<I64> keep;
-        if (t.special_every > 0) {
-            if (t.goal_search) throw Error("internal error: special rows from a goal search");
-            saved_rows_.clear();
-            saved_h_.clear();
-            saved_f_.clear();
-            for (I64 r = t.special_every; r < h; r += t.special_every) keep.push_back(r);
-            saved_rows_.assign(keep.begin(), keep.end());
-            for (std::int64_t& r : saved_rows_) r += t.row_begin;
-            saved_full_ = t.col_begin == 0 && !t.reversed;
-            saved_h_.assign(keep.size(), std::vector<Score>(static_cast<std::size_t>(w + 1)));
-            saved_f_.assign(keep.size(), std::vector<Score>(static_cast<std::size_t>(w + 1)));
-        }
-        goal_h_ = goal_f_ = nullptr;
-        if (t.goal_search && t.crossing_row >= 0) {
-            if (static_cast<std::size_t>(t.crossing_row) >= saved_h_.size())
-                throw Error("internal error: long-pair goal search names an unknown special row");
-            if (!saved_full_ || saved_h_[static_cast<std::size_t>(t.crossing_row)].size() < static_cast<std::size_t>(t.col_end + 1))
-                throw Error("internal error: long-pair goal search on special rows of a column slice");
-            goal_h_ = &saved_h_[static_cast<std::size_t>(t.crossing_row)];
-            goal_f_ = &saved_f_[static_cast<std::size_t>(t.crossing_row)];
-        } else if (t.goal_search && t.crossing_row == kExplicitRow) {
-            if (t.crossing_h.size() < static_cast<std::size_t>(t.col_end + 1) || t.crossing_f.size() != t.crossing_h.size())
-                throw Error("internal error: long-pair goal search with a short explicit crossing row");
-            goal_h_ = &t.crossing_h;
-            goal_f_ = &t.crossing_f;
-        }
-
+        const std::vector<I64> keep = keep_special_rows(t);
+        aim_goal_search(t);
         reset_pass_results(t, open, extend);
-        // Overview: uniform row blocks; columns binned as the pass it is a slice of.
-        ototal_ = t.overview_col_total > 0 ? t.overview_col_total : w;
-        ooffset_ = t.overview_col_total > 0 ? t.overview_col_offset : 0;
-        if (ooffset_ < 0 || ooffset_ + w > ototal_) throw Error("internal error: a long-pair overview slice outside its pass");
-        orows_ = t.overview_rows > 0 && t.overview_cols > 0 ? std::min<I64>(t.overview_rows, h) : 0;
-        ocols_ = orows_ > 0 ? std::min<I64>(t.overview_cols, ototal_) : 0;
-        t.overview.assign(static_cast<std::size_t>(orows_ * ocols_), kNegInf);
-        t.overview_row_edges.clear();
-        for (I64 b = 0; b < orows_; ++b) t.overview_row_edges.push_back(b * h / orows_ + 1);
+        start_overview(t);
         t.cells = 0;
 
         // The top edge of the first band.
@@ -126,24 +90,7 @@ private:
                     if (better_cell(c, last_column)) last_column = c;
                 }
             if (cells_done) cells_done(t.cells);
-            if (k < keep.size()) {
-                for (I64 j = 0; j <= w; ++j) {
-                    saved_h_[k][static_cast<std::size_t>(j)] = clamp(top_h[static_cast<std::size_t>(j)]);
-                    saved_f_[k][static_cast<std::size_t>(j)] = clamp(top_f[static_cast<std::size_t>(j)]);
-                }
-                if (t.on_rows_done) {
-                    RowsDone done;
-                    done.row = to;
-                    done.special_rows = k + 1;
-                    done.best = t.best;
-                    done.last_column = last_column;
-                    if (orows_ > 0) {
-                        done.overview = &t.overview;
-                        done.overview_row_edges = &t.overview_row_edges;
-                    }
-                    t.on_rows_done(done);
-                }
-            }
+            if (k < keep.size()) special_row_done(t, k, to, top_h, top_f, last_column);
             from = to;
         }
         if (t.want_last_row) {
@@ -152,6 +99,79 @@ private:
                 t.last_f[static_cast<std::size_t>(j)] = clamp(top_f[static_cast<std::size_t>(j)]);
             }
         }
+    }
+
+    // Stage 1: pass rows every, 2 every, ... below the top and above the last
+    // row, kept here (in place of any kept before). Returns them (pass rows).
+    std::vector<I64> keep_special_rows(const PassTask& t) {
+        std::vector<I64> keep;
+        if (t.special_every <= 0) return keep;
+        if (t.goal_search) throw Error("internal error: special rows from a goal search");
+        const I64 h = t.rows(), w = t.cols();
+        saved_rows_.clear();
+        saved_h_.clear();
+        saved_f_.clear();
+        for (I64 r = t.special_every; r < h; r += t.special_every) keep.push_back(r);
+        saved_rows_.assign(keep.begin(), keep.end());
+        for (std::int64_t& r : saved_rows_) r += t.row_begin;
+        saved_full_ = t.col_begin == 0 && !t.reversed;
+        saved_h_.assign(keep.size(), std::vector<Score>(static_cast<std::size_t>(w + 1)));
+        saved_f_.assign(keep.size(), std::vector<Score>(static_cast<std::size_t>(w + 1)));
+        return keep;
+    }
+
+    // A goal search's crossing row: one kept here, or the task's explicit one
+    // (none: row 0 from the task's crossing edge).
+    void aim_goal_search(PassTask& t) {
+        goal_h_ = goal_f_ = nullptr;
+        if (t.goal_search && t.crossing_row >= 0) {
+            if (static_cast<std::size_t>(t.crossing_row) >= saved_h_.size())
+                throw Error("internal error: long-pair goal search names an unknown special row");
+            if (!saved_full_ || saved_h_[static_cast<std::size_t>(t.crossing_row)].size() < static_cast<std::size_t>(t.col_end + 1))
+                throw Error("internal error: long-pair goal search on special rows of a column slice");
+            goal_h_ = &saved_h_[static_cast<std::size_t>(t.crossing_row)];
+            goal_f_ = &saved_f_[static_cast<std::size_t>(t.crossing_row)];
+        } else if (t.goal_search && t.crossing_row == kExplicitRow) {
+            if (t.crossing_h.size() < static_cast<std::size_t>(t.col_end + 1) || t.crossing_f.size() != t.crossing_h.size())
+                throw Error("internal error: long-pair goal search with a short explicit crossing row");
+            goal_h_ = &t.crossing_h;
+            goal_f_ = &t.crossing_f;
+        }
+    }
+
+    // Overview: uniform row blocks; columns binned as the pass it is a slice of.
+    void start_overview(PassTask& t) {
+        const I64 h = t.rows(), w = t.cols();
+        ototal_ = t.overview_col_total > 0 ? t.overview_col_total : w;
+        ooffset_ = t.overview_col_total > 0 ? t.overview_col_offset : 0;
+        if (ooffset_ < 0 || ooffset_ + w > ototal_) throw Error("internal error: a long-pair overview slice outside its pass");
+        orows_ = t.overview_rows > 0 && t.overview_cols > 0 ? std::min<I64>(t.overview_rows, h) : 0;
+        ocols_ = orows_ > 0 ? std::min<I64>(t.overview_cols, ototal_) : 0;
+        t.overview.assign(static_cast<std::size_t>(orows_ * ocols_), kNegInf);
+        t.overview_row_edges.clear();
+        for (I64 b = 0; b < orows_; ++b) t.overview_row_edges.push_back(b * h / orows_ + 1);
+    }
+
+    // Special row k (pass row `to`) is final: it is kept, and reported with
+    // the best cells of the rows above it.
+    void special_row_done(PassTask& t, std::size_t k, I64 to, const std::vector<I64>& top_h,
+                          const std::vector<I64>& top_f, const BestCell& last_column) {
+        const I64 w = t.cols();
+        for (I64 j = 0; j <= w; ++j) {
+            saved_h_[k][static_cast<std::size_t>(j)] = clamp(top_h[static_cast<std::size_t>(j)]);
+            saved_f_[k][static_cast<std::size_t>(j)] = clamp(top_f[static_cast<std::size_t>(j)]);
+        }
+        if (!t.on_rows_done) return;
+        RowsDone done;
+        done.row = to;
+        done.special_rows = k + 1;
+        done.best = t.best;
+        done.last_column = last_column;
+        if (orows_ > 0) {
+            done.overview = &t.overview;
+            done.overview_row_edges = &t.overview_row_edges;
+        }
+        t.on_rows_done(done);
     }
 
     // Residue codes of pass row i and pass column j (1-based), either direction.
