@@ -762,38 +762,15 @@ void CudaScanner::recompute(const std::vector<Saturated>& pairs, const Partition
     });
     const DbscanShape shape{32, 16, true};
     const int groups = shape.groups_per_block();
-    std::vector<ProfilePlan> plans;
-    std::vector<std::int32_t> item_profile, item_positions;
-    std::vector<std::size_t> entry_of_slot;  // index into sorted, per (item, group) slot; -1 none
-    for (std::size_t k = 0; k < sorted.size();) {
-        const int q = sorted[k].query;
-        ProfilePlan plan;
-        plan.a = q;
-        plan.rows = static_cast<int>(queries[q]->size());
-        if (bounded()) plan.rows = search::bounded_rows(plan.rows);
-        plan.shape = shape;
-        plan.tiles = (plan.rows + shape.tile_rows() - 1) / shape.tile_rows();
-        const int profile = static_cast<int>(plans.size());
-        plans.push_back(plan);
-        while (k < sorted.size() && sorted[k].query == q) {
-            item_profile.push_back(profile);
-            for (int g = 0; g < groups; ++g) {
-                if (k < sorted.size() && sorted[k].query == q) {
-                    item_positions.push_back(static_cast<std::int32_t>(sorted[k].position - part.first));
-                    entry_of_slot.push_back(k);
-                    ++k;
-                } else {
-                    item_positions.push_back(-1);
-                    entry_of_slot.push_back(static_cast<std::size_t>(-1));
-                }
-            }
-        }
-    }
-    std::uint64_t words = 0;
-    for (ProfilePlan& plan : plans) {
-        plan.offset = words;
-        words += static_cast<std::uint64_t>(plan.tiles) * letters_ * shape.tile_rows();
-    }
+    std::vector<std::size_t> query_lengths;
+    for (const EncodedSequence* q : queries) query_lengths.push_back(q->size());
+    const search::RescorePlan rescore =
+        search::plan_rescoring(sorted, query_lengths, bounded(), shape, letters_, part.first);
+    const std::vector<ProfilePlan>& plans = rescore.profiles;
+    const std::vector<std::int32_t>& item_profile = rescore.item_profile;
+    const std::vector<std::int32_t>& item_positions = rescore.item_positions;
+    const std::vector<std::size_t>& entry_of_slot = rescore.entry_of_slot;
+    const std::uint64_t words = rescore.words;
     std::vector<std::uint32_t> host_profiles(words);
     std::vector<std::uint64_t> host_offsets;
     std::vector<std::int32_t> host_tiles;

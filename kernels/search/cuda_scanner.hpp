@@ -9,6 +9,7 @@
 #include "common/cuda_check.hpp"
 #include "common/device_memory.hpp"
 #include "search/dbscan_launch.hpp"
+#include "search/scan_plan.hpp"
 
 #include <alignscope/search/scan.hpp>
 
@@ -41,10 +42,7 @@ private:
     struct Partition;
     struct Slot;
     struct ScanCall;  // one call of scan() and its stages
-    struct Saturated {
-        int query = 0;              // index in the scan call
-        std::size_t position = 0;   // in the database
-    };
+    using Saturated = search::RescorePair;  // a pair to rescore with 32-bit cells
 
     CudaSite site(const std::string& job) const;
     void select_device() const;

@@ -1,7 +1,8 @@
 // The host-side plan of one database scan call, decided before anything runs
 // on the GPU: which queries share a profile (two per 16-bit lane pair, one
 // with 32-bit cells), the tile shape of each profile, where its words sit in
-// the packed profile buffer, and how the profiles are cut into launches.
+// the packed profile buffer, and how the profiles are cut into launches;
+// and the plan of the 32-bit rescoring of the pairs the 16-bit scan saturates.
 #pragma once
 
 #include "dbscan_bounds.hpp"
@@ -192,6 +193,60 @@ inline LaunchGeometry launch_geometry(const DbscanShape& shape, std::size_t prof
     g.blocks = static_cast<int>(std::min<std::uint64_t>(items, static_cast<std::uint64_t>(blocks_per_sm) *
                                                                    static_cast<std::uint64_t>(sm_count)));
     return g;
+}
+
+// A pair of the scan call to rescore with 32-bit cells.
+struct RescorePair {
+    int query = 0;             // index in the scan call
+    std::size_t position = 0;  // in the database
+};
+
+// The 32-bit rescoring of one partition's saturated pairs: one profile per
+// query involved, and work items of one query against up to a block's
+// groups of its sequences; a slot (item x group) without a pair is -1.
+struct RescorePlan {
+    std::vector<ProfilePlan> profiles;
+    std::vector<std::int32_t> item_profile;    // per item
+    std::vector<std::int32_t> item_positions;  // per slot: position in the partition, or -1
+    std::vector<std::size_t> entry_of_slot;    // per slot: index into the sorted pairs, or -1
+    std::uint64_t words = 0;                   // of the packed profile buffer
+};
+
+// `sorted`: the pairs sorted by query, then position, all in the partition
+// that starts at database position `first`.
+inline RescorePlan plan_rescoring(const std::vector<RescorePair>& sorted, const std::vector<std::size_t>& query_lengths,
+                                  bool bounded, const DbscanShape& shape, int letters, std::size_t first) {
+    RescorePlan plan;
+    const int groups = shape.groups_per_block();
+    for (std::size_t k = 0; k < sorted.size();) {
+        const int q = sorted[k].query;
+        ProfilePlan p;
+        p.a = q;
+        p.rows = static_cast<int>(query_lengths[static_cast<std::size_t>(q)]);
+        if (bounded) p.rows = bounded_rows(p.rows);
+        p.shape = shape;
+        p.tiles = (p.rows + shape.tile_rows() - 1) / shape.tile_rows();
+        const int profile = static_cast<int>(plan.profiles.size());
+        plan.profiles.push_back(p);
+        while (k < sorted.size() && sorted[k].query == q) {
+            plan.item_profile.push_back(profile);
+            for (int g = 0; g < groups; ++g) {
+                if (k < sorted.size() && sorted[k].query == q) {
+                    plan.item_positions.push_back(static_cast<std::int32_t>(sorted[k].position - first));
+                    plan.entry_of_slot.push_back(k);
+                    ++k;
+                } else {
+                    plan.item_positions.push_back(-1);
+                    plan.entry_of_slot.push_back(static_cast<std::size_t>(-1));
+                }
+            }
+        }
+    }
+    for (ProfilePlan& p : plan.profiles) {
+        p.offset = plan.words;
+        plan.words += static_cast<std::uint64_t>(p.tiles) * letters * shape.tile_rows();
+    }
+    return plan;
 }
 
 }  // namespace alignscope::kernels::search

@@ -169,6 +169,29 @@ private slots:
         QCOMPARE(g.blocks, 14);
         QVERIFY_THROWS_EXCEPTION(Error, launch_geometry(shape, 0x7fffffff / 63 + 1, 1000, 2, 132, "cuda:0"));
     }
+
+    // Items of 4 slots (64-thread groups): five pairs of query 0 fill one and
+    // start a second, query 2's one pair a third; empty slots are -1.
+    void rescoringItemsByQuery() {
+        const std::vector<RescorePair> sorted{{0, 100}, {0, 101}, {0, 102}, {0, 103}, {0, 104}, {2, 130}};
+        const DbscanShape shape{64, 4, true};
+        const RescorePlan plan = plan_rescoring(sorted, {300, 7, 50}, false, shape, 25, 100);
+        QCOMPARE(plan.item_profile, (std::vector<std::int32_t>{0, 0, 1}));
+        QCOMPARE(plan.item_positions, (std::vector<std::int32_t>{0, 1, 2, 3, 4, -1, -1, -1, 30, -1, -1, -1}));
+        const std::size_t none = static_cast<std::size_t>(-1);
+        QCOMPARE(plan.entry_of_slot, (std::vector<std::size_t>{0, 1, 2, 3, 4, none, none, none, 5, none, none, none}));
+        QCOMPARE(plan.profiles.size(), std::size_t{2});
+        QCOMPARE(plan.profiles[0].a, 0);
+        QCOMPARE(plan.profiles[0].tiles, 2);  // 300 rows on 256-row tiles
+        QCOMPARE(plan.profiles[1].a, 2);
+        QCOMPARE(plan.profiles[1].tiles, 1);
+        QCOMPARE(plan.profiles[1].offset, std::uint64_t{2 * 25 * 256});
+        QCOMPARE(plan.words, std::uint64_t{3 * 25 * 256});
+        // Bounded modes add the DP's row 0: 256 rows then take two tiles.
+        const RescorePlan bounded = plan_rescoring({{0, 7}}, {256}, true, shape, 25, 0);
+        QCOMPARE(bounded.profiles[0].rows, 257);
+        QCOMPARE(bounded.profiles[0].tiles, 2);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestScanPlan)
