@@ -258,6 +258,10 @@ void print_long_result(const LongVerifyResult& r) {
         std::cout << r.describe() << std::flush;
         return;
     }
+    if (r.refused) {
+        std::cout << "refused " << r.pair->describe() << ": " << r.refusal << "\n" << std::flush;
+        return;
+    }
     char line[96];
     std::snprintf(line, sizeof line, ": score %s, %.2f s", format_score(r.pair->scheme.to_user(r.tested.score)).c_str(),
                   r.tested_seconds);
@@ -270,11 +274,14 @@ void print_long_summary(const LongVerifySummary& summary) {
     std::snprintf(times, sizeof times, "%s %.2f s, reference %.2f s, parasail %.2f s (CPU time)",
                   summary.tested_device.c_str(), summary.tested_seconds, summary.reference_seconds,
                   summary.parasail_seconds);
-    std::cout << "checked " << summary.cells << " cells in " << (summary.passed + summary.failed) << " pairs (" << times
-              << "); parasail checked " << summary.parasail_checked << "; genome pairs from " << summary.seed_genome;
+    std::cout << "checked " << summary.cells << " cells in " << (summary.passed + summary.failed + summary.refused)
+              << " pairs (" << times << "); parasail checked " << summary.parasail_checked << "; genome pairs from " << summary.seed_genome;
     if (!summary.tested_kernels.empty()) std::cout << "; kernels: " << summary.tested_kernels;
+    if (summary.extreme) std::cout << "; " << summary.extreme << " pairs of extreme schemes";
     if (summary.failed) print_failures_by_kind(summary.failures_by_kind);
-    std::cout << "\n" << summary.passed << " passed, " << summary.failed << " failed" << std::endl;
+    std::cout << "\n" << summary.passed << " passed, " << summary.failed << " failed";
+    if (summary.refused) std::cout << ", " << summary.refused << " refused (schemes past the device's limits)";
+    std::cout << std::endl;
 }
 
 // verify --long: see long_verify.hpp.

@@ -141,6 +141,7 @@ KernelCheckOutcome check_long_kernel(const KernelCheckRequest& request) {
     out.pairs = options.indices.size();
     out.passed = summary.passed;
     out.failed = summary.failed;
+    out.refused = summary.refused;  // extreme schemes past the kernel's limits, said as such
     require_only(out, summary.tested_kernels, request.kernel);
     return out;
 }

@@ -7,6 +7,9 @@
 #include <alignscope/score/substitution_matrix.hpp>
 
 #include "device/parasail_support.hpp"
+#include "verify_detail.hpp"
+
+#include <alignscope/bench/verify.hpp>
 
 #include <parasail.h>
 
@@ -49,6 +52,38 @@ ScoringScheme make_scheme(AlphabetKind alphabet, bool affine, std::string& name)
     }
     name = "match 2/-3 gap 4/4";
     return ScoringScheme::create(SubstitutionMatrix::match_mismatch(2, -3), 4, 4);
+}
+
+// One of pairwise verify's extreme schemes (VerifyPairGenerator::configs())
+// of the pair's alphabet and gap model, drawn by the seed, which also draws
+// the generator's penalties.
+void take_extreme_scheme(std::uint64_t seed, std::uint64_t index, LongVerifyCase& c) {
+    const VerifyPairGenerator generator(seed, false, "");
+    const bool linear = c.gaps == std::string("linear");
+    std::vector<const VerifyConfig*> choices;
+    // One configuration per scheme: the global ones (the other modes repeat them).
+    for (const VerifyConfig& config : generator.configs())
+        if (config.extreme && config.alphabet == c.alphabet && config.scheme.linear() == linear &&
+            config.options.mode == AlignmentMode::Global)
+            choices.push_back(&config);
+    if (choices.empty()) throw Error("verify --long: pairwise verify has no extreme " + c.gaps + " scheme");
+    SeededRandom random(seed * 0x2545f4914f6cdd1dull + index * 0x9e3779b97f4a7c15ull + 3);
+    const VerifyConfig& pick = *choices[random.index(choices.size())];
+    c.scheme = pick.scheme;
+    c.scheme_name = pick.matrix + " gap " + detail::format_number(pick.gap_open) + "/" +
+                    detail::format_number(pick.gap_extend) + ", extreme";
+    c.extreme = true;
+}
+
+// Whether every score of the pair's DP (a path has at most m + n columns, each
+// adding at most the largest substitution score or penalty in size) stays
+// well inside 32 bits, so parasail's 32-bit kernels can answer it.
+bool fits_32_bits(const LongVerifyCase& c) {
+    const std::int64_t per_column = std::max<std::int64_t>(
+        {std::abs(c.scheme.matrix.max_score()), std::abs(c.scheme.matrix.min_score()), c.scheme.gap_open,
+         c.scheme.gap_extend});
+    const auto columns = static_cast<std::int64_t>(c.query.size() + c.target.size()) + 2;
+    return columns * per_column < (std::int64_t{1} << 30);
 }
 
 std::string to_letters(std::string_view residues, const SubstitutionMatrix& matrix, const char* what) {
@@ -181,6 +216,7 @@ LongVerifyCase long_verify_case(const LongVerifyOptions& options, std::uint64_t 
     c.query = pair.query;
     c.target = pair.target;
     c.description = pair.description;
+    if (index % 3 == 2) take_extreme_scheme(options.seed, index, c);
     return c;
 }
 
@@ -265,6 +301,7 @@ struct LongVerifyChunk {
     std::vector<LongVerifyCase> cases;
     std::vector<LongVerifyResult> results;
     std::vector<std::string> reference_errors, parasail_errors, tested_errors;
+    std::vector<char> tested_error_said;  // the device's failure was an Error (a refusal), not a crash of another kind
     std::vector<double> reference_seconds, parasail_seconds;
     std::vector<Alignment> score_only, pipeline;  // the device without traceback; the scalar-runner pipeline
 
@@ -274,6 +311,7 @@ struct LongVerifyChunk {
         reference_errors.resize(n);
         parasail_errors.resize(n);
         tested_errors.resize(n);
+        tested_error_said.assign(n, 0);
         reference_seconds.assign(n, 0);
         parasail_seconds.assign(n, 0);
         score_only.resize(n);
@@ -329,6 +367,7 @@ private:
     void parasail(std::size_t k) {
         const LongVerifyCase& c = chunk_.cases[k];
         if (static_cast<std::int64_t>(std::max(c.query.size(), c.target.size())) > options_.parasail_max_length) return;
+        if (!fits_32_bits(c)) return;
         const auto t0 = Clock::now();
         const ParasailAnswer p = parasail_score_and_end(c.query, c.target, c.scheme, c.options);
         LongVerifyResult& r = chunk_.results[k];
@@ -379,6 +418,9 @@ std::exception_ptr run_on_device(LongVerifyChunk& chunk, Backend& tested, const 
             }
         } catch (const Cancelled&) {
             return std::current_exception();
+        } catch (const Error& e) {
+            chunk.tested_errors[k] = e.what();
+            chunk.tested_error_said[k] = 1;
         } catch (const std::exception& e) {
             chunk.tested_errors[k] = e.what();
         }
@@ -394,6 +436,13 @@ void judge_pair(LongVerifyChunk& chunk, std::size_t k, bool pipeline_too) {
     if (!chunk.reference_errors[k].empty()) r.problems.push_back(chunk.reference_errors[k]);
     if (!chunk.parasail_errors[k].empty()) r.problems.push_back(chunk.parasail_errors[k]);
     if (!chunk.tested_errors[k].empty()) {
+        // An extreme scheme may be refused with a clear error; anything else
+        // a device fails at is a failure.
+        if (c.extreme && chunk.tested_error_said[k] && r.problems.empty()) {
+            r.refused = true;
+            r.refusal = chunk.tested_errors[k];
+            return;
+        }
         r.problems.push_back("the device failed: " + chunk.tested_errors[k]);
         return;
     }
@@ -414,6 +463,11 @@ void count_pair(const LongVerifyCase& c, const LongVerifyResult& r, double refer
     summary.parasail_seconds += parasail_seconds;
     if (r.parasail_checked) ++summary.parasail_checked;
     add_kernel(summary.tested_kernels, r.tested.kernel);
+    if (c.extreme) ++summary.extreme;
+    if (r.refused) {
+        ++summary.refused;
+        return;
+    }
     if (r.problems.empty()) {
         ++summary.passed;
         return;

@@ -59,6 +59,10 @@ struct LongVerifyCase {
     std::string gaps;         // "affine" or "linear"
     std::string scheme_name;  // e.g. "EDNAFULL gap 10/0.5"
     ScoringScheme scheme;
+    // A scheme past some lane width's limits (pairwise verify's extreme
+    // schemes): a device may refuse it with an Error (counted as refused),
+    // never answer it wrongly.
+    bool extreme = false;
     AlignOptions options;     // traceback on
     std::string query, target;
 
@@ -70,13 +74,19 @@ struct LongVerifyCase {
 // protein; genome pairs are DNA), so the first 32 pairs cover every
 // configuration with planted pairs and every DNA one with genome pairs too. Lengths are log-uniform in
 // [max_length / 20, max_length]; one pair in four has a query of a tenth of that.
+// Pairs k with k % 3 == 2 (a third, over every kind and configuration in 96
+// pairs) take one of pairwise verify's extreme schemes of their alphabet and
+// gap model instead (VerifyPairGenerator::configs(): substitution scores of
+// 64 and more, penalties up to 1,000,000), drawn by the seed.
 LongVerifyCase long_verify_case(const LongVerifyOptions& options, std::uint64_t index, const std::string& seed_genome);
 
 struct LongVerifyResult {
     const LongVerifyCase* pair = nullptr;
     std::vector<std::string> problems;  // empty: passed
     Alignment tested, reference;
-    bool parasail_checked = false;
+    bool parasail_checked = false;  // false also where 32-bit scores could not hold the pair's
+    bool refused = false;  // an extreme scheme the device refused with an Error (not a failure)
+    std::string refusal;   // its message
     std::int64_t parasail_score = 0, parasail_query_end = 0, parasail_target_end = 0;
     double tested_seconds = 0;  // both tested runs (with and without traceback)
     longpair::LongPairStats stats;  // of the tested run with traceback
@@ -86,6 +96,8 @@ struct LongVerifyResult {
 
 struct LongVerifySummary {
     std::uint64_t passed = 0, failed = 0;
+    std::uint64_t refused = 0;   // pairs of extreme schemes the device refused with an Error
+    std::uint64_t extreme = 0;   // pairs of extreme schemes run (refused ones included)
     std::uint64_t cells = 0;  // m x n summed over the pairs
     double tested_seconds = 0, reference_seconds = 0, parasail_seconds = 0;
     std::uint64_t parasail_checked = 0;
