@@ -43,30 +43,35 @@ private slots:
     void aFailedOutputKeepsTheOthersBack_data() {
         QTest::addColumn<QStringList>("arguments");
         const QString globins = kTutorial + "/globins4.hmm", hbb = kTutorial + "/HBB_HUMAN";
-        QTest::newRow("align -o, --timeline") << QStringList{"align", "q.fa", "t.fa", "-o", "FIRST", "--timeline", "FAIL"};
-        QTest::newRow("align --timeline, -o") << QStringList{"align", "q.fa", "t.fa", "-o", "FAIL", "--timeline", "FIRST"};
+        QTest::newRow("align -o, --timeline")
+            << QStringList{"align", "q.fa", "t.fa", "-o", "FIRST", "--timeline", "FAIL"};
+        QTest::newRow("align --timeline, -o")
+            << QStringList{"align", "q.fa", "t.fa", "-o", "FAIL", "--timeline", "FIRST"};
         QTest::newRow("align --zip -o, --timeline")
             << QStringList{"align", "--zip", "q.fa", "t.fa", "-o", "FIRST", "--timeline", "FAIL"};
         QTest::newRow("align --long -o, --timeline")
             << QStringList{"align", "--long", "q.fa", "t.fa", "-o", "FIRST", "--timeline", "FAIL"};
         QTest::newRow("align --long --timeline, -o")
             << QStringList{"align", "--long", "q.fa", "t.fa", "-o", "FAIL", "--timeline", "FIRST"};
-        QTest::newRow("search -o, --timeline") << QStringList{"search", "-q", "q.fa", "-d", "t.fa", "--device", "cpu",
-                                                              "--db-cache", "off", "-o", "FIRST", "--timeline", "FAIL"};
-        QTest::newRow("search --timeline, -o") << QStringList{"search", "-q", "q.fa", "-d", "t.fa", "--device", "cpu",
-                                                              "--db-cache", "off", "-o", "FAIL", "--timeline", "FIRST"};
-        QTest::newRow("hmmsearch -o, --tblout") << QStringList{"hmmsearch", "-o", "FIRST", "--tblout", "FAIL", globins, hbb};
+        QTest::newRow("search -o, --timeline")
+            << QStringList{"search",     "-q",  "q.fa", "-d",    "t.fa",       "--device", "cpu",
+                           "--db-cache", "off", "-o",   "FIRST", "--timeline", "FAIL"};
+        QTest::newRow("search --timeline, -o")
+            << QStringList{"search",     "-q",  "q.fa", "-d",   "t.fa",       "--device", "cpu",
+                           "--db-cache", "off", "-o",   "FAIL", "--timeline", "FIRST"};
+        QTest::newRow("hmmsearch -o, --tblout")
+            << QStringList{"hmmsearch", "-o", "FIRST", "--tblout", "FAIL", globins, hbb};
         QTest::newRow("hmmsearch --tblout, --domtblout")
             << QStringList{"hmmsearch", "-o", "/dev/null", "--tblout", "FIRST", "--domtblout", "FAIL", globins, hbb};
         QTest::newRow("hmmsearch --domtblout, -A")
             << QStringList{"hmmsearch", "-o", "/dev/null", "--domtblout", "FIRST", "-A", "FAIL", globins, hbb};
         QTest::newRow("hmmsearch -A, -o") << QStringList{"hmmsearch", "-o", "FAIL", "-A", "FIRST", globins, hbb};
         QTest::newRow("bench --json, --timeline")
-            << QStringList{"bench", "--device", "cpu", "--cpu-device", "none", "--lengths", "64", "--cpu-pairs", "10",
-                           "--json", "FIRST", "--timeline", "FAIL"};
+            << QStringList{"bench",       "--device", "cpu",    "--cpu-device", "none",       "--lengths", "64",
+                           "--cpu-pairs", "10",       "--json", "FIRST",        "--timeline", "FAIL"};
         QTest::newRow("bench --timeline, --json")
-            << QStringList{"bench", "--device", "cpu", "--cpu-device", "none", "--lengths", "64", "--cpu-pairs", "10",
-                           "--json", "FAIL", "--timeline", "FIRST"};
+            << QStringList{"bench",       "--device", "cpu",    "--cpu-device", "none",       "--lengths", "64",
+                           "--cpu-pairs", "10",       "--json", "FAIL",         "--timeline", "FIRST"};
     }
 
     void aFailedOutputKeepsTheOthersBack() {
@@ -89,9 +94,12 @@ private slots:
             QStringList args;
             for (const QString& a : arguments) {
                 if (a == "FIRST") args << dir + "/first";
-                else if (a == "FAIL") args << "/dev/full";
-                else if (a.endsWith(".fa") && !a.contains('/')) args << dir + "/" + a;
-                else args << a;
+                else if (a == "FAIL")
+                    args << "/dev/full";
+                else if (a.endsWith(".fa") && !a.contains('/'))
+                    args << dir + "/" + a;
+                else
+                    args << a;
             }
             const ProcessResult r = run_cli(args);
             const QByteArray context = (earlier ? "with an earlier file: " : "without an earlier file: ") + r.err;
@@ -100,7 +108,8 @@ private slots:
             QVERIFY2(r.err.contains("/dev/full: write failed"), context.constData());
             // The output that could have been written was not put in place.
             if (earlier) QCOMPARE(read_all(dir + "/first"), previous);
-            else QVERIFY2(!QFile::exists(dir + "/first"), context.constData());
+            else
+                QVERIFY2(!QFile::exists(dir + "/first"), context.constData());
             // And no temporary file is left beside it.
             QCOMPARE(QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), before);
         }
@@ -114,8 +123,8 @@ private slots:
         const QString dir = tmp.path();
         write_fasta(tmp, "q.fa", "q", "MVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFGDLSTPDAVMGNPKVKAHGKKVLGA");
         const QString globins = kTutorial + "/globins4.hmm", hbb = kTutorial + "/HBB_HUMAN";
-        const ProcessResult a =
-            run_cli({"align", dir + "/q.fa", dir + "/q.fa", "-o", dir + "/a.tsv", "--format", "tsv", "--timeline", dir + "/a.json"});
+        const ProcessResult a = run_cli({"align", dir + "/q.fa", dir + "/q.fa", "-o", dir + "/a.tsv", "--format", "tsv",
+                                         "--timeline", dir + "/a.json"});
         QVERIFY2(a.exit_code == 0, a.err.constData());
         QVERIFY(read_all(dir + "/a.tsv").contains("\tq\t"));
         QVERIFY(read_all(dir + "/a.json").contains("traceEvents"));

@@ -89,9 +89,9 @@ private slots:
             s.residues = "ACGTACGT";
             set.push_back(std::move(s));
         }
-        const Problem problem = make_problem(set, nullptr,
-                                             ScoringScheme::create(SubstitutionMatrix::builtin("EDNAFULL"), 10, 1),
-                                             AlignOptions{}, TraceCriteria{}, 3000);
+        const Problem problem =
+            make_problem(set, nullptr, ScoringScheme::create(SubstitutionMatrix::builtin("EDNAFULL"), 10, 1),
+                         AlignOptions{}, TraceCriteria{}, 3000);
         QCOMPARE(problem.tiling.tile_count(), std::uint64_t{1});
         QTemporaryDir dir;
         QVERIFY(dir.isValid());

@@ -81,7 +81,8 @@ private slots:
         ::close(fds[1]);
         std::string said;
         char buffer[4096];
-        for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) said.append(buffer, static_cast<std::size_t>(n));
+        for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;)
+            said.append(buffer, static_cast<std::size_t>(n));
         ::close(fds[0]);
         int status = 0;
         ::waitpid(pid, &status, 0);

@@ -3,10 +3,10 @@
 #include <alignscope/io/atomic_file.hpp>
 
 #include <cerrno>
-#include <fstream>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <random>
@@ -125,13 +125,14 @@ private:
 std::string write_failure_reason(int error_number) {
     const std::string system = std::strerror(error_number);
     switch (error_number) {
-    case ENOSPC: return system + ": the disk is full";
-    case EDQUOT: return system + ": the disk quota is used up";
-    case EFBIG: return system + ": the file size limit was reached (ulimit -f) or the file system holds no larger file";
-    case EIO: return system + ": the disk or the network file system failed";
-    case EPIPE: return system + ": the reader went away";
-    case EROFS: return system + ": the file system is mounted read-only";
-    default: return system;
+        case ENOSPC: return system + ": the disk is full";
+        case EDQUOT: return system + ": the disk quota is used up";
+        case EFBIG:
+            return system + ": the file size limit was reached (ulimit -f) or the file system holds no larger file";
+        case EIO: return system + ": the disk or the network file system failed";
+        case EPIPE: return system + ": the reader went away";
+        case EROFS: return system + ": the file system is mounted read-only";
+        default: return system;
     }
 }
 
@@ -165,8 +166,9 @@ AtomicOutput::AtomicOutput(const std::string& path) : path_(path) {
         // Root may write anywhere: a file without write permission bits is
         // read-only for everyone, as far as we are concerned.
         if ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || ::access(target_path_.c_str(), W_OK) != 0)
-            throw Error(path + ": the file is read-only; it was not overwritten (make it writable or choose another "
-                               "name)");
+            throw Error(path +
+                        ": the file is read-only; it was not overwritten (make it writable or choose another "
+                        "name)");
         if (st.st_nlink > 1) kind_ = Kind::InPlace;
     }
     const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -214,7 +216,8 @@ void AtomicOutput::finish() {
     const bool ok = buffer_->close() && static_cast<bool>(*file_);
     // A stream error with no failed write: a writer put the stream in a
     // failed state (a formatting error): the output is not whole either.
-    const std::string why = buffer_->error() ? write_failure_reason(buffer_->error()) : "the output was not written whole";
+    const std::string why =
+        buffer_->error() ? write_failure_reason(buffer_->error()) : "the output was not written whole";
     if (!ok) {
         if (kind_ == Kind::Direct) throw Error(path_ + ": write failed (" + why + ")");
         std::remove(temp_path_.c_str());
@@ -285,8 +288,8 @@ void refuse_overlapping_files(const std::vector<FileRole>& inputs, const std::ve
     struct Identity {
         const FileRole* file;
         std::optional<std::pair<dev_t, ino_t>> inode;  // when it exists and is not a character device or FIFO
-        std::string resolved;                           // weakly canonical path
-        bool special = false;                           // standard output, a character device, a FIFO
+        std::string resolved;                          // weakly canonical path
+        bool special = false;                          // standard output, a character device, a FIFO
     };
     auto identify = [](const FileRole& f) {
         Identity id{&f, std::nullopt, {}, false};
@@ -297,7 +300,8 @@ void refuse_overlapping_files(const std::vector<FileRole>& inputs, const std::ve
         struct stat st {};
         if (::stat(f.path.c_str(), &st) == 0) {
             if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) id.special = true;
-            else id.inode = std::make_pair(st.st_dev, st.st_ino);
+            else
+                id.inode = std::make_pair(st.st_dev, st.st_ino);
         }
         std::error_code ec;
         id.resolved = fs::weakly_canonical(fs::absolute(f.path, ec), ec).string();
@@ -324,8 +328,7 @@ void refuse_overlapping_files(const std::vector<FileRole>& inputs, const std::ve
         for (std::size_t p = 0; p < o; ++p)
             if (same_output(outs[o], outs[p]))
                 throw Error(outs[o].file->role + " " + outs[o].file->path + ": is the same file as " +
-                            outs[p].file->role + " (" + outs[p].file->path +
-                            "); each output needs a file of its own");
+                            outs[p].file->role + " (" + outs[p].file->path + "); each output needs a file of its own");
     }
 }
 
