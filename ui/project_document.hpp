@@ -40,10 +40,10 @@ QStringList sequence_set_warnings(const SequenceSet& set, std::size_t records_ch
 // What one catch-up of the job list changed (ProjectDocument::jobsChanged),
 // so a view updates those rows instead of reading the whole list again.
 struct JobListChange {
-    bool reset = false;            // the whole list was read again: forget what it held
-    std::vector<qint64> added;     // new jobs, now the last of jobs() (ids above all others)
-    std::vector<qint64> updated;   // jobs whose row changed (state, times, progress, result counts)
-    std::vector<qint64> removed;   // jobs deleted
+    bool reset = false;           // the whole list was read again: forget what it held
+    std::vector<qint64> added;    // new jobs, now the last of jobs() (ids above all others)
+    std::vector<qint64> updated;  // jobs whose row changed (state, times, progress, result counts)
+    std::vector<qint64> removed;  // jobs deleted
     bool empty() const { return !reset && added.empty() && updated.empty() && removed.empty(); }
 };
 

@@ -7,9 +7,9 @@
 // the measured
 // speeds behind the Job panel's estimate against a recount from that fresh
 // read, and the jobs table following row by row under Qt's model tester.
-#include "project_options.hpp"
 #include <models/jobs_model.hpp>
 #include <project_document.hpp>
+#include "project_options.hpp"
 
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
@@ -95,7 +95,9 @@ class ProjectDocumentTest : public QObject {
     std::vector<JobListChange> changes_;
 
     // What a fresh connection reads: the oracle for the document's list.
-    std::vector<store::JobInfo> fresh() const { return store::Project(path_.toStdString(), read_only_project()).jobs(); }
+    std::vector<store::JobInfo> fresh() const {
+        return store::Project(path_.toStdString(), read_only_project()).jobs();
+    }
 
     // One catch-up; the change it announced (none: an empty one).
     JobListChange pollOnce() {
@@ -116,7 +118,8 @@ class ProjectDocumentTest : public QObject {
         recording.progress({cells, cells, 1, 1});
         recording.add_alignments(alignments(1));
         if (done) recording.finish_done();
-        else recording.finish_failed("out of luck");
+        else
+            recording.finish_failed("out of luck");
         return recording.job_id();
     }
 
@@ -246,11 +249,12 @@ private slots:
             sqlite3* db = nullptr;
             QCOMPARE(sqlite3_open_v2(path_.toUtf8().constData(), &db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
             const QByteArray copy =
-                QString("INSERT INTO jobs (command, algorithm, mode, scoring, score_scale, devices, streams, threads, "
-                        "kernel, build_version, driver_version, spec, state, created_ms, started_ms, owner_pid, "
-                        "owner_host) SELECT command, algorithm, mode, scoring, score_scale, devices, streams, threads, "
-                        "kernel, build_version, driver_version, spec, 'running', created_ms, started_ms, owner_pid, "
-                        "owner_host FROM jobs WHERE id = %1")
+                QString(
+                    "INSERT INTO jobs (command, algorithm, mode, scoring, score_scale, devices, streams, threads, "
+                    "kernel, build_version, driver_version, spec, state, created_ms, started_ms, owner_pid, "
+                    "owner_host) SELECT command, algorithm, mode, scoring, score_scale, devices, streams, threads, "
+                    "kernel, build_version, driver_version, spec, 'running', created_ms, started_ms, owner_pid, "
+                    "owner_host FROM jobs WHERE id = %1")
                     .arg(done)
                     .toUtf8();
             const int rc = sqlite3_exec(db, copy.constData(), nullptr, nullptr, nullptr);
@@ -264,9 +268,7 @@ private slots:
         QCOMPARE(document_->job(killed)->state, store::JobState::Interrupted);
         QCOMPARE(document_->job(killed)->ended_ms, std::int64_t{0});
         // The end is written (as every writable open does): the row is read again.
-        {
-            store::Project other(path_.toStdString());
-        }
+        { store::Project other(path_.toStdString()); }
         change = pollOnce();
         QCOMPARE(change.updated, std::vector<qint64>{killed});
         QVERIFY(document_->job(killed)->ended_ms > 0);
@@ -340,7 +342,8 @@ private slots:
         QSignalSpy data_changed(&model, &QAbstractItemModel::dataChanged);
         auto listed_ids = [&] {
             std::vector<qint64> ids;
-            for (int r = 0; r < sorted.rowCount(); ++r) ids.push_back(sorted.index(r, 0).data(JobsModel::JobIdRole).toLongLong());
+            for (int r = 0; r < sorted.rowCount(); ++r)
+                ids.push_back(sorted.index(r, 0).data(JobsModel::JobIdRole).toLongLong());
             return ids;
         };
         std::vector<qint64> ids;
@@ -374,8 +377,9 @@ private slots:
         pollOnce();
         QCOMPARE(listed_ids(), (std::vector<qint64>{running->job_id(), ids[4], ids[3], ids[1], ids[0]}));
         QCOMPARE(resets.size(), 0);
-        for (const auto& j : fresh()) QCOMPARE(model.index(model.rowOf(j.id), JobsModel::State).data().toString(),
-                                               QString::fromUtf8(store::to_string(j.state).data()));
+        for (const auto& j : fresh())
+            QCOMPARE(model.index(model.rowOf(j.id), JobsModel::State).data().toString(),
+                     QString::fromUtf8(store::to_string(j.state).data()));
     }
 };
 

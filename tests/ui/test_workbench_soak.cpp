@@ -8,12 +8,12 @@
 // rows (measured here) and a little slack. 1,000 jobs (about 15 s);
 // ALIGNSCOPE_SOAK_JOBS=N runs another count, ALIGNSCOPE_SOAK_TRACE=1 prints
 // the figures of every ten jobs.
-#include "project_options.hpp"
 #include <event_loop_probe.hpp>
 #include <mainwindow.hpp>
 #include <models/jobs_model.hpp>
 #include <panels/job_panel.hpp>
 #include <views/jobs_view.hpp>
+#include "project_options.hpp"
 
 #include <alignscope/store/project.hpp>
 
@@ -162,10 +162,11 @@ private slots:
             QTest::qWait(20);
             probe.stop();
             if (qEnvironmentVariableIsSet("ALIGNSCOPE_SOAK_TRACE"))
-                qInfo("jobs %d: longest gap %.1f ms (busy %.1f), most work in a gap %.1f ms, Run %.1f ms, "
-                      "showJobResults %.1f ms, resident %.1f MiB",
-                      queued, probe.maxGapMs(), probe.busyInMaxGapMs(), probe.maxBusyMs(), run_ms, show_ms,
-                      resident_mib());
+                qInfo(
+                    "jobs %d: longest gap %.1f ms (busy %.1f), most work in a gap %.1f ms, Run %.1f ms, "
+                    "showJobResults %.1f ms, resident %.1f MiB",
+                    queued, probe.maxGapMs(), probe.busyInMaxGapMs(), probe.maxBusyMs(), run_ms, show_ms,
+                    resident_mib());
             if (probe.maxGapMs() > worst_gap) {
                 worst_gap = probe.maxGapMs();
                 busy_in_worst_gap = probe.busyInMaxGapMs();
@@ -209,13 +210,14 @@ private slots:
         const double document_row = heap_bytes_per_row(listed);
         const double table_row = heap_bytes_per_row(model.jobs());
         const double allowed = 6.0 + (total - warm) * (document_row + table_row) / (1024.0 * 1024.0);
-        qInfo("%d jobs in %.1f s; resident %.1f MiB at 0 jobs, %.1f at %d (warm), %.1f at %d, %.1f at %d "
-              "(+%.1f MiB since the warm-up, %.1f KiB a job; allowed %.1f: rows of %.0f + %.0f bytes a job); "
-              "most GUI work between two probe ticks %.1f ms (around job %d); longest gap %.1f ms "
-              "(the GUI thread busy %.1f ms of it)",
-              total, seconds, rss_start, rss_warm, warm, rss_half, half, rss_end, total, rss_end - rss_warm,
-              (rss_end - rss_warm) * 1024.0 / (total - warm), allowed, document_row, table_row, worst_busy, worst_at,
-              worst_gap, busy_in_worst_gap);
+        qInfo(
+            "%d jobs in %.1f s; resident %.1f MiB at 0 jobs, %.1f at %d (warm), %.1f at %d, %.1f at %d "
+            "(+%.1f MiB since the warm-up, %.1f KiB a job; allowed %.1f: rows of %.0f + %.0f bytes a job); "
+            "most GUI work between two probe ticks %.1f ms (around job %d); longest gap %.1f ms "
+            "(the GUI thread busy %.1f ms of it)",
+            total, seconds, rss_start, rss_warm, warm, rss_half, half, rss_end, total, rss_end - rss_warm,
+            (rss_end - rss_warm) * 1024.0 / (total - warm), allowed, document_row, table_row, worst_busy, worst_at,
+            worst_gap, busy_in_worst_gap);
         QVERIFY2(rss_end - rss_warm <= allowed,
                  qPrintable(QString("resident memory grew %1 MiB from job %2 to job %3 (allowed %4)")
                                 .arg(rss_end - rss_warm)
@@ -225,9 +227,10 @@ private slots:
         // The bound: the GUI thread never works 50 ms without returning to
         // its event loop (a gap stretched by other programs on a loaded
         // machine is not the window's doing: reported above).
-        QVERIFY2(worst_busy < 50, qPrintable(QString("the GUI thread worked %1 ms between two probe ticks, around job %2")
-                                                 .arg(worst_busy)
-                                                 .arg(worst_at)));
+        QVERIFY2(worst_busy < 50,
+                 qPrintable(QString("the GUI thread worked %1 ms between two probe ticks, around job %2")
+                                .arg(worst_busy)
+                                .arg(worst_at)));
     }
 };
 

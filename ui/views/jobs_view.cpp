@@ -121,9 +121,12 @@ void JobsView::fitColumns(const std::vector<qint64>& jobs) {
     const int grid = table_->showGrid() ? 1 : 0;
     for (int column = 0; column < JobsModel::ColumnCount; ++column) {
         int width = table_->columnWidth(column);
-        for (const qint64 id : jobs)
-            if (const int row = model_.rowOf(id); row >= 0)
-                width = std::max(width, table_->sizeHintForIndex(sorted_.mapFromSource(model_.index(row, column))).width() + grid);
+        for (const qint64 id : jobs) {
+            const int row = model_.rowOf(id);
+            if (row < 0) continue;
+            const QModelIndex cell = sorted_.mapFromSource(model_.index(row, column));
+            width = std::max(width, table_->sizeHintForIndex(cell).width() + grid);
+        }
         if (width > table_->columnWidth(column)) table_->setColumnWidth(column, width);
     }
 }
