@@ -173,7 +173,7 @@ ProfileHmm zeros_model(const std::string& name, int M, ResidueAlphabet alphabet,
     for (int k = 1; k <= M; ++k) {
         for (int n = 0; n < 3; ++n) hmm.match[static_cast<std::size_t>(k * K + residue(random))] += 1.0f / 3.0f;
         if (k % 2) set_transitions(hmm, k, 1.0f, 0.0f, 0.0f, 1.0f, 0.0f, 1.0f, 0.0f);
-        else set_transitions(hmm, k, 0.6f, 0.2f, 0.2f, 0.0f, 1.0f - 1e-3f, 0.0f, 1.0f);
+        else set_transitions(hmm, k, 0.6f, 0.2f, 0.2f, 1e-3f, 1.0f - 1e-3f, 0.0f, 1.0f);
     }
     set_transitions(hmm, 0, 1.0f, 0.0f, 0.0f, 1.0f, 0.0f, 1.0f, 0.0f);
     finish_model(hmm);
