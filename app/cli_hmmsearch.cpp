@@ -4,6 +4,7 @@
 // turn against every database sequence; --format json for programs.
 #include "cli_commands.hpp"
 #include "cli_options.hpp"
+#include "cli_profile.hpp"
 #include "cli_progress.hpp"
 
 #include <alignscope/error.hpp>
@@ -12,10 +13,6 @@
 #include <alignscope/profile/hmm_file.hpp>
 #include <alignscope/profile/hmmsearch_output.hpp>
 #include <alignscope/profile/profile_search.hpp>
-
-#ifdef ALIGNSCOPE_WITH_CUDA
-#include <alignscope/kernels/profile_scanners.hpp>
-#endif
 
 #include <nlohmann/json.hpp>
 
@@ -219,13 +216,8 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
                         "' has another alphabet than the first model; one search takes one alphabet");
     // The device (a GPU's context takes a few hundred milliseconds to start)
     // is made while the targets are read.
-    auto made = std::async(std::launch::async, [&flags] {
-        auto registry = profile::make_cpu_profile_scanner_registry();
-#ifdef ALIGNSCOPE_WITH_CUDA
-        kernels::register_cuda_profile_scanners(*registry);
-#endif
-        return registry->create(flags.device, flags.threads);
-    });
+    auto made = std::async(std::launch::async,
+                           [&flags] { return profile_scanner_registry()->create(flags.device, flags.threads); });
     const profile::ProfileTargets targets = profile::read_profile_targets(flags.database, models.front().alphabet);
     const std::unique_ptr<profile::ProfileFilterScanner> scanner = made.get();
     JobContext job;
