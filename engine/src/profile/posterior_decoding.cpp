@@ -51,10 +51,10 @@ bool decode_posteriors(const LengthModel& length, const DpMatrix& fwd, const DpM
         const float totr = scaleproduct * fwd.x(i, DpMatrix::Scale);
         const ConstRow f = row_of(fwd, i), b = row_of(bck, i);
         const Row p = row_of(pp, i);
+        // (D's posteriors are not kept: no later stage reads them.)
         for (std::size_t c = 0; c < W; ++c) {
             p.m[c] = f.m[c] * b.m[c] * totr;
             p.i[c] = f.i[c] * b.i[c] * totr;
-            p.d[c] = 0.0f;
         }
         pp.x(i, DpMatrix::N) = fwd.x(i - 1, DpMatrix::N) * bck.x(i, DpMatrix::N) * length.loop * scaleproduct;
         pp.x(i, DpMatrix::J) = fwd.x(i - 1, DpMatrix::J) * bck.x(i, DpMatrix::J) * length.loop * scaleproduct;
@@ -169,6 +169,31 @@ std::vector<float>& usage_buffer(std::size_t n, int which)
     return b;
 }
 
+// null2[x0..x0+G-1] from the striped usage: G residues segment by segment,
+// each with its own lanes summing as HMMER's (match use x emission odds, then
+// insert use, per segment; then the horizontal sum and the special share), so
+// G independent chains run at once.
+template <int G>
+void null2_sums(const Profile& p, const float* match_use, const float* insert_use, int x0, float special_use,
+                float* null2)
+{
+    F4 sv[G];
+    const float* e[G];
+    for (int g = 0; g < G; ++g) sv[g] = zero4(), e[g] = p.match(x0 + g);
+    if (insert_use) {
+        for (int q = 0; q < p.Q; ++q) {
+            const F4 m = at(match_use, q), ins = at(insert_use, q);
+            for (int g = 0; g < G; ++g) sv[g] = (sv[g] + m * at(e[g], q)) + ins;
+        }
+    } else {
+        for (int q = 0; q < p.Q; ++q) {
+            const F4 m = at(match_use, q);
+            for (int g = 0; g < G; ++g) sv[g] = sv[g] + m * at(e[g], q);
+        }
+    }
+    for (int g = 0; g < G; ++g) null2[x0 + g] = lane_sum(sv[g]) + special_use;
+}
+
 // null2 odds from striped usage frequencies: per residue x, the lanes sum
 // match use times x's emission odds and insert use (odds 1), segment by
 // segment; then the horizontal sum and the N, C, J share (odds 1). Degenerate
@@ -180,15 +205,9 @@ std::vector<float> null2_from_usage(const ForwardProfile& om, const float* match
     const Profile p(om);
     const int K = code.canonical(), Kp = code.all_codes();
     std::vector<float> null2(static_cast<std::size_t>(Kp), 1.0f);
-    for (int x = 0; x < K; ++x) {
-        const float* e = p.match(x);
-        F4 sv = zero4();
-        for (int q = 0; q < p.Q; ++q) {
-            sv = sv + at(match_use, q) * at(e, q);
-            if (insert_use) sv = sv + at(insert_use, q);
-        }
-        null2[static_cast<std::size_t>(x)] = lane_sum(sv) + special_use;
-    }
+    int x0 = 0;
+    for (; x0 + 4 <= K; x0 += 4) null2_sums<4>(p, match_use, insert_use, x0, special_use, null2.data());
+    for (; x0 < K; ++x0) null2_sums<1>(p, match_use, insert_use, x0, special_use, null2.data());
     for (int x = K + 1; x <= Kp - 3; ++x) {
         float result = 0.0f, denom = 0.0f;
         for (int y = 0; y < K; ++y)

@@ -12,8 +12,9 @@
 
 namespace alignscope::profile {
 
-// Posterior probabilities of M and I at each cell (D set to 0) and of the
-// N, J, C loops, from full Forward and Backward matrices of one envelope.
+// Posterior probabilities of M and I at each cell (D is left unfilled: no
+// stage reads it) and of the N, J, C loops, from full Forward and Backward
+// matrices of one envelope.
 // False when the Backward total underflowed (no usable posteriors).
 bool decode_posteriors(const LengthModel& length, const DpMatrix& fwd, const DpMatrix& bck, DpMatrix& pp);
 
