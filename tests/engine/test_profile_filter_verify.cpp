@@ -4,7 +4,8 @@
 // filter words through their ceilings on the made-up targets (a consensus
 // prefix one residue longer turns a finite score into +infinity), and the
 // catalog check fails a kernel whose scores are off on one target while it
-// passes the filter that is right.
+// passes the filter that is right and a kernel that declines the longest
+// models.
 #include <alignscope/profile/domain_definition.hpp>
 #include <alignscope/profile/filter_verify.hpp>
 #include <alignscope/profile/filters.hpp>
@@ -125,6 +126,7 @@ private slots:
             ExtraMsvPass right;
             right.kernel = "sw_linear_msv_s16x2";
             right.run = [](const MsvProfile& m, const ProfileTargets& targets, std::span<float> scores) {
+                if (m.length > 1000) return false;  // as a GPU kernel declines the longest models
                 for (std::size_t t = 0; t < targets.size(); ++t) scores[t] = msv_filter(m, targets.codes(t), targets.length(t));
                 return true;
             };
@@ -149,7 +151,11 @@ private slots:
         QVERIFY2(viterbi.ok(), viterbi.problems.empty() ? "" : viterbi.problems.front().c_str());
         QCOMPARE(viterbi.pairs, wrong.pairs);
         request.kernel = KernelName::parse("sw_linear_msv_s16x2");
-        QVERIFY(check(request).ok());
+        const KernelCheckOutcome alone = check(request);
+        QVERIFY(alone.ok());
+        QVERIFY(alone.pairs > 0 && alone.pairs < wrong.pairs);  // the long models were declined, not failed
+        request.kernel = KernelName::parse("sw_linear_msv_s8");  // a kernel nothing here runs
+        QVERIFY(check(request).failed_check());
     }
 };
 
