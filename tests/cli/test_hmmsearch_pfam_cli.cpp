@@ -90,6 +90,8 @@ private slots:
         QTest::addColumn<QStringList>("options");
         QTest::newRow("defaults") << QStringList{};
         QTest::newRow("-Z") << QStringList{"-Z", "2000000"};
+        // Few reported targets, and longer names among those that are not.
+        QTest::newRow("-E 1e-70") << QStringList{"-E", "1e-70", "--domE", "1e-60"};
         QTest::newRow("bit score thresholds") << QStringList{"-T", "18", "--domT", "15", "--incT", "25"};
         QTest::newRow("--noali and the filters' options") << QStringList{"--noali", "--F1", "0.03", "--F2", "0.002", "--F3", "2e-5", "--nobias", "--domZ", "40", "--seed", "7", "--notextw"};
     }

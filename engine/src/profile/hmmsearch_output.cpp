@@ -48,17 +48,6 @@ double accuracy(const DomainHit& d)
     return d.expected_accuracy / (1.0 + std::fabs(static_cast<float>(d.env_to - d.env_from)));
 }
 
-// The longest target name among the hits hmmsearch keeps in its list until
-// the thresholds are final: every hit when E-values decide and -Z is not set
-// (its provisional search space is 0), else the reported ones.
-std::size_t listed_name_width(const ModelSearch& search, const PipelineSettings& settings)
-{
-    if (settings.report_T || settings.Z) return longest_name(search);
-    std::size_t w = 0;
-    for (const auto& h : search.hits) w = std::max(w, h.name.size());
-    return w;
-}
-
 void write_alignment_block(std::ostream& out, const std::string& model_name, const TargetHit& hit, const DomainHit& d,
                            int line_width)
 {
@@ -277,7 +266,9 @@ void write_domain_table(std::ostream& out, const ProfileHmm& hmm, const ModelSea
 
 void write_pfam_table(std::ostream& out, const ModelSearch& search, const PipelineSettings& settings)
 {
-    const int namew = static_cast<int>(std::max<std::size_t>(20, listed_name_width(search, settings)));
+    // As wide as the longest reported name (hmmsearch's, checked with -E 1e-70,
+    // where longer names go unreported).
+    const int namew = static_cast<int>(std::max<std::size_t>(20, longest_name(search)));
     out << "# Sequence scores\n# ---------------\n#\n";
     out << format("# %-*s %6s %9s %3s %5s %5s    %s\n", namew - 1, "name", " bits", "  E-value", "n", "exp", " bias",
                   "description");
