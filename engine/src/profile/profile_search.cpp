@@ -14,6 +14,7 @@
 #include <cmath>
 #include <mutex>
 #include <random>
+#include <thread>
 
 namespace alignscope::profile {
 
@@ -272,6 +273,28 @@ void score_targets(const ConfiguredProfile& profile, const Candidate* const c[2]
         if (pass[j]) *out[j] = define_target(profile, *c[j], targets, settings, seed, fwdsc[j], fwd[j], bck[j]);
 }
 
+// One or two neighbours of the longest-first order, scored by one worker.
+struct WorkItem {
+    std::size_t first;
+    int n;
+};
+
+// Neighbours (of similar lengths) go in pairs where the CPU runs paired rows,
+// except the longest two per worker thread: each of those goes alone, so
+// that the domain stages of the costliest targets do not queue behind each
+// other on one thread.
+std::vector<WorkItem> work_items(std::size_t n, int threads)
+{
+    const std::size_t workers = threads > 0 ? static_cast<std::size_t>(threads)
+                                            : std::max<std::size_t>(1, std::thread::hardware_concurrency());
+    const std::size_t singles = paired_rows_available() ? std::min(n, 2 * workers) : n;
+    std::vector<WorkItem> items;
+    items.reserve(singles + (n - singles + 1) / 2);
+    for (std::size_t s = 0; s < singles; ++s) items.push_back({s, 1});
+    for (std::size_t s = singles; s < n; s += 2) items.push_back({s, n - s >= 2 ? 2 : 1});
+    return items;
+}
+
 // Z targets, then domZ = the number of reported targets: which sequences and
 // domains are reported and included, best first.
 void apply_thresholds(ModelSearch& result, const PipelineSettings& settings, std::size_t n)
@@ -337,17 +360,16 @@ ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets,
         return targets.length(past_viterbi[a].target) > targets.length(past_viterbi[b].target);
     });
     std::vector<Slot> slots(past_viterbi.size());
-    // Neighbours in that order (of similar lengths) go in pairs where the CPU
-    // runs paired rows.
-    const std::size_t group = paired_rows_available() ? 2 : 1;
+    const std::vector<WorkItem> items = work_items(order.size(), settings.threads);
     parallel_for(
-        (order.size() + group - 1) / group, settings.threads,
-        [&](std::size_t g) {
+        items.size(), settings.threads,
+        [&](std::size_t w) {
             context.throw_if_cancelled();
-            const std::size_t first = g * group, n = std::min(group, order.size() - first);
-            const Candidate* c[2] = {&past_viterbi[order[first]], &past_viterbi[order[first + n - 1]]};
-            Slot* out[2] = {&slots[order[first]], &slots[order[first + n - 1]]};
-            score_targets(profile, c, static_cast<int>(n), targets, settings, seed, out);
+            const WorkItem& item = items[w];
+            const std::size_t last = item.first + static_cast<std::size_t>(item.n) - 1;
+            const Candidate* c[2] = {&past_viterbi[order[item.first]], &past_viterbi[order[last]]};
+            Slot* out[2] = {&slots[order[item.first]], &slots[order[last]]};
+            score_targets(profile, c, item.n, targets, settings, seed, out);
         },
         1);
     for (std::size_t s = 0; s < slots.size(); ++s) {
