@@ -27,14 +27,14 @@ namespace {
 
 using longpair::Edge;
 using longpair::edge_value;
+using longpair::GoalHit;
 using longpair::left_e_value;
 using longpair::left_f_value;
 using longpair::left_value;
-using longpair::top_f_value;
-using longpair::top_value;
-using longpair::GoalHit;
 using longpair::PassTask;
 using longpair::Score;
+using longpair::top_f_value;
+using longpair::top_value;
 using I64 = long long;
 
 std::int8_t edge_code(Edge e) {
@@ -56,11 +56,11 @@ int forced_strip_rows(const std::string& kernel) {
     if (kernel == "r8") return 8;
     if (kernel == "r16") return 16;
     const std::optional<KernelName> name = KernelName::try_parse(kernel);
-    if (name && name->family == "strips" && (name->group == 8 || name->group == 16) &&
-        name->width == KernelWidth::S32)
+    if (name && name->family == "strips" && (name->group == 8 || name->group == 16) && name->width == KernelWidth::S32)
         return name->group;
-    throw Error::about("kernel", "'" + kernel + "' is not a GPU long-pair kernel (strips8 or strips16 with 32-bit "
-                                 "cells, e.g. sw_affine_strips16_s32)");
+    throw Error::about("kernel", "'" + kernel +
+                                     "' is not a GPU long-pair kernel (strips8 or strips16 with 32-bit "
+                                     "cells, e.g. sw_affine_strips16_s32)");
 }
 
 class CudaLongRunner final : public longpair::PassRunner {
@@ -89,8 +89,9 @@ public:
             for (int b = 0; b < alphabet_; ++b) {
                 const int v = scheme.matrix.score(a, b);
                 if (v < -127 || v > 127)
-                    throw Error("substitution score " + std::to_string(v) +
-                                " is outside -127..127, which the GPU long-pair kernel holds in bytes; use --device cpu");
+                    throw Error(
+                        "substitution score " + std::to_string(v) +
+                        " is outside -127..127, which the GPU long-pair kernel holds in bytes; use --device cpu");
                 scores[static_cast<std::size_t>(a * alphabet_ + b)] = static_cast<std::int8_t>(v);
             }
         const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n);
@@ -102,7 +103,8 @@ public:
         residues_.reserve(host.size(), site_);
         profile_.reserve(scores.size(), site_);
         check_cuda(cudaMemcpy(residues_.data(), host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy", site_);
-        check_cuda(cudaMemcpy(profile_.data(), scores.data(), scores.size(), cudaMemcpyHostToDevice), "cudaMemcpy", site_);
+        check_cuda(cudaMemcpy(profile_.data(), scores.data(), scores.size(), cudaMemcpyHostToDevice), "cudaMemcpy",
+                   site_);
         control_.reserve(4, site_);  // ticket, abort
         saved_rows_.clear();
         special_cols_ = 0;
@@ -111,10 +113,12 @@ public:
         check_cuda(cudaGetDeviceProperties(&prop, device_index_), "cudaGetDeviceProperties", site_);
         sm_count_ = prop.multiProcessorCount;
         int per_sm = 0;
-        check_cuda(longpass::prepare_kernel(16, false, false, false, alphabet_, &per_sm), "cudaFuncSetAttribute", site_);
+        check_cuda(longpass::prepare_kernel(16, false, false, false, alphabet_, &per_sm), "cudaFuncSetAttribute",
+                   site_);
         resident_warps_ = sm_count_ * per_sm * (longpass::block_threads() / 32);
         int per_sm_slice = 0;  // the column-slice kernels run fewer blocks per SM
-        check_cuda(longpass::prepare_kernel(16, false, false, true, alphabet_, &per_sm_slice), "cudaFuncSetAttribute", site_);
+        check_cuda(longpass::prepare_kernel(16, false, false, true, alphabet_, &per_sm_slice), "cudaFuncSetAttribute",
+                   site_);
         resident_slice_warps_ = std::max(1, sm_count_ * per_sm_slice * (longpass::block_threads() / 32));
     }
 
@@ -174,8 +178,9 @@ private:
             return {edge_value(t.crossing_edge, c, scheme_.gap_open, scheme_.gap_extend), longpair::kNegInf};
         }
         std::int32_t hf[2];
-        const std::size_t offset = static_cast<std::size_t>(t.crossing_row) * static_cast<std::size_t>(special_cols_ + 1) +
-                                   static_cast<std::size_t>(c);
+        const std::size_t offset =
+            static_cast<std::size_t>(t.crossing_row) * static_cast<std::size_t>(special_cols_ + 1) +
+            static_cast<std::size_t>(c);
         check_cuda(cudaMemcpy(&hf[0], special_h_.data() + offset, 4, cudaMemcpyDeviceToHost), "cudaMemcpy", site_);
         check_cuda(cudaMemcpy(&hf[1], special_f_.data() + offset, 4, cudaMemcpyDeviceToHost), "cudaMemcpy", site_);
         return {hf[0], hf[1]};
@@ -186,8 +191,8 @@ private:
     void run_batch(std::vector<PassTask>& tasks, std::size_t first, std::size_t last, const JobContext& context,
                    const longpair::PassProgress& progress) {
         const longpass::BatchTraits traits = longpass::batch_traits(tasks, first, last);
-        const int R = longpass::choose_rows_per_lane(
-            traits, {sm_count_, resident_warps_, resident_slice_warps_, forced_rows_});
+        const int R =
+            longpass::choose_rows_per_lane(traits, {sm_count_, resident_warps_, resident_slice_warps_, forced_rows_});
         const I64 SH = longpass::strip_rows(R);
         for (std::size_t x = first; x < last; ++x) check_task(tasks[x], last - first);
         const longpass::BatchLayout layout = longpass::plan_batch_layout(tasks, first, last);
@@ -222,8 +227,7 @@ private:
             watch = [this, &rw](const int* snapshot) { poll_rows(rw, snapshot); };
         }
 
-        if (tickets > 0)
-            launch(launch_tasks, tickets, R, traits, cells_total, context, progress, watch);
+        if (tickets > 0) launch(launch_tasks, tickets, R, traits, cells_total, context, progress, watch);
         collect_results(tasks, first, last, dev, layout, tickets, SH);
     }
 
@@ -237,7 +241,8 @@ private:
             throw Error("internal error: long-pair pass outside the matrix");
         longpair::check_explicit_edges(t);
         if (t.goal_search && t.crossing_row == longpair::kExplicitRow &&
-            (t.crossing_h.size() < static_cast<std::size_t>(t.col_end + 1) || t.crossing_f.size() != t.crossing_h.size()))
+            (t.crossing_h.size() < static_cast<std::size_t>(t.col_end + 1) ||
+             t.crossing_f.size() != t.crossing_h.size()))
             throw Error("internal error: long-pair goal search with a short explicit crossing row");
         if (t.on_rows_done && batch_size != 1)
             throw Error("internal error: a checkpointed long-pair pass shares its launch");
@@ -254,9 +259,11 @@ private:
         const I64 f0 = left_f_value(t, h, open, extend);
         GoalHit::Kind kind = GoalHit::Kind::CrossH;
         if (fwd.first > longpair::kNegInf / 2 && fwd.first + h0 == t.goal) kind = GoalHit::Kind::CrossH;
-        else if (fwd.second > longpair::kNegInf / 2 && f0 > longpair::kNegInf / 2 && fwd.second + f0 + open - extend == t.goal)
+        else if (fwd.second > longpair::kNegInf / 2 && f0 > longpair::kNegInf / 2 &&
+                 fwd.second + f0 + open - extend == t.goal)
             kind = GoalHit::Kind::CrossF;
-        else return false;
+        else
+            return false;
         t.hit = {true, kind, h, 0, static_cast<Score>(fwd.first), static_cast<Score>(fwd.second)};
         return true;
     }
@@ -324,7 +331,8 @@ private:
             std::int32_t* col = left_.data() + layout.left_at[k];
             const auto words = static_cast<std::size_t>(t.rows() + 1);
             std::vector<std::int32_t> h0 = t.left_h;
-            h0[0] = static_cast<Score>(std::max<I64>(top_value(t, 0, scheme_.gap_open, scheme_.gap_extend), longpair::kNegInf));
+            h0[0] = static_cast<Score>(
+                std::max<I64>(top_value(t, 0, scheme_.gap_open, scheme_.gap_extend), longpair::kNegInf));
             upload(col, h0.data(), words);
             upload(col + words, t.left_e.data(), words);
             upload(col + 2 * words, t.left_f.data(), words);
@@ -362,7 +370,8 @@ private:
                 throw Error("internal error: long-pair goal search names an unknown special row");
             if (special_col_begin_ != 0 || special_cols_ < t.col_end)
                 throw Error("internal error: long-pair goal search on special rows of a column slice");
-            const std::size_t row = static_cast<std::size_t>(t.crossing_row) * static_cast<std::size_t>(special_cols_ + 1);
+            const std::size_t row =
+                static_cast<std::size_t>(t.crossing_row) * static_cast<std::size_t>(special_cols_ + 1);
             d.goal_h = special_h_.data() + row;
             d.goal_f = special_f_.data() + row;
         }
@@ -504,10 +513,12 @@ private:
         } else if (d.strips > 0) {  // F of the last column follows from its H (the kernel's recurrence)
             t.last_col_f[0] = clamp(top_f_value(t, w));
             for (std::size_t i = 1; i < H; ++i)
-                t.last_col_f[i] = clamp(std::max<I64>(I64{t.last_col_f[i - 1]} - extend, I64{t.last_col_h[i - 1]} - open));
+                t.last_col_f[i] =
+                    clamp(std::max<I64>(I64{t.last_col_f[i - 1]} - extend, I64{t.last_col_h[i - 1]} - open));
         } else {
             t.last_col_f[0] = clamp(top_f_value(t, w));
-            for (I64 i = 1; i <= h; ++i) t.last_col_f[static_cast<std::size_t>(i)] = clamp(left_f_value(t, i, open, extend));
+            for (I64 i = 1; i <= h; ++i)
+                t.last_col_f[static_cast<std::size_t>(i)] = clamp(left_f_value(t, i, open, extend));
         }
     }
 
@@ -540,7 +551,8 @@ private:
     template <typename T>
     void copy_back(T* host, const T* device, std::size_t count) {
         if (side_) {  // during a launch: beside the running kernels
-            check_cuda(cudaMemcpyAsync(host, device, count * sizeof(T), cudaMemcpyDeviceToHost, side_), "cudaMemcpyAsync", site_);
+            check_cuda(cudaMemcpyAsync(host, device, count * sizeof(T), cudaMemcpyDeviceToHost, side_),
+                       "cudaMemcpyAsync", site_);
             check_cuda(cudaStreamSynchronize(side_), "cudaStreamSynchronize", site_);
             return;
         }
@@ -552,11 +564,11 @@ private:
         PassTask* task = nullptr;
         longpass::LongTask dev{};  // its launch data (one task: tickets are strips)
         I64 SH = 0;
-        int complete = 0;           // strips 0..complete-1 have written everything
-        std::size_t reported = 0;   // special rows handed over
-        int best_strips = 0;        // strips merged into best
+        int complete = 0;          // strips 0..complete-1 have written everything
+        std::size_t reported = 0;  // special rows handed over
+        int best_strips = 0;       // strips merged into best
         longpair::BestCell best, last_column;
-        I64 last_col_rows = 0;      // rows of the last column merged into last_column
+        I64 last_col_rows = 0;  // rows of the last column merged into last_column
         std::vector<Score> overview;
         std::vector<std::int64_t> overview_row_edges;
     };
@@ -719,8 +731,8 @@ private:
     }
 
     void take_snapshot(LaunchWatch& lw) {
-        check_cuda(cudaMemcpyAsync(lw.snapshot.data(), progress_.data(), static_cast<std::size_t>(lw.tickets) * sizeof(int),
-                                   cudaMemcpyDeviceToHost, lw.side),
+        check_cuda(cudaMemcpyAsync(lw.snapshot.data(), progress_.data(),
+                                   static_cast<std::size_t>(lw.tickets) * sizeof(int), cudaMemcpyDeviceToHost, lw.side),
                    "cudaMemcpyAsync", site_);
         check_cuda(cudaStreamSynchronize(lw.side), "cudaStreamSynchronize", site_);
     }

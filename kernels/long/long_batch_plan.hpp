@@ -60,7 +60,8 @@ inline BatchTraits batch_traits(const TaskList& tasks, std::size_t first, std::s
         b.total_rows += tasks[x].rows();
     }
     for (std::size_t x = first; x < last; ++x)
-        if (tasks[x].local != b.local) throw Error("internal error: local and non-local long-pair passes in one launch");
+        if (tasks[x].local != b.local)
+            throw Error("internal error: local and non-local long-pair passes in one launch");
     for (std::size_t x = first; x < last; ++x) {
         const longpair::PassTask& t = tasks[x];
         b.overview = b.overview || (t.overview_rows > 0 && t.overview_cols > 0);
@@ -147,7 +148,8 @@ inline StripSpecialRows plan_special_rows(const longpair::PassTask& t, long long
 inline std::vector<std::int64_t> overview_row_edges(int ov_rows, int strips, long long strip_height) {
     std::vector<std::int64_t> edges;
     for (long long b = 0; b < ov_rows; ++b) {
-        const long long first_strip = (b * strips + ov_rows - 1) / ov_rows;  // smallest s with s * ov_rows / strips >= b
+        const long long first_strip =
+            (b * strips + ov_rows - 1) / ov_rows;  // smallest s with s * ov_rows / strips >= b
         edges.push_back(first_strip * strip_height + 1);
     }
     return edges;
@@ -168,11 +170,11 @@ struct LaunchShape {
     }
 };
 struct LaunchRequest {
-    int tickets = 0;           // strips of the launch
+    int tickets = 0;  // strips of the launch
     int warps_per_block = 1;
-    int resident_blocks = 1;   // blocks of this kernel variant the GPU holds at once
-    bool goal_search = false;  // some launched task is a goal search
-    std::string strategy;      // "strips" or "streams"
+    int resident_blocks = 1;       // blocks of this kernel variant the GPU holds at once
+    bool goal_search = false;      // some launched task is a goal search
+    std::string strategy;          // "strips" or "streams"
     int kernels = 0, streams = 0;  // LongRunnerSettings (0 = default: 4 kernels, a stream each)
     int rows_per_lane = 16;
     bool local = false;
@@ -187,15 +189,16 @@ inline LaunchShape plan_launch(const LaunchRequest& r) {
     shape.kernels = streams_strategy ? std::max(1, r.kernels > 0 ? r.kernels : 4) : 1;
     shape.streams = streams_strategy ? std::max(1, r.streams > 0 ? r.streams : shape.kernels) : 1;
     shape.blocks = std::max(blocks, shape.kernels);
-    shape.kernel_name = "long_strips_r" + std::to_string(r.rows_per_lane) + (r.local ? "_local" : "") +
-                        (streams_strategy ? "_k" + std::to_string(shape.kernels) + "s" + std::to_string(shape.streams)
-                                          : "");
+    shape.kernel_name =
+        "long_strips_r" + std::to_string(r.rows_per_lane) + (r.local ? "_local" : "") +
+        (streams_strategy ? "_k" + std::to_string(shape.kernels) + "s" + std::to_string(shape.streams) : "");
     return shape;
 }
 
 // Cells a one-task launch has computed by a progress snapshot (columns
 // published per strip) of a task of m rows and n columns.
-inline std::uint64_t snapshot_cells(const int* snapshot, int tickets, long long m, long long n, long long strip_height) {
+inline std::uint64_t snapshot_cells(const int* snapshot, int tickets, long long m, long long n,
+                                    long long strip_height) {
     std::uint64_t cells = 0;
     for (int s = 0; s < tickets; ++s) {
         const long long cols = std::min<long long>(std::max(snapshot[static_cast<std::size_t>(s)], 0), n);

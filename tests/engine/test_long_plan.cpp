@@ -73,8 +73,9 @@ private slots:
         const std::int64_t every = plan.pass.special_every;
         const std::int64_t room = std::max(1, budget_rows - loaded);  // at least one row apart from the checkpoint's
         QVERIFY2(special_rows(rows, every) <= room, qPrintable(QString("every %1").arg(every)));
-        if (every > 1) QVERIFY2(special_rows(rows, every - 1) > room || special_rows(rows, every - 1) == special_rows(rows, every),
-                                qPrintable(QString("every %1 is wider than it needs").arg(every)));
+        if (every > 1)
+            QVERIFY2(special_rows(rows, every - 1) > room || special_rows(rows, every - 1) == special_rows(rows, every),
+                     qPrintable(QString("every %1 is wider than it needs").arg(every)));
     }
 
     void special_rows_respect_the_minimum_band() {
@@ -122,8 +123,10 @@ private slots:
         QTest::addColumn<int>("left");
         QTest::addColumn<bool>("last_row");
         QTest::addColumn<bool>("last_column");
-        const int Zero = int(Edge::Zero), Gap = int(Edge::Gap), Cont = int(Edge::GapContinue), Expl = int(Edge::Explicit);
-        const int global = int(AlignmentMode::Global), local = int(AlignmentMode::Local), semi = int(AlignmentMode::SemiGlobal);
+        const int Zero = int(Edge::Zero), Gap = int(Edge::Gap), Cont = int(Edge::GapContinue),
+                  Expl = int(Edge::Explicit);
+        const int global = int(AlignmentMode::Global), local = int(AlignmentMode::Local),
+                  semi = int(AlignmentMode::SemiGlobal);
         QTest::newRow("global") << global << "none" << qint64(0) << false << Gap << Gap << true << false;
         QTest::newRow("global resumed") << global << "none" << qint64(300) << true << Expl << Cont << true << false;
         QTest::newRow("local") << local << "none" << qint64(0) << false << Zero << Zero << false << false;
@@ -278,13 +281,15 @@ private slots:
 
     void small_segments() {
         const SegmentLimits limits{48, 1000};
-        auto seg = [](std::int64_t h, std::int64_t w) { return PathSegment{{10, 20, false}, {10 + h, 20 + w, false}, 0}; };
-        QVERIFY(limits.small(seg(1, 1000000)));        // one row: a traceback of one row
-        QVERIFY(limits.small(seg(30, 30)));            // 31 x 31 cells <= 1000
-        QVERIFY(!limits.small(seg(100, 100)));         // 10,201 cells, 100 rows
-        QVERIFY(limits.small(seg(48, 1300)));          // short: up to 64 x the cells
-        QVERIFY(!limits.small(seg(48, 1400)));         // 49 x 1401 > 64,000
-        QVERIFY(!limits.small(seg(49, 20)));           // 50 x 21 > 1000 and taller than 48
+        auto seg = [](std::int64_t h, std::int64_t w) {
+            return PathSegment{{10, 20, false}, {10 + h, 20 + w, false}, 0};
+        };
+        QVERIFY(limits.small(seg(1, 1000000)));  // one row: a traceback of one row
+        QVERIFY(limits.small(seg(30, 30)));      // 31 x 31 cells <= 1000
+        QVERIFY(!limits.small(seg(100, 100)));   // 10,201 cells, 100 rows
+        QVERIFY(limits.small(seg(48, 1300)));    // short: up to 64 x the cells
+        QVERIFY(!limits.small(seg(48, 1400)));   // 49 x 1401 > 64,000
+        QVERIFY(!limits.small(seg(49, 20)));     // 50 x 21 > 1000 and taller than 48
     }
 
     // The tie rule: the first column, and H before F in the same column; the
@@ -371,7 +376,8 @@ private slots:
                 share += settings.weights[x % settings.weights.size()];
                 // Far from the one-column floor, an edge sits where its weight puts it.
                 if (cols >= 1000 && x + 1 < S)
-                    QVERIFY2(std::abs(static_cast<double>(plan.slice_edges[x + 1]) - static_cast<double>(cols) * share / total) <= 1.0,
+                    QVERIFY2(std::abs(static_cast<double>(plan.slice_edges[x + 1]) -
+                                      static_cast<double>(cols) * share / total) <= 1.0,
                              qPrintable(QString("edge %1 of %2 columns").arg(plan.slice_edges[x + 1]).arg(cols)));
             }
         }
@@ -386,12 +392,18 @@ private slots:
         QTest::addColumn<qint64>("special_every");
         QTest::addColumn<qint64>("granularity");
         QTest::addColumn<qint64>("busy_rows");
-        QTest::newRow("CPU members, no special rows") << qint64(10000) << qint64(0) << qint64(0) << qint64(1) << qint64(0);
-        QTest::newRow("CPU members, spacing 100") << qint64(10000) << qint64(0) << qint64(100) << qint64(1) << qint64(0);
-        QTest::newRow("given block, spacing 300") << qint64(10000) << qint64(1000) << qint64(300) << qint64(1) << qint64(0);
-        QTest::newRow("GPU members, granularity 512") << qint64(2000000) << qint64(0) << qint64(20000) << qint64(512) << qint64(270336);
-        QTest::newRow("GPU members, no special rows") << qint64(700000) << qint64(0) << qint64(0) << qint64(512) << qint64(270336);
-        QTest::newRow("fewer rows than a sweep") << qint64(5000) << qint64(0) << qint64(1024) << qint64(512) << qint64(270336);
+        QTest::newRow("CPU members, no special rows")
+            << qint64(10000) << qint64(0) << qint64(0) << qint64(1) << qint64(0);
+        QTest::newRow("CPU members, spacing 100")
+            << qint64(10000) << qint64(0) << qint64(100) << qint64(1) << qint64(0);
+        QTest::newRow("given block, spacing 300")
+            << qint64(10000) << qint64(1000) << qint64(300) << qint64(1) << qint64(0);
+        QTest::newRow("GPU members, granularity 512")
+            << qint64(2000000) << qint64(0) << qint64(20000) << qint64(512) << qint64(270336);
+        QTest::newRow("GPU members, no special rows")
+            << qint64(700000) << qint64(0) << qint64(0) << qint64(512) << qint64(270336);
+        QTest::newRow("fewer rows than a sweep")
+            << qint64(5000) << qint64(0) << qint64(1024) << qint64(512) << qint64(270336);
     }
     void split_blocks_end_on_special_rows() {
         QFETCH(qint64, rows);
@@ -415,17 +427,20 @@ private slots:
         QCOMPARE(plan.block_top(0), std::int64_t{0});
         QCOMPARE(plan.block_top(plan.blocks), std::int64_t(rows));
         for (std::size_t b = 1; b < plan.blocks; ++b)
-            QVERIFY(plan.block_top(b) > plan.block_top(b - 1) && (plan.every == 0 || plan.block_top(b) % plan.every == 0));
+            QVERIFY(plan.block_top(b) > plan.block_top(b - 1) &&
+                    (plan.every == 0 || plan.block_top(b) % plan.every == 0));
         if (busy_rows > 0) {
             // The height minimises the pipeline's length in sweeps, as SplitSettings documents it:
             // (blocks x slices per member + members - 1) x ceil(block / busy_rows).
             const std::int64_t unit = plan.every > 0 ? plan.every : busy_rows;
             auto cost = [&](std::int64_t block) {
                 const double blocks = static_cast<double>((rows + block - 1) / block);
-                return (blocks * 1.0 + 1.0) * static_cast<double>((std::min<std::int64_t>(block, rows) + busy_rows - 1) / busy_rows);
+                return (blocks * 1.0 + 1.0) *
+                       static_cast<double>((std::min<std::int64_t>(block, rows) + busy_rows - 1) / busy_rows);
             };
             for (std::int64_t k = 1; (k - 1) * unit < rows; ++k)
-                QVERIFY2(cost(plan.block_rows) <= cost(k * unit), qPrintable(QString("block %1 vs %2").arg(plan.block_rows).arg(k * unit)));
+                QVERIFY2(cost(plan.block_rows) <= cost(k * unit),
+                         qPrintable(QString("block %1 vs %2").arg(plan.block_rows).arg(k * unit)));
         } else if (block_rows > 0 && special_every > 0) {
             QCOMPARE(plan.block_rows, std::int64_t{900});  // 1000 to the nearest multiple of 300
         }

@@ -99,7 +99,8 @@ private slots:
         QTest::newRow("short of filling") << false << false << false << fill16 - 1 << 0 << 8;
         QTest::newRow("slice fills its kernels") << false << false << true << qint64(1000 * 512) << 0 << 16;
         QTest::newRow("slice short") << false << false << true << qint64(1000 * 512 - 1) << 0 << 8;
-        QTest::newRow("goal, more strips of 8 than run at once") << false << true << false << qint64(4001 * 256) << 0 << 16;
+        QTest::newRow("goal, more strips of 8 than run at once")
+            << false << true << false << qint64(4001 * 256) << 0 << 16;
         QTest::newRow("goal, all strips of 8 at once") << false << true << false << qint64(4000 * 256) << 0 << 8;
     }
     void rows_per_lane() {
@@ -121,15 +122,15 @@ private slots:
     // it needs.
     void layout_gives_each_task_its_words() {
         TaskList tasks;
-        tasks.push_back(task(10, 20));                    // a plain pass
+        tasks.push_back(task(10, 20));  // a plain pass
         tasks.push_back(task(5, 8));
         tasks[1].want_last_column = true;
         tasks[1].left = Edge::Explicit;
-        tasks.push_back(task(7, 3));                      // a goal search on an explicit row
+        tasks.push_back(task(7, 3));  // a goal search on an explicit row
         tasks[2].goal_search = true;
         tasks[2].crossing_row = longpair::kExplicitRow;
         tasks[2].crossing_h.assign(11, 0);
-        tasks.push_back(task(9, 4));                      // a goal search on a kept special row
+        tasks.push_back(task(9, 4));  // a goal search on a kept special row
         tasks[3].goal_search = true;
         tasks[3].crossing_row = 0;
         const BatchLayout l = plan_batch_layout(tasks, 1, 4);  // tasks 1..3
@@ -179,7 +180,8 @@ private slots:
                 QCOMPARE(static_cast<int>(edges.size()), ov_rows);
                 std::vector<std::int64_t> expect(static_cast<std::size_t>(ov_rows), -1);
                 for (int s = strips - 1; s >= 0; --s)  // the smallest s of each block wins
-                    expect[static_cast<std::size_t>(static_cast<long long>(s) * ov_rows / strips)] = static_cast<std::int64_t>(s) * 512 + 1;
+                    expect[static_cast<std::size_t>(static_cast<long long>(s) * ov_rows / strips)] =
+                        static_cast<std::int64_t>(s) * 512 + 1;
                 QCOMPARE(edges, expect);
             }
     }

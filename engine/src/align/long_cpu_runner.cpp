@@ -34,7 +34,8 @@ public:
 
     void run(std::vector<PassTask>& tasks, const JobContext& context, const PassProgress& progress) override {
         std::uint64_t total = 0, done = 0;
-        for (const PassTask& t : tasks) total += static_cast<std::uint64_t>(t.rows()) * static_cast<std::uint64_t>(t.cols());
+        for (const PassTask& t : tasks)
+            total += static_cast<std::uint64_t>(t.rows()) * static_cast<std::uint64_t>(t.cols());
         for (PassTask& t : tasks) {
             context.throw_if_cancelled();
             std::function<void(std::uint64_t)> cells_done;
@@ -127,12 +128,14 @@ private:
         if (t.goal_search && t.crossing_row >= 0) {
             if (static_cast<std::size_t>(t.crossing_row) >= saved_h_.size())
                 throw Error("internal error: long-pair goal search names an unknown special row");
-            if (!saved_full_ || saved_h_[static_cast<std::size_t>(t.crossing_row)].size() < static_cast<std::size_t>(t.col_end + 1))
+            if (!saved_full_ ||
+                saved_h_[static_cast<std::size_t>(t.crossing_row)].size() < static_cast<std::size_t>(t.col_end + 1))
                 throw Error("internal error: long-pair goal search on special rows of a column slice");
             goal_h_ = &saved_h_[static_cast<std::size_t>(t.crossing_row)];
             goal_f_ = &saved_f_[static_cast<std::size_t>(t.crossing_row)];
         } else if (t.goal_search && t.crossing_row == kExplicitRow) {
-            if (t.crossing_h.size() < static_cast<std::size_t>(t.col_end + 1) || t.crossing_f.size() != t.crossing_h.size())
+            if (t.crossing_h.size() < static_cast<std::size_t>(t.col_end + 1) ||
+                t.crossing_f.size() != t.crossing_h.size())
                 throw Error("internal error: long-pair goal search with a short explicit crossing row");
             goal_h_ = &t.crossing_h;
             goal_f_ = &t.crossing_f;
@@ -144,7 +147,8 @@ private:
         const I64 h = t.rows(), w = t.cols();
         ototal_ = t.overview_col_total > 0 ? t.overview_col_total : w;
         ooffset_ = t.overview_col_total > 0 ? t.overview_col_offset : 0;
-        if (ooffset_ < 0 || ooffset_ + w > ototal_) throw Error("internal error: a long-pair overview slice outside its pass");
+        if (ooffset_ < 0 || ooffset_ + w > ototal_)
+            throw Error("internal error: a long-pair overview slice outside its pass");
         orows_ = t.overview_rows > 0 && t.overview_cols > 0 ? std::min<I64>(t.overview_rows, h) : 0;
         ocols_ = orows_ > 0 ? std::min<I64>(t.overview_cols, ototal_) : 0;
         t.overview.assign(static_cast<std::size_t>(orows_ * ocols_), kNegInf);
@@ -222,8 +226,10 @@ private:
                 static_cast<std::size_t>(row_code(t, from + i)) * static_cast<std::size_t>(size);
             if (orows_ > 0)  // the last edge <= the pass row
                 b.row_block[static_cast<std::size_t>(i)] =
-                    static_cast<I64>(std::upper_bound(t.overview_row_edges.begin(), t.overview_row_edges.end(), from + i) -
-                                     t.overview_row_edges.begin()) - 1;
+                    static_cast<I64>(
+                        std::upper_bound(t.overview_row_edges.begin(), t.overview_row_edges.end(), from + i) -
+                        t.overview_row_edges.begin()) -
+                    1;
         }
         return b;
     }
@@ -246,12 +252,14 @@ private:
             } else if (i == h) {
                 const I64 c = t.col_end - j;
                 const I64 fh = forward_row(t, c, false), ff = forward_row(t, c, true);
-                if (fh > kNegInf / 2 && H[static_cast<std::size_t>(i)] > kNegInf / 2 && fh + H[static_cast<std::size_t>(i)] == t.goal)
+                if (fh > kNegInf / 2 && H[static_cast<std::size_t>(i)] > kNegInf / 2 &&
+                    fh + H[static_cast<std::size_t>(i)] == t.goal)
                     kind = GoalHit::Kind::CrossH;
                 else if (ff > kNegInf / 2 && F[static_cast<std::size_t>(i)] > kNegInf / 2 &&
                          ff + F[static_cast<std::size_t>(i)] + refund == t.goal)
                     kind = GoalHit::Kind::CrossF;
-                else continue;
+                else
+                    continue;
             } else {
                 continue;
             }
@@ -312,9 +320,12 @@ private:
     template <bool Overview>
     void column_with(PassTask& t, Band& b, I64 j, const std::vector<I64>& top_h, const std::vector<I64>& top_f) const {
         if (t.local && t.track_best) column<true, true, Overview>(t, b, j, top_h, top_f);
-        else if (t.local) column<true, false, Overview>(t, b, j, top_h, top_f);
-        else if (t.track_best) column<false, true, Overview>(t, b, j, top_h, top_f);
-        else column<false, false, Overview>(t, b, j, top_h, top_f);
+        else if (t.local)
+            column<true, false, Overview>(t, b, j, top_h, top_f);
+        else if (t.track_best)
+            column<false, true, Overview>(t, b, j, top_h, top_f);
+        else
+            column<false, false, Overview>(t, b, j, top_h, top_f);
     }
 
     // Rows from+1..to of pass t, column by column. top_h/top_f hold H and F of
@@ -323,7 +334,7 @@ private:
     // column, leaving the later columns of top_h/top_f as they were. Returns
     // the last column computed.
     I64 sweep(PassTask& t, I64 from, I64 to, std::vector<I64>& top_h, std::vector<I64>& top_f,
-               const JobContext& context) {
+              const JobContext& context) {
         const I64 w = t.cols();
         Band b = start_band(t, from, to, top_h, top_f);
         I64 last_j = 0;
@@ -331,7 +342,8 @@ private:
             for (I64 j = 1; j <= w; ++j) {
                 last_j = j;
                 if (orows_ > 0) column_with<true>(t, b, j, top_h, top_f);
-                else column_with<false>(t, b, j, top_h, top_f);
+                else
+                    column_with<false>(t, b, j, top_h, top_f);
                 t.cells += static_cast<std::uint64_t>(b.h);
                 if (visit_column(t, b, j, top_h, top_f)) break;
                 if ((j & 1023) == 0) context.throw_if_cancelled();
@@ -357,7 +369,7 @@ private:
     std::vector<std::vector<Score>> saved_h_, saved_f_;
     const std::vector<Score>* goal_h_ = nullptr;  // the crossing row of the current goal search
     const std::vector<Score>* goal_f_ = nullptr;
-    I64 orows_ = 0, ocols_ = 0;  // the current pass's overview grid
+    I64 orows_ = 0, ocols_ = 0;     // the current pass's overview grid
     I64 ooffset_ = 0, ototal_ = 1;  // its column binning (a slice of a wider pass)
     bool saved_full_ = true;        // the special rows span columns 0.. (not a slice)
 };

@@ -4,10 +4,10 @@
 // checkpoint session around stage 1. The stages' decisions (sizes, spacing,
 // which cell, which column) are in long_plan.cpp, the tracebacks in
 // long_traceback.cpp.
-#include <alignscope/align/long_pair.hpp>
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/linear_space.hpp>
 #include <alignscope/align/long_checkpoint.hpp>
+#include <alignscope/align/long_pair.hpp>
 #include <alignscope/align/long_plan.hpp>
 #include <alignscope/align/path_scorer.hpp>
 #include <alignscope/device/backend.hpp>
@@ -82,7 +82,8 @@ void check_explicit_edges(const PassTask& t) {
     const auto row = static_cast<std::size_t>(t.cols() + 1), column = static_cast<std::size_t>(t.rows() + 1);
     if (t.top == Edge::Explicit && (t.top_h.size() != row || t.top_f.size() != row))
         throw Error("internal error: long-pair pass with an explicit top row of the wrong length");
-    if (t.left == Edge::Explicit && (t.left_h.size() != column || t.left_e.size() != column || t.left_f.size() != column))
+    if (t.left == Edge::Explicit &&
+        (t.left_h.size() != column || t.left_e.size() != column || t.left_f.size() != column))
         throw Error("internal error: long-pair pass with an explicit left column of the wrong length");
 }
 
@@ -104,9 +105,17 @@ struct ResumedFrom {
 struct PipelineJob {
     PipelineJob(std::string_view query_, std::string_view target_, const ScoringScheme& scheme_,
                 const LongPairOptions& options_, PassRunner& runner_, const JobContext& context_)
-        : query(query_), target(target_), scheme(scheme_), options(options_), runner(runner_), context(context_),
-          q(encode(query_, scheme_.matrix, "the query")), t(encode(target_, scheme_.matrix, "the target")),
-          m(static_cast<I64>(q.size())), n(static_cast<I64>(t.size())), mode(options_.align.mode),
+        : query(query_),
+          target(target_),
+          scheme(scheme_),
+          options(options_),
+          runner(runner_),
+          context(context_),
+          q(encode(query_, scheme_.matrix, "the query")),
+          t(encode(target_, scheme_.matrix, "the target")),
+          m(static_cast<I64>(q.size())),
+          n(static_cast<I64>(t.size())),
+          mode(options_.align.mode),
           local(mode == AlignmentMode::Local) {
         check_ranges(m, n, scheme);
     }
@@ -163,8 +172,8 @@ public:
             throw Error("--resume needs the checkpoint directory (--checkpoint DIR)");
         if (options.checkpoint_dir.empty()) return;
         if (!(options.checkpoint_every >= 0)) throw Error("the checkpoint interval must be 0 seconds or more");
-        const CheckpointIdentity id = CheckpointIdentity::of(job.q.data(), job.m, job.t.data(), job.n, job.scheme,
-                                                             options.align);
+        const CheckpointIdentity id =
+            CheckpointIdentity::of(job.q.data(), job.m, job.t.data(), job.n, job.scheme, options.align);
         if (options.resume) {
             ckpt_.emplace(LongCheckpoint::resume(options.checkpoint_dir, id));
             resumed.dir = options.checkpoint_dir;
@@ -312,7 +321,8 @@ Stage1Result run_stage1(PipelineJob& job, Stage1Plan& plan, CheckpointSession& s
     out.best_cell = better_of(out.best_cell, shifted_down(s1.best, r0));
     if (s1.want_last_column)
         for (I64 i = 1; i <= s1.rows(); ++i)
-            out.last_column = better_of(out.last_column, BestCell{s1.last_col_h[static_cast<std::size_t>(i)], r0 + i, job.n});
+            out.last_column =
+                better_of(out.last_column, BestCell{s1.last_col_h[static_cast<std::size_t>(i)], r0 + i, job.n});
     out.bottom_h = s1.last_h;
     join.join(s1.overview_row_edges, s1.overview, job.m, out.overview_edges, out.overview_grid);
     if (session.due())  // stage 1 done: with the last row, a later resume starts at stage 2
@@ -405,8 +415,8 @@ Stage2Result run_stage2(PipelineJob& job, const CheckpointSession& session, cons
         const PassTask& p = band[0];
         job.runner.run(band, job.context, {});
         job.stats.stage_cells[1] += p.cells;
-        const GoalHit hit = p.want_last_column ? with_free_column_begin(p.hit, p.last_col_h, p.rows(), p.cols(), goal)
-                                               : p.hit;
+        const GoalHit hit =
+            p.want_last_column ? with_free_column_begin(p.hit, p.last_col_h, p.rows(), p.cols(), goal) : p.hit;
         if (!hit.found)
             throw Error("internal error in the long-pair pipeline: no crossing of row " + std::to_string(r) +
                         " reaches the score " + std::to_string(goal));
@@ -523,8 +533,8 @@ void stream_path(PipelineJob& job, Alignment& a, const Stage2Result& s2, unsigne
         sink.columns(std::span<const CigarOp>(&lead, 1));
         ++job.stats.streamed_pieces;
     }
-    const std::size_t window = job.options.sink_window > 0 ? static_cast<std::size_t>(job.options.sink_window)
-                                                           : std::size_t{8} * workers;
+    const std::size_t window =
+        job.options.sink_window > 0 ? static_cast<std::size_t>(job.options.sink_window) : std::size_t{8} * workers;
     job.stats.stream_window = static_cast<int>(window);
     stream_tracebacks(s2.segments, job.q.data(), job.t.data(), job.scheme, workers, window, job.context, a, scorer,
                       sink, job.stats);
@@ -556,10 +566,12 @@ void run_stage3(PipelineJob& job, Alignment& a, Stage2Result& s2) {
     split_segments(job, s2.segments);
     job.stats.base_segments = static_cast<I64>(s2.segments.size());
     const LongPairOptions& options = job.options;
-    unsigned workers = options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
+    unsigned workers =
+        options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
     workers = std::max(1u, std::min<unsigned>(workers, static_cast<unsigned>(s2.segments.size())));
     if (options.sink) stream_path(job, a, s2, workers, t0);
-    else build_path(job, a, s2, workers, t0);
+    else
+        build_path(job, a, s2, workers, t0);
 }
 
 // The alignment before stage 2: what ran, on which device.
@@ -617,7 +629,8 @@ static Alignment run_pipeline(std::string_view query, std::string_view target, c
     runner.prepare(job.q.data(), m, job.t.data(), n, scheme);
     const std::uint64_t matrix = static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(n);
     JobProgress progress(context,
-                         static_cast<std::uint64_t>(m - session.resumed_row()) * static_cast<std::uint64_t>(n) + matrix / 8);
+                         static_cast<std::uint64_t>(m - session.resumed_row()) * static_cast<std::uint64_t>(n) +
+                             matrix / 8);
 
     auto t0 = Clock::now();
     Stage1Plan plan = plan_stage1(stage1_inputs(job, session));
@@ -712,18 +725,17 @@ void stream_cigar(Alignment& a, std::string_view query, std::string_view target,
 
 }  // namespace
 
-Alignment align_long_on(Backend& backend, std::string_view query, std::string_view target,
-                        const ScoringScheme& scheme, const LongPairOptions& options,
-                        const LongRunnerSettings& settings, const JobContext& context, LongPairStats* stats) {
+Alignment align_long_on(Backend& backend, std::string_view query, std::string_view target, const ScoringScheme& scheme,
+                        const LongPairOptions& options, const LongRunnerSettings& settings, const JobContext& context,
+                        LongPairStats* stats) {
     // A forced kernel named in the grammar must be one of this job's mode and
     // gap model (the runner checks the rest: which kernels it has).
     if (const auto forced = KernelName::try_parse(settings.kernel);
         forced && (forced->mode != options.align.mode || forced->linear != scheme.linear()))
-        throw Error::about("kernel", "'" + settings.kernel + "' is a kernel for " +
-                                         std::string(to_string(forced->mode)) +
-                                         (forced->linear ? " linear" : " affine") + " alignment, but the job is " +
-                                         std::string(to_string(options.align.mode)) +
-                                         (scheme.linear() ? " linear" : " affine"));
+        throw Error::about("kernel",
+                           "'" + settings.kernel + "' is a kernel for " + std::string(to_string(forced->mode)) +
+                               (forced->linear ? " linear" : " affine") + " alignment, but the job is " +
+                               std::string(to_string(options.align.mode)) + (scheme.linear() ? " linear" : " affine"));
     std::unique_ptr<PassRunner> runner = backend.make_long_runner(settings);
     if (runner) return align_long(query, target, scheme, options, *runner, context, stats);
     if (!options.checkpoint_dir.empty() || options.resume) {

@@ -53,8 +53,8 @@ struct Column {
 
 // What a (row block, slice) sub-pass leaves for the calling thread.
 struct SliceResult {
-    BestCell best;                          // pass coordinates
-    std::vector<Score> overview;            // rows x C
+    BestCell best;                             // pass coordinates
+    std::vector<Score> overview;               // rows x C
     std::vector<std::int64_t> overview_edges;  // 1-based, relative to the block
     std::uint64_t cells = 0;
     bool reported = false;  // the member's last on_rows_done (last block only)
@@ -110,10 +110,11 @@ public:
         if (settings_.weights.empty()) settings_.weights.assign(members_.size(), 1.0);
         for (double w : settings_.weights)
             if (!(w > 0) || !std::isfinite(w)) throw Error("the weights of a split long-pair runner must be positive");
-        if (settings_.slices_per_member < 1) throw Error("a split long-pair runner needs at least one slice per member");
+        if (settings_.slices_per_member < 1)
+            throw Error("a split long-pair runner needs at least one slice per member");
         if (settings_.block_rows < 0) throw Error("the row blocks of a split long-pair runner cannot be negative");
-        goal_member_ = static_cast<std::size_t>(
-            std::max_element(settings_.weights.begin(), settings_.weights.end()) - settings_.weights.begin());
+        goal_member_ = static_cast<std::size_t>(std::max_element(settings_.weights.begin(), settings_.weights.end()) -
+                                                settings_.weights.begin());
     }
 
     void prepare(const std::uint8_t* query, std::int64_t m, const std::uint8_t* target, std::int64_t n,
@@ -249,9 +250,9 @@ private:
     // ended, or 20 ms passed.
     template <typename Job, typename Pending, typename Between>
     void run_threads(const std::vector<std::size_t>& who, Job&& job, Pending&& pending, Between&& between,
-                     const JobContext& context,
-                     const PassProgress& progress, std::uint64_t total, CancellationToken& stop, Failures& failures,
-                     std::mutex& mutex, std::condition_variable& wake, std::vector<std::atomic<std::uint64_t>>& cells) {
+                     const JobContext& context, const PassProgress& progress, std::uint64_t total,
+                     CancellationToken& stop, Failures& failures, std::mutex& mutex, std::condition_variable& wake,
+                     std::vector<std::atomic<std::uint64_t>>& cells) {
         std::size_t finished = 0;
         std::vector<std::thread> threads;
         threads.reserve(who.size());
@@ -273,9 +274,8 @@ private:
             bool all = false;
             {
                 std::unique_lock lock(mutex);
-                wake.wait_for(lock, std::chrono::milliseconds(20), [&] {
-                    return finished == threads.size() || (!stop.cancelled() && pending());
-                });
+                wake.wait_for(lock, std::chrono::milliseconds(20),
+                              [&] { return finished == threads.size() || (!stop.cancelled() && pending()); });
                 all = finished == threads.size();
             }
             if (context.cancelled()) {
@@ -315,16 +315,20 @@ private:
         std::vector<std::size_t> order(tasks.size());
         std::iota(order.begin(), order.end(), std::size_t{0});
         auto cells_of = [&](std::size_t x) {
-            return static_cast<double>(std::max<I64>(tasks[x].rows(), 0)) * static_cast<double>(std::max<I64>(tasks[x].cols(), 0));
+            return static_cast<double>(std::max<I64>(tasks[x].rows(), 0)) *
+                   static_cast<double>(std::max<I64>(tasks[x].cols(), 0));
         };
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cells_of(a) > cells_of(b); });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return cells_of(a) > cells_of(b); });
         std::vector<std::vector<std::size_t>> share(G);
         std::vector<double> load(G, 0.0);
         std::uint64_t total = 0;
         for (std::size_t x : order) {
             std::size_t best = 0;
             for (std::size_t g = 1; g < G; ++g)
-                if ((load[g] + cells_of(x)) / settings_.weights[g] < (load[best] + cells_of(x)) / settings_.weights[best]) best = g;
+                if ((load[g] + cells_of(x)) / settings_.weights[g] <
+                    (load[best] + cells_of(x)) / settings_.weights[best])
+                    best = g;
             share[best].push_back(x);
             load[best] += cells_of(x);
             total += static_cast<std::uint64_t>(cells_of(x));
@@ -356,7 +360,8 @@ private:
         };
         std::exception_ptr failure;
         try {
-            run_threads(who, job, [] { return false; }, [] {}, context, progress, total, stop, failures, mutex, wake, cells);
+            run_threads(
+                who, job, [] { return false; }, [] {}, context, progress, total, stop, failures, mutex, wake, cells);
         } catch (...) {
             failure = std::current_exception();
         }
@@ -394,10 +399,22 @@ class SplitRunner::Pipeline {
 public:
     Pipeline(SplitRunner& owner, PassTask& T, const SplitPassPlan& plan, const JobContext& context,
              const PassProgress& progress)
-        : owner_(owner), T_(T), plan_(plan), a_(plan.slice_edges), context_(context), progress_(progress),
-          h_(T.rows()), w_(T.cols()), open_(owner.scheme_.gap_open), extend_(owner.scheme_.gap_extend),
-          G_(owner.members_.size()), S_(plan.slices()), B_(plan.blocks), every_(plan.every),
-          cells_(owner.members_.size()), total_(static_cast<std::uint64_t>(h_) * static_cast<std::uint64_t>(w_)) {
+        : owner_(owner),
+          T_(T),
+          plan_(plan),
+          a_(plan.slice_edges),
+          context_(context),
+          progress_(progress),
+          h_(T.rows()),
+          w_(T.cols()),
+          open_(owner.scheme_.gap_open),
+          extend_(owner.scheme_.gap_extend),
+          G_(owner.members_.size()),
+          S_(plan.slices()),
+          B_(plan.blocks),
+          every_(plan.every),
+          cells_(owner.members_.size()),
+          total_(static_cast<std::uint64_t>(h_) * static_cast<std::uint64_t>(w_)) {
         // Results the members' threads fill in place (disjoint parts).
         reset_pass_results(T, open_, extend_);
         column_state_ = T.want_last_column && T.want_last_column_state;
@@ -570,7 +587,8 @@ private:
             std::vector<std::int64_t> expect;
             for (I64 r = every_; r < rows; r += every_) expect.push_back(p.row_begin + r);
             if (member.saved_rows() != expect)
-                throw Error("internal error: the special rows of a long-pair slice are not where the split expects them");
+                throw Error(
+                    "internal error: the special rows of a long-pair slice are not where the split expects them");
             std::vector<Score> rh, rf;
             for (std::size_t x = 0; x < expect.size(); ++x) {
                 member.read_special_row(x, rh, rf);

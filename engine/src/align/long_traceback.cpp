@@ -24,7 +24,8 @@ std::vector<CigarOp> runs_of(const std::vector<char>& ops) {
     std::vector<CigarOp> runs;
     for (char op : ops) {
         if (!runs.empty() && runs.back().op == op) ++runs.back().length;
-        else runs.push_back({op, 1});
+        else
+            runs.push_back({op, 1});
     }
     return runs;
 }
@@ -38,7 +39,13 @@ class TracebackWindow {
 public:
     TracebackWindow(const std::vector<PathSegment>& segments, const std::uint8_t* q, const std::uint8_t* t,
                     const ScoringScheme& scheme, std::size_t window, const JobContext& context, LongPairStats& stats)
-        : segments_(segments), q_(q), t_(t), scheme_(scheme), window_(window), context_(context), stats_(stats),
+        : segments_(segments),
+          q_(q),
+          t_(t),
+          scheme_(scheme),
+          window_(window),
+          context_(context),
+          stats_(stats),
           ring_(window) {}
 
     // A tracing thread: claims segments until none is left, the window is
@@ -179,8 +186,14 @@ void traceback_segment(const PathSegment& seg, const std::uint8_t* q, const std:
             const I64 f = std::max(f_ext, f_open);
             const I64 g = diag + s.matrix.score(a, t[seg.from.j + j - 1]);
             I64 v = g;
-            if (e > v) { v = e; d = static_cast<std::uint8_t>((d & ~3) | 1); }
-            if (f > v) { v = f; d = static_cast<std::uint8_t>((d & ~3) | 2); }
+            if (e > v) {
+                v = e;
+                d = static_cast<std::uint8_t>((d & ~3) | 1);
+            }
+            if (f > v) {
+                v = f;
+                d = static_cast<std::uint8_t>((d & ~3) | 2);
+            }
             diag = H[J];
             H[J] = std::max<I64>(v, kNegInf);
             Fcol[J] = std::max<I64>(f, kNegInf);

@@ -46,18 +46,18 @@
 namespace alignscope {
 class Backend;
 struct LongRunnerSettings;
-}
+}  // namespace alignscope
 
 namespace alignscope::longpair {
 
 struct LongPairOptions {
     AlignOptions align;
     std::uint64_t special_row_budget = 2ull << 30;  // bytes of special rows for stage 1
-    std::int64_t min_band_rows = 4096;                // stage-1 special rows at least this far apart
-    std::int64_t base_rows = 48;                      // segments this short are finished on the CPU...
-    std::uint64_t base_cells = 1u << 20;             // ...or this small
-    int threads = 0;                                  // CPU threads for stage 3; 0 = all cores
-    int overview_size = 0;                            // stage-1 overview grid (blocks per side); 0 = none
+    std::int64_t min_band_rows = 4096;              // stage-1 special rows at least this far apart
+    std::int64_t base_rows = 48;                    // segments this short are finished on the CPU...
+    std::uint64_t base_cells = 1u << 20;            // ...or this small
+    int threads = 0;                                // CPU threads for stage 3; 0 = all cores
+    int overview_size = 0;                          // stage-1 overview grid (blocks per side); 0 = none
     // Checkpoint and resume (stage 1; see long_checkpoint.hpp). A directory
     // turns it on: every checkpoint_every seconds (0 = at every special row)
     // the special rows finished since the last one go to files there with a
@@ -80,10 +80,10 @@ struct LongPairOptions {
 // The max-pooled picture of the whole DP matrix that stage 1 leaves behind:
 // what the heatmap view shows for a long-pair job without recomputing it.
 struct LongPairOverview {
-    std::int64_t rows = 0, cols = 0;         // the matrix (query x target residues)
-    int grid_cols = 0;                       // column blocks: column j in block (j-1)*grid_cols/cols
-    std::vector<std::int64_t> row_edges;     // first row (1-based) of each row block
-    std::vector<Score> max_h;                // row_edges.size() x grid_cols, row-major; kNegInf = empty
+    std::int64_t rows = 0, cols = 0;      // the matrix (query x target residues)
+    int grid_cols = 0;                    // column blocks: column j in block (j-1)*grid_cols/cols
+    std::vector<std::int64_t> row_edges;  // first row (1-based) of each row block
+    std::vector<Score> max_h;             // row_edges.size() x grid_cols, row-major; kNegInf = empty
     bool empty() const { return max_h.empty(); }
 };
 
@@ -93,14 +93,14 @@ struct LongPairStats {
     std::string strategy;
     double stage_seconds[3] = {0, 0, 0};
     std::uint64_t stage_cells[3] = {0, 0, 0};
-    std::int64_t special_rows = 0;   // kept in stage 1
-    std::int64_t crossings = 0;      // found in stage 2
-    int split_levels = 0;            // stage 3 levels of middle-row splits
-    std::int64_t base_segments = 0;  // finished by full-matrix traceback
+    std::int64_t special_rows = 0;      // kept in stage 1
+    std::int64_t crossings = 0;         // found in stage 2
+    int split_levels = 0;               // stage 3 levels of middle-row splits
+    std::int64_t base_segments = 0;     // finished by full-matrix traceback
     std::int64_t resumed_from_row = 0;  // --resume: stage 1 started below this row (0: from the top)
     int checkpoints = 0;                // manifests written
     double checkpoint_seconds = 0;      // spent writing them
-    LongPairOverview overview;       // when LongPairOptions::overview_size > 0
+    LongPairOverview overview;          // when LongPairOptions::overview_size > 0
     // With a sink (LongPairOptions::sink): the columns() calls made, the window,
     // and the most segment tracebacks held at once (claimed by a thread and not
     // yet handed to the sink, at most the window) and the most columns held in
@@ -129,9 +129,8 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
 // and kernel fields tell which ran. With a sink on a CPU backend, Myers-Miller
 // leaves the CIGAR only (no aligned text), which then goes to the sink in
 // chunks through the same re-scoring check.
-Alignment align_long_on(Backend& backend, std::string_view query, std::string_view target,
-                        const ScoringScheme& scheme, const LongPairOptions& options,
-                        const LongRunnerSettings& settings, const JobContext& context = {},
-                        LongPairStats* stats = nullptr);
+Alignment align_long_on(Backend& backend, std::string_view query, std::string_view target, const ScoringScheme& scheme,
+                        const LongPairOptions& options, const LongRunnerSettings& settings,
+                        const JobContext& context = {}, LongPairStats* stats = nullptr);
 
 }  // namespace alignscope::longpair

@@ -55,12 +55,12 @@ struct GoalHit {
     enum class Kind : std::uint8_t { Begin = 0, CrossH = 1, CrossF = 2 };
     bool found = false;
     Kind kind = Kind::Begin;
-    std::int64_t i = 0, j = 0;          // pass coordinates, 0-based DP indices (0..rows, 0..cols)
+    std::int64_t i = 0, j = 0;           // pass coordinates, 0-based DP indices (0..rows, 0..cols)
     Score forward_h = 0, forward_f = 0;  // crossing row's values at the hit's column
 };
 
 // Which row a goal search compares its last row with.
-inline constexpr int kRowZero = -2;      // the forward matrix's row 0 (from crossing_edge)
+inline constexpr int kRowZero = -2;  // the forward matrix's row 0 (from crossing_edge)
 inline constexpr int kNoRow = -1;
 inline constexpr int kExplicitRow = -3;  // PassTask::crossing_h/crossing_f (a row loaded from a checkpoint)
 
@@ -101,7 +101,7 @@ struct PassTask {
     // [b, c) with the first's last column as its left edge give the same cells
     // as one pass over [a, c), in every mode (a split of the columns).
     std::vector<Score> left_h, left_e, left_f;
-    bool local = false;       // H is clamped at 0 (stage 1 of a local alignment)
+    bool local = false;  // H is clamped at 0 (stage 1 of a local alignment)
 
     // Requests.
     bool want_last_row = false;     // last_h, last_f: H and F of the last row, columns 0..cols
@@ -110,7 +110,7 @@ struct PassTask {
     // column (entry 0: the top edge's F there, E = kNegInf): the state the next
     // slice of a column split takes as its explicit left edge.
     bool want_last_column_state = false;
-    bool track_best = false;        // best: over every cell (local alignment)
+    bool track_best = false;  // best: over every cell (local alignment)
     // Stage 1: keep H and F of rows at a spacing of at least this many rows
     // (the runner rounds up to its own granularity); they replace any kept
     // before and are listed by PassRunner::saved_rows().

@@ -37,17 +37,17 @@ struct PathSegment {
 // What stage 1's plan depends on: the pair, the job's options, a resumed
 // checkpoint, and what the runner says about itself (after prepare()).
 struct Stage1Inputs {
-    std::int64_t m = 0, n = 0;          // query and target residues
-    AlignOptions align;                 // mode, free end gaps (semi-global), traceback
-    std::int64_t resumed_row = 0;       // the checkpoint's last row (0: from the top; m: stage 1 is done)
-    std::size_t loaded_rows = 0;        // rows the checkpoint holds (they count against the budget)
-    bool checkpointed = false;          // a checkpoint is written (it needs the last row)
-    int overview_size = 0;              // LongPairOptions::overview_size
+    std::int64_t m = 0, n = 0;     // query and target residues
+    AlignOptions align;            // mode, free end gaps (semi-global), traceback
+    std::int64_t resumed_row = 0;  // the checkpoint's last row (0: from the top; m: stage 1 is done)
+    std::size_t loaded_rows = 0;   // rows the checkpoint holds (they count against the budget)
+    bool checkpointed = false;     // a checkpoint is written (it needs the last row)
+    int overview_size = 0;         // LongPairOptions::overview_size
     std::uint64_t special_row_budget = 0;
     std::int64_t min_band_rows = 0;
-    std::uint64_t row_bytes = 0;        // PassRunner::special_row_bytes(n)
-    std::int64_t band_cap = 0;          // PassRunner::max_band_rows() (0 = any)
-    std::string device;                 // PassRunner::device(), for the budget's error
+    std::uint64_t row_bytes = 0;  // PassRunner::special_row_bytes(n)
+    std::int64_t band_cap = 0;    // PassRunner::max_band_rows() (0 = any)
+    std::string device;           // PassRunner::device(), for the budget's error
 };
 
 struct Stage1Plan {
@@ -88,9 +88,9 @@ private:
 // none or another grid width), then the pass's row blocks that start at or
 // above `upto` (pass rows, shifted by resumed_row).
 struct OverviewJoin {
-    int grid_cols = 0;               // 0: no overview
+    int grid_cols = 0;  // 0: no overview
     std::int64_t resumed_row = 0;
-    int loaded_cols = 0;             // the checkpoint's grid
+    int loaded_cols = 0;  // the checkpoint's grid
     std::vector<std::int64_t> loaded_edges;
     std::vector<Score> loaded_grid;
     void join(const std::vector<std::int64_t>& pass_edges, const std::vector<Score>& pass_grid, std::int64_t upto,
@@ -111,8 +111,8 @@ EndCell choose_end(const AlignOptions& align, std::int64_t m, std::int64_t n, co
 // A band's goal search on a free column 0 (semi-global, free target begin):
 // the path may also begin on the band's last reverse column (forward column 0)
 // wherever H there equals the goal. Returns the hit that comes first.
-GoalHit with_free_column_begin(GoalHit hit, const std::vector<Score>& last_col_h, std::int64_t rows,
-                               std::int64_t cols, std::int64_t goal);
+GoalHit with_free_column_begin(GoalHit hit, const std::vector<Score>& last_col_h, std::int64_t rows, std::int64_t cols,
+                               std::int64_t goal);
 
 // ---- Stage 3.
 

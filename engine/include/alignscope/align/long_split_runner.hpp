@@ -13,7 +13,6 @@
 
 namespace alignscope::longpair {
 
-
 // One pass split across several runners (one per device; see long_split_runner.cpp).
 struct SplitSettings {
     // Relative speed of each member: slice widths are proportional to it
@@ -55,7 +54,7 @@ struct SplitPassPlan {
     std::vector<std::int64_t> slice_edges;  // slices() + 1 entries: slice s is pass columns [edges[s], edges[s + 1])
     std::int64_t every = 0;                 // special rows at pass rows every, 2 every, ... < rows (0: none)
     std::int64_t block_rows = 1;
-    std::size_t blocks = 0;                 // ceil(rows / block_rows); 0 without rows
+    std::size_t blocks = 0;  // ceil(rows / block_rows); 0 without rows
     std::size_t slices() const { return slice_edges.size() - 1; }
     // Pass row above block b (0-based; block_top(blocks) == rows).
     std::int64_t block_top(std::size_t b) const {
