@@ -23,6 +23,7 @@
 #include <cstring>
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <optional>
@@ -164,14 +165,38 @@ void validate(const PairJob& job) {
     }
 }
 
-// Residues as matrix codes, for every sequence some pair uses.
-std::vector<EncodedSequence> encode_used(const std::vector<Sequence>& sequences, const std::vector<char>& used,
-                                         const SubstitutionMatrix& matrix, const char* role, int threads) {
-    std::vector<EncodedSequence> out(sequences.size());
+// Residues as matrix codes, for every sequence some pair uses, in one buffer
+// (a chunk of the streamed pipeline holds 131,072 sequences: one allocation,
+// not one each).
+struct EncodedSet {
+    std::unique_ptr<std::uint8_t[]> codes;
+    std::vector<std::uint64_t> offset;  // sequence k's codes start here
+    std::vector<std::uint32_t> length;  // 0 for a sequence no pair uses
+    std::size_t size() const { return length.size(); }
+    const std::uint8_t* data(std::size_t k) const { return codes.get() + offset[k]; }
+};
+
+EncodedSet encode_used(const std::vector<Sequence>& sequences, const std::vector<char>& used,
+                       const SubstitutionMatrix& matrix, const char* role, int threads) {
+    EncodedSet out;
+    out.offset.resize(sequences.size());
+    out.length.resize(sequences.size());
+    std::uint64_t total = 0;
+    for (std::size_t k = 0; k < sequences.size(); ++k) {
+        out.offset[k] = total;
+        if (used[k]) out.length[k] = static_cast<std::uint32_t>(sequences[k].residues.size());
+        total += out.length[k];
+    }
+    out.codes = std::make_unique_for_overwrite<std::uint8_t[]>(std::max<std::uint64_t>(total, 1));
     parallel_chunks(sequences.size(), threads, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t k = begin; k < end; ++k)
-            if (used[k]) out[k] = encode(sequences[k].residues, matrix, std::string(role) + " '" + sequences[k].id + "'");
-    }, 64);
+        for (std::size_t k = begin; k < end; ++k) {
+            if (!used[k]) continue;
+            const std::string& residues = sequences[k].residues;
+            if (const std::size_t bad = encode_into(residues, matrix, out.codes.get() + out.offset[k]);
+                bad != std::string_view::npos)
+                throw unscored_residue(residues, bad, matrix, std::string(role) + " '" + sequences[k].id + "'");
+        }
+    }, 256);
     return out;
 }
 
@@ -265,7 +290,7 @@ private:
     std::vector<Alignment> out_;
     std::future<std::vector<Alignment>> pending_out_;
 
-    std::vector<EncodedSequence> queries_, targets_;
+    EncodedSet queries_, targets_;
     std::vector<PairLengths> lengths_;  // (query, target) residues of every job pair
     PairPlanRules rules_;
 
@@ -285,7 +310,12 @@ private:
     PassParams base_;
     SequencePlaces query_place_, target_place_;
     std::uint32_t batch_stamp_ = 0;
-    std::vector<std::pair<const EncodedSequence*, std::uint64_t>> copies_;
+    struct Copy {
+        const std::uint8_t* codes;
+        std::uint32_t length;
+        std::uint64_t offset;  // in the batch's staging buffer
+    };
+    std::vector<Copy> copies_;
 };
 
 bool PairRun::start() {
@@ -327,8 +357,8 @@ void PairRun::encode() {
     context_.throw_if_cancelled();
     lengths_.resize(job_.pairs.size());
     for (std::size_t k = 0; k < job_.pairs.size(); ++k)
-        lengths_[k] = {static_cast<std::int64_t>(queries_[job_.pairs[k].first].size()),
-                       static_cast<std::int64_t>(targets_[job_.pairs[k].second].size())};
+        lengths_[k] = {static_cast<std::int64_t>(queries_.length[job_.pairs[k].first]),
+                       static_cast<std::int64_t>(targets_.length[job_.pairs[k].second])};
     rules_.mode = options_.mode;
     rules_.scheme = scheme_;
     rules_.traceback = options_.traceback;
@@ -472,12 +502,12 @@ PairRun::PackedSizes PairRun::pack(StreamSlot& slot, const Batch& batch) {
     PackedSizes sizes;
     ++batch_stamp_;
     copies_.clear();
-    auto place = [&](SequencePlaces& places, std::size_t index, const EncodedSequence& sequence) {
+    auto place = [&](SequencePlaces& places, std::size_t index, const EncodedSet& set) {
         if (places.stamp[index] != batch_stamp_) {
             places.stamp[index] = batch_stamp_;
             places.offset[index] = sizes.residue_bytes;
-            copies_.push_back({&sequence, sizes.residue_bytes});
-            sizes.residue_bytes += padded_residues(static_cast<std::int64_t>(sequence.size()));
+            copies_.push_back({set.data(index), set.length[index], sizes.residue_bytes});
+            sizes.residue_bytes += padded_residues(static_cast<std::int64_t>(set.length[index]));
         }
         return places.offset[index];
     };
@@ -494,8 +524,8 @@ PairRun::PackedSizes PairRun::pack(StreamSlot& slot, const Batch& batch) {
             PairTask& task = tasks[block + g];
             const auto [m, n] = list.lengths[batch.first + block + g];
             const auto [qi, ti] = job_.pairs[list.pairs[batch.first + block + g]];
-            task.query_offset = place(query_place_, qi, queries_[qi]);
-            task.target_offset = place(target_place_, ti, targets_[ti]);
+            task.query_offset = place(query_place_, qi, queries_);
+            task.target_offset = place(target_place_, ti, targets_);
             task.query_length = static_cast<std::int32_t>(m);
             task.target_length = static_cast<std::int32_t>(n);
             task.boundary_base = sizes.boundary + g;
@@ -513,11 +543,10 @@ PairRun::PackedSizes PairRun::pack(StreamSlot& slot, const Batch& batch) {
     slot.host->counter.reserve(roomy(1), site_);
     parallel_chunks(copies_.size(), job_.threads, [&](std::size_t begin, std::size_t end) {
         for (std::size_t k = begin; k < end; ++k) {
-            const EncodedSequence& sequence = *copies_[k].first;
-            std::uint8_t* to = slot.host->residues.data() + copies_[k].second;
-            std::memcpy(to, sequence.data(), sequence.size());
-            std::memset(to + sequence.size(), letters_,
-                        padded_residues(static_cast<std::int64_t>(sequence.size())) - sequence.size());
+            const Copy& copy = copies_[k];
+            std::uint8_t* to = slot.host->residues.data() + copy.offset;
+            std::memcpy(to, copy.codes, copy.length);
+            std::memset(to + copy.length, letters_, padded_residues(static_cast<std::int64_t>(copy.length)) - copy.length);
         }
     }, 1024);
     return sizes;

@@ -314,16 +314,28 @@ void SubstitutionMatrix::build_index()
     }
 }
 
+std::size_t encode_into(std::string_view residues, const SubstitutionMatrix& matrix, std::uint8_t* out)
+{
+    for (std::size_t i = 0; i < residues.size(); ++i) {
+        const int index = matrix.index_of(residues[i]);
+        if (index < 0) return i;
+        out[i] = static_cast<std::uint8_t>(index);
+    }
+    return std::string_view::npos;
+}
+
+Error unscored_residue(std::string_view residues, std::size_t position, const SubstitutionMatrix& matrix,
+                       std::string_view what)
+{
+    return Error("residue '" + printable(residues[position]) + "' at position " + std::to_string(position + 1) +
+                 " of " + std::string(what) + " is not scored by matrix " + matrix.name());
+}
+
 EncodedSequence encode(std::string_view residues, const SubstitutionMatrix& matrix, std::string_view what)
 {
     EncodedSequence out(residues.size());
-    for (std::size_t i = 0; i < residues.size(); ++i) {
-        const int index = matrix.index_of(residues[i]);
-        if (index < 0)
-            throw Error("residue '" + printable(residues[i]) + "' at position " + std::to_string(i + 1) + " of " +
-                        std::string(what) + " is not scored by matrix " + matrix.name());
-        out[i] = static_cast<std::uint8_t>(index);
-    }
+    if (const std::size_t bad = encode_into(residues, matrix, out.data()); bad != std::string_view::npos)
+        throw unscored_residue(residues, bad, matrix, what);
     return out;
 }
 

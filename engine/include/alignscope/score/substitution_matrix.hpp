@@ -3,6 +3,7 @@
 // simple match/mismatch matrices for nucleotides, and residue encoding.
 #pragma once
 
+#include <alignscope/error.hpp>
 #include <alignscope/seq/alphabet.hpp>
 
 #include <array>
@@ -65,5 +66,14 @@ using EncodedSequence = std::vector<std::uint8_t>;
 // Encodes residues for `matrix`. Throws Error "residue 'J' at position 12 of
 // <what> is not scored by matrix EDNAFULL" for a letter the matrix lacks.
 EncodedSequence encode(std::string_view residues, const SubstitutionMatrix& matrix, std::string_view what);
+
+// Encodes residues into `out` (room for residues.size() codes). Returns
+// std::string_view::npos, or the position of the first letter the matrix lacks
+// (for unscored_residue to word); what is before it is written.
+std::size_t encode_into(std::string_view residues, const SubstitutionMatrix& matrix, std::uint8_t* out);
+
+// encode's error for the letter at `position` of residues.
+Error unscored_residue(std::string_view residues, std::size_t position, const SubstitutionMatrix& matrix,
+                       std::string_view what);
 
 }  // namespace alignscope
