@@ -224,7 +224,8 @@ int run_and_write(const AlignFlags& flags, CliContext& context, const PairJob& j
 std::optional<int> run_zip_streamed(const AlignFlags& flags, CliContext& context, OutputFormat format,
                                     const AlignOptions& options) {
     refuse_long_flags(flags, true);
-    Backend& backend = context.registry->select(flags.device.device);
+    // Found while the input is read: a GPU's driver may still be starting.
+    auto backend = [&]() -> Backend& { return context.registry->select(flags.device.device); };
     PairPipelineSettings settings;
     settings.query_path = flags.query_path;
     settings.target_path = flags.target_path;

@@ -54,7 +54,9 @@ int main(int argc, char** argv) {
     try {
         context.registry = make_cpu_registry();
 #ifdef ALIGNSCOPE_WITH_CUDA
-        kernels::register_cuda_backends(*context.registry);
+        // The driver starts in the background (a fifth of a second on an H100
+        // host): a streamed align reads its input meanwhile.
+        context.registry->defer([](DeviceRegistry& registry) { kernels::register_cuda_backends(registry); });
 #else
         DeviceInfo gpu;
         gpu.id = "gpu";

@@ -394,10 +394,10 @@ std::size_t chunk_pairs_of(const PairPipelineSettings& settings) {
 // for its thread, whether the run ended or threw.
 class PairPipeline {
 public:
-    PairPipeline(const PairPipelineSettings& settings, Backend& backend, JobContext& context, AtomicOutput& out,
-                 PairPipelineStats& stats)
+    PairPipeline(const PairPipelineSettings& settings, const std::function<Backend&()>& backend, JobContext& context,
+                 AtomicOutput& out, PairPipelineStats& stats)
         : settings_(settings),
-          backend_(backend),
+          find_backend_(backend),
           context_(context),
           out_(out),
           stats_(stats),
@@ -445,7 +445,8 @@ private:
     void collect_stats();
 
     const PairPipelineSettings& settings_;
-    Backend& backend_;
+    const std::function<Backend&()>& find_backend_;
+    Backend* backend_ = nullptr;  // found by the warm-up thread, joined before the first chunk
     JobContext& context_;
     AtomicOutput& out_;
     PairPipelineStats& stats_;
@@ -542,7 +543,8 @@ void PairPipeline::start_warm_up() {
     warm_ = std::thread([this] {
         const Clock::time_point t0 = Clock::now();
         try {
-            backend_.warm_up();
+            backend_ = &find_backend_();
+            backend_->warm_up();
         } catch (...) {
             warm_failure_ = std::current_exception();
         }
@@ -752,7 +754,7 @@ void PairPipeline::align_chunk(Chunk& chunk, const PairJob& job) {
     chunk_context.progress = [&](const Progress& p) { report(before + p.items_done, cells_before + p.cells_done); };
     {
         StageSpan span(align_time_, host_lanes_, "align", 2, job.pairs.size());
-        chunk.results = backend_.align_pairs(job, chunk_context);
+        chunk.results = backend_->align_pairs(job, chunk_context);
     }
     if (chunk.results.size() != job.pairs.size()) throw Error("internal: backend returned a wrong number of results");
     pairs_done_ += job.pairs.size();
@@ -850,6 +852,11 @@ void PairPipeline::collect_stats() {
 
 PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, Backend& backend, JobContext& context,
                                     AtomicOutput& out) {
+    return run_pair_pipeline(settings, [&backend]() -> Backend& { return backend; }, context, out);
+}
+
+PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, const std::function<Backend&()>& backend,
+                                    JobContext& context, AtomicOutput& out) {
     PairPipelineStats stats;
     {
         PairPipeline pipeline(settings, backend, context, out, stats);

@@ -44,7 +44,26 @@ void DeviceRegistry::add_unavailable(DeviceInfo info) {
 
 void DeviceRegistry::set_gpu_group_factory(GroupFactory factory) { group_factory_ = std::move(factory); }
 
+void DeviceRegistry::defer(std::function<void(DeviceRegistry&)> registration) {
+    settle();  // one at a time
+    deferred_ = std::async(std::launch::async, [registration = std::move(registration)] {
+        auto registry = std::make_unique<DeviceRegistry>();
+        registration(*registry);
+        return registry;
+    });
+}
+
+void DeviceRegistry::settle() const {
+    if (!deferred_.valid()) return;
+    const std::unique_ptr<DeviceRegistry> done = deferred_.get();  // rethrows the registration's error
+    done->settle();
+    for (auto& backend : done->backends_) backends_.push_back(std::move(backend));
+    for (auto& info : done->unavailable_) unavailable_.push_back(std::move(info));
+    if (done->group_factory_) group_factory_ = std::move(done->group_factory_);
+}
+
 std::vector<DeviceInfo> DeviceRegistry::devices() const {
+    settle();
     std::vector<DeviceInfo> all;
     for (const auto& b : backends_) all.push_back(b->info());
     for (const auto& u : unavailable_) all.push_back(u);
@@ -66,6 +85,9 @@ bool is_gpu(const DeviceInfo& info) { return info.kind == "gpu"; }
 
 Backend& DeviceRegistry::select(std::string_view spec_text, std::string_view flag) {
     const std::string spec = trimmed_lower(spec_text);
+    // The CPU devices are there from the start: a CPU job does not wait for
+    // a GPU driver to start.
+    if (spec.rfind("cpu", 0) != 0) settle();
 
     // What the user can choose from, for every error message.
     auto listing = [this]() {

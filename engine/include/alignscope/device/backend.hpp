@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -75,6 +76,11 @@ public:
     // A device kind that exists but cannot be used, and why (shown by `devices`).
     void add_unavailable(DeviceInfo info);
     void set_gpu_group_factory(GroupFactory factory);
+    // A registration that takes time (a GPU driver starting takes a fifth of
+    // a second) runs from now on a thread of its own, into a registry of its
+    // own; devices() and select() wait for it, except select() of a CPU
+    // device. Its errors come from the first of them that waits.
+    void defer(std::function<void(DeviceRegistry&)> registration);
 
     std::vector<DeviceInfo> devices() const;
     // "cpu-ref", "cpu", "gpu" (all GPUs), "gpu:N", "gpu:0,2", "auto" (all GPUs if
@@ -83,12 +89,18 @@ public:
     Backend& select(std::string_view spec, std::string_view flag = "--device");
 
 private:
-    std::vector<std::unique_ptr<Backend>> backends_;
-    std::vector<DeviceInfo> unavailable_;
+    // Moves a deferred registration's devices in, once it is done.
+    void settle() const;
+
+    // Mutable: settle() fills them from a deferred registration, also for a
+    // const devices().
+    mutable std::vector<std::unique_ptr<Backend>> backends_;
+    mutable std::vector<DeviceInfo> unavailable_;
+    mutable std::future<std::unique_ptr<DeviceRegistry>> deferred_;
     // Multi-GPU groups made by select(), kept by their canonical spec ("gpu:0,2")
     // so that selecting the same set again returns the same backend.
     std::vector<std::pair<std::string, std::unique_ptr<Backend>>> groups_;
-    GroupFactory group_factory_;
+    mutable GroupFactory group_factory_;
 };
 
 // A registry holding the engine's CPU backends: "cpu-ref" (the scalar reference,

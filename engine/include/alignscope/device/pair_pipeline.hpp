@@ -65,6 +65,11 @@ struct PairPipelineStats {
 // a partial file the caller drops by not committing it.
 PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, Backend& backend, JobContext& context,
                                     AtomicOutput& out);
+// The same, the backend found by `backend` on the thread that starts the
+// device, while the input is read (a registry's GPUs may still be coming up:
+// DeviceRegistry::defer). Its errors come before the first chunk is aligned.
+PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, const std::function<Backend&()>& backend,
+                                    JobContext& context, AtomicOutput& out);
 
 // One line of the stats for a terminal: "align --zip: N pairs ... in S s; read ..., parse ...".
 std::string describe(const PairPipelineStats& stats, const std::string& label);
