@@ -513,6 +513,28 @@ private slots:
         QVERIFY(!view.playing());
     }
 
+    // A click on a filled cell explains it; the residue headers beside and
+    // above the table are not cells (the boundary column and row start after them).
+    void clickExplainsTheCellUnderThePointer() {
+        const Setup s = make_setup("global", "affine", false, 5, 6, 2);
+        DpStepperView view;
+        show(view, QSize(700, 500));
+        view.setPair(s.query, s.target, s.scheme, s.options);
+        view.toEnd();
+        QCOMPARE(view.stepper()->filled(), view.stepper()->innerCells());
+        QTest::mouseClick(view.grid(), Qt::LeftButton, {}, view.cellRect(2, 3).center());
+        QVERIFY2(view.recurrenceText().contains("H(2,3) = "), qPrintable(view.recurrenceText()));
+        const QString explained = view.recurrenceText();
+        QTest::mouseClick(view.grid(), Qt::LeftButton, {},
+                          QPoint(DpStepperView::cell_width / 2, view.cellRect(2, 0).center().y()));
+        QCOMPARE(view.recurrenceText(), explained);
+        QTest::mouseClick(view.grid(), Qt::LeftButton, {},
+                          QPoint(view.cellRect(0, 3).center().x(), DpStepperView::cell_height / 2));
+        QCOMPARE(view.recurrenceText(), explained);
+        QTest::mouseClick(view.grid(), Qt::LeftButton, {}, view.cellRect(2, 0).center());
+        QVERIFY2(view.recurrenceText().contains("(2,0)"), qPrintable(view.recurrenceText()));
+    }
+
     // The stepper's keys from anywhere in its window while it is visible:
     // with the focus in a list or on a button elsewhere the arrows, Home and
     // End step; Space plays from the list but presses the focused button; a

@@ -71,8 +71,9 @@ protected:
     void mousePressEvent(QMouseEvent* event) override {
         const DpStepper* s = view_->stepper();
         if (!s) return;
-        const std::int64_t j = event->position().x() / DpStepperView::cell_width - 1;
-        const std::int64_t i = event->position().y() / DpStepperView::cell_height - 1;
+        // Row and column -1 are the residue headers, not cells.
+        const auto j = static_cast<std::int64_t>(std::floor(event->position().x() / DpStepperView::cell_width)) - 1;
+        const auto i = static_cast<std::int64_t>(std::floor(event->position().y() / DpStepperView::cell_height)) - 1;
         if (i >= 0 && j >= 0 && i < s->rows() && j < s->cols() && s->isFilled(i, j)) view_->explainCell(i, j);
     }
 
