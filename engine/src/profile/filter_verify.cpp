@@ -14,6 +14,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 
 namespace alignscope::profile {
@@ -273,9 +274,29 @@ std::vector<ProfileHmm> made_up_profile_models(int random_count, bool long_model
     return models;
 }
 
+FilterReference reference_filter_scores(const ProfileHmm& hmm, const ProfileTargets& targets, int threads,
+                                        JobContext& context)
+{
+    NullModel null_model(hmm.alphabet);
+    null_model.set_filter(hmm.length, hmm.composition);
+    const ConfiguredProfile profile(hmm, null_model);
+    const std::size_t n = targets.size();
+    FilterReference reference;
+    reference.msv.resize(n);
+    reference.viterbi.resize(n);
+    const auto start = std::chrono::steady_clock::now();
+    parallel_for(n, threads, [&](std::size_t t) {
+        if ((t & 63) == 0) context.throw_if_cancelled();
+        reference.msv[t] = msv_filter(profile.msv, targets.codes(t), targets.length(t));
+        reference.viterbi[t] = viterbi_filter(profile.viterbi, targets.codes(t), targets.length(t));
+    }, 1);
+    reference.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return reference;
+}
+
 FilterCheck check_profile_filters(ProfileFilterScanner& scanner, const ProfileHmm& hmm, const ProfileTargets& targets,
                                   const std::string& target_set, int threads, JobContext& context,
-                                  const std::vector<ExtraMsvPass>& extra)
+                                  const std::vector<ExtraMsvPass>& extra, const FilterReference* reference)
 {
     NullModel null_model(hmm.alphabet);
     null_model.set_filter(hmm.length, hmm.composition);
@@ -289,14 +310,14 @@ FilterCheck check_profile_filters(ProfileFilterScanner& scanner, const ProfileHm
     check.target_set = target_set;
     check.targets = n;
 
-    std::vector<float> msv_reference(n), viterbi_reference(n), msv(n), viterbi(n);
-    const auto start = std::chrono::steady_clock::now();
-    parallel_for(n, threads, [&](std::size_t t) {
-        if ((t & 63) == 0) context.throw_if_cancelled();
-        msv_reference[t] = msv_filter(profile.msv, targets.codes(t), targets.length(t));
-        viterbi_reference[t] = viterbi_filter(profile.viterbi, targets.codes(t), targets.length(t));
-    }, 1);
-    check.reference_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::optional<FilterReference> made;
+    if (!reference) reference = &made.emplace(reference_filter_scores(hmm, targets, threads, context));
+    if (reference->msv.size() != n || reference->viterbi.size() != n)
+        throw Error("internal error: the reference scores are of another target set");
+    const std::vector<float>& msv_reference = reference->msv;
+    const std::vector<float>& viterbi_reference = reference->viterbi;
+    check.reference_seconds = made ? reference->seconds : 0;
+    std::vector<float> msv(n), viterbi(n);
 
     scanner.load(targets, context);
     scanner.msv(profile.msv, msv, context);
@@ -321,6 +342,24 @@ FilterCheck check_profile_filters(ProfileFilterScanner& scanner, const ProfileHm
 
 // ------------------------------------------------------------ kernel catalog
 
+namespace {
+
+// The reference scores of the catalog's made-up models, made once for every
+// device and family that checks them (`key` names the targets' size and seed).
+const FilterReference& shared_reference(const ProfileHmm& hmm, const ProfileTargets& targets, const std::string& key,
+                                        int threads, JobContext& context)
+{
+    static std::mutex mutex;
+    static std::map<std::string, FilterReference> made;
+    std::lock_guard lock(mutex);
+    auto it = made.find(hmm.name + "/" + key);
+    if (it == made.end())
+        it = made.emplace(hmm.name + "/" + key, reference_filter_scores(hmm, targets, threads, context)).first;
+    return it->second;
+}
+
+}  // namespace
+
 KernelCheck make_profile_kernel_check(ProfileKernelFamily family)
 {
     // Every model of one device, run once for all the variants asking.
@@ -343,9 +382,14 @@ KernelCheck make_profile_kernel_check(ProfileKernelFamily family)
             // ones always; two random models beside the extreme and long ones.
             const int random_targets = static_cast<int>(std::clamp<std::uint64_t>(request.pairs, 4, 400));
             const auto seed = static_cast<std::uint32_t>(request.seed);
-            for (const ProfileHmm& hmm : made_up_profile_models(2, true, seed))
-                checks.push_back(check_profile_filters(*scanner, hmm, made_up_profile_targets(hmm, random_targets, seed),
-                                                       "made-up", request.threads, context, extra));
+            for (const ProfileHmm& hmm : made_up_profile_models(2, true, seed)) {
+                const ProfileTargets targets = made_up_profile_targets(hmm, random_targets, seed);
+                const FilterReference& reference =
+                    shared_reference(hmm, targets, std::to_string(random_targets) + "/" + std::to_string(seed),
+                                     request.threads, context);
+                checks.push_back(
+                    check_profile_filters(*scanner, hmm, targets, "made-up", request.threads, context, extra, &reference));
+            }
             run = cache->runs.emplace(request.device, std::move(checks)).first;
         }
         const std::string kernel = request.kernel.format();

@@ -80,13 +80,25 @@ ProfileTargets made_up_profile_targets(const ProfileHmm& hmm, int random_count, 
 std::vector<ProfileHmm> made_up_profile_models(int random_count, bool long_models, std::uint32_t seed,
                                                ResidueAlphabet alphabet = ResidueAlphabet::Amino);
 
+// The scalar reference's MSV and Viterbi filter scores of one model over a
+// target set (msv_filter(), viterbi_filter()), on `threads` (0 = all): made
+// once when several devices are checked on the same model and targets.
+struct FilterReference {
+    std::vector<float> msv, viterbi;
+    double seconds = 0;
+};
+FilterReference reference_filter_scores(const ProfileHmm& hmm, const ProfileTargets& targets, int threads,
+                                        JobContext& context);
+
 // The scanner's MSV scores of every target and Viterbi filter scores of every
 // target against msv_filter() and viterbi_filter(), bit for bit, and the
 // pass decisions they give; the scanner is loaded with `targets` here.
-// Reference work runs on `threads` (0 = all).
+// Reference work runs on `threads` (0 = all), unless `reference` already
+// holds it for this model and these targets.
 FilterCheck check_profile_filters(ProfileFilterScanner& scanner, const ProfileHmm& hmm, const ProfileTargets& targets,
                                   const std::string& target_set, int threads, JobContext& context,
-                                  const std::vector<ExtraMsvPass>& extra = {});
+                                  const std::vector<ExtraMsvPass>& extra = {},
+                                  const FilterReference* reference = nullptr);
 
 // The profile filter kernels in the kernel catalog (`verify --all-kernels`):
 // each variant is checked by check_profile_filters() over the made-up models
