@@ -9,8 +9,10 @@
 // paths in up to four passes; horizontal sums as (a0 + a1) + (a2 + a3)), so
 // every product and sum happens as in hmmsearch and the scores, scale factors
 // and the tracebacks drawn from the matrices agree with its own to the last
-// bit. Wider registers would change that order, hence four lanes. Without SSE2
-// the same lanes are plain floats.
+// bit. Wider registers would change that order, hence four lanes (two targets
+// may share 256-bit registers, one per half: forward_pair.cpp). Without SSE2
+// the same lanes are plain floats. Rows are computed in place in the matrix
+// (a full one keeps the striped layout for the domain stage).
 #include <alignscope/error.hpp>
 #include <alignscope/profile/filters.hpp>
 
