@@ -193,6 +193,33 @@ private slots:
         }
     }
 
+    // A project on a full disk can still be read: with no room for SQLite's
+    // -shm index it is read with the index in memory, so list and an export
+    // to standard output (a pipe, not limited) work, and the project is unchanged.
+    void projectReadOnAFullDisk() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString dir = tmp.path();
+        write_fasta(tmp, "q.fa", "q", "MVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFGDLSTPDAVMGNPKVKAHGKKVLGA");
+        write_fasta(tmp, "t.fa", "t", "VQLSGEEKAAVLALWDKVNEEEVGGEALGRLLVVYPWTQRFFDSFGDLSNPGAVMGNPKVKAHGKKVLHSF");
+        const ProcessResult made = run_limited(dir, {"align", "q.fa", "t.fa", "--project", "p.alsproj", "-o", "/dev/null"}, -1);
+        QVERIFY2(made.exit_code == 0, made.err.constData());
+        const QByteArray project_before = read_all(dir + "/p.alsproj");
+        const QStringList before = listing(dir);
+        const ProcessResult list = run_limited(dir, {"project", "p.alsproj", "list"}, 0);
+        QVERIFY2(list.exit_code == 0 && list.out.contains("1 job, "), (list.out + list.err).constData());
+        const ProcessResult exported = run_limited(dir, {"project", "p.alsproj", "export", "1", "--format", "tsv"}, 0);
+        QVERIFY2(exported.exit_code == 0, exported.err.constData());
+        QCOMPARE(exported.out.count('\n'), 2);  // the header and the one alignment
+        QVERIFY2(exported.out.contains("\tq\t") || exported.out.contains("q\tt"), exported.out.constData());
+        QCOMPARE(read_all(dir + "/p.alsproj"), project_before);
+        // An empty -shm that SQLite made before it found no room goes with the
+        // next open, as after the writers above.
+        const ProcessResult check = run_limited(dir, {"project", "p.alsproj", "check"}, -1);
+        QVERIFY2(check.exit_code == 0 && check.out.contains("ok"), (check.out + check.err).constData());
+        QCOMPARE(listing(dir), before);
+    }
+
     // /dev/full (a character device: written straight through) as each
     // command's output: the write error is an error naming it.
     void devFullIsAnError_data() {
