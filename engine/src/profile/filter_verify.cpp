@@ -281,9 +281,7 @@ FilterReference reference_filter_scores(const ProfileHmm& hmm, const ProfileTarg
     null_model.set_filter(hmm.length, hmm.composition);
     const ConfiguredProfile profile(hmm, null_model);
     const std::size_t n = targets.size();
-    FilterReference reference;
-    reference.msv.resize(n);
-    reference.viterbi.resize(n);
+    FilterReference reference{std::vector<float>(n, 0.0f), std::vector<float>(n, 0.0f), 0.0};
     const auto start = std::chrono::steady_clock::now();
     parallel_for(n, threads, [&](std::size_t t) {
         if ((t & 63) == 0) context.throw_if_cancelled();
@@ -382,7 +380,7 @@ KernelCheck make_profile_kernel_check(ProfileKernelFamily family)
             // ones always; two random models beside the extreme and long ones.
             const int random_targets = static_cast<int>(std::clamp<std::uint64_t>(request.pairs, 4, 400));
             const auto seed = static_cast<std::uint32_t>(request.seed);
-            for (const ProfileHmm& hmm : made_up_profile_models(2, true, seed)) {
+            for (const ProfileHmm& hmm : made_up_profile_models(2, family.long_models, seed)) {
                 const ProfileTargets targets = made_up_profile_targets(hmm, random_targets, seed);
                 const FilterReference& reference =
                     shared_reference(hmm, targets, std::to_string(random_targets) + "/" + std::to_string(seed),

@@ -115,6 +115,7 @@ struct ProfileKernelFamily {
     std::function<std::vector<ExtraMsvPass>(ProfileFilterScanner&)> extra_passes;
     std::string msv_kernel;      // the kernel the scanner's msv() ends in ("sw_linear_msv_s8")
     std::string viterbi_kernel;  // the kernel of its viterbi() ("sw_affine_vitfilter_s16")
+    bool long_models = true;     // the 1,100- and 2,100-node models too (most of the check's time)
 };
 KernelCheck make_profile_kernel_check(ProfileKernelFamily family);
 
