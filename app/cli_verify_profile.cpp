@@ -60,6 +60,9 @@ void print_check(const std::string& device, bool gpu, const profile::FilterCheck
     for (const auto& [kernel, comparison] : c.extra)
         std::cout << "; " << kernel << " alone " << comparison.compared - comparison.differing << " equal"
                   << (comparison.differing ? ", " + std::to_string(comparison.differing) + " DIFFER" : "");
+    if (gpu && c.msv_stats.msv_kernel_seconds > 0)
+        std::cout << "; SSV settled " << c.targets - c.msv_stats.msv_rescored << ", MSV after it "
+                  << c.msv_stats.msv_rescored;
     if (gpu && c.msv_stats.msv_kernel_seconds <= 0) std::cout << "; MSV on the CPU (longer than the GPU kernels)";
     if (gpu && c.viterbi_stats.viterbi_kernel_seconds <= 0)
         std::cout << "; Viterbi on the CPU (longer than the GPU kernels)";
