@@ -54,7 +54,7 @@ std::string counted(const profile::FilterComparison& c, const char* threshold)
 void print_check(const std::string& device, bool gpu, const profile::FilterCheck& c)
 {
     char head[200];
-    std::snprintf(head, sizeof head, "%-6s %-7s %-16s M=%-5d %-8s %6zu targets: ", c.passed() ? "ok" : "FAILED",
+    std::snprintf(head, sizeof head, "%-6s %-7s %-19s M=%-5d %-8s %6zu targets: ", c.passed() ? "ok" : "FAILED",
                   device.c_str(), c.model.c_str(), c.model_length, c.target_set.c_str(), c.targets);
     std::cout << head << "MSV " << counted(c.msv, "F1") << "; Viterbi " << counted(c.viterbi, "F2");
     for (const auto& [kernel, comparison] : c.extra)
@@ -134,17 +134,25 @@ int run_verify_profile(const ProfileVerifyFlags& flags, const std::string& devic
     const auto seed32 = static_cast<std::uint32_t>(seed);
     for (profile::ProfileHmm& hmm : profile::made_up_profile_models(flags.random_models, !flags.no_long, seed32))
         models.push_back(std::move(hmm));
+    // DNA models too (four codes a node where the kernels' tables are sized
+    // for twenty): the extreme and one-node ones.
+    for (profile::ProfileHmm& hmm :
+         profile::made_up_profile_models(0, false, seed32, profile::ResidueAlphabet::Dna))
+        models.push_back(std::move(hmm));
+    // --db holds targets of the --hmm models' alphabet (protein without
+    // --hmm); models of another alphabet are checked on made-up targets only.
     std::map<profile::ResidueAlphabet, profile::ProfileTargets> real;
-    if (!flags.database.empty())
-        for (const profile::ProfileHmm& hmm : models)
-            if (!real.count(hmm.alphabet))
-                real.emplace(hmm.alphabet, read_targets_for(flags.database, hmm.alphabet, flags.db_limit));
+    if (!flags.database.empty()) {
+        const profile::ResidueAlphabet alphabet =
+            real_models ? models.front().alphabet : profile::ResidueAlphabet::Amino;
+        real.emplace(alphabet, read_targets_for(flags.database, alphabet, flags.db_limit));
+    }
 
     std::cout << "verify --profile: ";
     for (std::size_t d = 0; d < devices.size(); ++d) std::cout << (d ? ", " : "") << devices[d];
     std::cout << " against the scalar reference; " << models.size() << " models (" << real_models << " from --hmm, "
               << models.size() - real_models << " made up: random, extreme, one node" << (flags.no_long ? "" : ", long")
-              << "), made-up targets (" << random_targets << " random a model, seed " << seed << ")";
+              << ", DNA), made-up targets (" << random_targets << " random a model, seed " << seed << ")";
     if (!real.empty())
         std::cout << " and " << real.begin()->second.size() << " real targets from " << flags.database;
     std::cout << std::endl;

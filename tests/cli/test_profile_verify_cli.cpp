@@ -1,6 +1,6 @@
 // `alignscope-cli verify --profile` through the real binary: the CPU's profile
 // filter kernels against the scalar reference over the made-up models (random,
-// extreme, one node) and targets, and over a real model and real targets,
+// extreme, one node; amino and DNA) and targets, and over a real model and real targets,
 // where the number of targets past the MSV filter must equal hmmsearch's own
 // "Passed MSV filter" count on the same file (hmmsearch counts it before the
 // bias filter, against the null model, as verify does); bad input refused with
@@ -54,7 +54,9 @@ private slots:
         QVERIFY2(!r.crashed, r.err.constData());
         QVERIFY2(r.exit_code == 0, (r.out + r.err).constData());
         const QMap<QString, QString> lines = case_lines(r.out);
-        const auto models = profile::made_up_profile_models(2, false, 5);
+        auto models = profile::made_up_profile_models(2, false, 5);
+        for (profile::ProfileHmm& hmm : profile::made_up_profile_models(0, false, 5, profile::ResidueAlphabet::Dna))
+            models.push_back(std::move(hmm));
         QCOMPARE(lines.size(), int(models.size()));
         for (const profile::ProfileHmm& hmm : models) {
             const QString line = lines.value(QString::fromStdString(hmm.name) + " made-up");
@@ -67,7 +69,7 @@ private slots:
         // One-node models, and the peaked ones overflow both MSV's bytes and the
         // Viterbi filter's words on some targets but not on all.
         QVERIFY(lines.contains("tiny_M1 made-up") && lines.contains("tiny_peaked_M1 made-up"));
-        for (const char* name : {"peaked_M40 made-up", "peaked_M300 made-up"}) {
+        for (const char* name : {"peaked_M40 made-up", "peaked_M300 made-up", "dna_peaked_M300 made-up"}) {
             const QString line = lines.value(name);
             for (const char* filter : {"MSV", "Viterbi"}) {
                 const auto f = figures(line, filter);

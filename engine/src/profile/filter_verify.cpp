@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -255,21 +256,26 @@ std::vector<ProfileHmm> made_up_profile_models(int random_count, bool long_model
 {
     std::mt19937 random(seed);
     std::uniform_int_distribution<int> length(2, 400);
+    // Nucleotide models' names say so ("dna_peaked_M40"), so that they never
+    // share a name with the amino ones in one run.
+    std::string prefix = alphabet == ResidueAlphabet::Amino ? "" : std::string(ResidueCode::of(alphabet).name()) + "_";
+    for (char& c : prefix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto named = [&prefix](const std::string& name) { return prefix + name; };
     std::vector<ProfileHmm> models;
     for (int n = 0; n < random_count; ++n) {
         const int M = length(random);
-        models.push_back(random_model("random" + std::to_string(n + 1) + "_M" + std::to_string(M), M, alphabet, random));
+        models.push_back(random_model(named("random" + std::to_string(n + 1) + "_M" + std::to_string(M)), M, alphabet, random));
     }
-    models.push_back(peaked_model("peaked_M40", 40, alphabet, random));
-    models.push_back(peaked_model("peaked_M300", 300, alphabet, random));
-    models.push_back(zeros_model("zeros_M50", 50, alphabet, random));
-    models.push_back(flat_model("flat_M120", 120, alphabet));
-    models.push_back(gappy_model("gappy_M80", 80, alphabet, random));
-    models.push_back(random_model("tiny_M1", 1, alphabet, random));
-    models.push_back(peaked_model("tiny_peaked_M1", 1, alphabet, random));
+    models.push_back(peaked_model(named("peaked_M40"), 40, alphabet, random));
+    models.push_back(peaked_model(named("peaked_M300"), 300, alphabet, random));
+    models.push_back(zeros_model(named("zeros_M50"), 50, alphabet, random));
+    models.push_back(flat_model(named("flat_M120"), 120, alphabet));
+    models.push_back(gappy_model(named("gappy_M80"), 80, alphabet, random));
+    models.push_back(random_model(named("tiny_M1"), 1, alphabet, random));
+    models.push_back(peaked_model(named("tiny_peaked_M1"), 1, alphabet, random));
     if (long_models) {
-        models.push_back(random_model("long_M1100", 1100, alphabet, random));
-        models.push_back(random_model("long_M2100", 2100, alphabet, random));
+        models.push_back(random_model(named("long_M1100"), 1100, alphabet, random));
+        models.push_back(random_model(named("long_M2100"), 2100, alphabet, random));
     }
     return models;
 }

@@ -76,7 +76,8 @@ ProfileTargets made_up_profile_targets(const ProfileHmm& hmm, int random_count, 
 //    insert states preferred), one-node models (random and peaked);
 //  - with `long_models`, 1,100 nodes (past the GPU Viterbi filter's compiled
 //    1,024) and 2,100 nodes (past the GPU MSV kernels' 2,048).
-// The same seed gives the same models.
+// Names say the alphabet when it is not amino ("dna_peaked_M40"). The same
+// seed gives the same models.
 std::vector<ProfileHmm> made_up_profile_models(int random_count, bool long_models, std::uint32_t seed,
                                                ResidueAlphabet alphabet = ResidueAlphabet::Amino);
 
