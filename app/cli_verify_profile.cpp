@@ -113,8 +113,40 @@ bool ProfileVerifyFlags::other_flags_given() const
            no_long_option->count();
 }
 
-int run_verify_profile(const ProfileVerifyFlags& flags, const std::string& device_spec, std::uint64_t random_targets,
-                       std::uint64_t seed, int threads)
+namespace {
+
+// The models and real targets of a run, all read before any work so that a
+// bad input fails at once.
+struct VerifyInputs {
+    std::vector<profile::ProfileHmm> models;
+    std::size_t real_models = 0;  // the first ones, from --hmm
+    std::map<profile::ResidueAlphabet, profile::ProfileTargets> real;
+};
+
+VerifyInputs read_verify_inputs(const ProfileVerifyFlags& flags, std::uint32_t seed)
+{
+    VerifyInputs in;
+    for (const std::string& file : flags.hmm_files)
+        for (profile::ProfileHmm& hmm : profile::read_hmm_file(file)) in.models.push_back(std::move(hmm));
+    in.real_models = in.models.size();
+    for (profile::ProfileHmm& hmm : profile::made_up_profile_models(flags.random_models, !flags.no_long, seed))
+        in.models.push_back(std::move(hmm));
+    // DNA models too (four codes a node where the kernels' tables are sized
+    // for twenty): the extreme and one-node ones.
+    for (profile::ProfileHmm& hmm : profile::made_up_profile_models(0, false, seed, profile::ResidueAlphabet::Dna))
+        in.models.push_back(std::move(hmm));
+    // --db holds targets of the --hmm models' alphabet (protein without
+    // --hmm); models of another alphabet are checked on made-up targets only.
+    if (!flags.database.empty()) {
+        const profile::ResidueAlphabet alphabet =
+            in.real_models ? in.models.front().alphabet : profile::ResidueAlphabet::Amino;
+        in.real.emplace(alphabet, read_targets_for(flags.database, alphabet, flags.db_limit));
+    }
+    return in;
+}
+
+void check_verify_flags(const ProfileVerifyFlags& flags, std::uint64_t random_targets, std::uint64_t seed,
+                        int threads)
 {
     if (random_targets == 0) throw Error("--pairs must be at least 1");
     if (random_targets > 100'000) throw Error("--pairs: verify --profile takes at most 100000 random targets a model");
@@ -123,36 +155,27 @@ int run_verify_profile(const ProfileVerifyFlags& flags, const std::string& devic
     if (threads < 0) throw Error("--threads must be 0 (all cores) or positive");
     if (seed > 0xffffffffULL) throw Error("--seed must be between 0 and 4294967295 for verify --profile");
     if (flags.db_limit_option->count() && flags.database.empty()) throw Error("--db-limit applies with --db");
+}
+
+}  // namespace
+
+int run_verify_profile(const ProfileVerifyFlags& flags, const std::string& device_spec, std::uint64_t random_targets,
+                       std::uint64_t seed, int threads)
+{
+    check_verify_flags(flags, random_targets, seed, threads);
     const auto registry = profile_scanner_registry();
     const std::vector<std::string> devices = profile_devices(*registry, device_spec);
-
-    // Every input read before any work, so that a bad one fails at once.
-    std::vector<profile::ProfileHmm> models;
-    for (const std::string& file : flags.hmm_files)
-        for (profile::ProfileHmm& hmm : profile::read_hmm_file(file)) models.push_back(std::move(hmm));
-    const std::size_t real_models = models.size();
     const auto seed32 = static_cast<std::uint32_t>(seed);
-    for (profile::ProfileHmm& hmm : profile::made_up_profile_models(flags.random_models, !flags.no_long, seed32))
-        models.push_back(std::move(hmm));
-    // DNA models too (four codes a node where the kernels' tables are sized
-    // for twenty): the extreme and one-node ones.
-    for (profile::ProfileHmm& hmm :
-         profile::made_up_profile_models(0, false, seed32, profile::ResidueAlphabet::Dna))
-        models.push_back(std::move(hmm));
-    // --db holds targets of the --hmm models' alphabet (protein without
-    // --hmm); models of another alphabet are checked on made-up targets only.
-    std::map<profile::ResidueAlphabet, profile::ProfileTargets> real;
-    if (!flags.database.empty()) {
-        const profile::ResidueAlphabet alphabet =
-            real_models ? models.front().alphabet : profile::ResidueAlphabet::Amino;
-        real.emplace(alphabet, read_targets_for(flags.database, alphabet, flags.db_limit));
-    }
+    const VerifyInputs in = read_verify_inputs(flags, seed32);
+    const std::vector<profile::ProfileHmm>& models = in.models;
+    const auto& real = in.real;
 
     std::cout << "verify --profile: ";
     for (std::size_t d = 0; d < devices.size(); ++d) std::cout << (d ? ", " : "") << devices[d];
-    std::cout << " against the scalar reference; " << models.size() << " models (" << real_models << " from --hmm, "
-              << models.size() - real_models << " made up: random, extreme, one node" << (flags.no_long ? "" : ", long")
-              << ", DNA), made-up targets (" << random_targets << " random a model, seed " << seed << ")";
+    std::cout << " against the scalar reference; " << models.size() << " models (" << in.real_models
+              << " from --hmm, " << models.size() - in.real_models << " made up: random, extreme, one node"
+              << (flags.no_long ? "" : ", long") << ", DNA), made-up targets (" << random_targets
+              << " random a model, seed " << seed << ")";
     if (!real.empty())
         std::cout << " and " << real.begin()->second.size() << " real targets from " << flags.database;
     std::cout << std::endl;
