@@ -350,7 +350,8 @@ std::string compute_tiles(const allvsall::Problem& problem, Backend& backend, De
 // `resumed_pairs` / `resumed_cells`: what the checkpoint held (not computed by this run).
 void finish(const AllVsAllFlags& flags, const allvsall::Problem& problem, allvsall::ResultSpool& spool,
             Backend& backend, JobContext& context, double seconds, std::uint64_t resumed_pairs,
-            std::uint64_t resumed_cells, const std::string& where, store::JobRecording* recording) {
+            std::uint64_t resumed_cells, const std::string& where, store::JobRecording* recording,
+            const TimelineRecorder* timeline = nullptr, AtomicOutput* timeline_out = nullptr) {
     std::map<allvsall::PairIndex, allvsall::TracedPair> late;
     std::uint64_t traced = 0;
     if (problem.trace.top > 0) {
@@ -359,7 +360,14 @@ void finish(const AllVsAllFlags& flags, const allvsall::Problem& problem, allvsa
             late.emplace(allvsall::PairIndex{pairs[t.index].i, pairs[t.index].j}, std::move(t));
     }
     traced = spool.traced_done() + late.size();
-    allvsall::write_outputs(problem, spool, late, output_files(flags));
+    // The timeline (with the late tracebacks' kernels) is put in place with
+    // the other outputs: all of them or none.
+    allvsall::OutputFiles files = output_files(flags);
+    if (timeline_out && timeline) {
+        write_chrome_trace(timeline_out->stream(), timeline->events(), timeline->clock_source());
+        files.with = timeline_out;
+    }
+    allvsall::write_outputs(problem, spool, late, files);
     if (recording) {
         record_traced(problem, spool, late, backend.info().id, *recording);
         recording->finish_done();
@@ -426,11 +434,8 @@ void run_single_job(const AllVsAllFlags& flags, CliContext& context, allvsall::P
     progress.finish();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (recording) recording->add_timeline(timeline.events(), timeline.clock_source());
-    finish(flags, problem, spool, backend, job_context, seconds, resumed_pairs, resumed_cells, note, recording);
-    if (timeline_out) {
-        write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
-        timeline_out->commit();
-    }
+    finish(flags, problem, spool, backend, job_context, seconds, resumed_pairs, resumed_cells, note, recording,
+           &timeline, timeline_out ? &*timeline_out : nullptr);
 }
 
 int run_single(const AllVsAllFlags& flags, CliContext& context) {

@@ -59,6 +59,14 @@ private slots:
         QTest::newRow("search --timeline, -o")
             << QStringList{"search",     "-q",  "q.fa", "-d",   "t.fa",       "--device", "cpu",
                            "--db-cache", "off", "-o",   "FAIL", "--timeline", "FIRST"};
+        QTest::newRow("allvsall -o, --timeline")
+            << QStringList{"allvsall", "q.fa", "--device", "cpu", "-q", "-o", "FIRST", "--timeline", "FAIL"};
+        QTest::newRow("allvsall --timeline, -o")
+            << QStringList{"allvsall", "q.fa", "--device", "cpu", "-q", "-o", "FAIL", "--timeline", "FIRST"};
+        QTest::newRow("allvsall --clusters, -o")
+            << QStringList{"allvsall", "q.fa", "--device", "cpu", "-q", "-o", "FAIL", "--clusters", "FIRST"};
+        QTest::newRow("allvsall -o, --clusters")
+            << QStringList{"allvsall", "q.fa", "--device", "cpu", "-q", "-o", "FIRST", "--clusters", "FAIL"};
         QTest::newRow("hmmsearch -o, --tblout")
             << QStringList{"hmmsearch", "-o", "FIRST", "--tblout", "FAIL", globins, hbb};
         QTest::newRow("hmmsearch --tblout, --domtblout")

@@ -244,9 +244,7 @@ void write_outputs(const Problem& problem, const ResultSpool& spool, const std::
     if (table && !chunk.empty()) table->stream().write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     if (matrix_out) write_distance_matrix(matrix_out->stream(), matrix_format(files.matrix), rows, columns, matrix);
     if (clusters_out) write_clusters(clusters_out->stream(), rows, edges, files.cluster_threshold);
-    if (table) table->commit();
-    if (matrix_out) matrix_out->commit();
-    if (clusters_out) clusters_out->commit();
+    commit_together({table.get(), matrix_out.get(), clusters_out.get(), files.with});
 }
 
 }  // namespace alignscope::allvsall

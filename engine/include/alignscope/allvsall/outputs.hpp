@@ -9,6 +9,10 @@
 #include <map>
 #include <string>
 
+namespace alignscope {
+class AtomicOutput;
+}
+
 namespace alignscope::allvsall {
 
 // score: distance = 1 - normalised score (at least 0); identity: 1 - identity
@@ -22,6 +26,9 @@ struct OutputFiles {
     Distance distance = Distance::Score;
     std::string clusters;  // TSV of clusters (the triangle only); empty = none
     double cluster_threshold = 0.9;  // on the similarity: normalised score, or identity with Distance::Identity
+    // Another output of the command (the timeline), written by the caller:
+    // put in place with these, all of them or none (commit_together).
+    AtomicOutput* with = nullptr;
 };
 
 // Checks the paths and combinations before any work (matrix extension,
