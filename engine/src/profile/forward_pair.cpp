@@ -47,8 +47,14 @@ void set_row_specials(DpMatrix& dp, int i, const BackwardCarry& x)
 
 bool paired_rows_available() { return __builtin_cpu_supports("avx"); }
 
+// AVX for this section only (the rest of the engine stays SSE2): GCC takes
+// its target pragma, clang an attribute applied to every function here.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx")
+#endif
 
 namespace {
 
@@ -316,7 +322,11 @@ void backward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarg
     score_b = backward_from(om, b.length, b.dsq, b.L, *b.fwd, *b.bck, xb, lb - 1);
 }
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 #else
 
