@@ -70,19 +70,11 @@ class TestHmmsearchPfamCli : public QObject {
 private slots:
     void initTestCase()
     {
-        ALIGNSCOPE_REQUIRE_ORACLE(have_program(QStringLiteral("hmmsearch")), "hmmsearch is not installed (Debian package hmmer)");
-        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/Pkinase.hmm"), "tutorial models are missing (Debian package hmmer-examples)");
-        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kDatabase), "DB.fasta.gz is missing (Debian package mmseqs2-examples)");
+        ALIGNSCOPE_REQUIRE_PROFILE_ORACLES("Pkinase");
         db_ = database_slice(dir_, QStringLiteral("slice.fa"), 1500);
         // Two models with accessions and one without, in one file.
-        models_ = dir_.filePath(QStringLiteral("three.hmm"));
-        QFile out(models_);
-        QVERIFY(out.open(QIODevice::WriteOnly));
-        for (const char* m : {"Pkinase", "fn3", "globins4"}) {
-            QFile in(kTutorial + "/" + m + ".hmm");
-            QVERIFY(in.open(QIODevice::ReadOnly));
-            out.write(in.readAll());
-        }
+        models_ = three_tutorial_models(dir_, QStringLiteral("three.hmm"));
+        QVERIFY(!models_.isEmpty());
     }
 
     void same_as_hmmsearch_data()

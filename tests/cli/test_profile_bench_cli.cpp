@@ -60,9 +60,7 @@ class TestProfileBenchCli : public QObject {
 private slots:
     void initTestCase()
     {
-        ALIGNSCOPE_REQUIRE_ORACLE(have_program(QStringLiteral("hmmsearch")), "hmmsearch is not installed (Debian package hmmer)");
-        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/fn3.hmm"), "tutorial models are missing (Debian package hmmer-examples)");
-        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kDatabase), "DB.fasta.gz is missing (Debian package mmseqs2-examples)");
+        ALIGNSCOPE_REQUIRE_PROFILE_ORACLES("fn3");
         db_ = database_slice(dir_, QStringLiteral("slice.fa"), 1500);
         models_ = dir_.filePath(QStringLiteral("two.hmm"));
         QFile out(models_);

@@ -84,9 +84,7 @@ private slots:
     // as hmmsearch's own MSV filter passes.
     void real_model_and_targets_match_hmmsearch()
     {
-        ALIGNSCOPE_REQUIRE_ORACLE(have_program(QStringLiteral("hmmsearch")), "hmmsearch is not installed (Debian package hmmer)");
-        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/fn3.hmm"), "tutorial models are missing (Debian package hmmer-examples)");
-        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kDatabase), "DB.fasta.gz is missing (Debian package mmseqs2-examples)");
+        ALIGNSCOPE_REQUIRE_PROFILE_ORACLES("fn3");
         QTemporaryDir dir;
         const QString db = database_slice(dir, QStringLiteral("slice.fa"), 600);
         for (const char* model : {"fn3", "Pkinase"}) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cli_runner.hpp"
+#include "oracles.hpp"
 
 #include <alignscope/seq/sequence_reader.hpp>
 
@@ -20,6 +21,34 @@ namespace alignscope::test {
 
 inline const QString kDatabase = QStringLiteral("/usr/share/doc/mmseqs2/example-data/DB.fasta.gz");
 inline const QString kTutorial = QStringLiteral("/usr/share/doc/hmmer/examples/tutorial");
+
+// The three oracles of a profile search test: hmmsearch, the HMMER tutorial's
+// models (MODEL.hmm must be there) and mmseqs2-examples' DB.fasta.gz. A
+// macro, for QFAIL/QSKIP end the test function that calls it.
+#define ALIGNSCOPE_REQUIRE_PROFILE_ORACLES(model)                                                           \
+    do {                                                                                                    \
+        ALIGNSCOPE_REQUIRE_ORACLE(::have_program(QStringLiteral("hmmsearch")),                              \
+                                  "hmmsearch is not installed (Debian package hmmer)");                     \
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(alignscope::test::kTutorial + "/" model ".hmm"),            \
+                                  "tutorial models are missing (Debian package hmmer-examples)");           \
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(alignscope::test::kDatabase),                               \
+                                  "DB.fasta.gz is missing (Debian package mmseqs2-examples)");              \
+    } while (false)
+
+// Pkinase, fn3 and globins4 (the first two with accessions) in one file, as
+// Pfam ships its models, as DIR/NAME; empty when a model cannot be read.
+inline QString three_tutorial_models(const QTemporaryDir& dir, const QString& name)
+{
+    const QString path = dir.filePath(name);
+    QFile out(path);
+    if (!out.open(QIODevice::WriteOnly)) return {};
+    for (const char* m : {"Pkinase", "fn3", "globins4"}) {
+        QFile in(kTutorial + "/" + m + ".hmm");
+        if (!in.open(QIODevice::ReadOnly)) return {};
+        out.write(in.readAll());
+    }
+    return path;
+}
 
 // The first `count` records of DB.fasta.gz, headers kept, as DIR/NAME.
 inline QString database_slice(const QTemporaryDir& dir, const QString& name, std::size_t count)

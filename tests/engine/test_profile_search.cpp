@@ -68,9 +68,7 @@ class TestProfileSearch : public QObject {
 private slots:
     void initTestCase()
     {
-        ALIGNSCOPE_REQUIRE_ORACLE(have_program(QStringLiteral("hmmsearch")), "hmmsearch is not installed (Debian package hmmer)");
-        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/Pkinase.hmm"), "tutorial models are missing (Debian package hmmer-examples)");
-        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kDatabase), "DB.fasta.gz is missing (Debian package mmseqs2-examples)");
+        ALIGNSCOPE_REQUIRE_PROFILE_ORACLES("Pkinase");
         // 5000 records; 1500 under the sanitizers (a minute there otherwise,
         // the longest suite of CI's ASan run): hmmsearch reads the same slice.
         slice_ = database_slice(dir_, QStringLiteral("slice.fa"), test::kSanitized ? 1500 : 5000);

@@ -12,6 +12,8 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
+#include "memory_limit.hpp"
+
 #include <QtTest>
 
 #include <fstream>
@@ -25,16 +27,6 @@
 using namespace alignscope;
 using namespace alignscope::ui;
 
-namespace {
-
-std::uint64_t address_space_in_use() {
-    std::ifstream statm("/proc/self/statm");
-    std::uint64_t pages = 0;
-    statm >> pages;
-    return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-}
-
-}  // namespace
 
 class TestTimelineImportMemory : public QObject {
     Q_OBJECT
@@ -52,41 +44,23 @@ private slots:
             QVERIFY(f.resize(qint64(64) << 20));
         }
         TimelineView view;
-        int fds[2];
-        QVERIFY(::pipe(fds) == 0);
-        const pid_t pid = ::fork();
-        if (pid == 0) {
-            ::close(fds[0]);
-            rlimit rl{};
-            ::getrlimit(RLIMIT_AS, &rl);
-            rl.rlim_cur = static_cast<rlim_t>(address_space_in_use() + (std::uint64_t{16} << 20));
-            ::setrlimit(RLIMIT_AS, &rl);
-            std::string said = "imported whole";
-            int status = 4;
+        const auto [status, said] = test::in_limited_child(std::uint64_t{16} << 20, [&](std::string& message) {
+            message = "imported whole";
             try {
                 view.importChromeTrace(path);
             } catch (const Error& e) {
-                said = e.what();
-                status = 0;
+                message = e.what();
+                return 0;
             } catch (const std::bad_alloc&) {
-                said = "std::bad_alloc escaped";
-                status = 3;
+                message = "std::bad_alloc escaped";
+                return 3;
             } catch (const std::exception& e) {
-                said = std::string("another exception: ") + e.what();
-                status = 5;
+                message = std::string("another exception: ") + e.what();
+                return 5;
             }
-            if (::write(fds[1], said.data(), said.size()) < 0) status = 6;
-            ::_exit(status);
-        }
-        ::close(fds[1]);
-        std::string said;
-        char buffer[4096];
-        for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;)
-            said.append(buffer, static_cast<std::size_t>(n));
-        ::close(fds[0]);
-        int status = 0;
-        ::waitpid(pid, &status, 0);
-        QVERIFY2(WIFEXITED(status) && WEXITSTATUS(status) == 0, said.c_str());
+            return 4;
+        });
+        QVERIFY2(status == 0, said.c_str());
         const QString text = QString::fromStdString(said);
         QVERIFY2(text.startsWith(path + ": out of memory importing the Chrome trace"), said.c_str());
         QVERIFY2(text.contains("import a shorter trace"), said.c_str());
