@@ -6,8 +6,8 @@
 // linear memory, Myers-Miller on CPU devices).
 #include "cli_commands.hpp"
 #include "cli_options.hpp"
-#include "cli_project_flag.hpp"
 #include "cli_progress.hpp"
+#include "cli_project_flag.hpp"
 
 #include <alignscope/align/long_checkpoint.hpp>
 #include <alignscope/align/long_pair.hpp>
@@ -77,13 +77,14 @@ std::optional<int> run_zip_streamed(const AlignFlags& flags, CliContext& context
 
 // The flags of the long-pair path, refused elsewhere (--stats also applies to --zip).
 void refuse_long_flags(const AlignFlags& flags, bool stats_allowed) {
-    if (flags.long_flags.given() || (!stats_allowed && flags.stats_option->count()) || flags.checkpoint_option->count() ||
-        flags.checkpoint_every_option->count() || flags.resume_option->count() || flags.stream_option->count() ||
-        flags.no_stream_option->count())
-        throw Error("--strategy, --kernels, --special-rows-mem, --checkpoint, --checkpoint-every, --resume, --stream, "
-                    "--no-stream and --stats apply to the long-pair path: add --long "
-                    "(taken by itself only for one pair of at least " + std::to_string(kLongPairThreshold) +
-                    " residues each; --stats also applies to --zip)");
+    if (flags.long_flags.given() || (!stats_allowed && flags.stats_option->count()) ||
+        flags.checkpoint_option->count() || flags.checkpoint_every_option->count() || flags.resume_option->count() ||
+        flags.stream_option->count() || flags.no_stream_option->count())
+        throw Error(
+            "--strategy, --kernels, --special-rows-mem, --checkpoint, --checkpoint-every, --resume, --stream, "
+            "--no-stream and --stats apply to the long-pair path: add --long "
+            "(taken by itself only for one pair of at least " +
+            std::to_string(kLongPairThreshold) + " residues each; --stats also applies to --zip)");
 }
 
 std::string zip_count_mismatch(const AlignFlags& flags, std::uint64_t queries, std::uint64_t targets) {
@@ -100,7 +101,9 @@ void refuse_mixed_alphabets(const AlignFlags& flags, AlphabetKind queries, Alpha
 int run_align(const AlignFlags& flags, CliContext& context) {
     // Before anything is read or created: no output may be an input, the
     // project, the checkpoint's folder or another output.
-    refuse_overlapping_files({{"QUERIES", flags.query_path}, {"TARGETS", flags.target_path}, {"--matrix", flags.scoring.matrix}},
+    refuse_overlapping_files({{"QUERIES", flags.query_path},
+                              {"TARGETS", flags.target_path},
+                              {"--matrix", flags.scoring.matrix}},
                              {{"-o", flags.output},
                               {"--timeline", flags.device.timeline},
                               {"--project", flags.project.path},
@@ -126,7 +129,8 @@ int run_align(const AlignFlags& flags, CliContext& context) {
     // Once per file, though both may be the same one.
     if (const std::string warning = queries.duplicate_id_warning(); !warning.empty())
         std::cerr << "alignscope-cli: warning: " << warning << '\n';
-    if (const std::string warning = targets.duplicate_id_warning(); !warning.empty() && flags.target_path != flags.query_path)
+    if (const std::string warning = targets.duplicate_id_warning();
+        !warning.empty() && flags.target_path != flags.query_path)
         std::cerr << "alignscope-cli: warning: " << warning << '\n';
     if (queries.records.empty()) throw Error(flags.query_path + ": no sequences");
     if (targets.records.empty()) throw Error(flags.target_path + ": no sequences");
@@ -314,9 +318,9 @@ std::string stats_line_core(const longpair::LongPairStats& stats, double seconds
     if (stats.special_rows == 0 && stats.stage_cells[1] == 0 && stats.stage_cells[2] == 0) {
         // No stages (a CPU backend's linear-space path, or a pair too small for special rows).
         std::snprintf(text, sizeof text, "align --long: %lld x %lld on %s (%s): %.3f s, %llu cells, %.2f GCUPS",
-                      static_cast<long long>(a.query_length), static_cast<long long>(a.target_length),
-                      a.device.c_str(), a.kernel.empty() ? "-" : a.kernel.c_str(), seconds,
-                      static_cast<unsigned long long>(cells), seconds > 0 ? double(cells) / seconds / 1e9 : 0.0);
+                      static_cast<long long>(a.query_length), static_cast<long long>(a.target_length), a.device.c_str(),
+                      a.kernel.empty() ? "-" : a.kernel.c_str(), seconds, static_cast<unsigned long long>(cells),
+                      seconds > 0 ? double(cells) / seconds / 1e9 : 0.0);
         return text;
     }
     std::snprintf(text, sizeof text,
@@ -336,14 +340,15 @@ std::string stats_line_core(const longpair::LongPairStats& stats, double seconds
                 std::to_string(stats.resumed_from_row + 1) + ".." + std::to_string(a.query_length) + " only)";
     if (stats.checkpoints > 0) {
         char more[96];
-        std::snprintf(more, sizeof more, "; %d checkpoints written in %.3f s", stats.checkpoints, stats.checkpoint_seconds);
+        std::snprintf(more, sizeof more, "; %d checkpoints written in %.3f s", stats.checkpoints,
+                      stats.checkpoint_seconds);
         line += more;
     }
     return line;
 }
 
-std::string stats_line(const longpair::LongPairStats& stats, double seconds, std::uint64_t cells,
-                       const Alignment& a, const std::string& streamed_to) {
+std::string stats_line(const longpair::LongPairStats& stats, double seconds, std::uint64_t cells, const Alignment& a,
+                       const std::string& streamed_to) {
     std::string line = stats_line_core(stats, seconds, cells, a);
     if (!streamed_to.empty()) {
         line += "; alignment streamed to " + streamed_to + " in " + std::to_string(stats.streamed_pieces) + " pieces";
@@ -411,8 +416,7 @@ LongPlan plan_long(const AlignFlags& flags, const SequenceSet& queries, const Se
     const Sequence& t = targets.records.front();
     if (automatic)
         std::cerr << "align: one pair of " << q.residues.size() << " x " << t.residues.size()
-                  << " residues: the long-pair path (--long; taken from " << kLongPairThreshold
-                  << " residues each)\n";
+                  << " residues: the long-pair path (--long; taken from " << kLongPairThreshold << " residues each)\n";
     if (plan.streamed && !flags.stream)
         std::cerr << "align --long: " << longer << " residues: the alignment is streamed to " << flags.output
                   << " as it is traced back (--stream; taken from " << kStreamResidues
@@ -454,7 +458,8 @@ void write_long_alignment(const AlignFlags& flags, OutputFormat format, const Lo
     if (stream) {
         try {
             if (format == OutputFormat::Json) stream->commit(nlohmann::json{{"long_pair", long_pair}}.dump());
-            else stream->commit();
+            else
+                stream->commit();
         } catch (...) {
             if (plan.options.keep_checkpoint)
                 std::cerr << "align --long: the checkpoint in " << flags.checkpoint_dir
@@ -487,8 +492,8 @@ void write_long_alignment(const AlignFlags& flags, OutputFormat format, const Lo
 // is long or was streamed, a summary pointing at the file), the statistics,
 // the stage-1 heatmap and the timeline.
 void record_long(const AlignFlags& flags, OutputFormat format, const LongPlan& plan, store::JobRecording& recording,
-                 const Alignment& a, const longpair::LongPairStats& stats, double seconds,
-                 const ScoringScheme& scheme, const TimelineRecorder& timeline) {
+                 const Alignment& a, const longpair::LongPairStats& stats, double seconds, const ScoringScheme& scheme,
+                 const TimelineRecorder& timeline) {
     if (!plan.streamed && a.stats.length <= kProjectRowColumns) {
         recording.add_alignments({a});
     } else {
@@ -520,7 +525,8 @@ void record_long(const AlignFlags& flags, OutputFormat format, const LongPlan& p
     stored.kernels = plan.settings.kernels;
     stored.streams = plan.settings.streams;
     recording.add_long_pair_stats(stored);
-    if (!stats.overview.empty()) recording.add_heatmap(store::Heatmap::from_long_overview(stats.overview, a, scheme.scale));
+    if (!stats.overview.empty())
+        recording.add_heatmap(store::Heatmap::from_long_overview(stats.overview, a, scheme.scale));
     recording.add_timeline(timeline.events(), timeline.clock_source());
     recording.finish_done();
 }
@@ -581,7 +587,8 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
         } catch (const Cancelled&) {
             std::error_code ec;
             if (!flags.checkpoint_dir.empty() &&
-                std::filesystem::exists(std::filesystem::path(flags.checkpoint_dir) / longpair::kCheckpointManifest, ec))
+                std::filesystem::exists(std::filesystem::path(flags.checkpoint_dir) / longpair::kCheckpointManifest,
+                                        ec))
                 std::cerr << "\nalign --long: the checkpoint in " << flags.checkpoint_dir
                           << " is kept: run the same command with --resume to go on from it\n";
             if (stream) std::cerr << "align --long: " << flags.output << " was not written\n";
@@ -646,9 +653,9 @@ void add_align_command(CLI::App& app, CliContext& context) {
         "--checkpoint", flags->checkpoint_dir,
         "Long-pair path: checkpoint stage 1 into DIR (created when missing) so that a killed job can go on with "
         "--resume; removed after a successful run");
-    flags->checkpoint_every_option = command->add_option(
-        "--checkpoint-every", flags->checkpoint_every,
-        "Long-pair path: seconds between checkpoints, 0 = at every special row [default: 300]");
+    flags->checkpoint_every_option =
+        command->add_option("--checkpoint-every", flags->checkpoint_every,
+                            "Long-pair path: seconds between checkpoints, 0 = at every special row [default: 300]");
     flags->resume_option = command->add_flag(
         "--resume", flags->resume,
         "Long-pair path: go on from the checkpoint in --checkpoint DIR (any device, strategy or stream count)");
@@ -658,8 +665,8 @@ void add_align_command(CLI::App& app, CliContext& context) {
         "the json CIGAR as they come, tsv/sam from the CIGAR; the same bytes; the file appears only on success); "
         "taken by itself with -o FILE when the longer sequence has at least " +
             std::to_string(kStreamResidues) + " residues");
-    flags->no_stream_option = command->add_flag(
-        "--no-stream", flags->no_stream, "Long-pair path: build the alignment in memory even when it is long");
+    flags->no_stream_option = command->add_flag("--no-stream", flags->no_stream,
+                                                "Long-pair path: build the alignment in memory even when it is long");
     command->callback([flags, &context] { context.action = [flags, &context] { return run_align(*flags, context); }; });
 }
 

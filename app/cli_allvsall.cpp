@@ -9,11 +9,11 @@
 #include "cli_progress.hpp"
 #include "cli_project_flag.hpp"
 
+#include <alignscope/align/cigar.hpp>
 #include <alignscope/allvsall/allvsall.hpp>
 #include <alignscope/allvsall/outputs.hpp>
 #include <alignscope/allvsall/spool.hpp>
 #include <alignscope/allvsall/tile_deal.hpp>
-#include <alignscope/align/cigar.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/io/atomic_file.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
@@ -27,10 +27,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <exception>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -119,9 +119,8 @@ allvsall::Problem build_problem(const AllVsAllFlags& flags, const Inputs& in, st
     trace.min_normalised = flags.min_normalised;
     trace.top = flags.top;
     trace.all = allvsall::parse_distance(flags.distance) == allvsall::Distance::Identity;
-    allvsall::Problem p =
-        allvsall::make_problem(in.set.records, in.has_against ? &in.against.records : nullptr,
-                               flags.scoring.scheme(in.set.alphabet), options, trace, tile);
+    allvsall::Problem p = allvsall::make_problem(in.set.records, in.has_against ? &in.against.records : nullptr,
+                                                 flags.scoring.scheme(in.set.alphabet), options, trace, tile);
     PairJob settings;
     flags.device.apply(settings);
     p.threads = settings.threads;
@@ -377,14 +376,14 @@ void finish(const AllVsAllFlags& flags, const allvsall::Problem& problem, allvsa
         const std::uint64_t pairs = problem.tiling.pair_count() - resumed_pairs;
         const double cells = double(problem.tiling.cell_count() - resumed_cells);
         char line[512];
-        std::snprintf(line, sizeof line,
-                      "allvsall: %llu pairs, %.3g cells, %llu traced back, in %.2f s (%.2f GCUPS, %.0f pairs/s) on %s%s",
-                      static_cast<unsigned long long>(pairs), cells, static_cast<unsigned long long>(traced), seconds,
-                      seconds > 0 ? cells / seconds / 1e9 : 0.0, seconds > 0 ? double(pairs) / seconds : 0.0,
-                      backend.info().id.c_str(), where.c_str());
+        std::snprintf(
+            line, sizeof line,
+            "allvsall: %llu pairs, %.3g cells, %llu traced back, in %.2f s (%.2f GCUPS, %.0f pairs/s) on %s%s",
+            static_cast<unsigned long long>(pairs), cells, static_cast<unsigned long long>(traced), seconds,
+            seconds > 0 ? cells / seconds / 1e9 : 0.0, seconds > 0 ? double(pairs) / seconds : 0.0,
+            backend.info().id.c_str(), where.c_str());
         std::cerr << line;
-        if (resumed_pairs > 0)
-            std::cerr << "; " << resumed_pairs << " more pairs came from the checkpoint";
+        if (resumed_pairs > 0) std::cerr << "; " << resumed_pairs << " more pairs came from the checkpoint";
         std::cerr << '\n';
     }
 }
@@ -573,8 +572,8 @@ void decode_job(const AllVsAllFlags& flags, CliContext& context, const mpi::Worl
 }
 
 // Ranks 1..N-1: tiles from rank 0, results back, until told to stop.
-void run_worker_rank(const AllVsAllFlags& flags, CliContext& context, const mpi::World& world,
-                     const std::string& bytes, RankJob& job, JobContext& job_context) {
+void run_worker_rank(const AllVsAllFlags& flags, CliContext& context, const mpi::World& world, const std::string& bytes,
+                     RankJob& job, JobContext& job_context) {
     mpi::RemoteTiles remote(world);
     try {
         decode_job(flags, context, world, bytes, job);
@@ -708,7 +707,9 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
 #endif
 
 int run_allvsall(const AllVsAllFlags& flags, CliContext& context) {
-    refuse_overlapping_files({{"SET", flags.set_path}, {"--against", flags.against_path}, {"--matrix", flags.scoring.matrix}},
+    refuse_overlapping_files({{"SET", flags.set_path},
+                              {"--against", flags.against_path},
+                              {"--matrix", flags.scoring.matrix}},
                              {{"-o", flags.output},
                               {"--matrix-out", flags.matrix_out},
                               {"--clusters", flags.clusters},
@@ -719,8 +720,9 @@ int run_allvsall(const AllVsAllFlags& flags, CliContext& context) {
 #ifdef ALIGNSCOPE_WITH_MPI
         return run_distributed(flags, context);
 #else
-        throw Error("this alignscope-cli was built without MPI (no libopenmpi-dev, or ALIGNSCOPE_MPI=OFF): it "
-                    "cannot share work under mpirun; rebuild with MPI or run it once without mpirun");
+        throw Error(
+            "this alignscope-cli was built without MPI (no libopenmpi-dev, or ALIGNSCOPE_MPI=OFF): it "
+            "cannot share work under mpirun; rebuild with MPI or run it once without mpirun");
 #endif
     }
     return run_single(flags, context);
@@ -744,26 +746,28 @@ void add_allvsall_command(CLI::App& app, CliContext& context) {
     command->add_option("--min-normalised", flags->min_normalised,
                         "Trace back pairs whose score / min(self-score of each) is at least X");
     command->add_option("--top", flags->top, "Trace back every record's N best-scoring partners");
-    command->add_option("--distance", flags->distance,
-                        "Matrix and clusters from: score (1 - normalised score) or identity (1 - identity of the "
-                        "alignment; traces every pair)")
+    command
+        ->add_option("--distance", flags->distance,
+                     "Matrix and clusters from: score (1 - normalised score) or identity (1 - identity of the "
+                     "alignment; traces every pair)")
         ->capture_default_str();
     command->add_option("--matrix-out", flags->matrix_out,
                         "Distance matrix: FILE.phy (PHYLIP square; one set only) or FILE.csv");
     command->add_option("--clusters", flags->clusters,
                         "Clusters TSV: single linkage and greedy centroid at --cluster-threshold (one set only)");
-    command->add_option("--cluster-threshold", flags->cluster_threshold,
-                        "Similarity (normalised score, or identity with --distance identity) at which records cluster")
+    command
+        ->add_option("--cluster-threshold", flags->cluster_threshold,
+                     "Similarity (normalised score, or identity with --distance identity) at which records cluster")
         ->capture_default_str();
-    flags->tile_option = command->add_option(
-        "--tile", flags->tile,
-        "Records per tile side; tiles are dealt and checkpointed whole and set the row order "
-        "[default: 512 on a GPU, 128 on CPUs]");
+    flags->tile_option =
+        command->add_option("--tile", flags->tile,
+                            "Records per tile side; tiles are dealt and checkpointed whole and set the row order "
+                            "[default: 512 on a GPU, 128 on CPUs]");
     command->add_option("--checkpoint", flags->checkpoint_dir,
                         "Keep the results in DIR (created when missing) so that a killed run can go on with "
                         "--resume; removed after a successful run");
-    command->add_option("--checkpoint-every", flags->checkpoint_every,
-                        "Seconds between checkpoints, 0 = after every tile")
+    command
+        ->add_option("--checkpoint-every", flags->checkpoint_every, "Seconds between checkpoints, 0 = after every tile")
         ->capture_default_str();
     command->add_flag("--resume", flags->resume, "Go on from the checkpoint in --checkpoint DIR");
     command->add_flag("-q,--quiet", flags->quiet, "No summary line on stderr");

@@ -2,18 +2,18 @@
 // and the CPU SIMD backend in the same run; a table on the terminal and the
 // whole report as JSON.
 #include "cli_commands.hpp"
-#include "cli_profile.hpp"
-#include "cli_project_flag.hpp"
 #include "cli_options.hpp"
+#include "cli_profile.hpp"
 #include "cli_progress.hpp"
+#include "cli_project_flag.hpp"
 
 #include <alignscope/bench/bench.hpp>
 #include <alignscope/bench/long_bench.hpp>
 #include <alignscope/bench/long_pairs.hpp>
 #include <alignscope/bench/runtime_model.hpp>
 #include <alignscope/device/timeline.hpp>
-#include <alignscope/io/atomic_file.hpp>
 #include <alignscope/error.hpp>
+#include <alignscope/io/atomic_file.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -22,11 +22,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <random>
-#include <thread>
 #include <iostream>
 #include <memory>
+#include <random>
 #include <sstream>
+#include <thread>
 
 #include <unistd.h>
 
@@ -42,7 +42,7 @@ struct BenchFlags {
     double cpu_seconds = 1.0;
     std::vector<std::int64_t> lengths{64, 128, 256, 512, 1024};
     std::vector<std::string> length_texts;  // --lengths as given (10k, 1M, ...)
-    std::vector<std::uint64_t> batches;  // default: decades from 1000 up to --pairs
+    std::vector<std::uint64_t> batches;     // default: decades from 1000 up to --pairs
     std::vector<int> streams{1, 2, 4, 8};
     std::vector<std::string> kernels;
     int repeat = 3;
@@ -59,7 +59,7 @@ struct BenchFlags {
     bool long_pair = false;
     std::vector<std::string> strategies{"strips", "streams"};
     std::string mode = "local";
-    LongFlags long_flags;  // --kernels, --special-rows-mem
+    LongFlags long_flags;       // --kernels, --special-rows-mem
     ProfileBenchFlags profile;  // --profile, --hmm, --db, --db-limit, --no-hmmsearch
     CLI::Option* strategies_option = nullptr;
     CLI::Option* mode_option = nullptr;
@@ -251,7 +251,9 @@ store::JobSpec bench_spec(const BenchFlags& flags, const DeviceInfo& device, con
 // The standard cases and sweeps: devices, options, the table as points come,
 // notes (parasail's figure beside ours), the JSON, timeline and project.
 int run_bench_command(BenchFlags flags, CliContext& context) {
-    refuse_overlapping_files({}, {{"--json", flags.json}, {"--timeline", flags.timeline}, {"--project", flags.project.path}});
+    refuse_overlapping_files({}, {{"--json", flags.json},
+                                  {"--timeline", flags.timeline},
+                                  {"--project", flags.project.path}});
     if (flags.lengths_option->count()) {
         flags.lengths.clear();
         for (const auto& text : flags.length_texts) flags.lengths.push_back(parse_length(text, "--lengths"));
@@ -277,7 +279,8 @@ int run_bench_command(BenchFlags flags, CliContext& context) {
     table << "\n";
     print_header(table);
 
-    std::unique_ptr<store::JobRecording> recording = flags.project.begin(bench_spec(flags, device.info(), options, context));
+    std::unique_ptr<store::JobRecording> recording =
+        flags.project.begin(bench_spec(flags, device.info(), options, context));
     // Open the outputs before the work so a bad path fails fast; they appear whole or not at all.
     std::optional<AtomicOutput> json_out, timeline_out;
     if (!flags.json.empty() && !json_to_stdout) json_out.emplace(flags.json);
@@ -331,7 +334,8 @@ std::string parasail_figure(const BenchReport& report, int threads) {
             const std::string folder(rest.substr(0, colon));
             rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
             std::error_code ec;
-            const std::filesystem::path candidate = std::filesystem::path(folder.empty() ? "." : folder) / "parasail_aligner";
+            const std::filesystem::path candidate =
+                std::filesystem::path(folder.empty() ? "." : folder) / "parasail_aligner";
             if (std::filesystem::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) {
                 program = candidate.string();
                 break;
@@ -339,8 +343,8 @@ std::string parasail_figure(const BenchReport& report, int threads) {
         }
     if (program.empty()) return {};
     const int workers = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const std::uint64_t side = std::clamp<std::uint64_t>(
-        static_cast<std::uint64_t>(std::sqrt(static_cast<double>(ours->pairs))), 200, 1000);
+    const std::uint64_t side =
+        std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::sqrt(static_cast<double>(ours->pairs))), 200, 1000);
     std::error_code ec;
     const std::filesystem::path folder =
         std::filesystem::temp_directory_path(ec) / ("alignscope-bench-parasail-" + std::to_string(::getpid()));
@@ -404,10 +408,11 @@ void print_long_header(std::ostream& out) {
 void print_long_row(std::ostream& out, const LongBenchPoint& p) {
     char line[512];
     std::snprintf(line, sizeof line, "%-8s %-12s %7s %13s %10.3f %12.3f %10.3f %10s %11s %-8s %s",
-                  format_length(p.length).c_str(), p.strategy.c_str(), p.streams ? std::to_string(p.streams).c_str() : "-",
-                  fixed(p.stage1_gcups, 2).c_str(), p.stage1_seconds, p.score_only_seconds, p.full_seconds,
-                  (fixed(p.later_ratio, 2) + "x").c_str(), megabytes(p.peak_rss_bytes).c_str(),
-                  clip(p.device, 8).c_str(), p.kernel.empty() ? "-" : p.kernel.c_str());
+                  format_length(p.length).c_str(), p.strategy.c_str(),
+                  p.streams ? std::to_string(p.streams).c_str() : "-", fixed(p.stage1_gcups, 2).c_str(),
+                  p.stage1_seconds, p.score_only_seconds, p.full_seconds, (fixed(p.later_ratio, 2) + "x").c_str(),
+                  megabytes(p.peak_rss_bytes).c_str(), clip(p.device, 8).c_str(),
+                  p.kernel.empty() ? "-" : p.kernel.c_str());
     out << line << "\n" << std::flush;
 }
 
@@ -431,8 +436,7 @@ void print_long_models(std::ostream& out, const LongBenchReport& report) {
         if (model.sizes < 2) continue;
         auto duration = [](double s) {
             char text[48];
-            if (s < 3600)
-                std::snprintf(text, sizeof text, "%.4g s", s);
+            if (s < 3600) std::snprintf(text, sizeof text, "%.4g s", s);
             else
                 std::snprintf(text, sizeof text, "%.4g s (%.1f h)", s, s / 3600);
             return std::string(text);
@@ -450,8 +454,8 @@ int run_bench_long(BenchFlags flags, CliContext& context) {
     const DeviceInfo info = backend.info();
     LongBenchOptions options;
     options.lengths = flags.lengths_option->count() ? flags.lengths
-                      : flags.quick                  ? std::vector<std::int64_t>{3000, 6000}
-                                                     : default_long_lengths(info);
+                      : flags.quick                 ? std::vector<std::int64_t>{3000, 6000}
+                                                    : default_long_lengths(info);
     options.strategies = flags.strategies;
     if (flags.streams_option->count()) options.streams = flags.streams;
     options.kernels = flags.long_flags.kernels;
@@ -471,7 +475,9 @@ int run_bench_long(BenchFlags flags, CliContext& context) {
     if (flags.device == "auto" && info.kind != "gpu")
         table << "no GPU in this build or on this machine: the CPU's linear-space path\n";
     table << "bench --long: " << describe_mode(options.align) << ", " << long_bench_scheme().describe()
-          << ", square DNA pairs grown from the lambda genome (or seeded random DNA where it is missing: see the notes below), seed " << options.seed << "\n\n";
+          << ", square DNA pairs grown from the lambda genome (or seeded random DNA where it is missing: see the notes "
+             "below), seed "
+          << options.seed << "\n\n";
 
     store::JobSpec spec;
     spec.command = "bench";
@@ -556,23 +562,27 @@ void add_bench_command(CLI::App& app, CliContext& context) {
         ->capture_default_str();
     command->add_option("--cpu-device", flags->cpu_device, "CPU device run beside it for comparison, or 'none'")
         ->capture_default_str();
-    flags->pairs_option =
-        command->add_option("--pairs", flags->pairs, "Pairs per standard case on a GPU [default: 1000000; --quick 20000]");
+    flags->pairs_option = command->add_option("--pairs", flags->pairs,
+                                              "Pairs per standard case on a GPU [default: 1000000; --quick 20000]");
     command->add_option("--cpu-pairs", flags->cpu_pairs,
                         "Pairs per standard case on a CPU [default: scaled to about --cpu-seconds per run]");
-    flags->cpu_seconds_option = command->add_option(
-        "--cpu-seconds", flags->cpu_seconds, "Target run time when scaling CPU pair counts [default: 1; --quick 0.1]");
+    flags->cpu_seconds_option =
+        command->add_option("--cpu-seconds", flags->cpu_seconds,
+                            "Target run time when scaling CPU pair counts [default: 1; --quick 0.1]");
     flags->lengths_option =
-        command->add_option("--lengths", flags->length_texts,
-                            "Length sweep: square protein pairs, e.g. 64,128,256 (--long: DNA pairs, e.g. "
-                            "10k,100k,1M,5M) [default: 64..1024; --long: 10k,100k,1M,5M on GPUs, 10k,30k on CPUs]")
+        command
+            ->add_option("--lengths", flags->length_texts,
+                         "Length sweep: square protein pairs, e.g. 64,128,256 (--long: DNA pairs, e.g. "
+                         "10k,100k,1M,5M) [default: 64..1024; --long: 10k,100k,1M,5M on GPUs, 10k,30k on CPUs]")
             ->delimiter(',');
-    flags->batches_option =
-        command->add_option("--batches", flags->batches, "Batch-size sweep in pairs [default: 1000, 10000, ... up to --pairs]")
-            ->delimiter(',');
+    flags->batches_option = command
+                                ->add_option("--batches", flags->batches,
+                                             "Batch-size sweep in pairs [default: 1000, 10000, ... up to --pairs]")
+                                ->delimiter(',');
     flags->streams_option =
-        command->add_option("--streams", flags->streams,
-                            "Stream-count sweep on GPUs [default: 1,2,4,8; --long: 1,2,4 for the streams strategy]")
+        command
+            ->add_option("--streams", flags->streams,
+                         "Stream-count sweep on GPUs [default: 1,2,4,8; --long: 1,2,4 for the streams strategy]")
             ->delimiter(',')
             ->transform(strict_number<int>());
     command->add_option("--kernel", flags->kernels, "Kernel sweep: force each of these kernels")->delimiter(',');
@@ -587,8 +597,9 @@ void add_bench_command(CLI::App& app, CliContext& context) {
     command->add_option("--timeline", flags->timeline,
                         "Write the timeline of each point's last run as Chrome trace JSON to this file");
     command->add_flag("--quick", flags->quick, "A small run for CI: fewer pairs, shorter sweeps (--long: 3k and 6k)");
-    command->add_flag("--no-sweeps", flags->no_sweeps,
-                      "Standard cases only, plus any sweep given explicitly (--lengths, --batches, --streams, --kernel)");
+    command->add_flag(
+        "--no-sweeps", flags->no_sweeps,
+        "Standard cases only, plus any sweep given explicitly (--lengths, --batches, --streams, --kernel)");
     command->callback(
         [flags, &context] { context.action = [flags, &context] { return run_bench_command(*flags, context); }; });
     command->add_flag("--search", flags->search,
@@ -599,9 +610,10 @@ void add_bench_command(CLI::App& app, CliContext& context) {
                       "Long-pair path instead (align --long): one DNA pair per length, without and with traceback; "
                       "stage-1 GCUPS, end-to-end time, stages 2-3 over stage 1 and peak host memory per strategy "
                       "and stream count");
-    flags->strategies_option =
-        command->add_option("--strategies", flags->strategies, "bench --long: strategies to compare [default: strips,streams]")
-            ->delimiter(',');
+    flags->strategies_option = command
+                                   ->add_option("--strategies", flags->strategies,
+                                                "bench --long: strategies to compare [default: strips,streams]")
+                                   ->delimiter(',');
     flags->mode_option =
         command->add_option("--mode", flags->mode, "bench --long: global, local or semiglobal [default: local]");
     flags->long_flags.add_to(*command, false);

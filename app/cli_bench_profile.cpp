@@ -36,8 +36,7 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-double median(std::vector<double> values)
-{
+double median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
     return values.empty() ? 0 : values[values.size() / 2];
 }
@@ -46,7 +45,7 @@ double median(std::vector<double> values)
 struct ModelRun {
     std::string model;
     int length = 0;
-    double search_seconds = 0;  // median of the runs
+    double search_seconds = 0;            // median of the runs
     profile::ProfileFilterStats filters;  // of the last run
     profile::PipelineCounts counts;
     int reported = 0;
@@ -56,8 +55,7 @@ struct DeviceRun {
     std::string device, name;
     double load_seconds = 0;  // targets onto the device
     std::vector<ModelRun> models;
-    double search_seconds() const
-    {
+    double search_seconds() const {
         double s = 0;
         for (const ModelRun& m : models) s += m.search_seconds;
         return s;
@@ -80,8 +78,7 @@ struct BenchInputs {
     std::string database_for_hmmsearch;  // the --db file, or the first --db-limit records written out
 };
 
-std::string program_on_path(const std::string& name)
-{
+std::string program_on_path(const std::string& name) {
     const char* path = std::getenv("PATH");
     for (std::string_view rest = path ? path : ""; !rest.empty();) {
         const std::size_t colon = rest.find(':');
@@ -95,16 +92,14 @@ std::string program_on_path(const std::string& name)
     return {};
 }
 
-std::string shell_quoted(const std::string& text)
-{
+std::string shell_quoted(const std::string& text) {
     std::string out = "'";
     for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return out + "'";
 }
 
 // The targets as FASTA again (for hmmsearch over the same first --db-limit records).
-void write_targets(const profile::ProfileTargets& targets, const std::string& path)
-{
+void write_targets(const profile::ProfileTargets& targets, const std::string& path) {
     const profile::ResidueCode& code = profile::ResidueCode::of(targets.alphabet);
     std::ofstream out(path);
     for (std::size_t t = 0; t < targets.size(); ++t) {
@@ -117,8 +112,7 @@ void write_targets(const profile::ProfileTargets& targets, const std::string& pa
     if (!out) throw Error(path + ": could not write the targets for hmmsearch");
 }
 
-BenchInputs read_bench_inputs(const ProfileBenchFlags& flags)
-{
+BenchInputs read_bench_inputs(const ProfileBenchFlags& flags) {
     if (flags.hmm.empty() || flags.database.empty())
         throw Error("bench --profile needs --hmm MODELS.hmm and --db DATABASE.fa");
     BenchInputs in;
@@ -136,8 +130,7 @@ BenchInputs read_bench_inputs(const ProfileBenchFlags& flags)
 
 // Each model searched `repeat` times on one device; the median time counts.
 DeviceRun run_device(profile::ProfileScannerRegistry& registry, const std::string& device, const BenchInputs& in,
-                     int threads, int repeat)
-{
+                     int threads, int repeat) {
     DeviceRun run;
     const std::unique_ptr<profile::ProfileFilterScanner> scanner = registry.create(device, threads);
     run.device = device;
@@ -170,8 +163,7 @@ DeviceRun run_device(profile::ProfileScannerRegistry& registry, const std::strin
 }
 
 // "Passed MSV filter: N" ... per model of hmmsearch's report, in order.
-std::vector<std::array<std::uint64_t, 4>> passed_counts(const std::string& report)
-{
+std::vector<std::array<std::uint64_t, 4>> passed_counts(const std::string& report) {
     std::vector<std::array<std::uint64_t, 4>> out;
     std::istringstream in(report);
     int field = 0;
@@ -185,8 +177,7 @@ std::vector<std::array<std::uint64_t, 4>> passed_counts(const std::string& repor
 }
 
 // --tblout rows per query, in the order of the models.
-std::vector<int> table_rows(const std::string& table, const std::vector<profile::ProfileHmm>& models)
-{
+std::vector<int> table_rows(const std::string& table, const std::vector<profile::ProfileHmm>& models) {
     std::vector<int> out(models.size(), 0);
     std::istringstream in(table);
     for (std::string line; std::getline(in, line);) {
@@ -200,8 +191,7 @@ std::vector<int> table_rows(const std::string& table, const std::vector<profile:
     return out;
 }
 
-std::string read_file(const std::filesystem::path& path)
-{
+std::string read_file(const std::filesystem::path& path) {
     std::ifstream in(path);
     std::ostringstream text;
     text << in.rdbuf();
@@ -210,13 +200,13 @@ std::string read_file(const std::filesystem::path& path)
 
 // hmmsearch --cpu T --noali over the same models and targets, `repeat` times.
 std::optional<HmmsearchRun> run_hmmsearch(const ProfileBenchFlags& flags, BenchInputs& in, int threads, int repeat,
-                                          std::vector<std::string>& notes)
-{
+                                          std::vector<std::string>& notes) {
     HmmsearchRun run;
     run.program = flags.no_hmmsearch ? std::string() : program_on_path("hmmsearch");
     if (run.program.empty()) {
-        notes.push_back(flags.no_hmmsearch ? "hmmsearch left out (--no-hmmsearch)"
-                                           : "hmmsearch is not on the PATH: no figure of its own (Debian package hmmer)");
+        notes.push_back(flags.no_hmmsearch
+                            ? "hmmsearch left out (--no-hmmsearch)"
+                            : "hmmsearch is not on the PATH: no figure of its own (Debian package hmmer)");
         return std::nullopt;
     }
     run.threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -227,8 +217,7 @@ std::optional<HmmsearchRun> run_hmmsearch(const ProfileBenchFlags& flags, BenchI
     if (ec) throw Error(folder.string() + ": could not make a folder for hmmsearch's outputs: " + ec.message());
     struct RemoveOnExit {
         std::filesystem::path folder;
-        ~RemoveOnExit()
-        {
+        ~RemoveOnExit() {
             std::error_code ignored;
             std::filesystem::remove_all(folder, ignored);
         }
@@ -261,8 +250,7 @@ std::optional<HmmsearchRun> run_hmmsearch(const ProfileBenchFlags& flags, BenchI
 // The table: one row per model and device, then each device's whole run
 // (reading, loading, every model) and hmmsearch's process.
 void print_table(std::ostream& out, const BenchInputs& in, const std::vector<DeviceRun>& runs,
-                 const std::optional<HmmsearchRun>& hmmsearch)
-{
+                 const std::optional<HmmsearchRun>& hmmsearch) {
     const double residues = static_cast<double>(in.targets.residue_count());
     char line[512];
     std::snprintf(line, sizeof line, "%-14s %5s %-10s %9s %8s %9s %9s %9s %10s  %-27s %6s\n", "model", "M", "device",
@@ -294,7 +282,8 @@ void print_table(std::ostream& out, const BenchInputs& in, const std::vector<Dev
         << in.targets.residue_count() << " residues; end to end = read + load + search):\n";
     for (const DeviceRun& run : runs) {
         const double e2e = in.read_seconds + run.load_seconds + run.search_seconds();
-        std::snprintf(line, sizeof line, "  %-10s read %.3f s, load %.3f s, search %.3f s: %.3f s end to end, %.2f GCUPS (%s)\n",
+        std::snprintf(line, sizeof line,
+                      "  %-10s read %.3f s, load %.3f s, search %.3f s: %.3f s end to end, %.2f GCUPS (%s)\n",
                       run.device.c_str(), in.read_seconds, run.load_seconds, run.search_seconds(), e2e,
                       residues * model_length / std::max(1e-9, e2e) / 1e9, run.name.c_str());
         out << line;
@@ -314,8 +303,7 @@ void print_table(std::ostream& out, const BenchInputs& in, const std::vector<Dev
 }
 
 nlohmann::json json_of(const ProfileBenchFlags& flags, const BenchInputs& in, const std::vector<DeviceRun>& runs,
-                       const std::optional<HmmsearchRun>& hmmsearch, const std::vector<std::string>& notes)
-{
+                       const std::optional<HmmsearchRun>& hmmsearch, const std::vector<std::string>& notes) {
     const double residues = static_cast<double>(in.targets.residue_count());
     double model_length = 0;
     for (const profile::ProfileHmm& hmm : in.models) model_length += hmm.length;
@@ -327,29 +315,42 @@ nlohmann::json json_of(const ProfileBenchFlags& flags, const BenchInputs& in, co
     j["residues"] = in.targets.residue_count();
     j["read_seconds"] = in.read_seconds;
     const BuildInfo build = current_build_info();
-    j["build"] = {{"version", build.version}, {"compiler", build.compiler}, {"host", build.host},
-                  {"cpu_model", build.cpu_model}, {"hardware_threads", build.hardware_threads}};
+    j["build"] = {{"version", build.version},
+                  {"compiler", build.compiler},
+                  {"host", build.host},
+                  {"cpu_model", build.cpu_model},
+                  {"hardware_threads", build.hardware_threads}};
     j["devices"] = nlohmann::json::array();
     for (const DeviceRun& run : runs) {
         nlohmann::json models = nlohmann::json::array();
         for (const ModelRun& m : run.models)
-            models.push_back({{"model", m.model}, {"length", m.length}, {"search_seconds", m.search_seconds},
-                              {"gcups", residues * m.length / std::max(1e-9, m.search_seconds) / 1e9},
-                              {"msv_seconds", m.filters.msv_seconds}, {"msv_kernel_seconds", m.filters.msv_kernel_seconds},
-                              {"viterbi_seconds", m.filters.viterbi_seconds},
-                              {"viterbi_kernel_seconds", m.filters.viterbi_kernel_seconds},
-                              {"passed", {m.counts.past_msv, m.counts.past_bias, m.counts.past_viterbi, m.counts.past_forward}},
-                              {"reported", m.reported}});
+            models.push_back(
+                {{"model", m.model},
+                 {"length", m.length},
+                 {"search_seconds", m.search_seconds},
+                 {"gcups", residues * m.length / std::max(1e-9, m.search_seconds) / 1e9},
+                 {"msv_seconds", m.filters.msv_seconds},
+                 {"msv_kernel_seconds", m.filters.msv_kernel_seconds},
+                 {"viterbi_seconds", m.filters.viterbi_seconds},
+                 {"viterbi_kernel_seconds", m.filters.viterbi_kernel_seconds},
+                 {"passed", {m.counts.past_msv, m.counts.past_bias, m.counts.past_viterbi, m.counts.past_forward}},
+                 {"reported", m.reported}});
         const double e2e = in.read_seconds + run.load_seconds + run.search_seconds();
-        j["devices"].push_back({{"device", run.device}, {"name", run.name}, {"load_seconds", run.load_seconds},
-                                {"search_seconds", run.search_seconds()}, {"e2e_seconds", e2e},
-                                {"gcups_e2e", residues * model_length / std::max(1e-9, e2e) / 1e9}, {"models", models}});
+        j["devices"].push_back({{"device", run.device},
+                                {"name", run.name},
+                                {"load_seconds", run.load_seconds},
+                                {"search_seconds", run.search_seconds()},
+                                {"e2e_seconds", e2e},
+                                {"gcups_e2e", residues * model_length / std::max(1e-9, e2e) / 1e9},
+                                {"models", models}});
     }
     if (hmmsearch)
-        j["hmmsearch"] = {{"program", hmmsearch->program}, {"threads", hmmsearch->threads},
+        j["hmmsearch"] = {{"program", hmmsearch->program},
+                          {"threads", hmmsearch->threads},
                           {"e2e_seconds", hmmsearch->seconds},
                           {"gcups_e2e", residues * model_length / std::max(1e-9, hmmsearch->seconds) / 1e9},
-                          {"passed", hmmsearch->counts}, {"reported", hmmsearch->reported}};
+                          {"passed", hmmsearch->counts},
+                          {"reported", hmmsearch->reported}};
     else
         j["hmmsearch"] = nullptr;
     j["notes"] = notes;
@@ -359,8 +360,7 @@ nlohmann::json json_of(const ProfileBenchFlags& flags, const BenchInputs& in, co
 // Notes for every device (and hmmsearch) whose counts or hits differ from the
 // first device's; returns whether all agree.
 bool agree(const std::vector<DeviceRun>& runs, const std::optional<HmmsearchRun>& hmmsearch,
-           std::vector<std::string>& notes)
-{
+           std::vector<std::string>& notes) {
     bool same = true;
     const DeviceRun& first = runs.front();
     for (std::size_t m = 0; m < first.models.size(); ++m) {
@@ -388,8 +388,7 @@ bool agree(const std::vector<DeviceRun>& runs, const std::optional<HmmsearchRun>
 // The devices measured: those --device names ("auto": the first GPU, else the
 // CPU device), then the CPU device unless it is one of them or "none".
 std::vector<std::string> bench_devices(const profile::ProfileScannerRegistry& registry, const std::string& spec,
-                                       const std::string& cpu_device)
-{
+                                       const std::string& cpu_device) {
     std::vector<std::string> out;
     if (spec == "auto") {
         for (const DeviceInfo& d : registry.devices())
@@ -412,8 +411,7 @@ std::vector<std::string> bench_devices(const profile::ProfileScannerRegistry& re
 
 }  // namespace
 
-void ProfileBenchFlags::add_to(CLI::App& command)
-{
+void ProfileBenchFlags::add_to(CLI::App& command) {
     command.add_flag("--profile", enabled,
                      "Profile HMM search instead (hmmsearch's pipeline): every model of --hmm over --db on the device "
                      "under test and the CPU device, and hmmsearch itself when it is on the PATH, in one run; GCUPS = "
@@ -425,8 +423,7 @@ void ProfileBenchFlags::add_to(CLI::App& command)
 }
 
 int run_bench_profile(const ProfileBenchFlags& flags, const std::string& device, const std::string& cpu_device,
-                      int threads, int repeat, const std::string& json, CliContext& context)
-{
+                      int threads, int repeat, const std::string& json, CliContext& context) {
     (void)context;
     if (repeat < 1) throw Error("--repeat must be at least 1");
     if (threads < 0) throw Error("--threads must be 0 (all cores) or positive");

@@ -14,7 +14,7 @@
 namespace alignscope {
 class KernelCatalog;
 class ScannerRegistry;
-}
+}  // namespace alignscope
 
 namespace alignscope::cli {
 
@@ -49,7 +49,6 @@ KernelCatalog kernel_catalog();
 // `mode` (local, global, semiglobal; empty = all) limits the checked cases.
 int run_search_verify(const std::string& device, std::uint64_t seed, int threads, int streams,
                       const std::string& gpu_mem, const std::string& mode, CliContext& context);
-int run_search_bench(const std::string& device, bool quick, int threads, const std::string& json,
-                     CliContext& context);
+int run_search_bench(const std::string& device, bool quick, int threads, const std::string& json, CliContext& context);
 
 }  // namespace alignscope::cli

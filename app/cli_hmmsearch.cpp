@@ -16,14 +16,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <malloc.h>
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <malloc.h>
-#include <future>
-#include <memory>
 #include <cmath>
+#include <cstdio>
+#include <future>
 #include <iostream>
+#include <memory>
 #include <optional>
 
 namespace alignscope::cli {
@@ -48,13 +48,11 @@ struct HmmsearchFlags {
     CLI::Option* textw_option = nullptr;
 };
 
-void check_positive(const std::optional<double>& v, const char* flag)
-{
+void check_positive(const std::optional<double>& v, const char* flag) {
     if (v && !(*v > 0)) throw Error(std::string(flag) + " must be positive, not " + std::to_string(*v));
 }
 
-profile::PipelineSettings settings_of(const HmmsearchFlags& f)
-{
+profile::PipelineSettings settings_of(const HmmsearchFlags& f) {
     profile::PipelineSettings s;
     if (f.max) s.set_max();
     if (f.F1) s.F1 = *f.F1;
@@ -63,7 +61,8 @@ profile::PipelineSettings settings_of(const HmmsearchFlags& f)
     if (f.nobias) s.bias_filter = false;
     if (f.nonull2) s.null2 = false;
     for (auto [v, name] : {std::pair{f.F1, "--F1"}, std::pair{f.F2, "--F2"}, std::pair{f.F3, "--F3"}})
-        if (v && !(*v > 0 && *v <= 1)) throw Error(std::string(name) + " must be a P-value threshold in (0, 1], not " + std::to_string(*v));
+        if (v && !(*v > 0 && *v <= 1))
+            throw Error(std::string(name) + " must be a P-value threshold in (0, 1], not " + std::to_string(*v));
     check_positive(f.E, "-E");
     check_positive(f.domE, "--domE");
     check_positive(f.incE, "--incE");
@@ -88,55 +87,80 @@ profile::PipelineSettings settings_of(const HmmsearchFlags& f)
     return s;
 }
 
-nlohmann::json json_of(const profile::ProfileHmm& hmm, const profile::ModelSearch& r)
-{
+nlohmann::json json_of(const profile::ProfileHmm& hmm, const profile::ModelSearch& r) {
     nlohmann::json hits = nlohmann::json::array();
     for (const auto& h : r.hits) {
         if (!h.reported) continue;
         nlohmann::json domains = nlohmann::json::array();
         for (const auto& d : h.domains) {
             if (!d.reported) continue;
-            domains.push_back({{"score", d.score}, {"bias", d.bias}, {"c_evalue", std::exp(d.lnP) * r.domZ},
-                               {"i_evalue", std::exp(d.lnP) * r.Z}, {"hmm_from", d.alignment.hmm_from},
-                               {"hmm_to", d.alignment.hmm_to}, {"ali_from", d.alignment.target_from},
-                               {"ali_to", d.alignment.target_to}, {"env_from", d.env_from}, {"env_to", d.env_to},
-                               {"acc", d.expected_accuracy / (1.0 + std::fabs(static_cast<float>(d.env_to - d.env_from)))},
-                               {"included", d.included}, {"model_line", d.alignment.model},
-                               {"match_line", d.alignment.match}, {"target_line", d.alignment.target},
-                               {"pp_line", d.alignment.posterior}});
+            domains.push_back(
+                {{"score", d.score},
+                 {"bias", d.bias},
+                 {"c_evalue", std::exp(d.lnP) * r.domZ},
+                 {"i_evalue", std::exp(d.lnP) * r.Z},
+                 {"hmm_from", d.alignment.hmm_from},
+                 {"hmm_to", d.alignment.hmm_to},
+                 {"ali_from", d.alignment.target_from},
+                 {"ali_to", d.alignment.target_to},
+                 {"env_from", d.env_from},
+                 {"env_to", d.env_to},
+                 {"acc", d.expected_accuracy / (1.0 + std::fabs(static_cast<float>(d.env_to - d.env_from)))},
+                 {"included", d.included},
+                 {"model_line", d.alignment.model},
+                 {"match_line", d.alignment.match},
+                 {"target_line", d.alignment.target},
+                 {"pp_line", d.alignment.posterior}});
         }
-        hits.push_back({{"name", h.name}, {"description", h.description}, {"length", h.length},
-                        {"evalue", std::exp(h.lnP) * r.Z}, {"score", h.score}, {"bias", h.pre_score - h.score},
-                        {"expected_domains", h.expected_domains}, {"included", h.included}, {"domains", domains}});
+        hits.push_back({{"name", h.name},
+                        {"description", h.description},
+                        {"length", h.length},
+                        {"evalue", std::exp(h.lnP) * r.Z},
+                        {"score", h.score},
+                        {"bias", h.pre_score - h.score},
+                        {"expected_domains", h.expected_domains},
+                        {"included", h.included},
+                        {"domains", domains}});
     }
     const auto& c = r.counts;
-    return {{"query", hmm.name}, {"accession", hmm.accession}, {"length", hmm.length},
+    return {{"query", hmm.name},
+            {"accession", hmm.accession},
+            {"length", hmm.length},
             {"pipeline",
-             {{"targets", c.targets}, {"residues", c.residues}, {"passed_msv", c.past_msv}, {"passed_bias", c.past_bias},
-              {"passed_viterbi", c.past_viterbi}, {"passed_forward", c.past_forward}, {"Z", r.Z}, {"domZ", r.domZ}}},
-            {"reported", r.reported}, {"included", r.included}, {"seconds", r.seconds}, {"hits", hits}};
+             {{"targets", c.targets},
+              {"residues", c.residues},
+              {"passed_msv", c.past_msv},
+              {"passed_bias", c.past_bias},
+              {"passed_viterbi", c.past_viterbi},
+              {"passed_forward", c.past_forward},
+              {"Z", r.Z},
+              {"domZ", r.domZ}}},
+            {"reported", r.reported},
+            {"included", r.included},
+            {"seconds", r.seconds},
+            {"hits", hits}};
 }
 
 // --timings: where one model's search time went, on standard error.
 void write_timings(std::ostream& err, const profile::ProfileFilterScanner& scanner, const profile::ProfileHmm& hmm,
-                   const profile::ModelSearch& result, double seconds)
-{
+                   const profile::ModelSearch& result, double seconds) {
     const profile::ProfileFilterStats s = scanner.last_stats();
     char line[512];
-    std::snprintf(line, sizeof line,
-                  "timings %s on %s: search %.4f s; MSV %.4f s (kernels %.4f s, %.1f GCUPS, %llu rescored by MSV); "
-                  "Viterbi filter %.4f s (kernels %.4f s; %llu past the bias filter); rest (bias, Forward, domains) %.4f s\n",
-                  hmm.name.c_str(), scanner.info().id.c_str(), seconds, s.msv_seconds, s.msv_kernel_seconds,
-                  static_cast<double>(s.msv_cells) / std::max(1e-9, s.msv_kernel_seconds > 0 ? s.msv_kernel_seconds : s.msv_seconds) / 1e9,
-                  static_cast<unsigned long long>(s.msv_rescored), s.viterbi_seconds, s.viterbi_kernel_seconds,
-                  static_cast<unsigned long long>(result.counts.past_bias), seconds - s.msv_seconds - s.viterbi_seconds);
+    std::snprintf(
+        line, sizeof line,
+        "timings %s on %s: search %.4f s; MSV %.4f s (kernels %.4f s, %.1f GCUPS, %llu rescored by MSV); "
+        "Viterbi filter %.4f s (kernels %.4f s; %llu past the bias filter); rest (bias, Forward, domains) %.4f s\n",
+        hmm.name.c_str(), scanner.info().id.c_str(), seconds, s.msv_seconds, s.msv_kernel_seconds,
+        static_cast<double>(s.msv_cells) /
+            std::max(1e-9, s.msv_kernel_seconds > 0 ? s.msv_kernel_seconds : s.msv_seconds) / 1e9,
+        static_cast<unsigned long long>(s.msv_rescored), s.viterbi_seconds, s.viterbi_kernel_seconds,
+        static_cast<unsigned long long>(result.counts.past_bias), seconds - s.msv_seconds - s.viterbi_seconds);
     err << line;
 }
 
 // The report's opening lines: the files, then each option given, worded and
 // ordered as hmmsearch writes them.
-void write_report_header(std::ostream& out, const HmmsearchFlags& flags, int threads)
-{
+void write_report_header(std::ostream& out, const HmmsearchFlags& flags, int threads) {
     out << "# alignscope-cli hmmsearch :: search profile(s) against a sequence database\n";
     out << "# AlignScope " << ALIGNSCOPE_VERSION << "; HMMER 3.3.2 hmmsearch's pipeline, scores and formats\n";
     out << "# - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -\n";
@@ -189,14 +213,16 @@ void write_report_header(std::ostream& out, const HmmsearchFlags& flags, int thr
     out << "# - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -\n\n";
 }
 
-int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
-{
+int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
     // SIGINT, SIGTERM and SIGHUP end the search between targets, the
     // temporary outputs removed and earlier files untouched.
     const CancellationToken& cancel = interrupt_token();
     refuse_overlapping_files({{"PROFILES", flags.profiles}, {"DATABASE", flags.database}},
-                             {{"-o", flags.output}, {"--tblout", flags.tblout}, {"--domtblout", flags.domtblout},
-                              {"--pfamtblout", flags.pfamtblout}, {"-A", flags.alignment}});
+                             {{"-o", flags.output},
+                              {"--tblout", flags.tblout},
+                              {"--domtblout", flags.domtblout},
+                              {"--pfamtblout", flags.pfamtblout},
+                              {"-A", flags.alignment}});
     if (flags.format != "text" && flags.format != "json")
         throw Error("--format must be text or json, not '" + flags.format + "'");
     if (flags.textw < 120 && !flags.notextw) throw Error("--textw must be at least 120");
@@ -258,17 +284,27 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
         if (ali) {
             const int n = profile::write_domain_alignment(ali->stream(), hmm, result, targets);
             if (!json) {
-                if (n > 0) out << "# Alignment of " << n << " hits satisfying inclusion thresholds saved to: " << flags.alignment << "\n";
-                else out << "# No hits satisfy inclusion thresholds; no alignment saved\n";
+                if (n > 0)
+                    out << "# Alignment of " << n
+                        << " hits satisfying inclusion thresholds saved to: " << flags.alignment << "\n";
+                else
+                    out << "# No hits satisfy inclusion thresholds; no alignment saved\n";
             }
         }
         first = false;
     }
     if (json) out << nlohmann::json{{"program", "alignscope-cli hmmsearch"}, {"results", results}}.dump(1) << "\n";
-    else out << "[ok]\n";
-    if (tbl) profile::write_table_tail(tbl->stream(), "alignscope-cli hmmsearch", flags.profiles, flags.database, context.command_line);
-    if (domtbl) profile::write_table_tail(domtbl->stream(), "alignscope-cli hmmsearch", flags.profiles, flags.database, context.command_line);
-    if (pfamtbl) profile::write_table_tail(pfamtbl->stream(), "alignscope-cli hmmsearch", flags.profiles, flags.database, context.command_line);
+    else
+        out << "[ok]\n";
+    if (tbl)
+        profile::write_table_tail(tbl->stream(), "alignscope-cli hmmsearch", flags.profiles, flags.database,
+                                  context.command_line);
+    if (domtbl)
+        profile::write_table_tail(domtbl->stream(), "alignscope-cli hmmsearch", flags.profiles, flags.database,
+                                  context.command_line);
+    if (pfamtbl)
+        profile::write_table_tail(pfamtbl->stream(), "alignscope-cli hmmsearch", flags.profiles, flags.database,
+                                  context.command_line);
     commit_together({&main_out, tbl ? &*tbl : nullptr, domtbl ? &*domtbl : nullptr, pfamtbl ? &*pfamtbl : nullptr,
                      ali ? &*ali : nullptr});
     return 0;
@@ -276,23 +312,27 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context)
 
 }  // namespace
 
-void add_hmmsearch_command(CLI::App& app, CliContext& context)
-{
+void add_hmmsearch_command(CLI::App& app, CliContext& context) {
     auto flags = std::make_shared<HmmsearchFlags>();
     CLI::App* command = app.add_subcommand(
         "hmmsearch",
         "Search a sequence database with profile HMMs (HMMER3 text .hmm files): hmmsearch's pipeline, scores, "
         "E-values, domain definition and output formats");
-    command->add_option("profiles", flags->profiles, "HMMER3 profile file (text .hmm, plain or gzip; several models allowed)")
+    command
+        ->add_option("profiles", flags->profiles,
+                     "HMMER3 profile file (text .hmm, plain or gzip; several models allowed)")
         ->required();
     command->add_option("database", flags->database, "FASTA/FASTQ target sequences (plain or gzip)")->required();
     command->add_option("-o", flags->output, "Direct the main report to this file [default: standard output]");
-    command->add_option("--tblout", flags->tblout, "Save the per-sequence hit table (hmmsearch's columns) to this file");
-    command->add_option("--domtblout", flags->domtblout, "Save the per-domain hit table (hmmsearch's columns) to this file");
+    command->add_option("--tblout", flags->tblout,
+                        "Save the per-sequence hit table (hmmsearch's columns) to this file");
+    command->add_option("--domtblout", flags->domtblout,
+                        "Save the per-domain hit table (hmmsearch's columns) to this file");
     command->add_option("--pfamtblout", flags->pfamtblout,
                         "Save Pfam-style tables (per model: sequence scores, then domain scores) to this file");
     command->add_option("-A", flags->alignment, "Save the included domains as a Stockholm alignment to this file");
-    command->add_flag("--acc", flags->acc, "Prefer accessions over names in the output (the model's, in the alignments)");
+    command->add_flag("--acc", flags->acc,
+                      "Prefer accessions over names in the output (the model's, in the alignments)");
     command->add_flag("--noali", flags->noali, "Leave the alignments out of the main report");
     command->add_option("-E", flags->E, "Report sequences with E-value <= this [default: 10]");
     command->add_option("-T", flags->T, "Report sequences with bit score >= this (instead of -E)");
@@ -300,32 +340,41 @@ void add_hmmsearch_command(CLI::App& app, CliContext& context)
     command->add_option("--domT", flags->domT, "Report domains with bit score >= this (instead of --domE)");
     command->add_option("--incE", flags->incE, "Include sequences with E-value <= this [default: 0.01]");
     command->add_option("--incT", flags->incT, "Include sequences with bit score >= this (instead of --incE)");
-    command->add_option("--incdomE", flags->incdomE, "Include domains with conditional E-value <= this [default: 0.01]");
+    command->add_option("--incdomE", flags->incdomE,
+                        "Include domains with conditional E-value <= this [default: 0.01]");
     command->add_option("--incdomT", flags->incdomT, "Include domains with bit score >= this (instead of --incdomE)");
     command->add_option("-Z", flags->Z, "Number of comparisons for E-values [default: the number of targets]");
-    command->add_option("--domZ", flags->domZ, "Number of significant sequences for domain E-values [default: those reported]");
-    command->add_flag("--max", flags->max, "Turn off every filter (F1 = F2 = F3 = 1, no bias filter): slower, more sensitive");
+    command->add_option("--domZ", flags->domZ,
+                        "Number of significant sequences for domain E-values [default: those reported]");
+    command->add_flag("--max", flags->max,
+                      "Turn off every filter (F1 = F2 = F3 = 1, no bias filter): slower, more sensitive");
     command->add_option("--F1", flags->F1, "MSV filter P-value threshold [default: 0.02]");
     command->add_option("--F2", flags->F2, "Viterbi filter P-value threshold [default: 1e-3]");
     command->add_option("--F3", flags->F3, "Forward filter P-value threshold [default: 1e-5]");
     command->add_flag("--nobias", flags->nobias, "Turn off the composition bias filter");
     command->add_flag("--nonull2", flags->nonull2, "Turn off the null2 composition score correction");
-    flags->seed_option = command->add_option("--seed", flags->seed, "Seed of the domain stage's stochastic clustering, the same for every region (0: an arbitrary seed each run)")
-        ->capture_default_str();
+    flags->seed_option = command
+                             ->add_option("--seed", flags->seed,
+                                          "Seed of the domain stage's stochastic clustering, the same for every region "
+                                          "(0: an arbitrary seed each run)")
+                             ->capture_default_str();
     command->add_option("--threads,--cpu", flags->threads, "CPU worker threads [default: all cores]")
         ->transform(strict_number<int>());
-    command->add_option("--device", flags->device,
-                        "Device for the MSV and Viterbi filters: auto (the first GPU, else cpu), gpu:N, cpu (SSE2 "
-                        "MSV), cpu-ref (scalar reference); Forward and the domain stage use the CPU threads")
+    command
+        ->add_option("--device", flags->device,
+                     "Device for the MSV and Viterbi filters: auto (the first GPU, else cpu), gpu:N, cpu (SSE2 "
+                     "MSV), cpu-ref (scalar reference); Forward and the domain stage use the CPU threads")
         ->capture_default_str();
     command->add_flag("--timings", flags->timings,
                       "Say on standard error where each model's time went (filters, their kernels, the rest)");
-    command->add_option("--format", flags->format, "Main output: text (hmmsearch's report) or json")->capture_default_str();
+    command->add_option("--format", flags->format, "Main output: text (hmmsearch's report) or json")
+        ->capture_default_str();
     flags->textw_option = command->add_option("--textw", flags->textw, "Line width of the text report (at least 120)")
-        ->capture_default_str()
-        ->transform(strict_number<int>());
+                              ->capture_default_str()
+                              ->transform(strict_number<int>());
     command->add_flag("--notextw", flags->notextw, "No line width limit in the text report");
-    command->callback([flags, &context] { context.action = [flags, &context] { return run_hmmsearch(*flags, context); }; });
+    command->callback(
+        [flags, &context] { context.action = [flags, &context] { return run_hmmsearch(*flags, context); }; });
 }
 
 }  // namespace alignscope::cli

@@ -24,7 +24,8 @@ std::string check_whole_number(std::string& text, bool is_signed, std::uint64_t 
     for (std::size_t k = at; k < text.size() && !over; ++k) {
         const auto digit = static_cast<std::uint64_t>(text[k] - '0');
         if (value > (limit - digit) / 10) over = true;
-        else value = value * 10 + digit;
+        else
+            value = value * 10 + digit;
     }
     if (over) {
         if (negative) return "'" + typed + "' is too small (at least -" + std::to_string(limit) + ")";
@@ -66,8 +67,10 @@ void make_numbers_strict(CLI::App& app) {
             return type.compare(0, kind.size(), kind) == 0 && (type.size() == kind.size() || type[kind.size()] == ':');
         };
         if (kind_is("UINT")) option->transform(strict_number<std::uint64_t>());
-        else if (kind_is("INT")) option->transform(strict_number<std::int64_t>());
-        else if (kind_is("FLOAT")) option->transform(strict_number<double>());
+        else if (kind_is("INT"))
+            option->transform(strict_number<std::int64_t>());
+        else if (kind_is("FLOAT"))
+            option->transform(strict_number<double>());
     }
     for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) make_numbers_strict(*sub);
 }

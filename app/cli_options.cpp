@@ -12,9 +12,10 @@ namespace alignscope::cli {
 void ScoringFlags::add_to(CLI::App& command, const std::string& default_mode) {
     mode = default_mode;
     command.add_option("--mode", mode, "Alignment mode: global, local or semiglobal")->capture_default_str();
-    free_ends_option = command.add_option("--free-ends", free_ends,
-                       "Semi-global: which end gaps are free, comma list of qb,qe,tb,te, or all/none")
-        ->capture_default_str();
+    free_ends_option = command
+                           .add_option("--free-ends", free_ends,
+                                       "Semi-global: which end gaps are free, comma list of qb,qe,tb,te, or all/none")
+                           ->capture_default_str();
     command.add_option("--matrix", matrix,
                        "Substitution matrix: a built-in name (BLOSUM45/50/62/80, PAM30/70/250, EDNAFULL) "
                        "or a file in NCBI/EMBOSS layout [default: BLOSUM62 for protein, EDNAFULL for DNA/RNA]");
@@ -52,7 +53,8 @@ ScoringScheme ScoringFlags::scheme(AlphabetKind kind) const {
             throw Error("--match and --mismatch must be integers");
         if (*match <= 0) throw Error("--match must be positive");
         if (*mismatch >= 0)
-            throw Error("--mismatch must be negative (a mismatch costs), got " + std::to_string(std::lround(*mismatch)));
+            throw Error("--mismatch must be negative (a mismatch costs), got " +
+                        std::to_string(std::lround(*mismatch)));
         unscaled = SubstitutionMatrix::match_mismatch(static_cast<int>(*match), static_cast<int>(*mismatch));
     } else if (!matrix.empty()) {
         unscaled = SubstitutionMatrix::resolve(matrix);
@@ -66,9 +68,10 @@ ScoringScheme ScoringFlags::scheme(AlphabetKind kind) const {
 
 void DeviceFlags::add_to(CLI::App& command, const std::string& default_device) {
     device = default_device;
-    command.add_option("--device", device,
-                       "Where to run: cpu-ref (scalar reference), cpu (parasail SIMD), gpu (all GPUs), "
-                       "gpu:N, gpu:0,1, or auto (GPUs if any, else cpu)")
+    command
+        .add_option("--device", device,
+                    "Where to run: cpu-ref (scalar reference), cpu (parasail SIMD), gpu (all GPUs), "
+                    "gpu:N, gpu:0,1, or auto (GPUs if any, else cpu)")
         ->capture_default_str();
     command.add_option("--threads", threads, "CPU worker threads [default: all cores]")
         ->transform(strict_number<int>());
@@ -91,10 +94,14 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& flag) 
     for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     double factor = 1;
     if (unit.empty() || unit == "B") factor = 1;
-    else if (unit == "K" || unit == "KB" || unit == "KIB") factor = 1024.0;
-    else if (unit == "M" || unit == "MB" || unit == "MIB") factor = 1024.0 * 1024;
-    else if (unit == "G" || unit == "GB" || unit == "GIB") factor = 1024.0 * 1024 * 1024;
-    else throw Error(flag + ": unknown unit '" + unit + "' in '" + text + "' (use K, M or G)");
+    else if (unit == "K" || unit == "KB" || unit == "KIB")
+        factor = 1024.0;
+    else if (unit == "M" || unit == "MB" || unit == "MIB")
+        factor = 1024.0 * 1024;
+    else if (unit == "G" || unit == "GB" || unit == "GIB")
+        factor = 1024.0 * 1024 * 1024;
+    else
+        throw Error(flag + ": unknown unit '" + unit + "' in '" + text + "' (use K, M or G)");
     if (!std::isfinite(value) || !(value > 0)) throw Error(flag + ": '" + text + "' is not a positive size");
     // A pebibyte is past any machine's memory.
     if (value * factor > 1024.0 * 1024 * 1024 * 1024 * 1024)
@@ -121,13 +128,14 @@ void LongFlags::add_to(CLI::App& command, bool with_strategy) {
             "--strategy", strategy,
             "Long-pair GPU strategy: strips (one persistent kernel over row strips) or streams (--kernels kernels "
             "on --streams streams handing boundary columns over in global memory) [default: the backend's]");
-    kernels_option = command.add_option("--kernels", kernels,
-                                        "Long-pair 'streams' strategy: number of concurrent row-strip kernels "
-                                        "[default: chosen from the device]")
+    kernels_option = command
+                         .add_option("--kernels", kernels,
+                                     "Long-pair 'streams' strategy: number of concurrent row-strip kernels "
+                                     "[default: chosen from the device]")
                          ->transform(strict_number<int>());
-    special_rows_option = command.add_option(
-        "--special-rows-mem", special_rows_mem,
-        "Long-pair stage 1: memory for the saved special rows, e.g. 512M [default: 2G]");
+    special_rows_option =
+        command.add_option("--special-rows-mem", special_rows_mem,
+                           "Long-pair stage 1: memory for the saved special rows, e.g. 512M [default: 2G]");
 }
 
 bool LongFlags::given() const {

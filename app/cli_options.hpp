@@ -7,10 +7,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include <alignscope/policy.hpp>
 #include <alignscope/align/alignment.hpp>
 #include <alignscope/device/backend.hpp>
 #include <alignscope/device/job.hpp>
+#include <alignscope/policy.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
 #include <alignscope/seq/alphabet.hpp>
 
@@ -23,10 +23,10 @@ namespace alignscope::cli {
 struct ScoringFlags {
     std::string mode = "global";
     std::string free_ends = "all";
-    std::string matrix;         // empty: BLOSUM62 for protein, EDNAFULL for nucleotides
+    std::string matrix;  // empty: BLOSUM62 for protein, EDNAFULL for nucleotides
     std::optional<double> match, mismatch;
     std::optional<double> gap_open, gap_extend;  // default 10 / 0.5 (EMBOSS needle/water)
-    std::string alphabet;       // empty: detect
+    std::string alphabet;                        // empty: detect
     CLI::Option* free_ends_option = nullptr;
 
     void add_to(CLI::App& command, const std::string& default_mode = "global");
@@ -42,8 +42,8 @@ struct DeviceFlags {
     int threads = 0;
     int streams = 0;
     std::string kernel;
-    std::string gpu_mem;  // e.g. "4G", "512M"; empty = backend default
-    std::string timeline; // Chrome trace output path
+    std::string gpu_mem;   // e.g. "4G", "512M"; empty = backend default
+    std::string timeline;  // Chrome trace output path
 
     void add_to(CLI::App& command, const std::string& default_device = "auto");
     std::uint64_t gpu_memory_bytes() const;  // throws Error naming --gpu-mem
@@ -73,6 +73,5 @@ inline constexpr std::int64_t kLongPairThreshold = policy::long_pair_residues;
 // Parses sizes like "512M", "4G", "1.5GiB", "1000000" into bytes; a size past
 // what any machine has is called too large.
 std::uint64_t parse_byte_size(const std::string& text, const std::string& flag);
-
 
 }  // namespace alignscope::cli

@@ -13,8 +13,7 @@
 
 namespace alignscope::cli {
 
-std::unique_ptr<profile::ProfileScannerRegistry> profile_scanner_registry()
-{
+std::unique_ptr<profile::ProfileScannerRegistry> profile_scanner_registry() {
     auto registry = profile::make_cpu_profile_scanner_registry();
 #ifdef ALIGNSCOPE_WITH_CUDA
     kernels::register_cuda_profile_scanners(*registry);
@@ -23,16 +22,13 @@ std::unique_ptr<profile::ProfileScannerRegistry> profile_scanner_registry()
 }
 
 std::vector<std::string> profile_devices(const profile::ProfileScannerRegistry& registry, const std::string& spec,
-                                         const std::string& flag)
-{
+                                         const std::string& flag) {
     std::vector<std::string> out;
     std::string known;
     for (const DeviceInfo& d : registry.devices()) {
         if (!d.available) continue;
         known += (known.empty() ? "" : ", ") + d.id;
-        const bool wanted = spec == "auto"  ? d.id != "cpu-ref"
-                            : spec == "gpu" ? d.kind == "gpu"
-                                            : d.id == spec;
+        const bool wanted = spec == "auto" ? d.id != "cpu-ref" : spec == "gpu" ? d.kind == "gpu" : d.id == spec;
         if (wanted) out.push_back(d.id);
     }
     if (out.empty())
@@ -42,8 +38,8 @@ std::vector<std::string> profile_devices(const profile::ProfileScannerRegistry& 
     return out;
 }
 
-profile::ProfileTargets read_targets_for(const std::string& path, profile::ResidueAlphabet alphabet, std::size_t limit)
-{
+profile::ProfileTargets read_targets_for(const std::string& path, profile::ResidueAlphabet alphabet,
+                                         std::size_t limit) {
     profile::ProfileTargets targets = profile::read_profile_targets(path, alphabet, limit);
     if (alphabet != profile::ResidueAlphabet::Amino) return targets;
     const profile::ResidueCode& code = profile::ResidueCode::of(alphabet);
@@ -52,8 +48,9 @@ profile::ProfileTargets read_targets_for(const std::string& path, profile::Resid
         return s == 'A' || s == 'C' || s == 'G' || s == 'T' || s == 'U' || s == 'N';
     });
     if (nucleotides)
-        throw Error(path + ": holds nucleotide sequences (only A, C, G, T/U and N), but the profile is a protein "
-                           "model: give protein targets, or a DNA/RNA model");
+        throw Error(path +
+                    ": holds nucleotide sequences (only A, C, G, T/U and N), but the profile is a protein "
+                    "model: give protein targets, or a DNA/RNA model");
     return targets;
 }
 

@@ -54,11 +54,11 @@ int run_verify_profile(const ProfileVerifyFlags& flags, const std::string& devic
                        std::uint64_t seed, int threads);
 
 struct ProfileBenchFlags {
-    bool enabled = false;       // --profile
-    std::string hmm;            // --hmm MODELS.hmm: every model in it is measured
-    std::string database;       // --db FASTA
-    std::uint64_t db_limit = 0; // --db-limit: first N records; 0 = all
-    bool no_hmmsearch = false;  // --no-hmmsearch
+    bool enabled = false;        // --profile
+    std::string hmm;             // --hmm MODELS.hmm: every model in it is measured
+    std::string database;        // --db FASTA
+    std::uint64_t db_limit = 0;  // --db-limit: first N records; 0 = all
+    bool no_hmmsearch = false;   // --no-hmmsearch
     void add_to(CLI::App& command);
 };
 

@@ -34,8 +34,11 @@ const CancellationToken& interrupt_token() {
 int interrupt_exit_status() { return 128 + (g_signal ? static_cast<int>(g_signal) : SIGINT); }
 
 TerminalProgress::TerminalProgress(std::string label, Unit unit)
-    : label_(std::move(label)), unit_(unit), enabled_(::isatty(STDERR_FILENO) != 0),
-      start_(std::chrono::steady_clock::now()), last_(start_) {}
+    : label_(std::move(label)),
+      unit_(unit),
+      enabled_(::isatty(STDERR_FILENO) != 0),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_) {}
 
 TerminalProgress::~TerminalProgress() { finish(); }
 

@@ -32,5 +32,4 @@ private:
     std::chrono::steady_clock::time_point start_, last_;
 };
 
-
 }  // namespace alignscope::cli

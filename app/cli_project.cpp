@@ -12,8 +12,8 @@
 #include <ctime>
 #include <filesystem>
 #include <iomanip>
-#include <optional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <unistd.h>
@@ -69,7 +69,8 @@ std::string duration(const store::JobInfo& job) {
     std::ostringstream out;
     const double seconds = double(job.ended_ms - job.started_ms) / 1000.0;
     if (seconds < 60) out << std::fixed << std::setprecision(seconds < 10 ? 2 : 1) << seconds << " s";
-    else out << int(seconds / 60) << " min " << int(seconds) % 60 << " s";
+    else
+        out << int(seconds / 60) << " min " << int(seconds) % 60 << " s";
     return out.str();
 }
 
@@ -105,7 +106,8 @@ int run_list(const ProjectFlags& flags) {
     const auto jobs = project.jobs();
     std::cout << std::left << std::setw(6) << "JOB" << std::setw(13) << "STATE" << std::setw(9) << "COMMAND"
               << std::setw(12) << "ALGORITHM" << std::setw(10) << "DEVICES" << std::setw(21) << "CREATED"
-              << std::setw(12) << "DURATION" << "RESULTS\n";
+              << std::setw(12) << "DURATION"
+              << "RESULTS\n";
     for (const auto& job : jobs)
         std::cout << std::left << std::setw(6) << job.id << std::setw(13) << to_string(job.state) << std::setw(9)
                   << job.spec.command << std::setw(12) << (job.spec.algorithm.empty() ? "-" : job.spec.algorithm)
@@ -113,7 +115,8 @@ int run_list(const ProjectFlags& flags) {
                   << local_time(job.created_ms) << std::setw(12) << duration(job) << results_summary(job.counts)
                   << '\n';
     const auto inputs = project.inputs();
-    std::cout << "\n" << jobs.size() << (jobs.size() == 1 ? " job, " : " jobs, ") << inputs.size()
+    std::cout << "\n"
+              << jobs.size() << (jobs.size() == 1 ? " job, " : " jobs, ") << inputs.size()
               << (inputs.size() == 1 ? " input" : " inputs") << "\n";
     for (const auto& in : inputs)
         std::cout << "  input " << in.id << ": " << in.path << " (" << to_string(in.kind) << ", " << in.alphabet << ", "
@@ -128,9 +131,9 @@ int run_show(const ProjectFlags& flags) {
     const store::JobInfo job = project.job(flags.job);
     if (flags.json) {
         // The stored spec plus the job's life, for scripts.
-        std::cout << "{\"job\":" << job.id << ",\"state\":\"" << to_string(job.state) << "\",\"created_ms\":"
-                  << job.created_ms << ",\"started_ms\":" << job.started_ms << ",\"ended_ms\":" << job.ended_ms
-                  << ",\"spec\":" << job.spec.to_json() << "}\n";
+        std::cout << "{\"job\":" << job.id << ",\"state\":\"" << to_string(job.state)
+                  << "\",\"created_ms\":" << job.created_ms << ",\"started_ms\":" << job.started_ms
+                  << ",\"ended_ms\":" << job.ended_ms << ",\"spec\":" << job.spec.to_json() << "}\n";
         return 0;
     }
     const auto& s = job.spec;
@@ -228,8 +231,8 @@ int run_check(const ProjectFlags& flags) {
                   << project.jobs().size() << " jobs)\n";
         return 0;
     }
-    std::cout << flags.path << ": " << report.problems.size() << " problem"
-              << (report.problems.size() == 1 ? "" : "s") << " found\n";
+    std::cout << flags.path << ": " << report.problems.size() << " problem" << (report.problems.size() == 1 ? "" : "s")
+              << " found\n";
     return 1;
 }
 
@@ -237,8 +240,9 @@ int run_check(const ProjectFlags& flags) {
 
 void add_project_command(CLI::App& app, CliContext& context) {
     auto flags = std::make_shared<ProjectFlags>();
-    CLI::App* command = app.add_subcommand(
-        "project", "Look into a project file (.alsproj): list, show, export, delete jobs; vacuum; check");
+    CLI::App* command =
+        app.add_subcommand("project",
+                           "Look into a project file (.alsproj): list, show, export, delete jobs; vacuum; check");
     command->add_option("file", flags->path, "Project file (.alsproj)")->required();
     command->require_subcommand(1);
 
@@ -262,8 +266,9 @@ void add_project_command(CLI::App& app, CliContext& context) {
     show->add_flag("--json", flags->json, "Print the job's stored specification as JSON");
     CLI::App* exporter = add("export", "Write a job's results to a file", &run_export, true);
     exporter->add_option("--format", flags->format, "json (JSON Lines), tsv, pair, chrome-trace or csv")->required();
-    exporter->add_option("--table", flags->table,
-                         "Which results: auto, alignments, hits, long-alignments, timeline or bench")
+    exporter
+        ->add_option("--table", flags->table,
+                     "Which results: auto, alignments, hits, long-alignments, timeline or bench")
         ->capture_default_str();
     exporter->add_option("-o,--output", flags->output, "Output file, written whole or not at all [default: stdout]");
     add("delete", "Delete a job and all its results", &run_delete, true);

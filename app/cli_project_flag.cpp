@@ -46,7 +46,8 @@ void ProjectFlag::record_failure(store::JobRecording* recording) noexcept {
     }
     try {
         if (cancelled) recording->finish_cancelled();
-        else recording->finish_failed(message);
+        else
+            recording->finish_failed(message);
     } catch (...) {
         // Could not write the outcome (e.g. the disk is full): the recording's
         // lock goes with it and the job will read as interrupted.

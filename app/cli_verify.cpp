@@ -275,7 +275,8 @@ void print_long_summary(const LongVerifySummary& summary) {
                   summary.tested_device.c_str(), summary.tested_seconds, summary.reference_seconds,
                   summary.parasail_seconds);
     std::cout << "checked " << summary.cells << " cells in " << (summary.passed + summary.failed + summary.refused)
-              << " pairs (" << times << "); parasail checked " << summary.parasail_checked << "; genome pairs from " << summary.seed_genome;
+              << " pairs (" << times << "); parasail checked " << summary.parasail_checked << "; genome pairs from "
+              << summary.seed_genome;
     if (!summary.tested_kernels.empty()) std::cout << "; kernels: " << summary.tested_kernels;
     if (summary.extreme) std::cout << "; " << summary.extreme << " pairs of extreme schemes";
     if (summary.failed) print_failures_by_kind(summary.failures_by_kind);
@@ -480,11 +481,12 @@ void add_verify_command(CLI::App& app, CliContext& context) {
                       "Check the long-pair path (align --long) instead: random pairs with planted similar regions "
                       "and pairs grown from the lambda genome, every mode, affine and linear gaps, against the CPU "
                       "reference and parasail (score, end, CIGAR re-scored)");
-    command->add_flag("--all-kernels", flags->all_kernels,
-                      "Check every kernel variant the catalog holds (pairwise modes x gaps x families x widths, the "
-                      "database scanners' kernels, the long-pair strips, the profile filters) on each device that runs it (--device: "
-                      "auto = all, gpu = every GPU, or one device) against the CPU reference, --pairs a variant "
-                      "[default: 24]; one line per variant");
+    command->add_flag(
+        "--all-kernels", flags->all_kernels,
+        "Check every kernel variant the catalog holds (pairwise modes x gaps x families x widths, the "
+        "database scanners' kernels, the long-pair strips, the profile filters) on each device that runs it (--device: "
+        "auto = all, gpu = every GPU, or one device) against the CPU reference, --pairs a variant "
+        "[default: 24]; one line per variant");
     flags->max_length_option =
         command->add_option("--max-length", flags->max_length,
                             "verify --long: longest sequence, e.g. 3000, 20k [default: 100k on GPUs, 20k on CPUs]");

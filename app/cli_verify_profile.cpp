@@ -27,8 +27,7 @@ namespace alignscope::cli {
 namespace {
 
 // The profile kernels of `device` in the catalog, comma-separated.
-std::string profile_kernels_of(const std::string& device)
-{
+std::string profile_kernels_of(const std::string& device) {
     std::string out;
     const KernelCatalog catalog = kernel_catalog();
     for (const KernelFamilyEntry& family : catalog.families()) {
@@ -39,8 +38,7 @@ std::string profile_kernels_of(const std::string& device)
     return out.empty() ? "the scalar recurrences" : out;
 }
 
-std::string counted(const profile::FilterComparison& c, const char* threshold)
-{
+std::string counted(const profile::FilterComparison& c, const char* threshold) {
     char text[160];
     std::snprintf(text, sizeof text, "%zu equal (%zu past %s, %zu overflow)", c.compared - c.differing, c.passed,
                   threshold, c.overflows);
@@ -51,8 +49,7 @@ std::string counted(const profile::FilterComparison& c, const char* threshold)
 }
 
 // One line per model and target set; the mismatches under a failed one.
-void print_check(const std::string& device, bool gpu, const profile::FilterCheck& c)
-{
+void print_check(const std::string& device, bool gpu, const profile::FilterCheck& c) {
     char head[200];
     std::snprintf(head, sizeof head, "%-6s %-7s %-19s M=%-5d %-8s %6zu targets: ", c.passed() ? "ok" : "FAILED",
                   device.c_str(), c.model.c_str(), c.model_length, c.target_set.c_str(), c.targets);
@@ -76,8 +73,7 @@ struct Totals {
     double seconds = 0, reference_seconds = 0;
 };
 
-void add_to_totals(Totals& totals, const profile::FilterCheck& c)
-{
+void add_to_totals(Totals& totals, const profile::FilterCheck& c) {
     totals.scores += c.compared;
     totals.cells += c.msv_stats.msv_cells + c.viterbi_stats.viterbi_cells;
     totals.seconds += c.msv_stats.msv_seconds + c.viterbi_stats.viterbi_seconds;
@@ -86,8 +82,7 @@ void add_to_totals(Totals& totals, const profile::FilterCheck& c)
 
 }  // namespace
 
-void ProfileVerifyFlags::add_to(CLI::App& command)
-{
+void ProfileVerifyFlags::add_to(CLI::App& command) {
     command.add_flag("--profile", enabled,
                      "Check the profile filter kernels instead (the CPU's striped MSV and Viterbi filters; on GPUs "
                      "SSV, MSV and the Viterbi filter) against the scalar reference, score for score and pass for "
@@ -103,12 +98,12 @@ void ProfileVerifyFlags::add_to(CLI::App& command)
                                .add_option("--random-models", random_models,
                                            "verify --profile: random models beside the extreme ones [default: 4]")
                                ->transform(strict_number<int>());
-    no_long_option = command.add_flag("--no-long", no_long,
-                                      "verify --profile: leave out the 1,100- and 2,100-node models (quicker on a CPU)");
+    no_long_option =
+        command.add_flag("--no-long", no_long,
+                         "verify --profile: leave out the 1,100- and 2,100-node models (quicker on a CPU)");
 }
 
-bool ProfileVerifyFlags::other_flags_given() const
-{
+bool ProfileVerifyFlags::other_flags_given() const {
     return hmm_option->count() || db_option->count() || db_limit_option->count() || random_models_option->count() ||
            no_long_option->count();
 }
@@ -123,8 +118,7 @@ struct VerifyInputs {
     std::map<profile::ResidueAlphabet, profile::ProfileTargets> real;
 };
 
-VerifyInputs read_verify_inputs(const ProfileVerifyFlags& flags, std::uint32_t seed)
-{
+VerifyInputs read_verify_inputs(const ProfileVerifyFlags& flags, std::uint32_t seed) {
     VerifyInputs in;
     for (const std::string& file : flags.hmm_files)
         for (profile::ProfileHmm& hmm : profile::read_hmm_file(file)) in.models.push_back(std::move(hmm));
@@ -146,8 +140,7 @@ VerifyInputs read_verify_inputs(const ProfileVerifyFlags& flags, std::uint32_t s
 }
 
 void check_verify_flags(const ProfileVerifyFlags& flags, std::uint64_t random_targets, std::uint64_t seed,
-                        int threads)
-{
+                        int threads) {
     if (random_targets == 0) throw Error("--pairs must be at least 1");
     if (random_targets > 100'000) throw Error("--pairs: verify --profile takes at most 100000 random targets a model");
     if (flags.random_models < 0 || flags.random_models > 1000)
@@ -160,8 +153,7 @@ void check_verify_flags(const ProfileVerifyFlags& flags, std::uint64_t random_ta
 }  // namespace
 
 int run_verify_profile(const ProfileVerifyFlags& flags, const std::string& device_spec, std::uint64_t random_targets,
-                       std::uint64_t seed, int threads)
-{
+                       std::uint64_t seed, int threads) {
     check_verify_flags(flags, random_targets, seed, threads);
     const auto registry = profile_scanner_registry();
     const std::vector<std::string> devices = profile_devices(*registry, device_spec);
@@ -172,12 +164,11 @@ int run_verify_profile(const ProfileVerifyFlags& flags, const std::string& devic
 
     std::cout << "verify --profile: ";
     for (std::size_t d = 0; d < devices.size(); ++d) std::cout << (d ? ", " : "") << devices[d];
-    std::cout << " against the scalar reference; " << models.size() << " models (" << in.real_models
-              << " from --hmm, " << models.size() - in.real_models << " made up: random, extreme, one node"
+    std::cout << " against the scalar reference; " << models.size() << " models (" << in.real_models << " from --hmm, "
+              << models.size() - in.real_models << " made up: random, extreme, one node"
               << (flags.no_long ? "" : ", long") << ", DNA), made-up targets (" << random_targets
               << " random a model, seed " << seed << ")";
-    if (!real.empty())
-        std::cout << " and " << real.begin()->second.size() << " real targets from " << flags.database;
+    if (!real.empty()) std::cout << " and " << real.begin()->second.size() << " real targets from " << flags.database;
     std::cout << std::endl;
 
     JobContext job;

@@ -9,13 +9,13 @@ namespace alignscope::ui {
 
 QString file_kind_name(FileKind kind) {
     switch (kind) {
-    case FileKind::Sequences: return QStringLiteral("sequences");
-    case FileKind::Projects: return QStringLiteral("projects");
-    case FileKind::Matrices: return QStringLiteral("matrices");
-    case FileKind::Traces: return QStringLiteral("traces");
-    case FileKind::Images: return QStringLiteral("images");
-    case FileKind::Alignments: return QStringLiteral("alignments");
-    case FileKind::Hits: return QStringLiteral("hits");
+        case FileKind::Sequences: return QStringLiteral("sequences");
+        case FileKind::Projects: return QStringLiteral("projects");
+        case FileKind::Matrices: return QStringLiteral("matrices");
+        case FileKind::Traces: return QStringLiteral("traces");
+        case FileKind::Images: return QStringLiteral("images");
+        case FileKind::Alignments: return QStringLiteral("alignments");
+        case FileKind::Hits: return QStringLiteral("hits");
     }
     return QStringLiteral("other");
 }
@@ -28,7 +28,8 @@ QString remembered_folder(FileKind kind) {
 void remember_folder(FileKind kind, const QString& path) {
     if (path.isEmpty()) return;
     const QFileInfo info(path);
-    QSettings().setValue("folders/" + file_kind_name(kind), info.isDir() ? info.absoluteFilePath() : info.absolutePath());
+    QSettings().setValue("folders/" + file_kind_name(kind),
+                         info.isDir() ? info.absoluteFilePath() : info.absolutePath());
 }
 
 QFileDialog* open_file_dialog(QWidget* parent, FileKind kind, const QString& title, const QString& filters,

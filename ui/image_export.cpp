@@ -30,8 +30,7 @@ ImageFormat image_format_for(const QString& path) {
     if (suffix == "png") return ImageFormat::Png;
     if (suffix == "svg") return ImageFormat::Svg;
     if (suffix == "pdf") return ImageFormat::Pdf;
-    throw Error(path.toStdString() + ": unknown image format '." + suffix.toStdString() +
-                "' (use .png, .svg or .pdf)");
+    throw Error(path.toStdString() + ": unknown image format '." + suffix.toStdString() + "' (use .png, .svg or .pdf)");
 }
 
 QWidget* image_content(QWidget* view) {
@@ -88,62 +87,64 @@ void write_widget_image(QWidget* widget, const QString& path, QSize size, int dp
     if (dpi < 24 || dpi > 2400) throw Error("resolution " + std::to_string(dpi) + " dpi: use 24 to 2400");
     SizedFor sized(widget, size);
     switch (format) {
-    case ImageFormat::Png: {
-        if (dpi == 96 && !qobject_cast<QCustomPlot*>(widget)) {
-            // One image pixel per screen pixel: exactly what the screen shows.
-            if (!widget->grab().save(path, "PNG")) throw Error(path.toStdString() + ": cannot write the PNG file");
+        case ImageFormat::Png: {
+            if (dpi == 96 && !qobject_cast<QCustomPlot*>(widget)) {
+                // One image pixel per screen pixel: exactly what the screen shows.
+                if (!widget->grab().save(path, "PNG")) throw Error(path.toStdString() + ": cannot write the PNG file");
+                return;
+            }
+            const double ratio = dpi / 96.0;
+            QImage image(QSize(int(std::lround(size.width() * ratio)), int(std::lround(size.height() * ratio))),
+                         QImage::Format_ARGB32_Premultiplied);
+            image.setDevicePixelRatio(ratio);
+            image.fill(Qt::white);
+            {
+                QPainter painter(&image);
+                if (auto* plot = qobject_cast<QCustomPlot*>(widget)) {
+                    QCPPainter cp;
+                    painter.end();
+                    cp.begin(&image);
+                    plot->toPainter(&cp, size.width(), size.height());
+                    cp.end();
+                } else {
+                    widget->render(&painter, QPoint(), QRegion(),
+                                   QWidget::DrawChildren | QWidget::DrawWindowBackground);
+                }
+            }
+            image.setDevicePixelRatio(1);
+            const int dots_per_metre = int(std::lround(dpi / 0.0254));
+            image.setDotsPerMeterX(dots_per_metre);
+            image.setDotsPerMeterY(dots_per_metre);
+            if (!image.save(path, "PNG")) throw Error(path.toStdString() + ": cannot write the PNG file");
             return;
         }
-        const double ratio = dpi / 96.0;
-        QImage image(QSize(int(std::lround(size.width() * ratio)), int(std::lround(size.height() * ratio))),
-                     QImage::Format_ARGB32_Premultiplied);
-        image.setDevicePixelRatio(ratio);
-        image.fill(Qt::white);
-        {
-            QPainter painter(&image);
-            if (auto* plot = qobject_cast<QCustomPlot*>(widget)) {
-                QCPPainter cp;
-                painter.end();
-                cp.begin(&image);
-                plot->toPainter(&cp, size.width(), size.height());
-                cp.end();
-            } else {
-                widget->render(&painter, QPoint(), QRegion(), QWidget::DrawChildren | QWidget::DrawWindowBackground);
-            }
+        case ImageFormat::Svg: {
+            QSvgGenerator svg;
+            svg.setFileName(path);
+            svg.setSize(size);
+            svg.setViewBox(QRect(QPoint(0, 0), size));
+            svg.setResolution(96);
+            svg.setTitle(widget->window()->windowTitle());
+            svg.setDescription(QStringLiteral("AlignScope"));
+            QPainter painter;
+            if (!painter.begin(&svg)) throw Error(path.toStdString() + ": cannot write the SVG file");
+            paint_vector(widget, painter, size);
+            if (painter.isActive()) painter.end();
+            break;
         }
-        image.setDevicePixelRatio(1);
-        const int dots_per_metre = int(std::lround(dpi / 0.0254));
-        image.setDotsPerMeterX(dots_per_metre);
-        image.setDotsPerMeterY(dots_per_metre);
-        if (!image.save(path, "PNG")) throw Error(path.toStdString() + ": cannot write the PNG file");
-        return;
-    }
-    case ImageFormat::Svg: {
-        QSvgGenerator svg;
-        svg.setFileName(path);
-        svg.setSize(size);
-        svg.setViewBox(QRect(QPoint(0, 0), size));
-        svg.setResolution(96);
-        svg.setTitle(widget->window()->windowTitle());
-        svg.setDescription(QStringLiteral("AlignScope"));
-        QPainter painter;
-        if (!painter.begin(&svg)) throw Error(path.toStdString() + ": cannot write the SVG file");
-        paint_vector(widget, painter, size);
-        if (painter.isActive()) painter.end();
-        break;
-    }
-    case ImageFormat::Pdf: {
-        QPdfWriter pdf(path);
-        pdf.setResolution(96);
-        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        pdf.setPageSize(QPageSize(QSizeF(size.width() * 72.0 / 96.0, size.height() * 72.0 / 96.0), QPageSize::Point));
-        pdf.setCreator(QStringLiteral("AlignScope"));
-        QPainter painter;
-        if (!painter.begin(&pdf)) throw Error(path.toStdString() + ": cannot write the PDF file");
-        paint_vector(widget, painter, size);
-        if (painter.isActive()) painter.end();
-        break;
-    }
+        case ImageFormat::Pdf: {
+            QPdfWriter pdf(path);
+            pdf.setResolution(96);
+            pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+            pdf.setPageSize(
+                QPageSize(QSizeF(size.width() * 72.0 / 96.0, size.height() * 72.0 / 96.0), QPageSize::Point));
+            pdf.setCreator(QStringLiteral("AlignScope"));
+            QPainter painter;
+            if (!painter.begin(&pdf)) throw Error(path.toStdString() + ": cannot write the PDF file");
+            paint_vector(widget, painter, size);
+            if (painter.isActive()) painter.end();
+            break;
+        }
     }
     if (!QFileInfo(path).exists() || QFileInfo(path).size() == 0)
         throw Error(path.toStdString() + ": cannot write the file");
@@ -201,19 +202,22 @@ ExportImageDialog::ExportImageDialog(QWidget* content, const QString& suggested_
                                .arg(std::lround(height_->value() * dpi_->value() / 96.0)));
         else if (suffix == "svg" || suffix == "pdf")
             note_->setText(tr("%1 vector drawing: lines and text stay sharp at any zoom").arg(suffix.toUpper()));
-        else note_->setText(tr("Use .png, .svg or .pdf"));
+        else
+            note_->setText(tr("Use .png, .svg or .pdf"));
     };
     connect(path_, &QLineEdit::textChanged, this, update_note);
     for (QSpinBox* box : {width_, height_, dpi_}) connect(box, &QSpinBox::valueChanged, this, update_note);
     update_note();
     connect(browse, &QToolButton::clicked, this, [this] {
-        const QString chosen = QFileDialog::getSaveFileName(
-            this, tr("Export image"), path_->text(), tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+        const QString chosen =
+            QFileDialog::getSaveFileName(this, tr("Export image"), path_->text(),
+                                         tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
         if (!chosen.isEmpty()) path_->setText(chosen);
     });
     connect(buttons, &QDialogButtonBox::accepted, this, [this] {
         if (save()) accept();
-        else note_->setText(QStringLiteral("<span style=\"color:#b02020\">%1</span>").arg(error_.toHtmlEscaped()));
+        else
+            note_->setText(QStringLiteral("<span style=\"color:#b02020\">%1</span>").arg(error_.toHtmlEscaped()));
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 }

@@ -57,8 +57,9 @@ void add_options(QCommandLineParser& parser) {
     parser.addVersionOption();
     parser.addOptions({
         {"project", "Open this project (.alsproj).", "FILE"},
-        {"demo", "Open a fresh copy of the demo project (the globins and one finished job); what you change "
-                 "stays in that copy."},
+        {"demo",
+         "Open a fresh copy of the demo project (the globins and one finished job); what you change "
+         "stays in that copy."},
         {"screenshot",
          "Render the window off-screen to this file and exit (needs --project); the extension picks the format: "
          ".png, or .svg and .pdf as vector drawings.",
@@ -111,7 +112,8 @@ LaunchOptions parse_launch_options(const QStringList& arguments) {
     o.view = parser.value("view");
     for (const QString& arg : parser.positionalArguments()) {
         if (arg.endsWith(".alsproj", Qt::CaseInsensitive) && o.project.isEmpty()) o.project = arg;
-        else o.files << arg;
+        else
+            o.files << arg;
     }
     if (parser.isSet("job")) {
         bool ok = false;
@@ -123,8 +125,8 @@ LaunchOptions parse_launch_options(const QStringList& arguments) {
         const QRegularExpression pattern("^(\\d{2,5})x(\\d{2,5})$");
         const auto match = pattern.match(parser.value("size"));
         if (!match.hasMatch())
-            throw Error("--size: expected WIDTHxHEIGHT such as 1280x800, got '" +
-                        parser.value("size").toStdString() + "'");
+            throw Error("--size: expected WIDTHxHEIGHT such as 1280x800, got '" + parser.value("size").toStdString() +
+                        "'");
         o.size = QSize(match.captured(1).toInt(), match.captured(2).toInt());
         if (o.size.width() > 8192 || o.size.height() > 8192) throw Error("--size: at most 8192x8192");
     }
@@ -136,8 +138,8 @@ LaunchOptions parse_launch_options(const QStringList& arguments) {
         if (o.demo) throw Error("--screenshot and --demo cannot be used together; use --project");
     }
     if (!o.view.isEmpty() && !find_view(o.view))
-        throw Error("--view: view '" + o.view.toStdString() + "' is not available in this build (available: " +
-                    view_ids().join(", ").toStdString() + ")");
+        throw Error("--view: view '" + o.view.toStdString() +
+                    "' is not available in this build (available: " + view_ids().join(", ").toStdString() + ")");
     return o;
 }
 

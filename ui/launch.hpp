@@ -23,7 +23,7 @@ struct LaunchOptions {
     QString view;        // empty: the whole window
     qint64 job = 0;      // 0: the most recent job with something to show
     QSize size{1280, 800};
-    QStringList files;   // sequence files to load into the project
+    QStringList files;  // sequence files to load into the project
 };
 
 // Before QApplication exists: a screenshot needs no display, so it renders
@@ -35,8 +35,8 @@ void set_application_identity();
 // Throws Error naming the option.
 LaunchOptions parse_launch_options(const QStringList& arguments);
 
-// Renders and writes the picture in the format the file's extension names. Throws Error (unknown view, missing project or
-// job, unwritable file).
+// Renders and writes the picture in the format the file's extension names. Throws Error (unknown view, missing project
+// or job, unwritable file).
 void take_screenshot(DeviceRegistry& registry, const LaunchOptions& options);
 
 // Parses app.arguments() and runs the window (pairwise jobs on `registry`,

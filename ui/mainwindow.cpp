@@ -215,10 +215,11 @@ void MainWindow::fitJobPanel() {
     // The dock never gets narrower than the panel's content (whatever the
     // views in the central area ask for), so no control is cut off at the
     // side; the height scrolls.
-    auto* scroll = qobject_cast<QScrollArea*>(panel_->parentWidget() ? panel_->parentWidget()->parentWidget() : nullptr);
+    auto* scroll =
+        qobject_cast<QScrollArea*>(panel_->parentWidget() ? panel_->parentWidget()->parentWidget() : nullptr);
     if (!scroll) return;
-    const int width = panel_->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() +
-                      2 * scroll->frameWidth();
+    const int width =
+        panel_->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 2 * scroll->frameWidth();
     if (scroll->minimumWidth() != width) scroll->setMinimumWidth(width);
 }
 
@@ -229,9 +230,7 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
 
 JobsView& MainWindow::jobsView() const { return *qobject_cast<JobsView*>(views_.value("jobs")); }
 
-SequencesView& MainWindow::sequencesView() const {
-    return *qobject_cast<SequencesView*>(views_.value("sequences"));
-}
+SequencesView& MainWindow::sequencesView() const { return *qobject_cast<SequencesView*>(views_.value("sequences")); }
 
 void MainWindow::createViews() {
     tabs_ = new QTabWidget(this);
@@ -272,27 +271,28 @@ void MainWindow::createViews() {
 
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* create = file->addAction(QIcon(":/icons/new.svg"), tr("&New Project…"), this,
-                                      &MainWindow::newProjectDialog);
+    QAction* create =
+        file->addAction(QIcon(":/icons/new.svg"), tr("&New Project…"), this, &MainWindow::newProjectDialog);
     create->setShortcut(QKeySequence::New);
-    QAction* open = file->addAction(QIcon(":/icons/open.svg"), tr("&Open Project…"), this,
-                                    &MainWindow::openProjectDialog);
+    QAction* open =
+        file->addAction(QIcon(":/icons/open.svg"), tr("&Open Project…"), this, &MainWindow::openProjectDialog);
     open->setShortcut(QKeySequence::Open);
-    QAction* save_as = file->addAction(QIcon(":/icons/save.svg"), tr("Save Project &As…"), this,
-                                       &MainWindow::saveAsDialog);
+    QAction* save_as =
+        file->addAction(QIcon(":/icons/save.svg"), tr("Save Project &As…"), this, &MainWindow::saveAsDialog);
     // Not every platform theme has a key for QKeySequence::SaveAs.
     save_as->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     recent_menu_ = file->addMenu(tr("Open &Recent"));
     updateRecentMenu();
     file->addSeparator();
-    QAction* load = file->addAction(QIcon(":/icons/load.svg"), tr("&Load Sequences…"), this,
-                                    &MainWindow::loadSequencesDialog);
+    QAction* load =
+        file->addAction(QIcon(":/icons/load.svg"), tr("&Load Sequences…"), this, &MainWindow::loadSequencesDialog);
     load->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
-    QAction* paste = file->addAction(QIcon(":/icons/paste.svg"), tr("&Paste Sequences…"), this,
-                                     &MainWindow::pasteDialog);
+    QAction* paste =
+        file->addAction(QIcon(":/icons/paste.svg"), tr("&Paste Sequences…"), this, &MainWindow::pasteDialog);
     paste->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V));
     if (views_.contains("timeline"))
-        file->addAction(tr("&Import Chrome Trace…"), this, &MainWindow::importTraceDialog)->setObjectName("importTrace");
+        file->addAction(tr("&Import Chrome Trace…"), this, &MainWindow::importTraceDialog)
+            ->setObjectName("importTrace");
     QAction* export_image = file->addAction(tr("Export &Image…"), this, &MainWindow::exportImageDialog);
     export_image->setObjectName("exportImage");
     export_image->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
@@ -307,8 +307,8 @@ void MainWindow::createMenus() {
     run_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     // Esc stops what runs now, never the jobs waiting behind it; stopping
     // them all asks first.
-    cancel_action_ = job->addAction(QIcon(":/icons/cancel.svg"), tr("&Cancel Running Job"), this,
-                                    &MainWindow::cancelRunning);
+    cancel_action_ =
+        job->addAction(QIcon(":/icons/cancel.svg"), tr("&Cancel Running Job"), this, &MainWindow::cancelRunning);
     cancel_action_->setObjectName("cancelRunning");
     cancel_action_->setShortcuts({QKeySequence(Qt::Key_Escape), QKeySequence(Qt::CTRL | Qt::Key_Period)});
     cancel_action_->setEnabled(false);
@@ -360,10 +360,10 @@ void MainWindow::createStatusBar() {
     device_label_ = new QLabel(this);
     device_label_->setObjectName("deviceLabel");
     for (QWidget* w : std::initializer_list<QWidget*>{load_label_, load_progress_, load_cancel_, job_label_,
-                                                       job_progress_, device_label_})
+                                                      job_progress_, device_label_})
         statusBar()->addPermanentWidget(w);
-    for (QWidget* w : std::initializer_list<QWidget*>{load_label_, load_progress_, load_cancel_, job_label_,
-                                                       job_progress_})
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{load_label_, load_progress_, load_cancel_, job_label_, job_progress_})
         w->hide();
 }
 
@@ -372,10 +372,10 @@ void MainWindow::connectQueue() {
         ticket_summaries_.insert(ticket, summary);
         const int ahead = int(queue_.activeTickets().size()) - 1;
         if (ahead > 0)
-            statusBar()->showMessage(tr("Queued behind %n job(s) (see the queue in the Jobs view): %1", nullptr, ahead)
-                                         .arg(summary),
-                                     8000);
-        else statusBar()->showMessage(tr("Starting: %1").arg(summary), 5000);
+            statusBar()->showMessage(
+                tr("Queued behind %n job(s) (see the queue in the Jobs view): %1", nullptr, ahead).arg(summary), 8000);
+        else
+            statusBar()->showMessage(tr("Starting: %1").arg(summary), 5000);
         updateRunning();
     });
     connect(&queue_, &JobQueue::jobRecorded, this, [this](quint64 ticket, qint64 id) {
@@ -495,8 +495,7 @@ QString MainWindow::pasteSequences(const QString& text) {
     if (!body.startsWith('>') && !body.startsWith('@')) body = ">pasted\n" + body;
     const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/pasted";
     QDir().mkpath(folder);
-    const QString path =
-        folder + "/pasted-" + QDateTime::currentDateTime().toString("yyyyMMdd-hhmmss-zzz") + ".fa";
+    const QString path = folder + "/pasted-" + QDateTime::currentDateTime().toString("yyyyMMdd-hhmmss-zzz") + ".fa";
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Text) || file.write(body.toUtf8() + "\n") < 0) {
         showMessage(QMessageBox::Critical, tr("Cannot keep the pasted sequences"),
@@ -577,8 +576,10 @@ void MainWindow::showJobResults(qint64 jobId) {
     const store::JobInfo* job = document_.job(jobId);
     if (!job) return;
     if (job->counts.hits > 0 && views_.contains("hits")) showView("hits");
-    else if (job->counts.alignments > 0) showView("alignment");
-    else if (job->counts.bench_points > 0 && views_.contains("gcups")) showView("gcups");
+    else if (job->counts.alignments > 0)
+        showView("alignment");
+    else if (job->counts.bench_points > 0 && views_.contains("gcups"))
+        showView("gcups");
 }
 
 bool MainWindow::importChromeTrace(const QString& path) {
@@ -598,7 +599,8 @@ bool MainWindow::importChromeTrace(const QString& path) {
 QFileDialog* MainWindow::importTraceDialog() {
     return open_file_dialog(this, FileKind::Traces, tr("Import Chrome trace"),
                             tr("Chrome traces (*.json *.trace);;All files (*)"), QFileDialog::AcceptOpen,
-                            QFileDialog::ExistingFile, [this](const QStringList& paths) { importChromeTrace(paths.first()); });
+                            QFileDialog::ExistingFile,
+                            [this](const QStringList& paths) { importChromeTrace(paths.first()); });
 }
 
 BenchmarkView* MainWindow::benchmarkView() const { return qobject_cast<BenchmarkView*>(views_.value("gcups")); }
@@ -632,40 +634,40 @@ void MainWindow::jobFinished(quint64 ticket, const JobOutcome& outcome) {
     const QString name = id ? tr("Job %1").arg(id) : tr("The job");
     QString text;
     switch (outcome.state) {
-    case JobState::Done:
-        if (outcome.search) {
-            text = tr("%1 done: %2 hit(s) for %n query(ies) in %3 s on %4 (%5)", nullptr, int(outcome.queries))
+        case JobState::Done:
+            if (outcome.search) {
+                text = tr("%1 done: %2 hit(s) for %n query(ies) in %3 s on %4 (%5)", nullptr, int(outcome.queries))
+                           .arg(name)
+                           .arg(outcome.hits)
+                           .arg(outcome.seconds, 0, 'f', 2)
+                           .arg(QString::fromStdString(outcome.device))
+                           .arg(gcups_text(outcome));
+                break;
+            }
+            if (outcome.long_pair) {
+                const store::LongPairStats& lp = *outcome.long_pair;
+                text = tr("%1 done: long pair %L2 x %L3 in %4 s on %5 (%6; stage 1 %7 s%8)")
+                           .arg(name)
+                           .arg(lp.query_length)
+                           .arg(lp.target_length)
+                           .arg(outcome.seconds, 0, 'f', 2)
+                           .arg(QString::fromStdString(outcome.device))
+                           .arg(gcups_text(outcome))
+                           .arg(lp.stage_seconds[0], 0, 'f', 2)
+                           .arg(outcome.long_overview ? tr(", overview saved for the DP heatmap") : QString());
+                break;
+            }
+            text = tr("%1 done: %n alignment(s) in %2 s on %3 (%4)", nullptr,
+                      int(outcome.alignments ? outcome.alignments->size() : 0))
                        .arg(name)
-                       .arg(outcome.hits)
                        .arg(outcome.seconds, 0, 'f', 2)
                        .arg(QString::fromStdString(outcome.device))
                        .arg(gcups_text(outcome));
             break;
-        }
-        if (outcome.long_pair) {
-            const store::LongPairStats& lp = *outcome.long_pair;
-            text = tr("%1 done: long pair %L2 x %L3 in %4 s on %5 (%6; stage 1 %7 s%8)")
-                       .arg(name)
-                       .arg(lp.query_length)
-                       .arg(lp.target_length)
-                       .arg(outcome.seconds, 0, 'f', 2)
-                       .arg(QString::fromStdString(outcome.device))
-                       .arg(gcups_text(outcome))
-                       .arg(lp.stage_seconds[0], 0, 'f', 2)
-                       .arg(outcome.long_overview ? tr(", overview saved for the DP heatmap") : QString());
-            break;
-        }
-        text = tr("%1 done: %n alignment(s) in %2 s on %3 (%4)", nullptr,
-                  int(outcome.alignments ? outcome.alignments->size() : 0))
-                   .arg(name)
-                   .arg(outcome.seconds, 0, 'f', 2)
-                   .arg(QString::fromStdString(outcome.device))
-                   .arg(gcups_text(outcome));
-        break;
-    case JobState::Cancelled: text = tr("%1 cancelled").arg(name); break;
-    case JobState::Interrupted: text = tr("%1 interrupted").arg(name); break;
-    case JobState::Failed: text = tr("%1 failed: %2").arg(name, QString::fromStdString(outcome.message)); break;
-    default: break;
+        case JobState::Cancelled: text = tr("%1 cancelled").arg(name); break;
+        case JobState::Interrupted: text = tr("%1 interrupted").arg(name); break;
+        case JobState::Failed: text = tr("%1 failed: %2").arg(name, QString::fromStdString(outcome.message)); break;
+        default: break;
     }
     statusBar()->showMessage(text, 15000);
     if (outcome.state == JobState::Failed)
@@ -759,11 +761,13 @@ void MainWindow::dropEvent(QDropEvent* event) {
     for (const QUrl& url : event->mimeData()->urls()) {
         const QString path = url.toLocalFile();
         if (is_project_file(path)) project = path;
-        else files << path;
+        else
+            files << path;
     }
     event->acceptProposedAction();
     if (!project.isEmpty()) openProject(project);
-    else loadFiles(files);
+    else
+        loadFiles(files);
 }
 
 QStringList MainWindow::recentProjects() { return QSettings().value("recentProjects").toStringList(); }
@@ -793,7 +797,8 @@ QFileDialog* MainWindow::newProjectDialog() {
                                 if (!is_project_file(path)) path += ".alsproj";
                                 if (QFileInfo::exists(path)) {
                                     // The dialog asked before overwriting; a project is several files.
-                                    for (const char* suffix : {"", "-wal", "-shm", "-lock"}) QFile::remove(path + suffix);
+                                    for (const char* suffix : {"", "-wal", "-shm", "-lock"})
+                                        QFile::remove(path + suffix);
                                 }
                                 openProject(path, true);
                             });
@@ -802,7 +807,8 @@ QFileDialog* MainWindow::newProjectDialog() {
 QFileDialog* MainWindow::openProjectDialog() {
     return open_file_dialog(this, FileKind::Projects, tr("Open project"),
                             tr("AlignScope projects (*.alsproj);;All files (*)"), QFileDialog::AcceptOpen,
-                            QFileDialog::ExistingFile, [this](const QStringList& paths) { openProject(paths.first()); });
+                            QFileDialog::ExistingFile,
+                            [this](const QStringList& paths) { openProject(paths.first()); });
 }
 
 QFileDialog* MainWindow::saveAsDialog() {
@@ -856,8 +862,8 @@ ExportImageDialog* MainWindow::exportImageDialog() {
     for (auto it = views_.cbegin(); it != views_.cend(); ++it)
         if (it.value() == view) id = it.key();
     const QString folder = remembered_folder(FileKind::Images);
-    const QString name = QStringLiteral("%1%2.png").arg(id, current_job_ ? QStringLiteral("-job%1").arg(current_job_)
-                                                                         : QString());
+    const QString name =
+        QStringLiteral("%1%2.png").arg(id, current_job_ ? QStringLiteral("-job%1").arg(current_job_) : QString());
     auto* dialog = new ExportImageDialog(image_content(view), QDir(folder).filePath(name), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
@@ -903,7 +909,8 @@ QDialog* MainWindow::showShortcuts() {
     // stepper's keys (its buttons are not menu actions).
     QString rows;
     auto row = [&rows](const QString& keys, const QString& what) {
-        rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(keys.toHtmlEscaped(), what.toHtmlEscaped());
+        rows +=
+            QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(keys.toHtmlEscaped(), what.toHtmlEscaped());
     };
     for (QAction* menu_action : menuBar()->actions()) {
         QMenu* menu = menu_action->menu();
@@ -932,8 +939,8 @@ QDialog* MainWindow::showShortcuts() {
 void MainWindow::showAbout() {
     QString devices;
     for (const DeviceInfo& d : queue_.devices()) {
-        devices += "<li><b>" + QString::fromStdString(d.name).toHtmlEscaped() + "</b> (" +
-                   QString::fromStdString(d.id) + ")";
+        devices +=
+            "<li><b>" + QString::fromStdString(d.name).toHtmlEscaped() + "</b> (" + QString::fromStdString(d.id) + ")";
         if (!d.available) {
             devices += tr(": unavailable, %1").arg(QString::fromStdString(d.unavailable_reason).toHtmlEscaped());
         } else {
@@ -944,8 +951,9 @@ void MainWindow::showAbout() {
                                .arg(d.compute_minor)
                                .arg(d.sm_count)
                                .arg(double(d.memory_bytes) / double(1ull << 30), 0, 'f', 1);
-                devices += tr("<br>CUDA driver %1, runtime %2")
-                               .arg(QString::fromStdString(d.driver_version), QString::fromStdString(d.runtime_version));
+                devices +=
+                    tr("<br>CUDA driver %1, runtime %2")
+                        .arg(QString::fromStdString(d.driver_version), QString::fromStdString(d.runtime_version));
             }
         }
         devices += "</li>";

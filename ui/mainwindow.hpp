@@ -121,6 +121,7 @@ private:
     void rememberProject(const QString& path);
     void showAbout();
     void pasteDialog();
+
 public:
     // The file dialogs (opened window-modal, in the folder last used for the
     // kind of file: file_dialogs.hpp); null when there is nothing to do.
@@ -136,6 +137,7 @@ public:
     ExportImageDialog* exportImageDialog();
     // Help › Keyboard Shortcuts: every menu key, read from the menus.
     QDialog* showShortcuts();
+
 private:
     BenchmarkView* benchmarkView() const;
     void jobProgressed(quint64 ticket, const JobProgress& progress);
@@ -164,7 +166,7 @@ private:
     QProgressBar* load_progress_ = nullptr;
     QToolButton* load_cancel_ = nullptr;
     QPointer<QMessageBox> message_box_;
-    QMap<quint64, qint64> ticket_jobs_;  // queue ticket -> project job id
+    QMap<quint64, qint64> ticket_jobs_;        // queue ticket -> project job id
     QMap<quint64, QString> ticket_summaries_;  // queue ticket -> what the job does
     qint64 current_job_ = 0;
     QTimer* stale_timer_ = nullptr;

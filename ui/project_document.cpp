@@ -78,10 +78,12 @@ QStringList sequence_set_warnings(const SequenceSet& set, std::size_t records_ch
     if (other > 0) {
         const QString name = QFileInfo(QString::fromStdString(set.path)).fileName();
         const QString kind = protein ? QObject::tr("nucleotides") : QObject::tr("protein");
-        const QString of = checked < set.records.size() ? QObject::tr("%1 of the first %2 records").arg(other).arg(checked)
-                                                        : QObject::tr("%1 of %2 records").arg(other).arg(checked);
-        warnings << QObject::tr("%1: %2 look like %3 (the first is %4) but the file is read as %5: one file should "
-                                "hold one kind of sequence")
+        const QString of = checked < set.records.size()
+                               ? QObject::tr("%1 of the first %2 records").arg(other).arg(checked)
+                               : QObject::tr("%1 of %2 records").arg(other).arg(checked);
+        warnings << QObject::tr(
+                        "%1: %2 look like %3 (the first is %4) but the file is read as %5: one file should "
+                        "hold one kind of sequence")
                         .arg(name, of, kind, QString::fromStdString(first_other->id),
                              QString::fromUtf8(to_string(set.alphabet).data()));
     }
@@ -96,15 +98,14 @@ ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent) {
     connect(&loader_, &ProjectLoader::loadStarted, this, &ProjectDocument::loadStarted);
     connect(&loader_, &ProjectLoader::loadProgress, this, &ProjectDocument::loadProgress);
     connect(&loader_, &ProjectLoader::loaded, this, &ProjectDocument::inputLoaded);
-    connect(&loader_, &ProjectLoader::loadFailed, this,
-            [this](const QString& path, const QString& message, qint64 id) {
-                if (id) {
-                    for (auto& input : inputs_)
-                        if (input.info.id == id) input.error = message;
-                    emit inputsChanged();
-                }
-                emit loadFailed(path, message);
-            });
+    connect(&loader_, &ProjectLoader::loadFailed, this, [this](const QString& path, const QString& message, qint64 id) {
+        if (id) {
+            for (auto& input : inputs_)
+                if (input.info.id == id) input.error = message;
+            emit inputsChanged();
+        }
+        emit loadFailed(path, message);
+    });
     connect(&loader_, &ProjectLoader::loadCancelled, this, [this](const QString& path) {
         // A project input the user stopped reading stays unread until reopened
         // (the idle handler would otherwise read it again at once).
@@ -119,7 +120,8 @@ ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent) {
         for (auto& input : inputs_)
             if (!input.set && input.error.isEmpty()) missing.push_back(input.info);
         if (!missing.empty() && project_) loader_.loadInputs(path_, missing);
-        else emit loadingIdle();
+        else
+            emit loadingIdle();
     });
     connect(&loader_, &ProjectLoader::projectCopied, this,
             [this](const QString&, const QString& to) { open(to, false); });
@@ -174,7 +176,8 @@ void ProjectDocument::cancelLoading() { loader_.cancel(); }
 void ProjectDocument::removeInput(qint64 id) {
     if (!project_) throw Error("no project is open");
     project_->delete_input(id);
-    inputs_.erase(std::remove_if(inputs_.begin(), inputs_.end(), [id](const SequenceInput& i) { return i.info.id == id; }),
+    inputs_.erase(std::remove_if(inputs_.begin(), inputs_.end(),
+                                 [id](const SequenceInput& i) { return i.info.id == id; }),
                   inputs_.end());
     emit inputsChanged();
 }
@@ -373,7 +376,8 @@ void ProjectDocument::inputLoaded(const QString&, std::shared_ptr<const Sequence
         it = inputs_.end() - 1;
         // A file just read (a project's own inputs are checked when loaded).
         if (set)
-            for (const QString& warning : sequence_set_warnings(*set)) emit loadWarning(QString::fromStdString(set->path), warning);
+            for (const QString& warning : sequence_set_warnings(*set))
+                emit loadWarning(QString::fromStdString(set->path), warning);
     }
     if (it->set) return;  // the same file again: the project already had it
     it->set = std::move(set);
@@ -443,8 +447,7 @@ ProjectDocument::LongPairModel ProjectDocument::longPairModel(const std::string&
             auto sample = long_bench_sample(p, traceback);
             if (!sample && !traceback && (sample = long_bench_sample(p, true))) full_for_score = true;
             if (!sample) continue;
-            const bool matches =
-                strategy.empty() || p.series == own_series || p.series.rfind(own_series + "/", 0) == 0;
+            const bool matches = strategy.empty() || p.series == own_series || p.series.rfind(own_series + "/", 0) == 0;
             (matches ? own : other).push_back(*sample);
         }
     }

@@ -28,16 +28,16 @@ struct ScanParams {
     const std::uint64_t* profile_offsets = nullptr;
     const std::int32_t* profile_tiles = nullptr;
     const std::int32_t* profile_lengths = nullptr;  // bounded: the two rows' lengths (0: no second row)
-    int letters = 0;  // matrix letters + the pad letter
+    int letters = 0;                                // matrix letters + the pad letter
     // Work: item k = profile items[k].x against positions items[k].y + group.
     const int2* items = nullptr;
     int item_count = 0;
-    std::uint32_t* out = nullptr;  // out[k * groups + group]: a 16-bit pair
+    std::uint32_t* out = nullptr;       // out[k * groups + group]: a 16-bit pair
     unsigned int* next_item = nullptr;  // zeroed before the launch
-    uint2* scratch = nullptr;  // per (block, group) a strip of scratch_columns (Ho, F) pairs
+    uint2* scratch = nullptr;           // per (block, group) a strip of scratch_columns (Ho, F) pairs
     int scratch_columns = 0;
     int open = 0, extend = 0;
-    int one = 1;  // the local kernel's multiplier (see dbscan_kernel.cuh)
+    int one = 1;        // the local kernel's multiplier (see dbscan_kernel.cuh)
     int free_ends = 0;  // search::kFree* bits of a semi-global job
 };
 

@@ -30,8 +30,8 @@ __global__ void __launch_bounds__(kBlockThreads, (R <= 16 ? 3 : 2)) allvsall_sca
     const int group = static_cast<int>(threadIdx.x) / G;
     const std::uint32_t pad = static_cast<std::uint32_t>(p.letters - 1);
     uint2* strip = p.scratch ? p.scratch + (static_cast<std::size_t>(blockIdx.x) * groups + group) *
-                                                    static_cast<std::size_t>(p.scratch_columns)
-                                  : nullptr;
+                                               static_cast<std::size_t>(p.scratch_columns)
+                             : nullptr;
     const int tile_words = p.letters * Shape::rows / 4;
 
     for (;;) {
@@ -82,8 +82,7 @@ __global__ void __launch_bounds__(kBlockThreads, (R <= 16 ? 3 : 2)) allvsall_sca
         }
         if constexpr (Local) {
 #pragma unroll
-            for (int d = G / 2; d >= 1; d /= 2)
-                best = Cell::max_relu(best, __shfl_xor_sync(full, best, d, G));
+            for (int d = G / 2; d >= 1; d /= 2) best = Cell::max_relu(best, __shfl_xor_sync(full, best, d, G));
             best = Cell::add_max(best, Cell::splat(-p.open), Cell::splat(Cell::neg));
         } else {
 #pragma unroll

@@ -65,8 +65,7 @@ bool symmetric(const SubstitutionMatrix& m) {
 
 class CudaTileScorer final : public allvsall::TileScorer {
 public:
-    CudaTileScorer(const allvsall::Problem& problem, Backend& backend, int device, DeviceInfo info,
-                   JobContext& context)
+    CudaTileScorer(const allvsall::Problem& problem, Backend& backend, int device, DeviceInfo info, JobContext& context)
         : problem_(problem),
           backend_(backend),
           device_(device),
@@ -165,9 +164,9 @@ private:
     ProfileIndex profiles_;
     std::vector<std::size_t> profile_shape_;  // per profile: index into shapes_
     std::vector<DbscanShape> shapes_;
-    std::vector<int> blocks_per_sm_;  // per shape
-    std::vector<int> row_length_, column_length_;          // by position
-    std::vector<std::int64_t> row_best_, column_best_;     // by position: sums of each residue's best score
+    std::vector<int> blocks_per_sm_;                    // per shape
+    std::vector<int> row_length_, column_length_;       // by position
+    std::vector<std::int64_t> row_best_, column_best_;  // by position: sums of each residue's best score
     DeviceBuffer<std::uint8_t> residues_;
     DeviceBuffer<std::uint64_t> starts_;
     DeviceBuffer<std::int32_t> lengths_;
@@ -220,10 +219,13 @@ CudaTileScorer::Codes CudaTileScorer::encode_sets() const {
     const SubstitutionMatrix& matrix = problem_.scheme.matrix;
     auto encode_all = [&](const std::vector<Sequence>& set, const char* role) {
         std::vector<EncodedSequence> out(set.size());
-        parallel_chunks(set.size(), problem_.threads, [&](std::size_t from, std::size_t to) {
-            for (std::size_t k = from; k < to; ++k)
-                out[k] = encode(set[k].residues, matrix, std::string(role) + " '" + set[k].id + "'");
-        }, 64);
+        parallel_chunks(
+            set.size(), problem_.threads,
+            [&](std::size_t from, std::size_t to) {
+                for (std::size_t k = from; k < to; ++k)
+                    out[k] = encode(set[k].residues, matrix, std::string(role) + " '" + set[k].id + "'");
+            },
+            64);
         return out;
     };
     Codes codes;
@@ -242,8 +244,10 @@ CudaTileScorer::ColumnStats CudaTileScorer::measure(const Codes& codes) {
     std::vector<int> best_as_target(static_cast<std::size_t>(matrix.size()), 0);
     for (int a = 0; a < matrix.size(); ++a)
         for (int b = 0; b < matrix.size(); ++b) {
-            best_as_query[static_cast<std::size_t>(a)] = std::max(best_as_query[static_cast<std::size_t>(a)], matrix.score(a, b));
-            best_as_target[static_cast<std::size_t>(b)] = std::max(best_as_target[static_cast<std::size_t>(b)], matrix.score(a, b));
+            best_as_query[static_cast<std::size_t>(a)] =
+                std::max(best_as_query[static_cast<std::size_t>(a)], matrix.score(a, b));
+            best_as_target[static_cast<std::size_t>(b)] =
+                std::max(best_as_target[static_cast<std::size_t>(b)], matrix.score(a, b));
         }
     auto best_sum = [](const EncodedSequence& s, const std::vector<int>& best) {
         std::int64_t sum = 0;
@@ -317,7 +321,7 @@ bool CudaTileScorer::fits(const ProfilePlan& plan, const ColumnStats& columns, s
     scratch_columns_ = static_cast<int>(round4(static_cast<std::uint64_t>(columns.longest)) + 4);
     for (std::size_t s = 0; s < shapes_.size(); ++s)
         scratch_strips_ = std::max<std::uint64_t>(scratch_strips_, static_cast<std::uint64_t>(blocks_per_sm_[s]) *
-                                                                        sm_count_ * shapes_[s].groups_per_block());
+                                                                       sm_count_ * shapes_[s].groups_per_block());
     const std::uint64_t scratch_bytes = kSlots * scratch_strips_ * static_cast<std::uint64_t>(scratch_columns_) * 8;
     const std::uint64_t needed = plan.words * 4 + columns.residue_bytes + problem_.tiling.columns() * 12 +
                                  plan.tiles.size() * 24 + scratch_bytes + (64ull << 20);
@@ -340,38 +344,41 @@ std::vector<std::uint32_t> CudaTileScorer::fill_profiles(const Codes& codes, con
     std::vector<std::uint32_t> host_words(plan.words);
     const bool free_query_begin = (free_ends_ & search::kFreeQueryBegin) != 0;
     const bool is_local = local();
-    parallel_chunks(plan.tiles.size(), problem_.threads, [&](std::size_t from, std::size_t to) {
-        for (std::size_t p = from; p < to; ++p) {
-            const std::uint32_t r = profiles_.first_row[p];
-            const EncodedSequence* qa = &codes.rows[row_order[r]];
-            const EncodedSequence* qb = profiles_.lanes[p] == 2 ? &codes.rows[row_order[r + 1]] : nullptr;
-            const int tile = shapes_[profile_shape_[p]].tile_rows();
-            const int padded = plan.tiles[p] * tile;
-            std::uint32_t* out = host_words.data() + plan.offsets[p];
-            auto value = [&](const EncodedSequence* q, int i, int letter) {
-                if (!q) return search::kPad16;
-                if (is_local) {
-                    if (i >= static_cast<int>(q->size()) || letter == letters_ - 1) return search::kPad16;
-                    return matrix.score((*q)[static_cast<std::size_t>(i)], letter) + open_;
-                }
-                const int z = search::zero_row(padded, static_cast<int>(q->size()));
-                const int real = i > z && letter != letters_ - 1
-                                     ? matrix.score((*q)[static_cast<std::size_t>(i - z - 1)], letter) + open_
-                                     : search::kPad16;
-                return search::profile_entry(i, z, real, free_query_begin, search::kPad16, search::kNeg16);
-            };
-            for (int k = 0; k < plan.tiles[p]; ++k)
-                for (int letter = 0; letter < letters_; ++letter) {
-                    std::uint32_t* row = out + (static_cast<std::size_t>(k) * letters_ + letter) * tile;
-                    for (int t = 0; t < tile; ++t) {
-                        const int i = k * tile + t;
-                        const std::uint32_t lo = static_cast<std::uint32_t>(value(qa, i, letter)) & 0xffffu;
-                        const std::uint32_t hi = static_cast<std::uint32_t>(value(qb, i, letter)) & 0xffffu;
-                        row[t] = lo | (hi << 16);
+    parallel_chunks(
+        plan.tiles.size(), problem_.threads,
+        [&](std::size_t from, std::size_t to) {
+            for (std::size_t p = from; p < to; ++p) {
+                const std::uint32_t r = profiles_.first_row[p];
+                const EncodedSequence* qa = &codes.rows[row_order[r]];
+                const EncodedSequence* qb = profiles_.lanes[p] == 2 ? &codes.rows[row_order[r + 1]] : nullptr;
+                const int tile = shapes_[profile_shape_[p]].tile_rows();
+                const int padded = plan.tiles[p] * tile;
+                std::uint32_t* out = host_words.data() + plan.offsets[p];
+                auto value = [&](const EncodedSequence* q, int i, int letter) {
+                    if (!q) return search::kPad16;
+                    if (is_local) {
+                        if (i >= static_cast<int>(q->size()) || letter == letters_ - 1) return search::kPad16;
+                        return matrix.score((*q)[static_cast<std::size_t>(i)], letter) + open_;
                     }
-                }
-        }
-    }, 16);
+                    const int z = search::zero_row(padded, static_cast<int>(q->size()));
+                    const int real = i > z && letter != letters_ - 1
+                                         ? matrix.score((*q)[static_cast<std::size_t>(i - z - 1)], letter) + open_
+                                         : search::kPad16;
+                    return search::profile_entry(i, z, real, free_query_begin, search::kPad16, search::kNeg16);
+                };
+                for (int k = 0; k < plan.tiles[p]; ++k)
+                    for (int letter = 0; letter < letters_; ++letter) {
+                        std::uint32_t* row = out + (static_cast<std::size_t>(k) * letters_ + letter) * tile;
+                        for (int t = 0; t < tile; ++t) {
+                            const int i = k * tile + t;
+                            const std::uint32_t lo = static_cast<std::uint32_t>(value(qa, i, letter)) & 0xffffu;
+                            const std::uint32_t hi = static_cast<std::uint32_t>(value(qb, i, letter)) & 0xffffu;
+                            row[t] = lo | (hi << 16);
+                        }
+                    }
+            }
+        },
+        16);
     return host_words;
 }
 
@@ -399,12 +406,15 @@ void CudaTileScorer::upload(const Codes& codes, const ProfilePlan& plan, const C
     profile_lengths_.reserve(2 * count, site_);
     ALIGNSCOPE_CUDA(cudaMemcpy(residues_.data(), residues.data(), residues.size(), cudaMemcpyHostToDevice), site_);
     ALIGNSCOPE_CUDA(cudaMemcpy(starts_.data(), starts.data(), starts.size() * 8, cudaMemcpyHostToDevice), site_);
-    ALIGNSCOPE_CUDA(cudaMemcpy(lengths_.data(), column_length_.data(), column_length_.size() * 4, cudaMemcpyHostToDevice),
+    ALIGNSCOPE_CUDA(cudaMemcpy(lengths_.data(), column_length_.data(), column_length_.size() * 4,
+                               cudaMemcpyHostToDevice),
                     site_);
-    ALIGNSCOPE_CUDA(cudaMemcpy(profile_words_.data(), host_words.data(), plan.words * 4, cudaMemcpyHostToDevice), site_);
+    ALIGNSCOPE_CUDA(cudaMemcpy(profile_words_.data(), host_words.data(), plan.words * 4, cudaMemcpyHostToDevice),
+                    site_);
     ALIGNSCOPE_CUDA(cudaMemcpy(profile_offsets_.data(), plan.offsets.data(), count * 8, cudaMemcpyHostToDevice), site_);
     ALIGNSCOPE_CUDA(cudaMemcpy(profile_tiles_.data(), plan.tiles.data(), count * 4, cudaMemcpyHostToDevice), site_);
-    ALIGNSCOPE_CUDA(cudaMemcpy(profile_lengths_.data(), plan.lanes.data(), 2 * count * 4, cudaMemcpyHostToDevice), site_);
+    ALIGNSCOPE_CUDA(cudaMemcpy(profile_lengths_.data(), plan.lanes.data(), 2 * count * 4, cudaMemcpyHostToDevice),
+                    site_);
 
     slots_.resize(kSlots);
     for (Slot& s : slots_) {
@@ -496,8 +506,9 @@ void CudaTileScorer::submit(std::uint64_t tile, JobContext& context) {
         params.open = open_;
         params.extend = extend_;
         params.free_ends = free_ends_;
-        const int blocks = static_cast<int>(std::min<std::uint64_t>(
-            l.item_count, static_cast<std::uint64_t>(blocks_per_sm_[l.shape]) * static_cast<std::uint64_t>(sm_count_)));
+        const int blocks =
+            static_cast<int>(std::min<std::uint64_t>(l.item_count, static_cast<std::uint64_t>(blocks_per_sm_[l.shape]) *
+                                                                       static_cast<std::uint64_t>(sm_count_)));
         std::uint64_t cells = 0;
         for (std::size_t k = 0; k < l.item_count; ++k) {
             const Item& it = by_shape[l.shape][k];
@@ -506,7 +517,9 @@ void CudaTileScorer::submit(std::uint64_t tile, JobContext& context) {
                 const std::uint32_t q = static_cast<std::uint32_t>(it.column + g);
                 if (q >= slot.span.column_end) break;
                 cells += static_cast<std::uint64_t>(column_length_[q]) *
-                         static_cast<std::uint64_t>(row_length_[r] + (profiles_.lanes[static_cast<std::size_t>(it.profile)] == 2 ? row_length_[r + 1] : 0));
+                         static_cast<std::uint64_t>(
+                             row_length_[r] +
+                             (profiles_.lanes[static_cast<std::size_t>(it.profile)] == 2 ? row_length_[r + 1] : 0));
             }
         }
         timeline_.record(stream, {kernel_name_, "kernel", static_cast<int>(lane), 0, cells}, [&] {
@@ -514,7 +527,8 @@ void CudaTileScorer::submit(std::uint64_t tile, JobContext& context) {
         });
     }
     timeline_.record(stream, {"D2H scores", "copy", static_cast<int>(lane), outs * 4, 0}, [&] {
-        ALIGNSCOPE_CUDA(cudaMemcpyAsync(slot.out.data(), slot.device_out.data(), outs * 4, cudaMemcpyDeviceToHost, stream),
+        ALIGNSCOPE_CUDA(cudaMemcpyAsync(slot.out.data(), slot.device_out.data(), outs * 4, cudaMemcpyDeviceToHost,
+                                        stream),
                         site_);
     });
     ALIGNSCOPE_CUDA(cudaEventRecord(slot.done, stream), site_);
@@ -538,31 +552,36 @@ void CudaTileScorer::map_results(const Slot& slot, std::vector<std::int32_t>& sc
     std::uint64_t filled = 0;
     for (const Launch& l : slot.launches) {
         const int groups = shapes_[l.shape].groups_per_block();
-        parallel_chunks(l.item_count, problem_.threads, [&](std::size_t from, std::size_t to) {
-            std::vector<std::uint64_t> mine;
-            std::uint64_t count = 0;
-            for (std::size_t k = from; k < to; ++k) {
-                const int2 it = slot.items.data()[l.item_first + k];
-                const std::uint32_t r = profiles_.first_row[static_cast<std::size_t>(it.x)];
-                const bool two = profiles_.lanes[static_cast<std::size_t>(it.x)] == 2;
-                const std::uint32_t* words = slot.out.data() + l.out_first + k * static_cast<std::size_t>(groups);
-                for (int g = 0; g < groups; ++g) {
-                    const std::uint32_t q = static_cast<std::uint32_t>(it.y + g);
-                    if (q >= slot.span.column_end) break;
-                    for (int lane = 0; lane < (two ? 2 : 1); ++lane) {
-                        const std::int64_t at = order.index(r + static_cast<std::uint32_t>(lane), q);
-                        if (at < 0) continue;
-                        const std::int32_t v = static_cast<std::int16_t>(lane ? words[g] >> 16 : words[g] & 0xffffu);
-                        scores[static_cast<std::size_t>(at)] = v;
-                        ++count;
-                        if (!exact(r + static_cast<std::uint32_t>(lane), q, v)) mine.push_back(static_cast<std::uint64_t>(at));
+        parallel_chunks(
+            l.item_count, problem_.threads,
+            [&](std::size_t from, std::size_t to) {
+                std::vector<std::uint64_t> mine;
+                std::uint64_t count = 0;
+                for (std::size_t k = from; k < to; ++k) {
+                    const int2 it = slot.items.data()[l.item_first + k];
+                    const std::uint32_t r = profiles_.first_row[static_cast<std::size_t>(it.x)];
+                    const bool two = profiles_.lanes[static_cast<std::size_t>(it.x)] == 2;
+                    const std::uint32_t* words = slot.out.data() + l.out_first + k * static_cast<std::size_t>(groups);
+                    for (int g = 0; g < groups; ++g) {
+                        const std::uint32_t q = static_cast<std::uint32_t>(it.y + g);
+                        if (q >= slot.span.column_end) break;
+                        for (int lane = 0; lane < (two ? 2 : 1); ++lane) {
+                            const std::int64_t at = order.index(r + static_cast<std::uint32_t>(lane), q);
+                            if (at < 0) continue;
+                            const std::int32_t v =
+                                static_cast<std::int16_t>(lane ? words[g] >> 16 : words[g] & 0xffffu);
+                            scores[static_cast<std::size_t>(at)] = v;
+                            ++count;
+                            if (!exact(r + static_cast<std::uint32_t>(lane), q, v))
+                                mine.push_back(static_cast<std::uint64_t>(at));
+                        }
                     }
                 }
-            }
-            std::lock_guard lock(merge);
-            filled += count;
-            rescore.insert(rescore.end(), mine.begin(), mine.end());
-        }, 64);
+                std::lock_guard lock(merge);
+                filled += count;
+                rescore.insert(rescore.end(), mine.begin(), mine.end());
+            },
+            64);
     }
     if (filled != order.pair_count())
         throw Error("allvsall: internal: the scan of tile " + std::to_string(slot.tile) + " on " + info_.id + " gave " +
@@ -600,10 +619,9 @@ std::vector<std::int32_t> CudaTileScorer::take(JobContext& context) {
         quiet.cancel = context.cancel;
         const std::vector<Alignment> again = backend_.align_pairs(job, quiet);
         if (again.size() != rescore.size())
-            throw Error("allvsall: device " + backend_.info().id + " rescored " + std::to_string(again.size()) + " of " +
-                        std::to_string(rescore.size()) + " pairs");
-        for (std::size_t k = 0; k < rescore.size(); ++k)
-            scores[rescore[k]] = static_cast<std::int32_t>(again[k].score);
+            throw Error("allvsall: device " + backend_.info().id + " rescored " + std::to_string(again.size()) +
+                        " of " + std::to_string(rescore.size()) + " pairs");
+        for (std::size_t k = 0; k < rescore.size(); ++k) scores[rescore[k]] = static_cast<std::int32_t>(again[k].score);
     }
     if (queue_.empty()) timeline_.flush();
     return scores;

@@ -17,8 +17,7 @@ void throw_cuda_error(cudaError_t status, const char* call, const CudaSite& site
     std::string message = "CUDA error on " + (site.device.empty() ? std::string("the GPU") : site.device);
     if (!site.job.empty()) message += " while running " + site.job;
     message += ": " + std::string(call) + " failed with " + describe_cuda_error(status);
-    if (status == cudaErrorMemoryAllocation)
-        message += " (try a smaller --gpu-mem budget or fewer --streams)";
+    if (status == cudaErrorMemoryAllocation) message += " (try a smaller --gpu-mem budget or fewer --streams)";
     throw Error(message);
 }
 

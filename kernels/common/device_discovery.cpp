@@ -22,7 +22,6 @@ std::string cuda_version(int version) {
     return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
-
 }  // namespace
 
 std::string gib(std::uint64_t bytes) {

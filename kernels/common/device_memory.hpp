@@ -61,11 +61,7 @@ public:
     T* data() const { return data_; }
     std::size_t capacity() const { return capacity_; }
     std::size_t bytes() const { return capacity_ * sizeof(T); }
-    T& operator[](std::size_t k) const
-        requires Memory::host_accessible
-    {
-        return data_[k];
-    }
+    T& operator[](std::size_t k) const requires Memory::host_accessible { return data_[k]; }
 
 private:
     void swap(CudaBuffer& other) noexcept {

@@ -14,7 +14,7 @@ namespace alignscope::kernels {
 
 struct CudaProbe {
     int device_count = 0;
-    std::string driver_version;   // "13.0", or "none"
+    std::string driver_version;  // "13.0", or "none"
     std::string runtime_version;
     std::optional<DeviceInfo> unavailable;  // set when device_count == 0
 };

@@ -148,8 +148,7 @@ private:
                         external_[x->correlationId] = x->externalId;
                     break;
                 }
-                default:
-                    break;
+                default: break;
             }
         }
     }
@@ -160,7 +159,7 @@ private:
     int users_ = 0;
     std::atomic<std::uint64_t> next_id_{0};
     std::unordered_map<std::uint32_t, std::vector<Interval>> records_;  // by correlation id
-    std::map<std::uint32_t, std::uint64_t> external_;                  // correlation -> external id
+    std::map<std::uint32_t, std::uint64_t> external_;                   // correlation -> external id
 };
 
 }  // namespace
@@ -279,7 +278,8 @@ void GpuTimeline::flush() {
              base_ns_ + static_cast<std::int64_t>(static_cast<double>(stop_ms) * 1e6), p.op.bytes);
     }
     // Say how the events were timed: CUPTI only when it timed all of them.
-    if (cupti_ && from_cupti != pending_.size()) sink_->set_clock_source(from_cupti ? "cupti+cuda-events" : "cuda-events");
+    if (cupti_ && from_cupti != pending_.size())
+        sink_->set_clock_source(from_cupti ? "cupti+cuda-events" : "cuda-events");
     pending_.clear();
     events_used_ = 0;
 }

@@ -71,7 +71,7 @@ private:
     std::vector<cudaEvent_t> events_;  // owned, reused
     std::size_t events_used_ = 0;
     cudaEvent_t base_ = nullptr;
-    std::int64_t base_ns_ = 0;        // steady clock at base_
+    std::int64_t base_ns_ = 0;          // steady clock at base_
     std::int64_t cupti_offset_ns_ = 0;  // steady clock minus CUPTI clock
 };
 

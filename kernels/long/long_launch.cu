@@ -23,7 +23,8 @@ cudaError_t prepare(int alphabet, int* blocks_per_sm) {
 template <int R, bool Local, bool Overview, bool Slice>
 cudaError_t launch(const LaunchParams& params, int blocks, cudaStream_t stream) {
     device::strip_kernel<R, Local, Overview, Slice>
-        <<<static_cast<unsigned>(blocks), static_cast<unsigned>(block_threads()), shared_bytes(R, params.alphabet), stream>>>(params);
+        <<<static_cast<unsigned>(blocks), static_cast<unsigned>(block_threads()), shared_bytes(R, params.alphabet),
+           stream>>>(params);
     return cudaGetLastError();
 }
 
@@ -34,9 +35,11 @@ cudaError_t dispatch(int r, bool local, bool overview, bool slice, F&& f) {
         return slice ? f.template operator()<R, L, O, true>() : f.template operator()<R, L, O, false>();
     };
     if (overview)  // stage 1 only, and always with strips enough for R = 16
-        return local ? with_slice.template operator()<16, true, true>() : with_slice.template operator()<16, false, true>();
+        return local ? with_slice.template operator()<16, true, true>()
+                     : with_slice.template operator()<16, false, true>();
     if (r == 16)
-        return local ? with_slice.template operator()<16, true, false>() : with_slice.template operator()<16, false, false>();
+        return local ? with_slice.template operator()<16, true, false>()
+                     : with_slice.template operator()<16, false, false>();
     return local ? with_slice.template operator()<8, true, false>() : with_slice.template operator()<8, false, false>();
 }
 

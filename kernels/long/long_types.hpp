@@ -43,36 +43,36 @@ struct LongTask {
     long long m, n;            // rows, columns (m >= 1, n >= 1)
     std::int32_t* bus_h;       // n + 1 each: the bottom row of the last strip that passed
     std::int32_t* bus_f;
-    std::int32_t* last_col;    // 2 (m + 1): H (rows 1..m written), then E of column n (slice kernels only), or null
+    std::int32_t* last_col;      // 2 (m + 1): H (rows 1..m written), then E of column n (slice kernels only), or null
     const std::int32_t* left_h;  // left == kEdgeExplicit: column 0, rows 0..m
     const std::int32_t* left_e;
     const std::int32_t* left_f;
-    std::int32_t* special_h;   // saved rows, row-major slots of n + 1, or null
+    std::int32_t* special_h;  // saved rows, row-major slots of n + 1, or null
     std::int32_t* special_f;
     const std::int32_t* goal_h;  // crossing row (forward columns 0..), or null: row 0 by goal_edge
     const std::int32_t* goal_f;
-    unsigned long long* hit;     // goal search: min key (j << 34 | i << 2 | kind), or null
-    std::int32_t* overview;      // ov_rows x ov_cols max-pool of H (row block of strip s: s * ov_rows / strips), or null
+    unsigned long long* hit;  // goal search: min key (j << 34 | i << 2 | kind), or null
+    std::int32_t* overview;   // ov_rows x ov_cols max-pool of H (row block of strip s: s * ov_rows / strips), or null
     std::int32_t ov_rows, ov_cols;
     long long ov_offset, ov_total;  // column block of column j: (ov_offset + j - 1) * ov_cols / ov_total
-    long long goal_col_end;      // forward column = goal_col_end - j
-    std::int32_t first_ticket;   // global ticket of strip 0
+    long long goal_col_end;         // forward column = goal_col_end - j
+    std::int32_t first_ticket;      // global ticket of strip 0
     std::int32_t strips;
     std::int32_t special_every;  // save the bottom row of strip s when (s + 1) % every == 0
     std::int8_t top, left, corner_open, goal_edge;
     std::int8_t track_best, goal_search, goal_any, pad0;
     std::int32_t goal;
-    std::int32_t top_corner;     // top == kEdgeExplicit: H(0, 0)
+    std::int32_t top_corner;  // top == kEdgeExplicit: H(0, 0)
 };
 
 struct LaunchParams {
     const LongTask* tasks;
     int task_count;
     int total_strips;
-    int* ticket;                // next strip to take
-    int* progress;              // per ticket: columns published
-    StripBest* best;            // per ticket (tasks that track the best)
-    const int* abort;           // non-zero: stop at once (cancel)
+    int* ticket;                        // next strip to take
+    int* progress;                      // per ticket: columns published
+    StripBest* best;                    // per ticket (tasks that track the best)
+    const int* abort;                   // non-zero: stop at once (cancel)
     const std::int8_t* profile_scores;  // alphabet x alphabet, row-major (query code, target code)
     int alphabet;
     int gap_open, gap_extend;

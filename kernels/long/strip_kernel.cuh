@@ -45,8 +45,10 @@ __device__ __forceinline__ int edge_value(int kind, long long k, int open, int e
     long long v;
     if (kind == kEdgeZero) return 0;
     if (kind == kEdgeGap) v = -(open + (k - 1) * static_cast<long long>(extend));
-    else if (kind == kEdgeGapContinue) v = -(k * static_cast<long long>(extend));
-    else return kNeg;
+    else if (kind == kEdgeGapContinue)
+        v = -(k * static_cast<long long>(extend));
+    else
+        return kNeg;
     return v < kNeg ? kNeg : static_cast<int>(v);
 }
 __device__ __forceinline__ int left_at(const LongTask& t, long long i, int open, int extend) {
@@ -76,8 +78,7 @@ __device__ __forceinline__ unsigned long long warp_min(unsigned long long v) {
 // slice of a split pass takes as its left edge); the other kernels have neither
 // (and store only H of a last column, as they always did).
 template <int R, bool Local, bool Overview, bool Slice, bool Partial>
-__device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, int ticket, int lane,
-                          unsigned* prof) {
+__device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, int ticket, int lane, unsigned* prof) {
     constexpr int SH = 32 * R;
     const int go = p.gap_open, ge = p.gap_extend;
     const long long m = t.m, n = t.n;
@@ -154,9 +155,11 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
     const int ov_row = Overview ? static_cast<int>(static_cast<long long>(strip) * t.ov_rows / t.strips) : 0;
     // Columns are binned as in the pass this task is a slice of (offset, total).
     int ov_block = Overview ? static_cast<int>(t.ov_offset * t.ov_cols / t.ov_total) : 0, ov_max = kNeg;
-    int ov_next = Overview ? static_cast<int>((static_cast<long long>(ov_block + 1) * t.ov_total + t.ov_cols - 1) / t.ov_cols -
-                                              t.ov_offset) + 1
-                           : 0;
+    int ov_next =
+        Overview ? static_cast<int>((static_cast<long long>(ov_block + 1) * t.ov_total + t.ov_cols - 1) / t.ov_cols -
+                                    t.ov_offset) +
+                       1
+                 : 0;
     int best = t.goal_any ? t.goal - 1 : 0;
     int best_i = 0, best_j = 0;
 
@@ -261,7 +264,8 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
                     ov_max = kNeg;
                     ov_block = static_cast<int>((t.ov_offset + j - 1) * t.ov_cols / t.ov_total);
                     // First column of block ov_block + 1: smallest j with (offset+j-1)*ov_cols/total >= ov_block + 1.
-                    ov_next = static_cast<int>(((ov_block + 1) * t.ov_total + t.ov_cols - 1) / t.ov_cols - t.ov_offset) + 1;
+                    ov_next =
+                        static_cast<int>(((ov_block + 1) * t.ov_total + t.ov_cols - 1) / t.ov_cols - t.ov_offset) + 1;
                 }
                 ov_max = max(ov_max, mx);
             }
@@ -314,10 +318,11 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
                         fh = c == 0 ? 0 : edge_value(t.goal_edge, c, go, ge);
                         ff = kNeg;
                     }
-                    const long long base = (static_cast<unsigned long long>(col) << 34) |
-                                           (static_cast<unsigned long long>(m) << 2);
+                    const long long base =
+                        (static_cast<unsigned long long>(col) << 34) | (static_cast<unsigned long long>(m) << 2);
                     if (fh > kNeg / 2 && out_h > kNeg / 2 && fh + out_h == t.goal) key = base | 1;
-                    else if (ff > kNeg / 2 && out_f > kNeg / 2 && ff + out_f + (go - ge) == t.goal) key = base | 2;
+                    else if (ff > kNeg / 2 && out_f > kNeg / 2 && ff + out_f + (go - ge) == t.goal)
+                        key = base | 2;
                 }
             }
             if (crossing && __any_sync(kFull, key != ~0ull)) {
@@ -339,7 +344,8 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
                 t.last_col[m + 1 + my_first + r] = E[r];
             }
     }
-    if (Overview && ov_max > kNeg) atomicMax(t.overview + static_cast<long long>(ov_row) * t.ov_cols + ov_block, ov_max);
+    if (Overview && ov_max > kNeg)
+        atomicMax(t.overview + static_cast<long long>(ov_row) * t.ov_cols + ov_block, ov_max);
     if (t.track_best) {
         // Warp reduction: highest score, then smallest j, then smallest i.
         for (int d = 16; d > 0; d >>= 1) {
@@ -364,7 +370,8 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
 // Three blocks per SM for the overview and the slice extras at R = 16 (at four,
 // 128 registers, ptxas spills them); four otherwise.
 template <int R, bool Local, bool Overview, bool Slice>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32, Overview || (Slice && R == 16) ? 3 : 4) strip_kernel(LaunchParams p) {
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, Overview || (Slice && R == 16) ? 3 : 4)
+    strip_kernel(LaunchParams p) {
     extern __shared__ unsigned shared_profile[];
     const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
     unsigned* prof = shared_profile + static_cast<long long>(warp) * p.alphabet * (R / 4) * 32;
@@ -377,7 +384,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, Overview || (Slice && R =
         while (lo < hi) {
             const int mid = (lo + hi + 1) >> 1;
             if (p.tasks[mid].first_ticket <= ticket) lo = mid;
-            else hi = mid - 1;
+            else
+                hi = mid - 1;
         }
         const LongTask t = p.tasks[lo];
         const int strip = ticket - t.first_ticket;

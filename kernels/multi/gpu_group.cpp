@@ -3,8 +3,8 @@
 // shared queue of small chunks so the faster GPUs absorb the tail. Each GPU's
 // throughput (cells per second of its busy time) is remembered for the next
 // job's static shares.
-#include <alignscope/align/long_pair.hpp>
 #include "multi/gpu_group.hpp"
+#include <alignscope/align/long_pair.hpp>
 
 #include <alignscope/error.hpp>
 
@@ -110,7 +110,8 @@ public:
             const auto [q, t] = job.pairs[k];
             if (!job.queries || !job.targets || q >= job.queries->size() || t >= job.targets->size())
                 throw Error("pair job refers to a sequence it does not have (pair " + std::to_string(k) + ")");
-            cells[k] = static_cast<std::uint64_t>((*job.queries)[q].residues.size()) * (*job.targets)[t].residues.size();
+            cells[k] =
+                static_cast<std::uint64_t>((*job.queries)[q].residues.size()) * (*job.targets)[t].residues.size();
             total += cells[k];
         }
         std::vector<double> throughput;
@@ -138,7 +139,8 @@ public:
         }
         std::uint64_t tail_cells = 0;
         for (std::size_t k = position; k < count; ++k) tail_cells += cells[k];
-        const std::uint64_t tail_chunk = std::max<std::uint64_t>(1, tail_cells / (2 * std::max<std::size_t>(devices, 1)));
+        const std::uint64_t tail_chunk =
+            std::max<std::uint64_t>(1, tail_cells / (2 * std::max<std::size_t>(devices, 1)));
         while (position < count) {
             Chunk chunk{position, position};
             std::uint64_t taken = 0;
@@ -151,7 +153,8 @@ public:
         // construct and fault in) is built on a thread of its own while the
         // GPUs run; each member's results wait beside it until both are done.
         std::vector<Alignment> out;
-        std::future<void> building = std::async(std::launch::async, [&out, count] { out = std::vector<Alignment>(count); });
+        std::future<void> building =
+            std::async(std::launch::async, [&out, count] { out = std::vector<Alignment>(count); });
         std::vector<std::vector<std::pair<std::size_t, std::vector<Alignment>>>> produced(devices);
 
         std::atomic<std::size_t> next_tail{0};
@@ -184,8 +187,10 @@ public:
             };
             auto run_chunk = [&](const Chunk& chunk) {
                 if (chunk.first == chunk.end) return;
-                std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs(job.pairs.begin() + static_cast<std::ptrdiff_t>(chunk.first),
-                                                                          job.pairs.begin() + static_cast<std::ptrdiff_t>(chunk.end));
+                std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs(job.pairs.begin() +
+                                                                               static_cast<std::ptrdiff_t>(chunk.first),
+                                                                           job.pairs.begin() +
+                                                                               static_cast<std::ptrdiff_t>(chunk.end));
                 const PairJob sub = sub_job(job, std::move(pairs));
                 const auto start = std::chrono::steady_clock::now();
                 auto results = members_[d]->align_pairs(sub, sub_context);

@@ -10,9 +10,9 @@
 #include "common/cuda_check.hpp"
 #include "common/device_memory.hpp"
 #include "common/gpu_timeline.hpp"
-#include "long/cuda_long_runner.hpp"
 #include "common/host_parallel.hpp"
 #include "common/stream_pool.hpp"
+#include "long/cuda_long_runner.hpp"
 #include "pairwise/pair_plan.hpp"
 #include "pairwise/pass_launch.hpp"
 
@@ -188,15 +188,18 @@ EncodedSet encode_used(const std::vector<Sequence>& sequences, const std::vector
         total += out.length[k];
     }
     out.codes = std::make_unique_for_overwrite<std::uint8_t[]>(std::max<std::uint64_t>(total, 1));
-    parallel_chunks(sequences.size(), threads, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t k = begin; k < end; ++k) {
-            if (!used[k]) continue;
-            const std::string& residues = sequences[k].residues;
-            if (const std::size_t bad = encode_into(residues, matrix, out.codes.get() + out.offset[k]);
-                bad != std::string_view::npos)
-                throw unscored_residue(residues, bad, matrix, std::string(role) + " '" + sequences[k].id + "'");
-        }
-    }, 256);
+    parallel_chunks(
+        sequences.size(), threads,
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t k = begin; k < end; ++k) {
+                if (!used[k]) continue;
+                const std::string& residues = sequences[k].residues;
+                if (const std::size_t bad = encode_into(residues, matrix, out.codes.get() + out.offset[k]);
+                    bad != std::string_view::npos)
+                    throw unscored_residue(residues, bad, matrix, std::string(role) + " '" + sequences[k].id + "'");
+            }
+        },
+        256);
     return out;
 }
 
@@ -323,7 +326,8 @@ bool PairRun::start() {
     validate(job_);
     prepare.reset();
     if (job_.pairs.empty()) return false;
-    pending_out_ = std::async(std::launch::async, [count = job_.pairs.size()] { return std::vector<Alignment>(count); });
+    pending_out_ =
+        std::async(std::launch::async, [count = job_.pairs.size()] { return std::vector<Alignment>(count); });
     check_cuda(cudaSetDevice(backend_.device_.index), "cudaSetDevice", site_);
     const bool local = options_.mode == AlignmentMode::Local;
     const bool semiglobal = options_.mode == AlignmentMode::SemiGlobal;
@@ -422,7 +426,8 @@ void PairRun::upload_matrix() {
     const int dim = letters_ + 1;
     std::vector<std::int32_t> table(static_cast<std::size_t>(dim * dim), 0);
     for (int qc = 0; qc < letters_; ++qc)
-        for (int tc = 0; tc < letters_; ++tc) table[static_cast<std::size_t>(tc * dim + qc)] = scheme_.matrix.score(qc, tc);
+        for (int tc = 0; tc < letters_; ++tc)
+            table[static_cast<std::size_t>(tc * dim + qc)] = scheme_.matrix.score(qc, tc);
     matrix_.reserve(table.size(), site_);
     check_cuda(cudaMemcpy(matrix_.data(), table.data(), table.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice),
                "cudaMemcpy(substitution table)", site_);
@@ -446,7 +451,8 @@ void PairRun::take_slots() {
     kept.clear();  // more than this job's streams: let them go
     for (auto& slot : slots_)
         if (!slot->done)
-            check_cuda(cudaEventCreateWithFlags(&slot->done, cudaEventDisableTiming), "cudaEventCreateWithFlags", site_);
+            check_cuda(cudaEventCreateWithFlags(&slot->done, cudaEventDisableTiming), "cudaEventCreateWithFlags",
+                       site_);
 }
 
 // Lets the device finish with the buffers, then keeps the slots for the next
@@ -541,14 +547,18 @@ PairRun::PackedSizes PairRun::pack(StreamSlot& slot, const Batch& batch) {
     slot.host->residues.reserve(roomy(sizes.residue_bytes), site_);
     slot.host->results.reserve(roomy(batch.count), site_);
     slot.host->counter.reserve(roomy(1), site_);
-    parallel_chunks(copies_.size(), job_.threads, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t k = begin; k < end; ++k) {
-            const Copy& copy = copies_[k];
-            std::uint8_t* to = slot.host->residues.data() + copy.offset;
-            std::memcpy(to, copy.codes, copy.length);
-            std::memset(to + copy.length, letters_, padded_residues(static_cast<std::int64_t>(copy.length)) - copy.length);
-        }
-    }, 1024);
+    parallel_chunks(
+        copies_.size(), job_.threads,
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t k = begin; k < end; ++k) {
+                const Copy& copy = copies_[k];
+                std::uint8_t* to = slot.host->residues.data() + copy.offset;
+                std::memcpy(to, copy.codes, copy.length);
+                std::memset(to + copy.length, letters_,
+                            padded_residues(static_cast<std::int64_t>(copy.length)) - copy.length);
+            }
+        },
+        1024);
     return sizes;
 }
 
@@ -588,8 +598,9 @@ void PairRun::launch_passes(StreamSlot& slot, const Batch& batch, cudaStream_t s
     params.count = static_cast<std::int32_t>(batch.count);
     params.longest_target = 0;
     for (std::size_t k = batch.first; k < batch.first + batch.count; ++k)
-        params.longest_target = std::max(params.longest_target,
-                                         static_cast<std::int32_t>(std::min<std::int64_t>(list.lengths[k].second, 0x7fffffff)));
+        params.longest_target =
+            std::max(params.longest_target,
+                     static_cast<std::int32_t>(std::min<std::int64_t>(list.lengths[k].second, 0x7fffffff)));
     params.boundary = slot.boundary.data();
     params.trace = slot.trace.data();
     params.cigar_scratch = slot.cigar_scratch.data();
@@ -669,18 +680,21 @@ void PairRun::unpack(StreamSlot& slot) {
     const WorkList& list = *batch.list;
     const std::string kernel = list.variant.name();
     HostPhase phase(context_.timeline, device_id_, "results", batch.count);
-    parallel_chunks(batch.count, job_.threads, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t k = begin; k < end; ++k) {
-            const PairResult& r = slot.host->results[k];
-            const std::size_t index = list.pairs[batch.first + k];
-            if (r.flags & kSaturated) {
-                std::lock_guard saturated_lock(saturated_mutex_);
-                saturated_.push_back(index);
-                continue;
+    parallel_chunks(
+        batch.count, job_.threads,
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t k = begin; k < end; ++k) {
+                const PairResult& r = slot.host->results[k];
+                const std::size_t index = list.pairs[batch.first + k];
+                if (r.flags & kSaturated) {
+                    std::lock_guard saturated_lock(saturated_mutex_);
+                    saturated_.push_back(index);
+                    continue;
+                }
+                out_[index] = alignment_of(r, slot, index, list.lengths[batch.first + k], kernel);
             }
-            out_[index] = alignment_of(r, slot, index, list.lengths[batch.first + k], kernel);
-        }
-    }, 512);
+        },
+        512);
 }
 
 // The Alignment of one pair's result, its CIGAR rescored against the score.
@@ -728,7 +742,8 @@ void PairRun::recompute_saturated() {
     std::sort(saturated_.begin(), saturated_.end());
     const PairPlan wide = plan(saturated_, true);
     saturated_.clear();
-    const std::vector<Batch> batches = wide.batches(budget_, kMaxBatchCells, [this](std::size_t k) { return describe_pair(k); });
+    const std::vector<Batch> batches =
+        wide.batches(budget_, kMaxBatchCells, [this](std::size_t k) { return describe_pair(k); });
     run_batches(batches);
     if (!saturated_.empty()) throw Error("internal error on " + device_id_ + ": a 32-bit pass reported saturation");
     align_on_host(wide.host_pairs());  // none: the first plan kept such pairs off the GPU

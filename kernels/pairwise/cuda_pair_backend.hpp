@@ -16,8 +16,8 @@
 namespace alignscope::kernels {
 
 struct CudaDevice {
-    int index = 0;       // CUDA device ordinal
-    DeviceInfo info;     // id "gpu:N", name, SMs, memory, versions
+    int index = 0;    // CUDA device ordinal
+    DeviceInfo info;  // id "gpu:N", name, SMs, memory, versions
 };
 
 struct PinnedStaging;  // one stream's page-locked staging buffers (cuda_pair_backend.cpp)

@@ -15,9 +15,9 @@
 namespace alignscope::kernels {
 
 struct FamilyLayout {
-    int group_threads = 1;     // G: threads that share a pair (group)
-    int rows_per_thread = 8;   // R
-    int pairs_per_group = 1;   // 2 with s16 (the two halves of a register)
+    int group_threads = 1;    // G: threads that share a pair (group)
+    int rows_per_thread = 8;  // R
+    int pairs_per_group = 1;  // 2 with s16 (the two halves of a register)
 
     int groups_per_warp() const { return 32 / group_threads; }
     int pairs_per_warp() const { return groups_per_warp() * pairs_per_group; }
@@ -39,7 +39,9 @@ inline FamilyLayout traceback_layout_of(const KernelVariant& variant) {
     return layout_of(wide);
 }
 
-inline std::uint64_t padded_residues(std::int64_t length) { return (static_cast<std::uint64_t>(length) + 15u) & ~15ull; }
+inline std::uint64_t padded_residues(std::int64_t length) {
+    return (static_cast<std::uint64_t>(length) + 15u) & ~15ull;
+}
 
 // Shape of a warp block: the largest query and target among its pairs.
 struct BlockShape {
@@ -72,8 +74,9 @@ inline std::uint64_t trace_words(const FamilyLayout& layout, const BlockShape& s
 
 // Device bytes of the pairs [first, first+count) of `lengths` (query, target)
 // run as one unit of `layout`, with or without the traceback pass.
-inline std::uint64_t unit_bytes(const FamilyLayout& layout, const std::vector<std::pair<std::int64_t, std::int64_t>>& lengths,
-                                std::size_t first, std::size_t count, bool traceback) {
+inline std::uint64_t unit_bytes(const FamilyLayout& layout,
+                                const std::vector<std::pair<std::int64_t, std::int64_t>>& lengths, std::size_t first,
+                                std::size_t count, bool traceback) {
     std::uint64_t bytes = 0;
     for (std::size_t k = first; k < first + count; ++k) {
         const auto [m, n] = lengths[k];

@@ -185,8 +185,8 @@ __global__ void __launch_bounds__(kS16BlockThreads, 4) local_s16(PassParams p) {
                 for (int r = 0; r < R; ++r) {
                     const word score = byte_pair_s16x2(sa[r / 4], sb[r / 4], r % 4);
                     const word left = h_left[r];
-                    (void)affine_cell_biased(h_left[r], e_run[r], f, above, d, score, zero, neg_extend,
-                                             minus_open_word, one);
+                    (void)affine_cell_biased(h_left[r], e_run[r], f, above, d, score, zero, neg_extend, minus_open_word,
+                                             one);
                     d = left;
                     above = h_left[r];
                 }
@@ -252,8 +252,8 @@ __global__ void __launch_bounds__(kS16BlockThreads, 4) local_s16(PassParams p) {
     for (int h = 0; h < 2; ++h) {
         if (!pairs.active[h]) continue;
         // Every H is >= 0 and none above the best: the best is the largest.
-        write_s16_result(p.kind, p.results[first_pair + h], true, !exact(best_score[h], p.max_score, o),
-                         best_score[h], best_score[h], best_i[h], best_j[h]);
+        write_s16_result(p.kind, p.results[first_pair + h], true, !exact(best_score[h], p.max_score, o), best_score[h],
+                         best_score[h], best_i[h], best_j[h]);
     }
 }
 

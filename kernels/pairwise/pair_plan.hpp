@@ -33,9 +33,9 @@ using PairLengths = std::pair<std::int64_t, std::int64_t>;  // (query, target) r
 struct WorkList {
     KernelVariant variant;
     FamilyLayout layout;
-    std::vector<std::size_t> pairs;           // job pair indices
-    std::vector<PairLengths> lengths;         // (m, n) in the same order
-    std::vector<std::size_t> unit_first;      // unit k starts at pairs[unit_first[k]]
+    std::vector<std::size_t> pairs;       // job pair indices
+    std::vector<PairLengths> lengths;     // (m, n) in the same order
+    std::vector<std::size_t> unit_first;  // unit k starts at pairs[unit_first[k]]
     std::vector<UnitCost> units;
 };
 
@@ -118,7 +118,8 @@ public:
                 batch.list = &list;
                 batch.first = list.unit_first[range.first];
                 const std::size_t last_unit = range.first + range.count;
-                const std::size_t end = last_unit < list.unit_first.size() ? list.unit_first[last_unit] : list.pairs.size();
+                const std::size_t end =
+                    last_unit < list.unit_first.size() ? list.unit_first[last_unit] : list.pairs.size();
                 batch.count = end - batch.first;
                 batch.cells = range.cells;
                 out.push_back(batch);

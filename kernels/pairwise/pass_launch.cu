@@ -53,15 +53,17 @@ cudaError_t launch_s16(const PassParams& params, cudaStream_t stream) {
     const unsigned profile = device::s16_profile_bytes<G>(params.letters);
     if constexpr (Local && G >= 4) {
         if (params.longest_target <= device::kLocalS16MaxColumns) {
-            const cudaError_t set = cudaFuncSetAttribute(device::local_s16<G>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                         static_cast<int>(profile));
+            const cudaError_t set =
+                cudaFuncSetAttribute(device::local_s16<G>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(profile));
             if (set != cudaSuccess) return set;
             device::local_s16<G><<<blocks, kBlockThreads, profile, stream>>>(params);
             return cudaGetLastError();
         }
     }
-    const cudaError_t set = cudaFuncSetAttribute(device::wavefront_s16<G, R, Local>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(profile));
+    const cudaError_t set =
+        cudaFuncSetAttribute(device::wavefront_s16<G, R, Local>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(profile));
     if (set != cudaSuccess) return set;
     device::wavefront_s16<G, R, Local><<<blocks, kBlockThreads, profile, stream>>>(params);
     return cudaGetLastError();

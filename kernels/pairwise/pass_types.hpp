@@ -19,7 +19,7 @@ namespace alignscope::kernels {
 inline constexpr std::int32_t kS32Neg = -(1 << 29);
 
 struct PairTask {
-    std::uint64_t query_offset = 0;   // into the batch's residue buffer
+    std::uint64_t query_offset = 0;  // into the batch's residue buffer
     std::uint64_t target_offset = 0;
     std::int32_t query_length = 0;
     std::int32_t target_length = 0;
@@ -31,10 +31,10 @@ struct PairTask {
 };
 
 enum PairFlags : std::uint32_t {
-    kSaturated = 1,       // a 16-bit pass may have overflowed: recompute at 32 bits
-    kEmpty = 2,           // local alignment with score 0
-    kPassMismatch = 4,    // reverse pass disagreed with the forward score (a bug)
-    kCigarOverflow = 8,   // traceback ran past its scratch (a bug)
+    kSaturated = 1,      // a 16-bit pass may have overflowed: recompute at 32 bits
+    kEmpty = 2,          // local alignment with score 0
+    kPassMismatch = 4,   // reverse pass disagreed with the forward score (a bug)
+    kCigarOverflow = 8,  // traceback ran past its scratch (a bug)
 };
 
 struct PairResult {
@@ -56,20 +56,20 @@ struct PassParams {
     const std::uint8_t* residues = nullptr;
     const PairTask* tasks = nullptr;
     PairResult* results = nullptr;
-    std::int32_t count = 0;  // pairs
+    std::int32_t count = 0;    // pairs
     std::int32_t letters = 0;  // matrix size; code `letters` pads sequences and scores 0
     // (letters+1)^2, [target letter][query letter]; 32-bit, so that matrix
     // entries past 16 bits reach the 32-bit passes whole (the 16-bit passes
     // run only on schemes whose entries are small, s16_can_hold).
     const std::int32_t* matrix = nullptr;
-    std::int32_t* boundary = nullptr;      // two ints (H, F) per slot
+    std::int32_t* boundary = nullptr;  // two ints (H, F) per slot
     std::uint32_t* trace = nullptr;
     std::uint32_t* cigar_scratch = nullptr;
     std::uint32_t* cigar_out = nullptr;
     std::uint32_t* cigar_counter = nullptr;
     std::int32_t gap_open = 0, gap_extend = 0;  // scaled, >= 0
     std::int32_t max_score = 0;                 // largest substitution score (16-bit saturation rule)
-    std::int32_t one = 1;  // always 1: the IMAD multiplier of s16x2::affine_cell_biased
+    std::int32_t one = 1;                       // always 1: the IMAD multiplier of s16x2::affine_cell_biased
     // The longest target of the batch: local 16-bit passes of longer ones than
     // device::kLocalS16MaxColumns run in wavefront_s16 (unknown: the maximum).
     std::int32_t longest_target = 0x7fffffff;

@@ -27,7 +27,8 @@ inline constexpr word kMinWord = 0x80008000u;  // -32768 in both halves
 ALIGNSCOPE_HD int lo(word x) { return static_cast<std::int16_t>(static_cast<std::uint16_t>(x & 0xffffu)); }
 ALIGNSCOPE_HD int hi(word x) { return static_cast<std::int16_t>(static_cast<std::uint16_t>(x >> 16)); }
 ALIGNSCOPE_HD word pack(int low, int high) {
-    return (static_cast<word>(static_cast<std::uint16_t>(low))) | (static_cast<word>(static_cast<std::uint16_t>(high)) << 16);
+    return (static_cast<word>(static_cast<std::uint16_t>(low))) |
+           (static_cast<word>(static_cast<std::uint16_t>(high)) << 16);
 }
 ALIGNSCOPE_HD int wrap16(int x) { return static_cast<std::int16_t>(static_cast<std::uint16_t>(x & 0xffff)); }
 

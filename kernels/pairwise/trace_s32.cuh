@@ -129,7 +129,8 @@ __global__ void __launch_bounds__(128) trace_s32(PassParams p) {
         const bool read_up = top && strip > 0 && strip < strips;
         const bool write_down = t == G - 1 && strip + 1 < strips;
         const bool live = strip < strips;
-        std::uint32_t* trace = p.trace + task.trace_base + static_cast<std::uint64_t>(strip) * task.trace_steps * 32u + t;
+        std::uint32_t* trace =
+            p.trace + task.trace_base + static_cast<std::uint64_t>(strip) * task.trace_steps * 32u + t;
 
         std::uint32_t word = pad_word, next_word = pad_word;
         int2 up[4], next_up[4];
@@ -170,14 +171,15 @@ __global__ void __launch_bounds__(128) trace_s32(PassParams p) {
                         const int e_ext = e_run[r] * one - e, f_ext = f * one - e;
                         const int e_new = max(e_ext, ho_left[r]);
                         f = max(f_ext, above);
-                        const int score = *reinterpret_cast<const int*>(table_bytes + (qoffset[r] + static_cast<int>(letter)));
+                        const int score =
+                            *reinterpret_cast<const int*>(table_bytes + (qoffset[r] + static_cast<int>(letter)));
                         const int diagonal = d * one + score;
                         const int h = __vimax3_s32(diagonal, e_new, f);
                         // The direction, shifted in: row 0 ends in the top nibble.
                         const std::uint32_t source =
                             h != diagonal ? (h != e_new ? kNotDiagonal | kNotE : kNotDiagonal) : 0u;
-                        bits = bits * sixteen + (source + (e_ext >= ho_left[r] ? kExtendsE : 0u) +
-                                                 (f_ext >= above ? kExtendsF : 0u));
+                        bits = bits * sixteen +
+                               (source + (e_ext >= ho_left[r] ? kExtendsE : 0u) + (f_ext >= above ? kExtendsF : 0u));
                         d = ho_left[r];
                         ho_left[r] = h * one - o;
                         e_run[r] = e_new;
@@ -205,7 +207,8 @@ __global__ void __launch_bounds__(128) trace_s32(PassParams p) {
     const int count =
         walk_directions<G, R>(p.trace, task.trace_base, task.trace_steps, m, n, scratch, capacity, overflow);
     if (overflow) result.flags |= kCigarOverflow;
-    else copy_cigar_out(p, result, scratch + (capacity - count), count);
+    else
+        copy_cigar_out(p, result, scratch + (capacity - count), count);
 }
 
 }  // namespace alignscope::kernels::device

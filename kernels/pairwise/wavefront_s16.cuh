@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
     int largest[2] = {kNeg, kNeg};
     best_score[0] = best_score[1] = Local ? 0 : kNegS32;
     word best_word = pack(bias - o, bias - o);  // local: best_score - open + bias of both lanes, packed
-    int tie_column = 0;   // local: the larger best_j; an equal maximum before it may win
+    int tie_column = 0;                         // local: the larger best_j; an equal maximum before it may win
 
     uint2* const my_profile = profile + threadIdx.x;
     constexpr bool use_profile = kS16Profile<G>;
@@ -283,8 +283,7 @@ __global__ void __launch_bounds__(kS16BlockThreads) wavefront_s16(PassParams p) 
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
                     word score;
-                    if constexpr (use_profile)
-                        score = byte_pair_s16x2(sa[r / 4], sb[r / 4], r % 4);
+                    if constexpr (use_profile) score = byte_pair_s16x2(sa[r / 4], sb[r / 4], r % 4);
                     else
                         score = pack(*reinterpret_cast<const std::int16_t*>(column_a + qoff_a[r]),
                                      *reinterpret_cast<const std::int16_t*>(column_b + qoff_b[r]));

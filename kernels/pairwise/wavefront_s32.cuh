@@ -19,7 +19,7 @@
 namespace alignscope::kernels::device {
 
 constexpr int kNegS32 = kS32Neg;  // far below any score, safe to subtract penalties from
-constexpr int kMaxLetters = 32;      // matrix letters; code `letters` pads
+constexpr int kMaxLetters = 32;   // matrix letters; code `letters` pads
 
 __device__ __forceinline__ int gap_cost(int open, int extend, int k) { return k > 0 ? open + (k - 1) * extend : 0; }
 
@@ -31,13 +31,15 @@ __device__ __forceinline__ bool better_end(int score, int i, int j, int best_sco
 template <int G>
 __device__ __forceinline__ unsigned group_mask(int lane) {
     if constexpr (G == 32) return 0xffffffffu;
-    else return ((1u << G) - 1u) << ((lane / G) * G);
+    else
+        return ((1u << G) - 1u) << ((lane / G) * G);
 }
 
 template <int G, typename T>
 __device__ __forceinline__ T group_shfl_xor(unsigned mask, T v, int delta) {
     if constexpr (G == 1) return v;
-    else return __shfl_xor_sync(mask, v, delta, G);
+    else
+        return __shfl_xor_sync(mask, v, delta, G);
 }
 
 // The 4-bit direction of a cell, row r of a thread's R in bits 4(R-1-r) ..
@@ -64,7 +66,8 @@ __device__ int walk_directions(const std::uint32_t* trace, std::uint64_t group_b
         }
         if (run_length) {
             if (count < capacity) scratch[capacity - 1 - count] = run_length << 2 | run_op;
-            else overflow = true;
+            else
+                overflow = true;
             ++count;
         }
         run_op = op;
@@ -174,8 +177,8 @@ __global__ void __launch_bounds__(128) wavefront_s32(PassParams p) {
     int2* boundary = reinterpret_cast<int2*>(p.boundary) + task.boundary_base;
 
     int best_score = Local ? 0 : kNegS32, best_i = 0, best_j = 0;  // local, or the last row's first maximum
-    int col_best = kNegS32, col_i = 0;                               // last column's first maximum
-    int corner = kNegS32;                                            // H(m, n)
+    int col_best = kNegS32, col_i = 0;                             // last column's first maximum
+    int corner = kNegS32;                                          // H(m, n)
 
     for (int strip = 0; strip < strips; ++strip) {
         const int row0 = strip * strip_rows + t * R;  // this thread's rows are row0+1 .. row0+R
@@ -190,7 +193,7 @@ __global__ void __launch_bounds__(128) wavefront_s32(PassParams p) {
             row_col[r] = 0;
         }
         int diag = row0 == 0 ? 0 : (zero_col0 ? 0 : -gap_cost(o, e, row0));  // H(row0, j-1)
-        int up_h = 0, up_f = kNegS32;    // H, F of the row above at column j
+        int up_h = 0, up_f = kNegS32;                                        // H, F of the row above at column j
         int bottom_h = 0, bottom_f = kNegS32;
         // The coming column's target residue and (thread 0 of a later strip)
         // boundary, read one column ahead to hide their latency.
@@ -303,8 +306,8 @@ __global__ void __launch_bounds__(128) wavefront_s32(PassParams p) {
             std::uint32_t* scratch = p.cigar_scratch + task.cigar_base;
             const int capacity = task.query_length + task.target_length + 2;
             bool overflow = false;
-            const int count = walk_directions<G, R>(p.trace, task.trace_base, task.trace_steps, m, n, scratch,
-                                                    capacity, overflow);
+            const int count =
+                walk_directions<G, R>(p.trace, task.trace_base, task.trace_steps, m, n, scratch, capacity, overflow);
             if (overflow) {
                 result.flags |= kCigarOverflow;
             } else {

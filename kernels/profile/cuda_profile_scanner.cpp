@@ -29,16 +29,14 @@ namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-double seconds_since(std::chrono::steady_clock::time_point start)
-{
+double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
 
 CudaProfileScanner::CudaProfileScanner(int device_index, DeviceInfo info, int threads)
-    : device_(device_index), info_(std::move(info)), threads_(threads)
-{
+    : device_(device_index), info_(std::move(info)), threads_(threads) {
     // Forward and the domain stage run on the CPU threads beside the GPU.
     info_.threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     select_device();
@@ -47,8 +45,7 @@ CudaProfileScanner::CudaProfileScanner(int device_index, DeviceInfo info, int th
     ALIGNSCOPE_CUDA(cudaEventCreate(&stop_), site("profile filters"));
 }
 
-CudaProfileScanner::~CudaProfileScanner()
-{
+CudaProfileScanner::~CudaProfileScanner() {
     (void)cudaSetDevice(device_);
     if (start_) (void)cudaEventDestroy(start_);
     if (stop_) (void)cudaEventDestroy(stop_);
@@ -57,20 +54,15 @@ CudaProfileScanner::~CudaProfileScanner()
 
 CudaSite CudaProfileScanner::site(const char* job) const { return {info_.id + " (" + info_.name + ")", job}; }
 
-void CudaProfileScanner::select_device() const
-{
-    ALIGNSCOPE_CUDA(cudaSetDevice(device_), site("profile filters"));
-}
+void CudaProfileScanner::select_device() const { ALIGNSCOPE_CUDA(cudaSetDevice(device_), site("profile filters")); }
 
-int CudaProfileScanner::blocks_for(std::uint32_t items) const
-{
+int CudaProfileScanner::blocks_for(std::uint32_t items) const {
     const std::uint32_t wanted = (items + kFilterWarps - 1) / kFilterWarps;
     const std::uint32_t most = static_cast<std::uint32_t>(std::max(1, info_.sm_count) * 8);
     return static_cast<int>(std::max<std::uint32_t>(1, std::min(wanted, most)));
 }
 
-void CudaProfileScanner::load(const ap::ProfileTargets& targets, JobContext& context)
-{
+void CudaProfileScanner::load(const ap::ProfileTargets& targets, JobContext& context) {
     context.throw_if_cancelled();
     select_device();
     const CudaSite where = site("upload the profile search targets");
@@ -101,8 +93,7 @@ void CudaProfileScanner::load(const ap::ProfileTargets& targets, JobContext& con
 
 // The per-target length costs depend on the target's length and the model's
 // scale only (the same for every model of a search): made once.
-void CudaProfileScanner::ensure_length_tables(const ap::MsvProfile* msv, const ap::ViterbiFilterProfile* viterbi)
-{
+void CudaProfileScanner::ensure_length_tables(const ap::MsvProfile* msv, const ap::ViterbiFilterProfile* viterbi) {
     const std::size_t n = targets_->size();
     const CudaSite where = site("upload the target length costs");
     if (msv && msv->scale != tjb_scale_) {
@@ -121,8 +112,7 @@ void CudaProfileScanner::ensure_length_tables(const ap::MsvProfile* msv, const a
     }
 }
 
-float CudaProfileScanner::run_msv(int segments, const std::uint32_t* order, std::uint32_t count, bool full)
-{
+float CudaProfileScanner::run_msv(int segments, const std::uint32_t* order, std::uint32_t count, bool full) {
     const CudaSite where = site(full ? "MSV filter kernel" : "SSV filter kernel");
     TargetView view;
     view.residues = residues_.data();
@@ -141,8 +131,7 @@ float CudaProfileScanner::run_msv(int segments, const std::uint32_t* order, std:
     return ms;
 }
 
-std::vector<std::int32_t> CudaProfileScanner::msv_codes(const ap::MsvProfile& model, bool full_only)
-{
+std::vector<std::int32_t> CudaProfileScanner::msv_codes(const ap::MsvProfile& model, bool full_only) {
     if (!targets_) throw Error("profile filter scanner: no targets loaded");
     const int segments = segments_for(model.length, 64);
     if (segments == 0)
@@ -155,7 +144,8 @@ std::vector<std::int32_t> CudaProfileScanner::msv_codes(const ap::MsvProfile& mo
     const MsvStripes stripes = make_msv_stripes(model, segments);
     msv_cost_.reserve(stripes.negated_cost.size(), where);
     ALIGNSCOPE_CUDA(cudaMemcpyAsync(msv_cost_.data(), stripes.negated_cost.data(),
-                                    stripes.negated_cost.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream_),
+                                    stripes.negated_cost.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
+                                    stream_),
                     where);
     msv_params_ = {model.base, model.bias, model.tec, model.tbm, model.codes};
     stats_ = {};
@@ -183,10 +173,10 @@ std::vector<std::int32_t> CudaProfileScanner::msv_codes(const ap::MsvProfile& mo
     return codes;
 }
 
-void CudaProfileScanner::msv(const ap::MsvProfile& model, std::span<float> scores, JobContext& context)
-{
+void CudaProfileScanner::msv(const ap::MsvProfile& model, std::span<float> scores, JobContext& context) {
     if (!targets_) throw Error("profile filter scanner: no targets loaded");
-    if (scores.size() != targets_->size()) throw Error("profile filter scanner: score array does not match the targets");
+    if (scores.size() != targets_->size())
+        throw Error("profile filter scanner: score array does not match the targets");
     context.throw_if_cancelled();
     const auto start = std::chrono::steady_clock::now();
     if (segments_for(model.length, 64) == 0) {
@@ -206,15 +196,15 @@ void CudaProfileScanner::msv(const ap::MsvProfile& model, std::span<float> score
 }
 
 void CudaProfileScanner::viterbi(const ap::ViterbiFilterProfile& model, std::span<const std::uint32_t> targets,
-                                 std::span<float> scores, JobContext& context)
-{
+                                 std::span<float> scores, JobContext& context) {
     if (!targets_) throw Error("profile filter scanner: no targets loaded");
     if (scores.size() != targets.size()) throw Error("profile filter scanner: score array does not match the list");
     context.throw_if_cancelled();
     const auto start = std::chrono::steady_clock::now();
     for (std::uint32_t t : targets) {
         if (t >= targets_->size()) throw Error("profile filter scanner: target index out of range");
-        stats_.viterbi_cells += static_cast<std::uint64_t>(targets_->length(t)) * static_cast<std::uint64_t>(model.length);
+        stats_.viterbi_cells +=
+            static_cast<std::uint64_t>(targets_->length(t)) * static_cast<std::uint64_t>(model.length);
     }
     const int segments = segments_for(model.length, 32);
     if (targets.empty()) return;
@@ -270,8 +260,8 @@ void CudaProfileScanner::viterbi(const ap::ViterbiFilterProfile& model, std::spa
     float ms = 0;
     ALIGNSCOPE_CUDA(cudaEventElapsedTime(&ms, start_, stop_), where);
     for (std::size_t i = 0; i < count; ++i)
-        scores[i] = codes[i] == kViterbiOverflow ? kInf
-                                                 : ap::viterbi_score_of(model, codes[i], targets_->length(targets[i]));
+        scores[i] =
+            codes[i] == kViterbiOverflow ? kInf : ap::viterbi_score_of(model, codes[i], targets_->length(targets[i]));
     stats_.viterbi_kernel_seconds += ms / 1000.0;
     stats_.viterbi_seconds += seconds_since(start);
 }

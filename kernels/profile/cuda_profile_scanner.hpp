@@ -54,16 +54,16 @@ private:
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
     DeviceBuffer<std::uint8_t> residues_;
     DeviceBuffer<std::uint64_t> offsets_;
-    DeviceBuffer<std::uint32_t> order_;      // every target, longest first
-    DeviceBuffer<std::uint8_t> tjb_;         // per target: MSV's N/J->B cost
-    DeviceBuffer<std::int16_t> ncj_;         // per target: the Viterbi filter's N/C/J move cost
+    DeviceBuffer<std::uint32_t> order_;  // every target, longest first
+    DeviceBuffer<std::uint8_t> tjb_;     // per target: MSV's N/J->B cost
+    DeviceBuffer<std::int16_t> ncj_;     // per target: the Viterbi filter's N/C/J move cost
     DeviceBuffer<std::uint32_t> msv_cost_;
     DeviceBuffer<std::int16_t> viterbi_tables_;
     DeviceBuffer<std::uint32_t> list_, list_order_, counter_;
     DeviceBuffer<std::int32_t> out_;
     std::vector<std::uint32_t> host_order_;
     float tjb_scale_ = 0, ncj_scale_ = 0;  // the scales the length tables were made for
-    MsvParams msv_params_;  // the model of the running msv() call
+    MsvParams msv_params_;                 // the model of the running msv() call
     alignscope::profile::ProfileFilterStats stats_;
 };
 

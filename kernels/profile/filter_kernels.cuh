@@ -22,8 +22,7 @@ constexpr unsigned kFullMask = 0xffffffffu;
 
 // Residue i of the target, every lane: the warp reads 32 residues at a time
 // (one coalesced load) and broadcasts one per row.
-__device__ __forceinline__ int warp_residue(const std::uint8_t* dsq, int L, int i, std::uint32_t& chunk)
-{
+__device__ __forceinline__ int warp_residue(const std::uint8_t* dsq, int L, int i, std::uint32_t& chunk) {
     const int lane = threadIdx.x & 31;
     if ((i & 31) == 0) chunk = (i + lane < L) ? dsq[i + lane] : 0;
     return static_cast<int>(__shfl_sync(kFullMask, chunk, i & 31));
@@ -33,8 +32,7 @@ __device__ __forceinline__ int warp_residue(const std::uint8_t* dsq, int L, int 
 // kMsvOverflow, or (SSV only) kMsvNeedsFull.
 template <int Q>
 __device__ int msv_target(const std::uint32_t* __restrict__ cost, const MsvParams& p, int tjb,
-                          const std::uint8_t* __restrict__ dsq, int L, bool full)
-{
+                          const std::uint8_t* __restrict__ dsq, int L, bool full) {
     const int lane = threadIdx.x & 31;
     const int tjbm = (tjb + p.tbm) & 0xff;
     unsigned mv[Q];
@@ -84,15 +82,13 @@ __device__ int msv_target(const std::uint32_t* __restrict__ cost, const MsvParam
 
 // Copies a model table into the block's shared memory.
 template <typename T>
-__device__ void stage_table(T* shared, const T* global, int count)
-{
+__device__ void stage_table(T* shared, const T* global, int count) {
     for (int j = threadIdx.x; j < count; j += blockDim.x) shared[j] = global[j];
     __syncthreads();
 }
 
 // The next work item of this warp (every lane gets it), from a global counter.
-__device__ __forceinline__ std::uint32_t next_item(std::uint32_t* counter)
-{
+__device__ __forceinline__ std::uint32_t next_item(std::uint32_t* counter) {
     std::uint32_t item = 0;
     if ((threadIdx.x & 31) == 0) item = atomicAdd(counter, 1u);
     return __shfl_sync(kFullMask, item, 0);
@@ -104,8 +100,7 @@ template <int Q>
 __global__ void __launch_bounds__(kFilterWarps * 32)
     msv_filter_kernel(TargetView targets, const std::uint32_t* __restrict__ cost, MsvParams params,
                       const std::uint8_t* __restrict__ tjb, std::int32_t* __restrict__ out, std::uint32_t* counter,
-                      bool full)
-{
+                      bool full) {
     extern __shared__ std::uint32_t shared_cost[];
     stage_table(shared_cost, cost, params.codes * Q * 32);
     for (std::uint32_t item = next_item(counter); item < targets.count; item = next_item(counter)) {
@@ -123,8 +118,7 @@ __device__ __forceinline__ int adds16(int a, int b) { return min(__viaddmax_s32(
 // D(i,k) = max(M(i,k-1) + md(k-1), D(i,k-1) + dd(k-1)) along the whole row.
 template <int Q>
 __device__ __forceinline__ void close_delete_chains(int (&mv)[Q], int (&dv)[Q], const std::int16_t* md,
-                                                    const std::int16_t* dd, int lane)
-{
+                                                    const std::int16_t* dd, int lane) {
     int carry = __shfl_up_sync(kFullMask, adds16_down(mv[Q - 1], md[(Q - 1) * 32]), 1);
     dv[0] = lane == 0 ? -32768 : carry;
 #pragma unroll
@@ -143,8 +137,7 @@ __device__ __forceinline__ void close_delete_chains(int (&mv)[Q], int (&dv)[Q], 
 // One target through the Viterbi filter: xC, or kViterbiOverflow.
 template <int Q>
 __device__ int viterbi_target(const std::int16_t* __restrict__ tsc, const std::int16_t* __restrict__ msc,
-                              const ViterbiParams& p, int ncj, const std::uint8_t* __restrict__ dsq, int L)
-{
+                              const ViterbiParams& p, int ncj, const std::uint8_t* __restrict__ dsq, int L) {
     const int lane = threadIdx.x & 31;
     constexpr int W = Q * 32;
     const std::int16_t* bm = tsc + ViterbiStripes::BM * W + lane;
@@ -200,8 +193,7 @@ template <int Q>
 __global__ void __launch_bounds__(kFilterWarps * 32)
     viterbi_filter_kernel(TargetView targets, const std::int16_t* __restrict__ tables, ViterbiParams params,
                           const std::uint32_t* __restrict__ list, const std::int16_t* __restrict__ ncj,
-                          std::int32_t* __restrict__ out, std::uint32_t* counter)
-{
+                          std::int32_t* __restrict__ out, std::uint32_t* counter) {
     extern __shared__ std::int16_t shared_tables[];
     constexpr int W = Q * 32;
     stage_table(shared_tables, tables, (ViterbiStripes::Transitions + params.codes) * W);
@@ -210,8 +202,8 @@ __global__ void __launch_bounds__(kFilterWarps * 32)
         const std::uint32_t t = list[position];
         const std::uint64_t begin = targets.offsets[t];
         const int L = static_cast<int>(targets.offsets[t + 1] - begin);
-        const int r = viterbi_target<Q>(shared_tables, shared_tables + ViterbiStripes::Transitions * W, params,
-                                        ncj[t], targets.residues + begin, L);
+        const int r = viterbi_target<Q>(shared_tables, shared_tables + ViterbiStripes::Transitions * W, params, ncj[t],
+                                        targets.residues + begin, L);
         if ((threadIdx.x & 31) == 0) out[position] = r;
     }
 }

@@ -7,13 +7,11 @@
 
 namespace alignscope::kernels::profile {
 
-std::size_t msv_shared_bytes(int segments, int codes)
-{
+std::size_t msv_shared_bytes(int segments, int codes) {
     return static_cast<std::size_t>(codes) * static_cast<std::size_t>(segments) * 32 * sizeof(std::uint32_t);
 }
 
-std::size_t viterbi_shared_bytes(int segments, int codes)
-{
+std::size_t viterbi_shared_bytes(int segments, int codes) {
     return static_cast<std::size_t>(ViterbiStripes::Transitions + codes) * static_cast<std::size_t>(segments) * 32 *
            sizeof(std::int16_t);
 }
@@ -23,8 +21,7 @@ namespace {
 template <int Q>
 cudaError_t msv_at(const TargetView& targets, const std::uint32_t* cost, const MsvParams& params,
                    const std::uint8_t* tjb, std::int32_t* out, std::uint32_t* counter, bool full, int blocks,
-                   cudaStream_t stream)
-{
+                   cudaStream_t stream) {
     const std::size_t shared = msv_shared_bytes(Q, params.codes);
     cudaError_t status = cudaFuncSetAttribute(msv_filter_kernel<Q>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(shared));
@@ -36,14 +33,13 @@ cudaError_t msv_at(const TargetView& targets, const std::uint32_t* cost, const M
 template <int Q>
 cudaError_t viterbi_at(const TargetView& targets, const std::int16_t* tables, const ViterbiParams& params,
                        const std::uint32_t* list, const std::int16_t* ncj, std::int32_t* out, std::uint32_t* counter,
-                       int blocks, cudaStream_t stream)
-{
+                       int blocks, cudaStream_t stream) {
     const std::size_t shared = viterbi_shared_bytes(Q, params.codes);
     cudaError_t status = cudaFuncSetAttribute(viterbi_filter_kernel<Q>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(shared));
     if (status != cudaSuccess) return status;
-    viterbi_filter_kernel<Q><<<blocks, kFilterWarps * 32, shared, stream>>>(targets, tables, params, list, ncj, out,
-                                                                            counter);
+    viterbi_filter_kernel<Q>
+        <<<blocks, kFilterWarps * 32, shared, stream>>>(targets, tables, params, list, ncj, out, counter);
     return fault::after_launch(cudaGetLastError());
 }
 
@@ -53,27 +49,25 @@ cudaError_t viterbi_at(const TargetView& targets, const std::int16_t* tables, co
 
 cudaError_t launch_msv_filter(int segments, const TargetView& targets, const std::uint32_t* cost,
                               const MsvParams& params, const std::uint8_t* tjb, std::int32_t* out,
-                              std::uint32_t* counter, bool full, int blocks, cudaStream_t stream)
-{
+                              std::uint32_t* counter, bool full, int blocks, cudaStream_t stream) {
     switch (segments) {
 #define ALIGNSCOPE_MSV_CASE(Q) \
     case Q: return msv_at<Q>(targets, cost, params, tjb, out, counter, full, blocks, stream);
         ALIGNSCOPE_FOR_SEGMENTS(ALIGNSCOPE_MSV_CASE)
 #undef ALIGNSCOPE_MSV_CASE
-    default: return cudaErrorInvalidValue;
+        default: return cudaErrorInvalidValue;
     }
 }
 
 cudaError_t launch_viterbi_filter(int segments, const TargetView& targets, const std::int16_t* tables,
                                   const ViterbiParams& params, const std::uint32_t* list, const std::int16_t* ncj,
-                                  std::int32_t* out, std::uint32_t* counter, int blocks, cudaStream_t stream)
-{
+                                  std::int32_t* out, std::uint32_t* counter, int blocks, cudaStream_t stream) {
     switch (segments) {
 #define ALIGNSCOPE_VITERBI_CASE(Q) \
     case Q: return viterbi_at<Q>(targets, tables, params, list, ncj, out, counter, blocks, stream);
         ALIGNSCOPE_FOR_SEGMENTS(ALIGNSCOPE_VITERBI_CASE)
 #undef ALIGNSCOPE_VITERBI_CASE
-    default: return cudaErrorInvalidValue;
+        default: return cudaErrorInvalidValue;
     }
 }
 

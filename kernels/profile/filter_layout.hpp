@@ -24,8 +24,8 @@ inline constexpr std::array<int, 10> kSegmentCounts = {1, 2, 3, 4, 6, 8, 12, 16,
 inline int segments_for(int nodes, int nodes_per_stripe);
 
 // What a filter kernel writes per target.
-inline constexpr std::int32_t kMsvOverflow = -1;     // byte range overflowed: +infinity
-inline constexpr std::int32_t kMsvNeedsFull = -2;    // SSV: the J state would be used, run MSV
+inline constexpr std::int32_t kMsvOverflow = -1;              // byte range overflowed: +infinity
+inline constexpr std::int32_t kMsvNeedsFull = -2;             // SSV: the J state would be used, run MSV
 inline constexpr std::int32_t kViterbiOverflow = 0x7fffffff;  // word range overflowed: +infinity
 
 // MSV in 16-bit halves of 32-bit words: node k sits in segment (k-1) % Q,
@@ -59,16 +59,14 @@ inline constexpr const char* kViterbiKernelName = "sw_affine_vitfilter_s32";
 
 // Definitions (header-only, so CPU tests use the same layout without CUDA).
 
-inline int segments_for(int nodes, int nodes_per_stripe)
-{
+inline int segments_for(int nodes, int nodes_per_stripe) {
     const int needed = (nodes + nodes_per_stripe - 1) / nodes_per_stripe;
     for (int q : kSegmentCounts)
         if (q >= needed) return q;
     return 0;
 }
 
-inline MsvStripes make_msv_stripes(const MsvProfile& profile, int segments)
-{
+inline MsvStripes make_msv_stripes(const MsvProfile& profile, int segments) {
     MsvStripes out;
     out.segments = segments;
     const int Q = segments, M = profile.length;
@@ -89,8 +87,7 @@ inline MsvStripes make_msv_stripes(const MsvProfile& profile, int segments)
     return out;
 }
 
-inline ViterbiStripes make_viterbi_stripes(const ViterbiFilterProfile& profile, int segments)
-{
+inline ViterbiStripes make_viterbi_stripes(const ViterbiFilterProfile& profile, int segments) {
     ViterbiStripes out;
     out.segments = segments;
     const int Q = segments, M = profile.length;
@@ -98,15 +95,16 @@ inline ViterbiStripes make_viterbi_stripes(const ViterbiFilterProfile& profile, 
     out.transitions.assign(width * ViterbiStripes::Transitions, -32768);
     out.match.assign(width * static_cast<std::size_t>(profile.codes), -32768);
     const std::vector<std::int16_t>* arrays[ViterbiStripes::Transitions] = {&profile.bm, &profile.mm, &profile.im,
-                                                                           &profile.dm, &profile.md, &profile.mi,
-                                                                           &profile.ii, &profile.dd};
+                                                                            &profile.dm, &profile.md, &profile.mi,
+                                                                            &profile.ii, &profile.dd};
     for (int k = 1; k <= M; ++k) {
         const std::size_t slot = static_cast<std::size_t>((k - 1) % Q) * 32 + static_cast<std::size_t>((k - 1) / Q);
         for (int a = 0; a < ViterbiStripes::Transitions; ++a)
             out.transitions[static_cast<std::size_t>(a) * width + slot] = (*arrays[a])[static_cast<std::size_t>(k - 1)];
         for (int x = 0; x < profile.codes; ++x)
             out.match[static_cast<std::size_t>(x) * width + slot] =
-                profile.match[static_cast<std::size_t>(x) * static_cast<std::size_t>(M) + static_cast<std::size_t>(k - 1)];
+                profile
+                    .match[static_cast<std::size_t>(x) * static_cast<std::size_t>(M) + static_cast<std::size_t>(k - 1)];
     }
     return out;
 }

@@ -19,8 +19,7 @@ namespace {
 constexpr int kMinimumCapability = 80;
 }  // namespace
 
-void register_cuda_profile_scanners(alignscope::profile::ProfileScannerRegistry& registry)
-{
+void register_cuda_profile_scanners(alignscope::profile::ProfileScannerRegistry& registry) {
     const CudaProbe probe = probe_cuda();
     for (int d = 0; d < probe.device_count; ++d) {
         cudaDeviceProp props{};
@@ -48,13 +47,12 @@ void register_cuda_profile_scanners(alignscope::profile::ProfileScannerRegistry&
     }
 }
 
-std::vector<std::string> profile_filter_kernel_names()
-{
+std::vector<std::string> profile_filter_kernel_names() {
     return {profile::kSsvKernelName, profile::kMsvKernelName, profile::kViterbiKernelName};
 }
 
-std::vector<alignscope::profile::ExtraMsvPass> profile_kernel_passes(alignscope::profile::ProfileFilterScanner& scanner)
-{
+std::vector<alignscope::profile::ExtraMsvPass> profile_kernel_passes(
+    alignscope::profile::ProfileFilterScanner& scanner) {
     auto* gpu = dynamic_cast<profile::CudaProfileScanner*>(&scanner);
     if (!gpu) return {};
     alignscope::profile::ExtraMsvPass alone;
@@ -73,8 +71,7 @@ std::vector<alignscope::profile::ExtraMsvPass> profile_kernel_passes(alignscope:
     return {alone};
 }
 
-void add_cuda_profile_kernel_families(KernelCatalog& catalog)
-{
+void add_cuda_profile_kernel_families(KernelCatalog& catalog) {
     alignscope::profile::ProfileKernelFamily gpu;
     gpu.make_scanner = [](const std::string& device, int threads) {
         alignscope::profile::ProfileScannerRegistry registry;
@@ -86,7 +83,8 @@ void add_cuda_profile_kernel_families(KernelCatalog& catalog)
     // settle the score: its scores stand for the SSV kernel; MSV is judged alone.
     gpu.msv_kernel = profile::kSsvKernelName;
     gpu.viterbi_kernel = profile::kViterbiKernelName;
-    catalog.add({"profile", "gpu",
+    catalog.add({"profile",
+                 "gpu",
                  {KernelName::parse(profile::kSsvKernelName), KernelName::parse(profile::kMsvKernelName),
                   KernelName::parse(profile::kViterbiKernelName)},
                  alignscope::profile::make_profile_kernel_check(gpu)});

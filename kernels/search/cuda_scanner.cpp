@@ -51,13 +51,12 @@ std::uint64_t round4(std::uint64_t v) { return (v + 3) & ~std::uint64_t{3}; }
 
 CudaScanner::CudaScanner(int device_index, DeviceInfo info) : device_(device_index), info_(std::move(info)) {}
 
-
 struct CudaScanner::Partition {
     std::size_t first = 0, last = 0;  // database positions
     std::uint64_t residues = 0;
     int max_length = 0;
     double mean_length = 0;
-    std::vector<std::uint8_t> host_codes;      // padded codes (kept only when streamed)
+    std::vector<std::uint8_t> host_codes;  // padded codes (kept only when streamed)
     std::vector<std::uint64_t> host_starts;
     std::vector<std::int32_t> host_lengths;
     DeviceBuffer<std::uint8_t> codes;
@@ -98,9 +97,7 @@ CudaScanner::~CudaScanner() {
 
 CudaSite CudaScanner::site(const std::string& job) const { return {info_.id + " (" + info_.name + ")", job}; }
 
-void CudaScanner::select_device() const {
-    ALIGNSCOPE_CUDA(cudaSetDevice(device_), site("database scan"));
-}
+void CudaScanner::select_device() const { ALIGNSCOPE_CUDA(cudaSetDevice(device_), site("database scan")); }
 
 void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup, JobContext& context) {
     const ScanCapability can = capability(setup);
@@ -115,7 +112,9 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
     max_score_ = std::max(0, matrix.max_score());
     min_score_ = matrix.min_score();
     mode_ = setup.options.mode == AlignmentMode::Local ? DbscanMode::Local : DbscanMode::Bounded;
-    mode_prefix_ = setup.options.mode == AlignmentMode::Local ? "sw" : setup.options.mode == AlignmentMode::Global ? "nw" : "sg";
+    mode_prefix_ = setup.options.mode == AlignmentMode::Local    ? "sw"
+                   : setup.options.mode == AlignmentMode::Global ? "nw"
+                                                                 : "sg";
     free_ends_ = 0;
     if (setup.options.mode == AlignmentMode::SemiGlobal) {
         const FreeEndGaps& ends = setup.options.free_ends;
@@ -140,7 +139,8 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
     for (const auto& p : partitions_)
         if (p.resident) free_bytes += p.codes.bytes() + p.starts.bytes() + p.lengths.bytes();
     partitions_.clear();
-    budget_ = setup.gpu_memory_budget ? setup.gpu_memory_budget : static_cast<std::uint64_t>(0.9 * static_cast<double>(free_bytes));
+    budget_ = setup.gpu_memory_budget ? setup.gpu_memory_budget
+                                      : static_cast<std::uint64_t>(0.9 * static_cast<double>(free_bytes));
     // Working memory of a scan: outputs and their host copies, profiles, scratch.
     const std::uint64_t working = std::min<std::uint64_t>(budget_ / 3, 3ull << 30);
     const std::uint64_t for_database = budget_ > working ? budget_ - working : 0;
@@ -161,8 +161,10 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
         std::vector<int> best_as_target(static_cast<std::size_t>(size), 0);
         for (int a = 0; a < size; ++a)
             for (int b = 0; b < size; ++b) {
-                best_as_query_[static_cast<std::size_t>(a)] = std::max(best_as_query_[static_cast<std::size_t>(a)], matrix.score(a, b));
-                best_as_target[static_cast<std::size_t>(b)] = std::max(best_as_target[static_cast<std::size_t>(b)], matrix.score(a, b));
+                best_as_query_[static_cast<std::size_t>(a)] =
+                    std::max(best_as_query_[static_cast<std::size_t>(a)], matrix.score(a, b));
+                best_as_target[static_cast<std::size_t>(b)] =
+                    std::max(best_as_target[static_cast<std::size_t>(b)], matrix.score(a, b));
             }
         target_best_.resize(database.size());
         for (std::size_t p = 0; p < database.size(); ++p) {
@@ -248,8 +250,8 @@ ScanCapability CudaScanner::capability(const ScanSetup& setup) {
     if (setup.scheme.matrix.size() + 1 > search::kMaxLetters)
         return {false, "matrix " + setup.scheme.matrix.name() + " has more than " +
                            std::to_string(search::kMaxLetters - 1) + " letters"};
-    const int reach = std::max(std::abs(setup.scheme.matrix.min_score()), setup.scheme.matrix.max_score()) +
-                      setup.scheme.gap_open;
+    const int reach =
+        std::max(std::abs(setup.scheme.matrix.min_score()), setup.scheme.matrix.max_score()) + setup.scheme.gap_open;
     if (reach > (1 << 26) || setup.scheme.gap_extend > (1 << 26))
         return {false, "scores or penalties too large for 32-bit cells"};
     return {};
@@ -306,7 +308,6 @@ std::int64_t query_best(const EncodedSequence& q, const std::vector<int>& best_a
 }
 
 }  // namespace
-
 
 // One call of scan(): its queries, its plan and its running state, with the
 // stages that turn them into scores.
@@ -721,20 +722,23 @@ bool CudaScanner::score_beyond_32_bits(std::span<const EncodedSequence* const> q
         if (db.empty() || search::exact32(!bounded(), m, db.max_length(), setup_.scheme.gap_open,
                                           setup_.scheme.gap_extend, min_score_, max_score_, cap, cap, free_ends_))
             continue;
-        parallel_chunks(db.size(), setup_.threads, [&](std::size_t begin, std::size_t end) {
-            for (std::size_t p = begin; p < end; ++p) {
-                if (holds32(query.size(), best_of_query[q], p)) continue;
-                const EncodedSequence target = encode(db.residues_of(p), setup_.scheme.matrix, "database sequence");
-                const ScoreAndEnd r = score_forward(query.data(), static_cast<std::int64_t>(query.size()), target.data(),
-                                                    static_cast<std::int64_t>(target.size()), setup_.scheme,
-                                                    setup_.options);
-                if (r.score > INT32_MAX || r.score < INT32_MIN)
-                    throw Error(info_.id + ": the score of query " + std::to_string(q + 1) +
-                                " against database sequence '" + db.ids[p] + "' does not fit in 32 bits");
-                scores[q * db.size() + p] = static_cast<std::int32_t>(r.score);
-                any.store(true, std::memory_order_relaxed);
-            }
-        }, 64);
+        parallel_chunks(
+            db.size(), setup_.threads,
+            [&](std::size_t begin, std::size_t end) {
+                for (std::size_t p = begin; p < end; ++p) {
+                    if (holds32(query.size(), best_of_query[q], p)) continue;
+                    const EncodedSequence target = encode(db.residues_of(p), setup_.scheme.matrix, "database sequence");
+                    const ScoreAndEnd r =
+                        score_forward(query.data(), static_cast<std::int64_t>(query.size()), target.data(),
+                                      static_cast<std::int64_t>(target.size()), setup_.scheme, setup_.options);
+                    if (r.score > INT32_MAX || r.score < INT32_MIN)
+                        throw Error(info_.id + ": the score of query " + std::to_string(q + 1) +
+                                    " against database sequence '" + db.ids[p] + "' does not fit in 32 bits");
+                    scores[q * db.size() + p] = static_cast<std::int32_t>(r.score);
+                    any.store(true, std::memory_order_relaxed);
+                }
+            },
+            64);
     }
     return any.load();
 }
@@ -744,7 +748,8 @@ int CudaScanner::stream_count() const { return std::clamp(setup_.streams > 0 ? s
 int CudaScanner::blocks_per_sm(const DbscanShape& shape, bool explicit_items) {
     const int key = shape.threads * 1000 + shape.rows * 2 + (shape.wide ? 1 : 0) + (explicit_items ? 100000 : 0) +
                     (bounded() ? 200000 : 0);
-    if (auto it = occupancy_.find(key); it != occupancy_.end() && it->second.first == letters_) return it->second.second;
+    if (auto it = occupancy_.find(key); it != occupancy_.end() && it->second.first == letters_)
+        return it->second.second;
     const int blocks = search::dbscan_blocks_per_sm(shape, mode_, explicit_items, letters_);
     occupancy_[key] = {letters_, blocks};
     return blocks;
@@ -808,7 +813,8 @@ void CudaScanner::recompute(const std::vector<Saturated>& pairs, const Partition
 
     const int per_sm = blocks_per_sm(shape, true);
     if (per_sm == 0) throw Error(info_.id + ": the 32-bit rescoring kernel cannot run on this device");
-    const int blocks = static_cast<int>(std::min<std::size_t>(item_profile.size(), static_cast<std::size_t>(per_sm) * sm_count_));
+    const int blocks =
+        static_cast<int>(std::min<std::size_t>(item_profile.size(), static_cast<std::size_t>(per_sm) * sm_count_));
     bool multi_tile = false;
     for (const ProfilePlan& plan : plans) multi_tile |= plan.tiles > 1;
     const std::uint64_t scratch_columns = round4(static_cast<std::uint64_t>(part.max_length)) + 4;
@@ -836,7 +842,8 @@ void CudaScanner::recompute(const std::vector<Saturated>& pairs, const Partition
     params.free_ends = free_ends_;
     std::uint64_t cells = 0;
     for (const Saturated& s : sorted) cells += queries[s.query]->size() * db.length(s.position);
-    timeline.record(stream, {search::dbscan_kernel_name(shape, setup_.scheme.linear(), mode_prefix_), "kernel", 0, 0, cells},
+    timeline.record(stream,
+                    {search::dbscan_kernel_name(shape, setup_.scheme.linear(), mode_prefix_), "kernel", 0, 0, cells},
                     [&] { ALIGNSCOPE_CUDA(search::launch_dbscan(shape, mode_, true, params, blocks, stream), where); });
     std::vector<std::uint32_t> host_out(item_positions.size());
     ALIGNSCOPE_CUDA(cudaMemcpyAsync(host_out.data(), out.data(), host_out.size() * 4, cudaMemcpyDeviceToHost, stream),

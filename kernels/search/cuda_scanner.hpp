@@ -41,7 +41,7 @@ public:
 private:
     struct Partition;
     struct Slot;
-    struct ScanCall;  // one call of scan() and its stages
+    struct ScanCall;                        // one call of scan() and its stages
     using Saturated = search::RescorePair;  // a pair to rescore with 32-bit cells
 
     CudaSite site(const std::string& job) const;
@@ -79,20 +79,20 @@ private:
     int min_score_ = 0;
     bool narrow_ = true;
     search::DbscanMode mode_ = search::DbscanMode::Local;
-    int free_ends_ = 0;            // kFree* bits of a semi-global scan
-    const char* mode_prefix_ = "sw";  // kernel names: sw, nw or sg
-    std::vector<int> best_as_query_;  // per letter: its best score against any letter (bounded modes)
+    int free_ends_ = 0;                      // kFree* bits of a semi-global scan
+    const char* mode_prefix_ = "sw";         // kernel names: sw, nw or sg
+    std::vector<int> best_as_query_;         // per letter: its best score against any letter (bounded modes)
     std::vector<std::int64_t> target_best_;  // per database position: sum of its residues' best scores
     int saturation_bound_ = 32767;
     int sm_count_ = 1;
     std::uint64_t budget_ = 0;
     std::vector<Partition> partitions_;
-    DeviceBuffer<uint2> scratch_;  // strips of the 32-bit rescoring pass
+    DeviceBuffer<uint2> scratch_;               // strips of the 32-bit rescoring pass
     std::vector<std::unique_ptr<Slot>> slots_;  // one per stream, kept across scans
     DeviceBuffer<std::uint32_t> profiles_;
     DeviceBuffer<std::uint64_t> offsets_;
     DeviceBuffer<std::int32_t> tiles_;
-    DeviceBuffer<std::int32_t> lengths_;  // bounded: query lengths of each profile's two lanes
+    DeviceBuffer<std::int32_t> lengths_;            // bounded: query lengths of each profile's two lanes
     std::map<int, std::pair<int, int>> occupancy_;  // shape key -> (letters, blocks per SM)
     ScanStats stats_;
 };

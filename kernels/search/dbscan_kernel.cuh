@@ -211,7 +211,8 @@ __device__ __forceinline__ void scan_tile(const uint4* __restrict__ tile, const 
                     ho[r] = as_cell<T>(as_bits(h) * one + minus_open_word);  // IMAD: FMA pipe
                     above = ho[r];
                     if (u & 1) best = Cell::max3(best, h_even, h);
-                    else h_even = h;
+                    else
+                        h_even = h;
                 }
             }
             bottom_ho = ho[R - 1];
@@ -399,8 +400,8 @@ __global__ void __launch_bounds__(kBlockThreads, (R <= 16 ? 3 : 2)) dbscan(const
     const int total = Explicit ? p.items : p.profile_count * p.chunks;
     const std::uint32_t pad = static_cast<std::uint32_t>(p.letters - 1);
     uint2* strip = p.scratch ? p.scratch + (static_cast<std::size_t>(blockIdx.x) * groups + group) *
-                                                    static_cast<std::size_t>(p.scratch_columns)
-                                  : nullptr;
+                                               static_cast<std::size_t>(p.scratch_columns)
+                             : nullptr;
     const int tile_words = p.letters * Shape::rows / 4;
 
     for (;;) {
@@ -426,7 +427,7 @@ __global__ void __launch_bounds__(kBlockThreads, (R <= 16 ? 3 : 2)) dbscan(const
         const int tiles = p.profile_tiles[profile];
         const uint4* source = reinterpret_cast<const uint4*>(p.profiles + p.profile_offsets[profile]);
         T best = Cell::splat(Local ? p.open : Cell::neg);  // local: biased by B = open (scan_tile)
-        int z_lo = 0, z_hi = 0;  // bounded: padded row of each lane's DP row 0
+        int z_lo = 0, z_hi = 0;                            // bounded: padded row of each lane's DP row 0
         if constexpr (!Local) {
             const int padded = tiles * Shape::rows;
             z_lo = zero_row(padded, p.profile_lengths[2 * profile]);
@@ -465,7 +466,8 @@ __global__ void __launch_bounds__(kBlockThreads, (R <= 16 ? 3 : 2)) dbscan(const
         }
         if (lane_in_group == 0 && position >= 0) {
             if constexpr (Explicit) p.out[static_cast<std::size_t>(item) * groups + group] = as_bits(best);
-            else p.out[static_cast<std::size_t>(profile) * p.db_count + position] = as_bits(best);
+            else
+                p.out[static_cast<std::size_t>(profile) * p.db_count + position] = as_bits(best);
         }
     }
 }

@@ -29,7 +29,8 @@ Entry narrow() {
 }
 template <bool Local, int G, int R>
 Entry wide() {
-    return {{G, R, true}, &device::dbscan<device::Cell32, G, R, false, Local>,
+    return {{G, R, true},
+            &device::dbscan<device::Cell32, G, R, false, Local>,
             &device::dbscan<device::Cell32, G, R, true, Local>};
 }
 

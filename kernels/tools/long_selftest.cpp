@@ -33,8 +33,8 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <random>
 #include <sstream>
@@ -59,11 +59,16 @@ std::string mutate(std::mt19937_64& rng, const std::string& s, const std::string
     for (std::size_t k = 0; k < s.size(); ++k) {
         const unsigned r = static_cast<unsigned>(rng() % 100000);
         if (r < 8000) out += alphabet[rng() % alphabet.size()];
-        else if (r < 9000) continue;
-        else if (r < 10000) out += s[k] + random_residues(rng, alphabet, 1 + rng() % 4);
-        else if (r < 10005) k += 100 + rng() % 2000;
-        else if (r < 10010) out += s[k] + random_residues(rng, alphabet, 100 + rng() % 2000);
-        else out += s[k];
+        else if (r < 9000)
+            continue;
+        else if (r < 10000)
+            out += s[k] + random_residues(rng, alphabet, 1 + rng() % 4);
+        else if (r < 10005)
+            k += 100 + rng() % 2000;
+        else if (r < 10010)
+            out += s[k] + random_residues(rng, alphabet, 100 + rng() % 2000);
+        else
+            out += s[k];
     }
     return out;
 }
@@ -76,8 +81,8 @@ double peak_rss_gib() {
 
 // The GPU's stage-1 overview against the CPU runner's full matrix, pooled
 // over the GPU's row blocks (the column blocks are defined alike).
-bool overview_matches(const std::string& q, const std::string& t, const ScoringScheme& scheme, const AlignOptions& align,
-                      const LongPairOverview& gpu) {
+bool overview_matches(const std::string& q, const std::string& t, const ScoringScheme& scheme,
+                      const AlignOptions& align, const LongPairOverview& gpu) {
     if (gpu.empty()) return false;
     const EncodedSequence eq = encode(q, scheme.matrix, "query"), et = encode(t, scheme.matrix, "target");
     const auto m = static_cast<std::int64_t>(eq.size()), n = static_cast<std::int64_t>(et.size());
@@ -136,7 +141,8 @@ int explicit_top_round(const RunnerFactory& tested, std::mt19937_64& rng, int ro
         double open, extend;
         const char* alphabet;
     };
-    const Scheme schemes[] = {{"EDNAFULL", 10, 0.5, "ACGT"}, {"BLOSUM62", 11, 1, "ARNDCQEGHILKMFPSTWYV"},
+    const Scheme schemes[] = {{"EDNAFULL", 10, 0.5, "ACGT"},
+                              {"BLOSUM62", 11, 1, "ARNDCQEGHILKMFPSTWYV"},
                               {"EDNAFULL", 4, 4, "ACGT"}};
     const char* modes[] = {"local", "global", "semiglobal:tb,te", "semiglobal:qb,qe"};
     const Scheme& sc = schemes[round % 3];
@@ -203,7 +209,8 @@ int explicit_top_round(const RunnerFactory& tested, std::mt19937_64& rng, int ro
     const std::vector<std::int64_t> rows = gpu->saved_rows();
     if (rows.empty() && m - r > 2048) fail("no special rows");
     for (std::size_t k = 0; k < rows.size(); ++k)
-        if (rows[k] <= r || rows[k] >= m || (k > 0 && rows[k] <= rows[k - 1])) fail("special rows out of order or range");
+        if (rows[k] <= r || rows[k] >= m || (k > 0 && rows[k] <= rows[k - 1]))
+            fail("special rows out of order or range");
     auto cpu_down_to = [&](std::int64_t row) {
         std::vector<PassTask> part(1, below);
         part[0].row_end = row;
@@ -233,15 +240,16 @@ int explicit_top_round(const RunnerFactory& tested, std::mt19937_64& rng, int ro
             const RowsDone& d = reports.front();  // the earliest: most likely taken while the kernel ran
             const PassTask part = cpu_down_to(r + d.row);
             if (below.track_best && !same_best(d.best, part.best))
-                fail("best of rows above " + std::to_string(r + d.row) + ": " + best_text(d.best) + ", CPU " + best_text(part.best));
+                fail("best of rows above " + std::to_string(r + d.row) + ": " + best_text(d.best) + ", CPU " +
+                     best_text(part.best));
             BestCell col;
             for (std::int64_t i = 1; i <= d.row; ++i) {
                 const BestCell x{part.last_col_h[static_cast<std::size_t>(i)], i, n};
                 if (better_cell(x, col)) col = x;
             }
             if (!same_best(d.last_column, col))
-                fail("last-column best above " + std::to_string(r + d.row) + ": " + best_text(d.last_column) + ", CPU " +
-                     best_text(col));
+                fail("last-column best above " + std::to_string(r + d.row) + ": " + best_text(d.last_column) +
+                     ", CPU " + best_text(col));
         }
     }
     return failures;
@@ -259,7 +267,8 @@ int explicit_left_round(const RunnerFactory& tested, std::mt19937_64& rng, int r
         double open, extend;
         const char* alphabet;
     };
-    const Scheme schemes[] = {{"EDNAFULL", 10, 0.5, "ACGT"}, {"BLOSUM62", 11, 1, "ARNDCQEGHILKMFPSTWYV"},
+    const Scheme schemes[] = {{"EDNAFULL", 10, 0.5, "ACGT"},
+                              {"BLOSUM62", 11, 1, "ARNDCQEGHILKMFPSTWYV"},
                               {"EDNAFULL", 4, 4, "ACGT"}};
     const char* modes[] = {"local", "global", "semiglobal:tb,te", "semiglobal:qb,qe"};
     const Scheme& sc = schemes[round % 3];
@@ -278,8 +287,8 @@ int explicit_left_round(const RunnerFactory& tested, std::mt19937_64& rng, int r
     const std::int64_t r = round % 2 ? 0 : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(m - 1));
     const std::int64_t c = 1 + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(n - 1));
     const std::string what = "explicit-left round " + std::to_string(round) + " " + mode_text + " " + sc.matrix + " " +
-                             std::to_string(m) + "x" + std::to_string(n) + " rows " + std::to_string(r) + ".., columns " +
-                             std::to_string(c) + "..";
+                             std::to_string(m) + "x" + std::to_string(n) + " rows " + std::to_string(r) +
+                             ".., columns " + std::to_string(c) + "..";
     int failures = 0;
     auto fail = [&](const std::string& why) {
         ++failures;
@@ -390,7 +399,8 @@ int explicit_left_round(const RunnerFactory& tested, std::mt19937_64& rng, int r
 class KilledAfterCheckpoint final : public PassRunner {
 public:
     explicit KilledAfterCheckpoint(std::unique_ptr<PassRunner> inner) : inner_(std::move(inner)) {}
-    void prepare(const std::uint8_t* q, std::int64_t m, const std::uint8_t* t, std::int64_t n, const ScoringScheme& s) override {
+    void prepare(const std::uint8_t* q, std::int64_t m, const std::uint8_t* t, std::int64_t n,
+                 const ScoringScheme& s) override {
         inner_->prepare(q, m, t, n, s);
     }
     void run(std::vector<PassTask>& tasks, const JobContext& c, const PassProgress& p) override {
@@ -405,7 +415,9 @@ public:
         inner_->run(tasks, c, p);
     }
     const std::vector<std::int64_t>& saved_rows() const override { return inner_->saved_rows(); }
-    void read_special_row(std::size_t k, std::vector<Score>& h, std::vector<Score>& f) override { inner_->read_special_row(k, h, f); }
+    void read_special_row(std::size_t k, std::vector<Score>& h, std::vector<Score>& f) override {
+        inner_->read_special_row(k, h, f);
+    }
     std::int64_t max_band_rows() const override { return inner_->max_band_rows(); }
     std::string device() const override { return inner_->device(); }
     std::string kernel() const override { return inner_->kernel(); }
@@ -472,13 +484,14 @@ int checkpoint_round(const RunnerFactory& gpu_strips, const RunnerFactory& gpu_o
             path != got.score || stats.resumed_from_row <= 0 || stats.resumed_from_row >= m ||
             stats.stage_cells[0] != static_cast<std::uint64_t>(m - stats.resumed_from_row) * t.size()) {
             ++failures;
-            std::printf("FAIL %s: score %lld end %lld,%lld (rescored %lld), reference %lld end %lld,%lld; resumed from row %lld, "
-                        "stage-1 cells %llu\n",
-                        what.c_str(), static_cast<long long>(got.score), static_cast<long long>(got.query_end),
-                        static_cast<long long>(got.target_end), static_cast<long long>(path),
-                        static_cast<long long>(ref.score), static_cast<long long>(ref.query_end),
-                        static_cast<long long>(ref.target_end), static_cast<long long>(stats.resumed_from_row),
-                        static_cast<unsigned long long>(stats.stage_cells[0]));
+            std::printf(
+                "FAIL %s: score %lld end %lld,%lld (rescored %lld), reference %lld end %lld,%lld; resumed from row "
+                "%lld, "
+                "stage-1 cells %llu\n",
+                what.c_str(), static_cast<long long>(got.score), static_cast<long long>(got.query_end),
+                static_cast<long long>(got.target_end), static_cast<long long>(path), static_cast<long long>(ref.score),
+                static_cast<long long>(ref.query_end), static_cast<long long>(ref.target_end),
+                static_cast<long long>(stats.resumed_from_row), static_cast<unsigned long long>(stats.stage_cells[0]));
         }
     }
     std::error_code ec;
@@ -500,17 +513,28 @@ int main(int argc, char** argv) {
             return std::string(argv[++k]);
         };
         if (flag == "--device") device = value();
-        else if (flag == "--rounds") rounds = std::stoi(value());
-        else if (flag == "--bench") bench_list = value();
-        else if (flag == "--strategy") strategy = value();
-        else if (flag == "--kernels") kernels_n = std::stoi(value());
-        else if (flag == "--streams") streams_n = std::stoi(value());
-        else if (flag == "--no-check") check = false;
-        else if (flag == "--overview") overview = std::stoi(value());
-        else if (flag == "--checkpoint-rounds") checkpoint_rounds = std::stoi(value());
-        else if (flag == "--split") split = std::stoi(value());
-        else if (flag == "--split-slices") split_slices = std::stoi(value());
-        else if (flag == "--split-block-rows") split_block_rows = std::stoll(value());
+        else if (flag == "--rounds")
+            rounds = std::stoi(value());
+        else if (flag == "--bench")
+            bench_list = value();
+        else if (flag == "--strategy")
+            strategy = value();
+        else if (flag == "--kernels")
+            kernels_n = std::stoi(value());
+        else if (flag == "--streams")
+            streams_n = std::stoi(value());
+        else if (flag == "--no-check")
+            check = false;
+        else if (flag == "--overview")
+            overview = std::stoi(value());
+        else if (flag == "--checkpoint-rounds")
+            checkpoint_rounds = std::stoi(value());
+        else if (flag == "--split")
+            split = std::stoi(value());
+        else if (flag == "--split-slices")
+            split_slices = std::stoi(value());
+        else if (flag == "--split-block-rows")
+            split_block_rows = std::stoll(value());
         else if (flag == "--write-pair") {
             // The bench's pair of this length as FASTA, for align --long.
             const std::size_t L = std::stoull(value());
@@ -533,13 +557,13 @@ int main(int argc, char** argv) {
                 std::printf("%s: %zu residues\n", path.string().c_str(), s->size());
             }
             return 0;
-        }
-        else {
+        } else {
             std::fprintf(stderr, "unknown option %s\n", flag.c_str());
             return 2;
         }
     }
-    if (checkpoint_rounds < 0) checkpoint_rounds = std::max(1, rounds / 5);  // 8 by default, 1 under a sanitizer's --rounds 5
+    if (checkpoint_rounds < 0)
+        checkpoint_rounds = std::max(1, rounds / 5);  // 8 by default, 1 under a sanitizer's --rounds 5
     try {
         auto registry = make_cpu_registry();
         kernels::register_cuda_backends(*registry);
@@ -556,7 +580,8 @@ int main(int argc, char** argv) {
         // The runner under test: the device's, or on a device without one (CPU)
         // the CPU pass runner itself.
         const bool has_runner = backend.make_long_runner(settings) != nullptr;
-        if (!has_runner) std::printf("%s has no long-pair runner: checking the CPU pass runner against itself\n", device.c_str());
+        if (!has_runner)
+            std::printf("%s has no long-pair runner: checking the CPU pass runner against itself\n", device.c_str());
         auto make_one = [&](const LongRunnerSettings& s) -> std::unique_ptr<PassRunner> {
             return has_runner ? backend.make_long_runner(s) : make_cpu_pass_runner();
         };
@@ -580,8 +605,10 @@ int main(int argc, char** argv) {
                 double open, extend;
                 const char* alphabet;
             };
-            const Scheme schemes[] = {{"EDNAFULL", 10, 0.5, "ACGT"}, {"EDNAFULL", 4, 4, "ACGT"},
-                                      {"BLOSUM62", 11, 1, "ARNDCQEGHILKMFPSTWYV"}, {"EDNAFULL", 16, 4, "ACGTN"}};
+            const Scheme schemes[] = {{"EDNAFULL", 10, 0.5, "ACGT"},
+                                      {"EDNAFULL", 4, 4, "ACGT"},
+                                      {"BLOSUM62", 11, 1, "ARNDCQEGHILKMFPSTWYV"},
+                                      {"EDNAFULL", 16, 4, "ACGTN"}};
             const char* modes[] = {"global", "local", "semiglobal", "semiglobal:qb,qe", "semiglobal:tb,te"};
             for (int round = 0; round < rounds; ++round) {
                 const Scheme& sc = schemes[round % 4];
@@ -595,7 +622,8 @@ int main(int argc, char** argv) {
                 align.traceback = round % 7 != 3;
                 const std::size_t len = round % 3 == 0 ? 1 + rng() % 300 : 2000 + rng() % 12000;
                 std::string q = random_residues(rng, sc.alphabet, len);
-                std::string t = round % 5 == 4 ? random_residues(rng, sc.alphabet, 1 + rng() % 9000) : mutate(rng, q, sc.alphabet);
+                std::string t =
+                    round % 5 == 4 ? random_residues(rng, sc.alphabet, 1 + rng() % 9000) : mutate(rng, q, sc.alphabet);
                 if (t.empty()) t = "A";
                 if (round % 2) std::swap(q, t);
                 LongPairOptions options;
@@ -641,9 +669,10 @@ int main(int argc, char** argv) {
             other.streams = 2;
             int resume_failures = 0;
             for (int round = 0; round < checkpoint_rounds; ++round)
-                resume_failures += checkpoint_round([&] { return make_tested(settings); }, [&] { return make_tested(other); },
-                                                    rng, round);
-            std::printf("checkpoint and resume: %d pairs x 3 runner pairs, %d failures\n", checkpoint_rounds, resume_failures);
+                resume_failures += checkpoint_round([&] { return make_tested(settings); },
+                                                    [&] { return make_tested(other); }, rng, round);
+            std::printf("checkpoint and resume: %d pairs x 3 runner pairs, %d failures\n", checkpoint_rounds,
+                        resume_failures);
             failures += explicit_failures + resume_failures;
         }
 
@@ -669,14 +698,16 @@ int main(int argc, char** argv) {
                 const Alignment a = align_long(q, t, scheme, options, *runner, {}, &stats);
                 const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 const double cells = static_cast<double>(q.size()) * static_cast<double>(t.size());
-                std::printf("%10zu %10lld %-28s %12.1f %10.3f %10s %10s %8s %10.2f   (stage2 %.3f s %llu cells, stage3 %.3f s %llu cells, %lld rows, %d levels)\n",
-                            L, static_cast<long long>(a.score), a.kernel.c_str(),
-                            cells / stats.stage_seconds[0] / 1e9, stats.stage_seconds[0],
-                            traceback ? "" : std::to_string(total).c_str(), traceback ? std::to_string(total).c_str() : "",
-                            traceback ? std::to_string(total / stats.stage_seconds[0]).c_str() : "", peak_rss_gib(),
-                            stats.stage_seconds[1], static_cast<unsigned long long>(stats.stage_cells[1]),
-                            stats.stage_seconds[2], static_cast<unsigned long long>(stats.stage_cells[2]),
-                            static_cast<long long>(stats.special_rows), stats.split_levels);
+                std::printf(
+                    "%10zu %10lld %-28s %12.1f %10.3f %10s %10s %8s %10.2f   (stage2 %.3f s %llu cells, stage3 %.3f s "
+                    "%llu cells, %lld rows, %d levels)\n",
+                    L, static_cast<long long>(a.score), a.kernel.c_str(), cells / stats.stage_seconds[0] / 1e9,
+                    stats.stage_seconds[0], traceback ? "" : std::to_string(total).c_str(),
+                    traceback ? std::to_string(total).c_str() : "",
+                    traceback ? std::to_string(total / stats.stage_seconds[0]).c_str() : "", peak_rss_gib(),
+                    stats.stage_seconds[1], static_cast<unsigned long long>(stats.stage_cells[1]),
+                    stats.stage_seconds[2], static_cast<unsigned long long>(stats.stage_cells[2]),
+                    static_cast<long long>(stats.special_rows), stats.split_levels);
                 std::fflush(stdout);
             }
         }

@@ -110,13 +110,18 @@ void fill_pairs(std::mt19937_64& rng, bool protein, std::size_t count, std::vect
                 std::vector<Sequence>& targets, PairJob& job) {
     for (std::size_t k = 0; k < count; ++k) {
         const std::size_t cls = k % 5;
-        std::size_t m = cls == 0 ? 1 + rng() % 8 : cls == 1 ? 20 + rng() % 120 : cls == 2 ? 200 + rng() % 400
-                      : cls == 3 ? 600 + rng() % 1500 : 1 + rng() % 300;
+        std::size_t m = cls == 0   ? 1 + rng() % 8
+                        : cls == 1 ? 20 + rng() % 120
+                        : cls == 2 ? 200 + rng() % 400
+                        : cls == 3 ? 600 + rng() % 1500
+                                   : 1 + rng() % 300;
         if (k % 97 == 5) m = 2500 + rng() % 2000;
         Sequence q{"q" + std::to_string(k), "", random_residues(rng, protein, m), ""};
         Sequence t{"t" + std::to_string(k), "",
-                   k % 2 ? mutate(rng, q.residues, protein, 0.15) : random_residues(rng, protein, 1 + rng() % (2 * m + 5)), ""};
-        if (k % 41 == 3) t.residues = q.residues;  // identical
+                   k % 2 ? mutate(rng, q.residues, protein, 0.15)
+                         : random_residues(rng, protein, 1 + rng() % (2 * m + 5)),
+                   ""};
+        if (k % 41 == 3) t.residues = q.residues;                                                 // identical
         if (k % 150 == 7 && protein) q.residues = t.residues = std::string(3000 + k % 400, 'W');  // past 32,767
         queries.push_back(std::move(q));
         targets.push_back(std::move(t));
@@ -137,24 +142,27 @@ void print_paths(const Case& c, const PairJob& job, bool traceback, const std::v
 
 // Score, begin and end of every pair against align_reference; the first 20
 // differences (over the whole run: `failed`) printed.
-void compare(const Case& c, const PairJob& job, bool traceback, const std::vector<Alignment>& got,
-             std::size_t& passed, std::size_t& failed) {
+void compare(const Case& c, const PairJob& job, bool traceback, const std::vector<Alignment>& got, std::size_t& passed,
+             std::size_t& failed) {
     const std::vector<Sequence>& queries = *job.queries;
     const std::vector<Sequence>& targets = *job.targets;
     AlignOptions options = job.options;
     options.traceback = false;
     std::vector<char> ok(job.pairs.size(), 1);
-    kernels::parallel_chunks(job.pairs.size(), 0, [&](std::size_t b, std::size_t e) {
-        for (std::size_t k = b; k < e; ++k) {
-            const Alignment want = align_reference(queries[k].residues, targets[k].residues, job.scheme, options);
-            const Alignment& g = got[k];
-            if (want.score != g.score || want.query_begin != g.query_begin || want.query_end != g.query_end ||
-                want.target_begin != g.target_begin || want.target_end != g.target_end ||
-                (traceback && want.score != 0 && g.cigar.empty() && c.mode == AlignmentMode::Local)) {
-                ok[k] = 0;
+    kernels::parallel_chunks(
+        job.pairs.size(), 0,
+        [&](std::size_t b, std::size_t e) {
+            for (std::size_t k = b; k < e; ++k) {
+                const Alignment want = align_reference(queries[k].residues, targets[k].residues, job.scheme, options);
+                const Alignment& g = got[k];
+                if (want.score != g.score || want.query_begin != g.query_begin || want.query_end != g.query_end ||
+                    want.target_begin != g.target_begin || want.target_end != g.target_end ||
+                    (traceback && want.score != 0 && g.cigar.empty() && c.mode == AlignmentMode::Local)) {
+                    ok[k] = 0;
+                }
             }
-        }
-    }, 8);
+        },
+        8);
     for (std::size_t k = 0; k < job.pairs.size(); ++k) {
         if (ok[k]) {
             ++passed;
@@ -231,11 +239,10 @@ void time_one(Backend& gpu, const Flags& flags, const Timing& timing, PairJob& j
     }
     std::sort(e2e.begin(), e2e.end());
     std::sort(kern.begin(), kern.end());
-    std::cout << "bench " << timing.what << (traceback ? " with traceback" : " score+ends") << ", "
-              << flags.bench_pairs << " pairs, " << name << ": kernel " << cells / kern[1] * 1e-9 << " GCUPS ("
-              << kern[1] * 1e3 << " ms, " << clock << "), end-to-end " << cells / e2e[1] * 1e-9 << " GCUPS ("
-              << e2e[1] * 1e3 << " ms); runs " << kern.front() * 1e3 << "-" << kern.back() * 1e3 << " ms kernel"
-              << std::endl;
+    std::cout << "bench " << timing.what << (traceback ? " with traceback" : " score+ends") << ", " << flags.bench_pairs
+              << " pairs, " << name << ": kernel " << cells / kern[1] * 1e-9 << " GCUPS (" << kern[1] * 1e3 << " ms, "
+              << clock << "), end-to-end " << cells / e2e[1] * 1e-9 << " GCUPS (" << e2e[1] * 1e3 << " ms); runs "
+              << kern.front() * 1e3 << "-" << kern.back() * 1e3 << " ms kernel" << std::endl;
 }
 
 void run_timings(Backend& gpu, const Flags& flags, std::mt19937_64& rng) {
@@ -247,8 +254,9 @@ void run_timings(Backend& gpu, const Flags& flags, std::mt19937_64& rng) {
         PairJob job;
         for (std::size_t k = 0; k < flags.bench_pairs; ++k) {
             Sequence target{"t", "", random_residues(rng, timing.protein, timing.n), ""};
-            Sequence query{"q", "", timing.protein ? random_residues(rng, true, timing.m)
-                                                   : mutate(rng, target.residues.substr(50, timing.m), false, 0.05),
+            Sequence query{"q", "",
+                           timing.protein ? random_residues(rng, true, timing.m)
+                                          : mutate(rng, target.residues.substr(50, timing.m), false, 0.05),
                            ""};
             queries.push_back(std::move(query));
             targets.push_back(std::move(target));
@@ -274,9 +282,12 @@ int main(int argc, char** argv) {
     for (int k = 1; k + 1 < argc; k += 2) {
         const std::string flag = argv[k];
         if (flag == "--device") flags.device = argv[k + 1];
-        else if (flag == "--pairs") flags.pairs_per_case = std::stoul(argv[k + 1]);
-        else if (flag == "--bench-pairs") flags.bench_pairs = std::stoul(argv[k + 1]);
-        else if (flag == "--kernel") flags.kernel = argv[k + 1];
+        else if (flag == "--pairs")
+            flags.pairs_per_case = std::stoul(argv[k + 1]);
+        else if (flag == "--bench-pairs")
+            flags.bench_pairs = std::stoul(argv[k + 1]);
+        else if (flag == "--kernel")
+            flags.kernel = argv[k + 1];
         else {
             std::cerr << "unknown flag " << flag << '\n';
             return 2;

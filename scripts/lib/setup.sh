@@ -15,7 +15,8 @@ ALIGNSCOPE_BUILD_PACKAGES=(
 # Independent oracles and real data used by the tests.
 ALIGNSCOPE_TEST_PACKAGES=(emboss emboss-test emboss-data parasail mmseqs2-examples bowtie2-examples hmmer hmmer-examples
                           xvfb xauth clang libclang-rt-14-dev openmpi-bin microbiomeutil-data
-                          lintian desktop-file-utils appstream)  # last three: scripts/package-check
+                          lintian desktop-file-utils appstream  # these three: scripts/package-check
+                          clang-format)  # scripts/format --check
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"

@@ -122,8 +122,8 @@ private slots:
 
     void output_file_and_timeline() {
         const QString out = dir_.filePath("out.json"), trace = dir_.filePath("trace.json");
-        const ProcessResult r =
-            run_cli({"align", protein_, protein_, "--format", "json", "-o", out, "--timeline", trace, "--threads", "2"});
+        const ProcessResult r = run_cli(
+            {"align", protein_, protein_, "--format", "json", "-o", out, "--timeline", trace, "--threads", "2"});
         QCOMPARE(r.exit_code, 0);
         QVERIFY(r.out.isEmpty());
         QFile f(out);
@@ -177,13 +177,13 @@ private slots:
                                                      << "--gpu-mem: '99999999999999G' is too large";
         QTest::newRow("streams past int") << QStringList{"align", dna_, dna_, "--streams", "2147483648"}
                                           << "--streams: '2147483648' is too large (at most 2147483647)";
-        QTest::newRow("threads with a unit") << QStringList{"align", dna_, dna_, "--threads", "4k"}
-                                             << "--threads: expected a whole number, got '4k'";
+        QTest::newRow("threads with a unit")
+            << QStringList{"align", dna_, dna_, "--threads", "4k"} << "--threads: expected a whole number, got '4k'";
         // Settings that would be ignored or contradict the documentation are refused.
-        QTest::newRow("positive mismatch") << QStringList{"align", dna_, dna_, "--match", "1", "--mismatch", "3"}
-                                           << "--mismatch must be negative";
-        QTest::newRow("free ends in global mode") << QStringList{"align", dna_, dna_, "--free-ends", "qb"}
-                                                  << "--free-ends applies to --mode semiglobal";
+        QTest::newRow("positive mismatch")
+            << QStringList{"align", dna_, dna_, "--match", "1", "--mismatch", "3"} << "--mismatch must be negative";
+        QTest::newRow("free ends in global mode")
+            << QStringList{"align", dna_, dna_, "--free-ends", "qb"} << "--free-ends applies to --mode semiglobal";
         QTest::newRow("free ends in local mode")
             << QStringList{"align", dna_, dna_, "--mode", "local", "--free-ends", "all"} << "--free-ends";
     }
@@ -228,8 +228,9 @@ private slots:
         QCOMPARE(r.out.trimmed().split('\n').size(), 1 + 9);
         const QList<QByteArray> lines = r.err.trimmed().split('\n');
         QCOMPARE(lines.size(), 1);
-        QVERIFY2(lines[0].startsWith("alignscope-cli: warning: " + dup.toUtf8() +
-                                     ": 1 record repeats the id of an earlier one (the first: record 3, 'x', as record 1)"),
+        QVERIFY2(lines[0].startsWith(
+                     "alignscope-cli: warning: " + dup.toUtf8() +
+                     ": 1 record repeats the id of an earlier one (the first: record 3, 'x', as record 1)"),
                  r.err.constData());
         QVERIFY(run_cli({"align", dna_, dna_}).err.isEmpty());
     }
@@ -246,7 +247,8 @@ private slots:
             QCOMPARE(process.exitStatus(), QProcess::NormalExit);
             QCOMPARE(process.exitCode(), 2);
             const QByteArray err = process.readAllStandardError().trimmed();
-            QVERIFY2(err.startsWith("alignscope-cli: error: ") && err.contains("standard output") && !err.contains('\n'),
+            QVERIFY2(err.startsWith("alignscope-cli: error: ") && err.contains("standard output") &&
+                         !err.contains('\n'),
                      err.constData());
         }
         // The same commands succeed where output can be written.
@@ -269,9 +271,7 @@ private slots:
         const qint64 live_pid = live.processId();
         QElapsedTimer clock;
         clock.start();
-        auto jobs = [&project] {
-            return run_cli({"project", project, "list"}).out.count("running");
-        };
+        auto jobs = [&project] { return run_cli({"project", project, "list"}).out.count("running"); };
         while (jobs() == 0 && clock.elapsed() < 20000) QThread::msleep(50);
         QVERIFY2(jobs() == 1, "the verify job did not start");
         // This test's connection holds the write lock, as a sqlite3 shell would.
@@ -293,7 +293,8 @@ private slots:
         QVERIFY2(lines[0].contains(project.toUtf8() + " is locked by another process (running there: " + who) &&
                      lines[0].contains("waiting up to 2 s"),
                  waited.err.constData());
-        QVERIFY2(lines[1].contains("is busy: another process kept it locked for more than 2 s"), waited.err.constData());
+        QVERIFY2(lines[1].contains("is busy: another process kept it locked for more than 2 s"),
+                 waited.err.constData());
         QVERIFY2(elapsed >= 1900 && elapsed < 15000, qPrintable(QString::number(elapsed)));
         // Free again: recorded, with nothing said about waiting.
         const ProcessResult free = run_cli({"align", dna_, dna_, "--project", project, "--project-wait", "2"});

@@ -29,7 +29,8 @@ QByteArray proteins(int count, int min_length, int max_length, unsigned seed, ch
     text.reserve(count * (max_length + 16));
     for (int k = 0; k < count; ++k) {
         std::mt19937 pair_rng(seed * 7919u + static_cast<unsigned>(k));
-        const int length = min_length + static_cast<int>(pair_rng() % static_cast<unsigned>(max_length - min_length + 1));
+        const int length =
+            min_length + static_cast<int>(pair_rng() % static_cast<unsigned>(max_length - min_length + 1));
         text += '>';
         text += prefix;
         text += QByteArray::number(k);
@@ -105,7 +106,8 @@ private slots:
     }
     void ordered_across_chunks() {
         QFETCH(QString, format);
-        const QStringList job{"align", queries_, targets_, "--zip", "--mode", "local", "--format", format, "--threads", "2"};
+        const QStringList job{"align", queries_,   targets_, "--zip",     "--mode",
+                              "local", "--format", format,   "--threads", "2"};
         const QString project = dir_.filePath("in_memory_" + format + ".alsproj");
         const ProcessResult in_memory = run_cli(job + QStringList{"--project", project});
         QVERIFY2(in_memory.exit_code == 0, in_memory.err.constData());
@@ -115,7 +117,8 @@ private slots:
             if (chunk) size.emplace(chunk);
             const ProcessResult streamed = run_cli(job);
             QVERIFY2(streamed.exit_code == 0, streamed.err.constData());
-            QVERIFY2(without_run_lines(streamed.out) == expected, qPrintable(format + " in chunks of " + QString::number(chunk)));
+            QVERIFY2(without_run_lines(streamed.out) == expected,
+                     qPrintable(format + " in chunks of " + QString::number(chunk)));
         }
         if (format == "tsv") {
             // Row k is pair k.
@@ -189,7 +192,7 @@ private slots:
         ChunkSize size(20);
         QProcess process;
         process.start(QStringLiteral(ALIGNSCOPE_CLI), {"align", queries, targets, "--zip", "--device", "cpu-ref",
-                                                        "--threads", "1", "--format", format, "-o", out});
+                                                       "--threads", "1", "--format", format, "-o", out});
         QVERIFY(process.waitForStarted(10000));
         // Until the first chunks are written (the temporary file beside the output grows).
         QElapsedTimer clock;

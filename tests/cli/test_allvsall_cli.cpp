@@ -20,7 +20,6 @@
 
 namespace {
 
-
 std::vector<alignscope::Sequence> records(const QString& path) {
     return alignscope::read_sequences(path.toStdString()).records;
 }
@@ -59,7 +58,8 @@ class TestAllVsAllCli : public QObject {
 
 private slots:
     void initTestCase() {
-        if (!QFile::exists(k16S)) QFAIL("rRNA16S.gold.fasta is missing: install the Debian package microbiomeutil-data");
+        if (!QFile::exists(k16S))
+            QFAIL("rRNA16S.gold.fasta is missing: install the Debian package microbiomeutil-data");
     }
 
     void table_and_phylip_match_parasail() {
@@ -220,16 +220,16 @@ private slots:
     void killed_run_resumes_to_the_same_file() {
         QTemporaryDir dir;
         const QString set = subset(dir, "set.fa", 24);
-        const QStringList common = QStringList{"allvsall", set, "--device", "cpu-ref", "--tile", "3",
-                                               "--min-normalised", "0.85"} +
-                                   scoring();
-        ProcessResult r = run_cli(common + QStringList{"--matrix-out", dir.filePath("whole.phy"), "-o", dir.filePath("whole.tsv"),
-                                                       "--threads", "2"});
+        const QStringList common =
+            QStringList{"allvsall", set, "--device", "cpu-ref", "--tile", "3", "--min-normalised", "0.85"} + scoring();
+        ProcessResult r = run_cli(common + QStringList{"--matrix-out", dir.filePath("whole.phy"), "-o",
+                                                       dir.filePath("whole.tsv"), "--threads", "2"});
         QVERIFY2(r.exit_code == 0, r.err.constData());
 
         const QString checkpoint = dir.filePath("ckpt");
-        const QStringList cut = common + QStringList{"--matrix-out", dir.filePath("cut.phy"), "-o", dir.filePath("cut.tsv"),
-                                                     "--checkpoint", checkpoint, "--checkpoint-every", "0"};
+        const QStringList cut =
+            common + QStringList{"--matrix-out", dir.filePath("cut.phy"), "-o", dir.filePath("cut.tsv"), "--checkpoint",
+                                 checkpoint,     "--checkpoint-every",    "0"};
         QProcess p;
         p.start(ALIGNSCOPE_CLI, cut + QStringList{"--threads", "1"});
         QVERIFY(p.waitForStarted());
@@ -260,9 +260,10 @@ private slots:
         QTemporaryDir dir;
         const QString set = subset(dir, "set.fa", 20);
         const QString checkpoint = dir.filePath("ckpt");
-        const QStringList args = QStringList{"allvsall", set, "--device", "cpu-ref", "--threads", "1", "--tile", "2",
-                                             "--checkpoint", checkpoint, "-o", dir.filePath("t.tsv")} +
-                                 scoring();
+        const QStringList args =
+            QStringList{"allvsall", set, "--device",     "cpu-ref",  "--threads", "1",
+                        "--tile",   "2", "--checkpoint", checkpoint, "-o",        dir.filePath("t.tsv")} +
+            scoring();
         QProcess p;
         p.start(ALIGNSCOPE_CLI, args + QStringList{"--checkpoint-every", "0"});
         QVERIFY(p.waitForStarted());

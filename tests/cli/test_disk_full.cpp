@@ -93,47 +93,59 @@ private slots:
         QTest::addColumn<QString>("names");
         const QString globins = kTutorial + "/globins4.hmm", hbb = kTutorial + "/HBB_HUMAN";
         QTest::newRow("align -o") << QStringList{"align", "q.fa", "t.fa", "-o", "out"} << "\\bout: write failed";
-        QTest::newRow("align --format sam -o") << QStringList{"align", "q.fa", "t.fa", "--format", "sam", "-o", "out"} << "\\bout: write failed";
-        QTest::newRow("align --timeline") << QStringList{"align", "q.fa", "t.fa", "-o", "/dev/null", "--timeline", "out"}
-                                          << "\\bout: write failed";
-        QTest::newRow("align --long -o") << QStringList{"align", "--long", "q.fa", "t.fa", "-o", "out"} << "\\bout: write failed";
+        QTest::newRow("align --format sam -o")
+            << QStringList{"align", "q.fa", "t.fa", "--format", "sam", "-o", "out"} << "\\bout: write failed";
+        QTest::newRow("align --timeline")
+            << QStringList{"align", "q.fa", "t.fa", "-o", "/dev/null", "--timeline", "out"} << "\\bout: write failed";
+        QTest::newRow("align --long -o") << QStringList{"align", "--long", "q.fa", "t.fa", "-o", "out"}
+                                         << "\\bout: write failed";
         QTest::newRow("align --long --checkpoint")
-            << QStringList{"align", "--long", "q.fa", "t.fa", "--checkpoint", "ck", "--checkpoint-every", "0", "-o", "/dev/null"}
+            << QStringList{"align", "--long", "q.fa",     "t.fa", "--checkpoint", "ck", "--checkpoint-every",
+                           "0",     "-o",     "/dev/null"}
             << "checkpoint: cannot write ck/";
-        QTest::newRow("align --project") << QStringList{"align", "q.fa", "t.fa", "--project", "p.alsproj", "-o", "/dev/null"}
+        QTest::newRow("align --project") << QStringList{"align",     "q.fa", "t.fa",     "--project",
+                                                        "p.alsproj", "-o",   "/dev/null"}
                                          << "p.alsproj: the disk is full";
-        QTest::newRow("search -o") << QStringList{"search", "-q", "q.fa", "-d", "t.fa", "--device", "cpu", "--db-cache",
-                                                  "off", "-o", "out"}
+        QTest::newRow("search -o") << QStringList{"search", "-q",         "q.fa", "-d", "t.fa", "--device",
+                                                  "cpu",    "--db-cache", "off",  "-o", "out"}
                                    << "\\bout: write failed";
         QTest::newRow("search -o, database cache on")
-            << QStringList{"search", "-q", "q.fa", "-d", "t.fa", "--device", "cpu", "--db-cache", "cache", "-o", "out"} << "\\bout: write failed";
-        QTest::newRow("search --timeline") << QStringList{"search", "-q", "q.fa", "-d", "t.fa", "--device", "cpu",
-                                                          "--db-cache", "off", "-o", "/dev/null", "--timeline", "out"}
-                                           << "\\bout: write failed";
+            << QStringList{"search", "-q", "q.fa", "-d", "t.fa", "--device", "cpu", "--db-cache", "cache", "-o", "out"}
+            << "\\bout: write failed";
+        QTest::newRow("search --timeline")
+            << QStringList{"search",     "-q",  "q.fa", "-d",        "t.fa",       "--device", "cpu",
+                           "--db-cache", "off", "-o",   "/dev/null", "--timeline", "out"}
+            << "\\bout: write failed";
         // Opening the project (WAL) would write its shared-memory index
         // first: on a full disk the project is read without it, and the
         // error is the output's.
-        QTest::newRow("project export -o") << QStringList{"project", "p.alsproj", "export", "1", "--format", "tsv", "-o", "out"}
-                                           << "\\bout: write failed";
+        QTest::newRow("project export -o")
+            << QStringList{"project", "p.alsproj", "export", "1", "--format", "tsv", "-o", "out"}
+            << "\\bout: write failed";
         QTest::newRow("project export --format json -o")
-            << QStringList{"project", "p.alsproj", "export", "1", "--format", "json", "-o", "out"} << "\\bout: write failed";
+            << QStringList{"project", "p.alsproj", "export", "1", "--format", "json", "-o", "out"}
+            << "\\bout: write failed";
         QTest::newRow("hmmsearch -o") << QStringList{"hmmsearch", "-o", "out", globins, hbb} << "\\bout: write failed";
-        QTest::newRow("hmmsearch --tblout") << QStringList{"hmmsearch", "-o", "/dev/null", "--tblout", "out", globins, hbb}
-                                            << "\\bout: write failed";
+        QTest::newRow("hmmsearch --tblout")
+            << QStringList{"hmmsearch", "-o", "/dev/null", "--tblout", "out", globins, hbb} << "\\bout: write failed";
         QTest::newRow("hmmsearch --domtblout")
-            << QStringList{"hmmsearch", "-o", "/dev/null", "--domtblout", "out", globins, hbb} << "\\bout: write failed";
-        QTest::newRow("hmmsearch -A") << QStringList{"hmmsearch", "-o", "/dev/null", "-A", "out", globins, hbb} << "\\bout: write failed";
-        // The pair spool (in TMPDIR) is the first file allvsall writes.
-        QTest::newRow("allvsall -o") << QStringList{"allvsall", "t.fa", "--device", "cpu", "-o", "out"}
-                                     << "(allvsall: cannot write .*alignscope-allvsall-.*set TMPDIR|\\bout: write failed)";
-        QTest::newRow("verify --timeline") << QStringList{"verify", "--device", "cpu", "--pairs", "5", "--timeline", "out"}
-                                           << "\\bout: write failed";
-        QTest::newRow("bench --json") << QStringList{"bench", "--device", "cpu", "--cpu-device", "none", "--lengths", "64",
-                                                     "--cpu-pairs", "10", "--json", "out"}
+            << QStringList{"hmmsearch", "-o", "/dev/null", "--domtblout", "out", globins, hbb}
+            << "\\bout: write failed";
+        QTest::newRow("hmmsearch -A") << QStringList{"hmmsearch", "-o", "/dev/null", "-A", "out", globins, hbb}
                                       << "\\bout: write failed";
-        QTest::newRow("bench --timeline") << QStringList{"bench", "--device", "cpu", "--cpu-device", "none", "--lengths",
-                                                         "64", "--cpu-pairs", "10", "--timeline", "out"}
-                                          << "\\bout: write failed";
+        // The pair spool (in TMPDIR) is the first file allvsall writes.
+        QTest::newRow("allvsall -o")
+            << QStringList{"allvsall", "t.fa", "--device", "cpu", "-o", "out"}
+            << "(allvsall: cannot write .*alignscope-allvsall-.*set TMPDIR|\\bout: write failed)";
+        QTest::newRow("verify --timeline")
+            << QStringList{"verify", "--device", "cpu", "--pairs", "5", "--timeline", "out"} << "\\bout: write failed";
+        QTest::newRow("bench --json") << QStringList{"bench", "--device",    "cpu", "--cpu-device", "none", "--lengths",
+                                                     "64",    "--cpu-pairs", "10",  "--json",       "out"}
+                                      << "\\bout: write failed";
+        QTest::newRow("bench --timeline")
+            << QStringList{"bench", "--device",    "cpu", "--cpu-device", "none", "--lengths",
+                           "64",    "--cpu-pairs", "10",  "--timeline",   "out"}
+            << "\\bout: write failed";
     }
 
     void everyWriterOnAFullDisk() {
@@ -202,7 +214,8 @@ private slots:
         const QString dir = tmp.path();
         write_fasta(tmp, "q.fa", "q", "MVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFGDLSTPDAVMGNPKVKAHGKKVLGA");
         write_fasta(tmp, "t.fa", "t", "VQLSGEEKAAVLALWDKVNEEEVGGEALGRLLVVYPWTQRFFDSFGDLSNPGAVMGNPKVKAHGKKVLHSF");
-        const ProcessResult made = run_limited(dir, {"align", "q.fa", "t.fa", "--project", "p.alsproj", "-o", "/dev/null"}, -1);
+        const ProcessResult made =
+            run_limited(dir, {"align", "q.fa", "t.fa", "--project", "p.alsproj", "-o", "/dev/null"}, -1);
         QVERIFY2(made.exit_code == 0, made.err.constData());
         const QByteArray project_before = read_all(dir + "/p.alsproj");
         const QStringList before = listing(dir);
@@ -226,12 +239,14 @@ private slots:
         QTest::addColumn<QStringList>("arguments");
         const QString globins = kTutorial + "/globins4.hmm", hbb = kTutorial + "/HBB_HUMAN";
         QTest::newRow("align -o") << QStringList{"align", "q.fa", "t.fa", "-o", "/dev/full"};
-        QTest::newRow("align --timeline") << QStringList{"align", "q.fa", "t.fa", "-o", "/dev/null", "--timeline", "/dev/full"};
-        QTest::newRow("search -o") << QStringList{"search", "-q", "q.fa", "-d", "t.fa", "--device", "cpu", "--db-cache", "off",
-                                                  "-o", "/dev/full"};
+        QTest::newRow("align --timeline")
+            << QStringList{"align", "q.fa", "t.fa", "-o", "/dev/null", "--timeline", "/dev/full"};
+        QTest::newRow("search -o") << QStringList{"search", "-q",         "q.fa", "-d", "t.fa",     "--device",
+                                                  "cpu",    "--db-cache", "off",  "-o", "/dev/full"};
         QTest::newRow("project export -o")
             << QStringList{"project", "p.alsproj", "export", "1", "--format", "tsv", "-o", "/dev/full"};
-        QTest::newRow("hmmsearch --tblout") << QStringList{"hmmsearch", "-o", "/dev/null", "--tblout", "/dev/full", globins, hbb};
+        QTest::newRow("hmmsearch --tblout")
+            << QStringList{"hmmsearch", "-o", "/dev/null", "--tblout", "/dev/full", globins, hbb};
         QTest::newRow("allvsall -o") << QStringList{"allvsall", "t.fa", "--device", "cpu", "-o", "/dev/full"};
         QTest::newRow("allvsall --clusters")
             << QStringList{"allvsall", "t.fa", "--device", "cpu", "-o", "/dev/null", "--clusters", "/dev/full"};
@@ -247,12 +262,14 @@ private slots:
         write_file(dir + "/t.fa",
                    ">t\nVQLSGEEKAAVLALWDKVNEEEVGGEALGRLLVVYPWTQRFFDSFGDLSNPGAVMGNPKVKAHGKKVLHSF\n"
                    ">u\nMVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFGDLSTPDAVMGNPKVKAHGKKVLG\n");
-        const ProcessResult made = run_limited(dir, {"align", "q.fa", "t.fa", "--project", "p.alsproj", "-o", "/dev/null"}, -1);
+        const ProcessResult made =
+            run_limited(dir, {"align", "q.fa", "t.fa", "--project", "p.alsproj", "-o", "/dev/null"}, -1);
         QVERIFY2(made.exit_code == 0, made.err.constData());
         const QStringList before = listing(dir);
         const ProcessResult r = run_limited(dir, arguments, -1);
         QVERIFY2(!r.crashed && r.exit_code != 0, r.err.constData());
-        QVERIFY2(r.err.contains("/dev/full: write failed (No space left on device: the disk is full)"), r.err.constData());
+        QVERIFY2(r.err.contains("/dev/full: write failed (No space left on device: the disk is full)"),
+                 r.err.constData());
         QCOMPARE(r.err.count("error:"), 1);
         QCOMPARE(listing(dir), before);
     }

@@ -26,7 +26,8 @@ QVector<Record> read_fasta(const QString& path) {
     for (const QByteArray& raw : file.readAll().split('\n')) {
         QString line = QString::fromLatin1(raw).trimmed();
         if (line.startsWith('>')) records.push_back({line.mid(1).split(' ').first(), {}});
-        else if (!records.isEmpty()) records.back().residues += line.remove(' ');
+        else if (!records.isEmpty())
+            records.back().residues += line.remove(' ');
     }
     return records;
 }
@@ -126,17 +127,18 @@ private:
             write_fasta(a, {records[i]});
             write_fasta(b, records.mid(i + 1));
             write_fasta(repeated, QVector<Record>(records.size() - i - 1, records[i]));
-            QStringList args{QStringLiteral("-asequence"), a, QStringLiteral("-bsequence"), b,
-                             QStringLiteral("-outfile"), QStringLiteral("stdout"), QStringLiteral("-auto")};
+            QStringList args{QStringLiteral("-asequence"), a,
+                             QStringLiteral("-bsequence"), b,
+                             QStringLiteral("-outfile"),   QStringLiteral("stdout"),
+                             QStringLiteral("-auto")};
             const ProcessResult e = run_program(program, args + emboss_flags);
             QVERIFY2(e.exit_code == 0, e.err.constData());
             const QVector<EmbossPair> expected = parse_emboss_pairs(e.out);
             QCOMPARE(expected.size(), records.size() - i - 1);
-            const QVector<OurPair> ours =
-                run_ours(QStringList{QStringLiteral("align"), repeated, b, QStringLiteral("--zip"),
-                                     QStringLiteral("--format"), QStringLiteral("json"), QStringLiteral("--device"),
-                                     QStringLiteral("cpu-ref")} +
-                         our_flags);
+            const QVector<OurPair> ours = run_ours(
+                QStringList{QStringLiteral("align"), repeated, b, QStringLiteral("--zip"), QStringLiteral("--format"),
+                            QStringLiteral("json"), QStringLiteral("--device"), QStringLiteral("cpu-ref")} +
+                our_flags);
             QCOMPARE(ours.size(), expected.size());
             for (int k = 0; k < ours.size(); ++k) {
                 const auto& x = expected[k];
@@ -151,8 +153,14 @@ private:
                         // optimal alternative (a tie broken differently; ours follows parasail's rule, see
                         // reference_aligner.hpp). Check by aligning EMBOSS's region globally ourselves.
                         const QString coords = QString(": EMBOSS %1-%2 / %3-%4, ours %5-%6 / %7-%8")
-                                                   .arg(x.a_begin).arg(x.a_end).arg(x.b_begin).arg(x.b_end)
-                                                   .arg(y.qb).arg(y.qe).arg(y.tb).arg(y.te);
+                                                   .arg(x.a_begin)
+                                                   .arg(x.a_end)
+                                                   .arg(x.b_begin)
+                                                   .arg(x.b_end)
+                                                   .arg(y.qb)
+                                                   .arg(y.qe)
+                                                   .arg(y.tb)
+                                                   .arg(y.te);
                         QVERIFY2(local_mode, qPrintable(where + coords));
                         const Record& query = records[i];
                         const Record& target = records[i + 1 + k];
@@ -174,7 +182,8 @@ private:
         QVERIFY(compared > 0);
         // Ties are the exception on real sequences; most coordinates must agree exactly.
         QVERIFY2(ties * 5 <= compared, qPrintable(QString("%1 of %2 pairs differ by ties").arg(ties).arg(compared)));
-        if (ties) qInfo("%d of %d pairs are ties broken differently from EMBOSS (both verified optimal)", ties, compared);
+        if (ties)
+            qInfo("%d of %d pairs are ties broken differently from EMBOSS (both verified optimal)", ties, compared);
     }
 
 private slots:
@@ -185,13 +194,34 @@ private slots:
         QTest::addColumn<QString>("matrix");
         QTest::addColumn<QString>("open");
         QTest::addColumn<QString>("extend");
-        QTest::newRow("globins BLOSUM62 10/0.5") << "globins.fasta" << "EBLOSUM62" << "10" << "0.5";
-        QTest::newRow("globins BLOSUM62 12/2") << "globins.fasta" << "EBLOSUM62" << "12" << "2";
-        QTest::newRow("globins BLOSUM50 8/1") << "globins.fasta" << "EBLOSUM50" << "8" << "1";
-        QTest::newRow("globins PAM250 14/4") << "globins.fasta" << "EPAM250" << "14" << "4";
-        QTest::newRow("tropomyosin DNAFULL 10/0.5") << "tropomyosin.fasta" << "EDNAFULL" << "10" << "0.5";
-        QTest::newRow("tropomyosin DNAFULL 16/4") << "tropomyosin.fasta" << "EDNAFULL" << "16" << "4";
-        QTest::newRow("ecoli6s DNAFULL 10/0.5") << "ecoli6s.fasta" << "EDNAFULL" << "10" << "0.5";
+        QTest::newRow("globins BLOSUM62 10/0.5") << "globins.fasta"
+                                                 << "EBLOSUM62"
+                                                 << "10"
+                                                 << "0.5";
+        QTest::newRow("globins BLOSUM62 12/2") << "globins.fasta"
+                                               << "EBLOSUM62"
+                                               << "12"
+                                               << "2";
+        QTest::newRow("globins BLOSUM50 8/1") << "globins.fasta"
+                                              << "EBLOSUM50"
+                                              << "8"
+                                              << "1";
+        QTest::newRow("globins PAM250 14/4") << "globins.fasta"
+                                             << "EPAM250"
+                                             << "14"
+                                             << "4";
+        QTest::newRow("tropomyosin DNAFULL 10/0.5") << "tropomyosin.fasta"
+                                                    << "EDNAFULL"
+                                                    << "10"
+                                                    << "0.5";
+        QTest::newRow("tropomyosin DNAFULL 16/4") << "tropomyosin.fasta"
+                                                  << "EDNAFULL"
+                                                  << "16"
+                                                  << "4";
+        QTest::newRow("ecoli6s DNAFULL 10/0.5") << "ecoli6s.fasta"
+                                                << "EDNAFULL"
+                                                << "10"
+                                                << "0.5";
     }
     // needle with -endweight penalises end gaps like inner gaps: true global.
     void needle_global() {

@@ -18,13 +18,13 @@ namespace {
 
 // The lines of a report section, from the line starting with `from` up to (not
 // including) the line starting with `to`, trailing blanks removed.
-QStringList section(const QByteArray& report, const QByteArray& from, const QByteArray& to)
-{
+QStringList section(const QByteArray& report, const QByteArray& from, const QByteArray& to) {
     QStringList lines;
     bool in = false;
     for (QByteArray line : report.split('\n')) {
         if (line.startsWith(from)) in = true;
-        else if (in && line.startsWith(to)) break;
+        else if (in && line.startsWith(to))
+            break;
         if (!in) continue;
         while (!line.isEmpty() && line.endsWith(' ')) line.chop(1);
         lines << QString::fromUtf8(line);
@@ -38,8 +38,7 @@ class TestHmmsearchCli : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
+    void initTestCase() {
         ALIGNSCOPE_REQUIRE_PROFILE_ORACLES("Pkinase");
         db_ = database_slice(dir_, QStringLiteral("slice.fa"), 2500);
         // Three models in one file, as Pfam ships them.
@@ -47,19 +46,19 @@ private slots:
         QVERIFY(!models_.isEmpty());
     }
 
-    void same_output_as_hmmsearch_data()
-    {
+    void same_output_as_hmmsearch_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QStringList>("options");
         QTest::newRow("three models") << "three" << QStringList{};
         QTest::newRow("-Z and --domZ") << "Pkinase" << QStringList{"-Z", "45000000", "--domZ", "1000"};
-        QTest::newRow("bit score thresholds") << "three" << QStringList{"-T", "15", "--domT", "12", "--incT", "25", "--incdomT", "20"};
-        QTest::newRow("E-value thresholds") << "fn3" << QStringList{"-E", "1e-3", "--domE", "0.5", "--incE", "1e-6", "--incdomE", "1e-4"};
+        QTest::newRow("bit score thresholds")
+            << "three" << QStringList{"-T", "15", "--domT", "12", "--incT", "25", "--incdomT", "20"};
+        QTest::newRow("E-value thresholds")
+            << "fn3" << QStringList{"-E", "1e-3", "--domE", "0.5", "--incE", "1e-6", "--incdomE", "1e-4"};
         QTest::newRow("--nobias --F2 0.01") << "Pkinase" << QStringList{"--nobias", "--F2", "0.01"};
     }
 
-    void same_output_as_hmmsearch()
-    {
+    void same_output_as_hmmsearch() {
         QFETCH(QString, model);
         QFETCH(QStringList, options);
         const QString model_path = model == "three" ? models_ : kTutorial + "/" + model + ".hmm";
@@ -67,8 +66,10 @@ private slots:
         auto run = [&](const QString& program, const QString& tag, QStringList extra) {
             QStringList args;
             if (program == QStringLiteral(ALIGNSCOPE_CLI)) args << "hmmsearch";
-            args << options << "--seed" << "42" << "--tblout" << dir.filePath(tag + ".tbl") << "--domtblout" << dir.filePath(tag + ".dom")
-                 << "-o" << dir.filePath(tag + ".out") << extra << model_path << db_;
+            args << options << "--seed"
+                 << "42"
+                 << "--tblout" << dir.filePath(tag + ".tbl") << "--domtblout" << dir.filePath(tag + ".dom") << "-o"
+                 << dir.filePath(tag + ".out") << extra << model_path << db_;
             const ProcessResult r = run_program(program, args);
             if (r.exit_code != 0) qWarning("%s: %s", qPrintable(program), r.err.constData());
             QFile f(dir.filePath(tag + ".out"));
@@ -88,8 +89,7 @@ private slots:
         QCOMPARE(section(ours, "Initial search space", "# "), section(ref, "Initial search space", "# "));
     }
 
-    void noali_json_threads_and_alignment()
-    {
+    void noali_json_threads_and_alignment() {
         QTemporaryDir dir;
         const QString pk = kTutorial + "/Pkinase.hmm";
         ProcessResult one = run_cli({"hmmsearch", "--threads", "1", "--noali", pk, db_});
@@ -99,12 +99,14 @@ private slots:
         const auto strip_time = [](const QByteArray& t) {
             QByteArrayList keep;
             for (const QByteArray& l : t.split('\n'))
-                if (!l.startsWith("# Elapsed") && !l.startsWith("# Mc/sec") && !l.startsWith("# number of worker")) keep << l;
+                if (!l.startsWith("# Elapsed") && !l.startsWith("# Mc/sec") && !l.startsWith("# number of worker"))
+                    keep << l;
             return keep.join('\n');
         };
         QCOMPARE(strip_time(two.out), strip_time(one.out));
 
-        const ProcessResult json = run_cli({"hmmsearch", "--format", "json", "--tblout", dir.filePath("j.tbl"), pk, db_});
+        const ProcessResult json =
+            run_cli({"hmmsearch", "--format", "json", "--tblout", dir.filePath("j.tbl"), pk, db_});
         QCOMPARE(json.exit_code, 0);
         const QJsonObject doc = QJsonDocument::fromJson(json.out).object();
         const QJsonArray results = doc["results"].toArray();
@@ -114,9 +116,11 @@ private slots:
         QCOMPARE(r["pipeline"].toObject()["targets"].toInt(), 2500);
 
         // -A: as many aligned domains as hmmsearch's own -A, and hmmbuild reads the file.
-        const ProcessResult ref = run_program(QStringLiteral("hmmsearch"), {"-A", dir.filePath("ref.sto"), "-o", dir.filePath("ref.out"), pk, db_});
+        const ProcessResult ref = run_program(QStringLiteral("hmmsearch"),
+                                              {"-A", dir.filePath("ref.sto"), "-o", dir.filePath("ref.out"), pk, db_});
         QCOMPARE(ref.exit_code, 0);
-        const ProcessResult ours = run_cli({"hmmsearch", "-A", dir.filePath("ours.sto"), "-o", dir.filePath("ours.out"), pk, db_});
+        const ProcessResult ours =
+            run_cli({"hmmsearch", "-A", dir.filePath("ours.sto"), "-o", dir.filePath("ours.out"), pk, db_});
         QCOMPARE(ours.exit_code, 0);
         auto saved = [](const QString& path) {
             QFile f(path);
@@ -127,7 +131,9 @@ private slots:
         };
         QVERIFY(saved(dir.filePath("ref.out")) > 0);
         QCOMPARE(saved(dir.filePath("ours.out")), saved(dir.filePath("ref.out")));
-        const ProcessResult build = run_program(QStringLiteral("hmmbuild"), {"-o", dir.filePath("build.log"), "--amino", dir.filePath("rebuilt.hmm"), dir.filePath("ours.sto")});
+        const ProcessResult build =
+            run_program(QStringLiteral("hmmbuild"), {"-o", dir.filePath("build.log"), "--amino",
+                                                     dir.filePath("rebuilt.hmm"), dir.filePath("ours.sto")});
         QVERIFY2(build.exit_code == 0, build.err.constData());
         // Line for line hmmsearch's Stockholm file, but for the #=GF AU (author) line.
         auto stockholm = [](const QString& path) {
@@ -143,24 +149,28 @@ private slots:
         QCOMPARE(stockholm(dir.filePath("ours.sto")), stockholm(dir.filePath("ref.sto")));
     }
 
-    void bad_input_data()
-    {
+    void bad_input_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
         const QString pk = kTutorial + "/Pkinase.hmm";
-        QTest::newRow("no such model file") << QStringList{"hmmsearch", "/nonexistent/x.hmm", "DB"} << "/nonexistent/x.hmm: cannot open";
-        QTest::newRow("F1 above 1") << QStringList{"hmmsearch", "--F1", "2", pk, "DB"} << "--F1 must be a P-value threshold";
+        QTest::newRow("no such model file")
+            << QStringList{"hmmsearch", "/nonexistent/x.hmm", "DB"} << "/nonexistent/x.hmm: cannot open";
+        QTest::newRow("F1 above 1") << QStringList{"hmmsearch", "--F1", "2", pk, "DB"}
+                                    << "--F1 must be a P-value threshold";
         QTest::newRow("negative E") << QStringList{"hmmsearch", "-E", "-1", pk, "DB"} << "-E must be positive";
         QTest::newRow("not a number") << QStringList{"hmmsearch", "--domE", "x", pk, "DB"} << "--domE";
-        QTest::newRow("DNA model, protein targets") << QStringList{"hmmsearch", kTutorial + "/MADE1.hmm", "DB"} << "not in the DNA alphabet";
-        QTest::newRow("unknown device") << QStringList{"hmmsearch", "--device", "tpu", pk, "DB"} << "--device: no profile search device 'tpu'";
-        QTest::newRow("bad format") << QStringList{"hmmsearch", "--format", "xml", pk, "DB"} << "--format must be text or json";
+        QTest::newRow("DNA model, protein targets")
+            << QStringList{"hmmsearch", kTutorial + "/MADE1.hmm", "DB"} << "not in the DNA alphabet";
+        QTest::newRow("unknown device") << QStringList{"hmmsearch", "--device", "tpu", pk, "DB"}
+                                        << "--device: no profile search device 'tpu'";
+        QTest::newRow("bad format") << QStringList{"hmmsearch", "--format", "xml", pk, "DB"}
+                                    << "--format must be text or json";
         QTest::newRow("empty database") << QStringList{"hmmsearch", pk, "EMPTY"} << "no sequences in the file";
-        QTest::newRow("unwritable table") << QStringList{"hmmsearch", "--tblout", "/nonexistent/dir/t.tbl", pk, "DB"} << "/nonexistent/dir/t.tbl";
+        QTest::newRow("unwritable table")
+            << QStringList{"hmmsearch", "--tblout", "/nonexistent/dir/t.tbl", pk, "DB"} << "/nonexistent/dir/t.tbl";
     }
 
-    void bad_input()
-    {
+    void bad_input() {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
         args.replaceInStrings(QRegularExpression(QStringLiteral("^DB$")), db_);
@@ -177,9 +187,9 @@ private slots:
         QVERIFY2(!QFile::exists(out), "a failed run left a report");
     }
 
-    void pressed_file_refused()
-    {
-        ALIGNSCOPE_REQUIRE_ORACLE(have_program(QStringLiteral("hmmpress")), "hmmpress is not installed (Debian package hmmer)");
+    void pressed_file_refused() {
+        ALIGNSCOPE_REQUIRE_ORACLE(have_program(QStringLiteral("hmmpress")),
+                                  "hmmpress is not installed (Debian package hmmer)");
         QTemporaryDir dir;
         const QString model = dir.filePath(QStringLiteral("globins4.hmm"));
         QFile::copy(kTutorial + "/globins4.hmm", model);

@@ -15,8 +15,7 @@ namespace {
 
 // The lines of a file, trailing blanks removed, up to the commented tail
 // ("#" then "# Program:") that names the program and the date.
-QStringList lines_before_tail(const QString& path)
-{
+QStringList lines_before_tail(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) return {};
     QStringList lines;
@@ -32,8 +31,7 @@ QStringList lines_before_tail(const QString& path)
 }
 
 // The report from "Query:" to the pipeline statistics, trailing blanks removed.
-QStringList hits_section(const QByteArray& report)
-{
+QStringList hits_section(const QByteArray& report) {
     QStringList lines;
     bool in = false;
     for (QByteArray line : report.split('\n')) {
@@ -49,8 +47,7 @@ QStringList hits_section(const QByteArray& report)
 // The labels of the report header's option lines ("# per-seq hits tabular
 // output"), in order; not the worker threads (hmmsearch names them only for a
 // --cpu other than its default, we always do).
-QStringList header_labels(const QByteArray& report)
-{
+QStringList header_labels(const QByteArray& report) {
     QStringList labels;
     for (const QByteArray& line : report.split('\n')) {
         if (line.startsWith("Query:")) break;
@@ -68,8 +65,7 @@ class TestHmmsearchPfamCli : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
+    void initTestCase() {
         ALIGNSCOPE_REQUIRE_PROFILE_ORACLES("Pkinase");
         db_ = database_slice(dir_, QStringLiteral("slice.fa"), 1500);
         // Two models with accessions and one without, in one file.
@@ -77,26 +73,27 @@ private slots:
         QVERIFY(!models_.isEmpty());
     }
 
-    void same_as_hmmsearch_data()
-    {
+    void same_as_hmmsearch_data() {
         QTest::addColumn<QStringList>("options");
         QTest::newRow("defaults") << QStringList{};
         QTest::newRow("-Z") << QStringList{"-Z", "2000000"};
         // Few reported targets, and longer names among those that are not.
         QTest::newRow("-E 1e-70") << QStringList{"-E", "1e-70", "--domE", "1e-60"};
         QTest::newRow("bit score thresholds") << QStringList{"-T", "18", "--domT", "15", "--incT", "25"};
-        QTest::newRow("--noali and the filters' options") << QStringList{"--noali", "--F1", "0.03", "--F2", "0.002", "--F3", "2e-5", "--nobias", "--domZ", "40", "--seed", "7", "--notextw"};
+        QTest::newRow("--noali and the filters' options")
+            << QStringList{"--noali",  "--F1",   "0.03", "--F2",   "0.002", "--F3",     "2e-5",
+                           "--nobias", "--domZ", "40",   "--seed", "7",     "--notextw"};
     }
 
-    void same_as_hmmsearch()
-    {
+    void same_as_hmmsearch() {
         QFETCH(QStringList, options);
         QTemporaryDir dir;
         auto run = [&](const QString& program, const QString& tag, const QStringList& extra) {
             QStringList args;
             if (program == QStringLiteral(ALIGNSCOPE_CLI)) args << "hmmsearch";
-            args << options << "--acc" << "--pfamtblout" << dir.filePath(tag + ".pfam") << "-o" << dir.filePath(tag + ".out")
-                 << extra << models_ << db_;
+            args << options << "--acc"
+                 << "--pfamtblout" << dir.filePath(tag + ".pfam") << "-o" << dir.filePath(tag + ".out") << extra
+                 << models_ << db_;
             const ProcessResult r = run_program(program, args);
             if (r.exit_code != 0) qWarning("%s: %s", qPrintable(program), r.err.constData());
             QFile f(dir.filePath(tag + ".out"));
@@ -123,16 +120,15 @@ private slots:
         }
     }
 
-    void pfamtblout_refused_where_it_cannot_be_written()
-    {
-        const ProcessResult r = run_cli({"hmmsearch", "--pfamtblout", "/nonexistent/dir/p.txt", kTutorial + "/fn3.hmm", db_});
+    void pfamtblout_refused_where_it_cannot_be_written() {
+        const ProcessResult r =
+            run_cli({"hmmsearch", "--pfamtblout", "/nonexistent/dir/p.txt", kTutorial + "/fn3.hmm", db_});
         QCOMPARE(r.exit_code, 2);
         QCOMPARE(r.err.count('\n'), 1);
         QVERIFY2(r.err.contains("/nonexistent/dir/p.txt"), r.err.constData());
     }
 
-    void pfamtblout_may_not_be_an_input()
-    {
+    void pfamtblout_may_not_be_an_input() {
         const ProcessResult r = run_cli({"hmmsearch", "--pfamtblout", db_, kTutorial + "/fn3.hmm", db_});
         QCOMPARE(r.exit_code, 2);
         QVERIFY2(r.err.contains("--pfamtblout"), r.err.constData());

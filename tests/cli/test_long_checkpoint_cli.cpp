@@ -43,7 +43,8 @@ int stop_after_first_checkpoint(const QStringList& arguments, const QString& dir
     if (!process.waitForStarted(10000)) return -1;
     QElapsedTimer clock;
     clock.start();
-    while (!QFile::exists(dir + "/long-pair.manifest") && process.state() == QProcess::Running && clock.elapsed() < 60000)
+    while (!QFile::exists(dir + "/long-pair.manifest") && process.state() == QProcess::Running &&
+           clock.elapsed() < 60000)
         QThread::msleep(10);
     if (process.state() == QProcess::Running) ::kill(static_cast<pid_t>(process.processId()), signal);
     process.waitForFinished(60000);
@@ -68,8 +69,8 @@ class TestLongCheckpointCli : public QObject {
     QString interrupted_checkpoint(const QString& name) {
         const QString ck = path(name);
         QByteArray err;
-        const int code = stop_after_first_checkpoint(job({"--device", "cpu", "--checkpoint", ck, "--checkpoint-every", "0",
-                                                          "-o", path(name + ".json")}),
+        const int code = stop_after_first_checkpoint(job({"--device", "cpu", "--checkpoint", ck, "--checkpoint-every",
+                                                          "0", "-o", path(name + ".json")}),
                                                      ck, SIGINT, &err);
         if (code != 130) qWarning("exit %d: %s", code, err.constData());
         return code == 130 ? ck : QString();
@@ -107,22 +108,29 @@ private slots:
         // Killed (SIGKILL) once the first checkpoint is on disk.
         const QString ck = path("killed");
         QByteArray err;
-        const int code = stop_after_first_checkpoint(
-            job({"--device", "cpu", "--checkpoint", ck, "--checkpoint-every", "0", "-o", path("killed.json")}), ck, SIGKILL, &err);
-        QVERIFY2(code == -SIGKILL, qPrintable(QString("exit %1 (the job ended before it was killed?): %2").arg(code).arg(QString::fromUtf8(err))));
+        const int code = stop_after_first_checkpoint(job({"--device", "cpu", "--checkpoint", ck, "--checkpoint-every",
+                                                          "0", "-o", path("killed.json")}),
+                                                     ck, SIGKILL, &err);
+        QVERIFY2(
+            code == -SIGKILL,
+            qPrintable(
+                QString("exit %1 (the job ended before it was killed?): %2").arg(code).arg(QString::fromUtf8(err))));
         QVERIFY(QFile::exists(ck + "/long-pair.manifest"));
         QVERIFY(!QFile::exists(path("killed.json")));
 
         // Resumed on another CPU device.
-        const ProcessResult got = run_cli(job({"--device", "cpu-ref", "--checkpoint", ck, "--resume", "--stats", "-o", path("resumed.json")}));
+        const ProcessResult got = run_cli(
+            job({"--device", "cpu-ref", "--checkpoint", ck, "--resume", "--stats", "-o", path("resumed.json")}));
         QVERIFY2(got.exit_code == 0, got.err.constData());
         const auto g = parse_json_lines(file_bytes(path("resumed.json")));
         QCOMPARE(g.size(), 1);
         for (const char* key : {"score", "query_end", "target_end"})
-            QVERIFY2(r[0][key] == g[0][key], qPrintable(QString("%1: %2 vs %3").arg(key).arg(r[0][key].toDouble()).arg(g[0][key].toDouble())));
+            QVERIFY2(r[0][key] == g[0][key],
+                     qPrintable(QString("%1: %2 vs %3").arg(key).arg(r[0][key].toDouble()).arg(g[0][key].toDouble())));
         const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("EDNAFULL"), 10, 0.5);
         const Cigar cigar = Cigar::parse(g[0]["cigar"].toString().toStdString());
-        QCOMPARE(scheme.to_user(rescore(cigar, query_, target_, g[0]["query_begin"].toInteger(), g[0]["target_begin"].toInteger(), scheme)),
+        QCOMPARE(scheme.to_user(rescore(cigar, query_, target_, g[0]["query_begin"].toInteger(),
+                                        g[0]["target_begin"].toInteger(), scheme)),
                  g[0]["score"].toDouble());
         const QJsonObject stats = g[0]["long_pair"].toObject();
         const qint64 row = stats["resumed_from_row"].toInteger();
@@ -138,10 +146,12 @@ private slots:
     void ctrl_c_keeps_the_checkpoint() {
         const QString ck = path("interrupted");
         QByteArray err;
-        const int code = stop_after_first_checkpoint(
-            job({"--device", "cpu", "--checkpoint", ck, "--checkpoint-every", "0", "-o", path("int.json")}), ck, SIGINT, &err);
+        const int code = stop_after_first_checkpoint(job({"--device", "cpu", "--checkpoint", ck, "--checkpoint-every",
+                                                          "0", "-o", path("int.json")}),
+                                                     ck, SIGINT, &err);
         QCOMPARE(code, 130);
-        QVERIFY2(err.contains("the checkpoint in " + ck.toUtf8() + " is kept") && err.contains("--resume"), err.constData());
+        QVERIFY2(err.contains("the checkpoint in " + ck.toUtf8() + " is kept") && err.contains("--resume"),
+                 err.constData());
         QVERIFY(QFile::exists(ck + "/long-pair.manifest"));
     }
 
@@ -170,8 +180,8 @@ private slots:
                      "is for another pair or scheme: the target's residues differ");
         expect_error({"align", "--long", query_path_, target_path_, "--mode", "global", "--checkpoint", ck, "--resume"},
                      "the mode is global here, local in the checkpoint");
-        expect_error({"align", "--long", query_path_, target_path_, "--mode", "local", "--gap-open", "12", "--checkpoint", ck,
-                      "--resume"},
+        expect_error({"align", "--long", query_path_, target_path_, "--mode", "local", "--gap-open", "12",
+                      "--checkpoint", ck, "--resume"},
                      "gap open is 12 here, 10 in the checkpoint");
         expect_error(job({"--checkpoint", ck}), "already holds a long-pair checkpoint");
         QCOMPARE(file_bytes(ck + "/long-pair.manifest"), manifest);

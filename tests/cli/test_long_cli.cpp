@@ -21,7 +21,8 @@ using namespace alignscope;
 
 namespace {
 
-QString write_fasta(const QTemporaryDir& dir, const QString& name, const std::vector<std::pair<std::string, std::string>>& records) {
+QString write_fasta(const QTemporaryDir& dir, const QString& name,
+                    const std::vector<std::pair<std::string, std::string>>& records) {
     const QString path = dir.filePath(name);
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly)) return path;
@@ -79,18 +80,20 @@ private slots:
     void long_equals_reference() {
         QFETCH(QStringList, flags);
         QFETCH(QString, scheme);
-        const ProcessResult ref = run_cli(QStringList{"align", query_path_, target_path_, "--device", "cpu-ref",
-                                                      "--format", "json"} + flags);
+        const ProcessResult ref =
+            run_cli(QStringList{"align", query_path_, target_path_, "--device", "cpu-ref", "--format", "json"} + flags);
         QVERIFY2(ref.exit_code == 0, ref.err.constData());
         const ProcessResult got = run_cli(QStringList{"align", "--long", query_path_, target_path_, "--device",
-                                                      "cpu-ref", "--format", "json", "--stats"} + flags);
+                                                      "cpu-ref", "--format", "json", "--stats"} +
+                                          flags);
         QVERIFY2(got.exit_code == 0, got.err.constData());
         const auto r = parse_json_lines(ref.out), g = parse_json_lines(got.out);
         QCOMPARE(r.size(), 1);
         QCOMPARE(g.size(), 1);
         QVERIFY(!r[0].contains("long_pair"));  // 5 kb: the ordinary path unless asked
         for (const char* key : {"score", "query_end", "target_end", "query_length", "target_length"})
-            QVERIFY2(r[0][key] == g[0][key], qPrintable(QString("%1: %2 vs %3").arg(key).arg(r[0][key].toDouble()).arg(g[0][key].toDouble())));
+            QVERIFY2(r[0][key] == g[0][key],
+                     qPrintable(QString("%1: %2 vs %3").arg(key).arg(r[0][key].toDouble()).arg(g[0][key].toDouble())));
         QVERIFY(g[0]["kernel"].toString().contains("myersmiller"));
         const QJsonObject stats = g[0]["long_pair"].toObject();
         QCOMPARE(stats["stage_seconds"].toArray().size(), 3);
@@ -102,8 +105,8 @@ private slots:
         const ScoringScheme s = ScoringScheme::create(SubstitutionMatrix::builtin(parts[0].toStdString()),
                                                       parts[1].toDouble(), parts[2].toDouble());
         const Cigar cigar = Cigar::parse(g[0]["cigar"].toString().toStdString());
-        const std::int64_t path = rescore(cigar, query_, target_, g[0]["query_begin"].toInteger(),
-                                          g[0]["target_begin"].toInteger(), s);
+        const std::int64_t path =
+            rescore(cigar, query_, target_, g[0]["query_begin"].toInteger(), g[0]["target_begin"].toInteger(), s);
         QCOMPARE(s.to_user(path), g[0]["score"].toDouble());
     }
 
@@ -122,8 +125,8 @@ private slots:
         QCOMPARE(rows[0]["long_pair"].toObject()["automatic"].toBool(), true);
         QVERIFY2(r.err.contains("long-pair path"), r.err.constData());
 
-        const ProcessResult many = run_cli({"align", two_records_, t, "--device", "cpu-ref", "--format", "tsv",
-                                            "--no-traceback"});
+        const ProcessResult many =
+            run_cli({"align", two_records_, t, "--device", "cpu-ref", "--format", "tsv", "--no-traceback"});
         QVERIFY2(many.exit_code == 0, many.err.constData());
         QCOMPARE(many.out.count('\n'), 3);  // header and two rows: the ordinary path
         QVERIFY(!many.err.contains("long-pair"));
@@ -142,8 +145,8 @@ private slots:
     // --project records the job, its alignment and the pipeline's statistics.
     void project_records_the_long_job() {
         const QString project = dir_.filePath("align.alsproj");
-        const ProcessResult r = run_cli({"align", "--long", query_path_, target_path_, "--device", "cpu-ref",
-                                         "--mode", "local", "--project", project, "-o", dir_.filePath("out.txt")});
+        const ProcessResult r = run_cli({"align", "--long", query_path_, target_path_, "--device", "cpu-ref", "--mode",
+                                         "local", "--project", project, "-o", dir_.filePath("out.txt")});
         QVERIFY2(r.exit_code == 0, r.err.constData());
         const ProcessResult list = run_cli({"project", project, "list"});
         QVERIFY2(list.out.contains("done"), list.out.constData());
@@ -159,8 +162,10 @@ private slots:
         QTest::addColumn<QStringList>("stretcher_flags");
         QTest::addColumn<QString>("open");
         QTest::addColumn<QString>("extend");
-        QTest::newRow("defaults 16/4") << QStringList{} << "16" << "4";
-        QTest::newRow("12/2") << QStringList{"-gapopen", "12", "-gapextend", "2"} << "12" << "2";
+        QTest::newRow("defaults 16/4") << QStringList{} << "16"
+                                       << "4";
+        QTest::newRow("12/2") << QStringList{"-gapopen", "12", "-gapextend", "2"} << "12"
+                              << "2";
     }
     void stretcher_on_lambda() {
         QFETCH(QStringList, stretcher_flags);
@@ -178,8 +183,9 @@ private slots:
         const std::string copy = evolve(random, slice, e);
         const QString a = write_fasta(dir_, "lambda_a.fa", {{"lambda_20001_28000", slice}});
         const QString b = write_fasta(dir_, "lambda_b.fa", {{"lambda_mutated", copy}});
-        const ProcessResult s = run_program("stretcher", QStringList{"-asequence", a, "-bsequence", b, "-outfile",
-                                                                     "stdout", "-auto"} + stretcher_flags);
+        const ProcessResult s =
+            run_program("stretcher",
+                        QStringList{"-asequence", a, "-bsequence", b, "-outfile", "stdout", "-auto"} + stretcher_flags);
         QVERIFY2(s.exit_code == 0, s.err.constData());
         if (stretcher_flags.isEmpty()) {
             QVERIFY2(s.out.contains("# Matrix: EDNAFULL"), s.out.left(800).constData());
@@ -189,24 +195,27 @@ private slots:
         const double expected = emboss_score(s.out);
         QVERIFY(!qIsNaN(expected));
         for (const char* device : {"cpu-ref", "cpu"}) {
-            const ProcessResult ours = run_cli({"align", "--long", a, b, "--mode", "global", "--matrix", "EDNAFULL",
-                                                "--gap-open", open, "--gap-extend", extend, "--device", device,
-                                                "--format", "json"});
+            const ProcessResult ours =
+                run_cli({"align", "--long", a, b, "--mode", "global", "--matrix", "EDNAFULL", "--gap-open", open,
+                         "--gap-extend", extend, "--device", device, "--format", "json"});
             QVERIFY2(ours.exit_code == 0, ours.err.constData());
             const auto rows = parse_json_lines(ours.out);
             QCOMPARE(rows.size(), 1);
-            QVERIFY2(rows[0]["score"].toDouble() == expected,
-                     qPrintable(QString("%1: stretcher %2, ours %3").arg(device).arg(expected).arg(rows[0]["score"].toDouble())));
+            QVERIFY2(
+                rows[0]["score"].toDouble() == expected,
+                qPrintable(
+                    QString("%1: stretcher %2, ours %3").arg(device).arg(expected).arg(rows[0]["score"].toDouble())));
         }
     }
 
     void verify_long_passes() {
-        const ProcessResult r = run_cli({"verify", "--long", "--pairs", "20", "--max-length", "3000", "--device",
-                                         "cpu-ref", "--seed", "3"});
+        const ProcessResult r = run_cli(
+            {"verify", "--long", "--pairs", "20", "--max-length", "3000", "--device", "cpu-ref", "--seed", "3"});
         QVERIFY2(r.exit_code == 0, qPrintable(text_of(r)));
         const QStringList lines = QString::fromUtf8(r.out).split('\n', Qt::SkipEmptyParts);
         // Pairs of extreme schemes may be refused with a clear error, never failed.
-        const QRegularExpression last("^(\\d+) passed, 0 failed(, (\\d+) refused \\(schemes past the device's limits\\))?$");
+        const QRegularExpression last(
+            "^(\\d+) passed, 0 failed(, (\\d+) refused \\(schemes past the device's limits\\))?$");
         const QRegularExpressionMatch counts = last.match(lines.last());
         QVERIFY2(counts.hasMatch(), qPrintable(lines.last()));
         const int passed = counts.captured(1).toInt(), refused = counts.captured(3).toInt();
@@ -229,8 +238,7 @@ private slots:
         QVERIFY(r.out.contains("linear-space"));
         // Two lengths: the run-time model with two parameters (a rate and a fixed cost).
         QVERIFY2(r.out.contains("model linear-space on cpu-ref (full alignment): t = ") &&
-                     r.out.contains("2 points at 2 sizes, 2 parameters") &&
-                     r.out.contains("; 5 Mbp x 5 Mbp: "),
+                     r.out.contains("2 points at 2 sizes, 2 parameters") && r.out.contains("; 5 Mbp x 5 Mbp: "),
                  r.out.constData());
         QFile f(json);
         QVERIFY(f.open(QIODevice::ReadOnly));
@@ -262,7 +270,8 @@ private slots:
         QTest::newRow("empty record") << QStringList{"align", "--long", empty_record, target_path_} << "empty";
         QTest::newRow("one sequence file") << QStringList{"align", "--long", query_path_} << "targets";
         QTest::newRow("no files") << QStringList{"align", "--long"} << "queries";
-        QTest::newRow("strategy bogus") << QStringList{"align", "--long", query_path_, target_path_, "--strategy", "bogus"}
+        QTest::newRow("strategy bogus") << QStringList{"align",      "--long",     query_path_,
+                                                       target_path_, "--strategy", "bogus"}
                                         << "--strategy";
         QTest::newRow("kernels negative")
             << QStringList{"align", "--long", query_path_, target_path_, "--kernels", "-3"} << "--kernels";

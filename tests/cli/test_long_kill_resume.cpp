@@ -72,7 +72,8 @@ class TestLongKillResume : public QObject {
 
     QString path(const QString& name) const { return dir_.filePath(name); }
     QStringList job(const QStringList& more) const {
-        return QStringList{"align", "--long", query_, target_, "--mode", "local", "--format", "json", "--device", "cpu"} +
+        return QStringList{"align", "--long",   query_, target_,    "--mode",
+                           "local", "--format", "json", "--device", "cpu"} +
                more;
     }
 
@@ -113,8 +114,8 @@ private slots:
         int killed = 0, resumed = 0;
         for (int k = 0; k < points; ++k) {
             const int delay = moment(rng);
-            const QStringList run = job({"--project", project, "--checkpoint", ck, "--checkpoint-every", "0.02", "-o",
-                                         path("out.json")});
+            const QStringList run =
+                job({"--project", project, "--checkpoint", ck, "--checkpoint-every", "0.02", "-o", path("out.json")});
             const Outcome o = kill_after(run, delay);
             const QByteArray where = "kill " + QByteArray::number(k) + " at " + QByteArray::number(delay) + " ms: ";
             if (!o.killed) {
@@ -122,12 +123,15 @@ private slots:
             } else {
                 ++killed;
                 const ProcessResult check = run_copy({"project", project, "check"});
-                QVERIFY2(check.exit_code == 0 && check.out.contains(": ok"), (where + check.out + check.err).constData());
+                QVERIFY2(check.exit_code == 0 && check.out.contains(": ok"),
+                         (where + check.out + check.err).constData());
                 // Again, from the checkpoint when there is one.
                 const bool has_checkpoint = QFile::exists(ck + "/long-pair.manifest");
                 resumed += has_checkpoint;
                 QStringList again = run;
-                if (has_checkpoint) again << "--resume" << "--stats";
+                if (has_checkpoint)
+                    again << "--resume"
+                          << "--stats";
                 const ProcessResult r = run_copy(again);
                 QVERIFY2(r.exit_code == 0, (where + r.err).constData());
                 if (has_checkpoint) QVERIFY2(r.err.contains("resumed from row"), (where + r.err).constData());
@@ -139,7 +143,8 @@ private slots:
                          (where + key + ": " + got[0][key].toVariant().toString().left(80).toUtf8()).constData());
             // Finished: no checkpoint left, and the project is whole.
             QVERIFY2(!QDir(ck).exists() || QDir(ck).isEmpty(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
-                     (where + QDir(ck).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).join(' ').toUtf8())
+                     (where +
+                      QDir(ck).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).join(' ').toUtf8())
                          .constData());
             QFile::remove(path("out.json"));
         }

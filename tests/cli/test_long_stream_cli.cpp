@@ -44,9 +44,7 @@ QByteArray comparable(QByteArray text) {
     return s.toUtf8();
 }
 
-QJsonObject json_record(const QString& path) {
-    return QJsonDocument::fromJson(file_bytes(path)).object();
-}
+QJsonObject json_record(const QString& path) { return QJsonDocument::fromJson(file_bytes(path)).object(); }
 
 QStringList files_in(const QString& dir) {
     return QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name);
@@ -84,10 +82,12 @@ private slots:
         for (const char* format : {"pair", "json", "tsv", "sam"}) {
             QTest::addRow("%s global cpu", format) << format << QStringList{"--device", "cpu"};
             QTest::addRow("%s local cpu-ref", format)
-                << format << QStringList{"--device", "cpu-ref", "--mode", "local", "--gap-open", "16", "--gap-extend", "4"};
+                << format
+                << QStringList{"--device", "cpu-ref", "--mode", "local", "--gap-open", "16", "--gap-extend", "4"};
         }
         // The pass pipeline (stage 3 streamed segment by segment).
-        QTest::addRow("pair semiglobal pipeline") << "pair" << QStringList{"--device", "cpu", "--mode", "semiglobal", "--checkpoint", "CK"};
+        QTest::addRow("pair semiglobal pipeline")
+            << "pair" << QStringList{"--device", "cpu", "--mode", "semiglobal", "--checkpoint", "CK"};
         QTest::addRow("json global pipeline") << "json" << QStringList{"--device", "cpu", "--checkpoint", "CK"};
     }
     void streamed_file_equals_in_memory_file() {
@@ -98,9 +98,11 @@ private slots:
         const QStringList base = QStringList{"align", "--long", query_, target_, "--format", format} + flags;
         const ProcessResult plain = run_cli(base + QStringList{"-o", path(tag + ".plain")});
         QVERIFY2(plain.exit_code == 0, plain.err.constData());
-        const ProcessResult streamed = run_cli(base + QStringList{"-o", path(tag + ".streamed"), "--stream", "--stats"});
+        const ProcessResult streamed =
+            run_cli(base + QStringList{"-o", path(tag + ".streamed"), "--stream", "--stats"});
         QVERIFY2(streamed.exit_code == 0, streamed.err.constData());
-        QVERIFY2(streamed.err.contains("alignment streamed to " + path(tag + ".streamed").toUtf8()), streamed.err.constData());
+        QVERIFY2(streamed.err.contains("alignment streamed to " + path(tag + ".streamed").toUtf8()),
+                 streamed.err.constData());
         const QByteArray a = file_bytes(path(tag + ".plain")), b = file_bytes(path(tag + ".streamed"));
         QVERIFY(a.size() > 1000);
         QCOMPARE(comparable(b), comparable(a));
@@ -122,7 +124,8 @@ private slots:
         expect_error({"align", "--long", query_, target_, "--stream", "-o", dir_.path()}, "is a directory");
         // Off the long-pair path.
         const QString short_path = write_fasta(dir_, "short.fa", "s", "ACGTACGTAAACCCGGGTTT");
-        expect_error({"align", short_path, short_path, "--stream", "-o", path("y.pair")}, "apply to the long-pair path");
+        expect_error({"align", short_path, short_path, "--stream", "-o", path("y.pair")},
+                     "apply to the long-pair path");
         QVERIFY(!QFile::exists(path("x.pair")) && !QFile::exists(path("y.pair")));
     }
 
@@ -207,7 +210,8 @@ private slots:
             old.write("older\n");
         }
         QProcess process;
-        process.start(QStringLiteral(ALIGNSCOPE_CLI), {"align", "--long", q, t, "--device", "cpu", "--stream", "-o", out});
+        process.start(QStringLiteral(ALIGNSCOPE_CLI),
+                      {"align", "--long", q, t, "--device", "cpu", "--stream", "-o", out});
         QVERIFY(process.waitForStarted(10000));
         QElapsedTimer clock;
         clock.start();

@@ -61,8 +61,10 @@ class TestMpiAllVsAll : public QObject {
 
 private slots:
     void initTestCase() {
-        if (!have_program("mpirun")) QFAIL("mpirun is not installed: install the Debian packages openmpi-bin and libopenmpi-dev");
-        if (!QFile::exists(k16S)) QFAIL("rRNA16S.gold.fasta is missing: install the Debian package microbiomeutil-data");
+        if (!have_program("mpirun"))
+            QFAIL("mpirun is not installed: install the Debian packages openmpi-bin and libopenmpi-dev");
+        if (!QFile::exists(k16S))
+            QFAIL("rRNA16S.gold.fasta is missing: install the Debian package microbiomeutil-data");
     }
 
     // Commands that do not share work among ranks refuse to run under mpirun
@@ -76,8 +78,8 @@ private slots:
         f.write(">a\nACGTACGTAC\n>b\nACGTTCGTAC\n");
         f.close();
         const QString out = dir.filePath("out.tsv");
-        for (const QStringList& args : {QStringList{"align", fa, fa, "-o", out},
-                                        QStringList{"hmmsearch", fa, fa, "-o", out}}) {
+        for (const QStringList& args :
+             {QStringList{"align", fa, fa, "-o", out}, QStringList{"hmmsearch", fa, fa, "-o", out}}) {
             const ProcessResult r = run_mpi(2, args);
             QVERIFY2(r.exit_code != 0, r.out.constData());
             QVERIFY2(r.err.contains(args.front().toUtf8() + " does not run under mpirun"), r.err.constData());
@@ -97,15 +99,17 @@ private slots:
         QFETCH(int, ranks);
         QTemporaryDir dir;
         const QString set = subset(dir, "set.fa", 30);
-        QStringList args{"allvsall", set, "--device", "cpu", "--threads", "1", "--tile", "4", "--gap-open", "10",
-                         "--gap-extend", "1", "--min-normalised", "0.85", "--top", "1", "--quiet"};
+        QStringList args{"allvsall",         set,    "--device",   "cpu", "--threads",    "1",
+                         "--tile",           "4",    "--gap-open", "10",  "--gap-extend", "1",
+                         "--min-normalised", "0.85", "--top",      "1",   "--quiet"};
         QStringList files{"t.tsv"};
         if (against) {
             args << "--against" << subset(dir, "other.fa", 9, 30) << "--matrix-out";
             files << "m.csv";
         } else {
             args << "--matrix-out";
-            files << "m.phy" << "c.tsv";
+            files << "m.phy"
+                  << "c.tsv";
         }
         auto outputs = [&](const QString& tag) {
             QStringList a{dir.filePath(tag + files[1]), "-o", dir.filePath(tag + files[0])};
@@ -127,13 +131,15 @@ private slots:
         QTemporaryDir dir;
         const QString set = subset(dir, "set.fa", 24);
         const QString checkpoint = dir.filePath("ckpt");
-        const QStringList common{"allvsall", set, "--device", "cpu-ref", "--tile", "2",
-                                 "--gap-open", "10", "--gap-extend", "1", "--min-normalised", "0.85", "--quiet"};
+        const QStringList common{"allvsall",     set, "--device",         "cpu-ref", "--tile", "2", "--gap-open", "10",
+                                 "--gap-extend", "1", "--min-normalised", "0.85",    "--quiet"};
         ProcessResult one = run_cli(common + QStringList{"-o", dir.filePath("one.tsv"), "--threads", "2"});
         QVERIFY2(one.exit_code == 0, one.err.constData());
 
-        const QStringList cut = common + QStringList{"-o", dir.filePath("mpi.tsv"), "--checkpoint", checkpoint,
-                                                     "--checkpoint-every", "0", "--threads", "1"};
+        const QStringList cut =
+            common +
+            QStringList{
+                "-o", dir.filePath("mpi.tsv"), "--checkpoint", checkpoint, "--checkpoint-every", "0", "--threads", "1"};
         QProcess p;
         p.start(QStandardPaths::findExecutable("mpirun"), mpirun(3) + cut);
         QVERIFY(p.waitForStarted());

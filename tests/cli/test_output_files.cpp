@@ -39,8 +39,10 @@ class TestOutputFiles : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
-        query_ = write_fasta(dir_, "q.fa", "q", "MVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFGDLSTPDAVMGNPKVKAHGKKVLGA");
-        target_ = write_fasta(dir_, "t.fa", "t", "VQLSGEEKAAVLALWDKVNEEEVGGEALGRLLVVYPWTQRFFDSFGDLSNPGAVMGNPKVKAHGKKVLHSF");
+        query_ =
+            write_fasta(dir_, "q.fa", "q", "MVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFGDLSTPDAVMGNPKVKAHGKKVLGA");
+        target_ =
+            write_fasta(dir_, "t.fa", "t", "VQLSGEEKAAVLALWDKVNEEEVGGEALGRLLVVYPWTQRFFDSFGDLSNPGAVMGNPKVKAHGKKVLHSF");
     }
 
     // Every way of naming an input or the project as an output is refused
@@ -52,15 +54,20 @@ private slots:
         QTest::newRow("align -o QUERIES") << QStringList{"align", "q.fa", "t.fa", "-o", "q.fa"} << "q.fa"
                                           << "is the same file as QUERIES";
         QTest::newRow("align -o TARGETS by another name")
-            << QStringList{"align", "q.fa", "t.fa", "-o", "./sub/../t.fa"} << "t.fa" << "is the same file as TARGETS";
+            << QStringList{"align", "q.fa", "t.fa", "-o", "./sub/../t.fa"} << "t.fa"
+            << "is the same file as TARGETS";
         QTest::newRow("align -o a symlink to the query")
-            << QStringList{"align", "q.fa", "t.fa", "-o", "link-to-q.fa"} << "q.fa" << "is the same file as QUERIES";
+            << QStringList{"align", "q.fa", "t.fa", "-o", "link-to-q.fa"} << "q.fa"
+            << "is the same file as QUERIES";
         QTest::newRow("align -o a hard link of the target")
-            << QStringList{"align", "q.fa", "t.fa", "-o", "hard-t.fa"} << "t.fa" << "is the same file as TARGETS";
+            << QStringList{"align", "q.fa", "t.fa", "-o", "hard-t.fa"} << "t.fa"
+            << "is the same file as TARGETS";
         QTest::newRow("align --timeline QUERIES")
-            << QStringList{"align", "q.fa", "t.fa", "--timeline", "q.fa"} << "q.fa" << "is the same file as QUERIES";
-        QTest::newRow("align -o the project") << QStringList{"align", "q.fa", "t.fa", "--project", "p.alsproj", "-o", "p.alsproj"}
-                                              << "p.alsproj" << "is the same file as -o";
+            << QStringList{"align", "q.fa", "t.fa", "--timeline", "q.fa"} << "q.fa"
+            << "is the same file as QUERIES";
+        QTest::newRow("align -o the project")
+            << QStringList{"align", "q.fa", "t.fa", "--project", "p.alsproj", "-o", "p.alsproj"} << "p.alsproj"
+            << "is the same file as -o";
         QTest::newRow("align --timeline the project")
             << QStringList{"align", "q.fa", "t.fa", "--project", "p.alsproj", "--timeline", "p.alsproj"} << "p.alsproj"
             << "is the same file as --timeline";
@@ -69,15 +76,18 @@ private slots:
         QTest::newRow("project export onto itself")
             << QStringList{"project", "p.alsproj", "export", "1", "--format", "tsv", "-o", "p.alsproj"} << "p.alsproj"
             << "is the same file as the project";
-        QTest::newRow("two outputs, one file") << QStringList{"align", "q.fa", "t.fa", "-o", "out.txt", "--timeline", "out.txt"}
-                                               << "q.fa" << "out.txt: is the same file as -o";
+        QTest::newRow("two outputs, one file")
+            << QStringList{"align", "q.fa", "t.fa", "-o", "out.txt", "--timeline", "out.txt"} << "q.fa"
+            << "out.txt: is the same file as -o";
         QTest::newRow("hmmsearch --tblout DATABASE")
             << QStringList{"hmmsearch", "--tblout", "t.fa", "/usr/share/doc/hmmer/examples/tutorial/fn3.hmm", "t.fa"}
-            << "t.fa" << "is the same file as DATABASE";
+            << "t.fa"
+            << "is the same file as DATABASE";
         QTest::newRow("allvsall -o SET") << QStringList{"allvsall", "q.fa", "--against", "t.fa", "-o", "t.fa"} << "t.fa"
                                          << "is the same file as --against";
         QTest::newRow("allvsall two outputs")
-            << QStringList{"allvsall", "q.fa", "--against", "t.fa", "-o", "out.txt", "--matrix-out", "out.txt"} << "q.fa"
+            << QStringList{"allvsall", "q.fa", "--against", "t.fa", "-o", "out.txt", "--matrix-out", "out.txt"}
+            << "q.fa"
             << "out.txt: is the same file as -o";
         QTest::newRow("bench --json the project")
             << QStringList{"bench", "--device", "cpu", "--project", "p.alsproj", "--json", "p.alsproj"} << "p.alsproj"
@@ -94,14 +104,16 @@ private slots:
         QVERIFY(QFile::link(path("q.fa"), path("link-to-q.fa")));
         QVERIFY(::link(path("t.fa").toLocal8Bit().constData(), path("hard-t.fa").toLocal8Bit().constData()) == 0);
         if (!QFile::exists(path("p.alsproj"))) {
-            const ProcessResult made = run_cli({"align", path("q.fa"), path("t.fa"), "--project", path("p.alsproj"),
-                                                "-o", path("first.txt")});
+            const ProcessResult made =
+                run_cli({"align", path("q.fa"), path("t.fa"), "--project", path("p.alsproj"), "-o", path("first.txt")});
             QVERIFY2(made.exit_code == 0, made.err.constData());
         }
         const QByteArray before = read_all(path(victim));
         QStringList absolute;
         for (const QString& a : arguments)
-            absolute << (!a.startsWith('/') && (a.endsWith(".fa") || a.endsWith(".alsproj") || a.endsWith(".txt")) ? path(a) : a);
+            absolute << (!a.startsWith('/') && (a.endsWith(".fa") || a.endsWith(".alsproj") || a.endsWith(".txt"))
+                             ? path(a)
+                             : a);
         const ProcessResult r = run_cli(absolute);
         QCOMPARE(r.exit_code, 2);
         QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());

@@ -24,11 +24,12 @@ struct Oracle {
     QVector<int> rows;
 };
 
-Oracle hmmsearch_oracle(const QTemporaryDir& dir, const QString& models, const QString& db, const QStringList& queries)
-{
+Oracle hmmsearch_oracle(const QTemporaryDir& dir, const QString& models, const QString& db,
+                        const QStringList& queries) {
     Oracle o;
-    const ProcessResult r = run_program(QStringLiteral("hmmsearch"), {"--cpu", "1", "--noali", "-o", dir.filePath("oracle.out"),
-                                                                       "--tblout", dir.filePath("oracle.tbl"), models, db});
+    const ProcessResult r =
+        run_program(QStringLiteral("hmmsearch"), {"--cpu", "1", "--noali", "-o", dir.filePath("oracle.out"), "--tblout",
+                                                  dir.filePath("oracle.tbl"), models, db});
     if (r.exit_code != 0) return o;
     QFile report(dir.filePath("oracle.out"));
     (void)report.open(QIODevice::ReadOnly);
@@ -42,8 +43,7 @@ Oracle hmmsearch_oracle(const QTemporaryDir& dir, const QString& models, const Q
     return o;
 }
 
-qulonglong residues_of(const QString& fasta)
-{
+qulonglong residues_of(const QString& fasta) {
     QFile f(fasta);
     if (!f.open(QIODevice::ReadOnly)) return 0;
     qulonglong n = 0;
@@ -58,8 +58,7 @@ class TestProfileBenchCli : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
+    void initTestCase() {
         ALIGNSCOPE_REQUIRE_PROFILE_ORACLES("fn3");
         db_ = database_slice(dir_, QStringLiteral("slice.fa"), 1500);
         models_ = dir_.filePath(QStringLiteral("two.hmm"));
@@ -72,11 +71,10 @@ private slots:
         }
     }
 
-    void devices_and_hmmsearch_agree_with_the_oracle()
-    {
+    void devices_and_hmmsearch_agree_with_the_oracle() {
         QTemporaryDir dir;
-        const ProcessResult r = run_cli({"bench", "--profile", "--hmm", models_, "--db", db_, "--threads", "2", "--repeat",
-                                         "1", "--json", dir.filePath("bench.json")});
+        const ProcessResult r = run_cli({"bench", "--profile", "--hmm", models_, "--db", db_, "--threads", "2",
+                                         "--repeat", "1", "--json", dir.filePath("bench.json")});
         QVERIFY2(r.exit_code == 0, (r.out + r.err).constData());
         QFile file(dir.filePath("bench.json"));
         QVERIFY(file.open(QIODevice::ReadOnly));
@@ -99,7 +97,8 @@ private slots:
                 for (const QJsonValue& v : model["passed"].toArray()) passed << qulonglong(v.toDouble());
                 QCOMPARE(passed, oracle.passed[m]);
                 QCOMPARE(model["reported"].toInt(), oracle.rows[m]);
-                const double gcups = model["length"].toDouble() * double(residues) / model["search_seconds"].toDouble() / 1e9;
+                const double gcups =
+                    model["length"].toDouble() * double(residues) / model["search_seconds"].toDouble() / 1e9;
                 QVERIFY(qAbs(model["gcups"].toDouble() - gcups) <= 1e-6 * gcups);
             }
         }
@@ -111,8 +110,7 @@ private slots:
     }
 
     // The first 300 records of the gzip database, for us and for hmmsearch alike.
-    void db_limit_and_no_hmmsearch()
-    {
+    void db_limit_and_no_hmmsearch() {
         const ProcessResult r = run_cli({"bench", "--profile", "--hmm", kTutorial + "/globins4.hmm", "--db", kDatabase,
                                          "--db-limit", "300", "--threads", "2", "--quick", "--json", "-"});
         QVERIFY2(r.exit_code == 0, (r.out + r.err).constData());
@@ -129,32 +127,38 @@ private slots:
         QVERIFY(alone.err.contains("hmmsearch left out (--no-hmmsearch)"));
     }
 
-    void bad_input_data()
-    {
+    void bad_input_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("says");
         QTest::newRow("no model") << QStringList{"--profile", "--db", "DB"} << "needs --hmm";
-        QTest::newRow("unknown model file") << QStringList{"--profile", "--hmm", "/nonexistent/x.hmm", "--db", "DB"} << "/nonexistent/x.hmm: cannot open";
+        QTest::newRow("unknown model file") << QStringList{"--profile", "--hmm", "/nonexistent/x.hmm", "--db", "DB"}
+                                            << "/nonexistent/x.hmm: cannot open";
         QTest::newRow("empty database") << QStringList{"--profile", "--hmm", "FN3", "--db", "EMPTY"} << "no sequences";
-        QTest::newRow("nucleotide database") << QStringList{"--profile", "--hmm", "FN3", "--db", "DNA"} << "holds nucleotide sequences";
-        QTest::newRow("unknown device") << QStringList{"--profile", "--hmm", "FN3", "--db", "DB", "--device", "tpu"} << "--device: no profile search device 'tpu'";
-        QTest::newRow("bad CPU device") << QStringList{"--profile", "--hmm", "FN3", "--db", "DB", "--cpu-device", "bogus"} << "--cpu-device: no profile search device 'bogus'";
+        QTest::newRow("nucleotide database")
+            << QStringList{"--profile", "--hmm", "FN3", "--db", "DNA"} << "holds nucleotide sequences";
+        QTest::newRow("unknown device") << QStringList{"--profile", "--hmm", "FN3", "--db", "DB", "--device", "tpu"}
+                                        << "--device: no profile search device 'tpu'";
+        QTest::newRow("bad CPU device") << QStringList{"--profile", "--hmm",        "FN3",  "--db",
+                                                       "DB",        "--cpu-device", "bogus"}
+                                        << "--cpu-device: no profile search device 'bogus'";
         QTest::newRow("profile flags alone") << QStringList{"--hmm", "FN3"} << "apply to bench --profile";
         QTest::newRow("with --long") << QStringList{"--profile", "--long"} << "different benchmarks";
-        QTest::newRow("with a sweep") << QStringList{"--profile", "--hmm", "FN3", "--db", "DB", "--lengths", "64"} << "bench --profile measures whole searches";
-        QTest::newRow("zero repeats") << QStringList{"--profile", "--hmm", "FN3", "--db", "DB", "--repeat", "0"} << "--repeat must be at least 1";
+        QTest::newRow("with a sweep") << QStringList{"--profile", "--hmm", "FN3", "--db", "DB", "--lengths", "64"}
+                                      << "bench --profile measures whole searches";
+        QTest::newRow("zero repeats") << QStringList{"--profile", "--hmm", "FN3", "--db", "DB", "--repeat", "0"}
+                                      << "--repeat must be at least 1";
     }
 
-    void bad_input()
-    {
+    void bad_input() {
         QFETCH(QStringList, args);
         QFETCH(QString, says);
         QTemporaryDir dir;
         const QString empty = dir.filePath(QStringLiteral("empty.fa"));
         QFile(empty).open(QIODevice::WriteOnly);
         const QString dna = write_fasta(dir, QStringLiteral("dna.fa"), "d1", "ACGTACGTTTGACCAGTNACGT");
-        for (auto [from, to] : {std::pair{QStringLiteral("EMPTY"), empty}, std::pair{QStringLiteral("DNA"), dna},
-                                std::pair{QStringLiteral("DB"), db_}, std::pair{QStringLiteral("FN3"), kTutorial + "/fn3.hmm"}})
+        for (auto [from, to] :
+             {std::pair{QStringLiteral("EMPTY"), empty}, std::pair{QStringLiteral("DNA"), dna},
+              std::pair{QStringLiteral("DB"), db_}, std::pair{QStringLiteral("FN3"), kTutorial + "/fn3.hmm"}})
             args.replaceInStrings(QRegularExpression("^" + from + "$"), to);
         const ProcessResult r = run_cli(QStringList{"bench"} + args);
         QCOMPARE(r.exit_code, 2);

@@ -19,8 +19,7 @@ using namespace alignscope::test;
 namespace {
 
 // The per-model lines of a verify --profile run, by "model target-set".
-QMap<QString, QString> case_lines(const QByteArray& out)
-{
+QMap<QString, QString> case_lines(const QByteArray& out) {
     QMap<QString, QString> lines;
     const QRegularExpression line(R"(^(ok|FAILED) +(\S+) +(\S+) +M=(\d+) +(\S+) +(\d+) targets: )");
     for (const QString& l : QString::fromUtf8(out).split('\n')) {
@@ -31,8 +30,7 @@ QMap<QString, QString> case_lines(const QByteArray& out)
 }
 
 // "MSV N equal (P past F1, O overflow)": N, P and O of the MSV or Viterbi part.
-std::array<int, 3> figures(const QString& line, const QString& filter)
-{
+std::array<int, 3> figures(const QString& line, const QString& filter) {
     const QRegularExpression part(filter + R"( (\d+) equal \((\d+) past F\d, (\d+) overflow\))");
     const auto m = part.match(line);
     if (!m.hasMatch()) return {-1, -1, -1};
@@ -47,8 +45,7 @@ class TestProfileVerifyCli : public QObject {
 private slots:
     // Every made-up model on "cpu", each line ok with every score compared;
     // the extreme models really reach the lanes' ceilings.
-    void made_up_models_pass_on_the_cpu()
-    {
+    void made_up_models_pass_on_the_cpu() {
         const ProcessResult r = run_cli({"verify", "--profile", "--device", "cpu", "--threads", "2", "--pairs", "8",
                                          "--random-models", "2", "--no-long", "--seed", "5"});
         QVERIFY2(!r.crashed, r.err.constData());
@@ -82,14 +79,14 @@ private slots:
 
     // A real model over real targets: every score equal, and as many past F1
     // as hmmsearch's own MSV filter passes.
-    void real_model_and_targets_match_hmmsearch()
-    {
+    void real_model_and_targets_match_hmmsearch() {
         ALIGNSCOPE_REQUIRE_PROFILE_ORACLES("fn3");
         QTemporaryDir dir;
         const QString db = database_slice(dir, QStringLiteral("slice.fa"), 600);
         for (const char* model : {"fn3", "Pkinase"}) {
             const QString hmm = kTutorial + "/" + model + ".hmm";
-            const ProcessResult ref = run_program(QStringLiteral("hmmsearch"), {"--cpu", "1", "-o", dir.filePath("ref.out"), hmm, db});
+            const ProcessResult ref =
+                run_program(QStringLiteral("hmmsearch"), {"--cpu", "1", "-o", dir.filePath("ref.out"), hmm, db});
             QCOMPARE(ref.exit_code, 0);
             QFile report(dir.filePath("ref.out"));
             QVERIFY(report.open(QIODevice::ReadOnly));
@@ -108,15 +105,16 @@ private slots:
         }
     }
 
-    void bad_input_data()
-    {
+    void bad_input_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("says");
-        QTest::newRow("unknown model file") << QStringList{"--hmm", "/nonexistent/x.hmm"} << "/nonexistent/x.hmm: cannot open";
+        QTest::newRow("unknown model file")
+            << QStringList{"--hmm", "/nonexistent/x.hmm"} << "/nonexistent/x.hmm: cannot open";
         QTest::newRow("empty database") << QStringList{"--db", "EMPTY"} << "no sequences";
         QTest::newRow("nucleotide database") << QStringList{"--db", "DNA"} << "holds nucleotide sequences";
         QTest::newRow("unknown device") << QStringList{"--device", "tpu"} << "--device: no profile search device 'tpu'";
-        QTest::newRow("no GPU here") << QStringList{"--device", "gpu:9"} << "--device: no profile search device 'gpu:9'";
+        QTest::newRow("no GPU here") << QStringList{"--device", "gpu:9"}
+                                     << "--device: no profile search device 'gpu:9'";
         QTest::newRow("no targets") << QStringList{"--pairs", "0"} << "--pairs must be at least 1";
         QTest::newRow("with --search") << QStringList{"--search"} << "--profile is its own check";
         QTest::newRow("with --reference") << QStringList{"--reference", "cpu"} << "drop --reference";
@@ -124,8 +122,7 @@ private slots:
         QTest::newRow("negative random models") << QStringList{"--random-models", "-1"} << "--random-models";
     }
 
-    void bad_input()
-    {
+    void bad_input() {
         QFETCH(QStringList, args);
         QFETCH(QString, says);
         QTemporaryDir dir;
@@ -144,8 +141,7 @@ private slots:
     }
 
     // The profile flags belong to --profile.
-    void profile_flags_need_profile()
-    {
+    void profile_flags_need_profile() {
         const ProcessResult r = run_cli({"verify", "--hmm", kTutorial + "/fn3.hmm", "--pairs", "3"});
         QCOMPARE(r.exit_code, 2);
         QVERIFY2(r.err.contains("apply to verify --profile"), r.err.constData());

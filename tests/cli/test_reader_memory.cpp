@@ -64,9 +64,9 @@ private slots:
 
     void endlessTargetDatabase() {
         // Records of 50,000 residues (under hmmsearch's 100,000), without end.
-        const ProcessResult r = limited_shell(
-            "perl -e 'print \">x\\n\", \"ACDEFGHIKLMNPQRSTVWY\" x 2500, \"\\n\" while 1' | '" + cli_ + "' hmmsearch '" +
-            kGlobins + "' -");
+        const ProcessResult r =
+            limited_shell("perl -e 'print \">x\\n\", \"ACDEFGHIKLMNPQRSTVWY\" x 2500, \"\\n\" while 1' | '" + cli_ +
+                          "' hmmsearch '" + kGlobins + "' -");
         expect_one_error(r, "-: out of memory after ");
         QVERIFY(r.err.contains(" targets ("));
     }
@@ -89,8 +89,8 @@ private slots:
         f.write(header);
         f.close();
         QVERIFY(::truncate(manifest.toLocal8Bit().constData(), static_cast<off_t>(size)) == 0);
-        const ProcessResult r = limited_shell("'" + cli_ + "' align --long '" + q + "' '" + q + "' --checkpoint '" + ck +
-                                              "' --resume -o /dev/null");
+        const ProcessResult r = limited_shell("'" + cli_ + "' align --long '" + q + "' '" + q + "' --checkpoint '" +
+                                              ck + "' --resume -o /dev/null");
         expect_one_error(r, "checkpoint: " + manifest.toUtf8() + " is 1099511627776 bytes, more than the memory");
     }
 };

@@ -25,7 +25,8 @@ QVector<QPair<QString, QString>> fasta_records(const QString& path) {
     for (const QByteArray& raw : file.readAll().split('\n')) {
         const QByteArray line = raw.trimmed();
         if (line.startsWith('>')) records.push_back({QString::fromUtf8(line.mid(1).split(' ').first()), QString()});
-        else if (!records.isEmpty()) records.back().second += QString::fromUtf8(line);
+        else if (!records.isEmpty())
+            records.back().second += QString::fromUtf8(line);
     }
     // A translated stop at the end is not part of the protein (normalise_residues).
     for (auto& r : records)
@@ -117,7 +118,8 @@ private slots:
             QVERIFY(score <= previous);
             previous = score;
             QCOMPARE(static_cast<qint64>(h.value("db_size").toDouble()), residues);
-            for (const char* field : {"bits", "evalue", "cigar", "query_begin", "target_end", "identity", "device", "kernel"})
+            for (const char* field :
+                 {"bits", "evalue", "cigar", "query_begin", "target_end", "identity", "device", "kernel"})
                 QVERIFY2(h.contains(field), field);
             QCOMPARE(h.value("mode").toString(), QStringLiteral("local"));
             QVERIFY(h.value("evalue").toDouble() >= 0);
@@ -149,8 +151,9 @@ private slots:
     }
 
     void scoresOnlyAndFilters() {
-        const ProcessResult r = run_cli({"search", "-q", queries_, "-d", database_, "--device", "cpu-ref", "--format",
-                                         "json", "--no-traceback", "--top", "50", "--min-score", "30", "--db-cache", "off"});
+        const ProcessResult r =
+            run_cli({"search", "-q", queries_, "-d", database_, "--device", "cpu-ref", "--format", "json",
+                     "--no-traceback", "--top", "50", "--min-score", "30", "--db-cache", "off"});
         QVERIFY2(r.exit_code == 0, r.err.constData());
         const auto hits = parse_json_lines(r.out);
         QVERIFY(!hits.isEmpty());
@@ -168,8 +171,8 @@ private slots:
         QVERIFY2(first.exit_code == 0, first.err.constData());
         QVERIFY(first.err.contains("cache built"));
         QVERIFY(QFile::exists(database_ + ".alsdb"));
-        const ProcessResult second = run_cli({"search", "-q", queries_, "-d", database_, "--device", "cpu", "-o",
-                                              dir_.filePath("hits2.tsv")});
+        const ProcessResult second =
+            run_cli({"search", "-q", queries_, "-d", database_, "--device", "cpu", "-o", dir_.filePath("hits2.tsv")});
         QVERIFY2(second.exit_code == 0, second.err.constData());
         QVERIFY(second.err.contains("cache loaded"));
         QFile a(dir_.filePath("hits.tsv")), b(dir_.filePath("hits2.tsv"));
@@ -181,8 +184,8 @@ private slots:
         cache.seek(cache.size() / 2);
         cache.write("garbage");
         cache.close();
-        const ProcessResult third = run_cli({"search", "-q", queries_, "-d", database_, "--device", "cpu", "-o",
-                                             dir_.filePath("hits3.tsv")});
+        const ProcessResult third =
+            run_cli({"search", "-q", queries_, "-d", database_, "--device", "cpu", "-o", dir_.filePath("hits3.tsv")});
         QVERIFY2(third.exit_code == 0, third.err.constData());
         QVERIFY2(third.err.contains("damaged"), third.err.constData());
         QFile c(dir_.filePath("hits3.tsv"));
@@ -202,15 +205,17 @@ private slots:
         const QString db = dir_.filePath("repeated.fa"), cache = dir_.filePath("repeated-cache");
         QFile f(db);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(">a first\nMVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFF\n>b\nGGGGSGGGGS\n>c\nPPPPPPPPPPKKKKKKKK\n"
-                ">b again\nMVHLTPEEKSAVTALWGKVNVDEVGGEALGRL\n>a\nKKKKKAAAAAGGGGG\n");
+        f.write(
+            ">a first\nMVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFF\n>b\nGGGGSGGGGS\n>c\nPPPPPPPPPPKKKKKKKK\n"
+            ">b again\nMVHLTPEEKSAVTALWGKVNVDEVGGEALGRL\n>a\nKKKKKAAAAAGGGGG\n");
         f.close();
         auto warning_of = [](const QByteArray& err) {
             for (const QByteArray& line : err.split('\n'))
                 if (line.contains("warning:") && line.contains("the id of an earlier one")) return line;
             return QByteArray();
         };
-        const QStringList args{"search", "-q", queries_, "-d", db, "--device", "cpu", "--db-cache", cache, "-o", "/dev/null"};
+        const QStringList args{"search", "-q",         queries_, "-d", db,         "--device",
+                               "cpu",    "--db-cache", cache,    "-o", "/dev/null"};
         const ProcessResult built = run_cli(args);
         QVERIFY2(built.exit_code == 0, built.err.constData());
         QVERIFY2(built.err.contains("cache built"), built.err.constData());
@@ -246,27 +251,44 @@ private slots:
         QVERIFY2(r.out.contains("7 cases passed, 0 failed, 0 skipped"), r.out.constData());
         QVERIFY(!r.out.contains(" local") && !r.out.contains("semiglobal"));
         if (!QFile::exists(example + "DB.fasta.gz")) return;
-        const ProcessResult real = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref",
-                                            "--no-random", "--mode", "semiglobal", "--free-ends", "qb,te", "-q",
-                                            example + "QUERY.fasta.gz", "-d", example + "DB.fasta.gz",
-                                            "--real-queries", "2", "--real-sequences", "200", "--db-cache",
+        const ProcessResult real = run_cli({"search",
+                                            "--verify",
+                                            "--device",
+                                            "cpu",
+                                            "--reference",
+                                            "cpu-ref",
+                                            "--no-random",
+                                            "--mode",
+                                            "semiglobal",
+                                            "--free-ends",
+                                            "qb,te",
+                                            "-q",
+                                            example + "QUERY.fasta.gz",
+                                            "-d",
+                                            example + "DB.fasta.gz",
+                                            "--real-queries",
+                                            "2",
+                                            "--real-sequences",
+                                            "200",
+                                            "--db-cache",
                                             dir_.filePath("cache")});
         QVERIFY2(real.exit_code == 0, (real.out + real.err).constData());
-        QVERIFY2(real.out.contains("PASS real 2 queries") && real.out.contains("semiglobal[qb,te]"), real.out.constData());
+        QVERIFY2(real.out.contains("PASS real 2 queries") && real.out.contains("semiglobal[qb,te]"),
+                 real.out.constData());
     }
 
     // Real data is checked under the user's scoring, not a fixed 11/1: a
     // scheme past the 16-bit lanes' limits must reach the scanners.
     void verifyUsesTheUsersScoring() {
         const QString proteins = QStringLiteral(ALIGNSCOPE_TEST_DATA) + "/seq_proteins.fa";
-        const ProcessResult r = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref", "--no-random",
-                                         "-q", proteins, "-d", proteins, "--gap-open", "65536", "--gap-extend", "65536",
-                                         "--db-cache", dir_.filePath("cache")});
+        const ProcessResult r = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref",
+                                         "--no-random", "-q", proteins, "-d", proteins, "--gap-open", "65536",
+                                         "--gap-extend", "65536", "--db-cache", dir_.filePath("cache")});
         QVERIFY2(r.exit_code == 0, (r.out + r.err).constData());
         QVERIFY2(r.out.contains("PASS real") && r.out.contains("gap open 65536, extend 65536"), r.out.constData());
-        const ProcessResult matrix = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref",
-                                              "--no-random", "-q", proteins, "-d", proteins, "--matrix", "PAM30",
-                                              "--db-cache", dir_.filePath("cache")});
+        const ProcessResult matrix =
+            run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref", "--no-random", "-q", proteins,
+                     "-d", proteins, "--matrix", "PAM30", "--db-cache", dir_.filePath("cache")});
         QVERIFY2(matrix.exit_code == 0, (matrix.out + matrix.err).constData());
         QVERIFY2(matrix.out.contains("PAM30, gap open"), matrix.out.constData());
     }
@@ -274,10 +296,10 @@ private slots:
     void verifyOnRealData() {
         ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(example + "DB.fasta.gz"),
                                   "mmseqs2-examples is not installed (scripts/check installs it)");
-        const ProcessResult r = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref", "--no-random",
-                                         "-q", example + "QUERY.fasta.gz", "-d", example + "DB.fasta.gz",
-                                         "--real-queries", "3", "--real-sequences", "300", "--db-cache",
-                                         dir_.filePath("cache")});
+        const ProcessResult r =
+            run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref", "--no-random", "-q",
+                     example + "QUERY.fasta.gz", "-d", example + "DB.fasta.gz", "--real-queries", "3",
+                     "--real-sequences", "300", "--db-cache", dir_.filePath("cache")});
         QVERIFY2(r.exit_code == 0, (r.out + r.err).constData());
         QVERIFY(r.out.contains("PASS real 3 queries"));
     }
@@ -286,10 +308,10 @@ private slots:
         ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(example + "DB.fasta.gz"),
                                   "mmseqs2-examples is not installed (scripts/check installs it)");
         const QString json = dir_.filePath("bench.json");
-        const ProcessResult r = run_cli({"search", "--bench", "--device", "cpu", "--bench-cases", "synthetic",
-                                         "--synthetic-sequences", "3000", "--bench-queries", "4", "--repeat", "1",
-                                         "--cpu-seconds", "0.5", "--json", json},
-                                        120000);
+        const ProcessResult r =
+            run_cli({"search", "--bench", "--device", "cpu", "--bench-cases", "synthetic", "--synthetic-sequences",
+                     "3000", "--bench-queries", "4", "--repeat", "1", "--cpu-seconds", "0.5", "--json", json},
+                    120000);
         QVERIFY2(r.exit_code == 0, (r.out + r.err).constData());
         QVERIFY(r.out.contains("synthetic"));
         QFile f(json);
@@ -301,7 +323,8 @@ private slots:
         QCOMPARE(p.value("residues").toInt(), 3000 * 256);
         QVERIFY(p.value("gcups_scan").toDouble() > 0);
         const double cells = p.value("cells").toDouble();
-        QVERIFY(std::abs(cells / p.value("scan_seconds").toDouble() / 1e9 - p.value("gcups_scan").toDouble()) < 1e-6 * cells);
+        QVERIFY(std::abs(cells / p.value("scan_seconds").toDouble() / 1e9 - p.value("gcups_scan").toDouble()) <
+                1e-6 * cells);
     }
 
     void badInputExitsTwo_data() {
@@ -309,24 +332,30 @@ private slots:
         QTest::addColumn<QString>("says");
         const QString db = dir_.filePath("db.fa"), q = dir_.filePath("queries.fa");
         QTest::newRow("no database") << QStringList{"search", "-q", q} << "-d";
-        QTest::newRow("missing database file") << QStringList{"search", "-q", q, "-d", dir_.filePath("none.fa")} << "none.fa";
+        QTest::newRow("missing database file")
+            << QStringList{"search", "-q", q, "-d", dir_.filePath("none.fa")} << "none.fa";
         QTest::newRow("top zero") << QStringList{"search", "-q", q, "-d", db, "--top", "0"} << "--top";
         QTest::newRow("negative evalue") << QStringList{"search", "-q", q, "-d", db, "--evalue", "-1"} << "--evalue";
         QTest::newRow("evalue without statistics")
-            << QStringList{"search", "-q", q, "-d", db, "--evalue", "1", "--mode", "global", "--device", "cpu"} << "global";
+            << QStringList{"search", "-q", q, "-d", db, "--evalue", "1", "--mode", "global", "--device", "cpu"}
+            << "global";
         QTest::newRow("sam format") << QStringList{"search", "-q", q, "-d", db, "--format", "sam"} << "sam";
         QTest::newRow("unknown device") << QStringList{"search", "-q", q, "-d", db, "--device", "tpu:1"} << "--device";
-        QTest::newRow("unknown matrix") << QStringList{"search", "-q", q, "-d", db, "--matrix", "BLOSUM99"} << "BLOSUM99";
-        QTest::newRow("DNA matrix on protein") << QStringList{"search", "-q", q, "-d", db, "--matrix", "EDNAFULL"} << "EDNAFULL";
-        QTest::newRow("verify bad reference") << QStringList{"search", "--verify", "--reference", "abacus"} << "--reference 'abacus'";
+        QTest::newRow("unknown matrix") << QStringList{"search", "-q", q, "-d", db, "--matrix", "BLOSUM99"}
+                                        << "BLOSUM99";
+        QTest::newRow("DNA matrix on protein")
+            << QStringList{"search", "-q", q, "-d", db, "--matrix", "EDNAFULL"} << "EDNAFULL";
+        QTest::newRow("verify bad reference")
+            << QStringList{"search", "--verify", "--reference", "abacus"} << "--reference 'abacus'";
         QTest::newRow("verify bad mode") << QStringList{"search", "--verify", "--mode", "sideways"} << "--mode";
         QTest::newRow("verify --mode without --search") << QStringList{"verify", "--mode", "global"} << "--search";
         // Every number goes through one strict reading: no wrap-around of negatives
         // or overflows into unsigned flags, no inf or nan where a threshold is meant.
         QTest::newRow("negative top") << QStringList{"search", "-q", q, "-d", db, "--top", "-5"}
                                       << "--top: expected a whole number of 0 or more, got '-5'";
-        QTest::newRow("top past 64 bits") << QStringList{"search", "-q", q, "-d", db, "--top", "18446744073709551616"}
-                                          << "--top: '18446744073709551616' is too large (at most 18446744073709551615)";
+        QTest::newRow("top past 64 bits")
+            << QStringList{"search", "-q", q, "-d", db, "--top", "18446744073709551616"}
+            << "--top: '18446744073709551616' is too large (at most 18446744073709551615)";
         QTest::newRow("negative seed") << QStringList{"search", "--verify", "--seed", "-1"} << "--seed";
         QTest::newRow("top in hex") << QStringList{"search", "-q", q, "-d", db, "--top", "0x10"} << "'0x10'";
         QTest::newRow("min score inf") << QStringList{"search", "-q", q, "-d", db, "--min-score", "inf"}
@@ -335,7 +364,8 @@ private slots:
                                        << "--min-score: expected a finite number, got 'nan'";
         QTest::newRow("min score past a double") << QStringList{"search", "-q", q, "-d", db, "--min-score", "1e400"}
                                                  << "--min-score: '1e400' is out of range";
-        QTest::newRow("evalue not a number") << QStringList{"search", "-q", q, "-d", db, "--evalue", "1e-3x"} << "--evalue";
+        QTest::newRow("evalue not a number")
+            << QStringList{"search", "-q", q, "-d", db, "--evalue", "1e-3x"} << "--evalue";
         QTest::newRow("repeat past int") << QStringList{"search", "--bench", "--repeat", "4294967297"}
                                          << "--repeat: '4294967297' is too large (at most 2147483647)";
     }

@@ -59,14 +59,17 @@ private slots:
         };
         QFile q(path("q.fa")), t(path("t.fa"));
         QVERIFY(q.open(QIODevice::WriteOnly) && t.open(QIODevice::WriteOnly));
-        for (int k = 0; k < 30; ++k) q.write(">q" + QByteArray::number(k) + "\n" + QByteArray::fromStdString(dna(40)) + "\n");
-        for (int k = 0; k < 1000; ++k) t.write(">t" + QByteArray::number(k) + "\n" + QByteArray::fromStdString(dna(40)) + "\n");
+        for (int k = 0; k < 30; ++k)
+            q.write(">q" + QByteArray::number(k) + "\n" + QByteArray::fromStdString(dna(40)) + "\n");
+        for (int k = 0; k < 1000; ++k)
+            t.write(">t" + QByteArray::number(k) + "\n" + QByteArray::fromStdString(dna(40)) + "\n");
         q.close();
         t.close();
         const ProcessResult made = run_cli({"align", path("q.fa"), path("t.fa"), "--device", "cpu", "--project",
                                             path("p.alsproj"), "-o", "/dev/null"});
         QVERIFY2(made.exit_code == 0, made.err.constData());
-        const ProcessResult queries = run_program("sh", {"-c", "zcat " + kDatabase + " | head -n 200 > " + path("queries.fa")});
+        const ProcessResult queries =
+            run_program("sh", {"-c", "zcat " + kDatabase + " | head -n 200 > " + path("queries.fa")});
         QVERIFY(queries.exit_code == 0);
     }
 
@@ -80,10 +83,12 @@ private slots:
             << QStringList{"project", "p.alsproj", "export", "1", "--format", "pair", "-o", "OUT"} << SIGTERM;
         QTest::newRow("project export, SIGHUP")
             << QStringList{"project", "p.alsproj", "export", "1", "--format", "json", "-o", "OUT"} << SIGHUP;
-        QTest::newRow("search -o, SIGTERM") << QStringList{"search", "-q", "queries.fa", "-d", kDatabase, "--device", "cpu",
-                                                           "--db-cache", "off", "-o", "OUT"}
-                                            << SIGTERM;
-        QTest::newRow("allvsall -o, SIGTERM") << QStringList{"allvsall", "t.fa", "--device", "cpu", "-o", "OUT"} << SIGTERM;
+        QTest::newRow("search -o, SIGTERM")
+            << QStringList{"search", "-q",         "queries.fa", "-d", kDatabase, "--device",
+                           "cpu",    "--db-cache", "off",        "-o", "OUT"}
+            << SIGTERM;
+        QTest::newRow("allvsall -o, SIGTERM")
+            << QStringList{"allvsall", "t.fa", "--device", "cpu", "-o", "OUT"} << SIGTERM;
         QTest::newRow("verify --timeline, SIGHUP")
             << QStringList{"verify", "--device", "cpu", "--pairs", "100000", "--timeline", "OUT"} << SIGHUP;
         QTest::newRow("bench --json, SIGTERM") << QStringList{"bench", "--device", "cpu", "--json", "OUT"} << SIGTERM;
@@ -104,7 +109,8 @@ private slots:
         }
         for (QString& a : arguments) {
             if (a == "OUT") a = out;
-            else if (a.endsWith(".fa") || a.endsWith(".alsproj")) a = path(a);
+            else if (a.endsWith(".fa") || a.endsWith(".alsproj"))
+                a = path(a);
         }
         const QStringList before = entries(work);
 
@@ -118,7 +124,8 @@ private slots:
         // temporary file for it (soon after its inputs load), else after 0.3 s.
         QElapsedTimer clock;
         clock.start();
-        while (process.state() == QProcess::Running && !has_temporary(work) && clock.elapsed() < 300) QThread::msleep(2);
+        while (process.state() == QProcess::Running && !has_temporary(work) && clock.elapsed() < 300)
+            QThread::msleep(2);
         QVERIFY2(process.state() == QProcess::Running, "the command ended before the signal: give it more work");
         ::kill(static_cast<pid_t>(process.processId()), signal);
         QVERIFY(process.waitForFinished(60000));

@@ -80,26 +80,30 @@ private slots:
         QTest::newRow("pairs not a number") << QStringList{"verify", "--device", "cpu", "--pairs", "many"} << "--pairs";
         QTest::newRow("negative pairs") << QStringList{"verify", "--device", "cpu", "--pairs", "-1"}
                                         << "--pairs: expected a whole number of 0 or more, got '-1'";
-        QTest::newRow("pairs past 64 bits") << QStringList{"verify", "--device", "cpu", "--pairs", "99999999999999999999"}
-                                            << "is too large";
+        QTest::newRow("pairs past 64 bits")
+            << QStringList{"verify", "--device", "cpu", "--pairs", "99999999999999999999"} << "is too large";
         QTest::newRow("negative seed") << QStringList{"verify", "--device", "cpu", "--seed", "-1"} << "--seed";
         QTest::newRow("unknown device") << QStringList{"verify", "--device", "tpu:3", "--pairs", "10"} << "--device";
-        QTest::newRow("unknown reference") << QStringList{"verify", "--device", "cpu", "--reference", "bogus"}
-                                           << "--reference 'bogus'";
+        QTest::newRow("unknown reference")
+            << QStringList{"verify", "--device", "cpu", "--reference", "bogus"} << "--reference 'bogus'";
         QTest::newRow("negative threads") << QStringList{"verify", "--device", "cpu", "--threads", "-1"} << "--threads";
         QTest::newRow("threads past int") << QStringList{"verify", "--device", "cpu", "--threads", "99999999999"}
                                           << "--threads: '99999999999' is too large (at most 2147483647)";
-        QTest::newRow("gpu memory past any machine") << QStringList{"verify", "--device", "cpu", "--gpu-mem", "99999999999999G"}
-                                                     << "--gpu-mem: '99999999999999G' is too large";
+        QTest::newRow("gpu memory past any machine")
+            << QStringList{"verify", "--device", "cpu", "--gpu-mem", "99999999999999G"}
+            << "--gpu-mem: '99999999999999G' is too large";
         QTest::newRow("unknown flag") << QStringList{"verify", "--frobnicate"} << "frobnicate";
-        QTest::newRow("bench zero repeat") << QStringList{"bench", "--quick", "--device", "cpu", "--repeat", "0"} << "--repeat";
-        QTest::newRow("bench bad length") << QStringList{"bench", "--quick", "--device", "cpu", "--lengths", "64,x"} << "--lengths";
+        QTest::newRow("bench zero repeat")
+            << QStringList{"bench", "--quick", "--device", "cpu", "--repeat", "0"} << "--repeat";
+        QTest::newRow("bench bad length")
+            << QStringList{"bench", "--quick", "--device", "cpu", "--lengths", "64,x"} << "--lengths";
         QTest::newRow("bench unknown device") << QStringList{"bench", "--quick", "--device", "gpu:99"} << "gpu:99";
-        QTest::newRow("bench unknown CPU device") << QStringList{"bench", "--quick", "--device", "cpu", "--cpu-device", "bogus"}
-                                                  << "--cpu-device 'bogus'";
-        QTest::newRow("bench stream count not a number") << QStringList{"bench", "--quick", "--streams", "1,2x"} << "'2x'";
-        QTest::newRow("bench cpu seconds nan") << QStringList{"bench", "--quick", "--cpu-seconds", "nan"}
-                                               << "--cpu-seconds: expected a finite number";
+        QTest::newRow("bench unknown CPU device")
+            << QStringList{"bench", "--quick", "--device", "cpu", "--cpu-device", "bogus"} << "--cpu-device 'bogus'";
+        QTest::newRow("bench stream count not a number")
+            << QStringList{"bench", "--quick", "--streams", "1,2x"} << "'2x'";
+        QTest::newRow("bench cpu seconds nan")
+            << QStringList{"bench", "--quick", "--cpu-seconds", "nan"} << "--cpu-seconds: expected a finite number";
     }
 
     void badInputExitsTwoWithOneLine() {

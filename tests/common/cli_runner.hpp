@@ -75,6 +75,7 @@ inline QString write_fasta(const QTemporaryDir& dir, const QString& name, const 
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly)) return path;
     f.write(">" + QByteArray::fromStdString(id) + "\n");
-    for (std::size_t k = 0; k < residues.size(); k += 70) f.write(QByteArray::fromStdString(residues.substr(k, 70)) + "\n");
+    for (std::size_t k = 0; k < residues.size(); k += 70)
+        f.write(QByteArray::fromStdString(residues.substr(k, 70)) + "\n");
     return path;
 }

@@ -25,20 +25,19 @@ inline const QString kTutorial = QStringLiteral("/usr/share/doc/hmmer/examples/t
 // The three oracles of a profile search test: hmmsearch, the HMMER tutorial's
 // models (MODEL.hmm must be there) and mmseqs2-examples' DB.fasta.gz. A
 // macro, for QFAIL/QSKIP end the test function that calls it.
-#define ALIGNSCOPE_REQUIRE_PROFILE_ORACLES(model)                                                           \
-    do {                                                                                                    \
-        ALIGNSCOPE_REQUIRE_ORACLE(::have_program(QStringLiteral("hmmsearch")),                              \
-                                  "hmmsearch is not installed (Debian package hmmer)");                     \
-        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(alignscope::test::kTutorial + "/" model ".hmm"),            \
-                                  "tutorial models are missing (Debian package hmmer-examples)");           \
-        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(alignscope::test::kDatabase),                               \
-                                  "DB.fasta.gz is missing (Debian package mmseqs2-examples)");              \
+#define ALIGNSCOPE_REQUIRE_PROFILE_ORACLES(model)                                                 \
+    do {                                                                                          \
+        ALIGNSCOPE_REQUIRE_ORACLE(::have_program(QStringLiteral("hmmsearch")),                    \
+                                  "hmmsearch is not installed (Debian package hmmer)");           \
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(alignscope::test::kTutorial + "/" model ".hmm"),  \
+                                  "tutorial models are missing (Debian package hmmer-examples)"); \
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(alignscope::test::kDatabase),                     \
+                                  "DB.fasta.gz is missing (Debian package mmseqs2-examples)");    \
     } while (false)
 
 // Pkinase, fn3 and globins4 (the first two with accessions) in one file, as
 // Pfam ships its models, as DIR/NAME; empty when a model cannot be read.
-inline QString three_tutorial_models(const QTemporaryDir& dir, const QString& name)
-{
+inline QString three_tutorial_models(const QTemporaryDir& dir, const QString& name) {
     const QString path = dir.filePath(name);
     QFile out(path);
     if (!out.open(QIODevice::WriteOnly)) return {};
@@ -51,8 +50,7 @@ inline QString three_tutorial_models(const QTemporaryDir& dir, const QString& na
 }
 
 // The first `count` records of DB.fasta.gz, headers kept, as DIR/NAME.
-inline QString database_slice(const QTemporaryDir& dir, const QString& name, std::size_t count)
-{
+inline QString database_slice(const QTemporaryDir& dir, const QString& name, std::size_t count) {
     const QString path = dir.filePath(name);
     QFile out(path);
     if (!out.open(QIODevice::WriteOnly)) return path;
@@ -68,17 +66,16 @@ inline QString database_slice(const QTemporaryDir& dir, const QString& name, std
 
 // "Passed MSV filter:" ... "Passed Fwd filter:" counts of one query's report,
 // in report order (several queries: every fourth belongs to the same query).
-inline QVector<qulonglong> passed_counts(const QByteArray& report)
-{
+inline QVector<qulonglong> passed_counts(const QByteArray& report) {
     QVector<qulonglong> counts;
     for (const QByteArray& line : report.split('\n'))
-        if (line.startsWith("Passed ")) counts.push_back(line.mid(line.indexOf(':') + 1).simplified().split(' ')[0].toULongLong());
+        if (line.startsWith("Passed "))
+            counts.push_back(line.mid(line.indexOf(':') + 1).simplified().split(' ')[0].toULongLong());
     return counts;
 }
 
 // Data rows of a tabular output, trailing blanks removed.
-inline QStringList table_rows(const QString& path)
-{
+inline QStringList table_rows(const QString& path) {
     QStringList rows;
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) return rows;

@@ -33,11 +33,11 @@ inline QByteArray oracle_missing_message(const QString& what) {
 // required, fails it (QFAIL), saying `what` is missing (a const char* or
 // QString naming the program or file and its Debian package). Like QSKIP and
 // QFAIL it returns from the function it is written in.
-#define ALIGNSCOPE_REQUIRE_ORACLE(available, what)                                                    \
-    do {                                                                                              \
-        if (!(available)) {                                                                           \
+#define ALIGNSCOPE_REQUIRE_ORACLE(available, what)                                                      \
+    do {                                                                                                \
+        if (!(available)) {                                                                             \
             const QByteArray oracle_message_ = alignscope::test::oracle_missing_message(QString(what)); \
-            if (alignscope::test::oracles_required()) QFAIL(oracle_message_.constData());             \
-            QSKIP(oracle_message_.constData());                                                       \
-        }                                                                                             \
+            if (alignscope::test::oracles_required()) QFAIL(oracle_message_.constData());               \
+            QSKIP(oracle_message_.constData());                                                         \
+        }                                                                                               \
     } while (false)

@@ -18,11 +18,16 @@ inline std::string mutate(std::mt19937& rng, const std::string& s, const std::st
     for (std::size_t k = 0; k < s.size(); ++k) {
         const unsigned r = rng() % 1000;
         if (r < 80) out += alphabet[rng() % alphabet.size()];
-        else if (r < 100) continue;
-        else if (r < 120) out += s[k] + random_residues(rng, alphabet, 1 + rng() % 4);
-        else if (r < 123) out += s[k] + random_residues(rng, alphabet, 10 + rng() % 30);
-        else if (r < 126) k += 10 + rng() % 30;  // a long deletion
-        else out += s[k];
+        else if (r < 100)
+            continue;
+        else if (r < 120)
+            out += s[k] + random_residues(rng, alphabet, 1 + rng() % 4);
+        else if (r < 123)
+            out += s[k] + random_residues(rng, alphabet, 10 + rng() % 30);
+        else if (r < 126)
+            k += 10 + rng() % 30;  // a long deletion
+        else
+            out += s[k];
     }
     return out;
 }

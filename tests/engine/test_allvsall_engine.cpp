@@ -99,7 +99,8 @@ class TestAllVsAllEngine : public QObject {
 
 private slots:
     void initTestCase() {
-        if (!QFile::exists(k16S)) QFAIL("rRNA16S.gold.fasta is missing: install the Debian package microbiomeutil-data");
+        if (!QFile::exists(k16S))
+            QFAIL("rRNA16S.gold.fasta is missing: install the Debian package microbiomeutil-data");
     }
 
     void tiling_covers_every_pair_once_data() {
@@ -246,7 +247,8 @@ private slots:
         JobContext context;
         compute_self_scores(problem, cpu, context);
         auto encoded = [](std::vector<TileResult> results) {
-            std::sort(results.begin(), results.end(), [](const TileResult& a, const TileResult& b) { return a.tile < b.tile; });
+            std::sort(results.begin(), results.end(),
+                      [](const TileResult& a, const TileResult& b) { return a.tile < b.tile; });
             std::string bytes;
             for (const TileResult& r : results) encode_tile(r, bytes);
             return bytes;
@@ -272,7 +274,8 @@ private slots:
         QCOMPARE(waiting_scorer.most_in_flight, std::size_t(1));
 
         Collect dealt_out;
-        TileDeal deal(0, problem.tiling.tile_count(), 1, dealt_out, [&] { return std::uint64_t(dealt_out.results.size()); });
+        TileDeal deal(0, problem.tiling.tile_count(), 1, dealt_out,
+                      [&] { return std::uint64_t(dealt_out.results.size()); });
         std::vector<std::thread> workers;
         for (int w = 0; w < 3; ++w)
             workers.emplace_back([&] {
@@ -345,10 +348,11 @@ private slots:
                 if (!has) continue;
                 const TracedPair& tp = r.traced[t++];
                 ++traced;
-                const std::int64_t rescored = rescore(Cigar::parse(tp.cigar), set[s.i].residues,
-                                                      columns[s.j].residues, tp.query_begin, tp.target_begin, p.scheme);
+                const std::int64_t rescored = rescore(Cigar::parse(tp.cigar), set[s.i].residues, columns[s.j].residues,
+                                                      tp.query_begin, tp.target_begin, p.scheme);
                 if (options.mode != AlignmentMode::SemiGlobal) QCOMPARE(rescored, std::int64_t(s.score));
-                else QVERIFY(rescored >= s.score);  // the CIGAR leaves out free end gaps, which cost nothing
+                else
+                    QVERIFY(rescored >= s.score);  // the CIGAR leaves out free end gaps, which cost nothing
                 if (options.mode == AlignmentMode::Global) {
                     QCOMPARE(tp.query_begin, std::int64_t(1));
                     QCOMPARE(tp.query_end, std::int64_t(set[s.i].residues.size()));
@@ -367,8 +371,7 @@ private slots:
         // Single linkage: {0,1,2} {3,4} {5}.
         // Greedy centroid: 0 is a centroid; 1 joins 0 (0.95); 2 has no edge >= 0.9 to a
         // centroid (1 is not one; 0-2 is 0.85): a centroid; 3 a centroid; 4 joins 3; 5 alone.
-        const std::vector<SimilarityEdge> edges = {
-            {0, 1, 0.95}, {1, 2, 0.92}, {3, 4, 0.91}, {2, 3, 0.5}, {0, 2, 0.85}};
+        const std::vector<SimilarityEdge> edges = {{0, 1, 0.95}, {1, 2, 0.92}, {3, 4, 0.91}, {2, 3, 0.5}, {0, 2, 0.85}};
         QCOMPARE(single_linkage(6, edges, 0.9), (std::vector<std::uint32_t>{1, 1, 1, 2, 2, 3}));
         const CentroidClusters g = greedy_centroid({10, 9, 8, 7, 6, 5}, edges, 0.9);
         QCOMPARE(g.cluster, (std::vector<std::uint32_t>{1, 1, 2, 3, 3, 4}));

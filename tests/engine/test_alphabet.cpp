@@ -22,8 +22,7 @@ const std::string kIupacProtein = "ARNDCQEGHILKMFPSTWYVBZXUOJ*";
 class TestAlphabet : public QObject {
     Q_OBJECT
 private slots:
-    void detect_data()
-    {
+    void detect_data() {
         QTest::addColumn<QString>("residues");
         QTest::addColumn<AlphabetKind>("expected");
         QTest::newRow("dna") << "ACGTTGCAAC" << AlphabetKind::Dna;
@@ -49,15 +48,13 @@ private slots:
         QTest::newRow("rna with IUPAC codes") << "ACGUACGUYRSWACGU" << AlphabetKind::Rna;
         QTest::newRow("IUPAC codes and a protein letter") << "ACGTACGTACRYE" << AlphabetKind::Protein;
     }
-    void detect()
-    {
+    void detect() {
         QFETCH(QString, residues);
         QFETCH(AlphabetKind, expected);
         QCOMPARE(detect_alphabet(residues.toStdString()), expected);
     }
 
-    void names()
-    {
+    void names() {
         for (auto kind : {AlphabetKind::Dna, AlphabetKind::Rna, AlphabetKind::Protein})
             QCOMPARE(parse_alphabet(to_string(kind)), kind);
         QCOMPARE(to_string(AlphabetKind::Dna), std::string_view("dna"));
@@ -78,16 +75,14 @@ private slots:
         }
     }
 
-    void validity_data()
-    {
+    void validity_data() {
         QTest::addColumn<AlphabetKind>("kind");
         QTest::addColumn<QString>("letters");
         QTest::newRow("dna") << AlphabetKind::Dna << QString::fromStdString(kIupacDna);
         QTest::newRow("rna") << AlphabetKind::Rna << QString::fromStdString(kIupacRna);
         QTest::newRow("protein") << AlphabetKind::Protein << QString::fromStdString(kIupacProtein);
     }
-    void validity()
-    {
+    void validity() {
         QFETCH(AlphabetKind, kind);
         QFETCH(QString, letters);
         const std::string set = letters.toStdString();
@@ -104,8 +99,7 @@ private slots:
         }
     }
 
-    void normalise_data()
-    {
+    void normalise_data() {
         QTest::addColumn<QString>("input");
         QTest::addColumn<AlphabetKind>("kind");
         QTest::addColumn<QString>("output");
@@ -123,8 +117,7 @@ private slots:
         QTest::newRow("empty") << "" << AlphabetKind::Protein << "" << -1;
         QTest::newRow("only gaps") << "--..--" << AlphabetKind::Dna << "" << -1;
     }
-    void normalise()
-    {
+    void normalise() {
         QFETCH(QString, input);
         QFETCH(AlphabetKind, kind);
         QFETCH(QString, output);

@@ -95,20 +95,32 @@ private slots:
         QTest::addColumn<qint64>("expected");
         // Match 2, mismatch -3, a gap of length k costs 5 + (k-1)*2.
         // A/A C/C G/- T/T T/T -/G A/A: 5 matches (10), two gaps of 1 (-10).
-        QTest::newRow("two single gaps") << "2=1I2=1D1=" << "ACGTTA" << "ACTTGA" << qint64(1) << qint64(1)
-                                         << qint64(0);
+        QTest::newRow("two single gaps") << "2=1I2=1D1="
+                                         << "ACGTTA"
+                                         << "ACTTGA" << qint64(1) << qint64(1) << qint64(0);
         // A/A (2), GG/-- (-7), C/T (-3), --/TA (-7).
-        QTest::newRow("gaps of two") << "1=2I1X2D" << "AGGC" << "ATTA" << qint64(1) << qint64(1) << qint64(-15);
+        QTest::newRow("gaps of two") << "1=2I1X2D"
+                                     << "AGGC"
+                                     << "ATTA" << qint64(1) << qint64(1) << qint64(-15);
         // An 'I' run right after a 'D' run is a second gap: -5 -5.
-        QTest::newRow("adjacent gap kinds") << "1I1D" << "A" << "G" << qint64(1) << qint64(1) << qint64(-10);
+        QTest::newRow("adjacent gap kinds") << "1I1D"
+                                            << "A"
+                                            << "G" << qint64(1) << qint64(1) << qint64(-10);
         // Inside longer sequences: query 3..5 = GTT, target 2..4 = CTT: X = =.
-        QTest::newRow("offsets") << "1X2=" << "ACGTTA" << "ACTTGA" << qint64(3) << qint64(2) << qint64(1);
+        QTest::newRow("offsets") << "1X2="
+                                 << "ACGTTA"
+                                 << "ACTTGA" << qint64(3) << qint64(2) << qint64(1);
         // 'M' takes the score of whatever pair it covers: G/T -3, T/T 2.
-        QTest::newRow("M runs") << "2M" << "GT" << "TT" << qint64(1) << qint64(1) << qint64(-1);
+        QTest::newRow("M runs") << "2M"
+                                << "GT"
+                                << "TT" << qint64(1) << qint64(1) << qint64(-1);
         // Only gaps on the query side; the target side begins past its end.
-        QTest::newRow("gap-only alignment") << "2D" << "A" << "GG" << qint64(2) << qint64(1) << qint64(-7);
-        QTest::newRow("long gap") << "1=6D1=" << "AC" << "AGGGGGGC" << qint64(1) << qint64(1)
-                                  << qint64(2 - (5 + 5 * 2) + 2);
+        QTest::newRow("gap-only alignment") << "2D"
+                                            << "A"
+                                            << "GG" << qint64(2) << qint64(1) << qint64(-7);
+        QTest::newRow("long gap") << "1=6D1="
+                                  << "AC"
+                                  << "AGGGGGGC" << qint64(1) << qint64(1) << qint64(2 - (5 + 5 * 2) + 2);
     }
     void rescore_by_hand() {
         QFETCH(QString, cigar);
@@ -117,8 +129,8 @@ private slots:
         QFETCH(qint64, query_begin);
         QFETCH(qint64, target_begin);
         QFETCH(qint64, expected);
-        const std::int64_t score = rescore(Cigar::parse(cigar.toStdString()), query.toStdString(),
-                                           target.toStdString(), query_begin, target_begin, dna());
+        const std::int64_t score = rescore(Cigar::parse(cigar.toStdString()), query.toStdString(), target.toStdString(),
+                                           query_begin, target_begin, dna());
         QCOMPARE(qint64(score), expected);
     }
 
@@ -152,13 +164,27 @@ private slots:
         QTest::addColumn<QString>("target");
         QTest::addColumn<qint64>("query_begin");
         QTest::addColumn<qint64>("target_begin");
-        QTest::newRow("past the query") << "7=" << "ACGTTA" << "ACGTTAC" << qint64(1) << qint64(1);
-        QTest::newRow("past the target") << "3D" << "A" << "GG" << qint64(1) << qint64(1);
-        QTest::newRow("begin 0") << "1=" << "A" << "A" << qint64(0) << qint64(1);
-        QTest::newRow("begin past the end") << "1I" << "A" << "A" << qint64(1) << qint64(3);
-        QTest::newRow("= on different residues") << "6=" << "ACGTTA" << "ACTTGA" << qint64(1) << qint64(1);
-        QTest::newRow("X on identical residues") << "1X" << "A" << "A" << qint64(1) << qint64(1);
-        QTest::newRow("residue the matrix lacks") << "1=" << "J" << "J" << qint64(1) << qint64(1);
+        QTest::newRow("past the query") << "7="
+                                        << "ACGTTA"
+                                        << "ACGTTAC" << qint64(1) << qint64(1);
+        QTest::newRow("past the target") << "3D"
+                                         << "A"
+                                         << "GG" << qint64(1) << qint64(1);
+        QTest::newRow("begin 0") << "1="
+                                 << "A"
+                                 << "A" << qint64(0) << qint64(1);
+        QTest::newRow("begin past the end") << "1I"
+                                            << "A"
+                                            << "A" << qint64(1) << qint64(3);
+        QTest::newRow("= on different residues") << "6="
+                                                 << "ACGTTA"
+                                                 << "ACTTGA" << qint64(1) << qint64(1);
+        QTest::newRow("X on identical residues") << "1X"
+                                                 << "A"
+                                                 << "A" << qint64(1) << qint64(1);
+        QTest::newRow("residue the matrix lacks") << "1="
+                                                  << "J"
+                                                  << "J" << qint64(1) << qint64(1);
     }
     void rescore_rejects_inconsistent() {
         QFETCH(QString, cigar);
@@ -238,13 +264,20 @@ private slots:
         QTest::addColumn<QString>("spec");
         QTest::addColumn<QString>("printed");
         QTest::addColumn<int>("bits");  // qb, qe, tb, te = 1, 2, 4, 8
-        QTest::newRow("all") << "all" << "all" << 15;
-        QTest::newRow("none") << "none" << "none" << 0;
-        QTest::newRow("glocal") << "qb,qe" << "qb,qe" << 3;
-        QTest::newRow("any order, spaces, case") << " TE , qb" << "qb,te" << 9;
-        QTest::newRow("every one listed") << "te,tb,qe,qb" << "all" << 15;
-        QTest::newRow("one") << "tb" << "tb" << 4;
-        QTest::newRow("repeated") << "qe,qe" << "qe" << 2;
+        QTest::newRow("all") << "all"
+                             << "all" << 15;
+        QTest::newRow("none") << "none"
+                              << "none" << 0;
+        QTest::newRow("glocal") << "qb,qe"
+                                << "qb,qe" << 3;
+        QTest::newRow("any order, spaces, case") << " TE , qb"
+                                                 << "qb,te" << 9;
+        QTest::newRow("every one listed") << "te,tb,qe,qb"
+                                          << "all" << 15;
+        QTest::newRow("one") << "tb"
+                             << "tb" << 4;
+        QTest::newRow("repeated") << "qe,qe"
+                                  << "qe" << 2;
     }
     void free_end_gaps() {
         QFETCH(QString, spec);

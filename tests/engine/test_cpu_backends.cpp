@@ -15,8 +15,8 @@
 #include <QtTest>
 
 #include <atomic>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <random>
@@ -32,8 +32,7 @@ enum class Kind { Dna, Protein };
 
 // Random residues, with a sprinkling of ambiguity codes and stand-in letters so
 // that the letter mapping of each backend is exercised.
-std::string random_residues(std::mt19937& rng, Kind kind, std::size_t length)
-{
+std::string random_residues(std::mt19937& rng, Kind kind, std::size_t length) {
     const std::string common = kind == Kind::Dna ? "ACGT" : "ACDEFGHIKLMNPQRSTVWY";
     const std::string rare = kind == Kind::Dna ? "NRYSWKMBDHVU" : "BZXUOJ";
     std::uniform_int_distribution<std::size_t> pick_common(0, common.size() - 1);
@@ -47,15 +46,14 @@ std::string random_residues(std::mt19937& rng, Kind kind, std::size_t length)
 // A relative of `s`: substitutions, insertions and deletions at `rate` percent,
 // sometimes inside random flanks, so that local and semi-global alignments are
 // not trivial and equal-scoring alternatives (ties) are common.
-std::string mutate(std::mt19937& rng, Kind kind, const std::string& s, int rate)
-{
+std::string mutate(std::mt19937& rng, Kind kind, const std::string& s, int rate) {
     std::uniform_int_distribution<int> percent(0, 99);
     std::string out;
     for (char c : s) {
         const int r = percent(rng);
-        if (r < rate / 3) continue;                                                      // deletion
+        if (r < rate / 3) continue;                                                     // deletion
         if (r < 2 * rate / 3) out += random_residues(rng, kind, 1 + percent(rng) % 3);  // insertion
-        out += r < rate ? random_residues(rng, kind, 1)[0] : c;                          // substitution
+        out += r < rate ? random_residues(rng, kind, 1)[0] : c;                         // substitution
     }
     if (out.empty()) out = random_residues(rng, kind, 1);
     if (percent(rng) < 40) out = random_residues(rng, kind, percent(rng) % 30) + out;
@@ -68,8 +66,7 @@ struct PairSet {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
 };
 
-PairSet random_pairs(std::uint32_t seed, Kind kind, int count, int max_length)
-{
+PairSet random_pairs(std::uint32_t seed, Kind kind, int count, int max_length) {
     std::mt19937 rng(seed);
     std::uniform_int_distribution<int> length(1, max_length);
     std::uniform_int_distribution<int> percent(0, 99);
@@ -102,8 +99,7 @@ PairSet random_pairs(std::uint32_t seed, Kind kind, int count, int max_length)
     return set;
 }
 
-PairJob make_job(const PairSet& set, const ScoringScheme& scheme, const AlignOptions& options, int threads)
-{
+PairJob make_job(const PairSet& set, const ScoringScheme& scheme, const AlignOptions& options, int threads) {
     PairJob job;
     job.queries = &set.queries;
     job.targets = &set.targets;
@@ -114,8 +110,7 @@ PairJob make_job(const PairSet& set, const ScoringScheme& scheme, const AlignOpt
     return job;
 }
 
-ScoringScheme scheme_for(Kind kind, const QString& gaps)
-{
+ScoringScheme scheme_for(Kind kind, const QString& gaps) {
     const SubstitutionMatrix matrix =
         kind == Kind::Dna ? SubstitutionMatrix::match_mismatch(2, -3) : SubstitutionMatrix::builtin("BLOSUM62");
     if (gaps == "affine") return ScoringScheme::create(matrix, kind == Kind::Dna ? 5 : 11, kind == Kind::Dna ? 2 : 1);
@@ -127,8 +122,7 @@ ScoringScheme scheme_for(Kind kind, const QString& gaps)
 }
 
 // "score 12 q 3-40 t 5-41": what a check reports of a result.
-QString result_text(const Alignment& a)
-{
+QString result_text(const Alignment& a) {
     return QString("score %1 q %2-%3 t %4-%5")
         .arg(a.score)
         .arg(a.query_begin)
@@ -138,8 +132,8 @@ QString result_text(const Alignment& a)
 }
 
 // One line for a pair whose result differs from the reference.
-QString pair_text(std::size_t p, const Sequence& q, const Sequence& t, const Alignment& expected, const Alignment& got)
-{
+QString pair_text(std::size_t p, const Sequence& q, const Sequence& t, const Alignment& expected,
+                  const Alignment& got) {
     return QString("pair %1: %2 vs %3, expected %4, got %5 (%6)")
         .arg(p)
         .arg(QString::fromStdString(q.residues), QString::fromStdString(t.residues), result_text(expected),
@@ -151,8 +145,7 @@ Backend& backend(DeviceRegistry& registry, const QString& id) { return registry.
 const std::regex kernel_grammar("^(sw|nw|sg)_(linear|affine)_(striped|scan|scalar|myersmiller)_s(8|16|32|64)$");
 
 template <typename F>
-QString error_of(F&& f)
-{
+QString error_of(F&& f) {
     try {
         f();
     } catch (const Cancelled&) {
@@ -175,8 +168,7 @@ private slots:
     // queries against very short targets (found by verify); the backend must not
     // use it. Many long random queries against 1-3 residue targets, linear and
     // affine gaps, every score compared with the reference.
-    void long_query_against_tiny_target()
-    {
+    void long_query_against_tiny_target() {
         std::mt19937 rng(20261121);
         std::vector<Sequence> queries, targets;
         for (int k = 0; k < 60; ++k) {
@@ -202,8 +194,7 @@ private slots:
         }
     }
 
-    void agree_with_reference_data()
-    {
+    void agree_with_reference_data() {
         QTest::addColumn<QString>("device");
         QTest::addColumn<int>("kind");
         QTest::addColumn<QString>("gaps");
@@ -222,8 +213,8 @@ private slots:
                                           mode == AlignmentMode::SemiGlobal ? "[" + free + "]" : QString(),
                                           traceback ? "trace" : "score")
                                      .arg(threads);
-            QTest::newRow(qPrintable(name)) << device << int(kind) << gaps << int(mode) << free << traceback
-                                            << threads << count;
+            QTest::newRow(qPrintable(name))
+                << device << int(kind) << gaps << int(mode) << free << traceback << threads << count;
             ++row;
         };
         for (const QString device : {"cpu", "cpu-ref"}) {
@@ -241,8 +232,8 @@ private slots:
                 if (bits & 4) ends << "tb";
                 if (bits & 8) ends << "te";
                 const QString free = ends.isEmpty() ? "none" : ends.join(',');
-                add(device, Kind::Dna, bits % 2 ? "affine" : "half", AlignmentMode::SemiGlobal, free, bits % 3 != 0,
-                    2, 25 * scale);
+                add(device, Kind::Dna, bits % 2 ? "affine" : "half", AlignmentMode::SemiGlobal, free, bits % 3 != 0, 2,
+                    25 * scale);
             }
             add(device, Kind::Dna, "ednafull", AlignmentMode::Local, "all", true, 2, 40);
             add(device, Kind::Protein, "blosum45", AlignmentMode::Global, "all", true, 1, 40);
@@ -251,8 +242,7 @@ private slots:
 
     // Identical score and coordinates as align_reference; with traceback a
     // CIGAR that spans the region and rescores to the score.
-    void agree_with_reference()
-    {
+    void agree_with_reference() {
         QFETCH(QString, device);
         QFETCH(int, kind);
         QFETCH(QString, gaps);
@@ -317,8 +307,7 @@ private slots:
     // linear as well as affine gaps. The SIMD backend must give the 64-bit
     // reference's score and coordinates on every one, in every mode: it
     // decides from the scheme's bounds which lane width can hold the DP.
-    void extreme_schemes_data()
-    {
+    void extreme_schemes_data() {
         QTest::addColumn<int>("kind");
         QTest::addColumn<int>("match");  // DNA: match score (mismatch -match/2 - 1); protein: BLOSUM62 multiplier
         QTest::addColumn<double>("open");
@@ -335,8 +324,8 @@ private slots:
             }
         };
         QTest::addColumn<int>("mode");
-        for (int match : {15, 16, 31, 32, 33, 63, 64, 65, 127, 128, 255, 256, 4095, 4096, 8191, 8192, 16384, 32767,
-                          32768, 65536, 100000})
+        for (int match : {15,  16,   31,   32,   33,   63,    64,    65,    127,   128,   255,
+                          256, 4095, 4096, 8191, 8192, 16384, 32767, 32768, 65536, 100000})
             add(Kind::Dna, match, 5, 2);
         for (double open : {31.0, 32.0, 63.0, 64.0, 65.0, 127.0, 128.0, 4096.0, 8191.0, 8192.0, 10000.0, 16384.0,
                             32767.0, 32768.0, 65536.0, 1000000.0}) {
@@ -345,14 +334,12 @@ private slots:
         }
         add(Kind::Dna, 64, 10, 0.5);
         add(Kind::Dna, 100000, 1000000, 999999.5);
-        for (int times : {2, 4, 6, 8, 64, 512, 4096})
-            add(Kind::Protein, times, 11, 1);
+        for (int times : {2, 4, 6, 8, 64, 512, 4096}) add(Kind::Protein, times, 11, 1);
         add(Kind::Protein, 64, 65536, 65536);
         add(Kind::Protein, 4096, 1000000, 1000000);
     }
 
-    void extreme_schemes()
-    {
+    void extreme_schemes() {
         QFETCH(int, kind);
         QFETCH(int, match);
         QFETCH(double, open);
@@ -396,8 +383,7 @@ private slots:
     // lanes; the score is known exactly: length * match (local, global, and
     // semi-global), or the match run minus one gap when the target has an extra
     // residue block.
-    void saturation_data()
-    {
+    void saturation_data() {
         QTest::addColumn<int>("mode");
         QTest::addColumn<int>("length");
         QTest::addColumn<int>("match");
@@ -411,8 +397,7 @@ private slots:
         QTest::newRow("local fits 8") << int(AlignmentMode::Local) << 20 << 2 << 8;
     }
 
-    void saturation()
-    {
+    void saturation() {
         QFETCH(int, mode);
         QFETCH(int, length);
         QFETCH(int, match);
@@ -464,8 +449,7 @@ private slots:
 
     // A cancel from another thread ends the job with Cancelled within 100 ms,
     // both between many pairs and inside one huge pair.
-    void cancellation_data()
-    {
+    void cancellation_data() {
         QTest::addColumn<QString>("device");
         QTest::addColumn<int>("pairs");
         QTest::addColumn<int>("length");
@@ -477,8 +461,7 @@ private slots:
         QTest::newRow("cpu one huge pair, score only") << "cpu" << 1 << 60000 << false;
     }
 
-    void cancellation()
-    {
+    void cancellation() {
         QFETCH(QString, device);
         QFETCH(int, pairs);
         QFETCH(int, length);
@@ -528,8 +511,7 @@ private slots:
                  qPrintable(QString("took %1 ms").arg(latency_ms)));
     }
 
-    void cancelled_before_start()
-    {
+    void cancelled_before_start() {
         const PairSet set = random_pairs(5, Kind::Dna, 10, 50);
         AlignOptions options;
         PairJob job = make_job(set, scheme_for(Kind::Dna, "affine"), options, 2);
@@ -545,15 +527,13 @@ private slots:
     // lanes 0..threads-1 all used, names that are the kernels of the results,
     // cells adding up to the job's cells; progress at most every ~50 ms,
     // monotonic, ending at the totals.
-    void timeline_and_progress_data()
-    {
+    void timeline_and_progress_data() {
         QTest::addColumn<QString>("device");
         QTest::newRow("cpu") << "cpu";
         QTest::newRow("cpu-ref") << "cpu-ref";
     }
 
-    void timeline_and_progress()
-    {
+    void timeline_and_progress() {
         QFETCH(QString, device);
         const int threads = 2;
         const PairSet set = random_pairs(11, Kind::Protein, device == "cpu" ? 3000 : 600, 400);
@@ -619,20 +599,19 @@ private slots:
               (end - start) / 1e6);
     }
 
-    void errors_name_device_and_pair_data()
-    {
+    void errors_name_device_and_pair_data() {
         QTest::addColumn<QString>("device");
         QTest::newRow("cpu") << "cpu";
         QTest::newRow("cpu-ref") << "cpu-ref";
     }
 
-    void errors_name_device_and_pair()
-    {
+    void errors_name_device_and_pair() {
         QFETCH(QString, device);
         PairSet set = random_pairs(3, Kind::Dna, 20, 40);
         set.targets[7].residues = "ACGTJACGT";  // J is not a nucleotide
         AlignOptions options;
-        PairJob job = make_job(set, ScoringScheme::create(SubstitutionMatrix::builtin("EDNAFULL"), 10, 0.5), options, 2);
+        PairJob job =
+            make_job(set, ScoringScheme::create(SubstitutionMatrix::builtin("EDNAFULL"), 10, 0.5), options, 2);
         JobContext context;
         try {
             backend(*registry_, device).align_pairs(job, context);
@@ -662,8 +641,7 @@ private slots:
     // A job may force a kernel by name (--kernel): every parasail family and
     // lane width, and the reference's two, give the reference's answer and
     // carry the forced name.
-    void forced_kernels_data()
-    {
+    void forced_kernels_data() {
         QTest::addColumn<QString>("device");
         QTest::addColumn<int>("mode");
         QTest::addColumn<QString>("free_ends");
@@ -674,9 +652,12 @@ private slots:
                                                {int(AlignmentMode::SemiGlobal), "qb,te"},
                                                {int(AlignmentMode::SemiGlobal), "tb,qe"}};
         for (const auto& [mode, free] : modes) {
-            const QString name = QString::fromStdString(std::string(to_string(AlignmentMode(mode)))) + "[" + free + "] ";
-            for (const QString suffix : {"striped_s8", "striped_s16", "striped_s32", "scan_s8", "scan_s16", "scan_s32"}) {
-                if (mode == int(AlignmentMode::Local) && suffix == "scan_s8") continue;  // refused: see forced_kernel_errors
+            const QString name =
+                QString::fromStdString(std::string(to_string(AlignmentMode(mode)))) + "[" + free + "] ";
+            for (const QString suffix :
+                 {"striped_s8", "striped_s16", "striped_s32", "scan_s8", "scan_s16", "scan_s32"}) {
+                if (mode == int(AlignmentMode::Local) && suffix == "scan_s8")
+                    continue;  // refused: see forced_kernel_errors
                 QTest::newRow(qPrintable(name + suffix)) << "cpu" << mode << free << suffix;
             }
             for (const QString suffix : {"scalar_s64", "myersmiller_s64"})
@@ -684,8 +665,7 @@ private slots:
         }
     }
 
-    void forced_kernels()
-    {
+    void forced_kernels() {
         QFETCH(QString, device);
         QFETCH(int, mode);
         QFETCH(QString, free_ends);
@@ -724,29 +704,38 @@ private slots:
         }
     }
 
-    void forced_kernel_errors_data()
-    {
+    void forced_kernel_errors_data() {
         QTest::addColumn<QString>("device");
         QTest::addColumn<QString>("gaps");
         QTest::addColumn<QString>("kernel");
         QTest::addColumn<int>("length");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("gpu kernel on cpu") << "cpu" << "affine" << "sw_affine_inter_s16" << 30
-                                           << "runs sw_affine_striped_s8";
-        QTest::newRow("wrong mode") << "cpu" << "affine" << "nw_affine_scan_s16" << 30 << "cannot run on device cpu";
-        QTest::newRow("wrong gap model") << "cpu" << "affine" << "sw_linear_scan_s16" << 30 << "sw_affine_scan_s16";
-        QTest::newRow("striped with linear gaps") << "cpu" << "linear" << "sw_linear_striped_s16" << 30
-                                                  << "wrong scores with linear gaps";
-        QTest::newRow("8-bit overflow") << "cpu" << "affine" << "sw_affine_striped_s8" << 400
-                                        << "overflow its 8-bit lanes";
-        QTest::newRow("parasail's broken 8-bit local scan") << "cpu" << "affine" << "sw_affine_scan_s8" << 30
-                                                            << "8-bit local scan kernel gives wrong scores";
-        QTest::newRow("parasail kernel on cpu-ref") << "cpu-ref" << "affine" << "sw_affine_scan_s16" << 30
-                                                    << "runs sw_affine_scalar_s64, sw_affine_myersmiller_s64";
+        QTest::newRow("gpu kernel on cpu") << "cpu"
+                                           << "affine"
+                                           << "sw_affine_inter_s16" << 30 << "runs sw_affine_striped_s8";
+        QTest::newRow("wrong mode") << "cpu"
+                                    << "affine"
+                                    << "nw_affine_scan_s16" << 30 << "cannot run on device cpu";
+        QTest::newRow("wrong gap model") << "cpu"
+                                         << "affine"
+                                         << "sw_linear_scan_s16" << 30 << "sw_affine_scan_s16";
+        QTest::newRow("striped with linear gaps") << "cpu"
+                                                  << "linear"
+                                                  << "sw_linear_striped_s16" << 30 << "wrong scores with linear gaps";
+        QTest::newRow("8-bit overflow") << "cpu"
+                                        << "affine"
+                                        << "sw_affine_striped_s8" << 400 << "overflow its 8-bit lanes";
+        QTest::newRow("parasail's broken 8-bit local scan")
+            << "cpu"
+            << "affine"
+            << "sw_affine_scan_s8" << 30 << "8-bit local scan kernel gives wrong scores";
+        QTest::newRow("parasail kernel on cpu-ref")
+            << "cpu-ref"
+            << "affine"
+            << "sw_affine_scan_s16" << 30 << "runs sw_affine_scalar_s64, sw_affine_myersmiller_s64";
     }
 
-    void forced_kernel_errors()
-    {
+    void forced_kernel_errors() {
         QFETCH(QString, device);
         QFETCH(QString, gaps);
         QFETCH(QString, kernel);
@@ -775,8 +764,7 @@ private slots:
     // and end cell are still the reference's, and begins that would need that
     // pass (local; semi-global with a free begin) are 0, as on the GPU. Where
     // the alignment is anchored at (1, 1) they stay 1.
-    void no_begins_data()
-    {
+    void no_begins_data() {
         QTest::addColumn<int>("kind");
         QTest::addColumn<int>("mode");
         QTest::addColumn<QString>("free_ends");
@@ -788,8 +776,7 @@ private slots:
         QTest::addRow("protein global") << int(Kind::Protein) << int(AlignmentMode::Global) << "all";
     }
 
-    void no_begins()
-    {
+    void no_begins() {
         QFETCH(int, kind);
         QFETCH(int, mode);
         QFETCH(QString, free_ends);
@@ -799,9 +786,9 @@ private slots:
         options.free_ends = FreeEndGaps::parse(free_ends.toStdString());
         options.traceback = false;
         options.begins = false;
-        const bool begins_need_pass = options.mode == AlignmentMode::Local ||
-                                      (options.mode == AlignmentMode::SemiGlobal &&
-                                       (options.free_ends.query_begin || options.free_ends.target_begin));
+        const bool begins_need_pass =
+            options.mode == AlignmentMode::Local || (options.mode == AlignmentMode::SemiGlobal &&
+                                                     (options.free_ends.query_begin || options.free_ends.target_begin));
         // Up to 400 residues: protein scores past the 8-bit lanes as well as below.
         const PairSet set = random_pairs(qHash(QString(QTest::currentDataTag())), Kind(kind), 60, 400);
         PairJob job = make_job(set, scheme, options, 2);
@@ -815,18 +802,19 @@ private slots:
             const Sequence& t = set.targets[job.pairs[p].second];
             const Alignment expected = align_reference(q.residues, t.residues, scheme, with_begins);
             const Alignment& got = results[p];
-            const QString where = QString("pair %1: expected %2 ends %3/%4 begins %5/%6, got %7 ends %8/%9 begins %10/%11")
-                                      .arg(p)
-                                      .arg(expected.score)
-                                      .arg(expected.query_end)
-                                      .arg(expected.target_end)
-                                      .arg(expected.query_begin)
-                                      .arg(expected.target_begin)
-                                      .arg(got.score)
-                                      .arg(got.query_end)
-                                      .arg(got.target_end)
-                                      .arg(got.query_begin)
-                                      .arg(got.target_begin);
+            const QString where =
+                QString("pair %1: expected %2 ends %3/%4 begins %5/%6, got %7 ends %8/%9 begins %10/%11")
+                    .arg(p)
+                    .arg(expected.score)
+                    .arg(expected.query_end)
+                    .arg(expected.target_end)
+                    .arg(expected.query_begin)
+                    .arg(expected.target_begin)
+                    .arg(got.score)
+                    .arg(got.query_end)
+                    .arg(got.target_end)
+                    .arg(got.query_begin)
+                    .arg(got.target_begin);
             QVERIFY2(got.score == expected.score && got.query_end == expected.query_end &&
                          got.target_end == expected.target_end,
                      qPrintable(where));
@@ -836,8 +824,7 @@ private slots:
         }
     }
 
-    void empty_job()
-    {
+    void empty_job() {
         PairSet set;
         AlignOptions options;
         PairJob job = make_job(set, scheme_for(Kind::Dna, "affine"), options, 2);

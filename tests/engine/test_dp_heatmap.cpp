@@ -42,7 +42,8 @@ struct Setup {
 
 Setup make_setup(const QString& mode, bool affine, bool protein) {
     Setup s;
-    const SubstitutionMatrix m = protein ? SubstitutionMatrix::builtin("BLOSUM62") : SubstitutionMatrix::match_mismatch(2, -3);
+    const SubstitutionMatrix m =
+        protein ? SubstitutionMatrix::builtin("BLOSUM62") : SubstitutionMatrix::match_mismatch(2, -3);
     s.scheme = affine ? ScoringScheme::create(m, 10, 0.5) : ScoringScheme::create(m, 4, 4);
     s.options.mode = parse_mode(mode.toStdString());
     if (mode == "semiglobal") s.options.free_ends = FreeEndGaps::parse("qb,te");
@@ -77,8 +78,8 @@ private slots:
 
         const std::vector<DpRegion> regions{
             DpRegion::whole(dp.rows - 1, dp.cols - 1),
-            {0, 1, 0, dp.cols},                    // the boundary row alone
-            {40, 97, 13, 120},                     // a zoomed view
+            {0, 1, 0, dp.cols},                            // the boundary row alone
+            {40, 97, 13, 120},                             // a zoomed view
             {dp.rows - 5, dp.rows, dp.cols - 9, dp.cols},  // the far corner
         };
         const std::vector<std::pair<int, int>> grids{{1, 1}, {7, 13}, {64, 50}, {400, 400}};
@@ -95,10 +96,14 @@ private slots:
                     const auto expected = pool(dp, state, region, gr, gc, rows, cols);
                     QCOMPARE(map.rows, rows);
                     QCOMPARE(map.cols, cols);
-                    QVERIFY2(map.values == expected,
-                             qPrintable(QString("state %1 region %2..%3 x %4..%5 grid %6x%7")
-                                            .arg(int(state)).arg(region.row_begin).arg(region.row_end)
-                                            .arg(region.col_begin).arg(region.col_end).arg(gr).arg(gc)));
+                    QVERIFY2(map.values == expected, qPrintable(QString("state %1 region %2..%3 x %4..%5 grid %6x%7")
+                                                                    .arg(int(state))
+                                                                    .arg(region.row_begin)
+                                                                    .arg(region.row_end)
+                                                                    .arg(region.col_begin)
+                                                                    .arg(region.col_end)
+                                                                    .arg(gr)
+                                                                    .arg(gc)));
                 }
     }
 

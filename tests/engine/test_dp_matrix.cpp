@@ -23,12 +23,10 @@ void compare_grid(const std::vector<std::int64_t>& got, std::int64_t cols, const
     for (std::size_t i = 0; i < expected.size(); ++i) {
         for (std::size_t j = 0; j < expected[i].size(); ++j) {
             const std::int64_t value = got[i * static_cast<std::size_t>(cols) + j];
-            QVERIFY2(value == expected[i][j], qPrintable(QString("%1(%2,%3) = %4, expected %5")
-                                                             .arg(name)
-                                                             .arg(i)
-                                                             .arg(j)
-                                                             .arg(value)
-                                                             .arg(expected[i][j])));
+            QVERIFY2(
+                value == expected[i][j],
+                qPrintable(
+                    QString("%1(%2,%3) = %4, expected %5").arg(name).arg(i).arg(j).arg(value).arg(expected[i][j])));
         }
     }
 }
@@ -97,10 +95,8 @@ private slots:
         o.mode = AlignmentMode::Local;
         const DpMatrices d = compute_dp_matrices("CAT", "ATA", s, o);
         compare_grid(d.H, d.cols, {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 2, 0, 2}, {0, 0, 4, 0}}, "H");
-        compare_grid(d.E, d.cols, {{inf, inf, inf, inf}, {inf, -5, -5, -5}, {inf, -5, -3, -5}, {inf, -5, -5, -1}},
-                     "E");
-        compare_grid(d.F, d.cols, {{inf, inf, inf, inf}, {inf, -5, -5, -5}, {inf, -5, -5, -5}, {inf, -3, -5, -3}},
-                     "F");
+        compare_grid(d.E, d.cols, {{inf, inf, inf, inf}, {inf, -5, -5, -5}, {inf, -5, -3, -5}, {inf, -5, -5, -1}}, "E");
+        compare_grid(d.F, d.cols, {{inf, inf, inf, inf}, {inf, -5, -5, -5}, {inf, -5, -5, -5}, {inf, -3, -5, -3}}, "F");
         const std::vector<std::pair<std::int64_t, std::int64_t>> path{{2, 1}, {3, 2}};
         QCOMPARE(d.path, path);
         QCOMPARE(d.alignment.score, std::int64_t(4));
@@ -181,7 +177,8 @@ private slots:
                     QCOMPARE(first, std::make_pair(ref.query_begin - 1, ref.target_begin - 1));
                     // A start cell of H = 0: the origin or a free boundary.
                     QCOMPARE(d.h(first.first, first.second), std::int64_t(0));
-                    if (o.mode == AlignmentMode::Global) QCOMPARE(first, std::make_pair(std::int64_t(0), std::int64_t(0)));
+                    if (o.mode == AlignmentMode::Global)
+                        QCOMPARE(first, std::make_pair(std::int64_t(0), std::int64_t(0)));
                 }
                 QCOMPARE(d.path.back(), std::make_pair(ref.query_end, ref.target_end));
                 QCOMPARE(d.h(ref.query_end, ref.target_end), ref.score);

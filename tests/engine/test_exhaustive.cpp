@@ -98,8 +98,8 @@ Expected expect(const Enumeration& all, int m, int n, const AlignOptions& option
         for (auto [i0, j0] : starts) {
             const std::int64_t s = all.best(i0, j0, i, j);
             if (s == none) continue;
-            const bool better = s > x.score || (s == x.score && (j < end_cell.second ||
-                                                                  (j == end_cell.second && i < end_cell.first)));
+            const bool better =
+                s > x.score || (s == x.score && (j < end_cell.second || (j == end_cell.second && i < end_cell.first)));
             if (better) {
                 x.score = s;
                 end_cell = {i, j};
@@ -147,12 +147,13 @@ std::string random_residues(std::mt19937& rng, const std::string& alphabet, int 
 std::vector<std::pair<std::string, std::string>> test_pairs(bool protein, int random_count, unsigned seed) {
     std::vector<std::pair<std::string, std::string>> pairs;
     if (protein) {
-        pairs = {{"HEAGAWG", "PAWHEAE"}, {"W", "W"}, {"W", "C"}, {"WWW", "WCW"}, {"KKKKKKK", "KK"},
-                 {"MKV", "VKM"}, {"PPPP", "GGGGG"}, {"CWCWC", "WCWCW"}, {"A", "ARNDCQE"}};
+        pairs = {{"HEAGAWG", "PAWHEAE"}, {"W", "W"},        {"W", "C"},         {"WWW", "WCW"},  {"KKKKKKK", "KK"},
+                 {"MKV", "VKM"},         {"PPPP", "GGGGG"}, {"CWCWC", "WCWCW"}, {"A", "ARNDCQE"}};
     } else {
-        pairs = {{"ACGT", "ACGT"}, {"AAAA", "AA"}, {"AA", "AAAAAAA"}, {"ACGT", "TGCA"}, {"AAA", "CCC"},
-                 {"A", "G"}, {"A", "A"}, {"GATTACA", "GCATGCT"}, {"ACACACA", "CACAC"}, {"T", "TTTTTTT"},
-                 {"ACGTACG", "ACGACG"}, {"CCCCCCC", "CCACCCC"}};
+        pairs = {{"ACGT", "ACGT"}, {"AAAA", "AA"},         {"AA", "AAAAAAA"},
+                 {"ACGT", "TGCA"}, {"AAA", "CCC"},         {"A", "G"},
+                 {"A", "A"},       {"GATTACA", "GCATGCT"}, {"ACACACA", "CACAC"},
+                 {"T", "TTTTTTT"}, {"ACGTACG", "ACGACG"},  {"CCCCCCC", "CCACCCC"}};
     }
     std::mt19937 rng(seed);
     const std::string alphabet = protein ? "ARNDCQEGHILKMFPSTWYV" : "ACGT";
@@ -189,15 +190,15 @@ void check(const Enumeration& all, const std::string& q, const std::string& t, c
     const Alignment linear = align_linear_space(q, t, scheme, options);
     QVERIFY2(!plain.has_traceback(), context);
     for (const Alignment* a : {&plain, &full, &linear}) {
-        QVERIFY2(a->score == x.score, context + " score " + QByteArray::number(qint64(a->score)) +
-                                          ", optimum " + QByteArray::number(qint64(x.score)));
+        QVERIFY2(a->score == x.score, context + " score " + QByteArray::number(qint64(a->score)) + ", optimum " +
+                                          QByteArray::number(qint64(x.score)));
         QVERIFY2(a->query_end == x.query_end && a->target_end == x.target_end,
                  context + " end " + QByteArray::number(qint64(a->query_end)) + "," +
                      QByteArray::number(qint64(a->target_end)));
         QVERIFY2(a->query_begin == x.query_begin && a->target_begin == x.target_begin,
                  context + " begin " + QByteArray::number(qint64(a->query_begin)) + "," +
-                     QByteArray::number(qint64(a->target_begin)) + " expected " +
-                     QByteArray::number(x.query_begin) + "," + QByteArray::number(x.target_begin));
+                     QByteArray::number(qint64(a->target_begin)) + " expected " + QByteArray::number(x.query_begin) +
+                     "," + QByteArray::number(x.target_begin));
         QCOMPARE(a->query_length, std::int64_t(m));
         QCOMPARE(a->target_length, std::int64_t(n));
     }
@@ -216,8 +217,7 @@ void check(const Enumeration& all, const std::string& q, const std::string& t, c
             const char first = a->cigar.ops().front().op;
             const char last = a->cigar.ops().back().op;
             QVERIFY2((first == '=' || first == 'X') && (last == '=' || last == 'X'),
-                     context + " local alignment starts or ends with a gap: " +
-                         QByteArray::fromStdString(cigar));
+                     context + " local alignment starts or ends with a gap: " + QByteArray::fromStdString(cigar));
         }
     }
 }

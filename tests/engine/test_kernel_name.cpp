@@ -235,8 +235,7 @@ private slots:
 
         request.device = "some32";
         const KernelCheckOutcome widened = check_pairwise_kernel(request);
-        QVERIFY2(widened.ok() && widened.passed > 0,
-                 widened.problems.empty() ? "" : widened.problems.front().c_str());
+        QVERIFY2(widened.ok() && widened.passed > 0, widened.problems.empty() ? "" : widened.problems.front().c_str());
 
         request.device = "all32";
         const KernelCheckOutcome never = check_pairwise_kernel(request);

@@ -34,9 +34,12 @@ std::string mutate(std::mt19937& rng, const std::string& s, const std::string& a
     for (char c : s) {
         const unsigned r = rng() % 100;
         if (r < 6) out += alphabet[rng() % alphabet.size()];
-        else if (r < 8) continue;
-        else if (r < 10) out += c + random_residues(rng, alphabet, 1 + rng() % 4);
-        else out += c;
+        else if (r < 8)
+            continue;
+        else if (r < 10)
+            out += c + random_residues(rng, alphabet, 1 + rng() % 4);
+        else
+            out += c;
     }
     return out;
 }
@@ -138,8 +141,8 @@ private slots:
         for (int r = 0; r < matrix->size; ++r)
             for (int c = 0; c < matrix->size; ++c)
                 parasail_matrix_set_value(matrix, r, c, p.scheme.scale * matrix->matrix[r * matrix->size + c]);
-        parasail_result_t* theirs = kernel(p.query.c_str(), int(p.query.size()), p.target.c_str(),
-                                           int(p.target.size()), p.scheme.gap_open, p.scheme.gap_extend, matrix);
+        parasail_result_t* theirs = kernel(p.query.c_str(), int(p.query.size()), p.target.c_str(), int(p.target.size()),
+                                           p.scheme.gap_open, p.scheme.gap_extend, matrix);
         const int score = theirs->score, end_query = theirs->end_query + 1, end_ref = theirs->end_ref + 1;
         parasail_result_free(theirs);
         parasail_matrix_free(matrix);
@@ -170,15 +173,15 @@ private slots:
         QTest::addColumn<int>("mode");
         QTest::newRow("homopolymers, global") << QString(3000, 'A') << QString(2000, 'A') << int(AlignmentMode::Global);
         QTest::newRow("homopolymers, local") << QString(3000, 'A') << QString(2000, 'A') << int(AlignmentMode::Local);
-        QTest::newRow("homopolymers, overlap") << QString(2000, 'A') << QString(3000, 'A')
-                                               << int(AlignmentMode::SemiGlobal);
-        QTest::newRow("nothing in common, local") << QString(3000, 'A') << QString(3000, 'C')
-                                                  << int(AlignmentMode::Local);
-        QTest::newRow("nothing in common, global") << QString(3000, 'A') << QString(1000, 'C')
-                                                   << int(AlignmentMode::Global);
+        QTest::newRow("homopolymers, overlap")
+            << QString(2000, 'A') << QString(3000, 'A') << int(AlignmentMode::SemiGlobal);
+        QTest::newRow("nothing in common, local")
+            << QString(3000, 'A') << QString(3000, 'C') << int(AlignmentMode::Local);
+        QTest::newRow("nothing in common, global")
+            << QString(3000, 'A') << QString(1000, 'C') << int(AlignmentMode::Global);
         QTest::newRow("one residue against many") << QString("G") << QString(5000, 'C') << int(AlignmentMode::Global);
-        QTest::newRow("dinucleotide repeats") << QString("AC").repeated(1500) << QString("CA").repeated(1400)
-                                              << int(AlignmentMode::Global);
+        QTest::newRow("dinucleotide repeats")
+            << QString("AC").repeated(1500) << QString("CA").repeated(1400) << int(AlignmentMode::Global);
     }
     void degenerate_pairs() {
         QFETCH(QString, query);
@@ -209,8 +212,8 @@ private slots:
         for (std::size_t k = 1; k < reports.size(); ++k) QVERIFY(reports[k] > reports[k - 1]);
         // At least the forward pass and the Myers-Miller passes over the region.
         const auto forward_cells = std::uint64_t(p.query.size()) * std::uint64_t(p.target.size());
-        const auto region_cells = std::uint64_t(a.query_end - a.query_begin + 1) *
-                                  std::uint64_t(a.target_end - a.target_begin + 1);
+        const auto region_cells =
+            std::uint64_t(a.query_end - a.query_begin + 1) * std::uint64_t(a.target_end - a.target_begin + 1);
         QVERIFY(reports.back() >= forward_cells + region_cells);
     }
 

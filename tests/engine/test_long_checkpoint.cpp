@@ -250,8 +250,9 @@ private slots:
         QFETCH(int, overview);
         const std::string fe = free_ends.toStdString();
         // tb,te: a target much longer than the query, so the last column matters.
-        const Job j = free_ends == "tb,te" ? job(AlignmentMode(mode), 7000, 11000, 31, fe.c_str())
-                                            : job(AlignmentMode(mode), 10000, 10300, 17, fe.empty() ? nullptr : fe.c_str());
+        const Job j = free_ends == "tb,te"
+                          ? job(AlignmentMode(mode), 7000, 11000, 31, fe.c_str())
+                          : job(AlignmentMode(mode), 10000, 10300, 17, fe.empty() ? nullptr : fe.c_str());
         const auto m = static_cast<std::int64_t>(j.query.size()), n = static_cast<std::int64_t>(j.target.size());
 
         // The uninterrupted run and the reference.
@@ -283,7 +284,8 @@ private slots:
         const Alignment got = align_long(j.query, j.target, j.scheme, o, *runner2, {}, &stats);
         QVERIFY2(stats.resumed_from_row >= 3000 && stats.resumed_from_row < m - 2000,
                  qPrintable(QString::number(stats.resumed_from_row)));
-        QCOMPARE(stats.stage_cells[0], static_cast<std::uint64_t>(m - stats.resumed_from_row) * static_cast<std::uint64_t>(n));
+        QCOMPARE(stats.stage_cells[0],
+                 static_cast<std::uint64_t>(m - stats.resumed_from_row) * static_cast<std::uint64_t>(n));
         QCOMPARE(got.score, ref.score);
         QCOMPARE(got.query_end, ref.query_end);
         QCOMPARE(got.target_end, ref.target_end);
@@ -305,7 +307,8 @@ private slots:
             // is the max-pool of the full matrix over its row blocks.
             QVERIFY(!stats.overview.empty());
             QCOMPARE(stats.overview.row_edges.front(), std::int64_t{1});
-            const EncodedSequence eq = encode(j.query, j.scheme.matrix, "q"), et = encode(j.target, j.scheme.matrix, "t");
+            const EncodedSequence eq = encode(j.query, j.scheme.matrix, "q"),
+                                  et = encode(j.target, j.scheme.matrix, "t");
             auto full = make_cpu_pass_runner();
             full->prepare(eq.data(), m, et.data(), n, j.scheme);
             std::vector<PassTask> tasks(1);
@@ -321,12 +324,14 @@ private slots:
             const auto blocks = static_cast<std::int64_t>(stats.overview.row_edges.size());
             for (std::int64_t b = 0; b < blocks; ++b) {
                 const std::int64_t lo = stats.overview.row_edges[static_cast<std::size_t>(b)];
-                const std::int64_t hi = b + 1 < blocks ? stats.overview.row_edges[static_cast<std::size_t>(b + 1)] : m + 1;
+                const std::int64_t hi =
+                    b + 1 < blocks ? stats.overview.row_edges[static_cast<std::size_t>(b + 1)] : m + 1;
                 QVERIFY2(hi > lo, qPrintable(QString("block %1: rows %2..%3").arg(b).arg(lo).arg(hi)));
                 for (int c = 0; c < stats.overview.grid_cols; ++c) {
                     Score expect = kNegInf;
                     for (std::int64_t i = lo; i < hi; ++i)
-                        expect = std::max(expect, p.overview[static_cast<std::size_t>((i - 1) * stats.overview.grid_cols + c)]);
+                        expect = std::max(expect,
+                                          p.overview[static_cast<std::size_t>((i - 1) * stats.overview.grid_cols + c)]);
                     QCOMPARE(stats.overview.max_h[static_cast<std::size_t>(b * stats.overview.grid_cols + c)], expect);
                 }
             }
@@ -354,7 +359,8 @@ private slots:
         QCOMPARE(rescore(got.cigar, j.query, j.target, got.query_begin, got.target_begin, j.scheme), got.score);
         // keep_checkpoint: the files stay, now with all of stage 1 (the last row m).
         QVERIFY(QFile::exists(dir + "/long-pair.manifest"));
-        QVERIFY(row_files(dir).contains(QString("long-pair-row-%1.bin").arg(qint64(j.query.size()), 12, 10, QChar('0'))));
+        QVERIFY(
+            row_files(dir).contains(QString("long-pair-row-%1.bin").arg(qint64(j.query.size()), 12, 10, QChar('0'))));
     }
 
     // Killed after stage 1: the checkpoint holds all of it (with the last row),
@@ -439,17 +445,21 @@ private slots:
         e = resume_error([](const QString& d) { flip_byte(d + "/long-pair.manifest", 9); });  // the format version
         QVERIFY2(e.find(manifest) != std::string::npos && e.find("version") != std::string::npos, e.c_str());
         e = resume_error([&](const QString& d) { flip_byte(d + "/" + rows[1], 1000); });
-        QVERIFY2(e.find(rows[1].toStdString()) != std::string::npos && e.find("damaged") != std::string::npos, e.c_str());
+        QVERIFY2(e.find(rows[1].toStdString()) != std::string::npos && e.find("damaged") != std::string::npos,
+                 e.c_str());
         e = resume_error([&](const QString& d) { truncate_file(d + "/" + rows[0], 4000); });
-        QVERIFY2(e.find(rows[0].toStdString()) != std::string::npos && e.find("truncated") != std::string::npos, e.c_str());
+        QVERIFY2(e.find(rows[0].toStdString()) != std::string::npos && e.find("truncated") != std::string::npos,
+                 e.c_str());
         e = resume_error([&](const QString& d) { QVERIFY(QFile::remove(d + "/" + rows.last())); });
-        QVERIFY2(e.find(rows.last().toStdString()) != std::string::npos && e.find("missing") != std::string::npos, e.c_str());
+        QVERIFY2(e.find(rows.last().toStdString()) != std::string::npos && e.find("missing") != std::string::npos,
+                 e.c_str());
         // A whole, valid row file under another row's name.
         e = resume_error([&](const QString& d) {
             QVERIFY(QFile::remove(d + "/" + rows[0]));
             QVERIFY(QFile::copy(d + "/" + rows[1], d + "/" + rows[0]));
         });
-        QVERIFY2(e.find(rows[0].toStdString()) != std::string::npos && e.find("holds row") != std::string::npos, e.c_str());
+        QVERIFY2(e.find(rows[0].toStdString()) != std::string::npos && e.find("holds row") != std::string::npos,
+                 e.c_str());
         // Not a checkpoint file at all.
         e = resume_error([](const QString& d) {
             QFile f(d + "/long-pair.manifest");
@@ -478,7 +488,8 @@ private slots:
         QCOMPARE(got.score, ref.score);
         QCOMPARE(rescore(got.cigar, j.query, j.target, got.query_begin, got.target_begin, j.scheme), got.score);
         // Its own files removed, the stray row file and temporary file too.
-        QVERIFY2(QDir(dir).entryList(QDir::Files | QDir::Hidden).isEmpty(), qPrintable(QDir(dir).entryList(QDir::Files | QDir::Hidden).join(' ')));
+        QVERIFY2(QDir(dir).entryList(QDir::Files | QDir::Hidden).isEmpty(),
+                 qPrintable(QDir(dir).entryList(QDir::Files | QDir::Hidden).join(' ')));
     }
 
     // Manifests whose checksum is right but whose contents are not (random
@@ -561,8 +572,16 @@ private slots:
         QVERIFY(manifest.size() > 28);
         QByteArray payload = manifest.mid(24, manifest.size() - 28);
         // The manifest's layout (long_checkpoint.cpp): where each field lies.
-        auto u32_at = [&](int at) { quint32 v; std::memcpy(&v, payload.constData() + at, 4); return v; };
-        auto i64_at = [&](int at) { qint64 v; std::memcpy(&v, payload.constData() + at, 8); return v; };
+        auto u32_at = [&](int at) {
+            quint32 v;
+            std::memcpy(&v, payload.constData() + at, 4);
+            return v;
+        };
+        auto i64_at = [&](int at) {
+            qint64 v;
+            std::memcpy(&v, payload.constData() + at, 8);
+            return v;
+        };
         const int name = int(u32_at(24));
         const int count_at = 28 + name + 4 + 12 + 1 + 4 + 1;
         const int count = int(i64_at(count_at));
@@ -571,7 +590,10 @@ private slots:
         const qint64 last = i64_at(rows_at + 12 * (count - 1)), n = qint64(j.target.size());
         const int grid_at = blocks_at + 8 + 8 * int(i64_at(blocks_at));
         QVERIFY(count >= 2 && i64_at(blocks_at) >= 1 && int(u32_at(overview_cols_at)) == 16);
-        auto put32 = [&](int at, qint64 v) { const qint32 x = qint32(v); std::memcpy(payload.data() + at, &x, 4); };
+        auto put32 = [&](int at, qint64 v) {
+            const qint32 x = qint32(v);
+            std::memcpy(payload.data() + at, &x, 4);
+        };
         auto put64 = [&](int at, qint64 v) { std::memcpy(payload.data() + at, &v, 8); };
 
         const QString f = forgery.section('=', 0, 0), value = forgery.section('=', 1);
@@ -633,22 +655,31 @@ private slots:
         QTest::addColumn<int>("mode");
         QTest::addColumn<QString>("forgery");
         QTest::addColumn<QString>("expect");
-        const int local = int(AlignmentMode::Local), global = int(AlignmentMode::Global), semi = int(AlignmentMode::SemiGlobal);
-        QTest::newRow("global column 0") << global << "h[0]-=1" << "in column 0, where this job's left edge has";
-        QTest::newRow("local column 0") << local << "h[0]=3" << "in column 0, where this job's left edge has";
-        QTest::newRow("semiglobal tb,te column 0 F") << semi << "f[0]=-5" << "in column 0, where this job's left edge has";
-        QTest::newRow("global H below F") << global << "f[100]=h[100]+1" << "below F";
-        QTest::newRow("global H falls") << global << "h[200]=h[199]-open-1" << "by more than a gap opening";
-        QTest::newRow("local negative H") << local << "h[300]=-1" << "negative H";
-        QTest::newRow("local best below a row") << local << "best.score=0" << "records a best score of 0";
-        QTest::newRow("semiglobal last column below a row") << semi << "last_column.score=h[n]-1" << "in the last column";
+        const int local = int(AlignmentMode::Local), global = int(AlignmentMode::Global),
+                  semi = int(AlignmentMode::SemiGlobal);
+        QTest::newRow("global column 0") << global << "h[0]-=1"
+                                         << "in column 0, where this job's left edge has";
+        QTest::newRow("local column 0") << local << "h[0]=3"
+                                        << "in column 0, where this job's left edge has";
+        QTest::newRow("semiglobal tb,te column 0 F") << semi << "f[0]=-5"
+                                                     << "in column 0, where this job's left edge has";
+        QTest::newRow("global H below F") << global << "f[100]=h[100]+1"
+                                          << "below F";
+        QTest::newRow("global H falls") << global << "h[200]=h[199]-open-1"
+                                        << "by more than a gap opening";
+        QTest::newRow("local negative H") << local << "h[300]=-1"
+                                          << "negative H";
+        QTest::newRow("local best below a row") << local << "best.score=0"
+                                                << "records a best score of 0";
+        QTest::newRow("semiglobal last column below a row") << semi << "last_column.score=h[n]-1"
+                                                            << "in the last column";
     }
     void forged_values_fail_the_row_checks() {
         QFETCH(int, mode);
         QFETCH(QString, forgery);
         QFETCH(QString, expect);
         const Job j = mode == int(AlignmentMode::SemiGlobal) ? job(AlignmentMode::SemiGlobal, 2000, 3100, 53, "tb,te")
-                                                              : job(AlignmentMode(mode), 3000, 3100, 61);
+                                                             : job(AlignmentMode(mode), 3000, 3100, 61);
         static int variant = 0;
         const QString dir = tmp_.filePath(QString("row-checks-%1").arg(++variant));
         LongPairOptions o = options_for(j, dir.toStdString(), 500);
@@ -661,17 +692,21 @@ private slots:
         if (forgery.startsWith("best") || forgery.startsWith("last_column")) {
             named = dir + "/long-pair.manifest";
             qint32 last_h = 0;
-            forge(dir, k, [&](std::vector<qint32>& h, std::vector<qint32>&) { last_h = h.back(); },
-                  [&](QByteArray& payload, const ManifestLayout& at) {
-                      const qint32 v = forgery.startsWith("best") ? 0 : last_h - 1;
-                      std::memcpy(payload.data() + (forgery.startsWith("best") ? at.best_at : at.last_column_at), &v, 4);
-                  });
+            forge(
+                dir, k, [&](std::vector<qint32>& h, std::vector<qint32>&) { last_h = h.back(); },
+                [&](QByteArray& payload, const ManifestLayout& at) {
+                    const qint32 v = forgery.startsWith("best") ? 0 : last_h - 1;
+                    std::memcpy(payload.data() + (forgery.startsWith("best") ? at.best_at : at.last_column_at), &v, 4);
+                });
         } else {
             forge(dir, k, [&](std::vector<qint32>& h, std::vector<qint32>& f) {
                 if (forgery == "h[0]-=1") h[0] -= 1;
-                else if (forgery == "h[0]=3") h[0] = 3;
-                else if (forgery == "f[0]=-5") f[0] = -5;
-                else if (forgery == "f[100]=h[100]+1") f[100] = h[100] + 1;
+                else if (forgery == "h[0]=3")
+                    h[0] = 3;
+                else if (forgery == "f[0]=-5")
+                    f[0] = -5;
+                else if (forgery == "f[100]=h[100]+1")
+                    f[100] = h[100] + 1;
                 else if (forgery == "h[200]=h[199]-open-1") {
                     h[200] = h[199] - open - 1;
                     f[200] = std::min(f[200], h[200]);
@@ -685,7 +720,8 @@ private slots:
         o.resume = true;
         auto runner = make_cpu_pass_runner();
         const std::string e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
-        QVERIFY2(e.find("checkpoint: " + named.toStdString() + " does not match this job") != std::string::npos, e.c_str());
+        QVERIFY2(e.find("checkpoint: " + named.toStdString() + " does not match this job") != std::string::npos,
+                 e.c_str());
         QVERIFY2(e.find(expect.toStdString()) != std::string::npos, e.c_str());
         QVERIFY2(e.find("delete the checkpoint or run without --resume") != std::string::npos, e.c_str());
     }
@@ -701,7 +737,8 @@ private slots:
         QTest::addColumn<int>("mode");
         QTest::addColumn<QString>("forgery");
         QTest::addColumn<bool>("split");
-        const int local = int(AlignmentMode::Local), global = int(AlignmentMode::Global), semi = int(AlignmentMode::SemiGlobal);
+        const int local = int(AlignmentMode::Local), global = int(AlignmentMode::Global),
+                  semi = int(AlignmentMode::SemiGlobal);
         QTest::newRow("global, its first row from another pair") << global << "first row" << false;
         QTest::newRow("global, its last row from another pair") << global << "last row" << false;
         QTest::newRow("global, its last row from another pair, split") << global << "last row" << true;
@@ -717,7 +754,7 @@ private slots:
         QFETCH(bool, split);
         auto make = [&](std::uint64_t seed) {
             return mode == int(AlignmentMode::SemiGlobal) ? job(AlignmentMode::SemiGlobal, 2000, 3100, seed, "tb,te")
-                                                           : job(AlignmentMode(mode), 3000, 3100, seed);
+                                                          : job(AlignmentMode(mode), 3000, 3100, seed);
         };
         const Job j = make(67), other = make(71);
         static int variant = 0;
@@ -765,7 +802,8 @@ private slots:
         const std::string e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
         const std::string first = std::to_string(rows.first().mid(14, 12).toLongLong());
         const std::string last = std::to_string(rows.last().mid(14, 12).toLongLong());
-        QVERIFY2(e.find("the checkpoint in " + dir.toStdString() + " does not match this job: its stage-1 state for rows " + first + ".." + last +
+        QVERIFY2(e.find("the checkpoint in " + dir.toStdString() +
+                        " does not match this job: its stage-1 state for rows " + first + ".." + last +
                         " is inconsistent with the sequences and the scoring") != std::string::npos,
                  e.c_str());
         QVERIFY2(e.find("delete it or run without --resume") != std::string::npos, e.c_str());
@@ -792,7 +830,8 @@ private slots:
             std::ifstream("/proc/self/statm") >> pages;
             QVERIFY(pages > 0);
             rlimit limited = before;
-            limited.rlim_cur = std::min<rlim_t>(before.rlim_max, pages * std::uint64_t(::sysconf(_SC_PAGESIZE)) + (1ull << 30));
+            limited.rlim_cur =
+                std::min<rlim_t>(before.rlim_max, pages * std::uint64_t(::sysconf(_SC_PAGESIZE)) + (1ull << 30));
             QVERIFY(::setrlimit(RLIMIT_AS, &limited) == 0);
             std::string e;
             try {
@@ -804,7 +843,8 @@ private slots:
                 e = "(the file was read into memory)";
             }
             QVERIFY(::setrlimit(RLIMIT_AS, &before) == 0);
-            QVERIFY2(e.find(QFileInfo(path).fileName().toStdString()) != std::string::npos && e.find("1099511627776 bytes") != std::string::npos,
+            QVERIFY2(e.find(QFileInfo(path).fileName().toStdString()) != std::string::npos &&
+                         e.find("1099511627776 bytes") != std::string::npos,
                      e.c_str());
         }
     }
@@ -884,14 +924,16 @@ private slots:
         }();
         o = options_for(j, dir.toStdString());
         e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
-        QVERIFY2(e.find("already holds a long-pair checkpoint") != std::string::npos && e.find("--resume") != std::string::npos,
+        QVERIFY2(e.find("already holds a long-pair checkpoint") != std::string::npos &&
+                     e.find("--resume") != std::string::npos,
                  e.c_str());
         QFile f(dir + "/long-pair.manifest");
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), before);
         // Two jobs on one checkpoint: the second is refused while the first holds it.
         {
-            const EncodedSequence eq = encode(j.query, j.scheme.matrix, "q"), et = encode(j.target, j.scheme.matrix, "t");
+            const EncodedSequence eq = encode(j.query, j.scheme.matrix, "q"),
+                                  et = encode(j.target, j.scheme.matrix, "t");
             const CheckpointIdentity id = CheckpointIdentity::of(eq.data(), std::int64_t(eq.size()), et.data(),
                                                                  std::int64_t(et.size()), j.scheme, j.align);
             LongCheckpoint first = LongCheckpoint::resume(dir.toStdString(), id);
@@ -910,7 +952,8 @@ private slots:
         }
         o = options_for(j, (file + "/sub").toStdString());
         e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });
-        QVERIFY2(e.find("cannot create the directory") != std::string::npos && e.find("a-file/sub") != std::string::npos,
+        QVERIFY2(e.find("cannot create the directory") != std::string::npos &&
+                     e.find("a-file/sub") != std::string::npos,
                  e.c_str());
         o = options_for(j, file.toStdString());
         e = error_of([&] { align_long(j.query, j.target, j.scheme, o, *runner); });

@@ -24,9 +24,9 @@ namespace {
 LongPairOptions tight(AlignOptions align) {
     LongPairOptions o;
     o.align = align;
-    o.min_band_rows = 3;      // special rows every few rows
+    o.min_band_rows = 3;  // special rows every few rows
     o.special_row_budget = 1u << 20;
-    o.base_rows = 2;          // split down to the last rows
+    o.base_rows = 2;  // split down to the last rows
     o.base_cells = 8;
     o.threads = 2;
     return o;
@@ -42,7 +42,10 @@ void check_same(const std::string& q, const std::string& t, const ScoringScheme&
     QVERIFY2(got.score == ref.score, qPrintable(ctx + QString(" score %1 vs %2").arg(got.score).arg(ref.score)));
     QVERIFY2(got.query_end == ref.query_end && got.target_end == ref.target_end,
              qPrintable(ctx + QString(" end %1,%2 vs %3,%4")
-                                  .arg(got.query_end).arg(got.target_end).arg(ref.query_end).arg(ref.target_end)));
+                                  .arg(got.query_end)
+                                  .arg(got.target_end)
+                                  .arg(ref.query_end)
+                                  .arg(ref.target_end)));
     if (align.traceback && !(align.mode == AlignmentMode::Local && ref.score == 0)) {
         QVERIFY2(!got.cigar.empty() || got.query_begin > got.query_end, qPrintable(ctx + " no CIGAR"));
         QCOMPARE(rescore(got.cigar, q, t, got.query_begin, got.target_begin, scheme), got.score);
@@ -120,7 +123,8 @@ private slots:
             align.mode = mode;
             for (std::size_t x = 0; x < seqs.size(); x += 3)
                 for (std::size_t y = 0; y < seqs.size(); y += 2)
-                    check_same(seqs[x], seqs[y], scheme, align, tight(align), QString::fromStdString(std::string(to_string(mode))));
+                    check_same(seqs[x], seqs[y], scheme, align, tight(align),
+                               QString::fromStdString(std::string(to_string(mode))));
         }
     }
 
@@ -152,7 +156,10 @@ private slots:
             QVERIFY(stats.split_levels >= 3);
             // Stages 2 and 3 cost a small fraction of stage 1 on a near-diagonal path.
             QVERIFY2(stats.stage_cells[1] + stats.stage_cells[2] < stats.stage_cells[0],
-                     qPrintable(QString("%1 + %2 vs %3").arg(stats.stage_cells[1]).arg(stats.stage_cells[2]).arg(stats.stage_cells[0])));
+                     qPrintable(QString("%1 + %2 vs %3")
+                                    .arg(stats.stage_cells[1])
+                                    .arg(stats.stage_cells[2])
+                                    .arg(stats.stage_cells[0])));
         }
     }
 

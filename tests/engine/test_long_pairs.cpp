@@ -30,7 +30,8 @@ class TestLongPairs : public QObject {
 
 private slots:
     void lambda_genome_is_read() {
-        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kLambdaGenomePath), "bowtie2-examples is not installed (Debian package)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kLambdaGenomePath),
+                                  "bowtie2-examples is not installed (Debian package)");
         const SeedGenome g = load_seed_genome();
         QVERIFY(g.real);
         // NC_001416.1, Enterobacteria phage lambda: 48,502 bp.
@@ -53,8 +54,8 @@ private slots:
 
     void same_seed_same_pair_and_exact_lengths() {
         const SeedGenome g = load_seed_genome();
-        for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {7, 300}, {5000, 5200}, {60000, 120000},
-                            {100, 50000}}) {
+        for (auto [m, n] :
+             {std::pair<std::int64_t, std::int64_t>{1, 1}, {7, 300}, {5000, 5200}, {60000, 120000}, {100, 50000}}) {
             const LongPair a = generate_long_pair(42, g.residues, m, n);
             const LongPair b = generate_long_pair(42, g.residues, m, n);
             const LongPair c = generate_long_pair(43, g.residues, m, n);
@@ -83,7 +84,7 @@ private slots:
         QCOMPARE(child.size(), ancestor.size());
         std::int64_t differ = 0;
         for (std::size_t k = 0; k < child.size(); ++k) differ += child[k] != ancestor[k];
-        QCOMPARE(differ, counts.substitutions);          // every substitution changes the base
+        QCOMPARE(differ, counts.substitutions);  // every substitution changes the base
         QVERIFY2(differ > 19000 && differ < 21000, qPrintable(QString::number(differ)));  // 0.1 +- 5 sd
     }
 

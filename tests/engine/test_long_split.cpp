@@ -22,10 +22,10 @@
 //     its device; a cancelled job ends with Cancelled.
 #include "random_relatives.hpp"
 
-#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/long_pair.hpp>
 #include <alignscope/align/reference_aligner.hpp>
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
 
 #include <QTemporaryDir>
@@ -60,8 +60,10 @@ ScoringScheme protein() { return ScoringScheme::create(SubstitutionMatrix::built
 // special rows at multiples of `granularity` (as a GPU's strips do).
 class Shaped final : public PassRunner {
 public:
-    Shaped(std::int64_t busy, std::int64_t granularity) : inner_(make_cpu_pass_runner()), busy_(busy), granularity_(granularity) {}
-    void prepare(const std::uint8_t* q, std::int64_t m, const std::uint8_t* t, std::int64_t n, const ScoringScheme& s) override {
+    Shaped(std::int64_t busy, std::int64_t granularity)
+        : inner_(make_cpu_pass_runner()), busy_(busy), granularity_(granularity) {}
+    void prepare(const std::uint8_t* q, std::int64_t m, const std::uint8_t* t, std::int64_t n,
+                 const ScoringScheme& s) override {
         inner_->prepare(q, m, t, n, s);
     }
     void run(std::vector<PassTask>& tasks, const JobContext& c, const PassProgress& p) override {
@@ -70,7 +72,9 @@ public:
         inner_->run(tasks, c, p);
     }
     const std::vector<std::int64_t>& saved_rows() const override { return inner_->saved_rows(); }
-    void read_special_row(std::size_t k, std::vector<Score>& h, std::vector<Score>& f) override { inner_->read_special_row(k, h, f); }
+    void read_special_row(std::size_t k, std::vector<Score>& h, std::vector<Score>& f) override {
+        inner_->read_special_row(k, h, f);
+    }
     std::int64_t busy_rows() const override { return busy_; }
     std::int64_t special_row_granularity() const override { return granularity_; }
     std::string device() const override { return inner_->device(); }
@@ -82,10 +86,12 @@ private:
     std::int64_t busy_, granularity_;
 };
 
-std::unique_ptr<PassRunner> split_of(int members, SplitSettings settings = {}, std::int64_t busy = 0, std::int64_t granularity = 1) {
+std::unique_ptr<PassRunner> split_of(int members, SplitSettings settings = {}, std::int64_t busy = 0,
+                                     std::int64_t granularity = 1) {
     std::vector<std::unique_ptr<PassRunner>> list;
     for (int k = 0; k < members; ++k)
-        list.push_back(busy > 0 || granularity > 1 ? std::make_unique<Shaped>(busy, granularity) : make_cpu_pass_runner());
+        list.push_back(busy > 0 || granularity > 1 ? std::make_unique<Shaped>(busy, granularity)
+                                                   : make_cpu_pass_runner());
     return make_split_pass_runner(std::move(list), std::move(settings));
 }
 
@@ -98,7 +104,8 @@ Score edge_score(std::mt19937& rng) { return rng() % 8 == 0 ? kNegInf : static_c
 // A random pass over a random rectangle of an m x n matrix.
 PassTask random_pass(std::mt19937& rng, I64 m, I64 n, bool stage1_only) {
     PassTask t;
-    const I64 h = 1 + static_cast<I64>(rng() % static_cast<unsigned>(m)), w = 1 + static_cast<I64>(rng() % static_cast<unsigned>(n));
+    const I64 h = 1 + static_cast<I64>(rng() % static_cast<unsigned>(m)),
+              w = 1 + static_cast<I64>(rng() % static_cast<unsigned>(n));
     t.row_begin = static_cast<I64>(rng() % static_cast<unsigned>(m - h + 1));
     t.row_end = t.row_begin + h;
     t.col_begin = static_cast<I64>(rng() % static_cast<unsigned>(n - w + 1));
@@ -127,7 +134,8 @@ PassTask random_pass(std::mt19937& rng, I64 m, I64 n, bool stage1_only) {
     t.want_last_row = rng() % 4 != 0;
     t.want_last_column = rng() % 2 == 0;
     t.want_last_column_state = rng() % 2 == 0;
-    if (!t.reversed && rng() % 3 != 0) t.special_every = 1 + static_cast<I64>(rng() % static_cast<unsigned>(std::max<I64>(1, h / 2)));
+    if (!t.reversed && rng() % 3 != 0)
+        t.special_every = 1 + static_cast<I64>(rng() % static_cast<unsigned>(std::max<I64>(1, h / 2)));
     if (rng() % 3 == 0) {
         t.overview_rows = 1 + static_cast<int>(rng() % 9);
         t.overview_cols = 1 + static_cast<int>(rng() % 9);
@@ -188,17 +196,22 @@ void check_overview(const PassTask& got, const PassTask& per_row, const QString&
     QVERIFY2(per_row.overview_row_edges.size() == static_cast<std::size_t>(h), qPrintable(what + " per-row overview"));
     const std::size_t Cr = per_row.overview.size() / static_cast<std::size_t>(h);
     QVERIFY2(C == Cr, qPrintable(what + QString(" overview %1 columns, expected %2").arg(C).arg(Cr)));
-    QVERIFY2(!got.overview_row_edges.empty() && got.overview_row_edges.front() == 1, qPrintable(what + " overview rows"));
+    QVERIFY2(!got.overview_row_edges.empty() && got.overview_row_edges.front() == 1,
+             qPrintable(what + " overview rows"));
     for (std::size_t b = 0; b < got.overview_row_edges.size(); ++b) {
         const I64 lo = got.overview_row_edges[b];
         const I64 hi = b + 1 < got.overview_row_edges.size() ? got.overview_row_edges[b + 1] : h + 1;
         QVERIFY2(lo < hi && hi <= h + 1, qPrintable(what + " overview row edges out of order"));
         for (std::size_t c = 0; c < C; ++c) {
             Score expect = kNegInf;
-            for (I64 i = lo; i < hi; ++i) expect = std::max(expect, per_row.overview[static_cast<std::size_t>(i - 1) * C + c]);
+            for (I64 i = lo; i < hi; ++i)
+                expect = std::max(expect, per_row.overview[static_cast<std::size_t>(i - 1) * C + c]);
             QVERIFY2(got.overview[b * C + c] == expect,
-                     qPrintable(what + QString(" overview block %1,%2: %3, expected %4").arg(b).arg(c)
-                                           .arg(got.overview[b * C + c]).arg(expect)));
+                     qPrintable(what + QString(" overview block %1,%2: %3, expected %4")
+                                           .arg(b)
+                                           .arg(c)
+                                           .arg(got.overview[b * C + c])
+                                           .arg(expect)));
         }
     }
 }
@@ -225,10 +238,12 @@ void check_pass(const std::string& q, const std::string& t, const ScoringScheme&
     QVERIFY2(got.last_col_h == want.last_col_h, qPrintable(what + " last column H"));
     QVERIFY2(got.last_col_e == want.last_col_e, qPrintable(what + " last column E"));
     QVERIFY2(got.last_col_f == want.last_col_f, qPrintable(what + " last column F"));
-    QVERIFY2(same(got.best, want.best), qPrintable(what + " best " + best_text(got.best) + ", single " + best_text(want.best)));
+    QVERIFY2(same(got.best, want.best),
+             qPrintable(what + " best " + best_text(got.best) + ", single " + best_text(want.best)));
     QCOMPARE(got.cells, want.cells);
-    QVERIFY2(got_rows.at == want_rows.at, qPrintable(what + QString(" %1 special rows, single %2")
-                                                               .arg(got_rows.at.size()).arg(want_rows.at.size())));
+    QVERIFY2(got_rows.at == want_rows.at,
+             qPrintable(what +
+                        QString(" %1 special rows, single %2").arg(got_rows.at.size()).arg(want_rows.at.size())));
     for (std::size_t k = 0; k < want_rows.at.size(); ++k)
         QVERIFY2(got_rows.h[k] == want_rows.h[k] && got_rows.f[k] == want_rows.f[k],
                  qPrintable(what + QString(" special row %1").arg(want_rows.at[k])));
@@ -237,16 +252,19 @@ void check_pass(const std::string& q, const std::string& t, const ScoringScheme&
     if (!want_rows.at.empty()) {
         QVERIFY2(!got_reports.empty() && got_reports.back().rows == want_rows.at.size(),
                  qPrintable(what + QString(" reported %1 of %2 special rows")
-                                       .arg(got_reports.empty() ? 0 : got_reports.back().rows).arg(want_rows.at.size())));
+                                       .arg(got_reports.empty() ? 0 : got_reports.back().rows)
+                                       .arg(want_rows.at.size())));
         for (std::size_t x = 0; x < got_reports.size(); ++x) {
             const Report& r = got_reports[x];
             QVERIFY2(r.rows >= 1 && r.rows <= want_reports.size() && (x == 0 || r.rows > got_reports[x - 1].rows),
                      qPrintable(what + " reports out of order"));
             const Report& s = want_reports[r.rows - 1];
             QVERIFY2(r.row == s.row, qPrintable(what + QString(" report row %1, single %2").arg(r.row).arg(s.row)));
-            QVERIFY2(same(r.best, s.best), qPrintable(what + " reported best " + best_text(r.best) + ", single " + best_text(s.best)));
-            QVERIFY2(same(r.last_column, s.last_column), qPrintable(what + " reported last-column best " +
-                                                                   best_text(r.last_column) + ", single " + best_text(s.last_column)));
+            QVERIFY2(same(r.best, s.best),
+                     qPrintable(what + " reported best " + best_text(r.best) + ", single " + best_text(s.best)));
+            QVERIFY2(same(r.last_column, s.last_column),
+                     qPrintable(what + " reported last-column best " + best_text(r.last_column) + ", single " +
+                                best_text(s.last_column)));
             if (task.overview_rows > 0 && task.overview_cols > 0) {
                 // Complete for rows 1..row: its row blocks that end there hold their final values.
                 QVERIFY2(!r.edges.empty() && r.edges.front() == 1, qPrintable(what + " report without its overview"));
@@ -260,7 +278,9 @@ void check_pass(const std::string& q, const std::string& t, const ScoringScheme&
                                         r.grid.begin() + static_cast<std::ptrdiff_t>((b + 1) * C),
                                         got.overview.begin() + static_cast<std::ptrdiff_t>(b * C)),
                              qPrintable(what + QString(" reported overview rows %1..%2 incomplete at row %3")
-                                                   .arg(r.edges[b]).arg(end).arg(r.row)));
+                                                   .arg(r.edges[b])
+                                                   .arg(end)
+                                                   .arg(r.row)));
                 }
             }
         }
@@ -272,7 +292,8 @@ void check_pass(const std::string& q, const std::string& t, const ScoringScheme&
         const PassTask per_row = run_one(*single, per_row_task, nullptr);
         check_overview(got, per_row, what);
     } else {
-        QVERIFY2(got.overview.empty() && got.overview_row_edges.empty(), qPrintable(what + " an overview nobody asked for"));
+        QVERIFY2(got.overview.empty() && got.overview_row_edges.empty(),
+                 qPrintable(what + " an overview nobody asked for"));
     }
 }
 
@@ -302,7 +323,8 @@ std::vector<Shape> shapes() {
 class KilledAfterCheckpoint final : public PassRunner {
 public:
     explicit KilledAfterCheckpoint(std::unique_ptr<PassRunner> inner) : inner_(std::move(inner)) {}
-    void prepare(const std::uint8_t* q, std::int64_t m, const std::uint8_t* t, std::int64_t n, const ScoringScheme& s) override {
+    void prepare(const std::uint8_t* q, std::int64_t m, const std::uint8_t* t, std::int64_t n,
+                 const ScoringScheme& s) override {
         inner_->prepare(q, m, t, n, s);
     }
     void run(std::vector<PassTask>& tasks, const JobContext& c, const PassProgress& p) override {
@@ -317,7 +339,9 @@ public:
         inner_->run(tasks, c, p);
     }
     const std::vector<std::int64_t>& saved_rows() const override { return inner_->saved_rows(); }
-    void read_special_row(std::size_t k, std::vector<Score>& h, std::vector<Score>& f) override { inner_->read_special_row(k, h, f); }
+    void read_special_row(std::size_t k, std::vector<Score>& h, std::vector<Score>& f) override {
+        inner_->read_special_row(k, h, f);
+    }
     std::int64_t max_band_rows() const override { return inner_->max_band_rows(); }
     std::string device() const override { return inner_->device(); }
     std::string kernel() const override { return inner_->kernel(); }
@@ -331,8 +355,13 @@ private:
 class Faulty final : public PassRunner {
 public:
     Faulty(std::string name, int fail_at, bool stall, std::atomic<int>* cancelled_seen)
-        : inner_(make_cpu_pass_runner()), name_(std::move(name)), fail_at_(fail_at), stall_(stall), seen_(cancelled_seen) {}
-    void prepare(const std::uint8_t* q, std::int64_t m, const std::uint8_t* t, std::int64_t n, const ScoringScheme& s) override {
+        : inner_(make_cpu_pass_runner()),
+          name_(std::move(name)),
+          fail_at_(fail_at),
+          stall_(stall),
+          seen_(cancelled_seen) {}
+    void prepare(const std::uint8_t* q, std::int64_t m, const std::uint8_t* t, std::int64_t n,
+                 const ScoringScheme& s) override {
         inner_->prepare(q, m, t, n, s);
     }
     void run(std::vector<PassTask>& tasks, const JobContext& c, const PassProgress& p) override {
@@ -349,7 +378,9 @@ public:
         inner_->run(tasks, c, p);
     }
     const std::vector<std::int64_t>& saved_rows() const override { return inner_->saved_rows(); }
-    void read_special_row(std::size_t k, std::vector<Score>& h, std::vector<Score>& f) override { inner_->read_special_row(k, h, f); }
+    void read_special_row(std::size_t k, std::vector<Score>& h, std::vector<Score>& f) override {
+        inner_->read_special_row(k, h, f);
+    }
     std::string device() const override { return name_; }
     std::string kernel() const override { return "faulty"; }
 
@@ -385,7 +416,8 @@ private slots:
             const ScoringScheme scheme = prot ? protein() : dna();
             const std::string alphabet = prot ? kProtein : kDna;
             const std::string q = random_residues(rng, alphabet, 2 + rng() % 40);
-            const std::string t = round % 3 ? mutate_nonempty(rng, q, alphabet) : random_residues(rng, alphabet, 2 + rng() % 40);
+            const std::string t =
+                round % 3 ? mutate_nonempty(rng, q, alphabet) : random_residues(rng, alphabet, 2 + rng() % 40);
             const EncodedSequence eq = encode(q, scheme.matrix, "query"), et = encode(t, scheme.matrix, "target");
             const auto m = static_cast<I64>(eq.size()), n = static_cast<I64>(et.size());
             if (n < 2) continue;
@@ -419,7 +451,8 @@ private slots:
             second.top_h.clear();
             second.top_f.clear();
             for (I64 j = cut; j <= w; ++j) {
-                second.top_h.push_back(static_cast<Score>(std::max<I64>(top_value(whole, j, scheme.gap_open, scheme.gap_extend), kNegInf)));
+                second.top_h.push_back(static_cast<Score>(
+                    std::max<I64>(top_value(whole, j, scheme.gap_open, scheme.gap_extend), kNegInf)));
                 second.top_f.push_back(static_cast<Score>(std::max<I64>(top_f_value(whole, j), kNegInf)));
             }
             second.left = Edge::Explicit;
@@ -427,14 +460,19 @@ private slots:
             second.left_e = a.last_col_e;
             second.left_f = a.last_col_f;
             const PassTask b = run_one(*runner, second, nullptr);
-            const QString what = QString("round %1 (%2x%3 cut at %4%5)").arg(round).arg(whole.rows()).arg(w).arg(cut)
+            const QString what = QString("round %1 (%2x%3 cut at %4%5)")
+                                     .arg(round)
+                                     .arg(whole.rows())
+                                     .arg(w)
+                                     .arg(cut)
                                      .arg(whole.reversed ? ", reversed" : "");
             // Row: the first piece's columns 0..cut, then the second's 1..
             std::vector<Score> row_h(a.last_h), row_f(a.last_f);
             row_h.insert(row_h.end(), b.last_h.begin() + 1, b.last_h.end());
             row_f.insert(row_f.end(), b.last_f.begin() + 1, b.last_f.end());
             QVERIFY2(row_h == want.last_h && row_f == want.last_f, qPrintable(what + " last row"));
-            QVERIFY2(b.last_col_h == want.last_col_h && b.last_col_e == want.last_col_e && b.last_col_f == want.last_col_f,
+            QVERIFY2(b.last_col_h == want.last_col_h && b.last_col_e == want.last_col_e &&
+                         b.last_col_f == want.last_col_f,
                      qPrintable(what + " last column"));
             // Column 0 of the second piece is the first's last column.
             QCOMPARE(b.last_h.front(), a.last_h.back());
@@ -444,7 +482,8 @@ private slots:
                 BestCell shifted = b.best;
                 if (shifted.score > kNegInf) shifted.j += cut;
                 if (better_cell(shifted, merged)) merged = shifted;
-                QVERIFY2(same(merged, want.best), qPrintable(what + " best " + best_text(merged) + ", whole " + best_text(want.best)));
+                QVERIFY2(same(merged, want.best),
+                         qPrintable(what + " best " + best_text(merged) + ", whole " + best_text(want.best)));
             }
             // Without E the horizontal gaps that cross the cut are lost: the test can tell.
             PassTask no_e = second;
@@ -452,7 +491,8 @@ private slots:
             const PassTask c = run_one(*runner, no_e, nullptr);
             if (c.last_h != b.last_h || c.last_col_h != b.last_col_h) ++e_mattered;
         }
-        QVERIFY2(e_mattered > 20, qPrintable(QString("E of the left edge changed the result in only %1 rounds").arg(e_mattered)));
+        QVERIFY2(e_mattered > 20,
+                 qPrintable(QString("E of the left edge changed the result in only %1 rounds").arg(e_mattered)));
     }
 
     void random_passes_data() {
@@ -470,13 +510,20 @@ private slots:
             const std::string alphabet = prot ? kProtein : kDna;
             const std::size_t len = round < 40 ? 1 + rng() % 12 : 20 + rng() % 120;
             const std::string q = random_residues(rng, alphabet, len);
-            const std::string t = round % 3 ? mutate_nonempty(rng, q, alphabet) : random_residues(rng, alphabet, 1 + rng() % 120);
+            const std::string t =
+                round % 3 ? mutate_nonempty(rng, q, alphabet) : random_residues(rng, alphabet, 1 + rng() % 120);
             const EncodedSequence eq = encode(q, scheme.matrix, "query"), et = encode(t, scheme.matrix, "target");
-            const PassTask task = random_pass(rng, static_cast<I64>(eq.size()), static_cast<I64>(et.size()), round % 4 == 0);
+            const PassTask task =
+                random_pass(rng, static_cast<I64>(eq.size()), static_cast<I64>(et.size()), round % 4 == 0);
             auto split = split_of(sh.members, sh.settings, sh.busy, sh.granularity);
             check_pass(q, t, scheme, task, *split,
-                       QString("%1 round %2 %3x%4 of %5x%6").arg(sh.name).arg(round).arg(task.rows()).arg(task.cols())
-                           .arg(q.size()).arg(t.size()));
+                       QString("%1 round %2 %3x%4 of %5x%6")
+                           .arg(sh.name)
+                           .arg(round)
+                           .arg(task.rows())
+                           .arg(task.cols())
+                           .arg(q.size())
+                           .arg(t.size()));
             if (QTest::currentTestFailed()) return;
         }
     }
@@ -539,7 +586,8 @@ private slots:
             slice.top_h.clear();
             slice.top_f.clear();
             for (I64 j = c; j <= n; ++j) {
-                slice.top_h.push_back(static_cast<Score>(std::max<I64>(top_value(whole, j, scheme.gap_open, scheme.gap_extend), kNegInf)));
+                slice.top_h.push_back(static_cast<Score>(
+                    std::max<I64>(top_value(whole, j, scheme.gap_open, scheme.gap_extend), kNegInf)));
                 slice.top_f.push_back(static_cast<Score>(std::max<I64>(top_f_value(whole, j), kNegInf)));
             }
             slice.left = Edge::Explicit;
@@ -559,7 +607,13 @@ private slots:
             auto split = split_of(sh.members, sh.settings, sh.busy, sh.granularity);
             check_pass(q, t, scheme, slice, *split,
                        QString("%1 round %2 %3x%4, rows %5.., columns %6.., overview %7 columns")
-                           .arg(sh.name).arg(round).arg(m).arg(n).arg(r).arg(c).arg(slice.overview_cols));
+                           .arg(sh.name)
+                           .arg(round)
+                           .arg(m)
+                           .arg(n)
+                           .arg(r)
+                           .arg(c)
+                           .arg(slice.overview_cols));
             if (QTest::currentTestFailed()) return;
         }
     }
@@ -591,7 +645,8 @@ private slots:
     void align_long_data() {
         QTest::addColumn<QString>("mode");
         QTest::addColumn<bool>("prot");
-        for (const char* mode : {"local", "global", "semiglobal", "semiglobal:qb,qe", "semiglobal:tb,te", "semiglobal:qb,te"}) {
+        for (const char* mode :
+             {"local", "global", "semiglobal", "semiglobal:qb,qe", "semiglobal:tb,te", "semiglobal:qb,te"}) {
             QTest::addRow("%s dna", mode) << mode << false;
             QTest::addRow("%s protein", mode) << mode << true;
         }
@@ -608,7 +663,8 @@ private slots:
             const bool big = round >= 13;
             const std::size_t len = big ? 1500 + rng() % 1500 : 1 + rng() % (round < 6 ? 10 : 80);
             std::string q = random_residues(rng, alphabet, len);
-            std::string t = round % 4 == 3 ? random_residues(rng, alphabet, 1 + rng() % (big ? 2500 : 80)) : mutate_nonempty(rng, q, alphabet);
+            std::string t = round % 4 == 3 ? random_residues(rng, alphabet, 1 + rng() % (big ? 2500 : 80))
+                                           : mutate_nonempty(rng, q, alphabet);
             if (round % 2) std::swap(q, t);
             LongPairOptions o;
             o.align = align;
@@ -618,8 +674,12 @@ private slots:
             o.threads = 2;
             o.overview_size = round % 3 == 0 ? 16 : 0;
             const Shape& sh = list[static_cast<std::size_t>(round) % list.size()];
-            const QString what = QString("%1 %2 round %3 (%4) %5x%6").arg(mode, prot ? "protein" : "dna").arg(round)
-                                     .arg(sh.name).arg(q.size()).arg(t.size());
+            const QString what = QString("%1 %2 round %3 (%4) %5x%6")
+                                     .arg(mode, prot ? "protein" : "dna")
+                                     .arg(round)
+                                     .arg(sh.name)
+                                     .arg(q.size())
+                                     .arg(t.size());
             const Alignment ref = align_reference(q, t, scheme, align);
             auto single = make_cpu_pass_runner();
             LongPairStats single_stats, split_stats;
@@ -628,11 +688,16 @@ private slots:
             const Alignment got = longpair::align_long(q, t, scheme, o, *split, {}, &split_stats);
             QVERIFY2(got.score == ref.score && got.query_end == ref.query_end && got.target_end == ref.target_end,
                      qPrintable(what + QString(": score %1 end %2,%3; reference %4 end %5,%6")
-                                           .arg(got.score).arg(got.query_end).arg(got.target_end)
-                                           .arg(ref.score).arg(ref.query_end).arg(ref.target_end)));
+                                           .arg(got.score)
+                                           .arg(got.query_end)
+                                           .arg(got.target_end)
+                                           .arg(ref.score)
+                                           .arg(ref.query_end)
+                                           .arg(ref.target_end)));
             // With the same special rows, the same crossings and so the same alignment.
             if (sh.granularity == 1)
-                QVERIFY2(got.query_begin == one.query_begin && got.target_begin == one.target_begin && got.cigar == one.cigar,
+                QVERIFY2(got.query_begin == one.query_begin && got.target_begin == one.target_begin &&
+                             got.cigar == one.cigar,
                          qPrintable(what + " differs from the single runner's alignment"));
             if (!(align.mode == AlignmentMode::Local && ref.score == 0))
                 QCOMPARE(rescore(got.cigar, q, t, got.query_begin, got.target_begin, scheme), got.score);
@@ -661,9 +726,22 @@ private slots:
                 std::function<std::unique_ptr<PassRunner>()> killed, resumed;
             };
             const Leg legs[] = {
-                {"split -> split", [] { return split_of(2, {{}, 100, 1}); }, [] { return split_of(3, {{1, 2, 3}, 50, 2}); }},
-                {"split -> single", [] { return split_of(3, {{}, 0, 1}); }, [] { return make_cpu_pass_runner(); }},
-                {"single -> split", [] { return make_cpu_pass_runner(); }, [] { return split_of(2, {{2, 1}, 0, 1}); }},
+                {"split -> split",
+                 [] {
+                     return split_of(2, {{}, 100, 1});
+                 },
+                 [] {
+                     return split_of(3, {{1, 2, 3}, 50, 2});
+                 }},
+                {"split -> single",
+                 [] {
+                     return split_of(3, {{}, 0, 1});
+                 },
+                 [] { return make_cpu_pass_runner(); }},
+                {"single -> split", [] { return make_cpu_pass_runner(); },
+                 [] {
+                     return split_of(2, {{2, 1}, 0, 1});
+                 }},
             };
             for (const Leg& leg : legs) {
                 QTemporaryDir dir;
@@ -693,8 +771,12 @@ private slots:
                 const Alignment got = longpair::align_long(q, t, dna(), o, *runner, {}, &stats);
                 QVERIFY2(got.score == ref.score && got.query_end == ref.query_end && got.target_end == ref.target_end,
                          qPrintable(what + QString(": score %1 end %2,%3; reference %4 end %5,%6")
-                                               .arg(got.score).arg(got.query_end).arg(got.target_end)
-                                               .arg(ref.score).arg(ref.query_end).arg(ref.target_end)));
+                                               .arg(got.score)
+                                               .arg(got.query_end)
+                                               .arg(got.target_end)
+                                               .arg(ref.score)
+                                               .arg(ref.query_end)
+                                               .arg(ref.target_end)));
                 QCOMPARE(rescore(got.cigar, q, t, got.query_begin, got.target_begin, dna()), got.score);
                 const auto m = static_cast<I64>(q.size());
                 QVERIFY2(stats.resumed_from_row > 0 && stats.resumed_from_row < m,
@@ -717,7 +799,8 @@ private slots:
                 // The failing member fails at its 3rd sub-pass; the others stall
                 // in theirs until cancelled.
                 const bool fails = k == failing;
-                list.push_back(std::make_unique<Faulty>("gpu:" + std::to_string(k), fails ? 3 : 4, !fails, &cancelled_seen));
+                list.push_back(
+                    std::make_unique<Faulty>("gpu:" + std::to_string(k), fails ? 3 : 4, !fails, &cancelled_seen));
             }
             auto split = make_split_pass_runner(std::move(list), {{}, 40, 1});
             LongPairOptions o;
@@ -747,7 +830,8 @@ private slots:
         o.align.mode = AlignmentMode::Global;
         bool cancelled = false;
         try {
-            longpair::align_long(random_residues(rng, kDna, 3000), random_residues(rng, kDna, 3000), dna(), o, *split, context);
+            longpair::align_long(random_residues(rng, kDna, 3000), random_residues(rng, kDna, 3000), dna(), o, *split,
+                                 context);
         } catch (const Cancelled&) {
             cancelled = true;
         }

@@ -130,11 +130,11 @@ public:
     bool columns_before_begin = false, columns_after_end = false;
     Alignment header, final_alignment;
     std::vector<std::vector<CigarOp>> pieces;
-    int slow_pieces = 0;                     // sleep 3 ms on each of the first N pieces
-    int cancel_after = -1;                   // cancel this token after N pieces
+    int slow_pieces = 0;    // sleep 3 ms on each of the first N pieces
+    int cancel_after = -1;  // cancel this token after N pieces
     CancellationToken* token = nullptr;
-    int fail_after = -1;                     // throw Error after N pieces
-    AlignmentSink* next = nullptr;           // forward to (a file)
+    int fail_after = -1;            // throw Error after N pieces
+    AlignmentSink* next = nullptr;  // forward to (a file)
 
     void begin(const Alignment& h) override {
         ++begins;
@@ -205,15 +205,24 @@ private slots:
         QTest::addColumn<double>("open");
         QTest::addColumn<double>("extend");
         QTest::addColumn<int>("window");
-        QTest::newRow("global dna 10/0.5") << "global" << "EDNAFULL" << 10.0 << 0.5 << 0;
-        QTest::newRow("global dna 16/4 window 1") << "global" << "EDNAFULL" << 16.0 << 4.0 << 1;
-        QTest::newRow("global dna linear 6/6") << "global" << "EDNAFULL" << 6.0 << 6.0 << 2;
-        QTest::newRow("local dna 10/0.5") << "local" << "EDNAFULL" << 10.0 << 0.5 << 3;
-        QTest::newRow("local dna 16/4") << "local" << "EDNAFULL" << 16.0 << 4.0 << 0;
-        QTest::newRow("semiglobal all free") << "semiglobal" << "EDNAFULL" << 10.0 << 0.5 << 4;
-        QTest::newRow("semiglobal qb,qe") << "semiglobal:qb,qe" << "EDNAFULL" << 10.0 << 1.0 << 2;
-        QTest::newRow("global protein") << "global" << "BLOSUM62" << 11.0 << 1.0 << 2;
-        QTest::newRow("local protein") << "local" << "BLOSUM62" << 11.0 << 1.0 << 0;
+        QTest::newRow("global dna 10/0.5") << "global"
+                                           << "EDNAFULL" << 10.0 << 0.5 << 0;
+        QTest::newRow("global dna 16/4 window 1") << "global"
+                                                  << "EDNAFULL" << 16.0 << 4.0 << 1;
+        QTest::newRow("global dna linear 6/6") << "global"
+                                               << "EDNAFULL" << 6.0 << 6.0 << 2;
+        QTest::newRow("local dna 10/0.5") << "local"
+                                          << "EDNAFULL" << 10.0 << 0.5 << 3;
+        QTest::newRow("local dna 16/4") << "local"
+                                        << "EDNAFULL" << 16.0 << 4.0 << 0;
+        QTest::newRow("semiglobal all free") << "semiglobal"
+                                             << "EDNAFULL" << 10.0 << 0.5 << 4;
+        QTest::newRow("semiglobal qb,qe") << "semiglobal:qb,qe"
+                                          << "EDNAFULL" << 10.0 << 1.0 << 2;
+        QTest::newRow("global protein") << "global"
+                                        << "BLOSUM62" << 11.0 << 1.0 << 2;
+        QTest::newRow("local protein") << "local"
+                                       << "BLOSUM62" << 11.0 << 1.0 << 0;
     }
     void streamed_files_equal_in_memory_writers() {
         QFETCH(QString, mode);
@@ -283,11 +292,12 @@ private slots:
             if (plain.has_traceback()) QVERIFY2(stats.base_segments > 20, "too few segments to test the ordering");
 
             // Byte for byte.
-            QCOMPARE(without_rundate(read_file(base + ".pair")), without_rundate(written(OutputFormat::Pair, plain, p.q, p.t, scheme)));
+            QCOMPARE(without_rundate(read_file(base + ".pair")),
+                     without_rundate(written(OutputFormat::Pair, plain, p.q, p.t, scheme)));
             QVERIFY(read_file(base + ".pair").find("# Rundate: ") != std::string::npos);
             QCOMPARE(read_file(base + ".json"), written(OutputFormat::Json, plain, p.q, p.t, scheme));
-            QCOMPARE(read_file(base + ".cli.json"),
-                     written_with_extra(plain, p.q, p.t, scheme, "long_pair", R"({"seconds":1.5,"strategy":"cpu-passes"})"));
+            QCOMPARE(read_file(base + ".cli.json"), written_with_extra(plain, p.q, p.t, scheme, "long_pair",
+                                                                       R"({"seconds":1.5,"strategy":"cpu-passes"})"));
             QCOMPARE(read_file(base + ".tsv"), written(OutputFormat::Tsv, plain, p.q, p.t, scheme));
             QCOMPARE(read_file(base + ".sam"), written(OutputFormat::Sam, plain, p.q, p.t, scheme));
         }
@@ -328,7 +338,8 @@ private slots:
             Tee tee({&pair_file, &json_file, &recorder});
             options.sink = &tee;
             LongPairStats stats;
-            const Alignment got = align_long_on(backend, p.q.residues, p.t.residues, scheme, options, LongRunnerSettings{}, {}, &stats);
+            const Alignment got =
+                align_long_on(backend, p.q.residues, p.t.residues, scheme, options, LongRunnerSettings{}, {}, &stats);
             pair_file.commit();
             json_file.commit();
             QVERIFY(got.query_aligned.empty());
@@ -339,7 +350,8 @@ private slots:
             QVERIFY(recorder.joined() == got.cigar);
             QVERIFY(stats.streamed_pieces > 0);
             if (!checkpoint) QVERIFY(got.kernel.find("myersmiller") != std::string::npos);
-            QCOMPARE(without_rundate(read_file(base + ".pair")), without_rundate(written(OutputFormat::Pair, plain, p.q, p.t, scheme)));
+            QCOMPARE(without_rundate(read_file(base + ".pair")),
+                     without_rundate(written(OutputFormat::Pair, plain, p.q, p.t, scheme)));
             QCOMPARE(read_file(base + ".json"), written(OutputFormat::Json, plain, p.q, p.t, scheme));
         }
     }
@@ -378,7 +390,8 @@ private slots:
         const int expected_window = window > 0 ? window : 8 * threads;
         QCOMPARE(stats.stream_window, expected_window);
         QVERIFY2(stats.stream_peak_pieces >= 1 && stats.stream_peak_pieces <= expected_window,
-                 qPrintable(QString("peak %1 tracebacks held, window %2").arg(stats.stream_peak_pieces).arg(expected_window)));
+                 qPrintable(
+                     QString("peak %1 tracebacks held, window %2").arg(stats.stream_peak_pieces).arg(expected_window)));
         QVERIFY(stats.stream_peak_columns <= expected_window * recorder.largest_piece());
         if (slow && window > 1)  // the threads work ahead while the sink lags
             QVERIFY2(stats.stream_peak_pieces >= 2, qPrintable(QString("peak %1").arg(stats.stream_peak_pieces)));
@@ -411,7 +424,8 @@ private slots:
         for (int round = 0; round < 60; ++round) {
             const bool protein = round % 3 == 0;
             const std::string alphabet = protein ? "ACDEFGHIKLMNPQRSTVWY" : "ACGTN";
-            const ScoringScheme scheme = protein ? scheme_of("BLOSUM62", 11, 1) : scheme_of("EDNAFULL", 10 + round % 7, 0.5 + round % 3);
+            const ScoringScheme scheme =
+                protein ? scheme_of("BLOSUM62", 11, 1) : scheme_of("EDNAFULL", 10 + round % 7, 0.5 + round % 3);
             const std::string q = random_residues(rng, alphabet, 20 + rng() % 200);
             const std::string t = mutate(rng, q, alphabet) + random_residues(rng, alphabet, rng() % 20);
             AlignOptions align;
@@ -464,7 +478,8 @@ private slots:
                 score_of(bad);
                 QFAIL("a '=' over different residues was not caught");
             } catch (const Error& e) {
-                QVERIFY2(QString(e.what()).contains("CIGAR says '='") && QString(e.what()).contains("different"), e.what());
+                QVERIFY2(QString(e.what()).contains("CIGAR says '='") && QString(e.what()).contains("different"),
+                         e.what());
             }
         }
         // Two pieces swapped (the path out of order): an error, or a path that
@@ -548,7 +563,8 @@ private slots:
             options.sink = &recorder;
             auto runner = make_cpu_pass_runner();
             if (cancel) {
-                QVERIFY_THROWS_EXCEPTION(Cancelled, align_long(p.q.residues, p.t.residues, scheme, options, *runner, context));
+                QVERIFY_THROWS_EXCEPTION(Cancelled,
+                                         align_long(p.q.residues, p.t.residues, scheme, options, *runner, context));
             } else {
                 try {
                     align_long(p.q.residues, p.t.residues, scheme, options, *runner, context);
@@ -560,7 +576,7 @@ private slots:
             QCOMPARE(recorder.ends, 0);
             QVERIFY(recorder.pieces.size() >= 5);
             QVERIFY_THROWS_EXCEPTION(Error, file.commit());  // no end(): nothing to commit
-            QVERIFY(files_in(dir.path()).size() >= 2);  // the temporary output is there while the writer lives
+            QVERIFY(files_in(dir.path()).size() >= 2);       // the temporary output is there while the writer lives
         }
         QCOMPARE(files_in(dir.path()), QStringList{"out." + format});
         QFile old(out);
@@ -666,7 +682,8 @@ private slots:
             QCOMPARE(recorder.begins, 1);
             QCOMPARE(recorder.ends, 1);
             QVERIFY(recorder.pieces.empty());
-            QCOMPARE(without_rundate(read_file(base + ".pair")), without_rundate(written(OutputFormat::Pair, plain, q, t, scheme)));
+            QCOMPARE(without_rundate(read_file(base + ".pair")),
+                     without_rundate(written(OutputFormat::Pair, plain, q, t, scheme)));
             QCOMPARE(read_file(base + ".json"), written(OutputFormat::Json, plain, q, t, scheme));
         }
     }

@@ -21,16 +21,14 @@ using namespace alignscope::profile;
 namespace {
 
 // Index of the target named `name`, or -1.
-int target_named(const ProfileTargets& targets, const std::string& name)
-{
+int target_named(const ProfileTargets& targets, const std::string& name) {
     for (std::size_t t = 0; t < targets.size(); ++t)
         if (targets.names[t] == name) return static_cast<int>(t);
     return -1;
 }
 
 // Whether some consensus prefix scores finite and the prefix one longer +infinity.
-bool crosses_ceiling(const ProfileTargets& targets, const std::function<float(std::size_t)>& score)
-{
+bool crosses_ceiling(const ProfileTargets& targets, const std::function<float(std::size_t)>& score) {
     for (int n = 1; n < 64; ++n) {
         const int a = target_named(targets, "consensus_prefix" + std::to_string(n));
         const int b = target_named(targets, "consensus_prefix" + std::to_string(n + 1));
@@ -47,8 +45,7 @@ class TestProfileFilterVerify : public QObject {
     Q_OBJECT
 
 private slots:
-    void made_up_models_are_plan7_models()
-    {
+    void made_up_models_are_plan7_models() {
         const std::vector<ProfileHmm> models = made_up_profile_models(3, true, 9);
         std::set<std::string> names;
         std::set<int> lengths;
@@ -81,10 +78,10 @@ private slots:
         QCOMPARE(made_up_profile_models(3, true, 9)[1].match, models[1].match);
     }
 
-    void extreme_models_cross_the_lane_ceilings()
-    {
+    void extreme_models_cross_the_lane_ceilings() {
         std::vector<ProfileHmm> models = made_up_profile_models(0, false, 3);
-        for (ProfileHmm& hmm : made_up_profile_models(0, false, 3, ResidueAlphabet::Dna)) models.push_back(std::move(hmm));
+        for (ProfileHmm& hmm : made_up_profile_models(0, false, 3, ResidueAlphabet::Dna))
+            models.push_back(std::move(hmm));
         int checked = 0;
         for (const ProfileHmm& hmm : models) {
             // The peaked models long enough to climb (not the one-node ones), and
@@ -97,13 +94,15 @@ private slots:
             null_model.set_filter(hmm.length, hmm.composition);
             const ConfiguredProfile profile(hmm, null_model);
             const ProfileTargets targets = made_up_profile_targets(hmm, 5, 3);
-            QVERIFY2(crosses_ceiling(targets, [&](std::size_t t) {
-                         return msv_filter(profile.msv, targets.codes(t), targets.length(t));
-                     }),
+            QVERIFY2(crosses_ceiling(targets,
+                                     [&](std::size_t t) {
+                                         return msv_filter(profile.msv, targets.codes(t), targets.length(t));
+                                     }),
                      (hmm.name + ": no consensus prefix takes MSV past its bytes").c_str());
-            QVERIFY2(crosses_ceiling(targets, [&](std::size_t t) {
-                         return viterbi_filter(profile.viterbi, targets.codes(t), targets.length(t));
-                     }),
+            QVERIFY2(crosses_ceiling(targets,
+                                     [&](std::size_t t) {
+                                         return viterbi_filter(profile.viterbi, targets.codes(t), targets.length(t));
+                                     }),
                      (hmm.name + ": no consensus prefix takes the Viterbi filter past its words").c_str());
         }
         QCOMPARE(checked, 5);  // peaked_M40 and peaked_M300, amino and DNA; zeros_M50
@@ -112,20 +111,17 @@ private slots:
     // A scanner whose MSV score of one target is a byte unit off: the catalog
     // check fails that kernel and passes the Viterbi filter and an extra pass
     // that is right.
-    void catalog_check_fails_a_wrong_kernel()
-    {
+    void catalog_check_fails_a_wrong_kernel() {
         struct OffByOne final : ProfileFilterScanner {
             std::unique_ptr<ProfileFilterScanner> inner = make_cpu_profile_scanner_registry()->create("cpu", 2);
             DeviceInfo info() const override { return inner->info(); }
             void load(const ProfileTargets& t, JobContext& c) override { inner->load(t, c); }
-            void msv(const MsvProfile& m, std::span<float> s, JobContext& c) override
-            {
+            void msv(const MsvProfile& m, std::span<float> s, JobContext& c) override {
                 inner->msv(m, s, c);
                 s[1] += 1.0f / m.scale;
             }
             void viterbi(const ViterbiFilterProfile& m, std::span<const std::uint32_t> t, std::span<float> s,
-                         JobContext& c) override
-            {
+                         JobContext& c) override {
                 inner->viterbi(m, t, s, c);
             }
         };
@@ -136,7 +132,8 @@ private slots:
             right.kernel = "sw_linear_msv_s16x2";
             right.run = [](const MsvProfile& m, const ProfileTargets& targets, std::span<float> scores) {
                 if (m.length > 250) return false;  // as a GPU kernel declines the longest models
-                for (std::size_t t = 0; t < targets.size(); ++t) scores[t] = msv_filter(m, targets.codes(t), targets.length(t));
+                for (std::size_t t = 0; t < targets.size(); ++t)
+                    scores[t] = msv_filter(m, targets.codes(t), targets.length(t));
                 return true;
             };
             return std::vector<ExtraMsvPass>{right};
@@ -163,7 +160,7 @@ private slots:
         request.kernel = KernelName::parse("sw_linear_msv_s16x2");
         const KernelCheckOutcome alone = check(request);
         QVERIFY(alone.ok());
-        QVERIFY(alone.pairs > 0 && alone.pairs < wrong.pairs);  // the long models were declined, not failed
+        QVERIFY(alone.pairs > 0 && alone.pairs < wrong.pairs);   // the long models were declined, not failed
         request.kernel = KernelName::parse("sw_linear_msv_s8");  // a kernel nothing here runs
         QVERIFY(check(request).failed_check());
     }

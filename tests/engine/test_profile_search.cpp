@@ -30,12 +30,13 @@ struct Expected {
     QVector<QStringList> domains;        // domtblout fields, in file order
 };
 
-Expected run_hmmsearch(const QTemporaryDir& dir, const QString& model, const QString& db, const QStringList& extra)
-{
+Expected run_hmmsearch(const QTemporaryDir& dir, const QString& model, const QString& db, const QStringList& extra) {
     Expected e;
     const QString tbl = dir.filePath(QStringLiteral("ref.tbl")), dom = dir.filePath(QStringLiteral("ref.dom"));
-    QStringList args{QStringLiteral("--cpu"), QStringLiteral("1"), QStringLiteral("--seed"), QStringLiteral("42"),
-                     QStringLiteral("--tblout"), tbl, QStringLiteral("--domtblout"), dom};
+    QStringList args{QStringLiteral("--cpu"),       QStringLiteral("1"),
+                     QStringLiteral("--seed"),      QStringLiteral("42"),
+                     QStringLiteral("--tblout"),    tbl,
+                     QStringLiteral("--domtblout"), dom};
     args << extra << model << db;
     const ProcessResult r = run_program(QStringLiteral("hmmsearch"), args);
     if (r.exit_code != 0) qWarning("hmmsearch failed: %s", r.err.constData());
@@ -50,9 +51,10 @@ Expected run_hmmsearch(const QTemporaryDir& dir, const QString& model, const QSt
 
 // Our value against hmmsearch's printed one: within `tolerance`, plus half a
 // unit of the printed precision.
-bool score_agrees(double ours, const QString& printed) { return std::fabs(ours - printed.toDouble()) <= 0.05 + 0.05 + 1e-9; }
-bool evalue_agrees(double ours, const QString& printed)
-{
+bool score_agrees(double ours, const QString& printed) {
+    return std::fabs(ours - printed.toDouble()) <= 0.05 + 0.05 + 1e-9;
+}
+bool evalue_agrees(double ours, const QString& printed) {
     const double theirs = printed.toDouble();
     if (theirs == 0) return ours < 1e-300;
     // %.2g keeps two significant digits: half a unit of the second digit.
@@ -66,8 +68,7 @@ class TestProfileSearch : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
+    void initTestCase() {
         ALIGNSCOPE_REQUIRE_PROFILE_ORACLES("Pkinase");
         // 5000 records; 1500 under the sanitizers (a minute there otherwise,
         // the longest suite of CI's ASan run): hmmsearch reads the same slice.
@@ -86,27 +87,33 @@ private slots:
                                                     s.residues.substr(at, 20000) + "\n"));
     }
 
-    void same_as_hmmsearch_data()
-    {
+    void same_as_hmmsearch_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("database");
         QTest::addColumn<QStringList>("options");
-        QTest::newRow("globins4, UniProt slice") << "globins4" << "slice" << QStringList{};
-        QTest::newRow("fn3, UniProt slice") << "fn3" << "slice" << QStringList{};
-        QTest::newRow("Pkinase, UniProt slice") << "Pkinase" << "slice" << QStringList{};
-        QTest::newRow("Pkinase --nobias") << "Pkinase" << "slice" << QStringList{QStringLiteral("--nobias")};
+        QTest::newRow("globins4, UniProt slice") << "globins4"
+                                                 << "slice" << QStringList{};
+        QTest::newRow("fn3, UniProt slice") << "fn3"
+                                            << "slice" << QStringList{};
+        QTest::newRow("Pkinase, UniProt slice") << "Pkinase"
+                                                << "slice" << QStringList{};
+        QTest::newRow("Pkinase --nobias") << "Pkinase"
+                                          << "slice" << QStringList{QStringLiteral("--nobias")};
         QTest::newRow("fn3 --F1 0.05 --F2 0.01 --F3 0.001")
-            << "fn3" << "slice" << QStringList{"--F1", "0.05", "--F2", "0.01", "--F3", "0.001"};
-        QTest::newRow("fn3 --max, 300 UniProt") << "fn3" << "small" << QStringList{QStringLiteral("--max")};
-        QTest::newRow("MADE1 (DNA), tutorial chromosome piece") << "MADE1" << "dna" << QStringList{};
+            << "fn3"
+            << "slice" << QStringList{"--F1", "0.05", "--F2", "0.01", "--F3", "0.001"};
+        QTest::newRow("fn3 --max, 300 UniProt") << "fn3"
+                                                << "small" << QStringList{QStringLiteral("--max")};
+        QTest::newRow("MADE1 (DNA), tutorial chromosome piece") << "MADE1"
+                                                                << "dna" << QStringList{};
         // A large model (M=1151, HMMER3/e, gzip) with many clustered multi-domain
         // regions: exact only when Forward/Backward do their float work in
         // HMMER's order.
-        QTest::newRow("SMC_N, UniProt slice") << "../testsuite/SMC_N.hmm.gz" << "slice" << QStringList{};
+        QTest::newRow("SMC_N, UniProt slice") << "../testsuite/SMC_N.hmm.gz"
+                                              << "slice" << QStringList{};
     }
 
-    void same_as_hmmsearch()
-    {
+    void same_as_hmmsearch() {
         QFETCH(QString, model);
         QFETCH(QString, database);
         QFETCH(QStringList, options);
@@ -144,8 +151,10 @@ private slots:
             QVERIFY2(expected.targets.contains(name), qPrintable("only we report " + name));
             const QStringList& f = expected.targets[name];
             const double E = std::exp(h.lnP) * ours.Z;
-            QVERIFY2(score_agrees(h.score, f[5]), qPrintable(QStringLiteral("%1: score %2, hmmsearch %3").arg(name).arg(h.score).arg(f[5])));
-            QVERIFY2(evalue_agrees(E, f[4]), qPrintable(QStringLiteral("%1: E %2, hmmsearch %3").arg(name).arg(E).arg(f[4])));
+            QVERIFY2(score_agrees(h.score, f[5]),
+                     qPrintable(QStringLiteral("%1: score %2, hmmsearch %3").arg(name).arg(h.score).arg(f[5])));
+            QVERIFY2(evalue_agrees(E, f[4]),
+                     qPrintable(QStringLiteral("%1: E %2, hmmsearch %3").arg(name).arg(E).arg(f[4])));
             exact += QString::asprintf("%.1f", static_cast<double>(h.score)) == f[5];
         }
         QCOMPARE(reported, static_cast<int>(expected.targets.size()));
@@ -170,20 +179,23 @@ private slots:
             QCOMPARE(domains[i][0], f[0]);
             const QStringList theirs{f[0], f[15], f[16], f[17], f[18], f[19], f[20]};
             same_coordinates += domains[i].mid(0, 7) == theirs;
-            QVERIFY2(score_agrees(domains[i][7].toDouble(), f[13]), qPrintable(domains[i].join(' ') + " vs " + f.join(' ')));
+            QVERIFY2(score_agrees(domains[i][7].toDouble(), f[13]),
+                     qPrintable(domains[i].join(' ') + " vs " + f.join(' ')));
         }
         QVERIFY2(same_coordinates >= 0.99 * domains.size(),
-                 qPrintable(QStringLiteral("%1 of %2 domains with hmmsearch's coordinates").arg(same_coordinates).arg(domains.size())));
-        qInfo("%s: counts %llu/%llu/%llu/%llu, %d sequences, %d/%lld domains with identical coordinates", qPrintable(model),
-              counts[0], counts[1], counts[2], counts[3], reported, same_coordinates, static_cast<long long>(domains.size()));
+                 qPrintable(QStringLiteral("%1 of %2 domains with hmmsearch's coordinates")
+                                .arg(same_coordinates)
+                                .arg(domains.size())));
+        qInfo("%s: counts %llu/%llu/%llu/%llu, %d sequences, %d/%lld domains with identical coordinates",
+              qPrintable(model), counts[0], counts[1], counts[2], counts[3], reported, same_coordinates,
+              static_cast<long long>(domains.size()));
     }
 
     // The SSE2 striped MSV of the "cpu" scanner against the scalar reference
     // ("cpu-ref"), MSV and the Viterbi filter: every real target of the slice and random targets over
     // every residue code (degenerate ones and '*' included), plus targets that
     // overflow the byte range (the model's own consensus, repeated).
-    void striped_filters_equal_scalar()
-    {
+    void striped_filters_equal_scalar() {
         const auto registry = make_cpu_profile_scanner_registry();
         JobContext context;
         for (const char* name : {"globins4", "fn3", "Pkinase", "MADE1"}) {
@@ -195,13 +207,17 @@ private slots:
             const ResidueCode& code = ResidueCode::of(hmm.alphabet);
             const std::size_t real = targets.size();
             std::uint32_t state = 12345;
-            auto next = [&state] { state = state * 1664525u + 1013904223u; return state >> 8; };
+            auto next = [&state] {
+                state = state * 1664525u + 1013904223u;
+                return state >> 8;
+            };
             std::vector<int> codes;
             for (int x = 0; x < code.all_codes(); ++x)
                 if (x != code.gap() && x != code.missing()) codes.push_back(x);
             for (int t = 0; t < 300; ++t) {
                 const int L = 1 + static_cast<int>(next() % 1500);
-                for (int i = 0; i < L; ++i) targets.residues.push_back(static_cast<std::uint8_t>(codes[next() % codes.size()]));
+                for (int i = 0; i < L; ++i)
+                    targets.residues.push_back(static_cast<std::uint8_t>(codes[next() % codes.size()]));
                 targets.offsets.push_back(targets.residues.size());
                 targets.names.push_back("random" + std::to_string(t));
                 targets.descriptions.emplace_back();
@@ -224,8 +240,11 @@ private slots:
             cpu->msv(msv, striped, context);
             reference->msv(msv, scalar, context);
             int differ = 0;
-            for (std::size_t t = 0; t < targets.size(); ++t) differ += std::memcmp(&striped[t], &scalar[t], sizeof(float)) != 0;
-            QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1: %2 of %3 MSV scores differ").arg(name).arg(differ).arg(targets.size())));
+            for (std::size_t t = 0; t < targets.size(); ++t)
+                differ += std::memcmp(&striped[t], &scalar[t], sizeof(float)) != 0;
+            QVERIFY2(differ == 0,
+                     qPrintable(
+                         QStringLiteral("%1: %2 of %3 MSV scores differ").arg(name).arg(differ).arg(targets.size())));
             QVERIFY(std::isinf(scalar.back()));  // the repeated consensus overflows the byte range
 
             // The Viterbi filter ("cpu" striped SSE2 words): every made-up
@@ -238,16 +257,19 @@ private slots:
             cpu->viterbi(vit, some, vit_striped, context);
             reference->viterbi(vit, some, vit_scalar, context);
             differ = 0;
-            for (std::size_t i = 0; i < some.size(); ++i) differ += std::memcmp(&vit_striped[i], &vit_scalar[i], sizeof(float)) != 0;
-            QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1: %2 of %3 Viterbi filter scores differ").arg(name).arg(differ).arg(some.size())));
+            for (std::size_t i = 0; i < some.size(); ++i)
+                differ += std::memcmp(&vit_striped[i], &vit_scalar[i], sizeof(float)) != 0;
+            QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1: %2 of %3 Viterbi filter scores differ")
+                                                 .arg(name)
+                                                 .arg(differ)
+                                                 .arg(some.size())));
         }
     }
 
     // check_profile_filters (what the GPU self-test and verify run) on the
     // striped CPU scanner and made-up targets: it finds no difference there,
     // and finds the one planted by a scanner that is off by a byte unit.
-    void filter_check_on_made_up_targets()
-    {
+    void filter_check_on_made_up_targets() {
         const ProfileHmm hmm = read_hmm_file((kTutorial + "/fn3.hmm").toStdString()).front();
         const ProfileTargets targets = made_up_profile_targets(hmm, 60, 11);
         QVERIFY(targets.size() > 60 + 6 + 2 * 20);
@@ -262,14 +284,12 @@ private slots:
             std::unique_ptr<ProfileFilterScanner> inner;
             DeviceInfo info() const override { return inner->info(); }
             void load(const ProfileTargets& t, JobContext& c) override { inner->load(t, c); }
-            void msv(const MsvProfile& m, std::span<float> s, JobContext& c) override
-            {
+            void msv(const MsvProfile& m, std::span<float> s, JobContext& c) override {
                 inner->msv(m, s, c);
                 s[3] += 1.0f / m.scale;
             }
             void viterbi(const ViterbiFilterProfile& m, std::span<const std::uint32_t> t, std::span<float> s,
-                         JobContext& c) override
-            {
+                         JobContext& c) override {
                 inner->viterbi(m, t, s, c);
             }
         } wrong;
@@ -280,8 +300,7 @@ private slots:
     }
 
     // The filters are a batch interface: scores of a subset equal those of the whole.
-    void viterbi_batch_subset()
-    {
+    void viterbi_batch_subset() {
         const auto models = read_hmm_file((kTutorial + "/fn3.hmm").toStdString());
         const ProfileTargets targets = read_profile_targets(small_.toStdString(), models[0].alphabet);
         NullModel null_model(models[0].alphabet);

@@ -33,7 +33,8 @@ BlockRead read_in_blocks(const std::string& path, std::size_t block_bytes, const
     try {
         RecordBlockReader reader(path, block_bytes);
         result.alphabet = reader.detect_alphabet();
-        if (reader.empty() && !options.allow_empty) throw Error(path + ": expected FASTA ('>') or FASTQ ('@') records, found none");
+        if (reader.empty() && !options.allow_empty)
+            throw Error(path + ": expected FASTA ('>') or FASTQ ('@') records, found none");
         RecordBlock block;
         std::uint64_t index = 0;
         while (reader.next(block)) {
@@ -41,7 +42,8 @@ BlockRead read_in_blocks(const std::string& path, std::size_t block_bytes, const
             for (Sequence& s : parse_record_block(block, path, reader.format(), result.alphabet, options))
                 result.records.push_back(std::move(s));
         }
-        if (result.records.empty() && !options.allow_empty) throw Error(path + ": expected FASTA ('>') or FASTQ ('@') records, found none");
+        if (result.records.empty() && !options.allow_empty)
+            throw Error(path + ": expected FASTA ('>') or FASTQ ('@') records, found none");
     } catch (const Error& e) {
         result.error = e.what();
     }
@@ -71,8 +73,8 @@ class TestRecordBlocks : public QObject {
 private slots:
     void same_records_as_read_sequences_data() {
         QTest::addColumn<QString>("path");
-        for (const char* name : {"seq_proteins.fa", "seq_proteins.fa.gz", "seq_wrapped_crlf.fa", "seq_no_final_newline.fa",
-                                 "seq_reads.fq", "seq_reads_crlf.fq"})
+        for (const char* name : {"seq_proteins.fa", "seq_proteins.fa.gz", "seq_wrapped_crlf.fa",
+                                 "seq_no_final_newline.fa", "seq_reads.fq", "seq_reads_crlf.fq"})
             QTest::newRow(name) << kData + name;
         // FASTQ whose quality lines start with the record markers, blank lines
         // between records, a byte-order mark; FASTA with '>' inside headers.
@@ -107,8 +109,8 @@ private slots:
         ReadOptions options;
         options.allow_empty = true;  // seq_reads.fq holds an empty record
         const SequenceSet whole = read_sequences(path.toStdString(), options);
-        for (std::size_t block_bytes : {std::size_t{1}, std::size_t{7}, std::size_t{100}, std::size_t{4096},
-                                        std::size_t{4} << 20}) {
+        for (std::size_t block_bytes :
+             {std::size_t{1}, std::size_t{7}, std::size_t{100}, std::size_t{4096}, std::size_t{4} << 20}) {
             const BlockRead blocks = read_in_blocks(path.toStdString(), block_bytes, options);
             QVERIFY2(blocks.error.empty(), blocks.error.c_str());
             QCOMPARE(blocks.alphabet, whole.alphabet);
@@ -137,10 +139,9 @@ private slots:
             QVERIFY2(!expected.empty(), path.c_str());
             for (std::size_t block_bytes : {std::size_t{1}, std::size_t{16}, std::size_t{4} << 20}) {
                 const BlockRead blocks = read_in_blocks(path, block_bytes);
-                QVERIFY2(blocks.error == expected,
-                         qPrintable(name + " (blocks of " + QString::number(block_bytes) + "): " +
-                                    QString::fromStdString(blocks.error) + " instead of " +
-                                    QString::fromStdString(expected)));
+                QVERIFY2(blocks.error == expected, qPrintable(name + " (blocks of " + QString::number(block_bytes) +
+                                                              "): " + QString::fromStdString(blocks.error) +
+                                                              " instead of " + QString::fromStdString(expected)));
             }
         }
     }

@@ -71,8 +71,8 @@ std::string parasail_name(const AlignOptions& o, bool linear) {
     return std::string("sg") + q_part + d_part + family;
 }
 
-Result run_parasail(const std::string& q, const std::string& t, int open, int extend,
-                    const parasail_matrix_t* matrix, const AlignOptions& o, bool linear, std::string& used) {
+Result run_parasail(const std::string& q, const std::string& t, int open, int extend, const parasail_matrix_t* matrix,
+                    const AlignOptions& o, bool linear, std::string& used) {
     const int m = static_cast<int>(q.size()), n = static_cast<int>(t.size());
     const std::string base = parasail_name(o, linear);
     for (const char* width : {"_16", "_32"}) {
@@ -107,9 +107,12 @@ std::string mutate(std::mt19937& rng, const std::string& s, const std::string& a
     for (char c : s) {
         const unsigned r = rng() % 100;
         if (r < 8) out += alphabet[rng() % alphabet.size()];
-        else if (r < 11) continue;
-        else if (r < 14) out += std::string(1, c) + alphabet[rng() % alphabet.size()];
-        else out += c;
+        else if (r < 11)
+            continue;
+        else if (r < 14)
+            out += std::string(1, c) + alphabet[rng() % alphabet.size()];
+        else
+            out += c;
     }
     if (rng() % 2) out = out.substr(rng() % (out.size() / 3 + 1));
     if (rng() % 2) out += random_residues(rng, alphabet, static_cast<int>(rng() % 30));
@@ -146,9 +149,10 @@ private slots:
         QFETCH(double, extend);
         QFETCH(bool, protein);
         QFETCH(unsigned, seed);
-        const SubstitutionMatrix unscaled = matrix.contains('/')
-            ? SubstitutionMatrix::match_mismatch(matrix.split('/')[0].toInt(), matrix.split('/')[1].toInt())
-            : SubstitutionMatrix::builtin(matrix.toStdString());
+        const SubstitutionMatrix unscaled =
+            matrix.contains('/')
+                ? SubstitutionMatrix::match_mismatch(matrix.split('/')[0].toInt(), matrix.split('/')[1].toInt())
+                : SubstitutionMatrix::builtin(matrix.toStdString());
         const ScoringScheme scheme = ScoringScheme::create(unscaled, open, extend);
         const OwnedMatrix theirs = make_parasail_matrix(matrix, scheme.scale);
         QVERIFY(theirs);
@@ -158,8 +162,8 @@ private slots:
         int problems = 0;
         for (int pair = 0; pair < 400; ++pair) {
             const std::string q = random_residues(rng, alphabet, 1 + static_cast<int>(rng() % 300));
-            const std::string t = pair % 2 ? mutate(rng, q, alphabet)
-                                           : random_residues(rng, alphabet, 1 + static_cast<int>(rng() % 300));
+            const std::string t =
+                pair % 2 ? mutate(rng, q, alphabet) : random_residues(rng, alphabet, 1 + static_cast<int>(rng() % 300));
             std::vector<AlignOptions> options(3);
             options[0].mode = AlignmentMode::Local;
             options[1].mode = AlignmentMode::Global;
@@ -172,8 +176,8 @@ private slots:
             }
             for (const AlignOptions& o : options) {
                 std::string used;
-                const Result r = run_parasail(q, t, scheme.gap_open, scheme.gap_extend, theirs.get(), o,
-                                              scheme.linear(), used);
+                const Result r =
+                    run_parasail(q, t, scheme.gap_open, scheme.gap_extend, theirs.get(), o, scheme.linear(), used);
                 QVERIFY(r);
                 const QByteArray context =
                     QString("pair %1 (%2 x %3), %4 %5, parasail %6")
@@ -224,9 +228,8 @@ private:
         score_only.traceback = false;
         const Alignment plain = align_reference(q, t, scheme, score_only);
         for (const Alignment* a : {&linear, &plain}) {
-            QVERIFY2(a->score == full.score && a->query_begin == full.query_begin &&
-                         a->query_end == full.query_end && a->target_begin == full.target_begin &&
-                         a->target_end == full.target_end,
+            QVERIFY2(a->score == full.score && a->query_begin == full.query_begin && a->query_end == full.query_end &&
+                         a->target_begin == full.target_begin && a->target_end == full.target_end,
                      context + (a == &linear ? " linear space" : " score only") + " differs from the full matrix");
         }
         if (!empty)
@@ -235,8 +238,8 @@ private:
 
         const EncodedSequence qe = encode(q, scheme.matrix, "query");
         const EncodedSequence te = encode(t, scheme.matrix, "target");
-        const ScoreAndEnd forward = score_forward(qe.data(), std::int64_t(qe.size()), te.data(),
-                                                  std::int64_t(te.size()), scheme, o);
+        const ScoreAndEnd forward =
+            score_forward(qe.data(), std::int64_t(qe.size()), te.data(), std::int64_t(te.size()), scheme, o);
         QVERIFY2(forward.score == full.score && forward.query_end == full.query_end &&
                      forward.target_end == full.target_end,
                  context + " score_forward differs");

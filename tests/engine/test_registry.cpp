@@ -17,8 +17,7 @@ namespace {
 class FakeBackend : public Backend {
 public:
     FakeBackend(std::string id, std::string kind) : id_(std::move(id)), kind_(std::move(kind)) {}
-    DeviceInfo info() const override
-    {
+    DeviceInfo info() const override {
         DeviceInfo d;
         d.id = id_;
         d.kind = kind_;
@@ -35,8 +34,7 @@ private:
 class FakeGroup : public Backend {
 public:
     explicit FakeGroup(std::vector<Backend*> members) : members_(std::move(members)) {}
-    DeviceInfo info() const override
-    {
+    DeviceInfo info() const override {
         DeviceInfo d;
         d.kind = "gpu";
         d.id = "group";
@@ -49,8 +47,7 @@ private:
     std::vector<Backend*> members_;
 };
 
-std::unique_ptr<DeviceRegistry> registry_with_gpus(int gpus, bool factory = true)
-{
+std::unique_ptr<DeviceRegistry> registry_with_gpus(int gpus, bool factory = true) {
     auto r = make_cpu_registry();
     for (int k = 0; k < gpus; ++k) r->add(std::make_unique<FakeBackend>("gpu:" + std::to_string(k), "gpu"));
     if (factory)
@@ -61,8 +58,7 @@ std::unique_ptr<DeviceRegistry> registry_with_gpus(int gpus, bool factory = true
 }
 
 template <typename F>
-QString error_of(F&& f)
-{
+QString error_of(F&& f) {
     try {
         f();
     } catch (const Error& e) {
@@ -76,8 +72,7 @@ QString error_of(F&& f)
 class TestRegistry : public QObject {
     Q_OBJECT
 private slots:
-    void cpu_registry_lists_both_backends()
-    {
+    void cpu_registry_lists_both_backends() {
         auto r = make_cpu_registry();
         const auto devices = r->devices();
         QCOMPARE(devices.size(), std::size_t(2));
@@ -96,31 +91,45 @@ private slots:
                  qPrintable(simd));
     }
 
-    void select_grammar_data()
-    {
+    void select_grammar_data() {
         QTest::addColumn<int>("gpus");
         QTest::addColumn<QString>("spec");
         QTest::addColumn<QString>("expected_id");
-        QTest::newRow("cpu-ref") << 0 << "cpu-ref" << "cpu-ref";
-        QTest::newRow("cpu") << 0 << "cpu" << "cpu";
-        QTest::newRow("case and spaces") << 0 << " CPU " << "cpu";
-        QTest::newRow("auto without gpu") << 0 << "auto" << "cpu";
-        QTest::newRow("auto one gpu") << 1 << "auto" << "gpu:0";
-        QTest::newRow("auto three gpus") << 3 << "auto" << "group gpu:0 gpu:1 gpu:2";
-        QTest::newRow("gpu one") << 1 << "gpu" << "gpu:0";
-        QTest::newRow("gpu all") << 2 << "gpu" << "group gpu:0 gpu:1";
-        QTest::newRow("gpu:N") << 3 << "gpu:2" << "gpu:2";
-        QTest::newRow("gpu list") << 3 << "gpu:0,2" << "group gpu:0 gpu:2";
-        QTest::newRow("gpu list unordered") << 3 << "gpu:2,0" << "group gpu:0 gpu:2";
-        QTest::newRow("gpu list repeated") << 3 << "gpu:1,1" << "gpu:1";
-        QTest::newRow("gpu list spaces") << 3 << "gpu:1, 2" << "group gpu:1 gpu:2";
-        QTest::newRow("gpu list of ids") << 3 << "gpu:0,gpu:2" << "group gpu:0 gpu:2";
-        QTest::newRow("gpu list of ids repeated") << 3 << "gpu:1,gpu:1" << "gpu:1";
-        QTest::newRow("cpu with gpus") << 2 << "cpu" << "cpu";
+        QTest::newRow("cpu-ref") << 0 << "cpu-ref"
+                                 << "cpu-ref";
+        QTest::newRow("cpu") << 0 << "cpu"
+                             << "cpu";
+        QTest::newRow("case and spaces") << 0 << " CPU "
+                                         << "cpu";
+        QTest::newRow("auto without gpu") << 0 << "auto"
+                                          << "cpu";
+        QTest::newRow("auto one gpu") << 1 << "auto"
+                                      << "gpu:0";
+        QTest::newRow("auto three gpus") << 3 << "auto"
+                                         << "group gpu:0 gpu:1 gpu:2";
+        QTest::newRow("gpu one") << 1 << "gpu"
+                                 << "gpu:0";
+        QTest::newRow("gpu all") << 2 << "gpu"
+                                 << "group gpu:0 gpu:1";
+        QTest::newRow("gpu:N") << 3 << "gpu:2"
+                               << "gpu:2";
+        QTest::newRow("gpu list") << 3 << "gpu:0,2"
+                                  << "group gpu:0 gpu:2";
+        QTest::newRow("gpu list unordered") << 3 << "gpu:2,0"
+                                            << "group gpu:0 gpu:2";
+        QTest::newRow("gpu list repeated") << 3 << "gpu:1,1"
+                                           << "gpu:1";
+        QTest::newRow("gpu list spaces") << 3 << "gpu:1, 2"
+                                         << "group gpu:1 gpu:2";
+        QTest::newRow("gpu list of ids") << 3 << "gpu:0,gpu:2"
+                                         << "group gpu:0 gpu:2";
+        QTest::newRow("gpu list of ids repeated") << 3 << "gpu:1,gpu:1"
+                                                  << "gpu:1";
+        QTest::newRow("cpu with gpus") << 2 << "cpu"
+                                       << "cpu";
     }
 
-    void select_grammar()
-    {
+    void select_grammar() {
         QFETCH(int, gpus);
         QFETCH(QString, spec);
         QFETCH(QString, expected_id);
@@ -129,8 +138,7 @@ private slots:
         QCOMPARE(QString::fromStdString(b.info().id), expected_id);
     }
 
-    void groups_are_made_once()
-    {
+    void groups_are_made_once() {
         auto r = registry_with_gpus(3);
         Backend& a = r->select("gpu:0,2");
         Backend& b = r->select("gpu:2,0");
@@ -139,8 +147,7 @@ private slots:
         QVERIFY(&a != &c);
     }
 
-    void select_errors_data()
-    {
+    void select_errors_data() {
         QTest::addColumn<int>("gpus");
         QTest::addColumn<QString>("spec");
         QTest::addColumn<QStringList>("expected");
@@ -159,8 +166,7 @@ private slots:
         QTest::newRow("gpu list of ids malformed") << 2 << "gpu:0,gpu:" << QStringList{"'' is not a GPU index"};
     }
 
-    void select_errors()
-    {
+    void select_errors() {
         QFETCH(int, gpus);
         QFETCH(QString, spec);
         QFETCH(QStringList, expected);
@@ -170,16 +176,14 @@ private slots:
         for (const QString& part : expected) QVERIFY2(message.contains(part), qPrintable(message));
     }
 
-    void multi_gpu_without_factory_is_an_error()
-    {
+    void multi_gpu_without_factory_is_an_error() {
         auto r = registry_with_gpus(2, false);
         QCOMPARE(QString::fromStdString(r->select("gpu:1").info().id), QStringLiteral("gpu:1"));
         const QString message = error_of([&] { r->select("gpu"); });
         QVERIFY2(message.contains("several GPUs"), qPrintable(message));
     }
 
-    void unavailable_devices_are_listed_with_reasons()
-    {
+    void unavailable_devices_are_listed_with_reasons() {
         auto r = make_cpu_registry();
         DeviceInfo missing;
         missing.id = "gpu";
@@ -205,15 +209,13 @@ private slots:
         QCOMPARE(QString::fromStdString(r->select("auto").info().id), QStringLiteral("cpu"));
     }
 
-    void duplicate_ids_are_refused()
-    {
+    void duplicate_ids_are_refused() {
         auto r = make_cpu_registry();
         const QString message = error_of([&] { r->add(std::make_unique<FakeBackend>("cpu", "cpu")); });
         QVERIFY2(message.contains("already registered"), qPrintable(message));
     }
 
-    void total_cells()
-    {
+    void total_cells() {
         std::vector<Sequence> queries(2), targets(3);
         queries[0].residues = std::string(10, 'A');
         queries[1].residues = std::string(7, 'A');

@@ -156,17 +156,17 @@ private slots:
     // One string per device set, whichever way it was written down.
     void device_sets() {
         const std::pair<const char*, const char*> cases[] = {
-            {"gpu:0", "gpu:0"},                 // one GPU
+            {"gpu:0", "gpu:0"},  // one GPU
             {"gpu:12", "gpu:12"},
-            {"gpu:0,1", "gpu:0,1"},             // the registry's group id
-            {"gpu:1,0", "gpu:0,1"},             // as asked on the command line
+            {"gpu:0,1", "gpu:0,1"},  // the registry's group id
+            {"gpu:1,0", "gpu:0,1"},  // as asked on the command line
             {"gpu:0,gpu:1", "gpu:0,1"},
-            {"gpu:0+gpu:1", "gpu:0,1"},         // the split runner's device
+            {"gpu:0+gpu:1", "gpu:0,1"},  // the split runner's device
             {"gpu:2+gpu:10+gpu:0", "gpu:0,2,10"},
-            {"gpu:1,1", "gpu:1"},               // listed twice, used once
-            {"cpu", "cpu"},                     // not a set of GPUs: as it is
+            {"gpu:1,1", "gpu:1"},  // listed twice, used once
+            {"cpu", "cpu"},        // not a set of GPUs: as it is
             {"cpu-ref", "cpu-ref"},
-            {"gpu", "gpu"},                     // all GPUs of some machine: unknown which
+            {"gpu", "gpu"},  // all GPUs of some machine: unknown which
             {"auto", "auto"},
             {"gpu:", "gpu:"},
             {"gpu:x", "gpu:x"},

@@ -17,16 +17,16 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <algorithm>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utime.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 
 using namespace alignscope;
 
@@ -151,7 +151,8 @@ private slots:
         const PreparedDatabaseLoad again = load();
         QCOMPARE(again.outcome, CacheOutcome::Rebuilt);
         QVERIFY2(again.reason.find("stale") != std::string::npos, again.reason.c_str());
-        QVERIFY(same_database(again.database, pack_database(read_sequences(fasta_).records, AlphabetKind::Protein, fasta_)));
+        QVERIFY(same_database(again.database,
+                              pack_database(read_sequences(fasta_).records, AlphabetKind::Protein, fasta_)));
         QCOMPARE(load().outcome, CacheOutcome::Loaded);  // and the rebuilt cache is good
     }
 
@@ -175,11 +176,14 @@ private slots:
         std::string bytes = read_bytes(good.cache_path);
         QVERIFY(bytes.size() > 100);
         if (damage == "truncate") bytes.resize(bytes.size() / 2);
-        else if (damage == "truncate-1") bytes.pop_back();
-        else if (damage == "empty") bytes.clear();
-        else if (damage == "append") bytes.push_back('\0');
+        else if (damage == "truncate-1")
+            bytes.pop_back();
+        else if (damage == "empty")
+            bytes.clear();
+        else if (damage == "append")
+            bytes.push_back('\0');
         else {
-            const std::size_t at = where >= 0 ? static_cast<std::size_t>(where)
+            const std::size_t at = where >= 0    ? static_cast<std::size_t>(where)
                                    : where == -1 ? bytes.size() - 6
                                                  : bytes.find("MKVLAAG");
             bytes[at] = static_cast<char>(bytes[at] ^ 0x10);
@@ -259,10 +263,10 @@ private slots:
         QTest::newRow("a control byte residue") << "residue" << QByteArray("MKMKVWWW") << 4 << QByteArray("\x01", 1);
         QTest::newRow("a blank in an id") << "name" << QByteArray("short") << 2 << QByteArray("\t");
         QTest::newRow("a non-ASCII id") << "name" << QByteArray("short") << 0 << QByteArray("\xe9");
-        QTest::newRow("a control character in a description") << "name" << QByteArray("first record") << 5
-                                                                << QByteArray("\n");
-        QTest::newRow("invalid UTF-8 in a description") << "name" << QByteArray("first record") << 0
-                                                         << QByteArray("\xff");
+        QTest::newRow("a control character in a description")
+            << "name" << QByteArray("first record") << 5 << QByteArray("\n");
+        QTest::newRow("invalid UTF-8 in a description")
+            << "name" << QByteArray("first record") << 0 << QByteArray("\xff");
     }
     void forgedContentsAreRebuilt() {
         QFETCH(QString, what);
@@ -273,7 +277,8 @@ private slots:
         std::string bytes = read_bytes(good.cache_path);
         const std::size_t found = bytes.find(find.toStdString());
         QVERIFY2(found != std::string::npos, qPrintable(what));
-        bytes.replace(found + static_cast<std::size_t>(at), static_cast<std::size_t>(replace.size()), replace.toStdString());
+        bytes.replace(found + static_cast<std::size_t>(at), static_cast<std::size_t>(replace.size()),
+                      replace.toStdString());
         forge_checksum(bytes);
         write_bytes(good.cache_path, bytes);
         const PreparedDatabaseLoad again = load();
@@ -348,7 +353,8 @@ private slots:
         const std::string cache = database_cache_path(fasta_);
         std::filesystem::remove(cache);
         if (fifo) QCOMPARE(::mkfifo(cache.c_str(), 0600), 0);
-        else std::filesystem::create_symlink("/dev/zero", cache);
+        else
+            std::filesystem::create_symlink("/dev/zero", cache);
         DatabaseCacheOptions options;
         const PreparedDatabaseLoad loaded = load(options);
         QVERIFY2(loaded.outcome == CacheOutcome::Rebuilt || loaded.outcome == CacheOutcome::Unwritable,
@@ -393,7 +399,8 @@ private slots:
         const SubstitutionMatrix blosum = SubstitutionMatrix::builtin("BLOSUM62");
         const auto codes = encode_database(db, blosum);
         QCOMPARE(codes.size(), db.residues.size());
-        for (std::size_t k = 0; k < codes.size(); ++k) QCOMPARE(static_cast<int>(codes[k]), blosum.index_of(db.residues[k]));
+        for (std::size_t k = 0; k < codes.size(); ++k)
+            QCOMPARE(static_cast<int>(codes[k]), blosum.index_of(db.residues[k]));
         try {
             (void)encode_database(db, SubstitutionMatrix::builtin("EDNAFULL"));
             QFAIL("protein residues were encoded for a nucleotide matrix");

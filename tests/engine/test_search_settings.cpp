@@ -22,11 +22,12 @@ std::unique_ptr<ScannerRegistry> registry_with_local_only_device() {
     info.id = "gpu:0";
     info.kind = "gpu";
     info.name = "a local-only scanner";
-    registry->add(info, [] { return make_cpu_scanner_registry()->create("cpu"); },
-                  [](const ScanSetup& setup) {
-                      if (setup.options.mode == AlignmentMode::Local) return ScanCapability{};
-                      return ScanCapability{false, "only local alignment is implemented"};
-                  });
+    registry->add(
+        info, [] { return make_cpu_scanner_registry()->create("cpu"); },
+        [](const ScanSetup& setup) {
+            if (setup.options.mode == AlignmentMode::Local) return ScanCapability{};
+            return ScanCapability{false, "only local alignment is implemented"};
+        });
     return registry;
 }
 
@@ -90,7 +91,8 @@ private slots:
         QCOMPARE(default_search_gaps("", std::nullopt, std::nullopt, AlphabetKind::Protein, &note), (GapCosts{12, 1}));
         QVERIFY(note.empty());
         QCOMPARE(default_search_gaps("", std::nullopt, std::nullopt, AlphabetKind::Dna, &note), (GapCosts{16, 6}));
-        QCOMPARE(default_search_gaps("DNAFULL", std::nullopt, std::nullopt, AlphabetKind::Dna, &note), (GapCosts{16, 6}));
+        QCOMPARE(default_search_gaps("DNAFULL", std::nullopt, std::nullopt, AlphabetKind::Dna, &note),
+                 (GapCosts{16, 6}));
         // BLASTN's match 2, mismatch -3 with existence 5, extension 2.
         QCOMPARE(default_search_gaps("", 2.0, -3.0, AlphabetKind::Dna, &note), (GapCosts{7, 2}));
         QVERIFY(note.empty());

@@ -28,7 +28,7 @@ class TestSearchStatistics : public QObject {
 private slots:
     void publishedParameters_data() {
         QTest::addColumn<QString>("matrix");
-        QTest::addColumn<double>("open");    // our convention
+        QTest::addColumn<double>("open");  // our convention
         QTest::addColumn<double>("extend");
         QTest::addColumn<double>("lambda");  // BLAST's table, existence = open - extend
         QTest::addColumn<double>("K");
@@ -89,7 +89,8 @@ private slots:
         QCOMPARE(bit_score(*p, 41), bit_score(*p, 40));
         QVERIFY(std::abs(bit_score(*p, 40) - (0.625 * 40 - std::log(0.41)) / std::log(2.0)) < 1e-9);
         // 1/-2 with existence 2, extension 2 (our 4/2): 1.33, 0.62.
-        const auto q = karlin_altschul_for(ScoringScheme::create(SubstitutionMatrix::match_mismatch(1, -2), 4, 2), local);
+        const auto q =
+            karlin_altschul_for(ScoringScheme::create(SubstitutionMatrix::match_mismatch(1, -2), 4, 2), local);
         QVERIFY(q);
         QCOMPARE(q->lambda, 1.33);
         QCOMPARE(q->K, 0.62);

@@ -145,7 +145,8 @@ private slots:
         }
         // The database sequence used as a query finds itself first.
         const auto& self = scores;
-        const std::span<const std::int32_t> last(self.data() + (queries_.size() - 1) * database_.size(), database_.size());
+        const std::span<const std::int32_t> last(self.data() + (queries_.size() - 1) * database_.size(),
+                                                 database_.size());
         QCOMPARE(database_.file_index[top_positions(last, database_, 1).front()], 123u);
     }
 
@@ -244,21 +245,28 @@ private slots:
         options.max_evalue = 1e-3;
         options.traceback = false;
         JobContext context;
-        QVERIFY_THROWS_EXCEPTION(Error, run_search({queries_[0]}, database_, scheme_, global, *scanner, nullptr, options,
-                                                   {}, context));
+        QVERIFY_THROWS_EXCEPTION(Error, run_search({queries_[0]}, database_, scheme_, global, *scanner, nullptr,
+                                                   options, {}, context));
     }
 
     void rareLettersScoredByTheMatrix_data() {
         QTest::addColumn<QString>("query");
         QTest::addColumn<QString>("target");
         QTest::addColumn<int>("score");  // BLOSUM62, by hand
-        QTest::newRow("B and Z have rows") << "WBZW" << "WBZW" << 11 + 4 + 4 + 11;
-        QTest::newRow("X has a row") << "WXW" << "WXW" << 11 - 1 + 11;
-        QTest::newRow("stop has a row") << "W*W" << "W*W" << 11 + 1 + 11;
-        QTest::newRow("U is scored as C") << "UUU" << "CCC" << 27;
-        QTest::newRow("O is scored as K") << "OOO" << "KKK" << 15;
-        QTest::newRow("J is scored as X") << "WJW" << "WXW" << 11 - 1 + 11;
-        QTest::newRow("B against D") << "WBW" << "WDW" << 11 + 4 + 11;
+        QTest::newRow("B and Z have rows") << "WBZW"
+                                           << "WBZW" << 11 + 4 + 4 + 11;
+        QTest::newRow("X has a row") << "WXW"
+                                     << "WXW" << 11 - 1 + 11;
+        QTest::newRow("stop has a row") << "W*W"
+                                        << "W*W" << 11 + 1 + 11;
+        QTest::newRow("U is scored as C") << "UUU"
+                                          << "CCC" << 27;
+        QTest::newRow("O is scored as K") << "OOO"
+                                          << "KKK" << 15;
+        QTest::newRow("J is scored as X") << "WJW"
+                                          << "WXW" << 11 - 1 + 11;
+        QTest::newRow("B against D") << "WBW"
+                                     << "WDW" << 11 + 4 + 11;
     }
     void rareLettersScoredByTheMatrix() {
         QFETCH(QString, query);
@@ -282,7 +290,8 @@ private slots:
         const std::vector<Sequence> q{{"long", "", random_residues(random, AlphabetKind::Protein, 2049), ""}};
         std::vector<Sequence> records;
         for (int k = 0; k < 400; ++k)
-            records.push_back({"s" + std::to_string(k), "", random_residues(random, AlphabetKind::Protein, random.between(30, 120)), ""});
+            records.push_back({"s" + std::to_string(k), "",
+                               random_residues(random, AlphabetKind::Protein, random.between(30, 120)), ""});
         const PreparedDatabase db = pack_database(records, AlphabetKind::Protein, "linear");
         const ScoringScheme linear = blosum62(4, 4);
         const auto fast = scan_all("cpu", q, db, linear);
@@ -300,10 +309,12 @@ private slots:
         QTest::addColumn<double>("open");
         QTest::addColumn<double>("extend");
         QTest::addColumn<int>("mode");
-        const std::vector<std::tuple<int, double, double>> schemes{
-            {64, 11, 1},        {2, 11, 1},          {4, 11, 1},         {1, 32768, 32768}, {1, 65536, 65536},
-            {1, 1000000, 1000000}, {1, 1000000, 1},  {1, 5000, 5000},    {1, 40, 40},       {16, 64, 64},
-            {512, 11, 1},       {4096, 1000000, 1000000}};
+        const std::vector<std::tuple<int, double, double>> schemes{{64, 11, 1},       {2, 11, 1},
+                                                                   {4, 11, 1},        {1, 32768, 32768},
+                                                                   {1, 65536, 65536}, {1, 1000000, 1000000},
+                                                                   {1, 1000000, 1},   {1, 5000, 5000},
+                                                                   {1, 40, 40},       {16, 64, 64},
+                                                                   {512, 11, 1},      {4096, 1000000, 1000000}};
         for (const auto& [times, open, extend] : schemes)
             for (AlignmentMode mode : {AlignmentMode::Local, AlignmentMode::Global, AlignmentMode::SemiGlobal})
                 QTest::newRow(qPrintable(QString("BLOSUM62 x%1 gap %2/%3 %4")
@@ -322,10 +333,12 @@ private slots:
         SeededRandom random(static_cast<std::uint64_t>(qHash(QString(QTest::currentDataTag()))));
         std::vector<Sequence> q;
         for (int k = 0; k < 2; ++k)
-            q.push_back({"q" + std::to_string(k), "", random_residues(random, AlphabetKind::Protein, random.between(1, 120)), ""});
+            q.push_back({"q" + std::to_string(k), "",
+                         random_residues(random, AlphabetKind::Protein, random.between(1, 120)), ""});
         std::vector<Sequence> records;
         for (int k = 0; k < 40; ++k)
-            records.push_back({"s" + std::to_string(k), "", random_residues(random, AlphabetKind::Protein, random.between(1, 120)), ""});
+            records.push_back({"s" + std::to_string(k), "",
+                               random_residues(random, AlphabetKind::Protein, random.between(1, 120)), ""});
         records.push_back({"same", "", q[0].residues, ""});
         const PreparedDatabase db = pack_database(records, AlphabetKind::Protein, "extreme");
         const ScoringScheme scheme =
@@ -348,7 +361,8 @@ private slots:
     void topPositionsBreaksTiesByRecordOrder() {
         // Lengths 1..6 give the sorted order; file indices are reversed.
         std::vector<Sequence> records;
-        for (int k = 6; k >= 1; --k) records.push_back({"s" + std::to_string(k), "", std::string(static_cast<std::size_t>(k), 'A'), ""});
+        for (int k = 6; k >= 1; --k)
+            records.push_back({"s" + std::to_string(k), "", std::string(static_cast<std::size_t>(k), 'A'), ""});
         const PreparedDatabase db = pack_database(records, AlphabetKind::Protein, "ties");
         QCOMPARE(db.file_index.front(), 5u);  // the shortest is the last record
         // Scores by position: equal pairs.
@@ -395,9 +409,11 @@ private slots:
         split->scan(pointers, scores, context);
         for (std::size_t q = 0; q < 3; ++q)
             for (std::size_t p = 0; p < database_.size(); ++p)
-                QCOMPARE(static_cast<std::int64_t>(scores[q * database_.size() + p]), oracle_[q][database_.file_index[p]]);
-        QCOMPARE(split->last_stats().cells, (some[0].residues.size() + some[1].residues.size() +
-                                                     some[2].residues.size()) * database_.residue_count());
+                QCOMPARE(static_cast<std::int64_t>(scores[q * database_.size() + p]),
+                         oracle_[q][database_.file_index[p]]);
+        QCOMPARE(split->last_stats().cells,
+                 (some[0].residues.size() + some[1].residues.size() + some[2].residues.size()) *
+                     database_.residue_count());
     }
 
     void cancellationStopsTheScanQuickly() {

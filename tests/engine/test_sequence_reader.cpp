@@ -15,12 +15,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <cstdio>
 #include <fcntl.h>
-#include <fstream>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cstdio>
+#include <fstream>
 
 using namespace alignscope;
 
@@ -31,8 +31,7 @@ namespace {
 const QString kData = QStringLiteral(ALIGNSCOPE_TEST_DATA "/");
 const QString kMalformed = QStringLiteral(ALIGNSCOPE_TEST_DATA "/malformed/");
 
-std::vector<Sequence> read_all(const std::string& path)
-{
+std::vector<Sequence> read_all(const std::string& path) {
     SequenceReader reader(path);
     std::vector<Sequence> records;
     Sequence s;
@@ -41,8 +40,7 @@ std::vector<Sequence> read_all(const std::string& path)
 }
 
 template <typename F>
-QString error_of(F&& f)
-{
+QString error_of(F&& f) {
     try {
         f();
     } catch (const Error& e) {
@@ -51,15 +49,13 @@ QString error_of(F&& f)
     return QStringLiteral("<no error>");
 }
 
-void write_file(const QString& path, const std::string& bytes)
-{
+void write_file(const QString& path, const std::string& bytes) {
     std::ofstream out(path.toStdString(), std::ios::binary);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     QVERIFY(out.good());
 }
 
-void write_gzip(const QString& path, const std::string& bytes, const char* mode = "wb1")
-{
+void write_gzip(const QString& path, const std::string& bytes, const char* mode = "wb1") {
     gzFile gz = gzopen(path.toLocal8Bit().constData(), mode);
     QVERIFY(gz);
     for (std::size_t off = 0; off < bytes.size(); off += 1 << 24) {
@@ -71,8 +67,7 @@ void write_gzip(const QString& path, const std::string& bytes, const char* mode 
 
 // Residues from a fixed-seed xorshift generator (synthetic: only the length and
 // the bytes matter here, the content is compared byte for byte).
-std::string random_dna(std::size_t n, std::uint64_t seed)
-{
+std::string random_dna(std::size_t n, std::uint64_t seed) {
     std::string s(n, 'A');
     std::uint64_t x = seed;
     for (auto& c : s) {
@@ -86,8 +81,7 @@ std::string random_dna(std::size_t n, std::uint64_t seed)
 
 // A deliberately naive reference parser over text another tool decompressed:
 // FASTA: '>' lines start records; FASTQ: groups of four lines.
-std::vector<Sequence> reference_parse(const QByteArray& text, bool fastq)
-{
+std::vector<Sequence> reference_parse(const QByteArray& text, bool fastq) {
     std::vector<Sequence> out;
     const QList<QByteArray> lines = text.split('\n');
     for (qsizetype i = 0; i < lines.size(); ++i) {
@@ -119,8 +113,7 @@ std::vector<Sequence> reference_parse(const QByteArray& text, bool fastq)
 class TestSequenceReader : public QObject {
     Q_OBJECT
 private slots:
-    void fasta_crlf_wrapped()
-    {
+    void fasta_crlf_wrapped() {
         SequenceReader reader((kData + "seq_wrapped_crlf.fa").toStdString());
         QVERIFY(!reader.format());
         Sequence s;
@@ -153,14 +146,12 @@ private slots:
         QCOMPARE(set.residue_count(), std::uint64_t{22 + 8 + 4});
     }
 
-    void fastq_data()
-    {
+    void fastq_data() {
         QTest::addColumn<QString>("file");
         QTest::newRow("lf") << "seq_reads.fq";
         QTest::newRow("crlf") << "seq_reads_crlf.fq";
     }
-    void fastq()
-    {
+    void fastq() {
         QFETCH(QString, file);
         SequenceReader reader((kData + file).toStdString());
         Sequence s;
@@ -194,16 +185,14 @@ private slots:
         QCOMPARE(set.records[0].quality, std::string("IIIIIIIII#"));
     }
 
-    void no_final_newline()
-    {
+    void no_final_newline() {
         const auto records = read_all((kData + "seq_no_final_newline.fa").toStdString());
         QCOMPARE(records.size(), std::size_t{1});
         QCOMPARE(records[0].id, std::string("last"));
         QCOMPARE(records[0].residues, std::string("ACGTAC"));
     }
 
-    void gzip_same_as_plain()
-    {
+    void gzip_same_as_plain() {
         const auto plain = read_all((kData + "seq_proteins.fa").toStdString());
         const auto gz = read_all((kData + "seq_proteins.fa.gz").toStdString());
         QCOMPARE(plain.size(), std::size_t{2});
@@ -223,8 +212,7 @@ private slots:
     }
 
     // zlib reads concatenated gzip members (as `cat a.gz b.gz` makes) as one stream.
-    void gzip_members()
-    {
+    void gzip_members() {
         QTemporaryDir dir;
         const QString path = dir.filePath("two.fa.gz");
         write_gzip(path, ">a\nACGT\nAC", "wb");
@@ -235,8 +223,7 @@ private slots:
         QCOMPARE(records[1].residues, std::string("TTTT"));
     }
 
-    void standard_input()
-    {
+    void standard_input() {
         const int saved = dup(STDIN_FILENO);
         const int fd = open((kData + "seq_proteins.fa.gz").toLocal8Bit().constData(), O_RDONLY);
         QVERIFY(saved >= 0 && fd >= 0);
@@ -259,8 +246,7 @@ private slots:
         QCOMPARE(records[1].id, std::string("sp|P68871|HBB_HUMAN"));
     }
 
-    void malformed_data()
-    {
+    void malformed_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QStringList>("expected");  // substrings of the message
         auto row = [](const char* file, std::initializer_list<QString> expected) {
@@ -299,8 +285,7 @@ private slots:
         row("no_such_file.fa", {"no_such_file.fa: cannot open: No such file or directory"});
         row(".", {"malformed/.: cannot open: it is a directory"});
     }
-    void malformed()
-    {
+    void malformed() {
         QFETCH(QString, file);
         QFETCH(QStringList, expected);
         const std::string path = (kMalformed + file).toStdString();
@@ -309,8 +294,7 @@ private slots:
         for (const QString& part : expected) QVERIFY2(message.contains(part), qPrintable(message));
     }
 
-    void alphabet_override()
-    {
+    void alphabet_override() {
         const std::string proteins = (kData + "seq_proteins.fa").toStdString();
         ReadOptions dna;
         dna.alphabet = AlphabetKind::Dna;
@@ -321,7 +305,8 @@ private slots:
         rna.alphabet = AlphabetKind::Rna;
         const std::string reads = (kData + "seq_wrapped_crlf.fa").toStdString();
         QCOMPARE(error_of([&] { read_sequences(reads, rna); }),
-                 QString::fromStdString(reads + ":2: record 'seq1': residue 'T' at position 4 is not valid in a rna sequence"));
+                 QString::fromStdString(reads +
+                                        ":2: record 'seq1': residue 'T' at position 4 is not valid in a rna sequence"));
         ReadOptions protein;
         protein.alphabet = AlphabetKind::Protein;
         QCOMPARE(read_sequences(reads, protein).alphabet, AlphabetKind::Protein);
@@ -329,8 +314,7 @@ private slots:
 
     // Detection looks at about the first megabyte of residues, then holds the
     // rest of the file to that alphabet.
-    void detection_window()
-    {
+    void detection_window() {
         QTemporaryDir dir;
         const QString dna_first = dir.filePath("dna_first.fa");
         write_file(dna_first, ">r1\n" + random_dna(1'500'000, 1) + "\n>r2\nMKVLWEFPQ\n");
@@ -348,8 +332,7 @@ private slots:
 
     // One 50 MB line, plain and gzip: proves long lines are read in linear time
     // and byte for byte; progress is reported about every megabyte.
-    void long_line()
-    {
+    void long_line() {
         QTemporaryDir dir;
         const std::string residues = random_dna(50'000'000, 42);
         const std::string text = ">big a single 50 MB line\n" + residues + "\n";
@@ -369,8 +352,9 @@ private slots:
         }
 
         std::vector<std::pair<std::uint64_t, std::uint64_t>> calls;
-        const SequenceSet set = read_sequences(
-            gz.toStdString(), {}, [&calls](std::uint64_t done, std::uint64_t total) { calls.emplace_back(done, total); });
+        const SequenceSet set = read_sequences(gz.toStdString(), {}, [&calls](std::uint64_t done, std::uint64_t total) {
+            calls.emplace_back(done, total);
+        });
         const auto size = static_cast<std::uint64_t>(QFileInfo(gz).size());
         QCOMPARE(set.residue_count(), std::uint64_t{50'000'000});
         QVERIFY2(calls.size() >= size / (1 << 20), qPrintable(QString::number(calls.size())));
@@ -396,8 +380,7 @@ private slots:
     }
 
     // Many short wrapped CRLF lines: the other extreme of line length.
-    void many_short_lines()
-    {
+    void many_short_lines() {
         QTemporaryDir dir;
         const std::string residues = random_dna(10'000'000, 7);
         std::string text = ">wrapped\r\n";
@@ -409,25 +392,23 @@ private slots:
         QVERIFY(records[0].residues == residues);
     }
 
-    void packaged_data_data()
-    {
+    void packaged_data_data() {
         QTest::addColumn<QString>("path");
         QTest::addColumn<bool>("fastq");
         QTest::addColumn<AlphabetKind>("alphabet");
-        QTest::newRow("mmseqs2 DB.fasta.gz") << "/usr/share/doc/mmseqs2/example-data/DB.fasta.gz" << false
-                                             << AlphabetKind::Protein;
-        QTest::newRow("bowtie2 lambda_virus.fa.gz") << "/usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz"
-                                                    << false << AlphabetKind::Dna;
-        QTest::newRow("bowtie2 reads_1.fq.gz") << "/usr/share/doc/bowtie2/examples/reads/reads_1.fq.gz" << true
-                                               << AlphabetKind::Dna;
-        QTest::newRow("bowtie2 longreads.fq.gz") << "/usr/share/doc/bowtie2/examples/reads/longreads.fq.gz" << true
-                                                 << AlphabetKind::Dna;
-        QTest::newRow("EMBOSS globins630.fa") << "/usr/share/EMBOSS/test/data/hmmnew/globins630.fa" << false
-                                              << AlphabetKind::Protein;
+        QTest::newRow("mmseqs2 DB.fasta.gz")
+            << "/usr/share/doc/mmseqs2/example-data/DB.fasta.gz" << false << AlphabetKind::Protein;
+        QTest::newRow("bowtie2 lambda_virus.fa.gz")
+            << "/usr/share/doc/bowtie2/examples/reference/lambda_virus.fa.gz" << false << AlphabetKind::Dna;
+        QTest::newRow("bowtie2 reads_1.fq.gz")
+            << "/usr/share/doc/bowtie2/examples/reads/reads_1.fq.gz" << true << AlphabetKind::Dna;
+        QTest::newRow("bowtie2 longreads.fq.gz")
+            << "/usr/share/doc/bowtie2/examples/reads/longreads.fq.gz" << true << AlphabetKind::Dna;
+        QTest::newRow("EMBOSS globins630.fa")
+            << "/usr/share/EMBOSS/test/data/hmmnew/globins630.fa" << false << AlphabetKind::Protein;
     }
     // Real files written by other people, against `gzip -dc` and a naive parser.
-    void packaged_data()
-    {
+    void packaged_data() {
         QFETCH(QString, path);
         QFETCH(bool, fastq);
         QFETCH(AlphabetKind, alphabet);
@@ -457,8 +438,7 @@ private slots:
     }
     // A residue error names the line the residue is on, not the record's header,
     // through wrapped lines of any widths, blank lines and gap characters.
-    void residue_error_names_its_line_data()
-    {
+    void residue_error_names_its_line_data() {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("expected");
         QTest::newRow("wrapped") << QByteArray(">r1\nACGTACGT\nACGTACGT\nACGTAJGT\nACG\n")
@@ -472,8 +452,7 @@ private slots:
         QTest::newRow("fastq") << QByteArray("@r1\nACGT\n+\nIIII\n@r2\nACJT\n+\nIIII\n")
                                << ":6: record 'r2': residue 'J' at position 3";
     }
-    void residue_error_names_its_line()
-    {
+    void residue_error_names_its_line() {
         QFETCH(QByteArray, text);
         QFETCH(QString, expected);
         QTemporaryDir dir;
@@ -486,8 +465,7 @@ private slots:
     }
 
     // A UTF-8 byte-order mark before the first header is not an error.
-    void byte_order_mark()
-    {
+    void byte_order_mark() {
         QTemporaryDir dir;
         const QString path = dir.filePath("bom.fa");
         write_file(path, "\xEF\xBB\xBF>r1 first\nACGT\n>r2\nGGCC\n");
@@ -502,8 +480,7 @@ private slots:
 
     // Nucleotides written with IUPAC ambiguity codes are nucleotides; a record
     // of only X is protein (X is no nucleotide letter).
-    void detection_of_whole_files_data()
-    {
+    void detection_of_whole_files_data() {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<AlphabetKind>("expected");
         QTest::newRow("IUPAC codes") << QByteArray(">d\nacgtACGTacgtNnRy\n") << AlphabetKind::Dna;
@@ -511,8 +488,7 @@ private slots:
         QTest::newRow("only N") << QByteArray(">n\nNNNN\n") << AlphabetKind::Dna;
         QTest::newRow("protein") << QByteArray(">p\nMVHLTPEEKSAVTALWGKV\n") << AlphabetKind::Protein;
     }
-    void detection_of_whole_files()
-    {
+    void detection_of_whole_files() {
         QFETCH(QByteArray, text);
         QFETCH(AlphabetKind, expected);
         QTemporaryDir dir;
@@ -522,8 +498,7 @@ private slots:
     }
 
     // Records that repeat an earlier id are counted and the first named.
-    void duplicate_ids()
-    {
+    void duplicate_ids() {
         QTemporaryDir dir;
         const QString path = dir.filePath("dup.fa");
         write_file(path, ">a\nACGT\n>b\nACGT\n>c\nACGT\n>b desc\nAC\n>a\nGG\n>b\nTT\n");
@@ -540,8 +515,7 @@ private slots:
     }
 
     // A device is not a sequence file (/dev/zero would be read forever); a pipe is.
-    void devices_refused_pipes_read()
-    {
+    void devices_refused_pipes_read() {
         QVERIFY(error_of([] { read_sequences("/dev/zero"); }).contains("/dev/zero: cannot open: it is a device"));
         QTemporaryDir dir;
         const QString fifo = dir.filePath("in.fifo");
@@ -557,8 +531,7 @@ private slots:
     // A gzip file that inflates past what memory can hold is refused by name,
     // early, with what to do, not read until memory runs out. The process's
     // data limit stands in for a small machine: 512 MiB, so the guard is at 128 MiB.
-    void inflating_past_memory_is_refused()
-    {
+    void inflating_past_memory_is_refused() {
         // The release build's ctest runs this; under a sanitizer the lowered
         // data limit makes the sanitizer's own allocator fail to map memory.
         if (alignscope::test::kSanitized) QSKIP("a lowered RLIMIT_DATA starves the sanitizer runtime");
@@ -570,7 +543,8 @@ private slots:
             QVERIFY(gzputs(gz, ">one huge record\n") > 0);
             const std::string block(1 << 20, 'A');
             for (int k = 0; k < 200; ++k)
-                QCOMPARE(gzwrite(gz, block.data(), static_cast<unsigned>(block.size())), static_cast<int>(block.size()));
+                QCOMPARE(gzwrite(gz, block.data(), static_cast<unsigned>(block.size())),
+                         static_cast<int>(block.size()));
             QCOMPARE(gzclose(gz), Z_OK);
         }
         QVERIFY(QFileInfo(path).size() < (1 << 20));  // 200 MiB in a small file

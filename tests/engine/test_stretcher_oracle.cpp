@@ -50,9 +50,12 @@ private slots:
         QTest::addColumn<QString>("second");
         QTest::addColumn<int>("open");
         QTest::addColumn<int>("extend");
-        QTest::newRow("tropomyosin vs reordered 16/4") << "tropomyosin.fasta" << "tropomyosin.fasta" << 16 << 4;
-        QTest::newRow("tropomyosin vs reordered 10/1") << "tropomyosin.fasta" << "tropomyosin.fasta" << 10 << 1;
-        QTest::newRow("pax6 vs tropomyosin 16/4") << "pax6_cdna.fasta" << "tropomyosin.fasta" << 16 << 4;
+        QTest::newRow("tropomyosin vs reordered 16/4") << "tropomyosin.fasta"
+                                                       << "tropomyosin.fasta" << 16 << 4;
+        QTest::newRow("tropomyosin vs reordered 10/1") << "tropomyosin.fasta"
+                                                       << "tropomyosin.fasta" << 10 << 1;
+        QTest::newRow("pax6 vs tropomyosin 16/4") << "pax6_cdna.fasta"
+                                                  << "tropomyosin.fasta" << 16 << 4;
     }
     void linear_space_matches_stretcher() {
         QFETCH(QString, first);

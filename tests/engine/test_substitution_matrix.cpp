@@ -25,16 +25,14 @@ namespace {
 
 const QString kMalformed = QStringLiteral(ALIGNSCOPE_TEST_DATA "/malformed/");
 
-std::string sorted(std::string s)
-{
+std::string sorted(std::string s) {
     std::sort(s.begin(), s.end());
     return s;
 }
 
 // Runs `f`, which must throw Error; returns the message.
 template <typename F>
-QString error_of(F&& f)
-{
+QString error_of(F&& f) {
     try {
         f();
     } catch (const Error& e) {
@@ -45,8 +43,7 @@ QString error_of(F&& f)
 
 // Every pair of letters that both matrices score must score the same, and both
 // must have the same letters.
-void compare_matrices(const SubstitutionMatrix& ours, const SubstitutionMatrix& theirs)
-{
+void compare_matrices(const SubstitutionMatrix& ours, const SubstitutionMatrix& theirs) {
     QCOMPARE(sorted(ours.letters()), sorted(theirs.letters()));
     for (char a : theirs.letters())
         for (char b : theirs.letters())
@@ -60,16 +57,14 @@ void compare_matrices(const SubstitutionMatrix& ours, const SubstitutionMatrix& 
 class TestSubstitutionMatrix : public QObject {
     Q_OBJECT
 private slots:
-    void builtin_names()
-    {
+    void builtin_names() {
         const auto names = SubstitutionMatrix::builtin_names();
         const std::vector<std::string> expected{"BLOSUM45", "BLOSUM50", "BLOSUM62", "BLOSUM80",
                                                 "EDNAFULL", "PAM250",   "PAM30",    "PAM70"};
         QCOMPARE(names, expected);
     }
 
-    void against_parasail_data()
-    {
+    void against_parasail_data() {
         QTest::addColumn<QString>("ours");
         QTest::addColumn<QString>("parasail");
         for (const auto& name : SubstitutionMatrix::builtin_names()) {
@@ -80,8 +75,7 @@ private slots:
     }
     // parasail ships its own copies of the NCBI matrices: every pair of letters
     // (24 x 24 for BLOSUM62) must agree, and so must the extremes.
-    void against_parasail()
-    {
+    void against_parasail() {
         QFETCH(QString, ours);
         QFETCH(QString, parasail);
         const SubstitutionMatrix m = SubstitutionMatrix::builtin(ours.toStdString());
@@ -97,7 +91,8 @@ private slots:
                 const int col = m.index_of(alphabet[static_cast<std::size_t>(j)]);
                 QVERIFY(row >= 0 && col >= 0);
                 QVERIFY2(m.score(row, col) == p->matrix[i * p->size + j],
-                         qPrintable(QString("%1/%2").arg(alphabet[static_cast<std::size_t>(i)])
+                         qPrintable(QString("%1/%2")
+                                        .arg(alphabet[static_cast<std::size_t>(i)])
                                         .arg(alphabet[static_cast<std::size_t>(j)])));
             }
         }
@@ -106,16 +101,16 @@ private slots:
         QCOMPARE(m.name(), ours.toStdString());
     }
 
-    void against_emboss_data()
-    {
+    void against_emboss_data() {
         QTest::addColumn<QString>("builtin");
         QTest::addColumn<QString>("emboss_file");
-        QTest::newRow("EDNAFULL") << "EDNAFULL" << "/usr/share/EMBOSS/data/EDNAFULL";
-        QTest::newRow("BLOSUM62") << "BLOSUM62" << "/usr/share/EMBOSS/data/EBLOSUM62";
+        QTest::newRow("EDNAFULL") << "EDNAFULL"
+                                  << "/usr/share/EMBOSS/data/EDNAFULL";
+        QTest::newRow("BLOSUM62") << "BLOSUM62"
+                                  << "/usr/share/EMBOSS/data/EBLOSUM62";
     }
     // Also proves the parser reads EMBOSS's own files.
-    void against_emboss()
-    {
+    void against_emboss() {
         QFETCH(QString, builtin);
         QFETCH(QString, emboss_file);
         ALIGNSCOPE_REQUIRE_ORACLE(QFileInfo::exists(emboss_file),
@@ -125,30 +120,36 @@ private slots:
         QCOMPARE(QString::fromStdString(emboss.name()), QFileInfo(emboss_file).completeBaseName());
     }
 
-    void aliases_data()
-    {
+    void aliases_data() {
         QTest::addColumn<QString>("alias");
         QTest::addColumn<QString>("name");
-        QTest::newRow("exact") << "BLOSUM62" << "BLOSUM62";
-        QTest::newRow("lower") << "blosum62" << "BLOSUM62";
-        QTest::newRow("mixed") << "Blosum45" << "BLOSUM45";
-        QTest::newRow("emboss prefix") << "EBLOSUM62" << "BLOSUM62";
-        QTest::newRow("emboss prefix lower") << "eblosum80" << "BLOSUM80";
-        QTest::newRow("epam") << "EPAM30" << "PAM30";
-        QTest::newRow("dnafull") << "DNAFULL" << "EDNAFULL";
-        QTest::newRow("dnafull lower") << "dnafull" << "EDNAFULL";
-        QTest::newRow("ednafull") << "ednafull" << "EDNAFULL";
+        QTest::newRow("exact") << "BLOSUM62"
+                               << "BLOSUM62";
+        QTest::newRow("lower") << "blosum62"
+                               << "BLOSUM62";
+        QTest::newRow("mixed") << "Blosum45"
+                               << "BLOSUM45";
+        QTest::newRow("emboss prefix") << "EBLOSUM62"
+                                       << "BLOSUM62";
+        QTest::newRow("emboss prefix lower") << "eblosum80"
+                                             << "BLOSUM80";
+        QTest::newRow("epam") << "EPAM30"
+                              << "PAM30";
+        QTest::newRow("dnafull") << "DNAFULL"
+                                 << "EDNAFULL";
+        QTest::newRow("dnafull lower") << "dnafull"
+                                       << "EDNAFULL";
+        QTest::newRow("ednafull") << "ednafull"
+                                  << "EDNAFULL";
     }
-    void aliases()
-    {
+    void aliases() {
         QFETCH(QString, alias);
         QFETCH(QString, name);
         QCOMPARE(QString::fromStdString(SubstitutionMatrix::builtin(alias.toStdString()).name()), name);
         QCOMPARE(QString::fromStdString(SubstitutionMatrix::resolve(alias.toStdString()).name()), name);
     }
 
-    void unknown_builtin()
-    {
+    void unknown_builtin() {
         for (const char* bad : {"BLOSUM63", "", "E", "EE", "PAM", "DNA", "EBLOSUM"}) {
             const QString message = error_of([bad] { SubstitutionMatrix::builtin(bad); });
             QVERIFY2(message.contains(QString("unknown built-in matrix '%1'").arg(bad)), qPrintable(message));
@@ -158,16 +159,14 @@ private slots:
         QVERIFY2(message.contains("no/such/matrix.mat") && message.contains("BLOSUM62"), qPrintable(message));
     }
 
-    void resolve_path()
-    {
+    void resolve_path() {
         const std::string path = ALIGNSCOPE_SOURCE_DIR "/resources/matrices/PAM70.mat";
         const SubstitutionMatrix m = SubstitutionMatrix::resolve(path);
         QCOMPARE(m.name(), std::string("PAM70"));
         compare_matrices(m, SubstitutionMatrix::builtin("PAM70"));
     }
 
-    void stand_ins()
-    {
+    void stand_ins() {
         const SubstitutionMatrix b = SubstitutionMatrix::builtin("BLOSUM62");
         QVERIFY(!b.is_nucleotide());
         QCOMPARE(b.index_of('U'), b.index_of('C'));
@@ -186,21 +185,20 @@ private slots:
         QVERIFY(e.index_of('U') != e.index_of('T'));
         QCOMPARE(e.index_of('X'), -1);
 
-        const SubstitutionMatrix t = SubstitutionMatrix::parse("  A C G T\nA 1 0 0 0\nC 0 1 0 0\nG 0 0 1 0\nT 0 0 0 1\n",
-                                                               "acgt", "test");
+        const SubstitutionMatrix t =
+            SubstitutionMatrix::parse("  A C G T\nA 1 0 0 0\nC 0 1 0 0\nG 0 0 1 0\nT 0 0 0 1\n", "acgt", "test");
         QVERIFY(t.is_nucleotide());
         QCOMPARE(t.index_of('U'), t.index_of('T'));
         QCOMPARE(t.index_of('u'), t.index_of('T'));
-        const SubstitutionMatrix u = SubstitutionMatrix::parse("# RNA\n  a c g u\na 1 0 0 0\nc 0 1 0 0\ng 0 0 1 0\nu 0 0 0 1",
-                                                               "acgu", "test");
+        const SubstitutionMatrix u =
+            SubstitutionMatrix::parse("# RNA\n  a c g u\na 1 0 0 0\nc 0 1 0 0\ng 0 0 1 0\nu 0 0 0 1", "acgu", "test");
         QCOMPARE(u.letters(), std::string("ACGU"));  // letters are upper-cased
         QCOMPARE(u.index_of('T'), u.index_of('U'));
         QCOMPARE(u.index_of('t'), u.index_of('U'));
         QCOMPARE(u.index_of('J'), -1);  // J -> X only for protein matrices
     }
 
-    void match_mismatch()
-    {
+    void match_mismatch() {
         const SubstitutionMatrix m = SubstitutionMatrix::match_mismatch(2, -3);
         QVERIFY(m.is_nucleotide());
         QCOMPARE(sorted(m.letters()), sorted("ACGTURYSWKMBDHVN"));
@@ -219,8 +217,7 @@ private slots:
         QCOMPARE(m.min_score(), -3);
     }
 
-    void scaled()
-    {
+    void scaled() {
         const SubstitutionMatrix m = SubstitutionMatrix::builtin("PAM250");
         const SubstitutionMatrix d = m.scaled(2);
         QCOMPARE(d.letters(), m.letters());
@@ -229,8 +226,7 @@ private slots:
         for (int c = 0; c < 256; ++c) QCOMPARE(d.index_of(static_cast<char>(c)), m.index_of(static_cast<char>(c)));
     }
 
-    void encode_residues()
-    {
+    void encode_residues() {
         const SubstitutionMatrix e = SubstitutionMatrix::builtin("EDNAFULL");
         const EncodedSequence codes = encode("AcgTun", e, "query");
         QCOMPARE(codes.size(), std::size_t{6});
@@ -241,8 +237,7 @@ private slots:
         QVERIFY(encode("", e, "empty").empty());
     }
 
-    void malformed_data()
-    {
+    void malformed_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("expected");
         QTest::newRow("empty") << "bad_matrix_empty.mat"
@@ -251,28 +246,33 @@ private slots:
                                     << "bad_matrix_non_square.mat:3: expected 4 scores in row 'A'";
         QTest::newRow("bad number") << "bad_matrix_number.mat"
                                     << "bad_matrix_number.mat:3: expected an integer score in row 'C', found 'x1'";
-        QTest::newRow("row letter") << "bad_matrix_row_letter.mat"
-                                    << "bad_matrix_row_letter.mat:4: expected row 'G' (rows follow the column order), found 'T'";
-        QTest::newRow("duplicate letter") << "bad_matrix_duplicate.mat"
-                                          << "bad_matrix_duplicate.mat:1: expected each column letter once, 'A' appears twice";
+        QTest::newRow("row letter")
+            << "bad_matrix_row_letter.mat"
+            << "bad_matrix_row_letter.mat:4: expected row 'G' (rows follow the column order), found 'T'";
+        QTest::newRow("duplicate letter")
+            << "bad_matrix_duplicate.mat"
+            << "bad_matrix_duplicate.mat:1: expected each column letter once, 'A' appears twice";
         QTest::newRow("missing row") << "bad_matrix_missing_row.mat"
                                      << "bad_matrix_missing_row.mat:4: expected row 'T', found the end of the file";
         QTest::newRow("extra row") << "bad_matrix_extra_row.mat"
                                    << "bad_matrix_extra_row.mat:6: expected the end of the matrix after 4 rows";
-        QTest::newRow("header word") << "bad_matrix_header_word.mat"
-                                     << "bad_matrix_header_word.mat:1: expected a header line of single column letters, found 'GT'";
+        QTest::newRow("header word")
+            << "bad_matrix_header_word.mat"
+            << "bad_matrix_header_word.mat:1: expected a header line of single column letters, found 'GT'";
         QTest::newRow("huge score") << "bad_matrix_huge_score.mat"
                                     << "bad_matrix_huge_score.mat:2: expected a score between -100000 and 100000";
         QTest::newRow("binary") << "bad_matrix_binary.mat"
                                 << "bad_matrix_binary.mat:3: expected matrix text, found byte \\x00";
-        QTest::newRow("asymmetric") << "bad_matrix_asymmetric.mat"
-                                    << "bad_matrix_asymmetric.mat:4: the matrix is not symmetric: row 'C' scores 'A' -3 "
-                                       "but row 'A' (line 3) scores 'C' -4; asymmetric matrices are not supported";
-        QTest::newRow("missing file") << "no_such_matrix.mat" << "no_such_matrix.mat: cannot open the matrix file";
-        QTest::newRow("directory") << "." << "is a directory, expected a substitution matrix file";
+        QTest::newRow("asymmetric")
+            << "bad_matrix_asymmetric.mat"
+            << "bad_matrix_asymmetric.mat:4: the matrix is not symmetric: row 'C' scores 'A' -3 "
+               "but row 'A' (line 3) scores 'C' -4; asymmetric matrices are not supported";
+        QTest::newRow("missing file") << "no_such_matrix.mat"
+                                      << "no_such_matrix.mat: cannot open the matrix file";
+        QTest::newRow("directory") << "."
+                                   << "is a directory, expected a substitution matrix file";
     }
-    void malformed()
-    {
+    void malformed() {
         QFETCH(QString, file);
         QFETCH(QString, expected);
         const std::string path = (kMalformed + file).toStdString();
@@ -283,8 +283,7 @@ private slots:
             QCOMPARE(error_of([&path] { SubstitutionMatrix::resolve(path); }), message);
     }
 
-    void parse_in_memory()
-    {
+    void parse_in_memory() {
         const SubstitutionMatrix m =
             SubstitutionMatrix::parse("\r\n# comment\r\n   A   L\r\nA  +3  -2\r\n\r\nl -2  7\r\n", "mine", "memory");
         QCOMPARE(m.name(), std::string("mine"));
@@ -297,8 +296,7 @@ private slots:
 
     // ---- ScoringScheme ----
 
-    void scheme_scaling_data()
-    {
+    void scheme_scaling_data() {
         QTest::addColumn<double>("open");
         QTest::addColumn<double>("extend");
         QTest::addColumn<int>("scale");
@@ -310,8 +308,7 @@ private slots:
         QTest::newRow("zero") << 0.0 << 0.0 << 1 << "BLOSUM62, gap open 0, extend 0";
         QTest::newRow("largest") << 1e6 << 0.5 << 2 << "BLOSUM62, gap open 1000000, extend 0.5";
     }
-    void scheme_scaling()
-    {
+    void scheme_scaling() {
         QFETCH(double, open);
         QFETCH(double, extend);
         QFETCH(int, scale);
@@ -323,16 +320,14 @@ private slots:
         QCOMPARE(static_cast<double>(s.gap_extend), extend * scale);
         QCOMPARE(s.linear(), open == extend);
         for (std::size_t i = 0; i < b.scores().size(); ++i) QCOMPARE(s.matrix.scores()[i], b.scores()[i] * scale);
-        QCOMPARE(QString::fromStdString(s.describe()),
-                 description + " (a gap of length k costs open + (k-1)*extend)");
+        QCOMPARE(QString::fromStdString(s.describe()), description + " (a gap of length k costs open + (k-1)*extend)");
         // A gap of length k costs open + (k-1)*extend in user units.
         for (std::int64_t k = 1; k <= 5; ++k)
             QCOMPARE(s.to_user(s.gap_cost(k)), open + static_cast<double>(k - 1) * extend);
         QCOMPARE(s.to_user(s.matrix.score(s.matrix.index_of('W'), s.matrix.index_of('W'))), 11.0);
     }
 
-    void scheme_errors_data()
-    {
+    void scheme_errors_data() {
         const double nan = std::numeric_limits<double>::quiet_NaN();
         const double inf = std::numeric_limits<double>::infinity();
         QTest::addColumn<double>("open");
@@ -340,16 +335,18 @@ private slots:
         QTest::addColumn<QString>("expected");
         QTest::newRow("negative open") << -1.0 << 0.0 << "--gap-open: expected a penalty >= 0";
         QTest::newRow("negative extend") << 10.0 << -0.5 << "--gap-extend: expected a penalty >= 0";
-        QTest::newRow("not half step open") << 10.3 << 1.0 << "--gap-open: expected a whole number or a multiple of 0.5, got 10.3";
-        QTest::newRow("not half step extend") << 10.0 << 0.25 << "--gap-extend: expected a whole number or a multiple of 0.5, got 0.25";
-        QTest::newRow("extend above open") << 1.0 << 2.0 << "--gap-extend: expected a value no larger than the gap open penalty (1), got 2";
+        QTest::newRow("not half step open")
+            << 10.3 << 1.0 << "--gap-open: expected a whole number or a multiple of 0.5, got 10.3";
+        QTest::newRow("not half step extend")
+            << 10.0 << 0.25 << "--gap-extend: expected a whole number or a multiple of 0.5, got 0.25";
+        QTest::newRow("extend above open")
+            << 1.0 << 2.0 << "--gap-extend: expected a value no larger than the gap open penalty (1), got 2";
         QTest::newRow("nan open") << nan << 1.0 << "--gap-open: expected a finite number";
         QTest::newRow("inf extend") << 10.0 << inf << "--gap-extend: expected a finite number";
         QTest::newRow("huge open") << 2e6 << 1.0 << "--gap-open: expected a penalty of at most 1000000, got 2e+06";
         QTest::newRow("huge both") << 1e300 << 1e300 << "--gap-open: expected a penalty of at most 1000000";
     }
-    void scheme_errors()
-    {
+    void scheme_errors() {
         QFETCH(double, open);
         QFETCH(double, extend);
         QFETCH(QString, expected);
@@ -358,8 +355,7 @@ private slots:
         QVERIFY2(message.startsWith(expected), qPrintable(message));
     }
 
-    void scheme_match_mismatch()
-    {
+    void scheme_match_mismatch() {
         const ScoringScheme s = ScoringScheme::create(SubstitutionMatrix::match_mismatch(1, -2), 2.5, 1.5);
         QCOMPARE(s.scale, 2);
         QCOMPARE(s.gap_open, 5);
@@ -367,15 +363,16 @@ private slots:
         QCOMPARE(s.matrix.max_score(), 2);
         QCOMPARE(s.matrix.min_score(), -4);
         QCOMPARE(QString::fromStdString(s.describe()),
-                 QString("match 1, mismatch -2, gap open 2.5, extend 1.5 (a gap of length k costs open + (k-1)*extend)"));
+                 QString(
+                     "match 1, mismatch -2, gap open 2.5, extend 1.5 (a gap of length k costs open + (k-1)*extend)"));
     }
 
     // A FIFO named as the matrix file is refused at once (opening it would wait
     // for a writer forever).
-    void a_fifo_is_not_read()
-    {
-        const std::string fifo = (std::filesystem::temp_directory_path() /
-                                  ("alignscope-matrix-" + std::to_string(::getpid()) + ".fifo")).string();
+    void a_fifo_is_not_read() {
+        const std::string fifo =
+            (std::filesystem::temp_directory_path() / ("alignscope-matrix-" + std::to_string(::getpid()) + ".fifo"))
+                .string();
         std::filesystem::remove(fifo);
         QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
         QString message;

@@ -20,8 +20,7 @@ using nlohmann::json;
 namespace {
 
 TimelineEvent make_event(std::string name, std::string category, std::string device, int lane, std::int64_t start,
-                         std::int64_t end, std::uint64_t bytes, std::uint64_t cells)
-{
+                         std::int64_t end, std::uint64_t bytes, std::uint64_t cells) {
     TimelineEvent e;
     e.name = std::move(name);
     e.category = std::move(category);
@@ -34,8 +33,7 @@ TimelineEvent make_event(std::string name, std::string category, std::string dev
     return e;
 }
 
-std::vector<TimelineEvent> sample_events()
-{
+std::vector<TimelineEvent> sample_events() {
     // Absolute times far from zero, as the steady clock gives them.
     const std::int64_t t0 = 5'000'000'000'123;
     return {
@@ -48,8 +46,7 @@ std::vector<TimelineEvent> sample_events()
 }
 
 template <typename F>
-QString error_of(F&& f)
-{
+QString error_of(F&& f) {
     try {
         f();
     } catch (const Error& e) {
@@ -63,8 +60,7 @@ QString error_of(F&& f)
 class TestTimeline : public QObject {
     Q_OBJECT
 private slots:
-    void recorder_sorts_by_start_and_is_thread_safe()
-    {
+    void recorder_sorts_by_start_and_is_thread_safe() {
         TimelineRecorder recorder;
         QCOMPARE(QString::fromStdString(recorder.clock_source()), QStringLiteral("steady-clock"));
         constexpr int per_thread = 500;
@@ -83,8 +79,7 @@ private slots:
         QCOMPARE(QString::fromStdString(recorder.clock_source()), QStringLiteral("cupti"));
     }
 
-    void steady_clock_advances()
-    {
+    void steady_clock_advances() {
         const std::int64_t a = steady_now_ns();
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
         const std::int64_t b = steady_now_ns();
@@ -92,8 +87,7 @@ private slots:
         QVERIFY(b - a < 2'000'000'000);
     }
 
-    void chrome_trace_parses_with_units_and_metadata()
-    {
+    void chrome_trace_parses_with_units_and_metadata() {
         const auto events = sample_events();
         std::ostringstream out;
         write_chrome_trace(out, events, "cuda-events");
@@ -156,16 +150,15 @@ private slots:
         QVERIFY(copy_seen);
     }
 
-    void chrome_trace_round_trips()
-    {
+    void chrome_trace_round_trips() {
         const auto events = sample_events();
         std::ostringstream out;
         write_chrome_trace(out, events, "steady-clock");
         const auto back = read_chrome_trace(out.str(), "roundtrip.json");
         QCOMPARE(back.size(), events.size());
         const std::int64_t origin = events.front().start_ns;
-        std::multiset<std::tuple<std::string, std::string, std::string, int, std::int64_t, std::int64_t,
-                                 std::uint64_t, std::uint64_t>>
+        std::multiset<std::tuple<std::string, std::string, std::string, int, std::int64_t, std::int64_t, std::uint64_t,
+                                 std::uint64_t>>
             expected, got;
         for (const auto& e : events)
             expected.emplace(e.name, e.category, e.device, e.lane, e.start_ns - origin, e.end_ns - origin, e.bytes,
@@ -176,8 +169,7 @@ private slots:
         for (std::size_t k = 1; k < back.size(); ++k) QVERIFY(back[k - 1].start_ns <= back[k].start_ns);
     }
 
-    void empty_timeline_is_a_valid_trace()
-    {
+    void empty_timeline_is_a_valid_trace() {
         std::ostringstream out;
         write_chrome_trace(out, {}, "steady-clock");
         const json doc = json::parse(out.str());
@@ -186,8 +178,7 @@ private slots:
         QVERIFY(read_chrome_trace(out.str(), "empty.json").empty());
     }
 
-    void foreign_trace_with_begin_end_pairs()
-    {
+    void foreign_trace_with_begin_end_pairs() {
         // As another profiler writes it: string pids, OS thread ids, nested
         // B/E pairs, integer and fractional microseconds, phases we ignore,
         // metadata after the events it names.
@@ -227,25 +218,30 @@ private slots:
         QCOMPARE(events[3].end_ns - events[3].start_ns, std::int64_t(2'500));
     }
 
-    void bare_array_format_is_accepted()
-    {
+    void bare_array_format_is_accepted() {
         const auto events =
             read_chrome_trace(R"([{"name":"a","ph":"X","ts":1,"dur":1,"pid":0,"tid":0}])", "array.json");
         QCOMPARE(events.size(), std::size_t(1));
         QCOMPARE(events[0].end_ns, std::int64_t(2'000));
     }
 
-    void malformed_traces_are_errors_data()
-    {
+    void malformed_traces_are_errors_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("not json") << "{\"traceEvents\": [" << "not a valid JSON trace";
-        QTest::newRow("garbage") << "hello" << "not a valid JSON trace";
-        QTest::newRow("a number") << "42" << "JSON object or array";
-        QTest::newRow("no traceEvents") << "{\"events\": []}" << "no \"traceEvents\"";
-        QTest::newRow("traceEvents not array") << "{\"traceEvents\": {}}" << "not an array";
-        QTest::newRow("event not object") << "{\"traceEvents\": [1]}" << "trace event 0 is not a JSON object";
-        QTest::newRow("no phase") << R"({"traceEvents":[{"name":"a","ts":1,"pid":0,"tid":0}]})" << "no \"ph\"";
+        QTest::newRow("not json") << "{\"traceEvents\": ["
+                                  << "not a valid JSON trace";
+        QTest::newRow("garbage") << "hello"
+                                 << "not a valid JSON trace";
+        QTest::newRow("a number") << "42"
+                                  << "JSON object or array";
+        QTest::newRow("no traceEvents") << "{\"events\": []}"
+                                        << "no \"traceEvents\"";
+        QTest::newRow("traceEvents not array") << "{\"traceEvents\": {}}"
+                                               << "not an array";
+        QTest::newRow("event not object") << "{\"traceEvents\": [1]}"
+                                          << "trace event 0 is not a JSON object";
+        QTest::newRow("no phase") << R"({"traceEvents":[{"name":"a","ts":1,"pid":0,"tid":0}]})"
+                                  << "no \"ph\"";
         QTest::newRow("X without dur") << R"({"traceEvents":[{"name":"a","ph":"X","ts":1,"pid":0,"tid":0}]})"
                                        << "no \"dur\"";
         QTest::newRow("X without ts") << R"({"traceEvents":[{"name":"a","ph":"X","dur":1,"pid":0,"tid":0}]})"
@@ -255,7 +251,8 @@ private slots:
         QTest::newRow("X without pid") << R"({"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":1,"tid":0}]})"
                                        << "no \"pid\"";
         QTest::newRow("ts not a number")
-            << R"({"traceEvents":[{"name":"a","ph":"X","ts":"1","dur":1,"pid":0,"tid":0}]})" << "not a number";
+            << R"({"traceEvents":[{"name":"a","ph":"X","ts":"1","dur":1,"pid":0,"tid":0}]})"
+            << "not a number";
         QTest::newRow("E without B") << R"({"traceEvents":[{"ph":"E","ts":1,"pid":0,"tid":0}]})"
                                      << "without a matching \"B\"";
         QTest::newRow("E on another thread")
@@ -268,8 +265,9 @@ private slots:
         // its out_of_range, not an Error; a negative duration ended an event
         // before it began; an end past 2^63 ns overflowed; events a century
         // apart overflowed the timeline's span arithmetic.
-        QTest::newRow("number overflow") << R"({"traceEvents":[{"name":"a","ph":"X","ts":1e400,"dur":1,"pid":0,"tid":0}]})"
-                                         << "not a valid JSON trace";
+        QTest::newRow("number overflow")
+            << R"({"traceEvents":[{"name":"a","ph":"X","ts":1e400,"dur":1,"pid":0,"tid":0}]})"
+            << "not a valid JSON trace";
         QTest::newRow("negative dur") << R"({"traceEvents":[{"name":"a","ph":"X","ts":10,"dur":-5,"pid":0,"tid":0}]})"
                                       << "trace event 0 has a negative \"dur\"";
         QTest::newRow("end past 2^63 ns")
@@ -284,11 +282,11 @@ private slots:
     // What the reader passes over without an error: metadata with a name that
     // is not a string, and byte or cell counts no uint64 holds (1e30 was a
     // float-to-integer conversion out of range, undefined behaviour).
-    void odd_values_are_ignored()
-    {
-        const std::string text = R"({"traceEvents":[{"name":5,"ph":"M","pid":0,"tid":0,"args":{"name":"x"}},)"
-                                 R"({"name":"a","ph":"X","ts":1,"dur":2,"pid":0,"tid":0,"args":{"bytes":1e30,"cells":-3}},)"
-                                 R"({"name":"b","ph":"X","ts":2,"dur":2,"pid":0,"tid":0,"args":{"bytes":1.8e19,"cells":4096.0}}]})";
+    void odd_values_are_ignored() {
+        const std::string text =
+            R"({"traceEvents":[{"name":5,"ph":"M","pid":0,"tid":0,"args":{"name":"x"}},)"
+            R"({"name":"a","ph":"X","ts":1,"dur":2,"pid":0,"tid":0,"args":{"bytes":1e30,"cells":-3}},)"
+            R"({"name":"b","ph":"X","ts":2,"dur":2,"pid":0,"tid":0,"args":{"bytes":1.8e19,"cells":4096.0}}]})";
         std::vector<TimelineEvent> events;
         try {
             events = read_chrome_trace(text, "odd.json");
@@ -303,8 +301,7 @@ private slots:
         QCOMPARE(QString::fromStdString(events[0].device), QStringLiteral("0"));
     }
 
-    void malformed_traces_are_errors()
-    {
+    void malformed_traces_are_errors() {
         QFETCH(QString, text);
         QFETCH(QString, expected);
         QString message;

@@ -268,8 +268,7 @@ private slots:
                 }
             }
         }
-        for (LengthClass lc : all_length_classes)
-            QVERIFY2(classes[lc] > 0, std::string(to_string(lc)).c_str());
+        for (LengthClass lc : all_length_classes) QVERIFY2(classes[lc] > 0, std::string(to_string(lc)).c_str());
         for (GapModel g : all_gap_models) QVERIFY2(gaps[g] > 0, std::string(to_string(g)).c_str());
         for (AlignmentMode mode : {AlignmentMode::Global, AlignmentMode::Local, AlignmentMode::SemiGlobal})
             QVERIFY(modes[mode] > 1300);  // about a third each
@@ -312,9 +311,11 @@ private slots:
             linears.insert(c.scheme.linear());
         }
         if (mode >= 0) QCOMPARE(modes, std::set<int>{mode});
-        else QCOMPARE(int(modes.size()), 3);
+        else
+            QCOMPARE(int(modes.size()), 3);
         if (linear >= 0) QCOMPARE(linears, std::set<bool>{linear == 1});
-        else QCOMPARE(int(linears.size()), 2);
+        else
+            QCOMPARE(int(linears.size()), 2);
     }
 
     void seededRandomStaysInRange() {
@@ -338,7 +339,8 @@ private slots:
             const std::string fitted = fit_to_length(random, AlphabetKind::Dna, core, length);
             QCOMPARE(std::int64_t(fitted.size()), length);
             if (length >= 50) QVERIFY(fitted.find(core) != std::string::npos);
-            else QVERIFY(core.find(fitted) != std::string::npos);
+            else
+                QVERIFY(core.find(fitted) != std::string::npos);
         }
     }
 
@@ -453,9 +455,7 @@ private slots:
             QCOMPARE(sum, summary.failed);
         }
         switch (Fault(fault)) {
-            case Fault::None:
-                QCOMPARE(summary.failed, std::uint64_t(0));
-                break;
+            case Fault::None: QCOMPARE(summary.failed, std::uint64_t(0)); break;
             case Fault::ScorePlusOne:
             case Fault::EndShifted:
             case Fault::BeginShifted:
@@ -591,7 +591,8 @@ private slots:
         options.timeline = &recorder;
         const BenchReport report = run_bench({&gpu, &cpu}, options);
         QVERIFY(!report.points.empty());
-        QCOMPARE(QString::fromStdString(recorder.clock_source()), QStringLiteral("steady-clock (cpu-ref), cupti (gpu:0)"));
+        QCOMPARE(QString::fromStdString(recorder.clock_source()),
+                 QStringLiteral("steady-clock (cpu-ref), cupti (gpu:0)"));
         bool gpu_point = false;
         for (const BenchPoint& p : report.points) {
             if (p.device != "gpu:0") continue;

@@ -105,11 +105,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
     if (text.find('\0') != std::string::npos) return 0;  // argv strings end at a NUL
     switch (data[0] % 5) {
-    case 0: check_whole<std::uint64_t>(text); break;
-    case 1: check_whole<std::int64_t>(text); break;
-    case 2: check_whole<int>(text); break;
-    case 3: check_whole<std::uint32_t>(text); break;
-    default: check_real(text); break;
+        case 0: check_whole<std::uint64_t>(text); break;
+        case 1: check_whole<std::int64_t>(text); break;
+        case 2: check_whole<int>(text); break;
+        case 3: check_whole<std::uint32_t>(text); break;
+        default: check_real(text); break;
     }
     return 0;
 }

@@ -23,12 +23,12 @@ using alignscope::fuzz::require;
 
 namespace {
 
-ProfileTargets targets_for(ResidueAlphabet alphabet)
-{
+ProfileTargets targets_for(ResidueAlphabet alphabet) {
     ProfileTargets t;
     t.alphabet = alphabet;
     t.path = "fuzz-targets";
-    const char* amino[] = {"ACDEFGHIKLMNPQRSTVWY", "MVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFGDLSTPDAVMGNPKVKAHGKKVLGAF",
+    const char* amino[] = {"ACDEFGHIKLMNPQRSTVWY",
+                           "MVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFGDLSTPDAVMGNPKVKAHGKKVLGAF",
                            "WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWW", "CD"};
     const char* dna[] = {"ACGTACGTACGTNNACGT", "GAATTCGAATTCGAATTCGAATTCGAATTC", "A"};
     const auto& code = ResidueCode::of(alphabet);
@@ -50,8 +50,7 @@ ProfileTargets targets_for(ResidueAlphabet alphabet)
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     std::vector<ProfileHmm> models;
     try {

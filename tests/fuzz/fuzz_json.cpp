@@ -35,8 +35,7 @@ using alignscope::fuzz::require;
 
 namespace {
 
-void write_seeds(const std::string& dir)
-{
+void write_seeds(const std::string& dir) {
     std::vector<TimelineEvent> events;
     auto add = [&](const char* name, const char* category, const char* device, int lane, std::int64_t start,
                    std::int64_t end, std::uint64_t bytes, std::uint64_t cells) {
@@ -71,8 +70,7 @@ void write_seeds(const std::string& dir)
     std::printf("%s: %zu bytes\n", spec_path.c_str(), spec.to_json().size());
 }
 
-void read_job_spec(const std::string& text)
-{
+void read_job_spec(const std::string& text) {
     store::JobSpec spec;
     try {
         spec = store::JobSpec::from_json(text, "fuzz.json");
@@ -97,8 +95,7 @@ void read_job_spec(const std::string& text)
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***)
-{
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
     if (const char* seeds = std::getenv("ALIGNSCOPE_FUZZ_WRITE_SEEDS"); seeds && *seeds) {
         write_seeds(seeds);
         std::exit(0);
@@ -106,8 +103,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***)
     return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     read_job_spec(text);
     std::vector<TimelineEvent> events;

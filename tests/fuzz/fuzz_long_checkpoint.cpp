@@ -70,8 +70,7 @@ struct Job {
     Alignment reference[kModes];
 };
 
-AlignOptions align_options(int mode)
-{
+AlignOptions align_options(int mode) {
     AlignOptions o;
     o.mode = mode == 0 ? AlignmentMode::Global : mode == 1 ? AlignmentMode::Local : AlignmentMode::SemiGlobal;
     if (mode == 2) o.free_ends = FreeEndGaps::parse("all");
@@ -79,8 +78,7 @@ AlignOptions align_options(int mode)
     return o;
 }
 
-const Job& job()
-{
+const Job& job() {
     static const Job j = [] {
         Job out;
         std::uint32_t state = 12345;
@@ -107,8 +105,7 @@ const Job& job()
 I64 query_length() { return static_cast<I64>(job().query.size()); }
 I64 target_length() { return static_cast<I64>(job().target.size()); }
 
-CheckpointIdentity identity(int mode)
-{
+CheckpointIdentity identity(int mode) {
     const Job& j = job();
     const EncodedSequence q = encode(j.query, j.scheme.matrix, "query");
     const EncodedSequence t = encode(j.target, j.scheme.matrix, "target");
@@ -116,8 +113,7 @@ CheckpointIdentity identity(int mode)
                                   align_options(mode));
 }
 
-LongPairOptions long_options(int mode, const std::string& dir)
-{
+LongPairOptions long_options(int mode, const std::string& dir) {
     LongPairOptions o;
     o.align = align_options(mode);
     o.min_band_rows = kBandRows;
@@ -143,8 +139,7 @@ struct ManifestView {
     std::vector<Score> overview;
 };
 
-ManifestView view_manifest(const std::string& file)
-{
+ManifestView view_manifest(const std::string& file) {
     ManifestView v;
     std::size_t at = kHeader;
     const std::size_t end = file.size() >= kHeader + 4 ? file.size() - 4 : 0;
@@ -191,22 +186,19 @@ ManifestView view_manifest(const std::string& file)
 }
 
 // The header's payload size and the trailing CRC-32 made right for the bytes there.
-void repair(std::string& file)
-{
+void repair(std::string& file) {
     if (file.size() < kHeader + 4) return;
     fuzz::store_le<std::uint64_t>(file.data() + 16, file.size() - kHeader - 4);
     fuzz::store_le<std::uint32_t>(file.data() + file.size() - 4, crc32_of(file.data(), file.size() - 4));
 }
 
 // The CRC-32 the manifest keeps for a row file: of its H and F values.
-std::optional<std::uint32_t> row_values_crc(const std::string& row_file)
-{
+std::optional<std::uint32_t> row_values_crc(const std::string& row_file) {
     if (row_file.size() < kHeader + 16 + 4) return std::nullopt;
     return crc32_of(row_file.data() + kHeader + 16, row_file.size() - kHeader - 16 - 4);
 }
 
-std::string row_name(I64 row)
-{
+std::string row_name(I64 row) {
     char name[64];
     std::snprintf(name, sizeof name, "long-pair-row-%012lld.bin", static_cast<long long>(row));
     return name;
@@ -215,8 +207,8 @@ std::string row_name(I64 row)
 bool in_score_range(I64 v) { return v >= I64{kNegInf} - (I64{1} << 29) && v <= (I64{1} << 29); }
 
 // The checks on a checkpoint the engine accepted.
-void check_accepted(const LongCheckpoint& c, const std::string& manifest, const std::map<std::string, std::string>& files)
-{
+void check_accepted(const LongCheckpoint& c, const std::string& manifest,
+                    const std::map<std::string, std::string>& files) {
     const CheckpointState& s = c.state();
     const I64 m = query_length(), n = target_length();
     // The manifest is whole (size and CRC, by our own CRC) and says what was loaded.
@@ -233,7 +225,8 @@ void check_accepted(const LongCheckpoint& c, const std::string& manifest, const 
     require(v.overview_cols == s.overview_cols && v.edges == s.overview_row_edges && v.overview == s.overview);
     // Rows ascending inside the query; cells inside what the checkpoint covers.
     require(!s.rows.empty());
-    for (std::size_t k = 0; k < s.rows.size(); ++k) require(s.rows[k] >= 1 && s.rows[k] <= m && (k == 0 || s.rows[k] > s.rows[k - 1]));
+    for (std::size_t k = 0; k < s.rows.size(); ++k)
+        require(s.rows[k] >= 1 && s.rows[k] <= m && (k == 0 || s.rows[k] > s.rows[k - 1]));
     const I64 last = s.last_row();
     require(in_score_range(s.best.score));
     require(s.best.i >= 0 && s.best.i <= last && s.best.j >= 0 && s.best.j <= n);
@@ -266,15 +259,13 @@ void check_accepted(const LongCheckpoint& c, const std::string& manifest, const 
     }
 }
 
-std::string read_file(const std::string& path)
-{
+std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 // The checkpoints our writer leaves for the fixed job, as fuzz inputs.
-void write_seeds(const std::string& out_dir)
-{
+void write_seeds(const std::string& out_dir) {
     fs::create_directories(out_dir);
     const Job& j = job();
     for (int mode = 0; mode < kModes; ++mode) {
@@ -338,10 +329,10 @@ void write_seeds(const std::string& out_dir)
 struct Outcomes {
     std::uint64_t inputs = 0, loaded = 0, resumed = 0;
     std::map<std::string, std::uint64_t> job_errors;  // errors of jobs whose checkpoint loaded, digits dropped
-    ~Outcomes()
-    {
+    ~Outcomes() {
         if (!std::getenv("ALIGNSCOPE_FUZZ_STATS")) return;
-        std::fprintf(stderr, "fuzz_long_checkpoint: %llu inputs, %llu checkpoints loaded, %llu jobs resumed to an alignment\n",
+        std::fprintf(stderr,
+                     "fuzz_long_checkpoint: %llu inputs, %llu checkpoints loaded, %llu jobs resumed to an alignment\n",
                      static_cast<unsigned long long>(inputs), static_cast<unsigned long long>(loaded),
                      static_cast<unsigned long long>(resumed));
         for (const auto& [what, count] : job_errors)
@@ -351,8 +342,7 @@ struct Outcomes {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***)
-{
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
     (void)job();
     if (const char* seeds = std::getenv("ALIGNSCOPE_FUZZ_WRITE_SEEDS"); seeds && *seeds) {
         write_seeds(seeds);
@@ -361,8 +351,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***)
     return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
     ++outcomes.inputs;
     const unsigned flags = data[0];
@@ -385,7 +374,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ManifestView view = view_manifest(manifest);
     if (flags & 4)
         for (std::size_t k = 0; k < rows.size() && k < view.crc_at.size(); ++k)
-            if (const auto crc = row_values_crc(rows[k])) fuzz::store_le<std::uint32_t>(manifest.data() + view.crc_at[k], *crc);
+            if (const auto crc = row_values_crc(rows[k]))
+                fuzz::store_le<std::uint32_t>(manifest.data() + view.crc_at[k], *crc);
     if (flags & 1) repair(manifest);
     view = view_manifest(manifest);
 
@@ -395,7 +385,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (std::size_t k = 0; k < rows.size(); ++k) {
         I64 row = -1;
         if (k < view.rows.size()) row = view.rows[k];
-        else if (rows[k].size() >= kHeader + 8) row = fuzz::load_le<I64>(rows[k].data() + kHeader);
+        else if (rows[k].size() >= kHeader + 8)
+            row = fuzz::load_le<I64>(rows[k].data() + kHeader);
         if (row < 0 || row >= 1'000'000'000'000) continue;
         files[row_name(row)] = rows[k];
     }

@@ -12,15 +12,13 @@ using namespace alignscope;
 
 namespace {
 
-void require(bool condition)
-{
+void require(bool condition) {
     if (!condition) std::abort();  // an invariant the parser promises was broken
 }
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
 
     // Short inputs double as built-in names: the alias rules must never crash.

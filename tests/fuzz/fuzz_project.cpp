@@ -56,33 +56,28 @@ public:
     std::size_t bytes = 0;
 
 protected:
-    int_type overflow(int_type c) override
-    {
+    int_type overflow(int_type c) override {
         ++bytes;
         return traits_type::not_eof(c);
     }
-    std::streamsize xsputn(const char*, std::streamsize n) override
-    {
+    std::streamsize xsputn(const char*, std::streamsize n) override {
         bytes += static_cast<std::size_t>(n);
         return n;
     }
 };
 
-std::string read_file(const std::string& path)
-{
+std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-void remove_project(const std::string& path)
-{
+void remove_project(const std::string& path) {
     std::error_code ec;
     for (const char* suffix : {"", "-wal", "-shm", "-journal", "-lock"}) fs::remove(path + suffix, ec);
 }
 
 template <typename F>
-void allow_error(F&& f)
-{
+void allow_error(F&& f) {
     try {
         f();
     } catch (const Error& e) {
@@ -90,8 +85,7 @@ void allow_error(F&& f)
     }
 }
 
-void read_everything(const std::string& path)
-{
+void read_everything(const std::string& path) {
     ProjectOptions options;
     options.read_only = true;
     options.verify_inputs = false;
@@ -154,8 +148,7 @@ void read_everything(const std::string& path)
 }
 
 // A small project with a job of every kind, as our writer writes it.
-void write_seeds(const std::string& dir)
-{
+void write_seeds(const std::string& dir) {
     const std::string path = fuzz::scratch_directory() + "/seed.alsproj";
     remove_project(path);
     const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 11, 1);
@@ -256,15 +249,15 @@ void write_seeds(const std::string& dir)
     require(sqlite3_close(db) == SQLITE_OK);
     fs::create_directories(dir);
     const std::string bytes = read_file(path);
-    std::ofstream(dir + "/four-jobs.alsproj", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(dir + "/four-jobs.alsproj", std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     std::printf("%s/four-jobs.alsproj: %zu bytes\n", dir.c_str(), bytes.size());
     read_everything(path);
 }
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***)
-{
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
     if (const char* seeds = std::getenv("ALIGNSCOPE_FUZZ_WRITE_SEEDS"); seeds && *seeds) {
         write_seeds(seeds);
         std::exit(0);
@@ -272,8 +265,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***)
     return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string path = fuzz::scratch_directory() + "/fuzz.alsproj";
     remove_project(path);
     fuzz::write_file(path, std::string_view(reinterpret_cast<const char*>(data), size));

@@ -63,14 +63,12 @@ struct Fasta {
     std::string genuine;      // the cache our writer writes
 };
 
-std::string read_file(const std::string& path)
-{
+std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-Fasta make_fasta(const std::string& name, const char* text)
-{
+Fasta make_fasta(const std::string& name, const char* text) {
     Fasta f;
     f.path = fuzz::scratch_directory() + "/" + name;
     fuzz::write_file(f.path, text);
@@ -92,26 +90,22 @@ Fasta make_fasta(const std::string& name, const char* text)
     return f;
 }
 
-const Fasta& protein()
-{
+const Fasta& protein() {
     static const Fasta f = make_fasta("protein.fa", kProteinFasta);
     return f;
 }
-const Fasta& dna()
-{
+const Fasta& dna() {
     static const Fasta f = make_fasta("dna.fa", kDnaFasta);
     return f;
 }
 
-bool same_database(const PreparedDatabase& a, const PreparedDatabase& b)
-{
+bool same_database(const PreparedDatabase& a, const PreparedDatabase& b) {
     return a.alphabet == b.alphabet && a.residues == b.residues && a.offsets == b.offsets &&
            a.file_index == b.file_index && a.ids == b.ids && a.descriptions == b.descriptions;
 }
 
 // The fingerprint, CRC-32 and end marker made right for `fasta`.
-std::string repaired(std::string bytes, const Fasta& fasta)
-{
+std::string repaired(std::string bytes, const Fasta& fasta) {
     fuzz::store_le<std::uint64_t>(bytes.data() + 16, fasta.size);
     fuzz::store_le<std::int64_t>(bytes.data() + 24, fasta.mtime_ns);
     fuzz::store_le<std::uint32_t>(bytes.data() + 32, fasta.crc);
@@ -121,11 +115,14 @@ std::string repaired(std::string bytes, const Fasta& fasta)
     return bytes;
 }
 
-bool valid_utf8(std::string_view s)
-{
+bool valid_utf8(std::string_view s) {
     for (std::size_t i = 0; i < s.size();) {
         const auto c = static_cast<unsigned char>(s[i]);
-        const std::size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        const std::size_t len = c < 0x80             ? 1
+                                : (c & 0xE0) == 0xC0 ? 2
+                                : (c & 0xF0) == 0xE0 ? 3
+                                : (c & 0xF8) == 0xF0 ? 4
+                                                     : 0;
         if (len == 0 || i + len > s.size()) return false;
         std::uint32_t cp = len == 1 ? c : c & (0x7Fu >> len);
         for (std::size_t k = 1; k < len; ++k) {
@@ -141,8 +138,7 @@ bool valid_utf8(std::string_view s)
 }
 
 // A loaded database is one a parse could have produced.
-void check_database(const PreparedDatabase& db)
-{
+void check_database(const PreparedDatabase& db) {
     const std::size_t count = db.size();
     require(count > 0 && db.offsets.size() == count + 1 && db.ids.size() == count && db.descriptions.size() == count);
     require(db.offsets.front() == 0 && db.offsets.back() == db.residues.size());
@@ -163,9 +159,9 @@ void check_database(const PreparedDatabase& db)
 }
 
 // What `search` does with a database once it has one.
-void use_database(const PreparedDatabase& db)
-{
-    const SubstitutionMatrix matrix = SubstitutionMatrix::builtin(db.alphabet == AlphabetKind::Protein ? "BLOSUM62" : "EDNAFULL");
+void use_database(const PreparedDatabase& db) {
+    const SubstitutionMatrix matrix =
+        SubstitutionMatrix::builtin(db.alphabet == AlphabetKind::Protein ? "BLOSUM62" : "EDNAFULL");
     try {
         const std::vector<std::uint8_t> codes = encode_database(db, matrix);
         require(codes.size() == db.residues.size());
@@ -183,8 +179,7 @@ void use_database(const PreparedDatabase& db)
 
 // Writes `bytes` as the cache of `fasta` and prepares the database. Returns
 // whether the cache was loaded.
-bool try_cache(const std::string& bytes, const Fasta& fasta)
-{
+bool try_cache(const std::string& bytes, const Fasta& fasta) {
     fuzz::write_file(fasta.cache, bytes);
     const PreparedDatabaseLoad load = prepare_database(fasta.path);
     require(load.cache_path == fasta.cache);
@@ -210,11 +205,11 @@ bool try_cache(const std::string& bytes, const Fasta& fasta)
     return false;
 }
 
-void write_seeds(const std::string& dir)
-{
+void write_seeds(const std::string& dir) {
     std::filesystem::create_directories(dir);
     auto put = [&](const std::string& name, const std::string& bytes) {
-        std::ofstream(dir + "/" + name, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        std::ofstream(dir + "/" + name, std::ios::binary)
+            .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
         std::printf("%s/%s: %zu bytes\n", dir.c_str(), name.c_str(), bytes.size());
     };
     put("protein.alsdb", protein().genuine);
@@ -233,8 +228,7 @@ void write_seeds(const std::string& dir)
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***)
-{
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
     (void)protein();
     (void)dna();
     if (const char* seeds = std::getenv("ALIGNSCOPE_FUZZ_WRITE_SEEDS"); seeds && *seeds) {
@@ -244,8 +238,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***)
     return 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string bytes(reinterpret_cast<const char*>(data), size);
     // The alphabet field (offset 12) picks the FASTA: 0 and 1 (DNA, RNA) the
     // nucleotide one, anything else the protein one.

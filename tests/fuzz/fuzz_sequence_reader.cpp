@@ -15,13 +15,11 @@ using namespace alignscope;
 
 namespace {
 
-void require(bool condition)
-{
+void require(bool condition) {
     if (!condition) std::abort();  // an invariant the reader promises was broken
 }
 
-std::string input_path(const std::uint8_t* data, std::size_t size)
-{
+std::string input_path(const std::uint8_t* data, std::size_t size) {
     static const int fd = memfd_create("alignscope_fuzz_input", 0);
     require(fd >= 0);
     require(ftruncate(fd, 0) == 0);
@@ -38,8 +36,7 @@ bool printable(char c) { return c > ' ' && c < 0x7f; }
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string path = input_path(data, size);
 
     try {
@@ -51,8 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             require(reader.line() > last_line);
             last_line = reader.line();
             for (char c : record.residues) require(printable(c));
-            if (reader.format() == SequenceFormat::Fastq)
-                require(record.quality.size() == record.residues.size());
+            if (reader.format() == SequenceFormat::Fastq) require(record.quality.size() == record.residues.size());
             else
                 require(record.quality.empty());
         }

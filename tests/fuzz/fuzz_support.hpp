@@ -22,8 +22,7 @@
 namespace alignscope::fuzz {
 
 // An invariant the code under test promises was broken: a crash for libFuzzer.
-inline void require(bool condition)
-{
+inline void require(bool condition) {
     if (!condition) std::abort();
 }
 
@@ -31,8 +30,7 @@ inline void require(bool condition)
 // /dev/shm is writable (the targets write files on every input). libFuzzer
 // leaves without running exit handlers (at -max_total_time, on a crash), so
 // the directories of processes that are gone are removed when a new one is made.
-inline const std::string& scratch_directory()
-{
+inline const std::string& scratch_directory() {
     static const std::string dir = [] {
         const char* bases[] = {"/dev/shm", std::getenv("TMPDIR"), "/tmp"};
         for (const char* base : bases) {
@@ -56,8 +54,7 @@ inline const std::string& scratch_directory()
     return dir;
 }
 
-inline void write_file(const std::string& path, std::string_view bytes)
-{
+inline void write_file(const std::string& path, std::string_view bytes) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     require(fd >= 0);
     std::size_t done = 0;
@@ -70,23 +67,20 @@ inline void write_file(const std::string& path, std::string_view bytes)
 }
 
 // Removes every entry of `dir` (not the directory itself).
-inline void empty_directory(const std::string& dir)
-{
+inline void empty_directory(const std::string& dir) {
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(dir, ec)) std::filesystem::remove_all(e.path(), ec);
 }
 
 template <typename T>
-T load_le(const char* p)
-{
+T load_le(const char* p) {
     T v;
     std::memcpy(&v, p, sizeof v);
     return v;
 }
 
 template <typename T>
-void store_le(char* p, T v)
-{
+void store_le(char* p, T v) {
     std::memcpy(p, &v, sizeof v);
 }
 

@@ -36,8 +36,8 @@ private slots:
         for (int k = 0; k < columns; ++k) b.push_back(static_cast<std::size_t>((k * 53) % 7 + 1));
         int checked = 0;
         for (std::uint32_t tile_size : {1u, 2u, 3u, 5u, 8u, 16u, 64u}) {
-            const allvsall::Tiling tiling = columns ? allvsall::Tiling::rectangle(a, b, tile_size)
-                                                    : allvsall::Tiling::triangle(a, tile_size);
+            const allvsall::Tiling tiling =
+                columns ? allvsall::Tiling::rectangle(a, b, tile_size) : allvsall::Tiling::triangle(a, tile_size);
             const ProfileIndex index = ProfileIndex::pair_rows(tiling.rows(), tile_size);
             QCOMPARE(index.block_first.back(), std::uint32_t(index.first_row.size()));
             for (int groups : {1, 2, 8, 16, 32, 64}) {

@@ -19,8 +19,7 @@ class TestBatchPlan : public QObject {
     Q_OBJECT
 
 private slots:
-    void batches_cover_units_in_order_within_budget_data()
-    {
+    void batches_cover_units_in_order_within_budget_data() {
         QTest::addColumn<quint64>("budget");
         QTest::addColumn<quint64>("max_cells");
         QTest::addColumn<int>("seed");
@@ -29,8 +28,7 @@ private slots:
         QTest::newRow("cell cap") << quint64(1ull << 40) << quint64(20000) << 3;
         QTest::newRow("both") << quint64(8000) << quint64(30000) << 4;
     }
-    void batches_cover_units_in_order_within_budget()
-    {
+    void batches_cover_units_in_order_within_budget() {
         QFETCH(quint64, budget);
         QFETCH(quint64, max_cells);
         QFETCH(int, seed);
@@ -68,11 +66,11 @@ private slots:
         if (budget == total && !max_cells) QCOMPARE(batches.size(), std::size_t{1});
     }
 
-    void a_unit_too_large_for_the_budget_is_an_error_naming_it()
-    {
+    void a_unit_too_large_for_the_budget_is_an_error_naming_it() {
         std::vector<UnitCost> units{{1000, 10}, {50'000'000, 10}, {1000, 10}};
         try {
-            plan_batches(units, 10'000'000, 0, [](std::size_t k) { return "pair " + std::to_string(k) + " (query 9000 residues)"; });
+            plan_batches(units, 10'000'000, 0,
+                         [](std::size_t k) { return "pair " + std::to_string(k) + " (query 9000 residues)"; });
             QFAIL("expected an Error");
         } catch (const Error& e) {
             const QString message = e.what();
@@ -82,24 +80,22 @@ private slots:
         }
     }
 
-    void empty_job_plans_no_batch()
-    {
+    void empty_job_plans_no_batch() {
         QVERIFY(plan_batches({}, 1000, 0, [](std::size_t) { return std::string(); }).empty());
     }
 
-    void unit_bytes_add_up_data()
-    {
+    void unit_bytes_add_up_data() {
         QTest::addColumn<int>("family");
         QTest::addColumn<int>("width");
         QTest::addColumn<bool>("traceback");
         for (int family : {0, 1, 2})
             for (int width : {0, 1})
                 for (bool traceback : {false, true})
-                    QTest::newRow(qPrintable(QString("family %1 width %2 traceback %3").arg(family).arg(width).arg(traceback)))
+                    QTest::newRow(
+                        qPrintable(QString("family %1 width %2 traceback %3").arg(family).arg(width).arg(traceback)))
                         << family << width << traceback;
     }
-    void unit_bytes_add_up()
-    {
+    void unit_bytes_add_up() {
         QFETCH(int, family);
         QFETCH(int, width);
         QFETCH(bool, traceback);
@@ -145,8 +141,7 @@ private slots:
         }
     }
 
-    void default_budget_leaves_a_reserve_and_shares_among_streams()
-    {
+    void default_budget_leaves_a_reserve_and_shares_among_streams() {
         const std::uint64_t gib = 1ull << 30;
         QCOMPARE(default_batch_budget(80 * gib, 80 * gib, 4), (80 * gib - 5 * gib) / 4);
         QCOMPARE(default_batch_budget(4 * gib, 8 * gib, 2), (4 * gib - (512ull << 20)) / 2);

@@ -116,8 +116,10 @@ FullDp full_dp(const EncodedSequence& q, const EncodedSequence& t, const Scoring
             auto& Fi = F[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
             Ei = Fi = minus_inf;
             if (i == 0 && j == 0) H = 0;
-            else if (i == 0) H = (free_ends & kFreeQueryBegin) ? 0 : -gap_cost(o, e, j);
-            else if (j == 0) H = (free_ends & kFreeTargetBegin) ? 0 : -gap_cost(o, e, i);
+            else if (i == 0)
+                H = (free_ends & kFreeQueryBegin) ? 0 : -gap_cost(o, e, j);
+            else if (j == 0)
+                H = (free_ends & kFreeTargetBegin) ? 0 : -gap_cost(o, e, i);
             else {
                 const auto I = static_cast<std::size_t>(i), J = static_cast<std::size_t>(j);
                 Ei = std::max(dp.h[I][J - 1] - o, E[I][J - 1] - e);
@@ -127,9 +129,11 @@ FullDp full_dp(const EncodedSequence& q, const EncodedSequence& t, const Scoring
         }
     dp.score = dp.h[static_cast<std::size_t>(m)][static_cast<std::size_t>(n)];
     if (free_ends & kFreeQueryEnd)
-        for (int j = 1; j <= n; ++j) dp.score = std::max(dp.score, dp.h[static_cast<std::size_t>(m)][static_cast<std::size_t>(j)]);
+        for (int j = 1; j <= n; ++j)
+            dp.score = std::max(dp.score, dp.h[static_cast<std::size_t>(m)][static_cast<std::size_t>(j)]);
     if (free_ends & kFreeTargetEnd)
-        for (int i = 1; i <= m; ++i) dp.score = std::max(dp.score, dp.h[static_cast<std::size_t>(i)][static_cast<std::size_t>(n)]);
+        for (int i = 1; i <= m; ++i)
+            dp.score = std::max(dp.score, dp.h[static_cast<std::size_t>(i)][static_cast<std::size_t>(n)]);
     return dp;
 }
 
@@ -152,7 +156,8 @@ long long best_sum(const EncodedSequence& s, const SubstitutionMatrix& matrix, b
     long long sum = 0;
     for (std::uint8_t c : s) {
         int best = 0;
-        for (int k = 0; k < matrix.size(); ++k) best = std::max(best, as_query ? matrix.score(c, k) : matrix.score(k, c));
+        for (int k = 0; k < matrix.size(); ++k)
+            best = std::max(best, as_query ? matrix.score(c, k) : matrix.score(k, c));
         sum += best;
     }
     return sum;
@@ -189,10 +194,9 @@ bool check_pair(const EncodedSequence& q, const EncodedSequence& t, const Scorin
                 const AlignOptions& options, const Width& width, int tile, int extra_columns, Tally& tally,
                 QString& why) {
     const int free_ends = free_bits(options);
-    const long long reference =
-        score_forward(q.data(), static_cast<std::int64_t>(q.size()), t.data(), static_cast<std::int64_t>(t.size()),
-                      scheme, options)
-            .score;
+    const long long reference = score_forward(q.data(), static_cast<std::int64_t>(q.size()), t.data(),
+                                              static_cast<std::int64_t>(t.size()), scheme, options)
+                                    .score;
     const int padded = padded_rows(static_cast<int>(q.size()), tile);
     const int columns = static_cast<int>((t.size() + 3) / 4 * 4) + extra_columns;
     const long long got = bounded_lane(q, t, scheme, free_ends, padded, columns, width);
@@ -227,8 +231,8 @@ bool check_pair(const EncodedSequence& q, const EncodedSequence& t, const Scorin
 // sequence elsewhere in the warp (the steps cover the warp's longest).
 // `partner_rows` > m + 1 stands for a longer query sharing the profile: the
 // profile is that tall, and this query's row 0 lies lower, maybe in a later tile.
-long long bounded_kernel(const EncodedSequence& q, const EncodedSequence& t, const ScoringScheme& scheme,
-                         int free_ends, int G, int R, int warp_columns, const Width& width, int partner_rows = 0) {
+long long bounded_kernel(const EncodedSequence& q, const EncodedSequence& t, const ScoringScheme& scheme, int free_ends,
+                         int G, int R, int warp_columns, const Width& width, int partner_rows = 0) {
     const int m = static_cast<int>(q.size()), n = static_cast<int>(t.size());
     const int o = scheme.gap_open, ext = scheme.gap_extend;
     const int T = G * R;
@@ -237,7 +241,9 @@ long long bounded_kernel(const EncodedSequence& q, const EncodedSequence& t, con
     const int pad_letter = scheme.matrix.size();
     const long long neg = width.neg;
     const int steps = (((warp_columns + 3) & ~3) + G - 1 + 3) & ~3;
-    auto letter_at = [&](int column) { return column < n ? static_cast<int>(t[static_cast<std::size_t>(column)]) : pad_letter; };
+    auto letter_at = [&](int column) {
+        return column < n ? static_cast<int>(t[static_cast<std::size_t>(column)]) : pad_letter;
+    };
     auto profile = [&](int x, int letter) -> long long {
         const int real = x > z && letter != pad_letter
                              ? scheme.matrix.score(q[static_cast<std::size_t>(x - z - 1)], letter) + o
@@ -253,7 +259,8 @@ long long bounded_kernel(const EncodedSequence& q, const EncodedSequence& t, con
     std::vector<long long> best(static_cast<std::size_t>(G), neg);
     for (int k = 0; k < tiles; ++k) {
         const bool first_tile = k == 0, last_tile = k == tiles - 1;
-        std::vector<std::vector<long long>> ho(static_cast<std::size_t>(G), std::vector<long long>(static_cast<std::size_t>(R)));
+        std::vector<std::vector<long long>> ho(static_cast<std::size_t>(G),
+                                               std::vector<long long>(static_cast<std::size_t>(R)));
         std::vector<std::vector<long long>> e = ho;
         std::vector<long long> bottom_ho(static_cast<std::size_t>(G)), bottom_f(static_cast<std::size_t>(G), neg),
             diag_in(static_cast<std::size_t>(G));
@@ -273,8 +280,8 @@ long long bounded_kernel(const EncodedSequence& q, const EncodedSequence& t, con
         std::vector<std::pair<long long, long long>> chunk(4), next(4);
         auto fetch = [&](int column, std::vector<std::pair<long long, long long>>& into) {
             for (int c = 0; c < 4; ++c)
-                into[static_cast<std::size_t>(c)] =
-                    column < n ? strip[static_cast<std::size_t>(column + c)] : std::pair<long long, long long>{neg, neg};
+                into[static_cast<std::size_t>(c)] = column < n ? strip[static_cast<std::size_t>(column + c)]
+                                                               : std::pair<long long, long long>{neg, neg};
         };
         if (!first_tile) fetch(0, chunk);
         for (int s4 = 0; s4 < steps; s4 += 4) {
@@ -314,8 +321,8 @@ long long bounded_kernel(const EncodedSequence& q, const EncodedSequence& t, con
                         }
                         bottom_ho[G_] = ho[G_][static_cast<std::size_t>(R - 1)];
                         bottom_f[G_] = f;
-                        const int row_from = last_tile && g == G - 1 ? ((free_ends & kFreeQueryEnd) ? 0 : n - 1)
-                                                                      : 0x7fffffff;
+                        const int row_from =
+                            last_tile && g == G - 1 ? ((free_ends & kFreeQueryEnd) ? 0 : n - 1) : 0x7fffffff;
                         if (column >= row_from) best[G_] = std::max(best[G_], ho[G_][static_cast<std::size_t>(R - 1)]);
                         if (column == column_at)
                             for (int r = 0; r < R; ++r)
@@ -398,13 +405,16 @@ private slots:
                             hi = std::max(hi, v);
                         }
                     const long long m = static_cast<long long>(q.size()), n = static_cast<long long>(t.size());
-                    const long long lowest = lowest_cell(m, n, scheme.gap_open, scheme.gap_extend,
-                                                         scheme.matrix.min_score(), free_ends);
-                    const long long highest = highest_cell(m, n, scheme.matrix.max_score(),
-                                                           best_sum(q, scheme.matrix, true),
-                                                           best_sum(t, scheme.matrix, false));
+                    const long long lowest =
+                        lowest_cell(m, n, scheme.gap_open, scheme.gap_extend, scheme.matrix.min_score(), free_ends);
+                    const long long highest =
+                        highest_cell(m, n, scheme.matrix.max_score(), best_sum(q, scheme.matrix, true),
+                                     best_sum(t, scheme.matrix, false));
                     QVERIFY2(lowest <= lo, qPrintable(QString("lowest %1 > min H %2 (m %3, n %4, %5)")
-                                                          .arg(lowest).arg(lo).arg(m).arg(n)
+                                                          .arg(lowest)
+                                                          .arg(lo)
+                                                          .arg(m)
+                                                          .arg(n)
                                                           .arg(QString::fromStdString(describe_mode(options)))));
                     QVERIFY2(highest >= hi, qPrintable(QString("highest %1 < max H %2").arg(highest).arg(hi)));
                     ++checked;
@@ -545,8 +555,14 @@ private slots:
                 QVERIFY2(got == reference,
                          qPrintable(QString("%1x%2 %3: m %4, n %5, warp columns %6, profile rows %7: kernel %8, "
                                             "reference %9")
-                                        .arg(G).arg(R).arg(QString::fromStdString(describe_mode(options)))
-                                        .arg(q.size()).arg(t.size()).arg(warp_columns).arg(partner_rows).arg(got)
+                                        .arg(G)
+                                        .arg(R)
+                                        .arg(QString::fromStdString(describe_mode(options)))
+                                        .arg(q.size())
+                                        .arg(t.size())
+                                        .arg(warp_columns)
+                                        .arg(partner_rows)
+                                        .arg(got)
                                         .arg(reference)));
                 ++compared;
             }

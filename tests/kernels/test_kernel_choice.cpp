@@ -20,8 +20,7 @@ class TestKernelChoice : public QObject {
     Q_OBJECT
 
 private slots:
-    void names_round_trip()
-    {
+    void names_round_trip() {
         int count = 0;
         for (auto mode : {AlignmentMode::Global, AlignmentMode::Local, AlignmentMode::SemiGlobal})
             for (bool linear : {false, true})
@@ -53,18 +52,21 @@ private slots:
                   KernelVariant({AlignmentMode::Local, false, KernelFamily::Intra, LaneWidth::S16, 4})));
     }
 
-    void wrong_kernel_names_are_errors_data()
-    {
+    void wrong_kernel_names_are_errors_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("unknown") << "sw_affine_striped_s16" << "is not a GPU kernel";
-        QTest::newRow("other mode") << "nw_affine_inter_s16" << "is a kernel for global affine alignment, but the job is local affine";
-        QTest::newRow("other gaps") << "sw_linear_intra_s32" << "is a kernel for local linear alignment";
-        QTest::newRow("empty") << "" << "is not a GPU kernel";
-        QTest::newRow("no such group") << "sw_affine_intra2_s16" << "is not a GPU kernel";
+        QTest::newRow("unknown") << "sw_affine_striped_s16"
+                                 << "is not a GPU kernel";
+        QTest::newRow("other mode") << "nw_affine_inter_s16"
+                                    << "is a kernel for global affine alignment, but the job is local affine";
+        QTest::newRow("other gaps") << "sw_linear_intra_s32"
+                                    << "is a kernel for local linear alignment";
+        QTest::newRow("empty") << ""
+                               << "is not a GPU kernel";
+        QTest::newRow("no such group") << "sw_affine_intra2_s16"
+                                       << "is not a GPU kernel";
     }
-    void wrong_kernel_names_are_errors()
-    {
+    void wrong_kernel_names_are_errors() {
         QFETCH(QString, name);
         QFETCH(QString, expected);
         try {
@@ -81,8 +83,7 @@ private slots:
         }
     }
 
-    void family_follows_lengths_and_batch_size_data()
-    {
+    void family_follows_lengths_and_batch_size_data() {
         QTest::addColumn<qint64>("m");
         QTest::addColumn<qint64>("n");
         QTest::addColumn<quint64>("pairs");
@@ -97,8 +98,7 @@ private slots:
         QTest::newRow("many 5000") << qint64(5000) << qint64(5000) << full << kManyPairsGroup;
         QTest::newRow("few 5000") << qint64(5000) << qint64(5000) << quint64(100) << 32;
     }
-    void family_follows_lengths_and_batch_size()
-    {
+    void family_follows_lengths_and_batch_size() {
         QFETCH(qint64, m);
         QFETCH(qint64, n);
         QFETCH(quint64, pairs);
@@ -111,8 +111,7 @@ private slots:
     // The bound s16_can_hold relies on: a global score is never below
     // -(gap(m) + gap(n)), the all-gap path. Checked against the CPU reference
     // on random pairs under heavy penalties and mismatch-rich sequences.
-    void s16_lower_bound_holds_on_the_reference()
-    {
+    void s16_lower_bound_holds_on_the_reference() {
         std::mt19937 rng(5);
         for (double open : {1.0, 11.0, 40.0})
             for (int trial = 0; trial < 40; ++trial) {
@@ -126,12 +125,12 @@ private slots:
                 options.mode = AlignmentMode::Global;
                 options.traceback = false;
                 const auto a = align_reference(q, t, scheme, options);
-                QVERIFY(a.score >= -(gap(static_cast<std::int64_t>(q.size())) + gap(static_cast<std::int64_t>(t.size()))));
+                QVERIFY(a.score >=
+                        -(gap(static_cast<std::int64_t>(q.size())) + gap(static_cast<std::int64_t>(t.size()))));
             }
     }
 
-    void s16_lanes_offered_only_when_they_can_hold_the_pass_data()
-    {
+    void s16_lanes_offered_only_when_they_can_hold_the_pass_data() {
         QTest::addColumn<QString>("mode");
         QTest::addColumn<double>("open");
         QTest::addColumn<double>("extend");
@@ -149,8 +148,7 @@ private slots:
         QTest::newRow("byte profile, largest fit") << "local" << 116.0 << 1.0 << qint64(300) << qint64(300) << true;
         QTest::newRow("byte profile, one over") << "local" << 117.0 << 1.0 << qint64(300) << qint64(300) << false;
     }
-    void s16_lanes_offered_only_when_they_can_hold_the_pass()
-    {
+    void s16_lanes_offered_only_when_they_can_hold_the_pass() {
         QFETCH(QString, mode);
         QFETCH(double, open);
         QFETCH(double, extend);
@@ -162,7 +160,8 @@ private slots:
         if (expected && mode != "local") {
             // The lowest value a pass can meet stays above the sentinel.
             auto gap = [&](qint64 k) { return k > 0 ? scheme.gap_open + (k - 1) * scheme.gap_extend : 0; };
-            QVERIFY(-(gap(m) + gap(n)) - 2 * scheme.gap_open - scheme.gap_extend + scheme.matrix.min_score() > s16x2::kNeg);
+            QVERIFY(-(gap(m) + gap(n)) - 2 * scheme.gap_open - scheme.gap_extend + scheme.matrix.min_score() >
+                    s16x2::kNeg);
         }
     }
 };

@@ -83,8 +83,7 @@ private slots:
     // all-gap boundary past the sentinel within a few hundred residues. Every
     // pair the rule passes stays above the sentinel in a full DP, and the rule
     // refuses only pairs that come within a few penalties of it.
-    void s32_rule_from_below_data()
-    {
+    void s32_rule_from_below_data() {
         QTest::addColumn<double>("open");
         QTest::addColumn<double>("extend");
         QTest::newRow("1000000/1000000") << 1e6 << 1e6;
@@ -92,8 +91,7 @@ private slots:
         QTest::newRow("999999.5/999999.5 (scale 2)") << 999999.5 << 999999.5;
         QTest::newRow("65536/65536") << 65536.0 << 65536.0;
     }
-    void s32_rule_from_below()
-    {
+    void s32_rule_from_below() {
         QFETCH(double, open);
         QFETCH(double, extend);
         const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), open, extend);
@@ -142,8 +140,7 @@ private slots:
 
     // From above: a match score of 1,000,000 on identical sequences reaches
     // the ceiling at about 536 residues in local mode.
-    void s32_rule_from_above()
-    {
+    void s32_rule_from_above() {
         // Half-step penalties double every score: the match is 2,000,000 scaled.
         const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::match_mismatch(1000000, -1), 0.5, 0.5);
         QCOMPARE(scheme.matrix.max_score(), 2000000);
@@ -170,8 +167,7 @@ private slots:
 
     // Matrix entries past 16 bits reach the 32-bit passes whole (their table
     // is 32-bit) and never the 16-bit ones.
-    void wide_matrix_entries_take_the_32_bit_passes()
-    {
+    void wide_matrix_entries_take_the_32_bit_passes() {
         const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62").scaled(4096), 11, 1);
         QVERIFY(scheme.matrix.max_score() > 32767);
         QVERIFY(!s16_can_hold(AlignmentMode::Local, 300, 300, scheme));
@@ -187,8 +183,7 @@ private slots:
 
     // Every pair is planned once: on the GPU in one work list, or on the CPU
     // path exactly when the 32-bit passes cannot hold it.
-    void pairs_split_between_gpu_and_cpu_path_data()
-    {
+    void pairs_split_between_gpu_and_cpu_path_data() {
         QTest::addColumn<QString>("mode");
         QTest::addColumn<double>("open");
         QTest::addColumn<double>("extend");
@@ -202,8 +197,7 @@ private slots:
         QTest::newRow("local BLOSUM62 11/1") << "local" << 11.0 << 1.0 << 1 << false;
         QTest::newRow("global BLOSUM62 11/1") << "global" << 11.0 << 1.0 << 1 << false;
     }
-    void pairs_split_between_gpu_and_cpu_path()
-    {
+    void pairs_split_between_gpu_and_cpu_path() {
         QFETCH(QString, mode);
         QFETCH(double, open);
         QFETCH(double, extend);
@@ -211,15 +205,17 @@ private slots:
         QFETCH(bool, cpu);
         const SubstitutionMatrix blosum = SubstitutionMatrix::builtin("BLOSUM62");
         PairPlanRules rules;
-        rules.mode = mode == "global" ? AlignmentMode::Global : mode == "local" ? AlignmentMode::Local
-                                                                                : AlignmentMode::SemiGlobal;
+        rules.mode = mode == "global"  ? AlignmentMode::Global
+                     : mode == "local" ? AlignmentMode::Local
+                                       : AlignmentMode::SemiGlobal;
         rules.scheme = ScoringScheme::create(times == 1 ? blosum : blosum.scaled(times), open, extend);
         rules.traceback = true;
         rules.sm_count = 132;
         std::mt19937 rng(7);
         std::vector<PairLengths> lengths;
         for (int k = 0; k < 400; ++k)
-            lengths.emplace_back(1 + static_cast<std::int64_t>(rng() % 600), 1 + static_cast<std::int64_t>(rng() % 600));
+            lengths.emplace_back(1 + static_cast<std::int64_t>(rng() % 600),
+                                 1 + static_cast<std::int64_t>(rng() % 600));
         lengths.emplace_back(30000, 30000);
         lengths.emplace_back(1, 1);
         std::vector<std::size_t> all(lengths.size());
@@ -278,8 +274,7 @@ private slots:
 
     // The recompute of saturated pairs runs every pair at 32 bits; a forced
     // kernel that cannot hold a pair is refused naming --kernel and the pair.
-    void wide_plans_and_forced_kernels()
-    {
+    void wide_plans_and_forced_kernels() {
         PairPlanRules rules;
         rules.mode = AlignmentMode::Global;
         rules.scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 11, 1);

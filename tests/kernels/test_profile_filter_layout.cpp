@@ -32,17 +32,18 @@ using namespace alignscope::test;
 namespace {
 
 // The warp kernel's msv_target(), one position at a time: xJ or a code.
-int emulate_msv(const MsvStripes& stripes, const MsvProfile& om, const std::uint8_t* dsq, int L, bool full)
-{
+int emulate_msv(const MsvStripes& stripes, const MsvProfile& om, const std::uint8_t* dsq, int L, bool full) {
     const int Q = stripes.segments, tjbm = (om.tjb(L) + om.tbm) & 0xff;
     std::vector<int> mv(static_cast<std::size_t>(Q) * 64, 0), prev(64);
     int xJ = 0, xB = std::max(om.base - tjbm, 0), run = 0;
     for (int i = 0; i < L; ++i) {
-        for (int p = 0; p < 64; ++p) prev[static_cast<std::size_t>(p)] = p == 0 ? 0 : mv[static_cast<std::size_t>((Q - 1) * 64 + p - 1)];
+        for (int p = 0; p < 64; ++p)
+            prev[static_cast<std::size_t>(p)] = p == 0 ? 0 : mv[static_cast<std::size_t>((Q - 1) * 64 + p - 1)];
         int xE = 0;
         for (int q = 0; q < Q; ++q)
             for (int p = 0; p < 64; ++p) {
-                const std::uint32_t word = stripes.negated_cost[static_cast<std::size_t>((dsq[i] * Q + q) * 32 + p / 2)];
+                const std::uint32_t word =
+                    stripes.negated_cost[static_cast<std::size_t>((dsq[i] * Q + q) * 32 + p / 2)];
                 const int negated = static_cast<std::int16_t>(p % 2 ? word >> 16 : word & 0xffff);
                 int sv = std::max(prev[static_cast<std::size_t>(p)], xB);
                 sv = std::min(sv + om.bias, 255);
@@ -66,8 +67,7 @@ int emulate_msv(const MsvStripes& stripes, const MsvProfile& om, const std::uint
     return std::max(run - om.tec, 0);
 }
 
-float score_of(const MsvProfile& om, int code, int L)
-{
+float score_of(const MsvProfile& om, int code, int L) {
     return code == kMsvOverflow ? std::numeric_limits<float>::infinity() : msv_score_of(om, code, L);
 }
 
@@ -77,15 +77,14 @@ class TestProfileFilterLayout : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
-        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/Pkinase.hmm"), "tutorial models are missing (Debian package hmmer-examples)");
+    void initTestCase() {
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/Pkinase.hmm"),
+                                  "tutorial models are missing (Debian package hmmer-examples)");
         ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kDatabase), "DB.fasta.gz is missing (Debian package mmseqs2-examples)");
         slice_ = database_slice(dir_, QStringLiteral("slice.fa"), 300);
     }
 
-    void ssv_then_msv_equals_reference_data()
-    {
+    void ssv_then_msv_equals_reference_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<int>("segments");  // 0: the kernel's own choice
         QTest::newRow("globins4") << QStringLiteral("globins4") << 0;
@@ -93,8 +92,7 @@ private slots:
         QTest::newRow("Pkinase") << QStringLiteral("Pkinase") << 0;
         QTest::newRow("fn3 padded to 8 segments") << QStringLiteral("fn3") << 8;
     }
-    void ssv_then_msv_equals_reference()
-    {
+    void ssv_then_msv_equals_reference() {
         QFETCH(QString, model);
         QFETCH(int, segments);
         const ProfileHmm hmm = read_hmm_file((kTutorial + "/" + model + ".hmm").toStdString()).front();
@@ -115,7 +113,9 @@ private slots:
         }
         // Pieces of it: past the J threshold without overflowing the bytes.
         for (std::size_t piece : {10, 15, 20, 30, 45, 60})
-            add(std::vector<std::uint8_t>(consensus.begin(), consensus.begin() + static_cast<std::ptrdiff_t>(std::min(piece, consensus.size()))));
+            add(std::vector<std::uint8_t>(consensus.begin(),
+                                          consensus.begin() +
+                                              static_cast<std::ptrdiff_t>(std::min(piece, consensus.size()))));
         NullModel null_model(hmm.alphabet);
         const MsvProfile om = make_msv_profile(configure_local(hmm, null_model));
         const int Q = segments > 0 ? segments : segments_for(om.length, 64);
@@ -144,8 +144,7 @@ private slots:
 
     // Node k's values where the Viterbi kernel reads them: segment (k-1) % Q,
     // lane (k-1) / Q; -32768 past node M.
-    void viterbi_stripes_place_nodes()
-    {
+    void viterbi_stripes_place_nodes() {
         const ProfileHmm hmm = read_hmm_file((kTutorial + "/globins4.hmm").toStdString()).front();
         NullModel null_model(hmm.alphabet);
         const ViterbiFilterProfile om = make_viterbi_filter_profile(configure_local(hmm, null_model));
@@ -169,8 +168,7 @@ private slots:
         QCOMPARE(segments_for(1025, 32), 0);
     }
 
-    void kernel_names_parse()
-    {
+    void kernel_names_parse() {
         for (const char* name : {kSsvKernelName, kMsvKernelName, kViterbiKernelName}) {
             const KernelName parsed = KernelName::parse(name);
             QCOMPARE(QString::fromStdString(parsed.format()), QString::fromLatin1(name));

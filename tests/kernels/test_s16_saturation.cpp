@@ -29,8 +29,7 @@ struct LaneResult {
 // pair B in the high half, the shorter one padded with score-0 cells, and
 // returns each lane's best (local) or corner (global) score and its rule.
 std::array<LaneResult, 2> packed_dp(const EncodedSequence* q, const EncodedSequence* t, const ScoringScheme& scheme,
-                                    bool local)
-{
+                                    bool local) {
     using namespace s16x2;
     const int rows = static_cast<int>(std::max(q[0].size(), q[1].size()));
     const int cols = static_cast<int>(std::max(t[0].size(), t[1].size()));
@@ -62,8 +61,9 @@ std::array<LaneResult, 2> packed_dp(const EncodedSequence* q, const EncodedSeque
             word fj = f[col];
             const word up = h[col];
             const word s = pack(score(0, i, j) + o, score(1, i, j) + o);
-            const word cell = local ? affine_cell_biased(left, e_run, fj, up, diag, s, zero, neg_extend, minus_open_word, 1u)
-                                    : affine_cell<false>(left, e_run, fj, up, diag, s, neg_open, neg_extend);
+            const word cell =
+                local ? affine_cell_biased(left, e_run, fj, up, diag, s, zero, neg_extend, minus_open_word, 1u)
+                      : affine_cell<false>(left, e_run, fj, up, diag, s, neg_open, neg_extend);
             diag = up;
             h[col] = left;
             f[col] = fj;
@@ -85,16 +85,14 @@ std::array<LaneResult, 2> packed_dp(const EncodedSequence* q, const EncodedSeque
     return out;
 }
 
-std::int64_t reference_score(const std::string& q, const std::string& t, const ScoringScheme& scheme, bool local)
-{
+std::int64_t reference_score(const std::string& q, const std::string& t, const ScoringScheme& scheme, bool local) {
     AlignOptions options;
     options.mode = local ? AlignmentMode::Local : AlignmentMode::Global;
     options.traceback = false;
     return align_reference(q, t, scheme, options).score;
 }
 
-std::string random_protein(std::mt19937& rng, std::size_t length)
-{
+std::string random_protein(std::mt19937& rng, std::size_t length) {
     static const std::string amino = "ARNDCQEGHILKMFPSTWYV";
     std::string s(length, 'A');
     for (auto& c : s) c = amino[rng() % amino.size()];
@@ -107,8 +105,7 @@ class TestS16Saturation : public QObject {
     Q_OBJECT
 
 private slots:
-    void emulated_instructions_match_their_definition()
-    {
+    void emulated_instructions_match_their_definition() {
         using namespace s16x2;
         std::mt19937 rng(3);
         for (int k = 0; k < 20000; ++k) {
@@ -145,8 +142,7 @@ private slots:
         }
     }
 
-    void exact_passes_give_the_reference_score_data()
-    {
+    void exact_passes_give_the_reference_score_data() {
         QTest::addColumn<bool>("local");
         QTest::addColumn<double>("open");
         QTest::addColumn<double>("extend");
@@ -155,8 +151,7 @@ private slots:
         QTest::newRow("global 10/0.5") << false << 10.0 << 0.5;
         QTest::newRow("global linear 2/2") << false << 2.0 << 2.0;
     }
-    void exact_passes_give_the_reference_score()
-    {
+    void exact_passes_give_the_reference_score() {
         QFETCH(bool, local);
         QFETCH(double, open);
         QFETCH(double, extend);
@@ -183,14 +178,12 @@ private slots:
     // Identical sequences score length x self-score; around 32,767 the lane
     // wraps. The rule must flag every wrong lane and pass every exact one that
     // stays clear of the limit; the other lane is never disturbed.
-    void saturation_is_always_detected_data()
-    {
+    void saturation_is_always_detected_data() {
         QTest::addColumn<int>("length");
         for (int length : {2900, 2970, 2975, 2977, 2978, 2979, 2985, 3100, 3500})
             QTest::newRow(qPrintable(QString("W x %1").arg(length))) << length;
     }
-    void saturation_is_always_detected()
-    {
+    void saturation_is_always_detected() {
         QFETCH(int, length);
         const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 11, 1);
         const int self = scheme.matrix.score(scheme.matrix.index_of('W'), scheme.matrix.index_of('W'));
@@ -216,8 +209,7 @@ private slots:
 
     // Random near-limit pairs: related long sequences with scores around the
     // limit; never a wrong score that the rule lets through.
-    void no_wrong_score_is_ever_trusted()
-    {
+    void no_wrong_score_is_ever_trusted() {
         const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 11, 1);
         std::mt19937 rng(29);
         int flagged = 0, trusted = 0;

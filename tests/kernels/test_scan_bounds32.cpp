@@ -71,8 +71,7 @@ class TestScanBounds32 : public QObject {
     Q_OBJECT
 
 private slots:
-    void scan16_scheme_edges()
-    {
+    void scan16_scheme_edges() {
         // BLOSUM62 reaches 11 (W/W) and -4: open + 11 must stay below 4096.
         QVERIFY(scan16_takes_scheme(-4, 11, 11, 1));
         QVERIFY(scan16_takes_scheme(-4, 11, 4084, 1));
@@ -93,8 +92,7 @@ private slots:
 
     // Global scans, penalties of 1,000,000: one residue against n crosses
     // kNeg32 + open within a few hundred residues.
-    void exact32_bounded_from_below()
-    {
+    void exact32_bounded_from_below() {
         const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 1e6, 1e6);
         std::mt19937 rng(2);
         int refused = 0;
@@ -109,7 +107,8 @@ private slots:
             } else {
                 ++refused;
                 // Refused only within two penalties of the clamp.
-                QVERIFY2(x.lowest_h < kNeg32 + 3LL * scheme.gap_open, qPrintable(QString("n = %1 refused needlessly").arg(n)));
+                QVERIFY2(x.lowest_h < kNeg32 + 3LL * scheme.gap_open,
+                         qPrintable(QString("n = %1 refused needlessly").arg(n)));
             }
         }
         QVERIFY(refused > 0 && refused < 400);
@@ -117,10 +116,8 @@ private slots:
 
     // Local scans, a match of 2,000,000 (scaled): identical sequences reach
     // the 32-bit top at about a thousand residues.
-    void exact32_local_from_above()
-    {
-        const ScoringScheme scheme =
-            ScoringScheme::create(SubstitutionMatrix::match_mismatch(1000000, -1), 0.5, 0.5);
+    void exact32_local_from_above() {
+        const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::match_mismatch(1000000, -1), 0.5, 0.5);
         QCOMPARE(scheme.matrix.max_score(), 2000000);
         const long long s = scheme.matrix.max_score(), o = scheme.gap_open;
         bool any_refused = false;
@@ -128,8 +125,8 @@ private slots:
             const std::vector<int> q(static_cast<std::size_t>(m), 0);
             const Extremes x = dp_extremes(q, q, scheme, true);
             QCOMPARE(x.highest_h, s * m);
-            const bool holds = exact32(true, m, m, o, scheme.gap_extend, scheme.matrix.min_score(), s, kUnknown,
-                                       kUnknown, 0);
+            const bool holds =
+                exact32(true, m, m, o, scheme.gap_extend, scheme.matrix.min_score(), s, kUnknown, kUnknown, 0);
             QCOMPARE(holds, x.highest_h + s + o <= kTop32);
             any_refused = any_refused || !holds;
         }
@@ -139,8 +136,7 @@ private slots:
     // The scanner skips the pair-by-pair check for a query when the coarse
     // bound at the database's longest sequence holds: then every pair must
     // hold, whatever its lengths, best-score sums and free ends.
-    void whole_database_shortcut_is_sound()
-    {
+    void whole_database_shortcut_is_sound() {
         struct Scheme {
             long long open, extend, min_score, max_score;
         };

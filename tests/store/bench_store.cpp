@@ -23,9 +23,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 std::vector<store::Hit> make_hits(int n) {
     std::vector<store::Hit> hits(static_cast<std::size_t>(n));
@@ -129,9 +127,10 @@ int main(int argc, char** argv) {
             job->finish_done();
             total_s = seconds_since(total);
         }
-        std::printf("insert: hits %.2f s (%.0f rows/s), timeline %.2f s (%.0f rows/s), total with job %.2f s "
-                    "[budget 10 s: %s]\n",
-                    hits_s, rows / hits_s, events_s, rows / events_s, total_s, total_s < 10 ? "met" : "MISSED");
+        std::printf(
+            "insert: hits %.2f s (%.0f rows/s), timeline %.2f s (%.0f rows/s), total with job %.2f s "
+            "[budget 10 s: %s]\n",
+            hits_s, rows / hits_s, events_s, rows / events_s, total_s, total_s < 10 ? "met" : "MISSED");
         std::printf("file: %.1f MB\n", double(fs::file_size(path)) / 1e6);
 
         store::ProjectOptions read;
@@ -139,18 +138,19 @@ int main(int argc, char** argv) {
         const store::Project project(path.string(), read);
         const int samples = 200;
         for (int page_size : {100, 1000}) {
-            const PageTimes h = time_pages(
-                [&](std::int64_t from, int n) { return project.hits(job_id, from, n); }, rows, page_size, samples);
-            const PageTimes e = time_pages(
-                [&](std::int64_t from, int n) { return project.timeline(job_id, from, n); }, rows, page_size, samples);
-            std::printf("random pages of %d rows (%d each): hits median %.2f ms, p99 %.2f ms, max %.2f ms; "
-                        "timeline median %.2f ms, p99 %.2f ms, max %.2f ms [budget 50 ms: %s]\n",
-                        page_size, samples, h.median_ms, h.p99_ms, h.max_ms, e.median_ms, e.p99_ms, e.max_ms,
-                        std::max(h.max_ms, e.max_ms) < 50 ? "met" : "MISSED");
+            const PageTimes h = time_pages([&](std::int64_t from, int n) { return project.hits(job_id, from, n); },
+                                           rows, page_size, samples);
+            const PageTimes e = time_pages([&](std::int64_t from, int n) { return project.timeline(job_id, from, n); },
+                                           rows, page_size, samples);
+            std::printf(
+                "random pages of %d rows (%d each): hits median %.2f ms, p99 %.2f ms, max %.2f ms; "
+                "timeline median %.2f ms, p99 %.2f ms, max %.2f ms [budget 50 ms: %s]\n",
+                page_size, samples, h.median_ms, h.p99_ms, h.max_ms, e.median_ms, e.p99_ms, e.max_ms,
+                std::max(h.max_ms, e.max_ms) < 50 ? "met" : "MISSED");
         }
         std::int64_t pages = 0;
-        const double walk = walk_all([&](std::int64_t from, int n) { return project.hits(job_id, from, n); }, 1000,
-                                     pages);
+        const double walk =
+            walk_all([&](std::int64_t from, int n) { return project.hits(job_id, from, n); }, 1000, pages);
         std::printf("sequential walk of all hits in pages of 1000: %lld pages, %.2f s (%.2f ms per page)\n",
                     static_cast<long long>(pages + 1), walk, 1000.0 * walk / double(pages + 1));
         for (const char* suffix : {"", "-wal", "-shm", "-lock"}) fs::remove(path.string() + suffix);

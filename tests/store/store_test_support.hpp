@@ -192,8 +192,6 @@ private:
     sqlite3* db_ = nullptr;
 };
 
-inline QString integrity(const QString& path) {
-    return RawDatabase(path).column("PRAGMA integrity_check").join(";");
-}
+inline QString integrity(const QString& path) { return RawDatabase(path).column("PRAGMA integrity_check").join(";"); }
 
 }  // namespace store_test

@@ -228,8 +228,8 @@ private slots:
         }
         QVERIFY(text.contains("cupti"));
         // The timeline as a table too.
-        const auto csv = parse_csv(export_text(*f.project, f.align_job, store::ExportFormat::Csv,
-                                               store::ExportTable::Timeline));
+        const auto csv =
+            parse_csv(export_text(*f.project, f.align_job, store::ExportFormat::Csv, store::ExportTable::Timeline));
         QCOMPARE(csv.size(), qsizetype(f.events.size() + 1));
         QCOMPARE(csv[5][csv[0].indexOf("start_ns")].toLongLong(), f.events[4].start_ns);
     }
@@ -248,10 +248,8 @@ private slots:
         Fixture f;
         {
             RawDatabase raw(f.path, true);
-            const QByteArray sql = QString("UPDATE jobs SET timeline_event_count = %1 WHERE id = %2")
-                                       .arg(count)
-                                       .arg(f.align_job)
-                                       .toUtf8();
+            const QByteArray sql =
+                QString("UPDATE jobs SET timeline_event_count = %1 WHERE id = %2").arg(count).arg(f.align_job).toUtf8();
             QVERIFY2(raw.execute(sql.constData()), qPrintable(raw.error()));
         }
         QString text;
@@ -351,17 +349,19 @@ private slots:
                 QCOMPARE(at("rank").toLongLong(), h.rank);
                 QCOMPARE(at("score").toDouble(), h.score / 2.0);
                 if (h.evalue) QCOMPARE(at("evalue").toDouble(), *h.evalue);  // shortest round-trip text
-                else QVERIFY(at("evalue").isEmpty());
+                else
+                    QVERIFY(at("evalue").isEmpty());
                 QCOMPARE(at("target_length").toLongLong(), h.target_length);
             }
             const QJsonObject& o = json[qsizetype(k)];
             QCOMPARE(o["query"].toString().toStdString(), h.query_id);
             QCOMPARE(o["score"].toDouble(), h.score / 2.0);
             if (h.bits) QCOMPARE(o["bits"].toDouble(), *h.bits);
-            else QVERIFY(o["bits"].isNull());
+            else
+                QVERIFY(o["bits"].isNull());
         }
-        const auto longs = parse_json_lines(export_text(*f.project, f.search_job, store::ExportFormat::Json,
-                                                        store::ExportTable::LongAlignments));
+        const auto longs = parse_json_lines(
+            export_text(*f.project, f.search_job, store::ExportFormat::Json, store::ExportTable::LongAlignments));
         QCOMPARE(longs.size(), qsizetype(1));
         QCOMPARE(longs[0]["alignment_path"].toString().toStdString(), sample_long_alignment().alignment_path);
         QCOMPARE(longs[0]["score"].toDouble(), sample_long_alignment().score / 2.0);
@@ -393,7 +393,8 @@ private slots:
         using store::ExportFormat;
         using store::ExportTable;
         QCOMPARE(store::resolve_export_table(*f.project, f.align_job, ExportFormat::Json), ExportTable::Alignments);
-        QCOMPARE(store::resolve_export_table(*f.project, f.align_job, ExportFormat::ChromeTrace), ExportTable::Timeline);
+        QCOMPARE(store::resolve_export_table(*f.project, f.align_job, ExportFormat::ChromeTrace),
+                 ExportTable::Timeline);
         QCOMPARE(store::resolve_export_table(*f.project, f.search_job, ExportFormat::Csv), ExportTable::Hits);
         QCOMPARE(store::resolve_export_table(*f.project, f.bench_job, ExportFormat::Csv), ExportTable::Bench);
         auto refused = [&](std::int64_t job, ExportFormat format, ExportTable table) {

@@ -232,8 +232,9 @@ void verify_version4_content(const store::Project& project) {
 }
 
 QStringList schema_of(const QString& path) {
-    return RawDatabase(path).column("SELECT type || ' ' || name || ': ' || sql FROM sqlite_schema "
-                                    "WHERE name NOT LIKE 'sqlite_%' ORDER BY name");
+    return RawDatabase(path).column(
+        "SELECT type || ' ' || name || ': ' || sql FROM sqlite_schema "
+        "WHERE name NOT LIKE 'sqlite_%' ORDER BY name");
 }
 
 }  // namespace

@@ -124,7 +124,7 @@ private slots:
             QCOMPARE(project.mark_interrupted_jobs(), 0);
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(400));  // let it write many batches
-        child.kill();  // SIGKILL
+        child.kill();                                                 // SIGKILL
         QVERIFY(child.waitForFinished(10000));
         QCOMPARE(child.exitStatus(), QProcess::CrashExit);
 
@@ -138,7 +138,8 @@ private slots:
         QVERIFY2(info.counts.hits > 0, "the child was killed before it wrote any hits");
         qInfo("killed after %lld committed batches of hits", static_cast<long long>(info.counts.hits / kCrashBatch));
         QCOMPARE(info.counts.hits % kCrashBatch, std::int64_t{0});
-        QCOMPARE(RawDatabase(path).integer(("SELECT count(*) FROM hits WHERE job_id = " + std::to_string(killed)).c_str()),
+        QCOMPARE(RawDatabase(path).integer(
+                     ("SELECT count(*) FROM hits WHERE job_id = " + std::to_string(killed)).c_str()),
                  qint64(info.counts.hits));
         QCOMPARE(info.counts.alignments, std::int64_t{6});
         QCOMPARE(info.counts.timeline_events, std::int64_t{40});

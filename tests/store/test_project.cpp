@@ -58,8 +58,7 @@ class ReadOnlyFile {
 public:
     explicit ReadOnlyFile(const QString& path) : path_(path) {
         ::chmod(path.toUtf8().constData(), QFileInfo(path).isDir() ? 0555 : 0444);
-        if (::access(path.toUtf8().constData(), W_OK) == 0 &&
-            QProcess::execute("chattr", {"+i", path}) == 0)
+        if (::access(path.toUtf8().constData(), W_OK) == 0 && QProcess::execute("chattr", {"+i", path}) == 0)
             immutable_ = true;
         ok_ = ::access(path.toUtf8().constData(), W_OK) != 0;
     }
@@ -133,9 +132,8 @@ private slots:
         const QString message = error_of([&] { store::Project project(path.toStdString()); });
         QVERIFY2(message.contains("no project") && message.contains(path), qPrintable(message));
         QVERIFY(!QFileInfo::exists(path));
-        const QString no_folder = error_of([&] {
-            store::Project project(dir.filePath("no/such/folder/p.alsproj").toStdString(), creating());
-        });
+        const QString no_folder = error_of(
+            [&] { store::Project project(dir.filePath("no/such/folder/p.alsproj").toStdString(), creating()); });
         QVERIFY2(no_folder.contains("does not exist"), qPrintable(no_folder));
     }
 
@@ -175,8 +173,9 @@ private slots:
         const QString path = dir.filePath("other.db");
         sqlite3* db = nullptr;
         QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
-        QCOMPARE(sqlite3_exec(db, "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); "
-                                  "INSERT INTO notes (text) VALUES ('mine')",
+        QCOMPARE(sqlite3_exec(db,
+                              "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); "
+                              "INSERT INTO notes (text) VALUES ('mine')",
                               nullptr, nullptr, nullptr),
                  SQLITE_OK);
         sqlite3_close(db);
@@ -249,9 +248,7 @@ private slots:
         if (!guard.ok()) QSKIP("cannot make a file read-only here (root without chattr)");
         const QString message = error_of([&] { store::Project project(path.toStdString()); });
         QVERIFY2(message.contains("read-only") && message.contains(path), qPrintable(message));
-        const QString record = error_of([&] {
-            store::JobRecording recording(path.toStdString(), sample_spec());
-        });
+        const QString record = error_of([&] { store::JobRecording recording(path.toStdString(), sample_spec()); });
         QVERIFY2(record.contains("read-only"), qPrintable(record));
 
         store::ProjectOptions options;
@@ -361,7 +358,11 @@ private slots:
         for (const char* count : {"-1", "4611686018427387904", "2", "4"}) {
             {
                 RawDatabase raw(path, true);
-                QVERIFY(raw.execute(QString("UPDATE inputs SET record_count = %1 WHERE id = %2").arg(count).arg(id).toUtf8().constData()));
+                QVERIFY(raw.execute(QString("UPDATE inputs SET record_count = %1 WHERE id = %2")
+                                        .arg(count)
+                                        .arg(id)
+                                        .toUtf8()
+                                        .constData()));
             }
             store::Project project(path.toStdString());
             const QString message = error_of([&] { project.input_sequences(id); });
@@ -370,7 +371,8 @@ private slots:
         }
         {
             RawDatabase raw(path, true);
-            QVERIFY(raw.execute(QString("UPDATE inputs SET record_count = 3 WHERE id = %1").arg(id).toUtf8().constData()));
+            QVERIFY(
+                raw.execute(QString("UPDATE inputs SET record_count = 3 WHERE id = %1").arg(id).toUtf8().constData()));
         }
         store::Project project(path.toStdString());
         QCOMPARE(project.input_sequences(id).size(), std::size_t{3});
@@ -698,18 +700,24 @@ private slots:
     void specNumbersOutOfRangeAreRefused_data() {
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("field");
-        QTest::newRow("streams 1.8e20") << R"({"streams": 184467440737095516152})" << "streams";
-        QTest::newRow("threads 2^32") << R"({"threads": 4294967296})" << "threads";
-        QTest::newRow("score_scale 2.5") << R"({"score_scale": 2.5})" << "score_scale";
-        QTest::newRow("negative memory budget") << R"({"gpu_memory_budget": -1})" << "gpu_memory_budget";
-        QTest::newRow("memory budget 1e30") << R"({"gpu_memory_budget": 1e30})" << "gpu_memory_budget";
+        QTest::newRow("streams 1.8e20") << R"({"streams": 184467440737095516152})"
+                                        << "streams";
+        QTest::newRow("threads 2^32") << R"({"threads": 4294967296})"
+                                      << "threads";
+        QTest::newRow("score_scale 2.5") << R"({"score_scale": 2.5})"
+                                         << "score_scale";
+        QTest::newRow("negative memory budget") << R"({"gpu_memory_budget": -1})"
+                                                << "gpu_memory_budget";
+        QTest::newRow("memory budget 1e30") << R"({"gpu_memory_budget": 1e30})"
+                                            << "gpu_memory_budget";
     }
     void specNumbersOutOfRangeAreRefused() {
         QFETCH(QString, json);
         QFETCH(QString, field);
         const std::string text = json.toStdString();
         const QString message = error_of([&] { store::JobSpec::from_json(text, "p.alsproj: job 3"); });
-        QVERIFY2(message.startsWith("p.alsproj: job 3: ") && message.contains("\"" + field + "\""), qPrintable(message));
+        QVERIFY2(message.startsWith("p.alsproj: job 3: ") && message.contains("\"" + field + "\""),
+                 qPrintable(message));
         // In range, the same fields load.
         const store::JobSpec ok = store::JobSpec::from_json(
             R"({"streams": 4, "threads": 0, "score_scale": 2, "gpu_memory_budget": 18446744073709551615})", "ok");
@@ -809,7 +817,8 @@ private slots:
         QTemporaryDir dir;
         const std::string path = dir.filePath("i.alsproj").toStdString();
         store::Project project(path, creating_project());
-        const auto a = project.add_sequence_set(read_sequences(write_text(dir.filePath("a.fa"), ">a1\nMKV\n>a2\nMKL\n")));
+        const auto a =
+            project.add_sequence_set(read_sequences(write_text(dir.filePath("a.fa"), ">a1\nMKV\n>a2\nMKL\n")));
         const auto b = project.add_sequence_set(read_sequences(write_text(dir.filePath("b.fa"), ">b1\nMKW\n")));
         QCOMPARE(project.inputs().size(), std::size_t{2});
         auto job = project.begin_job(sample_spec());
@@ -822,8 +831,8 @@ private slots:
         QCOMPARE(project.inputs().size(), std::size_t{1});
         QCOMPARE(project.inputs().front().id, b);
         // Its embedded records went with it.
-        QCOMPARE(RawDatabase(QString::fromStdString(path)).integer(
-                     ("SELECT count(*) FROM input_sequences WHERE input_id = " + std::to_string(a)).c_str()),
+        QCOMPARE(RawDatabase(QString::fromStdString(path))
+                     .integer(("SELECT count(*) FROM input_sequences WHERE input_id = " + std::to_string(a)).c_str()),
                  qint64(0));
         QString message;
         try {
@@ -831,7 +840,8 @@ private slots:
         } catch (const Error& e) {
             message = e.what();
         }
-        QVERIFY2(message.contains(QStringLiteral("used by job %1").arg(job_id)) && message.contains("delete those jobs first"),
+        QVERIFY2(message.contains(QStringLiteral("used by job %1").arg(job_id)) &&
+                     message.contains("delete those jobs first"),
                  qPrintable(message));
         QCOMPARE(project.inputs().size(), std::size_t{1});
         message.clear();

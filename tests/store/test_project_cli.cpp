@@ -34,10 +34,11 @@ struct CliFixture {
         // A job left 'running' by a process that is gone: a raw row whose
         // owner lock nobody holds.
         RawDatabase raw(path, true);
-        raw.execute("INSERT INTO jobs (command, algorithm, mode, scoring, score_scale, devices, streams, threads, "
-                    "kernel, build_version, driver_version, spec, state, created_ms, started_ms, owner_pid, "
-                    "owner_host) VALUES ('bench', '', '', '', 1, 'cpu', 0, 0, '', '', '', '{\"command\":\"bench\"}', "
-                    "'running', 1, 1, 4242, 'gone')");
+        raw.execute(
+            "INSERT INTO jobs (command, algorithm, mode, scoring, score_scale, devices, streams, threads, "
+            "kernel, build_version, driver_version, spec, state, created_ms, started_ms, owner_pid, "
+            "owner_host) VALUES ('bench', '', '', '', 1, 'cpu', 0, 0, '', '', '', '{\"command\":\"bench\"}', "
+            "'running', 1, 1, 4242, 'gone')");
         dead_job = raw.integer("SELECT max(id) FROM jobs");
     }
     QStringList args(const QStringList& rest) const { return QStringList{"project", path} + rest; }
@@ -117,7 +118,8 @@ private slots:
         QVERIFY2(check.exit_code == 0, check.out.constData());
         QVERIFY(QString::fromUtf8(check.out).contains(": ok"));
         // `check` opened the file writable, so the dead job is now recorded as interrupted.
-        QCOMPARE(RawDatabase(f.path).column(("SELECT state FROM jobs WHERE id = " + std::to_string(f.dead_job)).c_str()),
+        QCOMPARE(RawDatabase(f.path).column(
+                     ("SELECT state FROM jobs WHERE id = " + std::to_string(f.dead_job)).c_str()),
                  QStringList{"interrupted"});
         const ProcessResult erase = run_cli(f.args({"delete", QString::number(f.search_job)}));
         QVERIFY2(erase.exit_code == 0, erase.err.constData());
@@ -141,9 +143,10 @@ private slots:
         const QString fasta = dir.filePath("globins.fa");
         QFile file(fasta);
         QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(">hba MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHFDLSHGSAQVKGHGKKVADALTNAVAHV\n"
-                   "MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHFDLSHGSAQVKGHGKKVADALTNAVAHV\n"
-                   ">hbb\nMVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFGDLSTPDAVMGNPKVKAHGKKVLGAFSDGLAH\n");
+        file.write(
+            ">hba MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHFDLSHGSAQVKGHGKKVADALTNAVAHV\n"
+            "MVLSPADKTNVKAAWGKVGAHAGEYGAEALERMFLSFPTTKTYFPHFDLSHGSAQVKGHGKKVADALTNAVAHV\n"
+            ">hbb\nMVHLTPEEKSAVTALWGKVNVDEVGGEALGRLLVVYPWTQRFFESFGDLSTPDAVMGNPKVKAHGKKVLGAFSDGLAH\n");
         file.close();
         const QString project = dir.filePath("run.alsproj");
         const ProcessResult align = run_cli({"align", fasta, fasta, "--mode", "local", "--device", "cpu-ref",
@@ -161,8 +164,8 @@ private slots:
             QCOMPARE(job.inputs.size(), std::size_t{2});  // the same file as query and as target
             QCOMPARE(recorded.inputs().size(), std::size_t{1});
         }
-        const ProcessResult failing = run_cli({"align", fasta, fasta, "--device", "cpu", "--kernel", "no_such_kernel",
-                                               "--project", project});
+        const ProcessResult failing =
+            run_cli({"align", fasta, fasta, "--device", "cpu", "--kernel", "no_such_kernel", "--project", project});
         QCOMPARE(failing.exit_code, 2);
         store::Project recorded(project.toStdString());
         const auto jobs = recorded.jobs();
@@ -198,8 +201,8 @@ private slots:
             QFile file(empty);
             QVERIFY(file.open(QIODevice::WriteOnly));
         }
-        for (const QStringList& command : {QStringList{"list"}, QStringList{"show", "1"}, QStringList{"vacuum"},
-                                           QStringList{"delete", "1"}}) {
+        for (const QStringList& command :
+             {QStringList{"list"}, QStringList{"show", "1"}, QStringList{"vacuum"}, QStringList{"delete", "1"}}) {
             const ProcessResult r = run_cli(QStringList{"project", empty} + command);
             QCOMPARE(r.exit_code, 2);
             QCOMPARE(r.err.count('\n'), 1);

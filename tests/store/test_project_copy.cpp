@@ -252,8 +252,7 @@ private slots:
     void namesAMissingFolder() {
         QTemporaryDir dir;
         store::Project project(dir.filePath("source.alsproj").toStdString(), creating());
-        const QString message =
-            error_of([&] { project.copy_to(dir.filePath("absent/copy.alsproj").toStdString()); });
+        const QString message = error_of([&] { project.copy_to(dir.filePath("absent/copy.alsproj").toStdString()); });
         QVERIFY2(message.contains("absent") && message.contains("does not exist"), qPrintable(message));
         QVERIFY(!QFileInfo::exists(dir.filePath("absent")));
     }

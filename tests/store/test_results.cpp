@@ -132,8 +132,9 @@ private slots:
         QCOMPARE(stored_alignments.size(), alignments.size());
         for (std::size_t k = 0; k < alignments.size(); ++k) compare_alignment(stored_alignments[k], alignments[k]);
 
-        const auto stored_hits = read_all_pages<store::Hit>(
-            [&](std::int64_t from, int limit) { return project.hits(job_id, from, limit); }, 25, 101);
+        const auto stored_hits =
+            read_all_pages<store::Hit>([&](std::int64_t from, int limit) { return project.hits(job_id, from, limit); },
+                                       25, 101);
         QVERIFY(stored_hits == hits);
 
         const auto stored_events = read_all_pages<TimelineEvent>(
@@ -167,7 +168,8 @@ private slots:
         QCOMPARE(maps[0].values.size(), heatmap.values.size());
         for (std::size_t k = 0; k < heatmap.values.size(); ++k) {
             if (std::isnan(heatmap.values[k])) QVERIFY(std::isnan(maps[0].values[k]));
-            else QCOMPARE(maps[0].values[k], heatmap.values[k]);
+            else
+                QCOMPARE(maps[0].values[k], heatmap.values[k]);
         }
     }
 
@@ -252,7 +254,8 @@ private slots:
                 for (std::size_t k = first; k < last; ++k)
                     if (expected[k]) batch.push_back(*expected[k]);
                 if (reversed) stored.insert(stored.end(), batch.begin(), batch.end());
-                else if (!batch.empty()) job->add_alignments(batch);
+                else if (!batch.empty())
+                    job->add_alignments(batch);
             }
             if (reversed) job->add_alignments(std::vector<Alignment>(stored.rbegin(), stored.rend()));
             job->finish_done();
@@ -350,7 +353,8 @@ private slots:
             for (int c = 0; c < h.cols; ++c) {
                 const double want = best[static_cast<std::size_t>(r) * h.cols + c];
                 if (std::isnan(want)) QVERIFY(std::isnan(h.at(r, c)));
-                else QCOMPARE(double(h.at(r, c)), want);
+                else
+                    QCOMPARE(double(h.at(r, c)), want);
             }
         }
     }
@@ -440,7 +444,8 @@ private slots:
         // The path: the CIGAR walked one column at a time.
         std::vector<std::pair<int, int>> walked;
         auto visit = [&](std::int64_t i, std::int64_t j) {
-            const std::pair<int, int> cell{std::max(row_block(i), 0), std::max(int(j == 0 ? 0 : (j - 1) * grid / n), 0)};
+            const std::pair<int, int> cell{std::max(row_block(i), 0),
+                                           std::max(int(j == 0 ? 0 : (j - 1) * grid / n), 0)};
             if (walked.empty() || walked.back() != cell) walked.push_back(cell);
         };
         std::int64_t i = a.query_begin - 1, j = a.target_begin - 1;
@@ -499,8 +504,7 @@ private slots:
     // fuzz_project: a path cell at row 1536 of an 8 x 8 heatmap was returned).
     void damagedHeatmapRowsAreRefused_data() {
         QTest::addColumn<QString>("update");
-        QTest::newRow("path cell outside the grid")
-            << "UPDATE heatmaps SET path_cells = x'0006000000000000'";
+        QTest::newRow("path cell outside the grid") << "UPDATE heatmaps SET path_cells = x'0006000000000000'";
         QTest::newRow("fewer values than cells") << "UPDATE heatmaps SET cell_values = substr(cell_values, 1, 8)";
         QTest::newRow("more rows than values") << "UPDATE heatmaps SET rows = 1000";
         QTest::newRow("negative columns") << "UPDATE heatmaps SET cols = -2";

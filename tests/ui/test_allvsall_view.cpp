@@ -8,8 +8,8 @@
 // --matrix-out`, CSV, PNG and SVG; the run kept in the project; cancel and
 // bad settings.
 #include <analysis/allvsall_view.hpp>
-#include "workbench_fixture.hpp"
 #include <views/alignment/alignment_view.hpp>
+#include "workbench_fixture.hpp"
 
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/score/substitution_matrix.hpp>
@@ -111,8 +111,11 @@ private slots:
                     scheme.to_user(align_reference(records[i].residues, records[j].residues, scheme, global).score);
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t j = 0; j < n; ++j)
-                QVERIFY2(r->score(i, j) == expected[i * n + j],
-                         qPrintable(QString("%1 x %2: %3, reference %4").arg(i).arg(j).arg(r->score(i, j)).arg(expected[i * n + j])));
+                QVERIFY2(r->score(i, j) == expected[i * n + j], qPrintable(QString("%1 x %2: %3, reference %4")
+                                                                               .arg(i)
+                                                                               .arg(j)
+                                                                               .arg(r->score(i, j))
+                                                                               .arg(expected[i * n + j])));
         auto normalised = [&](std::size_t i, std::size_t j) {
             const double low = std::min(expected[i * n + i], expected[j * n + j]);
             return low > 0 ? expected[i * n + j] / low : 0.0;
@@ -166,7 +169,8 @@ private slots:
         for (int a = 0; a < int(n) && untraced_row < 0; ++a)
             for (int b = 0; b < int(n); ++b) {
                 const auto p = view.recordsAt(a, b);
-                if (p->first != p->second && !r->traced.count({std::min(p->first, p->second), std::max(p->first, p->second)})) {
+                if (p->first != p->second &&
+                    !r->traced.count({std::min(p->first, p->second), std::max(p->first, p->second)})) {
                     untraced_row = a;
                     untraced_column = b;
                     break;
@@ -216,8 +220,9 @@ private slots:
         // The same file as the command line writes for the same job.
         const QString cli_phy = dir_.filePath("cli.phy");
         QProcess cli;
-        cli.start(ALIGNSCOPE_CLI, {"allvsall", globins, "--mode", "global", "--matrix", "BLOSUM62", "--gap-open", "10",
-                                   "--gap-extend", "1", "--device", "cpu", "--matrix-out", cli_phy, "-o", "/dev/null", "-q"});
+        cli.start(ALIGNSCOPE_CLI,
+                  {"allvsall", globins, "--mode", "global", "--matrix", "BLOSUM62", "--gap-open", "10", "--gap-extend",
+                   "1", "--device", "cpu", "--matrix-out", cli_phy, "-o", "/dev/null", "-q"});
         QVERIFY(cli.waitForFinished(120'000));
         QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
         QFile a(phy), b(cli_phy);

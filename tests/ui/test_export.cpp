@@ -2,33 +2,33 @@
 // File › Export Image… for every view (PNG at a chosen size and resolution,
 // SVG and PDF as vector drawings) and `alignscope --screenshot FILE` with the
 // format picked by the file's extension.
-#include "workbench_fixture.hpp"
 #include <image_export.hpp>
 #include <views/alignment_export.hpp>
-#include <views/job_alignments_view.hpp>
 #include <views/hits/hits_view.hpp>
+#include <views/job_alignments_view.hpp>
 #include <views/job_heatmap_view.hpp>
 #include <views/job_hits_view.hpp>
+#include "workbench_fixture.hpp"
 
 #include <alignscope/score/substitution_matrix.hpp>
 
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
-#include <QDoubleSpinBox>
-#include <QMenu>
 #include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFile>
 #include <QHeaderView>
+#include <QImage>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRadioButton>
-#include <QTableView>
-#include <QFile>
-#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QSpinBox>
+#include <QTableView>
 #include <QtTest>
 
 #include <memory>
@@ -58,7 +58,8 @@ std::map<QString, QString> read_fasta(const QString& path) {
     for (const QByteArray& raw : all(path).split('\n')) {
         const QString line = QString::fromUtf8(raw).trimmed();
         if (line.startsWith('>')) id = line.mid(1).section(' ', 0, 0);
-        else if (!id.isEmpty()) records[id] += line;
+        else if (!id.isEmpty())
+            records[id] += line;
     }
     return records;
 }
@@ -180,8 +181,8 @@ private slots:
     void screenshotPicksTheFormatByExtension() {
         const QString svg = path("shot.svg"), pdf = path("shot.pdf"), png = path("shot.png");
         for (const QString& file : {svg, pdf, png}) {
-            const GuiRun r = run_gui({"--project", project_, "--screenshot", file, "--view", "alignment", "--size",
-                                   "900x600"});
+            const GuiRun r =
+                run_gui({"--project", project_, "--screenshot", file, "--view", "alignment", "--size", "900x600"});
             QVERIFY2(r.status == 0, qPrintable(r.err));
         }
         QVERIFY(head(svg).startsWith("<?xml"));
@@ -234,8 +235,8 @@ private slots:
         QTest::mouseClick(dialog->findChild<QRadioButton*>(scope), Qt::LeftButton);
         auto* combo = dialog->findChild<QComboBox*>("alignmentFormat");
         combo->setCurrentIndex(combo->findData(format));
-        const QString file = path(QStringLiteral("alignments-%1-%2.%3").arg(format).arg(scope,
-                                                                                         file_suffix(AlignmentFileFormat(format))));
+        const QString file = path(
+            QStringLiteral("alignments-%1-%2.%3").arg(format).arg(scope, file_suffix(AlignmentFileFormat(format))));
         auto* name = dialog->findChild<QLineEdit*>("alignmentPath");
         name->selectAll();
         QTest::keyClicks(name, file);
@@ -244,9 +245,12 @@ private slots:
         QVERIFY2(QFile::exists(file), qPrintable(file));
 
         std::vector<qint64> rows;
-        if (scope == "scopeAll") for (qint64 k = 0; k < 10; ++k) rows.push_back(k);
-        else if (scope == "scopeSelected") rows = {1, 3};
-        else rows = {shown};
+        if (scope == "scopeAll")
+            for (qint64 k = 0; k < 10; ++k) rows.push_back(k);
+        else if (scope == "scopeSelected")
+            rows = {1, 3};
+        else
+            rows = {shown};
         // What each exported alignment must be: the list's ids and scores.
         QStringList queries, targets;
         std::vector<double> scores;
@@ -283,102 +287,103 @@ private slots:
         };
 
         switch (AlignmentFileFormat(format)) {
-        case AlignmentFileFormat::Fasta: {
-            QStringList names, seqs;
-            for (const QString& line : lines) {
-                if (line.startsWith('>')) {
-                    // ">ID begin-end/length" as "ID/begin-end"
-                    names << line.mid(1).section(' ', 0, 0) + "/" + line.section(' ', 1).section('/', 0, 0);
-                    seqs << QString();
-                } else if (!seqs.isEmpty()) seqs.back() += line.trimmed();
+            case AlignmentFileFormat::Fasta: {
+                QStringList names, seqs;
+                for (const QString& line : lines) {
+                    if (line.startsWith('>')) {
+                        // ">ID begin-end/length" as "ID/begin-end"
+                        names << line.mid(1).section(' ', 0, 0) + "/" + line.section(' ', 1).section('/', 0, 0);
+                        seqs << QString();
+                    } else if (!seqs.isEmpty())
+                        seqs.back() += line.trimmed();
+                }
+                QCOMPARE(int(names.size()), 2 * n);
+                for (int k = 0; k < n; ++k) check_rows(k, names[2 * k], seqs[2 * k], names[2 * k + 1], seqs[2 * k + 1]);
+                break;
             }
-            QCOMPARE(int(names.size()), 2 * n);
-            for (int k = 0; k < n; ++k) check_rows(k, names[2 * k], seqs[2 * k], names[2 * k + 1], seqs[2 * k + 1]);
-            break;
-        }
-        case AlignmentFileFormat::Clustal:
-        case AlignmentFileFormat::Stockholm: {
-            const bool clustal = AlignmentFileFormat(format) == AlignmentFileFormat::Clustal;
-            const QString start = clustal ? "CLUSTAL" : "# STOCKHOLM 1.0";
-            QCOMPARE(int(text.count(start)), n);
-            if (!clustal) QCOMPARE(int(text.count("\n//\n")), n);
-            // One record per alignment: its two rows (in blocks) and, for
-            // Clustal, the conservation marks under the residues.
-            QStringList records = text.split(start, Qt::SkipEmptyParts);
-            QCOMPARE(int(records.size()), n);
-            for (int k = 0; k < n; ++k) {
-                QStringList names;
-                std::map<QString, QString> rows_of;
-                QString marks;
-                int width = 0;
-                const QStringList record_lines = records[k].split('\n');
-                for (int l = 1; l < record_lines.size(); ++l) {  // line 0: the rest of the header line
-                    const QString& line = record_lines[l];
-                    if (line.trimmed().isEmpty() && !line.startsWith(' ')) continue;
-                    if (line.startsWith('#') || line == "//") continue;
-                    if (line.startsWith(' ')) {
-                        marks += line.mid(width).leftJustified(rows_of[names[0]].size() - marks.size(), ' ');
-                        continue;
+            case AlignmentFileFormat::Clustal:
+            case AlignmentFileFormat::Stockholm: {
+                const bool clustal = AlignmentFileFormat(format) == AlignmentFileFormat::Clustal;
+                const QString start = clustal ? "CLUSTAL" : "# STOCKHOLM 1.0";
+                QCOMPARE(int(text.count(start)), n);
+                if (!clustal) QCOMPARE(int(text.count("\n//\n")), n);
+                // One record per alignment: its two rows (in blocks) and, for
+                // Clustal, the conservation marks under the residues.
+                QStringList records = text.split(start, Qt::SkipEmptyParts);
+                QCOMPARE(int(records.size()), n);
+                for (int k = 0; k < n; ++k) {
+                    QStringList names;
+                    std::map<QString, QString> rows_of;
+                    QString marks;
+                    int width = 0;
+                    const QStringList record_lines = records[k].split('\n');
+                    for (int l = 1; l < record_lines.size(); ++l) {  // line 0: the rest of the header line
+                        const QString& line = record_lines[l];
+                        if (line.trimmed().isEmpty() && !line.startsWith(' ')) continue;
+                        if (line.startsWith('#') || line == "//") continue;
+                        if (line.startsWith(' ')) {
+                            marks += line.mid(width).leftJustified(rows_of[names[0]].size() - marks.size(), ' ');
+                            continue;
+                        }
+                        const QString row = line.section(' ', 1, -1, QString::SectionSkipEmpty);
+                        width = int(line.size() - row.size());
+                        const QString id = line.section(' ', 0, 0);
+                        if (!rows_of.count(id)) names << id;
+                        rows_of[id] += row;
                     }
-                    const QString row = line.section(' ', 1, -1, QString::SectionSkipEmpty);
-                    width = int(line.size() - row.size());
-                    const QString id = line.section(' ', 0, 0);
-                    if (!rows_of.count(id)) names << id;
-                    rows_of[id] += row;
+                    QCOMPARE(int(names.size()), 2);
+                    check_rows(k, names[0], rows_of[names[0]], names[1], rows_of[names[1]]);
+                    if (clustal) {
+                        const QString& q = rows_of[names[0]];
+                        const QString& t = rows_of[names[1]];
+                        QCOMPARE(marks.size(), q.size());
+                        for (int c = 0; c < q.size(); ++c) QCOMPARE(marks[c] == '*', q[c] == t[c] && q[c] != '-');
+                    }
                 }
-                QCOMPARE(int(names.size()), 2);
-                check_rows(k, names[0], rows_of[names[0]], names[1], rows_of[names[1]]);
-                if (clustal) {
-                    const QString& q = rows_of[names[0]];
-                    const QString& t = rows_of[names[1]];
-                    QCOMPARE(marks.size(), q.size());
-                    for (int c = 0; c < q.size(); ++c) QCOMPARE(marks[c] == '*', q[c] == t[c] && q[c] != '-');
+                break;
+            }
+            case AlignmentFileFormat::Pair:
+                QCOMPARE(int(text.count("# Aligned_sequences: 2")), n);
+                for (int k = 0; k < n; ++k) {
+                    QVERIFY(text.contains("# 1: " + queries[k]));
+                    QVERIFY(text.contains("# 2: " + targets[k]));
                 }
+                break;
+            case AlignmentFileFormat::Sam: {
+                int records = 0;
+                for (const QString& line : lines)
+                    if (!line.isEmpty() && !line.startsWith('@')) {
+                        const QStringList f = line.split('\t');
+                        QCOMPARE(f[0], queries[records]);
+                        QCOMPARE(f[2], targets[records]);
+                        ++records;
+                    }
+                QCOMPARE(records, n);
+                break;
             }
-            break;
-        }
-        case AlignmentFileFormat::Pair:
-            QCOMPARE(int(text.count("# Aligned_sequences: 2")), n);
-            for (int k = 0; k < n; ++k) {
-                QVERIFY(text.contains("# 1: " + queries[k]));
-                QVERIFY(text.contains("# 2: " + targets[k]));
+            case AlignmentFileFormat::Tsv: {
+                int records = 0;
+                for (const QString& line : lines)
+                    if (!line.isEmpty() && !line.startsWith('#') && !line.startsWith("query\t")) {
+                        QCOMPARE(line.section('\t', 0, 0), queries[records]);
+                        ++records;
+                    }
+                QCOMPARE(records, n);
+                break;
             }
-            break;
-        case AlignmentFileFormat::Sam: {
-            int records = 0;
-            for (const QString& line : lines)
-                if (!line.isEmpty() && !line.startsWith('@')) {
-                    const QStringList f = line.split('\t');
-                    QCOMPARE(f[0], queries[records]);
-                    QCOMPARE(f[2], targets[records]);
+            case AlignmentFileFormat::Json: {
+                int records = 0;
+                for (const QString& line : lines) {
+                    if (line.isEmpty()) continue;
+                    const QJsonObject o = QJsonDocument::fromJson(line.toUtf8()).object();
+                    QCOMPARE(o["query"].toString(), queries[records]);
+                    QCOMPARE(o["target"].toString(), targets[records]);
+                    QCOMPARE(o["score"].toDouble(), scores[std::size_t(records)]);
                     ++records;
                 }
-            QCOMPARE(records, n);
-            break;
-        }
-        case AlignmentFileFormat::Tsv: {
-            int records = 0;
-            for (const QString& line : lines)
-                if (!line.isEmpty() && !line.startsWith('#') && !line.startsWith("query\t")) {
-                    QCOMPARE(line.section('\t', 0, 0), queries[records]);
-                    ++records;
-                }
-            QCOMPARE(records, n);
-            break;
-        }
-        case AlignmentFileFormat::Json: {
-            int records = 0;
-            for (const QString& line : lines) {
-                if (line.isEmpty()) continue;
-                const QJsonObject o = QJsonDocument::fromJson(line.toUtf8()).object();
-                QCOMPARE(o["query"].toString(), queries[records]);
-                QCOMPARE(o["target"].toString(), targets[records]);
-                QCOMPARE(o["score"].toDouble(), scores[std::size_t(records)]);
-                ++records;
+                QCOMPARE(records, n);
+                break;
             }
-            QCOMPARE(records, n);
-            break;
-        }
         }
     }
 

@@ -75,7 +75,8 @@ private slots:
         QTest::newRow("no queries") << "no-queries" << true << "No query sequences";
         QTest::newRow("empty selection") << "empty-selection" << true << "the selection";
         QTest::newRow("no targets") << "no-targets" << true << "No target sequences";
-        QTest::newRow("protein with match/mismatch") << "protein-match" << true << "Match/mismatch scoring is for nucleotides";
+        QTest::newRow("protein with match/mismatch")
+            << "protein-match" << true << "Match/mismatch scoring is for nucleotides";
         QTest::newRow("protein with EDNAFULL") << "protein-ednafull" << true << "EDNAFULL scores nucleotides";
         QTest::newRow("DNA with BLOSUM62") << "dna-blosum" << false << "protein matrix";
         QTest::newRow("protein against DNA") << "mixed" << true << "both sides must be protein or both nucleotide";
@@ -177,14 +178,21 @@ private slots:
     void searchChecks_data() {
         QTest::addColumn<QString>("change");
         QTest::addColumn<QString>("mentions");  // empty: no problem
-        QTest::newRow("valid") << "" << "";
-        QTest::newRow("no database") << "no-database" << "No database sequences";
-        QTest::newRow("top zero") << "top-zero" << "at least 1";
-        QTest::newRow("nucleotide database") << "dna-database" << "database sequences are dna";
-        QTest::newRow("no scanners") << "no-scanners" << "not available";
-        QTest::newRow("unknown device") << "gpu:7" << "gpu:7";
+        QTest::newRow("valid") << ""
+                               << "";
+        QTest::newRow("no database") << "no-database"
+                                     << "No database sequences";
+        QTest::newRow("top zero") << "top-zero"
+                                  << "at least 1";
+        QTest::newRow("nucleotide database") << "dna-database"
+                                             << "database sequences are dna";
+        QTest::newRow("no scanners") << "no-scanners"
+                                     << "not available";
+        QTest::newRow("unknown device") << "gpu:7"
+                                        << "gpu:7";
         // A search has no pair limit: it keeps K hits per query, not a result per pair.
-        QTest::newRow("many pairs") << "many-pairs" << "";
+        QTest::newRow("many pairs") << "many-pairs"
+                                    << "";
     }
 
     void searchChecks() {
@@ -210,7 +218,8 @@ private slots:
         if (mentions.isEmpty()) {
             QVERIFY2(problems.empty(), qPrintable(found));
         } else {
-            QVERIFY2(found.contains(mentions, Qt::CaseInsensitive), qPrintable("expected '" + mentions + "' among:\n" + found));
+            QVERIFY2(found.contains(mentions, Qt::CaseInsensitive),
+                     qPrintable("expected '" + mentions + "' among:\n" + found));
         }
     }
 
@@ -241,22 +250,44 @@ private slots:
         QTest::addColumn<QString>("change");
         QTest::addColumn<QString>("errors");    // expected among the errors; empty: none
         QTest::addColumn<QString>("warnings");  // expected among the warnings; empty: none
-        QTest::newRow("one pair on a GPU") << "" << "" << "";
-        QTest::newRow("several pairs") << "several" << ""
+        QTest::newRow("one pair on a GPU") << ""
+                                           << ""
+                                           << "";
+        QTest::newRow("several pairs") << "several"
+                                       << ""
                                        << "the first query, s1 (2000 residues), with the first target, s1 (1500 "
                                           "residues); the 1 other queries and 2 other targets are not aligned";
-        QTest::newRow("zip of unequal lists is no error") << "zip" << "" << "first query";
-        QTest::newRow("CPU device") << "cpu" << "" << "Myers-Miller in linear space";
-        QTest::newRow("all GPUs") << "all-gpus" << ""
+        QTest::newRow("zip of unequal lists is no error") << "zip"
+                                                          << ""
+                                                          << "first query";
+        QTest::newRow("CPU device") << "cpu"
+                                    << ""
+                                    << "Myers-Miller in linear space";
+        QTest::newRow("all GPUs") << "all-gpus"
+                                  << ""
                                   << "A long pair on all 2 GPUs (gpu:0, gpu:1) is split over them: each computes a "
                                      "slice of the columns";
-        QTest::newRow("all GPUs, one available") << "all-gpus-one" << "" << "";
-        QTest::newRow("unknown strategy") << "strategy" << "Unknown long-pair strategy 'waves'" << "";
-        QTest::newRow("too many kernels") << "kernels" << "Kernels must be between 1 and 4096" << "";
-        QTest::newRow("counts with strips") << "strips-counts" << "" << "apply to the streams strategy only";
-        QTest::newRow("streams over kernels") << "streams-over" << "" << "8 streams for 2 kernels";
-        QTest::newRow("small pair") << "small" << "" << "This pair is small";
-        QTest::newRow("semi-global without free ends") << "semi-none" << "" << "same as global";
+        QTest::newRow("all GPUs, one available") << "all-gpus-one"
+                                                 << ""
+                                                 << "";
+        QTest::newRow("unknown strategy") << "strategy"
+                                          << "Unknown long-pair strategy 'waves'"
+                                          << "";
+        QTest::newRow("too many kernels") << "kernels"
+                                          << "Kernels must be between 1 and 4096"
+                                          << "";
+        QTest::newRow("counts with strips") << "strips-counts"
+                                            << ""
+                                            << "apply to the streams strategy only";
+        QTest::newRow("streams over kernels") << "streams-over"
+                                              << ""
+                                              << "8 streams for 2 kernels";
+        QTest::newRow("small pair") << "small"
+                                    << ""
+                                    << "This pair is small";
+        QTest::newRow("semi-global without free ends") << "semi-none"
+                                                       << ""
+                                                       << "same as global";
     }
 
     void longPairChecks() {
@@ -308,7 +339,8 @@ private slots:
         const QString found_errors = joined(problems, JobProblem::Severity::Error);
         const QString found_warnings = joined(problems, JobProblem::Severity::Warning);
         if (errors.isEmpty()) QVERIFY2(found_errors.isEmpty(), qPrintable(found_errors));
-        else QVERIFY2(found_errors.contains(errors), qPrintable("expected '" + errors + "' among:\n" + found_errors));
+        else
+            QVERIFY2(found_errors.contains(errors), qPrintable("expected '" + errors + "' among:\n" + found_errors));
         if (warnings.isEmpty()) QVERIFY2(found_warnings.isEmpty(), qPrintable(found_warnings));
         else
             QVERIFY2(found_warnings.contains(warnings),

@@ -13,14 +13,14 @@
 #include <alignscope/seq/sequence_reader.hpp>
 #include <alignscope/store/project.hpp>
 
-#include <QApplication>
 #include <QAction>
-#include <QMimeData>
-#include <QTabWidget>
+#include <QApplication>
 #include <QFile>
+#include <QMimeData>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -86,9 +86,7 @@ std::map<QString, std::vector<DomRow>> read_domtblout(const QString& path) {
 }
 
 // hmmsearch prints E-values with two significant digits.
-bool same_evalue(double ours, double theirs) {
-    return std::fabs(ours - theirs) <= 0.051 * theirs + 1e-300;
-}
+bool same_evalue(double ours, double theirs) { return std::fabs(ours - theirs) <= 0.051 * theirs + 1e-300; }
 
 QString cell(const QTableWidget* t, int row, int column) {
     const QTableWidgetItem* item = t->item(row, column);
@@ -129,8 +127,10 @@ private slots:
         bool in_sequence = false;
         for (const QByteArray& line : swiss.readAll().split('\n')) {
             if (line.startsWith("SQ ")) in_sequence = true;
-            else if (line.startsWith("//")) in_sequence = false;
-            else if (in_sequence) sevenless += QByteArray(line).replace(' ', "");
+            else if (line.startsWith("//"))
+                in_sequence = false;
+            else if (in_sequence)
+                sevenless += QByteArray(line).replace(' ', "");
         }
         QCOMPARE(sevenless.size(), 2554);
         QFile globins(tutorial + "/globins45.fa");
@@ -139,7 +139,8 @@ private slots:
         QVERIFY(out.open(QIODevice::WriteOnly));
         out.write(">7LESS_DROME Protein sevenless\n" + sevenless + "\n" + globins.readAll());
         out.close();
-        for (const auto& s : read_sequences(database_.toStdString()).records) residues_[QString::fromStdString(s.id)] = s.residues;
+        for (const auto& s : read_sequences(database_.toStdString()).records)
+            residues_[QString::fromStdString(s.id)] = s.residues;
     }
 
     void hitsAndDomainsAreHmmsearchs_data() {
@@ -163,7 +164,8 @@ private slots:
         view.show();
         QVERIFY2(view.openProfile(tutorial + "/" + profile), qPrintable(view.lastError()));
         if (!loaded) view.setDatabase(database_);
-        else QVERIFY(view.targetChoice()->currentData().toLongLong() > 0);
+        else
+            QVERIFY(view.targetChoice()->currentData().toLongLong() > 0);
         view.reportEvalue()->setValue(evalue);
         view.domainEvalue()->setValue(evalue);
         QSignalSpy finished(&view, &ProfileSearchView::searchFinished);
@@ -193,10 +195,14 @@ private slots:
             const QString target = cell(hits, row, 1);
             const auto it = expected.find(target);
             QVERIFY2(it != expected.end(), qPrintable(target + " is not among hmmsearch's hits"));
-            QVERIFY2(same_evalue(value(hits, row, 2), it->second.evalue),
-                     qPrintable(QString("%1: E %2, hmmsearch %3").arg(target).arg(value(hits, row, 2)).arg(it->second.evalue)));
-            QVERIFY2(std::fabs(value(hits, row, 3) - it->second.score) <= 0.051,
-                     qPrintable(QString("%1: %2 bits, hmmsearch %3").arg(target).arg(value(hits, row, 3)).arg(it->second.score)));
+            QVERIFY2(
+                same_evalue(value(hits, row, 2), it->second.evalue),
+                qPrintable(
+                    QString("%1: E %2, hmmsearch %3").arg(target).arg(value(hits, row, 2)).arg(it->second.evalue)));
+            QVERIFY2(
+                std::fabs(value(hits, row, 3) - it->second.score) <= 0.051,
+                qPrintable(
+                    QString("%1: %2 bits, hmmsearch %3").arg(target).arg(value(hits, row, 3)).arg(it->second.score)));
             QVERIFY(std::fabs(value(hits, row, 4) - it->second.bias) <= 0.051);
             QCOMPARE(int(value(hits, row, 5)), it->second.reported_domains);
             if (row > 0) QVERIFY(value(hits, row, 3) <= value(hits, row - 1, 3) + 1e-6);  // best first
@@ -215,15 +221,21 @@ private slots:
                 const int coordinates[] = {w.hmm_from, w.hmm_to, w.ali_from, w.ali_to, w.env_from, w.env_to};
                 for (int c = 0; c < 6; ++c)
                     QVERIFY2(int(value(domains, d, 5 + c)) == coordinates[c],
-                             qPrintable(QString("%1 domain %2 column %3: %4, hmmsearch %5").arg(target).arg(d + 1)
-                                            .arg(c).arg(value(domains, d, 5 + c)).arg(coordinates[c])));
+                             qPrintable(QString("%1 domain %2 column %3: %4, hmmsearch %5")
+                                            .arg(target)
+                                            .arg(d + 1)
+                                            .arg(c)
+                                            .arg(value(domains, d, 5 + c))
+                                            .arg(coordinates[c])));
                 // The target line is the target's own residues ali from..to; the
                 // model line spans hmm from..to in match columns.
                 const auto& hit = search.hits.at(std::size_t(row));
                 const auto& r = hit.domains.at(std::size_t(reported_domains(hit).at(std::size_t(d)))).alignment;
                 QString target_residues = QString::fromStdString(r.target).remove('-').toUpper();
-                QCOMPARE(target_residues, QString::fromStdString(residues_.at(target).substr(
-                                              std::size_t(w.ali_from - 1), std::size_t(w.ali_to - w.ali_from + 1))).toUpper());
+                QCOMPARE(target_residues,
+                         QString::fromStdString(residues_.at(target).substr(std::size_t(w.ali_from - 1),
+                                                                            std::size_t(w.ali_to - w.ali_from + 1)))
+                             .toUpper());
                 QCOMPARE(int(QString::fromStdString(r.model).remove('.').size()), w.hmm_to - w.hmm_from + 1);
                 QCOMPARE(r.model.size(), r.posterior.size());
                 QVERIFY(view.alignmentText()->toPlainText().contains(QString("== domain %1").arg(d + 1)));
@@ -268,11 +280,12 @@ private slots:
         ProjectDocument again;
         QVERIFY(openProject(again));
         ProfileSearchView reopened(again);
-        QCOMPARE(reopened.shownAnalysis(), id);  // the latest search of the project
+        QCOMPARE(reopened.shownAnalysis(), id);                     // the latest search of the project
         QVERIFY(reopened.profileChoice()->findText(profile) >= 0);  // the profile is a project input
         QStringList restored;
         for (int row = 0; row < reopened.hitsTable()->rowCount(); ++row)
-            for (int c = 0; c < reopened.hitsTable()->columnCount(); ++c) restored << cell(reopened.hitsTable(), row, c);
+            for (int c = 0; c < reopened.hitsTable()->columnCount(); ++c)
+                restored << cell(reopened.hitsTable(), row, c);
         QCOMPARE(restored, shown);
     }
 
@@ -302,7 +315,8 @@ private slots:
         window.loadFiles({tutorial + "/fn3.hmm", tutorial + "/globins45.fa"});
         QVERIFY(view->profileChoice()->findText("fn3.hmm") >= 0);
         QVERIFY(idle.wait(30'000));
-        QTRY_VERIFY(!window.document().inputs().empty() && window.document().inputs().front().label() == "globins45.fa");
+        QTRY_VERIFY(!window.document().inputs().empty() &&
+                    window.document().inputs().front().label() == "globins45.fa");
 
         const QString renamed = dir_.filePath("pkinase_model.txt");
         QFile::remove(renamed);
@@ -349,7 +363,8 @@ private slots:
             out.write(text);
         }
         QVERIFY(!view.openProfile(broken));
-        QVERIFY2(view.lastError().contains("broken.hmm:") && view.lastError().contains("LENG"), qPrintable(view.lastError()));
+        QVERIFY2(view.lastError().contains("broken.hmm:") && view.lastError().contains("LENG"),
+                 qPrintable(view.lastError()));
         QVERIFY(!view.openProfile(dir_.filePath("absent.hmm")));
         QVERIFY(view.lastError().contains("absent.hmm"));
         // A search needs a profile, then a database.

@@ -2,8 +2,8 @@
 // through the real binary: the PNG exists, has the asked size and real content
 // (many colours, no single colour covering the picture), and wrong requests
 // end with status 2 and one line naming the problem.
-#include "workbench_fixture.hpp"
 #include <views/view_catalog.hpp>
+#include "workbench_fixture.hpp"
 
 #include <QImage>
 #include <QtTest>

@@ -27,7 +27,6 @@
 using namespace alignscope;
 using namespace alignscope::ui;
 
-
 class TestTimelineImportMemory : public QObject {
     Q_OBJECT
 

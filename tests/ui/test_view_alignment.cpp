@@ -33,7 +33,7 @@ AlignedPair globins(AlignmentMode mode) {
     const SequenceSet human = read_sequences((demo + "globins_human.fa").toStdString());
     const SequenceSet others = read_sequences((demo + "globins_others.fa").toStdString());
     AlignedPair pair;
-    pair.query = human.records.at(0);   // HBB_HUMAN
+    pair.query = human.records.at(0);    // HBB_HUMAN
     pair.target = others.records.at(2);  // MYG_PHYCA: gaps, mismatches, similar residues
     pair.scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 10, 0.5);
     pair.options.mode = mode;
@@ -82,7 +82,8 @@ private slots:
                 QCOMPARE(m[c], ' ');
                 continue;
             }
-            const int s = pair.scheme.matrix.score(pair.scheme.matrix.index_of(q[c]), pair.scheme.matrix.index_of(t[c]));
+            const int s =
+                pair.scheme.matrix.score(pair.scheme.matrix.index_of(q[c]), pair.scheme.matrix.index_of(t[c]));
             if (q[c] == t[c]) ++ident;
             if (s > 0) ++similar;
             QCOMPARE(m[c], q[c] == t[c] ? '|' : s > 0 ? ':' : '.');
@@ -117,7 +118,8 @@ private slots:
         int checked = 0, right = 0, dark_cells = 0;
         for (std::int64_t c = first; c < last; ++c)
             for (const int line : {1, 3}) {
-                const char r = (line == 1 ? pair.alignment.query_aligned : pair.alignment.target_aligned)[std::size_t(c)];
+                const char r =
+                    (line == 1 ? pair.alignment.query_aligned : pair.alignment.target_aligned)[std::size_t(c)];
                 const QRect cell = canvas->cellRect(c, line);
                 QVERIFY(!cell.isEmpty());
                 const QColor want = r == '-' ? QColor(Qt::white) : residue_colour(r, ResidueColouring::Protein);
@@ -154,9 +156,11 @@ private slots:
                     QVERIFY(view.goToPosition(side, pos));
                     const std::int64_t c = view.canvas()->highlight();
                     QVERIFY(row[std::size_t(c)] != '-');
-                    QCOMPARE(std::int64_t(std::count_if(row.begin(), row.begin() + c, [](char x) { return x != '-'; })), pos - begin);
+                    QCOMPARE(std::int64_t(std::count_if(row.begin(), row.begin() + c, [](char x) { return x != '-'; })),
+                             pos - begin);
                     QApplication::processEvents();
-                    QVERIFY2(!view.canvas()->cellRect(c, 1).isEmpty(), qPrintable(QString("column %1 not in view").arg(c)));
+                    QVERIFY2(!view.canvas()->cellRect(c, 1).isEmpty(),
+                             qPrintable(QString("column %1 not in view").arg(c)));
                 }
                 QVERIFY(!view.goToPosition(side, end + 1));
                 QVERIFY(view.messageText().contains("outside"));
@@ -189,8 +193,9 @@ private slots:
         const QString copied = QApplication::clipboard()->text();
         QCOMPARE(pair_rows(copied, "HBB_HUMAN").toStdString(), a.query_aligned.substr(10, 120));
         QCOMPARE(pair_rows(copied, "MYG_PHYCA").toStdString(), a.target_aligned.substr(10, 120));
-        const std::int64_t q_start = a.query_begin + std::count_if(a.query_aligned.begin(), a.query_aligned.begin() + 10,
-                                                                   [](char c) { return c != '-'; });
+        const std::int64_t q_start =
+            a.query_begin +
+            std::count_if(a.query_aligned.begin(), a.query_aligned.begin() + 10, [](char c) { return c != '-'; });
         QCOMPARE(copied.split('\n')[0].split(' ', Qt::SkipEmptyParts)[1].toLongLong(), q_start);
 
         QTemporaryDir dir;
@@ -211,7 +216,8 @@ private slots:
         QStringList rows;
         for (const QString& line : QString::fromUtf8(fa.readAll()).split('\n', Qt::SkipEmptyParts)) {
             if (line.startsWith('>')) rows << QString();
-            else rows.last() += line;
+            else
+                rows.last() += line;
         }
         QCOMPARE(rows.value(0).toStdString(), a.query_aligned);
         QCOMPARE(rows.value(1).toStdString(), a.target_aligned);
@@ -328,7 +334,8 @@ private slots:
             ++frames;
             const auto [first, last] = canvas->lastPaintedColumns();
             // Only what is on screen was painted.
-            QVERIFY(last - first <= std::int64_t(canvas->lineWidth()) * (canvas->viewport()->height() / (6 * canvas->lineHeight()) + 1));
+            QVERIFY(last - first <= std::int64_t(canvas->lineWidth()) *
+                                        (canvas->viewport()->height() / (6 * canvas->lineHeight()) + 1));
             QVERIFY(canvas->highlight() >= first && canvas->highlight() < last);
             const std::int64_t c = canvas->highlight();
             QCOMPARE(canvas->residuesBefore(AlignedSide::Query, c), pos - 1);
@@ -336,8 +343,10 @@ private slots:
         view.setWrapped(false);
         paint(canvas);
         QVERIFY(canvas->lastPaintedColumns().second - canvas->lastPaintedColumns().first < 200);
-        qInfo("1,000,000-residue alignment (%lld columns): opened in %lld ms; paint after a jump: mean %.1f ms, worst %.1f ms",
-              static_cast<long long>(canvas->columns()), open_ms, total / frames, worst);
+        qInfo(
+            "1,000,000-residue alignment (%lld columns): opened in %lld ms; paint after a jump: mean %.1f ms, worst "
+            "%.1f ms",
+            static_cast<long long>(canvas->columns()), open_ms, total / frames, worst);
         QVERIFY(worst < 2000);  // a sanity bound; the figures above are the measurement
     }
 };

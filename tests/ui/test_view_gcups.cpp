@@ -18,9 +18,9 @@
 
 #include <qcustomplot.h>
 
+#include <QApplication>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
-#include <QApplication>
 #include <QtTest>
 
 #include <algorithm>
@@ -33,7 +33,8 @@ using namespace alignscope::ui::fixture;
 
 namespace {
 
-store::BenchPoint point(std::string device, double x, double y, std::string series = "length-sweep/protein-local-score") {
+store::BenchPoint point(std::string device, double x, double y,
+                        std::string series = "length-sweep/protein-local-score") {
     store::BenchPoint p;
     p.series = std::move(series);
     p.device = std::move(device);
@@ -62,7 +63,8 @@ bool colour_near(const QImage& image, QPoint p, const QColor& colour) {
         for (int dx = -3; dx <= 3; ++dx) {
             const QColor c = image.pixelColor(p + QPoint(dx, dy));
             if (std::abs(c.red() - colour.red()) + std::abs(c.green() - colour.green()) +
-                    std::abs(c.blue() - colour.blue()) < 30)
+                    std::abs(c.blue() - colour.blue()) <
+                30)
                 return true;
         }
     return false;
@@ -177,7 +179,8 @@ private slots:
             }
         }
         // A spot far from every curve is background.
-        const QPoint empty(int(plot->xAxis->coordToPixel(180)), int(plot->yAxis->coordToPixel(plot->yAxis->range().upper * 0.27)));
+        const QPoint empty(int(plot->xAxis->coordToPixel(180)),
+                           int(plot->yAxis->coordToPixel(plot->yAxis->range().upper * 0.27)));
         QCOMPARE(image.pixelColor(empty), QColor(Qt::white));
         // Hover readout over the GPU's 256-residue point.
         const QCPGraph* g = view.curve("length-sweep/protein-local-score on gpu:0");
@@ -272,12 +275,20 @@ private slots:
             for (int i = 0; i < line.size(); ++i) {
                 const QChar c = line[i];
                 if (quoted) {
-                    if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') { field += '"'; ++i; }
-                    else if (c == '"') quoted = false;
-                    else field += c;
-                } else if (c == '"') quoted = true;
-                else if (c == ',') { fields << field; field.clear(); }
-                else field += c;
+                    if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                        field += '"';
+                        ++i;
+                    } else if (c == '"')
+                        quoted = false;
+                    else
+                        field += c;
+                } else if (c == '"')
+                    quoted = true;
+                else if (c == ',') {
+                    fields << field;
+                    field.clear();
+                } else
+                    field += c;
             }
             fields << field;
             QCOMPARE(fields.size(), 9);
@@ -366,7 +377,7 @@ private slots:
         BenchOptions options;
         options.standard_cases = false;
         options.lengths = {64, 256, 1024};
-        options.cpu_pairs = 2000;  // enough for sub-second but timeable CPU points
+        options.cpu_pairs = 2000;   // enough for sub-second but timeable CPU points
         options.gpu_pairs = 65536;  // enough pairs to fill the GPU
         options.repeat = 3;
         options.warmup = 1;

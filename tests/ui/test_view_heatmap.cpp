@@ -21,6 +21,7 @@
 
 #include <qcustomplot.h>
 
+#include <QApplication>
 #include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -31,7 +32,6 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QVBoxLayout>
-#include <QApplication>
 #include <QtTest>
 
 #include <fstream>
@@ -97,7 +97,8 @@ private slots:
         for (const char* mode : {"global", "local", "semiglobal"})
             for (const char* gaps : {"linear", "affine", "half"})
                 for (const bool protein : {false, true})
-                    QTest::addRow("%s-%s-%s", mode, gaps, protein ? "protein" : "dna") << QString(mode) << QString(gaps) << protein;
+                    QTest::addRow("%s-%s-%s", mode, gaps, protein ? "protein" : "dna")
+                        << QString(mode) << QString(gaps) << protein;
     }
     void stepperReproducesReference() {
         QFETCH(QString, mode);
@@ -189,10 +190,14 @@ private slots:
     void recurrenceText_data() {
         QTest::addColumn<QString>("mode");
         QTest::addColumn<QString>("gaps");
-        QTest::newRow("global-affine") << "global" << "affine";
-        QTest::newRow("local-half") << "local" << "half";
-        QTest::newRow("semiglobal-linear") << "semiglobal" << "linear";
-        QTest::newRow("local-linear") << "local" << "linear";
+        QTest::newRow("global-affine") << "global"
+                                       << "affine";
+        QTest::newRow("local-half") << "local"
+                                    << "half";
+        QTest::newRow("semiglobal-linear") << "semiglobal"
+                                           << "linear";
+        QTest::newRow("local-linear") << "local"
+                                      << "linear";
     }
     void recurrenceText() {
         QFETCH(QString, mode);
@@ -202,7 +207,8 @@ private slots:
         DpStepperView view;
         view.setPair(s.query, s.target, s.scheme, s.options);
         const bool local = mode == "local";
-        for (const auto& [i, j] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 1}, {5, 7}, {12, 14}, {3, 1}}) {
+        for (const auto& [i, j] :
+             std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 1}, {5, 7}, {12, 14}, {3, 1}}) {
             view.explainCell(i, j);
             const QStringList lines = view.recurrenceText().split('\n');
             auto h = [&](std::int64_t a, std::int64_t b) { return dp.H[std::size_t(a * dp.cols + b)]; };
@@ -215,9 +221,10 @@ private slots:
             const std::string last = "= " + user(s.scheme, h(i, j));
             if (gaps == "linear") {
                 QCOMPARE(lines.size(), 4);
-                QCOMPARE(lines[1].trimmed().toStdString(),
-                         "= max(" + user(s.scheme, h(i - 1, j - 1)) + " + " + user(s.scheme, sub) + ", " +
-                             user(s.scheme, h(i, j - 1)) + " - " + o + ", " + user(s.scheme, h(i - 1, j)) + " - " + o + zero + ")");
+                QCOMPARE(lines[1].trimmed().toStdString(), "= max(" + user(s.scheme, h(i - 1, j - 1)) + " + " +
+                                                               user(s.scheme, sub) + ", " +
+                                                               user(s.scheme, h(i, j - 1)) + " - " + o + ", " +
+                                                               user(s.scheme, h(i - 1, j)) + " - " + o + zero + ")");
                 QVERIFY(lines[2].trimmed().endsWith(QString::fromStdString(last)));
             } else {
                 QCOMPARE(lines.size(), 4);
@@ -227,11 +234,12 @@ private slots:
                              ") - extend) = max(" + user(s.scheme, h(i, j - 1)) + " - " + o + ", " +
                              user(s.scheme, e(i, j - 1)) + " - " + x + ") = " + user(s.scheme, e(i, j)));
                 QVERIFY(lines[1].endsWith(QString::fromStdString(" = " + user(s.scheme, f(i, j)))));
-                QVERIFY(lines[1].contains(QString::fromStdString("max(" + user(s.scheme, h(i - 1, j)) + " - " + o + ", " +
-                                                                 user(s.scheme, f(i - 1, j)) + " - " + x + ")")));
+                QVERIFY(
+                    lines[1].contains(QString::fromStdString("max(" + user(s.scheme, h(i - 1, j)) + " - " + o + ", " +
+                                                             user(s.scheme, f(i - 1, j)) + " - " + x + ")")));
                 QCOMPARE(lines[2].toStdString(),
-                         "H(" + std::to_string(i) + "," + std::to_string(j) + ") = max(H(" + std::to_string(i - 1) + "," +
-                             std::to_string(j - 1) + ") + s(" + q + "," + t + "), E(" + std::to_string(i) + "," +
+                         "H(" + std::to_string(i) + "," + std::to_string(j) + ") = max(H(" + std::to_string(i - 1) +
+                             "," + std::to_string(j - 1) + ") + s(" + q + "," + t + "), E(" + std::to_string(i) + "," +
                              std::to_string(j) + "), F(" + std::to_string(i) + "," + std::to_string(j) + ")" + zero +
                              ") = max(" + user(s.scheme, h(i - 1, j - 1)) + " + " + user(s.scheme, sub) + ", " +
                              user(s.scheme, e(i, j)) + ", " + user(s.scheme, f(i, j)) + zero + ") " + last);
@@ -258,13 +266,17 @@ private slots:
         QCOMPARE(view.statusText(), QString("Fill: 11 of 48 cells"));
         const QImage image = view.grid()->grab().toImage();
         // Bottom right inside the cell: clear of the arrows, which end top left.
-        auto inside = [&](std::int64_t i, std::int64_t j) { return image.pixelColor(view.cellRect(i, j).bottomRight() - QPoint(5, 4)); };
+        auto inside = [&](std::int64_t i, std::int64_t j) {
+            return image.pixelColor(view.cellRect(i, j).bottomRight() - QPoint(5, 4));
+        };
         QCOMPARE(inside(2, 3), QColor(255, 221, 87));   // current
         QCOMPARE(inside(5, 5), QColor(236, 236, 236));  // not yet filled
         QCOMPARE(inside(1, 5), QColor(Qt::white));      // filled
         // The neighbours' outlines, solid where the cell came from.
         const CellOrigin o = view.stepper()->origin(2, 3);
-        auto outline = [&](std::int64_t i, std::int64_t j) { return image.pixelColor(view.cellRect(i, j).topLeft() + QPoint(2, 12)); };
+        auto outline = [&](std::int64_t i, std::int64_t j) {
+            return image.pixelColor(view.cellRect(i, j).topLeft() + QPoint(2, 12));
+        };
         if (o.diagonal) QCOMPARE(outline(1, 2), QColor(52, 101, 164));
         if (o.left) QCOMPARE(outline(2, 2), QColor(78, 154, 6));
         if (o.up) QCOMPARE(outline(1, 3), QColor(206, 92, 0));
@@ -283,7 +295,8 @@ private slots:
             QVERIFY(c == QColor(242, 143, 133) || c == QColor(250, 216, 212) || c == QColor(255, 221, 87));
         }
         QVERIFY(view.statusText().startsWith("Traceback"));
-        QVERIFY_THROWS_EXCEPTION(Error, view.setPair(std::string(600, 'A'), std::string(600, 'A'), s.scheme, s.options));
+        QVERIFY_THROWS_EXCEPTION(Error,
+                                 view.setPair(std::string(600, 'A'), std::string(600, 'A'), s.scheme, s.options));
     }
 
     // Stepping by anti-diagonal fills, and highlights, every cell of one
@@ -303,10 +316,12 @@ private slots:
         QCOMPARE(view.stepper()->lastStepCells(), want);
         QCOMPARE(int(want.size()), 4);
         const QImage image = view.grid()->grab().toImage();
-        auto inside = [&](std::int64_t i, std::int64_t j) { return image.pixelColor(view.cellRect(i, j).bottomRight() - QPoint(5, 4)); };
+        auto inside = [&](std::int64_t i, std::int64_t j) {
+            return image.pixelColor(view.cellRect(i, j).bottomRight() - QPoint(5, 4));
+        };
         for (const auto& [i, j] : want) QCOMPARE(inside(i, j), QColor(255, 221, 87));
-        QCOMPARE(inside(1, 3), QColor(Qt::white));        // the anti-diagonal before: filled, not current
-        QCOMPARE(inside(3, 3), QColor(236, 236, 236));    // the next one: not filled yet
+        QCOMPARE(inside(1, 3), QColor(Qt::white));      // the anti-diagonal before: filled, not current
+        QCOMPARE(inside(3, 3), QColor(236, 236, 236));  // the next one: not filled yet
         keep_screenshot(view, "stepper-antidiagonal");
         view.setStep(FillStep::Row);
         view.toStart();
@@ -326,7 +341,9 @@ private slots:
         const Setup s = make_setup("local", "affine", true, 9, 11, 5);
         const DpMatrices dp = compute_dp_matrices(s.query, s.target, s.scheme, s.options);
         DpStepper stepper(s.query, s.target, s.scheme, s.options);
-        auto at = [&](const std::vector<std::int64_t>& m, std::int64_t i, std::int64_t j) { return m[std::size_t(i * dp.cols + j)]; };
+        auto at = [&](const std::vector<std::int64_t>& m, std::int64_t i, std::int64_t j) {
+            return m[std::size_t(i * dp.cols + j)];
+        };
         const std::int64_t o = s.scheme.gap_open, e = s.scheme.gap_extend;
         for (std::int64_t i = 1; i < dp.rows; ++i)
             for (std::int64_t j = 1; j < dp.cols; ++j) {
@@ -385,10 +402,14 @@ private slots:
         QTest::addColumn<QString>("mode");
         QTest::addColumn<QString>("gaps");
         QTest::addColumn<int>("seed");
-        QTest::newRow("global-affine") << "global" << "affine" << 3;
-        QTest::newRow("global-half") << "global" << "half" << 8;
-        QTest::newRow("local-affine") << "local" << "affine" << 4;
-        QTest::newRow("semiglobal-half") << "semiglobal" << "half" << 6;
+        QTest::newRow("global-affine") << "global"
+                                       << "affine" << 3;
+        QTest::newRow("global-half") << "global"
+                                     << "half" << 8;
+        QTest::newRow("local-affine") << "local"
+                                      << "affine" << 4;
+        QTest::newRow("semiglobal-half") << "semiglobal"
+                                         << "half" << 6;
     }
     void tracebackThroughThreeMatrices() {
         QFETCH(QString, mode);
@@ -640,7 +661,8 @@ private slots:
             return QPoint(int(plot->xAxis->coordToPixel(double(j))), int(plot->yAxis->coordToPixel(double(i))));
         };
         QVERIFY(dp.path.size() > 10);
-        for (const auto& [i, j] : dp.path) QVERIFY2(reddish(image.pixelColor(pixel(i, j))), qPrintable(QString("%1,%2").arg(i).arg(j)));
+        for (const auto& [i, j] : dp.path)
+            QVERIFY2(reddish(image.pixelColor(pixel(i, j))), qPrintable(QString("%1,%2").arg(i).arg(j)));
         // Away from the path, each cell shows its value's gradient colour.
         std::set<std::pair<std::int64_t, std::int64_t>> near;
         for (const auto& [i, j] : dp.path)
@@ -656,7 +678,8 @@ private slots:
                 QVERIFY(!reddish(got));
                 const QColor want = QColor::fromRgb(gradient.color(double(dp.h(i, j)) / s.scheme.scale, range));
                 QVERIFY2(std::abs(got.red() - want.red()) + std::abs(got.green() - want.green()) +
-                                 std::abs(got.blue() - want.blue()) <= 6,
+                                 std::abs(got.blue() - want.blue()) <=
+                             6,
                          qPrintable(QString("%1,%2: %3 vs %4").arg(i).arg(j).arg(got.name(), want.name())));
                 ++checked;
             }
@@ -692,8 +715,8 @@ private slots:
         const qint64 first_ms = open.elapsed();
         while (ready.wait(1000)) {
         }  // a second, final pass when the first picture changed the layout
-        qInfo("1500 x 1300 pair: first downsampled picture after %lld ms (whole-matrix pass, %llu cells)",
-              first_ms, static_cast<unsigned long long>(view.currentHeatmap()->cells_computed));
+        qInfo("1500 x 1300 pair: first downsampled picture after %lld ms (whole-matrix pass, %llu cells)", first_ms,
+              static_cast<unsigned long long>(view.currentHeatmap()->cells_computed));
         const DpMatrices dp = compute_dp_matrices(s.query, s.target, s.scheme, s.options, 2'000'000);
         auto check = [&](const DpHeatmap& h) {
             // Oracle: max over each block of the full H, one pass over the region.
@@ -716,7 +739,8 @@ private slots:
         const DpHeatmap* whole = view.currentHeatmap();
         QCOMPARE(whole->region.rows(), dp.rows);
         QCOMPARE(whole->region.cols(), dp.cols);
-        QVERIFY2(whole->cols <= view.plot()->axisRect()->width() + 1 && whole->cols >= 64, qPrintable(QString("%1 blocks, %2 px").arg(whole->cols).arg(view.plot()->axisRect()->width())));
+        QVERIFY2(whole->cols <= view.plot()->axisRect()->width() + 1 && whole->cols >= 64,
+                 qPrintable(QString("%1 blocks, %2 px").arg(whole->cols).arg(view.plot()->axisRect()->width())));
         QVERIFY(check(*whole));
         // The path overlay: alignment cells are red on screen.
         QCustomPlot* plot = view.plot();
@@ -738,8 +762,9 @@ private slots:
         QCOMPARE(zoomed->rows, 160);
         QCOMPARE(zoomed->cols, 200);
         QVERIFY(check(*zoomed));
-        QVERIFY(view.hoverText(QPointF(plot->xAxis->coordToPixel(600), plot->yAxis->coordToPixel(700)))
-                    .contains(QString::fromStdString("rows 700-700, columns 600-600 = " + user(s.scheme, dp.h(700, 600)))));
+        QVERIFY(
+            view.hoverText(QPointF(plot->xAxis->coordToPixel(600), plot->yAxis->coordToPixel(700)))
+                .contains(QString::fromStdString("rows 700-700, columns 600-600 = " + user(s.scheme, dp.h(700, 600)))));
         QCOMPARE(zoomed->cells_computed, std::uint64_t(759) * 699);  // every row from 0
         // With saved rows the same view starts from the nearest one above.
         ready.clear();

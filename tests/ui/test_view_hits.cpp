@@ -8,11 +8,11 @@
 // hits the project holds no alignment for; `alignscope --screenshot --view
 // hits` over a CLI search shows the top hit's stored alignment.
 #include "cli_runner.hpp"
-#include "workbench_fixture.hpp"
 #include "project_document.hpp"
 #include "views/hits/hits_view.hpp"
 #include "views/job_hits_view.hpp"
 #include "views/view_catalog.hpp"
+#include "workbench_fixture.hpp"
 
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/reference_aligner.hpp>
@@ -26,11 +26,11 @@
 #include <alignscope/store/job_recording.hpp>
 #include <alignscope/store/project.hpp>
 
+#include <QApplication>
 #include <QHeaderView>
 #include <QImage>
 #include <QTableView>
 #include <QTemporaryDir>
-#include <QApplication>
 #include <QtTest>
 
 #include <fstream>
@@ -151,7 +151,7 @@ struct Search {
     std::vector<Sequence> queries, targets;
     ScoringScheme scheme;
     AlignOptions options;
-    std::vector<store::Hit> hits;  // rank order
+    std::vector<store::Hit> hits;       // rank order
     std::vector<Alignment> alignments;  // in the same order
 };
 
@@ -170,7 +170,8 @@ Search search() {
         a.target_id = t.id;
         found.emplace_back(a, &t);
     }
-    std::stable_sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first.score > y.first.score; });
+    std::stable_sort(found.begin(), found.end(),
+                     [](const auto& x, const auto& y) { return x.first.score > y.first.score; });
     for (std::size_t k = 0; k < found.size(); ++k) {
         const Alignment& a = found[k].first;
         store::Hit h;
@@ -207,11 +208,13 @@ private slots:
         QCOMPARE(model->rowCount(), int(s.hits.size()));
         for (int r = 0; r < model->rowCount(); ++r) {
             QCOMPARE(model->hit(r), s.hits[std::size_t(r)]);
-            QCOMPARE(model->data(model->index(r, HitTableModel::Target)).toString().toStdString(), s.hits[std::size_t(r)].target_id);
+            QCOMPARE(model->data(model->index(r, HitTableModel::Target)).toString().toStdString(),
+                     s.hits[std::size_t(r)].target_id);
             QCOMPARE(model->data(model->index(r, HitTableModel::Score)).toString().toStdString(),
                      format_score(s.scheme.to_user(s.hits[std::size_t(r)].score)));
         }
-        QCOMPARE(model->data(model->index(0, HitTableModel::Target)).toString(), QString("HBA_HORSE"));  // its closest relative
+        QCOMPARE(model->data(model->index(0, HitTableModel::Target)).toString(),
+                 QString("HBA_HORSE"));  // its closest relative
         // Sorting by score, high first, keeps the ranks in order.
         view.table()->sortByColumn(HitTableModel::Score, Qt::DescendingOrder);
         for (int r = 1; r < model->rowCount(); ++r) QVERIFY(model->hit(r - 1).score >= model->hit(r).score);
@@ -421,7 +424,9 @@ private slots:
         while (model->canFetchMore({})) model->fetchMore({});
         QVERIFY(model->rowCount() > aligned);
         QCOMPARE(model->headerData(HitTableModel::Identity, Qt::Horizontal).toString(), QString("Identity %"));
-        QVERIFY(model->headerData(HitTableModel::Identity, Qt::Horizontal, Qt::ToolTipRole).toString().contains("stored alignment"));
+        QVERIFY(model->headerData(HitTableModel::Identity, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .contains("stored alignment"));
         int unknown = 0;
         for (int r = 0; r < model->rowCount(); ++r) {
             const store::Hit hit = model->hit(r);
@@ -442,7 +447,10 @@ private slots:
             } else {
                 ++unknown;
                 QCOMPARE(model->index(r, HitTableModel::Identity).data().toString(), QString("-"));
-                QVERIFY(model->index(r, HitTableModel::Identity).data(Qt::ToolTipRole).toString().contains("without traceback"));
+                QVERIFY(model->index(r, HitTableModel::Identity)
+                            .data(Qt::ToolTipRole)
+                            .toString()
+                            .contains("without traceback"));
             }
         }
         QVERIFY(unknown > 0);
@@ -492,9 +500,9 @@ private slots:
         QString queries, database;
         real_slices(dir, queries, database);
         const QString path = dir.filePath("cli.alsproj");
-        const ProcessResult cli = run_cli({"search", "-q", queries, "-d", database, "--device", "cpu", "--top", "5",
-                                           "--db-cache", "off", "--quiet", "--project", path, "-o",
-                                           dir.filePath("hits.txt")});
+        const ProcessResult cli =
+            run_cli({"search", "-q", queries, "-d", database, "--device", "cpu", "--top", "5", "--db-cache", "off",
+                     "--quiet", "--project", path, "-o", dir.filePath("hits.txt")});
         QVERIFY2(cli.exit_code == 0, cli.err.constData());
         const QString out = dir.filePath("hits.png");
         {

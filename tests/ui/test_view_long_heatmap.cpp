@@ -15,12 +15,12 @@
 // With ALIGNSCOPE_LONG_HEATMAP_PROJECT=P.alsproj, writeDocsProject records a
 // 40 kb pair grown from the lambda genome (local, through the same queue and
 // pass runner) into P for the documentation's screenshot.
-#include "project_options.hpp"
 #include <jobs/job_queue.hpp>
 #include <jobs/project_job_recorder.hpp>
 #include <project_document.hpp>
 #include <views/heatmap/heatmap_view.hpp>
 #include <views/job_heatmap_view.hpp>
+#include "project_options.hpp"
 
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/dp_matrix.hpp>
@@ -253,13 +253,16 @@ private slots:
         for (int row = 5; row < saved.rows; row += 50)
             for (int col = 5; col < saved.cols; col += 50) {
                 bool near = false;
-                for (const auto& [pr, pc] : saved.path) near = near || (std::abs(pr - row) <= 6 && std::abs(pc - col) <= 6);
+                for (const auto& [pr, pc] : saved.path)
+                    near = near || (std::abs(pr - row) <= 6 && std::abs(pc - col) <= 6);
                 if (near) continue;
                 const QColor got = image.pixelColor(pixel(heatmap, col, row));
                 const QColor want = QColor::fromRgb(
-                    gradient.color(double(best[std::size_t(row) * saved.cols + std::size_t(col)]) / scheme.scale, range));
+                    gradient.color(double(best[std::size_t(row) * saved.cols + std::size_t(col)]) / scheme.scale,
+                                   range));
                 QVERIFY2(std::abs(got.red() - want.red()) + std::abs(got.green() - want.green()) +
-                                 std::abs(got.blue() - want.blue()) <= 6,
+                                 std::abs(got.blue() - want.blue()) <=
+                             6,
                          qPrintable(QString("block %1,%2: %3 vs %4").arg(row).arg(col).arg(got.name(), want.name())));
                 ++coloured;
             }
@@ -424,7 +427,8 @@ private slots:
             for (int c = 0; c < 512; ++c) {
                 const std::int64_t v = overview.max_h[std::size_t(r) * 512 + c];
                 if (v == longpair::kNegInf) QVERIFY(std::isnan(data->cell(c, r)));
-                else QCOMPARE(data->cell(c, r), double(float(double(v) / scheme.scale)));
+                else
+                    QCOMPARE(data->cell(c, r), double(float(double(v) / scheme.scale)));
             }
         // The path: from the first block to the last, red where the alignment is.
         QCOMPARE(heatmap.pathCurve()->data()->size(), int(grid.path.size()));
@@ -501,9 +505,9 @@ private slots:
         process.setProcessEnvironment(env);
         QElapsedTimer timer;
         timer.start();
-        process.start(QStringLiteral(ALIGNSCOPE_GUI), {"--project", big_project_, "--screenshot", out, "--view",
-                                                       "heatmap", "--job", QString::number(big_job_), "--size",
-                                                       "900x760"});
+        process.start(QStringLiteral(ALIGNSCOPE_GUI),
+                      {"--project", big_project_, "--screenshot", out, "--view", "heatmap", "--job",
+                       QString::number(big_job_), "--size", "900x760"});
         QVERIFY(process.waitForFinished(60'000));
         qInfo("alignscope --screenshot --view heatmap of the 5 Mbp job: %lld ms, start to exit", timer.elapsed());
         QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());

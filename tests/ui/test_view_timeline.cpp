@@ -24,7 +24,7 @@ using namespace alignscope::ui;
 namespace {
 
 TimelineEvent make_event(std::string name, std::string device, int lane, std::int64_t start, std::int64_t end,
-                    std::uint64_t cells = 0, std::string category = "kernel") {
+                         std::uint64_t cells = 0, std::string category = "kernel") {
     TimelineEvent e;
     e.name = std::move(name);
     e.category = std::move(category);
@@ -91,7 +91,8 @@ private slots:
         // then 10 narrow ones 400 ns apart.
         for (int k = 0; k < 1000; ++k) events.push_back(make_event("k", "gpu:0", 0, k * 10, k * 10 + 5));
         events.push_back(make_event("wide", "gpu:0", 0, 10'100, 20'100));
-        for (int k = 0; k < 10; ++k) events.push_back(make_event("n", "gpu:0", 0, 30'000 + k * 400, 30'000 + k * 400 + 5));
+        for (int k = 0; k < 10; ++k)
+            events.push_back(make_event("n", "gpu:0", 0, 30'000 + k * 400, 30'000 + k * 400 + 5));
         TimelineIndex index(events);
         std::vector<TimelineSpan> spans;
         const TimeMapping mapping{0, 40'000, 0, 400};  // 100 ns per pixel
@@ -127,8 +128,12 @@ private slots:
             const QColor expected = view.plottable()->colourOf(e);
             const QColor got = image.pixelColor(p);
             QVERIFY2(std::abs(got.red() - expected.red()) + std::abs(got.green() - expected.green()) +
-                             std::abs(got.blue() - expected.blue()) < 12,
-                     qPrintable(QString("event %1 at %2,%3: %4 vs %5").arg(e).arg(p.x()).arg(p.y())
+                             std::abs(got.blue() - expected.blue()) <
+                         12,
+                     qPrintable(QString("event %1 at %2,%3: %4 vs %5")
+                                    .arg(e)
+                                    .arg(p.x())
+                                    .arg(p.y())
                                     .arg(got.name(), expected.name())));
         }
         // Lane 2 (the CPU worker) is empty before 200 µs: background there.
@@ -158,7 +163,8 @@ private slots:
         const double centre = 300'000;
         const auto [lo2, hi2] = view.visibleRange();
         const double want_lo = centre + (lo - centre) * factor, want_hi = centre + (hi - centre) * factor;
-        QVERIFY2(std::abs(lo2 - want_lo) <= 0.01 * (want_hi - want_lo) && std::abs(hi2 - want_hi) <= 0.01 * (want_hi - want_lo),
+        QVERIFY2(std::abs(lo2 - want_lo) <= 0.01 * (want_hi - want_lo) &&
+                     std::abs(hi2 - want_hi) <= 0.01 * (want_hi - want_lo),
                  qPrintable(QString("%1..%2, expected %3..%4").arg(lo2).arg(hi2).arg(want_lo).arg(want_hi)));
         QVERIFY(std::abs(view.timeToPixel(centre) - x) < 1.0);  // the cursor's time stays under the cursor
         QCOMPARE(view.zoomStackDepth(), 1);
@@ -182,7 +188,8 @@ private slots:
         send_mouse(plot, QEvent::MouseButtonRelease, to, Qt::LeftButton, Qt::NoButton);
         const auto [lo, hi] = view.visibleRange();
         const double shift = 150 * ns_px;
-        QVERIFY2(std::abs(lo - (200'000 + shift)) <= 0.01 * 200'000 && std::abs(hi - (400'000 + shift)) <= 0.01 * 200'000,
+        QVERIFY2(std::abs(lo - (200'000 + shift)) <= 0.01 * 200'000 &&
+                     std::abs(hi - (400'000 + shift)) <= 0.01 * 200'000,
                  qPrintable(QString("%1..%2").arg(lo).arg(hi)));
         QVERIFY(!view.selectedEvent());  // a pan is not a click
     }
@@ -235,7 +242,8 @@ private slots:
         QCOMPARE(e.start_ns - view.index().origin_ns(), std::int64_t(500'000));
         QCOMPARE(selected.count(), 1);
         const QString text = view.describeEvent(*view.selectedEvent());
-        for (const char* field : {"sw_affine_inter_s16", "kernel", "gpu:0 stream 1", "400 µs", "4,000,000", "GCUPS: 10"})
+        for (const char* field :
+             {"sw_affine_inter_s16", "kernel", "gpu:0 stream 1", "400 µs", "4,000,000", "GCUPS: 10"})
             QVERIFY2(text.contains(field), qPrintable(text));
         view.selectEvent(std::nullopt);
         QVERIFY(!view.selectedEvent());
@@ -249,7 +257,8 @@ private slots:
         view.setVisibleRange(200'000, 300'000);
         QCOMPARE(view.zoomStackDepth(), 2);
         view.zoomOut();
-        QVERIFY(std::abs(view.visibleRange().first - 100'000) < 1 && std::abs(view.visibleRange().second - 500'000) < 1);
+        QVERIFY(std::abs(view.visibleRange().first - 100'000) < 1 &&
+                std::abs(view.visibleRange().second - 500'000) < 1);
         view.zoomToFit();
         QVERIFY(std::abs(view.visibleRange().first) < 1 && std::abs(view.visibleRange().second - 1'000'000) < 1);
     }
@@ -279,7 +288,8 @@ private slots:
         std::int64_t job_id = 0;
         std::vector<TimelineEvent> events;
         for (int k = 0; k < 2500; ++k)
-            events.push_back(make_event("sw_linear_intra_s32", "gpu:" + std::to_string(k % 2), k % 3, k * 1000, k * 1000 + 700, 100));
+            events.push_back(make_event("sw_linear_intra_s32", "gpu:" + std::to_string(k % 2), k % 3, k * 1000,
+                                        k * 1000 + 700, 100));
         {
             store::Project project(path, options);
             store::JobSpec spec;
@@ -307,8 +317,8 @@ private slots:
         for (int k = 0; k < 1'000'000; ++k) {
             const int lane = k % lanes;
             const std::int64_t dur = 200 + std::int64_t(random.next() % 5000);
-            events.push_back(make_event(k % 5 ? "sw_affine_inter_s16" : "H2D", "gpu:" + std::to_string(lane / 4), lane % 4,
-                                   clock[lane], clock[lane] + dur, 1000, k % 5 ? "kernel" : "copy"));
+            events.push_back(make_event(k % 5 ? "sw_affine_inter_s16" : "H2D", "gpu:" + std::to_string(lane / 4),
+                                        lane % 4, clock[lane], clock[lane] + dur, 1000, k % 5 ? "kernel" : "copy"));
             clock[lane] += dur + std::int64_t(random.next() % 300);
         }
         TimelineView view;
@@ -326,8 +336,13 @@ private slots:
         double a = lo, b = hi;
         for (int step = 0; step < 40; ++step) {
             const double mid = (a + b) / 2, half = (b - a) / 2 * (step < 20 ? 0.7 : 1.0 / 0.7);
-            if (step < 20 || step >= 30) { a = mid - half; b = mid + half; }
-            else { a += (b - a) * 0.2; b += (b - a) * 0.2 / 0.8 * 0.8; }
+            if (step < 20 || step >= 30) {
+                a = mid - half;
+                b = mid + half;
+            } else {
+                a += (b - a) * 0.2;
+                b += (b - a) * 0.2 / 0.8 * 0.8;
+            }
             plot->xAxis->setRange(a / 1000, b / 1000);
             timer.start();
             plot->replot(QCustomPlot::rpImmediateRefresh);
@@ -337,15 +352,22 @@ private slots:
             ++frames;
             QVERIFY(view.plottable()->lastDrawnSpans() <= std::size_t(lanes) * std::size_t(plot->width() + 2));
         }
-        qInfo("1,000,000 events in 8 lanes: index built in %lld ms; pan/zoom frames: mean %.1f ms, worst %.1f ms (%d frames, %dx%d)",
-              index_ms, total / frames, worst, frames, plot->width(), plot->height());
+        qInfo(
+            "1,000,000 events in 8 lanes: index built in %lld ms; pan/zoom frames: mean %.1f ms, worst %.1f ms (%d "
+            "frames, %dx%d)",
+            index_ms, total / frames, worst, frames, plot->width(), plot->height());
         QVERIFY(worst < 2000);  // a sanity bound only; the figure above is the measurement
     }
 
 private:
     struct SeededRandomLite {
         std::uint64_t state = 88172645463325252ull;
-        std::uint64_t next() { state ^= state << 13; state ^= state >> 7; state ^= state << 17; return state; }
+        std::uint64_t next() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            return state;
+        }
     };
 };
 

@@ -11,10 +11,9 @@
 // it; a Chrome trace imports read-only; Compare CPU and GPU is recorded as a
 // bench job; Save As (Project::copy_to) refuses an open project and copies
 // every result.
-#include "project_options.hpp"
 #include "cli_runner.hpp"
+#include "project_options.hpp"
 
-#include "workbench_fixture.hpp"
 #include <panels/job_panel.hpp>
 #include <views/alignment/alignment_view.hpp>
 #include <views/benchmark_view.hpp>
@@ -29,6 +28,7 @@
 #include <views/jobs_view.hpp>
 #include <views/timeline/timeline_view.hpp>
 #include <views/view_catalog.hpp>
+#include "workbench_fixture.hpp"
 
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/bench/verify.hpp>
@@ -96,9 +96,9 @@ private slots:
         project_ = dir_.filePath("views.alsproj");
         trace_ = dir_.filePath("align-trace.json");
         // 1: a CLI alignment job with its kernel timeline.
-        ProcessResult r = run_cli({"align", demo + "globins_human.fa", demo + "globins_others.fa", "--mode", "local",
-                                   "--device", "cpu", "--timeline", trace_, "--project", project_, "-o",
-                                   dir_.filePath("align.txt")});
+        ProcessResult r =
+            run_cli({"align", demo + "globins_human.fa", demo + "globins_others.fa", "--mode", "local", "--device",
+                     "cpu", "--timeline", trace_, "--project", project_, "-o", dir_.filePath("align.txt")});
         QVERIFY2(r.exit_code == 0, r.err.constData());
         // 2: a CLI bench job.
         r = run_cli({"bench", "--quick", "--device", "cpu", "--project", project_, "--threads", "2"});
@@ -228,7 +228,8 @@ private slots:
         QSignalSpy idle(&window_->document(), &ProjectDocument::loadingIdle);
         window_->loadFiles({q, d});
         QVERIFY(idle.wait(30'000));
-        QTRY_VERIFY(input_id(window_->document(), "long_database.fa") && input_id(window_->document(), "long_queries.fa"));
+        QTRY_VERIFY(input_id(window_->document(), "long_database.fa") &&
+                    input_id(window_->document(), "long_queries.fa"));
         JobPanel& panel = window_->jobPanel();
         panel.setInputs(input_id(window_->document(), "long_queries.fa"),
                         input_id(window_->document(), "long_database.fa"));
@@ -290,10 +291,9 @@ private slots:
             SeededRandom random(9);
             const std::string target = random_residues(random, AlphabetKind::Dna, 40'000);
             std::ofstream(genome.toStdString()) << ">genome\n" << target << '\n';
-            std::ofstream(read.toStdString()) << ">read\n"
-                                              << mutate_residues(random, AlphabetKind::Dna, target.substr(20'000, 150),
-                                                                 0.05, 0.01)
-                                              << '\n';
+            std::ofstream(read.toStdString())
+                << ">read\n"
+                << mutate_residues(random, AlphabetKind::Dna, target.substr(20'000, 150), 0.05, 0.01) << '\n';
         }
         const ProcessResult r = run_cli({"align", read, genome, "--mode", "semiglobal", "--free-ends", "tb,te",
                                          "--device", "cpu", "--project", project_, "-o", dir_.filePath("read.txt")});
@@ -302,7 +302,7 @@ private slots:
         const qint64 job = project.jobs().back().id;
         const QString out = dir_.filePath("shot-large-heatmap.png");
         const GuiRun shot = run_gui({"--project", project_, "--screenshot", out, "--view", "heatmap", "--job",
-                                            QString::number(job), "--size", "800x560"});
+                                     QString::number(job), "--size", "800x560"});
         QVERIFY2(shot.status == 0, qPrintable(shot.err));
         const QImage image(out);
         QVERIFY(!image.isNull());
@@ -335,7 +335,8 @@ private slots:
         window_->showView("alignment");
         QCOMPARE(std::int64_t(alignments.model().rowCount()), project.job(align_job_).counts.alignments);
         QVERIFY(alignments.viewer().hasAlignment());
-        QCOMPARE(alignments.viewer().pair().alignment.target_id, project.alignments(align_job_, 0, 1).rows[0].target_id);
+        QCOMPARE(alignments.viewer().pair().alignment.target_id,
+                 project.alignments(align_job_, 0, 1).rows[0].target_id);
         window_->showView("hits");
         QVERIFY2(hits.noteText().contains("no database hits"), qPrintable(hits.noteText()));
 
@@ -431,8 +432,7 @@ private slots:
 
     void saveAsGoesThroughTheStore() {
         const QString other = dir_.filePath("other.alsproj");
-        auto open_elsewhere = std::make_unique<store::Project>(other.toStdString(),
-                                                               created_project());
+        auto open_elsewhere = std::make_unique<store::Project>(other.toStdString(), created_project());
         QSignalSpy failed(&window_->document(), &ProjectDocument::saveFailed);
         window_->document().saveAs(other);
         QVERIFY(failed.wait(20'000));

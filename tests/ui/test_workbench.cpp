@@ -4,15 +4,15 @@
 // connection records, build the demo, save as, and close mid-job (in a child
 // process) to find the job interrupted. Stored alignments are checked against
 // the engine's reference aligner called directly, and re-scored from their CIGAR.
-#include "project_options.hpp"
 #include <demo_project.hpp>
-#include "workbench_fixture.hpp"
 #include <models/jobs_model.hpp>
 #include <panels/job_panel.hpp>
 #include <views/alignment/alignment_view.hpp>
 #include <views/job_alignments_view.hpp>
 #include <views/jobs_view.hpp>
 #include <views/sequences_view.hpp>
+#include "project_options.hpp"
+#include "workbench_fixture.hpp"
 
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/reference_aligner.hpp>
@@ -64,7 +64,8 @@ std::vector<Record> read_fasta(const QString& path) {
         if (line.startsWith('>')) {
             const QString header = line.mid(1);
             const int space = header.indexOf(' ');
-            records.push_back({space < 0 ? header : header.left(space), space < 0 ? QString() : header.mid(space + 1), {}});
+            records.push_back(
+                {space < 0 ? header : header.left(space), space < 0 ? QString() : header.mid(space + 1), {}});
         } else if (!records.empty()) {
             records.back().residues += line;
         }
@@ -124,8 +125,8 @@ private slots:
         int matches = 0;
         for (const auto& list : {expected_human, expected_others})
             for (const auto& r : list)
-                matches += r.id.contains("horse", Qt::CaseInsensitive) ||
-                           r.description.contains("horse", Qt::CaseInsensitive);
+                matches +=
+                    r.id.contains("horse", Qt::CaseInsensitive) || r.description.contains("horse", Qt::CaseInsensitive);
         QVERIFY(matches > 0);
         QCOMPARE(view.filter().rowCount(), matches);
         view.filterEdit().clear();
@@ -194,7 +195,7 @@ private slots:
         // pair, and its CIGAR re-scores to its score.
         const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), open, extend);
         AlignOptions options;
-        options.mode = algorithm == int(JobAlgorithm::Global) ? AlignmentMode::Global
+        options.mode = algorithm == int(JobAlgorithm::Global)  ? AlignmentMode::Global
                        : algorithm == int(JobAlgorithm::Local) ? AlignmentMode::Local
                                                                : AlignmentMode::SemiGlobal;
         const auto queries = read_fasta(human), targets = read_fasta(others);
@@ -260,9 +261,12 @@ private slots:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("mentions");
         const QString bad = QStringLiteral(ALIGNSCOPE_TEST_DATA "/malformed/");
-        QTest::newRow("bad residue") << bad + "bad_residue.fa" << "bad_residue.fa:4:";  // the residue's own line
-        QTest::newRow("binary garbage") << bad + "garbage.bin" << "garbage.bin";
-        QTest::newRow("truncated gzip") << bad + "truncated.fa.gz" << "truncated.fa.gz";
+        QTest::newRow("bad residue") << bad + "bad_residue.fa"
+                                     << "bad_residue.fa:4:";  // the residue's own line
+        QTest::newRow("binary garbage") << bad + "garbage.bin"
+                                        << "garbage.bin";
+        QTest::newRow("truncated gzip") << bad + "truncated.fa.gz"
+                                        << "truncated.fa.gz";
         QTest::newRow("missing file") << path("no-such-file.fa") << "no-such-file.fa";
     }
 
@@ -369,7 +373,8 @@ private slots:
         QFETCH(QString, device);
         QFETCH(int, pairs);
         QFETCH(int, length);
-        const QString q = path("busy_q" + QString::number(pairs) + ".fa"), t = path("busy_t" + QString::number(pairs) + ".fa");
+        const QString q = path("busy_q" + QString::number(pairs) + ".fa"),
+                      t = path("busy_t" + QString::number(pairs) + ".fa");
         write_random_pairs(q, t, pairs, length, 11);
         auto window = openWindow(path("busy-" + QString(QTest::currentDataTag()).replace(':', '-') + ".alsproj"), true);
         QVERIFY(window);
@@ -443,8 +448,8 @@ private slots:
         QMap<QString, QKeySequence> shortcuts;
         for (QAction* a : window->findChildren<QAction*>())
             for (const QKeySequence& k : a->shortcuts()) shortcuts.insert(k.toString(), k);
-        for (const char* key : {"Ctrl+N", "Ctrl+O", "Ctrl+Shift+S", "Ctrl+L", "Ctrl+Shift+V", "Ctrl+R", "Esc",
-                                "Ctrl+.", "Ctrl+Q"})
+        for (const char* key :
+             {"Ctrl+N", "Ctrl+O", "Ctrl+Shift+S", "Ctrl+L", "Ctrl+Shift+V", "Ctrl+R", "Esc", "Ctrl+.", "Ctrl+Q"})
             QVERIFY2(shortcuts.contains(key), key);
         QSignalSpy queued(&window->queue(), &JobQueue::jobQueued);
         QTest::keyClick(window.get(), Qt::Key_R, Qt::ControlModifier);
@@ -561,8 +566,7 @@ private slots:
         QVERIFY(window);
         JobsModel& model = window->jobsView().model();
         QCOMPARE(model.rowCount(), 2);
-        QCOMPARE(model.data(model.index(model.rowOf(jobs[1].id), JobsModel::State)).toString(),
-                 QString("interrupted"));
+        QCOMPARE(model.data(model.index(model.rowOf(jobs[1].id), JobsModel::State)).toString(), QString("interrupted"));
     }
 };
 

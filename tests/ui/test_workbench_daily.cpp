@@ -2,34 +2,34 @@
 // File › Paste Sequences with an empty clipboard, the Job panel at laptop
 // window sizes, progress that names its phase, the visible job queue with its
 // per-job cancel, and the demo opened as a fresh copy.
-#include "project_options.hpp"
 #include <demo_project.hpp>
-#include "workbench_fixture.hpp"
 #include <models/jobs_model.hpp>
 #include <panels/queue_panel.hpp>
-#include <views/jobs_view.hpp>
 #include <views/heatmap/stepper_view.hpp>
 #include <views/job_heatmap_view.hpp>
+#include <views/jobs_view.hpp>
+#include "project_options.hpp"
+#include "workbench_fixture.hpp"
 
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
-#include <QMessageBox>
 #include <QDockWidget>
-#include <QScrollArea>
-#include <QScrollBar>
-#include <QPushButton>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSignalSpy>
 #include <QStatusBar>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <QToolButton>
 #include <QTreeWidget>
-#include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QtTest>
 
 #include <alignscope/score/substitution_matrix.hpp>
@@ -48,7 +48,6 @@ namespace {
 
 const QString human = human_globins();
 const QString others = other_globins();
-
 
 // Every visible control of the panel, right edge inside the scroll area's
 // viewport: nothing cut off at the side (scrolling down is fine).
@@ -81,9 +80,12 @@ void write_dna_pair(const QString& query, const QString& target, int length, uns
     for (char c : a) {
         const unsigned r = random() % 100;
         if (r < 8) b += bases[random() % 4];
-        else if (r < 9) continue;
-        else if (r < 10) (b += c) += bases[random() % 4];
-        else b += c;
+        else if (r < 9)
+            continue;
+        else if (r < 10)
+            (b += c) += bases[random() % 4];
+        else
+            b += c;
     }
     std::ofstream(query.toStdString()) << ">q\n" << a << "\n";
     std::ofstream(target.toStdString()) << ">t\n" << b << "\n";
@@ -102,9 +104,7 @@ private:
     }
 
 private slots:
-    void initTestCase() {
-        QVERIFY(bench_.valid());
-    }
+    void initTestCase() { QVERIFY(bench_.valid()); }
 
     void pasteWithAnEmptyClipboard() {
         // The off-screen platform always has clipboard data; X11's has none
@@ -279,7 +279,8 @@ private slots:
         // A full bar only at the end of the first pass; after it no percentage.
         for (const JobProgress& p : reports) {
             if (p.phase == JobPhase::LongFirstPass) QVERIFY(p.percent() >= 0 && p.percent() <= 100);
-            else QCOMPARE(p.percent(), -1);
+            else
+                QCOMPARE(p.percent(), -1);
             QCOMPARE(p.eta_seconds(), -1.0);  // no long-pair estimate was measured here
         }
         // On screen: the phase named, a busy bar while Myers-Miller refines,
@@ -386,8 +387,10 @@ private slots:
         QVERIFY(never);
         QVERIFY(JobsModel::neverRan(*never));
         QCOMPARE(model.index(model.rowOf(third), JobsModel::Started).data().toString(), QString());
-        QVERIFY(model.index(model.rowOf(third), JobsModel::Started).data(Qt::ToolTipRole).toString().contains(
-            "Never started"));
+        QVERIFY(model.index(model.rowOf(third), JobsModel::Started)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains("Never started"));
         QVERIFY(!model.index(model.rowOf(second), JobsModel::Started).data().toString().isEmpty());
     }
 
@@ -509,8 +512,7 @@ private slots:
         // Every menu action's keys are listed with its name.
         for (QAction* a : window->findChildren<QAction*>())
             for (const QKeySequence& k : a->shortcuts())
-                QVERIFY2(text.contains(k.toString(QKeySequence::NativeText).toHtmlEscaped()),
-                         qPrintable(k.toString()));
+                QVERIFY2(text.contains(k.toString(QKeySequence::NativeText).toHtmlEscaped()), qPrintable(k.toString()));
         for (const char* words : {"Export Image", "Cancel Running Job", "Paste Sequences", "stepper"})
             QVERIFY2(text.contains(words), words);
     }

@@ -8,9 +8,9 @@
 // the project's bench --long points; with all of two GPUs chosen it is the
 // model of that set of GPUs, or none (said so), never one GPU's; a 200 kb
 // pair is cancelled mid-run.
+#include <panels/job_panel.hpp>
 #include "project_options.hpp"
 #include "workbench_fixture.hpp"
-#include <panels/job_panel.hpp>
 
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/align/reference_aligner.hpp>
@@ -227,9 +227,9 @@ private slots:
         QVERIFY(stats.seconds > 0);
 
         // The next estimate rests on this job: a model of one point, a rate.
-        QTRY_VERIFY2(
-            panel.estimateText().contains("(model of 1 earlier long-pair job on cpu, exact fit through 1 size)"),
-            qPrintable(panel.estimateText()));
+        QTRY_VERIFY2(panel.estimateText().contains(
+                         "(model of 1 earlier long-pair job on cpu, exact fit through 1 size)"),
+                     qPrintable(panel.estimateText()));
     }
 
     void estimateFromBenchLongPoints() {
@@ -344,7 +344,8 @@ private slots:
                                       "gpu:0,1, under ±1 %)"),
                          qPrintable(all));
                 QVERIFY(panel.setDevice("gpu:0"));
-                QVERIFY2(panel.estimateText().contains("(model of 3 bench --long points and 1 earlier long-pair job on gpu:0"),
+                QVERIFY2(panel.estimateText().contains(
+                             "(model of 3 bench --long points and 1 earlier long-pair job on gpu:0"),
                          qPrintable(panel.estimateText()));
             }
         }

@@ -6,13 +6,13 @@
 // in the matrix dialog, warnings for repeated ids and mixed alphabets,
 // removing loaded files, and views that say what would fill them or that the
 // panel changed since the job they show.
-#include "workbench_fixture.hpp"
 #include <views/gcups/gcups_view.hpp>
 #include <views/heatmap/heatmap_view.hpp>
 #include <views/job_heatmap_view.hpp>
 #include <views/job_result_view.hpp>
 #include <views/jobs_view.hpp>
 #include <views/sequences_view.hpp>
+#include "workbench_fixture.hpp"
 
 #include <alignscope/score/substitution_matrix.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
@@ -23,6 +23,7 @@
 
 #include <QAbstractButton>
 #include <QAbstractSpinBox>
+#include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -38,7 +39,6 @@
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QToolButton>
-#include <QApplication>
 #include <QtTest>
 
 #include <fstream>
@@ -118,7 +118,8 @@ private slots:
             panel.setTraceback(false);
             panel.setPairing(Pairing::RecordByRecord);
             panel.setThreads(2);
-            QTRY_VERIFY_WITH_TIMEOUT(stored_setting(project, JobPanel::settings_key).find("PAM250") != std::string::npos,
+            QTRY_VERIFY_WITH_TIMEOUT(stored_setting(project, JobPanel::settings_key).find("PAM250") !=
+                                         std::string::npos,
                                      5000);
         }
         const std::string saved = stored_setting(project, JobPanel::settings_key);
@@ -156,7 +157,8 @@ private slots:
             if (!is_control(w) || !w->toolTip().trimmed().isEmpty()) continue;
             missing << QStringLiteral("%1 '%2' (%3) in %4")
                            .arg(w->metaObject()->className(), w->objectName(),
-                                qobject_cast<QAbstractButton*>(w) ? qobject_cast<QAbstractButton*>(w)->text() : QString(),
+                                qobject_cast<QAbstractButton*>(w) ? qobject_cast<QAbstractButton*>(w)->text()
+                                                                  : QString(),
                                 w->parentWidget() ? w->parentWidget()->metaObject()->className() : "");
         }
         QVERIFY2(missing.isEmpty(), qPrintable(missing.join('\n')));
@@ -252,7 +254,8 @@ private slots:
         name->clear();
         QTest::keyClicks(name, "EPAM70");
         QCOMPARE(dialog->selectedFiles(), QStringList{folder + "/EPAM70"});
-        static_cast<QDialog*>(dialog)->accept();  // QFileDialog::accept checks the name, as the button does  // QFileDialog::accept checks the name, as the button does
+        static_cast<QDialog*>(dialog)->accept();  // QFileDialog::accept checks the name, as the button does  //
+                                                  // QFileDialog::accept checks the name, as the button does
         const JobRequest r = window->jobPanel().request();
         QCOMPARE(QString::fromStdString(r.scoring.matrix), folder + "/EPAM70");
         QVERIFY2(window->jobPanel().canRun(), qPrintable(window->jobPanel().problemText()));

@@ -111,7 +111,8 @@ private:
 }  // namespace
 
 AllVsAllResults run_allvsall(const AllVsAllRequest& request, JobContext& context) {
-    if (!request.records || request.records->size() < 2) throw Error("all against all needs a set of at least two sequences");
+    if (!request.records || request.records->size() < 2)
+        throw Error("all against all needs a set of at least two sequences");
     const auto start = std::chrono::steady_clock::now();
     const std::vector<Sequence>& records = *request.records;
     const ScoringScheme scheme = allvsall_scheme(request);
@@ -204,7 +205,8 @@ void write_distance_matrix(const AllVsAllResults& r, const QString& path) {
         text += phylip ? r.ids[i] : csv_field(r.ids[i]);
         for (std::size_t j = 0; j < n; ++j) {
             // Held as float, as the command line's matrix is, so both write the same digits.
-            std::snprintf(number, sizeof number, phylip ? " %.6f" : ",%.6f", double(static_cast<float>(r.distance(i, j))));
+            std::snprintf(number, sizeof number, phylip ? " %.6f" : ",%.6f",
+                          double(static_cast<float>(r.distance(i, j))));
             text += number;
         }
         text += "\n";
@@ -220,9 +222,13 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 }  // namespace
 
 QByteArray parameters_json(const AllVsAllResults& r) {
-    return QJsonDocument(QJsonObject{{"set", q(r.label)}, {"matrix", q(r.matrix)}, {"mode", q(r.mode)},
-                                     {"gap_open", r.gap_open}, {"gap_extend", r.gap_extend},
-                                     {"threshold", r.threshold}, {"device", q(r.device)}})
+    return QJsonDocument(QJsonObject{{"set", q(r.label)},
+                                     {"matrix", q(r.matrix)},
+                                     {"mode", q(r.mode)},
+                                     {"gap_open", r.gap_open},
+                                     {"gap_extend", r.gap_extend},
+                                     {"threshold", r.threshold},
+                                     {"device", q(r.device)}})
         .toJson(QJsonDocument::Compact);
 }
 

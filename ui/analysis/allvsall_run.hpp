@@ -25,7 +25,7 @@ namespace alignscope::ui {
 
 struct AllVsAllRequest {
     std::shared_ptr<const std::vector<Sequence>> records;
-    std::string label;      // "globins45.fa"
+    std::string label;                // "globins45.fa"
     std::string matrix = "BLOSUM62";  // substitution matrix name or file
     double gap_open = 10, gap_extend = 1;
     AlignmentMode mode = AlignmentMode::Global;
@@ -46,7 +46,7 @@ struct AllVsAllResults {
     double gap_open = 0, gap_extend = 0, threshold = 0, seconds = 0;
     std::vector<std::string> ids;
     std::vector<std::size_t> lengths;
-    std::vector<double> scores;  // n x n, user units, symmetric; the diagonal holds the self-scores
+    std::vector<double> scores;          // n x n, user units, symmetric; the diagonal holds the self-scores
     std::vector<std::uint32_t> cluster;  // by record, 1-based (single linkage at the threshold)
     std::vector<std::uint32_t> order;    // records as drawn: by cluster, then file order
     std::map<std::pair<std::uint32_t, std::uint32_t>, TracedSummary> traced;  // (i < j)

@@ -155,7 +155,8 @@ QHBoxLayout* AllVsAllView::shownRow() {
                                                           QStringLiteral("distances.") + suffix, filter);
         if (!path.isEmpty() && !exportMatrix(path)) status_->setText(last_error_);
     };
-    connect(phylip, &QPushButton::clicked, this, [export_matrix] { export_matrix(tr("PHYLIP (*.phy *.phylip)"), "phy"); });
+    connect(phylip, &QPushButton::clicked, this,
+            [export_matrix] { export_matrix(tr("PHYLIP (*.phy *.phylip)"), "phy"); });
     connect(csv, &QPushButton::clicked, this, [export_matrix] { export_matrix(tr("CSV (*.csv)"), "csv"); });
     connect(image, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export Matrix Image"), QStringLiteral("matrix.png"),
@@ -228,7 +229,8 @@ void AllVsAllView::connectJob() {
                 if (cells_total) progress_->setValue(int(100.0 * double(cells) / double(cells_total)));
                 QString text = tr("aligning: %1 of %2 pairs, %3 s").arg(pairs).arg(total).arg(seconds, 0, 'f', 1);
                 if (cells > 0 && cells_total > cells)
-                    text += tr(", about %1 s left").arg(seconds * double(cells_total - cells) / double(cells), 0, 'f', 0);
+                    text +=
+                        tr(", about %1 s left").arg(seconds * double(cells_total - cells) / double(cells), 0, 'f', 0);
                 status_->setText(text);
             });
     connect(&job_, &AnalysisJob::finished, this, &AllVsAllView::finished);
@@ -297,18 +299,22 @@ void AllVsAllView::finished(AnalysisJob::State state, const QString& message, do
         results_ = *running_;
         shown_analysis_ = 0;
         progress_->setValue(100);
-        QString note = tr("%1 pairs in %2 s on %3; %4 traced at normalised score ≥ %5; %6 clusters")
-                           .arg(results_->size() * (results_->size() - 1) / 2)
-                           .arg(results_->seconds, 0, 'f', 2)
-                           .arg(QString::fromStdString(results_->device))
-                           .arg(results_->traced.size())
-                           .arg(results_->threshold)
-                           .arg(results_->cluster.empty() ? 0 : *std::max_element(results_->cluster.begin(), results_->cluster.end()));
+        QString note =
+            tr("%1 pairs in %2 s on %3; %4 traced at normalised score ≥ %5; %6 clusters")
+                .arg(results_->size() * (results_->size() - 1) / 2)
+                .arg(results_->seconds, 0, 'f', 2)
+                .arg(QString::fromStdString(results_->device))
+                .arg(results_->traced.size())
+                .arg(results_->threshold)
+                .arg(results_->cluster.empty() ? 0
+                                               : *std::max_element(results_->cluster.begin(), results_->cluster.end()));
         if (store::Project* project = document().project(); project && !project->read_only()) {
             try {
-                shown_analysis_ = project->add_analysis(
-                    "allvsall", results_->label + " (" + std::to_string(results_->size()) + " sequences, " + results_->mode + ")",
-                    parameters_json(*results_).toStdString(), to_json(*results_).toStdString());
+                shown_analysis_ =
+                    project->add_analysis("allvsall",
+                                          results_->label + " (" + std::to_string(results_->size()) + " sequences, " +
+                                              results_->mode + ")",
+                                          parameters_json(*results_).toStdString(), to_json(*results_).toStdString());
             } catch (const std::exception& e) {
                 note += tr("; not kept in the project: %1").arg(QString::fromStdString(e.what()));
             }
@@ -353,7 +359,8 @@ bool AllVsAllView::showAnalysis(qint64 id) {
     records_.reset();
     request_.reset();
     for (const auto& in : document().inputs()) {
-        if (!in.set || in.label().toStdString() != results_->label || in.set->records.size() != results_->size()) continue;
+        if (!in.set || in.label().toStdString() != results_->label || in.set->records.size() != results_->size())
+            continue;
         bool same = true;
         for (std::size_t k = 0; same && k < results_->size(); ++k) same = in.set->records[k].id == results_->ids[k];
         if (!same) continue;
@@ -377,9 +384,9 @@ bool AllVsAllView::showAnalysis(qint64 id) {
 
 double AllVsAllView::valueOf(std::size_t i, std::size_t j) const {
     switch (shown_) {
-    case Shown::Score: return results_->score(i, j);
-    case Shown::Distance: return results_->distance(i, j);
-    case Shown::Normalised: break;
+        case Shown::Score: return results_->score(i, j);
+        case Shown::Distance: return results_->distance(i, j);
+        case Shown::Normalised: break;
     }
     return i == j ? 1.0 : results_->normalised(i, j);
 }
@@ -470,7 +477,8 @@ QString AllVsAllView::describeCell(int row, int column) const {
             text += tr("; traced: %1 % identity over %2 columns")
                         .arg(100.0 * double(t->second.stats.identities) / double(t->second.stats.length), 0, 'f', 1)
                         .arg(t->second.stats.length);
-        else text += tr("; not traced yet (click to trace)");
+        else
+            text += tr("; not traced yet (click to trace)");
     }
     return text;
 }
@@ -529,30 +537,33 @@ bool AllVsAllView::openPair(std::uint32_t i, std::uint32_t j) {
     auto request = std::make_shared<AllVsAllRequest>(*request_);
     auto out = std::make_shared<Alignment>();
     auto connection = std::make_shared<QMetaObject::Connection>();
-    *connection = connect(&pair_job_, &AnalysisJob::finished, this,
-                          [this, connection, request, out, a, b, was_traced](AnalysisJob::State state, const QString& message) {
-                              disconnect(*connection);
-                              if (state != AnalysisJob::State::Done || !results_) {
-                                  pair_label_->setText(tr("the pair could not be aligned: %1").arg(message));
-                                  return;
-                              }
-                              try {
-                                  alignment_->setAlignment(*out, (*request->records)[a], (*request->records)[b],
-                                                           allvsall_scheme(*request));
-                              } catch (const std::exception& e) {
-                                  pair_label_->setText(QString::fromStdString(e.what()));
-                                  return;
-                              }
-                              if (!was_traced) {
-                                  TracedSummary t{out->query_begin, out->query_end, out->target_begin,
-                                                  out->target_end, out->stats, out->cigar.to_string()};
-                                  results_->traced[{a, b}] = t;
-                              }
-                              const int row = int(std::find(results_->order.begin(), results_->order.end(), a) - results_->order.begin());
-                              const int column = int(std::find(results_->order.begin(), results_->order.end(), b) - results_->order.begin());
-                              pair_label_->setText(describeCell(row, column));
-                              emit pairOpened(a, b, was_traced);
-                          });
+    *connection =
+        connect(&pair_job_, &AnalysisJob::finished, this,
+                [this, connection, request, out, a, b, was_traced](AnalysisJob::State state, const QString& message) {
+                    disconnect(*connection);
+                    if (state != AnalysisJob::State::Done || !results_) {
+                        pair_label_->setText(tr("the pair could not be aligned: %1").arg(message));
+                        return;
+                    }
+                    try {
+                        alignment_->setAlignment(*out, (*request->records)[a], (*request->records)[b],
+                                                 allvsall_scheme(*request));
+                    } catch (const std::exception& e) {
+                        pair_label_->setText(QString::fromStdString(e.what()));
+                        return;
+                    }
+                    if (!was_traced) {
+                        TracedSummary t{out->query_begin, out->query_end, out->target_begin,
+                                        out->target_end,  out->stats,     out->cigar.to_string()};
+                        results_->traced[{a, b}] = t;
+                    }
+                    const int row =
+                        int(std::find(results_->order.begin(), results_->order.end(), a) - results_->order.begin());
+                    const int column =
+                        int(std::find(results_->order.begin(), results_->order.end(), b) - results_->order.begin());
+                    pair_label_->setText(describeCell(row, column));
+                    emit pairOpened(a, b, was_traced);
+                });
     pair_job_.start([request, out, a, b](JobContext& context) { *out = align_pair(*request, a, b, context); });
     return true;
 }

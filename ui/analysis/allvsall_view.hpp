@@ -112,7 +112,7 @@ private:
     std::optional<AllVsAllResults> results_;
     std::shared_ptr<AllVsAllResults> running_;
     std::shared_ptr<const std::vector<Sequence>> records_;  // of the shown results, when loaded
-    std::optional<AllVsAllRequest> request_;                 // what the shown results were run with
+    std::optional<AllVsAllRequest> request_;                // what the shown results were run with
     qint64 shown_analysis_ = 0;
     Shown shown_ = Shown::Normalised;
     QString last_error_;

@@ -38,9 +38,7 @@ struct AnalysisJob::Run {
     Progress latest;
     std::atomic<bool> post_pending{false};
     std::atomic<std::int64_t> last_post_ns{-1'000'000'000};
-    double seconds() const {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
+    double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
 };
 
 AnalysisJob::AnalysisJob(QObject* parent) : QObject(parent), worker_(std::make_unique<TaskThread>()) {}
@@ -66,9 +64,9 @@ bool AnalysisJob::start(Work work) {
                 std::lock_guard lock(run->mutex);
                 if (p.cells_done >= run->latest.cells_done || p.items_done >= run->latest.items_done) run->latest = p;
             }
-            const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 std::chrono::steady_clock::now() - run->start)
-                                 .count();
+            const auto now =
+                std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - run->start)
+                    .count();
             if (now - run->last_post_ns.load() < 40'000'000) return;
             if (run->post_pending.exchange(true)) return;
             run->last_post_ns = now;

@@ -1,7 +1,7 @@
 // Profile search for the workbench: the engine's pipeline over one model file,
 // its results to and from the project's JSON, and the HMMER-style alignment text.
-#include "analysis/analysis_job.hpp"
 #include "analysis/profile_search.hpp"
+#include "analysis/analysis_job.hpp"
 
 #include <alignscope/error.hpp>
 #include <alignscope/io/atomic_file.hpp>
@@ -29,7 +29,8 @@ profile::ProfileTargets profile_targets_of(const std::vector<Sequence>& records,
         const Sequence& s = records[r];
         if (s.residues.size() > 100'000)
             throw Error(label + ": record " + std::to_string(r + 1) + " (" + s.id + ") has " +
-                        std::to_string(s.residues.size()) + " residues; a profile search target may have at most 100000");
+                        std::to_string(s.residues.size()) +
+                        " residues; a profile search target may have at most 100000");
         codes.clear();
         if (const std::size_t bad = code.digitise(s.residues, codes); bad != std::string::npos)
             throw Error(label + ": record " + std::to_string(r + 1) + " (" + s.id + "): letter '" +
@@ -66,9 +67,9 @@ ProfileSearchResults run_profile_search(const ProfileSearchRequest& request, Job
             throw Error(request.profile_label + ": model '" + m.name +
                         "' has another alphabet than the first model; one search takes one alphabet");
     const auto start = std::chrono::steady_clock::now();
-    const profile::ProfileTargets targets =
-        request.records ? profile_targets_of(*request.records, alphabet, request.targets_label)
-                        : profile::read_profile_targets(request.database_path, alphabet);
+    const profile::ProfileTargets targets = request.records
+                                                ? profile_targets_of(*request.records, alphabet, request.targets_label)
+                                                : profile::read_profile_targets(request.database_path, alphabet);
     context.throw_if_cancelled();
     auto scanner = profile_scanners().create(request.device, request.settings.threads);
     scanner->load(targets, context);
@@ -131,8 +132,15 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 std::string s(const QJsonValue& v) { return v.toString().toStdString(); }
 
 QJsonObject settings_json(const profile::PipelineSettings& p) {
-    QJsonObject o{{"F1", p.F1}, {"F2", p.F2}, {"F3", p.F3}, {"bias_filter", p.bias_filter}, {"null2", p.null2},
-                  {"E", p.report_E}, {"domE", p.domain_E}, {"incE", p.include_E}, {"incdomE", p.include_domain_E},
+    QJsonObject o{{"F1", p.F1},
+                  {"F2", p.F2},
+                  {"F3", p.F3},
+                  {"bias_filter", p.bias_filter},
+                  {"null2", p.null2},
+                  {"E", p.report_E},
+                  {"domE", p.domain_E},
+                  {"incE", p.include_E},
+                  {"incdomE", p.include_domain_E},
                   {"seed", double(p.seed)}};
     if (p.report_T) o["T"] = *p.report_T;
     if (p.domain_T) o["domT"] = *p.domain_T;
@@ -162,11 +170,24 @@ profile::PipelineSettings settings_from(const QJsonObject& o) {
 
 QJsonObject domain_json(const profile::DomainHit& d) {
     const auto& a = d.alignment;
-    return {{"env_from", d.env_from}, {"env_to", d.env_to}, {"score", d.score}, {"bias", d.bias}, {"lnP", d.lnP},
-            {"expected_accuracy", d.expected_accuracy}, {"included", d.included}, {"reported", d.reported},
-            {"model_line", q(a.model)}, {"match_line", q(a.match)}, {"target_line", q(a.target)},
-            {"pp_line", q(a.posterior)}, {"rf_line", q(a.reference)}, {"cs_line", q(a.structure)},
-            {"hmm_from", a.hmm_from}, {"hmm_to", a.hmm_to}, {"ali_from", a.target_from}, {"ali_to", a.target_to}};
+    return {{"env_from", d.env_from},
+            {"env_to", d.env_to},
+            {"score", d.score},
+            {"bias", d.bias},
+            {"lnP", d.lnP},
+            {"expected_accuracy", d.expected_accuracy},
+            {"included", d.included},
+            {"reported", d.reported},
+            {"model_line", q(a.model)},
+            {"match_line", q(a.match)},
+            {"target_line", q(a.target)},
+            {"pp_line", q(a.posterior)},
+            {"rf_line", q(a.reference)},
+            {"cs_line", q(a.structure)},
+            {"hmm_from", a.hmm_from},
+            {"hmm_to", a.hmm_to},
+            {"ali_from", a.target_from},
+            {"ali_to", a.target_to}};
 }
 
 profile::DomainHit domain_from(const QJsonObject& o) {
@@ -210,28 +231,48 @@ QByteArray to_json(const ProfileSearchResults& r) {
         for (const auto& h : m.search.hits) {
             QJsonArray domains;
             for (const auto& d : h.domains) domains.append(domain_json(d));
-            hits.append(QJsonObject{{"target", double(h.target)}, {"name", q(h.name)},
-                                    {"description", q(h.description)}, {"length", h.length}, {"score", h.score},
-                                    {"pre_score", h.pre_score}, {"lnP", h.lnP},
-                                    {"expected_domains", h.expected_domains}, {"included", h.included},
-                                    {"regions", h.regions}, {"clustered", h.clustered}, {"overlaps", h.overlaps},
-                                    {"envelopes", h.envelopes}, {"best_domain", h.best_domain},
-                                    {"reported_domains", h.reported_domains}, {"domains", domains}});
+            hits.append(QJsonObject{{"target", double(h.target)},
+                                    {"name", q(h.name)},
+                                    {"description", q(h.description)},
+                                    {"length", h.length},
+                                    {"score", h.score},
+                                    {"pre_score", h.pre_score},
+                                    {"lnP", h.lnP},
+                                    {"expected_domains", h.expected_domains},
+                                    {"included", h.included},
+                                    {"regions", h.regions},
+                                    {"clustered", h.clustered},
+                                    {"overlaps", h.overlaps},
+                                    {"envelopes", h.envelopes},
+                                    {"best_domain", h.best_domain},
+                                    {"reported_domains", h.reported_domains},
+                                    {"domains", domains}});
         }
         const auto& c = m.search.counts;
-        models.append(QJsonObject{
-            {"name", q(m.name)}, {"accession", q(m.accession)}, {"description", q(m.description)},
-            {"length", m.length}, {"Z", m.search.Z}, {"domZ", m.search.domZ}, {"reported", m.search.reported},
-            {"included", m.search.included}, {"seconds", m.search.seconds},
-            {"pipeline", QJsonObject{{"targets", double(c.targets)}, {"residues", double(c.residues)},
-                                     {"passed_msv", double(c.past_msv)}, {"passed_bias", double(c.past_bias)},
-                                     {"passed_viterbi", double(c.past_viterbi)},
-                                     {"passed_forward", double(c.past_forward)}}},
-            {"hits", hits}});
+        models.append(QJsonObject{{"name", q(m.name)},
+                                  {"accession", q(m.accession)},
+                                  {"description", q(m.description)},
+                                  {"length", m.length},
+                                  {"Z", m.search.Z},
+                                  {"domZ", m.search.domZ},
+                                  {"reported", m.search.reported},
+                                  {"included", m.search.included},
+                                  {"seconds", m.search.seconds},
+                                  {"pipeline", QJsonObject{{"targets", double(c.targets)},
+                                                           {"residues", double(c.residues)},
+                                                           {"passed_msv", double(c.past_msv)},
+                                                           {"passed_bias", double(c.past_bias)},
+                                                           {"passed_viterbi", double(c.past_viterbi)},
+                                                           {"passed_forward", double(c.past_forward)}}},
+                                  {"hits", hits}});
     }
-    QJsonObject o{{"format", "alignscope profile search 1"}, {"profile", q(r.profile_label)},
-                  {"targets", q(r.targets_label)}, {"device", q(r.device)}, {"seconds", r.seconds},
-                  {"settings", settings_json(r.settings)}, {"models", models}};
+    QJsonObject o{{"format", "alignscope profile search 1"},
+                  {"profile", q(r.profile_label)},
+                  {"targets", q(r.targets_label)},
+                  {"device", q(r.device)},
+                  {"seconds", r.seconds},
+                  {"settings", settings_json(r.settings)},
+                  {"models", models}};
     return QJsonDocument(o).toJson(QJsonDocument::Compact);
 }
 
@@ -314,7 +355,8 @@ void write_tables(const ProfileSearchResults& results, const std::string& path, 
         hmm.accession = m.accession;
         hmm.length = m.length;
         if (domains) profile::write_domain_table(file.stream(), hmm, m.search, first);
-        else profile::write_target_table(file.stream(), hmm, m.search, first);
+        else
+            profile::write_target_table(file.stream(), hmm, m.search, first);
         first = false;
     }
     profile::write_table_tail(file.stream(), "alignscope (workbench profile search)", results.profile_label,
@@ -348,19 +390,25 @@ QString domain_alignment_text(const ProfileModelResult& model, const profile::Ta
         for (char c : t)
             if (c != '-') ++target_end;
         if (!a.structure.empty())
-            out += QStringLiteral("  %1 %2 CS\n").arg(blank).arg(QString::fromStdString(a.structure.substr(std::size_t(start), std::size_t(n))));
+            out += QStringLiteral("  %1 %2 CS\n")
+                       .arg(blank)
+                       .arg(QString::fromStdString(a.structure.substr(std::size_t(start), std::size_t(n))));
         out += QStringLiteral("  %1 %2 %3 %4\n")
                    .arg(pad_name(model.name))
                    .arg(hmm_pos, number_width)
                    .arg(QString::fromStdString(m))
                    .arg(hmm_end, number_width);
-        out += QStringLiteral("  %1 %2\n").arg(blank).arg(QString::fromStdString(a.match.substr(std::size_t(start), std::size_t(n))));
+        out += QStringLiteral("  %1 %2\n")
+                   .arg(blank)
+                   .arg(QString::fromStdString(a.match.substr(std::size_t(start), std::size_t(n))));
         out += QStringLiteral("  %1 %2 %3 %4\n")
                    .arg(pad_name(hit.name))
                    .arg(target_pos, number_width)
                    .arg(QString::fromStdString(t))
                    .arg(target_end, number_width);
-        out += QStringLiteral("  %1 %2 PP\n\n").arg(blank).arg(QString::fromStdString(a.posterior.substr(std::size_t(start), std::size_t(n))));
+        out += QStringLiteral("  %1 %2 PP\n\n")
+                   .arg(blank)
+                   .arg(QString::fromStdString(a.posterior.substr(std::size_t(start), std::size_t(n))));
         hmm_pos = hmm_end + 1;
         target_pos = target_end + 1;
     }

@@ -25,9 +25,9 @@ namespace {
 
 AlphabetKind alphabet_kind(profile::ResidueAlphabet a) {
     switch (a) {
-    case profile::ResidueAlphabet::Dna: return AlphabetKind::Dna;
-    case profile::ResidueAlphabet::Rna: return AlphabetKind::Rna;
-    case profile::ResidueAlphabet::Amino: break;
+        case profile::ResidueAlphabet::Dna: return AlphabetKind::Dna;
+        case profile::ResidueAlphabet::Rna: return AlphabetKind::Rna;
+        case profile::ResidueAlphabet::Amino: break;
     }
     return AlphabetKind::Protein;
 }
@@ -136,8 +136,9 @@ void ProfileSearchView::addTargetsRow(QGridLayout& grid, int row) {
     grid.addWidget(database_edit_, row, 2, 1, 5);
     grid.addWidget(browse, row, 7);
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Database"), QString(),
-                                                          tr("Sequences (*.fa *.fasta *.faa *.fq *.fastq *.gz);;All files (*)"));
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Database"), QString(),
+                                         tr("Sequences (*.fa *.fasta *.faa *.fq *.fastq *.gz);;All files (*)"));
         if (!path.isEmpty()) setDatabase(path);
     });
     connect(targets_, &QComboBox::currentIndexChanged, this,
@@ -153,8 +154,9 @@ void ProfileSearchView::addSearchRow(QGridLayout& grid, int row) {
     device_->setObjectName(QStringLiteral("profileDevice"));
     for (const auto& d : profile_scanners().devices())
         if (d.available) device_->addItem(QString::fromStdString(d.id + "  " + d.name), QString::fromStdString(d.id));
-    device_->setToolTip(tr("Where the MSV and Viterbi filters run: the CPU (SSE2 striped), its scalar reference, "
-                           "or a GPU"));
+    device_->setToolTip(
+        tr("Where the MSV and Viterbi filters run: the CPU (SSE2 striped), its scalar reference, "
+           "or a GPU"));
     if (const int cpu = device_->findData(QStringLiteral("cpu")); cpu >= 0) device_->setCurrentIndex(cpu);
     run_ = new QPushButton(tr("Search"));
     run_->setToolTip(tr("Search every model of the profile against the targets, on a worker thread"));
@@ -221,8 +223,9 @@ QWidget* ProfileSearchView::makeHitsPanel() {
     saved_row->addWidget(domtblout);
     for (auto [b, domains] : {std::pair{tblout, false}, std::pair{domtblout, true}})
         connect(b, &QPushButton::clicked, this, [this, domains = domains] {
-            const QString path = QFileDialog::getSaveFileName(this, tr("Export Table"),
-                                                              domains ? QStringLiteral("hits.domtbl") : QStringLiteral("hits.tbl"));
+            const QString path =
+                QFileDialog::getSaveFileName(this, tr("Export Table"),
+                                             domains ? QStringLiteral("hits.domtbl") : QStringLiteral("hits.tbl"));
             if (!path.isEmpty() && !exportTable(path, domains)) status_->setText(last_error_);
         });
     connect(saved_, &QComboBox::activated, this, [this](int index) {
@@ -270,7 +273,8 @@ void ProfileSearchView::refreshInputs() {
     profiles_->clear();
     for (std::size_t i = 0; i < loaded_.size(); ++i) profiles_->addItem(loaded_[i].label, int(i));
     if (profile >= 0 && profile < profiles_->count()) profiles_->setCurrentIndex(profile);
-    else profiles_->setCurrentIndex(profiles_->count() - 1);
+    else
+        profiles_->setCurrentIndex(profiles_->count() - 1);
     updateModelLabel();
 
     const qint64 target = targets_->currentData().toLongLong();
@@ -294,12 +298,15 @@ void ProfileSearchView::updateModelLabel() {
     const auto& models = loaded_[std::size_t(i)].models;
     QStringList names;
     for (const auto& m : models)
-        names << QStringLiteral("%1 (M=%2%3)").arg(QString::fromStdString(m.name)).arg(m.length)
+        names << QStringLiteral("%1 (M=%2%3)")
+                     .arg(QString::fromStdString(m.name))
+                     .arg(m.length)
                      .arg(m.accession.empty() ? QString() : ", " + QString::fromStdString(m.accession));
     if (names.size() > 4) names = names.mid(0, 4) << tr("…");
-    model_label_->setText(tr("%n model(s), %1: %2", nullptr, int(models.size()))
-                              .arg(QString::fromStdString(std::string(profile::ResidueCode::of(models.front().alphabet).name())))
-                              .arg(names.join(QStringLiteral(", "))));
+    model_label_->setText(
+        tr("%n model(s), %1: %2", nullptr, int(models.size()))
+            .arg(QString::fromStdString(std::string(profile::ResidueCode::of(models.front().alphabet).name())))
+            .arg(names.join(QStringLiteral(", "))));
 }
 
 bool ProfileSearchView::openProfile(const QString& path) {
@@ -402,9 +409,9 @@ void ProfileSearchView::finished(AnalysisJob::State state, const QString& messag
         if (store::Project* project = document().project(); project && !project->read_only()) {
             try {
                 const std::string title = results_->profile_label + " against " + results_->targets_label;
-                shown_analysis_ = project->add_analysis("profile_search", title,
-                                                        parameters_json(*results_).toStdString(),
-                                                        to_json(*results_).toStdString());
+                shown_analysis_ =
+                    project->add_analysis("profile_search", title, parameters_json(*results_).toStdString(),
+                                          to_json(*results_).toStdString());
             } catch (const std::exception& e) {
                 note += tr("; not kept in the project: %1").arg(QString::fromStdString(e.what()));
             }
@@ -429,7 +436,8 @@ void ProfileSearchView::refreshSaved() {
     }
     const int i = saved_->findData(shown_analysis_);
     if (i >= 0) saved_->setCurrentIndex(i);
-    else saved_->setCurrentIndex(-1);
+    else
+        saved_->setCurrentIndex(-1);
 }
 
 bool ProfileSearchView::showAnalysis(qint64 id) {
@@ -507,7 +515,8 @@ void ProfileSearchView::showHit(int row) {
     const auto& h = m.search.hits.at(std::size_t(hits_->item(row, 0)->data(Qt::UserRole + 1).toInt()));
     const std::vector<int> shown = reported_domains(h);
     domains_->setRowCount(int(shown.size()));
-    QString text = QStringLiteral(">> %1  %2\n").arg(QString::fromStdString(h.name), QString::fromStdString(h.description));
+    QString text =
+        QStringLiteral(">> %1  %2\n").arg(QString::fromStdString(h.name), QString::fromStdString(h.description));
     for (std::size_t k = 0; k < shown.size(); ++k) {
         const auto& d = h.domains[std::size_t(shown[k])];
         const int r = int(k);
@@ -518,8 +527,8 @@ void ProfileSearchView::showHit(int row) {
         domains_->setItem(r, 2, number_item(d.bias, QString::number(d.bias, 'f', 1)));
         domains_->setItem(r, 3, number_item(domain_c_evalue(m.search, d), evalue_text(domain_c_evalue(m.search, d))));
         domains_->setItem(r, 4, number_item(domain_i_evalue(m.search, d), evalue_text(domain_i_evalue(m.search, d))));
-        const int values[] = {d.alignment.hmm_from, d.alignment.hmm_to, d.alignment.target_from,
-                              d.alignment.target_to, d.env_from, d.env_to};
+        const int values[] = {d.alignment.hmm_from,  d.alignment.hmm_to, d.alignment.target_from,
+                              d.alignment.target_to, d.env_from,         d.env_to};
         for (int c = 0; c < 6; ++c) domains_->setItem(r, 5 + c, number_item(values[c], QString::number(values[c])));
         domains_->setItem(r, 11, number_item(domain_accuracy(d), QString::number(domain_accuracy(d), 'f', 2)));
         text += domain_alignment_text(m, h, shown[k], int(k + 1));
@@ -533,9 +542,9 @@ void ProfileSearchView::showDomain(int hitRow, int domainRow) {
     const auto& m = results_->models.at(std::size_t(hits_->item(hitRow, 0)->data(Qt::UserRole).toInt()));
     const auto& h = m.search.hits.at(std::size_t(hits_->item(hitRow, 0)->data(Qt::UserRole + 1).toInt()));
     const int index = domains_->item(domainRow, 0)->data(Qt::UserRole + 1).toInt();
-    alignment_->setPlainText(QStringLiteral(">> %1  %2\n").arg(QString::fromStdString(h.name),
-                                                              QString::fromStdString(h.description)) +
-                             domain_alignment_text(m, h, index, domainRow + 1));
+    alignment_->setPlainText(
+        QStringLiteral(">> %1  %2\n").arg(QString::fromStdString(h.name), QString::fromStdString(h.description)) +
+        domain_alignment_text(m, h, index, domainRow + 1));
 }
 
 bool ProfileSearchView::exportTable(const QString& path, bool domains) {

@@ -20,12 +20,12 @@ namespace alignscope::ui {
 
 QString display_name(JobState state) {
     switch (state) {
-    case JobState::Queued: return QCoreApplication::translate("JobState", "queued");
-    case JobState::Running: return QCoreApplication::translate("JobState", "running");
-    case JobState::Done: return QCoreApplication::translate("JobState", "done");
-    case JobState::Failed: return QCoreApplication::translate("JobState", "failed");
-    case JobState::Cancelled: return QCoreApplication::translate("JobState", "cancelled");
-    case JobState::Interrupted: return QCoreApplication::translate("JobState", "interrupted");
+        case JobState::Queued: return QCoreApplication::translate("JobState", "queued");
+        case JobState::Running: return QCoreApplication::translate("JobState", "running");
+        case JobState::Done: return QCoreApplication::translate("JobState", "done");
+        case JobState::Failed: return QCoreApplication::translate("JobState", "failed");
+        case JobState::Cancelled: return QCoreApplication::translate("JobState", "cancelled");
+        case JobState::Interrupted: return QCoreApplication::translate("JobState", "interrupted");
     }
     return {};
 }
@@ -33,15 +33,15 @@ QString display_name(JobState state) {
 QString display_name(JobPhase phase) {
     auto tr = [](const char* text) { return QCoreApplication::translate("JobPhase", text); };
     switch (phase) {
-    case JobPhase::Waiting: return tr("waiting in the queue");
-    case JobPhase::Preparing: return tr("preparing");
-    case JobPhase::Aligning: return tr("aligning the pairs");
-    case JobPhase::Scanning: return tr("scanning the database and aligning the hits");
-    case JobPhase::LongFirstPass: return tr("first pass over the whole matrix (Myers-Miller)");
-    case JobPhase::LongRefining: return tr("divide and conquer on the halves (Myers-Miller)");
-    case JobPhase::LongStage1: return tr("stage 1 of 3: forward pass over the whole matrix");
-    case JobPhase::LongStages23: return tr("stages 2 and 3 of 3: the path's start, then the traceback");
-    case JobPhase::Saving: return tr("saving the results into the project");
+        case JobPhase::Waiting: return tr("waiting in the queue");
+        case JobPhase::Preparing: return tr("preparing");
+        case JobPhase::Aligning: return tr("aligning the pairs");
+        case JobPhase::Scanning: return tr("scanning the database and aligning the hits");
+        case JobPhase::LongFirstPass: return tr("first pass over the whole matrix (Myers-Miller)");
+        case JobPhase::LongRefining: return tr("divide and conquer on the halves (Myers-Miller)");
+        case JobPhase::LongStage1: return tr("stage 1 of 3: forward pass over the whole matrix");
+        case JobPhase::LongStages23: return tr("stages 2 and 3 of 3: the path's start, then the traceback");
+        case JobPhase::Saving: return tr("saving the results into the project");
     }
     return {};
 }
@@ -64,8 +64,8 @@ QString JobProgress::text() const {
         text += QCoreApplication::translate("JobPhase", ", query %1 of %2")
                     .arg(std::min(pairs_done + 1, pairs_total))
                     .arg(pairs_total);
-    if (const int p = percent(); p >= 0 && phase != JobPhase::Waiting && phase != JobPhase::Saving &&
-                                 phase != JobPhase::Preparing)
+    if (const int p = percent();
+        p >= 0 && phase != JobPhase::Waiting && phase != JobPhase::Saving && phase != JobPhase::Preparing)
         text += QStringLiteral(" (%1 %)").arg(p);
     return text;
 }
@@ -233,7 +233,8 @@ void JobQueue::run(const std::shared_ptr<Entry>& entry) {
         outcome.state = end_state();
         record_end([&](JobRecorder& r) {
             if (outcome.state == JobState::Interrupted) r.interrupted();
-            else r.cancelled();
+            else
+                r.cancelled();
         });
         recorder.reset();
         finish(entry, std::move(outcome));
@@ -245,8 +246,10 @@ void JobQueue::run(const std::shared_ptr<Entry>& entry) {
     TimelineRecorder timeline;
     try {
         if (request.is_search()) runSearch(entry, recorder.get(), outcome, timeline);
-        else if (request.is_long_pair()) runLongPair(entry, recorder.get(), outcome, timeline);
-        else runPairs(entry, recorder.get(), outcome, timeline);
+        else if (request.is_long_pair())
+            runLongPair(entry, recorder.get(), outcome, timeline);
+        else
+            runPairs(entry, recorder.get(), outcome, timeline);
         outcome.state = JobState::Done;
         setPhase(entry, JobPhase::Saving);
         record_end([&](JobRecorder& r) {
@@ -257,7 +260,8 @@ void JobQueue::run(const std::shared_ptr<Entry>& entry) {
         outcome.state = end_state();
         record_end([&](JobRecorder& r) {
             if (outcome.state == JobState::Interrupted) r.interrupted();
-            else r.cancelled();
+            else
+                r.cancelled();
         });
     } catch (const std::bad_alloc&) {
         outcome.state = JobState::Failed;
@@ -507,31 +511,31 @@ JobProgress JobQueue::shownProgress(Entry& entry, JobPhase phase) {
     shown.seconds = double(since_ns(entry.start)) / 1e9;
     shown.phase = phase;
     switch (shown.phase) {
-    case JobPhase::Aligning:
-    case JobPhase::Scanning: shown.predicts_end = true; break;
-    case JobPhase::LongFirstPass:
-    case JobPhase::LongStage1: {
-        // The engine's counter runs over the first pass (the CPU's clamps at
-        // the matrix; the GPU pipeline's goes on through stages 2 and 3 by a
-        // guessed share): the bar shows the first pass alone, and what follows
-        // is named, without a percentage nobody measured.
-        const std::uint64_t matrix = entry.long_matrix;
-        if (matrix && shown.cells_done >= matrix && entry.long_path) {
-            shown.phase = shown.phase == JobPhase::LongStage1 ? JobPhase::LongStages23 : JobPhase::LongRefining;
-            JobPhase expected = phase;  // a later phase set meanwhile (saving) stays
-            entry.phase.compare_exchange_strong(expected, shown.phase);
-            shown.counted = false;
-        } else {
-            shown.cells_total = matrix ? matrix : shown.cells_total;
-            shown.cells_done = std::min(shown.cells_done, shown.cells_total);
+        case JobPhase::Aligning:
+        case JobPhase::Scanning: shown.predicts_end = true; break;
+        case JobPhase::LongFirstPass:
+        case JobPhase::LongStage1: {
+            // The engine's counter runs over the first pass (the CPU's clamps at
+            // the matrix; the GPU pipeline's goes on through stages 2 and 3 by a
+            // guessed share): the bar shows the first pass alone, and what follows
+            // is named, without a percentage nobody measured.
+            const std::uint64_t matrix = entry.long_matrix;
+            if (matrix && shown.cells_done >= matrix && entry.long_path) {
+                shown.phase = shown.phase == JobPhase::LongStage1 ? JobPhase::LongStages23 : JobPhase::LongRefining;
+                JobPhase expected = phase;  // a later phase set meanwhile (saving) stays
+                entry.phase.compare_exchange_strong(expected, shown.phase);
+                shown.counted = false;
+            } else {
+                shown.cells_total = matrix ? matrix : shown.cells_total;
+                shown.cells_done = std::min(shown.cells_done, shown.cells_total);
+            }
+            break;
         }
-        break;
-    }
-    case JobPhase::LongRefining:
-    case JobPhase::LongStages23:
-    case JobPhase::Waiting:
-    case JobPhase::Preparing:
-    case JobPhase::Saving: shown.counted = false; break;
+        case JobPhase::LongRefining:
+        case JobPhase::LongStages23:
+        case JobPhase::Waiting:
+        case JobPhase::Preparing:
+        case JobPhase::Saving: shown.counted = false; break;
     }
     return shown;
 }

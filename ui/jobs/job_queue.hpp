@@ -73,8 +73,8 @@ struct JobOutcome {
     std::string message;  // the error for Failed
     double seconds = 0;   // wall time inside the backend
     std::uint64_t cells = 0;
-    std::string device;   // the backend that ran it ("cpu", "gpu:0,1")
-    std::int64_t project_job_id = 0;  // 0 when not recorded
+    std::string device;                                        // the backend that ran it ("cpu", "gpu:0,1")
+    std::int64_t project_job_id = 0;                           // 0 when not recorded
     std::shared_ptr<const std::vector<Alignment>> alignments;  // pairwise jobs
     bool search = false;
     std::uint64_t queries = 0;  // a search's queries
@@ -157,7 +157,7 @@ signals:
 private:
     struct Entry;
     void record(const std::shared_ptr<Entry>& entry, const RecorderFactory& factory);  // recording thread
-    void run(const std::shared_ptr<Entry>& entry);  // on the worker thread
+    void run(const std::shared_ptr<Entry>& entry);                                     // on the worker thread
     // The work of one job (worker thread); fills `outcome`, throws Error or Cancelled.
     void runPairs(const std::shared_ptr<Entry>& entry, JobRecorder* recorder, JobOutcome& outcome,
                   TimelineRecorder& timeline);

@@ -13,22 +13,22 @@ namespace alignscope::ui {
 
 std::string_view to_string(JobAlgorithm algorithm) {
     switch (algorithm) {
-    case JobAlgorithm::Global: return "global";
-    case JobAlgorithm::Local: return "local";
-    case JobAlgorithm::SemiGlobal: return "semiglobal";
-    case JobAlgorithm::DatabaseSearch: return "search";
-    case JobAlgorithm::LongPair: return "long";
+        case JobAlgorithm::Global: return "global";
+        case JobAlgorithm::Local: return "local";
+        case JobAlgorithm::SemiGlobal: return "semiglobal";
+        case JobAlgorithm::DatabaseSearch: return "search";
+        case JobAlgorithm::LongPair: return "long";
     }
     return "global";
 }
 
 std::string display_name(JobAlgorithm algorithm) {
     switch (algorithm) {
-    case JobAlgorithm::Global: return "Global (Needleman-Wunsch)";
-    case JobAlgorithm::Local: return "Local (Smith-Waterman)";
-    case JobAlgorithm::SemiGlobal: return "Semi-global (free end gaps)";
-    case JobAlgorithm::DatabaseSearch: return "Database search (local, best hits per query)";
-    case JobAlgorithm::LongPair: return "Long pair (linear space)";
+        case JobAlgorithm::Global: return "Global (Needleman-Wunsch)";
+        case JobAlgorithm::Local: return "Local (Smith-Waterman)";
+        case JobAlgorithm::SemiGlobal: return "Semi-global (free end gaps)";
+        case JobAlgorithm::DatabaseSearch: return "Database search (local, best hits per query)";
+        case JobAlgorithm::LongPair: return "Long pair (linear space)";
     }
     return {};
 }
@@ -61,8 +61,10 @@ std::string number(double value) {
 // flag that what() names.
 std::string panel_wording(const Error& e) {
     if (e.parameter().empty()) return e.what();
-    const std::pair<std::string_view, std::string_view> labels[] = {
-        {"gap_open", "gap open"}, {"gap_extend", "gap extend"}, {"matrix", "matrix"}, {"device", "device"}};
+    const std::pair<std::string_view, std::string_view> labels[] = {{"gap_open", "gap open"},
+                                                                    {"gap_extend", "gap extend"},
+                                                                    {"matrix", "matrix"},
+                                                                    {"device", "device"}};
     std::string label = e.parameter();
     for (const auto& [parameter, field] : labels)
         if (label == parameter) label = field;
@@ -76,8 +78,8 @@ bool nucleotide(AlphabetKind kind) { return kind != AlphabetKind::Protein; }
 
 ScoringScheme ScoringChoice::scheme() const {
     try {
-        SubstitutionMatrix unscaled = match_mismatch ? SubstitutionMatrix::match_mismatch(match, mismatch)
-                                                     : SubstitutionMatrix::resolve(matrix);
+        SubstitutionMatrix unscaled =
+            match_mismatch ? SubstitutionMatrix::match_mismatch(match, mismatch) : SubstitutionMatrix::resolve(matrix);
         return ScoringScheme::create(unscaled, gap_open, gap_extend);
     } catch (const Error& e) {
         throw Error(panel_wording(e));
@@ -95,11 +97,11 @@ std::string ScoringChoice::summary() const {
 AlignOptions JobRequest::align_options() const {
     AlignOptions options;
     switch (algorithm) {
-    case JobAlgorithm::Global: options.mode = AlignmentMode::Global; break;
-    case JobAlgorithm::Local: options.mode = AlignmentMode::Local; break;
-    case JobAlgorithm::SemiGlobal: options.mode = AlignmentMode::SemiGlobal; break;
-    case JobAlgorithm::DatabaseSearch: options.mode = AlignmentMode::Local; break;
-    case JobAlgorithm::LongPair: options.mode = long_mode; break;
+        case JobAlgorithm::Global: options.mode = AlignmentMode::Global; break;
+        case JobAlgorithm::Local: options.mode = AlignmentMode::Local; break;
+        case JobAlgorithm::SemiGlobal: options.mode = AlignmentMode::SemiGlobal; break;
+        case JobAlgorithm::DatabaseSearch: options.mode = AlignmentMode::Local; break;
+        case JobAlgorithm::LongPair: options.mode = long_mode; break;
     }
     if (options.mode == AlignmentMode::SemiGlobal) options.free_ends = free_ends;
     options.traceback = traceback;
@@ -175,16 +177,16 @@ std::string residues(std::size_t n) { return std::to_string(n) + (n == 1 ? " res
 // What only a long pair can get wrong: the pair it takes, the runner settings,
 // the device that will run it.
 template <class ErrorFn, class WarningFn>
-void check_long_pair(const JobRequest& request, const std::vector<DeviceInfo>& devices, bool have_both,
-                     ErrorFn&& error, WarningFn&& warning) {
+void check_long_pair(const JobRequest& request, const std::vector<DeviceInfo>& devices, bool have_both, ErrorFn&& error,
+                     WarningFn&& warning) {
     if (have_both && (request.queries.size() > 1 || request.targets.size() > 1)) {
         const Sequence& q = request.queries.records->front();
         const Sequence& t = request.targets.records->front();
         std::string left_out;
         if (request.queries.size() > 1) left_out = std::to_string(request.queries.size() - 1) + " other queries";
         if (request.targets.size() > 1)
-            left_out += (left_out.empty() ? "" : " and ") + std::to_string(request.targets.size() - 1) +
-                        " other targets";
+            left_out +=
+                (left_out.empty() ? "" : " and ") + std::to_string(request.targets.size() - 1) + " other targets";
         warning("A long pair aligns one pair: the first query, " + q.id + " (" + residues(q.residues.size()) +
                 "), with the first target, " + t.id + " (" + residues(t.residues.size()) + "); the " + left_out +
                 " are not aligned. Select one sequence of each in the Sequences table to choose the pair");
@@ -199,7 +201,8 @@ void check_long_pair(const JobRequest& request, const std::vector<DeviceInfo>& d
     if (request.kernels < 0 || request.kernels > 4096) error("Kernels must be between 1 and 4096 (0 = automatic)");
     const bool gpu = request.device.rfind("gpu", 0) == 0;
     if (!gpu) {
-        warning("On " + request.device + " a long pair is aligned by Myers-Miller in linear space on one core: no "
+        warning("On " + request.device +
+                " a long pair is aligned by Myers-Miller in linear space on one core: no "
                 "GPU wavefront, and no overview of the DP matrix is kept for the heatmap");
         return;
     }
@@ -215,8 +218,9 @@ void check_long_pair(const JobRequest& request, const std::vector<DeviceInfo>& d
                 "boundary column to the next through host memory; stage 2 runs on one of them, stage 3 on all. "
                 "It gains most on pairs many row blocks tall; choose one GPU to leave the others free");
     if (request.strategy == "strips" && (request.kernels > 0 || request.streams > 0))
-        warning("The strips strategy runs one persistent kernel on one stream: the kernel and stream counts apply "
-                "to the streams strategy only");
+        warning(
+            "The strips strategy runs one persistent kernel on one stream: the kernel and stream counts apply "
+            "to the streams strategy only");
     if (request.strategy == "streams" && request.kernels > 0 && request.streams > request.kernels)
         warning(std::to_string(request.streams) + " streams for " + std::to_string(request.kernels) +
                 " kernels: at most " + std::to_string(request.kernels) + " streams can be busy");
@@ -241,9 +245,8 @@ std::vector<JobProblem> check_request(const JobRequest& request, const std::vect
     const bool long_pair = request.is_long_pair();
     if (have_both && !search && !long_pair && request.pairing == Pairing::RecordByRecord &&
         request.queries.size() != request.targets.size())
-        error("Record by record pairs query i with target i, but there are " +
-              std::to_string(request.queries.size()) + " queries and " + std::to_string(request.targets.size()) +
-              " targets");
+        error("Record by record pairs query i with target i, but there are " + std::to_string(request.queries.size()) +
+              " queries and " + std::to_string(request.targets.size()) + " targets");
     // A search keeps K hits per query, not one result per pair: no pair limit.
     if (have_both && !search && !long_pair && request.pair_count() > max_pairs_per_job)
         error(std::to_string(request.pair_count()) + " pairs is more than one job may hold (" +
@@ -261,12 +264,13 @@ std::vector<JobProblem> check_request(const JobRequest& request, const std::vect
                              (request.targets.size() > 0 && nucleotide(request.targets.alphabet));
     if (scoring.match_mismatch) {
         if (protein)
-            error("Match/mismatch scoring is for nucleotides, but the sequences are protein: choose a "
-                  "substitution matrix such as BLOSUM62");
+            error(
+                "Match/mismatch scoring is for nucleotides, but the sequences are protein: choose a "
+                "substitution matrix such as BLOSUM62");
         if (scoring.match <= 0) error("The match score must be positive (it is " + std::to_string(scoring.match) + ")");
         if (scoring.mismatch >= scoring.match)
-            error("The mismatch score (" + std::to_string(scoring.mismatch) +
-                  ") must be lower than the match score (" + std::to_string(scoring.match) + ")");
+            error("The mismatch score (" + std::to_string(scoring.mismatch) + ") must be lower than the match score (" +
+                  std::to_string(scoring.match) + ")");
     }
     if (scoring.gap_extend > scoring.gap_open)
         error("Gap extend (" + number(scoring.gap_extend) + ") is larger than gap open (" + number(scoring.gap_open) +
@@ -287,11 +291,13 @@ std::vector<JobProblem> check_request(const JobRequest& request, const std::vect
     }
     if (scheme_ok && !scoring.match_mismatch) {
         if (protein && matrix_is_nucleotide)
-            error(matrix_name + " scores nucleotides, but the sequences are protein: choose a protein matrix "
-                                "such as BLOSUM62");
+            error(matrix_name +
+                  " scores nucleotides, but the sequences are protein: choose a protein matrix "
+                  "such as BLOSUM62");
         else if (nucleotides && !protein && !matrix_is_nucleotide)
-            warning(matrix_name + " is a protein matrix but the sequences are nucleotides: EDNAFULL or "
-                                  "match/mismatch is the usual choice");
+            warning(matrix_name +
+                    " is a protein matrix but the sequences are nucleotides: EDNAFULL or "
+                    "match/mismatch is the usual choice");
     }
     if (request.align_options().mode == AlignmentMode::SemiGlobal && !search &&
         request.free_ends == FreeEndGaps::none())
@@ -305,7 +311,8 @@ std::vector<JobProblem> check_request(const JobRequest& request, const std::vect
         for (const auto& d : devices) {
             if (d.kind != "gpu") continue;
             if (d.available) any = true;
-            else if (reason.empty()) reason = d.unavailable_reason;
+            else if (reason.empty())
+                reason = d.unavailable_reason;
         }
         if (!any) error("No GPU can be used" + (reason.empty() ? std::string() : ": " + reason));
     } else if (const DeviceInfo* d = find_device(devices, request.device)) {

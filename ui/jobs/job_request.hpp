@@ -4,10 +4,10 @@
 // GUI goes on (sequence sets are never changed once loaded).
 #pragma once
 
-#include <alignscope/policy.hpp>
 #include <alignscope/align/alignment.hpp>
 #include <alignscope/device/backend.hpp>
 #include <alignscope/device/job.hpp>
+#include <alignscope/policy.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
 #include <alignscope/search/scan.hpp>
 #include <alignscope/search/search_settings.hpp>
@@ -34,8 +34,8 @@ namespace alignscope::ui {
 // in the mode the request's long_mode names, as `alignscope-cli align --long`.
 enum class JobAlgorithm { Global, Local, SemiGlobal, DatabaseSearch, LongPair };
 
-std::string_view to_string(JobAlgorithm algorithm);  // "global", "local", "semiglobal", "search", "long"
-std::string display_name(JobAlgorithm algorithm);    // "Global (Needleman-Wunsch)", ...
+std::string_view to_string(JobAlgorithm algorithm);   // "global", "local", "semiglobal", "search", "long"
+std::string display_name(JobAlgorithm algorithm);     // "Global (Needleman-Wunsch)", ...
 JobAlgorithm parse_algorithm(std::string_view name);  // throws Error
 const std::vector<JobAlgorithm>& available_algorithms();
 
@@ -66,7 +66,7 @@ struct ScoringChoice {
 struct SequenceList {
     std::shared_ptr<const std::vector<Sequence>> records;
     AlphabetKind alphabet = AlphabetKind::Protein;
-    std::string label;  // "globins_human.fa", "3 selected sequences"
+    std::string label;                  // "globins_human.fa", "3 selected sequences"
     std::vector<std::int64_t> set_ids;  // project sequence sets the records come from
 
     std::size_t size() const { return records ? records->size() : 0; }
@@ -80,11 +80,11 @@ inline constexpr int long_overview_size = policy::long_pair_overview_blocks;
 
 struct JobRequest {
     JobAlgorithm algorithm = JobAlgorithm::Global;
-    std::size_t top = 10;   // database search: hits kept per query (K)
-    FreeEndGaps free_ends;  // semi-global only (the algorithm, or a long pair's mode)
+    std::size_t top = 10;                             // database search: hits kept per query (K)
+    FreeEndGaps free_ends;                            // semi-global only (the algorithm, or a long pair's mode)
     AlignmentMode long_mode = AlignmentMode::Global;  // long pair: global, local or semi-global
-    std::string strategy = "strips";  // long pair on a GPU: "strips" or "streams"
-    int kernels = 0;                  // long pair, "streams" strategy: concurrent kernels; 0 = backend default
+    std::string strategy = "strips";                  // long pair on a GPU: "strips" or "streams"
+    int kernels = 0;  // long pair, "streams" strategy: concurrent kernels; 0 = backend default
     ScoringChoice scoring;
     std::string device = "cpu";  // DeviceRegistry::select spec
     int threads = 0;             // CPU worker threads; 0 = all cores

@@ -26,7 +26,8 @@ QString kind_of(const store::JobSpec& spec) {
 
 }  // namespace
 
-QStringList stale_reasons(const store::JobInfo& job, const PanelSnapshot& now, const std::vector<store::InputInfo>& inputs) {
+QStringList stale_reasons(const store::JobInfo& job, const PanelSnapshot& now,
+                          const std::vector<store::InputInfo>& inputs) {
     QStringList reasons;
     const store::JobSpec& was = job.spec;
     if (was.command != "gui" && was.command != "align" && was.command != "search") return reasons;
@@ -55,34 +56,39 @@ QStringList stale_reasons(const store::JobInfo& job, const PanelSnapshot& now, c
     const std::string tb_was = parameter(was, "traceback"), tb_now = parameter(now.spec, "traceback");
     if (!tb_was.empty() && !tb_now.empty() && on(tb_was) != on(tb_now))
         reasons << QObject::tr("traceback: %1 → %2")
-                       .arg(on(tb_was) ? QObject::tr("on") : QObject::tr("off"), on(tb_now) ? QObject::tr("on") : QObject::tr("off"));
+                       .arg(on(tb_was) ? QObject::tr("on") : QObject::tr("off"),
+                            on(tb_now) ? QObject::tr("on") : QObject::tr("off"));
     const std::string top_was = parameter(was, "top"), top_now = parameter(now.spec, "top");
     if (!top_was.empty() && !top_now.empty() && top_was != top_now)
-        reasons << QObject::tr("hits per query: %1 → %2").arg(QString::fromStdString(top_was), QString::fromStdString(top_now));
+        reasons << QObject::tr("hits per query: %1 → %2")
+                       .arg(QString::fromStdString(top_was), QString::fromStdString(top_now));
 
     // The sequences: the same files, and the same records of them.
     std::set<std::int64_t> queries, targets;
-    for (const store::JobInput& in : job.inputs)
-        (in.role == "query" ? queries : targets).insert(in.input_id);
+    for (const store::JobInput& in : job.inputs) (in.role == "query" ? queries : targets).insert(in.input_id);
     if (!job.inputs.empty()) {
         if (queries != std::set<std::int64_t>(now.queries.begin(), now.queries.end()))
             reasons << QObject::tr("queries: %1 → %2")
                            .arg(QString::fromStdString(parameter(was, "queries")),
                                 QString::fromStdString(parameter(now.spec, "queries")));
-        else if (parameter(was, "query_ids") != parameter(now.spec, "query_ids") && !parameter(now.spec, "query_ids").empty())
+        else if (parameter(was, "query_ids") != parameter(now.spec, "query_ids") &&
+                 !parameter(now.spec, "query_ids").empty())
             reasons << QObject::tr("the query records chosen differ");
         if (targets != std::set<std::int64_t>(now.targets.begin(), now.targets.end()))
             reasons << QObject::tr("targets: %1 → %2")
                            .arg(QString::fromStdString(parameter(was, "targets")),
                                 QString::fromStdString(parameter(now.spec, "targets")));
-        else if (parameter(was, "target_ids") != parameter(now.spec, "target_ids") && !parameter(now.spec, "target_ids").empty())
+        else if (parameter(was, "target_ids") != parameter(now.spec, "target_ids") &&
+                 !parameter(now.spec, "target_ids").empty())
             reasons << QObject::tr("the target records chosen differ");
     }
     for (const store::JobInput& in : job.inputs) {
-        const auto it = std::find_if(inputs.begin(), inputs.end(), [&](const store::InputInfo& i) { return i.id == in.input_id; });
+        const auto it =
+            std::find_if(inputs.begin(), inputs.end(), [&](const store::InputInfo& i) { return i.id == in.input_id; });
         if (it == inputs.end()) continue;
         const QString name = QFileInfo(QString::fromStdString(it->path)).fileName();
-        if (it->status == store::InputStatus::Changed) reasons << QObject::tr("%1 changed on disk since the job ran").arg(name);
+        if (it->status == store::InputStatus::Changed)
+            reasons << QObject::tr("%1 changed on disk since the job ran").arg(name);
         if (it->status == store::InputStatus::Missing) reasons << QObject::tr("%1 is no longer on disk").arg(name);
     }
     return reasons;

@@ -15,9 +15,9 @@
 namespace alignscope::ui {
 
 struct PanelSnapshot {
-    store::JobSpec spec;                      // ProjectJobRecorder::spec_for(the panel's request)
-    std::vector<std::int64_t> queries;        // input ids of the queries
-    std::vector<std::int64_t> targets;        // of the targets (or the database)
+    store::JobSpec spec;                // ProjectJobRecorder::spec_for(the panel's request)
+    std::vector<std::int64_t> queries;  // input ids of the queries
+    std::vector<std::int64_t> targets;  // of the targets (or the database)
 };
 
 // One line per difference, in the user's words ("scoring: BLOSUM62 … → PAM250

@@ -78,7 +78,8 @@ ProjectJobRecorder::ProjectJobRecorder(const std::string& project_path, const Jo
     recording_ = std::make_unique<store::JobRecording>(project_path, spec_for(request, device), options);
     job_id_ = recording_->job_id();
     for (std::int64_t id : request.queries.set_ids) recording_->link_input(id, "query");
-    for (std::int64_t id : request.targets.set_ids) recording_->link_input(id, request.is_search() ? "database" : "target");
+    for (std::int64_t id : request.targets.set_ids)
+        recording_->link_input(id, request.is_search() ? "database" : "target");
 }
 
 void ProjectJobRecorder::started() { recording_->start(); }

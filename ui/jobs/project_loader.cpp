@@ -92,8 +92,8 @@ void ProjectLoader::readFile(const QString& path, const QString& projectPath, co
     auto progress_pending = std::make_shared<std::atomic<bool>>(false);
     try {
         const std::string file = QFileInfo(path).absoluteFilePath().toStdString();
-        auto set = std::make_shared<SequenceSet>(
-            read_sequences(file, options, [&](std::uint64_t read, std::uint64_t size) {
+        auto set =
+            std::make_shared<SequenceSet>(read_sequences(file, options, [&](std::uint64_t read, std::uint64_t size) {
                 if (generation != generation_.load()) throw Cancelled();
                 const auto now = clock::now();
                 if (now - last < std::chrono::milliseconds(50) || progress_pending->exchange(true)) return;
@@ -170,7 +170,8 @@ void ProjectLoader::deleteJob(const QString& projectPath, qint64 jobId) {
     post([this, projectPath, jobId] {
         try {
             connection(projectPath).delete_job(jobId);
-            QMetaObject::invokeMethod(this, [this, jobId] { emit jobDeleted(jobId); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [this, jobId] { emit jobDeleted(jobId); }, Qt::QueuedConnection);
         } catch (const std::exception& e) {
             const QString message = QString::fromStdString(e.what());
             QMetaObject::invokeMethod(

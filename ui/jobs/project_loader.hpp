@@ -52,8 +52,7 @@ signals:
     void loadProgress(QString path, quint64 bytesRead, quint64 fileSize);
     // `inputId` is the set's id in the project at `projectPath` (0 and empty
     // when the file was only read).
-    void loaded(QString path, std::shared_ptr<const alignscope::SequenceSet> set, qint64 inputId,
-                QString projectPath);
+    void loaded(QString path, std::shared_ptr<const alignscope::SequenceSet> set, qint64 inputId, QString projectPath);
     void loadFailed(QString path, QString message, qint64 inputId);
     void loadCancelled(QString path);
     void projectCopied(QString from, QString to);

@@ -68,15 +68,15 @@ QVariant AlignmentListModel::data(const QModelIndex& index, int role) const {
         return b == 0 && e == 0 ? QString("-") : QString("%1-%2").arg(b).arg(e);
     };
     switch (index.column()) {
-    case Number: return index.row() + 1;
-    case Query: return QString::fromStdString(r.query_id);
-    case Target: return QString::fromStdString(r.target_id);
-    case Score: return QString::fromStdString(format_score(double(r.score) / scale_));
-    case Identity: return r.traceback ? QString::number(100 * r.identity, 'f', 1) + " %" : QString("-");
-    case Length: return r.traceback ? QVariant(qlonglong(r.length)) : QVariant(QString("-"));
-    case QueryRange: return range(r.query_begin, r.query_end);
-    case TargetRange: return range(r.target_begin, r.target_end);
-    default: return {};
+        case Number: return index.row() + 1;
+        case Query: return QString::fromStdString(r.query_id);
+        case Target: return QString::fromStdString(r.target_id);
+        case Score: return QString::fromStdString(format_score(double(r.score) / scale_));
+        case Identity: return r.traceback ? QString::number(100 * r.identity, 'f', 1) + " %" : QString("-");
+        case Length: return r.traceback ? QVariant(qlonglong(r.length)) : QVariant(QString("-"));
+        case QueryRange: return range(r.query_begin, r.query_end);
+        case TargetRange: return range(r.target_begin, r.target_end);
+        default: return {};
     }
 }
 

@@ -85,7 +85,7 @@ int JobsModel::columnCount(const QModelIndex& parent) const { return parent.isVa
 
 double JobsModel::seconds(const store::JobInfo& job) {
     if (job.started_ms <= 0) return 0;
-    const std::int64_t end = job.ended_ms > 0 ? job.ended_ms
+    const std::int64_t end = job.ended_ms > 0                        ? job.ended_ms
                              : job.state == store::JobState::Running ? QDateTime::currentMSecsSinceEpoch()
                                                                      : job.started_ms;
     return double(end - job.started_ms) / 1000.0;
@@ -113,12 +113,12 @@ QString duration(double seconds) {
 
 QColor state_colour(store::JobState state) {
     switch (state) {
-    case store::JobState::Done: return QColor(0x1d, 0x7a, 0x3a);
-    case store::JobState::Failed: return QColor(0xb0, 0x20, 0x20);
-    case store::JobState::Interrupted: return QColor(0xb3, 0x6b, 0x00);
-    case store::JobState::Running: return QColor(0x1f, 0x4e, 0x99);
-    case store::JobState::Cancelled:
-    case store::JobState::Queued: return QColor(0x60, 0x60, 0x60);
+        case store::JobState::Done: return QColor(0x1d, 0x7a, 0x3a);
+        case store::JobState::Failed: return QColor(0xb0, 0x20, 0x20);
+        case store::JobState::Interrupted: return QColor(0xb3, 0x6b, 0x00);
+        case store::JobState::Running: return QColor(0x1f, 0x4e, 0x99);
+        case store::JobState::Cancelled:
+        case store::JobState::Queued: return QColor(0x60, 0x60, 0x60);
     }
     return {};
 }
@@ -165,7 +165,8 @@ QString JobsModel::inputsText(const store::JobInfo& job, const std::map<qint64, 
             auto it = input_names.find(input.input_id);
             const QString name = it != input_names.end() ? it->second : QObject::tr("input %1").arg(input.input_id);
             if (input.role == "query") q << name;
-            else if (input.role == "target" || input.role == "database") t << name;
+            else if (input.role == "target" || input.role == "database")
+                t << name;
         }
         queries = q.join(", ");
         targets = t.join(", ");
@@ -196,25 +197,29 @@ QVariant JobsModel::data(const QModelIndex& index, int role) const {
         pairs = std::strtoull(it->second.c_str(), nullptr, 10);
     int percent = -1;
     if (job.state == store::JobState::Done) percent = 100;
-    else if (cells_total > 0) percent = int(100.0 * double(cells_done) / double(cells_total));
+    else if (cells_total > 0)
+        percent = int(100.0 * double(cells_done) / double(cells_total));
 
     if (role == PercentRole) return percent;
     if (role == SortRole) {
         switch (index.column()) {
-        case Id: return qint64(job.id);
-        case Pairs: return qulonglong(pairs);
-        case Started: return qint64(job.started_ms ? job.started_ms : job.created_ms);
-        case Time: return secs;
-        case Gcups: return gcups;
-        case Percent: return percent;
-        default: role = Qt::DisplayRole;
+            case Id: return qint64(job.id);
+            case Pairs: return qulonglong(pairs);
+            case Started: return qint64(job.started_ms ? job.started_ms : job.created_ms);
+            case Time: return secs;
+            case Gcups: return gcups;
+            case Percent: return percent;
+            default: role = Qt::DisplayRole;
         }
     }
     if (role == Qt::ForegroundRole && index.column() == State) return QBrush(state_colour(job.state));
     if (role == Qt::TextAlignmentRole) {
         switch (index.column()) {
-        case Id: case Pairs: case Time: case Gcups: return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-        default: return {};
+            case Id:
+            case Pairs:
+            case Time:
+            case Gcups: return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+            default: return {};
         }
     }
     if (role == Qt::ToolTipRole && index.column() == Message) return QString::fromStdString(job.error);
@@ -227,25 +232,25 @@ QVariant JobsModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole && index.column() == Scoring) return QString::fromStdString(job.spec.scoring);
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
-    case Id: return qint64(job.id);
-    case State: return QString::fromUtf8(store::to_string(job.state).data());
-    case Mode: return taskText(job.spec);
-    case Scoring: return scoringText(job.spec);
-    case Inputs: return inputsText(job, input_names_);
-    case Pairs: return pairs ? QVariant(qulonglong(pairs)) : QVariant();
-    case Device: return QString::fromStdString(job.spec.devices);
-    case Started:
-        // A job that never ran has no start time (its queueing time is in the tooltip).
-        return neverRan(job) ? QString()
-                             : QDateTime::fromMSecsSinceEpoch(job.started_ms).toString("yyyy-MM-dd hh:mm:ss");
-    case Time: return secs > 0 ? duration(secs) : QString();
-    case Gcups: return gcups > 0 ? QString::number(gcups, 'f', gcups < 1 ? 3 : 2) : QString();
-    case Percent: return percent >= 0 ? QString::number(percent) + " %" : QString();
-    case Message: {
-        QString text = QString::fromStdString(job.error);
-        const int newline = text.indexOf('\n');
-        return newline >= 0 ? text.left(newline) + " …" : text;
-    }
+        case Id: return qint64(job.id);
+        case State: return QString::fromUtf8(store::to_string(job.state).data());
+        case Mode: return taskText(job.spec);
+        case Scoring: return scoringText(job.spec);
+        case Inputs: return inputsText(job, input_names_);
+        case Pairs: return pairs ? QVariant(qulonglong(pairs)) : QVariant();
+        case Device: return QString::fromStdString(job.spec.devices);
+        case Started:
+            // A job that never ran has no start time (its queueing time is in the tooltip).
+            return neverRan(job) ? QString()
+                                 : QDateTime::fromMSecsSinceEpoch(job.started_ms).toString("yyyy-MM-dd hh:mm:ss");
+        case Time: return secs > 0 ? duration(secs) : QString();
+        case Gcups: return gcups > 0 ? QString::number(gcups, 'f', gcups < 1 ? 3 : 2) : QString();
+        case Percent: return percent >= 0 ? QString::number(percent) + " %" : QString();
+        case Message: {
+            QString text = QString::fromStdString(job.error);
+            const int newline = text.indexOf('\n');
+            return newline >= 0 ? text.left(newline) + " …" : text;
+        }
     }
     return {};
 }
@@ -254,18 +259,18 @@ QVariant JobsModel::headerData(int section, Qt::Orientation orientation, int rol
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case Id: return tr("Job");
-    case State: return tr("State");
-    case Mode: return tr("Task");
-    case Scoring: return tr("Scoring");
-    case Inputs: return tr("Inputs");
-    case Pairs: return tr("Pairs");
-    case Device: return tr("Device");
-    case Started: return tr("Started");
-    case Time: return tr("Time");
-    case Gcups: return tr("GCUPS");
-    case Percent: return tr("Progress");
-    case Message: return tr("Message");
+        case Id: return tr("Job");
+        case State: return tr("State");
+        case Mode: return tr("Task");
+        case Scoring: return tr("Scoring");
+        case Inputs: return tr("Inputs");
+        case Pairs: return tr("Pairs");
+        case Device: return tr("Device");
+        case Started: return tr("Started");
+        case Time: return tr("Time");
+        case Gcups: return tr("GCUPS");
+        case Percent: return tr("Progress");
+        case Message: return tr("Message");
     }
     return {};
 }

@@ -20,8 +20,22 @@ namespace alignscope::ui {
 class JobsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Id, State, Mode, Scoring, Inputs, Pairs, Device, Started, Time, Gcups, Percent, Message, ColumnCount };
-    static constexpr int JobIdRole = Qt::UserRole + 1;   // qint64 job id, any column
+    enum Column {
+        Id,
+        State,
+        Mode,
+        Scoring,
+        Inputs,
+        Pairs,
+        Device,
+        Started,
+        Time,
+        Gcups,
+        Percent,
+        Message,
+        ColumnCount
+    };
+    static constexpr int JobIdRole = Qt::UserRole + 1;    // qint64 job id, any column
     static constexpr int PercentRole = Qt::UserRole + 2;  // int 0-100, -1 when unknown
     static constexpr int SortRole = Qt::UserRole + 3;     // numbers for numeric columns
 

@@ -15,9 +15,9 @@ void SequenceFilterModel::setSourceModel(QAbstractItemModel* model) {
 void SequenceFilterModel::setText(const QString& text) {
     text_ = text.trimmed();
     if (text_.contains('*') || text_.contains('?'))
-        pattern_ = QRegularExpression(QRegularExpression::wildcardToRegularExpression(
-                                          text_, QRegularExpression::UnanchoredWildcardConversion),
-                                      QRegularExpression::CaseInsensitiveOption);
+        pattern_ = QRegularExpression(
+            QRegularExpression::wildcardToRegularExpression(text_, QRegularExpression::UnanchoredWildcardConversion),
+            QRegularExpression::CaseInsensitiveOption);
     else
         pattern_ = QRegularExpression();
     invalidateFilter();

@@ -48,17 +48,16 @@ QVariant SequenceTableModel::data(const QModelIndex& index, int role) const {
     const Sequence& r = record(index.row());
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         switch (index.column()) {
-        case Id: return QString::fromStdString(r.id);
-        case Length: return qlonglong(r.residues.size());
-        case Alphabet: return QString::fromUtf8(to_string(alphabet(index.row())).data());
-        case Description: return QString::fromStdString(r.description);
-        case File:
-            return role == Qt::ToolTipRole ? QString::fromStdString(source(index.row()).set->path)
-                                           : source(index.row()).label;
+            case Id: return QString::fromStdString(r.id);
+            case Length: return qlonglong(r.residues.size());
+            case Alphabet: return QString::fromUtf8(to_string(alphabet(index.row())).data());
+            case Description: return QString::fromStdString(r.description);
+            case File:
+                return role == Qt::ToolTipRole ? QString::fromStdString(source(index.row()).set->path)
+                                               : source(index.row()).label;
         }
     }
-    if (role == Qt::TextAlignmentRole && index.column() == Length)
-        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::TextAlignmentRole && index.column() == Length) return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::FontRole && index.column() == Id) {
         QFont font;
         font.setFamily("monospace");
@@ -69,13 +68,14 @@ QVariant SequenceTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant SequenceTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
-    case Id: return tr("Id");
-    case Length: return tr("Length");
-    case Alphabet: return tr("Alphabet");
-    case Description: return tr("Description");
-    case File: return tr("File");
+        case Id: return tr("Id");
+        case Length: return tr("Length");
+        case Alphabet: return tr("Alphabet");
+        case Description: return tr("Description");
+        case File: return tr("File");
     }
     return {};
 }

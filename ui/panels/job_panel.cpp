@@ -10,13 +10,13 @@
 #include "file_dialogs.hpp"
 
 #include <QFileDialog>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QTimer>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLocale>
 #include <QStandardItemModel>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -93,8 +93,7 @@ QGroupBox* JobPanel::buildSequences() {
 QGroupBox* JobPanel::buildAlgorithm() {
     algorithm_ = new QComboBox(this);
     algorithm_->setObjectName("algorithm");
-    for (JobAlgorithm a : available_algorithms())
-        algorithm_->addItem(QString::fromStdString(display_name(a)), int(a));
+    for (JobAlgorithm a : available_algorithms()) algorithm_->addItem(QString::fromStdString(display_name(a)), int(a));
     free_ends_box_ = new QWidget(this);
     free_ends_box_->setObjectName("freeEnds");
     free_query_begin_ = new QCheckBox(tr("query begin"), free_ends_box_);
@@ -116,19 +115,22 @@ QGroupBox* JobPanel::buildAlgorithm() {
     top_->setObjectName("top");
     top_->setRange(1, 100'000);
     top_->setValue(10);
-    top_->setToolTip(tr("The best hits kept per query (K), ranked by score; each is aligned in full with traceback on"));
+    top_->setToolTip(
+        tr("The best hits kept per query (K), ranked by score; each is aligned in full with traceback on"));
     traceback_ = new QCheckBox(tr("Traceback (the aligned residues)"), this);
     traceback_->setObjectName("traceback");
-    traceback_->setToolTip(tr("Ticked: each alignment is traced back, so its residues, gaps and CIGAR are kept. "
-                              "Unticked: only scores and end coordinates, which is faster"));
+    traceback_->setToolTip(
+        tr("Ticked: each alignment is traced back, so its residues, gaps and CIGAR are kept. "
+           "Unticked: only scores and end coordinates, which is faster"));
     traceback_->setChecked(true);
     long_mode_ = new QComboBox(this);
     long_mode_->setObjectName("longMode");
     long_mode_->addItem(tr("Global (Needleman-Wunsch)"), int(AlignmentMode::Global));
     long_mode_->addItem(tr("Local (Smith-Waterman)"), int(AlignmentMode::Local));
     long_mode_->addItem(tr("Semi-global (free end gaps)"), int(AlignmentMode::SemiGlobal));
-    long_mode_->setToolTip(tr("How the long pair is aligned: end to end, its best local alignment, or with free "
-                              "end gaps"));
+    long_mode_->setToolTip(
+        tr("How the long pair is aligned: end to end, its best local alignment, or with free "
+           "end gaps"));
     auto* box = new QGroupBox(tr("Algorithm"), this);
     algorithm_form_ = new QFormLayout(box);
     algorithm_form_->addRow(tr("&Mode:"), algorithm_);
@@ -208,10 +210,14 @@ QGroupBox* JobPanel::buildDevice() {
     strategy_->setObjectName("strategy");
     strategy_->addItem(tr("Strips (one persistent kernel)"), QStringLiteral("strips"));
     strategy_->addItem(tr("Streams (kernels on several streams)"), QStringLiteral("streams"));
-    strategy_->setItemData(0, tr("One kernel whose warps take row strips in order, boundaries through a "
-                                 "global-memory bus"), Qt::ToolTipRole);
-    strategy_->setItemData(1, tr("Several row-strip kernels running concurrently on several streams, handing "
-                                 "boundary columns over through flags in global memory"), Qt::ToolTipRole);
+    strategy_->setItemData(0,
+                           tr("One kernel whose warps take row strips in order, boundaries through a "
+                              "global-memory bus"),
+                           Qt::ToolTipRole);
+    strategy_->setItemData(1,
+                           tr("Several row-strip kernels running concurrently on several streams, handing "
+                              "boundary columns over through flags in global memory"),
+                           Qt::ToolTipRole);
     kernels_ = new QSpinBox(this);
     kernels_->setObjectName("kernels");
     kernels_->setRange(0, 4096);
@@ -330,29 +336,35 @@ void JobPanel::connectProject() {
 }
 
 void JobPanel::setToolTips() {
-    queries_->setToolTip(tr("The sequences aligned as queries: a loaded file, or the rows selected in the "
-                            "Sequences tab"));
+    queries_->setToolTip(
+        tr("The sequences aligned as queries: a loaded file, or the rows selected in the "
+           "Sequences tab"));
     targets_->setToolTip(tr("The sequences the queries are aligned with (for a database search, the database)"));
     pairing_->setToolTip(tr("Which pairs are aligned: every query with every target, or query i with target i"));
-    algorithm_->setToolTip(tr("Global aligns end to end, local finds the best matching region, semi-global lets "
-                              "end gaps cost nothing; a database search ranks targets per query; a long pair "
-                              "aligns two long sequences in linear space"));
+    algorithm_->setToolTip(
+        tr("Global aligns end to end, local finds the best matching region, semi-global lets "
+           "end gaps cost nothing; a database search ranks targets per query; a long pair "
+           "aligns two long sequences in linear space"));
     free_ends_box_->setToolTip(tr("Which end gaps are free in a semi-global alignment"));
-    scoring_kind_->setToolTip(tr("Score residue pairs by a substitution matrix, or by one match and one mismatch "
-                                 "score (nucleotides)"));
-    matrix_->setToolTip(tr("The substitution matrix: BLOSUM or PAM for protein, EDNAFULL for nucleotides; or a "
-                           "file chosen with …"));
+    scoring_kind_->setToolTip(
+        tr("Score residue pairs by a substitution matrix, or by one match and one mismatch "
+           "score (nucleotides)"));
+    matrix_->setToolTip(
+        tr("The substitution matrix: BLOSUM or PAM for protein, EDNAFULL for nucleotides; or a "
+           "file chosen with …"));
     match_->setToolTip(tr("Score of two identical nucleotides"));
     mismatch_->setToolTip(tr("Score of two different nucleotides (usually negative)"));
     gap_convention_->setToolTip(tr("How the two gap costs add up, with the numbers above"));
     device_->setToolTip(tr("Where the job runs: the CPU, one GPU, or all GPUs"));
     threads_->setToolTip(tr("CPU threads for the job (0: all cores)"));
     streams_->setToolTip(tr("CUDA streams per GPU that overlap copies and kernels (0: chosen automatically)"));
-    strategy_->setToolTip(tr("How a long pair is split on the GPU: one persistent kernel over row strips, or "
-                             "several kernels on several streams"));
+    strategy_->setToolTip(
+        tr("How a long pair is split on the GPU: one persistent kernel over row strips, or "
+           "several kernels on several streams"));
     problems_label_->setToolTip(tr("What stops the job from running (✖) or deserves a look (⚠)"));
-    estimate_->setToolTip(tr("The job's size, and its time from the speed this project measured for jobs of the "
-                             "same kind on this device"));
+    estimate_->setToolTip(
+        tr("The job's size, and its time from the speed this project measured for jobs of the "
+           "same kind on this device"));
 }
 
 QString JobPanel::settingsJson() const {
@@ -381,9 +393,11 @@ QString JobPanel::settingsJson() const {
     o["pairing"] = Pairing(pairing_->currentData().toInt()) == Pairing::RecordByRecord ? "record" : "all";
     // Inputs still waiting for their sets are kept as they were saved.
     if (wanted_queries_) o["queries"] = *wanted_queries_;
-    else if (queries_chosen_) o["queries"] = queries_->currentData().toLongLong();
+    else if (queries_chosen_)
+        o["queries"] = queries_->currentData().toLongLong();
     if (wanted_targets_) o["targets"] = *wanted_targets_;
-    else if (targets_chosen_) o["targets"] = targets_->currentData().toLongLong();
+    else if (targets_chosen_)
+        o["targets"] = targets_->currentData().toLongLong();
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
 
@@ -407,10 +421,10 @@ void JobPanel::applySettingsJson(const QString& json) {
         pick(long_mode_, [&](const QVariant& v) { return to_string(AlignmentMode(v.toInt())) == name; });
     }
     const std::pair<const char*, QCheckBox*> boxes[] = {{"free_query_begin", free_query_begin_},
-                                                       {"free_query_end", free_query_end_},
-                                                       {"free_target_begin", free_target_begin_},
-                                                       {"free_target_end", free_target_end_},
-                                                       {"traceback", traceback_}};
+                                                        {"free_query_end", free_query_end_},
+                                                        {"free_target_begin", free_target_begin_},
+                                                        {"free_target_end", free_target_end_},
+                                                        {"traceback", traceback_}};
     for (const auto& [key, box] : boxes)
         if (o.contains(key)) box->setChecked(o[key].toBool());
     if (o.contains("top")) top_->setValue(o["top"].toInt());
@@ -500,8 +514,10 @@ void JobPanel::fillDevices() {
     if (gpus > 1) device_->addItem(tr("All GPUs (%1)").arg(gpus), QStringLiteral("gpu"));
     // The fastest device there is, as the CLI's "auto" would pick.
     if (gpus > 1) device_->setCurrentIndex(device_->count() - 1);
-    else if (int i = device_->findData(QStringLiteral("gpu:0")); gpus == 1 && i >= 0) device_->setCurrentIndex(i);
-    else if (int c = device_->findData(QStringLiteral("cpu")); c >= 0) device_->setCurrentIndex(c);
+    else if (int i = device_->findData(QStringLiteral("gpu:0")); gpus == 1 && i >= 0)
+        device_->setCurrentIndex(i);
+    else if (int c = device_->findData(QStringLiteral("cpu")); c >= 0)
+        device_->setCurrentIndex(c);
 }
 
 void JobPanel::rebuildInputs() {
@@ -649,8 +665,8 @@ void JobPanel::revalidate() {
     for (QComboBox* combo : {queries_, targets_}) {
         listFor(*combo, &mixed);
         if (mixed) {
-            problems_.push_back({JobProblem::Severity::Error,
-                                 "The selection mixes protein and nucleotide sequences: select one kind"});
+            problems_.push_back(
+                {JobProblem::Severity::Error, "The selection mixes protein and nucleotide sequences: select one kind"});
             break;
         }
     }
@@ -722,16 +738,17 @@ QString JobPanel::estimateText() const {
         }
         return tr("%1: %2 (%3).").arg(size, human_seconds(estimate.model.predict(m, n)), estimate.source);
     }
-    const QString size = r.is_search() ? tr("%1 pairs to scan, %2 cells").arg(human_count(double(r.pair_count())),
-                                                                             human_count(cells))
-                                       : tr("%1 pairs, %2 cells").arg(human_count(double(r.pair_count())), human_count(cells));
+    const QString size =
+        r.is_search() ? tr("%1 pairs to scan, %2 cells").arg(human_count(double(r.pair_count())), human_count(cells))
+                      : tr("%1 pairs, %2 cells").arg(human_count(double(r.pair_count())), human_count(cells));
     // Only the speed of finished jobs of the same kind (a search's, or a
     // pairwise job's of the same mode, with or without traceback) predicts.
     const auto measured = document_.throughput(r.device, ProjectDocument::measuredKind(r));
-    const QString kind = r.is_search() ? (r.traceback ? tr("searches with traceback") : tr("searches without traceback"))
-                                       : tr("%1 alignments %2")
-                                             .arg(QString::fromUtf8(to_string(r.align_options().mode).data()),
-                                                  r.traceback ? tr("with traceback") : tr("without traceback"));
+    const QString kind = r.is_search()
+                             ? (r.traceback ? tr("searches with traceback") : tr("searches without traceback"))
+                             : tr("%1 alignments %2")
+                                   .arg(QString::fromUtf8(to_string(r.align_options().mode).data()),
+                                        r.traceback ? tr("with traceback") : tr("without traceback"));
     if (measured.jobs == 0 || measured.cells_per_second <= 0)
         return tr("%1. No time estimate yet: no finished job of this kind (%2) on %3 in this project to measure "
                   "its speed.")
@@ -765,9 +782,7 @@ void JobPanel::setFreeEnds(const FreeEndGaps& free_ends) {
     free_target_end_->setChecked(free_ends.target_end);
 }
 
-void JobPanel::setLongPairMode(AlignmentMode mode) {
-    long_mode_->setCurrentIndex(long_mode_->findData(int(mode)));
-}
+void JobPanel::setLongPairMode(AlignmentMode mode) { long_mode_->setCurrentIndex(long_mode_->findData(int(mode))); }
 
 void JobPanel::setStrategy(const QString& strategy) {
     if (int i = strategy_->findData(strategy); i >= 0) strategy_->setCurrentIndex(i);

@@ -2,10 +2,10 @@
 // modes, a database search with its top-K, or a long pair with its mode and,
 // on GPUs, its strategy, kernel and stream counts), which scoring (with the gap
 // convention spelled out; a search starts from BLAST's gap costs for the
-// matrix, as the CLI does), which device, streams or threads, and traceback. Every change re-checks the request, so an impossible combination
-// is explained in the panel before the job starts, and shows a time estimate
-// from the speed earlier jobs of the project measured on the chosen device.
-// Its settings are kept in the project, so a project reopens as it was left.
+// matrix, as the CLI does), which device, streams or threads, and traceback. Every change re-checks the request, so an
+// impossible combination is explained in the panel before the job starts, and shows a time estimate from the speed
+// earlier jobs of the project measured on the chosen device. Its settings are kept in the project, so a project reopens
+// as it was left.
 #pragma once
 
 #include "jobs/job_request.hpp"
@@ -56,14 +56,14 @@ public:
     void setPairing(Pairing pairing);
     void setAlgorithm(JobAlgorithm algorithm);
     void setFreeEnds(const FreeEndGaps& free_ends);
-    void setLongPairMode(AlignmentMode mode);  // a long pair's global, local or semi-global
+    void setLongPairMode(AlignmentMode mode);   // a long pair's global, local or semi-global
     void setStrategy(const QString& strategy);  // long pair on GPUs: "strips" or "streams"
     void setKernels(int kernels);               // long pair, streams strategy; 0 = automatic
     void setMatrix(const QString& name);
     void setMatchMismatch(int match, int mismatch);
     void setGaps(double open, double extend);  // the user's choice: defaults stop following the matrix
-    void setTop(int hits);                      // database search: hits per query
-    bool setDevice(const QString& id);  // false when the panel does not offer it
+    void setTop(int hits);                     // database search: hits per query
+    bool setDevice(const QString& id);         // false when the panel does not offer it
     void setThreads(int threads);
     void setStreams(int streams);
     void setTraceback(bool on);
@@ -119,8 +119,8 @@ private:
     const ScannerRegistry* scanners_ = nullptr;
     std::function<SequenceList(bool*)> selection_;
     std::vector<JobProblem> problems_;
-    bool matrix_chosen_ = false;  // the user picked a matrix: stop following the alphabet
-    bool gaps_chosen_ = false;    // the user set gap costs: stop following the defaults
+    bool matrix_chosen_ = false;   // the user picked a matrix: stop following the alphabet
+    bool gaps_chosen_ = false;     // the user set gap costs: stop following the defaults
     bool queries_chosen_ = false;  // the user picked the inputs: keep them as sets come and go
     bool targets_chosen_ = false;
     // Settings restored from the project: inputs wait for their sets.

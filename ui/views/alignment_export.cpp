@@ -25,35 +25,35 @@ namespace alignscope::ui {
 
 QString display_name(AlignmentFileFormat format) {
     switch (format) {
-    case AlignmentFileFormat::Pair: return QObject::tr("EMBOSS pair (text)");
-    case AlignmentFileFormat::Fasta: return QObject::tr("FASTA, aligned (gaps as -)");
-    case AlignmentFileFormat::Clustal: return QObject::tr("Clustal");
-    case AlignmentFileFormat::Stockholm: return QObject::tr("Stockholm");
-    case AlignmentFileFormat::Sam: return QObject::tr("SAM");
-    case AlignmentFileFormat::Tsv: return QObject::tr("TSV (one line per alignment)");
-    case AlignmentFileFormat::Json: return QObject::tr("JSON Lines");
+        case AlignmentFileFormat::Pair: return QObject::tr("EMBOSS pair (text)");
+        case AlignmentFileFormat::Fasta: return QObject::tr("FASTA, aligned (gaps as -)");
+        case AlignmentFileFormat::Clustal: return QObject::tr("Clustal");
+        case AlignmentFileFormat::Stockholm: return QObject::tr("Stockholm");
+        case AlignmentFileFormat::Sam: return QObject::tr("SAM");
+        case AlignmentFileFormat::Tsv: return QObject::tr("TSV (one line per alignment)");
+        case AlignmentFileFormat::Json: return QObject::tr("JSON Lines");
     }
     return {};
 }
 
 QString file_suffix(AlignmentFileFormat format) {
     switch (format) {
-    case AlignmentFileFormat::Pair: return "txt";
-    case AlignmentFileFormat::Fasta: return "fasta";
-    case AlignmentFileFormat::Clustal: return "aln";
-    case AlignmentFileFormat::Stockholm: return "sto";
-    case AlignmentFileFormat::Sam: return "sam";
-    case AlignmentFileFormat::Tsv: return "tsv";
-    case AlignmentFileFormat::Json: return "jsonl";
+        case AlignmentFileFormat::Pair: return "txt";
+        case AlignmentFileFormat::Fasta: return "fasta";
+        case AlignmentFileFormat::Clustal: return "aln";
+        case AlignmentFileFormat::Stockholm: return "sto";
+        case AlignmentFileFormat::Sam: return "sam";
+        case AlignmentFileFormat::Tsv: return "tsv";
+        case AlignmentFileFormat::Json: return "jsonl";
     }
     return {};
 }
 
 const std::vector<AlignmentFileFormat>& alignment_file_formats() {
-    static const std::vector<AlignmentFileFormat> formats{
-        AlignmentFileFormat::Pair, AlignmentFileFormat::Fasta, AlignmentFileFormat::Clustal,
-        AlignmentFileFormat::Stockholm, AlignmentFileFormat::Sam, AlignmentFileFormat::Tsv,
-        AlignmentFileFormat::Json};
+    static const std::vector<AlignmentFileFormat> formats{AlignmentFileFormat::Pair,    AlignmentFileFormat::Fasta,
+                                                          AlignmentFileFormat::Clustal, AlignmentFileFormat::Stockholm,
+                                                          AlignmentFileFormat::Sam,     AlignmentFileFormat::Tsv,
+                                                          AlignmentFileFormat::Json};
     return formats;
 }
 
@@ -101,8 +101,8 @@ void write_clustal(std::ostream& out, const Alignment& a, const ScoringScheme& s
 void write_stockholm(std::ostream& out, const Alignment& a, const AlignedPair& pair) {
     out << "# STOCKHOLM 1.0\n";
     out << "#=GF ID " << a.query_id << "_vs_" << a.target_id << '\n';
-    out << "#=GF DE " << to_string(a.mode) << " alignment, score " << format_score(pair.scheme.to_user(a.score))
-        << ", " << pair.scheme.describe() << '\n';
+    out << "#=GF DE " << to_string(a.mode) << " alignment, score " << format_score(pair.scheme.to_user(a.score)) << ", "
+        << pair.scheme.describe() << '\n';
     const std::string q = row_name(a.query_id, a.query_begin, a.query_end);
     const std::string t = row_name(a.target_id, a.target_begin, a.target_end);
     const std::size_t width = std::max(q.size(), t.size()) + 2;
@@ -127,37 +127,37 @@ void write_alignments(const QString& path, AlignmentFileFormat format, const std
     AtomicOutput out(path.toStdString());
     std::ostream& stream = out.stream();
     switch (format) {
-    case AlignmentFileFormat::Fasta:
-        for (const AlignedPair& p : pairs) write_fasta(stream, p.alignment);
-        break;
-    case AlignmentFileFormat::Clustal:
-        for (const AlignedPair& p : pairs) write_clustal(stream, p.alignment, p.scheme);
-        break;
-    case AlignmentFileFormat::Stockholm:
-        for (const AlignedPair& p : pairs) write_stockholm(stream, p.alignment, p);
-        break;
-    case AlignmentFileFormat::Pair:
-    case AlignmentFileFormat::Sam:
-    case AlignmentFileFormat::Tsv:
-    case AlignmentFileFormat::Json: {
-        const OutputFormat engine_format = format == AlignmentFileFormat::Pair  ? OutputFormat::Pair
-                                           : format == AlignmentFileFormat::Sam ? OutputFormat::Sam
-                                           : format == AlignmentFileFormat::Tsv ? OutputFormat::Tsv
-                                                                                : OutputFormat::Json;
-        WriterContext context;
-        context.program = "AlignScope";
-        context.scheme = pairs.front().scheme;
-        for (const AlignedPair& p : pairs) {
-            const bool seen = std::any_of(context.references.begin(), context.references.end(),
-                                          [&p](const Sequence* s) { return s->id == p.target.id; });
-            if (!seen) context.references.push_back(&p.target);
+        case AlignmentFileFormat::Fasta:
+            for (const AlignedPair& p : pairs) write_fasta(stream, p.alignment);
+            break;
+        case AlignmentFileFormat::Clustal:
+            for (const AlignedPair& p : pairs) write_clustal(stream, p.alignment, p.scheme);
+            break;
+        case AlignmentFileFormat::Stockholm:
+            for (const AlignedPair& p : pairs) write_stockholm(stream, p.alignment, p);
+            break;
+        case AlignmentFileFormat::Pair:
+        case AlignmentFileFormat::Sam:
+        case AlignmentFileFormat::Tsv:
+        case AlignmentFileFormat::Json: {
+            const OutputFormat engine_format = format == AlignmentFileFormat::Pair  ? OutputFormat::Pair
+                                               : format == AlignmentFileFormat::Sam ? OutputFormat::Sam
+                                               : format == AlignmentFileFormat::Tsv ? OutputFormat::Tsv
+                                                                                    : OutputFormat::Json;
+            WriterContext context;
+            context.program = "AlignScope";
+            context.scheme = pairs.front().scheme;
+            for (const AlignedPair& p : pairs) {
+                const bool seen = std::any_of(context.references.begin(), context.references.end(),
+                                              [&p](const Sequence* s) { return s->id == p.target.id; });
+                if (!seen) context.references.push_back(&p.target);
+            }
+            auto writer = AlignmentWriter::create(engine_format, stream, context);
+            writer->begin();
+            for (const AlignedPair& p : pairs) writer->write(p.alignment, p.query, p.target);
+            writer->end();
+            break;
         }
-        auto writer = AlignmentWriter::create(engine_format, stream, context);
-        writer->begin();
-        for (const AlignedPair& p : pairs) writer->write(p.alignment, p.query, p.target);
-        writer->end();
-        break;
-    }
     }
     out.commit();
 }
@@ -169,8 +169,7 @@ ExportAlignmentsDialog::ExportAlignmentsDialog(qint64 total, std::vector<qint64>
     setWindowTitle(tr("Export alignments"));
     all_ = new QRadioButton(tr("&All %n alignment(s) of the job", nullptr, int(total)), this);
     all_->setObjectName("scopeAll");
-    selected_button_ =
-        new QRadioButton(tr("The %n &selected alignment(s)", nullptr, int(selected_.size())), this);
+    selected_button_ = new QRadioButton(tr("The %n &selected alignment(s)", nullptr, int(selected_.size())), this);
     selected_button_->setObjectName("scopeSelected");
     selected_button_->setEnabled(!selected_.empty());
     shown_button_ = new QRadioButton(tr("The &shown alignment (number %1)").arg(shown + 1), this);
@@ -233,13 +232,13 @@ QString ExportAlignmentsDialog::path() const { return path_->text(); }
 
 std::vector<qint64> ExportAlignmentsDialog::rows() const {
     switch (scope()) {
-    case Scope::All: {
-        std::vector<qint64> rows;
-        for (qint64 k = 0; k < total_; ++k) rows.push_back(k);
-        return rows;
-    }
-    case Scope::Selected: return selected_;
-    case Scope::Shown: return {shown_};
+        case Scope::All: {
+            std::vector<qint64> rows;
+            for (qint64 k = 0; k < total_; ++k) rows.push_back(k);
+            return rows;
+        }
+        case Scope::Selected: return selected_;
+        case Scope::Shown: return {shown_};
     }
     return {};
 }

@@ -59,8 +59,8 @@ QString BenchmarkView::projectSignature() const {
 
 void BenchmarkView::load(const store::JobInfo* job) {
     if (comparing()) {
-        setNote(tr("Comparing CPU and GPU: points appear as they are measured (recorded as job %1).")
-                    .arg(comparison_job_));
+        setNote(
+            tr("Comparing CPU and GPU: points appear as they are measured (recorded as job %1).").arg(comparison_job_));
         return;
     }
     store::Project* project = document().project();
@@ -71,10 +71,11 @@ void BenchmarkView::load(const store::JobInfo* job) {
     }
     if (job && job->counts.bench_points > 0) {
         gcups_->setPoints(bench_points_from_project(*project, job->id));
-        setNote(tr("%1: %n benchmark point(s)", nullptr, int(job->counts.bench_points))
-                    .arg(tr("Job %1 (%2 on %3)")
-                             .arg(job->id)
-                             .arg(QString::fromStdString(job->spec.command), QString::fromStdString(job->spec.devices))));
+        setNote(
+            tr("%1: %n benchmark point(s)", nullptr, int(job->counts.bench_points))
+                .arg(tr("Job %1 (%2 on %3)")
+                         .arg(job->id)
+                         .arg(QString::fromStdString(job->spec.command), QString::fromStdString(job->spec.devices))));
         return;
     }
     // The project's series: every bench job, each run named by its job when
@@ -132,8 +133,8 @@ void BenchmarkView::comparisonStarted(const BenchOptions& options) {
     try {
         recording_ = std::make_unique<store::JobRecording>(document().path().toStdString(), spec);
         comparison_job_ = recording_->job_id();
-        setNote(tr("Comparing CPU and GPU: points appear as they are measured (recorded as job %1).")
-                    .arg(comparison_job_));
+        setNote(
+            tr("Comparing CPU and GPU: points appear as they are measured (recorded as job %1).").arg(comparison_job_));
     } catch (const std::exception& e) {
         setNote(tr("Comparing CPU and GPU; the project cannot record it: %1").arg(e.what()));
     }
@@ -144,8 +145,10 @@ void BenchmarkView::comparisonEnded(store::JobState state, const QString& messag
     if (recording_) {
         try {
             if (state == store::JobState::Done) recording_->finish_done();
-            else if (state == store::JobState::Cancelled) recording_->finish_cancelled();
-            else recording_->finish_failed(message.toStdString());
+            else if (state == store::JobState::Cancelled)
+                recording_->finish_cancelled();
+            else
+                recording_->finish_failed(message.toStdString());
         } catch (const std::exception& e) {
             setNote(tr("The comparison's end could not be recorded: %1").arg(e.what()));
         }
@@ -155,7 +158,8 @@ void BenchmarkView::comparisonEnded(store::JobState state, const QString& messag
     emit comparingChanged(false);
     // Show what the project now holds: the comparison's job, or the series.
     if (comparison_job_ && state == store::JobState::Done) showJob(comparison_job_);
-    else reload();
+    else
+        reload();
     setNote(noteText() + " — " + message);
 }
 

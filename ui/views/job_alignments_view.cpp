@@ -13,11 +13,11 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
 #include <QMenu>
 #include <QPushButton>
 #include <QSettings>
-#include <QItemSelectionModel>
-#include <QLabel>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -47,8 +47,9 @@ JobAlignmentsView::JobAlignmentsView(ProjectDocument& document, QWidget* parent)
     split->setSizes({160, 560});
     export_ = new QPushButton(tr("Export alignments…"), this);
     export_->setObjectName("exportAlignments");
-    export_->setToolTip(tr("All, the selected or the shown alignment, as EMBOSS pair, aligned FASTA, Clustal, "
-                           "Stockholm, SAM, TSV or JSON"));
+    export_->setToolTip(
+        tr("All, the selected or the shown alignment, as EMBOSS pair, aligned FASTA, Clustal, "
+           "Stockholm, SAM, TSV or JSON"));
     export_->setEnabled(false);
     connect(export_, &QPushButton::clicked, this, [this] { exportDialog(); });
     auto* top = new QHBoxLayout;

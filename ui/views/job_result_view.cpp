@@ -79,7 +79,8 @@ void JobResultView::showNote() {
                        .arg(stale_.size() == 1 ? tr("one setting") : tr("%1 settings").arg(stale_.size()))
                        .arg(job_id_)
                        .arg(stale_.join("; ").toHtmlEscaped(), note_text_.toHtmlEscaped()));
-    note_->setStyleSheet(QStringLiteral("QLabel#note { background: #fff3c4; border: 1px solid #e0c050; padding: 3px; }"));
+    note_->setStyleSheet(
+        QStringLiteral("QLabel#note { background: #fff3c4; border: 1px solid #e0c050; padding: 3px; }"));
     note_->setToolTip(tr("Changed since the job ran:\n%1").arg(stale_.join('\n')));
 }
 
@@ -115,7 +116,8 @@ void JobResultView::loadNow() {
     pending_ = false;
     const store::JobInfo* job = job_id_ ? document().job(job_id_) : nullptr;
     if (job) loaded_ = *job;
-    else loaded_.reset();
+    else
+        loaded_.reset();
     signature_ = projectSignature();
     since_load_.restart();
     stale_.clear();
@@ -154,8 +156,7 @@ AlignedPair JobResultView::alignedPair(const store::JobInfo& job, qint64 row) co
     AlignedPair pair;
     pair.alignment = page.rows.front();
     pair.scheme = job.spec.scheme();
-    pair.options.mode =
-        parse_mode(job.spec.mode.empty() ? std::string(to_string(pair.alignment.mode)) : job.spec.mode);
+    pair.options.mode = parse_mode(job.spec.mode.empty() ? std::string(to_string(pair.alignment.mode)) : job.spec.mode);
     if (pair.options.mode == AlignmentMode::SemiGlobal && !job.spec.free_ends.empty())
         pair.options.free_ends = FreeEndGaps::parse(job.spec.free_ends);
 
@@ -190,7 +191,8 @@ QString JobResultView::jobTitle(const store::JobInfo& job) const {
     if (job.spec.parameters.count("search")) what = tr("database search, ") + what;
     else if (job.spec.parameters.count("long") && job.spec.command != "bench")
         what = tr("long pair, ") + QString::fromStdString(job.spec.mode) + ", " + what;
-    else if (!job.spec.mode.empty()) what = QString::fromStdString(job.spec.mode) + ", " + what;
+    else if (!job.spec.mode.empty())
+        what = QString::fromStdString(job.spec.mode) + ", " + what;
     return tr("Job %1 (%2, %3)").arg(job.id).arg(what, QString::fromStdString(job.spec.devices));
 }
 

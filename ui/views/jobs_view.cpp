@@ -32,8 +32,7 @@ public:
         bar.text = index.data(Qt::DisplayRole).toString();
         bar.textVisible = true;
         bar.state = option.state | QStyle::State_Horizontal;
-        if (option.state & QStyle::State_Selected)
-            painter->fillRect(option.rect, option.palette.highlight());
+        if (option.state & QStyle::State_Selected) painter->fillRect(option.rect, option.palette.highlight());
         const QWidget* widget = option.widget;
         QStyle* style = widget ? widget->style() : QApplication::style();
         style->drawControl(QStyle::CE_ProgressBar, &bar, painter, widget);
@@ -85,9 +84,8 @@ JobsView::JobsView(ProjectDocument& document, QWidget* parent) : ResultView(docu
     refresh_names();
     jobsChanged(JobListChange{true, {}, {}, {}});
 
-    connect(table_, &QTableView::activated, this, [this](const QModelIndex& index) {
-        emit jobActivated(index.data(JobsModel::JobIdRole).toLongLong());
-    });
+    connect(table_, &QTableView::activated, this,
+            [this](const QModelIndex& index) { emit jobActivated(index.data(JobsModel::JobIdRole).toLongLong()); });
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
                 emit jobSelected(current.isValid() ? current.data(JobsModel::JobIdRole).toLongLong() : 0);
@@ -137,8 +135,9 @@ void JobsView::updateEmptyText() {
     if (!document().isOpen())
         empty = tr("No project is open: File › New Project… or Open Project…, or start with alignscope --demo.");
     else if (model_.rowCount() == 0)
-        empty = tr("No jobs yet: load sequences, set up the Job panel and press Run (Ctrl+R); jobs run from "
-                   "alignscope-cli with --project appear here too.");
+        empty =
+            tr("No jobs yet: load sequences, set up the Job panel and press Run (Ctrl+R); jobs run from "
+               "alignscope-cli with --project appear here too.");
     empty_->setText(empty);
     empty_->setVisible(!empty.isEmpty());
 }

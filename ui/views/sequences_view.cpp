@@ -7,11 +7,11 @@
 
 #include <QAction>
 #include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QHeaderView>
-#include <QItemSelectionModel>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -41,8 +41,9 @@ SequencesView::SequencesView(ProjectDocument& document, QWidget* parent) : Resul
     count_->setToolTip(tr("Sequences shown, of all loaded, and how many are selected"));
     remove_ = new QPushButton(tr("Remove File…"), this);
     remove_->setObjectName("removeFile");
-    remove_->setToolTip(tr("Remove the files of the selected rows from the project (a file a job used stays: "
-                           "delete those jobs first)"));
+    remove_->setToolTip(
+        tr("Remove the files of the selected rows from the project (a file a job used stays: "
+           "delete those jobs first)"));
     remove_->setEnabled(false);
     empty_ = new QLabel(this);
     empty_->setObjectName("emptyState");
@@ -76,8 +77,9 @@ SequencesView::SequencesView(ProjectDocument& document, QWidget* parent) : Resul
     layout->addLayout(controls);
     layout->addWidget(empty_);
     layout->addWidget(table_);
-    table_->setToolTip(tr("Every loaded sequence; select rows to use them as a job's queries or targets "
-                          "(right-click to remove their files)"));
+    table_->setToolTip(
+        tr("Every loaded sequence; select rows to use them as a job's queries or targets "
+           "(right-click to remove their files)"));
     table_->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
         if (selectedInputs().empty()) return;
@@ -124,13 +126,14 @@ QMessageBox* SequencesView::confirmRemoveSelectedFiles() {
     QStringList names;
     for (qint64 id : ids)
         if (const SequenceInput* input = document().input(id))
-            names << (input->set && input->set->records.size() == 1
-                          ? tr("%1 (1 sequence)").arg(input->label())
-                          : tr("%1 (%2 sequences)").arg(input->label()).arg(input->set ? input->set->records.size() : 0));
-    auto* box = new QMessageBox(QMessageBox::Question, tr("Remove files"),
-                                tr("Remove from the project:\n%1\n\nThe files on disk stay as they are.")
-                                    .arg(names.join('\n')),
-                                QMessageBox::NoButton, this);
+            names
+                << (input->set && input->set->records.size() == 1
+                        ? tr("%1 (1 sequence)").arg(input->label())
+                        : tr("%1 (%2 sequences)").arg(input->label()).arg(input->set ? input->set->records.size() : 0));
+    auto* box =
+        new QMessageBox(QMessageBox::Question, tr("Remove files"),
+                        tr("Remove from the project:\n%1\n\nThe files on disk stay as they are.").arg(names.join('\n')),
+                        QMessageBox::NoButton, this);
     box->setObjectName("removeFilesBox");
     box->setAttribute(Qt::WA_DeleteOnClose);
     QPushButton* yes = box->addButton(tr("Remove"), QMessageBox::DestructiveRole);
@@ -138,8 +141,7 @@ QMessageBox* SequencesView::confirmRemoveSelectedFiles() {
     box->addButton(tr("Keep"), QMessageBox::RejectRole);
     connect(box, &QMessageBox::finished, this, [this, box, yes, ids] {
         if (box->clickedButton() != yes) return;
-        if (!removeInputs(ids))
-            QMessageBox::warning(this, tr("Cannot remove the file"), last_error_);
+        if (!removeInputs(ids)) QMessageBox::warning(this, tr("Cannot remove the file"), last_error_);
     });
     box->setWindowModality(Qt::WindowModal);
     box->open();
@@ -188,13 +190,18 @@ void SequencesView::updateCount() {
     remove_->setEnabled(selected > 0);
     // An empty table says what would fill it.
     QString empty;
-    if (!document().isOpen()) empty = tr("No project is open: File › New Project… or Open Project…, or start with "
-                                         "alignscope --demo.");
-    else if (total == 0 && document().loading()) empty = tr("Reading the sequences…");
+    if (!document().isOpen())
+        empty =
+            tr("No project is open: File › New Project… or Open Project…, or start with "
+               "alignscope --demo.");
+    else if (total == 0 && document().loading())
+        empty = tr("Reading the sequences…");
     else if (total == 0)
-        empty = tr("No sequences loaded: File › Load Sequences… (Ctrl+L), drag FASTA or FASTQ files here, or "
-                   "File › Paste Sequences….");
-    else if (shown == 0) empty = tr("No sequence matches the filters above: clear them to see all %1.").arg(total);
+        empty =
+            tr("No sequences loaded: File › Load Sequences… (Ctrl+L), drag FASTA or FASTQ files here, or "
+               "File › Paste Sequences….");
+    else if (shown == 0)
+        empty = tr("No sequence matches the filters above: clear them to see all %1.").arg(total);
     empty_->setText(empty);
     empty_->setVisible(!empty.isEmpty());
     QString text = shown == total ? tr("%n sequence(s)", nullptr, total) : tr("%1 of %2 shown").arg(shown).arg(total);
@@ -217,7 +224,8 @@ SequenceList SequencesView::selection(bool* mixedAlphabets) const {
         sets.insert(model_.source(rows[k]).input_id);
         const AlphabetKind kind = model_.alphabet(rows[k]);
         if (k == 0) list.alphabet = kind;
-        else if ((kind == AlphabetKind::Protein) != (list.alphabet == AlphabetKind::Protein)) mixed = true;
+        else if ((kind == AlphabetKind::Protein) != (list.alphabet == AlphabetKind::Protein))
+            mixed = true;
     }
     if (mixedAlphabets) *mixedAlphabets = mixed;
     list.records = std::move(records);

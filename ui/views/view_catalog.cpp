@@ -40,14 +40,17 @@ const std::vector<ViewSpec>& view_catalog() {
         entry<BenchmarkView>("gcups", QT_TRANSLATE_NOOP("Views", "GCUPS"),
                              QT_TRANSLATE_NOOP("Views", "GCUPS curves of a bench job, or of the whole project")),
         entry<JobHitsView>("hits", QT_TRANSLATE_NOOP("Views", "Hits"),
-                           QT_TRANSLATE_NOOP("Views", "a database search's ranked hits and the selected one's "
-                                                      "alignment")),
+                           QT_TRANSLATE_NOOP("Views",
+                                             "a database search's ranked hits and the selected one's "
+                                             "alignment")),
         entry<ProfileSearchView>("profiles", QT_TRANSLATE_NOOP("Views", "Profile search"),
-                                 QT_TRANSLATE_NOOP("Views", "a HMMER3 profile searched against sequences: hits, "
-                                                            "domains and their alignments to the model")),
+                                 QT_TRANSLATE_NOOP("Views",
+                                                   "a HMMER3 profile searched against sequences: hits, "
+                                                   "domains and their alignments to the model")),
         entry<AllVsAllView>("allvsall", QT_TRANSLATE_NOOP("Views", "All against all"),
-                            QT_TRANSLATE_NOOP("Views", "every pair of a set: the score matrix by cluster, the score "
-                                                       "histogram and a pair's alignment")),
+                            QT_TRANSLATE_NOOP("Views",
+                                              "every pair of a set: the score matrix by cluster, the score "
+                                              "histogram and a pair's alignment")),
     };
     return catalog;
 }

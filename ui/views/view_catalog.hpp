@@ -14,8 +14,8 @@
 namespace alignscope::ui {
 
 struct ViewSpec {
-    QString id;     // "jobs", "sequences", "alignment", ...
-    QString title;  // the tab's title
+    QString id;           // "jobs", "sequences", "alignment", ...
+    QString title;        // the tab's title
     QString description;  // what it shows, for `alignscope --help`
     std::function<ResultView*(ProjectDocument& document, QWidget* parent)> create;
 };

@@ -38,10 +38,9 @@ AlignmentMode parse_mode(std::string_view name) {
     // The algorithm names are accepted too: people say "sw" as often as "local".
     if (key == "global" || key == "nw" || key == "needleman-wunsch") return AlignmentMode::Global;
     if (key == "local" || key == "sw" || key == "smith-waterman") return AlignmentMode::Local;
-    if (key == "semiglobal" || key == "semi-global" || key == "sg" || key == "glocal")
-        return AlignmentMode::SemiGlobal;
-    throw Error::about("mode", "unknown alignment mode '" + std::string(name) +
-                "' (expected global, local or semiglobal)");
+    if (key == "semiglobal" || key == "semi-global" || key == "sg" || key == "glocal") return AlignmentMode::SemiGlobal;
+    throw Error::about("mode",
+                       "unknown alignment mode '" + std::string(name) + "' (expected global, local or semiglobal)");
 }
 
 FreeEndGaps FreeEndGaps::parse(std::string_view spec) {
@@ -57,14 +56,17 @@ FreeEndGaps FreeEndGaps::parse(std::string_view spec) {
         const std::size_t comma = rest.find(',');
         const std::string item = lower_trimmed(rest.substr(0, comma));
         if (item == "qb") ends.query_begin = true;
-        else if (item == "qe") ends.query_end = true;
-        else if (item == "tb") ends.target_begin = true;
-        else if (item == "te") ends.target_end = true;
+        else if (item == "qe")
+            ends.query_end = true;
+        else if (item == "tb")
+            ends.target_begin = true;
+        else if (item == "te")
+            ends.target_end = true;
         else if (item.empty())
             throw Error::about("free_ends", "empty item in '" + std::string(spec) + "' (expected qb, qe, tb or te)");
         else
             throw Error::about("free_ends", "unknown end '" + item + "' in '" + std::string(spec) +
-                        "' (expected qb, qe, tb, te, all or none)");
+                                                "' (expected qb, qe, tb, te, all or none)");
         if (comma == std::string_view::npos) break;
         rest.remove_prefix(comma + 1);
     }

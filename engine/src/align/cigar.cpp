@@ -50,9 +50,9 @@ void check_ranges(const Cigar& cigar, std::string_view query, std::string_view t
                   std::int64_t target_begin) {
     auto check = [](const char* what, std::int64_t begin, std::int64_t span, std::int64_t length) {
         if (begin < 1 || begin > length + 1 || begin - 1 + span > length)
-            throw Error("CIGAR runs past the " + std::string(what) + ": it covers positions " +
-                        std::to_string(begin) + ".." + std::to_string(begin - 1 + span) + " of a " +
-                        std::string(what) + " of length " + std::to_string(length));
+            throw Error("CIGAR runs past the " + std::string(what) + ": it covers positions " + std::to_string(begin) +
+                        ".." + std::to_string(begin - 1 + span) + " of a " + std::string(what) + " of length " +
+                        std::to_string(length));
     };
     check("query", query_begin, cigar.query_span(), static_cast<std::int64_t>(query.size()));
     check("target", target_begin, cigar.target_span(), static_cast<std::int64_t>(target.size()));
@@ -95,8 +95,7 @@ void walk(const Cigar& cigar, std::string_view query, std::string_view target, s
                     column('D', std::int64_t{0}, ti, -1, residue_index(target, ti, matrix, "target"));
                     ++ti;
                     break;
-                default:
-                    throw Error(std::string("CIGAR operation '") + op.op + "' is not one of =, X, M, I, D");
+                default: throw Error(std::string("CIGAR operation '") + op.op + "' is not one of =, X, M, I, D");
             }
         }
     }
@@ -165,8 +164,7 @@ Cigar Cigar::parse(std::string_view text) {
         }
         if (pos == text.size()) fail(pos, "run length without an operation");
         const char op = text[pos];
-        if (!is_cigar_op(op))
-            fail(pos, std::string("unknown operation '") + op + "' (expected =, X, M, I or D)");
+        if (!is_cigar_op(op)) fail(pos, std::string("unknown operation '") + op + "' (expected =, X, M, I or D)");
         if (count == 0) fail(start, "run of length 0");
         cigar.push(op, static_cast<std::uint32_t>(count));
         ++pos;
@@ -174,14 +172,13 @@ Cigar Cigar::parse(std::string_view text) {
     return cigar;
 }
 
-std::int64_t rescore(const Cigar& cigar, std::string_view query, std::string_view target,
-                     std::int64_t query_begin, std::int64_t target_begin, const ScoringScheme& scheme) {
+std::int64_t rescore(const Cigar& cigar, std::string_view query, std::string_view target, std::int64_t query_begin,
+                     std::int64_t target_begin, const ScoringScheme& scheme) {
     std::int64_t score = 0;
     char previous = 0;
     walk(cigar, query, target, query_begin, target_begin, scheme.matrix,
          [&](char op, std::int64_t, std::int64_t, int a, int b) {
-             if (op == 'I' || op == 'D')
-                 score -= op == previous ? scheme.gap_extend : scheme.gap_open;
+             if (op == 'I' || op == 'D') score -= op == previous ? scheme.gap_extend : scheme.gap_open;
              else
                  score += scheme.matrix.score(a, b);
              previous = op;
@@ -281,8 +278,8 @@ PathScorer::PathScorer(std::string_view query, std::string_view target, std::int
     : query_(query), target_(target), scheme_(scheme), qi_(query_begin), ti_(target_begin) {
     auto check = [](const char* what, std::int64_t begin, std::int64_t length) {
         if (begin < 1 || begin > length + 1)
-            throw Error("the alignment begins at position " + std::to_string(begin) + " of a " + what +
-                        " of length " + std::to_string(length));
+            throw Error("the alignment begins at position " + std::to_string(begin) + " of a " + what + " of length " +
+                        std::to_string(length));
     };
     check("query", query_begin, static_cast<std::int64_t>(query.size()));
     check("target", target_begin, static_cast<std::int64_t>(target.size()));
@@ -296,7 +293,8 @@ void PathScorer::push(char op, std::uint32_t count) {
         throw Error("CIGAR runs past the " + std::string(what) + ": it reaches position " + std::to_string(last) +
                     " of a " + what + " of length " + std::to_string(length));
     };
-    if (uses_query && qi_ - 1 + count > static_cast<std::int64_t>(query_.size())) past("query", qi_ - 1 + count, query_.size());
+    if (uses_query && qi_ - 1 + count > static_cast<std::int64_t>(query_.size()))
+        past("query", qi_ - 1 + count, query_.size());
     if (uses_target && ti_ - 1 + count > static_cast<std::int64_t>(target_.size()))
         past("target", ti_ - 1 + count, target_.size());
     const SubstitutionMatrix& matrix = scheme_.matrix;
@@ -305,7 +303,8 @@ void PathScorer::push(char op, std::uint32_t count) {
         const bool insertion = op == 'I';
         for (std::uint32_t k = 0; k < count; ++k) {
             if (insertion) (void)residue_index(query_, qi_++, matrix, "query");
-            else (void)residue_index(target_, ti_++, matrix, "target");
+            else
+                (void)residue_index(target_, ti_++, matrix, "target");
         }
         score_ -= (previous_ == op ? scheme_.gap_extend : scheme_.gap_open) +
                   static_cast<std::int64_t>(count - 1) * scheme_.gap_extend;

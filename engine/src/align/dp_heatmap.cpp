@@ -124,8 +124,8 @@ DpHeatmap compute_dp_heatmap(std::string_view query, std::string_view target, co
         region = DpRegion::whole(m, n);
     if (region.row_begin < 0 || region.col_begin < 0 || region.row_end > m + 1 || region.col_end > n + 1 ||
         region.rows() < 1 || region.cols() < 1)
-        throw Error("DP heatmap: the region (" + region_text(region) + ") is not inside the " +
-                    std::to_string(m + 1) + " x " + std::to_string(n + 1) + " matrix");
+        throw Error("DP heatmap: the region (" + region_text(region) + ") is not inside the " + std::to_string(m + 1) +
+                    " x " + std::to_string(n + 1) + " matrix");
     if (request.grid_rows < 1 || request.grid_cols < 1)
         throw Error("DP heatmap: the grid must be at least 1 x 1, not " + std::to_string(request.grid_rows) + " x " +
                     std::to_string(request.grid_cols));
@@ -157,8 +157,7 @@ DpHeatmap compute_dp_heatmap(std::string_view query, std::string_view target, co
         block_start[static_cast<std::size_t>(c)] = region.col_begin + (c * width + map.cols - 1) / map.cols;
 
     RowFill fill(q, t, scheme, options, region.col_end);
-    if (request.start)
-        fill.start_at(*request.start);
+    if (request.start) fill.start_at(*request.start);
     else
         fill.start_at_row_zero();
     const std::int64_t first_row = fill.row;

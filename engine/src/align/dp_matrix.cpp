@@ -71,8 +71,8 @@ DpMatrices compute_dp_matrices(std::string_view query, std::string_view target, 
         for (std::int64_t j = 1; j < d.cols; ++j) {
             const std::int64_t e_cell = std::max(d.H[at(i, j - 1)] - o, d.E[at(i, j - 1)] - e);
             const std::int64_t f_cell = std::max(d.H[at(i - 1, j)] - o, d.F[at(i - 1, j)] - e);
-            const std::int64_t diag =
-                d.H[at(i - 1, j - 1)] + scheme.matrix.score(q[static_cast<std::size_t>(i - 1)], t[static_cast<std::size_t>(j - 1)]);
+            const std::int64_t diag = d.H[at(i - 1, j - 1)] + scheme.matrix.score(q[static_cast<std::size_t>(i - 1)],
+                                                                                  t[static_cast<std::size_t>(j - 1)]);
             std::int64_t h = std::max({diag, e_cell, f_cell});
             if (local) h = std::max<std::int64_t>(h, 0);
             d.H[at(i, j)] = h;

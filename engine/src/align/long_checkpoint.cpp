@@ -1,8 +1,8 @@
 // Long-pair stage-1 checkpoints (see long_checkpoint.hpp): atomic, checksummed
 // files and their validation.
 #include <alignscope/align/long_checkpoint.hpp>
-#include "../io/crc32.hpp"
 #include <alignscope/error.hpp>
+#include "../io/crc32.hpp"
 
 #include <zlib.h>
 
@@ -143,7 +143,9 @@ FileBytes read_checked(const std::string& path, std::uint32_t kind) {
     if (::fstat(fd, &st) != 0) throw Error("checkpoint: cannot read " + path + " (" + errno_text() + ")");
     if (!S_ISREG(st.st_mode))
         throw Error("checkpoint: " + path + " is not a regular file (" +
-                    (S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" : "a device or socket") +
+                    (S_ISFIFO(st.st_mode)  ? "a FIFO"
+                     : S_ISDIR(st.st_mode) ? "a directory"
+                                           : "a device or socket") +
                     "); a checkpoint is written as regular files only");
     const auto size = static_cast<std::uint64_t>(st.st_size);
     char header[kHeaderBytes];
@@ -157,14 +159,15 @@ FileBytes read_checked(const std::string& path, std::uint32_t kind) {
     std::memcpy(&file_kind, header + 12, 4);
     std::memcpy(&payload, header + 16, 8);
     if (version != kCheckpointVersion)
-        throw Error("checkpoint: " + path + " has format version " + std::to_string(version) + "; this AlignScope reads version " +
-                    std::to_string(kCheckpointVersion));
+        throw Error("checkpoint: " + path + " has format version " + std::to_string(version) +
+                    "; this AlignScope reads version " + std::to_string(kCheckpointVersion));
     if (file_kind != kind)
-        throw Error("checkpoint: " + path + " is a " + (file_kind == kKindRow ? "row file" : "manifest") + ", expected a " +
-                    (kind == kKindRow ? "row file" : "manifest"));
+        throw Error("checkpoint: " + path + " is a " + (file_kind == kKindRow ? "row file" : "manifest") +
+                    ", expected a " + (kind == kKindRow ? "row file" : "manifest"));
     if (payload != size - kHeaderBytes - 4)
         throw Error("checkpoint: " + path + " is " + std::to_string(size) + " bytes, its header says " +
-                    (payload > size ? "a payload of " + std::to_string(payload) + " bytes" : std::to_string(kHeaderBytes + payload + 4)) +
+                    (payload > size ? "a payload of " + std::to_string(payload) + " bytes"
+                                    : std::to_string(kHeaderBytes + payload + 4)) +
                     " (truncated or damaged)");
     std::vector<char> all;
     try {
@@ -218,7 +221,8 @@ public:
         if (at_ != f_.bytes.size()) malformed();
     }
     [[noreturn]] void malformed() const {
-        throw Error("checkpoint: " + f_.path + " is malformed (its checksum is right, its contents are not: written by another program?)");
+        throw Error("checkpoint: " + f_.path +
+                    " is malformed (its checksum is right, its contents are not: written by another program?)");
     }
 
 private:
@@ -258,21 +262,29 @@ std::string user_units(int scaled, int scale) {
 // Every way `got` (the checkpoint) differs from `want` (this job), in words.
 std::string differences(const CheckpointIdentity& want, const CheckpointIdentity& got) {
     std::vector<std::string> d;
-    if (got.m != want.m) d.push_back("the query has " + std::to_string(want.m) + " residues here, " + std::to_string(got.m) + " in the checkpoint");
-    else if (got.query_crc != want.query_crc) d.push_back("the query's residues differ (CRC-32)");
-    if (got.n != want.n) d.push_back("the target has " + std::to_string(want.n) + " residues here, " + std::to_string(got.n) + " in the checkpoint");
-    else if (got.target_crc != want.target_crc) d.push_back("the target's residues differ (CRC-32)");
-    if (got.matrix != want.matrix) d.push_back("the matrix is " + want.matrix + " here, " + got.matrix + " in the checkpoint");
-    else if (got.matrix_crc != want.matrix_crc || got.scale != want.scale) d.push_back("the matrix " + want.matrix + "'s scores differ");
-    if (static_cast<I64>(got.gap_open) * want.scale != static_cast<I64>(want.gap_open) * got.scale)
-        d.push_back("gap open is " + user_units(want.gap_open, want.scale) + " here, " + user_units(got.gap_open, got.scale) +
+    if (got.m != want.m)
+        d.push_back("the query has " + std::to_string(want.m) + " residues here, " + std::to_string(got.m) +
                     " in the checkpoint");
+    else if (got.query_crc != want.query_crc)
+        d.push_back("the query's residues differ (CRC-32)");
+    if (got.n != want.n)
+        d.push_back("the target has " + std::to_string(want.n) + " residues here, " + std::to_string(got.n) +
+                    " in the checkpoint");
+    else if (got.target_crc != want.target_crc)
+        d.push_back("the target's residues differ (CRC-32)");
+    if (got.matrix != want.matrix)
+        d.push_back("the matrix is " + want.matrix + " here, " + got.matrix + " in the checkpoint");
+    else if (got.matrix_crc != want.matrix_crc || got.scale != want.scale)
+        d.push_back("the matrix " + want.matrix + "'s scores differ");
+    if (static_cast<I64>(got.gap_open) * want.scale != static_cast<I64>(want.gap_open) * got.scale)
+        d.push_back("gap open is " + user_units(want.gap_open, want.scale) + " here, " +
+                    user_units(got.gap_open, got.scale) + " in the checkpoint");
     if (static_cast<I64>(got.gap_extend) * want.scale != static_cast<I64>(want.gap_extend) * got.scale)
         d.push_back("gap extend is " + user_units(want.gap_extend, want.scale) + " here, " +
                     user_units(got.gap_extend, got.scale) + " in the checkpoint");
     if (got.mode != want.mode || !(got.free_ends == want.free_ends))
-        d.push_back("the mode is " + mode_name(want.mode, want.free_ends) + " here, " + mode_name(got.mode, got.free_ends) +
-                    " in the checkpoint");
+        d.push_back("the mode is " + mode_name(want.mode, want.free_ends) + " here, " +
+                    mode_name(got.mode, got.free_ends) + " in the checkpoint");
     std::string out;
     for (const std::string& s : d) out += (out.empty() ? "" : "; ") + s;
     return out;
@@ -302,13 +314,15 @@ void check_row_values(const CheckpointIdentity& id, const CheckpointState& s, st
     const bool zero_left = local || (id.mode == AlignmentMode::SemiGlobal && id.free_ends.target_begin);
     auto clamped = [](I64 v) { return std::max<I64>(v, kNegInf); };
     auto bad = [&](const std::string& what) {
-        throw Error("checkpoint: " + path + " does not match this job: row " + std::to_string(r) + " " + what + kNotThisJob);
+        throw Error("checkpoint: " + path + " does not match this job: row " + std::to_string(r) + " " + what +
+                    kNotThisJob);
     };
     const I64 edge_h = zero_left ? 0 : clamped(-(open + (r - 1) * extend));
     const I64 edge_f = zero_left ? I64{kNegInf} : edge_h;
     if (h[0] != edge_h || f[0] != edge_f)
-        bad("has H " + std::to_string(h[0]) + " and F " + std::to_string(f[0]) + " in column 0, where this job's left edge has " +
-            std::to_string(edge_h) + " and " + std::to_string(edge_f));
+        bad("has H " + std::to_string(h[0]) + " and F " + std::to_string(f[0]) +
+            " in column 0, where this job's left edge has " + std::to_string(edge_h) + " and " +
+            std::to_string(edge_f));
     I64 top = h[0];
     for (std::size_t j = 0; j < h.size(); ++j) {
         const std::string at = " at column " + std::to_string(j);
@@ -367,7 +381,8 @@ CheckpointIdentity CheckpointIdentity::of(const std::uint8_t* query, std::int64_
     id.target_crc = io::crc32_of(target, static_cast<std::size_t>(n));
     id.matrix = scheme.matrix.name();
     id.matrix_crc = io::crc32_of(scheme.matrix.letters().data(), scheme.matrix.letters().size());
-    id.matrix_crc = io::crc32_of(scheme.matrix.scores().data(), scheme.matrix.scores().size() * sizeof(int), id.matrix_crc);
+    id.matrix_crc =
+        io::crc32_of(scheme.matrix.scores().data(), scheme.matrix.scores().size() * sizeof(int), id.matrix_crc);
     id.gap_open = scheme.gap_open;
     id.gap_extend = scheme.gap_extend;
     id.scale = scheme.scale;
@@ -438,8 +453,7 @@ LongCheckpoint LongCheckpoint::resume(const std::string& dir, const CheckpointId
     got.free_ends.target_end = r.get<std::uint8_t>() != 0;
     c.created_dir_ = r.get<std::uint8_t>() != 0;
     const std::string diff = differences(id, got);
-    if (!diff.empty())
-        throw Error("checkpoint: " + c.manifest_path() + " is for another pair or scheme: " + diff);
+    if (!diff.empty()) throw Error("checkpoint: " + c.manifest_path() + " is for another pair or scheme: " + diff);
     CheckpointState& s = c.state_;
     const auto count = r.get<std::uint64_t>();
     if (count == 0 || count > static_cast<std::uint64_t>(id.m)) r.malformed();
@@ -498,8 +512,9 @@ void LongCheckpoint::read_row(std::size_t k, std::vector<Score>& h, std::vector<
     const auto row = r.get<I64>();
     const auto n = r.get<I64>();
     if (row != state_.rows[k] || n != id_.n)
-        throw Error("checkpoint: " + path + " holds row " + std::to_string(row) + " of a target of " + std::to_string(n) +
-                    " residues, expected row " + std::to_string(state_.rows[k]) + " of " + std::to_string(id_.n));
+        throw Error("checkpoint: " + path + " holds row " + std::to_string(row) + " of a target of " +
+                    std::to_string(n) + " residues, expected row " + std::to_string(state_.rows[k]) + " of " +
+                    std::to_string(id_.n));
     r.get_vector(h, static_cast<std::uint64_t>(n + 1));
     r.get_vector(f, static_cast<std::uint64_t>(n + 1));
     r.end();
@@ -593,7 +608,8 @@ void LongCheckpoint::remove_files_in(const std::string& dir, bool remove_dir) {
         if (name.size() == std::strlen(kRowPrefix) + 12 + std::strlen(kRowSuffix) && name.rfind(kRowPrefix, 0) == 0 &&
             name.ends_with(kRowSuffix) &&
             std::all_of(name.begin() + static_cast<std::ptrdiff_t>(std::strlen(kRowPrefix)),
-                        name.end() - static_cast<std::ptrdiff_t>(std::strlen(kRowSuffix)), [](char ch) { return ch >= '0' && ch <= '9'; }))
+                        name.end() - static_cast<std::ptrdiff_t>(std::strlen(kRowSuffix)),
+                        [](char ch) { return ch >= '0' && ch <= '9'; }))
             fs::remove(e.path(), ec);
         // Temporary files of a write that a crash interrupted.
         else if (name.rfind(".long-pair", 0) == 0 && name.find(".tmp.") != std::string::npos)

@@ -1,8 +1,8 @@
 // The CPU reference aligners: linear-memory score passes (Gotoh recurrences in
 // 64-bit integers), the reverse pass that finds where an alignment begins, the
 // full-matrix traceback, and the pipeline that ties them together.
-#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/align/reference_aligner.hpp>
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
 
 #include "dp_core.hpp"
@@ -117,7 +117,8 @@ PassEnd bounded_pass(const std::uint8_t* query, std::int64_t m, const std::uint8
     if (boundary.last_col_free) {
         if (col_best > best.score || (col_best == best.score && best.j == n && col_i < best.i))
             best = {col_best, col_i, n};
-        if (boundary.boundary_ends && (corner_top_right > best.score || (corner_top_right == best.score && best.j == n)))
+        if (boundary.boundary_ends &&
+            (corner_top_right > best.score || (corner_top_right == best.score && best.j == n)))
             best = {corner_top_right, 0, n};
     }
     return best;

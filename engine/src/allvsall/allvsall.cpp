@@ -144,8 +144,8 @@ TileResult finish_tile(const Problem& problem, std::uint64_t tile, const std::ve
             throw Error("allvsall: device " + backend.info().id + " traced pair " +
                         std::to_string(pairs[passing[k]].first + 1) + "," +
                         std::to_string(pairs[passing[k]].second + 1) + " to score " +
-                        std::to_string(alignments[k].score) + " but scored it " +
-                        std::to_string(scores[passing[k]]) + " (scaled)");
+                        std::to_string(alignments[k].score) + " but scored it " + std::to_string(scores[passing[k]]) +
+                        " (scaled)");
         result.traced.push_back(traced_from(alignments[k], passing[k]));
     }
     return result;

@@ -46,7 +46,8 @@ CentroidClusters greedy_centroid(const std::vector<std::size_t>& lengths, const 
     }
     std::vector<std::uint32_t> order(n);
     std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return lengths[a] > lengths[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return lengths[a] > lengths[b]; });
     CentroidClusters out;
     out.cluster.assign(n, 0);
     std::vector<std::uint32_t> centroid_cluster(n, 0);  // cluster number of a record that is a centroid

@@ -1,8 +1,8 @@
 // The ordered result spool and its checkpoint (see spool.hpp).
 #include <alignscope/allvsall/spool.hpp>
-#include "../io/crc32.hpp"
 #include <alignscope/error.hpp>
 #include <alignscope/io/atomic_file.hpp>
+#include "../io/crc32.hpp"
 
 #include <zlib.h>
 
@@ -96,7 +96,8 @@ std::vector<std::string> checkpoint_identity(const Problem& p) {
     std::vector<std::string> lines;
     lines.push_back("rows " + std::to_string(p.rows->size()) + " " + hex(set_crc(*p.rows)));
     if (p.triangle()) lines.push_back("columns same");
-    else lines.push_back("columns " + std::to_string(p.columns->size()) + " " + hex(set_crc(*p.columns)));
+    else
+        lines.push_back("columns " + std::to_string(p.columns->size()) + " " + hex(set_crc(*p.columns)));
     std::uint32_t matrix_crc = io::crc32_of(p.scheme.matrix.letters().data(), p.scheme.matrix.letters().size());
     for (int a = 0; a < p.scheme.matrix.size(); ++a)
         for (int b = 0; b < p.scheme.matrix.size(); ++b) {
@@ -116,15 +117,16 @@ std::vector<std::string> checkpoint_identity(const Problem& p) {
 
 ResultSpool::ResultSpool(const Problem& problem, const SpoolOptions& options)
     : problem_(problem), options_(options), last_checkpoint_(std::chrono::steady_clock::now()) {
-    if (problem.trace.top > 0)
-        top_.resize(problem.rows->size() + (problem.triangle() ? 0 : problem.columns->size()));
+    if (problem.trace.top > 0) top_.resize(problem.rows->size() + (problem.triangle() ? 0 : problem.columns->size()));
     if (options.checkpoint_dir.empty()) {
-        if (options.resume) throw Error("--resume needs --checkpoint DIR, the directory of the checkpoint to go on from");
+        if (options.resume)
+            throw Error("--resume needs --checkpoint DIR, the directory of the checkpoint to go on from");
         std::error_code ec;
         const fs::path base = options.temp_dir.empty() ? fs::temp_directory_path(ec) : fs::path(options.temp_dir);
         std::string pattern = (base / "alignscope-allvsall-XXXXXX").string();
         fd_ = ::mkstemp(pattern.data());
-        if (fd_ < 0) throw Error("allvsall: cannot create a spool file in " + base.string() + " (" + errno_text() + ")");
+        if (fd_ < 0)
+            throw Error("allvsall: cannot create a spool file in " + base.string() + " (" + errno_text() + ")");
         // Unlinked at once: the open descriptor is all that reads and writes it,
         // so even a killed job leaves nothing behind.
         ::unlink(pattern.c_str());
@@ -285,7 +287,9 @@ void ResultSpool::note_top(const TileResult& r) {
     if (top_.empty()) return;
     const std::size_t offset = problem_.triangle() ? 0 : problem_.rows->size();
     const std::uint32_t n = problem_.trace.top;
-    auto worse_first = [](const Partner& a, const Partner& b) { return better(a.score, a.partner, b.score, b.partner); };
+    auto worse_first = [](const Partner& a, const Partner& b) {
+        return better(a.score, a.partner, b.score, b.partner);
+    };
     auto offer = [&](std::vector<Partner>& heap, const Partner& p) {
         if (heap.size() < n) {
             heap.push_back(p);

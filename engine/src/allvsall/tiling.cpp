@@ -81,7 +81,8 @@ void Tiling::pairs(std::uint64_t tile, std::vector<PairIndex>& out) const {
         for (std::size_t q = (triangle_ && a == b) ? p + 1 : b0; q < b1; ++q) {
             const std::uint32_t i = row_order_[p], j = column_order_[q];
             if (triangle_ && j < i) out.emplace_back(j, i);
-            else out.emplace_back(i, j);
+            else
+                out.emplace_back(i, j);
         }
 }
 

@@ -36,7 +36,6 @@ std::string format_number(double value) {
     return buffer;
 }
 
-
 std::string matrix_label(const BenchCase& c) {
     return c.matrix.empty() ? "match " + std::to_string(c.match) + "/" + std::to_string(c.mismatch) : c.matrix;
 }
@@ -53,7 +52,9 @@ std::string BenchCase::describe() const {
     return std::string(to_string(alphabet)) + " " + matrix_label(*this) + " gap " + format_number(gap_open) + "/" +
            format_number(gap_extend) + " " + describe_mode(options) + " " + std::to_string(query_length) + "x" +
            std::to_string(target_length) +
-           (options.traceback ? ", with traceback" : options.begins ? ", score and coordinates" : ", score and end positions");
+           (options.traceback ? ", with traceback"
+            : options.begins  ? ", score and coordinates"
+                              : ", score and end positions");
 }
 
 std::vector<BenchCase> standard_bench_cases() {
@@ -153,8 +154,8 @@ BenchPoint measure_point(Backend& backend, const BenchCase& bench_case, const Po
     if (settings.pairs == 0) throw Error("bench: a point needs at least one pair");
     if (settings.repeat < 1) throw Error("bench: --repeat must be at least 1");
     if (bench_case.query_length < 1 || bench_case.target_length < 1)
-        throw Error("bench: sequence lengths must be at least 1 (got " + std::to_string(bench_case.query_length) +
-                    "x" + std::to_string(bench_case.target_length) + ")");
+        throw Error("bench: sequence lengths must be at least 1 (got " + std::to_string(bench_case.query_length) + "x" +
+                    std::to_string(bench_case.target_length) + ")");
     const DeviceInfo info = backend.info();
     const bool is_cpu = info.kind == "cpu";
 
@@ -211,12 +212,14 @@ BenchPoint measure_point(Backend& backend, const BenchCase& bench_case, const Po
         const auto events = recorder.events();
         const auto busy = busy_seconds(events, "kernel");
         if (busy) kernel_runs.push_back(*busy);
-        else every_run_has_kernels = false;
+        else
+            every_run_has_kernels = false;
         if (last) {
             clock_source = recorder.clock_source();
             point.clock_source = clock_source;
             for (const auto& e : events)
-                if (e.category == "host") point.host_seconds[e.name] += static_cast<double>(e.end_ns - e.start_ns) * 1e-9;
+                if (e.category == "host")
+                    point.host_seconds[e.name] += static_cast<double>(e.end_ns - e.start_ns) * 1e-9;
             for (const auto& a : results) kernels.insert(a.kernel);
             if (settings.timeline)
                 for (const auto& e : events) settings.timeline->record(e);
@@ -254,8 +257,8 @@ BenchPoint measure_point(Backend& backend, const BenchCase& bench_case, const Po
     p["indel_rate"] = format_number(bench_case.indel_rate);
     p["distinct_pairs"] = std::to_string(data.pool);
     p["sequences"] = "synthetic, seed " + std::to_string(settings.seed);
-    p["threads"] = is_cpu ? (settings.threads ? std::to_string(settings.threads) : std::to_string(info.threads) + " (all)")
-                          : "-";
+    p["threads"] =
+        is_cpu ? (settings.threads ? std::to_string(settings.threads) : std::to_string(info.threads) + " (all)") : "-";
     p["streams"] = is_cpu ? "-" : (settings.streams ? std::to_string(settings.streams) : "default");
     p["forced_kernel"] = settings.kernel.empty() ? "automatic" : settings.kernel;
     p["repeat"] = std::to_string(settings.repeat);
@@ -323,9 +326,9 @@ public:
         s.timeline = nullptr;
         const BenchPoint trial = measure_point(backend, c, s);
         const double rate = static_cast<double>(probe) / std::max(trial.seconds, 1e-6);
-        const std::uint64_t pairs = std::clamp<std::uint64_t>(round_to_two_digits(rate * options_.cpu_seconds),
-                                                              std::min<std::uint64_t>(16, options_.gpu_pairs),
-                                                              options_.gpu_pairs);
+        const std::uint64_t pairs =
+            std::clamp<std::uint64_t>(round_to_two_digits(rate * options_.cpu_seconds),
+                                      std::min<std::uint64_t>(16, options_.gpu_pairs), options_.gpu_pairs);
         calibrated_[key] = pairs;
         if (pairs < options_.gpu_pairs)
             note(info.id + ": " + c.name + " scaled down to " + std::to_string(pairs) + " pairs (about " +
@@ -381,8 +384,8 @@ public:
                 // four times its own count, as short pairs cost more than their cells.
                 const std::uint64_t base = pairs_for(*backend, sweep_case);
                 const double scaled = static_cast<double>(base) * 300.0 * 300.0 / double(length) / double(length);
-                const std::uint64_t most = backend->info().kind == "cpu" ? std::min(4 * base, options_.gpu_pairs)
-                                                                         : options_.gpu_pairs;
+                const std::uint64_t most =
+                    backend->info().kind == "cpu" ? std::min(4 * base, options_.gpu_pairs) : options_.gpu_pairs;
                 const std::uint64_t pairs =
                     std::clamp<std::uint64_t>(round_to_two_digits(scaled), 1, std::max<std::uint64_t>(most, 1));
                 auto point = try_point(*backend, c, settings(pairs));
@@ -451,7 +454,8 @@ private:
         if (distinct.size() == 1) {
             label = *distinct.begin();
         } else {
-            for (const auto& [device, clock] : clocks_) label += (label.empty() ? "" : ", ") + clock + " (" + device + ")";
+            for (const auto& [device, clock] : clocks_)
+                label += (label.empty() ? "" : ", ") + clock + " (" + device + ")";
         }
         options_.timeline->set_clock_source(label);
     }
@@ -477,8 +481,7 @@ BenchReport run_bench(const std::vector<Backend*>& backends, const BenchOptions&
     for (Backend* backend : backends) report.devices.push_back(backend->info());
     BenchRun run(options, callbacks, report);
     for (const auto& info : report.devices)
-        if (info.kind == "cpu")
-            run.note(info.id + ": CPU backend: GCUPS end-to-end only (no kernel events on a CPU)");
+        if (info.kind == "cpu") run.note(info.id + ": CPU backend: GCUPS end-to-end only (no kernel events on a CPU)");
     run.run(backends);
     return report;
 }
@@ -577,17 +580,17 @@ void write_bench_json(std::ostream& out, const BenchReport& report) {
                     {"started_utc", report.build.started_utc}};
     doc["devices"] = json::array();
     for (const auto& d : report.devices) {
-        doc["devices"].push_back({{"id", d.id},
-                                  {"kind", d.kind},
-                                  {"name", d.name},
-                                  {"description", d.description},
-                                  {"threads", d.threads},
-                                  {"sm_count", d.sm_count},
-                                  {"memory_bytes", d.memory_bytes},
-                                  {"compute_capability", std::to_string(d.compute_major) + "." +
-                                                             std::to_string(d.compute_minor)},
-                                  {"driver_version", d.driver_version},
-                                  {"runtime_version", d.runtime_version}});
+        doc["devices"].push_back(
+            {{"id", d.id},
+             {"kind", d.kind},
+             {"name", d.name},
+             {"description", d.description},
+             {"threads", d.threads},
+             {"sm_count", d.sm_count},
+             {"memory_bytes", d.memory_bytes},
+             {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)},
+             {"driver_version", d.driver_version},
+             {"runtime_version", d.runtime_version}});
     }
     doc["points"] = json::array();
     for (const auto& p : report.points) {

@@ -66,9 +66,7 @@ std::vector<std::int64_t> default_long_lengths(const DeviceInfo& device) {
     return {10'000, 30'000};
 }
 
-ScoringScheme long_bench_scheme() {
-    return ScoringScheme::create(SubstitutionMatrix::match_mismatch(1, -3), 5, 2);
-}
+ScoringScheme long_bench_scheme() { return ScoringScheme::create(SubstitutionMatrix::match_mismatch(1, -3), 5, 2); }
 
 LongBenchReport run_long_bench(Backend& backend, const LongBenchOptions& options, const LongBenchCallbacks& callbacks,
                                const JobContext& context) {
@@ -115,14 +113,15 @@ LongBenchReport run_long_bench(Backend& backend, const LongBenchOptions& options
         if (settings.empty()) throw Error::about("strategies", "nothing to run");
     } else {
         settings.push_back({"linear-space", 0});
-        note(report.device.id + " has no long-pair runner: Myers-Miller in linear space on one core; "
-                                "'stage 1' is the run without traceback, 'stages 2-3' the rest of the full run");
+        note(report.device.id +
+             " has no long-pair runner: Myers-Miller in linear space on one core; "
+             "'stage 1' is the run without traceback, 'stages 2-3' the rest of the full run");
     }
 
     for (std::int64_t length : lengths) {
         context.throw_if_cancelled();
-        const LongPair pair = generate_long_pair(options.seed + static_cast<std::uint64_t>(length), genome.residues,
-                                                 length, length);
+        const LongPair pair =
+            generate_long_pair(options.seed + static_cast<std::uint64_t>(length), genome.residues, length, length);
         for (const Setting& setting : settings) {
             LongRunnerSettings runner;
             runner.strategy = has_runner ? setting.strategy : "";
@@ -150,8 +149,8 @@ LongBenchReport run_long_bench(Backend& backend, const LongBenchOptions& options
             if (callbacks.starting) callbacks.starting(label + ": without traceback");
             lp.align.traceback = false;
             auto t0 = Clock::now();
-            const Alignment score_only =
-                longpair::align_long_on(backend, pair.query, pair.target, scheme, lp, runner, context, &p.score_only_stats);
+            const Alignment score_only = longpair::align_long_on(backend, pair.query, pair.target, scheme, lp, runner,
+                                                                 context, &p.score_only_stats);
             p.score_only_seconds = seconds_since(t0);
 
             if (callbacks.starting) callbacks.starting(label + ": full alignment");

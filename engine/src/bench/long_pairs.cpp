@@ -100,9 +100,11 @@ SeedGenome load_seed_genome(const std::string& path) {
     for (char& c : residues)
         if (kBases.find(c) == std::string_view::npos) {
             if (c == 'U') c = 'T';
-            else if (std::string_view("NRYKMSWBDHV").find(c) != std::string_view::npos) c = 'N';
-            else throw Error(file + ": the first record ('" + record.id + "') is not DNA (letter '" +
-                             std::string(1, c) + "')");
+            else if (std::string_view("NRYKMSWBDHV").find(c) != std::string_view::npos)
+                c = 'N';
+            else
+                throw Error(file + ": the first record ('" + record.id + "') is not DNA (letter '" + std::string(1, c) +
+                            "')");
         }
     genome.residues = std::move(residues);
     genome.source = std::filesystem::path(file).filename().string() + " (" + record.id + ", " +
@@ -127,7 +129,8 @@ std::string tile_genome(SeededRandom& random, std::string_view source, std::int6
     if (static_cast<std::int64_t>(out.size()) > length) {
         const auto size = static_cast<std::int64_t>(out.size());
         // Shorter than one copy: a window anywhere in it; else the prefix.
-        const std::int64_t offset = length < static_cast<std::int64_t>(source.size()) ? random.between(0, size - length) : 0;
+        const std::int64_t offset =
+            length < static_cast<std::int64_t>(source.size()) ? random.between(0, size - length) : 0;
         out = out.substr(static_cast<std::size_t>(offset), static_cast<std::size_t>(length));
     }
     return out;
@@ -208,8 +211,8 @@ LongPair generate_long_pair(std::uint64_t seed, std::string_view seed_genome, st
     return pair;
 }
 
-LongPair planted_pair(std::uint64_t seed, AlphabetKind alphabet, std::int64_t query_length,
-                      std::int64_t target_length, int regions, double divergence) {
+LongPair planted_pair(std::uint64_t seed, AlphabetKind alphabet, std::int64_t query_length, std::int64_t target_length,
+                      int regions, double divergence) {
     if (query_length < 1 || target_length < 1) throw Error("planted_pair: lengths must be at least 1");
     SeededRandom random(seed);
     LongPair pair;
@@ -218,22 +221,23 @@ LongPair planted_pair(std::uint64_t seed, AlphabetKind alphabet, std::int64_t qu
     const std::int64_t shorter = std::min(query_length, target_length);
     int planted = 0;
     for (int r = 0; r < regions; ++r) {
-        const std::int64_t length = random.between(std::max<std::int64_t>(1, shorter / 10), std::max<std::int64_t>(1, shorter / 3));
+        const std::int64_t length =
+            random.between(std::max<std::int64_t>(1, shorter / 10), std::max<std::int64_t>(1, shorter / 3));
         const std::int64_t from = random.between(0, target_length - length);
-        std::string piece = mutate_residues(random, alphabet,
-                                            std::string_view(pair.target).substr(static_cast<std::size_t>(from),
-                                                                                  static_cast<std::size_t>(length)),
-                                            divergence, divergence / 10);
-        if (static_cast<std::int64_t>(piece.size()) > query_length) piece.resize(static_cast<std::size_t>(query_length));
+        std::string piece = mutate_residues(
+            random, alphabet,
+            std::string_view(pair.target).substr(static_cast<std::size_t>(from), static_cast<std::size_t>(length)),
+            divergence, divergence / 10);
+        if (static_cast<std::int64_t>(piece.size()) > query_length)
+            piece.resize(static_cast<std::size_t>(query_length));
         const std::int64_t to = random.between(0, query_length - static_cast<std::int64_t>(piece.size()));
         pair.query.replace(static_cast<std::size_t>(to), piece.size(), piece);
         ++planted;
     }
-    pair.description = std::string(alphabet == AlphabetKind::Protein ? "protein " : "DNA ") +
-                       format_length(query_length) + " x " + format_length(target_length) + " random, " +
-                       std::to_string(planted) + " similar regions planted (" +
-                       std::to_string(static_cast<int>(divergence * 100)) + "% substitutions), seed " +
-                       std::to_string(seed);
+    pair.description =
+        std::string(alphabet == AlphabetKind::Protein ? "protein " : "DNA ") + format_length(query_length) + " x " +
+        format_length(target_length) + " random, " + std::to_string(planted) + " similar regions planted (" +
+        std::to_string(static_cast<int>(divergence * 100)) + "% substitutions), seed " + std::to_string(seed);
     return pair;
 }
 
@@ -250,10 +254,14 @@ std::int64_t parse_length(std::string_view text, std::string_view flag) {
     std::string unit = s.substr(used);
     double factor = 1;
     if (unit.empty()) factor = 1;
-    else if (unit == "k" || unit == "K") factor = 1e3;
-    else if (unit == "m" || unit == "M") factor = 1e6;
-    else if (unit == "g" || unit == "G") factor = 1e9;
-    else throw Error(what);
+    else if (unit == "k" || unit == "K")
+        factor = 1e3;
+    else if (unit == "m" || unit == "M")
+        factor = 1e6;
+    else if (unit == "g" || unit == "G")
+        factor = 1e9;
+    else
+        throw Error(what);
     const double length = value * factor;
     if (!(length >= 1) || length > 1e11 || length != std::floor(length))
         throw Error(std::string(flag) + ": '" + s + "' is not a whole positive length");

@@ -79,9 +79,9 @@ void take_extreme_scheme(std::uint64_t seed, std::uint64_t index, LongVerifyCase
 // adding at most the largest substitution score or penalty in size) stays
 // well inside 32 bits, so parasail's 32-bit kernels can answer it.
 bool fits_32_bits(const LongVerifyCase& c) {
-    const std::int64_t per_column = std::max<std::int64_t>(
-        {std::abs(c.scheme.matrix.max_score()), std::abs(c.scheme.matrix.min_score()), c.scheme.gap_open,
-         c.scheme.gap_extend});
+    const std::int64_t per_column =
+        std::max<std::int64_t>({std::abs(c.scheme.matrix.max_score()), std::abs(c.scheme.matrix.min_score()),
+                                c.scheme.gap_open, c.scheme.gap_extend});
     const auto columns = static_cast<std::int64_t>(c.query.size() + c.target.size()) + 2;
     return columns * per_column < (std::int64_t{1} << 30);
 }

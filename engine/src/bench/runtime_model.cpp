@@ -125,7 +125,7 @@ RuntimeModel fit_runtime_model(const std::vector<RuntimeSample>& samples) {
     model.sizes = static_cast<int>(sizes.size());
 
     // The columns the data can carry: a; a and c; a, b and c.
-    const std::vector<int> allowed = model.sizes == 1 ? std::vector<int>{0}
+    const std::vector<int> allowed = model.sizes == 1   ? std::vector<int>{0}
                                      : model.sizes == 2 ? std::vector<int>{0, 2}
                                                         : std::vector<int>{0, 1, 2};
     // Non-negative least squares by trying every subset of the allowed
@@ -170,7 +170,8 @@ std::string device_set_id(std::string_view device) {
         const std::size_t cut = rest.find_first_of(",+");
         std::string_view item = rest.substr(0, cut);
         if (item.rfind("gpu:", 0) == 0) item.remove_prefix(4);
-        else if (first) return std::string(device);
+        else if (first)
+            return std::string(device);
         int index = -1;
         const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), index);
         if (item.empty() || ec != std::errc() || end != item.data() + item.size() || index < 0)

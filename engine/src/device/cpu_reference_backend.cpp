@@ -132,8 +132,8 @@ private:
 
 std::string describe_pair(const PairJob& job, std::size_t p) {
     const auto& [q, t] = job.pairs[p];
-    return "pair " + std::to_string(p + 1) + " (query '" + (*job.queries)[q].id + "', target '" +
-           (*job.targets)[t].id + "')";
+    return "pair " + std::to_string(p + 1) + " (query '" + (*job.queries)[q].id + "', target '" + (*job.targets)[t].id +
+           "')";
 }
 
 }  // namespace
@@ -254,8 +254,7 @@ public:
 
     Alignment align(const Sequence& query, const Sequence& target, PairProgress& progress) override {
         const std::uint64_t cells = static_cast<std::uint64_t>(query.residues.size()) * target.residues.size();
-        const bool linear_space =
-            forced_ ? forced_->family == "myersmiller" : cells > reference_pair_cell_limit;
+        const bool linear_space = forced_ ? forced_->family == "myersmiller" : cells > reference_pair_cell_limit;
         if (!linear_space) return align_reference(query.residues, target.residues, job_.scheme, job_.options);
         Alignment a = align_linear_space(query.residues, target.residues, job_.scheme, job_.options,
                                          [&progress](std::uint64_t done) { progress.cells_done(done); });
@@ -281,8 +280,8 @@ public:
         d.kind = "cpu";
         d.name = "CPU reference (scalar)";
         d.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        d.description = "scalar reference aligner (64-bit scores), threaded over pairs, " +
-                        std::to_string(d.threads) + " threads";
+        d.description =
+            "scalar reference aligner (64-bit scores), threaded over pairs, " + std::to_string(d.threads) + " threads";
         return d;
     }
 

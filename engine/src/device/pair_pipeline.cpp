@@ -307,7 +307,7 @@ struct Chunk {
 struct AssembledChunk {
     std::shared_ptr<Chunk> chunk;
     bool query_more = true, target_more = true;  // false: that file ended in this chunk
-    bool inputs_end = false;  // a first chunk of one pair after which both files end
+    bool inputs_end = false;                     // a first chunk of one pair after which both files end
 };
 
 // A piece of a chunk as text: kFormatPiece pairs or the chunk's rest.
@@ -852,7 +852,8 @@ void PairPipeline::collect_stats() {
 
 PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, Backend& backend, JobContext& context,
                                     AtomicOutput& out) {
-    return run_pair_pipeline(settings, [&backend]() -> Backend& { return backend; }, context, out);
+    return run_pair_pipeline(
+        settings, [&backend]() -> Backend& { return backend; }, context, out);
 }
 
 PairPipelineStats run_pair_pipeline(const PairPipelineSettings& settings, const std::function<Backend&()>& backend,

@@ -60,7 +60,6 @@ using parasail_support::MatrixPtr;
 using parasail_support::ProfilePtr;
 using parasail_support::ResultPtr;
 
-
 // Above pass_cell_limit a pair runs in linear space instead: parasail cannot
 // be interrupted inside a pass and a job must honour a cancel within 100 ms;
 // 2^26 cells take parasail about 50 ms at its slowest here (32-bit scan, ~1.2
@@ -83,12 +82,14 @@ constexpr ProfileCreator profile_create[3] = {parasail_profile_create_8, parasai
 // Indexed by family (0 = striped, 1 = scan), then lane width.
 enum Family { striped = 0, scan = 1 };
 constexpr const char* family_names[2] = {"striped", "scan"};
-constexpr ProfileFunction sw_kernels[2][3] = {
-    {parasail_sw_striped_profile_8, parasail_sw_striped_profile_16, parasail_sw_striped_profile_32},
-    {parasail_sw_scan_profile_8, parasail_sw_scan_profile_16, parasail_sw_scan_profile_32}};
-constexpr ProfileFunction nw_kernels[2][3] = {
-    {parasail_nw_striped_profile_8, parasail_nw_striped_profile_16, parasail_nw_striped_profile_32},
-    {parasail_nw_scan_profile_8, parasail_nw_scan_profile_16, parasail_nw_scan_profile_32}};
+constexpr ProfileFunction sw_kernels[2][3] = {{parasail_sw_striped_profile_8, parasail_sw_striped_profile_16,
+                                               parasail_sw_striped_profile_32},
+                                              {parasail_sw_scan_profile_8, parasail_sw_scan_profile_16,
+                                               parasail_sw_scan_profile_32}};
+constexpr ProfileFunction nw_kernels[2][3] = {{parasail_nw_striped_profile_8, parasail_nw_striped_profile_16,
+                                               parasail_nw_striped_profile_32},
+                                              {parasail_nw_scan_profile_8, parasail_nw_scan_profile_16,
+                                               parasail_nw_scan_profile_32}};
 // Last row and column of the DP for each combination of free beginnings,
 // indexed by family, then (query_begin ? 1 : 0) + (target_begin ? 2 : 0), then
 // width. With s1 = query, parasail's "db" (free s2 residues before s1 begins)
@@ -110,9 +111,9 @@ constexpr ProfileFunction rowcol_kernels[2][4][3] = {
      {parasail_sg_qb_db_rowcol_scan_profile_8, parasail_sg_qb_db_rowcol_scan_profile_16,
       parasail_sg_qb_db_rowcol_scan_profile_32}}};
 // The kernels a job may force with --kernel, after "mode_gaps_".
-const std::vector<ForcedKernel> forcible_kernels = {
-    {"striped", KernelWidth::S8}, {"striped", KernelWidth::S16}, {"striped", KernelWidth::S32},
-    {"scan", KernelWidth::S8},    {"scan", KernelWidth::S16},    {"scan", KernelWidth::S32}};
+const std::vector<ForcedKernel> forcible_kernels = {{"striped", KernelWidth::S8},  {"striped", KernelWidth::S16},
+                                                    {"striped", KernelWidth::S32}, {"scan", KernelWidth::S8},
+                                                    {"scan", KernelWidth::S16},    {"scan", KernelWidth::S32}};
 constexpr KernelWidth lane_widths[3] = {KernelWidth::S8, KernelWidth::S16, KernelWidth::S32};
 constexpr TraceFunction nw_trace_scan[3] = {parasail_nw_trace_scan_8, parasail_nw_trace_scan_16,
                                             parasail_nw_trace_scan_32};
@@ -135,10 +136,12 @@ public:
         if (!usable_) return;
         const int n = matrix->size;
         code_of_.fill(unused_lane);
-        for (int c = 0; c < n; ++c) code_of_[static_cast<unsigned char>(parasail_support::letters[c])] = static_cast<std::uint8_t>(c);
+        for (int c = 0; c < n; ++c)
+            code_of_[static_cast<unsigned char>(parasail_support::letters[c])] = static_cast<std::uint8_t>(c);
         rows_.assign(static_cast<std::size_t>(n), Vector{});
         for (int k = 0; k < n; ++k)
-            for (int c = 0; c < n; ++c) rows_[k].bytes[c] = static_cast<std::uint8_t>(static_cast<std::int8_t>(matrix->matrix[k * n + c]));
+            for (int c = 0; c < n; ++c)
+                rows_[k].bytes[c] = static_cast<std::uint8_t>(static_cast<std::int8_t>(matrix->matrix[k * n + c]));
     }
 
     bool usable() const { return usable_; }
@@ -160,7 +163,8 @@ public:
         scores_.resize(static_cast<std::size_t>(n) * seg_len);
 #ifdef ALIGNSCOPE_PROFILE8_AVX2
         if (lanes_ == 32) fill8(striped_.data(), seg_len, rows_.data(), n, scores_.data());
-        else fill16(striped_.data(), seg_len, rows_.data(), n, scores_.data());
+        else
+            fill16(striped_.data(), seg_len, rows_.data(), n, scores_.data());
 #endif
         std::memset(&profile_, 0, sizeof profile_);
         profile_.s1 = s1.data();
@@ -169,8 +173,8 @@ public:
         (lanes_ == 32 ? profile_.profile8 : profile_.profile16).score = scores_.data();
         profile_.stop = INT32_MAX;
         if (verify) {
-            ProfilePtr reference((lanes_ == 32 ? parasail_profile_create_8 : parasail_profile_create_16)(
-                s1.data(), s1_len, matrix_));
+            ProfilePtr reference(
+                (lanes_ == 32 ? parasail_profile_create_8 : parasail_profile_create_16)(s1.data(), s1_len, matrix_));
             if (!reference) throw Error("parasail could not build a query profile");
             const void* theirs = (lanes_ == 32 ? reference->profile8 : reference->profile16).score;
             if (reference->s1Len != s1_len || !theirs ||
@@ -193,9 +197,10 @@ private:
     // scores[k * seg_len + i] = row k looked up at the 32 codes of striped[i]:
     // two 16-entry shuffles (rows' low and high halves), chosen by bit 4.
     __attribute__((target("avx2"))) static void fill8(const Vector* striped, int seg_len, const Vector* rows, int n,
-                                                       Vector* scores) {
+                                                      Vector* scores) {
         for (int k = 0; k < n; ++k) {
-            const __m256i low = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(rows[k].bytes)));
+            const __m256i low =
+                _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(rows[k].bytes)));
             const __m256i high =
                 _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(rows[k].bytes + 16)));
             Vector* out = scores + static_cast<std::ptrdiff_t>(k) * seg_len;
@@ -210,7 +215,7 @@ private:
     // The same lookup on 16 codes (the first half of striped[i]), widened to
     // 16-bit lanes.
     __attribute__((target("avx2"))) static void fill16(const Vector* striped, int seg_len, const Vector* rows, int n,
-                                                        Vector* scores) {
+                                                       Vector* scores) {
         for (int k = 0; k < n; ++k) {
             const __m128i low = _mm_load_si128(reinterpret_cast<const __m128i*>(rows[k].bytes));
             const __m128i high = _mm_load_si128(reinterpret_cast<const __m128i*>(rows[k].bytes + 16));
@@ -259,8 +264,10 @@ void refuse_broken_parasail_kernels(const PairJob& job, const std::optional<Forc
 class ParasailPairAligner : public PairAligner {
 public:
     ParasailPairAligner(const PairJob& job, const parasail_matrix_t* matrix)
-        : job_(job), matrix_(matrix),
-          forced_(forced_kernel(job, "cpu", forcible_kernels)), bounds_(SchemeBounds::of(job.scheme)),
+        : job_(job),
+          matrix_(matrix),
+          forced_(forced_kernel(job, "cpu", forcible_kernels)),
+          bounds_(SchemeBounds::of(job.scheme)),
           want_begins_(job.options.begins || job.options.traceback),
           built_{BuiltProfile{ProfileBuilder(matrix, 8)}, BuiltProfile{ProfileBuilder(matrix, 16)}} {
         // Residue byte -> parasail letter, 0 where the matrix has no row.
@@ -280,7 +287,8 @@ public:
         } else if (job.options.mode == AlignmentMode::Local) {
             // See refuse_broken_parasail_kernels and the file comment.
             if (job.scheme.linear()) min_width_ = 1;
-            else families_[0] = striped;
+            else
+                families_[0] = striped;
         }
         // Lanes too narrow for the scheme's own scores and penalties are never
         // used, forced or not.
@@ -288,7 +296,8 @@ public:
         if (forced_ && forced_width_ < min_width_)
             throw Error("--kernel '" + job.kernel + "': this scheme's scores and penalties (largest " +
                         std::to_string(bounds_.largest_parameter()) + ", scaled) do not fit its " +
-                        std::to_string(bits_of(forced_->width)) + "-bit lanes; force a wider kernel or let the backend choose");
+                        std::to_string(bits_of(forced_->width)) +
+                        "-bit lanes; force a wider kernel or let the backend choose");
     }
 
     Alignment align(const Sequence& query, const Sequence& target, PairProgress& progress) override {
@@ -362,8 +371,7 @@ private:
 
     // A region too large for parasail's trace table (or beyond 32 bits) is
     // aligned globally by Myers-Miller, which reports progress as it goes.
-    void trace_in_linear_space(Alignment& a, const Sequence& query, const Sequence& target,
-                               PairProgress& progress) {
+    void trace_in_linear_space(Alignment& a, const Sequence& query, const Sequence& target, PairProgress& progress) {
         AlignOptions global;
         global.mode = AlignmentMode::Global;
         global.traceback = true;
@@ -444,8 +452,8 @@ private:
         if (profile_[width] && profile_text_[width] == s1) return profile_[width].get();
         profile_[width].reset();
         profile_text_[width] = s1;
-        profile_[width].reset(profile_create[width](profile_text_[width].data(),
-                                                    static_cast<int>(profile_text_[width].size()), matrix_));
+        profile_[width].reset(
+            profile_create[width](profile_text_[width].data(), static_cast<int>(profile_text_[width].size()), matrix_));
         if (!profile_[width]) throw Error("parasail could not build a query profile");
         return profile_[width].get();
     }
@@ -460,14 +468,15 @@ private:
         if (forced_ && !pass_fits(forced_width_, m, n, local))
             throw Error("--kernel '" + job_.kernel + "': the values of this pair (" + std::to_string(m) + " x " +
                         std::to_string(n) + " residues under this scheme) do not fit its " +
-                        std::to_string(bits_of(forced_->width)) + "-bit lanes; force a wider kernel or let the backend choose");
+                        std::to_string(bits_of(forced_->width)) +
+                        "-bit lanes; force a wider kernel or let the backend choose");
         const int first = forced_ ? forced_width_ : width;
         const int last = forced_ ? forced_width_ : 2;
         for (int w = first; w <= last; ++w) {
             if (!pass_fits(w, m, n, local)) continue;
             const parasail_profile_t* profile = profile_for(s1, w, cacheable);
-            ResultPtr r(table[families_[w]][w](profile, s2.data(), static_cast<int>(s2.size()),
-                                               job_.scheme.gap_open, job_.scheme.gap_extend));
+            ResultPtr r(table[families_[w]][w](profile, s2.data(), static_cast<int>(s2.size()), job_.scheme.gap_open,
+                                               job_.scheme.gap_extend));
             if (!r) throw Error("parasail failed (out of memory?)");
             if (!parasail_result_is_saturated(r.get())) {
                 pass.result = std::move(r);
@@ -477,7 +486,8 @@ private:
         }
         if (forced_)
             throw Error("--kernel '" + job_.kernel + "': the scores of this pair overflow its " +
-                        std::to_string(bits_of(forced_->width)) + "-bit lanes; force a wider kernel or let the backend choose");
+                        std::to_string(bits_of(forced_->width)) +
+                        "-bit lanes; force a wider kernel or let the backend choose");
         return false;
     }
 
@@ -547,8 +557,8 @@ private:
     struct End {
         std::int64_t score = 0, i = 0, j = 0;
     };
-    End best_end(const int* last_row, const int* last_col, std::int64_t m, std::int64_t n, bool row_free,
-                 bool col_free, bool boundary_ends) const {
+    End best_end(const int* last_row, const int* last_col, std::int64_t m, std::int64_t n, bool row_free, bool col_free,
+                 bool boundary_ends) const {
         End best{last_row[n - 1], m, n};
         if (row_free) {
             const int* first_max = std::max_element(last_row, last_row + n);
@@ -575,21 +585,21 @@ private:
 
         Pass fwd;
         ProfileFunction rowcol[2][3];
-        if (!run(pick(rowcol_kernels, static_cast<std::size_t>(begins), rowcol), q_, t_, first_width(m, n, false),
-                 true, fwd))
+        if (!run(pick(rowcol_kernels, static_cast<std::size_t>(begins), rowcol), q_, t_, first_width(m, n, false), true,
+                 fwd))
             return false;
         width = fwd.width;
         // s1 = query: parasail's "row" runs along s2 (the target) at the last
         // query position, our last row; its "column" is our last column.
-        const End end = best_end(parasail_result_get_score_row(fwd.result.get()),
-                                 parasail_result_get_score_col(fwd.result.get()), m, n, free.query_end,
-                                 free.target_end, false);
+        const End end =
+            best_end(parasail_result_get_score_row(fwd.result.get()), parasail_result_get_score_col(fwd.result.get()),
+                     m, n, free.query_end, free.target_end, false);
         a.score = end.score;
         a.query_end = end.i;
         a.target_end = end.j;
         a.query_begin = a.target_begin = 1;
         if (!free.query_begin && !free.target_begin) return true;  // begins at (0, 0)
-        if (!want_begins_) {  // they would need the reverse pass: left 0
+        if (!want_begins_) {                                       // they would need the reverse pass: left 0
             a.query_begin = a.target_begin = 0;
             return true;
         }
@@ -601,9 +611,9 @@ private:
         Pass rev;
         if (!run(pick(rowcol_kernels, 0, rowcol), rq_, rt_, first_width(a.query_end, a.target_end, false), false, rev))
             return false;
-        const End start = best_end(parasail_result_get_score_row(rev.result.get()),
-                                   parasail_result_get_score_col(rev.result.get()), a.query_end, a.target_end,
-                                   free.query_begin, free.target_begin, true);
+        const End start =
+            best_end(parasail_result_get_score_row(rev.result.get()), parasail_result_get_score_col(rev.result.get()),
+                     a.query_end, a.target_end, free.query_begin, free.target_begin, true);
         if (start.score != a.score) throw inconsistent("reverse semi-global pass", start.score, a.score);
         // A side the alignment does not consume begins at its end + 1.
         a.query_begin = a.query_end - start.i + 1;
@@ -627,14 +637,13 @@ private:
         const int w0 = first_width(static_cast<std::int64_t>(qr.size()), static_cast<std::int64_t>(tr.size()), false);
         if (w0 == kNoLane) return false;
         for (int w = std::max(w0, 1); w < 3; ++w) {
-            ResultPtr r(nw_trace_scan[w](qr.data(), static_cast<int>(qr.size()), tr.data(),
-                                            static_cast<int>(tr.size()), job_.scheme.gap_open, job_.scheme.gap_extend,
-                                            matrix_));
+            ResultPtr r(nw_trace_scan[w](qr.data(), static_cast<int>(qr.size()), tr.data(), static_cast<int>(tr.size()),
+                                         job_.scheme.gap_open, job_.scheme.gap_extend, matrix_));
             if (!r) throw Error("parasail traceback failed (out of memory?)");
             if (parasail_result_is_saturated(r.get())) continue;
             if (r->score != a.score) throw inconsistent("traceback", r->score, a.score);
-            parasail_support::CigarPtr c(parasail_result_get_cigar(
-                r.get(), qr.data(), static_cast<int>(qr.size()), tr.data(), static_cast<int>(tr.size()), matrix_));
+            parasail_support::CigarPtr c(parasail_result_get_cigar(r.get(), qr.data(), static_cast<int>(qr.size()),
+                                                                   tr.data(), static_cast<int>(tr.size()), matrix_));
             if (!c) throw Error("parasail could not build the CIGAR");
             Cigar cigar;
             for (int k = 0; k < c->len; ++k) {
@@ -667,8 +676,9 @@ private:
     }
 
     Error inconsistent(const char* pass, std::int64_t got, std::int64_t expected) const {
-        return Error(std::string("parasail's ") + pass + " scored " + std::to_string(got) + " where the forward pass scored " +
-                     std::to_string(expected) + " (internal error in the cpu backend)");
+        return Error(std::string("parasail's ") + pass + " scored " + std::to_string(got) +
+                     " where the forward pass scored " + std::to_string(expected) +
+                     " (internal error in the cpu backend)");
     }
 
     const PairJob& job_;
@@ -709,8 +719,8 @@ public:
         int major = 0, minor = 0, patch = 0;
         parasail_version(&major, &minor, &patch);
         d.description = "parasail " + std::to_string(major) + "." + std::to_string(minor) + "." +
-                        std::to_string(patch) + " striped/scan, " + parasail_support::simd_level() + ", 8/16/32-bit lanes, " +
-                        std::to_string(d.threads) + " threads";
+                        std::to_string(patch) + " striped/scan, " + parasail_support::simd_level() +
+                        ", 8/16/32-bit lanes, " + std::to_string(d.threads) + " threads";
         return d;
     }
 
@@ -719,9 +729,8 @@ public:
         refuse_broken_parasail_kernels(job, forced_kernel(job, "cpu", forcible_kernels));
         MatrixPtr matrix = parasail_support::make_matrix(job.scheme.matrix);
         const parasail_matrix_t* shared = matrix.get();  // read-only from every worker
-        return align_pairs_on_workers(job, context, "cpu", [&job, shared] {
-            return std::make_unique<ParasailPairAligner>(job, shared);
-        });
+        return align_pairs_on_workers(job, context, "cpu",
+                                      [&job, shared] { return std::make_unique<ParasailPairAligner>(job, shared); });
     }
 };
 

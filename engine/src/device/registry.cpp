@@ -1,7 +1,7 @@
 // The device registry: which backends exist, which device kinds are known but
 // unusable (and why), and the --device grammar that picks one of them.
-#include <alignscope/device/backend.hpp>
 #include <alignscope/align/long_pair.hpp>
+#include <alignscope/device/backend.hpp>
 #include <alignscope/error.hpp>
 
 #include "cpu_backends.hpp"
@@ -75,7 +75,8 @@ namespace {
 std::string trimmed_lower(std::string_view text) {
     std::string out;
     for (char c : text)
-        if (!std::isspace(static_cast<unsigned char>(c))) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+        if (!std::isspace(static_cast<unsigned char>(c)))
+            out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
     return out;
 }
 

@@ -60,8 +60,7 @@ std::string lane_label(const std::string& device, int lane) {
 
 }  // namespace
 
-void write_chrome_trace(std::ostream& out, const std::vector<TimelineEvent>& events,
-                        const std::string& clock_source) {
+void write_chrome_trace(std::ostream& out, const std::vector<TimelineEvent>& events, const std::string& clock_source) {
     std::int64_t origin = 0;
     if (!events.empty()) {
         origin = std::min_element(events.begin(), events.end(), [](const TimelineEvent& a, const TimelineEvent& b) {
@@ -80,11 +79,8 @@ void write_chrome_trace(std::ostream& out, const std::vector<TimelineEvent>& eve
         auto [it, inserted] = pid_of.emplace(e.device, static_cast<int>(pid_of.size()) + 1);
         const int pid = it->second;
         if (inserted) {
-            trace_events.push_back({{"name", "process_name"},
-                                    {"ph", "M"},
-                                    {"pid", pid},
-                                    {"tid", 0},
-                                    {"args", {{"name", e.device}}}});
+            trace_events.push_back(
+                {{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", e.device}}}});
             trace_events.push_back({{"name", "process_sort_index"},
                                     {"ph", "M"},
                                     {"pid", pid},
@@ -103,14 +99,15 @@ void write_chrome_trace(std::ostream& out, const std::vector<TimelineEvent>& eve
     for (const TimelineEvent& e : events) {
         const double ts_us = static_cast<double>(e.start_ns - origin) / 1000.0;
         const double dur_us = static_cast<double>(std::max<std::int64_t>(0, e.end_ns - e.start_ns)) / 1000.0;
-        trace_events.push_back({{"name", e.name},
-                                {"cat", e.category},
-                                {"ph", "X"},
-                                {"ts", ts_us},
-                                {"dur", dur_us},
-                                {"pid", pid_of.at(e.device)},
-                                {"tid", e.lane},
-                                {"args", {{"bytes", e.bytes}, {"cells", e.cells}, {"device", e.device}, {"lane", e.lane}}}});
+        trace_events.push_back(
+            {{"name", e.name},
+             {"cat", e.category},
+             {"ph", "X"},
+             {"ts", ts_us},
+             {"dur", dur_us},
+             {"pid", pid_of.at(e.device)},
+             {"tid", e.lane},
+             {"args", {{"bytes", e.bytes}, {"cells", e.cells}, {"device", e.device}, {"lane", e.lane}}}});
     }
 
     json document = {{"traceEvents", std::move(trace_events)},
@@ -153,7 +150,8 @@ private:
             if (!it->is_array()) throw Error(source_ + ": \"traceEvents\" is not an array");
             list = &*it;
         } else {
-            throw Error(source_ + ": a Chrome trace is a JSON object or array, not " + std::string(document.type_name()));
+            throw Error(source_ + ": a Chrome trace is a JSON object or array, not " +
+                        std::string(document.type_name()));
         }
 
         // Metadata first: names may come after the events they name.

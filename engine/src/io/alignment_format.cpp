@@ -24,10 +24,10 @@ OutputFormat parse_output_format(std::string_view name) {
 
 std::string_view to_string(OutputFormat format) {
     switch (format) {
-    case OutputFormat::Pair: return "pair";
-    case OutputFormat::Json: return "json";
-    case OutputFormat::Tsv: return "tsv";
-    case OutputFormat::Sam: return "sam";
+        case OutputFormat::Pair: return "pair";
+        case OutputFormat::Json: return "json";
+        case OutputFormat::Tsv: return "tsv";
+        case OutputFormat::Sam: return "sam";
     }
     return "pair";
 }
@@ -93,8 +93,8 @@ void write_pair_header(std::ostream& out, const Alignment& a, const ScoringSchem
         const auto& st = a.stats;
         out << "# Length: " << st.length << "\n"
             << "# Identity:   " << st.identities << "/" << st.length << " (" << pct(st.identities, st.length) << ")\n"
-            << "# Similarity: " << st.similarities << "/" << st.length << " ("
-            << pct(st.similarities, st.length) << ")\n"
+            << "# Similarity: " << st.similarities << "/" << st.length << " (" << pct(st.similarities, st.length)
+            << ")\n"
             << "# Gaps:       " << st.gaps << "/" << st.length << " (" << pct(st.gaps, st.length) << ")\n";
     }
     out << "# Score: " << format_score(s.to_user(a.score)) << "\n";
@@ -186,7 +186,8 @@ public:
     JsonWriter(std::ostream& out, WriterContext context) : out_(out), ctx_(std::move(context)) {}
     void write(const Alignment& a, const Sequence&, const Sequence&, const AlignmentExtras& extras) override {
         // Ids read back from a damaged project may not be UTF-8: U+FFFD, not an exception.
-        out_ << detail::alignment_json(a, ctx_.scheme, extras).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+        out_ << detail::alignment_json(a, ctx_.scheme, extras)
+                    .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
              << '\n';
     }
 
@@ -214,8 +215,8 @@ public:
         out_ << a.query_id << '\t' << a.target_id << '\t' << format_score(ctx_.scheme.to_user(a.score)) << '\t'
              << to_string(a.mode) << '\t' << a.query_begin << '\t' << a.query_end << '\t' << a.target_begin << '\t'
              << a.target_end << '\t' << fraction(a.stats.identities, a.stats.length) << '\t'
-             << fraction(a.stats.similarities, a.stats.length) << '\t' << a.stats.gaps << '\t' << a.stats.length
-             << '\t' << (a.cigar.empty() ? "*" : a.cigar.to_string()) << '\t' << a.device << '\t'
+             << fraction(a.stats.similarities, a.stats.length) << '\t' << a.stats.gaps << '\t' << a.stats.length << '\t'
+             << (a.cigar.empty() ? "*" : a.cigar.to_string()) << '\t' << a.device << '\t'
              << (a.kernel.empty() ? "-" : a.kernel);
         if (extras.rank) out_ << '\t' << *extras.rank;
         if (extras.bits) out_ << '\t' << *extras.bits;
@@ -256,7 +257,8 @@ public:
         out_ << "\t*\t0\t0\t" << query.residues << '\t' << (query.quality.empty() ? "*" : query.quality);
         const double user = ctx_.scheme.to_user(a.score);
         if (user == std::floor(user)) out_ << "\tAS:i:" << static_cast<long long>(user);
-        else out_ << "\tZS:f:" << user;
+        else
+            out_ << "\tZS:f:" << user;
         out_ << '\n';
     }
 
@@ -270,10 +272,10 @@ private:
 std::unique_ptr<AlignmentWriter> AlignmentWriter::create(OutputFormat format, std::ostream& out,
                                                          WriterContext context) {
     switch (format) {
-    case OutputFormat::Pair: return std::make_unique<PairWriter>(out, std::move(context));
-    case OutputFormat::Json: return std::make_unique<JsonWriter>(out, std::move(context));
-    case OutputFormat::Tsv: return std::make_unique<TsvWriter>(out, std::move(context));
-    case OutputFormat::Sam: return std::make_unique<SamWriter>(out, std::move(context));
+        case OutputFormat::Pair: return std::make_unique<PairWriter>(out, std::move(context));
+        case OutputFormat::Json: return std::make_unique<JsonWriter>(out, std::move(context));
+        case OutputFormat::Tsv: return std::make_unique<TsvWriter>(out, std::move(context));
+        case OutputFormat::Sam: return std::make_unique<SamWriter>(out, std::move(context));
     }
     throw Error("unknown output format");
 }

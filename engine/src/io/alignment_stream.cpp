@@ -172,7 +172,8 @@ void AlignmentFileStream::begin(const Alignment& header) {
 
 void AlignmentFileStream::columns(std::span<const CigarOp> runs) {
     State& s = *state_;
-    if (!s.begun || s.ended) throw Error("internal error: columns of a streamed alignment outside begin/end (" + s.path + ")");
+    if (!s.begun || s.ended)
+        throw Error("internal error: columns of a streamed alignment outside begin/end (" + s.path + ")");
     for (const CigarOp& run : runs) {
         if (run.length == 0) continue;
         if (run.op != '=' && run.op != 'X' && run.op != 'I' && run.op != 'D')
@@ -183,9 +184,7 @@ void AlignmentFileStream::columns(std::span<const CigarOp> runs) {
             throw Error("internal error: the streamed alignment runs past the end of a sequence (" + s.path + ")");
         s.columns += run.length;
         switch (s.format) {
-            case OutputFormat::Pair:
-                s.pair_run(run);
-                break;
+            case OutputFormat::Pair: s.pair_run(run); break;
             case OutputFormat::Json:
                 if (run.op != s.run_op) {
                     s.flush_run();
@@ -209,12 +208,13 @@ void AlignmentFileStream::end(const Alignment& alignment) {
     State& s = *state_;
     if (!s.begun || s.ended) throw Error("internal error: a streamed alignment ended outside begin (" + s.path + ")");
     if (alignment.cigar.columns() != s.columns)
-        throw Error("internal error: the streamed alignment has " + std::to_string(s.columns) +
-                    " columns, its CIGAR " + std::to_string(alignment.cigar.columns()) + " (" + s.path + ")");
+        throw Error("internal error: the streamed alignment has " + std::to_string(s.columns) + " columns, its CIGAR " +
+                    std::to_string(alignment.cigar.columns()) + " (" + s.path + ")");
     s.ended = true;
     s.traceback = alignment.has_traceback();
     if (s.format == OutputFormat::Tsv || s.format == OutputFormat::Sam) s.alignment = alignment;
-    else s.alignment = alignment.without_path();
+    else
+        s.alignment = alignment.without_path();
     s.alignment.query_id = s.query.id;
     s.alignment.target_id = s.target.id;
     if (s.format == OutputFormat::Pair) s.flush_block();

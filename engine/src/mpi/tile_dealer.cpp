@@ -7,8 +7,8 @@
 #include <chrono>
 #include <climits>
 #include <cstdlib>
-#include <optional>
 #include <deque>
+#include <optional>
 #include <thread>
 
 #include <unistd.h>
@@ -128,7 +128,8 @@ std::optional<std::uint64_t> RemoteTiles::next() {
         receive_bytes(status, kStop);
         return std::nullopt;
     }
-    if (status.MPI_TAG != kTile) throw Error("MPI: unexpected message " + std::to_string(status.MPI_TAG) + " from rank 0");
+    if (status.MPI_TAG != kTile)
+        throw Error("MPI: unexpected message " + std::to_string(status.MPI_TAG) + " from rank 0");
     unsigned long long tile = 0;
     check(MPI_Recv(&tile, 1, MPI_UNSIGNED_LONG_LONG, 0, kTile, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "receiving a tile");
     return tile;

@@ -25,13 +25,11 @@ struct ScratchMatrices {
     DpMatrix ensemble, fx, bx, pp, ox;
 };
 constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
-ScratchMatrices& scratch_matrices()
-{
+ScratchMatrices& scratch_matrices() {
     thread_local ScratchMatrices scratch;
     return scratch;
 }
-void release_if_large(DpMatrix& m)
-{
+void release_if_large(DpMatrix& m) {
     if ((m.mmx.capacity() + m.imx.capacity() + m.dmx.capacity()) * sizeof(float) > kKeepBytes) m = DpMatrix{};
 }
 
@@ -46,14 +44,12 @@ constexpr int kMaxDiagonalDifference = 4;
 constexpr float kMinPosterior = 0.25f;
 constexpr float kMinEndpoint = 0.02f;
 
-char encode_posterior(float p)
-{
+char encode_posterior(float p) {
     return (p + 0.05 >= 1.0) ? '*' : static_cast<char>(static_cast<int>((p + 0.05) * 10.0) + '0');
 }
 
 // Sum with Kahan compensation, as Easel normalises a choice vector.
-void normalise(float* v, int n)
-{
+void normalise(float* v, int n) {
     float sum = 0.0f, c = 0.0f;
     for (int i = 0; i < n; ++i) {
         const float y = v[i] - c;
@@ -67,8 +63,7 @@ void normalise(float* v, int n)
         for (int i = 0; i < n; ++i) v[i] = 1.0f / static_cast<float>(n);
 }
 
-int choose(DomainRandom& random, const float* p, int n)
-{
+int choose(DomainRandom& random, const float* p, int n) {
     double norm = 0.0, sum = 0.0;
     const double roll = random.uniform();
     for (int i = 0; i < n; ++i) norm += p[i];
@@ -83,59 +78,56 @@ struct DomainIndex {
     int tfrom = 0, tto = 0, sqfrom = 0, sqto = 0, hmmfrom = 0, hmmto = 0;
 };
 
-std::vector<DomainIndex> index_domains(const std::vector<TraceStep>& tr)
-{
+std::vector<DomainIndex> index_domains(const std::vector<TraceStep>& tr) {
     std::vector<DomainIndex> out;
     DomainIndex d;
     for (int z = 0; z < static_cast<int>(tr.size()); ++z) {
         switch (tr[static_cast<std::size_t>(z)].state) {
-        case TraceStep::B:
-            d = DomainIndex{};
-            d.tfrom = z;
-            break;
-        case TraceStep::M:
-            if (d.sqfrom == 0) d.sqfrom = tr[static_cast<std::size_t>(z)].i;
-            if (d.hmmfrom == 0) d.hmmfrom = tr[static_cast<std::size_t>(z)].k;
-            d.sqto = tr[static_cast<std::size_t>(z)].i;
-            d.hmmto = tr[static_cast<std::size_t>(z)].k;
-            break;
-        case TraceStep::E:
-            d.tto = z;
-            out.push_back(d);
-            break;
-        default: break;
+            case TraceStep::B:
+                d = DomainIndex{};
+                d.tfrom = z;
+                break;
+            case TraceStep::M:
+                if (d.sqfrom == 0) d.sqfrom = tr[static_cast<std::size_t>(z)].i;
+                if (d.hmmfrom == 0) d.hmmfrom = tr[static_cast<std::size_t>(z)].k;
+                d.sqto = tr[static_cast<std::size_t>(z)].i;
+                d.hmmto = tr[static_cast<std::size_t>(z)].k;
+                break;
+            case TraceStep::E:
+                d.tto = z;
+                out.push_back(d);
+                break;
+            default: break;
         }
     }
     return out;
 }
 
-void append(std::vector<TraceStep>& tr, TraceStep::State s, int k, int i, float pp)
-{
+void append(std::vector<TraceStep>& tr, TraceStep::State s, int k, int i, float pp) {
     TraceStep step{s, 0, 0, 0.0f};
     switch (s) {
-    case TraceStep::N:
-    case TraceStep::C:
-    case TraceStep::J:
-        if (tr.back().state == s) {
+        case TraceStep::N:
+        case TraceStep::C:
+        case TraceStep::J:
+            if (tr.back().state == s) {
+                step.i = i;
+                step.posterior = pp;
+            }
+            break;
+        case TraceStep::D: step.k = k; break;
+        case TraceStep::M:
+        case TraceStep::I:
+            step.k = k;
             step.i = i;
             step.posterior = pp;
-        }
-        break;
-    case TraceStep::D: step.k = k; break;
-    case TraceStep::M:
-    case TraceStep::I:
-        step.k = k;
-        step.i = i;
-        step.posterior = pp;
-        break;
-    default: break;
+            break;
+        default: break;
     }
     tr.push_back(step);
 }
 
 std::vector<TraceStep> optimal_accuracy_trace(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp,
-                                              const DpMatrix& ox)
-{
+                                              const DpMatrix& ox) {
     const int M = om.length, Q = striped_segments(M);
     int i = ox.L, k = 0;
     std::vector<TraceStep> tr;
@@ -145,92 +137,99 @@ std::vector<TraceStep> optimal_accuracy_trace(const ForwardProfile& om, const Le
     auto or_inf = [](float t, float v) { return t == 0.0f ? kNegInf : v; };
     std::size_t guard = 0;
     while (s0 != TraceStep::S) {
-        if (++guard > static_cast<std::size_t>(4 * (ox.L + 2) * (M + 2))) throw Error("optimal accuracy traceback did not end");
+        if (++guard > static_cast<std::size_t>(4 * (ox.L + 2) * (M + 2)))
+            throw Error("optimal accuracy traceback did not end");
         TraceStep::State s1 = TraceStep::S;
         switch (s0) {
-        case TraceStep::M: {
-            const std::size_t j = static_cast<std::size_t>(k - 1);
-            // Node 0 of the previous row reads as -infinity.
-            const std::size_t prev = k > 1 ? ox.cell(i - 1, k - 1) : 0;
-            const auto before = [&](const std::vector<float>& v) { return k > 1 ? v[prev] : kNegInf; };
-            float path[4];
-            path[0] = or_inf(om.mm[j], before(ox.mmx));
-            path[1] = or_inf(om.im[j], before(ox.imx));
-            path[2] = or_inf(om.dm[j], before(ox.dmx));
-            path[3] = or_inf(om.bm[j], ox.x(i - 1, DpMatrix::B));
-            int best = 0;
-            for (int z = 1; z < 4; ++z)
-                if (path[z] > path[best]) best = z;
-            const TraceStep::State states[4] = {TraceStep::M, TraceStep::I, TraceStep::D, TraceStep::B};
-            s1 = states[best];
-            --k;
-            --i;
-            break;
-        }
-        case TraceStep::D: {
-            const float p0 = k >= 2 ? or_inf(om.md[static_cast<std::size_t>(k - 2)], ox.mmx[ox.cell(i, k - 1)]) : kNegInf;
-            const float p1 = k >= 2 ? or_inf(om.dd[static_cast<std::size_t>(k - 2)], ox.dmx[ox.cell(i, k - 1)]) : kNegInf;
-            s1 = p0 >= p1 ? TraceStep::M : TraceStep::D;
-            --k;
-            break;
-        }
-        case TraceStep::I: {
-            const std::size_t j = static_cast<std::size_t>(k - 1);
-            const float p0 = or_inf(om.mi[j], ox.mmx[ox.cell(i - 1, k)]);
-            const float p1 = or_inf(om.ii[j], ox.imx[ox.cell(i - 1, k)]);
-            s1 = p0 >= p1 ? TraceStep::M : TraceStep::I;
-            --i;
-            break;
-        }
-        case TraceStep::N: s1 = i == 0 ? TraceStep::S : TraceStep::N; break;
-        case TraceStep::C: {
-            const float p0 = length.loop == 0.0f ? kNegInf : ox.x(i - 1, DpMatrix::C) + pp.x(i, DpMatrix::C);
-            const float p1 = om.e_move == 0.0f ? kNegInf : ox.x(i, DpMatrix::E);
-            s1 = p0 > p1 ? TraceStep::C : TraceStep::E;
-            break;
-        }
-        case TraceStep::J: {
-            const float p0 = length.loop == 0.0f ? kNegInf : ox.x(i - 1, DpMatrix::J) + pp.x(i, DpMatrix::J);
-            const float p1 = om.e_loop == 0.0f ? kNegInf : ox.x(i, DpMatrix::E);
-            s1 = p0 > p1 ? TraceStep::J : TraceStep::E;
-            break;
-        }
-        case TraceStep::E: {
-            // Striped scan; M wins ties (>=), D needs strictly more.
-            float max = kNegInf;
-            int kmax = 0;
-            TraceStep::State smax = TraceStep::M;
-            for (int q = 0; q < Q; ++q) {
-                for (int r = 0; r < 4; ++r) {
-                    const int kk = r * Q + q + 1;
-                    const float v = kk <= M ? ox.mmx[ox.row(i) + static_cast<std::size_t>(q * 4 + r)] : 0.0f;
-                    if (v >= max && kk <= M) max = v, smax = TraceStep::M, kmax = kk;
-                }
-                for (int r = 0; r < 4; ++r) {
-                    const int kk = r * Q + q + 1;
-                    if (kk > M) continue;
-                    const float v = ox.dmx[ox.row(i) + static_cast<std::size_t>(q * 4 + r)];
-                    if (v > max) max = v, smax = TraceStep::D, kmax = kk;
-                }
+            case TraceStep::M: {
+                const std::size_t j = static_cast<std::size_t>(k - 1);
+                // Node 0 of the previous row reads as -infinity.
+                const std::size_t prev = k > 1 ? ox.cell(i - 1, k - 1) : 0;
+                const auto before = [&](const std::vector<float>& v) { return k > 1 ? v[prev] : kNegInf; };
+                float path[4];
+                path[0] = or_inf(om.mm[j], before(ox.mmx));
+                path[1] = or_inf(om.im[j], before(ox.imx));
+                path[2] = or_inf(om.dm[j], before(ox.dmx));
+                path[3] = or_inf(om.bm[j], ox.x(i - 1, DpMatrix::B));
+                int best = 0;
+                for (int z = 1; z < 4; ++z)
+                    if (path[z] > path[best]) best = z;
+                const TraceStep::State states[4] = {TraceStep::M, TraceStep::I, TraceStep::D, TraceStep::B};
+                s1 = states[best];
+                --k;
+                --i;
+                break;
             }
-            k = kmax;
-            s1 = smax;
-            break;
-        }
-        case TraceStep::B: {
-            const float p0 = length.move == 0.0f ? kNegInf : ox.x(i, DpMatrix::N);
-            const float p1 = length.move == 0.0f ? kNegInf : ox.x(i, DpMatrix::J);
-            s1 = p0 > p1 ? TraceStep::N : TraceStep::J;
-            break;
-        }
-        default: throw Error("optimal accuracy traceback reached an impossible state");
+            case TraceStep::D: {
+                const float p0 =
+                    k >= 2 ? or_inf(om.md[static_cast<std::size_t>(k - 2)], ox.mmx[ox.cell(i, k - 1)]) : kNegInf;
+                const float p1 =
+                    k >= 2 ? or_inf(om.dd[static_cast<std::size_t>(k - 2)], ox.dmx[ox.cell(i, k - 1)]) : kNegInf;
+                s1 = p0 >= p1 ? TraceStep::M : TraceStep::D;
+                --k;
+                break;
+            }
+            case TraceStep::I: {
+                const std::size_t j = static_cast<std::size_t>(k - 1);
+                const float p0 = or_inf(om.mi[j], ox.mmx[ox.cell(i - 1, k)]);
+                const float p1 = or_inf(om.ii[j], ox.imx[ox.cell(i - 1, k)]);
+                s1 = p0 >= p1 ? TraceStep::M : TraceStep::I;
+                --i;
+                break;
+            }
+            case TraceStep::N: s1 = i == 0 ? TraceStep::S : TraceStep::N; break;
+            case TraceStep::C: {
+                const float p0 = length.loop == 0.0f ? kNegInf : ox.x(i - 1, DpMatrix::C) + pp.x(i, DpMatrix::C);
+                const float p1 = om.e_move == 0.0f ? kNegInf : ox.x(i, DpMatrix::E);
+                s1 = p0 > p1 ? TraceStep::C : TraceStep::E;
+                break;
+            }
+            case TraceStep::J: {
+                const float p0 = length.loop == 0.0f ? kNegInf : ox.x(i - 1, DpMatrix::J) + pp.x(i, DpMatrix::J);
+                const float p1 = om.e_loop == 0.0f ? kNegInf : ox.x(i, DpMatrix::E);
+                s1 = p0 > p1 ? TraceStep::J : TraceStep::E;
+                break;
+            }
+            case TraceStep::E: {
+                // Striped scan; M wins ties (>=), D needs strictly more.
+                float max = kNegInf;
+                int kmax = 0;
+                TraceStep::State smax = TraceStep::M;
+                for (int q = 0; q < Q; ++q) {
+                    for (int r = 0; r < 4; ++r) {
+                        const int kk = r * Q + q + 1;
+                        const float v = kk <= M ? ox.mmx[ox.row(i) + static_cast<std::size_t>(q * 4 + r)] : 0.0f;
+                        if (v >= max && kk <= M) max = v, smax = TraceStep::M, kmax = kk;
+                    }
+                    for (int r = 0; r < 4; ++r) {
+                        const int kk = r * Q + q + 1;
+                        if (kk > M) continue;
+                        const float v = ox.dmx[ox.row(i) + static_cast<std::size_t>(q * 4 + r)];
+                        if (v > max) max = v, smax = TraceStep::D, kmax = kk;
+                    }
+                }
+                k = kmax;
+                s1 = smax;
+                break;
+            }
+            case TraceStep::B: {
+                const float p0 = length.move == 0.0f ? kNegInf : ox.x(i, DpMatrix::N);
+                const float p1 = length.move == 0.0f ? kNegInf : ox.x(i, DpMatrix::J);
+                s1 = p0 > p1 ? TraceStep::N : TraceStep::J;
+                break;
+            }
+            default: throw Error("optimal accuracy traceback reached an impossible state");
         }
         float postprob = 0.0f;
         if (s1 == TraceStep::M) postprob = pp.mmx[pp.cell(i, k)];
-        else if (s1 == TraceStep::I) postprob = pp.imx[pp.cell(i, k)];
-        else if (s1 == s0 && s1 == TraceStep::N) postprob = pp.x(i, DpMatrix::N);
-        else if (s1 == s0 && s1 == TraceStep::C) postprob = pp.x(i, DpMatrix::C);
-        else if (s1 == s0 && s1 == TraceStep::J) postprob = pp.x(i, DpMatrix::J);
+        else if (s1 == TraceStep::I)
+            postprob = pp.imx[pp.cell(i, k)];
+        else if (s1 == s0 && s1 == TraceStep::N)
+            postprob = pp.x(i, DpMatrix::N);
+        else if (s1 == s0 && s1 == TraceStep::C)
+            postprob = pp.x(i, DpMatrix::C);
+        else if (s1 == s0 && s1 == TraceStep::J)
+            postprob = pp.x(i, DpMatrix::J);
         append(tr, s1, k, i, postprob);
         if ((s1 == TraceStep::N || s1 == TraceStep::J || s1 == TraceStep::C) && s1 == s0) --i;
         s0 = s1;
@@ -241,8 +240,7 @@ std::vector<TraceStep> optimal_accuracy_trace(const ForwardProfile& om, const Le
 
 // A path sampled from the Forward matrix (full, multihit, over the region).
 std::vector<TraceStep> stochastic_trace(DomainRandom& random, const ForwardProfile& om, const LengthModel& length,
-                                        const DpMatrix& fx)
-{
+                                        const DpMatrix& fx) {
     const int M = om.length, Q = striped_segments(M);
     int i = fx.L, k = 0;
     std::vector<TraceStep> tr;
@@ -251,87 +249,88 @@ std::vector<TraceStep> stochastic_trace(DomainRandom& random, const ForwardProfi
     TraceStep::State s0 = TraceStep::C;
     std::size_t guard = 0;
     while (s0 != TraceStep::S) {
-        if (++guard > static_cast<std::size_t>(4 * (fx.L + 2) * (M + 2))) throw Error("stochastic traceback did not end");
+        if (++guard > static_cast<std::size_t>(4 * (fx.L + 2) * (M + 2)))
+            throw Error("stochastic traceback did not end");
         TraceStep::State s1 = TraceStep::S;
         switch (s0) {
-        case TraceStep::M: {
-            const std::size_t j = static_cast<std::size_t>(k - 1);
-            // Node 0 of the previous row reads as 0.
-            const std::size_t prev = k > 1 ? fx.cell(i - 1, k - 1) : 0;
-            const auto before = [&](const std::vector<float>& v) { return k > 1 ? v[prev] : 0.0f; };
-            float path[4] = {fx.x(i - 1, DpMatrix::B) * om.bm[j], before(fx.mmx) * om.mm[j], before(fx.imx) * om.im[j],
-                             before(fx.dmx) * om.dm[j]};
-            normalise(path, 4);
-            const TraceStep::State states[4] = {TraceStep::B, TraceStep::M, TraceStep::I, TraceStep::D};
-            s1 = states[choose(random, path, 4)];
-            --k;
-            --i;
-            break;
-        }
-        case TraceStep::D: {
-            float path[2] = {0.0f, 0.0f};
-            if (k >= 2) {
-                path[0] = fx.mmx[fx.cell(i, k - 1)] * om.md[static_cast<std::size_t>(k - 2)];
-                path[1] = fx.dmx[fx.cell(i, k - 1)] * om.dd[static_cast<std::size_t>(k - 2)];
+            case TraceStep::M: {
+                const std::size_t j = static_cast<std::size_t>(k - 1);
+                // Node 0 of the previous row reads as 0.
+                const std::size_t prev = k > 1 ? fx.cell(i - 1, k - 1) : 0;
+                const auto before = [&](const std::vector<float>& v) { return k > 1 ? v[prev] : 0.0f; };
+                float path[4] = {fx.x(i - 1, DpMatrix::B) * om.bm[j], before(fx.mmx) * om.mm[j],
+                                 before(fx.imx) * om.im[j], before(fx.dmx) * om.dm[j]};
+                normalise(path, 4);
+                const TraceStep::State states[4] = {TraceStep::B, TraceStep::M, TraceStep::I, TraceStep::D};
+                s1 = states[choose(random, path, 4)];
+                --k;
+                --i;
+                break;
             }
-            normalise(path, 2);
-            s1 = choose(random, path, 2) == 0 ? TraceStep::M : TraceStep::D;
-            --k;
-            break;
-        }
-        case TraceStep::I: {
-            const std::size_t j = static_cast<std::size_t>(k - 1);
-            float path[2] = {fx.mmx[fx.cell(i - 1, k)] * om.mi[j], fx.imx[fx.cell(i - 1, k)] * om.ii[j]};
-            normalise(path, 2);
-            s1 = choose(random, path, 2) == 0 ? TraceStep::M : TraceStep::I;
-            --i;
-            break;
-        }
-        case TraceStep::N: s1 = i == 0 ? TraceStep::S : TraceStep::N; break;
-        case TraceStep::C: {
-            float path[2] = {fx.x(i - 1, DpMatrix::C) * length.loop,
-                             fx.x(i, DpMatrix::E) * om.e_move * fx.x(i, DpMatrix::Scale)};
-            normalise(path, 2);
-            s1 = choose(random, path, 2) == 0 ? TraceStep::C : TraceStep::E;
-            break;
-        }
-        case TraceStep::J: {
-            float path[2] = {fx.x(i - 1, DpMatrix::J) * length.loop,
-                             fx.x(i, DpMatrix::E) * om.e_loop * fx.x(i, DpMatrix::Scale)};
-            normalise(path, 2);
-            s1 = choose(random, path, 2) == 0 ? TraceStep::J : TraceStep::E;
-            break;
-        }
-        case TraceStep::E: {
-            // The node that ends the domain, drawn in HMMER's striped order.
-            double sum = 0.0;
-            const double roll = random.uniform();
-            const float norm = static_cast<float>(1.0 / fx.x(i, DpMatrix::E));
-            bool found = false;
-            for (int pass = 0; !found && pass < 1000; ++pass) {
-                for (int q = 0; q < Q && !found; ++q) {
-                    for (int r = 0; r < 4 && !found; ++r) {
-                        const int kk = r * Q + q + 1;
-                        sum += kk <= M ? fx.mmx[fx.row(i) + static_cast<std::size_t>(q * 4 + r)] * norm : 0.0f;
-                        if (roll < sum) k = kk, s1 = TraceStep::M, found = true;
-                    }
-                    for (int r = 0; r < 4 && !found; ++r) {
-                        const int kk = r * Q + q + 1;
-                        sum += kk <= M ? fx.dmx[fx.row(i) + static_cast<std::size_t>(q * 4 + r)] * norm : 0.0f;
-                        if (roll < sum) k = kk, s1 = TraceStep::D, found = true;
+            case TraceStep::D: {
+                float path[2] = {0.0f, 0.0f};
+                if (k >= 2) {
+                    path[0] = fx.mmx[fx.cell(i, k - 1)] * om.md[static_cast<std::size_t>(k - 2)];
+                    path[1] = fx.dmx[fx.cell(i, k - 1)] * om.dd[static_cast<std::size_t>(k - 2)];
+                }
+                normalise(path, 2);
+                s1 = choose(random, path, 2) == 0 ? TraceStep::M : TraceStep::D;
+                --k;
+                break;
+            }
+            case TraceStep::I: {
+                const std::size_t j = static_cast<std::size_t>(k - 1);
+                float path[2] = {fx.mmx[fx.cell(i - 1, k)] * om.mi[j], fx.imx[fx.cell(i - 1, k)] * om.ii[j]};
+                normalise(path, 2);
+                s1 = choose(random, path, 2) == 0 ? TraceStep::M : TraceStep::I;
+                --i;
+                break;
+            }
+            case TraceStep::N: s1 = i == 0 ? TraceStep::S : TraceStep::N; break;
+            case TraceStep::C: {
+                float path[2] = {fx.x(i - 1, DpMatrix::C) * length.loop,
+                                 fx.x(i, DpMatrix::E) * om.e_move * fx.x(i, DpMatrix::Scale)};
+                normalise(path, 2);
+                s1 = choose(random, path, 2) == 0 ? TraceStep::C : TraceStep::E;
+                break;
+            }
+            case TraceStep::J: {
+                float path[2] = {fx.x(i - 1, DpMatrix::J) * length.loop,
+                                 fx.x(i, DpMatrix::E) * om.e_loop * fx.x(i, DpMatrix::Scale)};
+                normalise(path, 2);
+                s1 = choose(random, path, 2) == 0 ? TraceStep::J : TraceStep::E;
+                break;
+            }
+            case TraceStep::E: {
+                // The node that ends the domain, drawn in HMMER's striped order.
+                double sum = 0.0;
+                const double roll = random.uniform();
+                const float norm = static_cast<float>(1.0 / fx.x(i, DpMatrix::E));
+                bool found = false;
+                for (int pass = 0; !found && pass < 1000; ++pass) {
+                    for (int q = 0; q < Q && !found; ++q) {
+                        for (int r = 0; r < 4 && !found; ++r) {
+                            const int kk = r * Q + q + 1;
+                            sum += kk <= M ? fx.mmx[fx.row(i) + static_cast<std::size_t>(q * 4 + r)] * norm : 0.0f;
+                            if (roll < sum) k = kk, s1 = TraceStep::M, found = true;
+                        }
+                        for (int r = 0; r < 4 && !found; ++r) {
+                            const int kk = r * Q + q + 1;
+                            sum += kk <= M ? fx.dmx[fx.row(i) + static_cast<std::size_t>(q * 4 + r)] * norm : 0.0f;
+                            if (roll < sum) k = kk, s1 = TraceStep::D, found = true;
+                        }
                     }
                 }
+                if (!found) throw Error("stochastic traceback: no end state could be drawn");
+                break;
             }
-            if (!found) throw Error("stochastic traceback: no end state could be drawn");
-            break;
-        }
-        case TraceStep::B: {
-            float path[2] = {fx.x(i, DpMatrix::N) * length.move, fx.x(i, DpMatrix::J) * length.move};
-            normalise(path, 2);
-            s1 = choose(random, path, 2) == 0 ? TraceStep::N : TraceStep::J;
-            break;
-        }
-        default: throw Error("stochastic traceback reached an impossible state");
+            case TraceStep::B: {
+                float path[2] = {fx.x(i, DpMatrix::N) * length.move, fx.x(i, DpMatrix::J) * length.move};
+                normalise(path, 2);
+                s1 = choose(random, path, 2) == 0 ? TraceStep::N : TraceStep::J;
+                break;
+            }
+            default: throw Error("stochastic traceback reached an impossible state");
         }
         append(tr, s1, k, i, 0.0f);
         if ((s1 == TraceStep::N || s1 == TraceStep::J || s1 == TraceStep::C) && s1 == s0) --i;
@@ -349,8 +348,7 @@ struct Cluster {
     float prob;
 };
 
-bool linked(const SampledDomain& a, const SampledDomain& b)
-{
+bool linked(const SampledDomain& a, const SampledDomain& b) {
     int nov = std::min(a.j, b.j) - std::max(a.i, b.i) + 1;
     int n = std::min(a.j - a.i + 1, b.j - b.i + 1);
     if (static_cast<float>(nov) / static_cast<float>(n) < kMinOverlap) return false;
@@ -362,8 +360,7 @@ bool linked(const SampledDomain& a, const SampledDomain& b)
     return false;
 }
 
-std::vector<Cluster> cluster_samples(const std::vector<SampledDomain>& sp, int samples)
-{
+std::vector<Cluster> cluster_samples(const std::vector<SampledDomain>& sp, int samples) {
     const int n = static_cast<int>(sp.size());
     // Single linkage, in Easel's order of discovery.
     std::vector<int> available(static_cast<std::size_t>(n)), pending, assignment(static_cast<std::size_t>(n), -1);
@@ -376,7 +373,8 @@ std::vector<Cluster> cluster_samples(const std::vector<SampledDomain>& sp, int s
             pending.pop_back();
             assignment[static_cast<std::size_t>(v)] = nc;
             for (int a = na - 1; a >= 0; --a) {
-                if (linked(sp[static_cast<std::size_t>(v)], sp[static_cast<std::size_t>(available[static_cast<std::size_t>(a)])])) {
+                if (linked(sp[static_cast<std::size_t>(v)],
+                           sp[static_cast<std::size_t>(available[static_cast<std::size_t>(a)])])) {
                     const int w = available[static_cast<std::size_t>(a)];
                     available[static_cast<std::size_t>(a)] = available[static_cast<std::size_t>(na - 1)];
                     --na;
@@ -414,7 +412,8 @@ std::vector<Cluster> cluster_samples(const std::vector<SampledDomain>& sp, int s
         auto endpoint = [&](int lo, int hi, auto field, bool leftmost) {
             std::vector<int> count(static_cast<std::size_t>(hi - lo + 1), 0);
             for (int h = 0; h < n; ++h)
-                if (assignment[static_cast<std::size_t>(h)] == c) ++count[static_cast<std::size_t>(field(sp[static_cast<std::size_t>(h)]) - lo)];
+                if (assignment[static_cast<std::size_t>(h)] == c)
+                    ++count[static_cast<std::size_t>(field(sp[static_cast<std::size_t>(h)]) - lo)];
             if (leftmost) {
                 for (int v = lo; v <= hi; ++v)
                     if (count[static_cast<std::size_t>(v - lo)] >= threshold) return v;
@@ -424,10 +423,14 @@ std::vector<Cluster> cluster_samples(const std::vector<SampledDomain>& sp, int s
             }
             return lo + static_cast<int>(std::max_element(count.begin(), count.end()) - count.begin());
         };
-        const int bi = endpoint(imin, imax, [](const SampledDomain& s) { return s.i; }, true);
-        const int bk = endpoint(kmin, kmax, [](const SampledDomain& s) { return s.k; }, true);
-        const int bj = endpoint(jmin, jmax, [](const SampledDomain& s) { return s.j; }, false);
-        const int bm = endpoint(mmin, mmax, [](const SampledDomain& s) { return s.m; }, false);
+        const int bi = endpoint(
+            imin, imax, [](const SampledDomain& s) { return s.i; }, true);
+        const int bk = endpoint(
+            kmin, kmax, [](const SampledDomain& s) { return s.k; }, true);
+        const int bj = endpoint(
+            jmin, jmax, [](const SampledDomain& s) { return s.j; }, false);
+        const int bm = endpoint(
+            mmin, mmax, [](const SampledDomain& s) { return s.m; }, false);
         if (bi > bj || bk > bm) continue;
         out.push_back({bi, bj, bk, bm, static_cast<float>(included) / static_cast<float>(samples)});
     }
@@ -435,8 +438,8 @@ std::vector<Cluster> cluster_samples(const std::vector<SampledDomain>& sp, int s
     return out;
 }
 
-DomainAlignment make_alignment(const ConfiguredProfile& profile, const std::vector<TraceStep>& tr, const std::uint8_t* dsq)
-{
+DomainAlignment make_alignment(const ConfiguredProfile& profile, const std::vector<TraceStep>& tr,
+                               const std::uint8_t* dsq) {
     const ResidueCode& code = ResidueCode::of(profile.plan7.alphabet);
     const auto domains = index_domains(tr);
     DomainAlignment ad;
@@ -461,25 +464,27 @@ DomainAlignment make_alignment(const ConfiguredProfile& profile, const std::vect
         const int x = s.i > 0 ? dsq[s.i - 1] : 0;
         const char letter = code.symbol(x);
         switch (s.state) {
-        case TraceStep::M: {
-            const char cons = consensus[static_cast<std::size_t>(s.k)];
-            ad.model += cons;
-            if (x == code.code_of(cons)) ad.match += cons;
-            else if (profile.multihit.match[static_cast<std::size_t>(x * profile.plan7.length + s.k - 1)] > 1.0f) ad.match += '+';
-            else ad.match += ' ';
-            ad.target += static_cast<char>(std::toupper(static_cast<unsigned char>(letter)));
-            break;
-        }
-        case TraceStep::I:
-            ad.model += '.';
-            ad.match += ' ';
-            ad.target += static_cast<char>(std::tolower(static_cast<unsigned char>(letter)));
-            break;
-        default:
-            ad.model += consensus[static_cast<std::size_t>(s.k)];
-            ad.match += ' ';
-            ad.target += '-';
-            break;
+            case TraceStep::M: {
+                const char cons = consensus[static_cast<std::size_t>(s.k)];
+                ad.model += cons;
+                if (x == code.code_of(cons)) ad.match += cons;
+                else if (profile.multihit.match[static_cast<std::size_t>(x * profile.plan7.length + s.k - 1)] > 1.0f)
+                    ad.match += '+';
+                else
+                    ad.match += ' ';
+                ad.target += static_cast<char>(std::toupper(static_cast<unsigned char>(letter)));
+                break;
+            }
+            case TraceStep::I:
+                ad.model += '.';
+                ad.match += ' ';
+                ad.target += static_cast<char>(std::tolower(static_cast<unsigned char>(letter)));
+                break;
+            default:
+                ad.model += consensus[static_cast<std::size_t>(s.k)];
+                ad.match += ' ';
+                ad.target += '-';
+                break;
         }
     }
     return ad;
@@ -487,14 +492,17 @@ DomainAlignment make_alignment(const ConfiguredProfile& profile, const std::vect
 
 class DomainDefinition {
 public:
-    DomainDefinition(const ConfiguredProfile& profile, const std::uint8_t* dsq, int L, std::uint32_t seed, bool alignments)
-        : profile_(profile), dsq_(dsq), L_(L), random_(seed), alignments_(alignments),
-          multihit_length_(LengthModel::for_target(L, true)), unihit_length_(LengthModel::for_target(L, false))
-    {
-    }
+    DomainDefinition(const ConfiguredProfile& profile, const std::uint8_t* dsq, int L, std::uint32_t seed,
+                     bool alignments)
+        : profile_(profile),
+          dsq_(dsq),
+          L_(L),
+          random_(seed),
+          alignments_(alignments),
+          multihit_length_(LengthModel::for_target(L, true)),
+          unihit_length_(LengthModel::for_target(L, false)) {}
 
-    DomainStage run(const DpMatrix& fwd, const DpMatrix& bck)
-    {
+    DomainStage run(const DpMatrix& fwd, const DpMatrix& bck) {
         const int L = L_;
         std::vector<float> btot(static_cast<std::size_t>(L + 1)), etot(static_cast<std::size_t>(L + 1)),
             mocc(static_cast<std::size_t>(L + 1));
@@ -520,7 +528,8 @@ public:
             const std::size_t J = static_cast<std::size_t>(j);
             if (!triggered) {
                 if (mocc[J] - (btot[J] - btot[J - 1]) < kRegionEdge) i = j;
-                else if (i == -1) i = j;
+                else if (i == -1)
+                    i = j;
                 if (mocc[J] >= kRegionTrigger) triggered = true;
             } else if (mocc[J] - (etot[J] - etot[J - 1]) < kRegionEdge) {
                 ++stage_.regions;
@@ -542,13 +551,13 @@ public:
             }
         }
         ScratchMatrices& scratch = scratch_matrices();
-        for (DpMatrix* m : {&scratch.ensemble, &scratch.fx, &scratch.bx, &scratch.pp, &scratch.ox}) release_if_large(*m);
+        for (DpMatrix* m : {&scratch.ensemble, &scratch.fx, &scratch.bx, &scratch.pp, &scratch.ox})
+            release_if_large(*m);
         return std::move(stage_);
     }
 
 private:
-    static bool is_multidomain(const std::vector<float>& btot, const std::vector<float>& etot, int i, int j)
-    {
+    static bool is_multidomain(const std::vector<float>& btot, const std::vector<float>& etot, int i, int j) {
         float max = -1.0f;
         for (int z = i; z <= j; ++z) {
             const float expected = std::min(etot[static_cast<std::size_t>(z)] - etot[static_cast<std::size_t>(i - 1)],
@@ -558,8 +567,7 @@ private:
         return max >= kMultidomain;
     }
 
-    std::vector<Cluster> trace_ensemble(int ireg, int jreg)
-    {
+    std::vector<Cluster> trace_ensemble(int ireg, int jreg) {
         const int Lr = jreg - ireg + 1;
         const ForwardProfile& om = profile_.multihit;
         DpMatrix& fx = scratch_matrices().ensemble;
@@ -596,7 +604,8 @@ private:
                 const int n = std::min(a.j - a.i + 1, b.j - b.i + 1);
                 if (static_cast<float>(nov) / static_cast<float>(n) >= 0.8f) {
                     if (a.prob > b.prob) dominated[static_cast<std::size_t>(d2)] = 1;
-                    else dominated[static_cast<std::size_t>(d)] = 1;
+                    else
+                        dominated[static_cast<std::size_t>(d)] = 1;
                 }
             }
         std::vector<Cluster> kept;
@@ -605,8 +614,7 @@ private:
         return kept;
     }
 
-    bool rescore(int i, int j, bool null2_done)
-    {
+    bool rescore(int i, int j, bool null2_done) {
         const int Ld = j - i + 1;
         const ForwardProfile& om = profile_.unihit;
         ScratchMatrices& scratch = scratch_matrices();
@@ -652,45 +660,61 @@ private:
     DomainStage stage_;
 };
 
-std::uint32_t jenkins_mix(std::uint32_t a, std::uint32_t b, std::uint32_t c)
-{
-    a -= b; a -= c; a ^= (c >> 13);
-    b -= c; b -= a; b ^= (a << 8);
-    c -= a; c -= b; c ^= (b >> 13);
-    a -= b; a -= c; a ^= (c >> 12);
-    b -= c; b -= a; b ^= (a << 16);
-    c -= a; c -= b; c ^= (b >> 5);
-    a -= b; a -= c; a ^= (c >> 3);
-    b -= c; b -= a; b ^= (a << 10);
-    c -= a; c -= b; c ^= (b >> 15);
+std::uint32_t jenkins_mix(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+    a -= b;
+    a -= c;
+    a ^= (c >> 13);
+    b -= c;
+    b -= a;
+    b ^= (a << 8);
+    c -= a;
+    c -= b;
+    c ^= (b >> 13);
+    a -= b;
+    a -= c;
+    a ^= (c >> 12);
+    b -= c;
+    b -= a;
+    b ^= (a << 16);
+    c -= a;
+    c -= b;
+    c ^= (b >> 5);
+    a -= b;
+    a -= c;
+    a ^= (c >> 3);
+    b -= c;
+    b -= a;
+    b ^= (a << 10);
+    c -= a;
+    c -= b;
+    c ^= (b >> 15);
     return c;
 }
 
 }  // namespace
 
-void DomainRandom::reseed(std::uint32_t seed)
-{
+void DomainRandom::reseed(std::uint32_t seed) {
     seed_ = seed;
     x_ = jenkins_mix(seed, 87654321u, 12345678u);
     if (x_ == 0) x_ = 42;
 }
 
-double DomainRandom::uniform()
-{
+double DomainRandom::uniform() {
     x_ = x_ * 69069u + 1u;
     return static_cast<double>(x_) / 4294967296.0;
 }
 
 ConfiguredProfile::ConfiguredProfile(const ProfileHmm& hmm, const NullModel& null_model)
-    : plan7(configure_local(hmm, null_model)), msv(make_msv_profile(plan7)), viterbi(make_viterbi_filter_profile(plan7)),
-      multihit(make_forward_profile(plan7, true)), unihit(make_forward_profile(plan7, false)), reference(hmm.reference),
-      structure(hmm.structure)
-{
-}
+    : plan7(configure_local(hmm, null_model)),
+      msv(make_msv_profile(plan7)),
+      viterbi(make_viterbi_filter_profile(plan7)),
+      multihit(make_forward_profile(plan7, true)),
+      unihit(make_forward_profile(plan7, false)),
+      reference(hmm.reference),
+      structure(hmm.structure) {}
 
 DomainStage define_domains(const ConfiguredProfile& profile, const std::uint8_t* dsq, int L, const DpMatrix& fwd,
-                           const DpMatrix& bck, std::uint32_t seed, bool alignments)
-{
+                           const DpMatrix& bck, std::uint32_t seed, bool alignments) {
     DomainDefinition definition(profile, dsq, L, seed, alignments);
     return definition.run(fwd, bck);
 }

@@ -15,8 +15,7 @@
 
 namespace alignscope::profile {
 
-void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& body, std::size_t chunk)
-{
+void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& body, std::size_t chunk) {
     int workers = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(workers), std::max<std::size_t>(n, 1)));
     std::atomic<std::size_t> next{0};
@@ -54,8 +53,7 @@ namespace {
 class CpuProfileScanner final : public ProfileFilterScanner {
 public:
     CpuProfileScanner(int threads, bool reference) : threads_(threads), reference_(reference) {}
-    DeviceInfo info() const override
-    {
+    DeviceInfo info() const override {
         DeviceInfo d;
         d.id = reference_ ? "cpu-ref" : "cpu";
         d.kind = "cpu";
@@ -65,8 +63,7 @@ public:
         return d;
     }
     void load(const ProfileTargets& targets, JobContext&) override { targets_ = &targets; }
-    void msv(const MsvProfile& model, std::span<float> scores, JobContext& context) override
-    {
+    void msv(const MsvProfile& model, std::span<float> scores, JobContext& context) override {
         check_loaded(scores.size());
         const auto start = std::chrono::steady_clock::now();
         stats_ = {};
@@ -80,8 +77,7 @@ public:
         stats_.msv_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     void viterbi(const ViterbiFilterProfile& model, std::span<const std::uint32_t> targets, std::span<float> scores,
-                 JobContext& context) override
-    {
+                 JobContext& context) override {
         if (!targets_) throw Error("profile filter scanner: no targets loaded");
         const auto start = std::chrono::steady_clock::now();
         const StripedViterbiProfile striped = make_striped_viterbi_profile(model);
@@ -92,14 +88,14 @@ public:
                                    : viterbi_filter_striped(striped, targets_->codes(t), targets_->length(t));
         });
         for (std::uint32_t t : targets)
-            stats_.viterbi_cells += static_cast<std::uint64_t>(targets_->length(t)) * static_cast<std::uint64_t>(model.length);
+            stats_.viterbi_cells +=
+                static_cast<std::uint64_t>(targets_->length(t)) * static_cast<std::uint64_t>(model.length);
         stats_.viterbi_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     ProfileFilterStats last_stats() const override { return stats_; }
 
 private:
-    void check_loaded(std::size_t n) const
-    {
+    void check_loaded(std::size_t n) const {
         if (!targets_) throw Error("profile filter scanner: no targets loaded");
         if (n != targets_->size()) throw Error("profile filter scanner: score array does not match the targets");
     }
@@ -111,17 +107,17 @@ private:
 
 }  // namespace
 
-void ProfileScannerRegistry::add(DeviceInfo info, Factory factory) { entries_.push_back({std::move(info), std::move(factory)}); }
+void ProfileScannerRegistry::add(DeviceInfo info, Factory factory) {
+    entries_.push_back({std::move(info), std::move(factory)});
+}
 
-std::vector<DeviceInfo> ProfileScannerRegistry::devices() const
-{
+std::vector<DeviceInfo> ProfileScannerRegistry::devices() const {
     std::vector<DeviceInfo> out;
     for (const auto& e : entries_) out.push_back(e.info);
     return out;
 }
 
-std::unique_ptr<ProfileFilterScanner> ProfileScannerRegistry::create(std::string_view spec, int threads) const
-{
+std::unique_ptr<ProfileFilterScanner> ProfileScannerRegistry::create(std::string_view spec, int threads) const {
     if (spec == "auto") {
         for (const auto& e : entries_)
             if (e.info.kind == "gpu" && e.info.available) return e.factory(threads);
@@ -134,8 +130,7 @@ std::unique_ptr<ProfileFilterScanner> ProfileScannerRegistry::create(std::string
     throw Error("--device: no profile search device '" + std::string(spec) + "' (devices: " + known + ", auto)");
 }
 
-std::unique_ptr<ProfileScannerRegistry> make_cpu_profile_scanner_registry()
-{
+std::unique_ptr<ProfileScannerRegistry> make_cpu_profile_scanner_registry() {
     auto registry = std::make_unique<ProfileScannerRegistry>();
     registry->add(CpuProfileScanner(0, false).info(),
                   [](int threads) { return std::make_unique<CpuProfileScanner>(threads, false); });

@@ -8,8 +8,8 @@
 #include <alignscope/profile/profile_search.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -25,8 +25,7 @@ namespace {
 constexpr double kLog2 = 0.69314718055994529;
 constexpr std::size_t kMismatchLines = 10;
 
-void add_target(ProfileTargets& targets, const std::string& name, const std::vector<std::uint8_t>& codes)
-{
+void add_target(ProfileTargets& targets, const std::string& name, const std::vector<std::uint8_t>& codes) {
     targets.names.push_back(name);
     targets.descriptions.emplace_back();
     targets.residues.insert(targets.residues.end(), codes.begin(), codes.end());
@@ -35,8 +34,7 @@ void add_target(ProfileTargets& targets, const std::string& name, const std::vec
 
 // Whether a filter score (nats) passes hmmsearch's threshold P <= F against
 // the null model alone.
-bool passes(float score, int L, double mu, double lambda, double F)
-{
+bool passes(float score, int L, double mu, double lambda, double F) {
     if (L == 0) return false;
     const float bits = static_cast<float>((score - NullModel::null_score(L)) / kLog2);
     return gumbel_survival(bits, mu, lambda) <= F;
@@ -44,8 +42,7 @@ bool passes(float score, int L, double mu, double lambda, double F)
 
 // Scores of one filter, the scanner's against the reference's.
 FilterComparison compare(const std::string& filter, const ProfileTargets& targets, const std::vector<float>& ours,
-                         const std::vector<float>& reference, double mu, double lambda, double F, FilterCheck& check)
-{
+                         const std::vector<float>& reference, double mu, double lambda, double F, FilterCheck& check) {
     FilterComparison out;
     for (std::size_t t = 0; t < ours.size(); ++t) {
         ++out.compared;
@@ -72,8 +69,7 @@ FilterComparison compare(const std::string& filter, const ProfileTargets& target
 
 // A model of M nodes with every probability still zero, a typical calibration
 // and no composition line.
-ProfileHmm blank_model(const std::string& name, int M, ResidueAlphabet alphabet)
-{
+ProfileHmm blank_model(const std::string& name, int M, ResidueAlphabet alphabet) {
     ProfileHmm hmm;
     hmm.format = "HMMER3/f";
     hmm.name = name;
@@ -89,15 +85,13 @@ ProfileHmm blank_model(const std::string& name, int M, ResidueAlphabet alphabet)
     return hmm;
 }
 
-void set_transitions(ProfileHmm& hmm, int k, float mm, float mi, float md, float im, float ii, float dm, float dd)
-{
+void set_transitions(ProfileHmm& hmm, int k, float mm, float mi, float md, float im, float ii, float dm, float dd) {
     float* t = hmm.transitions.data() + static_cast<std::size_t>(k) * kTransitions;
     t[kMM] = mm, t[kMI] = mi, t[kMD] = md, t[kIM] = im, t[kII] = ii, t[kDM] = dm, t[kDD] = dd;
 }
 
 // Node 0 has no delete state and node M no next node: Plan7's fixed entries.
-void close_ends(ProfileHmm& hmm)
-{
+void close_ends(ProfileHmm& hmm) {
     float* t0 = hmm.transitions.data();
     t0[kDM] = 1.0f, t0[kDD] = 0.0f;
     float* tM = hmm.transitions.data() + static_cast<std::size_t>(hmm.length) * kTransitions;
@@ -105,8 +99,7 @@ void close_ends(ProfileHmm& hmm)
 }
 
 // Background insert emissions and the consensus (each node's likeliest residue).
-void finish_model(ProfileHmm& hmm)
-{
+void finish_model(ProfileHmm& hmm) {
     const ResidueCode& code = ResidueCode::of(hmm.alphabet);
     const NullModel null_model(hmm.alphabet);
     const int K = hmm.canonical();
@@ -124,21 +117,20 @@ void finish_model(ProfileHmm& hmm)
 }
 
 // Probabilities proportional to Gamma(shape) draws, summing to 1.
-void random_distribution(std::mt19937& random, float shape, float* out, int n)
-{
+void random_distribution(std::mt19937& random, float shape, float* out, int n) {
     std::gamma_distribution<float> gamma(shape, 1.0f);
     float sum = 0;
     for (int i = 0; i < n; ++i) sum += out[i] = gamma(random) + 1e-6f;
     for (int i = 0; i < n; ++i) out[i] /= sum;
 }
 
-ProfileHmm random_model(const std::string& name, int M, ResidueAlphabet alphabet, std::mt19937& random)
-{
+ProfileHmm random_model(const std::string& name, int M, ResidueAlphabet alphabet, std::mt19937& random) {
     ProfileHmm hmm = blank_model(name, M, alphabet);
     const int K = hmm.canonical();
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
     const float shape = unit(random) < 0.5f ? 0.1f : 1.0f;  // peaked or spread emissions
-    for (int k = 1; k <= M; ++k) random_distribution(random, shape, hmm.match.data() + static_cast<std::size_t>(k * K), K);
+    for (int k = 1; k <= M; ++k)
+        random_distribution(random, shape, hmm.match.data() + static_cast<std::size_t>(k * K), K);
     for (int k = 0; k <= M; ++k) {
         const float mm = 0.5f + 0.499f * unit(random), mi = (1.0f - mm) * unit(random);
         const float ii = 0.05f + 0.85f * unit(random), dd = 0.05f + 0.85f * unit(random);
@@ -149,8 +141,7 @@ ProfileHmm random_model(const std::string& name, int M, ResidueAlphabet alphabet
 }
 
 // Each node emits one residue (at random) with probability 1 - 1e-6.
-ProfileHmm peaked_model(const std::string& name, int M, ResidueAlphabet alphabet, std::mt19937& random)
-{
+ProfileHmm peaked_model(const std::string& name, int M, ResidueAlphabet alphabet, std::mt19937& random) {
     ProfileHmm hmm = blank_model(name, M, alphabet);
     const int K = hmm.canonical();
     std::uniform_int_distribution<int> residue(0, K - 1);
@@ -167,15 +158,15 @@ ProfileHmm peaked_model(const std::string& name, int M, ResidueAlphabet alphabet
 
 // Three residues a node, every other emission exactly 0; every other node
 // with no way into its insert or delete state.
-ProfileHmm zeros_model(const std::string& name, int M, ResidueAlphabet alphabet, std::mt19937& random)
-{
+ProfileHmm zeros_model(const std::string& name, int M, ResidueAlphabet alphabet, std::mt19937& random) {
     ProfileHmm hmm = blank_model(name, M, alphabet);
     const int K = hmm.canonical();
     std::uniform_int_distribution<int> residue(0, K - 1);
     for (int k = 1; k <= M; ++k) {
         for (int n = 0; n < 3; ++n) hmm.match[static_cast<std::size_t>(k * K + residue(random))] += 1.0f / 3.0f;
         if (k % 2) set_transitions(hmm, k, 1.0f, 0.0f, 0.0f, 1.0f, 0.0f, 1.0f, 0.0f);
-        else set_transitions(hmm, k, 0.6f, 0.2f, 0.2f, 1e-3f, 1.0f - 1e-3f, 0.0f, 1.0f);
+        else
+            set_transitions(hmm, k, 0.6f, 0.2f, 0.2f, 1e-3f, 1.0f - 1e-3f, 0.0f, 1.0f);
     }
     set_transitions(hmm, 0, 1.0f, 0.0f, 0.0f, 1.0f, 0.0f, 1.0f, 0.0f);
     finish_model(hmm);
@@ -183,8 +174,7 @@ ProfileHmm zeros_model(const std::string& name, int M, ResidueAlphabet alphabet,
 }
 
 // Emissions at the background frequencies: every match score near 0.
-ProfileHmm flat_model(const std::string& name, int M, ResidueAlphabet alphabet)
-{
+ProfileHmm flat_model(const std::string& name, int M, ResidueAlphabet alphabet) {
     ProfileHmm hmm = blank_model(name, M, alphabet);
     const NullModel null_model(alphabet);
     const int K = hmm.canonical();
@@ -198,8 +188,7 @@ ProfileHmm flat_model(const std::string& name, int M, ResidueAlphabet alphabet)
 }
 
 // Delete and insert states preferred over matches.
-ProfileHmm gappy_model(const std::string& name, int M, ResidueAlphabet alphabet, std::mt19937& random)
-{
+ProfileHmm gappy_model(const std::string& name, int M, ResidueAlphabet alphabet, std::mt19937& random) {
     ProfileHmm hmm = random_model(name, M, alphabet, random);
     for (int k = 0; k <= M; ++k) set_transitions(hmm, k, 0.2f, 0.3f, 0.5f, 0.1f, 0.9f, 0.05f, 0.95f);
     close_ends(hmm);
@@ -208,8 +197,7 @@ ProfileHmm gappy_model(const std::string& name, int M, ResidueAlphabet alphabet,
 
 }  // namespace
 
-ProfileTargets made_up_profile_targets(const ProfileHmm& hmm, int random_count, std::uint32_t seed)
-{
+ProfileTargets made_up_profile_targets(const ProfileHmm& hmm, int random_count, std::uint32_t seed) {
     const ResidueCode& code = ResidueCode::of(hmm.alphabet);
     ProfileTargets targets;
     targets.alphabet = hmm.alphabet;
@@ -243,7 +231,8 @@ ProfileTargets made_up_profile_targets(const ProfileHmm& hmm, int random_count, 
     }
     for (int x = 0; x < code.canonical(); ++x) {
         add_target(targets, std::string("single_") + code.symbol(x), {static_cast<std::uint8_t>(x)});
-        add_target(targets, std::string("run_") + code.symbol(x), std::vector<std::uint8_t>(3000, static_cast<std::uint8_t>(x)));
+        add_target(targets, std::string("run_") + code.symbol(x),
+                   std::vector<std::uint8_t>(3000, static_cast<std::uint8_t>(x)));
     }
     std::vector<std::uint8_t> longest(100000);
     for (auto& c : longest) c = static_cast<std::uint8_t>(residue(random));
@@ -252,8 +241,7 @@ ProfileTargets made_up_profile_targets(const ProfileHmm& hmm, int random_count, 
 }
 
 std::vector<ProfileHmm> made_up_profile_models(int random_count, bool long_models, std::uint32_t seed,
-                                               ResidueAlphabet alphabet)
-{
+                                               ResidueAlphabet alphabet) {
     std::mt19937 random(seed);
     std::uniform_int_distribution<int> length(2, 400);
     // Nucleotide models' names say so ("dna_peaked_M40"), so that they never
@@ -264,7 +252,8 @@ std::vector<ProfileHmm> made_up_profile_models(int random_count, bool long_model
     std::vector<ProfileHmm> models;
     for (int n = 0; n < random_count; ++n) {
         const int M = length(random);
-        models.push_back(random_model(named("random" + std::to_string(n + 1) + "_M" + std::to_string(M)), M, alphabet, random));
+        models.push_back(
+            random_model(named("random" + std::to_string(n + 1) + "_M" + std::to_string(M)), M, alphabet, random));
     }
     models.push_back(peaked_model(named("peaked_M40"), 40, alphabet, random));
     models.push_back(peaked_model(named("peaked_M300"), 300, alphabet, random));
@@ -281,27 +270,28 @@ std::vector<ProfileHmm> made_up_profile_models(int random_count, bool long_model
 }
 
 FilterReference reference_filter_scores(const ProfileHmm& hmm, const ProfileTargets& targets, int threads,
-                                        JobContext& context)
-{
+                                        JobContext& context) {
     NullModel null_model(hmm.alphabet);
     null_model.set_filter(hmm.length, hmm.composition);
     const ConfiguredProfile profile(hmm, null_model);
     const std::size_t n = targets.size();
     FilterReference reference{std::vector<float>(n, 0.0f), std::vector<float>(n, 0.0f), 0.0};
     const auto start = std::chrono::steady_clock::now();
-    parallel_for(n, threads, [&](std::size_t t) {
-        if ((t & 63) == 0) context.throw_if_cancelled();
-        reference.msv[t] = msv_filter(profile.msv, targets.codes(t), targets.length(t));
-        reference.viterbi[t] = viterbi_filter(profile.viterbi, targets.codes(t), targets.length(t));
-    }, 1);
+    parallel_for(
+        n, threads,
+        [&](std::size_t t) {
+            if ((t & 63) == 0) context.throw_if_cancelled();
+            reference.msv[t] = msv_filter(profile.msv, targets.codes(t), targets.length(t));
+            reference.viterbi[t] = viterbi_filter(profile.viterbi, targets.codes(t), targets.length(t));
+        },
+        1);
     reference.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return reference;
 }
 
 FilterCheck check_profile_filters(ProfileFilterScanner& scanner, const ProfileHmm& hmm, const ProfileTargets& targets,
                                   const std::string& target_set, int threads, JobContext& context,
-                                  const std::vector<ExtraMsvPass>& extra, const FilterReference* reference)
-{
+                                  const std::vector<ExtraMsvPass>& extra, const FilterReference* reference) {
     NullModel null_model(hmm.alphabet);
     null_model.set_filter(hmm.length, hmm.composition);
     const ConfiguredProfile profile(hmm, null_model);
@@ -330,7 +320,8 @@ FilterCheck check_profile_filters(ProfileFilterScanner& scanner, const ProfileHm
     for (std::size_t t = 0; t < n; ++t) all[t] = static_cast<std::uint32_t>(t);
     scanner.viterbi(profile.viterbi, all, viterbi, context);
     check.viterbi_stats = scanner.last_stats();
-    check.msv = compare("MSV filter", targets, msv, msv_reference, stats.msv_mu, stats.msv_lambda, thresholds.F1, check);
+    check.msv =
+        compare("MSV filter", targets, msv, msv_reference, stats.msv_mu, stats.msv_lambda, thresholds.F1, check);
     check.viterbi = compare("Viterbi filter", targets, viterbi, viterbi_reference, stats.viterbi_mu,
                             stats.viterbi_lambda, thresholds.F2, check);
     check.msv_overflows = check.msv.overflows;
@@ -351,8 +342,7 @@ namespace {
 // The reference scores of the catalog's made-up models, made once for every
 // device and family that checks them (`key` names the targets' size and seed).
 const FilterReference& shared_reference(const ProfileHmm& hmm, const ProfileTargets& targets, const std::string& key,
-                                        int threads, JobContext& context)
-{
+                                        int threads, JobContext& context) {
     static std::mutex mutex;
     static std::map<std::string, FilterReference> made;
     std::lock_guard lock(mutex);
@@ -364,8 +354,7 @@ const FilterReference& shared_reference(const ProfileHmm& hmm, const ProfileTarg
 
 }  // namespace
 
-KernelCheck make_profile_kernel_check(ProfileKernelFamily family)
-{
+KernelCheck make_profile_kernel_check(ProfileKernelFamily family) {
     // Every model of one device, run once for all the variants asking.
     struct Cache {
         std::mutex mutex;
@@ -391,8 +380,8 @@ KernelCheck make_profile_kernel_check(ProfileKernelFamily family)
                 const FilterReference& reference =
                     shared_reference(hmm, targets, std::to_string(random_targets) + "/" + std::to_string(seed),
                                      request.threads, context);
-                checks.push_back(
-                    check_profile_filters(*scanner, hmm, targets, "made-up", request.threads, context, extra, &reference));
+                checks.push_back(check_profile_filters(*scanner, hmm, targets, "made-up", request.threads, context,
+                                                       extra, &reference));
             }
             run = cache->runs.emplace(request.device, std::move(checks)).first;
         }
@@ -401,7 +390,8 @@ KernelCheck make_profile_kernel_check(ProfileKernelFamily family)
         for (const FilterCheck& c : run->second) {
             const FilterComparison* comparison = nullptr;
             if (kernel == family.msv_kernel) comparison = &c.msv;
-            else if (kernel == family.viterbi_kernel) comparison = &c.viterbi;
+            else if (kernel == family.viterbi_kernel)
+                comparison = &c.viterbi;
             for (const auto& [name, extra] : c.extra)
                 if (name == kernel) comparison = &extra;
             if (!comparison) continue;  // an extra pass that does not take this model
@@ -418,15 +408,16 @@ KernelCheck make_profile_kernel_check(ProfileKernelFamily family)
     };
 }
 
-void add_cpu_profile_kernel_families(KernelCatalog& catalog)
-{
+void add_cpu_profile_kernel_families(KernelCatalog& catalog) {
     ProfileKernelFamily cpu;
     cpu.make_scanner = [](const std::string& device, int threads) {
         return make_cpu_profile_scanner_registry()->create(device, threads);
     };
     cpu.msv_kernel = "sw_linear_msv_s8";
     cpu.viterbi_kernel = "sw_affine_vitfilter_s16";
-    catalog.add({"profile", "cpu", {KernelName::parse(cpu.msv_kernel), KernelName::parse(cpu.viterbi_kernel)},
+    catalog.add({"profile",
+                 "cpu",
+                 {KernelName::parse(cpu.msv_kernel), KernelName::parse(cpu.viterbi_kernel)},
                  make_profile_kernel_check(cpu)});
 }
 

@@ -16,23 +16,20 @@ inline int adds16(int a, int b) { return std::clamp(a + b, -32768, 32767); }
 
 }  // namespace
 
-float msv_score_of(const MsvProfile& om, int xJ, int L)
-{
+float msv_score_of(const MsvProfile& om, int xJ, int L) {
     float score = static_cast<float>(xJ - om.tjb(L)) - static_cast<float>(om.base);
     score /= om.scale;
     return static_cast<float>(score - 3.0);
 }
 
-float viterbi_score_of(const ViterbiFilterProfile& om, int xC, int L)
-{
+float viterbi_score_of(const ViterbiFilterProfile& om, int xC, int L) {
     if (xC <= -32768) return -kInf;
     float score = static_cast<float>(xC) + static_cast<float>(om.ncj_move(L)) - static_cast<float>(om.base);
     score /= om.scale;
     return static_cast<float>(score - 3.0);
 }
 
-float msv_filter(const MsvProfile& om, const std::uint8_t* dsq, int L)
-{
+float msv_filter(const MsvProfile& om, const std::uint8_t* dsq, int L) {
     const int M = om.length;
     const int tjb = om.tjb(L);
     const int tjbm = (tjb + om.tbm) & 0xff;
@@ -60,8 +57,7 @@ float msv_filter(const MsvProfile& om, const std::uint8_t* dsq, int L)
     return msv_score_of(om, xJ, L);
 }
 
-float viterbi_filter(const ViterbiFilterProfile& om, const std::uint8_t* dsq, int L)
-{
+float viterbi_filter(const ViterbiFilterProfile& om, const std::uint8_t* dsq, int L) {
     const int M = om.length;
     const std::size_t n = static_cast<std::size_t>(M + 1);
     std::vector<int> mp(n, -32768), ip(n, -32768), dp(n, -32768), mc(n, -32768), ic(n, -32768), dc(n, -32768);

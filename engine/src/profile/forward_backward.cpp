@@ -32,14 +32,12 @@ FlushSubnormals::~FlushSubnormals() = default;
 #endif
 
 namespace {
-void grow(std::vector<float>& v, std::size_t n)
-{
+void grow(std::vector<float>& v, std::size_t n) {
     if (v.size() < n) v.resize(n);
 }
 }  // namespace
 
-void DpMatrix::resize(int model_length, int target_length, bool keep_all_rows)
-{
+void DpMatrix::resize(int model_length, int target_length, bool keep_all_rows) {
     M = model_length;
     L = target_length;
     Q = striped_segments(M);
@@ -59,19 +57,16 @@ using namespace striped;
 struct Row {
     float *m, *i, *d;
 };
-Row row_of(DpMatrix& dp, int i)
-{
+Row row_of(DpMatrix& dp, int i) {
     const std::size_t r = dp.row(i);
     return {dp.mmx.data() + r, dp.imx.data() + r, dp.dmx.data() + r};
 }
 
-void clear_row(Row r, int Q)
-{
+void clear_row(Row r, int Q) {
     for (int q = 0; q < Q; ++q) put(r.m, q, zero4()), put(r.i, q, zero4()), put(r.d, q, zero4());
 }
 
-void scale_row(Row r, int Q, float factor)
-{
+void scale_row(Row r, int Q, float factor) {
     const F4 f = splat(factor);
     for (int q = 0; q < Q; ++q) {
         put(r.m, q, at(r.m, q) * f);
@@ -80,8 +75,7 @@ void scale_row(Row r, int Q, float factor)
     }
 }
 
-void set_specials(DpMatrix& dp, int i, float xE, float xN, float xJ, float xB, float xC)
-{
+void set_specials(DpMatrix& dp, int i, float xE, float xN, float xJ, float xB, float xC) {
     dp.x(i, DpMatrix::E) = xE;
     dp.x(i, DpMatrix::N) = xN;
     dp.x(i, DpMatrix::J) = xJ;
@@ -92,8 +86,7 @@ void set_specials(DpMatrix& dp, int i, float xE, float xN, float xJ, float xB, f
 // The D->D paths of a Forward row: one full pass, then up to three more
 // across lane boundaries (HMMER stops early on models of 100 nodes or more
 // once a pass changes nothing). `dcv` is the M->D carried out of the row.
-void forward_deletes(Profile p, F4 dcv, int M, float* d)
-{
+void forward_deletes(Profile p, F4 dcv, int M, float* d) {
     const int Q = p.Q;
     dcv = shift_up(dcv);
     put(d, 0, zero4());
@@ -118,8 +111,7 @@ void forward_deletes(Profile p, F4 dcv, int M, float* d)
 
 // One Forward row's M, I and D from the previous row; returns the row's E
 // before rescaling.
-float forward_row(Profile p, const float* emission, float xB, int M, Row prev, Row cur)
-{
+float forward_row(Profile p, const float* emission, float xB, int M, Row prev, Row cur) {
     const int Q = p.Q;
     const F4 xBv = splat(xB);
     F4 dcv = zero4(), xEv = zero4();
@@ -149,8 +141,7 @@ float forward_row(Profile p, const float* emission, float xB, int M, Row prev, R
 }  // namespace
 
 float forward_specials(const ForwardProfile& om, const LengthModel& length, float xE, ForwardCarry& c, DpMatrix& fwd,
-                       int i)
-{
+                       int i) {
     c.xN = c.xN * length.loop;
     c.xC = (c.xC * length.loop) + (xE * om.e_move);
     c.xJ = (c.xJ * length.loop) + (xE * om.e_loop);
@@ -172,8 +163,7 @@ float forward_specials(const ForwardProfile& om, const LengthModel& length, floa
 }
 
 void forward_start(const ForwardProfile& om, const LengthModel& length, int L, DpMatrix& fwd, ForwardCarry& c,
-                   bool full)
-{
+                   bool full) {
     fwd.resize(om.length, L, full);
     clear_row(row_of(fwd, 0), fwd.Q);
     c = ForwardCarry{1.0f, 0.0f, length.move, 0.0f};
@@ -182,8 +172,7 @@ void forward_start(const ForwardProfile& om, const LengthModel& length, int L, D
 }
 
 float forward_from(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, DpMatrix& fwd,
-                   ForwardCarry c, int from)
-{
+                   ForwardCarry c, int from) {
     const Profile p(om);
     for (int i = from; i <= L; ++i) {
         const Row cur = row_of(fwd, i);
@@ -198,8 +187,7 @@ float forward_from(const ForwardProfile& om, const LengthModel& length, const st
 }
 
 float forward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, DpMatrix& fwd,
-              bool full)
-{
+              bool full) {
     ForwardCarry c;
     forward_start(om, length, L, fwd, c, full);
     return forward_from(om, length, dsq, L, fwd, c, 1);
@@ -211,8 +199,7 @@ namespace {
 // `first` is what enters the last segment's lanes from segment 0. The first
 // pass carries D's own sums; the three more carry only the D->D products, all
 // four in full (Backward has no early stop, as in HMMER).
-void backward_deletes(Profile p, F4 first, F4 xEv, bool add_end, Row cur)
-{
+void backward_deletes(Profile p, F4 first, F4 xEv, bool add_end, Row cur) {
     const int Q = p.Q;
     F4 dpv = first, dcv = zero4();
     if (add_end) {
@@ -247,8 +234,7 @@ void backward_deletes(Profile p, F4 first, F4 xEv, bool add_end, Row cur)
 // One Backward row i (1 <= i < L) from row i+1 (`next`); `emission` is
 // residue i+1's. Updates the specials.
 void backward_row(Profile p, const float* emission, const LengthModel& length, const ForwardProfile& om, Row next,
-                  Row cur, BackwardCarry& x)
-{
+                  Row cur, BackwardCarry& x) {
     const int Q = p.Q;
     F4 tmmv = shift_down(p.at(MM, 0)), timv = shift_down(p.at(IM, 0)), tdmv = shift_down(p.at(DM, 0));
     F4 mpv = shift_down(at(next.m, 0) * load(emission));
@@ -271,16 +257,13 @@ void backward_row(Profile p, const float* emission, const LengthModel& length, c
 }
 
 // Divides row i by the Forward pass's scale factor of that row.
-void backward_rescale(const DpMatrix& fwd, int i, DpMatrix& bck, Row cur, BackwardCarry& x)
-{
+void backward_rescale(const DpMatrix& fwd, int i, DpMatrix& bck, Row cur, BackwardCarry& x) {
     const float factor = backward_scale(fwd, i, bck, x);
     if (factor != 1.0f) scale_row(cur, bck.Q, factor);
 }
 
 // Row 0: only N and B, from row 1.
-void backward_first_row(Profile p, const float* emission, const LengthModel& length, DpMatrix& bck,
-                        BackwardCarry& x)
-{
+void backward_first_row(Profile p, const float* emission, const LengthModel& length, DpMatrix& bck, BackwardCarry& x) {
     const Row one = row_of(bck, 1);
     F4 xBv = zero4();
     for (int q = 0; q < p.Q; ++q) {
@@ -296,8 +279,7 @@ void backward_first_row(Profile p, const float* emission, const LengthModel& len
 
 }  // namespace
 
-void backward_specials(float xB, const LengthModel& length, const ForwardProfile& om, BackwardCarry& x)
-{
+void backward_specials(float xB, const LengthModel& length, const ForwardProfile& om, BackwardCarry& x) {
     x.xB = xB;
     x.xC = x.xC * length.loop;
     x.xJ = (x.xB * length.move) + (x.xJ * length.loop);
@@ -305,8 +287,7 @@ void backward_specials(float xB, const LengthModel& length, const ForwardProfile
     x.xE = (x.xC * om.e_move) + (x.xJ * om.e_loop);
 }
 
-float backward_scale(const DpMatrix& fwd, int i, DpMatrix& bck, BackwardCarry& x)
-{
+float backward_scale(const DpMatrix& fwd, int i, DpMatrix& bck, BackwardCarry& x) {
     const float s = fwd.x(i, DpMatrix::Scale);
     bck.x(i, DpMatrix::Scale) = s;
     if (!(s > 1.0f)) return 1.0f;
@@ -320,16 +301,14 @@ float backward_scale(const DpMatrix& fwd, int i, DpMatrix& bck, BackwardCarry& x
 }
 
 void backward_start(const ForwardProfile& om, const LengthModel& length, int L, DpMatrix& bck, BackwardCarry& x,
-                    bool full)
-{
+                    bool full) {
     bck.resize(om.length, L, full);
     x = BackwardCarry{};
     x.xC = length.move;
     x.xE = x.xC * om.e_move;
 }
 
-void backward_last_row(const ForwardProfile& om, const DpMatrix& fwd, DpMatrix& bck, BackwardCarry& x)
-{
+void backward_last_row(const ForwardProfile& om, const DpMatrix& fwd, DpMatrix& bck, BackwardCarry& x) {
     const Profile p(om);
     const int Q = p.Q, L = bck.L;
     const Row last = row_of(bck, L);
@@ -340,8 +319,7 @@ void backward_last_row(const ForwardProfile& om, const DpMatrix& fwd, DpMatrix& 
 }
 
 float backward_from(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L,
-                    const DpMatrix& fwd, DpMatrix& bck, BackwardCarry x, int from)
-{
+                    const DpMatrix& fwd, DpMatrix& bck, BackwardCarry x, int from) {
     const Profile p(om);
     for (int i = from; i >= 1; --i) {
         const Row cur = row_of(bck, i);
@@ -356,9 +334,8 @@ float backward_from(const ForwardProfile& om, const LengthModel& length, const s
     return static_cast<float>(bck.total_scale + std::log(static_cast<double>(x.xN)));
 }
 
-float backward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L,
-               const DpMatrix& fwd, DpMatrix& bck, bool full)
-{
+float backward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, const DpMatrix& fwd,
+               DpMatrix& bck, bool full) {
     BackwardCarry x;
     backward_start(om, length, L, bck, x, full);
     if (L > 0) backward_last_row(om, fwd, bck, x);

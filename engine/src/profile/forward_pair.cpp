@@ -24,16 +24,14 @@ namespace alignscope::profile {
 namespace {
 
 // Two rows of paired M, I and D (8 floats a segment) per worker thread.
-float* pair_rows(int Q)
-{
+float* pair_rows(int Q) {
     thread_local std::vector<float> rows;
     const std::size_t n = static_cast<std::size_t>(Q) * 8 * 3 * 2;
     if (rows.size() < n) rows.resize(n);
     return rows.data();
 }
 
-void set_row_specials(DpMatrix& dp, int i, const BackwardCarry& x)
-{
+void set_row_specials(DpMatrix& dp, int i, const BackwardCarry& x) {
     dp.x(i, DpMatrix::E) = x.xE;
     dp.x(i, DpMatrix::N) = x.xN;
     dp.x(i, DpMatrix::J) = x.xJ;
@@ -69,17 +67,14 @@ inline V zero8() { return {_mm256_setzero_ps()}; }
 inline V both(__m128 a, __m128 b) { return {_mm256_insertf128_ps(_mm256_castps128_ps256(a), b, 1)}; }
 inline V splat2(float a, float b) { return both(_mm_set1_ps(a), _mm_set1_ps(b)); }
 // In each half: [a0 a1 a2 a3] -> [0 a0 a1 a2] and [a0 a1 a2 a3] -> [a1 a2 a3 0].
-inline V shift_up(V a)
-{
+inline V shift_up(V a) {
     return {_mm256_blend_ps(_mm256_shuffle_ps(a.v, a.v, _MM_SHUFFLE(2, 1, 0, 0)), _mm256_setzero_ps(), 0x11)};
 }
-inline V shift_down(V a)
-{
+inline V shift_down(V a) {
     return {_mm256_blend_ps(_mm256_shuffle_ps(a.v, a.v, _MM_SHUFFLE(0, 3, 2, 1)), _mm256_setzero_ps(), 0x88)};
 }
 // Each half's (t0 + t1) + (t2 + t3), as the four-lane code sums.
-inline void half_sums(V a, float& sa, float& sb)
-{
+inline void half_sums(V a, float& sa, float& sb) {
     alignas(32) float t[8];
     _mm256_store_ps(t, a.v);
     sa = (t[0] + t[1]) + (t[2] + t[3]);
@@ -90,23 +85,20 @@ inline void half_sums(V a, float& sa, float& sb)
 struct PairProfile {
     const float* base;
     int Q;
-    V at(int array, int q) const
-    {
+    V at(int array, int q) const {
         const __m128 x = _mm_loadu_ps(base + static_cast<std::size_t>((array * Q + q) * 4));
         return both(x, x);
     }
     const float* match(int x) const { return base + static_cast<std::size_t>(((Match + x) * Q) * 4); }
 };
-inline V emission(const float* ea, const float* eb, int q)
-{
+inline V emission(const float* ea, const float* eb, int q) {
     return both(_mm_loadu_ps(ea + static_cast<std::size_t>(q) * 4), _mm_loadu_ps(eb + static_cast<std::size_t>(q) * 4));
 }
 
 struct PairRow {
     float *m, *i, *d;
 };
-PairRow pair_row(float* rows, int Q, int slot)
-{
+PairRow pair_row(float* rows, int Q, int slot) {
     float* r = rows + static_cast<std::size_t>(slot) * 3 * static_cast<std::size_t>(Q) * 8;
     const std::size_t w = static_cast<std::size_t>(Q) * 8;
     return {r, r + w, r + 2 * w};
@@ -114,8 +106,7 @@ PairRow pair_row(float* rows, int Q, int slot)
 inline V at8(const float* row, int q) { return {_mm256_loadu_ps(row + static_cast<std::size_t>(q) * 8)}; }
 inline void put8(float* row, int q, V a) { _mm256_storeu_ps(row + static_cast<std::size_t>(q) * 8, a.v); }
 
-void scale_pair_row(PairRow r, int Q, float fa, float fb)
-{
+void scale_pair_row(PairRow r, int Q, float fa, float fb) {
     if (fa == 1.0f && fb == 1.0f) return;
     const V f = splat2(fa, fb);
     for (int q = 0; q < Q; ++q) {
@@ -126,8 +117,7 @@ void scale_pair_row(PairRow r, int Q, float fa, float fb)
 }
 
 // Each half of the paired row back to its own target's row in its matrix.
-void split_pair_row(PairRow r, int Q, DpMatrix& a, int ia, DpMatrix& b, int ib)
-{
+void split_pair_row(PairRow r, int Q, DpMatrix& a, int ia, DpMatrix& b, int ib) {
     float* const out[2][3] = {{a.mmx.data() + a.row(ia), a.imx.data() + a.row(ia), a.dmx.data() + a.row(ia)},
                               {b.mmx.data() + b.row(ib), b.imx.data() + b.row(ib), b.dmx.data() + b.row(ib)}};
     const float* const in[3] = {r.m, r.i, r.d};
@@ -141,8 +131,7 @@ void split_pair_row(PairRow r, int Q, DpMatrix& a, int ia, DpMatrix& b, int ib)
 
 // Forward's D->D passes; a half whose pass changed nothing (models of 100
 // nodes or more) adds zeros from then on, as if it had stopped.
-void forward_deletes_pair(PairProfile p, int M, V dcv, float* d)
-{
+void forward_deletes_pair(PairProfile p, int M, V dcv, float* d) {
     const int Q = p.Q;
     dcv = shift_up(dcv);
     put8(d, 0, zero8());
@@ -172,8 +161,7 @@ void forward_deletes_pair(PairProfile p, int M, V dcv, float* d)
 }
 
 void forward_row_pair(PairProfile p, int M, const float* ea, const float* eb, V xBv, PairRow prev, PairRow cur,
-                      float& xEa, float& xEb)
-{
+                      float& xEa, float& xEb) {
     const int Q = p.Q;
     V dcv = zero8(), xEv = zero8();
     V mpv = shift_up(at8(prev.m, Q - 1));
@@ -200,8 +188,7 @@ void forward_row_pair(PairProfile p, int M, const float* ea, const float* eb, V 
 }
 
 // Backward's D->D passes (all four), then M->D, as backward_deletes().
-void backward_deletes_pair(PairProfile p, V first, V xEv, bool add_end, PairRow cur)
-{
+void backward_deletes_pair(PairProfile p, V first, V xEv, bool add_end, PairRow cur) {
     const int Q = p.Q;
     V dpv = first, dcv = zero8();
     for (int q = Q - 1; q >= 0; --q) {
@@ -228,8 +215,7 @@ void backward_deletes_pair(PairProfile p, V first, V xEv, bool add_end, PairRow 
 // The M, I and D of a Backward row from the row below; returns each half's
 // B sum.
 void backward_cells_pair(PairProfile p, const float* ea, const float* eb, PairRow next, PairRow cur, float& xBa,
-                         float& xBb)
-{
+                         float& xBb) {
     const int Q = p.Q;
     V tmmv = shift_down(p.at(MM, 0)), timv = shift_down(p.at(IM, 0)), tdmv = shift_down(p.at(DM, 0));
     V mpv = shift_down(at8(next.m, 0) * emission(ea, eb, 0));
@@ -250,9 +236,8 @@ void backward_cells_pair(PairProfile p, const float* ea, const float* eb, PairRo
 }
 
 // Row L of both targets: M and D start from E, I from 0.
-void backward_last_pair(PairProfile p, const PairTarget& a, const PairTarget& b, BackwardCarry& xa,
-                        BackwardCarry& xb, PairRow cur)
-{
+void backward_last_pair(PairProfile p, const PairTarget& a, const PairTarget& b, BackwardCarry& xa, BackwardCarry& xb,
+                        PairRow cur) {
     for (int q = 0; q < p.Q; ++q) {
         put8(cur.m, q, splat2(xa.xE, xb.xE));
         put8(cur.d, q, splat2(xa.xE, xb.xE));
@@ -267,8 +252,7 @@ void backward_last_pair(PairProfile p, const PairTarget& a, const PairTarget& b,
 
 }  // namespace
 
-void forward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarget& b, float& score_a, float& score_b)
-{
+void forward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarget& b, float& score_a, float& score_b) {
     const PairProfile p{om.striped.data(), om.segments};
     const int Q = p.Q, steps = std::min(a.L, b.L);
     ForwardCarry ca, cb;
@@ -291,8 +275,7 @@ void forward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarge
     score_b = forward_from(om, b.length, b.dsq, b.L, *b.fwd, cb, steps + 1);
 }
 
-void backward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarget& b, float& score_a, float& score_b)
-{
+void backward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarget& b, float& score_a, float& score_b) {
     const PairProfile p{om.striped.data(), om.segments};
     const int Q = p.Q, steps = std::min(a.L, b.L);
     if (steps < 1) throw Error("paired Backward needs two targets of at least one residue");
@@ -305,8 +288,7 @@ void backward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarg
         const int ia = a.L - t, ib = b.L - t;
         const PairRow cur = pair_row(rows, Q, t & 1);
         float xBa = 0.0f, xBb = 0.0f;
-        backward_cells_pair(p, p.match(a.dsq[ia]), p.match(b.dsq[ib]), pair_row(rows, Q, (t - 1) & 1), cur, xBa,
-                            xBb);
+        backward_cells_pair(p, p.match(a.dsq[ia]), p.match(b.dsq[ib]), pair_row(rows, Q, (t - 1) & 1), cur, xBa, xBb);
         backward_specials(xBa, a.length, om, xa);
         backward_specials(xBb, b.length, om, xb);
         const V xEv = splat2(xa.xE, xb.xE);
@@ -331,12 +313,10 @@ void backward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarg
 #else
 
 bool paired_rows_available() { return false; }
-void forward_pair(const ForwardProfile&, const PairTarget&, const PairTarget&, float&, float&)
-{
+void forward_pair(const ForwardProfile&, const PairTarget&, const PairTarget&, float&, float&) {
     throw Error("paired Forward rows need an x86-64 build");
 }
-void backward_pair(const ForwardProfile&, const PairTarget&, const PairTarget&, float&, float&)
-{
+void backward_pair(const ForwardProfile&, const PairTarget&, const PairTarget&, float&, float&) {
     throw Error("paired Backward rows need an x86-64 build");
 }
 

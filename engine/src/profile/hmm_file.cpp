@@ -21,8 +21,7 @@ namespace alignscope::profile {
 
 namespace {
 
-std::vector<std::string_view> tokens_of(std::string_view line)
-{
+std::vector<std::string_view> tokens_of(std::string_view line) {
     std::vector<std::string_view> out;
     std::size_t i = 0;
     while (i < line.size()) {
@@ -37,8 +36,7 @@ std::vector<std::string_view> tokens_of(std::string_view line)
 }
 
 // Format versions in order, so that "at least 3/e" is a comparison.
-int version_of(std::string_view tag)
-{
+int version_of(std::string_view tag) {
     static const char* tags[] = {"HMMER3/b", "HMMER3/c", "HMMER3/d", "HMMER3/e", "HMMER3/f"};
     for (int i = 0; i < 5; ++i)
         if (tag == tags[i]) return i;
@@ -48,8 +46,7 @@ constexpr int kV3c = 1, kV3e = 3, kV3f = 4;
 
 class Parser {
 public:
-    Parser(const std::string& text, const std::string& path) : path_(path)
-    {
+    Parser(const std::string& text, const std::string& path) : path_(path) {
         std::size_t start = 0;
         while (start < text.size()) {
             std::size_t end = text.find('\n', start);
@@ -59,8 +56,7 @@ public:
         }
     }
 
-    std::vector<ProfileHmm> parse()
-    {
+    std::vector<ProfileHmm> parse() {
         std::vector<ProfileHmm> models;
         while (next_line()) models.push_back(parse_model());
         if (models.empty()) fail_at(0, "no profile HMM in the file (expected a HMMER3/f header line)");
@@ -68,15 +64,13 @@ public:
     }
 
 private:
-    [[noreturn]] void fail_at(std::size_t line, const std::string& what) const
-    {
+    [[noreturn]] void fail_at(std::size_t line, const std::string& what) const {
         throw Error(path_ + ":" + std::to_string(line) + ": " + what);
     }
     [[noreturn]] void fail(const std::string& what) const { fail_at(current_ + 1, what); }
 
     // Advances to the next line with tokens; false at the end.
-    bool next_line()
-    {
+    bool next_line() {
         while (next_ < lines_.size()) {
             current_ = next_++;
             tokens_ = tokens_of(lines_[current_]);
@@ -86,13 +80,11 @@ private:
         tokens_.clear();
         return false;
     }
-    void require_line(const std::string& expected)
-    {
+    void require_line(const std::string& expected) {
         if (!next_line()) fail_at(lines_.size(), "the file ends early: expected " + expected);
     }
 
-    double number(std::string_view token, const std::string& field) const
-    {
+    double number(std::string_view token, const std::string& field) const {
         std::string s(token);
         char* end = nullptr;
         errno = 0;
@@ -101,8 +93,7 @@ private:
             fail("expected a number for " + field + ", found '" + s + "'");
         return v;
     }
-    int integer(std::string_view token, const std::string& field) const
-    {
+    int integer(std::string_view token, const std::string& field) const {
         std::string s(token);
         char* end = nullptr;
         const long v = std::strtol(s.c_str(), &end, 10);
@@ -111,15 +102,14 @@ private:
         return static_cast<int>(v);
     }
     // A negative natural log probability, or '*' for zero, as a probability.
-    float probability(std::string_view token, const std::string& field) const
-    {
+    float probability(std::string_view token, const std::string& field) const {
         if (token == "*") return 0.0f;
         const double v = number(token, field);
-        if (v < 0) fail("expected a negative log probability (>= 0) for " + field + ", found '" + std::string(token) + "'");
+        if (v < 0)
+            fail("expected a negative log probability (>= 0) for " + field + ", found '" + std::string(token) + "'");
         return std::exp(static_cast<float>(-1.0 * v));
     }
-    std::string rest_after_tag() const
-    {
+    std::string rest_after_tag() const {
         std::string_view line = lines_[current_];
         std::size_t i = line.find(tokens_[0]) + tokens_[0].size();
         while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
@@ -127,12 +117,10 @@ private:
         while (end > i && (line[end - 1] == '\r' || line[end - 1] == ' ' || line[end - 1] == '\t')) --end;
         return std::string(line.substr(i, end - i));
     }
-    void need_tokens(std::size_t n, const std::string& what) const
-    {
+    void need_tokens(std::size_t n, const std::string& what) const {
         if (tokens_.size() < n) fail(what);
     }
-    bool yes_no(const std::string& tag) const
-    {
+    bool yes_no(const std::string& tag) const {
         need_tokens(2, tag + " line needs yes or no");
         std::string v(tokens_[1]);
         for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -149,8 +137,7 @@ private:
         ProfileStatistics stats;
     };
 
-    ProfileHmm parse_model()
-    {
+    ProfileHmm parse_model() {
         ProfileHmm hmm;
         hmm.path = path_;
         hmm.line = static_cast<int>(current_ + 1);
@@ -166,14 +153,14 @@ private:
         read_node_zero(hmm);
         for (int k = 1; k <= hmm.length; ++k) read_node(hmm, header, k);
         require_line("the closing // of model '" + hmm.name + "'");
-        if (tokens_[0] != "//") fail("expected the closing // of model '" + hmm.name + "', found '" + std::string(tokens_[0]) + "'");
+        if (tokens_[0] != "//")
+            fail("expected the closing // of model '" + hmm.name + "', found '" + std::string(tokens_[0]) + "'");
         if (header.version < kV3e || !header.has_cons) set_consensus(hmm);
         return hmm;
     }
 
     // The HMMER3/b..f tag that opens a model; returns its version.
-    int read_format_tag(ProfileHmm& hmm) const
-    {
+    int read_format_tag(ProfileHmm& hmm) const {
         const std::string tag(tokens_[0]);
         if (tag.rfind("HMMER2", 0) == 0)
             fail("HMMER2 save files are not supported; convert it with `hmmconvert` to HMMER3/f first");
@@ -189,8 +176,7 @@ private:
 
     // One header line (NAME, LENG, ALPH, STATS, ...). Other tags (DATE, COM,
     // BM, SM, ...) carry nothing the search needs.
-    void read_header_line(ProfileHmm& hmm, Header& header) const
-    {
+    void read_header_line(ProfileHmm& hmm, Header& header) const {
         const std::string key(tokens_[0]);
         if (key == "NAME") {
             need_tokens(2, "NAME line without a name");
@@ -240,19 +226,20 @@ private:
         }
     }
 
-    void read_alphabet(ProfileHmm& hmm) const
-    {
+    void read_alphabet(ProfileHmm& hmm) const {
         need_tokens(2, "ALPH line without an alphabet");
         std::string a(tokens_[1]);
         for (auto& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (a == "amino") hmm.alphabet = ResidueAlphabet::Amino;
-        else if (a == "dna") hmm.alphabet = ResidueAlphabet::Dna;
-        else if (a == "rna") hmm.alphabet = ResidueAlphabet::Rna;
-        else fail("alphabet (ALPH) must be amino, DNA or RNA, not '" + std::string(tokens_[1]) + "'");
+        else if (a == "dna")
+            hmm.alphabet = ResidueAlphabet::Dna;
+        else if (a == "rna")
+            hmm.alphabet = ResidueAlphabet::Rna;
+        else
+            fail("alphabet (ALPH) must be amino, DNA or RNA, not '" + std::string(tokens_[1]) + "'");
     }
 
-    void read_checksum(ProfileHmm& hmm) const
-    {
+    void read_checksum(ProfileHmm& hmm) const {
         need_tokens(2, "CKSUM line without a number");
         const double v = number(tokens_[1], "the checksum (CKSUM)");
         if (v < 0 || v > 4294967295.0 || v != std::floor(v))
@@ -261,8 +248,7 @@ private:
     }
 
     // STATS LOCAL MSV|VITERBI|FORWARD mu-or-tau lambda.
-    void read_statistics(Header& header) const
-    {
+    void read_statistics(Header& header) const {
         need_tokens(5, "STATS line needs five fields: STATS LOCAL MSV|VITERBI|FORWARD value value");
         std::string where(tokens_[1]), which(tokens_[2]);
         for (auto& c : where) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -274,14 +260,16 @@ private:
         if (b <= 0) fail("STATS " + which + ": lambda must be positive, not " + std::string(tokens_[4]));
         ProfileStatistics& stats = header.stats;
         if (which == "MSV") stats.msv_mu = a, stats.msv_lambda = b, header.stats_seen |= 1;
-        else if (which == "VITERBI") stats.viterbi_mu = a, stats.viterbi_lambda = b, header.stats_seen |= 2;
-        else if (which == "FORWARD") stats.forward_tau = a, stats.forward_lambda = b, header.stats_seen |= 4;
-        else fail("STATS LOCAL line: expected MSV, VITERBI or FORWARD, found '" + std::string(tokens_[2]) + "'");
+        else if (which == "VITERBI")
+            stats.viterbi_mu = a, stats.viterbi_lambda = b, header.stats_seen |= 2;
+        else if (which == "FORWARD")
+            stats.forward_tau = a, stats.forward_lambda = b, header.stats_seen |= 4;
+        else
+            fail("STATS LOCAL line: expected MSV, VITERBI or FORWARD, found '" + std::string(tokens_[2]) + "'");
     }
 
     // At the HMM line: the fields every model must have.
-    void check_header(ProfileHmm& hmm, const Header& header) const
-    {
+    void check_header(ProfileHmm& hmm, const Header& header) const {
         const std::size_t hmm_line = current_ + 1;
         if (hmm.name.empty()) fail_at(hmm_line, "the model has no NAME line");
         if (hmm.length <= 0) fail_at(hmm_line, "model '" + hmm.name + "' has no LENG line");
@@ -291,8 +279,7 @@ private:
             fail_at(hmm_line, "model '" + hmm.name + "' lacks one of its STATS LOCAL MSV/VITERBI/FORWARD lines");
     }
 
-    static void allocate_nodes(ProfileHmm& hmm, const Header& header)
-    {
+    static void allocate_nodes(ProfileHmm& hmm, const Header& header) {
         const int K = hmm.canonical();
         const std::size_t nodes = static_cast<std::size_t>(hmm.length + 1);
         hmm.match.assign(nodes * static_cast<std::size_t>(K), 0.0f);
@@ -307,8 +294,8 @@ private:
     }
 
     // `count` probabilities of node k from tokens_[first...] into into[k * stride ...].
-    void read_values(std::vector<float>& into, int k, int count, int stride, std::size_t first, const std::string& what) const
-    {
+    void read_values(std::vector<float>& into, int k, int count, int stride, std::size_t first,
+                     const std::string& what) const {
         if (tokens_.size() < first + static_cast<std::size_t>(count))
             fail(what + " of node " + std::to_string(k) + ": expected " + std::to_string(count) + " values, found " +
                  std::to_string(tokens_.size() - first));
@@ -320,22 +307,20 @@ private:
     // A distribution of the line just read sums to 1 (5 decimals of -ln p
     // leave far less than 0.001 of rounding); anything else would make the
     // search's log-odds meaningless (NaN occupancies, a stall in the filters).
-    void require_sum(const std::vector<float>& values, std::size_t from, int count, const std::string& what) const
-    {
+    void require_sum(const std::vector<float>& values, std::size_t from, int count, const std::string& what) const {
         double sum = 0;
         for (int i = 0; i < count; ++i) sum += values[from + static_cast<std::size_t>(i)];
         if (std::fabs(sum - 1.0) > 1e-3)
             fail(what + " sum to " + std::to_string(sum) + " as probabilities (exp of minus each value), not 1");
     }
-    void require_node_sums(const ProfileHmm& hmm, int k, bool match) const
-    {
+    void require_node_sums(const ProfileHmm& hmm, int k, bool match) const {
         const auto K = static_cast<std::size_t>(hmm.canonical()), node = static_cast<std::size_t>(k);
         const std::string of = " of node " + std::to_string(k);
         if (match) require_sum(hmm.match, node * K, static_cast<int>(K), "the match emissions" + of);
-        else require_sum(hmm.insert, node * K, static_cast<int>(K), "the insert emissions" + of);
+        else
+            require_sum(hmm.insert, node * K, static_cast<int>(K), "the insert emissions" + of);
     }
-    void require_transition_sums(const ProfileHmm& hmm, int k) const
-    {
+    void require_transition_sums(const ProfileHmm& hmm, int k) const {
         const std::size_t t = static_cast<std::size_t>(k) * kTransitions;
         const std::string of = " of node " + std::to_string(k);
         require_sum(hmm.transitions, t + kMM, 3, "the transitions out of the match state" + of);
@@ -344,8 +329,7 @@ private:
     }
 
     // The transition names, the optional COMPO line, node 0's inserts and transitions.
-    void read_node_zero(ProfileHmm& hmm)
-    {
+    void read_node_zero(ProfileHmm& hmm) {
         const int K = hmm.canonical();
         require_line("the transition names after the HMM line");
         require_line("node 0 (COMPO or insert emissions)");
@@ -354,7 +338,8 @@ private:
                 fail("COMPO line needs " + std::to_string(K) + " values, found " + std::to_string(tokens_.size() - 1));
             hmm.composition.resize(static_cast<std::size_t>(K));
             for (int x = 0; x < K; ++x)
-                hmm.composition[static_cast<std::size_t>(x)] = probability(tokens_[static_cast<std::size_t>(x + 1)], "COMPO");
+                hmm.composition[static_cast<std::size_t>(x)] =
+                    probability(tokens_[static_cast<std::size_t>(x + 1)], "COMPO");
             require_line("node 0's insert emissions");
         }
         read_values(hmm.insert, 0, K, K, 0, "insert emissions");
@@ -365,12 +350,12 @@ private:
     }
 
     // Node k's three lines: match emissions and annotation, inserts, transitions.
-    void read_node(ProfileHmm& hmm, const Header& header, int k)
-    {
+    void read_node(ProfileHmm& hmm, const Header& header, int k) {
         const int K = hmm.canonical(), M = hmm.length;
         require_line("node " + std::to_string(k) + " of " + std::to_string(M));
         if (tokens_[0] == "//")
-            fail("model '" + hmm.name + "' ends after " + std::to_string(k - 1) + " nodes; LENG says " + std::to_string(M));
+            fail("model '" + hmm.name + "' ends after " + std::to_string(k - 1) + " nodes; LENG says " +
+                 std::to_string(M));
         if (integer(tokens_[0], "the node number") != k)
             fail("expected the match line of node " + std::to_string(k) + ", found node " + std::string(tokens_[0]));
         read_values(hmm.match, k, K, K, 1, "match emissions");
@@ -403,8 +388,7 @@ private:
 
     // Older files carry no consensus: the most probable residue of each match
     // state, upper case where it is probable enough (as HMMER derives it).
-    static void set_consensus(ProfileHmm& hmm)
-    {
+    static void set_consensus(ProfileHmm& hmm) {
         const ResidueCode& code = ResidueCode::of(hmm.alphabet);
         const int K = code.canonical();
         const float threshold = hmm.alphabet == ResidueAlphabet::Amino ? 0.5f : 0.9f;
@@ -414,7 +398,9 @@ private:
                 if (hmm.match_probability(k, x) > hmm.match_probability(k, best)) best = x;
             const char c = code.symbol(best);
             hmm.consensus[static_cast<std::size_t>(k)] =
-                hmm.match_probability(k, best) >= threshold ? c : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                hmm.match_probability(k, best) >= threshold
+                    ? c
+                    : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         }
     }
 
@@ -426,8 +412,7 @@ private:
 
 }  // namespace
 
-std::vector<ProfileHmm> parse_hmm_text(const std::string& text, const std::string& path)
-{
+std::vector<ProfileHmm> parse_hmm_text(const std::string& text, const std::string& path) {
     if (!text.empty() && (static_cast<unsigned char>(text[0]) >= 0x80 || text[0] == '\0'))
         throw Error(path + ": a binary (hmmpress) profile file is not supported; give the text .hmm file");
     if (text.find('\0') != std::string::npos)
@@ -436,8 +421,7 @@ std::vector<ProfileHmm> parse_hmm_text(const std::string& text, const std::strin
     return parser.parse();
 }
 
-std::vector<ProfileHmm> read_hmm_file(const std::string& path)
-{
+std::vector<ProfileHmm> read_hmm_file(const std::string& path) {
     gzFile file = path == "-" ? gzdopen(0, "rb") : gzopen(path.c_str(), "rb");
     if (!file) throw Error(path + ": cannot open: " + std::strerror(errno));
     std::string text;

@@ -14,8 +14,7 @@
 
 namespace alignscope::profile {
 
-StripedMsvProfile make_striped_msv_profile(const MsvProfile& profile)
-{
+StripedMsvProfile make_striped_msv_profile(const MsvProfile& profile) {
     StripedMsvProfile om;
     om.scalar = &profile;
     const int M = profile.length;
@@ -30,8 +29,7 @@ StripedMsvProfile make_striped_msv_profile(const MsvProfile& profile)
     return om;
 }
 
-float msv_filter_striped(const StripedMsvProfile& om, const std::uint8_t* dsq, int L)
-{
+float msv_filter_striped(const StripedMsvProfile& om, const std::uint8_t* dsq, int L) {
 #if defined(__SSE2__)
     const MsvProfile& p = *om.scalar;
     const int Q = om.segments;

@@ -18,22 +18,20 @@ constexpr float kAminoFrequencies[20] = {0.0787945f, 0.0151600f, 0.0535222f, 0.0
 
 }  // namespace
 
-NullModel::NullModel(ResidueAlphabet alphabet) : alphabet_(alphabet)
-{
+NullModel::NullModel(ResidueAlphabet alphabet) : alphabet_(alphabet) {
     const int K = ResidueCode::of(alphabet).canonical();
     if (alphabet == ResidueAlphabet::Amino) frequencies_.assign(kAminoFrequencies, kAminoFrequencies + 20);
-    else frequencies_.assign(static_cast<std::size_t>(K), 1.0f / static_cast<float>(K));
+    else
+        frequencies_.assign(static_cast<std::size_t>(K), 1.0f / static_cast<float>(K));
     set_filter(1, std::vector<float>(static_cast<std::size_t>(K), 0.0f));
 }
 
-float NullModel::null_score(int L)
-{
+float NullModel::null_score(int L) {
     const float p1 = length_loop(L);
     return static_cast<float>(static_cast<float>(L) * std::log(static_cast<double>(p1)) + std::log(1.0 - p1));
 }
 
-void NullModel::set_filter(int model_length, const std::vector<float>& composition)
-{
+void NullModel::set_filter(int model_length, const std::vector<float>& composition) {
     const ResidueCode& code = ResidueCode::of(alphabet_);
     const int K = code.canonical();
     const int Kp = code.all_codes();
@@ -48,7 +46,9 @@ void NullModel::set_filter(int model_length, const std::vector<float>& compositi
         const std::vector<float>& e = s == 0 ? frequencies_ : composition_;
         auto& odds = odds_[s];
         odds.assign(static_cast<std::size_t>(Kp), 0.0f);
-        for (int x = 0; x < K; ++x) odds[static_cast<std::size_t>(x)] = e[static_cast<std::size_t>(x)] / frequencies_[static_cast<std::size_t>(x)];
+        for (int x = 0; x < K; ++x)
+            odds[static_cast<std::size_t>(x)] =
+                e[static_cast<std::size_t>(x)] / frequencies_[static_cast<std::size_t>(x)];
         odds[static_cast<std::size_t>(code.gap())] = 1.0f;
         odds[static_cast<std::size_t>(code.nonresidue())] = 1.0f;
         odds[static_cast<std::size_t>(code.missing())] = 1.0f;
@@ -64,8 +64,7 @@ void NullModel::set_filter(int model_length, const std::vector<float>& compositi
     }
 }
 
-float NullModel::filter_score(const std::uint8_t* dsq, int L) const
-{
+float NullModel::filter_score(const std::uint8_t* dsq, int L) const {
     // Forward over the two states with a rescaling of each row; the background
     // state's self-transition carries the target-length distribution.
     const float p1 = length_loop(L);

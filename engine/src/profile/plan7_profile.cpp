@@ -18,8 +18,7 @@ namespace {
 constexpr double kLog2 = 0.69314718055994529;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-std::uint8_t unbiased_byte(float scale, float sc)
-{
+std::uint8_t unbiased_byte(float scale, float sc) {
     sc = -1.0f * std::round(scale * sc);
     return sc > 255.0f ? 255 : sc < 0.0f ? 0 : static_cast<std::uint8_t>(sc);
 }
@@ -27,16 +26,14 @@ std::uint8_t unbiased_byte(float scale, float sc)
 // A positive score is a negative cost; the bias lifts it (bias is at least the
 // largest such cost), so the sum is taken in int: converting a negative float
 // to an unsigned byte would be undefined.
-std::uint8_t biased_byte(float scale, std::uint8_t bias, float sc)
-{
+std::uint8_t biased_byte(float scale, std::uint8_t bias, float sc) {
     sc = -1.0f * std::round(scale * sc);
     if (sc > static_cast<float>(255 - bias)) return 255;
     const int lifted = static_cast<int>(sc) + bias;
     return static_cast<std::uint8_t>(lifted < 0 ? 0 : lifted);
 }
 
-std::int16_t word(float scale, float sc)
-{
+std::int16_t word(float scale, float sc) {
     sc = std::round(scale * sc);
     if (sc >= 32767.0f) return 32767;
     if (sc <= -32768.0f) return -32768;
@@ -46,8 +43,7 @@ std::int16_t word(float scale, float sc)
 // exp() as HMMER's SIMD Forward profile computes it (Cephes' range reduction
 // and degree-5 polynomial in single precision), so that the odds ratios, and
 // hence every Forward value, are the same to the last bit.
-float profile_exp(float x)
-{
+float profile_exp(float x) {
     constexpr float max_log = 88.3762626647949f, min_log = -88.3762626647949f;
     if (x > max_log) return std::numeric_limits<float>::infinity();
     if (x <= min_log) return 0.0f;
@@ -80,8 +76,7 @@ float profile_exp(float x)
 }
 
 // The striped copy of a Forward profile (ForwardProfile::striped).
-void stripe_forward_profile(ForwardProfile& om)
-{
+void stripe_forward_profile(ForwardProfile& om) {
     const int M = om.length, Q = std::max(2, (M - 1) / 4 + 1);
     om.segments = Q;
     const std::vector<float>* transitions[8] = {&om.bm, &om.mm, &om.im, &om.dm, &om.md, &om.mi, &om.ii, &om.dd};
@@ -89,7 +84,8 @@ void stripe_forward_profile(ForwardProfile& om)
     om.striped.assign(width * static_cast<std::size_t>(8 + om.codes), 0.0f);
     for (int k = 1; k <= M; ++k) {
         const std::size_t slot = static_cast<std::size_t>(((k - 1) % Q) * 4 + (k - 1) / Q);
-        for (int a = 0; a < 8; ++a) om.striped[static_cast<std::size_t>(a) * width + slot] = (*transitions[a])[static_cast<std::size_t>(k - 1)];
+        for (int a = 0; a < 8; ++a)
+            om.striped[static_cast<std::size_t>(a) * width + slot] = (*transitions[a])[static_cast<std::size_t>(k - 1)];
         for (int x = 0; x < om.codes; ++x)
             om.striped[static_cast<std::size_t>(8 + x) * width + slot] =
                 om.match[static_cast<std::size_t>(x) * static_cast<std::size_t>(M) + static_cast<std::size_t>(k - 1)];
@@ -98,11 +94,11 @@ void stripe_forward_profile(ForwardProfile& om)
 
 }  // namespace
 
-Plan7Profile configure_local(const ProfileHmm& hmm, const NullModel& null_model)
-{
+Plan7Profile configure_local(const ProfileHmm& hmm, const NullModel& null_model) {
     if (hmm.alphabet != null_model.alphabet())
         throw Error(hmm.path + ": model '" + hmm.name + "' is " + std::string(ResidueCode::of(hmm.alphabet).name()) +
-                    " but the search is over " + std::string(ResidueCode::of(null_model.alphabet()).name()) + " sequences");
+                    " but the search is over " + std::string(ResidueCode::of(null_model.alphabet()).name()) +
+                    " sequences");
     if (!hmm.statistics)
         throw Error(hmm.path + ":" + std::to_string(hmm.line) + ": model '" + hmm.name +
                     "' has no STATS LOCAL lines (it was not calibrated); hmmsearch needs them for E-values");
@@ -144,8 +140,9 @@ Plan7Profile configure_local(const ProfileHmm& hmm, const NullModel& null_model)
     std::vector<float> sc(static_cast<std::size_t>(Kp));
     for (int k = 1; k <= M; ++k) {
         for (int x = 0; x < K; ++x)
-            sc[static_cast<std::size_t>(x)] = static_cast<float>(
-                std::log(static_cast<double>(hmm.match_probability(k, x)) / static_cast<double>(f[static_cast<std::size_t>(x)])));
+            sc[static_cast<std::size_t>(x)] =
+                static_cast<float>(std::log(static_cast<double>(hmm.match_probability(k, x)) /
+                                            static_cast<double>(f[static_cast<std::size_t>(x)])));
         sc[static_cast<std::size_t>(code.gap())] = -kInf;
         sc[static_cast<std::size_t>(code.nonresidue())] = -kInf;
         sc[static_cast<std::size_t>(code.missing())] = -kInf;
@@ -159,26 +156,22 @@ Plan7Profile configure_local(const ProfileHmm& hmm, const NullModel& null_model)
                 }
             sc[static_cast<std::size_t>(x)] = result / denom;
         }
-        for (int x = 0; x < Kp; ++x) gm.match_score[static_cast<std::size_t>(x * (M + 1) + k)] = sc[static_cast<std::size_t>(x)];
+        for (int x = 0; x < Kp; ++x)
+            gm.match_score[static_cast<std::size_t>(x * (M + 1) + k)] = sc[static_cast<std::size_t>(x)];
     }
     return gm;
 }
 
-LengthModel LengthModel::for_target(int L, bool multihit)
-{
+LengthModel LengthModel::for_target(int L, bool multihit) {
     const float nj = multihit ? 1.0f : 0.0f;
     const float pmove = (2.0f + nj) / (static_cast<float>(L) + 2.0f + nj);
     const float ploop = 1.0f - pmove;
     return {ploop, pmove};
 }
 
-std::uint8_t MsvProfile::tjb(int L) const
-{
-    return unbiased_byte(scale, std::log(3.0f / static_cast<float>(L + 3)));
-}
+std::uint8_t MsvProfile::tjb(int L) const { return unbiased_byte(scale, std::log(3.0f / static_cast<float>(L + 3))); }
 
-MsvProfile make_msv_profile(const Plan7Profile& gm)
-{
+MsvProfile make_msv_profile(const Plan7Profile& gm) {
     const ResidueCode& code = ResidueCode::of(gm.alphabet);
     const int M = gm.length, K = code.canonical(), Kp = code.all_codes();
     MsvProfile om;
@@ -200,13 +193,11 @@ MsvProfile make_msv_profile(const Plan7Profile& gm)
     return om;
 }
 
-std::int16_t ViterbiFilterProfile::ncj_move(int L) const
-{
+std::int16_t ViterbiFilterProfile::ncj_move(int L) const {
     return word(scale, std::log(LengthModel::for_target(L).move));
 }
 
-ViterbiFilterProfile make_viterbi_filter_profile(const Plan7Profile& gm)
-{
+ViterbiFilterProfile make_viterbi_filter_profile(const Plan7Profile& gm) {
     const ResidueCode& code = ResidueCode::of(gm.alphabet);
     const int M = gm.length, Kp = code.all_codes();
     ViterbiFilterProfile om;
@@ -217,7 +208,8 @@ ViterbiFilterProfile make_viterbi_filter_profile(const Plan7Profile& gm)
     om.match.resize(static_cast<std::size_t>(Kp * M));
     for (int x = 0; x < Kp; ++x)
         for (int k = 1; k <= M; ++k) om.match[static_cast<std::size_t>(x * M + k - 1)] = word(om.scale, gm.msc(k, x));
-    for (auto* v : {&om.bm, &om.mm, &om.im, &om.dm, &om.md, &om.mi, &om.ii, &om.dd}) v->assign(static_cast<std::size_t>(M), -32768);
+    for (auto* v : {&om.bm, &om.mm, &om.im, &om.dm, &om.md, &om.mi, &om.ii, &om.dd})
+        v->assign(static_cast<std::size_t>(M), -32768);
     // Transitions out of node M do not exist (the last node only exits to E).
     auto w = [&](int k, int t) -> std::int16_t { return k < M ? word(om.scale, gm.tsc(k, t)) : std::int16_t(-32768); };
     for (int k = 1; k <= M; ++k) {
@@ -236,8 +228,7 @@ ViterbiFilterProfile make_viterbi_filter_profile(const Plan7Profile& gm)
     return om;
 }
 
-ForwardProfile make_forward_profile(const Plan7Profile& gm, bool multihit)
-{
+ForwardProfile make_forward_profile(const Plan7Profile& gm, bool multihit) {
     const ResidueCode& code = ResidueCode::of(gm.alphabet);
     const int M = gm.length, Kp = code.all_codes();
     ForwardProfile om;
@@ -246,7 +237,8 @@ ForwardProfile make_forward_profile(const Plan7Profile& gm, bool multihit)
     om.match.resize(static_cast<std::size_t>(Kp * M));
     for (int x = 0; x < Kp; ++x)
         for (int k = 1; k <= M; ++k) om.match[static_cast<std::size_t>(x * M + k - 1)] = profile_exp(gm.msc(k, x));
-    for (auto* v : {&om.bm, &om.mm, &om.im, &om.dm, &om.md, &om.mi, &om.ii, &om.dd}) v->assign(static_cast<std::size_t>(M), 0.0f);
+    for (auto* v : {&om.bm, &om.mm, &om.im, &om.dm, &om.md, &om.mi, &om.ii, &om.dd})
+        v->assign(static_cast<std::size_t>(M), 0.0f);
     auto p = [&](int k, int t) -> float { return k < M ? profile_exp(gm.tsc(k, t)) : 0.0f; };
     for (int k = 1; k <= M; ++k) {
         const std::size_t i = static_cast<std::size_t>(k - 1);

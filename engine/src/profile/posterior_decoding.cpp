@@ -28,21 +28,18 @@ struct ConstRow {
 struct Row {
     float *m, *i, *d;
 };
-ConstRow row_of(const DpMatrix& dp, int i)
-{
+ConstRow row_of(const DpMatrix& dp, int i) {
     const std::size_t r = dp.row(i);
     return {dp.mmx.data() + r, dp.imx.data() + r, dp.dmx.data() + r};
 }
-Row row_of(DpMatrix& dp, int i)
-{
+Row row_of(DpMatrix& dp, int i) {
     const std::size_t r = dp.row(i);
     return {dp.mmx.data() + r, dp.imx.data() + r, dp.dmx.data() + r};
 }
 
 }  // namespace
 
-bool decode_posteriors(const LengthModel& length, const DpMatrix& fwd, const DpMatrix& bck, DpMatrix& pp)
-{
+bool decode_posteriors(const LengthModel& length, const DpMatrix& fwd, const DpMatrix& bck, DpMatrix& pp) {
     const int L = fwd.L;
     pp.resize(fwd.M, L, true);
     const std::size_t W = pp.width();
@@ -67,8 +64,7 @@ namespace {
 
 // D->D paths of an optimal accuracy row: a first pass along the segments,
 // then up to three more across lane boundaries while any D improves.
-void accuracy_deletes(Profile p, F4 dcv, float* d)
-{
+void accuracy_deletes(Profile p, F4 dcv, float* d) {
     const int Q = p.Q;
     dcv = shift_up(dcv, kNegInf);
     for (int q = 0; q < Q; ++q) {
@@ -92,8 +88,7 @@ void accuracy_deletes(Profile p, F4 dcv, float* d)
 
 // One optimal accuracy row from the previous one; returns the row's E (the
 // best M or D, unused lanes' 0 included as in HMMER's striped maximum).
-float accuracy_row(Profile p, ConstRow post, Row prev, Row cur, float xB)
-{
+float accuracy_row(Profile p, ConstRow post, Row prev, Row cur, float xB) {
     const int Q = p.Q;
     const F4 xBv = splat(xB);
     F4 xEv = splat(kNegInf), dcv = splat(kNegInf);
@@ -121,8 +116,7 @@ float accuracy_row(Profile p, ConstRow post, Row prev, Row cur, float xB)
 }
 
 void accuracy_specials(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp, DpMatrix& ox, int i,
-                       float xE)
-{
+                       float xE) {
     ox.x(i, DpMatrix::E) = xE;
     float t1 = length.loop == 0.0f ? 0.0f : ox.x(i - 1, DpMatrix::J) + pp.x(i, DpMatrix::J);
     float t2 = om.e_loop == 0.0f ? 0.0f : xE;
@@ -138,8 +132,7 @@ void accuracy_specials(const ForwardProfile& om, const LengthModel& length, cons
 
 }  // namespace
 
-float optimal_accuracy(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp, DpMatrix& ox)
-{
+float optimal_accuracy(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp, DpMatrix& ox) {
     const int M = om.length, L = pp.L;
     const Profile p(om);
     ox.resize(M, L, true);
@@ -161,8 +154,7 @@ float optimal_accuracy(const ForwardProfile& om, const LengthModel& length, cons
 namespace {
 
 // Per-thread striped work rows for the null2 usage counts.
-std::vector<float>& usage_buffer(std::size_t n, int which)
-{
+std::vector<float>& usage_buffer(std::size_t n, int which) {
     thread_local std::vector<float> buffers[2];
     std::vector<float>& b = buffers[which];
     b.assign(n, 0.0f);
@@ -175,8 +167,7 @@ std::vector<float>& usage_buffer(std::size_t n, int which)
 // G independent chains run at once.
 template <int G>
 void null2_sums(const Profile& p, const float* match_use, const float* insert_use, int x0, float special_use,
-                float* null2)
-{
+                float* null2) {
     F4 sv[G];
     const float* e[G];
     for (int g = 0; g < G; ++g) sv[g] = zero4(), e[g] = p.match(x0 + g);
@@ -199,8 +190,7 @@ void null2_sums(const Profile& p, const float* match_use, const float* insert_us
 // segment; then the horizontal sum and the N, C, J share (odds 1). Degenerate
 // codes take the mean of the residues they stand for.
 std::vector<float> null2_from_usage(const ForwardProfile& om, const float* match_use, const float* insert_use,
-                                    float special_use, ResidueAlphabet alphabet)
-{
+                                    float special_use, ResidueAlphabet alphabet) {
     const ResidueCode& code = ResidueCode::of(alphabet);
     const Profile p(om);
     const int K = code.canonical(), Kp = code.all_codes();
@@ -225,8 +215,7 @@ std::vector<float> null2_from_usage(const ForwardProfile& om, const float* match
 
 }  // namespace
 
-std::vector<float> null2_by_expectation(const ForwardProfile& om, const DpMatrix& pp, ResidueAlphabet alphabet)
-{
+std::vector<float> null2_by_expectation(const ForwardProfile& om, const DpMatrix& pp, ResidueAlphabet alphabet) {
     const int Ld = pp.L;
     const std::size_t W = pp.width();
     std::vector<float>& match = usage_buffer(W, 0);
@@ -258,8 +247,7 @@ std::vector<float> null2_by_expectation(const ForwardProfile& om, const DpMatrix
 }
 
 std::vector<float> null2_by_trace(const ForwardProfile& om, const std::vector<TraceStep>& tr, int zstart, int zend,
-                                  ResidueAlphabet alphabet)
-{
+                                  ResidueAlphabet alphabet) {
     const int Q = om.segments;
     std::vector<float>& match = usage_buffer(static_cast<std::size_t>(Q) * 4, 0);
     float n = 0.0f, c = 0.0f, j = 0.0f;
@@ -270,9 +258,12 @@ std::vector<float> null2_by_trace(const ForwardProfile& om, const std::vector<Tr
         ++Ld;
         // HMMER counts an insert's residue on its node's match state.
         if (s.k > 0) match[static_cast<std::size_t>(((s.k - 1) % Q) * 4 + (s.k - 1) / Q)] += 1.0f;
-        else if (s.state == TraceStep::N) n += 1.0f;
-        else if (s.state == TraceStep::C) c += 1.0f;
-        else if (s.state == TraceStep::J) j += 1.0f;
+        else if (s.state == TraceStep::N)
+            n += 1.0f;
+        else if (s.state == TraceStep::C)
+            c += 1.0f;
+        else if (s.state == TraceStep::J)
+            j += 1.0f;
     }
     const float norm = static_cast<float>(1.0 / static_cast<float>(Ld));
     for (float& m : match) m *= norm;

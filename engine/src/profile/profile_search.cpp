@@ -23,11 +23,11 @@ namespace {
 constexpr double kLog2 = 0.69314718055994529;
 
 // log(exp(a) + exp(b)) by HMMER's table (steps of 0.001 nats, exact past 15.7).
-float table_logsum(float a, float b)
-{
+float table_logsum(float a, float b) {
     static const std::vector<float> table = [] {
         std::vector<float> t(16000);
-        for (int i = 0; i < 16000; ++i) t[static_cast<std::size_t>(i)] = static_cast<float>(std::log(1.0 + std::exp(-i / 1000.0)));
+        for (int i = 0; i < 16000; ++i)
+            t[static_cast<std::size_t>(i)] = static_cast<float>(std::log(1.0 + std::exp(-i / 1000.0)));
         return t;
     }();
     const float max = std::max(a, b), min = std::min(a, b);
@@ -35,8 +35,7 @@ float table_logsum(float a, float b)
     return max + table[static_cast<std::size_t>(static_cast<int>((max - min) * 1000.0f))];
 }
 
-float compensated_sum(const std::vector<float>& v)
-{
+float compensated_sum(const std::vector<float>& v) {
     float sum = 0.0f, c = 0.0f;
     for (float x : v) {
         const float y = x - c;
@@ -55,16 +54,14 @@ struct Candidate {
 
 }  // namespace
 
-double gumbel_survival(double x, double mu, double lambda)
-{
+double gumbel_survival(double x, double mu, double lambda) {
     const double y = lambda * (x - mu);
     const double ey = -std::exp(-y);
     if (std::fabs(ey) < 5e-9) return -ey;
     return 1.0 - std::exp(ey);
 }
 
-double exponential_log_survival(double x, double tau, double lambda)
-{
+double exponential_log_survival(double x, double tau, double lambda) {
     if (x < tau) return 0.0;
     return -lambda * (x - tau);
 }
@@ -76,8 +73,7 @@ namespace {
 // already below F2. Returns the survivors in target order.
 std::vector<Candidate> run_filters(const ConfiguredProfile& profile, const NullModel& null_model,
                                    const ProfileTargets& targets, ProfileFilterScanner& scanner,
-                                   const PipelineSettings& settings, JobContext& context, PipelineCounts& counts)
-{
+                                   const PipelineSettings& settings, JobContext& context, PipelineCounts& counts) {
     const ProfileStatistics& stats = profile.plan7.statistics;
     const std::size_t n = targets.size();
     std::vector<float> msv(n);
@@ -138,9 +134,11 @@ std::vector<Candidate> run_filters(const ConfiguredProfile& profile, const NullM
         const double P = gumbel_survival(seq_score, stats.viterbi_mu, stats.viterbi_lambda);
         if (P <= settings.F2) past_viterbi.push_back(to_viterbi[v]);
     }
-    std::sort(past_viterbi.begin(), past_viterbi.end(), [](const Candidate& a, const Candidate& b) { return a.target < b.target; });
+    std::sort(past_viterbi.begin(), past_viterbi.end(),
+              [](const Candidate& a, const Candidate& b) { return a.target < b.target; });
     counts.past_viterbi = past_viterbi.size();
-    for (const auto& c : past_viterbi) counts.residues_past_viterbi += static_cast<std::uint64_t>(targets.length(c.target));
+    for (const auto& c : past_viterbi)
+        counts.residues_past_viterbi += static_cast<std::uint64_t>(targets.length(c.target));
     return past_viterbi;
 }
 
@@ -155,8 +153,7 @@ struct Slot {
 // (sequence bias) corrections, or the sum of the domains' scores when that is
 // higher; then every domain's own score.
 TargetHit target_hit_of(const Candidate& c, const ProfileTargets& targets, const ProfileStatistics& stats,
-                        const PipelineSettings& settings, float fwdsc, DomainStage& stage)
-{
+                        const PipelineSettings& settings, float fwdsc, DomainStage& stage) {
     const int L = targets.length(c.target);
     const float log_omega = static_cast<float>(std::log(static_cast<double>(NullModel::kOmega)));
     const float nullsc = c.nullsc;
@@ -204,20 +201,21 @@ TargetHit target_hit_of(const Candidate& c, const ProfileTargets& targets, const
     for (std::size_t d = 0; d < hit.domains.size(); ++d) {
         DomainHit& dom = hit.domains[d];
         const int len = dom.env_to - dom.env_from + 1;
-        float bitscore = dom.env_score + static_cast<float>((L - len) * std::log(static_cast<float>(L) / static_cast<float>(L + 3)));
+        float bitscore =
+            dom.env_score + static_cast<float>((L - len) * std::log(static_cast<float>(L) / static_cast<float>(L + 3)));
         const float dombias = settings.null2 ? table_logsum(0.0f, log_omega + dom.correction) : 0.0f;
         bitscore = static_cast<float>((bitscore - (nullsc + dombias)) / kLog2);
         dom.score = bitscore;
         dom.bias = static_cast<float>(dombias * (1.0 / kLog2));
         dom.lnP = exponential_log_survival(bitscore, stats.forward_tau, stats.forward_lambda);
-        if (dom.score > hit.domains[static_cast<std::size_t>(hit.best_domain)].score) hit.best_domain = static_cast<int>(d);
+        if (dom.score > hit.domains[static_cast<std::size_t>(hit.best_domain)].score)
+            hit.best_domain = static_cast<int>(d);
     }
     return hit;
 }
 
 // Whether a target's Forward score passes the F3 filter.
-bool passes_forward(const ProfileStatistics& stats, const PipelineSettings& settings, const Candidate& c, float fwdsc)
-{
+bool passes_forward(const ProfileStatistics& stats, const PipelineSettings& settings, const Candidate& c, float fwdsc) {
     const float seq_score = static_cast<float>((fwdsc - c.filtersc) / kLog2);
     return std::exp(exponential_log_survival(seq_score, stats.forward_tau, stats.forward_lambda)) <= settings.F3;
 }
@@ -226,12 +224,11 @@ bool passes_forward(const ProfileStatistics& stats, const PipelineSettings& sett
 // every row's specials, all the domain stage reads of them).
 Slot define_target(const ConfiguredProfile& profile, const Candidate& c, const ProfileTargets& targets,
                    const PipelineSettings& settings, std::uint32_t seed, float fwdsc, const DpMatrix& fwd,
-                   const DpMatrix& bck)
-{
+                   const DpMatrix& bck) {
     Slot slot;
     slot.past_forward = true;
-    DomainStage stage = define_domains(profile, targets.codes(c.target), targets.length(c.target), fwd, bck, seed,
-                                       settings.alignments);
+    DomainStage stage =
+        define_domains(profile, targets.codes(c.target), targets.length(c.target), fwd, bck, seed, settings.alignments);
     slot.regions = stage.regions;
     slot.clustered = stage.clustered;
     slot.overlaps = stage.overlaps;
@@ -246,8 +243,7 @@ Slot define_target(const ConfiguredProfile& profile, const Candidate& c, const P
 // or two: a pair runs its parser Forward and Backward rows together (see
 // forward_pair.hpp), then each target's domain stage on its own.
 void score_targets(const ConfiguredProfile& profile, const Candidate* const c[2], int n, const ProfileTargets& targets,
-                   const PipelineSettings& settings, std::uint32_t seed, Slot* const out[2])
-{
+                   const PipelineSettings& settings, std::uint32_t seed, Slot* const out[2]) {
     const FlushSubnormals flush;
     const ForwardProfile& om = profile.multihit;
     // The parser matrices (two rows and every row's specials), kept by each
@@ -260,7 +256,8 @@ void score_targets(const ConfiguredProfile& profile, const Candidate* const c[2]
     }
     float fwdsc[2] = {0.0f, 0.0f}, bcksc[2];
     if (n == 2) forward_pair(om, t[0], t[1], fwdsc[0], fwdsc[1]);
-    else fwdsc[0] = forward(om, t[0].length, t[0].dsq, t[0].L, fwd[0], false);
+    else
+        fwdsc[0] = forward(om, t[0].length, t[0].dsq, t[0].L, fwd[0], false);
     bool pass[2] = {false, false};
     for (int j = 0; j < n; ++j) pass[j] = passes_forward(profile.plan7.statistics, settings, *c[j], fwdsc[j]);
     if (n == 2 && pass[0] && pass[1]) {
@@ -283,10 +280,9 @@ struct WorkItem {
 // except the longest two per worker thread: each of those goes alone, so
 // that the domain stages of the costliest targets do not queue behind each
 // other on one thread.
-std::vector<WorkItem> work_items(std::size_t n, int threads)
-{
-    const std::size_t workers = threads > 0 ? static_cast<std::size_t>(threads)
-                                            : std::max<std::size_t>(1, std::thread::hardware_concurrency());
+std::vector<WorkItem> work_items(std::size_t n, int threads) {
+    const std::size_t workers =
+        threads > 0 ? static_cast<std::size_t>(threads) : std::max<std::size_t>(1, std::thread::hardware_concurrency());
     const std::size_t singles = paired_rows_available() ? std::min(n, 2 * workers) : n;
     std::vector<WorkItem> items;
     items.reserve(singles + (n - singles + 1) / 2);
@@ -297,8 +293,7 @@ std::vector<WorkItem> work_items(std::size_t n, int threads)
 
 // Z targets, then domZ = the number of reported targets: which sequences and
 // domains are reported and included, best first.
-void apply_thresholds(ModelSearch& result, const PipelineSettings& settings, std::size_t n)
-{
+void apply_thresholds(ModelSearch& result, const PipelineSettings& settings, std::size_t n) {
     result.Z = settings.Z ? *settings.Z : static_cast<double>(n);
     const bool by_E = !settings.report_T, inc_by_E = !settings.include_T;
     const bool dom_by_E = !settings.domain_T, incdom_by_E = !settings.include_domain_T;
@@ -321,7 +316,8 @@ void apply_thresholds(ModelSearch& result, const PipelineSettings& settings, std
         for (auto& d : hit.domains) {
             const double E = std::exp(d.lnP) * result.domZ;
             d.reported = dom_by_E ? E <= settings.domain_E : d.score >= *settings.domain_T;
-            d.included = hit.included && (incdom_by_E ? E <= settings.include_domain_E : d.score >= *settings.include_domain_T);
+            d.included =
+                hit.included && (incdom_by_E ? E <= settings.include_domain_E : d.score >= *settings.include_domain_T);
             hit.reported_domains += d.reported;
             hit.included_domains += d.included;
         }
@@ -331,8 +327,7 @@ void apply_thresholds(ModelSearch& result, const PipelineSettings& settings, std
 }  // namespace
 
 ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets, ProfileFilterScanner& scanner,
-                           const PipelineSettings& settings, JobContext& context)
-{
+                           const PipelineSettings& settings, JobContext& context) {
     const auto start = std::chrono::steady_clock::now();
     if (hmm.alphabet != targets.alphabet)
         throw Error(hmm.path + ": model '" + hmm.name + "' is " + std::string(ResidueCode::of(hmm.alphabet).name()) +
@@ -349,7 +344,8 @@ ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets,
     PipelineCounts& counts = result.counts;
     counts.targets = targets.size();
     counts.residues = targets.residue_count();
-    const std::vector<Candidate> past_viterbi = run_filters(profile, null_model, targets, scanner, settings, context, counts);
+    const std::vector<Candidate> past_viterbi =
+        run_filters(profile, null_model, targets, scanner, settings, context, counts);
 
     // Seed 0: an arbitrary one for this run (as hmmsearch --seed 0).
     const std::uint32_t seed = settings.seed != 0 ? settings.seed : (std::random_device{}() | 1u);

@@ -5,8 +5,7 @@
 
 namespace alignscope::profile {
 
-ProfileTargets read_profile_targets(const std::string& path, ResidueAlphabet alphabet, std::size_t limit)
-{
+ProfileTargets read_profile_targets(const std::string& path, ResidueAlphabet alphabet, std::size_t limit) {
     const ResidueCode& code = ResidueCode::of(alphabet);
     ProfileTargets targets;
     targets.alphabet = alphabet;
@@ -35,7 +34,8 @@ ProfileTargets read_profile_targets(const std::string& path, ResidueAlphabet alp
         const std::size_t count = targets.size(), residues = targets.residues.size();
         targets = {};
         throw Error(path + ": out of memory after " + std::to_string(count) + " targets (" +
-                    std::to_string(residues >> 20) + " MiB of residues); split the database into smaller files, "
+                    std::to_string(residues >> 20) +
+                    " MiB of residues); split the database into smaller files, "
                     "or use a machine with more memory");
     }
     if (targets.size() == 0) throw Error(path + ": no sequences in the file (expected FASTA or FASTQ records)");

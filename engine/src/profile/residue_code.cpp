@@ -6,8 +6,7 @@
 
 namespace alignscope::profile {
 
-ResidueCode::ResidueCode(ResidueAlphabet alphabet) : alphabet_(alphabet)
-{
+ResidueCode::ResidueCode(ResidueAlphabet alphabet) : alphabet_(alphabet) {
     struct Degenerate {
         char symbol;
         const char* members;
@@ -22,11 +21,11 @@ ResidueCode::ResidueCode(ResidueAlphabet alphabet) : alphabet_(alphabet)
         symbols_ = rna ? "ACGU-RYMKSWHBVDN*~" : "ACGT-RYMKSWHBVDN*~";
         k_ = 4;
         // The same sets for DNA and RNA, with U in place of T.
-        degenerate = rna ? std::vector<Degenerate>{{'R', "AG"}, {'Y', "CU"}, {'M', "AC"}, {'K', "GU"},
-                                                   {'S', "CG"}, {'W', "AU"}, {'H', "ACU"}, {'B', "CGU"},
+        degenerate = rna ? std::vector<Degenerate>{{'R', "AG"},  {'Y', "CU"},  {'M', "AC"},  {'K', "GU"},
+                                                   {'S', "CG"},  {'W', "AU"},  {'H', "ACU"}, {'B', "CGU"},
                                                    {'V', "ACG"}, {'D', "AGU"}, {'N', "ACGU"}}
-                         : std::vector<Degenerate>{{'R', "AG"}, {'Y', "CT"}, {'M', "AC"}, {'K', "GT"},
-                                                   {'S', "CG"}, {'W', "AT"}, {'H', "ACT"}, {'B', "CGT"},
+                         : std::vector<Degenerate>{{'R', "AG"},  {'Y', "CT"},  {'M', "AC"},  {'K', "GT"},
+                                                   {'S', "CG"},  {'W', "AT"},  {'H', "ACT"}, {'B', "CGT"},
                                                    {'V', "ACG"}, {'D', "AGT"}, {'N', "ACGT"}};
     }
     kp_ = static_cast<int>(symbols_.size());
@@ -41,7 +40,8 @@ ResidueCode::ResidueCode(ResidueAlphabet alphabet) : alphabet_(alphabet)
     for (const auto& d : degenerate) {
         const int x = input_[static_cast<unsigned char>(d.symbol)];
         for (const char* m = d.members; *m; ++m)
-            degeneracy_[static_cast<std::size_t>(x)][static_cast<std::size_t>(input_[static_cast<unsigned char>(*m)])] = 1;
+            degeneracy_[static_cast<std::size_t>(x)][static_cast<std::size_t>(input_[static_cast<unsigned char>(*m)])] =
+                1;
     }
     auto synonym = [this](char from, char to) {
         input_[static_cast<unsigned char>(from)] = input_[static_cast<unsigned char>(to)];
@@ -56,31 +56,28 @@ ResidueCode::ResidueCode(ResidueAlphabet alphabet) : alphabet_(alphabet)
     }
 }
 
-const ResidueCode& ResidueCode::of(ResidueAlphabet alphabet)
-{
+const ResidueCode& ResidueCode::of(ResidueAlphabet alphabet) {
     static const ResidueCode amino(ResidueAlphabet::Amino);
     static const ResidueCode dna(ResidueAlphabet::Dna);
     static const ResidueCode rna(ResidueAlphabet::Rna);
     switch (alphabet) {
-    case ResidueAlphabet::Amino: return amino;
-    case ResidueAlphabet::Dna: return dna;
-    case ResidueAlphabet::Rna: return rna;
+        case ResidueAlphabet::Amino: return amino;
+        case ResidueAlphabet::Dna: return dna;
+        case ResidueAlphabet::Rna: return rna;
     }
     return amino;
 }
 
-std::string_view ResidueCode::name() const
-{
+std::string_view ResidueCode::name() const {
     switch (alphabet_) {
-    case ResidueAlphabet::Amino: return "amino";
-    case ResidueAlphabet::Dna: return "DNA";
-    case ResidueAlphabet::Rna: return "RNA";
+        case ResidueAlphabet::Amino: return "amino";
+        case ResidueAlphabet::Dna: return "DNA";
+        case ResidueAlphabet::Rna: return "RNA";
     }
     return "amino";
 }
 
-std::size_t ResidueCode::digitise(std::string_view residues, std::vector<std::uint8_t>& out) const
-{
+std::size_t ResidueCode::digitise(std::string_view residues, std::vector<std::uint8_t>& out) const {
     out.resize(residues.size());
     for (std::size_t i = 0; i < residues.size(); ++i) {
         const int x = code_of(residues[i]);

@@ -29,13 +29,11 @@ inline F4 max4(F4 a, F4 b) { return {_mm_max_ps(a.v, b.v)}; }
 // `v` where the transition `t` is possible (t > 0), else 0.
 inline F4 gate(F4 t, F4 v) { return {_mm_and_ps(_mm_cmpgt_ps(t.v, _mm_setzero_ps()), v.v)}; }
 // [a0 a1 a2 a3] -> [fill a0 a1 a2]: node k's predecessor of the previous segment.
-inline F4 shift_up(F4 a, float fill = 0.0f)
-{
+inline F4 shift_up(F4 a, float fill = 0.0f) {
     return {_mm_move_ss(_mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(2, 1, 0, 0)), _mm_set_ss(fill))};
 }
 // [a0 a1 a2 a3] -> [a1 a2 a3 0]: node k's successor of the next segment.
-inline F4 shift_down(F4 a)
-{
+inline F4 shift_down(F4 a) {
     const __m128 t = _mm_move_ss(a.v, _mm_setzero_ps());
     return {_mm_shuffle_ps(t, t, _MM_SHUFFLE(0, 3, 2, 1))};
 }
@@ -53,29 +51,30 @@ inline F4 splat(float x) { return {{x, x, x, x}}; }
 inline F4 zero4() { return splat(0.0f); }
 inline F4 operator+(F4 a, F4 b) { return {{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3]}}; }
 inline F4 operator*(F4 a, F4 b) { return {{a.v[0] * b.v[0], a.v[1] * b.v[1], a.v[2] * b.v[2], a.v[3] * b.v[3]}}; }
-inline F4 max4(F4 a, F4 b)
-{
+inline F4 max4(F4 a, F4 b) {
     // As maxps: the second operand when the comparison fails.
     F4 r;
-    for (int z = 0; z < 4; ++z) r.v[static_cast<std::size_t>(z)] = a.v[static_cast<std::size_t>(z)] > b.v[static_cast<std::size_t>(z)] ? a.v[static_cast<std::size_t>(z)] : b.v[static_cast<std::size_t>(z)];
+    for (int z = 0; z < 4; ++z)
+        r.v[static_cast<std::size_t>(z)] = a.v[static_cast<std::size_t>(z)] > b.v[static_cast<std::size_t>(z)]
+                                               ? a.v[static_cast<std::size_t>(z)]
+                                               : b.v[static_cast<std::size_t>(z)];
     return r;
 }
-inline F4 gate(F4 t, F4 v)
-{
+inline F4 gate(F4 t, F4 v) {
     F4 r;
-    for (int z = 0; z < 4; ++z) r.v[static_cast<std::size_t>(z)] = t.v[static_cast<std::size_t>(z)] > 0.0f ? v.v[static_cast<std::size_t>(z)] : 0.0f;
+    for (int z = 0; z < 4; ++z)
+        r.v[static_cast<std::size_t>(z)] =
+            t.v[static_cast<std::size_t>(z)] > 0.0f ? v.v[static_cast<std::size_t>(z)] : 0.0f;
     return r;
 }
 inline F4 shift_up(F4 a, float fill = 0.0f) { return {{fill, a.v[0], a.v[1], a.v[2]}}; }
 inline F4 shift_down(F4 a) { return {{a.v[1], a.v[2], a.v[3], 0.0f}}; }
-inline bool any_greater(F4 a, F4 b)
-{
-    return a.v[0] > b.v[0] || a.v[1] > b.v[1] || a.v[2] > b.v[2] || a.v[3] > b.v[3];
-}
-inline F4 greater_mask(F4 a, F4 b)
-{
+inline bool any_greater(F4 a, F4 b) { return a.v[0] > b.v[0] || a.v[1] > b.v[1] || a.v[2] > b.v[2] || a.v[3] > b.v[3]; }
+inline F4 greater_mask(F4 a, F4 b) {
     F4 r;
-    for (int z = 0; z < 4; ++z) r.v[static_cast<std::size_t>(z)] = a.v[static_cast<std::size_t>(z)] > b.v[static_cast<std::size_t>(z)] ? 1.0f : 0.0f;
+    for (int z = 0; z < 4; ++z)
+        r.v[static_cast<std::size_t>(z)] =
+            a.v[static_cast<std::size_t>(z)] > b.v[static_cast<std::size_t>(z)] ? 1.0f : 0.0f;
     return r;
 }
 inline F4 or4(F4 a, F4 b) { return a + b; }
@@ -83,14 +82,12 @@ inline bool any_set(F4 a) { return a.v[0] != 0.0f || a.v[1] != 0.0f || a.v[2] !=
 #endif
 
 // (a0 + a1) + (a2 + a3), as HMMER's horizontal sum.
-inline float lane_sum(F4 a)
-{
+inline float lane_sum(F4 a) {
     alignas(16) float t[4];
     store(t, a);
     return (t[0] + t[1]) + (t[2] + t[3]);
 }
-inline float lane_max(F4 a)
-{
+inline float lane_max(F4 a) {
     alignas(16) float t[4];
     store(t, a);
     return std::max(std::max(t[0], t[1]), std::max(t[2], t[3]));

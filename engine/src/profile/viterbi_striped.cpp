@@ -17,8 +17,7 @@ namespace {
 enum Array { BM = 0, MM, IM, DM, MD, MI, II, DD, Transitions };
 }  // namespace
 
-StripedViterbiProfile make_striped_viterbi_profile(const ViterbiFilterProfile& profile)
-{
+StripedViterbiProfile make_striped_viterbi_profile(const ViterbiFilterProfile& profile) {
     StripedViterbiProfile om;
     om.scalar = &profile;
     const int M = profile.length;
@@ -42,13 +41,11 @@ StripedViterbiProfile make_striped_viterbi_profile(const ViterbiFilterProfile& p
 namespace {
 
 // [a0..a7] -> [-inf a0..a6]: a node's predecessor in the previous segment.
-inline __m128i shift_in_neg(__m128i a)
-{
+inline __m128i shift_in_neg(__m128i a) {
     return _mm_or_si128(_mm_slli_si128(a, 2), _mm_set_epi16(0, 0, 0, 0, 0, 0, 0, -32768));
 }
 
-inline int lane_max(__m128i a)
-{
+inline int lane_max(__m128i a) {
     a = _mm_max_epi16(a, _mm_srli_si128(a, 8));
     a = _mm_max_epi16(a, _mm_srli_si128(a, 4));
     a = _mm_max_epi16(a, _mm_srli_si128(a, 2));
@@ -58,8 +55,7 @@ inline int lane_max(__m128i a)
 // D(k) = max(M(k-1) + md(k-1), D(k-1) + dd(k-1)) along the row: dcv enters
 // segment 0 (M->D of the last segment); passes repeat across lane boundaries
 // while they still raise a value.
-void close_deletes(__m128i* dp, __m128i dcv, const __m128i* tdd, int Q)
-{
+void close_deletes(__m128i* dp, __m128i dcv, const __m128i* tdd, int Q) {
     dcv = shift_in_neg(dcv);
     for (int q = 0; q < Q; ++q) {
         dp[q] = _mm_max_epi16(dcv, dp[q]);
@@ -80,8 +76,7 @@ void close_deletes(__m128i* dp, __m128i dcv, const __m128i* tdd, int Q)
 }  // namespace
 #endif
 
-float viterbi_filter_striped(const StripedViterbiProfile& om, const std::uint8_t* dsq, int L)
-{
+float viterbi_filter_striped(const StripedViterbiProfile& om, const std::uint8_t* dsq, int L) {
 #if defined(__SSE2__)
     const ViterbiFilterProfile& p = *om.scalar;
     const int Q = om.segments;

@@ -25,7 +25,9 @@ std::int64_t SchemeBounds::highest_score(std::int64_t m, std::int64_t n) const {
 }
 
 std::int64_t SchemeBounds::lowest_value(std::int64_t m, std::int64_t n) const {
-    auto gap = [this](std::int64_t k) { return k > 0 ? gap_open + (k - 1) * static_cast<std::int64_t>(gap_extend) : 0; };
+    auto gap = [this](std::int64_t k) {
+        return k > 0 ? gap_open + (k - 1) * static_cast<std::int64_t>(gap_extend) : 0;
+    };
     return -(gap(m) + gap(n)) - 2 * static_cast<std::int64_t>(gap_open) + std::min(0, min_substitution);
 }
 

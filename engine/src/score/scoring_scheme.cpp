@@ -16,8 +16,7 @@ namespace {
 // k * extend comfortably inside 64-bit DP sums.
 constexpr double kMaxPenalty = 1e6;
 
-std::string format_user_value(double value)
-{
+std::string format_user_value(double value) {
     // The shortest text that reads back as the same double: what the user typed
     // as typed, less trailing zeros ("1000000.5", not "1e+06").
     char buf[64];
@@ -27,13 +26,12 @@ std::string format_user_value(double value)
 
 // Validates one penalty and returns it in half units (value * 2). `parameter`
 // names it in the engine's words ("gap_open"), for Error::about.
-long long half_units(double value, const char* parameter)
-{
+long long half_units(double value, const char* parameter) {
     if (!std::isfinite(value))
         throw Error::about(parameter, "expected a finite number, got " + format_user_value(value));
     if (value < 0)
-        throw Error::about(parameter, "expected a penalty >= 0 (penalties are positive costs), got " +
-                                          format_user_value(value));
+        throw Error::about(parameter,
+                           "expected a penalty >= 0 (penalties are positive costs), got " + format_user_value(value));
     if (value > kMaxPenalty)
         throw Error::about(parameter, "expected a penalty of at most 1000000, got " + format_user_value(value));
     const double doubled = value * 2;
@@ -43,16 +41,14 @@ long long half_units(double value, const char* parameter)
 }
 
 // A scaled integer shown in user units: "10", "0.5", "-3.5".
-std::string format_scaled(long long scaled, int scale)
-{
+std::string format_scaled(long long scaled, int scale) {
     if (scale == 1 || scaled % scale == 0) return std::to_string(scaled / scale);
     return format_user_value(static_cast<double>(scaled) / scale);
 }
 
 }  // namespace
 
-ScoringScheme ScoringScheme::create(const SubstitutionMatrix& unscaled, double gap_open, double gap_extend)
-{
+ScoringScheme ScoringScheme::create(const SubstitutionMatrix& unscaled, double gap_open, double gap_extend) {
     const long long open2 = half_units(gap_open, "gap_open");
     const long long extend2 = half_units(gap_extend, "gap_extend");
     if (extend2 > open2)
@@ -68,8 +64,7 @@ ScoringScheme ScoringScheme::create(const SubstitutionMatrix& unscaled, double g
     return scheme;
 }
 
-std::string ScoringScheme::describe() const
-{
+std::string ScoringScheme::describe() const {
     return matrix.name() + ", gap open " + format_scaled(gap_open, scale) + ", extend " +
            format_scaled(gap_extend, scale) + " (a gap of length k costs open + (k-1)*extend)";
 }

@@ -31,8 +31,7 @@ constexpr std::string_view kNucleotideLetters = "ACGTURYSWKMBDHVN";
 
 char upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
 
-std::string upper_copy(std::string_view s)
-{
+std::string upper_copy(std::string_view s) {
     std::string out(s);
     for (char& c : out) c = upper(c);
     return out;
@@ -41,8 +40,7 @@ std::string upper_copy(std::string_view s)
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 // A letter as it can be shown in a message, even when it is a control byte.
-std::string printable(char c)
-{
+std::string printable(char c) {
     const auto u = static_cast<unsigned char>(c);
     if (u >= 0x21 && u < 0x7f) return std::string(1, c);
     char buf[8];
@@ -50,8 +48,7 @@ std::string printable(char c)
     return buf;
 }
 
-std::vector<std::string_view> split_words(std::string_view line)
-{
+std::vector<std::string_view> split_words(std::string_view line) {
     std::vector<std::string_view> words;
     std::size_t i = 0;
     while (i < line.size()) {
@@ -63,8 +60,7 @@ std::vector<std::string_view> split_words(std::string_view line)
     return words;
 }
 
-std::string builtin_list()
-{
+std::string builtin_list() {
     std::string list;
     for (const auto& name : SubstitutionMatrix::builtin_names()) {
         if (!list.empty()) list += ", ";
@@ -75,8 +71,7 @@ std::string builtin_list()
 
 // The stem of a built-in matching `name` (case-insensitive, EMBOSS 'E' prefix
 // optional either way), or empty.
-std::string_view find_builtin(std::string_view name, std::string_view* text)
-{
+std::string_view find_builtin(std::string_view name, std::string_view* text) {
     const std::string wanted = upper_copy(name);
     if (wanted.empty()) return {};
     for (const auto& [stem, body] : detail::builtin_matrix_texts()) {
@@ -93,8 +88,7 @@ std::string_view find_builtin(std::string_view name, std::string_view* text)
 
 }  // namespace
 
-SubstitutionMatrix SubstitutionMatrix::parse(std::string_view text, std::string name, const std::string& source)
-{
+SubstitutionMatrix SubstitutionMatrix::parse(std::string_view text, std::string name, const std::string& source) {
     SubstitutionMatrix m;
     m.name_ = std::move(name);
 
@@ -125,12 +119,12 @@ SubstitutionMatrix SubstitutionMatrix::parse(std::string_view text, std::string 
         if (!have_header) {
             for (const auto word : words) {
                 if (word.size() != 1)
-                    throw fail(line_no, "expected a header line of single column letters, found '" +
-                                            std::string(word) + "'");
+                    throw fail(line_no,
+                               "expected a header line of single column letters, found '" + std::string(word) + "'");
                 const char letter = upper(word.front());
                 if (m.letters_.find(letter) != std::string::npos)
-                    throw fail(line_no, "expected each column letter once, '" + std::string(1, letter) +
-                                            "' appears twice");
+                    throw fail(line_no,
+                               "expected each column letter once, '" + std::string(1, letter) + "' appears twice");
                 m.letters_ += letter;
             }
             m.scores_.reserve(m.letters_.size() * m.letters_.size());
@@ -179,20 +173,17 @@ SubstitutionMatrix SubstitutionMatrix::parse(std::string_view text, std::string 
     for (std::size_t r = 0; r < n; ++r)
         for (std::size_t c = 0; c < r; ++c)
             if (m.scores_[r * n + c] != m.scores_[c * n + r])
-                throw fail(row_lines[r], "the matrix is not symmetric: row '" + std::string(1, m.letters_[r]) +
-                                             "' scores '" + std::string(1, m.letters_[c]) + "' " +
-                                             std::to_string(m.scores_[r * n + c]) + " but row '" +
-                                             std::string(1, m.letters_[c]) + "' (line " +
-                                             std::to_string(row_lines[c]) + ") scores '" +
-                                             std::string(1, m.letters_[r]) + "' " +
-                                             std::to_string(m.scores_[c * n + r]) +
-                                             "; asymmetric matrices are not supported");
+                throw fail(row_lines[r],
+                           "the matrix is not symmetric: row '" + std::string(1, m.letters_[r]) + "' scores '" +
+                               std::string(1, m.letters_[c]) + "' " + std::to_string(m.scores_[r * n + c]) +
+                               " but row '" + std::string(1, m.letters_[c]) + "' (line " +
+                               std::to_string(row_lines[c]) + ") scores '" + std::string(1, m.letters_[r]) + "' " +
+                               std::to_string(m.scores_[c * n + r]) + "; asymmetric matrices are not supported");
     m.build_index();
     return m;
 }
 
-SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path)
-{
+SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path) {
     std::error_code ec;
     const std::filesystem::path p(path);
     const auto status = std::filesystem::status(p, ec);
@@ -220,26 +211,23 @@ SubstitutionMatrix SubstitutionMatrix::from_file(const std::string& path)
     return parse(text, p.stem().string(), path);
 }
 
-SubstitutionMatrix SubstitutionMatrix::builtin(std::string_view name)
-{
+SubstitutionMatrix SubstitutionMatrix::builtin(std::string_view name) {
     std::string_view text;
     const std::string_view stem = find_builtin(name, &text);
     if (stem.empty())
-        throw Error::about("matrix", "unknown built-in matrix '" + std::string(name) + "' (built-in: " +
-                                         builtin_list() + ")");
+        throw Error::about("matrix",
+                           "unknown built-in matrix '" + std::string(name) + "' (built-in: " + builtin_list() + ")");
     return parse(text, std::string(stem), "built-in " + std::string(stem));
 }
 
-std::vector<std::string> SubstitutionMatrix::builtin_names()
-{
+std::vector<std::string> SubstitutionMatrix::builtin_names() {
     std::vector<std::string> names;
     for (const auto& entry : detail::builtin_matrix_texts()) names.emplace_back(entry.first);
     std::sort(names.begin(), names.end());
     return names;
 }
 
-SubstitutionMatrix SubstitutionMatrix::resolve(std::string_view name_or_path)
-{
+SubstitutionMatrix SubstitutionMatrix::resolve(std::string_view name_or_path) {
     if (!find_builtin(name_or_path, nullptr).empty()) return builtin(name_or_path);
     std::error_code ec;
     if (name_or_path.empty() || !std::filesystem::exists(std::filesystem::path(name_or_path), ec))
@@ -248,8 +236,7 @@ SubstitutionMatrix SubstitutionMatrix::resolve(std::string_view name_or_path)
     return from_file(std::string(name_or_path));
 }
 
-SubstitutionMatrix SubstitutionMatrix::match_mismatch(int match, int mismatch)
-{
+SubstitutionMatrix SubstitutionMatrix::match_mismatch(int match, int mismatch) {
     SubstitutionMatrix m;
     m.name_ = "match " + std::to_string(match) + ", mismatch " + std::to_string(mismatch);
     m.letters_ = std::string(kNucleotideLetters);
@@ -263,32 +250,27 @@ SubstitutionMatrix SubstitutionMatrix::match_mismatch(int match, int mismatch)
     return m;
 }
 
-int SubstitutionMatrix::max_score() const
-{
+int SubstitutionMatrix::max_score() const {
     return scores_.empty() ? 0 : *std::max_element(scores_.begin(), scores_.end());
 }
 
-int SubstitutionMatrix::min_score() const
-{
+int SubstitutionMatrix::min_score() const {
     return scores_.empty() ? 0 : *std::min_element(scores_.begin(), scores_.end());
 }
 
-bool SubstitutionMatrix::is_nucleotide() const
-{
+bool SubstitutionMatrix::is_nucleotide() const {
     if (letters_.empty()) return false;
     return std::all_of(letters_.begin(), letters_.end(),
                        [](char c) { return kNucleotideLetters.find(c) != std::string_view::npos; });
 }
 
-SubstitutionMatrix SubstitutionMatrix::scaled(int factor) const
-{
+SubstitutionMatrix SubstitutionMatrix::scaled(int factor) const {
     SubstitutionMatrix m = *this;
     for (int& s : m.scores_) s *= factor;
     return m;
 }
 
-void SubstitutionMatrix::build_index()
-{
+void SubstitutionMatrix::build_index() {
     index_.fill(-1);
     for (std::size_t i = 0; i < letters_.size(); ++i) {
         const char c = letters_[i];
@@ -314,8 +296,7 @@ void SubstitutionMatrix::build_index()
     }
 }
 
-std::size_t encode_into(std::string_view residues, const SubstitutionMatrix& matrix, std::uint8_t* out)
-{
+std::size_t encode_into(std::string_view residues, const SubstitutionMatrix& matrix, std::uint8_t* out) {
     for (std::size_t i = 0; i < residues.size(); ++i) {
         const int index = matrix.index_of(residues[i]);
         if (index < 0) return i;
@@ -325,14 +306,12 @@ std::size_t encode_into(std::string_view residues, const SubstitutionMatrix& mat
 }
 
 Error unscored_residue(std::string_view residues, std::size_t position, const SubstitutionMatrix& matrix,
-                       std::string_view what)
-{
+                       std::string_view what) {
     return Error("residue '" + printable(residues[position]) + "' at position " + std::to_string(position + 1) +
                  " of " + std::string(what) + " is not scored by matrix " + matrix.name());
 }
 
-EncodedSequence encode(std::string_view residues, const SubstitutionMatrix& matrix, std::string_view what)
-{
+EncodedSequence encode(std::string_view residues, const SubstitutionMatrix& matrix, std::string_view what) {
     EncodedSequence out(residues.size());
     if (const std::size_t bad = encode_into(residues, matrix, out.data()); bad != std::string_view::npos)
         throw unscored_residue(residues, bad, matrix, what);

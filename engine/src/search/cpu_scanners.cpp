@@ -83,7 +83,8 @@ public:
     template <typename Work>
     static void run(const std::vector<Item>& items, int threads, JobContext& context, std::size_t query_count,
                     const std::string& event_name, Work work) {
-        const int workers = std::min<int>(worker_count(threads), static_cast<int>(std::max<std::size_t>(1, items.size())));
+        const int workers =
+            std::min<int>(worker_count(threads), static_cast<int>(std::max<std::size_t>(1, items.size())));
         std::uint64_t total = 0;
         for (const Item& it : items) total += it.cells;
         std::atomic<std::size_t> next{0};
@@ -181,7 +182,8 @@ DeviceInfo cpu_info(const std::string& id, const std::string& name, const std::s
 class ReferenceScanner : public DatabaseScanner {
 public:
     DeviceInfo info() const override {
-        return cpu_info("cpu-ref", "CPU reference (scalar)", "scalar Gotoh recurrence, threaded over database sequences");
+        return cpu_info("cpu-ref", "CPU reference (scalar)",
+                        "scalar Gotoh recurrence, threaded over database sequences");
     }
     void load(const PreparedDatabase& database, const ScanSetup& setup, JobContext&) override {
         database_ = &database;
@@ -201,9 +203,9 @@ public:
         ScanPool::run(items, setup_.threads, context, queries.size(), name, [&](const ScanPool::Item& it, int) {
             const EncodedSequence& q = *queries[it.query];
             for (std::size_t p = it.first; p < it.last; ++p) {
-                const ScoreAndEnd r = score_forward(q.data(), static_cast<std::int64_t>(q.size()),
-                                                    codes_.data() + db.offsets[p], db.length(p), setup_.scheme,
-                                                    setup_.options);
+                const ScoreAndEnd r =
+                    score_forward(q.data(), static_cast<std::int64_t>(q.size()), codes_.data() + db.offsets[p],
+                                  db.length(p), setup_.scheme, setup_.options);
                 if (r.score > INT32_MAX || r.score < INT32_MIN)
                     throw Error("cpu-ref scanner: a score exceeds 32 bits (database sequence '" + db.ids[p] + "')");
                 scores[it.query * db.size() + p] = static_cast<std::int32_t>(r.score);
@@ -225,7 +227,6 @@ private:
 };
 
 // ---------------------------------------------------------------- cpu (parasail)
-
 
 using ProfileCreator = parasail_profile_t* (*)(const char*, int, const parasail_matrix_t*);
 using ProfileFunction = parasail_result_t* (*)(const parasail_profile_t*, const char*, int, int, int);
@@ -253,12 +254,12 @@ constexpr ProfileFunction rowcol_scan[4][3] = {
 constexpr int width_bits[3] = {8, 16, 32};
 constexpr KernelWidth lane_widths[3] = {KernelWidth::S8, KernelWidth::S16, KernelWidth::S32};
 
-
 class ParasailScanner : public DatabaseScanner {
 public:
     DeviceInfo info() const override {
-        return cpu_info("cpu", "CPU SIMD (parasail " + parasail_support::simd_level() + ")",
-                        "parasail striped/scan score-only kernels, 8/16/32-bit lanes, threaded over database sequences");
+        return cpu_info(
+            "cpu", "CPU SIMD (parasail " + parasail_support::simd_level() + ")",
+            "parasail striped/scan score-only kernels, 8/16/32-bit lanes, threaded over database sequences");
     }
 
     void load(const PreparedDatabase& database, const ScanSetup& setup, JobContext&) override {
@@ -300,7 +301,8 @@ public:
         auto profile = [&](std::size_t q, int w) -> const parasail_profile_t* {
             QueryProfiles& qp = *profiles[q];
             std::call_once(qp.made[w], [&] {
-                qp.width[w].reset(profile_create[w](qp.letters.data(), static_cast<int>(qp.letters.size()), matrix_.get()));
+                qp.width[w].reset(
+                    profile_create[w](qp.letters.data(), static_cast<int>(qp.letters.size()), matrix_.get()));
             });
             if (!qp.width[w]) throw Error("parasail could not build a query profile");
             return qp.width[w].get();
@@ -368,8 +370,8 @@ public:
                     // No lane width holds this pair: the scalar recurrence in
                     // 64-bit arithmetic.
                     const EncodedSequence& q = *queries[it.query];
-                    const ScoreAndEnd r = score_forward(q.data(), m64, codes_.data() + db.offsets[p], n,
-                                                        setup_.scheme, setup_.options);
+                    const ScoreAndEnd r =
+                        score_forward(q.data(), m64, codes_.data() + db.offsets[p], n, setup_.scheme, setup_.options);
                     if (r.score > INT32_MAX || r.score < INT32_MIN)
                         throw Error("cpu scanner: the score of query " + std::to_string(it.query + 1) +
                                     " against database sequence '" + db.ids[p] + "' does not fit in 32 bits");
@@ -384,7 +386,8 @@ public:
         stats_.kernel_seconds = stats_.seconds;
         for (int w = 0; w < 3; ++w)
             if (widths_used.load() & (1u << w))
-                stats_.kernels += (stats_.kernels.empty() ? "" : ",") + scan_kernel(setup_, family_name, lane_widths[w]);
+                stats_.kernels +=
+                    (stats_.kernels.empty() ? "" : ",") + scan_kernel(setup_, family_name, lane_widths[w]);
         if (used_reference.load())
             stats_.kernels += (stats_.kernels.empty() ? "" : ",") + scan_kernel(setup_, "reference", KernelWidth::S64);
     }

@@ -16,9 +16,9 @@
 #include <alignscope/error.hpp>
 #include <alignscope/io/atomic_file.hpp>
 #include <alignscope/search/database.hpp>
-#include "../io/crc32.hpp"
 #include <alignscope/seq/record_blocks.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
+#include "../io/crc32.hpp"
 
 #include <zlib.h>
 
@@ -115,7 +115,8 @@ PreparedDatabase pack_database(std::vector<Sequence> records, AlphabetKind alpha
 
 std::vector<std::uint8_t> encode_database(const PreparedDatabase& database, const SubstitutionMatrix& matrix) {
     std::array<std::int16_t, 256> code{};
-    for (int c = 0; c < 256; ++c) code[static_cast<std::size_t>(c)] = static_cast<std::int16_t>(matrix.index_of(static_cast<char>(c)));
+    for (int c = 0; c < 256; ++c)
+        code[static_cast<std::size_t>(c)] = static_cast<std::int16_t>(matrix.index_of(static_cast<char>(c)));
     std::vector<std::uint8_t> out(database.residues.size());
     const char* in = database.residues.data();
     bool bad = false;
@@ -216,8 +217,7 @@ public:
 
 private:
     void need(std::size_t n, const char* what) {
-        if (at_ > limit_ || n > limit_ - at_)
-            throw CacheRejected{std::string("damaged: truncated in the ") + what};
+        if (at_ > limit_ || n > limit_ - at_) throw CacheRejected{std::string("damaged: truncated in the ") + what};
     }
     const std::string& bytes_;
     std::size_t limit_;
@@ -465,7 +465,8 @@ std::string database_cache_path(const std::string& fasta_path, const DatabaseCac
     fs::path absolute = fs::absolute(fasta_path, ec);
     if (ec) absolute = fasta_path;
     const std::string name = absolute.filename().string();
-    const std::string hashed = name + "." + hex32(io::crc32_of(absolute.string().data(), absolute.string().size())) + ".alsdb";
+    const std::string hashed =
+        name + "." + hex32(io::crc32_of(absolute.string().data(), absolute.string().size())) + ".alsdb";
     if (!options.directory.empty()) return (fs::path(options.directory) / hashed).string();
     const fs::path beside = absolute.string() + ".alsdb";
     if (writable_directory(absolute.parent_path()) || fs::exists(beside, ec)) return beside.string();
@@ -512,7 +513,7 @@ PreparedDatabaseLoad prepare_database(const std::string& fasta_path, const Datab
         if (after.size != fp.size || after.mtime_ns != fp.mtime_ns || after.crc32 != fp.crc32) {
             load.outcome = CacheOutcome::Unwritable;
             load.reason = fasta_path + " changed while it was read; the cache was not written";
-        } else if (struct stat st {}; ::stat(load.cache_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+        } else if (struct stat st{}; ::stat(load.cache_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
             // A FIFO would block the write, a device swallow it: a cache is only
             // ever a regular file, so nothing is written there.
             const std::string earlier = load.outcome == CacheOutcome::Rebuilt ? load.reason + "; " : "";

@@ -15,7 +15,8 @@ namespace alignscope {
 void ScannerRegistry::add(DeviceInfo info, Factory factory, Capability capability) {
     if (!factory) throw Error("scanner registry: no factory for '" + info.id + "'");
     for (const Entry& e : entries_)
-        if (e.info.id == info.id) throw Error("scanner registry: a scanner for '" + info.id + "' is already registered");
+        if (e.info.id == info.id)
+            throw Error("scanner registry: a scanner for '" + info.id + "' is already registered");
     entries_.push_back({std::move(info), std::move(factory), std::move(capability)});
 }
 
@@ -83,7 +84,8 @@ std::vector<std::string> ScannerRegistry::resolve(std::string_view spec_text, st
         while (start <= rest.size()) {
             const std::size_t comma = std::min(rest.find(',', start), rest.size());
             const std::string number = rest.substr(start, comma - start);
-            if (number.empty() || !std::all_of(number.begin(), number.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+            if (number.empty() || !std::all_of(number.begin(), number.end(),
+                                               [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
                 throw fail("expected gpu:N or gpu:N,M,...");
             const std::string id = "gpu:" + std::to_string(std::stoul(number));
             if (!has(id)) throw fail("there is no " + id);
@@ -147,9 +149,8 @@ public:
         positions_.assign(n, {});
         for (std::size_t p = 0; p < database.size(); ++p) positions_[p % n].push_back(p);
         for (std::size_t k = 0; k < n; ++k) pieces_[k] = database.subset(positions_[k]);
-        run_all(context, [&](std::size_t k, JobContext& part_context) {
-            parts_[k]->load(pieces_[k], setup, part_context);
-        });
+        run_all(context,
+                [&](std::size_t k, JobContext& part_context) { parts_[k]->load(pieces_[k], setup, part_context); });
     }
 
     void scan(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,

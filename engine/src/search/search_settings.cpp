@@ -37,7 +37,7 @@ std::optional<GapCosts> blast_default_gaps(std::string_view matrix) {
     // K 0.032, H 0.10) is in statistics.cpp.
     static const std::map<std::string, GapCosts> defaults = {
         {"BLOSUM45", {16, 2}}, {"BLOSUM50", {15, 2}}, {"BLOSUM62", {12, 1}}, {"BLOSUM80", {11, 1}},
-        {"PAM30", {10, 1}},    {"PAM70", {11, 1}},    {"PAM250", {16, 2}},  {"EDNAFULL", {16, 6}},
+        {"PAM30", {10, 1}},    {"PAM70", {11, 1}},    {"PAM250", {16, 2}},   {"EDNAFULL", {16, 6}},
     };
     std::string name = upper(matrix);
     if (name == "DNAFULL") name = "EDNAFULL";

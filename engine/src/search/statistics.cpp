@@ -6,8 +6,8 @@
 // gap costs, lambda, K and H, none missing for our built-in matrices
 // (BLAST also has BLOSUM90, which we do not build in).
 #include <alignscope/error.hpp>
-#include <alignscope/search/statistics.hpp>
 #include <alignscope/score/substitution_matrix.hpp>
+#include <alignscope/search/statistics.hpp>
 
 #include <cmath>
 #include <sstream>

@@ -32,17 +32,17 @@ struct CaseSetup {
     int match = 0, mismatch = 0;
     double open = 11, extend = 1;
     AlignOptions options;
-    double size = 1.0;      // fraction of the random case size
+    double size = 1.0;  // fraction of the random case size
     bool saturating = false;
-    int times = 1;          // the matrix multiplied by this (schemes past the lane widths' limits)
+    int times = 1;                          // the matrix multiplied by this (schemes past the lane widths' limits)
     std::optional<ScoringScheme> scheme{};  // given whole (real data with the user's scoring)
 };
 
 // Query lengths that land on every tile shape's edges (multiples of 4, 32,
 // 64 ... +/- 1) and on multi-tile profiles.
-constexpr std::int64_t edge_lengths[] = {1,   2,   5,   17,  31,  32,  33,  63,  64,  65,   96,   97,   127,
-                                         128, 129, 191, 255, 256, 257, 383, 449, 511, 512,  513,  767,  769,
-                                         895, 1023, 1024, 1025, 1537, 2049};
+constexpr std::int64_t edge_lengths[] = {1,   2,   5,   17,  31,  32,   33,   63,   64,   65,  96,
+                                         97,  127, 128, 129, 191, 255,  256,  257,  383,  449, 511,
+                                         512, 513, 767, 769, 895, 1023, 1024, 1025, 1537, 2049};
 
 std::string sprinkle(SeededRandom& random, std::string residues, std::string_view letters, double rate) {
     for (char& c : residues)
@@ -50,7 +50,9 @@ std::string sprinkle(SeededRandom& random, std::string residues, std::string_vie
     return residues;
 }
 
-std::string rare_letters(AlphabetKind alphabet) { return alphabet == AlphabetKind::Protein ? "BZXUOJ*" : "NRYSWKMBDHV"; }
+std::string rare_letters(AlphabetKind alphabet) {
+    return alphabet == AlphabetKind::Protein ? "BZXUOJ*" : "NRYSWKMBDHV";
+}
 
 Dataset random_dataset(SeededRandom& random, const CaseSetup& setup, std::size_t query_count,
                        std::size_t sequence_count) {
@@ -95,7 +97,8 @@ Dataset random_dataset(SeededRandom& random, const CaseSetup& setup, std::size_t
     if (setup.saturating) {
         const std::string& source = data.queries.back().residues;
         records.push_back({"seq-saturating-copy", "", source, ""});
-        records.push_back({"seq-saturating-variant", "", mutate_residues(random, setup.alphabet, source, 0.03, 0.002), ""});
+        records.push_back(
+            {"seq-saturating-variant", "", mutate_residues(random, setup.alphabet, source, 0.03, 0.002), ""});
     }
     data.database = pack_database(std::move(records), setup.alphabet, "random database (" + setup.name + ")");
     return data;
@@ -103,8 +106,9 @@ Dataset random_dataset(SeededRandom& random, const CaseSetup& setup, std::size_t
 
 ScoringScheme make_scheme(const CaseSetup& setup) {
     if (setup.scheme) return *setup.scheme;
-    const SubstitutionMatrix matrix = setup.matrix.empty() ? SubstitutionMatrix::match_mismatch(setup.match, setup.mismatch)
-                                                           : SubstitutionMatrix::builtin(setup.matrix);
+    const SubstitutionMatrix matrix = setup.matrix.empty()
+                                          ? SubstitutionMatrix::match_mismatch(setup.match, setup.mismatch)
+                                          : SubstitutionMatrix::builtin(setup.matrix);
     return ScoringScheme::create(setup.times == 1 ? matrix : matrix.scaled(setup.times), setup.open, setup.extend);
 }
 
@@ -174,7 +178,8 @@ std::vector<CaseSetup> random_case_setups() {
         name.precision(12);  // penalties as typed: 1000000, not 1e+06
         name << "random " << to_string(c.alphabet) << ' '
              << (c.matrix.empty() ? "match " + std::to_string(c.match) + "/" + std::to_string(c.mismatch) : c.matrix)
-             << (c.times == 1 ? "" : " x" + std::to_string(c.times)) << " gap " << c.open << '/' << c.extend << ' ' << to_string(c.options.mode);
+             << (c.times == 1 ? "" : " x" + std::to_string(c.times)) << " gap " << c.open << '/' << c.extend << ' '
+             << to_string(c.options.mode);
         if (c.options.mode == AlignmentMode::SemiGlobal) name << '[' << c.options.free_ends.to_string() << ']';
         c.name = name.str();
     }
@@ -253,9 +258,9 @@ void run_case(const ScannerRegistry& registry, const SearchVerifyOptions& option
             ++result.score_mismatches;
             failed = true;
             problem("query '" + data.queries[q].id + "' (" + std::to_string(data.queries[q].residues.size()) +
-                    " residues) against '" + db.ids[p] + "' (" + std::to_string(db.length(p)) + "): " +
-                    summary.tested_device + " scored " + std::to_string(t_row[p]) + ", " + summary.reference_device +
-                    " " + std::to_string(r_row[p]));
+                    " residues) against '" + db.ids[p] + "' (" + std::to_string(db.length(p)) +
+                    "): " + summary.tested_device + " scored " + std::to_string(t_row[p]) + ", " +
+                    summary.reference_device + " " + std::to_string(r_row[p]));
         }
         const auto t_top = top_positions(t_row, db, options.top);
         const auto r_top = top_positions(r_row, db, options.top);
@@ -269,9 +274,9 @@ void run_case(const ScannerRegistry& registry, const SearchVerifyOptions& option
         // The scalar reference on the best hits: independent of both scanners.
         for (std::size_t k = 0; k < std::min(options.spot_checks, t_top.size()); ++k) {
             const std::size_t p = t_top[k];
-            const ScoreAndEnd ref = score_forward(encoded[q].data(), static_cast<std::int64_t>(encoded[q].size()),
-                                                  db_codes.data() + db.offsets[p], db.length(p), scan.scheme,
-                                                  scan.options);
+            const ScoreAndEnd ref =
+                score_forward(encoded[q].data(), static_cast<std::int64_t>(encoded[q].size()),
+                              db_codes.data() + db.offsets[p], db.length(p), scan.scheme, scan.options);
             ++result.spot_checked;
             if (ref.score != t_row[p]) {
                 ++result.spot_failed;
@@ -305,10 +310,13 @@ SearchVerifySummary verify_search(const ScannerRegistry& registry, const SearchV
             // Each case draws from the same generator: a skipped mode still draws
             // its data, so a case's data does not depend on the modes asked for.
             const bool wanted = options.modes.empty() || std::find(options.modes.begin(), options.modes.end(),
-                                                                    setup.options.mode) != options.modes.end();
-            const auto queries = std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(options.random_queries) * setup.size));
+                                                                   setup.options.mode) != options.modes.end();
+            const auto queries =
+                std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(options.random_queries) *
+                                                                  setup.size));
             const auto sequences =
-                std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(options.random_sequences) * setup.size));
+                std::max<std::size_t>(1, static_cast<std::size_t>(static_cast<double>(options.random_sequences) *
+                                                                  setup.size));
             const Dataset data = random_dataset(random, setup, queries, sequences);
             if (wanted) run_case(registry, options, setup, data, callbacks, context, summary);
         }
@@ -348,7 +356,8 @@ SearchVerifySummary verify_search(const ScannerRegistry& registry, const SearchV
             name << "real " << data.queries.size() << " queries of " << options.query_path << " against "
                  << data.database.size() << " sequences of " << options.database_path << ", ";
             if (setup.scheme) name << setup.scheme->describe();
-            else name << setup.matrix << " gap " << setup.open << '/' << setup.extend;
+            else
+                name << setup.matrix << " gap " << setup.open << '/' << setup.extend;
             name << ' ' << describe_mode(setup.options);
             setup.name = name.str();
             run_case(registry, options, setup, data, callbacks, context, summary);

@@ -12,8 +12,7 @@ namespace {
 
 char upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
 
-std::string lower_copy(std::string_view s)
-{
+std::string lower_copy(std::string_view s) {
     std::string out(s);
     for (char& c : out)
         if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
@@ -29,43 +28,38 @@ struct ValidityTables {
     bool dna[256]{};
     bool rna[256]{};
     bool protein[256]{};
-    ValidityTables()
-    {
+    ValidityTables() {
         for (char c : kDna) dna[static_cast<unsigned char>(c)] = true;
         for (char c : kRna) rna[static_cast<unsigned char>(c)] = true;
         for (char c : kProtein) protein[static_cast<unsigned char>(c)] = true;
     }
-    const bool* table(AlphabetKind kind) const
-    {
+    const bool* table(AlphabetKind kind) const {
         switch (kind) {
-        case AlphabetKind::Dna: return dna;
-        case AlphabetKind::Rna: return rna;
-        case AlphabetKind::Protein: break;
+            case AlphabetKind::Dna: return dna;
+            case AlphabetKind::Rna: return rna;
+            case AlphabetKind::Protein: break;
         }
         return protein;
     }
 };
 
-const ValidityTables& tables()
-{
+const ValidityTables& tables() {
     static const ValidityTables t;
     return t;
 }
 
 }  // namespace
 
-std::string_view to_string(AlphabetKind kind)
-{
+std::string_view to_string(AlphabetKind kind) {
     switch (kind) {
-    case AlphabetKind::Dna: return "dna";
-    case AlphabetKind::Rna: return "rna";
-    case AlphabetKind::Protein: break;
+        case AlphabetKind::Dna: return "dna";
+        case AlphabetKind::Rna: return "rna";
+        case AlphabetKind::Protein: break;
     }
     return "protein";
 }
 
-AlphabetKind parse_alphabet(std::string_view name)
-{
+AlphabetKind parse_alphabet(std::string_view name) {
     const std::string n = lower_copy(name);
     if (n == "dna" || n == "nucleotide") return AlphabetKind::Dna;
     if (n == "rna") return AlphabetKind::Rna;
@@ -73,28 +67,33 @@ AlphabetKind parse_alphabet(std::string_view name)
     throw Error::about("alphabet", "unknown alphabet '" + std::string(name) + "' (expected dna, rna or protein)");
 }
 
-AlphabetKind detect_alphabet(std::string_view residues)
-{
+AlphabetKind detect_alphabet(std::string_view residues) {
     std::size_t counted = 0, nucleotide = 0, ambiguous = 0;
     bool has_t = false, has_u = false, has_x = false;
     for (char raw : residues) {
         const char c = upper(raw);
         if (c < 'A' || c > 'Z') continue;  // gaps, stops, digits, whitespace
-        if (c == 'N') continue;  // "unknown" in both alphabets
-        if (c == 'X') {          // "unknown" too, but only an amino acid may be written so
+        if (c == 'N') continue;            // "unknown" in both alphabets
+        if (c == 'X') {                    // "unknown" too, but only an amino acid may be written so
             has_x = true;
             continue;
         }
         ++counted;
         switch (c) {
-        case 'T': has_t = true; ++nucleotide; break;
-        case 'U': has_u = true; ++nucleotide; break;
-        case 'A':
-        case 'C':
-        case 'G': ++nucleotide; break;
-        default:
-            if (kDna.find(c) != std::string_view::npos) ++ambiguous;  // R Y S W K M B D H V
-            break;
+            case 'T':
+                has_t = true;
+                ++nucleotide;
+                break;
+            case 'U':
+                has_u = true;
+                ++nucleotide;
+                break;
+            case 'A':
+            case 'C':
+            case 'G': ++nucleotide; break;
+            default:
+                if (kDna.find(c) != std::string_view::npos) ++ambiguous;  // R Y S W K M B D H V
+                break;
         }
     }
     const AlphabetKind nucleic = (has_u && !has_t) ? AlphabetKind::Rna : AlphabetKind::Dna;
@@ -107,23 +106,18 @@ AlphabetKind detect_alphabet(std::string_view residues)
     return AlphabetKind::Protein;
 }
 
-std::string_view alphabet_letters(AlphabetKind kind)
-{
+std::string_view alphabet_letters(AlphabetKind kind) {
     switch (kind) {
-    case AlphabetKind::Dna: return kDna;
-    case AlphabetKind::Rna: return kRna;
-    case AlphabetKind::Protein: break;
+        case AlphabetKind::Dna: return kDna;
+        case AlphabetKind::Rna: return kRna;
+        case AlphabetKind::Protein: break;
     }
     return kProtein;
 }
 
-bool is_valid_residue(AlphabetKind kind, char c)
-{
-    return tables().table(kind)[static_cast<unsigned char>(upper(c))];
-}
+bool is_valid_residue(AlphabetKind kind, char c) { return tables().table(kind)[static_cast<unsigned char>(upper(c))]; }
 
-std::size_t normalise_residues(std::string& residues, AlphabetKind kind)
-{
+std::size_t normalise_residues(std::string& residues, AlphabetKind kind) {
     // One pass that upper-cases and squeezes out gap characters in place.
     std::size_t w = 0;
     for (std::size_t r = 0; r < residues.size(); ++r) {

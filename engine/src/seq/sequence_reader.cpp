@@ -33,12 +33,10 @@ constexpr std::uint64_t kProgressInterval = 1 << 20;
 // line is refused before it fills memory.
 constexpr std::size_t kMaxHeaderBytes = std::size_t{64} << 20;
 
-std::string byte_name(unsigned char c)
-{
+std::string byte_name(unsigned char c) {
     if (c == 0) return "a NUL byte (is this a binary file?)";
     char buf[48];
-    if (c >= 0x80)
-        std::snprintf(buf, sizeof buf, "the non-ASCII byte 0x%02X", c);
+    if (c >= 0x80) std::snprintf(buf, sizeof buf, "the non-ASCII byte 0x%02X", c);
     else
         std::snprintf(buf, sizeof buf, "the control byte 0x%02X", c);
     return buf;
@@ -48,18 +46,27 @@ bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' |
 
 // Length of the valid UTF-8 prefix of `s` (header descriptions may be UTF-8;
 // anything else would break the JSON and SQLite layers downstream).
-std::size_t valid_utf8_prefix(std::string_view s)
-{
+std::size_t valid_utf8_prefix(std::string_view s) {
     std::size_t i = 0;
     while (i < s.size()) {
         const auto c = static_cast<unsigned char>(s[i]);
         std::size_t len = 0;
         std::uint32_t min = 0;
-        if (c < 0x80) { ++i; continue; }
-        if ((c & 0xE0) == 0xC0) { len = 2; min = 0x80; }
-        else if ((c & 0xF0) == 0xE0) { len = 3; min = 0x800; }
-        else if ((c & 0xF8) == 0xF0) { len = 4; min = 0x10000; }
-        else return i;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        if ((c & 0xE0) == 0xC0) {
+            len = 2;
+            min = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            len = 3;
+            min = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            len = 4;
+            min = 0x10000;
+        } else
+            return i;
         if (i + len > s.size()) return i;
         std::uint32_t cp = c & (0x7F >> len);
         for (std::size_t k = 1; k < len; ++k) {
@@ -75,8 +82,7 @@ std::size_t valid_utf8_prefix(std::string_view s)
 
 // Memory this process may use: the machine's, or less where a resource limit
 // or the container's cgroup says so.
-std::uint64_t process_memory_limit()
-{
+std::uint64_t process_memory_limit() {
     std::uint64_t limit = UINT64_MAX;
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     if (pages > 0 && page > 0) limit = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
@@ -91,8 +97,7 @@ std::uint64_t process_memory_limit()
     return limit;
 }
 
-std::string gib(std::uint64_t bytes)
-{
+std::string gib(std::uint64_t bytes) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
     return buf;
@@ -109,8 +114,7 @@ struct LineRun {
 constexpr std::size_t kMaxLineRuns = 4096;  // past this (ragged lines) the header line is named instead
 
 // The line of the record's letter at `offset`, or 0 when unknown.
-std::uint64_t line_of(const std::vector<LineRun>& runs, std::uint64_t offset)
-{
+std::uint64_t line_of(const std::vector<LineRun>& runs, std::uint64_t offset) {
     const LineRun* found = nullptr;
     for (const LineRun& run : runs)
         if (run.length > 0 && run.offset <= offset) found = &run;
@@ -122,18 +126,20 @@ std::uint64_t line_of(const std::vector<LineRun>& runs, std::uint64_t offset)
 class FastxParser {
 public:
     explicit FastxParser(const std::string& file_path);
-    ~FastxParser()
-    {
+    ~FastxParser() {
         if (file) gzclose(file);
     }
     // Parses `text`, whole records of the file `file_path` whose first line is
     // line `first_line`, in memory (no file is opened).
     FastxParser(const std::string& file_path, std::string_view text, std::uint64_t first_line, bool file_start,
                 std::optional<SequenceFormat> known_format)
-        : path(file_path), data(text.data()), end(text.size()), eof(true), line(first_line - 1),
-          format(known_format), bom_checked(!file_start)
-    {
-    }
+        : path(file_path),
+          data(text.data()),
+          end(text.size()),
+          eof(true),
+          line(first_line - 1),
+          format(known_format),
+          bom_checked(!file_start) {}
     FastxParser(const FastxParser&) = delete;
     FastxParser& operator=(const FastxParser&) = delete;
 
@@ -163,21 +169,18 @@ public:
     std::uint64_t held_limit = UINT64_MAX;
     bool bom_checked = false;
 
-    std::uint64_t bytes_read() const
-    {
+    std::uint64_t bytes_read() const {
         if (!file) return end;
         const auto offset = gzoffset(file);
         return offset < 0 ? 0 : static_cast<std::uint64_t>(offset);
     }
 
-    [[noreturn]] void fail(std::uint64_t at, const std::string& what) const
-    {
+    [[noreturn]] void fail(std::uint64_t at, const std::string& what) const {
         throw Error(path + ":" + std::to_string(at) + ": " + what);
     }
 
     // Makes at least one byte available; false at the end of the input.
-    bool fill()
-    {
+    bool fill() {
         if (pos < end) return true;
         if (eof) return false;
         const int n = gzread(file, buffer.data(), static_cast<unsigned>(buffer.size()));
@@ -208,8 +211,7 @@ public:
     }
 
     // Next byte without consuming it, or -1 at the end of the input.
-    int peek()
-    {
+    int peek() {
         if (!fill()) return -1;
         return static_cast<unsigned char>(data[pos]);
     }
@@ -218,8 +220,7 @@ public:
     // they lie in the buffer, so a huge line is never copied twice. Returns false
     // at the end of the input.
     template <typename Sink>
-    bool consume_line(Sink&& sink)
-    {
+    bool consume_line(Sink&& sink) {
         if (!fill()) return false;
         ++line;
         while (fill()) {
@@ -239,8 +240,7 @@ public:
     }
 
     // A line into a string, '\r' of a CRLF end removed.
-    bool read_line(std::string& out)
-    {
+    bool read_line(std::string& out) {
         out.clear();
         const std::uint64_t at = line + 1;
         if (!consume_line([&](const char* p, std::size_t n) {
@@ -257,8 +257,7 @@ public:
     // Appends a line of residues (or quality letters) to `dst`, dropping
     // whitespace and rejecting control and non-ASCII bytes. Quality lines may not
     // hold spaces, which would shift every later quality value.
-    bool append_letters(std::string& dst, bool quality)
-    {
+    bool append_letters(std::string& dst, bool quality) {
         const std::uint64_t at = line + 1;
         return consume_line([&](const char* p, std::size_t n) {
             const std::size_t old = dst.size();
@@ -283,8 +282,7 @@ public:
         });
     }
 
-    [[noreturn]] void too_large() const
-    {
+    [[noreturn]] void too_large() const {
         throw Error(path + ": " + gib(held) + " of residues" + (keep_all ? " read so far" : " in one record") +
                     ", more than a quarter of the memory this process may use (" + gib(held_limit * 4) +
                     "); reading keeps every residue in memory: split the file into smaller ones, or use a machine "
@@ -292,8 +290,7 @@ public:
     }
 
     // One line of residues, its line recorded in `runs`.
-    void append_residue_line(std::string& dst)
-    {
+    void append_residue_line(std::string& dst) {
         const std::uint64_t at = line + 1;
         const std::uint64_t before = dst.size();
         append_letters(dst, false);
@@ -313,8 +310,7 @@ public:
 
     // A UTF-8 byte-order mark before the first record is skipped (editors on
     // Windows write one).
-    void skip_byte_order_mark()
-    {
+    void skip_byte_order_mark() {
         bom_checked = true;
         if (!fill() || end - pos < 3) return;
         if (static_cast<unsigned char>(data[pos]) == 0xEF && static_cast<unsigned char>(data[pos + 1]) == 0xBB &&
@@ -323,8 +319,7 @@ public:
     }
 
     // Splits a header line (marker already removed) into id and description.
-    void parse_header(std::string_view text, char marker, Sequence& out) const
-    {
+    void parse_header(std::string_view text, char marker, Sequence& out) const {
         for (char ch : text) {
             const auto c = static_cast<unsigned char>(ch);
             if (c < 0x20 && ch != '\t') fail(line, "expected a header of text, found " + byte_name(c));
@@ -349,8 +344,7 @@ public:
         out.description.assign(description);
     }
 
-    bool next(Sequence& out)
-    {
+    bool next(Sequence& out) {
         out.id.clear();
         out.description.clear();
         out.residues.clear();
@@ -418,8 +412,7 @@ public:
     }
 };
 
-FastxParser::FastxParser(const std::string& file_path) : path(file_path)
-{
+FastxParser::FastxParser(const std::string& file_path) : path(file_path) {
     if (path == "-") {
         const int fd = dup(STDIN_FILENO);
         if (fd < 0) throw Error("-: cannot read standard input: " + std::string(std::strerror(errno)));
@@ -430,19 +423,18 @@ FastxParser::FastxParser(const std::string& file_path) : path(file_path)
         }
     } else {
         struct stat st {};
-        if (stat(path.c_str(), &st) != 0)
-            throw Error(path + ": cannot open: " + std::string(std::strerror(errno)));
+        if (stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open: " + std::string(std::strerror(errno)));
         if (S_ISDIR(st.st_mode)) throw Error(path + ": cannot open: it is a directory, expected a FASTA or FASTQ file");
         // A file or a pipe (process substitution, a FIFO); a device or socket
         // is not a sequence file (/dev/zero would be read forever).
-        const bool descriptor = path == "/dev/stdin" || path.rfind("/dev/fd/", 0) == 0 || path.rfind("/proc/self/fd/", 0) == 0;
+        const bool descriptor =
+            path == "/dev/stdin" || path.rfind("/dev/fd/", 0) == 0 || path.rfind("/proc/self/fd/", 0) == 0;
         if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !descriptor)
             throw Error(path + ": cannot open: it is a device or socket, expected a FASTA or FASTQ file");
         if (S_ISREG(st.st_mode)) size = static_cast<std::uint64_t>(st.st_size);
         errno = 0;
         file = gzopen(path.c_str(), "rb");
-        if (!file)
-            throw Error(path + ": cannot open: " + std::string(errno ? std::strerror(errno) : "out of memory"));
+        if (!file) throw Error(path + ": cannot open: " + std::string(errno ? std::strerror(errno) : "out of memory"));
     }
     // Small files (most inputs, and every fuzz input) need no large buffers.
     const std::size_t bytes = (size > 0 && size < kBufferBytes) ? std::max<std::size_t>(8192, size) : kBufferBytes;
@@ -457,8 +449,7 @@ struct SequenceReader::Impl : FastxParser {
     using FastxParser::FastxParser;
 };
 
-SequenceReader::SequenceReader(const std::string& path) : impl_(std::make_unique<Impl>(path))
-{
+SequenceReader::SequenceReader(const std::string& path) : impl_(std::make_unique<Impl>(path)) {
     impl_->held_limit = process_memory_limit() / 4;  // one record at a time
 }
 
@@ -473,8 +464,7 @@ std::uint64_t SequenceReader::line() const { return impl_->record_line; }
 std::uint64_t SequenceReader::bytes_read() const { return impl_->bytes_read(); }
 std::uint64_t SequenceReader::file_size() const { return impl_->size; }
 
-std::uint64_t SequenceSet::residue_count() const
-{
+std::uint64_t SequenceSet::residue_count() const {
     std::uint64_t n = 0;
     for (const auto& r : records) n += r.residues.size();
     return n;
@@ -485,8 +475,7 @@ namespace {
 // Normalises a record's residues for `alphabet` and checks them and the
 // record's shape; `at` is its header line, `runs` where its residue lines lie.
 void check_record(Sequence& record, const std::string& path, std::uint64_t at, const std::vector<LineRun>& runs,
-                  AlphabetKind alphabet, const ReadOptions& options)
-{
+                  AlphabetKind alphabet, const ReadOptions& options) {
     // The first letter not valid in the alphabet, as an offset into the
     // record as read (gap characters included, so that it names its line)
     // and as a residue number (gaps removed, as aligned).
@@ -516,8 +505,8 @@ void check_record(Sequence& record, const std::string& path, std::uint64_t at, c
         const std::string letter = c >= 0x21 && c < 0x7f ? std::string(1, static_cast<char>(c)) : byte_name(c);
         const std::uint64_t residue_line = line_of(runs, raw);
         throw Error(path + ":" + std::to_string(residue_line ? residue_line : at) + ": record '" + record.id +
-                    "': residue '" + letter + "' at position " + std::to_string(number + 1) +
-                    " is not valid in a " + std::string(to_string(alphabet)) + " sequence");
+                    "': residue '" + letter + "' at position " + std::to_string(number + 1) + " is not valid in a " +
+                    std::string(to_string(alphabet)) + " sequence");
     }
     const auto where = [&] { return path + ":" + std::to_string(at) + ": record '" + record.id + "': "; };
     if (record.residues.empty() && !options.allow_empty)
@@ -536,8 +525,7 @@ struct Repeats {
 };
 
 template <typename IdOf>
-Repeats find_repeats(std::vector<std::pair<std::size_t, std::size_t>> keys, IdOf&& id_of)
-{
+Repeats find_repeats(std::vector<std::pair<std::size_t, std::size_t>> keys, IdOf&& id_of) {
     Repeats found;
     std::sort(keys.begin(), keys.end());
     for (std::size_t k = 0; k < keys.size();) {
@@ -560,13 +548,13 @@ Repeats find_repeats(std::vector<std::pair<std::size_t, std::size_t>> keys, IdOf
     return found;
 }
 
-void find_duplicate_ids(SequenceSet& set)
-{
+void find_duplicate_ids(SequenceSet& set) {
     std::vector<std::pair<std::size_t, std::size_t>> keys;  // (hash of the id, record index)
     keys.reserve(set.records.size());
     const std::hash<std::string> hash;
     for (std::size_t k = 0; k < set.records.size(); ++k) keys.emplace_back(hash(set.records[k].id), k);
-    const Repeats found = find_repeats(std::move(keys), [&](std::size_t k) -> const std::string& { return set.records[k].id; });
+    const Repeats found =
+        find_repeats(std::move(keys), [&](std::size_t k) -> const std::string& { return set.records[k].id; });
     set.duplicate_ids = found.count;
     set.first_duplicate = found.first;
     set.first_duplicate_of = found.first_of;
@@ -575,8 +563,7 @@ void find_duplicate_ids(SequenceSet& set)
 }  // namespace
 
 SequenceSet read_sequences(const std::string& path, const ReadOptions& options,
-                           const std::function<void(std::uint64_t, std::uint64_t)>& progress)
-{
+                           const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
     FastxParser reader(path);
     SequenceSet set;
     set.path = path;
@@ -627,8 +614,8 @@ SequenceSet read_sequences(const std::string& path, const ReadOptions& options,
     } catch (const std::bad_alloc&) {
         const std::size_t count = set.records.size();
         set.records = {};
-        throw Error(path + ": out of memory after " + std::to_string(count) + " records (" +
-                    gib(reader.held) + " of residues); split the file into smaller ones, or use a machine with "
+        throw Error(path + ": out of memory after " + std::to_string(count) + " records (" + gib(reader.held) +
+                    " of residues); split the file into smaller ones, or use a machine with "
                     "more memory");
     }
     if (set.records.empty() && !options.allow_empty)
@@ -639,18 +626,16 @@ SequenceSet read_sequences(const std::string& path, const ReadOptions& options,
     return set;
 }
 
-std::string SequenceSet::duplicate_id_warning() const
-{
+std::string SequenceSet::duplicate_id_warning() const {
     if (duplicate_ids == 0) return {};
     return duplicate_id_line(path, duplicate_ids, first_duplicate, first_duplicate_of, records[first_duplicate].id);
 }
 
 std::string duplicate_id_line(const std::string& path, std::uint64_t count, std::size_t first, std::size_t first_of,
-                              const std::string& id)
-{
+                              const std::string& id) {
     return path + ": " + std::to_string(count) + (count == 1 ? " record repeats" : " records repeat") +
-           " the id of an earlier one (the first: record " + std::to_string(first + 1) + ", '" + id +
-           "', as record " + std::to_string(first_of + 1) + "); results name records by id, so theirs cannot be told apart";
+           " the id of an earlier one (the first: record " + std::to_string(first + 1) + ", '" + id + "', as record " +
+           std::to_string(first_of + 1) + "); results name records by id, so theirs cannot be told apart";
 }
 
 // ---- Blocks of whole records (record_blocks.hpp) ----
@@ -660,8 +645,7 @@ struct RecordBlockReader::File : FastxParser {
 };
 
 RecordBlockReader::RecordBlockReader(const std::string& path, std::size_t block_bytes)
-    : file_(std::make_unique<File>(path)), path_(path), block_bytes_(std::max<std::size_t>(block_bytes, 1))
-{
+    : file_(std::make_unique<File>(path)), path_(path), block_bytes_(std::max<std::size_t>(block_bytes, 1)) {
     held_limit_ = process_memory_limit() / 4;
 }
 
@@ -675,8 +659,7 @@ std::uint64_t RecordBlockReader::file_size() const { return file_->size; }
 // FASTA record opens at every line starting '>'; a FASTQ record at an '@'
 // line met between records (four lines each, blank lines between them), so
 // that a quality line starting '@' is no cut.
-std::size_t RecordBlockReader::cut_point() const
-{
+std::size_t RecordBlockReader::cut_point() const {
     const char* text = pending_.data();
     const std::size_t size = pending_.size();
     if (format_ == SequenceFormat::Fasta) {
@@ -705,18 +688,19 @@ std::size_t RecordBlockReader::cut_point() const
     return cut;
 }
 
-bool RecordBlockReader::cut(RecordBlock& out)
-{
+bool RecordBlockReader::cut(RecordBlock& out) {
     for (;;) {
         if (!format_known_) {
             // The format from the first byte that is not blank (after a byte-order mark).
-            std::size_t k = next_index_ == 0 && pending_.size() >= 3 && pending_.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+            std::size_t k =
+                next_index_ == 0 && pending_.size() >= 3 && pending_.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
             while (k < pending_.size() && (pending_[k] == '\n' || is_blank(pending_[k]))) ++k;
             const bool mark_complete = next_index_ > 0 || pending_.size() >= 3 || eof_;  // a byte-order mark is 3 bytes
             if (k < pending_.size() && mark_complete) {
                 format_known_ = true;
                 if (pending_[k] == '>') format_ = SequenceFormat::Fasta;
-                else if (pending_[k] == '@') format_ = SequenceFormat::Fastq;
+                else if (pending_[k] == '@')
+                    format_ = SequenceFormat::Fastq;
             } else if (eof_) {
                 format_known_ = true;
             }
@@ -741,8 +725,11 @@ bool RecordBlockReader::cut(RecordBlock& out)
         }
         // More text: the block grows past block_bytes only while one record fills it.
         if (pending_.size() > held_limit_)
-            throw Error(path_ + ": " + gib(pending_.size()) + " of residues in one record, more than a quarter of the "
-                        "memory this process may use (" + gib(held_limit_ * 4) + "); reading keeps every residue in "
+            throw Error(path_ + ": " + gib(pending_.size()) +
+                        " of residues in one record, more than a quarter of the "
+                        "memory this process may use (" +
+                        gib(held_limit_ * 4) +
+                        "); reading keeps every residue in "
                         "memory: split the file into smaller ones, or use a machine with more memory");
         const std::size_t want = std::max(block_bytes_, pending_.size() / 2);
         const std::size_t old = pending_.size();
@@ -754,17 +741,18 @@ bool RecordBlockReader::cut(RecordBlock& out)
             int errnum = Z_OK;
             const char* message = gzerror(file_->file, &errnum);
             if (n < 0 || (n == 0 && errnum != Z_OK)) {
-                const std::string why = errnum == Z_ERRNO ? std::string(std::strerror(errno))
-                                        : errnum == Z_BUF_ERROR
-                                            ? "the gzip data is truncated (unexpected end of file)"
-                                            : "the gzip data is corrupt (" + std::string(message ? message : "zlib error") + ")";
+                const std::string why =
+                    errnum == Z_ERRNO ? std::string(std::strerror(errno))
+                    : errnum == Z_BUF_ERROR
+                        ? "the gzip data is truncated (unexpected end of file)"
+                        : "the gzip data is corrupt (" + std::string(message ? message : "zlib error") + ")";
                 pending_.resize(old + got);
                 // The line the sequential reader names: the one after the
                 // last it finished, one more when it was inside a line.
                 const bool inside = !pending_.empty() && pending_.back() != '\n';
-                const std::uint64_t line = next_line_ - 1 +
-                                           static_cast<std::uint64_t>(std::count(pending_.begin(), pending_.end(), '\n')) +
-                                           (inside ? 2 : 1);
+                const std::uint64_t line =
+                    next_line_ - 1 + static_cast<std::uint64_t>(std::count(pending_.begin(), pending_.end(), '\n')) +
+                    (inside ? 2 : 1);
                 throw Error(path_ + ":" + std::to_string(line) + ": cannot read: " + why);
             }
             if (n == 0) {
@@ -777,8 +765,7 @@ bool RecordBlockReader::cut(RecordBlock& out)
     }
 }
 
-bool RecordBlockReader::next(RecordBlock& out)
-{
+bool RecordBlockReader::next(RecordBlock& out) {
     if (!ahead_.empty()) {
         out = std::move(ahead_.front());
         ahead_.pop_front();
@@ -787,8 +774,7 @@ bool RecordBlockReader::next(RecordBlock& out)
     return cut(out);
 }
 
-AlphabetKind RecordBlockReader::detect_alphabet()
-{
+AlphabetKind RecordBlockReader::detect_alphabet() {
     std::string sample;
     std::size_t parsed = 0;
     std::uint64_t records = 0;
@@ -814,8 +800,7 @@ AlphabetKind RecordBlockReader::detect_alphabet()
 
 std::vector<Sequence> parse_record_block(const RecordBlock& block, const std::string& path,
                                          std::optional<SequenceFormat> format, AlphabetKind alphabet,
-                                         const ReadOptions& options)
-{
+                                         const ReadOptions& options) {
     FastxParser parser(path, block.text, block.first_line, block.file_start, format);
     parser.held_limit = process_memory_limit() / 4;
     std::vector<Sequence> records;
@@ -834,15 +819,13 @@ std::vector<Sequence> parse_record_block(const RecordBlock& block, const std::st
     return records;
 }
 
-void RepeatedIds::add(std::string_view id)
-{
+void RepeatedIds::add(std::string_view id) {
     ids_.append(id);
     ids_.push_back('\n');  // ids hold no whitespace
     hashes_.push_back(std::hash<std::string_view>{}(id));
 }
 
-std::string RepeatedIds::warning(const std::string& path) const
-{
+std::string RepeatedIds::warning(const std::string& path) const {
     {
         // Distinct hashes, distinct ids: the usual answer, in 8 bytes a record.
         std::vector<std::uint64_t> sorted = hashes_;

@@ -23,8 +23,9 @@ constexpr std::array<columns::Column<AnalysisInfo>, 5> analysis_columns{{
 std::vector<AnalysisInfo> Project::analyses() const {
     static const std::string sql = "SELECT " + columns::list(analysis_columns) + " FROM analyses ORDER BY id";
     auto rows = impl_->db->prepare(sql);
-    return columns::all_rows<AnalysisInfo>(
-        rows, [](const sqlite::Statement& r) { return columns::read(analysis_columns, r); });
+    return columns::all_rows<AnalysisInfo>(rows, [](const sqlite::Statement& r) {
+        return columns::read(analysis_columns, r);
+    });
 }
 
 std::string Project::analysis_results(std::int64_t id) const {
@@ -49,8 +50,8 @@ std::int64_t Project::add_analysis(const std::string& kind, const std::string& t
             if (!valid.step() || valid.int64(0) != 1)
                 throw Error("the parameters of an analysis must be a JSON object");
         }
-        auto put = db.prepare(
-            "INSERT INTO analyses (kind, title, created_ms, parameters, results) VALUES (?, ?, ?, ?, ?)");
+        auto put =
+            db.prepare("INSERT INTO analyses (kind, title, created_ms, parameters, results) VALUES (?, ?, ?, ?, ?)");
         put.bind(1, kind).bind(2, title).bind(3, now_ms()).bind(4, parameters);
         put.bind_blob(5, results.data(), results.size());
         put.run();

@@ -55,8 +55,10 @@ public:
                 [&](const auto& v) {
                     using T = std::decay_t<decltype(v)>;
                     if constexpr (std::is_same_v<T, std::monostate>) j[key] = nullptr;
-                    else if constexpr (std::is_same_v<T, RawJson>) j[key] = nlohmann::ordered_json::parse(v.text);
-                    else j[key] = v;
+                    else if constexpr (std::is_same_v<T, RawJson>)
+                        j[key] = nlohmann::ordered_json::parse(v.text);
+                    else
+                        j[key] = v;
                 },
                 cells[k]);
         }
@@ -74,7 +76,8 @@ public:
     DelimitedTable(std::ostream& out, char separator) : out_(out), separator_(separator) {}
     void header(const std::vector<std::string>& columns) override {
         TableWriter::header(columns);
-        for (std::size_t k = 0; k < columns.size(); ++k) out_ << (k ? std::string(1, separator_) : "") << field(columns[k]);
+        for (std::size_t k = 0; k < columns.size(); ++k)
+            out_ << (k ? std::string(1, separator_) : "") << field(columns[k]);
         out_ << '\n';
     }
     void row(const std::vector<Cell>& cells) override {
@@ -84,10 +87,14 @@ public:
                 [&](const auto& v) {
                     using T = std::decay_t<decltype(v)>;
                     if constexpr (std::is_same_v<T, std::monostate>) {
-                    } else if constexpr (std::is_same_v<T, std::int64_t>) out_ << v;
-                    else if constexpr (std::is_same_v<T, double>) out_ << number_text(v);
-                    else if constexpr (std::is_same_v<T, RawJson>) out_ << field(v.text);
-                    else out_ << field(v);
+                    } else if constexpr (std::is_same_v<T, std::int64_t>)
+                        out_ << v;
+                    else if constexpr (std::is_same_v<T, double>)
+                        out_ << number_text(v);
+                    else if constexpr (std::is_same_v<T, RawJson>)
+                        out_ << field(v.text);
+                    else
+                        out_ << field(v);
                 },
                 cells[k]);
         }
@@ -121,10 +128,10 @@ private:
 
 std::unique_ptr<TableWriter> table_writer(ExportFormat format, std::ostream& out) {
     switch (format) {
-    case ExportFormat::Json: return std::make_unique<JsonLinesTable>(out);
-    case ExportFormat::Tsv: return std::make_unique<DelimitedTable>(out, '\t');
-    case ExportFormat::Csv: return std::make_unique<DelimitedTable>(out, ',');
-    default: throw Error("internal: not a table format");
+        case ExportFormat::Json: return std::make_unique<JsonLinesTable>(out);
+        case ExportFormat::Tsv: return std::make_unique<DelimitedTable>(out, '\t');
+        case ExportFormat::Csv: return std::make_unique<DelimitedTable>(out, ',');
+        default: throw Error("internal: not a table format");
     }
 }
 
@@ -172,13 +179,25 @@ std::int64_t export_alignments(const Project& project, const JobInfo& job, Expor
              "query_length", "target_length", "cigar", "identity", "similarity", "gaps", "length", "device", "kernel"},
             [&](std::int64_t from) { return project.alignments(job.id, from, kExportPage); },
             [&](const Alignment& a) {
-                return std::vector<Cell>{a.query_id, a.target_id, scheme.to_user(a.score), std::string(to_string(a.mode)),
-                                         a.query_begin, a.query_end, a.target_begin, a.target_end, a.query_length,
-                                         a.target_length, a.cigar.to_string(),
+                return std::vector<Cell>{a.query_id,
+                                         a.target_id,
+                                         scheme.to_user(a.score),
+                                         std::string(to_string(a.mode)),
+                                         a.query_begin,
+                                         a.query_end,
+                                         a.target_begin,
+                                         a.target_end,
+                                         a.query_length,
+                                         a.target_length,
+                                         a.cigar.to_string(),
                                          fraction(a.stats.identities, a.stats.length),
-                                         fraction(a.stats.similarities, a.stats.length), a.stats.gaps, a.stats.length,
-                                         a.device, a.kernel};
-            }, cancel);
+                                         fraction(a.stats.similarities, a.stats.length),
+                                         a.stats.gaps,
+                                         a.stats.length,
+                                         a.device,
+                                         a.kernel};
+            },
+            cancel);
     }
     const OutputFormat output = format == ExportFormat::Json  ? OutputFormat::Json
                                 : format == ExportFormat::Tsv ? OutputFormat::Tsv
@@ -225,12 +244,12 @@ std::int64_t export_timeline_trace(const Project& project, const JobInfo& job, s
 
 std::int64_t count_of(const JobInfo& job, ExportTable table) {
     switch (table) {
-    case ExportTable::Alignments: return job.counts.alignments;
-    case ExportTable::Hits: return job.counts.hits;
-    case ExportTable::LongAlignments: return job.counts.long_alignments;
-    case ExportTable::Timeline: return job.counts.timeline_events;
-    case ExportTable::Bench: return job.counts.bench_points;
-    case ExportTable::Auto: return 0;
+        case ExportTable::Alignments: return job.counts.alignments;
+        case ExportTable::Hits: return job.counts.hits;
+        case ExportTable::LongAlignments: return job.counts.long_alignments;
+        case ExportTable::Timeline: return job.counts.timeline_events;
+        case ExportTable::Bench: return job.counts.bench_points;
+        case ExportTable::Auto: return 0;
     }
     return 0;
 }
@@ -249,11 +268,11 @@ ExportFormat parse_export_format(std::string_view name) {
 
 std::string_view to_string(ExportFormat format) {
     switch (format) {
-    case ExportFormat::Json: return "json";
-    case ExportFormat::Tsv: return "tsv";
-    case ExportFormat::Pair: return "pair";
-    case ExportFormat::ChromeTrace: return "chrome-trace";
-    case ExportFormat::Csv: return "csv";
+        case ExportFormat::Json: return "json";
+        case ExportFormat::Tsv: return "tsv";
+        case ExportFormat::Pair: return "pair";
+        case ExportFormat::ChromeTrace: return "chrome-trace";
+        case ExportFormat::Csv: return "csv";
     }
     return "json";
 }
@@ -271,12 +290,12 @@ ExportTable parse_export_table(std::string_view name) {
 
 std::string_view to_string(ExportTable table) {
     switch (table) {
-    case ExportTable::Auto: return "auto";
-    case ExportTable::Alignments: return "alignments";
-    case ExportTable::Hits: return "hits";
-    case ExportTable::LongAlignments: return "long-alignments";
-    case ExportTable::Timeline: return "timeline";
-    case ExportTable::Bench: return "bench";
+        case ExportTable::Auto: return "auto";
+        case ExportTable::Alignments: return "alignments";
+        case ExportTable::Hits: return "hits";
+        case ExportTable::LongAlignments: return "long-alignments";
+        case ExportTable::Timeline: return "timeline";
+        case ExportTable::Bench: return "bench";
     }
     return "auto";
 }
@@ -314,74 +333,94 @@ std::int64_t export_job(const Project& project, std::int64_t job_id, ExportForma
     table = resolve_export_table(project, job_id, format, table);
     const double scale = job.spec.score_scale > 0 ? job.spec.score_scale : 1;
     switch (table) {
-    case ExportTable::Alignments: return export_alignments(project, job, format, out, cancel);
-    case ExportTable::Timeline:
-        if (format == ExportFormat::ChromeTrace) return export_timeline_trace(project, job, out, cancel);
-        {
+        case ExportTable::Alignments: return export_alignments(project, job, format, out, cancel);
+        case ExportTable::Timeline:
+            if (format == ExportFormat::ChromeTrace) return export_timeline_trace(project, job, out, cancel);
+            {
+                auto writer = table_writer(format, out);
+                return write_table<TimelineEvent>(
+                    *writer, {"name", "category", "device", "lane", "start_ns", "end_ns", "bytes", "cells"},
+                    [&](std::int64_t from) { return project.timeline(job_id, from, kExportPage); },
+                    [](const TimelineEvent& e) {
+                        return std::vector<Cell>{e.name,
+                                                 e.category,
+                                                 e.device,
+                                                 std::int64_t{e.lane},
+                                                 e.start_ns,
+                                                 e.end_ns,
+                                                 static_cast<std::int64_t>(e.bytes),
+                                                 static_cast<std::int64_t>(e.cells)};
+                    },
+                    cancel);
+            }
+        case ExportTable::Hits: {
             auto writer = table_writer(format, out);
-            return write_table<TimelineEvent>(
-                *writer, {"name", "category", "device", "lane", "start_ns", "end_ns", "bytes", "cells"},
-                [&](std::int64_t from) { return project.timeline(job_id, from, kExportPage); },
-                [](const TimelineEvent& e) {
-                    return std::vector<Cell>{e.name, e.category, e.device, std::int64_t{e.lane}, e.start_ns, e.end_ns,
-                                             static_cast<std::int64_t>(e.bytes), static_cast<std::int64_t>(e.cells)};
-                }, cancel);
+            return write_table<Hit>(
+                *writer,
+                {"query", "target", "rank", "score", "bits", "evalue", "query_begin", "query_end", "target_begin",
+                 "target_end", "query_length", "target_length"},
+                [&](std::int64_t from) { return project.hits(job_id, from, kExportPage); },
+                [scale](const Hit& h) {
+                    const auto optional = [](const std::optional<double>& v) { return v ? Cell(*v) : Cell(); };
+                    return std::vector<Cell>{h.query_id,       h.target_id,
+                                             h.rank,           double(h.score) / scale,
+                                             optional(h.bits), optional(h.evalue),
+                                             h.query_begin,    h.query_end,
+                                             h.target_begin,   h.target_end,
+                                             h.query_length,   h.target_length};
+                },
+                cancel);
         }
-    case ExportTable::Hits: {
-        auto writer = table_writer(format, out);
-        return write_table<Hit>(
-            *writer,
-            {"query", "target", "rank", "score", "bits", "evalue", "query_begin", "query_end", "target_begin",
-             "target_end", "query_length", "target_length"},
-            [&](std::int64_t from) { return project.hits(job_id, from, kExportPage); },
-            [scale](const Hit& h) {
-                const auto optional = [](const std::optional<double>& v) { return v ? Cell(*v) : Cell(); };
-                return std::vector<Cell>{h.query_id,     h.target_id,      h.rank,         double(h.score) / scale,
-                                         optional(h.bits), optional(h.evalue), h.query_begin, h.query_end,
-                                         h.target_begin, h.target_end,     h.query_length, h.target_length};
-            }, cancel);
-    }
-    case ExportTable::LongAlignments: {
-        auto writer = table_writer(format, out);
-        return write_table<LongAlignmentSummary>(
-            *writer,
-            {"query", "target", "score", "mode", "query_begin", "query_end", "target_begin", "target_end",
-             "query_length", "target_length", "identity", "similarity", "gaps", "length", "alignment_path",
-             "alignment_format", "device", "kernel", "seconds"},
-            [&](std::int64_t from) { return project.long_alignments(job_id, from, kExportPage); },
-            [scale](const LongAlignmentSummary& s) {
-                return std::vector<Cell>{s.query_id,
-                                         s.target_id,
-                                         double(s.score) / scale,
-                                         std::string(to_string(s.mode)),
-                                         s.query_begin,
-                                         s.query_end,
-                                         s.target_begin,
-                                         s.target_end,
-                                         s.query_length,
-                                         s.target_length,
-                                         fraction(s.stats.identities, s.stats.length),
-                                         fraction(s.stats.similarities, s.stats.length),
-                                         s.stats.gaps,
-                                         s.stats.length,
-                                         s.alignment_path,
-                                         s.alignment_format,
-                                         s.device,
-                                         s.kernel,
-                                         s.seconds};
-            }, cancel);
-    }
-    case ExportTable::Bench: {
-        auto writer = table_writer(format, out);
-        return write_table<BenchPoint>(
-            *writer, {"series", "device", "x", "y", "x_label", "y_label", "parameters"},
-            [&](std::int64_t from) { return project.bench_points(job_id, from, kExportPage); },
-            [](const BenchPoint& p) {
-                return std::vector<Cell>{p.series,  p.device,  p.x, p.y,
-                                         p.x_label, p.y_label, RawJson{nlohmann::json(p.parameters).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)}};
-            }, cancel);
-    }
-    case ExportTable::Auto: break;
+        case ExportTable::LongAlignments: {
+            auto writer = table_writer(format, out);
+            return write_table<LongAlignmentSummary>(
+                *writer,
+                {"query", "target", "score", "mode", "query_begin", "query_end", "target_begin", "target_end",
+                 "query_length", "target_length", "identity", "similarity", "gaps", "length", "alignment_path",
+                 "alignment_format", "device", "kernel", "seconds"},
+                [&](std::int64_t from) { return project.long_alignments(job_id, from, kExportPage); },
+                [scale](const LongAlignmentSummary& s) {
+                    return std::vector<Cell>{s.query_id,
+                                             s.target_id,
+                                             double(s.score) / scale,
+                                             std::string(to_string(s.mode)),
+                                             s.query_begin,
+                                             s.query_end,
+                                             s.target_begin,
+                                             s.target_end,
+                                             s.query_length,
+                                             s.target_length,
+                                             fraction(s.stats.identities, s.stats.length),
+                                             fraction(s.stats.similarities, s.stats.length),
+                                             s.stats.gaps,
+                                             s.stats.length,
+                                             s.alignment_path,
+                                             s.alignment_format,
+                                             s.device,
+                                             s.kernel,
+                                             s.seconds};
+                },
+                cancel);
+        }
+        case ExportTable::Bench: {
+            auto writer = table_writer(format, out);
+            return write_table<BenchPoint>(
+                *writer, {"series", "device", "x", "y", "x_label", "y_label", "parameters"},
+                [&](std::int64_t from) { return project.bench_points(job_id, from, kExportPage); },
+                [](const BenchPoint& p) {
+                    return std::vector<Cell>{p.series,
+                                             p.device,
+                                             p.x,
+                                             p.y,
+                                             p.x_label,
+                                             p.y_label,
+                                             RawJson{
+                                                 nlohmann::json(p.parameters)
+                                                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)}};
+                },
+                cancel);
+        }
+        case ExportTable::Auto: break;
     }
     throw Error("internal: unresolved export table");
 }

@@ -11,14 +11,12 @@
 namespace alignscope::store {
 namespace {
 
-int blocks_for(std::int64_t size, int max_blocks) {
-    return static_cast<int>(std::min<std::int64_t>(size, max_blocks));
-}
+int blocks_for(std::int64_t size, int max_blocks) { return static_cast<int>(std::min<std::int64_t>(size, max_blocks)); }
 
 }  // namespace
 
-Heatmap Heatmap::downsample(const std::vector<std::int64_t>& matrix, std::int64_t rows, std::int64_t cols,
-                            int max_rows, int max_cols, int scale, std::int64_t unreachable) {
+Heatmap Heatmap::downsample(const std::vector<std::int64_t>& matrix, std::int64_t rows, std::int64_t cols, int max_rows,
+                            int max_cols, int scale, std::int64_t unreachable) {
     if (rows < 0 || cols < 0 || static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) != matrix.size())
         throw Error("heatmap: the matrix holds " + std::to_string(matrix.size()) + " cells, not " +
                     std::to_string(rows) + " x " + std::to_string(cols));
@@ -33,7 +31,8 @@ Heatmap Heatmap::downsample(const std::vector<std::int64_t>& matrix, std::int64_
     std::vector<bool> seen(best.size(), false);
     // Column block of each source column, computed once.
     std::vector<int> col_block(static_cast<std::size_t>(cols));
-    for (std::int64_t j = 0; j < cols; ++j) col_block[static_cast<std::size_t>(j)] = static_cast<int>(j * h.cols / cols);
+    for (std::int64_t j = 0; j < cols; ++j)
+        col_block[static_cast<std::size_t>(j)] = static_cast<int>(j * h.cols / cols);
     for (std::int64_t i = 0; i < rows; ++i) {
         const std::size_t base = static_cast<std::size_t>(i * h.rows / rows) * h.cols;
         const std::int64_t* row = matrix.data() + i * cols;

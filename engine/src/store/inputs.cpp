@@ -90,10 +90,10 @@ std::string_view to_string(InputKind kind) { return kind == InputKind::Profile ?
 
 std::string_view to_string(InputStatus status) {
     switch (status) {
-    case InputStatus::NotChecked: return "not checked";
-    case InputStatus::Unchanged: return "unchanged";
-    case InputStatus::Changed: return "changed";
-    case InputStatus::Missing: return "missing";
+        case InputStatus::NotChecked: return "not checked";
+        case InputStatus::Unchanged: return "unchanged";
+        case InputStatus::Changed: return "changed";
+        case InputStatus::Missing: return "missing";
     }
     return "not checked";
 }
@@ -103,8 +103,8 @@ std::int64_t Project::add_sequence_set(const SequenceSet& set) {
     FileFacts facts;
     std::string digest;
     struct stat info {};
-    const bool stream = set.path == "-" || set.path.empty() || ::stat(set.path.c_str(), &info) != 0 ||
-                        !S_ISREG(info.st_mode);
+    const bool stream =
+        set.path == "-" || set.path.empty() || ::stat(set.path.c_str(), &info) != 0 || !S_ISREG(info.st_mode);
     if (stream) {  // standard input, a pipe or process substitution: recorded as what was read
         facts.path = "-";
         digest = records_digest(set.records);
@@ -146,8 +146,12 @@ std::int64_t Project::add_sequence_set(const SequenceSet& set) {
             "VALUES (?, ?, ?, ?, ?, ?)");
         std::int64_t ordinal = 0;
         for (const Sequence& s : set.records) {
-            record.bind(1, id).bind(2, ordinal++).bind(3, s.id).bind(4, s.description).bind(5, s.residues).bind(
-                6, s.quality);
+            record.bind(1, id)
+                .bind(2, ordinal++)
+                .bind(3, s.id)
+                .bind(4, s.description)
+                .bind(5, s.residues)
+                .bind(6, s.quality);
             record.run();
         }
     });
@@ -191,7 +195,8 @@ std::int64_t Project::add_profile(const std::string& path, AlphabetKind alphabet
             .bind(7, match_states)
             .bind(8, embed ? 1 : 0);
         if (embed) insert.bind_blob(9, content.data(), content.size());
-        else insert.bind_null(9);
+        else
+            insert.bind_null(9);
         insert.bind(10, now_ms());
         insert.run();
         id = db.last_insert_rowid();

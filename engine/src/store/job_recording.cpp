@@ -62,7 +62,8 @@ JobRecording::JobRecording(const std::string& project_path, const JobSpec& spec,
                 .bind(13, state)
                 .bind(14, now);
             if (options.queued) insert.bind_null(15);
-            else insert.bind(15, now);
+            else
+                insert.bind(15, now);
             insert.bind(16, static_cast<std::int64_t>(::getpid())).bind(17, host_name());
             insert.run();
             job_id_ = db.last_insert_rowid();
@@ -140,8 +141,8 @@ void JobRecording::write_progress_locked(bool force) {
     // writer, skip this update (the next one, or finish, carries it).
     if (!force) db.set_busy_timeout(0);
     try {
-        auto update = db.prepare(
-            "UPDATE jobs SET cells_done = ?, cells_total = ?, items_done = ?, items_total = ? WHERE id = ?");
+        auto update =
+            db.prepare("UPDATE jobs SET cells_done = ?, cells_total = ?, items_done = ?, items_total = ? WHERE id = ?");
         update.bind(1, pending_progress_.cells_done)
             .bind(2, pending_progress_.cells_total)
             .bind(3, pending_progress_.items_done)
@@ -163,7 +164,8 @@ void JobRecording::write_progress_locked(bool force) {
 template <class Body>
 void JobRecording::write_results(std::string_view what, Body&& body) {
     std::lock_guard guard(mutex_);
-    if (finished_) throw Error(project_->path() + ": " + job_name(job_id_) + " is finished; cannot add " + std::string(what));
+    if (finished_)
+        throw Error(project_->path() + ": " + job_name(job_id_) + " is finished; cannot add " + std::string(what));
     auto& db = *project_->impl_->db;
     db.write("recording " + std::string(what) + " of " + job_name(job_id_), [&] { body(db); });
 }

@@ -1,8 +1,8 @@
 // Job specifications: building one from a pairwise job, the JSON form kept in
 // the project, and rebuilding the scoring scheme from it.
-#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/device/backend.hpp>
 #include <alignscope/device/job.hpp>
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/store/job_spec.hpp>
 
@@ -97,7 +97,8 @@ void JobSpec::set_scheme(const ScoringScheme& s) {
 
 ScoringScheme JobSpec::scheme() const {
     if (!has_scheme()) throw Error("job spec: no scoring scheme was recorded for this job");
-    const SubstitutionMatrix matrix = SubstitutionMatrix::parse(matrix_text, matrix_name, "recorded matrix " + matrix_name);
+    const SubstitutionMatrix matrix =
+        SubstitutionMatrix::parse(matrix_text, matrix_name, "recorded matrix " + matrix_name);
     return ScoringScheme::create(matrix, gap_open, gap_extend);
 }
 
@@ -159,7 +160,7 @@ JobSpec JobSpec::from_json(std::string_view json, const std::string& source) {
             if constexpr (std::is_integral_v<T>) {
                 // A whole number in the field's range: nlohmann-json would convert
                 // 1e30 or 2.5 (undefined behaviour) and wrap -1 or 2^32 silently.
-                const bool fits = found->is_number_unsigned() ? std::in_range<T>(found->get<std::uint64_t>())
+                const bool fits = found->is_number_unsigned()  ? std::in_range<T>(found->get<std::uint64_t>())
                                   : found->is_number_integer() ? std::in_range<T>(found->get<std::int64_t>())
                                                                : !found->is_number();  // not a number: get_to says so
                 if (!fits)

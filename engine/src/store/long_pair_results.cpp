@@ -15,7 +15,8 @@ Heatmap Heatmap::from_long_overview(const longpair::LongPairOverview& o, const A
     if (scale < 1) throw Error("long-pair overview: the score scale must be positive");
     const std::size_t grid_rows = o.row_edges.size();
     if (o.rows < 1 || o.cols < 1 || o.grid_cols < 1 || o.grid_cols > o.cols || grid_rows < 1 ||
-        grid_rows > static_cast<std::size_t>(o.rows) || o.max_h.size() != grid_rows * static_cast<std::size_t>(o.grid_cols))
+        grid_rows > static_cast<std::size_t>(o.rows) ||
+        o.max_h.size() != grid_rows * static_cast<std::size_t>(o.grid_cols))
         throw Error("long-pair overview: " + std::to_string(o.max_h.size()) + " values for " +
                     std::to_string(grid_rows) + " x " + std::to_string(o.grid_cols) + " blocks of a " +
                     std::to_string(o.rows) + " x " + std::to_string(o.cols) + " matrix");

@@ -30,8 +30,7 @@ struct flock byte_lock(short type, std::int64_t job_id) {
 
 OwnerLock::OwnerLock(const std::string& lock_path, std::int64_t job_id) {
     fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd_ < 0)
-        throw Error(lock_path + ": cannot create the project's job lock file (" + std::strerror(errno) + ")");
+    if (fd_ < 0) throw Error(lock_path + ": cannot create the project's job lock file (" + std::strerror(errno) + ")");
     struct flock lock = byte_lock(F_WRLCK, job_id);
     if (::fcntl(fd_, F_OFD_SETLK, &lock) != 0) {
         const int error = errno;

@@ -62,8 +62,7 @@ std::optional<std::array<char, 16>> file_header(const std::string& path, std::st
     const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc == SQLITE_OK) {
         sqlite3_file* file = nullptr;
-        if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK && file &&
-            file->pMethods) {
+        if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK && file && file->pMethods) {
             std::array<char, 16> bytes{};
             // A file shorter than the header reads as a short read: not SQLite.
             header = file->pMethods->xRead(file, bytes.data(), int(bytes.size()), 0) == SQLITE_OK
@@ -163,8 +162,7 @@ Project::Project(const std::string& path, ProjectOptions options) : impl_(std::m
     std::error_code ec;
     const bool exists = fs::exists(path, ec);
     if (!exists) {
-        if (!options.create_if_missing || options.read_only)
-            throw Error("no project " + path + " (no such file)");
+        if (!options.create_if_missing || options.read_only) throw Error("no project " + path + " (no such file)");
         const fs::path parent = fs::absolute(path, ec).parent_path();
         if (!fs::is_directory(parent, ec))
             throw Error("cannot create project " + path + ": the folder " + parent.string() + " does not exist");
@@ -172,8 +170,9 @@ Project::Project(const std::string& path, ProjectOptions options) : impl_(std::m
         if (fs::is_directory(path, ec)) throw Error(path + " is a folder, not a project file");
         check_sqlite_header(path);
         if (!options.read_only && ::access(path.c_str(), W_OK) != 0)
-            throw Error(path + ": the project is read-only (file permissions); open it read-only to look at it, "
-                               "or make it writable to record jobs");
+            throw Error(path +
+                        ": the project is read-only (file permissions); open it read-only to look at it, "
+                        "or make it writable to record jobs");
         const fs::path folder = fs::absolute(path, ec).parent_path();
         if (!options.read_only && ::access(folder.c_str(), W_OK) != 0)
             throw Error(path + ": the project is read-only: its folder " + folder.string() +
@@ -255,8 +254,7 @@ Project::Project(const std::string& path, ProjectOptions options) : impl_(std::m
         // million rows then stays in memory until its commit instead of
         // spilling into the WAL halfway.
         db.execute("PRAGMA cache_size = -65536");
-        if (options.max_page_count > 0)
-            db.execute("PRAGMA max_page_count = " + std::to_string(options.max_page_count));
+        if (options.max_page_count > 0) db.execute("PRAGMA max_page_count = " + std::to_string(options.max_page_count));
         if (version < schema::latest_version()) schema::migrate(db, schema::latest_version());
         mark_interrupted_jobs();
     }
@@ -300,8 +298,7 @@ std::vector<JobInfo> Project::jobs() const {
         auto links = db.prepare("SELECT job_id, role, input_id FROM job_inputs ORDER BY job_id, role, input_id");
         while (links.step()) {
             const auto found = index.find(links.int64(0));
-            if (found != index.end())
-                result[found->second].inputs.push_back(JobInput{links.int64(2), links.text(1)});
+            if (found != index.end()) result[found->second].inputs.push_back(JobInput{links.int64(2), links.text(1)});
         }
     }
     for (JobInfo& job : result) job.state = impl_->effective_state(job.id, job.state);
@@ -401,16 +398,16 @@ CheckReport Project::check() {
     if (!report.ok()) return report;  // the tables cannot be trusted further
     for (const auto& [table, column] : kResultTables) {
         // Names from our own constant table: safe to splice.
-        auto counts = db.prepare(std::string("SELECT j.id, j.") + column +
-                                 ", (SELECT count(*) FROM " + table + " r WHERE r.job_id = j.id), "
-                                 "(SELECT coalesce(max(ordinal) + 1, 0) FROM " + table +
-                                 " r WHERE r.job_id = j.id) FROM jobs j ORDER BY j.id");
+        auto counts = db.prepare(std::string("SELECT j.id, j.") + column + ", (SELECT count(*) FROM " + table +
+                                 " r WHERE r.job_id = j.id), "
+                                 "(SELECT coalesce(max(ordinal) + 1, 0) FROM " +
+                                 table + " r WHERE r.job_id = j.id) FROM jobs j ORDER BY j.id");
         while (counts.step()) {
             const std::int64_t recorded = counts.int64(1), rows = counts.int64(2), span = counts.int64(3);
             if (recorded != rows || rows != span)
-                report.problems.push_back(job_name(counts.int64(0)) + ": " + std::to_string(recorded) + " " +
-                                          table + " recorded but " + std::to_string(rows) +
-                                          " stored (ordinals up to " + std::to_string(span) + ")");
+                report.problems.push_back(job_name(counts.int64(0)) + ": " + std::to_string(recorded) + " " + table +
+                                          " recorded but " + std::to_string(rows) + " stored (ordinals up to " +
+                                          std::to_string(span) + ")");
         }
     }
     for (const JobInfo& job : jobs())
@@ -426,8 +423,7 @@ CheckReport Project::check() {
             status = "has changed since it was recorded (SHA-256 differs)";
         if (status.empty()) continue;
         const std::string line = "input " + std::to_string(info.id) + " " + info.path + " " + status;
-        if (info.embedded)
-            report.notes.push_back(line + "; the project keeps its own copy");
+        if (info.embedded) report.notes.push_back(line + "; the project keeps its own copy");
         else
             report.problems.push_back(line + "; its results can no longer be traced to the file");
     }
@@ -497,8 +493,7 @@ void Project::copy_to(const std::string& path) const {
         throw Error("cannot copy project " + impl_->path + " to " + path + ": the folder " + folder.string() +
                     " does not exist");
     if (fs::exists(target, ec)) {
-        if (fs::equivalent(target, impl_->path, ec))
-            throw Error("cannot copy project " + impl_->path + " onto itself");
+        if (fs::equivalent(target, impl_->path, ec)) throw Error("cannot copy project " + impl_->path + " onto itself");
         if (fs::is_directory(target, ec)) throw Error("cannot copy project to " + path + ": it is a folder");
         if (has_sqlite_header(target.string()) && database_in_use(target.string()))
             throw Error("cannot copy project to " + path +
@@ -522,8 +517,7 @@ void Project::copy_to(const std::string& path) const {
         // so what lies beside it is stale.
         for (const char* suffix : {"-wal", "-shm"}) fs::remove(target.string() + suffix, ec);
         fs::rename(temporary, target, ec);
-        if (ec)
-            throw Error("cannot copy project to " + path + ": cannot move the copy into place: " + ec.message());
+        if (ec) throw Error("cannot copy project to " + path + ": cannot move the copy into place: " + ec.message());
         sync_path(folder.string(), true);
     } catch (...) {
         fs::remove(temporary, ec);

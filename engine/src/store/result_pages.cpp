@@ -8,12 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
-
 namespace alignscope::store {
 namespace {
 
 int checked_limit(int limit) {
-    if (limit < 1 || limit > 1'000'000) throw Error("a result page holds 1 to 1,000,000 rows, not " + std::to_string(limit));
+    if (limit < 1 || limit > 1'000'000)
+        throw Error("a result page holds 1 to 1,000,000 rows, not " + std::to_string(limit));
     return limit;
 }
 
@@ -58,7 +58,8 @@ Page<Alignment> Project::alignments(std::int64_t job_id, std::int64_t from, int 
 }
 
 Page<Hit> Project::hits(std::int64_t job_id, std::int64_t from, int limit) const {
-    static const std::string sql = select(hit_columns, "hits WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?");
+    static const std::string sql =
+        select(hit_columns, "hits WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?");
     return read_page<Hit>(*impl_->db, sql, job_id, from, limit, read_hit);
 }
 
@@ -70,7 +71,8 @@ std::optional<Alignment> Project::hit_alignment(std::int64_t job_id, std::int64_
         auto row = db.prepare(sql);
         row.bind(1, job_id).bind(2, hit_ordinal);
         if (!row.step())
-            throw Error(impl_->path + ": " + job_name(job_id) + " has no hit number " + std::to_string(hit_ordinal + 1));
+            throw Error(impl_->path + ": " + job_name(job_id) + " has no hit number " +
+                        std::to_string(hit_ordinal + 1));
         hit = read_hit(row);
     }
     std::int64_t hit_count = 0, alignment_count = 0;
@@ -103,7 +105,8 @@ std::optional<Alignment> Project::hit_alignment(std::int64_t job_id, std::int64_
     // Alignments in hit order, a subsequence of the hits: hit h's is row
     // h - (the hits before h that have none), at most hits - alignments back.
     const std::int64_t last = std::min(hit_ordinal, alignment_count - 1);
-    const std::int64_t first = std::max<std::int64_t>(0, hit_ordinal - std::max<std::int64_t>(0, hit_count - alignment_count));
+    const std::int64_t first =
+        std::max<std::int64_t>(0, hit_ordinal - std::max<std::int64_t>(0, hit_count - alignment_count));
     if (auto found = find(first, last)) return found;
     // A recording that kept another order: the rest of the job's alignments.
     if (auto found = find(last + 1, alignment_count - 1)) return found;
@@ -112,8 +115,9 @@ std::optional<Alignment> Project::hit_alignment(std::int64_t job_id, std::int64_
 
 Page<TimelineEvent> Project::timeline(std::int64_t job_id, std::int64_t from, int limit) const {
     const std::string where = impl_->path + ": " + job_name(job_id);
-    static const std::string sql = select(
-        timeline_columns, "timeline_events WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?", ", ordinal");
+    static const std::string sql =
+        select(timeline_columns, "timeline_events WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
+               ", ordinal");
     return read_page<TimelineEvent>(*impl_->db, sql, job_id, from, limit, [&where](const sqlite::Statement& r) {
         TimelineEvent e = columns::read(timeline_columns, r);
         // Any two times within 2^62 ns of 0 differ by less than 2^63: the
@@ -122,15 +126,15 @@ Page<TimelineEvent> Project::timeline(std::int64_t job_id, std::int64_t from, in
         constexpr std::int64_t kMaxTime = (std::int64_t{1} << 62) - 1;
         if (e.start_ns < -kMaxTime || e.start_ns > kMaxTime || e.end_ns < -kMaxTime || e.end_ns > kMaxTime)
             throw Error(where + ": timeline event " + std::to_string(r.int64(int(timeline_columns.size()))) +
-                        " has a time out of range (" + std::to_string(e.start_ns) + " .. " +
-                        std::to_string(e.end_ns) + " ns)");
+                        " has a time out of range (" + std::to_string(e.start_ns) + " .. " + std::to_string(e.end_ns) +
+                        " ns)");
         return e;
     });
 }
 
 Page<LongAlignmentSummary> Project::long_alignments(std::int64_t job_id, std::int64_t from, int limit) const {
-    static const std::string sql = select(long_alignment_columns,
-                                          "long_alignments WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?");
+    static const std::string sql =
+        select(long_alignment_columns, "long_alignments WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?");
     return read_page<LongAlignmentSummary>(*impl_->db, sql, job_id, from, limit, [](const sqlite::Statement& r) {
         return columns::read(long_alignment_columns, r);
     });
@@ -138,8 +142,9 @@ Page<LongAlignmentSummary> Project::long_alignments(std::int64_t job_id, std::in
 
 Page<BenchPoint> Project::bench_points(std::int64_t job_id, std::int64_t from, int limit) const {
     const std::string source = impl_->path;
-    static const std::string sql = select(
-        bench_point_columns, "bench_points WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?", ", parameters");
+    static const std::string sql =
+        select(bench_point_columns, "bench_points WHERE job_id = ? AND ordinal >= ? ORDER BY ordinal LIMIT ?",
+               ", parameters");
     return read_page<BenchPoint>(*impl_->db, sql, job_id, from, limit, [&source](const sqlite::Statement& r) {
         BenchPoint p = columns::read(bench_point_columns, r);
         try {
@@ -169,8 +174,9 @@ std::vector<LongPairStats> Project::long_pair_stats(std::int64_t job_id) const {
     static const std::string sql = select(long_pair_stats_columns, "long_pair_stats WHERE job_id = ? ORDER BY ordinal");
     auto rows = impl_->db->prepare(sql);
     rows.bind(1, job_id);
-    return columns::all_rows<LongPairStats>(
-        rows, [](const sqlite::Statement& r) { return columns::read(long_pair_stats_columns, r); });
+    return columns::all_rows<LongPairStats>(rows, [](const sqlite::Statement& r) {
+        return columns::read(long_pair_stats_columns, r);
+    });
 }
 
 }  // namespace alignscope::store

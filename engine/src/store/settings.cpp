@@ -17,8 +17,9 @@ void Project::set_setting(std::string_view key, std::string_view value) {
     impl_->require_writable("save a setting");
     auto& db = *impl_->db;
     db.write("saving the setting " + std::string(key), [&] {
-        auto put = db.prepare("INSERT INTO settings (key, value) VALUES (?, ?) "
-                              "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+        auto put = db.prepare(
+            "INSERT INTO settings (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
         put.bind(1, key).bind(2, value);
         put.run();
     });
@@ -31,7 +32,8 @@ void Project::delete_input(std::int64_t id) {
         {
             auto row = db.prepare("SELECT path FROM inputs WHERE id = ?");
             row.bind(1, id);
-            if (!row.step()) throw Error(impl_->path + ": there is no input " + std::to_string(id) + " in this project");
+            if (!row.step())
+                throw Error(impl_->path + ": there is no input " + std::to_string(id) + " in this project");
         }
         std::string users;
         {
@@ -41,8 +43,7 @@ void Project::delete_input(std::int64_t id) {
         }
         if (!users.empty())
             throw Error(impl_->path + ": input " + std::to_string(id) + " is used by job" +
-                        (users.find(',') == std::string::npos ? " " : "s ") + users +
-                        "; delete those jobs first");
+                        (users.find(',') == std::string::npos ? " " : "s ") + users + "; delete those jobs first");
         auto erase = db.prepare("DELETE FROM inputs WHERE id = ?");
         erase.bind(1, id);
         erase.run();

@@ -47,8 +47,7 @@ std::string uri_path(const std::string& path) {
 
 }  // namespace
 
-Statement::Statement(Statement&& other) noexcept
-    : connection_(other.connection_), statement_(other.statement_) {
+Statement::Statement(Statement&& other) noexcept : connection_(other.connection_), statement_(other.statement_) {
     other.statement_ = nullptr;
 }
 
@@ -72,8 +71,8 @@ Statement& Statement::bind(int index, std::uint64_t value) {
 }
 
 Statement& Statement::bind(int index, double value) {
-    const int rc = std::isnan(value) ? sqlite3_bind_null(statement_, index)
-                                     : sqlite3_bind_double(statement_, index, value);
+    const int rc =
+        std::isnan(value) ? sqlite3_bind_null(statement_, index) : sqlite3_bind_double(statement_, index, value);
     if (rc != SQLITE_OK) connection_->fail(rc, "binding a parameter");
     return *this;
 }
@@ -147,14 +146,14 @@ Connection::Connection(const std::string& path, OpenMode mode, int busy_timeout_
     int flags = SQLITE_OPEN_NOMUTEX;  // each connection is used by one thread at a time
     std::string name = path;
     switch (mode) {
-    case OpenMode::ReadOnly: flags |= SQLITE_OPEN_READONLY; break;
-    case OpenMode::ReadOnlyImmutable:
-        flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
-        name = "file:" + uri_path(path) + "?immutable=1";
-        break;
-    case OpenMode::ReadOnlyPrivate: flags |= SQLITE_OPEN_READWRITE; break;
-    case OpenMode::ReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
-    case OpenMode::ReadWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+        case OpenMode::ReadOnly: flags |= SQLITE_OPEN_READONLY; break;
+        case OpenMode::ReadOnlyImmutable:
+            flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+            name = "file:" + uri_path(path) + "?immutable=1";
+            break;
+        case OpenMode::ReadOnlyPrivate: flags |= SQLITE_OPEN_READWRITE; break;
+        case OpenMode::ReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
+        case OpenMode::ReadWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
     }
     const int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
@@ -281,31 +280,33 @@ void Connection::fail(int result_code, std::string_view what) const {
         // A read that fails for want of room failed writing the project's
         // shared-memory index (-shm), which SQLite needs even to read.
         if (doing == "reading")
-            throw DiskFull(path_ + ": the disk is full (or a file size limit was reached): reading the project needs "
-                                   "room for its index file " + path_ + "-shm; nothing was changed");
+            throw DiskFull(path_ +
+                           ": the disk is full (or a file size limit was reached): reading the project needs "
+                           "room for its index file " +
+                           path_ + "-shm; nothing was changed");
         throw DiskFull(path_ + ": the disk is full (or the project reached its size limit) while " + doing +
                        "; that write was rolled back and everything saved before it is intact");
     }
     switch (primary) {
-    case SQLITE_READONLY:
-        throw Error(path_ + ": the project is read-only (file or folder permissions) and cannot be changed (" +
-                    doing + ")");
-    case SQLITE_NOTADB: throw Error(path_ + " is not an AlignScope project: it is not an SQLite database");
-    case SQLITE_CORRUPT:
-        throw Error(path_ + " is damaged (" + detail + ", while " + doing + "); run `alignscope-cli project " +
-                    path_ + " check` and restore it from a backup");
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-        throw Error(path_ + " is busy: another process kept it locked for more than " +
-                    std::to_string((longest_wait_ms() + 500) / 1000) + " s (" + doing + "); gave up waiting");
-    case SQLITE_CANTOPEN:
-        throw Error("cannot open project " + path_ + ": " +
-                    (system_errno ? std::string(std::strerror(system_errno)) : detail));
-    case SQLITE_IOERR:
-        throw Error(path_ + ": input/output error while " + doing + " (" +
-                    (system_errno ? std::string(std::strerror(system_errno)) : detail) + ")");
-    case SQLITE_NOMEM: throw Error(path_ + ": out of memory while " + doing);
-    default: throw Error(path_ + ": database error while " + doing + ": " + detail);
+        case SQLITE_READONLY:
+            throw Error(path_ + ": the project is read-only (file or folder permissions) and cannot be changed (" +
+                        doing + ")");
+        case SQLITE_NOTADB: throw Error(path_ + " is not an AlignScope project: it is not an SQLite database");
+        case SQLITE_CORRUPT:
+            throw Error(path_ + " is damaged (" + detail + ", while " + doing + "); run `alignscope-cli project " +
+                        path_ + " check` and restore it from a backup");
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+            throw Error(path_ + " is busy: another process kept it locked for more than " +
+                        std::to_string((longest_wait_ms() + 500) / 1000) + " s (" + doing + "); gave up waiting");
+        case SQLITE_CANTOPEN:
+            throw Error("cannot open project " + path_ + ": " +
+                        (system_errno ? std::string(std::strerror(system_errno)) : detail));
+        case SQLITE_IOERR:
+            throw Error(path_ + ": input/output error while " + doing + " (" +
+                        (system_errno ? std::string(std::strerror(system_errno)) : detail) + ")");
+        case SQLITE_NOMEM: throw Error(path_ + ": out of memory while " + doing);
+        default: throw Error(path_ + ": database error while " + doing + ": " + detail);
     }
 }
 

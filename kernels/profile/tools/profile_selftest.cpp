@@ -36,8 +36,7 @@ namespace {
 // reference (check_profile_filters), then the MSV kernel alone over every
 // target (the pipeline only sends it what SSV could not settle).
 std::size_t check_model(kp::CudaProfileScanner& gpu, const ap::ProfileHmm& hmm, const ap::ProfileTargets& targets,
-                        const char* set)
-{
+                        const char* set) {
     alignscope::JobContext job;
     const ap::FilterCheck check = ap::check_profile_filters(gpu, hmm, targets, set, 0, job);
     std::size_t differing = check.differing;
@@ -48,8 +47,9 @@ std::size_t check_model(kp::CudaProfileScanner& gpu, const ap::ProfileHmm& hmm, 
         const ap::ConfiguredProfile profile(hmm, null_model);
         const std::vector<std::int32_t> codes = gpu.msv_codes(profile.msv, true);
         for (std::size_t t = 0; t < codes.size(); ++t) {
-            const float ours = codes[t] == kp::kMsvOverflow ? std::numeric_limits<float>::infinity()
-                                                             : ap::msv_score_of(profile.msv, codes[t], targets.length(t));
+            const float ours = codes[t] == kp::kMsvOverflow
+                                   ? std::numeric_limits<float>::infinity()
+                                   : ap::msv_score_of(profile.msv, codes[t], targets.length(t));
             const float reference = ap::msv_filter(profile.msv, targets.codes(t), targets.length(t));
             if (ours != reference && ++differing <= 10)
                 std::printf("MISMATCH %s: %s alone, target %s: %.9g, reference %.9g\n", hmm.name.c_str(),
@@ -62,23 +62,24 @@ std::size_t check_model(kp::CudaProfileScanner& gpu, const ap::ProfileHmm& hmm, 
     auto rate = [](std::uint64_t cells, double seconds) {
         char text[64];
         if (seconds <= 0) return std::string("on the CPU");
-        std::snprintf(text, sizeof text, "%.2f ms, %.0f GCUPS", seconds * 1e3, static_cast<double>(cells) / seconds / 1e9);
+        std::snprintf(text, sizeof text, "%.2f ms, %.0f GCUPS", seconds * 1e3,
+                      static_cast<double>(cells) / seconds / 1e9);
         return std::string(text);
     };
-    std::printf("%-16s M=%-5d %-8s %7zu targets: %zu scores compared, %zu differ; MSV overflows %zu, SSV->MSV %llu; "
-                "kernels SSV+MSV %s, Viterbi %s; CPU scalar both %.2f s\n",
-                hmm.name.c_str(), hmm.length, set, check.targets, check.compared, differing, check.msv_overflows,
-                static_cast<unsigned long long>(check.msv_stats.msv_rescored),
-                rate(check.msv_stats.msv_cells, check.msv_stats.msv_kernel_seconds).c_str(),
-                rate(check.viterbi_stats.viterbi_cells, check.viterbi_stats.viterbi_kernel_seconds).c_str(),
-                check.reference_seconds);
+    std::printf(
+        "%-16s M=%-5d %-8s %7zu targets: %zu scores compared, %zu differ; MSV overflows %zu, SSV->MSV %llu; "
+        "kernels SSV+MSV %s, Viterbi %s; CPU scalar both %.2f s\n",
+        hmm.name.c_str(), hmm.length, set, check.targets, check.compared, differing, check.msv_overflows,
+        static_cast<unsigned long long>(check.msv_stats.msv_rescored),
+        rate(check.msv_stats.msv_cells, check.msv_stats.msv_kernel_seconds).c_str(),
+        rate(check.viterbi_stats.viterbi_cells, check.viterbi_stats.viterbi_kernel_seconds).c_str(),
+        check.reference_seconds);
     return differing;
 }
 
 }  // namespace
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     std::string db;
     std::size_t limit = 0;
     int random_count = 2000;
@@ -87,13 +88,19 @@ int main(int argc, char** argv)
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
         if (arg == "--db" && a + 1 < argc) db = argv[++a];
-        else if (arg == "--limit" && a + 1 < argc) limit = std::strtoull(argv[++a], nullptr, 10);
-        else if (arg == "--random" && a + 1 < argc) random_count = std::atoi(argv[++a]);
-        else if (arg == "--seed" && a + 1 < argc) seed = static_cast<std::uint32_t>(std::strtoul(argv[++a], nullptr, 10));
-        else files.push_back(arg);
+        else if (arg == "--limit" && a + 1 < argc)
+            limit = std::strtoull(argv[++a], nullptr, 10);
+        else if (arg == "--random" && a + 1 < argc)
+            random_count = std::atoi(argv[++a]);
+        else if (arg == "--seed" && a + 1 < argc)
+            seed = static_cast<std::uint32_t>(std::strtoul(argv[++a], nullptr, 10));
+        else
+            files.push_back(arg);
     }
     if (files.empty()) {
-        std::fprintf(stderr, "usage: alignscope-profile-selftest [--db DB.fasta] [--limit N] [--random N] [--seed S] MODEL.hmm...\n");
+        std::fprintf(
+            stderr,
+            "usage: alignscope-profile-selftest [--db DB.fasta] [--limit N] [--random N] [--seed S] MODEL.hmm...\n");
         return 2;
     }
     try {

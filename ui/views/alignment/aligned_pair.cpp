@@ -13,8 +13,8 @@ AlignedPair aligned_pair_from_project(const store::Project& project, std::int64_
     const store::JobInfo job = project.job(job_id);
     const auto page = project.alignments(job_id, row, 1);
     if (page.rows.empty())
-        throw Error("job " + std::to_string(job_id) + " has no alignment number " + std::to_string(row + 1) + " (it holds " +
-                    std::to_string(job.counts.alignments) + ")");
+        throw Error("job " + std::to_string(job_id) + " has no alignment number " + std::to_string(row + 1) +
+                    " (it holds " + std::to_string(job.counts.alignments) + ")");
     AlignedPair pair;
     pair.alignment = page.rows.front();
     pair.scheme = job.spec.scheme();

@@ -13,7 +13,6 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QSettings>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -23,6 +22,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSettings>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -55,25 +55,37 @@ QColor residue_colour(char residue, ResidueColouring colouring) {
     if (r == '-' || colouring == ResidueColouring::None || colouring == ResidueColouring::Auto) return {};
     if (colouring == ResidueColouring::Nucleotide) {
         switch (r) {
-        case 'A': return {140, 220, 140};
-        case 'C': return {140, 180, 255};
-        case 'G': return {255, 210, 120};
-        case 'T':
-        case 'U': return {255, 150, 150};
-        default: return {215, 215, 215};  // ambiguity codes
+            case 'A': return {140, 220, 140};
+            case 'C': return {140, 180, 255};
+            case 'G': return {255, 210, 120};
+            case 'T':
+            case 'U': return {255, 150, 150};
+            default: return {215, 215, 215};  // ambiguity codes
         }
     }
     // Protein: physico-chemical classes, after Clustal X's scheme.
     switch (r) {
-    case 'A': case 'I': case 'L': case 'M': case 'F': case 'W': case 'V': return {160, 185, 245};  // hydrophobic
-    case 'K': case 'R': return {245, 140, 130};                                                  // positive
-    case 'D': case 'E': return {215, 150, 215};                                                  // negative
-    case 'N': case 'Q': case 'S': case 'T': return {150, 225, 150};                              // polar
-    case 'C': return {245, 170, 170};
-    case 'G': return {245, 190, 130};
-    case 'P': return {225, 225, 120};
-    case 'H': case 'Y': return {140, 215, 215};                                                  // aromatic polar
-    default: return {215, 215, 215};
+        case 'A':
+        case 'I':
+        case 'L':
+        case 'M':
+        case 'F':
+        case 'W':
+        case 'V': return {160, 185, 245};  // hydrophobic
+        case 'K':
+        case 'R': return {245, 140, 130};  // positive
+        case 'D':
+        case 'E': return {215, 150, 215};  // negative
+        case 'N':
+        case 'Q':
+        case 'S':
+        case 'T': return {150, 225, 150};  // polar
+        case 'C': return {245, 170, 170};
+        case 'G': return {245, 190, 130};
+        case 'P': return {225, 225, 120};
+        case 'H':
+        case 'Y': return {140, 215, 215};  // aromatic polar
+        default: return {215, 215, 215};
     }
 }
 
@@ -171,7 +183,8 @@ std::int64_t AlignmentCanvas::residuesBefore(AlignedSide side, std::int64_t colu
     const std::string& row = aligned(*pair_, side);
     column = std::min<std::int64_t>(column, static_cast<std::int64_t>(row.size()));
     const auto& marks = side == AlignedSide::Query ? query_checkpoints_ : target_checkpoints_;
-    const std::int64_t k = std::min<std::int64_t>(column / checkpoint_step, static_cast<std::int64_t>(marks.size()) - 1);
+    const std::int64_t k =
+        std::min<std::int64_t>(column / checkpoint_step, static_cast<std::int64_t>(marks.size()) - 1);
     std::int64_t count = marks[static_cast<std::size_t>(k)];
     for (std::int64_t c = k * checkpoint_step; c < column; ++c) count += row[static_cast<std::size_t>(c)] != '-';
     return count;
@@ -188,7 +201,8 @@ std::int64_t AlignmentCanvas::columnOf(AlignedSide side, std::int64_t position) 
     const auto k = static_cast<std::int64_t>(std::upper_bound(marks.begin(), marks.end(), wanted) - marks.begin()) - 1;
     const std::string& row = aligned(*pair_, side);
     std::int64_t count = marks[static_cast<std::size_t>(std::max<std::int64_t>(k, 0))];
-    for (std::int64_t c = std::max<std::int64_t>(k, 0) * checkpoint_step; c < static_cast<std::int64_t>(row.size()); ++c) {
+    for (std::int64_t c = std::max<std::int64_t>(k, 0) * checkpoint_step; c < static_cast<std::int64_t>(row.size());
+         ++c) {
         if (row[static_cast<std::size_t>(c)] == '-') continue;
         if (count == wanted) return c;
         ++count;
@@ -265,12 +279,16 @@ std::int64_t AlignmentCanvas::columnAt(const QPoint& pos) const {
 void AlignmentCanvas::paintLines(QPainter& p, std::int64_t first, std::int64_t count, int top, int x0) {
     const Alignment& a = pair_->alignment;
     const ResidueColouring colouring = effectiveColouring();
-    const auto q = std::string_view(a.query_aligned).substr(static_cast<std::size_t>(first), static_cast<std::size_t>(count));
-    const auto t = std::string_view(a.target_aligned).substr(static_cast<std::size_t>(first), static_cast<std::size_t>(count));
+    const auto q =
+        std::string_view(a.query_aligned).substr(static_cast<std::size_t>(first), static_cast<std::size_t>(count));
+    const auto t =
+        std::string_view(a.target_aligned).substr(static_cast<std::size_t>(first), static_cast<std::size_t>(count));
     const auto m = std::string_view(*markup_).substr(static_cast<std::size_t>(first), static_cast<std::size_t>(count));
     const std::int64_t q0 = a.query_begin + residuesBefore(AlignedSide::Query, first);
     const std::int64_t t0 = a.target_begin + residuesBefore(AlignedSide::Target, first);
-    const auto residues = [](std::string_view s) { return std::int64_t(std::count_if(s.begin(), s.end(), [](char c) { return c != '-'; })); };
+    const auto residues = [](std::string_view s) {
+        return std::int64_t(std::count_if(s.begin(), s.end(), [](char c) { return c != '-'; }));
+    };
     const std::int64_t qn = residues(q), tn = residues(t);
 
     // Backgrounds: residue colours, the selection, the searched column.
@@ -286,7 +304,8 @@ void AlignmentCanvas::paintLines(QPainter& p, std::int64_t first, std::int64_t c
     if (const auto sel = selection()) {
         const std::int64_t lo = std::max(sel->first, first), hi = std::min(sel->second, first + count - 1);
         if (lo <= hi)
-            p.fillRect(x0 + int(lo - first) * char_w_, y_query, int(hi - lo + 1) * char_w_, 3 * line_h_, QColor(60, 120, 230, 70));
+            p.fillRect(x0 + int(lo - first) * char_w_, y_query, int(hi - lo + 1) * char_w_, 3 * line_h_,
+                       QColor(60, 120, 230, 70));
     }
     if (highlight_ >= first && highlight_ < first + count) {
         p.setPen(QPen(QColor(220, 30, 30), 2));
@@ -399,7 +418,8 @@ AlignmentView::AlignmentView(QWidget* parent) : QWidget(parent) {
     wrap_ = new QCheckBox(tr("Wrap"));
     wrap_->setChecked(true);
     colouring_ = new QComboBox;
-    colouring_->addItems({tr("Colour: automatic"), tr("Colour: none"), tr("Colour: nucleotide"), tr("Colour: protein")});
+    colouring_->addItems(
+        {tr("Colour: automatic"), tr("Colour: none"), tr("Colour: nucleotide"), tr("Colour: protein")});
     side_ = new QComboBox;
     side_->addItems({tr("Query position"), tr("Target position")});
     position_ = new QLineEdit;
@@ -449,10 +469,10 @@ AlignmentView::AlignmentView(QWidget* parent) : QWidget(parent) {
         if (!has_pair_) return;
         QString filter;
         // The folder last used for alignments (the window's dialogs share the key).
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export alignment"),
-                                                          QSettings().value("folders/alignments").toString(),
-                                                          tr("EMBOSS pair (*.pair *.txt);;FASTA (*.fa *.fasta);;SAM (*.sam)"),
-                                                          &filter);
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Export alignment"),
+                                         QSettings().value("folders/alignments").toString(),
+                                         tr("EMBOSS pair (*.pair *.txt);;FASTA (*.fa *.fasta);;SAM (*.sam)"), &filter);
         if (path.isEmpty()) return;
         QSettings().setValue("folders/alignments", QFileInfo(path).absolutePath());
         const AlignmentExport format = filter.startsWith("FASTA") ? AlignmentExport::Fasta
@@ -613,29 +633,29 @@ void AlignmentView::exportTo(const QString& path, AlignmentExport format) const 
     AtomicOutput out(path.toStdString());
     const Alignment& a = pair_.alignment;
     switch (format) {
-    case AlignmentExport::Pair: out.stream() << pairText(); break;
-    case AlignmentExport::Fasta: {
-        // The aligned rows, gaps included, as two records (what MSA tools read).
-        auto record = [&out](const std::string& id, std::int64_t begin, std::int64_t end, std::int64_t length,
-                             const std::string& row) {
-            out.stream() << '>' << id << ' ' << begin << '-' << end << '/' << length << '\n';
-            for (std::size_t k = 0; k < row.size(); k += 60) out.stream() << row.substr(k, 60) << '\n';
-        };
-        record(a.query_id, a.query_begin, a.query_end, a.query_length, a.query_aligned);
-        record(a.target_id, a.target_begin, a.target_end, a.target_length, a.target_aligned);
-        break;
-    }
-    case AlignmentExport::Sam: {
-        WriterContext context;
-        context.program = "AlignScope";
-        context.scheme = pair_.scheme;
-        context.references = {&pair_.target};
-        auto writer = AlignmentWriter::create(OutputFormat::Sam, out.stream(), context);
-        writer->begin();
-        writer->write(a, pair_.query, pair_.target);
-        writer->end();
-        break;
-    }
+        case AlignmentExport::Pair: out.stream() << pairText(); break;
+        case AlignmentExport::Fasta: {
+            // The aligned rows, gaps included, as two records (what MSA tools read).
+            auto record = [&out](const std::string& id, std::int64_t begin, std::int64_t end, std::int64_t length,
+                                 const std::string& row) {
+                out.stream() << '>' << id << ' ' << begin << '-' << end << '/' << length << '\n';
+                for (std::size_t k = 0; k < row.size(); k += 60) out.stream() << row.substr(k, 60) << '\n';
+            };
+            record(a.query_id, a.query_begin, a.query_end, a.query_length, a.query_aligned);
+            record(a.target_id, a.target_begin, a.target_end, a.target_length, a.target_aligned);
+            break;
+        }
+        case AlignmentExport::Sam: {
+            WriterContext context;
+            context.program = "AlignScope";
+            context.scheme = pair_.scheme;
+            context.references = {&pair_.target};
+            auto writer = AlignmentWriter::create(OutputFormat::Sam, out.stream(), context);
+            writer->begin();
+            writer->write(a, pair_.query, pair_.target);
+            writer->end();
+            break;
+        }
     }
     out.commit();
 }

@@ -27,8 +27,6 @@
 
 namespace alignscope::ui {
 
-
-
 std::vector<store::BenchPoint> bench_points_from_project(const store::Project& project, std::int64_t job_id) {
     std::vector<store::BenchPoint> points;
     std::int64_t from = 0;
@@ -86,8 +84,8 @@ protected:
         if (range.lower <= 0 || range.upper <= range.lower) return ticks;
         const double span = std::log10(range.upper / range.lower);
         static const std::vector<double> one{1}, three{1, 2, 5}, many{1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9};
-        static const std::vector<double> every{1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2, 2.5, 3, 3.5, 4,
-                                               4.5, 5, 6, 7, 8, 9};
+        static const std::vector<double> every{1,   1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2,
+                                               2.5, 3,   3.5, 4,   4.5, 5,   6,   7,   8,   9};
         const std::vector<double>& mantissas = span > 4 ? one : span > 1.3 ? three : span > 0.3 ? many : every;
         for (int e = int(std::floor(std::log10(range.lower))); e <= int(std::ceil(std::log10(range.upper))); ++e)
             for (double m : mantissas) {
@@ -99,7 +97,7 @@ protected:
     QVector<double> createSubTickVector(int, const QVector<double>&) override { return {}; }
     QString getTickLabel(double tick, const QLocale& locale, QChar, int) override {
         return tick >= 1 && std::fabs(tick - std::round(tick)) < 1e-9 ? locale.toString(qlonglong(std::llround(tick)))
-                                                                     : locale.toString(tick, 'g', 4);
+                                                                      : locale.toString(tick, 'g', 4);
     }
 };
 
@@ -113,8 +111,9 @@ std::string parameter(const store::BenchPoint& p, const std::string& key) {
 GcupsView::GcupsView(QWidget* parent) : QWidget(parent) {
     kinds_ = new QComboBox;
     compare_ = new QPushButton(tr("Compare CPU and GPU"));
-    compare_->setToolTip(tr("Measure GCUPS on the CPU and the GPU at lengths 64 to 2048 on this machine; the "
-                            "points appear as they are measured"));
+    compare_->setToolTip(
+        tr("Measure GCUPS on the CPU and the GPU at lengths 64 to 2048 on this machine; the "
+           "points appear as they are measured"));
     kinds_->setToolTip(tr("What the horizontal axis shows: sequence length, batch size, streams or kernel"));
     status_ = new QLabel;
     auto* bar = new QHBoxLayout;
@@ -285,7 +284,8 @@ void GcupsView::addCurves(const CurveValues& curves) {
         QCPGraph* g = plot_->addGraph(plot_->xAxis, plot_->yAxis);
         g->setName(name);
         g->setPen(next_pen(is_cpu(p.device)));
-        g->setScatterStyle(QCPScatterStyle(is_cpu(p.device) ? QCPScatterStyle::ssSquare : QCPScatterStyle::ssCircle, 7));
+        g->setScatterStyle(
+            QCPScatterStyle(is_cpu(p.device) ? QCPScatterStyle::ssSquare : QCPScatterStyle::ssCircle, 7));
         for (const auto& [x, y] : curves.values.at(name)) g->addData(x, y);
         curves_[name] = g;
     }
@@ -335,8 +335,9 @@ void GcupsView::showEmptyText(bool empty) {
         empty_text_->setClipToAxisRect(false);
         empty_text_->setColor(QColor(90, 90, 90));
     }
-    empty_text_->setText(tr("No benchmark points to plot.\nPress \"Compare CPU and GPU\" to measure both here,\n"
-                            "or run alignscope-cli bench --project with this project."));
+    empty_text_->setText(
+        tr("No benchmark points to plot.\nPress \"Compare CPU and GPU\" to measure both here,\n"
+           "or run alignscope-cli bench --project with this project."));
     empty_text_->setVisible(empty);
 }
 
@@ -356,8 +357,7 @@ void GcupsView::fitRanges(bool any_speedup) {
         return;
     }
     const QCPRange xr = plot_->xAxis->range();
-    if (log && xr.lower > 0)
-        plot_->xAxis->setRange(xr.lower / 1.4, xr.upper * 1.4);
+    if (log && xr.lower > 0) plot_->xAxis->setRange(xr.lower / 1.4, xr.upper * 1.4);
     else
         plot_->xAxis->setRange(xr.lower - 0.5, xr.upper + 0.5);
 }
@@ -372,12 +372,11 @@ QString GcupsView::readoutAt(const QPointF& pos) const {
             const double dist = std::pow(px.x() - pos.x(), 2) + std::pow(px.y() - pos.y(), 2);
             if (dist > best) continue;
             best = dist;
-            const QString x = x_kind_ == "kernel" ? kernel_names_.value(static_cast<int>(d->key))
-                                                  : QString::number(d->key, 'g', 6);
+            const QString x =
+                x_kind_ == "kernel" ? kernel_names_.value(static_cast<int>(d->key)) : QString::number(d->key, 'g', 6);
             const bool speedup = it.key().endsWith("speedup");
             text = it.key() + "\n" + axis_title(x_kind_).section(" (", 0, 0) + ": " + x + "\n" +
-                   (speedup ? tr("speedup: %1×").arg(d->value, 0, 'f', 2)
-                            : tr("%1 GCUPS").arg(d->value, 0, 'g', 4));
+                   (speedup ? tr("speedup: %1×").arg(d->value, 0, 'f', 2) : tr("%1 GCUPS").arg(d->value, 0, 'g', 4));
         }
     }
     return text;
@@ -385,15 +384,13 @@ QString GcupsView::readoutAt(const QPointF& pos) const {
 
 void GcupsView::onMouseMove(QMouseEvent* event) {
     const QString text = readoutAt(event->position());
-    if (text.isEmpty())
-        QToolTip::hideText();
+    if (text.isEmpty()) QToolTip::hideText();
     else
         QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
 }
 
 void GcupsView::exportPng(const QString& path, int width, int height) const {
-    if (!plot_->savePng(path, width, height))
-        throw Error(path.toStdString() + ": cannot write the PNG image");
+    if (!plot_->savePng(path, width, height)) throw Error(path.toStdString() + ": cannot write the PNG image");
 }
 
 void GcupsView::exportPdf(const QString& path, int width, int height) const {
@@ -429,7 +426,8 @@ void GcupsView::exportCsv(const QString& path) const {
             << csv_field(parameter(p, "cells")) << '\n';
     }
     out.flush();
-    if (!file.commit()) throw Error(path.toStdString() + ": cannot write the CSV file: " + file.errorString().toStdString());
+    if (!file.commit())
+        throw Error(path.toStdString() + ": cannot write the CSV file: " + file.errorString().toStdString());
 }
 
 void GcupsView::startComparison(DeviceRegistry& registry, const BenchOptions& options) {
@@ -480,8 +478,7 @@ void GcupsView::startComparison(DeviceRegistry& registry, const BenchOptions& op
                 view->joinWorker();
                 view->compare_->setText(tr("Compare CPU and GPU"));
                 view->status_->setText(failure.isEmpty() ? summary : failure);
-                if (failure.isEmpty())
-                    emit view->comparisonFinished(summary);
+                if (failure.isEmpty()) emit view->comparisonFinished(summary);
                 else
                     emit view->comparisonFailed(failure);
             },

@@ -114,7 +114,7 @@ private:
     std::vector<store::BenchPoint> points_;
     QString x_kind_;
     QMap<QString, QCPGraph*> curves_;
-    QStringList kernel_names_;  // tick labels of a kernel sweep
+    QStringList kernel_names_;           // tick labels of a kernel sweep
     QCPItemText* empty_text_ = nullptr;  // "no points" over an empty plot
     DeviceRegistry* registry_ = nullptr;
     QThread* worker_ = nullptr;

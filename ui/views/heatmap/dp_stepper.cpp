@@ -61,7 +61,8 @@ DpStepper::DpStepper(std::string query, std::string target, const ScoringScheme&
             const std::int64_t left = std::max(H_[at(i, j - 1)] - o, E_[at(i, j - 1)] - e);
             const std::int64_t up = std::max(H_[at(i - 1, j)] - o, F_[at(i - 1, j)] - e);
             const std::int64_t diagonal =
-                H_[at(i - 1, j - 1)] + scheme_.matrix.score(q_[static_cast<std::size_t>(i - 1)], t_[static_cast<std::size_t>(j - 1)]);
+                H_[at(i - 1, j - 1)] +
+                scheme_.matrix.score(q_[static_cast<std::size_t>(i - 1)], t_[static_cast<std::size_t>(j - 1)]);
             std::int64_t h = std::max(diagonal, std::max(left, up));
             if (local && h < 0) h = 0;
             H_[at(i, j)] = h;
@@ -127,27 +128,27 @@ std::vector<DpDependency> DpStepper::dependencies(DpState state, std::int64_t i,
     const char* names[] = {"H", "E", "F"};
     auto name = [&](DpState st, std::int64_t a, std::int64_t b) { return cell(names[int(st)], a, b); };
     switch (state) {
-    case DpState::H: {
-        const std::size_t qi = static_cast<std::size_t>(i - 1), tj = static_cast<std::size_t>(j - 1);
-        add(DpState::H, i - 1, j - 1, scheme_.matrix.score(q_[qi], t_[tj]),
-            name(DpState::H, i - 1, j - 1) + " + s(" + query_[qi] + "," + target_[tj] + ")");
-        if (scheme_.linear()) {
-            add(DpState::H, i, j - 1, -o, name(DpState::H, i, j - 1) + " - gap");
-            add(DpState::H, i - 1, j, -o, name(DpState::H, i - 1, j) + " - gap");
-        } else {
-            add(DpState::E, i, j, 0, name(DpState::E, i, j));
-            add(DpState::F, i, j, 0, name(DpState::F, i, j));
+        case DpState::H: {
+            const std::size_t qi = static_cast<std::size_t>(i - 1), tj = static_cast<std::size_t>(j - 1);
+            add(DpState::H, i - 1, j - 1, scheme_.matrix.score(q_[qi], t_[tj]),
+                name(DpState::H, i - 1, j - 1) + " + s(" + query_[qi] + "," + target_[tj] + ")");
+            if (scheme_.linear()) {
+                add(DpState::H, i, j - 1, -o, name(DpState::H, i, j - 1) + " - gap");
+                add(DpState::H, i - 1, j, -o, name(DpState::H, i - 1, j) + " - gap");
+            } else {
+                add(DpState::E, i, j, 0, name(DpState::E, i, j));
+                add(DpState::F, i, j, 0, name(DpState::F, i, j));
+            }
+            break;
         }
-        break;
-    }
-    case DpState::E:
-        add(DpState::H, i, j - 1, -o, name(DpState::H, i, j - 1) + " - open");
-        if (!scheme_.linear()) add(DpState::E, i, j - 1, -e, name(DpState::E, i, j - 1) + " - extend");
-        break;
-    case DpState::F:
-        add(DpState::H, i - 1, j, -o, name(DpState::H, i - 1, j) + " - open");
-        if (!scheme_.linear()) add(DpState::F, i - 1, j, -e, name(DpState::F, i - 1, j) + " - extend");
-        break;
+        case DpState::E:
+            add(DpState::H, i, j - 1, -o, name(DpState::H, i, j - 1) + " - open");
+            if (!scheme_.linear()) add(DpState::E, i, j - 1, -e, name(DpState::E, i, j - 1) + " - extend");
+            break;
+        case DpState::F:
+            add(DpState::H, i - 1, j, -o, name(DpState::H, i - 1, j) + " - open");
+            if (!scheme_.linear()) add(DpState::F, i - 1, j, -e, name(DpState::F, i - 1, j) + " - extend");
+            break;
     }
     const std::int64_t result = value(state, i, j);
     for (DpDependency& d : terms) d.used = d.term == result && result > none / 2;
@@ -262,8 +263,8 @@ CellOrigin DpStepper::origin(std::int64_t i, std::int64_t j) const {
         return o;
     }
     const std::int64_t h = H_[at(i, j)];
-    const std::int64_t diagonal =
-        H_[at(i - 1, j - 1)] + scheme_.matrix.score(q_[static_cast<std::size_t>(i - 1)], t_[static_cast<std::size_t>(j - 1)]);
+    const std::int64_t diagonal = H_[at(i - 1, j - 1)] + scheme_.matrix.score(q_[static_cast<std::size_t>(i - 1)],
+                                                                              t_[static_cast<std::size_t>(j - 1)]);
     o.diagonal = h == diagonal;
     o.left = h == E_[at(i, j)];
     o.up = h == F_[at(i, j)];
@@ -278,13 +279,15 @@ std::string DpStepper::explain(std::int64_t i, std::int64_t j) const {
         const std::int64_t k = i + j;
         const std::string h = cell("H", i, j);
         if (H_[at(i, j)] == 0)
-            return h + " = 0: a free end gap (" + std::string(options_.mode == AlignmentMode::Local ? "local mode" : "semi-global mode") + ")";
-        return h + " = -(open + (k-1)·extend) = -(" + o + " + " + std::to_string(k - 1) + "·" + e + ") = " +
-               format(H_[at(i, j)]) + ": a leading gap of " + std::to_string(k) + (i == 0 ? " target" : " query") +
-               " residue" + (k == 1 ? "" : "s");
+            return h + " = 0: a free end gap (" +
+                   std::string(options_.mode == AlignmentMode::Local ? "local mode" : "semi-global mode") + ")";
+        return h + " = -(open + (k-1)·extend) = -(" + o + " + " + std::to_string(k - 1) + "·" + e +
+               ") = " + format(H_[at(i, j)]) + ": a leading gap of " + std::to_string(k) +
+               (i == 0 ? " target" : " query") + " residue" + (k == 1 ? "" : "s");
     }
     const char qi = query_[static_cast<std::size_t>(i - 1)], tj = target_[static_cast<std::size_t>(j - 1)];
-    const std::int64_t s = scheme_.matrix.score(q_[static_cast<std::size_t>(i - 1)], t_[static_cast<std::size_t>(j - 1)]);
+    const std::int64_t s =
+        scheme_.matrix.score(q_[static_cast<std::size_t>(i - 1)], t_[static_cast<std::size_t>(j - 1)]);
     const std::int64_t diag_h = H_[at(i - 1, j - 1)];
     const bool local = options_.mode == AlignmentMode::Local;
     const std::string zero = local ? ", 0" : "";
@@ -294,28 +297,31 @@ std::string DpStepper::explain(std::int64_t i, std::int64_t j) const {
         const std::int64_t left_h = H_[at(i, j - 1)], up_h = H_[at(i - 1, j)];
         text = cell("H", i, j) + " = max(" + cell("H", i - 1, j - 1) + " + s(" + qi + "," + tj + "), " +
                cell("H", i, j - 1) + " - gap, " + cell("H", i - 1, j) + " - gap" + zero + ")\n";
-        text += "       = max(" + diag + ", " + format(left_h) + " - " + o + ", " + format(up_h) + " - " + o + zero + ")\n";
-        text += "       = max(" + format(diag_h + s) + ", " + format(E_[at(i, j)]) + ", " + format(F_[at(i, j)]) + zero +
-                ") = " + format(H_[at(i, j)]);
+        text +=
+            "       = max(" + diag + ", " + format(left_h) + " - " + o + ", " + format(up_h) + " - " + o + zero + ")\n";
+        text += "       = max(" + format(diag_h + s) + ", " + format(E_[at(i, j)]) + ", " + format(F_[at(i, j)]) +
+                zero + ") = " + format(H_[at(i, j)]);
     } else {
-        text = cell("E", i, j) + " = max(" + cell("H", i, j - 1) + " - open, " + cell("E", i, j - 1) + " - extend) = max(" +
-               format(H_[at(i, j - 1)]) + " - " + o + ", " + format(E_[at(i, j - 1)]) + " - " + e + ") = " +
-               format(E_[at(i, j)]) + "\n";
-        text += cell("F", i, j) + " = max(" + cell("H", i - 1, j) + " - open, " + cell("F", i - 1, j) + " - extend) = max(" +
-                format(H_[at(i - 1, j)]) + " - " + o + ", " + format(F_[at(i - 1, j)]) + " - " + e + ") = " +
-                format(F_[at(i, j)]) + "\n";
-        text += cell("H", i, j) + " = max(" + cell("H", i - 1, j - 1) + " + s(" + qi + "," + tj + "), " + cell("E", i, j) +
-                ", " + cell("F", i, j) + zero + ") = max(" + diag + ", " + format(E_[at(i, j)]) + ", " +
-                format(F_[at(i, j)]) + zero + ") = " + format(H_[at(i, j)]);
+        text = cell("E", i, j) + " = max(" + cell("H", i, j - 1) + " - open, " + cell("E", i, j - 1) +
+               " - extend) = max(" + format(H_[at(i, j - 1)]) + " - " + o + ", " + format(E_[at(i, j - 1)]) + " - " +
+               e + ") = " + format(E_[at(i, j)]) + "\n";
+        text += cell("F", i, j) + " = max(" + cell("H", i - 1, j) + " - open, " + cell("F", i - 1, j) +
+                " - extend) = max(" + format(H_[at(i - 1, j)]) + " - " + o + ", " + format(F_[at(i - 1, j)]) + " - " +
+                e + ") = " + format(F_[at(i, j)]) + "\n";
+        text += cell("H", i, j) + " = max(" + cell("H", i - 1, j - 1) + " + s(" + qi + "," + tj + "), " +
+                cell("E", i, j) + ", " + cell("F", i, j) + zero + ") = max(" + diag + ", " + format(E_[at(i, j)]) +
+                ", " + format(F_[at(i, j)]) + zero + ") = " + format(H_[at(i, j)]);
     }
     const CellOrigin from = origin(i, j);
     std::vector<std::string> sources;
-    if (from.diagonal) sources.push_back(std::string("the diagonal (") + qi + (qi == tj ? " matches " : " against ") + tj + ")");
+    if (from.diagonal)
+        sources.push_back(std::string("the diagonal (") + qi + (qi == tj ? " matches " : " against ") + tj + ")");
     if (from.left) sources.push_back("the left (a gap in the query)");
     if (from.up) sources.push_back("above (a gap in the target)");
     if (from.zero && !from.diagonal && !from.left && !from.up) sources.push_back("a fresh start at 0 (local)");
     text += "\n   from ";
-    for (std::size_t k = 0; k < sources.size(); ++k) text += (k ? (k + 1 == sources.size() ? " and " : ", ") : "") + sources[k];
+    for (std::size_t k = 0; k < sources.size(); ++k)
+        text += (k ? (k + 1 == sources.size() ? " and " : ", ") : "") + sources[k];
     return text;
 }
 
@@ -336,9 +342,9 @@ std::string DpStepper::explainTraceback() const {
         text = "The traceback starts at (" + std::to_string(i) + "," + std::to_string(j) + "), score " +
                format(reference_.alignment.score) + ": ";
         switch (options_.mode) {
-        case AlignmentMode::Global: text += "the corner cell, both sequences used up"; break;
-        case AlignmentMode::Local: text += "the highest cell of the whole matrix"; break;
-        case AlignmentMode::SemiGlobal: text += "the best cell where the end gaps are free"; break;
+            case AlignmentMode::Global: text += "the corner cell, both sequences used up"; break;
+            case AlignmentMode::Local: text += "the highest cell of the whole matrix"; break;
+            case AlignmentMode::SemiGlobal: text += "the best cell where the end gaps are free"; break;
         }
     } else {
         const auto [pi, pj] = path[n - static_cast<std::size_t>(traceback_) + 1];
@@ -346,10 +352,11 @@ std::string DpStepper::explainTraceback() const {
         const std::string to = "(" + std::to_string(i) + "," + std::to_string(j) + ")";
         if (pi == i + 1 && pj == j + 1) {
             const char qa = query_[static_cast<std::size_t>(pi - 1)], tb = target_[static_cast<std::size_t>(pj - 1)];
-            const std::int64_t s = scheme_.matrix.score(q_[static_cast<std::size_t>(pi - 1)], t_[static_cast<std::size_t>(pj - 1)]);
-            text = from + " <- " + to + " diagonally: " + qa + " aligned with " + tb + ", " + cell("H", pi, pj) + " = " +
-                   cell("H", i, j) + " + s(" + qa + "," + tb + ") = " + format(H_[at(i, j)]) + " + " + format(s) + " = " +
-                   format(H_[at(i, j)] + s);
+            const std::int64_t s =
+                scheme_.matrix.score(q_[static_cast<std::size_t>(pi - 1)], t_[static_cast<std::size_t>(pj - 1)]);
+            text = from + " <- " + to + " diagonally: " + qa + " aligned with " + tb + ", " + cell("H", pi, pj) +
+                   " = " + cell("H", i, j) + " + s(" + qa + "," + tb + ") = " + format(H_[at(i, j)]) + " + " +
+                   format(s) + " = " + format(H_[at(i, j)] + s);
         } else if (pi == i && pj == j + 1) {
             text = from + " <- " + to + " from the left: target " + target_[static_cast<std::size_t>(pj - 1)] +
                    " against a gap in the query";
@@ -371,8 +378,8 @@ std::string DpStepper::explainTraceback() const {
                     cell(names[int(here.enter)], i, j) + (opens ? " - open" : " - extend") + " = " +
                     format(value(here.enter, i, j)) + " - " + format(penalty) + " = " +
                     format(value(before.leave, before.i, before.j)) +
-                    (opens ? ": the gap opens here, back in H" : ": the gap goes on, still in " +
-                                                                   std::string(names[int(here.enter)]));
+                    (opens ? ": the gap opens here, back in H"
+                           : ": the gap goes on, still in " + std::string(names[int(here.enter)]));
             said = true;
         }
     }
@@ -386,8 +393,10 @@ std::string DpStepper::explainTraceback() const {
     if (traceback_ == tracebackSteps()) {
         text += "\nThe traceback ends at (" + std::to_string(i) + "," + std::to_string(j) + ")";
         if (options_.mode == AlignmentMode::Local) text += ", where the alignment began from 0";
-        else if (i == 0 && j == 0) text += ", the origin";
-        else text += ", on a free boundary";
+        else if (i == 0 && j == 0)
+            text += ", the origin";
+        else
+            text += ", on a free boundary";
     }
     return text;
 }

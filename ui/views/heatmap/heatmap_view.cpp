@@ -96,8 +96,9 @@ std::vector<std::int64_t> block_begins(const store::Heatmap& h, bool rows) {
 DpHeatmapView::DpHeatmapView(QWidget* parent) : QWidget(parent) {
     states_ = new QComboBox;
     states_->addItems({tr("H (best score)"), tr("E (gap in the query)"), tr("F (gap in the target)")});
-    states_->setToolTip(tr("Which DP matrix the colours show: H, the best score of each cell, or E and F, the best "
-                           "scores ending in a gap (affine gaps)"));
+    states_->setToolTip(
+        tr("Which DP matrix the colours show: H, the best score of each cell, or E and F, the best "
+           "scores ending in a gap (affine gaps)"));
     status_ = new QLabel;
     auto* bar = new QHBoxLayout;
     bar->addWidget(states_);
@@ -140,10 +141,13 @@ DpHeatmapView::DpHeatmapView(QWidget* parent) : QWidget(parent) {
     connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, range_changed);
     connect(plot_->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, range_changed);
     // Bottom/right mirror top/left.
-    connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot_->xAxis2, qOverload<const QCPRange&>(&QCPAxis::setRange));
-    connect(plot_->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot_->yAxis2, qOverload<const QCPRange&>(&QCPAxis::setRange));
-    connect(states_, &QComboBox::currentIndexChanged, this,
-            [this](int i) { setState(i == 0 ? DpState::H : i == 1 ? DpState::E : DpState::F); });
+    connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot_->xAxis2,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    connect(plot_->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), plot_->yAxis2,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    connect(states_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        setState(i == 0 ? DpState::H : i == 1 ? DpState::E : DpState::F);
+    });
     connect(plot_, &QCustomPlot::mouseMove, this, &DpHeatmapView::onMouseMove);
 
     auto* layout = new QVBoxLayout(this);
@@ -238,8 +242,7 @@ void DpHeatmapView::setPair(std::string query, std::string target, const Scoring
         with_path.traceback = true;
         alignment = align_reference(*large_query_, *large_target_, scheme, with_path);
     }
-    if (alignment)
-        setPathFromAlignment(*alignment);
+    if (alignment) setPathFromAlignment(*alignment);
     else
         path_->data()->clear();
     status_->setText(tr("%1 x %2 cells, block maxima at screen resolution")
@@ -463,12 +466,20 @@ void DpHeatmapView::requestRegion() {
     request.grid_rows = std::clamp(rect.height(), 64, 2048);
     request.state = state_;
     // Nothing to do when the grid on screen, or the one being computed, is this one.
-    const std::array<std::int64_t, 7> key{region.row_begin, region.row_end, region.col_begin, region.col_end,
+    const std::array<std::int64_t, 7> key{region.row_begin,
+                                          region.row_end,
+                                          region.col_begin,
+                                          region.col_end,
                                           std::min<std::int64_t>(request.grid_rows, region.rows()),
-                                          std::min<std::int64_t>(request.grid_cols, region.cols()), int(state_)};
-    const bool shown = heatmap_ && key == std::array<std::int64_t, 7>{heatmap_->region.row_begin, heatmap_->region.row_end,
-                                                                      heatmap_->region.col_begin, heatmap_->region.col_end,
-                                                                      heatmap_->rows, heatmap_->cols, int(heatmap_->state)};
+                                          std::min<std::int64_t>(request.grid_cols, region.cols()),
+                                          int(state_)};
+    const bool shown = heatmap_ && key == std::array<std::int64_t, 7>{heatmap_->region.row_begin,
+                                                                      heatmap_->region.row_end,
+                                                                      heatmap_->region.col_begin,
+                                                                      heatmap_->region.col_end,
+                                                                      heatmap_->rows,
+                                                                      heatmap_->cols,
+                                                                      int(heatmap_->state)};
     if (shown || (worker_ && key == pending_)) return;
     pending_ = key;
     cancelWork();
@@ -476,7 +487,10 @@ void DpHeatmapView::requestRegion() {
     request.cancel = cancel_.get();
     const std::uint64_t generation = generation_;
     status_->setText(tr("Computing rows %1-%2, columns %3-%4…")
-                         .arg(region.row_begin).arg(region.row_end - 1).arg(region.col_begin).arg(region.col_end - 1));
+                         .arg(region.row_begin)
+                         .arg(region.row_end - 1)
+                         .arg(region.col_begin)
+                         .arg(region.col_end - 1));
     QPointer<DpHeatmapView> self(this);
     auto query = large_query_, target = large_target_;
     auto cancel = cancel_;
@@ -535,7 +549,8 @@ void DpHeatmapView::showGrid() {
     map_->data()->setSize(h.cols, h.rows);
     const double bw = double(h.region.cols()) / h.cols, bh = double(h.region.rows()) / h.rows;
     map_->data()->setRange(QCPRange(double(h.region.col_begin) + bw / 2 - 0.5, double(h.region.col_end) - bw / 2 - 0.5),
-                           QCPRange(double(h.region.row_begin) + bh / 2 - 0.5, double(h.region.row_end) - bh / 2 - 0.5));
+                           QCPRange(double(h.region.row_begin) + bh / 2 - 0.5,
+                                    double(h.region.row_end) - bh / 2 - 0.5));
     for (int r = 0; r < h.rows; ++r)
         for (int c = 0; c < h.cols; ++c) {
             const std::int64_t v = h.at(r, c);
@@ -544,9 +559,12 @@ void DpHeatmapView::showGrid() {
     map_->rescaleDataRange(true);
     scale_bar_->axis()->setLabel(tr("%1 (block maximum)").arg(state_name(state_)));
     status_->setText(tr("Rows %1-%2, columns %3-%4 in %5 x %6 blocks (%7 M cells computed)")
-                         .arg(h.region.row_begin).arg(h.region.row_end - 1)
-                         .arg(h.region.col_begin).arg(h.region.col_end - 1)
-                         .arg(h.rows).arg(h.cols)
+                         .arg(h.region.row_begin)
+                         .arg(h.region.row_end - 1)
+                         .arg(h.region.col_begin)
+                         .arg(h.region.col_end - 1)
+                         .arg(h.rows)
+                         .arg(h.cols)
                          .arg(double(h.cells_computed) / 1e6, 0, 'f', 1));
     plot_->replot(QCustomPlot::rpImmediateRefresh);
     // Showing it may have moved the layout (tick labels, colour scale): when the
@@ -570,7 +588,8 @@ void DpHeatmapView::updateSequenceTicks() {
         auto ticker = QSharedPointer<QCPAxisTickerText>::create();
         const auto lo = std::max<std::int64_t>(1, std::int64_t(std::ceil(r.lower)));
         const auto hi = std::min<std::int64_t>(std::int64_t(residues.size()), std::int64_t(std::floor(r.upper)));
-        for (std::int64_t k = lo; k <= hi; ++k) ticker->addTick(double(k), QString(QChar(residues[std::size_t(k - 1)])));
+        for (std::int64_t k = lo; k <= hi; ++k)
+            ticker->addTick(double(k), QString(QChar(residues[std::size_t(k - 1)])));
         axis->setTicker(ticker);
         axis->setTickLabels(true);
     };
@@ -587,14 +606,16 @@ QString DpHeatmapView::hoverText(const QPointF& pos) const {
     if (mode_ == Mode::Exact && dp_) {
         if (i < 0 || j < 0 || i >= dp_->rows || j >= dp_->cols) return {};
         const auto k = std::size_t(i * dp_->cols + j);
-        QString text = tr("H(%1,%2) = %3   E = %4   F = %5").arg(i).arg(j).arg(fmt(dp_->H[k]), fmt(dp_->E[k]), fmt(dp_->F[k]));
+        QString text =
+            tr("H(%1,%2) = %3   E = %4   F = %5").arg(i).arg(j).arg(fmt(dp_->H[k]), fmt(dp_->E[k]), fmt(dp_->F[k]));
         if (i > 0) text += tr("\nquery %1: %2").arg(i).arg(QChar(query_[std::size_t(i - 1)]));
         if (j > 0) text += tr("\ntarget %1: %2").arg(j).arg(QChar(target_[std::size_t(j - 1)]));
         return text;
     }
     if (mode_ == Mode::Large && heatmap_) {
         const DpHeatmap& h = *heatmap_;
-        if (i < h.region.row_begin || i >= h.region.row_end || j < h.region.col_begin || j >= h.region.col_end) return {};
+        if (i < h.region.row_begin || i >= h.region.row_end || j < h.region.col_begin || j >= h.region.col_end)
+            return {};
         const int r = h.row_block(i), c = h.col_block(j);
         // The block's cells: rows with row_block == r.
         const auto first = [](std::int64_t begin, std::int64_t size, int blocks, int b) {
@@ -626,7 +647,10 @@ QString DpHeatmapView::hoverText(const QPointF& pos) const {
         if (i < 0 || j < 0 || i >= h.source_rows || j >= h.source_cols) return {};
         const int r = int(i * h.rows / h.source_rows), c = int(j * h.cols / h.source_cols);
         const float v = h.at(r, c);
-        return tr("block (%1,%2): max %3 = %4").arg(r).arg(c).arg(QString::fromStdString(h.label))
+        return tr("block (%1,%2): max %3 = %4")
+            .arg(r)
+            .arg(c)
+            .arg(QString::fromStdString(h.label))
             .arg(std::isnan(v) ? QStringLiteral("-∞") : QString::number(double(v)));
     }
     return {};
@@ -640,8 +664,7 @@ void DpHeatmapView::resizeEvent(QResizeEvent* event) {
 void DpHeatmapView::onMouseMove(QMouseEvent* event) {
     if (event->buttons() != Qt::NoButton) return;
     const QString text = hoverText(event->position());
-    if (text.isEmpty())
-        QToolTip::hideText();
+    if (text.isEmpty()) QToolTip::hideText();
     else
         QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
 }

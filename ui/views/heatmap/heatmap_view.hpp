@@ -127,8 +127,8 @@ private:
     std::array<std::int64_t, 7> pending_{};  // region, grid and state being computed
     std::uint64_t generation_ = 0;
     std::shared_ptr<CancellationToken> cancel_;
-    QThread* worker_ = nullptr;         // the newest pass, while it runs
-    std::vector<QThread*> threads_;     // every pass not yet finished (older ones were cancelled)
+    QThread* worker_ = nullptr;      // the newest pass, while it runs
+    std::vector<QThread*> threads_;  // every pass not yet finished (older ones were cancelled)
     // One pass computes at a time: a new pass waits here for the cancelled one.
     std::shared_ptr<std::mutex> pass_lock_ = std::make_shared<std::mutex>();
 };

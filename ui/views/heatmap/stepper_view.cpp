@@ -44,12 +44,13 @@ public:
     QSize sizeHint() const override {
         const DpStepper* s = view_->stepper();
         if (!s) return {200, 100};
-        return {int(s->cols() + 1) * DpStepperView::cell_width + 1, int(s->rows() + 1) * DpStepperView::cell_height + 1};
+        return {int(s->cols() + 1) * DpStepperView::cell_width + 1,
+                int(s->rows() + 1) * DpStepperView::cell_height + 1};
     }
 
     QRect cellRect(std::int64_t i, std::int64_t j) const {
-        return {int(j + 1) * DpStepperView::cell_width, int(i + 1) * DpStepperView::cell_height, DpStepperView::cell_width,
-                DpStepperView::cell_height};
+        return {int(j + 1) * DpStepperView::cell_width, int(i + 1) * DpStepperView::cell_height,
+                DpStepperView::cell_width, DpStepperView::cell_height};
     }
 
 protected:
@@ -64,7 +65,8 @@ protected:
         const CellRange cells = visibleCells(*s, event->rect());
         paintHeaders(p, *s, cells);
         paintCells(p, *s, cells);
-        if (const auto current = s->current(); current && !s->inTraceback() && current->first > 0 && current->second > 0)
+        if (const auto current = s->current();
+            current && !s->inTraceback() && current->first > 0 && current->second > 0)
             paintDependencies(p, *s, current->first, current->second);
     }
 
@@ -143,9 +145,11 @@ private:
                 p.drawText(cell, Qt::AlignCenter, QString::fromStdString(s.format(s.value(shown, i, j))));
                 if (t && !s.scheme().linear()) {
                     // The matrix the path is in here; "H>E" where it switches.
-                    const QString badge = t->switches() ? QStringLiteral("%1>%2").arg(state_name(t->enter), state_name(t->leave))
-                                                        : state_name(t->enter);
-                    paintSmallText(p, cell.adjusted(2, 1, -2, -1), Qt::AlignLeft | Qt::AlignTop, QColor(140, 30, 20), badge);
+                    const QString badge = t->switches()
+                                              ? QStringLiteral("%1>%2").arg(state_name(t->enter), state_name(t->leave))
+                                              : state_name(t->enter);
+                    paintSmallText(p, cell.adjusted(2, 1, -2, -1), Qt::AlignLeft | Qt::AlignTop, QColor(140, 30, 20),
+                                   badge);
                 }
             }
     }
@@ -184,7 +188,8 @@ private:
             }
             if (shown != DpState::H && d.used)
                 paintSmallText(p, rect.adjusted(2, 0, -2, 0), Qt::AlignLeft | Qt::AlignBottom, colour.darker(130),
-                               d.state == DpState::H ? QStringLiteral("H-o") : QStringLiteral("%1-e").arg(state_name(d.state)));
+                               d.state == DpState::H ? QStringLiteral("H-o")
+                                                     : QStringLiteral("%1-e").arg(state_name(d.state)));
         }
     }
 
@@ -229,8 +234,9 @@ DpStepperView::DpStepperView(QWidget* parent) : QWidget(parent) {
     text_->setReadOnly(true);
     text_->setFocusPolicy(Qt::ClickFocus);
     text_->setObjectName("stepperRecurrence");
-    text_->setToolTip(tr("The recurrence of the current (or clicked) cell with its numbers; in the traceback, what "
-                         "the step did and which matrix it is in"));
+    text_->setToolTip(
+        tr("The recurrence of the current (or clicked) cell with its numbers; in the traceback, what "
+           "the step did and which matrix it is in"));
     QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     mono.setPointSize(11);
     text_->setFont(mono);
@@ -248,12 +254,14 @@ QHBoxLayout* DpStepperView::makeChoices() {
     // What one step fills, which matrix is shown, Play and its speed.
     step_ = new QComboBox;
     step_->addItems({tr("Step by cell"), tr("Step by row"), tr("Step by anti-diagonal (wavefront order)")});
-    step_->setToolTip(tr("What one step fills: a cell, a row, or a whole anti-diagonal (the cells a GPU computes "
-                         "at once, all of them highlighted)"));
+    step_->setToolTip(
+        tr("What one step fills: a cell, a row, or a whole anti-diagonal (the cells a GPU computes "
+           "at once, all of them highlighted)"));
     state_ = new QComboBox;
     state_->addItems({tr("H (best score)"), tr("E (gap in the query)"), tr("F (gap in the target)")});
-    state_->setToolTip(tr("Which matrix the table shows: H, the best score; E, alignments ending in a gap in the "
-                          "query; F, ending in a gap in the target. E and F show the cells they read"));
+    state_->setToolTip(
+        tr("Which matrix the table shows: H, the best score; E, alignments ending in a gap in the "
+           "query; F, ending in a gap in the target. E and F show the cells they read"));
     // Two rows, so the view fits beside the Job panel on a small screen: what
     // is stepped and shown, then the steps and where the fill stands.
     for (QComboBox* combo : {step_, state_}) {
@@ -263,8 +271,9 @@ QHBoxLayout* DpStepperView::makeChoices() {
     play_ = new QPushButton(tr("Play"));
     play_->setObjectName("stepperPlay");
     play_->setCheckable(true);
-    play_->setToolTip(tr("Play the steps one after another at the chosen speed; it pauses at the end of the fill "
-                         "and at the end of the traceback (Space)"));
+    play_->setToolTip(
+        tr("Play the steps one after another at the chosen speed; it pauses at the end of the fill "
+           "and at the end of the traceback (Space)"));
     speed_ = new QComboBox;
     speed_->setObjectName("stepperSpeed");
     for (double v : speeds()) speed_->addItem(tr("%1 steps/s").arg(v), v);
@@ -282,15 +291,15 @@ QHBoxLayout* DpStepperView::makeChoices() {
     row->addWidget(play_);
     row->addWidget(speed_);
 
-    connect(step_, &QComboBox::currentIndexChanged, this,
-            [this](int i) { setStep(i == 0 ? FillStep::Cell : i == 1 ? FillStep::Row : FillStep::AntiDiagonal); });
-    connect(state_, &QComboBox::currentIndexChanged, this,
-            [this](int i) { setShownState(i == 0 ? DpState::H : i == 1 ? DpState::E : DpState::F); });
+    connect(step_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        setStep(i == 0 ? FillStep::Cell : i == 1 ? FillStep::Row : FillStep::AntiDiagonal);
+    });
+    connect(state_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        setShownState(i == 0 ? DpState::H : i == 1 ? DpState::E : DpState::F);
+    });
     connect(play_timer_, &QTimer::timeout, this, &DpStepperView::playStep);
     connect(play_, &QPushButton::toggled, this, &DpStepperView::setPlaying);
-    connect(speed_, &QComboBox::currentIndexChanged, this, [this] {
-        play_timer_->setInterval(int(1000.0 / speed()));
-    });
+    connect(speed_, &QComboBox::currentIndexChanged, this, [this] { play_timer_->setInterval(int(1000.0 / speed())); });
     return row;
 }
 
@@ -306,9 +315,11 @@ QHBoxLayout* DpStepperView::makeSteps() {
     last->setObjectName("stepperEnd");
     first->setToolTip(tr("Back to the empty matrix (only the boundary row and column) (Home)"));
     back->setToolTip(tr("One step back (Left arrow)"));
-    forward->setToolTip(tr("One step: a cell, a row or an anti-diagonal as chosen; after the fill, one traceback "
-                           "step (Right arrow)"));
-    last->setToolTip(tr("To the end of the fill, before the traceback; pressed again, to the end of the traceback (End)"));
+    forward->setToolTip(
+        tr("One step: a cell, a row or an anti-diagonal as chosen; after the fill, one traceback "
+           "step (Right arrow)"));
+    last->setToolTip(
+        tr("To the end of the fill, before the traceback; pressed again, to the end of the traceback (End)"));
     status_ = new QLabel;
     status_->setObjectName("stepperStatus");
     status_->setMinimumWidth(0);
@@ -374,7 +385,7 @@ void DpStepperView::setPair(const std::string& query, const std::string& target,
                             const AlignOptions& options) {
     auto stepper = std::make_unique<DpStepper>(query, target, scheme, options);
     stepper_ = std::move(stepper);
-    stepper_->setStep(step_->currentIndex() == 0 ? FillStep::Cell
+    stepper_->setStep(step_->currentIndex() == 0   ? FillStep::Cell
                       : step_->currentIndex() == 1 ? FillStep::Row
                                                    : FillStep::AntiDiagonal);
     state_->setEnabled(!scheme.linear());
@@ -423,7 +434,8 @@ void DpStepperView::toEnd() {
     // so the last cells can be read before the path is drawn.
     if (stepper_) {
         if (stepper_->filled() < stepper_->innerCells()) stepper_->toFillEnd();
-        else stepper_->toEnd();
+        else
+            stepper_->toEnd();
     }
     explained_.reset();
     refresh();
@@ -447,7 +459,8 @@ bool DpStepperView::playing() const { return play_timer_->isActive(); }
 void DpStepperView::setPlaying(bool playing) {
     if (playing && !stepper_) playing = false;
     if (playing) play_timer_->start();
-    else play_timer_->stop();
+    else
+        play_timer_->stop();
     const QSignalBlocker block(play_);
     play_->setChecked(playing);
     play_->setText(playing ? tr("Pause") : tr("Play"));
@@ -483,12 +496,14 @@ void DpStepperView::refresh() {
     } else if (const auto c = s.current()) {
         text = QString::fromStdString(s.explain(c->first, c->second));
     } else {
-        text = tr("Row 0 and column 0 hold the boundary: leading gaps, or zeros where they are free. "
-                  "Step forward to fill the matrix.");
+        text =
+            tr("Row 0 and column 0 hold the boundary: leading gaps, or zeros where they are free. "
+               "Step forward to fill the matrix.");
     }
     text_->setPlainText(text);
-    if (const auto c = s.current()) scroll_->ensureVisible(cellRect(c->first, c->second).center().x(),
-                                                           cellRect(c->first, c->second).center().y(), 60, 40);
+    if (const auto c = s.current())
+        scroll_->ensureVisible(cellRect(c->first, c->second).center().x(), cellRect(c->first, c->second).center().y(),
+                               60, 40);
     grid_->update();
     emit stepped();
 }

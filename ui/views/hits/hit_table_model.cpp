@@ -83,16 +83,21 @@ QVariant HitTableModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole && index.column() == Description) return data(index, Qt::DisplayRole);
     if (role == Qt::ToolTipRole && index.column() == Identity) {
         switch (r.identity_source) {
-        case IdentitySource::Stored: return tr("Identical columns over the columns of the search's stored alignment");
-        case IdentitySource::Realigned:
-            return tr("From the alignment made here when the hit was selected (the project holds none for it)");
-        case IdentitySource::None:
-            return tr("No alignment of this hit is stored (a search without traceback keeps only scores and ends): "
-                      "select the hit to align it, which fills this in");
+            case IdentitySource::Stored:
+                return tr("Identical columns over the columns of the search's stored alignment");
+            case IdentitySource::Realigned:
+                return tr("From the alignment made here when the hit was selected (the project holds none for it)");
+            case IdentitySource::None:
+                return tr(
+                    "No alignment of this hit is stored (a search without traceback keeps only scores and ends): "
+                    "select the hit to align it, which fills this in");
         }
     }
     if (role == Qt::ToolTipRole && index.column() == Coverage)
-        return coverage(h) ? tr("Query residues %1-%2 of %3 are in the alignment").arg(h.query_begin).arg(h.query_end).arg(h.query_length)
+        return coverage(h) ? tr("Query residues %1-%2 of %3 are in the alignment")
+                                 .arg(h.query_begin)
+                                 .arg(h.query_end)
+                                 .arg(h.query_length)
                            : tr("The search kept no start coordinate for this hit, so its coverage is unknown");
     if (role != Qt::DisplayRole && role != Qt::UserRole) return {};
     const bool sort_key = role == Qt::UserRole;
@@ -100,31 +105,33 @@ QVariant HitTableModel::data(const QModelIndex& index, int role) const {
         return b == 0 && e == 0 ? QString("-") : QString("%1-%2").arg(b).arg(e);
     };
     switch (index.column()) {
-    case Rank: return qlonglong(h.rank);
-    case Query: return QString::fromStdString(h.query_id);
-    case Target: return QString::fromStdString(h.target_id);
-    case Description: return describe_ ? QString::fromStdString(describe_(h.target_id)) : QString();
-    case Identity:
-        if (!r.identity) return sort_key ? QVariant(-1.0) : QVariant(QString("-"));
-        return sort_key ? QVariant(*r.identity) : QVariant(QString::number(*r.identity, 'f', 1));
-    case Coverage: {
-        const auto c = coverage(h);
-        if (!c) return sort_key ? QVariant(-1.0) : QVariant(QString("-"));
-        return sort_key ? QVariant(*c) : QVariant(QString::number(*c, 'f', 1));
-    }
-    case Score:
-        if (sort_key) return double(h.score) / scale_;
-        return QString::fromStdString(format_score(double(h.score) / scale_));
-    case Bits:
-        if (!h.bits) return sort_key ? QVariant(0.0) : QVariant(QString("-"));
-        return sort_key ? QVariant(*h.bits) : QVariant(QString::number(*h.bits, 'f', 1));
-    case EValue:
-        if (!h.evalue) return sort_key ? QVariant(1e300) : QVariant(QString("-"));
-        return sort_key ? QVariant(*h.evalue) : QVariant(QString::number(*h.evalue, 'g', 3));
-    case QueryRange: return sort_key ? QVariant(qlonglong(h.query_begin)) : QVariant(range(h.query_begin, h.query_end));
-    case TargetRange: return sort_key ? QVariant(qlonglong(h.target_begin)) : QVariant(range(h.target_begin, h.target_end));
-    case TargetLength: return qlonglong(h.target_length);
-    default: return {};
+        case Rank: return qlonglong(h.rank);
+        case Query: return QString::fromStdString(h.query_id);
+        case Target: return QString::fromStdString(h.target_id);
+        case Description: return describe_ ? QString::fromStdString(describe_(h.target_id)) : QString();
+        case Identity:
+            if (!r.identity) return sort_key ? QVariant(-1.0) : QVariant(QString("-"));
+            return sort_key ? QVariant(*r.identity) : QVariant(QString::number(*r.identity, 'f', 1));
+        case Coverage: {
+            const auto c = coverage(h);
+            if (!c) return sort_key ? QVariant(-1.0) : QVariant(QString("-"));
+            return sort_key ? QVariant(*c) : QVariant(QString::number(*c, 'f', 1));
+        }
+        case Score:
+            if (sort_key) return double(h.score) / scale_;
+            return QString::fromStdString(format_score(double(h.score) / scale_));
+        case Bits:
+            if (!h.bits) return sort_key ? QVariant(0.0) : QVariant(QString("-"));
+            return sort_key ? QVariant(*h.bits) : QVariant(QString::number(*h.bits, 'f', 1));
+        case EValue:
+            if (!h.evalue) return sort_key ? QVariant(1e300) : QVariant(QString("-"));
+            return sort_key ? QVariant(*h.evalue) : QVariant(QString::number(*h.evalue, 'g', 3));
+        case QueryRange:
+            return sort_key ? QVariant(qlonglong(h.query_begin)) : QVariant(range(h.query_begin, h.query_end));
+        case TargetRange:
+            return sort_key ? QVariant(qlonglong(h.target_begin)) : QVariant(range(h.target_begin, h.target_end));
+        case TargetLength: return qlonglong(h.target_length);
+        default: return {};
     }
 }
 
@@ -149,17 +156,22 @@ void HitTableModel::setRealignedIdentity(int row, double percent) {
 
 QVariant HitTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation == Qt::Horizontal && role == Qt::ToolTipRole) {
-        if (section == Identity) return tr("Identity: identical columns over alignment columns, in %, from the hit's "
-                                           "stored alignment (\"-\" when the search kept none)");
-        if (section == Coverage) return tr("Query coverage: the share of the query from the hit's first to its last "
-                                           "aligned residue, in %");
+        if (section == Identity)
+            return tr(
+                "Identity: identical columns over alignment columns, in %, from the hit's "
+                "stored alignment (\"-\" when the search kept none)");
+        if (section == Coverage)
+            return tr(
+                "Query coverage: the share of the query from the hit's first to its last "
+                "aligned residue, in %");
         if (section == Description) return tr("The target's description line from its FASTA file");
         return {};
     }
     if (role != Qt::DisplayRole) return {};
     if (orientation == Qt::Vertical) return section + 1;
-    static const char* names[] = {"Rank",     "Query",      "Target",      "Description",  "Score",        "Bits",
-                                  "E-value",  "Identity %", "Coverage %",  "Query range",  "Target range", "Target length"};
+    static const char* names[] = {"Rank",       "Query",       "Target",       "Description",
+                                  "Score",      "Bits",        "E-value",      "Identity %",
+                                  "Coverage %", "Query range", "Target range", "Target length"};
     return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }
 
@@ -168,17 +180,17 @@ void HitTableModel::sort(int column, Qt::SortOrder order) {
     emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     auto key = [this, column](const store::Hit& h) {
         switch (column) {
-        case Rank: return QVariant(qlonglong(h.rank));
-        case Query: return QVariant(QString::fromStdString(h.query_id));
-        case Target: return QVariant(QString::fromStdString(h.target_id));
-        case Score: return QVariant(double(h.score) / scale_);
-        case Bits: return QVariant(h.bits.value_or(0.0));
-        case EValue: return QVariant(h.evalue.value_or(1e300));
-        case Description: return QVariant(describe_ ? QString::fromStdString(describe_(h.target_id)) : QString());
-        case Coverage: return QVariant(coverage(h).value_or(-1.0));
-        case QueryRange: return QVariant(qlonglong(h.query_begin));
-        case TargetRange: return QVariant(qlonglong(h.target_begin));
-        default: return QVariant(qlonglong(h.target_length));
+            case Rank: return QVariant(qlonglong(h.rank));
+            case Query: return QVariant(QString::fromStdString(h.query_id));
+            case Target: return QVariant(QString::fromStdString(h.target_id));
+            case Score: return QVariant(double(h.score) / scale_);
+            case Bits: return QVariant(h.bits.value_or(0.0));
+            case EValue: return QVariant(h.evalue.value_or(1e300));
+            case Description: return QVariant(describe_ ? QString::fromStdString(describe_(h.target_id)) : QString());
+            case Coverage: return QVariant(coverage(h).value_or(-1.0));
+            case QueryRange: return QVariant(qlonglong(h.query_begin));
+            case TargetRange: return QVariant(qlonglong(h.target_begin));
+            default: return QVariant(qlonglong(h.target_length));
         }
     };
     // Keys once per row (not per comparison), then the rows in key order.

@@ -12,14 +12,14 @@
 #include <QClipboard>
 #include <QDir>
 #include <QDoubleSpinBox>
-#include <QFileInfo>
-#include <QSettings>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QMenu>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QMenu>
+#include <QSettings>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -49,8 +49,9 @@ HitsView::HitsView(QWidget* parent) : QWidget(parent) {
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     table_->horizontalHeader()->setSectionResizeMode(HitTableModel::Description, QHeaderView::Interactive);
     table_->horizontalHeader()->resizeSection(HitTableModel::Description, 220);
-    table_->setToolTip(tr("The hits, best first; click a hit to see its alignment below, right-click for copy and "
-                          "export; sort by any column"));
+    table_->setToolTip(
+        tr("The hits, best first; click a hit to see its alignment below, right-click for copy and "
+           "export; sort by any column"));
     alignment_ = new AlignmentView;
     note_ = new QLabel;
     // Long sequence ids wrap (or are cut) rather than widen the view.
@@ -74,8 +75,9 @@ HitsView::HitsView(QWidget* parent) : QWidget(parent) {
     max_evalue_->setDecimals(6);
     max_evalue_->setRange(0, 1e6);
     max_evalue_->setSpecialValueText(tr("any"));
-    max_evalue_->setToolTip(tr("Show only hits with an E-value at most this (hits without statistics are hidden "
-                               "while it is set)"));
+    max_evalue_->setToolTip(
+        tr("Show only hits with an E-value at most this (hits without statistics are hidden "
+           "while it is set)"));
     min_score_ = new QDoubleSpinBox;
     min_score_->setObjectName("minScore");
     min_score_->setDecimals(1);
@@ -88,8 +90,9 @@ HitsView::HitsView(QWidget* parent) : QWidget(parent) {
     min_identity_->setRange(0, 100);
     min_identity_->setSuffix(tr(" %"));
     min_identity_->setSpecialValueText(tr("any"));
-    min_identity_->setToolTip(tr("Show only hits whose alignment has at least this identity (hits without a "
-                                 "stored alignment are hidden while it is set)"));
+    min_identity_->setToolTip(
+        tr("Show only hits whose alignment has at least this identity (hits without a "
+           "stored alignment are hidden while it is set)"));
     auto* filters = new QHBoxLayout;
     filters->addWidget(new QLabel(tr("E-value ≤")));
     filters->addWidget(max_evalue_);
@@ -131,7 +134,8 @@ void HitsView::setFilters(double max_evalue, double min_score, double min_identi
 bool HitsView::rowShown(int row) const {
     const store::Hit& h = model_->hit(row);
     if (const double e = max_evalue_->value(); e > 0 && (!h.evalue || *h.evalue > e)) return false;
-    if (const double s = min_score_->value(); s > 0 && model_->index(row, HitTableModel::Score).data(Qt::UserRole).toDouble() < s)
+    if (const double s = min_score_->value();
+        s > 0 && model_->index(row, HitTableModel::Score).data(Qt::UserRole).toDouble() < s)
         return false;
     if (const double i = min_identity_->value(); i > 0 && (!model_->identity(row) || *model_->identity(row) < i))
         return false;
@@ -167,8 +171,7 @@ void HitsView::exportTable(const QString& path, bool selected_only) {
     for (int row : rows) {
         if (!rowShown(row)) continue;
         QStringList line;
-        for (int c = 0; c < HitTableModel::ColumnCount; ++c)
-            line << field(model_->index(row, c).data().toString());
+        for (int c = 0; c < HitTableModel::ColumnCount; ++c) line << field(model_->index(row, c).data().toString());
         out += line.join(separator) + '\n';
     }
     AtomicOutput file(path.toStdString());
@@ -180,14 +183,15 @@ QMenu* HitsView::contextMenu(int row) {
     auto* menu = new QMenu(this);
     menu->setObjectName("hitMenu");
     const store::Hit h = model_->hit(row);
-    menu->addAction(tr("Copy target id"), this, [h] {
-        QApplication::clipboard()->setText(QString::fromStdString(h.target_id));
-    })->setObjectName("copyId");
+    menu->addAction(tr("Copy target id"), this,
+                    [h] { QApplication::clipboard()->setText(QString::fromStdString(h.target_id)); })
+        ->setObjectName("copyId");
     QAction* sequence = menu->addAction(tr("Copy target sequence (FASTA)"), this, [this, h] {
         auto it = target_index_.find(h.target_id);
         if (it == target_index_.end()) return;
-        QApplication::clipboard()->setText(QStringLiteral(">%1\n%2\n").arg(
-            QString::fromStdString(h.target_id), QString::fromStdString(targets_[it->second].residues)));
+        QApplication::clipboard()->setText(
+            QStringLiteral(">%1\n%2\n")
+                .arg(QString::fromStdString(h.target_id), QString::fromStdString(targets_[it->second].residues)));
     });
     sequence->setObjectName("copySequence");
     sequence->setEnabled(target_index_.count(h.target_id) > 0);
@@ -304,7 +308,8 @@ void HitsView::showHit(int row) {
         if (project_) stored = project_->hit_alignment(job_id_, model_->ordinal(row));
         if (stored && stored->has_traceback()) {
             QString made_by = QString::fromStdString(stored->device);
-            if (!stored->kernel.empty()) made_by += (made_by.isEmpty() ? "" : ", ") + QString::fromStdString(stored->kernel);
+            if (!stored->kernel.empty())
+                made_by += (made_by.isEmpty() ? "" : ", ") + QString::fromStdString(stored->kernel);
             note_->setText(pair_name + ", " +
                            (made_by.isEmpty() ? tr("the search's alignment from the project")
                                               : tr("the search's alignment from the project (%1)").arg(made_by)));
@@ -318,9 +323,10 @@ void HitsView::showHit(int row) {
         a.query_id = query.id;
         a.target_id = target.id;
         a.device = "cpu-ref";
-        QString note = pair_name + ", " +
-                       (project_ ? tr("aligned again here (reference aligner): the project holds no alignment for this hit")
-                                 : tr("aligned again here (reference aligner)"));
+        QString note =
+            pair_name + ", " +
+            (project_ ? tr("aligned again here (reference aligner): the project holds no alignment for this hit")
+                      : tr("aligned again here (reference aligner)"));
         if (a.score != hit.score)
             note += tr("; its score %1 differs from the search's %2 (a heuristic or a different kernel found another)")
                         .arg(QString::fromStdString(format_score(scheme_.to_user(a.score))),
@@ -329,8 +335,7 @@ void HitsView::showHit(int row) {
         source_ = Source::Realigned;
         if (a.stats.length > 0)
             model_->setRealignedIdentity(row, 100.0 * double(a.stats.identities) / double(a.stats.length));
-        if (a.has_traceback())
-            alignment_->setAlignment(a, query, target, scheme_);
+        if (a.has_traceback()) alignment_->setAlignment(a, query, target, scheme_);
         else
             alignment_->clear();  // an empty local alignment: nothing to show
     } catch (const Error& e) {

@@ -16,7 +16,7 @@ namespace alignscope::ui {
 
 // Linear map between time (ns since the first event) and pixels.
 struct TimeMapping {
-    double time_lo = 0, time_hi = 1;  // visible time range, ns
+    double time_lo = 0, time_hi = 1;    // visible time range, ns
     double pixel_lo = 0, pixel_hi = 1;  // the pixels they fall on
 
     double ns_per_pixel() const { return (time_hi - time_lo) / (pixel_hi - pixel_lo); }

@@ -106,7 +106,8 @@ void TimelinePlottable::draw(QCPPainter* painter) {
         const int lane = index_->lane_of(e);
         if (lane >= lane_lo && lane <= lane_hi) {
             const double x0 = mapping.to_pixel(index_->start_of(e)), x1 = mapping.to_pixel(index_->end_of(e));
-            const double y0 = value->coordToPixel(lane - bar_half_height), y1 = value->coordToPixel(lane + bar_half_height);
+            const double y0 = value->coordToPixel(lane - bar_half_height),
+                         y1 = value->coordToPixel(lane + bar_half_height);
             selected_rect = QRectF(QPointF(std::max(x0, double(clip.left()) - 3), std::min(y0, y1)),
                                    QPointF(std::min(std::max(x1, x0 + 1), double(clip.right()) + 3), std::max(y0, y1)));
         }

@@ -11,11 +11,11 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QSettings>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QSettings>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -31,7 +31,8 @@ std::vector<TimelineEvent> timeline_from_project(const store::Project& project, 
     std::int64_t from = 0;
     for (;;) {
         store::Page<TimelineEvent> page = project.timeline(job_id, from, 50'000);
-        events.insert(events.end(), std::make_move_iterator(page.rows.begin()), std::make_move_iterator(page.rows.end()));
+        events.insert(events.end(), std::make_move_iterator(page.rows.begin()),
+                      std::make_move_iterator(page.rows.end()));
         if (!page.more || page.rows.empty()) break;
         from = page.next();
     }
@@ -297,8 +298,7 @@ void TimelineView::updateInfo() {
     if (measurement_ && measure_range_) {
         const TimelineRangeSummary& m = *measurement_;
         parts << tr("Range %1 – %2: Δt %3, %4 kernels (%5 events), %6 cells, %7 GCUPS")
-                     .arg(format_ns(measure_range_->first), format_ns(measure_range_->second),
-                          format_ns(m.duration_ns))
+                     .arg(format_ns(measure_range_->first), format_ns(measure_range_->second), format_ns(m.duration_ns))
                      .arg(m.kernels)
                      .arg(m.events)
                      .arg(QLocale().toString(m.cells, 'f', 0))
@@ -344,8 +344,7 @@ void TimelineView::onMouseRelease(QMouseEvent* event) {
         const double from = *measure_from_;
         measure_from_.reset();
         plot_->setInteraction(QCP::iRangeDrag, true);
-        if (std::abs(event->position().x() - press_pos_.x()) >= 2)
-            measure(from, t);
+        if (std::abs(event->position().x() - press_pos_.x()) >= 2) measure(from, t);
         else
             clearMeasurement();
         return;

@@ -16,7 +16,7 @@ namespace alignscope {
 
 enum class AlignmentMode { Global, Local, SemiGlobal };
 
-std::string_view to_string(AlignmentMode mode);  // "global", "local", "semiglobal"
+std::string_view to_string(AlignmentMode mode);   // "global", "local", "semiglobal"
 AlignmentMode parse_mode(std::string_view name);  // throws Error naming --mode
 
 // Which end gaps cost nothing in semi-global mode. "Gaps at the beginning of the
@@ -73,12 +73,12 @@ struct Alignment {
     std::int64_t query_begin = 0, query_end = 0;
     std::int64_t target_begin = 0, target_end = 0;
     std::int64_t query_length = 0, target_length = 0;
-    Cigar cigar;                 // empty when traceback was off
-    std::string query_aligned;   // with '-' for gaps; empty when traceback was off
+    Cigar cigar;                // empty when traceback was off
+    std::string query_aligned;  // with '-' for gaps; empty when traceback was off
     std::string target_aligned;
-    AlignmentStats stats;        // zero when traceback was off
-    std::string device;          // backend that produced it, e.g. "cpu-ref", "cpu", "gpu:0"
-    std::string kernel;          // kernel/variant name, e.g. "sw_affine_striped_s16"
+    AlignmentStats stats;  // zero when traceback was off
+    std::string device;    // backend that produced it, e.g. "cpu-ref", "cpu", "gpu:0"
+    std::string kernel;    // kernel/variant name, e.g. "sw_affine_striped_s16"
 
     bool has_traceback() const { return !cigar.empty(); }
     double identity() const { return stats.length ? double(stats.identities) / double(stats.length) : 0.0; }

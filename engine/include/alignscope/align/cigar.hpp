@@ -50,8 +50,8 @@ private:
 // Gap runs cost open + (k-1)*extend; free end gaps are not part of a CIGAR.
 // Throws Error when the CIGAR runs past either sequence or an '='/'X' disagrees
 // with the residues.
-std::int64_t rescore(const Cigar& cigar, std::string_view query, std::string_view target,
-                     std::int64_t query_begin, std::int64_t target_begin, const ScoringScheme& scheme);
+std::int64_t rescore(const Cigar& cigar, std::string_view query, std::string_view target, std::int64_t query_begin,
+                     std::int64_t target_begin, const ScoringScheme& scheme);
 
 // Fills query_aligned, target_aligned and stats of `a` from its CIGAR and
 // coordinates; converts 'M' runs into '='/'X'. Returns the score of the path
@@ -59,6 +59,6 @@ std::int64_t rescore(const Cigar& cigar, std::string_view query, std::string_vie
 // an aligner's CIGAR against its score need not walk it twice. Throws Error as
 // rescore does.
 std::int64_t complete_alignment(Alignment& a, std::string_view query, std::string_view target,
-                        const ScoringScheme& scheme);
+                                const ScoringScheme& scheme);
 
 }  // namespace alignscope

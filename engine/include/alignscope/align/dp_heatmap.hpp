@@ -45,8 +45,8 @@ struct DpRowCheckpoint {
 };
 
 struct DpHeatmapRequest {
-    DpRegion region;       // empty (all zero) = the whole matrix
-    int grid_rows = 256;   // at most this many blocks down (fewer when the region has fewer rows)
+    DpRegion region;      // empty (all zero) = the whole matrix
+    int grid_rows = 256;  // at most this many blocks down (fewer when the region has fewer rows)
     int grid_cols = 256;
     DpState state = DpState::H;
     // Optional: a saved row at or above region.row_begin, covering columns up
@@ -64,7 +64,8 @@ struct DpHeatmap {
     DpState state = DpState::H;
     int rows = 0;
     int cols = 0;
-    std::vector<std::int64_t> values;  // rows*cols, row-major, scaled; DpMatrices::minus_infinity where no cell is reachable
+    std::vector<std::int64_t>
+        values;  // rows*cols, row-major, scaled; DpMatrices::minus_infinity where no cell is reachable
     std::uint64_t cells_computed = 0;  // the price of the pass (rows from the start row, columns from 0)
 
     std::int64_t at(int row, int col) const { return values[static_cast<std::size_t>(row) * cols + col]; }

@@ -40,13 +40,13 @@ inline constexpr const char* kCheckpointManifest = "long-pair.manifest";
 
 // What a checkpoint must match to be resumed.
 struct CheckpointIdentity {
-    std::int64_t m = 0, n = 0;                     // residues of the query and the target
+    std::int64_t m = 0, n = 0;                    // residues of the query and the target
     std::uint32_t query_crc = 0, target_crc = 0;  // CRC-32 of the encoded residues
-    std::string matrix;                            // the matrix's name
-    std::uint32_t matrix_crc = 0;                  // CRC-32 of its letters and (scaled) scores
-    int gap_open = 0, gap_extend = 0, scale = 1;   // scaled, as in ScoringScheme
+    std::string matrix;                           // the matrix's name
+    std::uint32_t matrix_crc = 0;                 // CRC-32 of its letters and (scaled) scores
+    int gap_open = 0, gap_extend = 0, scale = 1;  // scaled, as in ScoringScheme
     AlignmentMode mode = AlignmentMode::Global;
-    FreeEndGaps free_ends = FreeEndGaps::none();   // semi-global only (none otherwise)
+    FreeEndGaps free_ends = FreeEndGaps::none();  // semi-global only (none otherwise)
 
     static CheckpointIdentity of(const std::uint8_t* query, std::int64_t m, const std::uint8_t* target, std::int64_t n,
                                  const ScoringScheme& scheme, const AlignOptions& options);
@@ -54,10 +54,10 @@ struct CheckpointIdentity {
 
 // Stage 1 up to the last saved row (forward, 1-based coordinates).
 struct CheckpointState {
-    std::vector<std::int64_t> rows;      // saved rows, ascending; the last one is where stage 1 goes on
+    std::vector<std::int64_t> rows;       // saved rows, ascending; the last one is where stage 1 goes on
     std::vector<std::uint32_t> row_crcs;  // CRC-32 of each row file
     BestCell best;                        // local: the best cell of rows 1..last_row()
-    BestCell last_column;                 // semi-global with a free target end: best H of column n in rows 1..last_row()
+    BestCell last_column;  // semi-global with a free target end: best H of column n in rows 1..last_row()
     // The stage-1 overview of rows 1..last_row() (blocks that start at or above it).
     int overview_cols = 0;
     std::vector<std::int64_t> overview_row_edges;
@@ -127,7 +127,7 @@ private:
     std::string dir_;
     CheckpointIdentity id_;
     CheckpointState state_;
-    bool created_dir_ = false;  // by this job (or the one it resumes): removed when empty at the end
+    bool created_dir_ = false;          // by this job (or the one it resumes): removed when empty at the end
     std::vector<std::string> written_;  // row files this process wrote
 };
 

@@ -24,7 +24,7 @@ struct OutputFiles {
     std::string table;   // TSV of every pair; "-" = standard output; empty = none
     std::string matrix;  // *.phy / *.phylip (square; the triangle only) or *.csv; empty = none
     Distance distance = Distance::Score;
-    std::string clusters;  // TSV of clusters (the triangle only); empty = none
+    std::string clusters;            // TSV of clusters (the triangle only); empty = none
     double cluster_threshold = 0.9;  // on the similarity: normalised score, or identity with Distance::Identity
     // Another output of the command (the timeline), written by the caller:
     // put in place with these, all of them or none (commit_together).

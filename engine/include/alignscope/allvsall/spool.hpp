@@ -46,11 +46,11 @@ public:
     ResultSpool& operator=(const ResultSpool&) = delete;
 
     std::uint64_t first_tile() const { return resumed_tiles_; }  // tiles already in at the start
-    std::uint64_t tiles_done() const { return tiles_; }           // in the spool, in order
+    std::uint64_t tiles_done() const { return tiles_; }          // in the spool, in order
     std::uint64_t pairs_done() const { return pairs_; }
     std::uint64_t cells_done() const { return cells_; }
-    std::uint64_t traced_done() const { return traced_; }        // pairs traced per tile
-    std::size_t waiting() const { return pending_.size(); }       // arrived out of order
+    std::uint64_t traced_done() const { return traced_; }    // pairs traced per tile
+    std::size_t waiting() const { return pending_.size(); }  // arrived out of order
     bool complete() const { return tiles_ == problem_.tiling.tile_count(); }
 
     void put(TileResult&& result) override;

@@ -49,8 +49,8 @@ public:
 private:
     bool triangle_ = true;
     std::uint32_t tile_size_ = 1;
-    std::vector<std::uint32_t> row_order_, column_order_;       // records, longest first
-    std::vector<std::size_t> row_lengths_, column_lengths_;      // by record
+    std::vector<std::uint32_t> row_order_, column_order_;          // records, longest first
+    std::vector<std::size_t> row_lengths_, column_lengths_;        // by record
     std::vector<std::pair<std::uint32_t, std::uint32_t>> blocks_;  // (row block, column block) of each tile
     std::uint64_t pair_count_ = 0, cell_count_ = 0;
 };

@@ -29,8 +29,8 @@ namespace alignscope {
 struct BenchCase {
     std::string name;  // stable series name, e.g. "protein-300x300-local-score"
     AlphabetKind alphabet = AlphabetKind::Protein;
-    std::string matrix = "BLOSUM62";  // built-in name; empty = match/mismatch
-    int match = 0, mismatch = 0;      // used when matrix is empty
+    std::string matrix = "BLOSUM62";       // built-in name; empty = match/mismatch
+    int match = 0, mismatch = 0;           // used when matrix is empty
     double gap_open = 11, gap_extend = 1;  // user units, our convention
     AlignOptions options;
     std::int64_t query_length = 300, target_length = 300;
@@ -56,13 +56,13 @@ struct BenchPoint {
     double x_value = 0;       // for "kernel": the index in the swept list
     std::uint64_t pairs = 0;
     std::uint64_t cells = 0;
-    double seconds = 0;               // median end-to-end wall time of align_pairs
-    std::vector<double> run_seconds;  // every timed run, in order
-    double gcups_e2e = 0;             // cells / seconds / 1e9
+    double seconds = 0;                    // median end-to-end wall time of align_pairs
+    std::vector<double> run_seconds;       // every timed run, in order
+    double gcups_e2e = 0;                  // cells / seconds / 1e9
     std::optional<double> kernel_seconds;  // median time any kernel was running (union of intervals)
     std::optional<double> gcups_kernel;    // cells / kernel_seconds / 1e9
-    std::string kernel_timing;  // how kernel_seconds was measured, or why there is none
-    std::string clock_source;   // the clock of the last timed run's timeline: cupti, cuda-events, steady-clock
+    std::string kernel_timing;             // how kernel_seconds was measured, or why there is none
+    std::string clock_source;  // the clock of the last timed run's timeline: cupti, cuda-events, steady-clock
     // Host work of the last timed run by phase (a GPU backend's "host" timeline
     // events: encode, plan, pack, wait, results), seconds summed per phase.
     std::map<std::string, double> host_seconds;
@@ -76,26 +76,26 @@ struct BenchOptions {
     std::uint64_t cpu_pairs = 0;
     double cpu_seconds = 1.0;
     bool standard_cases = true;
-    std::vector<std::int64_t> lengths;    // length sweep (square protein pairs); empty = none
-    std::vector<std::uint64_t> batches;   // batch-size sweep (pairs); empty = none
-    std::vector<int> streams;             // stream-count sweep, GPU devices only; empty = none
-    std::vector<std::string> kernels;     // kernel sweep (forced kernels); empty = none
-    int repeat = 3;   // timed runs per point; the median is reported
-    int warmup = 1;   // untimed runs before them
-    int threads = 0;  // CPU worker threads; 0 = all cores
-    int default_streams = 0;  // GPU streams outside the stream sweep; 0 = backend default
-    std::string kernel;       // forced kernel outside the kernel sweep; empty = automatic
+    std::vector<std::int64_t> lengths;   // length sweep (square protein pairs); empty = none
+    std::vector<std::uint64_t> batches;  // batch-size sweep (pairs); empty = none
+    std::vector<int> streams;            // stream-count sweep, GPU devices only; empty = none
+    std::vector<std::string> kernels;    // kernel sweep (forced kernels); empty = none
+    int repeat = 3;                      // timed runs per point; the median is reported
+    int warmup = 1;                      // untimed runs before them
+    int threads = 0;                     // CPU worker threads; 0 = all cores
+    int default_streams = 0;             // GPU streams outside the stream sweep; 0 = backend default
+    std::string kernel;                  // forced kernel outside the kernel sweep; empty = automatic
     std::uint64_t gpu_memory_budget = 0;
-    std::uint64_t seed = 1;  // synthetic sequences
+    std::uint64_t seed = 1;            // synthetic sequences
     TimelineSink* timeline = nullptr;  // receives the events of each point's last timed run
     const CancellationToken* cancel = nullptr;
 };
 
 // What the numbers were measured with.
 struct BuildInfo {
-    std::string version;     // AlignScope version
-    std::string compiler;    // e.g. "GCC 12.2.0"
-    std::string build_type;  // "optimised (NDEBUG)" or "assertions on"
+    std::string version;       // AlignScope version
+    std::string compiler;      // e.g. "GCC 12.2.0"
+    std::string build_type;    // "optimised (NDEBUG)" or "assertions on"
     std::string cpu_features;  // instruction sets the engine was compiled for
     std::string host;
     std::string cpu_model;

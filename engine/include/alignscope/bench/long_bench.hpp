@@ -25,10 +25,10 @@
 namespace alignscope {
 
 struct LongBenchOptions {
-    std::vector<std::int64_t> lengths;  // square pairs; empty = default_long_lengths(device)
+    std::vector<std::int64_t> lengths;                         // square pairs; empty = default_long_lengths(device)
     std::vector<std::string> strategies{"strips", "streams"};  // GPU runners only
-    std::vector<int> streams{1, 2, 4};  // the "streams" strategy's stream counts
-    int kernels = 0;                    // kernels of the "streams" strategy; 0 = backend default
+    std::vector<int> streams{1, 2, 4};                         // the "streams" strategy's stream counts
+    int kernels = 0;                                           // kernels of the "streams" strategy; 0 = backend default
     std::uint64_t gpu_memory_budget = 0;
     std::uint64_t special_row_budget = 0;  // 0 = LongPairOptions' default
     std::string kernel;                    // forced variant; empty = automatic
@@ -53,15 +53,15 @@ struct LongBenchPoint {
     std::string strategy;  // "strips", "streams", or "linear-space" (CPU)
     int streams = 0;       // 0: not applicable / backend default
     std::string device, device_name, kernel;
-    std::string mode;                 // describe_mode(): "local", ...
-    std::uint64_t cells = 0;          // m x n
-    std::int64_t score = 0;           // scaled
+    std::string mode;         // describe_mode(): "local", ...
+    std::uint64_t cells = 0;  // m x n
+    std::int64_t score = 0;   // scaled
     double stage1_seconds = 0;
-    double score_only_seconds = 0;    // end to end, without traceback
-    double full_seconds = 0;          // end to end, with traceback
-    double later_seconds = 0;         // stages 2-3 of the full run
+    double score_only_seconds = 0;  // end to end, without traceback
+    double full_seconds = 0;        // end to end, with traceback
+    double later_seconds = 0;       // stages 2-3 of the full run
     double stage1_gcups = 0;
-    double later_ratio = 0;           // later_seconds / stage1_seconds
+    double later_ratio = 0;  // later_seconds / stage1_seconds
     std::uint64_t peak_rss_bytes = 0;
     std::string rss_measure;  // "VmHWM reset per point" or "process peak (getrusage)"
     longpair::LongPairStats score_only_stats, full_stats;

@@ -34,9 +34,9 @@ SeedGenome load_seed_genome(const std::string& path = {});
 // What happens to each descendant, per residue of the ancestor.
 struct Evolution {
     double substitution_rate = 0.03;
-    double short_indel_rate = 0.003;        // lengths 1-10 (geometric, mean about 2)
-    double long_indel_rate = 0.00002;       // lengths 50-2,000, uniform
-    double rearrangement_rate = 0.000002;   // a block of 500-10,000 moved or inverted (reverse complement)
+    double short_indel_rate = 0.003;       // lengths 1-10 (geometric, mean about 2)
+    double long_indel_rate = 0.00002;      // lengths 50-2,000, uniform
+    double rearrangement_rate = 0.000002;  // a block of 500-10,000 moved or inverted (reverse complement)
 };
 
 struct EvolutionCounts {
@@ -74,8 +74,8 @@ LongPair generate_long_pair(std::uint64_t seed, std::string_view seed_genome, st
 // regions planted: a stretch of the target (a tenth to a third of the shorter
 // length), diverged by `divergence` substitutions and divergence / 10 indels,
 // written over the query at a random place.
-LongPair planted_pair(std::uint64_t seed, AlphabetKind alphabet, std::int64_t query_length,
-                      std::int64_t target_length, int regions = 3, double divergence = 0.15);
+LongPair planted_pair(std::uint64_t seed, AlphabetKind alphabet, std::int64_t query_length, std::int64_t target_length,
+                      int regions = 3, double divergence = 0.15);
 
 // Parses a length such as "5000", "10k", "1.5M", "2G" (decimal: k = 1,000).
 // Throws Error naming `flag`.

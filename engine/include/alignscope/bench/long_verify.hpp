@@ -34,11 +34,11 @@ namespace alignscope {
 struct LongVerifyOptions {
     std::uint64_t pairs = 32;
     std::uint64_t seed = 1;
-    std::int64_t max_length = 100'000;  // longest sequence drawn
+    std::int64_t max_length = 100'000;           // longest sequence drawn
     std::int64_t parasail_max_length = 100'000;  // parasail checks pairs whose sequences are all this short
-    LongRunnerSettings settings;        // strategy, kernels, streams, memory budget, forced kernel
-    std::uint64_t special_row_budget = 0;  // 0 = LongPairOptions' default
-    int threads = 0;  // CPU threads for the reference and parasail checks (and stage 3); 0 = all cores
+    LongRunnerSettings settings;                 // strategy, kernels, streams, memory budget, forced kernel
+    std::uint64_t special_row_budget = 0;        // 0 = LongPairOptions' default
+    int threads = 0;               // CPU threads for the reference and parasail checks (and stage 3); 0 = all cores
     bool cpu_pipeline_too = true;  // on backends without a runner, also the pipeline on the scalar runner
     std::string seed_genome;       // FASTA file; empty = the lambda genome (load_seed_genome)
     // The indices of the seeded stream to run (long_verify_indices); empty =
@@ -63,7 +63,7 @@ struct LongVerifyCase {
     // schemes): a device may refuse it with an Error (counted as refused),
     // never answer it wrongly.
     bool extreme = false;
-    AlignOptions options;     // traceback on
+    AlignOptions options;  // traceback on
     std::string query, target;
 
     std::string describe() const;  // "#3 genome DNA 41k x 39k, local, EDNAFULL gap 10/0.5 (affine)"
@@ -85,10 +85,10 @@ struct LongVerifyResult {
     std::vector<std::string> problems;  // empty: passed
     Alignment tested, reference;
     bool parasail_checked = false;  // false also where 32-bit scores could not hold the pair's
-    bool refused = false;  // an extreme scheme the device refused with an Error (not a failure)
-    std::string refusal;   // its message
+    bool refused = false;           // an extreme scheme the device refused with an Error (not a failure)
+    std::string refusal;            // its message
     std::int64_t parasail_score = 0, parasail_query_end = 0, parasail_target_end = 0;
-    double tested_seconds = 0;  // both tested runs (with and without traceback)
+    double tested_seconds = 0;      // both tested runs (with and without traceback)
     longpair::LongPairStats stats;  // of the tested run with traceback
 
     std::string describe() const;  // several lines, for a failure
@@ -96,9 +96,9 @@ struct LongVerifyResult {
 
 struct LongVerifySummary {
     std::uint64_t passed = 0, failed = 0;
-    std::uint64_t refused = 0;   // pairs of extreme schemes the device refused with an Error
-    std::uint64_t extreme = 0;   // pairs of extreme schemes run (refused ones included)
-    std::uint64_t cells = 0;  // m x n summed over the pairs
+    std::uint64_t refused = 0;  // pairs of extreme schemes the device refused with an Error
+    std::uint64_t extreme = 0;  // pairs of extreme schemes run (refused ones included)
+    std::uint64_t cells = 0;    // m x n summed over the pairs
     double tested_seconds = 0, reference_seconds = 0, parasail_seconds = 0;
     std::uint64_t parasail_checked = 0;
     std::string tested_device, tested_kernels, seed_genome;
@@ -109,7 +109,7 @@ struct LongVerifyCallbacks {
     std::function<void(const LongVerifyResult&)> result;  // after every pair
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;
     std::function<void(const LongVerifyCase&)> starting;  // before the device runs a pair
-    std::function<void(const std::string&)> note;  // e.g. the seed genome is synthetic
+    std::function<void(const std::string&)> note;         // e.g. the seed genome is synthetic
 };
 
 // Runs the pairs on `tested` (one at a time, with `context`: progress, cancel,

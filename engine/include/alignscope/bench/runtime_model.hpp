@@ -32,14 +32,14 @@ struct RuntimeSample {
 };
 
 struct RuntimeModel {
-    double a = 0;  // seconds per cell
-    double b = 0;  // seconds per residue (m + n)
-    double c = 0;  // seconds per job
-    int parameters = 0;          // fitted: 0 (no model), 1 (a), 2 (a, c), 3 (a, b, c)
-    int free_parameters = 0;     // of those, not held at 0
-    int samples = 0;             // observations used
-    int sizes = 0;               // distinct (m, n) among them
-    double relative_rms = 0;     // sqrt(mean(((t_model - t) / t)^2)) over the samples
+    double a = 0;             // seconds per cell
+    double b = 0;             // seconds per residue (m + n)
+    double c = 0;             // seconds per job
+    int parameters = 0;       // fitted: 0 (no model), 1 (a), 2 (a, c), 3 (a, b, c)
+    int free_parameters = 0;  // of those, not held at 0
+    int samples = 0;          // observations used
+    int sizes = 0;            // distinct (m, n) among them
+    double relative_rms = 0;  // sqrt(mean(((t_model - t) / t)^2)) over the samples
     // Through every observation by construction (no more of them than free
     // parameters): the residual is no error estimate.
     bool exact() const { return samples <= free_parameters; }

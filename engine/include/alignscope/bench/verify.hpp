@@ -30,8 +30,8 @@ public:
     std::uint64_t next();
     // Uniform in [lo, hi], both inclusive; lo <= hi.
     std::int64_t between(std::int64_t lo, std::int64_t hi);
-    double unit();             // uniform in [0, 1)
-    bool chance(double p);     // true with probability p
+    double unit();          // uniform in [0, 1)
+    bool chance(double p);  // true with probability p
     std::size_t index(std::size_t n) { return static_cast<std::size_t>(between(0, static_cast<std::int64_t>(n) - 1)); }
 
 private:
@@ -63,8 +63,9 @@ enum class LengthClass {
     OneVersusLong,  // length 1 against 100-3000, either side
     GapLong,        // length 1 against up to 3000, global, heavy gaps: the score falls below -32,768
 };
-inline constexpr std::array all_length_classes{LengthClass::One,   LengthClass::Tiny,          LengthClass::Short,
-                                               LengthClass::Medium, LengthClass::Long, LengthClass::IdenticalLong,
+inline constexpr std::array all_length_classes{LengthClass::One,       LengthClass::Tiny,
+                                               LengthClass::Short,     LengthClass::Medium,
+                                               LengthClass::Long,      LengthClass::IdenticalLong,
                                                LengthClass::Unrelated, LengthClass::OneVersusLong,
                                                LengthClass::GapLong};
 std::string_view to_string(LengthClass length_class);
@@ -146,16 +147,16 @@ private:
 };
 
 struct VerifyOptions {
-    std::string device = "auto";             // the backend under test (DeviceRegistry::select spec)
+    std::string device = "auto";  // the backend under test (DeviceRegistry::select spec)
     std::string reference_device = "cpu-ref";
     std::uint64_t pairs = 10'000;
     std::uint64_t seed = 1;
-    int threads = 0;             // CPU worker threads for both sides; 0 = all cores
-    int streams = 0;             // GPU streams; 0 = backend default
+    int threads = 0;  // CPU worker threads for both sides; 0 = all cores
+    int streams = 0;  // GPU streams; 0 = backend default
     // Forced kernel for the tested backend (empty = automatic); pairs are then
     // drawn from the configurations it can run (kernel_can_run).
     std::string kernel;
-    bool traceback_too = true;   // false: score-and-coordinates jobs only
+    bool traceback_too = true;  // false: score-and-coordinates jobs only
     // A forced kernel may refuse, with an Error, any job whose values its
     // lanes cannot hold (counted as refused); otherwise only jobs of extreme
     // schemes may be refused.
@@ -197,8 +198,8 @@ struct VerifySummary {
     std::uint64_t cells = 0;
     std::uint64_t jobs = 0;
     std::string tested_device, reference_device;
-    std::string tested_kernels;   // distinct kernel names the tested backend reported, comma-separated
-    double tested_seconds = 0;     // wall time inside the tested backend
+    std::string tested_kernels;  // distinct kernel names the tested backend reported, comma-separated
+    double tested_seconds = 0;   // wall time inside the tested backend
     // Wall time until the reference had finished; a CPU reference runs whole
     // jobs side by side, alongside the tested device.
     double reference_seconds = 0;
@@ -220,9 +221,9 @@ struct VerifyCallbacks {
 // requires a CIGAR whenever the reference has one, that each CIGAR spans exactly
 // the reported coordinates, and that rescoring it (rescore()) gives the reported
 // score. Returns the problems found; empty when the result is right.
-std::vector<std::string> check_alignment(const Alignment& tested, const Alignment& reference,
-                                         std::string_view query, std::string_view target,
-                                         const ScoringScheme& scheme, const AlignOptions& options);
+std::vector<std::string> check_alignment(const Alignment& tested, const Alignment& reference, std::string_view query,
+                                         std::string_view target, const ScoringScheme& scheme,
+                                         const AlignOptions& options);
 
 // Runs `options.pairs` generated pairs on `tested` and on `reference`, grouped
 // into one PairJob per configuration, and checks every result. `context` carries
@@ -231,7 +232,7 @@ VerifySummary verify_backend(Backend& tested, Backend& reference, const VerifyOp
                              const VerifyCallbacks& callbacks, JobContext& context);
 
 // The same, selecting options.device and options.reference_device in `registry`.
-VerifySummary verify_device(DeviceRegistry& registry, const VerifyOptions& options,
-                            const VerifyCallbacks& callbacks, JobContext& context);
+VerifySummary verify_device(DeviceRegistry& registry, const VerifyOptions& options, const VerifyCallbacks& callbacks,
+                            JobContext& context);
 
 }  // namespace alignscope

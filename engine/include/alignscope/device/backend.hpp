@@ -32,14 +32,14 @@ struct LongRunnerSettings {
     std::uint64_t gpu_memory_budget = 0;  // bytes; 0 = backend default
     std::string kernel;                   // force a variant by name; empty = automatic
     // Several GPUs (one pair's columns split among them, longpair::SplitSettings):
-    int split_slices = 0;                 // column slices per GPU; 0 = 1
-    std::int64_t split_block_rows = 0;    // rows per pipeline block; 0 = what fills a GPU
+    int split_slices = 0;               // column slices per GPU; 0 = 1
+    std::int64_t split_block_rows = 0;  // rows per pipeline block; 0 = what fills a GPU
 };
 
 struct DeviceInfo {
-    std::string id;    // "cpu-ref", "cpu", "gpu:0", ...
-    std::string kind;  // "cpu" or "gpu"
-    std::string name;  // e.g. "CPU reference (scalar)", "NVIDIA H100 80GB HBM3"
+    std::string id;           // "cpu-ref", "cpu", "gpu:0", ...
+    std::string kind;         // "cpu" or "gpu"
+    std::string name;         // e.g. "CPU reference (scalar)", "NVIDIA H100 80GB HBM3"
     std::string description;  // one line: backend, SIMD level, threads
     bool available = true;
     std::string unavailable_reason;  // why not, when !available

@@ -58,9 +58,9 @@ struct PairJob {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
     ScoringScheme scheme;
     AlignOptions options;
-    int threads = 0;             // CPU worker threads; 0 = all cores
-    int streams = 0;             // GPU streams per device; 0 = backend default
-    std::string kernel;          // force a kernel/variant by name; empty = automatic
+    int threads = 0;                      // CPU worker threads; 0 = all cores
+    int streams = 0;                      // GPU streams per device; 0 = backend default
+    std::string kernel;                   // force a kernel/variant by name; empty = automatic
     std::uint64_t gpu_memory_budget = 0;  // bytes per device; 0 = backend default
 
     std::uint64_t total_cells() const;  // sum of |q| * |t| over the pairs

@@ -23,7 +23,7 @@ struct PairPipelineSettings {
     // Pairs per chunk; 0 = the default (kDefaultChunkPairs, or the environment's
     // ALIGNSCOPE_PAIR_CHUNK, which tests use to force tiny chunks).
     std::size_t chunk_pairs = 0;
-    int threads = 0;  // host threads that parse and format; 0 = all cores
+    int threads = 0;      // host threads that parse and format; 0 = all cores
     bool stages = false;  // time the device's own stages too (PairPipelineStats::device)
     // Called once both files' alphabets are known and before any pair is
     // aligned: the job every chunk copies (scheme, options, device settings).
@@ -45,15 +45,15 @@ constexpr std::size_t kDefaultChunkPairs = 65536;
 // summed over the threads that ran it, beside the wall time of the whole.
 struct PairPipelineStats {
     std::uint64_t pairs = 0, cells = 0, chunks = 0;
-    bool handed_back = false;  // see PairPipelineSettings::hand_back_single_pair
-    double seconds = 0;       // wall, from the first read to the last byte written
-    double read = 0;          // reading (and decompressing) the files
-    double parse = 0;         // parsing and checking records
-    double align = 0;         // the backend's align_pairs, chunk after chunk
-    double format = 0;        // alignments to text
-    double write = 0;         // text to the output
-    double warm_up = 0;       // device start-up, beside the reading
-    double first_align = 0;   // when the first chunk reached the device (s after the start)
+    bool handed_back = false;     // see PairPipelineSettings::hand_back_single_pair
+    double seconds = 0;           // wall, from the first read to the last byte written
+    double read = 0;              // reading (and decompressing) the files
+    double parse = 0;             // parsing and checking records
+    double align = 0;             // the backend's align_pairs, chunk after chunk
+    double format = 0;            // alignments to text
+    double write = 0;             // text to the output
+    double warm_up = 0;           // device start-up, beside the reading
+    double first_align = 0;       // when the first chunk reached the device (s after the start)
     std::size_t peak_chunks = 0;  // chunks held at once, parsed to written
     // With `stages`: the device's own spans inside `align`, summed by name
     // (host "encode", "plan", "pack", "results", "wait"; "copy" and "kernel").

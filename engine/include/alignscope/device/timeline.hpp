@@ -13,10 +13,10 @@
 namespace alignscope {
 
 struct TimelineEvent {
-    std::string name;       // kernel name as the timeline shows it, e.g. "sw_affine_inter_s16", "H2D", "cpu:sw"
-    std::string category;   // "kernel", "copy", "cpu"
-    std::string device;     // "gpu:0", "cpu"
-    int lane = 0;           // stream index on a GPU, worker thread index on the CPU
+    std::string name;           // kernel name as the timeline shows it, e.g. "sw_affine_inter_s16", "H2D", "cpu:sw"
+    std::string category;       // "kernel", "copy", "cpu"
+    std::string device;         // "gpu:0", "cpu"
+    int lane = 0;               // stream index on a GPU, worker thread index on the CPU
     std::int64_t start_ns = 0;  // on one clock for the whole job (see TimelineRecorder::clock)
     std::int64_t end_ns = 0;
     std::uint64_t bytes = 0;  // bytes moved (copies)
@@ -53,8 +53,7 @@ std::int64_t steady_now_ns();
 // with one complete event (ph "X", ts/dur in microseconds) per event, pid = device,
 // tid = lane, args {bytes, cells, category}, plus process/thread name metadata.
 // Timestamps are relative to the earliest event.
-void write_chrome_trace(std::ostream& out, const std::vector<TimelineEvent>& events,
-                        const std::string& clock_source);
+void write_chrome_trace(std::ostream& out, const std::vector<TimelineEvent>& events, const std::string& clock_source);
 // Reads a Chrome trace (ours or another tool's: "X" events, and "B"/"E" pairs).
 // Throws Error naming the file and what is wrong.
 std::vector<TimelineEvent> read_chrome_trace(const std::string& json_text, const std::string& source);

@@ -18,7 +18,7 @@ namespace alignscope::mpi {
 // The processes of one mpirun: MPI initialised for the object's lifetime.
 class World {
 public:
-    World();  // MPI_Init_thread; gathers every rank's host name. Throws Error.
+    World();   // MPI_Init_thread; gathers every rank's host name. Throws Error.
     ~World();  // MPI_Finalize
     World(const World&) = delete;
     World& operator=(const World&) = delete;

@@ -26,10 +26,10 @@ namespace alignscope::profile {
 
 // What the last msv() and viterbi() calls cost; kernel times are 0 on the CPU.
 struct ProfileFilterStats {
-    double msv_seconds = 0, msv_kernel_seconds = 0;          // whole call; device kernels alone
+    double msv_seconds = 0, msv_kernel_seconds = 0;  // whole call; device kernels alone
     double viterbi_seconds = 0, viterbi_kernel_seconds = 0;
-    std::uint64_t msv_cells = 0, viterbi_cells = 0;          // model length x residues
-    std::uint64_t msv_rescored = 0;  // targets the SSV pass sent on to the full MSV kernel
+    std::uint64_t msv_cells = 0, viterbi_cells = 0;  // model length x residues
+    std::uint64_t msv_rescored = 0;                  // targets the SSV pass sent on to the full MSV kernel
 };
 
 class ProfileFilterScanner {

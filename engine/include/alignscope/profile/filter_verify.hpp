@@ -36,14 +36,14 @@ struct FilterCheck {
     std::string model, target_set;
     int model_length = 0;
     std::size_t targets = 0, compared = 0, differing = 0;
-    std::size_t msv_overflows = 0;             // targets whose MSV score is +infinity (byte overflow)
+    std::size_t msv_overflows = 0;  // targets whose MSV score is +infinity (byte overflow)
     FilterComparison msv, viterbi;
     // Further MSV-family passes the scanner offered (a GPU's MSV kernel over
     // every target), by kernel name.
     std::vector<std::pair<std::string, FilterComparison>> extra;
-    std::vector<std::string> mismatches;      // the first few, one line each
+    std::vector<std::string> mismatches;          // the first few, one line each
     ProfileFilterStats msv_stats, viterbi_stats;  // the scanner's own cost figures
-    double reference_seconds = 0;             // the scalar reference, both filters
+    double reference_seconds = 0;                 // the scalar reference, both filters
     bool passed() const { return differing == 0; }
 };
 

@@ -46,17 +46,13 @@ struct DpMatrix {
     std::size_t width() const { return static_cast<std::size_t>(Q) * 4; }
     std::size_t row(int i) const { return static_cast<std::size_t>(full ? i : (i & 1)) * width(); }
     // Node k = 1..M of row i.
-    std::size_t cell(int i, int k) const
-    {
-        return row(i) + static_cast<std::size_t>(((k - 1) % Q) * 4 + (k - 1) / Q);
-    }
+    std::size_t cell(int i, int k) const { return row(i) + static_cast<std::size_t>(((k - 1) % Q) * 4 + (k - 1) / Q); }
     float& x(int i, Special s) { return xmx[static_cast<std::size_t>(i * Specials + s)]; }
     float x(int i, Special s) const { return xmx[static_cast<std::size_t>(i * Specials + s)]; }
 };
 
 // HMMER's number of four-float segments for a model of M nodes.
-inline int striped_segments(int M)
-{
+inline int striped_segments(int M) {
     const int q = (M - 1) / 4 + 1;
     return q < 2 ? 2 : q;
 }
@@ -84,7 +80,7 @@ float forward(const ForwardProfile& om, const LengthModel& length, const std::ui
 
 // Backward with the Forward pass's scale factors (so that posteriors come out
 // as products); returns the log-likelihood in nats.
-float backward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L,
-               const DpMatrix& fwd, DpMatrix& bck, bool full);
+float backward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, const DpMatrix& fwd,
+               DpMatrix& bck, bool full);
 
 }  // namespace alignscope::profile

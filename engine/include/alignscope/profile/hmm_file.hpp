@@ -26,13 +26,13 @@ struct ProfileStatistics {
 };
 
 struct ProfileHmm {
-    std::string format;       // "HMMER3/f", "HMMER3/e", ...
+    std::string format;  // "HMMER3/f", "HMMER3/e", ...
     std::string name;
     std::string accession;    // may be empty
     std::string description;  // may be empty
     int length = 0;           // M, the number of match states
     ResidueAlphabet alphabet = ResidueAlphabet::Amino;
-    int max_length = 0;       // MAXL, 0 when absent
+    int max_length = 0;  // MAXL, 0 when absent
     // Per node 1..M; index 0 is a blank so that node k is at [k].
     std::string consensus, reference, model_mask, structure;
     std::vector<int> alignment_map;

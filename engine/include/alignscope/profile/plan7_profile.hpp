@@ -73,9 +73,9 @@ ViterbiFilterProfile make_viterbi_filter_profile(const Plan7Profile& profile);
 struct ForwardProfile {
     int length = 0;
     int codes = 0;
-    std::vector<float> match;  // match[x*M + k-1]
+    std::vector<float> match;                           // match[x*M + k-1]
     std::vector<float> bm, mm, im, dm, md, mi, ii, dd;  // same layout as the Viterbi filter's
-    float e_loop = 0.5f, e_move = 0.5f;  // E -> J and E -> C: 1/2 each multihit; 0 and 1 unihit
+    float e_loop = 0.5f, e_move = 0.5f;                 // E -> J and E -> C: 1/2 each multihit; 0 and 1 unihit
     // The same values striped as HMMER's SSE Forward reads them: Q segments of
     // four lanes, node k in segment (k-1) % Q, lane (k-1) / Q, 0 past node M.
     // Array a (0..7: bm, mm, im, dm, md, mi, ii, dd; 8 + x: match of code x)

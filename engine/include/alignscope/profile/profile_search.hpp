@@ -25,11 +25,15 @@ struct PipelineSettings {
     double report_E = 10.0, domain_E = 10.0, include_E = 0.01, include_domain_E = 0.01;
     std::optional<double> report_T, domain_T, include_T, include_domain_T;
     std::optional<double> Z, domZ;  // search space sizes; default: targets, reported targets
-    std::uint32_t seed = 42;         // domain stage's stochastic clustering, reseeded per region; 0 = an arbitrary seed per run
-    int threads = 0;                 // CPU workers for the stages after the filters; 0 = all cores
-    bool alignments = true;          // build the domain alignments (-A, the text output)
+    std::uint32_t seed =
+        42;                  // domain stage's stochastic clustering, reseeded per region; 0 = an arbitrary seed per run
+    int threads = 0;         // CPU workers for the stages after the filters; 0 = all cores
+    bool alignments = true;  // build the domain alignments (-A, the text output)
     // --max: every filter off.
-    void set_max() { F1 = F2 = F3 = 1.0; bias_filter = false; }
+    void set_max() {
+        F1 = F2 = F3 = 1.0;
+        bias_filter = false;
+    }
 };
 
 struct PipelineCounts {
@@ -41,14 +45,14 @@ struct PipelineCounts {
 
 // One domain's alignment to the model, as hmmsearch displays it.
 struct DomainAlignment {
-    std::string model;      // model line: consensus letters, '.' for insert columns
-    std::string match;      // middle line: identical letters, '+' for positive scores, ' ' otherwise
-    std::string target;     // target residues, '-' for deletions, lower case in inserts
-    std::string posterior;  // posterior probability of each aligned residue: 0-9, '*', '.' for gaps
+    std::string model;                    // model line: consensus letters, '.' for insert columns
+    std::string match;                    // middle line: identical letters, '+' for positive scores, ' ' otherwise
+    std::string target;                   // target residues, '-' for deletions, lower case in inserts
+    std::string posterior;                // posterior probability of each aligned residue: 0-9, '*', '.' for gaps
     std::vector<float> posterior_values;  // the same probabilities, 0 for deletions
-    std::string reference, structure;  // RF and CS lines, when the model has them
-    int hmm_from = 0, hmm_to = 0;      // 1-based model coordinates
-    int target_from = 0, target_to = 0;  // 1-based target coordinates
+    std::string reference, structure;     // RF and CS lines, when the model has them
+    int hmm_from = 0, hmm_to = 0;         // 1-based model coordinates
+    int target_from = 0, target_to = 0;   // 1-based target coordinates
 };
 
 struct DomainHit {

@@ -14,8 +14,8 @@ struct ProfileTargets {
     ResidueAlphabet alphabet = ResidueAlphabet::Amino;
     std::string path;
     std::vector<std::string> names, descriptions;
-    std::vector<std::uint8_t> residues;   // every target's codes, back to back
-    std::vector<std::uint64_t> offsets;   // target t is residues[offsets[t], offsets[t+1])
+    std::vector<std::uint8_t> residues;  // every target's codes, back to back
+    std::vector<std::uint64_t> offsets;  // target t is residues[offsets[t], offsets[t+1])
     std::uint64_t residue_count() const { return residues.size(); }
     std::size_t size() const { return names.size(); }
     const std::uint8_t* codes(std::size_t t) const { return residues.data() + offsets[t]; }

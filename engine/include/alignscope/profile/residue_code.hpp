@@ -18,15 +18,17 @@ public:
     static const ResidueCode& of(ResidueAlphabet alphabet);
 
     ResidueAlphabet alphabet() const { return alphabet_; }
-    std::string_view name() const;  // "amino", "DNA", "RNA" as a save file's ALPH line spells them
-    int canonical() const { return k_; }        // K: 20 amino, 4 nucleotide
-    int all_codes() const { return kp_; }       // Kp: every code, degenerate included
+    std::string_view name() const;         // "amino", "DNA", "RNA" as a save file's ALPH line spells them
+    int canonical() const { return k_; }   // K: 20 amino, 4 nucleotide
+    int all_codes() const { return kp_; }  // Kp: every code, degenerate included
     int gap() const { return k_; }
     int nonresidue() const { return kp_ - 2; }  // '*'
     int missing() const { return kp_ - 1; }     // '~'
     bool is_degenerate(int code) const { return code > k_ && code < kp_ - 2; }
     // Whether canonical residue y is one of what degenerate (or canonical) code x stands for.
-    bool stands_for(int x, int y) const { return degeneracy_[static_cast<std::size_t>(x)][static_cast<std::size_t>(y)] != 0; }
+    bool stands_for(int x, int y) const {
+        return degeneracy_[static_cast<std::size_t>(x)][static_cast<std::size_t>(y)] != 0;
+    }
     char symbol(int code) const { return symbols_[static_cast<std::size_t>(code)]; }
 
     // Code of a letter as read from a sequence (case-insensitive, synonyms such

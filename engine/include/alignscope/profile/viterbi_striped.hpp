@@ -14,7 +14,7 @@ namespace alignscope::profile {
 
 struct StripedViterbiProfile {
     const ViterbiFilterProfile* scalar = nullptr;  // base, e_loop, e_move, ncj_move(L)
-    int segments = 0;  // Q: node k sits at vector (k-1) % Q, lane (k-1) / Q
+    int segments = 0;                              // Q: node k sits at vector (k-1) % Q, lane (k-1) / Q
     // Eight arrays of Q vectors (bm, mm, im, dm, md, mi, ii, dd), then the match
     // scores of each code: [(array * Q + q) * 8 + lane]; -32768 past node M.
     std::vector<std::int16_t> words;

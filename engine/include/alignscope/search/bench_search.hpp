@@ -31,7 +31,7 @@ struct SearchBenchOptions {
     std::vector<std::string> cases;               // "mmseqs", "mmseqs-x10", "synthetic"; empty = all three
     std::string query_path = "/usr/share/doc/mmseqs2/example-data/QUERY.fasta.gz";
     std::string database_path = "/usr/share/doc/mmseqs2/example-data/DB.fasta.gz";
-    std::size_t max_queries = 0;             // use only the first N queries; 0 = all
+    std::size_t max_queries = 0;  // use only the first N queries; 0 = all
     std::size_t synthetic_sequences = 1'000'000;
     std::int64_t synthetic_length = 256;
     int repeat = 3;
@@ -39,7 +39,7 @@ struct SearchBenchOptions {
     // CPU scanners run a subset of the queries sized to take about this long
     // per run (the figure is GCUPS on that subset, said in the point's note).
     double cpu_seconds = 10;
-    bool end_to_end = true;   // one search with traceback per point
+    bool end_to_end = true;  // one search with traceback per point
     std::size_t top = 10;
     std::size_t query_batch = 0;  // queries per scan call; 0 = all that fit in 1 GiB of scores
     int threads = 0;
@@ -54,15 +54,15 @@ struct SearchBenchOptions {
 };
 
 struct SearchBenchPoint {
-    std::string case_name;     // "mmseqs", ...
-    std::string description;   // the workload in words
+    std::string case_name;    // "mmseqs", ...
+    std::string description;  // the workload in words
     std::string device, device_name, kernels;
     std::uint64_t queries = 0, sequences = 0, residues = 0, cells = 0;
-    double load_seconds = 0;           // scanner.load (encode, upload)
-    double scan_seconds = 0;           // median
+    double load_seconds = 0;  // scanner.load (encode, upload)
+    double scan_seconds = 0;  // median
     std::vector<double> run_seconds;
     double gcups_scan = 0;
-    double kernel_seconds = 0;         // median of the device's kernel time
+    double kernel_seconds = 0;  // median of the device's kernel time
     double gcups_kernel = 0;
     std::optional<double> prepare_seconds;  // parsing the FASTA (or generating the data)
     std::optional<double> e2e_seconds;      // prepare + load + scan + top-K + traceback

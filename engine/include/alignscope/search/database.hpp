@@ -25,8 +25,8 @@ namespace alignscope {
 struct PreparedDatabase {
     std::string source;  // the FASTA path, or a description for generated data
     AlphabetKind alphabet = AlphabetKind::Protein;
-    std::string residues;                 // normalised letters of every sequence, concatenated
-    std::vector<std::uint64_t> offsets;   // size() + 1 entries into residues
+    std::string residues;                // normalised letters of every sequence, concatenated
+    std::vector<std::uint64_t> offsets;  // size() + 1 entries into residues
     std::vector<std::uint32_t> file_index;
     std::vector<std::string> ids;
     std::vector<std::string> descriptions;
@@ -60,11 +60,11 @@ PreparedDatabase pack_database(std::vector<Sequence> records, AlphabetKind alpha
 std::vector<std::uint8_t> encode_database(const PreparedDatabase& database, const SubstitutionMatrix& matrix);
 
 enum class CacheOutcome {
-    Disabled,  // caching was off: parsed
-    Built,     // no cache existed: parsed and written
-    Loaded,    // a valid cache was read; the FASTA was not parsed
-    Rebuilt,   // a cache existed but was stale or damaged: parsed and rewritten
-    Unwritable // parsed; the cache could not be written (reason says why)
+    Disabled,   // caching was off: parsed
+    Built,      // no cache existed: parsed and written
+    Loaded,     // a valid cache was read; the FASTA was not parsed
+    Rebuilt,    // a cache existed but was stale or damaged: parsed and rewritten
+    Unwritable  // parsed; the cache could not be written (reason says why)
 };
 std::string_view to_string(CacheOutcome outcome);
 
@@ -81,10 +81,10 @@ struct DatabaseCacheOptions {
 struct PreparedDatabaseLoad {
     PreparedDatabase database;
     CacheOutcome outcome = CacheOutcome::Disabled;
-    std::string cache_path;  // empty when disabled
-    std::string reason;      // why a cache was rebuilt or could not be written
+    std::string cache_path;     // empty when disabled
+    std::string reason;         // why a cache was rebuilt or could not be written
     std::string duplicate_ids;  // SequenceSet::duplicate_id_warning() of a parsed FASTA; empty otherwise
-    double seconds = 0;      // wall time of the whole preparation
+    double seconds = 0;         // wall time of the whole preparation
 };
 
 // Reads `fasta_path` (plain or gzip FASTA/FASTQ), or its cache. `progress`

@@ -25,21 +25,21 @@ namespace alignscope {
 // What a scan computes and with what resources.
 struct ScanSetup {
     ScoringScheme scheme;
-    AlignOptions options;  // mode and free end gaps; traceback is ignored
-    int threads = 0;       // CPU worker threads; 0 = all cores
-    int streams = 0;       // GPU streams; 0 = the scanner's default
+    AlignOptions options;                 // mode and free end gaps; traceback is ignored
+    int threads = 0;                      // CPU worker threads; 0 = all cores
+    int streams = 0;                      // GPU streams; 0 = the scanner's default
     std::uint64_t gpu_memory_budget = 0;  // bytes per device; 0 = 90 % of free memory
 };
 
 // How the last scan() went.
 struct ScanStats {
-    std::uint64_t cells = 0;         // sum of query length x database sequence length
-    double seconds = 0;              // wall time of scan()
+    std::uint64_t cells = 0;  // sum of query length x database sequence length
+    double seconds = 0;       // wall time of scan()
     // Time the device spent in the scan's kernels (GPU: first kernel start to
     // last kernel end of each launch, from CUDA events); equals `seconds` on CPUs.
     double kernel_seconds = 0;
-    std::uint64_t recomputed = 0;    // query-sequence pairs rescored at 32 bits after 16-bit saturation
-    std::string kernels;             // kernel/variant names used, comma-separated
+    std::uint64_t recomputed = 0;  // query-sequence pairs rescored at 32 bits after 16-bit saturation
+    std::string kernels;           // kernel/variant names used, comma-separated
 };
 
 class DatabaseScanner {

@@ -24,10 +24,10 @@
 namespace alignscope {
 
 struct SearchOptions {
-    std::size_t top = 10;                  // K hits per query (fewer when fewer pass the filters)
-    std::optional<double> min_score;       // user units: hits scoring below are dropped
-    std::optional<double> max_evalue;      // needs statistics; hits above are dropped
-    bool traceback = true;                 // full alignments for the hits (else score and ids only)
+    std::size_t top = 10;              // K hits per query (fewer when fewer pass the filters)
+    std::optional<double> min_score;   // user units: hits scoring below are dropped
+    std::optional<double> max_evalue;  // needs statistics; hits above are dropped
+    bool traceback = true;             // full alignments for the hits (else score and ids only)
     // Queries per scan call (bounds the score buffer: queries x database
     // sequences x 4 bytes); 0 = as many as fit in about 1 GiB.
     std::size_t query_batch = 0;
@@ -38,10 +38,10 @@ struct SearchOptions {
 };
 
 struct SearchHit {
-    std::size_t position = 0;     // in the prepared database
-    std::uint32_t file_index = 0; // record index in the database FASTA
-    int rank = 0;                 // 1-based within the query
-    std::int64_t score = 0;       // scaled (user units: scheme.to_user)
+    std::size_t position = 0;      // in the prepared database
+    std::uint32_t file_index = 0;  // record index in the database FASTA
+    int rank = 0;                  // 1-based within the query
+    std::int64_t score = 0;        // scaled (user units: scheme.to_user)
     std::optional<double> bits;
     std::optional<double> evalue;
     // With traceback: the full alignment from the pairwise backend. Without:
@@ -58,18 +58,18 @@ struct SearchSummary {
     std::uint64_t queries = 0;
     std::uint64_t database_sequences = 0;
     std::uint64_t database_residues = 0;
-    std::uint64_t cells = 0;          // scanned: sum over queries of length x database residues
-    double load_seconds = 0;          // scanner.load (encode, upload)
-    double scan_seconds = 0;          // wall time of all scan calls
-    double scan_kernel_seconds = 0;   // device time in scan kernels (ScanStats::kernel_seconds, summed)
-    double select_seconds = 0;        // top-K selection
+    std::uint64_t cells = 0;         // scanned: sum over queries of length x database residues
+    double load_seconds = 0;         // scanner.load (encode, upload)
+    double scan_seconds = 0;         // wall time of all scan calls
+    double scan_kernel_seconds = 0;  // device time in scan kernels (ScanStats::kernel_seconds, summed)
+    double select_seconds = 0;       // top-K selection
     double traceback_seconds = 0;
     double total_seconds = 0;
-    std::uint64_t recomputed = 0;     // pairs rescored at 32 bits
+    std::uint64_t recomputed = 0;  // pairs rescored at 32 bits
     std::uint64_t hits = 0;
     std::string scan_device, scan_kernels, traceback_device;
     std::optional<KarlinAltschul> statistics;
-    std::string statistics_note;      // why there are none, when there are none
+    std::string statistics_note;  // why there are none, when there are none
 };
 
 struct SearchCallbacks {

@@ -21,12 +21,12 @@
 namespace alignscope {
 
 struct SearchVerifyOptions {
-    std::string device = "auto";     // the scanner under test (ScannerRegistry::create spec)
-    std::string reference = "cpu";   // "cpu" (parasail) or "cpu-ref" (scalar)
+    std::string device = "auto";    // the scanner under test (ScannerRegistry::create spec)
+    std::string reference = "cpu";  // "cpu" (parasail) or "cpu-ref" (scalar)
     std::size_t top = 10;
     std::uint64_t seed = 1;
-    std::size_t random_queries = 24;       // per random case
-    std::size_t random_sequences = 2000;   // per random case
+    std::size_t random_queries = 24;      // per random case
+    std::size_t random_sequences = 2000;  // per random case
     bool random_cases = true;
     // Alignment modes to check; empty = every mode of the random cases, and
     // local alignment on real data. Otherwise only the random cases of these
@@ -41,7 +41,7 @@ struct SearchVerifyOptions {
     std::size_t real_queries = 0;
     std::size_t real_sequences = 0;
     std::string database_cache_directory;  // for prepare_database; empty = beside the FASTA
-    std::size_t spot_checks = 3;  // best hits per query rescored by align_reference
+    std::size_t spot_checks = 3;           // best hits per query rescored by align_reference
     int threads = 0;
     int streams = 0;
     std::uint64_t gpu_memory_budget = 0;
@@ -53,10 +53,10 @@ struct SearchVerifyCase {
     std::string skip_reason;  // the tested device cannot run this setup
     std::uint64_t queries = 0, sequences = 0, cells = 0;
     std::uint64_t scores_compared = 0;
-    std::uint64_t score_mismatches = 0;   // (query, sequence) pairs whose scores differ
-    std::uint64_t queries_failed = 0;     // queries with any mismatch or a different top-K score list
+    std::uint64_t score_mismatches = 0;  // (query, sequence) pairs whose scores differ
+    std::uint64_t queries_failed = 0;    // queries with any mismatch or a different top-K score list
     std::uint64_t spot_checked = 0, spot_failed = 0;
-    std::uint64_t recomputed = 0;         // 16-bit saturations the tested scanner rescored
+    std::uint64_t recomputed = 0;  // 16-bit saturations the tested scanner rescored
     double tested_seconds = 0, reference_seconds = 0;
     std::string tested_kernels;
     bool passed() const { return skipped || (score_mismatches == 0 && queries_failed == 0 && spot_failed == 0); }

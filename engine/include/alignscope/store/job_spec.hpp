@@ -22,30 +22,30 @@ namespace alignscope::store {
 // (killed, crashed, power lost), detected through the owner's lock.
 enum class JobState { Queued, Running, Done, Failed, Cancelled, Interrupted };
 
-std::string_view to_string(JobState state);  // "queued", "running", ...
+std::string_view to_string(JobState state);       // "queued", "running", ...
 JobState parse_job_state(std::string_view name);  // throws Error
-bool is_final(JobState state);  // done, failed, cancelled, interrupted
+bool is_final(JobState state);                    // done, failed, cancelled, interrupted
 
 struct JobSpec {
-    std::string command;     // "align", "search", "verify", "bench", "gui", ...
-    std::string algorithm;   // mode x gap model, e.g. "sw_affine", "nw_linear", "sg_affine"
-    std::string mode;        // "global", "local", "semiglobal"
-    std::string free_ends;   // semi-global only: FreeEndGaps::to_string()
-    std::string scoring;     // ScoringScheme::describe(), for people
+    std::string command;    // "align", "search", "verify", "bench", "gui", ...
+    std::string algorithm;  // mode x gap model, e.g. "sw_affine", "nw_linear", "sg_affine"
+    std::string mode;       // "global", "local", "semiglobal"
+    std::string free_ends;  // semi-global only: FreeEndGaps::to_string()
+    std::string scoring;    // ScoringScheme::describe(), for people
     // The substitution matrix, unscaled, in NCBI layout, with the penalties in
     // user units: enough to rebuild the exact scheme (see scheme()).
     std::string matrix_name;
     std::string matrix_text;
     double gap_open = 0;
     double gap_extend = 0;
-    int score_scale = 1;     // stored scores are scaled by this (ScoringScheme::scale)
-    std::string devices;     // as selected: "cpu", "gpu:0", "gpu:0,1"
-    int streams = 0;         // 0 = backend default
-    int threads = 0;         // 0 = all cores
-    std::string kernel;      // forced kernel/variant; empty = automatic
+    int score_scale = 1;                  // stored scores are scaled by this (ScoringScheme::scale)
+    std::string devices;                  // as selected: "cpu", "gpu:0", "gpu:0,1"
+    int streams = 0;                      // 0 = backend default
+    int threads = 0;                      // 0 = all cores
+    std::string kernel;                   // forced kernel/variant; empty = automatic
     std::uint64_t gpu_memory_budget = 0;  // bytes per device; 0 = backend default
-    std::string build_version;   // filled in by the store when empty
-    std::string driver_version;  // GPU driver and runtime; empty on CPU
+    std::string build_version;            // filled in by the store when empty
+    std::string driver_version;           // GPU driver and runtime; empty on CPU
     std::string command_line;
     std::map<std::string, std::string> parameters;  // anything else worth keeping (input paths, --zip, ...)
 

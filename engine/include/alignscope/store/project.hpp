@@ -43,15 +43,15 @@ std::string_view to_string(InputStatus status);
 struct InputInfo {
     std::int64_t id = 0;
     InputKind kind = InputKind::SequenceSet;
-    std::string path;           // absolute path when recorded ("-" for standard input)
+    std::string path;  // absolute path when recorded ("-" for standard input)
     std::uint64_t size_bytes = 0;
-    std::int64_t mtime_ns = 0;  // modification time, ns since the Unix epoch
-    std::string sha256;         // of the file's bytes (of the records for standard input)
-    std::string alphabet;       // "dna", "rna", "protein"
+    std::int64_t mtime_ns = 0;        // modification time, ns since the Unix epoch
+    std::string sha256;               // of the file's bytes (of the records for standard input)
+    std::string alphabet;             // "dna", "rna", "protein"
     std::uint64_t record_count = 0;   // sequences, or profile models
     std::uint64_t residue_count = 0;  // residues, or profile match states
-    bool embedded = false;      // the sequences (or profile file) are stored in the project
-    std::int64_t added_ms = 0;  // ms since the Unix epoch
+    bool embedded = false;            // the sequences (or profile file) are stored in the project
+    std::int64_t added_ms = 0;        // ms since the Unix epoch
     InputStatus status = InputStatus::NotChecked;
 };
 
@@ -68,11 +68,11 @@ struct JobInfo {
     std::int64_t created_ms = 0;  // ms since the Unix epoch; 0 = not yet
     std::int64_t started_ms = 0;
     std::int64_t ended_ms = 0;
-    std::string error;            // why it failed
-    Progress progress;            // last progress recorded
-    std::int64_t owner_pid = 0;   // the process that ran it, on owner_host
+    std::string error;           // why it failed
+    Progress progress;           // last progress recorded
+    std::int64_t owner_pid = 0;  // the process that ran it, on owner_host
     std::string owner_host;
-    std::string clock_source;     // of its timeline events
+    std::string clock_source;  // of its timeline events
     ResultCounts counts;
     std::vector<JobInput> inputs;
 };
@@ -95,7 +95,7 @@ struct ProjectOptions {
     // Sequence sets (and profile files) up to this many bytes are stored in the
     // project, so it opens where the files are gone; larger ones are referenced.
     std::uint64_t embed_limit_bytes = std::uint64_t{64} << 20;
-    int busy_timeout_ms = 10'000;    // how long one attempt waits for another writer
+    int busy_timeout_ms = 10'000;  // how long one attempt waits for another writer
     // Called (once per wait) when a write has waited a second for another
     // process's lock, with a line saying who holds it (the live jobs' pid and
     // host, when a job does) and how long the write will wait before it gives up.

@@ -150,8 +150,8 @@ struct BenchPoint {
     std::string device;
     double x = 0;
     double y = 0;
-    std::string x_label;  // e.g. "query length"
-    std::string y_label;  // e.g. "GCUPS"
+    std::string x_label;                            // e.g. "query length"
+    std::string y_label;                            // e.g. "GCUPS"
     std::map<std::string, std::string> parameters;  // streams, threads, batch size, ...
     bool operator==(const BenchPoint&) const = default;
 };

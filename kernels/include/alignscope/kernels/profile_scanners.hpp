@@ -24,7 +24,8 @@ std::vector<std::string> profile_filter_kernel_names();
 // The GPU scanner's MSV kernel alone over every target (the pipeline runs SSV
 // first and MSV only where SSV cannot settle the score); empty for a scanner
 // that is not a GPU's.
-std::vector<alignscope::profile::ExtraMsvPass> profile_kernel_passes(alignscope::profile::ProfileFilterScanner& scanner);
+std::vector<alignscope::profile::ExtraMsvPass> profile_kernel_passes(
+    alignscope::profile::ProfileFilterScanner& scanner);
 
 // The GPU profile filter kernels in the catalog: SSV (as the pipeline runs
 // it, SSV then MSV), MSV alone and the Viterbi filter, on every GPU.
