@@ -63,7 +63,7 @@ struct AlignFlags {
 // align --long streams the alignment to -o FILE by itself when the longer
 // sequence has at least this many residues (the alignment then has about as
 // many columns or more: global alignments at least that many).
-constexpr std::int64_t kStreamResidues = 1'000'000;
+constexpr std::int64_t kStreamResidues = policy::stream_residues;
 
 bool is_nucleotide(AlphabetKind kind) { return kind != AlphabetKind::Protein; }
 
@@ -363,7 +363,7 @@ std::string stats_line(const longpair::LongPairStats& stats, double seconds, std
 // pointing at the output file, not as a row holding the aligned text.
 constexpr std::int64_t kProjectRowColumns = 1'000'000;
 // Blocks per side of the stage-1 overview kept for the project's heatmap.
-constexpr int kOverviewSize = 256;
+constexpr int kOverviewSize = policy::long_pair_overview_blocks;
 
 // What the long-pair path will do, settled from the flags and the pair
 // before any work: the runner's settings, the pipeline's options and whether

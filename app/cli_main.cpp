@@ -53,11 +53,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < argc; ++i) context.command_line += (i ? " " : "") + std::string(argv[i]);
     try {
         context.registry = make_cpu_registry();
-#ifdef ALIGNSCOPE_WITH_CUDA
-        // The driver starts in the background (a fifth of a second on an H100
-        // host): a streamed align reads its input meanwhile.
-        context.registry->defer([](DeviceRegistry& registry) { kernels::register_cuda_backends(registry); });
-#else
+#ifndef ALIGNSCOPE_WITH_CUDA
         DeviceInfo gpu;
         gpu.id = "gpu";
         gpu.kind = "gpu";
@@ -106,6 +102,12 @@ int main(int argc, char** argv) {
         }
     }
     try {
+#ifdef ALIGNSCOPE_WITH_CUDA
+        // The driver starts in the background (a fifth of a second on an H100
+        // host) once a command is known to run, so --version, --help and usage
+        // errors never wait for it, and a streamed align reads its input meanwhile.
+        context.registry->defer([](DeviceRegistry& registry) { kernels::register_cuda_backends(registry); });
+#endif
         // verify's --reference names a device as --device does; checked before
         // the run so that an unknown one is blamed on its own flag.
         if (CLI::App* verify = app.get_subcommand("verify"); verify->parsed()) {
