@@ -1,6 +1,7 @@
 // Project inputs: sequence sets and profiles, identified by path and SHA-256,
 // embedded up to the size limit and referenced beyond it.
 #include "project_impl.hpp"
+#include "record_columns.hpp"
 #include "sha256.hpp"
 
 #include <alignscope/error.hpp>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include <sys/stat.h>
 
@@ -65,24 +67,24 @@ std::optional<std::int64_t> find_input(sqlite::Connection& db, const std::string
     return std::nullopt;
 }
 
-InputInfo read_input(const sqlite::Statement& row) {
-    InputInfo info;
-    info.id = row.int64(0);
-    info.kind = row.text(1) == "profile" ? InputKind::Profile : InputKind::SequenceSet;
-    info.path = row.text(2);
-    info.size_bytes = static_cast<std::uint64_t>(row.int64(3));
-    info.mtime_ns = row.int64(4);
-    info.sha256 = row.text(5);
-    info.alphabet = row.text(6);
-    info.record_count = static_cast<std::uint64_t>(row.int64(7));
-    info.residue_count = static_cast<std::uint64_t>(row.int64(8));
-    info.embedded = row.int64(9) != 0;
-    info.added_ms = row.int64(10);
-    return info;
-}
+// The columns of a new input's row, its content last (NULL when not embedded).
+std::string insert_input_sql() { return columns::insert(entity::input_columns, "inputs", "", "content"); }
 
-constexpr const char* kInputColumns =
-    "id, kind, path, size_bytes, mtime_ns, sha256, alphabet, record_count, residue_count, embedded, added_ms";
+InputInfo new_input(InputKind kind, const FileFacts& facts, const std::string& sha256, std::string alphabet,
+                    std::uint64_t records, std::uint64_t residues, bool embedded) {
+    InputInfo row;
+    row.kind = kind;
+    row.path = facts.path;
+    row.size_bytes = facts.size;
+    row.mtime_ns = facts.mtime_ns;
+    row.sha256 = sha256;
+    row.alphabet = std::move(alphabet);
+    row.record_count = records;
+    row.residue_count = residues;
+    row.embedded = embedded;
+    row.added_ms = now_ms();
+    return row;
+}
 
 }  // namespace
 
@@ -126,32 +128,21 @@ std::int64_t Project::add_sequence_set(const SequenceSet& set) {
             id = *existing;
             return;
         }
-        auto insert = db.prepare(
-            "INSERT INTO inputs (kind, path, size_bytes, mtime_ns, sha256, alphabet, record_count, residue_count, "
-            "embedded, content, added_ms) VALUES ('sequences', ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)");
-        insert.bind(1, facts.path)
-            .bind(2, facts.size)
-            .bind(3, facts.mtime_ns)
-            .bind(4, digest)
-            .bind(5, to_string(set.alphabet))
-            .bind(6, static_cast<std::uint64_t>(set.records.size()))
-            .bind(7, residues)
-            .bind(8, embed ? 1 : 0)
-            .bind(9, now_ms());
+        auto insert = db.prepare(insert_input_sql());
+        const InputInfo row = new_input(InputKind::SequenceSet, facts, digest, std::string(to_string(set.alphabet)),
+                                        set.records.size(), residues, embed);
+        columns::bind(entity::input_columns, insert, 1, row);
+        insert.bind_null(static_cast<int>(entity::input_columns.size()) +
+                         1);  // content: the records go to input_sequences
         insert.run();
         id = db.last_insert_rowid();
         if (!embed) return;
-        auto record = db.prepare(
-            "INSERT INTO input_sequences (input_id, ordinal, name, description, residues, quality) "
-            "VALUES (?, ?, ?, ?, ?, ?)");
+        auto record =
+            db.prepare(columns::insert(entity::input_sequence_columns, "input_sequences", "input_id, ordinal"));
         std::int64_t ordinal = 0;
         for (const Sequence& s : set.records) {
-            record.bind(1, id)
-                .bind(2, ordinal++)
-                .bind(3, s.id)
-                .bind(4, s.description)
-                .bind(5, s.residues)
-                .bind(6, s.quality);
+            record.bind(1, id).bind(2, ordinal++);
+            columns::bind(entity::input_sequence_columns, record, 3, s);
             record.run();
         }
     });
@@ -183,21 +174,14 @@ std::int64_t Project::add_profile(const std::string& path, AlphabetKind alphabet
             id = *existing;
             return;
         }
-        auto insert = db.prepare(
-            "INSERT INTO inputs (kind, path, size_bytes, mtime_ns, sha256, alphabet, record_count, residue_count, "
-            "embedded, content, added_ms) VALUES ('profile', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        insert.bind(1, facts.path)
-            .bind(2, facts.size)
-            .bind(3, facts.mtime_ns)
-            .bind(4, digest)
-            .bind(5, to_string(alphabet))
-            .bind(6, model_count)
-            .bind(7, match_states)
-            .bind(8, embed ? 1 : 0);
-        if (embed) insert.bind_blob(9, content.data(), content.size());
+        auto insert = db.prepare(insert_input_sql());
+        const InputInfo row = new_input(InputKind::Profile, facts, digest, std::string(to_string(alphabet)),
+                                        model_count, match_states, embed);
+        columns::bind(entity::input_columns, insert, 1, row);
+        const int content_at = static_cast<int>(entity::input_columns.size()) + 1;
+        if (embed) insert.bind_blob(content_at, content.data(), content.size());
         else
-            insert.bind_null(9);
-        insert.bind(10, now_ms());
+            insert.bind_null(content_at);
         insert.run();
         id = db.last_insert_rowid();
     });
@@ -206,9 +190,9 @@ std::int64_t Project::add_profile(const std::string& path, AlphabetKind alphabet
 
 std::vector<InputInfo> Project::inputs() const {
     std::vector<InputInfo> result;
-    auto rows = impl_->db->prepare(std::string("SELECT ") + kInputColumns + " FROM inputs ORDER BY id");
+    auto rows = impl_->db->prepare("SELECT " + columns::list(entity::input_columns) + " FROM inputs ORDER BY id");
     while (rows.step()) {
-        result.push_back(read_input(rows));
+        result.push_back(columns::read(entity::input_columns, rows));
         const auto status = impl_->input_status.find(result.back().id);
         if (status != impl_->input_status.end()) result.back().status = status->second;
     }
@@ -216,10 +200,10 @@ std::vector<InputInfo> Project::inputs() const {
 }
 
 InputInfo Project::input(std::int64_t id) const {
-    auto row = impl_->db->prepare(std::string("SELECT ") + kInputColumns + " FROM inputs WHERE id = ?");
+    auto row = impl_->db->prepare("SELECT " + columns::list(entity::input_columns) + " FROM inputs WHERE id = ?");
     row.bind(1, id);
     if (!row.step()) throw Error(impl_->path + ": there is no input " + std::to_string(id) + " in this project");
-    InputInfo info = read_input(row);
+    InputInfo info = columns::read(entity::input_columns, row);
     const auto status = impl_->input_status.find(id);
     if (status != impl_->input_status.end()) info.status = status->second;
     return info;
@@ -257,10 +241,10 @@ std::vector<Sequence> Project::input_sequences(std::int64_t id) const {
     // first reservation, and a count the rows do not bear out is damage.
     std::vector<Sequence> records;
     records.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(info.record_count, 1u << 16)));
-    auto rows = impl_->db->prepare(
-        "SELECT name, description, residues, quality FROM input_sequences WHERE input_id = ? ORDER BY ordinal");
+    auto rows = impl_->db->prepare("SELECT " + columns::list(entity::input_sequence_columns) +
+                                   " FROM input_sequences WHERE input_id = ? ORDER BY ordinal");
     rows.bind(1, id);
-    while (rows.step()) records.push_back(Sequence{rows.text(0), rows.text(1), rows.text(2), rows.text(3)});
+    while (rows.step()) records.push_back(columns::read(entity::input_sequence_columns, rows));
     if (records.size() != info.record_count)
         throw Error(impl_->path + ": input " + std::to_string(id) + " (" + info.path + ") holds " +
                     std::to_string(records.size()) + " sequences where the project records " +

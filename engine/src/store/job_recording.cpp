@@ -1,6 +1,7 @@
 // Recording a job: its row, owner lock, progress, results and final state.
 #include "entity_columns.hpp"
 #include "project_impl.hpp"
+#include "record_columns.hpp"
 
 #include <alignscope/error.hpp>
 #include <alignscope/store/job_recording.hpp>
@@ -37,34 +38,19 @@ JobRecording::JobRecording(const std::string& project_path, const JobSpec& spec,
     auto& impl = *project_->impl_;
     auto& db = *impl.db;
 
-    JobSpec full = spec;
-    if (full.build_version.empty()) full.build_version = build_version();
-    const std::string state(to_string(options.queued ? JobState::Queued : JobState::Running));
     const std::int64_t now = now_ms();
+    JobInfo row;  // the new row of the jobs table
+    row.spec = spec;
+    if (row.spec.build_version.empty()) row.spec.build_version = build_version();
+    row.state = options.queued ? JobState::Queued : JobState::Running;
+    row.created_ms = now;
+    row.started_ms = options.queued ? 0 : now;  // NULL until it starts
+    row.owner_pid = static_cast<std::int64_t>(::getpid());
+    row.owner_host = host_name();
     try {
         db.write("recording a new job", [&] {
-            auto insert = db.prepare(
-                "INSERT INTO jobs (command, algorithm, mode, scoring, score_scale, devices, streams, threads, kernel, "
-                "build_version, driver_version, spec, state, created_ms, started_ms, owner_pid, owner_host) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-            insert.bind(1, full.command)
-                .bind(2, full.algorithm)
-                .bind(3, full.mode)
-                .bind(4, full.scoring)
-                .bind(5, full.score_scale)
-                .bind(6, full.devices)
-                .bind(7, full.streams)
-                .bind(8, full.threads)
-                .bind(9, full.kernel)
-                .bind(10, full.build_version)
-                .bind(11, full.driver_version)
-                .bind(12, full.to_json())
-                .bind(13, state)
-                .bind(14, now);
-            if (options.queued) insert.bind_null(15);
-            else
-                insert.bind(15, now);
-            insert.bind(16, static_cast<std::int64_t>(::getpid())).bind(17, host_name());
+            auto insert = db.prepare(columns::insert(entity::job_columns, "jobs", ""));
+            columns::bind(entity::job_columns, insert, 1, row);
             insert.run();
             job_id_ = db.last_insert_rowid();
             // Locked before COMMIT: no other process can see this job as

@@ -1,6 +1,7 @@
 // Opening projects (checks, migration, interrupted-job detection), the job list,
 // deletion, and maintenance (check, vacuum, copy, change polling).
 #include "project_impl.hpp"
+#include "record_columns.hpp"
 #include "schema.hpp"
 #include "sha256.hpp"
 
@@ -89,35 +90,9 @@ void check_sqlite_header(const std::string& path) {
     if (*header != kSqliteHeader) throw Error(path + " is not an AlignScope project: it is not an SQLite database");
 }
 
-std::string job_columns() {
-    return "id, spec, state, created_ms, started_ms, ended_ms, error, cells_done, cells_total, items_done, "
-           "items_total, owner_pid, owner_host, clock_source, alignment_count, hit_count, long_alignment_count, "
-           "heatmap_count, timeline_event_count, bench_point_count, long_pair_stats_count";
-}
-
 JobInfo read_job(const sqlite::Statement& row, const std::string& path) {
-    JobInfo job;
-    job.id = row.int64(0);
-    job.spec = JobSpec::from_json(row.text(1), path + ": " + job_name(job.id));
-    job.state = parse_job_state(row.text(2));
-    job.created_ms = row.int64(3);
-    job.started_ms = row.int64(4);
-    job.ended_ms = row.int64(5);
-    job.error = row.text(6);
-    job.progress.cells_done = static_cast<std::uint64_t>(row.int64(7));
-    job.progress.cells_total = static_cast<std::uint64_t>(row.int64(8));
-    job.progress.items_done = static_cast<std::uint64_t>(row.int64(9));
-    job.progress.items_total = static_cast<std::uint64_t>(row.int64(10));
-    job.owner_pid = row.int64(11);
-    job.owner_host = row.text(12);
-    job.clock_source = row.text(13);
-    job.counts.alignments = row.int64(14);
-    job.counts.hits = row.int64(15);
-    job.counts.long_alignments = row.int64(16);
-    job.counts.heatmaps = row.int64(17);
-    job.counts.timeline_events = row.int64(18);
-    job.counts.bench_points = row.int64(19);
-    job.counts.long_pair_stats = row.int64(20);
+    JobInfo job = columns::read(entity::job_columns, row);
+    job.spec = JobSpec::from_json(row.text(entity::kJobSpecColumn), path + ": " + job_name(job.id));
     return job;
 }
 
@@ -288,10 +263,10 @@ std::vector<JobInfo> Project::jobs() const {
     std::vector<JobInfo> result;
     std::map<std::int64_t, std::size_t> index;
     {
-        auto rows = db.prepare("SELECT " + job_columns() + " FROM jobs ORDER BY id");
+        auto rows = db.prepare("SELECT " + columns::list(entity::job_columns) + " FROM jobs ORDER BY id");
         while (rows.step()) {
-            index[rows.int64(0)] = result.size();
             result.push_back(read_job(rows, impl_->path));
+            index[result.back().id] = result.size() - 1;
         }
     }
     {
@@ -309,7 +284,7 @@ JobInfo Project::job(std::int64_t id) const {
     auto& db = *impl_->db;
     JobInfo job;
     {
-        auto row = db.prepare("SELECT " + job_columns() + " FROM jobs WHERE id = ?");
+        auto row = db.prepare("SELECT " + columns::list(entity::job_columns) + " FROM jobs WHERE id = ?");
         row.bind(1, id);
         if (!row.step()) throw Error(impl_->path + ": there is no " + job_name(id) + " in this project");
         job = read_job(row, impl_->path);
