@@ -58,6 +58,7 @@ struct AllVsAllFlags {
     double checkpoint_every = 60;
     bool resume = false;
     bool quiet = false;
+    bool stats = false;  // under mpirun: each rank's times
     ProjectFlag project;
     CLI::Option* tile_option = nullptr;
 };
@@ -439,6 +440,7 @@ void run_single_job(const AllVsAllFlags& flags, CliContext& context, allvsall::P
 
 int run_single(const AllVsAllFlags& flags, CliContext& context) {
     if (flags.tile_option->count() && flags.tile == 0) throw Error("--tile must be between 1 and 65536");
+    if (flags.stats) throw Error("--stats: each rank's times under mpirun; one process's time is its summary line");
     const Inputs in = read_inputs(flags);
     Backend& backend = context.registry->select(flags.device.device);
     allvsall::Problem problem = build_problem(flags, in, tile_for(flags, backend));
@@ -523,62 +525,116 @@ struct RankJob {
     Backend* backend = nullptr;
 };
 
-// Rank 0 reads and checks everything, computes the self-scores and sends the
-// job to every rank as `bytes` (or, when it failed, false: rank 0 alone says why).
-bool share_job(const AllVsAllFlags& flags, CliContext& context, const mpi::World& world, RankJob& job,
-               JobContext& job_context, std::string& bytes) {
-    if (world.rank() == 0) {
-        try {
-            if (flags.tile_option->count() && flags.tile == 0) throw Error("--tile must be between 1 and 65536");
-            if (!flags.device.timeline.empty())
-                throw Error("--timeline: one process's kernels only; run without mpirun to record a timeline");
-            job.in = read_inputs(flags);
-            job.backend = &rank_backend(flags, context, world);
-            job.problem.emplace(build_problem(flags, job.in, tile_for(flags, *job.backend)));
-            allvsall::check_outputs(*job.problem, output_files(flags));
-            allvsall::compute_self_scores(*job.problem, *job.backend, job_context);
-            bytes.assign(1, '\1');
-            put<std::uint32_t>(bytes, job.problem->tiling.tile_size());
-            put_set(bytes, job.in.set);
-            put<std::uint8_t>(bytes, job.in.has_against ? 1 : 0);
-            if (job.in.has_against) put_set(bytes, job.in.against);
-            for (std::int64_t s : job.problem->row_self) put(bytes, s);
-            for (std::int64_t s : job.problem->column_self) put(bytes, s);
-        } catch (...) {
-            bytes.assign(1, '\0');
-            world.broadcast(bytes);
-            throw;
-        }
+// Rank 0's job goes out in two broadcasts, each opening with a byte that says
+// whether rank 0 got that far (else it alone says why and every rank ends):
+// the inputs first, so that the other ranks make their scorers while rank 0
+// computes the self-scores, then the self-scores.
+bool received(const std::string& bytes) { return !bytes.empty() && bytes[0] != '\0'; }
+
+// Rank 0: reads and checks everything and sends the inputs.
+void share_inputs(const AllVsAllFlags& flags, CliContext& context, const mpi::World& world, RankJob& job) {
+    std::string bytes;
+    try {
+        if (flags.tile_option->count() && flags.tile == 0) throw Error("--tile must be between 1 and 65536");
+        if (!flags.device.timeline.empty())
+            throw Error("--timeline: one process's kernels only; run without mpirun to record a timeline");
+        job.in = read_inputs(flags);
+        job.backend = &rank_backend(flags, context, world);
+        job.problem.emplace(build_problem(flags, job.in, tile_for(flags, *job.backend)));
+        allvsall::check_outputs(*job.problem, output_files(flags));
+        bytes.assign(1, '\1');
+        put<std::uint32_t>(bytes, job.problem->tiling.tile_size());
+        put_set(bytes, job.in.set);
+        put<std::uint8_t>(bytes, job.in.has_against ? 1 : 0);
+        if (job.in.has_against) put_set(bytes, job.in.against);
+    } catch (...) {
+        bytes.assign(1, '\0');
+        world.broadcast(bytes);
+        throw;
     }
     world.broadcast(bytes);
-    return !bytes.empty() && bytes[0] != '\0';
 }
 
-// Ranks 1..N-1: the job from rank 0's bytes.
-void decode_job(const AllVsAllFlags& flags, CliContext& context, const mpi::World& world, const std::string& bytes,
-                RankJob& job) {
+// Rank 0: computes the self-scores and sends them.
+void share_self_scores(const mpi::World& world, RankJob& job, JobContext& job_context) {
+    std::string bytes;
+    try {
+        allvsall::compute_self_scores(*job.problem, *job.backend, job_context);
+        bytes.assign(1, '\1');
+        for (std::int64_t s : job.problem->row_self) put(bytes, s);
+        for (std::int64_t s : job.problem->column_self) put(bytes, s);
+    } catch (...) {
+        bytes.assign(1, '\0');
+        world.broadcast(bytes);
+        throw;
+    }
+    world.broadcast(bytes);
+}
+
+// Ranks 1..N-1: the inputs from rank 0's bytes.
+void decode_inputs(const AllVsAllFlags& flags, const std::string& bytes, RankJob& job) {
     ByteReader r{bytes, 1};
     const auto tile = r.get<std::uint32_t>();
     job.in.set = get_set(r);
     job.in.has_against = r.get<std::uint8_t>() != 0;
     if (job.in.has_against) job.in.against = get_set(r);
     job.problem.emplace(build_problem(flags, job.in, tile));
+}
+
+// Ranks 1..N-1: the self-scores from rank 0's bytes.
+void decode_self_scores(const std::string& bytes, RankJob& job) {
+    ByteReader r{bytes, 1};
     allvsall::Problem& problem = *job.problem;
     problem.row_self.resize(job.in.set.records.size());
     for (std::int64_t& s : problem.row_self) s = r.get<std::int64_t>();
     problem.column_self.resize(problem.triangle() ? job.in.set.records.size() : job.in.against.records.size());
     for (std::int64_t& s : problem.column_self) s = r.get<std::int64_t>();
-    job.backend = &rank_backend(flags, context, world);
 }
 
-// Ranks 1..N-1: tiles from rank 0, results back, until told to stop.
-void run_worker_rank(const AllVsAllFlags& flags, CliContext& context, const mpi::World& world, const std::string& bytes,
-                     RankJob& job, JobContext& job_context) {
-    mpi::RemoteTiles remote(world);
+using Clock = std::chrono::steady_clock;
+
+// Ranks 1..N-1: the device made ready while rank 0 reads the inputs, the
+// scorer made while it computes the self-scores, then tiles from rank 0 and
+// results back until told to stop. A failure here is sent to rank 0 (which
+// names this rank and ends the run) once both broadcasts are in. Returns 2
+// when rank 0 failed before the tiles (it says why).
+int run_worker_rank(const AllVsAllFlags& flags, CliContext& context, const mpi::World& world, RankJob& job,
+                    JobContext& job_context) {
+    std::string error;
+    auto failed = [&](const std::exception& e) {
+        if (error.empty()) error = e.what();
+    };
     try {
-        decode_job(flags, context, world, bytes, job);
-        std::unique_ptr<allvsall::TileScorer> scorer = make_scorer(*job.problem, *job.backend, job_context);
-        allvsall::run_tiles(*job.problem, *job.backend, scorer.get(), remote, remote, job_context);
+        job.backend = &rank_backend(flags, context, world);
+        job.backend->warm_up();
+    } catch (const std::exception& e) {
+        failed(e);
+    }
+    std::string bytes;
+    world.broadcast(bytes);
+    if (!received(bytes)) return 2;
+    const Clock::time_point start = Clock::now();
+    std::unique_ptr<allvsall::TileScorer> scorer;
+    try {
+        if (error.empty()) {
+            decode_inputs(flags, bytes, job);
+            scorer = make_scorer(*job.problem, *job.backend, job_context);
+        }
+    } catch (const std::exception& e) {
+        failed(e);
+    }
+    world.broadcast(bytes);
+    if (!received(bytes)) return 2;
+    // A rank that runs one tile at a time asks for the next while it runs one.
+    mpi::RemoteTiles remote(world, scorer == nullptr);
+    mpi::RankTimes times;
+    try {
+        if (!error.empty()) throw Error(error);
+        decode_self_scores(bytes, job);
+        times.setup = std::chrono::duration<double>(Clock::now() - start).count();
+        mpi::TimedTiles timed(remote, remote, start, times);
+        allvsall::run_tiles(*job.problem, *job.backend, scorer.get(), timed, timed, job_context);
+        remote.flush();
     } catch (const Cancelled&) {
         std::_Exit(130);  // rank 0 keeps the checkpoint; mpirun ends the run
     } catch (const std::exception& e) {
@@ -586,14 +642,42 @@ void run_worker_rank(const AllVsAllFlags& flags, CliContext& context, const mpi:
         // Rank 0 names this rank and ends the run.
         while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
     }
+    mpi::gather_times(world, times);
+    return 0;
 }
+
+// Rank 0's failure after the job is shared: the checkpoint kept, the message
+// (none for Ctrl-C or mpirun ending the run: mpirun names a rank that died),
+// and every rank ended.
+[[noreturn]] void end_run(const AllVsAllFlags& flags, const mpi::World& world, const std::exception& e,
+                          std::optional<allvsall::ResultSpool>& spool, store::JobRecording* recording) {
+    const bool cancelled = dynamic_cast<const Cancelled*>(&e) != nullptr;
+    try {
+        spool->checkpoint();
+    } catch (const std::exception&) {
+    }
+    std::cerr << "alignscope-cli: " << (cancelled ? std::string("stopped") : std::string("error: ") + e.what()) << '\n';
+    ProjectFlag::record_failure(recording);
+    kept_checkpoint_note(flags, *spool);
+    spool.reset();
+    if (cancelled) std::_Exit(130);
+    world.abort(2);
+}
+
+// What rank 0's part of the tiles gives back: the scorer's summary note, its
+// own times and its dealing thread's.
+struct RankZero {
+    std::string note;
+    mpi::RankTimes times;
+    mpi::DealTimes dealing;
+};
 
 // Rank 0 after the job is shared: the spool (or the checkpoint resumed), its
 // own worker thread, the dealing of tiles to every rank, and on failure the
-// checkpoint kept and the run ended. Returns the scorer's summary note.
-std::string deal_and_collect(const AllVsAllFlags& flags, const mpi::World& world, RankJob& job,
-                             std::optional<allvsall::ResultSpool>& spool, JobContext& job_context,
-                             store::JobRecording* recording) {
+// checkpoint kept and the run ended. `start`: when the self-scores began.
+RankZero deal_and_collect(const AllVsAllFlags& flags, const mpi::World& world, RankJob& job,
+                          std::optional<allvsall::ResultSpool>& spool, JobContext& job_context,
+                          store::JobRecording* recording, Clock::time_point start) {
     const allvsall::Problem& problem = *job.problem;
     TerminalProgress progress("allvsall");
     ProgressSink sink(*spool, problem, progress, recording);
@@ -606,13 +690,15 @@ std::string deal_and_collect(const AllVsAllFlags& flags, const mpi::World& world
     local_context.cancel = &stop_local;
     std::atomic<bool> local_done{false};
     std::exception_ptr local_error;
-    std::string note;
+    RankZero out;
     std::thread local([&] {
         try {
             allvsall::TileDeal::Local view(deal);
             std::unique_ptr<allvsall::TileScorer> scorer = make_scorer(problem, *job.backend, local_context);
-            note = scorer_note(scorer.get());
-            allvsall::run_tiles(problem, *job.backend, scorer.get(), view, view, local_context);
+            out.note = scorer_note(scorer.get());
+            out.times.setup = std::chrono::duration<double>(Clock::now() - start).count();
+            mpi::TimedTiles timed(view, view, start, out.times);
+            allvsall::run_tiles(problem, *job.backend, scorer.get(), timed, timed, local_context);
         } catch (const Cancelled&) {
             local_error = std::current_exception();
         } catch (const std::exception& e) {
@@ -623,7 +709,7 @@ std::string deal_and_collect(const AllVsAllFlags& flags, const mpi::World& world
         local_done.store(true, std::memory_order_release);
     });
     try {
-        mpi::deal_tiles(
+        out.dealing = mpi::deal_tiles(
             world, deal,
             [&] {
                 if (!local_done.load(std::memory_order_acquire)) return true;
@@ -636,25 +722,24 @@ std::string deal_and_collect(const AllVsAllFlags& flags, const mpi::World& world
         stop_local.cancel();
         deal.close();
         if (local.joinable()) local.join();
-        // Ctrl-C (mpirun passes it on) or mpirun ending the run after a rank died:
-        // keep the checkpoint and go; mpirun names a rank that died. A rank's
-        // error: name it and end every rank.
-        const bool cancelled = dynamic_cast<const Cancelled*>(&e) != nullptr;
         progress.finish();
-        try {
-            spool->checkpoint();
-        } catch (const std::exception&) {
-        }
-        std::cerr << "alignscope-cli: " << (cancelled ? std::string("stopped") : std::string("error: ") + e.what())
-                  << '\n';
-        ProjectFlag::record_failure(recording);
-        kept_checkpoint_note(flags, *spool);
-        spool.reset();
-        if (cancelled) std::_Exit(130);
-        world.abort(2);
+        end_run(flags, world, e, spool, recording);
     }
     progress.finish();
-    return note;
+    return out;
+}
+
+// --stats under mpirun: a line per rank, and rank 0's dealing thread.
+void print_rank_times(const mpi::World& world, const std::vector<mpi::RankTimes>& ranks,
+                      const mpi::DealTimes& dealing) {
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+        std::cerr << "allvsall: " << mpi::describe(ranks[r], static_cast<int>(r), world.host(static_cast<int>(r)))
+                  << '\n';
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "allvsall: rank 0's dealing thread: %llu messages, %.3f s taking in the other ranks' results",
+                  static_cast<unsigned long long>(dealing.messages), dealing.receiving);
+    std::cerr << line << '\n';
 }
 
 int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
@@ -663,13 +748,11 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
     RankJob job;
     JobContext job_context;
     job_context.cancel = &interrupt_token();
-    const auto t0 = std::chrono::steady_clock::now();
-    std::string bytes;
-    if (!share_job(flags, context, world, job, job_context, bytes)) return 2;  // rank 0 reports the error
-    if (world.rank() != 0) {
-        run_worker_rank(flags, context, world, bytes, job, job_context);
-        return 0;
-    }
+    if (world.rank() != 0) return run_worker_rank(flags, context, world, job, job_context);
+    share_inputs(flags, context, world, job);
+    // Timed from here, as one process is: the inputs read, the self-scores next.
+    const Clock::time_point t0 = Clock::now();
+    share_self_scores(world, job, job_context);
     allvsall::SpoolOptions spool_options;
     spool_options.checkpoint_dir = flags.checkpoint_dir;
     spool_options.resume = flags.resume;
@@ -692,15 +775,17 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
         std::cerr << "alignscope-cli: error: " << e.what() << '\n';
         world.abort(2);
     }
-    const std::string note = deal_and_collect(flags, world, job, spool, job_context, recording.get());
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const RankZero zero = deal_and_collect(flags, world, job, spool, job_context, recording.get(), t0);
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    const std::vector<mpi::RankTimes> ranks = mpi::gather_times(world, zero.times);
     try {
         finish(flags, *job.problem, *spool, *job.backend, job_context, seconds, resumed_pairs, resumed_cells,
-               " (" + std::to_string(world.size()) + " ranks)" + note, recording.get());
+               " (" + std::to_string(world.size()) + " ranks)" + zero.note, recording.get());
     } catch (...) {
         ProjectFlag::record_failure(recording.get());
         throw;
     }
+    if (flags.stats) print_rank_times(world, ranks, zero.dealing);
     return 0;
 }
 
@@ -771,6 +856,9 @@ void add_allvsall_command(CLI::App& app, CliContext& context) {
         ->capture_default_str();
     command->add_flag("--resume", flags->resume, "Go on from the checkpoint in --checkpoint DIR");
     command->add_flag("-q,--quiet", flags->quiet, "No summary line on stderr");
+    command->add_flag("--stats", flags->stats,
+                      "Under mpirun: print on stderr where each rank's time went (set-up, first tile, tiles, last "
+                      "result, idle waiting for tiles, handing over results) and rank 0's dealing");
     flags->project.add_to(*command);
     command->callback(
         [flags, &context] { context.action = [flags, &context] { return run_allvsall(*flags, context); }; });
