@@ -45,6 +45,204 @@ PairJob sub_job(const PairJob& job, std::vector<std::pair<std::uint32_t, std::ui
     return sub;
 }
 
+// Pairs in job order, cut by cells: the members' static shares first, then
+// the tail in chunks for whichever member is free first.
+struct Chunk {
+    std::size_t first = 0, end = 0;
+};
+struct GroupCut {
+    std::vector<std::uint64_t> cells;  // per pair
+    std::uint64_t total = 0;
+    std::vector<Chunk> own;   // per member
+    std::vector<Chunk> tail;  // shared
+};
+
+std::vector<std::uint64_t> pair_cells(const PairJob& job, std::uint64_t& total) {
+    const std::size_t count = job.pairs.size();
+    std::vector<std::uint64_t> cells(count);
+    total = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+        const auto [q, t] = job.pairs[k];
+        if (!job.queries || !job.targets || q >= job.queries->size() || t >= job.targets->size())
+            throw Error("pair job refers to a sequence it does not have (pair " + std::to_string(k) + ")");
+        cells[k] = static_cast<std::uint64_t>((*job.queries)[q].residues.size()) * (*job.targets)[t].residues.size();
+        total += cells[k];
+    }
+    return cells;
+}
+
+// Static shares by measured throughput; the rest in two chunks per GPU for
+// whichever GPU is free first. Each chunk is a job of its own on a member
+// (encode, plan, setup: tens of ms of host work), so the tail is kept short:
+// small chunks cost more than imbalance saves.
+GroupCut cut_group_job(const PairJob& job, const std::vector<double>& throughput) {
+    GroupCut cut;
+    cut.cells = pair_cells(job, cut.total);
+    const std::size_t count = cut.cells.size();
+    const std::size_t devices = throughput.size();
+    const auto shares = static_shares(throughput, 0.9);
+    cut.own.resize(devices);
+    std::size_t position = 0;
+    for (std::size_t d = 0; d < devices; ++d) {
+        const auto target = static_cast<std::uint64_t>(shares[d] * static_cast<double>(cut.total));
+        std::uint64_t taken = 0;
+        cut.own[d].first = position;
+        while (position < count && taken < target) taken += cut.cells[position++];
+        cut.own[d].end = position;
+    }
+    std::uint64_t tail_cells = 0;
+    for (std::size_t k = position; k < count; ++k) tail_cells += cut.cells[k];
+    const std::uint64_t tail_chunk = std::max<std::uint64_t>(1, tail_cells / (2 * std::max<std::size_t>(devices, 1)));
+    while (position < count) {
+        Chunk chunk{position, position};
+        std::uint64_t taken = 0;
+        while (chunk.end < count && taken < tail_chunk) taken += cut.cells[chunk.end++];
+        position = chunk.end;
+        cut.tail.push_back(chunk);
+    }
+    return cut;
+}
+
+// One job over the group: a host thread per member runs its own share, then
+// takes tail chunks; results, failures, progress and busy time per member.
+class GroupRun {
+public:
+    GroupRun(const PairJob& job, JobContext& context, const std::vector<Backend*>& members,
+             const std::vector<double>& throughput)
+        : job_(job),
+          context_(context),
+          members_(members),
+          cut_(cut_group_job(job, throughput)),
+          produced_(members.size()),
+          member_progress_(members.size()),
+          failures_(members.size()),
+          busy_seconds_(members.size(), 0.0),
+          done_cells_(members.size(), 0) {
+        progress_.cells_total = cut_.total;
+        progress_.items_total = job.pairs.size();
+        // The result vector (a million Alignments are hundreds of MB to
+        // construct and fault in) is built on a thread of its own while the
+        // GPUs run; each member's results wait beside it until both are done.
+        const std::size_t count = job.pairs.size();
+        building_ = std::async(std::launch::async, [this, count] { out_ = std::vector<Alignment>(count); });
+    }
+
+    void run_members() {
+        std::vector<std::thread> threads;
+        threads.reserve(members_.size());
+        for (std::size_t d = 0; d < members_.size(); ++d) threads.emplace_back([this, d] { run_member(d); });
+        for (auto& thread : threads) thread.join();
+    }
+
+    // A real failure beats the Cancelled it caused in the other threads.
+    void rethrow_failure() {
+        std::exception_ptr first_cancel;
+        for (const auto& failure : failures_) {
+            if (!failure) continue;
+            try {
+                std::rethrow_exception(failure);
+            } catch (const Cancelled&) {
+                if (!first_cancel) first_cancel = failure;
+            } catch (...) {
+                throw;
+            }
+        }
+        if (first_cancel || context_.cancelled()) throw Cancelled();
+    }
+
+    // Each member's results moved into place, one thread per member.
+    std::vector<Alignment> gather_results() {
+        building_.get();
+        std::vector<std::thread> threads;
+        threads.reserve(members_.size());
+        for (std::size_t d = 0; d < members_.size(); ++d)
+            threads.emplace_back([this, d] {
+                for (auto& [first, results] : produced_[d])
+                    std::move(results.begin(), results.end(), out_.begin() + static_cast<std::ptrdiff_t>(first));
+            });
+        for (auto& thread : threads) thread.join();
+        return std::move(out_);
+    }
+
+    // Cells per second of busy time, for the members that did work.
+    void measured_throughput(std::vector<double>& throughput) const {
+        for (std::size_t d = 0; d < members_.size(); ++d)
+            if (busy_seconds_[d] > 0 && done_cells_[d] > 0)
+                throughput[d] = static_cast<double>(done_cells_[d]) / busy_seconds_[d];
+    }
+
+private:
+    // The sum of every member's progress, reported to the job's context.
+    void report(std::size_t d, const Progress& finished, const Progress& p) {
+        if (context_.cancelled()) stop_.cancel();
+        std::lock_guard lock(progress_mutex_);
+        member_progress_[d].cells_done = finished.cells_done + p.cells_done;
+        member_progress_[d].items_done = finished.items_done + p.items_done;
+        Progress sum = progress_;
+        for (const Progress& m : member_progress_) {
+            sum.cells_done += m.cells_done;
+            sum.items_done += m.items_done;
+        }
+        if (context_.progress) context_.progress(sum);
+    }
+
+    void run_chunk(std::size_t d, const Chunk& chunk, JobContext& sub_context, Progress& finished) {
+        if (chunk.first == chunk.end) return;
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs(job_.pairs.begin() +
+                                                                       static_cast<std::ptrdiff_t>(chunk.first),
+                                                                   job_.pairs.begin() +
+                                                                       static_cast<std::ptrdiff_t>(chunk.end));
+        const PairJob sub = sub_job(job_, std::move(pairs));
+        const auto start = std::chrono::steady_clock::now();
+        auto results = members_[d]->align_pairs(sub, sub_context);
+        busy_seconds_[d] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        produced_[d].emplace_back(chunk.first, std::move(results));
+        std::uint64_t chunk_cells = 0;
+        for (std::size_t k = chunk.first; k < chunk.end; ++k) chunk_cells += cut_.cells[k];
+        done_cells_[d] += chunk_cells;
+        std::lock_guard lock(progress_mutex_);
+        finished.cells_done += chunk_cells;
+        finished.items_done += chunk.end - chunk.first;
+        member_progress_[d].cells_done = finished.cells_done;
+        member_progress_[d].items_done = finished.items_done;
+    }
+
+    void run_member(std::size_t d) {
+        JobContext sub_context;
+        sub_context.cancel = &stop_;
+        sub_context.timeline = context_.timeline;
+        Progress finished;  // chunks this member completed
+        sub_context.progress = [this, d, &finished](const Progress& p) { report(d, finished, p); };
+        try {
+            run_chunk(d, cut_.own[d], sub_context, finished);
+            while (!stop_.cancelled()) {
+                const std::size_t k = next_tail_.fetch_add(1);
+                if (k >= cut_.tail.size()) break;
+                run_chunk(d, cut_.tail[k], sub_context, finished);
+            }
+        } catch (...) {
+            failures_[d] = std::current_exception();
+            stop_.cancel();
+        }
+    }
+
+    const PairJob& job_;
+    JobContext& context_;
+    const std::vector<Backend*>& members_;
+    const GroupCut cut_;
+    std::vector<Alignment> out_;
+    std::future<void> building_;
+    std::vector<std::vector<std::pair<std::size_t, std::vector<Alignment>>>> produced_;
+    std::atomic<std::size_t> next_tail_{0};
+    CancellationToken stop_;
+    std::mutex progress_mutex_;
+    Progress progress_;
+    std::vector<Progress> member_progress_;
+    std::vector<std::exception_ptr> failures_;
+    std::vector<double> busy_seconds_;
+    std::vector<std::uint64_t> done_cells_;
+};
+
 class GpuGroup : public Backend {
 public:
     explicit GpuGroup(std::vector<Backend*> members) : members_(std::move(members)) {
@@ -99,157 +297,18 @@ public:
     }
 
     std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
-        const std::size_t count = job.pairs.size();
-        if (count == 0) return {};
-        const std::size_t devices = members_.size();
-
-        // Pairs in job order, cut by cells: static shares first, then the tail.
-        std::vector<std::uint64_t> cells(count);
-        std::uint64_t total = 0;
-        for (std::size_t k = 0; k < count; ++k) {
-            const auto [q, t] = job.pairs[k];
-            if (!job.queries || !job.targets || q >= job.queries->size() || t >= job.targets->size())
-                throw Error("pair job refers to a sequence it does not have (pair " + std::to_string(k) + ")");
-            cells[k] =
-                static_cast<std::uint64_t>((*job.queries)[q].residues.size()) * (*job.targets)[t].residues.size();
-            total += cells[k];
-        }
+        if (job.pairs.empty()) return {};
         std::vector<double> throughput;
         {
             std::lock_guard lock(mutex_);
             throughput = throughput_;
         }
-        // Static shares by measured throughput; the rest in two chunks per GPU
-        // for whichever GPU is free first. Each chunk is a job of its own on a
-        // member (encode, plan, setup: tens of ms of host work), so the tail
-        // is kept short: small chunks cost more than imbalance saves.
-        const auto shares = static_shares(throughput, 0.9);
-        struct Chunk {
-            std::size_t first = 0, end = 0;
-        };
-        std::vector<Chunk> own(devices);
-        std::vector<Chunk> tail;
-        std::size_t position = 0;
-        for (std::size_t d = 0; d < devices; ++d) {
-            const auto target = static_cast<std::uint64_t>(shares[d] * static_cast<double>(total));
-            std::uint64_t taken = 0;
-            own[d].first = position;
-            while (position < count && taken < target) taken += cells[position++];
-            own[d].end = position;
-        }
-        std::uint64_t tail_cells = 0;
-        for (std::size_t k = position; k < count; ++k) tail_cells += cells[k];
-        const std::uint64_t tail_chunk =
-            std::max<std::uint64_t>(1, tail_cells / (2 * std::max<std::size_t>(devices, 1)));
-        while (position < count) {
-            Chunk chunk{position, position};
-            std::uint64_t taken = 0;
-            while (chunk.end < count && taken < tail_chunk) taken += cells[chunk.end++];
-            position = chunk.end;
-            tail.push_back(chunk);
-        }
-
-        // The result vector (a million Alignments are hundreds of MB to
-        // construct and fault in) is built on a thread of its own while the
-        // GPUs run; each member's results wait beside it until both are done.
-        std::vector<Alignment> out;
-        std::future<void> building =
-            std::async(std::launch::async, [&out, count] { out = std::vector<Alignment>(count); });
-        std::vector<std::vector<std::pair<std::size_t, std::vector<Alignment>>>> produced(devices);
-
-        std::atomic<std::size_t> next_tail{0};
-        CancellationToken stop;
-        std::mutex progress_mutex;
-        Progress progress;
-        progress.cells_total = total;
-        progress.items_total = count;
-        std::vector<Progress> member_progress(devices);
-        std::vector<std::exception_ptr> failures(devices);
-        std::vector<double> busy_seconds(devices, 0.0);
-        std::vector<std::uint64_t> done_cells(devices, 0);
-
-        auto run_member = [&](std::size_t d) {
-            JobContext sub_context;
-            sub_context.cancel = &stop;
-            sub_context.timeline = context.timeline;
-            Progress finished;  // chunks this member completed
-            sub_context.progress = [&](const Progress& p) {
-                if (context.cancelled()) stop.cancel();
-                std::lock_guard lock(progress_mutex);
-                member_progress[d].cells_done = finished.cells_done + p.cells_done;
-                member_progress[d].items_done = finished.items_done + p.items_done;
-                Progress sum = progress;
-                for (const Progress& m : member_progress) {
-                    sum.cells_done += m.cells_done;
-                    sum.items_done += m.items_done;
-                }
-                if (context.progress) context.progress(sum);
-            };
-            auto run_chunk = [&](const Chunk& chunk) {
-                if (chunk.first == chunk.end) return;
-                std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs(job.pairs.begin() +
-                                                                               static_cast<std::ptrdiff_t>(chunk.first),
-                                                                           job.pairs.begin() +
-                                                                               static_cast<std::ptrdiff_t>(chunk.end));
-                const PairJob sub = sub_job(job, std::move(pairs));
-                const auto start = std::chrono::steady_clock::now();
-                auto results = members_[d]->align_pairs(sub, sub_context);
-                busy_seconds[d] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-                produced[d].emplace_back(chunk.first, std::move(results));
-                std::uint64_t chunk_cells = 0;
-                for (std::size_t k = chunk.first; k < chunk.end; ++k) chunk_cells += cells[k];
-                done_cells[d] += chunk_cells;
-                std::lock_guard lock(progress_mutex);
-                finished.cells_done += chunk_cells;
-                finished.items_done += chunk.end - chunk.first;
-                member_progress[d].cells_done = finished.cells_done;
-                member_progress[d].items_done = finished.items_done;
-            };
-            try {
-                run_chunk(own[d]);
-                while (!stop.cancelled()) {
-                    const std::size_t k = next_tail.fetch_add(1);
-                    if (k >= tail.size()) break;
-                    run_chunk(tail[k]);
-                }
-            } catch (...) {
-                failures[d] = std::current_exception();
-                stop.cancel();
-            }
-        };
-
-        std::vector<std::thread> threads;
-        threads.reserve(devices);
-        for (std::size_t d = 0; d < devices; ++d) threads.emplace_back(run_member, d);
-        for (auto& thread : threads) thread.join();
-
-        // A real failure beats the Cancelled it caused in the other threads.
-        std::exception_ptr first_cancel;
-        for (const auto& failure : failures) {
-            if (!failure) continue;
-            try {
-                std::rethrow_exception(failure);
-            } catch (const Cancelled&) {
-                if (!first_cancel) first_cancel = failure;
-            } catch (...) {
-                throw;
-            }
-        }
-        if (first_cancel || context.cancelled()) throw Cancelled();
-
-        building.get();
-        threads.clear();
-        for (std::size_t d = 0; d < devices; ++d)
-            threads.emplace_back([&, d] {
-                for (auto& [first, results] : produced[d])
-                    std::move(results.begin(), results.end(), out.begin() + static_cast<std::ptrdiff_t>(first));
-            });
-        for (auto& thread : threads) thread.join();
-
+        GroupRun run(job, context, members_, throughput);
+        run.run_members();
+        run.rethrow_failure();
+        std::vector<Alignment> out = run.gather_results();
         std::lock_guard lock(mutex_);
-        for (std::size_t d = 0; d < devices; ++d)
-            if (busy_seconds[d] > 0 && done_cells[d] > 0)
-                throughput_[d] = static_cast<double>(done_cells[d]) / busy_seconds[d];
+        run.measured_throughput(throughput_);
         return out;
     }
 
