@@ -156,7 +156,11 @@ public:
     }
 
     std::string device() const override { return info_.id; }
-    std::string kernel() const override { return kernel_name_.empty() ? "long_strips" : kernel_name_; }
+    // The last launch's kernel (long_batch_plan.hpp's strips_kernel_name); before
+    // any, the family's name with the scheme's gap model.
+    std::string kernel() const override {
+        return kernel_name_.empty() ? longpass::strips_kernel_name(0, false, scheme_.linear()).format() : kernel_name_;
+    }
     std::string strategy() const override { return settings_.strategy; }  // "strips" or "streams"
 
 private:
@@ -649,8 +653,9 @@ private:
         request.streams = settings_.streams;
         request.rows_per_lane = R;
         request.local = traits.local;
+        request.linear = scheme_.linear();
         const longpass::LaunchShape shape = longpass::plan_launch(request);
-        kernel_name_ = shape.kernel_name;
+        kernel_name_ = shape.kernel.format();
 
         task_buf_.reserve(tasks.size(), site_);
         StreamPool pool(shape.streams + 1, site_);  // the last stream polls and cancels

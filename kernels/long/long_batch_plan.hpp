@@ -10,6 +10,7 @@
 #include "long_types.hpp"  // relative: the unit tests include this header without the kernels folder
 
 #include <alignscope/align/long_pass.hpp>
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
 
 #include <algorithm>
@@ -158,17 +159,27 @@ inline std::vector<std::int64_t> overview_row_edges(int ov_rows, int strips, lon
 // One launch: `kernels` strip kernels on `streams` streams sharing the
 // strips by ticket ("streams" strategy; one persistent kernel otherwise, and
 // always for a goal search, which stops early only when all of its strips
-// are resident), `blocks` blocks between them, and the name the timeline and
-// the alignment show.
+// are resident), `blocks` blocks between them, and the kernel's name, which
+// the timeline shows: "sw_affine_strips16_s32" (mode local or global, the
+// scheme's gap model, the rows per lane; the kernel and stream counts are the
+// strategy's, not the kernel's).
 struct LaunchShape {
     int kernels = 1, streams = 1, blocks = 1;
-    std::string kernel_name;
+    KernelName kernel;
     // Blocks of kernel kx (at least 1).
     int blocks_of(int kx) const {
         const int b = blocks / kernels + (kx < blocks % kernels ? 1 : 0);
         return std::max(b, 1);
     }
 };
+// The strip kernel's name in the grammar: local, or global for every other
+// mode (the kernel runs them all through its edges; align_long names the
+// alignment's kernel with the job's mode).
+inline KernelName strips_kernel_name(int rows_per_lane, bool local, bool linear) {
+    return KernelName{local ? AlignmentMode::Local : AlignmentMode::Global, linear, "strips", rows_per_lane,
+                      KernelWidth::S32};
+}
+
 struct LaunchRequest {
     int tickets = 0;  // strips of the launch
     int warps_per_block = 1;
@@ -178,6 +189,7 @@ struct LaunchRequest {
     int kernels = 0, streams = 0;  // LongRunnerSettings (0 = default: 4 kernels, a stream each)
     int rows_per_lane = 16;
     bool local = false;
+    bool linear = false;  // the scheme's gap model (the kernel's cells are affine either way)
 };
 inline LaunchShape plan_launch(const LaunchRequest& r) {
     LaunchShape shape;
@@ -189,9 +201,7 @@ inline LaunchShape plan_launch(const LaunchRequest& r) {
     shape.kernels = streams_strategy ? std::max(1, r.kernels > 0 ? r.kernels : 4) : 1;
     shape.streams = streams_strategy ? std::max(1, r.streams > 0 ? r.streams : shape.kernels) : 1;
     shape.blocks = std::max(blocks, shape.kernels);
-    shape.kernel_name =
-        "long_strips_r" + std::to_string(r.rows_per_lane) + (r.local ? "_local" : "") +
-        (streams_strategy ? "_k" + std::to_string(shape.kernels) + "s" + std::to_string(shape.streams) : "");
+    shape.kernel = strips_kernel_name(r.rows_per_lane, r.local, r.linear);
     return shape;
 }
 

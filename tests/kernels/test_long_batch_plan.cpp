@@ -195,7 +195,7 @@ private slots:
         r.rows_per_lane = 16;
         LaunchShape s = plan_launch(r);
         QVERIFY(s.kernels == 1 && s.streams == 1 && s.blocks == 125);  // 1000 strips / 8 warps
-        QCOMPARE(s.kernel_name, std::string("long_strips_r16"));
+        QCOMPARE(s.kernel.format(), std::string("nw_affine_strips16_s32"));
         r.tickets = 100000;
         QCOMPARE(plan_launch(r).blocks, 264);  // no more than are resident
 
@@ -204,16 +204,19 @@ private slots:
         r.rows_per_lane = 8;
         s = plan_launch(r);
         QVERIFY(s.kernels == 4 && s.streams == 4);
-        QCOMPARE(s.kernel_name, std::string("long_strips_r8_local_k4s4"));
-        // The name is one the grammar reads: today's strip kernel of that height.
-        const auto name = read_stored_kernel_name(s.kernel_name);
-        QVERIFY(name && name->family == "strips" && name->group == 8);
+        r.linear = true;
+        s = plan_launch(r);
+        QVERIFY(s.kernels == 4 && s.streams == 4);
+        // The kernel and stream counts are the strategy's: the name is the kernel's.
+        QCOMPARE(s.kernel.format(), std::string("sw_linear_strips8_s32"));
+        QCOMPARE(KernelName::parse(s.kernel.format()), s.kernel);
+        r.linear = false;
         r.kernels = 3;
         r.streams = 2;
         r.tickets = 9;  // 2 blocks' worth of strips, but one block per kernel at least
         s = plan_launch(r);
         QVERIFY(s.kernels == 3 && s.streams == 2 && s.blocks == 3);
-        QCOMPARE(s.kernel_name, std::string("long_strips_r8_local_k3s2"));
+        QCOMPARE(s.kernel.format(), std::string("sw_affine_strips8_s32"));
         r.tickets = 100000;
         s = plan_launch(r);
         QCOMPARE(s.blocks_of(0) + s.blocks_of(1) + s.blocks_of(2), 264);
@@ -221,7 +224,7 @@ private slots:
         r.goal_search = true;  // a goal search runs as one persistent kernel
         s = plan_launch(r);
         QVERIFY(s.kernels == 1 && s.streams == 1);
-        QCOMPARE(s.kernel_name, std::string("long_strips_r8_local"));
+        QCOMPARE(s.kernel.format(), std::string("sw_affine_strips8_s32"));
     }
 
     void snapshot_progress() {
