@@ -2,7 +2,9 @@
 // every block size down to one byte, the records, the alphabet and the first
 // error are read_sequences' own, on FASTA and FASTQ (quality lines that start
 // with '@' or '+', blank lines, CRLF, a byte-order mark, gzip) and on every
-// malformed file of the reader's corpus; repeated ids are counted alike.
+// malformed file of the reader's corpus; repeated ids are counted alike. Plain
+// FASTA files are cut by offset and their blocks read and parsed out of order:
+// records split at every byte, faults in late blocks named at their lines.
 #include <alignscope/error.hpp>
 #include <alignscope/seq/record_blocks.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
@@ -15,6 +17,8 @@
 
 #include <fstream>
 #include <random>
+#include <string_view>
+#include <vector>
 
 using namespace alignscope;
 
@@ -44,6 +48,56 @@ BlockRead read_in_blocks(const std::string& path, std::size_t block_bytes, const
         }
         if (result.records.empty() && !options.allow_empty)
             throw Error(path + ": expected FASTA ('>') or FASTQ ('@') records, found none");
+    } catch (const Error& e) {
+        result.error = e.what();
+    }
+    return result;
+}
+
+// The blocks of a file, cut first, then read and parsed in the order
+// `order` gives (as a pool of threads may), the first error in file order.
+BlockRead read_out_of_order(const std::string& path, std::size_t block_bytes, bool reverse, const ReadOptions& options,
+                            bool* by_offset = nullptr) {
+    BlockRead result;
+    try {
+        RecordBlockReader reader(path, block_bytes);
+        // As the pair pipeline: an alphabet given, no block is parsed before its turn.
+        result.alphabet = options.alphabet ? *options.alphabet : reader.detect_alphabet();
+        if (!options.alphabet && reader.empty() && !options.allow_empty)
+            throw Error(path + ": expected FASTA ('>') or FASTQ ('@') records, found none");
+        std::vector<RecordBlock> blocks;
+        for (RecordBlock block; reader.next(block);) blocks.push_back(std::move(block));
+        if (by_offset) *by_offset = !blocks.empty() && blocks.back().source != nullptr;
+        std::vector<std::vector<Sequence>> parsed(blocks.size());
+        std::vector<std::string> errors(blocks.size());
+        for (std::size_t n = 0; n < blocks.size(); ++n) {
+            const std::size_t k = reverse ? blocks.size() - 1 - n : n;
+            try {
+                load_record_block(blocks[k]);
+                parsed[k] = parse_record_block(blocks[k], path, reader.format(), result.alphabet, options);
+            } catch (const Error& e) {
+                errors[k] = e.what();
+            }
+        }
+        for (std::size_t k = 0; k < blocks.size(); ++k) {
+            if (!errors[k].empty()) throw Error(errors[k]);
+            for (Sequence& s : parsed[k]) result.records.push_back(std::move(s));
+        }
+        if (result.records.empty() && !options.allow_empty)
+            throw Error(path + ": expected FASTA ('>') or FASTQ ('@') records, found none");
+    } catch (const Error& e) {
+        result.error = e.what();
+    }
+    return result;
+}
+
+// read_sequences' records, or its error.
+BlockRead read_whole(const std::string& path, const ReadOptions& options) {
+    BlockRead result;
+    try {
+        SequenceSet set = read_sequences(path, options);
+        result.alphabet = set.alphabet;
+        result.records = std::move(set.records);
     } catch (const Error& e) {
         result.error = e.what();
     }
@@ -144,6 +198,106 @@ private slots:
                                                               " instead of " + QString::fromStdString(expected)));
             }
         }
+    }
+
+    // Plain FASTA cut by offset, every block size from one byte up: records
+    // that straddle every boundary, CRLF, blank lines, '>' inside headers,
+    // lower case, stops, tabs and runs of spaces in headers, a byte-order
+    // mark, no final newline, empty files. FASTQ (quality lines opening with
+    // '@') and gzip are still cut by the one reading thread.
+    void cut_by_offset_data() {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<bool>("by_offset");
+        QTest::addColumn<bool>("allow_empty");
+        const auto row = [this](const char* name, const std::string& text, bool by_offset, bool allow_empty = false) {
+            QTest::newRow(name) << QString::fromStdString(write_file(dir_, name, text)) << by_offset << allow_empty;
+        };
+        row("split.fa", ">a one\nACDEFGHIKL\nMNPQRSTVWY\n>b\nWWW\n>c two  three \nKLM\n", true);
+        row("crlf.fa", ">a x\r\nACDE\r\nFGHI\r\n>b y\r\nKLMN\r\n", true);
+        row("blank lines.fa", ">a\nACDE\n\nFGH\n\n\n>b\n\nKLM\n\n", true);
+        row("leading blank lines.fa", "\n  \n>a\nACDE\n>b\nKLM\n", true);
+        row("gt in headers.fa", ">a>b c>d\nACDE\n>>e >\nKLM\n>f\nPQ\n", true);
+        row("case, stops, tabs.fa", ">a\tdesc\twith tabs\nacdeFGHI*\n>b   many   spaces   \nklm*\n>c\nX*W\n", true);
+        row("byte-order mark.fa", "\xEF\xBB\xBF>a\nACDE\n>b\nKLM\n", true);
+        row("no final newline.fa", ">a\nACDE\n>b\nKLMN", true);
+        row("header last, no newline.fa", ">a\nACDE\n>b", true, true);
+        row("empty records.fa", ">a\n>b\n\n>c\nACGT\n>d\n", true, true);
+        row("empty.fa", "", false);
+        row("only blank.fa", "\n\n  \n", false);
+        row("fastq at-quality.fq", "@r1\nACGT\n+\n@@II\n@r2\nTTGA\n+r2\n@III\n\n@r3\nAC\n+\n@@\n", false);
+        std::string fasta;
+        std::mt19937 rng(5);
+        for (int k = 0; k < 40; ++k) {
+            fasta += ">s" + std::to_string(k) + (k % 3 ? " window " + std::to_string(k) : "") + (k % 4 ? "\n" : "\r\n");
+            const int length = static_cast<int>(rng() % 90);
+            for (int i = 0; i < length; ++i) {
+                fasta += "ACGTacgtN"[rng() % 9];
+                if (i % 29 == 28) fasta += k % 5 ? "\n" : "\r\n";
+            }
+            fasta += "\n";
+        }
+        row("random dna.fa", fasta, true, true);
+    }
+    void cut_by_offset() {
+        QFETCH(QString, path);
+        QFETCH(bool, by_offset);
+        QFETCH(bool, allow_empty);
+        ReadOptions options;
+        options.allow_empty = allow_empty;
+        const BlockRead whole = read_whole(path.toStdString(), options);
+        for (std::size_t block_bytes = 1; block_bytes <= 64; ++block_bytes)
+            for (bool reverse : {false, true}) {
+                bool offset = false;
+                const BlockRead blocks = read_out_of_order(path.toStdString(), block_bytes, reverse, options, &offset);
+                const QString where =
+                    QStringLiteral("blocks of %1%2").arg(block_bytes).arg(reverse ? ", last first" : "");
+                QVERIFY2(blocks.error == whole.error, qPrintable(where + ": " + QString::fromStdString(blocks.error) +
+                                                                 " instead of " + QString::fromStdString(whole.error)));
+                if (!whole.error.empty()) continue;
+                QCOMPARE(offset, by_offset);
+                QCOMPARE(blocks.alphabet, whole.alphabet);
+                QCOMPARE(blocks.records.size(), whole.records.size());
+                for (std::size_t k = 0; k < whole.records.size(); ++k) {
+                    QCOMPARE(blocks.records[k].id, whole.records[k].id);
+                    QCOMPARE(blocks.records[k].description, whole.records[k].description);
+                    QCOMPARE(blocks.records[k].residues, whole.records[k].residues);
+                    QCOMPARE(blocks.records[k].quality, whole.records[k].quality);
+                }
+            }
+    }
+
+    // A fault in a late block, its blocks parsed last first: the line is
+    // counted from the file (the blocks before it were not parsed yet) and is
+    // read_sequences' line.
+    void late_faults_name_their_lines_data() {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("expected");
+        std::string head;
+        for (int k = 0; k < 300; ++k) head += ">p" + std::to_string(k) + " d\r\nACDEFGHIKL\n\nMNPQRS\n";
+        const auto row = [&](const char* name, std::string_view tail, const char* expected) {
+            QTest::newRow(name) << QString::fromStdString(write_file(dir_, name, head + std::string(tail))) << expected;
+        };
+        row("bad residue.fa", ">x\nACDE\nAC1E\n>y\nAC\n", ":1203: record 'x': residue '1' at position 7");
+        row("nul byte.fa", std::string_view(">x\nAC\nA\0C\n", 11), ":1203: expected sequence text, found a NUL byte");
+        row("empty record.fa", ">x\n>y\nAC\n", ":1201: record 'x': expected residues");
+        row("empty id.fa", "> \nAC\n", ":1201: expected a sequence id after '>'");
+        row("gt inside a line.fa", ">x\nAC>D\n", ":1202: record 'x': residue '>' at position 3");
+    }
+    void late_faults_name_their_lines() {
+        QFETCH(QString, path);
+        QFETCH(QString, expected);
+        ReadOptions options;
+        options.alphabet = AlphabetKind::Protein;
+        const std::string whole = read_whole(path.toStdString(), options).error;
+        QVERIFY2(QString::fromStdString(whole).contains(expected), whole.c_str());
+        for (std::size_t block_bytes : {std::size_t{1}, std::size_t{13}, std::size_t{100}, std::size_t{4096}})
+            for (bool reverse : {false, true}) {
+                bool offset = false;
+                const BlockRead blocks = read_out_of_order(path.toStdString(), block_bytes, reverse, options, &offset);
+                QVERIFY(offset);
+                QVERIFY2(blocks.error == whole, qPrintable(QString::fromStdString(blocks.error) + " instead of " +
+                                                           QString::fromStdString(whole)));
+            }
     }
 
     void repeated_ids_counted_alike() {

@@ -1,7 +1,7 @@
 // The streamed pair pipeline: two reader threads cut the files into blocks of
-// records, a pool of threads parses them and formats finished chunks, this
-// thread assembles chunks of pairs and aligns them on the backend, and a
-// writer thread writes the chunks' text in input order. Bounded queues between
+// records, a pool of threads reads (plain files) and parses them and formats
+// finished chunks, this thread assembles chunks of pairs and aligns them on the
+// backend, and a writer thread writes the chunks' text in input order. Bounded queues between
 // the stages keep memory flat however long the files are.
 #include <alignscope/device/pair_pipeline.hpp>
 
@@ -577,7 +577,6 @@ void PairPipeline::read_file(RecordBlockReader& reader, AlphabetKind alphabet,
                              OrderedQueue<std::vector<Sequence>>& queue, int lane, std::atomic<std::uint64_t>* bytes) {
     try {
         const std::string& path = reader.path();
-        const std::optional<SequenceFormat> format = reader.format();
         for (;;) {
             if (stopping_) break;
             RecordBlock block;
@@ -588,12 +587,20 @@ void PairPipeline::read_file(RecordBlockReader& reader, AlphabetKind alphabet,
             }
             if (bytes) bytes->store(reader.bytes_read());
             if (!more) break;
-            auto parsed =
-                pool_->submit([&path, &settings = settings_, &parse_time = parse_time_, host_lanes = host_lanes_,
-                               format, alphabet, block = std::move(block)](int worker) {
-                    StageSpan span(parse_time, host_lanes, "parse", 4 + worker);
-                    return parse_record_block(block, path, format, alphabet, settings.read);
-                });
+            // Known once the first block is cut (detect_alphabet() cuts it
+            // before, unless the alphabet was given).
+            const std::optional<SequenceFormat> format = reader.format();
+            // A block cut by offset is read by the thread that parses it.
+            auto parsed = pool_->submit([&path, &settings = settings_, &read_time = read_time_,
+                                         &parse_time = parse_time_, host_lanes = host_lanes_, format, alphabet,
+                                         block = std::move(block)](int worker) mutable {
+                if (!block.loaded) {
+                    StageSpan span(read_time, host_lanes, "read", 4 + worker);
+                    load_record_block(block);
+                }
+                StageSpan span(parse_time, host_lanes, "parse", 4 + worker);
+                return parse_record_block(block, path, format, alphabet, settings.read);
+            });
             if (!queue.push(std::move(parsed))) break;
         }
     } catch (...) {

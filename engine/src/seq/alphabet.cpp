@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 namespace alignscope {
 
@@ -23,15 +24,23 @@ constexpr std::string_view kDna = "ACGTRYSWKMBDHVN";
 constexpr std::string_view kRna = "ACGURYSWKMBDHVN";
 constexpr std::string_view kProtein = "ACDEFGHIKLMNPQRSTVWYBZXUOJ*";
 
-// One lookup table per alphabet, built once, so validation is a load per residue.
+// Lookup tables per alphabet, built once, so validation is a load per residue:
+// whether a letter is valid, and each byte's valid upper-case letter (or 0).
 struct ValidityTables {
     bool dna[256]{};
     bool rna[256]{};
     bool protein[256]{};
+    std::array<unsigned char, 256> dna_letters{}, rna_letters{}, protein_letters{};
     ValidityTables() {
         for (char c : kDna) dna[static_cast<unsigned char>(c)] = true;
         for (char c : kRna) rna[static_cast<unsigned char>(c)] = true;
         for (char c : kProtein) protein[static_cast<unsigned char>(c)] = true;
+        for (int b = 0; b < 256; ++b) {
+            const auto c = static_cast<unsigned char>(upper(static_cast<char>(b)));
+            dna_letters[static_cast<std::size_t>(b)] = dna[c] ? c : 0;
+            rna_letters[static_cast<std::size_t>(b)] = rna[c] ? c : 0;
+            protein_letters[static_cast<std::size_t>(b)] = protein[c] ? c : 0;
+        }
     }
     const bool* table(AlphabetKind kind) const {
         switch (kind) {
@@ -40,6 +49,14 @@ struct ValidityTables {
             case AlphabetKind::Protein: break;
         }
         return protein;
+    }
+    const std::array<unsigned char, 256>& letters(AlphabetKind kind) const {
+        switch (kind) {
+            case AlphabetKind::Dna: return dna_letters;
+            case AlphabetKind::Rna: return rna_letters;
+            case AlphabetKind::Protein: break;
+        }
+        return protein_letters;
     }
 };
 
@@ -117,7 +134,31 @@ std::string_view alphabet_letters(AlphabetKind kind) {
 
 bool is_valid_residue(AlphabetKind kind, char c) { return tables().table(kind)[static_cast<unsigned char>(upper(c))]; }
 
+const std::array<unsigned char, 256>& residue_letters(AlphabetKind kind) { return tables().letters(kind); }
+
 std::size_t normalise_residues(std::string& residues, AlphabetKind kind) {
+    const bool gaps = std::memchr(residues.data(), '-', residues.size()) != nullptr ||
+                      std::memchr(residues.data(), '.', residues.size()) != nullptr;
+    if (!gaps) {
+        // Most sequences: upper-cased and checked in one pass of a load and a
+        // store a letter, without a branch; the first invalid letter is
+        // looked for only when there is one.
+        const std::array<unsigned char, 256>& letters = tables().letters(kind);
+        const std::size_t n = residues.size();
+        auto* r = reinterpret_cast<unsigned char*>(residues.data());
+        unsigned invalid = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            const unsigned char c = letters[r[k]];
+            invalid |= c == 0 ? 1u : 0u;
+            r[k] = c != 0 ? c : static_cast<unsigned char>(upper(static_cast<char>(r[k])));
+        }
+        if (kind == AlphabetKind::Protein && n > 0 && residues.back() == '*') residues.pop_back();
+        if (!invalid) return std::string::npos;
+        const bool* valid = tables().table(kind);
+        const auto bad = std::find_if(residues.begin(), residues.end(),
+                                      [valid](char c) { return !valid[static_cast<unsigned char>(c)]; });
+        return bad == residues.end() ? std::string::npos : static_cast<std::size_t>(bad - residues.begin());
+    }
     // One pass that upper-cases and squeezes out gap characters in place.
     std::size_t w = 0;
     for (std::size_t r = 0; r < residues.size(); ++r) {

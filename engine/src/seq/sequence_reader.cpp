@@ -8,15 +8,19 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <new>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -640,6 +644,184 @@ std::string duplicate_id_line(const std::string& path, std::uint64_t count, std:
 
 // ---- Blocks of whole records (record_blocks.hpp) ----
 
+// A plain file cut by offset: its descriptor, where each block starts and,
+// once known, how many line ends each holds (for the line an error names).
+class BlockSource {
+public:
+    BlockSource(std::string path, int fd, std::uint64_t size) : path_(std::move(path)), fd_(fd), size_(size) {}
+    ~BlockSource() { ::close(fd_); }
+    BlockSource(const BlockSource&) = delete;
+    BlockSource& operator=(const BlockSource&) = delete;
+
+    std::uint64_t size() const { return size_; }
+
+    // Up to `n` bytes at `offset`, fewer only at the end of the file.
+    std::size_t read_some(std::uint64_t offset, char* dst, std::size_t n) const {
+        std::size_t got = 0;
+        while (got < n) {
+            const ssize_t r = ::pread(fd_, dst + got, n - got, static_cast<off_t>(offset + got));
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) throw Error(path_ + ": cannot read: " + std::strerror(errno));
+            if (r == 0) break;
+            got += static_cast<std::size_t>(r);
+        }
+        return got;
+    }
+    // Exactly `n` bytes at `offset`.
+    void read(std::uint64_t offset, char* dst, std::size_t n) const {
+        if (read_some(offset, dst, n) != n)
+            throw Error(path_ + ": cannot read: the file became shorter while it was read");
+    }
+
+    // The cutter's blocks, in order.
+    void add_block(std::uint64_t start) {
+        std::lock_guard lock(mutex_);
+        starts_.push_back(start);
+        newlines_.push_back(-1);
+    }
+    void set_lines(std::uint64_t index, std::uint64_t newlines) {
+        std::lock_guard lock(mutex_);
+        newlines_.at(index) = static_cast<std::int64_t>(newlines);
+    }
+    // The 1-based line that block `index` starts on: its predecessors' line
+    // ends, counted here for those that no parse has counted yet.
+    std::uint64_t first_line(std::uint64_t index) {
+        std::lock_guard lock(mutex_);
+        std::uint64_t line = 1;
+        std::vector<char> buffer;
+        for (std::uint64_t k = 0; k < index; ++k) {
+            if (newlines_[k] < 0) {
+                if (buffer.empty()) buffer.resize(std::size_t{1} << 20);
+                std::int64_t count = 0;
+                for (std::uint64_t at = starts_[k]; at < starts_[k + 1];) {
+                    const auto n =
+                        static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), starts_[k + 1] - at));
+                    read(at, buffer.data(), n);
+                    count += std::count(buffer.data(), buffer.data() + n, '\n');
+                    at += n;
+                }
+                newlines_[k] = count;
+            }
+            line += static_cast<std::uint64_t>(newlines_[k]);
+        }
+        return line;
+    }
+
+private:
+    std::string path_;
+    int fd_;
+    std::uint64_t size_;
+    std::mutex mutex_;
+    std::vector<std::uint64_t> starts_;
+    std::vector<std::int64_t> newlines_;  // -1: not counted yet
+};
+
+namespace {
+
+constexpr std::size_t kWindowBytes = 64 * 1024;                  // read around a block's end to find the next record
+constexpr std::size_t kPlainRecordBytes = std::size_t{1} << 20;  // past this, the memory limit is looked up
+
+// The records of a block of FASTA text of the common shape: each header line
+// printable ASCII ('>', an id, a description), then lines of letters valid in
+// the alphabet (any case, a CRLF end allowed), every record non-empty unless
+// empty ones are allowed. Parsed with one memchr a line and one table load a
+// letter. False for anything else (blank lines before the first record, a
+// byte-order mark, tabs, gaps, UTF-8, a fault...): the full parser then reads
+// the block, and names the fault. `newlines`: the block's line ends.
+bool parse_plain_fasta(std::string_view text, AlphabetKind alphabet, const ReadOptions& options,
+                       std::vector<Sequence>& records, std::uint64_t& newlines) {
+    const char* d = text.data();
+    const std::size_t n = text.size();
+    if (n == 0) return true;
+    if (d[0] != '>') return false;
+    const std::array<unsigned char, 256>& letters = residue_letters(alphabet);
+    std::uint64_t held_limit = 0;  // looked up for long records only
+    std::size_t pos = 0;
+    while (pos < n) {
+        // The header line [pos, line_end).
+        const auto* nl = static_cast<const char*>(std::memchr(d + pos, '\n', n - pos));
+        const std::size_t line_end = nl ? static_cast<std::size_t>(nl - d) : n;
+        if (line_end - pos > kMaxHeaderBytes) return false;
+        std::size_t end = line_end;
+        if (d[end - 1] == '\r') --end;
+        std::size_t i = pos + 1;
+        for (std::size_t k = i; k < end; ++k) {
+            const auto c = static_cast<unsigned char>(d[k]);
+            if (c < 0x20 || c > 0x7e) return false;
+        }
+        while (i < end && d[i] == ' ') ++i;
+        std::size_t j = i;
+        while (j < end && d[j] != ' ') ++j;
+        if (i == j) return false;
+        std::size_t k = j;
+        while (k < end && d[k] == ' ') ++k;
+        std::size_t e = end;
+        while (e > k && d[e - 1] == ' ') --e;
+        Sequence& record = records.emplace_back();
+        record.id.assign(d + i, j - i);
+        record.description.assign(d + k, e - k);
+        const std::size_t body = nl ? line_end + 1 : n;
+        newlines += nl ? 1 : 0;
+
+        // Residue lines up to the next line that opens with '>'. A '>'
+        // anywhere else is no residue: the full parser names it.
+        const auto* gt = static_cast<const char*>(std::memchr(d + body, '>', n - body));
+        const std::size_t body_end = gt ? static_cast<std::size_t>(gt - d) : n;
+        if (gt && d[body_end - 1] != '\n') return false;
+        record.residues.resize(body_end - body);
+        auto* w = reinterpret_cast<unsigned char*>(record.residues.data());
+        unsigned invalid = 0;
+        for (std::size_t p = body; p < body_end;) {
+            const auto* lf = static_cast<const char*>(std::memchr(d + p, '\n', body_end - p));
+            const std::size_t stop = lf ? static_cast<std::size_t>(lf - d) : body_end;
+            const std::size_t letters_end = stop > p && d[stop - 1] == '\r' ? stop - 1 : stop;
+            for (std::size_t q = p; q < letters_end; ++q) {
+                const unsigned char c = letters[static_cast<unsigned char>(d[q])];
+                *w++ = c;
+                invalid |= c == 0 ? 1u : 0u;
+            }
+            newlines += lf ? 1 : 0;
+            p = stop + 1;
+        }
+        if (invalid) return false;
+        const auto length = static_cast<std::size_t>(w - reinterpret_cast<unsigned char*>(record.residues.data()));
+        if (length > kPlainRecordBytes) {
+            if (held_limit == 0) held_limit = process_memory_limit() / 4;
+            if (length > held_limit) return false;
+        }
+        record.residues.resize(length);
+        if (alphabet == AlphabetKind::Protein && length > 0 && record.residues.back() == '*')
+            record.residues.pop_back();
+        if (record.residues.empty() && !options.allow_empty) return false;
+        pos = body_end;
+    }
+    return true;
+}
+
+// The full parser over a loaded block whose first line is `first_line`.
+std::vector<Sequence> parse_block_text(const RecordBlock& block, std::uint64_t first_line, const std::string& path,
+                                       std::optional<SequenceFormat> format, AlphabetKind alphabet,
+                                       const ReadOptions& options) {
+    FastxParser parser(path, block.text, first_line, block.file_start, format);
+    parser.held_limit = process_memory_limit() / 4;
+    std::vector<Sequence> records;
+    try {
+        Sequence record;
+        while (parser.next(record)) {
+            check_record(record, path, parser.record_line, parser.runs, alphabet, options);
+            records.push_back(std::move(record));
+            record = Sequence{};
+        }
+    } catch (const std::bad_alloc&) {
+        records = {};
+        throw Error(path + ": out of memory at line " + std::to_string(parser.line) +
+                    "; split the file into smaller ones, or use a machine with more memory");
+    }
+    return records;
+}
+
+}  // namespace
+
 struct RecordBlockReader::File : FastxParser {
     using FastxParser::FastxParser;
 };
@@ -651,7 +833,7 @@ RecordBlockReader::RecordBlockReader(const std::string& path, std::size_t block_
 
 RecordBlockReader::~RecordBlockReader() = default;
 
-std::uint64_t RecordBlockReader::bytes_read() const { return file_->bytes_read(); }
+std::uint64_t RecordBlockReader::bytes_read() const { return source_ ? offset_ : file_->bytes_read(); }
 std::uint64_t RecordBlockReader::file_size() const { return file_->size; }
 
 // Where the block ends: before the last line that opens a record and of
@@ -688,7 +870,84 @@ std::size_t RecordBlockReader::cut_point() const {
     return cut;
 }
 
+// A plain (not gzip) regular FASTA file is cut by offset; anything else is
+// read through zlib by this thread (gzip has one inflater; FASTQ is cut by
+// counting lines from the file's start, as a quality line may open with '@').
+void RecordBlockReader::choose_reading() {
+    reading_chosen_ = true;
+    if (path_ == "-" || file_->size == 0) return;
+    const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;  // zlib's descriptor reads it
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+        ::close(fd);
+        return;
+    }
+    auto source = std::make_shared<BlockSource>(path_, fd, static_cast<std::uint64_t>(st.st_size));
+    std::string head(std::min<std::size_t>(kWindowBytes, static_cast<std::size_t>(st.st_size)), '\0');
+    head.resize(source->read_some(0, head.data(), head.size()));
+    if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
+        return;  // gzip
+    std::size_t k = head.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+    while (k < head.size() && (head[k] == '\n' || is_blank(head[k]))) ++k;
+    if (k == head.size() || head[k] != '>') return;
+    format_known_ = true;
+    format_ = SequenceFormat::Fasta;
+    source_ = std::move(source);
+}
+
+// The next block of a file cut by offset: from the last block's end to the
+// first line opening with '>' at or past block_bytes on, read a window at a
+// time; the block's text is read later, by load_record_block().
+bool RecordBlockReader::cut_by_offset(RecordBlock& out) {
+    const std::uint64_t size = source_->size();
+    if (offset_ >= size) return false;
+    std::uint64_t end = size;
+    if (size - offset_ > block_bytes_) {
+        std::string window(kWindowBytes, '\0');
+        // From the byte before the first place a record may start: a '>' after a '\n'.
+        for (std::uint64_t at = offset_ + block_bytes_ - 1;;) {
+            const std::size_t n = source_->read_some(at, window.data(), window.size());
+            const char* w = window.data();
+            const char* found = nullptr;
+            for (const char* p = w + 1; p < w + n; ++p) {
+                p = static_cast<const char*>(std::memchr(p, '>', static_cast<std::size_t>(w + n - p)));
+                if (!p) break;
+                if (p[-1] == '\n') {
+                    found = p;
+                    break;
+                }
+            }
+            if (found) {
+                end = at + static_cast<std::uint64_t>(found - w);
+                break;
+            }
+            if (at + n >= size) break;
+            at += n - 1;  // the window's last byte is the next one's first
+            if (at - offset_ > held_limit_)
+                throw Error(path_ + ": " + gib(at - offset_) +
+                            " of residues in one record, more than a quarter of the memory this process may use (" +
+                            gib(held_limit_ * 4) +
+                            "); reading keeps every residue in memory: split the file into smaller ones, or use a "
+                            "machine with more memory");
+        }
+    }
+    source_->add_block(offset_);
+    out.text.clear();
+    out.source = source_;
+    out.offset = offset_;
+    out.size = end - offset_;
+    out.loaded = false;
+    out.first_line = 0;  // counted when an error needs it
+    out.index = next_index_++;
+    out.file_start = out.index == 0;
+    offset_ = end;
+    return true;
+}
+
 bool RecordBlockReader::cut(RecordBlock& out) {
+    if (!reading_chosen_) choose_reading();
+    if (source_) return cut_by_offset(out);
     for (;;) {
         if (!format_known_) {
             // The format from the first byte that is not blank (after a byte-order mark).
@@ -787,7 +1046,14 @@ AlphabetKind RecordBlockReader::detect_alphabet() {
             }
             ahead_.push_back(std::move(block));
         }
-        const RecordBlock& block = ahead_[parsed++];
+        RecordBlock& block = ahead_[parsed++];
+        if (block.source) {
+            // Read here, in order: its first line is known, and so are its line ends.
+            load_record_block(block);
+            block.source->set_lines(block.index,
+                                    static_cast<std::uint64_t>(std::count(block.text.begin(), block.text.end(), '\n')));
+            block.first_line = block.source->first_line(block.index);
+        }
         FastxParser parser(path_, block.text, block.first_line, block.file_start, format_);
         parser.held_limit = held_limit_;
         Sequence record;
@@ -798,24 +1064,44 @@ AlphabetKind RecordBlockReader::detect_alphabet() {
     return alignscope::detect_alphabet(sample);
 }
 
+void load_record_block(RecordBlock& block) {
+    if (block.loaded) return;
+    block.text.resize(static_cast<std::size_t>(block.size));
+    block.source->read(block.offset, block.text.data(), block.text.size());
+    block.loaded = true;
+}
+
 std::vector<Sequence> parse_record_block(const RecordBlock& block, const std::string& path,
                                          std::optional<SequenceFormat> format, AlphabetKind alphabet,
                                          const ReadOptions& options) {
-    FastxParser parser(path, block.text, block.first_line, block.file_start, format);
-    parser.held_limit = process_memory_limit() / 4;
+    if (!block.loaded) {
+        RecordBlock loaded = block;
+        load_record_block(loaded);
+        return parse_record_block(loaded, path, format, alphabet, options);
+    }
+    if (format == SequenceFormat::Fasta) {
+        std::vector<Sequence> records;
+        std::uint64_t newlines = 0;
+        {
+            records.reserve(block.text.size() / 256 + 1);
+            if (parse_plain_fasta(block.text, alphabet, options, records, newlines)) {
+                if (block.source) block.source->set_lines(block.index, newlines);
+                return records;
+            }
+        }
+    }
+    // A block cut by offset knows its first line only when the cutter had to
+    // count it: a fault is found first, its line counted after.
+    if (!block.source || block.first_line > 0)
+        return parse_block_text(block, block.first_line, path, format, alphabet, options);
     std::vector<Sequence> records;
     try {
-        Sequence record;
-        while (parser.next(record)) {
-            check_record(record, path, parser.record_line, parser.runs, alphabet, options);
-            records.push_back(std::move(record));
-            record = Sequence{};
-        }
-    } catch (const std::bad_alloc&) {
-        records = {};
-        throw Error(path + ": out of memory at line " + std::to_string(parser.line) +
-                    "; split the file into smaller ones, or use a machine with more memory");
+        records = parse_block_text(block, 1, path, format, alphabet, options);
+    } catch (const Error&) {
+        return parse_block_text(block, block.source->first_line(block.index), path, format, alphabet, options);
     }
+    block.source->set_lines(block.index,
+                            static_cast<std::uint64_t>(std::count(block.text.begin(), block.text.end(), '\n')));
     return records;
 }
 

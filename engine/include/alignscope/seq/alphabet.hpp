@@ -3,6 +3,7 @@
 // residues (upper case, gaps and terminal stops) before alignment.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,11 @@ std::string_view alphabet_letters(AlphabetKind kind);
 
 // True when the upper-cased letter is valid in the alphabet.
 bool is_valid_residue(AlphabetKind kind, char c);
+
+// For every byte: the upper-cased letter when it is valid in the alphabet, 0
+// otherwise (gap characters, blanks and control bytes included): upper-casing
+// and checking a residue in one load.
+const std::array<unsigned char, 256>& residue_letters(AlphabetKind kind);
 
 // Normalises residues in place for alignment: upper case; alignment gap
 // characters '-' and '.' are removed (an input that is itself an alignment is

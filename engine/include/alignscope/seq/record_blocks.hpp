@@ -1,7 +1,10 @@
 // Reading a FASTA/FASTQ file as blocks of whole records that several threads
-// parse at once: one thread cuts the file (plain or gzip) into blocks at record
-// boundaries, any thread parses a block. Records and errors are read_sequences'
-// (file, 1-based line, letter), block after block in file order.
+// read and parse at once: one thread cuts the file into blocks at record
+// boundaries, any thread parses a block. A plain FASTA file is cut by offset
+// (the cutter reads only around each boundary; each block is read by the thread
+// that parses it); gzip, FASTQ and pipes are read whole by the cutting thread.
+// Records and errors are read_sequences' (file, 1-based line, letter), block
+// after block in file order.
 #pragma once
 
 #include <alignscope/seq/alphabet.hpp>
@@ -18,13 +21,27 @@
 
 namespace alignscope {
 
+// Where a plain file's blocks lie and how many lines each holds, shared by the
+// reader and its blocks (defined in the source).
+class BlockSource;
+
 // Whole records as they lie in the file (decompressed).
 struct RecordBlock {
     std::string text;
-    std::uint64_t first_line = 1;  // 1-based line of text's first line
+    std::uint64_t first_line = 1;  // 1-based line of text's first line (with `source`: found when needed)
     std::uint64_t index = 0;       // 0-based, in file order
     bool file_start = false;       // the file's first block (a byte-order mark may open it)
+    // A block cut by offset from a plain file: `text` is read by
+    // load_record_block(), on the thread that parses it; `first_line` is
+    // counted only when an error names a line.
+    std::shared_ptr<BlockSource> source;
+    std::uint64_t offset = 0, size = 0;
+    bool loaded = true;
 };
+
+// Reads a block cut by offset (any thread; nothing to do for one read by the
+// cutter). Throws Error when the file cannot be read.
+void load_record_block(RecordBlock& block);
 
 class RecordBlockReader {
 public:
@@ -54,6 +71,8 @@ public:
 
 private:
     bool cut(RecordBlock& out);
+    bool cut_by_offset(RecordBlock& out);
+    void choose_reading();
     std::size_t cut_point() const;
     struct File;
     std::unique_ptr<File> file_;
@@ -67,10 +86,15 @@ private:
     std::uint64_t next_line_ = 1, next_index_ = 0;
     std::uint64_t held_limit_ = 0;
     std::deque<RecordBlock> ahead_;  // read by detect_alphabet()
+    // Cutting by offset (a plain FASTA file): the next block's start.
+    bool reading_chosen_ = false;
+    std::shared_ptr<BlockSource> source_;
+    std::uint64_t offset_ = 0;
 };
 
 // Parses a block into records, normalised and checked against `alphabet` as
-// read_sequences() does (the same Error for the same fault). Any thread.
+// read_sequences() does (the same Error for the same fault). Any thread; a
+// block cut by offset is read first when load_record_block() has not been.
 std::vector<Sequence> parse_record_block(const RecordBlock& block, const std::string& path,
                                          std::optional<SequenceFormat> format, AlphabetKind alphabet,
                                          const ReadOptions& options);
