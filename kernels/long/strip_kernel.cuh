@@ -73,45 +73,36 @@ __device__ __forceinline__ unsigned long long warp_min(unsigned long long v) {
     return v;
 }
 
-// Slice: the launch has a task with an explicit left edge (H and E of column 0
-// given) or one that wants the state of its last column (H and E, what the next
-// slice of a split pass takes as its left edge); the other kernels have neither
-// (and store only H of a last column, as they always did).
-template <int R, bool Local, bool Overview, bool Slice, bool Partial>
-__device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, int ticket, int lane, unsigned* prof) {
-    constexpr int SH = 32 * R;
-    const int go = p.gap_open, ge = p.gap_extend;
-    const long long m = t.m, n = t.n;
-    const long long i0 = static_cast<long long>(strip) * SH;
-    const int rows_here = static_cast<int>(m - i0 < SH ? m - i0 : SH);
-    const long long my_first = i0 + static_cast<long long>(lane) * R + 1;
-    const int my_rows = rows_here - lane * R;  // valid rows of this lane (may be <= 0 or > R)
-    const int last_lane = (rows_here - 1) / R;
-    const int last_r = (rows_here - 1) % R;
-
-    // Query profile of my rows.
+// The per-warp query profile of this lane's rows: word [c][q][lane] holds
+// the scores (+128, as bytes) of rows 4q..4q+3 against residue code c.
+template <int R>
+__device__ __forceinline__ void fill_query_profile(const LaunchParams& p, const LongTask& t, long long my_first,
+                                                   int lane, unsigned* prof) {
     __syncwarp();
-    {
-        int codes[R];
+    int codes[R];
 #pragma unroll
-        for (int r = 0; r < R; ++r) codes[r] = (my_first + r <= m) ? t.rows[my_first + r - 1] : -1;
-        for (int c = 0; c < p.alphabet; ++c) {
+    for (int r = 0; r < R; ++r) codes[r] = (my_first + r <= t.m) ? t.rows[my_first + r - 1] : -1;
+    for (int c = 0; c < p.alphabet; ++c) {
 #pragma unroll
-            for (int q = 0; q < R / 4; ++q) {
-                unsigned w = 0;
+        for (int q = 0; q < R / 4; ++q) {
+            unsigned w = 0;
 #pragma unroll
-                for (int b = 0; b < 4; ++b) {
-                    const int code = codes[4 * q + b];
-                    const int s = code >= 0 ? p.profile_scores[code * p.alphabet + c] : -128;
-                    w |= static_cast<unsigned>(s + 128) << (8 * b);
-                }
-                prof[(c * (R / 4) + q) * 32 + lane] = w;
+            for (int b = 0; b < 4; ++b) {
+                const int code = codes[4 * q + b];
+                const int s = code >= 0 ? p.profile_scores[code * p.alphabet + c] : -128;
+                w |= static_cast<unsigned>(s + 128) << (8 * b);
             }
+            prof[(c * (R / 4) + q) * 32 + lane] = w;
         }
     }
     __syncwarp();
+}
 
-    int H[R], E[R], G[R];
+// Column 0 of this lane's rows (H, E and H - open), from the task's explicit
+// left edge or its edge kind; returns H of the row above (the first diagonal).
+template <int R, bool Slice>
+__device__ __forceinline__ int load_left_column(const LongTask& t, long long m, long long my_first, int my_rows, int go,
+                                                int ge, int (&H)[R], int (&E)[R], int (&G)[R]) {
     int diag0;
     if (Slice && t.left == kEdgeExplicit) {  // column 0 given (left_h[0] is the corner)
         const std::int32_t* lh = t.left_h + my_first;
@@ -132,34 +123,227 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
         }
         diag0 = left_at(t, my_first - 1, go, ge);
     }
+    return diag0;
+}
 
-    // Special row at the bottom of this strip?
-    std::int32_t* sp_h = nullptr;
-    std::int32_t* sp_f = nullptr;
-    if (t.special_h && t.special_every > 0 && (strip + 1) % t.special_every == 0 && i0 + SH < m) {
+// The special row this strip's bottom row is saved to (null when none), its
+// column 0 written by lane 0.
+struct SpecialRow {
+    std::int32_t* h = nullptr;
+    std::int32_t* f = nullptr;
+};
+template <int SH, bool Slice>
+__device__ __forceinline__ SpecialRow special_row_of(const LongTask& t, int strip, long long i0, int lane, int go,
+                                                     int ge) {
+    SpecialRow sp;
+    if (t.special_h && t.special_every > 0 && (strip + 1) % t.special_every == 0 && i0 + SH < t.m) {
         const long long slot = (strip + 1) / t.special_every - 1;
-        sp_h = t.special_h + slot * (n + 1);
-        sp_f = t.special_f + slot * (n + 1);
+        sp.h = t.special_h + slot * (t.n + 1);
+        sp.f = t.special_f + slot * (t.n + 1);
         if (lane == 0 && Slice && t.left == kEdgeExplicit) {
-            sp_h[0] = t.left_h[i0 + SH];
-            sp_f[0] = t.left_f[i0 + SH];
+            sp.h[0] = t.left_h[i0 + SH];
+            sp.f[0] = t.left_f[i0 + SH];
         } else if (lane == 0) {
             const int v = left_at(t, i0 + SH, go, ge);
-            sp_h[0] = v;
-            sp_f[0] = (t.left == kEdgeGap || t.left == kEdgeGapContinue) ? v : kNeg;
+            sp.h[0] = v;
+            sp.f[0] = (t.left == kEdgeGap || t.left == kEdgeGapContinue) ? v : kNeg;
         }
     }
+    return sp;
+}
+
+// The overview block of this strip's rows, the column block being pooled
+// (columns binned as in the pass this task is a slice of: offset, total), its
+// running maximum and the column where the next column block starts.
+struct OverviewBin {
+    int row = 0, block = 0, max = kNeg, next = 0;
+};
+__device__ __forceinline__ OverviewBin first_overview_bin(const LongTask& t, int strip) {
+    OverviewBin ov;
+    ov.row = static_cast<int>(static_cast<long long>(strip) * t.ov_rows / t.strips);
+    ov.block = static_cast<int>(t.ov_offset * t.ov_cols / t.ov_total);
+    ov.next = static_cast<int>((static_cast<long long>(ov.block + 1) * t.ov_total + t.ov_cols - 1) / t.ov_cols -
+                               t.ov_offset) +
+              1;
+    return ov;
+}
+// Column j's maximum `mx` into the bin, flushing the bin when j starts the next block.
+__device__ __forceinline__ void pool_overview(const LongTask& t, OverviewBin& ov, int j, int mx) {
+    if (j >= ov.next) {  // into the next column block
+        atomicMax(t.overview + static_cast<long long>(ov.row) * t.ov_cols + ov.block, ov.max);
+        ov.max = kNeg;
+        ov.block = static_cast<int>((t.ov_offset + j - 1) * t.ov_cols / t.ov_total);
+        // First column of block ov.block + 1: smallest j with (offset+j-1)*ov_cols/total >= ov.block + 1.
+        ov.next = static_cast<int>(((ov.block + 1) * t.ov_total + t.ov_cols - 1) / t.ov_cols - t.ov_offset) + 1;
+    }
+    ov.max = max(ov.max, mx);
+}
+
+// At the start of each chunk of 32 columns: stop (cancel, or a goal search's
+// hit far enough behind: returns true), else wait until the strip above has
+// published the chunk and read it (lane k: column s + 1 + k's residue, H and
+// F of the row above the strip).
+__device__ __forceinline__ bool fetch_top_chunk(const LaunchParams& p, const LongTask& t, int s, int lane, int ni,
+                                                const int* prev_progress, int& in_h, int& in_f, int& in_c) {
+    bool stop = *reinterpret_cast<const volatile int*>(p.abort) != 0;
+    if (t.hit && !stop) {
+        const unsigned long long key = ld_volatile(t.hit);
+        if (key != ~0ull && static_cast<long long>(key >> 34) + 32 <= s) stop = true;
+    }
+    if (stop) return true;
+    if (prev_progress && s + 1 <= ni) {
+        const int need = s + 32 < ni ? s + 32 : ni;
+        if (lane == 0) {
+            while (ld_acquire(prev_progress) < need) {
+                if (*reinterpret_cast<const volatile int*>(p.abort)) break;
+                __nanosleep(64);
+            }
+        }
+        __syncwarp();
+        (void)ld_acquire(prev_progress);
+    }
+    const int col = s + 1 + lane;
+    if (col <= ni) {
+        in_c = t.cols[col - 1];
+        // Strip 0 of an explicit top edge reads row 0 from the bus, which
+        // the host filled; it overwrites column j only after reading it.
+        if (prev_progress || t.top == kEdgeExplicit) {
+            in_h = t.bus_h[col];
+            in_f = t.bus_f[col];
+        } else {
+            in_h = top_at(t, col, p.gap_open, p.gap_extend);
+            in_f = kNeg;
+        }
+    }
+    return false;
+}
+
+// A goal search's key for a bottom-row cell of the crossing strip at `col`:
+// where the forward and reverse halves meet at the goal score (kind 1 in H,
+// kind 2 in F), else ~0.
+__device__ __forceinline__ unsigned long long crossing_key(const LongTask& t, int col, int out_h, int out_f, int go,
+                                                           int ge) {
+    const long long c = t.goal_col_end - col;
+    long long fh, ff;
+    if (t.goal_h) {
+        fh = t.goal_h[c];
+        ff = t.goal_f[c];
+    } else {
+        fh = c == 0 ? 0 : edge_value(t.goal_edge, c, go, ge);
+        ff = kNeg;
+    }
+    const long long base = (static_cast<unsigned long long>(col) << 34) | (static_cast<unsigned long long>(t.m) << 2);
+    if (fh > kNeg / 2 && out_h > kNeg / 2 && fh + out_h == t.goal) return base | 1;
+    if (ff > kNeg / 2 && out_f > kNeg / 2 && ff + out_f + (go - ge) == t.goal) return base | 2;
+    return ~0ull;
+}
+
+// A whole chunk of the strip's bottom row (columns jo - 31 .. jo, from the
+// chunk's first column) goes to the bus, the special row and the crossing
+// check, then the chunk is released to the strip below.
+__device__ __forceinline__ void publish_bottom_chunk(const LongTask& t, int jo, int lane, int out_h, int out_f,
+                                                     const SpecialRow& sp, bool crossing, int go, int ge,
+                                                     int* my_progress) {
+    const int col = jo - 31 + lane;
+    const int lo = ((jo - 1) & ~31) + 1;
+    unsigned long long key = ~0ull;
+    if (col >= lo) {
+        t.bus_h[col] = out_h;
+        t.bus_f[col] = out_f;
+        if (sp.h) {
+            sp.h[col] = out_h;
+            sp.f[col] = out_f;
+        }
+        if (crossing) key = crossing_key(t, col, out_h, out_f, go, ge);
+    }
+    if (crossing && __any_sync(kFull, key != ~0ull)) {
+        key = warp_min(key);
+        if (lane == 0) atomicMin(t.hit, key);
+    }
+    __threadfence();
+    __syncwarp();
+    if (lane == 0) st_release(my_progress, jo);
+}
+
+// The last column's H and E of this lane's rows (what the next slice of a
+// split pass takes as its left edge).
+template <int R>
+__device__ __forceinline__ void store_last_column_state(const LongTask& t, long long m, long long my_first, int my_rows,
+                                                        const int (&H)[R], const int (&E)[R]) {
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+        if (r < my_rows) {
+            t.last_col[my_first + r] = H[r];
+            t.last_col[m + 1 + my_first + r] = E[r];
+        }
+}
+
+// The bottom-row cell lane `from` just computed joins the chunk being
+// gathered for the bus: the lanes shift down one, lane 31 takes it.
+__device__ __forceinline__ void shift_in_bottom_cell(int h, int f, int from, int lane, int& out_h, int& out_f) {
+    const int v_h = __shfl_sync(kFull, h, from);
+    const int v_f = __shfl_sync(kFull, f, from);
+    out_h = __shfl_down_sync(kFull, out_h, 1);
+    out_f = __shfl_down_sync(kFull, out_f, 1);
+    if (lane == 31) {
+        out_h = v_h;
+        out_f = v_f;
+    }
+}
+
+// The row above this lane's rows at this step (H, F and the column's
+// residue): lane 0's from the chunk read (lane k of it), the others' from the
+// bottom row of the lane above.
+__device__ __forceinline__ void receive_from_above(int in_h, int in_f, int in_c, int k, int bot_h, int bot_f, int lane,
+                                                   int& a_h, int& a_f, int& c_cur) {
+    const int tk_h = __shfl_sync(kFull, in_h, k);
+    const int tk_f = __shfl_sync(kFull, in_f, k);
+    const int tk_c = __shfl_sync(kFull, in_c, k);
+    a_h = __shfl_up_sync(kFull, bot_h, 1);
+    a_f = __shfl_up_sync(kFull, bot_f, 1);
+    int a_c = __shfl_up_sync(kFull, c_cur, 1);
+    if (lane == 0) {
+        a_h = tk_h;
+        a_f = tk_f;
+        a_c = tk_c;
+    }
+    c_cur = a_c;
+}
+
+// H of the last column, rows 1..m of this lane (the kernels without the slice extras).
+template <int R>
+__device__ __forceinline__ void store_last_column(const LongTask& t, long long m, long long my_first,
+                                                  const int (&H)[R]) {
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+        if (my_first + r <= m) t.last_col[my_first + r] = H[r];
+}
+
+// One strip swept across all columns of its task.
+// Slice: the launch has a task with an explicit left edge (H and E of column 0
+// given) or one that wants the state of its last column (H and E, what the next
+// slice of a split pass takes as its left edge); the other kernels have neither
+// (and store only H of a last column, as they always did).
+template <int R, bool Local, bool Overview, bool Slice, bool Partial>
+__device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, int ticket, int lane, unsigned* prof) {
+    constexpr int SH = 32 * R;
+    const int go = p.gap_open, ge = p.gap_extend;
+    const long long m = t.m, n = t.n;
+    const long long i0 = static_cast<long long>(strip) * SH;
+    const int rows_here = static_cast<int>(m - i0 < SH ? m - i0 : SH);
+    const long long my_first = i0 + static_cast<long long>(lane) * R + 1;
+    const int my_rows = rows_here - lane * R;  // valid rows of this lane (may be <= 0 or > R)
+    const int last_lane = (rows_here - 1) / R;
+    const int last_r = (rows_here - 1) % R;
+
+    fill_query_profile<R>(p, t, my_first, lane, prof);
+    int H[R], E[R], G[R];
+    int diag0 = load_left_column<R, Slice>(t, m, my_first, my_rows, go, ge, H, E, G);
+    const SpecialRow sp = special_row_of<SH, Slice>(t, strip, i0, lane, go, ge);
     const bool crossing = t.goal_search && t.hit && strip == t.strips - 1;
     const bool track = t.track_best || t.goal_any || Overview;
-    // Overview block of this strip's rows, and the column where the next column block starts.
-    const int ov_row = Overview ? static_cast<int>(static_cast<long long>(strip) * t.ov_rows / t.strips) : 0;
-    // Columns are binned as in the pass this task is a slice of (offset, total).
-    int ov_block = Overview ? static_cast<int>(t.ov_offset * t.ov_cols / t.ov_total) : 0, ov_max = kNeg;
-    int ov_next =
-        Overview ? static_cast<int>((static_cast<long long>(ov_block + 1) * t.ov_total + t.ov_cols - 1) / t.ov_cols -
-                                    t.ov_offset) +
-                       1
-                 : 0;
+    OverviewBin ov;
+    if (Overview) ov = first_overview_bin(t, strip);
     int best = t.goal_any ? t.goal - 1 : 0;
     int best_i = 0, best_j = 0;
 
@@ -173,54 +357,13 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
 
     for (int s = 0; s < steps; ++s) {
         const int k = static_cast<int>(s & 31);
-        if (k == 0) {
-            bool stop = *reinterpret_cast<const volatile int*>(p.abort) != 0;
-            if (t.hit && !stop) {
-                const unsigned long long key = ld_volatile(t.hit);
-                if (key != ~0ull && static_cast<long long>(key >> 34) + 32 <= s) stop = true;
-            }
-            if (stop) {
-                __syncwarp();
-                if (lane == 0) st_release(my_progress, 0x7fffffff);
-                return;
-            }
-            if (prev_progress && s + 1 <= ni) {
-                const int need = s + 32 < ni ? s + 32 : ni;
-                if (lane == 0) {
-                    while (ld_acquire(prev_progress) < need) {
-                        if (*reinterpret_cast<const volatile int*>(p.abort)) break;
-                        __nanosleep(64);
-                    }
-                }
-                __syncwarp();
-                (void)ld_acquire(prev_progress);
-            }
-            const int col = s + 1 + lane;
-            if (col <= ni) {
-                in_c = t.cols[col - 1];
-                // Strip 0 of an explicit top edge reads row 0 from the bus, which
-                // the host filled; it overwrites column j only after reading it.
-                if (prev_progress || t.top == kEdgeExplicit) {
-                    in_h = t.bus_h[col];
-                    in_f = t.bus_f[col];
-                } else {
-                    in_h = top_at(t, col, go, ge);
-                    in_f = kNeg;
-                }
-            }
+        if (k == 0 && fetch_top_chunk(p, t, s, lane, ni, prev_progress, in_h, in_f, in_c)) {
+            __syncwarp();
+            if (lane == 0) st_release(my_progress, 0x7fffffff);
+            return;
         }
-        const int tk_h = __shfl_sync(kFull, in_h, k);
-        const int tk_f = __shfl_sync(kFull, in_f, k);
-        const int tk_c = __shfl_sync(kFull, in_c, k);
-        int a_h = __shfl_up_sync(kFull, bot_h, 1);
-        int a_f = __shfl_up_sync(kFull, bot_f, 1);
-        int a_c = __shfl_up_sync(kFull, c_cur, 1);
-        if (lane == 0) {
-            a_h = tk_h;
-            a_f = tk_f;
-            a_c = tk_c;
-        }
-        c_cur = a_c;
+        int a_h, a_f;
+        receive_from_above(in_h, in_f, in_c, k, bot_h, bot_f, lane, a_h, a_f, c_cur);
         const int j = s - lane + 1;
         if (j >= 1 && j <= ni) {
             int diag = diag0;
@@ -258,17 +401,7 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
             }
             bot_h = H[R - 1];
             bot_f = f;
-            if (Overview) {
-                if (j >= ov_next) {  // into the next column block
-                    atomicMax(t.overview + static_cast<long long>(ov_row) * t.ov_cols + ov_block, ov_max);
-                    ov_max = kNeg;
-                    ov_block = static_cast<int>((t.ov_offset + j - 1) * t.ov_cols / t.ov_total);
-                    // First column of block ov_block + 1: smallest j with (offset+j-1)*ov_cols/total >= ov_block + 1.
-                    ov_next =
-                        static_cast<int>(((ov_block + 1) * t.ov_total + t.ov_cols - 1) / t.ov_cols - t.ov_offset) + 1;
-                }
-                ov_max = max(ov_max, mx);
-            }
+            if (Overview) pool_overview(t, ov, j, mx);
             if ((t.track_best || t.goal_any) && mx > best) {
                 int rr = 0;
 #pragma unroll
@@ -281,71 +414,18 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
                     atomicMin(t.hit, (static_cast<unsigned long long>(j) << 34) |
                                          (static_cast<unsigned long long>(best_i) << 2));
             }
-            if (!Slice && t.last_col && j == ni) {
-#pragma unroll
-                for (int r = 0; r < R; ++r)
-                    if (my_first + r <= m) t.last_col[my_first + r] = H[r];
-            }
+            if (!Slice && t.last_col && j == ni) store_last_column<R>(t, m, my_first, H);
         }
         // The strip's bottom row (row m in a partial strip) for lane L's column.
-        const int v_h = __shfl_sync(kFull, Partial ? sel_h : bot_h, L);
-        const int v_f = __shfl_sync(kFull, Partial ? sel_f : bot_f, L);
-        out_h = __shfl_down_sync(kFull, out_h, 1);
-        out_f = __shfl_down_sync(kFull, out_f, 1);
-        if (lane == 31) {
-            out_h = v_h;
-            out_f = v_f;
-        }
+        shift_in_bottom_cell(Partial ? sel_h : bot_h, Partial ? sel_f : bot_f, L, lane, out_h, out_f);
         const int jo = s - L + 1;  // lane k now holds column jo - 31 + k
-        if (jo >= 1 && jo <= ni && ((jo & 31) == 0 || jo == ni)) {
-            const int col = jo - 31 + lane;
-            const int lo = ((jo - 1) & ~31) + 1;
-            unsigned long long key = ~0ull;
-            if (col >= lo) {
-                t.bus_h[col] = out_h;
-                t.bus_f[col] = out_f;
-                if (sp_h) {
-                    sp_h[col] = out_h;
-                    sp_f[col] = out_f;
-                }
-                if (crossing) {
-                    const long long c = t.goal_col_end - col;
-                    long long fh, ff;
-                    if (t.goal_h) {
-                        fh = t.goal_h[c];
-                        ff = t.goal_f[c];
-                    } else {
-                        fh = c == 0 ? 0 : edge_value(t.goal_edge, c, go, ge);
-                        ff = kNeg;
-                    }
-                    const long long base =
-                        (static_cast<unsigned long long>(col) << 34) | (static_cast<unsigned long long>(m) << 2);
-                    if (fh > kNeg / 2 && out_h > kNeg / 2 && fh + out_h == t.goal) key = base | 1;
-                    else if (ff > kNeg / 2 && out_f > kNeg / 2 && ff + out_f + (go - ge) == t.goal)
-                        key = base | 2;
-                }
-            }
-            if (crossing && __any_sync(kFull, key != ~0ull)) {
-                key = warp_min(key);
-                if (lane == 0) atomicMin(t.hit, key);
-            }
-            __threadfence();
-            __syncwarp();
-            if (lane == 0) st_release(my_progress, jo);
-        }
+        if (jo >= 1 && jo <= ni && ((jo & 31) == 0 || jo == ni))
+            publish_bottom_chunk(t, jo, lane, out_h, out_f, sp, crossing, go, ge, my_progress);
     }
-    // Every lane's registers hold column n now (a lane changes them only for
-    // columns 1..n): the last column's H and E (the next slice's left edge).
-    if (Slice && t.last_col && ni >= 1) {
-#pragma unroll
-        for (int r = 0; r < R; ++r)
-            if (r < my_rows) {
-                t.last_col[my_first + r] = H[r];
-                t.last_col[m + 1 + my_first + r] = E[r];
-            }
-    }
-    if (Overview && ov_max > kNeg)
-        atomicMax(t.overview + static_cast<long long>(ov_row) * t.ov_cols + ov_block, ov_max);
+    // Every lane's registers hold column n now (a lane changes them only for columns 1..n).
+    if (Slice && t.last_col && ni >= 1) store_last_column_state<R>(t, m, my_first, my_rows, H, E);
+    if (Overview && ov.max > kNeg)
+        atomicMax(t.overview + static_cast<long long>(ov.row) * t.ov_cols + ov.block, ov.max);
     if (t.track_best) {
         // Warp reduction: highest score, then smallest j, then smallest i.
         for (int d = 16; d > 0; d >>= 1) {
@@ -360,8 +440,7 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
         }
         if (lane == 0) p.best[ticket] = StripBest{best, 0, best_i, best_j};
     }
-    // Everything of this strip is written: n + 1 tells the host (a checkpoint
-    // may copy its special row, last column and best cell now).
+    // All of the strip is written: n + 1 tells the host (a checkpoint may copy it now).
     __threadfence_system();
     __syncwarp();
     if (lane == 0) st_release(my_progress, ni + 1);
