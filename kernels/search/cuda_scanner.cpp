@@ -312,13 +312,13 @@ std::int64_t query_best(const EncodedSequence& q, const std::vector<int>& best_a
 // One call of scan(): its queries, its plan and its running state, with the
 // stages that turn them into scores.
 struct CudaScanner::ScanCall {
-    ScanCall(CudaScanner& s, std::span<const EncodedSequence* const> q, std::span<std::int32_t> out, JobContext& c,
+    ScanCall(CudaScanner& s, std::span<const EncodedSequence* const> q, std::span<std::int64_t> out, JobContext& c,
              const PreparedDatabase& d, const CudaSite& w)
         : scanner(s), queries(q), scores(out), context(c), db(d), where(w) {}
 
     CudaScanner& scanner;
     std::span<const EncodedSequence* const> queries;
-    std::span<std::int32_t> scores;
+    std::span<std::int64_t> scores;
     JobContext& context;
     const PreparedDatabase& db;
     const CudaSite& where;
@@ -481,12 +481,12 @@ void CudaScanner::ScanCall::read_scores(const Slot& slot, const ProfilePlan& pro
     const Partition& part = *slot.partition;
     const std::size_t count = part.last - part.first;
     const std::uint32_t* row = slot.host_out.data() + (k - slot.first_plan) * count;
-    std::int32_t* out_a = scores.data() + static_cast<std::size_t>(profile.a) * db.size() + part.first;
+    std::int64_t* out_a = scores.data() + static_cast<std::size_t>(profile.a) * db.size() + part.first;
     if (!scanner.narrow_) {
         for (std::size_t p = 0; p < count; ++p) out_a[p] = static_cast<std::int32_t>(row[p]);
         return;
     }
-    std::int32_t* out_b =
+    std::int64_t* out_b =
         profile.b >= 0 ? scores.data() + static_cast<std::size_t>(profile.b) * db.size() + part.first : nullptr;
     if (scanner.bounded()) {
         // Exactness is proven per pair from the lengths, not read off the score.
@@ -630,7 +630,7 @@ void CudaScanner::prepare_slots(const CudaSite& where) {
     }
 }
 
-void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::span<std::int64_t> scores,
                        JobContext& context) {
     if (!database_) throw Error(info_.id + ": scan before load");
     const auto start = std::chrono::steady_clock::now();
@@ -709,7 +709,7 @@ bool CudaScanner::holds32(std::size_t query_length, std::int64_t query_best, std
                            local ? m * std::max(0, max_score_) : query_best, target_best, free_ends_);
 }
 
-bool CudaScanner::score_beyond_32_bits(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+bool CudaScanner::score_beyond_32_bits(std::span<const EncodedSequence* const> queries, std::span<std::int64_t> scores,
                                        const std::vector<std::int64_t>& best_of_query) {
     const PreparedDatabase& db = *database_;
     std::atomic<bool> any{false};
@@ -731,10 +731,7 @@ bool CudaScanner::score_beyond_32_bits(std::span<const EncodedSequence* const> q
                     const ScoreAndEnd r =
                         score_forward(query.data(), static_cast<std::int64_t>(query.size()), target.data(),
                                       static_cast<std::int64_t>(target.size()), setup_.scheme, setup_.options);
-                    if (r.score > INT32_MAX || r.score < INT32_MIN)
-                        throw Error(info_.id + ": the score of query " + std::to_string(q + 1) +
-                                    " against database sequence '" + db.ids[p] + "' does not fit in 32 bits");
-                    scores[q * db.size() + p] = static_cast<std::int32_t>(r.score);
+                    scores[q * db.size() + p] = r.score;
                     any.store(true, std::memory_order_relaxed);
                 }
             },
@@ -756,7 +753,7 @@ int CudaScanner::blocks_per_sm(const DbscanShape& shape, bool explicit_items) {
 }
 
 void CudaScanner::recompute(const std::vector<Saturated>& pairs, const Partition& part,
-                            std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+                            std::span<const EncodedSequence* const> queries, std::span<std::int64_t> scores,
                             GpuTimeline& timeline, cudaStream_t stream) {
     const CudaSite where = site("32-bit rescoring of " + std::to_string(pairs.size()) + " saturated pairs");
     const PreparedDatabase& db = *database_;

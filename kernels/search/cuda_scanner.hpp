@@ -31,7 +31,7 @@ public:
 
     DeviceInfo info() const override { return info_; }
     void load(const PreparedDatabase& database, const ScanSetup& setup, JobContext& context) override;
-    void scan(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+    void scan(std::span<const EncodedSequence* const> queries, std::span<std::int64_t> scores,
               JobContext& context) override;
     ScanStats last_stats() const override { return stats_; }
 
@@ -63,10 +63,10 @@ private:
     // The pairs they cannot hold, scored on the host with the 64-bit scalar
     // recurrence (the cpu-ref scanner's) after the GPU's pass; whether there
     // were any.
-    bool score_beyond_32_bits(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+    bool score_beyond_32_bits(std::span<const EncodedSequence* const> queries, std::span<std::int64_t> scores,
                               const std::vector<std::int64_t>& best_of_query);
     void recompute(const std::vector<Saturated>& pairs, const Partition& part,
-                   std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+                   std::span<const EncodedSequence* const> queries, std::span<std::int64_t> scores,
                    GpuTimeline& timeline, cudaStream_t stream);
 
     int device_;

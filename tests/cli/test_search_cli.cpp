@@ -232,13 +232,17 @@ private slots:
         const ProcessResult r = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref",
                                          "--verify-queries", "6", "--verify-sequences", "120", "--seed", "5"});
         QVERIFY2(r.exit_code == 0, (r.out + r.err).constData());
-        QVERIFY2(r.out.contains("31 cases passed, 0 failed, 0 skipped"), r.out.constData());
+        QVERIFY2(r.out.contains("33 cases passed, 0 failed, 0 skipped"), r.out.constData());
         // The extreme schemes are among them (scores and penalties past every
         // lane width, a GPU's 32-bit cells and its 16-bit table).
         QVERIFY2(r.out.contains("PASS random protein BLOSUM62 gap 1000000/1000000 local"), r.out.constData());
         QVERIFY2(r.out.contains("PASS random protein BLOSUM62 gap 200000/200000 global"), r.out.constData());
         QVERIFY2(r.out.contains("PASS random protein BLOSUM62 x4096 gap 11/1 semiglobal[qb,te]"), r.out.constData());
         QVERIFY2(r.out.contains("PASS random dna match 64/-1 gap 10/0.5 local"), r.out.constData());
+        // Scores past 32 bits, above and below.
+        QVERIFY2(r.out.contains("PASS random dna match 1000000/-1000000 gap 1000000/1000000 local"), r.out.constData());
+        QVERIFY2(r.out.contains("PASS random dna match 1000000/-1000000 gap 1000000/1000000 global"),
+                 r.out.constData());
         QVERIFY(!r.out.contains("MISMATCH"));
     }
 
@@ -248,7 +252,7 @@ private slots:
         const ProcessResult r = run_cli({"search", "--verify", "--device", "cpu", "--reference", "cpu-ref", "--mode",
                                          "global", "--verify-queries", "4", "--verify-sequences", "60", "--seed", "5"});
         QVERIFY2(r.exit_code == 0, (r.out + r.err).constData());
-        QVERIFY2(r.out.contains("7 cases passed, 0 failed, 0 skipped"), r.out.constData());
+        QVERIFY2(r.out.contains("8 cases passed, 0 failed, 0 skipped"), r.out.constData());
         QVERIFY(!r.out.contains(" local") && !r.out.contains("semiglobal"));
         if (!QFile::exists(example + "DB.fasta.gz")) return;
         const ProcessResult real = run_cli({"search",

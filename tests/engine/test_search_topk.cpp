@@ -70,7 +70,7 @@ std::vector<std::vector<std::int64_t>> brute_force(const std::vector<Sequence>& 
     return scores;
 }
 
-std::vector<std::int32_t> scan_all(const std::string& device, const std::vector<Sequence>& queries,
+std::vector<std::int64_t> scan_all(const std::string& device, const std::vector<Sequence>& queries,
                                    const PreparedDatabase& db, const ScoringScheme& scheme,
                                    const AlignOptions& options = local_scores()) {
     auto registry = make_cpu_scanner_registry();
@@ -84,7 +84,7 @@ std::vector<std::int32_t> scan_all(const std::string& device, const std::vector<
     for (const Sequence& q : queries) encoded.push_back(encode(q.residues, scheme.matrix, q.id));
     std::vector<const EncodedSequence*> pointers;
     for (const auto& e : encoded) pointers.push_back(&e);
-    std::vector<std::int32_t> scores(queries.size() * db.size());
+    std::vector<std::int64_t> scores(queries.size() * db.size());
     scanner->scan(pointers, scores, context);
     return scores;
 }
@@ -124,7 +124,7 @@ private slots:
         QFETCH(int, k);
         const auto scores = scan_all(device.toStdString(), queries_, database_, scheme_);
         for (std::size_t q = 0; q < queries_.size(); ++q) {
-            const std::span<const std::int32_t> row(scores.data() + q * database_.size(), database_.size());
+            const std::span<const std::int64_t> row(scores.data() + q * database_.size(), database_.size());
             // Every score, not only the best, equals brute force.
             for (std::size_t p = 0; p < database_.size(); ++p)
                 QCOMPARE(static_cast<std::int64_t>(row[p]), oracle_[q][database_.file_index[p]]);
@@ -145,7 +145,7 @@ private slots:
         }
         // The database sequence used as a query finds itself first.
         const auto& self = scores;
-        const std::span<const std::int32_t> last(self.data() + (queries_.size() - 1) * database_.size(),
+        const std::span<const std::int64_t> last(self.data() + (queries_.size() - 1) * database_.size(),
                                                  database_.size());
         QCOMPARE(database_.file_index[top_positions(last, database_, 1).front()], 123u);
     }
@@ -366,7 +366,7 @@ private slots:
         const PreparedDatabase db = pack_database(records, AlphabetKind::Protein, "ties");
         QCOMPARE(db.file_index.front(), 5u);  // the shortest is the last record
         // Scores by position: equal pairs.
-        const std::vector<std::int32_t> scores{7, 9, 9, 3, 7, 1};
+        const std::vector<std::int64_t> scores{7, 9, 9, 3, 7, 1};
         const auto top = top_positions(scores, db, 3);
         QCOMPARE(top.size(), std::size_t{3});
         // 9 at positions 1 and 2 (files 4 and 3): file 3 first.
@@ -381,10 +381,10 @@ private slots:
         std::vector<Sequence> many;
         for (int k = 0; k < 5000; ++k) many.push_back({"m" + std::to_string(k), "", "A", ""});
         const PreparedDatabase big = pack_database(many, AlphabetKind::Protein, "many");
-        std::vector<std::int32_t> values(5000);
+        std::vector<std::int64_t> values(5000);
         for (int k = 0; k < 5000; ++k) values[static_cast<std::size_t>(k)] = (k * 7919) % 1000;
         const auto best = top_positions(values, big, 20);
-        std::vector<std::int32_t> sorted(values);
+        std::vector<std::int64_t> sorted(values);
         std::sort(sorted.begin(), sorted.end(), std::greater<>());
         for (std::size_t r = 0; r < 20; ++r) QCOMPARE(values[best[r]], sorted[r]);
     }
@@ -405,7 +405,7 @@ private slots:
         std::vector<EncodedSequence> encoded;
         for (const Sequence& q : some) encoded.push_back(encode(q.residues, scheme_.matrix, q.id));
         std::vector<const EncodedSequence*> pointers{&encoded[0], &encoded[1], &encoded[2]};
-        std::vector<std::int32_t> scores(3 * database_.size());
+        std::vector<std::int64_t> scores(3 * database_.size());
         split->scan(pointers, scores, context);
         for (std::size_t q = 0; q < 3; ++q)
             for (std::size_t p = 0; p < database_.size(); ++p)
@@ -432,7 +432,7 @@ private slots:
         std::vector<const EncodedSequence*> pointers;
         for (int r = 0; r < 20; ++r)  // about a minute of scalar work if not cancelled
             for (const auto& e : encoded) pointers.push_back(&e);
-        std::vector<std::int32_t> scores(pointers.size() * database_.size());
+        std::vector<std::int64_t> scores(pointers.size() * database_.size());
         std::thread canceller([&] {
             std::this_thread::sleep_for(std::chrono::milliseconds(300));
             token.cancel();

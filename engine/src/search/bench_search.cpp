@@ -249,7 +249,7 @@ std::size_t SearchBench::queries_to_use(const Workload& w, DatabaseScanner& scan
         probe.push_back(&encoded_[k * 37 % encoded_.size()]);
         probe_residues += probe.back()->size();
     }
-    std::vector<std::int32_t> scores(probe.size() * w.database.size());
+    std::vector<std::int64_t> scores(probe.size() * w.database.size());
     const auto t = std::chrono::steady_clock::now();
     scanner.scan(probe, scores, context_);
     const double rate = static_cast<double>(probe_residues * w.database.residue_count()) / seconds_since(t);
@@ -264,10 +264,8 @@ bool SearchBench::time_scans(const Workload& w, DatabaseScanner& scanner,
                              const std::vector<const EncodedSequence*>& chosen, SearchBenchPoint& point) {
     // Queries per scan call: all that fit in about 1 GiB of scores.
     std::size_t batch = options_.query_batch;
-    if (!batch)
-        batch = std::clamp<std::size_t>((std::size_t(1) << 30) / (4 * std::max<std::size_t>(1, w.database.size())), 1,
-                                        encoded_.size());
-    std::vector<std::int32_t> scores;
+    if (!batch) batch = default_query_batch(encoded_.size(), w.database.size());
+    std::vector<std::int64_t> scores;
     std::vector<double> kernel_runs;
     try {
         for (int run = 0; run < options_.warmup + options_.repeat; ++run) {

@@ -190,7 +190,7 @@ public:
         setup_ = setup;
         codes_ = encode_database(database, setup.scheme.matrix);
     }
-    void scan(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+    void scan(std::span<const EncodedSequence* const> queries, std::span<std::int64_t> scores,
               JobContext& context) override {
         if (!database_) throw Error("cpu-ref scanner: scan before load");
         const auto start = std::chrono::steady_clock::now();
@@ -206,9 +206,7 @@ public:
                 const ScoreAndEnd r =
                     score_forward(q.data(), static_cast<std::int64_t>(q.size()), codes_.data() + db.offsets[p],
                                   db.length(p), setup_.scheme, setup_.options);
-                if (r.score > INT32_MAX || r.score < INT32_MIN)
-                    throw Error("cpu-ref scanner: a score exceeds 32 bits (database sequence '" + db.ids[p] + "')");
-                scores[it.query * db.size() + p] = static_cast<std::int32_t>(r.score);
+                scores[it.query * db.size() + p] = r.score;
             }
         });
         stats_ = {};
@@ -276,7 +274,7 @@ public:
         striped_ = local_ && !setup.scheme.linear();
     }
 
-    void scan(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+    void scan(std::span<const EncodedSequence* const> queries, std::span<std::int64_t> scores,
               JobContext& context) override {
         if (!database_) throw Error("cpu scanner: scan before load");
         const auto start = std::chrono::steady_clock::now();
@@ -316,7 +314,8 @@ public:
         // (lane_bounds.hpp). Striped local passes saturate rather than wrap
         // and parasail flags it; scan passes add gap runs without saturating,
         // so every value of the pair must fit their lanes (see
-        // parasail_backend.cpp, pass_fits). Scores beyond 32 bits fit none.
+        // parasail_backend.cpp, pass_fits). Scores beyond 32 bits fit none:
+        // those pairs take the scalar recurrence in 64 bits.
         const SchemeBounds bounds = SchemeBounds::of(setup_.scheme);
         int first_width = local_ && !setup_.scheme.linear() ? 0 : 1;
         while (first_width < 3 && !lane_takes_parameters(bounds, width_bits[first_width])) ++first_width;
@@ -372,10 +371,7 @@ public:
                     const EncodedSequence& q = *queries[it.query];
                     const ScoreAndEnd r =
                         score_forward(q.data(), m64, codes_.data() + db.offsets[p], n, setup_.scheme, setup_.options);
-                    if (r.score > INT32_MAX || r.score < INT32_MIN)
-                        throw Error("cpu scanner: the score of query " + std::to_string(it.query + 1) +
-                                    " against database sequence '" + db.ids[p] + "' does not fit in 32 bits");
-                    scores[it.query * db.size() + p] = static_cast<std::int32_t>(r.score);
+                    scores[it.query * db.size() + p] = r.score;
                     used_reference.store(true, std::memory_order_relaxed);
                 }
             }

@@ -153,14 +153,14 @@ public:
                 [&](std::size_t k, JobContext& part_context) { parts_[k]->load(pieces_[k], setup, part_context); });
     }
 
-    void scan(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+    void scan(std::span<const EncodedSequence* const> queries, std::span<std::int64_t> scores,
               JobContext& context) override {
         if (!database_) throw Error("split scanner: scan before load");
         const auto start = std::chrono::steady_clock::now();
         const std::size_t n = parts_.size();
         const std::size_t q = queries.size();
         if (scores.size() != q * database_->size()) throw Error("split scanner: score buffer of the wrong size");
-        std::vector<std::vector<std::int32_t>> part_scores(n);
+        std::vector<std::vector<std::int64_t>> part_scores(n);
         // Progress: the sum over parts of the cells each has reported.
         std::mutex progress_mutex;
         std::vector<Progress> latest(n);

@@ -13,11 +13,11 @@
 
 namespace alignscope {
 
-std::vector<std::size_t> top_positions(std::span<const std::int32_t> scores, const PreparedDatabase& database,
+std::vector<std::size_t> top_positions(std::span<const std::int64_t> scores, const PreparedDatabase& database,
                                        std::size_t k, std::optional<std::int64_t> min_score) {
     if (scores.size() != database.size()) throw Error("top_positions: one score per database sequence expected");
     struct Candidate {
-        std::int32_t score;
+        std::int64_t score;
         std::uint32_t file_index;
         std::uint32_t position;
     };
@@ -60,7 +60,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 std::size_t default_query_batch(std::size_t queries, std::size_t database_size) {
     const std::size_t budget = std::size_t(1) << 30;  // bytes of scores held at once
-    const std::size_t per_query = std::max<std::size_t>(1, database_size * sizeof(std::int32_t));
+    const std::size_t per_query = std::max<std::size_t>(1, database_size * sizeof(std::int64_t));
     return std::clamp<std::size_t>(budget / per_query, 1, std::max<std::size_t>(1, queries));
 }
 
@@ -95,8 +95,8 @@ private:
     void encode_queries();
     void load_database();
     void run_batch(std::size_t first, std::size_t last);
-    ScanStats scan_batch(std::size_t first, std::size_t last, std::vector<std::int32_t>& scores);
-    std::vector<QueryHits> select_hits(std::size_t first, std::size_t count, const std::vector<std::int32_t>& scores);
+    ScanStats scan_batch(std::size_t first, std::size_t last, std::vector<std::int64_t>& scores);
+    std::vector<QueryHits> select_hits(std::size_t first, std::size_t count, const std::vector<std::int64_t>& scores);
     std::optional<std::int64_t> threshold_for(std::size_t query) const;
     void align_hits(std::size_t first, std::vector<QueryHits>& results);
     void hand_out(std::vector<QueryHits>& results, const ScanStats& stats);
@@ -195,7 +195,7 @@ void SearchRun::load_database() {
 }
 
 void SearchRun::run_batch(std::size_t first, std::size_t last) {
-    std::vector<std::int32_t> scores;
+    std::vector<std::int64_t> scores;
     const ScanStats stats = scan_batch(first, last, scores);
 
     const auto select_start = std::chrono::steady_clock::now();
@@ -213,7 +213,7 @@ void SearchRun::run_batch(std::size_t first, std::size_t last) {
 }
 
 // Scores of queries [first, last) against the whole database, one row per query.
-ScanStats SearchRun::scan_batch(std::size_t first, std::size_t last, std::vector<std::int32_t>& scores) {
+ScanStats SearchRun::scan_batch(std::size_t first, std::size_t last, std::vector<std::int64_t>& scores) {
     std::vector<const EncodedSequence*> batch_queries;
     std::uint64_t batch_cells = 0;
     for (std::size_t q = first; q < last; ++q) {
@@ -265,12 +265,12 @@ std::optional<std::int64_t> SearchRun::threshold_for(std::size_t query) const {
 
 // The top K hits of each query of the batch, with their statistics.
 std::vector<QueryHits> SearchRun::select_hits(std::size_t first, std::size_t count,
-                                              const std::vector<std::int32_t>& scores) {
+                                              const std::vector<std::int64_t>& scores) {
     std::vector<QueryHits> results(count);
     for (std::size_t k = 0; k < count; ++k) {
         const std::size_t q = first + k;
         const std::optional<std::int64_t> threshold = threshold_for(q);
-        const std::span<const std::int32_t> row(scores.data() + k * database_.size(), database_.size());
+        const std::span<const std::int64_t> row(scores.data() + k * database_.size(), database_.size());
         results[k].query_index = q;
         int rank = 0;
         for (std::size_t position : top_positions(row, database_, search_.top, threshold)) {

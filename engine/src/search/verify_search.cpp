@@ -68,10 +68,14 @@ Dataset random_dataset(SeededRandom& random, const CaseSetup& setup, std::size_t
     }
     if (setup.saturating) {
         // Self-similar W/C runs score about 10 per residue under BLOSUM62:
-        // 3,500 of them pass 32,767, so the 16-bit lanes must saturate.
+        // 3,500 of them pass 32,767, so the 16-bit lanes must saturate. On
+        // DNA, 3,500 bases that a match of 1,000,000 takes past 2^31.
         Sequence q;
         q.id = "query-saturating";
-        for (int k = 0; k < 3500; ++k) q.residues.push_back(random.chance(0.5) ? 'W' : 'C');
+        if (setup.alphabet == AlphabetKind::Protein)
+            for (int k = 0; k < 3500; ++k) q.residues.push_back(random.chance(0.5) ? 'W' : 'C');
+        else
+            q.residues = random_residues(random, setup.alphabet, 3500);
         data.queries.push_back(std::move(q));
     }
     std::vector<Sequence> records;
@@ -172,6 +176,11 @@ std::vector<CaseSetup> random_case_setups() {
         {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 200000, 200000, global, 0.1, false},
         {"", AlphabetKind::Dna, "", 100000, -100000, 0.5, 0.5, local, 0.1, false},
         {"", AlphabetKind::Protein, "BLOSUM62", 0, 0, 11, 1, ends("qb,te"), 0.1, false, 4096},
+        // Past 32-bit scores: a match of 1,000,000 takes the 3,500-base query
+        // and its copy to 3.5 x 10^9, and penalties of 1,000,000 put long
+        // global pairs below -2^31; every device scores those in 64 bits.
+        {"", AlphabetKind::Dna, "", 1000000, -1000000, 1000000, 1000000, local, 0.1, true},
+        {"", AlphabetKind::Dna, "", 1000000, -1000000, 1000000, 1000000, global, 0.1, true},
     };
     for (CaseSetup& c : cases) {
         std::ostringstream name;
@@ -225,7 +234,7 @@ void run_case(const ScannerRegistry& registry, const SearchVerifyOptions& option
     }
     for (const EncodedSequence& e : encoded) pointers.push_back(&e);
 
-    auto run = [&](const std::string& spec, std::vector<std::int32_t>& scores, double& seconds, ScanStats* stats) {
+    auto run = [&](const std::string& spec, std::vector<std::int64_t>& scores, double& seconds, ScanStats* stats) {
         auto scanner = registry.create(spec);
         const auto start = std::chrono::steady_clock::now();
         scanner->load(db, scan, context);
@@ -235,7 +244,7 @@ void run_case(const ScannerRegistry& registry, const SearchVerifyOptions& option
         if (stats) *stats = scanner->last_stats();
         return scanner->info().id;
     };
-    std::vector<std::int32_t> tested, reference;
+    std::vector<std::int64_t> tested, reference;
     ScanStats stats;
     summary.tested_device = run(options.device, tested, result.tested_seconds, &stats);
     summary.reference_device = run(options.reference, reference, result.reference_seconds, nullptr);
@@ -250,8 +259,8 @@ void run_case(const ScannerRegistry& registry, const SearchVerifyOptions& option
     for (std::size_t q = 0; q < data.queries.size(); ++q) {
         context.throw_if_cancelled();
         bool failed = false;
-        const std::span<const std::int32_t> t_row(tested.data() + q * db.size(), db.size());
-        const std::span<const std::int32_t> r_row(reference.data() + q * db.size(), db.size());
+        const std::span<const std::int64_t> t_row(tested.data() + q * db.size(), db.size());
+        const std::span<const std::int64_t> r_row(reference.data() + q * db.size(), db.size());
         for (std::size_t p = 0; p < db.size(); ++p) {
             ++result.scores_compared;
             if (t_row[p] == r_row[p]) continue;
@@ -264,7 +273,7 @@ void run_case(const ScannerRegistry& registry, const SearchVerifyOptions& option
         }
         const auto t_top = top_positions(t_row, db, options.top);
         const auto r_top = top_positions(r_row, db, options.top);
-        std::vector<std::int32_t> t_scores, r_scores;
+        std::vector<std::int64_t> t_scores, r_scores;
         for (std::size_t p : t_top) t_scores.push_back(t_row[p]);
         for (std::size_t p : r_top) r_scores.push_back(r_row[p]);
         if (t_scores != r_scores) {

@@ -56,10 +56,13 @@ public:
     virtual void load(const PreparedDatabase& database, const ScanSetup& setup, JobContext& context) = 0;
 
     // Scores (scaled) of every query against every database sequence:
-    // scores[q * database.size() + position]. Queries are encoded for the
-    // setup's matrix. Reports progress (cells, items = queries) and honours
-    // cancellation within a second; kernels and copies go to the timeline.
-    virtual void scan(std::span<const EncodedSequence* const> queries, std::span<std::int32_t> scores,
+    // scores[q * database.size() + position], 64-bit because a score may pass
+    // 2^31 (long sequences under large substitution scores or penalties): a
+    // device's narrower cells decide per pair whether they hold it and leave
+    // the others to a 64-bit path. Queries are encoded for the setup's matrix.
+    // Reports progress (cells, items = queries) and honours cancellation
+    // within a second; kernels and copies go to the timeline.
+    virtual void scan(std::span<const EncodedSequence* const> queries, std::span<std::int64_t> scores,
                       JobContext& context) = 0;
 
     virtual ScanStats last_stats() const = 0;
@@ -105,7 +108,8 @@ private:
 
 // The engine's scanners: "cpu-ref" (the scalar reference recurrence, threaded
 // over database sequences) and "cpu" (parasail striped/scan SIMD, 8 -> 16 ->
-// 32-bit lanes on saturation, threaded over database sequences).
+// 32-bit lanes on saturation, 64-bit scalar past them, threaded over database
+// sequences).
 std::unique_ptr<ScannerRegistry> make_cpu_scanner_registry();
 
 // One scanner over several devices: the database is dealt out among them

@@ -29,7 +29,7 @@ struct SearchOptions {
     std::optional<double> max_evalue;  // needs statistics; hits above are dropped
     bool traceback = true;             // full alignments for the hits (else score and ids only)
     // Queries per scan call (bounds the score buffer: queries x database
-    // sequences x 4 bytes); 0 = as many as fit in about 1 GiB.
+    // sequences x 8 bytes); 0 = as many as fit in about 1 GiB.
     std::size_t query_batch = 0;
     // Residues of the whole database, when `database` is one slice of it (a
     // rank of a distributed search): E-values and the --evalue threshold use
@@ -81,7 +81,7 @@ struct SearchCallbacks {
 
 // The K best positions of one query's scores, best first; ties in score go
 // to the earlier FASTA record. Scores below `min_score` (scaled) are skipped.
-std::vector<std::size_t> top_positions(std::span<const std::int32_t> scores, const PreparedDatabase& database,
+std::vector<std::size_t> top_positions(std::span<const std::int64_t> scores, const PreparedDatabase& database,
                                        std::size_t k, std::optional<std::int64_t> min_score = std::nullopt);
 
 // Queries per scan call when SearchOptions::query_batch is 0: as many as fit
