@@ -39,7 +39,8 @@ private slots:
         std::vector<Sequence> set;
         for (int k = 0; k < 3000; ++k) {
             Sequence s;
-            s.id = "s" + std::to_string(k);
+            s.id = "s";
+            s.id += std::to_string(k);
             s.residues = "ACGTACGT";
             set.push_back(std::move(s));
         }

@@ -4,9 +4,7 @@
 #include <alignscope/error.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <deque>
-#include <limits>
 
 namespace alignscope::allvsall {
 namespace {
@@ -52,6 +50,21 @@ TracedPair traced_from(const Alignment& a, std::uint32_t index) {
     return t;
 }
 
+// The largest magnitude a pair's score can reach: no more than min(m, n)
+// columns score at most the largest substitution score each, and no optimum
+// (local, global or semi-global) is below the alignment of one gap against the
+// other, -(gap(m) + gap(n)).
+std::int64_t score_bound(const ScoringScheme& scheme, const std::vector<std::size_t>& rows,
+                         const std::vector<std::size_t>& columns) {
+    const auto longest = [](const std::vector<std::size_t>& lengths) {
+        return static_cast<std::int64_t>(lengths.empty() ? 0 : *std::max_element(lengths.begin(), lengths.end()));
+    };
+    const std::int64_t m = longest(rows), n = longest(columns);
+    const std::int64_t best = std::max(0, scheme.matrix.max_score());
+    const auto gap = [&](std::int64_t k) { return k > 0 ? scheme.gap_open + (k - 1) * scheme.gap_extend : 0; };
+    return std::max(std::min(m, n) * best, gap(m) + gap(n));
+}
+
 }  // namespace
 
 double Problem::normalised(std::uint32_t i, std::uint32_t j, std::int64_t score) const {
@@ -79,17 +92,7 @@ Problem make_problem(const std::vector<Sequence>& rows, const std::vector<Sequen
     } else {
         p.tiling = Tiling::triangle(row_lengths, tile_size);
     }
-    // Scores travel as 32-bit integers: the largest possible one must fit.
-    int best = 0;
-    for (int a = 0; a < scheme.matrix.size(); ++a)
-        for (int b = 0; b < scheme.matrix.size(); ++b) best = std::max(best, std::abs(scheme.matrix.score(a, b)));
-    std::size_t longest = 0;
-    for (std::size_t l : row_lengths) longest = std::max(longest, l);
-    for (std::size_t l : column_lengths) longest = std::max(longest, l);
-    const double bound = static_cast<double>(longest) * 2.0 * std::max(best, scheme.gap_open + scheme.gap_extend);
-    if (bound > static_cast<double>(std::numeric_limits<std::int32_t>::max()))
-        throw Error("allvsall: sequences of " + std::to_string(longest) +
-                    " residues are too long for all-against-all scores (use align --long for long pairs)");
+    p.score_bound = score_bound(scheme, row_lengths, columns ? column_lengths : row_lengths);
     return p;
 }
 
@@ -110,7 +113,7 @@ void compute_self_scores(Problem& problem, Backend& backend, JobContext& context
     problem.column_self = problem.triangle() ? problem.row_self : self_of(*problem.columns);
 }
 
-TileResult finish_tile(const Problem& problem, std::uint64_t tile, const std::vector<std::int32_t>& scores,
+TileResult finish_tile(const Problem& problem, std::uint64_t tile, const std::vector<std::int64_t>& scores,
                        Backend& backend, JobContext& context) {
     TileResult result;
     result.tile = tile;
@@ -154,14 +157,14 @@ TileResult finish_tile(const Problem& problem, std::uint64_t tile, const std::ve
 TileResult run_tile(const Problem& problem, std::uint64_t tile, Backend& backend, JobContext& context) {
     PairJob job = base_job(problem);
     problem.tiling.pairs(tile, job.pairs);
-    std::vector<std::int32_t> scores;
+    std::vector<std::int64_t> scores;
     if (!job.pairs.empty()) {
         job.options.traceback = false;
         job.options.begins = false;
         JobContext c = quiet(context);
         const std::vector<Alignment> aligned = checked_align(backend, job, c);
         scores.reserve(aligned.size());
-        for (const Alignment& a : aligned) scores.push_back(static_cast<std::int32_t>(a.score));
+        for (const Alignment& a : aligned) scores.push_back(a.score);
     }
     return finish_tile(problem, tile, scores, backend, context);
 }
@@ -172,7 +175,7 @@ void run_tiles(const Problem& problem, Backend& backend, TileSource& source, Til
 
 void run_tiles(const Problem& problem, Backend& backend, TileScorer* scorer, TileSource& source, TileSink& sink,
                JobContext& context) {
-    if (!scorer) {
+    if (!scorer || !problem.scores_fit_32_bits()) {
         while (const std::optional<std::uint64_t> tile = source.next()) {
             context.throw_if_cancelled();
             sink.put(run_tile(problem, *tile, backend, context));
@@ -205,10 +208,11 @@ void run_tiles(const Problem& problem, Backend& backend, TileScorer* scorer, Til
                 flight.push_back(*tile);
             }
             if (flight.empty()) break;
-            const std::vector<std::int32_t> scores = scorer->take(context);
+            const std::vector<std::int32_t> narrow = scorer->take(context);
             const std::uint64_t tile = flight.front();
             flight.pop_front();
-            sink.put(finish_tile(problem, tile, scores, backend, context));
+            sink.put(
+                finish_tile(problem, tile, std::vector<std::int64_t>(narrow.begin(), narrow.end()), backend, context));
         }
     } catch (...) {
         scorer->abandon();

@@ -86,7 +86,7 @@ void sync_directory(const std::string& dir) {
 // "key rest" -> key
 std::string key_of(const std::string& line) { return line.substr(0, line.find(' ')); }
 
-bool better(const std::int32_t sa, std::uint32_t pa, const std::int32_t sb, std::uint32_t pb) {
+bool better(const std::int64_t sa, std::uint32_t pa, const std::int64_t sb, std::uint32_t pb) {
     return sa > sb || (sa == sb && pa < pb);
 }
 
@@ -346,7 +346,7 @@ void ResultSpool::checkpoint() {
 }
 
 std::vector<PairScore> ResultSpool::untraced_top_pairs() const {
-    std::map<PairIndex, std::int32_t> pairs;
+    std::map<PairIndex, std::int64_t> pairs;
     for (const auto& heap : top_)
         for (const Partner& p : heap)
             if (!p.traced) pairs.emplace(p.pair, p.score);

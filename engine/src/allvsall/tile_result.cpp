@@ -2,12 +2,16 @@
 #include <alignscope/allvsall/tile_result.hpp>
 #include <alignscope/error.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 
 namespace alignscope::allvsall {
 namespace {
 
-constexpr std::uint32_t kTileMagic = 0x454c4954;  // "TILE"
+// The record's first word says how wide its scores are.
+constexpr std::uint32_t kTileMagic = 0x454c4954;      // "TILE": 32-bit scores
+constexpr std::uint32_t kWideTileMagic = 0x384c4954;  // "TIL8": 64-bit scores
 // A traced pair's CIGAR is at most a few times the lengths; this only rejects garbage.
 constexpr std::uint32_t kMaxCigarBytes = 1u << 30;
 
@@ -37,15 +41,20 @@ struct Reader {
 }  // namespace
 
 void encode_tile(const TileResult& r, std::string& out) {
-    out.reserve(out.size() + 20 + r.scores.size() * 12 + r.traced.size() * 100);
-    put(out, kTileMagic);
+    const bool wide = std::any_of(r.scores.begin(), r.scores.end(), [](const PairScore& p) {
+        return p.score > std::numeric_limits<std::int32_t>::max() || p.score < std::numeric_limits<std::int32_t>::min();
+    });
+    out.reserve(out.size() + 20 + r.scores.size() * (wide ? 16 : 12) + r.traced.size() * 100);
+    put(out, wide ? kWideTileMagic : kTileMagic);
     put(out, r.tile);
     put(out, static_cast<std::uint32_t>(r.scores.size()));
     put(out, static_cast<std::uint32_t>(r.traced.size()));
     for (const PairScore& p : r.scores) {
         put(out, p.i);
         put(out, p.j);
-        put(out, p.score);
+        if (wide) put(out, p.score);
+        else
+            put(out, static_cast<std::int32_t>(p.score));
     }
     for (const TracedPair& t : r.traced) {
         put(out, t.index);
@@ -66,20 +75,22 @@ void encode_tile(const TileResult& r, std::string& out) {
 TileResult decode_tile(std::string_view data, std::size_t& offset, const std::string& where) {
     Reader r{data, offset, where};
     const std::size_t start = offset;
-    if (r.get<std::uint32_t>() != kTileMagic) {
+    const auto magic = r.get<std::uint32_t>();
+    if (magic != kTileMagic && magic != kWideTileMagic) {
         offset = start;
         r.malformed();
     }
+    const bool wide = magic == kWideTileMagic;
     TileResult t;
     t.tile = r.get<std::uint64_t>();
     const auto pairs = r.get<std::uint32_t>();
     const auto traced = r.get<std::uint32_t>();
-    if ((data.size() - offset) / 12 < pairs || traced > pairs) r.malformed();
+    if ((data.size() - offset) / (wide ? 16 : 12) < pairs || traced > pairs) r.malformed();
     t.scores.resize(pairs);
     for (PairScore& p : t.scores) {
         p.i = r.get<std::uint32_t>();
         p.j = r.get<std::uint32_t>();
-        p.score = r.get<std::int32_t>();
+        p.score = wide ? r.get<std::int64_t>() : r.get<std::int32_t>();
     }
     t.traced.resize(traced);
     std::int64_t last = -1;

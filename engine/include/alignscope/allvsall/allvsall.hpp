@@ -15,6 +15,7 @@
 #include <alignscope/score/scoring_scheme.hpp>
 #include <alignscope/seq/sequence.hpp>
 
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,15 +47,20 @@ struct Problem {
     Tiling tiling;
     // Self-scores (scaled), by record: each sequence aligned with itself in the job's mode.
     std::vector<std::int64_t> row_self, column_self;
+    // The largest magnitude any pair's score can reach (scaled): scores are
+    // 64-bit throughout, and a path that holds them in 32 bits (a TileScorer,
+    // the compact spool record) is taken only where this says they fit.
+    std::int64_t score_bound = 0;
 
     bool triangle() const { return tiling.is_triangle(); }
+    bool scores_fit_32_bits() const { return score_bound <= std::int64_t{INT32_MAX}; }
     // score / min(self-scores of the pair's records); 0 when that minimum is not positive.
     double normalised(std::uint32_t i, std::uint32_t j, std::int64_t score) const;
 };
 
 // A problem over `rows` (and `columns`, or null for the triangle of `rows`),
-// its tiling built and the self-scores still empty. Throws Error when a set is
-// empty or the triangle has fewer than two records.
+// its tiling and score bound made and the self-scores still empty. Throws
+// Error when a set is empty or the triangle has fewer than two records.
 Problem make_problem(const std::vector<Sequence>& rows, const std::vector<Sequence>* columns,
                      const ScoringScheme& scheme, const AlignOptions& options, const TraceCriteria& trace,
                      std::uint32_t tile_size);
@@ -69,13 +75,14 @@ TileResult run_tile(const Problem& problem, std::uint64_t tile, Backend& backend
 
 // A tile's result from its scores (scaled, in the tile's pair order): the
 // pairs that pass the per-tile criteria traced back on `backend`.
-TileResult finish_tile(const Problem& problem, std::uint64_t tile, const std::vector<std::int32_t>& scores,
+TileResult finish_tile(const Problem& problem, std::uint64_t tile, const std::vector<std::int64_t>& scores,
                        Backend& backend, JobContext& context);
 
 // Takes tiles from `source` until it has none, runs each and puts its result
 // into `sink`. With a `scorer`, the scores come from it, up to its depth of
 // tiles in flight while the host finishes the previous one; traceback still
-// runs on `backend`.
+// runs on `backend`. A scorer's scores are 32-bit: where the problem's scores
+// may not fit them (scores_fit_32_bits), `backend` scores the tiles instead.
 void run_tiles(const Problem& problem, Backend& backend, TileSource& source, TileSink& sink, JobContext& context);
 void run_tiles(const Problem& problem, Backend& backend, TileScorer* scorer, TileSource& source, TileSink& sink,
                JobContext& context);

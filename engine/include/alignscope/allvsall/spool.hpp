@@ -71,7 +71,7 @@ public:
 
 private:
     struct Partner {
-        std::int32_t score;
+        std::int64_t score;
         std::uint32_t partner;
         bool traced;
         PairIndex pair;

@@ -16,7 +16,7 @@ namespace alignscope::allvsall {
 
 struct PairScore {
     std::uint32_t i = 0, j = 0;  // row and column record, 0-based (the triangle: i < j)
-    std::int32_t score = 0;      // scaled (ScoringScheme::to_user gives user units)
+    std::int64_t score = 0;      // scaled (ScoringScheme::to_user gives user units)
 };
 
 // A pair aligned with traceback: coordinates (1-based inclusive), statistics and CIGAR.
@@ -33,7 +33,9 @@ struct TileResult {
     std::vector<TracedPair> traced;  // ascending index
 };
 
-// Appends the encoding of `r` to `out` (native little-endian integers).
+// Appends the encoding of `r` to `out` (native little-endian integers). A
+// tile whose scores all fit in 32 bits takes the compact record (12 bytes a
+// pair); one with a score past them the wide record (16 bytes a pair).
 void encode_tile(const TileResult& r, std::string& out);
 // Decodes the record at `offset` of `data` and moves `offset` past it. Throws
 // Error naming `where` when the bytes are not a whole, well-formed record.
