@@ -147,7 +147,11 @@ std::unique_ptr<allvsall::TileScorer> make_scorer(const allvsall::Problem& probl
                                                   JobContext& context) {
 #ifdef ALIGNSCOPE_WITH_CUDA
     std::string why_not;
-    std::unique_ptr<allvsall::TileScorer> scorer = kernels::make_cuda_tile_scorer(problem, backend, context, &why_not);
+    std::unique_ptr<allvsall::TileScorer> scorer;
+    // A scorer's scores are 32-bit; the pairwise path carries any score.
+    if (!problem.scores_fit_32_bits()) why_not = "scores may pass 32 bits with these lengths and this scheme";
+    else
+        scorer = kernels::make_cuda_tile_scorer(problem, backend, context, &why_not);
     // A GPU that keeps the pairwise kernels says why (not for a --kernel the user chose).
     if (!scorer && backend.info().kind == "gpu" && problem.kernel.empty() && !why_not.empty())
         std::cerr << "allvsall: " << backend.info().id << " scores with the pairwise kernels: " << why_not << '\n';
