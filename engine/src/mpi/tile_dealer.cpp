@@ -344,6 +344,11 @@ void TimedTiles::put(allvsall::TileResult&& result) {
 
 std::string describe(const RankTimes& t, int rank, const std::string& host) {
     char line[400];
+    if (t.tiles == 0) {
+        std::snprintf(line, sizeof line, "rank %d on %s: set-up %.3f s, no tiles (idle waiting for tiles %.3f s)", rank,
+                      host.c_str(), t.setup, t.waiting);
+        return line;
+    }
     std::snprintf(line, sizeof line,
                   "rank %d on %s: set-up %.3f s, first tile at %.3f s, %llu tiles, last result at %.3f s; idle "
                   "waiting for tiles %.3f s, asking ahead %.3f s, handing over results %.3f s",
