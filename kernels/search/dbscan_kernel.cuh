@@ -114,6 +114,34 @@ struct TileShape {
     static constexpr int rows = G * R;
 };
 
+// Thread 0's read of a chunk of four columns (sequences are padded to 4 with
+// the pad letter): the residues' word and, in later tiles, the strip's (Ho,
+// F) pairs of those columns (`boundary` past the sequence's end).
+__device__ __forceinline__ void fetch_chunk(int column, int n, const std::uint32_t* __restrict__ residues,
+                                            const uint2* __restrict__ strip, bool first_tile, std::uint32_t pad_word,
+                                            const uint4& boundary, std::uint32_t& w, uint4& a, uint4& b) {
+    w = column < n ? residues[column >> 2] : pad_word;
+    if (!first_tile) {
+        if (column < n) {
+            const uint4* from = reinterpret_cast<const uint4*>(strip + column);
+            a = from[0];
+            b = from[1];
+        } else {
+            a = boundary;
+            b = boundary;
+        }
+    }
+}
+
+// The bottom row of a tile (thread G - 1's last register) into the group's
+// strip for the next tile: columns up to the sequence's padded end, `past`
+// beyond its last residue.
+template <typename Cell>
+__device__ __forceinline__ void store_strip_cell(uint2* __restrict__ strip, int column, int n, typename Cell::T ho,
+                                                 typename Cell::T f, uint2 past) {
+    if (column >= 0 && column < ((n + 3) & ~3)) strip[column] = column < n ? make_uint2(as_bits(ho), as_bits(f)) : past;
+}
+
 // One group (G lanes) scans one tile of its profile against one database
 // sequence of n residues (codes as 32-bit words, 4 per word). `steps` is the
 // same for the whole warp (shuffles need every lane) and covers the longest
@@ -153,24 +181,11 @@ __device__ __forceinline__ void scan_tile(const uint4* __restrict__ tile, const 
     std::uint32_t word = pad_word, next_word = pad_word;
     uint4 strip_a = {}, strip_b = {}, next_a = {}, next_b = {};
     const uint4 boundary_pair = make_uint4(as_bits(boundary_ho), as_bits(neg), as_bits(boundary_ho), as_bits(neg));
-    auto fetch = [&](int column, std::uint32_t& w, uint4& a, uint4& b) {
-        if (!top) return;
-        w = column < n ? residues[column >> 2] : pad_word;
-        if (!first_tile) {
-            if (column < n) {
-                const uint4* from = reinterpret_cast<const uint4*>(strip + column);
-                a = from[0];
-                b = from[1];
-            } else {
-                a = boundary_pair;
-                b = boundary_pair;
-            }
-        }
-    };
-    fetch(0, word, strip_a, strip_b);
+    if (top) fetch_chunk(0, n, residues, strip, first_tile, pad_word, boundary_pair, word, strip_a, strip_b);
 
     for (int s4 = 0; s4 < steps; s4 += 4) {
-        fetch(s4 + 4, next_word, next_a, next_b);
+        if (top)
+            fetch_chunk(s4 + 4, n, residues, strip, first_tile, pad_word, boundary_pair, next_word, next_a, next_b);
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
             // From the thread above: the residue it used, and its bottom row.
@@ -217,17 +232,50 @@ __device__ __forceinline__ void scan_tile(const uint4* __restrict__ tile, const 
             }
             bottom_ho = ho[R - 1];
             bottom_f = f;
-            if (!last_tile && lane_in_group == G - 1) {
-                const int column = s4 + q - (G - 1);
-                if (column >= 0 && column < ((n + 3) & ~3))
-                    strip[column] = column < n ? make_uint2(as_bits(bottom_ho), as_bits(bottom_f))
-                                               : make_uint2(as_bits(boundary_ho), as_bits(neg));
-            }
+            if (!last_tile && lane_in_group == G - 1)
+                store_strip_cell<Cell>(strip, s4 + q - (G - 1), n, bottom_ho, bottom_f,
+                                       make_uint2(as_bits(boundary_ho), as_bits(neg)));
         }
         word = next_word;
         strip_a = next_a;
         strip_b = next_b;
     }
+}
+
+// The bounded scan's DP column 0 of padded row `row` for both lanes.
+template <typename Cell>
+__device__ __forceinline__ typename Cell::T left_cell(int row, int z_lo, int z_hi, int open, int extend,
+                                                      bool free_target_begin) {
+    return Cell::pack2(left_boundary(row, z_lo, open, extend, free_target_begin, Cell::neg),
+                       left_boundary(row, z_hi, open, extend, free_target_begin, Cell::neg));
+}
+
+// Register (+1) of each lane's DP row 0 among this thread's R rows from
+// `first_row`, 0 for none, in one word (low byte: lane lo; next: lane hi).
+template <int R>
+__device__ __forceinline__ unsigned zero_row_registers(int z_lo, int z_hi, int first_row) {
+    unsigned zero_at = 0;
+    const int at_lo = z_lo - first_row, at_hi = z_hi - first_row;
+    if (at_lo >= 0 && at_lo < R) zero_at |= static_cast<unsigned>(at_lo + 1);
+    if (at_hi >= 0 && at_hi < R) zero_at |= static_cast<unsigned>(at_hi + 1) << 8;
+    return zero_at;
+}
+
+// The end cells of a column where the target's end is free: every row of this
+// thread but a lane's DP row 0 (register `zero_at`, see zero_row_registers).
+template <typename Cell, int R>
+__device__ __forceinline__ typename Cell::T best_of_row_ends(typename Cell::T best, const typename Cell::T (&ho)[R],
+                                                             unsigned zero_at, typename Cell::T neg) {
+    // The comparisons with zero_at are loop-invariant: left to the compiler,
+    // it hoists all 2R of them out of the column loop and spills. The empty
+    // volatile asm keeps them here.
+    unsigned at = zero_at;
+    asm volatile("" : "+r"(at));
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+        best = Cell::max2(best, Cell::exclude(ho[r], (at & 0xffu) == static_cast<unsigned>(r + 1),
+                                              (at >> 8) == static_cast<unsigned>(r + 1), neg));
+    return best;
 }
 
 // The bounded (global and semi-global) scan of one tile: scan_tile's
@@ -260,22 +308,18 @@ __device__ __forceinline__ void scan_tile_bounded(const uint4* __restrict__ tile
     const bool free_target_begin = (free_ends & kFreeTargetBegin) != 0;
     const bool first_tile = tile_index == 0;
     const int first_row = tile_index * Shape::rows + lane_in_group * R;  // padded row of register 0
-    auto left = [&](int row) {
-        return Cell::pack2(left_boundary(row, z_lo, open, extend, free_target_begin, Cell::neg),
-                           left_boundary(row, z_hi, open, extend, free_target_begin, Cell::neg));
-    };
 
     T ho[R], e[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-        ho[r] = left(first_row + r);
+        ho[r] = left_cell<Cell>(first_row + r, z_lo, z_hi, open, extend, free_target_begin);
         e[r] = neg;
     }
     // The thread below reads these at its column -1 / 0: this thread's last
     // row at DP column 0.
     T bottom_ho = ho[R - 1], bottom_f = neg;
     // Only thread 0 uses its own: the row above the tile at DP column 0.
-    T diag_in = first_tile ? neg : left(first_row - 1);
+    T diag_in = first_tile ? neg : left_cell<Cell>(first_row - 1, z_lo, z_hi, open, extend, free_target_begin);
     std::uint32_t code = pad;
     const bool top = lane_in_group == 0;
     const uint4* my_words = tile + lane_in_group;
@@ -287,38 +331,19 @@ __device__ __forceinline__ void scan_tile_bounded(const uint4* __restrict__ tile
     constexpr int never = 0x7fffffff;
     const int row_from = last_tile && lane_in_group == G - 1 ? ((free_ends & kFreeQueryEnd) ? 0 : n - 1) : never;
     const int column_at = (free_ends & kFreeTargetEnd) ? n - 1 : -1;
-    // Register (+1) of each lane's DP row 0 in this thread, 0 for none. The
-    // shorter query of a pair sits lower in a profile the longer one sizes,
-    // so its row 0 may lie in any tile, not only the first. One word, so the
-    // end capture below costs one register across the loop.
-    unsigned zero_at = 0;
-    {
-        const int at_lo = z_lo - first_row, at_hi = z_hi - first_row;
-        if (at_lo >= 0 && at_lo < R) zero_at |= static_cast<unsigned>(at_lo + 1);
-        if (at_hi >= 0 && at_hi < R) zero_at |= static_cast<unsigned>(at_hi + 1) << 8;
-    }
+    // The shorter query of a pair sits lower in a profile the longer one
+    // sizes, so its row 0 may lie in any tile, not only the first. One word,
+    // so the end capture costs one register across the loop.
+    const unsigned zero_at = zero_row_registers<R>(z_lo, z_hi, first_row);
 
     std::uint32_t word = pad_word, next_word = pad_word;
     uint4 strip_a = {}, strip_b = {}, next_a = {}, next_b = {};
     const uint4 boundary_pair = make_uint4(as_bits(neg), as_bits(neg), as_bits(neg), as_bits(neg));
-    auto fetch = [&](int column, std::uint32_t& w, uint4& a, uint4& b) {
-        if (!top) return;
-        w = column < n ? residues[column >> 2] : pad_word;
-        if (!first_tile) {
-            if (column < n) {
-                const uint4* from = reinterpret_cast<const uint4*>(strip + column);
-                a = from[0];
-                b = from[1];
-            } else {
-                a = boundary_pair;
-                b = boundary_pair;
-            }
-        }
-    };
-    fetch(0, word, strip_a, strip_b);
+    if (top) fetch_chunk(0, n, residues, strip, first_tile, pad_word, boundary_pair, word, strip_a, strip_b);
 
     for (int s4 = 0; s4 < steps; s4 += 4) {
-        fetch(s4 + 4, next_word, next_a, next_b);
+        if (top)
+            fetch_chunk(s4 + 4, n, residues, strip, first_tile, pad_word, boundary_pair, next_word, next_a, next_b);
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
             std::uint32_t code_in = __shfl_up_sync(full, code, 1, G);
@@ -361,23 +386,10 @@ __device__ __forceinline__ void scan_tile_bounded(const uint4* __restrict__ tile
                 bottom_ho = ho[R - 1];
                 bottom_f = f;
                 if (column >= row_from) best = Cell::max2(best, ho[R - 1]);
-                if (column == column_at) {
-                    // The comparisons with zero_at are loop-invariant: left to
-                    // the compiler, it hoists all 2R of them out of the column
-                    // loop and spills. The empty volatile asm keeps them here.
-                    unsigned at = zero_at;
-                    asm volatile("" : "+r"(at));
-#pragma unroll
-                    for (int r = 0; r < R; ++r)
-                        best = Cell::max2(best, Cell::exclude(ho[r], (at & 0xffu) == static_cast<unsigned>(r + 1),
-                                                              (at >> 8) == static_cast<unsigned>(r + 1), neg));
-                }
+                if (column == column_at) best = best_of_row_ends<Cell, R>(best, ho, zero_at, neg);
             }
-            if (!last_tile && lane_in_group == G - 1) {
-                if (column >= 0 && column < ((n + 3) & ~3))
-                    strip[column] = column < n ? make_uint2(as_bits(bottom_ho), as_bits(bottom_f))
-                                               : make_uint2(as_bits(neg), as_bits(neg));
-            }
+            if (!last_tile && lane_in_group == G - 1)
+                store_strip_cell<Cell>(strip, column, n, bottom_ho, bottom_f, make_uint2(as_bits(neg), as_bits(neg)));
         }
         word = next_word;
         strip_a = next_a;
