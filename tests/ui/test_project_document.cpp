@@ -323,7 +323,7 @@ private slots:
     void jobsTableFollowsRowByRow() {
         // The table and the sorted view over it, checked by Qt's model tester
         // at every signal, applying the document's changes as the jobs view does.
-        JobsModel model;
+        JobsModel model([this](qint64 id) { return document_->job(id); });
         QSortFilterProxyModel sorted;
         sorted.setSourceModel(&model);
         sorted.setSortRole(JobsModel::SortRole);
@@ -331,12 +331,14 @@ private slots:
         QAbstractItemModelTester model_tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester sorted_tester(&sorted, QAbstractItemModelTester::FailureReportingMode::QtTest);
         connect(document_.get(), &ProjectDocument::jobsChanged, &model, [&](const JobListChange& change) {
-            if (change.reset) return model.setJobs(document_->jobs());
+            if (change.reset) {
+                std::vector<qint64> all;
+                for (const auto& job : document_->jobs()) all.push_back(job.id);
+                return model.setJobs(std::move(all));
+            }
             model.removeJobs(change.removed);
-            std::vector<store::JobInfo> rows;
-            for (const auto* ids : {&change.updated, &change.added})
-                for (const qint64 id : *ids) rows.push_back(*document_->job(id));
-            model.updateJobs(std::move(rows));
+            model.updateJobs(change.updated);
+            model.updateJobs(change.added);
         });
         QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
         QSignalSpy data_changed(&model, &QAbstractItemModel::dataChanged);

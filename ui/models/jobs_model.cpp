@@ -1,4 +1,4 @@
-// JobsModel: formatting of store::JobInfo rows.
+// JobsModel: the listed ids, and the formatting of the rows they name.
 #include "models/jobs_model.hpp"
 
 #include <QBrush>
@@ -12,42 +12,26 @@
 
 namespace alignscope::ui {
 
-JobsModel::JobsModel(QObject* parent) : QAbstractTableModel(parent) {}
+JobsModel::JobsModel(JobLookup lookup, QObject* parent) : QAbstractTableModel(parent), lookup_(std::move(lookup)) {}
 
-namespace {
-
-bool by_id(const store::JobInfo& a, const store::JobInfo& b) { return a.id < b.id; }
-
-// The table shows the matrix by name: its text (about 3 KB for BLOSUM62, in
-// every job's spec) stays in the project document's copy only.
-store::JobInfo& row_of(store::JobInfo& job) {
-    job.spec.matrix_text.clear();
-    job.spec.matrix_text.shrink_to_fit();
-    return job;
-}
-
-}  // namespace
-
-void JobsModel::setJobs(std::vector<store::JobInfo> jobs) {
+void JobsModel::setJobs(std::vector<qint64> ids) {
     beginResetModel();
-    jobs_ = std::move(jobs);
-    for (auto& job : jobs_) row_of(job);
-    std::stable_sort(jobs_.begin(), jobs_.end(), by_id);
+    ids_ = std::move(ids);
+    std::sort(ids_.begin(), ids_.end());
+    ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
     endResetModel();
 }
 
-void JobsModel::updateJobs(std::vector<store::JobInfo> jobs) {
-    for (store::JobInfo& job : jobs) {
-        row_of(job);
-        auto it = std::lower_bound(jobs_.begin(), jobs_.end(), job, by_id);
-        const int row = int(it - jobs_.begin());
-        if (it != jobs_.end() && it->id == job.id) {
-            *it = std::move(job);
+void JobsModel::updateJobs(const std::vector<qint64>& ids) {
+    for (const qint64 id : ids) {
+        auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+        const int row = int(it - ids_.begin());
+        if (it != ids_.end() && *it == id) {
             emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
             continue;
         }
         beginInsertRows({}, row, row);
-        jobs_.insert(it, std::move(job));
+        ids_.insert(it, id);
         endInsertRows();
     }
 }
@@ -57,16 +41,15 @@ void JobsModel::removeJobs(const std::vector<qint64>& ids) {
         const int row = rowOf(id);
         if (row < 0) continue;
         beginRemoveRows({}, row, row);
-        jobs_.erase(jobs_.begin() + row);
+        ids_.erase(ids_.begin() + row);
         endRemoveRows();
         live_.erase(id);
     }
 }
 
 int JobsModel::rowOf(qint64 job_id) const {
-    auto it = std::lower_bound(jobs_.begin(), jobs_.end(), job_id,
-                               [](const store::JobInfo& j, qint64 id) { return j.id < id; });
-    return it != jobs_.end() && it->id == job_id ? int(it - jobs_.begin()) : -1;
+    auto it = std::lower_bound(ids_.begin(), ids_.end(), job_id);
+    return it != ids_.end() && *it == job_id ? int(it - ids_.begin()) : -1;
 }
 
 void JobsModel::setLiveProgress(qint64 job_id, const JobProgress& progress) {
@@ -79,7 +62,7 @@ void JobsModel::clearLiveProgress(qint64 job_id) {
     if (const int row = rowOf(job_id); row >= 0) emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
 }
 
-int JobsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(jobs_.size()); }
+int JobsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(ids_.size()); }
 
 int JobsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
@@ -148,7 +131,7 @@ QString JobsModel::scoringText(const store::JobSpec& spec) {
 
 void JobsModel::setInputNames(std::map<qint64, QString> names) {
     input_names_ = std::move(names);
-    if (!jobs_.empty()) emit dataChanged(index(0, Inputs), index(rowCount() - 1, Inputs));
+    if (!ids_.empty()) emit dataChanged(index(0, Inputs), index(rowCount() - 1, Inputs));
 }
 
 QString JobsModel::inputsText(const store::JobInfo& job, const std::map<qint64, QString>& input_names) {
@@ -178,8 +161,12 @@ QString JobsModel::inputsText(const store::JobInfo& job, const std::map<qint64, 
 
 QVariant JobsModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount()) return {};
-    const store::JobInfo& job = jobs_[std::size_t(index.row())];
-    if (role == JobIdRole) return qint64(job.id);
+    const qint64 id = ids_[std::size_t(index.row())];
+    if (role == JobIdRole) return id;
+    // A job the list no longer holds (deleted, its row about to go) shows nothing.
+    const store::JobInfo* row = lookup_ ? lookup_(id) : nullptr;
+    if (!row) return {};
+    const store::JobInfo& job = *row;
 
     const auto live = live_.find(job.id);
     const bool running = job.state == store::JobState::Running || job.state == store::JobState::Queued;

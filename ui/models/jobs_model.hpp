@@ -1,9 +1,10 @@
 // The project's jobs as a table (state, algorithm, inputs, device, time,
-// GCUPS, progress), from the store's job list, with the live progress of the
-// jobs this window runs laid over it between the store's throttled updates.
-// Rows are in id order and change one by one (inserted, changed, removed), so
-// a sorted view over a long list keeps its place and does no work per job
-// that grows with the list.
+// GCUPS, progress), drawn from the project document's job list, with the live
+// progress of the jobs this window runs laid over it between the store's
+// throttled updates. The model keeps only the jobs' ids and reads each row
+// from the list it is given (no copy per job). Rows are in id order and change
+// one by one (inserted, changed, removed), so a sorted view over a long list
+// keeps its place and does no work per job that grows with the list.
 #pragma once
 
 #include "jobs/job_queue.hpp"
@@ -12,6 +13,7 @@
 
 #include <QAbstractTableModel>
 
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -39,19 +41,22 @@ public:
     static constexpr int PercentRole = Qt::UserRole + 2;  // int 0-100, -1 when unknown
     static constexpr int SortRole = Qt::UserRole + 3;     // numbers for numeric columns
 
-    explicit JobsModel(QObject* parent = nullptr);
+    // Where the rows come from: the job with this id, or null when there is
+    // none (the project document's job(), or a list a test keeps).
+    using JobLookup = std::function<const store::JobInfo*(qint64 id)>;
+    explicit JobsModel(JobLookup lookup, QObject* parent = nullptr);
 
     // The whole list (a reset: another project, or read again).
-    void setJobs(std::vector<store::JobInfo> jobs);
-    // Rows for these jobs: a job the model holds changes in place
+    void setJobs(std::vector<qint64> ids);
+    // Rows for these jobs: a job the model lists changes in place
     // (dataChanged), a new one is inserted at its place by id (at the end
     // for a job newer than all others).
-    void updateJobs(std::vector<store::JobInfo> jobs);
+    void updateJobs(const std::vector<qint64>& ids);
     void removeJobs(const std::vector<qint64>& ids);
     // File names of the project's inputs, for jobs that name theirs by id.
     void setInputNames(std::map<qint64, QString> names);
-    // The rows, by id (their specs without the matrix text: see scoringText).
-    const std::vector<store::JobInfo>& jobs() const { return jobs_; }
+    // The ids listed, in order: all the model keeps per job.
+    const std::vector<qint64>& ids() const { return ids_; }
     void setLiveProgress(qint64 job_id, const JobProgress& progress);
     void clearLiveProgress(qint64 job_id);
     int rowOf(qint64 job_id) const;  // -1 when absent; a binary search
@@ -73,7 +78,8 @@ public:
     static QString inputsText(const store::JobInfo& job, const std::map<qint64, QString>& input_names = {});
 
 private:
-    std::vector<store::JobInfo> jobs_;
+    JobLookup lookup_;
+    std::vector<qint64> ids_;  // ascending
     std::map<qint64, JobProgress> live_;
     std::map<qint64, QString> input_names_;
 };

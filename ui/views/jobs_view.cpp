@@ -41,7 +41,8 @@ public:
 
 }  // namespace
 
-JobsView::JobsView(ProjectDocument& document, QWidget* parent) : ResultView(document, parent) {
+JobsView::JobsView(ProjectDocument& document, QWidget* parent)
+    : ResultView(document, parent), model_([&document](qint64 id) { return document.job(id); }) {
     sorted_.setSourceModel(&model_);
     sorted_.setSortRole(JobsModel::SortRole);
     table_ = new QTableView(this);
@@ -96,19 +97,22 @@ JobsView::JobsView(ProjectDocument& document, QWidget* parent) : ResultView(docu
 void JobsView::jobsChanged(const JobListChange& change) {
     if (change.reset) {
         const qint64 selected = shownJob();
-        model_.setJobs(document().jobs());
+        std::vector<qint64> ids;
+        ids.reserve(document().jobs().size());
+        for (const store::JobInfo& job : document().jobs()) ids.push_back(job.id);
+        model_.setJobs(std::move(ids));
         table_->resizeColumnsToContents();
         if (selected) showJob(selected);
     } else {
         // Only the rows that changed: the sorted view places each one, the
         // selection stays on its job.
         model_.removeJobs(change.removed);
-        std::vector<store::JobInfo> rows;
+        std::vector<qint64> rows;
         rows.reserve(change.updated.size() + change.added.size());
         for (const auto* ids : {&change.updated, &change.added})
             for (const qint64 id : *ids)
-                if (const store::JobInfo* job = document().job(id)) rows.push_back(*job);
-        model_.updateJobs(std::move(rows));
+                if (document().job(id)) rows.push_back(id);
+        model_.updateJobs(rows);
         fitColumns(change.added);
     }
     updateEmptyText();

@@ -2,7 +2,7 @@
 // GCUPS, newest first, with a progress bar per running job. Double-click (or
 // Enter) opens a job's results in the other views. It follows the project's
 // job list row by row (a finished job changes one row), never rebuilt whole
-// while jobs run.
+// while jobs run, and reads the rows from the project document's list.
 #pragma once
 
 #include "models/jobs_model.hpp"
