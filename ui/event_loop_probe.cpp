@@ -4,6 +4,7 @@
 #include <QLoggingCategory>
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 
 // QT_LOGGING_RULES="alignscope.stall.debug=true" lists every long gap.
@@ -32,6 +33,7 @@ void EventLoopProbe::start() {
     max_gap_cpu_ns_ = 0;
     max_busy_ns_ = 0;
     ticks_ = 0;
+    busy_counts_.fill(0);
     clock_.start();
     last_ns_ = 0;
     last_cpu_ns_ = thread_cpu_ns();
@@ -42,6 +44,20 @@ void EventLoopProbe::stop() {
     if (!timer_.isActive()) return;
     tick();  // a stall that is still going on counts too
     timer_.stop();
+}
+
+double EventLoopProbe::busyPercentileMs(double fraction) const {
+    qint64 total = 0;
+    for (const qint64 n : busy_counts_) total += n;
+    if (total == 0) return 0;
+    const auto wanted = qint64(std::ceil(std::clamp(fraction, 0.0, 1.0) * double(total)));
+    qint64 seen = 0;
+    for (std::size_t k = 0; k + 1 < busy_counts_.size(); ++k) {
+        seen += busy_counts_[k];
+        // The slot's upper edge, never past the largest tick seen.
+        if (seen >= wanted) return std::min(double((qint64(k) + 1) * busy_step_ns), double(max_busy_ns_)) / 1e6;
+    }
+    return maxBusyMs();
 }
 
 double EventLoopProbe::maxStallMs() const { return std::max(0.0, maxGapMs() - period_ms); }
@@ -57,6 +73,8 @@ void EventLoopProbe::tick() {
         max_gap_cpu_ns_ = busy;
     }
     max_busy_ns_ = std::max(max_busy_ns_, busy);
+    const auto slot = std::min<qint64>(std::max<qint64>(busy, 0) / busy_step_ns, qint64(busy_counts_.size()) - 1);
+    ++busy_counts_[std::size_t(slot)];
     last_ns_ = now;
     last_cpu_ns_ = cpu;
     ++ticks_;

@@ -1,13 +1,14 @@
 // A soak of one workbench window: many small CPU jobs queued through the real
 // job panel and queue (ten at a time, as a user clicking Run), each recorded
 // in a real project file and shown in the jobs list and the result views,
-// while the window's EventLoopProbe watches the GUI thread. The GUI thread must
-// never work 50 ms without returning to its event loop (the wall-clock gap,
-// which a loaded machine stretches, is reported beside), and memory must stay
-// flat: after the warm-up, the heap in use and resident memory grow by the job
-// list's own rows (measured here) and a little slack. 1,000 jobs (about 15 s);
-// ALIGNSCOPE_SOAK_JOBS=N runs another count, ALIGNSCOPE_SOAK_TRACE=1 prints
-// the figures of every ten jobs.
+// while an EventLoopProbe watches the GUI thread. The GUI thread must never
+// work 50 ms without returning to its event loop (reported: the worst tick, the
+// 99th percentile, and the wall-clock gap, which a loaded machine stretches),
+// and memory must stay flat: after the warm-up, the heap in use and resident
+// memory grow by the job list's own rows (measured here) and a little slack;
+// resident memory is reported at 0, 100, half and all jobs. 1,000 jobs (about
+// 12 s); ALIGNSCOPE_SOAK_JOBS=N runs another count, ALIGNSCOPE_SOAK_TRACE=1
+// prints the figures of every ten jobs.
 #include <event_loop_probe.hpp>
 #include <mainwindow.hpp>
 #include <models/jobs_model.hpp>
@@ -141,13 +142,16 @@ private slots:
 
         const double rss_start = resident_mib(), heap_start = heap_mib();
         double rss_warm = 0, rss_half = 0, heap_warm = 0;
-        EventLoopProbe probe;
-        double worst_gap = 0, busy_in_worst_gap = 0, worst_busy = 0;
+        // One probe over the whole run (the worst tick, the percentiles) and
+        // one per chunk of ten jobs (where the worst was, the trace).
+        EventLoopProbe run_probe, probe;
+        double worst_busy = 0;
         int worst_at = 0;
         QElapsedTimer clock;
         clock.start();
+        run_probe.start();
         for (int queued = 0; queued < total;) {
-            probe.start();  // per chunk, for the trace
+            probe.start();
             const int n = std::min(kChunk, total - queued);
             double run_ms = 0;  // the longest Run click
             for (int k = 0; k < n; ++k) {
@@ -174,10 +178,6 @@ private slots:
                     "showJobResults %.1f ms, resident %.1f MiB",
                     queued, probe.maxGapMs(), probe.busyInMaxGapMs(), probe.maxBusyMs(), run_ms, show_ms,
                     resident_mib());
-            if (probe.maxGapMs() > worst_gap) {
-                worst_gap = probe.maxGapMs();
-                busy_in_worst_gap = probe.busyInMaxGapMs();
-            }
             if (probe.maxBusyMs() > worst_busy) {
                 worst_busy = probe.maxBusyMs();
                 worst_at = queued;
@@ -185,8 +185,18 @@ private slots:
             if (queued == warm) rss_warm = resident_mib(), heap_warm = heap_mib();
             if (queued == half) rss_half = resident_mib();
         }
+        run_probe.stop();
         const double rss_end = resident_mib(), heap_end = heap_mib();
         const double seconds = clock.elapsed() / 1000.0;
+        const double tick_p99 = run_probe.busyPercentileMs(0.99), tick_p50 = run_probe.busyPercentileMs(0.5);
+        qInfo(
+            "GUI ticks over %d jobs: %lld ticks; work per tick: worst %.1f ms (around job %d), 99th percentile "
+            "%.2f ms, median %.2f ms (limit 50 ms); longest wall-clock gap %.1f ms (the GUI thread busy %.1f ms "
+            "of it)",
+            total, static_cast<long long>(run_probe.ticks()), run_probe.maxBusyMs(), worst_at, tick_p99, tick_p50,
+            run_probe.maxGapMs(), run_probe.busyInMaxGapMs());
+        qInfo("resident memory at 0 / %d / %d / %d jobs: %.1f / %.1f / %.1f / %.1f MiB", warm, half, total, rss_start,
+              rss_warm, rss_half, rss_end);
         QCOMPARE(failed, 0);
 
         // Every job is in the project, done, and the window lists exactly
@@ -210,26 +220,23 @@ private slots:
 
         // Flat: from the warm-up to the end, memory grows by the rows the
         // window keeps for the jobs that came since (the project document's
-        // list and the jobs table's copy, measured here as heap bytes per
-        // row) and little else. The heap in use may add 3 MiB (the window's
+        // list and the jobs table's ids, measured here as heap bytes per row)
+        // and little else. The heap in use may add 3 MiB (the window's
         // SQLite page cache filling to its 2 MiB cap as the file grows, Qt's
         // caches); the resident size 8 MiB (that, and freed memory the
         // allocator keeps in its arenas). A leak of a job's results (its ten
         // alignments) or a second full copy of the list would show.
         const double document_row = heap_bytes_per_row(listed);
-        const double table_row = heap_bytes_per_row(model.jobs());
+        const double table_row = heap_bytes_per_row(model.ids());
         const double rows = (total - warm) * (document_row + table_row) / (1024.0 * 1024.0);
         const double heap_allowed = rows + 3.0, rss_allowed = rows + 8.0;
         qInfo(
-            "%d jobs in %.1f s; resident %.1f MiB at 0 jobs, %.1f at %d (warm), %.1f at %d, %.1f at %d "
-            "(+%.1f MiB since the warm-up, %.1f KiB a job; allowed %.1f); heap in use %.1f MiB at 0 jobs, %.1f at "
-            "%d, %.1f at %d (+%.1f, allowed %.1f); the rows of %d jobs: %.1f MiB (%.0f + %.0f bytes a job); "
-            "most GUI work between two probe ticks %.1f ms (around job %d); longest gap %.1f ms "
-            "(the GUI thread busy %.1f ms of it)",
-            total, seconds, rss_start, rss_warm, warm, rss_half, half, rss_end, total, rss_end - rss_warm,
+            "%d jobs in %.1f s; resident %.1f MiB at %d jobs (warm), %.1f at %d (+%.1f MiB since the warm-up, %.1f "
+            "KiB a job; allowed %.1f); heap in use %.1f MiB at 0 jobs, %.1f at %d, %.1f at %d (+%.1f, allowed %.1f); "
+            "the rows of %d jobs: %.1f MiB (%.0f + %.0f bytes a job)",
+            total, seconds, rss_warm, warm, rss_end, total, rss_end - rss_warm,
             (rss_end - rss_warm) * 1024.0 / (total - warm), rss_allowed, heap_start, heap_warm, warm, heap_end, total,
-            heap_end - heap_warm, heap_allowed, total - warm, rows, document_row, table_row, worst_busy, worst_at,
-            worst_gap, busy_in_worst_gap);
+            heap_end - heap_warm, heap_allowed, total - warm, rows, document_row, table_row);
         QVERIFY2(heap_end - heap_warm <= heap_allowed,
                  qPrintable(QString("heap in use grew %1 MiB from job %2 to job %3 (allowed %4)")
                                 .arg(heap_end - heap_warm)
@@ -245,6 +252,7 @@ private slots:
         // The bound: the GUI thread never works 50 ms without returning to
         // its event loop (a gap stretched by other programs on a loaded
         // machine is not the window's doing: reported above).
+        worst_busy = std::max(worst_busy, run_probe.maxBusyMs());
         QVERIFY2(worst_busy < 50,
                  qPrintable(QString("the GUI thread worked %1 ms between two probe ticks, around job %2")
                                 .arg(worst_busy)
