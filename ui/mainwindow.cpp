@@ -87,6 +87,31 @@ QString gcups_text(const JobOutcome& outcome) {
 
 bool is_project_file(const QString& path) { return path.endsWith(".alsproj", Qt::CaseInsensitive); }
 
+// QStatusBar::showMessage and QProgressBar's setters repaint at once, and a
+// repaint at once paints every widget of the window that waits for a paint,
+// there and then: a burst of job signals painted the window several times in
+// one turn of the event loop. With updates off around the change the widget
+// only asks for a paint, which Qt does once, with everything else, when the
+// event loop next turns (the text and values themselves change at once).
+template <class Change>
+void change_without_repaint(QWidget* widget, Change&& change) {
+    if (!widget->updatesEnabled()) {
+        change();
+        return;
+    }
+    widget->setUpdatesEnabled(false);
+    change();
+    widget->setUpdatesEnabled(true);  // asks for the paint
+}
+
+void set_progress(QProgressBar* bar, int minimum, int maximum, int value) {
+    if (bar->minimum() == minimum && bar->maximum() == maximum && bar->value() == value) return;
+    change_without_repaint(bar, [&] {
+        bar->setRange(minimum, maximum);
+        bar->setValue(value);
+    });
+}
+
 }  // namespace
 
 MainWindow::MainWindow(DeviceRegistry& registry, QWidget* parent)
@@ -372,10 +397,10 @@ void MainWindow::connectQueue() {
         ticket_summaries_.insert(ticket, summary);
         const int ahead = int(queue_.activeTickets().size()) - 1;
         if (ahead > 0)
-            statusBar()->showMessage(
-                tr("Queued behind %n job(s) (see the queue in the Jobs view): %1", nullptr, ahead).arg(summary), 8000);
+            showStatus(tr("Queued behind %n job(s) (see the queue in the Jobs view): %1", nullptr, ahead).arg(summary),
+                       8000);
         else
-            statusBar()->showMessage(tr("Starting: %1").arg(summary), 5000);
+            showStatus(tr("Starting: %1").arg(summary), 5000);
         updateRunning();
     });
     connect(&queue_, &JobQueue::jobRecorded, this, [this](quint64 ticket, qint64 id) {
@@ -383,12 +408,11 @@ void MainWindow::connectQueue() {
         document_.poll();
     });
     connect(&queue_, &JobQueue::jobStarted, this, [this](quint64 ticket) {
-        job_progress_->setRange(0, 100);
-        job_progress_->setValue(0);
+        set_progress(job_progress_, 0, 100, 0);
         // The "Queued" notice gives way to what runs now.
         const qint64 id = ticket_jobs_.value(ticket);
         const QString summary = ticket_summaries_.value(ticket);
-        statusBar()->showMessage(id ? tr("Running job %1: %2").arg(id).arg(summary) : tr("Running: %1").arg(summary));
+        showStatus(id ? tr("Running job %1: %2").arg(id).arg(summary) : tr("Running: %1").arg(summary));
         document_.poll();
     });
     connect(&queue_, &JobQueue::jobProgress, this, &MainWindow::jobProgressed);
@@ -410,7 +434,7 @@ void MainWindow::connectDocument() {
         current_job_ = 0;
         // Ready once the sequences it holds are read (the loader's next idle).
         awaiting_ready_ = true;
-        statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
+        showStatus(tr("Opened %1").arg(path), 5000);
     });
     connect(&document_, &ProjectDocument::openFailed, this, [this](const QString& path, const QString& message) {
         awaiting_ready_ = false;
@@ -425,7 +449,7 @@ void MainWindow::connectDocument() {
     });
     connect(&document_, &ProjectDocument::loadStarted, this, [this](const QString& path) {
         load_label_->setText(tr("Loading %1").arg(QFileInfo(path).fileName()));
-        load_progress_->setRange(0, 0);
+        set_progress(load_progress_, 0, 0, 0);
         for (QWidget* w : {static_cast<QWidget*>(load_label_), static_cast<QWidget*>(load_progress_),
                            static_cast<QWidget*>(load_cancel_)})
             w->show();
@@ -433,8 +457,7 @@ void MainWindow::connectDocument() {
     });
     connect(&document_, &ProjectDocument::loadProgress, this, [this](const QString&, quint64 read, quint64 size) {
         if (size == 0) return;
-        load_progress_->setRange(0, 1000);
-        load_progress_->setValue(int(1000.0 * double(read) / double(size)));
+        set_progress(load_progress_, 0, 1000, int(1000.0 * double(read) / double(size)));
     });
     connect(&document_, &ProjectDocument::loadFailed, this, [this](const QString& path, const QString& message) {
         showMessage(QMessageBox::Warning, tr("Cannot load %1").arg(QFileInfo(path).fileName()), message);
@@ -443,7 +466,7 @@ void MainWindow::connectDocument() {
         showMessage(QMessageBox::Warning, tr("Check %1").arg(QFileInfo(path).fileName()), message);
     });
     connect(&document_, &ProjectDocument::loadCancelled, this, [this](const QString& path) {
-        statusBar()->showMessage(tr("Loading %1 cancelled").arg(QFileInfo(path).fileName()), 5000);
+        showStatus(tr("Loading %1 cancelled").arg(QFileInfo(path).fileName()), 5000);
     });
     connect(&document_, &ProjectDocument::loadingIdle, this, [this] {
         for (QWidget* w : {static_cast<QWidget*>(load_label_), static_cast<QWidget*>(load_progress_),
@@ -510,13 +533,12 @@ QString MainWindow::pasteSequences(const QString& text) {
 quint64 MainWindow::runJob() {
     if (BenchmarkView* bench = benchmarkView(); bench && bench->comparing()) {
         // A comparison measures the devices alone, and shares their backends.
-        statusBar()->showMessage(tr("A CPU and GPU comparison is running: wait for it, or cancel it in the GCUPS view"),
-                                 8000);
+        showStatus(tr("A CPU and GPU comparison is running: wait for it, or cancel it in the GCUPS view"), 8000);
         return 0;
     }
     panel_->revalidate();
     if (!panel_->canRun()) {
-        statusBar()->showMessage(tr("The job cannot run: see the Job panel"), 5000);
+        showStatus(tr("The job cannot run: see the Job panel"), 5000);
         return 0;
     }
     if (!probe_.running()) probe_.start();
@@ -537,12 +559,11 @@ void MainWindow::cancelRunning() {
         queue_.cancel(tickets.first());
         const int waiting = int(tickets.size()) - 1;
         const qint64 id = ticket_jobs_.value(tickets.first());
-        statusBar()->showMessage(
-            waiting > 0 ? tr("Cancelling job %1; %n queued job(s) still wait (Job › Cancel All Jobs stops them)",
-                             nullptr, waiting)
-                              .arg(id)
-                        : tr("Cancelling job %1").arg(id),
-            8000);
+        showStatus(waiting > 0 ? tr("Cancelling job %1; %n queued job(s) still wait (Job › Cancel All Jobs stops them)",
+                                    nullptr, waiting)
+                                     .arg(id)
+                               : tr("Cancelling job %1").arg(id),
+                   8000);
         return;
     }
     if (document_.loading()) document_.cancelLoading();
@@ -608,12 +629,9 @@ BenchmarkView* MainWindow::benchmarkView() const { return qobject_cast<Benchmark
 void MainWindow::jobProgressed(quint64 ticket, const JobProgress& progress) {
     // A phase no counter covers shows a busy bar, never a full one.
     const int percent = progress.percent();
-    if (percent < 0) {
-        job_progress_->setRange(0, 0);
-    } else {
-        job_progress_->setRange(0, 100);
-        job_progress_->setValue(percent);
-    }
+    if (percent < 0) set_progress(job_progress_, 0, 0, 0);
+    else
+        set_progress(job_progress_, 0, 100, percent);
     const qint64 id = ticket_jobs_.value(ticket);
     QStringList parts{id ? tr("Job %1: %2").arg(id).arg(progress.text()) : progress.text()};
     if (progress.counted && progress.cells_done > 0 && progress.seconds > 0)
@@ -669,7 +687,7 @@ void MainWindow::jobFinished(quint64 ticket, const JobOutcome& outcome) {
         case JobState::Failed: text = tr("%1 failed: %2").arg(name, QString::fromStdString(outcome.message)); break;
         default: break;
     }
-    statusBar()->showMessage(text, 15000);
+    showStatus(text, 15000);
     if (outcome.state == JobState::Failed)
         showMessage(QMessageBox::Critical, tr("%1 failed").arg(name), QString::fromStdString(outcome.message));
     if (outcome.state == JobState::Done) {
@@ -682,13 +700,21 @@ void MainWindow::jobFinished(quint64 ticket, const JobOutcome& outcome) {
             }
             tray->showMessage(tr("AlignScope"), text, QSystemTrayIcon::Information, 8000);
         }
-        if (id) {
-            if (!current_job_ || queue_.activeTickets().isEmpty()) showJobResults(id);
+        // The views (and the jobs list's selection, which they follow) move
+        // to the new job only when none is shown or the queue has drained:
+        // while jobs run, the job a user looks at stays, and no finished job
+        // reloads views that will not show it.
+        if (id && (!current_job_ || queue_.activeTickets().isEmpty())) {
+            showJobResults(id);
             jobsView().showJob(id);
         }
     }
     emit jobNotification(id, int(outcome.state), text);
     updateRunning();
+}
+
+void MainWindow::showStatus(const QString& text, int timeout) {
+    change_without_repaint(statusBar(), [&] { statusBar()->showMessage(text, timeout); });
 }
 
 void MainWindow::updateRunning() {
@@ -868,7 +894,7 @@ ExportImageDialog* MainWindow::exportImageDialog() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         remember_folder(FileKind::Images, dialog->path());
-        statusBar()->showMessage(tr("Image written: %1").arg(dialog->path()), 8000);
+        showStatus(tr("Image written: %1").arg(dialog->path()), 8000);
     });
     dialog->open();
     return dialog;

@@ -144,6 +144,9 @@ private:
     void jobFinished(quint64 ticket, const JobOutcome& outcome);
     void updateRunning();
     void updateStale();
+    // QStatusBar::showMessage, painted with the window's next paint instead
+    // of at once (see change_without_repaint).
+    void showStatus(const QString& text, int timeout = 0);
 
     DeviceRegistry& registry_;
     std::unique_ptr<ScannerRegistry> own_scanners_;  // when none were given
