@@ -3,6 +3,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QObject>
 #include <QSettings>
 
 namespace alignscope::ui {
@@ -30,6 +31,17 @@ void remember_folder(FileKind kind, const QString& path) {
     const QFileInfo info(path);
     QSettings().setValue("folders/" + file_kind_name(kind),
                          info.isDir() ? info.absoluteFilePath() : info.absolutePath());
+}
+
+QString path_text_problem(const QString& text) {
+    // Linux allows 4,096 bytes in a path; pasted data runs far past it.
+    constexpr qsizetype longest_path = 4096;
+    if (text.size() > longest_path)
+        return QObject::tr("is %L1 characters long, not a file path (pasted data?)").arg(text.size());
+    for (const QChar c : text)
+        if (c.unicode() < 0x20 || c.unicode() == 0x7f)
+            return QObject::tr("holds line breaks, tabs or other control characters, not a file path (pasted data?)");
+    return {};
 }
 
 QFileDialog* open_file_dialog(QWidget* parent, FileKind kind, const QString& title, const QString& filters,

@@ -1,7 +1,8 @@
 // File dialogs that start in the folder last used for the same kind of file
 // (sequences, projects, matrices, traces, images, alignments, hit tables),
 // kept in QSettings as folders/<kind>. They open window-modal and call back,
-// never blocking the caller (so the tests drive the real dialog).
+// never blocking the caller (so the tests drive the real dialog). Also the
+// check of text typed or pasted into a field that names a file.
 #pragma once
 
 #include <QFileDialog>
@@ -20,6 +21,12 @@ QString file_kind_name(FileKind kind);
 QString remembered_folder(FileKind kind);
 // Keeps the folder of `path` (a file, or a folder itself) for this kind.
 void remember_folder(FileKind kind, const QString& path);
+
+// Why `text`, typed or pasted into a field that names a file (or a built-in
+// name), cannot be a file path: empty when it can. Pasted sequences or binary
+// data are refused here, before they reach the file system or an error
+// message whole. The problem reads after "the text ": "holds control ...".
+QString path_text_problem(const QString& text);
 
 // Opens a dialog in the kind's remembered folder (`name`, if given, is
 // suggested there). On acceptance the folder is remembered and `chosen` gets

@@ -46,6 +46,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 
 static void ensure_ui_resources() {
@@ -514,7 +516,15 @@ void MainWindow::loadFiles(const QStringList& paths) {
 
 QString MainWindow::pasteSequences(const QString& text) {
     QString body = text.trimmed();
-    if (body.isEmpty()) return {};
+    if (body.isEmpty()) {
+        showMessage(QMessageBox::Warning, tr("Nothing to paste"),
+                    text.isEmpty() ? tr("The pasted text is empty: copy FASTA or FASTQ records, or plain residues, "
+                                        "and paste them again.")
+                                   : tr("The pasted text is only blank space (%n character(s)): paste FASTA or FASTQ "
+                                        "records, or plain residues.",
+                                        nullptr, int(std::min<qsizetype>(text.size(), INT_MAX))));
+        return {};
+    }
     if (!body.startsWith('>') && !body.startsWith('@')) body = ">pasted\n" + body;
     const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/pasted";
     QDir().mkpath(folder);

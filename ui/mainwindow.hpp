@@ -59,7 +59,8 @@ public:
     void loadFiles(const QStringList& paths);
     // Keeps the text as a FASTA file in the data folder (so the project can
     // point at it) and loads it. Residues without a header become one record.
-    // Returns the file, or an empty string when the text holds no residues.
+    // Returns the file, or an empty string (and a message) when the text is
+    // empty or blank.
     QString pasteSequences(const QString& text);
     // Queues the panel's job; 0 when the panel shows errors.
     quint64 runJob();

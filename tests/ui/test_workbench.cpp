@@ -443,6 +443,9 @@ private slots:
         QVERIFY(idle.wait(20'000));
         QCOMPARE(window->sequencesView().model().rowCount(), from_file + 1);
         QVERIFY(window->pasteSequences("   \n").isEmpty());
+        QVERIFY(window->currentMessageBox());
+        QCOMPARE(window->currentMessageBox()->windowTitle(), QString("Nothing to paste"));
+        window->currentMessageBox()->close();
 
         // Ctrl+R runs, Esc cancels; the menus carry the shortcuts.
         QMap<QString, QKeySequence> shortcuts;

@@ -3,6 +3,7 @@
 #include "analysis/allvsall_view.hpp"
 
 #include "analysis/saved_analyses.hpp"
+#include "file_dialogs.hpp"
 #include "image_export.hpp"
 #include "project_document.hpp"
 #include "views/alignment/alignment_view.hpp"
@@ -86,6 +87,7 @@ void AllVsAllView::makeSettings() {
     mode_->addItem(tr("local"), int(AlignmentMode::Local));
     mode_->addItem(tr("semi-global"), int(AlignmentMode::SemiGlobal));
     matrix_ = new QLineEdit(QStringLiteral("BLOSUM62"));
+    matrix_->setObjectName(QStringLiteral("allvsallMatrix"));
     matrix_->setToolTip(tr("Substitution matrix: a built-in name (BLOSUM62, EDNAFULL, ...) or a matrix file"));
     gap_open_ = spin(0, 100, 0.5, 10, 1, tr("Gap open: a gap of length k costs open + (k-1) x extend"));
     gap_extend_ = spin(0, 100, 0.5, 1, 1, tr("Gap extend: the cost of each further gap position"));
@@ -267,6 +269,10 @@ bool AllVsAllView::run() {
     auto request = std::make_shared<AllVsAllRequest>();
     request->records = std::shared_ptr<const std::vector<Sequence>>(in->set, &in->set->records);
     request->label = in->label().toStdString();
+    if (const QString problem = path_text_problem(matrix_->text().trimmed()); !problem.isEmpty()) {
+        last_error_ = tr("Matrix: the text %1").arg(problem);
+        return false;
+    }
     request->matrix = matrix_->text().trimmed().toStdString();
     request->gap_open = gap_open_->value();
     request->gap_extend = gap_extend_->value();

@@ -3,6 +3,7 @@
 #include "analysis/profile_search_view.hpp"
 
 #include "analysis/saved_analyses.hpp"
+#include "file_dialogs.hpp"
 #include "project_document.hpp"
 
 #include <alignscope/error.hpp>
@@ -127,6 +128,7 @@ void ProfileSearchView::addTargetsRow(QGridLayout& grid, int row) {
     targets_->setObjectName(QStringLiteral("targetChoice"));
     targets_->setToolTip(tr("The sequences searched: a loaded sequence set, or a FASTA file read for the search"));
     database_edit_ = new QLineEdit;
+    database_edit_->setObjectName(QStringLiteral("profileDatabase"));
     database_edit_->setPlaceholderText(tr("database FASTA file"));
     database_edit_->setToolTip(tr("The FASTA (or FASTQ, gzip) file searched when Targets is \"FASTA file\""));
     auto* browse = new QPushButton(tr("Browse…"));
@@ -367,6 +369,10 @@ bool ProfileSearchView::runSearch() {
         const QString path = database_edit_->text().trimmed();
         if (path.isEmpty()) {
             last_error_ = tr("Targets: choose a FASTA file to search");
+            return false;
+        }
+        if (const QString problem = path_text_problem(path); !problem.isEmpty()) {
+            last_error_ = tr("Targets: the FASTA file field %1").arg(problem);
             return false;
         }
         request->database_path = path.toStdString();
