@@ -25,8 +25,10 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -38,6 +40,9 @@ using Clock = std::chrono::steady_clock;
 
 // Output held back before it starts to flow (see the writer thread).
 constexpr std::size_t kHeldBytes = std::size_t{16} << 20;
+// A parsing thread keeps its last block's buffer up to this size (blocks are
+// about a megabyte; one long record makes a longer one).
+constexpr std::size_t kKeptBlockBytes = std::size_t{16} << 20;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -594,12 +599,23 @@ void PairPipeline::read_file(RecordBlockReader& reader, AlphabetKind alphabet,
             auto parsed = pool_->submit([&path, &settings = settings_, &read_time = read_time_,
                                          &parse_time = parse_time_, host_lanes = host_lanes_, format, alphabet,
                                          block = std::move(block)](int worker) mutable {
-                if (!block.loaded) {
+                // Read into the thread's own buffer, kept from block to block:
+                // a fresh megabyte each time would be mapped, faulted in and
+                // unmapped again (the CLI maps allocations of 128 KiB and up).
+                thread_local std::string buffer;
+                const bool reads = !block.loaded;
+                if (reads) {
                     StageSpan span(read_time, host_lanes, "read", 4 + worker);
+                    block.text.swap(buffer);
                     load_record_block(block);
                 }
-                StageSpan span(parse_time, host_lanes, "parse", 4 + worker);
-                return parse_record_block(block, path, format, alphabet, settings.read);
+                std::vector<Sequence> records;
+                {
+                    StageSpan span(parse_time, host_lanes, "parse", 4 + worker);
+                    records = parse_record_block(block, path, format, alphabet, settings.read);
+                }
+                if (reads && block.text.capacity() <= kKeptBlockBytes) buffer.swap(block.text);
+                return records;
             });
             if (!queue.push(std::move(parsed))) break;
         }
