@@ -50,13 +50,14 @@ std::int8_t edge_code(Edge e) {
 
 // The strip height a forced kernel asks for (LongRunnerSettings::kernel): a
 // strip kernel's name ("sw_affine_strips16_s32"; align_long_on has checked
-// its mode and gap model) or the older "r8"/"r16"; 0 when none is forced.
+// its mode and gap model); 0 when none is forced.
 int forced_strip_rows(const std::string& kernel) {
     if (kernel.empty()) return 0;
-    if (kernel == "r8") return 8;
-    if (kernel == "r16") return 16;
+    using longpass::StripPolicy;
     const std::optional<KernelName> name = KernelName::try_parse(kernel);
-    if (name && name->family == "strips" && (name->group == 8 || name->group == 16) && name->width == KernelWidth::S32)
+    if (name && name->family == "strips" &&
+        (name->group == StripPolicy::short_rows || name->group == StripPolicy::tall_rows) &&
+        name->width == KernelWidth::S32)
         return name->group;
     throw Error::about("kernel", "'" + kernel +
                                      "' is not a GPU long-pair kernel (strips8 or strips16 with 32-bit "
@@ -113,26 +114,31 @@ public:
         check_cuda(cudaGetDeviceProperties(&prop, device_index_), "cudaGetDeviceProperties", site_);
         sm_count_ = prop.multiProcessorCount;
         int per_sm = 0;
-        check_cuda(longpass::prepare_kernel(16, false, false, false, alphabet_, &per_sm), "cudaFuncSetAttribute",
-                   site_);
+        check_cuda(longpass::prepare_kernel(longpass::StripPolicy::tall_rows, false, false, false, alphabet_, &per_sm),
+                   "cudaFuncSetAttribute", site_);
         resident_warps_ = sm_count_ * per_sm * (longpass::block_threads() / 32);
         int per_sm_slice = 0;  // the column-slice kernels run fewer blocks per SM
-        check_cuda(longpass::prepare_kernel(16, false, false, true, alphabet_, &per_sm_slice), "cudaFuncSetAttribute",
-                   site_);
+        check_cuda(longpass::prepare_kernel(longpass::StripPolicy::tall_rows, false, false, true, alphabet_,
+                                            &per_sm_slice),
+                   "cudaFuncSetAttribute", site_);
         resident_slice_warps_ = std::max(1, sm_count_ * per_sm_slice * (longpass::block_threads() / 32));
     }
 
-    // Every strip of a stage-2 band must run at once (R = 16), with a margin.
+    // Every strip of a stage-2 band must run at once (tall strips), with a margin.
     std::int64_t max_band_rows() const override {
-        return static_cast<std::int64_t>(resident_warps_) * longpass::strip_rows(16) * 9 / 10;
+        return static_cast<std::int64_t>(resident_warps_) * longpass::strip_rows(longpass::StripPolicy::tall_rows) * 9 /
+               10;
     }
     // A slice pass (the kernels with an explicit left edge) with a strip for
     // every resident warp keeps the GPU busy; more strips run in waves.
     std::int64_t busy_rows() const override {
-        return static_cast<std::int64_t>(resident_slice_warps_) * longpass::strip_rows(16);
+        return static_cast<std::int64_t>(resident_slice_warps_) *
+               longpass::strip_rows(longpass::StripPolicy::tall_rows);
     }
     // Special rows are bottoms of strips of 256 or 512 rows.
-    std::int64_t special_row_granularity() const override { return longpass::strip_rows(16); }
+    std::int64_t special_row_granularity() const override {
+        return longpass::strip_rows(longpass::StripPolicy::tall_rows);
+    }
 
     void run(std::vector<PassTask>& tasks, const JobContext& context, const longpair::PassProgress& progress) override {
         check_cuda(cudaSetDevice(device_index_), "cudaSetDevice", site_);

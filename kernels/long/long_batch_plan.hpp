@@ -80,17 +80,20 @@ struct StripOccupancy {
     int resident_slice_warps = 1;  // strips the slice kernels hold at once
     int forced_rows = 0;
 };
-// Rows per lane R: 16 with an overview (its kernels have R = 16), else the
-// forced height, else 16 when there are strips of 16 enough to fill the GPU
-// (or a goal search has more strips of 8 than can run at once), else 8.
+// Rows per lane R (StripPolicy): the overview kernels' height with an
+// overview, else the forced height, else the tall height when there are tall
+// strips enough to fill the GPU (or a goal search has more short strips than
+// can run at once), else the short one.
 inline int choose_rows_per_lane(const BatchTraits& batch, const StripOccupancy& gpu) {
-    const int resident_guess = batch.slice ? gpu.resident_slice_warps : gpu.sm_count * 16;
-    if (batch.overview) return 16;
+    constexpr int tall = StripPolicy::tall_rows, short_ = StripPolicy::short_rows;
+    const int resident_guess =
+        batch.slice ? gpu.resident_slice_warps : gpu.sm_count * StripPolicy::resident_warps_per_sm;
+    if (batch.overview) return StripPolicy::overview_rows;
     if (gpu.forced_rows) return gpu.forced_rows;
-    return (batch.total_rows / strip_rows(16) >= resident_guess ||
-            (batch.goal_search && batch.total_rows / strip_rows(8) > gpu.resident_warps))
-               ? 16
-               : 8;
+    return (batch.total_rows / strip_rows(tall) >= resident_guess ||
+            (batch.goal_search && batch.total_rows / strip_rows(short_) > gpu.resident_warps))
+               ? tall
+               : short_;
 }
 
 // Each task's words in the launch's buffers (offsets per task k = x - first)
@@ -187,7 +190,7 @@ struct LaunchRequest {
     bool goal_search = false;      // some launched task is a goal search
     std::string strategy;          // "strips" or "streams"
     int kernels = 0, streams = 0;  // LongRunnerSettings (0 = default: 4 kernels, a stream each)
-    int rows_per_lane = 16;
+    int rows_per_lane = StripPolicy::tall_rows;
     bool local = false;
     bool linear = false;  // the scheme's gap model (the kernel's cells are affine either way)
 };

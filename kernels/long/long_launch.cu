@@ -1,4 +1,4 @@
-// Instantiates the strip kernel for R = 8 and 16 rows per lane, local and not,
+// Instantiates the strip kernel for the rows per lane of StripPolicy (8 and 16), local and not,
 // with and without the column-slice extras (explicit left edge, last column).
 #include "long/long_launch.hpp"
 
@@ -34,21 +34,24 @@ cudaError_t dispatch(int r, bool local, bool overview, bool slice, F&& f) {
     auto with_slice = [&]<int R, bool L, bool O>() {
         return slice ? f.template operator()<R, L, O, true>() : f.template operator()<R, L, O, false>();
     };
-    if (overview)  // stage 1 only, and always with strips enough for R = 16
-        return local ? with_slice.template operator()<16, true, true>()
-                     : with_slice.template operator()<16, false, true>();
-    if (r == 16)
-        return local ? with_slice.template operator()<16, true, false>()
-                     : with_slice.template operator()<16, false, false>();
-    return local ? with_slice.template operator()<8, true, false>() : with_slice.template operator()<8, false, false>();
+    constexpr int tall = StripPolicy::tall_rows, short_ = StripPolicy::short_rows;
+    constexpr int overview_rows = StripPolicy::overview_rows;
+    if (overview)  // stage 1 only, and always with strips enough for the overview's height
+        return local ? with_slice.template operator()<overview_rows, true, true>()
+                     : with_slice.template operator()<overview_rows, false, true>();
+    if (r == tall)
+        return local ? with_slice.template operator()<tall, true, false>()
+                     : with_slice.template operator()<tall, false, false>();
+    return local ? with_slice.template operator()<short_, true, false>()
+                 : with_slice.template operator()<short_, false, false>();
 }
 
 }  // namespace
 
-int block_threads() { return device::kWarpsPerBlock * 32; }
+int block_threads() { return StripPolicy::block_threads; }
 
 std::size_t shared_bytes(int r, int alphabet) {
-    return static_cast<std::size_t>(device::kWarpsPerBlock) * static_cast<std::size_t>(alphabet) *
+    return static_cast<std::size_t>(StripPolicy::warps_per_block) * static_cast<std::size_t>(alphabet) *
            static_cast<std::size_t>(r / 4) * 32 * sizeof(unsigned);
 }
 

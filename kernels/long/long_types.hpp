@@ -18,6 +18,28 @@
 
 namespace alignscope::kernels::longpass {
 
+// The strip kernel's tuning, read by the kernel (its block size and
+// __launch_bounds__), its launcher and the host plan (long_batch_plan.hpp)
+// alike: change a value here and every reader follows.
+struct StripPolicy {
+    static constexpr int warps_per_block = 4;  // a warp sweeps one strip
+    static constexpr int block_threads = 32 * warps_per_block;
+    // Rows per lane R of the compiled kernels: the tall strips fill a GPU
+    // from fewer rows' worth of work; the short ones keep a short pass busy.
+    static constexpr int tall_rows = 16, short_rows = 8;
+    // The overview kernels exist only at the tall height.
+    static constexpr int overview_rows = tall_rows;
+    // Blocks per SM __launch_bounds__ asks for: three for the overview and
+    // the slice extras at R = 16 (at four, 128 registers, ptxas spills them);
+    // four otherwise.
+    static constexpr int min_blocks_per_sm(int rows, bool overview, bool slice) {
+        return overview || (slice && rows == tall_rows) ? 3 : 4;
+    }
+    // Warps resident on one SM at the plain kernels' four blocks: the guess
+    // of how many strips a GPU runs at once before it has been asked.
+    static constexpr int resident_warps_per_sm = 4 * warps_per_block;
+};
+
 // Rows per strip for a rows-per-lane setting R (8 or 16).
 constexpr int strip_rows(int r) { return 32 * r; }
 

@@ -27,7 +27,6 @@
 namespace alignscope::kernels::longpass::device {
 
 constexpr unsigned kFull = 0xffffffffu;
-constexpr int kWarpsPerBlock = 4;
 
 __device__ __forceinline__ int ld_acquire(const int* p) {
     int v;
@@ -446,10 +445,9 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
     if (lane == 0) st_release(my_progress, ni + 1);
 }
 
-// Three blocks per SM for the overview and the slice extras at R = 16 (at four,
-// 128 registers, ptxas spills them); four otherwise.
+// Block size and blocks per SM: StripPolicy (long_types.hpp).
 template <int R, bool Local, bool Overview, bool Slice>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32, Overview || (Slice && R == 16) ? 3 : 4)
+__global__ void __launch_bounds__(StripPolicy::block_threads, StripPolicy::min_blocks_per_sm(R, Overview, Slice))
     strip_kernel(LaunchParams p) {
     extern __shared__ unsigned shared_profile[];
     const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);

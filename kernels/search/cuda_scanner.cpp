@@ -375,7 +375,8 @@ search::ScanPlan CudaScanner::ScanCall::make_plan() {
     if (longest <= search::kShortStripLength) {
         int narrow_blocks = 0;
         for (const DbscanShape& shape : search::dbscan_shapes(!scanner.narrow_))
-            if (shape.threads < 16) narrow_blocks = std::max(narrow_blocks, scanner.blocks_per_sm(shape, false));
+            if (shape.threads < search::ScanPolicy::full_group)
+                narrow_blocks = std::max(narrow_blocks, scanner.blocks_per_sm(shape, false));
         in.short_strips = search::short_strips_fit(longest, narrow_blocks, scanner.stream_count(), scanner.sm_count_,
                                                    scanner.budget_);
     }
@@ -613,7 +614,7 @@ void CudaScanner::ScanCall::rescore_saturated(const Partition& part, GpuTimeline
     scanner.recompute(mine, part, queries, scores, timeline, scanner.slots_.front()->stream);
     scanner.stats_.recomputed += mine.size();
     kernel_names.insert(
-        search::dbscan_kernel_name(DbscanShape{32, 16, true}, scanner.setup_.scheme.linear(), scanner.mode_prefix_));
+        search::dbscan_kernel_name(search::rescore_shape(), scanner.setup_.scheme.linear(), scanner.mode_prefix_));
 }
 
 // One slot (stream, event, work counter) per stream, kept across scans.
@@ -762,7 +763,7 @@ void CudaScanner::recompute(const std::vector<Saturated>& pairs, const Partition
     std::sort(sorted.begin(), sorted.end(), [](const Saturated& x, const Saturated& y) {
         return std::tie(x.query, x.position) < std::tie(y.query, y.position);
     });
-    const DbscanShape shape{32, 16, true};
+    const DbscanShape shape = search::rescore_shape();
     const int groups = shape.groups_per_block();
     std::vector<std::size_t> query_lengths;
     for (const EncodedSequence* q : queries) query_lengths.push_back(q->size());

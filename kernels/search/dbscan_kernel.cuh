@@ -109,7 +109,7 @@ __device__ __forceinline__ std::uint32_t as_bits(T v) {
 template <int G, int R>
 struct TileShape {
     static constexpr int words_per_thread = R / 4;
-    static constexpr int plane_pad = G == 4 ? 4 : 0;  // in 16-byte words
+    static constexpr int plane_pad = ScanPolicy::plane_pad(G);  // in 16-byte words
     static constexpr int plane = words_per_thread * G + plane_pad;
     static constexpr int rows = G * R;
 };
@@ -399,10 +399,11 @@ __device__ __forceinline__ void scan_tile_bounded(const uint4* __restrict__ tile
 
 // The kernel: persistent blocks take items until none is left.
 template <typename Cell, int G, int R, bool Explicit, bool Local = true>
-__global__ void __launch_bounds__(kBlockThreads, (R <= 16 ? 3 : 2)) dbscan(const DbscanParams p) {
+__global__ void __launch_bounds__(ScanPolicy::block_threads, ScanPolicy::min_blocks_per_sm(R))
+    dbscan(const DbscanParams p) {
     using T = typename Cell::T;
     using Shape = TileShape<G, R>;
-    constexpr int groups = kBlockThreads / G;
+    constexpr int groups = ScanPolicy::block_threads / G;
     constexpr unsigned full = 0xffffffffu;
     extern __shared__ uint4 tile[];
     __shared__ int item_shared;
@@ -447,7 +448,7 @@ __global__ void __launch_bounds__(kBlockThreads, (R <= 16 ? 3 : 2)) dbscan(const
         }
         for (int k = 0; k < tiles; ++k) {
             const uint4* from = source + static_cast<std::size_t>(k) * tile_words;
-            for (int v = static_cast<int>(threadIdx.x); v < tile_words; v += kBlockThreads) {
+            for (int v = static_cast<int>(threadIdx.x); v < tile_words; v += ScanPolicy::block_threads) {
                 const int letter = v / (Shape::rows / 4);
                 const int c = v - letter * (Shape::rows / 4);
                 const int thread = c / Shape::words_per_thread;

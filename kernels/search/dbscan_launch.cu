@@ -44,7 +44,7 @@ std::string dbscan_kernel_name(const DbscanShape& shape, bool linear, const char
 }
 
 std::size_t dbscan_shared_bytes(const DbscanShape& shape, int letters) {
-    const int pad = shape.threads == 4 ? 4 : 0;
+    const int pad = ScanPolicy::plane_pad(shape.threads);
     return static_cast<std::size_t>(letters) * static_cast<std::size_t>(shape.rows / 4 * shape.threads + pad) * 16;
 }
 

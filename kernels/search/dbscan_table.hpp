@@ -38,18 +38,22 @@ template <bool Local, int G, int... R>
 void add_narrow(std::vector<Entry>& out, std::integer_sequence<int, R...>) {
     (out.push_back(narrow<Local, G, R>()), ...);
 }
+template <bool Local, int... G>
+void add_narrow_groups(std::vector<Entry>& out, std::integer_sequence<int, G...>) {
+    (add_narrow<Local, G>(out, typename ScanPolicy::NarrowRows{}), ...);
+}
+template <bool Local, int... G>
+void add_wide_groups(std::vector<Entry>& out, std::integer_sequence<int, G...>) {
+    (out.push_back(wide<Local, G, ScanPolicy::wide_rows>()), ...);
+}
 
-// Every compiled shape of one mode.
+// Every compiled shape of one mode (ScanPolicy's), narrow ones by group size
+// then rows, then the wide ones.
 template <bool Local>
 std::vector<Entry> make_entries() {
     std::vector<Entry> t;
-    using Rows = std::integer_sequence<int, 8, 12, 16, 20, 24, 28, 32>;
-    add_narrow<Local, 4>(t, Rows{});
-    add_narrow<Local, 8>(t, Rows{});
-    add_narrow<Local, 16>(t, Rows{});
-    add_narrow<Local, 32>(t, Rows{});
-    t.push_back(wide<Local, 8, 16>());
-    t.push_back(wide<Local, 32, 16>());
+    add_narrow_groups<Local>(t, typename ScanPolicy::NarrowGroups{});
+    add_wide_groups<Local>(t, typename ScanPolicy::WideGroups{});
     return t;
 }
 

@@ -82,7 +82,7 @@ inline double shape_cost(const DbscanShape& shape, int rows, double mean_length,
     const double padded = static_cast<double>(tiles) * tile;
     const double per_row = 5.5 + 24.0 / shape.rows;
     const double ramp = 1.0 + (shape.threads + 5.0) / std::max(8.0, mean_length);
-    if (tiles > 1 && shape.threads < 16 && !short_strips) return 1e300;
+    if (tiles > 1 && shape.threads < ScanPolicy::full_group && !short_strips) return 1e300;
     return padded * per_row * ramp * (1.0 + (short_strips ? 0.01 : 0.03) * (tiles - 1));
 }
 
@@ -136,7 +136,8 @@ inline ScanPlan plan_scan(const ScanPlanInputs& in) {
 inline bool short_strips_fit(int longest, int narrow_blocks_per_sm, int streams, int sm_count, std::uint64_t budget) {
     if (longest > kShortStripLength) return false;
     const std::uint64_t strips = static_cast<std::uint64_t>(streams) * static_cast<std::uint64_t>(sm_count) *
-                                 static_cast<std::uint64_t>(narrow_blocks_per_sm) * (kBlockThreads / 4);
+                                 static_cast<std::uint64_t>(narrow_blocks_per_sm) *
+                                 (ScanPolicy::block_threads / ScanPolicy::narrowest_group);
     const std::uint64_t bytes = strips * (detail::round4(static_cast<std::uint64_t>(longest)) + 4) * 2 *
                                 sizeof(std::uint32_t) /* a strip cell: H and E */;
     return bytes <= std::min<std::uint64_t>(budget / 3, 3ull << 30) / 2;
