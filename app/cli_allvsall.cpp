@@ -668,6 +668,14 @@ int run_worker_rank(const AllVsAllFlags& flags, CliContext& context, const mpi::
     world.abort(2);
 }
 
+// Rank 0's scorer, made on a thread of its own while rank 0 computes the
+// self-scores (it needs none of them): the scorer (null: the backend's
+// kernels) or the failure to make it.
+struct LocalScorer {
+    std::unique_ptr<allvsall::TileScorer> scorer;
+    std::exception_ptr error;
+};
+
 // What rank 0's part of the tiles gives back: the scorer's summary note, its
 // own times and its dealing thread's.
 struct RankZero {
@@ -681,7 +689,7 @@ struct RankZero {
 // checkpoint kept and the run ended. `start`: when the self-scores began.
 RankZero deal_and_collect(const AllVsAllFlags& flags, const mpi::World& world, RankJob& job,
                           std::optional<allvsall::ResultSpool>& spool, JobContext& job_context,
-                          store::JobRecording* recording, Clock::time_point start) {
+                          store::JobRecording* recording, LocalScorer& made, Clock::time_point start) {
     const allvsall::Problem& problem = *job.problem;
     TerminalProgress progress("allvsall");
     ProgressSink sink(*spool, problem, progress, recording);
@@ -698,11 +706,12 @@ RankZero deal_and_collect(const AllVsAllFlags& flags, const mpi::World& world, R
     std::thread local([&] {
         try {
             allvsall::TileDeal::Local view(deal);
-            std::unique_ptr<allvsall::TileScorer> scorer = make_scorer(problem, *job.backend, local_context);
-            out.note = scorer_note(scorer.get());
-            out.times.setup = std::chrono::duration<double>(Clock::now() - start).count();
+            if (made.error) std::rethrow_exception(made.error);
+            out.note = scorer_note(made.scorer.get());
+            out.times.setup = std::chrono::duration<double>(Clock::now() - start).count();  // self-scores too
             mpi::TimedTiles timed(view, view, start, out.times);
-            allvsall::run_tiles(problem, *job.backend, scorer.get(), timed, timed, local_context);
+            allvsall::run_tiles(problem, *job.backend, made.scorer.get(), timed, timed, local_context);
+            made.scorer.reset();  // its device memory free for the traceback after the tiles
         } catch (const Cancelled&) {
             local_error = std::current_exception();
         } catch (const std::exception& e) {
@@ -756,7 +765,22 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
     share_inputs(flags, context, world, job);
     // Timed from here, as one process is: the inputs read, the self-scores next.
     const Clock::time_point t0 = Clock::now();
-    share_self_scores(world, job, job_context);
+    LocalScorer made;
+    std::thread maker([&] {
+        try {
+            JobContext c;
+            made.scorer = make_scorer(*job.problem, *job.backend, c);
+        } catch (...) {
+            made.error = std::current_exception();  // rank 0's worker reports it once the tiles begin
+        }
+    });
+    try {
+        share_self_scores(world, job, job_context);
+    } catch (...) {
+        maker.join();
+        throw;
+    }
+    maker.join();
     allvsall::SpoolOptions spool_options;
     spool_options.checkpoint_dir = flags.checkpoint_dir;
     spool_options.resume = flags.resume;
@@ -779,7 +803,7 @@ int run_distributed(const AllVsAllFlags& flags, CliContext& context) {
         std::cerr << "alignscope-cli: error: " << e.what() << '\n';
         world.abort(2);
     }
-    const RankZero zero = deal_and_collect(flags, world, job, spool, job_context, recording.get(), t0);
+    const RankZero zero = deal_and_collect(flags, world, job, spool, job_context, recording.get(), made, t0);
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     const std::vector<mpi::RankTimes> ranks = mpi::gather_times(world, zero.times);
     try {
