@@ -17,9 +17,11 @@
 // that lane against residue code c, so each lane reads its own bank
 // (conflict-free whatever residues the lanes meet) and one 32-bit load serves
 // four cells. Per cell: one byte extract, one add, three DPX instructions
-// (__viaddmax_s32 for E and F, __vimax3_s32[_relu] for H) and one subtract.
+// (dp::Cell32's add_max for E and F, max3[_relu] for H: common/dp_cell.hpp)
+// and one subtract.
 #pragma once
 
+#include "common/dp_cell.hpp"
 #include "long/long_types.hpp"
 
 #include <cuda_runtime.h>
@@ -27,6 +29,7 @@
 namespace alignscope::kernels::longpass::device {
 
 constexpr unsigned kFull = 0xffffffffu;
+using Cell = dp::Cell32;  // the strip kernel's cells: 32-bit H, E, F
 
 __device__ __forceinline__ int ld_acquire(const int* p) {
     int v;
@@ -379,9 +382,9 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
                     const int r = 4 * q + b;
                     const int sc = static_cast<int>(__byte_perm(w, 0u, 0x4440u + static_cast<unsigned>(b)));
                     const int d = diag + sc - 128;
-                    const int e = __viaddmax_s32(E[r], -ge, G[r]);
-                    f = __viaddmax_s32(f, -ge, hup_g);
-                    const int h = Local ? __vimax3_s32_relu(d, e, f) : __vimax3_s32(d, e, f);
+                    const int e = Cell::add_max(E[r], -ge, G[r]);
+                    f = Cell::add_max(f, -ge, hup_g);
+                    const int h = Local ? Cell::max3_relu(d, e, f) : Cell::max3(d, e, f);
                     diag = H[r];
                     H[r] = h;
                     E[r] = e;

@@ -48,6 +48,7 @@
 //    (profile, sequence) entries for the recompute pass.
 #pragma once
 
+#include "common/dp_cell.hpp"
 #include "search/dbscan_launch.hpp"
 
 #include <cstdint>
@@ -56,42 +57,29 @@ namespace alignscope::kernels::search {
 
 namespace device {
 
-struct Cell16x2 {
-    using T = unsigned int;
-    static __device__ __forceinline__ T splat(int v) {
-        const unsigned h = static_cast<unsigned>(v) & 0xffffu;
-        return h | (h << 16);
-    }
-    static __device__ __forceinline__ T add_max(T a, T b, T c) { return __viaddmax_s16x2(a, b, c); }
-    static __device__ __forceinline__ T add_max_relu(T a, T b, T c) { return __viaddmax_s16x2_relu(a, b, c); }
-    static __device__ __forceinline__ T max_relu(T a, T b) { return __vimax_s16x2_relu(a, b); }
-    static __device__ __forceinline__ T max3(T a, T b, T c) { return __vimax3_s16x2(a, b, c); }
-    // Bounded kernels: plain maximum, two lanes' values, one lane replaced.
-    static __device__ __forceinline__ T max2(T a, T b) { return __vmaxs2(a, b); }
-    static __device__ __forceinline__ T pack2(int lo, int hi) {
-        return (static_cast<unsigned>(lo) & 0xffffu) | (static_cast<unsigned>(hi) << 16);
-    }
+// The scan's cells: the arithmetic of common/dp_cell.hpp (one DPX
+// instruction each), plus what only the scan has: its boundary constants
+// (dbscan_bounds.hpp) and the bounded scan's replacement of one lane's value
+// at a DP row 0. T and max2 are the all-against-all kernel's names for word
+// and max.
+struct Cell16x2 : dp::Cell16x2 {
+    using T = word;
+    static constexpr int pad = kPad16;
+    static constexpr int neg = kNeg16;
+    static __device__ __forceinline__ T max2(T a, T b) { return max(a, b); }
     static __device__ __forceinline__ T exclude(T v, bool lo, bool hi, T with) {
         if (lo) v = (v & 0xffff0000u) | (with & 0xffffu);
         if (hi) v = (v & 0xffffu) | (with & 0xffff0000u);
         return v;
     }
-    static constexpr int pad = kPad16;
-    static constexpr int neg = kNeg16;
 };
 
-struct Cell32 {
-    using T = int;
-    static __device__ __forceinline__ T splat(int v) { return v; }
-    static __device__ __forceinline__ T add_max(T a, T b, T c) { return __viaddmax_s32(a, b, c); }
-    static __device__ __forceinline__ T add_max_relu(T a, T b, T c) { return __viaddmax_s32_relu(a, b, c); }
-    static __device__ __forceinline__ T max_relu(T a, T b) { return __vimax_s32_relu(a, b); }
-    static __device__ __forceinline__ T max3(T a, T b, T c) { return __vimax3_s32(a, b, c); }
-    static __device__ __forceinline__ T max2(T a, T b) { return max(a, b); }
-    static __device__ __forceinline__ T pack2(int lo, int) { return lo; }
-    static __device__ __forceinline__ T exclude(T v, bool lo, bool, T with) { return lo ? with : v; }
+struct Cell32 : dp::Cell32 {
+    using T = word;
     static constexpr int pad = kPad32;
     static constexpr int neg = kNeg32;
+    static __device__ __forceinline__ T max2(T a, T b) { return max(a, b); }
+    static __device__ __forceinline__ T exclude(T v, bool lo, bool, T with) { return lo ? with : v; }
 };
 
 template <typename T>
@@ -217,13 +205,12 @@ __device__ __forceinline__ void scan_tile(const uint4* __restrict__ tile, const 
 #pragma unroll
                 for (int u = 0; u < 4; ++u) {
                     const int r = 4 * k + u;
-                    e[r] = Cell::add_max(e[r], minus_extend, ho[r]);
-                    f = Cell::add_max(f, minus_extend, above);
-                    // max(Ho_diag + s', B) does not wait on the row above, so
-                    // the chain down the rows stays F, H, Ho.
-                    const T h = Cell::max3(Cell::add_max(diag, as_cell<T>(score[u]), zero), e[r], f);
+                    const T ho_diag = diag;
                     diag = ho[r];
-                    ho[r] = as_cell<T>(as_bits(h) * one + minus_open_word);  // IMAD: FMA pipe
+                    // Ho = H - o as an IMAD, on the FMA pipe.
+                    const T h =
+                        dp::affine_cell_biased<Cell>(ho[r], e[r], f, above, ho_diag, as_cell<T>(score[u]), zero,
+                                                     minus_extend, as_cell<T>(minus_open_word), as_cell<T>(one));
                     above = ho[r];
                     if (u & 1) best = Cell::max3(best, h_even, h);
                     else
@@ -246,8 +233,8 @@ __device__ __forceinline__ void scan_tile(const uint4* __restrict__ tile, const 
 template <typename Cell>
 __device__ __forceinline__ typename Cell::T left_cell(int row, int z_lo, int z_hi, int open, int extend,
                                                       bool free_target_begin) {
-    return Cell::pack2(left_boundary(row, z_lo, open, extend, free_target_begin, Cell::neg),
-                       left_boundary(row, z_hi, open, extend, free_target_begin, Cell::neg));
+    return Cell::pack(left_boundary(row, z_lo, open, extend, free_target_begin, Cell::neg),
+                      left_boundary(row, z_hi, open, extend, free_target_begin, Cell::neg));
 }
 
 // Register (+1) of each lane's DP row 0 among this thread's R rows from
