@@ -1,8 +1,9 @@
 // Scores past 2^31 through the real binary: `search` and `allvsall` with a
 // match of 1,000,000 and penalties of 1,000,000 (the accepted maximum) on DNA
-// of a few thousand bases, on the cpu and cpu-ref devices, local and global.
-// Every score read back (hit table, pair table, PHYLIP matrix, project) must
-// equal a plain 64-bit Gotoh DP (gotoh64.hpp), and every job must exit 0.
+// of a few thousand bases, on the cpu and cpu-ref devices, local and global,
+// and `search` under mpirun -np 2 (Debian openmpi-bin). Every score read back
+// (hit table, pair table, PHYLIP matrix, project) must equal a plain 64-bit
+// Gotoh DP (gotoh64.hpp), and every job must exit 0.
 #include "cli_runner.hpp"
 #include "gotoh64.hpp"
 
@@ -17,6 +18,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -24,8 +26,12 @@ namespace {
 constexpr std::int64_t kMatch = 1'000'000, kMismatch = -1'000'000, kOpen = 1'000'000, kExtend = 1'000'000;
 constexpr std::int64_t k32 = std::numeric_limits<std::int32_t>::max();
 
+// The oracle's score, each pair computed once (the rows of a test share them).
 std::int64_t gotoh(const std::string& a, const std::string& b, bool local) {
-    return alignscope::test::Gotoh64{kMatch, kMismatch, kOpen, kExtend}.score(a, b, local);
+    static std::map<std::tuple<std::string, std::string, bool>, std::int64_t> known;
+    const auto key = std::make_tuple(std::min(a, b), std::max(a, b), local);
+    if (const auto it = known.find(key); it != known.end()) return it->second;
+    return known[key] = alignscope::test::Gotoh64{kMatch, kMismatch, kOpen, kExtend}.score(a, b, local);
 }
 
 struct Record {
@@ -211,6 +217,64 @@ private slots:
         const auto aligned = p.alignments(jobs[0].id, 0, 100);
         QCOMPARE(aligned.rows.size(), pairs.size());
         for (const alignscope::Alignment& a : aligned.rows) QCOMPARE(a.score, oracle.at({a.query_id, a.target_id}));
+    }
+
+    void search_under_mpirun_data() {
+        QTest::addColumn<QStringList>("scoring");
+        QTest::addColumn<bool>("local");
+        QTest::addColumn<int>("halves");  // 2 where half-step penalties double every score
+        QTest::newRow("match 1000000, global") << scheme("global") << false << 1;
+        // A matrix file at its limit, doubled for half-step penalties: the
+        // matrix that goes to the other ranks holds 200,000.
+        QTest::newRow("file matrix 100000, gaps 100000.5")
+            << QStringList{"--gap-open", "100000.5", "--gap-extend", "100000.5", "--mode", "local", "--quiet"} << true
+            << 2;
+    }
+    // Under mpirun -np 2 the ranks get the scheme from rank 0 and send their
+    // hits back: the same scores as the oracle's.
+    void search_under_mpirun() {
+        QFETCH(QStringList, scoring);
+        QFETCH(bool, local);
+        QFETCH(int, halves);
+        const QString mpirun = QStandardPaths::findExecutable("mpirun");
+        if (mpirun.isEmpty())
+            QFAIL("mpirun is not installed: install the Debian packages openmpi-bin and libopenmpi-dev");
+        QTemporaryDir dir;
+        const std::vector<Record> set = make_set();
+        const QString query = write_set(dir, "q.fa", {set[0]});
+        const std::vector<Record> database(set.begin() + 1, set.end());
+        const QString db = write_set(dir, "db.fa", database), hits = dir.filePath("hits.tsv");
+        const QString matrix = dir.filePath("dna.mat");
+        {
+            QFile f(matrix);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("   A       C       G       T\n");
+            for (const char r : std::string("ACGT")) {
+                f.write(QByteArray(1, r));
+                for (const char c : std::string("ACGT")) f.write(r == c ? " 100000" : " -100000");
+                f.write("\n");
+            }
+        }
+        if (halves == 2) scoring += QStringList{"--matrix", matrix};
+        const ProcessResult r =
+            run_program(mpirun, QStringList{"--allow-run-as-root", "--oversubscribe", "-np", "2", ALIGNSCOPE_CLI,
+                                            "search", "-q", query, "-d", db, "--device", "cpu", "--threads", "1",
+                                            "--db-cache", "off", "-o", hits} +
+                                    scoring);
+        QVERIFY2(r.exit_code == 0, r.err.constData());
+        // In scaled units: a half-step scheme scores 2 x 100,000 and gaps 200,001.
+        const alignscope::test::Gotoh64 oracle = halves == 2
+                                                     ? alignscope::test::Gotoh64{200000, -200000, 200001, 200001}
+                                                     : alignscope::test::Gotoh64{kMatch, kMismatch, kOpen, kExtend};
+        const std::vector<QList<QByteArray>> table = rows(hits);
+        QCOMPARE(table.size(), database.size());
+        for (const QList<QByteArray>& f : table) {
+            QVERIFY(f.size() >= 3);
+            const auto d = std::find_if(database.begin(), database.end(),
+                                        [&](const Record& x) { return x.id == f[1].toStdString(); });
+            QVERIFY(d != database.end());
+            QCOMPARE(f[2].toDouble() * halves, double(oracle.score(set[0].residues, d->residues, local)));
+        }
     }
 };
 

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <numeric>
 #include <thread>
 
 namespace alignscope::mpi {
@@ -64,17 +65,58 @@ std::optional<double> get_optional(Reader& r) {
     return r.get<double>();
 }
 
-// The (already scaled) matrix in the NCBI layout that SubstitutionMatrix::parse reads.
-std::string matrix_text(const SubstitutionMatrix& m) {
+// The matrix (already scaled) in the NCBI layout that SubstitutionMatrix::parse
+// reads, every entry divided by `divisor`.
+std::string matrix_text(const SubstitutionMatrix& m, int divisor) {
     std::string text = " ";
     for (char c : m.letters()) (text += ' ') += c;
     text += '\n';
     for (int i = 0; i < m.size(); ++i) {
         text += m.letters()[static_cast<std::size_t>(i)];
-        for (int j = 0; j < m.size(); ++j) (text += ' ') += std::to_string(m.score(i, j));
+        for (int j = 0; j < m.size(); ++j) (text += ' ') += std::to_string(m.score(i, j) / divisor);
         text += '\n';
     }
     return text;
+}
+
+// The matrix for the other ranks. parse takes entries up to 100,000, the
+// limit of a matrix file, but the scheme's matrix may hold more: a file's
+// entries doubled for half-step penalties, or a --match of up to 1,000,000.
+// So a match/mismatch matrix goes as its two scores, and any other as its text
+// divided by the greatest common divisor of its entries (a multiple of the
+// scale, so within parse's limit), scaled back on arrival.
+enum MatrixForm : std::uint8_t { kMatrixText = 0, kMatchMismatch = 1 };
+
+void put_matrix(std::string& out, const SubstitutionMatrix& m) {
+    put_text(out, m.name());
+    const SubstitutionMatrix two = SubstitutionMatrix::match_mismatch(m.max_score(), m.min_score());
+    if (m.is_nucleotide() && two.letters() == m.letters() && two.scores() == m.scores()) {
+        put<std::uint8_t>(out, kMatchMismatch);
+        put<std::int32_t>(out, m.max_score());
+        put<std::int32_t>(out, m.min_score());
+        return;
+    }
+    int divisor = 0;
+    for (int v : m.scores()) divisor = std::gcd(divisor, v);
+    divisor = std::max(divisor, 1);
+    put<std::uint8_t>(out, kMatrixText);
+    put<std::int32_t>(out, divisor);
+    put_text(out, matrix_text(m, divisor));
+}
+
+SubstitutionMatrix get_matrix(Reader& r) {
+    const std::string name = r.text();
+    const auto form = r.get<std::uint8_t>();
+    if (form == kMatchMismatch) {
+        const auto match = r.get<std::int32_t>();
+        const auto mismatch = r.get<std::int32_t>();
+        return SubstitutionMatrix::match_mismatch(match, mismatch);
+    }
+    if (form != kMatrixText) throw Error("MPI: " + r.what + " holds no matrix");
+    const auto divisor = r.get<std::int32_t>();
+    if (divisor < 1) throw Error("MPI: " + r.what + " holds a damaged matrix");
+    const SubstitutionMatrix m = SubstitutionMatrix::parse(r.text(), name, "the matrix from rank 0");
+    return divisor == 1 ? m : m.scaled(divisor);
 }
 
 void put_summary(std::string& out, const SearchSummary& s) {
@@ -268,8 +310,7 @@ QueryHits decode_query_hits(const std::string& bytes, std::size_t& offset, bool 
 void send_search_job(const World& world, const SearchJob& job, const PreparedDatabase& whole) {
     std::string bytes(1, '\1');
     put<std::int32_t>(bytes, static_cast<std::int32_t>(job.alphabet));
-    put_text(bytes, job.scheme.matrix.name());
-    put_text(bytes, matrix_text(job.scheme.matrix));
+    put_matrix(bytes, job.scheme.matrix);
     put<std::int32_t>(bytes, job.scheme.gap_open);
     put<std::int32_t>(bytes, job.scheme.gap_extend);
     put<std::int32_t>(bytes, job.scheme.scale);
@@ -304,14 +345,18 @@ std::optional<RankSearch> receive_search_job(const World& world) {
     std::string bytes;
     world.broadcast(bytes);
     if (bytes.empty() || bytes[0] == '\0') return std::nullopt;
+    // The slice first: should the job not decode here, rank 0 is not left
+    // waiting to send it, and hears this rank's error.
+    MPI_Status status;
+    check(MPI_Probe(0, kSlice, MPI_COMM_WORLD, &status), "waiting for the database slice");
+    const std::string slice = receive_bytes(status);
     std::size_t at = 1;
     const std::string what = "the job broadcast by rank 0";
     Reader r{bytes, at, what};
     RankSearch rank;
     SearchJob& job = rank.job;
     job.alphabet = static_cast<AlphabetKind>(r.get<std::int32_t>());
-    const std::string name = r.text();
-    job.scheme.matrix = SubstitutionMatrix::parse(r.text(), name, "the matrix from rank 0");
+    job.scheme.matrix = get_matrix(r);
     job.scheme.gap_open = r.get<std::int32_t>();
     job.scheme.gap_extend = r.get<std::int32_t>();
     job.scheme.scale = r.get<std::int32_t>();
@@ -332,9 +377,7 @@ std::optional<RankSearch> receive_search_job(const World& world) {
         q.id = r.text();
         q.residues = r.text();
     }
-    MPI_Status status;
-    check(MPI_Probe(0, kSlice, MPI_COMM_WORLD, &status), "waiting for the database slice");
-    rank.slice = decode_slice(receive_bytes(status));
+    rank.slice = decode_slice(slice);
     return rank;
 }
 
