@@ -1,0 +1,177 @@
+// The streamed pair pipeline (align --zip) inside the engine, its threads at
+// work on many tiny chunks: two readers, a pool that parses and formats, the
+// aligning thread and the writer. Every pair comes out once, in input order,
+// with the scalar reference's score; a cancellation from the progress callback
+// and a count mismatch found at the end stop every stage cleanly. Small and
+// quick (it runs under ASan too), and meant for ThreadSanitizer as well.
+#include <alignscope/align/reference_aligner.hpp>
+#include <alignscope/device/backend.hpp>
+#include <alignscope/device/pair_pipeline.hpp>
+#include <alignscope/error.hpp>
+#include <alignscope/io/atomic_file.hpp>
+#include <alignscope/score/substitution_matrix.hpp>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <atomic>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace alignscope;
+
+namespace {
+
+constexpr int kPairs = 240;
+
+ScoringScheme blosum62() { return ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 11, 1); }
+
+// Related random proteins (a fixed seed): target k is query k with point changes.
+std::vector<Sequence> proteins(int count, unsigned seed, const std::string& prefix, const std::vector<Sequence>* like) {
+    std::mt19937 rng(seed);
+    const std::string letters = "ACDEFGHIKLMNPQRSTVWY";
+    std::vector<Sequence> out;
+    for (int k = 0; k < count; ++k) {
+        std::string residues;
+        if (like) {
+            residues = (*like)[static_cast<std::size_t>(k)].residues;
+            for (char& c : residues)
+                if (rng() % 5 == 0) c = letters[rng() % letters.size()];
+        } else {
+            const std::size_t length = 8 + rng() % 90;
+            for (std::size_t i = 0; i < length; ++i) residues += letters[rng() % letters.size()];
+        }
+        out.push_back({prefix + std::to_string(k), "", residues, ""});
+    }
+    return out;
+}
+
+void write_fasta(const QString& path, const std::vector<Sequence>& records) {
+    std::ofstream out(path.toStdString());
+    for (const Sequence& s : records) out << '>' << s.id << '\n' << s.residues << '\n';
+}
+
+// Settings for local alignment of the two files in chunks of `chunk` pairs on `threads` threads.
+PairPipelineSettings settings_for(const QString& queries, const QString& targets, std::size_t chunk, int threads) {
+    PairPipelineSettings s;
+    s.query_path = queries.toStdString();
+    s.target_path = targets.toStdString();
+    s.format = OutputFormat::Tsv;
+    s.chunk_pairs = chunk;
+    s.threads = threads;
+    s.writer.scheme = blosum62();
+    s.make_job = [](AlphabetKind, AlphabetKind) {
+        PairJob job;
+        job.scheme = blosum62();
+        job.options.mode = AlignmentMode::Local;
+        job.threads = 2;
+        return job;
+    };
+    s.count_mismatch = [](std::uint64_t q, std::uint64_t t) {
+        return std::to_string(q) + " queries but " + std::to_string(t) + " targets";
+    };
+    return s;
+}
+
+std::vector<QStringList> tsv_rows(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    std::vector<QStringList> rows;
+    const QList<QByteArray> lines = file.readAll().split('\n');
+    for (int k = 1; k < lines.size(); ++k)  // after the header
+        if (!lines[k].isEmpty()) rows.push_back(QString::fromUtf8(lines[k]).split('\t'));
+    return rows;
+}
+
+}  // namespace
+
+class TestPairPipeline : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir dir_;
+    std::unique_ptr<DeviceRegistry> registry_ = make_cpu_registry();
+    std::vector<Sequence> queries_ = proteins(kPairs, 7, "q", nullptr);
+    std::vector<Sequence> targets_ = proteins(kPairs, 11, "t", &queries_);
+    QString query_path_, target_path_;
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        query_path_ = dir_.filePath("queries.fa");
+        target_path_ = dir_.filePath("targets.fa");
+        write_fasta(query_path_, queries_);
+        write_fasta(target_path_, targets_);
+    }
+
+    // Chunks of three pairs on four threads: all pairs, in order, each with the reference's score.
+    void every_pair_in_order_across_tiny_chunks() {
+        const QString output = dir_.filePath("out.tsv");
+        JobContext context;
+        std::atomic<std::uint64_t> reported{0};  // progress comes from the backend's threads
+        context.progress = [&reported](const Progress& p) { reported = p.items_done; };
+        {
+            AtomicOutput out(output.toStdString());
+            const PairPipelineStats stats = run_pair_pipeline(settings_for(query_path_, target_path_, 3, 4),
+                                                              registry_->select("cpu"), context, out);
+            out.commit();
+            QCOMPARE(stats.pairs, std::uint64_t{kPairs});
+            QVERIFY(stats.chunks >= kPairs / 3);
+        }
+        QVERIFY(reported > 0);
+        const auto rows = tsv_rows(output);
+        QCOMPARE(int(rows.size()), kPairs);
+        AlignOptions local;
+        local.mode = AlignmentMode::Local;
+        for (int k = 0; k < kPairs; ++k) {
+            const auto& q = queries_[std::size_t(k)];
+            const auto& t = targets_[std::size_t(k)];
+            QCOMPARE(rows[std::size_t(k)].value(0), QString::fromStdString(q.id));
+            QCOMPARE(rows[std::size_t(k)].value(1), QString::fromStdString(t.id));
+            const Alignment expected = align_reference(q.residues, t.residues, blosum62(), local);
+            QCOMPARE(rows[std::size_t(k)].value(2).toLongLong(), static_cast<qlonglong>(expected.score));
+        }
+    }
+
+    // A cancellation asked for from the progress callback (a backend thread)
+    // ends the run with Cancelled, every thread joined, nothing committed.
+    void cancel_from_progress_stops_every_stage() {
+        CancellationToken token;
+        JobContext context;
+        context.cancel = &token;
+        context.progress = [&token](const Progress& p) {
+            if (p.items_done >= 30) token.cancel();
+        };
+        const QString output = dir_.filePath("cancelled.tsv");
+        bool cancelled = false;
+        try {
+            AtomicOutput out(output.toStdString());
+            run_pair_pipeline(settings_for(query_path_, target_path_, 2, 4), registry_->select("cpu"), context, out);
+        } catch (const Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(cancelled);
+        QVERIFY(!QFile::exists(output));
+    }
+
+    // Files of unequal length: found when both readers are done, reported
+    // with the caller's words, the other stages stopped.
+    void count_mismatch_stops_every_stage() {
+        const QString shorter = dir_.filePath("shorter.fa");
+        write_fasta(shorter, std::vector<Sequence>(targets_.begin(), targets_.begin() + kPairs - 5));
+        JobContext context;
+        QString message;
+        try {
+            AtomicOutput out(dir_.filePath("mismatch.tsv").toStdString());
+            run_pair_pipeline(settings_for(query_path_, shorter, 4, 3), registry_->select("cpu"), context, out);
+        } catch (const Error& e) {
+            message = QString::fromStdString(e.what());
+        }
+        QVERIFY2(message.contains(QString("%1 queries but %2 targets").arg(kPairs).arg(kPairs - 5)),
+                 qPrintable(message));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPairPipeline)
+#include "test_pair_pipeline.moc"
