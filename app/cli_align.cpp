@@ -278,9 +278,12 @@ std::optional<int> run_zip_streamed(const AlignFlags& flags, CliContext& context
     return 0;
 }
 
-// The strategy that ran: CPU backends align in linear space; a GPU runner
-// given no strategy runs "strips" (LongRunnerSettings).
-std::string strategy_that_ran(const Alignment& a, const LongRunnerSettings& settings) {
+// The strategy that ran, as the pipeline's statistics say it; else from the
+// kernel: the 64-bit path aligns in linear space, a GPU runner given no
+// strategy runs "strips" (LongRunnerSettings).
+std::string strategy_that_ran(const Alignment& a, const longpair::LongPairStats& stats,
+                              const LongRunnerSettings& settings) {
+    if (!stats.strategy.empty()) return stats.strategy;
     if (a.kernel.find("myersmiller") != std::string::npos) return "linear-space";
     // A CPU device with --checkpoint: the scalar pass runner, family "columns".
     if (const std::optional<KernelName> name = KernelName::try_parse(a.kernel); name && name->family == "columns")
@@ -308,6 +311,7 @@ nlohmann::json stats_json(const longpair::LongPairStats& stats, double seconds, 
     j["checkpoints"] = stats.checkpoints;
     j["checkpoint_seconds"] = stats.checkpoint_seconds;
     j["streamed"] = streamed;
+    j["wider_path"] = stats.wider_path;  // why the 64-bit linear-space path stood in for the pipeline ("": it did not)
     return j;
 }
 
@@ -321,6 +325,8 @@ std::string stats_line_core(const longpair::LongPairStats& stats, double seconds
                       static_cast<long long>(a.query_length), static_cast<long long>(a.target_length), a.device.c_str(),
                       a.kernel.empty() ? "-" : a.kernel.c_str(), seconds, static_cast<unsigned long long>(cells),
                       seconds > 0 ? double(cells) / seconds / 1e9 : 0.0);
+        // In place of a pipeline that could not hold the pair (the note on stderr says why).
+        if (!stats.wider_path.empty()) return std::string(text) + "; 64-bit linear space on the CPU";
         return text;
     }
     std::snprintf(text, sizeof text,
@@ -373,6 +379,9 @@ struct LongPlan {
     longpair::LongPairOptions options;
     bool streamed = false;
     bool checkpoint_dir_existed = false;
+    // The pair takes the 64-bit linear-space path in place of a pipeline that
+    // cannot hold it (longpair::LongRoute), and with it no checkpoint.
+    bool checkpoint_unused = false;
 };
 
 LongPlan plan_long(const AlignFlags& flags, const SequenceSet& queries, const SequenceSet& targets,
@@ -430,6 +439,25 @@ LongPlan plan_long(const AlignFlags& flags, const SequenceSet& queries, const Se
                 std::cerr << "align --long: " << set->path << " holds " << set->records.size()
                           << " records; aligning its first, " << set->records.front().id << "\n";
     return plan;
+}
+
+// Where the pair will run, before any work: a pair that the pipeline it was
+// meant for cannot hold takes the 64-bit linear-space path, said on stderr in
+// one line, and keeps no checkpoint (its directory is not used).
+void route_long(const AlignFlags& flags, Backend& backend, const Sequence& q, const Sequence& t,
+                const ScoringScheme& scheme, LongPlan& plan) {
+    const longpair::LongRoute route =
+        longpair::route_long_pair(backend, static_cast<std::int64_t>(q.residues.size()),
+                                  static_cast<std::int64_t>(t.residues.size()), scheme, plan.options, plan.settings);
+    if (route.wider_reason.empty()) return;
+    std::string note =
+        "align --long: " + route.wider_reason + "; aligned on the CPU in 64-bit linear space (" + route.kernel + ")";
+    if (route.checkpoint_skipped()) {
+        plan.checkpoint_unused = true;
+        plan.options.keep_checkpoint = false;
+        note += "; this job cannot checkpoint: " + flags.checkpoint_dir + " is not used";
+    }
+    std::cerr << note << "\n";
 }
 
 // The project's record of a long-pair job.
@@ -521,7 +549,7 @@ void record_long(const AlignFlags& flags, OutputFormat format, const LongPlan& p
         recording.add_long_alignment(summary);
     }
     store::LongPairStats stored = store::LongPairStats::from(stats, a, seconds);
-    stored.strategy = strategy_that_ran(a, plan.settings);
+    stored.strategy = strategy_that_ran(a, stats, plan.settings);
     stored.kernels = plan.settings.kernels;
     stored.streams = plan.settings.streams;
     recording.add_long_pair_stats(stored);
@@ -545,6 +573,7 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
     flags.device.apply(job);
 
     Backend& backend = context.registry->select(flags.device.device);
+    route_long(flags, backend, q, t, job.scheme, plan);
     std::unique_ptr<store::JobRecording> recording =
         flags.project.begin(long_job_spec(flags, context, job, backend, plan, automatic));
     try {
@@ -586,7 +615,7 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
                                         job_context, &stats);
         } catch (const Cancelled&) {
             std::error_code ec;
-            if (!flags.checkpoint_dir.empty() &&
+            if (!flags.checkpoint_dir.empty() && !plan.checkpoint_unused &&
                 std::filesystem::exists(std::filesystem::path(flags.checkpoint_dir) / longpair::kCheckpointManifest,
                                         ec))
                 std::cerr << "\nalign --long: the checkpoint in " << flags.checkpoint_dir
@@ -600,7 +629,7 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
         a.target_id = t.id;
         const std::uint64_t cells = static_cast<std::uint64_t>(q.residues.size()) * t.residues.size();
         const nlohmann::json long_pair =
-            stats_json(stats, seconds, cells, strategy_that_ran(a, plan.settings), automatic, plan.streamed);
+            stats_json(stats, seconds, cells, strategy_that_ran(a, stats, plan.settings), automatic, plan.streamed);
         // The timeline is written and checked before the alignment is put in
         // place and put in place after it: both files or neither.
         if (timeline_out) {

@@ -10,6 +10,7 @@
 #include "common/stream_pool.hpp"
 #include "long/long_batch_plan.hpp"
 #include "long/long_launch.hpp"
+#include "long/long_runner_limits.hpp"
 
 #include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
@@ -78,9 +79,7 @@ public:
     void prepare(const std::uint8_t* query, std::int64_t m, const std::uint8_t* target, std::int64_t n,
                  const ScoringScheme& scheme) override {
         check_cuda(cudaSetDevice(device_index_), "cudaSetDevice", site_);
-        if (m >= (1ll << 30) - 64 || n >= (1ll << 30) - 64)
-            throw Error("a sequence of " + std::to_string(std::max(m, n)) +
-                        " residues is longer than the GPU long-pair kernel's limit of 2^30 - 64");
+        if (const std::string why = longpass::cuda_long_cannot_hold(m, n, scheme); !why.empty()) throw Error(why);
         scheme_ = scheme;
         m_ = m;
         n_ = n;
@@ -88,11 +87,7 @@ public:
         std::vector<std::int8_t> scores(static_cast<std::size_t>(alphabet_ * alphabet_));
         for (int a = 0; a < alphabet_; ++a)
             for (int b = 0; b < alphabet_; ++b) {
-                const int v = scheme.matrix.score(a, b);
-                if (v < -127 || v > 127)
-                    throw Error(
-                        "substitution score " + std::to_string(v) +
-                        " is outside -127..127, which the GPU long-pair kernel holds in bytes; use --device cpu");
+                const int v = scheme.matrix.score(a, b);  // in -127..127: cuda_long_cannot_hold
                 scores[static_cast<std::size_t>(a * alphabet_ + b)] = static_cast<std::int8_t>(v);
             }
         const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n);
@@ -159,6 +154,11 @@ public:
         // During a launch (from on_rows_done) on the side stream, beside the running kernels.
         copy_back(h.data(), special_h_.data() + k * words, words);
         copy_back(f.data(), special_f_.data() + k * words, words);
+    }
+
+    // The byte table of scores and the length limit, then the pipeline's.
+    std::string cannot_hold(std::int64_t m, std::int64_t n, const ScoringScheme& scheme) const override {
+        return longpass::cuda_long_cannot_hold(m, n, scheme);
     }
 
     std::string device() const override { return info_.id; }

@@ -19,7 +19,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <optional>
 #include <thread>
 
@@ -61,15 +63,6 @@ void check_input(std::string_view query, std::string_view target, const ScoringS
         throw Error("gap penalties must satisfy 0 <= extend <= open");
 }
 
-void check_ranges(I64 m, I64 n, const ScoringScheme& s) {
-    int top = 0;
-    for (int v : s.matrix.scores()) top = std::max(top, std::abs(v));
-    const I64 worst = static_cast<I64>(top) * std::min(m, n) + s.gap_open + (m + n) * std::max<I64>(s.gap_extend, top);
-    if (worst >= (I64{1} << 29))
-        throw Error("the pair (" + std::to_string(m) + " x " + std::to_string(n) +
-                    " residues) could reach scores beyond the long-pair kernels' 32-bit range with this scheme");
-}
-
 BestCell shifted_down(BestCell c, I64 rows) {
     if (c.score > kNegInf) c.i += rows;
     return c;
@@ -85,6 +78,24 @@ void check_explicit_edges(const PassTask& t) {
     if (t.left == Edge::Explicit &&
         (t.left_h.size() != column || t.left_e.size() != column || t.left_f.size() != column))
         throw Error("internal error: long-pair pass with an explicit left column of the wrong length");
+}
+
+std::int64_t pass_score_bound(std::int64_t m, std::int64_t n, const ScoringScheme& scheme) {
+    I64 top = 0;
+    for (int v : scheme.matrix.scores()) top = std::max<I64>(top, std::abs(static_cast<I64>(v)));
+    return top * std::min(m, n) + (m + n) * std::max<I64>(scheme.gap_extend, top) + 3 * I64{scheme.gap_open};
+}
+
+std::string passes_cannot_hold(std::int64_t m, std::int64_t n, const ScoringScheme& scheme) {
+    const I64 bound = pass_score_bound(m, n, scheme);
+    if (bound < kPassScoreLimit) return {};
+    return "the pair (" + std::to_string(m) + " x " + std::to_string(n) +
+           " residues) could reach scores past the long-pair passes' 32-bit cells with this scheme (a bound of " +
+           std::to_string(bound) + (scheme.scale == 2 ? " half-points" : "") + "; they hold less than 2^29)";
+}
+
+std::string PassRunner::cannot_hold(std::int64_t m, std::int64_t n, const ScoringScheme& scheme) const {
+    return passes_cannot_hold(m, n, scheme);
 }
 
 void PassRunner::read_special_row(std::size_t, std::vector<Score>&, std::vector<Score>&) {
@@ -117,7 +128,7 @@ struct PipelineJob {
           n(static_cast<I64>(t.size())),
           mode(options_.align.mode),
           local(mode == AlignmentMode::Local) {
-        check_ranges(m, n, scheme);
+        if (const std::string why = runner.cannot_hold(m, n, scheme); !why.empty()) throw Error(why);
     }
 
     std::string_view query, target;
@@ -725,31 +736,52 @@ void stream_cigar(Alignment& a, std::string_view query, std::string_view target,
 
 }  // namespace
 
-Alignment align_long_on(Backend& backend, std::string_view query, std::string_view target, const ScoringScheme& scheme,
-                        const LongPairOptions& options, const LongRunnerSettings& settings, const JobContext& context,
-                        LongPairStats* stats) {
-    // A forced kernel named in the grammar must be one of this job's mode and
-    // gap model (the runner checks the rest: which kernels it has).
+namespace {
+
+// A forced kernel named in the grammar must be one of this job's mode and gap
+// model (the runner checks the rest: which kernels it has).
+void check_forced_kernel(const LongRunnerSettings& settings, const LongPairOptions& options,
+                         const ScoringScheme& scheme) {
     if (const auto forced = KernelName::try_parse(settings.kernel);
         forced && (forced->mode != options.align.mode || forced->linear != scheme.linear()))
         throw Error::about("kernel",
                            "'" + settings.kernel + "' is a kernel for " + std::string(to_string(forced->mode)) +
                                (forced->linear ? " linear" : " affine") + " alignment, but the job is " +
                                std::string(to_string(options.align.mode)) + (scheme.linear() ? " linear" : " affine"));
-    std::unique_ptr<PassRunner> runner = backend.make_long_runner(settings);
-    if (runner) return align_long(query, target, scheme, options, *runner, context, stats);
-    if (!options.checkpoint_dir.empty() || options.resume) {
-        // Checkpoints live in the pass pipeline: on a CPU backend it runs on the
-        // scalar pass runner (slower than Myers-Miller's SIMD passes).
-        runner = make_cpu_pass_runner();
-        std::optional<DeviceSink> device_sink;
-        LongPairOptions with_device = options;
-        if (options.sink) with_device.sink = &device_sink.emplace(*options.sink, backend.info().id);
-        Alignment a = align_long(query, target, scheme, with_device, *runner, context, stats);
-        a.device = backend.info().id;
-        return a;
+}
+
+// A job on the 64-bit path keeps no checkpoint, and none of it can exist (no
+// pipeline can hold it): with --resume, a checkpoint found in the directory
+// is another job's, refused with what differs as resuming it would be.
+void refuse_checkpoint_to_resume(std::string_view query, std::string_view target, const ScoringScheme& scheme,
+                                 const LongPairOptions& options) {
+    if (!options.resume || options.checkpoint_dir.empty()) return;
+    const std::filesystem::path manifest = std::filesystem::path(options.checkpoint_dir) / kCheckpointManifest;
+    std::error_code ec;
+    if (!std::filesystem::exists(manifest, ec)) return;
+    const EncodedSequence q = encode(query, scheme.matrix, "the query");
+    const EncodedSequence t = encode(target, scheme.matrix, "the target");
+    const CheckpointIdentity id = CheckpointIdentity::of(q.data(), static_cast<I64>(q.size()), t.data(),
+                                                         static_cast<I64>(t.size()), scheme, options.align);
+    static constexpr const char* kWhy =
+        "; this job runs in 64-bit linear space, which keeps no checkpoint: delete it or run without --resume";
+    try {
+        (void)LongCheckpoint::resume(options.checkpoint_dir, id);
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const Error& e) {
+        throw Error(std::string(e.what()) + kWhy);
     }
-    // CPU backends: Myers-Miller in linear space, progress in cells.
+    throw Error("checkpoint: " + manifest.string() +
+                " names this pair and scheme, which the long-pair passes cannot hold, so no long-pair job wrote it" +
+                kWhy);
+}
+
+// The 64-bit path: Myers-Miller in linear space on the CPU, progress in cells;
+// on the timeline as one CPU event when it stands in for a pipeline.
+Alignment align_linear_on(Backend& backend, std::string_view query, std::string_view target,
+                          const ScoringScheme& scheme, const LongPairOptions& options, const LongRoute& route,
+                          const JobContext& context, LongPairStats* stats) {
     const auto total = static_cast<std::uint64_t>(query.size()) * static_cast<std::uint64_t>(target.size());
     std::function<void(std::uint64_t)> cells;
     if (context.progress || context.cancel)
@@ -764,6 +796,7 @@ Alignment align_long_on(Backend& backend, std::string_view query, std::string_vi
             }
         };
     const auto t0 = Clock::now();
+    const std::int64_t start_ns = steady_now_ns();
     Alignment a;
     LongPairStats streamed;
     if (options.sink) {
@@ -776,14 +809,89 @@ Alignment align_long_on(Backend& backend, std::string_view query, std::string_vi
         a = align_linear_space(query, target, scheme, options.align, cells);
         a.device = backend.info().id;
     }
+    if (!route.wider_reason.empty() && context.timeline) {
+        TimelineEvent event;
+        event.name = a.kernel;
+        event.category = "cpu";
+        event.device = a.device + " host";
+        event.start_ns = start_ns;
+        event.end_ns = steady_now_ns();
+        event.cells = total;
+        context.timeline->record(std::move(event));
+    }
     if (stats) {
         *stats = LongPairStats{};
         stats->strategy = "linear-space";
+        stats->wider_path = route.wider_reason;
         stats->stage_seconds[0] = seconds_since(t0);
         stats->stage_cells[0] = total;
         stats->streamed_pieces = streamed.streamed_pieces;
     }
     return a;
+}
+
+}  // namespace
+
+LongRoute route_long_pair(Backend& backend, std::int64_t m, std::int64_t n, const ScoringScheme& scheme,
+                          const LongPairOptions& options, const LongRunnerSettings& settings) {
+    check_forced_kernel(settings, options, scheme);
+    if (options.resume && options.checkpoint_dir.empty())
+        throw Error("--resume needs the checkpoint directory (--checkpoint DIR)");
+    LongRoute route;
+    route.checkpointed = !options.checkpoint_dir.empty() || options.resume;
+    route.kernel = KernelName{options.align.mode, scheme.linear(), options.align.traceback ? "myersmiller" : "scalar",
+                              0, KernelWidth::S64}
+                       .format();
+    const std::optional<KernelName> forced = KernelName::try_parse(settings.kernel);
+    const bool forced_wide = forced && forced->family == "myersmiller" && forced->width == KernelWidth::S64;
+    LongRunnerSettings runner_settings = settings;
+    if (forced_wide) runner_settings.kernel.clear();  // a runner's kernels are strip kernels
+    std::unique_ptr<PassRunner> runner = backend.make_long_runner(runner_settings);
+    if (runner && forced_wide) {
+        route.wider_reason = "the kernel " + settings.kernel + " is forced (--kernel)";
+        return route;
+    }
+    LongRoute::Path meant = LongRoute::Path::Runner;
+    if (!runner && route.checkpointed) {
+        // Checkpoints live in the pass pipeline: on a CPU backend it runs on the
+        // scalar pass runner (slower than Myers-Miller's SIMD passes).
+        runner = make_cpu_pass_runner();
+        meant = LongRoute::Path::CpuPasses;
+    }
+    if (!runner) return route;  // a CPU backend's own path
+    std::string why = runner->cannot_hold(m, n, scheme);
+    if (why.empty()) {
+        route.path = meant;
+        route.runner = std::move(runner);
+        route.kernel.clear();
+        return route;
+    }
+    if (meant == LongRoute::Path::Runner && !settings.kernel.empty())
+        throw Error::about("kernel", "'" + settings.kernel + "' cannot hold this pair: " + why +
+                                         "; without --kernel it is aligned on the CPU in 64-bit linear space");
+    route.wider_reason = std::move(why);
+    return route;
+}
+
+Alignment align_long_on(Backend& backend, std::string_view query, std::string_view target, const ScoringScheme& scheme,
+                        const LongPairOptions& options, const LongRunnerSettings& settings, const JobContext& context,
+                        LongPairStats* stats) {
+    LongRoute route = route_long_pair(backend, static_cast<I64>(query.size()), static_cast<I64>(target.size()), scheme,
+                                      options, settings);
+    switch (route.path) {
+        case LongRoute::Path::Runner: return align_long(query, target, scheme, options, *route.runner, context, stats);
+        case LongRoute::Path::CpuPasses: {
+            std::optional<DeviceSink> device_sink;
+            LongPairOptions with_device = options;
+            if (options.sink) with_device.sink = &device_sink.emplace(*options.sink, backend.info().id);
+            Alignment a = align_long(query, target, scheme, with_device, *route.runner, context, stats);
+            a.device = backend.info().id;
+            return a;
+        }
+        case LongRoute::Path::LinearSpace: break;
+    }
+    if (!route.wider_reason.empty()) refuse_checkpoint_to_resume(query, target, scheme, options);
+    return align_linear_on(backend, query, target, scheme, options, route, context, stats);
 }
 
 }  // namespace alignscope::longpair

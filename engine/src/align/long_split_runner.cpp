@@ -175,6 +175,13 @@ public:
     }
     std::int64_t special_row_granularity() const override { return granularity(); }
 
+    // Every member runs parts of the pair: the first that cannot hold it says why.
+    std::string cannot_hold(std::int64_t m, std::int64_t n, const ScoringScheme& scheme) const override {
+        for (const auto& member : members_)
+            if (std::string why = member->cannot_hold(m, n, scheme); !why.empty()) return member->device() + ": " + why;
+        return {};
+    }
+
     std::string device() const override {
         std::string id;
         for (std::size_t k = 0; k < members_.size(); ++k) id += (k ? "+" : "") + members_[k]->device();

@@ -304,6 +304,7 @@ struct LongVerifyChunk {
     std::vector<char> tested_error_said;  // the device's failure was an Error (a refusal), not a crash of another kind
     std::vector<double> reference_seconds, parasail_seconds;
     std::vector<Alignment> score_only, pipeline;  // the device without traceback; the scalar-runner pipeline
+    std::vector<char> pipeline_ran;               // the scalar runner could hold the pair (not past its 32 bits)
 
     explicit LongVerifyChunk(std::vector<LongVerifyCase> c) : cases(std::move(c)) {
         const std::size_t n = cases.size();
@@ -316,6 +317,7 @@ struct LongVerifyChunk {
         parasail_seconds.assign(n, 0);
         score_only.resize(n);
         pipeline.resize(n);
+        pipeline_ran.assign(n, 0);
         for (std::size_t k = 0; k < n; ++k) results[k].pair = &cases[k];
     }
 };
@@ -407,14 +409,21 @@ std::exception_ptr run_on_device(LongVerifyChunk& chunk, Backend& tested, const 
             chunk.score_only[k] =
                 longpair::align_long_on(tested, c.query, c.target, c.scheme, lp, options.settings, context);
             r.tested_seconds = seconds_since(t0);
-            if (!has_runner && options.cpu_pipeline_too) {
-                // The pipeline itself, on the scalar runner, special rows a few hundred rows apart.
+            auto runner = longpair::make_cpu_pass_runner();
+            if (!has_runner && options.cpu_pipeline_too &&
+                runner
+                    ->cannot_hold(static_cast<std::int64_t>(c.query.size()), static_cast<std::int64_t>(c.target.size()),
+                                  c.scheme)
+                    .empty()) {
+                // The pipeline itself, on the scalar runner, special rows a few
+                // hundred rows apart (where its 32-bit cells hold the pair: the
+                // others took the 64-bit path above, as every long job does).
                 longpair::LongPairOptions tight;
                 tight.align = c.options;
                 tight.min_band_rows = std::max<std::int64_t>(32, static_cast<std::int64_t>(c.query.size()) / 12);
                 tight.threads = options.threads;
-                auto runner = longpair::make_cpu_pass_runner();
                 chunk.pipeline[k] = longpair::align_long(c.query, c.target, c.scheme, tight, *runner, context);
+                chunk.pipeline_ran[k] = 1;
             }
         } catch (const Cancelled&) {
             return std::current_exception();
@@ -449,7 +458,7 @@ void judge_pair(LongVerifyChunk& chunk, std::size_t k, bool pipeline_too) {
     if (!chunk.reference_errors[k].empty()) return;
     check(c, r.tested, r.reference, r, true, r.problems);
     check(c, chunk.score_only[k], r.reference, r, false, r.problems);
-    if (!pipeline_too) return;
+    if (!pipeline_too || !chunk.pipeline_ran[k]) return;
     std::vector<std::string> p;
     check(c, chunk.pipeline[k], r.reference, r, true, p);
     for (auto& line : p) r.problems.push_back("pipeline on the scalar runner, " + line);

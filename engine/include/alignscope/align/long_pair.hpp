@@ -39,6 +39,7 @@
 #include <alignscope/score/scoring_scheme.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,8 +90,12 @@ struct LongPairOverview {
 
 struct LongPairStats {
     // How the pair was aligned: the pass runner's strategy (PassRunner::strategy)
-    // or "linear-space" (Myers-Miller, on CPU backends without checkpoints).
+    // or "linear-space" (Myers-Miller in 64-bit cells on the CPU: CPU backends
+    // without checkpoints, and pairs a pipeline cannot hold; see wider_path).
     std::string strategy;
+    // Why the pair took the 64-bit linear-space path instead of the pass
+    // pipeline it was meant for (LongRoute::wider_reason); empty when it did not.
+    std::string wider_path;
     double stage_seconds[3] = {0, 0, 0};
     std::uint64_t stage_cells[3] = {0, 0, 0};
     std::int64_t special_rows = 0;      // kept in stage 1
@@ -124,11 +129,41 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
                      const LongPairOptions& options, PassRunner& runner, const JobContext& context = {},
                      LongPairStats* stats = nullptr);
 
-// The long-pair path on any backend: its pass runner when it has one (GPUs),
-// else (CPU backends) align_linear_space with the same options. The device
-// and kernel fields tell which ran. With a sink on a CPU backend, Myers-Miller
-// leaves the CIGAR only (no aligned text), which then goes to the sink in
-// chunks through the same re-scoring check.
+// Where align_long_on runs a pair, settled before any work from the lengths,
+// the scheme's bounds and the options:
+//   Runner       the backend's pass runner (GPUs);
+//   CpuPasses    the scalar pass runner: a CPU backend with a checkpoint;
+//   LinearSpace  Myers-Miller in 64-bit cells on the CPU, in this process:
+//                CPU backends without a checkpoint, and every pair that the
+//                runner above cannot hold (PassRunner::cannot_hold), unless a
+//                kernel is forced (then it is refused with an Error), or a
+//                forced "..._myersmiller_s64" kernel on a backend with a runner.
+// The 64-bit path keeps no checkpoint: a pair that lands there for want of
+// range with --checkpoint DIR leaves DIR untouched (not created, nothing
+// written or removed), and with --resume refuses a checkpoint found there
+// (it is another job's).
+struct LongRoute {
+    enum class Path { Runner, CpuPasses, LinearSpace };
+    Path path = Path::LinearSpace;
+    std::unique_ptr<PassRunner> runner;  // Runner and CpuPasses
+    // Set when the pair was meant for a pass pipeline and takes the 64-bit
+    // path instead: why, in a user's words.
+    std::string wider_reason;
+    std::string kernel;         // LinearSpace: the kernel name the alignment will carry
+    bool checkpointed = false;  // the job asked for a checkpoint (--checkpoint or --resume)
+    // The 64-bit path stands in for a pipeline and the job's checkpoint is not kept.
+    bool checkpoint_skipped() const { return checkpointed && !wider_reason.empty(); }
+};
+LongRoute route_long_pair(Backend& backend, std::int64_t m, std::int64_t n, const ScoringScheme& scheme,
+                          const LongPairOptions& options, const LongRunnerSettings& settings);
+
+// The long-pair path on any backend, as route_long_pair says: its pass
+// runner when it has one (GPUs) and it can hold the pair, else
+// align_linear_space with the same options. The device field is the
+// backend's, the kernel and the statistics' strategy tell which ran. With a
+// sink on the 64-bit path, Myers-Miller leaves the CIGAR only (no aligned
+// text), which then goes to the sink in chunks through the same re-scoring
+// check.
 Alignment align_long_on(Backend& backend, std::string_view query, std::string_view target, const ScoringScheme& scheme,
                         const LongPairOptions& options, const LongRunnerSettings& settings,
                         const JobContext& context = {}, LongPairStats* stats = nullptr);

@@ -218,6 +218,21 @@ inline bool better_cell(const BestCell& a, const BestCell& b) {
     return a.score > b.score || (a.score == b.score && (a.j < b.j || (a.j == b.j && a.i < b.i)));
 }
 
+// The pipeline's cells are 32-bit, with kNegInf (-2^30) for "no path": every
+// value a pass can hold (H, E, F, forward and reverse) must stay below 2^29 in
+// size, so that a sum of two of them and the penalties taken off kNegInf stay
+// inside 32 bits and apart from it.
+inline constexpr std::int64_t kPassScoreLimit = std::int64_t{1} << 29;
+// A bound on the size of every value of an m x n pair's passes under
+// `scheme` (scaled): the best path's worth, at most the largest substitution
+// score in size per column of at most m + n, and the cheapest way in, three
+// gap openings and a gap extension per column.
+std::int64_t pass_score_bound(std::int64_t m, std::int64_t n, const ScoringScheme& scheme);
+// Why the pipeline's 32-bit cells cannot hold an m x n pair under `scheme`
+// (pass_score_bound reaches kPassScoreLimit), in a user's words; empty when
+// they can. From the lengths and the scheme's bounds alone.
+std::string passes_cannot_hold(std::int64_t m, std::int64_t n, const ScoringScheme& scheme);
+
 // Progress of a runner call: cells computed so far out of those asked for.
 using PassProgress = std::function<void(std::uint64_t cells_done, std::uint64_t cells_total)>;
 
@@ -247,6 +262,13 @@ public:
     // Special rows fall exactly on multiples of special_every when it is a
     // multiple of this (the runner's rounding granularity).
     virtual std::int64_t special_row_granularity() const { return 1; }
+    // Why this runner cannot hold an m x n pair under `scheme` (its cells'
+    // width, its score table's, its length limits), in a user's words, or
+    // empty when it can: decided from the lengths and the scheme's bounds
+    // before any work, on the host. align_long refuses such a pair;
+    // align_long_on takes the 64-bit linear-space path instead. The default is
+    // the pipeline's own limit (passes_cannot_hold).
+    virtual std::string cannot_hold(std::int64_t m, std::int64_t n, const ScoringScheme& scheme) const;
     virtual std::string device() const = 0;  // "cpu-ref", "gpu:0"
     // What ran: a kernel name (device/kernel_name.hpp) or one an earlier
     // version wrote ("long_strips_r16"); align_long gives the alignment the

@@ -13,7 +13,9 @@
 // several are optimal); global alignments begin at (1, 1). On backends
 // without a long-pair runner (CPU), the pipeline is also run on the scalar
 // pass runner with special rows a few hundred rows apart, so every stage of
-// the orchestration is checked there too.
+// the orchestration is checked there too (on the pairs its 32-bit cells
+// hold). A pair that a device's pipeline cannot hold takes the 64-bit
+// linear-space path (align_long_on) and is checked like any other.
 #pragma once
 
 #include <alignscope/align/alignment.hpp>
@@ -60,8 +62,9 @@ struct LongVerifyCase {
     std::string scheme_name;  // e.g. "EDNAFULL gap 10/0.5"
     ScoringScheme scheme;
     // A scheme past some lane width's limits (pairwise verify's extreme
-    // schemes): a device may refuse it with an Error (counted as refused),
-    // never answer it wrongly.
+    // schemes): the long-pair path answers it (in 64-bit linear space where
+    // a pipeline cannot hold it); a device that still refuses it with an
+    // Error is counted apart (refused), one that answers it wrongly fails.
     bool extreme = false;
     AlignOptions options;  // traceback on
     std::string query, target;
