@@ -1,11 +1,11 @@
-// The all-against-all scan kernel: search/dbscan_kernel.cuh's tile scans
+// The all-against-all scan kernel: search/db_scan_kernel.cuh's tile scans
 // (scan_tile for local, scan_tile_bounded for global and semi-global) driven
 // by a tile's explicit work items, so a tile of rows x columns of one set is
 // scored without a database of its own and the triangle's diagonal tiles
 // compute only the pairs after each row. Instantiated for the shapes that
 // suit sequences of tens to thousands of residues.
 #include "allvsall/allvsall_launch.hpp"
-#include "search/dbscan_kernel.cuh"
+#include "search/db_scan_kernel.cuh"
 
 #include <utility>
 
@@ -17,7 +17,8 @@ using search::device::Cell16x2;
 using search::device::TileShape;
 
 template <int G, int R, bool Local>
-__global__ void __launch_bounds__(kBlockThreads, (R <= 16 ? 3 : 2)) allvsall_scan(const ScanParams p) {
+__global__ void __launch_bounds__(kBlockThreads, search::ScanPolicy::min_blocks_per_sm(R))
+    allvsall_scan(const ScanParams p) {
     using Cell = Cell16x2;
     using T = Cell::T;
     using Shape = TileShape<G, R>;
@@ -100,7 +101,7 @@ namespace {
 using Kernel = void (*)(ScanParams);
 
 struct Entry {
-    search::DbscanShape shape;
+    search::DbScanShape shape;
     Kernel local = nullptr;
     Kernel bounded = nullptr;
 };
@@ -116,7 +117,7 @@ const std::vector<Entry>& entries() {
     return table;
 }
 
-Kernel find(const search::DbscanShape& shape, bool local) {
+Kernel find(const search::DbScanShape& shape, bool local) {
     for (const Entry& e : entries())
         if (e.shape.threads == shape.threads && e.shape.rows == shape.rows) return local ? e.local : e.bounded;
     return nullptr;
@@ -124,9 +125,9 @@ Kernel find(const search::DbscanShape& shape, bool local) {
 
 }  // namespace
 
-const std::vector<search::DbscanShape>& scan_shapes() {
-    static const std::vector<search::DbscanShape> shapes = [] {
-        std::vector<search::DbscanShape> s;
+const std::vector<search::DbScanShape>& scan_shapes() {
+    static const std::vector<search::DbScanShape> shapes = [] {
+        std::vector<search::DbScanShape> s;
         for (const Entry& e : entries()) s.push_back(e.shape);
         return s;
     }();
@@ -137,10 +138,10 @@ std::string scan_kernel_name(bool linear, const char* mode_prefix) {
     return std::string(mode_prefix) + (linear ? "_linear" : "_affine") + "_allvsall_s16x2";
 }
 
-int scan_blocks_per_sm(const search::DbscanShape& shape, bool local, int letters) {
+int scan_blocks_per_sm(const search::DbScanShape& shape, bool local, int letters) {
     const Kernel kernel = find(shape, local);
     if (!kernel) return 0;
-    const std::size_t bytes = search::dbscan_shared_bytes(shape, letters);
+    const std::size_t bytes = search::db_scan_shared_bytes(shape, letters);
     if (cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(bytes)) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -155,12 +156,12 @@ int scan_blocks_per_sm(const search::DbscanShape& shape, bool local, int letters
     return blocks;
 }
 
-cudaError_t launch_scan(const search::DbscanShape& shape, bool local, const ScanParams& params, int blocks,
+cudaError_t launch_scan(const search::DbScanShape& shape, bool local, const ScanParams& params, int blocks,
                         cudaStream_t stream) {
     const Kernel kernel = find(shape, local);
     if (!kernel) return cudaErrorInvalidDeviceFunction;
     if (blocks <= 0) return cudaSuccess;
-    const std::size_t bytes = search::dbscan_shared_bytes(shape, params.letters);
+    const std::size_t bytes = search::db_scan_shared_bytes(shape, params.letters);
     kernel<<<static_cast<unsigned>(blocks), search::kBlockThreads, bytes, stream>>>(params);
     return cudaGetLastError();
 }

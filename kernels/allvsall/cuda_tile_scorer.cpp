@@ -11,7 +11,7 @@
 // and take() puts them into the tile's pair order. Two slots alternate, so
 // one tile's kernels run while the host maps the previous tile and its last
 // items overlap the next tile's first. Scores the lengths cannot prove exact
-// (global, semi-global: dbscan_bounds.hpp) or that reach the saturation bound
+// (global, semi-global: db_scan_bounds.hpp) or that reach the saturation bound
 // (local) are rescored on the pairwise backend, which recomputes at 32 bits.
 #include <alignscope/kernels/allvsall_scorer.hpp>
 
@@ -22,7 +22,7 @@
 #include "common/gpu_timeline.hpp"
 #include "common/host_parallel.hpp"
 #include "pairwise/cuda_pair_backend.hpp"
-#include "search/dbscan_bounds.hpp"
+#include "search/db_scan_bounds.hpp"
 
 #include <alignscope/error.hpp>
 
@@ -39,7 +39,7 @@ using allvsall_gpu::ProfileIndex;
 using allvsall_gpu::ScanParams;
 using allvsall_gpu::TileOrder;
 using allvsall_gpu::TileSpan;
-using search::DbscanShape;
+using search::DbScanShape;
 
 std::uint64_t round4(std::uint64_t v) { return (v + 3) & ~std::uint64_t{3}; }
 
@@ -47,7 +47,7 @@ std::uint64_t round4(std::uint64_t v) { return (v + 3) & ~std::uint64_t{3}; }
 // x (per-row work + per-step overhead / R) x the wavefront's ramp, and a
 // charge per extra tile (the strip's traffic, a block barrier). The database
 // scanner's model, which its measurements set.
-double shape_cost(const DbscanShape& shape, int rows, double mean_length) {
+double shape_cost(const DbScanShape& shape, int rows, double mean_length) {
     const int tile = shape.tile_rows();
     const int tiles = (rows + tile - 1) / tile;
     const double padded = static_cast<double>(tiles) * tile;
@@ -163,7 +163,7 @@ private:
     int saturation_bound_ = 32767;
     ProfileIndex profiles_;
     std::vector<std::size_t> profile_shape_;  // per profile: index into shapes_
-    std::vector<DbscanShape> shapes_;
+    std::vector<DbScanShape> shapes_;
     std::vector<int> blocks_per_sm_;                    // per shape
     std::vector<int> row_length_, column_length_;       // by position
     std::vector<std::int64_t> row_best_, column_best_;  // by position: sums of each residue's best score
@@ -277,7 +277,7 @@ CudaTileScorer::ColumnStats CudaTileScorer::measure(const Codes& codes) {
 
 // The shapes this device can run with this matrix.
 bool CudaTileScorer::choose_shapes(std::string* why_not) {
-    for (const DbscanShape& shape : allvsall_gpu::scan_shapes()) {
+    for (const DbScanShape& shape : allvsall_gpu::scan_shapes()) {
         const int blocks = allvsall_gpu::scan_blocks_per_sm(shape, local(), letters_);
         if (blocks == 0) continue;
         shapes_.push_back(shape);
@@ -337,7 +337,7 @@ bool CudaTileScorer::fits(const ProfilePlan& plan, const ColumnStats& columns, s
     return false;
 }
 
-// Profile words: the database scanner's layout (dbscan_bounds.hpp for global and semi-global).
+// Profile words: the database scanner's layout (db_scan_bounds.hpp for global and semi-global).
 std::vector<std::uint32_t> CudaTileScorer::fill_profiles(const Codes& codes, const ProfilePlan& plan) const {
     const SubstitutionMatrix& matrix = problem_.scheme.matrix;
     const std::vector<std::uint32_t>& row_order = problem_.tiling.row_order();
@@ -486,7 +486,7 @@ void CudaTileScorer::submit(std::uint64_t tile, JobContext& context) {
     });
     ALIGNSCOPE_CUDA(cudaMemsetAsync(slot.counters.data(), 0, shapes_.size() * sizeof(unsigned int), stream), site_);
     for (const Launch& l : slot.launches) {
-        const DbscanShape& shape = shapes_[l.shape];
+        const DbScanShape& shape = shapes_[l.shape];
         ScanParams params;
         params.residues = residues_.data();
         params.starts = starts_.data();

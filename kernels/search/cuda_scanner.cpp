@@ -1,4 +1,4 @@
-// The CUDA database scanner of one GPU (see dbscan_kernel.cuh for the kernel).
+// The CUDA database scanner of one GPU (see db_scan_kernel.cuh for the kernel).
 //
 // Host side of a scan:
 //  - load(): the database is encoded and uploaded once (each sequence padded
@@ -13,14 +13,14 @@
 //    overlaps the next, and each launch's scores come back while the next
 //    runs. Local scores above the saturation bound are rescored with 32-bit
 //    cells; so are the global and semi-global pairs whose 16-bit pass the
-//    lengths cannot prove exact (bounded_exact16, dbscan_bounds.hpp).
+//    lengths cannot prove exact (bounded_exact16, db_scan_bounds.hpp).
 #include "search/cuda_scanner.hpp"
 
 #include "common/cuda_check.hpp"
 #include "common/device_memory.hpp"
 #include "common/gpu_timeline.hpp"
 #include "common/host_parallel.hpp"
-#include "search/dbscan_launch.hpp"
+#include "search/db_scan_launch.hpp"
 #include "search/scan_plan.hpp"
 
 #include <alignscope/align/reference_aligner.hpp>
@@ -40,9 +40,9 @@
 namespace alignscope::kernels {
 namespace {
 
-using search::DbscanMode;
-using search::DbscanParams;
-using search::DbscanShape;
+using search::DbScanMode;
+using search::DbScanParams;
+using search::DbScanShape;
 using search::ProfilePlan;
 
 std::uint64_t round4(std::uint64_t v) { return (v + 3) & ~std::uint64_t{3}; }
@@ -111,7 +111,7 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
     pad_code_ = static_cast<std::uint8_t>(matrix.size());
     max_score_ = std::max(0, matrix.max_score());
     min_score_ = matrix.min_score();
-    mode_ = setup.options.mode == AlignmentMode::Local ? DbscanMode::Local : DbscanMode::Bounded;
+    mode_ = setup.options.mode == AlignmentMode::Local ? DbScanMode::Local : DbScanMode::Bounded;
     mode_prefix_ = setup.options.mode == AlignmentMode::Local    ? "sw"
                    : setup.options.mode == AlignmentMode::Global ? "nw"
                                                                  : "sg";
@@ -126,9 +126,9 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
     // every such value far from the 16-bit ends so padding stays below them.
     narrow_ = search::scan16_takes_scheme(matrix.min_score(), matrix.max_score(), setup.scheme.gap_open,
                                           setup.scheme.gap_extend);
-    // The local kernel holds every cell plus a bias of open (dbscan_kernel.cuh),
+    // The local kernel holds every cell plus a bias of open (db_scan_kernel.cuh),
     // which the 16-bit range pays for.
-    saturation_bound_ = 32767 - max_score_ - (mode_ == DbscanMode::Local ? setup.scheme.gap_open : 0);
+    saturation_bound_ = 32767 - max_score_ - (mode_ == DbScanMode::Local ? setup.scheme.gap_open : 0);
 
     cudaDeviceProp props{};
     ALIGNSCOPE_CUDA(cudaGetDeviceProperties(&props, device_), where);
@@ -262,7 +262,7 @@ namespace {
 // Profile words of one plan: tiles x letters x tile rows; entry = (s + open)
 // for lane a in the low half (or the whole word) and lane b in the high half.
 // Local: query row i is padded row i, padding below. Bounded: the layout of
-// dbscan_bounds.hpp (void rows, the DP's row 0, then the query at the bottom).
+// db_scan_bounds.hpp (void rows, the DP's row 0, then the query at the bottom).
 void fill_profile(std::uint32_t* out, const ProfilePlan& plan, const EncodedSequence* qa, const EncodedSequence* qb,
                   const SubstitutionMatrix& matrix, int letters, int open, bool wide, bool bounded = false,
                   bool free_query_begin = false) {
@@ -348,7 +348,7 @@ struct CudaScanner::ScanCall {
 };
 
 // Bounded modes: every database sequence must have a last column, and each
-// query's best score bounds its cells (dbscan_bounds.hpp).
+// query's best score bounds its cells (db_scan_bounds.hpp).
 void CudaScanner::ScanCall::find_query_bests() {
     best_of_query.assign(queries.size(), 0);
     if (!scanner.bounded()) return;
@@ -374,15 +374,15 @@ search::ScanPlan CudaScanner::ScanCall::make_plan() {
     in.short_strips = false;
     if (longest <= search::kShortStripLength) {
         int narrow_blocks = 0;
-        for (const DbscanShape& shape : search::dbscan_shapes(!scanner.narrow_))
+        for (const DbScanShape& shape : search::db_scan_shapes(!scanner.narrow_))
             if (shape.threads < search::ScanPolicy::full_group)
                 narrow_blocks = std::max(narrow_blocks, scanner.blocks_per_sm(shape, false));
         in.short_strips = search::short_strips_fit(longest, narrow_blocks, scanner.stream_count(), scanner.sm_count_,
                                                    scanner.budget_);
     }
     in.letters = scanner.letters_;
-    in.shapes = search::dbscan_shapes(!scanner.narrow_);
-    in.blocks_per_sm = [this](const DbscanShape& shape) { return scanner.blocks_per_sm(shape, false); };
+    in.shapes = search::db_scan_shapes(!scanner.narrow_);
+    in.blocks_per_sm = [this](const DbScanShape& shape) { return scanner.blocks_per_sm(shape, false); };
     in.device = scanner.info_.id;
     return search::plan_scan(in);
 }
@@ -541,7 +541,7 @@ void CudaScanner::ScanCall::scan_partition(Partition& part, GpuTimeline& timelin
 void CudaScanner::ScanCall::launch(const search::LaunchRun& run, Partition& part, GpuTimeline& timeline) {
     const std::size_t count = part.last - part.first;
     const std::uint64_t scratch_columns = round4(static_cast<std::uint64_t>(part.max_length)) + 4;
-    const DbscanShape shape = plan.profiles[run.first].shape;
+    const DbScanShape shape = plan.profiles[run.first].shape;
     Slot& slot = *scanner.slots_[next_slot];
     const int lane = static_cast<int>(next_slot);
     next_slot = (next_slot + 1) % scanner.slots_.size();
@@ -560,7 +560,7 @@ void CudaScanner::ScanCall::launch(const search::LaunchRun& run, Partition& part
         const std::uint64_t strips = static_cast<std::uint64_t>(geometry.blocks) * shape.groups_per_block();
         slot.scratch.reserve(strips * scratch_columns, where);
     }
-    DbscanParams params;
+    DbScanParams params;
     params.residues = part.codes.data();
     params.starts = part.starts.data();
     params.lengths = part.lengths.data();
@@ -584,11 +584,11 @@ void CudaScanner::ScanCall::launch(const search::LaunchRun& run, Partition& part
         const ProfilePlan& p = plan.profiles[j];
         real_cells += (queries[p.a]->size() + (p.b >= 0 ? queries[p.b]->size() : 0)) * part.residues;
     }
-    const std::string name = search::dbscan_kernel_name(shape, scanner.setup_.scheme.linear(), scanner.mode_prefix_);
+    const std::string name = search::db_scan_kernel_name(shape, scanner.setup_.scheme.linear(), scanner.mode_prefix_);
     kernel_names.insert(name);
     ALIGNSCOPE_CUDA(cudaMemsetAsync(slot.counter.data(), 0, sizeof(unsigned int), slot.stream), where);
     timeline.record(slot.stream, {name, "kernel", lane, 0, real_cells}, [&] {
-        ALIGNSCOPE_CUDA(search::launch_dbscan(shape, scanner.mode_, false, params, geometry.blocks, slot.stream),
+        ALIGNSCOPE_CUDA(search::launch_db_scan(shape, scanner.mode_, false, params, geometry.blocks, slot.stream),
                         where);
     });
     const std::size_t out_bytes = n_plans * count * sizeof(std::uint32_t);
@@ -614,7 +614,7 @@ void CudaScanner::ScanCall::rescore_saturated(const Partition& part, GpuTimeline
     scanner.recompute(mine, part, queries, scores, timeline, scanner.slots_.front()->stream);
     scanner.stats_.recomputed += mine.size();
     kernel_names.insert(
-        search::dbscan_kernel_name(search::rescore_shape(), scanner.setup_.scheme.linear(), scanner.mode_prefix_));
+        search::db_scan_kernel_name(search::rescore_shape(), scanner.setup_.scheme.linear(), scanner.mode_prefix_));
 }
 
 // One slot (stream, event, work counter) per stream, kept across scans.
@@ -743,12 +743,12 @@ bool CudaScanner::score_beyond_32_bits(std::span<const EncodedSequence* const> q
 
 int CudaScanner::stream_count() const { return std::clamp(setup_.streams > 0 ? setup_.streams : 2, 1, 8); }
 
-int CudaScanner::blocks_per_sm(const DbscanShape& shape, bool explicit_items) {
+int CudaScanner::blocks_per_sm(const DbScanShape& shape, bool explicit_items) {
     const int key = shape.threads * 1000 + shape.rows * 2 + (shape.wide ? 1 : 0) + (explicit_items ? 100000 : 0) +
                     (bounded() ? 200000 : 0);
     if (auto it = occupancy_.find(key); it != occupancy_.end() && it->second.first == letters_)
         return it->second.second;
-    const int blocks = search::dbscan_blocks_per_sm(shape, mode_, explicit_items, letters_);
+    const int blocks = search::db_scan_blocks_per_sm(shape, mode_, explicit_items, letters_);
     occupancy_[key] = {letters_, blocks};
     return blocks;
 }
@@ -763,7 +763,7 @@ void CudaScanner::recompute(const std::vector<Saturated>& pairs, const Partition
     std::sort(sorted.begin(), sorted.end(), [](const Saturated& x, const Saturated& y) {
         return std::tie(x.query, x.position) < std::tie(y.query, y.position);
     });
-    const DbscanShape shape = search::rescore_shape();
+    const DbScanShape shape = search::rescore_shape();
     const int groups = shape.groups_per_block();
     std::vector<std::size_t> query_lengths;
     for (const EncodedSequence* q : queries) query_lengths.push_back(q->size());
@@ -817,7 +817,7 @@ void CudaScanner::recompute(const std::vector<Saturated>& pairs, const Partition
     for (const ProfilePlan& plan : plans) multi_tile |= plan.tiles > 1;
     const std::uint64_t scratch_columns = round4(static_cast<std::uint64_t>(part.max_length)) + 4;
     if (multi_tile) scratch_.reserve(static_cast<std::uint64_t>(blocks) * groups * scratch_columns, where);
-    DbscanParams params;
+    DbScanParams params;
     params.residues = part.codes.data();
     params.starts = part.starts.data();
     params.lengths = part.lengths.data();
@@ -841,8 +841,10 @@ void CudaScanner::recompute(const std::vector<Saturated>& pairs, const Partition
     std::uint64_t cells = 0;
     for (const Saturated& s : sorted) cells += queries[s.query]->size() * db.length(s.position);
     timeline.record(stream,
-                    {search::dbscan_kernel_name(shape, setup_.scheme.linear(), mode_prefix_), "kernel", 0, 0, cells},
-                    [&] { ALIGNSCOPE_CUDA(search::launch_dbscan(shape, mode_, true, params, blocks, stream), where); });
+                    {search::db_scan_kernel_name(shape, setup_.scheme.linear(), mode_prefix_), "kernel", 0, 0, cells},
+                    [&] {
+                        ALIGNSCOPE_CUDA(search::launch_db_scan(shape, mode_, true, params, blocks, stream), where);
+                    });
     std::vector<std::uint32_t> host_out(item_positions.size());
     ALIGNSCOPE_CUDA(cudaMemcpyAsync(host_out.data(), out.data(), host_out.size() * 4, cudaMemcpyDeviceToHost, stream),
                     where);

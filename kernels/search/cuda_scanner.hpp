@@ -2,13 +2,13 @@
 // the device (streamed in partitions when it does not fit) and scans query
 // pairs against it with the 16-bit DPX kernel, rescoring saturated pairs with
 // 32-bit cells. Local, global and semi-global alignment (any free end gaps),
-// affine or linear gaps; see dbscan_bounds.hpp for how the bounded modes'
+// affine or linear gaps; see db_scan_bounds.hpp for how the bounded modes'
 // scores are read and when their 16-bit scores are exact.
 #pragma once
 
 #include "common/cuda_check.hpp"
 #include "common/device_memory.hpp"
-#include "search/dbscan_launch.hpp"
+#include "search/db_scan_launch.hpp"
 #include "search/scan_plan.hpp"
 
 #include <alignscope/search/scan.hpp>
@@ -50,15 +50,15 @@ private:
     void release_slots();
     // One slot (stream, event, work counter) per stream, kept across scans.
     void prepare_slots(const CudaSite& where);
-    int blocks_per_sm(const search::DbscanShape& shape, bool explicit_items);
+    int blocks_per_sm(const search::DbScanShape& shape, bool explicit_items);
     // Streams (and slots) of a scan: --streams, 2 by default, at most 8.
     int stream_count() const;
-    bool bounded() const { return mode_ == search::DbscanMode::Bounded; }
+    bool bounded() const { return mode_ == search::DbScanMode::Bounded; }
     // Bounded modes: whether a 16-bit score of `query` against database
-    // sequence `position` is proven exact (dbscan_bounds.hpp).
+    // sequence `position` is proven exact (db_scan_bounds.hpp).
     bool bounded_exact16(std::size_t query_length, std::int64_t query_best, std::size_t position) const;
     // Whether the 32-bit cells hold `query` against database sequence
-    // `position` exactly (dbscan_bounds.hpp, exact32).
+    // `position` exactly (db_scan_bounds.hpp, exact32).
     bool holds32(std::size_t query_length, std::int64_t query_best, std::size_t position) const;
     // The pairs they cannot hold, scored on the host with the 64-bit scalar
     // recurrence (the cpu-ref scanner's) after the GPU's pass; whether there
@@ -78,7 +78,7 @@ private:
     int max_score_ = 0;
     int min_score_ = 0;
     bool narrow_ = true;
-    search::DbscanMode mode_ = search::DbscanMode::Local;
+    search::DbScanMode mode_ = search::DbScanMode::Local;
     int free_ends_ = 0;                      // kFree* bits of a semi-global scan
     const char* mode_prefix_ = "sw";         // kernel names: sw, nw or sg
     std::vector<int> best_as_query_;         // per letter: its best score against any letter (bounded modes)

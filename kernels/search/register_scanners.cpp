@@ -18,7 +18,7 @@ void register_cuda_scanners(ScannerRegistry& registry) {
         return;
     }
     const int count = probe.device_count;
-    const int needed = search::dbscan_minimum_compute_capability();
+    const int needed = search::db_scan_minimum_compute_capability();
     for (int d = 0; d < count; ++d) {
         cudaDeviceProp props{};
         DeviceInfo info;

@@ -5,8 +5,8 @@
 // and the plan of the 32-bit rescoring of the pairs the 16-bit scan saturates.
 #pragma once
 
-#include "dbscan_bounds.hpp"
-#include "dbscan_shape.hpp"
+#include "db_scan_bounds.hpp"
+#include "db_scan_shape.hpp"
 
 #include <alignscope/error.hpp>
 
@@ -41,7 +41,7 @@ constexpr std::uint64_t kMaxOutputBytes = 256ull << 20;  // scores of one launch
 struct ProfilePlan {
     int a = -1, b = -1;  // query indices in the scan call (b = -1: none)
     int rows = 0;        // longest of the two (bounded modes: plus the DP's row 0)
-    DbscanShape shape;
+    DbScanShape shape;
     int tiles = 0;
     std::uint64_t offset = 0;  // in words
 };
@@ -57,8 +57,8 @@ struct ScanPlanInputs {
     int letters = 0;                         // profile letters (the matrix's and the pad letter)
     // The compiled shapes of the cell width, and the resident blocks per
     // multiprocessor of each (0: it cannot run).
-    std::vector<DbscanShape> shapes;
-    std::function<int(const DbscanShape&)> blocks_per_sm;
+    std::vector<DbScanShape> shapes;
+    std::function<int(const DbScanShape&)> blocks_per_sm;
     std::string device;  // names the device in errors
 };
 
@@ -76,7 +76,7 @@ struct ScanPlan {
 // tile 4,886; short strips (groups down to 4, 1% a tile) 5,237: a long query
 // on 256-residue sequences then runs as more tiles of narrow groups, whose
 // wavefront ramp (G - 1 steps a tile) is shorter.
-inline double shape_cost(const DbscanShape& shape, int rows, double mean_length, bool short_strips) {
+inline double shape_cost(const DbScanShape& shape, int rows, double mean_length, bool short_strips) {
     const int tile = shape.tile_rows();
     const int tiles = (rows + tile - 1) / tile;
     const double padded = static_cast<double>(tiles) * tile;
@@ -106,7 +106,7 @@ inline ScanPlan plan_scan(const ScanPlanInputs& in) {
         if (in.bounded) p.rows = bounded_rows(p.rows);
         double best = 0;
         bool first = true;
-        for (const DbscanShape& shape : in.shapes) {
+        for (const DbScanShape& shape : in.shapes) {
             if (in.blocks_per_sm(shape) == 0) continue;  // too much shared memory for this matrix
             const double cost = shape_cost(shape, p.rows, in.mean_length, in.short_strips);
             if (first || cost < best) {
@@ -158,7 +158,7 @@ inline std::vector<LaunchRun> plan_launches(const std::vector<ProfilePlan>& prof
     const std::size_t max_plans = std::max<std::size_t>(1, kMaxOutputBytes / (count * 4));
     std::size_t k = 0;
     while (k < profiles.size()) {
-        const DbscanShape shape = profiles[k].shape;
+        const DbScanShape shape = profiles[k].shape;
         LaunchRun run;
         run.first = k;
         std::size_t end = k;
@@ -184,7 +184,7 @@ struct LaunchGeometry {
     int chunks = 0;  // work items per profile
     int blocks = 0;
 };
-inline LaunchGeometry launch_geometry(const DbscanShape& shape, std::size_t profiles, std::size_t count,
+inline LaunchGeometry launch_geometry(const DbScanShape& shape, std::size_t profiles, std::size_t count,
                                       int blocks_per_sm, int sm_count, const std::string& device) {
     LaunchGeometry g;
     const int groups = shape.groups_per_block();
@@ -216,7 +216,7 @@ struct RescorePlan {
 // `sorted`: the pairs sorted by query, then position, all in the partition
 // that starts at database position `first`.
 inline RescorePlan plan_rescoring(const std::vector<RescorePair>& sorted, const std::vector<std::size_t>& query_lengths,
-                                  bool bounded, const DbscanShape& shape, int letters, std::size_t first) {
+                                  bool bounded, const DbScanShape& shape, int letters, std::size_t first) {
     RescorePlan plan;
     const int groups = shape.groups_per_block();
     for (std::size_t k = 0; k < sorted.size();) {

@@ -1,11 +1,11 @@
 // When the GPU database scan and the all-against-all tile scorer may use
-// their 16-bit and 32-bit cells (kernels/search/dbscan_bounds.hpp):
+// their 16-bit and 32-bit cells (kernels/search/db_scan_bounds.hpp):
 // scan16_takes_scheme at its edges, exact32 against a full 64-bit DP on both
 // sides of its limit (penalties of 1,000,000, a match of 2,000,000 scaled),
 // and the scanner's whole-database shortcut (a query whose longest pair
 // holds with the coarse bound needs no pair-by-pair check), exhaustively over
 // lengths and every free-end combination.
-#include "../../kernels/search/dbscan_bounds.hpp"
+#include "../../kernels/search/db_scan_bounds.hpp"
 
 #include <alignscope/score/scoring_scheme.hpp>
 

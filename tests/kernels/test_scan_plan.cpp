@@ -17,7 +17,7 @@ using namespace alignscope::kernels::search;
 
 namespace {
 
-std::vector<DbscanShape> narrow_shapes() {
+std::vector<DbScanShape> narrow_shapes() {
     return {{4, 8, false}, {8, 8, false}, {16, 8, false}, {32, 8, false}, {16, 16, false}};
 }
 
@@ -27,8 +27,8 @@ ScanPlanInputs inputs(std::vector<std::size_t> lengths, bool narrow = true) {
     in.narrow = narrow;
     in.mean_length = 300;
     in.letters = 25;
-    in.shapes = narrow ? narrow_shapes() : std::vector<DbscanShape>{{16, 8, true}, {32, 8, true}};
-    in.blocks_per_sm = [](const DbscanShape&) { return 2; };
+    in.shapes = narrow ? narrow_shapes() : std::vector<DbScanShape>{{16, 8, true}, {32, 8, true}};
+    in.blocks_per_sm = [](const DbScanShape&) { return 2; };
     in.device = "cuda:0";
     return in;
 }
@@ -78,7 +78,7 @@ private slots:
 
     void eachProfileOnTheCheapestRunnableShape() {
         ScanPlanInputs in = inputs({3, 20, 90, 130, 250, 700, 1500, 4000});
-        in.blocks_per_sm = [](const DbscanShape& s) { return s.threads == 8 ? 0 : 2; };  // 8 threads cannot run
+        in.blocks_per_sm = [](const DbScanShape& s) { return s.threads == 8 ? 0 : 2; };  // 8 threads cannot run
         for (bool short_strips : {false, true}) {
             in.short_strips = short_strips;
             const ScanPlan plan = plan_scan(in);
@@ -87,7 +87,7 @@ private slots:
                 QVERIFY(p.tiles * p.shape.tile_rows() >= p.rows);
                 QVERIFY((p.tiles - 1) * p.shape.tile_rows() < p.rows);
                 const double chosen = shape_cost(p.shape, p.rows, in.mean_length, short_strips);
-                for (const DbscanShape& other : in.shapes)
+                for (const DbScanShape& other : in.shapes)
                     if (other.threads != 8) QVERIFY(chosen <= shape_cost(other, p.rows, in.mean_length, short_strips));
             }
         }
@@ -108,7 +108,7 @@ private slots:
         for (std::size_t k = 0; k < plan.profiles.size(); ++k) {
             const ProfilePlan& p = plan.profiles[k];
             if (k > 0) {
-                const DbscanShape& before = plan.profiles[k - 1].shape;
+                const DbScanShape& before = plan.profiles[k - 1].shape;
                 QVERIFY(std::make_pair(before.threads, before.rows) <= std::make_pair(p.shape.threads, p.shape.rows));
             }
             QCOMPARE(p.offset, words);
@@ -119,7 +119,7 @@ private slots:
 
     void noRunnableShapeIsAnError() {
         ScanPlanInputs in = inputs({10});
-        in.blocks_per_sm = [](const DbscanShape&) { return 0; };
+        in.blocks_per_sm = [](const DbScanShape&) { return 0; };
         try {
             plan_scan(in);
             QFAIL("expected an Error");
@@ -160,7 +160,7 @@ private slots:
     }
 
     void launchGeometry() {
-        const DbscanShape shape{16, 8, false};  // 16 groups a block
+        const DbScanShape shape{16, 8, false};  // 16 groups a block
         LaunchGeometry g = launch_geometry(shape, 10, 1000, 2, 132, "cuda:0");
         QCOMPARE(g.chunks, 63);   // ceil(1000 / 16)
         QCOMPARE(g.blocks, 264);  // 630 items, 2 x 132 blocks at most
@@ -174,7 +174,7 @@ private slots:
     // start a second, query 2's one pair a third; empty slots are -1.
     void rescoringItemsByQuery() {
         const std::vector<RescorePair> sorted{{0, 100}, {0, 101}, {0, 102}, {0, 103}, {0, 104}, {2, 130}};
-        const DbscanShape shape{64, 4, true};
+        const DbScanShape shape{64, 4, true};
         const RescorePlan plan = plan_rescoring(sorted, {300, 7, 50}, false, shape, 25, 100);
         QCOMPARE(plan.item_profile, (std::vector<std::int32_t>{0, 0, 1}));
         QCOMPARE(plan.item_positions, (std::vector<std::int32_t>{0, 1, 2, 3, 4, -1, -1, -1, 30, -1, -1, -1}));

@@ -1,22 +1,22 @@
 // The table of compiled database-scan kernels: one entry per tile shape, with
 // the kernel for implicit items (the scan) and, for 32-bit cells, for explicit
 // items (the rescoring of saturated pairs). The same shape list serves both
-// modes; dbscan_launch.cu instantiates it for local alignment and
-// dbscan_bounded.cu for global and semi-global. For .cu files only.
+// modes; db_scan_launch.cu instantiates it for local alignment and
+// db_scan_bounded.cu for global and semi-global. For .cu files only.
 #pragma once
 
-#include "search/dbscan_kernel.cuh"
-#include "search/dbscan_launch.hpp"
+#include "search/db_scan_kernel.cuh"
+#include "search/db_scan_launch.hpp"
 
 #include <utility>
 #include <vector>
 
 namespace alignscope::kernels::search {
 
-using KernelPointer = void (*)(DbscanParams);
+using KernelPointer = void (*)(DbScanParams);
 
 struct Entry {
-    DbscanShape shape;
+    DbScanShape shape;
     KernelPointer implicit_items = nullptr;
     KernelPointer explicit_items = nullptr;
 };
@@ -25,13 +25,13 @@ namespace table {
 
 template <bool Local, int G, int R>
 Entry narrow() {
-    return {{G, R, false}, &device::dbscan<device::Cell16x2, G, R, false, Local>, nullptr};
+    return {{G, R, false}, &device::db_scan<device::Cell16x2, G, R, false, Local>, nullptr};
 }
 template <bool Local, int G, int R>
 Entry wide() {
     return {{G, R, true},
-            &device::dbscan<device::Cell32, G, R, false, Local>,
-            &device::dbscan<device::Cell32, G, R, true, Local>};
+            &device::db_scan<device::Cell32, G, R, false, Local>,
+            &device::db_scan<device::Cell32, G, R, true, Local>};
 }
 
 template <bool Local, int G, int... R>
@@ -60,7 +60,7 @@ std::vector<Entry> make_entries() {
 }  // namespace table
 
 namespace detail {
-// The bounded kernels (dbscan_bounded.cu).
+// The bounded kernels (db_scan_bounded.cu).
 const std::vector<Entry>& bounded_entries();
 }  // namespace detail
 

@@ -2,7 +2,7 @@
 // length-sorted, GPU-resident database, score only. Local alignment
 // (scan_tile, described below) and, as a template twin, global and
 // semi-global alignment (scan_tile_bounded; profile layout, boundaries, end
-// cells and saturation rule in dbscan_bounds.hpp).
+// cells and saturation rule in db_scan_bounds.hpp).
 //
 // Layout of the work (CUDASW++4.0's scheme, written anew):
 //  - A group of G threads aligns one database sequence; each thread holds R
@@ -49,7 +49,7 @@
 #pragma once
 
 #include "common/dp_cell.hpp"
-#include "search/dbscan_launch.hpp"
+#include "search/db_scan_launch.hpp"
 
 #include <cstdint>
 
@@ -59,7 +59,7 @@ namespace device {
 
 // The scan's cells: the arithmetic of common/dp_cell.hpp (one DPX
 // instruction each), plus what only the scan has: its boundary constants
-// (dbscan_bounds.hpp) and the bounded scan's replacement of one lane's value
+// (db_scan_bounds.hpp) and the bounded scan's replacement of one lane's value
 // at a DP row 0. T and max2 are the all-against-all kernel's names for word
 // and max.
 struct Cell16x2 : dp::Cell16x2 {
@@ -267,7 +267,7 @@ __device__ __forceinline__ typename Cell::T best_of_row_ends(typename Cell::T be
 
 // The bounded (global and semi-global) scan of one tile: scan_tile's
 // wavefront, shuffles, profile reads and strips, with the layout of
-// dbscan_bounds.hpp. Differences: no ReLU (H = max(Ho_diag + s', E, F)); each
+// db_scan_bounds.hpp. Differences: no ReLU (H = max(Ho_diag + s', E, F)); each
 // register starts at its row's DP column 0 (left_boundary) and the wavefront's
 // columns < 0 are skipped instead of computed, so the registers still hold it
 // at column 0; tile 0's upper border is a void row (neg) instead of H = 0; and
@@ -313,7 +313,7 @@ __device__ __forceinline__ void scan_tile_bounded(const uint4* __restrict__ tile
     // Where this thread takes end cells: the last row from column
     // `row_from` on (all of them when the query's end is free, else n - 1 and
     // the padding columns after it, which cannot beat (m, n): see
-    // dbscan_bounds.hpp; never for the other threads), and every row at
+    // db_scan_bounds.hpp; never for the other threads), and every row at
     // column `column_at` (n - 1 when the target's end is free, else never).
     constexpr int never = 0x7fffffff;
     const int row_from = last_tile && lane_in_group == G - 1 ? ((free_ends & kFreeQueryEnd) ? 0 : n - 1) : never;
@@ -387,7 +387,7 @@ __device__ __forceinline__ void scan_tile_bounded(const uint4* __restrict__ tile
 // The kernel: persistent blocks take items until none is left.
 template <typename Cell, int G, int R, bool Explicit, bool Local = true>
 __global__ void __launch_bounds__(ScanPolicy::block_threads, ScanPolicy::min_blocks_per_sm(R))
-    dbscan(const DbscanParams p) {
+    db_scan(const DbScanParams p) {
     using T = typename Cell::T;
     using Shape = TileShape<G, R>;
     constexpr int groups = ScanPolicy::block_threads / G;

@@ -1,12 +1,12 @@
-// Launching the database-scan kernels (dbscan_kernel.cuh) from plain C++: the
+// Launching the database-scan kernels (db_scan_kernel.cuh) from plain C++: the
 // kernel parameters, the compiled tile shapes (G threads x R rows), and the
 // dispatch that picks the instantiation. Every shape exists for local
 // alignment and for bounded (global and semi-global) alignment; see
-// dbscan_bounds.hpp for the latter's profile layout and saturation rule.
+// db_scan_bounds.hpp for the latter's profile layout and saturation rule.
 #pragma once
 
-#include "search/dbscan_bounds.hpp"
-#include "search/dbscan_shape.hpp"
+#include "search/db_scan_bounds.hpp"
+#include "search/db_scan_shape.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -19,7 +19,7 @@ namespace alignscope::kernels::search {
 
 constexpr int kMaxLetters = 64;  // matrix letters + the pad letter
 
-struct DbscanParams {
+struct DbScanParams {
     // The database partition on the device: residue codes, each sequence
     // starting at a 4-byte boundary and padded with the pad letter to a
     // multiple of 4; sequences in ascending length order.
@@ -51,7 +51,7 @@ struct DbscanParams {
     int scratch_columns = 0;
     int open = 0, extend = 0;  // scaled penalties
     // Always 1: the local kernel's multiplier for H - o, which it computes
-    // as an IMAD on the FMA pipe (dbscan_kernel.cuh); a constant 1 would be
+    // as an IMAD on the FMA pipe (db_scan_kernel.cuh); a constant 1 would be
     // folded into an IADD on the busier integer pipe.
     int one = 1;
     // Bounded kernels only: the query lengths of each profile (lane a, lane b;
@@ -61,32 +61,33 @@ struct DbscanParams {
 };
 
 // Which recurrence a kernel runs.
-enum class DbscanMode {
+enum class DbScanMode {
     Local,    // Smith-Waterman: the best cell anywhere
     Bounded,  // global or semi-global: the cells params.free_ends allows on the last row and column
 };
 
 // Every compiled shape of one cell width.
-const std::vector<DbscanShape>& dbscan_shapes(bool wide);
+const std::vector<DbScanShape>& db_scan_shapes(bool wide);
 
+// The kernel's name in the grammar (device/kernel_name.hpp), family "dbscan":
 // "sw_affine_dbscan_s16x2", "nw_linear_dbscan_s32", "sg_affine_dbscan_s16x2"
 // and the like: `mode_prefix` is sw, nw or sg; `linear` names open == extend.
-std::string dbscan_kernel_name(const DbscanShape& shape, bool linear, const char* mode_prefix = "sw");
+std::string db_scan_kernel_name(const DbScanShape& shape, bool linear, const char* mode_prefix = "sw");
 
 // Dynamic shared memory of one block, bytes.
-std::size_t dbscan_shared_bytes(const DbscanShape& shape, int letters);
+std::size_t db_scan_shared_bytes(const DbScanShape& shape, int letters);
 
 // Resident blocks per multiprocessor (after raising the shared-memory limit);
 // 0 when the shape cannot run with `letters`.
-int dbscan_blocks_per_sm(const DbscanShape& shape, DbscanMode mode, bool explicit_items, int letters);
+int db_scan_blocks_per_sm(const DbScanShape& shape, DbScanMode mode, bool explicit_items, int letters);
 
 // Enqueues the kernel with `blocks` persistent blocks.
-cudaError_t launch_dbscan(const DbscanShape& shape, DbscanMode mode, bool explicit_items, const DbscanParams& params,
-                          int blocks, cudaStream_t stream);
+cudaError_t launch_db_scan(const DbScanShape& shape, DbScanMode mode, bool explicit_items, const DbScanParams& params,
+                           int blocks, cudaStream_t stream);
 
 }  // namespace alignscope::kernels::search
 
 namespace alignscope::kernels::search {
 // The lowest compute capability (major * 10 + minor) this build has code for.
-int dbscan_minimum_compute_capability();
+int db_scan_minimum_compute_capability();
 }  // namespace alignscope::kernels::search

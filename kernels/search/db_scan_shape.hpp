@@ -36,7 +36,7 @@ struct ScanPolicy {
 constexpr int kBlockThreads = ScanPolicy::block_threads;
 
 // One compiled tile shape.
-struct DbscanShape {
+struct DbScanShape {
     int threads = 0;    // G: threads per database sequence
     int rows = 0;       // R: query rows per thread
     bool wide = false;  // 32-bit cells (one query) instead of 16-bit pairs (two)
@@ -45,6 +45,6 @@ struct DbscanShape {
 };
 
 // The shape of the 32-bit rescoring of saturated pairs (explicit items).
-constexpr DbscanShape rescore_shape() { return {ScanPolicy::rescore_threads, ScanPolicy::wide_rows, true}; }
+constexpr DbScanShape rescore_shape() { return {ScanPolicy::rescore_threads, ScanPolicy::wide_rows, true}; }
 
 }  // namespace alignscope::kernels::search

@@ -1,6 +1,6 @@
 // Instantiates the bounded (global and semi-global) database-scan kernel for
-// every compiled tile shape; dbscan_launch.cu dispatches to them.
-#include "search/dbscan_table.hpp"
+// every compiled tile shape; db_scan_launch.cu dispatches to them.
+#include "search/db_scan_table.hpp"
 
 namespace alignscope::kernels::search::detail {
 

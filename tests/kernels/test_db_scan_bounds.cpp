@@ -1,4 +1,4 @@
-// Global and semi-global database scans on the CPU (kernels/search/dbscan_bounds.hpp):
+// Global and semi-global database scans on the CPU (kernels/search/db_scan_bounds.hpp):
 // the kernel's bounded cell arithmetic is run here on the host over the same
 // padded layout (void rows, the DP's row 0 as a profile row, the query at the
 // bottom), with cells that wrap like the GPU's (16-bit lanes, 32-bit cells,
@@ -15,7 +15,7 @@
 //    score_forward), and the boundary and profile functions give the values
 //    worked out by hand.
 // Host logic only: no GPU needed.
-#include "../../kernels/search/dbscan_bounds.hpp"
+#include "../../kernels/search/db_scan_bounds.hpp"
 
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
@@ -221,7 +221,7 @@ bool check_pair(const EncodedSequence& q, const EncodedSequence& t, const Scorin
     return true;
 }
 
-// scan_tile_bounded and the bounded dbscan kernel ported line by line to the
+// scan_tile_bounded and the bounded db_scan kernel ported line by line to the
 // host for one lane: G threads of R rows step through the wavefront together
 // (a shuffle reads the thread above's values from before the step), the
 // thread at the top reads residues and, in later tiles, the (Ho, F) strip
@@ -343,7 +343,7 @@ long long bounded_kernel(const EncodedSequence& q, const EncodedSequence& t, con
 
 }  // namespace
 
-class TestDbscanBounds : public QObject {
+class TestDbScanBounds : public QObject {
     Q_OBJECT
 
 private slots:
@@ -571,5 +571,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestDbscanBounds)
-#include "test_dbscan_bounds.moc"
+QTEST_GUILESS_MAIN(TestDbScanBounds)
+#include "test_db_scan_bounds.moc"

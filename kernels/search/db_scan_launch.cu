@@ -1,11 +1,15 @@
 // Instantiates the local database-scan kernel for every compiled tile shape
 // and launches the one asked for (the bounded kernels are instantiated in
-// dbscan_bounded.cu, a translation unit of their own so the two compile side
-// by side). Dispatch only: the body is dbscan_kernel.cuh.
+// db_scan_bounded.cu, a translation unit of their own so the two compile side
+// by side). Dispatch only: the body is db_scan_kernel.cuh.
 #include "common/fault_injection.hpp"
-#include "search/dbscan_kernel.cuh"
-#include "search/dbscan_launch.hpp"
-#include "search/dbscan_table.hpp"
+#include "search/db_scan_kernel.cuh"
+#include "search/db_scan_launch.hpp"
+#include "search/db_scan_table.hpp"
+
+#include <alignscope/device/kernel_name.hpp>
+
+#include <optional>
 
 namespace alignscope::kernels::search {
 namespace {
@@ -15,23 +19,23 @@ const std::vector<Entry>& entries() {
     return local;
 }
 
-const Entry* find(const DbscanShape& shape, DbscanMode mode) {
-    for (const Entry& e : mode == DbscanMode::Local ? entries() : detail::bounded_entries())
+const Entry* find(const DbScanShape& shape, DbScanMode mode) {
+    for (const Entry& e : mode == DbScanMode::Local ? entries() : detail::bounded_entries())
         if (e.shape.threads == shape.threads && e.shape.rows == shape.rows && e.shape.wide == shape.wide) return &e;
     return nullptr;
 }
 
 }  // namespace
 
-const std::vector<DbscanShape>& dbscan_shapes(bool wide_cells) {
-    static const std::vector<DbscanShape> narrow_shapes = [] {
-        std::vector<DbscanShape> s;
+const std::vector<DbScanShape>& db_scan_shapes(bool wide_cells) {
+    static const std::vector<DbScanShape> narrow_shapes = [] {
+        std::vector<DbScanShape> s;
         for (const Entry& e : entries())
             if (!e.shape.wide) s.push_back(e.shape);
         return s;
     }();
-    static const std::vector<DbscanShape> wide_shapes = [] {
-        std::vector<DbscanShape> s;
+    static const std::vector<DbScanShape> wide_shapes = [] {
+        std::vector<DbScanShape> s;
         for (const Entry& e : entries())
             if (e.shape.wide) s.push_back(e.shape);
         return s;
@@ -39,21 +43,23 @@ const std::vector<DbscanShape>& dbscan_shapes(bool wide_cells) {
     return wide_cells ? wide_shapes : narrow_shapes;
 }
 
-std::string dbscan_kernel_name(const DbscanShape& shape, bool linear, const char* mode_prefix) {
-    return std::string(mode_prefix) + (linear ? "_linear" : "_affine") + "_dbscan_" + (shape.wide ? "s32" : "s16x2");
+std::string db_scan_kernel_name(const DbScanShape& shape, bool linear, const char* mode_prefix) {
+    const std::optional<AlignmentMode> mode = mode_from_word(mode_prefix);
+    if (!mode) return std::string(mode_prefix) + "_dbscan";  // not reached: the scanner's prefixes are sw, nw, sg
+    return KernelName{*mode, linear, "dbscan", 0, shape.wide ? KernelWidth::S32 : KernelWidth::S16x2}.format();
 }
 
-std::size_t dbscan_shared_bytes(const DbscanShape& shape, int letters) {
+std::size_t db_scan_shared_bytes(const DbScanShape& shape, int letters) {
     const int pad = ScanPolicy::plane_pad(shape.threads);
     return static_cast<std::size_t>(letters) * static_cast<std::size_t>(shape.rows / 4 * shape.threads + pad) * 16;
 }
 
-int dbscan_blocks_per_sm(const DbscanShape& shape, DbscanMode mode, bool explicit_items, int letters) {
+int db_scan_blocks_per_sm(const DbScanShape& shape, DbScanMode mode, bool explicit_items, int letters) {
     const Entry* e = find(shape, mode);
     if (!e) return 0;
     KernelPointer kernel = explicit_items ? e->explicit_items : e->implicit_items;
     if (!kernel) return 0;
-    const std::size_t bytes = dbscan_shared_bytes(shape, letters);
+    const std::size_t bytes = db_scan_shared_bytes(shape, letters);
     if (cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(bytes)) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -68,13 +74,13 @@ int dbscan_blocks_per_sm(const DbscanShape& shape, DbscanMode mode, bool explici
     return blocks;
 }
 
-cudaError_t launch_dbscan(const DbscanShape& shape, DbscanMode mode, bool explicit_items, const DbscanParams& params,
-                          int blocks, cudaStream_t stream) {
+cudaError_t launch_db_scan(const DbScanShape& shape, DbScanMode mode, bool explicit_items, const DbScanParams& params,
+                           int blocks, cudaStream_t stream) {
     const Entry* e = find(shape, mode);
     KernelPointer kernel = e ? (explicit_items ? e->explicit_items : e->implicit_items) : nullptr;
     if (!kernel) return cudaErrorInvalidDeviceFunction;
     if (blocks <= 0) return cudaSuccess;
-    const std::size_t bytes = dbscan_shared_bytes(shape, params.letters);
+    const std::size_t bytes = db_scan_shared_bytes(shape, params.letters);
     kernel<<<static_cast<unsigned>(blocks), kBlockThreads, bytes, stream>>>(params);
     return fault::after_launch(cudaGetLastError());
 }
@@ -83,7 +89,7 @@ cudaError_t launch_dbscan(const DbscanShape& shape, DbscanMode mode, bool explic
 
 namespace alignscope::kernels::search {
 
-int dbscan_minimum_compute_capability() {
+int db_scan_minimum_compute_capability() {
 #ifdef __CUDA_ARCH_LIST__
     constexpr int archs[] = {__CUDA_ARCH_LIST__};
     int lowest = archs[0];

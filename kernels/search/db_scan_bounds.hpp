@@ -1,8 +1,8 @@
 // Global and semi-global database scans: the layout of their query profiles,
 // their DP boundaries, and the rule that says when a 16-bit score is exact.
 // Host and device code without CUDA headers: the scan kernel
-// (dbscan_kernel.cuh), the scanner (cuda_scanner.cpp) and the CPU tests
-// (tests/kernels/test_dbscan_bounds.cpp, which runs the same cell arithmetic
+// (db_scan_kernel.cuh), the scanner (cuda_scanner.cpp) and the CPU tests
+// (tests/kernels/test_db_scan_bounds.cpp, which runs the same cell arithmetic
 // on the host) share these functions.
 //
 // Layout. Local scans pad a query at the bottom of its last tile. A bounded
@@ -93,7 +93,7 @@ constexpr int kPad32 = -(1 << 28);
 constexpr int kNeg32 = -(1 << 28);
 constexpr int kTop32 = 0x7fffffff;
 
-// Free end gaps of a semi-global scan, as bits of DbscanParams::free_ends.
+// Free end gaps of a semi-global scan, as bits of DbScanParams::free_ends.
 constexpr int kFreeQueryBegin = 1;   // DP row 0 is zero
 constexpr int kFreeQueryEnd = 2;     // the alignment may end anywhere on row m
 constexpr int kFreeTargetBegin = 4;  // DP column 0 is zero
@@ -188,7 +188,7 @@ inline bool scan16_takes_scheme(long long min_score, long long max_score, long l
     return reach < 4096 && extend < 4096 && open >= 0 && extend >= 0;
 }
 
-// Local scans hold every cell plus a bias of open (dbscan_kernel.cuh), so the
+// Local scans hold every cell plus a bias of open (db_scan_kernel.cuh), so the
 // largest sum is H + max_score + open: exact when that stays within `top`.
 // From below a local cell is >= 0 and E, F >= -open: far above kNeg32 for
 // any accepted penalty, and the 16-bit case is the saturation bound's.
