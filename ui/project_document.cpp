@@ -31,6 +31,14 @@ bool long_pair_job(const store::JobInfo& job) {
     return it != job.spec.parameters.end() && it->second != "no";
 }
 
+// The row as the list keeps it: the spec without the matrix text (about 2 KB
+// for BLOSUM62, the same in most jobs); ProjectDocument::scheme reads it back.
+store::JobInfo&& list_row(store::JobInfo&& job) {
+    job.spec.matrix_text.clear();
+    job.spec.matrix_text.shrink_to_fit();
+    return std::move(job);
+}
+
 // The fields of a job's row that change after it is recorded.
 bool same_row(const store::JobInfo& a, const store::JobInfo& b) {
     const auto& p = a.progress;
@@ -160,6 +168,11 @@ const store::JobInfo* ProjectDocument::job(qint64 id) const {
     return it == jobs_.end() ? nullptr : &*it;
 }
 
+ScoringScheme ProjectDocument::scheme(qint64 id) const {
+    if (!project_) throw Error("no project is open");
+    return project_->job(id).spec.scheme();
+}
+
 const SequenceInput* ProjectDocument::input(qint64 id) const {
     for (const auto& i : inputs_)
         if (i.info.id == id) return &i;
@@ -238,6 +251,7 @@ void ProjectDocument::reloadJobs() {
     }
     reload_jobs_ = false;
     jobs_ = std::move(jobs);
+    for (store::JobInfo& j : jobs_) list_row(std::move(j));
     std::sort(jobs_.begin(), jobs_.end(), [](const store::JobInfo& a, const store::JobInfo& b) { return a.id < b.id; });
     last_job_id_ = jobs_.empty() ? 0 : jobs_.back().id;
     watched_.clear();
@@ -272,9 +286,9 @@ void ProjectDocument::refreshJobs() {
             for (const auto& j : jobs_)
                 if (!std::binary_search(all.begin(), all.end(), j.id)) removed.push_back(j.id);
         }
-        for (const std::int64_t id : new_ids) added.push_back(project_->job(id));
+        for (const std::int64_t id : new_ids) added.push_back(list_row(project_->job(id)));
         for (const qint64 id : watched_)
-            if (!std::binary_search(removed.begin(), removed.end(), id)) again.push_back(project_->job(id));
+            if (!std::binary_search(removed.begin(), removed.end(), id)) again.push_back(list_row(project_->job(id)));
     } catch (const std::exception&) {
         reload_jobs_ = true;  // a busy file, or a job deleted between two reads
         return;

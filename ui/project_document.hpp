@@ -62,8 +62,13 @@ public:
     store::Project* project() const { return project_.get(); }
 
     // Oldest first (by id). job(): null when the project has no such job.
+    // The rows' specs leave out the matrix text (kept once, in the project):
+    // scheme() rebuilds a job's scoring scheme from the project.
     const std::vector<store::JobInfo>& jobs() const { return jobs_; }
     const store::JobInfo* job(qint64 id) const;
+    // The scheme job `id` ran with, read from the project. Throws
+    // alignscope::Error (no project, no such job, a spec without a scheme).
+    ScoringScheme scheme(qint64 id) const;
     const std::vector<SequenceInput>& inputs() const { return inputs_; }
     const SequenceInput* input(qint64 id) const;
 

@@ -190,18 +190,30 @@ private slots:
         std::vector<qint64> ids;
         for (int k = 0; k < 3; ++k) ids.push_back(recordJob("cpu", 1000));
         QCOMPARE(pollOnce().added, ids);
-        // Where the first job's matrix text lives: a row read again (its spec
-        // parsed anew) would hold a new copy elsewhere.
-        const char* matrix = document_->jobs().front().spec.matrix_text.data();
-        QVERIFY(document_->jobs().front().spec.matrix_text.size() > 1000);
-        for (int k = 0; k < 40; ++k) {  // enough for the list to move in memory
+        // Where the first job's build version lives: a row read again (its
+        // spec parsed anew) would hold a new copy elsewhere.
+        const char* version = document_->jobs().front().spec.build_version.data();
+        QVERIFY(document_->jobs().front().spec.build_version.size() > 20);  // on the heap, not in the string
+        for (int k = 0; k < 40; ++k) {                                      // enough for the list to move in memory
             const qint64 id = recordJob("cpu", 1000);
             const JobListChange change = pollOnce();
             QCOMPARE(change.added, std::vector<qint64>{id});
             QVERIFY2(change.updated.empty(), "a finished job was announced as changed");
         }
-        QCOMPARE(static_cast<const void*>(document_->jobs().front().spec.matrix_text.data()),
-                 static_cast<const void*>(matrix));
+        QCOMPARE(static_cast<const void*>(document_->jobs().front().spec.build_version.data()),
+                 static_cast<const void*>(version));
+        // The rows leave the matrix text in the project; the scheme read back
+        // from it is the one the job ran with.
+        const store::JobInfo recorded = fresh().front();
+        QVERIFY(recorded.spec.matrix_text.size() > 1000);
+        for (const auto& job : document_->jobs()) QVERIFY(job.spec.matrix_text.empty());
+        const ScoringScheme want = recorded.spec.scheme(), got = document_->scheme(recorded.id);
+        QCOMPARE(got.matrix.name(), want.matrix.name());
+        QCOMPARE(got.matrix.size(), want.matrix.size());
+        QVERIFY(got.matrix.scores() == want.matrix.scores());
+        QCOMPARE(got.gap_open, want.gap_open);
+        QCOMPARE(got.gap_extend, want.gap_extend);
+        QCOMPARE(got.scale, want.scale);
         QCOMPARE(rows_text(document_->jobs()), rows_text(fresh()));
     }
 

@@ -265,7 +265,7 @@ private slots:
         const store::JobInfo job = window->document().jobs().back();
         QCOMPARE(job.state, store::JobState::Done);
         const SubstitutionMatrix want = SubstitutionMatrix::builtin("PAM70");
-        const ScoringScheme scheme = job.spec.scheme();  // scores scaled with the half-step gaps
+        const ScoringScheme scheme = window->document().scheme(job.id);  // scores scaled with the half-step gaps
         const SubstitutionMatrix& got = scheme.matrix;
         QCOMPARE(got.size(), want.size());
         for (int a = 0; a < want.size(); ++a)

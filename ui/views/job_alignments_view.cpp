@@ -122,7 +122,7 @@ void JobAlignmentsView::load(const store::JobInfo* job) {
                     .arg(QString::fromUtf8(store::to_string(job->state).data())));
         return;
     }
-    model_.setJob(document().project(), job->id, job->spec.scheme().scale);
+    model_.setJob(document().project(), job->id, document().scheme(job->id).scale);
     setNote(tr("%1: %n alignment(s)", nullptr, int(job->counts.alignments)).arg(jobTitle(*job)));
     const qint64 row = requested_job_ == job->id ? requested_row_ : 0;
     row_ = -1;

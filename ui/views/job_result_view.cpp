@@ -155,7 +155,7 @@ AlignedPair JobResultView::alignedPair(const store::JobInfo& job, qint64 row) co
         throw Error("job " + std::to_string(job.id) + " has no alignment number " + std::to_string(row + 1));
     AlignedPair pair;
     pair.alignment = page.rows.front();
-    pair.scheme = job.spec.scheme();
+    pair.scheme = document().scheme(job.id);
     pair.options.mode = parse_mode(job.spec.mode.empty() ? std::string(to_string(pair.alignment.mode)) : job.spec.mode);
     if (pair.options.mode == AlignmentMode::SemiGlobal && !job.spec.free_ends.empty())
         pair.options.free_ends = FreeEndGaps::parse(job.spec.free_ends);
