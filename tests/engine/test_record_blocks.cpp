@@ -300,6 +300,57 @@ private slots:
             }
     }
 
+    // Every byte at every place of a line (sixteen letters are checked at
+    // once): the records or the error of the full parser, which a block
+    // opening with a byte-order mark is given to.
+    void every_byte_as_a_residue() {
+        const auto parse = [](const std::string& text, bool full, AlphabetKind alphabet, std::string& error) {
+            RecordBlock block;
+            block.text = full ? "\xEF\xBB\xBF" + text : text;
+            block.file_start = full;
+            ReadOptions options;
+            options.alphabet = alphabet;
+            try {
+                return parse_record_block(block, "x.fa", SequenceFormat::Fasta, alphabet, options);
+            } catch (const Error& e) {
+                error = e.what();
+            }
+            return std::vector<Sequence>{};
+        };
+        int faults = 0;
+        for (AlphabetKind alphabet : {AlphabetKind::Dna, AlphabetKind::Rna, AlphabetKind::Protein}) {
+            const std::string usual = alphabet == AlphabetKind::Protein ? "ACDEFGHIKLMNPQRSTVWYacdwy*"
+                                      : alphabet == AlphabetKind::Dna   ? "ACGTNacgtn"
+                                                                        : "ACGUNacgun";
+            for (int byte = 1; byte < 256; ++byte) {
+                if (byte == '\n') continue;
+                for (std::size_t at : {0, 5, 15, 16, 17, 31, 32, 39}) {
+                    std::string line;
+                    for (std::size_t k = 0; k < 40; ++k) line += usual[(k * 7 + at) % usual.size()];
+                    line[at] = static_cast<char>(byte);
+                    const std::string text = ">r one\n" + line + "\r\n" + line + "\n>s\nACGT\n";
+                    std::string fast_error, full_error;
+                    const std::vector<Sequence> fast = parse(text, false, alphabet, fast_error);
+                    const std::vector<Sequence> full = parse(text, true, alphabet, full_error);
+                    const QString where = QStringLiteral("%1, byte 0x%2 at %3")
+                                              .arg(QString::fromUtf8(to_string(alphabet).data()))
+                                              .arg(byte, 2, 16, QChar('0'))
+                                              .arg(at);
+                    QVERIFY2(fast_error == full_error, qPrintable(where + ": " + QString::fromStdString(fast_error) +
+                                                                  " instead of " + QString::fromStdString(full_error)));
+                    faults += full_error.empty() ? 0 : 1;
+                    QVERIFY2(fast.size() == full.size(), qPrintable(where));
+                    for (std::size_t k = 0; k < full.size(); ++k) {
+                        QCOMPARE(fast[k].id, full[k].id);
+                        QCOMPARE(fast[k].description, full[k].description);
+                        QCOMPARE(fast[k].residues, full[k].residues);
+                    }
+                }
+            }
+        }
+        QVERIFY(faults > 1000);  // most bytes are no residue: the faults were compared too
+    }
+
     void repeated_ids_counted_alike() {
         const std::string path = write_file(dir_, "dup.fa", ">x\nAC\n>y\nAC\n>x\nAC\n>z\nAC\n>y\nAC\n>x\nAC\n");
         const SequenceSet whole = read_sequences(path);
