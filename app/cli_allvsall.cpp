@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <future>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -306,17 +307,41 @@ std::vector<Backend*> devices_of(Backend& backend, DeviceRegistry& registry) {
     return out;
 }
 
+// The scan scorers of a job's devices (null where the pairwise kernels
+// score), each made on a thread of its own while the self-scores are
+// computed: a scorer needs none of them (rank 0 does the same under mpirun).
+class ScorersInMaking {
+public:
+    ScorersInMaking(const allvsall::Problem& problem, std::vector<Backend*> devices, const JobContext& context)
+        : devices_(std::move(devices)) {
+        for (Backend* device : devices_)
+            made_.push_back(std::async(std::launch::async, [&problem, device, timeline = context.timeline] {
+                JobContext c;
+                c.timeline = timeline;  // the scorer keeps the timeline, not the context
+                return make_scorer(problem, *device, c);
+            }));
+    }
+    const std::vector<Backend*>& devices() const { return devices_; }
+    // Device d's scorer; rethrows the failure to make it.
+    std::unique_ptr<allvsall::TileScorer> take(std::size_t d) { return made_[d].get(); }
+
+private:
+    std::vector<Backend*> devices_;
+    // Declared last: destroyed first, each waiting for its thread.
+    std::vector<std::future<std::unique_ptr<allvsall::TileScorer>>> made_;
+};
+
 // Every tile the spool still lacks, on one device, or on a group of GPUs as
 // one worker thread per GPU (each with its own scan scorer) taking tiles from
 // one deal. Returns the summary's note on what scored them.
-std::string compute_tiles(const allvsall::Problem& problem, Backend& backend, DeviceRegistry& registry,
+std::string compute_tiles(const allvsall::Problem& problem, Backend& backend, ScorersInMaking& scorers,
                           allvsall::ResultSpool& spool, allvsall::TileSink& sink, JobContext& job_context) {
     const std::uint64_t first = spool.first_tile(), count = problem.tiling.tile_count();
     if (first >= count) return {};
-    const std::vector<Backend*> devices = devices_of(backend, registry);
+    const std::vector<Backend*>& devices = scorers.devices();
     if (devices.size() == 1) {
         LocalTiles tiles(first, count);
-        const std::unique_ptr<allvsall::TileScorer> scorer = make_scorer(problem, backend, job_context);
+        const std::unique_ptr<allvsall::TileScorer> scorer = scorers.take(0);
         allvsall::run_tiles(problem, backend, scorer.get(), tiles, sink, job_context);
         return scorer_note(scorer.get());
     }
@@ -332,7 +357,7 @@ std::string compute_tiles(const allvsall::Problem& problem, Backend& backend, De
                 c.cancel = job_context.cancel;
                 c.timeline = job_context.timeline;
                 allvsall::TileDeal::Local view(deal);
-                const std::unique_ptr<allvsall::TileScorer> scorer = make_scorer(problem, *devices[d], c);
+                const std::unique_ptr<allvsall::TileScorer> scorer = scorers.take(d);
                 used[d] = scorer ? scorer->describe() : devices[d]->info().id + ", pairwise kernels";
                 allvsall::run_tiles(problem, *devices[d], scorer.get(), view, view, c);
             } catch (...) {
@@ -411,6 +436,7 @@ void run_single_job(const AllVsAllFlags& flags, CliContext& context, allvsall::P
     if (!flags.device.timeline.empty()) timeline_out.emplace(flags.device.timeline);
 
     const auto t0 = std::chrono::steady_clock::now();
+    ScorersInMaking scorers(problem, devices_of(backend, *context.registry), job_context);
     allvsall::compute_self_scores(problem, backend, job_context);
     allvsall::SpoolOptions spool_options;
     spool_options.checkpoint_dir = flags.checkpoint_dir;
@@ -425,7 +451,7 @@ void run_single_job(const AllVsAllFlags& flags, CliContext& context, allvsall::P
     ProgressSink sink(spool, problem, progress, recording);
     std::string note;
     try {
-        note = compute_tiles(problem, backend, *context.registry, spool, sink, job_context);
+        note = compute_tiles(problem, backend, scorers, spool, sink, job_context);
     } catch (...) {
         progress.finish();
         try {
