@@ -5,6 +5,7 @@
 // job's static shares.
 #include "multi/gpu_group.hpp"
 #include <alignscope/align/long_pair.hpp>
+#include "multi/group_plan.hpp"
 
 #include <alignscope/error.hpp>
 
@@ -18,15 +19,6 @@
 #include <thread>
 
 namespace alignscope::kernels {
-
-std::vector<double> static_shares(const std::vector<double>& throughput, double static_fraction) {
-    std::vector<double> shares(throughput.size(), 0.0);
-    const double total = std::accumulate(throughput.begin(), throughput.end(), 0.0);
-    for (std::size_t k = 0; k < throughput.size(); ++k)
-        shares[k] = total > 0 ? static_fraction * throughput[k] / total
-                              : static_fraction / static_cast<double>(throughput.size());
-    return shares;
-}
 
 namespace {
 
@@ -45,62 +37,17 @@ PairJob sub_job(const PairJob& job, std::vector<std::pair<std::uint32_t, std::ui
     return sub;
 }
 
-// Pairs in job order, cut by cells: the members' static shares first, then
-// the tail in chunks for whichever member is free first.
-struct Chunk {
-    std::size_t first = 0, end = 0;
-};
-struct GroupCut {
-    std::vector<std::uint64_t> cells;  // per pair
-    std::uint64_t total = 0;
-    std::vector<Chunk> own;   // per member
-    std::vector<Chunk> tail;  // shared
-};
-
-std::vector<std::uint64_t> pair_cells(const PairJob& job, std::uint64_t& total) {
+// Cells of each pair, in job order (group_plan.hpp cuts the job by them).
+std::vector<std::uint64_t> pair_cells(const PairJob& job) {
     const std::size_t count = job.pairs.size();
     std::vector<std::uint64_t> cells(count);
-    total = 0;
     for (std::size_t k = 0; k < count; ++k) {
         const auto [q, t] = job.pairs[k];
         if (!job.queries || !job.targets || q >= job.queries->size() || t >= job.targets->size())
             throw Error("pair job refers to a sequence it does not have (pair " + std::to_string(k) + ")");
         cells[k] = static_cast<std::uint64_t>((*job.queries)[q].residues.size()) * (*job.targets)[t].residues.size();
-        total += cells[k];
     }
     return cells;
-}
-
-// Static shares by measured throughput; the rest in two chunks per GPU for
-// whichever GPU is free first. Each chunk is a job of its own on a member
-// (encode, plan, setup: tens of ms of host work), so the tail is kept short:
-// small chunks cost more than imbalance saves.
-GroupCut cut_group_job(const PairJob& job, const std::vector<double>& throughput) {
-    GroupCut cut;
-    cut.cells = pair_cells(job, cut.total);
-    const std::size_t count = cut.cells.size();
-    const std::size_t devices = throughput.size();
-    const auto shares = static_shares(throughput, 0.9);
-    cut.own.resize(devices);
-    std::size_t position = 0;
-    for (std::size_t d = 0; d < devices; ++d) {
-        const auto target = static_cast<std::uint64_t>(shares[d] * static_cast<double>(cut.total));
-        std::uint64_t taken = 0;
-        cut.own[d].first = position;
-        while (position < count && taken < target) taken += cut.cells[position++];
-        cut.own[d].end = position;
-    }
-    std::uint64_t tail_cells = 0;
-    for (std::size_t k = position; k < count; ++k) tail_cells += cut.cells[k];
-    const std::uint64_t tail_chunk = std::max<std::uint64_t>(1, tail_cells / (2 * std::max<std::size_t>(devices, 1)));
-    while (position < count) {
-        Chunk chunk{position, position};
-        std::uint64_t taken = 0;
-        while (chunk.end < count && taken < tail_chunk) taken += cut.cells[chunk.end++];
-        position = chunk.end;
-        cut.tail.push_back(chunk);
-    }
-    return cut;
 }
 
 // One job over the group: a host thread per member runs its own share, then
@@ -112,13 +59,14 @@ public:
         : job_(job),
           context_(context),
           members_(members),
-          cut_(cut_group_job(job, throughput)),
+          cells_(pair_cells(job)),
+          cut_(cut_group_job(cells_, throughput)),
           produced_(members.size()),
           member_progress_(members.size()),
           failures_(members.size()),
           busy_seconds_(members.size(), 0.0),
           done_cells_(members.size(), 0) {
-        progress_.cells_total = cut_.total;
+        progress_.cells_total = std::accumulate(cells_.begin(), cells_.end(), std::uint64_t{0});
         progress_.items_total = job.pairs.size();
         // The result vector (a million Alignments are hundreds of MB to
         // construct and fault in) is built on a thread of its own while the
@@ -186,7 +134,7 @@ private:
         if (context_.progress) context_.progress(sum);
     }
 
-    void run_chunk(std::size_t d, const Chunk& chunk, JobContext& sub_context, Progress& finished) {
+    void run_chunk(std::size_t d, const GroupChunk& chunk, JobContext& sub_context, Progress& finished) {
         if (chunk.first == chunk.end) return;
         std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs(job_.pairs.begin() +
                                                                        static_cast<std::ptrdiff_t>(chunk.first),
@@ -198,7 +146,7 @@ private:
         busy_seconds_[d] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         produced_[d].emplace_back(chunk.first, std::move(results));
         std::uint64_t chunk_cells = 0;
-        for (std::size_t k = chunk.first; k < chunk.end; ++k) chunk_cells += cut_.cells[k];
+        for (std::size_t k = chunk.first; k < chunk.end; ++k) chunk_cells += cells_[k];
         done_cells_[d] += chunk_cells;
         std::lock_guard lock(progress_mutex_);
         finished.cells_done += chunk_cells;
@@ -229,6 +177,7 @@ private:
     const PairJob& job_;
     JobContext& context_;
     const std::vector<Backend*>& members_;
+    const std::vector<std::uint64_t> cells_;  // per pair
     const GroupCut cut_;
     std::vector<Alignment> out_;
     std::future<void> building_;

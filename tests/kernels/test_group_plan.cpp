@@ -1,0 +1,84 @@
+// The multi-GPU backend's dealing of a job (kernels/multi/group_plan.hpp):
+// static shares by throughput and the tail chunks, on cases worked out by hand.
+#include "../../kernels/multi/group_plan.hpp"
+
+#include <QtTest>
+
+#include <cstdint>
+#include <vector>
+
+using namespace alignscope::kernels;
+
+namespace {
+
+bool same(const GroupChunk& c, std::size_t first, std::size_t end) { return c.first == first && c.end == end; }
+
+// Every pair dealt exactly once, in job order: the members' own chunks, then
+// the tail, back to back.
+bool covers(const GroupCut& cut, std::size_t count) {
+    std::size_t next = 0;
+    for (const GroupChunk& c : cut.own) {
+        if (c.first != next || c.end < c.first) return false;
+        next = c.end;
+    }
+    for (const GroupChunk& c : cut.tail) {
+        if (c.first != next || c.end <= c.first) return false;
+        next = c.end;
+    }
+    return next == count;
+}
+
+}  // namespace
+
+class TestGroupPlan : public QObject {
+    Q_OBJECT
+private slots:
+    void shares_follow_throughput() {
+        const std::vector<double> s = static_shares({3.0, 1.0}, 0.9);
+        QCOMPARE(s.size(), std::size_t{2});
+        QVERIFY(qFuzzyCompare(s[0], 0.675) && qFuzzyCompare(s[1], 0.225));
+        const std::vector<double> none = static_shares({0.0, 0.0, 0.0}, 0.9);  // not measured: alike
+        for (double x : none) QVERIFY(qFuzzyCompare(x, 0.3));
+    }
+
+    void equal_members_no_tail() {
+        // Ten pairs of 10 cells, two equal GPUs: each one's 45-cell share is
+        // reached after five pairs, and nothing is left for the tail.
+        const GroupCut cut = cut_group_job(std::vector<std::uint64_t>(10, 10), {1.0, 1.0});
+        QVERIFY(same(cut.own[0], 0, 5) && same(cut.own[1], 5, 10));
+        QVERIFY(cut.tail.empty());
+        QVERIFY(covers(cut, 10));
+    }
+
+    void faster_member_and_tail() {
+        // 100 pairs of one cell, GPU 0 three times as fast: shares of 67 and
+        // 22 cells (0.675 and 0.225 of 100, rounded down), 11 cells left; a
+        // tail chunk is 11 / (2 x 2) = 2 cells: five chunks of two, one of one.
+        const GroupCut cut = cut_group_job(std::vector<std::uint64_t>(100, 1), {3.0, 1.0});
+        QVERIFY(same(cut.own[0], 0, 67) && same(cut.own[1], 67, 89));
+        QCOMPARE(cut.tail.size(), std::size_t{6});
+        for (std::size_t k = 0; k < 5; ++k) QVERIFY(same(cut.tail[k], 89 + 2 * k, 91 + 2 * k));
+        QVERIFY(same(cut.tail[5], 99, 100));
+        QVERIFY(covers(cut, 100));
+    }
+
+    void large_pair_overshoots_a_share() {
+        // A member takes whole pairs: one pair of 1,000 cells fills GPU 0's
+        // share (0.45 x 1,030 = 463) at once; GPU 1's 463 cells take the
+        // rest, so the tail is empty.
+        const std::vector<std::uint64_t> cells = {1000, 10, 10, 10};
+        const GroupCut cut = cut_group_job(cells, {1.0, 1.0});
+        QVERIFY(same(cut.own[0], 0, 1) && same(cut.own[1], 1, 4));
+        QVERIFY(cut.tail.empty());
+    }
+
+    void empty_job() {
+        const GroupCut cut = cut_group_job({}, {1.0, 2.0, 3.0});
+        QCOMPARE(cut.own.size(), std::size_t{3});
+        for (const GroupChunk& c : cut.own) QVERIFY(same(c, 0, 0));
+        QVERIFY(cut.tail.empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGroupPlan)
+#include "test_group_plan.moc"
