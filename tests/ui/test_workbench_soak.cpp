@@ -7,8 +7,8 @@
 // and memory must stay flat: after the warm-up, the heap in use and resident
 // memory grow by the job list's own rows (measured here) and a little slack;
 // resident memory is reported at 0, 100, half and all jobs. 1,000 jobs (about
-// 12 s); ALIGNSCOPE_SOAK_JOBS=N runs another count, ALIGNSCOPE_SOAK_TRACE=1
-// prints the figures of every ten jobs.
+// 8 s on two cores); ALIGNSCOPE_SOAK_JOBS=N runs another count,
+// ALIGNSCOPE_SOAK_TRACE=1 prints the figures of every ten jobs.
 #include <event_loop_probe.hpp>
 #include <mainwindow.hpp>
 #include <models/jobs_model.hpp>
