@@ -447,8 +447,7 @@ LongPlan plan_long(const AlignFlags& flags, const SequenceSet& queries, const Se
 void route_long(const AlignFlags& flags, Backend& backend, const Sequence& q, const Sequence& t,
                 const ScoringScheme& scheme, LongPlan& plan) {
     const longpair::LongRoute route =
-        longpair::route_long_pair(backend, static_cast<std::int64_t>(q.residues.size()),
-                                  static_cast<std::int64_t>(t.residues.size()), scheme, plan.options, plan.settings);
+        longpair::route_long_pair(backend, q.residues, t.residues, scheme, plan.options, plan.settings);
     if (route.wider_reason.empty()) return;
     std::string note =
         "align --long: " + route.wider_reason + "; aligned on the CPU in 64-bit linear space (" + route.kernel + ")";

@@ -4,11 +4,17 @@
 // score of a plain 64-bit Gotoh oracle (tests/common/gotoh64.hpp), the 64-bit
 // kernel and strategy named in the record and by --stats, one note line on
 // stderr saying why and that the job cannot checkpoint, and no checkpoint
-// directory made. And `verify --long` answers the extreme schemes it draws
-// instead of counting them refused.
+// directory made; with --resume, another job's checkpoint in DIR is refused
+// in one line (exit status 2) and left as it was. And `verify --long`
+// answers the extreme schemes it draws instead of counting them refused.
 #include "cli_runner.hpp"
 #include "gotoh64.hpp"
 #include "random_relatives.hpp"
+
+#include <alignscope/align/long_checkpoint.hpp>
+#include <alignscope/align/long_pair.hpp>
+#include <alignscope/device/backend.hpp>
+#include <alignscope/score/substitution_matrix.hpp>
 
 #include <QDir>
 #include <QFile>
@@ -18,6 +24,11 @@
 #include <random>
 
 namespace {
+
+QByteArray file_bytes(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
 
 bool write_fasta(const QString& path, const std::string& id, const std::string& residues) {
     QFile f(path);
@@ -85,6 +96,34 @@ private slots:
                      lines[1].endsWith("64-bit linear space on the CPU"),
                  qPrintable(lines[1]));
         QVERIFY(!QFileInfo::exists(ck));
+    }
+
+    // A checkpoint of this pair under the default DNA scheme (kept after its
+    // job), then --resume with the extreme scheme: refused, untouched.
+    void resumeRefusesAnotherJobsCheckpoint() {
+        using namespace alignscope;
+        const QString ck = path("ck-other");
+        longpair::LongPairOptions other;
+        other.checkpoint_dir = ck.toStdString();
+        other.checkpoint_every = 0;
+        other.min_band_rows = 64;
+        other.keep_checkpoint = true;
+        const ScoringScheme usual = ScoringScheme::create(SubstitutionMatrix::builtin("EDNAFULL"), 10, 0.5);
+        (void)longpair::align_long_on(make_cpu_registry()->select("cpu"), query_, target_, usual, other, {});
+        const QString manifest = ck + "/" + longpair::kCheckpointManifest;
+        const QByteArray before = file_bytes(manifest);
+        QVERIFY(!before.isEmpty());
+        const ProcessResult r =
+            run_cli({"align", "--long", path("q.fa"), path("t.fa"), "--match", "1000000", "--mismatch", "-1000000",
+                     "--gap-open", "65536", "--gap-extend", "65536", "--device", "cpu", "--checkpoint", ck, "--resume",
+                     "-o", path("resumed.pair")});
+        QVERIFY2(!r.crashed && r.exit_code == 2, r.err.constData());
+        const QStringList lines = QString::fromUtf8(r.err).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1);
+        QVERIFY2(lines[0].contains("is for another pair or scheme") && lines[0].contains("64-bit linear space"),
+                 qPrintable(lines[0]));
+        QCOMPARE(file_bytes(manifest), before);
+        QVERIFY(!QFileInfo::exists(path("resumed.pair")));
     }
 
     // The extreme schemes verify --long draws (pairs #11 and #17 of seed 5 are

@@ -97,18 +97,19 @@ private slots:
     // cannot hold runs in 64-bit linear space instead, with no checkpoint.
     void routeOfACheckpointedCpuJob() {
         Backend& cpu = registry_->select("cpu");
+        const auto [q, t] = pair_of(3, 300, 308);
         LongPairOptions o;
         o.checkpoint_dir = "/nonexistent/checkpoint";
-        const LongRoute held = route_long_pair(cpu, 300, 308, dna_scheme(2, -3, 5, 2), o, {});
+        const LongRoute held = route_long_pair(cpu, q, t, dna_scheme(2, -3, 5, 2), o, {});
         QVERIFY(held.path == LongRoute::Path::CpuPasses && held.runner && held.wider_reason.empty());
         QVERIFY(!held.checkpoint_skipped());
-        const LongRoute wide = route_long_pair(cpu, 300, 308, extreme_, o, {});
+        const LongRoute wide = route_long_pair(cpu, q, t, extreme_, o, {});
         QVERIFY(wide.path == LongRoute::Path::LinearSpace && !wide.runner);
         QVERIFY2(wide.wider_reason.find("32-bit") != std::string::npos, wide.wider_reason.c_str());
         QVERIFY(wide.checkpoint_skipped());
         QCOMPARE(wide.kernel, myers_miller_s64(AlignmentMode::Global, true));
         // Without a checkpoint a CPU device aligns in linear space anyway: no reason to give.
-        const LongRoute plain = route_long_pair(cpu, 300, 308, extreme_, LongPairOptions{}, {});
+        const LongRoute plain = route_long_pair(cpu, q, t, extreme_, LongPairOptions{}, {});
         QVERIFY(plain.path == LongRoute::Path::LinearSpace && plain.wider_reason.empty());
     }
 

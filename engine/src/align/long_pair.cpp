@@ -832,8 +832,10 @@ Alignment align_linear_on(Backend& backend, std::string_view query, std::string_
 
 }  // namespace
 
-LongRoute route_long_pair(Backend& backend, std::int64_t m, std::int64_t n, const ScoringScheme& scheme,
-                          const LongPairOptions& options, const LongRunnerSettings& settings) {
+LongRoute route_long_pair(Backend& backend, std::string_view query, std::string_view target,
+                          const ScoringScheme& scheme, const LongPairOptions& options,
+                          const LongRunnerSettings& settings) {
+    const auto m = static_cast<I64>(query.size()), n = static_cast<I64>(target.size());
     check_forced_kernel(settings, options, scheme);
     if (options.resume && options.checkpoint_dir.empty())
         throw Error("--resume needs the checkpoint directory (--checkpoint DIR)");
@@ -870,14 +872,14 @@ LongRoute route_long_pair(Backend& backend, std::int64_t m, std::int64_t n, cons
         throw Error::about("kernel", "'" + settings.kernel + "' cannot hold this pair: " + why +
                                          "; without --kernel it is aligned on the CPU in 64-bit linear space");
     route.wider_reason = std::move(why);
+    refuse_checkpoint_to_resume(query, target, scheme, options);
     return route;
 }
 
 Alignment align_long_on(Backend& backend, std::string_view query, std::string_view target, const ScoringScheme& scheme,
                         const LongPairOptions& options, const LongRunnerSettings& settings, const JobContext& context,
                         LongPairStats* stats) {
-    LongRoute route = route_long_pair(backend, static_cast<I64>(query.size()), static_cast<I64>(target.size()), scheme,
-                                      options, settings);
+    LongRoute route = route_long_pair(backend, query, target, scheme, options, settings);
     switch (route.path) {
         case LongRoute::Path::Runner: return align_long(query, target, scheme, options, *route.runner, context, stats);
         case LongRoute::Path::CpuPasses: {
@@ -890,7 +892,6 @@ Alignment align_long_on(Backend& backend, std::string_view query, std::string_vi
         }
         case LongRoute::Path::LinearSpace: break;
     }
-    if (!route.wider_reason.empty()) refuse_checkpoint_to_resume(query, target, scheme, options);
     return align_linear_on(backend, query, target, scheme, options, route, context, stats);
 }
 

@@ -129,8 +129,8 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
                      const LongPairOptions& options, PassRunner& runner, const JobContext& context = {},
                      LongPairStats* stats = nullptr);
 
-// Where align_long_on runs a pair, settled before any work from the lengths,
-// the scheme's bounds and the options:
+// Where align_long_on runs a pair (letters, as for align_long), settled
+// before any work from the lengths, the scheme's bounds and the options:
 //   Runner       the backend's pass runner (GPUs);
 //   CpuPasses    the scalar pass runner: a CPU backend with a checkpoint;
 //   LinearSpace  Myers-Miller in 64-bit cells on the CPU, in this process:
@@ -140,8 +140,9 @@ Alignment align_long(std::string_view query, std::string_view target, const Scor
 //                forced "..._myersmiller_s64" kernel on a backend with a runner.
 // The 64-bit path keeps no checkpoint: a pair that lands there for want of
 // range with --checkpoint DIR leaves DIR untouched (not created, nothing
-// written or removed), and with --resume refuses a checkpoint found there
-// (it is another job's).
+// written or removed), and with --resume a checkpoint found there (another
+// job's: none of this one can exist) is refused here, with what differs.
+// Throws Error for those refusals.
 struct LongRoute {
     enum class Path { Runner, CpuPasses, LinearSpace };
     Path path = Path::LinearSpace;
@@ -154,8 +155,9 @@ struct LongRoute {
     // The 64-bit path stands in for a pipeline and the job's checkpoint is not kept.
     bool checkpoint_skipped() const { return checkpointed && !wider_reason.empty(); }
 };
-LongRoute route_long_pair(Backend& backend, std::int64_t m, std::int64_t n, const ScoringScheme& scheme,
-                          const LongPairOptions& options, const LongRunnerSettings& settings);
+LongRoute route_long_pair(Backend& backend, std::string_view query, std::string_view target,
+                          const ScoringScheme& scheme, const LongPairOptions& options,
+                          const LongRunnerSettings& settings);
 
 // The long-pair path on any backend, as route_long_pair says: its pass
 // runner when it has one (GPUs) and it can hold the pair, else
