@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kernel_catalog.hpp"
+#include "pairwise_policy.hpp"
 #include "pass_types.hpp"
 
 #include <algorithm>
@@ -15,28 +16,34 @@
 namespace alignscope::kernels {
 
 struct FamilyLayout {
-    int group_threads = 1;    // G: threads that share a pair (group)
-    int rows_per_thread = 8;  // R
-    int pairs_per_group = 1;  // 2 with s16 (the two halves of a register)
+    int group_threads = 1;                                 // G: threads that share a pair (group)
+    int rows_per_thread = PairwiseCommonPolicy::kS32Rows;  // R
+    int pairs_per_group = 1;                               // 2 with s16 (the two halves of a register)
 
     int groups_per_warp() const { return 32 / group_threads; }
     int pairs_per_warp() const { return groups_per_warp() * pairs_per_group; }
     int strip_rows() const { return group_threads * rows_per_thread; }
 };
 
+// The score passes (forward, reverse) of a variant, rows as its kernels'
+// policy (pairwise_policy.hpp) says.
 inline FamilyLayout layout_of(const KernelVariant& variant) {
     FamilyLayout layout;
     layout.group_threads = variant.threads_per_pair();
-    layout.rows_per_thread = 8;
+    layout.rows_per_thread =
+        variant.width == LaneWidth::S16 ? PairwiseCommonPolicy::kS16Rows : PairwiseCommonPolicy::kS32Rows;
     layout.pairs_per_group = variant.width == LaneWidth::S16 ? 2 : 1;
     return layout;
 }
 
-// The traceback pass always runs at 32 bits in the variant's own grouping.
+// The traceback pass always runs at 32 bits in the variant's own grouping,
+// with the rows of its direction words.
 inline FamilyLayout traceback_layout_of(const KernelVariant& variant) {
-    KernelVariant wide = variant;
-    wide.width = LaneWidth::S32;
-    return layout_of(wide);
+    FamilyLayout layout;
+    layout.group_threads = variant.threads_per_pair();
+    layout.rows_per_thread = PairwiseCommonPolicy::kTraceRows;
+    layout.pairs_per_group = 1;
+    return layout;
 }
 
 inline std::uint64_t padded_residues(std::int64_t length) {

@@ -4,8 +4,8 @@
 // check the rules without a GPU.
 #pragma once
 
+#include "../common/dp_cell.hpp"
 #include "kernel_catalog.hpp"
-#include "s16x2.hpp"
 
 #include <alignscope/score/scoring_scheme.hpp>
 
@@ -47,16 +47,16 @@ inline FamilyChoice choose_family(std::int64_t query_length, std::int64_t target
 
 // Whether a pass of this pair fits 16-bit lanes from below: every value a
 // pass can meet (the all-gap boundary, a gap opened from it, a mismatch added
-// to it) must stay above the sentinel s16x2::kNeg, and no penalty or score may
-// exceed s16x2::kMaxPenalty. Overflow from above is not decided here: the
-// kernels track the largest H and s16x2::exact() sends a pair that may have
+// to it) must stay above the sentinel dp::Cell16x2::kNeg, and no penalty or score may
+// exceed dp::Cell16x2::kMaxPenalty. Overflow from above is not decided here: the
+// kernels track the largest H and dp::Cell16x2::exact() sends a pair that may have
 // wrapped back to the 32-bit kernel.
 inline bool s16_can_hold(AlignmentMode mode, std::int64_t query_length, std::int64_t target_length,
                          const ScoringScheme& scheme) {
     const std::int64_t o = scheme.gap_open, e = scheme.gap_extend;
     const std::int64_t worst_score = std::min(0, scheme.matrix.min_score());
-    if (o > s16x2::kMaxPenalty || e > s16x2::kMaxPenalty || -worst_score > s16x2::kMaxPenalty ||
-        scheme.matrix.max_score() > s16x2::kMaxPenalty)
+    if (o > dp::Cell16x2::kMaxPenalty || e > dp::Cell16x2::kMaxPenalty || -worst_score > dp::Cell16x2::kMaxPenalty ||
+        scheme.matrix.max_score() > dp::Cell16x2::kMaxPenalty)
         return false;
     // The 16-bit passes keep s + open per row in a signed byte (their query
     // profile in shared memory); the pad letter scores 0.
@@ -65,7 +65,7 @@ inline bool s16_can_hold(AlignmentMode mode, std::int64_t query_length, std::int
     if (mode == AlignmentMode::Local) return true;
     auto gap = [&](std::int64_t k) { return k > 0 ? o + (k - 1) * e : 0; };
     const std::int64_t lowest = -(gap(query_length) + gap(target_length)) - 2 * o - e + worst_score;
-    return lowest > s16x2::kNeg;
+    return lowest > dp::Cell16x2::kNeg;
 }
 
 }  // namespace alignscope::kernels

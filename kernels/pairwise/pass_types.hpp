@@ -69,7 +69,7 @@ struct PassParams {
     std::uint32_t* cigar_counter = nullptr;
     std::int32_t gap_open = 0, gap_extend = 0;  // scaled, >= 0
     std::int32_t max_score = 0;                 // largest substitution score (16-bit saturation rule)
-    std::int32_t one = 1;                       // always 1: the IMAD multiplier of s16x2::affine_cell_biased
+    std::int32_t one = 1;                       // always 1: the IMAD multiplier of dp::affine_cell_biased
     // The longest target of the batch: local 16-bit passes of longer ones than
     // device::kLocalS16MaxColumns run in wavefront_s16 (unknown: the maximum).
     std::int32_t longest_target = 0x7fffffff;

@@ -161,7 +161,7 @@ private slots:
             // The lowest value a pass can meet stays above the sentinel.
             auto gap = [&](qint64 k) { return k > 0 ? scheme.gap_open + (k - 1) * scheme.gap_extend : 0; };
             QVERIFY(-(gap(m) + gap(n)) - 2 * scheme.gap_open - scheme.gap_extend + scheme.matrix.min_score() >
-                    s16x2::kNeg);
+                    dp::Cell16x2::kNeg);
         }
     }
 };

@@ -1,11 +1,11 @@
 // The 16-bit DPX arithmetic and its saturation rule, on the CPU: the kernels'
-// own cell update (kernels/pairwise/s16x2.hpp, exact emulation of Hopper's
+// own cell update (kernels/common/dp_cell.hpp, exact emulation of Hopper's
 // VIADDMNMX/VIMNMX on .S16x2) runs a whole DP with two pairs packed in one
 // register, and is compared with the 64-bit CPU reference. Where the rule
 // says the pass is exact, the score must equal the reference; where the 16-bit
 // score is wrong, the rule must have said so (the kernel then recomputes at
 // 32 bits). Identical long sequences drive the scores past 32,767.
-#include "../../kernels/pairwise/s16x2.hpp"
+#include "../../kernels/common/dp_cell.hpp"
 
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
@@ -16,12 +16,14 @@
 
 using namespace alignscope;
 using namespace alignscope::kernels;
+using C = dp::Cell16x2;
+using word = C::word;
 
 namespace {
 
 struct LaneResult {
     int score = 0;
-    int largest = s16x2::kNeg;
+    int largest = C::kNeg;
     bool exact = false;
 };
 
@@ -30,18 +32,18 @@ struct LaneResult {
 // returns each lane's best (local) or corner (global) score and its rule.
 std::array<LaneResult, 2> packed_dp(const EncodedSequence* q, const EncodedSequence* t, const ScoringScheme& scheme,
                                     bool local) {
-    using namespace s16x2;
     const int rows = static_cast<int>(std::max(q[0].size(), q[1].size()));
     const int cols = static_cast<int>(std::max(t[0].size(), t[1].size()));
     const int o = scheme.gap_open, e = scheme.gap_extend;
     auto gap = [&](int k) { return local || k == 0 ? 0 : -(o + (k - 1) * e); };
-    const word neg_open = pack(-o, -o), neg_extend = pack(-e, -e);
+    const word neg_open = C::pack(-o, -o), neg_extend = C::pack(-e, -e);
     // The kernels keep Ho = H - open and add s + open on the diagonal; local
     // passes hold every value plus a bias of open (affine_cell_biased).
     const int bias = local ? o : 0;
-    const word zero = pack(bias, bias), minus_open_word = 0u - pack(o, o);
-    std::vector<word> h(static_cast<std::size_t>(cols) + 1), f(static_cast<std::size_t>(cols) + 1, pack(kNeg, kNeg));
-    for (int j = 0; j <= cols; ++j) h[static_cast<std::size_t>(j)] = pack(gap(j) - o + bias, gap(j) - o + bias);
+    const word zero = C::pack(bias, bias), minus_open_word = 0u - C::pack(o, o);
+    std::vector<word> h(static_cast<std::size_t>(cols) + 1),
+        f(static_cast<std::size_t>(cols) + 1, C::pack(C::kNeg, C::kNeg));
+    for (int j = 0; j <= cols; ++j) h[static_cast<std::size_t>(j)] = C::pack(gap(j) - o + bias, gap(j) - o + bias);
     auto score = [&](int lane, int i, int j) {
         const auto& qs = q[lane];
         const auto& ts = t[lane];
@@ -53,23 +55,23 @@ std::array<LaneResult, 2> packed_dp(const EncodedSequence* q, const EncodedSeque
     std::array<int, 2> corner{0, 0};
     for (int i = 1; i <= rows; ++i) {
         word diag = h[0];
-        word left = pack(gap(i) - o + bias, gap(i) - o + bias);
+        word left = C::pack(gap(i) - o + bias, gap(i) - o + bias);
         h[0] = left;
-        word e_run = pack(kNeg, kNeg);
+        word e_run = C::pack(C::kNeg, C::kNeg);
         for (int j = 1; j <= cols; ++j) {
             const auto col = static_cast<std::size_t>(j);
             word fj = f[col];
             const word up = h[col];
-            const word s = pack(score(0, i, j) + o, score(1, i, j) + o);
+            const word s = C::pack(score(0, i, j) + o, score(1, i, j) + o);
             const word cell =
-                local ? affine_cell_biased(left, e_run, fj, up, diag, s, zero, neg_extend, minus_open_word, 1u)
-                      : affine_cell<false>(left, e_run, fj, up, diag, s, neg_open, neg_extend);
+                local ? dp::affine_cell_biased<C>(left, e_run, fj, up, diag, s, zero, neg_extend, minus_open_word, 1u)
+                      : dp::affine_cell<C, false>(left, e_run, fj, up, diag, s, neg_open, neg_extend);
             diag = up;
             h[col] = left;
             f[col] = fj;
             for (int lane = 0; lane < 2; ++lane) {
                 if (i > static_cast<int>(q[lane].size()) || j > static_cast<int>(t[lane].size())) continue;
-                const int v = (lane ? hi(cell) : lo(cell)) - bias;
+                const int v = (lane ? C::hi(cell) : C::lo(cell)) - bias;
                 out[static_cast<std::size_t>(lane)].largest = std::max(out[static_cast<std::size_t>(lane)].largest, v);
                 best[static_cast<std::size_t>(lane)] = std::max(best[static_cast<std::size_t>(lane)], v);
                 if (i == static_cast<int>(q[lane].size()) && j == static_cast<int>(t[lane].size()))
@@ -80,7 +82,7 @@ std::array<LaneResult, 2> packed_dp(const EncodedSequence* q, const EncodedSeque
     for (int lane = 0; lane < 2; ++lane) {
         auto& r = out[static_cast<std::size_t>(lane)];
         r.score = local ? best[static_cast<std::size_t>(lane)] : corner[static_cast<std::size_t>(lane)];
-        r.exact = exact(r.largest, scheme.matrix.max_score(), bias);
+        r.exact = C::exact(r.largest, scheme.matrix.max_score(), bias);
     }
     return out;
 }
@@ -105,43 +107,6 @@ class TestS16Saturation : public QObject {
     Q_OBJECT
 
 private slots:
-    void emulated_instructions_match_their_definition() {
-        using namespace s16x2;
-        std::mt19937 rng(3);
-        for (int k = 0; k < 20000; ++k) {
-            const int a0 = static_cast<int>(rng() % 65536) - 32768, a1 = static_cast<int>(rng() % 65536) - 32768;
-            const int b0 = static_cast<int>(rng() % 65536) - 32768, b1 = static_cast<int>(rng() % 65536) - 32768;
-            const int c0 = static_cast<int>(rng() % 65536) - 32768, c1 = static_cast<int>(rng() % 65536) - 32768;
-            const word a = pack(a0, a1), b = pack(b0, b1), c = pack(c0, c1);
-            auto wrap = [](int x) { return ((x + 32768) % 65536 + 65536) % 65536 - 32768; };
-            const word m = add_max(a, b, c);
-            QCOMPARE(lo(m), std::max(wrap(a0 + b0), c0));
-            QCOMPARE(hi(m), std::max(wrap(a1 + b1), c1));
-            const word r = add_max_relu(a, b, c);
-            QCOMPARE(lo(r), std::max({wrap(a0 + b0), c0, 0}));
-            QCOMPARE(hi(r), std::max({wrap(a1 + b1), c1, 0}));
-            QCOMPARE(lo(add(a, b)), wrap(a0 + b0));
-            const word r3 = max3_relu(a, b, c);
-            QCOMPARE(lo(r3), std::max({a0, b0, c0, 0}));
-            QCOMPARE(hi(r3), std::max({a1, b1, c1, 0}));
-            const word m3 = max3(a, b, c);
-            QCOMPARE(lo(m3), std::max({a0, b0, c0}));
-            QCOMPARE(hi(m3), std::max({a1, b1, c1}));
-            // The biased cells' Ho = H - open: a 32-bit subtraction of open from
-            // both halves, exact whenever the low half is at least open.
-            const int open = static_cast<int>(rng() % 200);
-            const int h0 = open + static_cast<int>(rng() % static_cast<unsigned>(32768 - open)), h1 = a1;
-            const word ho = pack(h0, h1) * 1u + (0u - pack(open, open));
-            QCOMPARE(lo(ho), h0 - open);
-            QCOMPARE(hi(ho), wrap(h1 - open));
-            bool keep_hi = false, keep_lo = false;
-            const word x = max_keep(a, b, keep_hi, keep_lo);
-            QCOMPARE(lo(x), std::max(a0, b0));
-            QCOMPARE(keep_lo, a0 >= b0);
-            QCOMPARE(keep_hi, a1 >= b1);
-        }
-    }
-
     void exact_passes_give_the_reference_score_data() {
         QTest::addColumn<bool>("local");
         QTest::addColumn<double>("open");
