@@ -1,6 +1,6 @@
 // The local 16-bit pass of the intra families (G = 4 to 32 threads per group,
 // two pairs per group in the halves of every register), forward and reverse:
-// wavefront_s16's cells and per-thread query profile, laid out like the
+// intra_s16's cells and per-thread query profile, laid out like the
 // database scan (search/dbscan_kernel.cuh) so that a column costs little
 // beyond its cells:
 //  - every loop bound is the same for the whole warp (its longest pair sets
@@ -24,8 +24,8 @@
 // j or i (diagonal from the last real row or column, or a gap from a real cell
 // minus a penalty), which the order prefers, and the groups' merge keeps it.
 // The key holds j in 16 bits, so the host sends longer targets to
-// wavefront_s16 (kLocalS16MaxColumns).
-// Roofline (SASS of local_s16<4>, CUDA 13.0, sm_90): a column of 8 rows x 2
+// intra_s16 (kLocalS16MaxColumns).
+// Roofline (SASS of local_s16<4>, now intra_s16_chunked<4>, CUDA 13.0, sm_90): a column of 8 rows x 2
 // pairs costs 133 instructions, 88 of them on the ALU pipe (36 DPX, the
 // score and key PRMTs, the kept-column LOP3s, compares and selects), which
 // issues a warp instruction every 2 cycles: 512 cells per 176 cycles per

@@ -25,7 +25,7 @@ struct PairwiseCommonPolicy {
     static constexpr int kS16Rows = 8;
     // Query rows per thread of the 32-bit score passes (forward, reverse).
     static constexpr int kS32Rows = 8;
-    // Columns a chunk of the chunked passes (local_s16, trace_s32) covers:
+    // Columns a chunk of the chunked passes (intra_s16_chunked, intra_s32_chunked) covers:
     // one 32-bit word of residues (common/warp_wavefront.cuh).
     static constexpr int kChunkColumns = 4;
 };
@@ -45,9 +45,9 @@ struct PairwiseInterPolicy : PairwiseCommonPolicy {
 struct PairwiseIntraPolicy : PairwiseCommonPolicy {
     // The query profile gains 4-7% for G = 4 and 8 (same measurement).
     static constexpr bool kS16Profile = true;
-    // Resident blocks per SM the local 16-bit pass (local_s16) is compiled for.
+    // Resident blocks per SM the local 16-bit pass (intra_s16_chunked) is compiled for.
     static constexpr int kLocalS16MinBlocks = 4;
-    // Targets longer than this go from local_s16 to wavefront_s16: its end-cell
+    // Targets longer than this go from intra_s16_chunked to intra_s16: its end-cell
     // key holds 0xffff - j in 16 bits, which must not wrap for the columns of a
     // strip and its padding (up to about this + G + 3).
     static constexpr int kLocalS16MaxColumns = 65000;

@@ -16,7 +16,7 @@
 
 namespace alignscope::kernels {
 
-// The 32-bit passes (wavefront_s32, trace_s32) start E and F at kS32Neg and
+// The 32-bit passes (inter_s32, intra_s32, intra_s32_chunked) start E and F at kS32Neg and
 // subtract one extend from it before a real value replaces it; every real
 // value must stay above kS32Neg so that a maximum never picks the sentinel.
 // From above, the largest sum is H + s (+ open on the traceback pass's

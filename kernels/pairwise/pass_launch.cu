@@ -32,6 +32,7 @@ namespace {
 static_assert(PairwiseInterPolicy::kBlockThreads == PairwiseIntraPolicy::kBlockThreads &&
                   PairwiseCommonPolicy::kBlockThreads == device::kS16BlockThreads,
               "the 16-bit profile planes are laid out for one block size");
+static_assert(PairwiseCommonPolicy::kChunkColumns == wavefront::kChunkColumns, "a chunk is one word of residues");
 
 // Blocks for `threads` threads of the family of G.
 template <int G>

@@ -71,7 +71,7 @@ struct PassParams {
     std::int32_t max_score = 0;                 // largest substitution score (16-bit saturation rule)
     std::int32_t one = 1;                       // always 1: the IMAD multiplier of dp::affine_cell_biased
     // The longest target of the batch: local 16-bit passes of longer ones than
-    // device::kLocalS16MaxColumns run in wavefront_s16 (unknown: the maximum).
+    // device::kLocalS16MaxColumns run in intra_s16 (unknown: the maximum).
     std::int32_t longest_target = 0x7fffffff;
     PassKind kind = PassKind::Forward;
     // Boundary of this pass (dp_core's Boundary): free row 0 / column 0 score

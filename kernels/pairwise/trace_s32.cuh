@@ -1,5 +1,5 @@
 // The traceback pass of the intra families (G = 4 to 32 threads per pair):
-// wavefront_s32<G, 8, false, true>'s global pass over the aligned region, with
+// inter_s32<mode::traceback>'s global pass over the aligned region, with
 // the same 4-bit directions in the same words and the same walk, laid out like
 // local_s16.cuh: loop bounds the same for the whole warp and full-warp
 // shuffles, four columns per chunk with thread 0 reading the target four
@@ -12,8 +12,8 @@
 //     Ho = H - o
 // with its additions on the FMA pipe (ncu: the ALU pipe, which every
 // maximum, compare and select uses, bounds the pass), and the directions
-// wavefront_s32 sets (kNotDiagonal, kNotE, kExtendsE, kExtendsF).
-// Roofline (SASS of trace_s32<4>): about 26.5 instructions a cell, 14.2 of
+// inter_s32 sets (kNotDiagonal, kNotE, kExtendsE, kExtendsF).
+// Roofline (SASS of trace_s32<4>, now intra_s32_chunked<4, traceback>): about 26.5 instructions a cell, 14.2 of
 // them on the ALU pipe, 8.7 IMADs: ALU-bound at about 1,040 GCUPS on an
 // H200; the pass runs at about 890 (the traceback case's kernel time less
 // the score case's, protein 300x300).

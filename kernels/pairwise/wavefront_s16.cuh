@@ -5,9 +5,9 @@
 // passes only; the traceback pass runs at 32 bits. Every pair's result says
 // whether the pass may have saturated (Cell16x2::exact); the host recomputes
 // those pairs with the s32 kernel, so no wrong score leaves the device.
-// The local passes of the intra families (G >= 4) run in local_s16.cuh, which
+// The local passes of the intra families (G >= 4) run in local_s16.cuh (intra_s16_chunked), which
 // shares the cells and the profile; this kernel keeps the bounded modes, the
-// inter family (G = 1) and local targets too long for local_s16's end keys.
+// inter family (G = 1) and local targets too long for intra_s16_chunked's end keys.
 #pragma once
 
 #include "pairwise/wavefront_s32.cuh"
