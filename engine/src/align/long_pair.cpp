@@ -851,6 +851,7 @@ LongRoute route_long_pair(Backend& backend, std::string_view query, std::string_
     std::unique_ptr<PassRunner> runner = backend.make_long_runner(runner_settings);
     if (runner && forced_wide) {
         route.wider_reason = "the kernel " + settings.kernel + " is forced (--kernel)";
+        refuse_checkpoint_to_resume(query, target, scheme, options);
         return route;
     }
     LongRoute::Path meant = LongRoute::Path::Runner;
