@@ -300,9 +300,10 @@ private slots:
             }
     }
 
-    // Every byte at every place of a line (sixteen letters are checked at
-    // once): the records or the error of the full parser, which a block
-    // opening with a byte-order mark is given to.
+    // Every byte at every place of a line of letters or quality letters
+    // (sixteen letters are checked at once), FASTA and FASTQ: the records or
+    // the error of the full parser, which a block opening with a byte-order
+    // mark is given to.
     void every_byte_as_a_residue() {
         const auto parse = [](const std::string& text, bool full, AlphabetKind alphabet, std::string& error) {
             RecordBlock block;
@@ -310,8 +311,9 @@ private slots:
             block.file_start = full;
             ReadOptions options;
             options.alphabet = alphabet;
+            const SequenceFormat format = text[0] == '>' ? SequenceFormat::Fasta : SequenceFormat::Fastq;
             try {
-                return parse_record_block(block, "x.fa", SequenceFormat::Fasta, alphabet, options);
+                return parse_record_block(block, "x.fa", format, alphabet, options);
             } catch (const Error& e) {
                 error = e.what();
             }
@@ -325,25 +327,35 @@ private slots:
             for (int byte = 1; byte < 256; ++byte) {
                 if (byte == '\n') continue;
                 for (std::size_t at : {0, 5, 15, 16, 17, 31, 32, 39}) {
-                    std::string line;
+                    std::string line, quality(40, 'I');
                     for (std::size_t k = 0; k < 40; ++k) line += usual[(k * 7 + at) % usual.size()];
-                    line[at] = static_cast<char>(byte);
-                    const std::string text = ">r one\n" + line + "\r\n" + line + "\n>s\nACGT\n";
-                    std::string fast_error, full_error;
-                    const std::vector<Sequence> fast = parse(text, false, alphabet, fast_error);
-                    const std::vector<Sequence> full = parse(text, true, alphabet, full_error);
-                    const QString where = QStringLiteral("%1, byte 0x%2 at %3")
-                                              .arg(QString::fromUtf8(to_string(alphabet).data()))
-                                              .arg(byte, 2, 16, QChar('0'))
-                                              .arg(at);
-                    QVERIFY2(fast_error == full_error, qPrintable(where + ": " + QString::fromStdString(fast_error) +
-                                                                  " instead of " + QString::fromStdString(full_error)));
-                    faults += full_error.empty() ? 0 : 1;
-                    QVERIFY2(fast.size() == full.size(), qPrintable(where));
-                    for (std::size_t k = 0; k < full.size(); ++k) {
-                        QCOMPARE(fast[k].id, full[k].id);
-                        QCOMPARE(fast[k].description, full[k].description);
-                        QCOMPARE(fast[k].residues, full[k].residues);
+                    std::string odd_line = line, odd_quality = quality;
+                    odd_line[at] = static_cast<char>(byte);
+                    odd_quality[at] = static_cast<char>(byte);
+                    // FASTA (wrapped, CRLF), FASTQ with the byte in the letters, in the quality.
+                    for (const std::string& text :
+                         {">r one\n" + odd_line + "\r\n" + line + "\n>s\nACGT\n",
+                          "@r one\n" + odd_line + "\r\n+\n" + quality + "\n@s\nACGT\n+s\nIIII\n",
+                          "@r one\n" + line + "\n+r\n" + odd_quality + "\r\n@s\nACGT\n+\n!!!!"}) {
+                        std::string fast_error, full_error;
+                        const std::vector<Sequence> fast = parse(text, false, alphabet, fast_error);
+                        const std::vector<Sequence> full = parse(text, true, alphabet, full_error);
+                        const QString where = QStringLiteral("%1, byte 0x%2 at %3 of %4")
+                                                  .arg(QString::fromUtf8(to_string(alphabet).data()))
+                                                  .arg(byte, 2, 16, QChar('0'))
+                                                  .arg(at)
+                                                  .arg(QString::fromStdString(text.substr(0, 20)));
+                        QVERIFY2(fast_error == full_error,
+                                 qPrintable(where + ": " + QString::fromStdString(fast_error) + " instead of " +
+                                            QString::fromStdString(full_error)));
+                        faults += full_error.empty() ? 0 : 1;
+                        QVERIFY2(fast.size() == full.size(), qPrintable(where));
+                        for (std::size_t k = 0; k < full.size(); ++k) {
+                            QCOMPARE(fast[k].id, full[k].id);
+                            QCOMPARE(fast[k].description, full[k].description);
+                            QCOMPARE(fast[k].residues, full[k].residues);
+                            QCOMPARE(fast[k].quality, full[k].quality);
+                        }
                     }
                 }
             }

@@ -776,6 +776,59 @@ unsigned copy_letters(AlphabetKind alphabet, const char* src, std::size_t n, uns
     return copy_letters_as<AlphabetKind::Protein>(s, n, dst, letters);
 }
 
+// The id and description of a header line [begin, end) (its marker at
+// begin, no line end) when it is printable ASCII; false otherwise.
+bool plain_header(const char* d, std::size_t begin, std::size_t end, Sequence& record) {
+    if (end - begin >= kMaxHeaderBytes) return false;
+    for (std::size_t k = begin + 1; k < end; ++k) {
+        const auto c = static_cast<unsigned char>(d[k]);
+        if (c < 0x20 || c > 0x7e) return false;
+    }
+    std::size_t i = begin + 1;
+    while (i < end && d[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < end && d[j] != ' ') ++j;
+    if (i == j) return false;
+    std::size_t k = j;
+    while (k < end && d[k] == ' ') ++k;
+    std::size_t e = end;
+    while (e > k && d[e - 1] == ' ') --e;
+    record.id.assign(d + i, j - i);
+    record.description.assign(d + k, e - k);
+    return true;
+}
+
+// The lines of a block, counted: [begin, end) without the '\n' (nor a '\r'
+// before it); false at the block's end.
+struct PlainLines {
+    const char* d;
+    std::size_t n;
+    std::size_t pos = 0;
+    std::uint64_t newlines = 0;
+    bool next(std::size_t& begin, std::size_t& end) {
+        if (pos >= n) return false;
+        const auto* nl = static_cast<const char*>(std::memchr(d + pos, '\n', n - pos));
+        begin = pos;
+        end = nl ? static_cast<std::size_t>(nl - d) : n;
+        pos = nl ? end + 1 : n;
+        newlines += nl ? 1 : 0;
+        if (end > begin && d[end - 1] == '\r') --end;
+        return true;
+    }
+};
+
+// Residues as parsed, before the alphabet's last word: a trailing stop, an
+// empty record. False where the full parser has to say more.
+bool plain_residues_done(std::string& residues, AlphabetKind alphabet, const ReadOptions& options,
+                         std::uint64_t& held_limit) {
+    if (residues.size() > kPlainRecordBytes) {
+        if (held_limit == 0) held_limit = process_memory_limit() / 4;  // looked up for long records only
+        if (residues.size() > held_limit) return false;
+    }
+    if (alphabet == AlphabetKind::Protein && !residues.empty() && residues.back() == '*') residues.pop_back();
+    return !residues.empty() || options.allow_empty;
+}
+
 // The records of a block of FASTA text of the common shape: each header line
 // printable ASCII ('>', an id, a description), then lines of letters valid in
 // the alphabet (any case, a CRLF end allowed), every record non-empty unless
@@ -786,68 +839,74 @@ unsigned copy_letters(AlphabetKind alphabet, const char* src, std::size_t n, uns
 // line ends.
 bool parse_plain_fasta(std::string_view text, AlphabetKind alphabet, const ReadOptions& options,
                        std::vector<Sequence>& records, std::uint64_t& newlines) {
+    PlainLines lines{text.data(), text.size()};
     const char* d = text.data();
     const std::size_t n = text.size();
-    if (n == 0) return true;
-    if (d[0] != '>') return false;
+    if (n > 0 && d[0] != '>') return false;
     const std::array<unsigned char, 256>& letters = residue_letters(alphabet);
-    std::uint64_t held_limit = 0;  // looked up for long records only
-    std::size_t pos = 0;
-    while (pos < n) {
-        // The header line [pos, line_end).
-        const auto* nl = static_cast<const char*>(std::memchr(d + pos, '\n', n - pos));
-        const std::size_t line_end = nl ? static_cast<std::size_t>(nl - d) : n;
-        if (line_end - pos > kMaxHeaderBytes) return false;
-        std::size_t end = line_end;
-        if (d[end - 1] == '\r') --end;
-        std::size_t i = pos + 1;
-        for (std::size_t k = i; k < end; ++k) {
-            const auto c = static_cast<unsigned char>(d[k]);
-            if (c < 0x20 || c > 0x7e) return false;
-        }
-        while (i < end && d[i] == ' ') ++i;
-        std::size_t j = i;
-        while (j < end && d[j] != ' ') ++j;
-        if (i == j) return false;
-        std::size_t k = j;
-        while (k < end && d[k] == ' ') ++k;
-        std::size_t e = end;
-        while (e > k && d[e - 1] == ' ') --e;
+    std::uint64_t held_limit = 0;
+    std::size_t begin = 0, end = 0;
+    while (lines.next(begin, end)) {
         Sequence& record = records.emplace_back();
-        record.id.assign(d + i, j - i);
-        record.description.assign(d + k, e - k);
-        const std::size_t body = nl ? line_end + 1 : n;
-        newlines += nl ? 1 : 0;
-
+        if (!plain_header(d, begin, end, record)) return false;
         // Residue lines up to the next line that opens with '>'. A '>'
         // anywhere else is no residue: the full parser names it.
+        const std::size_t body = lines.pos;
         const auto* gt = static_cast<const char*>(std::memchr(d + body, '>', n - body));
         const std::size_t body_end = gt ? static_cast<std::size_t>(gt - d) : n;
         if (gt && d[body_end - 1] != '\n') return false;
         record.residues.resize(body_end - body);
         auto* w = reinterpret_cast<unsigned char*>(record.residues.data());
         unsigned invalid = 0;
-        for (std::size_t p = body; p < body_end;) {
-            const auto* lf = static_cast<const char*>(std::memchr(d + p, '\n', body_end - p));
-            const std::size_t stop = lf ? static_cast<std::size_t>(lf - d) : body_end;
-            const std::size_t letters_end = stop > p && d[stop - 1] == '\r' ? stop - 1 : stop;
-            invalid |= copy_letters(alphabet, d + p, letters_end - p, w, letters);
-            w += letters_end - p;
-            newlines += lf ? 1 : 0;
-            p = stop + 1;
+        PlainLines body_lines{d, body_end, body};
+        while (body_lines.next(begin, end)) {
+            invalid |= copy_letters(alphabet, d + begin, end - begin, w, letters);
+            w += end - begin;
         }
         if (invalid) return false;
-        const auto length = static_cast<std::size_t>(w - reinterpret_cast<unsigned char*>(record.residues.data()));
-        if (length > kPlainRecordBytes) {
-            if (held_limit == 0) held_limit = process_memory_limit() / 4;
-            if (length > held_limit) return false;
-        }
-        record.residues.resize(length);
-        if (alphabet == AlphabetKind::Protein && length > 0 && record.residues.back() == '*')
-            record.residues.pop_back();
-        if (record.residues.empty() && !options.allow_empty) return false;
-        pos = body_end;
+        record.residues.resize(static_cast<std::size_t>(w - reinterpret_cast<unsigned char*>(record.residues.data())));
+        if (!plain_residues_done(record.residues, alphabet, options, held_limit)) return false;
+        lines.pos = body_end;
+        lines.newlines += body_lines.newlines;
     }
+    newlines = lines.newlines;
+    return true;
+}
+
+// The same for FASTQ: four lines a record (header, letters, '+' alone or
+// with the id, as many quality letters '!' to '~'), no blank line between.
+bool parse_plain_fastq(std::string_view text, AlphabetKind alphabet, const ReadOptions& options,
+                       std::vector<Sequence>& records, std::uint64_t& newlines) {
+    PlainLines lines{text.data(), text.size()};
+    const char* d = text.data();
+    const std::array<unsigned char, 256>& letters = residue_letters(alphabet);
+    std::uint64_t held_limit = 0;
+    std::size_t begin = 0, end = 0;
+    while (lines.next(begin, end)) {
+        if (d[begin] != '@') return false;
+        Sequence& record = records.emplace_back();
+        if (!plain_header(d, begin, end, record)) return false;
+        if (!lines.next(begin, end)) return false;
+        record.residues.resize(end - begin);
+        if (copy_letters(alphabet, d + begin, end - begin, reinterpret_cast<unsigned char*>(record.residues.data()),
+                         letters))
+            return false;
+        if (!lines.next(begin, end) || d[begin] != '+') return false;
+        const std::string_view plus(d + begin + 1, end - begin - 1);
+        if (!plus.empty() && plus != record.id) return false;
+        if (!lines.next(begin, end) || end - begin != record.residues.size()) return false;
+        unsigned outside = 0;
+        for (std::size_t k = begin; k < end; ++k) {
+            const auto c = static_cast<unsigned char>(d[k]);
+            outside |= (c < '!' || c > '~') ? 1u : 0u;
+        }
+        if (outside) return false;
+        record.quality.assign(d + begin, end - begin);
+        const std::size_t length = record.residues.size();
+        if (!plain_residues_done(record.residues, alphabet, options, held_limit) || record.residues.size() != length)
+            return false;
+    }
+    newlines = lines.newlines;
     return true;
 }
 
@@ -1132,15 +1191,14 @@ std::vector<Sequence> parse_record_block(const RecordBlock& block, const std::st
         load_record_block(loaded);
         return parse_record_block(loaded, path, format, alphabet, options);
     }
-    if (format == SequenceFormat::Fasta) {
+    if (format) {
         std::vector<Sequence> records;
         std::uint64_t newlines = 0;
-        {
-            records.reserve(block.text.size() / 256 + 1);
-            if (parse_plain_fasta(block.text, alphabet, options, records, newlines)) {
-                if (block.source) block.source->set_lines(block.index, newlines);
-                return records;
-            }
+        records.reserve(block.text.size() / 256 + 1);
+        if (*format == SequenceFormat::Fasta ? parse_plain_fasta(block.text, alphabet, options, records, newlines)
+                                             : parse_plain_fastq(block.text, alphabet, options, records, newlines)) {
+            if (block.source) block.source->set_lines(block.index, newlines);
+            return records;
         }
     }
     // A block cut by offset knows its first line only when the cutter had to
