@@ -22,6 +22,7 @@
 #pragma once
 
 #include "common/dp_cell.hpp"
+#include "common/warp_wavefront.cuh"
 #include "long/long_types.hpp"
 
 #include <cuda_runtime.h>
@@ -301,9 +302,10 @@ __device__ __forceinline__ void receive_from_above(int in_h, int in_f, int in_c,
     const int tk_h = __shfl_sync(kFull, in_h, k);
     const int tk_f = __shfl_sync(kFull, in_f, k);
     const int tk_c = __shfl_sync(kFull, in_c, k);
-    a_h = __shfl_up_sync(kFull, bot_h, 1);
-    a_f = __shfl_up_sync(kFull, bot_f, 1);
-    int a_c = __shfl_up_sync(kFull, c_cur, 1);
+    using Warp = wavefront::WavefrontGroup<32>;  // one strip a warp
+    a_h = Warp::from_above(kFull, bot_h);
+    a_f = Warp::from_above(kFull, bot_f);
+    int a_c = Warp::from_above(kFull, c_cur);
     if (lane == 0) {
         a_h = tk_h;
         a_f = tk_f;

@@ -49,6 +49,7 @@
 #pragma once
 
 #include "common/dp_cell.hpp"
+#include "common/warp_wavefront.cuh"
 #include "search/db_scan_launch.hpp"
 
 #include <cstdint>
@@ -108,7 +109,7 @@ struct TileShape {
 __device__ __forceinline__ void fetch_chunk(int column, int n, const std::uint32_t* __restrict__ residues,
                                             const uint2* __restrict__ strip, bool first_tile, std::uint32_t pad_word,
                                             const uint4& boundary, std::uint32_t& w, uint4& a, uint4& b) {
-    w = column < n ? residues[column >> 2] : pad_word;
+    w = wavefront::aligned_residues(reinterpret_cast<const std::uint8_t*>(residues), column, n, pad_word);
     if (!first_tile) {
         if (column < n) {
             const uint4* from = reinterpret_cast<const uint4*>(strip + column);
@@ -177,11 +178,11 @@ __device__ __forceinline__ void scan_tile(const uint4* __restrict__ tile, const 
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
             // From the thread above: the residue it used, and its bottom row.
-            std::uint32_t code_in = __shfl_up_sync(full, code, 1, G);
-            T ho_up = as_cell<T>(__shfl_up_sync(full, as_bits(bottom_ho), 1, G));
-            T f_up = as_cell<T>(__shfl_up_sync(full, as_bits(bottom_f), 1, G));
+            std::uint32_t code_in = wavefront::WavefrontGroup<G>::from_above(full, code);
+            T ho_up = as_cell<T>(wavefront::WavefrontGroup<G>::from_above(full, as_bits(bottom_ho)));
+            T f_up = as_cell<T>(wavefront::WavefrontGroup<G>::from_above(full, as_bits(bottom_f)));
             if (top) {
-                code_in = (word >> (8 * q)) & 0xffu;
+                code_in = wavefront::residue_of(word, q);
                 if (first_tile) {
                     ho_up = boundary_ho;
                     f_up = neg;
@@ -333,11 +334,11 @@ __device__ __forceinline__ void scan_tile_bounded(const uint4* __restrict__ tile
             fetch_chunk(s4 + 4, n, residues, strip, first_tile, pad_word, boundary_pair, next_word, next_a, next_b);
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
-            std::uint32_t code_in = __shfl_up_sync(full, code, 1, G);
-            T ho_up = as_cell<T>(__shfl_up_sync(full, as_bits(bottom_ho), 1, G));
-            T f_up = as_cell<T>(__shfl_up_sync(full, as_bits(bottom_f), 1, G));
+            std::uint32_t code_in = wavefront::WavefrontGroup<G>::from_above(full, code);
+            T ho_up = as_cell<T>(wavefront::WavefrontGroup<G>::from_above(full, as_bits(bottom_ho)));
+            T f_up = as_cell<T>(wavefront::WavefrontGroup<G>::from_above(full, as_bits(bottom_f)));
             if (top) {
-                code_in = (word >> (8 * q)) & 0xffu;
+                code_in = wavefront::residue_of(word, q);
                 if (first_tile) {
                     ho_up = neg;  // void row above padded row 0
                     f_up = neg;
