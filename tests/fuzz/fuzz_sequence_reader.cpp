@@ -1,12 +1,16 @@
 // libFuzzer target: arbitrary bytes as a sequence file, plain or gzip. The
 // input is handed over as a real path (a memfd under /proc/self/fd), so the
-// stat, zlib and buffering code all run as they do on a user's file.
+// stat, zlib and buffering code all run as they do on a user's file. The
+// file read in blocks (the pair pipeline's reader, blocks parsed last first)
+// gives read_sequences' records or its error.
 #include <alignscope/error.hpp>
+#include <alignscope/seq/record_blocks.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
 
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -34,6 +38,32 @@ std::string input_path(const std::uint8_t* data, std::size_t size) {
 
 bool printable(char c) { return c > ' ' && c < 0x7f; }
 
+// The records of `path` read as the pair pipeline reads them: cut into blocks
+// of `block_bytes`, the blocks parsed last first; the first error in file order.
+std::vector<Sequence> read_in_blocks(const std::string& path, std::size_t block_bytes, const ReadOptions& options) {
+    RecordBlockReader reader(path, block_bytes);
+    const AlphabetKind alphabet = options.alphabet ? *options.alphabet : reader.detect_alphabet();
+    std::vector<RecordBlock> blocks;
+    for (RecordBlock block; reader.next(block);) blocks.push_back(std::move(block));
+    std::vector<std::vector<Sequence>> parsed(blocks.size());
+    std::vector<std::string> errors(blocks.size());
+    for (std::size_t k = blocks.size(); k-- > 0;) {
+        try {
+            parsed[k] = parse_record_block(blocks[k], path, reader.format(), alphabet, options);
+        } catch (const Error& e) {
+            errors[k] = e.what();
+        }
+    }
+    std::vector<Sequence> records;
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+        if (!errors[k].empty()) throw Error(errors[k]);
+        for (Sequence& s : parsed[k]) records.push_back(std::move(s));
+    }
+    if (records.empty() && !options.allow_empty)
+        throw Error(path + ": expected FASTA ('>') or FASTQ ('@') records, found none");
+    return records;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -56,16 +86,32 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const Error&) {
     }
 
+    ReadOptions options;
+    options.allow_empty = size % 2 == 0;
+    if (size % 3 == 1) options.alphabet = AlphabetKind::Protein;
+    SequenceSet set;
+    std::string error;
     try {
-        ReadOptions options;
-        options.allow_empty = size % 2 == 0;
-        if (size % 3 == 1) options.alphabet = AlphabetKind::Protein;
-        const SequenceSet set = read_sequences(path, options);
+        set = read_sequences(path, options);
         for (const auto& record : set.records) {
             require(options.allow_empty || !record.residues.empty());
             for (char c : record.residues) require(is_valid_residue(set.alphabet, c));
         }
-    } catch (const Error&) {
+    } catch (const Error& e) {
+        error = e.what();
     }
+
+    std::vector<Sequence> blocks;
+    std::string block_error;
+    try {
+        blocks = read_in_blocks(path, 1 + size % 61, options);
+    } catch (const Error& e) {
+        block_error = e.what();
+    }
+    require(block_error == error);
+    require(blocks.size() == set.records.size());
+    for (std::size_t k = 0; k < blocks.size(); ++k)
+        require(blocks[k].id == set.records[k].id && blocks[k].description == set.records[k].description &&
+                blocks[k].residues == set.records[k].residues && blocks[k].quality == set.records[k].quality);
     return 0;
 }
