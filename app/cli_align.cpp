@@ -278,17 +278,12 @@ std::optional<int> run_zip_streamed(const AlignFlags& flags, CliContext& context
     return 0;
 }
 
-// The strategy that ran, as the pipeline's statistics say it; else from the
-// kernel: the 64-bit path aligns in linear space, a GPU runner given no
-// strategy runs "strips" (LongRunnerSettings).
-std::string strategy_that_ran(const Alignment& a, const longpair::LongPairStats& stats,
-                              const LongRunnerSettings& settings) {
-    if (!stats.strategy.empty()) return stats.strategy;
-    if (a.kernel.find("myersmiller") != std::string::npos) return "linear-space";
-    // A CPU device with --checkpoint: the scalar pass runner, family "columns".
-    if (const std::optional<KernelName> name = KernelName::try_parse(a.kernel); name && name->family == "columns")
-        return "cpu-passes";
-    return settings.strategy.empty() ? "strips" : settings.strategy;
+// The strategy that ran, as the long-pair path recorded it in its statistics
+// (the pass runner's "strips", "streams" or "cpu-passes", or "linear-space"),
+// never inferred from the kernel's name.
+std::string strategy_that_ran(const longpair::LongPairStats& stats) {
+    if (stats.strategy.empty()) throw Error("internal error: the long-pair path recorded no strategy");
+    return stats.strategy;
 }
 
 // The long-pair path's statistics as JSON (the "long_pair" field of --format json).
@@ -548,7 +543,7 @@ void record_long(const AlignFlags& flags, OutputFormat format, const LongPlan& p
         recording.add_long_alignment(summary);
     }
     store::LongPairStats stored = store::LongPairStats::from(stats, a, seconds);
-    stored.strategy = strategy_that_ran(a, stats, plan.settings);
+    stored.strategy = strategy_that_ran(stats);
     stored.kernels = plan.settings.kernels;
     stored.streams = plan.settings.streams;
     recording.add_long_pair_stats(stored);
@@ -628,7 +623,7 @@ int run_long(const AlignFlags& flags, CliContext& context, const SequenceSet& qu
         a.target_id = t.id;
         const std::uint64_t cells = static_cast<std::uint64_t>(q.residues.size()) * t.residues.size();
         const nlohmann::json long_pair =
-            stats_json(stats, seconds, cells, strategy_that_ran(a, stats, plan.settings), automatic, plan.streamed);
+            stats_json(stats, seconds, cells, strategy_that_ran(stats), automatic, plan.streamed);
         // The timeline is written and checked before the alignment is put in
         // place and put in place after it: both files or neither.
         if (timeline_out) {
