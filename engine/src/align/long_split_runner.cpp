@@ -188,21 +188,15 @@ public:
         return id;
     }
     std::string strategy() const override { return members_.front()->strategy(); }
+    // The kernel that computed most of the last split pass (else the first
+    // member's): one KernelName, as a single device reports; that the pass
+    // was split shows in the device ("gpu:0+gpu:1") and in split_levels.
     std::string kernel() const override {
-        if (!kernel_cells_.empty()) {  // the last split pass: the kernel that computed most of it
-            auto top = kernel_cells_.begin();
-            for (auto x = kernel_cells_.begin(); x != kernel_cells_.end(); ++x)
-                if (x->second > top->second) top = x;
-            return "split" + std::to_string(members_.size()) + "_" + top->first;
-        }
-        std::string inner = members_.front()->kernel();
-        for (const auto& m : members_)
-            if (m->kernel() != inner) {
-                inner.clear();
-                for (std::size_t k = 0; k < members_.size(); ++k) inner += (k ? "+" : "") + members_[k]->kernel();
-                break;
-            }
-        return "split" + std::to_string(members_.size()) + "_" + inner;
+        if (kernel_cells_.empty()) return members_.front()->kernel();
+        auto top = kernel_cells_.begin();
+        for (auto x = kernel_cells_.begin(); x != kernel_cells_.end(); ++x)
+            if (x->second > top->second) top = x;
+        return top->first;
     }
 
 private:
