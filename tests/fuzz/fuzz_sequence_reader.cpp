@@ -43,8 +43,15 @@ bool printable(char c) { return c > ' ' && c < 0x7f; }
 std::vector<Sequence> read_in_blocks(const std::string& path, std::size_t block_bytes, const ReadOptions& options) {
     RecordBlockReader reader(path, block_bytes);
     const AlphabetKind alphabet = options.alphabet ? *options.alphabet : reader.detect_alphabet();
+    // A failure to cut (a truncated gzip stream, say) comes after the blocks
+    // cut before it, as the pipeline's ordered queue delivers it.
     std::vector<RecordBlock> blocks;
-    for (RecordBlock block; reader.next(block);) blocks.push_back(std::move(block));
+    std::string cut_error;
+    try {
+        for (RecordBlock block; reader.next(block);) blocks.push_back(std::move(block));
+    } catch (const Error& e) {
+        cut_error = e.what();
+    }
     std::vector<std::vector<Sequence>> parsed(blocks.size());
     std::vector<std::string> errors(blocks.size());
     for (std::size_t k = blocks.size(); k-- > 0;) {
@@ -59,6 +66,7 @@ std::vector<Sequence> read_in_blocks(const std::string& path, std::size_t block_
         if (!errors[k].empty()) throw Error(errors[k]);
         for (Sequence& s : parsed[k]) records.push_back(std::move(s));
     }
+    if (!cut_error.empty()) throw Error(cut_error);
     if (records.empty() && !options.allow_empty)
         throw Error(path + ": expected FASTA ('>') or FASTQ ('@') records, found none");
     return records;
