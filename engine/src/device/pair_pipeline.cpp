@@ -353,7 +353,7 @@ public:
         }
         out = std::move(block_[at_++]);
         if (keep_ids_) ids.add(out.id);
-        ++count;
+        count.fetch_add(1, std::memory_order_relaxed);
         return true;
     }
     // True when the file has no record left (waits for the next block to know).
@@ -369,7 +369,9 @@ public:
         }
         return at_ == block_.size();
     }
-    std::uint64_t count = 0;
+    // Records taken so far: counted by the assembling thread, read for the
+    // progress estimate from the aligning one.
+    std::atomic<std::uint64_t> count{0};
     RepeatedIds ids;
 
 private:
@@ -663,9 +665,9 @@ void PairPipeline::report(std::uint64_t items_done, std::uint64_t cells_done) {
     // The total is not known until the files end: estimated from the share of the queries read.
     progress.items_total =
         query_size_ > 0 && bytes > 0
-            ? std::max<std::uint64_t>(items_done, static_cast<std::uint64_t>(double(queries_->count) *
+            ? std::max<std::uint64_t>(items_done, static_cast<std::uint64_t>(double(queries_->count.load()) *
                                                                              double(query_size_) / double(bytes)))
-            : std::max<std::uint64_t>(items_done, queries_->count);
+            : std::max<std::uint64_t>(items_done, queries_->count.load());
     context_.progress(progress);
 }
 
