@@ -65,11 +65,7 @@ __global__ void __launch_bounds__(PairwiseIntraPolicy::kBlockThreads) intra_s32_
             q += task.query_offset + result.query_begin - 1;
             s += task.target_offset + result.target_begin - 1;
             if (m == 0 || n == 0) {
-                if (t == 0) {
-                    const std::uint32_t run = m == 0 ? (static_cast<std::uint32_t>(n) << 2 | kCigarD)
-                                                     : (static_cast<std::uint32_t>(m) << 2 | kCigarI);
-                    copy_cigar_out(p, result, &run, 1);
-                }
+                if (t == 0) write_one_run_cigar(p, result, m, n);
                 m = n = 0;
             }
         }
@@ -188,15 +184,7 @@ __global__ void __launch_bounds__(PairwiseIntraPolicy::kBlockThreads) intra_s32_
     }
 
     if (t != 0 || m == 0) return;
-    PairResult& result = p.results[group];
-    std::uint32_t* scratch = p.cigar_scratch + task.cigar_base;
-    const int capacity = task.query_length + task.target_length + 2;
-    bool overflow = false;
-    const int count =
-        walk_directions<G, R>(p.trace, task.trace_base, task.trace_steps, m, n, scratch, capacity, overflow);
-    if (overflow) result.flags |= kCigarOverflow;
-    else
-        copy_cigar_out(p, result, scratch + (capacity - count), count);
+    walk_and_write_cigar<G, R>(p, task, p.results[group], m, n);
 }
 
 }  // namespace alignscope::kernels::device
