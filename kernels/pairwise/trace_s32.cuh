@@ -31,6 +31,39 @@
 
 namespace alignscope::kernels::device {
 
+// One column of a thread's R rows, top down: `above` and `f` come in as the
+// Ho and F of the row above and leave as the bottom row's, diag_in is Ho of
+// the row above in the previous column, and ho_left and e_run hold each row's
+// Ho and E of the previous column and leave with this one's. Returns the
+// column's directions, row 0 in the top nibble.
+template <int R>
+__device__ __forceinline__ std::uint32_t trace_column(int (&ho_left)[R], int (&e_run)[R], const int (&qoffset)[R],
+                                                      const char* const table_bytes, std::uint32_t letter, int diag_in,
+                                                      int o, int e, int one, std::uint32_t sixteen, int& above,
+                                                      int& f) {
+    int d = diag_in;
+    std::uint32_t bits = 0;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        // Additions as IMADs by `one`, on the FMA pipe; the maxima, compares
+        // and selects keep the ALU pipe busy.
+        const int e_ext = e_run[r] * one - e, f_ext = f * one - e;
+        const int e_new = max(e_ext, ho_left[r]);
+        f = max(f_ext, above);
+        const int score = *reinterpret_cast<const int*>(table_bytes + (qoffset[r] + static_cast<int>(letter)));
+        const int diagonal = d * one + score;
+        const int h = __vimax3_s32(diagonal, e_new, f);
+        // The direction, shifted in: row 0 ends in the top nibble.
+        const std::uint32_t source = h != diagonal ? (h != e_new ? kNotDiagonal | kNotE : kNotDiagonal) : 0u;
+        bits = bits * sixteen + (source + (e_ext >= ho_left[r] ? kExtendsE : 0u) + (f_ext >= above ? kExtendsF : 0u));
+        d = ho_left[r];
+        ho_left[r] = h * one - o;
+        e_run[r] = e_new;
+        above = ho_left[r];
+    }
+    return bits;
+}
+
 // The traceback pass of the intra families, chunked (file comment).
 template <int G, class Mode>
 __global__ void __launch_bounds__(PairwiseIntraPolicy::kBlockThreads) intra_s32_chunked(PassParams p) {
@@ -146,29 +179,9 @@ __global__ void __launch_bounds__(PairwiseIntraPolicy::kBlockThreads) intra_s32_
                 letter = letter_in;
                 const int j = s4 + c - t + 1;
                 if (live && j >= 1 && j <= n) {
-                    int above = ho_up, f = f_up, d = diag_in;
-                    std::uint32_t bits = 0;
-#pragma unroll
-                    for (int r = 0; r < R; ++r) {
-                        // Additions as IMADs by `one`, on the FMA pipe; the
-                        // maxima, compares and selects keep the ALU pipe busy.
-                        const int e_ext = e_run[r] * one - e, f_ext = f * one - e;
-                        const int e_new = max(e_ext, ho_left[r]);
-                        f = max(f_ext, above);
-                        const int score =
-                            *reinterpret_cast<const int*>(table_bytes + (qoffset[r] + static_cast<int>(letter)));
-                        const int diagonal = d * one + score;
-                        const int h = __vimax3_s32(diagonal, e_new, f);
-                        // The direction, shifted in: row 0 ends in the top nibble.
-                        const std::uint32_t source =
-                            h != diagonal ? (h != e_new ? kNotDiagonal | kNotE : kNotDiagonal) : 0u;
-                        bits = bits * sixteen +
-                               (source + (e_ext >= ho_left[r] ? kExtendsE : 0u) + (f_ext >= above ? kExtendsF : 0u));
-                        d = ho_left[r];
-                        ho_left[r] = h * one - o;
-                        e_run[r] = e_new;
-                        above = ho_left[r];
-                    }
+                    int above = ho_up, f = f_up;
+                    const std::uint32_t bits = trace_column<R>(ho_left, e_run, qoffset, table_bytes, letter, diag_in, o,
+                                                               e, one, sixteen, above, f);
                     bottom_h = above;
                     bottom_f = f;
                     trace[static_cast<std::uint64_t>(j - 1 + t) * 32u] = bits;
