@@ -80,8 +80,8 @@ private slots:
                  std::string("sw_affine_inter_s16"));
         QCOMPARE(KernelName({AlignmentMode::Global, true, "intra", 8, KernelWidth::S32}).format(),
                  std::string("nw_linear_intra8_s32"));
-        QCOMPARE(KernelName({AlignmentMode::SemiGlobal, false, "dbscan", 0, KernelWidth::S16x2}).format(),
-                 std::string("sg_affine_dbscan_s16x2"));
+        QCOMPARE(KernelName({AlignmentMode::SemiGlobal, false, "search", 0, KernelWidth::S16x2}).format(),
+                 std::string("sg_affine_search_s16x2"));
         const KernelName parsed = KernelName::parse("sg_linear_strips16_s32");
         QCOMPARE(parsed.mode, AlignmentMode::SemiGlobal);
         QVERIFY(parsed.linear);
@@ -178,6 +178,12 @@ private slots:
                                << "sw_affine_strips16_s32";
         QTest::newRow("linear space") << "sg_linear_linspace_s64"
                                       << "sg_linear_linspace_s64";
+        QTest::newRow("database scan, 16-bit pairs") << "sw_affine_dbscan_s16x2"
+                                                     << "sw_affine_search_s16x2";
+        QTest::newRow("database scan, 32-bit") << "nw_linear_dbscan_s32"
+                                               << "nw_linear_search_s32";
+        QTest::newRow("database scan split") << "split2_sg_affine_dbscan_s32"
+                                             << "sg_affine_search_s32";
     }
     void reads_stored_names() {
         QFETCH(QString, stored);
@@ -185,6 +191,42 @@ private slots:
         const auto name = read_stored_kernel_name(stored.toStdString());
         QVERIFY(name);
         QCOMPARE(QString::fromStdString(name->format()), today);
+    }
+
+    // Only a former family word is renamed: today's names, and other words
+    // that merely contain it, are not.
+    void reads_renamed_families_only() {
+        const auto renamed = read_renamed_kernel_name("sg_linear_dbscan_s16x2");
+        QVERIFY(renamed);
+        QCOMPARE(*renamed, KernelName({AlignmentMode::SemiGlobal, true, "search", 0, KernelWidth::S16x2}));
+        for (const char* text : {"sw_affine_search_s16x2", "sw_affine_dbscanx_s32", "sw_affine_scan_s16",
+                                 "long_strips_r8", "dbscan", "sw_affine_dbscan"})
+            QVERIFY2(!read_renamed_kernel_name(text), text);
+        QVERIFY(!read_stored_kernel_name("sw_affine_dbscan"));
+    }
+
+    // A stored kernel column: each name of a comma-joined list as today's,
+    // what is no kernel name as it was.
+    void reads_stored_kernel_lists_data() {
+        QTest::addColumn<QString>("stored");
+        QTest::addColumn<QString>("today");
+        QTest::newRow("empty") << ""
+                               << "";
+        QTest::newRow("one old name") << "sw_affine_dbscan_s16x2"
+                                      << "sw_affine_search_s16x2";
+        QTest::newRow("a search's kernels") << "sw_affine_dbscan_s16x2,sw_affine_dbscan_s32,sw_affine_reference_s64"
+                                            << "sw_affine_search_s16x2,sw_affine_search_s32,sw_affine_reference_s64";
+        QTest::newRow("spaces kept") << "nw_affine_dbscan_s32, long_strips_r16"
+                                     << "nw_affine_search_s32, nw_affine_strips16_s32";
+        QTest::newRow("not kernels") << "H2D"
+                                     << "H2D";
+        QTest::newRow("mixed") << "cpu:sw,sg_affine_dbscan_s32,,x"
+                               << "cpu:sw,sg_affine_search_s32,,x";
+    }
+    void reads_stored_kernel_lists() {
+        QFETCH(QString, stored);
+        QFETCH(QString, today);
+        QCOMPARE(QString::fromStdString(read_stored_kernel_names(stored.toStdString())), today);
     }
 
     void not_kernel_names() {

@@ -21,6 +21,11 @@ constexpr std::array<std::pair<KernelWidth, std::string_view>, 5> width_words{{
     {KernelWidth::S16x2, "s16x2"},
 }};
 
+// Family words earlier versions wrote, and today's.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 1> renamed_families{{
+    {"dbscan", "search"},
+}};
+
 constexpr std::string_view example = "mode_gaps_family_width, e.g. sw_affine_inter_s16 or nw_linear_intra8_s32";
 
 [[noreturn]] void refuse(std::string_view text, const std::string& why) {
@@ -142,7 +147,18 @@ std::optional<KernelName> KernelName::try_parse(std::string_view text) {
     return name;
 }
 
+std::optional<KernelName> read_renamed_kernel_name(std::string_view text) {
+    std::optional<KernelName> name = KernelName::try_parse(text);
+    if (!name) return std::nullopt;
+    const auto renamed = std::find_if(renamed_families.begin(), renamed_families.end(),
+                                      [&](const auto& r) { return r.first == name->family; });
+    if (renamed == renamed_families.end()) return std::nullopt;
+    name->family = std::string(renamed->second);
+    return name;
+}
+
 std::optional<KernelName> read_stored_kernel_name(std::string_view text) {
+    if (std::optional<KernelName> renamed = read_renamed_kernel_name(text)) return renamed;
     if (std::optional<KernelName> today = KernelName::try_parse(text)) return today;
     // A column split over several devices named "split<N>_<member kernel>".
     if (text.substr(0, 5) == "split") {
@@ -176,6 +192,22 @@ std::optional<KernelName> read_stored_kernel_name(std::string_view text) {
     if (s == std::string_view::npos || !number(rest.substr(2, s - 2)) || !number(rest.substr(s + 1)))
         return std::nullopt;
     return name;
+}
+
+std::string read_stored_kernel_names(std::string_view text) {
+    std::string out;
+    std::size_t from = 0;
+    for (;;) {
+        const std::size_t comma = text.find(',', from);
+        const std::string_view item = text.substr(from, comma == std::string_view::npos ? comma : comma - from);
+        const std::size_t word = std::min(item.find_first_not_of(' '), item.size());
+        out += item.substr(0, word);
+        const std::optional<KernelName> name = read_stored_kernel_name(item.substr(word));
+        out += name ? name->format() : std::string(item.substr(word));
+        if (comma == std::string_view::npos) return out;
+        out += ',';
+        from = comma + 1;
+    }
 }
 
 }  // namespace alignscope

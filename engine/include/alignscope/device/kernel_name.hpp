@@ -25,7 +25,7 @@ struct KernelName {
     AlignmentMode mode = AlignmentMode::Local;  // "sw" local, "nw" global, "sg" semi-global
     bool linear = false;                        // "linear" (open == extend) or "affine"
     // What the kernel is: "inter", "intra" (GPU pairwise), "striped", "scan"
-    // (parasail), "scalar", "myersmiller" (the reference), "dbscan" (GPU
+    // (parasail), "scalar", "myersmiller" (the reference), "search" (the GPU
     // database scan), "strips" (GPU long pair), "reference" (the CPU scan's
     // 64-bit fallback). Lower-case letters only; a new family needs no change
     // here.
@@ -51,12 +51,25 @@ struct KernelName {
 std::string_view mode_word(AlignmentMode mode);
 std::optional<AlignmentMode> mode_from_word(std::string_view word);
 
+// A name in today's grammar whose family word an earlier version used, in
+// today's words; nullopt for any other text, today's names included. The
+// GPU database scan's family was "dbscan", which reads as the clustering
+// algorithm: "sw_affine_dbscan_s16x2" is "sw_affine_search_s16x2".
+std::optional<KernelName> read_renamed_kernel_name(std::string_view text);
+
 // A kernel name as stored in a project or shown on a timeline: the names of
 // today (KernelName::parse) and those earlier versions wrote, mapped to today's
-// ("long_strips_r8_local_k4s4" is "sw_affine_strips8_s32": the strip kernel
-// ran every mode with affine cells; its kernel and stream counts belong to the
-// strategy, and a non-local strip kernel is read as global). nullopt for a name
-// that is neither (a copy on the timeline, "H2D", a CPU worker's "cpu:sw").
+// (read_renamed_kernel_name; "long_strips_r8_local_k4s4" is
+// "sw_affine_strips8_s32": the strip kernel ran every mode with affine cells;
+// its kernel and stream counts belong to the strategy, and a non-local strip
+// kernel is read as global). nullopt for a name that is neither (a copy on the
+// timeline, "H2D", a CPU worker's "cpu:sw").
 std::optional<KernelName> read_stored_kernel_name(std::string_view text);
+
+// A stored kernel column (one name, or several joined by commas as a search
+// that ran several kernels stores them) in today's words: each name
+// read_stored_kernel_name knows as today's, anything else ("H2D",
+// "cpu:sw") as stored.
+std::string read_stored_kernel_names(std::string_view text);
 
 }  // namespace alignscope
