@@ -4,7 +4,8 @@
 // cell-by-cell recomputation of the block maxima; a long-pair job's stage-1
 // overview (the CPU pass runner's) against a max-pool of the full DP matrix,
 // its path against a walk of the CIGAR one column at a time, and its edges and
-// pipeline statistics through the project.
+// pipeline statistics through the project; kernel names an earlier version
+// stored read in today's words.
 #include "store_test_support.hpp"
 
 #include <alignscope/align/cigar.hpp>
@@ -171,6 +172,60 @@ private slots:
             else
                 QCOMPARE(maps[0].values[k], heatmap.values[k]);
         }
+    }
+
+    // Kernel names an earlier version stored (the database scan's family was
+    // "dbscan"; the long-pair strip kernel was "long_strips_r16") are in the
+    // project's rows as written, and read in today's words: a search's kernel
+    // list, the timeline, a long alignment and its pipeline statistics.
+    void oldKernelNamesReadAsToday() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("old-names.alsproj");
+        std::int64_t job_id = 0;
+        {
+            store::Project project(path.toStdString(), creating());
+            auto job = project.begin_job(sample_spec("search"));
+            job_id = job->job_id();
+            std::vector<Alignment> alignments = sample_alignments(2);
+            alignments[0].kernel = "sw_affine_dbscan_s16x2,sw_affine_dbscan_s32";
+            alignments[1].kernel = "sw_affine_dbscan_s16x2,sw_affine_reference_s64";
+            job->add_alignments(alignments);
+            std::vector<TimelineEvent> events = sample_events(3);
+            events[1].name = "sw_affine_dbscan_s16x2";
+            events[2].name = "split2_sw_affine_dbscan_s32";
+            job->add_timeline(events, "cuda-events");
+            store::LongAlignmentSummary long_alignment = sample_long_alignment();
+            long_alignment.kernel = "long_strips_r16";
+            job->add_long_alignment(long_alignment);
+            store::LongPairStats stats;
+            stats.query_id = "chr_a";
+            stats.target_id = "chr_b";
+            stats.kernel = "long_strips_r8_local_k4s4";
+            job->add_long_pair_stats(stats);
+            job->finish_done();
+        }
+        {
+            const RawDatabase raw(path);
+            QCOMPARE(raw.column("SELECT kernel FROM alignments ORDER BY ordinal"),
+                     QStringList({"sw_affine_dbscan_s16x2,sw_affine_dbscan_s32",
+                                  "sw_affine_dbscan_s16x2,sw_affine_reference_s64"}));
+            QCOMPARE(raw.column("SELECT name FROM timeline_events ORDER BY ordinal"),
+                     QStringList({"H2D", "sw_affine_dbscan_s16x2", "split2_sw_affine_dbscan_s32"}));
+        }
+        store::ProjectOptions reading;
+        reading.read_only = true;
+        const store::Project project(path.toStdString(), reading);
+        const auto alignments = project.alignments(job_id).rows;
+        QCOMPARE(alignments.size(), std::size_t{2});
+        QCOMPARE(alignments[0].kernel, std::string("sw_affine_search_s16x2,sw_affine_search_s32"));
+        QCOMPARE(alignments[1].kernel, std::string("sw_affine_search_s16x2,sw_affine_reference_s64"));
+        const auto events = project.timeline(job_id).rows;
+        QCOMPARE(events.size(), std::size_t{3});
+        QCOMPARE(events[0].name, std::string("H2D"));
+        QCOMPARE(events[1].name, std::string("sw_affine_search_s16x2"));
+        QCOMPARE(events[2].name, std::string("sw_affine_search_s32"));
+        QCOMPARE(project.long_alignments(job_id).rows.at(0).kernel, std::string("nw_affine_strips16_s32"));
+        QCOMPARE(project.long_pair_stats(job_id).at(0).kernel, std::string("sw_affine_strips8_s32"));
     }
 
     void pagesStartAnywhere() {

@@ -8,6 +8,7 @@
 
 #include <alignscope/align/alignment.hpp>
 #include <alignscope/align/cigar.hpp>
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/device/timeline.hpp>
 #include <alignscope/store/results.hpp>
 
@@ -88,6 +89,16 @@ constexpr Column<Row> stats_field(std::string_view name) {
             [](sqlite::Statement& s, int i, const Row& row) { s.bind(i, row.stats.*Member); }};
 }
 
+// A column of kernel names (one, or the several a search ran, joined by
+// commas): written as given, read in today's words (read_stored_kernel_names),
+// so a project an earlier version wrote shows the names of today.
+template <class Row, std::string Row::*Member>
+constexpr Column<Row> kernel_field(std::string_view name) {
+    return {name,
+            [](const sqlite::Statement& s, int i, Row& row) { row.*Member = read_stored_kernel_names(s.text(i)); },
+            [](sqlite::Statement& s, int i, const Row& row) { s.bind(i, row.*Member); }};
+}
+
 inline constexpr std::array<Column<Alignment>, 20> alignment_columns{{
     field<&Alignment::query_id>("query_id"),
     field<&Alignment::target_id>("target_id"),
@@ -113,7 +124,7 @@ inline constexpr std::array<Column<Alignment>, 20> alignment_columns{{
     stats_field<Alignment, &AlignmentStats::gaps>("gaps"),
     stats_field<Alignment, &AlignmentStats::gap_opens>("gap_opens"),
     field<&Alignment::device>("device"),
-    field<&Alignment::kernel>("kernel"),
+    kernel_field<Alignment, &Alignment::kernel>("kernel"),
 }};
 
 inline constexpr std::array<Column<Hit>, 12> hit_columns{{
@@ -132,7 +143,7 @@ inline constexpr std::array<Column<Hit>, 12> hit_columns{{
 }};
 
 inline constexpr std::array<Column<TimelineEvent>, 8> timeline_columns{{
-    field<&TimelineEvent::name>("name"),
+    kernel_field<TimelineEvent, &TimelineEvent::name>("name"),  // a kernel's, or a copy's ("H2D")
     field<&TimelineEvent::category>("category"),
     field<&TimelineEvent::device>("device"),
     field<&TimelineEvent::lane>("lane"),
@@ -161,7 +172,7 @@ inline constexpr std::array<Column<LongAlignmentSummary>, 20> long_alignment_col
     field<&LongAlignmentSummary::alignment_path>("alignment_path"),
     field<&LongAlignmentSummary::alignment_format>("alignment_format"),
     field<&LongAlignmentSummary::device>("device"),
-    field<&LongAlignmentSummary::kernel>("kernel"),
+    kernel_field<LongAlignmentSummary, &LongAlignmentSummary::kernel>("kernel"),
     field<&LongAlignmentSummary::seconds>("seconds"),
 }};
 
@@ -212,7 +223,7 @@ inline constexpr std::array<Column<LongPairStats>, 20> long_pair_stats_columns{{
     field<&LongPairStats::query_length>("query_length"),
     field<&LongPairStats::target_length>("target_length"),
     field<&LongPairStats::device>("device"),
-    field<&LongPairStats::kernel>("kernel"),
+    kernel_field<LongPairStats, &LongPairStats::kernel>("kernel"),
     field<&LongPairStats::strategy>("strategy"),
     field<&LongPairStats::kernels>("kernels"),
     field<&LongPairStats::streams>("streams"),
