@@ -36,13 +36,16 @@ TimelineEvent make_event(std::string name, std::string category, std::string dev
 std::vector<TimelineEvent> sample_events() {
     // Absolute times far from zero, as the steady clock gives them.
     const std::int64_t t0 = 5'000'000'000'123;
-    return {
+    std::vector<TimelineEvent> events = {
         make_event("H2D", "copy", "gpu:0", 1, t0 + 0, t0 + 1'500, 4096, 0),
         make_event("sw_affine_inter_s16", "kernel", "gpu:0", 1, t0 + 2'000, t0 + 10'250, 0, 1'000'000),
         make_event("sw_affine_inter_s16", "kernel", "gpu:0", 3, t0 + 2'500, t0 + 9'000, 0, 750'000),
         make_event("sw_affine_striped_s16", "cpu", "cpu", 0, t0 + 100, t0 + 7'777, 0, 123'456),
         make_event("sw_affine_striped_s16", "cpu", "cpu", 1, t0 + 333, t0 + 8'001, 0, 654'321),
     };
+    // A reverse pass, told apart from its forward pass by the detail only.
+    events[2].detail = "reverse pass; inter_s16<sw>(PassParams)";
+    return events;
 }
 
 template <typename F>
@@ -138,6 +141,11 @@ private slots:
             QCOMPARE(QString::fromStdString(match->at("args").at("device").get<std::string>()),
                      QString::fromStdString(e.device));
             QCOMPARE(match->at("args").at("lane").get<int>(), e.lane);
+            // The detail is written only where there is one.
+            QCOMPARE(match->at("args").contains("detail"), !e.detail.empty());
+            if (!e.detail.empty())
+                QCOMPARE(QString::fromStdString(match->at("args").at("detail").get<std::string>()),
+                         QString::fromStdString(e.detail));
         }
         // The earliest event sits at zero; a 1.5 us copy is 1.5, not 1500.
         bool copy_seen = false;
@@ -158,13 +166,13 @@ private slots:
         QCOMPARE(back.size(), events.size());
         const std::int64_t origin = events.front().start_ns;
         std::multiset<std::tuple<std::string, std::string, std::string, int, std::int64_t, std::int64_t, std::uint64_t,
-                                 std::uint64_t>>
+                                 std::uint64_t, std::string>>
             expected, got;
         for (const auto& e : events)
             expected.emplace(e.name, e.category, e.device, e.lane, e.start_ns - origin, e.end_ns - origin, e.bytes,
-                             e.cells);
+                             e.cells, e.detail);
         for (const auto& e : back)
-            got.emplace(e.name, e.category, e.device, e.lane, e.start_ns, e.end_ns, e.bytes, e.cells);
+            got.emplace(e.name, e.category, e.device, e.lane, e.start_ns, e.end_ns, e.bytes, e.cells, e.detail);
         QVERIFY(expected == got);
         for (std::size_t k = 1; k < back.size(); ++k) QVERIFY(back[k - 1].start_ns <= back[k].start_ns);
     }

@@ -99,15 +99,16 @@ void write_chrome_trace(std::ostream& out, const std::vector<TimelineEvent>& eve
     for (const TimelineEvent& e : events) {
         const double ts_us = static_cast<double>(e.start_ns - origin) / 1000.0;
         const double dur_us = static_cast<double>(std::max<std::int64_t>(0, e.end_ns - e.start_ns)) / 1000.0;
-        trace_events.push_back(
-            {{"name", e.name},
-             {"cat", e.category},
-             {"ph", "X"},
-             {"ts", ts_us},
-             {"dur", dur_us},
-             {"pid", pid_of.at(e.device)},
-             {"tid", e.lane},
-             {"args", {{"bytes", e.bytes}, {"cells", e.cells}, {"device", e.device}, {"lane", e.lane}}}});
+        json args = {{"bytes", e.bytes}, {"cells", e.cells}, {"device", e.device}, {"lane", e.lane}};
+        if (!e.detail.empty()) args["detail"] = e.detail;
+        trace_events.push_back({{"name", e.name},
+                                {"cat", e.category},
+                                {"ph", "X"},
+                                {"ts", ts_us},
+                                {"dur", dur_us},
+                                {"pid", pid_of.at(e.device)},
+                                {"tid", e.lane},
+                                {"args", std::move(args)}});
     }
 
     json document = {{"traceEvents", std::move(trace_events)},
@@ -274,6 +275,8 @@ private:
         if (args == ev.end() || !args->is_object()) return;
         count_arg(*args, "bytes", e.bytes);
         count_arg(*args, "cells", e.cells);
+        if (auto detail = args->find("detail"); detail != args->end() && detail->is_string())
+            e.detail = detail->get<std::string>();
     }
 
     TimelineEvent begin_event(const json& ev, std::size_t k) {

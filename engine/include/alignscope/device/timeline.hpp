@@ -21,6 +21,11 @@ struct TimelineEvent {
     std::int64_t end_ns = 0;
     std::uint64_t bytes = 0;  // bytes moved (copies)
     std::uint64_t cells = 0;  // DP cells computed (kernels, CPU work)
+    // What ran under the name, for a reader who wants more than the grammar:
+    // the pass and the CUDA device function of a GPU kernel, e.g.
+    // "reverse pass; intra_s16_chunked<8>(PassParams)". Empty when there is
+    // nothing to add.
+    std::string detail = {};
 };
 
 class TimelineSink {
@@ -51,7 +56,8 @@ std::int64_t steady_now_ns();
 
 // Chrome trace-event format: {"traceEvents":[...], "displayTimeUnit":"ns", ...}
 // with one complete event (ph "X", ts/dur in microseconds) per event, pid = device,
-// tid = lane, args {bytes, cells, category}, plus process/thread name metadata.
+// tid = lane, args {bytes, cells, device, lane, and detail when it is not
+// empty}, plus process/thread name metadata.
 // Timestamps are relative to the earliest event.
 void write_chrome_trace(std::ostream& out, const std::vector<TimelineEvent>& events, const std::string& clock_source);
 // Reads a Chrome trace (ours or another tool's: "X" events, and "B"/"E" pairs).
