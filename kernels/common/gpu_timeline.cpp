@@ -1,12 +1,12 @@
 // GPU timelines from CUPTI activity records (external correlation ids tie each
-// record to the operation that enqueued it) or, failing that, CUDA events.
+// record to the operation that enqueued it; activity_correlation.hpp keeps the
+// books) or, failing that, CUDA events.
 #include "common/gpu_timeline.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <string_view>
 #include <unordered_map>
@@ -77,37 +77,16 @@ public:
         // while holding it.
         (void)api().activity_flush_all(1);
         std::lock_guard lock(mutex_);
-        if (users_ == 0) {
-            records_.clear();
-            external_.clear();
-        }
+        if (users_ == 0) correlation_.clear();
     }
 
     std::uint64_t next_id() { return next_id_.fetch_add(1) + 1; }
 
-    struct Interval {
-        std::uint64_t start = 0, end = 0, bytes = 0;
-    };
-    // Flushes CUPTI's buffers and takes the intervals of the given external ids.
-    std::unordered_map<std::uint64_t, std::vector<Interval>> take(const std::vector<std::uint64_t>& ids) {
+    // Flushes CUPTI's buffers and takes the records of the given external ids.
+    std::unordered_map<std::uint64_t, std::vector<ActivityRecord>> take(const std::vector<std::uint64_t>& ids) {
         (void)api().activity_flush_all(1);
         std::lock_guard lock(mutex_);
-        std::unordered_map<std::uint64_t, std::vector<Interval>> out;
-        std::unordered_map<std::uint64_t, bool> wanted;
-        for (auto id : ids) wanted[id] = true;
-        for (auto it = external_.begin(); it != external_.end();) {
-            const auto [correlation, external] = *it;
-            if (!wanted.count(external)) {
-                ++it;
-                continue;
-            }
-            if (auto r = records_.find(correlation); r != records_.end()) {
-                for (const Interval& interval : r->second) out[external].push_back(interval);
-                records_.erase(r);
-            }
-            it = external_.erase(it);
-        }
-        return out;
+        return correlation_.take(ids);
     }
 
 private:
@@ -129,23 +108,23 @@ private:
                 case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
                 case CUPTI_ACTIVITY_KIND_KERNEL: {
                     const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-                    records_[k->correlationId].push_back({k->start, k->end, 0});
+                    correlation_.add_record({k->correlationId, k->start, k->end, 0, k->name ? k->name : ""});
                     break;
                 }
                 case CUPTI_ACTIVITY_KIND_MEMCPY: {
                     const auto* c = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-                    records_[c->correlationId].push_back({c->start, c->end, c->bytes});
+                    correlation_.add_record({c->correlationId, c->start, c->end, c->bytes});
                     break;
                 }
                 case CUPTI_ACTIVITY_KIND_MEMSET: {
                     const auto* s = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-                    records_[s->correlationId].push_back({s->start, s->end, s->bytes});
+                    correlation_.add_record({s->correlationId, s->start, s->end, s->bytes});
                     break;
                 }
                 case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
                     const auto* x = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
                     if (x->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0)
-                        external_[x->correlationId] = x->externalId;
+                        correlation_.add_external(x->correlationId, x->externalId);
                     break;
                 }
                 default: break;
@@ -158,8 +137,7 @@ private:
     bool broken_ = false;
     int users_ = 0;
     std::atomic<std::uint64_t> next_id_{0};
-    std::unordered_map<std::uint32_t, std::vector<Interval>> records_;  // by correlation id
-    std::map<std::uint32_t, std::uint64_t> external_;                   // correlation -> external id
+    ActivityCorrelation correlation_;
 };
 
 }  // namespace
@@ -208,23 +186,26 @@ cudaEvent_t GpuTimeline::take_event() {
 }
 
 std::size_t GpuTimeline::begin(cudaStream_t stream, GpuOp op) {
+    // Everything that may throw comes before the push, so that no push is
+    // left without its pop.
     Pending p;
     p.op = std::move(op);
-#ifdef ALIGNSCOPE_WITH_CUPTI
-    if (cupti_) {
-        p.external_id = CuptiCollector::instance().next_id();
-        (void)CuptiCollector::api().activity_push_external_correlation_id(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
-                                                                          p.external_id);
-    }
-#endif
     p.start = take_event();
     p.stop = take_event();
     check_cuda(cudaEventRecord(p.start, stream), "cudaEventRecord", site_);
+#ifdef ALIGNSCOPE_WITH_CUPTI
+    if (cupti_) p.external_id = CuptiCollector::instance().next_id();
+#endif
     pending_.push_back(std::move(p));
+#ifdef ALIGNSCOPE_WITH_CUPTI
+    if (cupti_)
+        (void)CuptiCollector::api().activity_push_external_correlation_id(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
+                                                                          pending_.back().external_id);
+#endif
     return pending_.size() - 1;
 }
 
-void GpuTimeline::end(std::size_t id, cudaStream_t stream) {
+void GpuTimeline::end(std::size_t id, cudaStream_t stream) noexcept {
 #ifdef ALIGNSCOPE_WITH_CUPTI
     if (cupti_) {
         std::uint64_t last = 0;
@@ -232,54 +213,55 @@ void GpuTimeline::end(std::size_t id, cudaStream_t stream) {
                                                                          &last);
     }
 #endif
-    check_cuda(cudaEventRecord(pending_[id].stop, stream), "cudaEventRecord", site_);
+    Pending& p = pending_[id];
+    p.stopped = cudaEventRecord(p.stop, stream) == cudaSuccess;
+    if (!p.stopped) (void)cudaGetLastError();
 }
 
 void GpuTimeline::flush() {
     if (!sink_ || pending_.empty()) return;
-    auto emit = [&](const Pending& p, std::int64_t start_ns, std::int64_t end_ns, std::uint64_t bytes) {
+    std::size_t from_cupti = 0;
+#ifdef ALIGNSCOPE_WITH_CUPTI
+    std::unordered_map<std::uint64_t, std::vector<ActivityRecord>> records;
+    if (cupti_) {
+        std::vector<std::uint64_t> ids;
+        ids.reserve(pending_.size());
+        for (const Pending& p : pending_) ids.push_back(p.external_id);
+        records = CuptiCollector::instance().take(ids);
+    }
+#endif
+    std::size_t timed = 0;
+    for (const Pending& p : pending_) {
+#ifdef ALIGNSCOPE_WITH_CUPTI
+        if (auto it = records.find(p.external_id); cupti_ && it != records.end() && !it->second.empty()) {
+            for (const ActivityRecord& record : it->second)
+                sink_->record(labelled_event(p.op, record, device_id_, cupti_offset_ns_));
+            ++from_cupti;
+            ++timed;
+            continue;
+        }
+#endif
+        // An operation whose launch failed has no stop event: left out.
+        if (!p.stopped) continue;
+        ++timed;
+        check_cuda(cudaEventSynchronize(p.stop), "cudaEventSynchronize", site_);
+        float start_ms = 0, stop_ms = 0;
+        check_cuda(cudaEventElapsedTime(&start_ms, base_, p.start), "cudaEventElapsedTime", site_);
+        check_cuda(cudaEventElapsedTime(&stop_ms, base_, p.stop), "cudaEventElapsedTime", site_);
         TimelineEvent event;
         event.name = p.op.name;
         event.category = p.op.category;
         event.device = device_id_;
         event.lane = p.op.lane;
-        event.start_ns = start_ns;
-        event.end_ns = end_ns;
-        event.bytes = bytes;
+        event.start_ns = base_ns_ + static_cast<std::int64_t>(static_cast<double>(start_ms) * 1e6);
+        event.end_ns = base_ns_ + static_cast<std::int64_t>(static_cast<double>(stop_ms) * 1e6);
+        event.bytes = p.op.bytes;
         event.cells = p.op.cells;
+        event.detail = p.op.detail;
         sink_->record(std::move(event));
-    };
-    std::size_t from_cupti = 0;
-#ifdef ALIGNSCOPE_WITH_CUPTI
-    std::unordered_map<std::uint64_t, std::vector<CuptiCollector::Interval>> intervals;
-    if (cupti_) {
-        std::vector<std::uint64_t> ids;
-        ids.reserve(pending_.size());
-        for (const Pending& p : pending_) ids.push_back(p.external_id);
-        intervals = CuptiCollector::instance().take(ids);
-    }
-#endif
-    for (const Pending& p : pending_) {
-#ifdef ALIGNSCOPE_WITH_CUPTI
-        if (auto it = intervals.find(p.external_id); cupti_ && it != intervals.end() && !it->second.empty()) {
-            for (const auto& interval : it->second)
-                emit(p, static_cast<std::int64_t>(interval.start) + cupti_offset_ns_,
-                     static_cast<std::int64_t>(interval.end) + cupti_offset_ns_,
-                     p.op.category == "copy" ? interval.bytes : p.op.bytes);
-            ++from_cupti;
-            continue;
-        }
-#endif
-        check_cuda(cudaEventSynchronize(p.stop), "cudaEventSynchronize", site_);
-        float start_ms = 0, stop_ms = 0;
-        check_cuda(cudaEventElapsedTime(&start_ms, base_, p.start), "cudaEventElapsedTime", site_);
-        check_cuda(cudaEventElapsedTime(&stop_ms, base_, p.stop), "cudaEventElapsedTime", site_);
-        emit(p, base_ns_ + static_cast<std::int64_t>(static_cast<double>(start_ms) * 1e6),
-             base_ns_ + static_cast<std::int64_t>(static_cast<double>(stop_ms) * 1e6), p.op.bytes);
     }
     // Say how the events were timed: CUPTI only when it timed all of them.
-    if (cupti_ && from_cupti != pending_.size())
-        sink_->set_clock_source(from_cupti ? "cupti+cuda-events" : "cuda-events");
+    if (cupti_ && from_cupti != timed) sink_->set_clock_source(from_cupti ? "cupti+cuda-events" : "cuda-events");
     pending_.clear();
     events_used_ = 0;
 }
