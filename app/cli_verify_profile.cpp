@@ -63,6 +63,12 @@ void print_check(const std::string& device, bool gpu, const profile::FilterCheck
     if (gpu && c.msv_stats.msv_kernel_seconds <= 0) std::cout << "; MSV on the CPU (longer than the GPU kernels)";
     if (gpu && c.viterbi_stats.viterbi_kernel_seconds <= 0)
         std::cout << "; Viterbi on the CPU (longer than the GPU kernels)";
+    if (c.forward_checked) {
+        char forward[160];
+        std::snprintf(forward, sizeof forward, " (kernel %.1f ms, the CPU's forward() %.1f ms)",
+                      c.forward_stats.forward_kernel_seconds * 1e3, c.forward_reference_seconds * 1e3);
+        std::cout << "; Forward " << counted(c.forward, "F3") << forward;
+    }
     std::cout << "\n";
     for (const std::string& line : c.mismatches) std::cout << "    " << line << "\n";
     std::cout << std::flush;

@@ -17,8 +17,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
+#include <string_view>
 #include <thread>
 
 namespace alignscope::kernels::profile {
@@ -264,6 +266,123 @@ void CudaProfileScanner::viterbi(const ap::ViterbiFilterProfile& model, std::spa
             codes[i] == kViterbiOverflow ? kInf : ap::viterbi_score_of(model, codes[i], targets_->length(targets[i]));
     stats_.viterbi_kernel_seconds += ms / 1000.0;
     stats_.viterbi_seconds += seconds_since(start);
+}
+
+}  // namespace alignscope::kernels::profile
+
+namespace alignscope::kernels::profile {
+
+// The parser Forward of the listed targets: the model's striped floats to
+// the device (to shared memory where they fit), per position the target's
+// length model and where its rows' specials go, the kernel, then scores by
+// forward_score_of() and the specials back for Backward and the domain stage.
+bool CudaProfileScanner::forward(const ap::ForwardProfile& model, std::span<const std::uint32_t> targets,
+                                 ap::ForwardScores& out, JobContext& context) {
+    if (!targets_) throw Error("profile filter scanner: no targets loaded");
+    // ALIGNSCOPE_GPU_FORWARD=0: Forward on the CPU threads (to compare the two).
+    static const bool disabled = [] {
+        const char* v = std::getenv("ALIGNSCOPE_GPU_FORWARD");
+        return v && std::string_view(v) == "0";
+    }();
+    if (disabled) return false;
+    context.throw_if_cancelled();
+    const auto start = std::chrono::steady_clock::now();
+    const std::size_t count = targets.size();
+    out.scores.assign(count, 0.0f);
+    out.total_scale.assign(count, 0.0f);
+    out.first_row.assign(count, 0);
+    stats_.forward_cells = 0;
+    std::vector<float2> length(count);
+    std::uint64_t rows = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t t = targets[i];
+        if (t >= targets_->size()) throw Error("profile filter scanner: target index out of range");
+        const int L = targets_->length(t);
+        const ap::LengthModel lm = ap::LengthModel::for_target(L, true);
+        length[i] = float2{lm.loop, lm.move};
+        out.first_row[i] = rows;
+        rows += static_cast<std::uint64_t>(L) + 1;
+        stats_.forward_cells += static_cast<std::uint64_t>(L) * static_cast<std::uint64_t>(model.length);
+    }
+    out.specials.assign(rows * kForwardSpecials, 0.0f);
+    if (count == 0) return true;
+    select_device();
+    const CudaSite where = site("Forward filter kernel");
+    const int model_floats = static_cast<int>(model.striped.size());
+    const int threads = forward_threads_per_block();
+    const int blocks = static_cast<int>(
+        std::min<std::size_t>((count * 4 + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads),
+                              static_cast<std::size_t>(std::max(1, info_.sm_count)) * 16));
+    const std::uint32_t stride = static_cast<std::uint32_t>(blocks * threads);
+    cudaDeviceProp props{};
+    ALIGNSCOPE_CUDA(cudaGetDeviceProperties(&props, device_), where);
+    const bool shared_model = forward_shared_bytes(model_floats) <= props.sharedMemPerBlockOptin;
+    std::vector<std::uint32_t> order(count);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return targets_->length(targets[a]) > targets_->length(targets[b]);
+    });
+    forward_model_.reserve(static_cast<std::size_t>(model_floats), where);
+    forward_specials_.reserve(std::max<std::size_t>(out.specials.size(), 1), where);
+    forward_scratch_.reserve(static_cast<std::size_t>(3) * static_cast<std::size_t>(model.segments) * stride, where);
+    forward_length_.reserve(count, where);
+    forward_result_.reserve(count, where);
+    forward_first_row_.reserve(count, where);
+    list_.reserve(count, where);
+    list_order_.reserve(count, where);
+    auto put = [&](void* to, const void* from, std::size_t bytes) {
+        ALIGNSCOPE_CUDA(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream_), where);
+    };
+    put(forward_model_.data(), model.striped.data(), model.striped.size() * sizeof(float));
+    put(forward_length_.data(), length.data(), count * sizeof(float2));
+    put(forward_first_row_.data(), out.first_row.data(), count * sizeof(std::uint64_t));
+    put(list_.data(), targets.data(), count * sizeof(std::uint32_t));
+    put(list_order_.data(), order.data(), count * sizeof(std::uint32_t));
+    ALIGNSCOPE_CUDA(cudaMemsetAsync(counter_.data(), 0, sizeof(std::uint32_t), stream_), where);
+    ForwardBatchView batch;
+    batch.residues = residues_.data();
+    batch.offsets = offsets_.data();
+    batch.list = list_.data();
+    batch.order = list_order_.data();
+    batch.length = forward_length_.data();
+    batch.first_row = forward_first_row_.data();
+    batch.specials = forward_specials_.data();
+    batch.result = forward_result_.data();
+    batch.scratch = forward_scratch_.data();
+    batch.stride = stride;
+    batch.count = static_cast<std::uint32_t>(count);
+    batch.counter = counter_.data();
+    ForwardModelView view;
+    view.striped = forward_model_.data();
+    view.Q = model.segments;
+    view.M = model.length;
+    view.e_loop = model.e_loop;
+    view.e_move = model.e_move;
+    ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
+    ALIGNSCOPE_CUDA(launch_forward_filter(batch, view, model_floats, shared_model, blocks, stream_), where);
+    ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
+    std::vector<float2> result(count);
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(result.data(), forward_result_.data(), count * sizeof(float2),
+                                    cudaMemcpyDeviceToHost, stream_),
+                    where);
+    ALIGNSCOPE_CUDA(cudaMemcpyAsync(out.specials.data(), forward_specials_.data(), out.specials.size() * sizeof(float),
+                                    cudaMemcpyDeviceToHost, stream_),
+                    where);
+    ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
+    float ms = 0;
+    ALIGNSCOPE_CUDA(cudaEventElapsedTime(&ms, start_, stop_), where);
+    for (std::size_t i = 0; i < count; ++i) {
+        const int L = targets_->length(targets[i]);
+        out.total_scale[i] = result[i].y;
+        try {
+            out.scores[i] = ap::forward_score_of(ap::LengthModel::for_target(L, true), result[i].x, result[i].y, L);
+        } catch (const Error&) {
+            out.scores[i] = std::numeric_limits<float>::quiet_NaN();  // the caller says why (forward_score_of)
+        }
+    }
+    stats_.forward_kernel_seconds = ms / 1000.0;
+    stats_.forward_seconds = seconds_since(start);
+    return true;
 }
 
 }  // namespace alignscope::kernels::profile

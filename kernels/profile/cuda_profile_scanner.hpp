@@ -4,7 +4,9 @@
 // matter, and the Viterbi filter kernel over the targets the pipeline lists.
 // Scores equal the CPU scanners' bit for bit (same integer recurrences, same
 // final float step). Models too long for the compiled kernels are filtered on
-// the CPU threads instead, with the same scores.
+// the CPU threads instead, with the same scores. forward(): the parser
+// Forward of the Viterbi filter's survivors, four threads a target, the CPU's
+// float arithmetic in the CPU's order (forward_lanes.hpp), the same scores.
 #pragma once
 
 #include "common/cuda_check.hpp"
@@ -30,6 +32,8 @@ public:
     void msv(const alignscope::profile::MsvProfile& model, std::span<float> scores, JobContext& context) override;
     void viterbi(const alignscope::profile::ViterbiFilterProfile& model, std::span<const std::uint32_t> targets,
                  std::span<float> scores, JobContext& context) override;
+    bool forward(const alignscope::profile::ForwardProfile& model, std::span<const std::uint32_t> targets,
+                 alignscope::profile::ForwardScores& out, JobContext& context) override;
     alignscope::profile::ProfileFilterStats last_stats() const override { return stats_; }
 
     // SSV then MSV (full = false), or the MSV kernel alone over every target
@@ -61,6 +65,10 @@ private:
     DeviceBuffer<std::int16_t> viterbi_tables_;
     DeviceBuffer<std::uint32_t> list_, list_order_, counter_;
     DeviceBuffer<std::int32_t> out_;
+    // The Forward filter's model, list, per-target length model, rows and results.
+    DeviceBuffer<float> forward_model_, forward_specials_, forward_scratch_;
+    DeviceBuffer<float2> forward_length_, forward_result_;
+    DeviceBuffer<std::uint64_t> forward_first_row_;
     std::vector<std::uint32_t> host_order_;
     float tjb_scale_ = 0, ncj_scale_ = 0;  // the scales the length tables were made for
     MsvParams msv_params_;                 // the model of the running msv() call

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "profile/filter_layout.hpp"
+#include "profile/forward_lanes.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -45,5 +46,29 @@ cudaError_t launch_msv_filter(int segments, const TargetView& targets, const std
 cudaError_t launch_viterbi_filter(int segments, const TargetView& targets, const std::int16_t* tables,
                                   const ViterbiParams& params, const std::uint32_t* list, const std::int16_t* ncj,
                                   std::int32_t* out, std::uint32_t* counter, int blocks, cudaStream_t stream);
+
+// The Forward filter over a list of targets (forward_kernel.cu): list
+// position j scores target list[j]; work item w is position order[w].
+struct ForwardBatchView {
+    const std::uint8_t* residues = nullptr;  // every loaded target's codes
+    const std::uint64_t* offsets = nullptr;
+    const std::uint32_t* list = nullptr;
+    const std::uint32_t* order = nullptr;      // longest first
+    const float2* length = nullptr;            // per position: the LengthModel's loop, move
+    const std::uint64_t* first_row = nullptr;  // per position: its rows 0..L in `specials`
+    float* specials = nullptr;                 // kForwardSpecials floats a row
+    float2* result = nullptr;                  // per position: xC, total scale
+    float* scratch = nullptr;                  // 3 * Q floats a thread, interleaved over `stride` threads
+    std::uint32_t stride = 0;
+    std::uint32_t count = 0;
+    std::uint32_t* counter = nullptr;  // must be zero
+};
+
+int forward_threads_per_block();
+// Shared memory for a model of `model_floats` striped floats.
+std::size_t forward_shared_bytes(int model_floats);
+// `shared_model`: the model is copied to shared memory (it must fit); else read from global.
+cudaError_t launch_forward_filter(const ForwardBatchView& batch, const ForwardModelView& model, int model_floats,
+                                  bool shared_model, int blocks, cudaStream_t stream);
 
 }  // namespace alignscope::kernels::profile

@@ -56,6 +56,8 @@ inline ViterbiStripes make_viterbi_stripes(const ViterbiFilterProfile& profile, 
 inline constexpr const char* kSsvKernelName = "sw_linear_ssv_s16x2";
 inline constexpr const char* kMsvKernelName = "sw_linear_msv_s16x2";
 inline constexpr const char* kViterbiKernelName = "sw_affine_vitfilter_s32";
+// The Forward filter: Plan7's gaps, four threads a target ("fwdfilter4"), 32-bit float cells.
+inline constexpr const char* kForwardKernelName = "sw_affine_fwdfilter4_s32";
 
 // Definitions (header-only, so CPU tests use the same layout without CUDA).
 

@@ -1,5 +1,6 @@
 // Registers a GPU profile filter scanner for every CUDA device that can run
-// the filter kernels, and the kernels' family in the kernel catalog.
+// the filter kernels (and the Forward filter), and the kernels' family in the
+// kernel catalog.
 #include <alignscope/error.hpp>
 #include <alignscope/kernels/profile_scanners.hpp>
 #include <alignscope/profile/filters.hpp>
@@ -38,8 +39,9 @@ void register_cuda_profile_scanners(alignscope::profile::ProfileScannerRegistry&
         info.compute_minor = props.minor;
         info.description = std::string("profile filters: ") + profile::kSsvKernelName + " then " +
                            profile::kMsvKernelName + ", " + profile::kViterbiKernelName + " (a warp per target), " +
+                           profile::kForwardKernelName + " (four threads per target), " +
                            std::to_string(props.multiProcessorCount) + " SMs, " + gib(props.totalGlobalMem) +
-                           "; Forward and the domain stage on the CPU threads";
+                           "; Backward and the domain stage on the CPU threads";
         registry.add(info, [d, info](int threads) {
             auto scanner = std::make_unique<profile::CudaProfileScanner>(d, info, threads);
             return std::unique_ptr<alignscope::profile::ProfileFilterScanner>(std::move(scanner));
@@ -48,7 +50,7 @@ void register_cuda_profile_scanners(alignscope::profile::ProfileScannerRegistry&
 }
 
 std::vector<std::string> profile_filter_kernel_names() {
-    return {profile::kSsvKernelName, profile::kMsvKernelName, profile::kViterbiKernelName};
+    return {profile::kSsvKernelName, profile::kMsvKernelName, profile::kViterbiKernelName, profile::kForwardKernelName};
 }
 
 std::vector<alignscope::profile::ExtraMsvPass> profile_kernel_passes(
@@ -83,10 +85,11 @@ void add_cuda_profile_kernel_families(KernelCatalog& catalog) {
     // settle the score: its scores stand for the SSV kernel; MSV is judged alone.
     gpu.msv_kernel = profile::kSsvKernelName;
     gpu.viterbi_kernel = profile::kViterbiKernelName;
+    gpu.forward_kernel = profile::kForwardKernelName;
     catalog.add({"profile",
                  "gpu",
                  {KernelName::parse(profile::kSsvKernelName), KernelName::parse(profile::kMsvKernelName),
-                  KernelName::parse(profile::kViterbiKernelName)},
+                  KernelName::parse(profile::kViterbiKernelName), KernelName::parse(profile::kForwardKernelName)},
                  alignscope::profile::make_profile_kernel_check(gpu)});
 }
 

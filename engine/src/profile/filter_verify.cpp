@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -63,6 +64,73 @@ FilterComparison compare(const std::string& filter, const ProfileTargets& target
     check.compared += out.compared;
     check.differing += out.differing;
     return out;
+}
+
+// The scanner's device Forward of every target against the CPU's forward():
+// scores and every row's specials bit for bit, and the F3 decision (null
+// model only). Nothing is compared when the scanner has no device Forward.
+void check_device_forward(ProfileFilterScanner& scanner, const ConfiguredProfile& profile,
+                          const ProfileTargets& targets, int threads, JobContext& context, FilterCheck& check) {
+    const std::size_t n = targets.size();
+    std::vector<std::uint32_t> all(n);
+    for (std::size_t t = 0; t < n; ++t) all[t] = static_cast<std::uint32_t>(t);
+    ForwardScores device;
+    if (!scanner.forward(profile.multihit, all, device, context)) return;
+    check.forward_checked = true;
+    check.forward_stats = scanner.last_stats();
+    std::vector<float> reference(n);
+    std::vector<char> rows_differ(n, 0);
+    const auto start = std::chrono::steady_clock::now();
+    parallel_for(
+        n, threads,
+        [&](std::size_t t) {
+            if ((t & 63) == 0) context.throw_if_cancelled();
+            const FlushSubnormals flush;
+            thread_local DpMatrix fwd;
+            const int L = targets.length(t);
+            try {
+                reference[t] =
+                    forward(profile.multihit, LengthModel::for_target(L, true), targets.codes(t), L, fwd, false);
+            } catch (const Error&) {
+                reference[t] = std::numeric_limits<float>::quiet_NaN();  // no score (underflow): the rows still compare
+            }
+            const std::size_t count = (static_cast<std::size_t>(L) + 1) * DpMatrix::Specials;
+            const float* ours = device.specials.data() + device.first_row[t] * DpMatrix::Specials;
+            rows_differ[t] = std::memcmp(ours, fwd.xmx.data(), count * sizeof(float)) != 0 ||
+                             std::memcmp(&device.total_scale[t], &fwd.total_scale, sizeof(float)) != 0;
+        },
+        1);
+    check.forward_reference_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const ProfileStatistics& stats = profile.plan7.statistics;
+    const double F3 = PipelineSettings{}.F3;
+    FilterComparison& out = check.forward;
+    for (std::size_t t = 0; t < n; ++t) {
+        ++out.compared;
+        const int L = targets.length(t);
+        auto passes_f3 = [&](float score) {
+            if (L == 0) return false;
+            const float bits = static_cast<float>((score - NullModel::null_score(L)) / kLog2);
+            return std::exp(exponential_log_survival(bits, stats.forward_tau, stats.forward_lambda)) <= F3;
+        };
+        const bool reference_passes = passes_f3(reference[t]);
+        out.passed += reference_passes ? 1 : 0;
+        if (passes_f3(device.scores[t]) != reference_passes) ++out.pass_differing;
+        const bool same_score = (std::isnan(device.scores[t]) && std::isnan(reference[t])) ||
+                                std::memcmp(&device.scores[t], &reference[t], sizeof(float)) == 0;
+        const bool same = same_score && !rows_differ[t];
+        if (same) continue;
+        ++out.differing;
+        if (check.mismatches.size() >= kMismatchLines) continue;
+        char line[400];
+        std::snprintf(line, sizeof line,
+                      "Forward filter, model %s (M=%d), target %s (%d residues): %.9g, reference %.9g%s",
+                      check.model.c_str(), check.model_length, targets.names[t].c_str(), L,
+                      static_cast<double>(device.scores[t]), static_cast<double>(reference[t]),
+                      rows_differ[t] ? " (row specials differ)" : "");
+        check.mismatches.emplace_back(line);
+    }
+    check.compared += out.compared;
+    check.differing += out.differing;
 }
 
 // ------------------------------------------------------------ made-up models
@@ -325,6 +393,8 @@ FilterCheck check_profile_filters(ProfileFilterScanner& scanner, const ProfileHm
     check.viterbi = compare("Viterbi filter", targets, viterbi, viterbi_reference, stats.viterbi_mu,
                             stats.viterbi_lambda, thresholds.F2, check);
     check.msv_overflows = check.msv.overflows;
+    context.throw_if_cancelled();
+    check_device_forward(scanner, profile, targets, threads, context, check);
     for (const ExtraMsvPass& pass : extra) {
         context.throw_if_cancelled();
         std::vector<float> alone(n);
@@ -392,6 +462,8 @@ KernelCheck make_profile_kernel_check(ProfileKernelFamily family) {
             if (kernel == family.msv_kernel) comparison = &c.msv;
             else if (kernel == family.viterbi_kernel)
                 comparison = &c.viterbi;
+            else if (!family.forward_kernel.empty() && kernel == family.forward_kernel && c.forward_checked)
+                comparison = &c.forward;
             for (const auto& [name, extra] : c.extra)
                 if (name == kernel) comparison = &extra;
             if (!comparison) continue;  // an extra pass that does not take this model

@@ -14,6 +14,7 @@
 // the same lanes are plain floats. Rows are computed in place in the matrix
 // (a full one keeps the striped layout for the domain stage).
 #include <alignscope/error.hpp>
+#include <alignscope/profile/filter_scan.hpp>
 #include <alignscope/profile/filters.hpp>
 
 #include "forward_pair.hpp"
@@ -180,10 +181,14 @@ float forward_from(const ForwardProfile& om, const LengthModel& length, const st
         const float factor = forward_specials(om, length, xE, c, fwd, i);
         if (factor != 1.0f) scale_row(cur, p.Q, factor);
     }
-    if (std::isnan(c.xC)) throw Error("Forward score is NaN");
-    if (L > 0 && c.xC == 0.0f) throw Error("Forward score underflow");
-    if (std::isinf(c.xC)) throw Error("Forward score overflow");
-    return static_cast<float>(fwd.total_scale + std::log(static_cast<double>(c.xC * length.move)));
+    return forward_score_of(length, c.xC, fwd.total_scale, L);
+}
+
+float forward_score_of(const LengthModel& length, float xC, float total_scale, int L) {
+    if (std::isnan(xC)) throw Error("Forward score is NaN");
+    if (L > 0 && xC == 0.0f) throw Error("Forward score underflow");
+    if (std::isinf(xC)) throw Error("Forward score overflow");
+    return static_cast<float>(total_scale + std::log(static_cast<double>(xC * length.move)));
 }
 
 float forward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, DpMatrix& fwd,

@@ -1,7 +1,9 @@
 // hmmsearch's pipeline, stage by stage. The filter stage goes through a
 // ProfileFilterScanner as two batches (MSV over every target, then the
-// Viterbi filter over those that need it); Forward, Backward and the domain
-// stage run on CPU threads over the few targets that pass.
+// Viterbi filter over those that need it), then Forward over the survivors
+// on the scanner's device where it has one; Backward and the domain stage
+// (and Forward on a scanner without one) run on CPU threads over the few
+// targets that pass.
 #include <alignscope/error.hpp>
 #include <alignscope/profile/domain_definition.hpp>
 #include <alignscope/profile/profile_search.hpp>
@@ -239,11 +241,24 @@ Slot define_target(const ConfiguredProfile& profile, const Candidate& c, const P
     return slot;
 }
 
+// A survivor's parser Forward as the device left it: every row's specials
+// (all that Backward and the domain stage read of the Forward matrix).
+void load_device_forward(const ForwardScores& device, std::size_t s, int M, int L, DpMatrix& fwd) {
+    fwd.resize(M, L, false);
+    const std::size_t n = (static_cast<std::size_t>(L) + 1) * DpMatrix::Specials;
+    const float* from = device.specials.data() + device.first_row[s] * DpMatrix::Specials;
+    std::copy(from, from + n, fwd.xmx.begin());
+    fwd.total_scale = device.total_scale[s];
+}
+
 // Forward (the F3 filter), then Backward and the domain stage, for one target
 // or two: a pair runs its parser Forward and Backward rows together (see
-// forward_pair.hpp), then each target's domain stage on its own.
-void score_targets(const ConfiguredProfile& profile, const Candidate* const c[2], int n, const ProfileTargets& targets,
-                   const PipelineSettings& settings, std::uint32_t seed, Slot* const out[2]) {
+// forward_pair.hpp), then each target's domain stage on its own. With
+// `device`, Forward ran on the scanner's device and only targets past F3 come
+// here (index[j]: the target's position in the survivors).
+void score_targets(const ConfiguredProfile& profile, const Candidate* const c[2], const std::size_t index[2], int n,
+                   const ProfileTargets& targets, const PipelineSettings& settings, std::uint32_t seed,
+                   const ForwardScores* device, Slot* const out[2]) {
     const FlushSubnormals flush;
     const ForwardProfile& om = profile.multihit;
     // The parser matrices (two rows and every row's specials), kept by each
@@ -255,11 +270,19 @@ void score_targets(const ConfiguredProfile& profile, const Candidate* const c[2]
         t[j] = PairTarget{targets.codes(c[j]->target), L, LengthModel::for_target(L, true), &fwd[j], &bck[j]};
     }
     float fwdsc[2] = {0.0f, 0.0f}, bcksc[2];
-    if (n == 2) forward_pair(om, t[0], t[1], fwdsc[0], fwdsc[1]);
-    else
-        fwdsc[0] = forward(om, t[0].length, t[0].dsq, t[0].L, fwd[0], false);
     bool pass[2] = {false, false};
-    for (int j = 0; j < n; ++j) pass[j] = passes_forward(profile.plan7.statistics, settings, *c[j], fwdsc[j]);
+    if (device) {
+        for (int j = 0; j < n; ++j) {
+            load_device_forward(*device, index[j], om.length, t[j].L, fwd[j]);
+            fwdsc[j] = device->scores[index[j]];
+            pass[j] = true;
+        }
+    } else {
+        if (n == 2) forward_pair(om, t[0], t[1], fwdsc[0], fwdsc[1]);
+        else
+            fwdsc[0] = forward(om, t[0].length, t[0].dsq, t[0].L, fwd[0], false);
+        for (int j = 0; j < n; ++j) pass[j] = passes_forward(profile.plan7.statistics, settings, *c[j], fwdsc[j]);
+    }
     if (n == 2 && pass[0] && pass[1]) {
         backward_pair(om, t[0], t[1], bcksc[0], bcksc[1]);
     } else {
@@ -349,9 +372,30 @@ ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets,
 
     // Seed 0: an arbitrary one for this run (as hmmsearch --seed 0).
     const std::uint32_t seed = settings.seed != 0 ? settings.seed : (std::random_device{}() | 1u);
+    // Forward on the scanner's device where it has one (the F3 decision on
+    // the host, as below); then only the targets past F3 go on.
+    std::vector<std::uint32_t> survivors(past_viterbi.size());
+    for (std::size_t s = 0; s < survivors.size(); ++s) survivors[s] = past_viterbi[s].target;
+    ForwardScores device_forward;
+    const bool on_device = !survivors.empty() && scanner.forward(profile.multihit, survivors, device_forward, context);
+    if (on_device)
+        for (std::size_t s = 0; s < survivors.size(); ++s) {
+            if (!std::isnan(device_forward.scores[s])) continue;
+            // No score (NaN, underflow, overflow): the CPU path's error.
+            const int L = targets.length(survivors[s]);
+            const float xC =
+                device_forward
+                    .specials[(device_forward.first_row[s] + static_cast<std::size_t>(L)) * DpMatrix::Specials +
+                              DpMatrix::C];
+            device_forward.scores[s] =
+                forward_score_of(LengthModel::for_target(L, true), xC, device_forward.total_scale[s], L);
+        }
     // Longest first, one at a time: their costs differ by orders of magnitude.
-    std::vector<std::size_t> order(past_viterbi.size());
-    for (std::size_t s = 0; s < order.size(); ++s) order[s] = s;
+    std::vector<std::size_t> order;
+    order.reserve(past_viterbi.size());
+    for (std::size_t s = 0; s < past_viterbi.size(); ++s)
+        if (!on_device || passes_forward(profile.plan7.statistics, settings, past_viterbi[s], device_forward.scores[s]))
+            order.push_back(s);
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         return targets.length(past_viterbi[a].target) > targets.length(past_viterbi[b].target);
     });
@@ -363,9 +407,11 @@ ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets,
             context.throw_if_cancelled();
             const WorkItem& item = items[w];
             const std::size_t last = item.first + static_cast<std::size_t>(item.n) - 1;
-            const Candidate* c[2] = {&past_viterbi[order[item.first]], &past_viterbi[order[last]]};
-            Slot* out[2] = {&slots[order[item.first]], &slots[order[last]]};
-            score_targets(profile, c, item.n, targets, settings, seed, out);
+            const std::size_t index[2] = {order[item.first], order[last]};
+            const Candidate* c[2] = {&past_viterbi[index[0]], &past_viterbi[index[1]]};
+            Slot* out[2] = {&slots[index[0]], &slots[index[1]]};
+            score_targets(profile, c, index, item.n, targets, settings, seed, on_device ? &device_forward : nullptr,
+                          out);
         },
         1);
     for (std::size_t s = 0; s < slots.size(); ++s) {

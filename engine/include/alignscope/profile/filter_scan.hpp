@@ -6,7 +6,8 @@
 // GPU scanner registers itself from kernels/ the same way, and must return the
 // same scores bit for bit (HMMER's integer units make that possible). "cpu"
 // runs the MSV and Viterbi filters striped over SSE2 registers, "cpu-ref" the
-// scalar reference; both give identical scores.
+// scalar reference; both give identical scores. A GPU scanner may also run
+// the parser Forward of the Viterbi filter's survivors (forward()).
 #pragma once
 
 #include <alignscope/device/backend.hpp>
@@ -28,9 +29,27 @@ namespace alignscope::profile {
 struct ProfileFilterStats {
     double msv_seconds = 0, msv_kernel_seconds = 0;  // whole call; device kernels alone
     double viterbi_seconds = 0, viterbi_kernel_seconds = 0;
-    std::uint64_t msv_cells = 0, viterbi_cells = 0;  // model length x residues
-    std::uint64_t msv_rescored = 0;                  // targets the SSV pass sent on to the full MSV kernel
+    std::uint64_t msv_cells = 0, viterbi_cells = 0;          // model length x residues
+    std::uint64_t msv_rescored = 0;                          // targets the SSV pass sent on to the full MSV kernel
+    double forward_seconds = 0, forward_kernel_seconds = 0;  // the last forward() call
+    std::uint64_t forward_cells = 0;
 };
+
+// The parser Forward (the Fwd filter) of a list of targets on a device: per
+// target its score and, for Backward and the domain stage, every row's special
+// states as DpMatrix keeps them (E N J B C Scale).
+struct ForwardScores {
+    std::vector<float> scores;             // nats, scores[i] for the list's target i; NaN where forward_score_of throws
+    std::vector<float> total_scale;        // the sum of the rows' log scale factors
+    std::vector<std::uint64_t> first_row;  // target i's rows 0..L start at specials[first_row[i] * 6]
+    std::vector<float> specials;
+};
+
+// Forward's score (nats) from the recurrence's last C and the rows' scale
+// factors, for a target of length L; throws Error on NaN, underflow or
+// overflow. Every Forward implementation ends in this, so the last float
+// step is the same everywhere.
+float forward_score_of(const LengthModel& length, float xC, float total_scale, int L);
 
 class ProfileFilterScanner {
 public:
@@ -48,6 +67,14 @@ public:
     // scores[i] is for targets[i].
     virtual void viterbi(const ViterbiFilterProfile& model, std::span<const std::uint32_t> targets,
                          std::span<float> scores, JobContext& context) = 0;
+
+    // The parser Forward of `model` (multihit) over the targets listed, on
+    // the device, bit for bit the CPU's forward(); false when the scanner has
+    // no device Forward (the pipeline runs it on its CPU threads).
+    virtual bool forward(const ForwardProfile& /*model*/, std::span<const std::uint32_t> /*targets*/,
+                         ForwardScores& /*out*/, JobContext& /*context*/) {
+        return false;
+    }
 
     // The cost of the last msv() and of the viterbi() calls since it.
     virtual ProfileFilterStats last_stats() const { return {}; }

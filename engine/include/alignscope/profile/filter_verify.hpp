@@ -1,6 +1,7 @@
 // Checking a profile filter scanner (a GPU's, the SIMD CPU one) against the
 // scalar reference recurrences, score for score and pass for pass: the MSV
-// and Viterbi filter scores of a model over a set of targets, made-up models
+// and Viterbi filter scores of a model over a set of targets (and a device
+// Forward's against the CPU's striped forward()), made-up models
 // (random ones and extreme ones that push the filters' 8- and 16-bit ranges)
 // and made-up targets that reach the filters' corner cases. What
 // `verify --profile`, `verify --all-kernels` and the GPU self-test run.
@@ -38,6 +39,13 @@ struct FilterCheck {
     std::size_t targets = 0, compared = 0, differing = 0;
     std::size_t msv_overflows = 0;  // targets whose MSV score is +infinity (byte overflow)
     FilterComparison msv, viterbi;
+    // The scanner's device Forward (the Fwd filter) against forward(): the
+    // score and every row's specials bit for bit, the pass at F3 against the
+    // null model (forward_checked false: the scanner has no device Forward).
+    bool forward_checked = false;
+    FilterComparison forward;
+    ProfileFilterStats forward_stats;
+    double forward_reference_seconds = 0;  // the CPU's forward() over the same targets
     // Further MSV-family passes the scanner offered (a GPU's MSV kernel over
     // every target), by kernel name.
     std::vector<std::pair<std::string, FilterComparison>> extra;
@@ -116,6 +124,7 @@ struct ProfileKernelFamily {
     std::function<std::vector<ExtraMsvPass>(ProfileFilterScanner&)> extra_passes;
     std::string msv_kernel;      // the kernel the scanner's msv() ends in ("sw_linear_msv_s8")
     std::string viterbi_kernel;  // the kernel of its viterbi() ("sw_affine_vitfilter_s16")
+    std::string forward_kernel;  // the kernel of its forward(), if it has one ("sw_affine_fwdfilter4_s32")
     bool long_models = true;     // the 1,100- and 2,100-node models too (most of the check's time)
 };
 KernelCheck make_profile_kernel_check(ProfileKernelFamily family);

@@ -1,0 +1,111 @@
+// The GPU Forward filter: four threads a target, each one lane of HMMER's
+// striped four-float layout running forward_lanes() (forward_lanes.hpp), so
+// every product and sum is the SSE code's, rounded alone (PTX .rn, never
+// fused) with subnormals flushed (.ftz: SSE's FTZ/DAZ). The model sits in
+// shared memory where it fits; each thread's row lives in a global scratch
+// array interleaved over threads (coalesced); groups take targets longest
+// first from a global counter.
+#include "profile/filter_launch.hpp"
+#include "profile/forward_lanes.hpp"
+
+#include "common/fault_injection.hpp"
+
+namespace alignscope::kernels::profile {
+
+namespace {
+
+constexpr int kForwardThreads = 64;  // per block: 16 targets at a time
+
+struct DeviceForwardLanes {
+    using V = float;
+    using Flag = bool;
+    float* rows;  // this thread's row: [(array * Q + q) * stride]
+    int Q;
+    std::uint32_t stride;
+    unsigned mask;  // the group's four lanes
+    int lane;       // 0..3
+
+    __device__ static float zero() { return 0.0f; }
+    __device__ static float splat(float x) { return x; }
+    __device__ static float add(float a, float b) {
+        float r;
+        asm("add.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        return r;
+    }
+    __device__ static float mul(float a, float b) {
+        float r;
+        asm("mul.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        return r;
+    }
+    __device__ static float fadd(float a, float b) { return add(a, b); }
+    __device__ static float fmul(float a, float b) { return mul(a, b); }
+    __device__ static float fdiv(float a, float b) {
+        float r;
+        asm("div.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        return r;
+    }
+    __device__ float seg(const float* p) const { return p[lane]; }
+    __device__ float shift_up(float a) const {
+        const float v = __shfl_up_sync(mask, a, 1, 4);
+        return lane == 0 ? 0.0f : v;
+    }
+    __device__ float sum(float a) const {
+        const float t0 = __shfl_sync(mask, a, 0, 4), t1 = __shfl_sync(mask, a, 1, 4);
+        const float t2 = __shfl_sync(mask, a, 2, 4), t3 = __shfl_sync(mask, a, 3, 4);
+        return add(add(t0, t1), add(t2, t3));
+    }
+    __device__ static void note_greater(bool& f, float a, float b) { f = f || a > b; }
+    __device__ bool any(bool f) const { return __any_sync(mask, f) != 0; }
+    __device__ bool lead() const { return lane == 0; }
+    __device__ float get(int a, int q) const { return rows[static_cast<std::size_t>(a * Q + q) * stride]; }
+    __device__ void put(int a, int q, float v) { rows[static_cast<std::size_t>(a * Q + q) * stride] = v; }
+};
+
+__global__ void __launch_bounds__(kForwardThreads)
+    forward_filter_kernel(ForwardBatchView batch, ForwardModelView model, int model_floats, bool shared_model) {
+    extern __shared__ float shared_striped[];
+    if (shared_model) {
+        for (int j = threadIdx.x; j < model_floats; j += blockDim.x) shared_striped[j] = model.striped[j];
+        __syncthreads();
+        model.striped = shared_striped;
+    }
+    const int lane = threadIdx.x & 3;
+    const unsigned mask = 0xfu << (threadIdx.x & 28);
+    const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
+    DeviceForwardLanes g{batch.scratch + thread, model.Q, batch.stride, mask, lane};
+    for (;;) {
+        std::uint32_t item = 0;
+        if (lane == 0) item = atomicAdd(batch.counter, 1u);
+        item = __shfl_sync(mask, item, 0, 4);
+        if (item >= batch.count) break;
+        const std::uint32_t position = batch.order[item];
+        const std::uint32_t t = batch.list[position];
+        const std::uint64_t begin = batch.offsets[t];
+        ForwardTargetView target;
+        target.dsq = batch.residues + begin;
+        target.L = static_cast<int>(batch.offsets[t + 1] - begin);
+        target.loop = batch.length[position].x;
+        target.move = batch.length[position].y;
+        target.specials = batch.specials + batch.first_row[position] * kForwardSpecials;
+        const ForwardOutcome out = forward_lanes(g, model, target);
+        if (lane == 0) batch.result[position] = make_float2(out.xC, out.total_scale);
+    }
+}
+
+}  // namespace
+
+int forward_threads_per_block() { return kForwardThreads; }
+
+std::size_t forward_shared_bytes(int model_floats) { return static_cast<std::size_t>(model_floats) * sizeof(float); }
+
+cudaError_t launch_forward_filter(const ForwardBatchView& batch, const ForwardModelView& model, int model_floats,
+                                  bool shared_model, int blocks, cudaStream_t stream) {
+    const std::size_t shared = shared_model ? forward_shared_bytes(model_floats) : 0;
+    cudaError_t status = cudaFuncSetAttribute(forward_filter_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(shared));
+    if (status != cudaSuccess) return status;
+    forward_filter_kernel<<<blocks, kForwardThreads, shared, stream>>>(batch, model, model_floats, shared_model);
+    return fault::after_launch(cudaGetLastError());
+}
+
+}  // namespace alignscope::kernels::profile

@@ -1,0 +1,192 @@
+// The parser Forward of one target (the pipeline's Fwd filter) as four lanes
+// of HMMER's striped layout, written once for the GPU kernel (one thread a
+// lane, four threads a target: forward_kernel.cu) and for a CPU emulation
+// (the four lanes in one thread) that tests check against the engine's
+// forward() bit for bit. Each lane does the float products and sums of
+// forward_backward.cpp in the same order, each rounded alone (no fused
+// multiply-add), subnormals flushed as under SSE's FTZ/DAZ.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#if defined(__CUDACC__)
+#define ALIGNSCOPE_LANES_FN __host__ __device__ __forceinline__
+#else
+#define ALIGNSCOPE_LANES_FN inline
+#endif
+
+namespace alignscope::kernels::profile {
+
+// ForwardProfile::striped's arrays, in its order; match emissions of code x
+// at kFwdMatch + x.
+enum ForwardArray { kFwdBM = 0, kFwdMM, kFwdIM, kFwdDM, kFwdMD, kFwdMI, kFwdII, kFwdDD, kFwdMatch };
+// A row's special states, in DpMatrix::Special's order: E N J B C Scale.
+inline constexpr int kForwardSpecials = 6;
+// The row storage's arrays (one row, updated in place).
+enum ForwardRow { kRowM = 0, kRowI, kRowD };
+
+struct ForwardModelView {
+    const float* striped = nullptr;  // ForwardProfile::striped
+    int Q = 0, M = 0;
+    float e_loop = 0, e_move = 0;
+};
+
+struct ForwardTargetView {
+    const std::uint8_t* dsq = nullptr;
+    int L = 0;
+    float loop = 0, move = 0;   // the target's LengthModel
+    float* specials = nullptr;  // rows 0..L, kForwardSpecials floats each (may be null)
+};
+
+struct ForwardOutcome {
+    float xC = 0, total_scale = 0;
+};
+
+// Row i's specials from the row's E (forward_specials() of the engine);
+// returns the factor the row's cells are multiplied by (1: not rescaled).
+template <class Lanes>
+ALIGNSCOPE_LANES_FN float forward_lane_specials(const Lanes& g, const ForwardModelView& m, const ForwardTargetView& t,
+                                                float xE, float& xN, float& xJ, float& xB, float& xC,
+                                                float& total_scale, int i) {
+    xN = g.fmul(xN, t.loop);
+    xC = g.fadd(g.fmul(xC, t.loop), g.fmul(xE, m.e_move));
+    xJ = g.fadd(g.fmul(xJ, t.loop), g.fmul(xE, m.e_loop));
+    xB = g.fadd(g.fmul(xJ, t.move), g.fmul(xN, t.move));
+    float factor = 1.0f, scale = 1.0f;
+    if (xE > 1.0e4f) {
+        xN = g.fdiv(xN, xE);
+        xC = g.fdiv(xC, xE);
+        xJ = g.fdiv(xJ, xE);
+        xB = g.fdiv(xB, xE);
+        factor = static_cast<float>(1.0 / static_cast<double>(xE));
+        scale = xE;
+        total_scale = g.fadd(total_scale, static_cast<float>(log(static_cast<double>(xE))));
+        xE = 1.0f;
+    }
+    if (t.specials && g.lead()) {
+        float* row = t.specials + static_cast<std::size_t>(i) * kForwardSpecials;
+        row[0] = xE, row[1] = xN, row[2] = xJ, row[3] = xB, row[4] = xC, row[5] = scale;
+    }
+    return factor;
+}
+
+// Forward's D->D paths of the row: one full pass, up to three more across
+// lane boundaries (stopping early on models of 100 nodes or more once a pass
+// changes nothing, as HMMER does).
+template <class Lanes>
+ALIGNSCOPE_LANES_FN void forward_lane_deletes(Lanes& g, const ForwardModelView& m, typename Lanes::V dcv) {
+    using V = typename Lanes::V;
+    const int Q = m.Q;
+    const float* dd = m.striped + static_cast<std::size_t>(kFwdDD * Q * 4);
+    dcv = g.shift_up(dcv);
+    g.put(kRowD, 0, g.zero());
+    for (int q = 0; q < Q; ++q) {
+        const V sum = g.add(dcv, g.get(kRowD, q));
+        g.put(kRowD, q, sum);
+        dcv = g.mul(sum, g.seg(dd + q * 4));
+    }
+    for (int j = 1; j < 4; ++j) {
+        dcv = g.shift_up(dcv);
+        typename Lanes::Flag changed{};
+        for (int q = 0; q < Q; ++q) {
+            const V old = g.get(kRowD, q);
+            const V sum = g.add(dcv, old);
+            g.note_greater(changed, sum, old);
+            g.put(kRowD, q, sum);
+            dcv = g.mul(dcv, g.seg(dd + q * 4));
+        }
+        if (m.M >= 100 && !g.any(changed)) break;
+    }
+}
+
+// The whole parser Forward of one target: xC and the total of the log scale
+// factors; the score is forward_score_of() of them (the engine's).
+template <class Lanes>
+ALIGNSCOPE_LANES_FN ForwardOutcome forward_lanes(Lanes& g, const ForwardModelView& m, const ForwardTargetView& t) {
+    using V = typename Lanes::V;
+    const int Q = m.Q;
+    const float* base = m.striped;
+    auto array = [base, Q](int a) { return base + static_cast<std::size_t>(a * Q * 4); };
+    const float *bm = array(kFwdBM), *mm = array(kFwdMM), *im = array(kFwdIM), *dm = array(kFwdDM);
+    const float *md = array(kFwdMD), *mi = array(kFwdMI), *ii = array(kFwdII);
+    for (int q = 0; q < Q; ++q) g.put(kRowM, q, g.zero()), g.put(kRowI, q, g.zero()), g.put(kRowD, q, g.zero());
+    float xN = 1.0f, xJ = 0.0f, xB = t.move, xC = 0.0f, total_scale = 0.0f;
+    if (t.specials && g.lead()) {
+        float* row = t.specials;
+        row[0] = 0.0f, row[1] = xN, row[2] = xJ, row[3] = xB, row[4] = xC, row[5] = 1.0f;
+    }
+    for (int i = 1; i <= t.L; ++i) {
+        const float* emission = array(kFwdMatch + t.dsq[i - 1]);
+        const V xBv = g.splat(xB);
+        V dcv = g.zero(), xEv = g.zero();
+        V mpv = g.shift_up(g.get(kRowM, Q - 1));
+        V dpv = g.shift_up(g.get(kRowD, Q - 1));
+        V ipv = g.shift_up(g.get(kRowI, Q - 1));
+        for (int q = 0; q < Q; ++q) {
+            const int s = q * 4;
+            V sv = g.mul(xBv, g.seg(bm + s));
+            sv = g.add(sv, g.mul(mpv, g.seg(mm + s)));
+            sv = g.add(sv, g.mul(ipv, g.seg(im + s)));
+            sv = g.add(sv, g.mul(dpv, g.seg(dm + s)));
+            sv = g.mul(sv, g.seg(emission + s));
+            xEv = g.add(xEv, sv);
+            mpv = g.get(kRowM, q);
+            dpv = g.get(kRowD, q);
+            ipv = g.get(kRowI, q);
+            g.put(kRowM, q, sv);
+            g.put(kRowD, q, dcv);
+            dcv = g.mul(sv, g.seg(md + s));
+            g.put(kRowI, q, g.add(g.mul(mpv, g.seg(mi + s)), g.mul(ipv, g.seg(ii + s))));
+        }
+        forward_lane_deletes(g, m, dcv);
+        for (int q = 0; q < Q; ++q) xEv = g.add(g.get(kRowD, q), xEv);
+        const float xE = g.sum(xEv);
+        const float factor = forward_lane_specials(g, m, t, xE, xN, xJ, xB, xC, total_scale, i);
+        if (factor != 1.0f) {
+            const V f = g.splat(factor);
+            for (int q = 0; q < Q; ++q) {
+                g.put(kRowM, q, g.mul(g.get(kRowM, q), f));
+                g.put(kRowD, q, g.mul(g.get(kRowD, q), f));
+                g.put(kRowI, q, g.mul(g.get(kRowI, q), f));
+            }
+        }
+    }
+    return {xC, total_scale};
+}
+
+// The CPU emulation: the four lanes as an array in one thread, one row of
+// storage. Plain float operations: run under FlushSubnormals to match.
+struct HostForwardLanes {
+    using V = std::array<float, 4>;
+    using Flag = bool;
+    int Q = 0;
+    std::vector<float> rows;  // [(array * Q + q) * 4 + lane]
+    explicit HostForwardLanes(int segments) : Q(segments), rows(static_cast<std::size_t>(segments) * 12) {}
+
+    static V zero() { return {0.0f, 0.0f, 0.0f, 0.0f}; }
+    static V splat(float x) { return {x, x, x, x}; }
+    static V add(V a, V b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]}; }
+    static V mul(V a, V b) { return {a[0] * b[0], a[1] * b[1], a[2] * b[2], a[3] * b[3]}; }
+    static V seg(const float* p) { return {p[0], p[1], p[2], p[3]}; }
+    static V shift_up(V a) { return {0.0f, a[0], a[1], a[2]}; }
+    static float sum(V a) { return (a[0] + a[1]) + (a[2] + a[3]); }
+    static void note_greater(Flag& f, V a, V b) {
+        for (int z = 0; z < 4; ++z) f = f || a[static_cast<std::size_t>(z)] > b[static_cast<std::size_t>(z)];
+    }
+    static bool any(Flag f) { return f; }
+    static float fadd(float a, float b) { return a + b; }
+    static float fmul(float a, float b) { return a * b; }
+    static float fdiv(float a, float b) { return a / b; }
+    static bool lead() { return true; }
+    V get(int a, int q) const { return seg(rows.data() + static_cast<std::size_t>((a * Q + q) * 4)); }
+    void put(int a, int q, V v) {
+        float* p = rows.data() + static_cast<std::size_t>((a * Q + q) * 4);
+        p[0] = v[0], p[1] = v[1], p[2] = v[2], p[3] = v[3];
+    }
+};
+
+}  // namespace alignscope::kernels::profile
