@@ -14,6 +14,8 @@
 #include <alignscope/error.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
 
+#include "cpu_tile_scorer.hpp"
+
 #include <QtTest>
 
 #include <parasail.h>
@@ -202,34 +204,6 @@ private slots:
         // is in flight), and from a TileDeal shared by three workers with a
         // window of one tile (a worker waiting there with a tile in flight would
         // wait for itself).
-        struct CpuScorer : TileScorer {
-            const Problem& problem;
-            Backend& backend;
-            std::deque<std::uint64_t> flight;
-            std::size_t most_in_flight = 0;
-            CpuScorer(const Problem& p, Backend& b) : problem(p), backend(b) {}
-            std::size_t depth() const override { return 2; }
-            void submit(std::uint64_t tile, JobContext&) override {
-                flight.push_back(tile);
-                most_in_flight = std::max(most_in_flight, flight.size());
-            }
-            std::vector<std::int32_t> take(JobContext& context) override {
-                if (flight.empty()) throw Error("take with nothing in flight");
-                PairJob job;
-                job.queries = problem.rows;
-                job.targets = problem.columns;
-                job.scheme = problem.scheme;
-                job.options = problem.options;
-                job.options.traceback = job.options.begins = false;
-                problem.tiling.pairs(flight.front(), job.pairs);
-                flight.pop_front();
-                std::vector<std::int32_t> scores;
-                for (const Alignment& a : backend.align_pairs(job, context)) scores.push_back(std::int32_t(a.score));
-                return scores;
-            }
-            void abandon() override { flight.clear(); }
-            std::string describe() const override { return "cpu test scorer"; }
-        };
         struct Ahead : AllTiles {
             using AllTiles::AllTiles;
             std::optional<std::uint64_t> next_ready(bool& none_left) override {
@@ -259,14 +233,14 @@ private slots:
         QCOMPARE(plain.results.size(), std::size_t(problem.tiling.tile_count()));
         const std::string want = encoded(plain.results);
 
-        CpuScorer ahead_scorer(problem, cpu);
+        CpuTileScorer ahead_scorer(problem, cpu);
         Ahead ahead(0, problem.tiling.tile_count());
         Collect ahead_out;
         run_tiles(problem, cpu, &ahead_scorer, ahead, ahead_out, context);
         QCOMPARE(encoded(ahead_out.results), want);
         QCOMPARE(ahead_scorer.most_in_flight, std::size_t(2));
 
-        CpuScorer waiting_scorer(problem, cpu);
+        CpuTileScorer waiting_scorer(problem, cpu);
         AllTiles waiting(0, problem.tiling.tile_count());
         Collect waiting_out;
         run_tiles(problem, cpu, &waiting_scorer, waiting, waiting_out, context);
@@ -279,7 +253,7 @@ private slots:
         std::vector<std::thread> workers;
         for (int w = 0; w < 3; ++w)
             workers.emplace_back([&] {
-                CpuScorer scorer(problem, cpu);
+                CpuTileScorer scorer(problem, cpu);
                 TileDeal::Local view(deal);
                 JobContext c;
                 run_tiles(problem, cpu, &scorer, view, view, c);

@@ -16,6 +16,7 @@
 #include <alignscope/seq/sequence_reader.hpp>
 
 #include "cli_runner.hpp"
+#include "cpu_tile_scorer.hpp"
 
 #include <QtTest>
 
@@ -42,36 +43,6 @@ std::vector<Sequence> records() {
     for (Sequence& s : set.records) s.residues.resize(200);
     return set.records;
 }
-
-// A TileScorer on the CPU: two tiles in flight, scored when taken.
-struct CpuScorer : TileScorer {
-    const Problem& problem;
-    Backend& backend;
-    std::deque<std::uint64_t> flight;
-    std::size_t most_in_flight = 0;
-    CpuScorer(const Problem& p, Backend& b) : problem(p), backend(b) {}
-    std::size_t depth() const override { return 2; }
-    void submit(std::uint64_t tile, JobContext&) override {
-        flight.push_back(tile);
-        most_in_flight = std::max(most_in_flight, flight.size());
-    }
-    std::vector<std::int32_t> take(JobContext& context) override {
-        PairJob job;
-        job.queries = problem.rows;
-        job.targets = problem.columns;
-        job.scheme = problem.scheme;
-        job.options = problem.options;
-        job.options.traceback = job.options.begins = false;
-        job.threads = 1;
-        problem.tiling.pairs(flight.front(), job.pairs);
-        flight.pop_front();
-        std::vector<std::int32_t> scores;
-        for (const Alignment& a : backend.align_pairs(job, context)) scores.push_back(std::int32_t(a.score));
-        return scores;
-    }
-    void abandon() override { flight.clear(); }
-    std::string describe() const override { return "cpu test scorer"; }
-};
 
 struct Collect : TileSink {
     std::vector<TileResult> results;
@@ -124,7 +95,7 @@ void deal_everything(const mpi::World& world, const Problem& problem, Backend& c
         std::mutex m;
         std::thread local([&] {
             TileDeal::Local view(deal);
-            CpuScorer s(problem, cpu);
+            CpuTileScorer s(problem, cpu, 1);
             JobContext c;
             run_tiles(problem, cpu, scorer ? &s : nullptr, view, view, c);
             std::lock_guard lock(m);
@@ -156,7 +127,7 @@ void deal_everything(const mpi::World& world, const Problem& problem, Backend& c
         return report(true, name);
     }
     mpi::RemoteTiles remote(world, !scorer);
-    CpuScorer s(problem, cpu);
+    CpuTileScorer s(problem, cpu, 1);
     JobContext c;
     run_tiles(problem, cpu, scorer ? &s : nullptr, remote, remote, c);
     remote.flush();
@@ -215,7 +186,7 @@ int run_ranks() {
     std::string want;
     if (world.rank() == 0) {
         Collect one;
-        CpuScorer none(problem, cpu);
+        CpuTileScorer none(problem, cpu, 1);
         struct All : TileSource {
             std::uint64_t next_ = 0, count_;
             explicit All(std::uint64_t count) : count_(count) {}
