@@ -20,11 +20,15 @@
 // Padding columns of the warp's longer pairs are skipped, not computed: a
 // global pass's registers must still hold column 0 when its first column
 // comes (the ramp), and nothing of them is stored.
-// One function on purpose: written as named stages over for_each_chunk
-// (common/warp_wavefront.cuh), the same pass took 80 registers where this
-// takes 88 and ran 5.5 % slower on an H100 (200,000 protein pairs: 20.5 ms
-// against 19.4), and even moving the walk or the table load out changes its
-// SASS. Any split must keep the SASS byte for byte or be timed on the GPU.
+// The stages (a strip's rows, a chunk's fetch, a column of cells, and the
+// walk in pass_common.cuh) are __forceinline__ and give the kernels the same
+// SASS, byte for byte, as the one function they were cut from. The SASS moves
+// with small changes of shape: the column's outputs through a returned
+// struct, its inputs by reference, the table load through load_table, the
+// region as a stage, or fetch_chunk called without the strip's lambda each
+// changed it (a rewrite over for_each_chunk took 80 registers where this
+// takes 88 and ran 5.5 % slower on an H100). Compare the kernels' .text
+// sections before and after a change here, or time it on the GPU.
 #pragma once
 
 #include "pairwise/wavefront_s32.cuh"
@@ -62,6 +66,40 @@ __device__ __forceinline__ std::uint32_t trace_column(int (&ho_left)[R], int (&e
         above = ho_left[r];
     }
     return bits;
+}
+
+// A strip's rows at column 0: the byte offset of each row's query letter in
+// a table column (the pad letter past row m) and the global left boundary,
+// Ho(i, 0) from `edge`, with no E run yet.
+template <int R, class Edge>
+__device__ __forceinline__ void begin_strip_rows(int (&qoffset)[R], int (&ho_left)[R], int (&e_run)[R],
+                                                 const PassParams& p, const Edge& edge, int row0, int m,
+                                                 const std::uint8_t* q) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const int i = row0 + r + 1;
+        qoffset[r] = (i <= m ? q[i - 1] : p.letters) * static_cast<int>(sizeof(int));
+        ho_left[r] = edge(i);
+        e_run[r] = kNegS32;
+    }
+}
+
+// What the chunk of columns c0 + 1 .. c0 + 4 takes from above: the strip's
+// upper boundary in `u` (row 0's, or with read_up the boundary the previous
+// strip stored), and on thread 0 the chunk's four target residues in `w`.
+template <class Edge>
+__device__ __forceinline__ void fetch_chunk(int c0, std::uint32_t& w, int2* u, const Edge& edge, bool top,
+                                            const std::uint8_t* s, int n, std::uint32_t pad_word, bool read_up,
+                                            int2* boundary, int stride) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) u[k] = make_int2(edge(c0 + k + 1), kNegS32);  // strip 0: row 0
+    if (!top) return;
+    w = wavefront::forward_residues(s, c0, n, pad_word);
+    if (read_up) {
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+            if (c0 + k < n) u[k] = boundary[static_cast<long long>(c0 + k + 1) * stride];
+    }
 }
 
 // The traceback pass of the intra families, chunked (file comment).
@@ -130,13 +168,7 @@ __global__ void __launch_bounds__(PairwiseIntraPolicy::kBlockThreads) intra_s32_
         // Byte offsets of the rows' query letters in a table column; the
         // target letter comes down the wavefront as its column's offset.
         int qoffset[R], ho_left[R], e_run[R];
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            const int i = row0 + r + 1;
-            qoffset[r] = (i <= m ? q[i - 1] : p.letters) * static_cast<int>(sizeof(int));
-            ho_left[r] = edge(i);
-            e_run[r] = kNegS32;
-        }
+        begin_strip_rows<R>(qoffset, ho_left, e_run, p, edge, row0, m, q);
         // Thread 0's diagonal at column 1 is H(row0, 0); the others take
         // theirs from above at the step before their first column, when the
         // thread above still holds column 0 in its bottom row.
@@ -152,15 +184,7 @@ __global__ void __launch_bounds__(PairwiseIntraPolicy::kBlockThreads) intra_s32_
         std::uint32_t word = pad_word, next_word = pad_word;
         int2 up[4], next_up[4];
         auto fetch = [&](int c0, std::uint32_t& w, int2* u) {
-#pragma unroll
-            for (int k = 0; k < 4; ++k) u[k] = make_int2(edge(c0 + k + 1), kNegS32);  // strip 0: row 0
-            if (!top) return;
-            w = wavefront::forward_residues(s, c0, n, pad_word);
-            if (read_up) {
-#pragma unroll
-                for (int k = 0; k < 4; ++k)
-                    if (c0 + k < n) u[k] = boundary[static_cast<long long>(c0 + k + 1) * stride];
-            }
+            fetch_chunk(c0, w, u, edge, top, s, n, pad_word, read_up, boundary, stride);
         };
         fetch(0, word, up);
 
