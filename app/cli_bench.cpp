@@ -585,7 +585,9 @@ void add_bench_command(CLI::App& app, CliContext& context) {
                          "Stream-count sweep on GPUs [default: 1,2,4,8; --long: 1,2,4 for the streams strategy]")
             ->delimiter(',')
             ->transform(strict_number<int>());
-    command->add_option("--kernel", flags->kernels, "Kernel sweep: force each of these kernels")->delimiter(',');
+    command->add_option("--kernel", flags->kernels, "Kernel sweep: force each of these kernels")
+        ->delimiter(',')
+        ->transform(kernel_of_today());
     flags->repeat_option =
         command->add_option("--repeat", flags->repeat, "Timed runs per point (median reported) [default: 3; --quick 2]")
             ->transform(strict_number<int>());

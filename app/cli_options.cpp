@@ -1,11 +1,14 @@
 // Shared alignscope-cli flags.
 #include "cli_options.hpp"
 
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/score/substitution_matrix.hpp>
 
 #include <cctype>
 #include <cmath>
+#include <iostream>
+#include <optional>
 
 namespace alignscope::cli {
 
@@ -77,9 +80,23 @@ void DeviceFlags::add_to(CLI::App& command, const std::string& default_device) {
         ->transform(strict_number<int>());
     command.add_option("--streams", streams, "CUDA streams per GPU [default: chosen from the device]")
         ->transform(strict_number<int>());
-    command.add_option("--kernel", kernel, "Force a kernel/variant by name (see `devices`)");
+    command.add_option("--kernel", kernel, "Force a kernel/variant by name (see `devices`)")
+        ->transform(kernel_of_today());
     command.add_option("--gpu-mem", gpu_mem, "GPU memory budget per device, e.g. 4G [default: 90% of free]");
     command.add_option("--timeline", timeline, "Write the kernel timeline as Chrome trace JSON to this file");
+}
+
+CLI::Validator kernel_of_today() {
+    return CLI::Validator(
+        [](std::string& text) {
+            if (const std::optional<KernelName> today = read_renamed_kernel_name(text)) {
+                std::cerr << "alignscope-cli: warning: --kernel '" << text << "' is the former name of "
+                          << today->format() << "; read as " << today->format() << '\n';
+                text = today->format();
+            }
+            return std::string();
+        },
+        "", "kernel name");
 }
 
 std::uint64_t parse_byte_size(const std::string& text, const std::string& flag) {

@@ -74,4 +74,9 @@ inline constexpr std::int64_t kLongPairThreshold = policy::long_pair_residues;
 // what any machine has is called too large.
 std::uint64_t parse_byte_size(const std::string& text, const std::string& flag);
 
+// For --kernel: a name in a family word of an earlier version
+// ("sw_affine_dbscan_s16x2") is read as today's ("sw_affine_search_s16x2"),
+// with a warning on stderr saying so; any other text is left to the backend.
+CLI::Validator kernel_of_today();
+
 }  // namespace alignscope::cli

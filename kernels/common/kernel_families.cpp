@@ -5,6 +5,7 @@
 #include <alignscope/kernels/cuda_backend.hpp>
 
 #include "../pairwise/kernel_catalog.hpp"
+#include "../search/db_scan_shape.hpp"
 
 namespace alignscope::kernels {
 
@@ -12,7 +13,7 @@ void add_cuda_kernel_families(KernelCatalog& catalog) {
     catalog.add({"pairwise", "gpu", all_pairwise_kernel_names(), check_pairwise_kernel});
     // The scanner picks the cell width itself: two 16-bit queries per
     // register, 32-bit cells where 16 bits could saturate.
-    catalog.add({"search", "gpu", kernel_variants({{"dbscan"}}, {KernelWidth::S16x2, KernelWidth::S32}),
+    catalog.add({"search", "gpu", kernel_variants({{search::kScanFamily}}, {KernelWidth::S16x2, KernelWidth::S32}),
                  make_search_kernel_check()});
     // The strip kernel runs 8 or 16 query rows a thread (LongRunnerSettings::kernel).
     catalog.add(

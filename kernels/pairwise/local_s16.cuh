@@ -1,7 +1,7 @@
 // The local 16-bit pass of the intra families (G = 4 to 32 threads per group,
 // two pairs per group in the halves of every register), forward and reverse:
 // intra_s16's cells and per-thread query profile, laid out like the
-// database scan (search/dbscan_kernel.cuh) so that a column costs little
+// database scan (search/db_scan_kernel.cuh) so that a column costs little
 // beyond its cells:
 //  - every loop bound is the same for the whole warp (its longest pair sets
 //    them; pairs arrive longest first, so little is wasted), so the shuffles

@@ -45,8 +45,9 @@ const std::vector<DbScanShape>& db_scan_shapes(bool wide_cells) {
 
 std::string db_scan_kernel_name(const DbScanShape& shape, bool linear, const char* mode_prefix) {
     const std::optional<AlignmentMode> mode = mode_from_word(mode_prefix);
-    if (!mode) return std::string(mode_prefix) + "_dbscan";  // not reached: the scanner's prefixes are sw, nw, sg
-    return KernelName{*mode, linear, "dbscan", 0, shape.wide ? KernelWidth::S32 : KernelWidth::S16x2}.format();
+    // Not reached: the scanner's prefixes are sw, nw, sg.
+    if (!mode) return std::string(mode_prefix) + "_" + kScanFamily;
+    return KernelName{*mode, linear, kScanFamily, 0, shape.wide ? KernelWidth::S32 : KernelWidth::S16x2}.format();
 }
 
 std::size_t db_scan_shared_bytes(const DbScanShape& shape, int letters) {

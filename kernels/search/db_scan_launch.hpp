@@ -69,8 +69,8 @@ enum class DbScanMode {
 // Every compiled shape of one cell width.
 const std::vector<DbScanShape>& db_scan_shapes(bool wide);
 
-// The kernel's name in the grammar (device/kernel_name.hpp), family "dbscan":
-// "sw_affine_dbscan_s16x2", "nw_linear_dbscan_s32", "sg_affine_dbscan_s16x2"
+// The kernel's name in the grammar (device/kernel_name.hpp), family "search"
+// (kScanFamily): "sw_affine_search_s16x2", "nw_linear_search_s32", "sg_affine_search_s16x2"
 // and the like: `mode_prefix` is sw, nw or sg; `linear` names open == extend.
 std::string db_scan_kernel_name(const DbScanShape& shape, bool linear, const char* mode_prefix = "sw");
 

@@ -44,6 +44,10 @@ struct DbScanShape {
     int groups_per_block() const { return kBlockThreads / threads; }
 };
 
+// The family word of the database-scan kernels' names (device/kernel_name.hpp):
+// "sw_affine_search_s16x2", "nw_linear_search_s32".
+inline constexpr const char* kScanFamily = "search";
+
 // The shape of the 32-bit rescoring of saturated pairs (explicit items).
 constexpr DbScanShape rescore_shape() { return {ScanPolicy::rescore_threads, ScanPolicy::wide_rows, true}; }
 

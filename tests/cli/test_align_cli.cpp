@@ -199,6 +199,22 @@ private slots:
         QVERIFY2(err.contains(expected.toUtf8()), err.constData());
     }
 
+    // --kernel in the database scan's former family word is read as today's
+    // name, said in one warning line; the backend then judges today's name
+    // (cpu-ref runs no database-scan kernel for a pair job).
+    void former_kernel_name_is_read_as_today() {
+        const ProcessResult r =
+            run_cli({"align", dna_, dna_, "--device", "cpu-ref", "--kernel", "nw_affine_dbscan_s32"});
+        QVERIFY2(!r.crashed, "crashed");
+        QCOMPARE(r.exit_code, 2);
+        const QStringList lines = QString::fromUtf8(r.err).trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(lines[0], QString("alignscope-cli: warning: --kernel 'nw_affine_dbscan_s32' is the former name of "
+                                   "nw_affine_search_s32; read as nw_affine_search_s32"));
+        QVERIFY2(lines[1].contains("--kernel 'nw_affine_search_s32'"), qPrintable(lines[1]));
+        QVERIFY2(!lines[1].contains("dbscan"), qPrintable(lines[1]));
+    }
+
     // An input read from a pipe (a FIFO, process substitution) cannot be read
     // again to hash or embed it: the project records it as what was read.
     void project_records_a_piped_input() {
