@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <future>
 #include <map>
 #include <memory>
@@ -42,9 +43,6 @@ struct PinnedStaging {
                (cigar.capacity() + counter.capacity()) * sizeof(std::uint32_t);
     }
 };
-
-CudaPairBackend::CudaPairBackend(CudaDevice device) : device_(std::move(device)) {}
-CudaPairBackend::~CudaPairBackend() = default;
 
 namespace {
 
@@ -97,10 +95,12 @@ constexpr std::uint64_t kKeptStagingBytes = std::uint64_t{1} << 30;
 
 }  // namespace
 
-// What one stream owns: staging and device buffers reused batch after batch,
-// and kept from job to job by the backend (a chunked job calls it again and
-// again: allocating them anew each time would cost more than its kernels).
+// A stream and what it owns: staging and device buffers reused batch after
+// batch, and kept from job to job by the backend (a chunked job calls it again
+// and again: allocating them anew each time would cost more than its
+// kernels). One job at a time holds a slot.
 struct StreamSlot {
+    cudaStream_t stream = nullptr;
     std::unique_ptr<PinnedStaging> host;
     DeviceBuffer<std::uint8_t> residues;
     DeviceBuffer<PairTask> tasks;
@@ -119,13 +119,23 @@ struct StreamSlot {
     StreamSlot(const StreamSlot&) = delete;
     StreamSlot& operator=(const StreamSlot&) = delete;
     ~StreamSlot() {
+        if (stream) (void)cudaStreamSynchronize(stream);
         if (done) (void)cudaEventDestroy(done);
+        if (stream) (void)cudaStreamDestroy(stream);
     }
     std::uint64_t device_bytes() const {
         return residues.bytes() + tasks.bytes() + results.bytes() + boundary.bytes() + trace.bytes() +
                cigar_scratch.bytes() + cigar_out.bytes() + counter.bytes();
     }
 };
+
+struct MatrixTable {
+    std::vector<std::int32_t> values;
+    DeviceBuffer<std::int32_t> device;
+};
+
+CudaPairBackend::CudaPairBackend(CudaDevice device) : device_(std::move(device)) {}
+CudaPairBackend::~CudaPairBackend() = default;
 
 namespace {
 
@@ -220,9 +230,9 @@ public:
           scheme_(job.scheme) {}
     PairRun(const PairRun&) = delete;
     PairRun& operator=(const PairRun&) = delete;
-    // On any failure, lets the device finish with the buffers before they go,
-    // then keeps the slots for the next job.
-    ~PairRun() { keep_slots(); }
+    // On any failure, lets the device finish with the slots' buffers, then
+    // returns them to the pool.
+    ~PairRun() { return_slots(); }
 
     std::vector<Alignment> all() {
         if (!start()) return {};
@@ -257,8 +267,8 @@ private:
     void set_up(const PairPlan& first);
     std::uint64_t batch_budget();
     void upload_matrix();
-    void take_slots();
-    void keep_slots();
+    StreamSlot& next_slot();
+    void return_slots();
     void run_batches(const std::vector<Batch>& batches);
     PackedSizes pack(StreamSlot& slot, const Batch& batch);
     void upload(StreamSlot& slot, const Batch& batch, const PackedSizes& sizes, cudaStream_t stream);
@@ -297,14 +307,13 @@ private:
     std::vector<PairLengths> lengths_;  // (query, target) residues of every job pair
     PairPlanRules rules_;
 
-    int stream_count_ = 0;
-    StreamPool* streams_ = nullptr;
+    int stream_count_ = 0;  // slots the job keeps in flight at most
     std::uint64_t budget_ = 0;
     std::vector<Batch> first_batches_;
-    DeviceBuffer<std::int32_t> matrix_;
+    const std::int32_t* matrix_ = nullptr;  // the backend's
     std::optional<GpuTimeline> timeline_;
-    std::vector<std::unique_ptr<StreamSlot>> slots_;
-    bool slots_taken_ = false;
+    std::vector<StreamSlot*> held_;      // slots taken from the pool
+    std::deque<StreamSlot*> in_flight_;  // of those, the ones running a batch, oldest first
 
     Progress progress_;
     std::vector<std::size_t> saturated_;  // pairs a 16-bit pass may have wrapped
@@ -387,7 +396,9 @@ PairPlan PairRun::plan(const std::vector<std::size_t>& indices, bool wide) {
 void PairRun::set_up(const PairPlan& first) {
     std::optional<HostPhase> setup(std::in_place, context_.timeline, device_id_, "setup");
     stream_count_ = job_.streams > 0 ? job_.streams : default_stream_count(backend_.device_.info.sm_count);
-    streams_ = &backend_.stream_pool(stream_count_, site_);
+    if (stream_count_ < 1 || stream_count_ > 64)
+        throw Error("--streams " + std::to_string(stream_count_) + " on " + site_.device +
+                    ": expected 1 to 64 streams");
     budget_ = batch_budget();
     first_batches_ = first.batches(budget_, kMaxBatchCells, [this](std::size_t k) { return describe_pair(k); });
     std::uint64_t total_cells = 0;
@@ -396,7 +407,6 @@ void PairRun::set_up(const PairPlan& first) {
         total_cells += static_cast<std::uint64_t>(lengths_[k].first) * static_cast<std::uint64_t>(lengths_[k].second);
     upload_matrix();
     timeline_.emplace(context_.timeline, device_id_, site_);
-    take_slots();
     setup.reset();
 
     progress_.cells_total = total_cells;
@@ -404,7 +414,7 @@ void PairRun::set_up(const PairPlan& first) {
     report();
 
     base_.letters = letters_;
-    base_.matrix = matrix_.data();
+    base_.matrix = matrix_;
     base_.gap_open = scheme_.gap_open;
     base_.gap_extend = scheme_.gap_extend;
     base_.max_score = scheme_.matrix.max_score();
@@ -416,8 +426,8 @@ std::uint64_t PairRun::batch_budget() {
     if (job_.gpu_memory_budget) return budget_per_batch(job_.gpu_memory_budget, stream_count_);
     std::size_t free_bytes = 0, total_bytes = 0;
     check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", site_);
-    // Buffers kept from the last job are this job's to reuse: count them as free.
-    for (const auto& slot : backend_.kept_slots_) free_bytes += slot->device_bytes();
+    // The slots' buffers are the batches' to reuse: count them as free.
+    free_bytes += backend_.slot_device_bytes();
     return default_batch_budget(std::min<std::uint64_t>(free_bytes, total_bytes), total_bytes, stream_count_);
 }
 
@@ -428,70 +438,59 @@ void PairRun::upload_matrix() {
     for (int qc = 0; qc < letters_; ++qc)
         for (int tc = 0; tc < letters_; ++tc)
             table[static_cast<std::size_t>(tc * dim + qc)] = scheme_.matrix.score(qc, tc);
-    matrix_.reserve(table.size(), site_);
-    check_cuda(cudaMemcpy(matrix_.data(), table.data(), table.size() * sizeof(std::int32_t), cudaMemcpyHostToDevice),
-               "cudaMemcpy(substitution table)", site_);
+    matrix_ = backend_.matrix_table(table, site_);
 }
 
-// One slot per stream, those kept from the last job first.
-void PairRun::take_slots() {
-    std::vector<std::unique_ptr<StreamSlot>>& kept = backend_.kept_slots_;
-    slots_.resize(static_cast<std::size_t>(stream_count_));
-    slots_taken_ = true;
-    for (std::size_t s = 0; s < slots_.size(); ++s) {
-        if (!kept.empty()) {
-            slots_[s] = std::move(kept.back());
-            kept.pop_back();
-        } else {
-            slots_[s] = std::make_unique<StreamSlot>();
-        }
-        slots_[s]->lane = static_cast<int>(s);
-        if (!slots_[s]->host) slots_[s]->host = std::make_unique<PinnedStaging>();
+// The slot for the next batch: a free one from the pool while the job has
+// fewer than its streams in flight, else the job's oldest, once finished (a
+// job holding slots never waits for another job's).
+StreamSlot& PairRun::next_slot() {
+    StreamSlot* slot = nullptr;
+    if (static_cast<int>(in_flight_.size()) < stream_count_) {
+        slot = backend_.acquire_slot(stream_count_, in_flight_.empty(), site_);
+        if (slot) held_.push_back(slot);
     }
-    kept.clear();  // more than this job's streams: let them go
-    for (auto& slot : slots_)
-        if (!slot->done)
-            check_cuda(cudaEventCreateWithFlags(&slot->done, cudaEventDisableTiming), "cudaEventCreateWithFlags",
-                       site_);
+    if (!slot) {
+        slot = in_flight_.front();
+        in_flight_.pop_front();
+        finish(*slot);
+    }
+    return *slot;
 }
 
-// Lets the device finish with the buffers, then keeps the slots for the next
-// job, up to kKeptStagingBytes of pinned and kKeptDeviceBytes of device memory.
-void PairRun::keep_slots() {
-    if (!slots_taken_) return;
-    for (int s = 0; s < streams_->size(); ++s) (void)cudaStreamSynchronize((*streams_)[s]);
-    std::uint64_t host_bytes = 0, device_bytes = 0;
-    for (auto& slot : slots_) {
-        if (!slot) continue;
+// Lets the device finish with the held slots' buffers, then returns them.
+void PairRun::return_slots() {
+    for (StreamSlot* slot : held_) {
+        if (slot->busy) (void)cudaEventSynchronize(slot->done);
         slot->busy = false;
-        if (slot->host && (host_bytes += slot->host->bytes()) > kKeptStagingBytes) slot->host.reset();
-        if ((device_bytes += slot->device_bytes()) > kKeptDeviceBytes) continue;
-        backend_.kept_slots_.push_back(std::move(slot));
+        backend_.release_slot(slot);
     }
-    slots_.clear();
+    held_.clear();
+    in_flight_.clear();
 }
 
 void PairRun::run_batches(const std::vector<Batch>& batches) {
-    for (std::size_t b = 0; b < batches.size(); ++b) {
-        const int lane = static_cast<int>(b % static_cast<std::size_t>(stream_count_));
-        StreamSlot& slot = *slots_[static_cast<std::size_t>(lane)];
-        if (slot.busy) finish(slot);
+    for (const Batch& batch : batches) {
+        StreamSlot& slot = next_slot();
         context_.throw_if_cancelled();
-        const cudaStream_t stream = (*streams_)[lane];
-        const Batch& batch = batches[b];
         slot.batch = batch;
         PackedSizes sizes;
         {
             HostPhase phase(context_.timeline, device_id_, "pack", batch.count);
             sizes = pack(slot, batch);
-            upload(slot, batch, sizes, stream);
-            launch_passes(slot, batch, stream);
+            upload(slot, batch, sizes, slot.stream);
+            launch_passes(slot, batch, slot.stream);
         }
-        check_cuda(cudaEventRecord(slot.done, stream), "cudaEventRecord", site_);
+        check_cuda(cudaEventRecord(slot.done, slot.stream), "cudaEventRecord", site_);
         slot.busy = true;
+        in_flight_.push_back(&slot);
     }
-    for (auto& slot : slots_)
-        if (slot->busy) finish(*slot);
+    while (!in_flight_.empty()) {
+        StreamSlot* slot = in_flight_.front();
+        in_flight_.pop_front();
+        finish(*slot);
+    }
+    return_slots();
 }
 
 // Offsets of everything the batch's pairs own on the device, written straight
@@ -659,7 +658,7 @@ void PairRun::finish(StreamSlot& slot) {
         const std::uint32_t ops = slot.host->counter[0];
         slot.host->cigar.reserve(roomy(std::max<std::uint32_t>(ops, 1)), site_);
         if (ops) {
-            const cudaStream_t stream = (*streams_)[slot.lane];
+            const cudaStream_t stream = slot.stream;
             timeline_->record(stream, {"D2H", "copy", slot.lane, ops * sizeof(std::uint32_t), 0}, [&] {
                 check_cuda(cudaMemcpyAsync(slot.host->cigar.data(), slot.cigar_out.data(), ops * sizeof(std::uint32_t),
                                            cudaMemcpyDeviceToHost, stream),
@@ -788,37 +787,104 @@ void PairRun::align_on_host(const std::vector<std::size_t>& pairs) {
 
 std::vector<Alignment> PairRun::finish_job() {
     HostPhase finish_phase(context_.timeline, device_id_, "finish");
-    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site_);
+    // Every batch was waited for (its event follows its last copy); other
+    // jobs may still be running on the device.
     timeline_->flush();
     take_out();
     return std::move(out_);
 }
 
 std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobContext& context) {
-    std::lock_guard lock(mutex_);
     PairRun run(*this, job, context);
     return run.all();
 }
 
 Backend& CudaPairBackend::exact_cpu_path() {
+    std::lock_guard lock(mutex_);
     if (!cpu_devices_) cpu_devices_ = make_cpu_registry();
     return cpu_devices_->select("cpu-ref");
 }
 
-StreamPool& CudaPairBackend::stream_pool(int count, const CudaSite& site) {
-    if (!streams_ || streams_->size() != count) {
-        streams_.reset();
-        streams_ = std::make_unique<StreamPool>(count, site);
+StreamSlot* CudaPairBackend::acquire_slot(int streams, bool wait, const CudaSite& site) {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        if (!free_slots_.empty()) {
+            StreamSlot* slot = free_slots_.back();
+            free_slots_.pop_back();
+            return slot;
+        }
+        if (static_cast<int>(slots_.size()) < streams) {
+            auto slot = std::make_unique<StreamSlot>();
+            slot->lane = static_cast<int>(slots_.size());
+            slot->host = std::make_unique<PinnedStaging>();
+            check_cuda(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags",
+                       site);
+            check_cuda(cudaEventCreateWithFlags(&slot->done, cudaEventDisableTiming), "cudaEventCreateWithFlags", site);
+            slots_.push_back(std::move(slot));
+            return slots_.back().get();
+        }
+        if (!wait) return nullptr;
+        slot_returned_.wait(lock);
     }
-    return *streams_;
+}
+
+void CudaPairBackend::release_slot(StreamSlot* slot) {
+    {
+        std::lock_guard lock(mutex_);
+        std::uint64_t host_bytes = 0, device_bytes = 0;
+        for (const auto& s : slots_) {
+            host_bytes += s->host ? s->host->bytes() : 0;
+            device_bytes += s->device_bytes();
+        }
+        if (host_bytes > kKeptStagingBytes) slot->host = std::make_unique<PinnedStaging>();
+        if (device_bytes > kKeptDeviceBytes) {
+            slot->residues.release();
+            slot->tasks.release();
+            slot->results.release();
+            slot->boundary.release();
+            slot->trace.release();
+            slot->cigar_scratch.release();
+            slot->cigar_out.release();
+            slot->counter.release();
+        }
+        free_slots_.push_back(slot);
+    }
+    slot_returned_.notify_one();
+}
+
+std::uint64_t CudaPairBackend::slot_device_bytes() {
+    std::lock_guard lock(mutex_);
+    std::uint64_t bytes = 0;
+    for (const auto& slot : slots_) bytes += slot->device_bytes();
+    return bytes;
+}
+
+const std::int32_t* CudaPairBackend::matrix_table(const std::vector<std::int32_t>& table, const CudaSite& site) {
+    std::lock_guard lock(mutex_);
+    for (const auto& kept : tables_)
+        if (kept->values == table) return kept->device.data();
+    auto made = std::make_unique<MatrixTable>();
+    made->values = table;
+    made->device.reserve(table.size(), site);
+    check_cuda(cudaMemcpy(made->device.data(), table.data(), table.size() * sizeof(std::int32_t),
+                          cudaMemcpyHostToDevice),
+               "cudaMemcpy(substitution table)", site);
+    tables_.push_back(std::move(made));
+    return tables_.back()->device.data();
 }
 
 void CudaPairBackend::warm_up() {
-    std::lock_guard lock(mutex_);
     const CudaSite site{device_.info.id + " (" + device_.info.name + ")", "start-up"};
     check_cuda(cudaSetDevice(device_.index), "cudaSetDevice", site);
     check_cuda(cudaFree(nullptr), "cudaFree (context creation)", site);
-    (void)stream_pool(default_stream_count(device_.info.sm_count), site);
+    // The default streams with their slots, made now and returned to the pool.
+    const int streams = default_stream_count(device_.info.sm_count);
+    std::vector<StreamSlot*> made;
+    while (static_cast<int>(made.size()) < streams)
+        if (StreamSlot* slot = acquire_slot(streams, false, site)) made.push_back(slot);
+        else
+            break;
+    for (StreamSlot* slot : made) release_slot(slot);
 }
 
 std::unique_ptr<longpair::PassRunner> CudaPairBackend::make_long_runner(const LongRunnerSettings& settings) {

@@ -7,6 +7,7 @@
 
 #include <alignscope/device/backend.hpp>
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -21,11 +22,15 @@ struct CudaDevice {
 };
 
 struct PinnedStaging;  // one stream's page-locked staging buffers (cuda_pair_backend.cpp)
-struct StreamSlot;     // one stream's staging, device buffers and event (cuda_pair_backend.cpp)
+struct StreamSlot;     // a stream with its staging, device buffers and event (cuda_pair_backend.cpp)
+struct MatrixTable;    // a substitution table on the device (cuda_pair_backend.cpp)
 struct CudaSite;
-class StreamPool;
 class PairRun;  // the stages of one job (cuda_pair_backend.cpp)
 
+// Jobs may run at once from several threads (the pair pipeline aligns chunk
+// k+1 while chunk k's kernels run): each job encodes, plans and packs on its
+// own thread and takes stream slots from a pool the backend shares, so one
+// job's copies and host work overlap another's kernels.
 class CudaPairBackend : public Backend {
 public:
     explicit CudaPairBackend(CudaDevice device);
@@ -43,16 +48,28 @@ private:
     // cpu-ref (the 64-bit reference), made at its first use.
     Backend& exact_cpu_path();
 
+    // A free slot of the pool, or a new one while the pool holds fewer than
+    // `streams`; with `wait`, blocks until another job returns one, else
+    // returns null. The thread has the device set.
+    StreamSlot* acquire_slot(int streams, bool wait, const CudaSite& site);
+    // Back into the pool, idle; past kKeptStagingBytes of pinned or
+    // kKeptDeviceBytes of device memory in all slots, its buffers go.
+    void release_slot(StreamSlot* slot);
+    // Device bytes of every slot, free or taken: memory a job's batches may count on.
+    std::uint64_t slot_device_bytes();
+    // The substitution table on the device, uploaded once per distinct table.
+    const std::int32_t* matrix_table(const std::vector<std::int32_t>& table, const CudaSite& site);
+
     CudaDevice device_;
-    std::mutex mutex_;  // one job at a time on a device
-    // The job's streams, kept for the next job with as many.
-    StreamPool& stream_pool(int count, const CudaSite& site);
-    // Slots kept from job to job (up to a cap): pinning a few hundred
-    // megabytes of host memory, or allocating device buffers, takes longer
-    // than a batch of kernels, so the next job (the next chunk of a streamed
-    // job, a bench repeat, the next GUI run) reuses them.
-    std::vector<std::unique_ptr<StreamSlot>> kept_slots_;
-    std::unique_ptr<StreamPool> streams_;
+    std::mutex mutex_;  // the slot pool, the tables and the exact CPU path
+    std::condition_variable slot_returned_;
+    // Slots kept from job to job: pinning a few hundred megabytes of host
+    // memory, or allocating device buffers, takes longer than a batch of
+    // kernels, so the next job (the next chunk of a streamed job, a bench
+    // repeat, the next GUI run) reuses them. A slot's lane is its index.
+    std::vector<std::unique_ptr<StreamSlot>> slots_;
+    std::vector<StreamSlot*> free_slots_;
+    std::vector<std::unique_ptr<MatrixTable>> tables_;
     std::unique_ptr<DeviceRegistry> cpu_devices_;
 };
 

@@ -1,8 +1,10 @@
 // The streamed pair pipeline: two reader threads cut the files into blocks of
 // records, a pool of threads reads (plain files) and parses them and formats
-// finished chunks, this thread assembles chunks of pairs and aligns them on the
-// backend, and a writer thread writes the chunks' text in input order. Bounded queues between
-// the stages keep memory flat however long the files are.
+// finished chunks, an assembling thread gathers chunks of pairs, this thread
+// hands them to the backend (on a GPU, several chunks at once: one chunk's
+// encoding and packing overlap another's kernels and copies), and a writer
+// thread writes the chunks' text in input order. Bounded queues between the
+// stages keep memory flat however long the files are.
 #include <alignscope/device/pair_pipeline.hpp>
 
 #include <alignscope/error.hpp>
@@ -396,6 +398,21 @@ std::size_t chunk_pairs_of(const PairPipelineSettings& settings) {
     return kDefaultChunkPairs;
 }
 
+// Chunks aligned at once: the settings', else the environment's
+// ALIGNSCOPE_PAIR_ALIGNERS (tests), else kGpuAligningChunks on a GPU and one
+// on a CPU backend (which spreads each chunk over every core already).
+int aligning_chunks_of(const PairPipelineSettings& settings, const Backend& backend) {
+    if (settings.aligning_chunks > 0) return settings.aligning_chunks;
+    if (const char* text = std::getenv("ALIGNSCOPE_PAIR_ALIGNERS"); text && *text) {
+        char* end = nullptr;
+        const unsigned long value = std::strtoul(text, &end, 10);
+        if (end && *end == 0 && value >= 1 && value <= 16) return static_cast<int>(value);
+        throw Error("ALIGNSCOPE_PAIR_ALIGNERS: expected a number of chunks from 1 to 16, got '" + std::string(text) +
+                    "'");
+    }
+    return backend.info().kind == "gpu" ? kGpuAligningChunks : 1;
+}
+
 // One run of the pipeline: the stages as member functions, the threads and
 // queues between them as members. The destructor stops every stage and waits
 // for its thread, whether the run ended or threw.
@@ -440,6 +457,8 @@ private:
                    int lane, std::atomic<std::uint64_t>* bytes);
     void write_pieces();
     bool align_chunks();
+    bool align_in_turn(std::shared_ptr<Chunk> chunk, PairJob job);
+    bool drain_aligned(std::size_t keep);
     void assemble_chunks();
     void stop_assembling();
     std::shared_ptr<Chunk> next_chunk(bool& query_more, bool& target_more);
@@ -499,12 +518,24 @@ private:
     std::thread writer_thread_;
 
     std::optional<RecordFeed> queries_, targets_;
-    std::uint64_t pairs_done_ = 0;
+    // Chunks being aligned, oldest first, each with its alignment to come.
+    struct Aligning {
+        std::shared_ptr<Chunk> chunk;
+        std::future<void> aligned;
+    };
+    std::deque<Aligning> aligning_;
+    int aligning_chunks_ = 1;
+    // Progress over the chunks being aligned at once, reported in turn.
+    std::mutex progress_mutex_;
+    std::uint64_t pairs_done_ = 0, cells_done_ = 0;        // chunks finished
+    std::uint64_t pairs_partial_ = 0, cells_partial_ = 0;  // chunks under way, as far as reported
 };
 
 // On the way out, by success or failure: stop every stage, then wait for it.
 PairPipeline::~PairPipeline() {
     stopping_ = true;
+    for (Aligning& a : aligning_)
+        if (a.aligned.valid()) a.aligned.wait();
     query_blocks_.abort();
     target_blocks_.abort();
     formatted_.abort();
@@ -656,6 +687,7 @@ void PairPipeline::write_pieces() {
     }
 }
 
+// With progress_mutex_ held (the chunks under way report from their threads).
 void PairPipeline::report(std::uint64_t items_done, std::uint64_t cells_done) {
     if (!context_.progress) return;
     Progress progress;
@@ -709,14 +741,46 @@ bool PairPipeline::align_chunks() {
             if (warm_.joinable()) warm_.join();
             if (warm_failure_) std::rethrow_exception(warm_failure_);
             stats_.first_align = seconds_since(start_);
+            aligning_chunks_ = aligning_chunks_of(settings_, *backend_);
+            assembled_.set_capacity(static_cast<std::size_t>(aligning_chunks_));
             first = false;
         }
-        align_chunk(*chunk, job);
-        if (!format_chunk(chunk)) break;  // the writer failed
+        if (!align_in_turn(std::move(chunk), std::move(job))) break;  // the writer failed
         if (!assembled.query_more || !assembled.target_more) break;
     }
+    (void)drain_aligned(0);  // false: the writer failed, and run() says why
     stop_assembling();
     return false;
+}
+
+// Starts aligning the chunk once fewer than aligning_chunks_ are under way
+// (the oldest then formatted, in order); one at a time, on this thread. False
+// when the writer has failed.
+bool PairPipeline::align_in_turn(std::shared_ptr<Chunk> chunk, PairJob job) {
+    if (aligning_chunks_ <= 1) {
+        align_chunk(*chunk, job);
+        return format_chunk(chunk);
+    }
+    if (!drain_aligned(static_cast<std::size_t>(aligning_chunks_) - 1)) return false;
+    Aligning next;
+    next.chunk = chunk;
+    next.aligned = std::async(std::launch::async,
+                              [this, chunk = std::move(chunk), job = std::move(job)] { align_chunk(*chunk, job); });
+    aligning_.push_back(std::move(next));
+    return true;
+}
+
+// Waits for the oldest chunks until `keep` remain under way, formatting each
+// (a chunk's errors come in input order). False when the writer has failed.
+bool PairPipeline::drain_aligned(std::size_t keep) {
+    while (aligning_.size() > keep) {
+        Aligning& oldest = aligning_.front();
+        oldest.aligned.get();
+        std::shared_ptr<Chunk> chunk = std::move(oldest.chunk);
+        aligning_.pop_front();
+        if (!format_chunk(chunk)) return false;
+    }
+    return true;
 }
 
 // The assembling thread: chunks of pairs from both files' parsed records, in
@@ -770,22 +834,35 @@ std::shared_ptr<Chunk> PairPipeline::next_chunk(bool& query_more, bool& target_m
     return chunk;
 }
 
+// Aligns one chunk; several may run at once (their progress is summed).
 void PairPipeline::align_chunk(Chunk& chunk, const PairJob& job) {
     const std::uint64_t chunk_cells = job.total_cells();
     JobContext chunk_context;
     chunk_context.cancel = context_.cancel;
     chunk_context.timeline = tally_.wanted() ? &tally_ : nullptr;
-    const std::uint64_t before = pairs_done_, cells_before = stats_.cells;
-    chunk_context.progress = [&](const Progress& p) { report(before + p.items_done, cells_before + p.cells_done); };
+    std::uint64_t items_reported = 0, cells_reported = 0;  // this chunk's share of the partial sums
+    chunk_context.progress = [&](const Progress& p) {
+        std::lock_guard lock(progress_mutex_);
+        if (p.items_done >= items_reported && p.cells_done >= cells_reported) {
+            pairs_partial_ += p.items_done - items_reported;
+            cells_partial_ += p.cells_done - cells_reported;
+            items_reported = p.items_done;
+            cells_reported = p.cells_done;
+        }
+        report(pairs_done_ + pairs_partial_, cells_done_ + cells_partial_);
+    };
     {
         StageSpan span(align_time_, host_lanes_, "align", 2, job.pairs.size());
         chunk.results = backend_->align_pairs(job, chunk_context);
     }
     if (chunk.results.size() != job.pairs.size()) throw Error("internal: backend returned a wrong number of results");
+    std::lock_guard lock(progress_mutex_);
+    pairs_partial_ -= items_reported;
+    cells_partial_ -= cells_reported;
     pairs_done_ += job.pairs.size();
-    stats_.cells += chunk_cells;
+    cells_done_ += chunk_cells;
     ++stats_.chunks;
-    report(pairs_done_, stats_.cells);
+    report(pairs_done_ + pairs_partial_, cells_done_ + cells_partial_);
 }
 
 // Formatted in pieces on the pool at once (a chunk's CIGAR strings and SAM
@@ -863,6 +940,7 @@ void PairPipeline::write_output() {
 
 void PairPipeline::collect_stats() {
     stats_.pairs = pairs_done_;
+    stats_.cells = cells_done_;
     stats_.read = read_time_.total();
     stats_.parse = parse_time_.total();
     stats_.align = align_time_.total();

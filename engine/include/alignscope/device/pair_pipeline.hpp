@@ -23,7 +23,12 @@ struct PairPipelineSettings {
     // Pairs per chunk; 0 = the default (kDefaultChunkPairs, or the environment's
     // ALIGNSCOPE_PAIR_CHUNK, which tests use to force tiny chunks).
     std::size_t chunk_pairs = 0;
-    int threads = 0;      // host threads that parse and format; 0 = all cores
+    int threads = 0;  // host threads that parse and format; 0 = all cores
+    // Chunks aligned at once (each on a thread of its own: on a GPU, one
+    // chunk's encoding, packing and results overlap another's kernels and
+    // copies); 0 = the default (kGpuAligningChunks on a GPU, 1 on a CPU, or
+    // the environment's ALIGNSCOPE_PAIR_ALIGNERS, which tests use).
+    int aligning_chunks = 0;
     bool stages = false;  // time the device's own stages too (PairPipelineStats::device)
     // Called once both files' alphabets are known and before any pair is
     // aligned: the job every chunk copies (scheme, options, device settings).
@@ -40,6 +45,7 @@ struct PairPipelineSettings {
 };
 
 constexpr std::size_t kDefaultChunkPairs = 65536;
+constexpr int kGpuAligningChunks = 3;
 
 // Where the time went. Stages overlap, so each is given as busy seconds
 // summed over the threads that ran it, beside the wall time of the whole.
