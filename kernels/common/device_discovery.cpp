@@ -3,12 +3,12 @@
 // than this build's kernels become "unavailable" entries that say why.
 #include <alignscope/kernels/cuda_backend.hpp>
 
+#include "common/compiled_architectures.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_probe.hpp"
 #include "common/stream_pool.hpp"
 #include "multi/gpu_group.hpp"
 #include "pairwise/cuda_pair_backend.hpp"
-#include "pairwise/pass_launch.hpp"
 
 #include <memory>
 #include <string>

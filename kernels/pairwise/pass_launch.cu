@@ -112,15 +112,4 @@ cudaError_t launch_pass(const KernelVariant& variant, PassKind kind, const PassP
     return fault::after_launch(dispatch_pass(variant, kind, params, stream));
 }
 
-int minimum_compute_capability() {
-#ifdef __CUDA_ARCH_LIST__
-    constexpr int archs[] = {__CUDA_ARCH_LIST__};
-    int lowest = archs[0];
-    for (int a : archs) lowest = a < lowest ? a : lowest;
-    return lowest / 10;
-#else
-    return 90;
-#endif
-}
-
 }  // namespace alignscope::kernels

@@ -14,8 +14,4 @@ namespace alignscope::kernels {
 // status (cudaGetLastError after the launch).
 cudaError_t launch_pass(const KernelVariant& variant, PassKind kind, const PassParams& params, cudaStream_t stream);
 
-// The lowest compute capability (major * 10 + minor) this build has machine
-// code or PTX for; older devices cannot run its kernels.
-int minimum_compute_capability();
-
 }  // namespace alignscope::kernels
