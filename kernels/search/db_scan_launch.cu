@@ -87,18 +87,3 @@ cudaError_t launch_db_scan(const DbScanShape& shape, DbScanMode mode, bool expli
 }
 
 }  // namespace alignscope::kernels::search
-
-namespace alignscope::kernels::search {
-
-int db_scan_minimum_compute_capability() {
-#ifdef __CUDA_ARCH_LIST__
-    constexpr int archs[] = {__CUDA_ARCH_LIST__};
-    int lowest = archs[0];
-    for (int a : archs) lowest = a < lowest ? a : lowest;
-    return lowest / 10;
-#else
-    return 90;
-#endif
-}
-
-}  // namespace alignscope::kernels::search

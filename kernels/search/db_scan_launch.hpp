@@ -86,8 +86,3 @@ cudaError_t launch_db_scan(const DbScanShape& shape, DbScanMode mode, bool expli
                            int blocks, cudaStream_t stream);
 
 }  // namespace alignscope::kernels::search
-
-namespace alignscope::kernels::search {
-// The lowest compute capability (major * 10 + minor) this build has code for.
-int db_scan_minimum_compute_capability();
-}  // namespace alignscope::kernels::search

@@ -2,6 +2,7 @@
 // scan kernels.
 #include <alignscope/kernels/search_scanners.hpp>
 
+#include "common/compiled_architectures.hpp"
 #include "common/cuda_check.hpp"
 #include "common/device_probe.hpp"
 #include "search/cuda_scanner.hpp"
@@ -18,7 +19,7 @@ void register_cuda_scanners(ScannerRegistry& registry) {
         return;
     }
     const int count = probe.device_count;
-    const int needed = search::db_scan_minimum_compute_capability();
+    const int needed = minimum_compute_capability();
     for (int d = 0; d < count; ++d) {
         cudaDeviceProp props{};
         DeviceInfo info;
