@@ -3,9 +3,9 @@
 // tuning in pairwise_policy.hpp.
 //
 // The kernels, named in the grammar's family and width with the group size
-// and mode as template arguments (what CUPTI and nsys show; the timeline shows
-// the variant's KernelName, e.g. "sw_affine_intra8_s16", plus ":begin" and
-// ":traceback" for the later passes):
+// and mode as template arguments (what CUPTI and nsys show; the timeline names
+// each launch by the variant's KernelName, e.g. "sw_affine_intra8_s16", and
+// keeps the pass and this device function in the event's detail):
 //   inter_s32<Mode>             one thread per pair, every pass
 //   intra_s32<G, Mode>          G threads per pair, forward and reverse
 //   intra_s32_chunked<G, traceback>  the traceback pass of the intra families
