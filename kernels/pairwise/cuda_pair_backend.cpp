@@ -20,6 +20,7 @@
 #include <alignscope/error.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <future>
@@ -51,6 +52,25 @@ namespace {
 // others (a few tens of milliseconds of kernel time each on an H100), yet
 // long enough to fill the device with warps.
 constexpr std::uint64_t kMaxBatchCells = std::uint64_t{1} << 34;
+
+// A job of at least twice this many pairs is aligned as parts of this many
+// (the last takes the rest), kPartsAtOnce at once, as the pair pipeline does
+// with its chunks: one part's encoding, planning, packing and results overlap
+// another's copies and kernels. The environment's ALIGNSCOPE_GPU_PART_PAIRS
+// sets another size (0: jobs whole).
+constexpr std::size_t kPartPairs = 65536;
+constexpr int kPartsAtOnce = 3;
+
+std::size_t part_pairs() {
+    if (const char* text = std::getenv("ALIGNSCOPE_GPU_PART_PAIRS"); text && *text) {
+        char* end = nullptr;
+        const unsigned long long value = std::strtoull(text, &end, 10);
+        if (end && *end == 0 && value <= (1ull << 30)) return static_cast<std::size_t>(value);
+        throw Error("ALIGNSCOPE_GPU_PART_PAIRS: expected a number of pairs from 0 to 1073741824, got '" +
+                    std::string(text) + "'");
+    }
+    return kPartPairs;
+}
 
 // A span of host work recorded on the job's timeline beside the GPU's
 // kernels and copies (device "gpu:N host", category "host"), so a timeline
@@ -220,10 +240,16 @@ EncodedSet encode_used(const std::vector<Sequence>& sequences, const std::vector
 // upload, launch, finish), recompute_saturated, align_on_host, finish_job.
 class PairRun {
 public:
-    PairRun(CudaPairBackend& backend, const PairJob& job, JobContext& context)
+    // `first_pair` and `job_pairs`: where this job sits in a job cut into
+    // parts (errors name the whole job's pairs; the kernels are chosen as
+    // for the whole job).
+    PairRun(CudaPairBackend& backend, const PairJob& job, JobContext& context, std::size_t first_pair = 0,
+            std::size_t job_pairs = 0)
         : backend_(backend),
           job_(job),
           context_(context),
+          first_pair_(first_pair),
+          job_pairs_(job_pairs),
           device_id_(backend.device_.info.id),
           site_{device_id_ + " (" + backend.device_.info.name + ")", describe_job(job)},
           options_(job.options),
@@ -288,6 +314,7 @@ private:
     CudaPairBackend& backend_;
     const PairJob& job_;
     JobContext& context_;
+    const std::size_t first_pair_, job_pairs_;
     const std::string device_id_;
     const CudaSite site_;
     const AlignOptions& options_;
@@ -381,13 +408,14 @@ void PairRun::encode() {
 
 std::string PairRun::describe_pair(std::size_t pair) const {
     const auto [m, n] = lengths_[pair];
-    return "pair " + std::to_string(pair) + " (query '" + (*job_.queries)[job_.pairs[pair].first].id + "', " +
-           std::to_string(m) + " residues, x target '" + (*job_.targets)[job_.pairs[pair].second].id + "', " +
+    return "pair " + std::to_string(first_pair_ + pair) + " (query '" + (*job_.queries)[job_.pairs[pair].first].id +
+           "', " + std::to_string(m) + " residues, x target '" + (*job_.targets)[job_.pairs[pair].second].id + "', " +
            std::to_string(n) + " residues)";
 }
 
 PairPlan PairRun::plan(const std::vector<std::size_t>& indices, bool wide) {
     HostPhase phase(context_.timeline, device_id_, "plan", indices.size());
+    rules_.job_pairs = wide ? 0 : job_pairs_;  // the recompute's pairs are chosen for as they are
     return PairPlan::make(lengths_, indices, rules_, wide, [this](std::size_t k) { return describe_pair(k); });
 }
 
@@ -702,8 +730,8 @@ Alignment PairRun::alignment_of(const PairResult& r, const StreamSlot& slot, std
     const Sequence& query = (*job_.queries)[job_.pairs[index].first];
     const Sequence& target = (*job_.targets)[job_.pairs[index].second];
     if (r.flags & (kPassMismatch | kCigarOverflow))
-        throw Error("internal error on " + device_id_ + " in kernel " + kernel + " for pair " + std::to_string(index) +
-                    " ('" + query.id + "' x '" + target.id + "'): " +
+        throw Error("internal error on " + device_id_ + " in kernel " + kernel + " for pair " +
+                    std::to_string(first_pair_ + index) + " ('" + query.id + "' x '" + target.id + "'): " +
                     ((r.flags & kPassMismatch) ? "the reverse pass disagreed with the forward score"
                                                : "the traceback ran past its buffer"));
     Alignment a;
@@ -729,9 +757,9 @@ Alignment PairRun::alignment_of(const PairResult& r, const StreamSlot& slot, std
     a.cigar.reserve(r.cigar_count);
     const std::int64_t path = complete_alignment(a, query.residues, target.residues, scheme_);
     if (path != a.score)
-        throw Error("internal error on " + device_id_ + " in kernel " + kernel + " for pair " + std::to_string(index) +
-                    ": the GPU's CIGAR " + a.cigar.to_string() + " scores " + std::to_string(path) + ", the DP " +
-                    std::to_string(a.score));
+        throw Error("internal error on " + device_id_ + " in kernel " + kernel + " for pair " +
+                    std::to_string(first_pair_ + index) + ": the GPU's CIGAR " + a.cigar.to_string() + " scores " +
+                    std::to_string(path) + ", the DP " + std::to_string(a.score));
     return a;
 }
 
@@ -795,8 +823,81 @@ std::vector<Alignment> PairRun::finish_job() {
 }
 
 std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobContext& context) {
-    PairRun run(*this, job, context);
-    return run.all();
+    const std::size_t part = part_pairs();
+    if (part == 0 || job.pairs.size() < 2 * part) {
+        PairRun run(*this, job, context);
+        return run.all();
+    }
+    return align_in_parts(job, context, part);
+}
+
+// The job as consecutive parts of `part` pairs, kPartsAtOnce at once; their
+// progress summed, their results moved into place in job order.
+std::vector<Alignment> CudaPairBackend::align_in_parts(const PairJob& job, JobContext& context, std::size_t part) {
+    validate(job);  // errors name the job's pairs, as whole
+    const std::size_t n = job.pairs.size(), parts = n / part;
+    auto building = std::async(std::launch::async, [n] { return std::vector<Alignment>(n); });
+    std::vector<std::vector<Alignment>> done(parts);
+    std::vector<Progress> progress(parts);
+    std::mutex progress_mutex;
+    const std::uint64_t cells_total = job.total_cells();
+    auto run_part = [&](std::size_t p) {
+        const std::size_t first = p * part, end = p + 1 == parts ? n : first + part;
+        PairJob sub;
+        sub.queries = job.queries;
+        sub.targets = job.targets;
+        sub.pairs.assign(job.pairs.begin() + static_cast<std::ptrdiff_t>(first),
+                         job.pairs.begin() + static_cast<std::ptrdiff_t>(end));
+        sub.scheme = job.scheme;
+        sub.options = job.options;
+        sub.threads = job.threads;
+        sub.streams = job.streams;
+        sub.kernel = job.kernel;
+        sub.gpu_memory_budget = job.gpu_memory_budget;
+        JobContext sub_context;
+        sub_context.cancel = context.cancel;
+        sub_context.timeline = context.timeline;
+        if (context.progress)
+            sub_context.progress = [&, p](const Progress& now) {
+                std::lock_guard lock(progress_mutex);
+                progress[p] = now;
+                Progress sum;
+                sum.items_total = n;
+                sum.cells_total = cells_total;
+                for (const Progress& q : progress) {
+                    sum.items_done += q.items_done;
+                    sum.cells_done += q.cells_done;
+                }
+                context.progress(sum);
+            };
+        PairRun run(*this, sub, sub_context, first, n);
+        done[p] = run.all();
+    };
+    std::deque<std::future<void>> running;
+    std::exception_ptr failure;
+    auto wait_oldest = [&] {
+        try {
+            running.front().get();
+        } catch (...) {
+            if (!failure) failure = std::current_exception();
+        }
+        running.pop_front();
+    };
+    for (std::size_t p = 0; p < parts && !failure; ++p) {
+        while (running.size() >= static_cast<std::size_t>(kPartsAtOnce)) wait_oldest();
+        if (!failure) running.push_back(std::async(std::launch::async, run_part, p));
+    }
+    while (!running.empty()) wait_oldest();
+    if (failure) std::rethrow_exception(failure);
+    std::vector<Alignment> out = building.get();
+    parallel_chunks(
+        parts, job.threads,
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t p = begin; p < end; ++p)
+                std::move(done[p].begin(), done[p].end(), out.begin() + static_cast<std::ptrdiff_t>(p * part));
+        },
+        1);
+    return out;
 }
 
 Backend& CudaPairBackend::exact_cpu_path() {

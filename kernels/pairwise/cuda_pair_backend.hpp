@@ -30,7 +30,8 @@ class PairRun;  // the stages of one job (cuda_pair_backend.cpp)
 // Jobs may run at once from several threads (the pair pipeline aligns chunk
 // k+1 while chunk k's kernels run): each job encodes, plans and packs on its
 // own thread and takes stream slots from a pool the backend shares, so one
-// job's copies and host work overlap another's kernels.
+// job's copies and host work overlap another's kernels. A large job runs
+// itself that way, as parts of consecutive pairs.
 class CudaPairBackend : public Backend {
 public:
     explicit CudaPairBackend(CudaDevice device);
@@ -47,6 +48,8 @@ private:
     // The exact CPU path for pairs the 32-bit passes cannot hold: device
     // cpu-ref (the 64-bit reference), made at its first use.
     Backend& exact_cpu_path();
+    // A large job as parts aligned at once (cuda_pair_backend.cpp: kPartPairs).
+    std::vector<Alignment> align_in_parts(const PairJob& job, JobContext& context, std::size_t part);
 
     // A free slot of the pool, or a new one while the pool holds fewer than
     // `streams`; with `wait`, blocks until another job returns one, else

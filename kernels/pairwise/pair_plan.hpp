@@ -54,6 +54,10 @@ struct PairPlanRules {
     bool traceback = false;
     std::optional<KernelVariant> forced;  // --kernel, parsed
     int sm_count = 1;
+    // Pairs of the whole job when a part of it is planned (the kernel choice
+    // counts them, so a job cut into parts runs the kernels it would whole);
+    // 0 = the pairs planned.
+    std::size_t job_pairs = 0;
 };
 
 class PairPlan {
@@ -80,7 +84,9 @@ public:
         for (std::size_t k : indices) {
             const PairLengths shape = lengths[k];
             auto [it, fresh] = chosen.try_emplace(shape);
-            if (fresh) it->second = choose(shape, indices.size(), rules, bounds, wide, describe_pair, k);
+            if (fresh)
+                it->second = choose(shape, rules.job_pairs ? rules.job_pairs : indices.size(), rules, bounds, wide,
+                                    describe_pair, k);
             if (!it->second) {
                 plan.host_pairs_.push_back(k);
                 continue;
