@@ -608,6 +608,43 @@ private slots:
         (void)run_bench({&cpu}, options);
         QCOMPARE(QString::fromStdString(alone.clock_source()), QStringLiteral("steady-clock"));
     }
+
+    // parasail's library beside the CPU device, on the same pairs: only for a
+    // local case without begins or traceback (what its sw_striped_16 answers),
+    // and rerun in 32-bit lanes exactly where 16-bit ones overflow.
+    void parasailBaselineAnswersOnlyTheScoreAndEndsCase() {
+        PointSettings settings;
+        settings.pairs = 40;
+        settings.repeat = 1;
+        settings.warmup = 0;
+        settings.threads = 2;
+        int measured = 0;
+        for (const BenchCase& c : standard_bench_cases()) {
+            const auto baseline = measure_parasail_baseline(c, settings);
+            QCOMPARE(baseline.has_value(), c.name == "protein-300x300-local-ends");
+            if (!baseline) continue;
+            ++measured;
+            QVERIFY(baseline->gcups > 0);
+            QCOMPARE(baseline->threads, 2);
+            QVERIFY(!baseline->version.empty());
+            QCOMPARE(baseline->widened, std::uint64_t{0});  // BLOSUM62 on 300 x 300: 16-bit lanes hold it
+        }
+        QCOMPARE(measured, 1);
+
+        // Identical 300-base pairs scoring 300 x 251 = 75,300: past parasail's biased
+        // 16-bit lanes (65,535 at most).
+        BenchCase wide = standard_bench_cases()[1];
+        wide.alphabet = AlphabetKind::Dna;
+        wide.matrix.clear();
+        wide.match = 251;  // co-prime with the rest: the scheme is not divided down
+        wide.mismatch = -300;
+        wide.gap_open = 700;
+        wide.gap_extend = 251;
+        wide.substitution_rate = wide.indel_rate = 0;
+        const auto widened = measure_parasail_baseline(wide, settings);
+        QVERIFY(widened.has_value());
+        QCOMPARE(widened->widened, std::uint64_t{40});
+    }
 };
 
 QTEST_GUILESS_MAIN(TestVerify)

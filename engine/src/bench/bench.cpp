@@ -1,13 +1,18 @@
-// `bench`: standard cases and sweeps, measured alike on every backend.
+// `bench`: standard cases and sweeps, measured alike on every backend, and
+// parasail's own library on the pairs the CPU device ran, in the same run.
 #include <alignscope/bench/bench.hpp>
+
+#include "../device/parasail_support.hpp"
 
 #include <alignscope/bench/verify.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/score/substitution_matrix.hpp>
 
+#include <parasail.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -267,6 +272,92 @@ BenchPoint measure_point(Backend& backend, const BenchCase& bench_case, const Po
     return point;
 }
 
+// ---------------------------------------------------------------- parasail beside
+
+std::optional<ParasailBaseline> measure_parasail_baseline(const BenchCase& bench_case, const PointSettings& settings) {
+    // What parasail's one-call sw_striped_16 answers: the score and end
+    // positions of a local alignment, no begins, no traceback.
+    if (bench_case.options.mode != AlignmentMode::Local || bench_case.options.traceback || bench_case.options.begins)
+        return std::nullopt;
+    if (settings.pairs == 0 || settings.repeat < 1) return std::nullopt;
+    const ScoringScheme scheme = bench_case.scheme();
+    const parasail_support::MatrixPtr matrix = parasail_support::make_matrix(scheme.matrix);
+    // The same pairs measure_point aligns (same case, count and seed), as
+    // parasail letters: handed over untimed, as our device gets parsed records.
+    const BenchData data = make_data(bench_case, settings.pairs, settings.seed);
+    auto letters = [&scheme](const std::string& residues) {
+        std::string out(residues.size(), '\0');
+        for (std::size_t k = 0; k < residues.size(); ++k) {
+            const int index = scheme.matrix.index_of(residues[k]);
+            if (index < 0) throw Error("bench: a residue the matrix does not score");
+            out[k] = parasail_support::letters[static_cast<std::size_t>(index)];
+        }
+        return out;
+    };
+    std::vector<std::string> queries, targets;
+    for (std::size_t k = 0; k < data.pool; ++k) {
+        queries.push_back(letters(data.queries[k].residues));
+        targets.push_back(letters(data.targets[k].residues));
+    }
+
+    ParasailBaseline baseline;
+    baseline.threads =
+        settings.threads > 0 ? settings.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    baseline.threads =
+        static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(baseline.threads), settings.pairs));
+    int major = 0, minor = 0, patch = 0;
+    parasail_version(&major, &minor, &patch);
+    baseline.version = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+    const std::uint64_t n = settings.pairs;
+    std::atomic<std::uint64_t> widened{0};
+    auto run_once = [&] {
+        std::atomic<std::uint64_t> next{0};
+        std::atomic<bool> failed{false};
+        auto work = [&] {
+            constexpr std::uint64_t block = 64;
+            while (!failed.load()) {
+                const std::uint64_t begin = next.fetch_add(block);
+                if (begin >= n) break;
+                for (std::uint64_t p = begin; p < std::min(n, begin + block); ++p) {
+                    const std::string& q = queries[p % data.pool];
+                    const std::string& t = targets[p % data.pool];
+                    const int m = static_cast<int>(q.size()), len = static_cast<int>(t.size());
+                    parasail_support::ResultPtr r(parasail_sw_striped_16(q.data(), m, t.data(), len, scheme.gap_open,
+                                                                         scheme.gap_extend, matrix.get()));
+                    if (r && parasail_result_is_saturated(r.get())) {
+                        widened.fetch_add(1, std::memory_order_relaxed);
+                        r.reset(parasail_sw_striped_32(q.data(), m, t.data(), len, scheme.gap_open, scheme.gap_extend,
+                                                       matrix.get()));
+                    }
+                    if (!r) failed.store(true);
+                }
+            }
+        };
+        const auto start = std::chrono::steady_clock::now();
+        {
+            std::vector<std::jthread> workers;
+            for (int w = 0; w < baseline.threads; ++w) workers.emplace_back(work);
+        }
+        if (failed.load()) throw Error("bench: parasail failed (out of memory?)");
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    if (settings.cancel) settings.cancel->throw_if_cancelled();
+    for (int w = 0; w < settings.warmup; ++w) (void)run_once();
+    std::vector<double> runs;
+    for (int r = 0; r < settings.repeat; ++r) {
+        if (settings.cancel) settings.cancel->throw_if_cancelled();
+        widened.store(0);
+        runs.push_back(run_once());
+    }
+    baseline.widened = widened.load();
+    baseline.seconds = median(runs);
+    std::uint64_t cells = 0;
+    for (std::uint64_t p = 0; p < n; ++p)
+        cells += static_cast<std::uint64_t>(queries[p % data.pool].size()) * targets[p % data.pool].size();
+    baseline.gcups = baseline.seconds > 0 ? static_cast<double>(cells) / baseline.seconds * 1e-9 : 0;
+    return baseline;
+}
+
 // ---------------------------------------------------------------- the run
 
 namespace {
@@ -369,7 +460,10 @@ public:
                 for (Backend* backend : backends) {
                     const std::uint64_t pairs = pairs_for(*backend, c);
                     auto point = try_point(*backend, c, settings(pairs));
-                    if (point) add(std::move(*point), c.name, "pairs", static_cast<double>(pairs));
+                    if (!point) continue;
+                    const BenchPoint ours = *point;
+                    add(std::move(*point), c.name, "pairs", static_cast<double>(pairs));
+                    if (ours.device == "cpu") note_parasail_beside(c, ours);
                 }
         }
 
@@ -444,6 +538,26 @@ public:
     }
 
 private:
+    // parasail's library on the pairs the "cpu" device (parasail's kernels
+    // behind our dispatch) just ran, as a note: the CPU device's yardstick.
+    void note_parasail_beside(const BenchCase& c, const BenchPoint& ours) {
+        // A point of a few pairs (a test's --cpu-pairs 10) is no measure to set a figure beside.
+        if (ours.pairs < 1000 || ours.gcups_e2e <= 0) return;
+        PointSettings s = settings(ours.pairs);
+        s.timeline = nullptr;
+        const std::optional<ParasailBaseline> theirs = measure_parasail_baseline(c, s);
+        if (!theirs || theirs->gcups <= 0) return;
+        char line[512];
+        std::snprintf(line, sizeof line,
+                      "parasail %s sw_striped_16 (its library in this run, on the same %llu pairs of %s, %d %s, "
+                      "%llu rerun in 32-bit lanes): %.2f GCUPS beside cpu's %.2f GCUPS (%.2fx)",
+                      theirs->version.c_str(), static_cast<unsigned long long>(ours.pairs), c.name.c_str(),
+                      theirs->threads, theirs->threads == 1 ? "thread" : "threads",
+                      static_cast<unsigned long long>(theirs->widened), theirs->gcups, ours.gcups_e2e,
+                      ours.gcups_e2e / theirs->gcups);
+        note(line);
+    }
+
     // The timeline file holds every device's events but names one clock: name
     // each device's when they differ (a GPU's CUPTI beside a CPU's steady clock).
     void label_clock(const BenchPoint& point) {

@@ -138,6 +138,20 @@ struct PointSettings {
 };
 BenchPoint measure_point(Backend& backend, const BenchCase& bench_case, const PointSettings& settings);
 
+// parasail's own library on the pairs measure_point(settings) runs for a
+// local case without begins or traceback: its one-call sw_striped_16 per pair
+// (the query profile built inside), sw_striped_32 where 16-bit lanes saturate,
+// on settings.threads threads (0 = all cores), `warmup` untimed runs, the
+// median of `repeat`. std::nullopt for any other case.
+struct ParasailBaseline {
+    std::string version;  // "2.6.0"
+    int threads = 1;
+    double seconds = 0;  // median wall time
+    double gcups = 0;
+    std::uint64_t widened = 0;  // pairs rerun in 32-bit lanes (last run)
+};
+std::optional<ParasailBaseline> measure_parasail_baseline(const BenchCase& bench_case, const PointSettings& settings);
+
 // Seconds during which at least one event of `category` was running: the union
 // of their [start, end) intervals, so concurrent kernels on several streams are
 // not counted twice. std::nullopt when there is no such event.
