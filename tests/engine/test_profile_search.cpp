@@ -9,7 +9,9 @@
 
 #include <alignscope/profile/filter_scan.hpp>
 #include <alignscope/profile/filter_verify.hpp>
+#include <alignscope/profile/filters.hpp>
 #include <alignscope/profile/hmm_file.hpp>
+#include <alignscope/profile/msv_striped.hpp>
 #include <alignscope/profile/plan7_profile.hpp>
 #include <alignscope/profile/profile_search.hpp>
 
@@ -17,6 +19,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 
 using namespace alignscope;
 using namespace alignscope::profile;
@@ -191,7 +194,7 @@ private slots:
               static_cast<long long>(domains.size()));
     }
 
-    // The SSE2 striped MSV of the "cpu" scanner against the scalar reference
+    // The striped SSV/MSV of the "cpu" scanner against the scalar reference
     // ("cpu-ref"), MSV and the Viterbi filter: every real target of the slice and random targets over
     // every residue code (degenerate ones and '*' included), plus targets that
     // overflow the byte range (the model's own consensus, repeated).
@@ -263,6 +266,80 @@ private slots:
                                                  .arg(name)
                                                  .arg(differ)
                                                  .arg(some.size())));
+        }
+    }
+
+    // Every vector width this CPU has (SSE2 MSV; SSE4.1 and AVX2 SSV first)
+    // against the scalar MSV, on models from M = 1 to 803 (SSV's row in
+    // registers and in memory), real targets, random ones of 1 to 100,000
+    // residues (the longest leave SSV's signed range), the consensus (a strong
+    // hit) and it repeated (overflow). SSV must decide most targets and the
+    // full MSV must still score some.
+    void msv_every_simd_level_equals_scalar() {
+        const QString suite = kTutorial + "/../testsuite/";
+        const QStringList models{suite + "M1.hmm",         suite + "20aa.hmm.gz",      kTutorial + "/fn3.hmm",
+                                 kTutorial + "/MADE1.hmm", kTutorial + "/Pkinase.hmm", suite + "LuxC.hmm.gz",
+                                 suite + "Patched.hmm.gz"};
+        std::map<SimdLevel, std::pair<int, int>> routes;  // level -> (decided by SSV, full MSV)
+        for (const QString& path : models) {
+            const ProfileHmm hmm = read_hmm_file(path.toStdString()).front();
+            const bool amino = hmm.alphabet == ResidueAlphabet::Amino;
+            ProfileTargets targets = read_profile_targets((amino ? small_ : dna_).toStdString(), hmm.alphabet);
+            const ResidueCode& code = ResidueCode::of(hmm.alphabet);
+            std::uint32_t state = 777;
+            auto next = [&state] {
+                state = state * 1664525u + 1013904223u;
+                return state >> 8;
+            };
+            auto add = [&targets](const std::vector<std::uint8_t>& codes) {
+                targets.residues.insert(targets.residues.end(), codes.begin(), codes.end());
+                targets.offsets.push_back(targets.residues.size());
+                targets.names.push_back("made-up");
+                targets.descriptions.emplace_back();
+            };
+            for (int t = 0; t < 40; ++t) {
+                const int L = t < 3    ? 30000 + static_cast<int>(next() % 70000)
+                              : t < 15 ? 1 + static_cast<int>(next() % 6)
+                                       : 1 + static_cast<int>(next() % 1500);
+                std::vector<std::uint8_t> codes(static_cast<std::size_t>(L));
+                for (auto& c : codes) c = static_cast<std::uint8_t>(next() % static_cast<unsigned>(code.canonical()));
+                add(codes);
+            }
+            std::string consensus;
+            for (int k = 1; k <= hmm.length; ++k) consensus += hmm.consensus[static_cast<std::size_t>(k)];
+            for (const std::string& text : {consensus, consensus + consensus + consensus}) {
+                std::vector<std::uint8_t> digital;
+                code.digitise(text, digital);
+                add(digital);
+            }
+            NullModel null_model(hmm.alphabet);
+            const MsvProfile msv = make_msv_profile(configure_local(hmm, null_model));
+            std::vector<float> scalar(targets.size());
+            for (std::size_t t = 0; t < targets.size(); ++t)
+                scalar[t] = msv_filter(msv, targets.codes(t), targets.length(t));
+            for (SimdLevel level : supported_simd_levels()) {
+                const StripedMsvProfile striped = make_striped_msv_profile(msv, level);
+                int differ = 0;
+                for (std::size_t t = 0; t < targets.size(); ++t) {
+                    bool by_ssv = false;
+                    const float score = msv_filter_striped(striped, targets.codes(t), targets.length(t), &by_ssv);
+                    differ += std::memcmp(&score, &scalar[t], sizeof(float)) != 0;
+                    (by_ssv ? routes[level].first : routes[level].second) += 1;
+                }
+                QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1, %2: %3 of %4 MSV scores differ")
+                                                     .arg(path)
+                                                     .arg(QString::fromStdString(std::string(to_string(level))))
+                                                     .arg(differ)
+                                                     .arg(targets.size())));
+            }
+        }
+        for (const auto& [level, count] : routes) {
+            qInfo("%s: %d targets decided by SSV, %d by the full MSV", std::string(to_string(level)).c_str(),
+                  count.first, count.second);
+            if (level == SimdLevel::Sse41 || level == SimdLevel::Avx2) {
+                QVERIFY(count.first > 10 * count.second);
+                QVERIFY(count.second > 0);
+            }
         }
     }
 

@@ -1,5 +1,6 @@
-// The CPU filter scanners (threads over targets; striped SSE2 or the scalar
-// reference recurrences) and the registry of profile filter scanners.
+// The CPU filter scanners (threads over targets; SSV/MSV at the CPU's widest
+// vector width and the SSE2 Viterbi filter, or the scalar reference
+// recurrences) and the registry of profile filter scanners.
 #include <alignscope/error.hpp>
 #include <alignscope/profile/filter_scan.hpp>
 #include <alignscope/profile/filters.hpp>
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
 
 namespace alignscope::profile {
@@ -48,7 +50,7 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
 
 namespace {
 
-// "cpu": the MSV and Viterbi filters striped over SSE2 registers; "cpu-ref": the scalar
+// "cpu": SSV/MSV (msv_striped.hpp) and the Viterbi filter striped over SIMD registers; "cpu-ref": the scalar
 // reference recurrences. Both thread over targets and give the same scores.
 class CpuProfileScanner final : public ProfileFilterScanner {
 public:
@@ -57,7 +59,9 @@ public:
         DeviceInfo d;
         d.id = reference_ ? "cpu-ref" : "cpu";
         d.kind = "cpu";
-        d.name = reference_ ? "CPU reference (scalar filters)" : "CPU (SSE2 striped MSV and Viterbi filters)";
+        d.name = reference_ ? "CPU reference (scalar filters)"
+                            : "CPU (" + std::string(to_string(best_simd_level())) +
+                                  " SSV, then striped MSV where SSV cannot decide; SSE2 Viterbi filter)";
         d.threads = threads_ > 0 ? threads_ : static_cast<int>(std::thread::hardware_concurrency());
         d.description = "MSV and Viterbi filters in HMMER's 8- and 16-bit units, threads over targets";
         return d;
