@@ -229,7 +229,9 @@ private slots:
 
     void clickSelectsAndTooltipsDescribe() {
         TimelineView view;
-        view.setEvents(small_timeline());
+        std::vector<TimelineEvent> events = small_timeline();
+        events[2].detail = "reverse pass; inter_s16<sw>(PassParams)";  // the device function CUPTI reports
+        view.setEvents(events);
         layout(view);
         QCustomPlot* plot = view.plot();
         QSignalSpy selected(&view, &TimelineView::eventSelected);
@@ -242,8 +244,8 @@ private slots:
         QCOMPARE(e.start_ns - view.index().origin_ns(), std::int64_t(500'000));
         QCOMPARE(selected.count(), 1);
         const QString text = view.describeEvent(*view.selectedEvent());
-        for (const char* field :
-             {"sw_affine_inter_s16", "kernel", "gpu:0 stream 1", "400 µs", "4,000,000", "GCUPS: 10"})
+        for (const char* field : {"sw_affine_inter_s16", "reverse pass; inter_s16<sw>(PassParams)", "kernel",
+                                  "gpu:0 stream 1", "400 µs", "4,000,000", "GCUPS: 10"})
             QVERIFY2(text.contains(field), qPrintable(text));
         view.selectEvent(std::nullopt);
         QVERIFY(!view.selectedEvent());

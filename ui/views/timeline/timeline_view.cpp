@@ -276,6 +276,7 @@ QString TimelineView::describeEvent(std::uint32_t e) const {
     const double dur = double(ev.end_ns - ev.start_ns);
     QStringList lines;
     lines << QString::fromStdString(ev.name);
+    if (!ev.detail.empty()) lines << QString::fromStdString(ev.detail);  // the pass and the device function
     lines << tr("category: %1").arg(QString::fromStdString(ev.category));
     lines << tr("lane: %1").arg(QString::fromStdString(lane_label(ev.device, ev.lane)));
     lines << tr("start: %1 after the first event").arg(format_ns(index_->start_of(e)));
