@@ -9,7 +9,7 @@ ALIGNSCOPE_BUILD="${ALIGNSCOPE_BUILD:-$ALIGNSCOPE_ROOT/build}"
 ALIGNSCOPE_BUILD_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev qt6-svg-dev libqcustomplot-dev
-  libsqlite3-dev libssl-dev zlib1g-dev libparasail-dev nlohmann-json3-dev libcli11-dev libopenmpi-dev
+  libsqlite3-dev libssl-dev zlib1g-dev libisal-dev libparasail-dev nlohmann-json3-dev libcli11-dev libopenmpi-dev
   help2man librsvg2-bin file  # scripts/package: manual pages, PNG icons; CPack's shlibdeps step runs `file`
 )
 # Independent oracles and real data used by the tests.

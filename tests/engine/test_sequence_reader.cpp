@@ -6,6 +6,7 @@
 #include "sanitizers.hpp"
 
 #include <alignscope/error.hpp>
+#include <alignscope/seq/record_blocks.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
 
 #include <zlib.h>
@@ -211,7 +212,7 @@ private slots:
         QCOMPARE(set.records[1].residues.size(), std::size_t{147});  // the stop is removed
     }
 
-    // zlib reads concatenated gzip members (as `cat a.gz b.gz` makes) as one stream.
+    // Concatenated gzip members (as `cat a.gz b.gz` makes) are read as one stream.
     void gzip_members() {
         QTemporaryDir dir;
         const QString path = dir.filePath("two.fa.gz");
@@ -558,6 +559,76 @@ private slots:
         QVERIFY2(message.startsWith(path + ": ") && message.contains("of residues read so far") &&
                      message.contains("split the file"),
                  qPrintable(message));
+    }
+    // Many gzip members, as bgzip writes (each written by zlib here, members
+    // ending inside lines and records): read whole, by the line reader and by
+    // blocks; every truncation inside a member, or a damaged member check, is
+    // one error naming the file; bytes after the last member are ignored, as
+    // zlib and `gzip -d` ignore them.
+    void gzip_many_members() {
+        QTemporaryDir dir;
+        std::string text;
+        for (int k = 0; k < 60; ++k)
+            text += ">r" + std::to_string(k) + " member test\n" + random_dna(997, 40 + k) + "\n";
+        const QString plain = dir.filePath("many.fa"), gz = dir.filePath("many.fa.gz");
+        write_file(plain, text);
+        std::vector<std::size_t> member_ends;  // compressed offset after each member
+        for (std::size_t off = 0, k = 0; off < text.size(); off += 3001, ++k) {
+            write_gzip(gz, text.substr(off, 3001), k == 0 ? "wb6" : "ab6");
+            member_ends.push_back(static_cast<std::size_t>(QFileInfo(gz).size()));
+        }
+        QVERIFY(member_ends.size() > 10);
+        const auto expected = read_all(plain.toStdString());
+        const auto block_read = [](const std::string& path) {
+            RecordBlockReader reader(path, 4096);
+            const AlphabetKind alphabet = reader.detect_alphabet();
+            std::vector<Sequence> records;
+            RecordBlock block;
+            while (reader.next(block))
+                for (Sequence& r : parse_record_block(block, path, reader.format(), alphabet, ReadOptions{}))
+                    records.push_back(std::move(r));
+            return records;
+        };
+        QFile file(gz);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const std::string bytes = file.readAll().toStdString();
+        const auto same = [&](const std::string& path) {
+            const auto records = read_all(path);
+            const SequenceSet set = read_sequences(path);
+            const auto blocks = block_read(path);
+            QCOMPARE(records.size(), expected.size());
+            QCOMPARE(set.records.size(), expected.size());
+            QCOMPARE(blocks.size(), expected.size());
+            for (std::size_t i = 0; i < expected.size(); ++i) {
+                QCOMPARE(records[i].residues, expected[i].residues);
+                QCOMPARE(set.records[i].id, expected[i].id);
+                QCOMPARE(blocks[i].residues, expected[i].residues);
+            }
+        };
+        same(gz.toStdString());
+        const QString padded = dir.filePath("padded.fa.gz");
+        write_file(padded, bytes + std::string(512, '\0'));
+        same(padded.toStdString());
+
+        const auto fails_with = [&](const std::string& damaged, const char* why) {
+            const QString path = dir.filePath("damaged.fa.gz");
+            write_file(path, damaged);
+            const QString line_reader = error_of([&] { read_sequences(path.toStdString()); });
+            const QString by_blocks = error_of([&] { block_read(path.toStdString()); });
+            for (const QString& message : {line_reader, by_blocks})
+                QVERIFY2(message.startsWith(path + ":") && message.contains(QString(": cannot read: ") + why),
+                         qPrintable(message));
+            QCOMPARE(by_blocks, line_reader);
+        };
+        const std::size_t m = member_ends.size() / 2;  // a member in the middle, and the last
+        for (std::size_t end : {member_ends[m], member_ends.back()}) {
+            for (std::size_t back : {std::size_t{1}, std::size_t{4}, std::size_t{8}, std::size_t{9}, std::size_t{200}})
+                fails_with(bytes.substr(0, end - back), "the gzip data is truncated");
+            std::string crc = bytes;
+            crc[end - 8] = static_cast<char>(crc[end - 8] ^ 0x5a);  // the member's CRC-32
+            fails_with(crc, "the gzip data is corrupt");
+        }
+        fails_with(bytes.substr(0, member_ends[m] + 3), "the gzip data is truncated");  // a header begun
     }
 };
 

@@ -1,11 +1,11 @@
-// Streaming FASTA/FASTQ reader over zlib (which reads plain files as they are),
-// with its own line buffer so that a line of hundreds of megabytes is copied
+// Streaming FASTA/FASTQ reader over FileInput (plain files as they are, gzip
+// inflated by ISA-L), with its own line buffer so that a line of hundreds of megabytes is copied
 // once, straight into the record, and read_sequences() on top of it.
 #include <alignscope/error.hpp>
 #include <alignscope/seq/record_blocks.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
 
-#include <zlib.h>
+#include "seq/file_input.hpp"
 
 #include <algorithm>
 #include <array>
@@ -130,9 +130,6 @@ std::uint64_t line_of(const std::vector<LineRun>& runs, std::uint64_t offset) {
 class FastxParser {
 public:
     explicit FastxParser(const std::string& file_path);
-    ~FastxParser() {
-        if (file) gzclose(file);
-    }
     // Parses `text`, whole records of the file `file_path` whose first line is
     // line `first_line`, in memory (no file is opened).
     FastxParser(const std::string& file_path, std::string_view text, std::uint64_t first_line, bool file_start,
@@ -148,7 +145,7 @@ public:
     FastxParser& operator=(const FastxParser&) = delete;
 
     std::string path;
-    gzFile file = nullptr;
+    std::unique_ptr<FileInput> file;
     std::vector<char> buffer;
     // The bytes being parsed: `buffer` when reading a file, a block of the
     // file's text (RecordBlock) when parsing one in memory.
@@ -173,11 +170,7 @@ public:
     std::uint64_t held_limit = UINT64_MAX;
     bool bom_checked = false;
 
-    std::uint64_t bytes_read() const {
-        if (!file) return end;
-        const auto offset = gzoffset(file);
-        return offset < 0 ? 0 : static_cast<std::uint64_t>(offset);
-    }
+    std::uint64_t bytes_read() const { return file ? file->offset() : end; }
 
     [[noreturn]] void fail(std::uint64_t at, const std::string& what) const {
         throw Error(path + ":" + std::to_string(at) + ": " + what);
@@ -187,23 +180,18 @@ public:
     bool fill() {
         if (pos < end) return true;
         if (eof) return false;
-        const int n = gzread(file, buffer.data(), static_cast<unsigned>(buffer.size()));
-        int errnum = Z_OK;
-        const char* message = gzerror(file, &errnum);
-        if (n < 0 || (n == 0 && errnum != Z_OK)) {
-            // Z_BUF_ERROR: the gzip stream stopped before its end.
-            std::string why = errnum == Z_ERRNO ? std::string(std::strerror(errno))
-                              : errnum == Z_BUF_ERROR
-                                  ? "the gzip data is truncated (unexpected end of file)"
-                                  : "the gzip data is corrupt (" + std::string(message ? message : "zlib error") + ")";
-            throw Error(path + ":" + std::to_string(line + 1) + ": cannot read: " + why);
+        std::size_t n = 0;
+        try {
+            n = file->read(buffer.data(), buffer.size());
+        } catch (const InputFault& fault) {
+            throw Error(path + ":" + std::to_string(line + 1) + ": cannot read: " + fault.why);
         }
         if (n == 0) {
             eof = true;
             return false;
         }
         pos = 0;
-        end = static_cast<std::size_t>(n);
+        end = n;
         if (progress) {
             const std::uint64_t done = bytes_read();
             if (done - last_report >= kProgressInterval) {
@@ -417,14 +405,10 @@ public:
 };
 
 FastxParser::FastxParser(const std::string& file_path) : path(file_path) {
+    int fd = -1;
     if (path == "-") {
-        const int fd = dup(STDIN_FILENO);
+        fd = dup(STDIN_FILENO);
         if (fd < 0) throw Error("-: cannot read standard input: " + std::string(std::strerror(errno)));
-        file = gzdopen(fd, "rb");
-        if (!file) {
-            close(fd);
-            throw Error("-: cannot read standard input");
-        }
     } else {
         struct stat st {};
         if (stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open: " + std::string(std::strerror(errno)));
@@ -436,13 +420,12 @@ FastxParser::FastxParser(const std::string& file_path) : path(file_path) {
         if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !descriptor)
             throw Error(path + ": cannot open: it is a device or socket, expected a FASTA or FASTQ file");
         if (S_ISREG(st.st_mode)) size = static_cast<std::uint64_t>(st.st_size);
-        errno = 0;
-        file = gzopen(path.c_str(), "rb");
-        if (!file) throw Error(path + ": cannot open: " + std::string(errno ? std::strerror(errno) : "out of memory"));
+        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) throw Error(path + ": cannot open: " + std::string(std::strerror(errno)));
     }
     // Small files (most inputs, and every fuzz input) need no large buffers.
     const std::size_t bytes = (size > 0 && size < kBufferBytes) ? std::max<std::size_t>(8192, size) : kBufferBytes;
-    gzbuffer(file, static_cast<unsigned>(bytes));
+    file = std::make_unique<FileInput>(path, fd, bytes);
     buffer.resize(bytes);
     data = buffer.data();
 }
@@ -1107,16 +1090,11 @@ bool RecordBlockReader::cut(RecordBlock& out) {
         pending_.resize(old + want);
         std::size_t got = 0;
         while (got < want) {
-            const unsigned ask = static_cast<unsigned>(std::min<std::size_t>(want - got, std::size_t{1} << 30));
-            const int n = gzread(file_->file, pending_.data() + old + got, ask);
-            int errnum = Z_OK;
-            const char* message = gzerror(file_->file, &errnum);
-            if (n < 0 || (n == 0 && errnum != Z_OK)) {
-                const std::string why =
-                    errnum == Z_ERRNO ? std::string(std::strerror(errno))
-                    : errnum == Z_BUF_ERROR
-                        ? "the gzip data is truncated (unexpected end of file)"
-                        : "the gzip data is corrupt (" + std::string(message ? message : "zlib error") + ")";
+            std::size_t n = 0;
+            try {
+                n = file_->file->read(pending_.data() + old + got, want - got);
+            } catch (const InputFault& fault) {
+                const std::string& why = fault.why;
                 pending_.resize(old + got);
                 // The line the sequential reader names: the one after the
                 // last it finished, one more when it was inside a line.
@@ -1130,7 +1108,7 @@ bool RecordBlockReader::cut(RecordBlock& out) {
                 eof_ = true;
                 break;
             }
-            got += static_cast<std::size_t>(n);
+            got += n;
         }
         pending_.resize(old + got);
     }
