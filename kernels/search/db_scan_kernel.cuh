@@ -131,6 +131,35 @@ __device__ __forceinline__ void store_strip_cell(uint2* __restrict__ strip, int 
     if (column >= 0 && column < ((n + 3) & ~3)) strip[column] = column < n ? make_uint2(as_bits(ho), as_bits(f)) : past;
 }
 
+// What a thread takes from the thread above at one step: the residue it used
+// and its bottom row (Ho, F), handed down by one shuffle each; thread 0 takes
+// residue `q` of its chunk word instead, and the row above the tile: `top_ho`
+// and F = neg above tile 0, the strip's (Ho, F) pair of column q of its chunk
+// in later tiles. Every lane calls it at every step (the shuffles need them).
+template <typename Cell, int G>
+__device__ __forceinline__ void take_from_above(bool top, bool first_tile, int q, std::uint32_t code,
+                                                typename Cell::T bottom_ho, typename Cell::T bottom_f,
+                                                std::uint32_t word, const uint4& strip_a, const uint4& strip_b,
+                                                typename Cell::T top_ho, typename Cell::T neg, std::uint32_t& code_in,
+                                                typename Cell::T& ho_up, typename Cell::T& f_up) {
+    using T = typename Cell::T;
+    constexpr unsigned full = 0xffffffffu;
+    code_in = wavefront::WavefrontGroup<G>::from_above(full, code);
+    ho_up = as_cell<T>(wavefront::WavefrontGroup<G>::from_above(full, as_bits(bottom_ho)));
+    f_up = as_cell<T>(wavefront::WavefrontGroup<G>::from_above(full, as_bits(bottom_f)));
+    if (top) {
+        code_in = wavefront::residue_of(word, q);
+        if (first_tile) {
+            ho_up = top_ho;
+            f_up = neg;
+        } else {
+            const uint4& chunk = q < 2 ? strip_a : strip_b;
+            ho_up = as_cell<T>((q & 1) ? chunk.z : chunk.x);
+            f_up = as_cell<T>((q & 1) ? chunk.w : chunk.y);
+        }
+    }
+}
+
 // One group (G lanes) scans one tile of its profile against one database
 // sequence of n residues (codes as 32-bit words, 4 per word). `steps` is the
 // same for the whole warp (shuffles need every lane) and covers the longest
@@ -142,7 +171,6 @@ __device__ __forceinline__ void scan_tile(const uint4* __restrict__ tile, const 
                                           std::uint32_t one, typename Cell::T& best) {
     using T = typename Cell::T;
     using Shape = TileShape<G, R>;
-    constexpr unsigned full = 0xffffffffu;
     const T neg = Cell::splat(Cell::neg);
     const T minus_extend = Cell::splat(-extend);
     // Cells hold value + B with B = open (kLocalBias): zero is B, and H - o
@@ -177,21 +205,10 @@ __device__ __forceinline__ void scan_tile(const uint4* __restrict__ tile, const 
             fetch_chunk(s4 + 4, n, residues, strip, first_tile, pad_word, boundary_pair, next_word, next_a, next_b);
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
-            // From the thread above: the residue it used, and its bottom row.
-            std::uint32_t code_in = wavefront::WavefrontGroup<G>::from_above(full, code);
-            T ho_up = as_cell<T>(wavefront::WavefrontGroup<G>::from_above(full, as_bits(bottom_ho)));
-            T f_up = as_cell<T>(wavefront::WavefrontGroup<G>::from_above(full, as_bits(bottom_f)));
-            if (top) {
-                code_in = wavefront::residue_of(word, q);
-                if (first_tile) {
-                    ho_up = boundary_ho;
-                    f_up = neg;
-                } else {
-                    const uint4& chunk = q < 2 ? strip_a : strip_b;
-                    ho_up = as_cell<T>((q & 1) ? chunk.z : chunk.x);
-                    f_up = as_cell<T>((q & 1) ? chunk.w : chunk.y);
-                }
-            }
+            std::uint32_t code_in;
+            T ho_up, f_up;
+            take_from_above<Cell, G>(top, first_tile, q, code, bottom_ho, bottom_f, word, strip_a, strip_b, boundary_ho,
+                                     neg, code_in, ho_up, f_up);
             code = code_in;
             const uint4* words = my_words + static_cast<int>(code) * Shape::plane;
             T diag = diag_in;
@@ -288,7 +305,6 @@ __device__ __forceinline__ void scan_tile_bounded(const uint4* __restrict__ tile
                                                   int free_ends, int z_lo, int z_hi, typename Cell::T& best) {
     using T = typename Cell::T;
     using Shape = TileShape<G, R>;
-    constexpr unsigned full = 0xffffffffu;
     const T neg = Cell::splat(Cell::neg);
     const T minus_extend = Cell::splat(-extend);
     const T minus_open = Cell::splat(-open);
@@ -334,20 +350,11 @@ __device__ __forceinline__ void scan_tile_bounded(const uint4* __restrict__ tile
             fetch_chunk(s4 + 4, n, residues, strip, first_tile, pad_word, boundary_pair, next_word, next_a, next_b);
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
-            std::uint32_t code_in = wavefront::WavefrontGroup<G>::from_above(full, code);
-            T ho_up = as_cell<T>(wavefront::WavefrontGroup<G>::from_above(full, as_bits(bottom_ho)));
-            T f_up = as_cell<T>(wavefront::WavefrontGroup<G>::from_above(full, as_bits(bottom_f)));
-            if (top) {
-                code_in = wavefront::residue_of(word, q);
-                if (first_tile) {
-                    ho_up = neg;  // void row above padded row 0
-                    f_up = neg;
-                } else {
-                    const uint4& chunk = q < 2 ? strip_a : strip_b;
-                    ho_up = as_cell<T>((q & 1) ? chunk.z : chunk.x);
-                    f_up = as_cell<T>((q & 1) ? chunk.w : chunk.y);
-                }
-            }
+            std::uint32_t code_in;
+            T ho_up, f_up;
+            // Above padded row 0 (tile 0): a void row.
+            take_from_above<Cell, G>(top, first_tile, q, code, bottom_ho, bottom_f, word, strip_a, strip_b, neg, neg,
+                                     code_in, ho_up, f_up);
             code = code_in;
             T diag = diag_in;
             diag_in = ho_up;
