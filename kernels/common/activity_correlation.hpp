@@ -75,7 +75,7 @@ private:
 
 // A device function's name as a reader wants it: demangled, without its
 // return type and namespaces ("intra_s16_chunked<8>(PassParams)"). A name
-// that is not mangled comes back as it is.
+// that is not mangled is taken as demangled already: only shortened.
 std::string readable_function(std::string_view mangled);
 
 // The timeline event of `op` that `record` timed: the operation's name,
@@ -161,8 +161,7 @@ inline std::string readable_function(std::string_view mangled) {
     int status = 0;
     const std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(text.c_str(), nullptr, nullptr, &status),
                                                            std::free);
-    if (status != 0 || !demangled) return text;
-    std::string_view name = demangled.get();
+    std::string_view name = status == 0 && demangled ? std::string_view(demangled.get()) : std::string_view(text);
     // A function template's demangled name starts with its return type.
     if (name.substr(0, 5) == "void ") name.remove_prefix(5);
     return function_names::without_qualifiers(name);

@@ -50,6 +50,9 @@ private slots:
         // c++filt: "(anonymous namespace)::kernel()".
         QTest::newRow("anonymous namespace") << "_ZN12_GLOBAL__N_16kernelEv"
                                              << "kernel()";
+        QTest::newRow("demangled already")
+            << "void alignscope::kernels::device::intra_s16_chunked<8>(alignscope::kernels::PassParams)"
+            << "intra_s16_chunked<8>(PassParams)";
         QTest::newRow("plain C name") << "saxpy"
                                       << "saxpy";
         QTest::newRow("not a mangled name") << "_Zfoo"
