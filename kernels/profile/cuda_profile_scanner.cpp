@@ -272,19 +272,23 @@ void CudaProfileScanner::viterbi(const ap::ViterbiFilterProfile& model, std::spa
 
 namespace alignscope::kernels::profile {
 
+// ALIGNSCOPE_GPU_FORWARD=0: Forward on the CPU threads (to compare the two).
+bool CudaProfileScanner::runs_forward() const {
+    static const bool disabled = [] {
+        const char* v = std::getenv("ALIGNSCOPE_GPU_FORWARD");
+        return v && std::string_view(v) == "0";
+    }();
+    return !disabled;
+}
+
 // The parser Forward of the listed targets: the model's striped floats to
-// the device (to shared memory where they fit), per position the target's
+// the device (rows and model in shared memory where they fit), per position the target's
 // length model and where its rows' specials go, the kernel, then scores by
 // forward_score_of() and the specials back for Backward and the domain stage.
 bool CudaProfileScanner::forward(const ap::ForwardProfile& model, std::span<const std::uint32_t> targets,
                                  ap::ForwardScores& out, JobContext& context) {
     if (!targets_) throw Error("profile filter scanner: no targets loaded");
-    // ALIGNSCOPE_GPU_FORWARD=0: Forward on the CPU threads (to compare the two).
-    static const bool disabled = [] {
-        const char* v = std::getenv("ALIGNSCOPE_GPU_FORWARD");
-        return v && std::string_view(v) == "0";
-    }();
-    if (disabled) return false;
+    if (!runs_forward()) return false;
     context.throw_if_cancelled();
     const auto start = std::chrono::steady_clock::now();
     const std::size_t count = targets.size();
@@ -316,7 +320,12 @@ bool CudaProfileScanner::forward(const ap::ForwardProfile& model, std::span<cons
     const std::uint32_t stride = static_cast<std::uint32_t>(blocks * threads);
     cudaDeviceProp props{};
     ALIGNSCOPE_CUDA(cudaGetDeviceProperties(&props, device_), where);
-    const bool shared_model = forward_shared_bytes(model_floats) <= props.sharedMemPerBlockOptin;
+    // Rows (and the model) in shared memory where two blocks still fit an SM.
+    const std::size_t half = std::min<std::size_t>(props.sharedMemPerBlockOptin, props.sharedMemPerMultiprocessor / 2);
+    const int Q = model.segments;
+    const bool shared_rows = forward_shared_bytes(Q, model_floats, true, false) <= half;
+    const bool shared_model =
+        forward_shared_bytes(Q, model_floats, shared_rows, true) <= (shared_rows ? half : props.sharedMemPerBlockOptin);
     std::vector<std::uint32_t> order(count);
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -324,7 +333,8 @@ bool CudaProfileScanner::forward(const ap::ForwardProfile& model, std::span<cons
     });
     forward_model_.reserve(static_cast<std::size_t>(model_floats), where);
     forward_specials_.reserve(std::max<std::size_t>(out.specials.size(), 1), where);
-    forward_scratch_.reserve(static_cast<std::size_t>(3) * static_cast<std::size_t>(model.segments) * stride, where);
+    if (!shared_rows)
+        forward_scratch_.reserve(static_cast<std::size_t>(3) * static_cast<std::size_t>(Q) * stride, where);
     forward_length_.reserve(count, where);
     forward_result_.reserve(count, where);
     forward_first_row_.reserve(count, where);
@@ -359,7 +369,8 @@ bool CudaProfileScanner::forward(const ap::ForwardProfile& model, std::span<cons
     view.e_loop = model.e_loop;
     view.e_move = model.e_move;
     ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
-    ALIGNSCOPE_CUDA(launch_forward_filter(batch, view, model_floats, shared_model, blocks, stream_), where);
+    ALIGNSCOPE_CUDA(launch_forward_filter(batch, view, model_floats, shared_rows, shared_model, blocks, stream_),
+                    where);
     ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
     std::vector<float2> result(count);
     ALIGNSCOPE_CUDA(cudaMemcpyAsync(result.data(), forward_result_.data(), count * sizeof(float2),

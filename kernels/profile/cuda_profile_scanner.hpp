@@ -34,6 +34,7 @@ public:
                  std::span<float> scores, JobContext& context) override;
     bool forward(const alignscope::profile::ForwardProfile& model, std::span<const std::uint32_t> targets,
                  alignscope::profile::ForwardScores& out, JobContext& context) override;
+    bool runs_forward() const override;
     alignscope::profile::ProfileFilterStats last_stats() const override { return stats_; }
 
     // SSV then MSV (full = false), or the MSV kernel alone over every target

@@ -58,17 +58,20 @@ struct ForwardBatchView {
     const std::uint64_t* first_row = nullptr;  // per position: its rows 0..L in `specials`
     float* specials = nullptr;                 // kForwardSpecials floats a row
     float2* result = nullptr;                  // per position: xC, total scale
-    float* scratch = nullptr;                  // 3 * Q floats a thread, interleaved over `stride` threads
+    float* scratch = nullptr;                  // rows not in shared memory: 3 * Q floats a thread, interleaved
+                                               // over `stride` threads
     std::uint32_t stride = 0;
     std::uint32_t count = 0;
     std::uint32_t* counter = nullptr;  // must be zero
 };
 
 int forward_threads_per_block();
-// Shared memory for a model of `model_floats` striped floats.
-std::size_t forward_shared_bytes(int model_floats);
-// `shared_model`: the model is copied to shared memory (it must fit); else read from global.
+// Shared memory of a launch: the block's rows (shared_rows) and the model's
+// `model_floats` striped floats (shared_model).
+std::size_t forward_shared_bytes(int segments, int model_floats, bool shared_rows, bool shared_model);
+// Rows in shared memory (shared_rows) or in batch.scratch; the model copied
+// to shared memory (shared_model) or read from global.
 cudaError_t launch_forward_filter(const ForwardBatchView& batch, const ForwardModelView& model, int model_floats,
-                                  bool shared_model, int blocks, cudaStream_t stream);
+                                  bool shared_rows, bool shared_model, int blocks, cudaStream_t stream);
 
 }  // namespace alignscope::kernels::profile

@@ -1,10 +1,10 @@
 // The GPU Forward filter: four threads a target, each one lane of HMMER's
 // striped four-float layout running forward_lanes() (forward_lanes.hpp), so
 // every product and sum is the SSE code's, rounded alone (PTX .rn, never
-// fused) with subnormals flushed (.ftz: SSE's FTZ/DAZ). The model sits in
-// shared memory where it fits; each thread's row lives in a global scratch
-// array interleaved over threads (coalesced); groups take targets longest
-// first from a global counter.
+// fused) with subnormals flushed (.ftz: SSE's FTZ/DAZ). Each thread's row
+// sits in shared memory where it fits (else in a global scratch array
+// interleaved over threads), and the model too where both fit; groups take
+// targets longest first from a global counter.
 #include "profile/filter_launch.hpp"
 #include "profile/forward_lanes.hpp"
 
@@ -16,12 +16,16 @@ namespace {
 
 constexpr int kForwardThreads = 64;  // per block: 16 targets at a time
 
+// One lane of a target's four. Rows in shared memory (SharedRows: the
+// block's threads interleaved, a stride the compiler knows) or in the global
+// scratch (interleaved over every thread of the grid).
+template <bool SharedRows>
 struct DeviceForwardLanes {
     using V = float;
     using Flag = bool;
     float* rows;  // this thread's row: [(array * Q + q) * stride]
     int Q;
-    std::uint32_t stride;
+    std::uint32_t global_stride;
     unsigned mask;  // the group's four lanes
     int lane;       // 0..3
 
@@ -57,22 +61,31 @@ struct DeviceForwardLanes {
     __device__ static void note_greater(bool& f, float a, float b) { f = f || a > b; }
     __device__ bool any(bool f) const { return __any_sync(mask, f) != 0; }
     __device__ bool lead() const { return lane == 0; }
-    __device__ float get(int a, int q) const { return rows[static_cast<std::size_t>(a * Q + q) * stride]; }
-    __device__ void put(int a, int q, float v) { rows[static_cast<std::size_t>(a * Q + q) * stride] = v; }
+    __device__ std::size_t at(int a, int q) const {
+        if constexpr (SharedRows) return static_cast<std::size_t>(a * Q + q) * kForwardThreads;
+        else
+            return static_cast<std::size_t>(a * Q + q) * global_stride;
+    }
+    __device__ float get(int a, int q) const { return rows[at(a, q)]; }
+    __device__ void put(int a, int q, float v) { rows[at(a, q)] = v; }
 };
 
+// Shared memory: the rows first (SharedRows), then the model (shared_model).
+template <bool SharedRows>
 __global__ void __launch_bounds__(kForwardThreads)
     forward_filter_kernel(ForwardBatchView batch, ForwardModelView model, int model_floats, bool shared_model) {
-    extern __shared__ float shared_striped[];
+    extern __shared__ float shared_floats[];
+    float* shared_model_floats = shared_floats + (SharedRows ? 3 * model.Q * kForwardThreads : 0);
     if (shared_model) {
-        for (int j = threadIdx.x; j < model_floats; j += blockDim.x) shared_striped[j] = model.striped[j];
+        for (int j = threadIdx.x; j < model_floats; j += blockDim.x) shared_model_floats[j] = model.striped[j];
         __syncthreads();
-        model.striped = shared_striped;
+        model.striped = shared_model_floats;
     }
     const int lane = threadIdx.x & 3;
     const unsigned mask = 0xfu << (threadIdx.x & 28);
     const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
-    DeviceForwardLanes g{batch.scratch + thread, model.Q, batch.stride, mask, lane};
+    float* rows = SharedRows ? shared_floats + threadIdx.x : batch.scratch + thread;
+    DeviceForwardLanes<SharedRows> g{rows, model.Q, batch.stride, mask, lane};
     for (;;) {
         std::uint32_t item = 0;
         if (lane == 0) item = atomicAdd(batch.counter, 1u);
@@ -92,20 +105,32 @@ __global__ void __launch_bounds__(kForwardThreads)
     }
 }
 
+template <bool SharedRows>
+cudaError_t forward_at(const ForwardBatchView& batch, const ForwardModelView& model, int model_floats,
+                       bool shared_model, int blocks, cudaStream_t stream) {
+    const std::size_t shared = forward_shared_bytes(model.Q, model_floats, SharedRows, shared_model);
+    cudaError_t status = cudaFuncSetAttribute(forward_filter_kernel<SharedRows>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared));
+    if (status != cudaSuccess) return status;
+    forward_filter_kernel<SharedRows>
+        <<<blocks, kForwardThreads, shared, stream>>>(batch, model, model_floats, shared_model);
+    return fault::after_launch(cudaGetLastError());
+}
+
 }  // namespace
 
 int forward_threads_per_block() { return kForwardThreads; }
 
-std::size_t forward_shared_bytes(int model_floats) { return static_cast<std::size_t>(model_floats) * sizeof(float); }
+std::size_t forward_shared_bytes(int segments, int model_floats, bool shared_rows, bool shared_model) {
+    const std::size_t rows =
+        shared_rows ? static_cast<std::size_t>(3) * static_cast<std::size_t>(segments) * kForwardThreads : 0;
+    return (rows + (shared_model ? static_cast<std::size_t>(model_floats) : 0)) * sizeof(float);
+}
 
 cudaError_t launch_forward_filter(const ForwardBatchView& batch, const ForwardModelView& model, int model_floats,
-                                  bool shared_model, int blocks, cudaStream_t stream) {
-    const std::size_t shared = shared_model ? forward_shared_bytes(model_floats) : 0;
-    cudaError_t status = cudaFuncSetAttribute(forward_filter_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(shared));
-    if (status != cudaSuccess) return status;
-    forward_filter_kernel<<<blocks, kForwardThreads, shared, stream>>>(batch, model, model_floats, shared_model);
-    return fault::after_launch(cudaGetLastError());
+                                  bool shared_rows, bool shared_model, int blocks, cudaStream_t stream) {
+    return shared_rows ? forward_at<true>(batch, model, model_floats, shared_model, blocks, stream)
+                       : forward_at<false>(batch, model, model_floats, shared_model, blocks, stream);
 }
 
 }  // namespace alignscope::kernels::profile

@@ -82,22 +82,29 @@ ALIGNSCOPE_LANES_FN void forward_lane_deletes(Lanes& g, const ForwardModelView& 
     using V = typename Lanes::V;
     const int Q = m.Q;
     const float* dd = m.striped + static_cast<std::size_t>(kFwdDD * Q * 4);
+    // Each cell and transition is read a step ahead of the chain that needs
+    // it (the loads do not wait for the chain's stores).
     dcv = g.shift_up(dcv);
     g.put(kRowD, 0, g.zero());
+    V next = g.zero(), t_next = g.seg(dd);
     for (int q = 0; q < Q; ++q) {
-        const V sum = g.add(dcv, g.get(kRowD, q));
+        const V old = next, t = t_next;
+        if (q + 1 < Q) next = g.get(kRowD, q + 1), t_next = g.seg(dd + (q + 1) * 4);
+        const V sum = g.add(dcv, old);
         g.put(kRowD, q, sum);
-        dcv = g.mul(sum, g.seg(dd + q * 4));
+        dcv = g.mul(sum, t);
     }
     for (int j = 1; j < 4; ++j) {
         dcv = g.shift_up(dcv);
         typename Lanes::Flag changed{};
+        next = g.get(kRowD, 0), t_next = g.seg(dd);
         for (int q = 0; q < Q; ++q) {
-            const V old = g.get(kRowD, q);
+            const V old = next, t = t_next;
+            if (q + 1 < Q) next = g.get(kRowD, q + 1), t_next = g.seg(dd + (q + 1) * 4);
             const V sum = g.add(dcv, old);
             g.note_greater(changed, sum, old);
             g.put(kRowD, q, sum);
-            dcv = g.mul(dcv, g.seg(dd + q * 4));
+            dcv = g.mul(dcv, t);
         }
         if (m.M >= 100 && !g.any(changed)) break;
     }
@@ -126,21 +133,28 @@ ALIGNSCOPE_LANES_FN ForwardOutcome forward_lanes(Lanes& g, const ForwardModelVie
         V mpv = g.shift_up(g.get(kRowM, Q - 1));
         V dpv = g.shift_up(g.get(kRowD, Q - 1));
         V ipv = g.shift_up(g.get(kRowI, Q - 1));
+        // Row q's cells of the previous row, read before any of this
+        // iteration's stores and a step ahead.
+        V m_next = g.get(kRowM, 0), d_next = g.get(kRowD, 0), i_next = g.get(kRowI, 0);
         for (int q = 0; q < Q; ++q) {
             const int s = q * 4;
-            V sv = g.mul(xBv, g.seg(bm + s));
-            sv = g.add(sv, g.mul(mpv, g.seg(mm + s)));
-            sv = g.add(sv, g.mul(ipv, g.seg(im + s)));
-            sv = g.add(sv, g.mul(dpv, g.seg(dm + s)));
-            sv = g.mul(sv, g.seg(emission + s));
+            const V tbm = g.seg(bm + s), tmm = g.seg(mm + s), tim = g.seg(im + s), tdm = g.seg(dm + s);
+            const V e = g.seg(emission + s), tmd = g.seg(md + s), tmi = g.seg(mi + s), tii = g.seg(ii + s);
+            const V m_old = m_next, d_old = d_next, i_old = i_next;
+            if (q + 1 < Q) m_next = g.get(kRowM, q + 1), d_next = g.get(kRowD, q + 1), i_next = g.get(kRowI, q + 1);
+            V sv = g.mul(xBv, tbm);
+            sv = g.add(sv, g.mul(mpv, tmm));
+            sv = g.add(sv, g.mul(ipv, tim));
+            sv = g.add(sv, g.mul(dpv, tdm));
+            sv = g.mul(sv, e);
             xEv = g.add(xEv, sv);
-            mpv = g.get(kRowM, q);
-            dpv = g.get(kRowD, q);
-            ipv = g.get(kRowI, q);
+            mpv = m_old;
+            dpv = d_old;
+            ipv = i_old;
             g.put(kRowM, q, sv);
             g.put(kRowD, q, dcv);
-            dcv = g.mul(sv, g.seg(md + s));
-            g.put(kRowI, q, g.add(g.mul(mpv, g.seg(mi + s)), g.mul(ipv, g.seg(ii + s))));
+            dcv = g.mul(sv, tmd);
+            g.put(kRowI, q, g.add(g.mul(mpv, tmi), g.mul(ipv, tii)));
         }
         forward_lane_deletes(g, m, dcv);
         for (int q = 0; q < Q; ++q) xEv = g.add(g.get(kRowD, q), xEv);

@@ -14,6 +14,8 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <exception>
+#include <future>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -255,7 +257,7 @@ void load_device_forward(const ForwardScores& device, std::size_t s, int M, int 
 // or two: a pair runs its parser Forward and Backward rows together (see
 // forward_pair.hpp), then each target's domain stage on its own. With
 // `device`, Forward ran on the scanner's device and only targets past F3 come
-// here (index[j]: the target's position in the survivors).
+// here (index[j]: the target's place in the device's list).
 void score_targets(const ConfiguredProfile& profile, const Candidate* const c[2], const std::size_t index[2], int n,
                    const ProfileTargets& targets, const PipelineSettings& settings, std::uint32_t seed,
                    const ForwardScores* device, Slot* const out[2]) {
@@ -312,6 +314,99 @@ std::vector<WorkItem> work_items(std::size_t n, int threads) {
     for (std::size_t s = 0; s < singles; ++s) items.push_back({s, 1});
     for (std::size_t s = singles; s < n; s += 2) items.push_back({s, n - s >= 2 ? 2 : 1});
     return items;
+}
+
+// The survivors at `positions` (indices into `past_viterbi`) on the worker
+// threads, longest first, into slots[position]; with `device`, Forward came
+// from the device (device_pos[position]: the target's place in its list) and
+// only targets past F3 are given.
+void score_positions(const ConfiguredProfile& profile, const std::vector<Candidate>& past_viterbi,
+                     std::vector<std::size_t> positions, const ForwardScores* device,
+                     const std::vector<std::size_t>& device_pos, const ProfileTargets& targets,
+                     const PipelineSettings& settings, std::uint32_t seed, JobContext& context,
+                     std::vector<Slot>& slots) {
+    // Longest first, one at a time: their costs differ by orders of magnitude.
+    std::stable_sort(positions.begin(), positions.end(), [&](std::size_t a, std::size_t b) {
+        return targets.length(past_viterbi[a].target) > targets.length(past_viterbi[b].target);
+    });
+    const std::vector<WorkItem> items = work_items(positions.size(), settings.threads);
+    parallel_for(
+        items.size(), settings.threads,
+        [&](std::size_t w) {
+            context.throw_if_cancelled();
+            const WorkItem& item = items[w];
+            const std::size_t first = positions[item.first];
+            const std::size_t last = positions[item.first + static_cast<std::size_t>(item.n) - 1];
+            const std::size_t index[2] = {device ? device_pos[first] : 0, device ? device_pos[last] : 0};
+            const Candidate* c[2] = {&past_viterbi[first], &past_viterbi[last]};
+            Slot* out[2] = {&slots[first], &slots[last]};
+            score_targets(profile, c, index, item.n, targets, settings, seed, device, out);
+        },
+        1);
+}
+
+// A target of more cells (L x M) stays off the device Forward: one target
+// runs on four GPU threads, several times slower than on a CPU core, so the
+// longest ones go to the worker threads while the device does the rest.
+constexpr std::uint64_t kDeviceForwardCells = 1'000'000;
+
+// Forward, Backward and the domain stage of every survivor. With a device
+// Forward: the targets of up to kDeviceForwardCells go to the device (in a
+// thread of their own) while the worker threads score the longer ones on the
+// CPU; then the F3 decisions of the device's scores on the host, and
+// Backward and the domain stage of those past F3 on the worker threads.
+void score_survivors(const ConfiguredProfile& profile, const std::vector<Candidate>& past_viterbi,
+                     const ProfileTargets& targets, ProfileFilterScanner& scanner, const PipelineSettings& settings,
+                     std::uint32_t seed, JobContext& context, std::vector<Slot>& slots) {
+    const std::size_t n = past_viterbi.size();
+    std::vector<std::size_t> device_pos(n, 0), on_cpu, on_device;
+    std::vector<std::uint32_t> device_list;
+    for (std::size_t s = 0; s < n; ++s) {
+        const std::uint32_t t = past_viterbi[s].target;
+        const auto cells =
+            static_cast<std::uint64_t>(targets.length(t)) * static_cast<std::uint64_t>(profile.plan7.length);
+        if (scanner.runs_forward() && cells <= kDeviceForwardCells) {
+            device_pos[s] = device_list.size();
+            device_list.push_back(t);
+            on_device.push_back(s);
+        } else {
+            on_cpu.push_back(s);
+        }
+    }
+    ForwardScores device;
+    bool done_on_device = false;
+    {
+        std::future<bool> run;
+        if (!device_list.empty())
+            run = std::async(std::launch::async,
+                             [&] { return scanner.forward(profile.multihit, device_list, device, context); });
+        std::exception_ptr cpu_error;
+        try {
+            score_positions(profile, past_viterbi, on_cpu, nullptr, device_pos, targets, settings, seed, context,
+                            slots);
+        } catch (...) {
+            cpu_error = std::current_exception();
+        }
+        if (run.valid()) done_on_device = run.get();
+        if (cpu_error) std::rethrow_exception(cpu_error);
+    }
+    if (!done_on_device) {
+        score_positions(profile, past_viterbi, on_device, nullptr, device_pos, targets, settings, seed, context, slots);
+        return;
+    }
+    std::vector<std::size_t> passed;
+    for (std::size_t s : on_device) {
+        const std::size_t d = device_pos[s];
+        const int L = targets.length(device_list[d]);
+        if (std::isnan(device.scores[d])) {
+            // No score (NaN, underflow, overflow): the CPU path's error.
+            const float xC =
+                device.specials[(device.first_row[d] + static_cast<std::size_t>(L)) * DpMatrix::Specials + DpMatrix::C];
+            device.scores[d] = forward_score_of(LengthModel::for_target(L, true), xC, device.total_scale[d], L);
+        }
+        if (passes_forward(profile.plan7.statistics, settings, past_viterbi[s], device.scores[d])) passed.push_back(s);
+    }
+    score_positions(profile, past_viterbi, passed, &device, device_pos, targets, settings, seed, context, slots);
 }
 
 // Z targets, then domZ = the number of reported targets: which sequences and
@@ -372,48 +467,8 @@ ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets,
 
     // Seed 0: an arbitrary one for this run (as hmmsearch --seed 0).
     const std::uint32_t seed = settings.seed != 0 ? settings.seed : (std::random_device{}() | 1u);
-    // Forward on the scanner's device where it has one (the F3 decision on
-    // the host, as below); then only the targets past F3 go on.
-    std::vector<std::uint32_t> survivors(past_viterbi.size());
-    for (std::size_t s = 0; s < survivors.size(); ++s) survivors[s] = past_viterbi[s].target;
-    ForwardScores device_forward;
-    const bool on_device = !survivors.empty() && scanner.forward(profile.multihit, survivors, device_forward, context);
-    if (on_device)
-        for (std::size_t s = 0; s < survivors.size(); ++s) {
-            if (!std::isnan(device_forward.scores[s])) continue;
-            // No score (NaN, underflow, overflow): the CPU path's error.
-            const int L = targets.length(survivors[s]);
-            const float xC =
-                device_forward
-                    .specials[(device_forward.first_row[s] + static_cast<std::size_t>(L)) * DpMatrix::Specials +
-                              DpMatrix::C];
-            device_forward.scores[s] =
-                forward_score_of(LengthModel::for_target(L, true), xC, device_forward.total_scale[s], L);
-        }
-    // Longest first, one at a time: their costs differ by orders of magnitude.
-    std::vector<std::size_t> order;
-    order.reserve(past_viterbi.size());
-    for (std::size_t s = 0; s < past_viterbi.size(); ++s)
-        if (!on_device || passes_forward(profile.plan7.statistics, settings, past_viterbi[s], device_forward.scores[s]))
-            order.push_back(s);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return targets.length(past_viterbi[a].target) > targets.length(past_viterbi[b].target);
-    });
     std::vector<Slot> slots(past_viterbi.size());
-    const std::vector<WorkItem> items = work_items(order.size(), settings.threads);
-    parallel_for(
-        items.size(), settings.threads,
-        [&](std::size_t w) {
-            context.throw_if_cancelled();
-            const WorkItem& item = items[w];
-            const std::size_t last = item.first + static_cast<std::size_t>(item.n) - 1;
-            const std::size_t index[2] = {order[item.first], order[last]};
-            const Candidate* c[2] = {&past_viterbi[index[0]], &past_viterbi[index[1]]};
-            Slot* out[2] = {&slots[index[0]], &slots[index[1]]};
-            score_targets(profile, c, index, item.n, targets, settings, seed, on_device ? &device_forward : nullptr,
-                          out);
-        },
-        1);
+    score_survivors(profile, past_viterbi, targets, scanner, settings, seed, context, slots);
     for (std::size_t s = 0; s < slots.size(); ++s) {
         Slot& slot = slots[s];
         if (!slot.past_forward) continue;

@@ -75,6 +75,8 @@ public:
                          ForwardScores& /*out*/, JobContext& /*context*/) {
         return false;
     }
+    // Whether forward() may run on the device (it may still answer false).
+    virtual bool runs_forward() const { return false; }
 
     // The cost of the last msv() and of the viterbi() calls since it.
     virtual ProfileFilterStats last_stats() const { return {}; }

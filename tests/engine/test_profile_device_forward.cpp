@@ -1,0 +1,162 @@
+// The pipeline's device-Forward path on the CPU: a scanner whose forward()
+// hands back the Forward scores and row specials (here from the CPU's own
+// forward(), as a GPU's must be bit for bit) must give the very search the
+// CPU path gives: the four pipeline counts, every hit's scores and E-values,
+// every domain's envelope, alignment and score, for the tutorial models over
+// a slice of real sequences plus a target too long for the device Forward
+// (which the worker threads score while the device runs).
+#include "hmmsearch_oracle.hpp"
+
+#include <alignscope/error.hpp>
+#include <alignscope/profile/filter_scan.hpp>
+#include <alignscope/profile/filters.hpp>
+#include <alignscope/profile/hmm_file.hpp>
+#include <alignscope/profile/profile_search.hpp>
+
+#include <QtTest>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+using namespace alignscope;
+using namespace alignscope::profile;
+using namespace alignscope::test;
+
+namespace {
+
+// The CPU scanner's filters, and forward() by the CPU's forward().
+class ForwardOnTheSide final : public ProfileFilterScanner {
+public:
+    explicit ForwardOnTheSide(std::unique_ptr<ProfileFilterScanner> cpu) : cpu_(std::move(cpu)) {}
+    DeviceInfo info() const override { return cpu_->info(); }
+    void load(const ProfileTargets& targets, JobContext& context) override {
+        targets_ = &targets;
+        cpu_->load(targets, context);
+    }
+    void msv(const MsvProfile& model, std::span<float> scores, JobContext& context) override {
+        cpu_->msv(model, scores, context);
+    }
+    void viterbi(const ViterbiFilterProfile& model, std::span<const std::uint32_t> targets, std::span<float> scores,
+                 JobContext& context) override {
+        cpu_->viterbi(model, targets, scores, context);
+    }
+    bool runs_forward() const override { return true; }
+    bool forward(const ForwardProfile& model, std::span<const std::uint32_t> list, ForwardScores& out,
+                 JobContext&) override {
+        const FlushSubnormals flush;
+        out = {};
+        DpMatrix fwd;
+        for (std::uint32_t t : list) {
+            const int L = targets_->length(t);
+            out.first_row.push_back(out.specials.size() / DpMatrix::Specials);
+            float score = 0.0f;
+            try {
+                score = profile::forward(model, LengthModel::for_target(L, true), targets_->codes(t), L, fwd, false);
+            } catch (const Error&) {
+                score = std::numeric_limits<float>::quiet_NaN();
+            }
+            out.scores.push_back(score);
+            out.total_scale.push_back(fwd.total_scale);
+            out.specials.insert(out.specials.end(), fwd.xmx.begin(),
+                                fwd.xmx.begin() + (static_cast<std::ptrdiff_t>(L) + 1) * DpMatrix::Specials);
+            longest_ = std::max(longest_, static_cast<std::uint64_t>(L) * static_cast<std::uint64_t>(model.length));
+        }
+        calls_ += 1;
+        return true;
+    }
+    int calls() const { return calls_; }
+    std::uint64_t longest() const { return longest_; }
+
+private:
+    std::unique_ptr<ProfileFilterScanner> cpu_;
+    const ProfileTargets* targets_ = nullptr;
+    int calls_ = 0;
+    std::uint64_t longest_ = 0;
+};
+
+void add_target(ProfileTargets& targets, const std::string& name, const std::vector<std::uint8_t>& codes) {
+    targets.residues.insert(targets.residues.end(), codes.begin(), codes.end());
+    targets.offsets.push_back(targets.residues.size());
+    targets.names.push_back(name);
+    targets.descriptions.emplace_back();
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+}  // namespace
+
+class TestProfileDeviceForward : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/Pkinase.hmm"),
+                                  "tutorial models are missing (Debian package hmmer-examples)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kDatabase), "DB.fasta.gz is missing (Debian package mmseqs2-examples)");
+        slice_ = database_slice(dir_, QStringLiteral("slice.fa"), 1500);
+    }
+
+    void same_search_as_the_cpu_path_data() {
+        QTest::addColumn<QString>("model");
+        QTest::newRow("Pkinase") << QStringLiteral("Pkinase");
+        QTest::newRow("fn3") << QStringLiteral("fn3");
+        QTest::newRow("globins4") << QStringLiteral("globins4");
+    }
+    void same_search_as_the_cpu_path() {
+        QFETCH(QString, model);
+        const ProfileHmm hmm = read_hmm_file((kTutorial + "/" + model + ".hmm").toStdString()).front();
+        ProfileTargets targets = read_profile_targets(slice_.toStdString(), hmm.alphabet);
+        // The consensus repeated past the device's cell limit: a long hit with
+        // many domains, scored on the worker threads beside the device.
+        std::vector<std::uint8_t> consensus, repeated;
+        ResidueCode::of(hmm.alphabet).digitise(hmm.consensus.substr(1), consensus);
+        const std::size_t copies = 1'100'000 / (consensus.size() * consensus.size()) + 1;
+        for (std::size_t c = 0; c < copies; ++c) repeated.insert(repeated.end(), consensus.begin(), consensus.end());
+        add_target(targets, "consensus_long", repeated);
+        add_target(targets, "consensus_x2",
+                   std::vector<std::uint8_t>(repeated.begin(),
+                                             repeated.begin() + static_cast<std::ptrdiff_t>(2 * consensus.size())));
+        PipelineSettings settings;
+        settings.threads = 2;
+        JobContext context;
+        auto cpu = make_cpu_profile_scanner_registry()->create("cpu", 2);
+        cpu->load(targets, context);
+        const ModelSearch expected = search_profile(hmm, targets, *cpu, settings, context);
+        ForwardOnTheSide device(make_cpu_profile_scanner_registry()->create("cpu", 2));
+        device.load(targets, context);
+        const ModelSearch ours = search_profile(hmm, targets, device, settings, context);
+
+        QCOMPARE(device.calls(), 1);
+        QVERIFY2(device.longest() <= 1'000'000, "a target past the device's cell limit went to the device");
+        QCOMPARE(ours.counts.past_viterbi, expected.counts.past_viterbi);
+        QCOMPARE(ours.counts.past_forward, expected.counts.past_forward);
+        QCOMPARE(ours.counts.domains, expected.counts.domains);
+        QCOMPARE(ours.counts.envelopes, expected.counts.envelopes);
+        QVERIFY(expected.counts.past_forward >= 2);
+        QCOMPARE(ours.hits.size(), expected.hits.size());
+        bool long_hit = false;
+        for (std::size_t h = 0; h < ours.hits.size(); ++h) {
+            const TargetHit &a = ours.hits[h], &b = expected.hits[h];
+            QCOMPARE(QString::fromStdString(a.name), QString::fromStdString(b.name));
+            long_hit = long_hit || a.name == "consensus_long";
+            QVERIFY2(same_bits(a.score, b.score) && same_bits(a.pre_score, b.pre_score) && a.lnP == b.lnP,
+                     qPrintable(QString::fromStdString(a.name)));
+            QCOMPARE(a.reported, b.reported);
+            QCOMPARE(a.domains.size(), b.domains.size());
+            for (std::size_t d = 0; d < a.domains.size(); ++d) {
+                QCOMPARE(a.domains[d].env_from, b.domains[d].env_from);
+                QCOMPARE(a.domains[d].env_to, b.domains[d].env_to);
+                QVERIFY(same_bits(a.domains[d].score, b.domains[d].score));
+            }
+        }
+        QVERIFY2(long_hit, "the long target was not found: the worker threads' side went untested");
+    }
+
+private:
+    QTemporaryDir dir_;
+    QString slice_;
+};
+
+QTEST_GUILESS_MAIN(TestProfileDeviceForward)
+#include "test_profile_device_forward.moc"
