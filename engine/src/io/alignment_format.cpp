@@ -7,10 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <iomanip>
+#include <type_traits>
 
 namespace alignscope {
 
@@ -56,6 +58,33 @@ namespace {
 
 double fraction(std::int64_t part, std::int64_t whole) {
     return whole > 0 ? std::round(10000.0 * double(part) / double(whole)) / 10000.0 : 0.0;
+}
+
+// A TSV or SAM line is built in a string and written at once: a stream's
+// operator<< goes through its locale for every number, which made formatting
+// a million lines cost more than aligning them. The text is the same: whole
+// numbers in decimal, other doubles as a default stream writes them (%g, six
+// significant digits).
+template <typename Integer>
+void append_number(std::string& line, Integer value) {
+    static_assert(std::is_integral_v<Integer>);
+    char buffer[24];
+    const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
+    line.append(buffer, end);
+}
+
+void append_double(std::string& line, double value) {
+    char buffer[32];
+    const auto [end, status] = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general, 6);
+    line.append(buffer, status == std::errc() ? end : buffer);
+}
+
+// A score as format_score writes it, whole scores without snprintf.
+void append_score(std::string& line, double user_score) {
+    if (user_score == std::floor(user_score) && std::fabs(user_score) < 1e15 && !std::signbit(user_score))
+        append_number(line, static_cast<long long>(user_score));
+    else
+        line += format_score(user_score);
 }
 
 }  // namespace
@@ -212,12 +241,34 @@ public:
             out_ << '\n';
             header_extras_ = false;
         }
-        out_ << a.query_id << '\t' << a.target_id << '\t' << format_score(ctx_.scheme.to_user(a.score)) << '\t'
-             << to_string(a.mode) << '\t' << a.query_begin << '\t' << a.query_end << '\t' << a.target_begin << '\t'
-             << a.target_end << '\t' << fraction(a.stats.identities, a.stats.length) << '\t'
-             << fraction(a.stats.similarities, a.stats.length) << '\t' << a.stats.gaps << '\t' << a.stats.length << '\t'
-             << (a.cigar.empty() ? "*" : a.cigar.to_string()) << '\t' << a.device << '\t'
-             << (a.kernel.empty() ? "-" : a.kernel);
+        std::string& line = line_;
+        line.clear();
+        line += a.query_id;
+        line += '\t';
+        line += a.target_id;
+        line += '\t';
+        append_score(line, ctx_.scheme.to_user(a.score));
+        line += '\t';
+        line += to_string(a.mode);
+        for (const auto value : {a.query_begin, a.query_end, a.target_begin, a.target_end}) {
+            line += '\t';
+            append_number(line, value);
+        }
+        line += '\t';
+        append_double(line, fraction(a.stats.identities, a.stats.length));
+        line += '\t';
+        append_double(line, fraction(a.stats.similarities, a.stats.length));
+        line += '\t';
+        append_number(line, a.stats.gaps);
+        line += '\t';
+        append_number(line, a.stats.length);
+        line += '\t';
+        line += a.cigar.empty() ? std::string("*") : a.cigar.to_string();
+        line += '\t';
+        line += a.device;
+        line += '\t';
+        line += a.kernel.empty() ? std::string_view("-") : std::string_view(a.kernel);
+        out_.write(line.data(), static_cast<std::streamsize>(line.size()));
         if (extras.rank) out_ << '\t' << *extras.rank;
         if (extras.bits) out_ << '\t' << *extras.bits;
         if (extras.evalue) out_ << '\t' << *extras.evalue;
@@ -231,6 +282,7 @@ private:
     std::ostream& out_;
     WriterContext ctx_;
     bool header_extras_ = false;
+    std::string line_;  // kept from line to line
 };
 
 class SamWriter : public AlignmentWriter {
@@ -245,26 +297,47 @@ public:
     }
     void write(const Alignment& a, const Sequence& query, const Sequence& target, const AlignmentExtras&) override {
         const bool mapped = a.has_traceback() && a.query_end > 0;
-        out_ << query.id << '\t' << (mapped ? 0 : 4) << '\t' << (mapped ? target.id : "*") << '\t'
-             << (mapped ? a.target_begin : 0) << '\t' << (mapped ? 255 : 0) << '\t';
+        std::string& line = line_;
+        line.clear();
+        line += query.id;
+        line += mapped ? "\t0\t" : "\t4\t";
+        line += mapped ? std::string_view(target.id) : std::string_view("*");
+        line += '\t';
+        append_number(line, mapped ? a.target_begin : decltype(a.target_begin){0});
+        line += mapped ? "\t255\t" : "\t0\t";
         if (mapped) {
-            if (a.query_begin > 1) out_ << a.query_begin - 1 << 'S';
-            out_ << a.cigar.to_string();
-            if (a.query_end < a.query_length) out_ << a.query_length - a.query_end << 'S';
+            if (a.query_begin > 1) {
+                append_number(line, a.query_begin - 1);
+                line += 'S';
+            }
+            line += a.cigar.to_string();
+            if (a.query_end < a.query_length) {
+                append_number(line, a.query_length - a.query_end);
+                line += 'S';
+            }
         } else {
-            out_ << '*';
+            line += '*';
         }
-        out_ << "\t*\t0\t0\t" << query.residues << '\t' << (query.quality.empty() ? "*" : query.quality);
+        line += "\t*\t0\t0\t";
+        line += query.residues;
+        line += '\t';
+        line += query.quality.empty() ? std::string_view("*") : std::string_view(query.quality);
         const double user = ctx_.scheme.to_user(a.score);
-        if (user == std::floor(user)) out_ << "\tAS:i:" << static_cast<long long>(user);
-        else
-            out_ << "\tZS:f:" << user;
-        out_ << '\n';
+        if (user == std::floor(user)) {
+            line += "\tAS:i:";
+            append_number(line, static_cast<long long>(user));
+        } else {
+            line += "\tZS:f:";
+            append_double(line, user);
+        }
+        line += '\n';
+        out_.write(line.data(), static_cast<std::streamsize>(line.size()));
     }
 
 private:
     std::ostream& out_;
     WriterContext ctx_;
+    std::string line_;  // kept from line to line
 };
 
 }  // namespace
