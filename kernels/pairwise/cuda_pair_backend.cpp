@@ -1,10 +1,10 @@
 // One GPU's pairwise backend: a job runs as the named stages of PairRun:
-// encode the sequences, plan (pair_plan.hpp: kernel choice, the pairs for the
-// exact CPU path, batches under the memory budget), set up streams and
-// buffers, then the stream pipeline (pack on the host while the previous
-// batch runs, the pass chain per batch, turning the GPU's results and packed
-// CIGAR runs into Alignments), the 32-bit recompute of saturated pairs, and
-// the CPU path.
+// the sequences' lengths, plan (pair_plan.hpp: kernel choice, the pairs for
+// the exact CPU path, batches under the memory budget), set up, then the
+// stream pipeline (encode and pack into a slot's pinned buffers on the host
+// while the previous batch runs, the pass chain per batch, turning the GPU's
+// results and packed CIGAR runs into Alignments), the 32-bit recompute of
+// saturated pairs, and the CPU path. Several jobs may run at once.
 #include "pairwise/cuda_pair_backend.hpp"
 
 #include "common/cuda_check.hpp"
@@ -53,12 +53,13 @@ namespace {
 // long enough to fill the device with warps.
 constexpr std::uint64_t kMaxBatchCells = std::uint64_t{1} << 34;
 
-// A job of at least twice this many pairs is aligned as parts of this many
-// (the last takes the rest), kPartsAtOnce at once, as the pair pipeline does
-// with its chunks: one part's encoding, planning, packing and results overlap
-// another's copies and kernels. The environment's ALIGNSCOPE_GPU_PART_PAIRS
-// sets another size (0: jobs whole).
-constexpr std::size_t kPartPairs = 65536;
+// With a part size set, a job of at least twice that many pairs is aligned as
+// parts of that many (the last takes the rest), kPartsAtOnce at once, as the
+// pair pipeline can do with its chunks: one part's encoding, planning, packing
+// and results overlap another's copies and kernels. The environment's
+// ALIGNSCOPE_GPU_PART_PAIRS sets the size; 0 (the default, until measured to
+// pay) aligns every job whole.
+constexpr std::size_t kPartPairs = 0;
 constexpr int kPartsAtOnce = 3;
 
 std::size_t part_pairs() {
@@ -195,42 +196,15 @@ void validate(const PairJob& job) {
     }
 }
 
-// Residues as matrix codes, for every sequence some pair uses, in one buffer
-// (a chunk of the streamed pipeline holds 131,072 sequences: one allocation,
-// not one each).
-struct EncodedSet {
-    std::unique_ptr<std::uint8_t[]> codes;
-    std::vector<std::uint64_t> offset;  // sequence k's codes start here
-    std::vector<std::uint32_t> length;  // 0 for a sequence no pair uses
-    std::size_t size() const { return length.size(); }
-    const std::uint8_t* data(std::size_t k) const { return codes.get() + offset[k]; }
-};
-
-EncodedSet encode_used(const std::vector<Sequence>& sequences, const std::vector<char>& used,
-                       const SubstitutionMatrix& matrix, const char* role, int threads) {
-    EncodedSet out;
-    out.offset.resize(sequences.size());
-    out.length.resize(sequences.size());
-    std::uint64_t total = 0;
-    for (std::size_t k = 0; k < sequences.size(); ++k) {
-        out.offset[k] = total;
-        if (used[k]) out.length[k] = static_cast<std::uint32_t>(sequences[k].residues.size());
-        total += out.length[k];
-    }
-    out.codes = std::make_unique_for_overwrite<std::uint8_t[]>(std::max<std::uint64_t>(total, 1));
-    parallel_chunks(
-        sequences.size(), threads,
-        [&](std::size_t begin, std::size_t end) {
-            for (std::size_t k = begin; k < end; ++k) {
-                if (!used[k]) continue;
-                const std::string& residues = sequences[k].residues;
-                if (const std::size_t bad = encode_into(residues, matrix, out.codes.get() + out.offset[k]);
-                    bad != std::string_view::npos)
-                    throw unscored_residue(residues, bad, matrix, std::string(role) + " '" + sequences[k].id + "'");
-            }
-        },
-        256);
-    return out;
+// The residues of every sequence some pair uses (0 for the others): the
+// sequences are encoded as matrix codes straight into a batch's pinned
+// staging buffer when it is packed (PairRun::pack), not into a buffer of
+// their own first.
+std::vector<std::uint32_t> used_lengths(const std::vector<Sequence>& sequences, const std::vector<char>& used) {
+    std::vector<std::uint32_t> lengths(sequences.size(), 0);
+    for (std::size_t k = 0; k < sequences.size(); ++k)
+        if (used[k]) lengths[k] = static_cast<std::uint32_t>(sequences[k].residues.size());
+    return lengths;
 }
 
 }  // namespace
@@ -330,8 +304,8 @@ private:
     std::vector<Alignment> out_;
     std::future<std::vector<Alignment>> pending_out_;
 
-    EncodedSet queries_, targets_;
-    std::vector<PairLengths> lengths_;  // (query, target) residues of every job pair
+    std::vector<std::uint32_t> query_lengths_, target_lengths_;  // used_lengths
+    std::vector<PairLengths> lengths_;                           // (query, target) residues of every job pair
     PairPlanRules rules_;
 
     int stream_count_ = 0;  // slots the job keeps in flight at most
@@ -350,8 +324,8 @@ private:
     SequencePlaces query_place_, target_place_;
     std::uint32_t batch_stamp_ = 0;
     struct Copy {
-        const std::uint8_t* codes;
-        std::uint32_t length;
+        const Sequence* sequence;
+        bool query;
         std::uint64_t offset;  // in the batch's staging buffer
     };
     std::vector<Copy> copies_;
@@ -382,23 +356,20 @@ void PairRun::take_out() {
     out_ = pending_out_.get();
 }
 
-// Each sequence a pair uses, encoded once.
+// The lengths of the sequences the pairs use (encoded when packed).
 void PairRun::encode() {
     std::vector<char> used_queries(job_.queries->size()), used_targets(job_.targets->size());
     for (const auto& [qi, ti] : job_.pairs) {
         used_queries[qi] = 1;
         used_targets[ti] = 1;
     }
-    {
-        HostPhase phase(context_.timeline, device_id_, "encode");
-        queries_ = encode_used(*job_.queries, used_queries, scheme_.matrix, "query", job_.threads);
-        targets_ = encode_used(*job_.targets, used_targets, scheme_.matrix, "target", job_.threads);
-    }
+    query_lengths_ = used_lengths(*job_.queries, used_queries);
+    target_lengths_ = used_lengths(*job_.targets, used_targets);
     context_.throw_if_cancelled();
     lengths_.resize(job_.pairs.size());
     for (std::size_t k = 0; k < job_.pairs.size(); ++k)
-        lengths_[k] = {static_cast<std::int64_t>(queries_.length[job_.pairs[k].first]),
-                       static_cast<std::int64_t>(targets_.length[job_.pairs[k].second])};
+        lengths_[k] = {static_cast<std::int64_t>(query_lengths_[job_.pairs[k].first]),
+                       static_cast<std::int64_t>(target_lengths_[job_.pairs[k].second])};
     rules_.mode = options_.mode;
     rules_.scheme = scheme_;
     rules_.traceback = options_.traceback;
@@ -446,8 +417,8 @@ void PairRun::set_up(const PairPlan& first) {
     base_.gap_open = scheme_.gap_open;
     base_.gap_extend = scheme_.gap_extend;
     base_.max_score = scheme_.matrix.max_score();
-    query_place_ = SequencePlaces(queries_.size());
-    target_place_ = SequencePlaces(targets_.size());
+    query_place_ = SequencePlaces(query_lengths_.size());
+    target_place_ = SequencePlaces(target_lengths_.size());
 }
 
 std::uint64_t PairRun::batch_budget() {
@@ -522,7 +493,7 @@ void PairRun::run_batches(const std::vector<Batch>& batches) {
 }
 
 // Offsets of everything the batch's pairs own on the device, written straight
-// into the pinned staging buffer, and the residues packed there (each
+// into the pinned staging buffer, and the residues encoded there (each
 // sequence padded with code `letters`). A sequence several pairs of the batch
 // share (one query against many targets) goes once.
 PairRun::PackedSizes PairRun::pack(StreamSlot& slot, const Batch& batch) {
@@ -535,12 +506,13 @@ PairRun::PackedSizes PairRun::pack(StreamSlot& slot, const Batch& batch) {
     PackedSizes sizes;
     ++batch_stamp_;
     copies_.clear();
-    auto place = [&](SequencePlaces& places, std::size_t index, const EncodedSet& set) {
+    auto place = [&](SequencePlaces& places, std::size_t index, bool query) {
         if (places.stamp[index] != batch_stamp_) {
             places.stamp[index] = batch_stamp_;
             places.offset[index] = sizes.residue_bytes;
-            copies_.push_back({set.data(index), set.length[index], sizes.residue_bytes});
-            sizes.residue_bytes += padded_residues(static_cast<std::int64_t>(set.length[index]));
+            const Sequence& sequence = query ? (*job_.queries)[index] : (*job_.targets)[index];
+            copies_.push_back({&sequence, query, sizes.residue_bytes});
+            sizes.residue_bytes += padded_residues(static_cast<std::int64_t>(sequence.residues.size()));
         }
         return places.offset[index];
     };
@@ -557,8 +529,8 @@ PairRun::PackedSizes PairRun::pack(StreamSlot& slot, const Batch& batch) {
             PairTask& task = tasks[block + g];
             const auto [m, n] = list.lengths[batch.first + block + g];
             const auto [qi, ti] = job_.pairs[list.pairs[batch.first + block + g]];
-            task.query_offset = place(query_place_, qi, queries_);
-            task.target_offset = place(target_place_, ti, targets_);
+            task.query_offset = place(query_place_, qi, true);
+            task.target_offset = place(target_place_, ti, false);
             task.query_length = static_cast<std::int32_t>(m);
             task.target_length = static_cast<std::int32_t>(n);
             task.boundary_base = sizes.boundary + g;
@@ -579,10 +551,14 @@ PairRun::PackedSizes PairRun::pack(StreamSlot& slot, const Batch& batch) {
         [&](std::size_t begin, std::size_t end) {
             for (std::size_t k = begin; k < end; ++k) {
                 const Copy& copy = copies_[k];
+                const std::string& residues = copy.sequence->residues;
                 std::uint8_t* to = slot.host->residues.data() + copy.offset;
-                std::memcpy(to, copy.codes, copy.length);
-                std::memset(to + copy.length, letters_,
-                            padded_residues(static_cast<std::int64_t>(copy.length)) - copy.length);
+                if (const std::size_t bad = encode_into(residues, scheme_.matrix, to); bad != std::string_view::npos)
+                    throw unscored_residue(residues, bad, scheme_.matrix,
+                                           std::string(copy.query ? "query" : "target") + " '" + copy.sequence->id +
+                                               "'");
+                std::memset(to + residues.size(), letters_,
+                            padded_residues(static_cast<std::int64_t>(residues.size())) - residues.size());
             }
         },
         1024);

@@ -30,8 +30,8 @@ class PairRun;  // the stages of one job (cuda_pair_backend.cpp)
 // Jobs may run at once from several threads (the pair pipeline aligns chunk
 // k+1 while chunk k's kernels run): each job encodes, plans and packs on its
 // own thread and takes stream slots from a pool the backend shares, so one
-// job's copies and host work overlap another's kernels. A large job runs
-// itself that way, as parts of consecutive pairs.
+// job's copies and host work overlap another's kernels. A large job can run
+// itself that way, as parts of consecutive pairs (ALIGNSCOPE_GPU_PART_PAIRS).
 class CudaPairBackend : public Backend {
 public:
     explicit CudaPairBackend(CudaDevice device);

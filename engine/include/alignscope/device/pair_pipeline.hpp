@@ -45,7 +45,10 @@ struct PairPipelineSettings {
 };
 
 constexpr std::size_t kDefaultChunkPairs = 65536;
-constexpr int kGpuAligningChunks = 3;
+// One: on an H100 host (16 cores) three chunks at once made the 1,000,000-pair
+// job slower (1.50-1.73 s against 1.28-1.30 s): its host threads are the
+// limit there (parsing and formatting take most of them), not the device.
+constexpr int kGpuAligningChunks = 1;
 
 // Where the time went. Stages overlap, so each is given as busy seconds
 // summed over the threads that ran it, beside the wall time of the whole.
