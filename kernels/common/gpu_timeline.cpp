@@ -213,6 +213,7 @@ void GpuTimeline::end(std::size_t id, cudaStream_t stream) noexcept {
                                                                          &last);
     }
 #endif
+    if (id >= pending_.size()) return;  // flushed while the operation was open: nothing to stop
     Pending& p = pending_[id];
     p.stopped = cudaEventRecord(p.stop, stream) == cudaSuccess;
     if (!p.stopped) (void)cudaGetLastError();
