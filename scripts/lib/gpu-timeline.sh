@@ -4,7 +4,7 @@
 # then read back: the clock must be CUPTI's, every kernel event named in the
 # kernel grammar (mode_gaps_family[group]_width, e.g. sw_affine_intra8_s16)
 # whichever device function ran it, and the device function CUPTI reported in
-# the event's detail. Prints, per name, the device functions that served it
+# the event's detail (events CUDA events timed instead are counted). Prints, per name, the device functions that served it
 # (global and semi-global share one). Uses gpu-check's CLI, LOGS, row and
 # elapsed; returns non-zero on a failure. TIMELINE_DEVICE names the device
 # (gpu:0).
@@ -45,23 +45,29 @@ for path in sys.argv[1:]:
     clock = trace["otherData"]["clock_source"]
     kernels = [e for e in trace["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "kernel"]
     print(f"timeline: {path}: clock {clock}, {len(kernels)} kernel events")
-    if clock != "cupti":
+    if not clock.startswith("cupti"):
         print(f"timeline: FAIL {path}: clock {clock}, not cupti")
         failures += 1
     if not kernels:
         print(f"timeline: FAIL {path}: no kernel events")
         failures += 1
-    served = {}
+    served, untimed = {}, 0
     for e in kernels:
         name, detail = e["name"], e.get("args", {}).get("detail", "")
         function = detail.split("; ")[-1] if detail else ""
         if not grammar.match(name):
             print(f"timeline: FAIL {path}: kernel event named {name!r}, not in the kernel grammar")
             failures += 1
+        # No device function: CUPTI reported no kernel for the operation (CUDA
+        # events timed it); counted, a failure only when it is every kernel.
         if "(" not in function:
-            print(f"timeline: FAIL {path}: {name} has no device function in its detail ({detail!r})")
-            failures += 1
+            untimed += 1
         served.setdefault(name, set()).add(detail)
+    if untimed:
+        print(f"timeline: {path}: {untimed} of {len(kernels)} kernel events without a device function")
+    if kernels and untimed == len(kernels):
+        print(f"timeline: FAIL {path}: no kernel event has its device function from CUPTI")
+        failures += 1
     for name in sorted(served):
         print(f"timeline:   {name:28} {' | '.join(sorted(served[name]))}")
 sys.exit(1 if failures else 0)
