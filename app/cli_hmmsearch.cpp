@@ -44,6 +44,7 @@ struct HmmsearchFlags {
     int textw = 120;
     bool notextw = false;
     bool timings = false;
+    std::string db_cache = "off";  // a directory, "auto" or "off"
     CLI::Option* seed_option = nullptr;
     CLI::Option* textw_option = nullptr;
 };
@@ -244,7 +245,17 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
     // is made while the targets are read.
     auto made = std::async(std::launch::async,
                            [&flags] { return profile_scanner_registry()->create(flags.device, flags.threads); });
-    const profile::ProfileTargets targets = profile::read_profile_targets(flags.database, models.front().alphabet);
+    profile::TargetCacheOptions cache;
+    cache.enabled = flags.db_cache != "off";
+    if (cache.enabled && flags.db_cache != "auto") cache.directory = flags.db_cache;
+    profile::ProfileTargetsLoad load = profile::load_profile_targets(flags.database, models.front().alphabet, cache);
+    if (load.outcome == CacheOutcome::Rebuilt || load.outcome == CacheOutcome::Unwritable)
+        std::cerr << "hmmsearch: " << load.reason << '\n';
+    if (flags.timings)
+        std::cerr << "timings database " << flags.database << ": " << load.targets.size() << " targets, "
+                  << load.targets.residue_count() << " residues in " << load.seconds << " s (cache "
+                  << to_string(load.outcome) << (load.cache_path.empty() ? "" : " " + load.cache_path) << ")\n";
+    const profile::ProfileTargets targets = std::move(load.targets);
     const std::unique_ptr<profile::ProfileFilterScanner> scanner = made.get();
     JobContext job;
     job.cancel = &cancel;
@@ -362,8 +373,15 @@ void add_hmmsearch_command(CLI::App& app, CliContext& context) {
         ->transform(strict_number<int>());
     command
         ->add_option("--device", flags->device,
-                     "Device for the MSV and Viterbi filters: auto (the first GPU, else cpu), gpu:N, cpu (SSE2 "
-                     "MSV), cpu-ref (scalar reference); Forward and the domain stage use the CPU threads")
+                     "Device for the MSV and Viterbi filters: auto (the first GPU, else cpu), gpu:N, cpu (SSV/MSV in "
+                     "AVX2 or SSE, chosen at run time), cpu-ref (scalar reference); Forward and the domain stage "
+                     "use the CPU threads")
+        ->capture_default_str();
+    command
+        ->add_option("--db-cache", flags->db_cache,
+                     "Cache of the database's digitised targets, so later searches skip parsing the FASTA: a "
+                     "directory, 'auto' (beside the FASTA, else ~/.cache/alignscope) or 'off'; a stale or damaged "
+                     "cache is rebuilt")
         ->capture_default_str();
     command->add_flag("--timings", flags->timings,
                       "Say on standard error where each model's time went (filters, their kernels, the rest)");

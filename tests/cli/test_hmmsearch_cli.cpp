@@ -89,6 +89,42 @@ private slots:
         QCOMPARE(section(ours, "Initial search space", "# "), section(ref, "Initial search space", "# "));
     }
 
+    // --db-cache: the first search builds the cache, the second reads it
+    // instead of the FASTA, a damaged one is said on standard error and
+    // rebuilt; every time the tables and counts are hmmsearch's.
+    void database_cache() {
+        QTemporaryDir dir;
+        const QString fn3 = kTutorial + "/fn3.hmm";
+        const ProcessResult ref =
+            run_program(QStringLiteral("hmmsearch"),
+                        {"--cpu", "1", "--tblout", dir.filePath("ref.tbl"), "-o", dir.filePath("ref.out"), fn3, db_});
+        QCOMPARE(ref.exit_code, 0);
+        QByteArray err;
+        auto search = [&](const QByteArray& expected) {
+            const ProcessResult r = run_cli({"hmmsearch", "--db-cache", dir.filePath("cache"), "--timings", "--tblout",
+                                             dir.filePath("ours.tbl"), "-o", dir.filePath("ours.out"), fn3, db_});
+            err = r.err;
+            QCOMPARE(r.exit_code, 0);
+            QVERIFY2(r.err.contains("(cache " + expected), r.err.constData());
+            QCOMPARE(table_rows(dir.filePath("ours.tbl")), table_rows(dir.filePath("ref.tbl")));
+            QFile ours(dir.filePath("ours.out")), theirs(dir.filePath("ref.out"));
+            QVERIFY(ours.open(QIODevice::ReadOnly) && theirs.open(QIODevice::ReadOnly));
+            QCOMPARE(passed_counts(ours.readAll()), passed_counts(theirs.readAll()));
+        };
+        search("built");
+        search("loaded");
+        const QStringList caches = QDir(dir.filePath("cache")).entryList({"*.alspt"}, QDir::Files);
+        QCOMPARE(caches.size(), 1);
+        QFile cache(dir.filePath("cache/" + caches.front()));
+        QVERIFY(cache.open(QIODevice::ReadWrite));
+        QVERIFY(cache.seek(cache.size() - 20));
+        QVERIFY(cache.putChar('\x7f'));
+        cache.close();
+        search("rebuilt");
+        QVERIFY2(err.contains("damaged"), err.constData());
+        search("loaded");
+    }
+
     void noali_json_threads_and_alignment() {
         QTemporaryDir dir;
         const QString pk = kTutorial + "/Pkinase.hmm";

@@ -343,6 +343,56 @@ private slots:
         }
     }
 
+    // The targets' cache: built, then loaded with the targets a parse gives;
+    // a flipped byte and a truncated file are damage, a changed FASTA makes it
+    // stale: each is said and the cache rebuilt from the FASTA.
+    void target_cache_built_loaded_and_rebuilt() {
+        QTemporaryDir dir;
+        const std::string fasta = dir.filePath(QStringLiteral("db.fa")).toStdString();
+        QVERIFY(QFile::copy(small_, QString::fromStdString(fasta)));
+        TargetCacheOptions options;
+        options.enabled = true;
+        options.directory = dir.filePath(QStringLiteral("cache")).toStdString();
+        ProfileTargets parsed = read_profile_targets(fasta, ResidueAlphabet::Amino);
+        auto same = [&parsed](const ProfileTargets& t) {
+            return t.names == parsed.names && t.descriptions == parsed.descriptions && t.residues == parsed.residues &&
+                   t.offsets == parsed.offsets && t.alphabet == parsed.alphabet && t.path == parsed.path;
+        };
+        auto load = [&](CacheOutcome expected, const char* reason) {
+            const ProfileTargetsLoad l = load_profile_targets(fasta, ResidueAlphabet::Amino, options);
+            QVERIFY2(l.outcome == expected,
+                     qPrintable(QString::fromStdString(std::string(to_string(l.outcome)) + ": " + l.reason)));
+            QVERIFY2(l.reason.find(reason) != std::string::npos, l.reason.c_str());
+            QVERIFY(same(l.targets));
+        };
+        const std::string path = profile_targets_cache_path(fasta, ResidueAlphabet::Amino, options);
+        QVERIFY(path != profile_targets_cache_path(fasta, ResidueAlphabet::Dna, options));
+        load(CacheOutcome::Built, "");
+        QVERIFY(QFile::exists(QString::fromStdString(path)));
+        load(CacheOutcome::Loaded, "");
+        QFile cache(QString::fromStdString(path));
+        QVERIFY(cache.open(QIODevice::ReadWrite));
+        QVERIFY(cache.seek(cache.size() / 2));
+        char byte = 0;
+        QVERIFY(cache.getChar(&byte));
+        QVERIFY(cache.seek(cache.size() / 2));
+        QVERIFY(cache.putChar(static_cast<char>(byte ^ 0x10)));
+        cache.close();
+        load(CacheOutcome::Rebuilt, "damaged: its contents do not match their checksum");
+        load(CacheOutcome::Loaded, "");
+        QVERIFY(cache.resize(cache.size() - 9));
+        load(CacheOutcome::Rebuilt, "damaged");
+        QFile db(QString::fromStdString(fasta));
+        QVERIFY(db.open(QIODevice::Append));
+        db.write(">added one more\nMKVLAAGIW\n");
+        db.close();
+        parsed = read_profile_targets(fasta, ResidueAlphabet::Amino);
+        load(CacheOutcome::Rebuilt, "stale: the FASTA is now");
+        load(CacheOutcome::Loaded, "");
+        QCOMPARE(parsed.names.back(), std::string("added"));
+        QVERIFY_THROWS_EXCEPTION(Error, load_profile_targets("-", ResidueAlphabet::Amino, options));
+    }
+
     // check_profile_filters (what the GPU self-test and verify run) on the
     // striped CPU scanner and made-up targets: it finds no difference there,
     // and finds the one planted by a scanner that is off by a byte unit.
