@@ -209,11 +209,11 @@ private slots:
         }
     }
 
-    // Plain FASTA cut by offset, every block size from one byte up: records
-    // that straddle every boundary, CRLF, blank lines, '>' inside headers,
-    // lower case, stops, tabs and runs of spaces in headers, a byte-order
-    // mark, no final newline, empty files. FASTQ (quality lines opening with
-    // '@') and gzip are still cut by the one reading thread.
+    // Plain FASTA (and FASTQ) cut by offset, every block size from one byte
+    // up: records that straddle every boundary, CRLF, blank lines, '>' inside
+    // headers, lower case, stops, tabs and runs of spaces in headers, a
+    // byte-order mark, no final newline, empty files. Gzip is still cut by the
+    // one reading thread.
     void cut_by_offset_data() {
         QTest::addColumn<QString>("path");
         QTest::addColumn<bool>("by_offset");
@@ -233,7 +233,7 @@ private slots:
         row("empty records.fa", ">a\n>b\n\n>c\nACGT\n>d\n", true, true);
         row("empty.fa", "", false);
         row("only blank.fa", "\n\n  \n", false);
-        row("fastq at-quality.fq", "@r1\nACGT\n+\n@@II\n@r2\nTTGA\n+r2\n@III\n\n@r3\nAC\n+\n@@\n", false);
+        row("fastq at-quality.fq", "@r1\nACGT\n+\n@@II\n@r2\nTTGA\n+r2\n@III\n\n@r3\nAC\n+\n@@\n", true);
         std::string fasta;
         std::mt19937 rng(5);
         for (int k = 0; k < 40; ++k) {
@@ -376,6 +376,67 @@ private slots:
         RepeatedIds distinct;
         for (const char* id : {"a", "b", "c"}) distinct.add(id);
         QVERIFY(distinct.warning(path).empty());
+    }
+    // Plain FASTQ cut by offset: quality lines that open with '@' and '+'
+    // (and a '+' line naming the id, blank lines, CRLF, empty records), reads
+    // longer than the cutter's 64 KiB window, and malformed files whose cuts
+    // could fall inside a record (an empty record whose quality line is an
+    // '@' line; a sequence line opening with '@'; a missing '+' line): the
+    // same records, or the same first error, as the whole file read in order.
+    void fastq_cut_by_offset_data() {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<bool>("malformed");
+        const auto row = [this](const char* name, const std::string& text, bool malformed = false) {
+            QTest::newRow(name) << QString::fromStdString(write_file(dir_, name, text)) << malformed;
+        };
+        std::mt19937 rng(23);
+        std::string marks;
+        for (int k = 0; k < 60; ++k) {
+            std::string residues, quality;
+            const int length = static_cast<int>(rng() % 12);
+            for (int i = 0; i < length; ++i) {
+                residues += "ACGTN"[rng() % 5];
+                quality += i == 0 ? "@+I"[k % 3] : static_cast<char>('!' + rng() % 94);
+            }
+            const char* end = k % 4 ? "\n" : "\r\n";
+            marks += "@q" + std::to_string(k) + end + residues + end + (k % 5 ? "+" : "+q" + std::to_string(k)) + end +
+                     quality + end + (k % 9 == 0 ? "\n" : "");
+        }
+        row("marker qualities.fq", marks);
+        row("quality like a record.fq", "@a\nAC\n+\n@b\n@b\nAC\n+\n+I\n@c\nA\n+\n@\n");
+        std::string long_reads;
+        for (int k = 0; k < 3; ++k) {
+            std::string residues(70000 + k * 9000, 'A'), quality(residues.size(), '@');
+            for (std::size_t i = 0; i < residues.size(); ++i) residues[i] = "ACGT"[rng() % 4];
+            long_reads += "@long" + std::to_string(k) + "\n" + residues + "\n+\n" + quality + "\n";
+        }
+        row("long reads.fq", long_reads);
+        row("empty record, at quality.fq", "@r\n\n+\n@x\nAC\n+\nII\n@s\nA\n+\nI\n", true);
+        row("sequence opens with at.fq", "@r\n@CGT\n+\nIIII\n@s\nAC\n+\nII\n", true);
+        row("no plus line.fq", "@r\nACGT\n@IIII\n@s\nAC\n+\nII\n@t\nA\n+\nI\n", true);
+        row("short quality.fq", "@r\nACGT\n+\n@II\n@s\nAC\n+\nII\n", true);
+    }
+    void fastq_cut_by_offset() {
+        QFETCH(QString, path);
+        QFETCH(bool, malformed);
+        ReadOptions options;
+        options.allow_empty = true;
+        const BlockRead whole = read_whole(path.toStdString(), options);
+        QVERIFY2(whole.error.empty() != malformed, whole.error.c_str());
+        const bool long_reads = path.contains("long reads");
+        for (std::size_t block_bytes = 1; block_bytes <= (long_reads ? 4 : 48); ++block_bytes)
+            for (bool reverse : {false, true}) {
+                bool offset = false;
+                const std::size_t bytes = long_reads ? block_bytes * 40000 : block_bytes;
+                const BlockRead blocks = read_out_of_order(path.toStdString(), bytes, reverse, options, &offset);
+                const QString where = QStringLiteral("blocks of %1%2").arg(bytes).arg(reverse ? ", last first" : "");
+                QVERIFY2(blocks.error == whole.error, qPrintable(where + ": " + QString::fromStdString(blocks.error) +
+                                                                 " instead of " + QString::fromStdString(whole.error)));
+                if (!whole.error.empty()) continue;
+                QVERIFY(offset);
+                compare_records(blocks, whole);
+                if (QTest::currentTestFailed()) return;
+            }
     }
 };
 

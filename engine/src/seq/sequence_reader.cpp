@@ -169,6 +169,10 @@ public:
     std::uint64_t held = 0;
     std::uint64_t held_limit = UINT64_MAX;
     bool bom_checked = false;
+    // Parsing a block cut by offset that is not the file's last: its end is
+    // no end of the file, so a FASTQ record may not end there without its
+    // quality line.
+    bool more_follows = false;
 
     std::uint64_t bytes_read() const { return file ? file->offset() : end; }
 
@@ -393,7 +397,8 @@ public:
         if (!plus_id.empty() && plus_id != out.id && plus_id.substr(0, plus_id.find_first_of(" \t")) != out.id)
             fail(line, "expected '+' alone or '+" + out.id + "', found '" + header + "'");
         if (peek() < 0) {
-            if (out.residues.empty()) return true;  // an empty record's empty quality line may be missing
+            if (out.residues.empty() && !more_follows)
+                return true;  // an empty record's empty quality line may be missing
             fail(line + 1, "expected the quality line" + where + ", found the end of the file");
         }
         append_letters(out.quality, true);
@@ -899,6 +904,7 @@ std::vector<Sequence> parse_block_text(const RecordBlock& block, std::uint64_t f
                                        const ReadOptions& options) {
     FastxParser parser(path, block.text, first_line, block.file_start, format);
     parser.held_limit = process_memory_limit() / 4;
+    parser.more_follows = block.source && block.offset + block.size < block.source->size();
     std::vector<Sequence> records;
     try {
         Sequence record;
@@ -913,6 +919,21 @@ std::vector<Sequence> parse_block_text(const RecordBlock& block, std::uint64_t f
                     "; split the file into smaller ones, or use a machine with more memory");
     }
     return records;
+}
+
+// The fault the line reader meets first in the file `path`, thrown. A FASTQ
+// block cut by offset that fails may have been cut inside a record of a
+// malformed file, so the fault is looked for again from the file's start (a
+// failing file is read twice); `fallback` when none is found. Without
+// `alphabet` (still being detected) only the records' shape is checked.
+[[noreturn]] void throw_first_fault(const std::string& path, std::optional<AlphabetKind> alphabet,
+                                    const ReadOptions& options, const Error& fallback) {
+    FastxParser parser(path);
+    parser.held_limit = process_memory_limit() / 4;
+    Sequence record;
+    while (parser.next(record))
+        if (alphabet) check_record(record, path, parser.record_line, parser.runs, *alphabet, options);
+    throw fallback;
 }
 
 }  // namespace
@@ -965,14 +986,13 @@ std::size_t RecordBlockReader::cut_point() const {
     return cut;
 }
 
-// A plain (not gzip) regular FASTA file is cut by offset; anything else is
-// read through zlib by this thread (gzip has one inflater; FASTQ is cut by
-// counting lines from the file's start, as a quality line may open with '@').
+// A plain (not gzip) regular FASTA or FASTQ file is cut by offset; anything
+// else (gzip, a pipe) is read through FileInput by this thread.
 void RecordBlockReader::choose_reading() {
     reading_chosen_ = true;
     if (path_ == "-" || file_->size == 0) return;
     const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;  // zlib's descriptor reads it
+    if (fd < 0) return;  // FileInput's descriptor reads it
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
         ::close(fd);
@@ -985,48 +1005,68 @@ void RecordBlockReader::choose_reading() {
         return;  // gzip
     std::size_t k = head.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
     while (k < head.size() && (head[k] == '\n' || is_blank(head[k]))) ++k;
-    if (k == head.size() || head[k] != '>') return;
+    if (k == head.size() || (head[k] != '>' && head[k] != '@')) return;
     format_known_ = true;
-    format_ = SequenceFormat::Fasta;
+    format_ = head[k] == '>' ? SequenceFormat::Fasta : SequenceFormat::Fastq;
     source_ = std::move(source);
 }
 
+// The first record start at or past `from` (> 0), or the file's size when
+// there is none, read a window at a time: a line opening with '>' in FASTA; in
+// FASTQ a line opening with '@' whose next line but one opens with '+'. A
+// quality line may open with '@', but its next line but one is the next
+// record's sequence line, which never opens with '+'.
+std::uint64_t RecordBlockReader::next_record_start(std::uint64_t from) const {
+    const std::uint64_t size = source_->size();
+    const char marker = format_ == SequenceFormat::Fasta ? '>' : '@';
+    std::string window(kWindowBytes, '\0');
+    // From the byte before the first place a record may start.
+    for (std::uint64_t at = from - 1;;) {
+        const std::size_t n = source_->read_some(at, window.data(), window.size());
+        const char* w = window.data();
+        const char* const e = w + n;
+        const char* short_of = nullptr;  // a candidate whose lines run past the window
+        for (const char* p = w + 1; p < e; ++p) {
+            p = static_cast<const char*>(std::memchr(p, marker, static_cast<std::size_t>(e - p)));
+            if (!p) break;
+            if (p[-1] != '\n') continue;
+            if (marker == '>') return at + static_cast<std::uint64_t>(p - w);
+            const auto* second = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(e - p)));
+            const auto* third =
+                second
+                    ? static_cast<const char*>(std::memchr(second + 1, '\n', static_cast<std::size_t>(e - second - 1)))
+                    : nullptr;
+            if (!third || third + 1 >= e) {
+                short_of = p;
+                break;
+            }
+            if (third[1] == '+') return at + static_cast<std::uint64_t>(p - w);
+        }
+        if (at + n >= size) return size;  // no record starts after this one (or none completes)
+        if (short_of) {
+            // Read again from the candidate, in a larger window where its lines fill this one.
+            const std::uint64_t next = at + static_cast<std::uint64_t>(short_of - w) - 1;
+            if (next == at) window.resize(window.size() * 2);
+            at = next;
+        } else {
+            at += n - 1;  // the window's last byte is the next one's first
+        }
+        if (std::max<std::uint64_t>(at - offset_, window.size()) > held_limit_)
+            throw Error(path_ + ": " + gib(std::max<std::uint64_t>(at - offset_, window.size())) +
+                        " of residues in one record, more than a quarter of the memory this process may use (" +
+                        gib(held_limit_ * 4) +
+                        "); reading keeps every residue in memory: split the file into smaller ones, or use a "
+                        "machine with more memory");
+    }
+}
+
 // The next block of a file cut by offset: from the last block's end to the
-// first line opening with '>' at or past block_bytes on, read a window at a
-// time; the block's text is read later, by load_record_block().
+// first record start at or past block_bytes on; the block's text is read
+// later, by load_record_block().
 bool RecordBlockReader::cut_by_offset(RecordBlock& out) {
     const std::uint64_t size = source_->size();
     if (offset_ >= size) return false;
-    std::uint64_t end = size;
-    if (size - offset_ > block_bytes_) {
-        std::string window(kWindowBytes, '\0');
-        // From the byte before the first place a record may start: a '>' after a '\n'.
-        for (std::uint64_t at = offset_ + block_bytes_ - 1;;) {
-            const std::size_t n = source_->read_some(at, window.data(), window.size());
-            const char* w = window.data();
-            const char* found = nullptr;
-            for (const char* p = w + 1; p < w + n; ++p) {
-                p = static_cast<const char*>(std::memchr(p, '>', static_cast<std::size_t>(w + n - p)));
-                if (!p) break;
-                if (p[-1] == '\n') {
-                    found = p;
-                    break;
-                }
-            }
-            if (found) {
-                end = at + static_cast<std::uint64_t>(found - w);
-                break;
-            }
-            if (at + n >= size) break;
-            at += n - 1;  // the window's last byte is the next one's first
-            if (at - offset_ > held_limit_)
-                throw Error(path_ + ": " + gib(at - offset_) +
-                            " of residues in one record, more than a quarter of the memory this process may use (" +
-                            gib(held_limit_ * 4) +
-                            "); reading keeps every residue in memory: split the file into smaller ones, or use a "
-                            "machine with more memory");
-        }
-    }
+    const std::uint64_t end = size - offset_ > block_bytes_ ? next_record_start(offset_ + block_bytes_) : size;
     source_->add_block(offset_);
     out.text.clear();
     out.source = source_;
@@ -1146,9 +1186,15 @@ AlphabetKind RecordBlockReader::detect_alphabet() {
         }
         FastxParser parser(path_, block.text, block.first_line, block.file_start, format_);
         parser.held_limit = held_limit_;
+        parser.more_follows = block.source && block.offset + block.size < block.source->size();
         Sequence record;
-        while (sample.size() < kDetectionSample && parser.next(record) && ++records)
-            sample.append(record.residues, 0, std::min(record.residues.size(), kDetectionSample - sample.size()));
+        try {
+            while (sample.size() < kDetectionSample && parser.next(record) && ++records)
+                sample.append(record.residues, 0, std::min(record.residues.size(), kDetectionSample - sample.size()));
+        } catch (const Error& fault) {
+            if (!block.source || format_ != SequenceFormat::Fastq) throw;
+            throw_first_fault(path_, std::nullopt, ReadOptions{}, fault);
+        }
         if (sample.size() >= kDetectionSample) break;
     }
     return alignscope::detect_alphabet(sample);
@@ -1178,6 +1224,17 @@ std::vector<Sequence> parse_record_block(const RecordBlock& block, const std::st
             if (block.source) block.source->set_lines(block.index, newlines);
             return records;
         }
+    }
+    if (block.source && format == SequenceFormat::Fastq) {
+        std::vector<Sequence> records;
+        try {
+            records = parse_block_text(block, 1, path, format, alphabet, options);
+        } catch (const Error& fault) {
+            throw_first_fault(path, alphabet, options, fault);
+        }
+        block.source->set_lines(block.index,
+                                static_cast<std::uint64_t>(std::count(block.text.begin(), block.text.end(), '\n')));
+        return records;
     }
     // A block cut by offset knows its first line only when the cutter had to
     // count it: a fault is found first, its line counted after.

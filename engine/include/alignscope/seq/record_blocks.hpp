@@ -1,8 +1,8 @@
 // Reading a FASTA/FASTQ file as blocks of whole records that several threads
 // read and parse at once: one thread cuts the file into blocks at record
-// boundaries, any thread parses a block. A plain FASTA file is cut by offset
-// (the cutter reads only around each boundary; each block is read by the thread
-// that parses it); gzip, FASTQ and pipes are read whole by the cutting thread.
+// boundaries, any thread parses a block. A plain FASTA or FASTQ file is cut by
+// offset (the cutter reads only around each boundary; each block is read by the
+// thread that parses it); gzip and pipes are read whole by the cutting thread.
 // Records and errors are read_sequences' (file, 1-based line, letter), block
 // after block in file order.
 #pragma once
@@ -72,6 +72,7 @@ public:
 private:
     bool cut(RecordBlock& out);
     bool cut_by_offset(RecordBlock& out);
+    std::uint64_t next_record_start(std::uint64_t from) const;
     void choose_reading();
     std::size_t cut_point() const;
     struct File;
@@ -86,7 +87,7 @@ private:
     std::uint64_t next_line_ = 1, next_index_ = 0;
     std::uint64_t held_limit_ = 0;
     std::deque<RecordBlock> ahead_;  // read by detect_alphabet()
-    // Cutting by offset (a plain FASTA file): the next block's start.
+    // Cutting by offset (a plain FASTA or FASTQ file): the next block's start.
     bool reading_chosen_ = false;
     std::shared_ptr<BlockSource> source_;
     std::uint64_t offset_ = 0;
