@@ -729,7 +729,7 @@ private:
         for (int kx = 0; kx < shape.kernels; ++kx) {
             cudaStream_t stream = pool[kx % shape.streams];
             check_cuda(cudaStreamWaitEvent(stream, ready, 0), "cudaStreamWaitEvent", site_);
-            timeline.record(stream, {kernel_name_, "kernel", kx % shape.streams, 0, cells_per_kernel}, [&] {
+            timeline.record(stream, kernel_op(shape.kernel, kx % shape.streams, cells_per_kernel), [&] {
                 check_cuda(longpass::launch_strip_kernel(R, traits.local, traits.overview, traits.slice, params,
                                                          shape.blocks_of(kx), stream),
                            "strip_kernel launch", site_);
