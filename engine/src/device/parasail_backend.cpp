@@ -295,6 +295,10 @@ public:
         // Lanes too narrow for the scheme's own scores and penalties are never
         // used, forced or not.
         while (min_width_ < 3 && !lane_takes_parameters(bounds_, width_bits[min_width_])) ++min_width_;
+        // Named once, not for every pair.
+        for (int f = 0; f < 2; ++f)
+            for (int w = 0; w < 3; ++w)
+                kernel_names_[f][w] = job_kernel(job, {family_names[f], lane_widths[w]}).format();
         if (forced_ && forced_width_ < min_width_)
             throw Error("--kernel '" + job.kernel + "': this scheme's scores and penalties (largest " +
                         std::to_string(bounds_.largest_parameter()) + ", scaled) do not fit its " +
@@ -327,7 +331,7 @@ public:
             case AlignmentMode::SemiGlobal: ok = semiglobal(a, width); break;
         }
         if (!ok) return linear_space(query, target, progress);  // scores beyond 32 bits
-        a.kernel = job_kernel(job_, {family_names[families_[width]], lane_widths[width]}).format();
+        a.kernel = kernel_names_[families_[width]][width];
         progress.cells_done(cells);
 
         if (job_.options.traceback && a.query_end > 0) {
@@ -703,6 +707,7 @@ private:
     std::optional<ForcedKernel> forced_;
     int forced_width_ = 0;
     Family families_[3] = {scan, scan, scan};  // the family each lane width runs in
+    std::string kernel_names_[2][3];           // by family, then lane width
     int min_width_ = 0;                        // narrowest lane width any pass may use
     SchemeBounds bounds_;
     bool want_begins_;  // false: no reverse pass, begins reported 0
