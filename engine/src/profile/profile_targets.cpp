@@ -138,7 +138,8 @@ void check_names(const std::vector<std::string>& ids, const std::vector<std::str
             if (static_cast<unsigned char>(ch) <= 0x20) throw CacheRejected{"damaged: a sequence name with blanks"};
     }
     for (const std::string& d : descriptions)
-        if (d.find_first_of("\r\n") != std::string::npos) throw CacheRejected{"damaged: a description with a line end"};
+        for (char ch : d)  // not find_first_of: a memchr per letter
+            if (ch == '\r' || ch == '\n') throw CacheRejected{"damaged: a description with a line end"};
 }
 
 // A cache's targets, checked for damage; the key is left to the caller.
@@ -193,10 +194,11 @@ ProfileTargets read_cache(const std::string& cache_path, const ResidueCode& code
     const char* p = names.data();
     const char* const last = names.data() + names.size();
     for (std::size_t k = 0; k < 2 * n; ++k) {
-        const void* nul = std::memchr(p, '\0', static_cast<std::size_t>(last - p));
-        if (!nul) throw CacheRejected{"damaged: the names end early"};
-        (k % 2 == 0 ? t.names : t.descriptions).emplace_back(p, static_cast<const char*>(nul));
-        p = static_cast<const char*>(nul) + 1;
+        const char* nul = p;
+        while (nul != last && *nul != '\0') ++nul;
+        if (nul == last) throw CacheRejected{"damaged: the names end early"};
+        (k % 2 == 0 ? t.names : t.descriptions).emplace_back(p, nul);
+        p = nul + 1;
     }
     if (p != last) throw CacheRejected{"damaged: bytes after the names"};
     check_names(t.names, t.descriptions);
