@@ -1,7 +1,8 @@
-// Streaming FASTA/FASTQ reader. Reads plain or gzip-compressed files (zlib detects
-// the compression), CRLF or LF line ends, wrapped lines, very long lines and
-// empty records, one record at a time, so a huge file is read once and never held
-// whole. Every error names the file, the 1-based line and what was expected.
+// Streaming FASTA/FASTQ reader. Reads plain or gzip-compressed files (gzip told
+// by its magic bytes, inflated by ISA-L), CRLF or LF line ends, wrapped lines,
+// very long lines and empty records, one record at a time, so a huge file is read
+// once and never held whole. Every error names the file, the 1-based line and
+// what was expected.
 #pragma once
 
 #include <alignscope/seq/alphabet.hpp>
