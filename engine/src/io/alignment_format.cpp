@@ -79,6 +79,14 @@ void append_double(std::string& line, double value) {
     line.append(buffer, status == std::errc() ? end : buffer);
 }
 
+// The CIGAR as Cigar::to_string writes it, run by run into the line.
+void append_cigar(std::string& line, const Cigar& cigar) {
+    for (const CigarOp& run : cigar.ops()) {
+        append_number(line, run.length);
+        line += run.op;
+    }
+}
+
 // A score as format_score writes it, whole scores without snprintf.
 void append_score(std::string& line, double user_score) {
     if (user_score == std::floor(user_score) && std::fabs(user_score) < 1e15 && !std::signbit(user_score))
@@ -263,7 +271,9 @@ public:
         line += '\t';
         append_number(line, a.stats.length);
         line += '\t';
-        line += a.cigar.empty() ? std::string("*") : a.cigar.to_string();
+        if (a.cigar.empty()) line += '*';
+        else
+            append_cigar(line, a.cigar);
         line += '\t';
         line += a.device;
         line += '\t';
@@ -310,7 +320,7 @@ public:
                 append_number(line, a.query_begin - 1);
                 line += 'S';
             }
-            line += a.cigar.to_string();
+            append_cigar(line, a.cigar);
             if (a.query_end < a.query_length) {
                 append_number(line, a.query_length - a.query_end);
                 line += 'S';
