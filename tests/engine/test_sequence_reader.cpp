@@ -630,6 +630,44 @@ private slots:
         }
         fails_with(bytes.substr(0, member_ends[m] + 3), "the gzip data is truncated");  // a header begun
     }
+    // A fault in the text read before a gzip fault is the one named, by the
+    // line reader and by blocks alike: the line reader parses up to the
+    // fault, so the blocks' last text is parsed before the fault is thrown.
+    void gzip_fault_after_bad_text() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("bad then corrupt.fa.gz");
+        write_gzip(path, ">a\nACGT\n>b\nAC\x01GT\n>c\nACGT\n", "wb6");
+        std::string bytes;
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            bytes = file.readAll().toStdString();
+        }
+        bytes[bytes.size() - 8] = static_cast<char>(bytes[bytes.size() - 8] ^ 0x5a);  // the CRC-32
+        write_file(path, bytes);
+        const QString line_reader = error_of([&] { read_sequences(path.toStdString()); });
+        QCOMPARE(line_reader, path + ":4: expected sequence text, found the control byte 0x01");
+        for (std::size_t block_bytes : {std::size_t{1}, std::size_t{8}, std::size_t{4096}}) {
+            const QString by_blocks = error_of([&] {
+                RecordBlockReader reader(path.toStdString(), block_bytes);
+                const AlphabetKind alphabet = reader.detect_alphabet();
+                for (RecordBlock block; reader.next(block);)
+                    parse_record_block(block, path.toStdString(), reader.format(), alphabet, ReadOptions{});
+            });
+            QCOMPARE(by_blocks, line_reader);
+        }
+        // Without the bad byte, the fault itself, on the line after the text.
+        write_gzip(path, ">a\nACGT\n>b\nACGT\n", "wb6");
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            bytes = file.readAll().toStdString();
+        }
+        bytes.resize(bytes.size() - 3);  // into the length field
+        write_file(path, bytes);
+        QCOMPARE(error_of([&] { read_sequences(path.toStdString()); }),
+                 path + ":5: cannot read: the gzip data is truncated (unexpected end of file)");
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSequenceReader)

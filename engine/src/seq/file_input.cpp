@@ -70,6 +70,7 @@ void FileInput::choose_mode() {
     }
     if (in_end_ - in_pos_ >= 2 && gzip_magic(in_.data() + in_pos_)) {
         mode_ = Mode::Gzip;
+        out_.resize(in_.size());
         state_ = std::make_unique<inflate_state>();
         isal_inflate_init(state_.get());
         start_member(*state_);
@@ -127,15 +128,33 @@ bool FileInput::next_member() {
     return true;
 }
 
-// Inflates up to `n` bytes; 0 only at the end of the last member.
+// Up to `n` inflated bytes; 0 only at the end of the last member. They come
+// from a buffer of the file's own: isal_inflate holds back some of what it
+// made before a fault when the output space is small, so the space it is
+// given depends on the file alone, not on the reader's request, and both
+// readers see the same bytes before a fault.
 std::size_t FileInput::inflate(char* dst, std::size_t n) {
+    if (out_pos_ == out_end_) {
+        if (!pending_fault_.empty()) throw InputFault{pending_fault_};
+        out_pos_ = 0;
+        out_end_ = inflate_some(out_.data(), out_.size());
+        if (out_end_ == 0) return 0;
+    }
+    const std::size_t k = std::min(n, out_end_ - out_pos_);
+    std::memcpy(dst, out_.data() + out_pos_, k);
+    out_pos_ += k;
+    return k;
+}
+
+// Inflates up to `n` bytes into `dst`; 0 only at the end of the last member.
+std::size_t FileInput::inflate_some(unsigned char* dst, std::size_t n) {
     inflate_state& s = *state_;
     for (;;) {
         if (member_done_ && !next_member()) return 0;
         if (in_pos_ == in_end_) refill(in_pos_);
         s.next_in = in_.data() + in_pos_;
         s.avail_in = static_cast<std::uint32_t>(in_end_ - in_pos_);
-        s.next_out = reinterpret_cast<std::uint8_t*>(dst);
+        s.next_out = dst;
         s.avail_out = static_cast<std::uint32_t>(n);
         const int code = isal_inflate(&s);
         const std::size_t consumed = (in_end_ - in_pos_) - s.avail_in;
@@ -143,7 +162,7 @@ std::size_t FileInput::inflate(char* dst, std::size_t n) {
         const std::size_t produced = n - s.avail_out;
         if (code < 0) {
             if (produced == 0) throw InputFault{inflate_fault(code)};
-            fault_ = inflate_fault(code);  // after the bytes made before it
+            pending_fault_ = inflate_fault(code);  // after the bytes made before it
             return produced;
         }
         if (s.block_state == ISAL_BLOCK_FINISH) member_done_ = true;

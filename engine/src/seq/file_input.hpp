@@ -44,6 +44,7 @@ private:
     void choose_mode();
     std::size_t read_plain(char* dst, std::size_t n);
     std::size_t inflate(char* dst, std::size_t n);
+    std::size_t inflate_some(unsigned char* dst, std::size_t n);
     bool next_member();
 
     std::string path_;
@@ -55,7 +56,10 @@ private:
     Mode mode_ = Mode::Unknown;
     std::unique_ptr<inflate_state> state_;
     bool member_done_ = false;
-    std::string fault_;  // met after bytes that read() has yet to return
+    std::vector<unsigned char> out_;  // inflated, not yet read
+    std::size_t out_pos_ = 0, out_end_ = 0;
+    std::string pending_fault_;  // met after the bytes in out_
+    std::string fault_;          // met after bytes that read() has yet to return
 };
 
 }  // namespace alignscope

@@ -173,6 +173,9 @@ public:
     // no end of the file, so a FASTQ record may not end there without its
     // quality line.
     bool more_follows = false;
+    // The file could not be read past `data` (a block that ends at a gzip
+    // fault): why, thrown where the text runs out, as the line reader throws it.
+    std::string end_fault;
 
     std::uint64_t bytes_read() const { return file ? file->offset() : end; }
 
@@ -183,7 +186,10 @@ public:
     // Makes at least one byte available; false at the end of the input.
     bool fill() {
         if (pos < end) return true;
-        if (eof) return false;
+        if (eof) {
+            if (!end_fault.empty()) throw Error(path + ":" + std::to_string(line + 1) + ": cannot read: " + end_fault);
+            return false;
+        }
         std::size_t n = 0;
         try {
             n = file->read(buffer.data(), buffer.size());
@@ -905,6 +911,7 @@ std::vector<Sequence> parse_block_text(const RecordBlock& block, std::uint64_t f
     FastxParser parser(path, block.text, first_line, block.file_start, format);
     parser.held_limit = process_memory_limit() / 4;
     parser.more_follows = block.source && block.offset + block.size < block.source->size();
+    parser.end_fault = block.fault;
     std::vector<Sequence> records;
     try {
         Sequence record;
@@ -924,16 +931,28 @@ std::vector<Sequence> parse_block_text(const RecordBlock& block, std::uint64_t f
 // The fault the line reader meets first in the file `path`, thrown. A FASTQ
 // block cut by offset that fails may have been cut inside a record of a
 // malformed file, so the fault is looked for again from the file's start (a
-// failing file is read twice); `fallback` when none is found. Without
-// `alphabet` (still being detected) only the records' shape is checked.
-[[noreturn]] void throw_first_fault(const std::string& path, std::optional<AlphabetKind> alphabet,
-                                    const ReadOptions& options, const Error& fallback) {
+// failing file is read twice); `fallback` when none is found.
+[[noreturn]] void throw_first_fault(const std::string& path, AlphabetKind alphabet, const ReadOptions& options,
+                                    const Error& fallback) {
     FastxParser parser(path);
     parser.held_limit = process_memory_limit() / 4;
     Sequence record;
-    while (parser.next(record))
-        if (alphabet) check_record(record, path, parser.record_line, parser.runs, *alphabet, options);
+    while (parser.next(record)) check_record(record, path, parser.record_line, parser.runs, alphabet, options);
     throw fallback;
+}
+
+// The residues read_sequences samples to detect the alphabet, read from the
+// file's start by the line reader, which throws the first fault of shape it
+// meets on the way: where a FASTQ block cut by offset fails while the
+// alphabet is detected.
+std::string sample_in_order(const std::string& path) {
+    FastxParser parser(path);
+    parser.held_limit = process_memory_limit() / 4;
+    std::string sample;
+    Sequence record;
+    while (sample.size() < kDetectionSample && parser.next(record))
+        sample.append(record.residues, 0, std::min(record.residues.size(), kDetectionSample - sample.size()));
+    return sample;
 }
 
 }  // namespace
@@ -1110,6 +1129,7 @@ bool RecordBlockReader::cut(RecordBlock& out) {
         if (at > 0 || (eof_ && pending_.empty())) {
             if (at == 0) return false;
             out.text.assign(pending_, 0, at);
+            out.fault = at == pending_.size() ? read_fault_ : std::string();
             pending_.erase(0, at);
             out.first_line = next_line_;
             out.index = next_index_++;
@@ -1134,15 +1154,16 @@ bool RecordBlockReader::cut(RecordBlock& out) {
             try {
                 n = file_->file->read(pending_.data() + old + got, want - got);
             } catch (const InputFault& fault) {
-                const std::string& why = fault.why;
                 pending_.resize(old + got);
-                // The line the sequential reader names: the one after the
-                // last it finished, one more when it was inside a line.
-                const bool inside = !pending_.empty() && pending_.back() != '\n';
-                const std::uint64_t line =
-                    next_line_ - 1 + static_cast<std::uint64_t>(std::count(pending_.begin(), pending_.end(), '\n')) +
-                    (inside ? 2 : 1);
-                throw Error(path_ + ":" + std::to_string(line) + ": cannot read: " + why);
+                // Nothing read since the last block: the line after it is
+                // the one the line reader names.
+                if (pending_.empty())
+                    throw Error(path_ + ":" + std::to_string(next_line_) + ": cannot read: " + fault.why);
+                // Else the text read is the last block, and the fault is met
+                // where its parse runs out of text, as the line reader meets it.
+                read_fault_ = fault.why;
+                eof_ = true;
+                break;
             }
             if (n == 0) {
                 eof_ = true;
@@ -1187,13 +1208,15 @@ AlphabetKind RecordBlockReader::detect_alphabet() {
         FastxParser parser(path_, block.text, block.first_line, block.file_start, format_);
         parser.held_limit = held_limit_;
         parser.more_follows = block.source && block.offset + block.size < block.source->size();
+        parser.end_fault = block.fault;
         Sequence record;
         try {
             while (sample.size() < kDetectionSample && parser.next(record) && ++records)
                 sample.append(record.residues, 0, std::min(record.residues.size(), kDetectionSample - sample.size()));
-        } catch (const Error& fault) {
+        } catch (const Error&) {
             if (!block.source || format_ != SequenceFormat::Fastq) throw;
-            throw_first_fault(path_, std::nullopt, ReadOptions{}, fault);
+            // The blocks' own parse names the fault that is not one of shape.
+            return alignscope::detect_alphabet(sample_in_order(path_));
         }
         if (sample.size() >= kDetectionSample) break;
     }
@@ -1215,7 +1238,7 @@ std::vector<Sequence> parse_record_block(const RecordBlock& block, const std::st
         load_record_block(loaded);
         return parse_record_block(loaded, path, format, alphabet, options);
     }
-    if (format) {
+    if (format && block.fault.empty()) {
         std::vector<Sequence> records;
         std::uint64_t newlines = 0;
         records.reserve(block.text.size() / 256 + 1);

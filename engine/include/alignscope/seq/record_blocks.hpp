@@ -31,6 +31,10 @@ struct RecordBlock {
     std::uint64_t first_line = 1;  // 1-based line of text's first line (with `source`: found when needed)
     std::uint64_t index = 0;       // 0-based, in file order
     bool file_start = false;       // the file's first block (a byte-order mark may open it)
+    // Where the file could not be read on (corrupt or truncated gzip): why;
+    // the block is the file's last, and its parse throws the fault where its
+    // text runs out, as the line reader does.
+    std::string fault;
     // A block cut by offset from a plain file: `text` is read by
     // load_record_block(), on the thread that parses it; `first_line` is
     // counted only when an error names a line.
@@ -54,7 +58,9 @@ public:
     RecordBlockReader& operator=(const RecordBlockReader&) = delete;
 
     // The next block, or false at the end of the file. One thread at a time.
-    // Throws Error when the file cannot be read (truncated or corrupt gzip).
+    // Throws Error when the file cannot be read (truncated or corrupt gzip)
+    // past the last block handed out; a fault after text read is the last
+    // block's (RecordBlock::fault).
     bool next(RecordBlock& out);
     // The alphabet of the file by read_sequences' rule (the first MiB of
     // residues), reading blocks ahead as needed; they are still returned by
@@ -79,7 +85,8 @@ private:
     std::unique_ptr<File> file_;
     std::string path_;
     std::size_t block_bytes_;
-    std::string pending_;  // read, not yet handed out
+    std::string pending_;     // read, not yet handed out
+    std::string read_fault_;  // why the file could not be read past pending_
     bool eof_ = false;
     bool format_known_ = false;
     bool empty_ = false;
