@@ -6,10 +6,12 @@
 //    codes back to the host and turned into scores by msv_score_of().
 //  - viterbi(): the list and its longest-first order to the device, the
 //    Viterbi filter kernel, codes back, scores by viterbi_score_of().
+// Each call's kernels (by KernelName) and copies go on the job's timeline.
 #include "profile/cuda_profile_scanner.hpp"
 
 #include "profile/filter_layout.hpp"
 
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/profile/filters.hpp>
 #include <alignscope/profile/msv_striped.hpp>
@@ -58,6 +60,17 @@ CudaSite CudaProfileScanner::site(const char* job) const { return {info_.id + " 
 
 void CudaProfileScanner::select_device() const { ALIGNSCOPE_CUDA(cudaSetDevice(device_), site("profile filters")); }
 
+void CudaProfileScanner::copy(void* to, const void* from, std::size_t bytes, cudaMemcpyKind kind, const char* name,
+                              GpuTimeline& timeline, const CudaSite& where) {
+    timeline.record(stream_, GpuOp{name, "copy", 0, bytes, 0},
+                    [&] { ALIGNSCOPE_CUDA(cudaMemcpyAsync(to, from, bytes, kind, stream_), where); });
+}
+
+void CudaProfileScanner::flush(GpuTimeline& timeline, JobContext& context) {
+    timeline.flush();
+    if (context.timeline) context.timeline->set_clock_source(timeline.clock_source());
+}
+
 int CudaProfileScanner::blocks_for(std::uint32_t items) const {
     const std::uint32_t wanted = (items + kFilterWarps - 1) / kFilterWarps;
     const std::uint32_t most = static_cast<std::uint32_t>(std::max(1, info_.sm_count) * 8);
@@ -76,45 +89,49 @@ void CudaProfileScanner::load(const ap::ProfileTargets& targets, JobContext& con
     order_.reserve(std::max<std::size_t>(n, 1), where);
     out_.reserve(std::max<std::size_t>(n, 1), where);
     counter_.reserve(1, where);
-    ALIGNSCOPE_CUDA(cudaMemcpyAsync(residues_.data(), targets.residues.data(), targets.residues.size(),
-                                    cudaMemcpyHostToDevice, stream_),
-                    where);
-    ALIGNSCOPE_CUDA(cudaMemcpyAsync(offsets_.data(), targets.offsets.data(), (n + 1) * sizeof(std::uint64_t),
-                                    cudaMemcpyHostToDevice, stream_),
-                    where);
+    GpuTimeline timeline(context.timeline, info_.id, where);
+    copy(residues_.data(), targets.residues.data(), targets.residues.size(), cudaMemcpyHostToDevice, "H2D database",
+         timeline, where);
+    copy(offsets_.data(), targets.offsets.data(), (n + 1) * sizeof(std::uint64_t), cudaMemcpyHostToDevice,
+         "H2D database", timeline, where);
     host_order_.resize(n);
     std::iota(host_order_.begin(), host_order_.end(), 0u);
     std::stable_sort(host_order_.begin(), host_order_.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return targets.length(a) > targets.length(b); });
-    ALIGNSCOPE_CUDA(cudaMemcpyAsync(order_.data(), host_order_.data(), n * sizeof(std::uint32_t),
-                                    cudaMemcpyHostToDevice, stream_),
-                    where);
+    copy(order_.data(), host_order_.data(), n * sizeof(std::uint32_t), cudaMemcpyHostToDevice, "H2D work order",
+         timeline, where);
     ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
+    flush(timeline, context);
     tjb_scale_ = ncj_scale_ = 0;
 }
 
 // The per-target length costs depend on the target's length and the model's
 // scale only (the same for every model of a search): made once.
-void CudaProfileScanner::ensure_length_tables(const ap::MsvProfile* msv, const ap::ViterbiFilterProfile* viterbi) {
+void CudaProfileScanner::ensure_length_tables(const ap::MsvProfile* msv, const ap::ViterbiFilterProfile* viterbi,
+                                              GpuTimeline& timeline) {
     const std::size_t n = targets_->size();
     const CudaSite where = site("upload the target length costs");
     if (msv && msv->scale != tjb_scale_) {
         std::vector<std::uint8_t> tjb(n);
         for (std::size_t t = 0; t < n; ++t) tjb[t] = msv->tjb(targets_->length(t));
         tjb_.reserve(std::max<std::size_t>(n, 1), where);
-        ALIGNSCOPE_CUDA(cudaMemcpy(tjb_.data(), tjb.data(), n, cudaMemcpyHostToDevice), where);
+        copy(tjb_.data(), tjb.data(), n, cudaMemcpyHostToDevice, "H2D length costs", timeline, where);
+        ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
         tjb_scale_ = msv->scale;
     }
     if (viterbi && viterbi->scale != ncj_scale_) {
         std::vector<std::int16_t> ncj(n);
         for (std::size_t t = 0; t < n; ++t) ncj[t] = viterbi->ncj_move(targets_->length(t));
         ncj_.reserve(std::max<std::size_t>(n, 1), where);
-        ALIGNSCOPE_CUDA(cudaMemcpy(ncj_.data(), ncj.data(), n * sizeof(std::int16_t), cudaMemcpyHostToDevice), where);
+        copy(ncj_.data(), ncj.data(), n * sizeof(std::int16_t), cudaMemcpyHostToDevice, "H2D length costs", timeline,
+             where);
+        ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
         ncj_scale_ = viterbi->scale;
     }
 }
 
-float CudaProfileScanner::run_msv(int segments, const std::uint32_t* order, std::uint32_t count, bool full) {
+float CudaProfileScanner::run_msv(int segments, const std::uint32_t* order, std::uint32_t count, bool full,
+                                  std::uint64_t cells, GpuTimeline& timeline) {
     const CudaSite where = site(full ? "MSV filter kernel" : "SSV filter kernel");
     TargetView view;
     view.residues = residues_.data();
@@ -123,9 +140,12 @@ float CudaProfileScanner::run_msv(int segments, const std::uint32_t* order, std:
     view.count = count;
     ALIGNSCOPE_CUDA(cudaMemsetAsync(counter_.data(), 0, sizeof(std::uint32_t), stream_), where);
     ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
-    ALIGNSCOPE_CUDA(launch_msv_filter(segments, view, msv_cost_.data(), msv_params_, tjb_.data(), out_.data(),
-                                      counter_.data(), full, blocks_for(count), stream_),
-                    where);
+    static const KernelName ssv = KernelName::parse(kSsvKernelName), msv = KernelName::parse(kMsvKernelName);
+    timeline.record(stream_, kernel_op(full ? msv : ssv, 0, cells), [&] {
+        ALIGNSCOPE_CUDA(launch_msv_filter(segments, view, msv_cost_.data(), msv_params_, tjb_.data(), out_.data(),
+                                          counter_.data(), full, blocks_for(count), stream_),
+                        where);
+    });
     ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
     ALIGNSCOPE_CUDA(cudaEventSynchronize(stop_), where);
     float ms = 0;
@@ -134,6 +154,13 @@ float CudaProfileScanner::run_msv(int segments, const std::uint32_t* order, std:
 }
 
 std::vector<std::int32_t> CudaProfileScanner::msv_codes(const ap::MsvProfile& model, bool full_only) {
+    select_device();
+    GpuTimeline none(nullptr, info_.id, site("MSV filter"));
+    return msv_codes(model, full_only, none);
+}
+
+std::vector<std::int32_t> CudaProfileScanner::msv_codes(const ap::MsvProfile& model, bool full_only,
+                                                        GpuTimeline& timeline) {
     if (!targets_) throw Error("profile filter scanner: no targets loaded");
     const int segments = segments_for(model.length, 64);
     if (segments == 0)
@@ -142,33 +169,36 @@ std::vector<std::int32_t> CudaProfileScanner::msv_codes(const ap::MsvProfile& mo
     select_device();
     const CudaSite where = site("MSV filter");
     const std::size_t n = targets_->size();
-    ensure_length_tables(&model, nullptr);
+    ensure_length_tables(&model, nullptr, timeline);
     const MsvStripes stripes = make_msv_stripes(model, segments);
     msv_cost_.reserve(stripes.negated_cost.size(), where);
-    ALIGNSCOPE_CUDA(cudaMemcpyAsync(msv_cost_.data(), stripes.negated_cost.data(),
-                                    stripes.negated_cost.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
-                                    stream_),
-                    where);
+    copy(msv_cost_.data(), stripes.negated_cost.data(), stripes.negated_cost.size() * sizeof(std::uint32_t),
+         cudaMemcpyHostToDevice, "H2D model", timeline, where);
     msv_params_ = {model.base, model.bias, model.tec, model.tbm, model.codes};
     stats_ = {};
     stats_.msv_cells = targets_->residue_count() * static_cast<std::uint64_t>(model.length);
-    float ms = run_msv(segments, order_.data(), static_cast<std::uint32_t>(n), full_only);
+    float ms = run_msv(segments, order_.data(), static_cast<std::uint32_t>(n), full_only, stats_.msv_cells, timeline);
     std::vector<std::int32_t> codes(n);
-    ALIGNSCOPE_CUDA(cudaMemcpy(codes.data(), out_.data(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost), where);
+    copy(codes.data(), out_.data(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost, "D2H scores", timeline, where);
+    ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
     if (!full_only) {
         // The targets SSV could not settle, still longest first.
         std::vector<std::uint32_t> rescore;
+        std::uint64_t cells = 0;
         for (std::uint32_t t : host_order_)
-            if (codes[t] == kMsvNeedsFull) rescore.push_back(t);
+            if (codes[t] == kMsvNeedsFull) {
+                rescore.push_back(t);
+                cells += static_cast<std::uint64_t>(targets_->length(t)) * static_cast<std::uint64_t>(model.length);
+            }
         stats_.msv_rescored = rescore.size();
         if (!rescore.empty()) {
             list_.reserve(rescore.size(), where);
-            ALIGNSCOPE_CUDA(cudaMemcpyAsync(list_.data(), rescore.data(), rescore.size() * sizeof(std::uint32_t),
-                                            cudaMemcpyHostToDevice, stream_),
-                            where);
-            ms += run_msv(segments, list_.data(), static_cast<std::uint32_t>(rescore.size()), true);
-            ALIGNSCOPE_CUDA(cudaMemcpy(codes.data(), out_.data(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost),
-                            where);
+            copy(list_.data(), rescore.data(), rescore.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
+                 "H2D list", timeline, where);
+            ms += run_msv(segments, list_.data(), static_cast<std::uint32_t>(rescore.size()), true, cells, timeline);
+            copy(codes.data(), out_.data(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost, "D2H scores", timeline,
+                 where);
+            ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
         }
     }
     stats_.msv_kernel_seconds = ms / 1000.0;
@@ -191,7 +221,10 @@ void CudaProfileScanner::msv(const ap::MsvProfile& model, std::span<float> score
         stats_.msv_seconds = seconds_since(start);
         return;
     }
-    const std::vector<std::int32_t> codes = msv_codes(model, false);
+    select_device();
+    GpuTimeline timeline(context.timeline, info_.id, site("MSV filter"));
+    const std::vector<std::int32_t> codes = msv_codes(model, false, timeline);
+    flush(timeline, context);
     for (std::size_t t = 0; t < codes.size(); ++t)
         scores[t] = codes[t] == kMsvOverflow ? kInf : ap::msv_score_of(model, codes[t], targets_->length(t));
     stats_.msv_seconds = seconds_since(start);
@@ -203,11 +236,12 @@ void CudaProfileScanner::viterbi(const ap::ViterbiFilterProfile& model, std::spa
     if (scores.size() != targets.size()) throw Error("profile filter scanner: score array does not match the list");
     context.throw_if_cancelled();
     const auto start = std::chrono::steady_clock::now();
+    std::uint64_t cells = 0;
     for (std::uint32_t t : targets) {
         if (t >= targets_->size()) throw Error("profile filter scanner: target index out of range");
-        stats_.viterbi_cells +=
-            static_cast<std::uint64_t>(targets_->length(t)) * static_cast<std::uint64_t>(model.length);
+        cells += static_cast<std::uint64_t>(targets_->length(t)) * static_cast<std::uint64_t>(model.length);
     }
+    stats_.viterbi_cells += cells;
     const int segments = segments_for(model.length, 32);
     if (targets.empty()) return;
     if (segments == 0) {
@@ -220,7 +254,8 @@ void CudaProfileScanner::viterbi(const ap::ViterbiFilterProfile& model, std::spa
     }
     select_device();
     const CudaSite where = site("Viterbi filter kernel");
-    ensure_length_tables(nullptr, &model);
+    GpuTimeline timeline(context.timeline, info_.id, where);
+    ensure_length_tables(nullptr, &model, timeline);
     const ViterbiStripes stripes = make_viterbi_stripes(model, segments);
     std::vector<std::int16_t> tables(stripes.transitions);
     tables.insert(tables.end(), stripes.match.begin(), stripes.match.end());
@@ -233,15 +268,12 @@ void CudaProfileScanner::viterbi(const ap::ViterbiFilterProfile& model, std::spa
     });
     list_.reserve(count, where);
     list_order_.reserve(count, where);
-    ALIGNSCOPE_CUDA(cudaMemcpyAsync(viterbi_tables_.data(), tables.data(), tables.size() * sizeof(std::int16_t),
-                                    cudaMemcpyHostToDevice, stream_),
-                    where);
-    ALIGNSCOPE_CUDA(cudaMemcpyAsync(list_.data(), targets.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
-                                    stream_),
-                    where);
-    ALIGNSCOPE_CUDA(cudaMemcpyAsync(list_order_.data(), order.data(), count * sizeof(std::uint32_t),
-                                    cudaMemcpyHostToDevice, stream_),
-                    where);
+    copy(viterbi_tables_.data(), tables.data(), tables.size() * sizeof(std::int16_t), cudaMemcpyHostToDevice,
+         "H2D model", timeline, where);
+    copy(list_.data(), targets.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, "H2D list", timeline,
+         where);
+    copy(list_order_.data(), order.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, "H2D list", timeline,
+         where);
     ALIGNSCOPE_CUDA(cudaMemsetAsync(counter_.data(), 0, sizeof(std::uint32_t), stream_), where);
     TargetView view;
     view.residues = residues_.data();
@@ -250,15 +282,18 @@ void CudaProfileScanner::viterbi(const ap::ViterbiFilterProfile& model, std::spa
     view.count = static_cast<std::uint32_t>(count);
     const ViterbiParams params{model.base, model.e_loop, model.e_move, model.codes};
     ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
-    ALIGNSCOPE_CUDA(launch_viterbi_filter(segments, view, viterbi_tables_.data(), params, list_.data(), ncj_.data(),
-                                          out_.data(), counter_.data(), blocks_for(view.count), stream_),
-                    where);
+    static const KernelName kernel = KernelName::parse(kViterbiKernelName);
+    timeline.record(stream_, kernel_op(kernel, 0, cells), [&] {
+        ALIGNSCOPE_CUDA(launch_viterbi_filter(segments, view, viterbi_tables_.data(), params, list_.data(), ncj_.data(),
+                                              out_.data(), counter_.data(), blocks_for(view.count), stream_),
+                        where);
+    });
     ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
     std::vector<std::int32_t> codes(count);
-    ALIGNSCOPE_CUDA(cudaMemcpyAsync(codes.data(), out_.data(), count * sizeof(std::int32_t), cudaMemcpyDeviceToHost,
-                                    stream_),
-                    where);
+    copy(codes.data(), out_.data(), count * sizeof(std::int32_t), cudaMemcpyDeviceToHost, "D2H scores", timeline,
+         where);
     ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
+    flush(timeline, context);
     float ms = 0;
     ALIGNSCOPE_CUDA(cudaEventElapsedTime(&ms, start_, stop_), where);
     for (std::size_t i = 0; i < count; ++i)
@@ -312,6 +347,7 @@ bool CudaProfileScanner::forward(const ap::ForwardProfile& model, std::span<cons
     if (count == 0) return true;
     select_device();
     const CudaSite where = site("Forward filter kernel");
+    GpuTimeline timeline(context.timeline, info_.id, where);
     const int model_floats = static_cast<int>(model.striped.size());
     const int threads = forward_threads_per_block();
     const int blocks = static_cast<int>(
@@ -340,14 +376,14 @@ bool CudaProfileScanner::forward(const ap::ForwardProfile& model, std::span<cons
     forward_first_row_.reserve(count, where);
     list_.reserve(count, where);
     list_order_.reserve(count, where);
-    auto put = [&](void* to, const void* from, std::size_t bytes) {
-        ALIGNSCOPE_CUDA(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream_), where);
+    auto put = [&](void* to, const void* from, std::size_t bytes, const char* name) {
+        copy(to, from, bytes, cudaMemcpyHostToDevice, name, timeline, where);
     };
-    put(forward_model_.data(), model.striped.data(), model.striped.size() * sizeof(float));
-    put(forward_length_.data(), length.data(), count * sizeof(float2));
-    put(forward_first_row_.data(), out.first_row.data(), count * sizeof(std::uint64_t));
-    put(list_.data(), targets.data(), count * sizeof(std::uint32_t));
-    put(list_order_.data(), order.data(), count * sizeof(std::uint32_t));
+    put(forward_model_.data(), model.striped.data(), model.striped.size() * sizeof(float), "H2D model");
+    put(forward_length_.data(), length.data(), count * sizeof(float2), "H2D list");
+    put(forward_first_row_.data(), out.first_row.data(), count * sizeof(std::uint64_t), "H2D list");
+    put(list_.data(), targets.data(), count * sizeof(std::uint32_t), "H2D list");
+    put(list_order_.data(), order.data(), count * sizeof(std::uint32_t), "H2D list");
     ALIGNSCOPE_CUDA(cudaMemsetAsync(counter_.data(), 0, sizeof(std::uint32_t), stream_), where);
     ForwardBatchView batch;
     batch.residues = residues_.data();
@@ -369,20 +405,30 @@ bool CudaProfileScanner::forward(const ap::ForwardProfile& model, std::span<cons
     view.e_loop = model.e_loop;
     view.e_move = model.e_move;
     ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
-    ALIGNSCOPE_CUDA(launch_forward_filter(batch, view, model_floats, shared_rows, shared_model, blocks, stream_),
-                    where);
+    static const KernelName kernel = KernelName::parse(kForwardKernelName);
+    timeline.record(stream_, kernel_op(kernel, 0, stats_.forward_cells), [&] {
+        ALIGNSCOPE_CUDA(launch_forward_filter(batch, view, model_floats, shared_rows, shared_model, blocks, stream_),
+                        where);
+    });
     ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
     std::vector<float2> result(count);
-    ALIGNSCOPE_CUDA(cudaMemcpyAsync(result.data(), forward_result_.data(), count * sizeof(float2),
-                                    cudaMemcpyDeviceToHost, stream_),
-                    where);
-    ALIGNSCOPE_CUDA(cudaMemcpyAsync(out.specials.data(), forward_specials_.data(), out.specials.size() * sizeof(float),
-                                    cudaMemcpyDeviceToHost, stream_),
-                    where);
+    copy(result.data(), forward_result_.data(), count * sizeof(float2), cudaMemcpyDeviceToHost, "D2H scores", timeline,
+         where);
+    copy(out.specials.data(), forward_specials_.data(), out.specials.size() * sizeof(float), cudaMemcpyDeviceToHost,
+         "D2H specials", timeline, where);
     ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
+    flush(timeline, context);
     float ms = 0;
     ALIGNSCOPE_CUDA(cudaEventElapsedTime(&ms, start_, stop_), where);
-    for (std::size_t i = 0; i < count; ++i) {
+    forward_scores(targets, result, out);
+    stats_.forward_kernel_seconds = ms / 1000.0;
+    stats_.forward_seconds = seconds_since(start);
+    return true;
+}
+
+void CudaProfileScanner::forward_scores(std::span<const std::uint32_t> targets, const std::vector<float2>& result,
+                                        ap::ForwardScores& out) const {
+    for (std::size_t i = 0; i < targets.size(); ++i) {
         const int L = targets_->length(targets[i]);
         out.total_scale[i] = result[i].y;
         try {
@@ -391,9 +437,6 @@ bool CudaProfileScanner::forward(const ap::ForwardProfile& model, std::span<cons
             out.scores[i] = std::numeric_limits<float>::quiet_NaN();  // the caller says why (forward_score_of)
         }
     }
-    stats_.forward_kernel_seconds = ms / 1000.0;
-    stats_.forward_seconds = seconds_since(start);
-    return true;
 }
 
 }  // namespace alignscope::kernels::profile

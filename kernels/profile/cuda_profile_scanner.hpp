@@ -11,6 +11,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/device_memory.hpp"
+#include "common/gpu_timeline.hpp"
 #include "profile/filter_launch.hpp"
 
 #include <alignscope/profile/filter_scan.hpp>
@@ -46,10 +47,21 @@ private:
     void select_device() const;
     int blocks_for(std::uint32_t items) const;
     void ensure_length_tables(const alignscope::profile::MsvProfile* msv,
-                              const alignscope::profile::ViterbiFilterProfile* viterbi);
+                              const alignscope::profile::ViterbiFilterProfile* viterbi, GpuTimeline& timeline);
     // Runs one MSV-family launch over `count` items of `order` (device array)
-    // and returns the kernel's milliseconds.
-    float run_msv(int segments, const std::uint32_t* order, std::uint32_t count, bool full);
+    // and returns the kernel's milliseconds; `cells` for the timeline.
+    float run_msv(int segments, const std::uint32_t* order, std::uint32_t count, bool full, std::uint64_t cells,
+                  GpuTimeline& timeline);
+    std::vector<std::int32_t> msv_codes(const alignscope::profile::MsvProfile& model, bool full_only,
+                                        GpuTimeline& timeline);
+    // A host-to-device or device-to-host copy on the stream, on the timeline as `name`.
+    void copy(void* to, const void* from, std::size_t bytes, cudaMemcpyKind kind, const char* name,
+              GpuTimeline& timeline, const CudaSite& where);
+    // The Forward kernel's results turned into scores (forward_score_of).
+    void forward_scores(std::span<const std::uint32_t> targets, const std::vector<float2>& result,
+                        alignscope::profile::ForwardScores& out) const;
+    // Hands the call's timeline to the job's sink (the device idle).
+    static void flush(GpuTimeline& timeline, JobContext& context);
 
     int device_;
     DeviceInfo info_;
