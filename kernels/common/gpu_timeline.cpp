@@ -31,9 +31,12 @@ public:
     // Only called once acquire() succeeded, so CUPTI is loaded.
     static const CuptiLibrary& api() { return *cupti_library(); }
 
-    // Starts collecting (first user) ; false when CUPTI refuses.
+    // Starts collecting (first user) ; false when CUPTI refuses. CUPTI is
+    // enabled and disabled under control_, never under mutex_: CUPTI's own
+    // thread delivers buffers to parse(), which takes mutex_, and may do so
+    // while another thread is inside a CUPTI call.
     bool acquire() {
-        std::lock_guard lock(mutex_);
+        std::lock_guard control(control_);
         if (broken_) return false;
         if (!registered_) {
             if (!cupti_library()) {  // not installed: CUDA events time the timeline
@@ -63,21 +66,21 @@ public:
         ++users_;
         return true;
     }
+    // The last user stops collecting. Under control_ throughout, so a job that
+    // starts meanwhile waits and enables again instead of losing its records.
     void release() {
-        {
-            std::lock_guard lock(mutex_);
-            if (users_ == 0 || --users_ > 0) return;
-        }
+        std::lock_guard control(control_);
+        if (users_ == 0 || --users_ > 0) return;
         (void)api().activity_disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
         (void)api().activity_disable(CUPTI_ACTIVITY_KIND_MEMCPY);
         (void)api().activity_disable(CUPTI_ACTIVITY_KIND_MEMSET);
         (void)api().activity_disable(CUPTI_ACTIVITY_KIND_RUNTIME);
         (void)api().activity_disable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
-        // Flushing calls buffer_completed, which takes the lock: never flush
+        // Flushing calls buffer_completed, which takes mutex_: never flush
         // while holding it.
         (void)api().activity_flush_all(1);
         std::lock_guard lock(mutex_);
-        if (users_ == 0) correlation_.clear();
+        correlation_.clear();
     }
 
     std::uint64_t next_id() { return next_id_.fetch_add(1) + 1; }
@@ -132,7 +135,8 @@ private:
         }
     }
 
-    std::mutex mutex_;
+    std::mutex control_;  // registered_, broken_, users_ and the CUPTI calls that enable and disable
+    std::mutex mutex_;    // correlation_, filled by CUPTI's buffer thread
     bool registered_ = false;
     bool broken_ = false;
     int users_ = 0;
