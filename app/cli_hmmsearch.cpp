@@ -1,18 +1,23 @@
 // `alignscope-cli hmmsearch [options] PROFILES.hmm DATABASE.fa`: profile HMM
 // search with hmmsearch's arguments, thresholds and outputs (text report,
 // --tblout, --domtblout, --pfamtblout, -A Stockholm, --acc), every model of the profile file in
-// turn against every database sequence; --format json for programs.
+// turn against every database sequence; --format json for programs; the run's
+// timeline (--timeline) and its results kept in a project (--project) as the
+// workbench's profile search keeps them.
 #include "cli_commands.hpp"
 #include "cli_options.hpp"
 #include "cli_profile.hpp"
 #include "cli_progress.hpp"
+#include "cli_project_flag.hpp"
 
+#include <alignscope/device/timeline.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/io/atomic_file.hpp>
 #include <alignscope/profile/filter_scan.hpp>
 #include <alignscope/profile/hmm_file.hpp>
 #include <alignscope/profile/hmmsearch_output.hpp>
 #include <alignscope/profile/profile_search.hpp>
+#include <alignscope/store/project.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <future>
 #include <iostream>
 #include <memory>
@@ -45,6 +51,8 @@ struct HmmsearchFlags {
     bool notextw = false;
     bool timings = false;
     std::string db_cache = "off";  // a directory, "auto" or "off"
+    std::string timeline;          // --timeline FILE: Chrome trace of the run
+    ProjectFlag project;           // --project FILE.alsproj
     CLI::Option* seed_option = nullptr;
     CLI::Option* textw_option = nullptr;
 };
@@ -214,19 +222,340 @@ void write_report_header(std::ostream& out, const HmmsearchFlags& flags, int thr
     out << "# - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -\n\n";
 }
 
-int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
-    // SIGINT, SIGTERM and SIGHUP end the search between targets, the
-    // temporary outputs removed and earlier files untouched.
-    const CancellationToken& cancel = interrupt_token();
+// ---- --timeline ------------------------------------------------------------
+
+// A host stage of the run on the timeline ("host" device, category "host"),
+// beside the device's kernels and copies, as align and search show theirs.
+void record_host_stage(TimelineSink* sink, const char* name, int lane, std::int64_t start_ns, std::int64_t end_ns,
+                       std::uint64_t cells = 0, const std::string& detail = {}) {
+    if (!sink) return;
+    TimelineEvent event;
+    event.name = name;
+    event.category = "host";
+    event.device = "host";
+    event.lane = lane;
+    event.start_ns = start_ns;
+    event.end_ns = end_ns;
+    event.cells = cells;
+    event.detail = detail;
+    sink->record(std::move(event));
+}
+
+// The scanner the pipeline calls, with the pipeline's stages timed around its
+// calls: the filters as the scanner runs them, the pipeline's own work before,
+// between and after them, the model's name as each stage's detail. Lane 0 is
+// the pipeline's thread; lane 1 the device's Forward, which runs beside the
+// CPU threads' Forward and domain stage. Without a sink it only passes the
+// calls on.
+class StageTimedScanner final : public profile::ProfileFilterScanner {
+public:
+    StageTimedScanner(profile::ProfileFilterScanner& inner, TimelineSink* sink, bool bias_filter)
+        : inner_(inner), sink_(sink), bias_filter_(bias_filter) {}
+
+    // Around each search_profile(): the model's stages start here, and what
+    // follows the Viterbi filter (Forward, Backward, domains) ends at end_model().
+    void begin_model(const std::string& name) {
+        model_ = name;
+        mark_ = steady_now_ns();
+    }
+    void end_model() { stage("Forward, domains"); }
+
+    DeviceInfo info() const override { return inner_.info(); }
+    void load(const profile::ProfileTargets& targets, JobContext& context) override {
+        targets_ = &targets;
+        const std::int64_t start = steady_now_ns();
+        inner_.load(targets, context);
+        record_host_stage(sink_, "load targets", 0, start, steady_now_ns(), 0, inner_.info().id);
+    }
+    void msv(const profile::MsvProfile& model, std::span<float> scores, JobContext& context) override {
+        stage("configure model");
+        inner_.msv(model, scores, context);
+        stage("MSV filter", targets_->residue_count() * static_cast<std::uint64_t>(model.length));
+    }
+    void viterbi(const profile::ViterbiFilterProfile& model, std::span<const std::uint32_t> targets,
+                 std::span<float> scores, JobContext& context) override {
+        stage(bias_filter_ ? "bias filter" : "MSV threshold");
+        inner_.viterbi(model, targets, scores, context);
+        stage("Viterbi filter", cells_of(targets, model.length));
+    }
+    bool forward(const profile::ForwardProfile& model, std::span<const std::uint32_t> targets,
+                 profile::ForwardScores& out, JobContext& context) override {
+        const std::int64_t start = steady_now_ns();
+        const bool ran = inner_.forward(model, targets, out, context);
+        if (ran)
+            record_host_stage(sink_, "Forward filter", 1, start, steady_now_ns(), cells_of(targets, model.length),
+                              model_);
+        return ran;
+    }
+    bool runs_forward() const override { return inner_.runs_forward(); }
+    profile::ProfileFilterStats last_stats() const override { return inner_.last_stats(); }
+
+private:
+    void stage(const char* name, std::uint64_t cells = 0) {
+        const std::int64_t now = steady_now_ns();
+        record_host_stage(sink_, name, 0, mark_, now, cells, model_);
+        mark_ = now;
+    }
+    std::uint64_t cells_of(std::span<const std::uint32_t> targets, int model_length) const {
+        std::uint64_t residues = 0;
+        for (std::uint32_t t : targets)
+            if (t < targets_->size()) residues += static_cast<std::uint64_t>(targets_->length(t));
+        return residues * static_cast<std::uint64_t>(model_length);
+    }
+
+    profile::ProfileFilterScanner& inner_;
+    TimelineSink* sink_;
+    bool bias_filter_;
+    const profile::ProfileTargets* targets_ = nullptr;
+    std::string model_;
+    std::int64_t mark_ = 0;
+};
+
+// ---- --project -------------------------------------------------------------
+
+// The settings, a domain, and one model's reported hits as the workbench's
+// profile search keeps them in a project ("alignscope profile search 1"), so
+// that the workbench shows the run when it opens the project.
+nlohmann::json stored_settings(const profile::PipelineSettings& p) {
+    nlohmann::json o{{"F1", p.F1},
+                     {"F2", p.F2},
+                     {"F3", p.F3},
+                     {"bias_filter", p.bias_filter},
+                     {"null2", p.null2},
+                     {"E", p.report_E},
+                     {"domE", p.domain_E},
+                     {"incE", p.include_E},
+                     {"incdomE", p.include_domain_E},
+                     {"seed", static_cast<double>(p.seed)}};
+    if (p.report_T) o["T"] = *p.report_T;
+    if (p.domain_T) o["domT"] = *p.domain_T;
+    if (p.Z) o["Z"] = *p.Z;
+    if (p.domZ) o["domZ"] = *p.domZ;
+    return o;
+}
+
+nlohmann::json stored_domain(const profile::DomainHit& d) {
+    const auto& a = d.alignment;
+    return {{"env_from", d.env_from},
+            {"env_to", d.env_to},
+            {"score", d.score},
+            {"bias", d.bias},
+            {"lnP", d.lnP},
+            {"expected_accuracy", d.expected_accuracy},
+            {"included", d.included},
+            {"reported", d.reported},
+            {"model_line", a.model},
+            {"match_line", a.match},
+            {"target_line", a.target},
+            {"pp_line", a.posterior},
+            {"rf_line", a.reference},
+            {"cs_line", a.structure},
+            {"hmm_from", a.hmm_from},
+            {"hmm_to", a.hmm_to},
+            {"ali_from", a.target_from},
+            {"ali_to", a.target_to}};
+}
+
+nlohmann::json stored_model(const profile::ProfileHmm& hmm, const profile::ModelSearch& r) {
+    nlohmann::json hits = nlohmann::json::array();
+    for (const auto& h : r.hits) {
+        if (!h.reported) continue;
+        nlohmann::json domains = nlohmann::json::array();
+        for (const auto& d : h.domains) domains.push_back(stored_domain(d));
+        hits.push_back({{"target", static_cast<double>(h.target)},
+                        {"name", h.name},
+                        {"description", h.description},
+                        {"length", h.length},
+                        {"score", h.score},
+                        {"pre_score", h.pre_score},
+                        {"lnP", h.lnP},
+                        {"expected_domains", h.expected_domains},
+                        {"included", h.included},
+                        {"regions", h.regions},
+                        {"clustered", h.clustered},
+                        {"overlaps", h.overlaps},
+                        {"envelopes", h.envelopes},
+                        {"best_domain", h.best_domain},
+                        {"reported_domains", h.reported_domains},
+                        {"domains", domains}});
+    }
+    const auto& c = r.counts;
+    return {{"name", hmm.name},
+            {"accession", hmm.accession},
+            {"description", hmm.description},
+            {"length", hmm.length},
+            {"Z", r.Z},
+            {"domZ", r.domZ},
+            {"reported", r.reported},
+            {"included", r.included},
+            {"seconds", r.seconds},
+            {"pipeline",
+             {{"targets", static_cast<double>(c.targets)},
+              {"residues", static_cast<double>(c.residues)},
+              {"passed_msv", static_cast<double>(c.past_msv)},
+              {"passed_bias", static_cast<double>(c.past_bias)},
+              {"passed_viterbi", static_cast<double>(c.past_viterbi)},
+              {"passed_forward", static_cast<double>(c.past_forward)}}},
+            {"hits", hits}};
+}
+
+// The project, opened (created when missing) before the search, so that a
+// file that is not a project fails before the work.
+std::unique_ptr<store::Project> open_project(const ProjectFlag& flag) {
+    if (!flag.enabled()) return nullptr;
+    if (!(flag.wait_seconds > 0) || flag.wait_seconds > 86400)
+        throw Error("--project-wait must be between 0 and 86400 seconds");
+    store::ProjectOptions options;
+    options.create_if_missing = true;
+    const double total_ms = flag.wait_seconds * 1000;
+    options.busy_timeout_ms = std::max(1, static_cast<int>((total_ms - std::min(1000.0, total_ms / 7)) / 6));
+    options.on_wait = [](const std::string& line) { std::cerr << "alignscope-cli: " << line << std::endl; };
+    return std::make_unique<store::Project>(flag.path, options);
+}
+
+AlphabetKind alphabet_kind(profile::ResidueAlphabet a) {
+    switch (a) {
+        case profile::ResidueAlphabet::Dna: return AlphabetKind::Dna;
+        case profile::ResidueAlphabet::Rna: return AlphabetKind::Rna;
+        case profile::ResidueAlphabet::Amino: break;
+    }
+    return AlphabetKind::Protein;
+}
+
+// The profile file as an input and the search as a "profile_search" analysis,
+// titled and labelled as the workbench does for a search of a FASTA file.
+std::int64_t record_in_project(store::Project& project, const HmmsearchFlags& flags,
+                               const std::vector<profile::ProfileHmm>& models,
+                               const profile::PipelineSettings& settings, const std::string& device, double seconds,
+                               nlohmann::json stored_models, const std::string& command_line) {
+    std::uint64_t states = 0;
+    for (const auto& m : models) states += static_cast<std::uint64_t>(m.length);
+    project.add_profile(std::filesystem::absolute(flags.profiles).string(), alphabet_kind(models.front().alphabet),
+                        models.size(), states);
+    const std::string profile_label = std::filesystem::path(flags.profiles).filename().string();
+    const std::string targets_label = std::filesystem::path(flags.database).filename().string();
+    nlohmann::json parameters = stored_settings(settings);
+    parameters["profile"] = profile_label;
+    parameters["targets"] = targets_label;
+    parameters["device"] = device;
+    parameters["command_line"] = command_line;
+    const nlohmann::json results{{"format", "alignscope profile search 1"},
+                                 {"profile", profile_label},
+                                 {"targets", targets_label},
+                                 {"device", device},
+                                 {"seconds", seconds},
+                                 {"settings", stored_settings(settings)},
+                                 {"models", std::move(stored_models)}};
+    return project.add_analysis("profile_search", profile_label + " against " + targets_label, parameters.dump(),
+                                results.dump());
+}
+
+// ---- the run -----------------------------------------------------------------
+
+// The output files, opened before the work (a bad path fails first) and
+// committed together at the end (nothing half-written on failure).
+struct HmmsearchOutputs {
+    AtomicOutput main;
+    std::optional<AtomicOutput> tbl, domtbl, pfamtbl, ali, timeline;
+
+    explicit HmmsearchOutputs(const HmmsearchFlags& flags) : main(flags.output) {
+        if (!flags.tblout.empty()) tbl.emplace(flags.tblout);
+        if (!flags.domtblout.empty()) domtbl.emplace(flags.domtblout);
+        if (!flags.pfamtblout.empty()) pfamtbl.emplace(flags.pfamtblout);
+        if (!flags.alignment.empty()) ali.emplace(flags.alignment);
+        if (!flags.timeline.empty()) timeline.emplace(flags.timeline);
+    }
+    void write_tails(const HmmsearchFlags& flags, const std::string& command_line) {
+        for (auto* table : {&tbl, &domtbl, &pfamtbl})
+            if (*table)
+                profile::write_table_tail((*table)->stream(), "alignscope-cli hmmsearch", flags.profiles,
+                                          flags.database, command_line);
+    }
+    void commit() {
+        auto at = [](std::optional<AtomicOutput>& o) { return o ? &*o : nullptr; };
+        commit_together({&main, at(tbl), at(domtbl), at(pfamtbl), at(ali), at(timeline)});
+    }
+};
+
+// One model's results in every output asked for.
+void write_model(HmmsearchOutputs& o, const HmmsearchFlags& flags, const profile::ProfileHmm& hmm,
+                 const profile::ModelSearch& result, const profile::PipelineSettings& settings,
+                 const profile::ProfileTargets& targets, double seconds, bool first, nlohmann::json& json_results) {
+    std::ostream& out = o.main.stream();
+    const bool json = flags.format == "json";
+    if (json) {
+        json_results.push_back(json_of(hmm, result));
+    } else {
+        profile::TextReportOptions options;
+        options.alignments = !flags.noali;
+        options.line_width = flags.notextw ? 0 : flags.textw;
+        options.seconds = seconds;
+        options.accessions = flags.acc;
+        profile::write_search_report(out, hmm, result, settings, options);
+    }
+    if (o.tbl) profile::write_target_table(o.tbl->stream(), hmm, result, first);
+    if (o.domtbl) profile::write_domain_table(o.domtbl->stream(), hmm, result, first);
+    if (o.pfamtbl) profile::write_pfam_table(o.pfamtbl->stream(), result, settings);
+    if (o.ali) {
+        const int n = profile::write_domain_alignment(o.ali->stream(), hmm, result, targets);
+        if (!json) {
+            if (n > 0)
+                out << "# Alignment of " << n << " hits satisfying inclusion thresholds saved to: " << flags.alignment
+                    << "\n";
+            else
+                out << "# No hits satisfy inclusion thresholds; no alignment saved\n";
+        }
+    }
+}
+
+// The profile file's models, all of one alphabet.
+std::vector<profile::ProfileHmm> read_models(const std::string& path) {
+    auto models = profile::read_hmm_file(path);
+    for (const auto& m : models)
+        if (m.alphabet != models.front().alphabet)
+            throw Error(path + ":" + std::to_string(m.line) + ": model '" + m.name +
+                        "' has another alphabet than the first model; one search takes one alphabet");
+    return models;
+}
+
+// The database's targets, from the cache when --db-cache has one.
+profile::ProfileTargets read_targets(const HmmsearchFlags& flags, profile::ResidueAlphabet alphabet,
+                                     TimelineSink* timeline) {
+    const std::int64_t start = steady_now_ns();
+    profile::TargetCacheOptions cache;
+    cache.enabled = flags.db_cache != "off";
+    if (cache.enabled && flags.db_cache != "auto") cache.directory = flags.db_cache;
+    profile::ProfileTargetsLoad load = profile::load_profile_targets(flags.database, alphabet, cache);
+    if (load.outcome == CacheOutcome::Rebuilt || load.outcome == CacheOutcome::Unwritable)
+        std::cerr << "hmmsearch: " << load.reason << '\n';
+    if (flags.timings)
+        std::cerr << "timings database " << flags.database << ": " << load.targets.size() << " targets, "
+                  << load.targets.residue_count() << " residues in " << load.seconds << " s (cache "
+                  << to_string(load.outcome) << (load.cache_path.empty() ? "" : " " + load.cache_path) << ")\n";
+    record_host_stage(timeline, load.outcome == CacheOutcome::Loaded ? "load database cache" : "read database", 0,
+                      start, steady_now_ns(), load.targets.residue_count(), flags.database);
+    return std::move(load.targets);
+}
+
+void check_hmmsearch_flags(const HmmsearchFlags& flags) {
     refuse_overlapping_files({{"PROFILES", flags.profiles}, {"DATABASE", flags.database}},
                              {{"-o", flags.output},
                               {"--tblout", flags.tblout},
                               {"--domtblout", flags.domtblout},
                               {"--pfamtblout", flags.pfamtblout},
-                              {"-A", flags.alignment}});
+                              {"-A", flags.alignment},
+                              {"--timeline", flags.timeline},
+                              {"--project", flags.project.path}});
     if (flags.format != "text" && flags.format != "json")
         throw Error("--format must be text or json, not '" + flags.format + "'");
     if (flags.textw < 120 && !flags.notextw) throw Error("--textw must be at least 120");
+}
+
+int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
+    // SIGINT, SIGTERM and SIGHUP end the search between targets, the
+    // temporary outputs removed and earlier files untouched.
+    const CancellationToken& cancel = interrupt_token();
+    check_hmmsearch_flags(flags);
     const profile::PipelineSettings settings = settings_of(flags);
     // The domain stage's worker threads each grow their own malloc arena to a
     // few megabytes of matrices; growing it a page at a time and trimming it
@@ -236,88 +565,55 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
     mallopt(M_TOP_PAD, 64 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
-    const auto models = profile::read_hmm_file(flags.profiles);
-    for (const auto& m : models)
-        if (m.alphabet != models.front().alphabet)
-            throw Error(flags.profiles + ":" + std::to_string(m.line) + ": model '" + m.name +
-                        "' has another alphabet than the first model; one search takes one alphabet");
+    const auto run_start = std::chrono::steady_clock::now();
+    TimelineRecorder recorder;
+    TimelineSink* timeline = flags.timeline.empty() ? nullptr : &recorder;
+    const std::unique_ptr<store::Project> project = open_project(flags.project);
+    std::int64_t stage_start = steady_now_ns();
+    const auto models = read_models(flags.profiles);
+    record_host_stage(timeline, "read profiles", 0, stage_start, steady_now_ns(), 0, flags.profiles);
     // The device (a GPU's context takes a few hundred milliseconds to start)
     // is made while the targets are read.
     auto made = std::async(std::launch::async,
                            [&flags] { return profile_scanner_registry()->create(flags.device, flags.threads); });
-    profile::TargetCacheOptions cache;
-    cache.enabled = flags.db_cache != "off";
-    if (cache.enabled && flags.db_cache != "auto") cache.directory = flags.db_cache;
-    profile::ProfileTargetsLoad load = profile::load_profile_targets(flags.database, models.front().alphabet, cache);
-    if (load.outcome == CacheOutcome::Rebuilt || load.outcome == CacheOutcome::Unwritable)
-        std::cerr << "hmmsearch: " << load.reason << '\n';
-    if (flags.timings)
-        std::cerr << "timings database " << flags.database << ": " << load.targets.size() << " targets, "
-                  << load.targets.residue_count() << " residues in " << load.seconds << " s (cache "
-                  << to_string(load.outcome) << (load.cache_path.empty() ? "" : " " + load.cache_path) << ")\n";
-    const profile::ProfileTargets targets = std::move(load.targets);
-    const std::unique_ptr<profile::ProfileFilterScanner> scanner = made.get();
+    const profile::ProfileTargets targets = read_targets(flags, models.front().alphabet, timeline);
+    const std::unique_ptr<profile::ProfileFilterScanner> device_scanner = made.get();
+    StageTimedScanner scanner(*device_scanner, timeline, settings.bias_filter);
     JobContext job;
     job.cancel = &cancel;
-    scanner->load(targets, job);
+    job.timeline = timeline;
+    scanner.load(targets, job);
 
-    // Outputs are opened first (a bad path fails before the work) and
-    // committed together at the end (nothing half-written on failure).
-    AtomicOutput main_out(flags.output);
-    std::optional<AtomicOutput> tbl, domtbl, pfamtbl, ali;
-    if (!flags.tblout.empty()) tbl.emplace(flags.tblout);
-    if (!flags.domtblout.empty()) domtbl.emplace(flags.domtblout);
-    if (!flags.pfamtblout.empty()) pfamtbl.emplace(flags.pfamtblout);
-    if (!flags.alignment.empty()) ali.emplace(flags.alignment);
-    std::ostream& out = main_out.stream();
+    HmmsearchOutputs outputs(flags);
     const bool json = flags.format == "json";
-    nlohmann::json results = nlohmann::json::array();
-    if (!json) write_report_header(out, flags, scanner->info().threads);
+    nlohmann::json results = nlohmann::json::array(), stored = nlohmann::json::array();
+    if (!json) write_report_header(outputs.main.stream(), flags, scanner.info().threads);
     bool first = true;
     for (const auto& hmm : models) {
         const auto start = std::chrono::steady_clock::now();
-        const profile::ModelSearch result = profile::search_profile(hmm, targets, *scanner, settings, job);
+        scanner.begin_model(hmm.name);
+        const profile::ModelSearch result = profile::search_profile(hmm, targets, scanner, settings, job);
+        scanner.end_model();
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (flags.timings) write_timings(std::cerr, *scanner, hmm, result, seconds);
-        if (json) {
-            results.push_back(json_of(hmm, result));
-        } else {
-            profile::TextReportOptions options;
-            options.alignments = !flags.noali;
-            options.line_width = flags.notextw ? 0 : flags.textw;
-            options.seconds = seconds;
-            options.accessions = flags.acc;
-            profile::write_search_report(out, hmm, result, settings, options);
-        }
-        if (tbl) profile::write_target_table(tbl->stream(), hmm, result, first);
-        if (domtbl) profile::write_domain_table(domtbl->stream(), hmm, result, first);
-        if (pfamtbl) profile::write_pfam_table(pfamtbl->stream(), result, settings);
-        if (ali) {
-            const int n = profile::write_domain_alignment(ali->stream(), hmm, result, targets);
-            if (!json) {
-                if (n > 0)
-                    out << "# Alignment of " << n
-                        << " hits satisfying inclusion thresholds saved to: " << flags.alignment << "\n";
-                else
-                    out << "# No hits satisfy inclusion thresholds; no alignment saved\n";
-            }
-        }
+        if (flags.timings) write_timings(std::cerr, scanner, hmm, result, seconds);
+        stage_start = steady_now_ns();
+        write_model(outputs, flags, hmm, result, settings, targets, seconds, first, results);
+        if (project) stored.push_back(stored_model(hmm, result));
+        record_host_stage(timeline, "output", 0, stage_start, steady_now_ns(), 0, hmm.name);
         first = false;
     }
-    if (json) out << nlohmann::json{{"program", "alignscope-cli hmmsearch"}, {"results", results}}.dump(1) << "\n";
+    if (json)
+        outputs.main.stream() << nlohmann::json{{"program", "alignscope-cli hmmsearch"}, {"results", results}}.dump(1)
+                              << "\n";
     else
-        out << "[ok]\n";
-    if (tbl)
-        profile::write_table_tail(tbl->stream(), "alignscope-cli hmmsearch", flags.profiles, flags.database,
-                                  context.command_line);
-    if (domtbl)
-        profile::write_table_tail(domtbl->stream(), "alignscope-cli hmmsearch", flags.profiles, flags.database,
-                                  context.command_line);
-    if (pfamtbl)
-        profile::write_table_tail(pfamtbl->stream(), "alignscope-cli hmmsearch", flags.profiles, flags.database,
-                                  context.command_line);
-    commit_together({&main_out, tbl ? &*tbl : nullptr, domtbl ? &*domtbl : nullptr, pfamtbl ? &*pfamtbl : nullptr,
-                     ali ? &*ali : nullptr});
+        outputs.main.stream() << "[ok]\n";
+    outputs.write_tails(flags, context.command_line);
+    if (project)
+        record_in_project(*project, flags, models, settings, scanner.info().id,
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count(),
+                          std::move(stored), context.command_line);
+    if (outputs.timeline) write_chrome_trace(outputs.timeline->stream(), recorder.events(), recorder.clock_source());
+    outputs.commit();
     return 0;
 }
 
@@ -383,6 +679,10 @@ void add_hmmsearch_command(CLI::App& app, CliContext& context) {
                      "directory, 'auto' (beside the FASTA, else ~/.cache/alignscope) or 'off'; a stale or damaged "
                      "cache is rebuilt")
         ->capture_default_str();
+    command->add_option("--timeline", flags->timeline,
+                        "Write the run's timeline as Chrome trace JSON (Perfetto, chrome://tracing): the host stages "
+                        "(reading, filters, Forward and domains, output) and, on a GPU, every kernel and copy");
+    flags->project.add_to(*command);
     command->add_flag("--timings", flags->timings,
                       "Say on standard error where each model's time went (filters, their kernels, the rest)");
     command->add_option("--format", flags->format, "Main output: text (hmmsearch's report) or json")

@@ -3,9 +3,12 @@
 // identical (trailing blanks aside), the report's sequence table, domain
 // tables, alignments and pipeline counts identical, several models per file,
 // -Z/--domZ and bit score thresholds, -A as hmmsearch writes it (and readable
-// by hmmbuild), JSON, threads,
+// by hmmbuild), JSON, threads, the run's timeline (--timeline) and its
+// results kept in a project (--project) as the workbench keeps a profile search,
 // and bad input refused with exit status 2 and one line.
 #include "hmmsearch_oracle.hpp"
+
+#include <alignscope/store/project.hpp>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -30,6 +33,41 @@ QStringList section(const QByteArray& report, const QByteArray& from, const QByt
         lines << QString::fromUtf8(line);
     }
     return lines;
+}
+
+// Residues of a FASTA file, counted from its sequence lines.
+qulonglong fasta_residues(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return 0;
+    qulonglong n = 0;
+    for (const QByteArray& line : f.readAll().split('\n'))
+        if (!line.startsWith('>')) n += qulonglong(line.trimmed().size());
+    return n;
+}
+
+// Each model's NAME and LENG line of a HMMER3 text file, in file order.
+QVector<QPair<QString, qulonglong>> model_lengths(const QString& path) {
+    QVector<QPair<QString, qulonglong>> models;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return models;
+    for (const QByteArray& line : f.readAll().split('\n')) {
+        const QList<QByteArray> words = line.simplified().split(' ');
+        if (words.size() < 2) continue;
+        if (words[0] == "NAME") models.push_back({QString::fromUtf8(words[1]), 0});
+        else if (words[0] == "LENG" && !models.isEmpty())
+            models.back().second = words[1].toULongLong();
+    }
+    return models;
+}
+
+// The ref.tbl rows of one query: target name -> full-sequence bit score.
+QMap<QString, double> table_hits(const QStringList& rows, const QString& query) {
+    QMap<QString, double> hits;
+    for (const QString& row : rows) {
+        const QStringList c = row.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        if (c.size() > 5 && c[2] == query) hits[c[0]] = c[5].toDouble();
+    }
+    return hits;
 }
 
 }  // namespace
@@ -204,6 +242,114 @@ private slots:
         QTest::newRow("empty database") << QStringList{"hmmsearch", pk, "EMPTY"} << "no sequences in the file";
         QTest::newRow("unwritable table")
             << QStringList{"hmmsearch", "--tblout", "/nonexistent/dir/t.tbl", pk, "DB"} << "/nonexistent/dir/t.tbl";
+        QTest::newRow("timeline over the database")
+            << QStringList{"hmmsearch", "--timeline", "DB", pk, "DB"} << "is the same file as DATABASE";
+        QTest::newRow("project not a project")
+            << QStringList{"hmmsearch", "--project", kTutorial + "/globins4.hmm", pk, "DB"}
+            << "is not an AlignScope project";
+    }
+
+    // --timeline on the CPU device: a Chrome trace of the host stages, one lane,
+    // in the pipeline's order for each model, the filters' cells those of the
+    // files (residues counted here, lengths from the LENG lines).
+    void timeline_of_the_cpu_run() {
+        QTemporaryDir dir;
+        const QString globins = kTutorial + "/globins45.fa";
+        const QString trace = dir.filePath(QStringLiteral("run.json"));
+        const ProcessResult r = run_cli({"hmmsearch", "--device", "cpu", "--noali", "--timeline", trace, "-o",
+                                         dir.filePath(QStringLiteral("out.txt")), models_, globins});
+        QCOMPARE(r.exit_code, 0);
+        QFile file(trace);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QJsonParseError error;
+        const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+        QStringList names;
+        double end = -1;
+        const qulonglong residues = fasta_residues(globins);
+        const auto models = model_lengths(models_);
+        QCOMPARE(models.size(), 3);
+        int msv = 0;
+        for (const QJsonValue& v : doc.object()["traceEvents"].toArray()) {
+            const QJsonObject e = v.toObject();
+            if (e["ph"].toString() != QLatin1String("X")) continue;
+            const QJsonObject args = e["args"].toObject();
+            QCOMPARE(args["device"].toString(), QStringLiteral("host"));
+            QCOMPARE(args["lane"].toInt(), 0);
+            QVERIFY(e["dur"].toDouble() >= 0);
+            QVERIFY2(e["ts"].toDouble() >= end - 1e-3, qPrintable(e["name"].toString()));  // one after another
+            end = e["ts"].toDouble() + e["dur"].toDouble();
+            names << e["name"].toString();
+            if (e["name"].toString() == QLatin1String("MSV filter")) {
+                QVERIFY(msv < models.size());
+                QCOMPARE(args["detail"].toString(), models[msv].first);
+                QCOMPARE(qulonglong(args["cells"].toDouble()), residues * models[msv].second);
+                ++msv;
+            }
+        }
+        QStringList expected{"read profiles", "read database", "load targets"};
+        for (int m = 0; m < 3; ++m)
+            expected << "configure model"
+                     << "MSV filter"
+                     << "bias filter"
+                     << "Viterbi filter"
+                     << "Forward, domains"
+                     << "output";
+        QCOMPARE(names, expected);
+    }
+
+    // --project: the search kept as the workbench keeps a profile search (an
+    // analysis of kind profile_search, "alignscope profile search 1"), the
+    // profile file as an input; its hits and pipeline counts hmmsearch's own.
+    void project_keeps_the_search() {
+        QTemporaryDir dir;
+        const QString globins = kTutorial + "/globins45.fa";
+        const QString project = dir.filePath(QStringLiteral("p.alsproj"));
+        const ProcessResult ref = run_program(QStringLiteral("hmmsearch"),
+                                              {"--cpu", "1", "--tblout", dir.filePath("ref.tbl"), models_, globins});
+        QCOMPARE(ref.exit_code, 0);
+        for (int run = 1; run <= 2; ++run) {
+            const ProcessResult r = run_cli(
+                {"hmmsearch", "--device", "cpu", "--noali", "--project", project, "-o", "/dev/null", models_, globins});
+            QCOMPARE(r.exit_code, 0);
+        }
+        alignscope::store::ProjectOptions read_only;
+        read_only.read_only = true;
+        const alignscope::store::Project p(project.toStdString(), read_only);
+        const auto analyses = p.analyses();
+        QCOMPARE(int(analyses.size()), 2);  // each run adds its search
+        QCOMPARE(analyses[0].kind, std::string("profile_search"));
+        QCOMPARE(analyses[0].title, std::string("three.hmm against globins45.fa"));
+        const auto inputs = p.inputs();
+        QCOMPARE(int(inputs.size()), 1);  // the same profile file once
+        QCOMPARE(inputs[0].record_count, std::uint64_t(3));
+        const QJsonObject doc =
+            QJsonDocument::fromJson(QByteArray::fromStdString(p.analysis_results(analyses[1].id))).object();
+        QCOMPARE(doc["format"].toString(), QStringLiteral("alignscope profile search 1"));
+        QCOMPARE(doc["device"].toString(), QStringLiteral("cpu"));
+        const QVector<qulonglong> counts = passed_counts(ref.out);
+        const QStringList rows = table_rows(dir.filePath("ref.tbl"));
+        const QJsonArray models = doc["models"].toArray();
+        QCOMPARE(models.size(), 3);
+        QCOMPARE(counts.size(), 12);
+        for (int m = 0; m < 3; ++m) {
+            const QJsonObject model = models[m].toObject();
+            const QJsonObject pipeline = model["pipeline"].toObject();
+            QCOMPARE(pipeline["targets"].toInt(), 45);
+            QCOMPARE(qulonglong(pipeline["passed_msv"].toDouble()), counts[4 * m]);
+            QCOMPARE(qulonglong(pipeline["passed_bias"].toDouble()), counts[4 * m + 1]);
+            QCOMPARE(qulonglong(pipeline["passed_viterbi"].toDouble()), counts[4 * m + 2]);
+            QCOMPARE(qulonglong(pipeline["passed_forward"].toDouble()), counts[4 * m + 3]);
+            const QMap<QString, double> expected = table_hits(rows, model["name"].toString());
+            const QJsonArray hits = model["hits"].toArray();
+            QCOMPARE(hits.size(), expected.size());
+            for (const QJsonValue& h : hits) {
+                const QString name = h["name"].toString();
+                QVERIFY2(expected.contains(name), qPrintable(name));
+                QVERIFY(std::fabs(h["score"].toDouble() - expected[name]) <= 0.05);
+                QVERIFY(!h["domains"].toArray().isEmpty());
+            }
+        }
     }
 
     void bad_input() {
