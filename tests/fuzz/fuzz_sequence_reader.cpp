@@ -1,6 +1,6 @@
 // libFuzzer target: arbitrary bytes as a sequence file, plain or gzip. The
 // input is handed over as a real path (a memfd under /proc/self/fd), so the
-// stat, zlib and buffering code all run as they do on a user's file. The
+// stat, gzip (ISA-L) and buffering code all run as they do on a user's file. The
 // file read in blocks (the pair pipeline's reader, blocks parsed last first)
 // gives read_sequences' records or its error.
 #include <alignscope/error.hpp>
