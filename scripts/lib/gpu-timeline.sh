@@ -1,6 +1,7 @@
 # Sourced by scripts/gpu-check (step "timeline"): the kernel timeline as CUPTI
 # gives it. verify's pairwise jobs (every mode and gap model, the automatic
-# kernels) and a small database search, each written with --timeline on gpu:0,
+# kernels), a small database search and hmmsearch (filters, and --max for the
+# Forward kernel), each written with --timeline on gpu:0,
 # then read back: the clock must be CUPTI's, every kernel event named in the
 # kernel grammar (mode_gaps_family[group]_width, e.g. sw_affine_intra8_s16)
 # whichever device function ran it, and the device function CUPTI reported in
@@ -36,7 +37,19 @@ EOF
         row timeline FAILED "search --timeline ($(elapsed "$t0"))"
         return 1
     fi
-    if python3 - "$dir/verify.json" "$dir/search.json" <<'EOF'
+    # The profile kernels: hmmsearch with the filters (SSV/MSV, Viterbi) and
+    # with --max (every target through the Forward filter kernel).
+    local extra
+    for extra in "" --max; do
+        if ! timeout -k 10 120 "$CLI" hmmsearch --device "$device" $extra --noali -o /dev/null \
+                --timeline "$dir/hmmsearch${extra}.json" "$ROOT/tests/data/profile/tiny.hmm" "$dir/db.fa" \
+                >"$dir/hmmsearch${extra}.txt" 2>&1; then
+            tail -n 5 "$dir/hmmsearch${extra}.txt"
+            row timeline FAILED "hmmsearch $extra --timeline ($(elapsed "$t0"))"
+            return 1
+        fi
+    done
+    if python3 - "$dir/verify.json" "$dir/search.json" "$dir/hmmsearch.json" "$dir/hmmsearch--max.json" <<'EOF'
 import json, re, sys
 grammar = re.compile(r"^(sw|nw|sg)_(linear|affine)_[a-z]+([1-9][0-9]*)?_(s8|s16|s32|s64|s16x2)$")
 failures = 0
