@@ -46,6 +46,7 @@ struct HmmsearchFlags {
     std::int64_t seed = 42;
     int threads = 0;
     std::string device = "auto";
+    std::string gpu_mem;  // --gpu-mem, e.g. "4G"; empty: 90 % of the free memory
     std::string format = "text";
     int textw = 120;
     bool notextw = false;
@@ -261,6 +262,7 @@ public:
     void end_model() { stage("Forward, domains"); }
 
     DeviceInfo info() const override { return inner_.info(); }
+    void set_memory_budget(std::uint64_t bytes) override { inner_.set_memory_budget(bytes); }
     void load(const profile::ProfileTargets& targets, JobContext& context) override {
         targets_ = &targets;
         const std::int64_t start = steady_now_ns();
@@ -549,6 +551,7 @@ void check_hmmsearch_flags(const HmmsearchFlags& flags) {
     if (flags.format != "text" && flags.format != "json")
         throw Error("--format must be text or json, not '" + flags.format + "'");
     if (flags.textw < 120 && !flags.notextw) throw Error("--textw must be at least 120");
+    if (!flags.gpu_mem.empty()) (void)parse_byte_size(flags.gpu_mem, "--gpu-mem");
 }
 
 int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
@@ -578,6 +581,7 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
                            [&flags] { return profile_scanner_registry()->create(flags.device, flags.threads); });
     const profile::ProfileTargets targets = read_targets(flags, models.front().alphabet, timeline);
     const std::unique_ptr<profile::ProfileFilterScanner> device_scanner = made.get();
+    device_scanner->set_memory_budget(flags.gpu_mem.empty() ? 0 : parse_byte_size(flags.gpu_mem, "--gpu-mem"));
     StageTimedScanner scanner(*device_scanner, timeline, settings.bias_filter);
     JobContext job;
     job.cancel = &cancel;
@@ -673,6 +677,9 @@ void add_hmmsearch_command(CLI::App& app, CliContext& context) {
                      "AVX2 or SSE, chosen at run time), cpu-ref (scalar reference); Forward and the domain stage "
                      "use the CPU threads")
         ->capture_default_str();
+    command->add_option("--gpu-mem", flags->gpu_mem,
+                        "GPU memory the filters may take, e.g. 4G; targets that do not fit are loaded and searched a "
+                        "slice at a time, with the same results [default: 90% of free]");
     command
         ->add_option("--db-cache", flags->db_cache,
                      "Cache of the database's digitised targets, so later searches skip parsing the FASTA: a "

@@ -1,6 +1,8 @@
 // Host side of the GPU profile filters (filter_kernels.cuh for the kernels).
-//  - load(): residues and offsets uploaded once; the work order (longest
-//    target first, so the long tails start early) uploaded once.
+//  - load(): the memory budget settled and planned (memory_plan.hpp); the
+//    targets' residues, offsets and work order (longest target first, so the
+//    long tails start early) uploaded once when they fit, else a slice of
+//    consecutive targets at a time, each call going over the slices it needs.
 //  - msv(): the model's striped byte costs to the device, the SSV kernel over
 //    every target, then the MSV kernel over the targets SSV could not settle;
 //    codes back to the host and turned into scores by msv_score_of().
@@ -81,27 +83,87 @@ void CudaProfileScanner::load(const ap::ProfileTargets& targets, JobContext& con
     context.throw_if_cancelled();
     select_device();
     const CudaSite where = site("upload the profile search targets");
+    if (targets.size() >= std::numeric_limits<std::uint32_t>::max())
+        throw Error("profile search: too many targets for the GPU");
     targets_ = &targets;
-    const std::size_t n = targets.size();
-    if (n >= std::numeric_limits<std::uint32_t>::max()) throw Error("profile search: too many targets for the GPU");
-    residues_.reserve(std::max<std::size_t>(targets.residues.size(), 1), where);
+    // What this scanner holds counts as free: let go before measuring.
+    release_targets();
+    forward_model_.release();
+    forward_scratch_.release();
+    msv_cost_.release();
+    viterbi_tables_.release();
+    cudaDeviceProp props{};
+    ALIGNSCOPE_CUDA(cudaGetDeviceProperties(&props, device_), where);
+    shared_optin_ = props.sharedMemPerBlockOptin;
+    shape_.sm_count = std::max(1, info_.sm_count);
+    shape_.forward_threads = forward_threads_per_block();
+    shape_.forward_shared = std::min<std::uint64_t>(props.sharedMemPerBlockOptin, props.sharedMemPerMultiprocessor / 2);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    ALIGNSCOPE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes), where);
+    budget_ = requested_budget_ ? requested_budget_ : static_cast<std::uint64_t>(0.9 * static_cast<double>(free_bytes));
+    model_reserve_ = 0;
+    plan_ = {};
+    counter_.reserve(1, where);
+    plan_for(0, 0);
+    GpuTimeline timeline(context.timeline, info_.id, where);
+    load_slice(0, timeline);
+    flush(timeline, context);
+}
+
+void CudaProfileScanner::release_targets() {
+    loaded_slice_ = kNoSlice;
+    for (auto* b : {&order_, &list_, &list_order_}) b->release();
+    residues_.release();
+    offsets_.release();
+    tjb_.release();
+    ncj_.release();
+    out_.release();
+    forward_specials_.release();
+    forward_length_.release();
+    forward_result_.release();
+    forward_first_row_.release();
+}
+
+void CudaProfileScanner::plan_for(int length, int codes) {
+    const std::uint64_t model = std::max(model_reserve_, length ? profile_model_bytes(length, codes, shape_) : 0);
+    if (model == model_reserve_ && !plan_.slices.empty()) return;
+    model_reserve_ = model;
+    ProfileMemoryPlan plan = plan_profile_memory(targets_->offsets, budget_, model_reserve_);
+    if (plan.slices.empty())
+        throw Error(info_.id + ": a GPU memory budget of " + std::to_string(budget_) +
+                    " bytes is too small for this profile search: the longest target and the model need " +
+                    std::to_string(plan.needed) + " bytes (raise --gpu-mem)");
+    // Buffers sized for other slices go, so the device holds what the plan says.
+    if (plan.slices != plan_.slices) release_targets();
+    if (forward_specials_.bytes() > plan.rows_bytes) forward_specials_.release();
+    plan_ = std::move(plan);
+}
+
+void CudaProfileScanner::load_slice(std::size_t s, GpuTimeline& timeline) {
+    if (s == loaded_slice_) return;
+    const CudaSite where = site("upload the profile search targets");
+    const TargetSlice& slice = plan_.slices[s];
+    const std::size_t n = slice.end - slice.begin;
+    const std::uint64_t base = targets_->offsets[slice.begin];
+    residues_.reserve(std::max<std::size_t>(slice.residues, 1), where);
     offsets_.reserve(n + 1, where);
     order_.reserve(std::max<std::size_t>(n, 1), where);
     out_.reserve(std::max<std::size_t>(n, 1), where);
-    counter_.reserve(1, where);
-    GpuTimeline timeline(context.timeline, info_.id, where);
-    copy(residues_.data(), targets.residues.data(), targets.residues.size(), cudaMemcpyHostToDevice, "H2D database",
+    std::vector<std::uint64_t> offsets(n + 1);
+    for (std::size_t i = 0; i <= n; ++i) offsets[i] = targets_->offsets[slice.begin + i] - base;
+    copy(residues_.data(), targets_->residues.data() + base, slice.residues, cudaMemcpyHostToDevice, "H2D database",
          timeline, where);
-    copy(offsets_.data(), targets.offsets.data(), (n + 1) * sizeof(std::uint64_t), cudaMemcpyHostToDevice,
-         "H2D database", timeline, where);
+    copy(offsets_.data(), offsets.data(), (n + 1) * sizeof(std::uint64_t), cudaMemcpyHostToDevice, "H2D database",
+         timeline, where);
     host_order_.resize(n);
     std::iota(host_order_.begin(), host_order_.end(), 0u);
-    std::stable_sort(host_order_.begin(), host_order_.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return targets.length(a) > targets.length(b); });
+    std::stable_sort(host_order_.begin(), host_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return targets_->length(slice.begin + a) > targets_->length(slice.begin + b);
+    });
     copy(order_.data(), host_order_.data(), n * sizeof(std::uint32_t), cudaMemcpyHostToDevice, "H2D work order",
          timeline, where);
     ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
-    flush(timeline, context);
+    loaded_slice_ = s;
     tjb_scale_ = ncj_scale_ = 0;
 }
 
@@ -109,11 +171,12 @@ void CudaProfileScanner::load(const ap::ProfileTargets& targets, JobContext& con
 // scale only (the same for every model of a search): made once.
 void CudaProfileScanner::ensure_length_tables(const ap::MsvProfile* msv, const ap::ViterbiFilterProfile* viterbi,
                                               GpuTimeline& timeline) {
-    const std::size_t n = targets_->size();
+    const TargetSlice& slice = plan_.slices[loaded_slice_];
+    const std::size_t n = slice.end - slice.begin;
     const CudaSite where = site("upload the target length costs");
     if (msv && msv->scale != tjb_scale_) {
         std::vector<std::uint8_t> tjb(n);
-        for (std::size_t t = 0; t < n; ++t) tjb[t] = msv->tjb(targets_->length(t));
+        for (std::size_t t = 0; t < n; ++t) tjb[t] = msv->tjb(targets_->length(slice.begin + t));
         tjb_.reserve(std::max<std::size_t>(n, 1), where);
         copy(tjb_.data(), tjb.data(), n, cudaMemcpyHostToDevice, "H2D length costs", timeline, where);
         ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
@@ -121,7 +184,7 @@ void CudaProfileScanner::ensure_length_tables(const ap::MsvProfile* msv, const a
     }
     if (viterbi && viterbi->scale != ncj_scale_) {
         std::vector<std::int16_t> ncj(n);
-        for (std::size_t t = 0; t < n; ++t) ncj[t] = viterbi->ncj_move(targets_->length(t));
+        for (std::size_t t = 0; t < n; ++t) ncj[t] = viterbi->ncj_move(targets_->length(slice.begin + t));
         ncj_.reserve(std::max<std::size_t>(n, 1), where);
         copy(ncj_.data(), ncj.data(), n * sizeof(std::int16_t), cudaMemcpyHostToDevice, "H2D length costs", timeline,
              where);
@@ -167,9 +230,8 @@ std::vector<std::int32_t> CudaProfileScanner::msv_codes(const ap::MsvProfile& mo
         throw Error("profile filters: model of " + std::to_string(model.length) +
                     " nodes is longer than the GPU MSV kernels take (2,048)");
     select_device();
+    plan_for(model.length, model.codes);
     const CudaSite where = site("MSV filter");
-    const std::size_t n = targets_->size();
-    ensure_length_tables(&model, nullptr, timeline);
     const MsvStripes stripes = make_msv_stripes(model, segments);
     msv_cost_.reserve(stripes.negated_cost.size(), where);
     copy(msv_cost_.data(), stripes.negated_cost.data(), stripes.negated_cost.size() * sizeof(std::uint32_t),
@@ -177,32 +239,48 @@ std::vector<std::int32_t> CudaProfileScanner::msv_codes(const ap::MsvProfile& mo
     msv_params_ = {model.base, model.bias, model.tec, model.tbm, model.codes};
     stats_ = {};
     stats_.msv_cells = targets_->residue_count() * static_cast<std::uint64_t>(model.length);
-    float ms = run_msv(segments, order_.data(), static_cast<std::uint32_t>(n), full_only, stats_.msv_cells, timeline);
-    std::vector<std::int32_t> codes(n);
-    copy(codes.data(), out_.data(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost, "D2H scores", timeline, where);
-    ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
-    if (!full_only) {
-        // The targets SSV could not settle, still longest first.
-        std::vector<std::uint32_t> rescore;
-        std::uint64_t cells = 0;
-        for (std::uint32_t t : host_order_)
-            if (codes[t] == kMsvNeedsFull) {
-                rescore.push_back(t);
-                cells += static_cast<std::uint64_t>(targets_->length(t)) * static_cast<std::uint64_t>(model.length);
-            }
-        stats_.msv_rescored = rescore.size();
-        if (!rescore.empty()) {
-            list_.reserve(rescore.size(), where);
-            copy(list_.data(), rescore.data(), rescore.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
-                 "H2D list", timeline, where);
-            ms += run_msv(segments, list_.data(), static_cast<std::uint32_t>(rescore.size()), true, cells, timeline);
-            copy(codes.data(), out_.data(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost, "D2H scores", timeline,
-                 where);
-            ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
-        }
+    std::vector<std::int32_t> codes(targets_->size());
+    float ms = 0;
+    // The loaded slice first: a resident database is never uploaded again.
+    const std::size_t slices = plan_.slices.size(), first = loaded_slice_ < slices ? loaded_slice_ : 0;
+    for (std::size_t k = 0; k < slices; ++k) {
+        load_slice((first + k) % slices, timeline);
+        ms += msv_slice(model, segments, full_only, codes, timeline);
     }
     stats_.msv_kernel_seconds = ms / 1000.0;
     return codes;
+}
+
+float CudaProfileScanner::msv_slice(const ap::MsvProfile& model, int segments, bool full_only,
+                                    std::vector<std::int32_t>& codes, GpuTimeline& timeline) {
+    const CudaSite where = site("MSV filter");
+    const TargetSlice& slice = plan_.slices[loaded_slice_];
+    const std::size_t n = slice.end - slice.begin;
+    ensure_length_tables(&model, nullptr, timeline);
+    const std::uint64_t slice_cells = slice.residues * static_cast<std::uint64_t>(model.length);
+    float ms = run_msv(segments, order_.data(), static_cast<std::uint32_t>(n), full_only, slice_cells, timeline);
+    std::int32_t* local = codes.data() + slice.begin;
+    copy(local, out_.data(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost, "D2H scores", timeline, where);
+    ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
+    if (full_only) return ms;
+    // The targets SSV could not settle, still longest first.
+    std::vector<std::uint32_t> rescore;
+    std::uint64_t cells = 0;
+    for (std::uint32_t t : host_order_)
+        if (local[t] == kMsvNeedsFull) {
+            rescore.push_back(t);
+            cells += static_cast<std::uint64_t>(targets_->length(slice.begin + t)) *
+                     static_cast<std::uint64_t>(model.length);
+        }
+    stats_.msv_rescored += rescore.size();
+    if (rescore.empty()) return ms;
+    list_.reserve(rescore.size(), where);
+    copy(list_.data(), rescore.data(), rescore.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice, "H2D list",
+         timeline, where);
+    ms += run_msv(segments, list_.data(), static_cast<std::uint32_t>(rescore.size()), true, cells, timeline);
+    copy(local, out_.data(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost, "D2H scores", timeline, where);
+    ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
+    return ms;
 }
 
 void CudaProfileScanner::msv(const ap::MsvProfile& model, std::span<float> scores, JobContext& context) {
@@ -253,24 +331,60 @@ void CudaProfileScanner::viterbi(const ap::ViterbiFilterProfile& model, std::spa
         return;
     }
     select_device();
+    plan_for(model.length, model.codes);
     const CudaSite where = site("Viterbi filter kernel");
     GpuTimeline timeline(context.timeline, info_.id, where);
-    ensure_length_tables(nullptr, &model, timeline);
     const ViterbiStripes stripes = make_viterbi_stripes(model, segments);
     std::vector<std::int16_t> tables(stripes.transitions);
     tables.insert(tables.end(), stripes.match.begin(), stripes.match.end());
     viterbi_tables_.reserve(tables.size(), where);
-    const std::size_t count = targets.size();
+    copy(viterbi_tables_.data(), tables.data(), tables.size() * sizeof(std::int16_t), cudaMemcpyHostToDevice,
+         "H2D model", timeline, where);
+    // The list's positions by slice, the loaded slice first.
+    const std::size_t slices = plan_.slices.size(), first = loaded_slice_ < slices ? loaded_slice_ : 0;
+    std::vector<std::vector<std::uint32_t>> positions(slices);
+    for (std::size_t i = 0; i < targets.size(); ++i)
+        positions[slice_of(plan_.slices, targets[i])].push_back(static_cast<std::uint32_t>(i));
+    float ms = 0;
+    std::vector<std::uint32_t> local;
+    std::vector<std::int32_t> codes;
+    for (std::size_t k = 0; k < slices; ++k) {
+        const std::size_t s = (first + k) % slices;
+        if (positions[s].empty()) continue;
+        load_slice(s, timeline);
+        local.clear();
+        for (std::uint32_t i : positions[s]) local.push_back(targets[i] - plan_.slices[s].begin);
+        ms += viterbi_slice(model, segments, local, codes, timeline);
+        for (std::size_t j = 0; j < local.size(); ++j) {
+            const std::uint32_t i = positions[s][j];
+            scores[i] = codes[j] == kViterbiOverflow
+                            ? kInf
+                            : ap::viterbi_score_of(model, codes[j], targets_->length(targets[i]));
+        }
+    }
+    flush(timeline, context);
+    stats_.viterbi_kernel_seconds += ms / 1000.0;
+    stats_.viterbi_seconds += seconds_since(start);
+}
+
+float CudaProfileScanner::viterbi_slice(const ap::ViterbiFilterProfile& model, int segments,
+                                        const std::vector<std::uint32_t>& local, std::vector<std::int32_t>& codes,
+                                        GpuTimeline& timeline) {
+    const CudaSite where = site("Viterbi filter kernel");
+    const std::uint32_t begin = plan_.slices[loaded_slice_].begin;
+    ensure_length_tables(nullptr, &model, timeline);
+    const std::size_t count = local.size();
+    std::uint64_t cells = 0;
+    for (std::uint32_t t : local)
+        cells += static_cast<std::uint64_t>(targets_->length(begin + t)) * static_cast<std::uint64_t>(model.length);
     std::vector<std::uint32_t> order(count);
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return targets_->length(targets[a]) > targets_->length(targets[b]);
+        return targets_->length(begin + local[a]) > targets_->length(begin + local[b]);
     });
     list_.reserve(count, where);
     list_order_.reserve(count, where);
-    copy(viterbi_tables_.data(), tables.data(), tables.size() * sizeof(std::int16_t), cudaMemcpyHostToDevice,
-         "H2D model", timeline, where);
-    copy(list_.data(), targets.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, "H2D list", timeline,
+    copy(list_.data(), local.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, "H2D list", timeline,
          where);
     copy(list_order_.data(), order.data(), count * sizeof(std::uint32_t), cudaMemcpyHostToDevice, "H2D list", timeline,
          where);
@@ -289,18 +403,13 @@ void CudaProfileScanner::viterbi(const ap::ViterbiFilterProfile& model, std::spa
                         where);
     });
     ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
-    std::vector<std::int32_t> codes(count);
+    codes.resize(count);
     copy(codes.data(), out_.data(), count * sizeof(std::int32_t), cudaMemcpyDeviceToHost, "D2H scores", timeline,
          where);
     ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
-    flush(timeline, context);
     float ms = 0;
     ALIGNSCOPE_CUDA(cudaEventElapsedTime(&ms, start_, stop_), where);
-    for (std::size_t i = 0; i < count; ++i)
-        scores[i] =
-            codes[i] == kViterbiOverflow ? kInf : ap::viterbi_score_of(model, codes[i], targets_->length(targets[i]));
-    stats_.viterbi_kernel_seconds += ms / 1000.0;
-    stats_.viterbi_seconds += seconds_since(start);
+    return ms;
 }
 
 }  // namespace alignscope::kernels::profile
@@ -316,8 +425,9 @@ bool CudaProfileScanner::runs_forward() const {
     return !disabled;
 }
 
-// The parser Forward of the listed targets: the model's striped floats to
-// the device (rows and model in shared memory where they fit), per position the target's
+// The parser Forward of the listed targets: per slice of the plan, in chunks
+// whose rows fit the plan's room, the model's striped floats to the device
+// (rows and model in shared memory where they fit), per position the target's
 // length model and where its rows' specials go, the kernel, then scores by
 // forward_score_of() and the specials back for Backward and the domain stage.
 bool CudaProfileScanner::forward(const ap::ForwardProfile& model, std::span<const std::uint32_t> targets,
@@ -331,14 +441,11 @@ bool CudaProfileScanner::forward(const ap::ForwardProfile& model, std::span<cons
     out.total_scale.assign(count, 0.0f);
     out.first_row.assign(count, 0);
     stats_.forward_cells = 0;
-    std::vector<float2> length(count);
     std::uint64_t rows = 0;
     for (std::size_t i = 0; i < count; ++i) {
         const std::uint32_t t = targets[i];
         if (t >= targets_->size()) throw Error("profile filter scanner: target index out of range");
         const int L = targets_->length(t);
-        const ap::LengthModel lm = ap::LengthModel::for_target(L, true);
-        length[i] = float2{lm.loop, lm.move};
         out.first_row[i] = rows;
         rows += static_cast<std::uint64_t>(L) + 1;
         stats_.forward_cells += static_cast<std::uint64_t>(L) * static_cast<std::uint64_t>(model.length);
@@ -346,29 +453,83 @@ bool CudaProfileScanner::forward(const ap::ForwardProfile& model, std::span<cons
     out.specials.assign(rows * kForwardSpecials, 0.0f);
     if (count == 0) return true;
     select_device();
+    plan_for(model.length, model.codes);
+    GpuTimeline timeline(context.timeline, info_.id, site("Forward filter kernel"));
+    const std::size_t slices = plan_.slices.size(), first = loaded_slice_ < slices ? loaded_slice_ : 0;
+    std::vector<std::vector<std::uint32_t>> positions(slices);
+    for (std::size_t i = 0; i < count; ++i)
+        positions[slice_of(plan_.slices, targets[i])].push_back(static_cast<std::uint32_t>(i));
+    std::vector<float2> result(count);
+    std::vector<std::uint32_t> chunk;
+    float ms = 0;
+    for (std::size_t k = 0; k < slices; ++k) {
+        const std::size_t s = (first + k) % slices;
+        if (positions[s].empty()) continue;
+        load_slice(s, timeline);
+        // Chunks whose rows fit the room the plan leaves (the longest target's at least).
+        std::uint64_t chunk_bytes = 0;
+        chunk.clear();
+        for (std::uint32_t i : positions[s]) {
+            const std::uint64_t bytes =
+                (static_cast<std::uint64_t>(targets_->length(targets[i])) + 1) * kForwardRowBytes;
+            if (!chunk.empty() && chunk_bytes + bytes > plan_.rows_bytes) {
+                ms += forward_chunk(model, targets, chunk, out, result, timeline);
+                chunk.clear();
+                chunk_bytes = 0;
+            }
+            chunk.push_back(i);
+            chunk_bytes += bytes;
+        }
+        ms += forward_chunk(model, targets, chunk, out, result, timeline);
+    }
+    flush(timeline, context);
+    forward_scores(targets, result, out);
+    stats_.forward_kernel_seconds = ms / 1000.0;
+    stats_.forward_seconds = seconds_since(start);
+    return true;
+}
+
+float CudaProfileScanner::forward_chunk(const ap::ForwardProfile& model, std::span<const std::uint32_t> targets,
+                                        const std::vector<std::uint32_t>& positions, ap::ForwardScores& out,
+                                        std::vector<float2>& result, GpuTimeline& timeline) {
     const CudaSite where = site("Forward filter kernel");
-    GpuTimeline timeline(context.timeline, info_.id, where);
+    const std::uint32_t begin = plan_.slices[loaded_slice_].begin;
+    const std::size_t count = positions.size();
+    // The whole list in its order: the rows come back straight into out.specials.
+    const bool whole = count == targets.size();
+    std::vector<float2> length(count);
+    std::vector<std::uint64_t> first_row(count);
+    std::vector<std::uint32_t> local(count);
+    std::uint64_t rows = 0, cells = 0;
+    for (std::size_t j = 0; j < count; ++j) {
+        const std::uint32_t t = targets[positions[j]];
+        const int L = targets_->length(t);
+        const ap::LengthModel lm = ap::LengthModel::for_target(L, true);
+        length[j] = float2{lm.loop, lm.move};
+        first_row[j] = rows;
+        rows += static_cast<std::uint64_t>(L) + 1;
+        local[j] = t - begin;
+        cells += static_cast<std::uint64_t>(L) * static_cast<std::uint64_t>(model.length);
+    }
     const int model_floats = static_cast<int>(model.striped.size());
     const int threads = forward_threads_per_block();
     const int blocks = static_cast<int>(
         std::min<std::size_t>((count * 4 + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads),
                               static_cast<std::size_t>(std::max(1, info_.sm_count)) * 16));
     const std::uint32_t stride = static_cast<std::uint32_t>(blocks * threads);
-    cudaDeviceProp props{};
-    ALIGNSCOPE_CUDA(cudaGetDeviceProperties(&props, device_), where);
     // Rows (and the model) in shared memory where two blocks still fit an SM.
-    const std::size_t half = std::min<std::size_t>(props.sharedMemPerBlockOptin, props.sharedMemPerMultiprocessor / 2);
+    const std::size_t half = shape_.forward_shared;
     const int Q = model.segments;
     const bool shared_rows = forward_shared_bytes(Q, model_floats, true, false) <= half;
     const bool shared_model =
-        forward_shared_bytes(Q, model_floats, shared_rows, true) <= (shared_rows ? half : props.sharedMemPerBlockOptin);
+        forward_shared_bytes(Q, model_floats, shared_rows, true) <= (shared_rows ? half : shared_optin_);
     std::vector<std::uint32_t> order(count);
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return targets_->length(targets[a]) > targets_->length(targets[b]);
+        return targets_->length(begin + local[a]) > targets_->length(begin + local[b]);
     });
     forward_model_.reserve(static_cast<std::size_t>(model_floats), where);
-    forward_specials_.reserve(std::max<std::size_t>(out.specials.size(), 1), where);
+    forward_specials_.reserve(std::max<std::size_t>(rows * kForwardSpecials, 1), where);
     if (!shared_rows)
         forward_scratch_.reserve(static_cast<std::size_t>(3) * static_cast<std::size_t>(Q) * stride, where);
     forward_length_.reserve(count, where);
@@ -381,8 +542,8 @@ bool CudaProfileScanner::forward(const ap::ForwardProfile& model, std::span<cons
     };
     put(forward_model_.data(), model.striped.data(), model.striped.size() * sizeof(float), "H2D model");
     put(forward_length_.data(), length.data(), count * sizeof(float2), "H2D list");
-    put(forward_first_row_.data(), out.first_row.data(), count * sizeof(std::uint64_t), "H2D list");
-    put(list_.data(), targets.data(), count * sizeof(std::uint32_t), "H2D list");
+    put(forward_first_row_.data(), first_row.data(), count * sizeof(std::uint64_t), "H2D list");
+    put(list_.data(), local.data(), count * sizeof(std::uint32_t), "H2D list");
     put(list_order_.data(), order.data(), count * sizeof(std::uint32_t), "H2D list");
     ALIGNSCOPE_CUDA(cudaMemsetAsync(counter_.data(), 0, sizeof(std::uint32_t), stream_), where);
     ForwardBatchView batch;
@@ -406,24 +567,30 @@ bool CudaProfileScanner::forward(const ap::ForwardProfile& model, std::span<cons
     view.e_move = model.e_move;
     ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
     static const KernelName kernel = KernelName::parse(kForwardKernelName);
-    timeline.record(stream_, kernel_op(kernel, 0, stats_.forward_cells), [&] {
+    timeline.record(stream_, kernel_op(kernel, 0, cells), [&] {
         ALIGNSCOPE_CUDA(launch_forward_filter(batch, view, model_floats, shared_rows, shared_model, blocks, stream_),
                         where);
     });
     ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
-    std::vector<float2> result(count);
-    copy(result.data(), forward_result_.data(), count * sizeof(float2), cudaMemcpyDeviceToHost, "D2H scores", timeline,
-         where);
-    copy(out.specials.data(), forward_specials_.data(), out.specials.size() * sizeof(float), cudaMemcpyDeviceToHost,
+    std::vector<float2> chunk_result(count);
+    std::vector<float> chunk_rows(whole ? 0 : rows * kForwardSpecials);
+    float* rows_to = whole ? out.specials.data() : chunk_rows.data();
+    copy(chunk_result.data(), forward_result_.data(), count * sizeof(float2), cudaMemcpyDeviceToHost, "D2H scores",
+         timeline, where);
+    copy(rows_to, forward_specials_.data(), rows * kForwardSpecials * sizeof(float), cudaMemcpyDeviceToHost,
          "D2H specials", timeline, where);
     ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
-    flush(timeline, context);
     float ms = 0;
     ALIGNSCOPE_CUDA(cudaEventElapsedTime(&ms, start_, stop_), where);
-    forward_scores(targets, result, out);
-    stats_.forward_kernel_seconds = ms / 1000.0;
-    stats_.forward_seconds = seconds_since(start);
-    return true;
+    for (std::size_t j = 0; j < count; ++j) {
+        const std::uint32_t i = positions[j];
+        result[i] = chunk_result[j];
+        if (whole) continue;
+        const std::size_t floats = (static_cast<std::size_t>(targets_->length(targets[i])) + 1) * kForwardSpecials;
+        std::copy_n(chunk_rows.data() + first_row[j] * kForwardSpecials, floats,
+                    out.specials.data() + out.first_row[i] * kForwardSpecials);
+    }
+    return ms;
 }
 
 void CudaProfileScanner::forward_scores(std::span<const std::uint32_t> targets, const std::vector<float2>& result,

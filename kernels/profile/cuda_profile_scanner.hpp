@@ -7,12 +7,17 @@
 // the CPU threads instead, with the same scores. forward(): the parser
 // Forward of the Viterbi filter's survivors, four threads a target, the CPU's
 // float arithmetic in the CPU's order (forward_lanes.hpp), the same scores.
+// Memory: a budget (set_memory_budget, default 90 % of the free memory) is
+// planned on the host (memory_plan.hpp); targets that do not fit it are
+// loaded and scanned in slices of consecutive targets, longest first within
+// each slice, with the same scores.
 #pragma once
 
 #include "common/cuda_check.hpp"
 #include "common/device_memory.hpp"
 #include "common/gpu_timeline.hpp"
 #include "profile/filter_launch.hpp"
+#include "profile/memory_plan.hpp"
 
 #include <alignscope/profile/filter_scan.hpp>
 
@@ -29,6 +34,7 @@ public:
     CudaProfileScanner& operator=(const CudaProfileScanner&) = delete;
 
     DeviceInfo info() const override { return info_; }
+    void set_memory_budget(std::uint64_t bytes) override { requested_budget_ = bytes; }
     void load(const alignscope::profile::ProfileTargets& targets, JobContext& context) override;
     void msv(const alignscope::profile::MsvProfile& model, std::span<float> scores, JobContext& context) override;
     void viterbi(const alignscope::profile::ViterbiFilterProfile& model, std::span<const std::uint32_t> targets,
@@ -37,6 +43,9 @@ public:
                  alignscope::profile::ForwardScores& out, JobContext& context) override;
     bool runs_forward() const override;
     alignscope::profile::ProfileFilterStats last_stats() const override { return stats_; }
+
+    // The plan the scanner works to for the last model it saw.
+    const ProfileMemoryPlan& memory_plan() const { return plan_; }
 
     // SSV then MSV (full = false), or the MSV kernel alone over every target
     // (full = true): the raw per-target codes, for verification.
@@ -54,6 +63,27 @@ private:
                   GpuTimeline& timeline);
     std::vector<std::int32_t> msv_codes(const alignscope::profile::MsvProfile& model, bool full_only,
                                         GpuTimeline& timeline);
+    // One slice's SSV (and MSV) codes into codes[slice.begin, slice.end).
+    float msv_slice(const alignscope::profile::MsvProfile& model, int segments, bool full_only,
+                    std::vector<std::int32_t>& codes, GpuTimeline& timeline);
+    // Plans the slices for a model of `length` nodes (throws Error naming
+    // --gpu-mem where not even one target fits); a new plan drops the loaded slice.
+    void plan_for(int length, int codes);
+    // Lets go of the targets' buffers (a new plan or a new load).
+    void release_targets();
+    // Makes slice s the loaded one (residues, offsets from 0, longest-first order).
+    void load_slice(std::size_t s, GpuTimeline& timeline);
+    // The Viterbi filter kernel over targets of the loaded slice (local
+    // indices), codes in list order; returns the kernel's milliseconds.
+    float viterbi_slice(const alignscope::profile::ViterbiFilterProfile& model, int segments,
+                        const std::vector<std::uint32_t>& local, std::vector<std::int32_t>& codes,
+                        GpuTimeline& timeline);
+    // Forward over positions of the list whose targets lie in the loaded
+    // slice (rows within the plan's room); their specials into out at
+    // out.first_row. Returns the kernel's milliseconds.
+    float forward_chunk(const alignscope::profile::ForwardProfile& model, std::span<const std::uint32_t> targets,
+                        const std::vector<std::uint32_t>& positions, alignscope::profile::ForwardScores& out,
+                        std::vector<float2>& result, GpuTimeline& timeline);
     // A host-to-device or device-to-host copy on the stream, on the timeline as `name`.
     void copy(void* to, const void* from, std::size_t bytes, cudaMemcpyKind kind, const char* name,
               GpuTimeline& timeline, const CudaSite& where);
@@ -67,6 +97,14 @@ private:
     DeviceInfo info_;
     int threads_;
     const alignscope::profile::ProfileTargets* targets_ = nullptr;
+    std::uint64_t requested_budget_ = 0;  // 0: 90 % of the free memory at load()
+    std::uint64_t budget_ = 0;            // what load() settled on
+    std::uint64_t model_reserve_ = 0;     // the largest model part so far (buffers never shrink)
+    ProfileDeviceShape shape_;
+    ProfileMemoryPlan plan_;
+    static constexpr std::size_t kNoSlice = static_cast<std::size_t>(-1);
+    std::size_t loaded_slice_ = kNoSlice;
+    std::size_t shared_optin_ = 0;  // the device's opt-in shared memory per block
     cudaStream_t stream_ = nullptr;
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
     DeviceBuffer<std::uint8_t> residues_;
@@ -82,9 +120,9 @@ private:
     DeviceBuffer<float> forward_model_, forward_specials_, forward_scratch_;
     DeviceBuffer<float2> forward_length_, forward_result_;
     DeviceBuffer<std::uint64_t> forward_first_row_;
-    std::vector<std::uint32_t> host_order_;
-    float tjb_scale_ = 0, ncj_scale_ = 0;  // the scales the length tables were made for
-    MsvParams msv_params_;                 // the model of the running msv() call
+    std::vector<std::uint32_t> host_order_;  // the loaded slice's targets (local), longest first
+    float tjb_scale_ = 0, ncj_scale_ = 0;    // the scales the length tables were made for
+    MsvParams msv_params_;                   // the model of the running msv() call
     alignscope::profile::ProfileFilterStats stats_;
 };
 

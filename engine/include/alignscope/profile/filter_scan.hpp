@@ -56,6 +56,12 @@ public:
     virtual ~ProfileFilterScanner() = default;
     virtual DeviceInfo info() const = 0;
 
+    // The device memory the scanner may take, in bytes (0: its default; a GPU
+    // scanner takes 90 % of the device's free memory). Call before load(). A
+    // GPU scanner whose targets do not fit loads and scans them a slice at a
+    // time, with the same scores; the CPU scanners ignore it.
+    virtual void set_memory_budget(std::uint64_t /*bytes*/) {}
+
     // Takes the targets for the following calls (they must outlive them).
     virtual void load(const ProfileTargets& targets, JobContext& context) = 0;
 
