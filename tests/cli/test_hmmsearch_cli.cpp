@@ -239,6 +239,10 @@ private slots:
                                         << "--device: no profile search device 'tpu'";
         QTest::newRow("bad format") << QStringList{"hmmsearch", "--format", "xml", pk, "DB"}
                                     << "--format must be text or json";
+        QTest::newRow("--gpu-mem not a size")
+            << QStringList{"hmmsearch", "--gpu-mem", "lots", pk, "DB"} << "--gpu-mem: 'lots' is not a size";
+        QTest::newRow("--gpu-mem zero") << QStringList{"hmmsearch", "--gpu-mem", "0", pk, "DB"}
+                                        << "--gpu-mem: '0' is not a positive size";
         QTest::newRow("empty database") << QStringList{"hmmsearch", pk, "EMPTY"} << "no sequences in the file";
         QTest::newRow("unwritable table")
             << QStringList{"hmmsearch", "--tblout", "/nonexistent/dir/t.tbl", pk, "DB"} << "/nonexistent/dir/t.tbl";
