@@ -49,12 +49,13 @@ inline QString three_tutorial_models(const QTemporaryDir& dir, const QString& na
     return path;
 }
 
-// The first `count` records of DB.fasta.gz, headers kept, as DIR/NAME.
+// The first `count` records of DB.fasta.gz, headers kept (descriptions with
+// their trailing blanks, as hmmsearch prints them), as DIR/NAME.
 inline QString database_slice(const QTemporaryDir& dir, const QString& name, std::size_t count) {
     const QString path = dir.filePath(name);
     QFile out(path);
     if (!out.open(QIODevice::WriteOnly)) return path;
-    SequenceReader reader(kDatabase.toStdString());
+    SequenceReader reader(kDatabase.toStdString(), DescriptionBlanks::Keep);
     Sequence s;
     for (std::size_t n = 0; n < count && reader.next(s); ++n) {
         out.write(">" + QByteArray::fromStdString(s.id));
@@ -74,14 +75,13 @@ inline QVector<qulonglong> passed_counts(const QByteArray& report) {
     return counts;
 }
 
-// Data rows of a tabular output, trailing blanks removed.
+// Data rows of a tabular output, as written.
 inline QStringList table_rows(const QString& path) {
     QStringList rows;
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) return rows;
-    for (QByteArray line : f.readAll().split('\n')) {
+    for (const QByteArray& line : f.readAll().split('\n')) {
         if (line.startsWith('#') || line.trimmed().isEmpty()) continue;
-        while (!line.isEmpty() && (line.endsWith(' ') || line.endsWith('\r'))) line.chop(1);
         rows << QString::fromUtf8(line);
     }
     return rows;

@@ -65,6 +65,24 @@ bool evalue_agrees(double ours, const QString& printed) {
     return std::fabs(ours - theirs) <= 0.01 * theirs + half_unit;
 }
 
+// CRC-32 (the reflected 0xEDB88320 polynomial, as zlib's), bit by bit: the
+// checksum a target cache ends with, for a cache this test writes itself.
+std::uint32_t crc32_bitwise(const QByteArray& bytes) {
+    std::uint32_t crc = 0xFFFFFFFFu;
+    for (char ch : bytes) {
+        crc ^= static_cast<unsigned char>(ch);
+        for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
+// A little-endian unsigned integer of `size` bytes at `at`.
+std::uint64_t little_endian(const QByteArray& bytes, qsizetype at, int size) {
+    std::uint64_t v = 0;
+    for (int k = size - 1; k >= 0; --k) v = (v << 8) | static_cast<unsigned char>(bytes[at + k]);
+    return v;
+}
+
 }  // namespace
 
 class TestProfileSearch : public QObject {
@@ -391,6 +409,63 @@ private slots:
         load(CacheOutcome::Loaded, "");
         QCOMPARE(parsed.names.back(), std::string("added"));
         QVERIFY_THROWS_EXCEPTION(Error, load_profile_targets("-", ResidueAlphabet::Amino, options));
+    }
+
+    // Descriptions keep the trailing blanks and tabs of their headers (hmmsearch
+    // prints them), through the cache too. A cache of format version 1 held
+    // them trimmed: one made here (a version 2 cache with its descriptions
+    // trimmed, its sizes and checksum redone) is stale and rebuilt.
+    void target_cache_of_trimmed_descriptions_rebuilt() {
+        QTemporaryDir dir;
+        const std::string fasta = dir.filePath(QStringLiteral("tricky.fa")).toStdString();
+        {
+            QFile f(QString::fromStdString(fasta));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(">one  blank at the end \nMKVLAAGIW\n>tab\ta\tb\t\t\r\nACDEFGHIK\r\n>none   \nLMNPQRST\n");
+        }
+        const std::vector<std::string> expected{"blank at the end ", "a\tb\t\t", ""};
+        QCOMPARE(read_profile_targets(fasta, ResidueAlphabet::Amino).descriptions, expected);
+        TargetCacheOptions options;
+        options.enabled = true;
+        options.directory = dir.filePath(QStringLiteral("cache")).toStdString();
+        QCOMPARE(load_profile_targets(fasta, ResidueAlphabet::Amino, options).outcome, CacheOutcome::Built);
+        const ProfileTargetsLoad cached = load_profile_targets(fasta, ResidueAlphabet::Amino, options);
+        QCOMPARE(cached.outcome, CacheOutcome::Loaded);
+        QCOMPARE(cached.targets.descriptions, expected);
+
+        // Header: u32 version at 8; u64 targets, residue bytes, name bytes at 40.
+        QFile cache(QString::fromStdString(cached.cache_path));
+        QVERIFY(cache.open(QIODevice::ReadOnly));
+        QByteArray bytes = cache.readAll();
+        cache.close();
+        QCOMPARE(little_endian(bytes, 8, 4), std::uint64_t{2});
+        const auto names_at =
+            static_cast<qsizetype>(64 + 8 * (little_endian(bytes, 40, 8) + 1) + little_endian(bytes, 48, 8));
+        QList<QByteArray> names = bytes.mid(names_at, static_cast<qsizetype>(little_endian(bytes, 56, 8))).split('\0');
+        names.removeLast();  // after the last NUL
+        QCOMPARE(names.size(), 6);
+        for (qsizetype k = 1; k < names.size(); k += 2)
+            while (names[k].endsWith(' ') || names[k].endsWith('\t')) names[k].chop(1);
+        QByteArray old = bytes.left(names_at) + names.join('\0') + QByteArray(1, '\0');
+        const std::uint64_t name_bytes = static_cast<std::uint64_t>(old.size() - names_at);
+        old[8] = 1;
+        for (int k = 0; k < 8; ++k) old[56 + k] = static_cast<char>(name_bytes >> (8 * k));
+        const std::uint32_t crc = crc32_bitwise(old);
+        for (int k = 0; k < 4; ++k) old.append(static_cast<char>(crc >> (8 * k)));
+        old.append("END1");
+        QVERIFY(old.size() < bytes.size());
+        QVERIFY(cache.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        QCOMPARE(cache.write(old), old.size());
+        cache.close();
+
+        const ProfileTargetsLoad rebuilt = load_profile_targets(fasta, ResidueAlphabet::Amino, options);
+        QVERIFY2(rebuilt.outcome == CacheOutcome::Rebuilt, rebuilt.reason.c_str());
+        QVERIFY2(rebuilt.reason.find("stale: cache format version 1, this build writes 2") != std::string::npos,
+                 rebuilt.reason.c_str());
+        QCOMPARE(rebuilt.targets.descriptions, expected);
+        const ProfileTargetsLoad again = load_profile_targets(fasta, ResidueAlphabet::Amino, options);
+        QCOMPARE(again.outcome, CacheOutcome::Loaded);
+        QCOMPARE(again.targets.descriptions, expected);
     }
 
     // check_profile_filters (what the GPU self-test and verify run) on the

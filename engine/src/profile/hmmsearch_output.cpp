@@ -368,7 +368,7 @@ std::vector<AlignmentRow> alignment_rows(const ProfileHmm& hmm, const ModelSearc
             const DomainAlignment& ad = d.alignment;
             Row r;
             r.name = h.name + "/" + std::to_string(ad.target_from) + "-" + std::to_string(ad.target_to);
-            r.description = h.description;
+            r.description = h.description.empty() ? h.name : h.description;  // as hmmsearch does
             r.match.assign(static_cast<std::size_t>(M + 1), '-');
             r.match_pp.assign(static_cast<std::size_t>(M + 1), '.');
             r.match_value.assign(static_cast<std::size_t>(M + 1), -1.0f);
@@ -455,14 +455,10 @@ int write_domain_alignment(std::ostream& out, const ProfileHmm& hmm, const Model
     if (!hmm.accession.empty()) out << "#=GF AC " << hmm.accession << "\n";
     if (!hmm.description.empty()) out << "#=GF DE " << hmm.description << "\n";
     out << "#=GF AU alignscope-cli hmmsearch (AlignScope " << ALIGNSCOPE_VERSION << ")\n\n";
-    bool any_description = false;
     for (const auto& r : rows)
-        if (!r.description.empty()) {
-            out << format("#=GS %-*s DE [subseq from] %s\n", static_cast<int>(maxname), r.name.c_str(),
-                          r.description.c_str());
-            any_description = true;
-        }
-    if (any_description) out << "\n";
+        out << format("#=GS %-*s DE [subseq from] %s\n", static_cast<int>(maxname), r.name.c_str(),
+                      r.description.c_str());
+    if (!rows.empty()) out << "\n";
     const std::vector<char> pp_cons = consensus_posterior(rows, M);
     std::vector<std::string> no_inserts(static_cast<std::size_t>(M + 1));
     std::vector<char> rf(static_cast<std::size_t>(M + 1), 'x');

@@ -27,7 +27,7 @@ ProfileTargets read_profile_targets(const std::string& path, ResidueAlphabet alp
     targets.alphabet = alphabet;
     targets.path = path;
     targets.offsets.push_back(0);
-    SequenceReader reader(path);
+    SequenceReader reader(path, DescriptionBlanks::Keep);  // hmmsearch prints trailing blanks
     Sequence record;
     std::vector<std::uint8_t> codes;
     try {
@@ -60,7 +60,8 @@ ProfileTargets read_profile_targets(const std::string& path, ResidueAlphabet alp
 
 }  // namespace alignscope::profile
 
-// The targets' cache (little-endian, version 1):
+// The targets' cache (little-endian, version 2; version 1 held descriptions
+// without their trailing blanks):
 //   0   magic "ALSPT\x01\r\n" (8 bytes; the CR LF catches text-mode damage)
 //   8   u32 version, u32 alphabet
 //   16  u64 FASTA size, i64 FASTA mtime (ns), u32 FASTA CRC-32, u32 CRC-32 of
@@ -76,7 +77,7 @@ namespace {
 
 constexpr char kMagic[8] = {'A', 'L', 'S', 'P', 'T', '\x01', '\r', '\n'};
 constexpr char kEnd[4] = {'E', 'N', 'D', '1'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 
 struct CacheHeader {
     char magic[8];

@@ -168,6 +168,7 @@ public:
     bool keep_all = false;
     std::uint64_t held = 0;
     std::uint64_t held_limit = UINT64_MAX;
+    DescriptionBlanks description_blanks = DescriptionBlanks::Trim;
     bool bom_checked = false;
     // Parsing a block cut by offset that is not the file's last: its end is
     // no end of the file, so a FASTQ record may not end there without its
@@ -337,7 +338,8 @@ public:
                 fail(line, "expected an ASCII sequence id, found " + byte_name(static_cast<unsigned char>(ch)));
         while (j < text.size() && is_blank(text[j])) ++j;
         std::size_t k = text.size();
-        while (k > j && is_blank(text[k - 1])) --k;
+        if (description_blanks == DescriptionBlanks::Trim)
+            while (k > j && is_blank(text[k - 1])) --k;
         const std::string_view description = text.substr(j, k - j);
         const std::size_t valid = valid_utf8_prefix(description);
         if (valid != description.size())
@@ -447,7 +449,9 @@ struct SequenceReader::Impl : FastxParser {
     using FastxParser::FastxParser;
 };
 
-SequenceReader::SequenceReader(const std::string& path) : impl_(std::make_unique<Impl>(path)) {
+SequenceReader::SequenceReader(const std::string& path, DescriptionBlanks blanks)
+    : impl_(std::make_unique<Impl>(path)) {
+    impl_->description_blanks = blanks;
     impl_->held_limit = process_memory_limit() / 4;  // one record at a time
 }
 

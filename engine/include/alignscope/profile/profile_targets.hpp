@@ -16,6 +16,8 @@ namespace alignscope::profile {
 struct ProfileTargets {
     ResidueAlphabet alphabet = ResidueAlphabet::Amino;
     std::string path;
+    // A description is the header after the name and the blanks that follow
+    // it, its own trailing blanks and tabs kept (hmmsearch prints them).
     std::vector<std::string> names, descriptions;
     std::vector<std::uint8_t> residues;  // every target's codes, back to back
     std::vector<std::uint64_t> offsets;  // target t is residues[offsets[t], offsets[t+1])

@@ -19,12 +19,17 @@ namespace alignscope {
 
 enum class SequenceFormat { Fasta, Fastq };
 
+// What becomes of the blanks and tabs that end a header's description: Trim
+// drops them; Keep leaves them as written, as hmmsearch prints descriptions.
+// The '\r' of a CRLF line end is never part of a description.
+enum class DescriptionBlanks { Trim, Keep };
+
 class SequenceReader {
 public:
     // Opens a file; "-" reads standard input. Throws Error when the file cannot be
     // opened. The format is detected from the first non-empty line ('>' FASTA,
     // '@' FASTQ).
-    explicit SequenceReader(const std::string& path);
+    explicit SequenceReader(const std::string& path, DescriptionBlanks blanks = DescriptionBlanks::Trim);
     ~SequenceReader();
     SequenceReader(const SequenceReader&) = delete;
     SequenceReader& operator=(const SequenceReader&) = delete;
