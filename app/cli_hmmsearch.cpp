@@ -159,13 +159,15 @@ void write_timings(std::ostream& err, const profile::ProfileFilterScanner& scann
     std::snprintf(
         line, sizeof line,
         "timings %s on %s: search %.4f s; MSV %.4f s (kernels %.4f s, %.1f GCUPS, %llu rescored by MSV); "
-        "Viterbi filter %.4f s (kernels %.4f s; %llu past the bias filter); rest (bias, Forward, domains) %.4f s\n",
+        "Viterbi filter %.4f s (kernels %.4f s; %llu past the bias filter); rest (bias, Forward, domains) %.4f s",
         hmm.name.c_str(), scanner.info().id.c_str(), seconds, s.msv_seconds, s.msv_kernel_seconds,
         static_cast<double>(s.msv_cells) /
             std::max(1e-9, s.msv_kernel_seconds > 0 ? s.msv_kernel_seconds : s.msv_seconds) / 1e9,
         static_cast<unsigned long long>(s.msv_rescored), s.viterbi_seconds, s.viterbi_kernel_seconds,
         static_cast<unsigned long long>(result.counts.past_bias), seconds - s.msv_seconds - s.viterbi_seconds);
     err << line;
+    if (s.target_slices > 1) err << "; targets in " << s.target_slices << " slices (--gpu-mem)";
+    err << '\n';
 }
 
 // The report's opening lines: the files, then each option given, worded and

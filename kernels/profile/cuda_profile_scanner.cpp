@@ -248,6 +248,7 @@ std::vector<std::int32_t> CudaProfileScanner::msv_codes(const ap::MsvProfile& mo
         ms += msv_slice(model, segments, full_only, codes, timeline);
     }
     stats_.msv_kernel_seconds = ms / 1000.0;
+    stats_.target_slices = slices;
     return codes;
 }
 

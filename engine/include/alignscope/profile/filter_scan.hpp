@@ -33,6 +33,7 @@ struct ProfileFilterStats {
     std::uint64_t msv_rescored = 0;                          // targets the SSV pass sent on to the full MSV kernel
     double forward_seconds = 0, forward_kernel_seconds = 0;  // the last forward() call
     std::uint64_t forward_cells = 0;
+    std::uint64_t target_slices = 0;  // a GPU's msv(): the slices the targets were scanned in (1: all resident)
 };
 
 // The parser Forward (the Fwd filter) of a list of targets on a device: per
