@@ -457,10 +457,13 @@ StreamSlot& PairRun::next_slot() {
     return *slot;
 }
 
-// Lets the device finish with the held slots' buffers, then returns them.
+// Lets the device finish with the held slots' buffers, then returns them. The
+// whole stream is waited for, not only a recorded batch: a batch that threw
+// while being enqueued has copies or kernels on it but no event yet, and the
+// next job to take the slot writes its pinned staging at once.
 void PairRun::return_slots() {
     for (StreamSlot* slot : held_) {
-        if (slot->busy) (void)cudaEventSynchronize(slot->done);
+        (void)cudaStreamSynchronize(slot->stream);
         slot->busy = false;
         backend_.release_slot(slot);
     }
