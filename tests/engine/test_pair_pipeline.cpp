@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -129,6 +130,49 @@ private slots:
             const auto& t = targets_[std::size_t(k)];
             QCOMPARE(rows[std::size_t(k)].value(0), QString::fromStdString(q.id));
             QCOMPARE(rows[std::size_t(k)].value(1), QString::fromStdString(t.id));
+            const Alignment expected = align_reference(q.residues, t.residues, blosum62(), local);
+            QCOMPARE(rows[std::size_t(k)].value(2).toLongLong(), static_cast<qlonglong>(expected.score));
+        }
+    }
+
+    // Several chunks aligned at once (as on a GPU): still every pair once, in
+    // input order, with the reference's score; the summed progress never goes
+    // back and ends at every pair and cell.
+    void every_pair_in_order_with_chunks_aligned_at_once() {
+        const QString output = dir_.filePath("at_once.tsv");
+        JobContext context;
+        std::mutex mutex;
+        std::uint64_t last_items = 0, last_cells = 0;
+        bool backwards = false;
+        context.progress = [&](const Progress& p) {
+            std::lock_guard lock(mutex);
+            backwards = backwards || p.items_done < last_items || p.cells_done < last_cells;
+            last_items = p.items_done;
+            last_cells = p.cells_done;
+        };
+        PairPipelineSettings settings = settings_for(query_path_, target_path_, 3, 4);
+        settings.aligning_chunks = 3;
+        std::uint64_t cells = 0;
+        for (int k = 0; k < kPairs; ++k)
+            cells += queries_[std::size_t(k)].residues.size() * targets_[std::size_t(k)].residues.size();
+        {
+            AtomicOutput out(output.toStdString());
+            const PairPipelineStats stats = run_pair_pipeline(settings, registry_->select("cpu"), context, out);
+            out.commit();
+            QCOMPARE(stats.pairs, std::uint64_t{kPairs});
+            QCOMPARE(stats.cells, cells);
+        }
+        QVERIFY(!backwards);
+        QCOMPARE(last_items, std::uint64_t{kPairs});
+        QCOMPARE(last_cells, cells);
+        const auto rows = tsv_rows(output);
+        QCOMPARE(int(rows.size()), kPairs);
+        AlignOptions local;
+        local.mode = AlignmentMode::Local;
+        for (int k = 0; k < kPairs; ++k) {
+            const auto& q = queries_[std::size_t(k)];
+            const auto& t = targets_[std::size_t(k)];
+            QCOMPARE(rows[std::size_t(k)].value(0), QString::fromStdString(q.id));
             const Alignment expected = align_reference(q.residues, t.residues, blosum62(), local);
             QCOMPARE(rows[std::size_t(k)].value(2).toLongLong(), static_cast<qlonglong>(expected.score));
         }
