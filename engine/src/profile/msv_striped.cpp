@@ -26,8 +26,12 @@ namespace alignscope::profile {
 
 #if defined(ALIGNSCOPE_X86)
 namespace sse41 {
+#if defined(__clang__)  // clang has no GCC target pragma: the attribute on every function
+#pragma clang attribute push(__attribute__((target("sse4.1"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("sse4.1")
+#endif
 struct Lanes {
     using V = __m128i;
     static constexpr int width = 16;
@@ -49,12 +53,20 @@ struct Lanes {
     }
 };
 #include "ssv_kernel.hpp"
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 }  // namespace sse41
 
 namespace avx2 {
+#if defined(__clang__)  // clang has no GCC target pragma: the attribute on every function
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2")
+#endif
 struct Lanes {
     using V = __m256i;
     static constexpr int width = 32;
@@ -80,7 +92,11 @@ struct Lanes {
     }
 };
 #include "ssv_kernel.hpp"
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 }  // namespace avx2
 #endif
 

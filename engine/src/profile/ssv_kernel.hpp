@@ -1,7 +1,8 @@
 // The SSV recurrence over one target, written once for any vector width:
 // msv_striped.cpp includes this file once per instruction set, inside that
-// set's namespace and `#pragma GCC target` region, after defining `Lanes`
-// there (so no `#pragma once`: each inclusion is another instruction set).
+// set's namespace and target region (GCC's pragma, clang's attribute), after
+// defining `Lanes` there (so no `#pragma once`: each inclusion is another
+// instruction set).
 //
 // Cells hold w = M(i,k) - B - 128 as signed bytes, B the target's constant
 // begin score: saturation at -128 is the max with B that MSV takes before each
