@@ -135,6 +135,10 @@ struct StreamSlot {
     int lane = 0;
     bool busy = false;
     Batch batch;
+    // Its buffers' bytes when it last went back to the pool: what the backend
+    // counts under its mutex, since the job holding a slot grows its buffers
+    // without that mutex.
+    std::uint64_t pooled_host_bytes = 0, pooled_device_bytes = 0;
 
     StreamSlot() = default;
     StreamSlot(const StreamSlot&) = delete;
@@ -911,10 +915,12 @@ StreamSlot* CudaPairBackend::acquire_slot(int streams, bool wait, const CudaSite
 void CudaPairBackend::release_slot(StreamSlot* slot) {
     {
         std::lock_guard lock(mutex_);
-        std::uint64_t host_bytes = 0, device_bytes = 0;
+        // This slot as it is, the others as they were when last returned.
+        std::uint64_t host_bytes = slot->host ? slot->host->bytes() : 0, device_bytes = slot->device_bytes();
         for (const auto& s : slots_) {
-            host_bytes += s->host ? s->host->bytes() : 0;
-            device_bytes += s->device_bytes();
+            if (s.get() == slot) continue;
+            host_bytes += s->pooled_host_bytes;
+            device_bytes += s->pooled_device_bytes;
         }
         if (host_bytes > kKeptStagingBytes) slot->host = std::make_unique<PinnedStaging>();
         if (device_bytes > kKeptDeviceBytes) {
@@ -927,6 +933,8 @@ void CudaPairBackend::release_slot(StreamSlot* slot) {
             slot->cigar_out.release();
             slot->counter.release();
         }
+        slot->pooled_host_bytes = slot->host ? slot->host->bytes() : 0;
+        slot->pooled_device_bytes = slot->device_bytes();
         free_slots_.push_back(slot);
     }
     slot_returned_.notify_one();
@@ -935,7 +943,7 @@ void CudaPairBackend::release_slot(StreamSlot* slot) {
 std::uint64_t CudaPairBackend::slot_device_bytes() {
     std::lock_guard lock(mutex_);
     std::uint64_t bytes = 0;
-    for (const auto& slot : slots_) bytes += slot->device_bytes();
+    for (const auto& slot : slots_) bytes += slot->pooled_device_bytes;
     return bytes;
 }
 

@@ -58,7 +58,8 @@ private:
     // Back into the pool, idle; past kKeptStagingBytes of pinned or
     // kKeptDeviceBytes of device memory in all slots, its buffers go.
     void release_slot(StreamSlot* slot);
-    // Device bytes of every slot, free or taken: memory a job's batches may count on.
+    // Device bytes of every slot, free or taken (a taken one as it was when
+    // last returned): memory a job's batches may count on.
     std::uint64_t slot_device_bytes();
     // The substitution table on the device, uploaded once per distinct table.
     const std::int32_t* matrix_table(const std::vector<std::int32_t>& table, const CudaSite& site);
