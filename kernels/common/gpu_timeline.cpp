@@ -159,15 +159,23 @@ GpuTimeline::GpuTimeline(TimelineSink* sink, std::string device_id, const CudaSi
         cupti_offset_ns_ = steady_now_ns() - static_cast<std::int64_t>(now);
     }
 #endif
-    {
+    try {
         // CUDA events bracket every operation even with CUPTI: an operation
         // CUPTI reports nothing for still gets its (queue-to-queue) times.
         check_cuda(cudaEventCreate(&base_), "cudaEventCreate", site_);
         check_cuda(cudaEventRecord(base_, nullptr), "cudaEventRecord", site_);
         check_cuda(cudaEventSynchronize(base_), "cudaEventSynchronize", site_);
         base_ns_ = steady_now_ns();
+        sink_->set_clock_source(clock_source());
+    } catch (...) {
+        // No destructor runs for a constructor that throws: give back what
+        // the destructor would (CUPTI stays on for the process otherwise).
+        if (base_) (void)cudaEventDestroy(base_);
+#ifdef ALIGNSCOPE_WITH_CUPTI
+        if (cupti_) CuptiCollector::instance().release();
+#endif
+        throw;
     }
-    sink_->set_clock_source(clock_source());
 }
 
 GpuTimeline::~GpuTimeline() {
