@@ -614,12 +614,13 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
     else
         outputs.main.stream() << "[ok]\n";
     outputs.write_tails(flags, context.command_line);
+    if (outputs.timeline) write_chrome_trace(outputs.timeline->stream(), recorder.events(), recorder.clock_source());
+    // The files first, then the project (as align): a run whose files fail keeps no search.
+    outputs.commit();
     if (project)
         record_in_project(*project, flags, models, settings, scanner.info().id,
                           std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count(),
                           std::move(stored), context.command_line);
-    if (outputs.timeline) write_chrome_trace(outputs.timeline->stream(), recorder.events(), recorder.clock_source());
-    outputs.commit();
     return 0;
 }
 

@@ -353,6 +353,23 @@ private slots:
         }
     }
 
+    // A run whose output files cannot be written fails, and keeps no search
+    // in the project (as align: the files first, then the project).
+    void project_untouched_when_outputs_fail() {
+        if (!QFile::exists(QStringLiteral("/dev/full"))) QSKIP("/dev/full does not exist on this system");
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("p.alsproj"));
+        const ProcessResult r =
+            run_cli({"hmmsearch", "--device", "cpu", "--noali", "--project", project, "-o", "/dev/null", "--tblout",
+                     "/dev/full", kTutorial + "/globins4.hmm", kTutorial + "/globins45.fa"});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.err.contains("/dev/full: write failed"), r.err.constData());
+        alignscope::store::ProjectOptions read_only;
+        read_only.read_only = true;
+        const alignscope::store::Project p(project.toStdString(), read_only);
+        QCOMPARE(int(p.analyses().size()), 0);
+    }
+
     void bad_input() {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
