@@ -6,8 +6,11 @@
 #                      finding fails its ctest entry
 #   thread             ThreadSanitizer (data races in the threaded pipelines)
 # The CMake presets "asan" and "tsan" (build-asan/, build-tsan/) pick one with
-# a quick-to-build -O1 and line tables; scripts/check runs the engine and store
-# suites under the first and the threaded suites under the second. The CUDA
+# clang, a quick-to-build -O1 and line tables; scripts/check runs the engine and
+# store suites under the first and the threaded suites under the second. The
+# asan preset also builds the libFuzzer targets (ALIGNSCOPE_FUZZ=ON,
+# tests/fuzz/CMakeLists.txt), whose coverage instrumentation then comes with
+# the engine that the suites link, so one engine build serves both. The CUDA
 # backend is left out of these builds (the presets turn it off): a CUDA runtime
 # under ASan needs its own settings, and CI has no GPU to run it on.
 set(ALIGNSCOPE_SANITIZE "" CACHE STRING "Sanitizers for every target: empty (none), address-undefined or thread")
