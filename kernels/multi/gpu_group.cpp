@@ -22,21 +22,6 @@ namespace alignscope::kernels {
 
 namespace {
 
-// A sub-job over some of the pairs (only the pairs differ from the job).
-PairJob sub_job(const PairJob& job, std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs) {
-    PairJob sub;
-    sub.queries = job.queries;
-    sub.targets = job.targets;
-    sub.pairs = std::move(pairs);
-    sub.scheme = job.scheme;
-    sub.options = job.options;
-    sub.threads = job.threads;
-    sub.streams = job.streams;
-    sub.kernel = job.kernel;
-    sub.gpu_memory_budget = job.gpu_memory_budget;
-    return sub;
-}
-
 // Cells of each pair, in job order (group_plan.hpp cuts the job by them).
 std::vector<std::uint64_t> pair_cells(const PairJob& job) {
     const std::size_t count = job.pairs.size();
@@ -140,7 +125,7 @@ private:
                                                                        static_cast<std::ptrdiff_t>(chunk.first),
                                                                    job_.pairs.begin() +
                                                                        static_cast<std::ptrdiff_t>(chunk.end));
-        const PairJob sub = sub_job(job_, std::move(pairs));
+        const PairJob sub = job_.with_pairs(std::move(pairs));
         const auto start = std::chrono::steady_clock::now();
         auto results = members_[d]->align_pairs(sub, sub_context);
         busy_seconds_[d] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

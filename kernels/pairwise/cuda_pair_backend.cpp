@@ -826,17 +826,8 @@ std::vector<Alignment> CudaPairBackend::align_in_parts(const PairJob& job, JobCo
     const std::uint64_t cells_total = job.total_cells();
     auto run_part = [&](std::size_t p) {
         const std::size_t first = p * part, end = p + 1 == parts ? n : first + part;
-        PairJob sub;
-        sub.queries = job.queries;
-        sub.targets = job.targets;
-        sub.pairs.assign(job.pairs.begin() + static_cast<std::ptrdiff_t>(first),
-                         job.pairs.begin() + static_cast<std::ptrdiff_t>(end));
-        sub.scheme = job.scheme;
-        sub.options = job.options;
-        sub.threads = job.threads;
-        sub.streams = job.streams;
-        sub.kernel = job.kernel;
-        sub.gpu_memory_budget = job.gpu_memory_budget;
+        const PairJob sub = job.with_pairs({job.pairs.begin() + static_cast<std::ptrdiff_t>(first),
+                                            job.pairs.begin() + static_cast<std::ptrdiff_t>(end)});
         JobContext sub_context;
         sub_context.cancel = context.cancel;
         sub_context.timeline = context.timeline;

@@ -13,6 +13,20 @@
 
 namespace alignscope {
 
+PairJob PairJob::with_pairs(std::vector<std::pair<std::uint32_t, std::uint32_t>> other) const {
+    PairJob sub;
+    sub.queries = queries;
+    sub.targets = targets;
+    sub.pairs = std::move(other);
+    sub.scheme = scheme;
+    sub.options = options;
+    sub.threads = threads;
+    sub.streams = streams;
+    sub.kernel = kernel;
+    sub.gpu_memory_budget = gpu_memory_budget;
+    return sub;
+}
+
 std::uint64_t PairJob::total_cells() const {
     if (pairs.empty()) return 0;
     if (!queries || !targets) throw Error("pair job has pairs but no query or target sequences");

@@ -64,6 +64,8 @@ struct PairJob {
     std::uint64_t gpu_memory_budget = 0;  // bytes per device; 0 = backend default
 
     std::uint64_t total_cells() const;  // sum of |q| * |t| over the pairs
+    // The same job over other pairs (a part of it, for a device or a slice).
+    PairJob with_pairs(std::vector<std::pair<std::uint32_t, std::uint32_t>> other) const;
 };
 
 }  // namespace alignscope
