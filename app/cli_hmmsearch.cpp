@@ -17,6 +17,7 @@
 #include <alignscope/profile/hmm_file.hpp>
 #include <alignscope/profile/hmmsearch_output.hpp>
 #include <alignscope/profile/profile_search.hpp>
+#include <alignscope/profile/stored_search.hpp>
 #include <alignscope/store/project.hpp>
 
 #include <nlohmann/json.hpp>
@@ -317,92 +318,6 @@ private:
 
 // ---- --project -------------------------------------------------------------
 
-// The settings, a domain, and one model's reported hits as the workbench's
-// profile search keeps them in a project ("alignscope profile search 1"), so
-// that the workbench shows the run when it opens the project.
-nlohmann::json stored_settings(const profile::PipelineSettings& p) {
-    nlohmann::json o{{"F1", p.F1},
-                     {"F2", p.F2},
-                     {"F3", p.F3},
-                     {"bias_filter", p.bias_filter},
-                     {"null2", p.null2},
-                     {"E", p.report_E},
-                     {"domE", p.domain_E},
-                     {"incE", p.include_E},
-                     {"incdomE", p.include_domain_E},
-                     {"seed", static_cast<double>(p.seed)}};
-    if (p.report_T) o["T"] = *p.report_T;
-    if (p.domain_T) o["domT"] = *p.domain_T;
-    if (p.Z) o["Z"] = *p.Z;
-    if (p.domZ) o["domZ"] = *p.domZ;
-    return o;
-}
-
-nlohmann::json stored_domain(const profile::DomainHit& d) {
-    const auto& a = d.alignment;
-    return {{"env_from", d.env_from},
-            {"env_to", d.env_to},
-            {"score", d.score},
-            {"bias", d.bias},
-            {"lnP", d.lnP},
-            {"expected_accuracy", d.expected_accuracy},
-            {"included", d.included},
-            {"reported", d.reported},
-            {"model_line", a.model},
-            {"match_line", a.match},
-            {"target_line", a.target},
-            {"pp_line", a.posterior},
-            {"rf_line", a.reference},
-            {"cs_line", a.structure},
-            {"hmm_from", a.hmm_from},
-            {"hmm_to", a.hmm_to},
-            {"ali_from", a.target_from},
-            {"ali_to", a.target_to}};
-}
-
-nlohmann::json stored_model(const profile::ProfileHmm& hmm, const profile::ModelSearch& r) {
-    nlohmann::json hits = nlohmann::json::array();
-    for (const auto& h : r.hits) {
-        if (!h.reported) continue;
-        nlohmann::json domains = nlohmann::json::array();
-        for (const auto& d : h.domains) domains.push_back(stored_domain(d));
-        hits.push_back({{"target", static_cast<double>(h.target)},
-                        {"name", h.name},
-                        {"description", h.description},
-                        {"length", h.length},
-                        {"score", h.score},
-                        {"pre_score", h.pre_score},
-                        {"lnP", h.lnP},
-                        {"expected_domains", h.expected_domains},
-                        {"included", h.included},
-                        {"regions", h.regions},
-                        {"clustered", h.clustered},
-                        {"overlaps", h.overlaps},
-                        {"envelopes", h.envelopes},
-                        {"best_domain", h.best_domain},
-                        {"reported_domains", h.reported_domains},
-                        {"domains", domains}});
-    }
-    const auto& c = r.counts;
-    return {{"name", hmm.name},
-            {"accession", hmm.accession},
-            {"description", hmm.description},
-            {"length", hmm.length},
-            {"Z", r.Z},
-            {"domZ", r.domZ},
-            {"reported", r.reported},
-            {"included", r.included},
-            {"seconds", r.seconds},
-            {"pipeline",
-             {{"targets", static_cast<double>(c.targets)},
-              {"residues", static_cast<double>(c.residues)},
-              {"passed_msv", static_cast<double>(c.past_msv)},
-              {"passed_bias", static_cast<double>(c.past_bias)},
-              {"passed_viterbi", static_cast<double>(c.past_viterbi)},
-              {"passed_forward", static_cast<double>(c.past_forward)}}},
-            {"hits", hits}};
-}
-
 // The project, opened (created when missing) before the search, so that a
 // file that is not a project fails before the work.
 std::unique_ptr<store::Project> open_project(const ProjectFlag& flag) {
@@ -426,32 +341,21 @@ AlphabetKind alphabet_kind(profile::ResidueAlphabet a) {
     return AlphabetKind::Protein;
 }
 
-// The profile file as an input and the search as a "profile_search" analysis,
-// titled and labelled as the workbench does for a search of a FASTA file.
+// The profile file as an input and the search as a "profile_search" analysis
+// (profile/stored_search.hpp, as the workbench keeps one), titled and
+// labelled as the workbench does for a search of a FASTA file.
 std::int64_t record_in_project(store::Project& project, const HmmsearchFlags& flags,
-                               const std::vector<profile::ProfileHmm>& models,
-                               const profile::PipelineSettings& settings, const std::string& device, double seconds,
-                               nlohmann::json stored_models, const std::string& command_line) {
+                               const std::vector<profile::ProfileHmm>& models, profile::StoredSearch search,
+                               const std::string& command_line) {
     std::uint64_t states = 0;
     for (const auto& m : models) states += static_cast<std::uint64_t>(m.length);
     project.add_profile(std::filesystem::absolute(flags.profiles).string(), alphabet_kind(models.front().alphabet),
                         models.size(), states);
-    const std::string profile_label = std::filesystem::path(flags.profiles).filename().string();
-    const std::string targets_label = std::filesystem::path(flags.database).filename().string();
-    nlohmann::json parameters = stored_settings(settings);
-    parameters["profile"] = profile_label;
-    parameters["targets"] = targets_label;
-    parameters["device"] = device;
-    parameters["command_line"] = command_line;
-    const nlohmann::json results{{"format", "alignscope profile search 1"},
-                                 {"profile", profile_label},
-                                 {"targets", targets_label},
-                                 {"device", device},
-                                 {"seconds", seconds},
-                                 {"settings", stored_settings(settings)},
-                                 {"models", std::move(stored_models)}};
-    return project.add_analysis("profile_search", profile_label + " against " + targets_label, parameters.dump(),
-                                results.dump());
+    search.profile_label = std::filesystem::path(flags.profiles).filename().string();
+    search.targets_label = std::filesystem::path(flags.database).filename().string();
+    return project.add_analysis("profile_search", search.profile_label + " against " + search.targets_label,
+                                profile::stored_search_parameters(search, command_line),
+                                profile::stored_search_json(search));
 }
 
 // ---- the run -----------------------------------------------------------------
@@ -592,7 +496,10 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
 
     HmmsearchOutputs outputs(flags);
     const bool json = flags.format == "json";
-    nlohmann::json results = nlohmann::json::array(), stored = nlohmann::json::array();
+    nlohmann::json results = nlohmann::json::array();
+    profile::StoredSearch stored;  // for --project
+    stored.settings = settings;
+    stored.device = scanner.info().id;
     if (!json) write_report_header(outputs.main.stream(), flags, scanner.info().threads);
     bool first = true;
     for (const auto& hmm : models) {
@@ -604,7 +511,7 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
         if (flags.timings) write_timings(std::cerr, scanner, hmm, result, seconds);
         stage_start = steady_now_ns();
         write_model(outputs, flags, hmm, result, settings, targets, seconds, first, results);
-        if (project) stored.push_back(stored_model(hmm, result));
+        if (project) stored.models.push_back(profile::stored_model(hmm, result));
         record_host_stage(timeline, "output", 0, stage_start, steady_now_ns(), 0, hmm.name);
         first = false;
     }
@@ -617,10 +524,10 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
     if (outputs.timeline) write_chrome_trace(outputs.timeline->stream(), recorder.events(), recorder.clock_source());
     // The files first, then the project (as align): a run whose files fail keeps no search.
     outputs.commit();
-    if (project)
-        record_in_project(*project, flags, models, settings, scanner.info().id,
-                          std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count(),
-                          std::move(stored), context.command_line);
+    if (project) {
+        stored.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+        record_in_project(*project, flags, models, std::move(stored), context.command_line);
+    }
     return 0;
 }
 

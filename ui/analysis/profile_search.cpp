@@ -6,14 +6,12 @@
 #include <alignscope/error.hpp>
 #include <alignscope/io/atomic_file.hpp>
 #include <alignscope/profile/hmmsearch_output.hpp>
-
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
+#include <alignscope/profile/stored_search.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <string_view>
 
 namespace alignscope::ui {
 
@@ -44,20 +42,6 @@ profile::ProfileTargets profile_targets_of(const std::vector<Sequence>& records,
     if (t.names.empty()) throw Error(label + ": no sequences to search");
     return t;
 }
-
-namespace {
-
-// Only what the workbench shows and exports is kept: the reported targets,
-// with all their domains (the tables count them; the view shows the reported ones).
-profile::ModelSearch reported_only(profile::ModelSearch search) {
-    std::vector<profile::TargetHit> kept;
-    for (auto& hit : search.hits)
-        if (hit.reported) kept.push_back(std::move(hit));
-    search.hits = std::move(kept);
-    return search;
-}
-
-}  // namespace
 
 ProfileSearchResults run_profile_search(const ProfileSearchRequest& request, JobContext& context) {
     if (request.models.empty()) throw Error("profile search: the profile file holds no model");
@@ -94,13 +78,8 @@ ProfileSearchResults run_profile_search(const ProfileSearchRequest& request, Job
             whole.cells_done = whole.items_done;
             context.progress(whole);
         };
-        ProfileModelResult r;
-        r.name = hmm.name;
-        r.accession = hmm.accession;
-        r.description = hmm.description;
-        r.length = hmm.length;
-        r.search = reported_only(profile::search_profile(hmm, targets, *scanner, request.settings, model_context));
-        results.models.push_back(std::move(r));
+        results.models.push_back(profile::stored_model(hmm, profile::search_profile(hmm, targets, *scanner,
+                                                                                    request.settings, model_context)));
     }
     if (context.progress) {
         Progress done;
@@ -126,217 +105,14 @@ double domain_accuracy(const profile::DomainHit& d) {
 
 // ---- JSON ----------------------------------------------------------------
 
-namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
-std::string s(const QJsonValue& v) { return v.toString().toStdString(); }
-
-QJsonObject settings_json(const profile::PipelineSettings& p) {
-    QJsonObject o{{"F1", p.F1},
-                  {"F2", p.F2},
-                  {"F3", p.F3},
-                  {"bias_filter", p.bias_filter},
-                  {"null2", p.null2},
-                  {"E", p.report_E},
-                  {"domE", p.domain_E},
-                  {"incE", p.include_E},
-                  {"incdomE", p.include_domain_E},
-                  {"seed", double(p.seed)}};
-    if (p.report_T) o["T"] = *p.report_T;
-    if (p.domain_T) o["domT"] = *p.domain_T;
-    if (p.Z) o["Z"] = *p.Z;
-    if (p.domZ) o["domZ"] = *p.domZ;
-    return o;
-}
-
-profile::PipelineSettings settings_from(const QJsonObject& o) {
-    profile::PipelineSettings p;
-    p.F1 = o["F1"].toDouble(p.F1);
-    p.F2 = o["F2"].toDouble(p.F2);
-    p.F3 = o["F3"].toDouble(p.F3);
-    p.bias_filter = o["bias_filter"].toBool(true);
-    p.null2 = o["null2"].toBool(true);
-    p.report_E = o["E"].toDouble(p.report_E);
-    p.domain_E = o["domE"].toDouble(p.domain_E);
-    p.include_E = o["incE"].toDouble(p.include_E);
-    p.include_domain_E = o["incdomE"].toDouble(p.include_domain_E);
-    p.seed = static_cast<std::uint32_t>(o["seed"].toDouble(42));
-    if (o.contains("T")) p.report_T = o["T"].toDouble();
-    if (o.contains("domT")) p.domain_T = o["domT"].toDouble();
-    if (o.contains("Z")) p.Z = o["Z"].toDouble();
-    if (o.contains("domZ")) p.domZ = o["domZ"].toDouble();
-    return p;
-}
-
-QJsonObject domain_json(const profile::DomainHit& d) {
-    const auto& a = d.alignment;
-    return {{"env_from", d.env_from},
-            {"env_to", d.env_to},
-            {"score", d.score},
-            {"bias", d.bias},
-            {"lnP", d.lnP},
-            {"expected_accuracy", d.expected_accuracy},
-            {"included", d.included},
-            {"reported", d.reported},
-            {"model_line", q(a.model)},
-            {"match_line", q(a.match)},
-            {"target_line", q(a.target)},
-            {"pp_line", q(a.posterior)},
-            {"rf_line", q(a.reference)},
-            {"cs_line", q(a.structure)},
-            {"hmm_from", a.hmm_from},
-            {"hmm_to", a.hmm_to},
-            {"ali_from", a.target_from},
-            {"ali_to", a.target_to}};
-}
-
-profile::DomainHit domain_from(const QJsonObject& o) {
-    profile::DomainHit d;
-    d.env_from = o["env_from"].toInt();
-    d.env_to = o["env_to"].toInt();
-    d.score = float(o["score"].toDouble());
-    d.bias = float(o["bias"].toDouble());
-    d.lnP = o["lnP"].toDouble();
-    d.expected_accuracy = float(o["expected_accuracy"].toDouble());
-    d.reported = o["reported"].toBool(true);
-    d.included = o["included"].toBool();
-    auto& a = d.alignment;
-    a.model = s(o["model_line"]);
-    a.match = s(o["match_line"]);
-    a.target = s(o["target_line"]);
-    a.posterior = s(o["pp_line"]);
-    a.reference = s(o["rf_line"]);
-    a.structure = s(o["cs_line"]);
-    a.hmm_from = o["hmm_from"].toInt();
-    a.hmm_to = o["hmm_to"].toInt();
-    a.target_from = o["ali_from"].toInt();
-    a.target_to = o["ali_to"].toInt();
-    return d;
-}
-
-}  // namespace
-
 QByteArray parameters_json(const ProfileSearchResults& r) {
-    QJsonObject o = settings_json(r.settings);
-    o["profile"] = q(r.profile_label);
-    o["targets"] = q(r.targets_label);
-    o["device"] = q(r.device);
-    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+    return QByteArray::fromStdString(profile::stored_search_parameters(r));
 }
 
-QByteArray to_json(const ProfileSearchResults& r) {
-    QJsonArray models;
-    for (const auto& m : r.models) {
-        QJsonArray hits;
-        for (const auto& h : m.search.hits) {
-            QJsonArray domains;
-            for (const auto& d : h.domains) domains.append(domain_json(d));
-            hits.append(QJsonObject{{"target", double(h.target)},
-                                    {"name", q(h.name)},
-                                    {"description", q(h.description)},
-                                    {"length", h.length},
-                                    {"score", h.score},
-                                    {"pre_score", h.pre_score},
-                                    {"lnP", h.lnP},
-                                    {"expected_domains", h.expected_domains},
-                                    {"included", h.included},
-                                    {"regions", h.regions},
-                                    {"clustered", h.clustered},
-                                    {"overlaps", h.overlaps},
-                                    {"envelopes", h.envelopes},
-                                    {"best_domain", h.best_domain},
-                                    {"reported_domains", h.reported_domains},
-                                    {"domains", domains}});
-        }
-        const auto& c = m.search.counts;
-        models.append(QJsonObject{{"name", q(m.name)},
-                                  {"accession", q(m.accession)},
-                                  {"description", q(m.description)},
-                                  {"length", m.length},
-                                  {"Z", m.search.Z},
-                                  {"domZ", m.search.domZ},
-                                  {"reported", m.search.reported},
-                                  {"included", m.search.included},
-                                  {"seconds", m.search.seconds},
-                                  {"pipeline", QJsonObject{{"targets", double(c.targets)},
-                                                           {"residues", double(c.residues)},
-                                                           {"passed_msv", double(c.past_msv)},
-                                                           {"passed_bias", double(c.past_bias)},
-                                                           {"passed_viterbi", double(c.past_viterbi)},
-                                                           {"passed_forward", double(c.past_forward)}}},
-                                  {"hits", hits}});
-    }
-    QJsonObject o{{"format", "alignscope profile search 1"},
-                  {"profile", q(r.profile_label)},
-                  {"targets", q(r.targets_label)},
-                  {"device", q(r.device)},
-                  {"seconds", r.seconds},
-                  {"settings", settings_json(r.settings)},
-                  {"models", models}};
-    return QJsonDocument(o).toJson(QJsonDocument::Compact);
-}
+QByteArray to_json(const ProfileSearchResults& r) { return QByteArray::fromStdString(profile::stored_search_json(r)); }
 
 ProfileSearchResults profile_results_from_json(const QByteArray& json) {
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &error);
-    if (!doc.isObject() || doc.object()["format"].toString() != QLatin1String("alignscope profile search 1"))
-        throw Error("the stored profile search cannot be read" +
-                    (error.error ? ": " + error.errorString().toStdString() : std::string()));
-    const QJsonObject o = doc.object();
-    ProfileSearchResults r;
-    r.profile_label = s(o["profile"]);
-    r.targets_label = s(o["targets"]);
-    r.device = s(o["device"]);
-    r.seconds = o["seconds"].toDouble();
-    r.settings = settings_from(o["settings"].toObject());
-    for (const auto& mv : o["models"].toArray()) {
-        const QJsonObject m = mv.toObject();
-        ProfileModelResult mr;
-        mr.name = s(m["name"]);
-        mr.accession = s(m["accession"]);
-        mr.description = s(m["description"]);
-        mr.length = m["length"].toInt();
-        auto& search = mr.search;
-        search.name = mr.name;
-        search.accession = mr.accession;
-        search.model_length = mr.length;
-        search.Z = m["Z"].toDouble();
-        search.domZ = m["domZ"].toDouble();
-        search.reported = m["reported"].toInt();
-        search.included = m["included"].toInt();
-        search.seconds = m["seconds"].toDouble();
-        const QJsonObject c = m["pipeline"].toObject();
-        search.counts.targets = std::uint64_t(c["targets"].toDouble());
-        search.counts.residues = std::uint64_t(c["residues"].toDouble());
-        search.counts.past_msv = std::uint64_t(c["passed_msv"].toDouble());
-        search.counts.past_bias = std::uint64_t(c["passed_bias"].toDouble());
-        search.counts.past_viterbi = std::uint64_t(c["passed_viterbi"].toDouble());
-        search.counts.past_forward = std::uint64_t(c["passed_forward"].toDouble());
-        for (const auto& hv : m["hits"].toArray()) {
-            const QJsonObject h = hv.toObject();
-            profile::TargetHit hit;
-            hit.target = std::size_t(h["target"].toDouble());
-            hit.name = s(h["name"]);
-            hit.description = s(h["description"]);
-            hit.length = h["length"].toInt();
-            hit.score = float(h["score"].toDouble());
-            hit.pre_score = float(h["pre_score"].toDouble());
-            hit.lnP = h["lnP"].toDouble();
-            hit.expected_domains = float(h["expected_domains"].toDouble());
-            hit.included = h["included"].toBool();
-            hit.reported = true;
-            hit.regions = h["regions"].toInt();
-            hit.clustered = h["clustered"].toInt();
-            hit.overlaps = h["overlaps"].toInt();
-            hit.envelopes = h["envelopes"].toInt();
-            hit.best_domain = h["best_domain"].toInt();
-            for (const auto& dv : h["domains"].toArray()) hit.domains.push_back(domain_from(dv.toObject()));
-            hit.reported_domains = h["reported_domains"].toInt();
-            search.hits.push_back(std::move(hit));
-        }
-        r.models.push_back(std::move(mr));
-    }
-    return r;
+    return profile::read_stored_search(std::string_view(json.constData(), std::size_t(json.size())));
 }
 
 std::vector<int> reported_domains(const profile::TargetHit& hit) {

@@ -9,6 +9,7 @@
 #include <alignscope/profile/hmm_file.hpp>
 #include <alignscope/profile/profile_search.hpp>
 #include <alignscope/profile/profile_targets.hpp>
+#include <alignscope/profile/stored_search.hpp>
 #include <alignscope/seq/sequence.hpp>
 
 #include <QByteArray>
@@ -31,18 +32,10 @@ struct ProfileSearchRequest {
     std::string device = "cpu";  // a profile scanner: "cpu", "cpu-ref", "gpu:N", "auto"
 };
 
-struct ProfileModelResult {
-    std::string name, accession, description;
-    int length = 0;
-    profile::ModelSearch search;  // the reported hits (all their domains; the reported ones flagged)
-};
-
-struct ProfileSearchResults {
-    std::string profile_label, targets_label, device;
-    double seconds = 0;
-    profile::PipelineSettings settings;
-    std::vector<ProfileModelResult> models;
-};
+// A model's results and the whole search: the engine's stored profile search,
+// so that what the workbench keeps is what `hmmsearch --project` keeps.
+using ProfileModelResult = profile::StoredModel;
+using ProfileSearchResults = profile::StoredSearch;
 
 // The loaded records in the model's residue code. Throws Error naming the
 // record and the letter not in the alphabet, or a record over hmmsearch's
@@ -54,8 +47,9 @@ profile::ProfileTargets profile_targets_of(const std::vector<Sequence>& records,
 // models. Throws Error or Cancelled.
 ProfileSearchResults run_profile_search(const ProfileSearchRequest& request, JobContext& context);
 
-// The results as the project keeps them, and back. from_json throws Error
-// when the document is not one of ours.
+// The results as the project keeps them (profile::stored_search_json and
+// stored_search_parameters), and back: from_json throws Error when the
+// document is not one of ours.
 QByteArray to_json(const ProfileSearchResults& results);
 QByteArray parameters_json(const ProfileSearchResults& results);
 ProfileSearchResults profile_results_from_json(const QByteArray& json);
