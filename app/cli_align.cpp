@@ -5,6 +5,7 @@
 // of each file through the long-pair path (align_long_on: the GPU pipeline in
 // linear memory, Myers-Miller on CPU devices).
 #include "cli_commands.hpp"
+#include "cli_exit.hpp"
 #include "cli_options.hpp"
 #include "cli_progress.hpp"
 #include "cli_project_flag.hpp"
@@ -253,11 +254,16 @@ std::optional<int> run_zip_streamed(const AlignFlags& flags, CliContext& context
         return static_cast<std::int64_t>(std::min(query.residues.size(), target.residues.size())) >= kLongPairThreshold;
     };
 
-    // Blocks of records and chunks of text of a megabyte or more come and go
-    // by the thousand: above glibc's sliding threshold they would come from
-    // the heap, which then grows with the input instead of staying flat.
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+    // Blocks of records, chunks of pairs and results, and pieces of text come
+    // and go by the thousand, the same sizes again and again: kept by malloc
+    // (neither mapped and unmapped each time nor its heaps trimmed and grown
+    // again) they are reused without page faults. Mapped each time, they cost
+    // more system time than the parsing itself, and every munmap and mprotect
+    // holds up the other threads' page faults. Memory stays at the pipeline's
+    // peak (chunks held, the reading ahead); what grows with the input is only
+    // the ids kept to find repeated ones.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
 
     TimelineRecorder timeline;
     TerminalProgress progress("align");
@@ -275,6 +281,7 @@ std::optional<int> run_zip_streamed(const AlignFlags& flags, CliContext& context
     if (timeline_out) write_chrome_trace(timeline_out->stream(), timeline.events(), timeline.clock_source());
     commit_together({&out, timeline_out ? &*timeline_out : nullptr});
     if (flags.long_stats) std::cerr << describe(stats, "align --zip") << '\n';
+    teardown_left_to_exit() = true;
     return 0;
 }
 

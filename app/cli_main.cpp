@@ -1,6 +1,7 @@
 // alignscope-cli: the headless face of the engine. Wiring only: each command
 // lives in its own cli_<name>.cpp; errors become one line on stderr and exit 2.
 #include "cli_commands.hpp"
+#include "cli_exit.hpp"
 #include "cli_options.hpp"
 #include "cli_progress.hpp"
 
@@ -114,7 +115,14 @@ int main(int argc, char** argv) {
             const CLI::Option* reference = verify->get_option("--reference");
             if (reference->count()) context.registry->select(reference->as<std::string>(), "--reference");
         }
-        return with_output_checked(context.action());
+        const int status = with_output_checked(context.action());
+        // Outputs in place and flushed: the GPU's buffers and context, the
+        // registry and the heap go back with the process, not one by one.
+        if (status == 0 && cli::teardown_left_to_exit() && cli::can_skip_teardown()) {
+            std::cerr.flush();
+            std::_Exit(status);
+        }
+        return status;
     } catch (const Cancelled&) {
         std::cout.flush();
         std::cerr << "alignscope-cli: cancelled\n";

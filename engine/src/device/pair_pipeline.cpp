@@ -862,6 +862,7 @@ void PairPipeline::align_chunk(Chunk& chunk, const PairJob& job) {
     pairs_done_ += job.pairs.size();
     cells_done_ += chunk_cells;
     ++stats_.chunks;
+    stats_.last_aligned = seconds_since(start_);
     report(pairs_done_ + pairs_partial_, cells_done_ + cells_partial_);
 }
 
@@ -908,10 +909,13 @@ FormattedChunk PairPipeline::format_piece(Chunk& chunk, std::size_t begin, std::
 // Both files are read: what reading alone can tell.
 void PairPipeline::check_inputs_read() {
     if (settings_.warn) {
-        if (const std::string line = queries_->ids.warning(settings_.query_path); !line.empty()) settings_.warn(line);
+        // Both files' ids at once: each check sorts a hash a record.
+        std::future<std::string> target_line;
         if (!same_file_)
-            if (const std::string line = targets_->ids.warning(settings_.target_path); !line.empty())
-                settings_.warn(line);
+            target_line = pool_->submit([this](int) { return targets_->ids.warning(settings_.target_path); });
+        if (const std::string line = queries_->ids.warning(settings_.query_path); !line.empty()) settings_.warn(line);
+        if (target_line.valid())
+            if (const std::string line = target_line.get(); !line.empty()) settings_.warn(line);
     }
     for (const RecordFeed* feed : {&*queries_, &*targets_})
         if (feed->count == 0)
@@ -975,10 +979,10 @@ std::string describe(const PairPipelineStats& s, const std::string& label) {
     std::snprintf(text, sizeof text,
                   "%s: %llu pairs, %llu cells in %.3f s (%.1f GCUPS end to end), %llu chunks, at most %zu held; "
                   "busy seconds: read %.3f, parse %.3f, align %.3f, format %.3f, write %.3f; device start-up %.3f "
-                  "beside the reading, first chunk aligned at %.3f s",
+                  "beside the reading, first chunk aligned at %.3f s, last one back at %.3f s",
                   label.c_str(), static_cast<unsigned long long>(s.pairs), static_cast<unsigned long long>(s.cells),
                   s.seconds, gcups, static_cast<unsigned long long>(s.chunks), s.peak_chunks, s.read, s.parse, s.align,
-                  s.format, s.write, s.warm_up, s.first_align);
+                  s.format, s.write, s.warm_up, s.first_align, s.last_aligned);
     std::string line = text;
     if (!s.device.empty()) {
         line += "; inside align:";

@@ -63,6 +63,7 @@ struct PairPipelineStats {
     double write = 0;             // text to the output
     double warm_up = 0;           // device start-up, beside the reading
     double first_align = 0;       // when the first chunk reached the device (s after the start)
+    double last_aligned = 0;      // when the last chunk came back from it (s after the start)
     std::size_t peak_chunks = 0;  // chunks held at once, parsed to written
     // With `stages`: the device's own spans inside `align`, summed by name
     // (host "encode", "plan", "pack", "results", "wait"; "copy" and "kernel").
