@@ -112,9 +112,12 @@ private:
 // sequences).
 std::unique_ptr<ScannerRegistry> make_cpu_scanner_registry();
 
-// One scanner over several devices: the database is dealt out among them
-// (every k-th sequence of the length order, so each gets the same mix of
-// lengths), they scan side by side, and the scores are merged.
+// One scanner over several devices. When each can hold the whole database,
+// every device loads it and a scan's queries are dealt out in chunks (big
+// ones first) to whichever device is free, each writing its rows in place;
+// otherwise the database is dealt out (every k-th sequence of the length
+// order, so each gets the same mix of lengths) and the scores are merged.
+// The environment's ALIGNSCOPE_SPLIT_SCAN ("queries" or "sequences") forces one.
 std::unique_ptr<DatabaseScanner> make_split_scanner(std::vector<std::unique_ptr<DatabaseScanner>> parts);
 
 }  // namespace alignscope
