@@ -5,10 +5,16 @@
 #include <alignscope/search/search.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <numeric>
 #include <set>
+#include <thread>
 #include <tuple>
 
 namespace alignscope {
@@ -95,8 +101,9 @@ private:
     void encode_queries();
     void load_database();
     void run_batch(std::size_t first, std::size_t last);
-    ScanStats scan_batch(std::size_t first, std::size_t last, std::vector<std::int64_t>& scores);
-    std::vector<QueryHits> select_hits(std::size_t first, std::size_t count, const std::vector<std::int64_t>& scores);
+    ScanStats scan_batch(std::size_t first, std::size_t last);
+    std::vector<QueryHits> select_hits(std::size_t first, std::size_t count);
+    QueryHits hits_of(std::size_t query, std::span<const std::int64_t> row) const;
     std::optional<std::int64_t> threshold_for(std::size_t query) const;
     void align_hits(std::size_t first, std::vector<QueryHits>& results);
     void hand_out(std::vector<QueryHits>& results, const ScanStats& stats);
@@ -124,6 +131,14 @@ private:
     std::uint64_t cells_before_ = 0;
     std::size_t queries_before_ = 0;
     std::set<std::string> kernels_;
+    // The batch's scores, a row per query in the order the scanner was given
+    // them (by length: a GPU pairs queries of like length, and a split
+    // scanner deals out runs of them); row_of_ maps a batch query to its row.
+    // Kept from batch to batch and never cleared: the scanner writes every
+    // score of a batch.
+    std::unique_ptr<std::int64_t[]> scores_;
+    std::size_t scores_size_ = 0;
+    std::vector<std::size_t> row_of_;
 };
 
 SearchSummary SearchRun::run() {
@@ -195,11 +210,10 @@ void SearchRun::load_database() {
 }
 
 void SearchRun::run_batch(std::size_t first, std::size_t last) {
-    std::vector<std::int64_t> scores;
-    const ScanStats stats = scan_batch(first, last, scores);
+    const ScanStats stats = scan_batch(first, last);
 
     const auto select_start = std::chrono::steady_clock::now();
-    std::vector<QueryHits> results = select_hits(first, last - first, scores);
+    std::vector<QueryHits> results = select_hits(first, last - first);
     summary_.select_seconds += seconds_since(select_start);
 
     if (search_.traceback) {
@@ -212,15 +226,29 @@ void SearchRun::run_batch(std::size_t first, std::size_t last) {
     report_progress();
 }
 
-// Scores of queries [first, last) against the whole database, one row per query.
-ScanStats SearchRun::scan_batch(std::size_t first, std::size_t last, std::vector<std::int64_t>& scores) {
+// Scores of queries [first, last) against the whole database, one row per
+// query (row_of_), the queries handed to the scanner shortest first.
+ScanStats SearchRun::scan_batch(std::size_t first, std::size_t last) {
+    std::vector<std::size_t> order(last - first);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return encoded_[first + a].size() < encoded_[first + b].size();
+    });
     std::vector<const EncodedSequence*> batch_queries;
+    row_of_.assign(order.size(), 0);
     std::uint64_t batch_cells = 0;
-    for (std::size_t q = first; q < last; ++q) {
-        batch_queries.push_back(&encoded_[q]);
-        batch_cells += encoded_[q].size() * database_.residue_count();
+    for (std::size_t row = 0; row < order.size(); ++row) {
+        batch_queries.push_back(&encoded_[first + order[row]]);
+        row_of_[order[row]] = row;
+        batch_cells += encoded_[first + order[row]].size() * database_.residue_count();
     }
-    scores.assign((last - first) * database_.size(), 0);
+    const std::size_t size = (last - first) * database_.size();
+    if (size > scores_size_) {
+        scores_.reset();
+        scores_ = std::make_unique_for_overwrite<std::int64_t[]>(size);
+        scores_size_ = size;
+    }
+    const std::span<std::int64_t> scores(scores_.get(), size);
 
     // The scanner reports within its call; the job reports the whole search.
     JobContext scan_context;
@@ -263,30 +291,55 @@ std::optional<std::int64_t> SearchRun::threshold_for(std::size_t query) const {
     return threshold;
 }
 
-// The top K hits of each query of the batch, with their statistics.
-std::vector<QueryHits> SearchRun::select_hits(std::size_t first, std::size_t count,
-                                              const std::vector<std::int64_t>& scores) {
+// The top K hits of each query of the batch, with their statistics: the
+// queries' rows are read on several threads (a row is a whole database).
+std::vector<QueryHits> SearchRun::select_hits(std::size_t first, std::size_t count) {
     std::vector<QueryHits> results(count);
-    for (std::size_t k = 0; k < count; ++k) {
-        const std::size_t q = first + k;
-        const std::optional<std::int64_t> threshold = threshold_for(q);
-        const std::span<const std::int64_t> row(scores.data() + k * database_.size(), database_.size());
-        results[k].query_index = q;
-        int rank = 0;
-        for (std::size_t position : top_positions(row, database_, search_.top, threshold)) {
-            SearchHit hit;
-            hit.position = position;
-            hit.file_index = database_.file_index[position];
-            hit.rank = ++rank;
-            hit.score = row[position];
-            if (summary_.statistics) {
-                hit.bits = bit_score(*summary_.statistics, hit.score);
-                hit.evalue = evalue(*summary_.statistics, hit.score, queries_[q].residues.size(), statistics_residues_);
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t workers = std::min<std::size_t>(threads_ > 0 ? static_cast<std::size_t>(threads_) : cores,
+                                                      std::max<std::size_t>(1, count / 4));
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    auto work = [&] {
+        try {
+            for (std::size_t k = next.fetch_add(1); k < count; k = next.fetch_add(1)) {
+                const std::span<const std::int64_t> row(scores_.get() + row_of_[k] * database_.size(),
+                                                        database_.size());
+                results[k] = hits_of(first + k, row);
             }
-            results[k].hits.push_back(std::move(hit));
+        } catch (...) {
+            std::lock_guard lock(failure_mutex);
+            if (!failure) failure = std::current_exception();
+            next.store(count);
         }
-    }
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+    if (failure) std::rethrow_exception(failure);
     return results;
+}
+
+// One query's top K hits from its row of scores.
+QueryHits SearchRun::hits_of(std::size_t q, std::span<const std::int64_t> row) const {
+    QueryHits result;
+    result.query_index = q;
+    int rank = 0;
+    for (std::size_t position : top_positions(row, database_, search_.top, threshold_for(q))) {
+        SearchHit hit;
+        hit.position = position;
+        hit.file_index = database_.file_index[position];
+        hit.rank = ++rank;
+        hit.score = row[position];
+        if (summary_.statistics) {
+            hit.bits = bit_score(*summary_.statistics, hit.score);
+            hit.evalue = evalue(*summary_.statistics, hit.score, queries_[q].residues.size(), statistics_residues_);
+        }
+        result.hits.push_back(std::move(hit));
+    }
+    return result;
 }
 
 // Full alignments of the batch's hits on the pairwise backend; each must
