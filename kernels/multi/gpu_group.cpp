@@ -1,8 +1,10 @@
-// The multi-GPU backend: one host thread per GPU, each running its share of
-// the pairs through that GPU's own backend (streams, budget, kernels), then a
-// shared queue of small chunks so the faster GPUs absorb the tail. Each GPU's
-// throughput (cells per second of its busy time) is remembered for the next
-// job's static shares.
+// The multi-GPU backend: a small job runs whole on one free GPU (two such
+// jobs at once on two GPUs); a larger one is cut into one share per GPU, run
+// by one host thread per GPU through that GPU's own backend (streams, budget,
+// kernels), with, for a large job, a shared queue of chunks so the faster
+// GPUs absorb the tail (group_plan.hpp). Shares follow SM counts on GPUs of
+// one model, else each GPU's measured throughput (cells per second of its
+// busy time on the last job).
 #include "multi/gpu_group.hpp"
 #include <alignscope/align/long_pair.hpp>
 #include "multi/group_plan.hpp"
@@ -12,10 +14,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <exception>
 #include <future>
 #include <mutex>
 #include <numeric>
+#include <string>
 #include <thread>
 
 namespace alignscope::kernels {
@@ -35,17 +39,54 @@ std::vector<std::uint64_t> pair_cells(const PairJob& job) {
     return cells;
 }
 
+std::uint64_t total_of(const std::vector<std::uint64_t>& cells) {
+    return std::accumulate(cells.begin(), cells.end(), std::uint64_t{0});
+}
+
+// The rules, with the environment's ALIGNSCOPE_GPU_GROUP_SPLIT_CELLS (tests
+// and measurements: 0 splits every job, a huge number none) over split_cells.
+GroupSplitRules split_rules() {
+    GroupSplitRules rules;
+    if (const char* text = std::getenv("ALIGNSCOPE_GPU_GROUP_SPLIT_CELLS"); text && *text) {
+        char* end = nullptr;
+        const unsigned long long value = std::strtoull(text, &end, 10);
+        if (!end || *end != 0 || text[0] == '-')
+            throw Error("ALIGNSCOPE_GPU_GROUP_SPLIT_CELLS: expected a number of cells, got '" + std::string(text) +
+                        "'");
+        rules.split_cells = value;
+    }
+    return rules;
+}
+
+// Moves `from` into `to` at `first` on several threads (a million Alignments
+// are hundreds of MB).
+void move_into(std::vector<Alignment>& to, std::size_t first, std::vector<Alignment>& from, std::size_t pieces) {
+    const std::size_t count = from.size();
+    pieces = std::clamp<std::size_t>(pieces, 1, std::max<std::size_t>(1, count / 16384));
+    std::vector<std::thread> threads;
+    for (std::size_t p = 1; p < pieces; ++p)
+        threads.emplace_back([&, p] {
+            const std::size_t a = count * p / pieces, b = count * (p + 1) / pieces;
+            std::move(from.begin() + static_cast<std::ptrdiff_t>(a), from.begin() + static_cast<std::ptrdiff_t>(b),
+                      to.begin() + static_cast<std::ptrdiff_t>(first + a));
+        });
+    std::move(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(count / pieces),
+              to.begin() + static_cast<std::ptrdiff_t>(first));
+    for (auto& thread : threads) thread.join();
+    std::vector<Alignment>().swap(from);
+}
+
 // One job over the group: a host thread per member runs its own share, then
 // takes tail chunks; results, failures, progress and busy time per member.
 class GroupRun {
 public:
     GroupRun(const PairJob& job, JobContext& context, const std::vector<Backend*>& members,
-             const std::vector<double>& throughput)
+             const std::vector<double>& throughput, std::vector<std::uint64_t> cells, const GroupCutRules& rules)
         : job_(job),
           context_(context),
           members_(members),
-          cells_(pair_cells(job)),
-          cut_(cut_group_job(cells_, throughput)),
+          cells_(std::move(cells)),
+          cut_(cut_group_job(cells_, throughput, rules)),
           produced_(members.size()),
           member_progress_(members.size()),
           failures_(members.size()),
@@ -83,15 +124,17 @@ public:
         if (first_cancel || context_.cancelled()) throw Cancelled();
     }
 
-    // Each member's results moved into place, one thread per member.
+    // Each member's results moved into place, on a thread per member, each
+    // spread over its share of the cores.
     std::vector<Alignment> gather_results() {
         building_.get();
+        const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+        const std::size_t pieces = std::max<std::size_t>(1, cores / members_.size());
         std::vector<std::thread> threads;
         threads.reserve(members_.size());
         for (std::size_t d = 0; d < members_.size(); ++d)
-            threads.emplace_back([this, d] {
-                for (auto& [first, results] : produced_[d])
-                    std::move(results.begin(), results.end(), out_.begin() + static_cast<std::ptrdiff_t>(first));
+            threads.emplace_back([this, d, pieces] {
+                for (auto& [first, results] : produced_[d]) move_into(out_, first, results, pieces);
             });
         for (auto& thread : threads) thread.join();
         return std::move(out_);
@@ -179,37 +222,26 @@ private:
 
 class GpuGroup : public Backend {
 public:
-    explicit GpuGroup(std::vector<Backend*> members) : members_(std::move(members)) {
+    explicit GpuGroup(std::vector<Backend*> members) : members_(std::move(members)), running_(members_.size(), 0) {
+        same_model_ = true;
         for (Backend* member : members_) {
             const DeviceInfo info = member->info();
+            same_model_ = same_model_ && info.name == members_.front()->info().name &&
+                          info.sm_count == members_.front()->info().sm_count;
             // Until measured, SMs stand for throughput.
-            throughput_.push_back(std::max(1, info.sm_count) * 1e9);
+            sm_throughput_.push_back(std::max(1, info.sm_count) * 1e9);
         }
+        throughput_ = sm_throughput_;
     }
 
-    DeviceInfo info() const override {
-        DeviceInfo info;
-        info.id = "gpu:";
-        info.kind = "gpu";
-        info.name = std::to_string(members_.size()) + " GPUs";
-        std::string names;
-        for (std::size_t k = 0; k < members_.size(); ++k) {
-            const DeviceInfo m = members_[k]->info();
-            if (k) {
-                info.id += ',';
-                names += " + ";
-            }
-            info.id += m.id.substr(4);
-            names += m.name;
-            info.sm_count += m.sm_count;
-            info.memory_bytes += m.memory_bytes;
-            info.compute_major = m.compute_major;
-            info.compute_minor = m.compute_minor;
-            info.driver_version = m.driver_version;
-            info.runtime_version = m.runtime_version;
-        }
-        info.description = names + ", one host thread per GPU, shares by measured throughput";
-        return info;
+    DeviceInfo info() const override;
+
+    // Every member's context, streams and buffers, made at once.
+    void warm_up() override {
+        std::vector<std::future<void>> started;
+        for (Backend* member : members_)
+            started.push_back(std::async(std::launch::async, [member] { member->warm_up(); }));
+        for (auto& s : started) s.get();
     }
 
     // One long pair on every GPU of the group: its columns split among them,
@@ -232,12 +264,16 @@ public:
 
     std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
         if (job.pairs.empty()) return {};
+        std::vector<std::uint64_t> cells = pair_cells(job);
+        const std::uint64_t total = total_of(cells);
+        const GroupSplitRules rules = split_rules();
+        if (members_.size() == 1 || total < rules.split_cells) return align_on_one(job, context);
         std::vector<double> throughput;
         {
             std::lock_guard lock(mutex_);
-            throughput = throughput_;
+            throughput = same_model_ ? sm_throughput_ : throughput_;
         }
-        GroupRun run(job, context, members_, throughput);
+        GroupRun run(job, context, members_, throughput, std::move(cells), cut_rules_for(total, rules));
         run.run_members();
         run.rethrow_failure();
         std::vector<Alignment> out = run.gather_results();
@@ -247,10 +283,58 @@ public:
     }
 
 private:
+    // The whole job on the member running the fewest jobs (the first of them).
+    std::vector<Alignment> align_on_one(const PairJob& job, JobContext& context) {
+        std::size_t chosen = 0;
+        {
+            std::lock_guard lock(mutex_);
+            for (std::size_t d = 1; d < members_.size(); ++d)
+                if (running_[d] < running_[chosen]) chosen = d;
+            ++running_[chosen];
+        }
+        struct Done {
+            GpuGroup& group;
+            std::size_t d;
+            ~Done() {
+                std::lock_guard lock(group.mutex_);
+                --group.running_[d];
+            }
+        } done{*this, chosen};
+        return members_[chosen]->align_pairs(job, context);
+    }
+
     std::vector<Backend*> members_;
     std::mutex mutex_;
-    std::vector<double> throughput_;  // cells per second, measured on the last job
+    bool same_model_ = true;
+    std::vector<int> running_;           // jobs each member runs now (whole jobs on one member)
+    std::vector<double> sm_throughput_;  // by SM count
+    std::vector<double> throughput_;     // cells per second, measured on the last job
 };
+
+DeviceInfo GpuGroup::info() const {
+    DeviceInfo info;
+    info.id = "gpu:";
+    info.kind = "gpu";
+    info.name = std::to_string(members_.size()) + " GPUs";
+    std::string names;
+    for (std::size_t k = 0; k < members_.size(); ++k) {
+        const DeviceInfo m = members_[k]->info();
+        if (k) {
+            info.id += ',';
+            names += " + ";
+        }
+        info.id += m.id.substr(4);
+        names += m.name;
+        info.sm_count += m.sm_count;
+        info.memory_bytes += m.memory_bytes;
+        info.compute_major = m.compute_major;
+        info.compute_minor = m.compute_minor;
+        info.driver_version = m.driver_version;
+        info.runtime_version = m.runtime_version;
+    }
+    info.description = names + ", one host thread per GPU, shares by SM count or measured throughput";
+    return info;
+}
 
 }  // namespace
 

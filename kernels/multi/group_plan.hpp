@@ -1,8 +1,8 @@
 // How the multi-GPU backend (gpu_group.cpp) deals a job's pairs to its GPUs,
-// as host-only plain data: each GPU's static share of the cells, in job
-// order, by its measured throughput, then a tail of small chunks that any GPU
-// takes when it is free. Header-only and CUDA-free, so the unit tests run it
-// without a GPU.
+// as host-only plain data: a small job whole to one GPU, a larger one as each
+// GPU's static share of the cells, in job order, by its throughput, and a
+// large one with a tail of chunks that any GPU takes when it is free.
+// Header-only and CUDA-free, so the unit tests run it without a GPU.
 #pragma once
 
 #include <algorithm>
@@ -35,36 +35,72 @@ struct GroupCut {
     std::vector<GroupChunk> tail;  // in job order, for whichever member is free
 };
 
-// The static share of the job's cells (90 %) by throughput, each member's
-// pairs running on in job order until its share of cells is reached, then
-// the rest in chunks of about a quarter of the tail's cells per two members:
-// each chunk is a job of its own on a member (encode, plan, setup: tens of ms
-// of host work), so the tail is kept short, as small chunks cost more than
-// imbalance saves. `cells`: per pair, in job order.
-inline GroupCut cut_group_job(const std::vector<std::uint64_t>& cells, const std::vector<double>& throughput) {
+// How a job is cut: the fraction of its cells dealt out up front, and the
+// fewest cells a tail chunk takes (each tail chunk is a job of its own on a
+// member: encode, plan, setup, a last batch whose results the host unpacks
+// while that GPU waits).
+struct GroupCutRules {
+    double static_fraction = 0.9;
+    std::uint64_t least_tail_chunk = 1;
+};
+
+// The static share of the job's cells by throughput, each member's pairs
+// running on in job order until its share of cells is reached, then the
+// rest in chunks of about a quarter of the tail's cells per two members, none
+// below the rules' least. `cells`: per pair, in job order.
+inline GroupCut cut_group_job(const std::vector<std::uint64_t>& cells, const std::vector<double>& throughput,
+                              const GroupCutRules& rules = {}) {
     GroupCut cut;
     const std::size_t count = cells.size();
     const std::size_t devices = throughput.size();
     const std::uint64_t total = std::accumulate(cells.begin(), cells.end(), std::uint64_t{0});
-    const auto shares = static_shares(throughput, 0.9);
+    const auto shares = static_shares(throughput, rules.static_fraction);
     cut.own.resize(devices);
     std::size_t position = 0;
     for (std::size_t d = 0; d < devices; ++d) {
+        // The last member of a whole static cut takes whatever rounding left.
+        const bool last_whole = d + 1 == devices && rules.static_fraction >= 1.0;
         const auto target = static_cast<std::uint64_t>(shares[d] * static_cast<double>(total));
         std::uint64_t taken = 0;
         cut.own[d].first = position;
-        while (position < count && taken < target) taken += cells[position++];
+        while (position < count && (last_whole || taken < target)) taken += cells[position++];
         cut.own[d].end = position;
     }
     std::uint64_t tail_cells = 0;
     for (std::size_t k = position; k < count; ++k) tail_cells += cells[k];
-    const std::uint64_t tail_chunk = std::max<std::uint64_t>(1, tail_cells / (2 * std::max<std::size_t>(devices, 1)));
+    const std::uint64_t tail_chunk = std::max<std::uint64_t>(std::max<std::uint64_t>(1, rules.least_tail_chunk),
+                                                             tail_cells / (2 * std::max<std::size_t>(devices, 1)));
     while (position < count) {
         GroupChunk chunk{position, position};
         std::uint64_t taken = 0;
         while (chunk.end < count && taken < tail_chunk) taken += cells[chunk.end++];
         position = chunk.end;
         cut.tail.push_back(chunk);
+    }
+    return cut;
+}
+
+// Below `split_cells` cells a job is not split at all: it runs whole on one
+// member (a free one), since each member's part of a job pays that job's
+// fixed host work again and the kernels of so small a job take a few
+// milliseconds (the pair pipeline's chunks are such jobs: two of them at once
+// go to two GPUs). From `tail_cells` cells on, a tail of chunks of at least
+// `least_tail_chunk` cells evens out members that run at different speeds;
+// below it the whole job is dealt out up front.
+struct GroupSplitRules {
+    std::uint64_t split_cells = 20'000'000'000ull;       // about 8 ms of kernels on one H100
+    std::uint64_t tail_cells = 500'000'000'000ull;       // about 0.2 s
+    std::uint64_t least_tail_chunk = 50'000'000'000ull;  // about 20 ms
+};
+
+// The rules' cut for a job of `total` cells (see GroupSplitRules).
+inline GroupCutRules cut_rules_for(std::uint64_t total, const GroupSplitRules& rules) {
+    GroupCutRules cut;
+    if (total < rules.tail_cells) {
+        cut.static_fraction = 1.0;
+    } else {
+        cut.static_fraction = 0.9;
+        cut.least_tail_chunk = rules.least_tail_chunk;
     }
     return cut;
 }

@@ -1,5 +1,6 @@
 // The multi-GPU backend's dealing of a job (kernels/multi/group_plan.hpp):
-// static shares by throughput and the tail chunks, on cases worked out by hand.
+// static shares by throughput, the tail chunks and the rules by job size, on
+// cases worked out by hand.
 #include "../../kernels/multi/group_plan.hpp"
 
 #include <QtTest>
@@ -70,6 +71,45 @@ private slots:
         const GroupCut cut = cut_group_job(cells, {1.0, 1.0});
         QVERIFY(same(cut.own[0], 0, 1) && same(cut.own[1], 1, 4));
         QVERIFY(cut.tail.empty());
+    }
+
+    void whole_static_cut_has_no_tail() {
+        // Rules of a mid-sized job: everything dealt up front; the last
+        // member takes what rounding leaves (0.5 x 101 = 50 cells each, 1 over).
+        GroupCutRules rules;
+        rules.static_fraction = 1.0;
+        const GroupCut cut = cut_group_job(std::vector<std::uint64_t>(101, 1), {1.0, 1.0}, rules);
+        QVERIFY(same(cut.own[0], 0, 50) && same(cut.own[1], 50, 101));
+        QVERIFY(cut.tail.empty());
+        QVERIFY(covers(cut, 101));
+    }
+
+    void tail_chunks_have_a_least_size() {
+        // 90 % static (45 each), 10 cells left: a quarter would be 2 or 3
+        // cells, but the rules' least is 4: chunks of 4, 4 and 2.
+        GroupCutRules rules;
+        rules.least_tail_chunk = 4;
+        const GroupCut cut = cut_group_job(std::vector<std::uint64_t>(100, 1), {1.0, 1.0}, rules);
+        QVERIFY(same(cut.own[0], 0, 45) && same(cut.own[1], 45, 90));
+        QCOMPARE(cut.tail.size(), std::size_t{3});
+        QVERIFY(same(cut.tail[0], 90, 94) && same(cut.tail[1], 94, 98) && same(cut.tail[2], 98, 100));
+    }
+
+    void rules_by_job_size() {
+        GroupSplitRules rules;
+        rules.tail_cells = 1000;
+        rules.least_tail_chunk = 70;
+        const GroupCutRules mid = cut_rules_for(999, rules);
+        QCOMPARE(mid.static_fraction, 1.0);
+        const GroupCutRules large = cut_rules_for(1000, rules);
+        QCOMPARE(large.static_fraction, 0.9);
+        QCOMPARE(large.least_tail_chunk, std::uint64_t{70});
+        // Defaults: the pair pipeline's chunk (65,536 pairs of 300 x 300) runs
+        // whole on one GPU; bench's million such pairs is split, without a tail.
+        const GroupSplitRules defaults;
+        QVERIFY(65536ull * 90000 < defaults.split_cells);
+        QVERIFY(1000000ull * 90000 >= defaults.split_cells);
+        QCOMPARE(cut_rules_for(1000000ull * 90000, defaults).static_fraction, 1.0);
     }
 
     void empty_job() {
