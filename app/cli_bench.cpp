@@ -150,14 +150,13 @@ std::optional<int> run_other_bench(BenchFlags& flags, CliContext& context) {
     if (flags.profile.enabled) {
         if (flags.pairs_option->count() || flags.cpu_pairs || flags.cpu_seconds_option->count() ||
             flags.lengths_option->count() || flags.batches_option->count() || flags.streams_option->count() ||
-            !flags.kernels.empty() || !flags.timeline.empty() || !flags.project.path.empty() ||
-            !flags.gpu_mem.empty() || flags.no_sweeps)
+            !flags.kernels.empty() || !flags.timeline.empty() || !flags.project.path.empty() || flags.no_sweeps)
             throw Error(
                 "bench --profile measures whole searches: drop --pairs, --cpu-pairs, --cpu-seconds, --lengths, "
-                "--batches, --streams, --kernel, --no-sweeps, --gpu-mem, --timeline and --project");
+                "--batches, --streams, --kernel, --no-sweeps, --timeline and --project");
         const int repeat = flags.repeat_option->count() ? flags.repeat : flags.quick ? 1 : 3;
-        return run_bench_profile(flags.profile, flags.device, flags.cpu_device, flags.threads, repeat, flags.json,
-                                 context);
+        return run_bench_profile(flags.profile, flags.device, flags.cpu_device, flags.threads, repeat, flags.gpu_mem,
+                                 flags.json, context);
     }
     return std::nullopt;
 }

@@ -4,6 +4,7 @@
 // hmmsearch's own wall time in the same run when it is on the PATH. GCUPS =
 // model length x residues / seconds. The devices and hmmsearch must agree on
 // the pipeline counts and the reported hits; exit status 1 when they do not.
+// --gpu-mem: the GPUs measured within that budget, scanning in slices.
 #include "cli_options.hpp"
 #include "cli_profile.hpp"
 #include "cli_progress.hpp"
@@ -55,6 +56,12 @@ struct DeviceRun {
     std::string device, name;
     double load_seconds = 0;  // targets onto the device
     std::vector<ModelRun> models;
+    // The most slices a model's scan took (a GPU within --gpu-mem; 0 on the CPU).
+    std::uint64_t target_slices() const {
+        std::uint64_t most = 0;
+        for (const ModelRun& m : models) most = std::max(most, m.filters.target_slices);
+        return most;
+    }
     double search_seconds() const {
         double s = 0;
         for (const ModelRun& m : models) s += m.search_seconds;
@@ -129,10 +136,12 @@ BenchInputs read_bench_inputs(const ProfileBenchFlags& flags) {
 }
 
 // Each model searched `repeat` times on one device; the median time counts.
+// A GPU plans its memory to `gpu_memory` bytes (0: its default).
 DeviceRun run_device(profile::ProfileScannerRegistry& registry, const std::string& device, const BenchInputs& in,
-                     int threads, int repeat) {
+                     int threads, int repeat, std::uint64_t gpu_memory) {
     DeviceRun run;
     const std::unique_ptr<profile::ProfileFilterScanner> scanner = registry.create(device, threads);
+    scanner->set_memory_budget(gpu_memory);
     run.device = device;
     run.name = scanner->info().name;
     JobContext job;
@@ -283,10 +292,13 @@ void print_table(std::ostream& out, const BenchInputs& in, const std::vector<Dev
     for (const DeviceRun& run : runs) {
         const double e2e = in.read_seconds + run.load_seconds + run.search_seconds();
         std::snprintf(line, sizeof line,
-                      "  %-10s read %.3f s, load %.3f s, search %.3f s: %.3f s end to end, %.2f GCUPS (%s)\n",
+                      "  %-10s read %.3f s, load %.3f s, search %.3f s: %.3f s end to end, %.2f GCUPS (%s)",
                       run.device.c_str(), in.read_seconds, run.load_seconds, run.search_seconds(), e2e,
                       residues * model_length / std::max(1e-9, e2e) / 1e9, run.name.c_str());
         out << line;
+        if (const std::uint64_t slices = run.target_slices(); slices > 1)
+            out << "; targets in " << slices << " slices (--gpu-mem)";
+        out << "\n";
     }
     if (hmmsearch) {
         std::snprintf(line, sizeof line, "  %-10s %.3f s end to end (its process, --cpu %d --noali), %.2f GCUPS (%s)\n",
@@ -303,7 +315,8 @@ void print_table(std::ostream& out, const BenchInputs& in, const std::vector<Dev
 }
 
 nlohmann::json json_of(const ProfileBenchFlags& flags, const BenchInputs& in, const std::vector<DeviceRun>& runs,
-                       const std::optional<HmmsearchRun>& hmmsearch, const std::vector<std::string>& notes) {
+                       const std::optional<HmmsearchRun>& hmmsearch, const std::vector<std::string>& notes,
+                       std::uint64_t gpu_memory) {
     const double residues = static_cast<double>(in.targets.residue_count());
     double model_length = 0;
     for (const profile::ProfileHmm& hmm : in.models) model_length += hmm.length;
@@ -314,6 +327,7 @@ nlohmann::json json_of(const ProfileBenchFlags& flags, const BenchInputs& in, co
     j["targets"] = in.targets.size();
     j["residues"] = in.targets.residue_count();
     j["read_seconds"] = in.read_seconds;
+    j["gpu_memory_budget"] = gpu_memory;  // bytes; 0: the GPUs' default
     const BuildInfo build = current_build_info();
     j["build"] = {{"version", build.version},
                   {"compiler", build.compiler},
@@ -334,7 +348,8 @@ nlohmann::json json_of(const ProfileBenchFlags& flags, const BenchInputs& in, co
                  {"viterbi_seconds", m.filters.viterbi_seconds},
                  {"viterbi_kernel_seconds", m.filters.viterbi_kernel_seconds},
                  {"passed", {m.counts.past_msv, m.counts.past_bias, m.counts.past_viterbi, m.counts.past_forward}},
-                 {"reported", m.reported}});
+                 {"reported", m.reported},
+                 {"target_slices", m.filters.target_slices}});
         const double e2e = in.read_seconds + run.load_seconds + run.search_seconds();
         j["devices"].push_back({{"device", run.device},
                                 {"name", run.name},
@@ -423,10 +438,12 @@ void ProfileBenchFlags::add_to(CLI::App& command) {
 }
 
 int run_bench_profile(const ProfileBenchFlags& flags, const std::string& device, const std::string& cpu_device,
-                      int threads, int repeat, const std::string& json, CliContext& context) {
+                      int threads, int repeat, const std::string& gpu_mem, const std::string& json,
+                      CliContext& context) {
     (void)context;
     if (repeat < 1) throw Error("--repeat must be at least 1");
     if (threads < 0) throw Error("--threads must be 0 (all cores) or positive");
+    const std::uint64_t gpu_memory = profile_gpu_memory(gpu_mem);
     refuse_overlapping_files({{"--hmm", flags.hmm}, {"--db", flags.database}}, {{"--json", json}});
     const auto registry = profile_scanner_registry();
     const std::vector<std::string> devices = bench_devices(*registry, device, cpu_device);
@@ -442,7 +459,12 @@ int run_bench_profile(const ProfileBenchFlags& flags, const std::string& device,
 
     std::vector<std::string> notes;
     std::vector<DeviceRun> runs;
-    for (const std::string& id : devices) runs.push_back(run_device(*registry, id, in, threads, repeat));
+    if (!gpu_mem.empty())
+        notes.push_back(
+            profile_gpu_memory_note(gpu_mem, std::any_of(devices.begin(), devices.end(), [](const std::string& id) {
+                                        return id.rfind("gpu", 0) == 0;
+                                    })));
+    for (const std::string& id : devices) runs.push_back(run_device(*registry, id, in, threads, repeat, gpu_memory));
     const std::optional<HmmsearchRun> hmmsearch = run_hmmsearch(flags, in, threads, repeat, notes);
     const bool same = agree(runs, hmmsearch, notes);
     if (device == "auto" && runs.front().device.rfind("gpu", 0) != 0)
@@ -451,7 +473,7 @@ int run_bench_profile(const ProfileBenchFlags& flags, const std::string& device,
     for (const std::string& note : notes) table << "note: " << note << "\n";
     table << "note: GCUPS = model length x residues / seconds; search = hmmsearch's pipeline with --noali (filters, "
              "Forward, domains); kern = the filter kernels alone on a GPU\n";
-    const nlohmann::json report = json_of(flags, in, runs, hmmsearch, notes);
+    const nlohmann::json report = json_of(flags, in, runs, hmmsearch, notes, gpu_memory);
     if (json_to_stdout) std::cout << report.dump(2) << "\n";
     if (json_out) {
         json_out->stream() << report.dump(2) << "\n";

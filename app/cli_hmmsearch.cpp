@@ -457,7 +457,7 @@ void check_hmmsearch_flags(const HmmsearchFlags& flags) {
     if (flags.format != "text" && flags.format != "json")
         throw Error("--format must be text or json, not '" + flags.format + "'");
     if (flags.textw < 120 && !flags.notextw) throw Error("--textw must be at least 120");
-    if (!flags.gpu_mem.empty()) (void)parse_byte_size(flags.gpu_mem, "--gpu-mem");
+    (void)profile_gpu_memory(flags.gpu_mem);
 }
 
 int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
@@ -487,7 +487,7 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
                            [&flags] { return profile_scanner_registry()->create(flags.device, flags.threads); });
     const profile::ProfileTargets targets = read_targets(flags, models.front().alphabet, timeline);
     const std::unique_ptr<profile::ProfileFilterScanner> device_scanner = made.get();
-    device_scanner->set_memory_budget(flags.gpu_mem.empty() ? 0 : parse_byte_size(flags.gpu_mem, "--gpu-mem"));
+    device_scanner->set_memory_budget(profile_gpu_memory(flags.gpu_mem));
     StageTimedScanner scanner(*device_scanner, timeline, settings.bias_filter);
     JobContext job;
     job.cancel = &cancel;

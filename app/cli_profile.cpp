@@ -1,7 +1,8 @@
 // What the profile commands share: the profile scanner registry (CPU, and the
-// GPUs in a CUDA build), device specs, and reading targets for a model's
-// alphabet (cli_profile.hpp).
+// GPUs in a CUDA build), device specs, --gpu-mem, and reading targets for a
+// model's alphabet (cli_profile.hpp).
 #include "cli_profile.hpp"
+#include "cli_options.hpp"
 
 #include <alignscope/error.hpp>
 
@@ -36,6 +37,18 @@ std::vector<std::string> profile_devices(const profile::ProfileScannerRegistry& 
                     (spec == "gpu" ? "; this machine or build has no GPU that runs the profile filters" : "") +
                     "; or auto, gpu)");
     return out;
+}
+
+std::uint64_t profile_gpu_memory(const std::string& text) {
+    return text.empty() ? 0 : parse_byte_size(text, "--gpu-mem");
+}
+
+std::string profile_gpu_memory_note(const std::string& text, bool any_gpu) {
+    if (text.empty()) return {};
+    std::string note = "GPU memory budget " + std::to_string(profile_gpu_memory(text)) + " bytes (--gpu-mem " + text +
+                       "): the targets that do not fit are scanned a slice at a time";
+    if (!any_gpu) note += "; no GPU among the devices here, so it goes unused";
+    return note;
 }
 
 profile::ProfileTargets read_targets_for(const std::string& path, profile::ResidueAlphabet alphabet,

@@ -26,6 +26,17 @@ std::unique_ptr<profile::ProfileScannerRegistry> profile_scanner_registry();
 std::vector<std::string> profile_devices(const profile::ProfileScannerRegistry& registry, const std::string& spec,
                                          const std::string& flag = "--device");
 
+// --gpu-mem of the profile commands (hmmsearch, verify --profile, bench
+// --profile): the memory the GPU profile scanner plans to, loading and
+// scanning the targets that do not fit a slice at a time, with the same
+// scores. Empty: 0, the scanner's default (90 % of the free memory). Throws
+// Error naming --gpu-mem for text that is not a positive size ("4G", "512M").
+std::uint64_t profile_gpu_memory(const std::string& text);
+
+// The line a run gives its --gpu-mem (empty when not given): the budget, and
+// where none of the devices is a GPU, that it goes unused.
+std::string profile_gpu_memory_note(const std::string& text, bool any_gpu);
+
 // Reads the targets of `path` for `alphabet`, refusing nucleotide sequences
 // for protein models (every letter A, C, G, T, U or N) with one clear error.
 profile::ProfileTargets read_targets_for(const std::string& path, profile::ResidueAlphabet alphabet,
@@ -49,9 +60,10 @@ struct ProfileVerifyFlags {
 };
 
 // verify --profile. `random_targets` per model (--pairs), the seed of the
-// made-up models and targets, device spec and CPU threads.
+// made-up models and targets, device spec, CPU threads and --gpu-mem (the
+// GPUs then scan the targets in slices where they do not fit it).
 int run_verify_profile(const ProfileVerifyFlags& flags, const std::string& device, std::uint64_t random_targets,
-                       std::uint64_t seed, int threads);
+                       std::uint64_t seed, int threads, const std::string& gpu_mem);
 
 struct ProfileBenchFlags {
     bool enabled = false;        // --profile
@@ -63,8 +75,10 @@ struct ProfileBenchFlags {
 };
 
 // bench --profile: the devices `device` names plus the CPU device, and
-// hmmsearch when on the PATH, in one run; a table, and JSON when asked.
+// hmmsearch when on the PATH, in one run; a table, and JSON when asked. The
+// GPUs work within --gpu-mem `gpu_mem` (empty: their default).
 int run_bench_profile(const ProfileBenchFlags& flags, const std::string& device, const std::string& cpu_device,
-                      int threads, int repeat, const std::string& json, CliContext& context);
+                      int threads, int repeat, const std::string& gpu_mem, const std::string& json,
+                      CliContext& context);
 
 }  // namespace alignscope::cli

@@ -82,7 +82,7 @@ int run_verify_profile_checked(const VerifyFlags& flags) {
             "--scores-only, --max-length, --strategy, --kernels, --special-rows-mem, --kernel, --project and "
             "--timeline");
     return run_verify_profile(flags.profile, flags.device.device, flags.pairs_option->count() ? flags.pairs : 200,
-                              flags.seed, flags.device.threads);
+                              flags.seed, flags.device.threads, flags.device.gpu_mem);
 }
 
 // Erases the progress line (stderr) before a line goes to stdout.

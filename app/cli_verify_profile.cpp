@@ -4,7 +4,8 @@
 // for pass, over real and made-up models (random, extreme, tiny, long) and
 // real and made-up targets (random, one residue, 100,000 residues). One line
 // per model, target set and device; "N passed, N failed"; exit status 1 when
-// anything differs.
+// anything differs. With --gpu-mem the GPUs scan the targets in slices that
+// fit it, and each line says how many it took.
 #include "cli_options.hpp"
 #include "cli_profile.hpp"
 #include "cli_progress.hpp"
@@ -17,6 +18,7 @@
 #include <alignscope/kernels/profile_scanners.hpp>
 #endif
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -63,6 +65,7 @@ void print_check(const std::string& device, bool gpu, const profile::FilterCheck
     if (gpu && c.msv_stats.msv_kernel_seconds <= 0) std::cout << "; MSV on the CPU (longer than the GPU kernels)";
     if (gpu && c.viterbi_stats.viterbi_kernel_seconds <= 0)
         std::cout << "; Viterbi on the CPU (longer than the GPU kernels)";
+    if (gpu && c.msv_stats.target_slices > 1) std::cout << "; targets in " << c.msv_stats.target_slices << " slices";
     if (c.forward_checked) {
         char forward[160];
         std::snprintf(forward, sizeof forward, " (kernel %.1f ms, the CPU's forward() %.1f ms)",
@@ -145,8 +148,9 @@ VerifyInputs read_verify_inputs(const ProfileVerifyFlags& flags, std::uint32_t s
     return in;
 }
 
-void check_verify_flags(const ProfileVerifyFlags& flags, std::uint64_t random_targets, std::uint64_t seed,
-                        int threads) {
+void check_verify_flags(const ProfileVerifyFlags& flags, std::uint64_t random_targets, std::uint64_t seed, int threads,
+                        const std::string& gpu_mem) {
+    (void)profile_gpu_memory(gpu_mem);
     if (random_targets == 0) throw Error("--pairs must be at least 1");
     if (random_targets > 100'000) throw Error("--pairs: verify --profile takes at most 100000 random targets a model");
     if (flags.random_models < 0 || flags.random_models > 1000)
@@ -159,8 +163,8 @@ void check_verify_flags(const ProfileVerifyFlags& flags, std::uint64_t random_ta
 }  // namespace
 
 int run_verify_profile(const ProfileVerifyFlags& flags, const std::string& device_spec, std::uint64_t random_targets,
-                       std::uint64_t seed, int threads) {
-    check_verify_flags(flags, random_targets, seed, threads);
+                       std::uint64_t seed, int threads, const std::string& gpu_mem) {
+    check_verify_flags(flags, random_targets, seed, threads, gpu_mem);
     const auto registry = profile_scanner_registry();
     const std::vector<std::string> devices = profile_devices(*registry, device_spec);
     const auto seed32 = static_cast<std::uint32_t>(seed);
@@ -176,6 +180,9 @@ int run_verify_profile(const ProfileVerifyFlags& flags, const std::string& devic
               << " random a model, seed " << seed << ")";
     if (!real.empty()) std::cout << " and " << real.begin()->second.size() << " real targets from " << flags.database;
     std::cout << std::endl;
+    const bool any_gpu =
+        std::any_of(devices.begin(), devices.end(), [](const std::string& id) { return id.rfind("gpu", 0) == 0; });
+    if (!gpu_mem.empty()) std::cout << profile_gpu_memory_note(gpu_mem, any_gpu) << std::endl;
 
     JobContext job;
     job.cancel = &interrupt_token();
@@ -194,6 +201,7 @@ int run_verify_profile(const ProfileVerifyFlags& flags, const std::string& devic
         Device d;
         d.id = id;
         d.scanner = registry->create(id, threads);
+        d.scanner->set_memory_budget(profile_gpu_memory(gpu_mem));
         d.gpu = d.scanner->info().kind == "gpu";
         d.name = d.scanner->info().name;
 #ifdef ALIGNSCOPE_WITH_CUDA
