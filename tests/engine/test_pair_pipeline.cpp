@@ -2,7 +2,8 @@
 // work on many tiny chunks: two readers, a pool that parses and formats, the
 // aligning thread and the writer. Every pair comes out once, in input order,
 // with the scalar reference's score; a cancellation from the progress callback
-// and a count mismatch found at the end stop every stage cleanly. Small and
+// and a count mismatch found at the end stop every stage cleanly; SAM's header
+// goes out ahead of the last pair with the same bytes. Small and
 // quick (it runs under ASan too), and meant for ThreadSanitizer as well.
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/device/backend.hpp>
@@ -14,11 +15,15 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <zlib.h>
+
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace alignscope;
@@ -74,6 +79,26 @@ PairPipelineSettings settings_for(const QString& queries, const QString& targets
         return std::to_string(q) + " queries but " + std::to_string(t) + " targets";
     };
     return s;
+}
+
+// A backend that takes its time over each chunk, as a GPU's start-up and
+// copies do, so that what runs beside the alignment gets ahead of it.
+class SlowBackend : public Backend {
+public:
+    explicit SlowBackend(Backend& inner) : inner_(inner) {}
+    DeviceInfo info() const override { return inner_.info(); }
+    std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        return inner_.align_pairs(job, context);
+    }
+
+private:
+    Backend& inner_;
+};
+
+QByteArray file_bytes(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
 std::vector<QStringList> tsv_rows(const QString& path) {
@@ -176,6 +201,52 @@ private slots:
             const Alignment expected = align_reference(q.residues, t.residues, blosum62(), local);
             QCOMPARE(rows[std::size_t(k)].value(2).toLongLong(), static_cast<qlonglong>(expected.score));
         }
+    }
+
+    // SAM into a file: the targets' @SQ lines listed from the target file
+    // ahead of the pipeline let the header out before the last pair, and
+    // the body follows it as it comes. The bytes are those of the same job
+    // whose target file is gzip, which is not read twice (the body waits in a
+    // spool for the last pair, the @SQ lines come from the pairs).
+    void sam_header_ahead_same_bytes_as_after_the_last_pair() {
+        const QString gzip_targets = dir_.filePath("targets.fa.gz");
+        {
+            const QByteArray text = file_bytes(target_path_);
+            gzFile gz = gzopen(gzip_targets.toLocal8Bit().constData(), "wb");
+            QVERIFY(gz != nullptr);
+            QCOMPARE(gzwrite(gz, text.constData(), static_cast<unsigned>(text.size())), int(text.size()));
+            QCOMPARE(gzclose(gz), Z_OK);
+        }
+        SlowBackend slow(registry_->select("cpu"));
+        PairPipelineStats ahead, after;
+        const QString listed = dir_.filePath("listed.sam"), spooled = dir_.filePath("spooled.sam");
+        for (const auto& [targets, output, stats] :
+             {std::tuple{target_path_, listed, &ahead}, std::tuple{gzip_targets, spooled, &after}}) {
+            PairPipelineSettings settings = settings_for(query_path_, targets, 30, 3);
+            settings.format = OutputFormat::Sam;
+            JobContext context;
+            AtomicOutput out(output.toStdString());
+            *stats = run_pair_pipeline(settings, slow, context, out);
+            out.commit();
+        }
+        QVERIFY2(ahead.sam_head > 0 && ahead.sam_head < ahead.last_aligned,
+                 qPrintable(QString("header at %1 s, last chunk at %2 s").arg(ahead.sam_head).arg(ahead.last_aligned)));
+        QCOMPARE(after.sam_head, 0.0);
+        const QByteArray bytes = file_bytes(listed);
+        QCOMPARE(bytes, file_bytes(spooled));
+        const QList<QByteArray> lines = bytes.split('\n');
+        int references = 0, records = 0;
+        for (const QByteArray& line : lines) {
+            if (line.startsWith("@SQ\tSN:")) {
+                const Sequence& t = targets_[std::size_t(references++)];
+                QCOMPARE(line, QByteArray("@SQ\tSN:") + t.id.c_str() +
+                                   "\tLN:" + QByteArray::number(qulonglong(t.residues.size())));
+            } else if (!line.isEmpty() && !line.startsWith('@')) {
+                QCOMPARE(line.split('\t').value(0), QByteArray(queries_[std::size_t(records++)].id.c_str()));
+            }
+        }
+        QCOMPARE(references, kPairs);
+        QCOMPARE(records, kPairs);
     }
 
     // A cancellation asked for from the progress callback (a backend thread)

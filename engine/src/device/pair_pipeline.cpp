@@ -326,6 +326,10 @@ struct FormattedChunk {
 };
 
 constexpr std::size_t kFormatPiece = 4096;
+// Blocks of the target file the SAM lister hands the pool at once: enough
+// that it lists the whole file while the device starts (each waiting block
+// is a few words; each done one a few dozen bytes a record until written).
+constexpr std::size_t kListedAhead = 256;
 
 // Records of one file as they come out of the parse stage, taken one by one.
 class RecordFeed {
@@ -456,6 +460,9 @@ private:
     void read_file(RecordBlockReader& reader, AlphabetKind alphabet, OrderedQueue<std::vector<Sequence>>& queue,
                    int lane, std::atomic<std::uint64_t>* bytes);
     void write_pieces();
+    void list_references();
+    void write_sam_piece(const FormattedChunk& chunk);
+    void write_sam_head();
     bool align_chunks();
     bool align_in_turn(std::shared_ptr<Chunk> chunk, PairJob job);
     bool drain_aligned(std::size_t keep);
@@ -494,6 +501,16 @@ private:
 
     std::optional<Spool> references_spool_, body_spool_;
     std::string head_;
+    // SAM into a file: a thread lists the targets' @SQ lines from the target
+    // file itself, ahead of the pipeline, into `listed_spool_`. Once they are
+    // all there the header goes out and the body follows as it comes, instead
+    // of the whole body going through `body_spool_` after the last pair.
+    // `listed_`: 0 listing, 1 listed, 2 given up (the body then waits, as when
+    // the output is standard output or a pipe).
+    std::optional<Spool> listed_spool_;
+    std::thread lister_;
+    std::atomic<int> listed_{2};
+    bool head_written_ = false;  // the writer thread's; then read by write_output()
 
     const std::size_t block_queue_;
     OrderedQueue<std::vector<Sequence>> query_blocks_, target_blocks_;
@@ -540,7 +557,7 @@ PairPipeline::~PairPipeline() {
     target_blocks_.abort();
     formatted_.abort();
     assembled_.abort();
-    for (std::thread* thread : {&query_thread_, &target_thread_, &writer_thread_, &assembler_})
+    for (std::thread* thread : {&query_thread_, &target_thread_, &writer_thread_, &assembler_, &lister_})
         if (thread->joinable()) thread->join();
     if (warm_.joinable()) warm_.join();
 }
@@ -551,6 +568,10 @@ void PairPipeline::run() {
     prepare_output();
     query_size_ = query_reader_.file_size();
     pool_.emplace(threads_);
+    if (listed_spool_) {
+        listed_ = 0;
+        lister_ = std::thread([this] { list_references(); });
+    }
     start_readers();
     writer_thread_ = std::thread([this] { write_pieces(); });
     if (align_chunks()) return;  // handed back
@@ -594,6 +615,11 @@ void PairPipeline::prepare_output() {
     if (sam_) {
         references_spool_.emplace(out_.path());
         body_spool_.emplace(out_.path());
+        // Only a plain file can be read twice; only a file can take the
+        // header before the job is known to succeed (it is put in place at
+        // the end, or not at all).
+        if (!out_.direct() && settings_.target_path != "-" && target_reader_.file_size() > 0)
+            listed_spool_.emplace(out_.path());
     }
     // Everything before the first alignment, by the writer itself: begin() and
     // end() with no alignment between them give the header each format opens
@@ -665,8 +691,7 @@ void PairPipeline::write_pieces() {
             FormattedChunk chunk = item->get();
             StageSpan span(write_time_, host_lanes_, "write", 3, chunk.pairs);
             if (sam_) {
-                references_spool_->write(chunk.references);
-                body_spool_->write(chunk.body);
+                write_sam_piece(chunk);
             } else if (flowing_) {
                 out_.stream() << chunk.body;
             } else {
@@ -684,6 +709,71 @@ void PairPipeline::write_pieces() {
     } catch (...) {
         write_failure_ = std::current_exception();
         formatted_.abort();
+    }
+}
+
+// A SAM piece: into the output once the header is out, else into the spools.
+void PairPipeline::write_sam_piece(const FormattedChunk& chunk) {
+    if (!head_written_ && listed_.load(std::memory_order_acquire) == 1) write_sam_head();
+    if (head_written_) {
+        out_.stream() << chunk.body;
+        return;
+    }
+    references_spool_->write(chunk.references);
+    body_spool_->write(chunk.body);
+}
+
+// @HD, every target's @SQ line as listed, the rest of the header, then the
+// body spooled so far.
+void PairPipeline::write_sam_head() {
+    stats_.sam_head = seconds_since(start_);
+    const std::size_t first_line = head_.find('\n') + 1;
+    out_.stream() << head_.substr(0, first_line);
+    listed_spool_->copy_to(out_.stream());
+    out_.stream() << head_.substr(first_line);
+    body_spool_->copy_to(out_.stream());
+    head_written_ = true;
+}
+
+// The lister thread: the target file read again, block by block on the pool,
+// each block's records as @SQ lines in file order (the same reader and parser
+// as the pipeline's, so the same ids and lengths). It gives up, leaving the
+// pipeline's own list to do, on any fault (the pipeline meets it too, and
+// says it in its turn), on a file not cut by offset (gzip: read twice, it
+// would take as long as the job), or when the pipeline stops.
+void PairPipeline::list_references() {
+    try {
+        RecordBlockReader reader(settings_.target_path);
+        const std::string& path = settings_.target_path;
+        std::deque<std::future<std::string>> listed;
+        const auto write_oldest = [&] {
+            listed_spool_->write(listed.front().get());
+            listed.pop_front();
+        };
+        for (;;) {
+            RecordBlock block;
+            if (stopping_ || !reader.next(block)) break;
+            if (!block.source) {
+                listed_.store(2, std::memory_order_release);
+                return;
+            }
+            auto lines = pool_->submit([&path, &settings = settings_, format = reader.format(),
+                                        alphabet = target_alphabet_, block = std::move(block)](int) {
+                std::ostringstream text;
+                const std::vector<Sequence> records = parse_record_block(block, path, format, alphabet, settings.read);
+                std::vector<const Sequence*> references;
+                references.reserve(records.size());
+                for (const Sequence& record : records) references.push_back(&record);
+                write_sam_references(text, references);
+                return std::move(text).str();
+            });
+            listed.push_back(std::move(lines));
+            if (listed.size() >= kListedAhead) write_oldest();
+        }
+        while (!listed.empty()) write_oldest();
+        listed_.store(stopping_ ? 2 : 1, std::memory_order_release);
+    } catch (...) {
+        listed_.store(2, std::memory_order_release);
     }
 }
 
@@ -931,7 +1021,7 @@ void PairPipeline::write_output() {
         out_.stream() << head_;
         for (const std::string& text : held_) out_.stream() << text;
     }
-    if (sam_) {
+    if (sam_ && !head_written_) {
         // @HD, the targets' @SQ lines, then the rest of the header and the body.
         const std::size_t first_line = head_.find('\n') + 1;
         StageSpan span(write_time_, host_lanes_, "write", 3);
@@ -984,6 +1074,10 @@ std::string describe(const PairPipelineStats& s, const std::string& label) {
                   s.seconds, gcups, static_cast<unsigned long long>(s.chunks), s.peak_chunks, s.read, s.parse, s.align,
                   s.format, s.write, s.warm_up, s.first_align, s.last_aligned);
     std::string line = text;
+    if (s.sam_head > 0) {
+        std::snprintf(text, sizeof text, ", SAM header out at %.3f s", s.sam_head);
+        line += text;
+    }
     if (!s.device.empty()) {
         line += "; inside align:";
         bool first = true;

@@ -54,16 +54,20 @@ constexpr int kGpuAligningChunks = 1;
 // summed over the threads that ran it, beside the wall time of the whole.
 struct PairPipelineStats {
     std::uint64_t pairs = 0, cells = 0, chunks = 0;
-    bool handed_back = false;     // see PairPipelineSettings::hand_back_single_pair
-    double seconds = 0;           // wall, from the first read to the last byte written
-    double read = 0;              // reading (and decompressing) the files
-    double parse = 0;             // parsing and checking records
-    double align = 0;             // the backend's align_pairs, chunk after chunk
-    double format = 0;            // alignments to text
-    double write = 0;             // text to the output
-    double warm_up = 0;           // device start-up, beside the reading
-    double first_align = 0;       // when the first chunk reached the device (s after the start)
-    double last_aligned = 0;      // when the last chunk came back from it (s after the start)
+    bool handed_back = false;  // see PairPipelineSettings::hand_back_single_pair
+    double seconds = 0;        // wall, from the first read to the last byte written
+    double read = 0;           // reading (and decompressing) the files
+    double parse = 0;          // parsing and checking records
+    double align = 0;          // the backend's align_pairs, chunk after chunk
+    double format = 0;         // alignments to text
+    double write = 0;          // text to the output
+    double warm_up = 0;        // device start-up, beside the reading
+    double first_align = 0;    // when the first chunk reached the device (s after the start)
+    double last_aligned = 0;   // when the last chunk came back from it (s after the start)
+    // SAM into a file: when the header (every target's @SQ line, listed from
+    // the target file ahead of the pipeline) went out and the body began to
+    // follow it as it came; 0 when the body waited for the last pair.
+    double sam_head = 0;
     std::size_t peak_chunks = 0;  // chunks held at once, parsed to written
     // With `stages`: the device's own spans inside `align`, summed by name
     // (host "encode", "plan", "pack", "results", "wait"; "copy" and "kernel").
