@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <optional>
@@ -64,6 +65,71 @@ int forced_strip_rows(const std::string& kernel) {
                                      "' is not a GPU long-pair kernel (strips8 or strips16 with 32-bit "
                                      "cells, e.g. sw_affine_strips16_s32)");
 }
+
+// The CUDA runners' link of a streamed split (longpair::BoundaryLink): the
+// consumer's column 0, H then E (rows + 1 each), and a flag per strip, in
+// the consumer GPU's memory when the producer GPU can write it directly (the
+// same GPU, or peer access), else in pinned host memory both GPUs map. The
+// producer's kernel writes its last column there strip by strip and raises
+// each strip's flag; the consumer's kernel waits for the flags.
+class CudaLink final : public longpair::BoundaryLink {
+public:
+    CudaLink(int producer, int consumer, I64 rows, I64 strip_height, const CudaSite& site)
+        : producer_(producer), consumer_(consumer), rows_(rows), site_(site) {
+        strips_ = (rows + strip_height - 1) / strip_height;
+        int current = 0;
+        check_cuda(cudaGetDevice(&current), "cudaGetDevice", site_);
+        int can = producer == consumer ? 1 : 0;
+        if (producer != consumer)
+            check_cuda(cudaDeviceCanAccessPeer(&can, producer, consumer), "cudaDeviceCanAccessPeer", site_);
+        peer_ = can != 0;
+        if (peer_ && producer != consumer) {
+            check_cuda(cudaSetDevice(producer), "cudaSetDevice", site_);
+            const cudaError_t e = cudaDeviceEnablePeerAccess(consumer, 0);
+            if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+            else
+                check_cuda(e, "cudaDeviceEnablePeerAccess", site_);
+        }
+        const std::size_t bytes = words() * sizeof(std::int32_t) + static_cast<std::size_t>(strips_) * sizeof(int);
+        check_cuda(cudaSetDevice(consumer), "cudaSetDevice", site_);
+        if (peer_) {
+            check_cuda(cudaMalloc(&base_, bytes), "cudaMalloc", site_);
+            check_cuda(cudaMemset(base_, 0, bytes), "cudaMemset", site_);
+            check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site_);
+        } else {
+            check_cuda(cudaHostAlloc(&base_, bytes, cudaHostAllocPortable | cudaHostAllocMapped), "cudaHostAlloc",
+                       site_);
+            std::memset(base_, 0, bytes);
+        }
+        check_cuda(cudaSetDevice(current), "cudaSetDevice", site_);
+    }
+    ~CudaLink() override {
+        if (!base_) return;
+        int current = 0;
+        (void)cudaGetDevice(&current);
+        (void)cudaSetDevice(consumer_);
+        (void)(peer_ ? cudaFree(base_) : cudaFreeHost(base_));
+        (void)cudaSetDevice(current);
+    }
+    CudaLink(const CudaLink&) = delete;
+    CudaLink& operator=(const CudaLink&) = delete;
+
+    int producer() const { return producer_; }
+    int consumer() const { return consumer_; }
+    I64 rows() const { return rows_; }
+    bool peer() const { return peer_; }
+    std::int32_t* h() const { return static_cast<std::int32_t*>(base_); }
+    std::int32_t* e() const { return h() + rows_ + 1; }
+    int* ready() const { return reinterpret_cast<int*>(h() + words()); }
+
+private:
+    std::size_t words() const { return 2 * static_cast<std::size_t>(rows_ + 1); }
+    int producer_, consumer_;
+    I64 rows_, strips_ = 0;
+    bool peer_ = false;
+    void* base_ = nullptr;
+    CudaSite site_;
+};
 
 class CudaLongRunner final : public longpair::PassRunner {
 public:
@@ -129,6 +195,20 @@ public:
     std::int64_t busy_rows() const override {
         return static_cast<std::int64_t>(resident_slice_warps_) *
                longpass::strip_rows(longpass::StripPolicy::tall_rows);
+    }
+    // To a CUDA runner of another GPU: device to device where the GPUs allow
+    // it, else through pinned host memory; both passes run tall strips (a
+    // forced short kernel splits through the host instead). Not between two
+    // runners of one GPU: the two kernels would run at once on it, and the
+    // waiting one could hold every SM.
+    std::shared_ptr<longpair::BoundaryLink> link_to(longpair::PassRunner& next, std::int64_t rows) override {
+        auto* other = dynamic_cast<CudaLongRunner*>(&next);
+        if (!other || other->device_index_ == device_index_ ||
+            (forced_rows_ && forced_rows_ != longpass::StripPolicy::tall_rows) ||
+            (other->forced_rows_ && other->forced_rows_ != longpass::StripPolicy::tall_rows))
+            return nullptr;
+        return std::make_shared<CudaLink>(device_index_, other->device_index_, rows,
+                                          longpass::strip_rows(longpass::StripPolicy::tall_rows), site_);
     }
     // Special rows are bottoms of strips of 256 or 512 rows.
     std::int64_t special_row_granularity() const override {
@@ -249,7 +329,13 @@ private:
         const I64 h = t.rows(), w = t.cols();
         if (h < 1 || w < 0 || t.row_end > m_ || t.col_end > n_ || t.row_begin < 0 || t.col_begin < 0)
             throw Error("internal error: long-pair pass outside the matrix");
-        longpair::check_explicit_edges(t);
+        longpair::check_pass_edges(t);
+        for (const auto* link : {t.left_link.get(), t.right_link.get()})
+            if (link) {
+                const auto* l = dynamic_cast<const CudaLink*>(link);
+                if (!l || l->rows() != h || w < 1 || t.goal_search || batch_size != 1)
+                    throw Error("internal error: a long-pair pass with a link this runner cannot use");
+            }
         if (t.goal_search && t.crossing_row == longpair::kExplicitRow &&
             (t.crossing_h.size() < static_cast<std::size_t>(t.col_end + 1) ||
              t.crossing_f.size() != t.crossing_h.size()))
@@ -337,7 +423,18 @@ private:
         d.bus_h = bus_.data() + layout.bus_at[k];
         d.bus_f = d.bus_h + (w + 1);
         d.last_col = t.want_last_column ? last_col_.data() + layout.col_at[k] : nullptr;  // H, then E
-        if (t.left == Edge::Explicit && d.strips > 0) {  // column 0 (H, E, F); H[0] is the corner
+        if (t.left_link && d.strips > 0) {  // column 0 streams in; the corner is the top edge's
+            const auto& link = static_cast<const CudaLink&>(*t.left_link);
+            if (link.consumer() != device_index_) throw Error("internal error: a long-pair link into another GPU");
+            const Score corner = static_cast<Score>(
+                std::max<I64>(top_value(t, 0, scheme_.gap_open, scheme_.gap_extend), longpair::kNegInf));
+            check_cuda(cudaMemcpy(link.h(), &corner, sizeof corner, cudaMemcpyDefault), "cudaMemcpy", site_);
+            d.left_h = link.h();
+            d.left_e = link.e();
+            d.left_f = nullptr;
+            d.left_ready = link.ready();
+            uploads = true;
+        } else if (t.left == Edge::Explicit && d.strips > 0) {  // column 0 (H, E, F); H[0] is the corner
             std::int32_t* col = left_.data() + layout.left_at[k];
             const auto words = static_cast<std::size_t>(t.rows() + 1);
             std::vector<std::int32_t> h0 = t.left_h;
@@ -350,6 +447,13 @@ private:
             d.left_e = col + words;
             d.left_f = col + 2 * words;
             uploads = true;
+        }
+        if (t.right_link && d.strips > 0) {  // the last column streams out to the next slice
+            const auto& link = static_cast<const CudaLink&>(*t.right_link);
+            if (link.producer() != device_index_ || t.want_last_column)
+                throw Error("internal error: a long-pair link out of another GPU, or a last column asked for twice");
+            d.last_col = link.h();
+            d.right_ready = link.ready();
         }
         d.hit = t.goal_search ? hits_.data() + layout.hit_at[k] : nullptr;
         if (t.top == Edge::Explicit && d.strips > 0) {  // row 0 waits in the bus for strip 0

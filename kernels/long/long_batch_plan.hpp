@@ -52,6 +52,7 @@ struct BatchTraits {
     bool overview = false;     // some task fills an overview grid
     bool goal_search = false;  // some task is a goal search
     bool slice = false;        // some task has an explicit left edge or wants its last column's state
+    bool linked = false;       // some task is a slice of a streamed split (a BoundaryLink in or out)
     long long total_rows = 0;
 };
 inline BatchTraits batch_traits(const TaskList& tasks, std::size_t first, std::size_t last) {
@@ -67,7 +68,9 @@ inline BatchTraits batch_traits(const TaskList& tasks, std::size_t first, std::s
         const longpair::PassTask& t = tasks[x];
         b.overview = b.overview || (t.overview_rows > 0 && t.overview_cols > 0);
         b.goal_search = b.goal_search || t.goal_search;
-        b.slice = b.slice || t.left == longpair::Edge::Explicit || (t.want_last_column && t.want_last_column_state);
+        b.linked = b.linked || t.left_link || t.right_link;
+        b.slice = b.slice || b.linked || t.left == longpair::Edge::Explicit ||
+                  (t.want_last_column && t.want_last_column_state);
     }
     return b;
 }
@@ -81,7 +84,9 @@ struct StripOccupancy {
     int forced_rows = 0;
 };
 // Rows per lane R (StripPolicy): the overview kernels' height with an
-// overview, else the forced height, else the tall height when there are tall
+// overview, the tall height for the slices of a streamed split (both sides
+// of a link count its rows in the same strips), else the forced height, else
+// the tall height when there are tall
 // strips enough to fill the GPU (or a goal search has more short strips than
 // can run at once), else the short one.
 inline int choose_rows_per_lane(const BatchTraits& batch, const StripOccupancy& gpu) {
@@ -89,6 +94,7 @@ inline int choose_rows_per_lane(const BatchTraits& batch, const StripOccupancy& 
     const int resident_guess =
         batch.slice ? gpu.resident_slice_warps : gpu.sm_count * StripPolicy::resident_warps_per_sm;
     if (batch.overview) return StripPolicy::overview_rows;
+    if (batch.linked) return tall;
     if (gpu.forced_rows) return gpu.forced_rows;
     return (batch.total_rows / strip_rows(tall) >= resident_guess ||
             (batch.goal_search && batch.total_rows / strip_rows(short_) > gpu.resident_warps))

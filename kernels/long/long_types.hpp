@@ -29,12 +29,12 @@ struct StripPolicy {
     static constexpr int tall_rows = 16, short_rows = 8;
     // The overview kernels exist only at the tall height.
     static constexpr int overview_rows = tall_rows;
-    // Blocks per SM __launch_bounds__ asks for: three for the overview and
-    // the slice extras at R = 16 (at four, 128 registers, ptxas spills them);
-    // four otherwise.
-    static constexpr int min_blocks_per_sm(int rows, bool overview, bool slice) {
-        return overview || (slice && rows == tall_rows) ? 3 : 4;
-    }
+    // Blocks per SM __launch_bounds__ asks for: three for the overview
+    // kernels; four otherwise, the slice kernels too, so that a slice of a
+    // split pass runs as many strips at once as the pass would on one GPU
+    // (at R = 16 and 128 registers, ptxas spills 8 bytes of them, outside the
+    // cell loop's hot path).
+    static constexpr int min_blocks_per_sm(int /*rows*/, bool overview, bool /*slice*/) { return overview ? 3 : 4; }
     // Warps resident on one SM at the plain kernels' four blocks: the guess
     // of how many strips a GPU runs at once before it has been asked.
     static constexpr int resident_warps_per_sm = 4 * warps_per_block;
@@ -65,7 +65,13 @@ struct LongTask {
     long long m, n;            // rows, columns (m >= 1, n >= 1)
     std::int32_t* bus_h;       // n + 1 each: the bottom row of the last strip that passed
     std::int32_t* bus_f;
-    std::int32_t* last_col;      // 2 (m + 1): H (rows 1..m written), then E of column n (slice kernels only), or null
+    std::int32_t* last_col;  // 2 (m + 1): H (rows 1..m written), then E of column n (slice kernels only), or null
+    // A streamed column split (slice kernels): the slice before raises
+    // left_ready[s] (system scope) once its last column's rows of strip s are
+    // in left_h / left_e; this task raises right_ready[s] once its own are in
+    // last_col (the next slice's link buffer, maybe on another GPU). Null: none.
+    const int* left_ready;
+    int* right_ready;
     const std::int32_t* left_h;  // left == kEdgeExplicit: column 0, rows 0..m
     const std::int32_t* left_e;
     const std::int32_t* left_f;

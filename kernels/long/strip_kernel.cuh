@@ -40,6 +40,20 @@ __device__ __forceinline__ int ld_acquire(const int* p) {
 __device__ __forceinline__ void st_release(int* p, int v) {
     asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
+__device__ __forceinline__ int ld_acquire_sys(const int* p) {
+    int v;
+    asm volatile("ld.acquire.sys.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void st_release_sys(int* p, int v) {
+    asm volatile("st.release.sys.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+// A pointer field of a task read from the launch's task list (read-only for
+// the kernel's lifetime) rather than kept in a register.
+template <typename T>
+__device__ __forceinline__ T* reload_pointer(T* const* field) {
+    return reinterpret_cast<T*>(__ldg(reinterpret_cast<const unsigned long long*>(field)));
+}
 __device__ __forceinline__ unsigned long long ld_volatile(const unsigned long long* p) {
     return *reinterpret_cast<const volatile unsigned long long*>(p);
 }
@@ -129,6 +143,27 @@ __device__ __forceinline__ int load_left_column(const LongTask& t, long long m, 
     return diag0;
 }
 
+// A streamed split: wait until the slice before has handed over this strip's
+// rows of column 0 and the row above them (its flags for this strip and the
+// one before, raised by another GPU's kernel). True when the launch is
+// aborted meanwhile.
+__device__ __forceinline__ bool wait_for_left_rows(const LaunchParams& p, const LongTask& t, int strip, int lane) {
+    bool stop = false;
+    if (lane == 0) {
+        for (int s = strip > 0 ? strip - 1 : 0; s <= strip && !stop; ++s)
+            while (ld_acquire_sys(t.left_ready + s) == 0) {
+                if (*reinterpret_cast<const volatile int*>(p.abort)) {
+                    stop = true;
+                    break;
+                }
+                __nanosleep(256);
+            }
+    }
+    stop = __shfl_sync(kFull, stop ? 1 : 0, 0) != 0;
+    if (!stop) (void)ld_acquire_sys(t.left_ready + strip);
+    return stop;
+}
+
 // The special row this strip's bottom row is saved to (null when none), its
 // column 0 written by lane 0.
 struct SpecialRow {
@@ -145,7 +180,7 @@ __device__ __forceinline__ SpecialRow special_row_of(const LongTask& t, int stri
         sp.f = t.special_f + slot * (t.n + 1);
         if (lane == 0 && Slice && t.left == kEdgeExplicit) {
             sp.h[0] = t.left_h[i0 + SH];
-            sp.f[0] = t.left_f[i0 + SH];
+            sp.f[0] = t.left_f ? t.left_f[i0 + SH] : kNeg;  // a streamed column brings no F
         } else if (lane == 0) {
             const int v = left_at(t, i0 + SH, go, ge);
             sp.h[0] = v;
@@ -271,13 +306,13 @@ __device__ __forceinline__ void publish_bottom_chunk(const LongTask& t, int jo, 
 // The last column's H and E of this lane's rows (what the next slice of a
 // split pass takes as its left edge).
 template <int R>
-__device__ __forceinline__ void store_last_column_state(const LongTask& t, long long m, long long my_first, int my_rows,
-                                                        const int (&H)[R], const int (&E)[R]) {
+__device__ __forceinline__ void store_last_column_state(std::int32_t* last_col, long long m, long long my_first,
+                                                        int my_rows, const int (&H)[R], const int (&E)[R]) {
 #pragma unroll
     for (int r = 0; r < R; ++r)
         if (r < my_rows) {
-            t.last_col[my_first + r] = H[r];
-            t.last_col[m + 1 + my_first + r] = E[r];
+            last_col[my_first + r] = H[r];
+            last_col[m + 1 + my_first + r] = E[r];
         }
 }
 
@@ -316,11 +351,37 @@ __device__ __forceinline__ void receive_from_above(int in_h, int in_f, int in_c,
 
 // H of the last column, rows 1..m of this lane (the kernels without the slice extras).
 template <int R>
-__device__ __forceinline__ void store_last_column(const LongTask& t, long long m, long long my_first,
+__device__ __forceinline__ void store_last_column(std::int32_t* last_col, long long m, long long my_first,
                                                   const int (&H)[R]) {
 #pragma unroll
     for (int r = 0; r < R; ++r)
-        if (my_first + r <= m) t.last_col[my_first + r] = H[r];
+        if (my_first + r <= m) last_col[my_first + r] = H[r];
+}
+
+// A streamed split: this strip's rows of the last column are written (by
+// every lane); the flag tells the next slice's kernel, maybe on another GPU.
+__device__ __forceinline__ void raise_right_flag(int* right_ready, int strip, int lane) {
+    if (!right_ready) return;
+    __threadfence_system();
+    __syncwarp();
+    if (lane == 0) st_release_sys(right_ready + strip, 1);
+}
+
+// The strip's best cell (warp reduction: highest score, then smallest j,
+// then smallest i) to its ticket's slot.
+__device__ __forceinline__ void store_strip_best(const LaunchParams& p, int ticket, int lane, int best, int best_i,
+                                                 int best_j) {
+    for (int d = 16; d > 0; d >>= 1) {
+        const int ob = __shfl_xor_sync(kFull, best, d);
+        const int oi = __shfl_xor_sync(kFull, best_i, d);
+        const int oj = __shfl_xor_sync(kFull, best_j, d);
+        if (ob > best || (ob == best && (oj < best_j || (oj == best_j && oi < best_i)))) {
+            best = ob;
+            best_i = oi;
+            best_j = oj;
+        }
+    }
+    if (lane == 0) p.best[ticket] = StripBest{best, 0, best_i, best_j};
 }
 
 // One strip swept across all columns of its task.
@@ -329,7 +390,8 @@ __device__ __forceinline__ void store_last_column(const LongTask& t, long long m
 // slice of a split pass takes as its left edge); the other kernels have neither
 // (and store only H of a last column, as they always did).
 template <int R, bool Local, bool Overview, bool Slice, bool Partial>
-__device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, int ticket, int lane, unsigned* prof) {
+__device__ void run_strip(const LaunchParams& p, const LongTask& t, int task, int strip, int ticket, int lane,
+                          unsigned* prof) {
     constexpr int SH = 32 * R;
     const int go = p.gap_open, ge = p.gap_extend;
     const long long m = t.m, n = t.n;
@@ -341,6 +403,11 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
     const int last_r = (rows_here - 1) % R;
 
     fill_query_profile<R>(p, t, my_first, lane, prof);
+    if (Slice && t.left_ready && wait_for_left_rows(p, t, strip, lane)) {
+        __syncwarp();
+        if (lane == 0) st_release(p.progress + ticket, 0x7fffffff);
+        return;
+    }
     int H[R], E[R], G[R];
     int diag0 = load_left_column<R, Slice>(t, m, my_first, my_rows, go, ge, H, E, G);
     const SpecialRow sp = special_row_of<SH, Slice>(t, strip, i0, lane, go, ge);
@@ -418,7 +485,12 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
                     atomicMin(t.hit, (static_cast<unsigned long long>(j) << 34) |
                                          (static_cast<unsigned long long>(best_i) << 2));
             }
-            if (!Slice && t.last_col && j == ni) store_last_column<R>(t, m, my_first, H);
+            // Column n: its H (and in the slice kernels E) to the last column.
+            if (t.last_col && j == ni) {
+                if (Slice) store_last_column_state<R>(t.last_col, m, my_first, my_rows, H, E);
+                else
+                    store_last_column<R>(t.last_col, m, my_first, H);
+            }
         }
         // The strip's bottom row (row m in a partial strip) for lane L's column.
         shift_in_bottom_cell(Partial ? sel_h : bot_h, Partial ? sel_f : bot_f, L, lane, out_h, out_f);
@@ -426,24 +498,12 @@ __device__ void run_strip(const LaunchParams& p, const LongTask& t, int strip, i
         if (jo >= 1 && jo <= ni && ((jo & 31) == 0 || jo == ni))
             publish_bottom_chunk(t, jo, lane, out_h, out_f, sp, crossing, go, ge, my_progress);
     }
-    // Every lane's registers hold column n now (a lane changes them only for columns 1..n).
-    if (Slice && t.last_col && ni >= 1) store_last_column_state<R>(t, m, my_first, my_rows, H, E);
+    // (The flag's address is read again from the task list: kept in a
+    // register across the cell loop it would spill.)
+    if (Slice) raise_right_flag(reload_pointer(&p.tasks[task].right_ready), strip, lane);
     if (Overview && ov.max > kNeg)
         atomicMax(t.overview + static_cast<long long>(ov.row) * t.ov_cols + ov.block, ov.max);
-    if (t.track_best) {
-        // Warp reduction: highest score, then smallest j, then smallest i.
-        for (int d = 16; d > 0; d >>= 1) {
-            const int ob = __shfl_xor_sync(kFull, best, d);
-            const int oi = __shfl_xor_sync(kFull, best_i, d);
-            const int oj = __shfl_xor_sync(kFull, best_j, d);
-            if (ob > best || (ob == best && (oj < best_j || (oj == best_j && oi < best_i)))) {
-                best = ob;
-                best_i = oi;
-                best_j = oj;
-            }
-        }
-        if (lane == 0) p.best[ticket] = StripBest{best, 0, best_i, best_j};
-    }
+    if (t.track_best) store_strip_best(p, ticket, lane, best, best_i, best_j);
     // All of the strip is written: n + 1 tells the host (a checkpoint may copy it now).
     __threadfence_system();
     __syncwarp();
@@ -472,9 +532,9 @@ __global__ void __launch_bounds__(StripPolicy::block_threads, StripPolicy::min_b
         const LongTask t = p.tasks[lo];
         const int strip = ticket - t.first_ticket;
         if (t.m - static_cast<long long>(strip) * 32 * R >= 32 * R)
-            run_strip<R, Local, Overview, Slice, false>(p, t, strip, ticket, lane, prof);
+            run_strip<R, Local, Overview, Slice, false>(p, t, lo, strip, ticket, lane, prof);
         else
-            run_strip<R, Local, Overview, Slice, true>(p, t, strip, ticket, lane, prof);
+            run_strip<R, Local, Overview, Slice, true>(p, t, lo, strip, ticket, lane, prof);
     }
 }
 

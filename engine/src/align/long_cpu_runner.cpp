@@ -7,8 +7,11 @@
 #include <alignscope/error.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <limits>
+#include <mutex>
 
 namespace alignscope::longpair {
 namespace {
@@ -16,6 +19,40 @@ namespace {
 using I64 = std::int64_t;
 
 Score clamp(I64 v) { return static_cast<Score>(std::max<I64>(v, kNegInf)); }
+
+// The CPU runners' link of a streamed split: the producer's last column (H,
+// E and F) in host memory, handed over whole once its pass is done; the
+// consumer waits for it, watching for cancellation.
+class HostLink final : public BoundaryLink {
+public:
+    void put(std::vector<Score> h, std::vector<Score> e, std::vector<Score> f) {
+        std::lock_guard lock(mutex_);
+        h_ = std::move(h);
+        e_ = std::move(e);
+        f_ = std::move(f);
+        ready_ = true;
+        ready_cv_.notify_all();
+    }
+    void take(PassTask& t, const JobContext& context) {
+        std::unique_lock lock(mutex_);
+        while (!ready_) {
+            ready_cv_.wait_for(lock, std::chrono::milliseconds(10));
+            if (context.cancelled()) throw Cancelled();
+        }
+        if (h_.size() != static_cast<std::size_t>(t.rows() + 1))
+            throw Error("internal error: a long-pair link carries a column of the wrong length");
+        t.left_h = std::move(h_);
+        t.left_e = std::move(e_);
+        t.left_f = std::move(f_);
+        ready_ = false;
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable ready_cv_;
+    bool ready_ = false;
+    std::vector<Score> h_, e_, f_;
+};
 
 class CpuPassRunner final : public PassRunner {
 public:
@@ -40,7 +77,7 @@ public:
             context.throw_if_cancelled();
             std::function<void(std::uint64_t)> cells_done;
             if (progress) cells_done = [&](std::uint64_t cells) { progress(done + cells, total); };
-            run_one(t, context, cells_done);
+            run_linked(t, context, cells_done);
             done += t.cells;
             if (progress) progress(done, total);
         }
@@ -53,11 +90,46 @@ public:
     }
 
     const std::vector<std::int64_t>& saved_rows() const override { return saved_rows_; }
+    // Between two CPU runners: a host buffer, the whole column at the end of the pass.
+    std::shared_ptr<BoundaryLink> link_to(PassRunner& next, std::int64_t /*rows*/) override {
+        if (!dynamic_cast<CpuPassRunner*>(&next)) return nullptr;
+        return std::make_shared<HostLink>();
+    }
     std::string device() const override { return "cpu-ref"; }
     std::string kernel() const override { return "nw_affine_columns_s32"; }  // align_long sets mode and gaps
     std::string strategy() const override { return "cpu-passes"; }
 
 private:
+    // One pass, its left column taken from its link first and its last
+    // column handed to its right link after (a streamed split's slice).
+    void run_linked(PassTask& t, const JobContext& context, const std::function<void(std::uint64_t)>& cells_done) {
+        auto* left = dynamic_cast<HostLink*>(t.left_link.get());
+        auto* right = dynamic_cast<HostLink*>(t.right_link.get());
+        if ((t.left_link && !left) || (t.right_link && !right))
+            throw Error("internal error: a long-pair pass with another runner's link");
+        if (left) {
+            check_pass_edges(t);
+            left->take(t, context);
+        }
+        const bool column = t.want_last_column, state = t.want_last_column_state;
+        if (right) t.want_last_column = t.want_last_column_state = true;
+        run_one(t, context, cells_done);
+        if (left) {
+            t.left_h.clear();
+            t.left_e.clear();
+            t.left_f.clear();
+        }
+        if (!right) return;
+        right->put(t.last_col_h, t.last_col_e, t.last_col_f);
+        t.want_last_column = column;
+        t.want_last_column_state = state;
+        if (!column) t.last_col_h.clear();
+        if (!(column && state)) {
+            t.last_col_e.clear();
+            t.last_col_f.clear();
+        }
+    }
+
     // One pass. Stage 1 (special rows asked for) runs as horizontal bands that
     // end on the special rows, each band column by column with the previous
     // band's last row as its top edge, so that a special row is final as soon

@@ -50,6 +50,10 @@ void merge(BestCell& into, const BestCell& c) {
 struct Column {
     std::vector<Score> h, e, f;
 };
+// A linked (block, slice)'s links: in from the slice before, out to the next.
+struct Links {
+    std::shared_ptr<BoundaryLink> left, right;
+};
 
 // What a (row block, slice) sub-pass leaves for the calling thread.
 struct SliceResult {
@@ -200,6 +204,15 @@ public:
     }
 
 private:
+    // Every member links to the next (round-robin: the last to the first,
+    // which takes the next round of slices): asked once with a small link.
+    bool can_link() {
+        if (!settings_.device_links) return false;
+        for (std::size_t g = 0; g < members_.size(); ++g)
+            if (!members_[g]->link_to(*members_[(g + 1) % members_.size()], 1)) return false;
+        return true;
+    }
+
     I64 granularity() const {
         I64 g = 1;
         for (const auto& m : members_) g = std::max<I64>(g, m->special_row_granularity());
@@ -390,6 +403,7 @@ private:
     std::vector<std::int64_t> saved_rows_;
     std::vector<std::vector<Score>> saved_h_, saved_f_;
     std::map<std::string, std::uint64_t> kernel_cells_;  // the last split pass: cells per member kernel
+    bool linked_ = false;                                // the last split pass streamed its boundaries
 };
 
 // The stage-1 pipeline of one split pass (SplitRunner::split_pass): the
@@ -445,8 +459,12 @@ public:
             return;
         }
         results_.assign(B_, std::vector<SliceResult>(S_));
-        boundary_.assign(S_, std::vector<Column>(B_));
+        linked_ = owner_.linked_ && S_ > 1;
+        if (linked_) links_.assign(S_, std::vector<std::shared_ptr<BoundaryLink>>(B_));
+        else
+            boundary_.assign(S_, std::vector<Column>(B_));
         next_block_.assign(S_, 0);
+        started_.assign(S_, 0);
         std::vector<std::size_t> who;
         for (std::size_t g = 0; g < std::min(G_, S_); ++g) who.push_back(g);
         auto news = [&] { return blocks_done() > merged_blocks_; };  // under the mutex
@@ -470,8 +488,8 @@ private:
     // The (block, slice) sub-pass: the slice's columns of the block's rows,
     // its top row from the block above, its left column from the slice before
     // (or the pass's own left edge), asking for what the next ones need.
-    PassTask slice_task(std::size_t b, std::size_t s, std::vector<Score>& top_h, std::vector<Score>& top_f,
-                        Column left) const {
+    PassTask slice_task(std::size_t b, std::size_t s, std::vector<Score>& top_h, std::vector<Score>& top_f, Column left,
+                        Links links) const {
         const I64 r0 = plan_.block_top(b), r1 = plan_.block_top(b + 1), rows = r1 - r0;
         PassTask p;
         p.reversed = T_.reversed;
@@ -490,6 +508,8 @@ private:
         p.top_h = std::move(top_h);
         p.top_f = std::move(top_f);
         p.left = Edge::Explicit;
+        p.left_link = std::move(links.left);
+        p.right_link = std::move(links.right);
         if (s == 0) {  // the pass's own left edge, rows r0..r1
             left.h.resize(static_cast<std::size_t>(rows + 1));
             left.e.resize(static_cast<std::size_t>(rows + 1));
@@ -507,8 +527,9 @@ private:
         p.local = T_.local;
         p.track_best = T_.track_best;
         p.want_last_row = true;
-        p.want_last_column = s + 1 < S_ || T_.want_last_column;
-        p.want_last_column_state = s + 1 < S_ || T_.want_last_column_state;
+        const bool hand_over = s + 1 < S_ && !p.right_link;  // the next slice's left edge, through host memory
+        p.want_last_column = hand_over || (s + 1 == S_ && T_.want_last_column);
+        p.want_last_column_state = hand_over || (s + 1 == S_ && T_.want_last_column_state);
         if (every_ > 0 && rows > every_) p.special_every = every_;
         if (overview_) {
             p.overview_rows =
@@ -523,10 +544,10 @@ private:
     // One (block, slice) sub-pass on member g, run by that member's thread.
     // Returns the slice's last column: the next slice's left edge.
     Column sub_pass(std::size_t g, std::size_t b, std::size_t s, std::vector<Score>& top_h, std::vector<Score>& top_f,
-                    Column left, std::uint64_t cells_before) {
+                    Column left, Links links, std::uint64_t cells_before) {
         PassRunner& member = *owner_.members_[g];
         std::vector<PassTask> one;
-        one.push_back(slice_task(b, s, top_h, top_f, std::move(left)));
+        one.push_back(slice_task(b, s, top_h, top_f, std::move(left), std::move(links)));
         PassTask& p = one[0];
         SliceResult& out = results_[b][s];
         if (T_.on_rows_done && p.special_every > 0 && b + 1 == B_)  // the last block's special rows, exactly
@@ -558,7 +579,7 @@ private:
         top_h = std::move(p.last_h);
         top_f = std::move(p.last_f);
         Column right;
-        if (s + 1 < S_) {
+        if (s + 1 < S_ && !p.right_link) {
             if (p.last_col_h.size() != static_cast<std::size_t>(p.rows() + 1) ||
                 p.last_col_e.size() != p.last_col_h.size() || p.last_col_f.size() != p.last_col_h.size())
                 throw Error("internal error: a long-pair slice's last column has the wrong length");
@@ -616,7 +637,10 @@ private:
 
     // Under the mutex: the ready (block, slice) of `mine` with the smallest
     // block (b = B_, s = S_ when none); true when the thread should stop
-    // waiting (a pick, its slices done, or the job stopped).
+    // waiting (a pick, its slices done, or the job stopped). Ready: the slice
+    // before has finished the block (linked: has started it, and streams its
+    // boundary while both run; it never waits for a slice to its right, so
+    // every slice started finishes).
     bool pick(const std::vector<std::size_t>& mine, std::size_t& b, std::size_t& s) {
         b = B_;
         s = S_;
@@ -625,7 +649,8 @@ private:
             const std::size_t nb = next_block_[x];
             if (nb >= B_) continue;
             left_over = true;
-            if ((x == 0 || next_block_[x - 1] > nb) && nb < b) {
+            const bool left_ready = x == 0 || (linked_ ? started_[x - 1] > nb : next_block_[x - 1] > nb);
+            if (left_ready && nb < b) {
                 b = nb;
                 s = x;
             }
@@ -651,17 +676,30 @@ private:
         for (;;) {
             std::size_t b = B_, s = S_;
             Column left;
+            Links links;
             {
                 std::unique_lock lock(mutex_);
                 wake_.wait(lock, [&] { return pick(mine, b, s); });
                 if (stop_.cancelled() || s == S_) return;
-                if (s > 0) left = std::move(boundary_[s][b]);
+                if (s > 0 && linked_) links.left = std::move(links_[s][b]);
+                else if (s > 0)
+                    left = std::move(boundary_[s][b]);
             }
-            Column right = sub_pass(g, b, s, top_h[s], top_f[s], std::move(left), cells_before);
+            if (linked_ && s + 1 < S_) {  // the link out, before the next slice may start the block
+                PassRunner& next = *owner_.members_[(s + 1) % G_];
+                links.right = owner_.members_[g]->link_to(next, plan_.block_top(b + 1) - plan_.block_top(b));
+                if (!links.right) throw Error("internal error: a long-pair split member gave no link");
+                std::lock_guard lock(mutex_);
+                links_[s + 1][b] = links.right;
+                started_[s] = b + 1;
+                wake_.notify_all();
+            }
+            Column right = sub_pass(g, b, s, top_h[s], top_f[s], std::move(left), links, cells_before);
             cells_before += results_[b][s].cells;
             std::lock_guard lock(mutex_);
-            if (s + 1 < S_) boundary_[s + 1][b] = std::move(right);
+            if (s + 1 < S_ && !linked_) boundary_[s + 1][b] = std::move(right);
             next_block_[s] = b + 1;
+            started_[s] = b + 1;
             wake_.notify_all();
         }
     }
@@ -767,7 +805,12 @@ private:
     std::size_t C_ = 0;  // overview grid columns
     std::vector<std::vector<SliceResult>> results_;
     std::vector<std::vector<Column>> boundary_;  // left edge of slice s, block b
-    std::vector<std::size_t> next_block_;        // guarded by mutex_
+    // Linked: the link into slice s for block b, made by slice s - 1's member
+    // when it starts the block (guarded by mutex_).
+    std::vector<std::vector<std::shared_ptr<BoundaryLink>>> links_;
+    std::vector<std::size_t> next_block_;  // guarded by mutex_
+    std::vector<std::size_t> started_;     // linked: blocks of slice s started (guarded by mutex_)
+    bool linked_ = false;
     std::mutex mutex_;
     std::condition_variable wake_;
     CancellationToken stop_;
@@ -786,7 +829,8 @@ void SplitRunner::split_pass(PassTask& T, const JobContext& context, const PassP
     if (h < 0 || w < 0 || T.row_begin < 0 || T.col_begin < 0 || T.row_end > m_ || T.col_end > n_)
         throw Error("internal error: long-pair pass outside the matrix");
     if (T.special_every > 0 && T.reversed) throw Error("internal error: special rows from a reversed pass");
-    const SplitPassPlan plan = plan_split_pass(h, w, settings_, T.special_every, granularity(), busy_rows());
+    linked_ = members_.size() > 1 && w > 1 && can_link();
+    const SplitPassPlan plan = plan_split_pass(h, w, settings_, T.special_every, granularity(), busy_rows(), linked_);
     kernel_cells_.clear();
     // Special rows (pass rows every, 2 every, ... < h) in host memory.
     saved_rows_.clear();
@@ -803,31 +847,42 @@ void SplitRunner::split_pass(PassTask& T, const JobContext& context, const PassP
 
 }  // namespace
 
-SplitPassPlan plan_split_pass(I64 rows, I64 cols, const SplitSettings& settings, I64 special_every, I64 granularity,
-                              I64 busy_rows) {
-    const I64 h = rows, w = cols;
-    const std::size_t G = settings.weights.size();
-    SplitPassPlan plan;
-    plan.rows = rows;
-    // Column slices: slice s on member s % G, widths by weight, at least 1.
-    const auto K = static_cast<std::size_t>(settings.slices_per_member);
-    const std::size_t S = static_cast<std::size_t>(std::max<I64>(1, std::min<I64>(static_cast<I64>(G * K), w)));
-    std::vector<double> cum(S + 1, 0.0);
-    for (std::size_t s = 0; s < S; ++s) cum[s + 1] = cum[s] + settings.weights[s % G];
-    std::vector<I64>& a = plan.slice_edges;
-    a.assign(S + 1, 0);
-    a[S] = w;
-    for (std::size_t s = 1; s < S; ++s) {
-        const auto ideal = static_cast<I64>(std::llround(static_cast<double>(w) * cum[s] / cum[S]));
-        a[s] = std::clamp<I64>(ideal, a[s - 1] + 1, w - static_cast<I64>(S - s));
-    }
+namespace {
 
-    // Row blocks: multiples of the special rows' spacing, so that every
-    // block but the last ends on a special row.
-    const I64 every = special_every > 0 ? (special_every + granularity - 1) / granularity * granularity : 0;
-    plan.every = every;
-    I64 block = settings.block_rows;
-    const I64 busy = busy_rows;
+// Row blocks of a linked split (see plan_split_pass): at least 8 x busy rows
+// each (the whole pass when it is shorter), multiples of `unit`.
+I64 linked_block_rows(I64 h, I64 busy, I64 unit) {
+    const I64 blocks = std::max<I64>(1, h / (8 * busy));
+    const I64 block = (h + blocks - 1) / blocks;
+    return (block + unit - 1) / unit * unit;
+}
+
+// Slices per member of a linked split: the K >= minimum (up to 16) with the
+// least modelled time, in columns swept by one strip: per block, K launches
+// of a slice of w / (G K) columns, each its strips' waves (W = busy / SH at
+// once) plus their start-up (a strip starts 64 columns after the one above),
+// then one slice's sweep of fill.
+std::size_t linked_slices_per_member(I64 h, I64 w, std::size_t G, I64 block, I64 strip, I64 busy, int minimum) {
+    const I64 W = std::max<I64>(1, busy / strip);
+    const I64 blocks = (h + block - 1) / block;
+    const I64 N = (std::min(block, h) + strip - 1) / strip;  // strips of a block
+    const double waves = static_cast<double>((N - 1) / W + 1);
+    const double startup = 64.0 * static_cast<double>((N - 1) % W);
+    std::size_t best = static_cast<std::size_t>(minimum);
+    double best_cost = 0;
+    for (int K = minimum; K <= std::max(16, minimum); ++K) {
+        const double slice = static_cast<double>(w) / static_cast<double>(G * static_cast<std::size_t>(K));
+        const double cost = static_cast<double>(blocks) * K * (slice * waves + startup) + slice;
+        if (K == minimum || cost < best_cost) {
+            best_cost = cost;
+            best = static_cast<std::size_t>(K);
+        }
+    }
+    return best;
+}
+
+// Row blocks of a split through host memory: see SplitSettings::block_rows.
+I64 host_block_rows(I64 h, std::size_t G, std::size_t S, I64 block, I64 busy, I64 every) {
     if (block <= 0 && busy > 0 && h > 0) {
         // A member takes about ceil(rows / busy) sweeps of its slice for a
         // block (its warps work in waves), and the pipeline about
@@ -847,11 +902,50 @@ SplitPassPlan plan_split_pass(I64 rows, I64 cols, const SplitSettings& settings,
             }
             if (block_rows >= h) break;
         }
-    } else {
-        if (block <= 0) block = (h + 8 * static_cast<I64>(S) - 1) / (8 * static_cast<I64>(S));
-        block = std::max<I64>(block, 1);
-        if (every > 0) block = std::max<I64>(1, (block + every / 2) / every) * every;
+        return block;
     }
+    if (block <= 0) block = (h + 8 * static_cast<I64>(S) - 1) / (8 * static_cast<I64>(S));
+    block = std::max<I64>(block, 1);
+    if (every > 0) block = std::max<I64>(1, (block + every / 2) / every) * every;
+    return block;
+}
+
+}  // namespace
+
+SplitPassPlan plan_split_pass(I64 rows, I64 cols, const SplitSettings& settings, I64 special_every, I64 granularity,
+                              I64 busy_rows, bool linked) {
+    const I64 h = rows, w = cols;
+    const std::size_t G = settings.weights.size();
+    SplitPassPlan plan;
+    plan.rows = rows;
+    // Row blocks: multiples of the special rows' spacing, so that every
+    // block but the last ends on a special row.
+    const I64 every = special_every > 0 ? (special_every + granularity - 1) / granularity * granularity : 0;
+    plan.every = every;
+    linked = linked && busy_rows > 0 && h > 0 && G > 1;
+    auto K = static_cast<std::size_t>(settings.slices_per_member);
+    I64 block = settings.block_rows;
+    if (linked) {
+        if (block <= 0) block = linked_block_rows(h, busy_rows, every > 0 ? every : std::max<I64>(granularity, 1));
+        else if (every > 0)
+            block = std::max<I64>(1, (block + every / 2) / every) * every;
+        K = linked_slices_per_member(h, w, G, block, std::max<I64>(granularity, 1), busy_rows,
+                                     settings.slices_per_member);
+    }
+
+    // Column slices: slice s on member s % G, widths by weight, at least 1.
+    const std::size_t S = static_cast<std::size_t>(std::max<I64>(1, std::min<I64>(static_cast<I64>(G * K), w)));
+    std::vector<double> cum(S + 1, 0.0);
+    for (std::size_t s = 0; s < S; ++s) cum[s + 1] = cum[s] + settings.weights[s % G];
+    std::vector<I64>& a = plan.slice_edges;
+    a.assign(S + 1, 0);
+    a[S] = w;
+    for (std::size_t s = 1; s < S; ++s) {
+        const auto ideal = static_cast<I64>(std::llround(static_cast<double>(w) * cum[s] / cum[S]));
+        a[s] = std::clamp<I64>(ideal, a[s - 1] + 1, w - static_cast<I64>(S - s));
+    }
+
+    if (!linked) block = host_block_rows(h, G, S, block, busy_rows, every);
     plan.block_rows = std::max<I64>(block, 1);
     plan.blocks = h > 0 ? static_cast<std::size_t>((h + plan.block_rows - 1) / plan.block_rows) : 0;
     return plan;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <alignscope/device/job.hpp>
+#include <alignscope/error.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
 
 #include <algorithm>
@@ -81,6 +82,16 @@ struct RowsDone {
 };
 using RowsDoneCallback = std::function<void(const RowsDone&)>;
 
+// A streamed column split: the channel over which one column slice of a pass
+// hands its last column (H and E) to the next slice's pass while both run,
+// made by the producer's runner (PassRunner::link_to) and used once. What it
+// is (device memory written by a peer GPU, pinned host memory, a host
+// buffer) is the runners' business.
+class BoundaryLink {
+public:
+    virtual ~BoundaryLink() = default;
+};
+
 struct PassTask {
     // The rectangle: query residues [row_begin, row_end) down the rows, target
     // residues [col_begin, col_end) across, 0-based forward positions. A
@@ -101,6 +112,12 @@ struct PassTask {
     // [b, c) with the first's last column as its left edge give the same cells
     // as one pass over [a, c), in every mode (a split of the columns).
     std::vector<Score> left_h, left_e, left_f;
+    // A streamed column split (see BoundaryLink): with left_link, left is
+    // Explicit and column 0 (rows 1..rows) arrives through the link while the
+    // pass runs, left_h/e/f stay empty (its F is not needed: a pass reads H
+    // and E of column 0); with right_link, the last column's H and E leave
+    // through it as they are final (want_last_column is not needed for it).
+    std::shared_ptr<BoundaryLink> left_link, right_link;
     bool local = false;  // H is clamped at 0 (stage 1 of a local alignment)
 
     // Requests.
@@ -213,6 +230,22 @@ inline void reset_pass_results(PassTask& t, std::int64_t open, std::int64_t exte
 }
 // Throws an internal Error when an explicit edge has the wrong length.
 void check_explicit_edges(const PassTask& t);
+// The same for a pass that may be a slice of a streamed split: its left
+// column comes through its link (left_h/e/f empty) instead.
+inline void check_pass_edges(const PassTask& t) {
+    if (!t.left_link) return check_explicit_edges(t);
+    if (t.left != Edge::Explicit || !t.left_h.empty() || !t.left_e.empty() || !t.left_f.empty())
+        throw Error("internal error: a long-pair pass with a linked left column has another left edge");
+    PassTask top_only;
+    top_only.row_end = t.rows();
+    top_only.col_end = t.cols();
+    top_only.top = t.top;
+    if (t.top == Edge::Explicit) {
+        top_only.top_h.resize(t.top_h.size());
+        top_only.top_f.resize(t.top_f.size());
+    }
+    check_explicit_edges(top_only);
+}
 // The best-cell order: higher score, then smaller j, then smaller i.
 inline bool better_cell(const BestCell& a, const BestCell& b) {
     return a.score > b.score || (a.score == b.score && (a.j < b.j || (a.j == b.j && a.i < b.i)));
@@ -259,6 +292,12 @@ public:
     // The height of a pass that keeps the device busy (0 = any): a column split
     // cuts its slices into row blocks this tall. After prepare().
     virtual std::int64_t busy_rows() const { return 0; }
+    // A link for a streamed column split of a pass of `rows` rows: this
+    // runner's slice hands its last column to `next`'s slice (the one right
+    // of it) while both run, without a host round trip where the devices
+    // allow. Null (the default) when the two runners cannot; then the split
+    // hands boundary columns over on the host between row blocks.
+    virtual std::shared_ptr<BoundaryLink> link_to(PassRunner& /*next*/, std::int64_t /*rows*/) { return nullptr; }
     // Special rows fall exactly on multiples of special_every when it is a
     // multiple of this (the runner's rounding granularity).
     virtual std::int64_t special_row_granularity() const { return 1; }

@@ -26,14 +26,23 @@ struct SplitSettings {
     std::int64_t block_rows = 0;
     // Column slices per member (>= 1), dealt round-robin: more, narrower slices
     // shorten the pipeline's fill (each device waits for one slice's sweep).
+    // With links between GPU members a minimum: the plan may cut more (see
+    // plan_split_pass).
     int slices_per_member = 1;
+    // Hand boundary columns over through the members' links
+    // (PassRunner::link_to: GPU to GPU while both slices run, or between CPU
+    // runners a host buffer) where every pair of neighbours has one; false:
+    // always through host memory between row blocks.
+    bool device_links = true;
 };
 
 // A runner over several runners: a single pass (stage 1) is cut into column
 // slices, one member per slice (widths by weight), and run as a pipeline over
-// row blocks: the member of slice s computes block b once slice s-1 has
-// handed it the block's boundary column (H, E, F through host memory), one
-// host thread per member. Special rows, the last row, the best cell (the
+// row blocks, one host thread per member. With links (SplitSettings::
+// device_links) the member of slice s starts block b as soon as slice s - 1
+// has started it, and the boundary column streams from one to the other
+// through their link; without, it starts once slice s - 1 has finished the
+// block and handed over its boundary column (H, E, F) in host memory. Special rows, the last row, the best cell (the
 // reference's tie rule across slices), the last column, the overview and the
 // on_rows_done reports are those of one unsplit pass. Calls with several tasks
 // (stage 3) are dealt to the members by cells and run at once; goal searches
@@ -62,8 +71,17 @@ struct SplitPassPlan {
     }
 };
 // `settings.weights` has one entry per member; special_every is the task's
-// (0: none); granularity and busy_rows are the members' largest.
+// (0: none); granularity and busy_rows are the members' largest (for GPU
+// runners the strip height and the rows of the strips they hold at once).
+// `linked`: the slices stream their boundaries (links between GPU runners,
+// busy_rows > 0): a slice waits for one strip's sweep of the slice before it,
+// not for a whole block, so blocks are tall (at least 8 x busy_rows, or the
+// whole pass) and the slices per member are chosen, at least
+// settings.slices_per_member, to minimise the modelled time: per member and
+// block, K launches of a slice (its sweeps in waves of busy_rows plus the
+// strips' start-up, 64 columns a strip), plus one slice's sweep of fill.
 SplitPassPlan plan_split_pass(std::int64_t rows, std::int64_t cols, const SplitSettings& settings,
-                              std::int64_t special_every, std::int64_t granularity, std::int64_t busy_rows);
+                              std::int64_t special_every, std::int64_t granularity, std::int64_t busy_rows,
+                              bool linked = false);
 
 }  // namespace alignscope::longpair
