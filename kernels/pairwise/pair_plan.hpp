@@ -80,25 +80,66 @@ public:
         PairPlan plan;
         const SchemeBounds bounds = SchemeBounds::of(rules.scheme);
         std::map<std::pair<int, int>, WorkList> by_key;  // (threads per pair, width)
-        std::map<PairLengths, std::optional<KernelVariant>> chosen;
-        for (std::size_t k : indices) {
+        // Each pair's list, found once per shape (a job's pairs mostly come
+        // in runs of one shape, so the last one is kept): an index into
+        // `lists` (few: one per threads per pair and width), kHost for the
+        // CPU path.
+        constexpr std::uint8_t kHost = 0xff;
+        struct ShapeEntry {
+            std::uint8_t list = kHost;
+            std::size_t pairs = 0;
+        };
+        std::map<PairLengths, ShapeEntry> chosen;
+        std::vector<WorkList*> lists;
+        std::vector<std::uint8_t> list_of(indices.size());
+        std::optional<PairLengths> last_shape;
+        ShapeEntry* last = nullptr;
+        for (std::size_t p = 0; p < indices.size(); ++p) {
+            const std::size_t k = indices[p];
             const PairLengths shape = lengths[k];
-            auto [it, fresh] = chosen.try_emplace(shape);
-            if (fresh)
-                it->second = choose(shape, rules.job_pairs ? rules.job_pairs : indices.size(), rules, bounds, wide,
-                                    describe_pair, k);
-            if (!it->second) {
+            if (!last_shape || shape != *last_shape) {
+                auto [it, fresh] = chosen.try_emplace(shape);
+                if (fresh) {
+                    const std::optional<KernelVariant> variant =
+                        choose(shape, rules.job_pairs ? rules.job_pairs : indices.size(), rules, bounds, wide,
+                               describe_pair, k);
+                    if (variant) {
+                        WorkList& list =
+                            by_key[{variant->threads_per_pair(), variant->width == LaneWidth::S16 ? 16 : 32}];
+                        list.variant = *variant;
+                        const auto at = std::find(lists.begin(), lists.end(), &list);
+                        it->second.list = static_cast<std::uint8_t>(at - lists.begin());
+                        if (at == lists.end()) lists.push_back(&list);
+                    }
+                }
+                last_shape = shape;
+                last = &it->second;
+            }
+            ++last->pairs;
+            list_of[p] = last->list;
+        }
+        std::vector<std::size_t> counts(lists.size(), 0);
+        std::size_t host_count = 0;
+        for (const auto& [shape, entry] : chosen)
+            (entry.list == kHost ? host_count : counts[entry.list]) += entry.pairs;
+        for (std::size_t l = 0; l < lists.size(); ++l) {
+            lists[l]->pairs.reserve(counts[l]);
+            lists[l]->lengths.reserve(counts[l]);
+        }
+        plan.host_pairs_.reserve(host_count);
+        for (std::size_t p = 0; p < indices.size(); ++p) {
+            const std::size_t k = indices[p];
+            if (list_of[p] == kHost) {
                 plan.host_pairs_.push_back(k);
                 continue;
             }
-            const KernelVariant& variant = *it->second;
-            WorkList& list = by_key[{variant.threads_per_pair(), variant.width == LaneWidth::S16 ? 16 : 32}];
-            list.variant = variant;
+            WorkList& list = *lists[list_of[p]];
             list.pairs.push_back(k);
+            list.lengths.push_back(lengths[k]);
         }
         for (auto& [key, list] : by_key) {
             list.layout = layout_of(list.variant);
-            order_longest_first(list, lengths);
+            order_longest_first(list);
             cut_units(list, rules.traceback);
             plan.lists_[list.variant.name()] = std::move(list);
         }
@@ -165,9 +206,7 @@ private:
 
     // Longest first, ties in job order (a stable sort, done only when the
     // pairs are not in that order already).
-    static void order_longest_first(WorkList& list, const std::vector<PairLengths>& lengths) {
-        list.lengths.reserve(list.pairs.size());
-        for (std::size_t k : list.pairs) list.lengths.push_back(lengths[k]);
+    static void order_longest_first(WorkList& list) {
         const bool ordered = std::is_sorted(list.lengths.begin(), list.lengths.end(),
                                             [](const auto& x, const auto& y) { return x > y; });
         if (ordered) return;
