@@ -2,9 +2,10 @@
 // the sequences' lengths, plan (pair_plan.hpp: kernel choice, the pairs for
 // the exact CPU path, batches under the memory budget), set up, then the
 // stream pipeline (encode and pack into a slot's pinned buffers on the host
-// while the previous batch runs, the pass chain per batch, turning the GPU's
-// results and packed CIGAR runs into Alignments), the 32-bit recompute of
-// saturated pairs, and the CPU path. Several jobs may run at once.
+// while the previous batch runs, the pass chain per batch; a thread of its
+// own waits for each batch in order and turns the GPU's results and packed
+// CIGAR runs into Alignments meanwhile), the 32-bit recompute of saturated
+// pairs, and the CPU path. Several jobs may run at once.
 #include "pairwise/cuda_pair_backend.hpp"
 
 #include "common/cuda_check.hpp"
@@ -15,20 +16,26 @@
 #include "long/cuda_long_runner.hpp"
 #include "pairwise/pair_plan.hpp"
 #include "pairwise/pass_launch.hpp"
+#include "pairwise/path_completion.hpp"
+#include "pairwise/result_vector.hpp"
 
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/error.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <thread>
 
 namespace alignscope::kernels {
 
@@ -185,6 +192,22 @@ void validate(const PairJob& job) {
     if (scheme.gap_extend > scheme.gap_open)
         throw Error("gap extend penalty (" + std::to_string(scheme.gap_extend) +
                     ") is larger than the gap open penalty (" + std::to_string(scheme.gap_open) + ")");
+    // Checked on the job's threads first; only a job with a bad pair is
+    // walked in order, for the error that names the first one.
+    const std::size_t queries = job.queries ? job.queries->size() : 0, targets = job.targets ? job.targets->size() : 0;
+    std::atomic<bool> bad{false};
+    parallel_chunks(
+        job.pairs.size(), job.threads,
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t k = begin; k < end && !bad.load(std::memory_order_relaxed); ++k) {
+                const auto [qi, ti] = job.pairs[k];
+                if (qi >= queries || ti >= targets || (*job.queries)[qi].residues.empty() ||
+                    (*job.targets)[ti].residues.empty())
+                    bad.store(true, std::memory_order_relaxed);
+            }
+        },
+        65536);
+    if (!bad.load()) return;
     for (std::size_t k = 0; k < job.pairs.size(); ++k) {
         const auto [qi, ti] = job.pairs[k];
         if (qi >= job.queries->size() || ti >= job.targets->size())
@@ -200,14 +223,13 @@ void validate(const PairJob& job) {
     }
 }
 
-// The residues of every sequence some pair uses (0 for the others): the
-// sequences are encoded as matrix codes straight into a batch's pinned
-// staging buffer when it is packed (PairRun::pack), not into a buffer of
-// their own first.
-std::vector<std::uint32_t> used_lengths(const std::vector<Sequence>& sequences, const std::vector<char>& used) {
+// The residues of every sequence: the sequences are encoded as matrix codes
+// straight into a batch's pinned staging buffer when it is packed
+// (PairRun::pack), not into a buffer of their own first.
+std::vector<std::uint32_t> sequence_lengths(const std::vector<Sequence>& sequences) {
     std::vector<std::uint32_t> lengths(sequences.size(), 0);
     for (std::size_t k = 0; k < sequences.size(); ++k)
-        if (used[k]) lengths[k] = static_cast<std::uint32_t>(sequences[k].residues.size());
+        lengths[k] = static_cast<std::uint32_t>(sequences[k].residues.size());
     return lengths;
 }
 
@@ -274,19 +296,35 @@ private:
     StreamSlot& next_slot();
     void return_slots();
     void run_batches(const std::vector<Batch>& batches);
+    void enqueue_batch(StreamSlot& slot, const Batch& batch);
+    void finish_in_order();
+    void stop_finisher(std::thread& finisher, bool abandon);
     PackedSizes pack(StreamSlot& slot, const Batch& batch);
     void upload(StreamSlot& slot, const Batch& batch, const PackedSizes& sizes, cudaStream_t stream);
     void launch_passes(StreamSlot& slot, const Batch& batch, cudaStream_t stream);
+    template <typename Enqueue>
+    void timed(cudaStream_t stream, GpuOp op, Enqueue&& enqueue) {
+        std::lock_guard lock(timeline_mutex_);
+        timeline_->record(stream, std::move(op), std::forward<Enqueue>(enqueue));
+    }
     void finish(StreamSlot& slot);
     void unpack(StreamSlot& slot);
-    Alignment alignment_of(const PairResult& r, const StreamSlot& slot, std::size_t index, const PairLengths& lengths,
-                           const std::string& kernel) const;
+    void fill(Alignment& a, const PairResult& r, const StreamSlot& slot, std::size_t index, const PairLengths& lengths,
+              const std::string& kernel) const;
     void recompute_saturated();
     void align_on_host(const std::vector<std::size_t>& pairs);
     std::vector<Alignment> finish_job();
     void take_out();
+    // Progress as the finisher thread has counted it, reported from the
+    // job's own thread only.
     void report() {
-        if (context_.progress) context_.progress(progress_);
+        if (!context_.progress) return;
+        Progress now;
+        {
+            std::lock_guard lock(finish_mutex_);
+            now = progress_;
+        }
+        context_.progress(now);
     }
 
     CudaPairBackend& backend_;
@@ -308,7 +346,7 @@ private:
     std::vector<Alignment> out_;
     std::future<std::vector<Alignment>> pending_out_;
 
-    std::vector<std::uint32_t> query_lengths_, target_lengths_;  // used_lengths
+    std::vector<std::uint32_t> query_lengths_, target_lengths_;  // sequence_lengths
     std::vector<PairLengths> lengths_;                           // (query, target) residues of every job pair
     PairPlanRules rules_;
 
@@ -317,8 +355,20 @@ private:
     std::vector<Batch> first_batches_;
     const std::int32_t* matrix_ = nullptr;  // the backend's
     std::optional<GpuTimeline> timeline_;
-    std::vector<StreamSlot*> held_;      // slots taken from the pool
-    std::deque<StreamSlot*> in_flight_;  // of those, the ones running a batch, oldest first
+    std::mutex timeline_mutex_;                 // timeline_: the job's thread and the finisher enqueue timed operations
+    std::vector<StreamSlot*> held_;             // slots taken from the pool
+    std::optional<PathCompletion> completion_;  // with traceback
+
+    // The finisher thread takes the batches in the order they were enqueued,
+    // waits for each, turns it into Alignments and hands its slot back, while
+    // the job's thread packs and enqueues the next ones.
+    std::mutex finish_mutex_;  // what follows, and progress_
+    std::condition_variable finish_changed_;
+    std::deque<StreamSlot*> to_finish_;  // enqueued, oldest first (the front one is being finished)
+    std::vector<StreamSlot*> finished_;  // held slots free for the next batch
+    bool no_more_batches_ = false;       // the finisher stops once to_finish_ is empty
+    bool abandoned_ = false;             // the finisher stops at once (the job failed)
+    std::exception_ptr finish_failure_;  // what the finisher threw
 
     Progress progress_;
     std::vector<std::size_t> saturated_;  // pairs a 16-bit pass may have wrapped
@@ -340,8 +390,9 @@ bool PairRun::start() {
     validate(job_);
     prepare.reset();
     if (job_.pairs.empty()) return false;
-    pending_out_ =
-        std::async(std::launch::async, [count = job_.pairs.size()] { return std::vector<Alignment>(count); });
+    pending_out_ = std::async(std::launch::async, [count = job_.pairs.size(), threads = job_.threads] {
+        return make_result_vector(count, threads);
+    });
     check_cuda(cudaSetDevice(backend_.device_.index), "cudaSetDevice", site_);
     const bool local = options_.mode == AlignmentMode::Local;
     const bool semiglobal = options_.mode == AlignmentMode::SemiGlobal;
@@ -351,6 +402,7 @@ bool PairRun::start() {
         throw Error("the alignment (traceback) starts from the begin positions: turn traceback off to skip them");
     reverse_pass_ = begins_need_pass_ && options_.begins;
     letters_ = scheme_.matrix.size();
+    if (options_.traceback) completion_.emplace(scheme_);
     return true;
 }
 
@@ -360,20 +412,20 @@ void PairRun::take_out() {
     out_ = pending_out_.get();
 }
 
-// The lengths of the sequences the pairs use (encoded when packed).
+// The lengths of the sequences and of every pair (encoded when packed).
 void PairRun::encode() {
-    std::vector<char> used_queries(job_.queries->size()), used_targets(job_.targets->size());
-    for (const auto& [qi, ti] : job_.pairs) {
-        used_queries[qi] = 1;
-        used_targets[ti] = 1;
-    }
-    query_lengths_ = used_lengths(*job_.queries, used_queries);
-    target_lengths_ = used_lengths(*job_.targets, used_targets);
+    query_lengths_ = sequence_lengths(*job_.queries);
+    target_lengths_ = sequence_lengths(*job_.targets);
     context_.throw_if_cancelled();
     lengths_.resize(job_.pairs.size());
-    for (std::size_t k = 0; k < job_.pairs.size(); ++k)
-        lengths_[k] = {static_cast<std::int64_t>(query_lengths_[job_.pairs[k].first]),
-                       static_cast<std::int64_t>(target_lengths_[job_.pairs[k].second])};
+    parallel_chunks(
+        job_.pairs.size(), job_.threads,
+        [&](std::size_t begin, std::size_t end) {
+            for (std::size_t k = begin; k < end; ++k)
+                lengths_[k] = {static_cast<std::int64_t>(query_lengths_[job_.pairs[k].first]),
+                               static_cast<std::int64_t>(target_lengths_[job_.pairs[k].second])};
+        },
+        65536);
     rules_.mode = options_.mode;
     rules_.scheme = scheme_;
     rules_.traceback = options_.traceback;
@@ -444,21 +496,30 @@ void PairRun::upload_matrix() {
     matrix_ = backend_.matrix_table(table, site_);
 }
 
-// The slot for the next batch: a free one from the pool while the job has
-// fewer than its streams in flight, else the job's oldest, once finished (a
-// job holding slots never waits for another job's).
+// The slot for the next batch: one the finisher gave back, else a free one
+// from the pool while the job holds fewer than its streams, else the next one
+// the finisher gives back (a job holding slots never waits for another job's).
 StreamSlot& PairRun::next_slot() {
-    StreamSlot* slot = nullptr;
-    if (static_cast<int>(in_flight_.size()) < stream_count_) {
-        slot = backend_.acquire_slot(stream_count_, in_flight_.empty(), site_);
-        if (slot) held_.push_back(slot);
+    for (;;) {
+        {
+            std::lock_guard lock(finish_mutex_);
+            if (finish_failure_) std::rethrow_exception(finish_failure_);
+            if (!finished_.empty()) {
+                StreamSlot* slot = finished_.back();
+                finished_.pop_back();
+                return *slot;
+            }
+        }
+        if (static_cast<int>(held_.size()) < stream_count_) {
+            if (StreamSlot* slot = backend_.acquire_slot(stream_count_, held_.empty(), site_)) {
+                held_.push_back(slot);
+                return *slot;
+            }
+        }
+        report();
+        std::unique_lock lock(finish_mutex_);
+        finish_changed_.wait(lock, [this] { return !finished_.empty() || finish_failure_; });
     }
-    if (!slot) {
-        slot = in_flight_.front();
-        in_flight_.pop_front();
-        finish(*slot);
-    }
-    return *slot;
 }
 
 // Lets the device finish with the held slots' buffers, then returns them. The
@@ -472,31 +533,97 @@ void PairRun::return_slots() {
         backend_.release_slot(slot);
     }
     held_.clear();
-    in_flight_.clear();
+    std::lock_guard lock(finish_mutex_);
+    to_finish_.clear();
+    finished_.clear();
 }
 
 void PairRun::run_batches(const std::vector<Batch>& batches) {
-    for (const Batch& batch : batches) {
-        StreamSlot& slot = next_slot();
-        context_.throw_if_cancelled();
-        slot.batch = batch;
-        PackedSizes sizes;
-        {
-            HostPhase phase(context_.timeline, device_id_, "pack", batch.count);
-            sizes = pack(slot, batch);
-            upload(slot, batch, sizes, slot.stream);
-            launch_passes(slot, batch, slot.stream);
+    if (batches.empty()) return;
+    {
+        std::lock_guard lock(finish_mutex_);
+        no_more_batches_ = abandoned_ = false;
+        finish_failure_ = nullptr;
+    }
+    std::thread finisher([this] { finish_in_order(); });
+    try {
+        for (const Batch& batch : batches) {
+            StreamSlot& slot = next_slot();
+            context_.throw_if_cancelled();
+            enqueue_batch(slot, batch);
         }
-        check_cuda(cudaEventRecord(slot.done, slot.stream), "cudaEventRecord", site_);
-        slot.busy = true;
-        in_flight_.push_back(&slot);
+    } catch (...) {
+        stop_finisher(finisher, true);
+        throw;
     }
-    while (!in_flight_.empty()) {
-        StreamSlot* slot = in_flight_.front();
-        in_flight_.pop_front();
-        finish(*slot);
-    }
+    stop_finisher(finisher, false);
+    if (finish_failure_) std::rethrow_exception(finish_failure_);
+    report();
     return_slots();
+}
+
+// Packs a batch into the slot, enqueues its copies and passes, and hands it
+// to the finisher.
+void PairRun::enqueue_batch(StreamSlot& slot, const Batch& batch) {
+    slot.batch = batch;
+    {
+        HostPhase phase(context_.timeline, device_id_, "pack", batch.count);
+        const PackedSizes sizes = pack(slot, batch);
+        upload(slot, batch, sizes, slot.stream);
+        launch_passes(slot, batch, slot.stream);
+    }
+    check_cuda(cudaEventRecord(slot.done, slot.stream), "cudaEventRecord", site_);
+    slot.busy = true;
+    {
+        std::lock_guard lock(finish_mutex_);
+        to_finish_.push_back(&slot);
+    }
+    finish_changed_.notify_all();
+}
+
+// The finisher thread: each enqueued batch in order, waited for and turned
+// into Alignments; its slot then goes back to the job's thread.
+void PairRun::finish_in_order() {
+    try {
+        check_cuda(cudaSetDevice(backend_.device_.index), "cudaSetDevice", site_);
+        for (;;) {
+            StreamSlot* slot = nullptr;
+            {
+                std::unique_lock lock(finish_mutex_);
+                finish_changed_.wait(lock, [this] { return !to_finish_.empty() || no_more_batches_ || abandoned_; });
+                if (abandoned_ || to_finish_.empty()) return;
+                slot = to_finish_.front();
+            }
+            finish(*slot);
+            {
+                std::lock_guard lock(finish_mutex_);
+                to_finish_.pop_front();
+                finished_.push_back(slot);
+                progress_.cells_done += slot->batch.cells;
+                progress_.items_done += slot->batch.count;
+            }
+            finish_changed_.notify_all();
+        }
+    } catch (...) {
+        {
+            std::lock_guard lock(finish_mutex_);
+            finish_failure_ = std::current_exception();
+            abandoned_ = true;
+        }
+        finish_changed_.notify_all();
+    }
+}
+
+// Lets the finisher finish what was enqueued (or, with `abandon`, stop at
+// once: the job failed, and return_slots waits for the device) and joins it.
+void PairRun::stop_finisher(std::thread& finisher, bool abandon) {
+    {
+        std::lock_guard lock(finish_mutex_);
+        no_more_batches_ = true;
+        abandoned_ = abandoned_ || abandon;
+    }
+    finish_changed_.notify_all();
+    finisher.join();
 }
 
 // Offsets of everything the batch's pairs own on the device, written straight
@@ -584,7 +711,7 @@ void PairRun::upload(StreamSlot& slot, const Batch& batch, const PackedSizes& si
         slot.cigar_scratch.reserve(roomy(sizes.cigar), site_);
         slot.cigar_out.reserve(roomy(sizes.cigar), site_);
     }
-    timeline_->record(stream, {"H2D", "copy", slot.lane, sizes.residue_bytes + batch.count * sizeof(PairTask), 0}, [&] {
+    timed(stream, {"H2D", "copy", slot.lane, sizes.residue_bytes + batch.count * sizeof(PairTask), 0}, [&] {
         check_cuda(cudaMemcpyAsync(slot.residues.data(), slot.host->residues.data(), sizes.residue_bytes,
                                    cudaMemcpyHostToDevice, stream),
                    "cudaMemcpyAsync(residues)", site_);
@@ -624,16 +751,15 @@ void PairRun::launch_passes(StreamSlot& slot, const Batch& batch, cudaStream_t s
     forward.col0_free = ends_.target_begin;
     forward.last_row_free = ends_.query_end;
     forward.last_col_free = ends_.target_end;
-    timeline_->record(stream, {kernel, "kernel", lane, 0, batch.cells, "forward pass"}, [&] {
-        check_cuda(launch_pass(list.variant, PassKind::Forward, forward, stream), kernel.c_str(), site_);
-    });
+    timed(stream, {kernel, "kernel", lane, 0, batch.cells, "forward pass"},
+          [&] { check_cuda(launch_pass(list.variant, PassKind::Forward, forward, stream), kernel.c_str(), site_); });
     if (reverse_pass_) {
         PassParams reverse = params;
         reverse.kind = PassKind::Reverse;
         reverse.last_row_free = ends_.query_begin;
         reverse.last_col_free = ends_.target_begin;
         reverse.boundary_ends = true;
-        timeline_->record(stream, {kernel, "kernel", lane, 0, 0, "reverse pass"}, [&] {
+        timed(stream, {kernel, "kernel", lane, 0, 0, "reverse pass"}, [&] {
             check_cuda(launch_pass(list.variant, PassKind::Reverse, reverse, stream),
                        (kernel + " (reverse pass)").c_str(), site_);
         });
@@ -643,12 +769,12 @@ void PairRun::launch_passes(StreamSlot& slot, const Batch& batch, cudaStream_t s
         traceback.kind = PassKind::Traceback;
         KernelVariant traceback_variant = list.variant;
         traceback_variant.width = LaneWidth::S32;
-        timeline_->record(stream, {traceback_variant.name(), "kernel", lane, 0, 0, "traceback pass"}, [&] {
+        timed(stream, {traceback_variant.name(), "kernel", lane, 0, 0, "traceback pass"}, [&] {
             check_cuda(launch_pass(traceback_variant, PassKind::Traceback, traceback, stream),
                        (kernel + " (traceback pass)").c_str(), site_);
         });
     }
-    timeline_->record(stream, {"D2H", "copy", lane, batch.count * sizeof(PairResult), 0}, [&] {
+    timed(stream, {"D2H", "copy", lane, batch.count * sizeof(PairResult), 0}, [&] {
         check_cuda(cudaMemcpyAsync(slot.host->results.data(), slot.results.data(), batch.count * sizeof(PairResult),
                                    cudaMemcpyDeviceToHost, stream),
                    "cudaMemcpyAsync(results)", site_);
@@ -658,7 +784,8 @@ void PairRun::launch_passes(StreamSlot& slot, const Batch& batch, cudaStream_t s
     });
 }
 
-// Waits for a batch, fetches its CIGAR runs and turns it into Alignments.
+// Waits for a batch, fetches its CIGAR runs and turns it into Alignments (on
+// the finisher thread).
 void PairRun::finish(StreamSlot& slot) {
     take_out();
     {
@@ -670,7 +797,7 @@ void PairRun::finish(StreamSlot& slot) {
         slot.host->cigar.reserve(roomy(std::max<std::uint32_t>(ops, 1)), site_);
         if (ops) {
             const cudaStream_t stream = slot.stream;
-            timeline_->record(stream, {"D2H", "copy", slot.lane, ops * sizeof(std::uint32_t), 0}, [&] {
+            timed(stream, {"D2H", "copy", slot.lane, ops * sizeof(std::uint32_t), 0}, [&] {
                 check_cuda(cudaMemcpyAsync(slot.host->cigar.data(), slot.cigar_out.data(), ops * sizeof(std::uint32_t),
                                            cudaMemcpyDeviceToHost, stream),
                            "cudaMemcpyAsync(CIGAR runs)", site_);
@@ -680,9 +807,6 @@ void PairRun::finish(StreamSlot& slot) {
     }
     unpack(slot);
     slot.busy = false;
-    progress_.cells_done += slot.batch.cells;
-    progress_.items_done += slot.batch.count;
-    report();
 }
 
 void PairRun::unpack(StreamSlot& slot) {
@@ -701,15 +825,17 @@ void PairRun::unpack(StreamSlot& slot) {
                     saturated_.push_back(index);
                     continue;
                 }
-                out_[index] = alignment_of(r, slot, index, list.lengths[batch.first + k], kernel);
+                fill(out_[index], r, slot, index, list.lengths[batch.first + k], kernel);
             }
         },
         512);
 }
 
-// The Alignment of one pair's result, its CIGAR rescored against the score.
-Alignment PairRun::alignment_of(const PairResult& r, const StreamSlot& slot, std::size_t index,
-                                const PairLengths& lengths, const std::string& kernel) const {
+// The Alignment of one pair's result, written into its default-constructed
+// place in the job's vector (no Alignment built and moved per pair), its
+// CIGAR rescored against the score.
+void PairRun::fill(Alignment& a, const PairResult& r, const StreamSlot& slot, std::size_t index,
+                   const PairLengths& lengths, const std::string& kernel) const {
     const Sequence& query = (*job_.queries)[job_.pairs[index].first];
     const Sequence& target = (*job_.targets)[job_.pairs[index].second];
     if (r.flags & (kPassMismatch | kCigarOverflow))
@@ -717,7 +843,6 @@ Alignment PairRun::alignment_of(const PairResult& r, const StreamSlot& slot, std
                     std::to_string(first_pair_ + index) + " ('" + query.id + "' x '" + target.id + "'): " +
                     ((r.flags & kPassMismatch) ? "the reverse pass disagreed with the forward score"
                                                : "the traceback ran past its buffer"));
-    Alignment a;
     a.query_id = query.id;
     a.target_id = target.id;
     a.mode = options_.mode;
@@ -726,24 +851,18 @@ Alignment PairRun::alignment_of(const PairResult& r, const StreamSlot& slot, std
     a.target_length = lengths.second;
     a.device = device_id_;
     a.kernel = kernel;
-    if (r.flags & kEmpty) return a;
+    if (r.flags & kEmpty) return;
     a.query_begin = reverse_pass_ || !begins_need_pass_ ? r.query_begin : 0;
     a.query_end = r.query_end;
     a.target_begin = reverse_pass_ || !begins_need_pass_ ? r.target_begin : 0;
     a.target_end = r.target_end;
-    if (!options_.traceback) return a;
-    for (std::uint32_t c = 0; c < r.cigar_count; ++c) {
-        const std::uint32_t run = slot.host->cigar[r.cigar_offset + c];
-        const std::uint32_t code = run & 3u;
-        a.cigar.push(code == kCigarM ? 'M' : code == kCigarI ? 'I' : 'D', run >> 2);
-    }
-    a.cigar.reserve(r.cigar_count);
-    const std::int64_t path = complete_alignment(a, query.residues, target.residues, scheme_);
+    if (!options_.traceback) return;
+    const std::int64_t path = completion_->complete(a, slot.host->cigar.data() + r.cigar_offset, r.cigar_count,
+                                                    query.residues, target.residues);
     if (path != a.score)
         throw Error("internal error on " + device_id_ + " in kernel " + kernel + " for pair " +
                     std::to_string(first_pair_ + index) + ": the GPU's CIGAR " + a.cigar.to_string() + " scores " +
                     std::to_string(path) + ", the DP " + std::to_string(a.score));
-    return a;
 }
 
 // Recomputes at 32 bits what may have saturated at 16.
