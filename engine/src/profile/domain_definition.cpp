@@ -6,12 +6,15 @@
 #include <alignscope/error.hpp>
 #include <alignscope/profile/domain_definition.hpp>
 
+#include "forward_pair.hpp"
 #include "posterior_decoding.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 
 namespace alignscope::profile {
 
@@ -22,7 +25,8 @@ namespace {
 // waiting on the kernel's page-fault and unmap paths. One that grew past
 // kKeepBytes (a very long envelope) is freed after use.
 struct ScratchMatrices {
-    DpMatrix ensemble, fx, bx, pp, ox;
+    DpMatrix ensemble, pp, ox;
+    std::array<DpMatrix, kGroupTargets> fx, bx;  // the unihit Forward and Backward of a group of envelopes
 };
 constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
 ScratchMatrices& scratch_matrices() {
@@ -490,6 +494,15 @@ DomainAlignment make_alignment(const ConfiguredProfile& profile, const std::vect
     return ad;
 }
 
+// An envelope to rescore: its target positions, whether its null2 came from
+// the region's stochastic traces, and its region (clustered regions count
+// envelopes that overlap the one before).
+struct Envelope {
+    int i = 0, j = 0;
+    bool null2_done = false;
+    int region = 0;
+};
+
 class DomainDefinition {
 public:
     DomainDefinition(const ConfiguredProfile& profile, const std::uint8_t* dsq, int L, std::uint32_t seed,
@@ -502,7 +515,9 @@ public:
           multihit_length_(LengthModel::for_target(L, true)),
           unihit_length_(LengthModel::for_target(L, false)) {}
 
-    DomainStage run(const DpMatrix& fwd, const DpMatrix& bck) {
+    // Regions from the parser matrices' posteriors, and the envelopes to
+    // rescore in them (clustered regions' from their stochastic traces).
+    void find_envelopes(const DpMatrix& fwd, const DpMatrix& bck) {
         const int L = L_;
         std::vector<float> btot(static_cast<std::size_t>(L + 1)), etot(static_cast<std::size_t>(L + 1)),
             mocc(static_cast<std::size_t>(L + 1));
@@ -532,27 +547,43 @@ public:
                     i = j;
                 if (mocc[J] >= kRegionTrigger) triggered = true;
             } else if (mocc[J] - (etot[J] - etot[J - 1]) < kRegionEdge) {
-                ++stage_.regions;
+                const int region = ++stage_.regions;
                 if (is_multidomain(btot, etot, i, j)) {
                     ++stage_.clustered;
-                    const auto clusters = trace_ensemble(i, j);
-                    int last_j2 = 0;
-                    for (const Cluster& cl : clusters) {
-                        if (cl.i <= last_j2) ++stage_.overlaps;
-                        ++stage_.envelopes;
-                        if (rescore(cl.i, cl.j, true)) last_j2 = cl.j;
-                    }
+                    for (const Cluster& cl : trace_ensemble(i, j)) envelopes_.push_back({cl.i, cl.j, true, region});
                 } else {
-                    ++stage_.envelopes;
-                    rescore(i, j, false);
+                    envelopes_.push_back({i, j, false, region});
                 }
                 i = -1;
                 triggered = false;
             }
         }
-        ScratchMatrices& scratch = scratch_matrices();
-        for (DpMatrix* m : {&scratch.ensemble, &scratch.fx, &scratch.bx, &scratch.pp, &scratch.ox})
-            release_if_large(*m);
+        stage_.envelopes = static_cast<int>(envelopes_.size());
+        rescored_.assign(envelopes_.size(), std::nullopt);
+    }
+
+    const std::vector<Envelope>& envelopes() const { return envelopes_; }
+    const std::uint8_t* residues() const { return dsq_; }
+    const LengthModel& unihit_length() const { return unihit_length_; }
+
+    // Envelope e after its unihit Forward (score envsc) and Backward in fx, bx.
+    void rescore(std::size_t e, float envsc, const DpMatrix& fx, const DpMatrix& bx) {
+        const Envelope& env = envelopes_[e];
+        rescored_[e] = rescore_envelope(env.i, env.j, env.null2_done, envsc, fx, bx);
+    }
+
+    // The domains in envelope order; the overlaps of clustered regions'
+    // envelopes with the last one that rescored.
+    DomainStage finish() {
+        int region = 0, last_j2 = 0;
+        for (std::size_t e = 0; e < envelopes_.size(); ++e) {
+            const Envelope& env = envelopes_[e];
+            if (env.region != region) region = env.region, last_j2 = 0;
+            if (env.null2_done && env.i <= last_j2) ++stage_.overlaps;
+            if (!rescored_[e]) continue;
+            if (env.null2_done) last_j2 = env.j;
+            stage_.domains.push_back(std::move(*rescored_[e]));
+        }
         return std::move(stage_);
     }
 
@@ -614,14 +645,14 @@ private:
         return kept;
     }
 
-    bool rescore(int i, int j, bool null2_done) {
-        const int Ld = j - i + 1;
+    // Posterior decoding, optimal accuracy and null2 of envelope i..j from
+    // its unihit Forward and Backward; nothing when the posteriors underflow.
+    std::optional<DomainHit> rescore_envelope(int i, int j, bool null2_done, float envsc, const DpMatrix& fx,
+                                              const DpMatrix& bx) {
         const ForwardProfile& om = profile_.unihit;
         ScratchMatrices& scratch = scratch_matrices();
-        DpMatrix &fx = scratch.fx, &bx = scratch.bx, &pp = scratch.pp, &ox = scratch.ox;
-        const float envsc = forward(om, unihit_length_, dsq_ + i - 1, Ld, fx, true);
-        backward(om, unihit_length_, dsq_ + i - 1, Ld, fx, bx, true);
-        if (!decode_posteriors(unihit_length_, fx, bx, pp)) return false;
+        DpMatrix &pp = scratch.pp, &ox = scratch.ox;
+        if (!decode_posteriors(unihit_length_, fx, bx, pp)) return std::nullopt;
         const float oasc = optimal_accuracy(om, unihit_length_, pp, ox);
         auto tr = optimal_accuracy_trace(om, unihit_length_, pp, ox);
         for (auto& s : tr)
@@ -647,8 +678,7 @@ private:
         dom.env_score = envsc;
         dom.correction = correction;
         dom.expected_accuracy = oasc;
-        stage_.domains.push_back(std::move(dom));
-        return true;
+        return dom;
     }
 
     const ConfiguredProfile& profile_;
@@ -658,7 +688,46 @@ private:
     bool alignments_;
     LengthModel multihit_length_, unihit_length_;
     DomainStage stage_;
+    std::vector<Envelope> envelopes_;
+    std::vector<std::optional<DomainHit>> rescored_;
 };
+
+// The unihit Forward and Backward of every envelope of the targets, up to
+// four at a time (longest first, so that a group's envelopes are of similar
+// lengths), each then decoded and aligned by its own target.
+void rescore_envelopes(const ConfiguredProfile& profile, std::vector<DomainDefinition>& targets) {
+    struct Item {
+        std::size_t target, envelope;
+        int length;
+    };
+    std::vector<Item> items;
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+        const auto& env = targets[t].envelopes();
+        for (std::size_t e = 0; e < env.size(); ++e) items.push_back({t, e, env[e].j - env[e].i + 1});
+    }
+    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.length > b.length; });
+    ScratchMatrices& scratch = scratch_matrices();
+    for (std::size_t first = 0; first < items.size(); first += kGroupTargets) {
+        const int n = static_cast<int>(std::min<std::size_t>(kGroupTargets, items.size() - first));
+        PairTarget group[kGroupTargets];
+        for (int g = 0; g < n; ++g) {
+            const Item& it = items[first + static_cast<std::size_t>(g)];
+            const DomainDefinition& d = targets[it.target];
+            const Envelope& env = d.envelopes()[it.envelope];
+            group[g] = PairTarget{d.residues() + env.i - 1, it.length, d.unihit_length(),
+                                  &scratch.fx[static_cast<std::size_t>(g)], &scratch.bx[static_cast<std::size_t>(g)]};
+        }
+        float envsc[kGroupTargets], bcksc[kGroupTargets];
+        forward_group(profile.unihit, group, n, true, envsc);
+        backward_group(profile.unihit, group, n, true, bcksc);
+        for (int g = 0; g < n; ++g) {
+            const Item& it = items[first + static_cast<std::size_t>(g)];
+            targets[it.target].rescore(it.envelope, envsc[g], *group[g].fwd, *group[g].bck);
+        }
+    }
+    for (DpMatrix* m : {&scratch.ensemble, &scratch.pp, &scratch.ox}) release_if_large(*m);
+    for (std::size_t g = 0; g < kGroupTargets; ++g) release_if_large(scratch.fx[g]), release_if_large(scratch.bx[g]);
+}
 
 std::uint32_t jenkins_mix(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
     a -= b;
@@ -715,8 +784,23 @@ ConfiguredProfile::ConfiguredProfile(const ProfileHmm& hmm, const NullModel& nul
 
 DomainStage define_domains(const ConfiguredProfile& profile, const std::uint8_t* dsq, int L, const DpMatrix& fwd,
                            const DpMatrix& bck, std::uint32_t seed, bool alignments) {
-    DomainDefinition definition(profile, dsq, L, seed, alignments);
-    return definition.run(fwd, bck);
+    const DomainTarget target{dsq, L, &fwd, &bck};
+    return std::move(define_domains(profile, &target, 1, seed, alignments).front());
+}
+
+std::vector<DomainStage> define_domains(const ConfiguredProfile& profile, const DomainTarget* targets, int n,
+                                        std::uint32_t seed, bool alignments) {
+    std::vector<DomainDefinition> definitions;
+    definitions.reserve(static_cast<std::size_t>(n));
+    for (int t = 0; t < n; ++t) {
+        definitions.emplace_back(profile, targets[t].dsq, targets[t].L, seed, alignments);
+        definitions.back().find_envelopes(*targets[t].fwd, *targets[t].bck);
+    }
+    rescore_envelopes(profile, definitions);
+    std::vector<DomainStage> stages;
+    stages.reserve(definitions.size());
+    for (DomainDefinition& d : definitions) stages.push_back(d.finish());
+    return stages;
 }
 
 }  // namespace alignscope::profile

@@ -1,15 +1,20 @@
-// Two targets' parser Forward and Backward in one instruction stream: target
-// a in the low four lanes of a 256-bit register, target b in the high four,
-// each half doing exactly the four-lane striped recurrence of
-// forward_backward.cpp (same products, same sums, same order; a half that
-// needs no rescaling is multiplied by 1, a half whose D->D passes have
-// stopped adds 0). The pair runs for the shorter target's rows; then each
-// target's row goes back to its own matrix and the four-lane code finishes it.
+// Several targets' Forward and Backward in one instruction stream: target g
+// in the four lanes of half g % 2 of 256-bit register g / 2 (two targets in
+// one register, four in two), each half doing exactly the four-lane striped
+// recurrence of forward_backward.cpp (same products, same sums, same order; a
+// half that needs no rescaling is multiplied by 1, a half whose D->D passes
+// have stopped adds 0). A group runs while all its targets have rows left;
+// then the targets still going regroup (three go as four, the last one's
+// lanes repeated into a scratch matrix), and the last one finishes alone in
+// the four-lane code. Independent targets hide the latency of the D->D
+// chains, which bounds the four-lane code.
 #include "forward_pair.hpp"
 
 #include <alignscope/error.hpp>
+#include <alignscope/profile/filter_scan.hpp>
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -23,14 +28,6 @@ namespace alignscope::profile {
 
 namespace {
 
-// Two rows of paired M, I and D (8 floats a segment) per worker thread.
-float* pair_rows(int Q) {
-    thread_local std::vector<float> rows;
-    const std::size_t n = static_cast<std::size_t>(Q) * 8 * 3 * 2;
-    if (rows.size() < n) rows.resize(n);
-    return rows.data();
-}
-
 void set_row_specials(DpMatrix& dp, int i, const BackwardCarry& x) {
     dp.x(i, DpMatrix::E) = x.xE;
     dp.x(i, DpMatrix::N) = x.xN;
@@ -39,11 +36,18 @@ void set_row_specials(DpMatrix& dp, int i, const BackwardCarry& x) {
     dp.x(i, DpMatrix::C) = x.xC;
 }
 
+// The order in which a group's targets run: longest first (a stable order,
+// so that equal lengths keep theirs).
+std::array<int, kGroupTargets> longest_first(const PairTarget* t, int n) {
+    std::array<int, kGroupTargets> order{};
+    for (int j = 0; j < n; ++j) order[static_cast<std::size_t>(j)] = j;
+    std::stable_sort(order.begin(), order.begin() + n, [&](int a, int b) { return t[a].L > t[b].L; });
+    return order;
+}
+
 }  // namespace
 
 #if ALIGNSCOPE_PAIRED_ROWS
-
-bool paired_rows_available() { return __builtin_cpu_supports("avx"); }
 
 // AVX for this section only (the rest of the engine stays SSE2): GCC takes
 // its target pragma, clang an attribute applied to every function here.
@@ -58,251 +62,472 @@ namespace {
 
 enum Array { BM = 0, MM, IM, DM, MD, MI, II, DD, Match };
 
+// H registers of eight floats: 2H targets.
+template <int H>
 struct V {
-    __m256 v;
+    __m256 r[H];
 };
-inline V operator+(V a, V b) { return {_mm256_add_ps(a.v, b.v)}; }
-inline V operator*(V a, V b) { return {_mm256_mul_ps(a.v, b.v)}; }
-inline V zero8() { return {_mm256_setzero_ps()}; }
-inline V both(__m128 a, __m128 b) { return {_mm256_insertf128_ps(_mm256_castps128_ps256(a), b, 1)}; }
-inline V splat2(float a, float b) { return both(_mm_set1_ps(a), _mm_set1_ps(b)); }
+template <int H>
+inline V<H> operator+(V<H> a, V<H> b) {
+    for (int h = 0; h < H; ++h) a.r[h] = _mm256_add_ps(a.r[h], b.r[h]);
+    return a;
+}
+template <int H>
+inline V<H> operator*(V<H> a, V<H> b) {
+    for (int h = 0; h < H; ++h) a.r[h] = _mm256_mul_ps(a.r[h], b.r[h]);
+    return a;
+}
+template <int H>
+inline V<H> zero() {
+    V<H> a;
+    for (int h = 0; h < H; ++h) a.r[h] = _mm256_setzero_ps();
+    return a;
+}
+inline __m256 both(__m128 a, __m128 b) { return _mm256_insertf128_ps(_mm256_castps128_ps256(a), b, 1); }
+// Target g's value in all four lanes of its half.
+template <int H>
+inline V<H> splat(const float* x) {
+    V<H> a;
+    for (int h = 0; h < H; ++h) a.r[h] = both(_mm_set1_ps(x[2 * h]), _mm_set1_ps(x[2 * h + 1]));
+    return a;
+}
 // In each half: [a0 a1 a2 a3] -> [0 a0 a1 a2] and [a0 a1 a2 a3] -> [a1 a2 a3 0].
-inline V shift_up(V a) {
-    return {_mm256_blend_ps(_mm256_shuffle_ps(a.v, a.v, _MM_SHUFFLE(2, 1, 0, 0)), _mm256_setzero_ps(), 0x11)};
+template <int H>
+inline V<H> shift_up(V<H> a) {
+    for (int h = 0; h < H; ++h)
+        a.r[h] = _mm256_blend_ps(_mm256_shuffle_ps(a.r[h], a.r[h], _MM_SHUFFLE(2, 1, 0, 0)), _mm256_setzero_ps(), 0x11);
+    return a;
 }
-inline V shift_down(V a) {
-    return {_mm256_blend_ps(_mm256_shuffle_ps(a.v, a.v, _MM_SHUFFLE(0, 3, 2, 1)), _mm256_setzero_ps(), 0x88)};
+template <int H>
+inline V<H> shift_down(V<H> a) {
+    for (int h = 0; h < H; ++h)
+        a.r[h] = _mm256_blend_ps(_mm256_shuffle_ps(a.r[h], a.r[h], _MM_SHUFFLE(0, 3, 2, 1)), _mm256_setzero_ps(), 0x88);
+    return a;
 }
-// Each half's (t0 + t1) + (t2 + t3), as the four-lane code sums.
-inline void half_sums(V a, float& sa, float& sb) {
-    alignas(32) float t[8];
-    _mm256_store_ps(t, a.v);
-    sa = (t[0] + t[1]) + (t[2] + t[3]);
-    sb = (t[4] + t[5]) + (t[6] + t[7]);
+// Each target's (t0 + t1) + (t2 + t3), as the four-lane code sums.
+template <int H>
+inline void half_sums(V<H> a, float* s) {
+    for (int h = 0; h < H; ++h) {
+        alignas(32) float t[8];
+        _mm256_store_ps(t, a.r[h]);
+        s[2 * h] = (t[0] + t[1]) + (t[2] + t[3]);
+        s[2 * h + 1] = (t[4] + t[5]) + (t[6] + t[7]);
+    }
 }
 
-// The profile (the same for both halves) and the two targets' emissions.
-struct PairProfile {
-    const float* base;
+// The profile's transition arrays with every segment twice (the same for
+// both halves of a register), built once per group; emissions per target.
+struct GroupProfile {
+    const float* transitions;  // 8 arrays x Q segments x 8 floats
+    const float* base;         // the profile's own striped arrays
     int Q;
-    V at(int array, int q) const {
-        const __m128 x = _mm_loadu_ps(base + static_cast<std::size_t>((array * Q + q) * 4));
-        return both(x, x);
+    template <int H>
+    V<H> at(int array, int q) const {
+        const __m256 x = _mm256_loadu_ps(transitions + static_cast<std::size_t>((array * Q + q) * 8));
+        V<H> a;
+        for (int h = 0; h < H; ++h) a.r[h] = x;
+        return a;
     }
     const float* match(int x) const { return base + static_cast<std::size_t>(((Match + x) * Q) * 4); }
 };
-inline V emission(const float* ea, const float* eb, int q) {
-    return both(_mm_loadu_ps(ea + static_cast<std::size_t>(q) * 4), _mm_loadu_ps(eb + static_cast<std::size_t>(q) * 4));
+GroupProfile group_profile(const ForwardProfile& om) {
+    thread_local std::vector<float> doubled;
+    const int Q = om.segments;
+    doubled.resize(static_cast<std::size_t>(Match * Q * 8));
+    for (int a = 0; a < Match; ++a)
+        for (int q = 0; q < Q; ++q)
+            for (int z = 0; z < 8; ++z)
+                doubled[static_cast<std::size_t>((a * Q + q) * 8 + z)] =
+                    om.striped[static_cast<std::size_t>((a * Q + q) * 4 + (z & 3))];
+    return {doubled.data(), om.striped.data(), Q};
+}
+template <int H>
+inline V<H> emission(const float* const* e, int q) {
+    V<H> a;
+    for (int h = 0; h < H; ++h)
+        a.r[h] = both(_mm_loadu_ps(e[2 * h] + static_cast<std::size_t>(q) * 4),
+                      _mm_loadu_ps(e[2 * h + 1] + static_cast<std::size_t>(q) * 4));
+    return a;
 }
 
-struct PairRow {
+// Two rows of grouped M, I and D per worker thread: segment q of a row is
+// 8H floats.
+struct GroupRow {
     float *m, *i, *d;
 };
-PairRow pair_row(float* rows, int Q, int slot) {
-    float* r = rows + static_cast<std::size_t>(slot) * 3 * static_cast<std::size_t>(Q) * 8;
-    const std::size_t w = static_cast<std::size_t>(Q) * 8;
-    return {r, r + w, r + 2 * w};
+template <int H>
+struct GroupRows {
+    int Q;
+    float* base;
+    explicit GroupRows(int segments) : Q(segments) {
+        thread_local std::vector<float> rows;
+        const std::size_t n = static_cast<std::size_t>(Q) * 8 * H * 3 * 2;
+        if (rows.size() < n) rows.resize(n);
+        base = rows.data();
+    }
+    GroupRow row(int slot) const {
+        const std::size_t w = static_cast<std::size_t>(Q) * 8 * H;
+        float* r = base + static_cast<std::size_t>(slot & 1) * 3 * w;
+        return {r, r + w, r + 2 * w};
+    }
+};
+template <int H>
+inline V<H> at(const float* row, int q) {
+    V<H> a;
+    for (int h = 0; h < H; ++h) a.r[h] = _mm256_loadu_ps(row + static_cast<std::size_t>(q * H + h) * 8);
+    return a;
 }
-inline V at8(const float* row, int q) { return {_mm256_loadu_ps(row + static_cast<std::size_t>(q) * 8)}; }
-inline void put8(float* row, int q, V a) { _mm256_storeu_ps(row + static_cast<std::size_t>(q) * 8, a.v); }
+template <int H>
+inline void put(float* row, int q, V<H> a) {
+    for (int h = 0; h < H; ++h) _mm256_storeu_ps(row + static_cast<std::size_t>(q * H + h) * 8, a.r[h]);
+}
 
-void scale_pair_row(PairRow r, int Q, float fa, float fb) {
-    if (fa == 1.0f && fb == 1.0f) return;
-    const V f = splat2(fa, fb);
+template <int H>
+void scale_group_row(GroupRow r, int Q, const float* f) {
+    bool all_one = true;
+    for (int g = 0; g < 2 * H; ++g) all_one = all_one && f[g] == 1.0f;
+    if (all_one) return;
+    const V<H> fv = splat<H>(f);
     for (int q = 0; q < Q; ++q) {
-        put8(r.m, q, at8(r.m, q) * f);
-        put8(r.d, q, at8(r.d, q) * f);
-        put8(r.i, q, at8(r.i, q) * f);
+        put(r.m, q, at<H>(r.m, q) * fv);
+        put(r.d, q, at<H>(r.d, q) * fv);
+        put(r.i, q, at<H>(r.i, q) * fv);
     }
 }
 
-// Each half of the paired row back to its own target's row in its matrix.
-void split_pair_row(PairRow r, int Q, DpMatrix& a, int ia, DpMatrix& b, int ib) {
-    float* const out[2][3] = {{a.mmx.data() + a.row(ia), a.imx.data() + a.row(ia), a.dmx.data() + a.row(ia)},
-                              {b.mmx.data() + b.row(ib), b.imx.data() + b.row(ib), b.dmx.data() + b.row(ib)}};
-    const float* const in[3] = {r.m, r.i, r.d};
+// Where each target's row lives in its own matrix.
+struct MatrixRows {
+    float* m[kGroupTargets];
+    float* i[kGroupTargets];
+    float* d[kGroupTargets];
+};
+template <int H>
+MatrixRows matrix_rows(DpMatrix* const* dp, const int* rows) {
+    MatrixRows r{};
+    for (int g = 0; g < 2 * H; ++g) {
+        const std::size_t o = dp[g]->row(rows[g]);
+        r.m[g] = dp[g]->mmx.data() + o;
+        r.i[g] = dp[g]->imx.data() + o;
+        r.d[g] = dp[g]->dmx.data() + o;
+    }
+    return r;
+}
+
+// Each target's row of its matrix into the group's row, and back.
+template <int H>
+void pack_group_row(const MatrixRows& from, int Q, GroupRow to) {
+    float* const out[3] = {to.m, to.i, to.d};
+    float* const* in[3] = {from.m, from.i, from.d};
     for (int s = 0; s < 3; ++s)
-        for (int q = 0; q < Q; ++q) {
-            const V v = at8(in[s], q);
-            _mm_storeu_ps(out[0][s] + static_cast<std::size_t>(q) * 4, _mm256_castps256_ps128(v.v));
-            _mm_storeu_ps(out[1][s] + static_cast<std::size_t>(q) * 4, _mm256_extractf128_ps(v.v, 1));
-        }
+        for (int q = 0; q < Q; ++q)
+            for (int h = 0; h < H; ++h)
+                _mm256_storeu_ps(out[s] + static_cast<std::size_t>(q * H + h) * 8,
+                                 both(_mm_loadu_ps(in[s][2 * h] + static_cast<std::size_t>(q) * 4),
+                                      _mm_loadu_ps(in[s][2 * h + 1] + static_cast<std::size_t>(q) * 4)));
+}
+// Without `deletes`, D stays behind (a full matrix's rows before the last
+// one of a stage: nothing reads their D but the next row, from the group).
+template <int H>
+void split_group_row(GroupRow from, int Q, const MatrixRows& to, bool deletes = true) {
+    const float* const in[3] = {from.m, from.i, from.d};
+    float* const* out[3] = {to.m, to.i, to.d};
+    for (int s = 0; s < (deletes ? 3 : 2); ++s)
+        for (int q = 0; q < Q; ++q)
+            for (int h = 0; h < H; ++h) {
+                const __m256 v = _mm256_loadu_ps(in[s] + static_cast<std::size_t>(q * H + h) * 8);
+                _mm_storeu_ps(out[s][2 * h] + static_cast<std::size_t>(q) * 4, _mm256_castps256_ps128(v));
+                _mm_storeu_ps(out[s][2 * h + 1] + static_cast<std::size_t>(q) * 4, _mm256_extractf128_ps(v, 1));
+            }
 }
 
 // Forward's D->D passes; a half whose pass changed nothing (models of 100
 // nodes or more) adds zeros from then on, as if it had stopped.
-void forward_deletes_pair(PairProfile p, int M, V dcv, float* d) {
+template <int H>
+void forward_deletes_group(const GroupProfile& p, int M, V<H> dcv, float* d) {
     const int Q = p.Q;
     dcv = shift_up(dcv);
-    put8(d, 0, zero8());
+    put(d, 0, zero<H>());
     for (int q = 0; q < Q; ++q) {
-        const V sum = dcv + at8(d, q);
-        put8(d, q, sum);
-        dcv = sum * p.at(DD, q);
+        const V<H> sum = dcv + at<H>(d, q);
+        put(d, q, sum);
+        dcv = sum * p.at<H>(DD, q);
     }
-    __m256 live = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    V<H> live;
+    for (int h = 0; h < H; ++h) live.r[h] = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
     for (int j = 1; j < 4; ++j) {
-        dcv = {_mm256_and_ps(shift_up(dcv).v, live)};
-        __m256 changed = _mm256_setzero_ps();
+        dcv = shift_up(dcv);
+        for (int h = 0; h < H; ++h) dcv.r[h] = _mm256_and_ps(dcv.r[h], live.r[h]);
+        V<H> changed = zero<H>();
         for (int q = 0; q < Q; ++q) {
-            const V old = at8(d, q);
-            const V sum = dcv + old;
-            changed = _mm256_or_ps(changed, _mm256_cmp_ps(sum.v, old.v, _CMP_GT_OQ));
-            put8(d, q, sum);
-            dcv = dcv * p.at(DD, q);
+            const V<H> old = at<H>(d, q);
+            const V<H> sum = dcv + old;
+            for (int h = 0; h < H; ++h)
+                changed.r[h] = _mm256_or_ps(changed.r[h], _mm256_cmp_ps(sum.r[h], old.r[h], _CMP_GT_OQ));
+            put(d, q, sum);
+            dcv = dcv * p.at<H>(DD, q);
         }
         if (M < 100) continue;
-        const int bits = _mm256_movemask_ps(changed);
-        const __m128 keep_a = (bits & 0x0F) ? _mm_castsi128_ps(_mm_set1_epi32(-1)) : _mm_setzero_ps();
-        const __m128 keep_b = (bits & 0xF0) ? _mm_castsi128_ps(_mm_set1_epi32(-1)) : _mm_setzero_ps();
-        live = _mm256_and_ps(live, both(keep_a, keep_b).v);
-        if (_mm256_movemask_ps(live) == 0) break;
+        int any_live = 0;
+        for (int h = 0; h < H; ++h) {
+            const int bits = _mm256_movemask_ps(changed.r[h]);
+            const __m128 keep_a = (bits & 0x0F) ? _mm_castsi128_ps(_mm_set1_epi32(-1)) : _mm_setzero_ps();
+            const __m128 keep_b = (bits & 0xF0) ? _mm_castsi128_ps(_mm_set1_epi32(-1)) : _mm_setzero_ps();
+            live.r[h] = _mm256_and_ps(live.r[h], both(keep_a, keep_b));
+            any_live |= _mm256_movemask_ps(live.r[h]);
+        }
+        if (any_live == 0) break;
     }
 }
 
-void forward_row_pair(PairProfile p, int M, const float* ea, const float* eb, V xBv, PairRow prev, PairRow cur,
-                      float& xEa, float& xEb) {
+template <int H>
+void forward_row_group(const GroupProfile& p, int M, const float* const* e, V<H> xBv, GroupRow prev, GroupRow cur,
+                       float* xE) {
     const int Q = p.Q;
-    V dcv = zero8(), xEv = zero8();
-    V mpv = shift_up(at8(prev.m, Q - 1));
-    V dpv = shift_up(at8(prev.d, Q - 1));
-    V ipv = shift_up(at8(prev.i, Q - 1));
+    V<H> dcv = zero<H>(), xEv = zero<H>();
+    V<H> mpv = shift_up(at<H>(prev.m, Q - 1));
+    V<H> dpv = shift_up(at<H>(prev.d, Q - 1));
+    V<H> ipv = shift_up(at<H>(prev.i, Q - 1));
     for (int q = 0; q < Q; ++q) {
-        V sv = xBv * p.at(BM, q);
-        sv = sv + mpv * p.at(MM, q);
-        sv = sv + ipv * p.at(IM, q);
-        sv = sv + dpv * p.at(DM, q);
-        sv = sv * emission(ea, eb, q);
+        V<H> sv = xBv * p.at<H>(BM, q);
+        sv = sv + mpv * p.at<H>(MM, q);
+        sv = sv + ipv * p.at<H>(IM, q);
+        sv = sv + dpv * p.at<H>(DM, q);
+        sv = sv * emission<H>(e, q);
         xEv = xEv + sv;
-        mpv = at8(prev.m, q);
-        dpv = at8(prev.d, q);
-        ipv = at8(prev.i, q);
-        put8(cur.m, q, sv);
-        put8(cur.d, q, dcv);
-        dcv = sv * p.at(MD, q);
-        put8(cur.i, q, mpv * p.at(MI, q) + ipv * p.at(II, q));
+        mpv = at<H>(prev.m, q);
+        dpv = at<H>(prev.d, q);
+        ipv = at<H>(prev.i, q);
+        put(cur.m, q, sv);
+        put(cur.d, q, dcv);
+        dcv = sv * p.at<H>(MD, q);
+        put(cur.i, q, mpv * p.at<H>(MI, q) + ipv * p.at<H>(II, q));
     }
-    forward_deletes_pair(p, M, dcv, cur.d);
-    for (int q = 0; q < Q; ++q) xEv = at8(cur.d, q) + xEv;
-    half_sums(xEv, xEa, xEb);
+    forward_deletes_group(p, M, dcv, cur.d);
+    for (int q = 0; q < Q; ++q) xEv = at<H>(cur.d, q) + xEv;
+    half_sums(xEv, xE);
 }
 
 // Backward's D->D passes (all four), then M->D, as backward_deletes().
-void backward_deletes_pair(PairProfile p, V first, V xEv, bool add_end, PairRow cur) {
+template <int H>
+void backward_deletes_group(const GroupProfile& p, V<H> first, V<H> xEv, bool add_end, GroupRow cur) {
     const int Q = p.Q;
-    V dpv = first, dcv = zero8();
+    V<H> dpv = first, dcv = zero<H>();
     for (int q = Q - 1; q >= 0; --q) {
-        dcv = dpv * p.at(DD, q);
-        dpv = add_end ? at8(cur.d, q) + (dcv + xEv) : at8(cur.d, q) + dcv;
-        put8(cur.d, q, dpv);
-        if (add_end) put8(cur.m, q, at8(cur.m, q) + xEv);
+        dcv = dpv * p.at<H>(DD, q);
+        dpv = add_end ? at<H>(cur.d, q) + (dcv + xEv) : at<H>(cur.d, q) + dcv;
+        put(cur.d, q, dpv);
+        if (add_end) put(cur.m, q, at<H>(cur.m, q) + xEv);
     }
     for (int j = 1; j < 4; ++j) {
         dcv = shift_down(dcv);
         for (int q = Q - 1; q >= 0; --q) {
-            dcv = dcv * p.at(DD, q);
-            put8(cur.d, q, at8(cur.d, q) + dcv);
+            dcv = dcv * p.at<H>(DD, q);
+            put(cur.d, q, at<H>(cur.d, q) + dcv);
         }
     }
-    dcv = shift_down(at8(cur.d, 0));
+    dcv = shift_down(at<H>(cur.d, 0));
     for (int q = Q - 1; q >= 0; --q) {
-        const V d = at8(cur.d, q);
-        put8(cur.m, q, at8(cur.m, q) + dcv * p.at(MD, q));
+        const V<H> d = at<H>(cur.d, q);
+        put(cur.m, q, at<H>(cur.m, q) + dcv * p.at<H>(MD, q));
         dcv = d;
     }
 }
 
-// The M, I and D of a Backward row from the row below; returns each half's
-// B sum.
-void backward_cells_pair(PairProfile p, const float* ea, const float* eb, PairRow next, PairRow cur, float& xBa,
-                         float& xBb) {
+// The M, I and D of a Backward row from the row below; each target's B sum
+// into xB.
+template <int H>
+void backward_cells_group(const GroupProfile& p, const float* const* e, GroupRow next, GroupRow cur, float* xB) {
     const int Q = p.Q;
-    V tmmv = shift_down(p.at(MM, 0)), timv = shift_down(p.at(IM, 0)), tdmv = shift_down(p.at(DM, 0));
-    V mpv = shift_down(at8(next.m, 0) * emission(ea, eb, 0));
-    V xBv = zero8();
+    V<H> tmmv = shift_down(p.at<H>(MM, 0)), timv = shift_down(p.at<H>(IM, 0)), tdmv = shift_down(p.at<H>(DM, 0));
+    V<H> mpv = shift_down(at<H>(next.m, 0) * emission<H>(e, 0));
+    V<H> xBv = zero<H>();
     for (int q = Q - 1; q >= 0; --q) {
-        const V ipv = at8(next.i, q);
-        put8(cur.i, q, (ipv * p.at(II, q)) + (mpv * timv));
-        put8(cur.d, q, mpv * tdmv);
-        const V mcv = (ipv * p.at(MI, q)) + (mpv * tmmv);
-        mpv = at8(next.m, q) * emission(ea, eb, q);
-        put8(cur.m, q, mcv);
-        tdmv = p.at(DM, q);
-        timv = p.at(IM, q);
-        tmmv = p.at(MM, q);
-        xBv = xBv + mpv * p.at(BM, q);
+        const V<H> ipv = at<H>(next.i, q);
+        put(cur.i, q, (ipv * p.at<H>(II, q)) + (mpv * timv));
+        put(cur.d, q, mpv * tdmv);
+        const V<H> mcv = (ipv * p.at<H>(MI, q)) + (mpv * tmmv);
+        mpv = at<H>(next.m, q) * emission<H>(e, q);
+        put(cur.m, q, mcv);
+        tdmv = p.at<H>(DM, q);
+        timv = p.at<H>(IM, q);
+        tmmv = p.at<H>(MM, q);
+        xBv = xBv + mpv * p.at<H>(BM, q);
     }
-    half_sums(xBv, xBa, xBb);
+    half_sums(xBv, xB);
 }
 
-// Row L of both targets: M and D start from E, I from 0.
-void backward_last_pair(PairProfile p, const PairTarget& a, const PairTarget& b, BackwardCarry& xa, BackwardCarry& xb,
-                        PairRow cur) {
-    for (int q = 0; q < p.Q; ++q) {
-        put8(cur.m, q, splat2(xa.xE, xb.xE));
-        put8(cur.d, q, splat2(xa.xE, xb.xE));
-        put8(cur.i, q, zero8());
+// The targets of one stage of a group: 2H lanes; a lane past the targets
+// repeats the last one, reading its matrices and writing to a scratch one.
+struct StageLanes {
+    const PairTarget* t[kGroupTargets];
+    DpMatrix* out[kGroupTargets];  // the matrix the lane writes (Forward's, or Backward's)
+    int slot[kGroupTargets];       // the lane's target in the group (its carry)
+};
+
+// Forward rows from..to of a stage's targets (rows past a target's end are
+// not asked for): the previous row from each target's matrix, every row to
+// the matrices when `full`, else the last one.
+template <int H>
+void forward_stage(const ForwardProfile& om, const GroupProfile& p, const StageLanes& s, ForwardCarry* carry, int from,
+                   int to, bool full) {
+    const int Q = p.Q;
+    const GroupRows<H> rows(Q);
+    int at_row[kGroupTargets];
+    for (int g = 0; g < 2 * H; ++g) at_row[g] = from - 1;
+    pack_group_row<H>(matrix_rows<H>(s.out, at_row), Q, rows.row(from - 1));
+    for (int i = from; i <= to; ++i) {
+        const GroupRow cur = rows.row(i);
+        const float* e[kGroupTargets];
+        float xB[kGroupTargets], xE[kGroupTargets], f[kGroupTargets];
+        for (int g = 0; g < 2 * H; ++g) {
+            e[g] = p.match(s.t[g]->dsq[i - 1]);
+            xB[g] = carry[s.slot[g]].xB;
+        }
+        forward_row_group<H>(p, om.length, e, splat<H>(xB), rows.row(i - 1), cur, xE);
+        for (int g = 0; g < 2 * H; ++g)
+            f[g] = forward_specials(om, s.t[g]->length, xE[g], carry[s.slot[g]], *s.out[g], i);
+        scale_group_row<H>(cur, Q, f);
+        if (full || i == to) {
+            for (int g = 0; g < 2 * H; ++g) at_row[g] = i;
+            split_group_row<H>(cur, Q, matrix_rows<H>(s.out, at_row), i == to);
+        }
     }
-    backward_deletes_pair(p, shift_down(at8(cur.d, p.Q - 1)), zero8(), false, cur);
-    const float fa = backward_scale(*a.fwd, a.L, *a.bck, xa), fb = backward_scale(*b.fwd, b.L, *b.bck, xb);
-    scale_pair_row(cur, p.Q, fa, fb);
-    set_row_specials(*a.bck, a.L, xa);
-    set_row_specials(*b.bck, b.L, xb);
+}
+
+// Backward steps from..to (step t is row L - t of each target, rows 1 and
+// up); the row below from each target's matrix, rows back as Forward's.
+template <int H>
+void backward_stage(const ForwardProfile& om, const GroupProfile& p, const StageLanes& s, BackwardCarry* carry,
+                    int from, int to, bool full) {
+    const int Q = p.Q;
+    const GroupRows<H> rows(Q);
+    int at_row[kGroupTargets];
+    for (int g = 0; g < 2 * H; ++g) at_row[g] = s.t[g]->L - from + 1;
+    pack_group_row<H>(matrix_rows<H>(s.out, at_row), Q, rows.row(from - 1));
+    for (int step = from; step <= to; ++step) {
+        const GroupRow cur = rows.row(step);
+        const float* e[kGroupTargets];
+        float xB[kGroupTargets], xE[kGroupTargets], f[kGroupTargets];
+        for (int g = 0; g < 2 * H; ++g) e[g] = p.match(s.t[g]->dsq[s.t[g]->L - step]);
+        backward_cells_group<H>(p, e, rows.row(step - 1), cur, xB);
+        for (int g = 0; g < 2 * H; ++g) {
+            BackwardCarry& x = carry[s.slot[g]];
+            backward_specials(xB[g], s.t[g]->length, om, x);
+            xE[g] = x.xE;
+        }
+        const V<H> xEv = splat<H>(xE);
+        backward_deletes_group<H>(p, shift_down(at<H>(cur.d, 0) + xEv), xEv, true, cur);
+        for (int g = 0; g < 2 * H; ++g) {
+            const int i = s.t[g]->L - step;
+            f[g] = backward_scale(*s.t[g]->fwd, i, *s.out[g], carry[s.slot[g]]);
+        }
+        scale_group_row<H>(cur, Q, f);
+        for (int g = 0; g < 2 * H; ++g) set_row_specials(*s.out[g], s.t[g]->L - step, carry[s.slot[g]]);
+        if (full || step == to) {
+            for (int g = 0; g < 2 * H; ++g) at_row[g] = s.t[g]->L - step;
+            split_group_row<H>(cur, Q, matrix_rows<H>(s.out, at_row), step == to);
+        }
+    }
+}
+
+// The lanes of a stage over the group's targets active[0..n-1] (2 to 4):
+// two lanes for two, four for three or four. A fourth lane for three
+// repeats the third target into `spare` (its carry in slot kGroupTargets).
+StageLanes stage_lanes(const PairTarget* t, const int* active, int n, bool backward, DpMatrix& spare) {
+    StageLanes s{};
+    const int lanes = n == 2 ? 2 : 4;
+    for (int g = 0; g < lanes; ++g) {
+        const int j = active[std::min(g, n - 1)];
+        s.t[g] = &t[j];
+        s.out[g] = backward ? t[j].bck : t[j].fwd;
+        s.slot[g] = j;
+    }
+    if (n == 3) {
+        s.out[3] = &spare;
+        s.slot[3] = kGroupTargets;
+    }
+    return s;
+}
+
+// The scratch matrix of a repeated lane: the same size, the same row below
+// (a stage reads it from the lane's own matrix), the same carry.
+void prepare_spare(const DpMatrix& like, int row, DpMatrix& spare) {
+    spare.resize(like.M, like.L, like.full);
+    spare.total_scale = like.total_scale;
+    const std::size_t a = like.row(row), w = like.width();
+    std::copy(like.mmx.begin() + static_cast<std::ptrdiff_t>(a), like.mmx.begin() + static_cast<std::ptrdiff_t>(a + w),
+              spare.mmx.begin() + static_cast<std::ptrdiff_t>(spare.row(row)));
+    std::copy(like.imx.begin() + static_cast<std::ptrdiff_t>(a), like.imx.begin() + static_cast<std::ptrdiff_t>(a + w),
+              spare.imx.begin() + static_cast<std::ptrdiff_t>(spare.row(row)));
+    std::copy(like.dmx.begin() + static_cast<std::ptrdiff_t>(a), like.dmx.begin() + static_cast<std::ptrdiff_t>(a + w),
+              spare.dmx.begin() + static_cast<std::ptrdiff_t>(spare.row(row)));
+}
+
+DpMatrix& spare_matrix() {
+    thread_local DpMatrix spare;
+    return spare;
+}
+
+void forward_grouped(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores) {
+    ForwardCarry carry[kGroupTargets + 1];
+    for (int j = 0; j < n; ++j) forward_start(om, t[j].length, t[j].L, *t[j].fwd, carry[j], full);
+    const auto order = longest_first(t, n);
+    const GroupProfile p = group_profile(om);
+    int row = 1, active = n;
+    while (true) {
+        while (active > 0 && t[order[static_cast<std::size_t>(active - 1)]].L < row) --active;
+        if (active < 2) break;
+        const int last = order[static_cast<std::size_t>(active - 1)];
+        const int to = t[last].L;  // the shortest of the active targets
+        DpMatrix& spare = spare_matrix();
+        const StageLanes s = stage_lanes(t, order.data(), active, false, spare);
+        if (active == 3) {
+            prepare_spare(*t[last].fwd, row - 1, spare);
+            carry[kGroupTargets] = carry[last];
+        }
+        if (active == 2) forward_stage<1>(om, p, s, carry, row, to, full);
+        else
+            forward_stage<2>(om, p, s, carry, row, to, full);
+        row = to + 1;
+    }
+    for (int j = 0; j < n; ++j) {
+        if (t[j].L >= row) scores[j] = forward_from(om, t[j].length, t[j].dsq, t[j].L, *t[j].fwd, carry[j], row);
+        else
+            scores[j] = forward_score_of(t[j].length, carry[j].xC, t[j].fwd->total_scale, t[j].L);
+    }
+}
+
+void backward_grouped(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores) {
+    BackwardCarry carry[kGroupTargets + 1];
+    for (int j = 0; j < n; ++j) {
+        backward_start(om, t[j].length, t[j].L, *t[j].bck, carry[j], full);
+        if (t[j].L > 0) backward_last_row(om, *t[j].fwd, *t[j].bck, carry[j]);
+    }
+    const auto order = longest_first(t, n);
+    const GroupProfile p = group_profile(om);
+    int step = 1, active = n;  // step s: row L - s of each target
+    while (true) {
+        while (active > 0 && t[order[static_cast<std::size_t>(active - 1)]].L - step < 1) --active;
+        if (active < 2) break;
+        const int last = order[static_cast<std::size_t>(active - 1)];
+        const int to = t[last].L - 1;  // the shortest reaches row 1
+        DpMatrix& spare = spare_matrix();
+        const StageLanes s = stage_lanes(t, order.data(), active, true, spare);
+        if (active == 3) {
+            prepare_spare(*t[last].bck, t[last].L - step + 1, spare);
+            carry[kGroupTargets] = carry[last];
+        }
+        if (active == 2) backward_stage<1>(om, p, s, carry, step, to, full);
+        else
+            backward_stage<2>(om, p, s, carry, step, to, full);
+        step = to + 1;
+    }
+    for (int j = 0; j < n; ++j)
+        scores[j] = backward_from(om, t[j].length, t[j].dsq, t[j].L, *t[j].fwd, *t[j].bck, carry[j],
+                                  std::max(t[j].L - step, 0));
 }
 
 }  // namespace
-
-void forward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarget& b, float& score_a, float& score_b) {
-    const PairProfile p{om.striped.data(), om.segments};
-    const int Q = p.Q, steps = std::min(a.L, b.L);
-    ForwardCarry ca, cb;
-    forward_start(om, a.length, a.L, *a.fwd, ca, false);
-    forward_start(om, b.length, b.L, *b.fwd, cb, false);
-    float* rows = pair_rows(Q);
-    const PairRow first = pair_row(rows, Q, 0);
-    for (int q = 0; q < Q; ++q) put8(first.m, q, zero8()), put8(first.i, q, zero8()), put8(first.d, q, zero8());
-    for (int i = 1; i <= steps; ++i) {
-        const PairRow cur = pair_row(rows, Q, i & 1);
-        float xEa = 0.0f, xEb = 0.0f;
-        forward_row_pair(p, om.length, p.match(a.dsq[i - 1]), p.match(b.dsq[i - 1]), splat2(ca.xB, cb.xB),
-                         pair_row(rows, Q, (i - 1) & 1), cur, xEa, xEb);
-        const float fa = forward_specials(om, a.length, xEa, ca, *a.fwd, i);
-        const float fb = forward_specials(om, b.length, xEb, cb, *b.fwd, i);
-        scale_pair_row(cur, Q, fa, fb);
-    }
-    split_pair_row(pair_row(rows, Q, steps & 1), Q, *a.fwd, steps, *b.fwd, steps);
-    score_a = forward_from(om, a.length, a.dsq, a.L, *a.fwd, ca, steps + 1);
-    score_b = forward_from(om, b.length, b.dsq, b.L, *b.fwd, cb, steps + 1);
-}
-
-void backward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarget& b, float& score_a, float& score_b) {
-    const PairProfile p{om.striped.data(), om.segments};
-    const int Q = p.Q, steps = std::min(a.L, b.L);
-    if (steps < 1) throw Error("paired Backward needs two targets of at least one residue");
-    BackwardCarry xa, xb;
-    backward_start(om, a.length, a.L, *a.bck, xa, false);
-    backward_start(om, b.length, b.L, *b.bck, xb, false);
-    float* rows = pair_rows(Q);
-    backward_last_pair(p, a, b, xa, xb, pair_row(rows, Q, 0));
-    for (int t = 1; t < steps; ++t) {
-        const int ia = a.L - t, ib = b.L - t;
-        const PairRow cur = pair_row(rows, Q, t & 1);
-        float xBa = 0.0f, xBb = 0.0f;
-        backward_cells_pair(p, p.match(a.dsq[ia]), p.match(b.dsq[ib]), pair_row(rows, Q, (t - 1) & 1), cur, xBa, xBb);
-        backward_specials(xBa, a.length, om, xa);
-        backward_specials(xBb, b.length, om, xb);
-        const V xEv = splat2(xa.xE, xb.xE);
-        backward_deletes_pair(p, shift_down(at8(cur.d, 0) + xEv), xEv, true, cur);
-        const float fa = backward_scale(*a.fwd, ia, *a.bck, xa), fb = backward_scale(*b.fwd, ib, *b.bck, xb);
-        scale_pair_row(cur, Q, fa, fb);
-        set_row_specials(*a.bck, ia, xa);
-        set_row_specials(*b.bck, ib, xb);
-    }
-    const int la = a.L - steps + 1, lb = b.L - steps + 1;  // the last rows done in pairs
-    split_pair_row(pair_row(rows, Q, (steps - 1) & 1), Q, *a.bck, la, *b.bck, lb);
-    score_a = backward_from(om, a.length, a.dsq, a.L, *a.fwd, *a.bck, xa, la - 1);
-    score_b = backward_from(om, b.length, b.dsq, b.L, *b.fwd, *b.bck, xb, lb - 1);
-}
 
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -310,16 +535,31 @@ void backward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarg
 #pragma GCC pop_options
 #endif
 
+bool paired_rows_available() {
+    static const bool available = __builtin_cpu_supports("avx");
+    return available;
+}
+
 #else
 
 bool paired_rows_available() { return false; }
-void forward_pair(const ForwardProfile&, const PairTarget&, const PairTarget&, float&, float&) {
-    throw Error("paired Forward rows need an x86-64 build");
-}
-void backward_pair(const ForwardProfile&, const PairTarget&, const PairTarget&, float&, float&) {
-    throw Error("paired Backward rows need an x86-64 build");
-}
 
 #endif
+
+void forward_group(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores) {
+    if (n < 1 || n > kGroupTargets) throw Error("grouped Forward takes one to four targets");
+#if ALIGNSCOPE_PAIRED_ROWS
+    if (n > 1 && paired_rows_available()) return forward_grouped(om, t, n, full, scores);
+#endif
+    for (int j = 0; j < n; ++j) scores[j] = forward(om, t[j].length, t[j].dsq, t[j].L, *t[j].fwd, full);
+}
+
+void backward_group(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores) {
+    if (n < 1 || n > kGroupTargets) throw Error("grouped Backward takes one to four targets");
+#if ALIGNSCOPE_PAIRED_ROWS
+    if (n > 1 && paired_rows_available()) return backward_grouped(om, t, n, full, scores);
+#endif
+    for (int j = 0; j < n; ++j) scores[j] = backward(om, t[j].length, t[j].dsq, t[j].L, *t[j].fwd, *t[j].bck, full);
+}
 
 }  // namespace alignscope::profile

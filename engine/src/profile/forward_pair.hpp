@@ -1,8 +1,8 @@
 // Forward and Backward in pieces (start, rows from a given one, the specials
-// of a row), so that two targets can share the work of their first rows in
-// the two halves of 256-bit registers and each finish alone. A row's
+// of a row), so that up to four targets can share the work of their common
+// rows in the halves of 256-bit registers and each finish alone. A row's
 // recurrence is latency-bound (the D->D chains run one segment after
-// another); two independent targets in one instruction stream fill the
+// another); independent targets in one instruction stream fill the
 // pipeline, while every float operation of each target stays the one the
 // four-lane code does, so scores are bit for bit the same.
 #pragma once
@@ -47,7 +47,8 @@ float backward_from(const ForwardProfile& om, const LengthModel& length, const s
 void backward_specials(float xB, const LengthModel& length, const ForwardProfile& om, BackwardCarry& x);
 float backward_scale(const DpMatrix& fwd, int i, DpMatrix& bck, BackwardCarry& x);
 
-// One target of a pair: residues, length model and its parser matrices.
+// One target of a group: residues, length model and its matrices (parser
+// or full; Backward reads the Forward matrix's scale factors).
 struct PairTarget {
     const std::uint8_t* dsq;
     int L;
@@ -56,11 +57,17 @@ struct PairTarget {
     DpMatrix* bck;
 };
 
-// Whether this CPU runs the paired code (AVX).
+// The most targets one group runs at once.
+constexpr int kGroupTargets = 4;
+
+// Whether this CPU runs the grouped code (AVX); without it the group
+// functions run each target alone.
 bool paired_rows_available();
-// Parser Forward (Backward) of two targets; the same scores and matrices
-// as forward()/backward() of each with full = false.
-void forward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarget& b, float& score_a, float& score_b);
-void backward_pair(const ForwardProfile& om, const PairTarget& a, const PairTarget& b, float& score_a, float& score_b);
+// Forward (Backward) of one to four targets into their matrices (full or
+// parser); scores[j] is target j's. The same scores and matrices as
+// forward()/backward() of each, except that rows of a full matrix done in a
+// group may keep no D values (posterior decoding reads M and I only).
+void forward_group(const ForwardProfile& om, const PairTarget* targets, int n, bool full, float* scores);
+void backward_group(const ForwardProfile& om, const PairTarget* targets, int n, bool full, float* scores);
 
 }  // namespace alignscope::profile

@@ -224,22 +224,18 @@ bool passes_forward(const ProfileStatistics& stats, const PipelineSettings& sett
     return std::exp(exponential_log_survival(seq_score, stats.forward_tau, stats.forward_lambda)) <= settings.F3;
 }
 
-// The domain stage of a target past F3, from its parser matrices (which keep
-// every row's specials, all the domain stage reads of them).
-Slot define_target(const ConfiguredProfile& profile, const Candidate& c, const ProfileTargets& targets,
-                   const PipelineSettings& settings, std::uint32_t seed, float fwdsc, const DpMatrix& fwd,
-                   const DpMatrix& bck) {
+// A target past F3 after its domain stage.
+Slot slot_of(const Candidate& c, const ProfileTargets& targets, const ProfileStatistics& stats,
+             const PipelineSettings& settings, float fwdsc, DomainStage& stage) {
     Slot slot;
     slot.past_forward = true;
-    DomainStage stage =
-        define_domains(profile, targets.codes(c.target), targets.length(c.target), fwd, bck, seed, settings.alignments);
     slot.regions = stage.regions;
     slot.clustered = stage.clustered;
     slot.overlaps = stage.overlaps;
     slot.envelopes = stage.envelopes;
     slot.domains = static_cast<int>(stage.domains.size());
     if (stage.regions == 0 || stage.envelopes == 0 || stage.domains.empty()) return slot;
-    slot.hit = target_hit_of(c, targets, profile.plan7.statistics, settings, fwdsc, stage);
+    slot.hit = target_hit_of(c, targets, stats, settings, fwdsc, stage);
     return slot;
 }
 
@@ -253,26 +249,26 @@ void load_device_forward(const ForwardScores& device, std::size_t s, int M, int 
     fwd.total_scale = device.total_scale[s];
 }
 
-// Forward (the F3 filter), then Backward and the domain stage, for one target
-// or two: a pair runs its parser Forward and Backward rows together (see
-// forward_pair.hpp), then each target's domain stage on its own. With
+// Forward (the F3 filter), then Backward and the domain stage, for one to
+// four targets: a group runs its parser Forward and Backward rows together
+// (see forward_pair.hpp), then each target's domain stage on its own. With
 // `device`, Forward ran on the scanner's device and only targets past F3 come
 // here (index[j]: the target's place in the device's list).
-void score_targets(const ConfiguredProfile& profile, const Candidate* const c[2], const std::size_t index[2], int n,
+void score_targets(const ConfiguredProfile& profile, const Candidate* const* c, const std::size_t* index, int n,
                    const ProfileTargets& targets, const PipelineSettings& settings, std::uint32_t seed,
-                   const ForwardScores* device, Slot* const out[2]) {
+                   const ForwardScores* device, Slot* const* out) {
     const FlushSubnormals flush;
     const ForwardProfile& om = profile.multihit;
     // The parser matrices (two rows and every row's specials), kept by each
     // worker thread from target to target.
-    thread_local DpMatrix fwd[2], bck[2];
-    PairTarget t[2];
+    thread_local DpMatrix fwd[kGroupTargets], bck[kGroupTargets];
+    PairTarget t[kGroupTargets];
     for (int j = 0; j < n; ++j) {
         const int L = targets.length(c[j]->target);
         t[j] = PairTarget{targets.codes(c[j]->target), L, LengthModel::for_target(L, true), &fwd[j], &bck[j]};
     }
-    float fwdsc[2] = {0.0f, 0.0f}, bcksc[2];
-    bool pass[2] = {false, false};
+    float fwdsc[kGroupTargets] = {}, bcksc[kGroupTargets];
+    bool pass[kGroupTargets] = {};
     if (device) {
         for (int j = 0; j < n; ++j) {
             load_device_forward(*device, index[j], om.length, t[j].L, fwd[j]);
@@ -280,39 +276,48 @@ void score_targets(const ConfiguredProfile& profile, const Candidate* const c[2]
             pass[j] = true;
         }
     } else {
-        if (n == 2) forward_pair(om, t[0], t[1], fwdsc[0], fwdsc[1]);
-        else
-            fwdsc[0] = forward(om, t[0].length, t[0].dsq, t[0].L, fwd[0], false);
+        forward_group(om, t, n, false, fwdsc);
         for (int j = 0; j < n; ++j) pass[j] = passes_forward(profile.plan7.statistics, settings, *c[j], fwdsc[j]);
     }
-    if (n == 2 && pass[0] && pass[1]) {
-        backward_pair(om, t[0], t[1], bcksc[0], bcksc[1]);
-    } else {
-        for (int j = 0; j < n; ++j)
-            if (pass[j]) backward(om, t[j].length, t[j].dsq, t[j].L, fwd[j], bck[j], false);
-    }
+    // Backward and the domain stage of those past F3, together.
+    PairTarget passed[kGroupTargets];
+    DomainTarget domain_targets[kGroupTargets];
+    int past[kGroupTargets], n_passed = 0;
     for (int j = 0; j < n; ++j)
-        if (pass[j]) *out[j] = define_target(profile, *c[j], targets, settings, seed, fwdsc[j], fwd[j], bck[j]);
+        if (pass[j]) {
+            past[n_passed] = j;
+            domain_targets[n_passed] = DomainTarget{t[j].dsq, t[j].L, &fwd[j], &bck[j]};
+            passed[n_passed++] = t[j];
+        }
+    if (n_passed == 0) return;
+    backward_group(om, passed, n_passed, false, bcksc);
+    std::vector<DomainStage> stages = define_domains(profile, domain_targets, n_passed, seed, settings.alignments);
+    for (int k = 0; k < n_passed; ++k) {
+        const int j = past[k];
+        *out[j] =
+            slot_of(*c[j], targets, profile.plan7.statistics, settings, fwdsc[j], stages[static_cast<std::size_t>(k)]);
+    }
 }
 
-// One or two neighbours of the longest-first order, scored by one worker.
+// Up to four neighbours of the longest-first order, scored by one worker.
 struct WorkItem {
     std::size_t first;
     int n;
 };
 
-// Neighbours (of similar lengths) go in pairs where the CPU runs paired rows,
-// except the longest two per worker thread: each of those goes alone, so
-// that the domain stages of the costliest targets do not queue behind each
-// other on one thread.
+// Neighbours (of similar lengths) go in groups of four where the CPU runs
+// grouped rows, except the longest two per worker thread: each of those goes
+// alone, so that the domain stages of the costliest targets do not queue
+// behind each other on one thread.
 std::vector<WorkItem> work_items(std::size_t n, int threads) {
     const std::size_t workers =
         threads > 0 ? static_cast<std::size_t>(threads) : std::max<std::size_t>(1, std::thread::hardware_concurrency());
     const std::size_t singles = paired_rows_available() ? std::min(n, 2 * workers) : n;
+    const std::size_t group = kGroupTargets;
     std::vector<WorkItem> items;
-    items.reserve(singles + (n - singles + 1) / 2);
+    items.reserve(singles + (n - singles + group - 1) / group);
     for (std::size_t s = 0; s < singles; ++s) items.push_back({s, 1});
-    for (std::size_t s = singles; s < n; s += 2) items.push_back({s, n - s >= 2 ? 2 : 1});
+    for (std::size_t s = singles; s < n; s += group) items.push_back({s, static_cast<int>(std::min(group, n - s))});
     return items;
 }
 
@@ -335,11 +340,15 @@ void score_positions(const ConfiguredProfile& profile, const std::vector<Candida
         [&](std::size_t w) {
             context.throw_if_cancelled();
             const WorkItem& item = items[w];
-            const std::size_t first = positions[item.first];
-            const std::size_t last = positions[item.first + static_cast<std::size_t>(item.n) - 1];
-            const std::size_t index[2] = {device ? device_pos[first] : 0, device ? device_pos[last] : 0};
-            const Candidate* c[2] = {&past_viterbi[first], &past_viterbi[last]};
-            Slot* out[2] = {&slots[first], &slots[last]};
+            std::size_t index[kGroupTargets];
+            const Candidate* c[kGroupTargets];
+            Slot* out[kGroupTargets];
+            for (int j = 0; j < item.n; ++j) {
+                const std::size_t position = positions[item.first + static_cast<std::size_t>(j)];
+                index[j] = device ? device_pos[position] : 0;
+                c[j] = &past_viterbi[position];
+                out[j] = &slots[position];
+            }
             score_targets(profile, c, index, item.n, targets, settings, seed, device, out);
         },
         1);

@@ -59,4 +59,18 @@ struct DomainStage {
 DomainStage define_domains(const ConfiguredProfile& profile, const std::uint8_t* dsq, int L, const DpMatrix& fwd,
                            const DpMatrix& bck, std::uint32_t seed, bool alignments);
 
+// One target of several whose domain stages run together: its residues and
+// its parser matrices.
+struct DomainTarget {
+    const std::uint8_t* dsq;
+    int L;
+    const DpMatrix* fwd;
+    const DpMatrix* bck;
+};
+// The domain stages of n targets, the same as define_domains() of each; the
+// envelopes of all of them are rescored in groups (their Forward and
+// Backward rows side by side in SIMD registers where the CPU can).
+std::vector<DomainStage> define_domains(const ConfiguredProfile& profile, const DomainTarget* targets, int n,
+                                        std::uint32_t seed, bool alignments);
+
 }  // namespace alignscope::profile
