@@ -107,8 +107,9 @@ private:
     std::int64_t start_ns_;
 };
 
-// Worker threads taking tasks in submission order. Tasks never wait on the
-// pipeline's queues, so the pool cannot deadlock.
+// Worker threads taking tasks in submission order, background tasks only
+// while no other waits. Tasks never wait on the pipeline's queues, so the
+// pool cannot deadlock.
 class TaskPool {
 public:
     explicit TaskPool(int threads) {
@@ -127,12 +128,12 @@ public:
 
     // The task gets the index of the worker that runs it (its timeline lane).
     template <typename Task>
-    auto submit(Task task) -> std::future<decltype(task(0))> {
+    auto submit(Task task, bool background = false) -> std::future<decltype(task(0))> {
         auto packaged = std::make_shared<std::packaged_task<decltype(task(0))(int)>>(std::move(task));
         auto future = packaged->get_future();
         {
             std::lock_guard lock(mutex_);
-            tasks_.emplace_back([packaged](int worker) { (*packaged)(worker); });
+            (background ? background_ : tasks_).emplace_back([packaged](int worker) { (*packaged)(worker); });
         }
         wake_.notify_one();
         return future;
@@ -144,10 +145,11 @@ private:
             std::function<void(int)> task;
             {
                 std::unique_lock lock(mutex_);
-                wake_.wait(lock, [this] { return closing_ || !tasks_.empty(); });
-                if (tasks_.empty()) return;
-                task = std::move(tasks_.front());
-                tasks_.pop_front();
+                wake_.wait(lock, [this] { return closing_ || !tasks_.empty() || !background_.empty(); });
+                std::deque<std::function<void(int)>>& queue = tasks_.empty() ? background_ : tasks_;
+                if (queue.empty()) return;
+                task = std::move(queue.front());
+                queue.pop_front();
             }
             task(worker);
         }
@@ -155,7 +157,7 @@ private:
 
     std::mutex mutex_;
     std::condition_variable wake_;
-    std::deque<std::function<void(int)>> tasks_;
+    std::deque<std::function<void(int)>> tasks_, background_;
     bool closing_ = false;
     std::vector<std::thread> workers_;
 };
@@ -735,7 +737,8 @@ void PairPipeline::write_sam_head() {
     head_written_ = true;
 }
 
-// The lister thread: the target file read again, block by block on the pool,
+// The lister thread: the target file read again, block by block on the pool
+// (as background tasks: the pipeline's own reading and formatting go first),
 // each block's records as @SQ lines in file order (the same reader and parser
 // as the pipeline's, so the same ids and lengths). It gives up, leaving the
 // pipeline's own list to do, on any fault (the pipeline meets it too, and
@@ -745,32 +748,47 @@ void PairPipeline::list_references() {
     try {
         RecordBlockReader reader(settings_.target_path);
         const std::string& path = settings_.target_path;
-        std::deque<std::future<std::string>> listed;
-        const auto write_oldest = [&] {
-            listed_spool_->write(listed.front().get());
-            listed.pop_front();
+        const auto list = [&path, &settings = settings_,
+                           alphabet = target_alphabet_](const RecordBlock& block,
+                                                        std::optional<SequenceFormat> block_format) {
+            std::ostringstream text;
+            const std::vector<Sequence> records =
+                parse_record_block(block, path, block_format, alphabet, settings.read);
+            std::vector<const Sequence*> references;
+            references.reserve(records.size());
+            for (const Sequence& record : records) references.push_back(&record);
+            write_sam_references(text, references);
+            return std::move(text).str();
         };
+        std::deque<std::future<std::string>> listed;
         for (;;) {
+            while (!listed.empty() && (listed.size() >= kListedAhead ||
+                                       listed.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready)) {
+                listed_spool_->write(listed.front().get());
+                listed.pop_front();
+            }
             RecordBlock block;
             if (stopping_ || !reader.next(block)) break;
             if (!block.source) {
                 listed_.store(2, std::memory_order_release);
                 return;
             }
-            auto lines = pool_->submit([&path, &settings = settings_, format = reader.format(),
-                                        alphabet = target_alphabet_, block = std::move(block)](int) {
-                std::ostringstream text;
-                const std::vector<Sequence> records = parse_record_block(block, path, format, alphabet, settings.read);
-                std::vector<const Sequence*> references;
-                references.reserve(records.size());
-                for (const Sequence& record : records) references.push_back(&record);
-                write_sam_references(text, references);
-                return std::move(text).str();
-            });
-            listed.push_back(std::move(lines));
-            if (listed.size() >= kListedAhead) write_oldest();
+            if (listed.size() < static_cast<std::size_t>(threads_)) {
+                listed.push_back(pool_->submit([list, format = reader.format(),
+                                                block = std::move(block)](int) { return list(block, format); },
+                                               true));
+            } else {
+                // The pool has this thread's blocks enough to do (and the
+                // pipeline's first): this one is listed here.
+                std::promise<std::string> done;
+                done.set_value(list(block, reader.format()));
+                listed.push_back(done.get_future());
+            }
         }
-        while (!listed.empty()) write_oldest();
+        while (!listed.empty()) {
+            listed_spool_->write(listed.front().get());
+            listed.pop_front();
+        }
         listed_.store(stopping_ ? 2 : 1, std::memory_order_release);
     } catch (...) {
         listed_.store(2, std::memory_order_release);
