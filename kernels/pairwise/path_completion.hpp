@@ -100,22 +100,27 @@ inline bool PathCompletion::walk(Alignment& a, const std::uint32_t* runs, std::u
     const auto* q = reinterpret_cast<const unsigned char*>(query.data()) + (a.query_begin - 1);
     const auto* t = reinterpret_cast<const unsigned char*>(target.data()) + (a.target_begin - 1);
 
-    // The resolved runs, gathered where no allocation grows one by one.
+    // The resolved runs, gathered in a thread's scratch (no allocation grows
+    // one by one). The current run stays in registers and is stored at
+    // out[n] after every column, so that a change of operation only moves n
+    // on: no branch on the residues, no load of what was just stored. out[0]
+    // takes the empty run before the first column.
     thread_local std::vector<CigarOp> resolved;
-    resolved.clear();
+    if (resolved.size() < static_cast<std::size_t>(columns) + 2) resolved.resize(static_cast<std::size_t>(columns) + 2);
+    CigarOp* out = resolved.data();
+    std::size_t n = 0;
+    char run_op = 0;
+    std::uint32_t run_length = 0;
+    auto add_run = [&](char op, std::uint32_t length) {
+        const bool change = op != run_op;
+        out[n] = {run_op, run_length};
+        n += change;
+        run_length = change ? length : run_length + length;
+        run_op = op;
+    };
     AlignmentStats stats;
     stats.length = columns;
     std::int64_t sum = 0;
-    char previous = 0, run_op = 0;
-    std::uint32_t run_length = 0;
-    auto add_run = [&](char op, std::uint32_t length) {
-        if (op != run_op) {
-            if (run_length) resolved.push_back({run_op, run_length});
-            run_op = op;
-            run_length = 0;
-        }
-        run_length += length;
-    };
     for (std::uint32_t c = 0; c < count; ++c) {
         const std::uint32_t code = runs[c] & 3u, length = runs[c] >> 2;
         if (length == 0) continue;
@@ -128,12 +133,12 @@ inline bool PathCompletion::walk(Alignment& a, const std::uint32_t* runs, std::u
                 to[k] = letter_[from[k]];
             }
             const char op = insertion ? 'I' : 'D';
-            sum -= (previous == op ? scheme_.gap_extend : scheme_.gap_open) +
+            const bool extends = run_op == op;
+            sum -= (extends ? scheme_.gap_extend : scheme_.gap_open) +
                    static_cast<std::int64_t>(length - 1) * scheme_.gap_extend;
             stats.gaps += length;
-            if (previous != op) ++stats.gap_opens;
+            stats.gap_opens += !extends;
             add_run(op, length);
-            previous = op;
             if (insertion) q += length;
             else
                 t += length;
@@ -143,7 +148,7 @@ inline bool PathCompletion::walk(Alignment& a, const std::uint32_t* runs, std::u
         }
         for (std::uint32_t k = 0; k < length; ++k) {
             const int x = index_[q[k]], y = index_[t[k]];
-            if (x < 0 || y < 0) return false;
+            if ((x | y) < 0) return false;
             const int s = scores_[static_cast<std::size_t>(x * letters_ + y)];
             const bool same = x == y;
             sum += s;
@@ -153,16 +158,15 @@ inline bool PathCompletion::walk(Alignment& a, const std::uint32_t* runs, std::u
             tout[k] = letter_[t[k]];
             add_run(same ? '=' : 'X', 1);
         }
-        previous = run_op;
         q += length;
         t += length;
         qout += length;
         tout += length;
     }
-    if (run_length) resolved.push_back({run_op, run_length});
+    out[n++] = {run_op, run_length};
     a.cigar = Cigar();
-    a.cigar.reserve(resolved.size());
-    for (const CigarOp& op : resolved) a.cigar.push(op.op, op.length);
+    a.cigar.reserve(n - 1);
+    for (std::size_t r = 1; r < n; ++r) a.cigar.push(out[r].op, out[r].length);
     a.stats = stats;
     score = sum;
     return true;
