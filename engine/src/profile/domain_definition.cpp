@@ -67,15 +67,23 @@ void normalise(float* v, int n) {
         for (int i = 0; i < n; ++i) v[i] = 1.0f / static_cast<float>(n);
 }
 
-int choose(DomainRandom& random, const float* p, int n) {
-    double norm = 0.0, sum = 0.0;
+// The first i whose running sum, over the total, passes a uniform roll (the
+// last one when none does). The running sums only grow, so that i is the
+// number of them the roll is not below: every quotient is computed (they run
+// side by side, and no branch waits on a division) and compared as Easel's
+// loop compares them.
+template <int N>
+int choose(DomainRandom& random, const float* p) {
+    double norm = 0.0;
     const double roll = random.uniform();
-    for (int i = 0; i < n; ++i) norm += p[i];
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < N; ++i) norm += p[i];
+    double sum = 0.0;
+    int chosen = 0;
+    for (int i = 0; i < N - 1; ++i) {
         sum += static_cast<double>(p[i]);
-        if (roll < sum / norm) return i;
+        chosen += !(roll < sum / norm);
     }
-    return n - 1;
+    return chosen;
 }
 
 struct DomainIndex {
@@ -243,11 +251,12 @@ std::vector<TraceStep> optimal_accuracy_trace(const ForwardProfile& om, const Le
 }
 
 // A path sampled from the Forward matrix (full, multihit, over the region).
-std::vector<TraceStep> stochastic_trace(DomainRandom& random, const ForwardProfile& om, const LengthModel& length,
-                                        const DpMatrix& fx) {
+// (Into `tr`, which keeps its storage from trace to trace.)
+void stochastic_trace(DomainRandom& random, const ForwardProfile& om, const LengthModel& length, const DpMatrix& fx,
+                      std::vector<TraceStep>& tr) {
     const int M = om.length, Q = striped_segments(M);
     int i = fx.L, k = 0;
-    std::vector<TraceStep> tr;
+    tr.clear();
     tr.push_back({TraceStep::T, 0, 0, 0.0f});
     tr.push_back({TraceStep::C, 0, 0, 0.0f});
     TraceStep::State s0 = TraceStep::C;
@@ -266,7 +275,7 @@ std::vector<TraceStep> stochastic_trace(DomainRandom& random, const ForwardProfi
                                  before(fx.imx) * om.im[j], before(fx.dmx) * om.dm[j]};
                 normalise(path, 4);
                 const TraceStep::State states[4] = {TraceStep::B, TraceStep::M, TraceStep::I, TraceStep::D};
-                s1 = states[choose(random, path, 4)];
+                s1 = states[choose<4>(random, path)];
                 --k;
                 --i;
                 break;
@@ -278,7 +287,7 @@ std::vector<TraceStep> stochastic_trace(DomainRandom& random, const ForwardProfi
                     path[1] = fx.dmx[fx.cell(i, k - 1)] * om.dd[static_cast<std::size_t>(k - 2)];
                 }
                 normalise(path, 2);
-                s1 = choose(random, path, 2) == 0 ? TraceStep::M : TraceStep::D;
+                s1 = choose<2>(random, path) == 0 ? TraceStep::M : TraceStep::D;
                 --k;
                 break;
             }
@@ -286,7 +295,7 @@ std::vector<TraceStep> stochastic_trace(DomainRandom& random, const ForwardProfi
                 const std::size_t j = static_cast<std::size_t>(k - 1);
                 float path[2] = {fx.mmx[fx.cell(i - 1, k)] * om.mi[j], fx.imx[fx.cell(i - 1, k)] * om.ii[j]};
                 normalise(path, 2);
-                s1 = choose(random, path, 2) == 0 ? TraceStep::M : TraceStep::I;
+                s1 = choose<2>(random, path) == 0 ? TraceStep::M : TraceStep::I;
                 --i;
                 break;
             }
@@ -295,14 +304,14 @@ std::vector<TraceStep> stochastic_trace(DomainRandom& random, const ForwardProfi
                 float path[2] = {fx.x(i - 1, DpMatrix::C) * length.loop,
                                  fx.x(i, DpMatrix::E) * om.e_move * fx.x(i, DpMatrix::Scale)};
                 normalise(path, 2);
-                s1 = choose(random, path, 2) == 0 ? TraceStep::C : TraceStep::E;
+                s1 = choose<2>(random, path) == 0 ? TraceStep::C : TraceStep::E;
                 break;
             }
             case TraceStep::J: {
                 float path[2] = {fx.x(i - 1, DpMatrix::J) * length.loop,
                                  fx.x(i, DpMatrix::E) * om.e_loop * fx.x(i, DpMatrix::Scale)};
                 normalise(path, 2);
-                s1 = choose(random, path, 2) == 0 ? TraceStep::J : TraceStep::E;
+                s1 = choose<2>(random, path) == 0 ? TraceStep::J : TraceStep::E;
                 break;
             }
             case TraceStep::E: {
@@ -331,7 +340,7 @@ std::vector<TraceStep> stochastic_trace(DomainRandom& random, const ForwardProfi
             case TraceStep::B: {
                 float path[2] = {fx.x(i, DpMatrix::N) * length.move, fx.x(i, DpMatrix::J) * length.move};
                 normalise(path, 2);
-                s1 = choose(random, path, 2) == 0 ? TraceStep::N : TraceStep::J;
+                s1 = choose<2>(random, path) == 0 ? TraceStep::N : TraceStep::J;
                 break;
             }
             default: throw Error("stochastic traceback reached an impossible state");
@@ -341,7 +350,6 @@ std::vector<TraceStep> stochastic_trace(DomainRandom& random, const ForwardProfi
         s0 = s1;
     }
     std::reverse(tr.begin(), tr.end());
-    return tr;
 }
 
 struct SampledDomain {
@@ -606,8 +614,9 @@ private:
         for (int pos = ireg; pos <= jreg; ++pos) stage_.null2[static_cast<std::size_t>(pos)] = 0.0f;
         random_.reseed(random_.seed());
         std::vector<SampledDomain> sampled;
+        std::vector<TraceStep> tr;
         for (int t = 0; t < kSamples; ++t) {
-            const auto tr = stochastic_trace(random_, om, multihit_length_, fx);
+            stochastic_trace(random_, om, multihit_length_, fx, tr);
             const auto domains = index_domains(tr);
             int pos = 1;
             for (const DomainIndex& d : domains) {

@@ -14,6 +14,13 @@
 #include <cmath>
 #include <limits>
 
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__SSE2__)  // (masks as SSE bit patterns)
+#define ALIGNSCOPE_ACCURACY_AVX 1
+#include <immintrin.h>
+#else
+#define ALIGNSCOPE_ACCURACY_AVX 0
+#endif
+
 namespace alignscope::profile {
 
 namespace {
@@ -86,32 +93,121 @@ void accuracy_deletes(Profile p, F4 dcv, float* d) {
     }
 }
 
-// One optimal accuracy row from the previous one; returns the row's E (the
-// best M or D, unused lanes' 0 included as in HMMER's striped maximum).
-float accuracy_row(Profile p, ConstRow post, Row prev, Row cur, float xB) {
-    const int Q = p.Q;
+// Masks of the possible transitions (all bits set where the probability is
+// above 0, else none) of arrays BM..DD in the striped layout, so that a gate
+// is one AND: the same values HMMER's comparison then AND give.
+struct TransitionMasks {
+    std::vector<float> bits;
+    int W = 0;  // 4Q
+    const float* of(int array) const { return bits.data() + static_cast<std::size_t>(array * W); }
+};
+const TransitionMasks& transition_masks(Profile p) {
+    thread_local TransitionMasks masks;
+    masks.W = 4 * p.Q;
+    masks.bits.resize(static_cast<std::size_t>(Match * masks.W));
+    for (int a = 0; a < Match; ++a)
+        for (int q = 0; q < p.Q; ++q)
+            put(masks.bits.data() + static_cast<std::size_t>(a * masks.W), q, possible(p.at(a, q)));
+    return masks;
+}
+
+// A row's first segment: node 1's M has only B (and -infinity from node 0),
+// and lanes 1..3 read the previous row's last segment, shifted.
+F4 accuracy_first_segment(const TransitionMasks& g, F4 xBv, ConstRow post, Row prev, Row cur) {
+    const int last = g.W / 4 - 1;
+    const F4 mpv = shift_up(at(prev.m, last), kNegInf);
+    const F4 dpv = shift_up(at(prev.d, last), kNegInf);
+    const F4 ipv = shift_up(at(prev.i, last), kNegInf);
+    F4 sv = and4(at(g.of(BM), 0), xBv);
+    sv = max4(sv, and4(at(g.of(MM), 0), mpv));
+    sv = max4(sv, and4(at(g.of(IM), 0), ipv));
+    sv = max4(sv, and4(at(g.of(DM), 0), dpv));
+    sv = sv + at(post.m, 0);
+    put(cur.m, 0, sv);
+    put(cur.i, 0, max4(and4(at(g.of(MI), 0), at(prev.m, 0)), and4(at(g.of(II), 0), at(prev.i, 0))) + at(post.i, 0));
+    put(cur.d, 0, splat(kNegInf));
+    return sv;
+}
+
+// M and I of cells c = from..W-1 (c = 4q + lane; the diagonal predecessor
+// of cell c is c - 4 of the previous row, for c >= 4), four at a time; and
+// D of those cells from M of c - 4 (the first pass of D->D comes after).
+void accuracy_cells(const TransitionMasks& g, float xB, ConstRow post, Row prev, Row cur, int from) {
     const F4 xBv = splat(xB);
-    F4 xEv = splat(kNegInf), dcv = splat(kNegInf);
-    F4 mpv = shift_up(at(prev.m, Q - 1), kNegInf);
-    F4 dpv = shift_up(at(prev.d, Q - 1), kNegInf);
-    F4 ipv = shift_up(at(prev.i, Q - 1), kNegInf);
-    for (int q = 0; q < Q; ++q) {
-        F4 sv = gate(p.at(BM, q), xBv);
-        sv = max4(sv, gate(p.at(MM, q), mpv));
-        sv = max4(sv, gate(p.at(IM, q), ipv));
-        sv = max4(sv, gate(p.at(DM, q), dpv));
-        sv = sv + at(post.m, q);
-        xEv = max4(xEv, sv);
-        mpv = at(prev.m, q);
-        dpv = at(prev.d, q);
-        ipv = at(prev.i, q);
-        put(cur.m, q, sv);
-        put(cur.d, q, dcv);
-        dcv = gate(p.at(MD, q), sv);
-        put(cur.i, q, max4(gate(p.at(MI, q), mpv), gate(p.at(II, q), ipv)) + at(post.i, q));
+    for (int c = from; c < g.W; c += 4) {
+        const std::size_t b = static_cast<std::size_t>(c) - 4, o = static_cast<std::size_t>(c);
+        F4 sv = and4(load(g.of(BM) + o), xBv);
+        sv = max4(sv, and4(load(g.of(MM) + o), load(prev.m + b)));
+        sv = max4(sv, and4(load(g.of(IM) + o), load(prev.i + b)));
+        sv = max4(sv, and4(load(g.of(DM) + o), load(prev.d + b)));
+        store(cur.m + o, sv + load(post.m + o));
+        store(cur.i + o, max4(and4(load(g.of(MI) + o), load(prev.m + o)), and4(load(g.of(II) + o), load(prev.i + o))) +
+                             load(post.i + o));
     }
+    for (int c = std::max(from, 4); c < g.W; c += 4) {
+        const std::size_t b = static_cast<std::size_t>(c) - 4;
+        store(cur.d + static_cast<std::size_t>(c), and4(load(g.of(MD) + b), load(cur.m + b)));
+    }
+}
+
+#if ALIGNSCOPE_ACCURACY_AVX
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx")
+#endif
+// accuracy_cells eight cells at a time (each cell's value is its own max and
+// sum, whatever the width); returns the first cell it left.
+int accuracy_cells_avx(const TransitionMasks& g, float xB, ConstRow post, Row prev, Row cur) {
+    const __m256 xBv = _mm256_set1_ps(xB);
+    const float *bm = g.of(BM), *mm = g.of(MM), *im = g.of(IM), *dm = g.of(DM), *mi = g.of(MI), *ii = g.of(II);
+    const float* md = g.of(MD);
+    int c = 4;
+    for (; c + 8 <= g.W; c += 8) {
+        const std::size_t b = static_cast<std::size_t>(c) - 4, o = static_cast<std::size_t>(c);
+        __m256 sv = _mm256_and_ps(_mm256_loadu_ps(bm + o), xBv);
+        sv = _mm256_max_ps(sv, _mm256_and_ps(_mm256_loadu_ps(mm + o), _mm256_loadu_ps(prev.m + b)));
+        sv = _mm256_max_ps(sv, _mm256_and_ps(_mm256_loadu_ps(im + o), _mm256_loadu_ps(prev.i + b)));
+        sv = _mm256_max_ps(sv, _mm256_and_ps(_mm256_loadu_ps(dm + o), _mm256_loadu_ps(prev.d + b)));
+        _mm256_storeu_ps(cur.m + o, _mm256_add_ps(sv, _mm256_loadu_ps(post.m + o)));
+        const __m256 iv = _mm256_max_ps(_mm256_and_ps(_mm256_loadu_ps(mi + o), _mm256_loadu_ps(prev.m + o)),
+                                        _mm256_and_ps(_mm256_loadu_ps(ii + o), _mm256_loadu_ps(prev.i + o)));
+        _mm256_storeu_ps(cur.i + o, _mm256_add_ps(iv, _mm256_loadu_ps(post.i + o)));
+    }
+    for (int d = 4; d + 8 <= c; d += 8) {
+        const std::size_t b = static_cast<std::size_t>(d) - 4;
+        _mm256_storeu_ps(cur.d + static_cast<std::size_t>(d),
+                         _mm256_and_ps(_mm256_loadu_ps(md + b), _mm256_loadu_ps(cur.m + b)));
+    }
+    return c;
+}
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+bool accuracy_avx() {
+    static const bool available = __builtin_cpu_supports("avx");
+    return available;
+}
+#endif
+
+// One optimal accuracy row from the previous one; returns the row's E (the
+// best M or D, unused lanes' 0 included as in HMMER's striped maximum; a
+// maximum does not depend on the order it is taken in).
+float accuracy_row(Profile p, const TransitionMasks& g, ConstRow post, Row prev, Row cur, float xB) {
+    const int Q = p.Q;
+    accuracy_first_segment(g, splat(xB), post, prev, cur);
+    int from = 4;
+#if ALIGNSCOPE_ACCURACY_AVX
+    if (accuracy_avx()) from = accuracy_cells_avx(g, xB, post, prev, cur);
+#endif
+    accuracy_cells(g, xB, post, prev, cur, from);
+    const F4 dcv = and4(at(g.of(MD), Q - 1), at(cur.m, Q - 1));
     accuracy_deletes(p, dcv, cur.d);
-    for (int q = 0; q < Q; ++q) xEv = max4(xEv, at(cur.d, q));
+    F4 xEv = splat(kNegInf);
+    for (int q = 0; q < Q; ++q) xEv = max4(max4(xEv, at(cur.m, q)), at(cur.d, q));
     return lane_max(xEv);
 }
 
@@ -144,8 +240,10 @@ float optimal_accuracy(const ForwardProfile& om, const LengthModel& length, cons
     ox.x(0, DpMatrix::J) = kNegInf;
     ox.x(0, DpMatrix::B) = 0.0f;
     ox.x(0, DpMatrix::C) = kNegInf;
+    const TransitionMasks& masks = transition_masks(p);
     for (int i = 1; i <= L; ++i) {
-        const float xE = accuracy_row(p, row_of(pp, i), row_of(ox, i - 1), row_of(ox, i), ox.x(i - 1, DpMatrix::B));
+        const float xE =
+            accuracy_row(p, masks, row_of(pp, i), row_of(ox, i - 1), row_of(ox, i), ox.x(i - 1, DpMatrix::B));
         accuracy_specials(om, length, pp, ox, i, xE);
     }
     return ox.x(L, DpMatrix::C);

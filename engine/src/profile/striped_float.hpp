@@ -28,6 +28,9 @@ inline F4 operator*(F4 a, F4 b) { return {_mm_mul_ps(a.v, b.v)}; }
 inline F4 max4(F4 a, F4 b) { return {_mm_max_ps(a.v, b.v)}; }
 // `v` where the transition `t` is possible (t > 0), else 0.
 inline F4 gate(F4 t, F4 v) { return {_mm_and_ps(_mm_cmpgt_ps(t.v, _mm_setzero_ps()), v.v)}; }
+// The mask of gate(): all bits where t > 0; and4(possible(t), v) is gate(t, v).
+inline F4 possible(F4 t) { return {_mm_cmpgt_ps(t.v, _mm_setzero_ps())}; }
+inline F4 and4(F4 mask, F4 v) { return {_mm_and_ps(mask.v, v.v)}; }
 // [a0 a1 a2 a3] -> [fill a0 a1 a2]: node k's predecessor of the previous segment.
 inline F4 shift_up(F4 a, float fill = 0.0f) {
     return {_mm_move_ss(_mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(2, 1, 0, 0)), _mm_set_ss(fill))};
@@ -65,6 +68,19 @@ inline F4 gate(F4 t, F4 v) {
     for (int z = 0; z < 4; ++z)
         r.v[static_cast<std::size_t>(z)] =
             t.v[static_cast<std::size_t>(z)] > 0.0f ? v.v[static_cast<std::size_t>(z)] : 0.0f;
+    return r;
+}
+inline F4 possible(F4 t) {
+    F4 r;
+    for (int z = 0; z < 4; ++z)
+        r.v[static_cast<std::size_t>(z)] = t.v[static_cast<std::size_t>(z)] > 0.0f ? 1.0f : 0.0f;
+    return r;
+}
+inline F4 and4(F4 mask, F4 v) {
+    F4 r;
+    for (int z = 0; z < 4; ++z)
+        r.v[static_cast<std::size_t>(z)] =
+            mask.v[static_cast<std::size_t>(z)] != 0.0f ? v.v[static_cast<std::size_t>(z)] : 0.0f;
     return r;
 }
 inline F4 shift_up(F4 a, float fill = 0.0f) { return {{fill, a.v[0], a.v[1], a.v[2]}}; }
