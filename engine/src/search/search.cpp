@@ -1,6 +1,7 @@
 // The search job: batches of queries are scanned against the whole database,
 // the best K of each query are chosen, aligned in full by the pairwise
 // backend, and handed out in query order with their statistics.
+#include <alignscope/device/timeline.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/search/search.hpp>
 
@@ -13,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -61,6 +63,37 @@ namespace {
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
+
+// A stage of the search's own host work on the job's timeline (device
+// "search host"), beside the devices' kernels and copies.
+class SearchSpan {
+public:
+    SearchSpan(TimelineSink* sink, const char* name, std::uint64_t items = 0)
+        : sink_(sink), name_(name), items_(items), start_(sink ? steady_now_ns() : 0) {}
+    ~SearchSpan() {
+        if (!sink_) return;
+        TimelineEvent event;
+        event.name = name_;
+        event.category = "host";
+        event.device = "search host";
+        event.start_ns = start_;
+        event.end_ns = steady_now_ns();
+        event.cells = items_;
+        try {
+            sink_->record(std::move(event));
+        } catch (...) {
+            // A timeline that cannot take an event must not fail the search.
+        }
+    }
+    SearchSpan(const SearchSpan&) = delete;
+    SearchSpan& operator=(const SearchSpan&) = delete;
+
+private:
+    TimelineSink* sink_;
+    const char* name_;
+    std::uint64_t items_;
+    std::int64_t start_;
+};
 
 }  // namespace
 
@@ -205,6 +238,7 @@ void SearchRun::load_database() {
     setup.streams = streams_;
     setup.gpu_memory_budget = gpu_memory_budget_;
     const auto t = std::chrono::steady_clock::now();
+    SearchSpan span(context_.timeline, "load database", database_.size());
     scanner_.load(database_, setup, context_);
     summary_.load_seconds = seconds_since(t);
 }
@@ -213,14 +247,17 @@ void SearchRun::run_batch(std::size_t first, std::size_t last) {
     const ScanStats stats = scan_batch(first, last);
 
     const auto select_start = std::chrono::steady_clock::now();
+    std::optional<SearchSpan> span(std::in_place, context_.timeline, "select hits", last - first);
     std::vector<QueryHits> results = select_hits(first, last - first);
     summary_.select_seconds += seconds_since(select_start);
 
     if (search_.traceback) {
+        span.emplace(context_.timeline, "traceback", last - first);
         const auto trace_start = std::chrono::steady_clock::now();
         align_hits(first, results);
         summary_.traceback_seconds += seconds_since(trace_start);
     }
+    span.emplace(context_.timeline, "hand out", last - first);
     hand_out(results, stats);
     queries_before_ = last;
     report_progress();
@@ -265,7 +302,9 @@ ScanStats SearchRun::scan_batch(std::size_t first, std::size_t last) {
         };
     }
     const auto scan_start = std::chrono::steady_clock::now();
+    std::optional<SearchSpan> span(std::in_place, context_.timeline, "scan", batch_queries.size());
     scanner_.scan(batch_queries, scores, scan_context);
+    span.reset();
     summary_.scan_seconds += seconds_since(scan_start);
     ScanStats stats = scanner_.last_stats();
     summary_.scan_kernel_seconds += stats.kernel_seconds;
