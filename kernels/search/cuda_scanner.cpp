@@ -32,6 +32,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <mutex>
 #include <numeric>
 #include <set>
@@ -102,7 +103,11 @@ void CudaScanner::select_device() const { ALIGNSCOPE_CUDA(cudaSetDevice(device_)
 void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup, JobContext& context) {
     const ScanCapability can = capability(setup);
     if (!can.supported) throw Error(info_.id + ": " + can.reason);
-    select_device();
+    // The device's context starts (tenths of a second) while the host encodes the database.
+    std::future<void> started = std::async(std::launch::async, [this] {
+        select_device();
+        ALIGNSCOPE_CUDA(cudaFree(nullptr), site("start-up"));
+    });
     const CudaSite where = site("loading database " + database.source);
     database_ = &database;
     setup_ = setup;
@@ -130,26 +135,6 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
     // which the 16-bit range pays for.
     saturation_bound_ = 32767 - max_score_ - (mode_ == DbScanMode::Local ? setup.scheme.gap_open : 0);
 
-    cudaDeviceProp props{};
-    ALIGNSCOPE_CUDA(cudaGetDeviceProperties(&props, device_), where);
-    sm_count_ = props.multiProcessorCount;
-    std::size_t free_bytes = 0, total_bytes = 0;
-    ALIGNSCOPE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes), where);
-    // Free memory counts what this scanner holds already (a reload).
-    for (const auto& p : partitions_)
-        if (p.resident) free_bytes += p.codes.bytes() + p.starts.bytes() + p.lengths.bytes();
-    partitions_.clear();
-    budget_ = setup.gpu_memory_budget ? setup.gpu_memory_budget
-                                      : static_cast<std::uint64_t>(0.9 * static_cast<double>(free_bytes));
-    // Working memory of a scan: outputs and their host copies, profiles, scratch.
-    const std::uint64_t working = std::min<std::uint64_t>(budget_ / 3, 3ull << 30);
-    const std::uint64_t for_database = budget_ > working ? budget_ - working : 0;
-    std::uint64_t padded_total = 0;
-    for (std::size_t p = 0; p < database.size(); ++p) padded_total += round4(database.length(p)) + 12;
-    if (for_database < (64ull << 20))
-        throw Error(info_.id + ": a GPU memory budget of " + std::to_string(budget_ >> 20) +
-                    " MiB leaves too little for the database (raise --gpu-mem)");
-
     const std::vector<std::uint8_t> codes = encode_database(database, matrix);
     best_as_query_.clear();
     target_best_.clear();
@@ -174,6 +159,29 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
             target_best_[p] = sum;
         }
     }
+    started.get();
+    select_device();
+
+    cudaDeviceProp props{};
+    ALIGNSCOPE_CUDA(cudaGetDeviceProperties(&props, device_), where);
+    sm_count_ = props.multiProcessorCount;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    ALIGNSCOPE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes), where);
+    // Free memory counts what this scanner holds already (a reload).
+    for (const auto& p : partitions_)
+        if (p.resident) free_bytes += p.codes.bytes() + p.starts.bytes() + p.lengths.bytes();
+    partitions_.clear();
+    budget_ = setup.gpu_memory_budget ? setup.gpu_memory_budget
+                                      : static_cast<std::uint64_t>(0.9 * static_cast<double>(free_bytes));
+    // Working memory of a scan: outputs and their host copies, profiles, scratch.
+    const std::uint64_t working = std::min<std::uint64_t>(budget_ / 3, 3ull << 30);
+    const std::uint64_t for_database = budget_ > working ? budget_ - working : 0;
+    std::uint64_t padded_total = 0;
+    for (std::size_t p = 0; p < database.size(); ++p) padded_total += round4(database.length(p)) + 12;
+    if (for_database < (64ull << 20))
+        throw Error(info_.id + ": a GPU memory budget of " + std::to_string(budget_ >> 20) +
+                    " MiB leaves too little for the database (raise --gpu-mem)");
+
     std::vector<std::pair<std::size_t, std::size_t>> ranges;
     if (padded_total + 64 <= for_database) {
         ranges.emplace_back(0, database.size());
