@@ -95,7 +95,7 @@ public:
         if (peer_) {
             check_cuda(cudaMalloc(&base_, bytes), "cudaMalloc", site_);
             check_cuda(cudaMemset(base_, 0, bytes), "cudaMemset", site_);
-            check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site_);
+            check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize", site_);  // made before the slices run
         } else {
             check_cuda(cudaHostAlloc(&base_, bytes, cudaHostAllocPortable | cudaHostAllocMapped), "cudaHostAlloc",
                        site_);
@@ -313,6 +313,7 @@ private:
         if (tasks[first].on_rows_done && dev[0].strips > 0) {
             rw.task = &tasks[first];
             rw.dev = dev[0];
+            if (tasks[first].right_link) rw.dev.last_col = nullptr;  // the next slice's link, not a result
             rw.SH = SH;
             watch = [this, &rw](const int* snapshot) { poll_rows(rw, snapshot); };
         }
@@ -582,7 +583,8 @@ private:
         }
     }
 
-    // H and F of the last row from the bus (column 0 from the left edge).
+    // H and F of the last row from the bus (column 0 from the left edge; a
+    // linked left edge: H from the link, no F, which nothing reads there).
     void collect_last_row(PassTask& t, const longpass::LongTask& d, const std::vector<std::int32_t>& bus,
                           std::size_t at) const {
         const I64 h = t.rows(), w = t.cols();
@@ -593,6 +595,12 @@ private:
             std::copy_n(bus.begin() + static_cast<std::ptrdiff_t>(at), w + 1, t.last_h.begin());
             std::copy_n(bus.begin() + static_cast<std::ptrdiff_t>(at + static_cast<std::size_t>(w + 1)), w + 1,
                         t.last_f.begin());
+        }
+        if (t.left_link && d.strips > 0) {
+            check_cuda(cudaMemcpy(t.last_h.data(), static_cast<const CudaLink&>(*t.left_link).h() + h, sizeof(Score),
+                                  cudaMemcpyDefault),
+                       "cudaMemcpy", site_);
+            return;
         }
         t.last_h[0] = static_cast<Score>(std::max<I64>(left_value(t, h, open, extend), longpair::kNegInf));
         t.last_f[0] = static_cast<Score>(std::max<I64>(left_f_value(t, h, open, extend), longpair::kNegInf));

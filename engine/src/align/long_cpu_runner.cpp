@@ -20,16 +20,17 @@ using I64 = std::int64_t;
 
 Score clamp(I64 v) { return static_cast<Score>(std::max<I64>(v, kNegInf)); }
 
-// The CPU runners' link of a streamed split: the producer's last column (H,
-// E and F) in host memory, handed over whole once its pass is done; the
-// consumer waits for it, watching for cancellation.
+// The CPU runners' link of a streamed split: the producer's last column (H
+// and E, as a GPU link carries it: F of column 0 arrives as kNegInf, and the
+// split must not need it) in host memory, handed over whole once its pass
+// is done; the consumer waits for it, watching for cancellation.
 class HostLink final : public BoundaryLink {
 public:
-    void put(std::vector<Score> h, std::vector<Score> e, std::vector<Score> f) {
+    void put(std::vector<Score> h, std::vector<Score> e) {
         std::lock_guard lock(mutex_);
+        f_.assign(h.size(), kNegInf);
         h_ = std::move(h);
         e_ = std::move(e);
-        f_ = std::move(f);
         ready_ = true;
         ready_cv_.notify_all();
     }
@@ -120,7 +121,7 @@ private:
             t.left_f.clear();
         }
         if (!right) return;
-        right->put(t.last_col_h, t.last_col_e, t.last_col_f);
+        right->put(t.last_col_h, t.last_col_e);
         t.want_last_column = column;
         t.want_last_column_state = state;
         if (!column) t.last_col_h.clear();

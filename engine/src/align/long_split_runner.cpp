@@ -1,12 +1,15 @@
 // The split PassRunner (see long_pair.hpp): one long-pair pass over several
 // devices. Stage 1 is cut into column slices (widths by the members' weights)
-// and row blocks; the member of slice s computes block b once slice s - 1 has
-// handed over the block's boundary column (H, E and F of its last column, the
-// exact state a column passes to the next in an affine DP), so every cell is
-// the cell of the unsplit pass. One host thread per member takes the ready
-// block of its slices with the smallest block index; the calling thread
-// assembles finished blocks (special rows, best cell, last column, overview),
-// reports them (on_rows_done, progress), and watches for cancellation.
+// and row blocks; slice s takes block b's boundary column from slice s - 1
+// (H and E of its last column, the state a column passes to the next in an
+// affine DP), so every cell is the cell of the unsplit pass. Where the
+// members link (PassRunner::link_to: GPU to GPU), the column streams through
+// the link while both slices run, and slice s starts the block as soon as
+// slice s - 1 has started it; else slice s - 1 hands the finished column over
+// in host memory. One host thread per member takes the ready block of its
+// slices with the smallest block index; the calling thread assembles
+// finished blocks (special rows, best cell, last column, overview), reports
+// them (on_rows_done, progress), and watches for cancellation.
 //
 // The slices' special rows (and the last row) are written straight into
 // full-width rows in host memory, each slice its own columns (slice s > 0
@@ -460,7 +463,7 @@ public:
         }
         results_.assign(B_, std::vector<SliceResult>(S_));
         linked_ = owner_.linked_ && S_ > 1;
-        if (linked_) links_.assign(S_, std::vector<std::shared_ptr<BoundaryLink>>(B_));
+        if (linked_) make_links();
         else
             boundary_.assign(S_, std::vector<Column>(B_));
         next_block_.assign(S_, 0);
@@ -478,6 +481,17 @@ public:
     }
 
 private:
+    // Linked: every block's link from each slice's member to the next's.
+    void make_links() {
+        links_.assign(S_, std::vector<std::shared_ptr<BoundaryLink>>(B_));
+        for (std::size_t s = 1; s < S_; ++s)
+            for (std::size_t b = 0; b < B_; ++b) {
+                PassRunner& from = *owner_.members_[(s - 1) % G_];
+                links_[s][b] = from.link_to(*owner_.members_[s % G_], plan_.block_top(b + 1) - plan_.block_top(b));
+                if (!links_[s][b]) throw Error("internal error: a long-pair split member gave no link");
+            }
+    }
+
     // Blocks finished by every slice (under the mutex).
     std::size_t blocks_done() const {
         std::size_t done = B_;
@@ -681,18 +695,14 @@ private:
                 std::unique_lock lock(mutex_);
                 wake_.wait(lock, [&] { return pick(mine, b, s); });
                 if (stop_.cancelled() || s == S_) return;
-                if (s > 0 && linked_) links.left = std::move(links_[s][b]);
-                else if (s > 0)
+                if (linked_) {  // the next slice may start the block now
+                    if (s > 0) links.left = links_[s][b];
+                    if (s + 1 < S_) links.right = links_[s + 1][b];
+                    started_[s] = b + 1;
+                    wake_.notify_all();
+                } else if (s > 0) {
                     left = std::move(boundary_[s][b]);
-            }
-            if (linked_ && s + 1 < S_) {  // the link out, before the next slice may start the block
-                PassRunner& next = *owner_.members_[(s + 1) % G_];
-                links.right = owner_.members_[g]->link_to(next, plan_.block_top(b + 1) - plan_.block_top(b));
-                if (!links.right) throw Error("internal error: a long-pair split member gave no link");
-                std::lock_guard lock(mutex_);
-                links_[s + 1][b] = links.right;
-                started_[s] = b + 1;
-                wake_.notify_all();
+                }
             }
             Column right = sub_pass(g, b, s, top_h[s], top_f[s], std::move(left), links, cells_before);
             cells_before += results_[b][s].cells;
@@ -805,8 +815,9 @@ private:
     std::size_t C_ = 0;  // overview grid columns
     std::vector<std::vector<SliceResult>> results_;
     std::vector<std::vector<Column>> boundary_;  // left edge of slice s, block b
-    // Linked: the link into slice s for block b, made by slice s - 1's member
-    // when it starts the block (guarded by mutex_).
+    // Linked: the link into slice s for block b, all made before the members
+    // start and kept until they are done (a GPU link is device memory:
+    // allocated and freed while the GPUs are idle, never while a slice waits).
     std::vector<std::vector<std::shared_ptr<BoundaryLink>>> links_;
     std::vector<std::size_t> next_block_;  // guarded by mutex_
     std::vector<std::size_t> started_;     // linked: blocks of slice s started (guarded by mutex_)

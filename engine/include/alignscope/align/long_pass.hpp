@@ -115,8 +115,9 @@ struct PassTask {
     // A streamed column split (see BoundaryLink): with left_link, left is
     // Explicit and column 0 (rows 1..rows) arrives through the link while the
     // pass runs, left_h/e/f stay empty (its F is not needed: a pass reads H
-    // and E of column 0); with right_link, the last column's H and E leave
-    // through it as they are final (want_last_column is not needed for it).
+    // and E of column 0; a runner may leave F of column 0 in last_f[0] as
+    // kNegInf); with right_link, the last column's H and E leave through it
+    // as they are final (want_last_column is not needed for it).
     std::shared_ptr<BoundaryLink> left_link, right_link;
     bool local = false;  // H is clamped at 0 (stage 1 of a local alignment)
 
