@@ -20,7 +20,9 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 namespace alignscope::kernels {
@@ -83,13 +85,7 @@ public:
         if (producer != consumer)
             check_cuda(cudaDeviceCanAccessPeer(&can, producer, consumer), "cudaDeviceCanAccessPeer", site_);
         peer_ = can != 0;
-        if (peer_ && producer != consumer) {
-            check_cuda(cudaSetDevice(producer), "cudaSetDevice", site_);
-            const cudaError_t e = cudaDeviceEnablePeerAccess(consumer, 0);
-            if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
-            else
-                check_cuda(e, "cudaDeviceEnablePeerAccess", site_);
-        }
+        if (peer_ && producer != consumer) enable_peer_access(producer, consumer);
         const std::size_t bytes = words() * sizeof(std::int32_t) + static_cast<std::size_t>(strips_) * sizeof(int);
         check_cuda(cudaSetDevice(consumer), "cudaSetDevice", site_);
         if (peer_) {
@@ -110,6 +106,20 @@ public:
         (void)cudaSetDevice(consumer_);
         (void)(peer_ ? cudaFree(base_) : cudaFreeHost(base_));
         (void)cudaSetDevice(current);
+    }
+    // The producer GPU may write the consumer's memory: enabled once per pair
+    // and process (asking again is an error CUDA records).
+    void enable_peer_access(int producer, int consumer) {
+        static std::mutex mutex;
+        static std::set<std::pair<int, int>> enabled;
+        std::lock_guard lock(mutex);
+        if (enabled.count({producer, consumer})) return;
+        check_cuda(cudaSetDevice(producer), "cudaSetDevice", site_);
+        const cudaError_t e = cudaDeviceEnablePeerAccess(consumer, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+        else
+            check_cuda(e, "cudaDeviceEnablePeerAccess", site_);
+        enabled.insert({producer, consumer});
     }
     CudaLink(const CudaLink&) = delete;
     CudaLink& operator=(const CudaLink&) = delete;
