@@ -470,6 +470,7 @@ private:
     bool drain_aligned(std::size_t keep);
     void assemble_chunks();
     void stop_assembling();
+    void find_repeated_ids();
     std::shared_ptr<Chunk> next_chunk(bool& query_more, bool& target_more);
     void align_chunk(Chunk& chunk, const PairJob& job);
     bool format_chunk(const std::shared_ptr<Chunk>& chunk);
@@ -519,6 +520,9 @@ private:
     OrderedQueue<FormattedChunk> formatted_;
     OrderedQueue<AssembledChunk> assembled_;
     std::thread assembler_;
+    // The files' lines about repeated ids (empty: none), found by the
+    // assembling thread once it has read both files; read after it is joined.
+    std::optional<std::pair<std::string, std::string>> repeated_ids_;
     std::atomic<bool> stopping_{false};
     std::atomic<std::size_t> chunks_held_{0}, peak_chunks_{0};
     std::atomic<std::uint64_t> query_bytes_{0};
@@ -904,12 +908,24 @@ void PairPipeline::assemble_chunks() {
             const bool last = assembled.chunk->queries.empty() || !assembled.query_more || !assembled.target_more;
             std::promise<AssembledChunk> ready;
             ready.set_value(std::move(assembled));
-            if (!assembled_.push(ready.get_future()) || last) break;
+            const bool pushed = assembled_.push(ready.get_future());
+            if (pushed && last) find_repeated_ids();
+            if (!pushed || last) break;
         }
     } catch (...) {
         assembled_.push_failure(std::current_exception());
     }
     assembled_.close();
+}
+
+// Both files read to their ends: their ids checked for repeats here, while
+// the last chunk is aligned, not after it (the pool takes the target file's).
+void PairPipeline::find_repeated_ids() {
+    if (!settings_.warn) return;
+    std::future<std::string> target_line;
+    if (!same_file_) target_line = pool_->submit([this](int) { return targets_->ids.warning(settings_.target_path); });
+    std::string query_line = queries_->ids.warning(settings_.query_path);
+    repeated_ids_ = {std::move(query_line), target_line.valid() ? target_line.get() : std::string()};
 }
 
 // Ends the assembling thread (done, or no longer wanted) before the records'
@@ -1017,13 +1033,9 @@ FormattedChunk PairPipeline::format_piece(Chunk& chunk, std::size_t begin, std::
 // Both files are read: what reading alone can tell.
 void PairPipeline::check_inputs_read() {
     if (settings_.warn) {
-        // Both files' ids at once: each check sorts a hash a record.
-        std::future<std::string> target_line;
-        if (!same_file_)
-            target_line = pool_->submit([this](int) { return targets_->ids.warning(settings_.target_path); });
-        if (const std::string line = queries_->ids.warning(settings_.query_path); !line.empty()) settings_.warn(line);
-        if (target_line.valid())
-            if (const std::string line = target_line.get(); !line.empty()) settings_.warn(line);
+        if (!repeated_ids_) find_repeated_ids();  // the assembling thread stopped before
+        for (const std::string& line : {repeated_ids_->first, repeated_ids_->second})
+            if (!line.empty()) settings_.warn(line);
     }
     for (const RecordFeed* feed : {&*queries_, &*targets_})
         if (feed->count == 0)
