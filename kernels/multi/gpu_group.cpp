@@ -1,10 +1,10 @@
-// The multi-GPU backend: a small job runs whole on one free GPU (two such
-// jobs at once on two GPUs); a larger one is cut into one share per GPU, run
-// by one host thread per GPU through that GPU's own backend (streams, budget,
-// kernels), with, for a large job, a shared queue of chunks so the faster
-// GPUs absorb the tail (group_plan.hpp). Shares follow SM counts on GPUs of
-// one model, else each GPU's measured throughput (cells per second of its
-// busy time on the last job).
+// The multi-GPU backend: a small job, or one of short pairs, runs whole on one
+// free GPU (two such jobs at once on two GPUs); a larger one of long pairs is
+// cut into one share per GPU, run by one host thread per GPU through that
+// GPU's own backend (streams, budget, kernels), with, for a large job, a
+// shared queue of chunks so the faster GPUs absorb the tail (group_plan.hpp).
+// Shares follow SM counts on GPUs of one model, else each GPU's measured
+// throughput (cells per second of its busy time on the last job).
 #include "gpu_group.hpp"
 #include <alignscope/align/long_pair.hpp>
 #include "../pairwise/result_vector.hpp"
@@ -45,7 +45,8 @@ std::uint64_t total_of(const std::vector<std::uint64_t>& cells) {
 }
 
 // The rules, with the environment's ALIGNSCOPE_GPU_GROUP_SPLIT_CELLS (tests
-// and measurements: 0 splits every job, a huge number none) over split_cells.
+// and measurements) over them: jobs of at least that many cells are split,
+// whatever their pairs' lengths (0 splits every job, a huge number none).
 GroupSplitRules split_rules() {
     GroupSplitRules rules;
     if (const char* text = std::getenv("ALIGNSCOPE_GPU_GROUP_SPLIT_CELLS"); text && *text) {
@@ -55,6 +56,7 @@ GroupSplitRules split_rules() {
             throw Error("ALIGNSCOPE_GPU_GROUP_SPLIT_CELLS: expected a number of cells, got '" + std::string(text) +
                         "'");
         rules.split_cells = value;
+        rules.split_cells_per_pair = 0;
     }
     return rules;
 }
@@ -269,7 +271,7 @@ public:
         std::vector<std::uint64_t> cells = pair_cells(job);
         const std::uint64_t total = total_of(cells);
         const GroupSplitRules rules = split_rules();
-        if (members_.size() == 1 || total < rules.split_cells) return align_on_one(job, context);
+        if (members_.size() == 1 || !split_job(total, job.pairs.size(), rules)) return align_on_one(job, context);
         std::vector<double> throughput;
         {
             std::lock_guard lock(mutex_);

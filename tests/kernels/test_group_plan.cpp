@@ -104,12 +104,16 @@ private slots:
         const GroupCutRules large = cut_rules_for(1000, rules);
         QCOMPARE(large.static_fraction, 0.9);
         QCOMPARE(large.least_tail_chunk, std::uint64_t{70});
-        // Defaults: the pair pipeline's chunk (65,536 pairs of 300 x 300) runs
-        // whole on one GPU; bench's million such pairs is split, without a tail.
+        // Defaults: the pair pipeline's chunk (65,536 pairs of 300 x 300) and
+        // bench's million such pairs run whole on one GPU (host-bound); a
+        // hundred thousand pairs of 1,000 x 1,000 are split, without a tail.
         const GroupSplitRules defaults;
-        QVERIFY(65536ull * 90000 < defaults.split_cells);
-        QVERIFY(1000000ull * 90000 >= defaults.split_cells);
-        QCOMPARE(cut_rules_for(1000000ull * 90000, defaults).static_fraction, 1.0);
+        QVERIFY(!split_job(65536ull * 90000, 65536, defaults));
+        QVERIFY(!split_job(1000000ull * 90000, 1000000, defaults));
+        QVERIFY(split_job(100000ull * 1000000, 100000, defaults));
+        QVERIFY(!split_job(10000ull * 1000000, 10000, defaults));  // 1e10 cells: too few
+        QVERIFY(!split_job(0, 0, defaults));
+        QCOMPARE(cut_rules_for(100000ull * 1000000, defaults).static_fraction, 1.0);
     }
 
     void empty_job() {
