@@ -569,8 +569,11 @@ PairPipeline::~PairPipeline() {
 }
 
 void PairPipeline::run() {
-    open_inputs();
+    // The device first: its start-up is the longest wait before the first
+    // chunk, and needs nothing from the files (its errors still come after
+    // theirs, with the first chunk).
     start_warm_up();
+    open_inputs();
     prepare_output();
     query_size_ = query_reader_.file_size();
     pool_.emplace(threads_);
