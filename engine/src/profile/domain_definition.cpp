@@ -24,9 +24,12 @@ namespace {
 // allocating, zeroing and freeing megabytes per envelope kept 16 threads
 // waiting on the kernel's page-fault and unmap paths. One that grew past
 // kKeepBytes (a very long envelope) is freed after use.
+// Envelopes rescored side by side (fewer than a group of targets: each keeps
+// two full matrices).
+constexpr int kEnvelopeGroup = 4;
 struct ScratchMatrices {
     DpMatrix ensemble, pp, ox;
-    std::array<DpMatrix, kGroupTargets> fx, bx;  // the unihit Forward and Backward of a group of envelopes
+    std::array<DpMatrix, kEnvelopeGroup> fx, bx;  // the unihit Forward and Backward of a group of envelopes
 };
 constexpr std::size_t kKeepBytes = std::size_t{64} << 20;
 ScratchMatrices& scratch_matrices() {
@@ -702,7 +705,7 @@ private:
 };
 
 // The unihit Forward and Backward of every envelope of the targets, up to
-// four at a time (longest first, so that a group's envelopes are of similar
+// kEnvelopeGroup at a time (longest first, so that a group's envelopes are of similar
 // lengths), each then decoded and aligned by its own target.
 void rescore_envelopes(const ConfiguredProfile& profile, std::vector<DomainDefinition>& targets) {
     struct Item {
@@ -716,9 +719,9 @@ void rescore_envelopes(const ConfiguredProfile& profile, std::vector<DomainDefin
     }
     std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.length > b.length; });
     ScratchMatrices& scratch = scratch_matrices();
-    for (std::size_t first = 0; first < items.size(); first += kGroupTargets) {
-        const int n = static_cast<int>(std::min<std::size_t>(kGroupTargets, items.size() - first));
-        PairTarget group[kGroupTargets];
+    for (std::size_t first = 0; first < items.size(); first += kEnvelopeGroup) {
+        const int n = static_cast<int>(std::min<std::size_t>(kEnvelopeGroup, items.size() - first));
+        PairTarget group[kEnvelopeGroup];
         for (int g = 0; g < n; ++g) {
             const Item& it = items[first + static_cast<std::size_t>(g)];
             const DomainDefinition& d = targets[it.target];
@@ -726,7 +729,7 @@ void rescore_envelopes(const ConfiguredProfile& profile, std::vector<DomainDefin
             group[g] = PairTarget{d.residues() + env.i - 1, it.length, d.unihit_length(),
                                   &scratch.fx[static_cast<std::size_t>(g)], &scratch.bx[static_cast<std::size_t>(g)]};
         }
-        float envsc[kGroupTargets], bcksc[kGroupTargets];
+        float envsc[kEnvelopeGroup], bcksc[kEnvelopeGroup];
         forward_group(profile.unihit, group, n, true, envsc);
         backward_group(profile.unihit, group, n, true, bcksc);
         for (int g = 0; g < n; ++g) {
@@ -735,7 +738,7 @@ void rescore_envelopes(const ConfiguredProfile& profile, std::vector<DomainDefin
         }
     }
     for (DpMatrix* m : {&scratch.ensemble, &scratch.pp, &scratch.ox}) release_if_large(*m);
-    for (std::size_t g = 0; g < kGroupTargets; ++g) release_if_large(scratch.fx[g]), release_if_large(scratch.bx[g]);
+    for (std::size_t g = 0; g < kEnvelopeGroup; ++g) release_if_large(scratch.fx[g]), release_if_large(scratch.bx[g]);
 }
 
 std::uint32_t jenkins_mix(std::uint32_t a, std::uint32_t b, std::uint32_t c) {

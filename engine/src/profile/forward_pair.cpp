@@ -1,13 +1,14 @@
 // Several targets' Forward and Backward in one instruction stream: target g
 // in the four lanes of half g % 2 of 256-bit register g / 2 (two targets in
-// one register, four in two), each half doing exactly the four-lane striped
-// recurrence of forward_backward.cpp (same products, same sums, same order; a
-// half that needs no rescaling is multiplied by 1, a half whose D->D passes
-// have stopped adds 0). A group runs while all its targets have rows left;
-// then the targets still going regroup (three go as four, the last one's
-// lanes repeated into a scratch matrix), and the last one finishes alone in
-// the four-lane code. Independent targets hide the latency of the D->D
-// chains, which bounds the four-lane code.
+// one register, four in two, eight in four), each half doing exactly the
+// four-lane striped recurrence of forward_backward.cpp (same products, same
+// sums, same order; a half that needs no rescaling is multiplied by 1, a half
+// whose D->D passes have stopped adds 0). A group runs while all its targets
+// have rows left; then the targets still going regroup (three go as four,
+// five to seven as eight, the last one's lanes repeated into a scratch
+// matrix), and the last one finishes alone in the four-lane code.
+// Independent targets hide the latency of the D->D chains, which bounds the
+// four-lane code.
 #include "forward_pair.hpp"
 
 #include <alignscope/error.hpp>
@@ -356,6 +357,9 @@ void backward_cells_group(const GroupProfile& p, const float* const* e, GroupRow
     half_sums(xBv, xB);
 }
 
+// Lanes (targets side by side, 2 per register) of a stage of n targets.
+int lanes_for(int n) { return n <= 2 ? 2 : n <= 4 ? 4 : 8; }
+
 // The targets of one stage of a group: 2H lanes; a lane past the targets
 // repeats the last one, reading its matrices and writing to a scratch one.
 struct StageLanes {
@@ -430,26 +434,23 @@ void backward_stage(const ForwardProfile& om, const GroupProfile& p, const Stage
     }
 }
 
-// The lanes of a stage over the group's targets active[0..n-1] (2 to 4):
-// two lanes for two, four for three or four. A fourth lane for three
-// repeats the third target into `spare` (its carry in slot kGroupTargets).
+// The lanes of a stage over the group's targets active[0..n-1] (2 to 8):
+// two lanes for two, four for three or four, eight for five to eight. Lanes
+// past n repeat target active[n-1] into `spare` (all of them: they compute
+// the same values), their carries in slots kGroupTargets and up.
 StageLanes stage_lanes(const PairTarget* t, const int* active, int n, bool backward, DpMatrix& spare) {
     StageLanes s{};
-    const int lanes = n == 2 ? 2 : 4;
+    const int lanes = lanes_for(n);
     for (int g = 0; g < lanes; ++g) {
         const int j = active[std::min(g, n - 1)];
         s.t[g] = &t[j];
-        s.out[g] = backward ? t[j].bck : t[j].fwd;
-        s.slot[g] = j;
-    }
-    if (n == 3) {
-        s.out[3] = &spare;
-        s.slot[3] = kGroupTargets;
+        s.out[g] = g < n ? (backward ? t[j].bck : t[j].fwd) : &spare;
+        s.slot[g] = g < n ? j : kGroupTargets + g - n;
     }
     return s;
 }
 
-// The scratch matrix of a repeated lane: the same size, the same row below
+// The scratch matrix of repeated lanes: the same size, the same row below
 // (a stage reads it from the lane's own matrix), the same carry.
 void prepare_spare(const DpMatrix& like, int row, DpMatrix& spare) {
     spare.resize(like.M, like.L, like.full);
@@ -469,7 +470,7 @@ DpMatrix& spare_matrix() {
 }
 
 void forward_grouped(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores) {
-    ForwardCarry carry[kGroupTargets + 1];
+    ForwardCarry carry[2 * kGroupTargets];
     for (int j = 0; j < n; ++j) forward_start(om, t[j].length, t[j].L, *t[j].fwd, carry[j], full);
     const auto order = longest_first(t, n);
     const GroupProfile p = group_profile(om);
@@ -481,13 +482,14 @@ void forward_grouped(const ForwardProfile& om, const PairTarget* t, int n, bool 
         const int to = t[last].L;  // the shortest of the active targets
         DpMatrix& spare = spare_matrix();
         const StageLanes s = stage_lanes(t, order.data(), active, false, spare);
-        if (active == 3) {
-            prepare_spare(*t[last].fwd, row - 1, spare);
-            carry[kGroupTargets] = carry[last];
-        }
-        if (active == 2) forward_stage<1>(om, p, s, carry, row, to, full);
-        else
+        const int lanes = lanes_for(active);
+        if (lanes > active) prepare_spare(*t[last].fwd, row - 1, spare);
+        for (int g = active; g < lanes; ++g) carry[kGroupTargets + g - active] = carry[last];
+        if (lanes == 2) forward_stage<1>(om, p, s, carry, row, to, full);
+        else if (lanes == 4)
             forward_stage<2>(om, p, s, carry, row, to, full);
+        else
+            forward_stage<4>(om, p, s, carry, row, to, full);
         row = to + 1;
     }
     for (int j = 0; j < n; ++j) {
@@ -498,7 +500,7 @@ void forward_grouped(const ForwardProfile& om, const PairTarget* t, int n, bool 
 }
 
 void backward_grouped(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores) {
-    BackwardCarry carry[kGroupTargets + 1];
+    BackwardCarry carry[2 * kGroupTargets];
     for (int j = 0; j < n; ++j) {
         backward_start(om, t[j].length, t[j].L, *t[j].bck, carry[j], full);
         if (t[j].L > 0) backward_last_row(om, *t[j].fwd, *t[j].bck, carry[j]);
@@ -513,13 +515,14 @@ void backward_grouped(const ForwardProfile& om, const PairTarget* t, int n, bool
         const int to = t[last].L - 1;  // the shortest reaches row 1
         DpMatrix& spare = spare_matrix();
         const StageLanes s = stage_lanes(t, order.data(), active, true, spare);
-        if (active == 3) {
-            prepare_spare(*t[last].bck, t[last].L - step + 1, spare);
-            carry[kGroupTargets] = carry[last];
-        }
-        if (active == 2) backward_stage<1>(om, p, s, carry, step, to, full);
-        else
+        const int lanes = lanes_for(active);
+        if (lanes > active) prepare_spare(*t[last].bck, t[last].L - step + 1, spare);
+        for (int g = active; g < lanes; ++g) carry[kGroupTargets + g - active] = carry[last];
+        if (lanes == 2) backward_stage<1>(om, p, s, carry, step, to, full);
+        else if (lanes == 4)
             backward_stage<2>(om, p, s, carry, step, to, full);
+        else
+            backward_stage<4>(om, p, s, carry, step, to, full);
         step = to + 1;
     }
     for (int j = 0; j < n; ++j)
@@ -547,7 +550,7 @@ bool paired_rows_available() { return false; }
 #endif
 
 void forward_group(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores) {
-    if (n < 1 || n > kGroupTargets) throw Error("grouped Forward takes one to four targets");
+    if (n < 1 || n > kGroupTargets) throw Error("grouped Forward takes one to eight targets");
 #if ALIGNSCOPE_PAIRED_ROWS
     if (n > 1 && paired_rows_available()) return forward_grouped(om, t, n, full, scores);
 #endif
@@ -555,7 +558,7 @@ void forward_group(const ForwardProfile& om, const PairTarget* t, int n, bool fu
 }
 
 void backward_group(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores) {
-    if (n < 1 || n > kGroupTargets) throw Error("grouped Backward takes one to four targets");
+    if (n < 1 || n > kGroupTargets) throw Error("grouped Backward takes one to eight targets");
 #if ALIGNSCOPE_PAIRED_ROWS
     if (n > 1 && paired_rows_available()) return backward_grouped(om, t, n, full, scores);
 #endif

@@ -1,5 +1,5 @@
 // Forward and Backward in pieces (start, rows from a given one, the specials
-// of a row), so that up to four targets can share the work of their common
+// of a row), so that up to eight targets can share the work of their common
 // rows in the halves of 256-bit registers and each finish alone. A row's
 // recurrence is latency-bound (the D->D chains run one segment after
 // another); independent targets in one instruction stream fill the
@@ -58,12 +58,12 @@ struct PairTarget {
 };
 
 // The most targets one group runs at once.
-constexpr int kGroupTargets = 4;
+constexpr int kGroupTargets = 8;
 
 // Whether this CPU runs the grouped code (AVX); without it the group
 // functions run each target alone.
 bool paired_rows_available();
-// Forward (Backward) of one to four targets into their matrices (full or
+// Forward (Backward) of one to eight targets into their matrices (full or
 // parser); scores[j] is target j's. The same scores and matrices as
 // forward()/backward() of each, except that rows of a full matrix done in a
 // group may keep no D values (posterior decoding reads M and I only).

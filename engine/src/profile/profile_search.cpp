@@ -250,7 +250,7 @@ void load_device_forward(const ForwardScores& device, std::size_t s, int M, int 
 }
 
 // Forward (the F3 filter), then Backward and the domain stage, for one to
-// four targets: a group runs its parser Forward and Backward rows together
+// eight targets: a group runs its parser Forward and Backward rows together
 // (see forward_pair.hpp), then each target's domain stage on its own. With
 // `device`, Forward ran on the scanner's device and only targets past F3 come
 // here (index[j]: the target's place in the device's list).
@@ -299,13 +299,13 @@ void score_targets(const ConfiguredProfile& profile, const Candidate* const* c, 
     }
 }
 
-// Up to four neighbours of the longest-first order, scored by one worker.
+// Up to eight neighbours of the longest-first order, scored by one worker.
 struct WorkItem {
     std::size_t first;
     int n;
 };
 
-// Neighbours (of similar lengths) go in groups of four where the CPU runs
+// Neighbours (of similar lengths) go in groups of eight where the CPU runs
 // grouped rows, except the longest two per worker thread: each of those goes
 // alone, so that the domain stages of the costliest targets do not queue
 // behind each other on one thread.
