@@ -98,11 +98,22 @@ protected:
         return traits_type::not_eof(c);
     }
     int sync() override { return drain() ? 0 : -1; }
+    // A piece at least as large as the buffer (a streamed job's chunk of
+    // text) goes to the file as it is, after what is buffered, instead of
+    // being copied through the buffer 64 KiB at a time.
+    std::streamsize xsputn(const char* text, std::streamsize n) override {
+        if (n < static_cast<std::streamsize>(buffer_.size())) return std::streambuf::xsputn(text, n);
+        if (!drain() || !write_all(text, static_cast<std::size_t>(n))) return 0;
+        return n;
+    }
 
 private:
     bool drain() {
-        const char* p = pbase();
-        std::size_t left = static_cast<std::size_t>(pptr() - pbase());
+        const bool ok = write_all(pbase(), static_cast<std::size_t>(pptr() - pbase()));
+        setp(buffer_.data(), buffer_.data() + buffer_.size());
+        return ok;
+    }
+    bool write_all(const char* p, std::size_t left) {
         while (left > 0 && error_ == 0) {
             const ssize_t n = ::write(fd_, p, left);
             if (n < 0 && errno == EINTR) continue;
@@ -113,7 +124,6 @@ private:
             p += n;
             left -= static_cast<std::size_t>(n);
         }
-        setp(buffer_.data(), buffer_.data() + buffer_.size());
         return error_ == 0;
     }
 
