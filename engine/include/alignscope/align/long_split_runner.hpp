@@ -42,9 +42,11 @@ struct SplitSettings {
 // device_links) the member of slice s starts block b as soon as slice s - 1
 // has started it, and the boundary column streams from one to the other
 // through their link; without, it starts once slice s - 1 has finished the
-// block and handed over its boundary column (H, E, F) in host memory. Special rows, the last row, the best cell (the
-// reference's tie rule across slices), the last column, the overview and the
-// on_rows_done reports are those of one unsplit pass. Calls with several tasks
+// block and handed over its boundary column (H, E, F) in host memory.
+// Special rows, the last row, the best cell (the reference's tie rule across
+// slices), the last column, the overview and the on_rows_done reports are
+// those of one unsplit pass (reported as row blocks finish: a linked pass of
+// one block reports them at its end). Calls with several tasks
 // (stage 3) are dealt to the members by cells and run at once; goal searches
 // (stage 2) run on the first member, with the special rows (kept in host
 // memory here) passed as explicit rows. The first error of any member stops
