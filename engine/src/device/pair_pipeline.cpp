@@ -278,6 +278,42 @@ private:
     std::string path_;
 };
 
+// A stream's bytes appended to a string reserved ahead (a piece of text is
+// about as long as the one before it): no doubling and copying as the text
+// grows, as an ostringstream does.
+class StringSink : public std::streambuf {
+public:
+    explicit StringSink(std::string& text) : text_(text) { setp(buffer_, buffer_ + sizeof buffer_); }
+    ~StringSink() override { flush(); }
+    StringSink(const StringSink&) = delete;
+    StringSink& operator=(const StringSink&) = delete;
+    void flush() {
+        text_.append(pbase(), static_cast<std::size_t>(pptr() - pbase()));
+        setp(buffer_, buffer_ + sizeof buffer_);
+    }
+
+protected:
+    int_type overflow(int_type c) override {
+        flush();
+        if (!traits_type::eq_int_type(c, traits_type::eof())) text_.push_back(traits_type::to_char_type(c));
+        return traits_type::not_eof(c);
+    }
+    std::streamsize xsputn(const char* text, std::streamsize n) override {
+        if (n <= epptr() - pptr()) return std::streambuf::xsputn(text, n);
+        flush();
+        text_.append(text, static_cast<std::size_t>(n));
+        return n;
+    }
+    int sync() override {
+        flush();
+        return 0;
+    }
+
+private:
+    std::string& text_;
+    char buffer_[4096];
+};
+
 // Forwards a backend's timeline events and, when asked, sums their time by
 // stage: host spans by name, device spans by category ("kernel", "copy").
 class StageTally : public TimelineSink {
@@ -513,7 +549,9 @@ private:
     std::optional<Spool> listed_spool_;
     std::thread lister_;
     std::atomic<int> listed_{2};
-    bool head_written_ = false;  // the writer thread's; then read by write_output()
+    bool head_written_ = false;                // the writer thread's; then read by write_output()
+    std::atomic<bool> head_out_{false};        // head_written_, for the formatting threads
+    std::atomic<std::size_t> piece_bytes_{0};  // the text of the last whole piece formatted
 
     const std::size_t block_queue_;
     OrderedQueue<std::vector<Sequence>> query_blocks_, target_blocks_;
@@ -742,6 +780,7 @@ void PairPipeline::write_sam_head() {
     out_.stream() << head_.substr(first_line);
     body_spool_->copy_to(out_.stream());
     head_written_ = true;
+    head_out_.store(true, std::memory_order_release);
 }
 
 // The lister thread: the target file read again, block by block on the pool
@@ -1013,16 +1052,23 @@ FormattedChunk PairPipeline::format_piece(Chunk& chunk, std::size_t begin, std::
     FormattedChunk piece;
     piece.pairs = end - begin;
     piece.last = last;
-    std::ostringstream body;
-    auto writer = AlignmentWriter::create(settings_.format, body, writer_context_);
-    for (std::size_t k = begin; k < end; ++k) {
-        Alignment& a = chunk.results[k];
-        a.query_id = chunk.queries[k].id;
-        a.target_id = chunk.targets[k].id;
-        writer->write(a, chunk.queries[k], chunk.targets[k]);
+    piece.body.reserve(piece_bytes_.load(std::memory_order_relaxed) * 9 / 8);
+    {
+        StringSink sink(piece.body);
+        std::ostream body(&sink);
+        auto writer = AlignmentWriter::create(settings_.format, body, writer_context_);
+        for (std::size_t k = begin; k < end; ++k) {
+            Alignment& a = chunk.results[k];
+            a.query_id = chunk.queries[k].id;
+            a.target_id = chunk.targets[k].id;
+            writer->write(a, chunk.queries[k], chunk.targets[k]);
+        }
+        writer.reset();
+        body.flush();
     }
-    piece.body = std::move(body).str();
-    if (sam_) {
+    if (!last) piece_bytes_.store(piece.body.size(), std::memory_order_relaxed);
+    // Once SAM's header is out, the writer takes no more @SQ lines.
+    if (sam_ && !head_out_.load(std::memory_order_acquire)) {
         std::vector<const Sequence*> references;
         references.reserve(end - begin);
         for (std::size_t k = begin; k < end; ++k) references.push_back(&chunk.targets[k]);
