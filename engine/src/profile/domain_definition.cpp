@@ -664,8 +664,11 @@ private:
         const ForwardProfile& om = profile_.unihit;
         ScratchMatrices& scratch = scratch_matrices();
         DpMatrix &pp = scratch.pp, &ox = scratch.ox;
-        if (!decode_posteriors(unihit_length_, fx, bx, pp)) return std::nullopt;
-        const float oasc = optimal_accuracy(om, unihit_length_, pp, ox);
+        std::vector<float> null2;
+        const std::optional<float> decoded = decode_and_align(om, unihit_length_, fx, bx, pp, ox,
+                                                              profile_.plan7.alphabet, null2_done ? nullptr : &null2);
+        if (!decoded) return std::nullopt;
+        const float oasc = *decoded;
         auto tr = optimal_accuracy_trace(om, unihit_length_, pp, ox);
         for (auto& s : tr)
             if (s.i > 0) s.i += i - 1;
@@ -679,7 +682,6 @@ private:
             dom.alignment.hmm_from = hfrom, dom.alignment.hmm_to = hto;
         }
         if (!null2_done) {
-            const auto null2 = null2_by_expectation(om, pp, profile_.plan7.alphabet);
             for (int pos = i; pos <= j; ++pos)
                 stage_.null2[static_cast<std::size_t>(pos)] = std::log(null2[dsq_[pos - 1]]);
         }

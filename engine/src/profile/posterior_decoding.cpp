@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__SSE2__)  // (masks as SSE bit patterns)
 #define ALIGNSCOPE_ACCURACY_AVX 1
@@ -46,26 +47,26 @@ Row row_of(DpMatrix& dp, int i) {
 
 }  // namespace
 
-bool decode_posteriors(const LengthModel& length, const DpMatrix& fwd, const DpMatrix& bck, DpMatrix& pp) {
-    const int L = fwd.L;
-    pp.resize(fwd.M, L, true);
+namespace {
+
+// Row i of the posteriors: M and I cells (D's are not kept: no later stage
+// reads them) and the N, J, C loops.
+void decode_row(const LengthModel& length, const DpMatrix& fwd, const DpMatrix& bck, float scaleproduct, int i,
+                DpMatrix& pp) {
     const std::size_t W = pp.width();
-    const float scaleproduct = static_cast<float>(1.0 / bck.x(0, DpMatrix::N));
-    for (int i = 1; i <= L; ++i) {
-        const float totr = scaleproduct * fwd.x(i, DpMatrix::Scale);
-        const ConstRow f = row_of(fwd, i), b = row_of(bck, i);
-        const Row p = row_of(pp, i);
-        // (D's posteriors are not kept: no later stage reads them.)
-        for (std::size_t c = 0; c < W; ++c) {
-            p.m[c] = f.m[c] * b.m[c] * totr;
-            p.i[c] = f.i[c] * b.i[c] * totr;
-        }
-        pp.x(i, DpMatrix::N) = fwd.x(i - 1, DpMatrix::N) * bck.x(i, DpMatrix::N) * length.loop * scaleproduct;
-        pp.x(i, DpMatrix::J) = fwd.x(i - 1, DpMatrix::J) * bck.x(i, DpMatrix::J) * length.loop * scaleproduct;
-        pp.x(i, DpMatrix::C) = fwd.x(i - 1, DpMatrix::C) * bck.x(i, DpMatrix::C) * length.loop * scaleproduct;
+    const float totr = scaleproduct * fwd.x(i, DpMatrix::Scale);
+    const ConstRow f = row_of(fwd, i), b = row_of(bck, i);
+    const Row p = row_of(pp, i);
+    for (std::size_t c = 0; c < W; ++c) {
+        p.m[c] = f.m[c] * b.m[c] * totr;
+        p.i[c] = f.i[c] * b.i[c] * totr;
     }
-    return !std::isinf(scaleproduct);
+    pp.x(i, DpMatrix::N) = fwd.x(i - 1, DpMatrix::N) * bck.x(i, DpMatrix::N) * length.loop * scaleproduct;
+    pp.x(i, DpMatrix::J) = fwd.x(i - 1, DpMatrix::J) * bck.x(i, DpMatrix::J) * length.loop * scaleproduct;
+    pp.x(i, DpMatrix::C) = fwd.x(i - 1, DpMatrix::C) * bck.x(i, DpMatrix::C) * length.loop * scaleproduct;
 }
+
+}  // namespace
 
 namespace {
 
@@ -228,26 +229,21 @@ void accuracy_specials(const ForwardProfile& om, const LengthModel& length, cons
 
 }  // namespace
 
-float optimal_accuracy(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp, DpMatrix& ox) {
-    const int M = om.length, L = pp.L;
-    const Profile p(om);
+namespace {
+
+void accuracy_first_row(int M, int L, int Q, DpMatrix& ox) {
     ox.resize(M, L, true);
     const Row first = row_of(ox, 0);
-    for (int q = 0; q < p.Q; ++q)
+    for (int q = 0; q < Q; ++q)
         put(first.m, q, splat(kNegInf)), put(first.i, q, splat(kNegInf)), put(first.d, q, splat(kNegInf));
     ox.x(0, DpMatrix::E) = kNegInf;
     ox.x(0, DpMatrix::N) = 0.0f;
     ox.x(0, DpMatrix::J) = kNegInf;
     ox.x(0, DpMatrix::B) = 0.0f;
     ox.x(0, DpMatrix::C) = kNegInf;
-    const TransitionMasks& masks = transition_masks(p);
-    for (int i = 1; i <= L; ++i) {
-        const float xE =
-            accuracy_row(p, masks, row_of(pp, i), row_of(ox, i - 1), row_of(ox, i), ox.x(i - 1, DpMatrix::B));
-        accuracy_specials(om, length, pp, ox, i, xE);
-    }
-    return ox.x(L, DpMatrix::C);
 }
+
+}  // namespace
 
 namespace {
 
@@ -313,35 +309,67 @@ std::vector<float> null2_from_usage(const ForwardProfile& om, const float* match
 
 }  // namespace
 
-std::vector<float> null2_by_expectation(const ForwardProfile& om, const DpMatrix& pp, ResidueAlphabet alphabet) {
-    const int Ld = pp.L;
-    const std::size_t W = pp.width();
-    std::vector<float>& match = usage_buffer(W, 0);
-    std::vector<float>& insert = usage_buffer(W, 1);
-    // Expected uses of each state over the envelope, row after row.
-    const ConstRow one = row_of(pp, 1);
-    std::copy(one.m, one.m + W, match.begin());
-    std::copy(one.i, one.i + W, insert.begin());
-    float n = pp.x(1, DpMatrix::N), c = pp.x(1, DpMatrix::C), j = pp.x(1, DpMatrix::J);
-    for (int i = 2; i <= Ld; ++i) {
+namespace {
+
+// Expected uses of each state over an envelope, summed row after row as
+// HMMER sums them (row 1 copied, then each row added), then the null2 odds.
+class ExpectedUsage {
+public:
+    explicit ExpectedUsage(std::size_t W) : match_(usage_buffer(W, 0)), insert_(usage_buffer(W, 1)), W_(W) {}
+    void add(const DpMatrix& pp, int i) {
         const ConstRow r = row_of(pp, i);
-        for (std::size_t s = 0; s < W; ++s) {
-            match[s] = r.m[s] + match[s];
-            insert[s] = r.i[s] + insert[s];
+        if (i == 1) {
+            std::copy(r.m, r.m + W_, match_.begin());
+            std::copy(r.i, r.i + W_, insert_.begin());
+            n_ = pp.x(1, DpMatrix::N), c_ = pp.x(1, DpMatrix::C), j_ = pp.x(1, DpMatrix::J);
+            return;
         }
-        n += pp.x(i, DpMatrix::N);
-        c += pp.x(i, DpMatrix::C);
-        j += pp.x(i, DpMatrix::J);
+        for (std::size_t s = 0; s < W_; ++s) {
+            match_[s] = r.m[s] + match_[s];
+            insert_[s] = r.i[s] + insert_[s];
+        }
+        n_ += pp.x(i, DpMatrix::N);
+        c_ += pp.x(i, DpMatrix::C);
+        j_ += pp.x(i, DpMatrix::J);
     }
-    const float norm = static_cast<float>(1.0 / static_cast<float>(Ld));
-    for (std::size_t s = 0; s < W; ++s) {
-        match[s] *= norm;
-        insert[s] *= norm;
+    std::vector<float> null2(const ForwardProfile& om, int Ld, ResidueAlphabet alphabet) {
+        const float norm = static_cast<float>(1.0 / static_cast<float>(Ld));
+        for (std::size_t s = 0; s < W_; ++s) {
+            match_[s] *= norm;
+            insert_[s] *= norm;
+        }
+        return null2_from_usage(om, match_.data(), insert_.data(), n_ * norm + c_ * norm + j_ * norm, alphabet);
     }
-    n *= norm;
-    c *= norm;
-    j *= norm;
-    return null2_from_usage(om, match.data(), insert.data(), n + c + j, alphabet);
+
+private:
+    std::vector<float>& match_;
+    std::vector<float>& insert_;
+    std::size_t W_;
+    float n_ = 0, c_ = 0, j_ = 0;
+};
+
+}  // namespace
+
+std::optional<float> decode_and_align(const ForwardProfile& om, const LengthModel& length, const DpMatrix& fwd,
+                                      const DpMatrix& bck, DpMatrix& pp, DpMatrix& ox, ResidueAlphabet alphabet,
+                                      std::vector<float>* null2) {
+    const int L = fwd.L;
+    const float scaleproduct = static_cast<float>(1.0 / bck.x(0, DpMatrix::N));
+    if (std::isinf(scaleproduct)) return std::nullopt;
+    pp.resize(fwd.M, L, true);
+    const Profile p(om);
+    accuracy_first_row(om.length, L, p.Q, ox);
+    const TransitionMasks& masks = transition_masks(p);
+    ExpectedUsage usage(pp.width());
+    for (int i = 1; i <= L; ++i) {
+        decode_row(length, fwd, bck, scaleproduct, i, pp);
+        if (null2) usage.add(pp, i);
+        const float xE = accuracy_row(p, masks, row_of(static_cast<const DpMatrix&>(pp), i), row_of(ox, i - 1),
+                                      row_of(ox, i), ox.x(i - 1, DpMatrix::B));
+        accuracy_specials(om, length, pp, ox, i, xE);
+    }
+    if (null2) *null2 = usage.null2(om, L, alphabet);
+    return ox.x(L, DpMatrix::C);
 }
 
 std::vector<float> null2_by_trace(const ForwardProfile& om, const std::vector<TraceStep>& tr, int zstart, int zend,

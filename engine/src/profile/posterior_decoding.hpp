@@ -8,24 +8,28 @@
 #include <alignscope/profile/domain_definition.hpp>
 #include <alignscope/profile/filters.hpp>
 
+#include <optional>
 #include <vector>
 
 namespace alignscope::profile {
 
-// Posterior probabilities of M and I at each cell (D is left unfilled: no
-// stage reads it) and of the N, J, C loops, from full Forward and Backward
-// matrices of one envelope.
-// False when the Backward total underflowed (no usable posteriors).
-bool decode_posteriors(const LengthModel& length, const DpMatrix& fwd, const DpMatrix& bck, DpMatrix& pp);
+// One pass over the rows of an envelope's full Forward and Backward matrices,
+// each row used while it is in the cache:
+// - posterior decoding: the posterior probabilities of M and I at each cell
+//   (D is left unfilled: no stage reads it) and of the N, J, C loops, in pp;
+// - optimal accuracy: the path maximising the summed posteriors of its
+//   emitting states, over transitions that are possible (probability > 0),
+//   in ox; its score (the expected number of correctly aligned residues) is
+//   returned;
+// - with `null2`, the null2 odds per residue code (Kp of them) from the
+//   expected uses of the states (posteriors summed row after row).
+// Nothing when the Backward total underflowed (no usable posteriors).
+std::optional<float> decode_and_align(const ForwardProfile& om, const LengthModel& length, const DpMatrix& fwd,
+                                      const DpMatrix& bck, DpMatrix& pp, DpMatrix& ox, ResidueAlphabet alphabet,
+                                      std::vector<float>* null2);
 
-// Optimal accuracy: the path maximising the summed posteriors of its emitting
-// states, over transitions that are possible (probability > 0); fills `ox`
-// and returns its score (the expected number of correctly aligned residues).
-float optimal_accuracy(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp, DpMatrix& ox);
-
-// null2 odds per residue code (Kp of them) from the posterior matrix of an
-// envelope, or from the states one sampled trace uses in tr[zstart..zend].
-std::vector<float> null2_by_expectation(const ForwardProfile& om, const DpMatrix& pp, ResidueAlphabet alphabet);
+// null2 odds per residue code (Kp of them) from the states one sampled trace
+// uses in tr[zstart..zend].
 std::vector<float> null2_by_trace(const ForwardProfile& om, const std::vector<TraceStep>& tr, int zstart, int zend,
                                   ResidueAlphabet alphabet);
 
