@@ -3,7 +3,9 @@
 //   - a Chrome trace-event file, as the timeline view's "Import Chrome trace"
 //     reads one (read_chrome_trace);
 //   - a job specification, as a project file stores it in its jobs table
-//     (JobSpec::from_json), and the scoring scheme rebuilt from it (scheme()).
+//     (JobSpec::from_json), and the scoring scheme rebuilt from it (scheme());
+//   - a stored profile search, as a project file keeps it in its analyses
+//     table and the workbench reads it (read_stored_search).
 //
 // Each must give its result or throw alignscope::Error (no other exception,
 // no crash, no sanitizer report). Trace events it gives must be sorted by
@@ -12,15 +14,19 @@
 // read_chrome_trace again): the same names, categories, devices, lanes, byte
 // and cell counts, durations and relative starts (checked where the times fit
 // a double exactly, spans under 1000 s). A job spec must survive to_json and
-// from_json unchanged.
+// from_json unchanged; a stored profile search, once written by our writer,
+// must read back to the same document.
 //
 // Seeds: ALIGNSCOPE_FUZZ_WRITE_SEEDS=DIR fuzz_json writes a trace and a job
 // spec our writers make into DIR and exits; tests/fuzz/corpus/json holds them
-// and foreign traces (B/E pairs, string pids, the bare array format).
+// and foreign traces (B/E pairs, string pids, the bare array format), and a
+// stored profile search that `hmmsearch --project` wrote (globins4 against
+// the first globins45 sequences).
 #include "fuzz_support.hpp"
 
 #include <alignscope/device/timeline.hpp>
 #include <alignscope/error.hpp>
+#include <alignscope/profile/stored_search.hpp>
 #include <alignscope/store/job_spec.hpp>
 
 #include <algorithm>
@@ -93,6 +99,21 @@ void read_job_spec(const std::string& text) {
     }
 }
 
+void read_profile_search(const std::string& text) {
+    profile::StoredSearch search;
+    try {
+        search = profile::read_stored_search(text);
+    } catch (const Error&) {
+        return;
+    }
+    const std::string json = profile::stored_search_json(search);
+    try {
+        require(profile::stored_search_json(profile::read_stored_search(json)) == json);
+    } catch (const Error&) {
+        require(false);  // what we write, we read
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -106,6 +127,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     read_job_spec(text);
+    read_profile_search(text);
     std::vector<TimelineEvent> events;
     try {
         events = read_chrome_trace(text, "fuzz.json");
