@@ -77,73 +77,14 @@ public:
     static PairPlan make(const std::vector<PairLengths>& lengths, const std::vector<std::size_t>& indices,
                          const PairPlanRules& rules, bool wide,
                          const std::function<std::string(std::size_t)>& describe_pair) {
-        PairPlan plan;
-        const SchemeBounds bounds = SchemeBounds::of(rules.scheme);
-        std::map<std::pair<int, int>, WorkList> by_key;  // (threads per pair, width)
-        // Each pair's list, found once per shape (a job's pairs mostly come
-        // in runs of one shape, so the last one is kept): an index into
-        // `lists` (few: one per threads per pair and width), kHost for the
-        // CPU path.
-        constexpr std::uint8_t kHost = 0xff;
-        struct ShapeEntry {
-            std::uint8_t list = kHost;
-            std::size_t pairs = 0;
-        };
-        std::map<PairLengths, ShapeEntry> chosen;
-        std::vector<WorkList*> lists;
-        std::vector<std::uint8_t> list_of(indices.size());
-        std::optional<PairLengths> last_shape;
-        ShapeEntry* last = nullptr;
-        for (std::size_t p = 0; p < indices.size(); ++p) {
-            const std::size_t k = indices[p];
-            const PairLengths shape = lengths[k];
-            if (!last_shape || shape != *last_shape) {
-                auto [it, fresh] = chosen.try_emplace(shape);
-                if (fresh) {
-                    const std::optional<KernelVariant> variant =
-                        choose(shape, rules.job_pairs ? rules.job_pairs : indices.size(), rules, bounds, wide,
-                               describe_pair, k);
-                    if (variant) {
-                        WorkList& list =
-                            by_key[{variant->threads_per_pair(), variant->width == LaneWidth::S16 ? 16 : 32}];
-                        list.variant = *variant;
-                        const auto at = std::find(lists.begin(), lists.end(), &list);
-                        it->second.list = static_cast<std::uint8_t>(at - lists.begin());
-                        if (at == lists.end()) lists.push_back(&list);
-                    }
-                }
-                last_shape = shape;
-                last = &it->second;
-            }
-            ++last->pairs;
-            list_of[p] = last->list;
-        }
-        std::vector<std::size_t> counts(lists.size(), 0);
-        std::size_t host_count = 0;
-        for (const auto& [shape, entry] : chosen)
-            (entry.list == kHost ? host_count : counts[entry.list]) += entry.pairs;
-        for (std::size_t l = 0; l < lists.size(); ++l) {
-            lists[l]->pairs.reserve(counts[l]);
-            lists[l]->lengths.reserve(counts[l]);
-        }
-        plan.host_pairs_.reserve(host_count);
-        for (std::size_t p = 0; p < indices.size(); ++p) {
-            const std::size_t k = indices[p];
-            if (list_of[p] == kHost) {
-                plan.host_pairs_.push_back(k);
-                continue;
-            }
-            WorkList& list = *lists[list_of[p]];
-            list.pairs.push_back(k);
-            list.lengths.push_back(lengths[k]);
-        }
-        for (auto& [key, list] : by_key) {
-            list.layout = layout_of(list.variant);
-            order_longest_first(list);
-            cut_units(list, rules.traceback);
-            plan.lists_[list.variant.name()] = std::move(list);
-        }
-        return plan;
+        return build(
+            lengths, indices.size(), [&indices](std::size_t p) { return indices[p]; }, rules, wide, describe_pair);
+    }
+    // Plans every pair of the job (no list of indices made for it).
+    static PairPlan make_all(const std::vector<PairLengths>& lengths, const PairPlanRules& rules, bool wide,
+                             const std::function<std::string(std::size_t)>& describe_pair) {
+        return build(
+            lengths, lengths.size(), [](std::size_t p) { return p; }, rules, wide, describe_pair);
     }
 
     const std::map<std::string, WorkList>& lists() const { return lists_; }
@@ -176,6 +117,80 @@ public:
     }
 
 private:
+    static constexpr std::uint8_t kHost = 0xff;  // a pair's list: the CPU path
+    struct ShapeEntry {
+        std::uint8_t list = kHost;  // into build()'s lists
+        std::size_t pairs = 0;
+    };
+
+    // make() over `count` pairs, the p-th being job pair index_of(p).
+    template <typename IndexOf>
+    static PairPlan build(const std::vector<PairLengths>& lengths, std::size_t count, IndexOf index_of,
+                          const PairPlanRules& rules, bool wide,
+                          const std::function<std::string(std::size_t)>& describe_pair) {
+        PairPlan plan;
+        const SchemeBounds bounds = SchemeBounds::of(rules.scheme);
+        std::map<std::pair<int, int>, WorkList> by_key;  // (threads per pair, width)
+        // Each pair's list, found once per shape (a job's pairs mostly come
+        // in runs of one shape, so the last one is kept): an index into
+        // `lists` (few: one per threads per pair and width), kHost for the
+        // CPU path.
+        std::map<PairLengths, ShapeEntry> chosen;
+        std::vector<WorkList*> lists;
+        std::vector<std::uint8_t> list_of(count);
+        std::optional<PairLengths> last_shape;
+        ShapeEntry* last = nullptr;
+        for (std::size_t p = 0; p < count; ++p) {
+            const std::size_t k = index_of(p);
+            const PairLengths shape = lengths[k];
+            if (!last_shape || shape != *last_shape) {
+                auto [it, fresh] = chosen.try_emplace(shape);
+                if (fresh) {
+                    const std::optional<KernelVariant> variant =
+                        choose(shape, rules.job_pairs ? rules.job_pairs : count, rules, bounds, wide, describe_pair, k);
+                    if (variant) {
+                        WorkList& list =
+                            by_key[{variant->threads_per_pair(), variant->width == LaneWidth::S16 ? 16 : 32}];
+                        list.variant = *variant;
+                        const auto at = std::find(lists.begin(), lists.end(), &list);
+                        it->second.list = static_cast<std::uint8_t>(at - lists.begin());
+                        if (at == lists.end()) lists.push_back(&list);
+                    }
+                }
+                last_shape = shape;
+                last = &it->second;
+            }
+            ++last->pairs;
+            list_of[p] = last->list;
+        }
+        std::vector<std::size_t> counts(lists.size(), 0);
+        std::size_t host_count = 0;
+        for (const auto& [shape, entry] : chosen)
+            (entry.list == kHost ? host_count : counts[entry.list]) += entry.pairs;
+        for (std::size_t l = 0; l < lists.size(); ++l) {
+            lists[l]->pairs.reserve(counts[l]);
+            lists[l]->lengths.reserve(counts[l]);
+        }
+        plan.host_pairs_.reserve(host_count);
+        for (std::size_t p = 0; p < count; ++p) {
+            const std::size_t k = index_of(p);
+            if (list_of[p] == kHost) {
+                plan.host_pairs_.push_back(k);
+                continue;
+            }
+            WorkList& list = *lists[list_of[p]];
+            list.pairs.push_back(k);
+            list.lengths.push_back(lengths[k]);
+        }
+        for (auto& [key, list] : by_key) {
+            list.layout = layout_of(list.variant);
+            order_longest_first(list);
+            cut_units(list, rules.traceback);
+            plan.lists_[list.variant.name()] = std::move(list);
+        }
+        return plan;
+    }
+
     // The kernel of a pair of `shape`, or nullopt for the CPU path.
     static std::optional<KernelVariant> choose(const PairLengths& shape, std::size_t job_pairs,
                                                const PairPlanRules& rules, const SchemeBounds& bounds, bool wide,
