@@ -33,7 +33,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <numeric>
 #include <optional>
 #include <thread>
 
@@ -55,10 +54,24 @@ struct PinnedStaging {
 namespace {
 
 // Keeps a batch short enough for progress reports, prompt cancellation and a
-// pipeline in which the host packs and unpacks batches while the device runs
-// others (a few tens of milliseconds of kernel time each on an H100), yet
-// long enough to fill the device with warps.
-constexpr std::uint64_t kMaxBatchCells = std::uint64_t{1} << 34;
+// pipeline in which the host packs and finishes batches while the device runs
+// others (a few milliseconds of kernel time each on an H100: the first batch
+// is packed before the device starts and the last finished after it stops, so
+// their length is end-to-end time), yet long enough to fill the device with
+// warps. The environment's ALIGNSCOPE_GPU_BATCH_CELLS sets another limit, so
+// that bench can compare them in one run.
+constexpr std::uint64_t kMaxBatchCells = std::uint64_t{1} << 32;
+
+std::uint64_t max_batch_cells() {
+    if (const char* text = std::getenv("ALIGNSCOPE_GPU_BATCH_CELLS"); text && *text) {
+        char* end = nullptr;
+        const unsigned long long value = std::strtoull(text, &end, 10);
+        if (end && *end == 0 && value >= (1ull << 20) && value <= (1ull << 40)) return value;
+        throw Error("ALIGNSCOPE_GPU_BATCH_CELLS: expected a number of DP cells from 1048576 to 1099511627776, got '" +
+                    std::string(text) + "'");
+    }
+    return kMaxBatchCells;
+}
 
 // With a part size set, a job of at least twice that many pairs is aligned as
 // parts of that many (the last takes the rest), kPartsAtOnce at once, as the
@@ -171,8 +184,13 @@ CudaPairBackend::~CudaPairBackend() = default;
 
 namespace {
 
-// Device memory the backend keeps between jobs (beyond it, a job's buffers go).
+// Device memory the backend keeps between jobs (beyond it, a job's buffers
+// go): at least this much, or an eighth of the device's memory. Freeing a
+// job's buffers waits for the device and the next job allocates them again;
+// a million protein pairs of 300x300 hold about 4 GiB of strip boundaries in
+// four slots, and more with the traceback's direction words.
 constexpr std::uint64_t kKeptDeviceBytes = std::uint64_t{4} << 30;
+std::uint64_t kept_device_bytes(const DeviceInfo& info) { return std::max(kKeptDeviceBytes, info.memory_bytes / 8); }
 
 // A buffer grown with room to spare, so that the next batch or job, a little
 // larger, does not free and allocate it again.
@@ -263,9 +281,7 @@ public:
     std::vector<Alignment> all() {
         if (!start()) return {};
         encode();
-        std::vector<std::size_t> every(job_.pairs.size());
-        std::iota(every.begin(), every.end(), std::size_t{0});
-        const PairPlan first = plan(every, false);
+        const PairPlan first = plan_all();
         set_up(first);
         run_batches(first_batches_);
         recompute_saturated();
@@ -289,6 +305,7 @@ private:
     bool start();
     void encode();
     PairPlan plan(const std::vector<std::size_t>& indices, bool wide);
+    PairPlan plan_all();  // every pair of the job, at 16 bits where they fit
     std::string describe_pair(std::size_t pair) const;
     void set_up(const PairPlan& first);
     std::uint64_t batch_budget();
@@ -417,7 +434,7 @@ void PairRun::encode() {
     query_lengths_ = sequence_lengths(*job_.queries);
     target_lengths_ = sequence_lengths(*job_.targets);
     context_.throw_if_cancelled();
-    lengths_.resize(job_.pairs.size());
+    resize_present(lengths_, job_.pairs.size(), job_.threads);
     parallel_chunks(
         job_.pairs.size(), job_.threads,
         [&](std::size_t begin, std::size_t end) {
@@ -446,6 +463,12 @@ PairPlan PairRun::plan(const std::vector<std::size_t>& indices, bool wide) {
     return PairPlan::make(lengths_, indices, rules_, wide, [this](std::size_t k) { return describe_pair(k); });
 }
 
+PairPlan PairRun::plan_all() {
+    HostPhase phase(context_.timeline, device_id_, "plan", lengths_.size());
+    rules_.job_pairs = job_pairs_;
+    return PairPlan::make_all(lengths_, rules_, false, [this](std::size_t k) { return describe_pair(k); });
+}
+
 // Streams, the memory budget of one batch, the first batches, the
 // substitution table and the streams' slots.
 void PairRun::set_up(const PairPlan& first) {
@@ -455,7 +478,7 @@ void PairRun::set_up(const PairPlan& first) {
         throw Error("--streams " + std::to_string(stream_count_) + " on " + site_.device +
                     ": expected 1 to 64 streams");
     budget_ = batch_budget();
-    first_batches_ = first.batches(budget_, kMaxBatchCells, [this](std::size_t k) { return describe_pair(k); });
+    first_batches_ = first.batches(budget_, max_batch_cells(), [this](std::size_t k) { return describe_pair(k); });
     std::uint64_t total_cells = 0;
     for (const Batch& batch : first_batches_) total_cells += batch.cells;
     for (std::size_t k : first.host_pairs())
@@ -872,7 +895,7 @@ void PairRun::recompute_saturated() {
     const PairPlan wide = plan(saturated_, true);
     saturated_.clear();
     const std::vector<Batch> batches =
-        wide.batches(budget_, kMaxBatchCells, [this](std::size_t k) { return describe_pair(k); });
+        wide.batches(budget_, max_batch_cells(), [this](std::size_t k) { return describe_pair(k); });
     run_batches(batches);
     if (!saturated_.empty()) throw Error("internal error on " + device_id_ + ": a 32-bit pass reported saturation");
     align_on_host(wide.host_pairs());  // none: the first plan kept such pairs off the GPU
@@ -1033,7 +1056,7 @@ void CudaPairBackend::release_slot(StreamSlot* slot) {
             device_bytes += s->pooled_device_bytes;
         }
         if (host_bytes > kKeptStagingBytes) slot->host = std::make_unique<PinnedStaging>();
-        if (device_bytes > kKeptDeviceBytes) {
+        if (device_bytes > kept_device_bytes(device_.info)) {
             slot->residues.release();
             slot->tasks.release();
             slot->results.release();

@@ -56,7 +56,8 @@ private:
     // returns null. The thread has the device set.
     StreamSlot* acquire_slot(int streams, bool wait, const CudaSite& site);
     // Back into the pool, idle; past kKeptStagingBytes of pinned or
-    // kKeptDeviceBytes of device memory in all slots, its buffers go.
+    // kept_device_bytes of device memory in all slots (at least 4 GiB, an
+    // eighth of the device), its buffers go.
     void release_slot(StreamSlot* slot);
     // Device bytes of every slot, free or taken (a taken one as it was when
     // last returned): memory a job's batches may count on.

@@ -2,6 +2,7 @@
 // a million of them are 320 MB that the kernel would otherwise fault in page
 // by page on one thread (0.15 s on an H100 host, longer than the kernels), so
 // large ones have their pages made present by several threads at once first.
+// The job's other large buffers (the pairs' lengths) are made the same way.
 #pragma once
 
 #include <alignscope/align/alignment.hpp>
@@ -35,9 +36,14 @@ inline void populate_pages(void* data, std::size_t bytes, int threads) {
     const std::size_t pages = (last - first) / page;
     const auto workers = static_cast<std::size_t>(
         std::clamp<std::size_t>(static_cast<std::size_t>(threads), 1, std::max<std::size_t>(1, pages / 1024)));
+    // In slices of 2 MiB: each call holds the process's memory map for reading
+    // only that long, so other threads' mmap and munmap (their large
+    // allocations) wait for one slice, not for a whole share.
+    constexpr std::uintptr_t slice = std::uintptr_t{2} << 20;
     auto populate = [&](std::size_t w) {
         const std::uintptr_t from = first + pages * w / workers * page, to = first + pages * (w + 1) / workers * page;
-        if (to > from) (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+        for (std::uintptr_t at = from; at < to; at += slice)
+            (void)madvise(reinterpret_cast<void*>(at), std::min(slice, to - at), MADV_POPULATE_WRITE);
     };
     std::vector<std::thread> pool;
     pool.reserve(workers - 1);
@@ -51,17 +57,24 @@ inline void populate_pages(void* data, std::size_t bytes, int threads) {
 #endif
 }
 
+// v resized to `count` elements, the pages of a large new buffer made present
+// first by up to `threads` threads (0 = all cores, at most 8).
+template <typename T>
+void resize_present(std::vector<T>& v, std::size_t count, int threads, std::size_t threshold_bytes = 4 << 20) {
+    if (count > v.capacity() && count * sizeof(T) >= threshold_bytes) {
+        v.reserve(count);
+        const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        populate_pages(v.data() + v.size(), (count - v.size()) * sizeof(T),
+                       std::min(8, threads > 0 ? std::min(threads, cores) : cores));
+    }
+    v.resize(count);
+}
+
 // `count` default Alignments; `threads` (0 = all cores, at most 8 used) make
 // the pages of a large vector present before they are constructed.
 inline std::vector<Alignment> make_result_vector(std::size_t count, int threads) {
     std::vector<Alignment> out;
-    out.reserve(count);
-    const std::size_t bytes = count * sizeof(Alignment);
-    if (bytes >= kPopulatedResultBytes) {
-        const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        populate_pages(out.data(), bytes, std::min(8, threads > 0 ? std::min(threads, cores) : cores));
-    }
-    out.resize(count);
+    resize_present(out, count, threads, kPopulatedResultBytes);
     return out;
 }
 
