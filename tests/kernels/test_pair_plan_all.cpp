@@ -1,0 +1,76 @@
+// PairPlan::make_all (every pair of a job, no index list) against
+// PairPlan::make over the list 0..n-1, and the shape runs make() reads once:
+// jobs of mixed lengths in runs and interleaved, pairs past the 32-bit limit,
+// every pair planned exactly once, longest first per kernel.
+#include "../../kernels/pairwise/pair_plan.hpp"
+
+#include <alignscope/score/scoring_scheme.hpp>
+
+#include <QtTest>
+
+#include <numeric>
+#include <random>
+
+using namespace alignscope;
+using namespace alignscope::kernels;
+
+class TestPairPlanAll : public QObject {
+    Q_OBJECT
+private slots:
+    void sameAsMake_data();
+    void sameAsMake();
+};
+
+void TestPairPlanAll::sameAsMake_data() {
+    QTest::addColumn<int>("pattern");
+    QTest::newRow("one shape") << 0;
+    QTest::newRow("runs of shapes") << 1;
+    QTest::newRow("shapes interleaved") << 2;
+    QTest::newRow("some past the 32-bit limit") << 3;
+}
+
+void TestPairPlanAll::sameAsMake() {
+    QFETCH(int, pattern);
+    std::mt19937_64 random(42 + static_cast<std::uint64_t>(pattern));
+    std::vector<PairLengths> lengths;
+    for (std::size_t k = 0; k < 5000; ++k) {
+        PairLengths shape{300, 300};
+        if (pattern == 1) shape = k / 700 % 2 ? PairLengths{120, 90} : PairLengths{300, 280};
+        if (pattern == 2)
+            shape = {static_cast<std::int64_t>(random() % 600 + 1), static_cast<std::int64_t>(random() % 600 + 1)};
+        if (pattern == 3 && k % 97 == 5) shape = {3'000'000, 3'000'000};
+        lengths.push_back(shape);
+    }
+    PairPlanRules rules;
+    rules.mode = AlignmentMode::Global;
+    rules.scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62").scaled(1000), 11, 1);
+    rules.sm_count = 4;  // 5,000 pairs are "many": short ones inter, longer ones intra4
+    std::vector<std::size_t> all(lengths.size());
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    const auto describe = [](std::size_t k) { return "pair " + std::to_string(k); };
+    const PairPlan listed = PairPlan::make(lengths, all, rules, false, describe);
+    const PairPlan whole = PairPlan::make_all(lengths, rules, false, describe);
+    QCOMPARE(whole.host_pairs(), listed.host_pairs());
+    QCOMPARE(whole.lists().size(), listed.lists().size());
+    std::size_t planned = whole.host_pairs().size();
+    for (const auto& [name, list] : whole.lists()) {
+        const WorkList& other = listed.lists().at(name);
+        QCOMPARE(list.pairs, other.pairs);
+        QVERIFY(list.lengths == other.lengths);
+        QCOMPARE(list.unit_first, other.unit_first);
+        QCOMPARE(list.units.size(), other.units.size());
+        QVERIFY(std::is_sorted(list.lengths.begin(), list.lengths.end(), std::greater<>()));
+        for (std::size_t u = 0; u < list.units.size(); ++u) {
+            QCOMPARE(list.units[u].bytes, other.units[u].bytes);
+            QCOMPARE(list.units[u].cells, other.units[u].cells);
+        }
+        for (std::size_t k = 0; k < list.pairs.size(); ++k) QVERIFY(list.lengths[k] == lengths[list.pairs[k]]);
+        planned += list.pairs.size();
+    }
+    QCOMPARE(planned, lengths.size());
+    if (pattern == 3) QVERIFY(!whole.host_pairs().empty());
+    if (pattern == 1) QCOMPARE(whole.lists().size(), std::size_t{2});
+}
+
+QTEST_GUILESS_MAIN(TestPairPlanAll)
+#include "test_pair_plan_all.moc"
