@@ -453,8 +453,10 @@ std::vector<Cluster> cluster_samples(const std::vector<SampledDomain>& sp, int s
     return out;
 }
 
+// The displayed alignment of the trace's first domain, or with `text` false
+// only its coordinates (no lines built for an output that shows none).
 DomainAlignment make_alignment(const ConfiguredProfile& profile, const std::vector<TraceStep>& tr,
-                               const std::uint8_t* dsq) {
+                               const std::uint8_t* dsq, bool text) {
     const ResidueCode& code = ResidueCode::of(profile.plan7.alphabet);
     const auto domains = index_domains(tr);
     DomainAlignment ad;
@@ -468,6 +470,7 @@ DomainAlignment make_alignment(const ConfiguredProfile& profile, const std::vect
     ad.hmm_to = tr[static_cast<std::size_t>(z2)].k;
     ad.target_from = tr[static_cast<std::size_t>(z1)].i;
     ad.target_to = tr[static_cast<std::size_t>(z2)].i;
+    if (!text) return ad;
     for (int z = z1; z <= z2; ++z) {
         const TraceStep& s = tr[static_cast<std::size_t>(z)];
         if (!profile.reference.empty())
@@ -673,14 +676,7 @@ private:
         for (auto& s : tr)
             if (s.i > 0) s.i += i - 1;
         DomainHit dom;
-        dom.alignment = make_alignment(profile_, tr, dsq_);
-        if (!alignments_) {
-            const int from = dom.alignment.target_from, to = dom.alignment.target_to;
-            const int hfrom = dom.alignment.hmm_from, hto = dom.alignment.hmm_to;
-            dom.alignment = DomainAlignment{};
-            dom.alignment.target_from = from, dom.alignment.target_to = to;
-            dom.alignment.hmm_from = hfrom, dom.alignment.hmm_to = hto;
-        }
+        dom.alignment = make_alignment(profile_, tr, dsq_, alignments_);
         if (!null2_done) {
             for (int pos = i; pos <= j; ++pos)
                 stage_.null2[static_cast<std::size_t>(pos)] = std::log(null2[dsq_[pos - 1]]);
