@@ -116,32 +116,22 @@ inline void half_sums(V<H> a, float* s) {
     }
 }
 
-// The profile's transition arrays with every segment twice (the same for
-// both halves of a register), built once per group; emissions per target.
+// The profile's striped arrays; a transition segment goes to both halves
+// of a register in one load (a 128-bit broadcast), emissions per target.
 struct GroupProfile {
-    const float* transitions;  // 8 arrays x Q segments x 8 floats
-    const float* base;         // the profile's own striped arrays
+    const float* base;
     int Q;
     template <int H>
     V<H> at(int array, int q) const {
-        const __m256 x = _mm256_loadu_ps(transitions + static_cast<std::size_t>((array * Q + q) * 8));
+        const __m256 x =
+            _mm256_broadcast_ps(reinterpret_cast<const __m128*>(base + static_cast<std::size_t>((array * Q + q) * 4)));
         V<H> a;
         for (int h = 0; h < H; ++h) a.r[h] = x;
         return a;
     }
     const float* match(int x) const { return base + static_cast<std::size_t>(((Match + x) * Q) * 4); }
 };
-GroupProfile group_profile(const ForwardProfile& om) {
-    thread_local std::vector<float> doubled;
-    const int Q = om.segments;
-    doubled.resize(static_cast<std::size_t>(Match * Q * 8));
-    for (int a = 0; a < Match; ++a)
-        for (int q = 0; q < Q; ++q)
-            for (int z = 0; z < 8; ++z)
-                doubled[static_cast<std::size_t>((a * Q + q) * 8 + z)] =
-                    om.striped[static_cast<std::size_t>((a * Q + q) * 4 + (z & 3))];
-    return {doubled.data(), om.striped.data(), Q};
-}
+GroupProfile group_profile(const ForwardProfile& om) { return {om.striped.data(), om.segments}; }
 template <int H>
 inline V<H> emission(const float* const* e, int q) {
     V<H> a;
