@@ -24,14 +24,22 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
+#include <future>
+#include <memory>
 #include <numeric>
+#include <optional>
+#include <system_error>
+#include <thread>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -291,21 +299,10 @@ std::string serialise(const PreparedDatabase& db, const FastaFingerprint& fp) {
     return std::move(w.bytes());
 }
 
-PreparedDatabase deserialise(const std::string& bytes, const FastaFingerprint& fp,
-                             const std::optional<AlphabetKind>& alphabet, const std::string& source) {
-    if (bytes.size() < header_bytes + 8) throw CacheRejected{"damaged: shorter than its header"};
-    if (std::memcmp(bytes.data(), cache_magic, sizeof cache_magic) != 0)
-        throw CacheRejected{"damaged: not an AlignScope database cache (bad magic)"};
-    const std::size_t body = bytes.size() - 8;
-    std::uint32_t stored_crc;
-    std::memcpy(&stored_crc, bytes.data() + body, 4);
-    if (std::memcmp(bytes.data() + body + 4, cache_end, 4) != 0)
-        throw CacheRejected{"damaged: truncated (no end marker)"};
-    // Damage first, so a flipped bit in the key is called damage, not staleness.
-    if (io::crc32_of(bytes.data(), body) != stored_crc)
-        throw CacheRejected{"damaged: its contents do not match their checksum"};
-    ByteReader r(bytes, body);
-    (void)r.take(sizeof cache_magic, "magic");
+// The header's fields after the magic, in the order a reader checks them:
+// version, alphabet, the FASTA's fingerprint (the key) and an --alphabet
+// override. Returns the cached alphabet.
+AlphabetKind check_header(ByteReader& r, const FastaFingerprint& fp, const std::optional<AlphabetKind>& alphabet) {
     if (const auto version = r.get<std::uint32_t>("version"); version != cache_version)
         throw CacheRejected{"stale: cache format version " + std::to_string(version) + ", this build writes " +
                             std::to_string(cache_version)};
@@ -327,6 +324,165 @@ PreparedDatabase deserialise(const std::string& bytes, const FastaFingerprint& f
     if (alphabet && *alphabet != cached_alphabet)
         throw CacheRejected{"stale: the cache was made for " + std::string(to_string(cached_alphabet)) +
                             " and --alphabet asks for " + std::string(to_string(*alphabet))};
+    return cached_alphabet;
+}
+
+// Threads for work of `items` independent pieces: the cores, at most 16
+// (past that, memory bandwidth is spent).
+std::size_t workers_for(std::size_t items) {
+    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    return std::max<std::size_t>(1, std::min<std::size_t>({items, cores, 16}));
+}
+
+// task(0) .. task(count - 1) on workers_for(count) threads; the error of the
+// lowest task that failed is rethrown.
+template <typename Task>
+void run_tasks(std::size_t count, const Task& task) {
+    std::vector<std::exception_ptr> failures(count);
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+        for (std::size_t k = next.fetch_add(1); k < count; k = next.fetch_add(1)) {
+            try {
+                task(k);
+            } catch (...) {
+                failures[k] = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    try {
+        for (std::size_t w = 1; w < workers_for(count); ++w) threads.emplace_back(work);
+    } catch (const std::system_error&) {
+        // No more threads: those there (and this one) do the rest.
+    }
+    work();
+    for (std::thread& t : threads) t.join();
+    for (const std::exception_ptr& failure : failures)
+        if (failure) std::rethrow_exception(failure);
+}
+
+// Marks [data, data + bytes) for transparent huge pages where the kernel
+// offers them only on request: a fresh buffer of tens of megabytes then costs
+// a few hundred page faults, not tens of thousands.
+void ask_for_huge_pages(const void* data, std::size_t bytes) {
+    constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+    const auto at = reinterpret_cast<std::uintptr_t>(data);
+    const std::uintptr_t first = (at + huge - 1) & ~(huge - 1);
+    const std::uintptr_t last = (at + bytes) & ~(huge - 1);
+    if (last > first) (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+}
+
+// The ids and descriptions of `count` sequences from the names block
+// ("id\0description\0" each), checked as the reader makes them, on several
+// threads: the block is cut into ranges, each range's fields (those whose
+// terminating NUL lies in it) taken by one thread. The first failure in file
+// order is the one reported, as a reading from the front would report it.
+void read_names(PreparedDatabase& db, std::size_t count, const char* names, std::uint64_t name_bytes) {
+    constexpr std::uint64_t range_bytes = 1 << 20;
+    const std::size_t ranges =
+        static_cast<std::size_t>(std::max<std::uint64_t>(1, (name_bytes + range_bytes - 1) / range_bytes));
+    auto range_begin = [&](std::size_t t) { return std::min<std::uint64_t>(name_bytes, t * range_bytes); };
+    std::vector<std::uint64_t> nuls(ranges + 1, 0), last_nul(ranges, 0);
+    std::vector<bool> has_nul(ranges, false);
+    run_tasks(ranges, [&](std::size_t t) {
+        const char* p = names + range_begin(t);
+        const char* end = names + range_begin(t + 1);
+        std::uint64_t n = 0;
+        while (const void* nul = std::memchr(p, '\0', static_cast<std::size_t>(end - p))) {
+            ++n;
+            last_nul[t] = static_cast<std::uint64_t>(static_cast<const char*>(nul) - names);
+            p = static_cast<const char*>(nul) + 1;
+        }
+        nuls[t + 1] = n;
+        has_nul[t] = n > 0;
+    });
+    std::vector<std::uint64_t> first_start(ranges, 0);  // where the first field ending in range t starts
+    std::uint64_t start = 0;
+    for (std::size_t t = 0; t < ranges; ++t) {
+        first_start[t] = start;
+        nuls[t + 1] += nuls[t];
+        if (has_nul[t]) start = last_nul[t] + 1;
+    }
+    const std::uint64_t fields = 2 * static_cast<std::uint64_t>(count);
+    db.ids.resize(count);
+    db.descriptions.resize(count);
+    std::vector<std::uint64_t> first_bad(ranges, UINT64_MAX);
+    run_tasks(ranges, [&](std::size_t t) {
+        std::uint64_t field = nuls[t];
+        std::uint64_t at = first_start[t];
+        const std::uint64_t end = range_begin(t + 1);
+        while (field < fields && field < nuls[t + 1]) {
+            const void* nul = std::memchr(names + at, '\0', static_cast<std::size_t>(end - at));
+            const auto length = static_cast<std::size_t>(static_cast<const char*>(nul) - (names + at));
+            const std::string_view text(names + at, length);
+            const bool id = field % 2 == 0;
+            if (id ? !reader_id(text) : !reader_description(text)) {
+                first_bad[t] = field;
+                return;
+            }
+            (id ? db.ids : db.descriptions)[field / 2].assign(text);
+            at += length + 1;
+            ++field;
+        }
+    });
+    for (const std::uint64_t bad : first_bad)
+        if (bad != UINT64_MAX)
+            throw CacheRejected{std::string("damaged: a sequence ") + (bad % 2 == 0 ? "id" : "description") +
+                                " the FASTA reader would not give"};
+    if (nuls[ranges] < fields) throw CacheRejected{"damaged: names end early"};
+    // The position after the last field's NUL must be the block's end.
+    if (nuls[ranges] > fields || (name_bytes > 0 && names[name_bytes - 1] != '\0'))
+        throw CacheRejected{"damaged: extra bytes after the names"};
+}
+
+// What the cache holds must be what a parse gives (read_sequences and
+// pack_database): the checksum only says the bytes are the ones written.
+// The offsets, the record order and the residues are in `db`; the names are
+// read into it from `names`.
+void check_contents(PreparedDatabase& db, std::size_t count, const char* names, std::uint64_t name_bytes) {
+    const std::uint64_t residue_bytes = db.residues.size();
+    if (db.offsets.front() != 0 || db.offsets.back() != residue_bytes)
+        throw CacheRejected{"damaged: offsets do not span the residues"};
+    std::vector<bool> seen(count, false);
+    for (std::size_t k = 0; k < count; ++k) {
+        if (db.offsets[k + 1] <= db.offsets[k]) throw CacheRejected{"damaged: an empty sequence"};
+        if (db.offsets[k + 1] - db.offsets[k] > 0x7FFFFFFFull) throw CacheRejected{"damaged: a sequence too long"};
+        if (k > 0 && db.length(k) < db.length(k - 1)) throw CacheRejected{"damaged: sequences out of length order"};
+        if (db.file_index[k] >= count || seen[db.file_index[k]])
+            throw CacheRejected{"damaged: the record order is not a permutation"};
+        seen[db.file_index[k]] = true;
+    }
+    std::array<bool, 256> letter{};
+    for (char c : alphabet_letters(db.alphabet)) letter[static_cast<unsigned char>(c)] = true;
+    constexpr std::uint64_t piece = 4 << 20;
+    const std::size_t pieces = static_cast<std::size_t>((residue_bytes + piece - 1) / piece);
+    std::atomic<bool> foreign{false};
+    run_tasks(pieces, [&](std::size_t k) {
+        const std::uint64_t first = k * piece, last = std::min(residue_bytes, first + piece);
+        bool bad = false;
+        for (std::uint64_t i = first; i < last; ++i) bad |= !letter[static_cast<unsigned char>(db.residues[i])];
+        if (bad) foreign.store(true);
+    });
+    if (foreign.load()) throw CacheRejected{"damaged: residues that are not " + std::string(to_string(db.alphabet))};
+    read_names(db, count, names, name_bytes);
+}
+
+PreparedDatabase deserialise(const std::string& bytes, const FastaFingerprint& fp,
+                             const std::optional<AlphabetKind>& alphabet, const std::string& source) {
+    if (bytes.size() < header_bytes + 8) throw CacheRejected{"damaged: shorter than its header"};
+    if (std::memcmp(bytes.data(), cache_magic, sizeof cache_magic) != 0)
+        throw CacheRejected{"damaged: not an AlignScope database cache (bad magic)"};
+    const std::size_t body = bytes.size() - 8;
+    std::uint32_t stored_crc;
+    std::memcpy(&stored_crc, bytes.data() + body, 4);
+    if (std::memcmp(bytes.data() + body + 4, cache_end, 4) != 0)
+        throw CacheRejected{"damaged: truncated (no end marker)"};
+    // Damage first, so a flipped bit in the key is called damage, not staleness.
+    if (io::crc32_of(bytes.data(), body) != stored_crc)
+        throw CacheRejected{"damaged: its contents do not match their checksum"};
+    ByteReader r(bytes, body);
+    (void)r.take(sizeof cache_magic, "magic");
+    const AlphabetKind cached_alphabet = check_header(r, fp, alphabet);
     const auto count = r.get<std::uint64_t>("header");
     const auto residue_bytes = r.get<std::uint64_t>("header");
     const auto name_bytes = r.get<std::uint64_t>("header");
@@ -349,77 +505,177 @@ PreparedDatabase deserialise(const std::string& bytes, const FastaFingerprint& f
     db.residues.assign(r.take(residue_bytes, "residues"), residue_bytes);
     const char* names = r.take(name_bytes, "names");
     if (r.at() != body) throw CacheRejected{"damaged: unexpected bytes after the names"};
-
-    // What the cache holds must be what a parse gives (read_sequences and
-    // pack_database): the checksum only says the bytes are the ones written.
-    if (db.offsets.front() != 0 || db.offsets.back() != residue_bytes)
-        throw CacheRejected{"damaged: offsets do not span the residues"};
-    std::vector<bool> seen(count, false);
-    for (std::size_t k = 0; k < count; ++k) {
-        if (db.offsets[k + 1] <= db.offsets[k]) throw CacheRejected{"damaged: an empty sequence"};
-        if (db.offsets[k + 1] - db.offsets[k] > 0x7FFFFFFFull) throw CacheRejected{"damaged: a sequence too long"};
-        if (k > 0 && db.length(k) < db.length(k - 1)) throw CacheRejected{"damaged: sequences out of length order"};
-        if (db.file_index[k] >= count || seen[db.file_index[k]])
-            throw CacheRejected{"damaged: the record order is not a permutation"};
-        seen[db.file_index[k]] = true;
-    }
-    std::array<bool, 256> letter{};
-    for (char c : alphabet_letters(cached_alphabet)) letter[static_cast<unsigned char>(c)] = true;
-    bool foreign = false;
-    for (char c : db.residues) foreign |= !letter[static_cast<unsigned char>(c)];
-    if (foreign) throw CacheRejected{"damaged: residues that are not " + std::string(to_string(cached_alphabet))};
-    db.ids.reserve(count);
-    db.descriptions.reserve(count);
-    const char* p = names;
-    const char* end = names + name_bytes;
-    for (std::size_t k = 0; k < count; ++k) {
-        for (int field = 0; field < 2; ++field) {
-            const void* nul = std::memchr(p, '\0', static_cast<std::size_t>(end - p));
-            if (!nul) throw CacheRejected{"damaged: names end early"};
-            std::string text(p, static_cast<const char*>(nul));
-            if (field == 0 ? !reader_id(text) : !reader_description(text))
-                throw CacheRejected{std::string("damaged: a sequence ") + (field == 0 ? "id" : "description") +
-                                    " the FASTA reader would not give"};
-            (field == 0 ? db.ids : db.descriptions).push_back(std::move(text));
-            p = static_cast<const char*>(nul) + 1;
-        }
-    }
-    if (p != end) throw CacheRejected{"damaged: extra bytes after the names"};
+    check_contents(db, static_cast<std::size_t>(count), names, name_bytes);
     return db;
 }
 
 // The cache as it is on disk: only a regular file (a cache symlinked to
 // /dev/zero or a FIFO would be read forever), and never more than the size it
 // had when opened (a file that grows meanwhile is being written by another).
-std::string read_whole_file(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) throw CacheRejected{"unreadable: " + std::string(std::strerror(errno))};
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        throw CacheRejected{"is not a regular file"};
+class CacheFile {
+public:
+    explicit CacheFile(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)) {
+        if (fd_ < 0) throw CacheRejected{"unreadable: " + std::string(std::strerror(errno))};
+        struct stat st {};
+        if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+            ::close(fd_);
+            throw CacheRejected{"is not a regular file"};
+        }
+        size_ = static_cast<std::uint64_t>(st.st_size);
     }
+    ~CacheFile() { ::close(fd_); }
+    CacheFile(const CacheFile&) = delete;
+    CacheFile& operator=(const CacheFile&) = delete;
+    std::uint64_t size() const { return size_; }
+
+    // Exactly `bytes` bytes at `at`; safe to call from several threads at once.
+    void read_at(char* to, std::uint64_t bytes, std::uint64_t at) const {
+        std::uint64_t done = 0;
+        while (done < bytes) {
+            const ssize_t got =
+                ::pread(fd_, to + done, std::min<std::uint64_t>(bytes - done, 1 << 24), static_cast<off_t>(at + done));
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0)
+                throw CacheRejected{got < 0 ? "unreadable: " + std::string(std::strerror(errno))
+                                            : "is shorter than its size said (changed while read)"};
+            done += static_cast<std::uint64_t>(got);
+        }
+    }
+
+private:
+    int fd_;
+    std::uint64_t size_ = 0;
+};
+
+std::string read_whole_file(const CacheFile& file) {
     std::string bytes;
     try {
-        bytes.resize(static_cast<std::size_t>(st.st_size));
+        bytes.resize(static_cast<std::size_t>(file.size()));
     } catch (const std::bad_alloc&) {
-        ::close(fd);
         throw CacheRejected{"is larger than the memory available to read it"};
     }
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t got = ::read(fd, bytes.data() + done, std::min<std::size_t>(bytes.size() - done, 1 << 24));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) {
-            const int error = errno;
-            ::close(fd);
-            throw CacheRejected{got < 0 ? "unreadable: " + std::string(std::strerror(error))
-                                        : "is shorter than its size said (changed while read)"};
-        }
-        done += static_cast<std::size_t>(got);
-    }
-    ::close(fd);
+    file.read_at(bytes.data(), bytes.size(), 0);
     return bytes;
+}
+
+// Where each part of a cache lies when its header accounts for every byte of
+// the file (any other file is read whole and judged by deserialise).
+struct CacheLayout {
+    std::uint64_t count = 0, residue_bytes = 0, name_bytes = 0;
+    std::uint64_t index_at = 0, pad_at = 0, residues_at = 0, names_at = 0, body = 0;
+};
+
+std::optional<CacheLayout> exact_layout(const char* header, std::uint64_t file_size) {
+    if (std::memcmp(header, cache_magic, sizeof cache_magic) != 0) return std::nullopt;
+    CacheLayout l;
+    std::memcpy(&l.count, header + 40, 8);
+    std::memcpy(&l.residue_bytes, header + 48, 8);
+    std::memcpy(&l.name_bytes, header + 56, 8);
+    // Each bounded by the file size (below 2^63) first: the sums cannot overflow.
+    if (l.count == 0 || l.count > 0xFFFFFFFFull || l.residue_bytes > file_size || l.name_bytes > file_size)
+        return std::nullopt;
+    l.index_at = header_bytes + (l.count + 1) * 8;
+    l.pad_at = l.index_at + l.count * 4;
+    l.residues_at = (l.pad_at + 7) / 8 * 8;
+    l.names_at = l.residues_at + l.residue_bytes;
+    l.body = l.names_at + l.name_bytes;
+    if (l.body + 8 != file_size) return std::nullopt;
+    return l;
+}
+
+// A cache as read from disk, before it is judged: either its parts already in
+// the buffers they end in (the database's offsets, record order and residues;
+// the names block), with the CRC-32 of every byte before the last eight, or
+// (a file whose header does not account for it exactly) the whole file.
+struct CacheRead {
+    std::string whole;
+    std::string header;
+    CacheLayout layout;
+    PreparedDatabase db;
+    std::unique_ptr<char[]> names;
+    std::uint32_t crc = 0;
+    std::array<char, 8> tail{};
+};
+
+// One contiguous run of the file and the buffer it is read into.
+struct FilePiece {
+    std::uint64_t at = 0, bytes = 0;
+    char* to = nullptr;
+};
+
+// The pieces read in parallel (a few MiB each: the page cache copied out by
+// several cores, each piece's CRC-32 on the core that read it), the CRCs
+// combined in file order.
+std::uint32_t read_pieces(const CacheFile& file, const std::vector<FilePiece>& parts) {
+    constexpr std::uint64_t chunk = 4 << 20;
+    std::vector<FilePiece> pieces;
+    for (const FilePiece& part : parts)
+        for (std::uint64_t done = 0; done < part.bytes; done += chunk)
+            pieces.push_back({part.at + done, std::min(chunk, part.bytes - done), part.to + done});
+    std::vector<std::uint32_t> crcs(pieces.size());
+    run_tasks(pieces.size(), [&](std::size_t k) {
+        file.read_at(pieces[k].to, pieces[k].bytes, pieces[k].at);
+        crcs[k] = io::crc32_of(pieces[k].to, pieces[k].bytes);
+    });
+    std::uint32_t crc = 0;
+    for (std::size_t k = 0; k < pieces.size(); ++k)
+        crc = static_cast<std::uint32_t>(::crc32_combine(crc, crcs[k], static_cast<z_off_t>(pieces[k].bytes)));
+    return crc;
+}
+
+CacheRead read_cache(const std::string& path) {
+    const CacheFile file(path);
+    CacheRead read;
+    std::optional<CacheLayout> layout;
+    if (file.size() >= header_bytes + 8) {
+        read.header.resize(header_bytes);
+        file.read_at(read.header.data(), header_bytes, 0);
+        layout = exact_layout(read.header.data(), file.size());
+    }
+    if (!layout) {
+        read.whole = read_whole_file(file);
+        return read;
+    }
+    const CacheLayout& l = *layout;
+    read.layout = l;
+    std::array<char, 8> pad{};
+    try {
+        read.db.offsets.resize(l.count + 1);
+        read.db.file_index.resize(l.count);
+        read.db.residues.reserve(l.residue_bytes);
+        ask_for_huge_pages(read.db.residues.data(), l.residue_bytes);
+        read.db.residues.resize(l.residue_bytes);
+        read.names = std::make_unique_for_overwrite<char[]>(l.name_bytes);
+        ask_for_huge_pages(read.names.get(), l.name_bytes);
+    } catch (const std::bad_alloc&) {
+        throw CacheRejected{"is larger than the memory available to read it"};
+    }
+    read.crc = read_pieces(file, {{0, header_bytes, read.header.data()},
+                                  {header_bytes, (l.count + 1) * 8, reinterpret_cast<char*>(read.db.offsets.data())},
+                                  {l.index_at, l.count * 4, reinterpret_cast<char*>(read.db.file_index.data())},
+                                  {l.pad_at, l.residues_at - l.pad_at, pad.data()},
+                                  {l.residues_at, l.residue_bytes, read.db.residues.data()},
+                                  {l.names_at, l.name_bytes, read.names.get()}});
+    file.read_at(read.tail.data(), 8, l.body);
+    return read;
+}
+
+// The database a cache read holds, judged as deserialise judges a whole
+// file, check for check and in the same order.
+PreparedDatabase judge_cache(CacheRead& read, const FastaFingerprint& fp, const std::optional<AlphabetKind>& alphabet,
+                             const std::string& source) {
+    if (read.layout.count == 0) return deserialise(read.whole, fp, alphabet, source);
+    std::uint32_t stored_crc;
+    std::memcpy(&stored_crc, read.tail.data(), 4);
+    if (std::memcmp(read.tail.data() + 4, cache_end, 4) != 0) throw CacheRejected{"damaged: truncated (no end marker)"};
+    if (read.crc != stored_crc) throw CacheRejected{"damaged: its contents do not match their checksum"};
+    ByteReader r(read.header, header_bytes);
+    (void)r.take(sizeof cache_magic, "magic");
+    PreparedDatabase db = std::move(read.db);
+    db.alphabet = check_header(r, fp, alphabet);
+    db.source = source;
+    check_contents(db, static_cast<std::size_t>(read.layout.count), read.names.get(), read.layout.name_bytes);
+    return db;
 }
 
 }  // namespace
@@ -431,16 +687,54 @@ FastaFingerprint fasta_fingerprint(const std::string& path) {
     FastaFingerprint fp;
     fp.size = static_cast<std::uint64_t>(st.st_size);
     fp.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) throw Error(path + ": cannot read (" + std::strerror(errno) + ")");
-    // A small FASTA (and every fuzz input's) needs no 1 MiB buffer.
-    std::vector<char> buffer(static_cast<std::size_t>(std::clamp<std::uint64_t>(fp.size, 4096, 1 << 20)));
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(path + ": cannot read (" + std::strerror(errno) + ")");
+    // Pieces of a few MiB checksummed on several cores and their CRCs
+    // combined; a file cut short meanwhile gives the CRC of what is there.
+    constexpr std::uint64_t piece = 8 << 20;
+    const std::size_t pieces = static_cast<std::size_t>(std::max<std::uint64_t>(1, (fp.size + piece - 1) / piece));
+    std::vector<std::uint32_t> crcs(pieces, 0);
+    std::vector<std::uint64_t> lengths(pieces, 0);
+    std::atomic<bool> failed{false};
+    auto checksum = [&](std::uint64_t at, std::uint64_t bytes, std::uint64_t& length) {
+        // A small FASTA (and every fuzz input's) needs no 1 MiB buffer.
+        std::vector<char> buffer(static_cast<std::size_t>(std::clamp<std::uint64_t>(bytes, 4096, 1 << 20)));
+        std::uint32_t crc = 0;
+        while (length < bytes) {
+            const ssize_t got = ::pread(fd, buffer.data(), std::min<std::uint64_t>(buffer.size(), bytes - length),
+                                        static_cast<off_t>(at + length));
+            if (got < 0 && errno == EINTR) continue;
+            if (got < 0) failed.store(true);
+            if (got <= 0) break;
+            crc = io::crc32_of(buffer.data(), static_cast<std::size_t>(got), crc);
+            length += static_cast<std::uint64_t>(got);
+        }
+        return crc;
+    };
+    try {
+        run_tasks(pieces, [&](std::size_t k) {
+            const std::uint64_t at = k * piece;
+            crcs[k] = checksum(at, std::min(piece, fp.size - std::min(fp.size, at)), lengths[k]);
+        });
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
     std::uint32_t crc = 0;
-    std::size_t got;
-    while ((got = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) crc = io::crc32_of(buffer.data(), got, crc);
-    const bool failed = std::ferror(f) != 0;
-    std::fclose(f);
-    if (failed) throw Error(path + ": read error while computing its checksum");
+    std::uint64_t total = 0;
+    for (std::size_t k = 0; k < pieces; ++k) {
+        crc = static_cast<std::uint32_t>(::crc32_combine(crc, crcs[k], static_cast<z_off_t>(lengths[k])));
+        total += lengths[k];
+    }
+    // Bytes written since the stat (a file that grows) count too, as a
+    // reading to the end would count them.
+    if (!failed.load() && total == fp.size) {
+        std::uint64_t more = 0;
+        const std::uint32_t tail = checksum(total, UINT64_MAX - total, more);
+        crc = static_cast<std::uint32_t>(::crc32_combine(crc, tail, static_cast<z_off_t>(more)));
+    }
+    ::close(fd);
+    if (failed.load()) throw Error(path + ": read error while computing its checksum");
     fp.crc32 = crc;
     return fp;
 }
@@ -479,13 +773,26 @@ PreparedDatabaseLoad prepare_database(const std::string& fasta_path, const Datab
     PreparedDatabaseLoad load;
     FastaFingerprint fp;
     if (options.enabled) {
-        fp = fasta_fingerprint(fasta_path);
+        // The FASTA's checksum is taken while the cache is read; its errors
+        // (a missing FASTA) still come before anything said of the cache.
+        std::future<FastaFingerprint> fingerprinting =
+            std::async(std::launch::async | std::launch::deferred,
+                       [&fasta_path] { return fasta_fingerprint(fasta_path); });
         load.cache_path = database_cache_path(fasta_path, options);
         std::error_code ec;
         if (std::filesystem::exists(load.cache_path, ec)) {
+            std::optional<CacheRead> read;
+            std::optional<CacheRejected> unread;
             try {
-                const std::string bytes = read_whole_file(load.cache_path);
-                load.database = deserialise(bytes, fp, options.alphabet, fasta_path);
+                read.emplace(read_cache(load.cache_path));
+            } catch (CacheRejected& rejected) {
+                unread = std::move(rejected);
+            }
+            fp = fingerprinting.get();
+            try {
+                if (unread) throw *unread;
+                load.database = judge_cache(*read, fp, options.alphabet, fasta_path);
+                read.reset();
                 load.duplicate_ids = duplicate_id_warning(load.database, fasta_path);
                 load.outcome = CacheOutcome::Loaded;
                 load.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -495,6 +802,7 @@ PreparedDatabaseLoad prepare_database(const std::string& fasta_path, const Datab
                 load.reason = "cache " + load.cache_path + " " + rejected.reason;
             }
         } else {
+            fp = fingerprinting.get();
             load.outcome = CacheOutcome::Built;
         }
     }
