@@ -10,10 +10,12 @@
 // BLAST publishes statistics for (the matrix's BLAST default, e.g. BLOSUM62
 // open 12 / extend 1 = BLAST 11/1), so that E-values exist out of the box.
 #include "cli_commands.hpp"
+#include "cli_exit.hpp"
 #include "cli_options.hpp"
 #include "cli_progress.hpp"
 #include "cli_project_flag.hpp"
 
+#include <alignscope/align/long_pass.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/io/alignment_format.hpp>
 #include <alignscope/io/atomic_file.hpp>
@@ -33,6 +35,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
+#include <future>
 #include <iostream>
 #include <map>
 #include <numeric>
@@ -223,15 +227,23 @@ struct SearchInputs {
     PreparedDatabaseLoad load;
 };
 
-SearchInputs read_search_inputs(const SearchFlags& flags, const std::function<void(const std::string&)>& say) {
-    SearchInputs in;
+// The queries, with their warnings: read before anything else, so that a bad
+// query file is reported before the database is touched.
+SequenceSet read_search_queries(const SearchFlags& flags) {
     ReadOptions read_options;
     read_options.alphabet = flags.scoring.alphabet_override();
-    in.queries = read_sequences(flags.query_path, read_options);
-    if (const std::string warning = in.queries.duplicate_id_warning(); !warning.empty())
+    SequenceSet queries = read_sequences(flags.query_path, read_options);
+    if (const std::string warning = queries.duplicate_id_warning(); !warning.empty())
         std::cerr << "alignscope-cli: warning: " << warning << '\n';
-    if (in.queries.records.empty()) throw Error(flags.query_path + ": no sequences");
+    if (queries.records.empty()) throw Error(flags.query_path + ": no sequences");
+    return queries;
+}
 
+// The database beside the queries already read (the same alphabet kind, or an error).
+SearchInputs read_search_database(const SearchFlags& flags, SequenceSet queries,
+                                  const std::function<void(const std::string&)>& say) {
+    SearchInputs in;
+    in.queries = std::move(queries);
     DatabaseCacheOptions cache;
     cache.enabled = flags.db_cache != "off";
     if (cache.enabled) cache.directory = flags.db_cache;
@@ -255,6 +267,10 @@ SearchInputs read_search_inputs(const SearchFlags& flags, const std::function<vo
                     flags.database_path + " holds " + std::string(to_string(database_alphabet)) +
                     " sequences (use --alphabet to override detection)");
     return in;
+}
+
+SearchInputs read_search_inputs(const SearchFlags& flags, const std::function<void(const std::string&)>& say) {
+    return read_search_database(flags, read_search_queries(flags), say);
 }
 
 // The project keeps the queries and the database as a sequence set in file
@@ -360,6 +376,83 @@ SearchSummary scan_and_write(const SearchFlags& flags, CliContext& context, cons
     }
     return summary;
 }
+
+// The devices of a search, made on a thread of their own while the database
+// (its cache, or the FASTA) is read: the scheme (from the queries' alphabet),
+// device discovery, the scanner and the pairwise backend, and each chosen GPU's
+// context and streams started, every GPU at once (a fifth of a second each).
+struct SearchDevices {
+    ScanSetup setup;
+    std::string scheme_note, device_note;
+    bool scheme_made = false;
+    // The first error, raised by the caller where a serial search raises it
+    // (after the database's own errors, the scheme's before its note).
+    std::exception_ptr failure;
+    std::unique_ptr<ScannerRegistry> registry;
+    std::unique_ptr<DatabaseScanner> scanner;
+    Backend* aligner = nullptr;
+    std::vector<std::future<void>> warm_ups;
+};
+
+// Each GPU of `spec` started on a thread of its own. Only a head start: a GPU
+// that fails here fails again, with its own message, when the scan loads.
+void start_gpus(SearchDevices& d, CliContext& context, const std::string& spec) {
+    for (const std::string& id : d.registry->resolve(spec)) {
+        if (id.rfind("gpu", 0) != 0) continue;
+        Backend* backend = nullptr;
+        try {
+            backend = &context.registry->select(id);
+        } catch (const std::exception&) {
+            continue;
+        }
+        d.warm_ups.push_back(std::async(std::launch::async, [backend] {
+            try {
+                backend->warm_up();
+            } catch (...) {
+            }
+        }));
+    }
+}
+
+SearchDevices make_search_devices(const SearchFlags& flags, CliContext& context, const AlignOptions& options,
+                                  AlphabetKind alphabet) {
+    SearchDevices d;
+    try {
+        d.setup.options = options;
+        d.setup.scheme = search_scheme(flags, alphabet, d.scheme_note);
+        d.scheme_made = true;
+        d.registry = scanner_registry();
+        const std::string spec =
+            choose_scan_device(*d.registry, flags.device.device, d.setup, &d.device_note, "--device");
+        d.scanner = d.registry->create(spec);
+        if (!flags.no_traceback) d.aligner = &context.registry->select(spec);
+        start_gpus(d, context, spec);
+    } catch (...) {
+        d.failure = std::current_exception();
+    }
+    return d;
+}
+
+// The pairwise backend once the GPUs' start-up is over: the traceback never
+// runs beside a warm-up of the same device.
+class AfterWarmUp final : public Backend {
+public:
+    AfterWarmUp(Backend& backend, const std::vector<std::future<void>>& warm_ups)
+        : backend_(backend), warm_ups_(warm_ups) {}
+    DeviceInfo info() const override { return backend_.info(); }
+    std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
+        for (const std::future<void>& w : warm_ups_) w.wait();
+        return backend_.align_pairs(job, context);
+    }
+    void warm_up() override { backend_.warm_up(); }
+    std::unique_ptr<longpair::PassRunner> make_long_runner(const LongRunnerSettings& settings) override {
+        return backend_.make_long_runner(settings);
+    }
+
+private:
+    Backend& backend_;
+    const std::vector<std::future<void>>& warm_ups_;
+};
 
 // The ranks of an mpirun, from the environment mpirun sets (no MPI call).
 int ranks_from_environment() {
@@ -620,18 +713,20 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
     auto say = [&](const std::string& text) {
         if (!flags.quiet) std::cerr << text << '\n';
     };
-    ScanSetup setup;
-    setup.options = flags.scoring.align_options();
-    const SearchInputs in = read_search_inputs(flags, say);
-    std::string scheme_note;
-    setup.scheme = search_scheme(flags, in.queries.alphabet, scheme_note);
-    if (!scheme_note.empty()) say(scheme_note);
-    const auto registry = scanner_registry();
-    std::string device_note;
-    const std::string spec = choose_scan_device(*registry, flags.device.device, setup, &device_note, "--device");
-    if (!device_note.empty()) say(device_note);
-    std::unique_ptr<DatabaseScanner> scanner = registry->create(spec);
-    Backend* aligner = flags.no_traceback ? nullptr : &context.registry->select(spec);
+    const AlignOptions options = flags.scoring.align_options();
+    SequenceSet queries = read_search_queries(flags);
+    // The devices start while the database is read; their errors and notes
+    // come after the database's, as in a search that does one after the other.
+    std::future<SearchDevices> starting = std::async(std::launch::async, make_search_devices, std::cref(flags),
+                                                     std::ref(context), std::cref(options), queries.alphabet);
+    auto in = std::make_unique<SearchInputs>(read_search_database(flags, std::move(queries), say));
+    auto d = std::make_unique<SearchDevices>(starting.get());
+    if (d->failure && !d->scheme_made) std::rethrow_exception(d->failure);
+    if (!d->scheme_note.empty()) say(d->scheme_note);
+    if (d->failure) std::rethrow_exception(d->failure);
+    if (!d->device_note.empty()) say(d->device_note);
+    std::optional<AfterWarmUp> aligner;
+    if (d->aligner) aligner.emplace(*d->aligner, d->warm_ups);
 
     SearchOptions search;
     search.top = flags.top;
@@ -640,19 +735,29 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
     search.traceback = !flags.no_traceback;
     search.query_batch = flags.query_batch;
 
-    store::JobSpec job_spec = search_job_spec("search", setup, search, scanner->info());
+    store::JobSpec job_spec = search_job_spec("search", d->setup, search, d->scanner->info());
     job_spec.command_line = context.command_line;
     job_spec.parameters["database"] = flags.database_path;
     std::unique_ptr<store::JobRecording> recording = flags.project.begin(job_spec);
     SearchSummary summary;
     try {
-        summary = scan_and_write(flags, context, in, format, setup, *scanner, aligner, search, recording.get());
+        summary = scan_and_write(flags, context, *in, format, d->setup, *d->scanner, aligner ? &*aligner : nullptr,
+                                 search, recording.get());
     } catch (...) {
         ProjectFlag::record_failure(recording.get());
         throw;
     }
+    recording.reset();
     if (!summary.statistics) say("search: " + summary.statistics_note);
-    if (!flags.quiet) print_search_summary(summary, in.load.outcome);
+    if (!flags.quiet) print_search_summary(summary, in->load.outcome);
+    // The outputs are in place: the GPUs' buffers and contexts, the database
+    // and the queries go back with the process, not one by one.
+    if (can_skip_teardown()) {
+        for (const std::future<void>& w : d->warm_ups) w.wait();
+        (void)d.release();
+        (void)in.release();
+        teardown_left_to_exit() = true;
+    }
     return 0;
 }
 
