@@ -597,30 +597,43 @@ struct CacheRead {
     std::array<char, 8> tail{};
 };
 
+template <typename T>
+char* as_bytes(std::vector<T>& v) {
+    return reinterpret_cast<char*>(v.data());
+}
+
+// The CRC-32 of two runs of bytes one after the other, from each one's.
+std::uint32_t combine_crc(std::uint32_t first, std::uint32_t second, std::uint64_t second_bytes) {
+    return static_cast<std::uint32_t>(::crc32_combine(first, second, static_cast<z_off_t>(second_bytes)));
+}
+
 // One contiguous run of the file and the buffer it is read into.
 struct FilePiece {
     std::uint64_t at = 0, bytes = 0;
     char* to = nullptr;
 };
 
-// The pieces read in parallel (a few MiB each: the page cache copied out by
-// several cores, each piece's CRC-32 on the core that read it), the CRCs
-// combined in file order.
-std::uint32_t read_pieces(const CacheFile& file, const std::vector<FilePiece>& parts) {
+// The parts read in parallel, in pieces of a few MiB (the page cache copied
+// out by several cores, each piece's CRC-32 on the core that read it); each
+// part's CRC-32, its pieces' combined in file order.
+std::vector<std::uint32_t> read_parts(const CacheFile& file, const std::vector<FilePiece>& parts) {
     constexpr std::uint64_t chunk = 4 << 20;
     std::vector<FilePiece> pieces;
-    for (const FilePiece& part : parts)
-        for (std::uint64_t done = 0; done < part.bytes; done += chunk)
-            pieces.push_back({part.at + done, std::min(chunk, part.bytes - done), part.to + done});
+    std::vector<std::size_t> part_of;
+    for (std::size_t k = 0; k < parts.size(); ++k)
+        for (std::uint64_t done = 0; done < parts[k].bytes; done += chunk) {
+            pieces.push_back({parts[k].at + done, std::min(chunk, parts[k].bytes - done), parts[k].to + done});
+            part_of.push_back(k);
+        }
     std::vector<std::uint32_t> crcs(pieces.size());
     run_tasks(pieces.size(), [&](std::size_t k) {
         file.read_at(pieces[k].to, pieces[k].bytes, pieces[k].at);
         crcs[k] = io::crc32_of(pieces[k].to, pieces[k].bytes);
     });
-    std::uint32_t crc = 0;
+    std::vector<std::uint32_t> part_crcs(parts.size(), 0);
     for (std::size_t k = 0; k < pieces.size(); ++k)
-        crc = static_cast<std::uint32_t>(::crc32_combine(crc, crcs[k], static_cast<z_off_t>(pieces[k].bytes)));
-    return crc;
+        part_crcs[part_of[k]] = combine_crc(part_crcs[part_of[k]], crcs[k], pieces[k].bytes);
+    return part_crcs;
 }
 
 CacheRead read_cache(const std::string& path) {
@@ -640,23 +653,33 @@ CacheRead read_cache(const std::string& path) {
     read.layout = l;
     std::array<char, 8> pad{};
     try {
+        // The residues' buffer is zero-filled (a string cannot be sized
+        // otherwise) while the other parts are read.
+        std::future<void> residues = std::async(std::launch::async | std::launch::deferred, [&read, &l] {
+            read.db.residues.reserve(l.residue_bytes);
+            ask_for_huge_pages(read.db.residues.data(), l.residue_bytes);
+            read.db.residues.resize(l.residue_bytes);
+        });
         read.db.offsets.resize(l.count + 1);
         read.db.file_index.resize(l.count);
-        read.db.residues.reserve(l.residue_bytes);
-        ask_for_huge_pages(read.db.residues.data(), l.residue_bytes);
-        read.db.residues.resize(l.residue_bytes);
         read.names = std::make_unique_for_overwrite<char[]>(l.name_bytes);
         ask_for_huge_pages(read.names.get(), l.name_bytes);
+        const std::vector<FilePiece> parts = {{0, header_bytes, read.header.data()},
+                                              {header_bytes, (l.count + 1) * 8, as_bytes(read.db.offsets)},
+                                              {l.index_at, l.count * 4, as_bytes(read.db.file_index)},
+                                              {l.pad_at, l.residues_at - l.pad_at, pad.data()},
+                                              {l.names_at, l.name_bytes, read.names.get()}};
+        const std::vector<std::uint32_t> crcs = read_parts(file, parts);
+        residues.get();
+        const std::uint32_t residues_crc =
+            read_parts(file, {{l.residues_at, l.residue_bytes, read.db.residues.data()}}).front();
+        for (std::size_t k = 0; k < 4; ++k) read.crc = combine_crc(read.crc, crcs[k], parts[k].bytes);
+        read.crc = combine_crc(read.crc, residues_crc, l.residue_bytes);
+        read.crc = combine_crc(read.crc, crcs[4], l.name_bytes);
+        file.read_at(read.tail.data(), 8, l.body);
     } catch (const std::bad_alloc&) {
         throw CacheRejected{"is larger than the memory available to read it"};
     }
-    read.crc = read_pieces(file, {{0, header_bytes, read.header.data()},
-                                  {header_bytes, (l.count + 1) * 8, reinterpret_cast<char*>(read.db.offsets.data())},
-                                  {l.index_at, l.count * 4, reinterpret_cast<char*>(read.db.file_index.data())},
-                                  {l.pad_at, l.residues_at - l.pad_at, pad.data()},
-                                  {l.residues_at, l.residue_bytes, read.db.residues.data()},
-                                  {l.names_at, l.name_bytes, read.names.get()}});
-    file.read_at(read.tail.data(), 8, l.body);
     return read;
 }
 
@@ -723,7 +746,7 @@ FastaFingerprint fasta_fingerprint(const std::string& path) {
     std::uint32_t crc = 0;
     std::uint64_t total = 0;
     for (std::size_t k = 0; k < pieces; ++k) {
-        crc = static_cast<std::uint32_t>(::crc32_combine(crc, crcs[k], static_cast<z_off_t>(lengths[k])));
+        crc = combine_crc(crc, crcs[k], lengths[k]);
         total += lengths[k];
     }
     // Bytes written since the stat (a file that grows) count too, as a
@@ -731,7 +754,7 @@ FastaFingerprint fasta_fingerprint(const std::string& path) {
     if (!failed.load() && total == fp.size) {
         std::uint64_t more = 0;
         const std::uint32_t tail = checksum(total, UINT64_MAX - total, more);
-        crc = static_cast<std::uint32_t>(::crc32_combine(crc, tail, static_cast<z_off_t>(more)));
+        crc = combine_crc(crc, tail, more);
     }
     ::close(fd);
     if (failed.load()) throw Error(path + ": read error while computing its checksum");
@@ -741,14 +764,58 @@ FastaFingerprint fasta_fingerprint(const std::string& path) {
 
 namespace {
 
-// The FASTA path's warning about repeated ids, from a cached database: the ids
-// back in file order, so the line names the same records.
+// The FASTA path's warning about repeated ids, from a cached database: the
+// same line the reader gives (RepeatedIds): how many records repeat the id of
+// an earlier one, the first of them and the record whose id it repeats. The
+// ids are hashed on several cores and dealt by hash into buckets, each bucket
+// sorted and compared on a core of its own.
 std::string duplicate_id_warning(const PreparedDatabase& db, const std::string& fasta_path) {
-    std::vector<const std::string*> in_file_order(db.size());
-    for (std::size_t p = 0; p < db.size(); ++p) in_file_order[db.file_index[p]] = &db.ids[p];
-    RepeatedIds repeated;
-    for (const std::string* id : in_file_order) repeated.add(*id);
-    return repeated.warning(fasta_path);
+    const std::size_t count = db.size();
+    std::vector<const std::string*> in_file_order(count);
+    for (std::size_t p = 0; p < count; ++p) in_file_order[db.file_index[p]] = &db.ids[p];
+    constexpr std::size_t piece = 1 << 16;
+    std::vector<std::uint64_t> hashes(count);
+    run_tasks((count + piece - 1) / piece, [&](std::size_t k) {
+        for (std::size_t r = k * piece; r < std::min(count, (k + 1) * piece); ++r)
+            hashes[r] = std::hash<std::string_view>{}(*in_file_order[r]);
+    });
+    struct Found {
+        std::uint64_t repeats = 0;
+        std::size_t first = SIZE_MAX, first_of = 0;
+    };
+    constexpr int bucket_bits = 6;
+    std::vector<Found> found(std::size_t{1} << bucket_bits);
+    run_tasks(found.size(), [&](std::size_t bucket) {
+        std::vector<std::pair<std::uint64_t, std::size_t>> keys;  // (hash, record), records ascending
+        for (std::size_t r = 0; r < count; ++r)
+            if (hashes[r] >> (64 - bucket_bits) == bucket) keys.emplace_back(hashes[r], r);
+        std::sort(keys.begin(), keys.end());
+        Found& f = found[bucket];
+        for (std::size_t k = 0, e; k < keys.size(); k = e) {
+            for (e = k + 1; e < keys.size() && keys[e].first == keys[k].first;) ++e;
+            // Within one hash, each record against the earlier ones: the first equal one is the id's first record.
+            for (std::size_t i = k + 1; i < e; ++i)
+                for (std::size_t j = k; j < i; ++j) {
+                    if (*in_file_order[keys[i].second] != *in_file_order[keys[j].second]) continue;
+                    ++f.repeats;
+                    if (keys[i].second < f.first) {
+                        f.first = keys[i].second;
+                        f.first_of = keys[j].second;
+                    }
+                    break;
+                }
+        }
+    });
+    Found all;
+    for (const Found& f : found) {
+        all.repeats += f.repeats;
+        if (f.first < all.first) {
+            all.first = f.first;
+            all.first_of = f.first_of;
+        }
+    }
+    if (all.repeats == 0) return {};
+    return duplicate_id_line(fasta_path, all.repeats, all.first, all.first_of, *in_file_order[all.first]);
 }
 
 }  // namespace
