@@ -19,6 +19,7 @@
 #include <alignscope/seq/record_blocks.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
 #include "../io/crc32.hpp"
+#include "huge_pages.hpp"
 
 #include <zlib.h>
 
@@ -39,7 +40,6 @@
 #include <thread>
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -361,17 +361,6 @@ void run_tasks(std::size_t count, const Task& task) {
         if (failure) std::rethrow_exception(failure);
 }
 
-// Marks [data, data + bytes) for transparent huge pages where the kernel
-// offers them only on request: a fresh buffer of tens of megabytes then costs
-// a few hundred page faults, not tens of thousands.
-void ask_for_huge_pages(const void* data, std::size_t bytes) {
-    constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
-    const auto at = reinterpret_cast<std::uintptr_t>(data);
-    const std::uintptr_t first = (at + huge - 1) & ~(huge - 1);
-    const std::uintptr_t last = (at + bytes) & ~(huge - 1);
-    if (last > first) (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-}
-
 // The ids and descriptions of `count` sequences from the names block
 // ("id\0description\0" each), checked as the reader makes them, on several
 // threads: the block is cut into ranges, each range's fields (those whose
@@ -657,13 +646,13 @@ CacheRead read_cache(const std::string& path) {
         // otherwise) while the other parts are read.
         std::future<void> residues = std::async(std::launch::async | std::launch::deferred, [&read, &l] {
             read.db.residues.reserve(l.residue_bytes);
-            ask_for_huge_pages(read.db.residues.data(), l.residue_bytes);
+            search_memory::ask_for_huge_pages(read.db.residues.data(), l.residue_bytes);
             read.db.residues.resize(l.residue_bytes);
         });
         read.db.offsets.resize(l.count + 1);
         read.db.file_index.resize(l.count);
         read.names = std::make_unique_for_overwrite<char[]>(l.name_bytes);
-        ask_for_huge_pages(read.names.get(), l.name_bytes);
+        search_memory::ask_for_huge_pages(read.names.get(), l.name_bytes);
         const std::vector<FilePiece> parts = {{0, header_bytes, read.header.data()},
                                               {header_bytes, (l.count + 1) * 8, as_bytes(read.db.offsets)},
                                               {l.index_at, l.count * 4, as_bytes(read.db.file_index)},

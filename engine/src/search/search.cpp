@@ -4,6 +4,7 @@
 #include <alignscope/device/timeline.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/search/search.hpp>
+#include "huge_pages.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -16,6 +17,7 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -105,6 +107,18 @@ std::size_t default_query_batch(std::size_t queries, std::size_t database_size) 
 
 namespace {
 
+// A batch's scores (up to a GiB) go back to the system on a thread of their
+// own: unmapping them takes tens of milliseconds that the caller, writing
+// its outputs, need not wait for. A small buffer is freed here.
+void free_in_background(std::unique_ptr<std::int64_t[]> scores, std::size_t size) {
+    if (!scores || size * sizeof(std::int64_t) < (std::size_t{64} << 20)) return;
+    try {
+        std::thread([freed = std::move(scores)]() mutable { freed.reset(); }).detach();
+    } catch (const std::system_error&) {
+        // No thread to spare: the scores were freed with the thread's arguments.
+    }
+}
+
 // One search from start to end: the fixed inputs, the running totals, and one
 // stage per step of a batch of queries (scan, select, align, hand out).
 class SearchRun {
@@ -125,6 +139,10 @@ public:
           threads_(threads),
           streams_(streams),
           gpu_memory_budget_(gpu_memory_budget) {}
+
+    ~SearchRun() { free_in_background(std::move(scores_), scores_size_); }
+    SearchRun(const SearchRun&) = delete;
+    SearchRun& operator=(const SearchRun&) = delete;
 
     SearchSummary run();
 
@@ -283,6 +301,7 @@ ScanStats SearchRun::scan_batch(std::size_t first, std::size_t last) {
     if (size > scores_size_) {
         scores_.reset();
         scores_ = std::make_unique_for_overwrite<std::int64_t[]>(size);
+        search_memory::ask_for_huge_pages(scores_.get(), size * sizeof(std::int64_t));
         scores_size_ = size;
     }
     const std::span<std::int64_t> scores(scores_.get(), size);
