@@ -33,6 +33,7 @@
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -46,6 +47,13 @@
 namespace alignscope::cli {
 namespace {
 
+// When this file's statics were made: after the dynamic loader, before main().
+const std::chrono::steady_clock::time_point process_started = std::chrono::steady_clock::now();
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 struct SearchFlags {
     std::string query_path, database_path;
     std::size_t top = 10;
@@ -57,6 +65,7 @@ struct SearchFlags {
     std::string db_cache;  // directory, or "off"
     std::size_t query_batch = 0;
     bool quiet = false;
+    bool stats = false;
     ScoringFlags scoring;
     DeviceFlags device;
     // --verify
@@ -391,7 +400,8 @@ struct SearchDevices {
     std::unique_ptr<ScannerRegistry> registry;
     std::unique_ptr<DatabaseScanner> scanner;
     Backend* aligner = nullptr;
-    std::vector<std::future<void>> warm_ups;
+    std::vector<std::future<double>> warm_ups;  // each GPU's start-up, in seconds
+    double seconds = 0;                         // from the thread's start to the scanner made
 };
 
 // Each GPU of `spec` started on a thread of its own. Only a head start: a GPU
@@ -406,16 +416,19 @@ void start_gpus(SearchDevices& d, CliContext& context, const std::string& spec) 
             continue;
         }
         d.warm_ups.push_back(std::async(std::launch::async, [backend] {
+            const auto start = std::chrono::steady_clock::now();
             try {
                 backend->warm_up();
             } catch (...) {
             }
+            return seconds_since(start);
         }));
     }
 }
 
 SearchDevices make_search_devices(const SearchFlags& flags, CliContext& context, const AlignOptions& options,
                                   AlphabetKind alphabet) {
+    const auto start = std::chrono::steady_clock::now();
     SearchDevices d;
     try {
         d.setup.options = options;
@@ -430,6 +443,7 @@ SearchDevices make_search_devices(const SearchFlags& flags, CliContext& context,
     } catch (...) {
         d.failure = std::current_exception();
     }
+    d.seconds = seconds_since(start);
     return d;
 }
 
@@ -437,11 +451,11 @@ SearchDevices make_search_devices(const SearchFlags& flags, CliContext& context,
 // runs beside a warm-up of the same device.
 class AfterWarmUp final : public Backend {
 public:
-    AfterWarmUp(Backend& backend, const std::vector<std::future<void>>& warm_ups)
+    AfterWarmUp(Backend& backend, const std::vector<std::future<double>>& warm_ups)
         : backend_(backend), warm_ups_(warm_ups) {}
     DeviceInfo info() const override { return backend_.info(); }
     std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
-        for (const std::future<void>& w : warm_ups_) w.wait();
+        for (const std::future<double>& w : warm_ups_) w.wait();
         return backend_.align_pairs(job, context);
     }
     void warm_up() override { backend_.warm_up(); }
@@ -451,7 +465,7 @@ public:
 
 private:
     Backend& backend_;
-    const std::vector<std::future<void>>& warm_ups_;
+    const std::vector<std::future<double>>& warm_ups_;
 };
 
 // The ranks of an mpirun, from the environment mpirun sets (no MPI call).
@@ -632,6 +646,7 @@ int run_distributed_search(const SearchFlags& flags, CliContext& context) {
     try {
         if (!flags.device.timeline.empty())
             throw Error("--timeline: one process's kernels only; run without mpirun to record a timeline");
+        if (flags.stats) throw Error("--stats: one process's stages only; run without mpirun");
         format = check_search_flags(flags);
         setup.options = flags.scoring.align_options();
         in.emplace(read_search_inputs(flags, say));
@@ -695,6 +710,34 @@ int run_distributed_search(const SearchFlags& flags, CliContext& context) {
 
 #endif
 
+// Where a search's time went (--stats), in seconds: what ran one after the
+// other, and what ran beside the database's reading.
+struct SearchStages {
+    double start_up = 0;      // from the statics made to the command's start (parsing, registries)
+    double queries = 0;       // reading the queries
+    double database = 0;      // preparing the database (its cache read, or the FASTA parsed)
+    double devices = 0;       // beside the database: scheme, device discovery, scanner, backend
+    double devices_wait = 0;  // what the database's end waited for them
+    double gpu_start = 0;     // beside everything: the slowest GPU's context and streams
+    double outputs = 0;       // after the job: the outputs' ends, commits, the project
+    double whole = 0;         // from the statics made to the summary said
+};
+
+void print_search_stages(const SearchStages& t, const SearchSummary& s, CacheOutcome cache) {
+    const double hand_out =
+        std::max(0.0, s.total_seconds - s.load_seconds - s.scan_seconds - s.select_seconds - s.traceback_seconds);
+    char text[768];
+    std::snprintf(text, sizeof text,
+                  "search: stages: start-up %.3f s, queries %.3f s, database %.3f s (cache %s), devices %.3f s "
+                  "beside it (%.3f s waited for), GPU start-up %.3f s beside them; job %.3f s: load %.3f s, scan "
+                  "%.3f s, select hits %.3f s, traceback %.3f s, the rest (queries encoded, hits handed out and "
+                  "written) %.3f s; outputs opened and committed %.3f s; whole %.3f s",
+                  t.start_up, t.queries, t.database, std::string(to_string(cache)).c_str(), t.devices, t.devices_wait,
+                  t.gpu_start, s.total_seconds, s.load_seconds, s.scan_seconds, s.select_seconds, s.traceback_seconds,
+                  hand_out, t.outputs, t.whole);
+    std::cerr << text << '\n';
+}
+
 int run_search_command(const SearchFlags& flags, CliContext& context) {
     if (ranks_from_environment() > 1) {
         if (flags.verify || flags.bench)
@@ -713,14 +756,22 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
     auto say = [&](const std::string& text) {
         if (!flags.quiet) std::cerr << text << '\n';
     };
+    SearchStages stages;
+    const auto command_start = std::chrono::steady_clock::now();
+    stages.start_up = std::chrono::duration<double>(command_start - process_started).count();
     const AlignOptions options = flags.scoring.align_options();
     SequenceSet queries = read_search_queries(flags);
+    stages.queries = seconds_since(command_start);
     // The devices start while the database is read; their errors and notes
     // come after the database's, as in a search that does one after the other.
     std::future<SearchDevices> starting = std::async(std::launch::async, make_search_devices, std::cref(flags),
                                                      std::ref(context), std::cref(options), queries.alphabet);
     auto in = std::make_unique<SearchInputs>(read_search_database(flags, std::move(queries), say));
+    stages.database = in->load.seconds;
+    const auto waiting = std::chrono::steady_clock::now();
     auto d = std::make_unique<SearchDevices>(starting.get());
+    stages.devices_wait = seconds_since(waiting);
+    stages.devices = d->seconds;
     if (d->failure && !d->scheme_made) std::rethrow_exception(d->failure);
     if (!d->scheme_note.empty()) say(d->scheme_note);
     if (d->failure) std::rethrow_exception(d->failure);
@@ -740,6 +791,7 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
     job_spec.parameters["database"] = flags.database_path;
     std::unique_ptr<store::JobRecording> recording = flags.project.begin(job_spec);
     SearchSummary summary;
+    const auto job_start = std::chrono::steady_clock::now();
     try {
         summary = scan_and_write(flags, context, *in, format, d->setup, *d->scanner, aligner ? &*aligner : nullptr,
                                  search, recording.get());
@@ -748,12 +800,15 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
         throw;
     }
     recording.reset();
+    stages.outputs = std::max(0.0, seconds_since(job_start) - summary.total_seconds);
     if (!summary.statistics) say("search: " + summary.statistics_note);
     if (!flags.quiet) print_search_summary(summary, in->load.outcome);
+    for (std::future<double>& w : d->warm_ups) stages.gpu_start = std::max(stages.gpu_start, w.get());
+    stages.whole = seconds_since(process_started);
+    if (flags.stats) print_search_stages(stages, summary, in->load.outcome);
     // The outputs are in place: the GPUs' buffers and contexts, the database
     // and the queries go back with the process, not one by one.
     if (can_skip_teardown()) {
-        for (const std::future<void>& w : d->warm_ups) w.wait();
         (void)d.release();
         (void)in.release();
         teardown_left_to_exit() = true;
@@ -823,6 +878,9 @@ void add_search_command(CLI::App& app, CliContext& context) {
     command->add_option("--query-batch", flags->query_batch,
                         "Queries per scan call [default: as many as fit 1 GiB of scores]");
     command->add_flag("--quiet", flags->quiet, "No summary or notes on standard error");
+    command->add_flag("--stats", flags->stats,
+                      "Also say on standard error where the time went: start-up, the queries, the database, the "
+                      "devices (beside the database), the job's stages, the outputs");
     flags->scoring.add_to(*command, "local");
     if (CLI::Option* o = command->get_option("--gap-open"))
         o->description(
