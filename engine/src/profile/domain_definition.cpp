@@ -24,9 +24,12 @@ namespace {
 // allocating, zeroing and freeing megabytes per envelope kept 16 threads
 // waiting on the kernel's page-fault and unmap paths. One that grew past
 // kKeepBytes (a very long envelope) is freed after use.
-// Envelopes rescored side by side (fewer than a group of targets: each keeps
-// two full matrices).
-constexpr int kEnvelopeGroup = 4;
+// Envelopes rescored side by side. One: envelopes are short, their full
+// matrices go to memory whatever the grouping, and groups of 2 to 8 (tried)
+// were no faster on one thread while each worker's matrices (and the page
+// faults of first touching them, which many threads queue on) grew with the
+// group: at 16 threads, twice the faults at 4.
+constexpr int kEnvelopeGroup = 1;
 struct ScratchMatrices {
     DpMatrix ensemble, pp, ox;
     std::array<DpMatrix, kEnvelopeGroup> fx, bx;  // the unihit Forward and Backward of a group of envelopes
