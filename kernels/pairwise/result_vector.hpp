@@ -36,10 +36,13 @@ inline void populate_pages(void* data, std::size_t bytes, int threads) {
     const std::size_t pages = (last - first) / page;
     const auto workers = static_cast<std::size_t>(
         std::clamp<std::size_t>(static_cast<std::size_t>(threads), 1, std::max<std::size_t>(1, pages / 1024)));
-    // In slices of 2 MiB: each call holds the process's memory map for reading
-    // only that long, so other threads' mmap and munmap (their large
-    // allocations) wait for one slice, not for a whole share.
-    constexpr std::uintptr_t slice = std::uintptr_t{2} << 20;
+    // In slices of 256 KiB: each call holds the process's memory map for
+    // reading while its pages are made, and every mmap or munmap meanwhile (a
+    // thread's stack, another large buffer) waits for it. On the H100 host (a
+    // virtual machine whose fresh pages come at about 2.5 GB/s whatever the
+    // thread count) slices of 2 MiB held the job's own thread about 90 ms
+    // before its first kernel.
+    constexpr std::uintptr_t slice = std::uintptr_t{256} << 10;
     auto populate = [&](std::size_t w) {
         const std::uintptr_t from = first + pages * w / workers * page, to = first + pages * (w + 1) / workers * page;
         for (std::uintptr_t at = from; at < to; at += slice)
@@ -58,19 +61,19 @@ inline void populate_pages(void* data, std::size_t bytes, int threads) {
 }
 
 // v resized to `count` elements, the pages of a large new buffer made present
-// first by up to `threads` threads (0 = all cores, at most 8).
+// first by up to `threads` threads (0 = all cores, at most 4).
 template <typename T>
 void resize_present(std::vector<T>& v, std::size_t count, int threads, std::size_t threshold_bytes = 4 << 20) {
     if (count > v.capacity() && count * sizeof(T) >= threshold_bytes) {
         v.reserve(count);
         const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         populate_pages(v.data() + v.size(), (count - v.size()) * sizeof(T),
-                       std::min(8, threads > 0 ? std::min(threads, cores) : cores));
+                       std::min(4, threads > 0 ? std::min(threads, cores) : cores));
     }
     v.resize(count);
 }
 
-// `count` default Alignments; `threads` (0 = all cores, at most 8 used) make
+// `count` default Alignments; `threads` (0 = all cores, at most 4 used) make
 // the pages of a large vector present before they are constructed.
 inline std::vector<Alignment> make_result_vector(std::size_t count, int threads) {
     std::vector<Alignment> out;
