@@ -1026,8 +1026,15 @@ StreamSlot* CudaPairBackend::acquire_slot(int streams, bool wait, const CudaSite
     std::unique_lock lock(mutex_);
     for (;;) {
         if (!free_slots_.empty()) {
-            StreamSlot* slot = free_slots_.back();
-            free_slots_.pop_back();
+            // The one with the most device memory: a job's first batch, packed
+            // before the device starts, then finds its buffers made (the slot
+            // returned last may have given its buffers back).
+            const auto most =
+                std::max_element(free_slots_.begin(), free_slots_.end(), [](const auto* x, const auto* y) {
+                    return x->pooled_device_bytes < y->pooled_device_bytes;
+                });
+            StreamSlot* slot = *most;
+            free_slots_.erase(most);
             return slot;
         }
         if (static_cast<int>(slots_.size()) < streams) {
