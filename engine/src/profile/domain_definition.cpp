@@ -731,8 +731,9 @@ void rescore_envelopes(const ConfiguredProfile& profile, std::vector<DomainDefin
                                   &scratch.fx[static_cast<std::size_t>(g)], &scratch.bx[static_cast<std::size_t>(g)]};
         }
         float envsc[kEnvelopeGroup], bcksc[kEnvelopeGroup];
-        forward_group(profile.unihit, group, n, true, envsc);
-        backward_group(profile.unihit, group, n, true, bcksc);
+        // (Full matrices for decoding, which reads no D: D in two rows.)
+        forward_group(profile.unihit, group, n, true, envsc, false);
+        backward_group(profile.unihit, group, n, true, bcksc, false);
         for (int g = 0; g < n; ++g) {
             const Item& it = items[first + static_cast<std::size_t>(g)];
             targets[it.target].rescore(it.envelope, envsc[g], *group[g].fwd, *group[g].bck);

@@ -38,13 +38,15 @@ void grow(std::vector<float>& v, std::size_t n) {
 }
 }  // namespace
 
-void DpMatrix::resize(int model_length, int target_length, bool keep_all_rows) {
+void DpMatrix::resize(int model_length, int target_length, bool keep_all_rows, bool keep_all_deletes) {
     M = model_length;
     L = target_length;
     Q = striped_segments(M);
     full = keep_all_rows;
+    all_deletes = keep_all_deletes;
     const std::size_t rows = full ? static_cast<std::size_t>(L + 1) : 2;
-    for (auto* v : {&mmx, &imx, &dmx}) grow(*v, rows * width());
+    for (auto* v : {&mmx, &imx}) grow(*v, rows * width());
+    grow(dmx, (full && all_deletes ? rows : 2) * width());
     grow(xmx, static_cast<std::size_t>(L + 1) * Specials);
     total_scale = 0.0f;
 }
@@ -60,7 +62,7 @@ struct Row {
 };
 Row row_of(DpMatrix& dp, int i) {
     const std::size_t r = dp.row(i);
-    return {dp.mmx.data() + r, dp.imx.data() + r, dp.dmx.data() + r};
+    return {dp.mmx.data() + r, dp.imx.data() + r, dp.dmx.data() + dp.drow(i)};
 }
 
 void clear_row(Row r, int Q) {
@@ -164,8 +166,8 @@ float forward_specials(const ForwardProfile& om, const LengthModel& length, floa
 }
 
 void forward_start(const ForwardProfile& om, const LengthModel& length, int L, DpMatrix& fwd, ForwardCarry& c,
-                   bool full) {
-    fwd.resize(om.length, L, full);
+                   bool full, bool all_deletes) {
+    fwd.resize(om.length, L, full, all_deletes);
     clear_row(row_of(fwd, 0), fwd.Q);
     c = ForwardCarry{1.0f, 0.0f, length.move, 0.0f};
     set_specials(fwd, 0, 0.0f, c.xN, c.xJ, c.xB, c.xC);
@@ -192,9 +194,9 @@ float forward_score_of(const LengthModel& length, float xC, float total_scale, i
 }
 
 float forward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, DpMatrix& fwd,
-              bool full) {
+              bool full, bool all_deletes) {
     ForwardCarry c;
-    forward_start(om, length, L, fwd, c, full);
+    forward_start(om, length, L, fwd, c, full, all_deletes);
     return forward_from(om, length, dsq, L, fwd, c, 1);
 }
 
@@ -306,8 +308,8 @@ float backward_scale(const DpMatrix& fwd, int i, DpMatrix& bck, BackwardCarry& x
 }
 
 void backward_start(const ForwardProfile& om, const LengthModel& length, int L, DpMatrix& bck, BackwardCarry& x,
-                    bool full) {
-    bck.resize(om.length, L, full);
+                    bool full, bool all_deletes) {
+    bck.resize(om.length, L, full, all_deletes);
     x = BackwardCarry{};
     x.xC = length.move;
     x.xE = x.xC * om.e_move;
@@ -340,9 +342,9 @@ float backward_from(const ForwardProfile& om, const LengthModel& length, const s
 }
 
 float backward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, const DpMatrix& fwd,
-               DpMatrix& bck, bool full) {
+               DpMatrix& bck, bool full, bool all_deletes) {
     BackwardCarry x;
-    backward_start(om, length, L, bck, x, full);
+    backward_start(om, length, L, bck, x, full, all_deletes);
     if (L > 0) backward_last_row(om, fwd, bck, x);
     return backward_from(om, length, dsq, L, fwd, bck, x, L - 1);
 }

@@ -260,7 +260,7 @@ MatrixRows matrix_rows(DpMatrix* const* dp, const int* rows) {
         const std::size_t o = dp[g]->row(rows[g]);
         r.m[g] = dp[g]->mmx.data() + o;
         r.i[g] = dp[g]->imx.data() + o;
-        r.d[g] = dp[g]->dmx.data() + o;
+        r.d[g] = dp[g]->dmx.data() + dp[g]->drow(rows[g]);
     }
     return r;
 }

@@ -260,15 +260,16 @@ StageLanes stage_lanes(const PairTarget* t, const int* active, int n, bool backw
 // The scratch matrix of repeated lanes: the same size, the same row below
 // (a stage reads it from the lane's own matrix), the same carry.
 void prepare_spare(const DpMatrix& like, int row, DpMatrix& spare) {
-    spare.resize(like.M, like.L, like.full);
+    spare.resize(like.M, like.L, like.full, like.all_deletes);
     spare.total_scale = like.total_scale;
-    const std::size_t a = like.row(row), w = like.width();
-    std::copy(like.mmx.begin() + static_cast<std::ptrdiff_t>(a), like.mmx.begin() + static_cast<std::ptrdiff_t>(a + w),
+    const auto w = static_cast<std::ptrdiff_t>(like.width());
+    const auto a = static_cast<std::ptrdiff_t>(like.row(row)), ad = static_cast<std::ptrdiff_t>(like.drow(row));
+    std::copy(like.mmx.begin() + a, like.mmx.begin() + a + w,
               spare.mmx.begin() + static_cast<std::ptrdiff_t>(spare.row(row)));
-    std::copy(like.imx.begin() + static_cast<std::ptrdiff_t>(a), like.imx.begin() + static_cast<std::ptrdiff_t>(a + w),
+    std::copy(like.imx.begin() + a, like.imx.begin() + a + w,
               spare.imx.begin() + static_cast<std::ptrdiff_t>(spare.row(row)));
-    std::copy(like.dmx.begin() + static_cast<std::ptrdiff_t>(a), like.dmx.begin() + static_cast<std::ptrdiff_t>(a + w),
-              spare.dmx.begin() + static_cast<std::ptrdiff_t>(spare.row(row)));
+    std::copy(like.dmx.begin() + ad, like.dmx.begin() + ad + w,
+              spare.dmx.begin() + static_cast<std::ptrdiff_t>(spare.drow(row)));
 }
 
 DpMatrix& spare_matrix() {
@@ -276,9 +277,9 @@ DpMatrix& spare_matrix() {
     return spare;
 }
 
-void forward_grouped(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores) {
+void forward_grouped(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores, bool all_deletes) {
     ForwardCarry carry[2 * kGroupTargets];
-    for (int j = 0; j < n; ++j) forward_start(om, t[j].length, t[j].L, *t[j].fwd, carry[j], full);
+    for (int j = 0; j < n; ++j) forward_start(om, t[j].length, t[j].L, *t[j].fwd, carry[j], full, all_deletes);
     const auto order = longest_first(t, n);
     int row = 1, active = n;
     while (true) {
@@ -301,10 +302,11 @@ void forward_grouped(const ForwardProfile& om, const PairTarget* t, int n, bool 
     }
 }
 
-void backward_grouped(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores) {
+void backward_grouped(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores,
+                      bool all_deletes) {
     BackwardCarry carry[2 * kGroupTargets];
     for (int j = 0; j < n; ++j) {
-        backward_start(om, t[j].length, t[j].L, *t[j].bck, carry[j], full);
+        backward_start(om, t[j].length, t[j].L, *t[j].bck, carry[j], full, all_deletes);
         if (t[j].L > 0) backward_last_row(om, *t[j].fwd, *t[j].bck, carry[j]);
     }
     const auto order = longest_first(t, n);
@@ -340,18 +342,18 @@ bool paired_rows_available() { return false; }
 
 #endif
 
-void forward_group(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores) {
+void forward_group(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores, bool all_deletes) {
     if (n < 1 || n > kGroupTargets) throw Error("grouped Forward takes one to eight targets");
 #if ALIGNSCOPE_PAIRED_ROWS
-    if (n > 1 && paired_rows_available()) return forward_grouped(om, t, n, full, scores);
+    if (n > 1 && paired_rows_available()) return forward_grouped(om, t, n, full, scores, all_deletes);
 #endif
-    for (int j = 0; j < n; ++j) scores[j] = forward(om, t[j].length, t[j].dsq, t[j].L, *t[j].fwd, full);
+    for (int j = 0; j < n; ++j) scores[j] = forward(om, t[j].length, t[j].dsq, t[j].L, *t[j].fwd, full, all_deletes);
 }
 
-void backward_group(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores) {
+void backward_group(const ForwardProfile& om, const PairTarget* t, int n, bool full, float* scores, bool all_deletes) {
     if (n < 1 || n > kGroupTargets) throw Error("grouped Backward takes one to eight targets");
 #if ALIGNSCOPE_PAIRED_ROWS
-    if (n > 1 && paired_rows_available()) return backward_grouped(om, t, n, full, scores);
+    if (n > 1 && paired_rows_available()) return backward_grouped(om, t, n, full, scores, all_deletes);
 #endif
     for (int j = 0; j < n; ++j) scores[j] = backward(om, t[j].length, t[j].dsq, t[j].L, *t[j].fwd, *t[j].bck, full);
 }

@@ -26,7 +26,7 @@ struct BackwardCarry {
 // Row 0 of Forward, then rows `from`..L (row from-1 in the matrix's rows);
 // forward_from returns the score.
 void forward_start(const ForwardProfile& om, const LengthModel& length, int L, DpMatrix& fwd, ForwardCarry& c,
-                   bool full);
+                   bool full, bool all_deletes = true);
 float forward_from(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, DpMatrix& fwd,
                    ForwardCarry c, int from);
 // Row i's specials from the row's E; returns the factor the row's cells are
@@ -38,7 +38,7 @@ float forward_specials(const ForwardProfile& om, const LengthModel& length, floa
 // then rows `from`..1 (row from+1 in the matrix's rows) and row 0, returning
 // the score.
 void backward_start(const ForwardProfile& om, const LengthModel& length, int L, DpMatrix& bck, BackwardCarry& x,
-                    bool full);
+                    bool full, bool all_deletes = true);
 void backward_last_row(const ForwardProfile& om, const DpMatrix& fwd, DpMatrix& bck, BackwardCarry& x);
 float backward_from(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L,
                     const DpMatrix& fwd, DpMatrix& bck, BackwardCarry x, int from);
@@ -67,7 +67,10 @@ bool paired_rows_available();
 // parser); scores[j] is target j's. The same scores and matrices as
 // forward()/backward() of each, except that rows of a full matrix done in a
 // group may keep no D values (posterior decoding reads M and I only).
-void forward_group(const ForwardProfile& om, const PairTarget* targets, int n, bool full, float* scores);
-void backward_group(const ForwardProfile& om, const PairTarget* targets, int n, bool full, float* scores);
+// With all_deletes false, full matrices keep D in two rows (DpMatrix).
+void forward_group(const ForwardProfile& om, const PairTarget* targets, int n, bool full, float* scores,
+                   bool all_deletes = true);
+void backward_group(const ForwardProfile& om, const PairTarget* targets, int n, bool full, float* scores,
+                    bool all_deletes = true);
 
 }  // namespace alignscope::profile

@@ -38,11 +38,11 @@ struct Row {
 };
 ConstRow row_of(const DpMatrix& dp, int i) {
     const std::size_t r = dp.row(i);
-    return {dp.mmx.data() + r, dp.imx.data() + r, dp.dmx.data() + r};
+    return {dp.mmx.data() + r, dp.imx.data() + r, dp.dmx.data() + dp.drow(i)};
 }
 Row row_of(DpMatrix& dp, int i) {
     const std::size_t r = dp.row(i);
-    return {dp.mmx.data() + r, dp.imx.data() + r, dp.dmx.data() + r};
+    return {dp.mmx.data() + r, dp.imx.data() + r, dp.dmx.data() + dp.drow(i)};
 }
 
 }  // namespace

@@ -33,18 +33,22 @@ float viterbi_score_of(const ViterbiFilterProfile& om, int xC, int L);
 // `full`; otherwise two rows, i & 1) of M, I and D in HMMER's striped layout:
 // Q segments of four lanes, node k (1..M) at segment (k-1) % Q, lane (k-1) / Q,
 // lanes past node M held at 0 as the recurrences leave them. Every row keeps
-// the special states E, N, J, B, C with the row's scale factor. resize() only
-// grows the storage and does not clear it: the recurrences write every cell.
+// the special states E, N, J, B, C with the row's scale factor. A full matrix
+// may keep D in two rows only (`all_deletes` false: the recurrences read D
+// of the row before, posterior decoding reads none). resize() only grows the
+// storage and does not clear it: the recurrences write every cell.
 struct DpMatrix {
     enum Special { E = 0, N, J, B, C, Scale, Specials };
     int M = 0, L = 0, Q = 0;
-    bool full = false;
+    bool full = false, all_deletes = true;
     std::vector<float> mmx, imx, dmx, xmx;
     float total_scale = 0;  // sum of log(scale) over rows, nats
 
-    void resize(int model_length, int target_length, bool keep_all_rows);
+    void resize(int model_length, int target_length, bool keep_all_rows, bool keep_all_deletes = true);
     std::size_t width() const { return static_cast<std::size_t>(Q) * 4; }
+    // Row i of M and I (and of D where every row's D is kept), and of D.
     std::size_t row(int i) const { return static_cast<std::size_t>(full ? i : (i & 1)) * width(); }
+    std::size_t drow(int i) const { return static_cast<std::size_t>(full && all_deletes ? i : (i & 1)) * width(); }
     // Node k = 1..M of row i.
     std::size_t cell(int i, int k) const { return row(i) + static_cast<std::size_t>(((k - 1) % Q) * 4 + (k - 1) / Q); }
     float& x(int i, Special s) { return xmx[static_cast<std::size_t>(i * Specials + s)]; }
@@ -74,13 +78,14 @@ private:
 };
 
 // Forward over dsq[0..L-1] (residue i of the recurrences is dsq[i-1]); returns
-// the log-likelihood in nats.
+// the log-likelihood in nats. A full matrix keeps every row's D unless
+// `all_deletes` is false.
 float forward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, DpMatrix& fwd,
-              bool full);
+              bool full, bool all_deletes = true);
 
 // Backward with the Forward pass's scale factors (so that posteriors come out
 // as products); returns the log-likelihood in nats.
 float backward(const ForwardProfile& om, const LengthModel& length, const std::uint8_t* dsq, int L, const DpMatrix& fwd,
-               DpMatrix& bck, bool full);
+               DpMatrix& bck, bool full, bool all_deletes = true);
 
 }  // namespace alignscope::profile
