@@ -14,6 +14,8 @@
 // 2.6's 8-bit sw_scan overestimates some scores of long queries with open ==
 // extend (tests/engine/test_search_topk.cpp, linearGapsMatchTheReference).
 #include "../device/parasail_support.hpp"
+#include "huge_pages.hpp"
+#include "parallel_tasks.hpp"
 
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/device/kernel_name.hpp>
@@ -267,8 +269,16 @@ public:
         database_ = &database;
         setup_ = setup;
         codes_ = encode_database(database, sm);
+        // parasail's letters of the codes, in pieces on several cores (the load
+        // is on the search's critical path).
+        letters_.reserve(codes_.size());
+        search_memory::ask_for_huge_pages(letters_.data(), codes_.size());
         letters_.resize(codes_.size());
-        for (std::size_t k = 0; k < codes_.size(); ++k) letters_[k] = parasail_support::letters[codes_[k]];
+        constexpr std::size_t piece = 4 << 20;
+        search_tasks::run_tasks((codes_.size() + piece - 1) / piece, [&](std::size_t p) {
+            for (std::size_t k = p * piece; k < std::min(codes_.size(), (p + 1) * piece); ++k)
+                letters_[k] = parasail_support::letters[codes_[k]];
+        });
         matrix_ = parasail_support::make_matrix(sm);
         local_ = setup.options.mode == AlignmentMode::Local;
         striped_ = local_ && !setup.scheme.linear();

@@ -20,6 +20,7 @@
 #include <alignscope/seq/sequence_reader.hpp>
 #include "../io/crc32.hpp"
 #include "huge_pages.hpp"
+#include "parallel_tasks.hpp"
 
 #include <zlib.h>
 
@@ -125,15 +126,25 @@ std::vector<std::uint8_t> encode_database(const PreparedDatabase& database, cons
     std::array<std::int16_t, 256> code{};
     for (int c = 0; c < 256; ++c)
         code[static_cast<std::size_t>(c)] = static_cast<std::int16_t>(matrix.index_of(static_cast<char>(c)));
-    std::vector<std::uint8_t> out(database.residues.size());
+    std::vector<std::uint8_t> out;
+    out.reserve(database.residues.size());
+    search_memory::ask_for_huge_pages(out.data(), database.residues.size());
+    out.resize(database.residues.size());
     const char* in = database.residues.data();
-    bool bad = false;
-    for (std::size_t k = 0; k < out.size(); ++k) {
-        const std::int16_t c = code[static_cast<unsigned char>(in[k])];
-        bad |= c < 0;
-        out[k] = static_cast<std::uint8_t>(c);
-    }
-    if (bad) {
+    // In pieces of 4 MiB on several cores: this is on a device's load, the
+    // search's critical path.
+    constexpr std::size_t piece = 4 << 20;
+    std::atomic<bool> bad{false};
+    search_tasks::run_tasks((out.size() + piece - 1) / piece, [&](std::size_t p) {
+        bool unscored = false;
+        for (std::size_t k = p * piece; k < std::min(out.size(), (p + 1) * piece); ++k) {
+            const std::int16_t c = code[static_cast<unsigned char>(in[k])];
+            unscored |= c < 0;
+            out[k] = static_cast<std::uint8_t>(c);
+        }
+        if (unscored) bad.store(true);
+    });
+    if (bad.load()) {
         for (std::size_t p = 0; p < database.size(); ++p) {
             const std::string_view r = database.residues_of(p);
             for (std::size_t k = 0; k < r.size(); ++k)
@@ -327,40 +338,6 @@ AlphabetKind check_header(ByteReader& r, const FastaFingerprint& fp, const std::
     return cached_alphabet;
 }
 
-// Threads for work of `items` independent pieces: the cores, at most 16
-// (past that, memory bandwidth is spent).
-std::size_t workers_for(std::size_t items) {
-    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    return std::max<std::size_t>(1, std::min<std::size_t>({items, cores, 16}));
-}
-
-// task(0) .. task(count - 1) on workers_for(count) threads; the error of the
-// lowest task that failed is rethrown.
-template <typename Task>
-void run_tasks(std::size_t count, const Task& task) {
-    std::vector<std::exception_ptr> failures(count);
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-        for (std::size_t k = next.fetch_add(1); k < count; k = next.fetch_add(1)) {
-            try {
-                task(k);
-            } catch (...) {
-                failures[k] = std::current_exception();
-            }
-        }
-    };
-    std::vector<std::thread> threads;
-    try {
-        for (std::size_t w = 1; w < workers_for(count); ++w) threads.emplace_back(work);
-    } catch (const std::system_error&) {
-        // No more threads: those there (and this one) do the rest.
-    }
-    work();
-    for (std::thread& t : threads) t.join();
-    for (const std::exception_ptr& failure : failures)
-        if (failure) std::rethrow_exception(failure);
-}
-
 // The ids and descriptions of `count` sequences from the names block
 // ("id\0description\0" each), checked as the reader makes them, on several
 // threads: the block is cut into ranges, each range's fields (those whose
@@ -373,7 +350,7 @@ void read_names(PreparedDatabase& db, std::size_t count, const char* names, std:
     auto range_begin = [&](std::size_t t) { return std::min<std::uint64_t>(name_bytes, t * range_bytes); };
     std::vector<std::uint64_t> nuls(ranges + 1, 0), last_nul(ranges, 0);
     std::vector<bool> has_nul(ranges, false);
-    run_tasks(ranges, [&](std::size_t t) {
+    search_tasks::run_tasks(ranges, [&](std::size_t t) {
         const char* p = names + range_begin(t);
         const char* end = names + range_begin(t + 1);
         std::uint64_t n = 0;
@@ -396,7 +373,7 @@ void read_names(PreparedDatabase& db, std::size_t count, const char* names, std:
     db.ids.resize(count);
     db.descriptions.resize(count);
     std::vector<std::uint64_t> first_bad(ranges, UINT64_MAX);
-    run_tasks(ranges, [&](std::size_t t) {
+    search_tasks::run_tasks(ranges, [&](std::size_t t) {
         std::uint64_t field = nuls[t];
         std::uint64_t at = first_start[t];
         const std::uint64_t end = range_begin(t + 1);
@@ -446,7 +423,7 @@ void check_contents(PreparedDatabase& db, std::size_t count, const char* names, 
     constexpr std::uint64_t piece = 4 << 20;
     const std::size_t pieces = static_cast<std::size_t>((residue_bytes + piece - 1) / piece);
     std::atomic<bool> foreign{false};
-    run_tasks(pieces, [&](std::size_t k) {
+    search_tasks::run_tasks(pieces, [&](std::size_t k) {
         const std::uint64_t first = k * piece, last = std::min(residue_bytes, first + piece);
         bool bad = false;
         for (std::uint64_t i = first; i < last; ++i) bad |= !letter[static_cast<unsigned char>(db.residues[i])];
@@ -615,7 +592,7 @@ std::vector<std::uint32_t> read_parts(const CacheFile& file, const std::vector<F
             part_of.push_back(k);
         }
     std::vector<std::uint32_t> crcs(pieces.size());
-    run_tasks(pieces.size(), [&](std::size_t k) {
+    search_tasks::run_tasks(pieces.size(), [&](std::size_t k) {
         file.read_at(pieces[k].to, pieces[k].bytes, pieces[k].at);
         crcs[k] = io::crc32_of(pieces[k].to, pieces[k].bytes);
     });
@@ -724,7 +701,7 @@ FastaFingerprint fasta_fingerprint(const std::string& path) {
         return crc;
     };
     try {
-        run_tasks(pieces, [&](std::size_t k) {
+        search_tasks::run_tasks(pieces, [&](std::size_t k) {
             const std::uint64_t at = k * piece;
             crcs[k] = checksum(at, std::min(piece, fp.size - std::min(fp.size, at)), lengths[k]);
         });
@@ -764,7 +741,7 @@ std::string duplicate_id_warning(const PreparedDatabase& db, const std::string& 
     for (std::size_t p = 0; p < count; ++p) in_file_order[db.file_index[p]] = &db.ids[p];
     constexpr std::size_t piece = 1 << 16;
     std::vector<std::uint64_t> hashes(count);
-    run_tasks((count + piece - 1) / piece, [&](std::size_t k) {
+    search_tasks::run_tasks((count + piece - 1) / piece, [&](std::size_t k) {
         for (std::size_t r = k * piece; r < std::min(count, (k + 1) * piece); ++r)
             hashes[r] = std::hash<std::string_view>{}(*in_file_order[r]);
     });
@@ -774,7 +751,7 @@ std::string duplicate_id_warning(const PreparedDatabase& db, const std::string& 
     };
     constexpr int bucket_bits = 6;
     std::vector<Found> found(std::size_t{1} << bucket_bits);
-    run_tasks(found.size(), [&](std::size_t bucket) {
+    search_tasks::run_tasks(found.size(), [&](std::size_t bucket) {
         std::vector<std::pair<std::uint64_t, std::size_t>> keys;  // (hash, record), records ascending
         for (std::size_t r = 0; r < count; ++r)
             if (hashes[r] >> (64 - bucket_bits) == bucket) keys.emplace_back(hashes[r], r);
