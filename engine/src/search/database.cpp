@@ -349,7 +349,7 @@ void read_names(PreparedDatabase& db, std::size_t count, const char* names, std:
         static_cast<std::size_t>(std::max<std::uint64_t>(1, (name_bytes + range_bytes - 1) / range_bytes));
     auto range_begin = [&](std::size_t t) { return std::min<std::uint64_t>(name_bytes, t * range_bytes); };
     std::vector<std::uint64_t> nuls(ranges + 1, 0), last_nul(ranges, 0);
-    std::vector<bool> has_nul(ranges, false);
+    std::vector<std::uint8_t> has_nul(ranges, 0);  // not vector<bool>: each range's thread writes its own
     search_tasks::run_tasks(ranges, [&](std::size_t t) {
         const char* p = names + range_begin(t);
         const char* end = names + range_begin(t + 1);
