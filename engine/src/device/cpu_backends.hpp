@@ -62,5 +62,11 @@ public:
 // every pair. Errors name the device and the pair.
 std::vector<Alignment> align_pairs_on_workers(const PairJob& job, JobContext& context, const std::string& device,
                                               const std::function<std::unique_ptr<PairAligner>()>& make_aligner);
+// The same into a buffer the caller keeps (Backend::align_pairs_into): resized
+// to the job's pairs, every element overwritten, its ids' and device's
+// storage reused.
+void align_pairs_on_workers(const PairJob& job, JobContext& context, const std::string& device,
+                            const std::function<std::unique_ptr<PairAligner>()>& make_aligner,
+                            std::vector<Alignment>& results);
 
 }  // namespace alignscope

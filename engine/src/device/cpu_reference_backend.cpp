@@ -136,15 +136,38 @@ std::string describe_pair(const PairJob& job, std::size_t p) {
            "')";
 }
 
+// An aligner's result put in its place: every field of `from`, with the ids
+// and device written into the strings `to` had, whose storage is reused.
+void store_result(Alignment& to, Alignment&& from, const Sequence& query, const Sequence& target,
+                  const std::string& device) {
+    std::string query_id = std::move(to.query_id), target_id = std::move(to.target_id),
+                device_id = std::move(to.device);
+    to = std::move(from);
+    query_id.assign(query.id);
+    target_id.assign(target.id);
+    device_id.assign(device);
+    to.query_id.swap(query_id);
+    to.target_id.swap(target_id);
+    to.device.swap(device_id);
+}
+
 }  // namespace
 
 std::vector<Alignment> align_pairs_on_workers(const PairJob& job, JobContext& context, const std::string& device,
                                               const std::function<std::unique_ptr<PairAligner>()>& make_aligner) {
+    std::vector<Alignment> results;
+    align_pairs_on_workers(job, context, device, make_aligner, results);
+    return results;
+}
+
+void align_pairs_on_workers(const PairJob& job, JobContext& context, const std::string& device,
+                            const std::function<std::unique_ptr<PairAligner>()>& make_aligner,
+                            std::vector<Alignment>& results) {
     const std::uint64_t total_cells = job.total_cells();  // also checks the pair indices
     const std::size_t n = job.pairs.size();
-    std::vector<Alignment> results(n);
+    results.resize(n);
     context.throw_if_cancelled();
-    if (n == 0) return results;
+    if (n == 0) return;
 
     const int threads = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(cpu_worker_count(job)), n));
     // Blocks small enough to balance the load, large enough that a worker
@@ -182,9 +205,6 @@ std::vector<Alignment> align_pairs_on_workers(const PairJob& job, JobContext& co
                     Alignment a = aligner->align(query, target, progress);
                     const std::int64_t pair_ns = steady_now_ns() - pair_start;
                     progress.finish_pair();
-                    a.query_id = query.id;
-                    a.target_id = target.id;
-                    a.device = device;
                     auto it = std::find_if(kernels.begin(), kernels.end(),
                                            [&a](const TimelineEvent& e) { return e.name == a.kernel; });
                     if (it == kernels.end()) {
@@ -197,7 +217,7 @@ std::vector<Alignment> align_pairs_on_workers(const PairJob& job, JobContext& co
                     }
                     it->end_ns += pair_ns;  // a duration until laid out below
                     it->cells += cells;
-                    results[p] = std::move(a);
+                    store_result(results[p], std::move(a), query, target, device);
                     current = n;
                 }
                 if (context.timeline) {
@@ -233,7 +253,6 @@ std::vector<Alignment> align_pairs_on_workers(const PairJob& job, JobContext& co
     context.throw_if_cancelled();
     if (pool.stopping()) throw Cancelled();
     pool.maybe_report(true);
-    return results;
 }
 
 namespace {
@@ -289,6 +308,12 @@ public:
         forced_kernel(job, "cpu-ref", reference_kernels);  // a wrong --kernel fails before any work
         return align_pairs_on_workers(job, context, "cpu-ref",
                                       [&job] { return std::make_unique<ReferencePairAligner>(job); });
+    }
+
+    void align_pairs_into(const PairJob& job, JobContext& context, std::vector<Alignment>& results) override {
+        forced_kernel(job, "cpu-ref", reference_kernels);
+        align_pairs_on_workers(
+            job, context, "cpu-ref", [&job] { return std::make_unique<ReferencePairAligner>(job); }, results);
     }
 };
 

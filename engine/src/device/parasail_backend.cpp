@@ -754,6 +754,15 @@ public:
         return align_pairs_on_workers(job, context, "cpu",
                                       [&job, shared] { return std::make_unique<ParasailPairAligner>(job, shared); });
     }
+
+    void align_pairs_into(const PairJob& job, JobContext& context, std::vector<Alignment>& results) override {
+        refuse_broken_parasail_kernels(job, forced_kernel(job, "cpu", forcible_kernels));
+        MatrixPtr matrix = parasail_support::make_matrix(job.scheme.matrix);
+        const parasail_matrix_t* shared = matrix.get();
+        align_pairs_on_workers(
+            job, context, "cpu", [&job, shared] { return std::make_unique<ParasailPairAligner>(job, shared); },
+            results);
+    }
 };
 
 }  // namespace

@@ -43,6 +43,10 @@ std::uint64_t PairJob::total_cells() const {
 
 std::unique_ptr<longpair::PassRunner> Backend::make_long_runner(const LongRunnerSettings&) { return nullptr; }
 
+void Backend::align_pairs_into(const PairJob& job, JobContext& context, std::vector<Alignment>& results) {
+    results = align_pairs(job, context);
+}
+
 void DeviceRegistry::add(std::unique_ptr<Backend> backend) {
     if (!backend) throw Error("device registry: cannot add a null backend");
     const std::string id = backend->info().id;

@@ -57,6 +57,15 @@ public:
     // Aligns every pair; results in pair order with device/kernel filled in.
     // Throws Error (with the device named) or Cancelled.
     virtual std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) = 0;
+    // The same results into `results`, a buffer the caller keeps from job to
+    // job (a streamed job's chunks, bench's repeats): resized to the job's
+    // pairs, every field of every element written as align_pairs would
+    // return it. What the elements held before is only storage to reuse (the
+    // vector's pages, their strings' and CIGARs' capacity), never a value.
+    // After an error the buffer's contents are unspecified. The default moves
+    // align_pairs's vector in; backends that write results in place override
+    // it to skip the new vector and its allocations.
+    virtual void align_pairs_into(const PairJob& job, JobContext& context, std::vector<Alignment>& results);
     // Makes ready what a first job would (a GPU's context and streams), so
     // that it is off that job's critical path: the pair pipeline calls it on
     // a thread of its own while it reads the input. Throws Error as
