@@ -81,10 +81,13 @@ void move_into(std::vector<Alignment>& to, std::size_t first, std::vector<Alignm
 
 // One job over the group: a host thread per member runs its own share, then
 // takes tail chunks; results, failures, progress and busy time per member.
+// The results go into `out` (resized to the job's pairs; a buffer the
+// caller keeps between jobs lends its storage, every element is overwritten).
 class GroupRun {
 public:
     GroupRun(const PairJob& job, JobContext& context, const std::vector<Backend*>& members,
-             const std::vector<double>& throughput, std::vector<std::uint64_t> cells, const GroupCutRules& rules)
+             const std::vector<double>& throughput, std::vector<std::uint64_t> cells, const GroupCutRules& rules,
+             std::vector<Alignment>& out)
         : job_(job),
           context_(context),
           members_(members),
@@ -94,16 +97,20 @@ public:
           member_progress_(members.size()),
           failures_(members.size()),
           busy_seconds_(members.size(), 0.0),
-          done_cells_(members.size(), 0) {
+          done_cells_(members.size(), 0),
+          out_(out) {
         progress_.cells_total = std::accumulate(cells_.begin(), cells_.end(), std::uint64_t{0});
         progress_.items_total = job.pairs.size();
-        // The result vector (a million Alignments are hundreds of MB to
-        // construct and fault in) is built on a thread of its own while the
-        // GPUs run, its pages made present by several threads; each member's
-        // results wait beside it until all are done.
+        // The result vector, where it is not the job's size already (a
+        // million Alignments are hundreds of MB to construct and fault in), is
+        // resized on a thread of its own while the GPUs run, its pages made
+        // present by several threads; each member's results wait beside it
+        // until all are done.
         const std::size_t count = job.pairs.size();
-        building_ = std::async(std::launch::async,
-                               [this, count, threads = job.threads] { out_ = make_result_vector(count, threads); });
+        if (out_.size() != count)
+            building_ = std::async(std::launch::async, [this, count, threads = job.threads] {
+                resize_present(out_, count, threads, kPopulatedResultBytes);
+            });
     }
 
     void run_members() {
@@ -131,8 +138,8 @@ public:
 
     // Each member's results moved into place, on a thread per member, each
     // spread over its share of the cores.
-    std::vector<Alignment> gather_results() {
-        building_.get();
+    void gather_results() {
+        if (building_.valid()) building_.get();
         const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
         const std::size_t pieces = std::max<std::size_t>(1, cores / members_.size());
         std::vector<std::thread> threads;
@@ -142,7 +149,6 @@ public:
                 for (auto& [first, results] : produced_[d]) move_into(out_, first, results, pieces);
             });
         for (auto& thread : threads) thread.join();
-        return std::move(out_);
     }
 
     // Cells per second of busy time, for the members that did work.
@@ -212,7 +218,6 @@ private:
     const std::vector<Backend*>& members_;
     const std::vector<std::uint64_t> cells_;  // per pair
     const GroupCut cut_;
-    std::vector<Alignment> out_;
     std::future<void> building_;
     std::vector<std::vector<std::pair<std::size_t, std::vector<Alignment>>>> produced_;
     std::atomic<std::size_t> next_tail_{0};
@@ -223,6 +228,7 @@ private:
     std::vector<std::exception_ptr> failures_;
     std::vector<double> busy_seconds_;
     std::vector<std::uint64_t> done_cells_;
+    std::vector<Alignment>& out_;  // the caller's
 };
 
 class GpuGroup : public Backend {
@@ -267,28 +273,41 @@ public:
     }
 
     std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
-        if (job.pairs.empty()) return {};
+        std::vector<Alignment> out;
+        align_pairs_into(job, context, out);
+        return out;
+    }
+
+    // A job on one member goes into the caller's buffer through that member's
+    // own align_pairs_into; a split job's shares are moved into it.
+    void align_pairs_into(const PairJob& job, JobContext& context, std::vector<Alignment>& results) override {
+        if (job.pairs.empty()) {
+            results.clear();
+            return;
+        }
         std::vector<std::uint64_t> cells = pair_cells(job);
         const std::uint64_t total = total_of(cells);
         const GroupSplitRules rules = split_rules();
-        if (members_.size() == 1 || !split_job(total, job.pairs.size(), rules)) return align_on_one(job, context);
+        if (members_.size() == 1 || !split_job(total, job.pairs.size(), rules)) {
+            align_on_one(job, context, results);
+            return;
+        }
         std::vector<double> throughput;
         {
             std::lock_guard lock(mutex_);
             throughput = same_model_ ? sm_throughput_ : throughput_;
         }
-        GroupRun run(job, context, members_, throughput, std::move(cells), cut_rules_for(total, rules));
+        GroupRun run(job, context, members_, throughput, std::move(cells), cut_rules_for(total, rules), results);
         run.run_members();
         run.rethrow_failure();
-        std::vector<Alignment> out = run.gather_results();
+        run.gather_results();
         std::lock_guard lock(mutex_);
         run.measured_throughput(throughput_);
-        return out;
     }
 
 private:
     // The whole job on the member running the fewest jobs (the first of them).
-    std::vector<Alignment> align_on_one(const PairJob& job, JobContext& context) {
+    void align_on_one(const PairJob& job, JobContext& context, std::vector<Alignment>& results) {
         std::size_t chosen = 0;
         {
             std::lock_guard lock(mutex_);
@@ -304,7 +323,7 @@ private:
                 --group.running_[d];
             }
         } done{*this, chosen};
-        return members_[chosen]->align_pairs(job, context);
+        members_[chosen]->align_pairs_into(job, context, results);
     }
 
     std::vector<Backend*> members_;

@@ -261,14 +261,17 @@ std::vector<std::uint32_t> sequence_lengths(const std::vector<Sequence>& sequenc
 // upload, launch, finish), recompute_saturated, align_on_host, finish_job.
 class PairRun {
 public:
-    // `first_pair` and `job_pairs`: where this job sits in a job cut into
-    // parts (errors name the whole job's pairs; the kernels are chosen as
-    // for the whole job).
-    PairRun(CudaPairBackend& backend, const PairJob& job, JobContext& context, std::size_t first_pair = 0,
-            std::size_t job_pairs = 0)
+    // The results go into `out`, resized to the job's pairs, every field of
+    // every element written (a buffer the caller keeps between jobs only
+    // lends its storage). `first_pair` and `job_pairs`: where this job sits
+    // in a job cut into parts (errors name the whole job's pairs; the kernels
+    // are chosen as for the whole job).
+    PairRun(CudaPairBackend& backend, const PairJob& job, JobContext& context, std::vector<Alignment>& out,
+            std::size_t first_pair = 0, std::size_t job_pairs = 0)
         : backend_(backend),
           job_(job),
           context_(context),
+          out_(out),
           first_pair_(first_pair),
           job_pairs_(job_pairs),
           device_id_(backend.device_.info.id),
@@ -281,15 +284,15 @@ public:
     // returns them to the pool.
     ~PairRun() { return_slots(); }
 
-    std::vector<Alignment> all() {
-        if (!start()) return {};
+    void all() {
+        if (!start()) return;
         encode();
         const PairPlan first = plan_all();
         set_up(first);
         run_batches(first_batches_);
         recompute_saturated();
         align_on_host(first.host_pairs());
-        return finish_job();
+        finish_job();
     }
 
 private:
@@ -333,7 +336,7 @@ private:
               const std::string& kernel) const;
     void recompute_saturated();
     void align_on_host(const std::vector<std::size_t>& pairs);
-    std::vector<Alignment> finish_job();
+    void finish_job();
     void take_out();
     // Progress as the finisher thread has counted it, reported from the
     // job's own thread only.
@@ -350,6 +353,7 @@ private:
     CudaPairBackend& backend_;
     const PairJob& job_;
     JobContext& context_;
+    std::vector<Alignment>& out_;
     const std::size_t first_pair_, job_pairs_;
     const std::string device_id_;
     const CudaSite site_;
@@ -360,11 +364,11 @@ private:
     bool reverse_pass_ = false;
     int letters_ = 0;
 
-    // The result vector (a million Alignments are a quarter of a gigabyte to
-    // construct and fault in) is built on a thread of its own while the host
-    // plans and the device runs the first batches; taken at the first results.
-    std::vector<Alignment> out_;
-    std::future<std::vector<Alignment>> pending_out_;
+    // The result vector, where it is not the job's size already (a million
+    // new Alignments are a quarter of a gigabyte to construct and fault in),
+    // is resized on a thread of its own while the host plans and the device
+    // runs the first batches; waited for at the first results.
+    std::future<void> pending_out_;
 
     std::vector<std::uint32_t> query_lengths_, target_lengths_;  // sequence_lengths
     std::vector<PairLengths> lengths_;                           // (query, target) residues of every job pair
@@ -409,10 +413,14 @@ bool PairRun::start() {
     std::optional<HostPhase> prepare(std::in_place, context_.timeline, device_id_, "prepare", job_.pairs.size());
     validate(job_);
     prepare.reset();
-    if (job_.pairs.empty()) return false;
-    pending_out_ = std::async(std::launch::async, [count = job_.pairs.size(), threads = job_.threads] {
-        return make_result_vector(count, threads);
-    });
+    if (job_.pairs.empty()) {
+        out_.clear();
+        return false;
+    }
+    if (out_.size() != job_.pairs.size())
+        pending_out_ = std::async(std::launch::async, [&out = out_, count = job_.pairs.size(), threads = job_.threads] {
+            resize_present(out, count, threads, kPopulatedResultBytes);
+        });
     check_cuda(cudaSetDevice(backend_.device_.index), "cudaSetDevice", site_);
     const bool local = options_.mode == AlignmentMode::Local;
     const bool semiglobal = options_.mode == AlignmentMode::SemiGlobal;
@@ -429,7 +437,7 @@ bool PairRun::start() {
 void PairRun::take_out() {
     if (!pending_out_.valid()) return;
     HostPhase phase(context_.timeline, device_id_, "prepare");
-    out_ = pending_out_.get();
+    pending_out_.get();
 }
 
 // The lengths of the sequences and of every pair (encoded when packed).
@@ -857,9 +865,10 @@ void PairRun::unpack(StreamSlot& slot) {
         512);
 }
 
-// The Alignment of one pair's result, written into its default-constructed
-// place in the job's vector (no Alignment built and moved per pair), its
-// CIGAR rescored against the score.
+// The Alignment of one pair's result, written into its place in the job's
+// vector (no Alignment built and moved per pair), its CIGAR rescored against
+// the score. Every field is written: the place may hold an earlier job's
+// result, whose strings' and CIGAR's storage is reused.
 void PairRun::fill(Alignment& a, const PairResult& r, const StreamSlot& slot, std::size_t index,
                    const PairLengths& lengths, const std::string& kernel) const {
     const Sequence& query = (*job_.queries)[job_.pairs[index].first];
@@ -877,12 +886,18 @@ void PairRun::fill(Alignment& a, const PairResult& r, const StreamSlot& slot, st
     a.target_length = lengths.second;
     a.device = device_id_;
     a.kernel = kernel;
-    if (r.flags & kEmpty) return;
-    a.query_begin = reverse_pass_ || !begins_need_pass_ ? r.query_begin : 0;
-    a.query_end = r.query_end;
-    a.target_begin = reverse_pass_ || !begins_need_pass_ ? r.target_begin : 0;
-    a.target_end = r.target_end;
-    if (!options_.traceback) return;
+    const bool empty = (r.flags & kEmpty) != 0;
+    a.query_begin = !empty && (reverse_pass_ || !begins_need_pass_) ? r.query_begin : 0;
+    a.query_end = empty ? 0 : r.query_end;
+    a.target_begin = !empty && (reverse_pass_ || !begins_need_pass_) ? r.target_begin : 0;
+    a.target_end = empty ? 0 : r.target_end;
+    if (empty || !options_.traceback) {
+        a.cigar.clear();
+        a.query_aligned.clear();
+        a.target_aligned.clear();
+        a.stats = AlignmentStats();
+        return;
+    }
     const std::int64_t path = completion_->complete(a, slot.host->cigar.data() + r.cigar_offset, r.cigar_count,
                                                     query.residues, target.residues);
     if (path != a.score)
@@ -941,30 +956,38 @@ void PairRun::align_on_host(const std::vector<std::size_t>& pairs) {
     report();
 }
 
-std::vector<Alignment> PairRun::finish_job() {
+void PairRun::finish_job() {
     HostPhase finish_phase(context_.timeline, device_id_, "finish");
     // Every batch was waited for (its event follows its last copy); other
     // jobs may still be running on the device.
     timeline_->flush();
     take_out();
-    return std::move(out_);
 }
 
 std::vector<Alignment> CudaPairBackend::align_pairs(const PairJob& job, JobContext& context) {
+    std::vector<Alignment> out;
+    align_pairs_into(job, context, out);
+    return out;
+}
+
+void CudaPairBackend::align_pairs_into(const PairJob& job, JobContext& context, std::vector<Alignment>& results) {
     const std::size_t part = part_pairs();
     if (part == 0 || job.pairs.size() < 2 * part) {
-        PairRun run(*this, job, context);
-        return run.all();
+        PairRun run(*this, job, context, results);
+        run.all();
+        return;
     }
-    return align_in_parts(job, context, part);
+    align_in_parts(job, context, part, results);
 }
 
 // The job as consecutive parts of `part` pairs, kPartsAtOnce at once; their
-// progress summed, their results moved into place in job order.
-std::vector<Alignment> CudaPairBackend::align_in_parts(const PairJob& job, JobContext& context, std::size_t part) {
+// progress summed, their results moved into place in job order (`out`
+// resized meanwhile on a thread of its own).
+void CudaPairBackend::align_in_parts(const PairJob& job, JobContext& context, std::size_t part,
+                                     std::vector<Alignment>& out) {
     validate(job);  // errors name the job's pairs, as whole
     const std::size_t n = job.pairs.size(), parts = n / part;
-    auto building = std::async(std::launch::async, [n] { return std::vector<Alignment>(n); });
+    auto building = std::async(std::launch::async, [&out, n] { out.resize(n); });
     std::vector<std::vector<Alignment>> done(parts);
     std::vector<Progress> progress(parts);
     std::mutex progress_mutex;
@@ -989,8 +1012,8 @@ std::vector<Alignment> CudaPairBackend::align_in_parts(const PairJob& job, JobCo
                 }
                 context.progress(sum);
             };
-        PairRun run(*this, sub, sub_context, first, n);
-        done[p] = run.all();
+        PairRun run(*this, sub, sub_context, done[p], first, n);
+        run.all();
     };
     std::deque<std::future<void>> running;
     std::exception_ptr failure;
@@ -1008,7 +1031,7 @@ std::vector<Alignment> CudaPairBackend::align_in_parts(const PairJob& job, JobCo
     }
     while (!running.empty()) wait_oldest();
     if (failure) std::rethrow_exception(failure);
-    std::vector<Alignment> out = building.get();
+    building.get();
     parallel_chunks(
         parts, job.threads,
         [&](std::size_t begin, std::size_t end) {
@@ -1016,7 +1039,6 @@ std::vector<Alignment> CudaPairBackend::align_in_parts(const PairJob& job, JobCo
                 std::move(done[p].begin(), done[p].end(), out.begin() + static_cast<std::ptrdiff_t>(p * part));
         },
         1);
-    return out;
 }
 
 Backend& CudaPairBackend::exact_cpu_path() {

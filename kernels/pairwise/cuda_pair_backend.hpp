@@ -38,6 +38,10 @@ public:
     ~CudaPairBackend() override;
     DeviceInfo info() const override { return device_.info; }
     std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override;
+    // Into the caller's buffer, in place: where it is the job's size already
+    // no vector is made or faulted in, and its elements' strings and CIGARs
+    // keep their storage.
+    void align_pairs_into(const PairJob& job, JobContext& context, std::vector<Alignment>& results) override;
     // The context and the default streams, made before the first job needs them.
     void warm_up() override;
     std::unique_ptr<longpair::PassRunner> make_long_runner(const LongRunnerSettings& settings) override;
@@ -49,7 +53,7 @@ private:
     // cpu-ref (the 64-bit reference), made at its first use.
     Backend& exact_cpu_path();
     // A large job as parts aligned at once (cuda_pair_backend.cpp: kPartPairs).
-    std::vector<Alignment> align_in_parts(const PairJob& job, JobContext& context, std::size_t part);
+    void align_in_parts(const PairJob& job, JobContext& context, std::size_t part, std::vector<Alignment>& out);
 
     // A free slot of the pool, or a new one while the pool holds fewer than
     // `streams`; with `wait`, blocks until another job returns one, else

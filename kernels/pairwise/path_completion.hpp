@@ -164,7 +164,7 @@ inline bool PathCompletion::walk(Alignment& a, const std::uint32_t* runs, std::u
         tout += length;
     }
     out[n++] = {run_op, run_length};
-    a.cigar = Cigar();
+    a.cigar.clear();  // its storage kept, for a result buffer reused from job to job
     a.cigar.reserve(n - 1);
     for (std::size_t r = 1; r < n; ++r) a.cigar.push(out[r].op, out[r].length);
     a.stats = stats;

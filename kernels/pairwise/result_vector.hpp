@@ -1,4 +1,5 @@
-// The vector a GPU job returns its Alignments in, made ready for the results:
+// The vector a GPU job returns its Alignments in (or the caller's, kept from
+// job to job, where it is not the job's size yet), made ready for the results:
 // a million of them are 320 MB that the kernel would otherwise fault in page
 // by page on one thread (0.15 s on an H100 host, longer than the kernels), so
 // large ones have their pages made present by several threads at once first.

@@ -31,6 +31,8 @@ public:
     void reverse();
     bool empty() const { return ops_.empty(); }
     void reserve(std::size_t runs) { ops_.reserve(runs); }
+    // No runs, the capacity kept (a result buffer reused from job to job).
+    void clear() { ops_.clear(); }
     const std::vector<CigarOp>& ops() const { return ops_; }
     std::int64_t query_span() const;   // '=' 'X' 'I'
     std::int64_t target_span() const;  // '=' 'X' 'D'
