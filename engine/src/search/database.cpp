@@ -685,9 +685,9 @@ FastaFingerprint fasta_fingerprint(const std::string& path) {
     std::vector<std::uint32_t> crcs(pieces, 0);
     std::vector<std::uint64_t> lengths(pieces, 0);
     std::atomic<bool> failed{false};
-    auto checksum = [&](std::uint64_t at, std::uint64_t bytes, std::uint64_t& length) {
+    auto checksum = [&](std::uint64_t at, std::uint64_t bytes, std::uint64_t& length, std::uint64_t buffer_bytes) {
         // A small FASTA (and every fuzz input's) needs no 1 MiB buffer.
-        std::vector<char> buffer(static_cast<std::size_t>(std::clamp<std::uint64_t>(bytes, 4096, 1 << 20)));
+        std::vector<char> buffer(static_cast<std::size_t>(std::clamp<std::uint64_t>(buffer_bytes, 4096, 1 << 20)));
         std::uint32_t crc = 0;
         while (length < bytes) {
             const ssize_t got = ::pread(fd, buffer.data(), std::min<std::uint64_t>(buffer.size(), bytes - length),
@@ -703,7 +703,8 @@ FastaFingerprint fasta_fingerprint(const std::string& path) {
     try {
         search_tasks::run_tasks(pieces, [&](std::size_t k) {
             const std::uint64_t at = k * piece;
-            crcs[k] = checksum(at, std::min(piece, fp.size - std::min(fp.size, at)), lengths[k]);
+            const std::uint64_t bytes = std::min(piece, fp.size - std::min(fp.size, at));
+            crcs[k] = checksum(at, bytes, lengths[k], bytes);
         });
     } catch (...) {
         ::close(fd);
@@ -719,7 +720,7 @@ FastaFingerprint fasta_fingerprint(const std::string& path) {
     // reading to the end would count them.
     if (!failed.load() && total == fp.size) {
         std::uint64_t more = 0;
-        const std::uint32_t tail = checksum(total, UINT64_MAX - total, more);
+        const std::uint32_t tail = checksum(total, UINT64_MAX - total, more, 4096);
         crc = combine_crc(crc, tail, more);
     }
     ::close(fd);
