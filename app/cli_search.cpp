@@ -458,6 +458,10 @@ public:
         for (const std::future<double>& w : warm_ups_) w.wait();
         return backend_.align_pairs(job, context);
     }
+    void align_pairs_into(const PairJob& job, JobContext& context, std::vector<Alignment>& results) override {
+        for (const std::future<double>& w : warm_ups_) w.wait();
+        backend_.align_pairs_into(job, context, results);
+    }
     void warm_up() override { backend_.warm_up(); }
     std::unique_ptr<longpair::PassRunner> make_long_runner(const LongRunnerSettings& settings) override {
         return backend_.make_long_runner(settings);
