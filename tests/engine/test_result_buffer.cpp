@@ -2,15 +2,26 @@
 // caller keeps from job to job: on the CPU backends ("cpu-ref", "cpu") and on
 // a backend with only align_pairs (the default), a buffer first filled with
 // garbage, with another job's results, larger or smaller than the job, must
-// come back equal in every field to what a fresh align_pairs returns.
+// come back equal in every field to what a fresh align_pairs returns. The pair
+// pipeline hands formatted chunks' vectors to later chunks: over a backend
+// that writes in place as a GPU does, its output in every format is byte for
+// byte that of a backend that makes a new vector per chunk.
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/device/backend.hpp>
+#include <alignscope/device/pair_pipeline.hpp>
 #include <alignscope/error.hpp>
+#include <alignscope/io/atomic_file.hpp>
 #include <alignscope/score/scoring_scheme.hpp>
 
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
+#include <chrono>
+#include <fstream>
 #include <random>
+#include <thread>
+#include <tuple>
 
 using namespace alignscope;
 
@@ -57,12 +68,14 @@ PairSet make_pairs(std::uint32_t seed, int count) {
     return set;
 }
 
+ScoringScheme blosum62() { return ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 11, 1); }
+
 PairJob make_job(const PairSet& set, AlignmentMode mode, bool traceback, bool begins) {
     PairJob job;
     job.queries = &set.queries;
     job.targets = &set.targets;
     job.pairs = set.pairs;
-    job.scheme = ScoringScheme::create(SubstitutionMatrix::builtin("BLOSUM62"), 11, 1);
+    job.scheme = blosum62();
     job.options.mode = mode;
     job.options.traceback = traceback;
     job.options.begins = begins;
@@ -132,12 +145,122 @@ private:
     Backend& inner_;
 };
 
+// The pipeline's files: 300 pairs.
+constexpr int kPairs = 300;
+
+// Related random proteins of 8-97 residues, every eleventh 400-700 (a long
+// path, then short ones, in a reused vector's elements).
+void write_pairs(const QString& query_path, const QString& target_path) {
+    std::mt19937 rng(20261126);
+    const std::string letters = "ACDEFGHIKLMNPQRSTVWY";
+    std::ofstream queries(query_path.toStdString()), targets(target_path.toStdString());
+    for (int k = 0; k < kPairs; ++k) {
+        const std::size_t length = k % 11 == 5 ? 400 + rng() % 301 : 8 + rng() % 90;
+        std::string q, t;
+        for (std::size_t i = 0; i < length; ++i) q += letters[rng() % letters.size()];
+        t = q;
+        for (char& c : t)
+            if (rng() % 5 == 0) c = letters[rng() % letters.size()];
+        t.erase(rng() % t.size(), rng() % 3);
+        queries << ">query_" << k << (k % 4 == 0 ? "_with_an_id_past_the_inline_storage" : "") << '\n' << q << '\n';
+        targets << ">t" << k << '\n' << t << '\n';
+    }
+}
+
+// A new vector per chunk: align_pairs, moved into the caller's (the default).
+class FreshBackend : public Backend {
+public:
+    explicit FreshBackend(Backend& inner) : inner_(inner) {}
+    DeviceInfo info() const override { return inner_.info(); }
+    std::vector<Alignment> align_pairs(const PairJob& job, JobContext& context) override {
+        return inner_.align_pairs(job, context);
+    }
+
+private:
+    Backend& inner_;
+};
+
+// Writes in place, as the CUDA backend does: every field assigned into the
+// element the caller's vector has. Counts the chunks that came with a vector
+// of an earlier chunk.
+class InPlaceBackend : public FreshBackend {
+public:
+    using FreshBackend::FreshBackend;
+    void align_pairs_into(const PairJob& job, JobContext& context, std::vector<Alignment>& results) override {
+        if (results.capacity() > 0) ++reused;
+        ++calls;
+        const std::vector<Alignment> fresh = align_pairs(job, context);
+        results.resize(fresh.size());
+        for (std::size_t k = 0; k < fresh.size(); ++k) {
+            Alignment& a = results[k];
+            const Alignment& f = fresh[k];
+            a.query_id.assign(f.query_id);
+            a.target_id.assign(f.target_id);
+            a.mode = f.mode;
+            a.score = f.score;
+            a.query_begin = f.query_begin, a.query_end = f.query_end;
+            a.target_begin = f.target_begin, a.target_end = f.target_end;
+            a.query_length = f.query_length, a.target_length = f.target_length;
+            a.cigar = f.cigar;  // copy-assigned: the element's storage where it holds the runs
+            a.query_aligned.assign(f.query_aligned);
+            a.target_aligned.assign(f.target_aligned);
+            a.stats = f.stats;
+            a.device.assign(f.device);
+            a.kernel.assign(f.kernel);
+        }
+        // Slow enough that a chunk's formatting ends before the next but one is aligned.
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    std::atomic<int> reused{0}, calls{0};
+};
+
+PairPipelineSettings settings_for(const QString& queries, const QString& targets, OutputFormat format, bool traceback,
+                                  int aligning_chunks) {
+    PairPipelineSettings s;
+    s.query_path = queries.toStdString();
+    s.target_path = targets.toStdString();
+    s.format = format;
+    s.chunk_pairs = 7;
+    s.threads = 3;
+    s.aligning_chunks = aligning_chunks;
+    s.writer.scheme = blosum62();
+    s.make_job = [traceback](AlphabetKind, AlphabetKind) {
+        PairJob job;
+        job.scheme = blosum62();
+        job.options.mode = AlignmentMode::Local;
+        job.options.traceback = traceback;
+        job.threads = 2;
+        return job;
+    };
+    s.count_mismatch = [](std::uint64_t q, std::uint64_t t) {
+        return std::to_string(q) + " queries but " + std::to_string(t) + " targets";
+    };
+    return s;
+}
+
+QByteArray file_bytes(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
 }  // namespace
 
 class TestResultBuffer : public QObject {
     Q_OBJECT
 private:
     std::unique_ptr<DeviceRegistry> registry_ = make_cpu_registry();
+    QTemporaryDir dir_;
+    QString query_path_, target_path_;
+
+    QByteArray run(Backend& backend, const PairPipelineSettings& settings, const QString& name) {
+        const QString output = dir_.filePath(name);
+        JobContext context;
+        AtomicOutput out(output.toStdString());
+        const PairPipelineStats stats = run_pair_pipeline(settings, backend, context, out);
+        out.commit();
+        if (stats.pairs != kPairs) return {};
+        return file_bytes(output);
+    }
 
     // Every job shape through `backend`, into buffers that held garbage (more,
     // as many and fewer elements than the job's pairs) and into one that holds
@@ -188,6 +311,46 @@ private:
     }
 
 private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        query_path_ = dir_.filePath("queries.fa");
+        target_path_ = dir_.filePath("targets.fa");
+        write_pairs(query_path_, target_path_);
+    }
+
+    void same_bytes_as_new_vectors_data() {
+        QTest::addColumn<int>("format");
+        QTest::addColumn<bool>("traceback");
+        QTest::addColumn<int>("aligning");
+        // Every format with traceback, two without; one chunk at a time and three.
+        const std::tuple<OutputFormat, bool, int> rows[] = {
+            {OutputFormat::Pair, true, 1}, {OutputFormat::Json, true, 3}, {OutputFormat::Tsv, true, 3},
+            {OutputFormat::Sam, true, 1},  {OutputFormat::Sam, true, 3},  {OutputFormat::Tsv, false, 1},
+            {OutputFormat::Json, false, 3}};
+        for (const auto& [format, traceback, aligning] : rows)
+            QTest::addRow("%s %s %d at once", std::string(to_string(format)).c_str(),
+                          traceback ? "traceback" : "no traceback", aligning)
+                << int(format) << traceback << aligning;
+    }
+
+    void same_bytes_as_new_vectors() {
+        QFETCH(int, format);
+        QFETCH(bool, traceback);
+        QFETCH(int, aligning);
+        const PairPipelineSettings settings =
+            settings_for(query_path_, target_path_, OutputFormat(format), traceback, aligning);
+        FreshBackend fresh(registry_->select("cpu"));
+        InPlaceBackend in_place(registry_->select("cpu"));
+        const QByteArray expected = run(fresh, settings, "fresh.out");
+        QVERIFY(!expected.isEmpty());
+        const QByteArray got = run(in_place, settings, "in_place.out");
+        QVERIFY2(got == expected, "the output differs where chunks reuse result vectors");
+        // 43 chunks; all but the first few find a formatted chunk's vector.
+        QCOMPARE(in_place.calls.load(), (kPairs + 6) / 7);
+        QVERIFY2(in_place.reused >= in_place.calls / 2,
+                 qPrintable(QString("%1 of %2 chunks reused a vector").arg(in_place.reused).arg(in_place.calls)));
+    }
+
     void reference_backend() { check_backend(registry_->select("cpu-ref"), "cpu-ref"); }
     void simd_backend() { check_backend(registry_->select("cpu"), "cpu"); }
     void default_implementation() {

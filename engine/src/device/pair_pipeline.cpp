@@ -4,9 +4,11 @@
 // hands them to the backend (on a GPU, several chunks at once: one chunk's
 // encoding and packing overlap another's kernels and copies), and a writer
 // thread writes the chunks' text in input order. Bounded queues between the
-// stages keep memory flat however long the files are.
+// stages keep memory flat however long the files are; a formatted chunk's
+// result vector is handed to a later chunk to be aligned into.
 #include <alignscope/device/pair_pipeline.hpp>
 
+#include <alignscope/align/cigar.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/seq/record_blocks.hpp>
 
@@ -343,10 +345,62 @@ private:
     std::map<std::string, double> sums_;
 };
 
+// Result vectors of formatted chunks, for the next chunks to be aligned into
+// (Backend::align_pairs_into): a GPU then writes a chunk's results into
+// elements that exist, their strings and CIGARs with storage, instead of
+// making a vector and some 1.7 KB of strings a pair with traceback. A vector
+// comes here only when its chunk is done and a chunk takes one before a new
+// one is made, so there are never more than the most chunks held at once;
+// at most kKeptResultVectors wait here.
+class ResultVectors {
+public:
+    static constexpr std::size_t kKeptResultVectors = 4;
+
+    std::vector<Alignment> take() {
+        std::lock_guard lock(mutex_);
+        if (free_.empty()) return {};
+        std::vector<Alignment> v = std::move(free_.back());
+        free_.pop_back();
+        return v;
+    }
+    void give_back(std::vector<Alignment>&& v) {
+        std::vector<Alignment> dropped;  // destroyed outside the lock
+        std::lock_guard lock(mutex_);
+        if (free_.size() < kKeptResultVectors) free_.push_back(std::move(v));
+        else
+            dropped = std::move(v);
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<std::vector<Alignment>> free_;
+};
+
 struct Chunk {
     std::vector<Sequence> queries, targets;
     std::vector<Alignment> results;
+    ResultVectors* recycle = nullptr;  // where `results` goes once the chunk is formatted
+    Chunk() = default;
+    Chunk(const Chunk&) = delete;
+    Chunk& operator=(const Chunk&) = delete;
+    ~Chunk() {
+        if (recycle) recycle->give_back(std::move(results));
+    }
 };
+
+// A formatted result's rows and CIGAR that hold more than twice the storage
+// they use (an earlier, longer result's in a reused vector) given it back, so
+// that what reused vectors keep is bounded by what their last chunk used.
+void trim_result_storage(Alignment& a) {
+    const auto roomy = [](std::size_t capacity, std::size_t size) { return capacity > 2 * size + 64; };
+    if (roomy(a.query_aligned.capacity(), a.query_aligned.size())) a.query_aligned.shrink_to_fit();
+    if (roomy(a.target_aligned.capacity(), a.target_aligned.size())) a.target_aligned.shrink_to_fit();
+    const std::vector<CigarOp>& ops = a.cigar.ops();
+    if (roomy(ops.capacity() * sizeof(CigarOp), ops.size() * sizeof(CigarOp))) {
+        Cigar exact = a.cigar;  // a copy holds what it uses
+        a.cigar = std::move(exact);
+    }
+}
 
 // A chunk as the assembling thread hands it to the aligning one.
 struct AssembledChunk {
@@ -526,6 +580,8 @@ private:
     const std::size_t chunk_pairs_;
     const int threads_;
     const bool sam_, same_file_;
+    // Before every member that holds chunks: it outlives them.
+    ResultVectors result_vectors_;
     StageTime read_time_, parse_time_, align_time_, format_time_, write_time_;
     StageTally tally_;
     TimelineSink* host_lanes_;
@@ -981,6 +1037,7 @@ void PairPipeline::stop_assembling() {
 // (every record still checked) to count it.
 std::shared_ptr<Chunk> PairPipeline::next_chunk(bool& query_more, bool& target_more) {
     auto chunk = std::make_shared<Chunk>();
+    chunk->recycle = &result_vectors_;
     chunk->queries.reserve(chunk_pairs_);
     chunk->targets.reserve(chunk_pairs_);
     Sequence q, t;
@@ -1019,7 +1076,8 @@ void PairPipeline::align_chunk(Chunk& chunk, const PairJob& job) {
     };
     {
         StageSpan span(align_time_, host_lanes_, "align", 2, job.pairs.size());
-        chunk.results = backend_->align_pairs(job, chunk_context);
+        chunk.results = result_vectors_.take();
+        backend_->align_pairs_into(job, chunk_context, chunk.results);
     }
     if (chunk.results.size() != job.pairs.size()) throw Error("internal: backend returned a wrong number of results");
     std::lock_guard lock(progress_mutex_);
@@ -1062,6 +1120,7 @@ FormattedChunk PairPipeline::format_piece(Chunk& chunk, std::size_t begin, std::
             a.query_id = chunk.queries[k].id;
             a.target_id = chunk.targets[k].id;
             writer->write(a, chunk.queries[k], chunk.targets[k]);
+            trim_result_storage(a);
         }
         writer.reset();
         body.flush();
