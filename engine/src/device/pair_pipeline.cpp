@@ -364,6 +364,7 @@ public:
         return v;
     }
     void give_back(std::vector<Alignment>&& v) {
+        if (v.capacity() == 0) return;   // a chunk that was never aligned
         std::vector<Alignment> dropped;  // destroyed outside the lock
         std::lock_guard lock(mutex_);
         if (free_.size() < kKeptResultVectors) free_.push_back(std::move(v));
