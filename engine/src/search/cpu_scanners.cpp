@@ -14,8 +14,8 @@
 // 2.6's 8-bit sw_scan overestimates some scores of long queries with open ==
 // extend (tests/engine/test_search_topk.cpp, linearGapsMatchTheReference).
 #include "../device/parasail_support.hpp"
-#include "huge_pages.hpp"
 #include "parallel_tasks.hpp"
+#include "present_pages.hpp"
 
 #include <alignscope/align/reference_aligner.hpp>
 #include <alignscope/device/kernel_name.hpp>
@@ -272,7 +272,7 @@ public:
         // parasail's letters of the codes, in pieces on several cores (the load
         // is on the search's critical path).
         letters_.reserve(codes_.size());
-        search_memory::ask_for_huge_pages(letters_.data(), codes_.size());
+        search_memory::make_present(letters_.data(), codes_.size());
         letters_.resize(codes_.size());
         constexpr std::size_t piece = 4 << 20;
         search_tasks::run_tasks((codes_.size() + piece - 1) / piece, [&](std::size_t p) {

@@ -19,8 +19,8 @@
 #include <alignscope/seq/record_blocks.hpp>
 #include <alignscope/seq/sequence_reader.hpp>
 #include "../io/crc32.hpp"
-#include "huge_pages.hpp"
 #include "parallel_tasks.hpp"
+#include "present_pages.hpp"
 
 #include <zlib.h>
 
@@ -128,7 +128,7 @@ std::vector<std::uint8_t> encode_database(const PreparedDatabase& database, cons
         code[static_cast<std::size_t>(c)] = static_cast<std::int16_t>(matrix.index_of(static_cast<char>(c)));
     std::vector<std::uint8_t> out;
     out.reserve(database.residues.size());
-    search_memory::ask_for_huge_pages(out.data(), database.residues.size());
+    search_memory::make_present(out.data(), database.residues.size());
     out.resize(database.residues.size());
     const char* in = database.residues.data();
     // In pieces of 4 MiB on several cores: this is on a device's load, the
@@ -619,17 +619,17 @@ CacheRead read_cache(const std::string& path) {
     read.layout = l;
     std::array<char, 8> pad{};
     try {
-        // The residues' buffer is zero-filled (a string cannot be sized
-        // otherwise) while the other parts are read.
+        // The residues' buffer (its pages made present on several cores,
+        // then zero-filled: a string cannot be sized otherwise) is made
+        // while the other parts are read.
         std::future<void> residues = std::async(std::launch::async | std::launch::deferred, [&read, &l] {
             read.db.residues.reserve(l.residue_bytes);
-            search_memory::ask_for_huge_pages(read.db.residues.data(), l.residue_bytes);
+            search_memory::make_present(read.db.residues.data(), l.residue_bytes);
             read.db.residues.resize(l.residue_bytes);
         });
         read.db.offsets.resize(l.count + 1);
         read.db.file_index.resize(l.count);
         read.names = std::make_unique_for_overwrite<char[]>(l.name_bytes);
-        search_memory::ask_for_huge_pages(read.names.get(), l.name_bytes);
         const std::vector<FilePiece> parts = {{0, header_bytes, read.header.data()},
                                               {header_bytes, (l.count + 1) * 8, as_bytes(read.db.offsets)},
                                               {l.index_at, l.count * 4, as_bytes(read.db.file_index)},

@@ -4,7 +4,6 @@
 #include <alignscope/device/timeline.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/search/search.hpp>
-#include "huge_pages.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -301,7 +300,6 @@ ScanStats SearchRun::scan_batch(std::size_t first, std::size_t last) {
     if (size > scores_size_) {
         scores_.reset();
         scores_ = std::make_unique_for_overwrite<std::int64_t[]>(size);
-        search_memory::ask_for_huge_pages(scores_.get(), size * sizeof(std::int64_t));
         scores_size_ = size;
     }
     const std::span<std::int64_t> scores(scores_.get(), size);
