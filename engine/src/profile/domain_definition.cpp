@@ -24,13 +24,13 @@ namespace {
 // allocating, zeroing and freeing megabytes per envelope kept 16 threads
 // waiting on the kernel's page-fault and unmap paths. One that grew past
 // kKeepBytes (a very long envelope) is freed after use.
-// Envelopes rescored side by side: up to a group of targets, while the full
-// Forward and Backward matrices of the group (M and I; D in two rows) stay
-// within kEnvelopeGroupBytes. Each worker keeps that many matrices (at 16
-// threads on DB.fasta, twice the page faults of first touching them than one
-// at a time: a cost paid once per worker, while the rows run some 10 % faster
-// with every target).
-constexpr int kEnvelopeGroup = kGroupTargets;
+// Envelopes are rescored one at a time (kEnvelopeGroup): side by side, up to
+// a group of targets within kEnvelopeGroupBytes of full matrices, the rows
+// ran some 10 % faster on one thread, but each worker kept eight envelopes'
+// matrices; on the 16-core GPU hosts (virtual machines, where first touching
+// a page is dear) Pkinase against DB.fasta x10 took 1.08-1.16 s at 16 threads
+// against 0.89-0.94 s one at a time, with 50,000 more page faults.
+constexpr int kEnvelopeGroup = 1;
 constexpr std::size_t kEnvelopeGroupBytes = std::size_t{16} << 20;
 struct ScratchMatrices {
     DpMatrix ensemble, pp, ox;
