@@ -299,8 +299,6 @@ private slots:
         backward_group(profile.unihit, &t, 1, true, &b, false);
         QVERIFY(!fwd.all_deletes);
         QCOMPARE(fwd.dmx.size(), 2 * fwd.width());
-        QEXPECT_FAIL("", "backward_group's one-target path calls backward() without all_deletes: D in every row",
-                     Abort);
         QVERIFY(!bck.all_deletes);
         QCOMPARE(bck.dmx.size(), 2 * bck.width());
     }

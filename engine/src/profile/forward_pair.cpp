@@ -355,7 +355,8 @@ void backward_group(const ForwardProfile& om, const PairTarget* t, int n, bool f
 #if ALIGNSCOPE_PAIRED_ROWS
     if (n > 1 && paired_rows_available()) return backward_grouped(om, t, n, full, scores, all_deletes);
 #endif
-    for (int j = 0; j < n; ++j) scores[j] = backward(om, t[j].length, t[j].dsq, t[j].L, *t[j].fwd, *t[j].bck, full);
+    for (int j = 0; j < n; ++j)
+        scores[j] = backward(om, t[j].length, t[j].dsq, t[j].L, *t[j].fwd, *t[j].bck, full, all_deletes);
 }
 
 }  // namespace alignscope::profile
