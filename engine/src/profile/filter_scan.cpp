@@ -10,12 +10,93 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace alignscope::profile {
+
+namespace {
+
+// The threads parallel_for runs on, kept from call to call: the stages after
+// the filters keep megabytes of DP matrices per thread (thread_local), which
+// fresh threads would allocate and first touch again on every call, each
+// model of a file and each stage of the pipeline; on a virtual machine those
+// page faults cost more than the rows computed in them. One job at a time: a
+// caller that finds the pool busy, and a call from inside a job, start
+// threads of their own as before.
+class WorkerPool {
+public:
+    static WorkerPool& instance() {
+        static WorkerPool pool;
+        return pool;
+    }
+    // Runs `work` on the caller and `helpers` pool threads at once; false
+    // (nothing run) when another job has the pool.
+    bool run(int helpers, const std::function<void()>& work) {
+        if (in_pool_thread()) return false;
+        std::unique_lock busy(busy_, std::try_to_lock);
+        if (!busy.owns_lock()) return false;
+        {
+            std::lock_guard lock(mutex_);
+            while (static_cast<int>(threads_.size()) < helpers)
+                threads_.emplace_back([this, seen = generation_] { loop(seen); });
+            job_ = &work;
+            open_slots_ = helpers;
+            running_ = helpers;
+            ++generation_;
+        }
+        wake_.notify_all();
+        work();
+        std::unique_lock lock(mutex_);
+        done_.wait(lock, [&] { return running_ == 0; });
+        job_ = nullptr;
+        return true;
+    }
+    ~WorkerPool() {
+        {
+            std::lock_guard lock(mutex_);
+            quit_ = true;
+        }
+        wake_.notify_all();
+        for (auto& t : threads_) t.join();
+    }
+
+private:
+    static bool& in_pool_thread() {
+        thread_local bool flag = false;
+        return flag;
+    }
+    void loop(std::uint64_t seen) {
+        in_pool_thread() = true;
+        std::unique_lock lock(mutex_);
+        for (;;) {
+            wake_.wait(lock, [&] { return quit_ || (generation_ != seen && open_slots_ > 0); });
+            if (quit_) return;
+            seen = generation_;
+            --open_slots_;
+            const std::function<void()>* job = job_;
+            lock.unlock();
+            (*job)();  // parallel_for's work catches what its body throws
+            lock.lock();
+            if (--running_ == 0) done_.notify_all();
+        }
+    }
+    std::mutex busy_;  // held by the caller whose job runs
+    std::mutex mutex_;
+    std::condition_variable wake_, done_;
+    std::vector<std::thread> threads_;
+    const std::function<void()>* job_ = nullptr;
+    std::uint64_t generation_ = 0;
+    int open_slots_ = 0, running_ = 0;
+    bool quit_ = false;
+};
+
+}  // namespace
 
 void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& body, std::size_t chunk) {
     int workers = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -24,7 +105,7 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
     std::exception_ptr failure;
     std::mutex failure_mutex;
     std::atomic<bool> stop{false};
-    auto work = [&] {
+    const std::function<void()> work = [&] {
         const std::size_t step = std::max<std::size_t>(chunk, 1);
         while (!stop.load(std::memory_order_relaxed)) {
             const std::size_t first = next.fetch_add(step);
@@ -40,7 +121,7 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
     };
     if (workers <= 1) {
         work();
-    } else {
+    } else if (!WorkerPool::instance().run(workers - 1, work)) {
         std::vector<std::thread> pool;
         for (int w = 0; w < workers; ++w) pool.emplace_back(work);
         for (auto& t : pool) t.join();
