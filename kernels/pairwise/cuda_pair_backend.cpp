@@ -99,35 +99,7 @@ std::size_t part_pairs() {
 // A span of host work recorded on the job's timeline beside the GPU's
 // kernels and copies (device "gpu:N host", category "host"), so a timeline
 // shows where end-to-end time goes when the device waits for the host.
-class HostPhase {
-public:
-    HostPhase(TimelineSink* sink, const std::string& device, const char* name, std::uint64_t items = 0)
-        : sink_(sink), device_(device), name_(name), items_(items), start_(sink ? steady_now_ns() : 0) {}
-    ~HostPhase() {
-        if (!sink_) return;
-        TimelineEvent event;
-        event.name = name_;
-        event.category = "host";
-        event.device = device_ + " host";
-        event.start_ns = start_;
-        event.end_ns = steady_now_ns();
-        event.cells = items_;
-        try {
-            sink_->record(std::move(event));
-        } catch (...) {
-            // A timeline that cannot take an event must not fail the job.
-        }
-    }
-    HostPhase(const HostPhase&) = delete;
-    HostPhase& operator=(const HostPhase&) = delete;
-
-private:
-    TimelineSink* sink_;
-    const std::string& device_;
-    const char* name_;
-    std::uint64_t items_;
-    std::int64_t start_;
-};
+using HostPhase = ScopedHostSpan;
 
 std::string describe_job(const PairJob& job) {
     return "a job of " + std::to_string(job.pairs.size()) + " pairs (" + std::string(to_string(job.options.mode)) +

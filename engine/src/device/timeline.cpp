@@ -48,6 +48,23 @@ std::int64_t steady_now_ns() {
         .count();
 }
 
+void record_host_span(TimelineSink* sink, std::string_view device, const char* name, std::int64_t start_ns,
+                      std::uint64_t cells) {
+    if (!sink) return;
+    TimelineEvent event;
+    event.name = name;
+    event.category = "host";
+    event.device = std::string(device) + " host";
+    event.start_ns = start_ns;
+    event.end_ns = steady_now_ns();
+    event.cells = cells;
+    try {
+        sink->record(std::move(event));
+    } catch (...) {
+        // A timeline that cannot take an event must not fail the work it times.
+    }
+}
+
 namespace {
 
 using nlohmann::json;

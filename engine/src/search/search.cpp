@@ -67,33 +67,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // A stage of the search's own host work on the job's timeline (device
 // "search host"), beside the devices' kernels and copies.
-class SearchSpan {
+class SearchSpan : public ScopedHostSpan {
 public:
     SearchSpan(TimelineSink* sink, const char* name, std::uint64_t items = 0)
-        : sink_(sink), name_(name), items_(items), start_(sink ? steady_now_ns() : 0) {}
-    ~SearchSpan() {
-        if (!sink_) return;
-        TimelineEvent event;
-        event.name = name_;
-        event.category = "host";
-        event.device = "search host";
-        event.start_ns = start_;
-        event.end_ns = steady_now_ns();
-        event.cells = items_;
-        try {
-            sink_->record(std::move(event));
-        } catch (...) {
-            // A timeline that cannot take an event must not fail the search.
-        }
-    }
-    SearchSpan(const SearchSpan&) = delete;
-    SearchSpan& operator=(const SearchSpan&) = delete;
-
-private:
-    TimelineSink* sink_;
-    const char* name_;
-    std::uint64_t items_;
-    std::int64_t start_;
+        : ScopedHostSpan(sink, "search", name, items) {}
 };
 
 }  // namespace

@@ -42,25 +42,6 @@ std::optional<split::Way> forced_way() {
     return std::nullopt;
 }
 
-// A span of one device's host-side work on the job's timeline (device
-// "<id> host"), so a timeline shows each device's chunks side by side.
-void record_span(TimelineSink* sink, const std::string& device, const char* name, std::int64_t start_ns,
-                 std::uint64_t cells) {
-    if (!sink) return;
-    TimelineEvent event;
-    event.name = name;
-    event.category = "host";
-    event.device = device + " host";
-    event.start_ns = start_ns;
-    event.end_ns = steady_now_ns();
-    event.cells = cells;
-    try {
-        sink->record(std::move(event));
-    } catch (...) {
-        // A timeline that cannot take an event must not fail the scan.
-    }
-}
-
 class SplitScanner : public DatabaseScanner {
 public:
     explicit SplitScanner(std::vector<std::unique_ptr<DatabaseScanner>> parts) : parts_(std::move(parts)) {
@@ -190,7 +171,7 @@ private:
                 const std::int64_t began_ns = context.timeline ? steady_now_ns() : 0;
                 parts_[k]->scan(queries.subspan(first, end - first),
                                 scores.subspan(first * columns, (end - first) * columns), part_context);
-                record_span(context.timeline, ids_[k], "scan chunk", began_ns, chunk_cells);
+                record_host_span(context.timeline, ids_[k], "scan chunk", began_ns, chunk_cells);
                 note_part(k, chunk_cells, seconds_since(began));
                 cells_before += chunk_cells;
                 items_before += end - first;
@@ -214,7 +195,7 @@ private:
             const auto began = std::chrono::steady_clock::now();
             const std::int64_t began_ns = context.timeline ? steady_now_ns() : 0;
             parts_[k]->scan(queries, part_scores, part_context);
-            record_span(context.timeline, ids_[k], "scan slice", began_ns, parts_[k]->last_stats().cells);
+            record_host_span(context.timeline, ids_[k], "scan slice", began_ns, parts_[k]->last_stats().cells);
             note_part(k, parts_[k]->last_stats().cells, seconds_since(began));
             const std::vector<std::size_t>& places = positions_[k];
             for (std::size_t query = 0; query < q; ++query) {

@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace alignscope {
@@ -53,6 +54,29 @@ private:
 
 // Nanoseconds on the steady clock; the clock of CPU events.
 std::int64_t steady_now_ns();
+
+// Host-side work from start_ns until now as a "host" event of device
+// "<device> host" (the lane beside that device's kernels and copies). A null
+// sink records nothing; a sink that throws does not fail the work.
+void record_host_span(TimelineSink* sink, std::string_view device, const char* name, std::int64_t start_ns,
+                      std::uint64_t cells = 0);
+
+// The same for the lifetime of a scope. `device` must outlive it.
+class ScopedHostSpan {
+public:
+    ScopedHostSpan(TimelineSink* sink, std::string_view device, const char* name, std::uint64_t cells = 0)
+        : sink_(sink), device_(device), name_(name), cells_(cells), start_(sink ? steady_now_ns() : 0) {}
+    ~ScopedHostSpan() { record_host_span(sink_, device_, name_, start_, cells_); }
+    ScopedHostSpan(const ScopedHostSpan&) = delete;
+    ScopedHostSpan& operator=(const ScopedHostSpan&) = delete;
+
+private:
+    TimelineSink* sink_;
+    std::string_view device_;
+    const char* name_;
+    std::uint64_t cells_;
+    std::int64_t start_;
+};
 
 // Chrome trace-event format: {"traceEvents":[...], "displayTimeUnit":"ns", ...}
 // with one complete event (ph "X", ts/dur in microseconds) per event, pid = device,
