@@ -1103,6 +1103,20 @@ bool RecordBlockReader::cut_by_offset(RecordBlock& out) {
     return true;
 }
 
+// Whether the text held shows the parser's first fault of shape without
+// more of the file: the first byte that is neither blank nor a line end opens
+// its line (judged at that byte), or its line ends within the text.
+bool RecordBlockReader::first_line_judged() const {
+    const std::size_t mark =
+        next_index_ == 0 && pending_.size() >= 3 && pending_.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+    std::size_t k = mark;
+    while (k < pending_.size() && (pending_[k] == '\n' || is_blank(pending_[k]))) ++k;
+    if (k == pending_.size()) return false;
+    const std::size_t newline = pending_.rfind('\n', k);
+    const std::size_t line_start = newline == std::string::npos ? mark : newline + 1;
+    return k == line_start || pending_.find('\n', k) != std::string::npos;
+}
+
 bool RecordBlockReader::cut(RecordBlock& out) {
     if (!reading_chosen_) choose_reading();
     if (source_) return cut_by_offset(out);
@@ -1126,7 +1140,10 @@ bool RecordBlockReader::cut(RecordBlock& out) {
         if (eof_) {
             at = pending_.size();
         } else if (format_known_ && !format_) {
-            at = pending_.size();  // neither format: the parser names the first fault
+            // Neither format: the parser names the first fault. A line that
+            // opens with blanks it reads whole before judging it (a read
+            // fault met on the way is named first), so it is cut only whole.
+            if (eof_ || first_line_judged()) at = pending_.size();
         } else if (format_known_ && pending_.size() >= block_bytes_) {
             at = cut_point();
         }

@@ -77,6 +77,7 @@ public:
 
 private:
     bool cut(RecordBlock& out);
+    bool first_line_judged() const;
     bool cut_by_offset(RecordBlock& out);
     std::uint64_t next_record_start(std::uint64_t from) const;
     void choose_reading();
