@@ -6,6 +6,8 @@
 // pipeline hands formatted chunks' vectors to later chunks: over a backend
 // that writes in place as a GPU does, its output in every format is byte for
 // byte that of a backend that makes a new vector per chunk.
+#include "random_relatives.hpp"
+
 #include <alignscope/align/cigar.hpp>
 #include <alignscope/device/backend.hpp>
 #include <alignscope/device/pair_pipeline.hpp>
@@ -28,10 +30,7 @@ using namespace alignscope;
 namespace {
 
 std::string random_protein(std::mt19937& rng, std::size_t length) {
-    static const std::string letters = "ACDEFGHIKLMNPQRSTVWY";
-    std::string s;
-    for (std::size_t k = 0; k < length; ++k) s += letters[rng() % letters.size()];
-    return s;
+    return random_residues(rng, "ACDEFGHIKLMNPQRSTVWY", length);
 }
 
 // Related and unrelated pairs of 5-120 residues, ids short and long (past the

@@ -5,6 +5,7 @@
 // rows, CIGAR, statistics and score, and a path that leaves a sequence or meets
 // an unscored residue with complete_alignment's error.
 #include "../../kernels/pairwise/path_completion.hpp"
+#include "packed_runs.hpp"
 
 #include <alignscope/bench/verify.hpp>
 #include <alignscope/device/backend.hpp>
@@ -20,21 +21,6 @@ using namespace alignscope;
 using namespace alignscope::kernels;
 
 namespace {
-
-// The CIGAR as the traceback pass packs it: '=' and 'X' as M, runs merged.
-std::vector<std::uint32_t> packed_runs(const Cigar& cigar) {
-    std::vector<std::uint32_t> runs;
-    std::uint32_t code = 3, length = 0;
-    for (const CigarOp& op : cigar.ops()) {
-        const std::uint32_t c = op.op == 'I' ? kCigarI : op.op == 'D' ? kCigarD : kCigarM;
-        if (c != code && length) runs.push_back(length << 2 | code);
-        if (c != code) length = 0;
-        code = c;
-        length += op.length;
-    }
-    if (length) runs.push_back(length << 2 | code);
-    return runs;
-}
 
 Alignment coordinates_of(const Alignment& a) {
     Alignment out;

@@ -6,6 +6,8 @@
 // among several, with every field equal to a fresh align_pairs.
 #include "../../kernels/multi/gpu_group.cpp"
 #include "../../kernels/pairwise/path_completion.hpp"
+#include "packed_runs.hpp"
+#include "random_relatives.hpp"
 
 #include <alignscope/error.hpp>
 
@@ -19,10 +21,7 @@ using namespace alignscope::kernels;
 namespace {
 
 std::string random_protein(std::mt19937& rng, std::size_t length) {
-    static const std::string letters = "ACDEFGHIKLMNPQRSTVWY";
-    std::string s;
-    for (std::size_t k = 0; k < length; ++k) s += letters[rng() % letters.size()];
-    return s;
+    return random_residues(rng, "ACDEFGHIKLMNPQRSTVWY", length);
 }
 
 struct Data {
@@ -63,21 +62,6 @@ Alignment garbage() {
     a.stats = {1, 2, 3, 4, 5};
     a.device = a.kernel = "stale-device-and-kernel-on-the-heap";
     return a;
-}
-
-// The CIGAR as the traceback pass packs it: '=' and 'X' as M, runs merged.
-std::vector<std::uint32_t> packed_runs(const Cigar& cigar) {
-    std::vector<std::uint32_t> runs;
-    std::uint32_t code = 3, length = 0;
-    for (const CigarOp& op : cigar.ops()) {
-        const std::uint32_t c = op.op == 'I' ? kCigarI : op.op == 'D' ? kCigarD : kCigarM;
-        if (c != code && length) runs.push_back(length << 2 | code);
-        if (c != code) length = 0;
-        code = c;
-        length += op.length;
-    }
-    if (length) runs.push_back(length << 2 | code);
-    return runs;
 }
 
 bool same(const Alignment& a, const Alignment& b) {
