@@ -168,6 +168,13 @@ void write_timings(std::ostream& err, const profile::ProfileFilterScanner& scann
         static_cast<unsigned long long>(result.counts.past_bias), seconds - s.msv_seconds - s.viterbi_seconds);
     err << line;
     if (s.target_slices > 1) err << "; targets in " << s.target_slices << " slices (--gpu-mem)";
+    const profile::PipelineSeconds& t = result.stages;
+    std::snprintf(line, sizeof line,
+                  "\ntimings %s stages: MSV %.4f s, bias %.4f s, Viterbi %.4f s, survivors %.4f s (device Forward "
+                  "%.4f s in %d batches; worker threads waited %.4f s in all)",
+                  hmm.name.c_str(), t.msv, t.bias, t.viterbi, t.survivors, t.device_forward, t.device_batches,
+                  t.worker_wait);
+    err << line;
     err << '\n';
 }
 

@@ -28,7 +28,9 @@ namespace {
 // The CPU scanner's filters, and forward() by the CPU's forward().
 class ForwardOnTheSide final : public ProfileFilterScanner {
 public:
-    explicit ForwardOnTheSide(std::unique_ptr<ProfileFilterScanner> cpu) : cpu_(std::move(cpu)) {}
+    // decline_after: forward() answers false from that call on (-1: never).
+    explicit ForwardOnTheSide(std::unique_ptr<ProfileFilterScanner> cpu, int decline_after = -1)
+        : cpu_(std::move(cpu)), decline_after_(decline_after) {}
     DeviceInfo info() const override { return cpu_->info(); }
     void load(const ProfileTargets& targets, JobContext& context) override {
         targets_ = &targets;
@@ -44,6 +46,7 @@ public:
     bool runs_forward() const override { return true; }
     bool forward(const ForwardProfile& model, std::span<const std::uint32_t> list, ForwardScores& out,
                  JobContext&) override {
+        if (calls_ == decline_after_) return false;
         const FlushSubnormals flush;
         out = {};
         DpMatrix fwd;
@@ -63,15 +66,19 @@ public:
             longest_ = std::max(longest_, static_cast<std::uint64_t>(L) * static_cast<std::uint64_t>(model.length));
         }
         calls_ += 1;
+        scored_ += list.size();
         return true;
     }
     int calls() const { return calls_; }
+    std::size_t scored() const { return scored_; }
     std::uint64_t longest() const { return longest_; }
 
 private:
     std::unique_ptr<ProfileFilterScanner> cpu_;
     const ProfileTargets* targets_ = nullptr;
+    int decline_after_ = -1;
     int calls_ = 0;
+    std::size_t scored_ = 0;
     std::uint64_t longest_ = 0;
 };
 
@@ -97,14 +104,24 @@ private slots:
         slice_ = database_slice(dir_, QStringLiteral("slice.fa"), 1500);
     }
 
+    // One batch; batches of 1, 2, 4, 8, 8, ... (the worker threads take each
+    // batch's survivors while the device scores the next); and a device that
+    // declines from its third batch on (the rest scored whole on the CPU).
     void same_search_as_the_cpu_path_data() {
         QTest::addColumn<QString>("model");
-        QTest::newRow("Pkinase") << QStringLiteral("Pkinase");
-        QTest::newRow("fn3") << QStringLiteral("fn3");
-        QTest::newRow("globins4") << QStringLiteral("globins4");
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("decline_after");
+        QTest::newRow("globins4") << QStringLiteral("globins4") << 512 << -1;  // too few survivors to batch
+        for (const char* model : {"Pkinase", "fn3"}) {
+            QTest::newRow(model) << QString::fromLatin1(model) << 512 << -1;
+            QTest::newRow((std::string(model) + " batches").c_str()) << QString::fromLatin1(model) << 1 << -1;
+            QTest::newRow((std::string(model) + " declines").c_str()) << QString::fromLatin1(model) << 1 << 2;
+        }
     }
     void same_search_as_the_cpu_path() {
         QFETCH(QString, model);
+        QFETCH(int, batch);
+        QFETCH(int, decline_after);
         const ProfileHmm hmm = read_hmm_file((kTutorial + "/" + model + ".hmm").toStdString()).front();
         ProfileTargets targets = read_profile_targets(slice_.toStdString(), hmm.alphabet);
         // The consensus repeated past the device's cell limit: a long hit with
@@ -123,11 +140,32 @@ private slots:
         auto cpu = make_cpu_profile_scanner_registry()->create("cpu", 2);
         cpu->load(targets, context);
         const ModelSearch expected = search_profile(hmm, targets, *cpu, settings, context);
-        ForwardOnTheSide device(make_cpu_profile_scanner_registry()->create("cpu", 2));
+        ForwardOnTheSide device(make_cpu_profile_scanner_registry()->create("cpu", 2), decline_after);
         device.load(targets, context);
+        settings.device_batch = static_cast<std::size_t>(batch);
         const ModelSearch ours = search_profile(hmm, targets, device, settings, context);
 
-        QCOMPARE(device.calls(), 1);
+        // Every survivor short enough went to the device once, in the
+        // batches asked for, up to the one it declined.
+        const std::uint64_t survivors = expected.counts.past_viterbi;
+        if (batch >= 512) {
+            QCOMPARE(device.calls(), 1);
+            QCOMPARE(ours.stages.device_batches, 1);
+        } else if (decline_after < 0) {
+            QVERIFY(survivors > 8);
+            QVERIFY(device.calls() >= 4);
+            QCOMPARE(ours.stages.device_batches, device.calls());
+            // consensus_long, and any real target as long, on the CPU.
+            std::uint64_t too_long = 0;
+            for (std::size_t t = 0; t < targets.size(); ++t)
+                too_long +=
+                    static_cast<std::uint64_t>(targets.length(t)) * static_cast<std::uint64_t>(hmm.length) > 1'000'000;
+            QVERIFY(device.scored() < survivors);
+            QVERIFY(device.scored() + too_long >= survivors);
+        } else {
+            QCOMPARE(device.calls(), decline_after);
+            QCOMPARE(device.scored(), static_cast<std::size_t>(1 + 2));
+        }
         QVERIFY2(device.longest() <= 1'000'000, "a target past the device's cell limit went to the device");
         QCOMPARE(ours.counts.past_viterbi, expected.counts.past_viterbi);
         QCOMPARE(ours.counts.past_forward, expected.counts.past_forward);

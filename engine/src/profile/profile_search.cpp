@@ -14,9 +14,13 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <deque>
 #include <exception>
 #include <future>
+#include <memory>
 #include <mutex>
+#include <numeric>
 #include <random>
 #include <thread>
 
@@ -77,11 +81,20 @@ namespace {
 // already below F2. Returns the survivors in target order.
 std::vector<Candidate> run_filters(const ConfiguredProfile& profile, const NullModel& null_model,
                                    const ProfileTargets& targets, ProfileFilterScanner& scanner,
-                                   const PipelineSettings& settings, JobContext& context, PipelineCounts& counts) {
+                                   const PipelineSettings& settings, JobContext& context, PipelineCounts& counts,
+                                   PipelineSeconds& stages) {
     const ProfileStatistics& stats = profile.plan7.statistics;
     const std::size_t n = targets.size();
     std::vector<float> msv(n);
+    auto mark = std::chrono::steady_clock::now();
+    const auto lap = [&mark] {
+        const auto now = std::chrono::steady_clock::now();
+        const double seconds = std::chrono::duration<double>(now - mark).count();
+        mark = now;
+        return seconds;
+    };
     scanner.msv(profile.msv, msv, context);
+    stages.msv = lap();
     if (context.progress) {
         Progress p;
         p.items_done = p.items_total = n;
@@ -131,6 +144,7 @@ std::vector<Candidate> run_filters(const ConfiguredProfile& profile, const NullM
             past_viterbi.push_back(c);
         }
     }
+    stages.bias = lap();
     std::vector<float> vit(viterbi_targets.size());
     scanner.viterbi(profile.viterbi, viterbi_targets, vit, context);
     for (std::size_t v = 0; v < to_viterbi.size(); ++v) {
@@ -143,6 +157,7 @@ std::vector<Candidate> run_filters(const ConfiguredProfile& profile, const NullM
     counts.past_viterbi = past_viterbi.size();
     for (const auto& c : past_viterbi)
         counts.residues_past_viterbi += static_cast<std::uint64_t>(targets.length(c.target));
+    stages.viterbi = lap();
     return past_viterbi;
 }
 
@@ -305,117 +320,223 @@ struct WorkItem {
     int n;
 };
 
-// Neighbours (of similar lengths) go in groups of eight where the CPU runs
-// grouped rows, except the longest two per worker thread: each of those goes
-// alone, so that the domain stages of the costliest targets do not queue
-// behind each other on one thread.
-std::vector<WorkItem> work_items(std::size_t n, int threads) {
-    const std::size_t workers =
-        threads > 0 ? static_cast<std::size_t>(threads) : std::max<std::size_t>(1, std::thread::hardware_concurrency());
-    const std::size_t singles = paired_rows_available() ? std::min(n, 2 * workers) : n;
-    const std::size_t group = kGroupTargets;
-    std::vector<WorkItem> items;
-    items.reserve(singles + (n - singles + group - 1) / group);
-    for (std::size_t s = 0; s < singles; ++s) items.push_back({s, 1});
-    for (std::size_t s = singles; s < n; s += group) items.push_back({s, static_cast<int>(std::min(group, n - s))});
-    return items;
-}
-
-// The survivors at `positions` (indices into `past_viterbi`) on the worker
-// threads, longest first, into slots[position]; with `device`, Forward came
-// from the device (device_pos[position]: the target's place in its list) and
-// only targets past F3 are given.
-void score_positions(const ConfiguredProfile& profile, const std::vector<Candidate>& past_viterbi,
-                     std::vector<std::size_t> positions, const ForwardScores* device,
-                     const std::vector<std::size_t>& device_pos, const ProfileTargets& targets,
-                     const PipelineSettings& settings, std::uint32_t seed, JobContext& context,
-                     std::vector<Slot>& slots) {
-    // Longest first, one at a time: their costs differ by orders of magnitude.
-    std::stable_sort(positions.begin(), positions.end(), [&](std::size_t a, std::size_t b) {
-        return targets.length(past_viterbi[a].target) > targets.length(past_viterbi[b].target);
-    });
-    const std::vector<WorkItem> items = work_items(positions.size(), settings.threads);
-    parallel_for(
-        items.size(), settings.threads,
-        [&](std::size_t w) {
-            context.throw_if_cancelled();
-            const WorkItem& item = items[w];
-            std::size_t index[kGroupTargets];
-            const Candidate* c[kGroupTargets];
-            Slot* out[kGroupTargets];
-            for (int j = 0; j < item.n; ++j) {
-                const std::size_t position = positions[item.first + static_cast<std::size_t>(j)];
-                index[j] = device ? device_pos[position] : 0;
-                c[j] = &past_viterbi[position];
-                out[j] = &slots[position];
-            }
-            score_targets(profile, c, index, item.n, targets, settings, seed, device, out);
-        },
-        1);
-}
-
 // A target of more cells (L x M) stays off the device Forward: one target
 // runs on four GPU threads, several times slower than on a CPU core, so the
 // longest ones go to the worker threads while the device does the rest.
 constexpr std::uint64_t kDeviceForwardCells = 1'000'000;
 
-// Forward, Backward and the domain stage of every survivor. With a device
-// Forward: the targets of up to kDeviceForwardCells go to the device (in a
-// thread of their own) while the worker threads score the longer ones on the
-// CPU; then the F3 decisions of the device's scores on the host, and
-// Backward and the domain stage of those past F3 on the worker threads.
-void score_survivors(const ConfiguredProfile& profile, const std::vector<Candidate>& past_viterbi,
-                     const ProfileTargets& targets, ProfileFilterScanner& scanner, const PipelineSettings& settings,
-                     std::uint32_t seed, JobContext& context, std::vector<Slot>& slots) {
-    const std::size_t n = past_viterbi.size();
-    std::vector<std::size_t> device_pos(n, 0), on_cpu, on_device;
-    std::vector<std::uint32_t> device_list;
-    for (std::size_t s = 0; s < n; ++s) {
-        const std::uint32_t t = past_viterbi[s].target;
-        const auto cells =
-            static_cast<std::uint64_t>(targets.length(t)) * static_cast<std::uint64_t>(profile.plan7.length);
-        if (scanner.runs_forward() && cells <= kDeviceForwardCells) {
-            device_pos[s] = device_list.size();
-            device_list.push_back(t);
-            on_device.push_back(s);
-        } else {
-            on_cpu.push_back(s);
+// Survivors the worker threads take while the device's Forward adds more:
+// each batch's positions (longest first), with the device's scores they came
+// with (null: Forward on the CPU threads).
+class SurvivorQueue {
+public:
+    struct Batch {
+        std::vector<std::size_t> positions;
+        std::unique_ptr<ForwardScores> device;
+    };
+    struct Item {
+        const Batch* batch = nullptr;
+        WorkItem work{};
+    };
+    // Adds a batch: single targets for its first `singles`, then groups.
+    void add(Batch batch, std::size_t singles) {
+        if (batch.positions.empty()) return;
+        auto owned = std::make_unique<Batch>(std::move(batch));
+        const std::size_t n = owned->positions.size();
+        singles = std::min(singles, n);
+        {
+            std::lock_guard lock(mutex_);
+            for (std::size_t s = 0; s < singles; ++s) items_.push_back({owned.get(), {s, 1}});
+            for (std::size_t s = singles; s < n; s += kGroupTargets)
+                items_.push_back({owned.get(), {s, static_cast<int>(std::min<std::size_t>(kGroupTargets, n - s))}});
+            batches_.push_back(std::move(owned));
         }
+        ready_.notify_all();
     }
-    ForwardScores device;
-    bool done_on_device = false;
-    {
-        std::future<bool> run;
-        if (!device_list.empty())
-            run = std::async(std::launch::async,
-                             [&] { return scanner.forward(profile.multihit, device_list, device, context); });
-        std::exception_ptr cpu_error;
-        try {
-            score_positions(profile, past_viterbi, on_cpu, nullptr, device_pos, targets, settings, seed, context,
-                            slots);
-        } catch (...) {
-            cpu_error = std::current_exception();
+    // No more batches (abort: and drop what is queued).
+    void close(bool abort = false) {
+        {
+            std::lock_guard lock(mutex_);
+            closed_ = true;
+            if (abort) {
+                aborted_ = true;
+                items_.clear();
+            }
         }
-        if (run.valid()) done_on_device = run.get();
-        if (cpu_error) std::rethrow_exception(cpu_error);
+        ready_.notify_all();
     }
-    if (!done_on_device) {
-        score_positions(profile, past_viterbi, on_device, nullptr, device_pos, targets, settings, seed, context, slots);
-        return;
+    bool aborted() const {
+        std::lock_guard lock(mutex_);
+        return aborted_;
     }
+    double wait_seconds() const {
+        std::lock_guard lock(mutex_);
+        return wait_seconds_;
+    }
+    // The next item, waiting for one; false once closed and empty.
+    bool take(Item& item) {
+        std::unique_lock lock(mutex_);
+        if (items_.empty() && !closed_) {
+            const auto start = std::chrono::steady_clock::now();
+            ready_.wait(lock, [&] { return !items_.empty() || closed_; });
+            wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        }
+        if (items_.empty()) return false;
+        item = items_.front();
+        items_.pop_front();
+        return true;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<Item> items_;
+    std::vector<std::unique_ptr<Batch>> batches_;
+    bool closed_ = false, aborted_ = false;
+    double wait_seconds_ = 0;
+};
+
+// The device's F3 decisions over one batch: scores it could not give (NaN:
+// underflow or overflow) are the CPU path's from the last row's C.
+std::vector<std::size_t> past_device_forward(const ConfiguredProfile& profile,
+                                             const std::vector<Candidate>& past_viterbi,
+                                             const std::vector<std::size_t>& positions, const ProfileTargets& targets,
+                                             const PipelineSettings& settings, ForwardScores& device) {
     std::vector<std::size_t> passed;
-    for (std::size_t s : on_device) {
-        const std::size_t d = device_pos[s];
-        const int L = targets.length(device_list[d]);
+    for (std::size_t d = 0; d < positions.size(); ++d) {
+        const std::size_t s = positions[d];
+        const int L = targets.length(past_viterbi[s].target);
         if (std::isnan(device.scores[d])) {
-            // No score (NaN, underflow, overflow): the CPU path's error.
             const float xC =
                 device.specials[(device.first_row[d] + static_cast<std::size_t>(L)) * DpMatrix::Specials + DpMatrix::C];
             device.scores[d] = forward_score_of(LengthModel::for_target(L, true), xC, device.total_scale[d], L);
         }
         if (passes_forward(profile.plan7.statistics, settings, past_viterbi[s], device.scores[d])) passed.push_back(s);
     }
-    score_positions(profile, past_viterbi, passed, &device, device_pos, targets, settings, seed, context, slots);
+    return passed;
+}
+
+// Feeds the queue from the device: Forward over `on_device` (longest first)
+// a batch at a time, each batch's targets past F3 queued for the worker
+// threads with the device's rows. Where the device declines, the rest go to
+// the worker threads whole. The first `singles` targets past F3 go alone.
+// Closes the queue.
+void feed_device_forward(const ConfiguredProfile& profile, const std::vector<Candidate>& past_viterbi,
+                         const std::vector<std::size_t>& on_device, const ProfileTargets& targets,
+                         ProfileFilterScanner& scanner, const PipelineSettings& settings, JobContext& context,
+                         std::size_t singles, std::vector<std::size_t>& device_pos, SurvivorQueue& queue,
+                         PipelineSeconds& stages) {
+    std::size_t first = 0, size = std::max<std::size_t>(1, settings.device_batch);
+    const std::size_t largest = 8 * size;
+    while (first < on_device.size() && !queue.aborted()) {
+        const std::size_t end = std::min(on_device.size(), first + size);
+        std::vector<std::size_t> positions(on_device.begin() + static_cast<std::ptrdiff_t>(first),
+                                           on_device.begin() + static_cast<std::ptrdiff_t>(end));
+        std::vector<std::uint32_t> list(positions.size());
+        for (std::size_t d = 0; d < positions.size(); ++d) {
+            list[d] = past_viterbi[positions[d]].target;
+            device_pos[positions[d]] = d;
+        }
+        auto device = std::make_unique<ForwardScores>();
+        const auto start = std::chrono::steady_clock::now();
+        const bool ran = scanner.forward(profile.multihit, list, *device, context);
+        stages.device_forward += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!ran) {
+            // No device Forward: every target left is scored whole on the CPU.
+            queue.add({{on_device.begin() + static_cast<std::ptrdiff_t>(first), on_device.end()}, nullptr}, singles);
+            break;
+        }
+        queue.add({past_device_forward(profile, past_viterbi, positions, targets, settings, *device),
+                   std::move(device)},
+                  singles);
+        // Only the longest (the first batch's) go alone where rows are grouped.
+        if (paired_rows_available()) singles = 0;
+        ++stages.device_batches;
+        first = end;
+        size = std::min(largest, 2 * size);
+    }
+    queue.close();
+}
+
+// Forward, Backward and the domain stage of every survivor, longest first.
+// With a device Forward: the targets of up to kDeviceForwardCells go to the
+// device in batches (in a thread of their own) while the worker threads
+// score the longer ones whole; each batch's targets past F3 then get
+// Backward and the domain stage on the worker threads as soon as it is back.
+void score_survivors(const ConfiguredProfile& profile, const std::vector<Candidate>& past_viterbi,
+                     const ProfileTargets& targets, ProfileFilterScanner& scanner, const PipelineSettings& settings,
+                     std::uint32_t seed, JobContext& context, std::vector<Slot>& slots, PipelineSeconds& stages) {
+    const std::size_t n = past_viterbi.size();
+    std::vector<std::size_t> order(n), on_cpu, on_device;
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    // Longest first, one at a time: their costs differ by orders of magnitude.
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return targets.length(past_viterbi[a].target) > targets.length(past_viterbi[b].target);
+    });
+    for (std::size_t s : order) {
+        const auto cells = static_cast<std::uint64_t>(targets.length(past_viterbi[s].target)) *
+                           static_cast<std::uint64_t>(profile.plan7.length);
+        (scanner.runs_forward() && cells <= kDeviceForwardCells ? on_device : on_cpu).push_back(s);
+    }
+    const std::size_t workers = settings.threads > 0 ? static_cast<std::size_t>(settings.threads)
+                                                     : std::max(1u, std::thread::hardware_concurrency());
+    SurvivorQueue queue;
+    // The longest two per worker thread alone where the CPU groups rows, so
+    // that the costliest domain stages do not queue behind each other.
+    const std::size_t singles = paired_rows_available() ? 2 * workers : n;
+    queue.add({std::move(on_cpu), nullptr}, singles);
+    std::vector<std::size_t> device_pos(n, 0);
+    std::future<void> feeder;
+    if (on_device.empty()) queue.close();
+    else
+        feeder = std::async(std::launch::async, [&] {
+            try {
+                feed_device_forward(profile, past_viterbi, on_device, targets, scanner, settings, context, singles,
+                                    device_pos, queue, stages);
+            } catch (...) {
+                queue.close(true);
+                throw;
+            }
+        });
+    std::exception_ptr failure;
+    try {
+        parallel_for(
+            workers, static_cast<int>(workers),
+            [&](std::size_t) {
+                SurvivorQueue::Item item;
+                try {
+                    while (queue.take(item)) {
+                        context.throw_if_cancelled();
+                        const SurvivorQueue::Batch& batch = *item.batch;
+                        std::size_t index[kGroupTargets];
+                        const Candidate* c[kGroupTargets];
+                        Slot* out[kGroupTargets];
+                        for (int j = 0; j < item.work.n; ++j) {
+                            const std::size_t position = batch.positions[item.work.first + static_cast<std::size_t>(j)];
+                            index[j] = batch.device ? device_pos[position] : 0;
+                            c[j] = &past_viterbi[position];
+                            out[j] = &slots[position];
+                        }
+                        score_targets(profile, c, index, item.work.n, targets, settings, seed, batch.device.get(), out);
+                    }
+                } catch (...) {
+                    queue.close(true);
+                    throw;
+                }
+            },
+            1);
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    if (feeder.valid()) {
+        try {
+            feeder.get();
+        } catch (...) {
+            if (!failure) failure = std::current_exception();
+        }
+    }
+    stages.worker_wait = queue.wait_seconds();
+    if (failure) std::rethrow_exception(failure);
 }
 
 // Z targets, then domZ = the number of reported targets: which sequences and
@@ -472,12 +593,14 @@ ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets,
     counts.targets = targets.size();
     counts.residues = targets.residue_count();
     const std::vector<Candidate> past_viterbi =
-        run_filters(profile, null_model, targets, scanner, settings, context, counts);
+        run_filters(profile, null_model, targets, scanner, settings, context, counts, result.stages);
 
     // Seed 0: an arbitrary one for this run (as hmmsearch --seed 0).
     const std::uint32_t seed = settings.seed != 0 ? settings.seed : (std::random_device{}() | 1u);
     std::vector<Slot> slots(past_viterbi.size());
-    score_survivors(profile, past_viterbi, targets, scanner, settings, seed, context, slots);
+    const auto survivors_start = std::chrono::steady_clock::now();
+    score_survivors(profile, past_viterbi, targets, scanner, settings, seed, context, slots, result.stages);
+    result.stages.survivors = std::chrono::duration<double>(std::chrono::steady_clock::now() - survivors_start).count();
     for (std::size_t s = 0; s < slots.size(); ++s) {
         Slot& slot = slots[s];
         if (!slot.past_forward) continue;

@@ -29,6 +29,10 @@ struct PipelineSettings {
         42;                  // domain stage's stochastic clustering, reseeded per region; 0 = an arbitrary seed per run
     int threads = 0;         // CPU workers for the stages after the filters; 0 = all cores
     bool alignments = true;  // build the domain alignments (-A, the text output)
+    // A device Forward's first batch of targets (batches then double, to 8x
+    // this): the worker threads start on a batch's survivors while the device
+    // scores the next.
+    std::size_t device_batch = 512;
     // --max: every filter off.
     void set_max() {
         F1 = F2 = F3 = 1.0;
@@ -81,10 +85,20 @@ struct TargetHit {
     bool reported = false, included = false;
 };
 
+// Where one model's search time went: wall-clock seconds of each stage.
+struct PipelineSeconds {
+    double msv = 0, bias = 0, viterbi = 0;  // the filters (bias: the filter and the MSV decisions)
+    double survivors = 0;                   // Forward, Backward and the domain stage of the Viterbi survivors
+    double device_forward = 0;              // of that, the device's Forward calls (beside the worker threads)
+    double worker_wait = 0;                 // the worker threads' time waiting for the device, summed over threads
+    int device_batches = 0;
+};
+
 struct ModelSearch {
     std::string name, accession, description;
     int model_length = 0;
     PipelineCounts counts;
+    PipelineSeconds stages;
     std::vector<TargetHit> hits;  // targets past the domain stage, best first
     double Z = 0, domZ = 0;
     int reported = 0, included = 0;
