@@ -57,6 +57,29 @@ inline std::vector<BatchRange> plan_batches(const std::vector<UnitCost>& units, 
     return batches;
 }
 
+// The sizes in cells of the consecutive parts a job of `total` cells is
+// planned and run in, so that the device starts on a small first part while
+// the host plans the next, and the host's work on the results of the last
+// part (after the last kernel) is short: from `first` doubling up to `most`,
+// the same mirrored at the end, what is left between them cut into equal
+// parts of at most `most`. One part, the whole job, where `first` is 0 or the
+// job is no larger than `most`.
+inline std::vector<std::uint64_t> ramp_parts(std::uint64_t total, std::uint64_t first, std::uint64_t most) {
+    if (first == 0 || most == 0 || total <= most) return {total};
+    std::vector<std::uint64_t> front, back;
+    std::uint64_t left = total, size = std::min(first, most);
+    while (size < most && left > 2 * size) {
+        front.push_back(size);
+        back.push_back(size);
+        left -= 2 * size;
+        size = std::min(size * 2, most);
+    }
+    const std::uint64_t pieces = (left + most - 1) / most;
+    for (std::uint64_t k = 0; k < pieces; ++k) front.push_back(left / pieces + (k < left % pieces ? 1 : 0));
+    front.insert(front.end(), back.rbegin(), back.rend());
+    return front;
+}
+
 // The budget for one batch when the job says nothing: what is free on the
 // device, less a reserve for the runtime, shared by the streams in flight.
 inline std::uint64_t default_batch_budget(std::uint64_t free_bytes, std::uint64_t total_bytes, int streams) {

@@ -76,6 +76,27 @@ std::uint64_t max_batch_cells() {
     return kMaxBatchCells;
 }
 
+// A job of more cells than one batch holds is planned and run as parts of
+// consecutive pairs (batch_plan.hpp: ramp_parts), the first and the last of
+// about this many cells: the device starts once the first part is planned
+// and packed rather than the whole job, and what the host does with the
+// results after the last kernel is one small part's. The environment's
+// ALIGNSCOPE_GPU_RAMP_CELLS sets another size; 0 plans every job whole.
+constexpr std::uint64_t kRampCells = std::uint64_t{1} << 31;
+
+std::uint64_t ramp_cells() {
+    if (const char* text = std::getenv("ALIGNSCOPE_GPU_RAMP_CELLS"); text && *text) {
+        char* end = nullptr;
+        const unsigned long long value = std::strtoull(text, &end, 10);
+        if (end && *end == 0 && (value == 0 || (value >= (1ull << 20) && value <= (1ull << 40)))) return value;
+        throw Error(
+            "ALIGNSCOPE_GPU_RAMP_CELLS: expected 0 or a number of DP cells from 1048576 to 1099511627776, "
+            "got '" +
+            std::string(text) + "'");
+    }
+    return kRampCells;
+}
+
 // With a part size set, a job of at least twice that many pairs is aligned as
 // parts of that many (the last takes the rest), kPartsAtOnce at once, as the
 // pair pipeline can do with its chunks: one part's encoding, planning, packing
@@ -229,8 +250,9 @@ std::vector<std::uint32_t> sequence_lengths(const std::vector<Sequence>& sequenc
 }  // namespace
 
 // One job on one GPU, as named stages sharing the job's state. align_pairs
-// runs them in order: start, encode, plan, set_up, run_batches (pack,
-// upload, launch, finish), recompute_saturated, align_on_host, finish_job.
+// runs them in order: start, encode, set_up, run_parts (per part: plan, then
+// per batch pack, upload, launch, finish), recompute_saturated,
+// align_on_host, finish_job.
 class PairRun {
 public:
     // The results go into `out`, resized to the job's pairs, every field of
@@ -254,16 +276,19 @@ public:
     PairRun& operator=(const PairRun&) = delete;
     // On any failure, lets the device finish with the slots' buffers, then
     // returns them to the pool.
-    ~PairRun() { return_slots(); }
+    ~PairRun() {
+        return_slots();
+        backend_.keep_lengths(std::move(lengths_));
+    }
 
     void all() {
         if (!start()) return;
         encode();
-        const PairPlan first = plan_all();
-        set_up(first);
-        run_batches(first_batches_);
+        set_up();
+        run_parts();
         recompute_saturated();
-        align_on_host(first.host_pairs());
+        std::sort(host_pairs_.begin(), host_pairs_.end());
+        align_on_host(host_pairs_);
         finish_job();
     }
 
@@ -283,14 +308,19 @@ private:
     bool start();
     void encode();
     PairPlan plan(const std::vector<std::size_t>& indices, bool wide);
-    PairPlan plan_all();  // every pair of the job, at 16 bits where they fit
     std::string describe_pair(std::size_t pair) const;
-    void set_up(const PairPlan& first);
+    void set_up();
     std::uint64_t batch_budget();
     void upload_matrix();
     StreamSlot& next_slot();
     void return_slots();
+    void run_parts();
     void run_batches(const std::vector<Batch>& batches);
+    // Runs the batches `produce(enqueue)` hands to enqueue (a callable taking
+    // a const Batch&) through the stream slots, a finisher thread turning
+    // each into Alignments in order meanwhile.
+    template <typename Produce>
+    void run_pipeline(Produce&& produce);
     void enqueue_batch(StreamSlot& slot, const Batch& batch);
     void finish_in_order();
     void stop_finisher(std::thread& finisher, bool abandon);
@@ -344,11 +374,13 @@ private:
 
     std::vector<std::uint32_t> query_lengths_, target_lengths_;  // sequence_lengths
     std::vector<PairLengths> lengths_;                           // (query, target) residues of every job pair
+    std::uint64_t total_cells_ = 0;
     PairPlanRules rules_;
+    std::deque<PairPlan> plans_;           // the parts' plans, which their batches point into
+    std::vector<std::size_t> host_pairs_;  // for the exact CPU path, from every part's plan
 
     int stream_count_ = 0;  // slots the job keeps in flight at most
     std::uint64_t budget_ = 0;
-    std::vector<Batch> first_batches_;
     const std::int32_t* matrix_ = nullptr;  // the backend's
     std::optional<GpuTimeline> timeline_;
     std::mutex timeline_mutex_;                 // timeline_: the job's thread and the finisher enqueue timed operations
@@ -417,15 +449,23 @@ void PairRun::encode() {
     query_lengths_ = sequence_lengths(*job_.queries);
     target_lengths_ = sequence_lengths(*job_.targets);
     context_.throw_if_cancelled();
+    // A vector an earlier job left (no fresh pages to fault in on this thread).
+    lengths_ = backend_.take_lengths();
     resize_present(lengths_, job_.pairs.size(), job_.threads);
+    std::atomic<std::uint64_t> total{0};
     parallel_chunks(
         job_.pairs.size(), job_.threads,
         [&](std::size_t begin, std::size_t end) {
-            for (std::size_t k = begin; k < end; ++k)
-                lengths_[k] = {static_cast<std::int64_t>(query_lengths_[job_.pairs[k].first]),
-                               static_cast<std::int64_t>(target_lengths_[job_.pairs[k].second])};
+            std::uint64_t cells = 0;
+            for (std::size_t k = begin; k < end; ++k) {
+                const std::uint32_t m = query_lengths_[job_.pairs[k].first], n = target_lengths_[job_.pairs[k].second];
+                lengths_[k] = {static_cast<std::int64_t>(m), static_cast<std::int64_t>(n)};
+                cells += static_cast<std::uint64_t>(m) * n;
+            }
+            total.fetch_add(cells, std::memory_order_relaxed);
         },
         65536);
+    total_cells_ = total.load();
     rules_.mode = options_.mode;
     rules_.scheme = scheme_;
     rules_.traceback = options_.traceback;
@@ -446,31 +486,20 @@ PairPlan PairRun::plan(const std::vector<std::size_t>& indices, bool wide) {
     return PairPlan::make(lengths_, indices, rules_, wide, [this](std::size_t k) { return describe_pair(k); });
 }
 
-PairPlan PairRun::plan_all() {
-    HostPhase phase(context_.timeline, device_id_, "plan", lengths_.size());
-    rules_.job_pairs = job_pairs_;
-    return PairPlan::make_all(lengths_, rules_, false, [this](std::size_t k) { return describe_pair(k); });
-}
-
-// Streams, the memory budget of one batch, the first batches, the
-// substitution table and the streams' slots.
-void PairRun::set_up(const PairPlan& first) {
+// Streams, the memory budget of one batch, the substitution table and the
+// progress totals.
+void PairRun::set_up() {
     std::optional<HostPhase> setup(std::in_place, context_.timeline, device_id_, "setup");
     stream_count_ = job_.streams > 0 ? job_.streams : default_stream_count(backend_.device_.info.sm_count);
     if (stream_count_ < 1 || stream_count_ > 64)
         throw Error("--streams " + std::to_string(stream_count_) + " on " + site_.device +
                     ": expected 1 to 64 streams");
     budget_ = batch_budget();
-    first_batches_ = first.batches(budget_, max_batch_cells(), [this](std::size_t k) { return describe_pair(k); });
-    std::uint64_t total_cells = 0;
-    for (const Batch& batch : first_batches_) total_cells += batch.cells;
-    for (std::size_t k : first.host_pairs())
-        total_cells += static_cast<std::uint64_t>(lengths_[k].first) * static_cast<std::uint64_t>(lengths_[k].second);
     upload_matrix();
     timeline_.emplace(context_.timeline, device_id_, site_);
     setup.reset();
 
-    progress_.cells_total = total_cells;
+    progress_.cells_total = total_cells_;
     progress_.items_total = job_.pairs.size();
     report();
 
@@ -544,8 +573,8 @@ void PairRun::return_slots() {
     finished_.clear();
 }
 
-void PairRun::run_batches(const std::vector<Batch>& batches) {
-    if (batches.empty()) return;
+template <typename Produce>
+void PairRun::run_pipeline(Produce&& produce) {
     {
         std::lock_guard lock(finish_mutex_);
         no_more_batches_ = abandoned_ = false;
@@ -553,11 +582,11 @@ void PairRun::run_batches(const std::vector<Batch>& batches) {
     }
     std::thread finisher([this] { finish_in_order(); });
     try {
-        for (const Batch& batch : batches) {
+        produce([this](const Batch& batch) {
             StreamSlot& slot = next_slot();
             context_.throw_if_cancelled();
             enqueue_batch(slot, batch);
-        }
+        });
     } catch (...) {
         stop_finisher(finisher, true);
         throw;
@@ -566,6 +595,45 @@ void PairRun::run_batches(const std::vector<Batch>& batches) {
     if (finish_failure_) std::rethrow_exception(finish_failure_);
     report();
     return_slots();
+}
+
+// The job's pairs as the consecutive parts of ramp_parts, each planned (its
+// kernels chosen as for the whole job) and its batches enqueued while the
+// device runs the parts before it.
+void PairRun::run_parts() {
+    const std::vector<std::uint64_t> parts = ramp_parts(total_cells_, ramp_cells(), max_batch_cells());
+    rules_.job_pairs = job_pairs_ ? job_pairs_ : job_.pairs.size();
+    const auto describe = [this](std::size_t k) { return describe_pair(k); };
+    run_pipeline([&](auto&& enqueue) {
+        const std::size_t pairs = lengths_.size();
+        std::size_t next = 0;
+        std::uint64_t target = 0, cells = 0;
+        for (std::size_t p = 0; p < parts.size() && next < pairs; ++p) {
+            target += parts[p];
+            std::size_t end = p + 1 == parts.size() ? pairs : next;
+            for (; end < pairs && cells < target; ++end)
+                cells +=
+                    static_cast<std::uint64_t>(lengths_[end].first) * static_cast<std::uint64_t>(lengths_[end].second);
+            if (end == next) continue;  // a pair of earlier parts holds this part's cells
+            std::vector<Batch> batches;
+            {
+                HostPhase phase(context_.timeline, device_id_, "plan", end - next);
+                const PairPlan& plan =
+                    plans_.emplace_back(PairPlan::make_range(lengths_, next, end - next, rules_, false, describe));
+                host_pairs_.insert(host_pairs_.end(), plan.host_pairs().begin(), plan.host_pairs().end());
+                batches = plan.batches(budget_, max_batch_cells(), describe);
+            }
+            for (const Batch& batch : batches) enqueue(batch);
+            next = end;
+        }
+    });
+}
+
+void PairRun::run_batches(const std::vector<Batch>& batches) {
+    if (batches.empty()) return;
+    run_pipeline([&](auto&& enqueue) {
+        for (const Batch& batch : batches) enqueue(batch);
+    });
 }
 
 // Packs a batch into the slot, enqueues its copies and passes, and hands it
@@ -1011,6 +1079,22 @@ void CudaPairBackend::align_in_parts(const PairJob& job, JobContext& context, st
                 std::move(done[p].begin(), done[p].end(), out.begin() + static_cast<std::ptrdiff_t>(p * part));
         },
         1);
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> CudaPairBackend::take_lengths() {
+    std::lock_guard lock(mutex_);
+    if (kept_lengths_.empty()) return {};
+    const auto most = std::max_element(kept_lengths_.begin(), kept_lengths_.end(),
+                                       [](const auto& x, const auto& y) { return x.capacity() < y.capacity(); });
+    std::vector<std::pair<std::int64_t, std::int64_t>> taken = std::move(*most);
+    kept_lengths_.erase(most);
+    return taken;
+}
+
+void CudaPairBackend::keep_lengths(std::vector<std::pair<std::int64_t, std::int64_t>>&& lengths) {
+    if (lengths.capacity() == 0 || lengths.capacity() > kKeptLengthPairs) return;
+    std::lock_guard lock(mutex_);
+    if (kept_lengths_.size() < kKeptLengthVectors) kept_lengths_.push_back(std::move(lengths));
 }
 
 Backend& CudaPairBackend::exact_cpu_path() {

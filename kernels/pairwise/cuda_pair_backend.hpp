@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace alignscope::kernels {
@@ -66,6 +67,12 @@ private:
     // Device bytes of every slot, free or taken (a taken one as it was when
     // last returned): memory a job's batches may count on.
     std::uint64_t slot_device_bytes();
+    // The (query, target) lengths vector of an earlier job, the one with the
+    // most room (empty when none is kept), and back when the job ends: a
+    // million pairs' are 16 MB whose fresh pages would be faulted in on the
+    // job's thread before its first kernel.
+    std::vector<std::pair<std::int64_t, std::int64_t>> take_lengths();
+    void keep_lengths(std::vector<std::pair<std::int64_t, std::int64_t>>&& lengths);
     // The substitution table on the device, uploaded once per distinct table.
     const std::int32_t* matrix_table(const std::vector<std::int32_t>& table, const CudaSite& site);
 
@@ -79,6 +86,9 @@ private:
     std::vector<std::unique_ptr<StreamSlot>> slots_;
     std::vector<StreamSlot*> free_slots_;
     std::vector<std::unique_ptr<MatrixTable>> tables_;
+    static constexpr std::size_t kKeptLengthVectors = 4;                   // jobs at once that find one
+    static constexpr std::size_t kKeptLengthPairs = std::size_t{4} << 20;  // 64 MB each at most
+    std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> kept_lengths_;
     std::unique_ptr<DeviceRegistry> cpu_devices_;
 };
 

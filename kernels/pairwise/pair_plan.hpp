@@ -86,6 +86,14 @@ public:
         return build(
             lengths, lengths.size(), [](std::size_t p) { return p; }, rules, wide, describe_pair);
     }
+    // Plans the `count` consecutive job pairs from `first` on (a part of a job
+    // run in parts: rules.job_pairs should then count the whole job's pairs).
+    static PairPlan make_range(const std::vector<PairLengths>& lengths, std::size_t first, std::size_t count,
+                               const PairPlanRules& rules, bool wide,
+                               const std::function<std::string(std::size_t)>& describe_pair) {
+        return build(
+            lengths, count, [first](std::size_t p) { return first + p; }, rules, wide, describe_pair);
+    }
 
     const std::map<std::string, WorkList>& lists() const { return lists_; }
     // Job pair indices for the exact CPU path, in job order.

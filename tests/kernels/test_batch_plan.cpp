@@ -10,6 +10,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <random>
 
 using namespace alignscope;
@@ -147,6 +148,56 @@ private slots:
         QCOMPARE(default_batch_budget(4 * gib, 8 * gib, 2), (4 * gib - (512ull << 20)) / 2);
         QCOMPARE(budget_per_batch(8 * gib, 4), 2 * gib);
         QCOMPARE(budget_per_batch(8 * gib, 0), 8 * gib);
+    }
+
+    // The parts a large job runs in: they add up to the job, the first and the
+    // last are the small size, they at most double towards the middle and
+    // none is larger than the most a batch holds; a job within one batch (or with the
+    // ramp off) is one part.
+    void ramp_parts_add_up_and_grow_towards_the_middle_data() {
+        QTest::addColumn<quint64>("total");
+        QTest::addColumn<quint64>("first");
+        QTest::addColumn<quint64>("most");
+        QTest::newRow("1M protein 300x300") << quint64(90'000'000'000ull) << quint64(1ull << 31) << quint64(1ull << 34);
+        QTest::newRow("1M DNA 150x250") << quint64(37'500'000'000ull) << quint64(1ull << 31) << quint64(1ull << 34);
+        QTest::newRow("just over one batch") << quint64((1ull << 34) + 1) << quint64(1ull << 31) << quint64(1ull << 34);
+        QTest::newRow("first as large as most") << quint64(100) << quint64(40) << quint64(40);
+        QTest::newRow("first larger than most") << quint64(1000) << quint64(64) << quint64(30);
+        QTest::newRow("odd sizes") << quint64(1'234'567) << quint64(1000) << quint64(99'999);
+    }
+    void ramp_parts_add_up_and_grow_towards_the_middle() {
+        QFETCH(quint64, total);
+        QFETCH(quint64, first);
+        QFETCH(quint64, most);
+        const std::vector<std::uint64_t> parts = ramp_parts(total, first, most);
+        QVERIFY(parts.size() > 1);
+        std::uint64_t sum = 0;
+        for (std::uint64_t part : parts) {
+            QVERIFY(part > 0);
+            QVERIFY(part <= most);
+            sum += part;
+        }
+        QCOMPARE(sum, std::uint64_t(total));
+        const std::uint64_t small = std::min<std::uint64_t>(first, most);
+        QVERIFY(parts.front() <= small);
+        QVERIFY(parts.back() <= small);
+        // A part is at most twice its neighbour towards the nearer end.
+        for (std::size_t k = 1; k < parts.size(); ++k) {
+            const std::uint64_t outer = k <= parts.size() / 2 ? parts[k - 1] : parts[k];
+            const std::uint64_t inner = k <= parts.size() / 2 ? parts[k] : parts[k - 1];
+            QVERIFY2(inner <= 2 * outer, qPrintable(QString("part %1").arg(k)));
+        }
+    }
+    void ramp_parts_one_part_within_one_batch_or_off() {
+        QCOMPARE(ramp_parts(1ull << 34, 1ull << 31, 1ull << 34), std::vector<std::uint64_t>{1ull << 34});
+        QCOMPARE(ramp_parts(5'000'000, 1ull << 31, 1ull << 34), std::vector<std::uint64_t>{5'000'000});
+        QCOMPARE(ramp_parts(1ull << 40, 0, 1ull << 34), std::vector<std::uint64_t>{1ull << 40});
+        // 1M protein pairs of 300x300: 2^31, 2^32, 2^33 at each end, four of at most 2^34 between.
+        const std::vector<std::uint64_t> protein = ramp_parts(90'000'000'000ull, 1ull << 31, 1ull << 34);
+        QCOMPARE(protein.size(), std::size_t{10});
+        QCOMPARE(protein[0], 1ull << 31);
+        QCOMPARE(protein[2], 1ull << 33);
+        QCOMPARE(protein[9], 1ull << 31);
     }
 };
 

@@ -70,6 +70,28 @@ void TestPairPlanAll::sameAsMake() {
     QCOMPARE(planned, lengths.size());
     if (pattern == 3) QVERIFY(!whole.host_pairs().empty());
     if (pattern == 1) QCOMPARE(whole.lists().size(), std::size_t{2});
+
+    // A range of the job (a part of a job run in parts) against make() over
+    // the same indices, the kernels chosen for the whole job's pair count.
+    const std::size_t first = 1234, count = 2001;
+    std::vector<std::size_t> some(count);
+    std::iota(some.begin(), some.end(), first);
+    PairPlanRules part_rules = rules;
+    part_rules.job_pairs = lengths.size();
+    const PairPlan listed_part = PairPlan::make(lengths, some, part_rules, false, describe);
+    const PairPlan range = PairPlan::make_range(lengths, first, count, part_rules, false, describe);
+    QCOMPARE(range.host_pairs(), listed_part.host_pairs());
+    QCOMPARE(range.lists().size(), listed_part.lists().size());
+    std::size_t in_range = range.host_pairs().size();
+    for (const auto& [name, list] : range.lists()) {
+        const WorkList& other = listed_part.lists().at(name);
+        QCOMPARE(list.pairs, other.pairs);
+        QCOMPARE(list.unit_first, other.unit_first);
+        QVERIFY(whole.lists().count(name) == 1);  // the whole job's kernels
+        for (std::size_t k : list.pairs) QVERIFY(k >= first && k < first + count);
+        in_range += list.pairs.size();
+    }
+    QCOMPARE(in_range, count);
 }
 
 QTEST_GUILESS_MAIN(TestPairPlanAll)
