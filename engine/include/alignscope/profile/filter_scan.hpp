@@ -7,7 +7,8 @@
 // same scores bit for bit (HMMER's integer units make that possible). "cpu"
 // runs the MSV and Viterbi filters striped over SSE2 registers, "cpu-ref" the
 // scalar reference; both give identical scores. A GPU scanner may also run
-// the parser Forward of the Viterbi filter's survivors (forward()).
+// the parser Forward of the Viterbi filter's survivors (forward()) and the
+// parser Backward of those past the Fwd filter (backward()).
 #pragma once
 
 #include <alignscope/device/backend.hpp>
@@ -33,6 +34,8 @@ struct ProfileFilterStats {
     std::uint64_t msv_rescored = 0;                          // targets the SSV pass sent on to the full MSV kernel
     double forward_seconds = 0, forward_kernel_seconds = 0;  // the last forward() call
     std::uint64_t forward_cells = 0;
+    double backward_seconds = 0, backward_kernel_seconds = 0;  // the last backward() call
+    std::uint64_t backward_cells = 0;
     std::uint64_t target_slices = 0;  // a GPU's msv(): the slices the targets were scanned in (1: all resident)
 };
 
@@ -51,6 +54,30 @@ struct ForwardScores {
 // overflow. Every Forward implementation ends in this, so the last float
 // step is the same everywhere.
 float forward_score_of(const LengthModel& length, float xC, float total_scale, int L);
+
+// The parser Backward (multihit) of targets on a device, laid out as
+// ForwardScores: per target its score and every row's specials as DpMatrix
+// keeps them (E N J B C Scale; row 0 holds N and B, Scale the Forward's
+// factor). That is all the domain stage reads of the pipeline's Backward
+// matrix (load_device_backward()). An empty target's row 0 is all zeros.
+struct BackwardScores {
+    std::vector<float> scores;             // nats; NaN where backward_score_of throws
+    std::vector<float> total_scale;        // the sum of the rows' log scale factors
+    std::vector<std::uint64_t> first_row;  // target i's rows 0..L start at specials[first_row[i] * 6]
+    std::vector<float> specials;
+};
+
+// Backward's score (nats) from row 0's N and the rows' scale factors, for a
+// target of length L; throws Error on NaN, underflow or overflow, as
+// backward() does.
+float backward_score_of(float xN, float total_scale, int L);
+
+struct DpMatrix;
+// Target i of `device` into a parser Backward matrix for the domain stage
+// (a model of M nodes, a target of L residues): every row's specials and
+// the total scale; the two rows of cells are sized, not filled (the domain
+// stage reads none of them).
+void load_device_backward(const BackwardScores& device, std::size_t i, int M, int L, DpMatrix& bck);
 
 class ProfileFilterScanner {
 public:
@@ -84,6 +111,20 @@ public:
     }
     // Whether forward() may run on the device (it may still answer false).
     virtual bool runs_forward() const { return false; }
+
+    // The parser Backward of `model` (multihit) on the device, bit for bit
+    // the CPU's backward() given the Forward rows in `forward`: what
+    // forward() returned for the list `forward_targets`. out's entry j is
+    // for forward_targets[positions[j]] (the targets past the Fwd filter,
+    // say). False when the scanner has no device Backward (the pipeline runs
+    // it on its CPU threads); throws Error where the inputs do not match.
+    virtual bool backward(const ForwardProfile& /*model*/, std::span<const std::uint32_t> /*forward_targets*/,
+                          const ForwardScores& /*forward*/, std::span<const std::uint32_t> /*positions*/,
+                          BackwardScores& /*out*/, JobContext& /*context*/) {
+        return false;
+    }
+    // Whether backward() may run on the device (it may still answer false).
+    virtual bool runs_backward() const { return false; }
 
     // The cost of the last msv() and of the viterbi() calls since it.
     virtual ProfileFilterStats last_stats() const { return {}; }

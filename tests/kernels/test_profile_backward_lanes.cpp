@@ -1,0 +1,230 @@
+// The GPU parser Backward's recurrence on the CPU: backward_lanes() (the code
+// the kernel runs, one thread a lane) emulated with the four lanes in one
+// thread, given the scale factors of the engine's forward(), must give the
+// engine's backward() bit for bit: the score (or the same error), the total
+// scale and every row's specials, for the tutorial models (globins4, fn3,
+// Pkinase over 300 real DB.fasta proteins, an empty one and a one-residue
+// one; MADE1 over the tutorial's human DNA: 100,000 bases, then windows) and the
+// made-up models over made-up targets (underflows, rescaled runs). Also the
+// host's load_device_backward() and backward_score_of().
+#include "../../kernels/profile/backward_lanes.hpp"
+
+#include "hmmsearch_oracle.hpp"
+
+#include <alignscope/error.hpp>
+#include <alignscope/profile/domain_definition.hpp>
+#include <alignscope/profile/filter_scan.hpp>
+#include <alignscope/profile/filter_verify.hpp>
+#include <alignscope/profile/filters.hpp>
+#include <alignscope/profile/hmm_file.hpp>
+#include <alignscope/profile/profile_targets.hpp>
+
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace alignscope;
+using namespace alignscope::profile;
+using namespace alignscope::kernels::profile;
+using namespace alignscope::test;
+
+namespace {
+
+struct Tally {
+    int targets = 0, differ = 0, rescaled = 0, failed = 0;
+    QString first;
+};
+
+void add_target(ProfileTargets& targets, const std::string& name, const std::vector<std::uint8_t>& codes) {
+    targets.residues.insert(targets.residues.end(), codes.begin(), codes.end());
+    targets.offsets.push_back(targets.residues.size());
+    targets.names.push_back(name);
+    targets.descriptions.emplace_back();
+}
+
+// One target through forward() and backward(), and through the emulated
+// lanes given forward()'s scale factors.
+void compare_target(const ForwardProfile& om, const std::string& model, const std::string& name,
+                    const std::uint8_t* dsq, int L, Tally& tally) {
+    thread_local DpMatrix fwd, bck;
+    const LengthModel length = LengthModel::for_target(L, true);
+    try {
+        (void)forward(om, length, dsq, L, fwd, false);
+    } catch (const Error&) {
+        // No Forward score (underflow): the rows are there, Backward still runs.
+    }
+    std::vector<float> scales(static_cast<std::size_t>(L) + 1);
+    for (int i = 0; i <= L; ++i) scales[static_cast<std::size_t>(i)] = fwd.x(i, DpMatrix::Scale);
+    std::vector<float> specials((static_cast<std::size_t>(L) + 1) * kForwardSpecials, -1.0f);
+    ForwardModelView m;
+    m.striped = om.striped.data();
+    m.Q = om.segments;
+    m.M = om.length;
+    m.e_loop = om.e_loop;
+    m.e_move = om.e_move;
+    BackwardTargetView t;
+    t.dsq = dsq;
+    t.L = L;
+    t.loop = length.loop;
+    t.move = length.move;
+    t.scales = scales.data();
+    t.specials = specials.data();
+    HostBackwardLanes lanes(om.segments);
+    const BackwardOutcome ours = backward_lanes(lanes, m, t);
+    float reference = 0.0f, score = 0.0f;
+    bool reference_fails = false, ours_fails = false;
+    try {
+        reference = backward(om, length, dsq, L, fwd, bck, false);
+    } catch (const Error&) {
+        reference_fails = true;
+    }
+    try {
+        score = backward_score_of(ours.xN, ours.total_scale, L);
+    } catch (const Error&) {
+        ours_fails = true;
+    }
+    ++tally.targets;
+    tally.rescaled += ours.total_scale > 0.0f;
+    tally.failed += reference_fails;
+    // backward() writes no row for an empty target.
+    const std::size_t compared = L > 0 ? specials.size() : 0;
+    const bool same = ours_fails == reference_fails &&
+                      (reference_fails || std::memcmp(&score, &reference, sizeof score) == 0) &&
+                      std::memcmp(&ours.total_scale, &bck.total_scale, sizeof(float)) == 0 &&
+                      std::memcmp(specials.data(), bck.xmx.data(), compared * sizeof(float)) == 0;
+    if (same) return;
+    if (tally.differ++ == 0)
+        tally.first = QStringLiteral("%1 x %2 (%3 residues): %4, reference %5")
+                          .arg(QString::fromStdString(model), QString::fromStdString(name))
+                          .arg(L)
+                          .arg(static_cast<double>(score), 0, 'g', 9)
+                          .arg(static_cast<double>(reference), 0, 'g', 9);
+}
+
+void compare_model(const ProfileHmm& hmm, const ProfileTargets& targets, Tally& tally) {
+    const FlushSubnormals flush;
+    NullModel null_model(hmm.alphabet);
+    null_model.set_filter(hmm.length, hmm.composition);
+    const ConfiguredProfile profile(hmm, null_model);
+    for (std::size_t t = 0; t < targets.size(); ++t)
+        compare_target(profile.multihit, hmm.name, targets.names[t], targets.codes(t), targets.length(t), tally);
+}
+
+QString summary(const Tally& tally) {
+    return QStringLiteral("%1 of %2 differ; first: %3").arg(tally.differ).arg(tally.targets).arg(tally.first);
+}
+
+ProfileHmm tutorial_model(const char* name) {
+    return read_hmm_file((kTutorial + "/" + name + ".hmm").toStdString()).front();
+}
+
+}  // namespace
+
+class TestProfileBackwardLanes : public QObject {
+    Q_OBJECT
+
+private slots:
+    void protein_models_on_real_sequences() {
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/Pkinase.hmm"),
+                                  "tutorial models are missing (Debian package hmmer-examples)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kDatabase), "DB.fasta.gz is missing (Debian package mmseqs2-examples)");
+        // 300 proteins of 26 to 4,799 residues (126,450 in all).
+        const QString slice = database_slice(dir_, QStringLiteral("slice.fa"), 300);
+        Tally tally;
+        for (const char* name : {"globins4", "fn3", "Pkinase"}) {
+            const ProfileHmm hmm = tutorial_model(name);
+            ProfileTargets targets = read_profile_targets(slice.toStdString(), hmm.alphabet);
+            QCOMPARE(targets.size(), std::size_t{300});
+            add_target(targets, "empty", {});
+            add_target(targets, "one_residue", {targets.codes(0)[0]});
+            // The consensus three times: three hits, rows rescaled.
+            std::vector<std::uint8_t> consensus;
+            const std::string c = hmm.consensus.substr(1);
+            ResidueCode::of(hmm.alphabet).digitise(c + c + c, consensus);
+            add_target(targets, "consensus_x3", consensus);
+            compare_model(hmm, targets, tally);
+        }
+        QVERIFY2(tally.differ == 0, qPrintable(summary(tally)));
+        QVERIFY2(tally.rescaled > 0, "no target was rescaled: the rescaling path went untested");
+    }
+
+    void dna_model_on_real_dna() {
+        const QString dna = kTutorial + "/dna_target.fa";
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/MADE1.hmm") && QFile::exists(dna),
+                                  "tutorial models are missing (Debian package hmmer-examples)");
+        const ProfileHmm hmm = tutorial_model("MADE1");
+        SequenceReader reader(dna.toStdString(), DescriptionBlanks::Keep);
+        Sequence fragment;
+        QVERIFY(reader.next(fragment));
+        std::vector<std::uint8_t> codes;
+        ResidueCode::of(hmm.alphabet).digitise(fragment.residues, codes);
+        QCOMPARE(codes.size(), std::size_t{330000});
+        // The first 100,000 bases (the longest target a search takes; MADE1
+        // hits them several times), then windows of 2,000 bases.
+        ProfileTargets targets;
+        targets.alphabet = hmm.alphabet;
+        targets.offsets.push_back(0);
+        add_target(targets, "first100000", std::vector<std::uint8_t>(codes.begin(), codes.begin() + 100000));
+        for (std::size_t from = 100000; from + 2000 <= codes.size(); from += 10000)
+            add_target(targets, "window" + std::to_string(from),
+                       std::vector<std::uint8_t>(codes.begin() + static_cast<std::ptrdiff_t>(from),
+                                                 codes.begin() + static_cast<std::ptrdiff_t>(from + 2000)));
+        // The consensus three times between bases of the fragment: rows rescaled.
+        std::vector<std::uint8_t> consensus(codes.begin(), codes.begin() + 500);
+        ResidueCode::of(hmm.alphabet).digitise(hmm.consensus.substr(1), codes);
+        for (int copy = 0; copy < 3; ++copy) consensus.insert(consensus.end(), codes.begin(), codes.end());
+        add_target(targets, "consensus_x3", consensus);
+        Tally tally;
+        compare_model(hmm, targets, tally);
+        QVERIFY2(tally.differ == 0, qPrintable(summary(tally)));
+        QVERIFY(tally.rescaled > 0);
+    }
+
+    void made_up_models_and_targets() {
+        Tally tally;
+        for (const ProfileHmm& hmm : made_up_profile_models(2, false, 7)) {
+            ProfileTargets targets = made_up_profile_targets(hmm, 4, 7);
+            // The 100,000-residue target is the last: too slow here for every model.
+            targets.residues.resize(targets.offsets[targets.size() - 1]);
+            targets.offsets.pop_back();
+            targets.names.pop_back();
+            targets.descriptions.pop_back();
+            compare_model(hmm, targets, tally);
+        }
+        QVERIFY2(tally.differ == 0, qPrintable(summary(tally)));
+        QVERIFY(tally.rescaled > 0);
+        qInfo("%d targets, %d rescaled, %d with no Backward score", tally.targets, tally.rescaled, tally.failed);
+    }
+
+    // The host's side: a device's rows into a parser matrix, and the score's
+    // errors as backward()'s.
+    void loaded_rows_and_score_errors() {
+        BackwardScores device;
+        device.first_row = {0, 3};
+        device.total_scale = {0.0f, 2.5f};
+        device.scores = {0.0f, 0.0f};
+        for (int v = 0; v < 5 * DpMatrix::Specials; ++v) device.specials.push_back(static_cast<float>(v));
+        DpMatrix bck;
+        load_device_backward(device, 1, 40, 1, bck);
+        QCOMPARE(bck.L, 1);
+        QCOMPARE(bck.M, 40);
+        QCOMPARE(bck.total_scale, 2.5f);
+        QCOMPARE(bck.x(0, DpMatrix::E), 18.0f);
+        QCOMPARE(bck.x(1, DpMatrix::Scale), 29.0f);
+        QVERIFY_THROWS_EXCEPTION(Error, load_device_backward(device, 1, 40, 2, bck));
+        QVERIFY_THROWS_EXCEPTION(Error, load_device_backward(device, 2, 40, 0, bck));
+        QCOMPARE(backward_score_of(1.0f, 3.0f, 10), 3.0f);
+        QVERIFY(std::isinf(backward_score_of(0.0f, 0.0f, 0)));
+        QVERIFY_THROWS_EXCEPTION(Error, backward_score_of(0.0f, 0.0f, 5));
+        QVERIFY_THROWS_EXCEPTION(Error, backward_score_of(std::numeric_limits<float>::quiet_NaN(), 0.0f, 5));
+        QVERIFY_THROWS_EXCEPTION(Error, backward_score_of(std::numeric_limits<float>::infinity(), 0.0f, 5));
+    }
+
+private:
+    QTemporaryDir dir_;
+};
+
+QTEST_GUILESS_MAIN(TestProfileBackwardLanes)
+#include "test_profile_backward_lanes.moc"
