@@ -122,6 +122,7 @@ void CudaProfileScanner::release_targets() {
     forward_length_.release();
     forward_result_.release();
     forward_first_row_.release();
+    backward_scales_.release();
 }
 
 void CudaProfileScanner::plan_for(int length, int codes) {
@@ -605,6 +606,229 @@ void CudaProfileScanner::forward_scores(std::span<const std::uint32_t> targets, 
             out.scores[i] = std::numeric_limits<float>::quiet_NaN();  // the caller says why (forward_score_of)
         }
     }
+}
+
+}  // namespace alignscope::kernels::profile
+
+namespace alignscope::kernels::profile {
+
+// ALIGNSCOPE_GPU_BACKWARD=0: Backward on the CPU threads (to compare the two).
+bool CudaProfileScanner::runs_backward() const {
+    static const bool disabled = [] {
+        const char* v = std::getenv("ALIGNSCOPE_GPU_BACKWARD");
+        return v && std::string_view(v) == "0";
+    }();
+    return !disabled;
+}
+
+// The parser Backward of the listed entries of a Forward's list: per slice of
+// the plan, in chunks whose rows (specials out, Forward scale factors in)
+// fit the plan's room, then scores by backward_score_of(). A target whose
+// rows alone do not fit it that way runs alone with its scale factors in its
+// own rows (the Forward's room: six floats a row).
+bool CudaProfileScanner::backward(const ap::ForwardProfile& model, std::span<const std::uint32_t> forward_targets,
+                                  const ap::ForwardScores& forward, std::span<const std::uint32_t> positions,
+                                  ap::BackwardScores& out, JobContext& context) {
+    if (!targets_) throw Error("profile filter scanner: no targets loaded");
+    if (!runs_backward()) return false;
+    const std::size_t listed = forward_targets.size();
+    if (forward.first_row.size() != listed || forward.total_scale.size() != listed)
+        throw Error("profile filter scanner: the Forward rows given to Backward are of another target list");
+    context.throw_if_cancelled();
+    const auto start = std::chrono::steady_clock::now();
+    const std::size_t count = positions.size();
+    out.scores.assign(count, 0.0f);
+    out.total_scale.assign(count, 0.0f);
+    out.first_row.assign(count, 0);
+    stats_.backward_cells = 0;
+    std::uint64_t rows = 0;
+    for (std::size_t j = 0; j < count; ++j) {
+        const std::uint32_t p = positions[j];
+        if (p >= listed || forward_targets[p] >= targets_->size())
+            throw Error("profile filter scanner: Backward target index out of range");
+        const auto L = static_cast<std::uint64_t>(targets_->length(forward_targets[p]));
+        if ((forward.first_row[p] + L + 1) * kForwardSpecials > forward.specials.size())
+            throw Error("profile filter scanner: the Forward rows given to Backward are too few");
+        out.first_row[j] = rows;
+        rows += L + 1;
+        stats_.backward_cells += L * static_cast<std::uint64_t>(model.length);
+    }
+    out.specials.assign(rows * kForwardSpecials, 0.0f);
+    if (count == 0) return true;
+    select_device();
+    plan_for(model.length, model.codes);
+    GpuTimeline timeline(context.timeline, info_.id, site("Backward parser kernel"));
+    const std::size_t slices = plan_.slices.size(), first = loaded_slice_ < slices ? loaded_slice_ : 0;
+    std::vector<std::vector<std::uint32_t>> by_slice(slices);
+    for (std::size_t j = 0; j < count; ++j)
+        by_slice[slice_of(plan_.slices, forward_targets[positions[j]])].push_back(static_cast<std::uint32_t>(j));
+    std::vector<float2> result(count);
+    std::vector<std::uint32_t> chunk;
+    float ms = 0;
+    auto run = [&] {
+        if (!chunk.empty())
+            ms += backward_chunk(model, forward_targets, forward, positions, chunk, out, result, timeline);
+        chunk.clear();
+    };
+    for (std::size_t k = 0; k < slices; ++k) {
+        const std::size_t s = (first + k) % slices;
+        if (by_slice[s].empty()) continue;
+        load_slice(s, timeline);
+        std::uint64_t chunk_bytes = 0;
+        for (std::uint32_t j : by_slice[s]) {
+            const std::uint64_t bytes =
+                (static_cast<std::uint64_t>(targets_->length(forward_targets[positions[j]])) + 1) *
+                (kForwardRowBytes + sizeof(float));
+            if (!chunk.empty() && chunk_bytes + bytes > plan_.rows_bytes) run(), chunk_bytes = 0;
+            chunk.push_back(j);
+            chunk_bytes += bytes;
+        }
+        run();
+    }
+    // The packed scale factors go: forward() plans its rows without them.
+    backward_scales_.release();
+    flush(timeline, context);
+    for (std::size_t j = 0; j < count; ++j) {
+        const int L = targets_->length(forward_targets[positions[j]]);
+        out.total_scale[j] = result[j].y;
+        try {
+            out.scores[j] = ap::backward_score_of(result[j].x, result[j].y, L);
+        } catch (const Error&) {
+            out.scores[j] = std::numeric_limits<float>::quiet_NaN();  // the caller says why (backward_score_of)
+        }
+    }
+    stats_.backward_kernel_seconds = ms / 1000.0;
+    stats_.backward_seconds = seconds_since(start);
+    return true;
+}
+
+float CudaProfileScanner::backward_chunk(const ap::ForwardProfile& model,
+                                         std::span<const std::uint32_t> forward_targets,
+                                         const ap::ForwardScores& forward, std::span<const std::uint32_t> positions,
+                                         const std::vector<std::uint32_t>& items, ap::BackwardScores& out,
+                                         std::vector<float2>& result, GpuTimeline& timeline) {
+    const CudaSite where = site("Backward parser kernel");
+    const std::uint32_t begin = plan_.slices[loaded_slice_].begin;
+    const std::size_t count = items.size();
+    const bool whole = count == positions.size();  // every entry, in out's order: rows straight into out.specials
+    std::vector<float2> length(count);
+    std::vector<std::uint64_t> first_row(count);
+    std::vector<std::uint32_t> local(count);
+    std::uint64_t rows = 0, cells = 0;
+    for (std::size_t c = 0; c < count; ++c) {
+        const std::uint32_t t = forward_targets[positions[items[c]]];
+        const int L = targets_->length(t);
+        const ap::LengthModel lm = ap::LengthModel::for_target(L, true);
+        length[c] = float2{lm.loop, lm.move};
+        first_row[c] = rows;
+        rows += static_cast<std::uint64_t>(L) + 1;
+        local[c] = t - begin;
+        cells += static_cast<std::uint64_t>(L) * static_cast<std::uint64_t>(model.length);
+    }
+    // The Forward's scale factor of every row, packed in the chunk's row order.
+    std::vector<float> scales(rows);
+    for (std::size_t c = 0; c < count; ++c) {
+        const std::uint32_t p = positions[items[c]];
+        const std::uint64_t L = static_cast<std::uint64_t>(targets_->length(forward_targets[p]));
+        const float* from = forward.specials.data() + forward.first_row[p] * kForwardSpecials;
+        for (std::uint64_t i = 0; i <= L; ++i) scales[first_row[c] + i] = from[i * kForwardSpecials + 5];
+    }
+    const std::uint64_t specials_bytes = rows * kForwardRowBytes;
+    const bool in_place = specials_bytes + rows * sizeof(float) > plan_.rows_bytes;  // one target, alone
+    const int model_floats = static_cast<int>(model.striped.size());
+    const int threads = forward_threads_per_block();
+    const int blocks = static_cast<int>(
+        std::min<std::size_t>((count * 4 + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads),
+                              static_cast<std::size_t>(std::max(1, info_.sm_count)) * 16));
+    const std::uint32_t stride = static_cast<std::uint32_t>(blocks * threads);
+    const std::size_t half = shape_.forward_shared;
+    const int Q = model.segments;
+    const bool shared_rows = forward_shared_bytes(Q, model_floats, true, false) <= half;
+    const bool shared_model =
+        forward_shared_bytes(Q, model_floats, shared_rows, true) <= (shared_rows ? half : shared_optin_);
+    std::vector<std::uint32_t> order(count);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return targets_->length(begin + local[a]) > targets_->length(begin + local[b]);
+    });
+    // The rows' buffers within the plan's room: what is held from earlier
+    // calls goes first where keeping it would pass the room.
+    const std::uint64_t scale_bytes = in_place ? 0 : rows * sizeof(float);
+    if (std::max<std::uint64_t>(forward_specials_.bytes(), specials_bytes) +
+            std::max<std::uint64_t>(backward_scales_.bytes(), scale_bytes) >
+        plan_.rows_bytes) {
+        forward_specials_.release();
+        backward_scales_.release();
+    }
+    forward_model_.reserve(static_cast<std::size_t>(model_floats), where);
+    forward_specials_.reserve(std::max<std::size_t>(rows * kForwardSpecials, 1), where);
+    if (!in_place) backward_scales_.reserve(std::max<std::size_t>(rows, 1), where);
+    if (!shared_rows)
+        forward_scratch_.reserve(static_cast<std::size_t>(3) * static_cast<std::size_t>(Q) * stride, where);
+    forward_length_.reserve(count, where);
+    forward_result_.reserve(count, where);
+    forward_first_row_.reserve(count, where);
+    list_.reserve(count, where);
+    list_order_.reserve(count, where);
+    auto put = [&](void* to, const void* from, std::size_t bytes, const char* name) {
+        copy(to, from, bytes, cudaMemcpyHostToDevice, name, timeline, where);
+    };
+    put(forward_model_.data(), model.striped.data(), model.striped.size() * sizeof(float), "H2D model");
+    put(forward_length_.data(), length.data(), count * sizeof(float2), "H2D list");
+    put(forward_first_row_.data(), first_row.data(), count * sizeof(std::uint64_t), "H2D list");
+    put(list_.data(), local.data(), count * sizeof(std::uint32_t), "H2D list");
+    put(list_order_.data(), order.data(), count * sizeof(std::uint32_t), "H2D list");
+    float* scales_at = in_place ? forward_specials_.data() : backward_scales_.data();
+    put(scales_at, scales.data(), rows * sizeof(float), "H2D scale factors");
+    ALIGNSCOPE_CUDA(cudaMemsetAsync(counter_.data(), 0, sizeof(std::uint32_t), stream_), where);
+    BackwardBatchView batch;
+    batch.residues = residues_.data();
+    batch.offsets = offsets_.data();
+    batch.list = list_.data();
+    batch.order = list_order_.data();
+    batch.length = forward_length_.data();
+    batch.first_row = forward_first_row_.data();
+    batch.scales = scales_at;
+    batch.scale_step = in_place ? static_cast<std::uint32_t>(kForwardSpecials) : 1u;
+    batch.specials = forward_specials_.data();
+    batch.result = forward_result_.data();
+    batch.scratch = forward_scratch_.data();
+    batch.stride = stride;
+    batch.count = static_cast<std::uint32_t>(count);
+    batch.counter = counter_.data();
+    ForwardModelView view;
+    view.striped = forward_model_.data();
+    view.Q = model.segments;
+    view.M = model.length;
+    view.e_loop = model.e_loop;
+    view.e_move = model.e_move;
+    ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
+    static const KernelName kernel = KernelName::parse(kBackwardKernelName);
+    timeline.record(stream_, kernel_op(kernel, 0, cells), [&] {
+        ALIGNSCOPE_CUDA(launch_backward_parser(batch, view, model_floats, shared_rows, shared_model, blocks, stream_),
+                        where);
+    });
+    ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
+    std::vector<float2> chunk_result(count);
+    std::vector<float> chunk_rows(whole ? 0 : rows * kForwardSpecials);
+    float* rows_to = whole ? out.specials.data() : chunk_rows.data();
+    copy(chunk_result.data(), forward_result_.data(), count * sizeof(float2), cudaMemcpyDeviceToHost, "D2H scores",
+         timeline, where);
+    copy(rows_to, forward_specials_.data(), rows * kForwardSpecials * sizeof(float), cudaMemcpyDeviceToHost,
+         "D2H specials", timeline, where);
+    ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
+    float ms = 0;
+    ALIGNSCOPE_CUDA(cudaEventElapsedTime(&ms, start_, stop_), where);
+    for (std::size_t c = 0; c < count; ++c) {
+        const std::uint32_t j = items[c];
+        result[j] = chunk_result[c];
+        if (whole) continue;
+        const std::size_t floats =
+            (static_cast<std::size_t>(targets_->length(forward_targets[positions[j]])) + 1) * kForwardSpecials;
+        std::copy_n(chunk_rows.data() + first_row[c] * kForwardSpecials, floats,
+                    out.specials.data() + out.first_row[j] * kForwardSpecials);
+    }
+    return ms;
 }
 
 }  // namespace alignscope::kernels::profile

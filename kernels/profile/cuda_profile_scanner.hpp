@@ -6,7 +6,9 @@
 // final float step). Models too long for the compiled kernels are filtered on
 // the CPU threads instead, with the same scores. forward(): the parser
 // Forward of the Viterbi filter's survivors, four threads a target, the CPU's
-// float arithmetic in the CPU's order (forward_lanes.hpp), the same scores.
+// float arithmetic in the CPU's order (forward_lanes.hpp), the same scores;
+// backward(): the parser Backward of those past the Fwd filter the same way
+// (backward_lanes.hpp), every row's specials the CPU's.
 // Memory: a budget (set_memory_budget, default 90 % of the free memory) is
 // planned on the host (memory_plan.hpp); targets that do not fit it are
 // loaded and scanned in slices of consecutive targets, longest first within
@@ -42,6 +44,10 @@ public:
     bool forward(const alignscope::profile::ForwardProfile& model, std::span<const std::uint32_t> targets,
                  alignscope::profile::ForwardScores& out, JobContext& context) override;
     bool runs_forward() const override;
+    bool backward(const alignscope::profile::ForwardProfile& model, std::span<const std::uint32_t> forward_targets,
+                  const alignscope::profile::ForwardScores& forward, std::span<const std::uint32_t> positions,
+                  alignscope::profile::BackwardScores& out, JobContext& context) override;
+    bool runs_backward() const override;
     alignscope::profile::ProfileFilterStats last_stats() const override { return stats_; }
 
     // The plan the scanner works to for the last model it saw.
@@ -84,6 +90,15 @@ private:
     float forward_chunk(const alignscope::profile::ForwardProfile& model, std::span<const std::uint32_t> targets,
                         const std::vector<std::uint32_t>& positions, alignscope::profile::ForwardScores& out,
                         std::vector<float2>& result, GpuTimeline& timeline);
+    // Backward over entries `items` of out (forward_targets[positions[j]] for
+    // j in items, all in the loaded slice, rows within the plan's room); their
+    // specials into out at out.first_row, row 0's N and the total scale into
+    // result[j]. Returns the kernel's milliseconds.
+    float backward_chunk(const alignscope::profile::ForwardProfile& model,
+                         std::span<const std::uint32_t> forward_targets,
+                         const alignscope::profile::ForwardScores& forward, std::span<const std::uint32_t> positions,
+                         const std::vector<std::uint32_t>& items, alignscope::profile::BackwardScores& out,
+                         std::vector<float2>& result, GpuTimeline& timeline);
     // A host-to-device or device-to-host copy on the stream, on the timeline as `name`.
     void copy(void* to, const void* from, std::size_t bytes, cudaMemcpyKind kind, const char* name,
               GpuTimeline& timeline, const CudaSite& where);
@@ -120,6 +135,8 @@ private:
     DeviceBuffer<float> forward_model_, forward_specials_, forward_scratch_;
     DeviceBuffer<float2> forward_length_, forward_result_;
     DeviceBuffer<std::uint64_t> forward_first_row_;
+    // Backward's Forward scale factors, packed (its rows go to forward_specials_).
+    DeviceBuffer<float> backward_scales_;
     std::vector<std::uint32_t> host_order_;  // the loaded slice's targets (local), longest first
     float tjb_scale_ = 0, ncj_scale_ = 0;    // the scales the length tables were made for
     MsvParams msv_params_;                   // the model of the running msv() call

@@ -3,6 +3,7 @@
 // that picks the instantiation compiled for the model's segment count.
 #pragma once
 
+#include "profile/backward_lanes.hpp"
 #include "profile/filter_layout.hpp"
 #include "profile/forward_lanes.hpp"
 
@@ -73,5 +74,35 @@ std::size_t forward_shared_bytes(int segments, int model_floats, bool shared_row
 // to shared memory (shared_model) or read from global.
 cudaError_t launch_forward_filter(const ForwardBatchView& batch, const ForwardModelView& model, int model_floats,
                                   bool shared_rows, bool shared_model, int blocks, cudaStream_t stream);
+
+// The parser Backward of targets past the Fwd filter (backward_kernel.cu):
+// four threads a target, as the Forward filter, rows L down to 0.
+inline constexpr const char* kBackwardKernelName = "sw_affine_bwdparser4_s32";
+
+// List position j runs target list[j]; work item w is position order[w].
+struct BackwardBatchView {
+    const std::uint8_t* residues = nullptr;  // every loaded target's codes
+    const std::uint64_t* offsets = nullptr;
+    const std::uint32_t* list = nullptr;
+    const std::uint32_t* order = nullptr;      // longest first
+    const float2* length = nullptr;            // per position: the LengthModel's loop, move
+    const std::uint64_t* first_row = nullptr;  // per position: its rows 0..L in `specials`
+    // The Forward's scale factors of a position's rows 0..L start at
+    // scales[first_row * scale_step]: packed (step 1), or (step
+    // kForwardSpecials, a launch of one target) the first L + 1 floats of
+    // its own rows in `specials`, each read before a row overwrites it.
+    const float* scales = nullptr;
+    std::uint32_t scale_step = 1;
+    float* specials = nullptr;  // kForwardSpecials floats a row
+    float2* result = nullptr;   // per position: row 0's N, total scale
+    float* scratch = nullptr;   // rows not in shared memory: as ForwardBatchView's
+    std::uint32_t stride = 0;
+    std::uint32_t count = 0;
+    std::uint32_t* counter = nullptr;  // must be zero
+};
+
+// As launch_forward_filter (the same rows, shared memory and threads a block).
+cudaError_t launch_backward_parser(const BackwardBatchView& batch, const ForwardModelView& model, int model_floats,
+                                   bool shared_rows, bool shared_model, int blocks, cudaStream_t stream);
 
 }  // namespace alignscope::kernels::profile
