@@ -402,6 +402,7 @@ struct SearchDevices {
     Backend* aligner = nullptr;
     std::vector<std::future<double>> warm_ups;  // each GPU's start-up, in seconds
     double seconds = 0;                         // from the thread's start to the scanner made
+    double registry_seconds = 0;                // of which the scanners' registry (the driver's start)
 };
 
 // Each GPU of `spec` started on a thread of its own. Only a head start: a GPU
@@ -434,7 +435,9 @@ SearchDevices make_search_devices(const SearchFlags& flags, CliContext& context,
         d.setup.options = options;
         d.setup.scheme = search_scheme(flags, alphabet, d.scheme_note);
         d.scheme_made = true;
+        const auto registry_start = std::chrono::steady_clock::now();
         d.registry = scanner_registry();
+        d.registry_seconds = seconds_since(registry_start);
         const std::string spec =
             choose_scan_device(*d.registry, flags.device.device, d.setup, &d.device_note, "--device");
         d.scanner = d.registry->create(spec);
@@ -721,6 +724,7 @@ struct SearchStages {
     double queries = 0;       // reading the queries
     double database = 0;      // preparing the database (its cache read, or the FASTA parsed)
     double devices = 0;       // beside the database: scheme, device discovery, scanner, backend
+    double registry = 0;      // of which device discovery (the driver's start)
     double devices_wait = 0;  // what the database's end waited for them
     double gpu_start = 0;     // beside everything: the slowest GPU's context and streams
     double outputs = 0;       // after the job: the outputs' ends, commits, the project
@@ -730,16 +734,19 @@ struct SearchStages {
 void print_search_stages(const SearchStages& t, const SearchSummary& s, CacheOutcome cache) {
     const double hand_out =
         std::max(0.0, s.total_seconds - s.load_seconds - s.scan_seconds - s.select_seconds - s.traceback_seconds);
-    char text[768];
+    char text[1024];
     std::snprintf(text, sizeof text,
                   "search: stages: start-up %.3f s, queries %.3f s, database %.3f s (cache %s), devices %.3f s "
-                  "beside it (%.3f s waited for), GPU start-up %.3f s beside them; job %.3f s: load %.3f s, scan "
+                  "beside it (device discovery %.3f s; %.3f s waited for), GPU start-up %.3f s beside them; job "
+                  "%.3f s: load %.3f s (the scores' buffer made present %.3f s beside it, %.3f s waited for), scan "
                   "%.3f s, select hits %.3f s, traceback %.3f s, the rest (queries encoded, hits handed out and "
                   "written) %.3f s; outputs opened and committed %.3f s; whole %.3f s",
-                  t.start_up, t.queries, t.database, std::string(to_string(cache)).c_str(), t.devices, t.devices_wait,
-                  t.gpu_start, s.total_seconds, s.load_seconds, s.scan_seconds, s.select_seconds, s.traceback_seconds,
-                  hand_out, t.outputs, t.whole);
+                  t.start_up, t.queries, t.database, std::string(to_string(cache)).c_str(), t.devices, t.registry,
+                  t.devices_wait, t.gpu_start, s.total_seconds, s.load_seconds, s.scores_buffer_seconds,
+                  s.scores_buffer_wait, s.scan_seconds, s.select_seconds, s.traceback_seconds, hand_out, t.outputs,
+                  t.whole);
     std::cerr << text << '\n';
+    if (!s.setup_stats.empty()) std::cerr << "search: scanner set-up: " << s.setup_stats << '\n';
 }
 
 int run_search_command(const SearchFlags& flags, CliContext& context) {
@@ -776,6 +783,7 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
     auto d = std::make_unique<SearchDevices>(starting.get());
     stages.devices_wait = seconds_since(waiting);
     stages.devices = d->seconds;
+    stages.registry = d->registry_seconds;
     if (d->failure && !d->scheme_made) std::rethrow_exception(d->failure);
     if (!d->scheme_note.empty()) say(d->scheme_note);
     if (d->failure) std::rethrow_exception(d->failure);

@@ -28,9 +28,11 @@
 #include <alignscope/error.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <future>
 #include <mutex>
@@ -48,6 +50,10 @@ using search::ProfilePlan;
 
 std::uint64_t round4(std::uint64_t v) { return (v + 3) & ~std::uint64_t{3}; }
 
+double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+}
+
 }  // namespace
 
 CudaScanner::CudaScanner(int device_index, DeviceInfo info) : device_(device_index), info_(std::move(info)) {}
@@ -57,7 +63,8 @@ struct CudaScanner::Partition {
     std::uint64_t residues = 0;
     int max_length = 0;
     double mean_length = 0;
-    std::vector<std::uint8_t> host_codes;  // padded codes (kept only when streamed)
+    std::unique_ptr<std::uint8_t[]> host_codes;  // padded codes (kept only when streamed)
+    std::size_t host_code_bytes = 0;
     std::vector<std::uint64_t> host_starts;
     std::vector<std::int32_t> host_lengths;
     DeviceBuffer<std::uint8_t> codes;
@@ -100,13 +107,77 @@ CudaSite CudaScanner::site(const std::string& job) const { return {info_.id + " 
 
 void CudaScanner::select_device() const { ALIGNSCOPE_CUDA(cudaSetDevice(device_), site("database scan")); }
 
+namespace {
+
+// Per byte its code under `matrix`, or -1 where the matrix does not score it.
+std::array<std::int16_t, 256> code_table(const SubstitutionMatrix& matrix) {
+    std::array<std::int16_t, 256> code{};
+    for (int c = 0; c < 256; ++c)
+        code[static_cast<std::size_t>(c)] = static_cast<std::int16_t>(matrix.index_of(static_cast<char>(c)));
+    return code;
+}
+
+}  // namespace
+
+// The padded codes, starts and lengths of the partition's positions on the
+// host, written on several cores straight from the residues (each core
+// touching the fresh pages it fills first); false when a residue is not
+// scored by the matrix.
+bool CudaScanner::fill_host_partition(Partition& part, const PreparedDatabase& database,
+                                      const std::array<std::int16_t, 256>& code) const {
+    const std::size_t count = part.last - part.first;
+    part.residues = 0;
+    part.max_length = 0;
+    part.host_starts.resize(count);
+    part.host_lengths.resize(count);
+    std::uint64_t at = 0;
+    for (std::size_t p = part.first; p < part.last; ++p) {
+        const std::uint32_t n = database.length(p);
+        part.residues += n;
+        part.max_length = std::max<int>(part.max_length, static_cast<int>(n));
+        part.host_starts[p - part.first] = at;
+        part.host_lengths[p - part.first] = static_cast<std::int32_t>(n);
+        at += round4(n);
+    }
+    part.mean_length = static_cast<double>(part.residues) / static_cast<double>(count);
+    part.host_code_bytes = at + 16;
+    part.host_codes = std::make_unique_for_overwrite<std::uint8_t[]>(part.host_code_bytes);
+    std::uint8_t* codes = part.host_codes.get();
+    std::memset(codes + at, pad_code_, 16);
+    std::atomic<bool> unscored{false};
+    parallel_chunks(
+        count, setup_.threads,
+        [&](std::size_t from, std::size_t to) {
+            bool bad = false;
+            for (std::size_t k = from; k < to; ++k) {
+                const std::size_t p = part.first + k;
+                const std::uint32_t n = database.length(p);
+                const auto* in = reinterpret_cast<const unsigned char*>(database.residues.data() + database.offsets[p]);
+                std::uint8_t* out = codes + part.host_starts[k];
+                for (std::uint32_t j = 0; j < n; ++j) {
+                    const std::int16_t c = code[in[j]];
+                    bad |= c < 0;
+                    out[j] = static_cast<std::uint8_t>(c);
+                }
+                for (std::uint64_t j = n; j < round4(n); ++j) out[j] = pad_code_;
+            }
+            if (bad) unscored.store(true);
+        },
+        1024);
+    return !unscored.load();
+}
+
 void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup, JobContext& context) {
+    const auto load_start = std::chrono::steady_clock::now();
+    load_stats_ = {};
     const ScanCapability can = capability(setup);
     if (!can.supported) throw Error(info_.id + ": " + can.reason);
     // The device's context starts (tenths of a second) while the host encodes the database.
-    std::future<void> started = std::async(std::launch::async, [this] {
+    std::future<double> started = std::async(std::launch::async, [this] {
+        const auto start = std::chrono::steady_clock::now();
         select_device();
         ALIGNSCOPE_CUDA(cudaFree(nullptr), site("start-up"));
+        return seconds_between(start, std::chrono::steady_clock::now());
     });
     const CudaSite where = site("loading database " + database.source);
     database_ = &database;
@@ -135,44 +206,77 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
     // which the 16-bit range pays for.
     saturation_bound_ = 32767 - max_score_ - (mode_ == DbScanMode::Local ? setup.scheme.gap_open : 0);
 
-    const std::vector<std::uint8_t> codes = encode_database(database, matrix);
+    // The whole database laid out as one partition before the device is
+    // up: the layout of every database that fits, which is nearly all.
+    const std::array<std::int16_t, 256> code = code_table(matrix);
+    Partition whole;
+    whole.first = 0;
+    whole.last = database.size();
+    if (!fill_host_partition(whole, database, code)) (void)encode_database(database, matrix);  // names the residue
+    compute_target_bests(database, code);
+    load_stats_.prepare_seconds = seconds_between(load_start, std::chrono::steady_clock::now());
+    const auto waiting = std::chrono::steady_clock::now();
+    load_stats_.context_seconds = started.get();
+    load_stats_.context_wait_seconds = seconds_between(waiting, std::chrono::steady_clock::now());
+    const auto placing = std::chrono::steady_clock::now();
+    select_device();
+    place_partitions(database, std::move(whole), code, context, where);
+    load_stats_.upload_seconds = seconds_between(placing, std::chrono::steady_clock::now());
+    load_stats_.seconds = seconds_between(load_start, std::chrono::steady_clock::now());
+}
+
+// Bounded modes: per residue the best score it can take part in (as a query
+// row and as a target column), and per database position the sum of its
+// residues' best, for the upper bound of highest_cell.
+void CudaScanner::compute_target_bests(const PreparedDatabase& database, const std::array<std::int16_t, 256>& code) {
     best_as_query_.clear();
     target_best_.clear();
-    if (bounded()) {
-        // Per residue the best score it can take part in (as a query row and as
-        // a target column), for the upper bound of highest_cell.
-        const int size = matrix.size();
-        best_as_query_.assign(static_cast<std::size_t>(size), 0);
-        std::vector<int> best_as_target(static_cast<std::size_t>(size), 0);
-        for (int a = 0; a < size; ++a)
-            for (int b = 0; b < size; ++b) {
-                best_as_query_[static_cast<std::size_t>(a)] =
-                    std::max(best_as_query_[static_cast<std::size_t>(a)], matrix.score(a, b));
-                best_as_target[static_cast<std::size_t>(b)] =
-                    std::max(best_as_target[static_cast<std::size_t>(b)], matrix.score(a, b));
-            }
-        target_best_.resize(database.size());
-        for (std::size_t p = 0; p < database.size(); ++p) {
-            std::int64_t sum = 0;
-            const std::uint8_t* c = codes.data() + database.offsets[p];
-            for (std::uint32_t k = 0; k < database.length(p); ++k) sum += best_as_target[c[k]];
-            target_best_[p] = sum;
+    if (!bounded()) return;
+    const SubstitutionMatrix& matrix = setup_.scheme.matrix;
+    const int size = matrix.size();
+    best_as_query_.assign(static_cast<std::size_t>(size), 0);
+    std::vector<int> best_as_target(static_cast<std::size_t>(size), 0);
+    for (int a = 0; a < size; ++a)
+        for (int b = 0; b < size; ++b) {
+            best_as_query_[static_cast<std::size_t>(a)] =
+                std::max(best_as_query_[static_cast<std::size_t>(a)], matrix.score(a, b));
+            best_as_target[static_cast<std::size_t>(b)] =
+                std::max(best_as_target[static_cast<std::size_t>(b)], matrix.score(a, b));
         }
-    }
-    started.get();
-    select_device();
+    target_best_.resize(database.size());
+    parallel_chunks(
+        database.size(), setup_.threads,
+        [&](std::size_t from, std::size_t to) {
+            for (std::size_t p = from; p < to; ++p) {
+                std::int64_t sum = 0;
+                for (const char c : database.residues_of(p))
+                    sum += best_as_target[static_cast<std::size_t>(code[static_cast<unsigned char>(c)])];
+                target_best_[p] = sum;
+            }
+        },
+        1024);
+}
 
-    cudaDeviceProp props{};
-    ALIGNSCOPE_CUDA(cudaGetDeviceProperties(&props, device_), where);
-    sm_count_ = props.multiProcessorCount;
+// Once the device is up: the memory budget, the partitions (the whole
+// database when it fits, uploaded now), and the scan's streams.
+void CudaScanner::place_partitions(const PreparedDatabase& database, Partition whole,
+                                   const std::array<std::int16_t, 256>& code, JobContext& context,
+                                   const CudaSite& where) {
+    if (info_.sm_count > 0) {
+        sm_count_ = info_.sm_count;
+    } else {
+        cudaDeviceProp props{};
+        ALIGNSCOPE_CUDA(cudaGetDeviceProperties(&props, device_), where);
+        sm_count_ = props.multiProcessorCount;
+    }
     std::size_t free_bytes = 0, total_bytes = 0;
     ALIGNSCOPE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes), where);
     // Free memory counts what this scanner holds already (a reload).
     for (const auto& p : partitions_)
         if (p.resident) free_bytes += p.codes.bytes() + p.starts.bytes() + p.lengths.bytes();
     partitions_.clear();
-    budget_ = setup.gpu_memory_budget ? setup.gpu_memory_budget
-                                      : static_cast<std::uint64_t>(0.9 * static_cast<double>(free_bytes));
+    budget_ = setup_.gpu_memory_budget ? setup_.gpu_memory_budget
+                                       : static_cast<std::uint64_t>(0.9 * static_cast<double>(free_bytes));
     // Working memory of a scan: outputs and their host copies, profiles, scratch.
     const std::uint64_t working = std::min<std::uint64_t>(budget_ / 3, 3ull << 30);
     const std::uint64_t for_database = budget_ > working ? budget_ - working : 0;
@@ -182,39 +286,23 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
         throw Error(info_.id + ": a GPU memory budget of " + std::to_string(budget_ >> 20) +
                     " MiB leaves too little for the database (raise --gpu-mem)");
 
-    std::vector<std::pair<std::size_t, std::size_t>> ranges;
     if (padded_total + 64 <= for_database) {
-        ranges.emplace_back(0, database.size());
+        partitions_.push_back(std::move(whole));
+        upload(partitions_.front(), nullptr, nullptr);
     } else {
         // Each partition must fit together with the next one's upload.
-        ranges = database.partitions(for_database / 2);
-    }
-    partitions_.resize(ranges.size());
-    for (std::size_t k = 0; k < ranges.size(); ++k) {
-        context.throw_if_cancelled();
-        Partition& part = partitions_[k];
-        part.first = ranges[k].first;
-        part.last = ranges[k].second;
-        std::uint64_t bytes = 0;
-        for (std::size_t p = part.first; p < part.last; ++p) {
-            part.residues += database.length(p);
-            part.max_length = std::max<int>(part.max_length, static_cast<int>(database.length(p)));
-            bytes += round4(database.length(p));
+        whole = {};
+        const std::vector<std::pair<std::size_t, std::size_t>> ranges = database.partitions(for_database / 2);
+        partitions_.resize(ranges.size());
+        for (std::size_t k = 0; k < ranges.size(); ++k) {
+            context.throw_if_cancelled();
+            partitions_[k].first = ranges[k].first;
+            partitions_[k].last = ranges[k].second;
+            (void)fill_host_partition(partitions_[k], database, code);
         }
-        part.mean_length = static_cast<double>(part.residues) / static_cast<double>(part.last - part.first);
-        part.host_codes.assign(bytes + 16, pad_code_);
-        part.host_starts.resize(part.last - part.first);
-        part.host_lengths.resize(part.last - part.first);
-        std::uint64_t at = 0;
-        for (std::size_t p = part.first; p < part.last; ++p) {
-            const std::uint32_t n = database.length(p);
-            std::memcpy(part.host_codes.data() + at, codes.data() + database.offsets[p], n);
-            part.host_starts[p - part.first] = at;
-            part.host_lengths[p - part.first] = static_cast<std::int32_t>(n);
-            at += round4(n);
-        }
+        if (partitions_.size() == 1) upload(partitions_.front(), nullptr, nullptr);
     }
-    if (partitions_.size() == 1) upload(partitions_.front(), nullptr, nullptr);
+    prepare_slots(where);
 }
 
 void CudaScanner::upload(Partition& part, GpuTimeline* timeline, cudaStream_t stream) {
@@ -229,7 +317,7 @@ void CudaScanner::upload(Partition& part, GpuTimeline* timeline, cudaStream_t st
             other.resident = false;
         }
     }
-    part.codes.reserve(part.host_codes.size(), where);
+    part.codes.reserve(part.host_code_bytes, where);
     part.starts.reserve(part.host_starts.size(), where);
     part.lengths.reserve(part.host_lengths.size(), where);
     auto copy = [&](void* to, const void* from, std::size_t bytes) {
@@ -241,14 +329,15 @@ void CudaScanner::upload(Partition& part, GpuTimeline* timeline, cudaStream_t st
             ALIGNSCOPE_CUDA(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), where);
         }
     };
-    copy(part.codes.data(), part.host_codes.data(), part.host_codes.size());
+    copy(part.codes.data(), part.host_codes.get(), part.host_code_bytes);
     copy(part.starts.data(), part.host_starts.data(), part.host_starts.size() * sizeof(std::uint64_t));
     copy(part.lengths.data(), part.host_lengths.data(), part.host_lengths.size() * sizeof(std::int32_t));
     if (stream) ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream), where);
     part.resident = true;
     // A resident whole database needs no host copy.
     if (partitions_.size() == 1) {
-        std::vector<std::uint8_t>().swap(part.host_codes);
+        part.host_codes.reset();
+        part.host_code_bytes = 0;
         std::vector<std::uint64_t>().swap(part.host_starts);
         std::vector<std::int32_t>().swap(part.host_lengths);
     }
@@ -555,6 +644,7 @@ void CudaScanner::ScanCall::launch(const search::LaunchRun& run, Partition& part
     next_slot = (next_slot + 1) % scanner.slots_.size();
     collect(slot);
     const std::size_t n_plans = run.last - run.first;
+    const auto growing = std::chrono::steady_clock::now();
     slot.out.reserve(n_plans * count, where);
     slot.host_out.reserve(n_plans * count, where);
     const int per_sm = scanner.blocks_per_sm(shape, false);
@@ -568,6 +658,7 @@ void CudaScanner::ScanCall::launch(const search::LaunchRun& run, Partition& part
         const std::uint64_t strips = static_cast<std::uint64_t>(geometry.blocks) * shape.groups_per_block();
         slot.scratch.reserve(strips * scratch_columns, where);
     }
+    scanner.load_stats_.buffer_seconds += seconds_between(growing, std::chrono::steady_clock::now());
     DbScanParams params;
     params.residues = part.codes.data();
     params.starts = part.starts.data();
@@ -698,6 +789,19 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
             KernelName{setup_.options.mode, setup_.scheme.linear(), "reference", 0, KernelWidth::S64}.format());
     for (const std::string& n : call.kernel_names) stats_.kernels += (stats_.kernels.empty() ? "" : ",") + n;
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string CudaScanner::setup_stats() const {
+    std::uint64_t pinned = 0;
+    for (const auto& s : slots_) pinned += s->host_out.bytes();
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "%s load %.3f s (database laid out %.3f s beside the context's start %.3f s, waited %.3f s for "
+                  "it; budget, buffers, upload and streams %.3f s), scan buffers grown %.3f s (%.0f MiB pinned)",
+                  info_.id.c_str(), load_stats_.seconds, load_stats_.prepare_seconds, load_stats_.context_seconds,
+                  load_stats_.context_wait_seconds, load_stats_.upload_seconds, load_stats_.buffer_seconds,
+                  static_cast<double>(pinned) / static_cast<double>(1 << 20));
+    return text;
 }
 
 bool CudaScanner::bounded_exact16(std::size_t query_length, std::int64_t query_best, std::size_t position) const {

@@ -13,6 +13,8 @@
 
 #include <alignscope/search/scan.hpp>
 
+#include <array>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <utility>
@@ -34,6 +36,7 @@ public:
     void scan(std::span<const EncodedSequence* const> queries, std::span<std::int64_t> scores,
               JobContext& context) override;
     ScanStats last_stats() const override { return stats_; }
+    std::string setup_stats() const override;
 
     // What this scanner can run (registered with the scanner registry).
     static ScanCapability capability(const ScanSetup& setup);
@@ -44,7 +47,22 @@ private:
     struct ScanCall;                        // one call of scan() and its stages
     using Saturated = search::RescorePair;  // a pair to rescore with 32-bit cells
 
+    // Seconds of the last load() and of the scans' buffers, for setup_stats().
+    struct LoadStats {
+        double seconds = 0;               // the whole load()
+        double prepare_seconds = 0;       // host layout of the database (beside the context's start)
+        double context_seconds = 0;       // the context's start (cudaFree(nullptr) on a thread of its own)
+        double context_wait_seconds = 0;  // what the load waited for it after its host work
+        double upload_seconds = 0;        // budget, device buffers, copies, streams
+        double buffer_seconds = 0;        // scans: device and pinned buffers grown
+    };
+
     CudaSite site(const std::string& job) const;
+    bool fill_host_partition(Partition& part, const PreparedDatabase& database,
+                             const std::array<std::int16_t, 256>& code) const;
+    void compute_target_bests(const PreparedDatabase& database, const std::array<std::int16_t, 256>& code);
+    void place_partitions(const PreparedDatabase& database, Partition whole, const std::array<std::int16_t, 256>& code,
+                          JobContext& context, const CudaSite& where);
     void select_device() const;
     void upload(Partition& part, GpuTimeline* timeline, cudaStream_t stream);
     void release_slots();
@@ -95,6 +113,7 @@ private:
     DeviceBuffer<std::int32_t> lengths_;            // bounded: query lengths of each profile's two lanes
     std::map<int, std::pair<int, int>> occupancy_;  // shape key -> (letters, blocks per SM)
     ScanStats stats_;
+    LoadStats load_stats_;
 };
 
 }  // namespace alignscope::kernels

@@ -230,6 +230,7 @@ std::unique_ptr<DatabaseScanner> SearchBench::load_scanner(const Workload& w, co
         point.device_name = info.name;
         const auto load_start = std::chrono::steady_clock::now();
         scanner->load(w.database, setup, context_);
+        scanner->wait_loaded();
         point.load_seconds = seconds_since(load_start);
     } catch (const Cancelled&) {
         throw;

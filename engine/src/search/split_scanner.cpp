@@ -16,8 +16,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -63,7 +65,16 @@ public:
         return info;
     }
 
+    ~SplitScanner() override { wait_for_loads(); }
+    SplitScanner(const SplitScanner&) = delete;
+    SplitScanner& operator=(const SplitScanner&) = delete;
+
+    // Each device loads on a thread of its own and this returns at once: a
+    // device takes its first chunk of a scan as soon as its own load is done
+    // (a GPU whose context came up first starts first). A device's load
+    // error is raised by the scan that waits for it.
     void load(const PreparedDatabase& database, const ScanSetup& setup, JobContext& context) override {
+        wait_for_loads();
         database_ = nullptr;
         way_ = choose_way(database, setup);
         const std::size_t n = parts_.size();
@@ -73,10 +84,38 @@ public:
             for (std::size_t p = 0; p < database.size(); ++p) positions_[p % n].push_back(p);
             for (std::size_t k = 0; k < n; ++k) pieces_[k] = database.subset(positions_[k]);
         }
-        run_all(context, [&](std::size_t k, JobContext& part_context) {
-            parts_[k]->load(way_ == split::Way::Queries ? database : pieces_[k], setup, part_context);
-        });
+        context.throw_if_cancelled();
+        load_stop_ = std::make_unique<CancellationToken>();
+        load_ready_.assign(n, 0);
+        load_failures_.assign(n, nullptr);
+        const auto start = std::chrono::steady_clock::now();
+        for (std::size_t k = 0; k < n; ++k) {
+            const PreparedDatabase& part = way_ == split::Way::Queries ? database : pieces_[k];
+            loads_.push_back(std::async(std::launch::async, [this, k, &part, setup, start] {
+                JobContext part_context;
+                part_context.cancel = load_stop_.get();
+                parts_[k]->load(part, setup, part_context);
+                load_ready_[k] = seconds_since(start);
+            }));
+        }
         database_ = &database;
+    }
+
+    void wait_loaded() override {
+        for (std::size_t k = 0; k < loads_.size(); ++k) wait_for_load(k);
+    }
+
+    std::string setup_stats() const override {
+        std::string text;
+        for (std::size_t k = 0; k < parts_.size(); ++k) {
+            std::string part = parts_[k]->setup_stats();
+            if (part.empty()) part = ids_[k];
+            char ready[64];
+            std::snprintf(ready, sizeof ready, " (ready %.3f s after the load began)",
+                          k < load_ready_.size() ? load_ready_[k] : 0.0);
+            text += (k ? "; " : "") + part + ready;
+        }
+        return text;
     }
 
     void scan(std::span<const EncodedSequence* const> queries, std::span<std::int64_t> scores,
@@ -158,6 +197,7 @@ private:
         std::atomic<std::size_t> next_chunk{0};
         Summer summer(context, parts_.size(), total_cells, q);
         run_all(context, [&](std::size_t k, JobContext& part_context) {
+            wait_for_load(k);
             std::uint64_t cells_before = 0, items_before = 0;
             part_context.progress = [&, k](const Progress& p) {
                 summer.set(k, cells_before + p.cells_done, items_before);
@@ -189,6 +229,7 @@ private:
         for (const EncodedSequence* query : queries) total_cells += query->size() * database_->residue_count();
         Summer summer(context, parts_.size(), total_cells, q);
         run_all(context, [&](std::size_t k, JobContext& part_context) {
+            wait_for_load(k);
             part_context.progress = [&, k](const Progress& p) { summer.set(k, p.cells_done, 0); };
             const std::size_t size = pieces_[k].size();
             std::vector<std::int64_t> part_scores(q * size);
@@ -237,6 +278,29 @@ private:
         std::vector<std::pair<std::uint64_t, std::uint64_t>> latest_;
     };
 
+    // Part k's load, done; its error raised here (and by every later scan).
+    // Only part k's scan thread calls this for k.
+    void wait_for_load(std::size_t k) {
+        if (k < loads_.size() && loads_[k].valid()) {
+            try {
+                loads_[k].get();
+            } catch (...) {
+                load_failures_[k] = std::current_exception();
+            }
+        }
+        if (k < load_failures_.size() && load_failures_[k]) std::rethrow_exception(load_failures_[k]);
+    }
+
+    // Every load under way finished (a new load, the scanner's end); their
+    // errors are dropped.
+    void wait_for_loads() {
+        if (load_stop_) load_stop_->cancel();
+        for (std::future<void>& f : loads_)
+            if (f.valid()) f.wait();
+        loads_.clear();
+        load_failures_.clear();
+    }
+
     // Runs body(k) for every part on its own thread; the first error wins and
     // the others are cancelled through a shared token.
     template <typename Body>
@@ -276,6 +340,11 @@ private:
 
     std::vector<std::unique_ptr<DatabaseScanner>> parts_;
     std::vector<std::string> ids_;
+    // The parts' loads under way (declared after the parts: ended first).
+    std::unique_ptr<CancellationToken> load_stop_;
+    std::vector<std::future<void>> loads_;
+    std::vector<std::exception_ptr> load_failures_;
+    std::vector<double> load_ready_;  // seconds from load() to each part's load done
     const PreparedDatabase* database_ = nullptr;
     split::Way way_ = split::Way::Queries;
     std::vector<PreparedDatabase> pieces_;

@@ -66,6 +66,16 @@ public:
                       JobContext& context) = 0;
 
     virtual ScanStats last_stats() const = 0;
+
+    // Returns once the last load() is done, raising its error: a scanner may
+    // load in the background (the split scanner's devices each on a thread of
+    // their own), and then its first scan waits for the load instead.
+    virtual void wait_loaded() {}
+
+    // Where load() and the scans' set-up spent their time, for --stats (e.g.
+    // a GPU's context start, the database's layout and upload); empty where
+    // the scanner does not say.
+    virtual std::string setup_stats() const { return {}; }
 };
 
 // Whether a scanner family implements a mode; the reason when it does not.
