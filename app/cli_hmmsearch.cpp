@@ -168,12 +168,16 @@ void write_timings(std::ostream& err, const profile::ProfileFilterScanner& scann
         static_cast<unsigned long long>(result.counts.past_bias), seconds - s.msv_seconds - s.viterbi_seconds);
     err << line;
     if (s.target_slices > 1) err << "; targets in " << s.target_slices << " slices (--gpu-mem)";
-    const profile::PipelineSeconds& t = result.stages;
-    std::snprintf(line, sizeof line,
-                  "\ntimings %s stages: MSV %.4f s, bias %.4f s, Viterbi %.4f s, survivors %.4f s (device Forward "
-                  "%.4f s in %d batches; worker threads waited %.4f s in all)",
-                  hmm.name.c_str(), t.msv, t.bias, t.viterbi, t.survivors, t.device_forward, t.device_batches,
-                  t.worker_wait);
+    const profile::PipelineStages& t = result.stages;
+    const auto stage = [&](const char* name, const profile::StageCost& c) {
+        std::snprintf(line, sizeof line, "%s %.4f s (CPU %.3f s, %llu page faults)", name, c.seconds, c.cpu_seconds,
+                      static_cast<unsigned long long>(c.page_faults));
+        return std::string(line);
+    };
+    err << "\ntimings " << hmm.name << " stages: " << stage("MSV", t.msv) << ", " << stage("bias", t.bias) << ", "
+        << stage("Viterbi", t.viterbi) << ", " << stage("survivors", t.survivors);
+    std::snprintf(line, sizeof line, " (device Forward %.4f s in %d batches; worker threads waited %.4f s in all)",
+                  t.device_forward, t.device_batches, t.worker_wait);
     err << line;
     err << '\n';
 }

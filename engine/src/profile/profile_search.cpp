@@ -24,6 +24,8 @@
 #include <random>
 #include <thread>
 
+#include <sys/resource.h>
+
 namespace alignscope::profile {
 
 namespace {
@@ -54,6 +56,37 @@ float compensated_sum(const std::vector<float>& v) {
     return sum;
 }
 
+// Laps of wall clock, CPU time and page faults (the process's: every thread's).
+class StageClock {
+public:
+    StageClock() : wall_(std::chrono::steady_clock::now()), usage_(usage()) {}
+    StageCost lap() {
+        const auto now = std::chrono::steady_clock::now();
+        const rusage u = usage();
+        StageCost cost;
+        cost.seconds = std::chrono::duration<double>(now - wall_).count();
+        cost.cpu_seconds =
+            seconds_of(u.ru_utime) + seconds_of(u.ru_stime) - seconds_of(usage_.ru_utime) - seconds_of(usage_.ru_stime);
+        cost.page_faults =
+            static_cast<std::uint64_t>((u.ru_minflt + u.ru_majflt) - (usage_.ru_minflt + usage_.ru_majflt));
+        wall_ = now;
+        usage_ = u;
+        return cost;
+    }
+
+private:
+    static rusage usage() {
+        rusage u{};
+        getrusage(RUSAGE_SELF, &u);
+        return u;
+    }
+    static double seconds_of(const timeval& t) {
+        return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);
+    }
+    std::chrono::steady_clock::time_point wall_;
+    rusage usage_;
+};
+
 // What the filter stage left for the later stages, per target.
 struct Candidate {
     std::uint32_t target;
@@ -82,19 +115,13 @@ namespace {
 std::vector<Candidate> run_filters(const ConfiguredProfile& profile, const NullModel& null_model,
                                    const ProfileTargets& targets, ProfileFilterScanner& scanner,
                                    const PipelineSettings& settings, JobContext& context, PipelineCounts& counts,
-                                   PipelineSeconds& stages) {
+                                   PipelineStages& stages) {
     const ProfileStatistics& stats = profile.plan7.statistics;
     const std::size_t n = targets.size();
     std::vector<float> msv(n);
-    auto mark = std::chrono::steady_clock::now();
-    const auto lap = [&mark] {
-        const auto now = std::chrono::steady_clock::now();
-        const double seconds = std::chrono::duration<double>(now - mark).count();
-        mark = now;
-        return seconds;
-    };
+    StageClock clock;
     scanner.msv(profile.msv, msv, context);
-    stages.msv = lap();
+    stages.msv = clock.lap();
     if (context.progress) {
         Progress p;
         p.items_done = p.items_total = n;
@@ -144,7 +171,7 @@ std::vector<Candidate> run_filters(const ConfiguredProfile& profile, const NullM
             past_viterbi.push_back(c);
         }
     }
-    stages.bias = lap();
+    stages.bias = clock.lap();
     std::vector<float> vit(viterbi_targets.size());
     scanner.viterbi(profile.viterbi, viterbi_targets, vit, context);
     for (std::size_t v = 0; v < to_viterbi.size(); ++v) {
@@ -157,7 +184,7 @@ std::vector<Candidate> run_filters(const ConfiguredProfile& profile, const NullM
     counts.past_viterbi = past_viterbi.size();
     for (const auto& c : past_viterbi)
         counts.residues_past_viterbi += static_cast<std::uint64_t>(targets.length(c.target));
-    stages.viterbi = lap();
+    stages.viterbi = clock.lap();
     return past_viterbi;
 }
 
@@ -425,7 +452,7 @@ void feed_device_forward(const ConfiguredProfile& profile, const std::vector<Can
                          const std::vector<std::size_t>& on_device, const ProfileTargets& targets,
                          ProfileFilterScanner& scanner, const PipelineSettings& settings, JobContext& context,
                          std::size_t singles, std::vector<std::size_t>& device_pos, SurvivorQueue& queue,
-                         PipelineSeconds& stages) {
+                         PipelineStages& stages) {
     std::size_t first = 0, size = std::max<std::size_t>(1, settings.device_batch);
     const std::size_t largest = 8 * size;
     while (first < on_device.size() && !queue.aborted()) {
@@ -465,7 +492,7 @@ void feed_device_forward(const ConfiguredProfile& profile, const std::vector<Can
 // Backward and the domain stage on the worker threads as soon as it is back.
 void score_survivors(const ConfiguredProfile& profile, const std::vector<Candidate>& past_viterbi,
                      const ProfileTargets& targets, ProfileFilterScanner& scanner, const PipelineSettings& settings,
-                     std::uint32_t seed, JobContext& context, std::vector<Slot>& slots, PipelineSeconds& stages) {
+                     std::uint32_t seed, JobContext& context, std::vector<Slot>& slots, PipelineStages& stages) {
     const std::size_t n = past_viterbi.size();
     std::vector<std::size_t> order(n), on_cpu, on_device;
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -598,9 +625,9 @@ ModelSearch search_profile(const ProfileHmm& hmm, const ProfileTargets& targets,
     // Seed 0: an arbitrary one for this run (as hmmsearch --seed 0).
     const std::uint32_t seed = settings.seed != 0 ? settings.seed : (std::random_device{}() | 1u);
     std::vector<Slot> slots(past_viterbi.size());
-    const auto survivors_start = std::chrono::steady_clock::now();
+    StageClock clock;
     score_survivors(profile, past_viterbi, targets, scanner, settings, seed, context, slots, result.stages);
-    result.stages.survivors = std::chrono::duration<double>(std::chrono::steady_clock::now() - survivors_start).count();
+    result.stages.survivors = clock.lap();
     for (std::size_t s = 0; s < slots.size(); ++s) {
         Slot& slot = slots[s];
         if (!slot.past_forward) continue;

@@ -85,12 +85,19 @@ struct TargetHit {
     bool reported = false, included = false;
 };
 
-// Where one model's search time went: wall-clock seconds of each stage.
-struct PipelineSeconds {
-    double msv = 0, bias = 0, viterbi = 0;  // the filters (bias: the filter and the MSV decisions)
-    double survivors = 0;                   // Forward, Backward and the domain stage of the Viterbi survivors
-    double device_forward = 0;              // of that, the device's Forward calls (beside the worker threads)
-    double worker_wait = 0;                 // the worker threads' time waiting for the device, summed over threads
+// One stage's cost: wall clock, the process's CPU time (every thread's,
+// user and system) and its page faults (minor and major) while it ran.
+struct StageCost {
+    double seconds = 0, cpu_seconds = 0;
+    std::uint64_t page_faults = 0;
+};
+
+// Where one model's search time went, stage by stage.
+struct PipelineStages {
+    StageCost msv, bias, viterbi;  // the filters (bias: the bias filter and the MSV decisions)
+    StageCost survivors;           // Forward, Backward and the domain stage of the Viterbi survivors
+    double device_forward = 0;     // of that, seconds in the device's Forward calls (beside the worker threads)
+    double worker_wait = 0;        // the worker threads' time waiting for the device, summed over threads
     int device_batches = 0;
 };
 
@@ -98,7 +105,7 @@ struct ModelSearch {
     std::string name, accession, description;
     int model_length = 0;
     PipelineCounts counts;
-    PipelineSeconds stages;
+    PipelineStages stages;
     std::vector<TargetHit> hits;  // targets past the domain stage, best first
     double Z = 0, domZ = 0;
     int reported = 0, included = 0;
