@@ -1,7 +1,8 @@
 // `alignscope-cli verify --profile`: every profile filter kernel of each
 // device (the CPU's striped filters; on GPUs SSV, MSV alone and the Viterbi
 // filter) against the scalar reference recurrences, score for score and pass
-// for pass, over real and made-up models (random, extreme, tiny, long) and
+// for pass (a GPU's Forward and parser Backward against the CPU's, every
+// row's specials), over real and made-up models (random, extreme, tiny, long) and
 // real and made-up targets (random, one residue, 100,000 residues). One line
 // per model, target set and device; "N passed, N failed"; exit status 1 when
 // anything differs. With --gpu-mem the GPUs scan the targets in slices that
@@ -71,6 +72,17 @@ void print_check(const std::string& device, bool gpu, const profile::FilterCheck
         std::snprintf(forward, sizeof forward, " (kernel %.1f ms, the CPU's forward() %.1f ms)",
                       c.forward_stats.forward_kernel_seconds * 1e3, c.forward_reference_seconds * 1e3);
         std::cout << "; Forward " << counted(c.forward, "F3") << forward;
+    }
+    if (c.backward_checked) {
+        char backward[200];
+        std::snprintf(backward, sizeof backward,
+                      "; Backward %zu equal (every row's specials)%s (kernel %.1f ms, call %.1f ms; the CPU's "
+                      "backward_group %.1f ms on %d threads)",
+                      c.backward.compared - c.backward.differing,
+                      c.backward.differing ? (", " + std::to_string(c.backward.differing) + " DIFFER").c_str() : "",
+                      c.backward_stats.backward_kernel_seconds * 1e3, c.backward_stats.backward_seconds * 1e3,
+                      c.backward_reference_seconds * 1e3, c.reference_threads);
+        std::cout << backward;
     }
     std::cout << "\n";
     for (const std::string& line : c.mismatches) std::cout << "    " << line << "\n";

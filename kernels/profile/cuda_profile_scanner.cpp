@@ -612,6 +612,35 @@ void CudaProfileScanner::forward_scores(std::span<const std::uint32_t> targets, 
 
 namespace alignscope::kernels::profile {
 
+namespace {
+
+// The Forward's scale factor of every row of the entries `items`, packed in
+// the order of their rows (entry items[c]'s rows from first_row[c]).
+std::vector<float> packed_scales(const ap::ForwardScores& forward, std::span<const std::uint32_t> positions,
+                                 const std::vector<std::uint32_t>& items, const std::vector<std::uint64_t>& first_row,
+                                 std::uint64_t rows) {
+    std::vector<float> scales(rows);
+    for (std::size_t c = 0; c < items.size(); ++c) {
+        const std::uint64_t end = c + 1 < items.size() ? first_row[c + 1] : rows;
+        const float* from = forward.specials.data() + forward.first_row[positions[items[c]]] * kForwardSpecials;
+        for (std::uint64_t i = 0; first_row[c] + i < end; ++i)
+            scales[first_row[c] + i] = from[i * kForwardSpecials + 5];
+    }
+    return scales;
+}
+
+ForwardModelView model_view(const ap::ForwardProfile& model, const float* striped) {
+    ForwardModelView view;
+    view.striped = striped;
+    view.Q = model.segments;
+    view.M = model.length;
+    view.e_loop = model.e_loop;
+    view.e_move = model.e_move;
+    return view;
+}
+
+}  // namespace
+
 // ALIGNSCOPE_GPU_BACKWARD=0: Backward on the CPU threads (to compare the two).
 bool CudaProfileScanner::runs_backward() const {
     static const bool disabled = [] {
@@ -725,14 +754,7 @@ float CudaProfileScanner::backward_chunk(const ap::ForwardProfile& model,
         local[c] = t - begin;
         cells += static_cast<std::uint64_t>(L) * static_cast<std::uint64_t>(model.length);
     }
-    // The Forward's scale factor of every row, packed in the chunk's row order.
-    std::vector<float> scales(rows);
-    for (std::size_t c = 0; c < count; ++c) {
-        const std::uint32_t p = positions[items[c]];
-        const std::uint64_t L = static_cast<std::uint64_t>(targets_->length(forward_targets[p]));
-        const float* from = forward.specials.data() + forward.first_row[p] * kForwardSpecials;
-        for (std::uint64_t i = 0; i <= L; ++i) scales[first_row[c] + i] = from[i * kForwardSpecials + 5];
-    }
+    const std::vector<float> scales = packed_scales(forward, positions, items, first_row, rows);
     const std::uint64_t specials_bytes = rows * kForwardRowBytes;
     const bool in_place = specials_bytes + rows * sizeof(float) > plan_.rows_bytes;  // one target, alone
     const int model_floats = static_cast<int>(model.striped.size());
@@ -796,12 +818,7 @@ float CudaProfileScanner::backward_chunk(const ap::ForwardProfile& model,
     batch.stride = stride;
     batch.count = static_cast<std::uint32_t>(count);
     batch.counter = counter_.data();
-    ForwardModelView view;
-    view.striped = forward_model_.data();
-    view.Q = model.segments;
-    view.M = model.length;
-    view.e_loop = model.e_loop;
-    view.e_move = model.e_move;
+    const ForwardModelView view = model_view(model, forward_model_.data());
     ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
     static const KernelName kernel = KernelName::parse(kBackwardKernelName);
     timeline.record(stream_, kernel_op(kernel, 0, cells), [&] {

@@ -120,6 +120,90 @@ ProfileHmm tutorial_model(const char* name) {
     return read_hmm_file((kTutorial + "/" + name + ".hmm").toStdString()).front();
 }
 
+// A scanner whose Forward and Backward are the lanes' CPU emulations (the
+// filters the CPU scanner's), so that verify's device Backward check runs
+// here: `flip` changes one row special of one target's Backward.
+class EmulatedScanner final : public ProfileFilterScanner {
+public:
+    explicit EmulatedScanner(bool flip) : cpu_(make_cpu_profile_scanner_registry()->create("cpu", 2)), flip_(flip) {}
+    DeviceInfo info() const override { return cpu_->info(); }
+    void load(const ProfileTargets& targets, JobContext& context) override {
+        targets_ = &targets;
+        cpu_->load(targets, context);
+    }
+    void msv(const MsvProfile& model, std::span<float> scores, JobContext& context) override {
+        cpu_->msv(model, scores, context);
+    }
+    void viterbi(const ViterbiFilterProfile& model, std::span<const std::uint32_t> targets, std::span<float> scores,
+                 JobContext& context) override {
+        cpu_->viterbi(model, targets, scores, context);
+    }
+    bool forward(const ForwardProfile& model, std::span<const std::uint32_t> targets, ForwardScores& out,
+                 JobContext& /*context*/) override {
+        const FlushSubnormals flush;
+        const ForwardModelView m = view(model);
+        HostForwardLanes lanes(model.segments);
+        out = ForwardScores{};
+        std::uint64_t rows = 0;
+        for (std::uint32_t t : targets) out.first_row.push_back(rows), rows += targets_->length(t) + 1u;
+        out.specials.assign(rows * kForwardSpecials, 0.0f);
+        for (std::size_t i = 0; i < targets.size(); ++i) {
+            const int L = targets_->length(targets[i]);
+            const LengthModel length = LengthModel::for_target(L, true);
+            const ForwardTargetView t{targets_->codes(targets[i]), L, length.loop, length.move,
+                                      out.specials.data() + out.first_row[i] * kForwardSpecials};
+            const ForwardOutcome o = forward_lanes(lanes, m, t);
+            out.total_scale.push_back(o.total_scale);
+            out.scores.push_back(forward_score_of(length, o.xC, o.total_scale, L));
+        }
+        return true;
+    }
+    bool backward(const ForwardProfile& model, std::span<const std::uint32_t> forward_targets,
+                  const ForwardScores& forward, std::span<const std::uint32_t> positions, BackwardScores& out,
+                  JobContext& /*context*/) override {
+        const FlushSubnormals flush;
+        const ForwardModelView m = view(model);
+        HostBackwardLanes lanes(model.segments);
+        out = BackwardScores{};
+        std::uint64_t rows = 0;
+        for (std::uint32_t p : positions)
+            out.first_row.push_back(rows), rows += targets_->length(forward_targets[p]) + 1u;
+        out.specials.assign(rows * kForwardSpecials, 0.0f);
+        for (std::size_t j = 0; j < positions.size(); ++j) {
+            const std::uint32_t p = positions[j];
+            const int L = targets_->length(forward_targets[p]);
+            const LengthModel length = LengthModel::for_target(L, true);
+            std::vector<float> scales;
+            for (int i = 0; i <= L; ++i)
+                scales.push_back(
+                    forward.specials[(forward.first_row[p] + static_cast<std::size_t>(i)) * kForwardSpecials + 5]);
+            const BackwardTargetView t{targets_->codes(forward_targets[p]),
+                                       L,
+                                       length.loop,
+                                       length.move,
+                                       scales.data(),
+                                       out.specials.data() + out.first_row[j] * kForwardSpecials};
+            const BackwardOutcome o = backward_lanes(lanes, m, t);
+            out.total_scale.push_back(o.total_scale);
+            out.scores.push_back(backward_score_of(o.xN, o.total_scale, L));
+        }
+        // Target 3's row 1 J, one unit in the last place off.
+        if (flip_ && positions.size() > 3) {
+            float& x = out.specials[(out.first_row[3] + 1) * kForwardSpecials + DpMatrix::J];
+            x = std::nextafter(x, 1.0f);
+        }
+        return true;
+    }
+
+private:
+    static ForwardModelView view(const ForwardProfile& om) {
+        return ForwardModelView{om.striped.data(), om.segments, om.length, om.e_loop, om.e_move};
+    }
+    std::unique_ptr<ProfileFilterScanner> cpu_;
+    const ProfileTargets* targets_ = nullptr;
+    bool flip_;
+};
+
 }  // namespace
 
 class TestProfileBackwardLanes : public QObject {
@@ -196,6 +280,29 @@ private slots:
         QVERIFY2(tally.differ == 0, qPrintable(summary(tally)));
         QVERIFY(tally.rescaled > 0);
         qInfo("%d targets, %d rescaled, %d with no Backward score", tally.targets, tally.rescaled, tally.failed);
+    }
+
+    // verify --profile's device Backward check (check_profile_filters) over
+    // a scanner running the emulated lanes: every target equal; one row
+    // special changed by one unit in the last place is found.
+    void verify_check_of_a_device_backward() {
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/fn3.hmm"),
+                                  "tutorial models are missing (Debian package hmmer-examples)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kDatabase), "DB.fasta.gz is missing (Debian package mmseqs2-examples)");
+        const ProfileHmm hmm = tutorial_model("fn3");
+        const ProfileTargets targets =
+            read_profile_targets(database_slice(dir_, QStringLiteral("verify.fa"), 40).toStdString(), hmm.alphabet);
+        JobContext context;
+        for (bool flip : {false, true}) {
+            EmulatedScanner scanner(flip);
+            const FilterCheck check = check_profile_filters(scanner, hmm, targets, "real", 2, context);
+            QVERIFY(check.forward_checked);
+            QVERIFY(check.backward_checked);
+            QCOMPARE(check.backward.compared, targets.size());
+            QCOMPARE(check.backward.differing, std::size_t{flip ? 1u : 0u});
+            QCOMPARE(check.passed(), !flip);
+            QVERIFY(check.backward_reference_seconds > 0.0);
+        }
     }
 
     // The host's side: a device's rows into a parser matrix, and the score's

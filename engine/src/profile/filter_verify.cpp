@@ -7,6 +7,8 @@
 #include <alignscope/profile/filters.hpp>
 #include <alignscope/profile/profile_search.hpp>
 
+#include "forward_pair.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -18,6 +20,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <thread>
 
 namespace alignscope::profile {
 
@@ -70,11 +73,11 @@ FilterComparison compare(const std::string& filter, const ProfileTargets& target
 // scores and every row's specials bit for bit, and the F3 decision (null
 // model only). Nothing is compared when the scanner has no device Forward.
 void check_device_forward(ProfileFilterScanner& scanner, const ConfiguredProfile& profile,
-                          const ProfileTargets& targets, int threads, JobContext& context, FilterCheck& check) {
+                          const ProfileTargets& targets, int threads, JobContext& context, FilterCheck& check,
+                          ForwardScores& device) {
     const std::size_t n = targets.size();
     std::vector<std::uint32_t> all(n);
     for (std::size_t t = 0; t < n; ++t) all[t] = static_cast<std::uint32_t>(t);
-    ForwardScores device;
     if (!scanner.forward(profile.multihit, all, device, context)) return;
     check.forward_checked = true;
     check.forward_stats = scanner.last_stats();
@@ -127,6 +130,117 @@ void check_device_forward(ProfileFilterScanner& scanner, const ConfiguredProfile
                       check.model.c_str(), check.model_length, targets.names[t].c_str(), L,
                       static_cast<double>(device.scores[t]), static_cast<double>(reference[t]),
                       rows_differ[t] ? " (row specials differ)" : "");
+        check.mismatches.emplace_back(line);
+    }
+    check.compared += out.compared;
+    check.differing += out.differing;
+}
+
+// The CPU's Backward of every target as the pipeline runs it: backward_group()
+// over eight neighbours of the longest-first order at a time on `threads`,
+// each target's Forward rows loaded from `forward` (the device's, checked
+// before); a group that throws runs its targets one at a time. Rows and
+// scores (NaN where backward() throws) as a device's; returns the seconds.
+double reference_backward(const ForwardProfile& om, const ProfileTargets& targets, const ForwardScores& forward,
+                          int threads, JobContext& context, BackwardScores& out) {
+    const std::size_t n = targets.size();
+    out.scores.assign(n, 0.0f);
+    out.total_scale.assign(n, 0.0f);
+    out.first_row.assign(n, 0);
+    std::uint64_t rows = 0;
+    for (std::size_t t = 0; t < n; ++t) {
+        out.first_row[t] = rows;
+        rows += static_cast<std::uint64_t>(targets.length(t)) + 1;
+    }
+    out.specials.assign(rows * DpMatrix::Specials, 0.0f);
+    std::vector<std::size_t> order(n);
+    for (std::size_t t = 0; t < n; ++t) order[t] = t;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return targets.length(a) > targets.length(b); });
+    const std::size_t groups = (n + kGroupTargets - 1) / kGroupTargets;
+    const auto start = std::chrono::steady_clock::now();
+    parallel_for(
+        groups, threads,
+        [&](std::size_t g) {
+            if ((g & 15) == 0) context.throw_if_cancelled();
+            const FlushSubnormals flush;
+            thread_local DpMatrix fwd[kGroupTargets], bck[kGroupTargets];
+            PairTarget group[kGroupTargets];
+            const int k = static_cast<int>(std::min<std::size_t>(kGroupTargets, n - g * kGroupTargets));
+            for (int j = 0; j < k; ++j) {
+                const std::size_t t = order[g * kGroupTargets + static_cast<std::size_t>(j)];
+                const int L = targets.length(t);
+                fwd[j].resize(om.length, L, false);
+                const float* from = forward.specials.data() + forward.first_row[t] * DpMatrix::Specials;
+                std::copy_n(from, (static_cast<std::size_t>(L) + 1) * DpMatrix::Specials, fwd[j].xmx.begin());
+                fwd[j].total_scale = forward.total_scale[t];
+                group[j] = PairTarget{targets.codes(t), L, LengthModel::for_target(L, true), &fwd[j], &bck[j]};
+            }
+            float scores[kGroupTargets];
+            bool failed = false;
+            try {
+                backward_group(om, group, k, false, scores);
+            } catch (const Error&) {
+                failed = true;
+            }
+            for (int j = 0; j < k; ++j) {
+                const std::size_t t = order[g * kGroupTargets + static_cast<std::size_t>(j)];
+                if (failed) {
+                    try {
+                        scores[j] = backward(om, group[j].length, group[j].dsq, group[j].L, fwd[j], bck[j], false);
+                    } catch (const Error&) {
+                        scores[j] = std::numeric_limits<float>::quiet_NaN();
+                    }
+                }
+                out.scores[t] = scores[j];
+                out.total_scale[t] = bck[j].total_scale;
+                if (group[j].L > 0)
+                    std::copy_n(bck[j].xmx.begin(), (static_cast<std::size_t>(group[j].L) + 1) * DpMatrix::Specials,
+                                out.specials.begin() +
+                                    static_cast<std::ptrdiff_t>(out.first_row[t] * DpMatrix::Specials));
+            }
+        },
+        1);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The scanner's device Backward of every target, given its device Forward's
+// rows, against reference_backward(): scores, total scales and every row's
+// specials bit for bit (an empty target's score only: backward() writes no
+// row for it). Nothing is compared when the scanner has no device Backward.
+void check_device_backward(ProfileFilterScanner& scanner, const ConfiguredProfile& profile,
+                           const ProfileTargets& targets, const ForwardScores& forward, int threads,
+                           JobContext& context, FilterCheck& check) {
+    const std::size_t n = targets.size();
+    std::vector<std::uint32_t> all(n);
+    for (std::size_t t = 0; t < n; ++t) all[t] = static_cast<std::uint32_t>(t);
+    BackwardScores device, reference;
+    if (!scanner.backward(profile.multihit, all, forward, all, device, context)) return;
+    check.backward_checked = true;
+    check.backward_stats = scanner.last_stats();
+    check.backward_reference_seconds =
+        reference_backward(profile.multihit, targets, forward, threads, context, reference);
+    check.reference_threads =
+        threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    FilterComparison& out = check.backward;
+    for (std::size_t t = 0; t < n; ++t) {
+        ++out.compared;
+        const int L = targets.length(t);
+        const std::size_t floats = L > 0 ? (static_cast<std::size_t>(L) + 1) * DpMatrix::Specials : 0;
+        const bool same_score = (std::isnan(device.scores[t]) && std::isnan(reference.scores[t])) ||
+                                std::memcmp(&device.scores[t], &reference.scores[t], sizeof(float)) == 0;
+        const bool same_rows = std::memcmp(&device.total_scale[t], &reference.total_scale[t], sizeof(float)) == 0 &&
+                               std::memcmp(device.specials.data() + device.first_row[t] * DpMatrix::Specials,
+                                           reference.specials.data() + reference.first_row[t] * DpMatrix::Specials,
+                                           floats * sizeof(float)) == 0;
+        if (same_score && same_rows) continue;
+        ++out.differing;
+        if (check.mismatches.size() >= kMismatchLines) continue;
+        char line[400];
+        std::snprintf(line, sizeof line, "Backward, model %s (M=%d), target %s (%d residues): %.9g, reference %.9g%s",
+                      check.model.c_str(), check.model_length, targets.names[t].c_str(), L,
+                      static_cast<double>(device.scores[t]), static_cast<double>(reference.scores[t]),
+                      same_rows ? "" : " (row specials differ)");
         check.mismatches.emplace_back(line);
     }
     check.compared += out.compared;
@@ -394,7 +508,12 @@ FilterCheck check_profile_filters(ProfileFilterScanner& scanner, const ProfileHm
                             stats.viterbi_lambda, thresholds.F2, check);
     check.msv_overflows = check.msv.overflows;
     context.throw_if_cancelled();
-    check_device_forward(scanner, profile, targets, threads, context, check);
+    ForwardScores device_forward;
+    check_device_forward(scanner, profile, targets, threads, context, check, device_forward);
+    if (check.forward_checked) {
+        context.throw_if_cancelled();
+        check_device_backward(scanner, profile, targets, device_forward, threads, context, check);
+    }
     for (const ExtraMsvPass& pass : extra) {
         context.throw_if_cancelled();
         std::vector<float> alone(n);

@@ -46,6 +46,16 @@ struct FilterCheck {
     FilterComparison forward;
     ProfileFilterStats forward_stats;
     double forward_reference_seconds = 0;  // the CPU's forward() over the same targets
+    // The scanner's device Backward of every target (given its device
+    // Forward's rows) against the CPU's backward_group(): the score, the
+    // total scale and every row's specials bit for bit (backward_checked
+    // false: no device Backward). The CPU's time is the grouped Backward of
+    // the pipeline, eight neighbours of the longest-first order at a time.
+    bool backward_checked = false;
+    FilterComparison backward;
+    ProfileFilterStats backward_stats;
+    double backward_reference_seconds = 0;
+    int reference_threads = 0;  // the CPU's worker threads
     // Further MSV-family passes the scanner offered (a GPU's MSV kernel over
     // every target), by kernel name.
     std::vector<std::pair<std::string, FilterComparison>> extra;
