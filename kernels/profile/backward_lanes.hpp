@@ -17,6 +17,10 @@
 
 namespace alignscope::kernels::profile {
 
+// The GPU kernel's name on the timeline (the kernel grammar): Plan7's gaps,
+// the parser Backward ("bwdparser") four threads a target, 32-bit float cells.
+inline constexpr const char* kBackwardKernelName = "sw_affine_bwdparser4_s32";
+
 struct BackwardTargetView {
     const std::uint8_t* dsq = nullptr;
     int L = 0;

@@ -75,10 +75,8 @@ std::size_t forward_shared_bytes(int segments, int model_floats, bool shared_row
 cudaError_t launch_forward_filter(const ForwardBatchView& batch, const ForwardModelView& model, int model_floats,
                                   bool shared_rows, bool shared_model, int blocks, cudaStream_t stream);
 
-// The parser Backward of targets past the Fwd filter (backward_kernel.cu):
-// four threads a target, as the Forward filter, rows L down to 0.
-inline constexpr const char* kBackwardKernelName = "sw_affine_bwdparser4_s32";
-
+// The parser Backward of targets past the Fwd filter (backward_kernel.cu,
+// kBackwardKernelName): four threads a target, as the Forward filter.
 // List position j runs target list[j]; work item w is position order[w].
 struct BackwardBatchView {
     const std::uint8_t* residues = nullptr;  // every loaded target's codes

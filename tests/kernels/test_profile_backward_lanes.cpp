@@ -5,12 +5,14 @@
 // scale and every row's specials, for the tutorial models (globins4, fn3,
 // Pkinase over 300 real DB.fasta proteins, an empty one and a one-residue
 // one; MADE1 over the tutorial's human DNA: 100,000 bases, then windows) and the
-// made-up models over made-up targets (underflows, rescaled runs). Also the
-// host's load_device_backward() and backward_score_of().
+// made-up models over made-up targets (extreme models, rescaled runs). Also the
+// host's load_device_backward() and backward_score_of(), verify's device
+// Backward check, and the kernel's name.
 #include "../../kernels/profile/backward_lanes.hpp"
 
 #include "hmmsearch_oracle.hpp"
 
+#include <alignscope/device/kernel_name.hpp>
 #include <alignscope/error.hpp>
 #include <alignscope/profile/domain_definition.hpp>
 #include <alignscope/profile/filter_scan.hpp>
@@ -303,6 +305,14 @@ private slots:
             QCOMPARE(check.passed(), !flip);
             QVERIFY(check.backward_reference_seconds > 0.0);
         }
+    }
+
+    void kernel_name_parses() {
+        const KernelName parsed = KernelName::parse(kBackwardKernelName);
+        QCOMPARE(QString::fromStdString(parsed.format()), QString::fromLatin1(kBackwardKernelName));
+        QCOMPARE(QString::fromStdString(parsed.family), QStringLiteral("bwdparser"));
+        QCOMPARE(parsed.group, 4);
+        QCOMPARE(parsed.width, KernelWidth::S32);
     }
 
     // The host's side: a device's rows into a parser matrix, and the score's
