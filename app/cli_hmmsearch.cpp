@@ -176,8 +176,9 @@ void write_timings(std::ostream& err, const profile::ProfileFilterScanner& scann
     };
     err << "\ntimings " << hmm.name << " stages: " << stage("MSV", t.msv) << ", " << stage("bias", t.bias) << ", "
         << stage("Viterbi", t.viterbi) << ", " << stage("survivors", t.survivors);
-    std::snprintf(line, sizeof line, " (device Forward %.4f s in %d batches; worker threads waited %.4f s in all)",
-                  t.device_forward, t.device_batches, t.worker_wait);
+    std::snprintf(line, sizeof line,
+                  " (device Forward %.4f s and Backward %.4f s in %d batches; worker threads waited %.4f s in all)",
+                  t.device_forward, t.device_backward, t.device_batches, t.worker_wait);
     err << line;
     err << '\n';
 }

@@ -28,9 +28,11 @@ namespace {
 // The CPU scanner's filters, and forward() by the CPU's forward().
 class ForwardOnTheSide final : public ProfileFilterScanner {
 public:
-    // decline_after: forward() answers false from that call on (-1: never).
-    explicit ForwardOnTheSide(std::unique_ptr<ProfileFilterScanner> cpu, int decline_after = -1)
-        : cpu_(std::move(cpu)), decline_after_(decline_after) {}
+    // decline_after: forward() answers false from that call on (-1: never);
+    // with_backward: backward() runs too.
+    explicit ForwardOnTheSide(std::unique_ptr<ProfileFilterScanner> cpu, int decline_after = -1,
+                              bool with_backward = false)
+        : cpu_(std::move(cpu)), decline_after_(decline_after), with_backward_(with_backward) {}
     DeviceInfo info() const override { return cpu_->info(); }
     void load(const ProfileTargets& targets, JobContext& context) override {
         targets_ = &targets;
@@ -69,6 +71,37 @@ public:
         scored_ += list.size();
         return true;
     }
+    bool runs_backward() const override { return with_backward_; }
+    // The CPU's backward() over the Forward it redoes (as the device's must
+    // be, bit for bit, given the Forward rows it was handed).
+    bool backward(const ForwardProfile& model, std::span<const std::uint32_t> list, const ForwardScores& forward,
+                  std::span<const std::uint32_t> positions, BackwardScores& out, JobContext&) override {
+        if (!with_backward_) return false;
+        const FlushSubnormals flush;
+        out = {};
+        DpMatrix fwd, bck;
+        for (std::uint32_t p : positions) {
+            const std::uint32_t t = list[p];
+            const int L = targets_->length(t);
+            const LengthModel length = LengthModel::for_target(L, true);
+            profile::forward(model, length, targets_->codes(t), L, fwd, false);
+            if (fwd.total_scale != forward.total_scale[p]) throw Error("test: the Forward rows handed over differ");
+            float score = 0.0f;
+            try {
+                score = profile::backward(model, length, targets_->codes(t), L, fwd, bck, false);
+            } catch (const Error&) {
+                score = std::numeric_limits<float>::quiet_NaN();
+            }
+            out.first_row.push_back(out.specials.size() / DpMatrix::Specials);
+            out.scores.push_back(score);
+            out.total_scale.push_back(bck.total_scale);
+            out.specials.insert(out.specials.end(), bck.xmx.begin(),
+                                bck.xmx.begin() + (static_cast<std::ptrdiff_t>(L) + 1) * DpMatrix::Specials);
+        }
+        backward_calls_ += 1;
+        return true;
+    }
+    int backward_calls() const { return backward_calls_; }
     int calls() const { return calls_; }
     std::size_t scored() const { return scored_; }
     std::uint64_t longest() const { return longest_; }
@@ -77,7 +110,8 @@ private:
     std::unique_ptr<ProfileFilterScanner> cpu_;
     const ProfileTargets* targets_ = nullptr;
     int decline_after_ = -1;
-    int calls_ = 0;
+    bool with_backward_ = false;
+    int calls_ = 0, backward_calls_ = 0;
     std::size_t scored_ = 0;
     std::uint64_t longest_ = 0;
 };
@@ -111,17 +145,23 @@ private slots:
         QTest::addColumn<QString>("model");
         QTest::addColumn<int>("batch");
         QTest::addColumn<int>("decline_after");
-        QTest::newRow("globins4") << QStringLiteral("globins4") << 512 << -1;  // too few survivors to batch
+        QTest::addColumn<bool>("backward");
+        QTest::newRow("globins4") << QStringLiteral("globins4") << 512 << -1 << false;  // too few survivors to batch
+        QTest::newRow("globins4 backward") << QStringLiteral("globins4") << 512 << -1 << true;
         for (const char* model : {"Pkinase", "fn3"}) {
-            QTest::newRow(model) << QString::fromLatin1(model) << 512 << -1;
-            QTest::newRow((std::string(model) + " batches").c_str()) << QString::fromLatin1(model) << 1 << -1;
-            QTest::newRow((std::string(model) + " declines").c_str()) << QString::fromLatin1(model) << 1 << 2;
+            const std::string m = model;
+            QTest::newRow(model) << QString::fromLatin1(model) << 512 << -1 << false;
+            QTest::newRow((m + " batches").c_str()) << QString::fromLatin1(model) << 1 << -1 << false;
+            QTest::newRow((m + " declines").c_str()) << QString::fromLatin1(model) << 1 << 2 << false;
+            QTest::newRow((m + " backward").c_str()) << QString::fromLatin1(model) << 512 << -1 << true;
+            QTest::newRow((m + " backward batches").c_str()) << QString::fromLatin1(model) << 1 << -1 << true;
         }
     }
     void same_search_as_the_cpu_path() {
         QFETCH(QString, model);
         QFETCH(int, batch);
         QFETCH(int, decline_after);
+        QFETCH(bool, backward);
         const ProfileHmm hmm = read_hmm_file((kTutorial + "/" + model + ".hmm").toStdString()).front();
         ProfileTargets targets = read_profile_targets(slice_.toStdString(), hmm.alphabet);
         // The consensus repeated past the device's cell limit: a long hit with
@@ -140,11 +180,12 @@ private slots:
         auto cpu = make_cpu_profile_scanner_registry()->create("cpu", 2);
         cpu->load(targets, context);
         const ModelSearch expected = search_profile(hmm, targets, *cpu, settings, context);
-        ForwardOnTheSide device(make_cpu_profile_scanner_registry()->create("cpu", 2), decline_after);
+        ForwardOnTheSide device(make_cpu_profile_scanner_registry()->create("cpu", 2), decline_after, backward);
         device.load(targets, context);
         settings.device_batch = static_cast<std::size_t>(batch);
         const ModelSearch ours = search_profile(hmm, targets, device, settings, context);
 
+        if (backward) QVERIFY(device.backward_calls() >= 1);
         // Every survivor short enough went to the device once, in the
         // batches asked for, up to the one it declined.
         const std::uint64_t survivors = expected.counts.past_viterbi;

@@ -17,7 +17,9 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <future>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -292,13 +294,11 @@ void load_device_forward(const ForwardScores& device, std::size_t s, int M, int 
 }
 
 // Forward (the F3 filter), then Backward and the domain stage, for one to
-// eight targets: a group runs its parser Forward and Backward rows together
-// (see forward_pair.hpp), then each target's domain stage on its own. With
-// `device`, Forward ran on the scanner's device and only targets past F3 come
-// here (index[j]: the target's place in the device's list).
-void score_targets(const ConfiguredProfile& profile, const Candidate* const* c, const std::size_t* index, int n,
-                   const ProfileTargets& targets, const PipelineSettings& settings, std::uint32_t seed,
-                   const ForwardScores* device, Slot* const* out) {
+// eight targets on a worker thread: a group runs its parser Forward and
+// Backward rows together (see forward_pair.hpp), then each target's domain
+// stage on its own.
+void score_targets(const ConfiguredProfile& profile, const Candidate* const* c, int n, const ProfileTargets& targets,
+                   const PipelineSettings& settings, std::uint32_t seed, Slot* const* out) {
     const FlushSubnormals flush;
     const ForwardProfile& om = profile.multihit;
     // The parser matrices (two rows and every row's specials), kept by each
@@ -310,23 +310,13 @@ void score_targets(const ConfiguredProfile& profile, const Candidate* const* c, 
         t[j] = PairTarget{targets.codes(c[j]->target), L, LengthModel::for_target(L, true), &fwd[j], &bck[j]};
     }
     float fwdsc[kGroupTargets] = {}, bcksc[kGroupTargets];
-    bool pass[kGroupTargets] = {};
-    if (device) {
-        for (int j = 0; j < n; ++j) {
-            load_device_forward(*device, index[j], om.length, t[j].L, fwd[j]);
-            fwdsc[j] = device->scores[index[j]];
-            pass[j] = true;
-        }
-    } else {
-        forward_group(om, t, n, false, fwdsc);
-        for (int j = 0; j < n; ++j) pass[j] = passes_forward(profile.plan7.statistics, settings, *c[j], fwdsc[j]);
-    }
+    forward_group(om, t, n, false, fwdsc);
     // Backward and the domain stage of those past F3, together.
     PairTarget passed[kGroupTargets];
     DomainTarget domain_targets[kGroupTargets];
     int past[kGroupTargets], n_passed = 0;
     for (int j = 0; j < n; ++j)
-        if (pass[j]) {
+        if (passes_forward(profile.plan7.statistics, settings, *c[j], fwdsc[j])) {
             past[n_passed] = j;
             domain_targets[n_passed] = DomainTarget{t[j].dsq, t[j].L, &fwd[j], &bck[j]};
             passed[n_passed++] = t[j];
@@ -347,47 +337,26 @@ struct WorkItem {
     int n;
 };
 
-// A target of more cells (L x M) stays off the device Forward: one target
-// runs on four GPU threads, several times slower than on a CPU core, so the
-// longest ones go to the worker threads while the device does the rest.
-constexpr std::uint64_t kDeviceForwardCells = 1'000'000;
-
-// Survivors the worker threads take while the device's Forward adds more:
-// each batch's positions (longest first), with the device's scores they came
-// with (null: Forward on the CPU threads).
-class SurvivorQueue {
+// Work for the worker threads, taken in order of arrival while the device
+// thread adds more.
+class TaskQueue {
 public:
-    struct Batch {
-        std::vector<std::size_t> positions;
-        std::unique_ptr<ForwardScores> device;
-    };
-    struct Item {
-        const Batch* batch = nullptr;
-        WorkItem work{};
-    };
-    // Adds a batch: single targets for its first `singles`, then groups.
-    void add(Batch batch, std::size_t singles) {
-        if (batch.positions.empty()) return;
-        auto owned = std::make_unique<Batch>(std::move(batch));
-        const std::size_t n = owned->positions.size();
-        singles = std::min(singles, n);
+    void push(std::function<void()> task) {
         {
             std::lock_guard lock(mutex_);
-            for (std::size_t s = 0; s < singles; ++s) items_.push_back({owned.get(), {s, 1}});
-            for (std::size_t s = singles; s < n; s += kGroupTargets)
-                items_.push_back({owned.get(), {s, static_cast<int>(std::min<std::size_t>(kGroupTargets, n - s))}});
-            batches_.push_back(std::move(owned));
+            if (aborted_) return;
+            tasks_.push_back(std::move(task));
         }
-        ready_.notify_all();
+        ready_.notify_one();
     }
-    // No more batches (abort: and drop what is queued).
+    // No more tasks (abort: and drop what is queued).
     void close(bool abort = false) {
         {
             std::lock_guard lock(mutex_);
             closed_ = true;
             if (abort) {
                 aborted_ = true;
-                items_.clear();
+                tasks_.clear();
             }
         }
         ready_.notify_all();
@@ -400,103 +369,259 @@ public:
         std::lock_guard lock(mutex_);
         return wait_seconds_;
     }
-    // The next item, waiting for one; false once closed and empty.
-    bool take(Item& item) {
+    // The next task, waiting for one; false once closed and empty.
+    bool take(std::function<void()>& task) {
         std::unique_lock lock(mutex_);
-        if (items_.empty() && !closed_) {
+        if (tasks_.empty() && !closed_) {
             const auto start = std::chrono::steady_clock::now();
-            ready_.wait(lock, [&] { return !items_.empty() || closed_; });
+            ready_.wait(lock, [&] { return !tasks_.empty() || closed_; });
             wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         }
-        if (items_.empty()) return false;
-        item = items_.front();
-        items_.pop_front();
+        if (tasks_.empty()) return false;
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
         return true;
     }
 
 private:
     mutable std::mutex mutex_;
     std::condition_variable ready_;
-    std::deque<Item> items_;
-    std::vector<std::unique_ptr<Batch>> batches_;
+    std::deque<std::function<void()>> tasks_;
     bool closed_ = false, aborted_ = false;
     double wait_seconds_ = 0;
 };
 
-// The device's F3 decisions over one batch: scores it could not give (NaN:
-// underflow or overflow) are the CPU path's from the last row's C.
-std::vector<std::size_t> past_device_forward(const ConfiguredProfile& profile,
-                                             const std::vector<Candidate>& past_viterbi,
-                                             const std::vector<std::size_t>& positions, const ProfileTargets& targets,
-                                             const PipelineSettings& settings, ForwardScores& device) {
-    std::vector<std::size_t> passed;
-    for (std::size_t d = 0; d < positions.size(); ++d) {
-        const std::size_t s = positions[d];
-        const int L = targets.length(past_viterbi[s].target);
+// One batch of the device's Forward: the survivors it took (longest first),
+// their scores and rows, and the parser Backward of those past F3 where the
+// device ran it too (device_backward[d]: the target's place in it).
+struct DeviceBatch {
+    std::vector<std::size_t> positions;  // into past_viterbi
+    ForwardScores forward;
+    std::vector<std::size_t> passed;  // places in positions past F3, longest first
+    BackwardScores backward;
+    bool has_backward = false;
+};
+
+// Forward, Backward and the domain stage of every survivor beside a device:
+// one device thread (the scanner takes one caller at a time) runs Forward
+// over the survivors short enough for it, a batch at a time, longest first,
+// and Backward of each batch's targets past F3; the worker threads take the
+// targets too long for the device first, then each batch's domain stages as
+// soon as it is back.
+class DevicePipeline {
+public:
+    DevicePipeline(const ConfiguredProfile& profile, const std::vector<Candidate>& past_viterbi,
+                   const ProfileTargets& targets, ProfileFilterScanner& scanner, const PipelineSettings& settings,
+                   std::uint32_t seed, JobContext& context, std::vector<Slot>& slots, PipelineStages& stages)
+        : profile_(profile),
+          past_viterbi_(past_viterbi),
+          targets_(targets),
+          scanner_(scanner),
+          settings_(settings),
+          seed_(seed),
+          context_(context),
+          slots_(slots),
+          stages_(stages) {}
+
+    void run(std::vector<std::size_t> on_cpu, std::vector<std::size_t> on_device, std::size_t workers) {
+        // The longest two per worker thread alone where the CPU groups rows, so
+        // that the costliest domain stages do not queue behind each other.
+        singles_ = paired_rows_available() ? 2 * workers : std::numeric_limits<std::size_t>::max();
+        queue_cpu(std::move(on_cpu));
+        std::future<void> device;
+        if (on_device.empty()) queue_.close();
+        else
+            device = std::async(std::launch::async, [this, list = std::move(on_device)] {
+                try {
+                    feed(list);
+                } catch (...) {
+                    queue_.close(true);
+                    throw;
+                }
+            });
+        std::exception_ptr failure;
+        try {
+            parallel_for(
+                workers, static_cast<int>(workers), [this](std::size_t) { work(); }, 1);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        if (device.valid()) {
+            try {
+                device.get();
+            } catch (...) {
+                if (!failure) failure = std::current_exception();
+            }
+        }
+        stages_.worker_wait = queue_.wait_seconds();
+        if (failure) std::rethrow_exception(failure);
+    }
+
+private:
+    void work() {
+        std::function<void()> task;
+        try {
+            while (queue_.take(task)) {
+                context_.throw_if_cancelled();
+                task();
+            }
+        } catch (...) {
+            queue_.close(true);
+            throw;
+        }
+    }
+
+    // Positions scored whole on the worker threads (Forward there too), the
+    // first singles_ of them alone, the rest in groups.
+    void queue_cpu(std::vector<std::size_t> positions) {
+        if (positions.empty()) return;
+        auto shared = std::make_shared<const std::vector<std::size_t>>(std::move(positions));
+        for (const WorkItem& item : items(shared->size()))
+            queue_.push([this, shared, item] {
+                const Candidate* c[kGroupTargets];
+                Slot* out[kGroupTargets];
+                for (int j = 0; j < item.n; ++j) {
+                    const std::size_t position = (*shared)[item.first + static_cast<std::size_t>(j)];
+                    c[j] = &past_viterbi_[position];
+                    out[j] = &slots_[position];
+                }
+                score_targets(profile_, c, item.n, targets_, settings_, seed_, out);
+            });
+    }
+
+    std::vector<WorkItem> items(std::size_t n) {
+        std::vector<WorkItem> items;
+        const std::size_t singles = std::min(singles_, n);
+        for (std::size_t s = 0; s < singles; ++s) items.push_back({s, 1});
+        for (std::size_t s = singles; s < n; s += kGroupTargets)
+            items.push_back({s, static_cast<int>(std::min<std::size_t>(kGroupTargets, n - s))});
+        // Only the longest (the first batch's) go alone where rows are grouped.
+        if (singles_ != std::numeric_limits<std::size_t>::max()) singles_ = 0;
+        return items;
+    }
+
+    // The device thread: Forward a batch at a time (batches double from
+    // settings.device_batch to eight times that), F3, Backward of those past
+    // it; where the device declines, the rest go to the worker threads whole.
+    void feed(const std::vector<std::size_t>& on_device) {
+        std::size_t first = 0, size = std::max<std::size_t>(1, settings_.device_batch);
+        const std::size_t largest = 8 * size;
+        while (first < on_device.size() && !queue_.aborted()) {
+            const std::size_t end = std::min(on_device.size(), first + size);
+            auto batch = std::make_shared<DeviceBatch>();
+            batch->positions.assign(on_device.begin() + static_cast<std::ptrdiff_t>(first),
+                                    on_device.begin() + static_cast<std::ptrdiff_t>(end));
+            if (!device_forward(*batch)) {
+                queue_cpu({on_device.begin() + static_cast<std::ptrdiff_t>(first), on_device.end()});
+                break;
+            }
+            ++stages_.device_batches;
+            queue_batch(batch);
+            first = end;
+            size = std::min(largest, 2 * size);
+        }
+        queue_.close();
+    }
+
+    bool device_forward(DeviceBatch& batch) {
+        auto start = std::chrono::steady_clock::now();
+        const auto lap = [&start] {
+            const auto now = std::chrono::steady_clock::now();
+            const double seconds = std::chrono::duration<double>(now - start).count();
+            start = now;
+            return seconds;
+        };
+        std::vector<std::uint32_t> list(batch.positions.size());
+        for (std::size_t d = 0; d < list.size(); ++d) list[d] = past_viterbi_[batch.positions[d]].target;
+        const bool ran = scanner_.forward(profile_.multihit, list, batch.forward, context_);
+        stages_.device_forward += lap();
+        if (!ran) return false;
+        for (std::size_t d = 0; d < batch.positions.size(); ++d)
+            if (passes_forward(d, batch)) batch.passed.push_back(d);
+        if (batch.passed.empty()) return true;
+        std::vector<std::uint32_t> passed(batch.passed.begin(), batch.passed.end());
+        batch.has_backward =
+            scanner_.backward(profile_.multihit, list, batch.forward, passed, batch.backward, context_);
+        stages_.device_backward += lap();
+        return true;
+    }
+
+    // F3 on the device's score; where it could give none (NaN: underflow or
+    // overflow), the CPU path's from the last row's C.
+    bool passes_forward(std::size_t d, DeviceBatch& batch) const {
+        ForwardScores& device = batch.forward;
+        const Candidate& c = past_viterbi_[batch.positions[d]];
         if (std::isnan(device.scores[d])) {
+            const int L = targets_.length(c.target);
             const float xC =
                 device.specials[(device.first_row[d] + static_cast<std::size_t>(L)) * DpMatrix::Specials + DpMatrix::C];
             device.scores[d] = forward_score_of(LengthModel::for_target(L, true), xC, device.total_scale[d], L);
         }
-        if (passes_forward(profile.plan7.statistics, settings, past_viterbi[s], device.scores[d])) passed.push_back(s);
+        return profile::passes_forward(profile_.plan7.statistics, settings_, c, device.scores[d]);
     }
-    return passed;
-}
 
-// Feeds the queue from the device: Forward over `on_device` (longest first)
-// a batch at a time, each batch's targets past F3 queued for the worker
-// threads with the device's rows. Where the device declines, the rest go to
-// the worker threads whole. The first `singles` targets past F3 go alone.
-// Closes the queue.
-void feed_device_forward(const ConfiguredProfile& profile, const std::vector<Candidate>& past_viterbi,
-                         const std::vector<std::size_t>& on_device, const ProfileTargets& targets,
-                         ProfileFilterScanner& scanner, const PipelineSettings& settings, JobContext& context,
-                         std::size_t singles, std::vector<std::size_t>& device_pos, SurvivorQueue& queue,
-                         PipelineStages& stages) {
-    std::size_t first = 0, size = std::max<std::size_t>(1, settings.device_batch);
-    const std::size_t largest = 8 * size;
-    while (first < on_device.size() && !queue.aborted()) {
-        const std::size_t end = std::min(on_device.size(), first + size);
-        std::vector<std::size_t> positions(on_device.begin() + static_cast<std::ptrdiff_t>(first),
-                                           on_device.begin() + static_cast<std::ptrdiff_t>(end));
-        std::vector<std::uint32_t> list(positions.size());
-        for (std::size_t d = 0; d < positions.size(); ++d) {
-            list[d] = past_viterbi[positions[d]].target;
-            device_pos[positions[d]] = d;
-        }
-        auto device = std::make_unique<ForwardScores>();
-        const auto start = std::chrono::steady_clock::now();
-        const bool ran = scanner.forward(profile.multihit, list, *device, context);
-        stages.device_forward += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!ran) {
-            // No device Forward: every target left is scored whole on the CPU.
-            queue.add({{on_device.begin() + static_cast<std::ptrdiff_t>(first), on_device.end()}, nullptr}, singles);
-            break;
-        }
-        queue.add({past_device_forward(profile, past_viterbi, positions, targets, settings, *device),
-                   std::move(device)},
-                  singles);
-        // Only the longest (the first batch's) go alone where rows are grouped.
-        if (paired_rows_available()) singles = 0;
-        ++stages.device_batches;
-        first = end;
-        size = std::min(largest, 2 * size);
+    // A batch's targets past F3 for the worker threads, in groups.
+    void queue_batch(const std::shared_ptr<DeviceBatch>& batch) {
+        for (const WorkItem& item : items(batch->passed.size()))
+            queue_.push([this, batch, item] { domains_of(*batch, item); });
     }
-    queue.close();
-}
 
-// Forward, Backward and the domain stage of every survivor, longest first.
-// With a device Forward: the targets of up to kDeviceForwardCells go to the
-// device in batches (in a thread of their own) while the worker threads
-// score the longer ones whole; each batch's targets past F3 then get
-// Backward and the domain stage on the worker threads as soon as it is back.
+    // Backward (unless the device ran it) and the domain stage of a group of
+    // a batch's targets past F3, from the device's rows.
+    void domains_of(const DeviceBatch& batch, const WorkItem& item) {
+        const FlushSubnormals flush;
+        const ForwardProfile& om = profile_.multihit;
+        thread_local DpMatrix fwd[kGroupTargets], bck[kGroupTargets];
+        PairTarget t[kGroupTargets];
+        DomainTarget domain_targets[kGroupTargets];
+        float bcksc[kGroupTargets];
+        for (int j = 0; j < item.n; ++j) {
+            const std::size_t k = item.first + static_cast<std::size_t>(j), d = batch.passed[k];
+            const int L = targets_.length(past_viterbi_[batch.positions[d]].target);
+            load_device_forward(batch.forward, d, om.length, L, fwd[j]);
+            if (batch.has_backward) load_device_backward(batch.backward, k, om.length, L, bck[j]);
+            t[j] = PairTarget{targets_.codes(past_viterbi_[batch.positions[d]].target), L,
+                              LengthModel::for_target(L, true), &fwd[j], &bck[j]};
+            domain_targets[j] = DomainTarget{t[j].dsq, L, &fwd[j], &bck[j]};
+        }
+        if (!batch.has_backward) backward_group(om, t, item.n, false, bcksc);
+        std::vector<DomainStage> stages = define_domains(profile_, domain_targets, item.n, seed_, settings_.alignments);
+        for (int j = 0; j < item.n; ++j) {
+            const std::size_t d = batch.passed[item.first + static_cast<std::size_t>(j)];
+            const std::size_t position = batch.positions[d];
+            slots_[position] = slot_of(past_viterbi_[position], targets_, profile_.plan7.statistics, settings_,
+                                       batch.forward.scores[d], stages[static_cast<std::size_t>(j)]);
+        }
+    }
+
+    const ConfiguredProfile& profile_;
+    const std::vector<Candidate>& past_viterbi_;
+    const ProfileTargets& targets_;
+    ProfileFilterScanner& scanner_;
+    const PipelineSettings& settings_;
+    std::uint32_t seed_;
+    JobContext& context_;
+    std::vector<Slot>& slots_;
+    PipelineStages& stages_;
+    TaskQueue queue_;
+    std::size_t singles_ = 0;
+};
+
+// A target of more cells (L x M) stays off the device Forward: one target
+// runs on four GPU threads, several times slower than on a CPU core, so the
+// longest ones go to the worker threads while the device does the rest.
+constexpr std::uint64_t kDeviceForwardCells = 1'000'000;
+
+// Forward, Backward and the domain stage of every survivor, longest first:
+// on the worker threads, and with a device Forward beside them (see
+// DevicePipeline).
 void score_survivors(const ConfiguredProfile& profile, const std::vector<Candidate>& past_viterbi,
                      const ProfileTargets& targets, ProfileFilterScanner& scanner, const PipelineSettings& settings,
                      std::uint32_t seed, JobContext& context, std::vector<Slot>& slots, PipelineStages& stages) {
     const std::size_t n = past_viterbi.size();
     std::vector<std::size_t> order(n), on_cpu, on_device;
     std::iota(order.begin(), order.end(), std::size_t{0});
-    // Longest first, one at a time: their costs differ by orders of magnitude.
+    // Longest first: their costs differ by orders of magnitude.
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         return targets.length(past_viterbi[a].target) > targets.length(past_viterbi[b].target);
     });
@@ -507,63 +632,8 @@ void score_survivors(const ConfiguredProfile& profile, const std::vector<Candida
     }
     const std::size_t workers = settings.threads > 0 ? static_cast<std::size_t>(settings.threads)
                                                      : std::max(1u, std::thread::hardware_concurrency());
-    SurvivorQueue queue;
-    // The longest two per worker thread alone where the CPU groups rows, so
-    // that the costliest domain stages do not queue behind each other.
-    const std::size_t singles = paired_rows_available() ? 2 * workers : n;
-    queue.add({std::move(on_cpu), nullptr}, singles);
-    std::vector<std::size_t> device_pos(n, 0);
-    std::future<void> feeder;
-    if (on_device.empty()) queue.close();
-    else
-        feeder = std::async(std::launch::async, [&] {
-            try {
-                feed_device_forward(profile, past_viterbi, on_device, targets, scanner, settings, context, singles,
-                                    device_pos, queue, stages);
-            } catch (...) {
-                queue.close(true);
-                throw;
-            }
-        });
-    std::exception_ptr failure;
-    try {
-        parallel_for(
-            workers, static_cast<int>(workers),
-            [&](std::size_t) {
-                SurvivorQueue::Item item;
-                try {
-                    while (queue.take(item)) {
-                        context.throw_if_cancelled();
-                        const SurvivorQueue::Batch& batch = *item.batch;
-                        std::size_t index[kGroupTargets];
-                        const Candidate* c[kGroupTargets];
-                        Slot* out[kGroupTargets];
-                        for (int j = 0; j < item.work.n; ++j) {
-                            const std::size_t position = batch.positions[item.work.first + static_cast<std::size_t>(j)];
-                            index[j] = batch.device ? device_pos[position] : 0;
-                            c[j] = &past_viterbi[position];
-                            out[j] = &slots[position];
-                        }
-                        score_targets(profile, c, index, item.work.n, targets, settings, seed, batch.device.get(), out);
-                    }
-                } catch (...) {
-                    queue.close(true);
-                    throw;
-                }
-            },
-            1);
-    } catch (...) {
-        failure = std::current_exception();
-    }
-    if (feeder.valid()) {
-        try {
-            feeder.get();
-        } catch (...) {
-            if (!failure) failure = std::current_exception();
-        }
-    }
-    stages.worker_wait = queue.wait_seconds();
-    if (failure) std::rethrow_exception(failure);
+    DevicePipeline pipeline(profile, past_viterbi, targets, scanner, settings, seed, context, slots, stages);
+    pipeline.run(std::move(on_cpu), std::move(on_device), workers);
 }
 
 // Z targets, then domZ = the number of reported targets: which sequences and

@@ -97,6 +97,7 @@ struct PipelineStages {
     StageCost msv, bias, viterbi;  // the filters (bias: the bias filter and the MSV decisions)
     StageCost survivors;           // Forward, Backward and the domain stage of the Viterbi survivors
     double device_forward = 0;     // of that, seconds in the device's Forward calls (beside the worker threads)
+    double device_backward = 0;    // and in its Backward calls
     double worker_wait = 0;        // the worker threads' time waiting for the device, summed over threads
     int device_batches = 0;
 };
