@@ -5,6 +5,7 @@
 // alignments and null2 corrections come out as hmmsearch's do.
 #include <alignscope/error.hpp>
 #include <alignscope/profile/domain_definition.hpp>
+#include <alignscope/profile/envelope_rescore.hpp>
 
 #include "forward_pair.hpp"
 #include "posterior_decoding.hpp"
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <span>
 
 namespace alignscope::profile {
 
@@ -582,6 +584,8 @@ public:
     }
 
     const std::vector<Envelope>& envelopes() const { return envelopes_; }
+    const ConfiguredProfile& profile() const { return profile_; }
+    int length() const { return L_; }
     const std::uint8_t* residues() const { return dsq_; }
     const LengthModel& unihit_length() const { return unihit_length_; }
 
@@ -676,8 +680,28 @@ private:
         const std::optional<float> decoded = decode_and_align(om, unihit_length_, fx, bx, pp, ox,
                                                               profile_.plan7.alphabet, null2_done ? nullptr : &null2);
         if (!decoded) return std::nullopt;
-        const float oasc = *decoded;
-        auto tr = optimal_accuracy_trace(om, unihit_length_, pp, ox);
+        return envelope_hit(i, j, null2_done, envsc, *decoded, optimal_accuracy_trace(om, unihit_length_, pp, ox),
+                            null2);
+    }
+
+public:
+    // Envelope e rescored elsewhere.
+    void rescored(std::size_t e, RescoredEnvelope outcome) {
+        const Envelope& env = envelopes_[e];
+        if (!outcome.accuracy) return;
+        if (!env.null2_done &&
+            outcome.null2.size() < static_cast<std::size_t>(ResidueCode::of(profile_.plan7.alphabet).all_codes()))
+            throw Error("domain stage: a rescored envelope came without its null2");
+        rescored_[e] = envelope_hit(env.i, env.j, env.null2_done, outcome.envsc, *outcome.accuracy,
+                                    std::move(outcome.trace), outcome.null2);
+    }
+
+private:
+    // The domain of envelope i..j from its Forward score, optimal-accuracy
+    // score and trace (i relative to the envelope) and, unless the region's
+    // stochastic traces gave it, its null2 odds per residue code.
+    DomainHit envelope_hit(int i, int j, bool null2_done, float envsc, float oasc, std::vector<TraceStep> tr,
+                           const std::vector<float>& null2) {
         for (auto& s : tr)
             if (s.i > 0) s.i += i - 1;
         DomainHit dom;
@@ -710,7 +734,7 @@ private:
 // The unihit Forward and Backward of every envelope of the targets, up to
 // kEnvelopeGroup at a time (longest first, so that a group's envelopes are of similar
 // lengths), each then decoded and aligned by its own target.
-void rescore_envelopes(const ConfiguredProfile& profile, std::vector<DomainDefinition>& targets) {
+void rescore_envelopes(const ConfiguredProfile& profile, std::span<DomainDefinition> targets) {
     struct Item {
         std::size_t target, envelope;
         int length;
@@ -826,6 +850,39 @@ std::vector<DomainStage> define_domains(const ConfiguredProfile& profile, const 
     stages.reserve(definitions.size());
     for (DomainDefinition& d : definitions) stages.push_back(d.finish());
     return stages;
+}
+
+struct TargetDomains::Definition {
+    DomainDefinition definition;
+};
+
+TargetDomains::TargetDomains(const ConfiguredProfile& profile, const std::uint8_t* dsq, int L, std::uint32_t seed,
+                             bool alignments)
+    : d_(std::make_unique<Definition>(Definition{DomainDefinition(profile, dsq, L, seed, alignments)})) {}
+TargetDomains::~TargetDomains() = default;
+TargetDomains::TargetDomains(TargetDomains&&) noexcept = default;
+TargetDomains& TargetDomains::operator=(TargetDomains&&) noexcept = default;
+
+void TargetDomains::find_envelopes(const DpMatrix& fwd, const DpMatrix& bck) {
+    d_->definition.find_envelopes(fwd, bck);
+}
+std::size_t TargetDomains::envelope_count() const { return d_->definition.envelopes().size(); }
+TargetDomains::Span TargetDomains::envelope(std::size_t e) const {
+    const Envelope& env = d_->definition.envelopes()[e];
+    return {env.i, env.j, !env.null2_done};
+}
+int TargetDomains::length() const { return d_->definition.length(); }
+void TargetDomains::rescore_on_cpu() {
+    rescore_envelopes(d_->definition.profile(), std::span<DomainDefinition>(&d_->definition, 1));
+}
+void TargetDomains::rescored(std::size_t e, RescoredEnvelope outcome) {
+    d_->definition.rescored(e, std::move(outcome));
+}
+DomainStage TargetDomains::finish() { return d_->definition.finish(); }
+
+std::vector<TraceStep> accuracy_traceback(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp,
+                                          const DpMatrix& ox) {
+    return optimal_accuracy_trace(om, length, pp, ox);
 }
 
 }  // namespace alignscope::profile

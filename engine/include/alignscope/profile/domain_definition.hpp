@@ -12,6 +12,8 @@
 #include <alignscope/profile/profile_search.hpp>
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
 namespace alignscope::profile {
@@ -72,5 +74,44 @@ struct DomainTarget {
 // Backward rows side by side in SIMD registers where the CPU can).
 std::vector<DomainStage> define_domains(const ConfiguredProfile& profile, const DomainTarget* targets, int n,
                                         std::uint32_t seed, bool alignments);
+
+// An envelope rescored elsewhere (on a device): what the CPU's unihit
+// Forward, Backward, posterior decoding and optimal accuracy give for it.
+struct RescoredEnvelope {
+    float envsc = 0;                // nats: the envelope's Forward score
+    std::optional<float> accuracy;  // the optimal-accuracy score; none where the posteriors underflowed
+    std::vector<TraceStep> trace;   // the optimal-accuracy trace, i relative to the envelope
+    std::vector<float> null2;       // null2 odds per residue code, where the envelope wants its own
+};
+
+// One target's domain stage in three steps, so that the envelopes of many
+// targets can be rescored together on a device: find the envelopes (regions,
+// stochastic traces) from the parser matrices; rescore each, on the CPU
+// (rescore_on_cpu) or from a device's outcome (rescored); then finish(),
+// which gives what define_domains() gives.
+class TargetDomains {
+public:
+    struct Span {
+        int i = 0, j = 0;          // 1-based, inclusive
+        bool wants_null2 = false;  // its null2 comes from its own posteriors
+    };
+    TargetDomains(const ConfiguredProfile& profile, const std::uint8_t* dsq, int L, std::uint32_t seed,
+                  bool alignments);
+    ~TargetDomains();
+    TargetDomains(TargetDomains&&) noexcept;
+    TargetDomains& operator=(TargetDomains&&) noexcept;
+
+    void find_envelopes(const DpMatrix& fwd, const DpMatrix& bck);
+    std::size_t envelope_count() const;
+    Span envelope(std::size_t e) const;
+    int length() const;
+    void rescore_on_cpu();
+    void rescored(std::size_t e, RescoredEnvelope outcome);
+    DomainStage finish();
+
+private:
+    struct Definition;
+    std::unique_ptr<Definition> d_;
+};
 
 }  // namespace alignscope::profile
