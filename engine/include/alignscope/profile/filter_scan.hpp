@@ -37,6 +37,9 @@ struct ProfileFilterStats {
     double backward_seconds = 0, backward_kernel_seconds = 0;  // the last backward() call
     std::uint64_t backward_cells = 0;
     std::uint64_t target_slices = 0;  // a GPU's msv(): the slices the targets were scanned in (1: all resident)
+    double envelope_seconds = 0, envelope_kernel_seconds = 0;  // the last rescore_envelopes() call
+    std::uint64_t envelope_cells = 0;                          // model length x envelope residues
+    std::uint64_t envelopes_on_cpu = 0;  // of those, redone on the CPU (a long traceback, no room)
 };
 
 // The parser Forward (the Fwd filter) of a list of targets on a device: per
@@ -78,6 +81,17 @@ struct DpMatrix;
 // the total scale; the two rows of cells are sized, not filled (the domain
 // stage reads none of them).
 void load_device_backward(const BackwardScores& device, std::size_t i, int M, int L, DpMatrix& bck);
+
+// One envelope of the domain stage to rescore on a device: the loaded
+// target (its index), the envelope i..j on it (1-based, inclusive) and
+// whether null2 is wanted from its posteriors (envelope_rescore.hpp says
+// what comes back).
+struct EnvelopeJob {
+    std::uint32_t target = 0;
+    int i = 0, j = 0;
+    bool null2 = false;
+};
+struct EnvelopeOutcome;  // envelope_rescore.hpp
 
 class ProfileFilterScanner {
 public:
@@ -125,6 +139,18 @@ public:
     }
     // Whether backward() may run on the device (it may still answer false).
     virtual bool runs_backward() const { return false; }
+
+    // The domain stage's rescoring of envelopes on the device: per job, the
+    // unihit Forward and Backward over the envelope with the target's unihit
+    // length model, posterior decoding, the optimal accuracy DP and
+    // traceback and (where asked) null2, bit for bit the CPU's
+    // (rescore_envelope_reference()); out[n] is jobs[n]'s. False when the
+    // scanner has no device rescoring (the domain stage runs it on its CPU
+    // threads); throws Error for a job outside its target.
+    virtual bool rescore_envelopes(const ForwardProfile& /*unihit*/, std::span<const EnvelopeJob> /*jobs*/,
+                                   std::vector<EnvelopeOutcome>& /*out*/, JobContext& /*context*/) {
+        return false;
+    }
 
     // The cost of the last msv() and of the viterbi() calls since it.
     virtual ProfileFilterStats last_stats() const { return {}; }
