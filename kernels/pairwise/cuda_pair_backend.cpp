@@ -279,6 +279,7 @@ public:
     ~PairRun() {
         return_slots();
         backend_.keep_lengths(std::move(lengths_));
+        for (PairPlan& plan : plans_) backend_.keep_plan(std::move(plan));
     }
 
     void all() {
@@ -618,8 +619,9 @@ void PairRun::run_parts() {
             std::vector<Batch> batches;
             {
                 HostPhase phase(context_.timeline, device_id_, "plan", end - next);
-                const PairPlan& plan =
-                    plans_.emplace_back(PairPlan::make_range(lengths_, next, end - next, rules_, false, describe));
+                PairPlan spare = backend_.take_plan(end - next);
+                const PairPlan& plan = plans_.emplace_back(
+                    PairPlan::make_range(lengths_, next, end - next, rules_, false, describe, &spare));
                 host_pairs_.insert(host_pairs_.end(), plan.host_pairs().begin(), plan.host_pairs().end());
                 batches = plan.batches(budget_, max_batch_cells(), describe);
             }
@@ -1095,6 +1097,28 @@ void CudaPairBackend::keep_lengths(std::vector<std::pair<std::int64_t, std::int6
     if (lengths.capacity() == 0 || lengths.capacity() > kKeptLengthPairs) return;
     std::lock_guard lock(mutex_);
     if (kept_lengths_.size() < kKeptLengthVectors) kept_lengths_.push_back(std::move(lengths));
+}
+
+PairPlan CudaPairBackend::take_plan(std::size_t pairs) {
+    std::lock_guard lock(mutex_);
+    if (kept_plans_.empty()) return {};
+    auto best = kept_plans_.end(), roomiest = kept_plans_.begin();
+    for (auto it = kept_plans_.begin(); it != kept_plans_.end(); ++it) {
+        const std::size_t room = it->capacity();
+        if (room > roomiest->capacity()) roomiest = it;
+        if (room >= pairs && (best == kept_plans_.end() || room < best->capacity())) best = it;
+    }
+    const auto taken_at = best != kept_plans_.end() ? best : roomiest;
+    PairPlan taken = std::move(*taken_at);
+    kept_plans_.erase(taken_at);
+    return taken;
+}
+
+void CudaPairBackend::keep_plan(PairPlan&& plan) {
+    const std::size_t room = plan.capacity();
+    if (room == 0 || room > kKeptLengthPairs) return;
+    std::lock_guard lock(mutex_);
+    if (kept_plans_.size() < kKeptPlans) kept_plans_.push_back(std::move(plan));
 }
 
 Backend& CudaPairBackend::exact_cpu_path() {

@@ -26,7 +26,8 @@ struct PinnedStaging;  // one stream's page-locked staging buffers (cuda_pair_ba
 struct StreamSlot;     // a stream with its staging, device buffers and event (cuda_pair_backend.cpp)
 struct MatrixTable;    // a substitution table on the device (cuda_pair_backend.cpp)
 struct CudaSite;
-class PairRun;  // the stages of one job (cuda_pair_backend.cpp)
+class PairRun;   // the stages of one job (cuda_pair_backend.cpp)
+class PairPlan;  // a job's (or part's) work lists and batches (pair_plan.hpp)
 
 // Jobs may run at once from several threads (the pair pipeline aligns chunk
 // k+1 while chunk k's kernels run): each job encodes, plans and packs on its
@@ -73,6 +74,12 @@ private:
     // job's thread before its first kernel.
     std::vector<std::pair<std::int64_t, std::int64_t>> take_lengths();
     void keep_lengths(std::vector<std::pair<std::int64_t, std::int64_t>>&& lengths);
+    // A plan an earlier job is done with, for PairPlan::make_range to reuse
+    // the storage of: the one with the least room for at least `pairs`
+    // pairs, else the roomiest (empty when none is kept); and back when the
+    // job ends (a million pairs' plans are 24 MB).
+    PairPlan take_plan(std::size_t pairs);
+    void keep_plan(PairPlan&& plan);
     // The substitution table on the device, uploaded once per distinct table.
     const std::int32_t* matrix_table(const std::vector<std::int32_t>& table, const CudaSite& site);
 
@@ -89,6 +96,8 @@ private:
     static constexpr std::size_t kKeptLengthVectors = 4;                   // jobs at once that find one
     static constexpr std::size_t kKeptLengthPairs = std::size_t{4} << 20;  // 64 MB each at most
     std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> kept_lengths_;
+    static constexpr std::size_t kKeptPlans = 32;
+    std::vector<PairPlan> kept_plans_;
     std::unique_ptr<DeviceRegistry> cpu_devices_;
 };
 

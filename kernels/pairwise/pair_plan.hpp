@@ -88,11 +88,22 @@ public:
     }
     // Plans the `count` consecutive job pairs from `first` on (a part of a job
     // run in parts: rules.job_pairs should then count the whole job's pairs).
+    // With `reuse`, a plan done with, its lists' storage is taken for this
+    // one (a job's plans reuse an earlier job's memory instead of faulting in
+    // fresh pages); `reuse` is left empty.
     static PairPlan make_range(const std::vector<PairLengths>& lengths, std::size_t first, std::size_t count,
                                const PairPlanRules& rules, bool wide,
-                               const std::function<std::string(std::size_t)>& describe_pair) {
+                               const std::function<std::string(std::size_t)>& describe_pair,
+                               PairPlan* reuse = nullptr) {
         return build(
-            lengths, count, [first](std::size_t p) { return first + p; }, rules, wide, describe_pair);
+            lengths, count, [first](std::size_t p) { return first + p; }, rules, wide, describe_pair, reuse);
+    }
+
+    // Pairs the plan's lists have room for (what make_range's `reuse` lends).
+    std::size_t capacity() const {
+        std::size_t pairs = 0;
+        for (const auto& [name, list] : lists_) pairs += list.pairs.capacity();
+        return pairs;
     }
 
     const std::map<std::string, WorkList>& lists() const { return lists_; }
@@ -126,6 +137,7 @@ public:
 
 private:
     static constexpr std::uint8_t kHost = 0xff;  // a pair's list: the CPU path
+    static constexpr std::size_t kKeptListOfPairs = std::size_t{1} << 22;
     struct ShapeEntry {
         std::uint8_t list = kHost;  // into build()'s lists
         std::size_t pairs = 0;
@@ -135,9 +147,23 @@ private:
     template <typename IndexOf>
     static PairPlan build(const std::vector<PairLengths>& lengths, std::size_t count, IndexOf index_of,
                           const PairPlanRules& rules, bool wide,
-                          const std::function<std::string(std::size_t)>& describe_pair) {
+                          const std::function<std::string(std::size_t)>& describe_pair, PairPlan* reuse = nullptr) {
         PairPlan plan;
         const SchemeBounds bounds = SchemeBounds::of(rules.scheme);
+        std::vector<WorkList> spare;  // reuse's lists, emptied, their storage kept
+        if (reuse) {
+            for (auto& [name, list] : reuse->lists_) {
+                list.pairs.clear();
+                list.lengths.clear();
+                list.unit_first.clear();
+                list.units.clear();
+                spare.push_back(std::move(list));
+            }
+            reuse->lists_.clear();
+            plan.host_pairs_ = std::move(reuse->host_pairs_);
+            plan.host_pairs_.clear();
+            reuse->host_pairs_.clear();
+        }
         std::map<std::pair<int, int>, WorkList> by_key;  // (threads per pair, width)
         // Each pair's list, found once per shape (a job's pairs mostly come
         // in runs of one shape, so the last one is kept): an index into
@@ -145,7 +171,14 @@ private:
         // CPU path.
         std::map<PairLengths, ShapeEntry> chosen;
         std::vector<WorkList*> lists;
-        std::vector<std::uint8_t> list_of(count);
+        // Each pair's list: the thread's scratch kept from plan to plan (a
+        // job's parts are planned one after another on its thread), a vector
+        // of its own for a plan over a few million pairs.
+        thread_local std::vector<std::uint8_t> kept_list_of;
+        std::vector<std::uint8_t> own_list_of;
+        std::vector<std::uint8_t>& list_of_storage = count <= kKeptListOfPairs ? kept_list_of : own_list_of;
+        if (list_of_storage.size() < count) list_of_storage.resize(count);
+        std::uint8_t* const list_of = list_of_storage.data();
         std::optional<PairLengths> last_shape;
         ShapeEntry* last = nullptr;
         for (std::size_t p = 0; p < count; ++p) {
@@ -157,8 +190,13 @@ private:
                     const std::optional<KernelVariant> variant =
                         choose(shape, rules.job_pairs ? rules.job_pairs : count, rules, bounds, wide, describe_pair, k);
                     if (variant) {
-                        WorkList& list =
-                            by_key[{variant->threads_per_pair(), variant->width == LaneWidth::S16 ? 16 : 32}];
+                        auto [made, fresh_list] = by_key.try_emplace(
+                            {variant->threads_per_pair(), variant->width == LaneWidth::S16 ? 16 : 32});
+                        if (fresh_list && !spare.empty()) {
+                            made->second = std::move(spare.back());
+                            spare.pop_back();
+                        }
+                        WorkList& list = made->second;
                         list.variant = *variant;
                         const auto at = std::find(lists.begin(), lists.end(), &list);
                         it->second.list = static_cast<std::uint8_t>(at - lists.begin());

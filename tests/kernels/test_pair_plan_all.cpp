@@ -1,7 +1,8 @@
 // PairPlan::make_all (every pair of a job, no index list) against
 // PairPlan::make over the list 0..n-1, and the shape runs make() reads once:
 // jobs of mixed lengths in runs and interleaved, pairs past the 32-bit limit,
-// every pair planned exactly once, longest first per kernel.
+// every pair planned exactly once, longest first per kernel; make_range over a
+// part of the job, into fresh storage and into a used plan's.
 #include "../../kernels/pairwise/pair_plan.hpp"
 
 #include <alignscope/score/scoring_scheme.hpp>
@@ -92,6 +93,28 @@ void TestPairPlanAll::sameAsMake() {
         in_range += list.pairs.size();
     }
     QCOMPARE(in_range, count);
+
+    // The same range planned into the storage of a plan done with (the whole
+    // job's): the same plan, the donor left empty.
+    PairPlan donor = PairPlan::make_all(lengths, rules, false, describe);
+    QVERIFY(donor.capacity() >= lengths.size() - whole.host_pairs().size());
+    const PairPlan reused = PairPlan::make_range(lengths, first, count, part_rules, false, describe, &donor);
+    QCOMPARE(donor.capacity(), std::size_t{0});
+    QVERIFY(donor.lists().empty() && donor.host_pairs().empty());
+    QCOMPARE(reused.host_pairs(), range.host_pairs());
+    QCOMPARE(reused.lists().size(), range.lists().size());
+    for (const auto& [name, list] : reused.lists()) {
+        const WorkList& other = range.lists().at(name);
+        QVERIFY(list.variant == other.variant);
+        QCOMPARE(list.pairs, other.pairs);
+        QVERIFY(list.lengths == other.lengths);
+        QCOMPARE(list.unit_first, other.unit_first);
+        QCOMPARE(list.units.size(), other.units.size());
+        for (std::size_t u = 0; u < list.units.size(); ++u) {
+            QCOMPARE(list.units[u].bytes, other.units[u].bytes);
+            QCOMPARE(list.units[u].cells, other.units[u].cells);
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestPairPlanAll)
