@@ -11,6 +11,9 @@
 
 #include "common/fault_injection.hpp"
 
+#include <cstdlib>
+#include <string_view>
+
 namespace alignscope::kernels::profile {
 
 namespace {
@@ -75,7 +78,7 @@ struct DeviceBackwardLanes {
 };
 
 // Shared memory: the rows first (SharedRows), then the model (shared_model).
-template <bool SharedRows>
+template <bool SharedRows, int Ahead>
 __global__ void __launch_bounds__(kBackwardThreads)
     backward_parser_kernel(BackwardBatchView batch, ForwardModelView model, int model_floats, bool shared_model) {
     extern __shared__ float shared_floats[];
@@ -106,21 +109,40 @@ __global__ void __launch_bounds__(kBackwardThreads)
         target.move = batch.length[position].y;
         target.scales = batch.scales + first_row * batch.scale_step;
         target.specials = batch.specials + first_row * kForwardSpecials;
-        const BackwardOutcome out = backward_lanes(g, model, target);
+        const BackwardOutcome out = backward_lanes<Ahead>(g, model, target);
         if (lane == 0) batch.result[position] = make_float2(out.xN, out.total_scale);
     }
 }
 
-template <bool SharedRows>
+template <bool SharedRows, int Ahead>
 cudaError_t backward_at(const BackwardBatchView& batch, const ForwardModelView& model, int model_floats,
                         bool shared_model, int blocks, cudaStream_t stream) {
     const std::size_t shared = forward_shared_bytes(model.Q, model_floats, SharedRows, shared_model);
-    cudaError_t status = cudaFuncSetAttribute(backward_parser_kernel<SharedRows>,
+    cudaError_t status = cudaFuncSetAttribute(backward_parser_kernel<SharedRows, Ahead>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared));
     if (status != cudaSuccess) return status;
-    backward_parser_kernel<SharedRows>
+    backward_parser_kernel<SharedRows, Ahead>
         <<<blocks, kBackwardThreads, shared, stream>>>(batch, model, model_floats, shared_model);
     return fault::after_launch(cudaGetLastError());
+}
+
+// ALIGNSCOPE_BACKWARD_AHEAD=1 or 6: loads that many segments ahead instead
+// of kBackwardAhead (the same results; to compare the schedules' speed).
+int ahead() {
+    static const int chosen = [] {
+        const char* v = std::getenv("ALIGNSCOPE_BACKWARD_AHEAD");
+        if (v && std::string_view(v) == "1") return 1;
+        if (v && std::string_view(v) == "6") return 6;
+        return kBackwardAhead;
+    }();
+    return chosen;
+}
+
+template <int Ahead>
+cudaError_t backward_ahead(const BackwardBatchView& batch, const ForwardModelView& model, int model_floats,
+                           bool shared_rows, bool shared_model, int blocks, cudaStream_t stream) {
+    return shared_rows ? backward_at<true, Ahead>(batch, model, model_floats, shared_model, blocks, stream)
+                       : backward_at<false, Ahead>(batch, model, model_floats, shared_model, blocks, stream);
 }
 
 }  // namespace
@@ -129,8 +151,13 @@ cudaError_t launch_backward_parser(const BackwardBatchView& batch, const Forward
                                    bool shared_rows, bool shared_model, int blocks, cudaStream_t stream) {
     // The shared memory and scratch are sized by the Forward filter's shape.
     if (forward_threads_per_block() != kBackwardThreads) return cudaErrorInvalidConfiguration;
-    return shared_rows ? backward_at<true>(batch, model, model_floats, shared_model, blocks, stream)
-                       : backward_at<false>(batch, model, model_floats, shared_model, blocks, stream);
+    switch (ahead()) {
+        case 1: return backward_ahead<1>(batch, model, model_floats, shared_rows, shared_model, blocks, stream);
+        case 6: return backward_ahead<6>(batch, model, model_floats, shared_rows, shared_model, blocks, stream);
+        default:
+            return backward_ahead<kBackwardAhead>(batch, model, model_floats, shared_rows, shared_model, blocks,
+                                                  stream);
+    }
 }
 
 }  // namespace alignscope::kernels::profile

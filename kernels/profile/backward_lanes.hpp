@@ -20,6 +20,8 @@ namespace alignscope::kernels::profile {
 // The GPU kernel's name on the timeline (the kernel grammar): Plan7's gaps,
 // the parser Backward ("bwdparser") four threads a target, 32-bit float cells.
 inline constexpr const char* kBackwardKernelName = "sw_affine_bwdparser4_s32";
+// How many segments ahead the kernel's loops load (backward_lanes<Ahead>).
+inline constexpr int kBackwardAhead = 3;
 
 struct BackwardTargetView {
     const std::uint8_t* dsq = nullptr;
@@ -40,23 +42,49 @@ struct BackwardLaneCarry {
     float xE = 0, xN = 0, xJ = 0, xB = 0, xC = 0, total_scale = 0;
 };
 
+// The values of segments q-1 .. q-A of an array, loaded before a loop's
+// segment q is stored (the loops go from segment Q-1 down to 0 and store only
+// segment q at step q, so loads may run A steps ahead of the chains that need
+// them: A = Ahead hides more load latency in registers).
+template <class V, int A>
+struct Lookahead {
+    V v[A];
+    // Segments from, from-1, ..., from-A+1 (zero below segment 0).
+    template <class Load>
+    ALIGNSCOPE_LANES_FN void fill(int from, const Load& load, V zero) {
+        for (int k = 0; k < A; ++k) v[k] = from - k >= 0 ? load(from - k) : zero;
+    }
+    // Segment q's value; segment q-A's is loaded in its place.
+    template <class Load>
+    ALIGNSCOPE_LANES_FN V next(int q, const Load& load, V zero) {
+        const V out = v[0];
+        for (int k = 0; k + 1 < A; ++k) v[k] = v[k + 1];
+        v[A - 1] = q - A >= 0 ? load(q - A) : zero;
+        return out;
+    }
+};
+
 // The D->D paths of a Backward row (after M->E and D->E are in: add_end),
 // all four passes, then M->D, as the engine's backward_deletes(). `first`
-// is what enters the last segment from segment 0. Loads are made a step
-// ahead of the chains that need them (segment q-1's before q's stores).
-template <class Lanes>
+// is what enters the last segment from segment 0.
+template <int Ahead, class Lanes>
 ALIGNSCOPE_LANES_FN void backward_lane_deletes(Lanes& g, const ForwardModelView& m, typename Lanes::V first,
                                                typename Lanes::V xEv, bool add_end) {
     using V = typename Lanes::V;
     const int Q = m.Q;
     const float* dd = m.striped + static_cast<std::size_t>(kFwdDD * Q * 4);
     const float* md = m.striped + static_cast<std::size_t>(kFwdMD * Q * 4);
-    V dpv = first, dcv = g.zero();
-    V d_next = g.get(kRowD, Q - 1), m_next = g.get(kRowM, Q - 1), t_next = g.seg(dd + (Q - 1) * 4);
+    const auto row_d = [&g](int q) { return g.get(kRowD, q); };
+    const auto row_m = [&g](int q) { return g.get(kRowM, q); };
+    const auto t_dd = [&g, dd](int q) { return g.seg(dd + q * 4); };
+    const auto t_md = [&g, md](int q) { return g.seg(md + q * 4); };
+    const V zero = g.zero();
+    Lookahead<V, Ahead> d, mm, t;
+    V dpv = first, dcv = zero;
+    d.fill(Q - 1, row_d, zero), mm.fill(Q - 1, row_m, zero), t.fill(Q - 1, t_dd, zero);
     for (int q = Q - 1; q >= 0; --q) {
-        const V d_old = d_next, m_old = m_next, t = t_next;
-        if (q > 0) d_next = g.get(kRowD, q - 1), m_next = g.get(kRowM, q - 1), t_next = g.seg(dd + (q - 1) * 4);
-        dcv = g.mul(dpv, t);
+        const V d_old = d.next(q, row_d, zero), m_old = mm.next(q, row_m, zero), tq = t.next(q, t_dd, zero);
+        dcv = g.mul(dpv, tq);
         if (add_end) {
             dpv = g.add(d_old, g.add(dcv, xEv));
             g.put(kRowM, q, g.add(m_old, xEv));
@@ -67,21 +95,19 @@ ALIGNSCOPE_LANES_FN void backward_lane_deletes(Lanes& g, const ForwardModelView&
     }
     for (int j = 1; j < 4; ++j) {
         dcv = g.shift_down(dcv);
-        d_next = g.get(kRowD, Q - 1), t_next = g.seg(dd + (Q - 1) * 4);
+        d.fill(Q - 1, row_d, zero), t.fill(Q - 1, t_dd, zero);
         for (int q = Q - 1; q >= 0; --q) {
-            const V d_old = d_next, t = t_next;
-            if (q > 0) d_next = g.get(kRowD, q - 1), t_next = g.seg(dd + (q - 1) * 4);
-            dcv = g.mul(dcv, t);
+            const V d_old = d.next(q, row_d, zero), tq = t.next(q, t_dd, zero);
+            dcv = g.mul(dcv, tq);
             g.put(kRowD, q, g.add(d_old, dcv));
         }
     }
     dcv = g.shift_down(g.get(kRowD, 0));
-    d_next = g.get(kRowD, Q - 1), m_next = g.get(kRowM, Q - 1), t_next = g.seg(md + (Q - 1) * 4);
+    d.fill(Q - 1, row_d, zero), mm.fill(Q - 1, row_m, zero), t.fill(Q - 1, t_md, zero);
     for (int q = Q - 1; q >= 0; --q) {
-        const V d = d_next, m_old = m_next, t = t_next;
-        if (q > 0) d_next = g.get(kRowD, q - 1), m_next = g.get(kRowM, q - 1), t_next = g.seg(md + (q - 1) * 4);
-        g.put(kRowM, q, g.add(m_old, g.mul(dcv, t)));
-        dcv = d;
+        const V dq = d.next(q, row_d, zero), m_old = mm.next(q, row_m, zero), tq = t.next(q, t_md, zero);
+        g.put(kRowM, q, g.add(m_old, g.mul(dcv, tq)));
+        dcv = dq;
     }
 }
 
@@ -121,9 +147,9 @@ ALIGNSCOPE_LANES_FN void backward_lane_scale_row(Lanes& g, int Q, float factor) 
 }
 
 // Row i (1 <= i < L) from row i+1, in place in the one row the lanes keep
-// (row i+1's M and I are read a segment ahead of row i's stores; its D is
-// not read). The specials as backward_specials() of the engine.
-template <class Lanes>
+// (row i+1's M and I are read ahead of row i's stores; its D is not read).
+// The specials as backward_specials() of the engine.
+template <int Ahead, class Lanes>
 ALIGNSCOPE_LANES_FN void backward_lane_row(Lanes& g, const ForwardModelView& m, const BackwardTargetView& t,
                                            BackwardLaneCarry& x, int i) {
     using V = typename Lanes::V;
@@ -133,24 +159,34 @@ ALIGNSCOPE_LANES_FN void backward_lane_row(Lanes& g, const ForwardModelView& m, 
     const float *bm = array(kFwdBM), *mm = array(kFwdMM), *im = array(kFwdIM), *dm = array(kFwdDM);
     const float *mi = array(kFwdMI), *ii = array(kFwdII);
     const float* e = array(kFwdMatch + t.dsq[i]);  // residue i+1's emissions
+    const auto row_i = [&g](int q) { return g.get(kRowI, q); };
+    const auto row_m = [&g](int q) { return g.get(kRowM, q); };
+    const auto next_m = [&g, e](int q) { return g.mul(g.get(kRowM, q), g.seg(e + q * 4)); };
+    const auto t_ii = [&g, ii](int q) { return g.seg(ii + q * 4); };
+    const auto t_mi = [&g, mi](int q) { return g.seg(mi + q * 4); };
+    const auto t_bm = [&g, bm](int q) { return g.seg(bm + q * 4); };
+    const auto t_e = [&g, e](int q) { return g.seg(e + q * 4); };
+    const V zero = g.zero();
     V tmmv = g.shift_down(g.seg(mm)), timv = g.shift_down(g.seg(im)), tdmv = g.shift_down(g.seg(dm));
-    V mpv = g.shift_down(g.mul(g.get(kRowM, 0), g.seg(e)));
-    V xBv = g.zero();
-    V i_next = g.get(kRowI, Q - 1), m_next = g.get(kRowM, Q - 1);
+    V mpv = g.shift_down(next_m(0));
+    V xBv = zero;
+    Lookahead<V, Ahead> in, mn, tii, tmi, tbm, te;
+    in.fill(Q - 1, row_i, zero), mn.fill(Q - 1, row_m, zero);
+    tii.fill(Q - 1, t_ii, zero), tmi.fill(Q - 1, t_mi, zero), tbm.fill(Q - 1, t_bm, zero), te.fill(Q - 1, t_e, zero);
     for (int q = Q - 1; q >= 0; --q) {
         const int s = q * 4;
-        const V tii = g.seg(ii + s), tmi = g.seg(mi + s), es = g.seg(e + s), tbm = g.seg(bm + s);
-        const V ipv = i_next, m_old = m_next;
-        if (q > 0) i_next = g.get(kRowI, q - 1), m_next = g.get(kRowM, q - 1);
-        g.put(kRowI, q, g.add(g.mul(ipv, tii), g.mul(mpv, timv)));
+        const V ipv = in.next(q, row_i, zero), m_old = mn.next(q, row_m, zero);
+        const V tiiq = tii.next(q, t_ii, zero), tmiq = tmi.next(q, t_mi, zero);
+        const V tbmq = tbm.next(q, t_bm, zero), es = te.next(q, t_e, zero);
+        g.put(kRowI, q, g.add(g.mul(ipv, tiiq), g.mul(mpv, timv)));
         g.put(kRowD, q, g.mul(mpv, tdmv));
-        const V mcv = g.add(g.mul(ipv, tmi), g.mul(mpv, tmmv));
+        const V mcv = g.add(g.mul(ipv, tmiq), g.mul(mpv, tmmv));
         mpv = g.mul(m_old, es);
         g.put(kRowM, q, mcv);
         tdmv = g.seg(dm + s);
         timv = g.seg(im + s);
         tmmv = g.seg(mm + s);
-        xBv = g.add(xBv, g.mul(mpv, tbm));
+        xBv = g.add(xBv, g.mul(mpv, tbmq));
     }
     x.xB = g.sum(xBv);
     x.xC = g.fmul(x.xC, t.loop);
@@ -158,13 +194,14 @@ ALIGNSCOPE_LANES_FN void backward_lane_row(Lanes& g, const ForwardModelView& m, 
     x.xN = g.fadd(g.fmul(x.xB, t.move), g.fmul(x.xN, t.loop));
     x.xE = g.fadd(g.fmul(x.xC, m.e_move), g.fmul(x.xJ, m.e_loop));
     const V xEv = g.splat(x.xE);
-    backward_lane_deletes(g, m, g.shift_down(g.add(g.get(kRowD, 0), xEv)), xEv, true);
+    backward_lane_deletes<Ahead>(g, m, g.shift_down(g.add(g.get(kRowD, 0), xEv)), xEv, true);
 }
 
 // The whole parser Backward of one target, rows L down to 0: xN (row 0's N)
 // and the total of the log scale factors. Row 0 gets N and B only, as in
-// the engine; an empty target (L = 0) writes no row.
-template <class Lanes>
+// the engine; an empty target (L = 0) writes no row. Ahead: how many
+// segments the loops load ahead (the same results for any).
+template <int Ahead = 1, class Lanes>
 ALIGNSCOPE_LANES_FN BackwardOutcome backward_lanes(Lanes& g, const ForwardModelView& m, const BackwardTargetView& t) {
     using V = typename Lanes::V;
     const int Q = m.Q, L = t.L;
@@ -175,10 +212,10 @@ ALIGNSCOPE_LANES_FN BackwardOutcome backward_lanes(Lanes& g, const ForwardModelV
     // Row L: every M and D reaches E; I does not.
     const V xEv = g.splat(x.xE);
     for (int q = 0; q < Q; ++q) g.put(kRowM, q, xEv), g.put(kRowD, q, xEv), g.put(kRowI, q, g.zero());
-    backward_lane_deletes(g, m, g.shift_down(g.get(kRowD, Q - 1)), g.zero(), false);
+    backward_lane_deletes<Ahead>(g, m, g.shift_down(g.get(kRowD, Q - 1)), g.zero(), false);
     backward_lane_scale_row(g, Q, backward_lane_rescale(g, t, x, L));
     for (int i = L - 1; i >= 1; --i) {
-        backward_lane_row(g, m, t, x, i);
+        backward_lane_row<Ahead>(g, m, t, x, i);
         backward_lane_scale_row(g, Q, backward_lane_rescale(g, t, x, i));
     }
     // Row 0: N and B from row 1.
