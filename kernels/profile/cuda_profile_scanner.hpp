@@ -18,9 +18,11 @@
 #include "common/cuda_check.hpp"
 #include "common/device_memory.hpp"
 #include "common/gpu_timeline.hpp"
+#include "profile/envelope_launch.hpp"
 #include "profile/filter_launch.hpp"
 #include "profile/memory_plan.hpp"
 
+#include <alignscope/profile/envelope_rescore.hpp>
 #include <alignscope/profile/filter_scan.hpp>
 
 #include <cstdint>
@@ -48,6 +50,11 @@ public:
                   const alignscope::profile::ForwardScores& forward, std::span<const std::uint32_t> positions,
                   alignscope::profile::BackwardScores& out, JobContext& context) override;
     bool runs_backward() const override;
+    // The domain stage's envelope rescoring (cuda_envelopes.cpp, envelope_lanes.hpp).
+    bool rescore_envelopes(const alignscope::profile::ForwardProfile& unihit,
+                           std::span<const alignscope::profile::EnvelopeJob> jobs,
+                           std::vector<alignscope::profile::EnvelopeOutcome>& out, JobContext& context) override;
+    bool runs_envelopes() const;
     alignscope::profile::ProfileFilterStats last_stats() const override { return stats_; }
 
     // The plan the scanner works to for the last model it saw.
@@ -105,6 +112,15 @@ private:
     // The Forward kernel's results turned into scores (forward_score_of).
     void forward_scores(std::span<const std::uint32_t> targets, const std::vector<float2>& result,
                         alignscope::profile::ForwardScores& out) const;
+    // One batch of rescore_envelopes(): jobs[batch[c]] on the GPU, outcomes
+    // into out; those whose traceback had no room onto on_cpu. Returns the
+    // kernel's milliseconds.
+    float envelope_batch(const alignscope::profile::ForwardProfile& unihit,
+                         std::span<const alignscope::profile::EnvelopeJob> jobs,
+                         const std::vector<std::uint32_t>& batch,
+                         std::vector<alignscope::profile::EnvelopeOutcome>& out, std::vector<std::uint32_t>& on_cpu,
+                         GpuTimeline& timeline);
+    void release_envelope_buffers();
     // Hands the call's timeline to the job's sink (the device idle).
     static void flush(GpuTimeline& timeline, JobContext& context);
 
@@ -137,6 +153,13 @@ private:
     DeviceBuffer<std::uint64_t> forward_first_row_;
     // Backward's Forward scale factors, packed (its rows go to forward_specials_).
     DeviceBuffer<float> backward_scales_;
+    // rescore_envelopes()'s batch: scratch, trace rooms and packed traces,
+    // null2 odds, residues, the list and results (released after each call).
+    DeviceBuffer<float> envelope_scratch_, envelope_null2_;
+    DeviceBuffer<EnvelopeStep> envelope_steps_, envelope_packed_;
+    DeviceBuffer<std::uint8_t> envelope_residues_;
+    DeviceBuffer<EnvelopeItem> envelope_items_;
+    DeviceBuffer<EnvelopeResult> envelope_results_;
     std::vector<std::uint32_t> host_order_;  // the loaded slice's targets (local), longest first
     float tjb_scale_ = 0, ncj_scale_ = 0;    // the scales the length tables were made for
     MsvParams msv_params_;                   // the model of the running msv() call

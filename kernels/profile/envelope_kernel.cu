@@ -1,0 +1,162 @@
+// The GPU envelope rescoring: four threads an envelope, each one lane of
+// HMMER's striped four-float layout running envelope_rescore()
+// (envelope_lanes.hpp): the unihit Forward and Backward with every row kept
+// in the batch's global scratch, posterior decoding and the optimal accuracy
+// DP in place over them, null2 and (the group's first thread) the
+// traceback. Every product and sum is the SSE code's, rounded alone (PTX
+// .rn, never fused) with subnormals flushed (.ftz: SSE's FTZ/DAZ). The
+// model sits in shared memory where it fits; groups take envelopes longest
+// first from a global counter.
+#include "profile/envelope_launch.hpp"
+
+#include "common/fault_injection.hpp"
+
+namespace alignscope::kernels::profile {
+
+namespace {
+
+constexpr int kEnvelopeThreads = 64;  // per block: 16 envelopes at a time
+
+struct DeviceEnvelopeLanes {
+    using V = float;
+    using Flag = bool;
+    float* rows[3];
+    const float* before[3];
+    unsigned mask;  // the group's four lanes
+    int lane;       // 0..3
+
+    __device__ void set_rows(float* m, float* i, float* d) { rows[0] = m, rows[1] = i, rows[2] = d; }
+    __device__ void set_prev(const float* m, const float* i, const float* d) {
+        before[0] = m, before[1] = i, before[2] = d;
+    }
+    __device__ static float zero() { return 0.0f; }
+    __device__ static float splat(float x) { return x; }
+    __device__ static float add(float a, float b) {
+        float r;
+        asm("add.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        return r;
+    }
+    __device__ static float mul(float a, float b) {
+        float r;
+        asm("mul.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        return r;
+    }
+    __device__ static float fadd(float a, float b) { return add(a, b); }
+    __device__ static float fmul(float a, float b) { return mul(a, b); }
+    __device__ static float fdiv(float a, float b) {
+        float r;
+        asm("div.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+        return r;
+    }
+    // Comparisons as SSE's under DAZ (a subnormal reads as 0).
+    __device__ static bool greater(float a, float b) {
+        unsigned r;
+        asm("{ .reg .pred p; setp.gt.ftz.f32 p, %1, %2; selp.u32 %0, 1, 0, p; }" : "=r"(r) : "f"(a), "f"(b));
+        return r != 0;
+    }
+    __device__ float seg(const float* p) const { return p[lane]; }
+    __device__ float at(const float* row, int q) const { return row[q * 4 + lane]; }
+    __device__ void store(float* row, int q, float v) const { row[q * 4 + lane] = v; }
+    __device__ float shift_up(float a) const {
+        const float v = __shfl_up_sync(mask, a, 1, 4);
+        return lane == 0 ? 0.0f : v;
+    }
+    __device__ float shift_up_fill(float a, float fill) const {
+        const float v = __shfl_up_sync(mask, a, 1, 4);
+        return lane == 0 ? fill : v;
+    }
+    __device__ float shift_down(float a) const {
+        const float v = __shfl_down_sync(mask, a, 1, 4);
+        return lane == 3 ? 0.0f : v;
+    }
+    __device__ static float vmax(float a, float b) { return greater(a, b) ? a : b; }
+    __device__ static float gate(float t, float v) { return greater(t, 0.0f) ? v : 0.0f; }
+    __device__ float lane_max(float a) const {
+        const float t0 = __shfl_sync(mask, a, 0, 4), t1 = __shfl_sync(mask, a, 1, 4);
+        const float t2 = __shfl_sync(mask, a, 2, 4), t3 = __shfl_sync(mask, a, 3, 4);
+        return envelope_max(envelope_max(t0, t1), envelope_max(t2, t3));
+    }
+    __device__ float sum(float a) const {
+        const float t0 = __shfl_sync(mask, a, 0, 4), t1 = __shfl_sync(mask, a, 1, 4);
+        const float t2 = __shfl_sync(mask, a, 2, 4), t3 = __shfl_sync(mask, a, 3, 4);
+        return add(add(t0, t1), add(t2, t3));
+    }
+    __device__ static void note_greater(bool& f, float a, float b) { f = f || greater(a, b); }
+    __device__ bool any(bool f) const { return __any_sync(mask, f) != 0; }
+    __device__ float broadcast(const float* p) const {
+        float v = 0.0f;
+        if (lane == 0) v = *p;
+        return __shfl_sync(mask, v, 0, 4);
+    }
+    __device__ bool lead() const { return lane == 0; }
+    __device__ void sync() const { __syncwarp(mask); }
+    __device__ float get(int a, int q) const { return rows[a][q * 4 + lane]; }
+    __device__ void put(int a, int q, float v) { rows[a][q * 4 + lane] = v; }
+    __device__ float prev(int a, int q) const { return before[a][q * 4 + lane]; }
+};
+
+__global__ void __launch_bounds__(kEnvelopeThreads)
+    envelope_rescore_kernel(EnvelopeBatchView batch, ForwardModelView model, int model_floats, bool shared_model) {
+    extern __shared__ float shared_floats[];
+    if (shared_model) {
+        for (int j = threadIdx.x; j < model_floats; j += blockDim.x) shared_floats[j] = model.striped[j];
+        __syncthreads();
+        model.striped = shared_floats;
+    }
+    const int lane = threadIdx.x & 3;
+    DeviceEnvelopeLanes g{};
+    g.mask = 0xfu << (threadIdx.x & 28);
+    g.lane = lane;
+    const int Q = model.Q;
+    for (;;) {
+        std::uint32_t item = 0;
+        if (lane == 0) item = atomicAdd(batch.counter, 1u);
+        item = __shfl_sync(g.mask, item, 0, 4);
+        if (item >= batch.count) break;
+        const EnvelopeItem it = batch.items[item];
+        EnvelopeView t;
+        t.dsq = batch.residues + it.residues_at;
+        t.L = it.L;
+        t.loop = it.loop;
+        t.move = it.move;
+        t.cells = batch.scratch + it.scratch_at;
+        t.usage = t.cells + envelope_cell_floats(it.L, Q);
+        t.specials = t.usage + envelope_usage_floats(Q);
+        t.null2 = it.null2 ? batch.null2 + static_cast<std::size_t>(item) * static_cast<std::size_t>(batch.K) : nullptr;
+        t.K = batch.K;
+        t.trace = batch.steps + it.trace_at;
+        t.trace_room = it.trace_room;
+        EnvelopeResult r = envelope_rescore(g, model, t);
+        // The trace (the lead lane's) packed beside the others by all four.
+        const int steps = __shfl_sync(g.mask, r.decoded && r.status == kEnvelopeOk ? r.steps : 0, 0, 4);
+        std::uint32_t at = 0;
+        if (lane == 0 && steps > 0) at = atomicAdd(batch.packed_count, static_cast<std::uint32_t>(steps));
+        at = __shfl_sync(g.mask, at, 0, 4);
+        g.sync();
+        for (int z = lane; z < steps; z += 4) batch.packed[at + static_cast<std::uint32_t>(z)] = t.trace[z];
+        if (lane == 0) {
+            r.packed_at = at;
+            batch.result[item] = r;
+        }
+    }
+}
+
+}  // namespace
+
+int envelope_threads_per_block() { return kEnvelopeThreads; }
+
+std::size_t envelope_shared_bytes(int model_floats, bool shared_model) {
+    return shared_model ? static_cast<std::size_t>(model_floats) * sizeof(float) : 0;
+}
+
+cudaError_t launch_envelope_rescore(const EnvelopeBatchView& batch, const ForwardModelView& model, int model_floats,
+                                    bool shared_model, int blocks, cudaStream_t stream) {
+    const std::size_t shared = envelope_shared_bytes(model_floats, shared_model);
+    cudaError_t status = cudaFuncSetAttribute(envelope_rescore_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(shared));
+    if (status != cudaSuccess) return status;
+    envelope_rescore_kernel<<<blocks, kEnvelopeThreads, shared, stream>>>(batch, model, model_floats, shared_model);
+    return fault::after_launch(cudaGetLastError());
+}
+
+}  // namespace alignscope::kernels::profile
