@@ -376,6 +376,7 @@ private:
     std::vector<std::uint32_t> query_lengths_, target_lengths_;  // sequence_lengths
     std::vector<PairLengths> lengths_;                           // (query, target) residues of every job pair
     std::uint64_t total_cells_ = 0;
+    std::uint64_t largest_part_cells_ = 0;  // of the job's parts (0: a job not in parts)
     PairPlanRules rules_;
     std::deque<PairPlan> plans_;           // the parts' plans, which their batches point into
     std::vector<std::size_t> host_pairs_;  // for the exact CPU path, from every part's plan
@@ -603,6 +604,7 @@ void PairRun::run_pipeline(Produce&& produce) {
 // device runs the parts before it.
 void PairRun::run_parts() {
     const std::vector<std::uint64_t> parts = ramp_parts(total_cells_, ramp_cells(), max_batch_cells());
+    largest_part_cells_ = parts.size() > 1 ? *std::max_element(parts.begin(), parts.end()) : 0;
     rules_.job_pairs = job_pairs_ ? job_pairs_ : job_.pairs.size();
     const auto describe = [this](std::size_t k) { return describe_pair(k); };
     run_pipeline([&](auto&& enqueue) {
@@ -776,16 +778,35 @@ PairRun::PackedSizes PairRun::pack(StreamSlot& slot, const Batch& batch) {
 }
 
 // The slot's device buffers grown to the batch, and its residues and tasks copied in.
+// A buffer that must grow for a batch of a part smaller than the job's
+// largest is made for the largest at once (a part's bytes grow with its
+// cells), within the batch budget: growing it again in a later part would
+// free it, and freeing device memory waits for the whole device.
 void PairRun::upload(StreamSlot& slot, const Batch& batch, const PackedSizes& sizes, cudaStream_t stream) {
-    slot.residues.reserve(roomy(sizes.residue_bytes), site_);
-    slot.tasks.reserve(roomy(batch.count), site_);
-    slot.results.reserve(roomy(batch.count), site_);
-    slot.boundary.reserve(roomy(std::max<std::uint64_t>(sizes.boundary, 1) * 2), site_);
+    const std::uint64_t boundary = std::max<std::uint64_t>(sizes.boundary, 1) * 2,
+                        trace = options_.traceback ? std::max<std::uint64_t>(sizes.trace, 1) : 0,
+                        cigar = options_.traceback ? sizes.cigar : 0;
+    double scale = 1;
+    if (largest_part_cells_ > batch.cells && batch.cells > 0) {
+        const std::uint64_t bytes = sizes.residue_bytes + batch.count * (sizeof(PairTask) + sizeof(PairResult)) +
+                                    (boundary + trace + 2 * cigar) * 4u;
+        scale = std::min(static_cast<double>(largest_part_cells_) / static_cast<double>(batch.cells),
+                         0.8 * static_cast<double>(budget_) / static_cast<double>(std::max<std::uint64_t>(bytes, 1)));
+    }
+    const auto reserve = [&](auto& buffer, std::uint64_t count) {
+        const std::uint64_t room = roomy(count);
+        if (room <= buffer.capacity()) return;
+        buffer.reserve(std::max(room, static_cast<std::uint64_t>(static_cast<double>(room) * scale)), site_);
+    };
+    reserve(slot.residues, sizes.residue_bytes);
+    reserve(slot.tasks, batch.count);
+    reserve(slot.results, batch.count);
+    reserve(slot.boundary, boundary);
     slot.counter.reserve(roomy(1), site_);
     if (options_.traceback) {
-        slot.trace.reserve(roomy(std::max<std::uint64_t>(sizes.trace, 1)), site_);
-        slot.cigar_scratch.reserve(roomy(sizes.cigar), site_);
-        slot.cigar_out.reserve(roomy(sizes.cigar), site_);
+        reserve(slot.trace, trace);
+        reserve(slot.cigar_scratch, cigar);
+        reserve(slot.cigar_out, cigar);
     }
     timed(stream, {"H2D", "copy", slot.lane, sizes.residue_bytes + batch.count * sizeof(PairTask), 0}, [&] {
         check_cuda(cudaMemcpyAsync(slot.residues.data(), slot.host->residues.data(), sizes.residue_bytes,
@@ -956,6 +977,7 @@ void PairRun::recompute_saturated() {
     saturated_.clear();
     const std::vector<Batch> batches =
         wide.batches(budget_, max_batch_cells(), [this](std::size_t k) { return describe_pair(k); });
+    largest_part_cells_ = 0;  // buffers as these batches need them
     run_batches(batches);
     if (!saturated_.empty()) throw Error("internal error on " + device_id_ + ": a 32-bit pass reported saturation");
     align_on_host(wide.host_pairs());  // none: the first plan kept such pairs off the GPU
