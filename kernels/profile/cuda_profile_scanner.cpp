@@ -8,6 +8,9 @@
 //    codes back to the host and turned into scores by msv_score_of().
 //  - viterbi(): the list and its longest-first order to the device, the
 //    Viterbi filter kernel, codes back, scores by viterbi_score_of().
+//  - forward() / backward(): the parser Forward of a list and the parser
+//    Backward of entries of it, four threads a target, every row's specials
+//    back (Backward given the Forward's scale factors, packed).
 // Each call's kernels (by KernelName) and copies go on the job's timeline.
 #include "profile/cuda_profile_scanner.hpp"
 
