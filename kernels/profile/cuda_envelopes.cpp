@@ -175,7 +175,16 @@ float CudaProfileScanner::envelope_batch(const ap::ForwardProfile& unihit, std::
         cells += static_cast<std::uint64_t>(L) * static_cast<std::uint64_t>(M);
     }
     const int model_floats = static_cast<int>(unihit.striped.size());
-    const bool shared_model = envelope_shared_bytes(model_floats, true) <= shared_optin_;
+    // Rows in shared memory where two blocks of them fit an SM (the model
+    // then read through the cache), else the model there where it fits.
+    // ALIGNSCOPE_ENVELOPE_ROWS=global keeps the rows in global memory only.
+    static const bool global_rows = [] {
+        const char* v = std::getenv("ALIGNSCOPE_ENVELOPE_ROWS");
+        return v && std::string_view(v) == "global";
+    }();
+    const bool shared_rows =
+        !global_rows && envelope_shared_bytes(Q, model_floats, true, false) <= shape_.forward_shared;
+    const bool shared_model = !shared_rows && envelope_shared_bytes(Q, model_floats, false, true) <= shared_optin_;
     envelope_scratch_.reserve(scratch, where);
     envelope_steps_.reserve(steps, where);
     envelope_packed_.reserve(steps + 1, where);  // the last one: the packing counter
@@ -212,7 +221,8 @@ float CudaProfileScanner::envelope_batch(const ap::ForwardProfile& unihit, std::
     ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
     static const KernelName kernel = KernelName::parse(kEnvelopeKernelName);
     timeline.record(stream_, kernel_op(kernel, 0, cells), [&] {
-        ALIGNSCOPE_CUDA(launch_envelope_rescore(view, model, model_floats, shared_model, blocks, stream_), where);
+        ALIGNSCOPE_CUDA(launch_envelope_rescore(view, model, model_floats, shared_rows, shared_model, blocks, stream_),
+                        where);
     });
     ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
     std::vector<EnvelopeResult> results(count);

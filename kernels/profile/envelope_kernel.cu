@@ -3,7 +3,8 @@
 // (envelope_lanes.hpp): the unihit Forward and Backward with every row kept
 // in the batch's global scratch, posterior decoding and the optimal accuracy
 // DP in place over them, null2 and (the group's first thread) the
-// traceback. Every product and sum is the SSE code's, rounded alone (PTX
+// traceback. The running recurrence's two rows sit in shared memory where
+// they fit (every row also goes to the global scratch). Every product and sum is the SSE code's, rounded alone (PTX
 // .rn, never fused) with subnormals flushed (.ftz: SSE's FTZ/DAZ). The
 // model sits in shared memory where it fits; groups take envelopes longest
 // first from a global counter.
@@ -17,17 +18,41 @@ namespace {
 
 constexpr int kEnvelopeThreads = 64;  // per block: 16 envelopes at a time
 
+// One lane of an envelope's four. The rows the lanes code points at are in
+// the global scratch; with SharedRows the current and previous rows of the
+// running recurrence are also kept in two shared-memory buffers of the
+// group (each tagged with the global M row it mirrors): every store goes to
+// both, every read of those rows from shared memory (a few cycles instead
+// of a global load's hundreds).
+template <bool SharedRows>
 struct DeviceEnvelopeLanes {
     using V = float;
     using Flag = bool;
     float* rows[3];
     const float* before[3];
-    unsigned mask;  // the group's four lanes
-    int lane;       // 0..3
+    unsigned mask;                   // the group's four lanes
+    int lane;                        // 0..3
+    int W;                           // 4Q
+    float *buffer0, *buffer1;        // the group's two shared rows of M, I, D (3W floats each)
+    const float *mirror0, *mirror1;  // the global M row each holds
+    float* current;                  // the rows' buffer
+    const float* previous;           // the previous rows' buffer, null when neither holds them
 
-    __device__ void set_rows(float* m, float* i, float* d) { rows[0] = m, rows[1] = i, rows[2] = d; }
+    __device__ void set_rows(float* m, float* i, float* d) {
+        rows[0] = m, rows[1] = i, rows[2] = d;
+        if constexpr (SharedRows) {
+            if (mirror0 == m) current = buffer0;
+            else if (mirror1 == m)
+                current = buffer1;
+            else if (previous == buffer0)
+                current = buffer1, mirror1 = m;
+            else
+                current = buffer0, mirror0 = m;
+        }
+    }
     __device__ void set_prev(const float* m, const float* i, const float* d) {
         before[0] = m, before[1] = i, before[2] = d;
+        if constexpr (SharedRows) previous = mirror0 == m ? buffer0 : mirror1 == m ? buffer1 : nullptr;
     }
     __device__ static float zero() { return 0.0f; }
     __device__ static float splat(float x) { return x; }
@@ -90,23 +115,42 @@ struct DeviceEnvelopeLanes {
     }
     __device__ bool lead() const { return lane == 0; }
     __device__ void sync() const { __syncwarp(mask); }
-    __device__ float get(int a, int q) const { return rows[a][q * 4 + lane]; }
-    __device__ void put(int a, int q, float v) { rows[a][q * 4 + lane] = v; }
-    __device__ float prev(int a, int q) const { return before[a][q * 4 + lane]; }
+    __device__ float get(int a, int q) const {
+        if constexpr (SharedRows) return current[a * W + q * 4 + lane];
+        else
+            return rows[a][q * 4 + lane];
+    }
+    __device__ void put(int a, int q, float v) {
+        if constexpr (SharedRows) current[a * W + q * 4 + lane] = v;
+        rows[a][q * 4 + lane] = v;
+    }
+    __device__ float prev(int a, int q) const {
+        if constexpr (SharedRows)
+            if (previous) return previous[a * W + q * 4 + lane];
+        return before[a][q * 4 + lane];
+    }
 };
 
+// Shared memory: the groups' row buffers (SharedRows), then the model (shared_model).
+template <bool SharedRows>
 __global__ void __launch_bounds__(kEnvelopeThreads)
     envelope_rescore_kernel(EnvelopeBatchView batch, ForwardModelView model, int model_floats, bool shared_model) {
     extern __shared__ float shared_floats[];
+    const int W = 4 * model.Q;
+    float* shared_model_floats = shared_floats + (SharedRows ? 6 * W * (kEnvelopeThreads / 4) : 0);
     if (shared_model) {
-        for (int j = threadIdx.x; j < model_floats; j += blockDim.x) shared_floats[j] = model.striped[j];
+        for (int j = threadIdx.x; j < model_floats; j += blockDim.x) shared_model_floats[j] = model.striped[j];
         __syncthreads();
-        model.striped = shared_floats;
+        model.striped = shared_model_floats;
     }
     const int lane = threadIdx.x & 3;
-    DeviceEnvelopeLanes g{};
+    DeviceEnvelopeLanes<SharedRows> g{};
     g.mask = 0xfu << (threadIdx.x & 28);
     g.lane = lane;
+    g.W = W;
+    float* group_rows = shared_floats + static_cast<std::size_t>(threadIdx.x / 4) * 6 * W;
+    g.buffer0 = group_rows;
+    g.buffer1 = group_rows + 3 * W;
     const int Q = model.Q;
     for (;;) {
         std::uint32_t item = 0;
@@ -126,6 +170,8 @@ __global__ void __launch_bounds__(kEnvelopeThreads)
         t.K = batch.K;
         t.trace = batch.steps + it.trace_at;
         t.trace_room = it.trace_room;
+        g.mirror0 = g.mirror1 = nullptr;
+        g.current = g.buffer0, g.previous = nullptr;
         EnvelopeResult r = envelope_rescore(g, model, t);
         // The trace (the lead lane's) packed beside the others by all four.
         const int steps = __shfl_sync(g.mask, r.decoded && r.status == kEnvelopeOk ? r.steps : 0, 0, 4);
@@ -141,22 +187,32 @@ __global__ void __launch_bounds__(kEnvelopeThreads)
     }
 }
 
+template <bool SharedRows>
+cudaError_t envelope_at(const EnvelopeBatchView& batch, const ForwardModelView& model, int model_floats,
+                        bool shared_model, int blocks, cudaStream_t stream) {
+    const std::size_t shared = envelope_shared_bytes(model.Q, model_floats, SharedRows, shared_model);
+    cudaError_t status = cudaFuncSetAttribute(envelope_rescore_kernel<SharedRows>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared));
+    if (status != cudaSuccess) return status;
+    envelope_rescore_kernel<SharedRows>
+        <<<blocks, kEnvelopeThreads, shared, stream>>>(batch, model, model_floats, shared_model);
+    return fault::after_launch(cudaGetLastError());
+}
+
 }  // namespace
 
 int envelope_threads_per_block() { return kEnvelopeThreads; }
 
-std::size_t envelope_shared_bytes(int model_floats, bool shared_model) {
-    return shared_model ? static_cast<std::size_t>(model_floats) * sizeof(float) : 0;
+std::size_t envelope_shared_bytes(int segments, int model_floats, bool shared_rows, bool shared_model) {
+    const std::size_t rows =
+        shared_rows ? static_cast<std::size_t>(6) * 4 * static_cast<std::size_t>(segments) * (kEnvelopeThreads / 4) : 0;
+    return (rows + (shared_model ? static_cast<std::size_t>(model_floats) : 0)) * sizeof(float);
 }
 
 cudaError_t launch_envelope_rescore(const EnvelopeBatchView& batch, const ForwardModelView& model, int model_floats,
-                                    bool shared_model, int blocks, cudaStream_t stream) {
-    const std::size_t shared = envelope_shared_bytes(model_floats, shared_model);
-    cudaError_t status = cudaFuncSetAttribute(envelope_rescore_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(shared));
-    if (status != cudaSuccess) return status;
-    envelope_rescore_kernel<<<blocks, kEnvelopeThreads, shared, stream>>>(batch, model, model_floats, shared_model);
-    return fault::after_launch(cudaGetLastError());
+                                    bool shared_rows, bool shared_model, int blocks, cudaStream_t stream) {
+    return shared_rows ? envelope_at<true>(batch, model, model_floats, shared_model, blocks, stream)
+                       : envelope_at<false>(batch, model, model_floats, shared_model, blocks, stream);
 }
 
 }  // namespace alignscope::kernels::profile

@@ -17,7 +17,9 @@ EnvelopeOutcome rescore_envelope_reference(const ForwardProfile& unihit, Residue
                     std::to_string(job.target) + " of " + std::to_string(L) + " residues");
     const FlushSubnormals flush;
     const LengthModel length = LengthModel::for_target(L, false);
-    DpMatrix fx, bx, pp, ox;
+    // Matrices kept from envelope to envelope on each thread, as the domain
+    // stage keeps its own (allocating them each time costs page faults).
+    thread_local DpMatrix fx, bx, pp, ox;
     PairTarget group{dsq + job.i - 1, job.j - job.i + 1, length, &fx, &bx};
     EnvelopeOutcome out;
     try {
