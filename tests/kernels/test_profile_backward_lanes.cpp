@@ -6,7 +6,8 @@
 // Pkinase over 300 real DB.fasta proteins, an empty one and a one-residue
 // one; MADE1 over the tutorial's human DNA: 100,000 bases, then windows) and the
 // made-up models over made-up targets (extreme models, rescaled runs). Also the
-// host's load_device_backward() and backward_score_of(), verify's device
+// host's load_device_backward() and backward_score_of(), the domain stage
+// given only the loaded rows (it reads no Backward cells), verify's device
 // Backward check, and the kernel's name.
 #include "../../kernels/profile/backward_lanes.hpp"
 
@@ -240,6 +241,73 @@ private slots:
         }
         QVERIFY2(tally.differ == 0, qPrintable(summary(tally)));
         QVERIFY2(tally.rescaled > 0, "no target was rescaled: the rescaling path went untested");
+    }
+
+    // The domain stage (define_domains) given the lanes' rows loaded by
+    // load_device_backward() (cells poisoned with NaN: it reads none) finds
+    // what it finds with backward()'s own matrix: regions, envelopes, every
+    // domain's envelope, scores and null2 bit for bit.
+    void domain_stage_from_loaded_rows() {
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/Pkinase.hmm"),
+                                  "tutorial models are missing (Debian package hmmer-examples)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kDatabase), "DB.fasta.gz is missing (Debian package mmseqs2-examples)");
+        const ProfileHmm hmm = tutorial_model("Pkinase");
+        ProfileTargets targets =
+            read_profile_targets(database_slice(dir_, QStringLiteral("domains.fa"), 60).toStdString(), hmm.alphabet);
+        std::vector<std::uint8_t> consensus;
+        const std::string c = hmm.consensus.substr(1);
+        ResidueCode::of(hmm.alphabet).digitise(c + c + c, consensus);
+        add_target(targets, "consensus_x3", consensus);
+        const FlushSubnormals flush;
+        NullModel null_model(hmm.alphabet);
+        null_model.set_filter(hmm.length, hmm.composition);
+        const ConfiguredProfile profile(hmm, null_model);
+        const ForwardProfile& om = profile.multihit;
+        const ForwardModelView m{om.striped.data(), om.segments, om.length, om.e_loop, om.e_move};
+        HostBackwardLanes lanes(om.segments);
+        int staged = 0, domains = 0;
+        for (std::size_t n = 0; n < targets.size(); ++n) {
+            const int L = targets.length(n);
+            const LengthModel length = LengthModel::for_target(L, true);
+            DpMatrix fwd, bck, loaded;
+            (void)forward(om, length, targets.codes(n), L, fwd, false);
+            (void)backward(om, length, targets.codes(n), L, fwd, bck, false);
+            const DomainStage cpu = define_domains(profile, targets.codes(n), L, fwd, bck, 42, true);
+            if (cpu.regions == 0) continue;
+            BackwardScores device;
+            device.first_row = {0};
+            device.specials.assign((static_cast<std::size_t>(L) + 1) * kForwardSpecials, 0.0f);
+            std::vector<float> scales(static_cast<std::size_t>(L) + 1);
+            for (int i = 0; i <= L; ++i) scales[static_cast<std::size_t>(i)] = fwd.x(i, DpMatrix::Scale);
+            const BackwardTargetView t{targets.codes(n),      L, length.loop, length.move, scales.data(),
+                                       device.specials.data()};
+            const BackwardOutcome o = backward_lanes<kBackwardAhead>(lanes, m, t);
+            device.total_scale = {o.total_scale};
+            device.scores = {backward_score_of(o.xN, o.total_scale, L)};
+            load_device_backward(device, 0, om.length, L, loaded);
+            for (auto* cells : {&loaded.mmx, &loaded.imx, &loaded.dmx})
+                std::fill(cells->begin(), cells->end(), std::numeric_limits<float>::quiet_NaN());
+            const DomainStage gpu = define_domains(profile, targets.codes(n), L, fwd, loaded, 42, true);
+            ++staged;
+            const std::string name = targets.names[n];
+            QVERIFY2(gpu.regions == cpu.regions && gpu.clustered == cpu.clustered && gpu.overlaps == cpu.overlaps &&
+                         gpu.envelopes == cpu.envelopes && gpu.domains.size() == cpu.domains.size(),
+                     name.c_str());
+            QVERIFY2(std::memcmp(&gpu.expected_domains, &cpu.expected_domains, sizeof(float)) == 0, name.c_str());
+            QVERIFY2(gpu.null2 == cpu.null2, name.c_str());
+            for (std::size_t d = 0; d < cpu.domains.size(); ++d) {
+                const DomainHit &a = gpu.domains[d], &b = cpu.domains[d];
+                QVERIFY2(a.env_from == b.env_from && a.env_to == b.env_to, name.c_str());
+                QVERIFY2(std::memcmp(&a.env_score, &b.env_score, sizeof(float)) == 0 &&
+                             std::memcmp(&a.correction, &b.correction, sizeof(float)) == 0 &&
+                             std::memcmp(&a.expected_accuracy, &b.expected_accuracy, sizeof(float)) == 0,
+                         name.c_str());
+                ++domains;
+            }
+        }
+        QVERIFY2(staged >= 3 && domains >= 5,
+                 qPrintable(QStringLiteral("%1 targets with regions, %2 domains").arg(staged).arg(domains)));
+        qInfo("%d targets with regions, %d domains", staged, domains);
     }
 
     void dna_model_on_real_dna() {
