@@ -107,7 +107,8 @@ void ProfileVerifyFlags::add_to(CLI::App& command) {
     command.add_flag("--profile", enabled,
                      "Check the profile filter kernels instead (the CPU's striped MSV and Viterbi filters; on GPUs "
                      "SSV, MSV and the Viterbi filter) against the scalar reference, score for score and pass for "
-                     "pass: made-up models (random, extreme, one node, 1,100 and 2,100 nodes) and --hmm models, "
+                     "pass, and a GPU's Forward and parser Backward against the CPU's, every row's specials: made-up "
+                     "models (random, extreme, one node, 1,100 and 2,100 nodes) and --hmm models, "
                      "over made-up targets (--pairs random ones a model, single residues, runs, 100,000 residues) "
                      "and --db targets; --device auto = every profile device");
     hmm_option = command.add_option("--hmm", hmm_files,
