@@ -5,14 +5,11 @@
 #include <alignscope/error.hpp>
 #include <alignscope/search/search.hpp>
 
-#include "present_pages.hpp"
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <exception>
-#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -127,7 +124,6 @@ public:
 
 private:
     void check_inputs() const;
-    std::optional<std::future<void>> prepare_scores_buffer(std::size_t rows);
     void start_summary();
     void encode_queries();
     void load_database();
@@ -178,14 +174,8 @@ SearchSummary SearchRun::run() {
     start_summary();
     const std::size_t batch =
         search_.query_batch ? search_.query_batch : default_query_batch(queries_.size(), database_.size());
-    std::optional<std::future<void>> buffer = prepare_scores_buffer(std::min(batch, queries_.size()));
     encode_queries();
     load_database();
-    if (buffer) {
-        const auto waiting = std::chrono::steady_clock::now();
-        buffer->get();
-        summary_.scores_buffer_wait = seconds_since(waiting);
-    }
     if (search_.min_score)
         min_scaled_ = static_cast<std::int64_t>(std::ceil(*search_.min_score * scheme_.scale - 1e-9));
 
@@ -200,26 +190,6 @@ SearchSummary SearchRun::run() {
     summary_.setup_stats = scanner_.setup_stats();
     summary_.total_seconds = seconds_since(start);
     return summary_;
-}
-
-// The first batch's scores buffer (up to a GiB), allocated and made present
-// on a thread of its own while the scanner loads (a GPU's context starts):
-// its fresh pages would otherwise fault in during the first scan.
-std::optional<std::future<void>> SearchRun::prepare_scores_buffer(std::size_t rows) {
-    const std::size_t size = rows * database_.size();
-    if (size * sizeof(std::int64_t) < (std::size_t{64} << 20)) return std::nullopt;
-    auto make = [this, size] {
-        const auto start = std::chrono::steady_clock::now();
-        scores_ = std::make_unique_for_overwrite<std::int64_t[]>(size);
-        scores_size_ = size;
-        search_memory::make_present(scores_.get(), size * sizeof(std::int64_t));
-        summary_.scores_buffer_seconds = seconds_since(start);
-    };
-    try {
-        return std::async(std::launch::async, make);
-    } catch (const std::system_error&) {
-        return std::nullopt;  // no thread to spare: the first scan allocates it
-    }
 }
 
 void SearchRun::check_inputs() const {
@@ -275,12 +245,6 @@ void SearchRun::run_batch(std::size_t first, std::size_t last) {
     std::optional<SearchSpan> span(std::in_place, context_.timeline, "select hits", last - first);
     std::vector<QueryHits> results = select_hits(first, last - first);
     summary_.select_seconds += seconds_since(select_start);
-    if (last == queries_.size()) {
-        // The last batch's scores are read: they go back to the system
-        // while the hits are aligned and written, not at the process's end.
-        free_in_background(std::move(scores_), scores_size_);
-        scores_size_ = 0;
-    }
 
     if (search_.traceback) {
         span.emplace(context_.timeline, "traceback", last - first);

@@ -68,9 +68,7 @@ struct SearchSummary {
     std::uint64_t recomputed = 0;  // pairs rescored at 32 bits
     std::uint64_t hits = 0;
     std::string scan_device, scan_kernels, traceback_device;
-    std::string setup_stats;           // DatabaseScanner::setup_stats() after the last scan
-    double scores_buffer_seconds = 0;  // the scores' host buffer made present, beside the load
-    double scores_buffer_wait = 0;     // what the first scan waited for it
+    std::string setup_stats;  // DatabaseScanner::setup_stats() after the last scan
     std::optional<KarlinAltschul> statistics;
     std::string statistics_note;  // why there are none, when there are none
 };
