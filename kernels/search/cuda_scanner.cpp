@@ -20,6 +20,7 @@
 #include "common/device_memory.hpp"
 #include "common/gpu_timeline.hpp"
 #include "common/host_parallel.hpp"
+#include "search/db_encode.hpp"
 #include "search/db_scan_launch.hpp"
 #include "search/scan_plan.hpp"
 
@@ -63,8 +64,8 @@ struct CudaScanner::Partition {
     std::uint64_t residues = 0;
     int max_length = 0;
     double mean_length = 0;
+    std::uint64_t code_bytes = 0;                // padded codes and the 16 pad bytes after them
     std::unique_ptr<std::uint8_t[]> host_codes;  // padded codes (kept only when streamed)
-    std::size_t host_code_bytes = 0;
     std::vector<std::uint64_t> host_starts;
     std::vector<std::int32_t> host_lengths;
     DeviceBuffer<std::uint8_t> codes;
@@ -119,12 +120,9 @@ std::array<std::int16_t, 256> code_table(const SubstitutionMatrix& matrix) {
 
 }  // namespace
 
-// The padded codes, starts and lengths of the partition's positions on the
-// host, written on several cores straight from the residues (each core
-// touching the fresh pages it fills first); false when a residue is not
-// scored by the matrix.
-bool CudaScanner::fill_host_partition(Partition& part, const PreparedDatabase& database,
-                                      const std::array<std::int16_t, 256>& code) const {
+// The starts (each sequence at a 4-byte boundary), lengths and sizes of the
+// partition's positions, on the host; the padded codes' bytes.
+std::uint64_t CudaScanner::describe_partition(Partition& part, const PreparedDatabase& database) {
     const std::size_t count = part.last - part.first;
     part.residues = 0;
     part.max_length = 0;
@@ -139,9 +137,19 @@ bool CudaScanner::fill_host_partition(Partition& part, const PreparedDatabase& d
         part.host_lengths[p - part.first] = static_cast<std::int32_t>(n);
         at += round4(n);
     }
-    part.mean_length = static_cast<double>(part.residues) / static_cast<double>(count);
-    part.host_code_bytes = at + 16;
-    part.host_codes = std::make_unique_for_overwrite<std::uint8_t[]>(part.host_code_bytes);
+    part.mean_length = static_cast<double>(part.residues) / static_cast<double>(std::max<std::size_t>(count, 1));
+    part.code_bytes = at + 16;
+    return part.code_bytes;
+}
+
+// The partition's padded codes on the host (a partition streamed through a
+// device that cannot hold the whole database), written on several cores
+// straight from the residues; false when a residue is not scored.
+bool CudaScanner::fill_host_partition(Partition& part, const PreparedDatabase& database,
+                                      const std::array<std::int16_t, 256>& code) const {
+    const std::size_t count = part.last - part.first;
+    const std::uint64_t at = part.code_bytes - 16;
+    part.host_codes = std::make_unique_for_overwrite<std::uint8_t[]>(part.code_bytes);
     std::uint8_t* codes = part.host_codes.get();
     std::memset(codes + at, pad_code_, 16);
     std::atomic<bool> unscored{false};
@@ -206,14 +214,14 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
     // which the 16-bit range pays for.
     saturation_bound_ = 32767 - max_score_ - (mode_ == DbScanMode::Local ? setup.scheme.gap_open : 0);
 
-    // The whole database laid out as one partition before the device is
-    // up: the layout of every database that fits, which is nearly all.
+    // The whole database's layout (starts, lengths) before the device is up:
+    // the layout of every database that fits, which is nearly all.
     const std::array<std::int16_t, 256> code = code_table(matrix);
     Partition whole;
     whole.first = 0;
     whole.last = database.size();
-    if (!fill_host_partition(whole, database, code)) (void)encode_database(database, matrix);  // names the residue
-    compute_target_bests(database, code);
+    describe_partition(whole, database);
+    if (!compute_target_bests(database, code)) throw_unscored(database);
     load_stats_.prepare_seconds = seconds_between(load_start, std::chrono::steady_clock::now());
     const auto waiting = std::chrono::steady_clock::now();
     load_stats_.context_seconds = started.get();
@@ -228,10 +236,11 @@ void CudaScanner::load(const PreparedDatabase& database, const ScanSetup& setup,
 // Bounded modes: per residue the best score it can take part in (as a query
 // row and as a target column), and per database position the sum of its
 // residues' best, for the upper bound of highest_cell.
-void CudaScanner::compute_target_bests(const PreparedDatabase& database, const std::array<std::int16_t, 256>& code) {
+// False when a residue is not scored by the matrix.
+bool CudaScanner::compute_target_bests(const PreparedDatabase& database, const std::array<std::int16_t, 256>& code) {
     best_as_query_.clear();
     target_best_.clear();
-    if (!bounded()) return;
+    if (!bounded()) return true;
     const SubstitutionMatrix& matrix = setup_.scheme.matrix;
     const int size = matrix.size();
     best_as_query_.assign(static_cast<std::size_t>(size), 0);
@@ -244,17 +253,33 @@ void CudaScanner::compute_target_bests(const PreparedDatabase& database, const s
                 std::max(best_as_target[static_cast<std::size_t>(b)], matrix.score(a, b));
         }
     target_best_.resize(database.size());
+    std::atomic<bool> unscored{false};
     parallel_chunks(
         database.size(), setup_.threads,
         [&](std::size_t from, std::size_t to) {
             for (std::size_t p = from; p < to; ++p) {
                 std::int64_t sum = 0;
-                for (const char c : database.residues_of(p))
-                    sum += best_as_target[static_cast<std::size_t>(code[static_cast<unsigned char>(c)])];
+                for (const char c : database.residues_of(p)) {
+                    const int letter = code[static_cast<unsigned char>(c)];
+                    if (letter < 0) {
+                        unscored.store(true);
+                        continue;
+                    }
+                    sum += best_as_target[static_cast<std::size_t>(letter)];
+                }
                 target_best_[p] = sum;
             }
         },
         1024);
+    return !unscored.load();
+}
+
+// The error for a database letter the matrix does not score, naming the
+// first such residue and its sequence (encode_database's message).
+void CudaScanner::throw_unscored(const PreparedDatabase& database) const {
+    (void)encode_database(database, setup_.scheme.matrix);
+    throw Error(info_.id + ": database " + database.source + " holds a letter matrix " + setup_.scheme.matrix.name() +
+                " does not score");
 }
 
 // Once the device is up: the memory budget, the partitions (the whole
@@ -286,8 +311,13 @@ void CudaScanner::place_partitions(const PreparedDatabase& database, Partition w
         throw Error(info_.id + ": a GPU memory budget of " + std::to_string(budget_ >> 20) +
                     " MiB leaves too little for the database (raise --gpu-mem)");
 
-    if (padded_total + 64 <= for_database) {
+    if (padded_total + database.residue_count() + 64 <= for_database) {
+        // The letters go up beside the codes' buffer and become codes there.
         partitions_.push_back(std::move(whole));
+        upload_encoded(partitions_.front(), database, code);
+    } else if (padded_total + 64 <= for_database) {
+        partitions_.push_back(std::move(whole));
+        if (!fill_host_partition(partitions_.front(), database, code)) throw_unscored(database);
         upload(partitions_.front(), nullptr, nullptr);
     } else {
         // Each partition must fit together with the next one's upload.
@@ -298,11 +328,51 @@ void CudaScanner::place_partitions(const PreparedDatabase& database, Partition w
             context.throw_if_cancelled();
             partitions_[k].first = ranges[k].first;
             partitions_[k].last = ranges[k].second;
-            (void)fill_host_partition(partitions_[k], database, code);
+            describe_partition(partitions_[k], database);
+            if (!fill_host_partition(partitions_[k], database, code)) throw_unscored(database);
         }
         if (partitions_.size() == 1) upload(partitions_.front(), nullptr, nullptr);
     }
     prepare_slots(where);
+}
+
+// The whole database resident, encoded on the device: its letters (memory
+// the host holds already) and offsets go up as they are, the layout's starts
+// and lengths beside them, and search::launch_encode_padded writes the codes.
+void CudaScanner::upload_encoded(Partition& part, const PreparedDatabase& database,
+                                 const std::array<std::int16_t, 256>& code) {
+    const CudaSite where = site("uploading the database");
+    const std::size_t count = part.last - part.first;
+    part.codes.reserve(part.code_bytes, where);
+    part.starts.reserve(count, where);
+    part.lengths.reserve(count, where);
+    DeviceBuffer<char> letters;
+    DeviceBuffer<std::uint64_t> offsets;
+    DeviceBuffer<unsigned int> unscored;
+    letters.reserve(std::max<std::size_t>(database.residue_count(), 1), where);
+    offsets.reserve(count + 1, where);
+    unscored.reserve(1, where);
+    auto h2d = [&](void* to, const void* from, std::size_t bytes) {
+        ALIGNSCOPE_CUDA(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), where);
+    };
+    h2d(letters.data(), database.residues.data(), database.residue_count());
+    h2d(offsets.data(), database.offsets.data(), (count + 1) * sizeof(std::uint64_t));
+    h2d(part.starts.data(), part.host_starts.data(), count * sizeof(std::uint64_t));
+    h2d(part.lengths.data(), part.host_lengths.data(), count * sizeof(std::int32_t));
+    ALIGNSCOPE_CUDA(cudaMemset(unscored.data(), 0, sizeof(unsigned int)), where);
+    ALIGNSCOPE_CUDA(cudaMemset(part.codes.data() + part.code_bytes - 16, pad_code_, 16), where);
+    search::CodeTable table{};
+    std::copy(code.begin(), code.end(), table.code);
+    ALIGNSCOPE_CUDA(search::launch_encode_padded(letters.data(), offsets.data(), part.starts.data(),
+                                                 static_cast<int>(count), table, pad_code_, part.codes.data(),
+                                                 unscored.data(), nullptr),
+                    where);
+    unsigned int bad = 0;
+    ALIGNSCOPE_CUDA(cudaMemcpy(&bad, unscored.data(), sizeof bad, cudaMemcpyDeviceToHost), where);
+    if (bad) throw_unscored(database);
+    part.resident = true;
+    std::vector<std::uint64_t>().swap(part.host_starts);
+    std::vector<std::int32_t>().swap(part.host_lengths);
 }
 
 void CudaScanner::upload(Partition& part, GpuTimeline* timeline, cudaStream_t stream) {
@@ -317,7 +387,7 @@ void CudaScanner::upload(Partition& part, GpuTimeline* timeline, cudaStream_t st
             other.resident = false;
         }
     }
-    part.codes.reserve(part.host_code_bytes, where);
+    part.codes.reserve(part.code_bytes, where);
     part.starts.reserve(part.host_starts.size(), where);
     part.lengths.reserve(part.host_lengths.size(), where);
     auto copy = [&](void* to, const void* from, std::size_t bytes) {
@@ -329,7 +399,7 @@ void CudaScanner::upload(Partition& part, GpuTimeline* timeline, cudaStream_t st
             ALIGNSCOPE_CUDA(cudaMemcpy(to, from, bytes, cudaMemcpyHostToDevice), where);
         }
     };
-    copy(part.codes.data(), part.host_codes.get(), part.host_code_bytes);
+    copy(part.codes.data(), part.host_codes.get(), part.code_bytes);
     copy(part.starts.data(), part.host_starts.data(), part.host_starts.size() * sizeof(std::uint64_t));
     copy(part.lengths.data(), part.host_lengths.data(), part.host_lengths.size() * sizeof(std::int32_t));
     if (stream) ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream), where);
@@ -337,7 +407,6 @@ void CudaScanner::upload(Partition& part, GpuTimeline* timeline, cudaStream_t st
     // A resident whole database needs no host copy.
     if (partitions_.size() == 1) {
         part.host_codes.reset();
-        part.host_code_bytes = 0;
         std::vector<std::uint64_t>().swap(part.host_starts);
         std::vector<std::int32_t>().swap(part.host_lengths);
     }
@@ -439,6 +508,7 @@ struct CudaScanner::ScanCall {
     void report(std::size_t queries_done);
     void collect(Slot& slot);
     void read_scores(const Slot& slot, const ProfilePlan& profile, std::size_t k, std::vector<Saturated>& found);
+    void reserve_buffers();
     void scan_partition(Partition& part, GpuTimeline& timeline, cudaStream_t first_stream);
     void launch(const search::LaunchRun& run, Partition& part, GpuTimeline& timeline);
     void rescore_saturated(const Partition& part, GpuTimeline& timeline);
@@ -615,6 +685,37 @@ void CudaScanner::ScanCall::read_scores(const Slot& slot, const ProfilePlan& pro
     }
 }
 
+// Every slot's buffers at the size of the call's largest launch, before the
+// first: growing one between launches frees the old buffer, and cudaFree
+// waits for the kernels running on the other streams.
+void CudaScanner::ScanCall::reserve_buffers() {
+    const auto growing = std::chrono::steady_clock::now();
+    std::size_t most_scores = 0;
+    std::uint64_t most_strips = 0;
+    for (const Partition& part : scanner.partitions_) {
+        const std::size_t count = part.last - part.first;
+        const std::uint64_t scratch_columns = round4(static_cast<std::uint64_t>(part.max_length)) + 4;
+        for (const search::LaunchRun& run : search::plan_launches(plan.profiles, count, part.residues)) {
+            const std::size_t n_plans = run.last - run.first;
+            most_scores = std::max(most_scores, n_plans * count);
+            if (!run.multi_tile) continue;
+            const DbScanShape shape = plan.profiles[run.first].shape;
+            const int per_sm = scanner.blocks_per_sm(shape, false);
+            if (per_sm == 0) continue;  // launch() names the shape that cannot run
+            const search::LaunchGeometry geometry =
+                search::launch_geometry(shape, n_plans, count, per_sm, scanner.sm_count_, scanner.info_.id);
+            const std::uint64_t strips = static_cast<std::uint64_t>(geometry.blocks) * shape.groups_per_block();
+            most_strips = std::max(most_strips, strips * scratch_columns);
+        }
+    }
+    for (auto& slot : scanner.slots_) {
+        slot->out.reserve(most_scores, where);
+        slot->host_out.reserve(most_scores, where);
+        if (most_strips) slot->scratch.reserve(most_strips, where);
+    }
+    scanner.load_stats_.buffer_seconds += seconds_between(growing, std::chrono::steady_clock::now());
+}
+
 // Every launch over one partition (uploaded first when streamed), then the
 // rescoring of its saturated pairs while it is on the device.
 void CudaScanner::ScanCall::scan_partition(Partition& part, GpuTimeline& timeline, cudaStream_t first_stream) {
@@ -645,7 +746,7 @@ void CudaScanner::ScanCall::launch(const search::LaunchRun& run, Partition& part
     collect(slot);
     const std::size_t n_plans = run.last - run.first;
     const auto growing = std::chrono::steady_clock::now();
-    slot.out.reserve(n_plans * count, where);
+    slot.out.reserve(n_plans * count, where);  // reserve_buffers() made room already
     slot.host_out.reserve(n_plans * count, where);
     const int per_sm = scanner.blocks_per_sm(shape, false);
     if (per_sm == 0)
@@ -772,6 +873,7 @@ void CudaScanner::scan(std::span<const EncodedSequence* const> queries, std::spa
             (void)cudaEventDestroy(b);
         }
     } event_cleanup{began, ended};
+    call.reserve_buffers();
     cudaStream_t first_stream = slots_.front()->stream;
     call.upload_profiles(timeline, first_stream);
     ALIGNSCOPE_CUDA(cudaEventRecord(began, first_stream), where);

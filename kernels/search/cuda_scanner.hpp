@@ -58,9 +58,12 @@ private:
     };
 
     CudaSite site(const std::string& job) const;
+    static std::uint64_t describe_partition(Partition& part, const PreparedDatabase& database);
     bool fill_host_partition(Partition& part, const PreparedDatabase& database,
                              const std::array<std::int16_t, 256>& code) const;
-    void compute_target_bests(const PreparedDatabase& database, const std::array<std::int16_t, 256>& code);
+    bool compute_target_bests(const PreparedDatabase& database, const std::array<std::int16_t, 256>& code);
+    [[noreturn]] void throw_unscored(const PreparedDatabase& database) const;
+    void upload_encoded(Partition& part, const PreparedDatabase& database, const std::array<std::int16_t, 256>& code);
     void place_partitions(const PreparedDatabase& database, Partition whole, const std::array<std::int16_t, 256>& code,
                           JobContext& context, const CudaSite& where);
     void select_device() const;
