@@ -11,6 +11,7 @@
 // open 12 / extend 1 = BLAST 11/1), so that E-values exist out of the box.
 #include "cli_commands.hpp"
 #include "cli_exit.hpp"
+#include "cli_gpu_teardown.hpp"
 #include "cli_options.hpp"
 #include "cli_progress.hpp"
 #include "cli_project_flag.hpp"
@@ -720,15 +721,16 @@ int run_distributed_search(const SearchFlags& flags, CliContext& context) {
 // Where a search's time went (--stats), in seconds: what ran one after the
 // other, and what ran beside the database's reading.
 struct SearchStages {
-    double start_up = 0;      // from the statics made to the command's start (parsing, registries)
-    double queries = 0;       // reading the queries
-    double database = 0;      // preparing the database (its cache read, or the FASTA parsed)
-    double devices = 0;       // beside the database: scheme, device discovery, scanner, backend
-    double registry = 0;      // of which device discovery (the driver's start)
-    double devices_wait = 0;  // what the database's end waited for them
-    double gpu_start = 0;     // beside everything: the slowest GPU's context and streams
-    double outputs = 0;       // after the job: the outputs' ends, commits, the project
-    double whole = 0;         // from the statics made to the summary said
+    double start_up = 0;           // from the statics made to the command's start (parsing, registries)
+    double queries = 0;            // reading the queries
+    double database = 0;           // preparing the database (its cache read, or the FASTA parsed)
+    double devices = 0;            // beside the database: scheme, device discovery, scanner, backend
+    double registry = 0;           // of which device discovery (the driver's start)
+    double devices_wait = 0;       // what the database's end waited for them
+    double gpu_start = 0;          // beside everything: the slowest GPU's context and streams
+    double outputs = 0;            // after the job: the outputs' ends, commits, the project
+    double whole = 0;              // from the statics made to the summary said
+    bool teardown_handed = false;  // the GPUs' files went to the teardown helper
 };
 
 void print_search_stages(const SearchStages& t, const SearchSummary& s, CacheOutcome cache) {
@@ -738,15 +740,19 @@ void print_search_stages(const SearchStages& t, const SearchSummary& s, CacheOut
     std::snprintf(text, sizeof text,
                   "search: stages: start-up %.3f s, queries %.3f s, database %.3f s (cache %s), devices %.3f s "
                   "beside it (device discovery %.3f s; %.3f s waited for), GPU start-up %.3f s beside them; job "
-                  "%.3f s: load %.3f s (the scores' buffer made present %.3f s beside it, %.3f s waited for), scan "
+                  "%.3f s: load %.3f s, scan "
                   "%.3f s, select hits %.3f s, traceback %.3f s, the rest (queries encoded, hits handed out and "
                   "written) %.3f s; outputs opened and committed %.3f s; whole %.3f s",
                   t.start_up, t.queries, t.database, std::string(to_string(cache)).c_str(), t.devices, t.registry,
-                  t.devices_wait, t.gpu_start, s.total_seconds, s.load_seconds, s.scores_buffer_seconds,
-                  s.scores_buffer_wait, s.scan_seconds, s.select_seconds, s.traceback_seconds, hand_out, t.outputs,
-                  t.whole);
+                  t.devices_wait, t.gpu_start, s.total_seconds, s.load_seconds, s.scan_seconds, s.select_seconds,
+                  s.traceback_seconds, hand_out, t.outputs, t.whole);
     std::cerr << text << '\n';
     if (!s.setup_stats.empty()) std::cerr << "search: scanner set-up: " << s.setup_stats << '\n';
+    if (t.teardown_handed || s.scan_device.rfind("gpu", 0) == 0)
+        std::cerr << "search: the GPU driver's teardown "
+                  << (t.teardown_handed ? "handed to a helper process (it runs after this one has ended)"
+                                        : "runs in this process's exit")
+                  << '\n';
 }
 
 int run_search_command(const SearchFlags& flags, CliContext& context) {
@@ -817,9 +823,12 @@ int run_search_command(const SearchFlags& flags, CliContext& context) {
     if (!flags.quiet) print_search_summary(summary, in->load.outcome);
     for (std::future<double>& w : d->warm_ups) stages.gpu_start = std::max(stages.gpu_start, w.get());
     stages.whole = seconds_since(process_started);
-    if (flags.stats) print_search_stages(stages, summary, in->load.outcome);
     // The outputs are in place: the GPUs' buffers and contexts, the database
-    // and the queries go back with the process, not one by one.
+    // and the queries go back with the process, not one by one, and the
+    // driver's teardown of the GPUs' files runs in the helper
+    // (cli_gpu_teardown.hpp) once the process is gone.
+    if (can_skip_teardown()) stages.teardown_handed = hand_gpu_teardown_to_helper();
+    if (flags.stats) print_search_stages(stages, summary, in->load.outcome);
     if (can_skip_teardown()) {
         (void)d.release();
         (void)in.release();
@@ -943,6 +952,11 @@ void add_search_command(CLI::App& app, CliContext& context) {
     command->callback([flags, command, &context] {
         if (const CLI::Option* mode = command->get_option_no_throw("--mode"); mode && mode->count())
             flags->verify_mode = flags->scoring.mode;
+        // Forked now, before the driver starts (alignscope-cli starts it once
+        // the command is parsed): a search that may run on GPUs.
+        if (!flags->verify && !flags->bench && ranks_from_environment() <= 1 && can_skip_teardown() &&
+            flags->device.device.rfind("cpu", 0) != 0)
+            start_gpu_teardown_helper();
         context.action = [flags, &context] { return run_search_command(*flags, context); };
     });
 }
