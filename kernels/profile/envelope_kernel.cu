@@ -3,8 +3,8 @@
 // (envelope_lanes.hpp): the unihit Forward and Backward with every row kept
 // in the batch's global scratch, posterior decoding and the optimal accuracy
 // DP in place over them, null2 and (the group's first thread) the
-// traceback. The running recurrence's two rows sit in shared memory where
-// they fit (every row also goes to the global scratch). Every product and sum is the SSE code's, rounded alone (PTX
+// traceback. The running recurrence's row sits in shared memory where it
+// fits (every row also goes to the global scratch). Every product and sum is the SSE code's, rounded alone (PTX
 // .rn, never fused) with subnormals flushed (.ftz: SSE's FTZ/DAZ). The
 // model sits in shared memory where it fits; groups take envelopes longest
 // first from a global counter.
@@ -19,40 +19,32 @@ namespace {
 constexpr int kEnvelopeThreads = 64;  // per block: 16 envelopes at a time
 
 // One lane of an envelope's four. The rows the lanes code points at are in
-// the global scratch; with SharedRows the current and previous rows of the
-// running recurrence are also kept in two shared-memory buffers of the
-// group (each tagged with the global M row it mirrors): every store goes to
-// both, every read of those rows from shared memory (a few cycles instead
-// of a global load's hundreds).
+// the global scratch; with SharedRows the running recurrence's row is also
+// kept in one shared-memory row of the group, updated in place (the lanes
+// code reads each cell of the previous row before it stores that cell of
+// the next), tagged with the global M row it mirrors: every store goes to
+// both, every read of that row from shared memory (a few cycles instead of
+// a global load's hundreds).
 template <bool SharedRows>
 struct DeviceEnvelopeLanes {
     using V = float;
     using Flag = bool;
     float* rows[3];
     const float* before[3];
-    unsigned mask;                   // the group's four lanes
-    int lane;                        // 0..3
-    int W;                           // 4Q
-    float *buffer0, *buffer1;        // the group's two shared rows of M, I, D (3W floats each)
-    const float *mirror0, *mirror1;  // the global M row each holds
-    float* current;                  // the rows' buffer
-    const float* previous;           // the previous rows' buffer, null when neither holds them
+    unsigned mask;         // the group's four lanes
+    int lane;              // 0..3
+    int W;                 // 4Q
+    float* buffer;         // the group's shared row of M, I, D (3W floats), updated in place
+    const float* mirror;   // the global M row it holds
+    bool previous_shared;  // the previous row is the one the buffer holds (until overwritten)
 
     __device__ void set_rows(float* m, float* i, float* d) {
         rows[0] = m, rows[1] = i, rows[2] = d;
-        if constexpr (SharedRows) {
-            if (mirror0 == m) current = buffer0;
-            else if (mirror1 == m)
-                current = buffer1;
-            else if (previous == buffer0)
-                current = buffer1, mirror1 = m;
-            else
-                current = buffer0, mirror0 = m;
-        }
+        if constexpr (SharedRows) mirror = m;
     }
     __device__ void set_prev(const float* m, const float* i, const float* d) {
         before[0] = m, before[1] = i, before[2] = d;
-        if constexpr (SharedRows) previous = mirror0 == m ? buffer0 : mirror1 == m ? buffer1 : nullptr;
+        if constexpr (SharedRows) previous_shared = mirror == m;
     }
     __device__ static float zero() { return 0.0f; }
     __device__ static float splat(float x) { return x; }
@@ -79,7 +71,13 @@ struct DeviceEnvelopeLanes {
         asm("{ .reg .pred p; setp.gt.ftz.f32 p, %1, %2; selp.u32 %0, 1, 0, p; }" : "=r"(r) : "f"(a), "f"(b));
         return r != 0;
     }
-    __device__ float seg(const float* p) const { return p[lane]; }
+    // The model's floats: through the read-only cache when the rows are in
+    // shared memory (the model is then in global memory), else where it is.
+    __device__ float seg(const float* p) const {
+        if constexpr (SharedRows) return __ldg(p + lane);
+        else
+            return p[lane];
+    }
     __device__ float at(const float* row, int q) const { return row[q * 4 + lane]; }
     __device__ void store(float* row, int q, float v) const { row[q * 4 + lane] = v; }
     __device__ float shift_up(float a) const {
@@ -116,17 +114,17 @@ struct DeviceEnvelopeLanes {
     __device__ bool lead() const { return lane == 0; }
     __device__ void sync() const { __syncwarp(mask); }
     __device__ float get(int a, int q) const {
-        if constexpr (SharedRows) return current[a * W + q * 4 + lane];
+        if constexpr (SharedRows) return buffer[a * W + q * 4 + lane];
         else
             return rows[a][q * 4 + lane];
     }
     __device__ void put(int a, int q, float v) {
-        if constexpr (SharedRows) current[a * W + q * 4 + lane] = v;
+        if constexpr (SharedRows) buffer[a * W + q * 4 + lane] = v;
         rows[a][q * 4 + lane] = v;
     }
     __device__ float prev(int a, int q) const {
         if constexpr (SharedRows)
-            if (previous) return previous[a * W + q * 4 + lane];
+            if (previous_shared) return buffer[a * W + q * 4 + lane];
         return before[a][q * 4 + lane];
     }
 };
@@ -137,7 +135,7 @@ __global__ void __launch_bounds__(kEnvelopeThreads)
     envelope_rescore_kernel(EnvelopeBatchView batch, ForwardModelView model, int model_floats, bool shared_model) {
     extern __shared__ float shared_floats[];
     const int W = 4 * model.Q;
-    float* shared_model_floats = shared_floats + (SharedRows ? 6 * W * (kEnvelopeThreads / 4) : 0);
+    float* shared_model_floats = shared_floats + (SharedRows ? 3 * W * (kEnvelopeThreads / 4) : 0);
     if (shared_model) {
         for (int j = threadIdx.x; j < model_floats; j += blockDim.x) shared_model_floats[j] = model.striped[j];
         __syncthreads();
@@ -148,9 +146,8 @@ __global__ void __launch_bounds__(kEnvelopeThreads)
     g.mask = 0xfu << (threadIdx.x & 28);
     g.lane = lane;
     g.W = W;
-    float* group_rows = shared_floats + static_cast<std::size_t>(threadIdx.x / 4) * 6 * W;
-    g.buffer0 = group_rows;
-    g.buffer1 = group_rows + 3 * W;
+    float* group_rows = shared_floats + static_cast<std::size_t>(threadIdx.x / 4) * 3 * W;
+    g.buffer = group_rows;
     const int Q = model.Q;
     for (;;) {
         std::uint32_t item = 0;
@@ -170,8 +167,8 @@ __global__ void __launch_bounds__(kEnvelopeThreads)
         t.K = batch.K;
         t.trace = batch.steps + it.trace_at;
         t.trace_room = it.trace_room;
-        g.mirror0 = g.mirror1 = nullptr;
-        g.current = g.buffer0, g.previous = nullptr;
+        g.mirror = nullptr;
+        g.previous_shared = false;
         EnvelopeResult r = envelope_rescore(g, model, t);
         // The trace (the lead lane's) packed beside the others by all four.
         const int steps = __shfl_sync(g.mask, r.decoded && r.status == kEnvelopeOk ? r.steps : 0, 0, 4);
@@ -205,7 +202,7 @@ int envelope_threads_per_block() { return kEnvelopeThreads; }
 
 std::size_t envelope_shared_bytes(int segments, int model_floats, bool shared_rows, bool shared_model) {
     const std::size_t rows =
-        shared_rows ? static_cast<std::size_t>(6) * 4 * static_cast<std::size_t>(segments) * (kEnvelopeThreads / 4) : 0;
+        shared_rows ? static_cast<std::size_t>(3) * 4 * static_cast<std::size_t>(segments) * (kEnvelopeThreads / 4) : 0;
     return (rows + (shared_model ? static_cast<std::size_t>(model_floats) : 0)) * sizeof(float);
 }
 

@@ -102,16 +102,21 @@ ALIGNSCOPE_LANES_FN void envelope_forward_deletes(Lanes& g, const ForwardModelVi
     const float* dd = m.striped + static_cast<std::size_t>(kFwdDD * Q * 4);
     dcv = g.shift_up(dcv);
     g.put(kRowD, 0, g.zero());
+    V next = g.zero();
     for (int q = 0; q < Q; ++q) {
-        const V sum = g.add(dcv, g.get(kRowD, q));
+        const V old = next;
+        if (q + 1 < Q) next = g.get(kRowD, q + 1);
+        const V sum = g.add(dcv, old);
         g.put(kRowD, q, sum);
         dcv = g.mul(sum, g.seg(dd + q * 4));
     }
     for (int j = 1; j < 4; ++j) {
         dcv = g.shift_up(dcv);
         typename Lanes::Flag changed{};
+        next = g.get(kRowD, 0);
         for (int q = 0; q < Q; ++q) {
-            const V old = g.get(kRowD, q);
+            const V old = next;
+            if (q + 1 < Q) next = g.get(kRowD, q + 1);
             const V sum = g.add(dcv, old);
             g.note_greater(changed, sum, old);
             g.put(kRowD, q, sum);
@@ -132,22 +137,29 @@ ALIGNSCOPE_LANES_FN void envelope_backward_deletes(Lanes& g, const ForwardModelV
     const float* dd = m.striped + static_cast<std::size_t>(kFwdDD * Q * 4);
     const float* md = m.striped + static_cast<std::size_t>(kFwdMD * Q * 4);
     V dpv = first, dcv = g.zero();
+    // Cells read a step ahead of the stores (the GPU's rows in place).
+    V d_next = g.get(kRowD, Q - 1), m_next = g.get(kRowM, Q - 1);
     for (int q = Q - 1; q >= 0; --q) {
+        const V d_old = d_next, m_old = m_next;
+        if (q > 0) d_next = g.get(kRowD, q - 1), m_next = g.get(kRowM, q - 1);
         dcv = g.mul(dpv, g.seg(dd + q * 4));
         if (add_end) {
-            dpv = g.add(g.get(kRowD, q), g.add(dcv, xEv));
+            dpv = g.add(d_old, g.add(dcv, xEv));
             g.put(kRowD, q, dpv);
-            g.put(kRowM, q, g.add(g.get(kRowM, q), xEv));
+            g.put(kRowM, q, g.add(m_old, xEv));
         } else {
-            dpv = g.add(g.get(kRowD, q), dcv);
+            dpv = g.add(d_old, dcv);
             g.put(kRowD, q, dpv);
         }
     }
     for (int j = 1; j < 4; ++j) {
         dcv = g.shift_down(dcv);
+        d_next = g.get(kRowD, Q - 1);
         for (int q = Q - 1; q >= 0; --q) {
+            const V d_old = d_next;
+            if (q > 0) d_next = g.get(kRowD, q - 1);
             dcv = g.mul(dcv, g.seg(dd + q * 4));
-            g.put(kRowD, q, g.add(g.get(kRowD, q), dcv));
+            g.put(kRowD, q, g.add(d_old, dcv));
         }
     }
     dcv = g.shift_down(g.get(kRowD, 0));
@@ -206,17 +218,22 @@ ALIGNSCOPE_LANES_FN ForwardOutcome envelope_forward(Lanes& g, const ForwardModel
         V mpv = g.shift_up(g.prev(kRowM, Q - 1));
         V dpv = g.shift_up(g.prev(kRowD, Q - 1));
         V ipv = g.shift_up(g.prev(kRowI, Q - 1));
+        // Segment q of the previous row is read a step ahead of this row's
+        // stores (which may share its storage: the GPU's rows in place).
+        V m_next = g.prev(kRowM, 0), d_next = g.prev(kRowD, 0), i_next = g.prev(kRowI, 0);
         for (int q = 0; q < Q; ++q) {
             const int s = q * 4;
+            const V m_old = m_next, d_old = d_next, i_old = i_next;
+            if (q + 1 < Q) m_next = g.prev(kRowM, q + 1), d_next = g.prev(kRowD, q + 1), i_next = g.prev(kRowI, q + 1);
             V sv = g.mul(xBv, g.seg(bm + s));
             sv = g.add(sv, g.mul(mpv, g.seg(mm + s)));
             sv = g.add(sv, g.mul(ipv, g.seg(im + s)));
             sv = g.add(sv, g.mul(dpv, g.seg(dm + s)));
             sv = g.mul(sv, g.seg(emission + s));
             xEv = g.add(xEv, sv);
-            mpv = g.prev(kRowM, q);
-            dpv = g.prev(kRowD, q);
-            ipv = g.prev(kRowI, q);
+            mpv = m_old;
+            dpv = d_old;
+            ipv = i_old;
             g.put(kRowM, q, sv);
             g.put(kRowD, q, dcv);
             dcv = g.mul(sv, g.seg(md + s));
@@ -301,13 +318,15 @@ ALIGNSCOPE_LANES_FN EnvelopeBackwardOutcome envelope_backward(Lanes& g, const Fo
         V tmmv = g.shift_down(g.seg(mm)), timv = g.shift_down(g.seg(im)), tdmv = g.shift_down(g.seg(dm));
         V mpv = g.shift_down(g.mul(g.prev(kRowM, 0), g.seg(e)));
         V xBv = g.zero();
+        V i_next = g.prev(kRowI, Q - 1), m_next = g.prev(kRowM, Q - 1);
         for (int q = Q - 1; q >= 0; --q) {
             const int s = q * 4;
-            const V ipv = g.prev(kRowI, q);
+            const V ipv = i_next, m_old = m_next;
+            if (q > 0) i_next = g.prev(kRowI, q - 1), m_next = g.prev(kRowM, q - 1);
             g.put(kRowI, q, g.add(g.mul(ipv, g.seg(ii + s)), g.mul(mpv, timv)));
             g.put(kRowD, q, g.mul(mpv, tdmv));
             const V mcv = g.add(g.mul(ipv, g.seg(mi + s)), g.mul(mpv, tmmv));
-            mpv = g.mul(g.prev(kRowM, q), g.seg(e + s));
+            mpv = g.mul(m_old, g.seg(e + s));
             g.put(kRowM, q, mcv);
             tdmv = g.seg(dm + s);
             timv = g.seg(im + s);
@@ -353,34 +372,46 @@ ALIGNSCOPE_LANES_FN float envelope_accuracy_row(Lanes& g, const ForwardModelView
     V dpv = g.shift_up_fill(g.prev(kRowD, Q - 1), kNegInf);
     V ipv = g.shift_up_fill(g.prev(kRowI, Q - 1), kNegInf);
     V mcur = g.zero();
+    V m_next = g.prev(kRowM, 0), d_next = g.prev(kRowD, 0), i_next = g.prev(kRowI, 0);
+    V pm_next = g.at(post_m, 0), pi_next = g.at(post_i, 0);
     for (int q = 0; q < Q; ++q) {
         const int s = q * 4;
+        const V m_old = m_next, d_old = d_next, i_old = i_next, pm = pm_next, pi = pi_next;
+        if (q + 1 < Q) {
+            m_next = g.prev(kRowM, q + 1), d_next = g.prev(kRowD, q + 1), i_next = g.prev(kRowI, q + 1);
+            pm_next = g.at(post_m, q + 1), pi_next = g.at(post_i, q + 1);
+        }
         V sv = g.gate(g.seg(bm + s), xBv);
         sv = g.vmax(sv, g.gate(g.seg(mm + s), mpv));
         sv = g.vmax(sv, g.gate(g.seg(im + s), ipv));
         sv = g.vmax(sv, g.gate(g.seg(dm + s), dpv));
-        sv = g.add(sv, g.at(post_m, q));
-        mpv = g.prev(kRowM, q);
-        dpv = g.prev(kRowD, q);
-        ipv = g.prev(kRowI, q);
+        sv = g.add(sv, pm);
+        mpv = m_old;
+        dpv = d_old;
+        ipv = i_old;
         g.put(kRowM, q, sv);
-        g.put(kRowI, q, g.add(g.vmax(g.gate(g.seg(mi + s), mpv), g.gate(g.seg(ii + s), ipv)), g.at(post_i, q)));
+        g.put(kRowI, q, g.add(g.vmax(g.gate(g.seg(mi + s), mpv), g.gate(g.seg(ii + s), ipv)), pi));
         g.put(kRowD, q, q == 0 ? g.splat(kNegInf) : g.gate(g.seg(md + s - 4), mcur));
         mcur = sv;
     }
     // D->D: a first pass along the segments, then up to three more across
     // lane boundaries while any D improves.
     V dcv = g.shift_up_fill(g.gate(g.seg(md + (Q - 1) * 4), mcur), kNegInf);
+    V next = g.get(kRowD, 0);
     for (int q = 0; q < Q; ++q) {
-        const V best = g.vmax(dcv, g.get(kRowD, q));
+        const V old = next;
+        if (q + 1 < Q) next = g.get(kRowD, q + 1);
+        const V best = g.vmax(dcv, old);
         g.put(kRowD, q, best);
         dcv = g.gate(g.seg(dd + q * 4), best);
     }
     for (int j = 1; j < 4; ++j) {
         dcv = g.shift_up_fill(dcv, kNegInf);
         typename Lanes::Flag changed{};
+        next = g.get(kRowD, 0);
         for (int q = 0; q < Q; ++q) {
-            const V old = g.get(kRowD, q);
+            const V old = next;
+            if (q + 1 < Q) next = g.get(kRowD, q + 1);
             const V best = g.vmax(dcv, old);
             g.note_greater(changed, best, old);
             g.put(kRowD, q, best);
@@ -435,9 +466,14 @@ ALIGNSCOPE_LANES_FN bool envelope_decode(Lanes& g, const ForwardModelView& m, co
         float* pi = envelope_row(t, W, kEnvPostI, i);
         const float* am = envelope_row(t, W, kEnvAccM, i);
         const float* ai = envelope_row(t, W, kEnvAccI, i);
+        V fm_next = g.at(pm, 0), bm_next = g.at(am, 0), fi_next = g.at(pi, 0), bi_next = g.at(ai, 0);
         for (int q = 0; q < Q; ++q) {
-            g.store(pm, q, g.mul(g.mul(g.at(pm, q), g.at(am, q)), g.splat(totr)));
-            g.store(pi, q, g.mul(g.mul(g.at(pi, q), g.at(ai, q)), g.splat(totr)));
+            const V fmv = fm_next, bmv = bm_next, fiv = fi_next, biv = bi_next;
+            if (q + 1 < Q)
+                fm_next = g.at(pm, q + 1), bm_next = g.at(am, q + 1), fi_next = g.at(pi, q + 1),
+                bi_next = g.at(ai, q + 1);
+            g.store(pm, q, g.mul(g.mul(fmv, bmv), g.splat(totr)));
+            g.store(pi, q, g.mul(g.mul(fiv, biv), g.splat(totr)));
         }
         const float ppN =
             g.fmul(g.fmul(g.fmul(g.broadcast(fx + r0 + 1), g.broadcast(bx + r + 1)), t.loop), scaleproduct);

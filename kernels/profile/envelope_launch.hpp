@@ -40,7 +40,7 @@ struct EnvelopeBatchView {
 };
 
 int envelope_threads_per_block();
-// Shared memory of a launch: the groups' two rows of M, I and D
+// Shared memory of a launch: the groups' rows of M, I and D
 // (shared_rows) and the model's striped floats (shared_model).
 std::size_t envelope_shared_bytes(int segments, int model_floats, bool shared_rows, bool shared_model);
 cudaError_t launch_envelope_rescore(const EnvelopeBatchView& batch, const ForwardModelView& model, int model_floats,

@@ -7,6 +7,8 @@
 #include <alignscope/profile/domain_definition.hpp>
 #include <alignscope/profile/filter_scan.hpp>
 #include <alignscope/profile/filters.hpp>
+#include <alignscope/profile/hmm_file.hpp>
+#include <alignscope/profile/profile_targets.hpp>
 #include <alignscope/profile/residue_code.hpp>
 
 #include <cstdint>
@@ -45,5 +47,22 @@ std::vector<TraceStep> accuracy_traceback(const ForwardProfile& om, const Length
 // residues (null2[0..K-1] set): the degenerate codes' means and 1 for the
 // gap, nonresidue and missing codes, as decode_and_align() completes them.
 void complete_null2(std::vector<float>& null2, ResidueAlphabet alphabet);
+
+// What differs between two outcomes, bit for bit (empty: nothing).
+std::string envelope_outcome_difference(const EnvelopeOutcome& ours, const EnvelopeOutcome& reference);
+
+// A scanner's device envelope rescoring against the CPU reference: the
+// envelopes the CPU pipeline finds for the model in the targets (hmmsearch's
+// thresholds) and every target of at most 3,000 residues whole (up to 300),
+// half of them with null2 asked; outcome for outcome, bit for bit.
+struct EnvelopeCheck {
+    bool checked = false;  // false: the scanner has no device rescoring
+    std::size_t compared = 0, differing = 0;
+    std::vector<std::string> mismatches;  // the first few, one line each
+    ProfileFilterStats stats;             // the scanner's call
+    double reference_seconds = 0;         // the CPU reference over the same envelopes
+};
+EnvelopeCheck check_device_envelopes(ProfileFilterScanner& scanner, const ProfileHmm& hmm,
+                                     const ProfileTargets& targets, int threads, JobContext& context);
 
 }  // namespace alignscope::profile
