@@ -37,6 +37,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <ctime>
 #include <exception>
 #include <future>
 #include <iostream>
@@ -45,11 +47,46 @@
 #include <optional>
 #include <thread>
 
+#ifdef __linux__
+#include <unistd.h>
+#endif
+
 namespace alignscope::cli {
 namespace {
 
 // When this file's statics were made: after the dynamic loader, before main().
 const std::chrono::steady_clock::time_point process_started = std::chrono::steady_clock::now();
+
+// Seconds from the process's start (exec) to now, from the kernel's start
+// time of the process (in clock ticks, 10 ms apart); -1 where unknown.
+double seconds_since_exec() {
+#ifdef __linux__
+    std::FILE* file = std::fopen("/proc/self/stat", "r");
+    if (!file) return -1;
+    char text[1024];
+    const std::size_t length = std::fread(text, 1, sizeof text - 1, file);
+    std::fclose(file);
+    text[length] = 0;
+    // Field 22 (starttime) counts from the field after the command's ')'.
+    const char* at = std::strrchr(text, ')');
+    if (!at) return -1;
+    unsigned long long start_ticks = 0;
+    if (std::sscanf(at + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                    &start_ticks) != 1)
+        return -1;
+    timespec now{};
+    if (::clock_gettime(CLOCK_BOOTTIME, &now) != 0) return -1;
+    const long ticks = ::sysconf(_SC_CLK_TCK);
+    if (ticks <= 0) return -1;
+    return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9 -
+           static_cast<double>(start_ticks) / static_cast<double>(ticks);
+#else
+    return -1;
+#endif
+}
+// The process's life before this file's statics: the dynamic loader, the
+// libraries' and the CUDA runtime's static registrations.
+const double before_statics = seconds_since_exec();
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -738,14 +775,15 @@ void print_search_stages(const SearchStages& t, const SearchSummary& s, CacheOut
         std::max(0.0, s.total_seconds - s.load_seconds - s.scan_seconds - s.select_seconds - s.traceback_seconds);
     char text[1024];
     std::snprintf(text, sizeof text,
-                  "search: stages: start-up %.3f s, queries %.3f s, database %.3f s (cache %s), devices %.3f s "
+                  "search: stages: before main %.2f s (exec to the statics, in 10 ms ticks), start-up %.3f s, queries "
+                  "%.3f s, database %.3f s (cache %s), devices %.3f s "
                   "beside it (device discovery %.3f s; %.3f s waited for), GPU start-up %.3f s beside them; job "
                   "%.3f s: load %.3f s, scan "
                   "%.3f s, select hits %.3f s, traceback %.3f s, the rest (queries encoded, hits handed out and "
                   "written) %.3f s; outputs opened and committed %.3f s; whole %.3f s",
-                  t.start_up, t.queries, t.database, std::string(to_string(cache)).c_str(), t.devices, t.registry,
-                  t.devices_wait, t.gpu_start, s.total_seconds, s.load_seconds, s.scan_seconds, s.select_seconds,
-                  s.traceback_seconds, hand_out, t.outputs, t.whole);
+                  before_statics, t.start_up, t.queries, t.database, std::string(to_string(cache)).c_str(), t.devices,
+                  t.registry, t.devices_wait, t.gpu_start, s.total_seconds, s.load_seconds, s.scan_seconds,
+                  s.select_seconds, s.traceback_seconds, hand_out, t.outputs, t.whole);
     std::cerr << text << '\n';
     if (!s.setup_stats.empty()) std::cerr << "search: scanner set-up: " << s.setup_stats << '\n';
     if (t.teardown_handed || s.scan_device.rfind("gpu", 0) == 0)
