@@ -177,8 +177,10 @@ void write_timings(std::ostream& err, const profile::ProfileFilterScanner& scann
     err << "\ntimings " << hmm.name << " stages: " << stage("MSV", t.msv) << ", " << stage("bias", t.bias) << ", "
         << stage("Viterbi", t.viterbi) << ", " << stage("survivors", t.survivors);
     std::snprintf(line, sizeof line,
-                  " (device Forward %.4f s and Backward %.4f s in %d batches; worker threads waited %.4f s in all)",
-                  t.device_forward, t.device_backward, t.device_batches, t.worker_wait);
+                  " (device Forward %.4f s and Backward %.4f s in %d batches, %llu envelopes rescored in %.4f s; "
+                  "worker threads waited %.4f s in all)",
+                  t.device_forward, t.device_backward, t.device_batches,
+                  static_cast<unsigned long long>(t.envelopes_on_device), t.device_envelopes, t.worker_wait);
     err << line;
     err << '\n';
 }
@@ -260,9 +262,10 @@ void record_host_stage(TimelineSink* sink, const char* name, int lane, std::int6
 // The scanner the pipeline calls, with the pipeline's stages timed around its
 // calls: the filters as the scanner runs them, the pipeline's own work before,
 // between and after them, the model's name as each stage's detail. Lane 0 is
-// the pipeline's thread; lane 1 the device's Forward, which runs beside the
-// CPU threads' Forward and domain stage. Without a sink it only passes the
-// calls on.
+// the pipeline's thread; lane 1 the device thread's Forward, Backward and
+// envelope rescoring, which run beside the CPU threads' domain stages.
+// Without a sink it only passes the calls on (every one of them: a call it
+// did not pass on would run on the CPU instead).
 class StageTimedScanner final : public profile::ProfileFilterScanner {
 public:
     StageTimedScanner(profile::ProfileFilterScanner& inner, TimelineSink* sink, bool bias_filter)
@@ -305,6 +308,23 @@ public:
         return ran;
     }
     bool runs_forward() const override { return inner_.runs_forward(); }
+    bool backward(const profile::ForwardProfile& model, std::span<const std::uint32_t> forward_targets,
+                  const profile::ForwardScores& forward, std::span<const std::uint32_t> positions,
+                  profile::BackwardScores& out, JobContext& context) override {
+        const std::int64_t start = steady_now_ns();
+        const bool ran = inner_.backward(model, forward_targets, forward, positions, out, context);
+        if (ran) record_host_stage(sink_, "Backward", 1, start, steady_now_ns(), 0, model_);
+        return ran;
+    }
+    bool runs_backward() const override { return inner_.runs_backward(); }
+    bool rescore_envelopes(const profile::ForwardProfile& unihit, std::span<const profile::EnvelopeJob> jobs,
+                           std::vector<profile::EnvelopeOutcome>& out, JobContext& context) override {
+        const std::int64_t start = steady_now_ns();
+        const bool ran = inner_.rescore_envelopes(unihit, jobs, out, context);
+        if (ran) record_host_stage(sink_, "envelopes", 1, start, steady_now_ns(), 0, model_);
+        return ran;
+    }
+    bool runs_envelopes() const override { return inner_.runs_envelopes(); }
     profile::ProfileFilterStats last_stats() const override { return inner_.last_stats(); }
 
 private:

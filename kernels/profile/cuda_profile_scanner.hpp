@@ -54,7 +54,7 @@ public:
     bool rescore_envelopes(const alignscope::profile::ForwardProfile& unihit,
                            std::span<const alignscope::profile::EnvelopeJob> jobs,
                            std::vector<alignscope::profile::EnvelopeOutcome>& out, JobContext& context) override;
-    bool runs_envelopes() const;
+    bool runs_envelopes() const override;
     alignscope::profile::ProfileFilterStats last_stats() const override { return stats_; }
 
     // The plan the scanner works to for the last model it saw.

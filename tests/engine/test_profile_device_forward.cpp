@@ -8,6 +8,7 @@
 #include "hmmsearch_oracle.hpp"
 
 #include <alignscope/error.hpp>
+#include <alignscope/profile/envelope_rescore.hpp>
 #include <alignscope/profile/filter_scan.hpp>
 #include <alignscope/profile/filters.hpp>
 #include <alignscope/profile/hmm_file.hpp>
@@ -30,9 +31,13 @@ class ForwardOnTheSide final : public ProfileFilterScanner {
 public:
     // decline_after: forward() answers false from that call on (-1: never);
     // with_backward: backward() runs too.
+    // with_envelopes: rescore_envelopes() runs too.
     explicit ForwardOnTheSide(std::unique_ptr<ProfileFilterScanner> cpu, int decline_after = -1,
-                              bool with_backward = false)
-        : cpu_(std::move(cpu)), decline_after_(decline_after), with_backward_(with_backward) {}
+                              bool with_backward = false, bool with_envelopes = false)
+        : cpu_(std::move(cpu)),
+          decline_after_(decline_after),
+          with_backward_(with_backward),
+          with_envelopes_(with_envelopes) {}
     DeviceInfo info() const override { return cpu_->info(); }
     void load(const ProfileTargets& targets, JobContext& context) override {
         targets_ = &targets;
@@ -102,6 +107,19 @@ public:
         return true;
     }
     int backward_calls() const { return backward_calls_; }
+    bool runs_envelopes() const override { return with_envelopes_; }
+    // The CPU reference of each envelope's rescoring (as a device's must be).
+    bool rescore_envelopes(const ForwardProfile& unihit, std::span<const EnvelopeJob> jobs,
+                           std::vector<EnvelopeOutcome>& out, JobContext&) override {
+        if (!with_envelopes_) return false;
+        out.clear();
+        for (const EnvelopeJob& job : jobs)
+            out.push_back(rescore_envelope_reference(unihit, targets_->alphabet, targets_->codes(job.target),
+                                                     targets_->length(job.target), job));
+        envelopes_ += jobs.size();
+        return true;
+    }
+    std::size_t envelopes() const { return envelopes_; }
     int calls() const { return calls_; }
     std::size_t scored() const { return scored_; }
     std::uint64_t longest() const { return longest_; }
@@ -110,7 +128,8 @@ private:
     std::unique_ptr<ProfileFilterScanner> cpu_;
     const ProfileTargets* targets_ = nullptr;
     int decline_after_ = -1;
-    bool with_backward_ = false;
+    bool with_backward_ = false, with_envelopes_ = false;
+    std::size_t envelopes_ = 0;
     int calls_ = 0, backward_calls_ = 0;
     std::size_t scored_ = 0;
     std::uint64_t longest_ = 0;
@@ -146,15 +165,21 @@ private slots:
         QTest::addColumn<int>("batch");
         QTest::addColumn<int>("decline_after");
         QTest::addColumn<bool>("backward");
-        QTest::newRow("globins4") << QStringLiteral("globins4") << 512 << -1 << false;  // too few survivors to batch
-        QTest::newRow("globins4 backward") << QStringLiteral("globins4") << 512 << -1 << true;
+        QTest::addColumn<bool>("envelopes");
+        QTest::newRow("globins4") << QStringLiteral("globins4") << 512 << -1 << false << false;  // few survivors
+        QTest::newRow("globins4 backward") << QStringLiteral("globins4") << 512 << -1 << true << false;
+        QTest::newRow("globins4 envelopes") << QStringLiteral("globins4") << 512 << -1 << true << true;
         for (const char* model : {"Pkinase", "fn3"}) {
             const std::string m = model;
-            QTest::newRow(model) << QString::fromLatin1(model) << 512 << -1 << false;
-            QTest::newRow((m + " batches").c_str()) << QString::fromLatin1(model) << 1 << -1 << false;
-            QTest::newRow((m + " declines").c_str()) << QString::fromLatin1(model) << 1 << 2 << false;
-            QTest::newRow((m + " backward").c_str()) << QString::fromLatin1(model) << 512 << -1 << true;
-            QTest::newRow((m + " backward batches").c_str()) << QString::fromLatin1(model) << 1 << -1 << true;
+            const QString name = QString::fromLatin1(model);
+            QTest::newRow(model) << name << 512 << -1 << false << false;
+            QTest::newRow((m + " batches").c_str()) << name << 1 << -1 << false << false;
+            QTest::newRow((m + " declines").c_str()) << name << 1 << 2 << false << false;
+            QTest::newRow((m + " backward").c_str()) << name << 512 << -1 << true << false;
+            QTest::newRow((m + " backward batches").c_str()) << name << 1 << -1 << true << false;
+            QTest::newRow((m + " envelopes").c_str()) << name << 512 << -1 << true << true;
+            QTest::newRow((m + " envelopes batches").c_str()) << name << 1 << -1 << false << true;
+            QTest::newRow((m + " envelopes declines").c_str()) << name << 1 << 2 << true << true;
         }
     }
     void same_search_as_the_cpu_path() {
@@ -162,6 +187,7 @@ private slots:
         QFETCH(int, batch);
         QFETCH(int, decline_after);
         QFETCH(bool, backward);
+        QFETCH(bool, envelopes);
         const ProfileHmm hmm = read_hmm_file((kTutorial + "/" + model + ".hmm").toStdString()).front();
         ProfileTargets targets = read_profile_targets(slice_.toStdString(), hmm.alphabet);
         // The consensus repeated past the device's cell limit: a long hit with
@@ -180,12 +206,17 @@ private slots:
         auto cpu = make_cpu_profile_scanner_registry()->create("cpu", 2);
         cpu->load(targets, context);
         const ModelSearch expected = search_profile(hmm, targets, *cpu, settings, context);
-        ForwardOnTheSide device(make_cpu_profile_scanner_registry()->create("cpu", 2), decline_after, backward);
+        ForwardOnTheSide device(make_cpu_profile_scanner_registry()->create("cpu", 2), decline_after, backward,
+                                envelopes);
         device.load(targets, context);
         settings.device_batch = static_cast<std::size_t>(batch);
         const ModelSearch ours = search_profile(hmm, targets, device, settings, context);
 
         if (backward) QVERIFY(device.backward_calls() >= 1);
+        if (envelopes) {
+            QVERIFY(device.envelopes() >= 1);
+            QCOMPARE(ours.stages.envelopes_on_device, static_cast<std::uint64_t>(device.envelopes()));
+        }
         // Every survivor short enough went to the device once, in the
         // batches asked for, up to the one it declined.
         const std::uint64_t survivors = expected.counts.past_viterbi;
@@ -199,15 +230,15 @@ private slots:
             // consensus_long, and any real target as long, on the CPU.
             std::uint64_t too_long = 0;
             for (std::size_t t = 0; t < targets.size(); ++t)
-                too_long +=
-                    static_cast<std::uint64_t>(targets.length(t)) * static_cast<std::uint64_t>(hmm.length) > 1'000'000;
+                too_long += static_cast<std::uint64_t>(targets.length(t)) * static_cast<std::uint64_t>(hmm.length) >
+                            settings.device_cells;
             QVERIFY(device.scored() < survivors);
             QVERIFY(device.scored() + too_long >= survivors);
         } else {
             QCOMPARE(device.calls(), decline_after);
             QCOMPARE(device.scored(), static_cast<std::size_t>(1 + 2));
         }
-        QVERIFY2(device.longest() <= 1'000'000, "a target past the device's cell limit went to the device");
+        QVERIFY2(device.longest() <= settings.device_cells, "a target past the device's cell limit went to the device");
         QCOMPARE(ours.counts.past_viterbi, expected.counts.past_viterbi);
         QCOMPARE(ours.counts.past_forward, expected.counts.past_forward);
         QCOMPARE(ours.counts.domains, expected.counts.domains);

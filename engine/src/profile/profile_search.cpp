@@ -6,12 +6,14 @@
 // targets that pass.
 #include <alignscope/error.hpp>
 #include <alignscope/profile/domain_definition.hpp>
+#include <alignscope/profile/envelope_rescore.hpp>
 #include <alignscope/profile/profile_search.hpp>
 
 #include "forward_pair.hpp"
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -402,6 +404,16 @@ struct DeviceBatch {
     bool has_backward = false;
 };
 
+// A target past F3 whose envelopes wait for the device's rescoring.
+struct PendingTarget {
+    std::size_t position;  // into past_viterbi
+    float fwdsc;
+    TargetDomains domains;
+};
+// Envelopes per device rescoring call (at least; fewer at the end), and the
+// targets each worker task finishes.
+constexpr std::size_t kEnvelopeBatch = 512, kFinishGroup = 16;
+
 // Forward, Backward and the domain stage of every survivor beside a device:
 // one device thread (the scanner takes one caller at a time) runs Forward
 // over the survivors short enough for it, a batch at a time, longest first,
@@ -427,6 +439,7 @@ public:
         // The longest two per worker thread alone where the CPU groups rows, so
         // that the costliest domain stages do not queue behind each other.
         singles_ = paired_rows_available() ? 2 * workers : std::numeric_limits<std::size_t>::max();
+        device_envelopes_ = scanner_.runs_envelopes();
         queue_cpu(std::move(on_cpu));
         std::future<void> device;
         if (on_device.empty()) queue_.close();
@@ -519,8 +532,83 @@ private:
             queue_batch(batch);
             first = end;
             size = std::min(largest, 2 * size);
+            if (device_envelopes_) rescore_pending(false);
+        }
+        // The envelopes of the last domain tasks, as they come.
+        while (!queue_.aborted() && rescore_pending(true)) {
         }
         queue_.close();
+    }
+
+    // The device thread: the envelopes the worker threads have found, on
+    // the device, then their targets' last step queued for the worker
+    // threads. Unless `drain`, only once enough have gathered; with it, waits
+    // for them (or for the domain tasks to end). False once no domain task is
+    // left and nothing waits.
+    bool rescore_pending(bool drain) {
+        std::vector<std::unique_ptr<PendingTarget>> taken;
+        {
+            std::unique_lock lock(pending_mutex_);
+            if (drain)
+                while (!queue_.aborted() && pending_envelopes_ < kEnvelopeBatch && outstanding_ > 0)
+                    pending_ready_.wait_for(lock, std::chrono::milliseconds(20));
+            else if (pending_envelopes_ < kEnvelopeBatch)
+                return true;
+            if (pending_.empty()) return outstanding_ > 0;
+            taken.swap(pending_);
+            pending_envelopes_ = 0;
+        }
+        std::vector<EnvelopeJob> jobs;
+        for (const auto& t : taken)
+            for (std::size_t e = 0; e < t->domains.envelope_count(); ++e) {
+                const TargetDomains::Span span = t->domains.envelope(e);
+                jobs.push_back({past_viterbi_[t->position].target, span.i, span.j, span.wants_null2});
+            }
+        auto outcomes = std::make_shared<std::vector<EnvelopeOutcome>>();
+        const auto start = std::chrono::steady_clock::now();
+        const bool ran = device_envelopes_ && scanner_.rescore_envelopes(profile_.unihit, jobs, *outcomes, context_);
+        stages_.device_envelopes += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (ran) stages_.envelopes_on_device += jobs.size();
+        else
+            device_envelopes_ = false;  // these, and the rest, on the CPU
+        auto shared = std::make_shared<std::vector<std::unique_ptr<PendingTarget>>>(std::move(taken));
+        std::size_t first_outcome = 0;
+        for (std::size_t first = 0; first < shared->size(); first += kFinishGroup) {
+            const std::size_t end = std::min(shared->size(), first + kFinishGroup);
+            queue_.push([this, shared, outcomes, ran, first, end, first_outcome] {
+                finish_targets(*shared, first, end, ran ? outcomes.get() : nullptr, first_outcome);
+            });
+            for (std::size_t k = first; k < end; ++k) first_outcome += (*shared)[k]->domains.envelope_count();
+        }
+        return true;
+    }
+
+    // Targets [first, end) of `pending` rescored: from the device's outcomes
+    // (from first_outcome on, in envelope order), or on the CPU.
+    void finish_targets(std::vector<std::unique_ptr<PendingTarget>>& pending, std::size_t first, std::size_t end,
+                        std::vector<EnvelopeOutcome>* outcomes, std::size_t first_outcome) {
+        const FlushSubnormals flush;
+        std::size_t o = first_outcome;
+        for (std::size_t k = first; k < end; ++k) {
+            PendingTarget& t = *pending[k];
+            if (outcomes) {
+                for (std::size_t e = 0; e < t.domains.envelope_count(); ++e, ++o) {
+                    EnvelopeOutcome& out = (*outcomes)[o];
+                    if (!out.error.empty()) throw Error(out.error);
+                    RescoredEnvelope r;
+                    r.envsc = out.env_score;
+                    if (out.decoded) r.accuracy = out.accuracy;
+                    r.trace = std::move(out.trace);
+                    r.null2 = std::move(out.null2);
+                    t.domains.rescored(e, std::move(r));
+                }
+            } else {
+                t.domains.rescore_on_cpu();
+            }
+            DomainStage stage = t.domains.finish();
+            slots_[t.position] =
+                slot_of(past_viterbi_[t.position], targets_, profile_.plan7.statistics, settings_, t.fwdsc, stage);
+        }
     }
 
     bool device_forward(DeviceBatch& batch) {
@@ -562,8 +650,20 @@ private:
 
     // A batch's targets past F3 for the worker threads, in groups.
     void queue_batch(const std::shared_ptr<DeviceBatch>& batch) {
-        for (const WorkItem& item : items(batch->passed.size()))
-            queue_.push([this, batch, item] { domains_of(*batch, item); });
+        for (const WorkItem& item : items(batch->passed.size())) {
+            {
+                std::lock_guard lock(pending_mutex_);
+                ++outstanding_;
+            }
+            queue_.push([this, batch, item] {
+                domains_of(*batch, item);
+                {
+                    std::lock_guard lock(pending_mutex_);
+                    --outstanding_;
+                }
+                pending_ready_.notify_one();
+            });
+        }
     }
 
     // Backward (unless the device ran it) and the domain stage of a group of
@@ -579,12 +679,23 @@ private:
             const std::size_t k = item.first + static_cast<std::size_t>(j), d = batch.passed[k];
             const int L = targets_.length(past_viterbi_[batch.positions[d]].target);
             load_device_forward(batch.forward, d, om.length, L, fwd[j]);
-            if (batch.has_backward) load_device_backward(batch.backward, k, om.length, L, bck[j]);
+            if (batch.has_backward) {
+                const BackwardScores& b = batch.backward;
+                // No score (NaN, underflow, overflow): the CPU path's error.
+                if (std::isnan(b.scores[k]))
+                    (void)backward_score_of(b.specials[b.first_row[k] * DpMatrix::Specials + DpMatrix::N],
+                                            b.total_scale[k], L);
+                load_device_backward(b, k, om.length, L, bck[j]);
+            }
             t[j] = PairTarget{targets_.codes(past_viterbi_[batch.positions[d]].target), L,
                               LengthModel::for_target(L, true), &fwd[j], &bck[j]};
             domain_targets[j] = DomainTarget{t[j].dsq, L, &fwd[j], &bck[j]};
         }
         if (!batch.has_backward) backward_group(om, t, item.n, false, bcksc);
+        if (device_envelopes_) {
+            defer_envelopes(batch, item, domain_targets);
+            return;
+        }
         std::vector<DomainStage> stages = define_domains(profile_, domain_targets, item.n, seed_, settings_.alignments);
         for (int j = 0; j < item.n; ++j) {
             const std::size_t d = batch.passed[item.first + static_cast<std::size_t>(j)];
@@ -592,6 +703,26 @@ private:
             slots_[position] = slot_of(past_viterbi_[position], targets_, profile_.plan7.statistics, settings_,
                                        batch.forward.scores[d], stages[static_cast<std::size_t>(j)]);
         }
+    }
+
+    // A group's targets past F3 with their envelopes found, handed to the
+    // device thread for rescoring.
+    void defer_envelopes(const DeviceBatch& batch, const WorkItem& item, const DomainTarget* domain_targets) {
+        std::vector<std::unique_ptr<PendingTarget>> found;
+        std::size_t envelopes = 0;
+        for (int j = 0; j < item.n; ++j) {
+            const std::size_t d = batch.passed[item.first + static_cast<std::size_t>(j)];
+            auto t = std::make_unique<PendingTarget>(
+                PendingTarget{batch.positions[d], batch.forward.scores[d],
+                              TargetDomains(profile_, domain_targets[j].dsq, domain_targets[j].L, seed_,
+                                            settings_.alignments)});
+            t->domains.find_envelopes(*domain_targets[j].fwd, *domain_targets[j].bck);
+            envelopes += t->domains.envelope_count();
+            found.push_back(std::move(t));
+        }
+        std::lock_guard lock(pending_mutex_);
+        for (auto& t : found) pending_.push_back(std::move(t));
+        pending_envelopes_ += envelopes;
     }
 
     const ConfiguredProfile& profile_;
@@ -605,12 +736,14 @@ private:
     PipelineStages& stages_;
     TaskQueue queue_;
     std::size_t singles_ = 0;
+    // The envelopes' rescoring on the device (while it answers yes): targets
+    // whose envelopes wait, and the domain tasks queued or running.
+    std::atomic<bool> device_envelopes_{false};
+    std::mutex pending_mutex_;
+    std::condition_variable pending_ready_;
+    std::vector<std::unique_ptr<PendingTarget>> pending_;
+    std::size_t pending_envelopes_ = 0, outstanding_ = 0;
 };
-
-// A target of more cells (L x M) stays off the device Forward: one target
-// runs on four GPU threads, several times slower than on a CPU core, so the
-// longest ones go to the worker threads while the device does the rest.
-constexpr std::uint64_t kDeviceForwardCells = 1'000'000;
 
 // Forward, Backward and the domain stage of every survivor, longest first:
 // on the worker threads, and with a device Forward beside them (see
@@ -628,7 +761,7 @@ void score_survivors(const ConfiguredProfile& profile, const std::vector<Candida
     for (std::size_t s : order) {
         const auto cells = static_cast<std::uint64_t>(targets.length(past_viterbi[s].target)) *
                            static_cast<std::uint64_t>(profile.plan7.length);
-        (scanner.runs_forward() && cells <= kDeviceForwardCells ? on_device : on_cpu).push_back(s);
+        (scanner.runs_forward() && cells <= settings.device_cells ? on_device : on_cpu).push_back(s);
     }
     const std::size_t workers = settings.threads > 0 ? static_cast<std::size_t>(settings.threads)
                                                      : std::max(1u, std::thread::hardware_concurrency());

@@ -151,6 +151,8 @@ public:
                                    std::vector<EnvelopeOutcome>& /*out*/, JobContext& /*context*/) {
         return false;
     }
+    // Whether rescore_envelopes() may run on the device (it may still answer false).
+    virtual bool runs_envelopes() const { return false; }
 
     // The cost of the last msv() and of the viterbi() calls since it.
     virtual ProfileFilterStats last_stats() const { return {}; }

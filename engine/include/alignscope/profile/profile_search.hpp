@@ -33,6 +33,11 @@ struct PipelineSettings {
     // this): the worker threads start on a batch's survivors while the device
     // scores the next.
     std::size_t device_batch = 512;
+    // A target of more cells (L x M) stays off the device: one target runs on
+    // four GPU threads, several times slower than on a CPU core, and a batch
+    // takes as long as its longest target; so the longest go to the worker
+    // threads while the device does the rest.
+    std::uint64_t device_cells = 400'000;
     // --max: every filter off.
     void set_max() {
         F1 = F2 = F3 = 1.0;
@@ -98,7 +103,9 @@ struct PipelineStages {
     StageCost survivors;           // Forward, Backward and the domain stage of the Viterbi survivors
     double device_forward = 0;     // of that, seconds in the device's Forward calls (beside the worker threads)
     double device_backward = 0;    // and in its Backward calls
-    double worker_wait = 0;        // the worker threads' time waiting for the device, summed over threads
+    double device_envelopes = 0;   // and in its rescoring of envelopes
+    std::uint64_t envelopes_on_device = 0;
+    double worker_wait = 0;  // the worker threads' time waiting for the device, summed over threads
     int device_batches = 0;
 };
 
