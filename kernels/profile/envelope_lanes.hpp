@@ -354,12 +354,16 @@ ALIGNSCOPE_LANES_FN EnvelopeBackwardOutcome envelope_backward(Lanes& g, const Fo
     return {xN, total_scale};
 }
 
-// The optimal accuracy row i from row i-1 (the lanes' prev rows) and the
-// posteriors of row i (post_m, post_i), into the lanes' rows; returns the
-// row's E: the best M or D, as decode_and_align()'s accuracy_row().
+// Row i of the posteriors and of the optimal accuracy DP in one pass over
+// the segments: the posteriors of M and I (the Forward's cells in post_m,
+// post_i times the Backward's in bck_m, bck_i times totr, as
+// decode_and_align()'s decode_row()) stored over the Forward's, then the
+// optimal accuracy row from row i-1 (the lanes' prev rows) into the lanes'
+// rows (which may be the Backward's: its cells are read two segments ahead
+// of the stores); returns the row's E: the best M or D, as accuracy_row().
 template <class Lanes>
-ALIGNSCOPE_LANES_FN float envelope_accuracy_row(Lanes& g, const ForwardModelView& m, const float* post_m,
-                                                const float* post_i, float xB) {
+ALIGNSCOPE_LANES_FN float envelope_accuracy_row(Lanes& g, const ForwardModelView& m, float* post_m, float* post_i,
+                                                const float* bck_m, const float* bck_i, float totr, float xB) {
     using V = typename Lanes::V;
     const int Q = m.Q;
     constexpr float kNegInf = -std::numeric_limits<float>::infinity();
@@ -373,14 +377,21 @@ ALIGNSCOPE_LANES_FN float envelope_accuracy_row(Lanes& g, const ForwardModelView
     V ipv = g.shift_up_fill(g.prev(kRowI, Q - 1), kNegInf);
     V mcur = g.zero();
     V m_next = g.prev(kRowM, 0), d_next = g.prev(kRowD, 0), i_next = g.prev(kRowI, 0);
-    V pm_next = g.at(post_m, 0), pi_next = g.at(post_i, 0);
+    // The Forward's and Backward's cells of segments q+1 and q+2 (Q >= 2).
+    V fm1 = g.at(post_m, 0), bm1 = g.at(bck_m, 0), fi1 = g.at(post_i, 0), bi1 = g.at(bck_i, 0);
+    V fm2 = g.at(post_m, 1), bm2 = g.at(bck_m, 1), fi2 = g.at(post_i, 1), bi2 = g.at(bck_i, 1);
+    const V totrv = g.splat(totr);
     for (int q = 0; q < Q; ++q) {
         const int s = q * 4;
-        const V m_old = m_next, d_old = d_next, i_old = i_next, pm = pm_next, pi = pi_next;
-        if (q + 1 < Q) {
-            m_next = g.prev(kRowM, q + 1), d_next = g.prev(kRowD, q + 1), i_next = g.prev(kRowI, q + 1);
-            pm_next = g.at(post_m, q + 1), pi_next = g.at(post_i, q + 1);
-        }
+        const V m_old = m_next, d_old = d_next, i_old = i_next;
+        const V fmv = fm1, bmv = bm1, fiv = fi1, biv = bi1;
+        fm1 = fm2, bm1 = bm2, fi1 = fi2, bi1 = bi2;
+        if (q + 2 < Q)
+            fm2 = g.at(post_m, q + 2), bm2 = g.at(bck_m, q + 2), fi2 = g.at(post_i, q + 2), bi2 = g.at(bck_i, q + 2);
+        if (q + 1 < Q) m_next = g.prev(kRowM, q + 1), d_next = g.prev(kRowD, q + 1), i_next = g.prev(kRowI, q + 1);
+        const V pm = g.mul(g.mul(fmv, bmv), totrv), pi = g.mul(g.mul(fiv, biv), totrv);
+        g.store(post_m, q, pm);
+        g.store(post_i, q, pi);
         V sv = g.gate(g.seg(bm + s), xBv);
         sv = g.vmax(sv, g.gate(g.seg(mm + s), mpv));
         sv = g.vmax(sv, g.gate(g.seg(im + s), ipv));
@@ -466,15 +477,6 @@ ALIGNSCOPE_LANES_FN bool envelope_decode(Lanes& g, const ForwardModelView& m, co
         float* pi = envelope_row(t, W, kEnvPostI, i);
         const float* am = envelope_row(t, W, kEnvAccM, i);
         const float* ai = envelope_row(t, W, kEnvAccI, i);
-        V fm_next = g.at(pm, 0), bm_next = g.at(am, 0), fi_next = g.at(pi, 0), bi_next = g.at(ai, 0);
-        for (int q = 0; q < Q; ++q) {
-            const V fmv = fm_next, bmv = bm_next, fiv = fi_next, biv = bi_next;
-            if (q + 1 < Q)
-                fm_next = g.at(pm, q + 1), bm_next = g.at(am, q + 1), fi_next = g.at(pi, q + 1),
-                bi_next = g.at(ai, q + 1);
-            g.store(pm, q, g.mul(g.mul(fmv, bmv), g.splat(totr)));
-            g.store(pi, q, g.mul(g.mul(fiv, biv), g.splat(totr)));
-        }
         const float ppN =
             g.fmul(g.fmul(g.fmul(g.broadcast(fx + r0 + 1), g.broadcast(bx + r + 1)), t.loop), scaleproduct);
         const float ppJ =
@@ -491,7 +493,7 @@ ALIGNSCOPE_LANES_FN bool envelope_decode(Lanes& g, const ForwardModelView& m, co
         g.set_prev(envelope_row(t, W, kEnvAccM, i - 1), envelope_row(t, W, kEnvAccI, i - 1),
                    envelope_row(t, W, kEnvAccD, i - 1));
         g.set_rows(envelope_row(t, W, kEnvAccM, i), envelope_row(t, W, kEnvAccI, i), envelope_row(t, W, kEnvAccD, i));
-        const float xE = envelope_accuracy_row(g, m, pm, pi, a.xB);
+        const float xE = envelope_accuracy_row(g, m, pm, pi, am, ai, totr, a.xB);
         a.xE = xE;
         float t1 = t.loop == 0.0f ? 0.0f : g.fadd(a.xJ, ppJ);
         float t2 = m.e_loop == 0.0f ? 0.0f : xE;

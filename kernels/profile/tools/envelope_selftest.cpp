@@ -72,16 +72,19 @@ int run(const std::string& model_file, const std::string& db, std::size_t limit,
     const ap::ModelSearch search = ap::search_profile(hmm, targets, *cpu, settings, context);
     std::vector<ap::EnvelopeJob> jobs;
     std::uint64_t residues = 0;
+    int longest = 0;
     for (int r = 0; r < repeat; ++r)
         for (const ap::TargetHit& hit : search.hits)
             for (const ap::DomainHit& d : hit.domains) {
                 jobs.push_back({static_cast<std::uint32_t>(hit.target), d.env_from, d.env_to, jobs.size() % 4 != 3});
                 residues += static_cast<std::uint64_t>(d.env_to - d.env_from + 1);
+                longest = std::max(longest, d.env_to - d.env_from + 1);
             }
     std::printf(
-        "%s (M=%d) against %zu targets: %zu hits, %zu envelopes x %d = %zu, %llu residues (CPU pipeline %.2f s)\n",
+        "%s (M=%d) against %zu targets: %zu hits, %zu envelopes x %d = %zu, %llu residues, the longest %d "
+        "(CPU pipeline %.2f s)\n",
         hmm.name.c_str(), hmm.length, targets.size(), search.hits.size(), jobs.size() / std::max(1, repeat), repeat,
-        jobs.size(), static_cast<unsigned long long>(residues), seconds_since(start));
+        jobs.size(), static_cast<unsigned long long>(residues), longest, seconds_since(start));
     // The CPU reference, twice (the second timed warm).
     std::vector<ap::EnvelopeOutcome> reference(jobs.size());
     double cpu_seconds = 0;
