@@ -170,6 +170,15 @@ ALIGNSCOPE_LANES_FN void envelope_backward_deletes(Lanes& g, const ForwardModelV
     }
 }
 
+// Segments whose loads the optimal accuracy row issues together (the GPU
+// unrolls the chunk: its loads are in flight at once).
+inline constexpr int kEnvelopeChunk = 8;
+#if defined(__CUDA_ARCH__)
+#define ALIGNSCOPE_LANES_UNROLL _Pragma("unroll")
+#else
+#define ALIGNSCOPE_LANES_UNROLL
+#endif
+
 // The lanes' row multiplied by a scale factor (nothing when it is 1).
 template <class Lanes>
 ALIGNSCOPE_LANES_FN void envelope_scale_row(Lanes& g, int Q, float factor) {
@@ -359,8 +368,8 @@ ALIGNSCOPE_LANES_FN EnvelopeBackwardOutcome envelope_backward(Lanes& g, const Fo
 // post_i times the Backward's in bck_m, bck_i times totr, as
 // decode_and_align()'s decode_row()) stored over the Forward's, then the
 // optimal accuracy row from row i-1 (the lanes' prev rows) into the lanes'
-// rows (which may be the Backward's: its cells are read two segments ahead
-// of the stores); returns the row's E: the best M or D, as accuracy_row().
+// rows (which may be the Backward's: a chunk's cells are all read before
+// its stores); returns the row's E: the best M or D, as accuracy_row().
 template <class Lanes>
 ALIGNSCOPE_LANES_FN float envelope_accuracy_row(Lanes& g, const ForwardModelView& m, float* post_m, float* post_i,
                                                 const float* bck_m, const float* bck_i, float totr, float xB) {
@@ -376,34 +385,38 @@ ALIGNSCOPE_LANES_FN float envelope_accuracy_row(Lanes& g, const ForwardModelView
     V dpv = g.shift_up_fill(g.prev(kRowD, Q - 1), kNegInf);
     V ipv = g.shift_up_fill(g.prev(kRowI, Q - 1), kNegInf);
     V mcur = g.zero();
-    V m_next = g.prev(kRowM, 0), d_next = g.prev(kRowD, 0), i_next = g.prev(kRowI, 0);
-    // The Forward's and Backward's cells of segments q+1 and q+2 (Q >= 2).
-    V fm1 = g.at(post_m, 0), bm1 = g.at(bck_m, 0), fi1 = g.at(post_i, 0), bi1 = g.at(bck_i, 0);
-    V fm2 = g.at(post_m, 1), bm2 = g.at(bck_m, 1), fi2 = g.at(post_i, 1), bi2 = g.at(bck_i, 1);
     const V totrv = g.splat(totr);
-    for (int q = 0; q < Q; ++q) {
-        const int s = q * 4;
-        const V m_old = m_next, d_old = d_next, i_old = i_next;
-        const V fmv = fm1, bmv = bm1, fiv = fi1, biv = bi1;
-        fm1 = fm2, bm1 = bm2, fi1 = fi2, bi1 = bi2;
-        if (q + 2 < Q)
-            fm2 = g.at(post_m, q + 2), bm2 = g.at(bck_m, q + 2), fi2 = g.at(post_i, q + 2), bi2 = g.at(bck_i, q + 2);
-        if (q + 1 < Q) m_next = g.prev(kRowM, q + 1), d_next = g.prev(kRowD, q + 1), i_next = g.prev(kRowI, q + 1);
-        const V pm = g.mul(g.mul(fmv, bmv), totrv), pi = g.mul(g.mul(fiv, biv), totrv);
-        g.store(post_m, q, pm);
-        g.store(post_i, q, pi);
-        V sv = g.gate(g.seg(bm + s), xBv);
-        sv = g.vmax(sv, g.gate(g.seg(mm + s), mpv));
-        sv = g.vmax(sv, g.gate(g.seg(im + s), ipv));
-        sv = g.vmax(sv, g.gate(g.seg(dm + s), dpv));
-        sv = g.add(sv, pm);
-        mpv = m_old;
-        dpv = d_old;
-        ipv = i_old;
-        g.put(kRowM, q, sv);
-        g.put(kRowI, q, g.add(g.vmax(g.gate(g.seg(mi + s), mpv), g.gate(g.seg(ii + s), ipv)), pi));
-        g.put(kRowD, q, q == 0 ? g.splat(kNegInf) : g.gate(g.seg(md + s - 4), mcur));
-        mcur = sv;
+    for (int q0 = 0; q0 < Q; q0 += kEnvelopeChunk) {
+        // A chunk of segments' Forward, Backward and previous-row cells,
+        // all loaded before the chunk's stores (which may share storage).
+        V fm[kEnvelopeChunk], bk[kEnvelopeChunk], fi[kEnvelopeChunk], bi[kEnvelopeChunk];
+        V pmv[kEnvelopeChunk], pdv[kEnvelopeChunk], piv[kEnvelopeChunk];
+        ALIGNSCOPE_LANES_UNROLL
+        for (int u = 0; u < kEnvelopeChunk; ++u) {
+            const int q = q0 + u < Q ? q0 + u : Q - 1;
+            fm[u] = g.at(post_m, q), bk[u] = g.at(bck_m, q), fi[u] = g.at(post_i, q), bi[u] = g.at(bck_i, q);
+            pmv[u] = g.prev(kRowM, q), pdv[u] = g.prev(kRowD, q), piv[u] = g.prev(kRowI, q);
+        }
+        ALIGNSCOPE_LANES_UNROLL
+        for (int u = 0; u < kEnvelopeChunk; ++u) {
+            const int q = q0 + u, s = q * 4;
+            if (q >= Q) break;
+            const V pm = g.mul(g.mul(fm[u], bk[u]), totrv), pi = g.mul(g.mul(fi[u], bi[u]), totrv);
+            g.store(post_m, q, pm);
+            g.store(post_i, q, pi);
+            V sv = g.gate(g.seg(bm + s), xBv);
+            sv = g.vmax(sv, g.gate(g.seg(mm + s), mpv));
+            sv = g.vmax(sv, g.gate(g.seg(im + s), ipv));
+            sv = g.vmax(sv, g.gate(g.seg(dm + s), dpv));
+            sv = g.add(sv, pm);
+            mpv = pmv[u];
+            dpv = pdv[u];
+            ipv = piv[u];
+            g.put(kRowM, q, sv);
+            g.put(kRowI, q, g.add(g.vmax(g.gate(g.seg(mi + s), mpv), g.gate(g.seg(ii + s), ipv)), pi));
+            g.put(kRowD, q, q == 0 ? g.splat(kNegInf) : g.gate(g.seg(md + s - 4), mcur));
+            mcur = sv;
+        }
     }
     // D->D: a first pass along the segments, then up to three more across
     // lane boundaries while any D improves.
