@@ -227,26 +227,33 @@ ALIGNSCOPE_LANES_FN ForwardOutcome envelope_forward(Lanes& g, const ForwardModel
         V mpv = g.shift_up(g.prev(kRowM, Q - 1));
         V dpv = g.shift_up(g.prev(kRowD, Q - 1));
         V ipv = g.shift_up(g.prev(kRowI, Q - 1));
-        // Segment q of the previous row is read a step ahead of this row's
-        // stores (which may share its storage: the GPU's rows in place).
-        V m_next = g.prev(kRowM, 0), d_next = g.prev(kRowD, 0), i_next = g.prev(kRowI, 0);
-        for (int q = 0; q < Q; ++q) {
-            const int s = q * 4;
-            const V m_old = m_next, d_old = d_next, i_old = i_next;
-            if (q + 1 < Q) m_next = g.prev(kRowM, q + 1), d_next = g.prev(kRowD, q + 1), i_next = g.prev(kRowI, q + 1);
-            V sv = g.mul(xBv, g.seg(bm + s));
-            sv = g.add(sv, g.mul(mpv, g.seg(mm + s)));
-            sv = g.add(sv, g.mul(ipv, g.seg(im + s)));
-            sv = g.add(sv, g.mul(dpv, g.seg(dm + s)));
-            sv = g.mul(sv, g.seg(emission + s));
-            xEv = g.add(xEv, sv);
-            mpv = m_old;
-            dpv = d_old;
-            ipv = i_old;
-            g.put(kRowM, q, sv);
-            g.put(kRowD, q, dcv);
-            dcv = g.mul(sv, g.seg(md + s));
-            g.put(kRowI, q, g.add(g.mul(mpv, g.seg(mi + s)), g.mul(ipv, g.seg(ii + s))));
+        // A chunk of segments of the previous row is read before the
+        // chunk's stores (which may share its storage: the GPU's rows in place).
+        for (int q0 = 0; q0 < Q; q0 += kEnvelopeChunk) {
+            V pmv[kEnvelopeChunk], pdv[kEnvelopeChunk], piv[kEnvelopeChunk];
+            ALIGNSCOPE_LANES_UNROLL
+            for (int u = 0; u < kEnvelopeChunk; ++u) {
+                const int q = q0 + u < Q ? q0 + u : Q - 1;
+                pmv[u] = g.prev(kRowM, q), pdv[u] = g.prev(kRowD, q), piv[u] = g.prev(kRowI, q);
+            }
+            ALIGNSCOPE_LANES_UNROLL
+            for (int u = 0; u < kEnvelopeChunk; ++u) {
+                const int q = q0 + u, s = q * 4;
+                if (q >= Q) break;
+                V sv = g.mul(xBv, g.seg(bm + s));
+                sv = g.add(sv, g.mul(mpv, g.seg(mm + s)));
+                sv = g.add(sv, g.mul(ipv, g.seg(im + s)));
+                sv = g.add(sv, g.mul(dpv, g.seg(dm + s)));
+                sv = g.mul(sv, g.seg(emission + s));
+                xEv = g.add(xEv, sv);
+                mpv = pmv[u];
+                dpv = pdv[u];
+                ipv = piv[u];
+                g.put(kRowM, q, sv);
+                g.put(kRowD, q, dcv);
+                dcv = g.mul(sv, g.seg(md + s));
+                g.put(kRowI, q, g.add(g.mul(mpv, g.seg(mi + s)), g.mul(ipv, g.seg(ii + s))));
+            }
         }
         envelope_forward_deletes(g, m, dcv);
         for (int q = 0; q < Q; ++q) xEv = g.add(g.get(kRowD, q), xEv);
@@ -327,20 +334,30 @@ ALIGNSCOPE_LANES_FN EnvelopeBackwardOutcome envelope_backward(Lanes& g, const Fo
         V tmmv = g.shift_down(g.seg(mm)), timv = g.shift_down(g.seg(im)), tdmv = g.shift_down(g.seg(dm));
         V mpv = g.shift_down(g.mul(g.prev(kRowM, 0), g.seg(e)));
         V xBv = g.zero();
-        V i_next = g.prev(kRowI, Q - 1), m_next = g.prev(kRowM, Q - 1);
-        for (int q = Q - 1; q >= 0; --q) {
-            const int s = q * 4;
-            const V ipv = i_next, m_old = m_next;
-            if (q > 0) i_next = g.prev(kRowI, q - 1), m_next = g.prev(kRowM, q - 1);
-            g.put(kRowI, q, g.add(g.mul(ipv, g.seg(ii + s)), g.mul(mpv, timv)));
-            g.put(kRowD, q, g.mul(mpv, tdmv));
-            const V mcv = g.add(g.mul(ipv, g.seg(mi + s)), g.mul(mpv, tmmv));
-            mpv = g.mul(m_old, g.seg(e + s));
-            g.put(kRowM, q, mcv);
-            tdmv = g.seg(dm + s);
-            timv = g.seg(im + s);
-            tmmv = g.seg(mm + s);
-            xBv = g.add(xBv, g.mul(mpv, g.seg(bm + s)));
+        // A chunk of segments of the row below (from the last segment
+        // down) is read before the chunk's stores.
+        for (int q0 = Q - 1; q0 >= 0; q0 -= kEnvelopeChunk) {
+            V nmv[kEnvelopeChunk], niv[kEnvelopeChunk];
+            ALIGNSCOPE_LANES_UNROLL
+            for (int u = 0; u < kEnvelopeChunk; ++u) {
+                const int q = q0 - u >= 0 ? q0 - u : 0;
+                nmv[u] = g.prev(kRowM, q), niv[u] = g.prev(kRowI, q);
+            }
+            ALIGNSCOPE_LANES_UNROLL
+            for (int u = 0; u < kEnvelopeChunk; ++u) {
+                const int q = q0 - u, s = q * 4;
+                if (q < 0) break;
+                const V ipv = niv[u];
+                g.put(kRowI, q, g.add(g.mul(ipv, g.seg(ii + s)), g.mul(mpv, timv)));
+                g.put(kRowD, q, g.mul(mpv, tdmv));
+                const V mcv = g.add(g.mul(ipv, g.seg(mi + s)), g.mul(mpv, tmmv));
+                mpv = g.mul(nmv[u], g.seg(e + s));
+                g.put(kRowM, q, mcv);
+                tdmv = g.seg(dm + s);
+                timv = g.seg(im + s);
+                tmmv = g.seg(mm + s);
+                xBv = g.add(xBv, g.mul(mpv, g.seg(bm + s)));
+            }
         }
         // The row's specials (the engine's backward_specials()).
         xB = g.sum(xBv);
