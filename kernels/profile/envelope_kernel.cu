@@ -12,6 +12,9 @@
 
 #include "common/fault_injection.hpp"
 
+#include <cstdlib>
+#include <string_view>
+
 namespace alignscope::kernels::profile {
 
 namespace {
@@ -25,10 +28,11 @@ constexpr int kEnvelopeThreads = 64;  // per block: 16 envelopes at a time
 // the next), tagged with the global M row it mirrors: every store goes to
 // both, every read of that row from shared memory (a few cycles instead of
 // a global load's hundreds).
-template <bool SharedRows>
+template <bool SharedRows, int Chunk>
 struct DeviceEnvelopeLanes {
     using V = float;
     using Flag = bool;
+    static constexpr int kChunk = Chunk;
     float* rows[3];
     const float* before[3];
     unsigned mask;         // the group's four lanes
@@ -130,7 +134,7 @@ struct DeviceEnvelopeLanes {
 };
 
 // Shared memory: the groups' row buffers (SharedRows), then the model (shared_model).
-template <bool SharedRows>
+template <bool SharedRows, int Chunk>
 __global__ void __launch_bounds__(kEnvelopeThreads)
     envelope_rescore_kernel(EnvelopeBatchView batch, ForwardModelView model, int model_floats, bool shared_model) {
     extern __shared__ float shared_floats[];
@@ -142,7 +146,7 @@ __global__ void __launch_bounds__(kEnvelopeThreads)
         model.striped = shared_model_floats;
     }
     const int lane = threadIdx.x & 3;
-    DeviceEnvelopeLanes<SharedRows> g{};
+    DeviceEnvelopeLanes<SharedRows, Chunk> g{};
     g.mask = 0xfu << (threadIdx.x & 28);
     g.lane = lane;
     g.W = W;
@@ -184,14 +188,14 @@ __global__ void __launch_bounds__(kEnvelopeThreads)
     }
 }
 
-template <bool SharedRows>
+template <bool SharedRows, int Chunk>
 cudaError_t envelope_at(const EnvelopeBatchView& batch, const ForwardModelView& model, int model_floats,
                         bool shared_model, int blocks, cudaStream_t stream) {
     const std::size_t shared = envelope_shared_bytes(model.Q, model_floats, SharedRows, shared_model);
-    cudaError_t status = cudaFuncSetAttribute(envelope_rescore_kernel<SharedRows>,
+    cudaError_t status = cudaFuncSetAttribute(envelope_rescore_kernel<SharedRows, Chunk>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared));
     if (status != cudaSuccess) return status;
-    envelope_rescore_kernel<SharedRows>
+    envelope_rescore_kernel<SharedRows, Chunk>
         <<<blocks, kEnvelopeThreads, shared, stream>>>(batch, model, model_floats, shared_model);
     return fault::after_launch(cudaGetLastError());
 }
@@ -206,10 +210,19 @@ std::size_t envelope_shared_bytes(int segments, int model_floats, bool shared_ro
     return (rows + (shared_model ? static_cast<std::size_t>(model_floats) : 0)) * sizeof(float);
 }
 
+// ALIGNSCOPE_ENVELOPE_CHUNK=1: the rows' loads one segment at a time (to
+// compare with the default chunks).
 cudaError_t launch_envelope_rescore(const EnvelopeBatchView& batch, const ForwardModelView& model, int model_floats,
                                     bool shared_rows, bool shared_model, int blocks, cudaStream_t stream) {
-    return shared_rows ? envelope_at<true>(batch, model, model_floats, shared_model, blocks, stream)
-                       : envelope_at<false>(batch, model, model_floats, shared_model, blocks, stream);
+    static const bool single = [] {
+        const char* v = std::getenv("ALIGNSCOPE_ENVELOPE_CHUNK");
+        return v && std::string_view(v) == "1";
+    }();
+    if (single)
+        return shared_rows ? envelope_at<true, 1>(batch, model, model_floats, shared_model, blocks, stream)
+                           : envelope_at<false, 1>(batch, model, model_floats, shared_model, blocks, stream);
+    return shared_rows ? envelope_at<true, kEnvelopeChunk>(batch, model, model_floats, shared_model, blocks, stream)
+                       : envelope_at<false, kEnvelopeChunk>(batch, model, model_floats, shared_model, blocks, stream);
 }
 
 }  // namespace alignscope::kernels::profile

@@ -170,8 +170,9 @@ ALIGNSCOPE_LANES_FN void envelope_backward_deletes(Lanes& g, const ForwardModelV
     }
 }
 
-// Segments whose loads the optimal accuracy row issues together (the GPU
-// unrolls the chunk: its loads are in flight at once).
+// Segments whose loads a row issues together before their stores (the GPU
+// unrolls the chunk: its loads are in flight at once); a Lanes type says
+// how many (Lanes::kChunk), this many by default.
 inline constexpr int kEnvelopeChunk = 8;
 #if defined(__CUDA_ARCH__)
 #define ALIGNSCOPE_LANES_UNROLL _Pragma("unroll")
@@ -229,15 +230,15 @@ ALIGNSCOPE_LANES_FN ForwardOutcome envelope_forward(Lanes& g, const ForwardModel
         V ipv = g.shift_up(g.prev(kRowI, Q - 1));
         // A chunk of segments of the previous row is read before the
         // chunk's stores (which may share its storage: the GPU's rows in place).
-        for (int q0 = 0; q0 < Q; q0 += kEnvelopeChunk) {
-            V pmv[kEnvelopeChunk], pdv[kEnvelopeChunk], piv[kEnvelopeChunk];
+        for (int q0 = 0; q0 < Q; q0 += Lanes::kChunk) {
+            V pmv[Lanes::kChunk], pdv[Lanes::kChunk], piv[Lanes::kChunk];
             ALIGNSCOPE_LANES_UNROLL
-            for (int u = 0; u < kEnvelopeChunk; ++u) {
+            for (int u = 0; u < Lanes::kChunk; ++u) {
                 const int q = q0 + u < Q ? q0 + u : Q - 1;
                 pmv[u] = g.prev(kRowM, q), pdv[u] = g.prev(kRowD, q), piv[u] = g.prev(kRowI, q);
             }
             ALIGNSCOPE_LANES_UNROLL
-            for (int u = 0; u < kEnvelopeChunk; ++u) {
+            for (int u = 0; u < Lanes::kChunk; ++u) {
                 const int q = q0 + u, s = q * 4;
                 if (q >= Q) break;
                 V sv = g.mul(xBv, g.seg(bm + s));
@@ -336,15 +337,15 @@ ALIGNSCOPE_LANES_FN EnvelopeBackwardOutcome envelope_backward(Lanes& g, const Fo
         V xBv = g.zero();
         // A chunk of segments of the row below (from the last segment
         // down) is read before the chunk's stores.
-        for (int q0 = Q - 1; q0 >= 0; q0 -= kEnvelopeChunk) {
-            V nmv[kEnvelopeChunk], niv[kEnvelopeChunk];
+        for (int q0 = Q - 1; q0 >= 0; q0 -= Lanes::kChunk) {
+            V nmv[Lanes::kChunk], niv[Lanes::kChunk];
             ALIGNSCOPE_LANES_UNROLL
-            for (int u = 0; u < kEnvelopeChunk; ++u) {
+            for (int u = 0; u < Lanes::kChunk; ++u) {
                 const int q = q0 - u >= 0 ? q0 - u : 0;
                 nmv[u] = g.prev(kRowM, q), niv[u] = g.prev(kRowI, q);
             }
             ALIGNSCOPE_LANES_UNROLL
-            for (int u = 0; u < kEnvelopeChunk; ++u) {
+            for (int u = 0; u < Lanes::kChunk; ++u) {
                 const int q = q0 - u, s = q * 4;
                 if (q < 0) break;
                 const V ipv = niv[u];
@@ -403,19 +404,19 @@ ALIGNSCOPE_LANES_FN float envelope_accuracy_row(Lanes& g, const ForwardModelView
     V ipv = g.shift_up_fill(g.prev(kRowI, Q - 1), kNegInf);
     V mcur = g.zero();
     const V totrv = g.splat(totr);
-    for (int q0 = 0; q0 < Q; q0 += kEnvelopeChunk) {
+    for (int q0 = 0; q0 < Q; q0 += Lanes::kChunk) {
         // A chunk of segments' Forward, Backward and previous-row cells,
         // all loaded before the chunk's stores (which may share storage).
-        V fm[kEnvelopeChunk], bk[kEnvelopeChunk], fi[kEnvelopeChunk], bi[kEnvelopeChunk];
-        V pmv[kEnvelopeChunk], pdv[kEnvelopeChunk], piv[kEnvelopeChunk];
+        V fm[Lanes::kChunk], bk[Lanes::kChunk], fi[Lanes::kChunk], bi[Lanes::kChunk];
+        V pmv[Lanes::kChunk], pdv[Lanes::kChunk], piv[Lanes::kChunk];
         ALIGNSCOPE_LANES_UNROLL
-        for (int u = 0; u < kEnvelopeChunk; ++u) {
+        for (int u = 0; u < Lanes::kChunk; ++u) {
             const int q = q0 + u < Q ? q0 + u : Q - 1;
             fm[u] = g.at(post_m, q), bk[u] = g.at(bck_m, q), fi[u] = g.at(post_i, q), bi[u] = g.at(bck_i, q);
             pmv[u] = g.prev(kRowM, q), pdv[u] = g.prev(kRowD, q), piv[u] = g.prev(kRowI, q);
         }
         ALIGNSCOPE_LANES_UNROLL
-        for (int u = 0; u < kEnvelopeChunk; ++u) {
+        for (int u = 0; u < Lanes::kChunk; ++u) {
             const int q = q0 + u, s = q * 4;
             if (q >= Q) break;
             const V pm = g.mul(g.mul(fm[u], bk[u]), totrv), pi = g.mul(g.mul(fi[u], bi[u]), totrv);
@@ -747,6 +748,7 @@ ALIGNSCOPE_LANES_FN EnvelopeResult envelope_rescore(Lanes& g, const ForwardModel
 struct HostEnvelopeLanes {
     using V = std::array<float, 4>;
     using Flag = bool;
+    static constexpr int kChunk = kEnvelopeChunk;
     float* rows[3] = {nullptr, nullptr, nullptr};
     const float* before[3] = {nullptr, nullptr, nullptr};
 
