@@ -939,7 +939,8 @@ void add_search_command(CLI::App& app, CliContext& context) {
     command->add_flag("--quiet", flags->quiet, "No summary or notes on standard error");
     command->add_flag("--stats", flags->stats,
                       "Also say on standard error where the time went: start-up, the queries, the database, the "
-                      "devices (beside the database), the job's stages, the outputs");
+                      "devices (beside the database), the job's stages, the outputs; each GPU's load (context "
+                      "start, upload) and scan buffers; where the GPU driver's teardown runs");
     flags->scoring.add_to(*command, "local");
     if (CLI::Option* o = command->get_option("--gap-open"))
         o->description(
