@@ -20,6 +20,16 @@
 
 namespace alignscope::kernels::profile {
 
+// Segments whose loads a row issues together before their stores (the GPU
+// unrolls the chunk: its loads are in flight at once); a Lanes type says
+// how many (Lanes::kChunk), this many by default.
+inline constexpr int kEnvelopeChunk = 8;
+#if defined(__CUDA_ARCH__)
+#define ALIGNSCOPE_LANES_UNROLL _Pragma("unroll")
+#else
+#define ALIGNSCOPE_LANES_UNROLL
+#endif
+
 // The GPU kernel's name on the timeline (the kernel grammar): Plan7's gaps,
 // an envelope's Forward, Backward, decoding and alignment ("envelope") four
 // threads an envelope, 32-bit float cells.
@@ -102,27 +112,25 @@ ALIGNSCOPE_LANES_FN void envelope_forward_deletes(Lanes& g, const ForwardModelVi
     const float* dd = m.striped + static_cast<std::size_t>(kFwdDD * Q * 4);
     dcv = g.shift_up(dcv);
     g.put(kRowD, 0, g.zero());
-    V next = g.zero();
-    for (int q = 0; q < Q; ++q) {
-        const V old = next;
-        if (q + 1 < Q) next = g.get(kRowD, q + 1);
-        const V sum = g.add(dcv, old);
-        g.put(kRowD, q, sum);
-        dcv = g.mul(sum, g.seg(dd + q * 4));
-    }
-    for (int j = 1; j < 4; ++j) {
-        dcv = g.shift_up(dcv);
+    // A chunk of cells read before the chunk's stores (the GPU's rows in place).
+    for (int j = 0; j < 4; ++j) {
+        if (j > 0) dcv = g.shift_up(dcv);
         typename Lanes::Flag changed{};
-        next = g.get(kRowD, 0);
-        for (int q = 0; q < Q; ++q) {
-            const V old = next;
-            if (q + 1 < Q) next = g.get(kRowD, q + 1);
-            const V sum = g.add(dcv, old);
-            g.note_greater(changed, sum, old);
-            g.put(kRowD, q, sum);
-            dcv = g.mul(dcv, g.seg(dd + q * 4));
+        for (int q0 = 0; q0 < Q; q0 += Lanes::kChunk) {
+            V old[Lanes::kChunk];
+            ALIGNSCOPE_LANES_UNROLL
+            for (int u = 0; u < Lanes::kChunk; ++u) old[u] = g.get(kRowD, q0 + u < Q ? q0 + u : Q - 1);
+            ALIGNSCOPE_LANES_UNROLL
+            for (int u = 0; u < Lanes::kChunk; ++u) {
+                const int q = q0 + u;
+                if (q >= Q) break;
+                const V sum = g.add(dcv, old[u]);
+                if (j > 0) g.note_greater(changed, sum, old[u]);
+                g.put(kRowD, q, sum);
+                dcv = g.mul(j == 0 ? sum : dcv, g.seg(dd + q * 4));
+            }
         }
-        if (m.M >= 100 && !g.any(changed)) break;
+        if (j > 0 && m.M >= 100 && !g.any(changed)) break;
     }
 }
 
@@ -137,48 +145,62 @@ ALIGNSCOPE_LANES_FN void envelope_backward_deletes(Lanes& g, const ForwardModelV
     const float* dd = m.striped + static_cast<std::size_t>(kFwdDD * Q * 4);
     const float* md = m.striped + static_cast<std::size_t>(kFwdMD * Q * 4);
     V dpv = first, dcv = g.zero();
-    // Cells read a step ahead of the stores (the GPU's rows in place).
-    V d_next = g.get(kRowD, Q - 1), m_next = g.get(kRowM, Q - 1);
-    for (int q = Q - 1; q >= 0; --q) {
-        const V d_old = d_next, m_old = m_next;
-        if (q > 0) d_next = g.get(kRowD, q - 1), m_next = g.get(kRowM, q - 1);
-        dcv = g.mul(dpv, g.seg(dd + q * 4));
-        if (add_end) {
-            dpv = g.add(d_old, g.add(dcv, xEv));
-            g.put(kRowD, q, dpv);
-            g.put(kRowM, q, g.add(m_old, xEv));
-        } else {
-            dpv = g.add(d_old, dcv);
-            g.put(kRowD, q, dpv);
+    // A chunk of cells (from the last segment down) read before the chunk's
+    // stores (the GPU's rows in place).
+    for (int q0 = Q - 1; q0 >= 0; q0 -= Lanes::kChunk) {
+        V d[Lanes::kChunk], mv[Lanes::kChunk];
+        ALIGNSCOPE_LANES_UNROLL
+        for (int u = 0; u < Lanes::kChunk; ++u) {
+            const int q = q0 - u >= 0 ? q0 - u : 0;
+            d[u] = g.get(kRowD, q), mv[u] = g.get(kRowM, q);
+        }
+        ALIGNSCOPE_LANES_UNROLL
+        for (int u = 0; u < Lanes::kChunk; ++u) {
+            const int q = q0 - u;
+            if (q < 0) break;
+            dcv = g.mul(dpv, g.seg(dd + q * 4));
+            if (add_end) {
+                dpv = g.add(d[u], g.add(dcv, xEv));
+                g.put(kRowD, q, dpv);
+                g.put(kRowM, q, g.add(mv[u], xEv));
+            } else {
+                dpv = g.add(d[u], dcv);
+                g.put(kRowD, q, dpv);
+            }
         }
     }
     for (int j = 1; j < 4; ++j) {
         dcv = g.shift_down(dcv);
-        d_next = g.get(kRowD, Q - 1);
-        for (int q = Q - 1; q >= 0; --q) {
-            const V d_old = d_next;
-            if (q > 0) d_next = g.get(kRowD, q - 1);
-            dcv = g.mul(dcv, g.seg(dd + q * 4));
-            g.put(kRowD, q, g.add(d_old, dcv));
+        for (int q0 = Q - 1; q0 >= 0; q0 -= Lanes::kChunk) {
+            V d[Lanes::kChunk];
+            ALIGNSCOPE_LANES_UNROLL
+            for (int u = 0; u < Lanes::kChunk; ++u) d[u] = g.get(kRowD, q0 - u >= 0 ? q0 - u : 0);
+            ALIGNSCOPE_LANES_UNROLL
+            for (int u = 0; u < Lanes::kChunk; ++u) {
+                const int q = q0 - u;
+                if (q < 0) break;
+                dcv = g.mul(dcv, g.seg(dd + q * 4));
+                g.put(kRowD, q, g.add(d[u], dcv));
+            }
         }
     }
     dcv = g.shift_down(g.get(kRowD, 0));
-    for (int q = Q - 1; q >= 0; --q) {
-        const V d = g.get(kRowD, q);
-        g.put(kRowM, q, g.add(g.get(kRowM, q), g.mul(dcv, g.seg(md + q * 4))));
-        dcv = d;
+    for (int q0 = Q - 1; q0 >= 0; q0 -= Lanes::kChunk) {
+        V d[Lanes::kChunk], mv[Lanes::kChunk];
+        ALIGNSCOPE_LANES_UNROLL
+        for (int u = 0; u < Lanes::kChunk; ++u) {
+            const int q = q0 - u >= 0 ? q0 - u : 0;
+            d[u] = g.get(kRowD, q), mv[u] = g.get(kRowM, q);
+        }
+        ALIGNSCOPE_LANES_UNROLL
+        for (int u = 0; u < Lanes::kChunk; ++u) {
+            const int q = q0 - u;
+            if (q < 0) break;
+            g.put(kRowM, q, g.add(mv[u], g.mul(dcv, g.seg(md + q * 4))));
+            dcv = d[u];
+        }
     }
 }
-
-// Segments whose loads a row issues together before their stores (the GPU
-// unrolls the chunk: its loads are in flight at once); a Lanes type says
-// how many (Lanes::kChunk), this many by default.
-inline constexpr int kEnvelopeChunk = 8;
-#if defined(__CUDA_ARCH__)
-#define ALIGNSCOPE_LANES_UNROLL _Pragma("unroll")
-#else
-#define ALIGNSCOPE_LANES_UNROLL
-#endif
 
 // The lanes' row multiplied by a scale factor (nothing when it is 1).
 template <class Lanes>
@@ -439,30 +461,39 @@ ALIGNSCOPE_LANES_FN float envelope_accuracy_row(Lanes& g, const ForwardModelView
     // D->D: a first pass along the segments, then up to three more across
     // lane boundaries while any D improves.
     V dcv = g.shift_up_fill(g.gate(g.seg(md + (Q - 1) * 4), mcur), kNegInf);
-    V next = g.get(kRowD, 0);
-    for (int q = 0; q < Q; ++q) {
-        const V old = next;
-        if (q + 1 < Q) next = g.get(kRowD, q + 1);
-        const V best = g.vmax(dcv, old);
-        g.put(kRowD, q, best);
-        dcv = g.gate(g.seg(dd + q * 4), best);
-    }
-    for (int j = 1; j < 4; ++j) {
-        dcv = g.shift_up_fill(dcv, kNegInf);
+    for (int j = 0; j < 4; ++j) {
+        if (j > 0) dcv = g.shift_up_fill(dcv, kNegInf);
         typename Lanes::Flag changed{};
-        next = g.get(kRowD, 0);
-        for (int q = 0; q < Q; ++q) {
-            const V old = next;
-            if (q + 1 < Q) next = g.get(kRowD, q + 1);
-            const V best = g.vmax(dcv, old);
-            g.note_greater(changed, best, old);
-            g.put(kRowD, q, best);
-            dcv = g.gate(g.seg(dd + q * 4), dcv);
+        for (int q0 = 0; q0 < Q; q0 += Lanes::kChunk) {
+            V old[Lanes::kChunk];
+            ALIGNSCOPE_LANES_UNROLL
+            for (int u = 0; u < Lanes::kChunk; ++u) old[u] = g.get(kRowD, q0 + u < Q ? q0 + u : Q - 1);
+            ALIGNSCOPE_LANES_UNROLL
+            for (int u = 0; u < Lanes::kChunk; ++u) {
+                const int q = q0 + u;
+                if (q >= Q) break;
+                const V best = g.vmax(dcv, old[u]);
+                if (j > 0) g.note_greater(changed, best, old[u]);
+                g.put(kRowD, q, best);
+                dcv = g.gate(g.seg(dd + q * 4), j == 0 ? best : dcv);
+            }
         }
-        if (!g.any(changed)) break;
+        if (j > 0 && !g.any(changed)) break;
     }
     V xEv = g.splat(kNegInf);
-    for (int q = 0; q < Q; ++q) xEv = g.vmax(g.vmax(xEv, g.get(kRowM, q)), g.get(kRowD, q));
+    for (int q0 = 0; q0 < Q; q0 += Lanes::kChunk) {
+        V mv[Lanes::kChunk], d[Lanes::kChunk];
+        ALIGNSCOPE_LANES_UNROLL
+        for (int u = 0; u < Lanes::kChunk; ++u) {
+            const int q = q0 + u < Q ? q0 + u : Q - 1;
+            mv[u] = g.get(kRowM, q), d[u] = g.get(kRowD, q);
+        }
+        ALIGNSCOPE_LANES_UNROLL
+        for (int u = 0; u < Lanes::kChunk; ++u) {
+            if (q0 + u >= Q) break;
+            xEv = g.vmax(g.vmax(xEv, mv[u]), d[u]);
+        }
+    }
     return g.lane_max(xEv);
 }
 
