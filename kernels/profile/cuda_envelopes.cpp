@@ -242,7 +242,8 @@ float CudaProfileScanner::envelope_batch(const ap::ForwardProfile& unihit, std::
     float ms = 0;
     ALIGNSCOPE_CUDA(cudaEventElapsedTime(&ms, start_, stop_), where);
     std::vector<char> redo(count, 0);
-    ap::parallel_for(count, threads_, [&](std::size_t c) {
+    // (Threads only for large batches: the pipeline's worker threads are busy beside this call.)
+    ap::parallel_for(count, count >= 4096 ? threads_ : 1, [&](std::size_t c) {
         const EnvelopeResult& r = results[c];
         const ap::EnvelopeJob& job = jobs[batch[c]];
         if (r.decoded && r.status == kEnvelopeOk &&
