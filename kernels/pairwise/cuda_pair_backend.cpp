@@ -616,28 +616,48 @@ void PairRun::run_parts() {
     largest_part_cells_ = parts.size() > 1 ? *std::max_element(parts.begin(), parts.end()) : 0;
     rules_.job_pairs = job_pairs_ ? job_pairs_ : job_.pairs.size();
     const auto describe = [this](std::size_t k) { return describe_pair(k); };
-    run_pipeline([&](auto&& enqueue) {
-        const std::size_t pairs = lengths_.size();
-        std::size_t next = 0;
-        std::uint64_t target = 0, cells = 0;
-        for (std::size_t p = 0; p < parts.size() && next < pairs; ++p) {
-            target += parts[p];
-            std::size_t end = p + 1 == parts.size() ? pairs : next;
+    // The pairs [first, end) of the next part: up to the cells the parts so
+    // far add up to (`cells` counts what earlier parts took).
+    const std::size_t pairs = lengths_.size();
+    std::size_t next = 0, part = 0;
+    std::uint64_t target = 0, cells = 0;
+    auto next_range = [&]() -> std::pair<std::size_t, std::size_t> {
+        while (part < parts.size() && next < pairs) {
+            target += parts[part];
+            std::size_t end = part + 1 == parts.size() ? pairs : next;
+            ++part;
             for (; end < pairs && cells < target; ++end)
                 cells +=
                     static_cast<std::uint64_t>(lengths_[end].first) * static_cast<std::uint64_t>(lengths_[end].second);
             if (end == next) continue;  // a pair of earlier parts holds this part's cells
-            std::vector<Batch> batches;
-            {
-                HostPhase phase(context_.timeline, device_id_, "plan", end - next);
-                PairPlan spare = backend_.take_plan(end - next);
-                const PairPlan& plan = plans_.emplace_back(
-                    PairPlan::make_range(lengths_, next, end - next, rules_, false, describe, &spare));
-                host_pairs_.insert(host_pairs_.end(), plan.host_pairs().begin(), plan.host_pairs().end());
-                batches = plan.batches(budget_, max_batch_cells(), describe);
-            }
-            for (const Batch& batch : batches) enqueue(batch);
+            const std::pair<std::size_t, std::size_t> range{next, end};
             next = end;
+            return range;
+        }
+        return {pairs, pairs};
+    };
+    // A part's plan, made on a thread of its own while the job's thread packs
+    // and enqueues the part before (planning and packing, one after the
+    // other, took longer than the kernels of a score-and-ends job).
+    auto plan_ahead = [&](std::pair<std::size_t, std::size_t> range) {
+        return std::async(std::launch::async, [this, range, &describe] {
+            const std::size_t count = range.second - range.first;
+            HostPhase phase(context_.timeline, device_id_, "plan", count);
+            PairPlan spare = backend_.take_plan(count);
+            return PairPlan::make_range(lengths_, range.first, count, rules_, false, describe, &spare);
+        });
+    };
+    run_pipeline([&](auto&& enqueue) {
+        std::pair<std::size_t, std::size_t> range = next_range();
+        std::future<PairPlan> ahead;
+        if (range.first < range.second) ahead = plan_ahead(range);
+        while (ahead.valid()) {
+            PairPlan planned = ahead.get();
+            range = next_range();
+            if (range.first < range.second) ahead = plan_ahead(range);
+            const PairPlan& plan = plans_.emplace_back(std::move(planned));
+            host_pairs_.insert(host_pairs_.end(), plan.host_pairs().begin(), plan.host_pairs().end());
+            for (const Batch& batch : plan.batches(budget_, max_batch_cells(), describe)) enqueue(batch);
         }
     });
 }
