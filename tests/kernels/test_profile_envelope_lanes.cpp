@@ -200,6 +200,39 @@ std::vector<RealEnvelope> cpu_envelopes(const ProfileHmm& hmm, const ProfileTarg
     return out;
 }
 
+// A scanner whose envelope rescoring is the CPU emulation of the GPU's lanes
+// (the rest from the CPU scanner): what verify --profile's envelope check
+// sees from a GPU.
+class EmulatedEnvelopeScanner final : public ProfileFilterScanner {
+public:
+    explicit EmulatedEnvelopeScanner(std::unique_ptr<ProfileFilterScanner> cpu) : cpu_(std::move(cpu)) {}
+    DeviceInfo info() const override { return cpu_->info(); }
+    void load(const ProfileTargets& targets, JobContext& context) override {
+        targets_ = &targets;
+        cpu_->load(targets, context);
+    }
+    void msv(const MsvProfile& model, std::span<float> scores, JobContext& context) override {
+        cpu_->msv(model, scores, context);
+    }
+    void viterbi(const ViterbiFilterProfile& model, std::span<const std::uint32_t> targets, std::span<float> scores,
+                 JobContext& context) override {
+        cpu_->viterbi(model, targets, scores, context);
+    }
+    bool rescore_envelopes(const ForwardProfile& unihit, std::span<const EnvelopeJob> jobs,
+                           std::vector<EnvelopeOutcome>& out, JobContext&) override {
+        const FlushSubnormals flush;
+        out.clear();
+        for (const EnvelopeJob& job : jobs)
+            out.push_back(emulate_envelope(unihit, targets_->alphabet, targets_->codes(job.target),
+                                           targets_->length(job.target), job));
+        return true;
+    }
+
+private:
+    std::unique_ptr<ProfileFilterScanner> cpu_;
+    const ProfileTargets* targets_ = nullptr;
+};
+
 }  // namespace
 
 class TestProfileEnvelopeLanes : public QObject {
@@ -300,6 +333,28 @@ private slots:
                                                    .arg(tally.envelopes)
                                                    .arg(tally.first)));
         QVERIFY(tally.decoded > 0);
+    }
+
+    // verify --profile's envelope check over a scanner that answers with the
+    // emulated lanes: the pipeline's envelopes and whole targets compared.
+    void device_envelope_check() {
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kTutorial + "/fn3.hmm"),
+                                  "tutorial models are missing (Debian package hmmer-examples)");
+        ALIGNSCOPE_REQUIRE_ORACLE(QFile::exists(kDatabase), "DB.fasta.gz is missing (Debian package mmseqs2-examples)");
+        const QString slice = database_slice(dir_, QStringLiteral("check.fa"), 150);
+        const ProfileHmm hmm = read_hmm_file((kTutorial + "/fn3.hmm").toStdString()).front();
+        const ProfileTargets targets = read_profile_targets(slice.toStdString(), hmm.alphabet);
+        EmulatedEnvelopeScanner scanner(make_cpu_profile_scanner_registry()->create("cpu", 2));
+        JobContext context;
+        scanner.load(targets, context);
+        const EnvelopeCheck check = check_device_envelopes(scanner, hmm, targets, 2, context);
+        QVERIFY(check.checked);
+        QVERIFY2(check.compared > 150, qPrintable(QStringLiteral("%1 envelopes").arg(check.compared)));
+        QVERIFY2(check.differing == 0, check.mismatches.empty() ? "" : check.mismatches.front().c_str());
+        // A CPU scanner has no device rescoring: nothing is checked.
+        auto cpu = make_cpu_profile_scanner_registry()->create("cpu", 2);
+        cpu->load(targets, context);
+        QVERIFY(!check_device_envelopes(*cpu, hmm, targets, 2, context).checked);
     }
 
     void kernel_name_parses() {
