@@ -1167,9 +1167,11 @@ PairPlan CudaPairBackend::take_plan(std::size_t pairs) {
 
 void CudaPairBackend::keep_plan(PairPlan&& plan) {
     const std::size_t room = plan.capacity();
-    if (room == 0 || room > kKeptLengthPairs) return;
+    if (room == 0) return;
     std::lock_guard lock(mutex_);
-    if (kept_plans_.size() < kKeptPlans) kept_plans_.push_back(std::move(plan));
+    std::size_t kept = room;
+    for (const PairPlan& other : kept_plans_) kept += other.capacity();
+    if (kept_plans_.size() < kKeptPlans && kept <= kKeptPlanPairs) kept_plans_.push_back(std::move(plan));
 }
 
 Backend& CudaPairBackend::exact_cpu_path() {

@@ -77,7 +77,7 @@ private:
     // A plan an earlier job is done with, for PairPlan::make_range to reuse
     // the storage of: the one with the least room for at least `pairs`
     // pairs, else the roomiest (empty when none is kept); and back when the
-    // job ends (a million pairs' plans are 24 MB).
+    // job ends (a million pairs' plans are 24 MB), within kKeptPlanPairs.
     PairPlan take_plan(std::size_t pairs);
     void keep_plan(PairPlan&& plan);
     // The substitution table on the device, uploaded once per distinct table.
@@ -97,6 +97,7 @@ private:
     static constexpr std::size_t kKeptLengthPairs = std::size_t{4} << 20;  // 64 MB each at most
     std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> kept_lengths_;
     static constexpr std::size_t kKeptPlans = 32;
+    static constexpr std::size_t kKeptPlanPairs = std::size_t{8} << 20;  // room in all of them: about 200 MB
     std::vector<PairPlan> kept_plans_;
     std::unique_ptr<DeviceRegistry> cpu_devices_;
 };
