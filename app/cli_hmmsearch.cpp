@@ -177,10 +177,11 @@ void write_timings(std::ostream& err, const profile::ProfileFilterScanner& scann
     err << "\ntimings " << hmm.name << " stages: " << stage("MSV", t.msv) << ", " << stage("bias", t.bias) << ", "
         << stage("Viterbi", t.viterbi) << ", " << stage("survivors", t.survivors);
     std::snprintf(line, sizeof line,
-                  " (device Forward %.4f s and Backward %.4f s in %d batches, %llu envelopes rescored in %.4f s; "
-                  "worker threads waited %.4f s in all)",
+                  " (device Forward %.4f s and Backward %.4f s in %d batches, %llu envelopes rescored in %.4f s, "
+                  "%llu taken by the worker threads; worker threads waited %.4f s in all)",
                   t.device_forward, t.device_backward, t.device_batches,
-                  static_cast<unsigned long long>(t.envelopes_on_device), t.device_envelopes, t.worker_wait);
+                  static_cast<unsigned long long>(t.envelopes_on_device), t.device_envelopes,
+                  static_cast<unsigned long long>(t.envelopes_on_cpu), t.worker_wait);
     err << line;
     err << '\n';
 }

@@ -165,21 +165,25 @@ private slots:
         QTest::addColumn<int>("batch");
         QTest::addColumn<int>("decline_after");
         QTest::addColumn<bool>("backward");
-        QTest::addColumn<bool>("envelopes");
-        QTest::newRow("globins4") << QStringLiteral("globins4") << 512 << -1 << false << false;  // few survivors
-        QTest::newRow("globins4 backward") << QStringLiteral("globins4") << 512 << -1 << true << false;
-        QTest::newRow("globins4 envelopes") << QStringLiteral("globins4") << 512 << -1 << true << true;
+        // envelopes: 0 none on the device; 1 the device alone (in fours); 2 the
+        // device (in fours) and the idle worker threads.
+        QTest::addColumn<int>("envelopes");
+        QTest::newRow("globins4") << QStringLiteral("globins4") << 512 << -1 << false << 0;  // few survivors
+        QTest::newRow("globins4 backward") << QStringLiteral("globins4") << 512 << -1 << true << 0;
+        QTest::newRow("globins4 envelopes") << QStringLiteral("globins4") << 512 << -1 << true << 1;
+        QTest::newRow("globins4 envelopes shared") << QStringLiteral("globins4") << 512 << -1 << true << 2;
         for (const char* model : {"Pkinase", "fn3"}) {
             const std::string m = model;
             const QString name = QString::fromLatin1(model);
-            QTest::newRow(model) << name << 512 << -1 << false << false;
-            QTest::newRow((m + " batches").c_str()) << name << 1 << -1 << false << false;
-            QTest::newRow((m + " declines").c_str()) << name << 1 << 2 << false << false;
-            QTest::newRow((m + " backward").c_str()) << name << 512 << -1 << true << false;
-            QTest::newRow((m + " backward batches").c_str()) << name << 1 << -1 << true << false;
-            QTest::newRow((m + " envelopes").c_str()) << name << 512 << -1 << true << true;
-            QTest::newRow((m + " envelopes batches").c_str()) << name << 1 << -1 << false << true;
-            QTest::newRow((m + " envelopes declines").c_str()) << name << 1 << 2 << true << true;
+            QTest::newRow(model) << name << 512 << -1 << false << 0;
+            QTest::newRow((m + " batches").c_str()) << name << 1 << -1 << false << 0;
+            QTest::newRow((m + " declines").c_str()) << name << 1 << 2 << false << 0;
+            QTest::newRow((m + " backward").c_str()) << name << 512 << -1 << true << 0;
+            QTest::newRow((m + " backward batches").c_str()) << name << 1 << -1 << true << 0;
+            QTest::newRow((m + " envelopes").c_str()) << name << 512 << -1 << true << 1;
+            QTest::newRow((m + " envelopes batches").c_str()) << name << 1 << -1 << false << 1;
+            QTest::newRow((m + " envelopes declines").c_str()) << name << 1 << 2 << true << 1;
+            QTest::newRow((m + " envelopes shared").c_str()) << name << 1 << -1 << true << 2;
         }
     }
     void same_search_as_the_cpu_path() {
@@ -187,7 +191,7 @@ private slots:
         QFETCH(int, batch);
         QFETCH(int, decline_after);
         QFETCH(bool, backward);
-        QFETCH(bool, envelopes);
+        QFETCH(int, envelopes);
         const ProfileHmm hmm = read_hmm_file((kTutorial + "/" + model + ".hmm").toStdString()).front();
         ProfileTargets targets = read_profile_targets(slice_.toStdString(), hmm.alphabet);
         // The consensus repeated past the device's cell limit: a long hit with
@@ -210,12 +214,18 @@ private slots:
                                 envelopes);
         device.load(targets, context);
         settings.device_batch = static_cast<std::size_t>(batch);
+        settings.device_envelopes = 4;
+        settings.cpu_takes_envelopes = envelopes == 2;
         const ModelSearch ours = search_profile(hmm, targets, device, settings, context);
 
         if (backward) QVERIFY(device.backward_calls() >= 1);
-        if (envelopes) {
-            QVERIFY(device.envelopes() >= 1);
+        if (envelopes != 0) {
             QCOMPARE(ours.stages.envelopes_on_device, static_cast<std::uint64_t>(device.envelopes()));
+            if (envelopes == 1) {
+                QVERIFY(device.envelopes() >= 1);
+                QCOMPARE(ours.stages.envelopes_on_cpu, std::uint64_t{0});
+            }
+            QVERIFY(ours.stages.envelopes_on_device + ours.stages.envelopes_on_cpu >= 1);
         }
         // Every survivor short enough went to the device once, in the
         // batches asked for, up to the one it declined.

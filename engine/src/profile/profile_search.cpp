@@ -410,9 +410,8 @@ struct PendingTarget {
     float fwdsc;
     TargetDomains domains;
 };
-// Envelopes per device rescoring call (at least; fewer at the end), and the
-// targets each worker task finishes.
-constexpr std::size_t kEnvelopeBatch = 512, kFinishGroup = 16;
+// The targets each worker task finishes after the device's rescoring.
+constexpr std::size_t kFinishGroup = 16;
 
 // Forward, Backward and the domain stage of every survivor beside a device:
 // one device thread (the scanner takes one caller at a time) runs Forward
@@ -540,21 +539,22 @@ private:
         queue_.close();
     }
 
-    // The device thread: the envelopes the worker threads have found, on
-    // the device, then their targets' last step queued for the worker
-    // threads. Unless `drain`, only once enough have gathered; with it, waits
-    // for them (or for the domain tasks to end). False once no domain task is
-    // left and nothing waits.
+    // The device thread: the envelopes the worker threads have found, once
+    // settings.device_envelopes of them wait, on the device, then their targets' last
+    // step queued for the worker threads. With `drain`, waits for that many
+    // (or for the domain tasks to end). False once no domain task is left:
+    // what still waits then is the worker threads' (steal_pending).
     bool rescore_pending(bool drain) {
         std::vector<std::unique_ptr<PendingTarget>> taken;
         {
             std::unique_lock lock(pending_mutex_);
+            const std::size_t want = std::max<std::size_t>(1, settings_.device_envelopes);
             if (drain)
-                while (!queue_.aborted() && pending_envelopes_ < kEnvelopeBatch && outstanding_ > 0)
+                while (!queue_.aborted() && pending_envelopes_ < want && outstanding_ > 0)
                     pending_ready_.wait_for(lock, std::chrono::milliseconds(20));
-            else if (pending_envelopes_ < kEnvelopeBatch)
-                return true;
-            if (pending_.empty()) return outstanding_ > 0;
+            // Without the worker threads' help, the device takes the last ones too.
+            const bool last = outstanding_ == 0 && !settings_.cpu_takes_envelopes;
+            if (pending_.empty() || (pending_envelopes_ < want && !last)) return outstanding_ > 0;
             taken.swap(pending_);
             pending_envelopes_ = 0;
         }
@@ -581,6 +581,28 @@ private:
             for (std::size_t k = first; k < end; ++k) first_outcome += (*shared)[k]->domains.envelope_count();
         }
         return true;
+    }
+
+    // A worker thread's share of the envelopes: up to `most` of the targets
+    // still waiting for the device, rescored on the CPU. So the worker
+    // threads and the device take the envelopes as each is free.
+    void steal_pending(std::size_t most) {
+        std::vector<std::unique_ptr<PendingTarget>> taken;
+        {
+            std::lock_guard lock(pending_mutex_);
+            while (!pending_.empty() && taken.size() < most) {
+                pending_envelopes_ -= pending_.back()->domains.envelope_count();
+                taken.push_back(std::move(pending_.back()));
+                pending_.pop_back();
+            }
+        }
+        if (taken.empty()) return;
+        stages_.envelopes_on_cpu += [&] {
+            std::uint64_t n = 0;
+            for (const auto& t : taken) n += t->domains.envelope_count();
+            return n;
+        }();
+        finish_targets(taken, 0, taken.size(), nullptr, 0);
     }
 
     // Targets [first, end) of `pending` rescored: from the device's outcomes
@@ -720,9 +742,13 @@ private:
             envelopes += t->domains.envelope_count();
             found.push_back(std::move(t));
         }
-        std::lock_guard lock(pending_mutex_);
-        for (auto& t : found) pending_.push_back(std::move(t));
-        pending_envelopes_ += envelopes;
+        const std::size_t n = found.size();
+        {
+            std::lock_guard lock(pending_mutex_);
+            for (auto& t : found) pending_.push_back(std::move(t));
+            pending_envelopes_ += envelopes;
+        }
+        if (settings_.cpu_takes_envelopes) queue_.push([this, n] { steal_pending(n); });
     }
 
     const ConfiguredProfile& profile_;

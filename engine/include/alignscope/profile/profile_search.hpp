@@ -38,6 +38,11 @@ struct PipelineSettings {
     // takes as long as its longest target; so the longest go to the worker
     // threads while the device does the rest.
     std::uint64_t device_cells = 400'000;
+    // Envelopes the device rescores at a time (it waits for that many), and
+    // whether the worker threads take waiting envelopes when they are idle
+    // (so that device and CPU each take what they can).
+    std::size_t device_envelopes = 512;
+    bool cpu_takes_envelopes = true;
     // --max: every filter off.
     void set_max() {
         F1 = F2 = F3 = 1.0;
@@ -104,7 +109,7 @@ struct PipelineStages {
     double device_forward = 0;     // of that, seconds in the device's Forward calls (beside the worker threads)
     double device_backward = 0;    // and in its Backward calls
     double device_envelopes = 0;   // and in its rescoring of envelopes
-    std::uint64_t envelopes_on_device = 0;
+    std::uint64_t envelopes_on_device = 0, envelopes_on_cpu = 0;  // of the device path's envelopes
     double worker_wait = 0;  // the worker threads' time waiting for the device, summed over threads
     int device_batches = 0;
 };
