@@ -32,6 +32,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <thread>
 
 namespace alignscope::cli {
 namespace {
@@ -516,8 +517,15 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
     record_host_stage(timeline, "read profiles", 0, stage_start, steady_now_ns(), 0, flags.profiles);
     // The device (a GPU's context takes a few hundred milliseconds to start)
     // is made while the targets are read.
-    auto made = std::async(std::launch::async,
-                           [&flags] { return profile_scanner_registry()->create(flags.device, flags.threads); });
+    auto made = std::async(std::launch::async, [&flags] {
+        auto scanner = profile_scanner_registry()->create(flags.device, flags.threads);
+        // The worker threads too, so that the search's first stage finds them
+        // running (parallel_for keeps them from call to call).
+        const int threads = flags.threads > 0 ? flags.threads : static_cast<int>(std::thread::hardware_concurrency());
+        profile::parallel_for(
+            static_cast<std::size_t>(threads), threads, [](std::size_t) {}, 1);
+        return scanner;
+    });
     const profile::ProfileTargets targets = read_targets(flags, models.front().alphabet, timeline);
     const std::unique_ptr<profile::ProfileFilterScanner> device_scanner = made.get();
     device_scanner->set_memory_budget(profile_gpu_memory(flags.gpu_mem));

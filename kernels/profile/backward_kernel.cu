@@ -160,4 +160,11 @@ cudaError_t launch_backward_parser(const BackwardBatchView& batch, const Forward
     }
 }
 
+cudaError_t load_backward_kernels() {
+    cudaFuncAttributes attributes{};
+    const cudaError_t status = cudaFuncGetAttributes(&attributes, backward_parser_kernel<true, kBackwardAhead>);
+    return status == cudaSuccess ? cudaFuncGetAttributes(&attributes, backward_parser_kernel<false, kBackwardAhead>)
+                                 : status;
+}
+
 }  // namespace alignscope::kernels::profile

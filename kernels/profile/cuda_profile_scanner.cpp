@@ -52,6 +52,11 @@ CudaProfileScanner::CudaProfileScanner(int device_index, DeviceInfo info, int th
     ALIGNSCOPE_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), site("profile filters"));
     ALIGNSCOPE_CUDA(cudaEventCreate(&start_), site("profile filters"));
     ALIGNSCOPE_CUDA(cudaEventCreate(&stop_), site("profile filters"));
+    // The kernels' code now (the scanner is made while the targets are read):
+    // loaded lazily, the first launches of a search took some 100 ms more.
+    ALIGNSCOPE_CUDA(load_filter_kernels(), site("load the profile kernels"));
+    ALIGNSCOPE_CUDA(load_forward_kernels(), site("load the profile kernels"));
+    ALIGNSCOPE_CUDA(load_backward_kernels(), site("load the profile kernels"));
 }
 
 CudaProfileScanner::~CudaProfileScanner() {

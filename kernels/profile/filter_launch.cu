@@ -71,6 +71,19 @@ cudaError_t launch_viterbi_filter(int segments, const TargetView& targets, const
     }
 }
 
+// Every instantiation's code loaded now (cudaFuncGetAttributes loads what
+// lazy module loading would load at the first launch).
+cudaError_t load_filter_kernels() {
+    cudaFuncAttributes attributes{};
+    cudaError_t status = cudaSuccess;
+#define ALIGNSCOPE_LOAD_CASE(Q)                                                                   \
+    if (status == cudaSuccess) status = cudaFuncGetAttributes(&attributes, msv_filter_kernel<Q>); \
+    if (status == cudaSuccess) status = cudaFuncGetAttributes(&attributes, viterbi_filter_kernel<Q>);
+    ALIGNSCOPE_FOR_SEGMENTS(ALIGNSCOPE_LOAD_CASE)
+#undef ALIGNSCOPE_LOAD_CASE
+    return status;
+}
+
 #undef ALIGNSCOPE_FOR_SEGMENTS
 
 }  // namespace alignscope::kernels::profile

@@ -103,4 +103,11 @@ struct BackwardBatchView {
 cudaError_t launch_backward_parser(const BackwardBatchView& batch, const ForwardModelView& model, int model_floats,
                                    bool shared_rows, bool shared_model, int blocks, cudaStream_t stream);
 
+// The filter, Forward and Backward kernels' code loaded onto the current
+// device now rather than at their first launch (CUDA loads modules lazily):
+// the scanner does it while the targets are read, off the search's path.
+cudaError_t load_filter_kernels();
+cudaError_t load_forward_kernels();
+cudaError_t load_backward_kernels();
+
 }  // namespace alignscope::kernels::profile

@@ -133,4 +133,10 @@ cudaError_t launch_forward_filter(const ForwardBatchView& batch, const ForwardMo
                        : forward_at<false>(batch, model, model_floats, shared_model, blocks, stream);
 }
 
+cudaError_t load_forward_kernels() {
+    cudaFuncAttributes attributes{};
+    const cudaError_t status = cudaFuncGetAttributes(&attributes, forward_filter_kernel<true>);
+    return status == cudaSuccess ? cudaFuncGetAttributes(&attributes, forward_filter_kernel<false>) : status;
+}
+
 }  // namespace alignscope::kernels::profile
