@@ -7,6 +7,8 @@
 
 #include "common/device_probe.hpp"
 #include "profile/cuda_profile_scanner.hpp"
+#include "profile/backward_lanes.hpp"
+#include "profile/envelope_lanes.hpp"
 #include "profile/filter_launch.hpp"
 
 #include <limits>
@@ -39,9 +41,10 @@ void register_cuda_profile_scanners(alignscope::profile::ProfileScannerRegistry&
         info.compute_minor = props.minor;
         info.description = std::string("profile filters: ") + profile::kSsvKernelName + " then " +
                            profile::kMsvKernelName + ", " + profile::kViterbiKernelName + " (a warp per target), " +
-                           profile::kForwardKernelName + " (four threads per target), " +
+                           profile::kForwardKernelName + ", " + profile::kBackwardKernelName + " and " +
+                           profile::kEnvelopeKernelName + " (four threads per target), " +
                            std::to_string(props.multiProcessorCount) + " SMs, " + gib(props.totalGlobalMem) +
-                           "; Backward and the domain stage on the CPU threads";
+                           "; regions, stochastic traces and the targets too long for the device on the CPU threads";
         registry.add(info, [d, info](int threads) {
             auto scanner = std::make_unique<profile::CudaProfileScanner>(d, info, threads);
             return std::unique_ptr<alignscope::profile::ProfileFilterScanner>(std::move(scanner));
