@@ -6,8 +6,8 @@
 #include <alignscope/profile/filters.hpp>
 
 #include "common/device_probe.hpp"
-#include "profile/cuda_profile_scanner.hpp"
 #include "profile/backward_lanes.hpp"
+#include "profile/cuda_profile_scanner.hpp"
 #include "profile/envelope_lanes.hpp"
 #include "profile/filter_launch.hpp"
 
