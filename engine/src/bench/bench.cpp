@@ -153,18 +153,8 @@ BenchData make_data(const BenchCase& c, std::uint64_t pairs, std::uint64_t seed)
     return data;
 }
 
-}  // namespace
-
-BenchPoint measure_point(Backend& backend, const BenchCase& bench_case, const PointSettings& settings) {
-    if (settings.pairs == 0) throw Error("bench: a point needs at least one pair");
-    if (settings.repeat < 1) throw Error("bench: --repeat must be at least 1");
-    if (bench_case.query_length < 1 || bench_case.target_length < 1)
-        throw Error("bench: sequence lengths must be at least 1 (got " + std::to_string(bench_case.query_length) + "x" +
-                    std::to_string(bench_case.target_length) + ")");
-    const DeviceInfo info = backend.info();
-    const bool is_cpu = info.kind == "cpu";
-
-    const BenchData data = make_data(bench_case, settings.pairs, settings.seed);
+// The point's job: settings.pairs pairs cycling over the data's pool.
+PairJob make_job(const BenchData& data, const BenchCase& bench_case, const PointSettings& settings) {
     PairJob job;
     job.queries = &data.queries;
     job.targets = &data.targets;
@@ -179,6 +169,48 @@ BenchPoint measure_point(Backend& backend, const BenchCase& bench_case, const Po
         const auto index = static_cast<std::uint32_t>(k % data.pool);
         job.pairs.emplace_back(index, index);
     }
+    return job;
+}
+
+// What the report says of a point's case and settings.
+void describe_point(BenchPoint& point, const BenchCase& bench_case, const PointSettings& settings,
+                    const DeviceInfo& info, std::size_t pool) {
+    const bool is_cpu = info.kind == "cpu";
+    auto& p = point.parameters;
+    p["alphabet"] = std::string(to_string(bench_case.alphabet));
+    p["matrix"] = matrix_label(bench_case);
+    p["gap_open"] = format_number(bench_case.gap_open);
+    p["gap_extend"] = format_number(bench_case.gap_extend);
+    p["mode"] = describe_mode(bench_case.options);
+    p["traceback"] = bench_case.options.traceback ? "yes" : "no";
+    p["query_length"] = std::to_string(bench_case.query_length);
+    p["target_length"] = std::to_string(bench_case.target_length);
+    p["substitution_rate"] = format_number(bench_case.substitution_rate);
+    p["indel_rate"] = format_number(bench_case.indel_rate);
+    p["distinct_pairs"] = std::to_string(pool);
+    p["sequences"] = "synthetic, seed " + std::to_string(settings.seed);
+    p["threads"] =
+        is_cpu ? (settings.threads ? std::to_string(settings.threads) : std::to_string(info.threads) + " (all)") : "-";
+    p["streams"] = is_cpu ? "-" : (settings.streams ? std::to_string(settings.streams) : "default");
+    p["forced_kernel"] = settings.kernel.empty() ? "automatic" : settings.kernel;
+    p["repeat"] = std::to_string(settings.repeat);
+    p["warmup"] = std::to_string(settings.warmup);
+    p["description"] = bench_case.describe();
+}
+
+}  // namespace
+
+BenchPoint measure_point(Backend& backend, const BenchCase& bench_case, const PointSettings& settings) {
+    if (settings.pairs == 0) throw Error("bench: a point needs at least one pair");
+    if (settings.repeat < 1) throw Error("bench: --repeat must be at least 1");
+    if (bench_case.query_length < 1 || bench_case.target_length < 1)
+        throw Error("bench: sequence lengths must be at least 1 (got " + std::to_string(bench_case.query_length) + "x" +
+                    std::to_string(bench_case.target_length) + ")");
+    const DeviceInfo info = backend.info();
+    const bool is_cpu = info.kind == "cpu";
+
+    const BenchData data = make_data(bench_case, settings.pairs, settings.seed);
+    const PairJob job = make_job(data, bench_case, settings);
 
     JobContext context;
     context.cancel = settings.cancel;
@@ -260,26 +292,7 @@ BenchPoint measure_point(Backend& backend, const BenchCase& bench_case, const Po
         point.kernel += k;
     }
 
-    auto& p = point.parameters;
-    p["alphabet"] = std::string(to_string(bench_case.alphabet));
-    p["matrix"] = matrix_label(bench_case);
-    p["gap_open"] = format_number(bench_case.gap_open);
-    p["gap_extend"] = format_number(bench_case.gap_extend);
-    p["mode"] = describe_mode(bench_case.options);
-    p["traceback"] = bench_case.options.traceback ? "yes" : "no";
-    p["query_length"] = std::to_string(bench_case.query_length);
-    p["target_length"] = std::to_string(bench_case.target_length);
-    p["substitution_rate"] = format_number(bench_case.substitution_rate);
-    p["indel_rate"] = format_number(bench_case.indel_rate);
-    p["distinct_pairs"] = std::to_string(data.pool);
-    p["sequences"] = "synthetic, seed " + std::to_string(settings.seed);
-    p["threads"] =
-        is_cpu ? (settings.threads ? std::to_string(settings.threads) : std::to_string(info.threads) + " (all)") : "-";
-    p["streams"] = is_cpu ? "-" : (settings.streams ? std::to_string(settings.streams) : "default");
-    p["forced_kernel"] = settings.kernel.empty() ? "automatic" : settings.kernel;
-    p["repeat"] = std::to_string(settings.repeat);
-    p["warmup"] = std::to_string(settings.warmup);
-    p["description"] = bench_case.describe();
+    describe_point(point, bench_case, settings, info, data.pool);
     return point;
 }
 
