@@ -5,6 +5,8 @@
 // timeline (--timeline) and its results kept in a project (--project) as the
 // workbench's profile search keeps them.
 #include "cli_commands.hpp"
+#include "cli_exit.hpp"
+#include "cli_gpu_teardown.hpp"
 #include "cli_options.hpp"
 #include "cli_profile.hpp"
 #include "cli_progress.hpp"
@@ -527,7 +529,7 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
         return scanner;
     });
     const profile::ProfileTargets targets = read_targets(flags, models.front().alphabet, timeline);
-    const std::unique_ptr<profile::ProfileFilterScanner> device_scanner = made.get();
+    std::unique_ptr<profile::ProfileFilterScanner> device_scanner = made.get();
     device_scanner->set_memory_budget(profile_gpu_memory(flags.gpu_mem));
     StageTimedScanner scanner(*device_scanner, timeline, settings.bias_filter);
     JobContext job;
@@ -568,6 +570,14 @@ int run_hmmsearch(const HmmsearchFlags& flags, CliContext& context) {
     if (project) {
         stored.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
         record_in_project(*project, flags, models, std::move(stored), context.command_line);
+    }
+    // The outputs are in place: the device's buffers, context and worker
+    // threads go back with the process, and the driver's teardown of the
+    // GPU's files runs in the helper (cli_gpu_teardown.hpp) once it is gone.
+    if (can_skip_teardown()) {
+        (void)hand_gpu_teardown_to_helper();
+        (void)device_scanner.release();
+        teardown_left_to_exit() = true;
     }
     return 0;
 }
@@ -649,8 +659,11 @@ void add_hmmsearch_command(CLI::App& app, CliContext& context) {
                               ->capture_default_str()
                               ->transform(strict_number<int>());
     command->add_flag("--notextw", flags->notextw, "No line width limit in the text report");
-    command->callback(
-        [flags, &context] { context.action = [flags, &context] { return run_hmmsearch(*flags, context); }; });
+    command->callback([flags, &context] {
+        // Forked now, before the driver starts: a search that may run on a GPU.
+        if (can_skip_teardown() && flags->device.rfind("cpu", 0) != 0) start_gpu_teardown_helper();
+        context.action = [flags, &context] { return run_hmmsearch(*flags, context); };
+    });
 }
 
 }  // namespace alignscope::cli
