@@ -31,6 +31,10 @@ public:
     void reverse();
     bool empty() const { return ops_.empty(); }
     void reserve(std::size_t runs) { ops_.reserve(runs); }
+    // Replaces the runs with [first, last), which must be what push() builds:
+    // no empty run, no two neighbours with the same operation. The capacity is
+    // kept (a result buffer reused from job to job).
+    void assign(const CigarOp* first, const CigarOp* last) { ops_.assign(first, last); }
     // No runs, the capacity kept (a result buffer reused from job to job).
     void clear() { ops_.clear(); }
     const std::vector<CigarOp>& ops() const { return ops_; }
