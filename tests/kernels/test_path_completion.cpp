@@ -55,6 +55,7 @@ private slots:
     void sameAsCompleteAlignment();
     void encodedResidues();
     void errorsAsCompleteAlignment();
+    void largeScores();
 };
 
 void TestPathCompletion::sameAsCompleteAlignment_data() {
@@ -169,6 +170,26 @@ void TestPathCompletion::errorsAsCompleteAlignment() {
     both({3u << 2 | kCigarM}, "ACZT", "ACGT", 1, 1);                     // unscored query residue
     both({1u << 2 | kCigarM, 2u << 2 | kCigarD}, "ACGT", "AC*T", 1, 1);  // unscored residue in a gap run
     both({1u << 2 | kCigarM}, "ACGT", "ACGT", 0, 1);                     // a begin before the sequence
+}
+
+// Scores too large for the walk's packed sums of 64 columns take
+// complete_alignment: the same results where a long run of identities would
+// overflow them.
+void TestPathCompletion::largeScores() {
+    const ScoringScheme scheme = ScoringScheme::create(SubstitutionMatrix::match_mismatch(1 << 26, -(1 << 26)), 7, 2);
+    const PathCompletion completion(scheme);
+    const std::string query = std::string(100, 'A') + "C" + std::string(40, 'G');
+    const std::string target = std::string(100, 'A') + "T" + std::string(40, 'G');
+    const std::vector<std::uint32_t> runs = {141u << 2 | kCigarM};
+    Alignment fast, slow;
+    fast.query_begin = slow.query_begin = 1;
+    fast.target_begin = slow.target_begin = 1;
+    const std::int64_t score = completion.complete(fast, runs.data(), 1, query, target);
+    QCOMPARE(score, by_engine(slow, runs, query, target, scheme));
+    QCOMPARE(score, std::int64_t{139} * (1 << 26));
+    QCOMPARE(fast.cigar.to_string(), std::string("100=1X40="));
+    QCOMPARE(fast.stats.identities, slow.stats.identities);
+    QCOMPARE(fast.stats.similarities, slow.stats.similarities);
 }
 
 QTEST_GUILESS_MAIN(TestPathCompletion)
