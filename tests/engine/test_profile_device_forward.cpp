@@ -70,7 +70,7 @@ public:
             out.total_scale.push_back(fwd.total_scale);
             out.specials.insert(out.specials.end(), fwd.xmx.begin(),
                                 fwd.xmx.begin() + (static_cast<std::ptrdiff_t>(L) + 1) * DpMatrix::Specials);
-            longest_ = std::max(longest_, static_cast<std::uint64_t>(L) * static_cast<std::uint64_t>(model.length));
+            longest_ = std::max(longest_, static_cast<std::uint64_t>(L));
         }
         calls_ += 1;
         scored_ += list.size();
@@ -215,6 +215,8 @@ private slots:
         device.load(targets, context);
         settings.device_batch = static_cast<std::size_t>(batch);
         settings.device_envelopes = 4;
+        settings.device_length = 4000;  // below consensus_long's length for each model
+        QVERIFY(repeated.size() > static_cast<std::size_t>(settings.device_length));
         settings.cpu_takes_envelopes = envelopes == 2;
         const ModelSearch ours = search_profile(hmm, targets, device, settings, context);
 
@@ -239,16 +241,15 @@ private slots:
             QCOMPARE(ours.stages.device_batches, device.calls());
             // consensus_long, and any real target as long, on the CPU.
             std::uint64_t too_long = 0;
-            for (std::size_t t = 0; t < targets.size(); ++t)
-                too_long += static_cast<std::uint64_t>(targets.length(t)) * static_cast<std::uint64_t>(hmm.length) >
-                            settings.device_cells;
+            for (std::size_t t = 0; t < targets.size(); ++t) too_long += targets.length(t) > settings.device_length;
             QVERIFY(device.scored() < survivors);
             QVERIFY(device.scored() + too_long >= survivors);
         } else {
             QCOMPARE(device.calls(), decline_after);
             QCOMPARE(device.scored(), static_cast<std::size_t>(1 + 2));
         }
-        QVERIFY2(device.longest() <= settings.device_cells, "a target past the device's cell limit went to the device");
+        QVERIFY2(device.longest() <= static_cast<std::uint64_t>(settings.device_length),
+                 "a target past the device's length limit went to the device");
         QCOMPARE(ours.counts.past_viterbi, expected.counts.past_viterbi);
         QCOMPARE(ours.counts.past_forward, expected.counts.past_forward);
         QCOMPARE(ours.counts.domains, expected.counts.domains);

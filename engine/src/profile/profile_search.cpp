@@ -785,9 +785,8 @@ void score_survivors(const ConfiguredProfile& profile, const std::vector<Candida
         return targets.length(past_viterbi[a].target) > targets.length(past_viterbi[b].target);
     });
     for (std::size_t s : order) {
-        const auto cells = static_cast<std::uint64_t>(targets.length(past_viterbi[s].target)) *
-                           static_cast<std::uint64_t>(profile.plan7.length);
-        (scanner.runs_forward() && cells <= settings.device_cells ? on_device : on_cpu).push_back(s);
+        const bool short_enough = targets.length(past_viterbi[s].target) <= settings.device_length;
+        (scanner.runs_forward() && short_enough ? on_device : on_cpu).push_back(s);
     }
     const std::size_t workers = settings.threads > 0 ? static_cast<std::size_t>(settings.threads)
                                                      : std::max(1u, std::thread::hardware_concurrency());

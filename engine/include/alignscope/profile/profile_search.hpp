@@ -33,11 +33,12 @@ struct PipelineSettings {
     // this): the worker threads start on a batch's survivors while the device
     // scores the next.
     std::size_t device_batch = 512;
-    // A target of more cells (L x M) stays off the device: one target runs on
-    // four GPU threads, several times slower than on a CPU core, and a batch
-    // takes as long as its longest target; so the longest go to the worker
-    // threads while the device does the rest.
-    std::uint64_t device_cells = 400'000;
+    // A longer target stays off the device: one target runs on four GPU
+    // threads, several times slower than on a CPU core, and a batch takes as
+    // long as its longest target; so the longest go to the worker threads
+    // while the device does the rest. (A length, not cells: a longer model
+    // makes both sides' work grow alike.)
+    int device_length = 1500;
     // Envelopes the device rescores at a time (it waits for that many), and
     // whether the worker threads take waiting envelopes when they are idle
     // (so that device and CPU each take what they can).
