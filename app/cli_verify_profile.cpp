@@ -84,6 +84,18 @@ void print_check(const std::string& device, bool gpu, const profile::FilterCheck
                       c.backward_reference_seconds * 1e3, c.reference_threads);
         std::cout << backward;
     }
+    if (c.envelopes.checked) {
+        char envelopes[240];
+        std::snprintf(envelopes, sizeof envelopes,
+                      "; envelopes %zu equal%s (kernel %.1f ms, call %.1f ms, %llu redone on the CPU; the CPU "
+                      "reference %.1f ms)",
+                      c.envelopes.compared - c.envelopes.differing,
+                      c.envelopes.differing ? (", " + std::to_string(c.envelopes.differing) + " DIFFER").c_str() : "",
+                      c.envelopes.stats.envelope_kernel_seconds * 1e3, c.envelopes.stats.envelope_seconds * 1e3,
+                      static_cast<unsigned long long>(c.envelopes.stats.envelopes_on_cpu),
+                      c.envelopes.reference_seconds * 1e3);
+        std::cout << envelopes;
+    }
     std::cout << "\n";
     for (const std::string& line : c.mismatches) std::cout << "    " << line << "\n";
     std::cout << std::flush;

@@ -218,6 +218,7 @@ public:
                  JobContext& context) override {
         cpu_->viterbi(model, targets, scores, context);
     }
+    bool runs_envelopes() const override { return true; }
     bool rescore_envelopes(const ForwardProfile& unihit, std::span<const EnvelopeJob> jobs,
                            std::vector<EnvelopeOutcome>& out, JobContext&) override {
         const FlushSubnormals flush;

@@ -41,6 +41,8 @@ std::string envelope_outcome_difference(const EnvelopeOutcome& ours, const Envel
 
 EnvelopeCheck check_device_envelopes(ProfileFilterScanner& scanner, const ProfileHmm& hmm,
                                      const ProfileTargets& targets, int threads, JobContext& context) {
+    EnvelopeCheck check;
+    if (!scanner.runs_envelopes()) return check;
     NullModel null_model(hmm.alphabet);
     null_model.set_filter(hmm.length, hmm.composition);
     const ConfiguredProfile profile(hmm, null_model);
@@ -61,7 +63,6 @@ EnvelopeCheck check_device_envelopes(ProfileFilterScanner& scanner, const Profil
         if (L < 1 || L > kWholeLength) continue;
         jobs.push_back({static_cast<std::uint32_t>(t), 1, L, whole++ % 2 == 0});
     }
-    EnvelopeCheck check;
     std::vector<EnvelopeOutcome> device;
     // The scanner was loaded with the targets by the filter checks before.
     if (!scanner.rescore_envelopes(profile.unihit, jobs, device, context)) return check;

@@ -521,6 +521,14 @@ FilterCheck check_profile_filters(ProfileFilterScanner& scanner, const ProfileHm
         check.extra.emplace_back(pass.kernel, compare(pass.kernel + " alone", targets, alone, msv_reference,
                                                       stats.msv_mu, stats.msv_lambda, thresholds.F1, check));
     }
+    if (hmm.length <= 1000) {
+        context.throw_if_cancelled();
+        check.envelopes = check_device_envelopes(scanner, hmm, targets, threads, context);
+        check.compared += check.envelopes.compared;
+        check.differing += check.envelopes.differing;
+        for (const std::string& line : check.envelopes.mismatches)
+            if (check.mismatches.size() < kMismatchLines) check.mismatches.push_back(line);
+    }
     return check;
 }
 

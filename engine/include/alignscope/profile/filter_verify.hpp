@@ -9,6 +9,7 @@
 
 #include <alignscope/bench/kernel_checks.hpp>
 #include <alignscope/device/job.hpp>
+#include <alignscope/profile/envelope_rescore.hpp>
 #include <alignscope/profile/filter_scan.hpp>
 #include <alignscope/profile/hmm_file.hpp>
 #include <alignscope/profile/profile_targets.hpp>
@@ -56,6 +57,11 @@ struct FilterCheck {
     ProfileFilterStats backward_stats;
     double backward_reference_seconds = 0;
     int reference_threads = 0;  // the CPU's worker threads
+    // The scanner's device envelope rescoring (the domain stage's) against
+    // the CPU reference, outcome for outcome (check_device_envelopes();
+    // envelopes.checked false: no device rescoring, or a model of more than
+    // 1,000 nodes).
+    EnvelopeCheck envelopes;
     // Further MSV-family passes the scanner offered (a GPU's MSV kernel over
     // every target), by kernel name.
     std::vector<std::pair<std::string, FilterComparison>> extra;
