@@ -826,6 +826,37 @@ struct HostEnvelopeLanes {
     V prev(int a, int q) const { return at(before[a], q); }
 };
 
+// The CPU emulation of the GPU kernel's shared row (envelope_kernel.cu with
+// SharedRows): one row of M, I and D updated in place, tagged with the
+// global M row it mirrors; stores go to it and to the rows, reads of the
+// current row and of the previous one (while the buffer still holds it)
+// come from it. Tests run the lanes code through it to check that every cell
+// of a row is read before the next row's store overwrites it.
+struct HostSharedRowLanes : HostEnvelopeLanes {
+    std::vector<float> buffer;
+    int W = 0;
+    const float* mirror = nullptr;
+    bool previous_shared = false;
+    explicit HostSharedRowLanes(int segments) : buffer(static_cast<std::size_t>(12 * segments)), W(4 * segments) {}
+
+    void set_rows(float* m, float* i, float* d) {
+        HostEnvelopeLanes::set_rows(m, i, d);
+        mirror = m;
+    }
+    void set_prev(const float* m, const float* i, const float* d) {
+        HostEnvelopeLanes::set_prev(m, i, d);
+        previous_shared = mirror == m;
+    }
+    float* in_buffer(int a) { return buffer.data() + static_cast<std::size_t>(a * W); }
+    const float* in_buffer(int a) const { return buffer.data() + static_cast<std::size_t>(a * W); }
+    V get(int a, int q) const { return at(in_buffer(a), q); }
+    void put(int a, int q, V v) {
+        store(in_buffer(a), q, v);
+        store(rows[a], q, v);
+    }
+    V prev(int a, int q) const { return previous_shared ? at(in_buffer(a), q) : at(before[a], q); }
+};
+
 // Floats of an envelope of L residues and a model of Q segments: its cells,
 // its specials, its null2 uses.
 ALIGNSCOPE_LANES_FN std::size_t envelope_cell_floats(int L, int Q) {

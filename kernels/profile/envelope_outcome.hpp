@@ -95,24 +95,41 @@ inline EnvelopeView host_envelope_view(HostEnvelopeStorage& storage, const std::
     return t;
 }
 
-// The CPU emulation of one envelope (run it under FlushSubnormals): what the
-// GPU kernel computes, turned into an outcome; a traceback with no room is
-// reported as an error (the scanner would redo it on the CPU).
-inline alignscope::profile::EnvelopeOutcome emulate_envelope(const alignscope::profile::ForwardProfile& om,
-                                                             alignscope::profile::ResidueAlphabet alphabet,
-                                                             const std::uint8_t* dsq, int L,
-                                                             const alignscope::profile::EnvelopeJob& job) {
-    if (job.i < 1 || job.j < job.i || job.j > L) throw Error("envelope outside its target");
+// The CPU emulation of one envelope with lanes `g` (run it under
+// FlushSubnormals): what the GPU kernel computes, turned into an outcome.
+template <class Lanes>
+alignscope::profile::EnvelopeOutcome emulate_envelope_with(Lanes& g, const alignscope::profile::ForwardProfile& om,
+                                                           alignscope::profile::ResidueAlphabet alphabet,
+                                                           const std::uint8_t* dsq, int L,
+                                                           const alignscope::profile::EnvelopeJob& job) {
     HostEnvelopeStorage storage;
     const int K = alignscope::profile::ResidueCode::of(alphabet).canonical();
     const EnvelopeView t = host_envelope_view(storage, dsq, L, job, om.segments, om.length, K);
-    HostEnvelopeLanes g;
     const EnvelopeResult r = envelope_rescore(g, envelope_model_view(om, om.striped.data()), t);
     auto out = envelope_outcome(r, storage.trace.data(), job.null2 ? storage.null2.data() : nullptr, t.L, alphabet, L);
     if (out) return std::move(*out);
     alignscope::profile::EnvelopeOutcome failed;
     failed.error = "envelope traceback status " + std::to_string(r.status);
     return failed;
+}
+
+// The CPU emulation of one envelope (run it under FlushSubnormals): what the
+// GPU kernel computes, turned into an outcome; a traceback with no room is
+// reported as an error (the scanner would redo it on the CPU).
+// With `shared_row`, the lanes keep the GPU kernel's one shared row updated
+// in place (HostSharedRowLanes), else every row apart (HostEnvelopeLanes).
+inline alignscope::profile::EnvelopeOutcome emulate_envelope(const alignscope::profile::ForwardProfile& om,
+                                                             alignscope::profile::ResidueAlphabet alphabet,
+                                                             const std::uint8_t* dsq, int L,
+                                                             const alignscope::profile::EnvelopeJob& job,
+                                                             bool shared_row = false) {
+    if (job.i < 1 || job.j < job.i || job.j > L) throw Error("envelope outside its target");
+    if (shared_row) {
+        HostSharedRowLanes g(om.segments);
+        return emulate_envelope_with(g, om, alphabet, dsq, L, job);
+    }
+    HostEnvelopeLanes g;
+    return emulate_envelope_with(g, om, alphabet, dsq, L, job);
 }
 
 }  // namespace alignscope::kernels::profile

@@ -96,16 +96,19 @@ Model configure(const ProfileHmm& hmm) {
 void compare_envelope(const Model& model, const std::uint8_t* dsq, int L, const EnvelopeJob& job, Tally& tally) {
     const ForwardProfile& om = model.profile->unihit;
     const EnvelopeOutcome reference = rescore_envelope_reference(om, model.alphabet, dsq, L, job);
-    EnvelopeOutcome ours;
+    EnvelopeOutcome ours, shared;
     {
         const FlushSubnormals flush;
         ours = emulate_envelope(om, model.alphabet, dsq, L, job);
+        shared = emulate_envelope(om, model.alphabet, dsq, L, job, true);
     }
     ++tally.envelopes;
     tally.decoded += reference.decoded;
     tally.with_null2 += !reference.null2.empty();
-    tally.note(outcome_difference(ours, reference),
-               QStringLiteral("%1, envelope %2..%3 of %4").arg(model.name.c_str()).arg(job.i).arg(job.j).arg(L));
+    const QString where =
+        QStringLiteral("%1, envelope %2..%3 of %4").arg(model.name.c_str()).arg(job.i).arg(job.j).arg(L);
+    tally.note(outcome_difference(ours, reference), where);
+    tally.note(outcome_difference(shared, reference), where + " (one shared row in place, as the GPU's)");
 }
 
 // Rows [from, to] of W floats: ours (rows of their own array) against a DpMatrix's.
