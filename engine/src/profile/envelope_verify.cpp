@@ -16,7 +16,7 @@ namespace {
 bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 constexpr std::size_t kMismatchLines = 10;
-constexpr int kWholeTargets = 300, kWholeLength = 3000;
+constexpr int kWholeTargets = 120, kWholeLength = 2000;
 
 }  // namespace
 

@@ -53,7 +53,7 @@ std::string envelope_outcome_difference(const EnvelopeOutcome& ours, const Envel
 
 // A scanner's device envelope rescoring against the CPU reference: the
 // envelopes the CPU pipeline finds for the model in the targets (hmmsearch's
-// thresholds) and every target of at most 3,000 residues whole (up to 300),
+// thresholds) and every target of at most 2,000 residues whole (up to 120),
 // half of them with null2 asked; outcome for outcome, bit for bit.
 struct EnvelopeCheck {
     bool checked = false;  // false: the scanner has no device rescoring
