@@ -395,7 +395,7 @@ private:
 
 // One batch of the device's Forward: the survivors it took (longest first),
 // their scores and rows, and the parser Backward of those past F3 where the
-// device ran it too (device_backward[d]: the target's place in it).
+// device ran it too (backward's entry k is for passed[k]).
 struct DeviceBatch {
     std::vector<std::size_t> positions;  // into past_viterbi
     ForwardScores forward;
@@ -418,7 +418,8 @@ constexpr std::size_t kFinishGroup = 16;
 // over the survivors short enough for it, a batch at a time, longest first,
 // and Backward of each batch's targets past F3; the worker threads take the
 // targets too long for the device first, then each batch's domain stages as
-// soon as it is back.
+// soon as it is back. Where the device rescores envelopes, the worker threads
+// hand it the envelopes they find and take waiting ones themselves when idle.
 class DevicePipeline {
 public:
     DevicePipeline(const ConfiguredProfile& profile, const std::vector<Candidate>& past_viterbi,
@@ -466,6 +467,7 @@ public:
             }
         }
         stages_.worker_wait = queue_.wait_seconds();
+        stages_.envelopes_on_cpu = envelopes_taken_;
         if (failure) std::rethrow_exception(failure);
     }
 
@@ -591,17 +593,14 @@ private:
         {
             std::lock_guard lock(pending_mutex_);
             while (!pending_.empty() && taken.size() < most) {
-                pending_envelopes_ -= pending_.back()->domains.envelope_count();
+                const std::size_t envelopes = pending_.back()->domains.envelope_count();
+                pending_envelopes_ -= envelopes;
+                envelopes_taken_ += envelopes;
                 taken.push_back(std::move(pending_.back()));
                 pending_.pop_back();
             }
         }
         if (taken.empty()) return;
-        stages_.envelopes_on_cpu += [&] {
-            std::uint64_t n = 0;
-            for (const auto& t : taken) n += t->domains.envelope_count();
-            return n;
-        }();
         finish_targets(taken, 0, taken.size(), nullptr, 0);
     }
 
@@ -769,6 +768,7 @@ private:
     std::condition_variable pending_ready_;
     std::vector<std::unique_ptr<PendingTarget>> pending_;
     std::size_t pending_envelopes_ = 0, outstanding_ = 0;
+    std::uint64_t envelopes_taken_ = 0;  // by the worker threads (under pending_mutex_)
 };
 
 // Forward, Backward and the domain stage of every survivor, longest first:
