@@ -42,6 +42,18 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The Forward profile's striped floats (at `striped`, on the device) as the
+// Forward and Backward kernels read them.
+ForwardModelView model_view(const ap::ForwardProfile& model, const float* striped) {
+    ForwardModelView view;
+    view.striped = striped;
+    view.Q = model.segments;
+    view.M = model.length;
+    view.e_loop = model.e_loop;
+    view.e_move = model.e_move;
+    return view;
+}
+
 }  // namespace
 
 CudaProfileScanner::CudaProfileScanner(int device_index, DeviceInfo info, int threads)
@@ -569,12 +581,7 @@ float CudaProfileScanner::forward_chunk(const ap::ForwardProfile& model, std::sp
     batch.stride = stride;
     batch.count = static_cast<std::uint32_t>(count);
     batch.counter = counter_.data();
-    ForwardModelView view;
-    view.striped = forward_model_.data();
-    view.Q = model.segments;
-    view.M = model.length;
-    view.e_loop = model.e_loop;
-    view.e_move = model.e_move;
+    const ForwardModelView view = model_view(model, forward_model_.data());
     ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
     static const KernelName kernel = KernelName::parse(kForwardKernelName);
     timeline.record(stream_, kernel_op(kernel, 0, cells), [&] {
@@ -635,16 +642,6 @@ std::vector<float> packed_scales(const ap::ForwardScores& forward, std::span<con
             scales[first_row[c] + i] = from[i * kForwardSpecials + 5];
     }
     return scales;
-}
-
-ForwardModelView model_view(const ap::ForwardProfile& model, const float* striped) {
-    ForwardModelView view;
-    view.striped = striped;
-    view.Q = model.segments;
-    view.M = model.length;
-    view.e_loop = model.e_loop;
-    view.e_move = model.e_move;
-    return view;
 }
 
 }  // namespace
