@@ -162,6 +162,8 @@ private slots:
             }
             QVERIFY(qAbs(gcups - cells / seconds / 1e9) <= 1e-6 * gcups);
             QCOMPARE(p.value("run_seconds").toArray().size(), 2);  // --quick repeats twice
+            // Runs with the kernels' timeline on are a GPU's only.
+            QCOMPARE(p.value("profiled_run_seconds").toArray().size(), 0);
             // A CPU backend has no kernels: end-to-end only, and said so.
             QVERIFY(p.value("gcups_kernel").isNull());
             QVERIFY(p.value("kernel_timing").toString().contains("CPU"));

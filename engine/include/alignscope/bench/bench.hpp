@@ -56,14 +56,17 @@ struct BenchPoint {
     double x_value = 0;       // for "kernel": the index in the swept list
     std::uint64_t pairs = 0;
     std::uint64_t cells = 0;
-    double seconds = 0;                    // median end-to-end wall time of align_pairs
-    std::vector<double> run_seconds;       // every timed run, in order
+    double seconds = 0;               // median end-to-end wall time of align_pairs, no timeline
+    std::vector<double> run_seconds;  // every timed run, in order
+    // GPU: the wall times of the runs made with the kernels' timeline on
+    // (kernel_seconds and host_seconds come from these).
+    std::vector<double> profiled_run_seconds;
     double gcups_e2e = 0;                  // cells / seconds / 1e9
     std::optional<double> kernel_seconds;  // median time any kernel was running (union of intervals)
     std::optional<double> gcups_kernel;    // cells / kernel_seconds / 1e9
     std::string kernel_timing;             // how kernel_seconds was measured, or why there is none
     std::string clock_source;  // the clock of the last timed run's timeline: cupti, cuda-events, steady-clock
-    // Host work of the last timed run by phase (a GPU backend's "host" timeline
+    // Host work of the last recorded run by phase (a GPU backend's "host" timeline
     // events: encode, plan, pack, wait, results), seconds summed per phase.
     std::map<std::string, double> host_seconds;
     std::map<std::string, std::string> parameters;  // matrix, gaps, mode, lengths, streams, threads, seed, ...
