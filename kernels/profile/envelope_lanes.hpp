@@ -749,6 +749,13 @@ ALIGNSCOPE_LANES_FN int envelope_trace(const Lanes& g, const ForwardModelView& m
     return kEnvelopeOk;
 }
 
+// Whether Forward's last C or Backward's row-0 N of an envelope (L >= 1)
+// gives a score: not NaN, not zero (underflow), not infinite (overflow).
+ALIGNSCOPE_LANES_FN bool envelope_score_usable(float x) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    return x == x && x != 0.0f && x != kInf && x != -kInf;
+}
+
 // The whole rescoring of one envelope: Forward, Backward, decoding and the
 // optimal accuracy DP, null2 (where t.null2 is set) and the traceback.
 template <class Lanes>
@@ -762,6 +769,14 @@ ALIGNSCOPE_LANES_FN EnvelopeResult envelope_rescore(Lanes& g, const ForwardModel
     r.bck_xN = b.xN;
     r.bck_total_scale = b.total_scale;
     g.sync();
+    // A score forward_score_of() or backward_score_of() rejects (NaN, zero,
+    // infinite) makes the envelope the CPU's error whatever follows: nothing
+    // is decoded (its posteriors would be NaN, and the traceback could walk
+    // off the matrix). The lead lane's values (those the host judges).
+    if (!envelope_score_usable(
+            g.broadcast(envelope_block(t, kEnvFwdX) + static_cast<std::size_t>(t.L) * kForwardSpecials + 4)) ||
+        !envelope_score_usable(g.broadcast(envelope_block(t, kEnvBckX) + 1)))
+        return r;
     EnvelopeUse use;
     float score = 0.0f;
     if (!envelope_decode(g, m, t, score, use)) return r;
