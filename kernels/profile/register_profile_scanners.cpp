@@ -1,6 +1,6 @@
 // Registers a GPU profile filter scanner for every CUDA device that can run
-// the filter kernels (and the Forward filter), and the kernels' family in the
-// kernel catalog.
+// the filter kernels (and Forward, Backward and the envelope rescoring), and
+// the kernels' family in the kernel catalog.
 #include <alignscope/error.hpp>
 #include <alignscope/kernels/profile_scanners.hpp>
 #include <alignscope/profile/filters.hpp>
@@ -89,10 +89,13 @@ void add_cuda_profile_kernel_families(KernelCatalog& catalog) {
     gpu.msv_kernel = profile::kSsvKernelName;
     gpu.viterbi_kernel = profile::kViterbiKernelName;
     gpu.forward_kernel = profile::kForwardKernelName;
+    gpu.backward_kernel = profile::kBackwardKernelName;
+    gpu.envelope_kernel = profile::kEnvelopeKernelName;
     catalog.add({"profile",
                  "gpu",
                  {KernelName::parse(profile::kSsvKernelName), KernelName::parse(profile::kMsvKernelName),
-                  KernelName::parse(profile::kViterbiKernelName), KernelName::parse(profile::kForwardKernelName)},
+                  KernelName::parse(profile::kViterbiKernelName), KernelName::parse(profile::kForwardKernelName),
+                  KernelName::parse(profile::kBackwardKernelName), KernelName::parse(profile::kEnvelopeKernelName)},
                  alignscope::profile::make_profile_kernel_check(gpu)});
 }
 

@@ -10,6 +10,8 @@
 // given only the loaded rows (it reads no Backward cells), verify's device
 // Backward check, and the kernel's name.
 #include "../../kernels/profile/backward_lanes.hpp"
+#include "../../kernels/profile/envelope_lanes.hpp"
+#include "../../kernels/profile/filter_layout.hpp"
 
 #include "hmmsearch_oracle.hpp"
 
@@ -131,10 +133,12 @@ ProfileHmm tutorial_model(const char* name) {
 
 // A scanner whose Forward and Backward are the lanes' CPU emulations (the
 // filters the CPU scanner's), so that verify's device Backward check runs
-// here: `flip` changes one row special of one target's Backward.
+// here: `flip` changes one row special of one target's Backward (of every
+// model, or of the models of `flip_length` nodes only).
 class EmulatedScanner final : public ProfileFilterScanner {
 public:
-    explicit EmulatedScanner(bool flip) : cpu_(make_cpu_profile_scanner_registry()->create("cpu", 2)), flip_(flip) {}
+    explicit EmulatedScanner(bool flip, int flip_length = 0)
+        : cpu_(make_cpu_profile_scanner_registry()->create("cpu", 2)), flip_(flip), flip_length_(flip_length) {}
     DeviceInfo info() const override { return cpu_->info(); }
     void load(const ProfileTargets& targets, JobContext& context) override {
         targets_ = &targets;
@@ -197,7 +201,7 @@ public:
             out.scores.push_back(backward_score_of(o.xN, o.total_scale, L));
         }
         // Target 3's row 1 J, one unit in the last place off.
-        if (flip_ && positions.size() > 3) {
+        if (flip_ && positions.size() > 3 && (flip_length_ == 0 || model.length == flip_length_)) {
             float& x = out.specials[(out.first_row[3] + 1) * kForwardSpecials + DpMatrix::J];
             x = std::nextafter(x, 1.0f);
         }
@@ -211,6 +215,7 @@ private:
     std::unique_ptr<ProfileFilterScanner> cpu_;
     const ProfileTargets* targets_ = nullptr;
     bool flip_;
+    int flip_length_;
 };
 
 }  // namespace
@@ -379,6 +384,46 @@ private slots:
             QCOMPARE(check.passed(), !flip);
             QVERIFY(check.backward_reference_seconds > 0.0);
         }
+    }
+
+    // The kernel catalog's entry (verify --all-kernels) over the emulated
+    // lanes: the made-up models and targets, every Forward equal; one row
+    // special changed in one target of peaked_M40 fails the Backward variant
+    // on that target alone; a scanner with no envelope rescoring fails the
+    // envelope variant (nothing of it ran).
+    void catalog_check_of_a_device_backward() {
+        ProfileKernelFamily family;
+        family.make_scanner = [](const std::string&, int) { return std::make_unique<EmulatedScanner>(true, 40); };
+        family.msv_kernel = "sw_linear_msv_s8";
+        family.viterbi_kernel = "sw_affine_vitfilter_s16";
+        family.forward_kernel = kForwardKernelName;
+        family.backward_kernel = kBackwardKernelName;
+        family.envelope_kernel = kEnvelopeKernelName;
+        family.long_models = false;
+        family.longest_target = false;
+        const KernelCheck check = make_profile_kernel_check(family);
+        JobContext context;
+        KernelCheckRequest request;
+        request.device = "gpu:0";
+        request.pairs = 4;
+        request.threads = 2;
+        request.context = &context;
+        request.kernel = KernelName::parse(kForwardKernelName);
+        const KernelCheckOutcome forward = check(request);
+        QVERIFY2(forward.ok(), forward.problems.empty() ? "" : forward.problems.front().c_str());
+        request.kernel = KernelName::parse(kBackwardKernelName);
+        const KernelCheckOutcome backward = check(request);
+        QCOMPARE(backward.pairs, forward.pairs);
+        QCOMPARE(backward.failed, std::uint64_t{1});
+        QCOMPARE(backward.passed, backward.pairs - 1);
+        QCOMPARE(int(backward.problems.size()), 1);
+        const QString problem = QString::fromStdString(backward.problems.front());
+        QVERIFY2(problem.startsWith("peaked_M40: 1 of ") && problem.contains("(Backward, model peaked_M40"),
+                 qPrintable(problem));
+        request.kernel = KernelName::parse(kEnvelopeKernelName);
+        const KernelCheckOutcome envelopes = check(request);
+        QVERIFY(envelopes.failed_check());
+        QCOMPARE(envelopes.pairs, std::uint64_t{0});
     }
 
     void kernel_name_parses() {

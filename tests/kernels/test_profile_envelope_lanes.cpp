@@ -26,6 +26,7 @@
 
 #include <QtTest>
 
+#include <cmath>
 #include <cstring>
 
 using namespace alignscope;
@@ -205,10 +206,13 @@ std::vector<RealEnvelope> cpu_envelopes(const ProfileHmm& hmm, const ProfileTarg
 
 // A scanner whose envelope rescoring is the CPU emulation of the GPU's lanes
 // (the rest from the CPU scanner): what verify --profile's envelope check
-// sees from a GPU.
+// sees from a GPU. With `flip_length`, the models of that many nodes get
+// their first envelope score (of an envelope that has one) one unit in the
+// last place off.
 class EmulatedEnvelopeScanner final : public ProfileFilterScanner {
 public:
-    explicit EmulatedEnvelopeScanner(std::unique_ptr<ProfileFilterScanner> cpu) : cpu_(std::move(cpu)) {}
+    explicit EmulatedEnvelopeScanner(std::unique_ptr<ProfileFilterScanner> cpu, int flip_length = 0)
+        : cpu_(std::move(cpu)), flip_length_(flip_length) {}
     DeviceInfo info() const override { return cpu_->info(); }
     void load(const ProfileTargets& targets, JobContext& context) override {
         targets_ = &targets;
@@ -229,12 +233,19 @@ public:
         for (const EnvelopeJob& job : jobs)
             out.push_back(emulate_envelope(unihit, targets_->alphabet, targets_->codes(job.target),
                                            targets_->length(job.target), job));
+        if (flip_length_ > 0 && unihit.length == flip_length_)
+            for (EnvelopeOutcome& o : out)
+                if (o.error.empty() && std::isfinite(o.env_score) && o.env_score != 0.0f) {
+                    o.env_score = std::nextafter(o.env_score, 0.0f);
+                    break;
+                }
         return true;
     }
 
 private:
     std::unique_ptr<ProfileFilterScanner> cpu_;
     const ProfileTargets* targets_ = nullptr;
+    int flip_length_;
 };
 
 }  // namespace
@@ -359,6 +370,41 @@ private slots:
         auto cpu = make_cpu_profile_scanner_registry()->create("cpu", 2);
         cpu->load(targets, context);
         QVERIFY(!check_device_envelopes(*cpu, hmm, targets, 2, context).checked);
+    }
+
+    // The kernel catalog's entry (verify --all-kernels) over the emulated
+    // lanes: the envelopes of the made-up models of up to 1,000 nodes over
+    // made-up targets, outcome for outcome; one envelope score of flat_M120
+    // one unit in the last place off fails the variant on that envelope
+    // alone.
+    void catalog_check_of_device_envelopes() {
+        ProfileKernelFamily family;
+        family.make_scanner = [](const std::string&, int threads) {
+            return std::make_unique<EmulatedEnvelopeScanner>(make_cpu_profile_scanner_registry()->create("cpu",
+                                                                                                         threads),
+                                                             120);
+        };
+        family.msv_kernel = "sw_linear_msv_s8";
+        family.viterbi_kernel = "sw_affine_vitfilter_s16";
+        family.envelope_kernel = kEnvelopeKernelName;
+        family.long_models = false;
+        family.longest_target = false;
+        const KernelCheck check = make_profile_kernel_check(family);
+        JobContext context;
+        KernelCheckRequest request;
+        request.device = "gpu:0";
+        request.pairs = 4;
+        request.seed = 7;  // (seed 1's random models make the CPU domain stage's Backward NaN on runs of one residue)
+        request.threads = 2;
+        request.context = &context;
+        request.kernel = KernelName::parse(kEnvelopeKernelName);
+        const KernelCheckOutcome envelopes = check(request);
+        QVERIFY2(envelopes.pairs > 100, qPrintable(QStringLiteral("%1 envelopes").arg(envelopes.pairs)));
+        QCOMPARE(envelopes.failed, std::uint64_t{1});
+        QCOMPARE(envelopes.passed, envelopes.pairs - 1);
+        QCOMPARE(int(envelopes.problems.size()), 1);
+        const QString problem = QString::fromStdString(envelopes.problems.front());
+        QVERIFY2(problem.startsWith("flat_M120: 1 of ") && problem.contains("envelope score"), qPrintable(problem));
     }
 
     void kernel_name_parses() {

@@ -549,6 +549,89 @@ const FilterReference& shared_reference(const ProfileHmm& hmm, const ProfileTarg
     return it->second;
 }
 
+// The made-up targets of one model without the last one (the 100,000-residue
+// target).
+void drop_longest_target(ProfileTargets& targets) {
+    if (targets.size() == 0 || targets.names.back() != "longest") return;
+    targets.residues.resize(targets.offsets[targets.size() - 1]);
+    targets.offsets.pop_back();
+    targets.names.pop_back();
+    targets.descriptions.pop_back();
+}
+
+// Every made-up model of one device checked on its scanner: a few random
+// targets a model (--pairs scales them), the corner-case ones always; two
+// random models beside the extreme and long ones.
+std::vector<FilterCheck> check_made_up_models(const ProfileKernelFamily& family, const KernelCheckRequest& request) {
+    JobContext fallback;
+    JobContext& context = request.context ? *request.context : fallback;
+    const std::unique_ptr<ProfileFilterScanner> scanner = family.make_scanner(request.device, request.threads);
+    const std::vector<ExtraMsvPass> extra =
+        family.extra_passes ? family.extra_passes(*scanner) : std::vector<ExtraMsvPass>{};
+    std::vector<FilterCheck> checks;
+    const int random_targets = static_cast<int>(std::clamp<std::uint64_t>(request.pairs, 4, 400));
+    const auto seed = static_cast<std::uint32_t>(request.seed);
+    const std::string key = std::to_string(random_targets) + "/" + std::to_string(seed) +
+                            (family.longest_target ? "" : "/without the longest");
+    for (const ProfileHmm& hmm : made_up_profile_models(2, family.long_models, seed)) {
+        ProfileTargets targets = made_up_profile_targets(hmm, random_targets, seed);
+        if (!family.longest_target) drop_longest_target(targets);
+        const FilterReference& reference = shared_reference(hmm, targets, key, request.threads, context);
+        checks.push_back(
+            check_profile_filters(*scanner, hmm, targets, "made-up", request.threads, context, extra, &reference));
+    }
+    return checks;
+}
+
+// What one model's check says of `kernel`, and the words its mismatch lines
+// begin with; nullopt where the model did not run it (an extra pass that
+// declines the model, no device Forward, a model too long for the envelopes).
+struct KernelComparison {
+    FilterComparison comparison;
+    std::string label;
+};
+std::optional<KernelComparison> comparison_of(const ProfileKernelFamily& family, const std::string& kernel,
+                                              const FilterCheck& c) {
+    for (const auto& [name, extra] : c.extra)
+        if (name == kernel) return KernelComparison{extra, name + " alone"};
+    if (kernel == family.msv_kernel) return KernelComparison{c.msv, "MSV filter"};
+    if (kernel == family.viterbi_kernel) return KernelComparison{c.viterbi, "Viterbi filter"};
+    if (!family.forward_kernel.empty() && kernel == family.forward_kernel)
+        return c.forward_checked ? std::optional(KernelComparison{c.forward, "Forward filter"}) : std::nullopt;
+    if (!family.backward_kernel.empty() && kernel == family.backward_kernel)
+        return c.backward_checked ? std::optional(KernelComparison{c.backward, "Backward"}) : std::nullopt;
+    if (!family.envelope_kernel.empty() && kernel == family.envelope_kernel && c.envelopes.checked) {
+        FilterComparison envelopes;
+        envelopes.compared = c.envelopes.compared;
+        envelopes.differing = c.envelopes.differing;
+        return KernelComparison{envelopes, "envelope rescoring"};
+    }
+    return std::nullopt;
+}
+
+// The variant `kernel` over every model's check.
+KernelCheckOutcome kernel_outcome(const ProfileKernelFamily& family, const std::string& kernel,
+                                  const std::vector<FilterCheck>& checks) {
+    KernelCheckOutcome out;
+    for (const FilterCheck& c : checks) {
+        const std::optional<KernelComparison> found = comparison_of(family, kernel, c);
+        if (!found) continue;
+        const FilterComparison& comparison = found->comparison;
+        out.pairs += comparison.compared;
+        out.failed += comparison.differing;
+        out.passed += comparison.compared - comparison.differing;
+        if (!comparison.differing || out.problems.size() >= 3) continue;
+        // The first mismatch line of this kernel's comparison.
+        const auto line = std::find_if(c.mismatches.begin(), c.mismatches.end(),
+                                       [&](const std::string& m) { return m.rfind(found->label, 0) == 0; });
+        out.problems.push_back(c.model + ": " + std::to_string(comparison.differing) + " of " +
+                               std::to_string(comparison.compared) + " differ" +
+                               (line == c.mismatches.end() ? "" : " (" + *line + ")"));
+    }
+    if (out.pairs == 0) out.problems.push_back("no model was checked with " + kernel);
+    return out;
+}
+
 }  // namespace
 
 KernelCheck make_profile_kernel_check(ProfileKernelFamily family) {
@@ -561,49 +644,9 @@ KernelCheck make_profile_kernel_check(ProfileKernelFamily family) {
     return [cache, family](const KernelCheckRequest& request) {
         std::lock_guard lock(cache->mutex);
         auto run = cache->runs.find(request.device);
-        if (run == cache->runs.end()) {
-            JobContext fallback;
-            JobContext& context = request.context ? *request.context : fallback;
-            const std::unique_ptr<ProfileFilterScanner> scanner = family.make_scanner(request.device, request.threads);
-            const std::vector<ExtraMsvPass> extra =
-                family.extra_passes ? family.extra_passes(*scanner) : std::vector<ExtraMsvPass>{};
-            std::vector<FilterCheck> checks;
-            // A few random targets a model (--pairs scales them), the corner-case
-            // ones always; two random models beside the extreme and long ones.
-            const int random_targets = static_cast<int>(std::clamp<std::uint64_t>(request.pairs, 4, 400));
-            const auto seed = static_cast<std::uint32_t>(request.seed);
-            for (const ProfileHmm& hmm : made_up_profile_models(2, family.long_models, seed)) {
-                const ProfileTargets targets = made_up_profile_targets(hmm, random_targets, seed);
-                const FilterReference& reference =
-                    shared_reference(hmm, targets, std::to_string(random_targets) + "/" + std::to_string(seed),
-                                     request.threads, context);
-                checks.push_back(check_profile_filters(*scanner, hmm, targets, "made-up", request.threads, context,
-                                                       extra, &reference));
-            }
-            run = cache->runs.emplace(request.device, std::move(checks)).first;
-        }
-        const std::string kernel = request.kernel.format();
-        KernelCheckOutcome out;
-        for (const FilterCheck& c : run->second) {
-            const FilterComparison* comparison = nullptr;
-            if (kernel == family.msv_kernel) comparison = &c.msv;
-            else if (kernel == family.viterbi_kernel)
-                comparison = &c.viterbi;
-            else if (!family.forward_kernel.empty() && kernel == family.forward_kernel && c.forward_checked)
-                comparison = &c.forward;
-            for (const auto& [name, extra] : c.extra)
-                if (name == kernel) comparison = &extra;
-            if (!comparison) continue;  // an extra pass that does not take this model
-            out.pairs += comparison->compared;
-            out.failed += comparison->differing;
-            out.passed += comparison->compared - comparison->differing;
-            if (comparison->differing && out.problems.size() < 3)
-                out.problems.push_back(c.model + ": " + std::to_string(comparison->differing) + " of " +
-                                       std::to_string(comparison->compared) + " scores differ" +
-                                       (c.mismatches.empty() ? "" : " (" + c.mismatches.front() + ")"));
-        }
-        if (out.pairs == 0) out.problems.push_back("no model was checked with " + kernel);
-        return out;
+        if (run == cache->runs.end())
+            run = cache->runs.emplace(request.device, check_made_up_models(family, request)).first;
+        return kernel_outcome(family, request.kernel.format(), run->second);
     };
 }
 

@@ -129,8 +129,9 @@ FilterCheck check_profile_filters(ProfileFilterScanner& scanner, const ProfileHm
 // each variant is checked by check_profile_filters() over the made-up models
 // (random and extreme, the long ones included) and made-up targets, on the
 // device's scanner; an MSV-family variant passes when its MSV scores all
-// agree, the Viterbi filter variant when its scores do. The models of one
-// device run once for all its variants.
+// agree, the Viterbi filter variant when its scores do, the Forward,
+// Backward and envelope variants when theirs do bit for bit. The models of
+// one device run once for all its variants.
 //  - `make_scanner` gives the scanner of a device id ("cpu", "gpu:0");
 //  - `extra_passes` the kernels that scanner can also run alone (may be null);
 //  - `kernel_of` says which kernel name an MSV comparison stands for: the
@@ -141,7 +142,14 @@ struct ProfileKernelFamily {
     std::string msv_kernel;      // the kernel the scanner's msv() ends in ("sw_linear_msv_s8")
     std::string viterbi_kernel;  // the kernel of its viterbi() ("sw_affine_vitfilter_s16")
     std::string forward_kernel;  // the kernel of its forward(), if it has one ("sw_affine_fwdfilter4_s32")
-    bool long_models = true;     // the 1,100- and 2,100-node models too (most of the check's time)
+    // The kernel of its backward() (judged by every target's score, total
+    // scale and row specials, given its own forward()'s rows), and of its
+    // rescore_envelopes() (outcome for outcome, models of up to 1,000 nodes:
+    // check_device_envelopes()), if it has them.
+    std::string backward_kernel;  // "sw_affine_bwdparser4_s32"
+    std::string envelope_kernel;  // "sw_affine_envelope4_s32"
+    bool long_models = true;      // the 1,100- and 2,100-node models too (most of the check's time)
+    bool longest_target = true;   // the 100,000-residue target too (false: a CPU emulation's test)
 };
 KernelCheck make_profile_kernel_check(ProfileKernelFamily family);
 

@@ -27,8 +27,9 @@ std::vector<std::string> profile_filter_kernel_names();
 std::vector<alignscope::profile::ExtraMsvPass> profile_kernel_passes(
     alignscope::profile::ProfileFilterScanner& scanner);
 
-// The GPU profile filter kernels in the catalog: SSV (as the pipeline runs
-// it, SSV then MSV), MSV alone and the Viterbi filter, on every GPU.
+// The GPU profile kernels in the catalog: SSV (as the pipeline runs it, SSV
+// then MSV), MSV alone, the Viterbi filter, the Forward filter, the parser
+// Backward and the envelope rescoring, on every GPU.
 void add_cuda_profile_kernel_families(KernelCatalog& catalog);
 
 }  // namespace alignscope::kernels
