@@ -9,8 +9,7 @@
 // model sits in shared memory where it fits; groups take envelopes longest
 // first from a global counter.
 #include "profile/envelope_launch.hpp"
-
-#include "common/fault_injection.hpp"
+#include "profile/four_lanes.cuh"
 
 #include <cstdlib>
 #include <string_view>
@@ -29,14 +28,10 @@ constexpr int kEnvelopeThreads = 64;  // per block: 16 envelopes at a time
 // both, every read of that row from shared memory (a few cycles instead of
 // a global load's hundreds).
 template <bool SharedRows, int Chunk>
-struct DeviceEnvelopeLanes {
-    using V = float;
-    using Flag = bool;
+struct DeviceEnvelopeLanes : FourLanes {
     static constexpr int kChunk = Chunk;
     float* rows[3];
     const float* before[3];
-    unsigned mask;         // the group's four lanes
-    int lane;              // 0..3
     int W;                 // 4Q
     float* buffer;         // the group's shared row of M, I, D (3W floats), updated in place
     const float* mirror;   // the global M row it holds
@@ -49,25 +44,6 @@ struct DeviceEnvelopeLanes {
     __device__ void set_prev(const float* m, const float* i, const float* d) {
         before[0] = m, before[1] = i, before[2] = d;
         if constexpr (SharedRows) previous_shared = mirror == m;
-    }
-    __device__ static float zero() { return 0.0f; }
-    __device__ static float splat(float x) { return x; }
-    __device__ static float add(float a, float b) {
-        float r;
-        asm("add.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-        return r;
-    }
-    __device__ static float mul(float a, float b) {
-        float r;
-        asm("mul.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-        return r;
-    }
-    __device__ static float fadd(float a, float b) { return add(a, b); }
-    __device__ static float fmul(float a, float b) { return mul(a, b); }
-    __device__ static float fdiv(float a, float b) {
-        float r;
-        asm("div.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-        return r;
     }
     // Comparisons as SSE's under DAZ (a subnormal reads as 0).
     __device__ static bool greater(float a, float b) {
@@ -84,17 +60,9 @@ struct DeviceEnvelopeLanes {
     }
     __device__ float at(const float* row, int q) const { return row[q * 4 + lane]; }
     __device__ void store(float* row, int q, float v) const { row[q * 4 + lane] = v; }
-    __device__ float shift_up(float a) const {
-        const float v = __shfl_up_sync(mask, a, 1, 4);
-        return lane == 0 ? 0.0f : v;
-    }
     __device__ float shift_up_fill(float a, float fill) const {
         const float v = __shfl_up_sync(mask, a, 1, 4);
         return lane == 0 ? fill : v;
-    }
-    __device__ float shift_down(float a) const {
-        const float v = __shfl_down_sync(mask, a, 1, 4);
-        return lane == 3 ? 0.0f : v;
     }
     __device__ static float vmax(float a, float b) { return greater(a, b) ? a : b; }
     __device__ static float gate(float t, float v) { return greater(t, 0.0f) ? v : 0.0f; }
@@ -103,19 +71,7 @@ struct DeviceEnvelopeLanes {
         const float t2 = __shfl_sync(mask, a, 2, 4), t3 = __shfl_sync(mask, a, 3, 4);
         return envelope_max(envelope_max(t0, t1), envelope_max(t2, t3));
     }
-    __device__ float sum(float a) const {
-        const float t0 = __shfl_sync(mask, a, 0, 4), t1 = __shfl_sync(mask, a, 1, 4);
-        const float t2 = __shfl_sync(mask, a, 2, 4), t3 = __shfl_sync(mask, a, 3, 4);
-        return add(add(t0, t1), add(t2, t3));
-    }
     __device__ static void note_greater(bool& f, float a, float b) { f = f || greater(a, b); }
-    __device__ bool any(bool f) const { return __any_sync(mask, f) != 0; }
-    __device__ float broadcast(const float* p) const {
-        float v = 0.0f;
-        if (lane == 0) v = *p;
-        return __shfl_sync(mask, v, 0, 4);
-    }
-    __device__ bool lead() const { return lane == 0; }
     __device__ void sync() const { __syncwarp(mask); }
     __device__ float get(int a, int q) const {
         if constexpr (SharedRows) return buffer[a * W + q * 4 + lane];
@@ -139,24 +95,16 @@ __global__ void __launch_bounds__(kEnvelopeThreads)
     envelope_rescore_kernel(EnvelopeBatchView batch, ForwardModelView model, int model_floats, bool shared_model) {
     extern __shared__ float shared_floats[];
     const int W = 4 * model.Q;
-    float* shared_model_floats = shared_floats + (SharedRows ? 3 * W * (kEnvelopeThreads / 4) : 0);
-    if (shared_model) {
-        for (int j = threadIdx.x; j < model_floats; j += blockDim.x) shared_model_floats[j] = model.striped[j];
-        __syncthreads();
-        model.striped = shared_model_floats;
-    }
-    const int lane = threadIdx.x & 3;
-    DeviceEnvelopeLanes<SharedRows, Chunk> g{};
-    g.mask = 0xfu << (threadIdx.x & 28);
-    g.lane = lane;
+    model.striped = block_model(model.striped, shared_floats + (SharedRows ? 3 * W * (kEnvelopeThreads / 4) : 0),
+                                model_floats, shared_model);
+    DeviceEnvelopeLanes<SharedRows, Chunk> g{FourLanes::of_thread()};
+    const int lane = g.lane;
     g.W = W;
     float* group_rows = shared_floats + static_cast<std::size_t>(threadIdx.x / 4) * 3 * W;
     g.buffer = group_rows;
     const int Q = model.Q;
     for (;;) {
-        std::uint32_t item = 0;
-        if (lane == 0) item = atomicAdd(batch.counter, 1u);
-        item = __shfl_sync(g.mask, item, 0, 4);
+        const std::uint32_t item = g.next_item(batch.counter);
         if (item >= batch.count) break;
         const EnvelopeItem it = batch.items[item];
         EnvelopeView t;
@@ -191,13 +139,9 @@ __global__ void __launch_bounds__(kEnvelopeThreads)
 template <bool SharedRows, int Chunk>
 cudaError_t envelope_at(const EnvelopeBatchView& batch, const ForwardModelView& model, int model_floats,
                         bool shared_model, int blocks, cudaStream_t stream) {
-    const std::size_t shared = envelope_shared_bytes(model.Q, model_floats, SharedRows, shared_model);
-    cudaError_t status = cudaFuncSetAttribute(envelope_rescore_kernel<SharedRows, Chunk>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared));
-    if (status != cudaSuccess) return status;
-    envelope_rescore_kernel<SharedRows, Chunk>
-        <<<blocks, kEnvelopeThreads, shared, stream>>>(batch, model, model_floats, shared_model);
-    return fault::after_launch(cudaGetLastError());
+    return launch_with_shared(envelope_rescore_kernel<SharedRows, Chunk>, blocks, kEnvelopeThreads,
+                              envelope_shared_bytes(model.Q, model_floats, SharedRows, shared_model), stream, batch,
+                              model, model_floats, shared_model);
 }
 
 }  // namespace

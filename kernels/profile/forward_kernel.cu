@@ -7,8 +7,7 @@
 // targets longest first from a global counter.
 #include "profile/filter_launch.hpp"
 #include "profile/forward_lanes.hpp"
-
-#include "common/fault_injection.hpp"
+#include "profile/four_lanes.cuh"
 
 namespace alignscope::kernels::profile {
 
@@ -20,47 +19,12 @@ constexpr int kForwardThreads = 64;  // per block: 16 targets at a time
 // block's threads interleaved, a stride the compiler knows) or in the global
 // scratch (interleaved over every thread of the grid).
 template <bool SharedRows>
-struct DeviceForwardLanes {
-    using V = float;
-    using Flag = bool;
+struct DeviceForwardLanes : FourLanes {
     float* rows;  // this thread's row: [(array * Q + q) * stride]
     int Q;
     std::uint32_t global_stride;
-    unsigned mask;  // the group's four lanes
-    int lane;       // 0..3
 
-    __device__ static float zero() { return 0.0f; }
-    __device__ static float splat(float x) { return x; }
-    __device__ static float add(float a, float b) {
-        float r;
-        asm("add.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-        return r;
-    }
-    __device__ static float mul(float a, float b) {
-        float r;
-        asm("mul.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-        return r;
-    }
-    __device__ static float fadd(float a, float b) { return add(a, b); }
-    __device__ static float fmul(float a, float b) { return mul(a, b); }
-    __device__ static float fdiv(float a, float b) {
-        float r;
-        asm("div.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
-        return r;
-    }
-    __device__ float seg(const float* p) const { return p[lane]; }
-    __device__ float shift_up(float a) const {
-        const float v = __shfl_up_sync(mask, a, 1, 4);
-        return lane == 0 ? 0.0f : v;
-    }
-    __device__ float sum(float a) const {
-        const float t0 = __shfl_sync(mask, a, 0, 4), t1 = __shfl_sync(mask, a, 1, 4);
-        const float t2 = __shfl_sync(mask, a, 2, 4), t3 = __shfl_sync(mask, a, 3, 4);
-        return add(add(t0, t1), add(t2, t3));
-    }
     __device__ static void note_greater(bool& f, float a, float b) { f = f || a > b; }
-    __device__ bool any(bool f) const { return __any_sync(mask, f) != 0; }
-    __device__ bool lead() const { return lane == 0; }
     __device__ std::size_t at(int a, int q) const {
         if constexpr (SharedRows) return static_cast<std::size_t>(a * Q + q) * kForwardThreads;
         else
@@ -75,21 +39,13 @@ template <bool SharedRows>
 __global__ void __launch_bounds__(kForwardThreads)
     forward_filter_kernel(ForwardBatchView batch, ForwardModelView model, int model_floats, bool shared_model) {
     extern __shared__ float shared_floats[];
-    float* shared_model_floats = shared_floats + (SharedRows ? 3 * model.Q * kForwardThreads : 0);
-    if (shared_model) {
-        for (int j = threadIdx.x; j < model_floats; j += blockDim.x) shared_model_floats[j] = model.striped[j];
-        __syncthreads();
-        model.striped = shared_model_floats;
-    }
-    const int lane = threadIdx.x & 3;
-    const unsigned mask = 0xfu << (threadIdx.x & 28);
+    model.striped = block_model(model.striped, shared_floats + (SharedRows ? 3 * model.Q * kForwardThreads : 0),
+                                model_floats, shared_model);
     const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
     float* rows = SharedRows ? shared_floats + threadIdx.x : batch.scratch + thread;
-    DeviceForwardLanes<SharedRows> g{rows, model.Q, batch.stride, mask, lane};
+    DeviceForwardLanes<SharedRows> g{FourLanes::of_thread(), rows, model.Q, batch.stride};
     for (;;) {
-        std::uint32_t item = 0;
-        if (lane == 0) item = atomicAdd(batch.counter, 1u);
-        item = __shfl_sync(mask, item, 0, 4);
+        const std::uint32_t item = g.next_item(batch.counter);
         if (item >= batch.count) break;
         const std::uint32_t position = batch.order[item];
         const std::uint32_t t = batch.list[position];
@@ -101,20 +57,16 @@ __global__ void __launch_bounds__(kForwardThreads)
         target.move = batch.length[position].y;
         target.specials = batch.specials + batch.first_row[position] * kForwardSpecials;
         const ForwardOutcome out = forward_lanes(g, model, target);
-        if (lane == 0) batch.result[position] = make_float2(out.xC, out.total_scale);
+        if (g.lead()) batch.result[position] = make_float2(out.xC, out.total_scale);
     }
 }
 
 template <bool SharedRows>
 cudaError_t forward_at(const ForwardBatchView& batch, const ForwardModelView& model, int model_floats,
                        bool shared_model, int blocks, cudaStream_t stream) {
-    const std::size_t shared = forward_shared_bytes(model.Q, model_floats, SharedRows, shared_model);
-    cudaError_t status = cudaFuncSetAttribute(forward_filter_kernel<SharedRows>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared));
-    if (status != cudaSuccess) return status;
-    forward_filter_kernel<SharedRows>
-        <<<blocks, kForwardThreads, shared, stream>>>(batch, model, model_floats, shared_model);
-    return fault::after_launch(cudaGetLastError());
+    return launch_with_shared(forward_filter_kernel<SharedRows>, blocks, kForwardThreads,
+                              forward_shared_bytes(model.Q, model_floats, SharedRows, shared_model), stream, batch,
+                              model, model_floats, shared_model);
 }
 
 }  // namespace
