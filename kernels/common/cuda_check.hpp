@@ -2,6 +2,8 @@
 // call, the device and the job, so a user can tell what failed where.
 #pragma once
 
+#include "common/vector_state.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -17,7 +19,10 @@ struct CudaSite {
 
 [[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const CudaSite& site);
 
+// Every call: the driver may leave the AVX registers' upper halves in use
+// (vector_state.hpp).
 inline void check_cuda(cudaError_t status, const char* call, const CudaSite& site) {
+    clear_upper_vector_state();
     if (status != cudaSuccess) throw_cuda_error(status, call, site);
 }
 
