@@ -57,10 +57,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // ALIGNSCOPE_GPU_ENVELOPES=0: the envelopes rescored on the CPU threads.
 bool CudaProfileScanner::runs_envelopes() const {
-    static const bool disabled = [] {
-        const char* v = std::getenv("ALIGNSCOPE_GPU_ENVELOPES");
-        return v && std::string_view(v) == "0";
-    }();
+    static const bool disabled = gpu_stage_switched_off("ALIGNSCOPE_GPU_ENVELOPES");
     return !disabled;
 }
 

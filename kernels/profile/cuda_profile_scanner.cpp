@@ -56,6 +56,11 @@ ForwardModelView model_view(const ap::ForwardProfile& model, const float* stripe
 
 }  // namespace
 
+bool gpu_stage_switched_off(const char* name) {
+    const char* v = std::getenv(name);
+    return v && std::string_view(v) == "0";
+}
+
 CudaProfileScanner::CudaProfileScanner(int device_index, DeviceInfo info, int threads)
     : device_(device_index), info_(std::move(info)), threads_(threads) {
     // Forward and the domain stage run on the CPU threads beside the GPU.
@@ -440,10 +445,7 @@ namespace alignscope::kernels::profile {
 
 // ALIGNSCOPE_GPU_FORWARD=0: Forward on the CPU threads (to compare the two).
 bool CudaProfileScanner::runs_forward() const {
-    static const bool disabled = [] {
-        const char* v = std::getenv("ALIGNSCOPE_GPU_FORWARD");
-        return v && std::string_view(v) == "0";
-    }();
+    static const bool disabled = gpu_stage_switched_off("ALIGNSCOPE_GPU_FORWARD");
     return !disabled;
 }
 
@@ -589,25 +591,7 @@ float CudaProfileScanner::forward_chunk(const ap::ForwardProfile& model, std::sp
                         where);
     });
     ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
-    std::vector<float2> chunk_result(count);
-    std::vector<float> chunk_rows(whole ? 0 : rows * kForwardSpecials);
-    float* rows_to = whole ? out.specials.data() : chunk_rows.data();
-    copy(chunk_result.data(), forward_result_.data(), count * sizeof(float2), cudaMemcpyDeviceToHost, "D2H scores",
-         timeline, where);
-    copy(rows_to, forward_specials_.data(), rows * kForwardSpecials * sizeof(float), cudaMemcpyDeviceToHost,
-         "D2H specials", timeline, where);
-    ALIGNSCOPE_CUDA(cudaStreamSynchronize(stream_), where);
-    float ms = 0;
-    ALIGNSCOPE_CUDA(cudaEventElapsedTime(&ms, start_, stop_), where);
-    for (std::size_t j = 0; j < count; ++j) {
-        const std::uint32_t i = positions[j];
-        result[i] = chunk_result[j];
-        if (whole) continue;
-        const std::size_t floats = (static_cast<std::size_t>(targets_->length(targets[i])) + 1) * kForwardSpecials;
-        std::copy_n(chunk_rows.data() + first_row[j] * kForwardSpecials, floats,
-                    out.specials.data() + out.first_row[i] * kForwardSpecials);
-    }
-    return ms;
+    return rows_back(positions, first_row, rows, whole, out.specials, out.first_row, result, timeline, where);
 }
 
 void CudaProfileScanner::forward_scores(std::span<const std::uint32_t> targets, const std::vector<float2>& result,
@@ -648,10 +632,7 @@ std::vector<float> packed_scales(const ap::ForwardScores& forward, std::span<con
 
 // ALIGNSCOPE_GPU_BACKWARD=0: Backward on the CPU threads (to compare the two).
 bool CudaProfileScanner::runs_backward() const {
-    static const bool disabled = [] {
-        const char* v = std::getenv("ALIGNSCOPE_GPU_BACKWARD");
-        return v && std::string_view(v) == "0";
-    }();
+    static const bool disabled = gpu_stage_switched_off("ALIGNSCOPE_GPU_BACKWARD");
     return !disabled;
 }
 
@@ -831,9 +812,17 @@ float CudaProfileScanner::backward_chunk(const ap::ForwardProfile& model,
                         where);
     });
     ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
+    return rows_back(items, first_row, rows, whole, out.specials, out.first_row, result, timeline, where);
+}
+
+float CudaProfileScanner::rows_back(const std::vector<std::uint32_t>& entries,
+                                    const std::vector<std::uint64_t>& first_row, std::uint64_t rows, bool whole,
+                                    std::vector<float>& specials, const std::vector<std::uint64_t>& out_first_row,
+                                    std::vector<float2>& result, GpuTimeline& timeline, const CudaSite& where) {
+    const std::size_t count = entries.size();
     std::vector<float2> chunk_result(count);
     std::vector<float> chunk_rows(whole ? 0 : rows * kForwardSpecials);
-    float* rows_to = whole ? out.specials.data() : chunk_rows.data();
+    float* rows_to = whole ? specials.data() : chunk_rows.data();
     copy(chunk_result.data(), forward_result_.data(), count * sizeof(float2), cudaMemcpyDeviceToHost, "D2H scores",
          timeline, where);
     copy(rows_to, forward_specials_.data(), rows * kForwardSpecials * sizeof(float), cudaMemcpyDeviceToHost,
@@ -842,13 +831,13 @@ float CudaProfileScanner::backward_chunk(const ap::ForwardProfile& model,
     float ms = 0;
     ALIGNSCOPE_CUDA(cudaEventElapsedTime(&ms, start_, stop_), where);
     for (std::size_t c = 0; c < count; ++c) {
-        const std::uint32_t j = items[c];
-        result[j] = chunk_result[c];
+        const std::uint32_t e = entries[c];
+        result[e] = chunk_result[c];
         if (whole) continue;
-        const std::size_t floats =
-            (static_cast<std::size_t>(targets_->length(forward_targets[positions[j]])) + 1) * kForwardSpecials;
-        std::copy_n(chunk_rows.data() + first_row[c] * kForwardSpecials, floats,
-                    out.specials.data() + out.first_row[j] * kForwardSpecials);
+        // Entry c's rows: up to the next entry's first (the chunk's end for the last).
+        const std::uint64_t end = c + 1 < count ? first_row[c + 1] : rows;
+        std::copy_n(chunk_rows.data() + first_row[c] * kForwardSpecials, (end - first_row[c]) * kForwardSpecials,
+                    specials.data() + out_first_row[e] * kForwardSpecials);
     }
     return ms;
 }

@@ -30,6 +30,11 @@
 
 namespace alignscope::kernels::profile {
 
+// Whether the environment variable `name` is "0": the GPU stage it names
+// (ALIGNSCOPE_GPU_FORWARD, _BACKWARD, _ENVELOPES) then runs on the CPU
+// threads, to compare the two. The runs_*() functions read it once.
+bool gpu_stage_switched_off(const char* name);
+
 class CudaProfileScanner final : public alignscope::profile::ProfileFilterScanner {
 public:
     CudaProfileScanner(int device_index, DeviceInfo info, int threads);
@@ -106,6 +111,16 @@ private:
                          const alignscope::profile::ForwardScores& forward, std::span<const std::uint32_t> positions,
                          const std::vector<std::uint32_t>& items, alignscope::profile::BackwardScores& out,
                          std::vector<float2>& result, GpuTimeline& timeline);
+    // The end of a Forward or Backward chunk whose kernel (timed by start_
+    // and stop_) is queued: the results and the rows' specials back (rows
+    // straight into `specials` when the chunk is the whole list in its
+    // order); chunk entry c's result into result[entries[c]], its rows
+    // (first_row[c] up to the next entry's, or `rows`) into `specials` from
+    // out_first_row[entries[c]]. Returns the kernel's milliseconds.
+    float rows_back(const std::vector<std::uint32_t>& entries, const std::vector<std::uint64_t>& first_row,
+                    std::uint64_t rows, bool whole, std::vector<float>& specials,
+                    const std::vector<std::uint64_t>& out_first_row, std::vector<float2>& result, GpuTimeline& timeline,
+                    const CudaSite& where);
     // A host-to-device or device-to-host copy on the stream, on the timeline as `name`.
     void copy(void* to, const void* from, std::size_t bytes, cudaMemcpyKind kind, const char* name,
               GpuTimeline& timeline, const CudaSite& where);
