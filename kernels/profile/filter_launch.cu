@@ -46,6 +46,8 @@ cudaError_t viterbi_at(const TargetView& targets, const std::int16_t* tables, co
 }  // namespace
 
 #define ALIGNSCOPE_FOR_SEGMENTS(X) X(1) X(2) X(3) X(4) X(6) X(8) X(12) X(16) X(24) X(32)
+// The Viterbi filter's two more (filter_layout.hpp: kViterbiSegmentCounts).
+#define ALIGNSCOPE_FOR_VITERBI_SEGMENTS(X) ALIGNSCOPE_FOR_SEGMENTS(X) X(48) X(64)
 
 cudaError_t launch_msv_filter(int segments, const TargetView& targets, const std::uint32_t* cost,
                               const MsvParams& params, const std::uint8_t* tjb, std::int32_t* out,
@@ -65,7 +67,7 @@ cudaError_t launch_viterbi_filter(int segments, const TargetView& targets, const
     switch (segments) {
 #define ALIGNSCOPE_VITERBI_CASE(Q) \
     case Q: return viterbi_at<Q>(targets, tables, params, list, ncj, out, counter, blocks, stream);
-        ALIGNSCOPE_FOR_SEGMENTS(ALIGNSCOPE_VITERBI_CASE)
+        ALIGNSCOPE_FOR_VITERBI_SEGMENTS(ALIGNSCOPE_VITERBI_CASE)
 #undef ALIGNSCOPE_VITERBI_CASE
         default: return cudaErrorInvalidValue;
     }
@@ -76,14 +78,18 @@ cudaError_t launch_viterbi_filter(int segments, const TargetView& targets, const
 cudaError_t load_filter_kernels() {
     cudaFuncAttributes attributes{};
     cudaError_t status = cudaSuccess;
-#define ALIGNSCOPE_LOAD_CASE(Q)                                                                   \
-    if (status == cudaSuccess) status = cudaFuncGetAttributes(&attributes, msv_filter_kernel<Q>); \
+#define ALIGNSCOPE_LOAD_MSV(Q) \
+    if (status == cudaSuccess) status = cudaFuncGetAttributes(&attributes, msv_filter_kernel<Q>);
+#define ALIGNSCOPE_LOAD_VITERBI(Q) \
     if (status == cudaSuccess) status = cudaFuncGetAttributes(&attributes, viterbi_filter_kernel<Q>);
-    ALIGNSCOPE_FOR_SEGMENTS(ALIGNSCOPE_LOAD_CASE)
-#undef ALIGNSCOPE_LOAD_CASE
+    ALIGNSCOPE_FOR_SEGMENTS(ALIGNSCOPE_LOAD_MSV)
+    ALIGNSCOPE_FOR_VITERBI_SEGMENTS(ALIGNSCOPE_LOAD_VITERBI)
+#undef ALIGNSCOPE_LOAD_MSV
+#undef ALIGNSCOPE_LOAD_VITERBI
     return status;
 }
 
+#undef ALIGNSCOPE_FOR_VITERBI_SEGMENTS
 #undef ALIGNSCOPE_FOR_SEGMENTS
 
 }  // namespace alignscope::kernels::profile

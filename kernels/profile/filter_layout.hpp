@@ -17,10 +17,13 @@ using alignscope::profile::ViterbiFilterProfile;
 
 // Segment counts a kernel is compiled for (the model's count is rounded up to
 // the next one). MSV packs two nodes per lane (64 per stripe), the Viterbi
-// filter one node per lane (32 per stripe): MSV up to 2,048 nodes, the
-// Viterbi filter up to 1,024 on the GPU.
+// filter one node per lane (32 per stripe) and has two more counts, so that
+// both take models of up to 2,048 nodes on the GPU (Pfam's longest are
+// about 2,000; SMC_N of hmmer's examples has 1,142).
 inline constexpr std::array<int, 10> kSegmentCounts = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
-// The compiled count for `nodes` nodes; 0 when none fits.
+inline constexpr std::array<int, 12> kViterbiSegmentCounts = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+// The compiled count for `nodes` nodes (nodes_per_stripe: 64 for MSV, 32 for
+// the Viterbi filter); 0 when none fits.
 inline int segments_for(int nodes, int nodes_per_stripe);
 
 // What a filter kernel writes per target.
@@ -63,6 +66,11 @@ inline constexpr const char* kForwardKernelName = "sw_affine_fwdfilter4_s32";
 
 inline int segments_for(int nodes, int nodes_per_stripe) {
     const int needed = (nodes + nodes_per_stripe - 1) / nodes_per_stripe;
+    if (nodes_per_stripe == 32) {
+        for (int q : kViterbiSegmentCounts)
+            if (q >= needed) return q;
+        return 0;
+    }
     for (int q : kSegmentCounts)
         if (q >= needed) return q;
     return 0;

@@ -165,7 +165,11 @@ private slots:
         QCOMPARE(segments_for(2048, 64), 32);
         QCOMPARE(segments_for(2049, 64), 0);
         QCOMPARE(segments_for(1024, 32), 32);
-        QCOMPARE(segments_for(1025, 32), 0);
+        QCOMPARE(segments_for(1025, 32), 48);
+        QCOMPARE(segments_for(1142, 32), 48);  // SMC_N
+        QCOMPARE(segments_for(1537, 32), 64);
+        QCOMPARE(segments_for(2048, 32), 64);
+        QCOMPARE(segments_for(2049, 32), 0);
     }
 
     void kernel_names_parse() {
