@@ -111,13 +111,13 @@ ALIGNSCOPE_LANES_FN void backward_lane_deletes(Lanes& g, const ForwardModelView&
     }
 }
 
-// Row i's division by the Forward's scale factor of the row (backward_scale()
-// of the engine), then the row's specials out; the cells are multiplied by
-// the returned factor (1: not rescaled).
+// A row's division by the Forward's scale factor s of the row, as the
+// engine's backward_scale(): where s > 1 every special divided by it and its
+// log added to total_scale; returns the factor the cells are multiplied by
+// (1: not rescaled). The Backward of a target and of an envelope
+// (envelope_lanes.hpp) both step through this.
 template <class Lanes>
-ALIGNSCOPE_LANES_FN float backward_lane_rescale(const Lanes& g, const BackwardTargetView& t, BackwardLaneCarry& x,
-                                                int i) {
-    const float s = g.broadcast(t.scales + i);
+ALIGNSCOPE_LANES_FN float backward_scale_step(const Lanes& g, float s, BackwardLaneCarry& x) {
     float factor = 1.0f;
     if (s > 1.0f) {
         x.xE = g.fdiv(x.xE, s);
@@ -128,22 +128,33 @@ ALIGNSCOPE_LANES_FN float backward_lane_rescale(const Lanes& g, const BackwardTa
         x.total_scale = g.fadd(x.total_scale, static_cast<float>(log(static_cast<double>(s))));
         factor = static_cast<float>(1.0 / static_cast<double>(s));
     }
+    return factor;
+}
+
+// A row's specials from its B sum (x.xB), as the engine's
+// backward_specials(): C, J, N, then E.
+template <class Lanes>
+ALIGNSCOPE_LANES_FN void backward_special_step(const Lanes& g, const ForwardModelView& m, float loop, float move,
+                                               BackwardLaneCarry& x) {
+    x.xC = g.fmul(x.xC, loop);
+    x.xJ = g.fadd(g.fmul(x.xB, move), g.fmul(x.xJ, loop));
+    x.xN = g.fadd(g.fmul(x.xB, move), g.fmul(x.xN, loop));
+    x.xE = g.fadd(g.fmul(x.xC, m.e_move), g.fmul(x.xJ, m.e_loop));
+}
+
+// Row i's division by the Forward's scale factor of the row
+// (backward_scale_step()), then the row's specials out; the cells are
+// multiplied by the returned factor (1: not rescaled).
+template <class Lanes>
+ALIGNSCOPE_LANES_FN float backward_lane_rescale(const Lanes& g, const BackwardTargetView& t, BackwardLaneCarry& x,
+                                                int i) {
+    const float s = g.broadcast(t.scales + i);
+    const float factor = backward_scale_step(g, s, x);
     if (t.specials && g.lead()) {
         float* row = t.specials + static_cast<std::size_t>(i) * kForwardSpecials;
         row[0] = x.xE, row[1] = x.xN, row[2] = x.xJ, row[3] = x.xB, row[4] = x.xC, row[5] = s;
     }
     return factor;
-}
-
-template <class Lanes>
-ALIGNSCOPE_LANES_FN void backward_lane_scale_row(Lanes& g, int Q, float factor) {
-    if (factor == 1.0f) return;
-    const typename Lanes::V f = g.splat(factor);
-    for (int q = 0; q < Q; ++q) {
-        g.put(kRowM, q, g.mul(g.get(kRowM, q), f));
-        g.put(kRowD, q, g.mul(g.get(kRowD, q), f));
-        g.put(kRowI, q, g.mul(g.get(kRowI, q), f));
-    }
 }
 
 // Row i (1 <= i < L) from row i+1, in place in the one row the lanes keep
@@ -189,10 +200,7 @@ ALIGNSCOPE_LANES_FN void backward_lane_row(Lanes& g, const ForwardModelView& m, 
         xBv = g.add(xBv, g.mul(mpv, tbmq));
     }
     x.xB = g.sum(xBv);
-    x.xC = g.fmul(x.xC, t.loop);
-    x.xJ = g.fadd(g.fmul(x.xB, t.move), g.fmul(x.xJ, t.loop));
-    x.xN = g.fadd(g.fmul(x.xB, t.move), g.fmul(x.xN, t.loop));
-    x.xE = g.fadd(g.fmul(x.xC, m.e_move), g.fmul(x.xJ, m.e_loop));
+    backward_special_step(g, m, t.loop, t.move, x);
     const V xEv = g.splat(x.xE);
     backward_lane_deletes<Ahead>(g, m, g.shift_down(g.add(g.get(kRowD, 0), xEv)), xEv, true);
 }
@@ -213,10 +221,10 @@ ALIGNSCOPE_LANES_FN BackwardOutcome backward_lanes(Lanes& g, const ForwardModelV
     const V xEv = g.splat(x.xE);
     for (int q = 0; q < Q; ++q) g.put(kRowM, q, xEv), g.put(kRowD, q, xEv), g.put(kRowI, q, g.zero());
     backward_lane_deletes<Ahead>(g, m, g.shift_down(g.get(kRowD, Q - 1)), g.zero(), false);
-    backward_lane_scale_row(g, Q, backward_lane_rescale(g, t, x, L));
+    scale_lane_row(g, Q, backward_lane_rescale(g, t, x, L));
     for (int i = L - 1; i >= 1; --i) {
         backward_lane_row<Ahead>(g, m, t, x, i);
-        backward_lane_scale_row(g, Q, backward_lane_rescale(g, t, x, i));
+        scale_lane_row(g, Q, backward_lane_rescale(g, t, x, i));
     }
     // Row 0: N and B from row 1.
     const float* bm = m.striped + static_cast<std::size_t>(kFwdBM * Q * 4);

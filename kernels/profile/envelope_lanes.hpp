@@ -9,6 +9,7 @@
 // rounded alone (no fused multiply-add), subnormals flushed as under FTZ/DAZ.
 #pragma once
 
+#include "backward_lanes.hpp"
 #include "forward_lanes.hpp"
 
 #include <array>
@@ -202,23 +203,6 @@ ALIGNSCOPE_LANES_FN void envelope_backward_deletes(Lanes& g, const ForwardModelV
     }
 }
 
-// The lanes' row multiplied by a scale factor (nothing when it is 1).
-template <class Lanes>
-ALIGNSCOPE_LANES_FN void envelope_scale_row(Lanes& g, int Q, float factor) {
-    if (factor == 1.0f) return;
-    const typename Lanes::V f = g.splat(factor);
-    for (int q = 0; q < Q; ++q) {
-        g.put(kRowM, q, g.mul(g.get(kRowM, q), f));
-        g.put(kRowD, q, g.mul(g.get(kRowD, q), f));
-        g.put(kRowI, q, g.mul(g.get(kRowI, q), f));
-    }
-}
-
-// Backward's outcome: row 0's N and the total of the log scale factors.
-struct EnvelopeBackwardOutcome {
-    float xN = 0, total_scale = 0;
-};
-
 // The unihit Forward with every row's M and I kept (D in two rows), as the
 // engine's forward() of a full matrix: xC and the total scale.
 template <class Lanes>
@@ -282,27 +266,13 @@ ALIGNSCOPE_LANES_FN ForwardOutcome envelope_forward(Lanes& g, const ForwardModel
         for (int q = 0; q < Q; ++q) xEv = g.add(g.get(kRowD, q), xEv);
         // The row's specials (the engine's forward_specials()).
         float xE = g.sum(xEv);
-        xN = g.fmul(xN, t.loop);
-        xC = g.fadd(g.fmul(xC, t.loop), g.fmul(xE, m.e_move));
-        xJ = g.fadd(g.fmul(xJ, t.loop), g.fmul(xE, m.e_loop));
-        xB = g.fadd(g.fmul(xJ, t.move), g.fmul(xN, t.move));
-        float factor = 1.0f, scale = 1.0f;
-        if (xE > 1.0e4f) {
-            xN = g.fdiv(xN, xE);
-            xC = g.fdiv(xC, xE);
-            xJ = g.fdiv(xJ, xE);
-            xB = g.fdiv(xB, xE);
-            factor = static_cast<float>(1.0 / static_cast<double>(xE));
-            scale = xE;
-            total_scale = g.fadd(total_scale, static_cast<float>(log(static_cast<double>(xE))));
-            xE = 1.0f;
-        }
+        const LaneRowScale r = forward_special_step(g, m, t.loop, t.move, xE, xN, xJ, xB, xC, total_scale);
         if (g.lead()) {
             float* row = fx + static_cast<std::size_t>(i) * kForwardSpecials;
-            row[0] = xE, row[1] = xN, row[2] = xJ, row[3] = xB, row[4] = xC, row[5] = scale;
-            scales[i] = scale;
+            row[0] = xE, row[1] = xN, row[2] = xJ, row[3] = xB, row[4] = xC, row[5] = r.scale;
+            scales[i] = r.scale;
         }
-        envelope_scale_row(g, Q, factor);
+        scale_lane_row(g, Q, r.factor);
     }
     return {xC, total_scale};
 }
@@ -311,8 +281,7 @@ ALIGNSCOPE_LANES_FN ForwardOutcome envelope_forward(Lanes& g, const ForwardModel
 // engine's backward() of a full matrix given the Forward's scale factors
 // (the lanes read them after the Forward is done: the caller syncs between).
 template <class Lanes>
-ALIGNSCOPE_LANES_FN EnvelopeBackwardOutcome envelope_backward(Lanes& g, const ForwardModelView& m,
-                                                              const EnvelopeView& t) {
+ALIGNSCOPE_LANES_FN BackwardOutcome envelope_backward(Lanes& g, const ForwardModelView& m, const EnvelopeView& t) {
     using V = typename Lanes::V;
     const int Q = m.Q, W = 4 * Q, L = t.L;
     const float* base = m.striped;
@@ -321,33 +290,26 @@ ALIGNSCOPE_LANES_FN EnvelopeBackwardOutcome envelope_backward(Lanes& g, const Fo
     const float *mi = array(kFwdMI), *ii = array(kFwdII);
     const float* scales = envelope_block(t, kEnvScale);
     float* bx = envelope_block(t, kEnvBckX);
-    float xC = t.move, xE = g.fmul(xC, m.e_move), xN = 0.0f, xJ = 0.0f, xB = 0.0f, total_scale = 0.0f;
-    // Row i's division by the Forward's scale factor of the row (the
-    // engine's backward_scale()), its specials out; the cells' factor back.
+    BackwardLaneCarry x;
+    x.xC = t.move;
+    x.xE = g.fmul(x.xC, m.e_move);
+    // Row i's division by the Forward's scale factor of the row
+    // (backward_scale_step()), its specials out; the cells' factor back.
     auto rescale = [&](int i) {
         const float s = g.broadcast(scales + i);
-        float factor = 1.0f;
-        if (s > 1.0f) {
-            xE = g.fdiv(xE, s);
-            xN = g.fdiv(xN, s);
-            xC = g.fdiv(xC, s);
-            xJ = g.fdiv(xJ, s);
-            xB = g.fdiv(xB, s);
-            total_scale = g.fadd(total_scale, static_cast<float>(log(static_cast<double>(s))));
-            factor = static_cast<float>(1.0 / static_cast<double>(s));
-        }
+        const float factor = backward_scale_step(g, s, x);
         if (g.lead()) {
             float* row = bx + static_cast<std::size_t>(i) * kForwardSpecials;
-            row[0] = xE, row[1] = xN, row[2] = xJ, row[3] = xB, row[4] = xC, row[5] = s;
+            row[0] = x.xE, row[1] = x.xN, row[2] = x.xJ, row[3] = x.xB, row[4] = x.xC, row[5] = s;
         }
         return factor;
     };
     // Row L: every M and D reaches E; I does not.
     g.set_rows(envelope_row(t, W, kEnvAccM, L), envelope_row(t, W, kEnvAccI, L), envelope_row(t, W, kEnvAccD, L & 1));
-    const V xEv0 = g.splat(xE);
+    const V xEv0 = g.splat(x.xE);
     for (int q = 0; q < Q; ++q) g.put(kRowM, q, xEv0), g.put(kRowD, q, xEv0), g.put(kRowI, q, g.zero());
     envelope_backward_deletes(g, m, g.shift_down(g.get(kRowD, Q - 1)), g.zero(), false);
-    envelope_scale_row(g, Q, rescale(L));
+    scale_lane_row(g, Q, rescale(L));
     for (int i = L - 1; i >= 1; --i) {
         g.set_prev(envelope_row(t, W, kEnvAccM, i + 1), envelope_row(t, W, kEnvAccI, i + 1),
                    envelope_row(t, W, kEnvAccD, (i + 1) & 1));
@@ -383,24 +345,21 @@ ALIGNSCOPE_LANES_FN EnvelopeBackwardOutcome envelope_backward(Lanes& g, const Fo
             }
         }
         // The row's specials (the engine's backward_specials()).
-        xB = g.sum(xBv);
-        xC = g.fmul(xC, t.loop);
-        xJ = g.fadd(g.fmul(xB, t.move), g.fmul(xJ, t.loop));
-        xN = g.fadd(g.fmul(xB, t.move), g.fmul(xN, t.loop));
-        xE = g.fadd(g.fmul(xC, m.e_move), g.fmul(xJ, m.e_loop));
-        const V xEv = g.splat(xE);
+        x.xB = g.sum(xBv);
+        backward_special_step(g, m, t.loop, t.move, x);
+        const V xEv = g.splat(x.xE);
         envelope_backward_deletes(g, m, g.shift_down(g.add(g.get(kRowD, 0), xEv)), xEv, true);
-        envelope_scale_row(g, Q, rescale(i));
+        scale_lane_row(g, Q, rescale(i));
     }
     // Row 0: N and B from row 1.
     g.set_rows(envelope_row(t, W, kEnvAccM, 1), envelope_row(t, W, kEnvAccI, 1), envelope_row(t, W, kEnvAccD, 1));
     const float* e = array(kFwdMatch + t.dsq[0]);
     V xBv = g.zero();
     for (int q = 0; q < Q; ++q) xBv = g.add(xBv, g.mul(g.mul(g.get(kRowM, q), g.seg(e + q * 4)), g.seg(bm + q * 4)));
-    xB = g.sum(xBv);
-    xN = g.fadd(g.fmul(xB, t.move), g.fmul(xN, t.loop));
-    if (g.lead()) bx[0] = 0.0f, bx[1] = xN, bx[2] = 0.0f, bx[3] = xB, bx[4] = 0.0f, bx[5] = 1.0f;
-    return {xN, total_scale};
+    x.xB = g.sum(xBv);
+    x.xN = g.fadd(g.fmul(x.xB, t.move), g.fmul(x.xN, t.loop));
+    if (g.lead()) bx[0] = 0.0f, bx[1] = x.xN, bx[2] = 0.0f, bx[3] = x.xB, bx[4] = 0.0f, bx[5] = 1.0f;
+    return {x.xN, x.total_scale};
 }
 
 // Row i of the posteriors and of the optimal accuracy DP in one pass over
@@ -765,7 +724,7 @@ ALIGNSCOPE_LANES_FN EnvelopeResult envelope_rescore(Lanes& g, const ForwardModel
     r.fwd_xC = f.xC;
     r.fwd_total_scale = f.total_scale;
     g.sync();  // the Forward's specials, written by the lead lane, read by all
-    const EnvelopeBackwardOutcome b = envelope_backward(g, m, t);
+    const BackwardOutcome b = envelope_backward(g, m, t);
     r.bck_xN = b.xN;
     r.bck_total_scale = b.total_scale;
     g.sync();

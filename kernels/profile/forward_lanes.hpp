@@ -46,32 +46,63 @@ struct ForwardOutcome {
     float xC = 0, total_scale = 0;
 };
 
-// Row i's specials from the row's E (forward_specials() of the engine);
-// returns the factor the row's cells are multiplied by (1: not rescaled).
+// A row's scale factor as its specials keep it (1: not rescaled), and the
+// factor its cells are multiplied by (1: not rescaled).
+struct LaneRowScale {
+    float scale = 1.0f, factor = 1.0f;
+};
+
+// One row's special states from the row's E, as the engine's
+// forward_specials(): N, C, J, B, then, where E passes 1e4, all four divided
+// by it, its log added to total_scale and E set to 1. The Forward of a
+// target and of an envelope (envelope_lanes.hpp) both step through this.
 template <class Lanes>
-ALIGNSCOPE_LANES_FN float forward_lane_specials(const Lanes& g, const ForwardModelView& m, const ForwardTargetView& t,
-                                                float xE, float& xN, float& xJ, float& xB, float& xC,
-                                                float& total_scale, int i) {
-    xN = g.fmul(xN, t.loop);
-    xC = g.fadd(g.fmul(xC, t.loop), g.fmul(xE, m.e_move));
-    xJ = g.fadd(g.fmul(xJ, t.loop), g.fmul(xE, m.e_loop));
-    xB = g.fadd(g.fmul(xJ, t.move), g.fmul(xN, t.move));
-    float factor = 1.0f, scale = 1.0f;
+ALIGNSCOPE_LANES_FN LaneRowScale forward_special_step(const Lanes& g, const ForwardModelView& m, float loop, float move,
+                                                      float& xE, float& xN, float& xJ, float& xB, float& xC,
+                                                      float& total_scale) {
+    xN = g.fmul(xN, loop);
+    xC = g.fadd(g.fmul(xC, loop), g.fmul(xE, m.e_move));
+    xJ = g.fadd(g.fmul(xJ, loop), g.fmul(xE, m.e_loop));
+    xB = g.fadd(g.fmul(xJ, move), g.fmul(xN, move));
+    LaneRowScale r;
     if (xE > 1.0e4f) {
         xN = g.fdiv(xN, xE);
         xC = g.fdiv(xC, xE);
         xJ = g.fdiv(xJ, xE);
         xB = g.fdiv(xB, xE);
-        factor = static_cast<float>(1.0 / static_cast<double>(xE));
-        scale = xE;
+        r.factor = static_cast<float>(1.0 / static_cast<double>(xE));
+        r.scale = xE;
         total_scale = g.fadd(total_scale, static_cast<float>(log(static_cast<double>(xE))));
         xE = 1.0f;
     }
+    return r;
+}
+
+// Row i's specials from the row's E (forward_special_step()), stored where
+// the target keeps them; returns the factor the row's cells are multiplied
+// by (1: not rescaled).
+template <class Lanes>
+ALIGNSCOPE_LANES_FN float forward_lane_specials(const Lanes& g, const ForwardModelView& m, const ForwardTargetView& t,
+                                                float xE, float& xN, float& xJ, float& xB, float& xC,
+                                                float& total_scale, int i) {
+    const LaneRowScale r = forward_special_step(g, m, t.loop, t.move, xE, xN, xJ, xB, xC, total_scale);
     if (t.specials && g.lead()) {
         float* row = t.specials + static_cast<std::size_t>(i) * kForwardSpecials;
-        row[0] = xE, row[1] = xN, row[2] = xJ, row[3] = xB, row[4] = xC, row[5] = scale;
+        row[0] = xE, row[1] = xN, row[2] = xJ, row[3] = xB, row[4] = xC, row[5] = r.scale;
     }
-    return factor;
+    return r.factor;
+}
+
+// The lanes' row (M, D, I) multiplied by a scale factor: nothing when it is 1.
+template <class Lanes>
+ALIGNSCOPE_LANES_FN void scale_lane_row(Lanes& g, int Q, float factor) {
+    if (factor == 1.0f) return;
+    const typename Lanes::V f = g.splat(factor);
+    for (int q = 0; q < Q; ++q) {
+        g.put(kRowM, q, g.mul(g.get(kRowM, q), f));
+        g.put(kRowD, q, g.mul(g.get(kRowD, q), f));
+        g.put(kRowI, q, g.mul(g.get(kRowI, q), f));
+    }
 }
 
 // Forward's D->D paths of the row: one full pass, up to three more across
@@ -159,15 +190,7 @@ ALIGNSCOPE_LANES_FN ForwardOutcome forward_lanes(Lanes& g, const ForwardModelVie
         forward_lane_deletes(g, m, dcv);
         for (int q = 0; q < Q; ++q) xEv = g.add(g.get(kRowD, q), xEv);
         const float xE = g.sum(xEv);
-        const float factor = forward_lane_specials(g, m, t, xE, xN, xJ, xB, xC, total_scale, i);
-        if (factor != 1.0f) {
-            const V f = g.splat(factor);
-            for (int q = 0; q < Q; ++q) {
-                g.put(kRowM, q, g.mul(g.get(kRowM, q), f));
-                g.put(kRowD, q, g.mul(g.get(kRowD, q), f));
-                g.put(kRowI, q, g.mul(g.get(kRowI, q), f));
-            }
-        }
+        scale_lane_row(g, Q, forward_lane_specials(g, m, t, xE, xN, xJ, xB, xC, total_scale, i));
     }
     return {xC, total_scale};
 }
