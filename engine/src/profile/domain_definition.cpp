@@ -9,6 +9,7 @@
 
 #include "forward_pair.hpp"
 #include "posterior_decoding.hpp"
+#include "stochastic_trace.hpp"
 
 #include <algorithm>
 #include <array>
@@ -62,40 +63,6 @@ char encode_posterior(float p) {
     return (p + 0.05 >= 1.0) ? '*' : static_cast<char>(static_cast<int>((p + 0.05) * 10.0) + '0');
 }
 
-// Sum with Kahan compensation, as Easel normalises a choice vector.
-void normalise(float* v, int n) {
-    float sum = 0.0f, c = 0.0f;
-    for (int i = 0; i < n; ++i) {
-        const float y = v[i] - c;
-        const float t = sum + y;
-        c = (t - sum) - y;
-        sum = t;
-    }
-    if (sum != 0.0f)
-        for (int i = 0; i < n; ++i) v[i] /= sum;
-    else
-        for (int i = 0; i < n; ++i) v[i] = 1.0f / static_cast<float>(n);
-}
-
-// The first i whose running sum, over the total, passes a uniform roll (the
-// last one when none does). The running sums only grow, so that i is the
-// number of them the roll is not below: every quotient is computed (they run
-// side by side, and no branch waits on a division) and compared as Easel's
-// loop compares them.
-template <int N>
-int choose(DomainRandom& random, const float* p) {
-    double norm = 0.0;
-    const double roll = random.uniform();
-    for (int i = 0; i < N; ++i) norm += p[i];
-    double sum = 0.0;
-    int chosen = 0;
-    for (int i = 0; i < N - 1; ++i) {
-        sum += static_cast<double>(p[i]);
-        chosen += !(roll < sum / norm);
-    }
-    return chosen;
-}
-
 struct DomainIndex {
     int tfrom = 0, tto = 0, sqfrom = 0, sqto = 0, hmmfrom = 0, hmmto = 0;
 };
@@ -123,29 +90,6 @@ std::vector<DomainIndex> index_domains(const std::vector<TraceStep>& tr) {
         }
     }
     return out;
-}
-
-void append(std::vector<TraceStep>& tr, TraceStep::State s, int k, int i, float pp) {
-    TraceStep step{s, 0, 0, 0.0f};
-    switch (s) {
-        case TraceStep::N:
-        case TraceStep::C:
-        case TraceStep::J:
-            if (tr.back().state == s) {
-                step.i = i;
-                step.posterior = pp;
-            }
-            break;
-        case TraceStep::D: step.k = k; break;
-        case TraceStep::M:
-        case TraceStep::I:
-            step.k = k;
-            step.i = i;
-            step.posterior = pp;
-            break;
-        default: break;
-    }
-    tr.push_back(step);
 }
 
 std::vector<TraceStep> optimal_accuracy_trace(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp,
@@ -252,114 +196,12 @@ std::vector<TraceStep> optimal_accuracy_trace(const ForwardProfile& om, const Le
             postprob = pp.x(i, DpMatrix::C);
         else if (s1 == s0 && s1 == TraceStep::J)
             postprob = pp.x(i, DpMatrix::J);
-        append(tr, s1, k, i, postprob);
+        append_step(tr, s1, k, i, postprob);
         if ((s1 == TraceStep::N || s1 == TraceStep::J || s1 == TraceStep::C) && s1 == s0) --i;
         s0 = s1;
     }
     std::reverse(tr.begin(), tr.end());
     return tr;
-}
-
-// A path sampled from the Forward matrix (full, multihit, over the region).
-// (Into `tr`, which keeps its storage from trace to trace.)
-void stochastic_trace(DomainRandom& random, const ForwardProfile& om, const LengthModel& length, const DpMatrix& fx,
-                      std::vector<TraceStep>& tr) {
-    const int M = om.length, Q = striped_segments(M);
-    int i = fx.L, k = 0;
-    tr.clear();
-    tr.push_back({TraceStep::T, 0, 0, 0.0f});
-    tr.push_back({TraceStep::C, 0, 0, 0.0f});
-    TraceStep::State s0 = TraceStep::C;
-    std::size_t guard = 0;
-    while (s0 != TraceStep::S) {
-        if (++guard > static_cast<std::size_t>(4 * (fx.L + 2) * (M + 2)))
-            throw Error("stochastic traceback did not end");
-        TraceStep::State s1 = TraceStep::S;
-        switch (s0) {
-            case TraceStep::M: {
-                const std::size_t j = static_cast<std::size_t>(k - 1);
-                // Node 0 of the previous row reads as 0.
-                const std::size_t prev = k > 1 ? fx.cell(i - 1, k - 1) : 0;
-                const auto before = [&](const std::vector<float>& v) { return k > 1 ? v[prev] : 0.0f; };
-                float path[4] = {fx.x(i - 1, DpMatrix::B) * om.bm[j], before(fx.mmx) * om.mm[j],
-                                 before(fx.imx) * om.im[j], before(fx.dmx) * om.dm[j]};
-                normalise(path, 4);
-                const TraceStep::State states[4] = {TraceStep::B, TraceStep::M, TraceStep::I, TraceStep::D};
-                s1 = states[choose<4>(random, path)];
-                --k;
-                --i;
-                break;
-            }
-            case TraceStep::D: {
-                float path[2] = {0.0f, 0.0f};
-                if (k >= 2) {
-                    path[0] = fx.mmx[fx.cell(i, k - 1)] * om.md[static_cast<std::size_t>(k - 2)];
-                    path[1] = fx.dmx[fx.cell(i, k - 1)] * om.dd[static_cast<std::size_t>(k - 2)];
-                }
-                normalise(path, 2);
-                s1 = choose<2>(random, path) == 0 ? TraceStep::M : TraceStep::D;
-                --k;
-                break;
-            }
-            case TraceStep::I: {
-                const std::size_t j = static_cast<std::size_t>(k - 1);
-                float path[2] = {fx.mmx[fx.cell(i - 1, k)] * om.mi[j], fx.imx[fx.cell(i - 1, k)] * om.ii[j]};
-                normalise(path, 2);
-                s1 = choose<2>(random, path) == 0 ? TraceStep::M : TraceStep::I;
-                --i;
-                break;
-            }
-            case TraceStep::N: s1 = i == 0 ? TraceStep::S : TraceStep::N; break;
-            case TraceStep::C: {
-                float path[2] = {fx.x(i - 1, DpMatrix::C) * length.loop,
-                                 fx.x(i, DpMatrix::E) * om.e_move * fx.x(i, DpMatrix::Scale)};
-                normalise(path, 2);
-                s1 = choose<2>(random, path) == 0 ? TraceStep::C : TraceStep::E;
-                break;
-            }
-            case TraceStep::J: {
-                float path[2] = {fx.x(i - 1, DpMatrix::J) * length.loop,
-                                 fx.x(i, DpMatrix::E) * om.e_loop * fx.x(i, DpMatrix::Scale)};
-                normalise(path, 2);
-                s1 = choose<2>(random, path) == 0 ? TraceStep::J : TraceStep::E;
-                break;
-            }
-            case TraceStep::E: {
-                // The node that ends the domain, drawn in HMMER's striped order.
-                double sum = 0.0;
-                const double roll = random.uniform();
-                const float norm = static_cast<float>(1.0 / fx.x(i, DpMatrix::E));
-                bool found = false;
-                for (int pass = 0; !found && pass < 1000; ++pass) {
-                    for (int q = 0; q < Q && !found; ++q) {
-                        for (int r = 0; r < 4 && !found; ++r) {
-                            const int kk = r * Q + q + 1;
-                            sum += kk <= M ? fx.mmx[fx.row(i) + static_cast<std::size_t>(q * 4 + r)] * norm : 0.0f;
-                            if (roll < sum) k = kk, s1 = TraceStep::M, found = true;
-                        }
-                        for (int r = 0; r < 4 && !found; ++r) {
-                            const int kk = r * Q + q + 1;
-                            sum += kk <= M ? fx.dmx[fx.row(i) + static_cast<std::size_t>(q * 4 + r)] * norm : 0.0f;
-                            if (roll < sum) k = kk, s1 = TraceStep::D, found = true;
-                        }
-                    }
-                }
-                if (!found) throw Error("stochastic traceback: no end state could be drawn");
-                break;
-            }
-            case TraceStep::B: {
-                float path[2] = {fx.x(i, DpMatrix::N) * length.move, fx.x(i, DpMatrix::J) * length.move};
-                normalise(path, 2);
-                s1 = choose<2>(random, path) == 0 ? TraceStep::N : TraceStep::J;
-                break;
-            }
-            default: throw Error("stochastic traceback reached an impossible state");
-        }
-        append(tr, s1, k, i, 0.0f);
-        if ((s1 == TraceStep::N || s1 == TraceStep::J || s1 == TraceStep::C) && s1 == s0) --i;
-        s0 = s1;
-    }
-    std::reverse(tr.begin(), tr.end());
 }
 
 struct SampledDomain {
@@ -630,8 +472,9 @@ private:
         random_.reseed(random_.seed());
         std::vector<SampledDomain> sampled;
         std::vector<TraceStep> tr;
+        TraceSampler sampler(om, multihit_length_, fx);
         for (int t = 0; t < kSamples; ++t) {
-            stochastic_trace(random_, om, multihit_length_, fx, tr);
+            sampler.trace(random_, tr);
             const auto domains = index_domains(tr);
             int pos = 1;
             for (const DomainIndex& d : domains) {
@@ -815,11 +658,6 @@ void DomainRandom::reseed(std::uint32_t seed) {
     seed_ = seed;
     x_ = jenkins_mix(seed, 87654321u, 12345678u);
     if (x_ == 0) x_ = 42;
-}
-
-double DomainRandom::uniform() {
-    x_ = x_ * 69069u + 1u;
-    return static_cast<double>(x_) / 4294967296.0;
 }
 
 ConfiguredProfile::ConfiguredProfile(const ProfileHmm& hmm, const NullModel& null_model)

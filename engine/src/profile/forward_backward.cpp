@@ -102,6 +102,9 @@ void forward_deletes(Profile p, F4 dcv, int M, float* d) {
         dcv = shift_up(dcv);
         F4 changed = zero4();
         for (int q = 0; q < Q; ++q) {
+            // Once the carried products are all zero (flushed below FLT_MIN),
+            // every later sum of this pass and the next adds +0: no cell changes.
+            if (all_zero(dcv)) return;
             const F4 old = at(d, q);
             const F4 sum = dcv + old;
             changed = or4(changed, greater_mask(sum, old));
@@ -223,9 +226,11 @@ void backward_deletes(Profile p, F4 first, F4 xEv, bool add_end, Row cur) {
             put(cur.d, q, dpv);
         }
     }
-    for (int j = 1; j < 4; ++j) {
+    for (int j = 1; j < 4 && !all_zero(dcv); ++j) {
         dcv = shift_down(dcv);
         for (int q = Q - 1; q >= 0; --q) {
+            // Products all zero from here on add +0 to every cell left.
+            if (all_zero(dcv)) break;
             dcv = dcv * p.at(DD, q);
             put(cur.d, q, at(cur.d, q) + dcv);
         }

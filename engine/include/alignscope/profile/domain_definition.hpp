@@ -24,7 +24,10 @@ class DomainRandom {
 public:
     explicit DomainRandom(std::uint32_t seed) { reseed(seed); }
     void reseed(std::uint32_t seed);
-    double uniform();  // [0, 1)
+    double uniform() {  // [0, 1)
+        x_ = x_ * 69069u + 1u;
+        return static_cast<double>(x_) / 4294967296.0;
+    }
     std::uint32_t seed() const { return seed_; }
 
 private:
