@@ -517,81 +517,25 @@ float CudaProfileScanner::forward_chunk(const ap::ForwardProfile& model, std::sp
                                         const std::vector<std::uint32_t>& positions, ap::ForwardScores& out,
                                         std::vector<float2>& result, GpuTimeline& timeline) {
     const CudaSite where = site("Forward filter kernel");
-    const std::uint32_t begin = plan_.slices[loaded_slice_].begin;
-    const std::size_t count = positions.size();
     // The whole list in its order: the rows come back straight into out.specials.
-    const bool whole = count == targets.size();
-    std::vector<float2> length(count);
-    std::vector<std::uint64_t> first_row(count);
-    std::vector<std::uint32_t> local(count);
-    std::uint64_t rows = 0, cells = 0;
-    for (std::size_t j = 0; j < count; ++j) {
-        const std::uint32_t t = targets[positions[j]];
-        const int L = targets_->length(t);
-        const ap::LengthModel lm = ap::LengthModel::for_target(L, true);
-        length[j] = float2{lm.loop, lm.move};
-        first_row[j] = rows;
-        rows += static_cast<std::uint64_t>(L) + 1;
-        local[j] = t - begin;
-        cells += static_cast<std::uint64_t>(L) * static_cast<std::uint64_t>(model.length);
-    }
-    const int model_floats = static_cast<int>(model.striped.size());
-    const int threads = forward_threads_per_block();
-    const int blocks = static_cast<int>(
-        std::min<std::size_t>((count * 4 + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads),
-                              static_cast<std::size_t>(std::max(1, info_.sm_count)) * 16));
-    const std::uint32_t stride = static_cast<std::uint32_t>(blocks * threads);
-    // Rows (and the model) in shared memory where two blocks still fit an SM.
-    const std::size_t half = shape_.forward_shared;
-    const int Q = model.segments;
-    const bool shared_rows = forward_shared_bytes(Q, model_floats, true, false) <= half;
-    const bool shared_model =
-        forward_shared_bytes(Q, model_floats, shared_rows, true) <= (shared_rows ? half : shared_optin_);
-    std::vector<std::uint32_t> order(count);
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return targets_->length(begin + local[a]) > targets_->length(begin + local[b]);
-    });
-    forward_model_.reserve(static_cast<std::size_t>(model_floats), where);
-    forward_specials_.reserve(std::max<std::size_t>(rows * kForwardSpecials, 1), where);
-    if (!shared_rows)
-        forward_scratch_.reserve(static_cast<std::size_t>(3) * static_cast<std::size_t>(Q) * stride, where);
-    forward_length_.reserve(count, where);
-    forward_result_.reserve(count, where);
-    forward_first_row_.reserve(count, where);
-    list_.reserve(count, where);
-    list_order_.reserve(count, where);
-    auto put = [&](void* to, const void* from, std::size_t bytes, const char* name) {
-        copy(to, from, bytes, cudaMemcpyHostToDevice, name, timeline, where);
-    };
-    put(forward_model_.data(), model.striped.data(), model.striped.size() * sizeof(float), "H2D model");
-    put(forward_length_.data(), length.data(), count * sizeof(float2), "H2D list");
-    put(forward_first_row_.data(), first_row.data(), count * sizeof(std::uint64_t), "H2D list");
-    put(list_.data(), local.data(), count * sizeof(std::uint32_t), "H2D list");
-    put(list_order_.data(), order.data(), count * sizeof(std::uint32_t), "H2D list");
-    ALIGNSCOPE_CUDA(cudaMemsetAsync(counter_.data(), 0, sizeof(std::uint32_t), stream_), where);
-    ForwardBatchView batch;
-    batch.residues = residues_.data();
-    batch.offsets = offsets_.data();
-    batch.list = list_.data();
-    batch.order = list_order_.data();
-    batch.length = forward_length_.data();
-    batch.first_row = forward_first_row_.data();
-    batch.specials = forward_specials_.data();
-    batch.result = forward_result_.data();
-    batch.scratch = forward_scratch_.data();
-    batch.stride = stride;
-    batch.count = static_cast<std::uint32_t>(count);
-    batch.counter = counter_.data();
+    const bool whole = positions.size() == targets.size();
+    std::vector<std::uint32_t> chunk_targets(positions.size());
+    for (std::size_t j = 0; j < positions.size(); ++j) chunk_targets[j] = targets[positions[j]];
+    const RowsChunk chunk = rows_chunk(model, chunk_targets);
+    forward_specials_.reserve(std::max<std::size_t>(chunk.rows * kForwardSpecials, 1), where);
+    upload_rows_chunk(model, chunk, timeline, where);
+    const ForwardBatchView batch = rows_batch<ForwardBatchView>(chunk);
     const ForwardModelView view = model_view(model, forward_model_.data());
     ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
     static const KernelName kernel = KernelName::parse(kForwardKernelName);
-    timeline.record(stream_, kernel_op(kernel, 0, cells), [&] {
-        ALIGNSCOPE_CUDA(launch_forward_filter(batch, view, model_floats, shared_rows, shared_model, blocks, stream_),
+    timeline.record(stream_, kernel_op(kernel, 0, chunk.cells), [&] {
+        ALIGNSCOPE_CUDA(launch_forward_filter(batch, view, chunk.model_floats, chunk.shared_rows, chunk.shared_model,
+                                              chunk.blocks, stream_),
                         where);
     });
     ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
-    return rows_back(positions, first_row, rows, whole, out.specials, out.first_row, result, timeline, where);
+    return rows_back(positions, chunk.first_row, chunk.rows, whole, out.specials, out.first_row, result, timeline,
+                     where);
 }
 
 void CudaProfileScanner::forward_scores(std::span<const std::uint32_t> targets, const std::vector<float2>& result,
@@ -723,42 +667,15 @@ float CudaProfileScanner::backward_chunk(const ap::ForwardProfile& model,
                                          const std::vector<std::uint32_t>& items, ap::BackwardScores& out,
                                          std::vector<float2>& result, GpuTimeline& timeline) {
     const CudaSite where = site("Backward parser kernel");
-    const std::uint32_t begin = plan_.slices[loaded_slice_].begin;
-    const std::size_t count = items.size();
-    const bool whole = count == positions.size();  // every entry, in out's order: rows straight into out.specials
-    std::vector<float2> length(count);
-    std::vector<std::uint64_t> first_row(count);
-    std::vector<std::uint32_t> local(count);
-    std::uint64_t rows = 0, cells = 0;
-    for (std::size_t c = 0; c < count; ++c) {
-        const std::uint32_t t = forward_targets[positions[items[c]]];
-        const int L = targets_->length(t);
-        const ap::LengthModel lm = ap::LengthModel::for_target(L, true);
-        length[c] = float2{lm.loop, lm.move};
-        first_row[c] = rows;
-        rows += static_cast<std::uint64_t>(L) + 1;
-        local[c] = t - begin;
-        cells += static_cast<std::uint64_t>(L) * static_cast<std::uint64_t>(model.length);
-    }
-    const std::vector<float> scales = packed_scales(forward, positions, items, first_row, rows);
+    // Every entry, in out's order: the rows come back straight into out.specials.
+    const bool whole = items.size() == positions.size();
+    std::vector<std::uint32_t> chunk_targets(items.size());
+    for (std::size_t c = 0; c < items.size(); ++c) chunk_targets[c] = forward_targets[positions[items[c]]];
+    const RowsChunk chunk = rows_chunk(model, chunk_targets);
+    const std::uint64_t rows = chunk.rows;
+    const std::vector<float> scales = packed_scales(forward, positions, items, chunk.first_row, rows);
     const std::uint64_t specials_bytes = rows * kForwardRowBytes;
     const bool in_place = specials_bytes + rows * sizeof(float) > plan_.rows_bytes;  // one target, alone
-    const int model_floats = static_cast<int>(model.striped.size());
-    const int threads = forward_threads_per_block();
-    const int blocks = static_cast<int>(
-        std::min<std::size_t>((count * 4 + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads),
-                              static_cast<std::size_t>(std::max(1, info_.sm_count)) * 16));
-    const std::uint32_t stride = static_cast<std::uint32_t>(blocks * threads);
-    const std::size_t half = shape_.forward_shared;
-    const int Q = model.segments;
-    const bool shared_rows = forward_shared_bytes(Q, model_floats, true, false) <= half;
-    const bool shared_model =
-        forward_shared_bytes(Q, model_floats, shared_rows, true) <= (shared_rows ? half : shared_optin_);
-    std::vector<std::uint32_t> order(count);
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return targets_->length(begin + local[a]) > targets_->length(begin + local[b]);
-    });
     // The rows' buffers within the plan's room: what is held from earlier
     // calls goes first where keeping it would pass the room.
     const std::uint64_t scale_bytes = in_place ? 0 : rows * sizeof(float);
@@ -768,11 +685,71 @@ float CudaProfileScanner::backward_chunk(const ap::ForwardProfile& model,
         forward_specials_.release();
         backward_scales_.release();
     }
-    forward_model_.reserve(static_cast<std::size_t>(model_floats), where);
     forward_specials_.reserve(std::max<std::size_t>(rows * kForwardSpecials, 1), where);
     if (!in_place) backward_scales_.reserve(std::max<std::size_t>(rows, 1), where);
-    if (!shared_rows)
-        forward_scratch_.reserve(static_cast<std::size_t>(3) * static_cast<std::size_t>(Q) * stride, where);
+    upload_rows_chunk(model, chunk, timeline, where);
+    float* scales_at = in_place ? forward_specials_.data() : backward_scales_.data();
+    copy(scales_at, scales.data(), rows * sizeof(float), cudaMemcpyHostToDevice, "H2D scale factors", timeline, where);
+    BackwardBatchView batch = rows_batch<BackwardBatchView>(chunk);
+    batch.scales = scales_at;
+    batch.scale_step = in_place ? static_cast<std::uint32_t>(kForwardSpecials) : 1u;
+    const ForwardModelView view = model_view(model, forward_model_.data());
+    ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
+    static const KernelName kernel = KernelName::parse(kBackwardKernelName);
+    timeline.record(stream_, kernel_op(kernel, 0, chunk.cells), [&] {
+        ALIGNSCOPE_CUDA(launch_backward_parser(batch, view, chunk.model_floats, chunk.shared_rows, chunk.shared_model,
+                                               chunk.blocks, stream_),
+                        where);
+    });
+    ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
+    return rows_back(items, chunk.first_row, rows, whole, out.specials, out.first_row, result, timeline, where);
+}
+
+CudaProfileScanner::RowsChunk CudaProfileScanner::rows_chunk(const ap::ForwardProfile& model,
+                                                             const std::vector<std::uint32_t>& targets) const {
+    const std::uint32_t begin = plan_.slices[loaded_slice_].begin;
+    const std::size_t count = targets.size();
+    RowsChunk chunk;
+    chunk.length = std::vector<float2>(count);
+    chunk.first_row = std::vector<std::uint64_t>(count);
+    chunk.local = std::vector<std::uint32_t>(count);
+    for (std::size_t c = 0; c < count; ++c) {
+        const std::uint32_t t = targets[c];
+        const int L = targets_->length(t);
+        const ap::LengthModel lm = ap::LengthModel::for_target(L, true);
+        chunk.length[c] = float2{lm.loop, lm.move};
+        chunk.first_row[c] = chunk.rows;
+        chunk.rows += static_cast<std::uint64_t>(L) + 1;
+        chunk.local[c] = t - begin;
+        chunk.cells += static_cast<std::uint64_t>(L) * static_cast<std::uint64_t>(model.length);
+    }
+    chunk.model_floats = static_cast<int>(model.striped.size());
+    const int threads = forward_threads_per_block();
+    chunk.blocks = static_cast<int>(
+        std::min<std::size_t>((count * 4 + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads),
+                              static_cast<std::size_t>(std::max(1, info_.sm_count)) * 16));
+    chunk.stride = static_cast<std::uint32_t>(chunk.blocks * threads);
+    // Rows (and the model) in shared memory where two blocks still fit an SM.
+    const std::size_t half = shape_.forward_shared;
+    const int Q = model.segments;
+    chunk.shared_rows = forward_shared_bytes(Q, chunk.model_floats, true, false) <= half;
+    chunk.shared_model = forward_shared_bytes(Q, chunk.model_floats, chunk.shared_rows, true) <=
+                         (chunk.shared_rows ? half : shared_optin_);
+    chunk.order = std::vector<std::uint32_t>(count);
+    std::iota(chunk.order.begin(), chunk.order.end(), 0u);
+    std::stable_sort(chunk.order.begin(), chunk.order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return targets_->length(begin + chunk.local[a]) > targets_->length(begin + chunk.local[b]);
+    });
+    return chunk;
+}
+
+void CudaProfileScanner::upload_rows_chunk(const ap::ForwardProfile& model, const RowsChunk& chunk,
+                                           GpuTimeline& timeline, const CudaSite& where) {
+    const std::size_t count = chunk.local.size();
+    forward_model_.reserve(static_cast<std::size_t>(chunk.model_floats), where);
+    if (!chunk.shared_rows)
+        forward_scratch_.reserve(static_cast<std::size_t>(3) * static_cast<std::size_t>(model.segments) * chunk.stride,
+                                 where);
     forward_length_.reserve(count, where);
     forward_result_.reserve(count, where);
     forward_first_row_.reserve(count, where);
@@ -782,37 +759,29 @@ float CudaProfileScanner::backward_chunk(const ap::ForwardProfile& model,
         copy(to, from, bytes, cudaMemcpyHostToDevice, name, timeline, where);
     };
     put(forward_model_.data(), model.striped.data(), model.striped.size() * sizeof(float), "H2D model");
-    put(forward_length_.data(), length.data(), count * sizeof(float2), "H2D list");
-    put(forward_first_row_.data(), first_row.data(), count * sizeof(std::uint64_t), "H2D list");
-    put(list_.data(), local.data(), count * sizeof(std::uint32_t), "H2D list");
-    put(list_order_.data(), order.data(), count * sizeof(std::uint32_t), "H2D list");
-    float* scales_at = in_place ? forward_specials_.data() : backward_scales_.data();
-    put(scales_at, scales.data(), rows * sizeof(float), "H2D scale factors");
+    put(forward_length_.data(), chunk.length.data(), count * sizeof(float2), "H2D list");
+    put(forward_first_row_.data(), chunk.first_row.data(), count * sizeof(std::uint64_t), "H2D list");
+    put(list_.data(), chunk.local.data(), count * sizeof(std::uint32_t), "H2D list");
+    put(list_order_.data(), chunk.order.data(), count * sizeof(std::uint32_t), "H2D list");
     ALIGNSCOPE_CUDA(cudaMemsetAsync(counter_.data(), 0, sizeof(std::uint32_t), stream_), where);
-    BackwardBatchView batch;
+}
+
+template <class Batch>
+Batch CudaProfileScanner::rows_batch(const RowsChunk& chunk) const {
+    Batch batch;
     batch.residues = residues_.data();
     batch.offsets = offsets_.data();
     batch.list = list_.data();
     batch.order = list_order_.data();
     batch.length = forward_length_.data();
     batch.first_row = forward_first_row_.data();
-    batch.scales = scales_at;
-    batch.scale_step = in_place ? static_cast<std::uint32_t>(kForwardSpecials) : 1u;
     batch.specials = forward_specials_.data();
     batch.result = forward_result_.data();
     batch.scratch = forward_scratch_.data();
-    batch.stride = stride;
-    batch.count = static_cast<std::uint32_t>(count);
+    batch.stride = chunk.stride;
+    batch.count = static_cast<std::uint32_t>(chunk.local.size());
     batch.counter = counter_.data();
-    const ForwardModelView view = model_view(model, forward_model_.data());
-    ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
-    static const KernelName kernel = KernelName::parse(kBackwardKernelName);
-    timeline.record(stream_, kernel_op(kernel, 0, cells), [&] {
-        ALIGNSCOPE_CUDA(launch_backward_parser(batch, view, model_floats, shared_rows, shared_model, blocks, stream_),
-                        where);
-    });
-    ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
-    return rows_back(items, first_row, rows, whole, out.specials, out.first_row, result, timeline, where);
+    return batch;
 }
 
 float CudaProfileScanner::rows_back(const std::vector<std::uint32_t>& entries,

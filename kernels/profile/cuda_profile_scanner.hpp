@@ -111,6 +111,31 @@ private:
                          const alignscope::profile::ForwardScores& forward, std::span<const std::uint32_t> positions,
                          const std::vector<std::uint32_t>& items, alignscope::profile::BackwardScores& out,
                          std::vector<float2>& result, GpuTimeline& timeline);
+    // One chunk of the Forward or Backward kernel laid out as the kernels
+    // read it: per entry (chunk order) its target's multihit length model,
+    // the first of its rows in the chunk's specials and its index in the
+    // loaded slice; the entries longest first; the launch's shape (rows and
+    // model in shared memory where two blocks still fit an SM).
+    struct RowsChunk {
+        std::vector<float2> length;
+        std::vector<std::uint64_t> first_row;
+        std::vector<std::uint32_t> local, order;
+        std::uint64_t rows = 0, cells = 0;
+        int model_floats = 0, blocks = 0;
+        std::uint32_t stride = 0;
+        bool shared_rows = false, shared_model = false;
+    };
+    // The chunk of `targets` (loaded targets, all in the loaded slice).
+    RowsChunk rows_chunk(const alignscope::profile::ForwardProfile& model,
+                         const std::vector<std::uint32_t>& targets) const;
+    // The model and the chunk's list to the device (the buffers grown to
+    // fit; the rows' own buffers are the caller's), the work counter zeroed.
+    void upload_rows_chunk(const alignscope::profile::ForwardProfile& model, const RowsChunk& chunk,
+                           GpuTimeline& timeline, const CudaSite& where);
+    // A ForwardBatchView or BackwardBatchView over the uploaded chunk (a
+    // Backward's scale factors are the caller's to set).
+    template <class Batch>
+    Batch rows_batch(const RowsChunk& chunk) const;
     // The end of a Forward or Backward chunk whose kernel (timed by start_
     // and stop_) is queued: the results and the rows' specials back (rows
     // straight into `specials` when the chunk is the whole list in its
