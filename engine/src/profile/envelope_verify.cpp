@@ -52,11 +52,21 @@ EnvelopeCheck check_device_envelopes(ProfileFilterScanner& scanner, const Profil
     settings.alignments = false;
     auto cpu = make_cpu_profile_scanner_registry()->create("cpu", threads);
     cpu->load(targets, context);
-    const ModelSearch search = search_profile(hmm, targets, *cpu, settings, context);
     std::vector<EnvelopeJob> jobs;
-    for (const TargetHit& hit : search.hits)
-        for (const DomainHit& d : hit.domains)
-            jobs.push_back({static_cast<std::uint32_t>(hit.target), d.env_from, d.env_to, jobs.size() % 2 == 0});
+    try {
+        const ModelSearch search = search_profile(hmm, targets, *cpu, settings, context);
+        for (const TargetHit& hit : search.hits)
+            for (const DomainHit& d : hit.domains)
+                jobs.push_back({static_cast<std::uint32_t>(hit.target), d.env_from, d.env_to, jobs.size() % 2 == 0});
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const Error& e) {
+        // The CPU pipeline itself stopped on these targets (a made-up model's
+        // Backward overflowing on a run of one residue, say: hmmsearch stops
+        // there too). Not the device's doing: the whole targets only, said.
+        check.mismatches.push_back("note: model " + hmm.name + ": the CPU pipeline stopped (" + e.what() +
+                                   "): envelopes of whole targets only");
+    }
     int whole = 0;
     for (std::size_t t = 0; t < targets.size() && whole < kWholeTargets; ++t) {
         const int L = targets.length(t);
