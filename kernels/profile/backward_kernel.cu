@@ -21,19 +21,7 @@ constexpr int kBackwardThreads = 64;  // per block: 16 targets at a time (the Fo
 
 // One lane of a target's four; rows where the Forward filter's are.
 template <bool SharedRows>
-struct DeviceBackwardLanes : FourLanes {
-    float* rows;  // this thread's row: [(array * Q + q) * stride]
-    int Q;
-    std::uint32_t global_stride;
-
-    __device__ std::size_t at(int a, int q) const {
-        if constexpr (SharedRows) return static_cast<std::size_t>(a * Q + q) * kBackwardThreads;
-        else
-            return static_cast<std::size_t>(a * Q + q) * global_stride;
-    }
-    __device__ float get(int a, int q) const { return rows[at(a, q)]; }
-    __device__ void put(int a, int q, float v) { rows[at(a, q)] = v; }
-};
+using DeviceBackwardLanes = RowLanes<SharedRows, kBackwardThreads>;
 
 // Shared memory: the rows first (SharedRows), then the model (shared_model).
 template <bool SharedRows, int Ahead>
@@ -42,9 +30,7 @@ __global__ void __launch_bounds__(kBackwardThreads)
     extern __shared__ float shared_floats[];
     model.striped = block_model(model.striped, shared_floats + (SharedRows ? 3 * model.Q * kBackwardThreads : 0),
                                 model_floats, shared_model);
-    const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
-    float* rows = SharedRows ? shared_floats + threadIdx.x : batch.scratch + thread;
-    DeviceBackwardLanes<SharedRows> g{FourLanes::of_thread(), rows, model.Q, batch.stride};
+    auto g = DeviceBackwardLanes<SharedRows>::of_thread(shared_floats, batch.scratch, model.Q, batch.stride);
     for (;;) {
         const std::uint32_t item = g.next_item(batch.counter);
         if (item >= batch.count) break;

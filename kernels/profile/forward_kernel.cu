@@ -15,24 +15,9 @@ namespace {
 
 constexpr int kForwardThreads = 64;  // per block: 16 targets at a time
 
-// One lane of a target's four. Rows in shared memory (SharedRows: the
-// block's threads interleaved, a stride the compiler knows) or in the global
-// scratch (interleaved over every thread of the grid).
+// One lane of a target's four, its row in shared memory where it fits.
 template <bool SharedRows>
-struct DeviceForwardLanes : FourLanes {
-    float* rows;  // this thread's row: [(array * Q + q) * stride]
-    int Q;
-    std::uint32_t global_stride;
-
-    __device__ static void note_greater(bool& f, float a, float b) { f = f || a > b; }
-    __device__ std::size_t at(int a, int q) const {
-        if constexpr (SharedRows) return static_cast<std::size_t>(a * Q + q) * kForwardThreads;
-        else
-            return static_cast<std::size_t>(a * Q + q) * global_stride;
-    }
-    __device__ float get(int a, int q) const { return rows[at(a, q)]; }
-    __device__ void put(int a, int q, float v) { rows[at(a, q)] = v; }
-};
+using DeviceForwardLanes = RowLanes<SharedRows, kForwardThreads>;
 
 // Shared memory: the rows first (SharedRows), then the model (shared_model).
 template <bool SharedRows>
@@ -41,9 +26,7 @@ __global__ void __launch_bounds__(kForwardThreads)
     extern __shared__ float shared_floats[];
     model.striped = block_model(model.striped, shared_floats + (SharedRows ? 3 * model.Q * kForwardThreads : 0),
                                 model_floats, shared_model);
-    const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
-    float* rows = SharedRows ? shared_floats + threadIdx.x : batch.scratch + thread;
-    DeviceForwardLanes<SharedRows> g{FourLanes::of_thread(), rows, model.Q, batch.stride};
+    auto g = DeviceForwardLanes<SharedRows>::of_thread(shared_floats, batch.scratch, model.Q, batch.stride);
     for (;;) {
         const std::uint32_t item = g.next_item(batch.counter);
         if (item >= batch.count) break;

@@ -86,6 +86,37 @@ struct FourLanes {
     }
 };
 
+// A lane whose row (the M, I and D arrays of Q segments, updated in place)
+// is its thread's own, interleaved with the other threads' rows: in shared
+// memory (SharedRows: the block's Threads threads, a stride the compiler
+// knows) or in a global scratch array (interleaved over every thread of the
+// grid, global_stride of them). The Forward filter's and Backward's lanes.
+template <bool SharedRows, int Threads>
+struct RowLanes : FourLanes {
+    float* rows = nullptr;  // this thread's row: [(array * Q + q) * stride]
+    int Q = 0;
+    std::uint32_t global_stride = 0;
+
+    // Thread threadIdx.x's lane: its row at shared[threadIdx.x] or at
+    // scratch[its index in the grid].
+    __device__ static RowLanes of_thread(float* shared, float* scratch, int segments, std::uint32_t stride) {
+        RowLanes g{FourLanes::of_thread()};
+        const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
+        g.rows = SharedRows ? shared + threadIdx.x : scratch + thread;
+        g.Q = segments;
+        g.global_stride = stride;
+        return g;
+    }
+    __device__ static void note_greater(bool& f, float a, float b) { f = f || a > b; }
+    __device__ std::size_t at(int a, int q) const {
+        if constexpr (SharedRows) return static_cast<std::size_t>(a * Q + q) * Threads;
+        else
+            return static_cast<std::size_t>(a * Q + q) * global_stride;
+    }
+    __device__ float get(int a, int q) const { return rows[at(a, q)]; }
+    __device__ void put(int a, int q, float v) { rows[at(a, q)] = v; }
+};
+
 // The model's `count` striped floats for the block: copied to `shared` by
 // all its threads when `in_shared` (the same for every block), else `global`.
 __device__ inline const float* block_model(const float* global, float* shared, int count, bool in_shared) {
