@@ -241,12 +241,10 @@ ALIGNSCOPE_LANES_FN BackwardOutcome backward_lanes(Lanes& g, const ForwardModelV
 }
 
 // The CPU emulation: HostForwardLanes (one row of storage, four lanes in one
-// thread) with the lanes' shift towards lane 0 and a plain read of a value
-// the GPU's lead lane reads for all four. Run under FlushSubnormals to match.
+// thread; the shift towards lane 0 and the lead lane's reads are
+// HostFourLanes'). Run under FlushSubnormals to match.
 struct HostBackwardLanes : HostForwardLanes {
     using HostForwardLanes::HostForwardLanes;
-    static V shift_down(V a) { return {a[1], a[2], a[3], 0.0f}; }
-    static float broadcast(const float* p) { return *p; }
 };
 
 }  // namespace alignscope::kernels::profile

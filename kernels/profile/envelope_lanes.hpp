@@ -750,28 +750,19 @@ ALIGNSCOPE_LANES_FN EnvelopeResult envelope_rescore(Lanes& g, const ForwardModel
 // The CPU emulation: the four lanes as an array in one thread, reading and
 // writing the rows the code points it at. Plain float operations: run under
 // FlushSubnormals to match.
-struct HostEnvelopeLanes {
-    using V = std::array<float, 4>;
-    using Flag = bool;
+struct HostEnvelopeLanes : HostFourLanes {
     static constexpr int kChunk = kEnvelopeChunk;
     float* rows[3] = {nullptr, nullptr, nullptr};
     const float* before[3] = {nullptr, nullptr, nullptr};
 
     void set_rows(float* m, float* i, float* d) { rows[0] = m, rows[1] = i, rows[2] = d; }
     void set_prev(const float* m, const float* i, const float* d) { before[0] = m, before[1] = i, before[2] = d; }
-    static V zero() { return {0.0f, 0.0f, 0.0f, 0.0f}; }
-    static V splat(float x) { return {x, x, x, x}; }
-    static V add(V a, V b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]}; }
-    static V mul(V a, V b) { return {a[0] * b[0], a[1] * b[1], a[2] * b[2], a[3] * b[3]}; }
-    static V seg(const float* p) { return {p[0], p[1], p[2], p[3]}; }
     static V at(const float* row, int q) { return seg(row + static_cast<std::size_t>(q) * 4); }
     static void store(float* row, int q, V v) {
         float* p = row + static_cast<std::size_t>(q) * 4;
         p[0] = v[0], p[1] = v[1], p[2] = v[2], p[3] = v[3];
     }
-    static V shift_up(V a) { return {0.0f, a[0], a[1], a[2]}; }
     static V shift_up_fill(V a, float fill) { return {fill, a[0], a[1], a[2]}; }
-    static V shift_down(V a) { return {a[1], a[2], a[3], 0.0f}; }
     // SSE's maxps (the second operand unless the first is greater), the
     // and-mask of a possible transition (probability above 0), std::max's
     // horizontal maximum.
@@ -784,16 +775,6 @@ struct HostEnvelopeLanes {
                 t[3] > 0.0f ? v[3] : 0.0f};
     }
     static float lane_max(V a) { return envelope_max(envelope_max(a[0], a[1]), envelope_max(a[2], a[3])); }
-    static float sum(V a) { return (a[0] + a[1]) + (a[2] + a[3]); }
-    static void note_greater(Flag& f, V a, V b) {
-        for (int z = 0; z < 4; ++z) f = f || a[static_cast<std::size_t>(z)] > b[static_cast<std::size_t>(z)];
-    }
-    static bool any(Flag f) { return f; }
-    static float fadd(float a, float b) { return a + b; }
-    static float fmul(float a, float b) { return a * b; }
-    static float fdiv(float a, float b) { return a / b; }
-    static float broadcast(const float* p) { return *p; }
-    static bool lead() { return true; }
     static void sync() {}
     V get(int a, int q) const { return at(rows[a], q); }
     void put(int a, int q, V v) { store(rows[a], q, v); }

@@ -195,14 +195,13 @@ ALIGNSCOPE_LANES_FN ForwardOutcome forward_lanes(Lanes& g, const ForwardModelVie
     return {xC, total_scale};
 }
 
-// The CPU emulation: the four lanes as an array in one thread, one row of
-// storage. Plain float operations: run under FlushSubnormals to match.
-struct HostForwardLanes {
+// The CPU emulation of a target's four lanes (the GPU kernels' FourLanes):
+// the four as an array in one thread, its arithmetic and shifts; the lead
+// lane's reads are plain reads. Plain float operations: run under
+// FlushSubnormals to match.
+struct HostFourLanes {
     using V = std::array<float, 4>;
     using Flag = bool;
-    int Q = 0;
-    std::vector<float> rows;  // [(array * Q + q) * 4 + lane]
-    explicit HostForwardLanes(int segments) : Q(segments), rows(static_cast<std::size_t>(segments) * 12) {}
 
     static V zero() { return {0.0f, 0.0f, 0.0f, 0.0f}; }
     static V splat(float x) { return {x, x, x, x}; }
@@ -210,6 +209,7 @@ struct HostForwardLanes {
     static V mul(V a, V b) { return {a[0] * b[0], a[1] * b[1], a[2] * b[2], a[3] * b[3]}; }
     static V seg(const float* p) { return {p[0], p[1], p[2], p[3]}; }
     static V shift_up(V a) { return {0.0f, a[0], a[1], a[2]}; }
+    static V shift_down(V a) { return {a[1], a[2], a[3], 0.0f}; }
     static float sum(V a) { return (a[0] + a[1]) + (a[2] + a[3]); }
     static void note_greater(Flag& f, V a, V b) {
         for (int z = 0; z < 4; ++z) f = f || a[static_cast<std::size_t>(z)] > b[static_cast<std::size_t>(z)];
@@ -218,7 +218,16 @@ struct HostForwardLanes {
     static float fadd(float a, float b) { return a + b; }
     static float fmul(float a, float b) { return a * b; }
     static float fdiv(float a, float b) { return a / b; }
+    static float broadcast(const float* p) { return *p; }
     static bool lead() { return true; }
+};
+
+// The CPU emulation of the Forward filter's lanes: one row of storage.
+struct HostForwardLanes : HostFourLanes {
+    int Q = 0;
+    std::vector<float> rows;  // [(array * Q + q) * 4 + lane]
+    explicit HostForwardLanes(int segments) : Q(segments), rows(static_cast<std::size_t>(segments) * 12) {}
+
     V get(int a, int q) const { return seg(rows.data() + static_cast<std::size_t>((a * Q + q) * 4)); }
     void put(int a, int q, V v) {
         float* p = rows.data() + static_cast<std::size_t>((a * Q + q) * 4);
