@@ -98,8 +98,9 @@ ProfileTargets made_up_profile_targets(const ProfileHmm& hmm, int random_count, 
 //    (most emissions and several transitions exactly 0: every cost saturates),
 //    "flat" (emissions at the background: scores near 0), "gappy" (delete and
 //    insert states preferred), one-node models (random and peaked);
-//  - with `long_models`, 1,100 nodes (past the GPU Viterbi filter's compiled
-//    1,024) and 2,100 nodes (past the GPU MSV kernels' 2,048).
+//  - with `long_models`, 1,100 nodes (the GPU Viterbi filter's 48-segment
+//    kernel) and 2,100 nodes (past the GPU MSV and Viterbi filter kernels'
+//    2,048: filtered on the CPU).
 // Names say the alphabet when it is not amino ("dna_peaked_M40"). The same
 // seed gives the same models.
 std::vector<ProfileHmm> made_up_profile_models(int random_count, bool long_models, std::uint32_t seed,
