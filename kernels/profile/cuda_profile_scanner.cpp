@@ -54,6 +54,20 @@ ForwardModelView model_view(const ap::ForwardProfile& model, const float* stripe
     return view;
 }
 
+// Whether the filter kernels take a model of `nodes` nodes on this device:
+// a compiled segment count, and its tables within the block's opt-in shared
+// memory (the largest need 118 KB for MSV and 151 KB for the Viterbi filter,
+// more than GPUs of compute capability 8.6 and 8.9 give; 0 = not known yet).
+bool msv_fits(int nodes, int codes, std::size_t shared_optin) {
+    const int q = segments_for(nodes, 64);
+    return q > 0 && (shared_optin == 0 || msv_shared_bytes(q, codes) <= shared_optin);
+}
+
+bool viterbi_fits(int nodes, int codes, std::size_t shared_optin) {
+    const int q = segments_for(nodes, 32);
+    return q > 0 && (shared_optin == 0 || viterbi_shared_bytes(q, codes) <= shared_optin);
+}
+
 }  // namespace
 
 bool gpu_stage_switched_off(const char* name) {
@@ -252,9 +266,9 @@ std::vector<std::int32_t> CudaProfileScanner::msv_codes(const ap::MsvProfile& mo
                                                         GpuTimeline& timeline) {
     if (!targets_) throw Error("profile filter scanner: no targets loaded");
     const int segments = segments_for(model.length, 64);
-    if (segments == 0)
-        throw Error("profile filters: model of " + std::to_string(model.length) +
-                    " nodes is longer than the GPU MSV kernels take (2,048)");
+    if (!msv_fits(model.length, model.codes, shared_optin_))
+        throw Error("profile filters: model of " + std::to_string(model.length) + " nodes is longer than the " +
+                    info_.id + " MSV kernels take (2,048 nodes, and the tables within the shared memory of a block)");
     select_device();
     plan_for(model.length, model.codes);
     const CudaSite where = site("MSV filter");
@@ -316,8 +330,9 @@ void CudaProfileScanner::msv(const ap::MsvProfile& model, std::span<float> score
         throw Error("profile filter scanner: score array does not match the targets");
     context.throw_if_cancelled();
     const auto start = std::chrono::steady_clock::now();
-    if (segments_for(model.length, 64) == 0) {
-        // Longer than the compiled kernels: the CPU's striped filter, same scores.
+    if (!msv_fits(model.length, model.codes, shared_optin_)) {
+        // Longer than the compiled kernels or the device's shared memory: the
+        // CPU's striped filter, same scores.
         stats_ = {};
         const ap::StripedMsvProfile striped = ap::make_striped_msv_profile(model);
         ap::parallel_for(targets_->size(), threads_, [&](std::size_t t) {
@@ -349,7 +364,7 @@ void CudaProfileScanner::viterbi(const ap::ViterbiFilterProfile& model, std::spa
     stats_.viterbi_cells += cells;
     const int segments = segments_for(model.length, 32);
     if (targets.empty()) return;
-    if (segments == 0) {
+    if (!viterbi_fits(model.length, model.codes, shared_optin_)) {
         const ap::StripedViterbiProfile striped = ap::make_striped_viterbi_profile(model);
         ap::parallel_for(targets.size(), threads_, [&](std::size_t i) {
             scores[i] = ap::viterbi_filter_striped(striped, targets_->codes(targets[i]), targets_->length(targets[i]));
