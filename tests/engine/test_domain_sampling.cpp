@@ -100,6 +100,25 @@ private slots:
         QCOMPARE(traces, 800);
         QVERIFY(domains > traces);  // several domains per trace in the repeated targets
     }
+
+    // The clustering's overlap test in integers against the float division
+    // it stands for, over every overlap and span up to 3,000 and around the
+    // limit of exact conversion.
+    void overlap_threshold_in_integers() {
+        long checked = 0, linked = 0;
+        const auto check = [&](int nov, int n) {
+            const bool by_float = static_cast<float>(nov) / static_cast<float>(n) < 0.8f;
+            if (below_min_overlap(nov, n) != by_float)
+                QFAIL(("overlap " + std::to_string(nov) + " of " + std::to_string(n)).c_str());
+            ++checked;
+            linked += !by_float;
+        };
+        for (int n = 1; n <= 3000; ++n)
+            for (int nov = -3; nov <= n; ++nov) check(nov, n);
+        for (int n = (1 << 24) - 40; n <= (1 << 24) + 40; ++n)
+            for (int nov = n * 4 / 5 - 40; nov <= n * 4 / 5 + 40; ++nov) check(nov, n);
+        QVERIFY(checked > 4000000 && linked > 0);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestDomainSampling)

@@ -54,7 +54,6 @@ constexpr float kRegionTrigger = 0.25f;  // a region starts where P(in a domain)
 constexpr float kRegionEdge = 0.10f;     // and is bounded where P(in a domain, not starting/ending) drops below
 constexpr float kMultidomain = 0.20f;    // expected domains on both sides of a point: cluster the region
 constexpr int kSamples = 200;            // stochastic tracebacks per clustered region
-constexpr float kMinOverlap = 0.8f;
 constexpr int kMaxDiagonalDifference = 4;
 constexpr float kMinPosterior = 0.25f;
 constexpr float kMinEndpoint = 0.02f;
@@ -215,10 +214,10 @@ struct Cluster {
 bool linked(const SampledDomain& a, const SampledDomain& b) {
     int nov = std::min(a.j, b.j) - std::max(a.i, b.i) + 1;
     int n = std::min(a.j - a.i + 1, b.j - b.i + 1);
-    if (static_cast<float>(nov) / static_cast<float>(n) < kMinOverlap) return false;
+    if (below_min_overlap(nov, n)) return false;
     nov = std::min(a.m, b.m) - std::max(a.k, b.k);  // (HMMER counts the model overlap one short)
     n = std::min(a.m - a.k + 1, b.m - b.k + 1);
-    if (static_cast<float>(nov) / static_cast<float>(n) < kMinOverlap) return false;
+    if (below_min_overlap(nov, n)) return false;
     if (std::abs((a.i - a.k) - (b.i - b.k)) <= kMaxDiagonalDifference) return true;
     if (std::abs((a.j - a.m) - (b.j - b.m)) <= kMaxDiagonalDifference) return true;
     return false;

@@ -194,6 +194,32 @@ bool accuracy_avx() {
 }
 #endif
 
+// The best M or D of a row, per lane over the segments in order, as HMMER
+// takes it. Without NaNs (no cell holds -0 either: sums of posteriors and
+// gated maxima are +0 at least), a maximum is the same value in any order, so
+// four running maxima over every fourth segment give it with a shorter chain;
+// a row with a NaN is taken in order.
+float row_end(int Q, Row cur) {
+    F4 x[4] = {splat(kNegInf), splat(kNegInf), splat(kNegInf), splat(kNegInf)};
+    F4 nan = zero4();
+    int q = 0;
+    for (; q + 4 <= Q; q += 4)
+        for (int z = 0; z < 4; ++z) {
+            const F4 m = at(cur.m, q + z), d = at(cur.d, q + z);
+            nan = or4(nan, unordered_mask(m, d));
+            x[z] = max4(max4(x[z], m), d);
+        }
+    for (; q < Q; ++q) {
+        const F4 m = at(cur.m, q), d = at(cur.d, q);
+        nan = or4(nan, unordered_mask(m, d));
+        x[0] = max4(max4(x[0], m), d);
+    }
+    if (!any_set(nan)) return lane_max(max4(max4(x[0], x[1]), max4(x[2], x[3])));
+    F4 xEv = splat(kNegInf);
+    for (q = 0; q < Q; ++q) xEv = max4(max4(xEv, at(cur.m, q)), at(cur.d, q));
+    return lane_max(xEv);
+}
+
 // One optimal accuracy row from the previous one; returns the row's E (the
 // best M or D, unused lanes' 0 included as in HMMER's striped maximum; a
 // maximum does not depend on the order it is taken in).
@@ -207,9 +233,7 @@ float accuracy_row(Profile p, const TransitionMasks& g, ConstRow post, Row prev,
     accuracy_cells(g, xB, post, prev, cur, from);
     const F4 dcv = and4(at(g.of(MD), Q - 1), at(cur.m, Q - 1));
     accuracy_deletes(p, dcv, cur.d);
-    F4 xEv = splat(kNegInf);
-    for (int q = 0; q < Q; ++q) xEv = max4(max4(xEv, at(cur.m, q)), at(cur.d, q));
-    return lane_max(xEv);
+    return row_end(Q, cur);
 }
 
 void accuracy_specials(const ForwardProfile& om, const LengthModel& length, const DpMatrix& pp, DpMatrix& ox, int i,
@@ -290,6 +314,7 @@ std::vector<float> null2_from_usage(const ForwardProfile& om, const float* match
     const int K = code.canonical(), Kp = code.all_codes();
     std::vector<float> null2(static_cast<std::size_t>(Kp), 1.0f);
     int x0 = 0;
+    for (; x0 + 8 <= K; x0 += 8) null2_sums<8>(p, match_use, insert_use, x0, special_use, null2.data());
     for (; x0 + 4 <= K; x0 += 4) null2_sums<4>(p, match_use, insert_use, x0, special_use, null2.data());
     for (; x0 < K; ++x0) null2_sums<1>(p, match_use, insert_use, x0, special_use, null2.data());
     for (int x = K + 1; x <= Kp - 3; ++x) {

@@ -161,6 +161,14 @@ void start_trace(std::vector<TraceStep>& tr) {
     tr.push_back({TraceStep::C, 0, 0, 0.0f});
 }
 
+// append_step() of a sampled step (no posterior).
+inline void record(std::vector<TraceStep>& tr, TraceStep::State s, int k, int i) {
+    const bool node = s == TraceStep::M || s == TraceStep::I || s == TraceStep::D;
+    const bool emits = s == TraceStep::M || s == TraceStep::I ||
+                       ((s == TraceStep::N || s == TraceStep::C || s == TraceStep::J) && tr.back().state == s);
+    tr.push_back({s, node ? k : 0, emits ? i : 0, 0.0f});
+}
+
 std::size_t step_limit(const DpMatrix& fx, int M) { return static_cast<std::size_t>(4 * (fx.L + 2) * (M + 2)); }
 
 // The per-thread stores of TraceSampler: the cells' table (a power of two
@@ -168,6 +176,7 @@ std::size_t step_limit(const DpMatrix& fx, int M) { return static_cast<std::size
 // sums (up to kEndPoolDoubles).
 constexpr std::size_t kCells = std::size_t{1} << 16;
 constexpr int kRun = 16;
+constexpr int kAhead = 6;                                      // cells fetched ahead along a diagonal
 constexpr std::size_t kEndPoolDoubles = std::size_t{1} << 19;  // 4 MiB
 constexpr int kGenerationShift = 42;                           // keys: generation above, cell below
 constexpr std::uint64_t kNoKey = ~std::uint64_t{0};
@@ -261,38 +270,43 @@ TraceSampler::TraceSampler(const ForwardProfile& om, const LengthModel& length, 
     end_pool_.clear();
 }
 
-TraceSampler::Cell& TraceSampler::cell(int i, int k) {
-    const std::uint64_t key =
-        generation_ |
-        (static_cast<std::uint64_t>(i) * static_cast<std::uint64_t>(om_.length + 1) + static_cast<std::uint64_t>(k));
+inline std::size_t TraceSampler::slot(int i, int k) const {
     const std::uint64_t block =
         ((static_cast<std::uint64_t>(i - k + om_.length) << 32) | static_cast<std::uint64_t>(i / kRun)) *
         0x9E3779B97F4A7C15ull;
-    Cell& c =
-        cells_[(static_cast<std::size_t>(block >> 40) * kRun + static_cast<std::size_t>(i % kRun)) & (kCells - 1)];
-    if (c.key != key) c.key = key, c.have = 0;
-    return c;
+    return (static_cast<std::size_t>(block >> 40) * kRun + static_cast<std::size_t>(i % kRun)) & (kCells - 1);
 }
 
-// The quotients of the choice out of s at (i, k) (k unused for C, J, B).
-const double* TraceSampler::choice(TraceStep::State s, int i, int k) {
-    float path[4];
-    if (s == TraceStep::C || s == TraceStep::J || s == TraceStep::B) {
-        RowChoices& r = rows_[static_cast<std::size_t>(i)];
-        const int z = s == TraceStep::C ? 0 : s == TraceStep::J ? 1 : 2;
-        if (!(r.have & (1u << z))) {
-            fill_quotients(path, paths_of(om_, length_, fx_, s, i, k, path), &r.q[z]);
-            r.have |= 1u << z;
-        }
-        return &r.q[z];
+// The quotients of the choice out of C, J or B at row i.
+const double* TraceSampler::row_choice(TraceStep::State s, int i) {
+    RowChoices& r = rows_[static_cast<std::size_t>(i)];
+    const int z = s == TraceStep::C ? 0 : s == TraceStep::J ? 1 : 2;
+    if (!(r.have & (1u << z))) {
+        float path[4];
+        fill_quotients(path, paths_of(om_, length_, fx_, s, i, 0, path), &r.q[z]);
+        r.have |= 1u << z;
     }
-    Cell& c = cell(i, k);
-    const int z = s == TraceStep::M ? 0 : s == TraceStep::I ? 1 : 2;
+    return &r.q[z];
+}
+
+// The quotients of the choice out of M, I or D (z 0, 1, 2) at (i, k): the
+// cell's entry, filled first where it is not yet (fill_cell).
+inline const double* TraceSampler::cell_choice(int z, int i, int k) {
+    const std::uint64_t key =
+        generation_ |
+        (static_cast<std::uint64_t>(i) * static_cast<std::uint64_t>(om_.length + 1) + static_cast<std::uint64_t>(k));
+    Cell& c = cells_[slot(i, k)];
+    if (c.key == key && (c.have >> z & 1u)) return z == 0 ? c.m : z == 1 ? &c.i : &c.d;
+    return fill_cell(c, key, z, i, k);
+}
+
+const double* TraceSampler::fill_cell(Cell& c, std::uint64_t key, int z, int i, int k) {
+    if (c.key != key) c.key = key, c.have = 0;
+    constexpr TraceStep::State states[3] = {TraceStep::M, TraceStep::I, TraceStep::D};
     double* q = z == 0 ? c.m : z == 1 ? &c.i : &c.d;
-    if (!(c.have & (1u << z))) {
-        fill_quotients(path, paths_of(om_, length_, fx_, s, i, k, path), q);
-        c.have |= 1u << z;
-    }
+    float path[4];
+    fill_quotients(path, paths_of(om_, length_, fx_, states[z], i, k, path), q);
+    c.have |= 1u << z;
     return q;
 }
 
@@ -336,36 +350,60 @@ const double* TraceSampler::end_sums(int i) {
     return out;
 }
 
+// The end of a domain at row i for a roll: a binary search in the row's
+// running sums, or end_state()'s scan where they are not kept or the roll
+// is past their total.
+void TraceSampler::end_of_domain(double roll, int i, int& k, TraceStep::State& s) {
+    const int Q = striped_segments(om_.length);
+    const double* sums = end_sums(i);
+    const std::size_t W = static_cast<std::size_t>(Q) * 8;
+    const std::size_t e = sums ? static_cast<std::size_t>(std::upper_bound(sums, sums + W, roll) - sums) : W;
+    if (e < W) {
+        k = static_cast<int>(e & 3) * Q + static_cast<int>(e / 8) + 1;
+        s = (e & 4) ? TraceStep::D : TraceStep::M;
+    } else if (!end_state(om_, fx_, i, roll, k, s)) {
+        throw Error("stochastic traceback: no end state could be drawn");
+    }
+}
+
 void TraceSampler::trace(DomainRandom& random, std::vector<TraceStep>& tr) {
-    const int M = om_.length, Q = striped_segments(M);
+    static constexpr TraceStep::State kAfterM[4] = {TraceStep::B, TraceStep::M, TraceStep::I, TraceStep::D};
     int i = fx_.L, k = 0;
     start_trace(tr);
     TraceStep::State s0 = TraceStep::C;
     std::size_t guard = 0;
-    const std::size_t limit = step_limit(fx_, M);
+    const std::size_t limit = step_limit(fx_, om_.length);
     while (s0 != TraceStep::S) {
         if (++guard > limit) throw Error("stochastic traceback did not end");
         TraceStep::State s1 = TraceStep::S;
-        if (s0 == TraceStep::N) {
-            s1 = i == 0 ? TraceStep::S : TraceStep::N;
-        } else if (s0 == TraceStep::E) {
-            const double roll = random.uniform();
-            const double* sums = end_sums(i);
-            const std::size_t W = static_cast<std::size_t>(Q) * 8;
-            const std::size_t e = sums ? static_cast<std::size_t>(std::upper_bound(sums, sums + W, roll) - sums) : W;
-            if (e < W) {
-                k = static_cast<int>(e & 3) * Q + static_cast<int>(e / 8) + 1;
-                s1 = (e & 4) ? TraceStep::D : TraceStep::M;
-            } else if (!end_state(om_, fx_, i, roll, k, s1)) {
-                throw Error("stochastic traceback: no end state could be drawn");
+        switch (s0) {
+            case TraceStep::M: {
+                const double roll = random.uniform();
+                // A run of M steps goes down the diagonal: fetch its cells ahead.
+                if (i > kAhead && k > kAhead) __builtin_prefetch(&cells_[slot(i - kAhead, k - kAhead)]);
+                s1 = kAfterM[pick<4>(roll, cell_choice(0, i, k))];
+                break;
             }
-        } else {
-            const double roll = random.uniform();
-            const double* q = choice(s0, i, k);
-            s1 = successor(s0, s0 == TraceStep::M ? pick<4>(roll, q) : pick<2>(roll, q));
+            case TraceStep::I: {
+                const double roll = random.uniform();
+                s1 = pick<2>(roll, cell_choice(1, i, k)) == 0 ? TraceStep::M : TraceStep::I;
+                break;
+            }
+            case TraceStep::D: {
+                const double roll = random.uniform();
+                s1 = pick<2>(roll, cell_choice(2, i, k)) == 0 ? TraceStep::M : TraceStep::D;
+                break;
+            }
+            case TraceStep::N: s1 = i == 0 ? TraceStep::S : TraceStep::N; break;
+            case TraceStep::E: end_of_domain(random.uniform(), i, k, s1); break;
+            default: {  // C, J, B
+                const double roll = random.uniform();
+                s1 = successor(s0, pick<2>(roll, row_choice(s0, i)));
+                break;
+            }
         }
         step_back(s0, i, k);
-        append_step(tr, s1, k, i, 0.0f);
+        record(tr, s1, k, i);
         emit_back(s0, s1, i);
         s0 = s1;
     }

@@ -15,6 +15,18 @@
 
 namespace alignscope::profile {
 
+// Whether an overlap of nov positions of n falls short of the 80 % that
+// links two sampled domains: float(nov) / float(n) < 0.8f, decided in
+// integers where the conversions are exact (n > 0). The quotient rounds below
+// 0.8f exactly when nov / n <= 26843545 / 2^25, the midpoint between 0.8f
+// (13421773 / 2^24, odd) and the float below it, to which a tie rounds.
+constexpr float kMinOverlap = 0.8f;
+inline bool below_min_overlap(int nov, int n) {
+    constexpr int exact = 1 << 24;
+    if (n > exact || nov > exact || nov < -exact) return static_cast<float>(nov) / static_cast<float>(n) < kMinOverlap;
+    return static_cast<std::int64_t>(nov) * (std::int64_t{1} << 25) <= std::int64_t{26843545} * n;
+}
+
 // Appends a step as HMMER's traces record it (N, C, J keep i and a posterior
 // only when they emit, i.e. when the step before was the same state).
 void append_step(std::vector<TraceStep>& tr, TraceStep::State s, int k, int i, float pp);
@@ -47,8 +59,11 @@ public:
     };
 
 private:
-    Cell& cell(int i, int k);
-    const double* choice(TraceStep::State s, int i, int k);
+    std::size_t slot(int i, int k) const;
+    const double* cell_choice(int z, int i, int k);
+    const double* fill_cell(Cell& c, std::uint64_t key, int z, int i, int k);
+    const double* row_choice(TraceStep::State s, int i);
+    void end_of_domain(double roll, int i, int& k, TraceStep::State& s);
     const double* end_sums(int i);
 
     const ForwardProfile& om_;

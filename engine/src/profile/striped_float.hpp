@@ -46,6 +46,8 @@ inline F4 or4(F4 a, F4 b) { return {_mm_or_ps(a.v, b.v)}; }
 inline bool any_set(F4 a) { return _mm_movemask_ps(a.v) != 0; }
 // Every lane exactly zero (a NaN lane is not).
 inline bool all_zero(F4 a) { return _mm_movemask_ps(_mm_cmpneq_ps(a.v, _mm_setzero_ps())) == 0; }
+// All bits in the lanes where a or b is NaN.
+inline F4 unordered_mask(F4 a, F4 b) { return {_mm_cmpunord_ps(a.v, b.v)}; }
 #else
 struct F4 {
     std::array<float, 4> v;
@@ -98,6 +100,11 @@ inline F4 greater_mask(F4 a, F4 b) {
 inline F4 or4(F4 a, F4 b) { return a + b; }
 inline bool any_set(F4 a) { return a.v[0] != 0.0f || a.v[1] != 0.0f || a.v[2] != 0.0f || a.v[3] != 0.0f; }
 inline bool all_zero(F4 a) { return a.v[0] == 0.0f && a.v[1] == 0.0f && a.v[2] == 0.0f && a.v[3] == 0.0f; }
+inline F4 unordered_mask(F4 a, F4 b) {
+    F4 r;
+    for (std::size_t z = 0; z < 4; ++z) r.v[z] = a.v[z] != a.v[z] || b.v[z] != b.v[z] ? 1.0f : 0.0f;
+    return r;
+}
 #endif
 
 // (a0 + a1) + (a2 + a3), as HMMER's horizontal sum.
