@@ -13,6 +13,7 @@
 #include <alignscope/profile/null_model.hpp>
 #include <alignscope/profile/residue_code.hpp>
 
+#include "../../engine/src/profile/domain_clustering.hpp"
 #include "../../engine/src/profile/stochastic_trace.hpp"
 
 #include <QtTest>
@@ -58,6 +59,51 @@ std::string describe(const std::vector<TraceStep>& a, const std::vector<TraceSte
     return {};
 }
 
+// The domains of a trace (target and model extent of their M states).
+void add_domains(const std::vector<TraceStep>& tr, int sample, std::vector<SampledDomain>& out) {
+    SampledDomain d{sample, 0, 0, 0, 0};
+    for (const TraceStep& s : tr) {
+        if (s.state == TraceStep::B) d = SampledDomain{sample, 0, 0, 0, 0};
+        if (s.state == TraceStep::M) {
+            if (d.i == 0) d.i = s.i, d.k = s.k;
+            d.j = s.i, d.m = s.k;
+        }
+        if (s.state == TraceStep::E) out.push_back(d);
+    }
+}
+
+// Easel's single linkage step by step: the last unassigned domain starts a
+// cluster; each one popped scans the unassigned from the last, a linked one
+// swapped out for the last and pushed.
+std::vector<int> plain_single_linkage(const std::vector<SampledDomain>& sp, int& clusters) {
+    const int n = static_cast<int>(sp.size());
+    std::vector<int> available, pending, assignment(static_cast<std::size_t>(n), -1);
+    for (int v = n - 1; v >= 0; --v) available.push_back(v);
+    int na = n;
+    clusters = 0;
+    while (na > 0) {
+        pending.push_back(available[static_cast<std::size_t>(--na)]);
+        while (!pending.empty()) {
+            const int v = pending.back();
+            pending.pop_back();
+            assignment[static_cast<std::size_t>(v)] = clusters;
+            for (int a = na - 1; a >= 0; --a)
+                if (linked(sp[static_cast<std::size_t>(v)],
+                           sp[static_cast<std::size_t>(available[static_cast<std::size_t>(a)])])) {
+                    pending.push_back(available[static_cast<std::size_t>(a)]);
+                    available[static_cast<std::size_t>(a)] = available[static_cast<std::size_t>(--na)];
+                }
+        }
+        ++clusters;
+    }
+    return assignment;
+}
+
+bool same_clustering(const std::vector<SampledDomain>& sp) {
+    int plain = 0, fast = 0;
+    return plain_single_linkage(sp, plain) == single_linkage(sp, fast) && plain == fast;
+}
+
 }  // namespace
 
 class TestDomainSampling : public QObject {
@@ -75,7 +121,7 @@ private slots:
         const ConfiguredProfile profile(hmm, null_model);
         const FlushSubnormals flush;
         std::mt19937 rng(20261126u + static_cast<std::uint32_t>(hmm.length));
-        int traces = 0, domains = 0;
+        int traces = 0, domains = 0, clustered = 0;
         // One, two and three domains; a short target with none in full.
         for (const auto& [L, copies] : std::vector<std::pair<int, int>>{
                  {hmm.length + 40, 1}, {2 * hmm.length + 60, 2}, {3 * hmm.length + 30, 3}, {hmm.length / 2, 1}}) {
@@ -86,6 +132,7 @@ private slots:
             DomainRandom plain(42), fast(42);
             TraceSampler sampler(profile.multihit, length, fx);
             std::vector<TraceStep> a, b;
+            std::vector<SampledDomain> sampled;
             for (int t = 0; t < 200; ++t) {
                 stochastic_trace(plain, profile.multihit, length, fx, a);
                 sampler.trace(fast, b);
@@ -93,12 +140,55 @@ private slots:
                 QVERIFY2(diff.empty(),
                          (hmm.name + " L " + std::to_string(L) + " trace " + std::to_string(t) + ": " + diff).c_str());
                 for (const TraceStep& s : a) domains += s.state == TraceStep::B;
+                add_domains(a, t, sampled);
                 ++traces;
             }
+            // The clusters of the region's sampled domains.
+            QVERIFY2(same_clustering(sampled), (hmm.name + " L " + std::to_string(L)).c_str());
+            clustered += static_cast<int>(sampled.size());
             QCOMPARE(plain.uniform(), fast.uniform());
         }
         QCOMPARE(traces, 800);
         QVERIFY(domains > traces);  // several domains per trace in the repeated targets
+        QCOMPARE(clustered, domains);
+    }
+
+    // Single linkage without branches against Easel's loop on domains drawn
+    // around a few centres (links within and across them, ties of overlap).
+    void single_linkage_in_easels_order() {
+        std::mt19937 rng(7);
+        int groups = 0;
+        for (int round = 0; round < 40; ++round) {
+            std::vector<SampledDomain> sp;
+            const int centres = 1 + static_cast<int>(rng() % 5u), n = 50 + static_cast<int>(rng() % 400u);
+            for (int s = 0; s < n; ++s) {
+                const int c = static_cast<int>(rng() % static_cast<unsigned>(centres));
+                const int i = 1 + c * 70 + static_cast<int>(rng() % 12u), k = 1 + static_cast<int>(rng() % 10u);
+                const int len = 40 + static_cast<int>(rng() % 30u);
+                sp.push_back({s / 3, i, i + len, k, k + len - static_cast<int>(rng() % 9u)});
+            }
+            int plain = 0, fast = 0;
+            const std::vector<int> a = plain_single_linkage(sp, plain), b = single_linkage(sp, fast);
+            QVERIFY2(a == b && plain == fast, ("round " + std::to_string(round)).c_str());
+            groups += plain;
+        }
+        QVERIFY(groups > 40);  // more than one cluster in some rounds
+        // Pairs around every threshold: 80 % overlaps in the target and the
+        // model (ties included), diagonals four apart and five.
+        int pairs = 0, links = 0;
+        for (int len = 5; len <= 15; ++len)
+            for (int di = -3; di <= 12; ++di)
+                for (int blen = 5; blen <= 15; blen += 5)
+                    for (int dk = -6; dk <= 6; ++dk) {
+                        const std::vector<SampledDomain> sp{{0, 10, 9 + len, 10, 9 + len},
+                                                            {1, 10 + di, 9 + di + blen, 10 + dk, 9 + dk + blen}};
+                        QVERIFY2(same_clustering(sp), ("pair " + std::to_string(len) + " " + std::to_string(di) + " " +
+                                                       std::to_string(blen) + " " + std::to_string(dk))
+                                                          .c_str());
+                        ++pairs;
+                        links += linked(sp[0], sp[1]);
+                    }
+        QVERIFY(links > 0 && links < pairs);
     }
 
     // The clustering's overlap test in integers against the float division
@@ -110,11 +200,16 @@ private slots:
             const bool by_float = static_cast<float>(nov) / static_cast<float>(n) < 0.8f;
             if (below_min_overlap(nov, n) != by_float)
                 QFAIL(("overlap " + std::to_string(nov) + " of " + std::to_string(n)).c_str());
+            // (single_linkage's test for spans up to 2^23)
+            if (n <= (1 << 23) && (5 * nov < 4 * n) != by_float)
+                QFAIL(("5 nov < 4 n: overlap " + std::to_string(nov) + " of " + std::to_string(n)).c_str());
             ++checked;
             linked += !by_float;
         };
         for (int n = 1; n <= 3000; ++n)
             for (int nov = -3; nov <= n; ++nov) check(nov, n);
+        for (int n = (1 << 23) - 200; n <= (1 << 23); ++n)
+            for (int nov = n * 4 / 5 - 3; nov <= n * 4 / 5 + 3; ++nov) check(nov, n);
         for (int n = (1 << 24) - 40; n <= (1 << 24) + 40; ++n)
             for (int nov = n * 4 / 5 - 40; nov <= n * 4 / 5 + 40; ++nov) check(nov, n);
         QVERIFY(checked > 4000000 && linked > 0);

@@ -7,6 +7,7 @@
 #include <alignscope/profile/domain_definition.hpp>
 #include <alignscope/profile/envelope_rescore.hpp>
 
+#include "domain_clustering.hpp"
 #include "forward_pair.hpp"
 #include "posterior_decoding.hpp"
 #include "stochastic_trace.hpp"
@@ -54,7 +55,6 @@ constexpr float kRegionTrigger = 0.25f;  // a region starts where P(in a domain)
 constexpr float kRegionEdge = 0.10f;     // and is bounded where P(in a domain, not starting/ending) drops below
 constexpr float kMultidomain = 0.20f;    // expected domains on both sides of a point: cluster the region
 constexpr int kSamples = 200;            // stochastic tracebacks per clustered region
-constexpr int kMaxDiagonalDifference = 4;
 constexpr float kMinPosterior = 0.25f;
 constexpr float kMinEndpoint = 0.02f;
 
@@ -203,50 +203,16 @@ std::vector<TraceStep> optimal_accuracy_trace(const ForwardProfile& om, const Le
     return tr;
 }
 
-struct SampledDomain {
-    int sample, i, j, k, m;
-};
 struct Cluster {
     int i, j, k, m;
     float prob;
 };
 
-bool linked(const SampledDomain& a, const SampledDomain& b) {
-    int nov = std::min(a.j, b.j) - std::max(a.i, b.i) + 1;
-    int n = std::min(a.j - a.i + 1, b.j - b.i + 1);
-    if (below_min_overlap(nov, n)) return false;
-    nov = std::min(a.m, b.m) - std::max(a.k, b.k);  // (HMMER counts the model overlap one short)
-    n = std::min(a.m - a.k + 1, b.m - b.k + 1);
-    if (below_min_overlap(nov, n)) return false;
-    if (std::abs((a.i - a.k) - (b.i - b.k)) <= kMaxDiagonalDifference) return true;
-    if (std::abs((a.j - a.m) - (b.j - b.m)) <= kMaxDiagonalDifference) return true;
-    return false;
-}
-
 std::vector<Cluster> cluster_samples(const std::vector<SampledDomain>& sp, int samples) {
     const int n = static_cast<int>(sp.size());
     // Single linkage, in Easel's order of discovery.
-    std::vector<int> available(static_cast<std::size_t>(n)), pending, assignment(static_cast<std::size_t>(n), -1);
-    for (int v = 0; v < n; ++v) available[static_cast<std::size_t>(v)] = n - v - 1;
-    int na = n, nc = 0;
-    while (na > 0) {
-        pending.push_back(available[static_cast<std::size_t>(--na)]);
-        while (!pending.empty()) {
-            const int v = pending.back();
-            pending.pop_back();
-            assignment[static_cast<std::size_t>(v)] = nc;
-            for (int a = na - 1; a >= 0; --a) {
-                if (linked(sp[static_cast<std::size_t>(v)],
-                           sp[static_cast<std::size_t>(available[static_cast<std::size_t>(a)])])) {
-                    const int w = available[static_cast<std::size_t>(a)];
-                    available[static_cast<std::size_t>(a)] = available[static_cast<std::size_t>(na - 1)];
-                    --na;
-                    pending.push_back(w);
-                }
-            }
-        }
-        ++nc;
-    }
+    int nc = 0;
+    const std::vector<int> assignment = single_linkage(sp, nc);
     std::vector<Cluster> out;
     for (int c = 0; c < nc; ++c) {
         int included = 0, last = -1;

@@ -15,18 +15,6 @@
 
 namespace alignscope::profile {
 
-// Whether an overlap of nov positions of n falls short of the 80 % that
-// links two sampled domains: float(nov) / float(n) < 0.8f, decided in
-// integers where the conversions are exact (n > 0). The quotient rounds below
-// 0.8f exactly when nov / n <= 26843545 / 2^25, the midpoint between 0.8f
-// (13421773 / 2^24, odd) and the float below it, to which a tie rounds.
-constexpr float kMinOverlap = 0.8f;
-inline bool below_min_overlap(int nov, int n) {
-    constexpr int exact = 1 << 24;
-    if (n > exact || nov > exact || nov < -exact) return static_cast<float>(nov) / static_cast<float>(n) < kMinOverlap;
-    return static_cast<std::int64_t>(nov) * (std::int64_t{1} << 25) <= std::int64_t{26843545} * n;
-}
-
 // Appends a step as HMMER's traces record it (N, C, J keep i and a posterior
 // only when they emit, i.e. when the step before was the same state).
 void append_step(std::vector<TraceStep>& tr, TraceStep::State s, int k, int i, float pp);
