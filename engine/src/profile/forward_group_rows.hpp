@@ -14,6 +14,19 @@ template <int H>
 struct V {
     Reg r[H];
 };
+// Whether every lane of every register is exactly zero (a NaN lane is not).
+template <class R>
+inline bool lanes_zero(R a) {
+    if constexpr (sizeof(R) == 64) return _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_NEQ_UQ) == 0;
+    else
+        return _mm256_movemask_ps(_mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_NEQ_UQ)) == 0;
+}
+template <int H>
+inline bool all_zero(const V<H>& a) {
+    bool zero = true;
+    for (int h = 0; h < H; ++h) zero = zero && lanes_zero(a.r[h]);
+    return zero;
+}
 template <int H>
 inline V<H> operator+(V<H> a, V<H> b) {
     for (int h = 0; h < H; ++h) a.r[h] = r_add(a.r[h], b.r[h]);
@@ -160,6 +173,8 @@ void forward_deletes_group(const GroupProfile& p, int M, V<H> dcv, float* d) {
         Mask changed[H];
         for (int h = 0; h < H; ++h) changed[h] = m_none();
         for (int q = 0; q < Q; ++q) {
+            // Once every target's carried products are zero, every sum left adds +0.
+            if (all_zero(dcv)) return;
             const V<H> old = at<H>(d, q);
             const V<H> sum = dcv + old;
             for (int h = 0; h < H; ++h) changed[h] = m_or_gt(changed[h], sum.r[h], old.r[h]);
@@ -215,9 +230,10 @@ void backward_deletes_group(const GroupProfile& p, V<H> first, V<H> xEv, bool ad
         put(cur.d, q, dpv);
         if (add_end) put(cur.m, q, at<H>(cur.m, q) + xEv);
     }
-    for (int j = 1; j < 4; ++j) {
+    for (int j = 1; j < 4 && !all_zero(dcv); ++j) {
         dcv = shift_down(dcv);
         for (int q = Q - 1; q >= 0; --q) {
+            if (all_zero(dcv)) break;  // products all zero from here on add +0
             dcv = dcv * p.at<H>(DD, q);
             put(cur.d, q, at<H>(cur.d, q) + dcv);
         }
