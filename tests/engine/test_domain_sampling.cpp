@@ -1,12 +1,12 @@
 // The domain stage's stochastic tracebacks: TraceSampler, which keeps each
 // choice's quotients and each row's end-state sums from trace to trace,
 // against the straightforward traceback that normalises and divides at every
-// step. Both start from the same generator state over the same full
-// multihit Forward matrix (hmmer-examples' models; targets holding one or
-// several near-consensus domains among random residues), and must give the
-// same traces step for step and leave the generator in the same state, for
-// as many traces as a region draws, over several regions in a row (the
-// sampler's per-thread stores carry over from one region to the next).
+// step (its traces, and its domains with their null2 taken without a trace);
+// and the clustering of sampled domains against Easel's loop. Both start from the same generator state over the same
+// full multihit Forward matrix (hmmer-examples' models; targets holding one or several near-consensus domains among
+// random residues), and must give the same traces step for step and leave the generator in the same state, for as many
+// traces as a region draws, over several regions in a row (the sampler's per-thread stores carry over from one region
+// to the next).
 #include <alignscope/profile/domain_definition.hpp>
 #include <alignscope/profile/filters.hpp>
 #include <alignscope/profile/hmm_file.hpp>
@@ -14,11 +14,13 @@
 #include <alignscope/profile/residue_code.hpp>
 
 #include "../../engine/src/profile/domain_clustering.hpp"
+#include "../../engine/src/profile/posterior_decoding.hpp"
 #include "../../engine/src/profile/stochastic_trace.hpp"
 
 #include <QtTest>
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -99,6 +101,34 @@ std::vector<int> plain_single_linkage(const std::vector<SampledDomain>& sp, int&
     return assignment;
 }
 
+// TraceSampler::domains() of the next trace against the straightforward
+// trace tr: each domain's extent, and its null2 from the nodes against
+// null2_by_trace() over its B..E steps, bit for bit. Empty when they agree.
+std::string domains_difference(const ForwardProfile& om, ResidueAlphabet alphabet, const std::vector<TraceStep>& tr,
+                               const TraceDomains& found) {
+    std::size_t d = 0;
+    int tfrom = 0;
+    SampledDomain x{0, 0, 0, 0, 0};
+    for (int z = 0; z < static_cast<int>(tr.size()); ++z) {
+        const TraceStep& s = tr[static_cast<std::size_t>(z)];
+        if (s.state == TraceStep::B) tfrom = z, x = SampledDomain{0, 0, 0, 0, 0};
+        if (s.state == TraceStep::M) {
+            if (x.i == 0) x.i = s.i, x.k = s.k;
+            x.j = s.i, x.m = s.k;
+        }
+        if (s.state != TraceStep::E) continue;
+        if (d >= found.domains.size()) return "fewer domains";
+        const TraceDomain& f = found.domains[d++];
+        if (f.sqfrom != x.i || f.sqto != x.j || f.hmmfrom != x.k || f.hmmto != x.m)
+            return "extent of domain " + std::to_string(d);
+        const std::vector<float> a = null2_by_trace(om, tr, tfrom, z, alphabet);
+        const std::vector<float> b = null2_by_nodes(om, found.nodes.data() + f.first, f.count, alphabet);
+        if (a.size() != b.size() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) != 0)
+            return "null2 of domain " + std::to_string(d);
+    }
+    return d == found.domains.size() ? std::string{} : "more domains";
+}
+
 bool same_clustering(const std::vector<SampledDomain>& sp) {
     int plain = 0, fast = 0;
     return plain_single_linkage(sp, plain) == single_linkage(sp, fast) && plain == fast;
@@ -129,13 +159,19 @@ private slots:
             const LengthModel length = LengthModel::for_target(L, true);
             DpMatrix fx;
             forward(profile.multihit, length, dsq.data(), L, fx, true);
-            DomainRandom plain(42), fast(42);
-            TraceSampler sampler(profile.multihit, length, fx);
+            DomainRandom plain(42), fast(42), spans(42);
+            TraceSampler sampler(profile.multihit, length, fx), by_domains(profile.multihit, length, fx);
             std::vector<TraceStep> a, b;
+            TraceDomains found;
             std::vector<SampledDomain> sampled;
             for (int t = 0; t < 200; ++t) {
                 stochastic_trace(plain, profile.multihit, length, fx, a);
                 sampler.trace(fast, b);
+                by_domains.domains(spans, found);
+                const std::string spans_diff = domains_difference(profile.multihit, hmm.alphabet, a, found);
+                QVERIFY2(
+                    spans_diff.empty(),
+                    (hmm.name + " L " + std::to_string(L) + " trace " + std::to_string(t) + ": " + spans_diff).c_str());
                 const std::string diff = describe(a, b);
                 QVERIFY2(diff.empty(),
                          (hmm.name + " L " + std::to_string(L) + " trace " + std::to_string(t) + ": " + diff).c_str());
@@ -146,7 +182,9 @@ private slots:
             // The clusters of the region's sampled domains.
             QVERIFY2(same_clustering(sampled), (hmm.name + " L " + std::to_string(L)).c_str());
             clustered += static_cast<int>(sampled.size());
-            QCOMPARE(plain.uniform(), fast.uniform());
+            const double next = plain.uniform();  // the generators left in the same state
+            QCOMPARE(fast.uniform(), next);
+            QCOMPARE(spans.uniform(), next);
         }
         QCOMPARE(traces, 800);
         QVERIFY(domains > traces);  // several domains per trace in the repeated targets

@@ -436,15 +436,14 @@ private:
         for (int pos = ireg; pos <= jreg; ++pos) stage_.null2[static_cast<std::size_t>(pos)] = 0.0f;
         random_.reseed(random_.seed());
         std::vector<SampledDomain> sampled;
-        std::vector<TraceStep> tr;
+        TraceDomains found;
         TraceSampler sampler(om, multihit_length_, fx);
         for (int t = 0; t < kSamples; ++t) {
-            sampler.trace(random_, tr);
-            const auto domains = index_domains(tr);
+            sampler.domains(random_, found);
             int pos = 1;
-            for (const DomainIndex& d : domains) {
+            for (const TraceDomain& d : found.domains) {
                 sampled.push_back({t, d.sqfrom + ireg - 1, d.sqto + ireg - 1, d.hmmfrom, d.hmmto});
-                const auto null2 = null2_by_trace(om, tr, d.tfrom, d.tto, profile_.plan7.alphabet);
+                const auto null2 = null2_by_nodes(om, found.nodes.data() + d.first, d.count, profile_.plan7.alphabet);
                 for (; pos <= d.sqfrom; ++pos) stage_.null2[static_cast<std::size_t>(ireg + pos - 1)] += 1.0f;
                 for (; pos <= d.sqto; ++pos)
                     stage_.null2[static_cast<std::size_t>(ireg + pos - 1)] += null2[dsq_[ireg + pos - 2]];

@@ -425,4 +425,20 @@ std::vector<float> null2_by_trace(const ForwardProfile& om, const std::vector<Tr
     return null2_from_usage(om, match.data(), nullptr, n + c + j, alphabet);
 }
 
+std::vector<float> null2_by_nodes(const ForwardProfile& om, const int* nodes, int count, ResidueAlphabet alphabet) {
+    const int Q = om.segments;
+    std::vector<float>& match = usage_buffer(static_cast<std::size_t>(Q) * 4, 0);
+    // (Counts of whole numbers: the same in any order.)
+    for (int z = 0; z < count; ++z)
+        match[static_cast<std::size_t>(((nodes[z] - 1) % Q) * 4 + (nodes[z] - 1) / Q)] += 1.0f;
+    const float norm = static_cast<float>(1.0 / static_cast<float>(count));
+    for (float& m : match) m *= norm;
+    // No N, C or J step lies between B and E: their shares are 0 x norm.
+    float n = 0.0f, c = 0.0f, j = 0.0f;
+    n *= norm;
+    c *= norm;
+    j *= norm;
+    return null2_from_usage(om, match.data(), nullptr, n + c + j, alphabet);
+}
+
 }  // namespace alignscope::profile

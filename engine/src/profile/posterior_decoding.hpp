@@ -32,5 +32,8 @@ std::optional<float> decode_and_align(const ForwardProfile& om, const LengthMode
 // uses in tr[zstart..zend].
 std::vector<float> null2_by_trace(const ForwardProfile& om, const std::vector<TraceStep>& tr, int zstart, int zend,
                                   ResidueAlphabet alphabet);
+// The same for a domain (B to E) given the nodes of its M and I steps, in
+// any order: null2_by_trace() of the domain's steps.
+std::vector<float> null2_by_nodes(const ForwardProfile& om, const int* nodes, int count, ResidueAlphabet alphabet);
 
 }  // namespace alignscope::profile

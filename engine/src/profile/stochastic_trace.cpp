@@ -366,10 +366,50 @@ void TraceSampler::end_of_domain(double roll, int i, int& k, TraceStep::State& s
     }
 }
 
-void TraceSampler::trace(DomainRandom& random, std::vector<TraceStep>& tr) {
+// The steps of a sampled trace, last to first, into a recorded trace.
+struct StepsSink {
+    std::vector<TraceStep>& tr;
+    bool step(TraceStep::State s, int k, int i) {
+        record(tr, s, k, i);
+        return true;
+    }
+};
+
+// The same steps into domains: E opens one, M and I add their nodes (the
+// first M met is the last in the trace), B closes it; N ends the walk.
+struct DomainsSink {
+    TraceDomains& out;
+    TraceDomain d{};
+    bool any_m = false;
+    bool step(TraceStep::State s, int k, int i) {
+        switch (s) {
+            case TraceStep::E:
+                d = TraceDomain{0, 0, 0, 0, out.nodes.size(), 0};
+                any_m = false;
+                break;
+            case TraceStep::M:
+                if (!any_m) d.sqto = i, d.hmmto = k, any_m = true;
+                d.sqfrom = i, d.hmmfrom = k;
+                out.nodes.push_back(k);
+                break;
+            case TraceStep::I: out.nodes.push_back(k); break;
+            case TraceStep::B:
+                d.count = static_cast<int>(out.nodes.size() - d.first);
+                out.domains.push_back(d);
+                break;
+            case TraceStep::N: return false;
+            default: break;
+        }
+        return true;
+    }
+};
+
+// Draws one trace from row L back to S, handing each step to the sink
+// (until it declines the rest).
+template <class Sink>
+void TraceSampler::walk(DomainRandom& random, Sink& sink) {
     static constexpr TraceStep::State kAfterM[4] = {TraceStep::B, TraceStep::M, TraceStep::I, TraceStep::D};
     int i = fx_.L, k = 0;
-    start_trace(tr);
     TraceStep::State s0 = TraceStep::C;
     std::size_t guard = 0;
     const std::size_t limit = step_limit(fx_, om_.length);
@@ -403,11 +443,25 @@ void TraceSampler::trace(DomainRandom& random, std::vector<TraceStep>& tr) {
             }
         }
         step_back(s0, i, k);
-        record(tr, s1, k, i);
+        if (!sink.step(s1, k, i)) return;
         emit_back(s0, s1, i);
         s0 = s1;
     }
+}
+
+void TraceSampler::trace(DomainRandom& random, std::vector<TraceStep>& tr) {
+    start_trace(tr);
+    StepsSink sink{tr};
+    walk(random, sink);
     std::reverse(tr.begin(), tr.end());
+}
+
+void TraceSampler::domains(DomainRandom& random, TraceDomains& out) {
+    out.domains.clear();
+    out.nodes.clear();
+    DomainsSink sink{out};
+    walk(random, sink);
+    std::reverse(out.domains.begin(), out.domains.end());
 }
 
 }  // namespace alignscope::profile

@@ -26,10 +26,26 @@ void stochastic_trace(DomainRandom& random, const ForwardProfile& om, const Leng
 // The traces of one region, one after another, each the same as
 // stochastic_trace() with the same generator state. The profile, length model
 // and matrix must outlive the sampler and stay unchanged.
+// The domains of a sampled trace, in target order: the target and model
+// extent of their M states, and the nodes of their M and I steps
+// (nodes[first .. first + count), in no particular order).
+struct TraceDomain {
+    int sqfrom = 0, sqto = 0, hmmfrom = 0, hmmto = 0;
+    std::size_t first = 0;
+    int count = 0;
+};
+struct TraceDomains {
+    std::vector<TraceDomain> domains;
+    std::vector<int> nodes;
+};
+
 class TraceSampler {
 public:
     TraceSampler(const ForwardProfile& om, const LengthModel& length, const DpMatrix& fx);
     void trace(DomainRandom& random, std::vector<TraceStep>& tr);
+    // The domains of the next trace (the same draws as trace()), without
+    // the trace; the walk stops where the rest is N steps, which draw nothing.
+    void domains(DomainRandom& random, TraceDomains& out);
 
     // The choices out of one cell's M, I and D: their cumulative quotients (as
     // Easel's choice compares its draw with them), each computed when first
@@ -47,6 +63,8 @@ public:
     };
 
 private:
+    template <class Sink>
+    void walk(DomainRandom& random, Sink& sink);
     std::size_t slot(int i, int k) const;
     const double* cell_choice(int z, int i, int k);
     const double* fill_cell(Cell& c, std::uint64_t key, int z, int i, int k);
