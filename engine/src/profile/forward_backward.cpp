@@ -89,7 +89,12 @@ void set_specials(DpMatrix& dp, int i, float xE, float xN, float xJ, float xB, f
 // The D->D paths of a Forward row: one full pass, then up to three more
 // across lane boundaries (HMMER stops early on models of 100 nodes or more
 // once a pass changes nothing). `dcv` is the M->D carried out of the row.
-void forward_deletes(Profile p, F4 dcv, int M, float* d) {
+// Returns xEv plus the row's final D values in segment order, as HMMER adds
+// them after the passes: each later pass adds up the values it leaves, and
+// the last pass's sum is the one (a pass that changes nothing, the third,
+// or one whose carried products are all zero, after which no cell changes:
+// the rest of the row is added as it is).
+F4 forward_deletes(Profile p, F4 dcv, int M, float* d, F4 xEv) {
     const int Q = p.Q;
     dcv = shift_up(dcv);
     put(d, 0, zero4());
@@ -98,21 +103,29 @@ void forward_deletes(Profile p, F4 dcv, int M, float* d) {
         put(d, q, sum);
         dcv = sum * p.at(DD, q);
     }
+    F4 total = xEv;
     for (int j = 1; j < 4; ++j) {
         dcv = shift_up(dcv);
         F4 changed = zero4();
-        for (int q = 0; q < Q; ++q) {
-            // Once the carried products are all zero (flushed below FLT_MIN),
-            // every later sum of this pass and the next adds +0: no cell changes.
-            if (all_zero(dcv)) return;
+        total = xEv;
+        int q = 0;
+        // Once the carried products are all zero (flushed below FLT_MIN),
+        // every later sum of this pass and the next adds +0: no cell changes.
+        for (; q < Q && !all_zero(dcv); ++q) {
             const F4 old = at(d, q);
             const F4 sum = dcv + old;
             changed = or4(changed, greater_mask(sum, old));
             put(d, q, sum);
+            total = sum + total;
             dcv = dcv * p.at(DD, q);
+        }
+        if (q < Q) {
+            for (; q < Q; ++q) total = at(d, q) + total;
+            return total;
         }
         if (M >= 100 && !any_set(changed)) break;
     }
+    return total;
 }
 
 // One Forward row's M, I and D from the previous row; returns the row's E
@@ -139,9 +152,7 @@ float forward_row(Profile p, const float* emission, float xB, int M, Row prev, R
         dcv = sv * p.at(MD, q);
         put(cur.i, q, mpv * p.at(MI, q) + ipv * p.at(II, q));
     }
-    forward_deletes(p, dcv, M, cur.d);
-    for (int q = 0; q < Q; ++q) xEv = at(cur.d, q) + xEv;
-    return lane_sum(xEv);
+    return lane_sum(forward_deletes(p, dcv, M, cur.d, xEv));
 }
 
 }  // namespace
