@@ -10,6 +10,7 @@
 #include <alignscope/profile/domain_definition.hpp>
 #include <alignscope/profile/filters.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -23,9 +24,6 @@ void append_step(std::vector<TraceStep>& tr, TraceStep::State s, int k, int i, f
 void stochastic_trace(DomainRandom& random, const ForwardProfile& om, const LengthModel& length, const DpMatrix& fx,
                       std::vector<TraceStep>& tr);
 
-// The traces of one region, one after another, each the same as
-// stochastic_trace() with the same generator state. The profile, length model
-// and matrix must outlive the sampler and stay unchanged.
 // The domains of a sampled trace, in target order: the target and model
 // extent of their M states, and the nodes of their M and I steps
 // (nodes[first .. first + count), in no particular order).
@@ -39,6 +37,9 @@ struct TraceDomains {
     std::vector<int> nodes;
 };
 
+// The traces of one region, one after another, each the same as
+// stochastic_trace() with the same generator state. The profile, length model
+// and matrix must outlive the sampler and stay unchanged.
 class TraceSampler {
 public:
     TraceSampler(const ForwardProfile& om, const LengthModel& length, const DpMatrix& fx);
