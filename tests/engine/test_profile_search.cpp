@@ -95,6 +95,26 @@ private slots:
         // the longest suite of CI's ASan run): hmmsearch reads the same slice.
         slice_ = database_slice(dir_, QStringLiteral("slice.fa"), test::kSanitized ? 1500 : 5000);
         small_ = database_slice(dir_, QStringLiteral("small.fa"), 300);
+        // Low-complexity targets that a long coiled-coil model scores highly
+        // enough for HMMER's Backward to take scale factors of its own.
+        runs_ = dir_.filePath(QStringLiteral("runs.fa"));
+        QFile runs(runs_);
+        QVERIFY(runs.open(QIODevice::WriteOnly));
+        for (const char residue : {'E', 'K', 'Q'})
+            for (const int length : {1000, 1200, 1500, 3000})
+                runs.write(QByteArray(">run_") + residue + "_" + QByteArray::number(length) + "\n" +
+                           QByteArray(length, residue) + "\n");
+        // And runs between stretches of UniProt sequence (the slice's), where
+        // the regions' edges depend on the corrected posteriors.
+        SequenceReader flanks(slice_.toStdString());
+        Sequence flank;
+        for (int t = 0; t < 6; ++t) {
+            QByteArray residues;
+            for (int piece = 0; piece < 3 && flanks.next(flank); ++piece)
+                residues +=
+                    QByteArray::fromStdString(flank.residues.substr(0, 300)) + QByteArray(1200 + 300 * t, "EKQ"[t % 3]);
+            runs.write(QByteArray(">mixed_") + QByteArray::number(t) + "\n" + residues + "\n");
+        }
         // The tutorial's 330 kb human chromosome piece in 20 kb windows (hmmsearch
         // takes targets of at most 100,000 residues).
         dna_ = dir_.filePath(QStringLiteral("dna_windows.fa"));
@@ -132,6 +152,11 @@ private slots:
         // HMMER's order.
         QTest::newRow("SMC_N, UniProt slice") << "../testsuite/SMC_N.hmm.gz"
                                               << "slice" << QStringList{};
+        // Runs of E, K and Q of up to 3,000 residues: the Backward overflows
+        // unless it switches to its own scale factors where hmmsearch does,
+        // and the posteriors must follow.
+        QTest::newRow("SMC_N, E/K/Q runs") << "../testsuite/SMC_N.hmm.gz"
+                                           << "runs" << QStringList{"--max", "-E", "1e9", "--domE", "1e9"};
     }
 
     void same_as_hmmsearch() {
@@ -139,7 +164,10 @@ private slots:
         QFETCH(QString, database);
         QFETCH(QStringList, options);
         const QString model_path = model.endsWith(".gz") ? kTutorial + "/" + model : kTutorial + "/" + model + ".hmm";
-        const QString db = database == "slice" ? slice_ : database == "small" ? small_ : dna_;
+        const QString db = database == "slice"   ? slice_
+                           : database == "small" ? small_
+                           : database == "runs"  ? runs_
+                                                 : dna_;
         QTemporaryDir dir;
         const Expected expected = run_hmmsearch(dir, model_path, db, options);
         QCOMPARE(expected.counts.size(), 4);
@@ -154,6 +182,8 @@ private slots:
             if (options[i] == "--F1") settings.F1 = options[i + 1].toDouble();
             if (options[i] == "--F2") settings.F2 = options[i + 1].toDouble();
             if (options[i] == "--F3") settings.F3 = options[i + 1].toDouble();
+            if (options[i] == "-E") settings.report_E = options[i + 1].toDouble();
+            if (options[i] == "--domE") settings.domain_E = options[i + 1].toDouble();
         }
         auto scanner = make_cpu_profile_scanner_registry()->create("cpu", 2);
         JobContext context;
@@ -177,6 +207,13 @@ private slots:
             QVERIFY2(evalue_agrees(E, f[4]),
                      qPrintable(QStringLiteral("%1: E %2, hmmsearch %3").arg(name).arg(E).arg(f[4])));
             exact += QString::asprintf("%.1f", static_cast<double>(h.score)) == f[5];
+            // The domain stage's own counts (tblout's exp, reg, clu, ov, env):
+            // what the posteriors of the parser matrices decided.
+            const QStringList stage{QString::asprintf("%.1f", static_cast<double>(h.expected_domains)),
+                                    QString::number(h.regions), QString::number(h.clustered),
+                                    QString::number(h.overlaps), QString::number(h.envelopes)};
+            QVERIFY2(stage == f.mid(10, 5), qPrintable(name + ": exp/reg/clu/ov/env " + stage.join(' ') +
+                                                       ", hmmsearch " + f.mid(10, 5).join(' ')));
         }
         QCOMPARE(reported, static_cast<int>(expected.targets.size()));
         QVERIFY(exact >= 0.99 * reported);
@@ -524,7 +561,7 @@ private slots:
 
 private:
     QTemporaryDir dir_;
-    QString slice_, small_, dna_;
+    QString slice_, small_, dna_, runs_;
 };
 
 QTEST_GUILESS_MAIN(TestProfileSearch)

@@ -349,12 +349,15 @@ public:
         const int L = L_;
         std::vector<float> btot(static_cast<std::size_t>(L + 1)), etot(static_cast<std::size_t>(L + 1)),
             mocc(static_cast<std::size_t>(L + 1));
-        const float scaleproduct = static_cast<float>(1.0 / bck.x(0, DpMatrix::N));
+        float scaleproduct = static_cast<float>(1.0 / bck.x(0, DpMatrix::N));
         const float loop = multihit_length_.loop;
         for (int i = 1; i <= L; ++i) {
             btot[static_cast<std::size_t>(i)] =
                 btot[static_cast<std::size_t>(i - 1)] +
                 fwd.x(i - 1, DpMatrix::B) * bck.x(i - 1, DpMatrix::B) * fwd.x(i - 1, DpMatrix::Scale) * scaleproduct;
+            // A Backward with factors of its own: the product of the rows'
+            // Forward over Backward factors, up to row i-1.
+            if (bck.own_scales) scaleproduct *= fwd.x(i - 1, DpMatrix::Scale) / bck.x(i - 1, DpMatrix::Scale);
             etot[static_cast<std::size_t>(i)] =
                 etot[static_cast<std::size_t>(i - 1)] +
                 fwd.x(i, DpMatrix::E) * bck.x(i, DpMatrix::E) * fwd.x(i, DpMatrix::Scale) * scaleproduct;

@@ -49,6 +49,7 @@ void DpMatrix::resize(int model_length, int target_length, bool keep_all_rows, b
     grow(dmx, (full && all_deletes ? rows : 2) * width());
     grow(xmx, static_cast<std::size_t>(L + 1) * Specials);
     total_scale = 0.0f;
+    own_scales = false;
 }
 
 namespace {
@@ -311,7 +312,12 @@ void backward_specials(float xB, const LengthModel& length, const ForwardProfile
 }
 
 float backward_scale(const DpMatrix& fwd, int i, DpMatrix& bck, BackwardCarry& x) {
-    const float s = fwd.x(i, DpMatrix::Scale);
+    // The Forward's factor, until B passes 1e16: from that row down the
+    // Backward takes factors of its own, B where it passes 1e4 (HMMER's
+    // has_own_scales; a Backward of a long low-complexity target with a
+    // high-scoring model otherwise overflows to NaN). Row L's B is 0.
+    if (backward_needs_own_scales(x.xB)) bck.own_scales = true;
+    const float s = bck.own_scales ? (x.xB > 1.0e4f ? x.xB : 1.0f) : fwd.x(i, DpMatrix::Scale);
     bck.x(i, DpMatrix::Scale) = s;
     if (!(s > 1.0f)) return 1.0f;
     x.xE = x.xE / s;

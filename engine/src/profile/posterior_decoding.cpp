@@ -379,7 +379,7 @@ std::optional<float> decode_and_align(const ForwardProfile& om, const LengthMode
                                       const DpMatrix& bck, DpMatrix& pp, DpMatrix& ox, ResidueAlphabet alphabet,
                                       std::vector<float>* null2) {
     const int L = fwd.L;
-    const float scaleproduct = static_cast<float>(1.0 / bck.x(0, DpMatrix::N));
+    float scaleproduct = static_cast<float>(1.0 / bck.x(0, DpMatrix::N));
     if (std::isinf(scaleproduct)) return std::nullopt;
     pp.resize(fwd.M, L, true);
     const Profile p(om);
@@ -388,11 +388,16 @@ std::optional<float> decode_and_align(const ForwardProfile& om, const LengthMode
     ExpectedUsage usage(pp.width());
     for (int i = 1; i <= L; ++i) {
         decode_row(length, fwd, bck, scaleproduct, i, pp);
+        // A Backward with factors of its own: the product of the rows'
+        // Forward over Backward factors so far.
+        if (bck.own_scales) scaleproduct *= fwd.x(i, DpMatrix::Scale) / bck.x(i, DpMatrix::Scale);
         if (null2) usage.add(pp, i);
         const float xE = accuracy_row(p, masks, row_of(static_cast<const DpMatrix&>(pp), i), row_of(ox, i - 1),
                                       row_of(ox, i), ox.x(i - 1, DpMatrix::B));
         accuracy_specials(om, length, pp, ox, i, xE);
     }
+    // The posteriors overflowed (HMMER's range error): no domain here.
+    if (std::isinf(scaleproduct)) return std::nullopt;
     if (null2) *null2 = usage.null2(om, L, alphabet);
     return ox.x(L, DpMatrix::C);
 }

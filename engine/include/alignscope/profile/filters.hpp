@@ -43,6 +43,11 @@ struct DpMatrix {
     bool full = false, all_deletes = true;
     std::vector<float> mmx, imx, dmx, xmx;
     float total_scale = 0;  // sum of log(scale) over rows, nats
+    // Backward only: from some row down, scale factors of its own rather than
+    // the Forward's (HMMER switches when B passes 1e16, where the Forward's
+    // factors would let the Backward overflow); posterior decoding then
+    // corrects row by row.
+    bool own_scales = false;
 
     void resize(int model_length, int target_length, bool keep_all_rows, bool keep_all_deletes = true);
     std::size_t width() const { return static_cast<std::size_t>(Q) * 4; }
@@ -54,6 +59,10 @@ struct DpMatrix {
     float& x(int i, Special s) { return xmx[static_cast<std::size_t>(i * Specials + s)]; }
     float x(int i, Special s) const { return xmx[static_cast<std::size_t>(i * Specials + s)]; }
 };
+
+// Where a Backward switches to its own scale factors (DpMatrix::own_scales):
+// B above 1e16, compared in double as HMMER compares it.
+inline bool backward_needs_own_scales(float xB) { return static_cast<double>(xB) > 1.0e16; }
 
 // HMMER's number of four-float segments for a model of M nodes.
 inline int striped_segments(int M) {
