@@ -53,8 +53,12 @@ enum EnvelopeAccSpecial { kAccE = 0, kAccN, kAccJ, kAccB, kAccC };
 // What the traceback reports besides its steps.
 enum EnvelopeStatus : int {
     kEnvelopeOk = 0,
-    kEnvelopeTraceFull = 1,       // more steps than the trace's room: redo it on the CPU
-    kEnvelopeTraceImpossible = 2  // an impossible state or a trace that did not end: redo it on the CPU
+    kEnvelopeTraceFull = 1,        // more steps than the trace's room: redo it on the CPU
+    kEnvelopeTraceImpossible = 2,  // an impossible state or a trace that did not end: redo it on the CPU
+    // The Backward's B passed 1e16, where HMMER's switches to scale factors
+    // of its own (DpMatrix::own_scales), which the lanes do not: redo it on
+    // the CPU, which does.
+    kEnvelopeOwnScales = 3
 };
 
 // One traceback step as TraceStep keeps it (state letter, node, position, posterior).
@@ -295,7 +299,9 @@ ALIGNSCOPE_LANES_FN BackwardOutcome envelope_backward(Lanes& g, const ForwardMod
     x.xE = g.fmul(x.xC, m.e_move);
     // Row i's division by the Forward's scale factor of the row
     // (backward_scale_step()), its specials out; the cells' factor back.
+    bool own_scales = false;
     auto rescale = [&](int i) {
+        own_scales = own_scales || static_cast<double>(x.xB) > 1.0e16;  // backward_needs_own_scales()
         const float s = g.broadcast(scales + i);
         const float factor = backward_scale_step(g, s, x);
         if (g.lead()) {
@@ -359,7 +365,7 @@ ALIGNSCOPE_LANES_FN BackwardOutcome envelope_backward(Lanes& g, const ForwardMod
     x.xB = g.sum(xBv);
     x.xN = g.fadd(g.fmul(x.xB, t.move), g.fmul(x.xN, t.loop));
     if (g.lead()) bx[0] = 0.0f, bx[1] = x.xN, bx[2] = 0.0f, bx[3] = x.xB, bx[4] = 0.0f, bx[5] = 1.0f;
-    return {x.xN, x.total_scale};
+    return {x.xN, x.total_scale, own_scales};
 }
 
 // Row i of the posteriors and of the optimal accuracy DP in one pass over
@@ -728,6 +734,10 @@ ALIGNSCOPE_LANES_FN EnvelopeResult envelope_rescore(Lanes& g, const ForwardModel
     r.bck_xN = b.xN;
     r.bck_total_scale = b.total_scale;
     g.sync();
+    if (b.own_scales) {
+        r.status = kEnvelopeOwnScales;
+        return r;
+    }
     // A score forward_score_of() or backward_score_of() rejects (NaN, zero,
     // infinite) makes the envelope the CPU's error whatever follows: nothing
     // is decoded (its posteriors would be NaN, and the traceback could walk

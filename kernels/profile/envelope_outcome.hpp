@@ -31,12 +31,14 @@ inline ForwardModelView envelope_model_view(const alignscope::profile::ForwardPr
 // The outcome of one envelope of `target_length` residues from the lanes'
 // result, their trace steps (T first; result.steps of them) and the K
 // canonical residues' null2 odds (null when not asked). Nothing where the
-// traceback did not fit (result.status) and the scores do not already end
-// it: the caller redoes the envelope (rescore_envelope_reference()).
+// Backward needed scale factors of its own, or the traceback did not fit
+// (result.status) and the scores do not already end it: the caller redoes
+// the envelope (rescore_envelope_reference()).
 inline std::optional<alignscope::profile::EnvelopeOutcome> envelope_outcome(
     const EnvelopeResult& r, const EnvelopeStep* steps, const float* null2, int envelope_length,
     alignscope::profile::ResidueAlphabet alphabet, int target_length) {
     namespace ap = alignscope::profile;
+    if (r.status == kEnvelopeOwnScales) return std::nullopt;
     ap::EnvelopeOutcome out;
     try {
         out.env_score = ap::forward_score_of(ap::LengthModel::for_target(target_length, false), r.fwd_xC,
@@ -108,6 +110,9 @@ alignscope::profile::EnvelopeOutcome emulate_envelope_with(Lanes& g, const align
     const EnvelopeResult r = envelope_rescore(g, envelope_model_view(om, om.striped.data()), t);
     auto out = envelope_outcome(r, storage.trace.data(), job.null2 ? storage.null2.data() : nullptr, t.L, alphabet, L);
     if (out) return std::move(*out);
+    // A Backward that needs scale factors of its own: the CPU's, as the scanner does.
+    if (r.status == kEnvelopeOwnScales)
+        return alignscope::profile::rescore_envelope_reference(om, alphabet, dsq, L, job);
     alignscope::profile::EnvelopeOutcome failed;
     failed.error = "envelope traceback status " + std::to_string(r.status);
     return failed;

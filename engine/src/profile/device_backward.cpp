@@ -28,4 +28,16 @@ void load_device_backward(const BackwardScores& device, std::size_t i, int M, in
     bck.total_scale = device.total_scale[i];
 }
 
+bool device_backward_needs_cpu(const DpMatrix& fwd, const DpMatrix& bck) {
+    // B before the row's division is the stored B times the factor, within a
+    // rounding: the margin keeps every switch on the CPU's side.
+    for (int i = 1; i < bck.L; ++i) {
+        const float s = fwd.x(i, DpMatrix::Scale);
+        const double before = static_cast<double>(bck.x(i, DpMatrix::B)) * static_cast<double>(s > 1.0f ? s : 1.0f);
+        if (!(before <= 0.999e16)) return true;
+    }
+    const float xN = bck.x(0, DpMatrix::N);
+    return !std::isfinite(xN) || (bck.L > 0 && xN == 0.0f);
+}
+
 }  // namespace alignscope::profile

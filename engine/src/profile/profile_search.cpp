@@ -696,23 +696,24 @@ private:
         PairTarget t[kGroupTargets];
         DomainTarget domain_targets[kGroupTargets];
         float bcksc[kGroupTargets];
+        bool cpu_backward[kGroupTargets] = {};
         for (int j = 0; j < item.n; ++j) {
             const std::size_t k = item.first + static_cast<std::size_t>(j), d = batch.passed[k];
             const int L = targets_.length(past_viterbi_[batch.positions[d]].target);
             load_device_forward(batch.forward, d, om.length, L, fwd[j]);
             if (batch.has_backward) {
-                const BackwardScores& b = batch.backward;
-                // No score (NaN, underflow, overflow): the CPU path's error.
-                if (std::isnan(b.scores[k]))
-                    (void)backward_score_of(b.specials[b.first_row[k] * DpMatrix::Specials + DpMatrix::N],
-                                            b.total_scale[k], L);
-                load_device_backward(b, k, om.length, L, bck[j]);
+                load_device_backward(batch.backward, k, om.length, L, bck[j]);
+                // Where hmmsearch's Backward would have taken scale factors
+                // of its own (or the device's gave no score), the CPU's.
+                cpu_backward[j] = device_backward_needs_cpu(fwd[j], bck[j]);
             }
             t[j] = PairTarget{targets_.codes(past_viterbi_[batch.positions[d]].target), L,
                               LengthModel::for_target(L, true), &fwd[j], &bck[j]};
             domain_targets[j] = DomainTarget{t[j].dsq, L, &fwd[j], &bck[j]};
         }
         if (!batch.has_backward) backward_group(om, t, item.n, false, bcksc);
+        for (int j = 0; j < item.n; ++j)
+            if (cpu_backward[j]) (void)backward(om, t[j].length, t[j].dsq, t[j].L, fwd[j], bck[j], false);
         if (device_envelopes_) {
             defer_envelopes(batch, item, domain_targets);
             return;

@@ -81,6 +81,12 @@ struct DpMatrix;
 // the total scale; the two rows of cells are sized, not filled (the domain
 // stage reads none of them).
 void load_device_backward(const BackwardScores& device, std::size_t i, int M, int L, DpMatrix& bck);
+// Whether a device's Backward rows `bck` (the Forward's scale factors on
+// every row, as the device keeps them) may differ from the CPU's: hmmsearch's
+// takes factors of its own from the row where B passes 1e16 (DpMatrix::
+// own_scales). True for any row whose B before its division comes within
+// 0.1 % of that, or is not a number; such a target's Backward is the CPU's.
+bool device_backward_needs_cpu(const DpMatrix& fwd, const DpMatrix& bck);
 
 // One envelope of the domain stage to rescore on a device: the loaded
 // target (its index), the envelope i..j on it (1-based, inclusive) and
