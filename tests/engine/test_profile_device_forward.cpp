@@ -280,6 +280,49 @@ private slots:
         QVERIFY2(long_hit, "the long target was not found: the worker threads' side went untested");
     }
 
+    // device_backward_needs_cpu(): a device's Backward rows (the Forward's
+    // scale factors throughout) go to the CPU where a row's B before its
+    // division comes near 1e16 (hmmsearch's switch to factors of its own), or
+    // the score is not a number, zero or infinite; nowhere else.
+    void device_backward_needs_cpu_where_hmmsearch_switches() {
+        const int L = 5;
+        DpMatrix fwd, bck;
+        fwd.resize(4, L, false);
+        auto fresh = [&] {
+            bck.resize(4, L, false);
+            std::fill(bck.xmx.begin(), bck.xmx.end(), 1.0f);
+            std::fill(fwd.xmx.begin(), fwd.xmx.end(), 1.0f);
+        };
+        fresh();
+        QVERIFY(!device_backward_needs_cpu(fwd, bck));
+        // Row 2 divided by a factor of 1e6: B was 1e16 before it (stored 1e10).
+        fresh();
+        fwd.x(2, DpMatrix::Scale) = 1.0e6f;
+        bck.x(2, DpMatrix::B) = 1.0e10f;
+        QVERIFY(device_backward_needs_cpu(fwd, bck));
+        // Stored 1e9 with the same factor: 1e15 before, far from the switch.
+        bck.x(2, DpMatrix::B) = 1.0e9f;
+        QVERIFY(!device_backward_needs_cpu(fwd, bck));
+        // No division (factor 1): the stored B is the one compared.
+        fresh();
+        bck.x(3, DpMatrix::B) = 2.0e16f;
+        QVERIFY(device_backward_needs_cpu(fwd, bck));
+        // Row L is never compared (hmmsearch does not switch there), row 0 neither.
+        fresh();
+        bck.x(L, DpMatrix::B) = 2.0e16f;
+        bck.x(0, DpMatrix::B) = 2.0e16f;
+        QVERIFY(!device_backward_needs_cpu(fwd, bck));
+        // A row's B not a number; the score's N not a number, infinite or 0.
+        fresh();
+        bck.x(1, DpMatrix::B) = std::numeric_limits<float>::quiet_NaN();
+        QVERIFY(device_backward_needs_cpu(fwd, bck));
+        for (const float xN : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 0.0f}) {
+            fresh();
+            bck.x(0, DpMatrix::N) = xN;
+            QVERIFY(device_backward_needs_cpu(fwd, bck));
+        }
+    }
+
 private:
     QTemporaryDir dir_;
     QString slice_;
