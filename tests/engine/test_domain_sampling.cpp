@@ -19,6 +19,7 @@
 
 #include <QtTest>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -251,6 +252,57 @@ private slots:
         for (int n = (1 << 24) - 40; n <= (1 << 24) + 40; ++n)
             for (int nov = n * 4 / 5 - 40; nov <= n * 4 / 5 + 40; ++nov) check(nov, n);
         QVERIFY(checked > 4000000 && linked > 0);
+    }
+    // A Backward with scale factors of its own (DpMatrix::own_scales, as
+    // hmmsearch's takes where B passes 1e16): the domain stage's region sums
+    // correct row by row by the Forward's over the Backward's factor, so the
+    // same Backward stored with other factors gives the same regions,
+    // envelopes and expected number of domains.
+    void region_sums_follow_a_backward_with_its_own_scales() {
+        const ProfileHmm hmm = read_hmm_file((kExamples + "fn3.hmm").toStdString()).front();
+        NullModel null_model(hmm.alphabet);
+        null_model.set_filter(hmm.length, hmm.composition);
+        const ConfiguredProfile profile(hmm, null_model);
+        const FlushSubnormals flush;
+        std::mt19937 rng(7u);
+        const int L = 3 * hmm.length + 30;
+        const std::vector<std::uint8_t> dsq = target(hmm, L, 3, rng);
+        const LengthModel length = LengthModel::for_target(L, true);
+        DpMatrix fwd, bck;
+        forward(profile.multihit, length, dsq.data(), L, fwd, false);
+        backward(profile.multihit, length, dsq.data(), L, fwd, bck, false);
+        QVERIFY(!bck.own_scales);
+        // Every rescaled row below L divided by 1.5 times the Forward's factor
+        // instead: row i's specials (and row 0's) carry the product of the
+        // ratios of rows i..L-1.
+        DpMatrix own = bck;
+        own.own_scales = true;
+        double carried = 1.0;
+        int changed = 0;
+        for (int i = L - 1; i >= 0; --i) {
+            if (i >= 1 && bck.x(i, DpMatrix::Scale) > 1.0f) {
+                own.x(i, DpMatrix::Scale) = 1.5f * bck.x(i, DpMatrix::Scale);
+                carried /= 1.5;
+                ++changed;
+            }
+            for (const DpMatrix::Special s : {DpMatrix::E, DpMatrix::N, DpMatrix::J, DpMatrix::B, DpMatrix::C})
+                own.x(i, s) = static_cast<float>(static_cast<double>(bck.x(i, s)) * carried);
+        }
+        QVERIFY2(changed > 1, "the Forward rescaled no row: nothing to correct");
+        const DomainStage a = define_domains(profile, dsq.data(), L, fwd, bck, 42, false);
+        const DomainStage b = define_domains(profile, dsq.data(), L, fwd, own, 42, false);
+        QVERIFY2(a.regions >= 2, "fewer than two regions: the sums went untested");
+        QVERIFY2(std::fabs(b.expected_domains - a.expected_domains) <= 1e-4f * a.expected_domains,
+                 qPrintable(
+                     QStringLiteral("expected domains %1 against %2").arg(b.expected_domains).arg(a.expected_domains)));
+        QCOMPARE(b.regions, a.regions);
+        QCOMPARE(b.clustered, a.clustered);
+        QCOMPARE(b.envelopes, a.envelopes);
+        QCOMPARE(b.domains.size(), a.domains.size());
+        for (std::size_t d = 0; d < a.domains.size(); ++d) {
+            QCOMPARE(b.domains[d].env_from, a.domains[d].env_from);
+            QCOMPARE(b.domains[d].env_to, a.domains[d].env_to);
+        }
     }
 };
 
