@@ -35,7 +35,9 @@ struct BackwardTargetView {
 // xN is row 0's N.
 struct BackwardOutcome {
     float xN = 0, total_scale = 0;
-    bool own_scales = false;  // an envelope's: B passed 1e16 (envelope_backward())
+    // An envelope's: 1 where B passed 1e16 (envelope_backward()). An int, so
+    // that the struct has no padding: tests compare outcomes byte for byte.
+    int own_scales = 0;
 };
 
 // Backward's specials carried from row to row.
@@ -217,7 +219,7 @@ ALIGNSCOPE_LANES_FN BackwardOutcome backward_lanes(Lanes& g, const ForwardModelV
     BackwardLaneCarry x;
     x.xC = t.move;
     x.xE = g.fmul(x.xC, m.e_move);
-    if (L == 0) return {x.xN, x.total_scale, false};
+    if (L == 0) return {x.xN, x.total_scale, 0};
     // Row L: every M and D reaches E; I does not.
     const V xEv = g.splat(x.xE);
     for (int q = 0; q < Q; ++q) g.put(kRowM, q, xEv), g.put(kRowD, q, xEv), g.put(kRowI, q, g.zero());
@@ -238,7 +240,7 @@ ALIGNSCOPE_LANES_FN BackwardOutcome backward_lanes(Lanes& g, const ForwardModelV
         float* row = t.specials;
         row[0] = 0.0f, row[1] = x.xN, row[2] = 0.0f, row[3] = x.xB, row[4] = 0.0f, row[5] = 1.0f;
     }
-    return {x.xN, x.total_scale, false};
+    return {x.xN, x.total_scale, 0};
 }
 
 // The CPU emulation: HostForwardLanes (one row of storage, four lanes in one

@@ -365,7 +365,7 @@ ALIGNSCOPE_LANES_FN BackwardOutcome envelope_backward(Lanes& g, const ForwardMod
     x.xB = g.sum(xBv);
     x.xN = g.fadd(g.fmul(x.xB, t.move), g.fmul(x.xN, t.loop));
     if (g.lead()) bx[0] = 0.0f, bx[1] = x.xN, bx[2] = 0.0f, bx[3] = x.xB, bx[4] = 0.0f, bx[5] = 1.0f;
-    return {x.xN, x.total_scale, own_scales};
+    return {x.xN, x.total_scale, own_scales ? 1 : 0};
 }
 
 // Row i of the posteriors and of the optimal accuracy DP in one pass over

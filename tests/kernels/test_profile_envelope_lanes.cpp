@@ -159,7 +159,7 @@ void compare_matrices(const Model& model, const std::uint8_t* dsq, int L, const 
     // Where the CPU's Backward took scale factors of its own, the lanes (which
     // keep the Forward's) must say so, and the scanner redoes the envelope on
     // the CPU (compare_envelope() checks that outcome); nowhere else.
-    if (d.isEmpty() && b.own_scales != bx.own_scales)
+    if (d.isEmpty() && (b.own_scales != 0) != bx.own_scales)
         d = QStringLiteral("own scale factors: lanes %1, CPU %2").arg(b.own_scales).arg(bx.own_scales);
     tally.own_scales += bx.own_scales;
     if (bx.own_scales) {
