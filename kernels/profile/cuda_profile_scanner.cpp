@@ -13,6 +13,7 @@
 //    back (Backward given the Forward's scale factors, packed).
 // Each call's kernels (by KernelName) and copies go on the job's timeline.
 #include "profile/cuda_profile_scanner.hpp"
+#include "profile/envelope_outcome.hpp"
 
 #include "profile/filter_layout.hpp"
 
@@ -40,18 +41,6 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// The Forward profile's striped floats (at `striped`, on the device) as the
-// Forward and Backward kernels read them.
-ForwardModelView model_view(const ap::ForwardProfile& model, const float* striped) {
-    ForwardModelView view;
-    view.striped = striped;
-    view.Q = model.segments;
-    view.M = model.length;
-    view.e_loop = model.e_loop;
-    view.e_move = model.e_move;
-    return view;
 }
 
 // Whether the filter kernels take a model of `nodes` nodes on this device:
@@ -540,7 +529,7 @@ float CudaProfileScanner::forward_chunk(const ap::ForwardProfile& model, std::sp
     forward_specials_.reserve(std::max<std::size_t>(chunk.rows * kForwardSpecials, 1), where);
     upload_rows_chunk(model, chunk, timeline, where);
     const ForwardBatchView batch = rows_batch<ForwardBatchView>(chunk);
-    const ForwardModelView view = model_view(model, forward_model_.data());
+    const ForwardModelView view = envelope_model_view(model, forward_model_.data());
     ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
     static const KernelName kernel = KernelName::parse(kForwardKernelName);
     timeline.record(stream_, kernel_op(kernel, 0, chunk.cells), [&] {
@@ -708,7 +697,7 @@ float CudaProfileScanner::backward_chunk(const ap::ForwardProfile& model,
     BackwardBatchView batch = rows_batch<BackwardBatchView>(chunk);
     batch.scales = scales_at;
     batch.scale_step = in_place ? static_cast<std::uint32_t>(kForwardSpecials) : 1u;
-    const ForwardModelView view = model_view(model, forward_model_.data());
+    const ForwardModelView view = envelope_model_view(model, forward_model_.data());
     ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
     static const KernelName kernel = KernelName::parse(kBackwardKernelName);
     timeline.record(stream_, kernel_op(kernel, 0, chunk.cells), [&] {

@@ -18,6 +18,8 @@
 
 namespace alignscope::kernels::profile {
 
+// The Forward profile's striped floats (at `striped`, on the device or the
+// host) as the Forward, Backward and envelope kernels read them.
 inline ForwardModelView envelope_model_view(const alignscope::profile::ForwardProfile& om, const float* striped) {
     ForwardModelView m;
     m.striped = striped;
