@@ -29,9 +29,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <future>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -66,6 +68,28 @@ void check_positive(const std::optional<double>& v, const char* flag) {
     if (v && !(*v > 0)) throw Error(std::string(flag) + " must be positive, not " + std::to_string(*v));
 }
 
+// Tuning of the device split, for measurements (each a whole number; an
+// unset or unreadable one leaves the default): ALIGNSCOPE_PROFILE_DEVICE_LENGTH
+// (the longest target the device's Forward takes), ALIGNSCOPE_PROFILE_DEVICE_BATCH
+// (its first batch), ALIGNSCOPE_PROFILE_DEVICE_ENVELOPES (envelopes it
+// rescores at a time) and ALIGNSCOPE_PROFILE_CPU_ENVELOPES (0: the worker
+// threads leave waiting envelopes to the device).
+void tune_from_environment(profile::PipelineSettings& s) {
+    const auto number = [](const char* name) -> std::optional<long long> {
+        const char* v = std::getenv(name);
+        if (v == nullptr || *v == '\0') return std::nullopt;
+        char* end = nullptr;
+        const long long n = std::strtoll(v, &end, 10);
+        if (*end != '\0' || n < 0) return std::nullopt;
+        return n;
+    };
+    if (auto n = number("ALIGNSCOPE_PROFILE_DEVICE_LENGTH"))
+        s.device_length = static_cast<int>(std::min<long long>(*n, std::numeric_limits<int>::max()));
+    if (auto n = number("ALIGNSCOPE_PROFILE_DEVICE_BATCH")) s.device_batch = static_cast<std::size_t>(*n);
+    if (auto n = number("ALIGNSCOPE_PROFILE_DEVICE_ENVELOPES")) s.device_envelopes = static_cast<std::size_t>(*n);
+    if (auto n = number("ALIGNSCOPE_PROFILE_CPU_ENVELOPES")) s.cpu_takes_envelopes = *n != 0;
+}
+
 profile::PipelineSettings settings_of(const HmmsearchFlags& f) {
     profile::PipelineSettings s;
     if (f.max) s.set_max();
@@ -98,6 +122,7 @@ profile::PipelineSettings settings_of(const HmmsearchFlags& f) {
     if (f.threads < 0) throw Error("--threads must be 0 (all cores) or more");
     s.threads = f.threads;
     s.alignments = true;
+    tune_from_environment(s);
     return s;
 }
 
