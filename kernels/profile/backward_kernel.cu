@@ -17,20 +17,19 @@ namespace alignscope::kernels::profile {
 
 namespace {
 
-constexpr int kBackwardThreads = 64;  // per block: 16 targets at a time (the Forward filter's shape)
-
 // One lane of a target's four; rows where the Forward filter's are.
-template <bool SharedRows>
-using DeviceBackwardLanes = RowLanes<SharedRows, kBackwardThreads>;
+template <bool SharedRows, int Threads>
+using DeviceBackwardLanes = RowLanes<SharedRows, Threads>;
 
 // Shared memory: the rows first (SharedRows), then the model (shared_model).
-template <bool SharedRows, int Ahead>
-__global__ void __launch_bounds__(kBackwardThreads)
+// Threads a block: the Forward filter's (kRowsWideThreads or kRowsNarrowThreads).
+template <bool SharedRows, int Ahead, int Threads>
+__global__ void __launch_bounds__(Threads)
     backward_parser_kernel(BackwardBatchView batch, ForwardModelView model, int model_floats, bool shared_model) {
     extern __shared__ float shared_floats[];
-    model.striped = block_model(model.striped, shared_floats + (SharedRows ? 3 * model.Q * kBackwardThreads : 0),
-                                model_floats, shared_model);
-    auto g = DeviceBackwardLanes<SharedRows>::of_thread(shared_floats, batch.scratch, model.Q, batch.stride);
+    model.striped = block_model(model.striped, shared_floats + (SharedRows ? 3 * model.Q * Threads : 0), model_floats,
+                                shared_model);
+    auto g = DeviceBackwardLanes<SharedRows, Threads>::of_thread(shared_floats, batch.scratch, model.Q, batch.stride);
     for (;;) {
         const std::uint32_t item = g.next_item(batch.counter);
         if (item >= batch.count) break;
@@ -50,12 +49,12 @@ __global__ void __launch_bounds__(kBackwardThreads)
     }
 }
 
-template <bool SharedRows, int Ahead>
+template <bool SharedRows, int Ahead, int Threads>
 cudaError_t backward_at(const BackwardBatchView& batch, const ForwardModelView& model, int model_floats,
                         bool shared_model, int blocks, cudaStream_t stream) {
-    return launch_with_shared(backward_parser_kernel<SharedRows, Ahead>, blocks, kBackwardThreads,
-                              forward_shared_bytes(model.Q, model_floats, SharedRows, shared_model), stream, batch,
-                              model, model_floats, shared_model);
+    return launch_with_shared(backward_parser_kernel<SharedRows, Ahead, Threads>, blocks, Threads,
+                              forward_shared_bytes(model.Q, model_floats, SharedRows, shared_model, Threads), stream,
+                              batch, model, model_floats, shared_model);
 }
 
 // ALIGNSCOPE_BACKWARD_AHEAD=1 or 6: loads that many segments ahead instead
@@ -72,31 +71,41 @@ int ahead() {
 
 template <int Ahead>
 cudaError_t backward_ahead(const BackwardBatchView& batch, const ForwardModelView& model, int model_floats,
-                           bool shared_rows, bool shared_model, int blocks, cudaStream_t stream) {
-    return shared_rows ? backward_at<true, Ahead>(batch, model, model_floats, shared_model, blocks, stream)
-                       : backward_at<false, Ahead>(batch, model, model_floats, shared_model, blocks, stream);
+                           bool shared_rows, bool shared_model, int blocks, cudaStream_t stream, int threads) {
+    if (threads == kRowsNarrowThreads) {
+        if (!shared_rows || !shared_model) return cudaErrorInvalidConfiguration;
+        return backward_at<true, Ahead, kRowsNarrowThreads>(batch, model, model_floats, true, blocks, stream);
+    }
+    if (threads != kRowsWideThreads) return cudaErrorInvalidConfiguration;
+    return shared_rows
+               ? backward_at<true, Ahead, kRowsWideThreads>(batch, model, model_floats, shared_model, blocks, stream)
+               : backward_at<false, Ahead, kRowsWideThreads>(batch, model, model_floats, shared_model, blocks, stream);
 }
 
 }  // namespace
 
 cudaError_t launch_backward_parser(const BackwardBatchView& batch, const ForwardModelView& model, int model_floats,
-                                   bool shared_rows, bool shared_model, int blocks, cudaStream_t stream) {
-    // The shared memory and scratch are sized by the Forward filter's shape.
-    if (forward_threads_per_block() != kBackwardThreads) return cudaErrorInvalidConfiguration;
+                                   bool shared_rows, bool shared_model, int blocks, cudaStream_t stream, int threads) {
     switch (ahead()) {
-        case 1: return backward_ahead<1>(batch, model, model_floats, shared_rows, shared_model, blocks, stream);
-        case 6: return backward_ahead<6>(batch, model, model_floats, shared_rows, shared_model, blocks, stream);
+        case 1:
+            return backward_ahead<1>(batch, model, model_floats, shared_rows, shared_model, blocks, stream, threads);
+        case 6:
+            return backward_ahead<6>(batch, model, model_floats, shared_rows, shared_model, blocks, stream, threads);
         default:
-            return backward_ahead<kBackwardAhead>(batch, model, model_floats, shared_rows, shared_model, blocks,
-                                                  stream);
+            return backward_ahead<kBackwardAhead>(batch, model, model_floats, shared_rows, shared_model, blocks, stream,
+                                                  threads);
     }
 }
 
 cudaError_t load_backward_kernels() {
     cudaFuncAttributes attributes{};
-    const cudaError_t status = cudaFuncGetAttributes(&attributes, backward_parser_kernel<true, kBackwardAhead>);
-    return status == cudaSuccess ? cudaFuncGetAttributes(&attributes, backward_parser_kernel<false, kBackwardAhead>)
-                                 : status;
+    cudaError_t status =
+        cudaFuncGetAttributes(&attributes, backward_parser_kernel<true, kBackwardAhead, kRowsWideThreads>);
+    if (status == cudaSuccess)
+        status = cudaFuncGetAttributes(&attributes, backward_parser_kernel<false, kBackwardAhead, kRowsWideThreads>);
+    return status == cudaSuccess
+               ? cudaFuncGetAttributes(&attributes, backward_parser_kernel<true, kBackwardAhead, kRowsNarrowThreads>)
+               : status;
 }
 
 }  // namespace alignscope::kernels::profile

@@ -57,6 +57,14 @@ bool viterbi_fits(int nodes, int codes, std::size_t shared_optin) {
     return q > 0 && (shared_optin == 0 || viterbi_shared_bytes(q, codes) <= shared_optin);
 }
 
+// ALIGNSCOPE_GPU_NARROW_ROWS=0: a large model's Forward and Backward rows in
+// the global scratch with wide blocks, as before the narrow shape (the same
+// results; to compare the two shapes' speed).
+bool narrow_rows_allowed() {
+    static const bool disabled = gpu_stage_switched_off("ALIGNSCOPE_GPU_NARROW_ROWS");
+    return !disabled;
+}
+
 }  // namespace
 
 bool gpu_stage_switched_off(const char* name) {
@@ -123,6 +131,7 @@ void CudaProfileScanner::load(const ap::ProfileTargets& targets, JobContext& con
     cudaDeviceProp props{};
     ALIGNSCOPE_CUDA(cudaGetDeviceProperties(&props, device_), where);
     shared_optin_ = props.sharedMemPerBlockOptin;
+    shared_per_sm_ = props.sharedMemPerMultiprocessor;
     shape_.sm_count = std::max(1, info_.sm_count);
     shape_.forward_threads = forward_threads_per_block();
     shape_.forward_shared = std::min<std::uint64_t>(props.sharedMemPerBlockOptin, props.sharedMemPerMultiprocessor / 2);
@@ -534,7 +543,7 @@ float CudaProfileScanner::forward_chunk(const ap::ForwardProfile& model, std::sp
     static const KernelName kernel = KernelName::parse(kForwardKernelName);
     timeline.record(stream_, kernel_op(kernel, 0, chunk.cells), [&] {
         ALIGNSCOPE_CUDA(launch_forward_filter(batch, view, chunk.model_floats, chunk.shared_rows, chunk.shared_model,
-                                              chunk.blocks, stream_),
+                                              chunk.blocks, stream_, chunk.threads),
                         where);
     });
     ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
@@ -702,7 +711,7 @@ float CudaProfileScanner::backward_chunk(const ap::ForwardProfile& model,
     static const KernelName kernel = KernelName::parse(kBackwardKernelName);
     timeline.record(stream_, kernel_op(kernel, 0, chunk.cells), [&] {
         ALIGNSCOPE_CUDA(launch_backward_parser(batch, view, chunk.model_floats, chunk.shared_rows, chunk.shared_model,
-                                               chunk.blocks, stream_),
+                                               chunk.blocks, stream_, chunk.threads),
                         where);
     });
     ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);
@@ -728,17 +737,26 @@ CudaProfileScanner::RowsChunk CudaProfileScanner::rows_chunk(const ap::ForwardPr
         chunk.cells += static_cast<std::uint64_t>(L) * static_cast<std::uint64_t>(model.length);
     }
     chunk.model_floats = static_cast<int>(model.striped.size());
-    const int threads = forward_threads_per_block();
-    chunk.blocks = static_cast<int>(
-        std::min<std::size_t>((count * 4 + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads),
-                              static_cast<std::size_t>(std::max(1, info_.sm_count)) * 16));
-    chunk.stride = static_cast<std::uint32_t>(chunk.blocks * threads);
-    // Rows (and the model) in shared memory where two blocks still fit an SM.
+    // Rows (and the model) in shared memory where two blocks still fit an SM;
+    // else, where a narrow block's rows and the model fit, narrow blocks.
     const std::size_t half = shape_.forward_shared;
     const int Q = model.segments;
     chunk.shared_rows = forward_shared_bytes(Q, chunk.model_floats, true, false) <= half;
     chunk.shared_model = forward_shared_bytes(Q, chunk.model_floats, chunk.shared_rows, true) <=
                          (chunk.shared_rows ? half : shared_optin_);
+    const std::size_t narrow = forward_shared_bytes(Q, chunk.model_floats, true, true, kRowsNarrowThreads);
+    std::size_t per_sm = 16;
+    if (!chunk.shared_rows && narrow <= shared_optin_ && narrow_rows_allowed()) {
+        chunk.threads = kRowsNarrowThreads;
+        chunk.shared_rows = chunk.shared_model = true;
+        // The blocks that fit the SMs at once (each copies the model in).
+        per_sm = std::max<std::size_t>(1, shared_per_sm_ / (narrow + 1024));
+    }
+    const auto threads = static_cast<std::size_t>(chunk.threads);
+    chunk.blocks =
+        static_cast<int>(std::min<std::size_t>((count * 4 + threads - 1) / threads,
+                                               static_cast<std::size_t>(std::max(1, info_.sm_count)) * per_sm));
+    chunk.stride = static_cast<std::uint32_t>(static_cast<std::size_t>(chunk.blocks) * threads);
     chunk.order = std::vector<std::uint32_t>(count);
     std::iota(chunk.order.begin(), chunk.order.end(), 0u);
     std::stable_sort(chunk.order.begin(), chunk.order.end(), [&](std::uint32_t a, std::uint32_t b) {

@@ -124,6 +124,7 @@ private:
         int model_floats = 0, blocks = 0;
         std::uint32_t stride = 0;
         bool shared_rows = false, shared_model = false;
+        int threads = 64;  // a block's: kRowsWideThreads or kRowsNarrowThreads
     };
     // The chunk of `targets` (loaded targets, all in the loaded slice).
     RowsChunk rows_chunk(const alignscope::profile::ForwardProfile& model,
@@ -175,7 +176,8 @@ private:
     ProfileMemoryPlan plan_;
     static constexpr std::size_t kNoSlice = static_cast<std::size_t>(-1);
     std::size_t loaded_slice_ = kNoSlice;
-    std::size_t shared_optin_ = 0;  // the device's opt-in shared memory per block
+    std::size_t shared_optin_ = 0;   // the device's opt-in shared memory per block
+    std::size_t shared_per_sm_ = 0;  // and per multiprocessor
     cudaStream_t stream_ = nullptr;
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
     DeviceBuffer<std::uint8_t> residues_;

@@ -66,14 +66,25 @@ struct ForwardBatchView {
     std::uint32_t* counter = nullptr;  // must be zero
 };
 
-int forward_threads_per_block();
-// Shared memory of a launch: the block's rows (shared_rows) and the model's
-// `model_floats` striped floats (shared_model).
-std::size_t forward_shared_bytes(int segments, int model_floats, bool shared_rows, bool shared_model);
+// Threads a block of the Forward filter and the parser Backward: the wide
+// shape (16 targets a block), or the narrow one (4 targets) for a model whose
+// wide block's rows do not fit shared memory but a narrow block's rows and the
+// model together do. Rows in the global scratch leave every step of a row
+// waiting on an L2 load (SMC_N's 1,142 nodes: about 0.2 ms a row); in shared
+// memory a step waits tens of cycles.
+inline constexpr int kRowsWideThreads = 64;
+inline constexpr int kRowsNarrowThreads = 16;
+int forward_threads_per_block();  // the wide shape's
+// Shared memory of a launch of `threads` a block: the block's rows
+// (shared_rows) and the model's `model_floats` striped floats (shared_model).
+std::size_t forward_shared_bytes(int segments, int model_floats, bool shared_rows, bool shared_model,
+                                 int threads = kRowsWideThreads);
 // Rows in shared memory (shared_rows) or in batch.scratch; the model copied
-// to shared memory (shared_model) or read from global.
+// to shared memory (shared_model) or read from global. `threads` a block:
+// kRowsWideThreads, or kRowsNarrowThreads with the rows and the model shared.
 cudaError_t launch_forward_filter(const ForwardBatchView& batch, const ForwardModelView& model, int model_floats,
-                                  bool shared_rows, bool shared_model, int blocks, cudaStream_t stream);
+                                  bool shared_rows, bool shared_model, int blocks, cudaStream_t stream,
+                                  int threads = kRowsWideThreads);
 
 // The parser Backward of targets past the Fwd filter (backward_kernel.cu,
 // kBackwardKernelName): four threads a target, as the Forward filter.
@@ -101,7 +112,8 @@ struct BackwardBatchView {
 
 // As launch_forward_filter (the same rows, shared memory and threads a block).
 cudaError_t launch_backward_parser(const BackwardBatchView& batch, const ForwardModelView& model, int model_floats,
-                                   bool shared_rows, bool shared_model, int blocks, cudaStream_t stream);
+                                   bool shared_rows, bool shared_model, int blocks, cudaStream_t stream,
+                                   int threads = kRowsWideThreads);
 
 // The filter, Forward and Backward kernels' code loaded onto the current
 // device now rather than at their first launch (CUDA loads modules lazily):
