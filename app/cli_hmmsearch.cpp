@@ -70,7 +70,7 @@ void check_positive(const std::optional<double>& v, const char* flag) {
 
 // Tuning of the device split, for measurements (each a whole number; an
 // unset or unreadable one leaves the default): ALIGNSCOPE_PROFILE_DEVICE_LENGTH
-// (the longest target the device's Forward takes), ALIGNSCOPE_PROFILE_DEVICE_BATCH
+// (the longest target the device's Forward takes, whatever the model's length), ALIGNSCOPE_PROFILE_DEVICE_BATCH
 // (its first batch), ALIGNSCOPE_PROFILE_DEVICE_ENVELOPES (envelopes it
 // rescores at a time) and ALIGNSCOPE_PROFILE_CPU_ENVELOPES (0: the worker
 // threads leave waiting envelopes to the device).
@@ -84,7 +84,8 @@ void tune_from_environment(profile::PipelineSettings& s) {
         return n;
     };
     if (auto n = number("ALIGNSCOPE_PROFILE_DEVICE_LENGTH"))
-        s.device_length = static_cast<int>(std::min<long long>(*n, std::numeric_limits<int>::max()));
+        s.device_length = s.device_length_long_model =
+            static_cast<int>(std::min<long long>(*n, std::numeric_limits<int>::max()));
     if (auto n = number("ALIGNSCOPE_PROFILE_DEVICE_BATCH")) s.device_batch = static_cast<std::size_t>(*n);
     if (auto n = number("ALIGNSCOPE_PROFILE_DEVICE_ENVELOPES")) s.device_envelopes = static_cast<std::size_t>(*n);
     if (auto n = number("ALIGNSCOPE_PROFILE_CPU_ENVELOPES")) s.cpu_takes_envelopes = *n != 0;

@@ -280,6 +280,45 @@ private slots:
         QVERIFY2(long_hit, "the long target was not found: the worker threads' side went untested");
     }
 
+    // Models of long_model nodes or more send targets up to
+    // device_length_long_model to the device, shorter models only up to
+    // device_length; the results stay the CPU path's. (Pkinase, 260 nodes,
+    // stands for a long model by lowering the bound.)
+    void long_models_send_longer_targets_to_the_device() {
+        const ProfileHmm hmm = read_hmm_file((kTutorial + "/Pkinase.hmm").toStdString()).front();
+        ProfileTargets targets = read_profile_targets(slice_.toStdString(), hmm.alphabet);
+        std::vector<std::uint8_t> consensus, repeated;
+        ResidueCode::of(hmm.alphabet).digitise(hmm.consensus.substr(1), consensus);
+        for (int c = 0; c < 8; ++c) repeated.insert(repeated.end(), consensus.begin(), consensus.end());
+        add_target(targets, "consensus_x8", repeated);  // 2,080 residues
+        JobContext context;
+        PipelineSettings settings;
+        settings.threads = 2;
+        settings.device_length = 1500;
+        settings.device_length_long_model = 2500;
+        QVERIFY(repeated.size() > 1500 && repeated.size() <= 2500);
+        QCOMPARE(settings.device_length_for(hmm.length), 1500);
+        auto cpu = make_cpu_profile_scanner_registry()->create("cpu", 2);
+        cpu->load(targets, context);
+        const ModelSearch expected = search_profile(hmm, targets, *cpu, settings, context);
+        for (const int long_model : {hmm.length + 1, hmm.length}) {
+            settings.long_model = long_model;
+            const int limit = settings.device_length_for(hmm.length);
+            QCOMPARE(limit, long_model <= hmm.length ? 2500 : 1500);
+            ForwardOnTheSide device(make_cpu_profile_scanner_registry()->create("cpu", 2), -1, true, true);
+            device.load(targets, context);
+            const ModelSearch ours = search_profile(hmm, targets, device, settings, context);
+            QVERIFY(device.longest() <= static_cast<std::uint64_t>(limit));
+            QCOMPARE(device.longest() >= repeated.size(), limit == 2500);
+            QCOMPARE(ours.hits.size(), expected.hits.size());
+            for (std::size_t h = 0; h < ours.hits.size(); ++h) {
+                QCOMPARE(QString::fromStdString(ours.hits[h].name), QString::fromStdString(expected.hits[h].name));
+                QVERIFY(same_bits(ours.hits[h].score, expected.hits[h].score));
+                QCOMPARE(ours.hits[h].domains.size(), expected.hits[h].domains.size());
+            }
+        }
+    }
+
     // device_backward_needs_cpu(): a device's Backward rows (the Forward's
     // scale factors throughout) go to the CPU where a row's B before its
     // division comes near 1e16 (hmmsearch's switch to factors of its own), or

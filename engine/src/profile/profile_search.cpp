@@ -785,8 +785,9 @@ void score_survivors(const ConfiguredProfile& profile, const std::vector<Candida
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         return targets.length(past_viterbi[a].target) > targets.length(past_viterbi[b].target);
     });
+    const int device_length = settings.device_length_for(profile.multihit.length);
     for (std::size_t s : order) {
-        const bool short_enough = targets.length(past_viterbi[s].target) <= settings.device_length;
+        const bool short_enough = targets.length(past_viterbi[s].target) <= device_length;
         (scanner.runs_forward() && short_enough ? on_device : on_cpu).push_back(s);
     }
     const std::size_t workers = settings.threads > 0 ? static_cast<std::size_t>(settings.threads)

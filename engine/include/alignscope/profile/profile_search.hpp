@@ -39,6 +39,18 @@ struct PipelineSettings {
     // while the device does the rest. (A length, not cells: a longer model
     // makes both sides' work grow alike.)
     int device_length = 1500;
+    // The same for models of long_model nodes or more, whose domain stage
+    // keeps the CPU threads busy throughout: the device takes longer targets
+    // off them. Measured on one H100 with 16 threads against DB.fasta x10
+    // (same run, two runs each): SMC_N (1,142 nodes) 3.8 / 4.1 s at 1,500
+    // against 3.0 / 3.2 s at 3,000, the 12 protein-examples models 5.0 / 5.3
+    // against 4.5 / 4.7 s; Patched (803) 0.54 / 0.44 against 0.53 / 0.56 s;
+    // Pkinase, fn3 and globins4 (86 to 260) were slower at 3,000.
+    int device_length_long_model = 3000;
+    int long_model = 600;
+    int device_length_for(int model_length) const {
+        return model_length >= long_model ? device_length_long_model : device_length;
+    }
     // Envelopes the device rescores at a time (it waits for that many), and
     // whether the worker threads take waiting envelopes when they are idle
     // (so that device and CPU each take what they can).
