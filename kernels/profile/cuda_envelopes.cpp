@@ -179,8 +179,26 @@ float CudaProfileScanner::envelope_batch(const ap::ForwardProfile& unihit, std::
         const char* v = std::getenv("ALIGNSCOPE_ENVELOPE_ROWS");
         return v && std::string_view(v) == "global";
     }();
-    const bool shared_rows =
-        !global_rows && envelope_shared_bytes(Q, model_floats, true, false) <= shape_.forward_shared;
+    bool shared_rows = !global_rows && envelope_shared_bytes(Q, model_floats, true, false) <= shape_.forward_shared;
+    // Else narrow blocks (4 envelopes) whose rows fit, where allowed
+    // (ALIGNSCOPE_GPU_NARROW_ROWS=0: not).
+    int threads = envelope_threads_per_block();
+    std::size_t per_sm = 32;
+    if (!global_rows && !shared_rows && narrow_rows_allowed() &&
+        envelope_shared_bytes(Q, model_floats, true, false, kEnvelopeNarrowThreads) <= shape_.forward_shared) {
+        shared_rows = true;
+        threads = kEnvelopeNarrowThreads;
+        // One block an SM by default: the rest of its memory caches the model
+        // (read through the cache in this shape). ALIGNSCOPE_ENVELOPE_NARROW_BLOCKS=N
+        // lets N share an SM where they fit (to compare).
+        static const std::size_t wanted = [] {
+            const char* v = std::getenv("ALIGNSCOPE_ENVELOPE_NARROW_BLOCKS");
+            const long n = v ? std::strtol(v, nullptr, 10) : 1;
+            return static_cast<std::size_t>(std::clamp(n, 1L, 32L));
+        }();
+        const std::size_t fit = shared_per_sm_ / (envelope_shared_bytes(Q, model_floats, true, false, threads) + 1024);
+        per_sm = std::max<std::size_t>(1, std::min(wanted, fit));
+    }
     const bool shared_model = !shared_rows && envelope_shared_bytes(Q, model_floats, false, true) <= shared_optin_;
     envelope_scratch_.reserve(scratch, where);
     envelope_steps_.reserve(steps, where);
@@ -211,14 +229,14 @@ float CudaProfileScanner::envelope_batch(const ap::ForwardProfile& unihit, std::
     view.count = static_cast<std::uint32_t>(count);
     view.counter = counter_.data();
     const ForwardModelView model = envelope_model_view(unihit, forward_model_.data());
-    const int threads = envelope_threads_per_block();
     const int blocks = static_cast<int>(
         std::min<std::size_t>((count * 4 + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads),
-                              static_cast<std::size_t>(std::max(1, info_.sm_count)) * 32));
+                              static_cast<std::size_t>(std::max(1, info_.sm_count)) * per_sm));
     ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
     static const KernelName kernel = KernelName::parse(kEnvelopeKernelName);
     timeline.record(stream_, kernel_op(kernel, 0, cells), [&] {
-        ALIGNSCOPE_CUDA(launch_envelope_rescore(view, model, model_floats, shared_rows, shared_model, blocks, stream_),
+        ALIGNSCOPE_CUDA(launch_envelope_rescore(view, model, model_floats, shared_rows, shared_model, blocks, stream_,
+                                                threads),
                         where);
     });
     ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);

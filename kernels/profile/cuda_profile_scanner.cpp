@@ -57,19 +57,16 @@ bool viterbi_fits(int nodes, int codes, std::size_t shared_optin) {
     return q > 0 && (shared_optin == 0 || viterbi_shared_bytes(q, codes) <= shared_optin);
 }
 
-// ALIGNSCOPE_GPU_NARROW_ROWS=0: a large model's Forward and Backward rows in
-// the global scratch with wide blocks, as before the narrow shape (the same
-// results; to compare the two shapes' speed).
-bool narrow_rows_allowed() {
-    static const bool disabled = gpu_stage_switched_off("ALIGNSCOPE_GPU_NARROW_ROWS");
-    return !disabled;
-}
-
 }  // namespace
 
 bool gpu_stage_switched_off(const char* name) {
     const char* v = std::getenv(name);
     return v && std::string_view(v) == "0";
+}
+
+bool narrow_rows_allowed() {
+    static const bool disabled = gpu_stage_switched_off("ALIGNSCOPE_GPU_NARROW_ROWS");
+    return !disabled;
 }
 
 CudaProfileScanner::CudaProfileScanner(int device_index, DeviceInfo info, int threads)

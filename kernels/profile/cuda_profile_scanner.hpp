@@ -34,6 +34,10 @@ namespace alignscope::kernels::profile {
 // (ALIGNSCOPE_GPU_FORWARD, _BACKWARD, _ENVELOPES) then runs on the CPU
 // threads, to compare the two. The runs_*() functions read it once.
 bool gpu_stage_switched_off(const char* name);
+// ALIGNSCOPE_GPU_NARROW_ROWS=0: a large model's Forward, Backward and
+// envelope rows without the narrow blocks (the same results; to compare the
+// shapes' speed).
+bool narrow_rows_allowed();
 
 class CudaProfileScanner final : public alignscope::profile::ProfileFilterScanner {
 public:

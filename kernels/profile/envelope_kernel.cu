@@ -18,8 +18,6 @@ namespace alignscope::kernels::profile {
 
 namespace {
 
-constexpr int kEnvelopeThreads = 64;  // per block: 16 envelopes at a time
-
 // One lane of an envelope's four. The rows the lanes code points at are in
 // the global scratch; with SharedRows the running recurrence's row is also
 // kept in one shared-memory row of the group, updated in place (the lanes
@@ -89,14 +87,15 @@ struct DeviceEnvelopeLanes : FourLanes {
     }
 };
 
-// Shared memory: the groups' row buffers (SharedRows), then the model (shared_model).
-template <bool SharedRows, int Chunk>
-__global__ void __launch_bounds__(kEnvelopeThreads)
+// Shared memory: the groups' row buffers (SharedRows), then the model
+// (shared_model). Threads a block: kEnvelopeWideThreads or kEnvelopeNarrowThreads.
+template <bool SharedRows, int Chunk, int Threads>
+__global__ void __launch_bounds__(Threads)
     envelope_rescore_kernel(EnvelopeBatchView batch, ForwardModelView model, int model_floats, bool shared_model) {
     extern __shared__ float shared_floats[];
     const int W = 4 * model.Q;
-    model.striped = block_model(model.striped, shared_floats + (SharedRows ? 3 * W * (kEnvelopeThreads / 4) : 0),
-                                model_floats, shared_model);
+    model.striped = block_model(model.striped, shared_floats + (SharedRows ? 3 * W * (Threads / 4) : 0), model_floats,
+                                shared_model);
     DeviceEnvelopeLanes<SharedRows, Chunk> g{FourLanes::of_thread()};
     const int lane = g.lane;
     g.W = W;
@@ -136,32 +135,40 @@ __global__ void __launch_bounds__(kEnvelopeThreads)
     }
 }
 
-template <bool SharedRows, int Chunk>
+template <bool SharedRows, int Chunk, int Threads = kEnvelopeWideThreads>
 cudaError_t envelope_at(const EnvelopeBatchView& batch, const ForwardModelView& model, int model_floats,
                         bool shared_model, int blocks, cudaStream_t stream) {
-    return launch_with_shared(envelope_rescore_kernel<SharedRows, Chunk>, blocks, kEnvelopeThreads,
-                              envelope_shared_bytes(model.Q, model_floats, SharedRows, shared_model), stream, batch,
-                              model, model_floats, shared_model);
+    return launch_with_shared(envelope_rescore_kernel<SharedRows, Chunk, Threads>, blocks, Threads,
+                              envelope_shared_bytes(model.Q, model_floats, SharedRows, shared_model, Threads), stream,
+                              batch, model, model_floats, shared_model);
 }
 
 }  // namespace
 
-int envelope_threads_per_block() { return kEnvelopeThreads; }
+int envelope_threads_per_block() { return kEnvelopeWideThreads; }
 
-std::size_t envelope_shared_bytes(int segments, int model_floats, bool shared_rows, bool shared_model) {
-    const std::size_t rows =
-        shared_rows ? static_cast<std::size_t>(3) * 4 * static_cast<std::size_t>(segments) * (kEnvelopeThreads / 4) : 0;
+std::size_t envelope_shared_bytes(int segments, int model_floats, bool shared_rows, bool shared_model, int threads) {
+    const std::size_t rows = shared_rows ? static_cast<std::size_t>(3) * 4 * static_cast<std::size_t>(segments) *
+                                               static_cast<std::size_t>(threads / 4)
+                                         : 0;
     return (rows + (shared_model ? static_cast<std::size_t>(model_floats) : 0)) * sizeof(float);
 }
 
 // ALIGNSCOPE_ENVELOPE_CHUNK=1: the rows' loads one segment at a time (to
 // compare with the default chunks).
 cudaError_t launch_envelope_rescore(const EnvelopeBatchView& batch, const ForwardModelView& model, int model_floats,
-                                    bool shared_rows, bool shared_model, int blocks, cudaStream_t stream) {
+                                    bool shared_rows, bool shared_model, int blocks, cudaStream_t stream, int threads) {
     static const bool single = [] {
         const char* v = std::getenv("ALIGNSCOPE_ENVELOPE_CHUNK");
         return v && std::string_view(v) == "1";
     }();
+    if (threads == kEnvelopeNarrowThreads) {
+        if (!shared_rows || shared_model) return cudaErrorInvalidConfiguration;
+        return single ? envelope_at<true, 1, kEnvelopeNarrowThreads>(batch, model, model_floats, false, blocks, stream)
+                      : envelope_at<true, kEnvelopeChunk, kEnvelopeNarrowThreads>(batch, model, model_floats, false,
+                                                                                  blocks, stream);
+    }
+    if (threads != kEnvelopeWideThreads) return cudaErrorInvalidConfiguration;
     if (single)
         return shared_rows ? envelope_at<true, 1>(batch, model, model_floats, shared_model, blocks, stream)
                            : envelope_at<false, 1>(batch, model, model_floats, shared_model, blocks, stream);

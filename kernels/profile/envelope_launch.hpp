@@ -39,11 +39,19 @@ struct EnvelopeBatchView {
     std::uint32_t* counter = nullptr;  // must be zero
 };
 
-int envelope_threads_per_block();
-// Shared memory of a launch: the groups' rows of M, I and D
-// (shared_rows) and the model's striped floats (shared_model).
-std::size_t envelope_shared_bytes(int segments, int model_floats, bool shared_rows, bool shared_model);
+// Threads a block: the wide shape (16 envelopes), or the narrow one (4) for
+// a model whose wide block's running rows do not fit shared memory but a
+// narrow block's do (as the Forward filter's kRowsNarrowThreads).
+inline constexpr int kEnvelopeWideThreads = 64;
+inline constexpr int kEnvelopeNarrowThreads = 16;
+int envelope_threads_per_block();  // the wide shape's
+// Shared memory of a launch of `threads` a block: the groups' rows of M, I
+// and D (shared_rows) and the model's striped floats (shared_model).
+std::size_t envelope_shared_bytes(int segments, int model_floats, bool shared_rows, bool shared_model,
+                                  int threads = kEnvelopeWideThreads);
+// kEnvelopeNarrowThreads only with the rows shared and the model not.
 cudaError_t launch_envelope_rescore(const EnvelopeBatchView& batch, const ForwardModelView& model, int model_floats,
-                                    bool shared_rows, bool shared_model, int blocks, cudaStream_t stream);
+                                    bool shared_rows, bool shared_model, int blocks, cudaStream_t stream,
+                                    int threads = kEnvelopeWideThreads);
 
 }  // namespace alignscope::kernels::profile
