@@ -142,6 +142,33 @@ void CudaProfileScanner::release_envelope_buffers() {
     envelope_results_.release();
 }
 
+CudaProfileScanner::EnvelopeShape CudaProfileScanner::envelope_shape(int Q, int model_floats) const {
+    EnvelopeShape shape;
+    // Rows in shared memory where two blocks of them fit an SM (the model
+    // then read through the cache), else the model there where it fits.
+    // ALIGNSCOPE_ENVELOPE_ROWS=global keeps the rows in global memory only.
+    static const bool global_rows = [] {
+        const char* v = std::getenv("ALIGNSCOPE_ENVELOPE_ROWS");
+        return v && std::string_view(v) == "global";
+    }();
+    shape.shared_rows = !global_rows && envelope_shared_bytes(Q, model_floats, true, false) <= shape_.forward_shared;
+    // Else narrow blocks (4 envelopes) whose rows fit, where allowed
+    // (ALIGNSCOPE_GPU_NARROW_ROWS=0: not).
+    if (!global_rows && !shape.shared_rows && narrow_rows_allowed() &&
+        envelope_shared_bytes(Q, model_floats, true, false, kEnvelopeNarrowThreads) <= shape_.forward_shared) {
+        shape.shared_rows = true;
+        shape.threads = kEnvelopeNarrowThreads;
+        // As many blocks an SM as their rows fit. SMC_N on one H100 (DB.fasta
+        // x10, 16 threads): 4 an SM rescored 8,155 envelopes in 1.48 s, one an
+        // SM (the rest of its memory caching the model) 8,115 in 1.97 s.
+        shape.per_sm =
+            std::max<std::size_t>(1, shared_per_sm_ /
+                                         (envelope_shared_bytes(Q, model_floats, true, false, shape.threads) + 1024));
+    }
+    shape.shared_model = !shape.shared_rows && envelope_shared_bytes(Q, model_floats, false, true) <= shared_optin_;
+    return shape;
+}
+
 float CudaProfileScanner::envelope_batch(const ap::ForwardProfile& unihit, std::span<const ap::EnvelopeJob> jobs,
                                          const std::vector<std::uint32_t>& batch, std::vector<ap::EnvelopeOutcome>& out,
                                          std::vector<std::uint32_t>& on_cpu, GpuTimeline& timeline) {
@@ -172,29 +199,7 @@ float CudaProfileScanner::envelope_batch(const ap::ForwardProfile& unihit, std::
         cells += static_cast<std::uint64_t>(L) * static_cast<std::uint64_t>(M);
     }
     const int model_floats = static_cast<int>(unihit.striped.size());
-    // Rows in shared memory where two blocks of them fit an SM (the model
-    // then read through the cache), else the model there where it fits.
-    // ALIGNSCOPE_ENVELOPE_ROWS=global keeps the rows in global memory only.
-    static const bool global_rows = [] {
-        const char* v = std::getenv("ALIGNSCOPE_ENVELOPE_ROWS");
-        return v && std::string_view(v) == "global";
-    }();
-    bool shared_rows = !global_rows && envelope_shared_bytes(Q, model_floats, true, false) <= shape_.forward_shared;
-    // Else narrow blocks (4 envelopes) whose rows fit, where allowed
-    // (ALIGNSCOPE_GPU_NARROW_ROWS=0: not).
-    int threads = envelope_threads_per_block();
-    std::size_t per_sm = 32;
-    if (!global_rows && !shared_rows && narrow_rows_allowed() &&
-        envelope_shared_bytes(Q, model_floats, true, false, kEnvelopeNarrowThreads) <= shape_.forward_shared) {
-        shared_rows = true;
-        threads = kEnvelopeNarrowThreads;
-        // As many blocks an SM as their rows fit. SMC_N on one H100 (DB.fasta
-        // x10, 16 threads): 4 an SM rescored 8,155 envelopes in 1.48 s, one an
-        // SM (the rest of its memory caching the model) 8,115 in 1.97 s.
-        per_sm = std::max<std::size_t>(1, shared_per_sm_ /
-                                              (envelope_shared_bytes(Q, model_floats, true, false, threads) + 1024));
-    }
-    const bool shared_model = !shared_rows && envelope_shared_bytes(Q, model_floats, false, true) <= shared_optin_;
+    const EnvelopeShape shape = envelope_shape(Q, model_floats);
     envelope_scratch_.reserve(scratch, where);
     envelope_steps_.reserve(steps, where);
     envelope_packed_.reserve(steps + 1, where);  // the last one: the packing counter
@@ -224,14 +229,15 @@ float CudaProfileScanner::envelope_batch(const ap::ForwardProfile& unihit, std::
     view.count = static_cast<std::uint32_t>(count);
     view.counter = counter_.data();
     const ForwardModelView model = envelope_model_view(unihit, forward_model_.data());
-    const int blocks = static_cast<int>(
-        std::min<std::size_t>((count * 4 + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads),
-                              static_cast<std::size_t>(std::max(1, info_.sm_count)) * per_sm));
+    const int blocks =
+        static_cast<int>(std::min<std::size_t>((count * 4 + static_cast<std::size_t>(shape.threads) - 1) /
+                                                   static_cast<std::size_t>(shape.threads),
+                                               static_cast<std::size_t>(std::max(1, info_.sm_count)) * shape.per_sm));
     ALIGNSCOPE_CUDA(cudaEventRecord(start_, stream_), where);
     static const KernelName kernel = KernelName::parse(kEnvelopeKernelName);
     timeline.record(stream_, kernel_op(kernel, 0, cells), [&] {
-        ALIGNSCOPE_CUDA(launch_envelope_rescore(view, model, model_floats, shared_rows, shared_model, blocks, stream_,
-                                                threads),
+        ALIGNSCOPE_CUDA(launch_envelope_rescore(view, model, model_floats, shape.shared_rows, shape.shared_model,
+                                                blocks, stream_, shape.threads),
                         where);
     });
     ALIGNSCOPE_CUDA(cudaEventRecord(stop_, stream_), where);

@@ -166,6 +166,13 @@ private:
                          std::vector<alignscope::profile::EnvelopeOutcome>& out, std::vector<std::uint32_t>& on_cpu,
                          GpuTimeline& timeline);
     void release_envelope_buffers();
+    // The envelope kernel's launch shape for a model of Q segments.
+    struct EnvelopeShape {
+        bool shared_rows = false, shared_model = false;
+        int threads = 64;         // a block's: kEnvelopeWideThreads or kEnvelopeNarrowThreads
+        std::size_t per_sm = 32;  // blocks an SM at most
+    };
+    EnvelopeShape envelope_shape(int Q, int model_floats) const;
     // Hands the call's timeline to the job's sink (the device idle).
     static void flush(GpuTimeline& timeline, JobContext& context);
 
