@@ -69,11 +69,12 @@ void check_positive(const std::optional<double>& v, const char* flag) {
 }
 
 // Tuning of the device split, for measurements (each a whole number; an
-// unset or unreadable one leaves the default): ALIGNSCOPE_PROFILE_DEVICE_LENGTH
-// (the longest target the device's Forward takes, whatever the model's length), ALIGNSCOPE_PROFILE_DEVICE_BATCH
-// (its first batch), ALIGNSCOPE_PROFILE_DEVICE_ENVELOPES (envelopes it
-// rescores at a time) and ALIGNSCOPE_PROFILE_CPU_ENVELOPES (0: the worker
-// threads leave waiting envelopes to the device).
+// unset or unreadable one leaves the default):
+// ALIGNSCOPE_PROFILE_DEVICE_LENGTH (the longest target the device's Forward
+// takes, whatever the model's length), ALIGNSCOPE_PROFILE_DEVICE_BATCH (its
+// first batch), ALIGNSCOPE_PROFILE_DEVICE_ENVELOPES (envelopes it rescores at
+// a time) and ALIGNSCOPE_PROFILE_CPU_ENVELOPES (0: the worker threads leave
+// waiting envelopes to the device).
 void tune_from_environment(profile::PipelineSettings& s) {
     const auto number = [](const char* name) -> std::optional<long long> {
         const char* v = std::getenv(name);

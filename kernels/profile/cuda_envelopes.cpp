@@ -161,9 +161,7 @@ CudaProfileScanner::EnvelopeShape CudaProfileScanner::envelope_shape(int Q, int 
         // As many blocks an SM as their rows fit. SMC_N on one H100 (DB.fasta
         // x10, 16 threads): 4 an SM rescored 8,155 envelopes in 1.48 s, one an
         // SM (the rest of its memory caching the model) 8,115 in 1.97 s.
-        shape.per_sm =
-            std::max<std::size_t>(1, shared_per_sm_ /
-                                         (envelope_shared_bytes(Q, model_floats, true, false, shape.threads) + 1024));
+        shape.per_sm = blocks_per_sm(envelope_shared_bytes(Q, model_floats, true, false, shape.threads));
     }
     shape.shared_model = !shape.shared_rows && envelope_shared_bytes(Q, model_floats, false, true) <= shared_optin_;
     return shape;

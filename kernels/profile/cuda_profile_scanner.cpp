@@ -715,6 +715,10 @@ float CudaProfileScanner::backward_chunk(const ap::ForwardProfile& model,
     return rows_back(items, chunk.first_row, rows, whole, out.specials, out.first_row, result, timeline, where);
 }
 
+std::size_t CudaProfileScanner::blocks_per_sm(std::size_t shared_bytes) const {
+    return std::max<std::size_t>(1, shared_per_sm_ / (shared_bytes + 1024));
+}
+
 CudaProfileScanner::RowsChunk CudaProfileScanner::rows_chunk(const ap::ForwardProfile& model,
                                                              const std::vector<std::uint32_t>& targets) const {
     const std::uint32_t begin = plan_.slices[loaded_slice_].begin;
@@ -747,7 +751,7 @@ CudaProfileScanner::RowsChunk CudaProfileScanner::rows_chunk(const ap::ForwardPr
         chunk.threads = kRowsNarrowThreads;
         chunk.shared_rows = chunk.shared_model = true;
         // The blocks that fit the SMs at once (each copies the model in).
-        per_sm = std::max<std::size_t>(1, shared_per_sm_ / (narrow + 1024));
+        per_sm = blocks_per_sm(narrow);
     }
     const auto threads = static_cast<std::size_t>(chunk.threads);
     chunk.blocks =

@@ -128,7 +128,7 @@ private:
         int model_floats = 0, blocks = 0;
         std::uint32_t stride = 0;
         bool shared_rows = false, shared_model = false;
-        int threads = 64;  // a block's: kRowsWideThreads or kRowsNarrowThreads
+        int threads = kRowsWideThreads;  // a block's, or kRowsNarrowThreads
     };
     // The chunk of `targets` (loaded targets, all in the loaded slice).
     RowsChunk rows_chunk(const alignscope::profile::ForwardProfile& model,
@@ -169,10 +169,13 @@ private:
     // The envelope kernel's launch shape for a model of Q segments.
     struct EnvelopeShape {
         bool shared_rows = false, shared_model = false;
-        int threads = 64;         // a block's: kEnvelopeWideThreads or kEnvelopeNarrowThreads
-        std::size_t per_sm = 32;  // blocks an SM at most
+        int threads = kEnvelopeWideThreads;  // a block's, or kEnvelopeNarrowThreads
+        std::size_t per_sm = 32;             // blocks an SM at most
     };
     EnvelopeShape envelope_shape(int Q, int model_floats) const;
+    // Blocks of `shared_bytes` dynamic shared memory each (and the 1 KiB the
+    // device reserves a block) that fit an SM at once; at least one.
+    std::size_t blocks_per_sm(std::size_t shared_bytes) const;
     // Hands the call's timeline to the job's sink (the device idle).
     static void flush(GpuTimeline& timeline, JobContext& context);
 
